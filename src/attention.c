@@ -1,0 +1,351 @@
+/* attention.c: scaled dot-product attention, head by head.
+ *
+ * Legend (as in tensor.h): T tokens, D model width, O output width,
+ * H heads, hd = O / H head width.
+ */
+#include "attention.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parameters ------------------------------------------------------ */
+
+static void linear_free(linear *l)
+{
+    matrix_free(&l->weight);
+    matrix_free(&l->bias);
+}
+
+/* nn.Linear(in, out, bias): allocate, then draw weight and bias. */
+static int linear_init(linear *l, size_t in, size_t out, bool bias,
+                       torch_rng *g, mx_error *err)
+{
+    memset(l, 0, sizeof *l);
+    if (matrix_alloc(&l->weight, out, in, "a weight", err) != 0)
+        return -1;
+    if (bias && matrix_alloc(&l->bias, 1, out, "a bias", err) != 0) {
+        linear_free(l);
+        return -1;
+    }
+    rng_linear_init(l->weight.v, l->bias.v, in, out, g);
+    return 0;
+}
+
+static void qkv_free(qkv *p)
+{
+    linear_free(&p->query);
+    linear_free(&p->key);
+    linear_free(&p->value);
+}
+
+/* W_query, W_key, W_value in that order, each D -> width. */
+static int qkv_init(qkv *p, size_t d_model, size_t width, bool bias,
+                    torch_rng *g, mx_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (linear_init(&p->query, d_model, width, bias, g, err) != 0 ||
+        linear_init(&p->key, d_model, width, bias, g, err) != 0 ||
+        linear_init(&p->value, d_model, width, bias, g, err) != 0) {
+        qkv_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
+                mx_error *err)
+{
+    return qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g,
+                    err);
+}
+
+void single_free(single_params *p)
+{
+    qkv_free(&p->attn);
+}
+
+int wrapper_init(wrapper_params *p, const attention_config *cfg,
+                 torch_rng *g, mx_error *err)
+{
+    const size_t hd = cfg->d_out / cfg->heads;
+    p->heads = 0;
+    p->head = calloc(cfg->heads, sizeof *p->head);
+    if (p->head == NULL)
+        return err_nomem(err, "the wrapper's heads");
+    for (size_t h = 0; h < cfg->heads; h++) {
+        if (qkv_init(&p->head[h], cfg->d_model, hd, cfg->qkv_bias, g,
+                     err) != 0) {
+            wrapper_free(p);
+            return -1;
+        }
+        p->heads++;
+    }
+    return 0;
+}
+
+void wrapper_free(wrapper_params *p)
+{
+    for (size_t h = 0; h < p->heads; h++)
+        qkv_free(&p->head[h]);
+    free(p->head);
+    p->head = NULL;
+    p->heads = 0;
+}
+
+int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
+               mx_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g,
+                 err) != 0)
+        return -1;
+    if (linear_init(&p->out_proj, cfg->d_out, cfg->d_out, true, g,
+                    err) != 0) {
+        fused_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void fused_free(fused_params *p)
+{
+    qkv_free(&p->attn);
+    linear_free(&p->out_proj);
+}
+
+/* ---- recording -------------------------------------------------------- */
+
+/* Records `name`.weight (out x in) and, if present, `name`.bias (1 x out). */
+static int record_linear(trace *tr, const char *variant, const char *name,
+                         const linear *l, mx_error *err)
+{
+    char full[64];
+    const labels *out = trace_index_labels(tr, "out", l->weight.rows, err);
+    const labels *in = trace_index_labels(tr, "in", l->weight.cols, err);
+    if (out == NULL || in == NULL)
+        return -1;
+    snprintf(full, sizeof full, "%s.weight", name);
+    if (trace_add(tr, variant, NO_HEAD, full, out, in, &l->weight, err) != 0)
+        return -1;
+    if (l->bias.v == NULL)
+        return 0;
+    const labels *bias = trace_literal_label(tr, "bias", err);
+    if (bias == NULL)
+        return -1;
+    snprintf(full, sizeof full, "%s.bias", name);
+    return trace_add(tr, variant, NO_HEAD, full, bias, out, &l->bias, err);
+}
+
+/* prefix is "" for single and fused, "heads.3." for a wrapper head. */
+static int record_qkv(trace *tr, const char *variant, const char *prefix,
+                      const qkv *p, mx_error *err)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%sW_query", prefix);
+    if (record_linear(tr, variant, name, &p->query, err) != 0)
+        return -1;
+    snprintf(name, sizeof name, "%sW_key", prefix);
+    if (record_linear(tr, variant, name, &p->key, err) != 0)
+        return -1;
+    snprintf(name, sizeof name, "%sW_value", prefix);
+    return record_linear(tr, variant, name, &p->value, err);
+}
+
+/* ---- one head --------------------------------------------------------- */
+
+/* Attention of one head. q, k, v are (T, hd); context (T, hd) is written.
+ * Records queries, keys, values, attn_scores (raw, -inf where masked),
+ * attn_weights and head_context under (variant, h). */
+static int attention_head(trace *tr, const char *variant, int h,
+                          const matrix *q, const matrix *k, const matrix *v,
+                          const attention_config *cfg,
+                          const sequence_labels *lab, matrix *context,
+                          mx_error *err)
+{
+    const size_t T = q->rows, hd = q->cols;
+    const labels *dims = trace_index_labels(tr, "dim", hd, err);
+    if (dims == NULL)
+        return -1;
+
+    matrix scores = {0}, weights = {0};
+    int rc = -1;
+    if (matrix_alloc(&scores, T, T, "attention scores", err) != 0 ||
+        matrix_alloc(&weights, T, T, "attention weights", err) != 0)
+        goto done;
+
+    // scores (T, T) = q (T, hd) @ k (T, hd)^T, later keys masked
+    matmul_transposed(&scores, q, k);
+    if (cfg->causal)
+        causal_mask(&scores);
+
+    // weights (T, T) = softmax(scores / sqrt(hd)), as keys.shape[-1]**0.5
+    const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
+    softmax_rows(&weights, &scores, divisor);
+
+    // context (T, hd) = weights (T, T) @ v (T, hd)
+    matmul(context, &weights, v);
+
+    if (trace_add(tr, variant, h, "queries", lab->queries, dims, q, err) ||
+        trace_add(tr, variant, h, "keys", lab->keys, dims, k, err) ||
+        trace_add(tr, variant, h, "values", lab->values, dims, v, err) ||
+        trace_add(tr, variant, h, "attn_scores", lab->queries, lab->keys,
+                  &scores, err) ||
+        trace_add(tr, variant, h, "attn_weights", lab->queries, lab->keys,
+                  &weights, err) ||
+        trace_add(tr, variant, h, "head_context", lab->tokens, dims, context,
+                  err))
+        goto done;
+    rc = 0;
+done:
+    matrix_free(&scores);
+    matrix_free(&weights);
+    return rc;
+}
+
+/* Projects x (T, D) with the three layers of p into q, k, v (T, width). */
+static int project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
+                       const matrix *x, mx_error *err)
+{
+    const size_t T = x->rows, width = p->query.weight.rows;
+    if (matrix_alloc(q, T, width, "queries", err) != 0 ||
+        matrix_alloc(k, T, width, "keys", err) != 0 ||
+        matrix_alloc(v, T, width, "values", err) != 0)
+        return -1;
+    linear_forward(q, x, &p->query.weight, p->query.bias.v);
+    linear_forward(k, x, &p->key.weight, p->key.bias.v);
+    linear_forward(v, x, &p->value.weight, p->value.bias.v);
+    return 0;
+}
+
+/* ---- the three modules ----------------------------------------------- */
+
+int single_forward(trace *tr, const single_params *p,
+                   const attention_config *cfg, const matrix *x,
+                   const sequence_labels *lab, mx_error *err)
+{
+    matrix q = {0}, k = {0}, v = {0}, context = {0};
+    int rc = -1;
+    if (record_qkv(tr, "single", "", &p->attn, err) != 0 ||
+        project_qkv(&q, &k, &v, &p->attn, x, err) != 0 ||
+        matrix_alloc(&context, x->rows, cfg->d_out, "a context", err) != 0)
+        goto done;
+    // one head of width O: its context is the module's output
+    rc = attention_head(tr, "single", 0, &q, &k, &v, cfg, lab, &context, err);
+done:
+    matrix_free(&q);
+    matrix_free(&k);
+    matrix_free(&v);
+    matrix_free(&context);
+    return rc;
+}
+
+int wrapper_forward(trace *tr, const wrapper_params *p,
+                    const attention_config *cfg, const matrix *x,
+                    const sequence_labels *lab, mx_error *err)
+{
+    const size_t T = x->rows, hd = cfg->d_out / cfg->heads;
+    matrix concat = {0};
+    int rc = -1;
+
+    for (size_t h = 0; h < p->heads; h++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "heads.%zu.", h);
+        if (record_qkv(tr, "wrapper", prefix, &p->head[h], err) != 0)
+            return -1;
+    }
+    if (matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0)
+        return -1;
+
+    for (size_t h = 0; h < p->heads; h++) {
+        // each head projects x (T, D) to its own q, k, v (T, hd)
+        matrix q = {0}, k = {0}, v = {0}, context = {0};
+        int ok = project_qkv(&q, &k, &v, &p->head[h], x, err) == 0 &&
+                 matrix_alloc(&context, T, hd, "a context", err) == 0 &&
+                 attention_head(tr, "wrapper", (int)h, &q, &k, &v, cfg, lab,
+                                &context, err) == 0;
+        if (ok)
+            // torch.cat([head(x) for head in heads], dim=-1)
+            put_columns(&concat, &context, h * hd);
+        matrix_free(&q);
+        matrix_free(&k);
+        matrix_free(&v);
+        matrix_free(&context);
+        if (!ok)
+            goto done;
+    }
+
+    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
+    if (dims == NULL || trace_add(tr, "wrapper", NO_HEAD, "concat_context",
+                                  lab->tokens, dims, &concat, err) != 0)
+        goto done;
+    rc = 0;
+done:
+    matrix_free(&concat);
+    return rc;
+}
+
+int fused_forward(trace *tr, const fused_params *p,
+                  const attention_config *cfg, const matrix *x,
+                  const sequence_labels *lab, mx_error *err)
+{
+    const size_t T = x->rows, hd = cfg->d_out / cfg->heads;
+    matrix Q = {0}, K = {0}, V = {0}, concat = {0}, out = {0};
+    int rc = -1;
+
+    if (record_qkv(tr, "fused", "", &p->attn, err) != 0 ||
+        record_linear(tr, "fused", "out_proj", &p->out_proj, err) != 0)
+        return -1;
+
+    // Q, K, V (T, O) = x (T, D) @ W^T: one projection for all heads
+    if (project_qkv(&Q, &K, &V, &p->attn, x, err) != 0 ||
+        matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0 ||
+        matrix_alloc(&out, T, cfg->d_out, "the output", err) != 0)
+        goto done;
+
+    for (size_t h = 0; h < cfg->heads; h++) {
+        // view (T, H, hd) + transpose (H, T, hd): head h is columns
+        // [h*hd, (h+1)*hd) of Q, K and V
+        matrix q = {0}, k = {0}, v = {0}, context = {0};
+        int ok = matrix_alloc(&q, T, hd, "queries", err) == 0 &&
+                 matrix_alloc(&k, T, hd, "keys", err) == 0 &&
+                 matrix_alloc(&v, T, hd, "values", err) == 0 &&
+                 matrix_alloc(&context, T, hd, "a context", err) == 0;
+        if (ok) {
+            take_columns(&q, &Q, h * hd);
+            take_columns(&k, &K, h * hd);
+            take_columns(&v, &V, h * hd);
+            ok = attention_head(tr, "fused", (int)h, &q, &k, &v, cfg, lab,
+                                &context, err) == 0;
+        }
+        if (ok)
+            // transpose back (T, H, hd) and view (T, O)
+            put_columns(&concat, &context, h * hd);
+        matrix_free(&q);
+        matrix_free(&k);
+        matrix_free(&v);
+        matrix_free(&context);
+        if (!ok)
+            goto done;
+    }
+
+    // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
+    linear_forward(&out, &concat, &p->out_proj.weight, p->out_proj.bias.v);
+
+    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
+    if (dims == NULL ||
+        trace_add(tr, "fused", NO_HEAD, "concat_context", lab->tokens, dims,
+                  &concat, err) != 0 ||
+        trace_add(tr, "fused", NO_HEAD, "out", lab->tokens, dims, &out,
+                  err) != 0)
+        goto done;
+    rc = 0;
+done:
+    matrix_free(&Q);
+    matrix_free(&K);
+    matrix_free(&V);
+    matrix_free(&concat);
+    matrix_free(&out);
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* attention.h: the three attention modules of the notebooks.
+ *
+ *   single   one self-attention head of width O: W_query, W_key, W_value
+ *   wrapper  `heads` independent heads of width hd = O / heads, contexts
+ *            concatenated (MultiHeadAttentionWrapper)
+ *   fused    one W_query, W_key, W_value of width O split into heads by
+ *            view + transpose, contexts concatenated, then out_proj
+ *            (MultiHeadAttention)
+ *
+ * Parameters are made first (drawn from the generator, or given), then a
+ * forward pass records every intermediate as a table in the trace, under
+ * the names the notebooks and state_dict() use.
+ */
+#ifndef MHA_ATTENTION_H
+#define MHA_ATTENTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "rng.h"
+#include "table.h"
+#include "tensor.h"
+
+typedef struct {
+    size_t d_model;  /* D */
+    size_t d_out;    /* O */
+    size_t heads;    /* H; hd = O / H */
+    bool causal;     /* mask later tokens */
+    bool scale;      /* divide scores by sqrt(head width) */
+    bool qkv_bias;   /* biases in W_query, W_key, W_value */
+} attention_config;
+
+/* nn.Linear(in, out): weight (out, in) and bias (1, out), bias.v NULL when
+ * the layer has none. */
+typedef struct {
+    matrix weight;
+    matrix bias;
+} linear;
+
+/* The three projections of one attention module or head. */
+typedef struct {
+    linear query, key, value;
+} qkv;
+
+typedef struct {
+    qkv attn;          /* width O */
+} single_params;
+
+typedef struct {
+    size_t heads;
+    qkv *head;         /* heads entries, each of width hd */
+} wrapper_params;
+
+typedef struct {
+    qkv attn;          /* width O, split into heads */
+    linear out_proj;   /* O -> O, with bias */
+} fused_params;
+
+/* Row labels of the sequence, made once per sentence. */
+typedef struct {
+    const labels *tokens;   /* "gato" */
+    const labels *queries;  /* "Q:gato" */
+    const labels *keys;     /* "K:gato" */
+    const labels *values;   /* "V:gato" */
+} sequence_labels;
+
+/* Draw parameters as the module's constructor does, in its order. Each
+ * *_free accepts a zeroed or partly made struct. */
+int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
+                mx_error *err);
+int wrapper_init(wrapper_params *p, const attention_config *cfg,
+                 torch_rng *g, mx_error *err);
+int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
+               mx_error *err);
+void single_free(single_params *p);
+void wrapper_free(wrapper_params *p);
+void fused_free(fused_params *p);
+
+/* Forward passes over x (T, D). Each records its parameters, then per head
+ * queries, keys, values, attn_scores, attn_weights, head_context, then
+ * (wrapper, fused) concat_context and (fused) out. */
+int single_forward(trace *tr, const single_params *p,
+                   const attention_config *cfg, const matrix *x,
+                   const sequence_labels *lab, mx_error *err);
+int wrapper_forward(trace *tr, const wrapper_params *p,
+                    const attention_config *cfg, const matrix *x,
+                    const sequence_labels *lab, mx_error *err);
+int fused_forward(trace *tr, const fused_params *p,
+                  const attention_config *cfg, const matrix *x,
+                  const sequence_labels *lab, mx_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/* error.c: filling an mx_error. */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
+{
+    err->status = status;
+    err->usage = 0;
+    err->sys_errno = 0;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int err_set(mx_error *err, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(err, status, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int err_input(mx_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(err, EXIT_BAD_INPUT, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int err_usage(mx_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(err, EXIT_BAD_INPUT, fmt, ap);
+    va_end(ap);
+    err->usage = 1;
+    return -1;
+}
+
+int err_nomem(mx_error *err, const char *what)
+{
+    return err_set(err, EXIT_BAD_INPUT, "out of memory while allocating %s",
+                   what);
+}
+
+size_t size_mul(size_t a, size_t b, int *overflow)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        *overflow = 1;
+        return 0;
+    }
+    return a * b;
+}

@@ -1,0 +1,44 @@
+/* error.h: how library code reports what went wrong.
+ *
+ * Every function that can fail takes an `mx_error *err` as its last
+ * argument, fills it and returns -1 (or NULL). Only main.c turns an error
+ * into a message on stderr and an exit status.
+ */
+#ifndef MHA_ERROR_H
+#define MHA_ERROR_H
+
+#include <stddef.h>
+
+enum {
+    EXIT_OUTPUT_ERROR = 1, /* the output could not be written */
+    EXIT_BAD_INPUT = 2,    /* bad usage or bad input */
+};
+
+typedef struct {
+    int status;     /* exit status this error leads to: 1 or 2 */
+    int usage;      /* nonzero: a command-line mistake, worth a --help hint */
+    int sys_errno;  /* errno of a failed write, or 0 */
+    char msg[512];  /* one line, without the "mha-explain: " prefix */
+} mx_error;
+
+/* Fills err with a printf-style message and an exit status; returns -1 so
+ * callers can write `return err_set(err, ...)`. */
+int err_set(mx_error *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The same for input errors (status 2): the common case. */
+int err_input(mx_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The same for a command-line mistake: main.c adds a --help hint. */
+int err_usage(mx_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* An allocation of `what` failed: status 2 so a too-large request from the
+ * user is reported as bad input rather than a crash. */
+int err_nomem(mx_error *err, const char *what);
+
+/* a * b, or 0 with *overflow set when the product does not fit. */
+size_t size_mul(size_t a, size_t b, int *overflow);
+
+#endif

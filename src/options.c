@@ -1,0 +1,394 @@
+/* options.c: parsing and validating the command line. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char options_usage[] =
+    "Usage: mha-explain [OPTIONS] SENTENCE...\n"
+    "Show every table inside multi-head attention, with PyTorch's numbers.\n"
+    "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
+    "from standard input.\n"
+    "\n"
+    "Model (defaults reproduce the classroom example):\n"
+    "  --d-model N      embedding width d_in                    (default 3)\n"
+    "  --d-out N        attention width, split over the heads   (default 4)\n"
+    "  --heads N        number of heads; must divide --d-out    (default 2)\n"
+    "  --seed N         as torch.manual_seed(N)                 (default 42)\n"
+    "  --no-causal      let every token see later tokens too    (default: causal)\n"
+    "  --no-scale       do not divide scores by sqrt(head_dim)  (default: scaled)\n"
+    "  --qkv-bias       biases in W_query, W_key, W_value       (default: off)\n"
+    "  --variant LIST   modules to run, comma-separated from\n"
+    "                   single, wrapper, fused        (default single,wrapper,fused)\n"
+    "\n"
+    "Output:\n"
+    "  --format FMT     text or csv (tidy CSV)                  (default text)\n"
+    "  --tables LIST    only these tables, comma-separated, e.g.\n"
+    "                   attn_weights,head_context               (default: all)\n"
+    "  --precision N    decimals in text output, 0 to 12        (default 4)\n"
+    "  --full           print big tables whole                  (default: summarised)\n"
+    "  --csv-dir DIR    also write one matrix CSV per table into DIR\n"
+    "\n"
+    "  -h, --help       show this help and exit\n"
+    "  -V, --version    show the version and exit\n"
+    "\n"
+    "Tables: vocab, tokens, embedding.weight, inputs, W_query.weight,\n"
+    "W_key.weight, W_value.weight (and .bias), heads.H.W_query.weight ...,\n"
+    "out_proj.weight, out_proj.bias, queries, keys, values, attn_scores,\n"
+    "attn_weights, head_context, concat_context, out.\n"
+    "\n"
+    "Exit status: 0 success, 1 output could not be written, 2 bad usage or input.\n"
+    "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n";
+
+enum {
+    OPT_D_MODEL = 256,
+    OPT_D_OUT,
+    OPT_HEADS,
+    OPT_SEED,
+    OPT_NO_CAUSAL,
+    OPT_NO_SCALE,
+    OPT_QKV_BIAS,
+    OPT_VARIANT,
+    OPT_TABLES,
+    OPT_FORMAT,
+    OPT_PRECISION,
+    OPT_FULL,
+    OPT_CSV_DIR,
+};
+
+static const struct option long_options[] = {
+    {"d-model", required_argument, NULL, OPT_D_MODEL},
+    {"d-out", required_argument, NULL, OPT_D_OUT},
+    {"heads", required_argument, NULL, OPT_HEADS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"no-causal", no_argument, NULL, OPT_NO_CAUSAL},
+    {"no-scale", no_argument, NULL, OPT_NO_SCALE},
+    {"qkv-bias", no_argument, NULL, OPT_QKV_BIAS},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"tables", required_argument, NULL, OPT_TABLES},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"full", no_argument, NULL, OPT_FULL},
+    {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Table names a user can ask for, besides heads.N.W_*.{weight,bias}. */
+static const char *const known_tables[] = {
+    "vocab", "tokens", "embedding.weight", "inputs",
+    "W_query.weight", "W_query.bias", "W_key.weight", "W_key.bias",
+    "W_value.weight", "W_value.bias", "out_proj.weight", "out_proj.bias",
+    "queries", "keys", "values", "attn_scores", "attn_weights",
+    "head_context", "concat_context", "out",
+};
+
+/* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
+static int parse_size(size_t *out, const char *opt, const char *text,
+                      size_t lo, size_t hi, mx_error *err)
+{
+    size_t value = 0;
+    int ok = text[0] != '\0';
+    for (const char *p = text; *p != '\0' && ok; p++) {
+        if (*p < '0' || *p > '9')
+            ok = 0;
+        else if (value > (SIZE_MAX - (size_t)(*p - '0')) / 10)
+            value = SIZE_MAX; /* saturate: reported as out of range */
+        else
+            value = value * 10 + (size_t)(*p - '0');
+    }
+    if (!ok) {
+        return err_usage(err, "%s: '%s' is not a whole number (expected %zu "
+                         "to %zu)", opt, text, lo, hi);
+    }
+    if (value < lo || value > hi) {
+        return err_usage(err, "%s: %s is out of range (expected %zu to %zu)",
+                         opt, text, lo, hi);
+    }
+    *out = value;
+    return 0;
+}
+
+/* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1; negative values
+ * wrap around as two's complement. Only the low 32 bits reach MT19937. */
+static int parse_seed(uint64_t *out, const char *text, mx_error *err)
+{
+    const char *p = text;
+    int negative = 0;
+    if (*p == '-') {
+        negative = 1;
+        p++;
+    }
+    uint64_t value = 0;
+    int ok = *p != '\0';
+    for (; *p != '\0' && ok; p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (*p < '0' || *p > '9' || value > (UINT64_MAX - digit) / 10)
+            ok = 0;
+        else
+            value = value * 10 + digit;
+    }
+    if (ok && negative && value > (UINT64_C(1) << 63))
+        ok = 0;
+    if (!ok)
+        return err_usage(err,
+                           "%s: '%s' is not a seed (expected a whole number "
+                           "from -9223372036854775808 to 18446744073709551615)",
+                           "--seed", text);
+    *out = negative ? (uint64_t)0 - value : value;
+    return 0;
+}
+
+static int parse_variants(unsigned *out, const char *text, mx_error *err)
+{
+    unsigned set = 0;
+    const char *p = text;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 6 && strncmp(p, "single", n) == 0)
+            set |= VARIANT_SINGLE;
+        else if (n == 7 && strncmp(p, "wrapper", n) == 0)
+            set |= VARIANT_WRAPPER;
+        else if (n == 5 && strncmp(p, "fused", n) == 0)
+            set |= VARIANT_FUSED;
+        else
+            return err_usage(err,
+                               "%s: unknown variant in '%s' (expected single, "
+                               "wrapper or fused, comma-separated)",
+                               "--variant", text);
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *out = set;
+    return 0;
+}
+
+/* heads.N.W_query.weight and the like, for a head N that exists. */
+static int is_wrapper_param(const char *name, size_t heads)
+{
+    if (strncmp(name, "heads.", 6) != 0)
+        return 0;
+    const char *p = name + 6;
+    size_t h = 0;
+    if (*p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9') {
+        h = h * 10 + (size_t)(*p - '0');
+        if (h >= heads)
+            return 0;
+        p++;
+    }
+    static const char *const rest[] = {
+        ".W_query.weight", ".W_query.bias", ".W_key.weight",
+        ".W_key.bias", ".W_value.weight", ".W_value.bias",
+    };
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        if (strcmp(p, rest[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int known_table(const char *name, size_t heads)
+{
+    for (size_t i = 0; i < sizeof known_tables / sizeof known_tables[0]; i++)
+        if (strcmp(name, known_tables[i]) == 0)
+            return 1;
+    return is_wrapper_param(name, heads);
+}
+
+/* Splits the comma-separated list into owned names. */
+static int parse_tables(options *opt, const char *text, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        free(opt->tables[i]);
+    free(opt->tables);
+    opt->tables = NULL;
+    opt->n_tables = 0;
+
+    size_t n = 1;
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == ',';
+    opt->tables = calloc(n, sizeof *opt->tables);
+    if (opt->tables == NULL)
+        return err_nomem(err, "the table list");
+    const char *p = text;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return err_usage(err, "%s: empty table name in '%s'",
+                               "--tables", text);
+        opt->tables[i] = strndup(p, len);
+        if (opt->tables[i] == NULL)
+            return err_nomem(err, "the table list");
+        opt->n_tables++;
+        p += len + 1;
+    }
+    return 0;
+}
+
+/* Joins argv[first..argc) with single spaces. */
+static int join_words(options *opt, int first, int argc, char **argv,
+                      mx_error *err)
+{
+    size_t len = 0;
+    for (int i = first; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    opt->sentence = malloc(len + 1);
+    if (opt->sentence == NULL)
+        return err_nomem(err, "the sentence");
+    char *w = opt->sentence;
+    for (int i = first; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (i > first)
+            *w++ = ' ';
+        memcpy(w, argv[i], n);
+        w += n;
+    }
+    *w = '\0';
+    return 0;
+}
+
+static void set_defaults(options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->d_model = 3;
+    opt->d_out = 4;
+    opt->heads = 2;
+    opt->seed = 42;
+    opt->causal = true;
+    opt->scale = true;
+    opt->variants = VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED;
+    opt->format = FORMAT_TEXT;
+    opt->precision = 4;
+}
+
+/* Checks that need every option: sizes that fit together, table names. */
+static int validate(const options *opt, mx_error *err)
+{
+    if (opt->d_out % opt->heads != 0) {
+        return err_usage(err,
+                         "--heads: %zu heads do not divide --d-out %zu (each "
+                         "head needs d_out / heads columns)",
+                         opt->heads, opt->d_out);
+    }
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads))
+            return err_usage(err, "%s: unknown table '%s'", "--tables",
+                               opt->tables[i]);
+    return 0;
+}
+
+static int parse_one(options *opt, int c, const char *arg, mx_error *err)
+{
+    size_t n = 0;
+    switch (c) {
+    case OPT_D_MODEL:
+        return parse_size(&opt->d_model, "--d-model", arg, 1, MAX_WIDTH, err);
+    case OPT_D_OUT:
+        return parse_size(&opt->d_out, "--d-out", arg, 1, MAX_WIDTH, err);
+    case OPT_HEADS:
+        return parse_size(&opt->heads, "--heads", arg, 1, MAX_HEADS, err);
+    case OPT_SEED:
+        return parse_seed(&opt->seed, arg, err);
+    case OPT_NO_CAUSAL:
+        opt->causal = false;
+        return 0;
+    case OPT_NO_SCALE:
+        opt->scale = false;
+        return 0;
+    case OPT_QKV_BIAS:
+        opt->qkv_bias = true;
+        return 0;
+    case OPT_VARIANT:
+        return parse_variants(&opt->variants, arg, err);
+    case OPT_TABLES:
+        return parse_tables(opt, arg, err);
+    case OPT_FORMAT:
+        if (strcmp(arg, "text") == 0)
+            opt->format = FORMAT_TEXT;
+        else if (strcmp(arg, "csv") == 0)
+            opt->format = FORMAT_CSV;
+        else
+            return err_usage(err, "%s: unknown format '%s' (expected text "
+                               "or csv)", "--format", arg);
+        return 0;
+    case OPT_PRECISION:
+        if (parse_size(&n, "--precision", arg, 0, MAX_PRECISION, err) != 0)
+            return -1;
+        opt->precision = (int)n;
+        return 0;
+    case OPT_FULL:
+        opt->full = true;
+        return 0;
+    case OPT_CSV_DIR:
+        if (arg[0] == '\0')
+            return err_usage(err, "--csv-dir: the directory name is empty");
+        opt->csv_dir = arg;
+        return 0;
+    case 'h':
+        opt->show_help = true;
+        return 0;
+    case 'V':
+        opt->show_version = true;
+        return 0;
+    default:
+        return err_usage(err, "internal error: option %d not handled", c);
+    }
+}
+
+int options_parse(options *opt, int argc, char **argv, mx_error *err)
+{
+    set_defaults(opt);
+    opterr = 0; /* our messages, not getopt's */
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
+        const char *seen = argv[optind - 1];
+        if (c == '?') {
+            if (optopt != 0 && optopt < 256)
+                return err_usage(err, "unknown option '-%c'", optopt);
+            return err_usage(err, "unknown option '%s'", seen);
+        }
+        if (c == ':')
+            return err_usage(err, "option '%s' needs a value", seen);
+        if (parse_one(opt, c, optarg, err) != 0)
+            return -1;
+    }
+    if (opt->show_help || opt->show_version)
+        return 0;
+
+    if (optind == argc)
+        return err_usage(err, "no sentence given");
+    if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)
+        opt->sentence_from_stdin = true;
+    else if (join_words(opt, optind, argc, argv, err) != 0)
+        return -1;
+    return validate(opt, err);
+}
+
+void options_free(options *opt)
+{
+    if (opt == NULL)
+        return;
+    for (size_t i = 0; i < opt->n_tables; i++)
+        free(opt->tables[i]);
+    free(opt->tables);
+    free(opt->sentence);
+    opt->tables = NULL;
+    opt->n_tables = 0;
+    opt->sentence = NULL;
+}
+
+int options_wants_table(const options *opt, const char *name)
+{
+    if (opt->tables == NULL)
+        return 1;
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (strcmp(opt->tables[i], name) == 0)
+            return 1;
+    return 0;
+}

@@ -1,0 +1,61 @@
+/* options.h: the command line, parsed and validated once before any work.
+ * The contract is ../shared/design/cli.md. */
+#ifndef MHA_OPTIONS_H
+#define MHA_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Documented maxima, checked before anything is allocated. */
+#define MAX_WIDTH 8192      /* --d-model and --d-out */
+#define MAX_HEADS 1024
+#define MAX_PRECISION 12
+
+enum variant_bits {
+    VARIANT_SINGLE = 1u << 0,
+    VARIANT_WRAPPER = 1u << 1,
+    VARIANT_FUSED = 1u << 2,
+};
+
+enum output_format { FORMAT_TEXT, FORMAT_CSV };
+
+typedef struct {
+    size_t d_model;          /* --d-model, D */
+    size_t d_out;            /* --d-out, O */
+    size_t heads;            /* --heads, H */
+    uint64_t seed;           /* --seed, as torch.manual_seed */
+    bool causal;             /* off with --no-causal */
+    bool scale;              /* off with --no-scale */
+    bool qkv_bias;           /* --qkv-bias */
+    unsigned variants;       /* --variant, a set of variant_bits */
+
+    char **tables;           /* --tables, owned; NULL means every table */
+    size_t n_tables;
+    enum output_format format;
+    int precision;           /* --precision, decimals in text */
+    bool full;               /* --full: never summarise */
+    const char *csv_dir;     /* --csv-dir, points into argv */
+
+    char *sentence;          /* the words joined by spaces, owned */
+    bool sentence_from_stdin;/* the sentence was "-" */
+
+    bool show_help;
+    bool show_version;
+} options;
+
+/* Parses argv into *opt (which it owns afterwards: options_free). On a
+ * mistake fills err (status 2, usage set) and returns -1. */
+int options_parse(options *opt, int argc, char **argv, mx_error *err);
+
+void options_free(options *opt);
+
+/* Nonzero when the table name passes the --tables filter. */
+int options_wants_table(const options *opt, const char *name);
+
+/* The --help text. */
+extern const char options_usage[];
+
+#endif

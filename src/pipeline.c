@@ -1,0 +1,151 @@
+/* pipeline.c: tokens -> embeddings -> attention variants -> trace. */
+#include "pipeline.h"
+
+#include <string.h>
+
+#include "attention.h"
+#include "rng.h"
+#include "tokenize.h"
+
+/* About how many float values the trace of this run will hold, counted in
+ * double so that absurd sizes cannot overflow. */
+static double trace_size(const options *opt, size_t T, size_t V)
+{
+    const double t = (double)T, v = (double)V, d = (double)opt->d_model,
+                 o = (double)opt->d_out, h = (double)opt->heads;
+    const double params = 3.0 * (o * d + o);
+    double n = v * d + t * d + v + t;
+    if (opt->variants & VARIANT_SINGLE)
+        n += params + 4.0 * t * o + 2.0 * t * t;
+    if (opt->variants & VARIANT_WRAPPER)
+        n += params + 4.0 * t * o + h * 2.0 * t * t + t * o;
+    if (opt->variants & VARIANT_FUSED)
+        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
+    return n;
+}
+
+/* Adds a column of ids (the vocab or tokens table). */
+static int record_ids(trace *tr, const char *name, const labels *rows,
+                      const size_t *ids, mx_error *err)
+{
+    matrix m = {0};
+    const labels *id = trace_literal_label(tr, "id", err);
+    if (id == NULL || matrix_alloc(&m, rows->n, 1, name, err) != 0)
+        return -1;
+    for (size_t i = 0; i < rows->n; i++)
+        m.v[i] = ids != NULL ? (float)ids[i] : (float)i;
+    int rc = trace_add(tr, "input", NO_HEAD, name, rows, id, &m, err);
+    if (rc == 0)
+        tr->tables[tr->n_tables - 1].integral = true;
+    matrix_free(&m);
+    return rc;
+}
+
+static int make_labels(sequence_labels *lab, trace *tr, const tokenized *tok,
+                       mx_error *err)
+{
+    const char *const *words = (const char *const *)tok->tokens;
+    lab->tokens = trace_word_labels(tr, "", words, tok->n_tokens, err);
+    lab->queries = trace_word_labels(tr, "Q:", words, tok->n_tokens, err);
+    lab->keys = trace_word_labels(tr, "K:", words, tok->n_tokens, err);
+    lab->values = trace_word_labels(tr, "V:", words, tok->n_tokens, err);
+    return (lab->tokens && lab->queries && lab->keys && lab->values) ? 0 : -1;
+}
+
+/* Runs one variant from a copy of the generator as it stands after the
+ * embedding draws. */
+static int run_variant(trace *tr, unsigned variant,
+                       const attention_config *cfg, const torch_rng *start,
+                       const matrix *x, const sequence_labels *lab,
+                       mx_error *err)
+{
+    torch_rng g = *start;
+    int rc = -1;
+    if (variant == VARIANT_SINGLE) {
+        single_params p = {0};
+        if (single_init(&p, cfg, &g, err) == 0)
+            rc = single_forward(tr, &p, cfg, x, lab, err);
+        single_free(&p);
+    } else if (variant == VARIANT_WRAPPER) {
+        wrapper_params p = {0};
+        if (wrapper_init(&p, cfg, &g, err) == 0)
+            rc = wrapper_forward(tr, &p, cfg, x, lab, err);
+        wrapper_free(&p);
+    } else {
+        fused_params p = {0};
+        if (fused_init(&p, cfg, &g, err) == 0)
+            rc = fused_forward(tr, &p, cfg, x, lab, err);
+        fused_free(&p);
+    }
+    return rc;
+}
+
+int pipeline_run(trace *tr, const options *opt, const char *sentence,
+                 size_t len, mx_error *err)
+{
+    tokenized tok = {0};
+    matrix embedding = {0}, inputs = {0};
+    int rc = -1;
+
+    if (tokenize(&tok, sentence, len, err) != 0)
+        return -1;
+    const size_t T = tok.n_tokens, V = tok.n_vocab, D = opt->d_model;
+
+    double size = trace_size(opt, T, V);
+    if (size > (double)MAX_TRACE_VALUES) {
+        err_input(err,
+                  "the run would hold about %.0f million values (at most "
+                  "%zu million): use fewer tokens, heads or variants, or "
+                  "smaller widths",
+                  size / 1e6, MAX_TRACE_VALUES / 1000000);
+        goto done;
+    }
+
+    const attention_config cfg = {
+        .d_model = D,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .causal = opt->causal,
+        .scale = opt->scale,
+        .qkv_bias = opt->qkv_bias,
+    };
+
+    // torch.manual_seed(seed); emb = nn.Embedding(V, D)
+    torch_rng g;
+    rng_seed(&g, opt->seed);
+    if (matrix_alloc(&embedding, V, D, "the embedding table", err) != 0 ||
+        matrix_alloc(&inputs, T, D, "the inputs", err) != 0)
+        goto done;
+    rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
+
+    // inputs (T, D) = emb(token_ids): row ids[t] of the table
+    for (size_t t = 0; t < T; t++)
+        memcpy(matrix_at(&inputs, t, 0), matrix_at(&embedding, tok.ids[t], 0),
+               D * sizeof(float));
+
+    sequence_labels lab;
+    const labels *vocab = trace_word_labels(
+        tr, "", (const char *const *)tok.vocab, V, err);
+    const labels *dims = trace_index_labels(tr, "dim", D, err);
+    if (vocab == NULL || dims == NULL || make_labels(&lab, tr, &tok, err) ||
+        record_ids(tr, "vocab", vocab, NULL, err) ||
+        record_ids(tr, "tokens", lab.tokens, tok.ids, err) ||
+        trace_add(tr, "input", NO_HEAD, "embedding.weight", vocab, dims,
+                  &embedding, err) ||
+        trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
+                  err))
+        goto done;
+
+    static const unsigned order[] = {VARIANT_SINGLE, VARIANT_WRAPPER,
+                                     VARIANT_FUSED};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if ((opt->variants & order[i]) &&
+            run_variant(tr, order[i], &cfg, &g, &inputs, &lab, err) != 0)
+            goto done;
+    rc = 0;
+done:
+    matrix_free(&embedding);
+    matrix_free(&inputs);
+    tokenized_free(&tok);
+    return rc;
+}

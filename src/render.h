@@ -1,0 +1,52 @@
+/* render.h: turning tables into text and CSV. Renderers know tables, not
+ * attention; they take the tables to print, already chosen. */
+#ifndef MHA_RENDER_H
+#define MHA_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "table.h"
+
+/* PyTorch prints a tensor whole up to this many values, then summarises
+ * each dimension longer than 2 * EDGE_ITEMS to its first and last
+ * EDGE_ITEMS entries around an ellipsis. */
+#define SUMMARY_THRESHOLD 1000
+#define EDGE_ITEMS 3
+
+typedef struct {
+    int precision;  /* decimals */
+    bool full;      /* never summarise */
+} text_style;
+
+/* Aligned tables for a terminal, one after another, a blank line between. */
+int render_text(FILE *out, const table *const *tables, size_t n,
+                const text_style *style, mx_error *err);
+
+/* The tidy CSV of the contract:
+ * variant,head,table,row,row_label,col,col_label,value */
+int render_csv(FILE *out, const table *const *tables, size_t n,
+               mx_error *err);
+
+/* One matrix-shaped CSV per table in dir (made if missing):
+ * dir/<variant>.<table>.csv or dir/<variant>.head<h>.<table>.csv. Files
+ * are written under temporary names and renamed at the end, so they
+ * appear whole or not at all; on failure nothing made is left. */
+int render_csv_dir(const char *dir, const table *const *tables, size_t n,
+                   mx_error *err);
+
+/* The shortest decimal text that reads back (strtof) as exactly v:
+ * "0.3367", "-inf", "12". buf must hold 32 bytes. */
+void format_float_exact(char *buf, size_t size, float v);
+
+/* Writes s as one CSV field, quoted when it holds a comma, a quote or a
+ * line break. */
+void write_csv_field(FILE *out, const char *s);
+
+/* Sets err for a failed write to `what` (status 1), keeping errno's
+ * reason. */
+int err_write(mx_error *err, const char *what, int errnum);
+
+#endif

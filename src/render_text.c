@@ -1,0 +1,197 @@
+/* render_text.c: aligned tables for a terminal.
+ *
+ *   [fused] head 0: attn_weights (5 x 5)
+ *                K:O   K:gato   K:sobe ...
+ *   Q:O       1.0000   0.0000   0.0000
+ *
+ * Widths are counted in display cells (textwidth.h), so Chinese, accented
+ * and emoji labels keep the columns straight.
+ */
+#include "render.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textwidth.h"
+
+#define ELLIPSIS "..."
+#define SKIP ((size_t)-1)   /* an index list entry that stands for "..." */
+
+/* Which rows (or columns) of n to show: all of them, or when summarising
+ * the first and last EDGE_ITEMS around SKIP. Returns the count written
+ * into idx, which has room for n + 1 entries. */
+static size_t shown_indices(size_t *idx, size_t n, bool summarise)
+{
+    size_t k = 0;
+    if (!summarise || n <= 2 * EDGE_ITEMS) {
+        for (size_t i = 0; i < n; i++)
+            idx[k++] = i;
+        return k;
+    }
+    for (size_t i = 0; i < EDGE_ITEMS; i++)
+        idx[k++] = i;
+    idx[k++] = SKIP;
+    for (size_t i = n - EDGE_ITEMS; i < n; i++)
+        idx[k++] = i;
+    return k;
+}
+
+static void format_value(char *buf, size_t size, float v, const table *t,
+                         const text_style *style)
+{
+    if (isinf(v))
+        snprintf(buf, size, v < 0 ? "-inf" : "inf");
+    else if (isnan(v))
+        snprintf(buf, size, "nan");
+    else
+        snprintf(buf, size, "%.*f", t->integral ? 0 : style->precision,
+                 (double)v);
+}
+
+static void pad(FILE *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fputc(' ', out);
+}
+
+/* Prints s in a field of `width` cells, right-aligned or left-aligned. */
+static void put_cell(FILE *out, const char *s, size_t width, bool right)
+{
+    size_t w = display_width(s);
+    size_t gap = width > w ? width - w : 0;
+    if (right)
+        pad(out, gap);
+    fputs(s, out);
+    if (!right)
+        pad(out, gap);
+}
+
+/* Terminal-safe copies of the labels at idx (NULL at SKIP). */
+static char **escaped_labels(const labels *l, const size_t *idx, size_t k)
+{
+    char **out = calloc(k > 0 ? k : 1, sizeof *out);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < k; i++) {
+        if (idx[i] == SKIP)
+            continue;
+        out[i] = display_escape(l->s[idx[i]]);
+        if (out[i] == NULL) {
+            for (size_t j = 0; j < i; j++)
+                free(out[j]);
+            free(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static void free_labels(char **l, size_t k)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < k; i++)
+        free(l[i]);
+    free(l);
+}
+
+static void print_header(FILE *out, const table *t, bool summarised)
+{
+    fprintf(out, "[%s] ", t->variant);
+    if (t->head != NO_HEAD)
+        fprintf(out, "head %d: ", t->head);
+    fprintf(out, "%s (%zu x %zu)", t->name, t->values.rows, t->values.cols);
+    if (summarised)
+        fputs(", summarised (--full prints all)", out);
+    fputc('\n', out);
+}
+
+static int render_one(FILE *out, const table *t, const text_style *style,
+                      mx_error *err)
+{
+    const size_t R = t->values.rows, C = t->values.cols;
+    const bool summarise = !style->full && R * C > SUMMARY_THRESHOLD;
+    size_t *ri = malloc((R + 1) * sizeof *ri);
+    size_t *ci = malloc((C + 1) * sizeof *ci);
+    size_t *width = calloc(C + 1, sizeof *width);
+    char **row_names = NULL, **col_names = NULL;
+    size_t nr = 0, nc = 0; /* rows and columns shown */
+    int rc = -1;
+    if (ri == NULL || ci == NULL || width == NULL) {
+        err_nomem(err, "a table's layout");
+        goto done;
+    }
+    nr = shown_indices(ri, R, summarise);
+    nc = shown_indices(ci, C, summarise);
+    row_names = escaped_labels(t->rows, ri, nr);
+    col_names = escaped_labels(t->cols, ci, nc);
+    if (row_names == NULL || col_names == NULL) {
+        err_nomem(err, "labels");
+        goto done;
+    }
+
+    /* widths: the row label column, then each shown column */
+    size_t label_width = strlen(ELLIPSIS);
+    for (size_t i = 0; i < nr; i++)
+        if (row_names[i] != NULL && display_width(row_names[i]) > label_width)
+            label_width = display_width(row_names[i]);
+    for (size_t j = 0; j < nc; j++) {
+        width[j] = strlen(ELLIPSIS);
+        if (ci[j] == SKIP)
+            continue;
+        if (display_width(col_names[j]) > width[j])
+            width[j] = display_width(col_names[j]);
+        for (size_t i = 0; i < nr; i++) {
+            if (ri[i] == SKIP)
+                continue;
+            char buf[64];
+            format_value(buf, sizeof buf, *matrix_at(&t->values, ri[i], ci[j]),
+                         t, style);
+            if (strlen(buf) > width[j])
+                width[j] = strlen(buf);
+        }
+    }
+
+    print_header(out, t, summarise && (nr < R || nc < C));
+    pad(out, label_width);
+    for (size_t j = 0; j < nc; j++) {
+        fputs("  ", out);
+        put_cell(out, ci[j] == SKIP ? ELLIPSIS : col_names[j], width[j], true);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < nr; i++) {
+        put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
+                 false);
+        for (size_t j = 0; j < nc; j++) {
+            char buf[64] = ELLIPSIS;
+            if (ri[i] != SKIP && ci[j] != SKIP)
+                format_value(buf, sizeof buf,
+                             *matrix_at(&t->values, ri[i], ci[j]), t, style);
+            fputs("  ", out);
+            put_cell(out, buf, width[j], true);
+        }
+        fputc('\n', out);
+    }
+    rc = ferror(out) ? err_write(err, "the output", errno) : 0;
+done:
+    free_labels(row_names, nr);
+    free_labels(col_names, nc);
+    free(ri);
+    free(ci);
+    free(width);
+    return rc;
+}
+
+int render_text(FILE *out, const table *const *tables, size_t n,
+                const text_style *style, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            fputc('\n', out);
+        if (render_one(out, tables[i], style, err) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,123 @@
+/* tensor.c: the arithmetic of attention, written plainly. */
+#include "tensor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
+                 mx_error *err)
+{
+    int overflow = 0;
+    size_t n = size_mul(rows, cols, &overflow);
+    m->rows = rows;
+    m->cols = cols;
+    m->v = NULL;
+    if (overflow)
+        return err_input(err, "%s is too large (%zu x %zu)", what, rows, cols);
+    m->v = calloc(n > 0 ? n : 1, sizeof *m->v);
+    if (m->v == NULL)
+        return err_nomem(err, what);
+    return 0;
+}
+
+void matrix_free(matrix *m)
+{
+    if (m == NULL)
+        return;
+    free(m->v);
+    m->v = NULL;
+    m->rows = m->cols = 0;
+}
+
+void linear_forward(matrix *out, const matrix *x, const matrix *w,
+                    const float *bias)
+{
+    // out is (T, O), x is (T, D), w is (O, D), bias is (O) or NULL
+    for (size_t t = 0; t < x->rows; t++) {
+        const float *xt = matrix_at(x, t, 0);
+        for (size_t o = 0; o < w->rows; o++) {
+            const float *wo = matrix_at(w, o, 0);
+            double sum = 0.0;
+            for (size_t d = 0; d < x->cols; d++)
+                sum += (double)xt[d] * (double)wo[d];
+            if (bias != NULL)
+                sum += (double)bias[o];
+            *matrix_at(out, t, o) = (float)sum;
+        }
+    }
+}
+
+void matmul_transposed(matrix *out, const matrix *a, const matrix *b)
+{
+    // out is (T, S), a is (T, d), b is (S, d)
+    linear_forward(out, a, b, NULL);
+}
+
+void matmul(matrix *out, const matrix *a, const matrix *b)
+{
+    // out is (T, d), a is (T, S), b is (S, d)
+    for (size_t t = 0; t < a->rows; t++) {
+        for (size_t j = 0; j < b->cols; j++) {
+            double sum = 0.0;
+            for (size_t s = 0; s < a->cols; s++)
+                sum += (double)*matrix_at(a, t, s) * (double)*matrix_at(b, s, j);
+            *matrix_at(out, t, j) = (float)sum;
+        }
+    }
+}
+
+void causal_mask(matrix *scores)
+{
+    // scores is (T, S); query t may look at keys 0..t only
+    for (size_t t = 0; t < scores->rows; t++)
+        for (size_t s = t + 1; s < scores->cols; s++)
+            *matrix_at(scores, t, s) = -INFINITY;
+}
+
+void softmax_rows(matrix *out, const matrix *scores, float divisor)
+{
+    // out and scores are (T, S)
+    for (size_t t = 0; t < scores->rows; t++) {
+        const float *in = matrix_at(scores, t, 0);
+        float *w = matrix_at(out, t, 0);
+        const size_t n = scores->cols;
+
+        /* pass 0: scale, in float as PyTorch divides the float tensor */
+        for (size_t s = 0; s < n; s++)
+            w[s] = in[s] / divisor;
+
+        /* pass 1: the row's maximum */
+        float max = -INFINITY;
+        for (size_t s = 0; s < n; s++)
+            if (w[s] > max)
+                max = w[s];
+
+        /* pass 2: sum the exponentials; exp(-inf) is exactly 0 */
+        double sum = 0.0;
+        if (max != -INFINITY)
+            for (size_t s = 0; s < n; s++)
+                sum += exp((double)w[s] - (double)max);
+
+        /* pass 3: exponentiate and normalise */
+        for (size_t s = 0; s < n; s++)
+            w[s] = sum > 0.0 ? (float)(exp((double)w[s] - (double)max) / sum)
+                             : 0.0f;
+    }
+}
+
+void take_columns(matrix *out, const matrix *in, size_t first)
+{
+    // out is (T, hd), in is (T, O)
+    for (size_t t = 0; t < in->rows; t++)
+        memcpy(matrix_at(out, t, 0), matrix_at(in, t, first),
+               out->cols * sizeof(float));
+}
+
+void put_columns(matrix *out, const matrix *in, size_t first)
+{
+    // out is (T, O), in is (T, hd)
+    for (size_t t = 0; t < in->rows; t++)
+        memcpy(matrix_at(out, t, first), matrix_at(in, t, 0),
+               in->cols * sizeof(float));
+}

@@ -1,0 +1,59 @@
+/* tensor.h: small row-major float32 matrices and the few operations that
+ * attention needs.
+ *
+ * Shapes use the letters of the notebooks:
+ *   T  tokens (sequence length)     D  model width (d_in, d_model)
+ *   O  output width (d_out)         hd head width (d_out / heads)
+ * Dot products are summed in double and rounded once to float, so every
+ * result is the float32 value nearest to the exact one.
+ */
+#ifndef MHA_TENSOR_H
+#define MHA_TENSOR_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct {
+    size_t rows, cols;
+    float *v; /* rows * cols values, row-major; owned */
+} matrix;
+
+/* Allocates a zero-filled rows x cols matrix; `what` names it in errors. */
+int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
+                 mx_error *err);
+void matrix_free(matrix *m);
+
+static inline float *matrix_at(const matrix *m, size_t r, size_t c)
+{
+    return m->v + r * m->cols + c;
+}
+
+/* out (T, O) = x (T, D) @ w (O, D)^T + bias (O), as nn.Linear computes;
+ * bias may be NULL. */
+void linear_forward(matrix *out, const matrix *x, const matrix *w,
+                    const float *bias);
+
+/* out (T, S) = a (T, d) @ b (S, d)^T: attention scores from Q and K. */
+void matmul_transposed(matrix *out, const matrix *a, const matrix *b);
+
+/* out (T, d) = a (T, S) @ b (S, d): context from weights and V. */
+void matmul(matrix *out, const matrix *a, const matrix *b);
+
+/* Sets every cell above the diagonal (a later key) to -inf. */
+void causal_mask(matrix *scores);
+
+/* out (T, S) = softmax over each row of (scores / divisor), computed the
+ * stable way: subtract the row's max, exponentiate, normalise. Cells that
+ * are -inf come out exactly 0. */
+void softmax_rows(matrix *out, const matrix *scores, float divisor);
+
+/* out (T, hd) = columns [first, first + out->cols) of in (T, O): one head's
+ * slice of a fused projection (view + transpose in PyTorch). */
+void take_columns(matrix *out, const matrix *in, size_t first);
+
+/* Writes in (T, hd) into columns [first, first + hd) of out (T, O): the
+ * concatenation of head contexts. */
+void put_columns(matrix *out, const matrix *in, size_t first);
+
+#endif

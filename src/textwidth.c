@@ -1,0 +1,82 @@
+/* textwidth.c: display widths with utf8proc. */
+#include "textwidth.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+static bool is_regional_indicator(utf8proc_int32_t c)
+{
+    return c >= 0x1F1E6 && c <= 0x1F1FF;
+}
+
+size_t display_width(const char *s)
+{
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    size_t total = 0;
+    size_t cluster = 0;          /* width of the cluster being read */
+    utf8proc_int32_t prev = -1;  /* previous code point, -1 at a start */
+    utf8proc_int32_t state = 0;  /* utf8proc's grapheme break state */
+
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        if (n < 0) { /* an invalid byte shows as one escape, 4 cells */
+            total += cluster + 4;
+            cluster = 0;
+            prev = -1;
+            p++;
+            continue;
+        }
+        if (prev < 0 || utf8proc_grapheme_break_stateful(prev, c, &state)) {
+            total += cluster;
+            cluster = 0;
+        }
+        size_t w = (size_t)utf8proc_charwidth(c);
+        if (c == 0xFE0F) /* emoji presentation selector */
+            w = 2;
+        if (is_regional_indicator(c)) /* a pair of them is one flag */
+            w = 2;
+        if (w > cluster)
+            cluster = w;
+        prev = c;
+        p += n;
+    }
+    return total + cluster;
+}
+
+static bool is_control(utf8proc_int32_t c)
+{
+    return c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0);
+}
+
+char *display_escape(const char *s)
+{
+    size_t len = strlen(s);
+    /* every byte becomes at most four ("\xHH") */
+    char *out = malloc(4 * len + 1);
+    if (out == NULL)
+        return NULL;
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    char *w = out;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        if (n < 0) {
+            w += sprintf(w, "\\x%02x", (unsigned)*p);
+            p++;
+        } else if (is_control(c)) {
+            /* C1 controls take 2 bytes; show them as their code point */
+            w += sprintf(w, "\\x%02x", (unsigned)c);
+            p += n;
+        } else {
+            memcpy(w, p, (size_t)n);
+            w += n;
+            p += n;
+        }
+    }
+    *w = '\0';
+    return out;
+}

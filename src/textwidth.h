@@ -1,0 +1,19 @@
+/* textwidth.h: how many terminal cells a label takes, and labels made safe
+ * for a terminal. Widths come from utf8proc's Unicode tables, never from
+ * the locale, so output is the same everywhere. */
+#ifndef MHA_TEXTWIDTH_H
+#define MHA_TEXTWIDTH_H
+
+#include <stddef.h>
+
+/* Cells that s (UTF-8) takes on a terminal: each grapheme cluster counts
+ * as its widest code point, so "é" written e + U+0301 is 1, "牛" is 2,
+ * and an emoji sequence joined by U+200D is 2. */
+size_t display_width(const char *s);
+
+/* A new string in which control characters (C0, DEL, C1) and invalid
+ * bytes are written as \xHH, so a token can never drive the terminal.
+ * Returns NULL when out of memory; the caller frees it. */
+char *display_escape(const char *s);
+
+#endif

@@ -1,0 +1,148 @@
+/* tokenize.c: UTF-8 validation, whitespace split, vocabulary. */
+#include "tokenize.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+int is_split_space(int c)
+{
+    /* Python's str.isspace(): ASCII whitespace including the separators
+     * 0x1c-0x1f, NEL, and every Unicode space or line/paragraph separator. */
+    if ((c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85)
+        return 1;
+    if (c < 0x80)
+        return 0;
+    utf8proc_category_t cat = utf8proc_category(c);
+    return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
+           cat == UTF8PROC_CATEGORY_ZP;
+}
+
+void tokenized_free(tokenized *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < t->n_tokens; i++)
+        free(t->tokens[i]);
+    free(t->tokens);
+    free(t->ids);
+    /* vocab entries point at tokens: not freed twice */
+    free(t->vocab);
+    memset(t, 0, sizeof *t);
+}
+
+/* Appends a copy of word[0..len) as the next token. tokens and ids have
+ * room for MAX_TOKENS entries. */
+static int push_token(tokenized *t, const char *word, size_t len,
+                      mx_error *err)
+{
+    if (t->n_tokens == MAX_TOKENS)
+        return err_input(err, "the sentence has more than %d tokens",
+                         MAX_TOKENS);
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return err_nomem(err, "a token");
+    memcpy(copy, word, len);
+    copy[len] = '\0';
+    t->tokens[t->n_tokens++] = copy;
+    return 0;
+}
+
+/* Gives every token its id, adding new words to the vocabulary. */
+static void build_vocabulary(tokenized *t)
+{
+    for (size_t i = 0; i < t->n_tokens; i++) {
+        size_t id = 0;
+        while (id < t->n_vocab && strcmp(t->vocab[id], t->tokens[i]) != 0)
+            id++;
+        if (id == t->n_vocab)
+            t->vocab[t->n_vocab++] = t->tokens[i];
+        t->ids[i] = id;
+    }
+}
+
+static int alloc_arrays(tokenized *t, size_t n, mx_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->tokens = calloc(n, sizeof *t->tokens);
+    t->ids = calloc(n, sizeof *t->ids);
+    t->vocab = calloc(n, sizeof *t->vocab);
+    if (t->tokens == NULL || t->ids == NULL || t->vocab == NULL) {
+        tokenized_free(t);
+        return err_nomem(err, "the token list");
+    }
+    return 0;
+}
+
+int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
+{
+    if (alloc_arrays(out, MAX_TOKENS, err) != 0)
+        return -1;
+
+    size_t pos = 0;
+    size_t word_start = 0;
+    int in_word = 0;
+    while (pos < len) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(
+            (const utf8proc_uint8_t *)text + pos, (utf8proc_ssize_t)(len - pos),
+            &c);
+        if (n < 0) {
+            tokenized_free(out);
+            return err_input(err,
+                             "the sentence is not valid UTF-8 (byte %zu)",
+                             pos + 1);
+        }
+        if (c == 0) {
+            tokenized_free(out);
+            return err_input(err, "the sentence holds a NUL byte (byte %zu)",
+                             pos + 1);
+        }
+        if (is_split_space(c)) {
+            if (in_word && push_token(out, text + word_start,
+                                      pos - word_start, err) != 0) {
+                tokenized_free(out);
+                return -1;
+            }
+            in_word = 0;
+        } else if (!in_word) {
+            in_word = 1;
+            word_start = pos;
+        }
+        pos += (size_t)n;
+    }
+    if (in_word && push_token(out, text + word_start, pos - word_start,
+                              err) != 0) {
+        tokenized_free(out);
+        return -1;
+    }
+    if (out->n_tokens == 0) {
+        tokenized_free(out);
+        return err_input(err, "the sentence is empty");
+    }
+    build_vocabulary(out);
+    return 0;
+}
+
+int tokenize_words(tokenized *out, const char *const *words, size_t n,
+                   mx_error *err)
+{
+    if (n == 0) {
+        memset(out, 0, sizeof *out);
+        return err_input(err, "no tokens given");
+    }
+    if (n > MAX_TOKENS) {
+        memset(out, 0, sizeof *out);
+        return err_input(err, "more than %d tokens", MAX_TOKENS);
+    }
+    if (alloc_arrays(out, n, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (push_token(out, words[i], strlen(words[i]), err) != 0) {
+            tokenized_free(out);
+            return -1;
+        }
+    }
+    build_vocabulary(out);
+    return 0;
+}

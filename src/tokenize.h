@@ -1,0 +1,41 @@
+/* tokenize.h: a sentence -> tokens, vocabulary and ids.
+ *
+ * Words are split on whitespace the way Python's str.split() splits
+ * (Unicode spaces such as U+3000 included), so the tokens are the ones a
+ * notebook's `sentence.split()` gives. The vocabulary is the distinct
+ * words in first-seen order; a repeated word keeps its first id.
+ */
+#ifndef MHA_TOKENIZE_H
+#define MHA_TOKENIZE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Largest accepted sentence, in tokens; checked before the model is built. */
+#define MAX_TOKENS 4096
+
+typedef struct {
+    size_t n_tokens;  /* T */
+    char **tokens;    /* T words, each a NUL-terminated UTF-8 string */
+    size_t *ids;      /* T vocabulary ids */
+    size_t n_vocab;   /* V */
+    char **vocab;     /* V words in first-seen order */
+} tokenized;
+
+/* Splits text[0..len) into tokens. The text must be valid UTF-8 with no
+ * NUL byte and hold at least one word. On success *out owns everything;
+ * release it with tokenized_free. On failure *out is left empty. */
+int tokenize(tokenized *out, const char *text, size_t len, mx_error *err);
+
+/* Builds a tokenized from words that are already split (the row labels of
+ * an embeddings file, say): vocabulary and ids as for a sentence. */
+int tokenize_words(tokenized *out, const char *const *words, size_t n,
+                   mx_error *err);
+
+void tokenized_free(tokenized *t);
+
+/* Nonzero when code point c separates words for Python's str.split(). */
+int is_split_space(int c);
+
+#endif
