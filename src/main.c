@@ -66,8 +66,9 @@ static char *read_stdin(size_t *len, mx_error *err)
     return buf;
 }
 
-/* Flushes and closes stdout. A full disk is an error (status 1); a reader
- * that went away (EPIPE, as `| head` does) is not. */
+/* Flushes and closes stdout after a run that ended with `status`. A full
+ * disk is an error (status 1); a reader that went away (EPIPE, as `| head`
+ * does) is not. A run that failed already said why. */
 static int close_stdout(int status)
 {
     int failed = fflush(stdout) != 0 || ferror(stdout);
@@ -76,11 +77,11 @@ static int close_stdout(int status)
         failed = 1;
         e = errno;
     }
-    if (!failed || e == EPIPE)
+    if (status != 0 || !failed || e == EPIPE)
         return status;
     fprintf(stderr, "mha-explain: cannot write the output: %s\n",
             strerror(e));
-    return status != 0 ? status : EXIT_OUTPUT_ERROR;
+    return EXIT_OUTPUT_ERROR;
 }
 
 /* The tables the user asked for, in trace order. */

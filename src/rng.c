@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "vecmath.h"
+
 /* ---- MT19937 (Matsumoto and Nishimura), as at::mt19937 ------------- */
 
 #define MT_M 397
@@ -73,12 +75,14 @@ double rng_double01(torch_rng *g)
 void rng_uniform_fill(float *out, size_t n, double from, double to,
                       torch_rng *g)
 {
-    /* The bounds are cast to float first; the arithmetic stays in float. */
+    /* The bounds are cast to float first; the arithmetic stays in float.
+     * PyTorch's x86 build compiles `u * (to - from) + from` into one fused
+     * multiply-add (one rounding), so that is what we compute. */
     const float lo = (float)from;
     const float width = (float)to - lo;
     for (size_t i = 0; i < n; i++) {
         float u = rng_float01(g);
-        out[i] = u * width + lo;
+        out[i] = fmaf(u, width, lo);
     }
 }
 
@@ -102,17 +106,23 @@ static double normal_double(torch_rng *g)
     return r * cos(theta);
 }
 
-/* Path 2, normal_fill_16: x[0..15] holds uniforms; pair j with j + 8. */
+/* Path 2 runs, on x86 CPUs with AVX2 (what PyTorch picks on any recent
+ * PC), the vectorised normal_fill_16_AVX2, with its own log, sin and cos
+ * (vecmath.h). */
+
+/* normal_fill_16_AVX2: x[0..15] holds uniforms; pair j with j + 8. */
 static void normal_fill_16(float *x, float mean, float std)
 {
-    const double pi = 3.14159265358979323846;
+    const float two_pi = (float)(2.0f * 3.14159265358979323846);
     for (size_t j = 0; j < 8; j++) {
         const float u1 = 1.0f - x[j]; /* [0, 1) -> (0, 1] for the log */
         const float u2 = x[j + 8];
-        const float radius = sqrtf(-2.0f * logf(u1));
-        const float theta = (float)(2.0 * pi * (double)u2);
-        x[j] = radius * cosf(theta) * std + mean;
-        x[j + 8] = radius * sinf(theta) * std + mean;
+        const float radius = sqrtf(-2.0f * cephes_logf(u1));
+        const float theta = two_pi * u2;
+        float s, c;
+        cephes_sincosf(theta, &s, &c);
+        x[j] = fmaf(radius * c, std, mean);
+        x[j + 8] = fmaf(radius * s, std, mean);
     }
 }
 

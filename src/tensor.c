@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vecmath.h"
+
 int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
                  mx_error *err)
 {
@@ -30,6 +32,9 @@ void matrix_free(matrix *m)
     m->rows = m->cols = 0;
 }
 
+/* Dot products follow PyTorch's CPU matmul (BLAS sgemm): float32
+ * products added one after another in float32, from the first index to the
+ * last, then the bias added last. */
 void linear_forward(matrix *out, const matrix *x, const matrix *w,
                     const float *bias)
 {
@@ -38,12 +43,12 @@ void linear_forward(matrix *out, const matrix *x, const matrix *w,
         const float *xt = matrix_at(x, t, 0);
         for (size_t o = 0; o < w->rows; o++) {
             const float *wo = matrix_at(w, o, 0);
-            double sum = 0.0;
+            float sum = 0.0f;
             for (size_t d = 0; d < x->cols; d++)
-                sum += (double)xt[d] * (double)wo[d];
+                sum += xt[d] * wo[d];
             if (bias != NULL)
-                sum += (double)bias[o];
-            *matrix_at(out, t, o) = (float)sum;
+                sum += bias[o];
+            *matrix_at(out, t, o) = sum;
         }
     }
 }
@@ -59,10 +64,10 @@ void matmul(matrix *out, const matrix *a, const matrix *b)
     // out is (T, d), a is (T, S), b is (S, d)
     for (size_t t = 0; t < a->rows; t++) {
         for (size_t j = 0; j < b->cols; j++) {
-            double sum = 0.0;
+            float sum = 0.0f;
             for (size_t s = 0; s < a->cols; s++)
-                sum += (double)*matrix_at(a, t, s) * (double)*matrix_at(b, s, j);
-            *matrix_at(out, t, j) = (float)sum;
+                sum += *matrix_at(a, t, s) * *matrix_at(b, s, j);
+            *matrix_at(out, t, j) = sum;
         }
     }
 }
@@ -73,6 +78,31 @@ void causal_mask(matrix *scores)
     for (size_t t = 0; t < scores->rows; t++)
         for (size_t s = t + 1; s < scores->cols; s++)
             *matrix_at(scores, t, s) = -INFINITY;
+}
+
+/* The sum of e[0..n) in the order of PyTorch's vectorised reduce_all:
+ * fewer than 8 values one after another; otherwise 8 running lanes
+ * (lane i takes e[i], e[i+8], ...), then the lanes folded in halves:
+ * i + (i+4), then + (i+2), then lane 0 + lane 1. */
+static float pytorch_sum(const float *e, size_t n)
+{
+    float sum = 0.0f;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            sum += e[i];
+        return sum;
+    }
+    float lane[8];
+    for (size_t i = 0; i < 8; i++)
+        lane[i] = e[i];
+    for (size_t i = 8; i < n; i++)
+        lane[i % 8] += e[i];
+    float half[4], quarter[2];
+    for (size_t i = 0; i < 4; i++)
+        half[i] = lane[i] + lane[i + 4];
+    for (size_t i = 0; i < 2; i++)
+        quarter[i] = half[i] + half[i + 2];
+    return quarter[0] + quarter[1];
 }
 
 void softmax_rows(matrix *out, const matrix *scores, float divisor)
@@ -92,17 +122,20 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
         for (size_t s = 0; s < n; s++)
             if (w[s] > max)
                 max = w[s];
-
-        /* pass 2: sum the exponentials; exp(-inf) is exactly 0 */
-        double sum = 0.0;
-        if (max != -INFINITY)
+        if (max == -INFINITY) { /* nothing to attend to: all weights 0 */
             for (size_t s = 0; s < n; s++)
-                sum += exp((double)w[s] - (double)max);
+                w[s] = 0.0f;
+            continue;
+        }
 
-        /* pass 3: exponentiate and normalise */
+        /* pass 2: exponentiate; exp(-inf) is exactly 0 */
         for (size_t s = 0; s < n; s++)
-            w[s] = sum > 0.0 ? (float)(exp((double)w[s] - (double)max) / sum)
-                             : 0.0f;
+            w[s] = sleef_expf(w[s] - max);
+
+        /* pass 3: normalise by multiplying with 1 / sum, as PyTorch does */
+        const float inverse = 1.0f / pytorch_sum(w, n);
+        for (size_t s = 0; s < n; s++)
+            w[s] *= inverse;
     }
 }
 

@@ -4,8 +4,8 @@
  * Shapes use the letters of the notebooks:
  *   T  tokens (sequence length)     D  model width (d_in, d_model)
  *   O  output width (d_out)         hd head width (d_out / heads)
- * Dot products are summed in double and rounded once to float, so every
- * result is the float32 value nearest to the exact one.
+ * Every operation is done in float32 in the order PyTorch's CPU kernels
+ * use, so results agree with PyTorch's bit for bit, not just closely.
  */
 #ifndef MHA_TENSOR_H
 #define MHA_TENSOR_H
@@ -45,7 +45,8 @@ void causal_mask(matrix *scores);
 
 /* out (T, S) = softmax over each row of (scores / divisor), computed the
  * stable way: subtract the row's max, exponentiate, normalise. Cells that
- * are -inf come out exactly 0. */
+ * are -inf come out exactly 0; a row that is all -inf comes out all 0
+ * (PyTorch would give NaN there). */
 void softmax_rows(matrix *out, const matrix *scores, float divisor);
 
 /* out (T, hd) = columns [first, first + out->cols) of in (T, O): one head's

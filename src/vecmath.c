@@ -1,0 +1,141 @@
+/* vecmath.c: PyTorch's float32 log, sin, cos and exp, one lane at a time.
+ *
+ * PyTorch's x86 kernels do not call the C library for these: the normal
+ * generator uses Cephes polynomials (avx_mathfun.h, after Julien
+ * Pommier's sse_mathfun) and softmax uses SLEEF's expf (u10, AVX2). Each
+ * is written out here operation by operation, with a fused multiply-add
+ * (fmaf) exactly where the vector code, or the compiler building it, fuses
+ * one. tests/test_rng.c and the reference tables check them bit for bit.
+ */
+#include "vecmath.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+static float bits_to_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t float_to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+float cephes_logf(float x)
+{
+    const float min_normal = bits_to_float(0x00800000u);
+    if (x < min_normal)
+        x = min_normal;
+
+    /* x = m * 2^e with m in [0.5, 1) */
+    uint32_t bits = float_to_bits(x);
+    float e = (float)((int32_t)(bits >> 23) - 0x7f);
+    x = bits_to_float((bits & ~0x7f800000u) | float_to_bits(0.5f));
+    e = e + 1.0f;
+
+    /* if m < sqrt(1/2): e -= 1, x = m + m - 1; else x = m - 1 */
+    const bool small = x < 0.707106781186547524f;
+    const float keep = small ? x : 0.0f;
+    x = x - 1.0f;
+    e = e - (small ? 1.0f : 0.0f);
+    x = x + keep;
+
+    const float z = x * x;
+    float y = 7.0376836292E-2f;
+    y = fmaf(y, x, -1.1514610310E-1f);
+    y = fmaf(y, x, 1.1676998740E-1f);
+    y = fmaf(y, x, -1.2420140846E-1f);
+    y = fmaf(y, x, 1.4249322787E-1f);
+    y = fmaf(y, x, -1.6668057665E-1f);
+    y = fmaf(y, x, 2.0000714765E-1f);
+    y = fmaf(y, x, -2.4999993993E-1f);
+    y = fmaf(y, x, 3.3333331174E-1f);
+    y = y * x;
+    y = fmaf(y, z, e * -2.12194440e-4f);
+    y = fmaf(-z, 0.5f, y);
+    x = x + y;
+    return fmaf(e, 0.693359375f, x);
+}
+
+void cephes_sincosf(float x, float *sin_out, float *cos_out)
+{
+    uint32_t sign_sin = float_to_bits(x) & 0x80000000u;
+    x = fabsf(x);
+
+    /* j = octant of x, rounded up to even */
+    float y = x * 1.27323954473516f; /* 4 / pi */
+    int32_t j = (int32_t)y;
+    j = (j + 1) & ~1;
+    y = (float)j;
+    const uint32_t swap_sign_sin = (uint32_t)(j & 4) << 29;
+    /* in octants 0, 3, 4, 7 the sine comes from the sine polynomial and
+     * the cosine from the cosine one; elsewhere they swap */
+    const bool direct = (j & 2) == 0;
+    const uint32_t sign_cos = (uint32_t)(~(j - 2) & 4) << 29;
+    sign_sin ^= swap_sign_sin;
+
+    /* extended precision modular arithmetic: x -= y * pi/4 in three parts */
+    x = fmaf(y, -0.78515625f, x);
+    x = fmaf(y, -2.4187564849853515625e-4f, x);
+    x = fmaf(y, -3.77489497744594108e-8f, x);
+
+    const float z = x * x;
+    float c = 2.443315711809948E-005f;
+    c = fmaf(c, z, -1.388731625493765E-003f);
+    c = fmaf(c, z, 4.166664568298827E-002f);
+    c = c * z;
+    c = fmaf(c, z, -(z * 0.5f));
+    c = c + 1.0f;
+
+    float s = -1.9515295891E-4f;
+    s = fmaf(s, z, 8.3321608736E-3f);
+    s = fmaf(s, z, -1.6666654611E-1f);
+    s = s * z;
+    s = fmaf(s, x, x);
+
+    /* pick per octant with the vector code's masks and additions */
+    const float s_for_sin = direct ? s : 0.0f;
+    const float c_for_sin = direct ? 0.0f : c;
+    const float sin_value = c_for_sin + s_for_sin;
+    const float cos_value = (c - c_for_sin) + (s - s_for_sin);
+    *sin_out = bits_to_float(float_to_bits(sin_value) ^ sign_sin);
+    *cos_out = bits_to_float(float_to_bits(cos_value) ^ sign_cos);
+}
+
+
+/* 2^q for q in the normal exponent range. */
+static float pow2_int(int q)
+{
+    return bits_to_float((uint32_t)(q + 0x7f) << 23);
+}
+
+float sleef_expf(float d)
+{
+    if (d < -104.0f)
+        return 0.0f; /* also exp(-inf) */
+    if (d > 104.0f)
+        return INFINITY;
+
+    /* d = q ln2 + s, with ln2 split in two for precision */
+    const int q = (int)rintf(d * 1.442695040888963407359924681001892137426645954152985934135449406931f);
+    float s = fmaf((float)q, -0.693145751953125f, d);
+    s = fmaf((float)q, -1.428606765330187045e-06f, s);
+
+    float u = 0.000198527617612853646278381f;
+    u = fmaf(u, s, 0.00139304355252534151077271f);
+    u = fmaf(u, s, 0.00833336077630519866943359f);
+    u = fmaf(u, s, 0.0416664853692054748535156f);
+    u = fmaf(u, s, 0.166666671633720397949219f);
+    u = fmaf(u, s, 0.5f);
+    u = 1.0f + fmaf(s * s, u, s);
+
+    /* u * 2^q, in two steps so that neither factor overflows */
+    return u * pow2_int(q >> 1) * pow2_int(q - (q >> 1));
+}

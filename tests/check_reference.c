@@ -1,0 +1,215 @@
+/* check_reference.c: mha-explain's tables against tables made by PyTorch.
+ *
+ * Usage: check_reference CASE.args CASE.csv
+ *
+ * CASE.args holds the command-line arguments, one per line; CASE.csv holds
+ * PyTorch's tables in the tidy CSV layout of `--format csv`, both written
+ * by make_reference.py. The arguments go through the real option parser
+ * and pipeline; every table is then compared with PyTorch's:
+ *   - the same tables, in the same order, with the same labels;
+ *   - every value bit for bit: mha-explain follows PyTorch's float32
+ *     arithmetic operation by operation, so even the last bit agrees.
+ * When something differs the diagnostics say how far, and how many values
+ * would print differently with 4 decimals.
+ */
+#include <csv.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "pipeline.h"
+#include "tap.h"
+
+#define MAX_ARGS 64
+#define MAX_FIELDS 8
+
+/* ---- reading the expected CSV with libcsv ------------------------------ */
+
+typedef struct {
+    char *field[MAX_FIELDS];
+    size_t n_fields;
+    size_t rows;          /* data rows seen */
+    const trace *tr;
+    size_t table_index;   /* the trace table being compared */
+    size_t seen_in_table; /* values of it seen so far */
+    /* results */
+    size_t values, exact, printed_differ, failures;
+    double worst;
+    char first_problem[256];
+} compare_state;
+
+__attribute__((format(printf, 2, 3)))
+static void problem(compare_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    st->failures++;
+    if (st->first_problem[0] == '\0') {
+        va_start(ap, fmt);
+        vsnprintf(st->first_problem, sizeof st->first_problem, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void on_field(void *data, size_t len, void *user)
+{
+    compare_state *st = user;
+    if (st->n_fields < MAX_FIELDS)
+        st->field[st->n_fields] = strndup(data, len);
+    st->n_fields++;
+}
+
+static void compare_row(compare_state *st)
+{
+    char **f = st->field;
+    if (st->n_fields != MAX_FIELDS) {
+        problem(st, "a row has %zu fields, not %d", st->n_fields, MAX_FIELDS);
+        return;
+    }
+    if (st->rows++ == 0)
+        return; /* header */
+
+    const trace *tr = st->tr;
+    if (st->table_index >= tr->n_tables) {
+        problem(st, "PyTorch has table %s/%s that mha-explain lacks", f[0],
+                f[2]);
+        return;
+    }
+    const table *t = &tr->tables[st->table_index];
+    char head[16] = "";
+    if (t->head != NO_HEAD)
+        snprintf(head, sizeof head, "%d", t->head);
+    if (strcmp(t->variant, f[0]) != 0 || strcmp(head, f[1]) != 0 ||
+        strcmp(t->name, f[2]) != 0) {
+        problem(st, "expected table %s/%s here", f[0], f[2]);
+        return;
+    }
+    size_t r = strtoul(f[3], NULL, 10), c = strtoul(f[5], NULL, 10);
+    if (r >= t->values.rows || c >= t->values.cols ||
+        r * t->values.cols + c != st->seen_in_table) {
+        problem(st, "table %s has another shape or order (row %s)", f[2],
+                f[3]);
+        return;
+    }
+    if (strcmp(t->rows->s[r], f[4]) != 0 || strcmp(t->cols->s[c], f[6]) != 0)
+        problem(st, "labels of %s differ: PyTorch has %s / %s", f[2], f[4],
+                f[6]);
+
+    float want = strtof(f[7], NULL);
+    float got = *matrix_at(&t->values, r, c);
+    st->values++;
+    if (memcmp(&want, &got, sizeof want) == 0) {
+        st->exact++;
+    } else {
+        problem(st, "%s/%s/%s[%zu][%zu] is %.9g, PyTorch has %s", f[0], f[1],
+                f[2], r, c, (double)got, f[7]);
+        double diff = fabs((double)got - (double)want);
+        double scale = fabs((double)want) > 1.0 ? fabs((double)want) : 1.0;
+        if (isinf(want) || isinf(got) || diff / scale > st->worst)
+            st->worst = isinf(want) || isinf(got) ? INFINITY : diff / scale;
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%.4f", (double)got);
+        snprintf(b, sizeof b, "%.4f", (double)want);
+        if (strcmp(a, b) != 0)
+            st->printed_differ++;
+    }
+    if (++st->seen_in_table == t->values.rows * t->values.cols) {
+        st->table_index++;
+        st->seen_in_table = 0;
+    }
+}
+
+static void on_row(int c, void *user)
+{
+    (void)c;
+    compare_state *st = user;
+    compare_row(st);
+    for (size_t i = 0; i < st->n_fields && i < MAX_FIELDS; i++)
+        free(st->field[i]);
+    st->n_fields = 0;
+}
+
+static int compare_file(compare_state *st, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    struct csv_parser p;
+    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL);
+    char buf[65536];
+    size_t n;
+    int rc = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (csv_parse(&p, buf, n, on_field, on_row, st) != n) {
+            rc = -1;
+            break;
+        }
+    if (rc == 0 && csv_fini(&p, on_field, on_row, st) != 0)
+        rc = -1;
+    csv_free(&p);
+    fclose(f);
+    return rc;
+}
+
+/* ---- the arguments ------------------------------------------------------ */
+
+static int read_args(char **argv, int *argc, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    static char line[4096];
+    argv[(*argc)++] = strdup("mha-explain");
+    while (*argc < MAX_ARGS - 1 && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] != '\0')
+            argv[(*argc)++] = strdup(line);
+    }
+    argv[*argc] = NULL;
+    fclose(f);
+    return 0;
+}
+
+int main(int cargc, char **cargv)
+{
+    if (cargc != 3) {
+        fprintf(stderr, "usage: check_reference CASE.args CASE.csv\n");
+        return 2;
+    }
+    char *argv[MAX_ARGS];
+    int argc = 0;
+    if (!ok(read_args(argv, &argc, cargv[1]) == 0, "read %s", cargv[1]))
+        return tap_done();
+
+    options opt;
+    mx_error err = {0};
+    trace tr;
+    trace_init(&tr);
+    int parsed = options_parse(&opt, argc, argv, &err) == 0;
+    ok(parsed, "the arguments parse%s%s", parsed ? "" : ": ", err.msg);
+    if (parsed) {
+        int ran = pipeline_run(&tr, &opt, opt.sentence, strlen(opt.sentence),
+                               &err) == 0;
+        ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
+
+        compare_state st = {.tr = &tr};
+        ok(compare_file(&st, cargv[2]) == 0, "read %s as CSV", cargv[2]);
+        diag("%zu values, %zu bit for bit, largest relative difference %.3g",
+             st.values, st.exact, st.worst);
+        ok(st.failures == 0 && st.values > 0,
+           "every value agrees with PyTorch bit for bit (%zu problems%s%s)",
+           st.failures, st.failures ? "; first: " : "", st.first_problem);
+        ok(st.table_index == tr.n_tables && st.seen_in_table == 0,
+           "no table beyond PyTorch's (%zu of %zu compared)", st.table_index,
+           tr.n_tables);
+        ok(st.printed_differ == 0,
+           "every value printed with 4 decimals reads as PyTorch's (%zu differ)",
+           st.printed_differ);
+    }
+    trace_free(&tr);
+    options_free(&opt);
+    for (int i = 0; i < argc; i++)
+        free(argv[i]);
+    return tap_done();
+}
