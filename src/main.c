@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_in.h"
 #include "error.h"
 #include "options.h"
 #include "pipeline.h"
 #include "render.h"
 #include "table.h"
+#include "weights.h"
 
 /* The most a sentence read from standard input may hold. */
 #define MAX_STDIN_BYTES (1u << 20)
@@ -98,24 +100,118 @@ static const table **select_tables(const trace *tr, const options *opt,
     return out;
 }
 
-static int render(const trace *tr, const options *opt, mx_error *err)
+/* One run of the model: sentence number `index` of --input (or -1 for a
+ * single run), rendered to stdout and, with --csv-dir, to csv_dir. */
+static int run_and_render(const options *opt, const model_input *in,
+                          long index, const char *heading,
+                          const char *csv_dir, mx_error *err)
 {
+    trace tr;
+    trace_init(&tr);
     size_t n = 0;
-    const table **chosen = select_tables(tr, opt, &n);
-    if (chosen == NULL)
-        return err_nomem(err, "the table list");
+    const table **chosen = NULL;
+    int rc = pipeline_run(&tr, opt, in, err);
+    if (rc == 0) {
+        chosen = select_tables(&tr, opt, &n);
+        if (chosen == NULL)
+            rc = err_nomem(err, "the table list");
+    }
     const table *const *tables = chosen;
-    int rc = 0;
-    if (opt->csv_dir != NULL)
-        rc = render_csv_dir(opt->csv_dir, tables, n, err);
+    const csv_out_style csv = {
+        .delimiter = opt->csv_delimiter,
+        .decimal_comma = opt->decimal_comma,
+        .bom = opt->bom && index <= 0,
+        .header = index <= 0,
+        .sentence = index,
+    };
+    if (rc == 0 && csv_dir != NULL) {
+        csv_out_style file_csv = csv;
+        file_csv.bom = opt->bom;
+        rc = render_csv_dir(csv_dir, tables, n, &file_csv, err);
+    }
     if (rc == 0 && opt->format == FORMAT_CSV)
-        rc = render_csv(stdout, tables, n, err);
+        rc = render_csv(stdout, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {
         const text_style style = {.precision = opt->precision,
                                   .full = opt->full};
+        if (heading != NULL)
+            printf("%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
         rc = render_text(stdout, tables, n, &style, err);
     }
     free(chosen);
+    trace_free(&tr);
+    return rc;
+}
+
+/* --input FILE --column NAME: every sentence is checked before the first
+ * one is run, so a bad row stops the run before anything is written. */
+static int run_sentence_file(const options *opt, mx_error *err)
+{
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    char **sentences = NULL;
+    size_t *lines = NULL, n = 0;
+    if (read_sentences(&sentences, &lines, &n, opt->input, opt->column,
+                       &style, err) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const model_input in = {.sentence = sentences[i],
+                                .len = strlen(sentences[i])};
+        if (pipeline_check(opt, &in, err) != 0) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            rc = err_input(err, "%s:%zu: column '%s': %s", opt->input,
+                           lines[i], opt->column, why);
+        }
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const model_input in = {.sentence = sentences[i],
+                                .len = strlen(sentences[i])};
+        char heading[256], dir[4096];
+        snprintf(heading, sizeof heading, "sentence %zu: %.200s", i,
+                 sentences[i]);
+        if (opt->csv_dir != NULL)
+            snprintf(dir, sizeof dir, "%s/sentence%zu", opt->csv_dir, i);
+        rc = run_and_render(opt, &in, (long)i, heading,
+                            opt->csv_dir != NULL ? dir : NULL, err);
+    }
+    free_strings(sentences, n);
+    free(lines);
+    return rc;
+}
+
+/* --embeddings FILE: the rows of the file are the inputs. */
+static int run_embeddings_file(const options *opt, mx_error *err)
+{
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    char **words = NULL;
+    size_t n = 0;
+    matrix rows = {0};
+    if (read_embeddings(&words, &n, &rows, opt->embeddings, &style,
+                        MAX_WIDTH, err) != 0)
+        return -1;
+    const model_input in = {.words = (const char *const *)words,
+                            .embeddings = &rows};
+    int rc = run_and_render(opt, &in, -1, NULL, opt->csv_dir, err);
+    free_strings(words, n);
+    matrix_free(&rows);
+    return rc;
+}
+
+/* A sentence from the command line, or from standard input with "-". */
+static int run_sentence(const options *opt, mx_error *err)
+{
+    char *from_stdin = NULL;
+    model_input in = {.sentence = opt->sentence,
+                      .len = opt->sentence ? strlen(opt->sentence) : 0};
+    if (opt->sentence_from_stdin) {
+        from_stdin = read_stdin(&in.len, err);
+        if (from_stdin == NULL)
+            return -1;
+        in.sentence = from_stdin;
+    }
+    int rc = run_and_render(opt, &in, -1, NULL, opt->csv_dir, err);
+    free(from_stdin);
     return rc;
 }
 
@@ -139,30 +235,20 @@ int main(int argc, char **argv)
         return close_stdout(0);
     }
 
-    char *input = opt.sentence;
-    size_t len = input != NULL ? strlen(input) : 0;
-    char *from_stdin = NULL;
-    if (opt.sentence_from_stdin) {
-        from_stdin = read_stdin(&len, &err);
-        if (from_stdin == NULL) {
-            options_free(&opt);
-            return fail(&err);
-        }
-        input = from_stdin;
-    }
-
-    trace tr;
-    trace_init(&tr);
-    int status = 0;
-    if (pipeline_run(&tr, &opt, input, len, &err) != 0 ||
-        render(&tr, &opt, &err) != 0) {
-        if (err.sys_errno == EPIPE)
-            status = 0;
+    int rc = 0;
+    if (opt.weights != NULL)
+        rc = weights_check_dir(opt.weights, opt.variants, opt.heads, &err);
+    if (rc == 0) {
+        if (opt.input != NULL)
+            rc = run_sentence_file(&opt, &err);
+        else if (opt.embeddings != NULL)
+            rc = run_embeddings_file(&opt, &err);
         else
-            status = fail(&err);
+            rc = run_sentence(&opt, &err);
     }
-    trace_free(&tr);
-    free(from_stdin);
+    int status = 0;
+    if (rc != 0 && err.sys_errno != EPIPE)
+        status = fail(&err);
     options_free(&opt);
     return close_stdout(status);
 }

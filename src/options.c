@@ -8,6 +8,8 @@
 
 const char options_usage[] =
     "Usage: mha-explain [OPTIONS] SENTENCE...\n"
+    "       mha-explain [OPTIONS] --embeddings FILE.csv\n"
+    "       mha-explain [OPTIONS] --input FILE.csv --column NAME\n"
     "Show every table inside multi-head attention, with PyTorch's numbers.\n"
     "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
     "from standard input.\n"
@@ -30,6 +32,19 @@ const char options_usage[] =
     "  --precision N    decimals in text output, 0 to 12        (default 4)\n"
     "  --full           print big tables whole                  (default: summarised)\n"
     "  --csv-dir DIR    also write one matrix CSV per table into DIR\n"
+    "\n"
+    "Inputs from CSV files:\n"
+    "  --embeddings FILE  token label, then the vector, one row per token;\n"
+    "                   d_model is taken from the file (no embedding draws)\n"
+    "  --input FILE     run once per data row of FILE ...\n"
+    "  --column NAME    ... taking the sentence from column NAME\n"
+    "  --weights DIR    parameter CSVs named as --csv-dir writes them\n"
+    "                   (fused.W_query.weight.csv, ...) replace the seeded ones\n"
+    "  --csv-delimiter C  field separator of read and written CSV: one\n"
+    "                   character, or 'tab'  (default ',', or ';' with\n"
+    "                   --decimal-comma)\n"
+    "  --decimal-comma  numbers in CSV are written and read as 0,25\n"
+    "  --bom            start written CSV with a UTF-8 byte-order mark\n"
     "\n"
     "  -h, --help       show this help and exit\n"
     "  -V, --version    show the version and exit\n"
@@ -56,6 +71,13 @@ enum {
     OPT_PRECISION,
     OPT_FULL,
     OPT_CSV_DIR,
+    OPT_EMBEDDINGS,
+    OPT_INPUT,
+    OPT_COLUMN,
+    OPT_WEIGHTS,
+    OPT_CSV_DELIMITER,
+    OPT_DECIMAL_COMMA,
+    OPT_BOM,
 };
 
 static const struct option long_options[] = {
@@ -72,6 +94,13 @@ static const struct option long_options[] = {
     {"precision", required_argument, NULL, OPT_PRECISION},
     {"full", no_argument, NULL, OPT_FULL},
     {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"embeddings", required_argument, NULL, OPT_EMBEDDINGS},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"column", required_argument, NULL, OPT_COLUMN},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
+    {"decimal-comma", no_argument, NULL, OPT_DECIMAL_COMMA},
+    {"bom", no_argument, NULL, OPT_BOM},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -266,9 +295,23 @@ static void set_defaults(options *opt)
     opt->precision = 4;
 }
 
-/* Checks that need every option: sizes that fit together, table names. */
-static int validate(const options *opt, mx_error *err)
+/* Checks that need every option: sizes that fit together, table names,
+ * inputs that go together. */
+static int validate(options *opt, mx_error *err)
 {
+    if (opt->input != NULL && opt->column == NULL)
+        return err_usage(err, "--input: say which column holds the "
+                         "sentences with --column NAME");
+    if (opt->column != NULL && opt->input == NULL)
+        return err_usage(err, "--column: goes with --input FILE");
+    if (opt->input != NULL && opt->embeddings != NULL)
+        return err_usage(err, "--embeddings: cannot be combined with --input");
+    if (opt->csv_delimiter == '\0')
+        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
+    else if (opt->decimal_comma && opt->csv_delimiter == ',')
+        return err_usage(err, "--decimal-comma: numbers like 0,25 need "
+                         "another delimiter than ',' (use "
+                         "--csv-delimiter ';')");
     if (opt->d_out % opt->heads != 0) {
         return err_usage(err,
                          "--heads: %zu heads do not divide --d-out %zu (each "
@@ -282,11 +325,40 @@ static int validate(const options *opt, mx_error *err)
     return 0;
 }
 
+/* A file, directory or column name: anything but empty. */
+static int set_path(const char **out, const char *opt, const char *arg,
+                    mx_error *err)
+{
+    if (arg[0] == '\0')
+        return err_usage(err, "%s: the name is empty", opt);
+    *out = arg;
+    return 0;
+}
+
+/* One character that can separate CSV fields, or the word "tab". */
+static int parse_delimiter(char *out, const char *arg, mx_error *err)
+{
+    if (strcmp(arg, "tab") == 0 || strcmp(arg, "\t") == 0) {
+        *out = '\t';
+        return 0;
+    }
+    if (strlen(arg) != 1 || strchr("\"\r\n.0123456789+-eE", arg[0]) ||
+        (unsigned char)arg[0] >= 0x80)
+        return err_usage(err,
+                         "--csv-delimiter: '%s' cannot separate fields "
+                         "(expected one character such as ';' or ',', or "
+                         "'tab')",
+                         arg);
+    *out = arg[0];
+    return 0;
+}
+
 static int parse_one(options *opt, int c, const char *arg, mx_error *err)
 {
     size_t n = 0;
     switch (c) {
     case OPT_D_MODEL:
+        opt->d_model_given = true;
         return parse_size(&opt->d_model, "--d-model", arg, 1, MAX_WIDTH, err);
     case OPT_D_OUT:
         return parse_size(&opt->d_out, "--d-out", arg, 1, MAX_WIDTH, err);
@@ -325,9 +397,22 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         opt->full = true;
         return 0;
     case OPT_CSV_DIR:
-        if (arg[0] == '\0')
-            return err_usage(err, "--csv-dir: the directory name is empty");
-        opt->csv_dir = arg;
+        return set_path(&opt->csv_dir, "--csv-dir", arg, err);
+    case OPT_EMBEDDINGS:
+        return set_path(&opt->embeddings, "--embeddings", arg, err);
+    case OPT_INPUT:
+        return set_path(&opt->input, "--input", arg, err);
+    case OPT_COLUMN:
+        return set_path(&opt->column, "--column", arg, err);
+    case OPT_WEIGHTS:
+        return set_path(&opt->weights, "--weights", arg, err);
+    case OPT_CSV_DELIMITER:
+        return parse_delimiter(&opt->csv_delimiter, arg, err);
+    case OPT_DECIMAL_COMMA:
+        opt->decimal_comma = true;
+        return 0;
+    case OPT_BOM:
+        opt->bom = true;
         return 0;
     case 'h':
         opt->show_help = true;
@@ -361,6 +446,15 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     if (opt->show_help || opt->show_version)
         return 0;
 
+    const char *file_input = opt->input ? "--input" :
+                             opt->embeddings ? "--embeddings" : NULL;
+    if (file_input != NULL) {
+        if (optind != argc)
+            return err_usage(err, "%s: the input comes from a file, so "
+                             "'%s' cannot be a sentence too",
+                             file_input, argv[optind]);
+        return validate(opt, err);
+    }
     if (optind == argc)
         return err_usage(err, "no sentence given");
     if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)

@@ -39,7 +39,18 @@ typedef struct {
     bool full;               /* --full: never summarise */
     const char *csv_dir;     /* --csv-dir, points into argv */
 
-    char *sentence;          /* the words joined by spaces, owned */
+    const char *embeddings;  /* --embeddings FILE, or NULL */
+    const char *input;       /* --input FILE, or NULL */
+    const char *column;      /* --column NAME, with --input */
+    const char *weights;     /* --weights DIR, or NULL */
+    char csv_delimiter;      /* --csv-delimiter, ',' (';' with
+                                --decimal-comma) */
+    bool decimal_comma;      /* --decimal-comma */
+    bool bom;                /* --bom */
+    bool d_model_given;      /* --d-model was on the command line */
+
+    char *sentence;          /* the words joined by spaces, owned; NULL
+                                with --embeddings or --input */
     bool sentence_from_stdin;/* the sentence was "-" */
 
     bool show_help;

@@ -6,12 +6,13 @@
 #include "attention.h"
 #include "rng.h"
 #include "tokenize.h"
+#include "weights.h"
 
 /* About how many float values the trace of this run will hold, counted in
  * double so that absurd sizes cannot overflow. */
-static double trace_size(const options *opt, size_t T, size_t V)
+static double trace_size(const options *opt, size_t D, size_t T, size_t V)
 {
-    const double t = (double)T, v = (double)V, d = (double)opt->d_model,
+    const double t = (double)T, v = (double)V, d = (double)D,
                  o = (double)opt->d_out, h = (double)opt->heads;
     const double params = 3.0 * (o * d + o);
     double n = v * d + t * d + v + t;
@@ -53,53 +54,92 @@ static int make_labels(sequence_labels *lab, trace *tr, const tokenized *tok,
 }
 
 /* Runs one variant from a copy of the generator as it stands after the
- * embedding draws. */
-static int run_variant(trace *tr, unsigned variant,
+ * embedding draws; parameter files from --weights replace drawn ones. */
+static int run_variant(trace *tr, unsigned variant, const options *opt,
                        const attention_config *cfg, const torch_rng *start,
                        const matrix *x, const sequence_labels *lab,
                        mx_error *err)
 {
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    const char *dir = opt->weights;
     torch_rng g = *start;
     int rc = -1;
     if (variant == VARIANT_SINGLE) {
         single_params p = {0};
-        if (single_init(&p, cfg, &g, err) == 0)
+        if (single_init(&p, cfg, &g, err) == 0 &&
+            (dir == NULL || weights_load_single(&p, dir, &style, err) == 0))
             rc = single_forward(tr, &p, cfg, x, lab, err);
         single_free(&p);
     } else if (variant == VARIANT_WRAPPER) {
         wrapper_params p = {0};
-        if (wrapper_init(&p, cfg, &g, err) == 0)
+        if (wrapper_init(&p, cfg, &g, err) == 0 &&
+            (dir == NULL || weights_load_wrapper(&p, dir, &style, err) == 0))
             rc = wrapper_forward(tr, &p, cfg, x, lab, err);
         wrapper_free(&p);
     } else {
         fused_params p = {0};
-        if (fused_init(&p, cfg, &g, err) == 0)
+        if (fused_init(&p, cfg, &g, err) == 0 &&
+            (dir == NULL || weights_load_fused(&p, dir, &style, err) == 0))
             rc = fused_forward(tr, &p, cfg, x, lab, err);
         fused_free(&p);
     }
     return rc;
 }
 
-int pipeline_run(trace *tr, const options *opt, const char *sentence,
-                 size_t len, mx_error *err)
+/* Tokens of the input: the sentence split, or the embeddings' labels. */
+static int input_tokens(tokenized *tok, const model_input *in, mx_error *err)
+{
+    if (in->embeddings != NULL)
+        return tokenize_words(tok, in->words, in->embeddings->rows, err);
+    return tokenize(tok, in->sentence, in->len, err);
+}
+
+/* The model width: --d-model, or the embeddings' width. */
+static size_t model_width(const options *opt, const model_input *in)
+{
+    return in->embeddings != NULL ? in->embeddings->cols : opt->d_model;
+}
+
+static int check_size(const options *opt, const model_input *in,
+                      const tokenized *tok, mx_error *err)
+{
+    const size_t D = model_width(opt, in);
+    if (in->embeddings != NULL && opt->d_model_given && opt->d_model != D)
+        return err_usage(err, "--d-model %zu: the embeddings have %zu "
+                         "columns (d_model is taken from the file)",
+                         opt->d_model, D);
+    double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
+    if (size > (double)MAX_TRACE_VALUES)
+        return err_input(err,
+                         "the run would hold about %.0f million values (at "
+                         "most %zu million): use fewer tokens, heads or "
+                         "variants, or smaller widths",
+                         size / 1e6, MAX_TRACE_VALUES / 1000000);
+    return 0;
+}
+
+int pipeline_check(const options *opt, const model_input *in, mx_error *err)
+{
+    tokenized tok = {0};
+    if (input_tokens(&tok, in, err) != 0)
+        return -1;
+    int rc = check_size(opt, in, &tok, err);
+    tokenized_free(&tok);
+    return rc;
+}
+
+int pipeline_run(trace *tr, const options *opt, const model_input *in,
+                 mx_error *err)
 {
     tokenized tok = {0};
     matrix embedding = {0}, inputs = {0};
     int rc = -1;
 
-    if (tokenize(&tok, sentence, len, err) != 0)
+    if (input_tokens(&tok, in, err) != 0)
         return -1;
-    const size_t T = tok.n_tokens, V = tok.n_vocab, D = opt->d_model;
-
-    double size = trace_size(opt, T, V);
-    if (size > (double)MAX_TRACE_VALUES) {
-        err_input(err,
-                  "the run would hold about %.0f million values (at most "
-                  "%zu million): use fewer tokens, heads or variants, or "
-                  "smaller widths",
-                  size / 1e6, MAX_TRACE_VALUES / 1000000);
+    if (check_size(opt, in, &tok, err) != 0)
         goto done;
-    }
+    const size_t T = tok.n_tokens, V = tok.n_vocab, D = model_width(opt, in);
 
     const attention_config cfg = {
         .d_model = D,
@@ -110,18 +150,23 @@ int pipeline_run(trace *tr, const options *opt, const char *sentence,
         .qkv_bias = opt->qkv_bias,
     };
 
-    // torch.manual_seed(seed); emb = nn.Embedding(V, D)
     torch_rng g;
     rng_seed(&g, opt->seed);
-    if (matrix_alloc(&embedding, V, D, "the embedding table", err) != 0 ||
-        matrix_alloc(&inputs, T, D, "the inputs", err) != 0)
+    if (matrix_alloc(&inputs, T, D, "the inputs", err) != 0)
         goto done;
-    rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
-
-    // inputs (T, D) = emb(token_ids): row ids[t] of the table
-    for (size_t t = 0; t < T; t++)
-        memcpy(matrix_at(&inputs, t, 0), matrix_at(&embedding, tok.ids[t], 0),
-               D * sizeof(float));
+    if (in->embeddings != NULL) {
+        // inputs (T, D) come from the file, row for row
+        memcpy(inputs.v, in->embeddings->v, T * D * sizeof(float));
+    } else {
+        // torch.manual_seed(seed); emb = nn.Embedding(V, D)
+        if (matrix_alloc(&embedding, V, D, "the embedding table", err) != 0)
+            goto done;
+        rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
+        // inputs (T, D) = emb(token_ids): row ids[t] of the table
+        for (size_t t = 0; t < T; t++)
+            memcpy(matrix_at(&inputs, t, 0),
+                   matrix_at(&embedding, tok.ids[t], 0), D * sizeof(float));
+    }
 
     sequence_labels lab;
     const labels *vocab = trace_word_labels(
@@ -129,18 +174,21 @@ int pipeline_run(trace *tr, const options *opt, const char *sentence,
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     if (vocab == NULL || dims == NULL || make_labels(&lab, tr, &tok, err) ||
         record_ids(tr, "vocab", vocab, NULL, err) ||
-        record_ids(tr, "tokens", lab.tokens, tok.ids, err) ||
+        record_ids(tr, "tokens", lab.tokens, tok.ids, err))
+        goto done;
+    if (embedding.v != NULL &&
         trace_add(tr, "input", NO_HEAD, "embedding.weight", vocab, dims,
-                  &embedding, err) ||
-        trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
-                  err))
+                  &embedding, err) != 0)
+        goto done;
+    if (trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
+                  err) != 0)
         goto done;
 
     static const unsigned order[] = {VARIANT_SINGLE, VARIANT_WRAPPER,
                                      VARIANT_FUSED};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if ((opt->variants & order[i]) &&
-            run_variant(tr, order[i], &cfg, &g, &inputs, &lab, err) != 0)
+            run_variant(tr, order[i], opt, &cfg, &g, &inputs, &lab, err) != 0)
             goto done;
     rc = 0;
 done:

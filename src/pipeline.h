@@ -18,11 +18,25 @@
 /* Largest trace, in float values, checked before the model is built. */
 #define MAX_TRACE_VALUES ((size_t)1 << 27)
 
-/* Runs the model of opt over sentence[0..len) and appends every table to
- * tr (input tables first, then each variant in the order single, wrapper,
- * fused). tr must be initialised; on failure it may hold some tables and
- * the caller still frees it. */
-int pipeline_run(trace *tr, const options *opt, const char *sentence,
-                 size_t len, mx_error *err);
+/* What the model reads: a sentence, or rows of given embeddings. */
+typedef struct {
+    const char *sentence;      /* the text, when embeddings is NULL */
+    size_t len;
+    const char *const *words;  /* with --embeddings: a label per row */
+    const matrix *embeddings;  /* (T, D) rows from the file, or NULL */
+} model_input;
+
+/* Checks, without building anything, that the input tokenizes and that
+ * the run fits the limits. */
+int pipeline_check(const options *opt, const model_input *in, mx_error *err);
+
+/* Runs the model of opt over the input and appends every table to tr
+ * (input tables first, then each variant in the order single, wrapper,
+ * fused). With embeddings given there is no embedding table and no
+ * embedding draw: the module's layers are the first draws after the seed.
+ * tr must be initialised; on failure it may hold some tables and the
+ * caller still frees it. */
+int pipeline_run(trace *tr, const options *opt, const model_input *in,
+                 mx_error *err);
 
 #endif

@@ -21,6 +21,15 @@ typedef struct {
     bool full;      /* never summarise */
 } text_style;
 
+/* How CSV is written: the contract's defaults are ',' and '.', no BOM. */
+typedef struct {
+    char delimiter;      /* field separator */
+    bool decimal_comma;  /* write 0,25 rather than 0.25 */
+    bool bom;            /* start with a UTF-8 byte-order mark */
+    bool header;         /* write the header row (tidy CSV) */
+    long sentence;       /* >= 0: a leading `sentence` column (--input) */
+} csv_out_style;
+
 /* Aligned tables for a terminal, one after another, a blank line between. */
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
@@ -28,22 +37,23 @@ int render_text(FILE *out, const table *const *tables, size_t n,
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value */
 int render_csv(FILE *out, const table *const *tables, size_t n,
-               mx_error *err);
+               const csv_out_style *style, mx_error *err);
 
 /* One matrix-shaped CSV per table in dir (made if missing):
  * dir/<variant>.<table>.csv or dir/<variant>.head<h>.<table>.csv. Files
  * are written under temporary names and renamed at the end, so they
  * appear whole or not at all; on failure nothing made is left. */
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
-                   mx_error *err);
+                   const csv_out_style *style, mx_error *err);
 
 /* The shortest decimal text that reads back (strtof) as exactly v:
- * "0.3367", "-inf", "12". buf must hold 32 bytes. */
-void format_float_exact(char *buf, size_t size, float v);
+ * "0.3367", "-inf", "12"; with decimal_comma "0,3367". buf must hold 32
+ * bytes. */
+void format_float_exact(char *buf, size_t size, float v, bool decimal_comma);
 
-/* Writes s as one CSV field, quoted when it holds a comma, a quote or a
- * line break. */
-void write_csv_field(FILE *out, const char *s);
+/* Writes s as one CSV field, quoted when it holds the delimiter, a quote
+ * or a line break. */
+void write_csv_field(FILE *out, const char *s, char delimiter);
 
 /* Sets err for a failed write to `what` (status 1), keeping errno's
  * reason. */

@@ -15,7 +15,14 @@ int err_write(mx_error *err, const char *what, int errnum)
     return -1;
 }
 
-void format_float_exact(char *buf, size_t size, float v)
+static void use_decimal_comma(char *buf, bool decimal_comma)
+{
+    char *dot = strchr(buf, '.');
+    if (decimal_comma && dot != NULL)
+        *dot = ',';
+}
+
+void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
 {
     if (isnan(v)) {
         snprintf(buf, size, "nan");
@@ -35,22 +42,32 @@ void format_float_exact(char *buf, size_t size, float v)
     for (int digits = 1; digits <= 9; digits++) {
         snprintf(buf, size, "%.*g", digits, (double)v);
         if (strtof(buf, NULL) == v)
-            return;
+            break;
     }
+    use_decimal_comma(buf, decimal_comma);
 }
 
-void write_csv_field(FILE *out, const char *s)
+void write_csv_field(FILE *out, const char *s, char delimiter)
 {
-    if (strpbrk(s, ",\"\r\n") != NULL)
+    const char special[] = {delimiter, '"', '\r', '\n', '\0'};
+    if (strpbrk(s, special) != NULL)
         csv_fwrite(out, s, strlen(s));
     else
         fputs(s, out);
 }
 
 int render_csv(FILE *out, const table *const *tables, size_t n,
-               mx_error *err)
+               const csv_out_style *style, mx_error *err)
 {
-    fputs("variant,head,table,row,row_label,col,col_label,value\n", out);
+    const char d = style->delimiter;
+    if (style->bom)
+        fputs("\xEF\xBB\xBF", out);
+    if (style->header) {
+        if (style->sentence >= 0)
+            fprintf(out, "sentence%c", d);
+        fprintf(out, "variant%chead%ctable%crow%crow_label%ccol%ccol_label%c"
+                     "value\n", d, d, d, d, d, d, d);
+    }
     for (size_t i = 0; i < n; i++) {
         const table *t = tables[i];
         char head[24] = "";
@@ -60,12 +77,16 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
             for (size_t c = 0; c < t->values.cols; c++) {
                 char value[32];
                 format_float_exact(value, sizeof value,
-                                   *matrix_at(&t->values, r, c));
-                fprintf(out, "%s,%s,%s,%zu,", t->variant, head, t->name, r);
-                write_csv_field(out, t->rows->s[r]);
-                fprintf(out, ",%zu,", c);
-                write_csv_field(out, t->cols->s[c]);
-                fprintf(out, ",%s\n", value);
+                                   *matrix_at(&t->values, r, c),
+                                   style->decimal_comma);
+                if (style->sentence >= 0)
+                    fprintf(out, "%ld%c", style->sentence, d);
+                fprintf(out, "%s%c%s%c%s%c%zu%c", t->variant, d, head, d,
+                        t->name, d, r, d);
+                write_csv_field(out, t->rows->s[r], d);
+                fprintf(out, "%c%zu%c", d, c, d);
+                write_csv_field(out, t->cols->s[c], d);
+                fprintf(out, "%c%s\n", d, value);
             }
         }
         if (ferror(out))

@@ -91,21 +91,26 @@ static void file_name(char *buf, size_t size, const table *t)
                  t->name);
 }
 
-static void write_matrix_csv(FILE *f, const table *t)
+static void write_matrix_csv(FILE *f, const table *t,
+                             const csv_out_style *style)
 {
+    const char d = style->delimiter;
+    if (style->bom)
+        fputs("\xEF\xBB\xBF", f);
     fputs("token", f);
     for (size_t c = 0; c < t->values.cols; c++) {
-        fputc(',', f);
-        write_csv_field(f, t->cols->s[c]);
+        fputc(d, f);
+        write_csv_field(f, t->cols->s[c], d);
     }
     fputc('\n', f);
     for (size_t r = 0; r < t->values.rows; r++) {
-        write_csv_field(f, t->rows->s[r]);
+        write_csv_field(f, t->rows->s[r], d);
         for (size_t c = 0; c < t->values.cols; c++) {
             char value[32];
             format_float_exact(value, sizeof value,
-                               *matrix_at(&t->values, r, c));
-            fputc(',', f);
+                               *matrix_at(&t->values, r, c),
+                               style->decimal_comma);
+            fputc(d, f);
             fputs(value, f);
         }
         fputc('\n', f);
@@ -114,7 +119,7 @@ static void write_matrix_csv(FILE *f, const table *t)
 
 /* Writes t into a new temporary file beside its final name. */
 static int write_pending(pending_file *p, const char *dir, const table *t,
-                         mx_error *err)
+                         const csv_out_style *style, mx_error *err)
 {
     char name[128];
     file_name(name, sizeof name, t);
@@ -137,7 +142,7 @@ static int write_pending(pending_file *p, const char *dir, const table *t,
         close(fd);
         return err_write(err, p->final_path, e);
     }
-    write_matrix_csv(f, t);
+    write_matrix_csv(f, t, style);
     int failed = ferror(f);
     int e = errno;
     if (fclose(f) != 0 && !failed) {
@@ -154,7 +159,7 @@ static int write_pending(pending_file *p, const char *dir, const table *t,
 }
 
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
-                   mx_error *err)
+                   const csv_out_style *style, mx_error *err)
 {
     created_dirs made = {0};
     pending_file *files = calloc(n > 0 ? n : 1, sizeof *files);
@@ -163,7 +168,7 @@ int render_csv_dir(const char *dir, const table *const *tables, size_t n,
     int rc = make_dirs(dir, &made, err);
 
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = write_pending(&files[i], dir, tables[i], err);
+        rc = write_pending(&files[i], dir, tables[i], style, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (rename(files[i].temp_path, files[i].final_path) != 0)
             rc = err_write(err, files[i].final_path, errno);

@@ -189,8 +189,9 @@ int main(int cargc, char **cargv)
     int parsed = options_parse(&opt, argc, argv, &err) == 0;
     ok(parsed, "the arguments parse%s%s", parsed ? "" : ": ", err.msg);
     if (parsed) {
-        int ran = pipeline_run(&tr, &opt, opt.sentence, strlen(opt.sentence),
-                               &err) == 0;
+        const model_input in = {.sentence = opt.sentence,
+                                .len = strlen(opt.sentence)};
+        int ran = pipeline_run(&tr, &opt, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
 
         compare_state st = {.tr = &tr};

@@ -1,0 +1,476 @@
+/* csv_in.c: strict CSV readers on top of libcsv. */
+#include "csv_in.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+/* ---- a whole file as rows of fields, with positions ------------------- */
+
+typedef struct {
+    char *text;          /* NUL-terminated; checked to hold no NUL byte */
+    size_t line, column; /* where the field starts, from 1 */
+} csv_field;
+
+typedef struct {
+    csv_field *fields;
+    size_t n;
+} csv_row;
+
+typedef struct {
+    const char *path;
+    csv_row *rows;
+    size_t n_rows, cap_rows;
+    /* the row being read */
+    csv_field *fields;
+    size_t n_fields, cap_fields;
+    /* limits */
+    size_t max_rows, max_fields;
+    /* position of the byte being fed, and of the next field's start */
+    size_t line, column;
+    size_t field_line, field_column;
+    bool failed;
+    bool hit_limit;      /* failed because of max_rows or max_fields */
+    mx_error *err;
+} csv_reader;
+
+__attribute__((format(printf, 4, 5)))
+static void fail_at(csv_reader *r, size_t line, size_t column,
+                    const char *fmt, ...)
+{
+    if (r->failed)
+        return;
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    err_input(r->err, "%s:%zu:%zu: %s", r->path, line, column, what);
+    r->failed = true;
+}
+
+static void free_fields(csv_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(f[i].text);
+    free(f);
+}
+
+static void reader_free(csv_reader *r)
+{
+    for (size_t i = 0; i < r->n_rows; i++)
+        free_fields(r->rows[i].fields, r->rows[i].n);
+    free(r->rows);
+    free_fields(r->fields, r->n_fields);
+    r->rows = NULL;
+    r->fields = NULL;
+    r->n_rows = r->n_fields = 0;
+}
+
+static void on_field(void *data, size_t len, void *user)
+{
+    csv_reader *r = user;
+    const size_t line = r->field_line, column = r->field_column;
+    if (r->failed)
+        return;
+    if (memchr(data, '\0', len) != NULL) {
+        fail_at(r, line, column, "the field holds a NUL byte");
+        return;
+    }
+    /* labels must be valid UTF-8 */
+    const utf8proc_uint8_t *p = data;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n =
+            utf8proc_iterate(p + i, (utf8proc_ssize_t)(len - i), &c);
+        if (n < 0) {
+            fail_at(r, line, column, "the field is not valid UTF-8");
+            return;
+        }
+        i += (size_t)n;
+    }
+    if (r->n_fields == r->max_fields) {
+        fail_at(r, line, column, "more than %zu fields in a row",
+                r->max_fields);
+        r->hit_limit = true;
+        return;
+    }
+    if (r->n_fields == r->cap_fields) {
+        size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
+        csv_field *f = realloc(r->fields, cap * sizeof *f);
+        if (f == NULL) {
+            fail_at(r, line, column, "out of memory");
+            return;
+        }
+        r->fields = f;
+        r->cap_fields = cap;
+    }
+    char *text = malloc(len + 1);
+    if (text == NULL) {
+        fail_at(r, line, column, "out of memory");
+        return;
+    }
+    memcpy(text, data, len);
+    text[len] = '\0';
+    r->fields[r->n_fields++] = (csv_field){text, line, column};
+}
+
+static void on_row(int c, void *user)
+{
+    (void)c;
+    csv_reader *r = user;
+    if (r->failed)
+        return;
+    if (r->n_rows == r->max_rows) {
+        fail_at(r, r->field_line, 1, "more than %zu rows", r->max_rows);
+        r->hit_limit = true;
+        return;
+    }
+    if (r->n_rows == r->cap_rows) {
+        size_t cap = r->cap_rows ? r->cap_rows * 2 : 64;
+        csv_row *rows = realloc(r->rows, cap * sizeof *rows);
+        if (rows == NULL) {
+            fail_at(r, r->field_line, 1, "out of memory");
+            return;
+        }
+        r->rows = rows;
+        r->cap_rows = cap;
+    }
+    r->rows[r->n_rows++] = (csv_row){r->fields, r->n_fields};
+    r->fields = NULL;
+    r->n_fields = r->cap_fields = 0;
+}
+
+/* Feeds one byte to libcsv, keeping track of lines and columns: a field
+ * starts right after the byte that ended the previous one. */
+static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
+{
+    size_t rows = r->n_rows, fields = r->n_fields;
+    if (csv_parse(p, &byte, 1, on_field, on_row, r) != 1) {
+        fail_at(r, r->line, r->column, "malformed CSV: %s",
+                csv_error(p) == CSV_EPARSE
+                    ? "a quote inside an unquoted field, or text after a "
+                      "closing quote"
+                    : csv_strerror(csv_error(p)));
+        return -1;
+    }
+    if (byte == '\n') {
+        r->line++;
+        r->column = 1;
+    } else if ((byte & 0xC0) != 0x80) {
+        r->column++; /* count characters, not UTF-8 continuation bytes */
+    }
+    /* a field or row just ended, or line ends between rows: the next
+     * field starts after this byte */
+    if (r->n_rows != rows || r->n_fields != fields ||
+        ((byte == '\r' || byte == '\n') && r->n_fields == 0)) {
+        r->field_line = r->line;
+        r->field_column = r->column;
+    }
+    return r->failed ? -1 : 0;
+}
+
+/* Reads the whole file into rows. */
+static int read_csv(csv_reader *r, const char *path, const csv_style *style,
+                    size_t max_rows, size_t max_fields, mx_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->err = err;
+    r->max_rows = max_rows;
+    r->max_fields = max_fields;
+    r->line = r->column = r->field_line = r->field_column = 1;
+
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return err_input(err, "%s: cannot open: %s", path, strerror(errno));
+
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        fclose(f);
+        return err_nomem(err, "a CSV parser");
+    }
+    csv_set_delim(&p, (unsigned char)style->delimiter);
+
+    unsigned char buf[65536];
+    size_t total = 0, got;
+    bool first = true;
+    while (!r->failed && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+        size_t start = 0;
+        if (first && got >= 3 && buf[0] == 0xEF && buf[1] == 0xBB &&
+            buf[2] == 0xBF)
+            start = 3; /* a byte-order mark, as spreadsheets write */
+        first = false;
+        total += got;
+        if (total > MAX_CSV_BYTES) {
+            err_input(err, "%s: larger than %zu MiB", path,
+                      MAX_CSV_BYTES >> 20);
+            r->failed = true;
+            break;
+        }
+        for (size_t i = start; i < got && !r->failed; i++)
+            feed(r, &p, buf[i]);
+    }
+    if (!r->failed && ferror(f))
+        fail_at(r, r->line, r->column, "read error: %s", strerror(errno));
+    if (!r->failed && csv_fini(&p, on_field, on_row, r) != 0)
+        fail_at(r, r->field_line, r->field_column,
+                "a quoted field is never closed");
+    csv_free(&p);
+    fclose(f);
+    if (r->failed) {
+        reader_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+int parse_csv_number(float *out, const char *text, bool decimal_comma,
+                     const char **why)
+{
+    const char sep = decimal_comma ? ',' : '.';
+    char plain[128];
+    size_t n = 0, digits = 0;
+    const char *p = text;
+    if (*p == '\0') {
+        *why = "an empty cell where a number belongs";
+        return -1;
+    }
+    if (*p == '+' || *p == '-')
+        plain[n++] = *p++;
+    for (; *p >= '0' && *p <= '9' && n < 100; p++, digits++)
+        plain[n++] = *p;
+    if (*p == sep) {
+        plain[n++] = '.';
+        for (p++; *p >= '0' && *p <= '9' && n < 100; p++, digits++)
+            plain[n++] = *p;
+    }
+    if (digits > 0 && (*p == 'e' || *p == 'E')) {
+        plain[n++] = *p++;
+        if (*p == '+' || *p == '-')
+            plain[n++] = *p++;
+        size_t exp_digits = 0;
+        for (; *p >= '0' && *p <= '9' && n < 120; p++, exp_digits++)
+            plain[n++] = *p;
+        if (exp_digits == 0)
+            digits = 0;
+    }
+    if (digits == 0 || *p != '\0') {
+        *why = decimal_comma ? "not a number (expected digits with a decimal "
+                               "comma, such as -0,25)"
+                             : "not a number (expected digits with a decimal "
+                               "point, such as -0.25)";
+        return -1;
+    }
+    plain[n] = '\0';
+    /* plain is in the C locale's syntax, which strtof uses: the program
+     * never calls setlocale */
+    errno = 0;
+    float v = strtof(plain, NULL);
+    if (isinf(v) || isnan(v)) {
+        *why = "a number too large for float32";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Reads field f as a number into *out, or fails at its position. */
+static int field_number(float *out, const csv_field *f, const char *path,
+                        bool decimal_comma, mx_error *err)
+{
+    const char *why = NULL;
+    if (parse_csv_number(out, f->text, decimal_comma, &why) != 0)
+        return err_input(err, "%s:%zu:%zu: %s: '%.40s'", path, f->line,
+                         f->column, why, f->text);
+    return 0;
+}
+
+/* Checks that there is a header and at least one data row, all rows as
+ * wide as the header. */
+static int check_shape(const csv_reader *r, size_t min_fields,
+                       mx_error *err)
+{
+    if (r->n_rows == 0)
+        return err_input(err, "%s: the file is empty (expected a header row)",
+                         r->path);
+    if (r->n_rows == 1)
+        return err_input(err, "%s: no data rows after the header", r->path);
+    const size_t width = r->rows[0].n;
+    if (width < min_fields)
+        return err_input(err, "%s:%zu:1: the header has %zu columns, at "
+                         "least %zu are needed",
+                         r->path, r->rows[0].fields[0].line, width,
+                         min_fields);
+    for (size_t i = 1; i < r->n_rows; i++) {
+        const csv_row *row = &r->rows[i];
+        if (row->n != width) {
+            const csv_field *at = &row->fields[row->n < width ? row->n - 1
+                                                               : width];
+            return err_input(err, "%s:%zu:%zu: this row has %zu fields, the "
+                             "header has %zu",
+                             r->path, at->line, at->column, row->n, width);
+        }
+    }
+    return 0;
+}
+
+void free_strings(char **s, size_t n)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* ---- the three readers -------------------------------------------------- */
+
+int read_embeddings(char ***words, size_t *n, matrix *inputs,
+                    const char *path, const csv_style *style,
+                    size_t max_width, mx_error *err)
+{
+    csv_reader r;
+    *words = NULL;
+    *n = 0;
+    memset(inputs, 0, sizeof *inputs);
+    if (read_csv(&r, path, style, 4096 + 1, max_width + 1, err) != 0)
+        return -1;
+    int rc = -1;
+    if (check_shape(&r, 2, err) != 0)
+        goto done;
+
+    const size_t T = r.n_rows - 1, D = r.rows[0].n - 1;
+    char **w = calloc(T, sizeof *w);
+    if (w == NULL) {
+        err_nomem(err, "the token list");
+        goto done;
+    }
+    if (matrix_alloc(inputs, T, D, "the embeddings", err) != 0) {
+        free(w);
+        goto done;
+    }
+    for (size_t t = 0; t < T; t++) {
+        const csv_row *row = &r.rows[t + 1];
+        if (row->fields[0].text[0] == '\0') {
+            err_input(err, "%s:%zu:%zu: the token label is empty", path,
+                      row->fields[0].line, row->fields[0].column);
+            goto fail;
+        }
+        for (size_t d = 0; d < D; d++)
+            if (field_number(matrix_at(inputs, t, d), &row->fields[d + 1],
+                             path, style->decimal_comma, err) != 0)
+                goto fail;
+        /* the label moves from the reader into the word list */
+        w[t] = row->fields[0].text;
+        row->fields[0].text = NULL;
+    }
+    *words = w;
+    *n = T;
+    rc = 0;
+    goto done;
+fail:
+    free_strings(w, T);
+    matrix_free(inputs);
+done:
+    reader_free(&r);
+    return rc;
+}
+
+int read_sentences(char ***sentences, size_t **lines, size_t *n,
+                   const char *path, const char *column,
+                   const csv_style *style, mx_error *err)
+{
+    csv_reader r;
+    *sentences = NULL;
+    *lines = NULL;
+    *n = 0;
+    if (read_csv(&r, path, style, MAX_SENTENCES + 1, 1024, err) != 0)
+        return -1;
+    int rc = -1;
+    if (check_shape(&r, 1, err) != 0)
+        goto done;
+
+    const csv_row *header = &r.rows[0];
+    size_t col = header->n;
+    for (size_t i = 0; i < header->n; i++) {
+        if (strcmp(header->fields[i].text, column) != 0)
+            continue;
+        if (col != header->n) {
+            err_input(err, "%s:%zu:%zu: two columns are named '%s'", path,
+                      header->fields[i].line, header->fields[i].column,
+                      column);
+            goto done;
+        }
+        col = i;
+    }
+    if (col == header->n) {
+        err_input(err, "%s:%zu:1: no column named '%s' in the header", path,
+                  header->fields[0].line, column);
+        goto done;
+    }
+
+    const size_t count = r.n_rows - 1;
+    char **s = calloc(count, sizeof *s);
+    size_t *l = calloc(count, sizeof *l);
+    if (s == NULL || l == NULL) {
+        free(s);
+        free(l);
+        err_nomem(err, "the sentences");
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++) {
+        csv_field *f = &r.rows[i + 1].fields[col];
+        s[i] = f->text;
+        l[i] = f->line;
+        f->text = NULL;
+    }
+    *sentences = s;
+    *lines = l;
+    *n = count;
+    rc = 0;
+done:
+    reader_free(&r);
+    return rc;
+}
+
+int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
+                       mx_error *err)
+{
+    csv_reader r;
+    /* reading stops one row or field past the expected shape */
+    if (read_csv(&r, path, style, m->rows + 2, m->cols + 2, err) != 0) {
+        if (!r.hit_limit)
+            return -1;
+        return err_input(err, "%s: has more than %zu rows x %zu columns of "
+                         "numbers (a header row and a label column besides)",
+                         path, m->rows, m->cols);
+    }
+    int rc = -1;
+    if (r.n_rows != m->rows + 1 || r.rows[0].n != m->cols + 1) {
+        err_input(err, "%s: has %zu rows x %zu columns of numbers, expected "
+                  "%zu x %zu (a header row and a label column besides)",
+                  path, r.n_rows > 0 ? r.n_rows - 1 : 0,
+                  r.n_rows > 0 && r.rows[0].n > 0 ? r.rows[0].n - 1 : 0,
+                  m->rows, m->cols);
+        goto done;
+    }
+    if (check_shape(&r, 2, err) != 0)
+        goto done;
+    for (size_t i = 0; i < m->rows; i++)
+        for (size_t j = 0; j < m->cols; j++)
+            if (field_number(matrix_at(m, i, j), &r.rows[i + 1].fields[j + 1],
+                             path, style->decimal_comma, err) != 0)
+                goto done;
+    rc = 0;
+done:
+    reader_free(&r);
+    return rc;
+}

@@ -1,0 +1,166 @@
+/* weights.c: loading parameter files over the seeded parameters. */
+#include "weights.h"
+
+#include "options.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Nonzero when path exists; -1 with err set when it cannot be checked. */
+static int file_exists(const char *path, mx_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return 1;
+    if (errno == ENOENT)
+        return 0;
+    return err_input(err, "%s: %s", path, strerror(errno));
+}
+
+/* Loads <dir>/<variant>.<name>.weight.csv and .bias.csv into l when they
+ * are present. */
+static int load_layer(linear *l, const char *dir, const char *variant,
+                      const char *name, const csv_style *style,
+                      mx_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%s.weight.csv", dir, variant, name);
+    int found = file_exists(path, err);
+    if (found < 0 || (found && read_weight_matrix(&l->weight, path, style,
+                                                  err) != 0))
+        return -1;
+
+    snprintf(path, sizeof path, "%s/%s.%s.bias.csv", dir, variant, name);
+    found = file_exists(path, err);
+    if (found < 0)
+        return -1;
+    if (found && l->bias.v == NULL)
+        return err_input(err, "%s: the %s module's %s has no bias (W_query, "
+                         "W_key and W_value have one only with --qkv-bias)",
+                         path, variant, name);
+    if (found && read_weight_matrix(&l->bias, path, style, err) != 0)
+        return -1;
+    return 0;
+}
+
+static int load_qkv(qkv *p, const char *dir, const char *variant,
+                    const char *prefix, const csv_style *style, mx_error *err)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%sW_query", prefix);
+    if (load_layer(&p->query, dir, variant, name, style, err) != 0)
+        return -1;
+    snprintf(name, sizeof name, "%sW_key", prefix);
+    if (load_layer(&p->key, dir, variant, name, style, err) != 0)
+        return -1;
+    snprintf(name, sizeof name, "%sW_value", prefix);
+    return load_layer(&p->value, dir, variant, name, style, err);
+}
+
+int weights_load_single(single_params *p, const char *dir,
+                        const csv_style *style, mx_error *err)
+{
+    return load_qkv(&p->attn, dir, "single", "", style, err);
+}
+
+int weights_load_wrapper(wrapper_params *p, const char *dir,
+                         const csv_style *style, mx_error *err)
+{
+    for (size_t h = 0; h < p->heads; h++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "heads.%zu.", h);
+        if (load_qkv(&p->head[h], dir, "wrapper", prefix, style, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int weights_load_fused(fused_params *p, const char *dir,
+                       const csv_style *style, mx_error *err)
+{
+    if (load_qkv(&p->attn, dir, "fused", "", style, err) != 0)
+        return -1;
+    return load_layer(&p->out_proj, dir, "fused", "out_proj", style, err);
+}
+
+/* ---- checking the directory ------------------------------------------ */
+
+static int is_qkv(const char *layer)
+{
+    return strcmp(layer, "W_query") == 0 || strcmp(layer, "W_key") == 0 ||
+           strcmp(layer, "W_value") == 0;
+}
+
+/* Nonzero when `layer` (the part between "<variant>." and
+ * ".weight.csv") is a layer of the variant. */
+static int known_layer(unsigned variant, const char *layer, size_t heads)
+{
+    if (variant == VARIANT_SINGLE)
+        return is_qkv(layer);
+    if (variant == VARIANT_FUSED)
+        return is_qkv(layer) || strcmp(layer, "out_proj") == 0;
+    /* wrapper: heads.N.W_query ... with N < heads */
+    if (strncmp(layer, "heads.", 6) != 0)
+        return 0;
+    char *end;
+    const char *digits = layer + 6;
+    if (*digits < '0' || *digits > '9')
+        return 0;
+    unsigned long h = strtoul(digits, &end, 10);
+    return *end == '.' && h < heads && is_qkv(end + 1);
+}
+
+static int ends_with(const char *s, const char *suffix, size_t *stem)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    if (a < b || strcmp(s + a - b, suffix) != 0)
+        return 0;
+    *stem = a - b;
+    return 1;
+}
+
+int weights_check_dir(const char *dir, unsigned variants, size_t heads,
+                      mx_error *err)
+{
+    static const struct {
+        const char *prefix;
+        unsigned bit;
+    } modules[] = {
+        {"single.", VARIANT_SINGLE},
+        {"wrapper.", VARIANT_WRAPPER},
+        {"fused.", VARIANT_FUSED},
+    };
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return err_input(err, "--weights: cannot open %s: %s", dir,
+                         strerror(errno));
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t stem;
+        if (!ends_with(e->d_name, ".weight.csv", &stem) &&
+            !ends_with(e->d_name, ".bias.csv", &stem))
+            continue;
+        for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+            size_t plen = strlen(modules[i].prefix);
+            if (!(variants & modules[i].bit) ||
+                strncmp(e->d_name, modules[i].prefix, plen) != 0 ||
+                stem <= plen)
+                continue;
+            char layer[256];
+            snprintf(layer, sizeof layer, "%.*s", (int)(stem - plen),
+                     e->d_name + plen);
+            if (!known_layer(modules[i].bit, layer, heads))
+                rc = err_input(err, "%s/%s: the %.*s module has no layer "
+                               "'%s' (with --heads %zu)",
+                               dir, e->d_name, (int)plen - 1,
+                               modules[i].prefix, layer, heads);
+        }
+    }
+    closedir(d);
+    return rc;
+}
