@@ -34,6 +34,12 @@ static inline float *matrix_at(const matrix *m, size_t r, size_t c)
 void linear_forward(matrix *out, const matrix *x, const matrix *w,
                     const float *bias);
 
+/* The same as linear_forward and matmul, written as plainly as possible:
+ * the reference the faster versions are tested against. */
+void linear_forward_naive(matrix *out, const matrix *x, const matrix *w,
+                          const float *bias);
+void matmul_naive(matrix *out, const matrix *a, const matrix *b);
+
 /* out (T, S) = a (T, d) @ b (S, d)^T: attention scores from Q and K. */
 void matmul_transposed(matrix *out, const matrix *a, const matrix *b);
 
