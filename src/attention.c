@@ -115,6 +115,31 @@ void fused_free(fused_params *p)
     linear_free(&p->out_proj);
 }
 
+/* Copies src (hd x cols) into rows [first, first + hd) of dst (O x cols). */
+static void stack_rows(matrix *dst, const matrix *src, size_t first)
+{
+    memcpy(matrix_at(dst, first, 0), src->v,
+           src->rows * src->cols * sizeof(float));
+}
+
+static void stack_linear(linear *dst, const linear *src, size_t h)
+{
+    const size_t hd = src->weight.rows;
+    stack_rows(&dst->weight, &src->weight, h * hd);
+    if (dst->bias.v != NULL && src->bias.v != NULL)
+        memcpy(dst->bias.v + h * hd, src->bias.v, hd * sizeof(float));
+}
+
+void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
+{
+    // W_query (O, D) = [heads.0.W_query; heads.1.W_query; ...], each (hd, D)
+    for (size_t h = 0; h < wrapper->heads; h++) {
+        stack_linear(&fused->attn.query, &wrapper->head[h].query, h);
+        stack_linear(&fused->attn.key, &wrapper->head[h].key, h);
+        stack_linear(&fused->attn.value, &wrapper->head[h].value, h);
+    }
+}
+
 /* ---- recording -------------------------------------------------------- */
 
 /* Records `name`.weight (out x in) and, if present, `name`.bias (1 x out). */
@@ -217,6 +242,31 @@ static int project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
     linear_forward(k, x, &p->key.weight, p->key.bias.v);
     linear_forward(v, x, &p->value.weight, p->value.bias.v);
     return 0;
+}
+
+int record_average(trace *tr, const char *variant, size_t heads,
+                   mx_error *err)
+{
+    const table *first = trace_find(tr, variant, 0, "attn_weights");
+    if (first == NULL)
+        return 0;
+    const labels *rows = first->rows, *cols = first->cols;
+    matrix avg = {0};
+    if (matrix_alloc(&avg, first->values.rows, first->values.cols,
+                     "the averaged weights", err) != 0)
+        return -1;
+    // avg (T, T) = (weights of head 0 + head 1 + ...) / H
+    for (size_t h = 0; h < heads; h++) {
+        const table *t = trace_find(tr, variant, (int)h, "attn_weights");
+        for (size_t i = 0; t != NULL && i < avg.rows * avg.cols; i++)
+            avg.v[i] += t->values.v[i];
+    }
+    for (size_t i = 0; i < avg.rows * avg.cols; i++)
+        avg.v[i] /= (float)heads;
+    int rc = trace_add(tr, variant, NO_HEAD, "attn_weights_avg", rows, cols,
+                       &avg, err);
+    matrix_free(&avg);
+    return rc;
 }
 
 /* ---- the three modules ----------------------------------------------- */

@@ -77,6 +77,19 @@ void single_free(single_params *p);
 void wrapper_free(wrapper_params *p);
 void fused_free(fused_params *p);
 
+/* --tie: the fused module's W_query, W_key and W_value become the
+ * wrapper's per-head matrices stacked (head h is rows [h*hd, (h+1)*hd)),
+ * biases likewise; out_proj keeps its own values. Both modules then
+ * compute the same concat_context. */
+void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
+
+/* --average: the table attn_weights_avg (T, T) of `variant`, the mean of
+ * its heads' attn_weights, as nn.MultiheadAttention returns with
+ * average_attn_weights=True: summed head by head in float32, divided by
+ * the number of heads. */
+int record_average(trace *tr, const char *variant, size_t heads,
+                   mx_error *err);
+
 /* Forward passes over x (T, D). Each records its parameters, then per head
  * queries, keys, values, attn_scores, attn_weights, head_context, then
  * (wrapper, fused) concat_context and (fused) out. */

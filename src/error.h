@@ -12,6 +12,7 @@
 enum {
     EXIT_OUTPUT_ERROR = 1, /* the output could not be written */
     EXIT_BAD_INPUT = 2,    /* bad usage or bad input */
+    EXIT_CHECK_FAILED = 3, /* --check found an invariant that does not hold */
 };
 
 typedef struct {

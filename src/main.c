@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "csv_in.h"
 #include "error.h"
 #include "options.h"
@@ -137,6 +138,18 @@ static int run_and_render(const options *opt, const model_input *in,
         if (heading != NULL)
             printf("%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
         rc = render_text(stdout, tables, n, &style, err);
+    }
+    if (rc == 0 && opt->check) {
+        /* the report goes with the tables in text, beside them in CSV */
+        FILE *report = opt->format == FORMAT_TEXT ? stdout : stderr;
+        check_report r;
+        check_trace(&r, &tr, opt->causal, opt->tie);
+        if (opt->format == FORMAT_TEXT && n > 0)
+            fputc('\n', report);
+        check_print(report, &r);
+        if (!check_passed(&r))
+            rc = err_set(err, EXIT_CHECK_FAILED, "--check: an invariant "
+                         "does not hold (see the [check] lines)");
     }
     free(chosen);
     trace_free(&tr);

@@ -46,15 +46,23 @@ const char options_usage[] =
     "  --decimal-comma  numbers in CSV are written and read as 0,25\n"
     "  --bom            start written CSV with a UTF-8 byte-order mark\n"
     "\n"
+    "Teaching:\n"
+    "  --tie            build fused W_query/W_key/W_value by stacking the\n"
+    "                   wrapper's heads, so both compute the same context\n"
+    "  --check          verify that weight rows sum to 1, masked weights are\n"
+    "                   0 and (with --tie) wrapper equals fused; exit 3 if not\n"
+    "  --average        add attn_weights_avg, the mean over heads\n"
+    "\n"
     "  -h, --help       show this help and exit\n"
     "  -V, --version    show the version and exit\n"
     "\n"
     "Tables: vocab, tokens, embedding.weight, inputs, W_query.weight,\n"
     "W_key.weight, W_value.weight (and .bias), heads.H.W_query.weight ...,\n"
     "out_proj.weight, out_proj.bias, queries, keys, values, attn_scores,\n"
-    "attn_weights, head_context, concat_context, out.\n"
+    "attn_weights, head_context, attn_weights_avg, concat_context, out.\n"
     "\n"
-    "Exit status: 0 success, 1 output could not be written, 2 bad usage or input.\n"
+    "Exit status: 0 success, 1 output could not be written, 2 bad usage or\n"
+    "input, 3 a --check failed.\n"
     "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n";
 
 enum {
@@ -78,6 +86,9 @@ enum {
     OPT_CSV_DELIMITER,
     OPT_DECIMAL_COMMA,
     OPT_BOM,
+    OPT_TIE,
+    OPT_CHECK,
+    OPT_AVERAGE,
 };
 
 static const struct option long_options[] = {
@@ -101,6 +112,9 @@ static const struct option long_options[] = {
     {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
     {"decimal-comma", no_argument, NULL, OPT_DECIMAL_COMMA},
     {"bom", no_argument, NULL, OPT_BOM},
+    {"tie", no_argument, NULL, OPT_TIE},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"average", no_argument, NULL, OPT_AVERAGE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -112,7 +126,7 @@ static const char *const known_tables[] = {
     "W_query.weight", "W_query.bias", "W_key.weight", "W_key.bias",
     "W_value.weight", "W_value.bias", "out_proj.weight", "out_proj.bias",
     "queries", "keys", "values", "attn_scores", "attn_weights",
-    "head_context", "concat_context", "out",
+    "head_context", "attn_weights_avg", "concat_context", "out",
 };
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
@@ -413,6 +427,15 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_BOM:
         opt->bom = true;
+        return 0;
+    case OPT_TIE:
+        opt->tie = true;
+        return 0;
+    case OPT_CHECK:
+        opt->check = true;
+        return 0;
+    case OPT_AVERAGE:
+        opt->average = true;
         return 0;
     case 'h':
         opt->show_help = true;

@@ -49,6 +49,10 @@ typedef struct {
     bool bom;                /* --bom */
     bool d_model_given;      /* --d-model was on the command line */
 
+    bool tie;                /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
+    bool check;              /* --check: verify the invariants */
+    bool average;            /* --average: head-averaged attention weights */
+
     char *sentence;          /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */
     bool sentence_from_stdin;/* the sentence was "-" */

@@ -53,6 +53,22 @@ static int make_labels(sequence_labels *lab, trace *tr, const tokenized *tok,
     return (lab->tokens && lab->queries && lab->keys && lab->values) ? 0 : -1;
 }
 
+/* The wrapper's heads, drawn as the wrapper draws them (and read from
+ * --weights files): for the wrapper itself, and for --tie. */
+static int make_wrapper(wrapper_params *p, const options *opt,
+                        const attention_config *cfg, const torch_rng *start,
+                        mx_error *err)
+{
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    torch_rng g = *start;
+    if (wrapper_init(p, cfg, &g, err) != 0)
+        return -1;
+    if (opt->weights != NULL &&
+        weights_load_wrapper(p, opt->weights, &style, err) != 0)
+        return -1;
+    return 0;
+}
+
 /* Runs one variant from a copy of the generator as it stands after the
  * embedding draws; parameter files from --weights replace drawn ones. */
 static int run_variant(trace *tr, unsigned variant, const options *opt,
@@ -72,17 +88,26 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         single_free(&p);
     } else if (variant == VARIANT_WRAPPER) {
         wrapper_params p = {0};
-        if (wrapper_init(&p, cfg, &g, err) == 0 &&
-            (dir == NULL || weights_load_wrapper(&p, dir, &style, err) == 0))
+        if (make_wrapper(&p, opt, cfg, start, err) == 0)
             rc = wrapper_forward(tr, &p, cfg, x, lab, err);
         wrapper_free(&p);
     } else {
         fused_params p = {0};
+        wrapper_params heads = {0};
         if (fused_init(&p, cfg, &g, err) == 0 &&
-            (dir == NULL || weights_load_fused(&p, dir, &style, err) == 0))
+            (dir == NULL || weights_load_fused(&p, dir, &style, err) == 0) &&
+            (!opt->tie || make_wrapper(&heads, opt, cfg, start, err) == 0)) {
+            if (opt->tie)
+                fused_tie_to_wrapper(&p, &heads);
             rc = fused_forward(tr, &p, cfg, x, lab, err);
+        }
+        wrapper_free(&heads);
         fused_free(&p);
     }
+    if (rc == 0 && opt->average && variant != VARIANT_SINGLE)
+        rc = record_average(tr, variant == VARIANT_WRAPPER ? "wrapper"
+                                                           : "fused",
+                            cfg->heads, err);
     return rc;
 }
 

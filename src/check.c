@@ -1,0 +1,95 @@
+/* check.c: measuring the invariants of attention on a finished trace. */
+#include "check.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Row sums and the mask of one attn_weights table and its scores. */
+static void check_head(check_report *r, const table *weights,
+                       const table *scores, bool causal)
+{
+    const matrix *w = &weights->values;
+    for (size_t i = 0; i < w->rows; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < w->cols; j++) {
+            const float wv = *matrix_at(w, i, j);
+            sum += (double)wv;
+            if (scores == NULL)
+                continue;
+            const bool masked = isinf(*matrix_at(&scores->values, i, j)) &&
+                                *matrix_at(&scores->values, i, j) < 0;
+            if (masked) {
+                r->masked++;
+                if (fabs((double)wv) > r->masked_weight)
+                    r->masked_weight = fabs((double)wv);
+            }
+            if (causal && masked != (j > i))
+                r->misplaced++;
+        }
+        r->rows++;
+        if (fabs(sum - 1.0) > r->row_sum_dev)
+            r->row_sum_dev = fabs(sum - 1.0);
+    }
+}
+
+void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
+{
+    memset(out, 0, sizeof *out);
+    out->tied = tied;
+    for (size_t i = 0; i < tr->n_tables; i++) {
+        const table *t = &tr->tables[i];
+        if (strcmp(t->name, "attn_weights") != 0)
+            continue;
+        check_head(out, t, trace_find(tr, t->variant, t->head, "attn_scores"),
+                   causal);
+    }
+    const table *a = trace_find(tr, "wrapper", NO_HEAD, "concat_context");
+    const table *b = trace_find(tr, "fused", NO_HEAD, "concat_context");
+    if (a != NULL && b != NULL && a->values.rows == b->values.rows &&
+        a->values.cols == b->values.cols) {
+        out->compared = true;
+        for (size_t k = 0; k < a->values.rows * a->values.cols; k++) {
+            double d = fabs((double)a->values.v[k] - (double)b->values.v[k]);
+            if (d > out->tie_dev)
+                out->tie_dev = d;
+        }
+    }
+}
+
+static bool tie_ok(const check_report *r)
+{
+    return !r->tied || !r->compared || r->tie_dev <= TIE_LIMIT;
+}
+
+bool check_passed(const check_report *r)
+{
+    return r->row_sum_dev <= ROW_SUM_LIMIT && r->masked_weight == 0.0 &&
+           r->misplaced == 0 && tie_ok(r);
+}
+
+static const char *verdict(bool ok)
+{
+    return ok ? "ok" : "FAILED";
+}
+
+void check_print(FILE *out, const check_report *r)
+{
+    fprintf(out, "[check] every attn_weights row sums to 1: largest "
+                 "deviation %.3g over %zu rows (limit %g): %s\n",
+            r->row_sum_dev, r->rows, ROW_SUM_LIMIT,
+            verdict(r->row_sum_dev <= ROW_SUM_LIMIT));
+    fprintf(out, "[check] masked cells: %zu scores are -inf, largest "
+                 "weight there %g, %zu cells masked where they should not "
+                 "be or the reverse: %s\n",
+            r->masked, r->masked_weight, r->misplaced,
+            verdict(r->masked_weight == 0.0 && r->misplaced == 0));
+    if (!r->compared)
+        return;
+    if (!r->tied)
+        fprintf(out, "[check] wrapper and fused: not compared, their "
+                     "weights are drawn separately (add --tie)\n");
+    else
+        fprintf(out, "[check] wrapper and fused (--tie) compute the same "
+                     "concat_context: largest difference %g (limit %g): %s\n",
+                r->tie_dev, TIE_LIMIT, verdict(tie_ok(r)));
+}
