@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "csv_in.h"
 #include "error.h"
+#include "explain.h"
 #include "options.h"
 #include "pipeline.h"
 #include "render.h"
@@ -101,6 +103,63 @@ static const table **select_tables(const trace *tr, const options *opt,
     return out;
 }
 
+/* --color: auto shades only a terminal, and NO_COLOR turns it off. */
+static bool use_color(const options *opt)
+{
+    if (opt->color != COLOR_AUTO)
+        return opt->color == COLOR_ALWAYS;
+    const char *no_color = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+    if (no_color != NULL && no_color[0] != '\0')
+        return false;
+    if (term != NULL && strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(STDOUT_FILENO);
+}
+
+/* What --explain needs to know about the run. */
+static explain_context explain_for(const options *opt, const trace *tr)
+{
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    const table *vocab = trace_find(tr, "input", NO_HEAD, "vocab");
+    explain_context c = {
+        .tokens = inputs ? inputs->values.rows : 0,
+        .vocab = vocab ? vocab->values.rows : 0,
+        .d_model = inputs ? inputs->values.cols : opt->d_model,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .seed = opt->seed,
+        .causal = opt->causal,
+        .scale = opt->scale,
+        .qkv_bias = opt->qkv_bias,
+        .embeddings_given = opt->embeddings != NULL,
+    };
+    return c;
+}
+
+/* The text view: every chosen table, or --focus's compact view. */
+static int render_text_view(const options *opt, const trace *tr,
+                            const table *const *tables, size_t n,
+                            mx_error *err)
+{
+    const explain_context ctx = explain_for(opt, tr);
+    const text_style style = {
+        .precision = opt->precision,
+        .full = opt->full,
+        .color = use_color(opt),
+        .before = opt->explain ? explain_before : NULL,
+        .before_ctx = &ctx,
+    };
+    if (opt->focus == NULL)
+        return render_text(stdout, tables, n, &style, err);
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    size_t position = 0;
+    if (inputs == NULL ||
+        focus_position(&position, opt->focus, inputs->rows, err) != 0)
+        return -1;
+    return render_focus(stdout, tables, n, position, &style, err);
+}
+
 /* One run of the model: sentence number `index` of --input (or -1 for a
  * single run), rendered to stdout and, with --csv-dir, to csv_dir. */
 static int run_and_render(const options *opt, const model_input *in,
@@ -133,11 +192,9 @@ static int run_and_render(const options *opt, const model_input *in,
     if (rc == 0 && opt->format == FORMAT_CSV)
         rc = render_csv(stdout, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {
-        const text_style style = {.precision = opt->precision,
-                                  .full = opt->full};
         if (heading != NULL)
             printf("%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
-        rc = render_text(stdout, tables, n, &style, err);
+        rc = render_text_view(opt, &tr, tables, n, err);
     }
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */

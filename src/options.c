@@ -52,6 +52,14 @@ const char options_usage[] =
     "  --check          verify that weight rows sum to 1, masked weights are\n"
     "                   0 and (with --tie) wrapper equals fused; exit 3 if not\n"
     "  --average        add attn_weights_avg, the mean over heads\n"
+    "  --explain        a few sentences before each step, with the shapes\n"
+    "                   and each module's parameter count\n"
+    "  --focus WORD     one token across every head: its Q, K, V, whom it\n"
+    "                   attends to, who attends to it, its context\n"
+    "                   (WORD@POSITION for a repeated word, from 0)\n"
+    "  --color WHEN     shade attention weights and scores: auto (on a\n"
+    "                   terminal, unless NO_COLOR is set), always, never\n"
+    "                   (default auto)\n"
     "\n"
     "  -h, --help       show this help and exit\n"
     "  -V, --version    show the version and exit\n"
@@ -89,6 +97,9 @@ enum {
     OPT_TIE,
     OPT_CHECK,
     OPT_AVERAGE,
+    OPT_EXPLAIN,
+    OPT_FOCUS,
+    OPT_COLOR,
 };
 
 static const struct option long_options[] = {
@@ -115,6 +126,9 @@ static const struct option long_options[] = {
     {"tie", no_argument, NULL, OPT_TIE},
     {"check", no_argument, NULL, OPT_CHECK},
     {"average", no_argument, NULL, OPT_AVERAGE},
+    {"explain", no_argument, NULL, OPT_EXPLAIN},
+    {"focus", required_argument, NULL, OPT_FOCUS},
+    {"color", required_argument, NULL, OPT_COLOR},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -320,6 +334,10 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, "--column: goes with --input FILE");
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err, "--embeddings: cannot be combined with --input");
+    if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
+        return err_usage(err, "%s: a text view; it does not go with "
+                         "--format csv",
+                         opt->focus != NULL ? "--focus" : "--explain");
     if (opt->csv_delimiter == '\0')
         opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
     else if (opt->decimal_comma && opt->csv_delimiter == ',')
@@ -436,6 +454,22 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_AVERAGE:
         opt->average = true;
+        return 0;
+    case OPT_EXPLAIN:
+        opt->explain = true;
+        return 0;
+    case OPT_FOCUS:
+        return set_path(&opt->focus, "--focus", arg, err);
+    case OPT_COLOR:
+        if (strcmp(arg, "auto") == 0)
+            opt->color = COLOR_AUTO;
+        else if (strcmp(arg, "always") == 0)
+            opt->color = COLOR_ALWAYS;
+        else if (strcmp(arg, "never") == 0)
+            opt->color = COLOR_NEVER;
+        else
+            return err_usage(err, "--color: '%s' is not auto, always or "
+                             "never", arg);
         return 0;
     case 'h':
         opt->show_help = true;

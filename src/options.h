@@ -22,6 +22,8 @@ enum variant_bits {
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
 
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
 typedef struct {
     size_t d_model;          /* --d-model, D */
     size_t d_out;            /* --d-out, O */
@@ -52,6 +54,9 @@ typedef struct {
     bool tie;                /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
     bool check;              /* --check: verify the invariants */
     bool average;            /* --average: head-averaged attention weights */
+    bool explain;            /* --explain: notes before each step */
+    const char *focus;       /* --focus WORD or WORD@POSITION, or NULL */
+    enum color_mode color;   /* --color */
 
     char *sentence;          /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */

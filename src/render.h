@@ -16,9 +16,17 @@
 #define SUMMARY_THRESHOLD 1000
 #define EDGE_ITEMS 3
 
+/* Something to print before a table (the --explain notes); prev is the
+ * table printed before, or NULL. */
+typedef void (*before_table_fn)(FILE *out, const table *t, const table *prev,
+                                const void *ctx);
+
 typedef struct {
-    int precision;  /* decimals */
-    bool full;      /* never summarise */
+    int precision;            /* decimals */
+    bool full;                /* never summarise */
+    bool color;               /* shade attention weights and scores */
+    before_table_fn before;   /* or NULL */
+    const void *before_ctx;
 } text_style;
 
 /* How CSV is written: the contract's defaults are ',' and '.', no BOM. */
@@ -33,6 +41,17 @@ typedef struct {
 /* Aligned tables for a terminal, one after another, a blank line between. */
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
+
+/* --focus: one token across every head of every variant, compactly: its
+ * query, key and value, whom it attends to, who attends to it, and its
+ * context. position indexes the sequence. */
+int render_focus(FILE *out, const table *const *tables, size_t n,
+                 size_t position, const text_style *style, mx_error *err);
+
+/* Finds the position --focus names: "WORD" (which must occur once) or
+ * "WORD@POSITION" (positions count from 0). tokens are the sequence. */
+int focus_position(size_t *position, const char *spec, const labels *tokens,
+                   mx_error *err);
 
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value */

@@ -50,6 +50,65 @@ static void format_value(char *buf, size_t size, float v, const table *t,
                  (double)v);
 }
 
+/* ---- --color: a heat map readable by colour-blind viewers ------------ */
+
+/* Eight steps of the viridis palette, dark purple to yellow: ordered in
+ * lightness, so they read in grey scale, on a projector and for every
+ * common colour-vision deficiency. As xterm-256 colour numbers, with the
+ * text colour that stays readable on each. */
+static const struct {
+    int background, text;
+} heat[8] = {
+    {53, 15}, {54, 15}, {25, 15}, {31, 15},
+    {36, 16}, {71, 16}, {149, 16}, {220, 16},
+};
+
+static bool is_shaded(const table *t)
+{
+    return strcmp(t->name, "attn_weights") == 0 ||
+           strcmp(t->name, "attn_weights_avg") == 0 ||
+           strcmp(t->name, "attn_scores") == 0;
+}
+
+/* The finite range of t's values (weights are shaded on [0, 1]). */
+static void shade_range(const table *t, float *lo, float *hi)
+{
+    *lo = 0.0f;
+    *hi = 1.0f;
+    if (strcmp(t->name, "attn_scores") != 0)
+        return;
+    bool any = false;
+    for (size_t i = 0; i < t->values.rows * t->values.cols; i++) {
+        float v = t->values.v[i];
+        if (isinf(v) || isnan(v))
+            continue;
+        if (!any || v < *lo)
+            *lo = v;
+        if (!any || v > *hi)
+            *hi = v;
+        any = true;
+    }
+}
+
+/* Starts the colour of value v; returns false for cells left plain
+ * (masked scores). */
+static bool shade_start(FILE *out, float v, float lo, float hi)
+{
+    if (isinf(v) || isnan(v))
+        return false;
+    float x = hi > lo ? (v - lo) / (hi - lo) : 1.0f;
+    int step = (int)(x * 8.0f);
+    step = step < 0 ? 0 : step > 7 ? 7 : step;
+    fprintf(out, "\x1b[38;5;%dm\x1b[48;5;%dm", heat[step].text,
+            heat[step].background);
+    return true;
+}
+
+static void shade_end(FILE *out)
+{
+    fputs("\x1b[0m", out);
+}
+
 static void pad(FILE *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -113,6 +172,10 @@ static int render_one(FILE *out, const table *t, const text_style *style,
 {
     const size_t R = t->values.rows, C = t->values.cols;
     const bool summarise = !style->full && R * C > SUMMARY_THRESHOLD;
+    const bool shaded = style->color && is_shaded(t);
+    float lo = 0.0f, hi = 1.0f;
+    if (shaded)
+        shade_range(t, &lo, &hi);
     size_t *ri = malloc((R + 1) * sizeof *ri);
     size_t *ci = malloc((C + 1) * sizeof *ci);
     size_t *width = calloc(C + 1, sizeof *width);
@@ -166,11 +229,18 @@ static int render_one(FILE *out, const table *t, const text_style *style,
                  false);
         for (size_t j = 0; j < nc; j++) {
             char buf[64] = ELLIPSIS;
-            if (ri[i] != SKIP && ci[j] != SKIP)
-                format_value(buf, sizeof buf,
-                             *matrix_at(&t->values, ri[i], ci[j]), t, style);
-            fputs("  ", out);
+            bool colored = false;
+            fputs(shaded ? " " : "  ", out);
+            if (ri[i] != SKIP && ci[j] != SKIP) {
+                const float v = *matrix_at(&t->values, ri[i], ci[j]);
+                format_value(buf, sizeof buf, v, t, style);
+                colored = shaded && shade_start(out, v, lo, hi);
+            }
+            if (shaded)
+                fputc(' ', out); /* a margin inside the coloured cell */
             put_cell(out, buf, width[j], true);
+            if (colored)
+                shade_end(out);
         }
         fputc('\n', out);
     }
@@ -190,6 +260,9 @@ int render_text(FILE *out, const table *const *tables, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             fputc('\n', out);
+        if (style->before != NULL)
+            style->before(out, tables[i], i > 0 ? tables[i - 1] : NULL,
+                          style->before_ctx);
         if (render_one(out, tables[i], style, err) != 0)
             return -1;
     }

@@ -1,0 +1,209 @@
+/* explain.c: the words of --explain. */
+#include "explain.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+void count_parameters(const char *variant, const explain_context *c,
+                      size_t *weights, size_t *biases)
+{
+    const size_t D = c->d_model, O = c->d_out;
+    const size_t qkv_biases = c->qkv_bias ? 3 * O : 0;
+    /* single: three D -> O layers; wrapper: per head three D -> hd layers,
+     * the same count in all; fused: those plus out_proj O -> O with bias */
+    *weights = 3 * D * O;
+    *biases = qkv_biases;
+    if (strcmp(variant, "fused") == 0) {
+        *weights += O * O;
+        *biases += O;
+    }
+}
+
+#define NOTE_WIDTH 76
+
+/* n with thousands separators, "1,050,624", into buf (32 bytes). */
+static const char *with_commas(char *buf, size_t n)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%zu", n);
+    char *w = buf;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            *w++ = ',';
+        *w++ = digits[i];
+    }
+    *w = '\0';
+    return buf;
+}
+
+/* Prints a note as "# " lines of at most NOTE_WIDTH columns. */
+__attribute__((format(printf, 2, 3)))
+static void say(FILE *out, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    const char *p = text;
+    while (*p != '\0') {
+        size_t len = strlen(p);
+        size_t cut = len;
+        if (len > NOTE_WIDTH) {
+            cut = NOTE_WIDTH;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = NOTE_WIDTH;
+        }
+        fprintf(out, "# %.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static void explain_module(FILE *out, const char *variant,
+                           const explain_context *c)
+{
+    const size_t hd = c->d_out / c->heads;
+    if (strcmp(variant, "single") == 0)
+        say(out, "The single head: one self-attention head of width "
+                     "d_out = %zu, with its own W_query, W_key and W_value "
+                     "(each d_out x d_in = %zu x %zu).",
+                c->d_out, c->d_out, c->d_model);
+    else if (strcmp(variant, "wrapper") == 0)
+        say(out, "The wrapper: %zu independent heads, each a small "
+                     "self-attention of width d_out / heads = %zu with its "
+                     "own W_query, W_key, W_value (%zu x %zu). Their "
+                     "contexts are concatenated at the end.",
+                c->heads, hd, hd, c->d_model);
+    else
+        say(out, "The fused module (MultiHeadAttention): one W_query, "
+                     "W_key and W_value of width d_out = %zu for all heads, "
+                     "split into %zu heads of %zu columns by view and "
+                     "transpose, then out_proj (%zu x %zu) mixes the "
+                     "concatenated heads. Same arithmetic as the wrapper, in "
+                     "fewer and larger matrix products.",
+                c->d_out, c->heads, hd, c->d_out, c->d_out);
+    size_t w, b;
+    char nw[32], nb[32], nt[32];
+    count_parameters(variant, c, &w, &b);
+    say(out, "Parameters: %s weights + %s biases = %s.", with_commas(nw, w),
+        with_commas(nb, b), with_commas(nt, w + b));
+    fputc('\n', out);
+}
+
+static bool starts_variant(const table *t, const table *prev)
+{
+    return prev == NULL || strcmp(prev->variant, t->variant) != 0;
+}
+
+void explain_before(FILE *out, const table *t, const table *prev,
+                    const void *ctx)
+{
+    const explain_context *c = ctx;
+    const size_t T = c->tokens, D = c->d_model, O = c->d_out, H = c->heads;
+    const size_t hd = O / H;
+    const bool fused = strcmp(t->variant, "fused") == 0;
+    const bool single = strcmp(t->variant, "single") == 0;
+    const size_t width = single ? O : hd;
+
+    if (strcmp(t->variant, "input") != 0 && starts_variant(t, prev))
+        explain_module(out, t->variant, c);
+    if (t->head > 0)
+        return; /* the same step again for another head */
+
+    const char *name = t->name;
+    if (strcmp(name, "vocab") == 0) {
+        say(out, "Tokenize: the sentence is split on whitespace into "
+                     "%zu tokens. Vocabulary: every distinct word gets an id, "
+                     "in the order words first appear (%zu words).",
+                T, c->vocab);
+    } else if (strcmp(name, "tokens") == 0) {
+        say(out, "Token ids: each position of the sentence gets the id of "
+                  "its word; a repeated word repeats its id.");
+    } else if (strcmp(name, "embedding.weight") == 0) {
+        say(out, "Embeddings: nn.Embedding(%zu, %zu) is a table of one "
+                     "row of %zu numbers per vocabulary word, drawn from a "
+                     "normal distribution after torch.manual_seed(%llu). "
+                     "Shape (%zu, %zu).",
+                c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
+    } else if (strcmp(name, "inputs") == 0) {
+        if (c->embeddings_given)
+            say(out, "Inputs: the vectors given in the file, one row "
+                         "per token: (%zu, %zu).", T, D);
+        else
+            say(out, "Inputs: each token's row is looked up in the "
+                         "table, inputs = embedding.weight[ids]: (%zu, %zu). "
+                         "Attention works on these vectors.", T, D);
+    } else if (strcmp(name, "queries") == 0) {
+        if (fused)
+            say(out, "Projections: queries = inputs @ W_query^T, (%zu, "
+                         "%zu) @ (%zu, %zu) -> (%zu, %zu); keys and values "
+                         "likewise. Split into heads: (%zu, %zu) -> view "
+                         "(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu); head "
+                         "h is columns h*%zu to h*%zu+%zu.",
+                    T, D, D, O, T, O, T, O, T, H, hd, H, T, hd, hd, hd,
+                    hd - 1);
+        else
+            say(out, "Projections: queries = inputs @ W_query^T, (%zu, "
+                         "%zu) @ (%zu, %zu) -> (%zu, %zu): what each token "
+                         "looks for. keys (what each token offers) and "
+                         "values (what it passes on) likewise.",
+                    T, D, D, width, T, width);
+    } else if (strcmp(name, "attn_scores") == 0) {
+        say(out, "Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
+                     "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
+                     "matches every key.%s",
+                T, width, width, T, T, T,
+                c->causal ? " Mask: cells where the key comes after the "
+                            "query are set to -inf, so a token cannot look "
+                            "ahead."
+                          : " No mask (--no-causal): every token may look "
+                            "at every other.");
+    } else if (strcmp(name, "attn_weights") == 0) {
+        if (c->scale)
+            say(out, "Scale and softmax: the scores are divided by "
+                         "sqrt(%zu) = %.4f so they do not grow with the "
+                         "width, then each row becomes exp(s - max) / sum: "
+                         "weights in [0, 1] that sum to 1; masked cells get "
+                         "exactly 0.",
+                    width, sqrt((double)width));
+        else
+            say(out, "Softmax (--no-scale, so no division by "
+                      "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
+                      "weights in [0, 1] that sum to 1; masked cells get "
+                      "exactly 0.");
+    } else if (strcmp(name, "head_context") == 0) {
+        say(out, "Context: head_context = attn_weights @ values, "
+                     "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
+                     "new vector is the weighted average of the values it "
+                     "attends to.",
+                T, T, T, width, T, width);
+    } else if (strcmp(name, "attn_weights_avg") == 0) {
+        say(out, "Average: the mean of the %zu heads' attention "
+                     "weights, as nn.MultiheadAttention returns with "
+                     "average_attn_weights=True.", H);
+    } else if (strcmp(name, "concat_context") == 0) {
+        if (fused)
+            say(out, "Concatenation: the heads' contexts (%zu, %zu, "
+                         "%zu) -> transpose (%zu, %zu, %zu) -> view (%zu, "
+                         "%zu), the heads side by side.",
+                    H, T, hd, T, H, hd, T, O);
+        else
+            say(out, "Concatenation: torch.cat of the %zu heads' "
+                         "(%zu, %zu) contexts along the last dimension -> "
+                         "(%zu, %zu).",
+                    H, T, hd, T, O);
+    } else if (strcmp(name, "out") == 0) {
+        say(out, "Output projection: out = concat_context @ "
+                     "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "
+                     "%zu) -> (%zu, %zu), mixing what the heads found.",
+                T, O, O, O, T, O);
+    } else {
+        return; /* a parameter table: the module note covered it */
+    }
+    fputc('\n', out);
+}

@@ -1,0 +1,36 @@
+/* explain.h: --explain, a few plain sentences before each step.
+ *
+ * The notes come before the first table of each step (head 0 only) and
+ * give the shapes as the notebooks draw them, e.g. for the fused module
+ * (5, 4) -> view (5, 2, 2) -> transpose (2, 5, 2). */
+#ifndef MHA_EXPLAIN_H
+#define MHA_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "table.h"
+
+typedef struct {
+    size_t tokens;        /* T */
+    size_t vocab;         /* V */
+    size_t d_model;       /* D */
+    size_t d_out;         /* O */
+    size_t heads;         /* H */
+    uint64_t seed;
+    bool causal, scale, qkv_bias;
+    bool embeddings_given; /* --embeddings: no embedding table */
+} explain_context;
+
+/* Parameters of a variant ("single", "wrapper", "fused"): weights and
+ * biases, as sum(p.numel() for p in module.parameters()) counts them. */
+void count_parameters(const char *variant, const explain_context *c,
+                      size_t *weights, size_t *biases);
+
+/* A before_table_fn (render.h): prints the note for t, if t starts a step.
+ * ctx is an explain_context. */
+void explain_before(FILE *out, const table *t, const table *prev,
+                    const void *ctx);
+
+#endif

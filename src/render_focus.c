@@ -1,0 +1,194 @@
+/* render_focus.c: --focus WORD, one token followed through every head.
+ *
+ *   focus: gato (position 1 of 5)
+ *
+ *   [fused] head 0
+ *     Q         0.0297  -0.1058
+ *     K         0.2982  -0.2399
+ *     V        -0.0309  -0.0619
+ *     attends   O 0.4950, gato 0.5050
+ *     seen by   gato 0.5050, sobe 0.2657, no 0.2385, tapete 0.1925
+ *     context   0.0629  -0.0442
+ */
+#include "render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textwidth.h"
+
+#define FOCUS_MAX_LIST 8   /* longest attends / seen-by list */
+#define FOCUS_EDGE 3       /* a long vector shows 3 values, ..., 3 */
+
+int focus_position(size_t *position, const char *spec, const labels *tokens,
+                   mx_error *err)
+{
+    const char *at = strrchr(spec, '@');
+    if (at != NULL && at[1] != '\0' && strspn(at + 1, "0123456789") ==
+                                           strlen(at + 1)) {
+        size_t len = (size_t)(at - spec);
+        unsigned long pos = strtoul(at + 1, NULL, 10);
+        if (pos >= tokens->n)
+            return err_usage(err, "--focus: position %lu is past the end "
+                             "(the sentence has %zu tokens, from 0)",
+                             pos, tokens->n);
+        if (strlen(tokens->s[pos]) != len ||
+            strncmp(tokens->s[pos], spec, len) != 0)
+            return err_usage(err, "--focus: the token at position %lu is "
+                             "'%s', not '%.*s'",
+                             pos, tokens->s[pos], (int)len, spec);
+        *position = pos;
+        return 0;
+    }
+    size_t found = 0, first = 0;
+    char where[200] = "";
+    for (size_t i = 0; i < tokens->n; i++) {
+        if (strcmp(tokens->s[i], spec) != 0)
+            continue;
+        if (found++ == 0)
+            first = i;
+        size_t used = strlen(where);
+        snprintf(where + used, sizeof where - used, "%s%s@%zu",
+                 found > 1 ? ", " : "", spec, i);
+    }
+    if (found == 0)
+        return err_usage(err, "--focus: '%s' is not a token of the sentence",
+                         spec);
+    if (found > 1)
+        return err_usage(err, "--focus: '%s' occurs %zu times; choose one: %s",
+                         spec, found, where);
+    *position = first;
+    return 0;
+}
+
+/* The table of (variant, head, name) among the chosen ones, or NULL. */
+static const table *find(const table *const *tables, size_t n,
+                         const char *variant, int head, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tables[i]->head == head && strcmp(tables[i]->variant, variant) == 0 &&
+            strcmp(tables[i]->name, name) == 0)
+            return tables[i];
+    return NULL;
+}
+
+/* "  Q        0.1185   0.2411 ..." : row r of t, long rows summarised. */
+static void print_vector(FILE *out, const char *what, const table *t,
+                         size_t r, const text_style *style)
+{
+    if (t == NULL)
+        return;
+    const size_t n = t->values.cols;
+    fprintf(out, "  %-9s", what);
+    for (size_t j = 0; j < n; j++) {
+        if (!style->full && n > 2 * FOCUS_EDGE + 2 && j == FOCUS_EDGE) {
+            fputs("  ...", out);
+            j = n - FOCUS_EDGE - 1;
+            continue;
+        }
+        fprintf(out, " %*.*f", style->precision + 4, style->precision,
+                (double)*matrix_at(&t->values, r, j));
+    }
+    fputc('\n', out);
+}
+
+/* "O 0.4950, gato 0.5050": the nonzero weights of a row (or column), at
+ * most FOCUS_MAX_LIST of the largest, in sequence order. */
+static void print_weights(FILE *out, const char *what, const table *w,
+                          size_t index, bool column, const text_style *style)
+{
+    if (w == NULL)
+        return;
+    const size_t n = column ? w->values.rows : w->values.cols;
+    const labels *names = column ? w->rows : w->cols;
+    float *v = malloc((n > 0 ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    size_t nonzero = 0;
+    for (size_t k = 0; k < n; k++) {
+        v[k] = column ? *matrix_at(&w->values, k, index)
+                      : *matrix_at(&w->values, index, k);
+        nonzero += v[k] != 0.0f;
+    }
+    /* the smallest weight that still makes the list */
+    float cut = 0.0f;
+    if (nonzero > FOCUS_MAX_LIST) {
+        float *sorted = malloc(n * sizeof *sorted);
+        if (sorted != NULL) {
+            memcpy(sorted, v, n * sizeof *sorted);
+            for (size_t a = 0; a < FOCUS_MAX_LIST; a++) /* partial selection */
+                for (size_t b = a + 1; b < n; b++)
+                    if (sorted[b] > sorted[a]) {
+                        float tmp = sorted[a];
+                        sorted[a] = sorted[b];
+                        sorted[b] = tmp;
+                    }
+            cut = sorted[FOCUS_MAX_LIST - 1];
+            free(sorted);
+        }
+    }
+    fprintf(out, "  %-9s", what);
+    size_t shown = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k] == 0.0f || v[k] < cut || shown == FOCUS_MAX_LIST)
+            continue;
+        char *name = display_escape(names->s[k]);
+        /* labels are "K:gato" or "Q:gato": show the word */
+        const char *word = name;
+        if (name != NULL && strlen(name) > 2 && name[1] == ':')
+            word = name + 2;
+        fprintf(out, "%s %s %.*f", shown ? "," : "", word ? word : "?",
+                style->precision, (double)v[k]);
+        free(name);
+        shown++;
+    }
+    if (shown < nonzero)
+        fprintf(out, " (and %zu more)", nonzero - shown);
+    if (nonzero == 0)
+        fputs(" nobody", out);
+    fputc('\n', out);
+    free(v);
+}
+
+int render_focus(FILE *out, const table *const *tables, size_t n,
+                 size_t position, const text_style *style, mx_error *err)
+{
+    const table *inputs = find(tables, n, "input", NO_HEAD, "inputs");
+    if (inputs != NULL) {
+        char *word = display_escape(inputs->rows->s[position]);
+        fprintf(out, "focus: %s (position %zu of %zu)\n", word ? word : "?",
+                position, inputs->values.rows);
+        free(word);
+    }
+    static const char *const variants[] = {"single", "wrapper", "fused"};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        const char *var = variants[v];
+        for (int h = 0;; h++) {
+            const table *q = find(tables, n, var, h, "queries");
+            const table *w = find(tables, n, var, h, "attn_weights");
+            if (q == NULL && w == NULL)
+                break;
+            fprintf(out, "\n[%s] head %d\n", var, h);
+            print_vector(out, "Q", q, position, style);
+            print_vector(out, "K", find(tables, n, var, h, "keys"), position,
+                         style);
+            print_vector(out, "V", find(tables, n, var, h, "values"),
+                         position, style);
+            print_weights(out, "attends", w, position, false, style);
+            print_weights(out, "seen by", w, position, true, style);
+            print_vector(out, "context", find(tables, n, var, h, "head_context"),
+                         position, style);
+        }
+        const table *o = find(tables, n, var, NO_HEAD, "out");
+        if (o == NULL)
+            o = find(tables, n, var, NO_HEAD, "concat_context");
+        if (o != NULL) {
+            fprintf(out, "\n[%s] %s\n", var, o->name);
+            print_vector(out, "", o, position, style);
+        }
+    }
+    if (ferror(out))
+        return err_write(err, "the output", errno);
+    return 0;
+}
