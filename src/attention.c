@@ -180,7 +180,8 @@ static int record_qkv(trace *tr, const char *variant, const char *prefix,
 
 /* ---- one head --------------------------------------------------------- */
 
-/* Attention of one head. q, k, v are (T, hd); context (T, hd) is written.
+/* Attention of one head. q is (T, hd), k and v are (S, hd); context
+ * (T, hd) is written.
  * Records queries, keys, values, attn_scores (raw, -inf where masked),
  * attn_weights and head_context under (variant, h). */
 static int attention_head(trace *tr, const char *variant, int h,
@@ -189,27 +190,27 @@ static int attention_head(trace *tr, const char *variant, int h,
                           const sequence_labels *lab, matrix *context,
                           mx_error *err)
 {
-    const size_t T = q->rows, hd = q->cols;
+    const size_t T = q->rows, S = k->rows, hd = q->cols;
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
         return -1;
 
     matrix scores = {0}, weights = {0};
     int rc = -1;
-    if (matrix_alloc(&scores, T, T, "attention scores", err) != 0 ||
-        matrix_alloc(&weights, T, T, "attention weights", err) != 0)
+    if (matrix_alloc(&scores, T, S, "attention scores", err) != 0 ||
+        matrix_alloc(&weights, T, S, "attention weights", err) != 0)
         goto done;
 
-    // scores (T, T) = q (T, hd) @ k (T, hd)^T, later keys masked
+    // scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
     matmul_transposed(&scores, q, k);
     if (cfg->causal)
         causal_mask(&scores);
 
-    // weights (T, T) = softmax(scores / sqrt(hd)), as keys.shape[-1]**0.5
+    // weights (T, S) = softmax(scores / sqrt(hd)), as keys.shape[-1]**0.5
     const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
     softmax_rows(&weights, &scores, divisor);
 
-    // context (T, hd) = weights (T, T) @ v (T, hd)
+    // context (T, hd) = weights (T, S) @ v (S, hd)
     matmul(context, &weights, v);
 
     if (trace_add(tr, variant, h, "queries", lab->queries, dims, q, err) ||
@@ -229,18 +230,19 @@ done:
     return rc;
 }
 
-/* Projects x (T, D) with the three layers of p into q, k, v (T, width). */
+/* q (T, width) from in->x (T, D); k, v (S, width) from in->kv (S, D). */
 static int project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
-                       const matrix *x, mx_error *err)
+                       const attention_input *in, mx_error *err)
 {
-    const size_t T = x->rows, width = p->query.weight.rows;
+    const size_t T = in->x->rows, S = in->kv->rows;
+    const size_t width = p->query.weight.rows;
     if (matrix_alloc(q, T, width, "queries", err) != 0 ||
-        matrix_alloc(k, T, width, "keys", err) != 0 ||
-        matrix_alloc(v, T, width, "values", err) != 0)
+        matrix_alloc(k, S, width, "keys", err) != 0 ||
+        matrix_alloc(v, S, width, "values", err) != 0)
         return -1;
-    linear_forward(q, x, &p->query.weight, p->query.bias.v);
-    linear_forward(k, x, &p->key.weight, p->key.bias.v);
-    linear_forward(v, x, &p->value.weight, p->value.bias.v);
+    linear_forward(q, in->x, &p->query.weight, p->query.bias.v);
+    linear_forward(k, in->kv, &p->key.weight, p->key.bias.v);
+    linear_forward(v, in->kv, &p->value.weight, p->value.bias.v);
     return 0;
 }
 
@@ -272,14 +274,15 @@ int record_average(trace *tr, const char *variant, size_t heads,
 /* ---- the three modules ----------------------------------------------- */
 
 int single_forward(trace *tr, const single_params *p,
-                   const attention_config *cfg, const matrix *x,
+                   const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
     matrix q = {0}, k = {0}, v = {0}, context = {0};
     int rc = -1;
     if (record_qkv(tr, "single", "", &p->attn, err) != 0 ||
-        project_qkv(&q, &k, &v, &p->attn, x, err) != 0 ||
-        matrix_alloc(&context, x->rows, cfg->d_out, "a context", err) != 0)
+        project_qkv(&q, &k, &v, &p->attn, in, err) != 0 ||
+        matrix_alloc(&context, in->x->rows, cfg->d_out, "a context",
+                     err) != 0)
         goto done;
     // one head of width O: its context is the module's output
     rc = attention_head(tr, "single", 0, &q, &k, &v, cfg, lab, &context, err);
@@ -292,10 +295,10 @@ done:
 }
 
 int wrapper_forward(trace *tr, const wrapper_params *p,
-                    const attention_config *cfg, const matrix *x,
+                    const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err)
 {
-    const size_t T = x->rows, hd = cfg->d_out / cfg->heads;
+    const size_t T = in->x->rows, hd = cfg->d_out / cfg->heads;
     matrix concat = {0};
     int rc = -1;
 
@@ -311,7 +314,7 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
     for (size_t h = 0; h < p->heads; h++) {
         // each head projects x (T, D) to its own q, k, v (T, hd)
         matrix q = {0}, k = {0}, v = {0}, context = {0};
-        int ok = project_qkv(&q, &k, &v, &p->head[h], x, err) == 0 &&
+        int ok = project_qkv(&q, &k, &v, &p->head[h], in, err) == 0 &&
                  matrix_alloc(&context, T, hd, "a context", err) == 0 &&
                  attention_head(tr, "wrapper", (int)h, &q, &k, &v, cfg, lab,
                                 &context, err) == 0;
@@ -337,10 +340,11 @@ done:
 }
 
 int fused_forward(trace *tr, const fused_params *p,
-                  const attention_config *cfg, const matrix *x,
+                  const attention_config *cfg, const attention_input *in,
                   const sequence_labels *lab, mx_error *err)
 {
-    const size_t T = x->rows, hd = cfg->d_out / cfg->heads;
+    const size_t T = in->x->rows, S = in->kv->rows;
+    const size_t hd = cfg->d_out / cfg->heads;
     matrix Q = {0}, K = {0}, V = {0}, concat = {0}, out = {0};
     int rc = -1;
 
@@ -349,7 +353,7 @@ int fused_forward(trace *tr, const fused_params *p,
         return -1;
 
     // Q, K, V (T, O) = x (T, D) @ W^T: one projection for all heads
-    if (project_qkv(&Q, &K, &V, &p->attn, x, err) != 0 ||
+    if (project_qkv(&Q, &K, &V, &p->attn, in, err) != 0 ||
         matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0 ||
         matrix_alloc(&out, T, cfg->d_out, "the output", err) != 0)
         goto done;
@@ -359,8 +363,8 @@ int fused_forward(trace *tr, const fused_params *p,
         // [h*hd, (h+1)*hd) of Q, K and V
         matrix q = {0}, k = {0}, v = {0}, context = {0};
         int ok = matrix_alloc(&q, T, hd, "queries", err) == 0 &&
-                 matrix_alloc(&k, T, hd, "keys", err) == 0 &&
-                 matrix_alloc(&v, T, hd, "values", err) == 0 &&
+                 matrix_alloc(&k, S, hd, "keys", err) == 0 &&
+                 matrix_alloc(&v, S, hd, "values", err) == 0 &&
                  matrix_alloc(&context, T, hd, "a context", err) == 0;
         if (ok) {
             take_columns(&q, &Q, h * hd);

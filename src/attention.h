@@ -57,12 +57,20 @@ typedef struct {
     linear out_proj;   /* O -> O, with bias */
 } fused_params;
 
+/* What attention reads: queries from x (T, D); keys and values from kv
+ * (S, D), which is x itself for self-attention and the other sentence for
+ * cross-attention (--kv). */
+typedef struct {
+    const matrix *x;
+    const matrix *kv;
+} attention_input;
+
 /* Row labels of the sequence, made once per sentence. */
 typedef struct {
     const labels *tokens;   /* "gato" */
     const labels *queries;  /* "Q:gato" */
-    const labels *keys;     /* "K:gato" */
-    const labels *values;   /* "V:gato" */
+    const labels *keys;     /* "K:gato", of the key/value sequence */
+    const labels *values;   /* "V:gato", of the key/value sequence */
 } sequence_labels;
 
 /* Draw parameters as the module's constructor does, in its order. Each
@@ -90,17 +98,18 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
 int record_average(trace *tr, const char *variant, size_t heads,
                    mx_error *err);
 
-/* Forward passes over x (T, D). Each records its parameters, then per head
+/* Forward passes over in (queries from in->x, keys and values from
+ * in->kv). Each records its parameters, then per head
  * queries, keys, values, attn_scores, attn_weights, head_context, then
  * (wrapper, fused) concat_context and (fused) out. */
 int single_forward(trace *tr, const single_params *p,
-                   const attention_config *cfg, const matrix *x,
+                   const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err);
 int wrapper_forward(trace *tr, const wrapper_params *p,
-                    const attention_config *cfg, const matrix *x,
+                    const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err);
 int fused_forward(trace *tr, const fused_params *p,
-                  const attention_config *cfg, const matrix *x,
+                  const attention_config *cfg, const attention_input *in,
                   const sequence_labels *lab, mx_error *err);
 
 #endif

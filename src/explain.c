@@ -109,6 +109,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const bool fused = strcmp(t->variant, "fused") == 0;
     const bool single = strcmp(t->variant, "single") == 0;
     const size_t width = single ? O : hd;
+    const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
 
     if (strcmp(t->variant, "input") != 0 && starts_variant(t, prev))
         explain_module(out, t->variant, c);
@@ -138,6 +139,12 @@ void explain_before(FILE *out, const table *t, const table *prev,
             say(out, "Inputs: each token's row is looked up in the "
                          "table, inputs = embedding.weight[ids]: (%zu, %zu). "
                          "Attention works on these vectors.", T, D);
+    } else if (strcmp(name, "kv_inputs") == 0) {
+        say(out, "Cross-attention (--kv): the queries come from the sentence, "
+                 "the keys and values from this second sentence, %zu tokens "
+                 "looked up in the same embedding table: (%zu, %zu). There is "
+                 "no causal mask: every query may look at every key.",
+            S, S, D);
     } else if (strcmp(name, "queries") == 0) {
         if (fused)
             say(out, "Projections: queries = inputs @ W_query^T, (%zu, "
@@ -157,12 +164,11 @@ void explain_before(FILE *out, const table *t, const table *prev,
         say(out, "Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
                      "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
                      "matches every key.%s",
-                T, width, width, T, T, T,
+                T, width, width, S, T, S,
                 c->causal ? " Mask: cells where the key comes after the "
                             "query are set to -inf, so a token cannot look "
                             "ahead."
-                          : " No mask (--no-causal): every token may look "
-                            "at every other.");
+                          : " No mask: every query may look at every key.");
     } else if (strcmp(name, "attn_weights") == 0) {
         if (c->scale)
             say(out, "Scale and softmax: the scores are divided by "
@@ -181,7 +187,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
                      "new vector is the weighted average of the values it "
                      "attends to.",
-                T, T, T, width, T, width);
+                T, S, S, width, T, width);
     } else if (strcmp(name, "attn_weights_avg") == 0) {
         say(out, "Average: the mean of the %zu heads' attention "
                      "weights, as nn.MultiheadAttention returns with "

@@ -21,6 +21,7 @@ typedef struct {
     uint64_t seed;
     bool causal, scale, qkv_bias;
     bool embeddings_given; /* --embeddings: no embedding table */
+    size_t kv_tokens;     /* S with --kv (cross-attention), else 0 */
 } explain_context;
 
 /* Parameters of a variant ("single", "wrapper", "fused"): weights and

@@ -117,6 +117,13 @@ static bool use_color(const options *opt)
     return isatty(STDOUT_FILENO);
 }
 
+/* Tokens of the --kv sentence in the trace. */
+static size_t kv_rows(const trace *tr)
+{
+    const table *t = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    return t != NULL ? t->values.rows : 0;
+}
+
 /* What --explain needs to know about the run. */
 static explain_context explain_for(const options *opt, const trace *tr)
 {
@@ -129,10 +136,11 @@ static explain_context explain_for(const options *opt, const trace *tr)
         .d_out = opt->d_out,
         .heads = opt->heads,
         .seed = opt->seed,
-        .causal = opt->causal,
+        .causal = opt->causal && opt->kv == NULL,
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
         .embeddings_given = opt->embeddings != NULL,
+        .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
     };
     return c;
 }
@@ -200,7 +208,7 @@ static int run_and_render(const options *opt, const model_input *in,
         /* the report goes with the tables in text, beside them in CSV */
         FILE *report = opt->format == FORMAT_TEXT ? stdout : stderr;
         check_report r;
-        check_trace(&r, &tr, opt->causal, opt->tie);
+        check_trace(&r, &tr, opt->causal && opt->kv == NULL, opt->tie);
         if (opt->format == FORMAT_TEXT && n > 0)
             fputc('\n', report);
         check_print(report, &r);
@@ -273,7 +281,8 @@ static int run_sentence(const options *opt, mx_error *err)
 {
     char *from_stdin = NULL;
     model_input in = {.sentence = opt->sentence,
-                      .len = opt->sentence ? strlen(opt->sentence) : 0};
+                      .len = opt->sentence ? strlen(opt->sentence) : 0,
+                      .kv = opt->kv};
     if (opt->sentence_from_stdin) {
         from_stdin = read_stdin(&in.len, err);
         if (from_stdin == NULL)

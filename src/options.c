@@ -61,6 +61,9 @@ const char options_usage[] =
     "                   terminal, unless NO_COLOR is set), always, never\n"
     "                   (default auto)\n"
     "\n"
+    "  --kv SENTENCE    cross-attention: queries from SENTENCE..., keys and\n"
+    "                   values from this one (no causal mask)\n"
+    "\n"
     "  -h, --help       show this help and exit\n"
     "  -V, --version    show the version and exit\n"
     "\n"
@@ -100,6 +103,7 @@ enum {
     OPT_EXPLAIN,
     OPT_FOCUS,
     OPT_COLOR,
+    OPT_KV,
 };
 
 static const struct option long_options[] = {
@@ -129,6 +133,7 @@ static const struct option long_options[] = {
     {"explain", no_argument, NULL, OPT_EXPLAIN},
     {"focus", required_argument, NULL, OPT_FOCUS},
     {"color", required_argument, NULL, OPT_COLOR},
+    {"kv", required_argument, NULL, OPT_KV},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -141,6 +146,7 @@ static const char *const known_tables[] = {
     "W_value.weight", "W_value.bias", "out_proj.weight", "out_proj.bias",
     "queries", "keys", "values", "attn_scores", "attn_weights",
     "head_context", "attn_weights_avg", "concat_context", "out",
+    "kv_tokens", "kv_inputs",
 };
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
@@ -334,6 +340,9 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, "--column: goes with --input FILE");
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err, "--embeddings: cannot be combined with --input");
+    if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
+        return err_usage(err, "--kv: cross-attention takes two sentences, "
+                         "not %s", opt->input ? "--input" : "--embeddings");
     if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
         return err_usage(err, "%s: a text view; it does not go with "
                          "--format csv",
@@ -460,6 +469,9 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_FOCUS:
         return set_path(&opt->focus, "--focus", arg, err);
+    case OPT_KV:
+        opt->kv = arg;
+        return 0;
     case OPT_COLOR:
         if (strcmp(arg, "auto") == 0)
             opt->color = COLOR_AUTO;

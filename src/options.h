@@ -56,6 +56,7 @@ typedef struct {
     bool average;            /* --average: head-averaged attention weights */
     bool explain;            /* --explain: notes before each step */
     const char *focus;       /* --focus WORD or WORD@POSITION, or NULL */
+    const char *kv;          /* --kv SENTENCE: keys and values from it */
     enum color_mode color;   /* --color */
 
     char *sentence;          /* the words joined by spaces, owned; NULL

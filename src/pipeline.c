@@ -1,6 +1,8 @@
 /* pipeline.c: tokens -> embeddings -> attention variants -> trace. */
 #include "pipeline.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
@@ -42,17 +44,6 @@ static int record_ids(trace *tr, const char *name, const labels *rows,
     return rc;
 }
 
-static int make_labels(sequence_labels *lab, trace *tr, const tokenized *tok,
-                       mx_error *err)
-{
-    const char *const *words = (const char *const *)tok->tokens;
-    lab->tokens = trace_word_labels(tr, "", words, tok->n_tokens, err);
-    lab->queries = trace_word_labels(tr, "Q:", words, tok->n_tokens, err);
-    lab->keys = trace_word_labels(tr, "K:", words, tok->n_tokens, err);
-    lab->values = trace_word_labels(tr, "V:", words, tok->n_tokens, err);
-    return (lab->tokens && lab->queries && lab->keys && lab->values) ? 0 : -1;
-}
-
 /* The wrapper's heads, drawn as the wrapper draws them (and read from
  * --weights files): for the wrapper itself, and for --tie. */
 static int make_wrapper(wrapper_params *p, const options *opt,
@@ -73,7 +64,7 @@ static int make_wrapper(wrapper_params *p, const options *opt,
  * embedding draws; parameter files from --weights replace drawn ones. */
 static int run_variant(trace *tr, unsigned variant, const options *opt,
                        const attention_config *cfg, const torch_rng *start,
-                       const matrix *x, const sequence_labels *lab,
+                       const attention_input *x, const sequence_labels *lab,
                        mx_error *err)
 {
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
@@ -111,12 +102,40 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
     return rc;
 }
 
-/* Tokens of the input: the sentence split, or the embeddings' labels. */
-static int input_tokens(tokenized *tok, const model_input *in, mx_error *err)
+/* Tokens of the input: the sentence split, or the embeddings' labels.
+ * With --kv, the two sentences one after the other (so the vocabulary is
+ * the sentence's words, then the other's new words), and *n_queries says
+ * how many of the tokens are the sentence's. */
+static int input_tokens(tokenized *tok, size_t *n_queries,
+                        const model_input *in, mx_error *err)
 {
-    if (in->embeddings != NULL)
+    if (in->embeddings != NULL) {
+        *n_queries = in->embeddings->rows;
         return tokenize_words(tok, in->words, in->embeddings->rows, err);
-    return tokenize(tok, in->sentence, in->len, err);
+    }
+    if (tokenize(tok, in->sentence, in->len, err) != 0)
+        return -1;
+    *n_queries = tok->n_tokens;
+    if (in->kv == NULL)
+        return 0;
+
+    tokenized other = {0};
+    if (tokenize(&other, in->kv, strlen(in->kv), err) != 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        tokenized_free(tok);
+        return err_input(err, "--kv: %s", why);
+    }
+    tokenized_free(&other);
+    size_t n = in->len + 1 + strlen(in->kv);
+    char *both = malloc(n + 1);
+    tokenized_free(tok);
+    if (both == NULL)
+        return err_nomem(err, "the sentences");
+    snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
+    int rc = tokenize(tok, both, n, err);
+    free(both);
+    return rc;
 }
 
 /* The model width: --d-model, or the embeddings' width. */
@@ -146,7 +165,8 @@ static int check_size(const options *opt, const model_input *in,
 int pipeline_check(const options *opt, const model_input *in, mx_error *err)
 {
     tokenized tok = {0};
-    if (input_tokens(&tok, in, err) != 0)
+    size_t n_queries;
+    if (input_tokens(&tok, &n_queries, in, err) != 0)
         return -1;
     int rc = check_size(opt, in, &tok, err);
     tokenized_free(&tok);
@@ -157,68 +177,93 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
                  mx_error *err)
 {
     tokenized tok = {0};
-    matrix embedding = {0}, inputs = {0};
+    matrix embedding = {0}, all = {0}, inputs = {0}, kv_inputs = {0};
+    size_t T = 0;
     int rc = -1;
 
-    if (input_tokens(&tok, in, err) != 0)
+    if (input_tokens(&tok, &T, in, err) != 0)
         return -1;
     if (check_size(opt, in, &tok, err) != 0)
         goto done;
-    const size_t T = tok.n_tokens, V = tok.n_vocab, D = model_width(opt, in);
+    // T query tokens, then S key/value tokens (S = 0 for self-attention)
+    const size_t S = tok.n_tokens - T, V = tok.n_vocab;
+    const size_t D = model_width(opt, in);
 
     const attention_config cfg = {
         .d_model = D,
         .d_out = opt->d_out,
         .heads = opt->heads,
-        .causal = opt->causal,
+        .causal = opt->causal && in->kv == NULL,
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
     };
 
     torch_rng g;
     rng_seed(&g, opt->seed);
-    if (matrix_alloc(&inputs, T, D, "the inputs", err) != 0)
+    if (matrix_alloc(&all, T + S, D, "the inputs", err) != 0)
         goto done;
     if (in->embeddings != NULL) {
         // inputs (T, D) come from the file, row for row
-        memcpy(inputs.v, in->embeddings->v, T * D * sizeof(float));
+        memcpy(all.v, in->embeddings->v, T * D * sizeof(float));
     } else {
         // torch.manual_seed(seed); emb = nn.Embedding(V, D)
         if (matrix_alloc(&embedding, V, D, "the embedding table", err) != 0)
             goto done;
         rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
-        // inputs (T, D) = emb(token_ids): row ids[t] of the table
-        for (size_t t = 0; t < T; t++)
-            memcpy(matrix_at(&inputs, t, 0),
+        // inputs = emb(token_ids): row ids[t] of the table
+        for (size_t t = 0; t < T + S; t++)
+            memcpy(matrix_at(&all, t, 0),
                    matrix_at(&embedding, tok.ids[t], 0), D * sizeof(float));
     }
+    if (matrix_alloc(&inputs, T, D, "the inputs", err) != 0 ||
+        matrix_alloc(&kv_inputs, S, D, "the key/value inputs", err) != 0)
+        goto done;
+    memcpy(inputs.v, all.v, T * D * sizeof(float));
+    memcpy(kv_inputs.v, matrix_at(&all, T, 0), S * D * sizeof(float));
 
+    const char *const *words = (const char *const *)tok.tokens;
+    const char *const *kv_words = words + T;
     sequence_labels lab;
     const labels *vocab = trace_word_labels(
         tr, "", (const char *const *)tok.vocab, V, err);
     const labels *dims = trace_index_labels(tr, "dim", D, err);
-    if (vocab == NULL || dims == NULL || make_labels(&lab, tr, &tok, err) ||
+    const labels *kv_rows = trace_word_labels(tr, "", kv_words, S, err);
+    lab.tokens = trace_word_labels(tr, "", words, T, err);
+    lab.queries = trace_word_labels(tr, "Q:", words, T, err);
+    lab.keys = trace_word_labels(tr, "K:", S ? kv_words : words, S ? S : T,
+                                 err);
+    lab.values = trace_word_labels(tr, "V:", S ? kv_words : words,
+                                   S ? S : T, err);
+    if (!vocab || !dims || !kv_rows || !lab.tokens || !lab.queries ||
+        !lab.keys || !lab.values ||
         record_ids(tr, "vocab", vocab, NULL, err) ||
-        record_ids(tr, "tokens", lab.tokens, tok.ids, err))
+        record_ids(tr, "tokens", lab.tokens, tok.ids, err) ||
+        (in->kv != NULL &&
+         record_ids(tr, "kv_tokens", kv_rows, tok.ids + T, err)))
         goto done;
     if (embedding.v != NULL &&
         trace_add(tr, "input", NO_HEAD, "embedding.weight", vocab, dims,
                   &embedding, err) != 0)
         goto done;
     if (trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
-                  err) != 0)
+                  err) != 0 ||
+        (in->kv != NULL && trace_add(tr, "input", NO_HEAD, "kv_inputs",
+                                     kv_rows, dims, &kv_inputs, err) != 0))
         goto done;
 
+    const attention_input x = {&inputs, in->kv != NULL ? &kv_inputs : &inputs};
     static const unsigned order[] = {VARIANT_SINGLE, VARIANT_WRAPPER,
                                      VARIANT_FUSED};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if ((opt->variants & order[i]) &&
-            run_variant(tr, order[i], opt, &cfg, &g, &inputs, &lab, err) != 0)
+            run_variant(tr, order[i], opt, &cfg, &g, &x, &lab, err) != 0)
             goto done;
     rc = 0;
 done:
     matrix_free(&embedding);
+    matrix_free(&all);
     matrix_free(&inputs);
+    matrix_free(&kv_inputs);
     tokenized_free(&tok);
     return rc;
 }

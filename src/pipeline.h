@@ -24,6 +24,8 @@ typedef struct {
     size_t len;
     const char *const *words;  /* with --embeddings: a label per row */
     const matrix *embeddings;  /* (T, D) rows from the file, or NULL */
+    const char *kv;            /* --kv: keys and values from this sentence,
+                                  or NULL for self-attention */
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that
@@ -31,6 +33,9 @@ typedef struct {
 int pipeline_check(const options *opt, const model_input *in, mx_error *err);
 
 /* Runs the model of opt over the input and appends every table to tr
+ * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is
+ * the sentence's words then the other sentence's new words, and there is
+ * no causal mask)
  * (input tables first, then each variant in the order single, wrapper,
  * fused). With embeddings given there is no embedding table and no
  * embedding draw: the module's layers are the first draws after the seed.
