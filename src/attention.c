@@ -12,14 +12,13 @@
 
 /* ---- parameters ------------------------------------------------------ */
 
-static void linear_free(linear *l)
+void linear_free(linear *l)
 {
     matrix_free(&l->weight);
     matrix_free(&l->bias);
 }
 
-/* nn.Linear(in, out, bias): allocate, then draw weight and bias. */
-static int linear_init(linear *l, size_t in, size_t out, bool bias,
+int linear_init(linear *l, size_t in, size_t out, bool bias,
                        torch_rng *g, mx_error *err)
 {
     memset(l, 0, sizeof *l);
@@ -142,8 +141,7 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
 
 /* ---- recording -------------------------------------------------------- */
 
-/* Records `name`.weight (out x in) and, if present, `name`.bias (1 x out). */
-static int record_linear(trace *tr, const char *variant, const char *name,
+int record_linear(trace *tr, const char *variant, const char *name,
                          const linear *l, mx_error *err)
 {
     char full[64];
@@ -339,20 +337,33 @@ done:
     return rc;
 }
 
-int fused_forward(trace *tr, const fused_params *p,
-                  const attention_config *cfg, const attention_input *in,
-                  const sequence_labels *lab, mx_error *err)
+int record_fused_params(trace *tr, const char *variant, const char *prefix,
+                        const fused_params *p, mx_error *err)
+{
+    char out_proj[48];
+    snprintf(out_proj, sizeof out_proj, "%sout_proj", prefix);
+    if (record_qkv(tr, variant, prefix, &p->attn, err) != 0)
+        return -1;
+    return record_linear(tr, variant, out_proj, &p->out_proj, err);
+}
+
+int fused_forward_as(trace *tr, const char *variant, const char *prefix,
+                     const char *out_name, const fused_params *p,
+                     const attention_config *cfg, const attention_input *in,
+                     const sequence_labels *lab, matrix *result,
+                     mx_error *err)
 {
     const size_t T = in->x->rows, S = in->kv->rows;
     const size_t hd = cfg->d_out / cfg->heads;
     matrix Q = {0}, K = {0}, V = {0}, concat = {0}, out = {0};
     int rc = -1;
 
-    if (record_qkv(tr, "fused", "", &p->attn, err) != 0 ||
-        record_linear(tr, "fused", "out_proj", &p->out_proj, err) != 0)
+    /* the block records its parameters itself, all before the heads */
+    if (result == NULL &&
+        record_fused_params(tr, variant, prefix, p, err) != 0)
         return -1;
 
-    // Q, K, V (T, O) = x (T, D) @ W^T: one projection for all heads
+    // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads
     if (project_qkv(&Q, &K, &V, &p->attn, in, err) != 0 ||
         matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0 ||
         matrix_alloc(&out, T, cfg->d_out, "the output", err) != 0)
@@ -370,7 +381,7 @@ int fused_forward(trace *tr, const fused_params *p,
             take_columns(&q, &Q, h * hd);
             take_columns(&k, &K, h * hd);
             take_columns(&v, &V, h * hd);
-            ok = attention_head(tr, "fused", (int)h, &q, &k, &v, cfg, lab,
+            ok = attention_head(tr, variant, (int)h, &q, &k, &v, cfg, lab,
                                 &context, err) == 0;
         }
         if (ok)
@@ -389,11 +400,15 @@ int fused_forward(trace *tr, const fused_params *p,
 
     const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
     if (dims == NULL ||
-        trace_add(tr, "fused", NO_HEAD, "concat_context", lab->tokens, dims,
+        trace_add(tr, variant, NO_HEAD, "concat_context", lab->tokens, dims,
                   &concat, err) != 0 ||
-        trace_add(tr, "fused", NO_HEAD, "out", lab->tokens, dims, &out,
+        trace_add(tr, variant, NO_HEAD, out_name, lab->tokens, dims, &out,
                   err) != 0)
         goto done;
+    if (result != NULL) { /* hand the output to the caller */
+        *result = out;
+        out = (matrix){0};
+    }
     rc = 0;
 done:
     matrix_free(&Q);
@@ -402,4 +417,12 @@ done:
     matrix_free(&concat);
     matrix_free(&out);
     return rc;
+}
+
+int fused_forward(trace *tr, const fused_params *p,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err)
+{
+    return fused_forward_as(tr, "fused", "", "out", p, cfg, in, lab, NULL,
+                            err);
 }

@@ -73,6 +73,16 @@ typedef struct {
     const labels *values;   /* "V:gato", of the key/value sequence */
 } sequence_labels;
 
+/* nn.Linear(in, out, bias): allocate, then draw weight and bias. */
+int linear_init(linear *l, size_t in, size_t out, bool bias, torch_rng *g,
+                mx_error *err);
+void linear_free(linear *l);
+
+/* Records `name`.weight (out x in) and, if the layer has one, `name`.bias
+ * (1 x out) under variant. */
+int record_linear(trace *tr, const char *variant, const char *name,
+                  const linear *l, mx_error *err);
+
 /* Draw parameters as the module's constructor does, in its order. Each
  * *_free accepts a zeroed or partly made struct. */
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
@@ -111,5 +121,21 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
 int fused_forward(trace *tr, const fused_params *p,
                   const attention_config *cfg, const attention_input *in,
                   const sequence_labels *lab, mx_error *err);
+
+/* Records the fused module's parameters under variant, named prefix +
+ * "W_query.weight" ... prefix + "out_proj.bias". */
+int record_fused_params(trace *tr, const char *variant, const char *prefix,
+                        const fused_params *p, mx_error *err);
+
+/* The fused module's forward under another name: tables under `variant`,
+ * the output table named out_name. With result NULL it records its
+ * parameters first (named prefix + "W_query" ...); otherwise it leaves
+ * that to the caller and hands the output (T, O) to *result, which the
+ * caller frees. The Transformer block uses the second form. */
+int fused_forward_as(trace *tr, const char *variant, const char *prefix,
+                     const char *out_name, const fused_params *p,
+                     const attention_config *cfg, const attention_input *in,
+                     const sequence_labels *lab, matrix *result,
+                     mx_error *err);
 
 #endif

@@ -14,9 +14,14 @@ void count_parameters(const char *variant, const explain_context *c,
      * the same count in all; fused: those plus out_proj O -> O with bias */
     *weights = 3 * D * O;
     *biases = qkv_biases;
-    if (strcmp(variant, "fused") == 0) {
+    if (strcmp(variant, "fused") == 0 || strcmp(variant, "block") == 0) {
         *weights += O * O;
         *biases += O;
+    }
+    if (strcmp(variant, "block") == 0) {
+        /* two LayerNorms (weight and bias each D), ff.0 D -> F, ff.2 F -> D */
+        *weights += 2 * D + 2 * D * c->ff;
+        *biases += 2 * D + c->ff + D;
     }
 }
 
@@ -79,6 +84,13 @@ static void explain_module(FILE *out, const char *variant,
                      "own W_query, W_key, W_value (%zu x %zu). Their "
                      "contexts are concatenated at the end.",
                 c->heads, hd, hd, c->d_model);
+    else if (strcmp(variant, "block") == 0)
+        say(out, "The Transformer block: the fused attention (%zu heads), "
+                 "then a residual connection and LayerNorm, then a "
+                 "feed-forward network (%zu -> %zu -> %zu with ReLU), then "
+                 "another residual connection and LayerNorm (post-norm, "
+                 "evaluation mode: no dropout).",
+            c->heads, c->d_model, c->ff, c->d_model);
     else
         say(out, "The fused module (MultiHeadAttention): one W_query, "
                      "W_key and W_value of width d_out = %zu for all heads, "
@@ -106,7 +118,9 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const explain_context *c = ctx;
     const size_t T = c->tokens, D = c->d_model, O = c->d_out, H = c->heads;
     const size_t hd = O / H;
-    const bool fused = strcmp(t->variant, "fused") == 0;
+    const bool fused = strcmp(t->variant, "fused") == 0 ||
+                       strcmp(t->variant, "block") == 0;
+    const bool block = strcmp(t->variant, "block") == 0;
     const bool single = strcmp(t->variant, "single") == 0;
     const size_t width = single ? O : hd;
     const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
@@ -203,6 +217,28 @@ void explain_before(FILE *out, const table *t, const table *prev,
                          "(%zu, %zu) contexts along the last dimension -> "
                          "(%zu, %zu).",
                     H, T, hd, T, O);
+    } else if (strcmp(name, "attn_out") == 0) {
+        say(out, "Attention output: attn_out = concat_context @ "
+                 "out_proj.weight^T + out_proj.bias, (%zu, %zu) -> (%zu, %zu).",
+            T, O, T, O);
+    } else if (strcmp(name, "add_norm1") == 0) {
+        say(out, "Add and norm: add_norm1 = LayerNorm(inputs + attn_out). The "
+                 "residual connection keeps the token's own vector; "
+                 "LayerNorm then gives every row mean 0 and variance 1 "
+                 "(times norm1.weight, plus norm1.bias): (%zu, %zu).", T, D);
+    } else if (strcmp(name, "ffn_hidden") == 0) {
+        say(out, "Feed-forward: ffn_hidden = ReLU(add_norm1 @ ff.0.weight^T + "
+                 "ff.0.bias), (%zu, %zu) -> (%zu, %zu); ReLU sets negative "
+                 "values to 0. Each token is processed on its own.",
+            T, D, T, c->ff);
+    } else if (strcmp(name, "ffn_out") == 0) {
+        say(out, "Back to the model width: ffn_out = ffn_hidden @ "
+                 "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu).",
+            T, c->ff, T, D);
+    } else if (block && strcmp(name, "out") == 0) {
+        say(out, "Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
+                 "(%zu, %zu): the block's output, ready for the next block.",
+            T, D);
     } else if (strcmp(name, "out") == 0) {
         say(out, "Output projection: out = concat_context @ "
                      "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "

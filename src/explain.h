@@ -22,9 +22,10 @@ typedef struct {
     bool causal, scale, qkv_bias;
     bool embeddings_given; /* --embeddings: no embedding table */
     size_t kv_tokens;     /* S with --kv (cross-attention), else 0 */
+    size_t ff;            /* F, the block's feed-forward width */
 } explain_context;
 
-/* Parameters of a variant ("single", "wrapper", "fused"): weights and
+/* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and
  * biases, as sum(p.numel() for p in module.parameters()) counts them. */
 void count_parameters(const char *variant, const explain_context *c,
                       size_t *weights, size_t *biases);

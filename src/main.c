@@ -141,6 +141,8 @@ static explain_context explain_for(const options *opt, const trace *tr)
         .qkv_bias = opt->qkv_bias,
         .embeddings_given = opt->embeddings != NULL,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
+        .ff = opt->ff ? opt->ff : 4 * (inputs ? inputs->values.cols
+                                              : opt->d_model),
     };
     return c;
 }

@@ -23,7 +23,8 @@ const char options_usage[] =
     "  --no-scale       do not divide scores by sqrt(head_dim)  (default: scaled)\n"
     "  --qkv-bias       biases in W_query, W_key, W_value       (default: off)\n"
     "  --variant LIST   modules to run, comma-separated from\n"
-    "                   single, wrapper, fused        (default single,wrapper,fused)\n"
+    "                   single, wrapper, fused, block (default single,wrapper,fused)\n"
+    "  --ff N           hidden width of the block's feed-forward (default 4 x d_model)\n"
     "\n"
     "Output:\n"
     "  --format FMT     text or csv (tidy CSV)                  (default text)\n"
@@ -104,6 +105,7 @@ enum {
     OPT_FOCUS,
     OPT_COLOR,
     OPT_KV,
+    OPT_FF,
 };
 
 static const struct option long_options[] = {
@@ -134,6 +136,7 @@ static const struct option long_options[] = {
     {"focus", required_argument, NULL, OPT_FOCUS},
     {"color", required_argument, NULL, OPT_COLOR},
     {"kv", required_argument, NULL, OPT_KV},
+    {"ff", required_argument, NULL, OPT_FF},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -147,6 +150,13 @@ static const char *const known_tables[] = {
     "queries", "keys", "values", "attn_scores", "attn_weights",
     "head_context", "attn_weights_avg", "concat_context", "out",
     "kv_tokens", "kv_inputs",
+    "attention.W_query.weight", "attention.W_query.bias",
+    "attention.W_key.weight", "attention.W_key.bias",
+    "attention.W_value.weight", "attention.W_value.bias",
+    "attention.out_proj.weight", "attention.out_proj.bias",
+    "norm1.weight", "norm1.bias", "ff.0.weight", "ff.0.bias", "ff.2.weight",
+    "ff.2.bias", "norm2.weight", "norm2.bias",
+    "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
 };
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
@@ -217,11 +227,14 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
             set |= VARIANT_WRAPPER;
         else if (n == 5 && strncmp(p, "fused", n) == 0)
             set |= VARIANT_FUSED;
+        else if (n == 5 && strncmp(p, "block", n) == 0)
+            set |= VARIANT_BLOCK;
         else
             return err_usage(err,
-                               "%s: unknown variant in '%s' (expected single, "
-                               "wrapper or fused, comma-separated)",
-                               "--variant", text);
+                             "--variant: unknown variant in '%s' (expected "
+                             "single, wrapper, fused or block, "
+                             "comma-separated)",
+                             text);
         if (p[n] == '\0')
             break;
         p += n + 1;
@@ -340,6 +353,11 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, "--column: goes with --input FILE");
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err, "--embeddings: cannot be combined with --input");
+    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
+        opt->d_out != opt->d_model)
+        return err_usage(err, "--variant block: the residual connections "
+                         "need --d-out equal to --d-model (%zu and %zu)",
+                         opt->d_out, opt->d_model);
     if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
         return err_usage(err, "--kv: cross-attention takes two sentences, "
                          "not %s", opt->input ? "--input" : "--embeddings");
@@ -469,6 +487,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_FOCUS:
         return set_path(&opt->focus, "--focus", arg, err);
+    case OPT_FF:
+        return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
     case OPT_KV:
         opt->kv = arg;
         return 0;

@@ -18,6 +18,7 @@ enum variant_bits {
     VARIANT_SINGLE = 1u << 0,
     VARIANT_WRAPPER = 1u << 1,
     VARIANT_FUSED = 1u << 2,
+    VARIANT_BLOCK = 1u << 3,
 };
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
@@ -33,6 +34,7 @@ typedef struct {
     bool scale;              /* off with --no-scale */
     bool qkv_bias;           /* --qkv-bias */
     unsigned variants;       /* --variant, a set of variant_bits */
+    size_t ff;               /* --ff, the block's hidden width (0: 4 x D) */
 
     char **tables;           /* --tables, owned; NULL means every table */
     size_t n_tables;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "block.h"
 #include "rng.h"
 #include "tokenize.h"
 #include "weights.h"
@@ -24,6 +25,11 @@ static double trace_size(const options *opt, size_t D, size_t T, size_t V)
         n += params + 4.0 * t * o + h * 2.0 * t * t + t * o;
     if (opt->variants & VARIANT_FUSED)
         n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
+    if (opt->variants & VARIANT_BLOCK) {
+        const double f = opt->ff ? (double)opt->ff : 4.0 * d;
+        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t +
+             2.0 * t * o + 2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
+    }
     return n;
 }
 
@@ -42,6 +48,20 @@ static int record_ids(trace *tr, const char *name, const labels *rows,
         tr->tables[tr->n_tables - 1].integral = true;
     matrix_free(&m);
     return rc;
+}
+
+static const char *variant_name(unsigned variant)
+{
+    switch (variant) {
+    case VARIANT_SINGLE:
+        return "single";
+    case VARIANT_WRAPPER:
+        return "wrapper";
+    case VARIANT_FUSED:
+        return "fused";
+    default:
+        return "block";
+    }
 }
 
 /* The wrapper's heads, drawn as the wrapper draws them (and read from
@@ -82,7 +102,7 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         if (make_wrapper(&p, opt, cfg, start, err) == 0)
             rc = wrapper_forward(tr, &p, cfg, x, lab, err);
         wrapper_free(&p);
-    } else {
+    } else if (variant == VARIANT_FUSED) {
         fused_params p = {0};
         wrapper_params heads = {0};
         if (fused_init(&p, cfg, &g, err) == 0 &&
@@ -94,11 +114,16 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         }
         wrapper_free(&heads);
         fused_free(&p);
+    } else if (variant == VARIANT_BLOCK) {
+        block_params p = {0};
+        const size_t ff = opt->ff ? opt->ff : 4 * cfg->d_model;
+        if (block_init(&p, cfg, ff, &g, err) == 0 &&
+            (dir == NULL || weights_load_block(&p, dir, &style, err) == 0))
+            rc = block_forward(tr, &p, cfg, x, lab, err);
+        block_free(&p);
     }
     if (rc == 0 && opt->average && variant != VARIANT_SINGLE)
-        rc = record_average(tr, variant == VARIANT_WRAPPER ? "wrapper"
-                                                           : "fused",
-                            cfg->heads, err);
+        rc = record_average(tr, variant_name(variant), cfg->heads, err);
     return rc;
 }
 
@@ -152,6 +177,10 @@ static int check_size(const options *opt, const model_input *in,
         return err_usage(err, "--d-model %zu: the embeddings have %zu "
                          "columns (d_model is taken from the file)",
                          opt->d_model, D);
+    if ((opt->variants & VARIANT_BLOCK) && opt->d_out != D)
+        return err_usage(err, "--variant block: the residual connections "
+                         "need --d-out equal to d_model (%zu and %zu)",
+                         opt->d_out, D);
     double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
     if (size > (double)MAX_TRACE_VALUES)
         return err_input(err,
@@ -253,7 +282,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
 
     const attention_input x = {&inputs, in->kv != NULL ? &kv_inputs : &inputs};
     static const unsigned order[] = {VARIANT_SINGLE, VARIANT_WRAPPER,
-                                     VARIANT_FUSED};
+                                     VARIANT_FUSED, VARIANT_BLOCK};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if ((opt->variants & order[i]) &&
             run_variant(tr, order[i], opt, &cfg, &g, &x, &lab, err) != 0)

@@ -63,4 +63,16 @@ void take_columns(matrix *out, const matrix *in, size_t first);
  * concatenation of head contexts. */
 void put_columns(matrix *out, const matrix *in, size_t first);
 
+/* out (T, D) = nn.LayerNorm over each row of x: (x - mean) / sqrt(var +
+ * eps) * gamma + beta, with the mean and (biased) variance computed as
+ * PyTorch's CPU kernel does (Welford, in blocks of 8 lanes). */
+void layer_norm(matrix *out, const matrix *x, const float *gamma,
+                const float *beta, float eps);
+
+/* x = max(x, 0), element by element (nn.ReLU). */
+void relu(matrix *x);
+
+/* out = a + b, element by element (a residual connection). */
+void add(matrix *out, const matrix *a, const matrix *b);
+
 #endif

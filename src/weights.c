@@ -87,6 +87,40 @@ int weights_load_fused(fused_params *p, const char *dir,
     return load_layer(&p->out_proj, dir, "fused", "out_proj", style, err);
 }
 
+/* block.norm1.weight.csv and block.norm1.bias.csv, each (1, D). */
+static int load_norm(matrix *weight, matrix *bias, const char *dir,
+                     const char *name, const csv_style *style, mx_error *err)
+{
+    char path[4096];
+    matrix *parts[2] = {weight, bias};
+    const char *suffix[2] = {"weight", "bias"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/block.%s.%s.csv", dir, name,
+                 suffix[i]);
+        int found = file_exists(path, err);
+        if (found < 0 ||
+            (found && read_weight_matrix(parts[i], path, style, err) != 0))
+            return -1;
+    }
+    return 0;
+}
+
+int weights_load_block(block_params *p, const char *dir,
+                       const csv_style *style, mx_error *err)
+{
+    if (load_qkv(&p->attention.attn, dir, "block", "attention.", style,
+                 err) != 0 ||
+        load_layer(&p->attention.out_proj, dir, "block", "attention.out_proj",
+                   style, err) != 0 ||
+        load_norm(&p->norm1_weight, &p->norm1_bias, dir, "norm1", style,
+                  err) != 0 ||
+        load_layer(&p->ff0, dir, "block", "ff.0", style, err) != 0 ||
+        load_layer(&p->ff2, dir, "block", "ff.2", style, err) != 0)
+        return -1;
+    return load_norm(&p->norm2_weight, &p->norm2_bias, dir, "norm2", style,
+                     err);
+}
+
 /* ---- checking the directory ------------------------------------------ */
 
 static int is_qkv(const char *layer)
@@ -103,6 +137,11 @@ static int known_layer(unsigned variant, const char *layer, size_t heads)
         return is_qkv(layer);
     if (variant == VARIANT_FUSED)
         return is_qkv(layer) || strcmp(layer, "out_proj") == 0;
+    if (variant == VARIANT_BLOCK)
+        return (strncmp(layer, "attention.", 10) == 0 &&
+                (is_qkv(layer + 10) || strcmp(layer + 10, "out_proj") == 0)) ||
+               strcmp(layer, "norm1") == 0 || strcmp(layer, "norm2") == 0 ||
+               strcmp(layer, "ff.0") == 0 || strcmp(layer, "ff.2") == 0;
     /* wrapper: heads.N.W_query ... with N < heads */
     if (strncmp(layer, "heads.", 6) != 0)
         return 0;
@@ -133,6 +172,7 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
         {"single.", VARIANT_SINGLE},
         {"wrapper.", VARIANT_WRAPPER},
         {"fused.", VARIANT_FUSED},
+        {"block.", VARIANT_BLOCK},
     };
     DIR *d = opendir(dir);
     if (d == NULL)

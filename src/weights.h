@@ -9,6 +9,7 @@
 #define MHA_WEIGHTS_H
 
 #include "attention.h"
+#include "block.h"
 #include "csv_in.h"
 #include "error.h"
 
@@ -24,6 +25,8 @@ int weights_load_single(single_params *p, const char *dir,
 int weights_load_wrapper(wrapper_params *p, const char *dir,
                          const csv_style *style, mx_error *err);
 int weights_load_fused(fused_params *p, const char *dir,
+                       const csv_style *style, mx_error *err);
+int weights_load_block(block_params *p, const char *dir,
                        const csv_style *style, mx_error *err);
 
 #endif

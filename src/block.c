@@ -1,0 +1,130 @@
+/* block.c: attention, residual and LayerNorm, feed-forward, residual and
+ * LayerNorm. Legend: T tokens, D model width (= O), F feed-forward width. */
+#include "block.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int norm_init(matrix *weight, matrix *bias, size_t D, mx_error *err)
+{
+    if (matrix_alloc(weight, 1, D, "a LayerNorm weight", err) != 0 ||
+        matrix_alloc(bias, 1, D, "a LayerNorm bias", err) != 0)
+        return -1;
+    for (size_t d = 0; d < D; d++)
+        weight->v[d] = 1.0f; /* nn.LayerNorm starts at ones and zeros */
+    return 0;
+}
+
+int block_init(block_params *p, const attention_config *cfg, size_t ff,
+               torch_rng *g, mx_error *err)
+{
+    const size_t D = cfg->d_model;
+    memset(p, 0, sizeof *p);
+    if (fused_init(&p->attention, cfg, g, err) != 0 ||
+        norm_init(&p->norm1_weight, &p->norm1_bias, D, err) != 0 ||
+        linear_init(&p->ff0, D, ff, true, g, err) != 0 ||
+        linear_init(&p->ff2, ff, D, true, g, err) != 0 ||
+        norm_init(&p->norm2_weight, &p->norm2_bias, D, err) != 0) {
+        block_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void block_free(block_params *p)
+{
+    fused_free(&p->attention);
+    matrix_free(&p->norm1_weight);
+    matrix_free(&p->norm1_bias);
+    linear_free(&p->ff0);
+    linear_free(&p->ff2);
+    matrix_free(&p->norm2_weight);
+    matrix_free(&p->norm2_bias);
+}
+
+/* Records norm<k>.weight and norm<k>.bias, each (1, D). */
+static int record_norm(trace *tr, const char *name, const matrix *weight,
+                       const matrix *bias, mx_error *err)
+{
+    char full[32];
+    const labels *dims = trace_index_labels(tr, "dim", weight->cols, err);
+    const labels *w = trace_literal_label(tr, "weight", err);
+    const labels *b = trace_literal_label(tr, "bias", err);
+    if (dims == NULL || w == NULL || b == NULL)
+        return -1;
+    snprintf(full, sizeof full, "%s.weight", name);
+    if (trace_add(tr, "block", NO_HEAD, full, w, dims, weight, err) != 0)
+        return -1;
+    snprintf(full, sizeof full, "%s.bias", name);
+    return trace_add(tr, "block", NO_HEAD, full, b, dims, bias, err);
+}
+
+static int record_params(trace *tr, const block_params *p, mx_error *err)
+{
+    if (record_fused_params(tr, "block", "attention.", &p->attention,
+                            err) != 0 ||
+        record_norm(tr, "norm1", &p->norm1_weight, &p->norm1_bias, err) != 0 ||
+        record_linear(tr, "block", "ff.0", &p->ff0, err) != 0 ||
+        record_linear(tr, "block", "ff.2", &p->ff2, err) != 0)
+        return -1;
+    return record_norm(tr, "norm2", &p->norm2_weight, &p->norm2_bias, err);
+}
+
+int block_forward(trace *tr, const block_params *p,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err)
+{
+    const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
+    matrix attn_out = {0}, sum = {0}, norm1 = {0}, hidden = {0},
+           ffn_out = {0}, out = {0};
+    int rc = -1;
+
+    if (record_params(tr, p, err) != 0)
+        return -1;
+    // attn_out (T, D) = the fused module over x
+    if (fused_forward_as(tr, "block", "attention.", "attn_out", &p->attention,
+                         cfg, in, lab, &attn_out, err) != 0)
+        goto done;
+    if (matrix_alloc(&sum, T, D, "a residual", err) != 0 ||
+        matrix_alloc(&norm1, T, D, "add_norm1", err) != 0 ||
+        matrix_alloc(&hidden, T, F, "ffn_hidden", err) != 0 ||
+        matrix_alloc(&ffn_out, T, D, "ffn_out", err) != 0 ||
+        matrix_alloc(&out, T, D, "the output", err) != 0)
+        goto done;
+
+    // add_norm1 (T, D) = LayerNorm(x + attn_out)
+    add(&sum, in->x, &attn_out);
+    layer_norm(&norm1, &sum, p->norm1_weight.v, p->norm1_bias.v,
+               LAYER_NORM_EPS);
+    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias)
+    linear_forward(&hidden, &norm1, &p->ff0.weight, p->ff0.bias.v);
+    relu(&hidden);
+    // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
+    linear_forward(&ffn_out, &hidden, &p->ff2.weight, p->ff2.bias.v);
+    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
+    add(&sum, &norm1, &ffn_out);
+    layer_norm(&out, &sum, p->norm2_weight.v, p->norm2_bias.v,
+               LAYER_NORM_EPS);
+
+    const labels *dims = trace_index_labels(tr, "dim", D, err);
+    const labels *wide = trace_index_labels(tr, "dim", F, err);
+    if (dims == NULL || wide == NULL ||
+        trace_add(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims,
+                  &norm1, err) != 0 ||
+        trace_add(tr, "block", NO_HEAD, "ffn_hidden", lab->tokens, wide,
+                  &hidden, err) != 0 ||
+        trace_add(tr, "block", NO_HEAD, "ffn_out", lab->tokens, dims,
+                  &ffn_out, err) != 0 ||
+        trace_add(tr, "block", NO_HEAD, "out", lab->tokens, dims, &out,
+                  err) != 0)
+        goto done;
+    rc = 0;
+done:
+    matrix_free(&attn_out);
+    matrix_free(&sum);
+    matrix_free(&norm1);
+    matrix_free(&hidden);
+    matrix_free(&ffn_out);
+    matrix_free(&out);
+    return rc;
+}
