@@ -190,7 +190,8 @@ int main(int cargc, char **cargv)
     ok(parsed, "the arguments parse%s%s", parsed ? "" : ": ", err.msg);
     if (parsed) {
         const model_input in = {.sentence = opt.sentence,
-                                .len = strlen(opt.sentence)};
+                                .len = strlen(opt.sentence),
+                                .kv = opt.kv};
         int ran = pipeline_run(&tr, &opt, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
 

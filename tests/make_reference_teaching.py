@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Reference tables from real PyTorch for the teaching options.
+
+Companion to make_reference.py (whose modules and writers it reuses):
+  --variant block   the Transformer block (attention, add & LayerNorm,
+                    feed-forward, add & LayerNorm)
+  --kv SENTENCE     cross-attention: queries from one sentence, keys and
+                    values from the other, one vocabulary, no mask
+  --average         attn_weights_avg, nn.MultiheadAttention's
+                    average_attn_weights=True (the mean over heads)
+  --tie             the fused module with the wrapper's heads stacked
+
+Writes NAME.csv and NAME.args into OUTDIR (default: the `reference`
+folder beside this script), in the same layout as make_reference.py.
+
+    /usr/bin/python3 tests/make_reference_teaching.py [OUTDIR]
+"""
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
+                            SelfAttention, TidyWriter, attention_steps, dims,
+                            make_vocab, pick, steps_single, steps_wrapper,
+                            steps_fused, write_heads, write_parameters)
+
+
+class TransformerBlock(nn.Module):
+    """Post-norm block as in the Cantonese lesson, evaluation mode."""
+
+    def __init__(self, d_model, num_heads, d_ff, T, qkv_bias):
+        super().__init__()
+        self.attention = MultiHeadAttention(d_model, d_model, T, num_heads,
+                                            qkv_bias)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(),
+                                nn.Linear(d_ff, d_model))
+        self.norm2 = nn.LayerNorm(d_model)
+
+    def forward(self, x):
+        x = self.norm1(x + self.attention(x))
+        return self.norm2(x + self.ff(x))
+
+
+def write_input_tables(w, words, tokens, token_ids, emb, inputs, d_model,
+                       kv_tokens=None, kv_ids=None, kv_inputs=None):
+    w.table("input", None, "vocab",
+            torch.tensor([[float(i)] for i in range(len(words))]), words, ["id"])
+    w.table("input", None, "tokens", token_ids.float().unsqueeze(1), tokens, ["id"])
+    if kv_tokens is not None:
+        w.table("input", None, "kv_tokens", kv_ids.float().unsqueeze(1),
+                kv_tokens, ["id"])
+    w.table("input", None, "embedding.weight", emb.weight, words, dims(d_model))
+    w.table("input", None, "inputs", inputs, tokens, dims(d_model))
+    if kv_tokens is not None:
+        w.table("input", None, "kv_inputs", kv_inputs, kv_tokens, dims(d_model))
+
+
+def write_args(outdir, name, args):
+    with open(os.path.join(outdir, name + ".args"), "w", encoding="utf-8",
+              newline="\n") as f:
+        for arg in args:
+            f.write(arg + "\n")
+
+
+def base_args(c):
+    args = ["--d-model", str(c["d_model"]), "--d-out", str(c["d_out"]),
+            "--heads", str(c["heads"]), "--seed", str(c["seed"])]
+    if c.get("qkv_bias"):
+        args.append("--qkv-bias")
+    return args
+
+
+def average(heads):
+    """The mean over heads, as nn.MultiheadAttention computes it."""
+    stacked = torch.stack([h["attn_weights"] for h in heads]).unsqueeze(0)
+    return stacked.mean(dim=1)[0]
+
+
+# ---------------------------------------------------------------------------
+# The Transformer block
+# ---------------------------------------------------------------------------
+
+def write_norm(w, name, norm):
+    w.table("block", None, name + ".weight", norm.weight.unsqueeze(0),
+            ["weight"], dims(norm.weight.shape[0]))
+    w.table("block", None, name + ".bias", norm.bias.unsqueeze(0),
+            ["bias"], dims(norm.bias.shape[0]))
+
+
+def block_case(c, outdir):
+    tokens, vocab = make_vocab(c["sentence"])
+    ids = torch.tensor([vocab[t] for t in tokens])
+    D, F = c["d_model"], c.get("ff", 4 * c["d_model"])
+    torch.manual_seed(c["seed"])
+    emb = nn.Embedding(len(vocab), D)
+    block = TransformerBlock(D, c["heads"], F, len(tokens), c.get("qkv_bias", False))
+    block.eval()
+    with torch.no_grad():
+        x = emb(ids)
+        heads, extra, attn_out = steps_fused(block.attention, x, True, True)
+        add_norm1 = block.norm1(x + attn_out)
+        hidden = block.ff[1](block.ff[0](add_norm1))
+        ffn_out = block.ff[2](hidden)
+        out = block.norm2(add_norm1 + ffn_out)
+        assert torch.equal(out, block(x.unsqueeze(0))[0]), "block forward"
+        with open(os.path.join(outdir, c["name"] + ".csv"), "w",
+                  encoding="utf-8", newline="") as f:
+            w = TidyWriter(f)
+            write_input_tables(w, list(vocab), tokens, ids, emb, x, D)
+            for name, mod in (("attention.", block.attention),):
+                for pname, p in mod.named_parameters():
+                    if p.dim() == 2:
+                        w.table("block", None, name + pname, p,
+                                dims(p.shape[0], "out"), dims(p.shape[1], "in"))
+                    else:
+                        w.table("block", None, name + pname, p.unsqueeze(0),
+                                ["bias"], dims(p.shape[0], "out"))
+            write_norm(w, "norm1", block.norm1)
+            for idx in (0, 2):
+                lin = block.ff[idx]
+                w.table("block", None, "ff.%d.weight" % idx, lin.weight,
+                        dims(lin.weight.shape[0], "out"), dims(lin.weight.shape[1], "in"))
+                w.table("block", None, "ff.%d.bias" % idx, lin.bias.unsqueeze(0),
+                        ["bias"], dims(lin.bias.shape[0], "out"))
+            write_norm(w, "norm2", block.norm2)
+            write_heads(w, "block", heads, tokens)
+            w.table("block", None, "concat_context", extra["concat_context"],
+                    tokens, dims(D))
+            w.table("block", None, "attn_out", attn_out, tokens, dims(D))
+            w.table("block", None, "add_norm1", add_norm1, tokens, dims(D))
+            w.table("block", None, "ffn_hidden", hidden, tokens, dims(F))
+            w.table("block", None, "ffn_out", ffn_out, tokens, dims(D))
+            w.table("block", None, "out", out, tokens, dims(D))
+    args = base_args(c) + ["--variant", "block"]
+    if "ff" in c:
+        args += ["--ff", str(F)]
+    write_args(outdir, c["name"], args + [c["sentence"]])
+    return w.rows
+
+
+# ---------------------------------------------------------------------------
+# Cross-attention
+# ---------------------------------------------------------------------------
+
+def cross_steps(variant, model, x, y):
+    """Queries from x, keys and values from y, no mask."""
+    if variant == "single":
+        steps = attention_steps(model.W_query(x), model.W_key(y),
+                                model.W_value(y), False, True)
+        return [steps], {}
+    if variant == "wrapper":
+        heads = [attention_steps(h.W_query(x), h.W_key(y), h.W_value(y),
+                                 False, True) for h in model.heads]
+        return heads, {"concat_context": torch.cat(
+            [h["head_context"] for h in heads], dim=-1)}
+    xb, yb = x.unsqueeze(0), y.unsqueeze(0)
+    n, hd = model.num_heads, model.head_dim
+
+    def split(t):
+        return t.view(1, t.shape[1], n, hd).transpose(1, 2)
+
+    steps = attention_steps(split(model.W_query(xb)), split(model.W_key(yb)),
+                            split(model.W_value(yb)), False, True)
+    heads = [pick(steps, (0, h)) for h in range(n)]
+    context = steps["head_context"].transpose(1, 2).contiguous().view(
+        1, x.shape[0], model.d_out)
+    return heads, {"concat_context": context[0], "out": model.out_proj(context)[0]}
+
+
+def cross_case(c, outdir):
+    tokens, _ = make_vocab(c["sentence"])
+    kv_tokens, _ = make_vocab(c["kv"])
+    _, vocab = make_vocab(c["sentence"] + " " + c["kv"])
+    ids = torch.tensor([vocab[t] for t in tokens])
+    kv_ids = torch.tensor([vocab[t] for t in kv_tokens])
+    D, O, H = c["d_model"], c["d_out"], c["heads"]
+    T = len(tokens) + len(kv_tokens)
+    with open(os.path.join(outdir, c["name"] + ".csv"), "w", encoding="utf-8",
+              newline="") as f:
+        w = TidyWriter(f)
+        with torch.no_grad():
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D,
+                               kv_tokens, kv_ids, emb(kv_ids))
+            for variant in ("single", "wrapper", "fused"):
+                torch.manual_seed(c["seed"])
+                emb = nn.Embedding(len(vocab), D)
+                if variant == "single":
+                    model = SelfAttention(D, O, c.get("qkv_bias", False), False)
+                elif variant == "wrapper":
+                    model = MultiHeadAttentionWrapper(D, O, T, H, c.get("qkv_bias", False), False)
+                else:
+                    model = MultiHeadAttention(D, O, T, H, c.get("qkv_bias", False), False)
+                heads, extra = cross_steps(variant, model, emb(ids), emb(kv_ids))
+                write_parameters(w, variant, model)
+                q = ["Q:" + t for t in tokens]
+                k = ["K:" + t for t in kv_tokens]
+                v = ["V:" + t for t in kv_tokens]
+                for h, s in enumerate(heads):
+                    hd = s["queries"].shape[-1]
+                    w.table(variant, h, "queries", s["queries"], q, dims(hd))
+                    w.table(variant, h, "keys", s["keys"], k, dims(hd))
+                    w.table(variant, h, "values", s["values"], v, dims(hd))
+                    w.table(variant, h, "attn_scores", s["attn_scores"], q, k)
+                    w.table(variant, h, "attn_weights", s["attn_weights"], q, k)
+                    w.table(variant, h, "head_context", s["head_context"], tokens, dims(hd))
+                for name in ("concat_context", "out"):
+                    if name in extra:
+                        w.table(variant, None, name, extra[name], tokens, dims(O))
+    write_args(outdir, c["name"], base_args(c) + ["--kv", c["kv"], c["sentence"]])
+    return w.rows
+
+
+# ---------------------------------------------------------------------------
+# --average and --tie
+# ---------------------------------------------------------------------------
+
+def average_tie_case(c, outdir):
+    tokens, vocab = make_vocab(c["sentence"])
+    ids = torch.tensor([vocab[t] for t in tokens])
+    D, O, H, T = c["d_model"], c["d_out"], c["heads"], len(tokens)
+    bias = c.get("qkv_bias", False)
+    with open(os.path.join(outdir, c["name"] + ".csv"), "w", encoding="utf-8",
+              newline="") as f:
+        w = TidyWriter(f)
+        with torch.no_grad():
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D)
+
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            wrapper = MultiHeadAttentionWrapper(D, O, T, H, bias)
+            heads, extra, _ = steps_wrapper(wrapper, emb(ids), True, True)
+            write_parameters(w, "wrapper", wrapper)
+            write_heads(w, "wrapper", heads, tokens)
+            w.table("wrapper", None, "concat_context", extra["concat_context"],
+                    tokens, dims(O))
+            if c.get("average"):  # after the module's own tables
+                w.table("wrapper", None, "attn_weights_avg", average(heads),
+                        ["Q:" + t for t in tokens], ["K:" + t for t in tokens])
+
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            fused = MultiHeadAttention(D, O, T, H, bias)
+            if c.get("tie"):
+                for name in ("W_query", "W_key", "W_value"):
+                    layers = [getattr(h, name) for h in wrapper.heads]
+                    getattr(fused, name).weight.copy_(
+                        torch.cat([l.weight for l in layers]))
+                    if bias:
+                        getattr(fused, name).bias.copy_(
+                            torch.cat([l.bias for l in layers]))
+            heads, extra, _ = steps_fused(fused, emb(ids), True, True)
+            write_parameters(w, "fused", fused)
+            write_heads(w, "fused", heads, tokens)
+            w.table("fused", None, "concat_context", extra["concat_context"],
+                    tokens, dims(O))
+            w.table("fused", None, "out", extra["out"], tokens, dims(O))
+            if c.get("average"):
+                w.table("fused", None, "attn_weights_avg", average(heads),
+                        ["Q:" + t for t in tokens], ["K:" + t for t in tokens])
+    args = base_args(c) + ["--variant", "wrapper,fused"]
+    args += ["--average"] if c.get("average") else []
+    args += ["--tie"] if c.get("tie") else []
+    write_args(outdir, c["name"], args + [c["sentence"]])
+    return w.rows
+
+
+CASES = [
+    (block_case, dict(name="block_classroom", sentence="O gato sobe no tapete",
+                      seed=42, d_model=4, d_out=4, heads=2)),
+    (block_case, dict(name="block_cantonese",
+                      sentence="呢間 餐廳 嘅 牛舌 好 出名 ， 慢煮 牛舌 好 好食",
+                      seed=7, d_model=16, d_out=16, heads=4, ff=24, qkv_bias=True)),
+    (block_case, dict(name="block_wide", sentence=" ".join(["w%d" % (i % 9) for i in range(20)]),
+                      seed=3, d_model=40, d_out=40, heads=5)),
+    (cross_case, dict(name="cross", sentence="O gato sobe no tapete",
+                      kv="the cat climbs onto the mat", seed=42, d_model=3,
+                      d_out=4, heads=2)),
+    (cross_case, dict(name="cross_bias", sentence="我 喜欢 牛舌",
+                      kv="I like beef tongue 牛舌", seed=11, d_model=6,
+                      d_out=6, heads=3, qkv_bias=True)),
+    (average_tie_case, dict(name="average", sentence="the cat sat on the mat",
+                            seed=5, d_model=4, d_out=8, heads=4, average=True)),
+    (average_tie_case, dict(name="tie", sentence="O gato sobe no tapete",
+                            seed=42, d_model=3, d_out=4, heads=2, tie=True,
+                            average=True)),
+    (average_tie_case, dict(name="tie_bias", sentence="Your journey starts with one step",
+                            seed=123, d_model=6, d_out=6, heads=3, tie=True,
+                            qkv_bias=True)),
+]
+
+
+def main(argv):
+    here = os.path.dirname(os.path.abspath(__file__))
+    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "reference")
+    os.makedirs(outdir, exist_ok=True)
+    torch.set_num_threads(1)
+    for make, case in CASES:
+        print("%-22s %6d rows" % (case["name"] + ".csv", make(case, outdir)))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
