@@ -1,6 +1,8 @@
 /* csv_in.c: strict CSV readers on top of libcsv. */
 #include "csv_in.h"
 
+#include "tokenize.h"
+
 #include <csv.h>
 #include <errno.h>
 #include <math.h>
@@ -175,9 +177,10 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
     return r->failed ? -1 : 0;
 }
 
-/* Reads the whole file into rows. */
-static int read_csv(csv_reader *r, const char *path, const csv_style *style,
-                    size_t max_rows, size_t max_fields, mx_error *err)
+/* Reads the whole of f into rows; path names it in messages. */
+static int read_csv(csv_reader *r, FILE *f, const char *path,
+                    const csv_style *style, size_t max_rows,
+                    size_t max_fields, mx_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
@@ -186,15 +189,9 @@ static int read_csv(csv_reader *r, const char *path, const csv_style *style,
     r->max_fields = max_fields;
     r->line = r->column = r->field_line = r->field_column = 1;
 
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_input(err, "%s: cannot open: %s", path, strerror(errno));
-
     struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        fclose(f);
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
         return err_nomem(err, "a CSV parser");
-    }
     csv_set_delim(&p, (unsigned char)style->delimiter);
 
     unsigned char buf[65536];
@@ -222,7 +219,6 @@ static int read_csv(csv_reader *r, const char *path, const csv_style *style,
         fail_at(r, r->field_line, r->field_column,
                 "a quoted field is never closed");
     csv_free(&p);
-    fclose(f);
     if (r->failed) {
         reader_free(r);
         return -1;
@@ -333,15 +329,15 @@ void free_strings(char **s, size_t n)
 
 /* ---- the three readers -------------------------------------------------- */
 
-int read_embeddings(char ***words, size_t *n, matrix *inputs,
-                    const char *path, const csv_style *style,
-                    size_t max_width, mx_error *err)
+int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
+                           FILE *f, const char *path, const csv_style *style,
+                           size_t max_width, mx_error *err)
 {
     csv_reader r;
     *words = NULL;
     *n = 0;
     memset(inputs, 0, sizeof *inputs);
-    if (read_csv(&r, path, style, 4096 + 1, max_width + 1, err) != 0)
+    if (read_csv(&r, f, path, style, MAX_TOKENS + 1, max_width + 1, err) != 0)
         return -1;
     int rc = -1;
     if (check_shape(&r, 2, err) != 0)
@@ -384,15 +380,15 @@ done:
     return rc;
 }
 
-int read_sentences(char ***sentences, size_t **lines, size_t *n,
-                   const char *path, const char *column,
-                   const csv_style *style, mx_error *err)
+int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
+                          FILE *f, const char *path, const char *column,
+                          const csv_style *style, mx_error *err)
 {
     csv_reader r;
     *sentences = NULL;
     *lines = NULL;
     *n = 0;
-    if (read_csv(&r, path, style, MAX_SENTENCES + 1, 1024, err) != 0)
+    if (read_csv(&r, f, path, style, MAX_SENTENCES + 1, 1024, err) != 0)
         return -1;
     int rc = -1;
     if (check_shape(&r, 1, err) != 0)
@@ -427,10 +423,10 @@ int read_sentences(char ***sentences, size_t **lines, size_t *n,
         goto done;
     }
     for (size_t i = 0; i < count; i++) {
-        csv_field *f = &r.rows[i + 1].fields[col];
-        s[i] = f->text;
-        l[i] = f->line;
-        f->text = NULL;
+        csv_field *cell = &r.rows[i + 1].fields[col];
+        s[i] = cell->text;
+        l[i] = cell->line;
+        cell->text = NULL;
     }
     *sentences = s;
     *lines = l;
@@ -441,12 +437,12 @@ done:
     return rc;
 }
 
-int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
-                       mx_error *err)
+int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
+                              const csv_style *style, mx_error *err)
 {
     csv_reader r;
     /* reading stops one row or field past the expected shape */
-    if (read_csv(&r, path, style, m->rows + 2, m->cols + 2, err) != 0) {
+    if (read_csv(&r, f, path, style, m->rows + 2, m->cols + 2, err) != 0) {
         if (!r.hit_limit)
             return -1;
         return err_input(err, "%s: has more than %zu rows x %zu columns of "
@@ -472,5 +468,58 @@ int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
     rc = 0;
 done:
     reader_free(&r);
+    return rc;
+}
+
+/* ---- the same, from a path ---------------------------------------------- */
+
+static FILE *open_csv(const char *path, mx_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        err_input(err, "%s: cannot open: %s", path, strerror(errno));
+    return f;
+}
+
+int read_embeddings(char ***words, size_t *n, matrix *inputs,
+                    const char *path, const csv_style *style,
+                    size_t max_width, mx_error *err)
+{
+    FILE *f = open_csv(path, err);
+    *words = NULL;
+    *n = 0;
+    memset(inputs, 0, sizeof *inputs);
+    if (f == NULL)
+        return -1;
+    int rc = read_embeddings_stream(words, n, inputs, f, path, style,
+                                    max_width, err);
+    fclose(f);
+    return rc;
+}
+
+int read_sentences(char ***sentences, size_t **lines, size_t *n,
+                   const char *path, const char *column,
+                   const csv_style *style, mx_error *err)
+{
+    FILE *f = open_csv(path, err);
+    *sentences = NULL;
+    *lines = NULL;
+    *n = 0;
+    if (f == NULL)
+        return -1;
+    int rc = read_sentences_stream(sentences, lines, n, f, path, column,
+                                   style, err);
+    fclose(f);
+    return rc;
+}
+
+int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
+                       mx_error *err)
+{
+    FILE *f = open_csv(path, err);
+    if (f == NULL)
+        return -1;
+    int rc = read_weight_matrix_stream(m, f, path, style, err);
+    fclose(f);
     return rc;
 }

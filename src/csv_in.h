@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "tensor.h"
@@ -44,6 +45,17 @@ int read_sentences(char ***sentences, size_t **lines, size_t *n,
  * caller's m, which has that shape. */
 int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
                        mx_error *err);
+
+/* The same three readers on an open stream; path only names it in
+ * messages. (The fuzz tests feed them memory through fmemopen.) */
+int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
+                           FILE *f, const char *path, const csv_style *style,
+                           size_t max_width, mx_error *err);
+int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
+                          FILE *f, const char *path, const char *column,
+                          const csv_style *style, mx_error *err);
+int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
+                              const csv_style *style, mx_error *err);
 
 /* Frees an array of n strings and the array. */
 void free_strings(char **s, size_t n);

@@ -518,7 +518,7 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
 {
     set_defaults(opt);
     opterr = 0; /* our messages, not getopt's */
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets any earlier parse */
     int c;
     while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
         const char *seen = argv[optind - 1];

@@ -150,8 +150,8 @@ void causal_mask(matrix *scores)
  * i + (i+4), then + (i+2), then lane 0 + lane 1. */
 static float pytorch_sum(const float *e, size_t n)
 {
-    float sum = 0.0f;
     if (n < 8) {
+        float sum = 0.0f;
         for (size_t i = 0; i < n; i++)
             sum += e[i];
         return sum;
