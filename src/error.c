@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+__attribute__((format(printf, 3, 0)))
 static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
 {
     err->status = status;

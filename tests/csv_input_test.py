@@ -9,12 +9,15 @@ Prints TAP. Python 3 standard library only.
 import csv
 import io
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 
 PROGRAM = sys.argv[1]
 DATA = sys.argv[2]
+# CI runs the program under valgrind by setting this (see .ci/run)
+PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
 count = 0
 failed = 0
 
@@ -35,8 +38,8 @@ def run(args, env=None):
     full = dict(os.environ)
     if env:
         full.update(env)
-    return subprocess.run([PROGRAM] + args, capture_output=True, env=full,
-                          timeout=120)
+    return subprocess.run(PREFIX + [PROGRAM] + args, capture_output=True,
+                          env=full, timeout=600)
 
 
 def tidy(stdout, delimiter=","):
