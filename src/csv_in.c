@@ -148,6 +148,27 @@ static void on_row(int c, void *user)
     r->n_fields = r->cap_fields = 0;
 }
 
+/* Feeds a run of ordinary bytes (no delimiter, quote or line end, so no
+ * field can end inside it) to libcsv in one call. */
+static int feed_run(csv_reader *r, struct csv_parser *p,
+                    const unsigned char *run, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (csv_parse(p, run, n, on_field, on_row, r) != n) {
+        fail_at(r, r->line, r->column, "malformed CSV: %s",
+                csv_error(p) == CSV_EPARSE
+                    ? "a quote inside an unquoted field, or text after a "
+                      "closing quote"
+                    : csv_strerror(csv_error(p)));
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((run[i] & 0xC0) != 0x80)
+            r->column++; /* count characters, not continuation bytes */
+    return r->failed ? -1 : 0;
+}
+
 /* Feeds one byte to libcsv, keeping track of lines and columns: a field
  * starts right after the byte that ended the previous one. */
 static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
@@ -210,8 +231,20 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
             r->failed = true;
             break;
         }
-        for (size_t i = start; i < got && !r->failed; i++)
-            feed(r, &p, buf[i]);
+        /* runs of ordinary bytes in one call, the bytes that can end a
+         * field or row one at a time */
+        const char special[] = {style->delimiter, '"', '\r', '\n', '\0'};
+        for (size_t i = start; i < got && !r->failed;) {
+            size_t n = 0;
+            while (i + n < got && strchr(special, buf[i + n]) == NULL)
+                n++;
+            if (feed_run(r, &p, buf + i, n) != 0)
+                break;
+            i += n;
+            if (i < got && feed(r, &p, buf[i]) != 0)
+                break;
+            i++;
+        }
     }
     if (!r->failed && ferror(f))
         fail_at(r, r->line, r->column, "read error: %s", strerror(errno));
