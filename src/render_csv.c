@@ -24,6 +24,8 @@ static void use_decimal_comma(char *buf, bool decimal_comma)
 
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
 {
+    if (buf == NULL || size == 0)
+        return;
     if (isnan(v)) {
         snprintf(buf, size, "nan");
         return;

@@ -24,6 +24,8 @@
 int focus_position(size_t *position, const char *spec, const labels *tokens,
                    mx_error *err)
 {
+    if (spec == NULL || spec[0] == '\0')
+        return err_usage(err, "--focus: the word is empty");
     const char *at = strrchr(spec, '@');
     if (at != NULL && at[1] != '\0' && strspn(at + 1, "0123456789") ==
                                            strlen(at + 1)) {
