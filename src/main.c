@@ -18,6 +18,7 @@
 #include "pipeline.h"
 #include "render.h"
 #include "table.h"
+#include "textwidth.h"
 #include "weights.h"
 
 /* The most a sentence read from standard input may hold. */
@@ -25,7 +26,10 @@
 
 static int fail(const mx_error *err)
 {
-    fprintf(stderr, "mha-explain: %s\n", err->msg);
+    /* messages quote what the user typed: escape control characters */
+    char *safe = display_escape(err->msg);
+    fprintf(stderr, "mha-explain: %s\n", safe != NULL ? safe : err->msg);
+    free(safe);
     if (err->usage)
         fputs("Try 'mha-explain --help' for more information.\n", stderr);
     return err->status;
@@ -248,8 +252,10 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         char heading[256], dir[4096];
+        char *shown = display_escape(sentences[i]);
         snprintf(heading, sizeof heading, "sentence %zu: %.200s", i,
-                 sentences[i]);
+                 shown != NULL ? shown : "");
+        free(shown);
         if (opt->csv_dir != NULL)
             snprintf(dir, sizeof dir, "%s/sentence%zu", opt->csv_dir, i);
         rc = run_and_render(opt, &in, (long)i, heading,
