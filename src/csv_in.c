@@ -148,6 +148,17 @@ static void on_row(int c, void *user)
     r->n_fields = r->cap_fields = 0;
 }
 
+/* libcsv refused the input at the current position. */
+static int malformed(csv_reader *r, struct csv_parser *p)
+{
+    fail_at(r, r->line, r->column, "malformed CSV: %s",
+            csv_error(p) == CSV_EPARSE
+                ? "a quote inside an unquoted field, or text after a "
+                  "closing quote"
+                : csv_strerror(csv_error(p)));
+    return -1;
+}
+
 /* Feeds a run of ordinary bytes (no delimiter, quote or line end, so no
  * field can end inside it) to libcsv in one call. */
 static int feed_run(csv_reader *r, struct csv_parser *p,
@@ -155,14 +166,8 @@ static int feed_run(csv_reader *r, struct csv_parser *p,
 {
     if (n == 0)
         return 0;
-    if (csv_parse(p, run, n, on_field, on_row, r) != n) {
-        fail_at(r, r->line, r->column, "malformed CSV: %s",
-                csv_error(p) == CSV_EPARSE
-                    ? "a quote inside an unquoted field, or text after a "
-                      "closing quote"
-                    : csv_strerror(csv_error(p)));
-        return -1;
-    }
+    if (csv_parse(p, run, n, on_field, on_row, r) != n)
+        return malformed(r, p);
     for (size_t i = 0; i < n; i++)
         if ((run[i] & 0xC0) != 0x80)
             r->column++; /* count characters, not continuation bytes */
@@ -174,14 +179,8 @@ static int feed_run(csv_reader *r, struct csv_parser *p,
 static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
 {
     size_t rows = r->n_rows, fields = r->n_fields;
-    if (csv_parse(p, &byte, 1, on_field, on_row, r) != 1) {
-        fail_at(r, r->line, r->column, "malformed CSV: %s",
-                csv_error(p) == CSV_EPARSE
-                    ? "a quote inside an unquoted field, or text after a "
-                      "closing quote"
-                    : csv_strerror(csv_error(p)));
-        return -1;
-    }
+    if (csv_parse(p, &byte, 1, on_field, on_row, r) != 1)
+        return malformed(r, p);
     if (byte == '\n') {
         r->line++;
         r->column = 1;
