@@ -1,0 +1,260 @@
+/* test_math.c: the arithmetic of attention, and the invariants a student
+ * is told about: rows of weights sum to 1, masked weights are exactly 0,
+ * and the wrapper's head h is the fused module's head h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "block.h"
+#include "check.h"
+#include "rng.h"
+#include "tap.h"
+#include "tensor.h"
+
+static matrix make(size_t rows, size_t cols, const float *values)
+{
+    matrix m;
+    mx_error err;
+    if (matrix_alloc(&m, rows, cols, "test", &err) != 0)
+        abort();
+    if (values != NULL)
+        memcpy(m.v, values, rows * cols * sizeof *values);
+    return m;
+}
+
+static int same_bits(const matrix *a, const matrix *b)
+{
+    return a->rows == b->rows && a->cols == b->cols &&
+           memcmp(a->v, b->v, a->rows * a->cols * sizeof *a->v) == 0;
+}
+
+static void small_products(void)
+{
+    const float x_v[] = {1, 2, 3, 4, 5, 6};          /* (2, 3) */
+    const float w_v[] = {1, 0, -1, 0.5f, 0.5f, 0.5f}; /* (2, 3) */
+    const float bias[] = {10, -1};
+    matrix x = make(2, 3, x_v), w = make(2, 3, w_v), out = make(2, 2, NULL);
+    linear_forward(&out, &x, &w, bias);
+    ok(out.v[0] == 8 && out.v[1] == 2 && out.v[2] == 8 && out.v[3] == 6.5f,
+       "linear_forward: x @ w^T + bias on small exact numbers");
+    matmul_transposed(&out, &x, &w);
+    ok(out.v[0] == -2 && out.v[1] == 3 && out.v[2] == -2 && out.v[3] == 7.5f,
+       "matmul_transposed: a @ b^T");
+    const float a_v[] = {1, 0.5f, 0, 2}; /* (2, 2) */
+    matrix a = make(2, 2, a_v), c = make(2, 3, NULL);
+    matmul(&c, &a, &x);
+    ok(c.v[0] == 3 && c.v[1] == 4.5f && c.v[2] == 6 && c.v[3] == 8 &&
+           c.v[4] == 10 && c.v[5] == 12,
+       "matmul: a @ b");
+
+    /* the vectorised loops keep the naive order: equal bit for bit */
+    torch_rng g;
+    rng_seed(&g, 3);
+    matrix bx = make(37, 61, NULL), bw = make(29, 61, NULL);
+    matrix o1 = make(37, 29, NULL), o2 = make(37, 29, NULL);
+    float bb[29];
+    rng_normal_fill(bx.v, 37 * 61, 0, 1, &g);
+    rng_normal_fill(bw.v, 29 * 61, 0, 1, &g);
+    rng_normal_fill(bb, 29, 0, 1, &g);
+    linear_forward(&o1, &bx, &bw, bb);
+    linear_forward_naive(&o2, &bx, &bw, bb);
+    ok(same_bits(&o1, &o2), "linear_forward equals its naive version bit for bit");
+    matrix p = make(37, 37, NULL), m1 = make(37, 61, NULL), m2 = make(37, 61, NULL);
+    rng_normal_fill(p.v, 37 * 37, 0, 1, &g);
+    matrix v = make(37, 61, NULL);
+    rng_normal_fill(v.v, 37 * 61, 0, 1, &g);
+    matmul(&m1, &p, &v);
+    matmul_naive(&m2, &p, &v);
+    ok(same_bits(&m1, &m2), "matmul equals its naive version bit for bit");
+    matrix *all[] = {&x, &w, &out, &a, &c, &bx, &bw, &o1, &o2, &p, &m1, &m2, &v};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        matrix_free(all[i]);
+}
+
+static void softmax_and_mask(void)
+{
+    const size_t T = 9;
+    torch_rng g;
+    rng_seed(&g, 11);
+    matrix s = make(T, T, NULL), w = make(T, T, NULL), w2 = make(T, T, NULL);
+    rng_normal_fill(s.v, T * T, 0, 3, &g);
+    causal_mask(&s);
+    int mask_ok = 1;
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++)
+            mask_ok &= (j > i) == (isinf(s.v[i * T + j]) && s.v[i * T + j] < 0);
+    ok(mask_ok, "causal_mask: -inf exactly above the diagonal");
+
+    softmax_rows(&w, &s, 2.0f);
+    double worst = 0;
+    int zeros = 1, argmax = 1;
+    for (size_t i = 0; i < T; i++) {
+        double sum = 0;
+        size_t best_s = 0, best_w = 0;
+        for (size_t j = 0; j < T; j++) {
+            sum += w.v[i * T + j];
+            if (j > i)
+                zeros &= w.v[i * T + j] == 0.0f;
+            if (j <= i && s.v[i * T + j] > s.v[i * T + best_s])
+                best_s = j;
+            if (w.v[i * T + j] > w.v[i * T + best_w])
+                best_w = j;
+        }
+        argmax &= best_s == best_w;
+        worst = fabs(sum - 1) > worst ? fabs(sum - 1) : worst;
+    }
+    ok(worst < 1e-6, "softmax rows sum to 1 (largest deviation %.2g)", worst);
+    ok(zeros, "masked cells get weight exactly 0");
+    ok(argmax, "the largest score gets the largest weight");
+
+    /* stability: shifting a row by 1000 changes nothing */
+    matrix shifted = make(T, T, s.v);
+    for (size_t j = 0; j < T * T; j++)
+        shifted.v[j] += 1000.0f;
+    softmax_rows(&w2, &shifted, 1.0f);
+    softmax_rows(&w, &s, 1.0f);
+    double diff = 0;
+    for (size_t j = 0; j < T * T; j++)
+        diff = fmax(diff, fabs((double)w.v[j] - (double)w2.v[j]));
+    ok(diff < 1e-3 && !isnan(w2.v[T * T - 1]),
+       "a shift of 1000 gives the same weights (no overflow)");
+
+    const float equal_v[] = {0.5f, 0.5f, 0.5f, 0.5f};
+    matrix e = make(1, 4, equal_v), ew = make(1, 4, NULL);
+    softmax_rows(&ew, &e, 1.0f);
+    ok(ew.v[0] == 0.25f && ew.v[3] == 0.25f, "equal scores, equal weights");
+    const float dead_v[] = {-INFINITY, -INFINITY};
+    matrix d = make(1, 2, dead_v), dw = make(1, 2, NULL);
+    softmax_rows(&dw, &d, 1.0f);
+    ok(dw.v[0] == 0.0f && dw.v[1] == 0.0f, "a row all -inf comes out all 0");
+    matrix *all[] = {&s, &w, &w2, &shifted, &e, &ew, &d, &dw};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        matrix_free(all[i]);
+}
+
+static sequence_labels labels_for(trace *tr, const char *const *words,
+                                  size_t T)
+{
+    mx_error err;
+    sequence_labels lab = {
+        trace_word_labels(tr, "", words, T, &err),
+        trace_word_labels(tr, "Q:", words, T, &err),
+        trace_word_labels(tr, "K:", words, T, &err),
+        trace_word_labels(tr, "V:", words, T, &err),
+    };
+    return lab;
+}
+
+/* The wrapper with the fused module's rows as its heads computes the same
+ * tables as the fused module, bit for bit. */
+static void wrapper_is_fused(bool bias)
+{
+    const char *const words[] = {"O", "gato", "sobe", "no", "tapete"};
+    const attention_config cfg = {.d_model = 3, .d_out = 6, .heads = 3,
+                                  .causal = true, .scale = true,
+                                  .qkv_bias = bias};
+    torch_rng g;
+    mx_error err;
+    rng_seed(&g, 42);
+    matrix x = make(5, 3, NULL);
+    rng_normal_fill(x.v, 15, 0, 1, &g);
+    fused_params fused;
+    wrapper_params wrapper;
+    if (fused_init(&fused, &cfg, &g, &err) || wrapper_init(&wrapper, &cfg, &g, &err))
+        abort();
+    fused_tie_to_wrapper(&fused, &wrapper);
+
+    trace tr;
+    trace_init(&tr);
+    sequence_labels lab = labels_for(&tr, words, 5);
+    const attention_input in = {&x, &x};
+    ok(wrapper_forward(&tr, &wrapper, &cfg, &in, &lab, &err) == 0 &&
+           fused_forward(&tr, &fused, &cfg, &in, &lab, &err) == 0,
+       "wrapper and fused run%s", bias ? " (with biases)" : "");
+    const table *a = trace_find(&tr, "wrapper", NO_HEAD, "concat_context");
+    const table *b = trace_find(&tr, "fused", NO_HEAD, "concat_context");
+    ok(a && b && same_bits(&a->values, &b->values),
+       "tied: wrapper and fused concat_context agree bit for bit%s",
+       bias ? " (with biases)" : "");
+    int heads_same = 1;
+    static const char *const names[] = {"queries", "keys", "values",
+                                        "attn_scores", "attn_weights",
+                                        "head_context"};
+    for (int h = 0; h < 3; h++)
+        for (size_t k = 0; k < 6; k++) {
+            const table *p = trace_find(&tr, "wrapper", h, names[k]);
+            const table *q = trace_find(&tr, "fused", h, names[k]);
+            heads_same &= p && q && same_bits(&p->values, &q->values);
+        }
+    ok(heads_same, "every head's six tables agree between wrapper and fused");
+
+    /* shapes and the check module */
+    const table *w0 = trace_find(&tr, "fused", 0, "attn_weights");
+    const table *q0 = trace_find(&tr, "wrapper", 2, "queries");
+    const table *wk = trace_find(&tr, "wrapper", NO_HEAD, "heads.1.W_key.weight");
+    const table *ob = trace_find(&tr, "fused", NO_HEAD, "out_proj.bias");
+    ok(w0 && w0->values.rows == 5 && w0->values.cols == 5 && q0 &&
+           q0->values.cols == 2 && wk && wk->values.rows == 2 &&
+           wk->values.cols == 3 && ob && ob->values.rows == 1 &&
+           ob->values.cols == 6,
+       "tables have the shapes of the contract");
+    const table *ctx = trace_find(&tr, "fused", 1, "head_context");
+    const table *val = trace_find(&tr, "fused", 1, "values");
+    ok(ctx && val && memcmp(ctx->values.v, val->values.v, 2 * sizeof(float)) == 0,
+       "the first token attends only to itself: its context is its value");
+    check_report r;
+    check_trace(&r, &tr, true, true);
+    ok(check_passed(&r) && r.compared && r.tie_dev == 0.0 && r.masked == 6 * 10,
+       "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
+    /* a doctored weight must make the check fail */
+    for (size_t i = 0; i < tr.n_tables; i++)
+        if (tr.tables[i].head == 0 && strcmp(tr.tables[i].variant, "fused") == 0 &&
+            strcmp(tr.tables[i].name, "attn_weights") == 0)
+            tr.tables[i].values.v[1] = 0.25f; /* a masked cell */
+    check_trace(&r, &tr, true, true);
+    ok(!check_passed(&r) && r.masked_weight == 0.25, "--check catches a masked weight that is not 0");
+    trace_free(&tr);
+    fused_free(&fused);
+    wrapper_free(&wrapper);
+    matrix_free(&x);
+}
+
+static void layer_norm_rows(void)
+{
+    torch_rng g;
+    rng_seed(&g, 5);
+    const size_t D = 37;
+    matrix x = make(4, D, NULL), y = make(4, D, NULL);
+    rng_normal_fill(x.v, 4 * D, 0.5, 3.0, &g);
+    float gamma[37], beta[37];
+    for (size_t d = 0; d < D; d++) {
+        gamma[d] = 1.0f;
+        beta[d] = 0.0f;
+    }
+    layer_norm(&y, &x, gamma, beta, 1e-5f);
+    int good = 1;
+    for (size_t t = 0; t < 4; t++) {
+        double mean = 0, var = 0;
+        for (size_t d = 0; d < D; d++)
+            mean += y.v[t * D + d];
+        mean /= (double)D;
+        for (size_t d = 0; d < D; d++)
+            var += (y.v[t * D + d] - mean) * (y.v[t * D + d] - mean);
+        var /= (double)D;
+        good &= fabs(mean) < 1e-5 && fabs(var - 1) < 1e-3;
+    }
+    ok(good, "layer_norm: every row has mean 0 and variance 1");
+    matrix_free(&x);
+    matrix_free(&y);
+}
+
+int main(void)
+{
+    small_products();
+    softmax_and_mask();
+    wrapper_is_fused(false);
+    wrapper_is_fused(true);
+    layer_norm_rows();
+    return tap_done();
+}

@@ -1,0 +1,119 @@
+/* test_tokenizer.c: splitting, vocabulary and ids, as Python's str.split()
+ * and a first-seen vocabulary give them. */
+#include <string.h>
+
+#include "tap.h"
+#include "tokenize.h"
+
+/* Tokenizes text and compares tokens, ids and vocabulary size. */
+static void expect(const char *name, const char *text, size_t len,
+                   const char *const *tokens, const size_t *ids, size_t n,
+                   size_t vocab)
+{
+    tokenized t;
+    mx_error err = {0};
+    if (!ok(tokenize(&t, text, len, &err) == 0, "%s: accepted", name)) {
+        diag("%s", err.msg);
+        return;
+    }
+    int same = t.n_tokens == n && t.n_vocab == vocab;
+    for (size_t i = 0; same && i < n; i++)
+        same = strcmp(t.tokens[i], tokens[i]) == 0 && t.ids[i] == ids[i];
+    ok(same, "%s: %zu tokens, %zu words, ids as expected", name, n, vocab);
+    tokenized_free(&t);
+}
+
+static void expect_error(const char *name, const char *text, size_t len,
+                         const char *fragment)
+{
+    tokenized t;
+    mx_error err = {0};
+    int rc = tokenize(&t, text, len, &err);
+    ok(rc != 0 && err.status == 2 && strstr(err.msg, fragment) != NULL,
+       "%s: rejected with '%s' (got '%s')", name, fragment, err.msg);
+    if (rc == 0)
+        tokenized_free(&t);
+}
+
+int main(void)
+{
+    const char *classroom[] = {"O", "gato", "sobe", "no", "tapete"};
+    const size_t classroom_ids[] = {0, 1, 2, 3, 4};
+    const char *s = "O gato sobe no tapete";
+    expect("classroom", s, strlen(s), classroom, classroom_ids, 5, 5);
+
+    const char *repeat[] = {"the", "cat", "sat", "on", "the", "mat"};
+    const size_t repeat_ids[] = {0, 1, 2, 3, 0, 4};
+    s = "the cat sat on the mat";
+    expect("repeated word keeps its id", s, strlen(s), repeat, repeat_ids, 6, 5);
+
+    s = "  the\tcat\n\nsat \r\n on\vthe\fmat  ";
+    expect("ASCII whitespace of every kind", s, strlen(s), repeat, repeat_ids,
+           6, 5);
+
+    const char *cjk[] = {"我", "喜欢", "吃", "牛舌", "和", "慢煮", "牛舌"};
+    const size_t cjk_ids[] = {0, 1, 2, 3, 4, 5, 3};
+    s = "我 喜欢 吃 牛舌 和 慢煮 牛舌";
+    expect("CJK with a repeated word", s, strlen(s), cjk, cjk_ids, 7, 6);
+
+    const char *ideo[] = {"猫が", "マットに", "座った"};
+    const size_t ideo_ids[] = {0, 1, 2};
+    s = "猫が\u3000マットに\u3000座った";
+    expect("U+3000 ideographic space splits", s, strlen(s), ideo, ideo_ids, 3, 3);
+
+    const char *spaces[] = {"a", "b", "c", "d", "e", "f", "g"};
+    const size_t spaces_ids[] = {0, 1, 2, 3, 4, 5, 6};
+    s = "a\u00a0b\u2003c\u2028d\u2029e\xc2\x85" "f\x1cg";
+    expect("NBSP, EM SPACE, U+2028/9, NEL and 0x1c split (str.split)", s,
+           strlen(s), spaces, spaces_ids, 7, 7);
+
+    const char *zwsp[] = {"a\u200bb"};
+    const size_t zwsp_ids[] = {0};
+    s = "a\u200bb";
+    expect("U+200B ZERO WIDTH SPACE does not split", s, strlen(s), zwsp,
+           zwsp_ids, 1, 1);
+
+    const char *accents[] = {"caf\u00e9", "cafe\u0301", "caf\u00e9", "🙂"};
+    const size_t accents_ids[] = {0, 1, 0, 2};
+    s = "caf\u00e9 cafe\u0301 caf\u00e9 🙂";
+    expect("NFC and NFD spellings stay different words; emoji kept whole",
+           s, strlen(s), accents, accents_ids, 4, 3);
+
+    expect_error("lone continuation byte", "a \x80 b", 5, "byte 3");
+    expect_error("truncated sequence at the end", "a \xe7\x8c", 4, "UTF-8");
+    expect_error("overlong encoding", "\xc0\xaf", 2, "UTF-8");
+    expect_error("UTF-16 surrogate", "\xed\xa0\x80", 3, "UTF-8");
+    expect_error("0xFF", "ok \xff", 4, "byte 4");
+    expect_error("NUL inside the text", "a\0b", 3, "NUL");
+    expect_error("empty", "", 0, "empty");
+    expect_error("whitespace only", " \t\u3000 ", strlen(" \t\u3000 "), "empty");
+
+    /* MAX_TOKENS words are accepted, one more is not */
+    static char many[MAX_TOKENS * 2 + 3];
+    for (size_t i = 0; i < MAX_TOKENS; i++) {
+        many[2 * i] = 'x';
+        many[2 * i + 1] = ' ';
+    }
+    tokenized t;
+    mx_error err = {0};
+    int rc = tokenize(&t, many, 2 * MAX_TOKENS, &err);
+    ok(rc == 0 && t.n_tokens == MAX_TOKENS && t.n_vocab == 1,
+       "exactly %d tokens are accepted", MAX_TOKENS);
+    if (rc == 0)
+        tokenized_free(&t);
+    many[2 * MAX_TOKENS] = 'y';
+    expect_error("one token too many", many, 2 * MAX_TOKENS + 1, "more than");
+
+    const char *const words[] = {"b", "a", "b"};
+    rc = tokenize_words(&t, words, 3, &err);
+    ok(rc == 0 && t.n_vocab == 2 && t.ids[0] == 0 && t.ids[1] == 1 &&
+           t.ids[2] == 0,
+       "tokenize_words: the same vocabulary rule");
+    if (rc == 0)
+        tokenized_free(&t);
+    ok(tokenize_words(&t, words, 0, &err) != 0, "tokenize_words: none is an error");
+    ok(is_split_space(0x3000) && is_split_space(' ') && !is_split_space('a') &&
+           !is_split_space(0x200B),
+       "is_split_space agrees with Python's isspace");
+    return tap_done();
+}
