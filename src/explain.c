@@ -42,6 +42,25 @@ static const char *with_commas(char *buf, size_t n)
     return buf;
 }
 
+/* A line may break at the space p[i], unless that splits a shape "(5, 2,
+ * 2)" or a chain "(5, 4) -> view (5, 2, 2)". */
+static bool break_allowed(const char *p, size_t i)
+{
+    if (p[i] != ' ')
+        return false;
+    int depth = 0;
+    for (size_t k = 0; k < i; k++)
+        depth += p[k] == '(' ? 1 : p[k] == ')' ? -1 : 0;
+    if (depth != 0)
+        return false;
+    const bool arrow_after = strncmp(p + i + 1, "->", 2) == 0;
+    const bool arrow_before = i >= 2 && strncmp(p + i - 2, "->", 2) == 0;
+    /* "view (5, 2, 2)": a word stays with the shape after it */
+    const bool before_shape = i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' &&
+                              p[i + 1] == '(';
+    return !arrow_after && !arrow_before && !before_shape;
+}
+
 /* Prints a note as "# " lines of at most NOTE_WIDTH columns. */
 __attribute__((format(printf, 2, 3)))
 static void say(FILE *out, const char *fmt, ...)
@@ -57,8 +76,11 @@ static void say(FILE *out, const char *fmt, ...)
         size_t cut = len;
         if (len > NOTE_WIDTH) {
             cut = NOTE_WIDTH;
-            while (cut > 0 && p[cut] != ' ')
+            while (cut > 0 && !break_allowed(p, cut))
                 cut--;
+            if (cut == 0) /* no good place: break at the last space */
+                for (cut = NOTE_WIDTH; cut > 0 && p[cut] != ' '; cut--)
+                    ;
             if (cut == 0)
                 cut = NOTE_WIDTH;
         }

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""CLI tests of the teaching options: --explain, --focus, --tie, --check,
+--average, --color, --variant block, --kv.
+
+Usage: teaching_cli_test.py MHA_EXPLAIN
+
+Prints TAP. Python 3 standard library only.
+"""
+import csv
+import io
+import os
+import pty
+import re
+import shlex
+import subprocess
+import sys
+
+PROGRAM = sys.argv[1]
+PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
+CLASSROOM = "O gato sobe no tapete"
+count = 0
+failed = 0
+
+
+def ok(cond, name, detail=""):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (count, name))
+    if not cond and detail:
+        for line in str(detail).splitlines()[:15]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+def run(args, env=None):
+    full = dict(os.environ)
+    full.pop("NO_COLOR", None)
+    if env:
+        full.update(env)
+    return subprocess.run(PREFIX + [PROGRAM] + args, capture_output=True,
+                          env=full, timeout=600)
+
+
+def tables(args):
+    """{(variant, head, table): [[values]]} from --format csv."""
+    r = run(args + ["--format", "csv"])
+    out = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        key = (row["variant"], row["head"], row["table"])
+        rows = out.setdefault(key, [])
+        i, j = int(row["row"]), int(row["col"])
+        while len(rows) <= i:
+            rows.append([])
+        rows[i].append(float(row["value"]))
+    return out
+
+
+def check_error(args, fragment, name):
+    r = run(args)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    ok(r.returncode == 2 and r.stdout == b"" and lines and
+       lines[0].startswith("mha-explain: ") and fragment in lines[0] and
+       len(lines) <= 2, name, (r.returncode, r.stderr))
+
+
+def tie_and_check():
+    r = run([CLASSROOM, "--tie", "--check", "--variant", "wrapper,fused"])
+    checks = [l for l in r.stdout.decode().splitlines() if l.startswith("[check]")]
+    ok(r.returncode == 0 and len(checks) == 3 and all(l.endswith(": ok") for l in checks)
+       and "largest difference 0 " in checks[2],
+       "--tie --check: three checks, all ok, no difference", r.stdout[-600:])
+    t = tables([CLASSROOM, "--tie"])
+    ok(t[("wrapper", "", "concat_context")] == t[("fused", "", "concat_context")],
+       "--tie: wrapper and fused concat_context are identical")
+    t = tables([CLASSROOM])
+    ok(t[("wrapper", "", "concat_context")] != t[("fused", "", "concat_context")],
+       "without --tie the two modules differ")
+    r = run([CLASSROOM, "--check"])
+    ok(b"not compared" in r.stdout and r.returncode == 0,
+       "--check without --tie says the modules were not compared")
+    r = run([CLASSROOM, "--check", "--format", "csv"])
+    rows = list(csv.reader(io.StringIO(r.stdout.decode())))
+    ok(r.returncode == 0 and all(len(x) == 8 for x in rows) and
+       r.stderr.decode().count("[check]") == 3,
+       "--check with CSV: stdout stays CSV, the checks go to stderr")
+    r = run([CLASSROOM, "--check", "--no-causal"])
+    ok(r.returncode == 0 and b"masked cells: 0 scores" in r.stdout,
+       "--check --no-causal: no masked cells")
+
+
+def average():
+    t = tables(["the cat sat on the mat", "--average", "--heads", "4", "--d-out", "8"])
+    ok(("single", "", "attn_weights_avg") not in t, "no average for the single head")
+    good = True
+    for variant in ("wrapper", "fused"):
+        avg = t[(variant, "", "attn_weights_avg")]
+        heads = [t[(variant, str(h), "attn_weights")] for h in range(4)]
+        for i in range(6):
+            good &= abs(sum(avg[i]) - 1) < 1e-6
+            for j in range(6):
+                good &= abs(avg[i][j] - sum(h[i][j] for h in heads) / 4) < 1e-6
+    ok(good, "--average: the mean of the heads' weights, rows sum to 1")
+
+
+def explain():
+    r = run([CLASSROOM, "--explain", "--variant", "fused"])
+    text = r.stdout.decode()
+    ok("view (5, 2, 2) -> transpose (2, 5, 2)" in text and
+       "Parameters: 52 weights + 4 biases = 56." in text,
+       "--explain: shapes through view and transpose, parameter count")
+    ok(all(len(l) <= 78 for l in text.splitlines() if l.startswith("#")),
+       "--explain: notes wrap at 78 columns")
+    r = run(["a b", "--explain", "--variant", "fused", "--d-model", "512",
+             "--d-out", "512", "--heads", "8", "--qkv-bias", "--tables", "out"])
+    ok(b"= 1,050,624." in r.stdout, "the 512-wide 8-head module has 1,050,624 parameters")
+    r = run([CLASSROOM, "--explain", "--variant", "single", "--tables", "queries"])
+    ok(b"36 weights + 0 biases = 36." in r.stdout, "single head: 3 x (4 x 3) weights")
+    t = tables(["a b", "--variant", "block", "--d-model", "8", "--d-out", "8"])
+    size = sum(len(v) * len(v[0]) for k, v in t.items()
+               if k[0] == "block" and (k[2].endswith(".weight") or k[2].endswith(".bias")))
+    r = run(["a b", "--variant", "block", "--d-model", "8", "--d-out", "8",
+             "--explain", "--tables", "out"])
+    m = re.search(r"= ([\d,]+)\.", r.stdout.decode())
+    ok(m and int(m.group(1).replace(",", "")) == size,
+       "block: the count equals the size of its parameter tables (%d)" % size)
+    check_error([CLASSROOM, "--explain", "--format", "csv"], "--explain",
+                "--explain with CSV is a usage error")
+
+
+def focus():
+    r = run([CLASSROOM, "--focus", "gato", "--variant", "fused"])
+    text = r.stdout.decode()
+    t = tables([CLASSROOM, "--variant", "fused"])
+    m = re.search(r"\[fused\] head 0\n(?:.*\n)*?  attends   O ([\d.]+), gato ([\d.]+)", text)
+    row = t[("fused", "0", "attn_weights")][1]
+    ok(text.startswith("focus: gato (position 1 of 5)") and m and
+       m.group(1) == "%.4f" % row[0] and m.group(2) == "%.4f" % row[1],
+       "--focus gato: whom it attends to, as in attn_weights", text[:400])
+    s = "我 喜欢 吃 牛舌 和 慢煮 牛舌"
+    check_error([s, "--focus", "牛舌"], "牛舌@3, 牛舌@6", "a repeated word needs a position")
+    r = run([s, "--focus", "牛舌@6"])
+    ok(r.returncode == 0 and "focus: 牛舌 (position 6 of 7)" in r.stdout.decode(),
+       "WORD@POSITION picks the occurrence")
+    check_error([CLASSROOM, "--focus", "cachorro"], "not a token", "an unknown word")
+    check_error([CLASSROOM, "--focus", "gato@3"], "gato@3" if False else "position 3",
+                "a position holding another word")
+    check_error([CLASSROOM, "--focus", "gato@99"], "past the end", "a position past the end")
+    long = " ".join("w%d" % i for i in range(30))
+    r = run([long, "--focus", "w29", "--variant", "single"])
+    ok(b"(and 22 more)" in r.stdout, "a long attends list is capped at 8")
+
+
+def color():
+    r = run([CLASSROOM, "--color", "always"])
+    blocks = r.stdout.decode().split("\n\n")
+    shaded = [b for b in blocks if "\x1b[48;5;" in b]
+    ok(shaded and all(re.search(r"attn_(weights|scores)", b.splitlines()[0]) for b in shaded)
+       and len(shaded) == 10,
+       "--color always shades the 5 weight and 5 score tables only")
+    never = run([CLASSROOM, "--color", "never"]).stdout
+    auto = run([CLASSROOM]).stdout
+    ok(b"\x1b" not in never and b"\x1b" not in auto,
+       "never, and auto into a pipe, write no escape byte")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", r.stdout.decode())
+    ok(re.findall(r"-?\d+\.\d+|-inf", plain) == re.findall(r"-?\d+\.\d+|-inf", never.decode()),
+       "the shaded output holds the same numbers")
+    ok(b"\x1b[48;5;" in run([CLASSROOM, "--color", "always"], {"NO_COLOR": "1"}).stdout,
+       "--color always wins over NO_COLOR")
+
+    def under_terminal(env):
+        master, slave = pty.openpty()
+        full = dict(os.environ)
+        full.pop("NO_COLOR", None)
+        full.update(env)
+        p = subprocess.Popen(PREFIX + [PROGRAM, CLASSROOM, "--tables", "attn_weights"],
+                             stdout=slave, stderr=subprocess.DEVNULL, env=full)
+        os.close(slave)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        p.wait(timeout=600)
+        os.close(master)
+        return data
+    ok(b"\x1b[48;5;" in under_terminal({"TERM": "xterm"}), "auto shades a terminal")
+    ok(b"\x1b" not in under_terminal({"TERM": "xterm", "NO_COLOR": "1"}),
+       "auto with NO_COLOR does not")
+    ok(b"\x1b" not in under_terminal({"TERM": "dumb"}), "auto on a dumb terminal does not")
+    check_error([CLASSROOM, "--color", "sometimes"], "--color", "an unknown --color")
+
+
+def block():
+    check_error([CLASSROOM, "--variant", "block"], "--d-out", "block needs d_out = d_model")
+    check_error([CLASSROOM, "--variant", "block", "--d-out", "3", "--ff", "0"], "--ff",
+                "--ff 0 is refused")
+    t = tables([CLASSROOM, "--variant", "block", "--d-out", "3", "--heads", "3", "--ff", "7"])
+    ok(t[("block", "", "ff.0.weight")] and len(t[("block", "", "ff.0.weight")]) == 7 and
+       len(t[("block", "", "ff.2.weight")][0]) == 7, "--ff sets the feed-forward width")
+    ok(t[("block", "", "norm1.weight")] == [[1.0, 1.0, 1.0]] and
+       t[("block", "", "norm2.bias")] == [[0.0, 0.0, 0.0]],
+       "LayerNorm starts at ones and zeros")
+    ok(all(v >= 0 for row in t[("block", "", "ffn_hidden")] for v in row),
+       "ffn_hidden has no negative value (ReLU)")
+    good = True
+    for name in ("add_norm1", "out"):
+        for row in t[("block", "", name)]:
+            mean = sum(row) / len(row)
+            var = sum((v - mean) ** 2 for v in row) / len(row)
+            good &= abs(mean) < 1e-5 and abs(var - 1) < 1e-3
+    ok(good, "add_norm1 and out rows have mean 0 and variance 1")
+    ok(("block", "", "attn_out") in t and ("block", "2", "attn_weights") in t,
+       "the block records attn_out and its heads")
+
+
+def cross():
+    t = tables([CLASSROOM, "--kv", "the cat sat on the mat", "--variant", "fused"])
+    r = run([CLASSROOM, "--kv", "the cat sat on the mat", "--format", "csv",
+             "--tables", "vocab,attn_scores", "--variant", "fused"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    vocab = [x["row_label"] for x in rows if x["table"] == "vocab"]
+    ok(vocab == ["O", "gato", "sobe", "no", "tapete", "the", "cat", "sat", "on", "mat"],
+       "--kv: the vocabulary is the sentence's words, then the other's new words")
+    scores = t[("fused", "0", "attn_scores")]
+    ok(len(scores) == 5 and len(scores[0]) == 6 and
+       all(v != float("-inf") for row in scores for v in row),
+       "--kv: scores are 5 x 6 with no mask")
+    labels = {x["col_label"] for x in rows if x["table"] == "attn_scores"}
+    ok("K:mat" in labels and ("input", "", "kv_inputs") in t,
+       "--kv: keys labelled with the other sentence; kv_inputs recorded")
+    check_error([CLASSROOM, "--kv", ""], "--kv", "an empty --kv sentence")
+    check_error([CLASSROOM, "--kv", "a\udcff".encode("utf-8", "surrogateescape").decode(
+        "utf-8", "surrogateescape")], "--kv", "invalid UTF-8 in --kv")
+    check_error(["--embeddings", "x.csv", "--kv", "a"], "--kv", "--kv with --embeddings")
+
+
+def main():
+    tie_and_check()
+    average()
+    explain()
+    focus()
+    color()
+    block()
+    cross()
+    print("1..%d" % count)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
