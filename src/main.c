@@ -151,10 +151,11 @@ static explain_context explain_for(const options *opt, const trace *tr)
     return c;
 }
 
-/* The text view: every chosen table, or --focus's compact view. */
+/* The text view: every chosen table, or --focus's compact view of the
+ * token at `position`. */
 static int render_text_view(const options *opt, const trace *tr,
                             const table *const *tables, size_t n,
-                            mx_error *err)
+                            size_t position, mx_error *err)
 {
     const explain_context ctx = explain_for(opt, tr);
     const text_style style = {
@@ -166,12 +167,20 @@ static int render_text_view(const options *opt, const trace *tr,
     };
     if (opt->focus == NULL)
         return render_text(stdout, tables, n, &style, err);
-    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-    size_t position = 0;
-    if (inputs == NULL ||
-        focus_position(&position, opt->focus, inputs->rows, err) != 0)
-        return -1;
     return render_focus(stdout, tables, n, position, &style, err);
+}
+
+/* The position --focus names in the trace's sequence (0 without --focus). */
+static int find_focus(size_t *position, const options *opt, const trace *tr,
+                      mx_error *err)
+{
+    *position = 0;
+    if (opt->focus == NULL)
+        return 0;
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    if (inputs == NULL)
+        return err_input(err, "--focus: the sequence has no tokens");
+    return focus_position(position, opt->focus, inputs->rows, err);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -182,9 +191,12 @@ static int run_and_render(const options *opt, const model_input *in,
 {
     trace tr;
     trace_init(&tr);
-    size_t n = 0;
+    size_t n = 0, focus = 0;
     const table **chosen = NULL;
+    /* everything that can fail on the input fails before any output */
     int rc = pipeline_run(&tr, opt, in, err);
+    if (rc == 0)
+        rc = find_focus(&focus, opt, &tr, err);
     if (rc == 0) {
         chosen = select_tables(&tr, opt, &n);
         if (chosen == NULL)
@@ -208,7 +220,7 @@ static int run_and_render(const options *opt, const model_input *in,
     if (rc == 0 && opt->format == FORMAT_TEXT) {
         if (heading != NULL)
             printf("%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
-        rc = render_text_view(opt, &tr, tables, n, err);
+        rc = render_text_view(opt, &tr, tables, n, focus, err);
     }
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Every bad input, table-driven: exit status 2 (1 for an unwritable
+output), one 'mha-explain: ' line naming the problem (plus at most the
+--help hint), nothing on standard output, and no file left behind in a
+--csv-dir.
+
+Usage: errors_test.py MHA_EXPLAIN
+
+Prints TAP. Python 3 standard library only.
+"""
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+PROGRAM = os.path.abspath(sys.argv[1])
+PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
+S = "O gato sobe no tapete"
+
+# (arguments, standard input, status, fragment of the first stderr line,
+#  whether the --help hint follows)
+CASES = [
+    (["--bogus", S], b"", 2, "unknown option '--bogus'", True),
+    (["-x", S], b"", 2, "unknown option '-x'", True),
+    (["--heads"], b"", 2, "'--heads' needs a value", True),
+    (["--heads", "3", S], b"", 2, "--heads", True),
+    (["--heads", "0", S], b"", 2, "--heads", True),
+    (["--heads", "2x", S], b"", 2, "--heads: '2x'", True),
+    (["--d-model", "-1", S], b"", 2, "--d-model: '-1'", True),
+    (["--d-model", "0", S], b"", 2, "--d-model: 0 is out of range", True),
+    (["--d-model", "99999999999999999999999", S], b"", 2, "--d-model", True),
+    (["--d-model", "8193", S], b"", 2, "out of range", True),
+    (["--d-out", "", S], b"", 2, "--d-out", True),
+    (["--heads", "1025", "--d-out", "2048", S], b"", 2, "--heads", True),
+    (["--seed", "abc", S], b"", 2, "--seed", True),
+    (["--seed", "18446744073709551616", S], b"", 2, "--seed", True),
+    (["--seed", "-9223372036854775809", S], b"", 2, "--seed", True),
+    (["--precision", "13", S], b"", 2, "--precision", True),
+    (["--precision", "-1", S], b"", 2, "--precision", True),
+    (["--format", "xml", S], b"", 2, "--format: unknown format 'xml'", True),
+    (["--variant", "foo", S], b"", 2, "--variant", True),
+    (["--variant", "single,,fused", S], b"", 2, "--variant", True),
+    (["--variant", "", S], b"", 2, "--variant", True),
+    (["--tables", "nosuch", S], b"", 2, "--tables: unknown table 'nosuch'", True),
+    (["--tables", "heads.5.W_query.weight", S], b"", 2, "heads.5", True),
+    (["--tables", "out,", S], b"", 2, "--tables", True),
+    (["--csv-delimiter", ";;", S], b"", 2, "--csv-delimiter", True),
+    (["--color", "maybe", S], b"", 2, "--color", True),
+    (["--ff", "0", "--variant", "block", "--d-out", "3", S], b"", 2, "--ff", True),
+    ([], b"", 2, "no sentence given", True),
+    ([""], b"", 2, "the sentence is empty", False),
+    ([" \t "], b"", 2, "the sentence is empty", False),
+    (["\u3000"], b"", 2, "the sentence is empty", False),
+    (["-"], b"", 2, "the sentence is empty", False),
+    (["-"], b"  \n\n", 2, "the sentence is empty", False),
+    (["-"], b"a \xff b", 2, "not valid UTF-8 (byte 3)", False),
+    (["-"], b"a\x00b", 2, "NUL byte", False),
+    (["-"], b"x " * (1 << 19) + b"y", 2, "longer than", False),
+    (["-"], b"x " * 4097, 2, "more than 4096 tokens", False),
+    (["--d-model", "8192", "--d-out", "8192", "--heads", "1",
+      " ".join(["w%d" % i for i in range(600)])], b"", 2, "million values", False),
+    (["--embeddings", "/nonexistent/e.csv"], b"", 2, "/nonexistent/e.csv: cannot open", False),
+    (["--input", "/nonexistent/s.csv", "--column", "x"], b"", 2, "cannot open", False),
+    (["--weights", "/nonexistent", S], b"", 2, "--weights", False),
+    (["--embeddings", "e.csv", "--input", "s.csv", "--column", "c"], b"", 2,
+     "--embeddings", True),
+    (["--embeddings", "e.csv", S], b"", 2, "cannot be a sentence", True),
+    ([S, "--focus", "cão"], b"", 2, "--focus", True),
+    ([S, "--focus", "gato", "--format", "csv"], b"", 2, "--focus", True),
+    ([S, "--variant", "block"], b"", 2, "--d-out", True),
+]
+
+
+count = 0
+failed = 0
+
+
+def ok(cond, name, detail=""):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (count, name))
+    if not cond and detail:
+        for line in str(detail).splitlines()[:10]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+def run(args, stdin=b"", cwd=None, stdout=None):
+    env = dict(os.environ)
+    kwargs = {"stdout": stdout} if stdout is not None else {"stdout": subprocess.PIPE}
+    return subprocess.run(PREFIX + [PROGRAM] + args, input=stdin,
+                          stderr=subprocess.PIPE, env=env, cwd=cwd,
+                          timeout=600, **kwargs)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for args, stdin, status, fragment, hint in CASES:
+            # every case also asks for a --csv-dir, which must stay empty
+            out = os.path.join(tmp, "out%d" % count)
+            r = run(["--csv-dir", out] + args, stdin, cwd=tmp)
+            lines = r.stderr.decode("utf-8", "replace").splitlines()
+            good = (r.returncode == status and r.stdout == b"" and lines and
+                    lines[0].startswith("mha-explain: ") and fragment in lines[0])
+            if hint:
+                good = good and len(lines) == 2 and lines[1] == \
+                    "Try 'mha-explain --help' for more information."
+            else:
+                good = good and len(lines) == 1
+            good = good and not os.path.exists(out)
+            shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in args)
+            ok(good, "status %d, '%s' for: %s" % (status, fragment, shown),
+               "status %d stdout %r stderr %r" % (r.returncode, r.stdout[:80], r.stderr[:300]))
+
+        # a csv-dir that cannot be created is bad input
+        blocker = os.path.join(tmp, "file")
+        open(blocker, "w").close()
+        r = run([S, "--csv-dir", os.path.join(blocker, "sub")])
+        ok(r.returncode == 2 and r.stdout == b"" and b"--csv-dir" in r.stderr,
+           "a --csv-dir under a regular file: status 2, nothing on stdout")
+        # a failed run leaves nothing it made: a bad weight file stops the run
+        weights = os.path.join(tmp, "w")
+        os.mkdir(weights)
+        with open(os.path.join(weights, "fused.out_proj.bias.csv"), "w") as f:
+            f.write("token,out0\nbias,1\n")
+        out = os.path.join(tmp, "made", "here")
+        r = run([S, "--weights", weights, "--csv-dir", out])
+        ok(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "made")),
+           "a run that fails creates no --csv-dir")
+        # output that cannot be written
+        with open("/dev/full", "wb") as full:
+            r = run([S], stdout=full)
+        lines = r.stderr.decode().splitlines()
+        ok(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("mha-explain: ")
+           and "No space left" in lines[0], "stdout on a full disk: status 1, one line")
+        # a reader that goes away is not an error
+        p = subprocess.Popen(PREFIX + [PROGRAM, S], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read()
+        p.wait(timeout=600)
+        ok(p.returncode == 0 and err == b"", "a closed pipe is quiet, status 0",
+           (p.returncode, err))
+    print("1..%d" % count)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
