@@ -22,6 +22,7 @@
 
 #define MAX_CSV_BYTES ((size_t)64 << 20)  /* a file larger is refused */
 #define MAX_SENTENCES 10000               /* data rows of --input */
+#define MAX_FIELD_BYTES ((size_t)64 << 10) /* one cell: a label, a sentence */
 
 typedef struct {
     char delimiter;     /* ',' by default, ';' for decimal-comma locales */

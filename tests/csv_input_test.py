@@ -251,6 +251,8 @@ def readers():
                     "rows", "more rows than tokens allowed is refused")
         check_error(["--embeddings", os.path.join(tmp, "missing.csv")], "missing.csv",
                     "an unreadable file")
+        check_error(["--embeddings", emb("field.csv", b"token,a\n" + b"x" * 70000 + b",1\n")],
+                    "longer than 64 KiB", "a field over 64 KiB is refused")
         huge = os.path.join(tmp, "huge.csv")
         if PREFIX:
             # under valgrind reading 65 MiB takes many minutes; the plain
@@ -258,12 +260,12 @@ def readers():
             ok(True, "a file over 64 MiB is refused # SKIP too slow under %s" % PREFIX[0])
             return
         with open(huge, "wb") as f:
-            f.write(b"token,a\n")
-            chunk = b"x" * (1 << 20)
-            for _ in range(65):  # one 65 MiB label
-                f.write(chunk)
-            f.write(b",1\n")
-        check_error(["--embeddings", huge], "MiB", "a file over 64 MiB is refused")
+            f.write(b"id,text\n")
+            row = b"1," + b"w " * 30000 + b"\n"
+            for _ in range(65 * (1 << 20) // len(row) + 1):  # 65 MiB
+                f.write(row)
+        check_error(["--input", huge, "--column", "text"], "MiB",
+                    "a file over 64 MiB is refused")
 
 
 def main():
