@@ -163,7 +163,8 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
                 position, inputs->values.rows);
         free(word);
     }
-    static const char *const variants[] = {"single", "wrapper", "fused"};
+    static const char *const variants[] = {"single", "wrapper", "fused",
+                                            "block"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         const char *var = variants[v];
         for (int h = 0;; h++) {
