@@ -9,37 +9,16 @@ Prints TAP. Python 3 standard library only.
 import csv
 import io
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
 
-PROGRAM = sys.argv[1]
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
 DATA = sys.argv[2]
-# CI runs the program under valgrind by setting this (see .ci/run)
-PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
-count = 0
-failed = 0
+run = MHA.run
+check_error = MHA.check_error
 
-
-def ok(cond, name, detail=""):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (count, name))
-    if not cond and detail:
-        for line in str(detail).splitlines()[:15]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def run(args, env=None):
-    full = dict(os.environ)
-    if env:
-        full.update(env)
-    return subprocess.run(PREFIX + [PROGRAM] + args, capture_output=True,
-                          env=full, timeout=600)
 
 
 def tidy(stdout, delimiter=","):
@@ -55,15 +34,6 @@ def tidy(stdout, delimiter=","):
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-
-
-def check_error(args, fragment, name):
-    """Status 2, nothing on stdout, one 'mha-explain: ' line with fragment."""
-    r = run(args)
-    lines = r.stderr.decode("utf-8", "replace").splitlines()
-    good = (r.returncode == 2 and r.stdout == b"" and 1 <= len(lines) <= 2
-            and lines[0].startswith("mha-explain: ") and fragment in lines[0])
-    ok(good, name, "status %d stdout %r stderr %r" % (r.returncode, r.stdout[:100], r.stderr))
 
 
 def journey():
@@ -254,10 +224,10 @@ def readers():
         check_error(["--embeddings", emb("field.csv", b"token,a\n" + b"x" * 70000 + b",1\n")],
                     "longer than 64 KiB", "a field over 64 KiB is refused")
         huge = os.path.join(tmp, "huge.csv")
-        if PREFIX:
+        if MHA.prefix:
             # under valgrind reading 65 MiB takes many minutes; the plain
             # and sanitizer runs of this suite check the limit
-            ok(True, "a file over 64 MiB is refused # SKIP too slow under %s" % PREFIX[0])
+            ok(True, "a file over 64 MiB is refused # SKIP too slow under %s" % MHA.prefix[0])
             return
         with open(huge, "wb") as f:
             f.write(b"id,text\n")
@@ -274,8 +244,7 @@ def main():
     sentence_files()
     weights()
     readers()
-    print("1..%d" % count)
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -9,13 +9,13 @@ Usage: errors_test.py MHA_EXPLAIN
 Prints TAP. Python 3 standard library only.
 """
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
 
-PROGRAM = os.path.abspath(sys.argv[1])
-PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
 S = "O gato sobe no tapete"
 
 # (arguments, standard input, status, fragment of the first stderr line,
@@ -72,36 +72,12 @@ CASES = [
 ]
 
 
-count = 0
-failed = 0
-
-
-def ok(cond, name, detail=""):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (count, name))
-    if not cond and detail:
-        for line in str(detail).splitlines()[:10]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def run(args, stdin=b"", cwd=None, stdout=None):
-    env = dict(os.environ)
-    kwargs = {"stdout": stdout} if stdout is not None else {"stdout": subprocess.PIPE}
-    return subprocess.run(PREFIX + [PROGRAM] + args, input=stdin,
-                          stderr=subprocess.PIPE, env=env, cwd=cwd,
-                          timeout=600, **kwargs)
-
-
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for args, stdin, status, fragment, hint in CASES:
+        for number, (args, stdin, status, fragment, hint) in enumerate(CASES):
             # every case also asks for a --csv-dir, which must stay empty
-            out = os.path.join(tmp, "out%d" % count)
-            r = run(["--csv-dir", out] + args, stdin, cwd=tmp)
+            out = os.path.join(tmp, "out%d" % number)
+            r = MHA.run(["--csv-dir", out] + args, stdin, cwd=tmp)
             lines = r.stderr.decode("utf-8", "replace").splitlines()
             good = (r.returncode == status and r.stdout == b"" and lines and
                     lines[0].startswith("mha-explain: ") and fragment in lines[0])
@@ -118,7 +94,7 @@ def main():
         # a csv-dir that cannot be created is bad input
         blocker = os.path.join(tmp, "file")
         open(blocker, "w").close()
-        r = run([S, "--csv-dir", os.path.join(blocker, "sub")])
+        r = MHA.run([S, "--csv-dir", os.path.join(blocker, "sub")])
         ok(r.returncode == 2 and r.stdout == b"" and b"--csv-dir" in r.stderr,
            "a --csv-dir under a regular file: status 2, nothing on stdout")
         # a failed run leaves nothing it made: a bad weight file stops the run
@@ -127,17 +103,17 @@ def main():
         with open(os.path.join(weights, "fused.out_proj.bias.csv"), "w") as f:
             f.write("token,out0\nbias,1\n")
         out = os.path.join(tmp, "made", "here")
-        r = run([S, "--weights", weights, "--csv-dir", out])
+        r = MHA.run([S, "--weights", weights, "--csv-dir", out])
         ok(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "made")),
            "a run that fails creates no --csv-dir")
         # output that cannot be written
         with open("/dev/full", "wb") as full:
-            r = run([S], stdout=full)
+            r = MHA.run([S], stdout=full)
         lines = r.stderr.decode().splitlines()
         ok(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("mha-explain: ")
            and "No space left" in lines[0], "stdout on a full disk: status 1, one line")
         # a reader that goes away is not an error
-        p = subprocess.Popen(PREFIX + [PROGRAM, S], stdout=subprocess.PIPE,
+        p = subprocess.Popen(MHA.command([S]), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         p.stdout.readline()
         p.stdout.close()
@@ -145,8 +121,7 @@ def main():
         p.wait(timeout=600)
         ok(p.returncode == 0 and err == b"", "a closed pipe is quiet, status 0",
            (p.returncode, err))
-    print("1..%d" % count)
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -11,36 +11,16 @@ import io
 import os
 import pty
 import re
-import shlex
 import subprocess
 import sys
 
-PROGRAM = sys.argv[1]
-PREFIX = shlex.split(os.environ.get("MHA_EXPLAIN_PREFIX", ""))
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
 CLASSROOM = "O gato sobe no tapete"
-count = 0
-failed = 0
+run = MHA.run
+check_error = MHA.check_error
 
-
-def ok(cond, name, detail=""):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (count, name))
-    if not cond and detail:
-        for line in str(detail).splitlines()[:15]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def run(args, env=None):
-    full = dict(os.environ)
-    full.pop("NO_COLOR", None)
-    if env:
-        full.update(env)
-    return subprocess.run(PREFIX + [PROGRAM] + args, capture_output=True,
-                          env=full, timeout=600)
 
 
 def tables(args):
@@ -55,14 +35,6 @@ def tables(args):
             rows.append([])
         rows[i].append(float(row["value"]))
     return out
-
-
-def check_error(args, fragment, name):
-    r = run(args)
-    lines = r.stderr.decode("utf-8", "replace").splitlines()
-    ok(r.returncode == 2 and r.stdout == b"" and lines and
-       lines[0].startswith("mha-explain: ") and fragment in lines[0] and
-       len(lines) <= 2, name, (r.returncode, r.stderr))
 
 
 def tie_and_check():
@@ -166,7 +138,7 @@ def color():
     plain = re.sub(r"\x1b\[[0-9;]*m", "", r.stdout.decode())
     ok(re.findall(r"-?\d+\.\d+|-inf", plain) == re.findall(r"-?\d+\.\d+|-inf", never.decode()),
        "the shaded output holds the same numbers")
-    ok(b"\x1b[48;5;" in run([CLASSROOM, "--color", "always"], {"NO_COLOR": "1"}).stdout,
+    ok(b"\x1b[48;5;" in run([CLASSROOM, "--color", "always"], env={"NO_COLOR": "1"}).stdout,
        "--color always wins over NO_COLOR")
 
     def under_terminal(env):
@@ -174,7 +146,7 @@ def color():
         full = dict(os.environ)
         full.pop("NO_COLOR", None)
         full.update(env)
-        p = subprocess.Popen(PREFIX + [PROGRAM, CLASSROOM, "--tables", "attn_weights"],
+        p = subprocess.Popen(MHA.command([CLASSROOM, "--tables", "attn_weights"]),
                              stdout=slave, stderr=subprocess.DEVNULL, env=full)
         os.close(slave)
         data = b""
@@ -248,8 +220,7 @@ def main():
     color()
     block()
     cross()
-    print("1..%d" % count)
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":
