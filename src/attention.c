@@ -269,26 +269,36 @@ int record_average(trace *tr, const char *variant, size_t heads,
     return rc;
 }
 
+/* One head's working matrices: q (T, hd), k and v (S, hd), context
+ * (T, hd). */
+typedef struct {
+    matrix q, k, v, context;
+} head_tensors;
+
+static void head_tensors_free(head_tensors *h)
+{
+    matrix_free(&h->q);
+    matrix_free(&h->k);
+    matrix_free(&h->v);
+    matrix_free(&h->context);
+}
+
 /* ---- the three modules ----------------------------------------------- */
 
 int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
-    matrix q = {0}, k = {0}, v = {0}, context = {0};
+    head_tensors t = {0};
     int rc = -1;
-    if (record_qkv(tr, "single", "", &p->attn, err) != 0 ||
-        project_qkv(&q, &k, &v, &p->attn, in, err) != 0 ||
-        matrix_alloc(&context, in->x->rows, cfg->d_out, "a context",
-                     err) != 0)
-        goto done;
-    // one head of width O: its context is the module's output
-    rc = attention_head(tr, "single", 0, &q, &k, &v, cfg, lab, &context, err);
-done:
-    matrix_free(&q);
-    matrix_free(&k);
-    matrix_free(&v);
-    matrix_free(&context);
+    if (record_qkv(tr, "single", "", &p->attn, err) == 0 &&
+        project_qkv(&t.q, &t.k, &t.v, &p->attn, in, err) == 0 &&
+        matrix_alloc(&t.context, in->x->rows, cfg->d_out, "a context",
+                     err) == 0)
+        // one head of width O: its context is the module's output
+        rc = attention_head(tr, "single", 0, &t.q, &t.k, &t.v, cfg, lab,
+                            &t.context, err);
+    head_tensors_free(&t);
     return rc;
 }
 
@@ -311,18 +321,15 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
 
     for (size_t h = 0; h < p->heads; h++) {
         // each head projects x (T, D) to its own q, k, v (T, hd)
-        matrix q = {0}, k = {0}, v = {0}, context = {0};
-        int ok = project_qkv(&q, &k, &v, &p->head[h], in, err) == 0 &&
-                 matrix_alloc(&context, T, hd, "a context", err) == 0 &&
-                 attention_head(tr, "wrapper", (int)h, &q, &k, &v, cfg, lab,
-                                &context, err) == 0;
+        head_tensors t = {0};
+        int ok = project_qkv(&t.q, &t.k, &t.v, &p->head[h], in, err) == 0 &&
+                 matrix_alloc(&t.context, T, hd, "a context", err) == 0 &&
+                 attention_head(tr, "wrapper", (int)h, &t.q, &t.k, &t.v, cfg,
+                                lab, &t.context, err) == 0;
         if (ok)
             // torch.cat([head(x) for head in heads], dim=-1)
-            put_columns(&concat, &context, h * hd);
-        matrix_free(&q);
-        matrix_free(&k);
-        matrix_free(&v);
-        matrix_free(&context);
+            put_columns(&concat, &t.context, h * hd);
+        head_tensors_free(&t);
         if (!ok)
             goto done;
     }
@@ -372,25 +379,22 @@ int fused_forward_as(trace *tr, const char *variant, const char *prefix,
     for (size_t h = 0; h < cfg->heads; h++) {
         // view (T, H, hd) + transpose (H, T, hd): head h is columns
         // [h*hd, (h+1)*hd) of Q, K and V
-        matrix q = {0}, k = {0}, v = {0}, context = {0};
-        int ok = matrix_alloc(&q, T, hd, "queries", err) == 0 &&
-                 matrix_alloc(&k, S, hd, "keys", err) == 0 &&
-                 matrix_alloc(&v, S, hd, "values", err) == 0 &&
-                 matrix_alloc(&context, T, hd, "a context", err) == 0;
+        head_tensors t = {0};
+        int ok = matrix_alloc(&t.q, T, hd, "queries", err) == 0 &&
+                 matrix_alloc(&t.k, S, hd, "keys", err) == 0 &&
+                 matrix_alloc(&t.v, S, hd, "values", err) == 0 &&
+                 matrix_alloc(&t.context, T, hd, "a context", err) == 0;
         if (ok) {
-            take_columns(&q, &Q, h * hd);
-            take_columns(&k, &K, h * hd);
-            take_columns(&v, &V, h * hd);
-            ok = attention_head(tr, variant, (int)h, &q, &k, &v, cfg, lab,
-                                &context, err) == 0;
+            take_columns(&t.q, &Q, h * hd);
+            take_columns(&t.k, &K, h * hd);
+            take_columns(&t.v, &V, h * hd);
+            ok = attention_head(tr, variant, (int)h, &t.q, &t.k, &t.v, cfg,
+                                lab, &t.context, err) == 0;
         }
         if (ok)
             // transpose back (T, H, hd) and view (T, O)
-            put_columns(&concat, &context, h * hd);
-        matrix_free(&q);
-        matrix_free(&k);
-        matrix_free(&v);
-        matrix_free(&context);
+            put_columns(&concat, &t.context, h * hd);
+        head_tensors_free(&t);
         if (!ok)
             goto done;
     }
