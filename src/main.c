@@ -19,6 +19,7 @@
 #include "render.h"
 #include "table.h"
 #include "textwidth.h"
+#include "tokenize.h"
 #include "weights.h"
 
 /* The most a sentence read from standard input may hold. */
@@ -180,7 +181,9 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
     if (inputs == NULL)
         return err_input(err, "--focus: the sequence has no tokens");
-    return focus_position(position, opt->focus, inputs->rows, err);
+    return find_token(position, opt->focus,
+                      (const char *const *)inputs->rows->s, inputs->rows->n,
+                      err);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a

@@ -198,6 +198,10 @@ int pipeline_check(const options *opt, const model_input *in, mx_error *err)
     if (input_tokens(&tok, &n_queries, in, err) != 0)
         return -1;
     int rc = check_size(opt, in, &tok, err);
+    size_t position;
+    if (rc == 0 && opt->focus != NULL)
+        rc = find_token(&position, opt->focus,
+                        (const char *const *)tok.tokens, n_queries, err);
     tokenized_free(&tok);
     return rc;
 }

@@ -48,11 +48,6 @@ int render_text(FILE *out, const table *const *tables, size_t n,
 int render_focus(FILE *out, const table *const *tables, size_t n,
                  size_t position, const text_style *style, mx_error *err);
 
-/* Finds the position --focus names: "WORD" (which must occur once) or
- * "WORD@POSITION" (positions count from 0). tokens are the sequence. */
-int focus_position(size_t *position, const char *spec, const labels *tokens,
-                   mx_error *err);
-
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value */
 int render_csv(FILE *out, const table *const *tables, size_t n,

@@ -21,49 +21,6 @@
 #define FOCUS_MAX_LIST 8   /* longest attends / seen-by list */
 #define FOCUS_EDGE 3       /* a long vector shows 3 values, ..., 3 */
 
-int focus_position(size_t *position, const char *spec, const labels *tokens,
-                   mx_error *err)
-{
-    if (spec == NULL || spec[0] == '\0')
-        return err_usage(err, "--focus: the word is empty");
-    const char *at = strrchr(spec, '@');
-    if (at != NULL && at[1] != '\0' && strspn(at + 1, "0123456789") ==
-                                           strlen(at + 1)) {
-        size_t len = (size_t)(at - spec);
-        unsigned long pos = strtoul(at + 1, NULL, 10);
-        if (pos >= tokens->n)
-            return err_usage(err, "--focus: position %lu is past the end "
-                             "(the sentence has %zu tokens, from 0)",
-                             pos, tokens->n);
-        if (strlen(tokens->s[pos]) != len ||
-            strncmp(tokens->s[pos], spec, len) != 0)
-            return err_usage(err, "--focus: the token at position %lu is "
-                             "'%s', not '%.*s'",
-                             pos, tokens->s[pos], (int)len, spec);
-        *position = pos;
-        return 0;
-    }
-    size_t found = 0, first = 0;
-    char where[200] = "";
-    for (size_t i = 0; i < tokens->n; i++) {
-        if (strcmp(tokens->s[i], spec) != 0)
-            continue;
-        if (found++ == 0)
-            first = i;
-        size_t used = strlen(where);
-        snprintf(where + used, sizeof where - used, "%s%s@%zu",
-                 found > 1 ? ", " : "", spec, i);
-    }
-    if (found == 0)
-        return err_usage(err, "--focus: '%s' is not a token of the sentence",
-                         spec);
-    if (found > 1)
-        return err_usage(err, "--focus: '%s' occurs %zu times; choose one: %s",
-                         spec, found, where);
-    *position = first;
-    return 0;
-}
-
 /* The table of (variant, head, name) among the chosen ones, or NULL. */
 static const table *find(const table *const *tables, size_t n,
                          const char *variant, int head, const char *name)

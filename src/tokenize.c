@@ -1,6 +1,7 @@
 /* tokenize.c: UTF-8 validation, whitespace split, vocabulary. */
 #include "tokenize.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -144,5 +145,48 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
         }
     }
     build_vocabulary(out);
+    return 0;
+}
+
+int find_token(size_t *position, const char *spec,
+               const char *const *tokens, size_t n, mx_error *err)
+{
+    if (spec == NULL || spec[0] == '\0')
+        return err_usage(err, "--focus: the word is empty");
+    const char *at = strrchr(spec, '@');
+    if (at != NULL && at[1] != '\0' && strspn(at + 1, "0123456789") ==
+                                           strlen(at + 1)) {
+        size_t len = (size_t)(at - spec);
+        unsigned long pos = strtoul(at + 1, NULL, 10);
+        if (pos >= n)
+            return err_usage(err, "--focus: position %lu is past the end "
+                             "(the sentence has %zu tokens, from 0)",
+                             pos, n);
+        if (strlen(tokens[pos]) != len ||
+            strncmp(tokens[pos], spec, len) != 0)
+            return err_usage(err, "--focus: the token at position %lu is "
+                             "'%s', not '%.*s'",
+                             pos, tokens[pos], (int)len, spec);
+        *position = pos;
+        return 0;
+    }
+    size_t found = 0, first = 0;
+    char where[200] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(tokens[i], spec) != 0)
+            continue;
+        if (found++ == 0)
+            first = i;
+        size_t used = strlen(where);
+        snprintf(where + used, sizeof where - used, "%s%s@%zu",
+                 found > 1 ? ", " : "", spec, i);
+    }
+    if (found == 0)
+        return err_usage(err, "--focus: '%s' is not a token of the sentence",
+                         spec);
+    if (found > 1)
+        return err_usage(err, "--focus: '%s' occurs %zu times; choose one: %s",
+                         spec, found, where);
+    *position = first;
     return 0;
 }

@@ -35,6 +35,11 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
 
 void tokenized_free(tokenized *t);
 
+/* The position --focus names among tokens[0..n): "WORD", which must occur
+ * once, or "WORD@POSITION" (positions count from 0). */
+int find_token(size_t *position, const char *spec, const char *const *tokens,
+               size_t n, mx_error *err);
+
 /* Nonzero when code point c separates words for Python's str.split(). */
 int is_split_space(int c);
 
