@@ -168,7 +168,9 @@ static int render_text_view(const options *opt, const trace *tr,
     };
     if (opt->focus == NULL)
         return render_text(stdout, tables, n, &style, err);
-    return render_focus(stdout, tables, n, position, &style, err);
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    return render_focus(stdout, tables, n, inputs->rows, position,
+                        opt->kv != NULL, &style, err);
 }
 
 /* The position --focus names in the trace's sequence (0 without --focus). */

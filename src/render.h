@@ -44,9 +44,12 @@ int render_text(FILE *out, const table *const *tables, size_t n,
 
 /* --focus: one token across every head of every variant, compactly: its
  * query, key and value, whom it attends to, who attends to it, and its
- * context. position indexes the sequence. */
+ * context. position indexes tokens, the query sequence. With cross
+ * (--kv) the keys and values belong to the other sentence, so only the
+ * query side is shown. */
 int render_focus(FILE *out, const table *const *tables, size_t n,
-                 size_t position, const text_style *style, mx_error *err);
+                 const labels *tokens, size_t position, bool cross,
+                 const text_style *style, mx_error *err);
 
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value */

@@ -35,7 +35,7 @@ void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
         return;
     }
     /* whole numbers (ids, zeros) without an exponent */
-    if (fabsf(v) < 1e7f && v == truncf(v)) {
+    if (fabsf(v) < 1e9f && v == truncf(v)) {
         snprintf(buf, size, "%.0f", (double)v);
         return;
     }

@@ -93,12 +93,20 @@ static void print_weights(FILE *out, const char *what, const table *w,
         if (v[k] == 0.0f || v[k] < cut || shown == FOCUS_MAX_LIST)
             continue;
         char *name = display_escape(names->s[k]);
-        /* labels are "K:gato" or "Q:gato": show the word */
+        /* labels are "K:gato" or "Q:gato": show the word, and where it
+         * stands when the sentence has it twice */
         const char *word = name;
         if (name != NULL && strlen(name) > 2 && name[1] == ':')
             word = name + 2;
-        fprintf(out, "%s %s %.*f", shown ? "," : "", word ? word : "?",
-                style->precision, (double)v[k]);
+        size_t same = 0;
+        for (size_t m = 0; m < n; m++)
+            same += strcmp(names->s[m], names->s[k]) == 0;
+        if (same > 1)
+            fprintf(out, "%s %s@%zu %.*f", shown ? "," : "", word ? word : "?",
+                    k, style->precision, (double)v[k]);
+        else
+            fprintf(out, "%s %s %.*f", shown ? "," : "", word ? word : "?",
+                    style->precision, (double)v[k]);
         free(name);
         shown++;
     }
@@ -111,15 +119,14 @@ static void print_weights(FILE *out, const char *what, const table *w,
 }
 
 int render_focus(FILE *out, const table *const *tables, size_t n,
-                 size_t position, const text_style *style, mx_error *err)
+                 const labels *tokens, size_t position, bool cross,
+                 const text_style *style, mx_error *err)
 {
-    const table *inputs = find(tables, n, "input", NO_HEAD, "inputs");
-    if (inputs != NULL) {
-        char *word = display_escape(inputs->rows->s[position]);
-        fprintf(out, "focus: %s (position %zu of %zu)\n", word ? word : "?",
-                position, inputs->values.rows);
-        free(word);
-    }
+    char *word = display_escape(tokens->s[position]);
+    fprintf(out, "focus: %s (position %zu of %zu)%s\n", word ? word : "?",
+            position, tokens->n,
+            cross ? "; keys and values belong to the --kv sentence" : "");
+    free(word);
     static const char *const variants[] = {"single", "wrapper", "fused",
                                             "block"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
@@ -131,12 +138,15 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
                 break;
             fprintf(out, "\n[%s] head %d\n", var, h);
             print_vector(out, "Q", q, position, style);
-            print_vector(out, "K", find(tables, n, var, h, "keys"), position,
-                         style);
-            print_vector(out, "V", find(tables, n, var, h, "values"),
-                         position, style);
+            if (!cross) { /* the token's own key and value, and its column */
+                print_vector(out, "K", find(tables, n, var, h, "keys"),
+                             position, style);
+                print_vector(out, "V", find(tables, n, var, h, "values"),
+                             position, style);
+            }
             print_weights(out, "attends", w, position, false, style);
-            print_weights(out, "seen by", w, position, true, style);
+            if (!cross)
+                print_weights(out, "seen by", w, position, true, style);
             print_vector(out, "context", find(tables, n, var, h, "head_context"),
                          position, style);
         }

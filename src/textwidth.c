@@ -27,6 +27,7 @@ size_t display_width(const char *s)
             total += cluster + 4;
             cluster = 0;
             prev = -1;
+            state = 0;
             p++;
             continue;
         }

@@ -122,6 +122,21 @@ def focus():
     long = " ".join("w%d" % i for i in range(30))
     r = run([long, "--focus", "w29", "--variant", "single"])
     ok(b"(and 22 more)" in r.stdout, "a long attends list is capped at 8")
+    r = run([CLASSROOM, "--focus", "gato", "--kv", "the cat sat", "--variant", "fused"])
+    text = r.stdout.decode()
+    t = tables([CLASSROOM, "--kv", "the cat sat", "--variant", "fused"])
+    row = t[("fused", "0", "attn_weights")][1]
+    want = ", ".join("%s %.4f" % (w, v) for w, v in zip(["the", "cat", "sat"], row)
+                     if round(v, 4) > 0)
+    ok(r.returncode == 0 and "keys and values belong to the --kv sentence" in text
+       and "  K " not in text and "seen by" not in text and want in text,
+       "--focus with --kv: the query side, attending to the other sentence", text[:500])
+    r = run([CLASSROOM, "--focus", "sobe", "--tables", "attn_weights"])
+    ok(r.returncode == 0 and r.stdout.decode().startswith("focus: sobe (position 2 of 5)"),
+       "--focus with --tables that leave out the inputs still names the token")
+    r = run(["o gato e o rato", "--focus", "rato", "--variant", "single"])
+    ok(r.returncode == 0 and re.search(r"attends .*o@0 [\d.]+, .*o@3 [\d.]+", r.stdout.decode()),
+       "a word the sentence has twice is shown with its position", r.stdout[:500])
 
 
 def color():
