@@ -4,6 +4,14 @@
 #include <math.h>
 #include <string.h>
 
+/* *largest = d when d is larger, or NaN: a NaN, once seen, stays, so that
+ * a check over values that are not numbers fails. */
+static void keep_largest(double *largest, double d)
+{
+    if (isnan(d) || d > *largest)
+        *largest = d;
+}
+
 /* Row sums and the mask of one attn_weights table and its scores. */
 static void check_head(check_report *r, const table *weights,
                        const table *scores, bool causal)
@@ -20,15 +28,13 @@ static void check_head(check_report *r, const table *weights,
                                 *matrix_at(&scores->values, i, j) < 0;
             if (masked) {
                 r->masked++;
-                if (fabs((double)wv) > r->masked_weight)
-                    r->masked_weight = fabs((double)wv);
+                keep_largest(&r->masked_weight, fabs((double)wv));
             }
             if (causal && masked != (j > i))
                 r->misplaced++;
         }
         r->rows++;
-        if (fabs(sum - 1.0) > r->row_sum_dev)
-            r->row_sum_dev = fabs(sum - 1.0);
+        keep_largest(&r->row_sum_dev, fabs(sum - 1.0));
     }
 }
 
@@ -49,9 +55,8 @@ void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
         a->values.cols == b->values.cols) {
         out->compared = true;
         for (size_t k = 0; k < a->values.rows * a->values.cols; k++) {
-            double d = fabs((double)a->values.v[k] - (double)b->values.v[k]);
-            if (d > out->tie_dev)
-                out->tie_dev = d;
+            keep_largest(&out->tie_dev, fabs((double)a->values.v[k] -
+                                             (double)b->values.v[k]));
         }
     }
 }

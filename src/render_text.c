@@ -96,8 +96,9 @@ static bool shade_start(FILE *out, float v, float lo, float hi)
 {
     if (isinf(v) || isnan(v))
         return false;
-    float x = hi > lo ? (v - lo) / (hi - lo) : 1.0f;
-    int step = (int)(x * 8.0f);
+    /* in double, where no float difference overflows */
+    double x = hi > lo ? ((double)v - lo) / ((double)hi - lo) : 1.0;
+    int step = (int)(x * 8.0);
     step = step < 0 ? 0 : step > 7 ? 7 : step;
     fprintf(out, "\x1b[38;5;%dm\x1b[48;5;%dm", heat[step].text,
             heat[step].background);

@@ -181,18 +181,17 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
         for (size_t s = 0; s < n; s++)
             w[s] = in[s] / divisor;
 
-        /* pass 1: the row's maximum */
+        /* pass 1: the row's maximum; a NaN anywhere makes it NaN, as
+         * PyTorch's vectorised maximum does */
         float max = -INFINITY;
         for (size_t s = 0; s < n; s++)
-            if (w[s] > max)
-                max = w[s];
-        if (max == -INFINITY) { /* nothing to attend to: all weights 0 */
-            for (size_t s = 0; s < n; s++)
-                w[s] = 0.0f;
-            continue;
-        }
+            if (isnan(w[s]) || w[s] > max)
+                max = isnan(max) ? max : w[s];
 
-        /* pass 2: exponentiate; exp(-inf) is exactly 0 */
+        /* pass 2: exponentiate; exp(-inf) is exactly 0. A row that cannot
+         * be normalised (a NaN, an infinite score, or every score -inf)
+         * gives NaN (inf - inf) here and NaN everywhere below, as in
+         * PyTorch */
         for (size_t s = 0; s < n; s++)
             w[s] = sleef_expf(w[s] - max);
 

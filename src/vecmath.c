@@ -118,6 +118,8 @@ static float pow2_int(int q)
 
 float sleef_expf(float d)
 {
+    if (isnan(d))
+        return d;
     if (d < -104.0f)
         return 0.0f; /* also exp(-inf) */
     if (d > 104.0f)

@@ -13,6 +13,7 @@ import pty
 import re
 import subprocess
 import sys
+import tempfile
 
 from taplib import Program, done, ok
 
@@ -60,6 +61,20 @@ def tie_and_check():
     r = run([CLASSROOM, "--check", "--no-causal"])
     ok(r.returncode == 0 and b"masked cells: 0 scores" in r.stdout,
        "--check --no-causal: no masked cells")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "fused.W_query.weight.csv"), "w") as f:
+            f.write("token,in0,in1,in2\n" + "".join(
+                "out%d,3e38,3e38,3e38\n" % i for i in range(4)))
+        r = run([CLASSROOM, "--weights", d, "--check", "--variant", "fused",
+                 "--tables", "attn_weights", "--format", "csv"])
+        rows = [x for x in csv.DictReader(io.StringIO(r.stdout.decode()))]
+        nan_rows = {(x["head"], x["row"]) for x in rows if x["value"] == "nan"}
+        whole = all(x["value"] == "nan" for x in rows if (x["head"], x["row"]) in nan_rows)
+        err = r.stderr.decode()
+        ok(r.returncode == 3 and nan_rows and whole and
+           "largest deviation nan" in err and "FAILED" in err,
+           "scores that overflow: NaN rows, as torch.softmax, and --check fails (exit 3)",
+           err)
 
 
 def average():

@@ -11,6 +11,7 @@
 #include "rng.h"
 #include "tap.h"
 #include "tensor.h"
+#include "vecmath.h"
 
 static matrix make(size_t rows, size_t cols, const float *values)
 {
@@ -124,11 +125,37 @@ static void softmax_and_mask(void)
     matrix e = make(1, 4, equal_v), ew = make(1, 4, NULL);
     softmax_rows(&ew, &e, 1.0f);
     ok(ew.v[0] == 0.25f && ew.v[3] == 0.25f, "equal scores, equal weights");
-    const float dead_v[] = {-INFINITY, -INFINITY};
-    matrix d = make(1, 2, dead_v), dw = make(1, 2, NULL);
-    softmax_rows(&dw, &d, 1.0f);
-    ok(dw.v[0] == 0.0f && dw.v[1] == 0.0f, "a row all -inf comes out all 0");
-    matrix *all[] = {&s, &w, &w2, &shifted, &e, &ew, &d, &dw};
+    /* rows that cannot be normalised come out all NaN, masked cells
+     * included, as torch.softmax gives them (checked with python3-torch
+     * 1.13); a row whose finite scores overflow is still normalised */
+    const float inf = INFINITY;
+    const float odd_v[5][12] = {
+        {1, NAN, 2, -inf},
+        {1, inf, 2, -inf},
+        {-inf, -inf, -inf, -inf},
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, NAN, 1}, /* the 8-lane path */
+        {3e38f, -3e38f, -inf, -inf},
+    };
+    const size_t odd_n[5] = {4, 4, 4, 12, 4};
+    const char *odd_name[5] = {"a NaN", "+inf", "every score -inf",
+                               "a NaN among 12", "scores of +-3e38"};
+    for (size_t r = 0; r < 5; r++) {
+        matrix o = make(1, odd_n[r], odd_v[r]), ow = make(1, odd_n[r], NULL);
+        softmax_rows(&ow, &o, 1.0f);
+        int all_nan = 1;
+        for (size_t j = 0; j < odd_n[r]; j++)
+            all_nan &= isnan(ow.v[j]);
+        if (r < 4)
+            ok(all_nan, "softmax of a row with %s is NaN everywhere",
+               odd_name[r]);
+        else
+            ok(ow.v[0] == 1.0f && ow.v[1] == 0.0f && ow.v[2] == 0.0f &&
+                   ow.v[3] == 0.0f,
+               "softmax of a row with %s is 1, 0, 0, 0", odd_name[r]);
+        matrix_free(&o);
+        matrix_free(&ow);
+    }
+    matrix *all[] = {&s, &w, &w2, &shifted, &e, &ew};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         matrix_free(all[i]);
 }
@@ -214,6 +241,20 @@ static void wrapper_is_fused(bool bias)
             tr.tables[i].values.v[1] = 0.25f; /* a masked cell */
     check_trace(&r, &tr, true, true);
     ok(!check_passed(&r) && r.masked_weight == 0.25, "--check catches a masked weight that is not 0");
+    /* a NaN weight (an overflowed row) must fail the row-sum check, and
+     * a NaN in concat_context the tie */
+    for (size_t i = 0; i < tr.n_tables; i++) {
+        table *t = &tr.tables[i];
+        if (t->head == 1 && strcmp(t->variant, "wrapper") == 0 &&
+            strcmp(t->name, "attn_weights") == 0)
+            t->values.v[t->values.cols * 3] = NAN; /* row 3, unmasked */
+        if (strcmp(t->variant, "fused") == 0 &&
+            strcmp(t->name, "concat_context") == 0)
+            t->values.v[0] = NAN;
+    }
+    check_trace(&r, &tr, true, true);
+    ok(!check_passed(&r) && isnan(r.row_sum_dev) && isnan(r.tie_dev),
+       "--check fails on NaN weights and a NaN context (deviation nan)");
     trace_free(&tr);
     fused_free(&fused);
     wrapper_free(&wrapper);
@@ -249,8 +290,19 @@ static void layer_norm_rows(void)
     matrix_free(&y);
 }
 
+static void exp_edges(void)
+{
+    ok(sleef_expf(0.0f) == 1.0f, "exp(0) = 1");
+    ok(sleef_expf(-INFINITY) == 0.0f && sleef_expf(-200.0f) == 0.0f,
+       "exp(-inf) and exp(-200) are 0");
+    ok(isinf(sleef_expf(INFINITY)) && isinf(sleef_expf(200.0f)),
+       "exp(inf) and exp(200) are inf");
+    ok(isnan(sleef_expf(NAN)), "exp(NaN) is NaN");
+}
+
 int main(void)
 {
+    exp_edges();
     small_products();
     softmax_and_mask();
     wrapper_is_fused(false);
