@@ -108,6 +108,23 @@ static const table **select_tables(const trace *tr, const options *opt,
     return out;
 }
 
+/* Every name given to --tables must be a table this run makes: a name
+ * that only another variant or option makes would print nothing. */
+static int check_tables_made(const trace *tr, const options *opt,
+                             mx_error *err)
+{
+    for (size_t k = 0; k < opt->n_tables; k++) {
+        bool made = false;
+        for (size_t i = 0; i < tr->n_tables && !made; i++)
+            made = strcmp(tr->tables[i].name, opt->tables[k]) == 0;
+        if (!made)
+            return err_usage(err, "--tables: this run makes no table '%s' "
+                             "(it comes with another --variant or option)",
+                             opt->tables[k]);
+    }
+    return 0;
+}
+
 /* --color: auto shades only a terminal, and NO_COLOR turns it off. */
 static bool use_color(const options *opt)
 {
@@ -200,6 +217,8 @@ static int run_and_render(const options *opt, const model_input *in,
     const table **chosen = NULL;
     /* everything that can fail on the input fails before any output */
     int rc = pipeline_run(&tr, opt, in, err);
+    if (rc == 0)
+        rc = check_tables_made(&tr, opt, err);
     if (rc == 0)
         rc = find_focus(&focus, opt, &tr, err);
     if (rc == 0) {
@@ -341,7 +360,8 @@ int main(int argc, char **argv)
 
     int rc = 0;
     if (opt.weights != NULL)
-        rc = weights_check_dir(opt.weights, opt.variants, opt.heads, &err);
+        rc = weights_check_dir(opt.weights, opt.variants, opt.heads, opt.tie,
+                               &err);
     if (rc == 0) {
         if (opt.input != NULL)
             rc = run_sentence_file(&opt, &err);

@@ -357,8 +357,18 @@ static int validate(options *opt, mx_error *err)
     if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
         opt->d_out != opt->d_model)
         return err_usage(err, "--variant block: the residual connections "
-                         "need --d-out equal to --d-model (%zu and %zu)",
+                         "need --d-out equal to --d-model (--d-out %zu, "
+                         "--d-model %zu)",
                          opt->d_out, opt->d_model);
+    if (opt->ff != 0 && !(opt->variants & VARIANT_BLOCK))
+        return err_usage(err, "--ff: sets the feed-forward width of "
+                         "--variant block, which this run does not include");
+    if (opt->tie && !(opt->variants & VARIANT_FUSED))
+        return err_usage(err, "--tie: ties the fused module to the "
+                         "wrapper's heads; add fused to --variant");
+    if (opt->explain && opt->focus != NULL)
+        return err_usage(err, "--explain: explains the full tables; it does "
+                         "not go with --focus's compact view");
     if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
         return err_usage(err, "--kv: cross-attention takes two sentences, "
                          "not %s", opt->input ? "--input" : "--embeddings");

@@ -163,7 +163,7 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
 }
 
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
-                      mx_error *err)
+                      bool tie, mx_error *err)
 {
     static const struct {
         const char *prefix;
@@ -199,6 +199,11 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                                "'%s' (with --heads %zu)",
                                dir, e->d_name, (int)plen - 1,
                                modules[i].prefix, layer, heads);
+            else if (tie && modules[i].bit == VARIANT_FUSED && is_qkv(layer))
+                rc = err_input(err, "%s/%s: --tie builds the fused %s from "
+                               "the wrapper's heads; give the wrapper's "
+                               "files instead, or leave out --tie",
+                               dir, e->d_name, layer);
         }
     }
     closedir(d);

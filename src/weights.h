@@ -8,6 +8,8 @@
 #ifndef MHA_WEIGHTS_H
 #define MHA_WEIGHTS_H
 
+#include <stdbool.h>
+
 #include "attention.h"
 #include "block.h"
 #include "csv_in.h"
@@ -16,9 +18,11 @@
 /* Checks DIR once: it must be a readable directory, and every file in it
  * that names a parameter of a variant being run (bits of variant_bits)
  * must name one that exists, so a misspelt file is an error rather than
- * silently ignored. */
+ * silently ignored. With tie (--tie) the fused W_query, W_key and W_value
+ * come from the wrapper's heads, so a file for one of them is an error
+ * too: it would be read and then silently replaced. */
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
-                      mx_error *err);
+                      bool tie, mx_error *err);
 
 int weights_load_single(single_params *p, const char *dir,
                         const csv_style *style, mx_error *err);

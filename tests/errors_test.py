@@ -68,12 +68,27 @@ CASES = [
     (["--embeddings", "e.csv", S], b"", 2, "cannot be a sentence", True),
     ([S, "--focus", "cão"], b"", 2, "--focus", True),
     ([S, "--focus", "gato", "--format", "csv"], b"", 2, "--focus", True),
-    ([S, "--variant", "block"], b"", 2, "--d-out", True),
+    ([S, "--variant", "block"], b"", 2, "(--d-out 4, --d-model 3)", True),
+    ([S, "--tables", "ffn_hidden"], b"", 2, "makes no table 'ffn_hidden'", True),
+    ([S, "--tables", "concat_context", "--variant", "single"], b"", 2,
+     "makes no table 'concat_context'", True),
+    ([S, "--tables", "kv_inputs"], b"", 2, "makes no table 'kv_inputs'", True),
+    ([S, "--tables", "attn_weights_avg"], b"", 2, "makes no table", True),
+    ([S, "--ff", "8"], b"", 2, "--ff: sets the feed-forward width", True),
+    ([S, "--explain", "--focus", "gato"], b"", 2, "--explain", True),
+    ([S, "--tie", "--variant", "wrapper"], b"", 2, "--tie", True),
+    ([S, "--tie", "--weights", "tied"], b"", 2,
+     "tied/fused.W_key.weight.csv: --tie builds the fused W_key", False),
 ]
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        # a weight file that --tie would replace
+        os.mkdir(os.path.join(tmp, "tied"))
+        with open(os.path.join(tmp, "tied", "fused.W_key.weight.csv"), "w") as f:
+            f.write("token,in0,in1,in2\n" +
+                    "".join("out%d,1,0,0\n" % i for i in range(4)))
         for number, (args, stdin, status, fragment, hint) in enumerate(CASES):
             # every case also asks for a --csv-dir, which must stay empty
             out = os.path.join(tmp, "out%d" % number)
