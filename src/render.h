@@ -16,6 +16,11 @@
 #define SUMMARY_THRESHOLD 1000
 #define EDGE_ITEMS 3
 
+/* Where PyTorch would wrap a long row over many lines, a table keeps one
+ * line per row: the columns of a table wider than this are summarised
+ * too, however few values it holds. */
+#define WIDE_COLUMNS 32
+
 /* Something to print before a table (the --explain notes); prev is the
  * table printed before, or NULL. */
 typedef void (*before_table_fn)(FILE *out, const table *t, const table *prev,

@@ -172,7 +172,9 @@ static int render_one(FILE *out, const table *t, const text_style *style,
                       mx_error *err)
 {
     const size_t R = t->values.rows, C = t->values.cols;
-    const bool summarise = !style->full && R * C > SUMMARY_THRESHOLD;
+    const bool summarise_rows = !style->full && R * C > SUMMARY_THRESHOLD;
+    const bool summarise_cols = summarise_rows ||
+                                (!style->full && C > WIDE_COLUMNS);
     const bool shaded = style->color && is_shaded(t);
     float lo = 0.0f, hi = 1.0f;
     if (shaded)
@@ -187,8 +189,8 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         err_nomem(err, "a table's layout");
         goto done;
     }
-    nr = shown_indices(ri, R, summarise);
-    nc = shown_indices(ci, C, summarise);
+    nr = shown_indices(ri, R, summarise_rows);
+    nc = shown_indices(ci, C, summarise_cols);
     row_names = escaped_labels(t->rows, ri, nr);
     col_names = escaped_labels(t->cols, ci, nc);
     if (row_names == NULL || col_names == NULL) {
@@ -218,7 +220,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         }
     }
 
-    print_header(out, t, summarise && (nr < R || nc < C));
+    print_header(out, t, nr < R || nc < C);
     pad(out, label_width);
     for (size_t j = 0; j < nc; j++) {
         fputs("  ", out);

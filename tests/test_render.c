@@ -593,8 +593,13 @@ static void test_text_summary(void)
     size_t wide = add_table(&tr, "fused", 1, "queries",
                             indices(&tr, "t", 5), indices(&tr, "c", 300),
                             NULL);
-    size_t edge = add_table(&tr, "fused", 1, "keys", indices(&tr, "t", 10),
-                            indices(&tr, "c", 100), NULL);
+    size_t edge = add_table(&tr, "fused", 1, "keys", indices(&tr, "t", 40),
+                            indices(&tr, "c", 25), NULL);
+    size_t narrow = add_table(&tr, "fused", 1, "attn_weights",
+                              indices(&tr, "t", 2), indices(&tr, "c", 32),
+                              NULL);
+    size_t bias = add_table(&tr, "fused", 1, "attn_scores",
+                            indices(&tr, "t", 2), indices(&tr, "c", 33), NULL);
     size_t over = add_table(&tr, "fused", 1, "values", indices(&tr, "t", 7),
                             indices(&tr, "c", 143), NULL);
     text_style style = {.precision = 0};
@@ -649,9 +654,26 @@ static void test_text_summary(void)
     /* exactly 1000 values: whole (PyTorch summarises above the threshold) */
     s = text1(&tr.tables[edge], &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
-    ok(n == 12 && strstr(lines[0], "summarised") == NULL &&
-           word_of(lines[1], 0, word, sizeof word) == 100,
-       "10 x 100 (exactly 1000 values) is printed whole");
+    ok(n == 42 && strstr(lines[0], "summarised") == NULL &&
+           word_of(lines[1], 0, word, sizeof word) == 25,
+       "40 x 25 (exactly 1000 values) is printed whole");
+    free(s);
+
+    /* a wide table of few values: whole up to WIDE_COLUMNS columns, its
+     * columns summarised beyond (a terminal line stays readable) */
+    s = text1(&tr.tables[narrow], &style);
+    n = s != NULL ? split_lines(s, lines, 64) : 0;
+    ok(n == 4 && strstr(lines[0], "summarised") == NULL &&
+           word_of(lines[1], 0, word, sizeof word) == 32,
+       "2 x 32 is printed whole");
+    free(s);
+    s = text1(&tr.tables[bias], &style);
+    n = s != NULL ? split_lines(s, lines, 64) : 0;
+    ok(n == 4 && strstr(lines[0], "(2 x 33), summarised") != NULL &&
+           word_of(lines[1], 0, word, sizeof word) == 7 &&
+           word_of(lines[3], 7, word, sizeof word) == 8 &&
+           strcmp(word, "65") == 0,
+       "2 x 33: columns summarised, both rows kept, last value 65");
     free(s);
 
     /* 5 x 300: columns summarised, the 5 rows (<= 6) stay */
