@@ -43,7 +43,7 @@ static const char *with_commas(char *buf, size_t n)
 }
 
 /* A line may break at the space p[i], unless that splits a shape "(5, 2,
- * 2)" or a chain "(5, 4) -> view (5, 2, 2)". */
+ * 2)", a chain "(5, 4) -> view (5, 2, 2)" or a product "(5, 3) @ (3, 4)". */
 static bool break_allowed(const char *p, size_t i)
 {
     if (p[i] != ' ')
@@ -53,8 +53,10 @@ static bool break_allowed(const char *p, size_t i)
         depth += p[k] == '(' ? 1 : p[k] == ')' ? -1 : 0;
     if (depth != 0)
         return false;
-    const bool arrow_after = strncmp(p + i + 1, "->", 2) == 0;
-    const bool arrow_before = i >= 2 && strncmp(p + i - 2, "->", 2) == 0;
+    const bool arrow_after = strncmp(p + i + 1, "->", 2) == 0 ||
+                             p[i + 1] == '@';
+    const bool arrow_before = (i >= 2 && strncmp(p + i - 2, "->", 2) == 0) ||
+                              (i >= 1 && p[i - 1] == '@');
     /* "view (5, 2, 2)": a word stays with the shape after it */
     const bool before_shape = i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' &&
                               p[i + 1] == '(';
@@ -182,15 +184,16 @@ void explain_before(FILE *out, const table *t, const table *prev,
                  "no causal mask: every query may look at every key.",
             S, S, D);
     } else if (strcmp(name, "queries") == 0) {
-        if (fused)
+        if (fused) {
             say(out, "Projections: queries = inputs @ W_query^T, (%zu, "
                          "%zu) @ (%zu, %zu) -> (%zu, %zu); keys and values "
-                         "likewise. Split into heads: (%zu, %zu) -> view "
-                         "(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu); head "
-                         "h is columns h*%zu to h*%zu+%zu.",
-                    T, D, D, O, T, O, T, O, T, H, hd, H, T, hd, hd, hd,
-                    hd - 1);
-        else
+                         "likewise. Each is then split into %zu heads, head "
+                         "h taking columns h*%zu to h*%zu+%zu:",
+                    T, D, D, O, T, O, H, hd, hd, hd - 1);
+            say(out, "(%zu, %zu) -> view (%zu, %zu, %zu) -> transpose (%zu, "
+                     "%zu, %zu)",
+                T, O, T, H, hd, H, T, hd);
+        } else
             say(out, "Projections: queries = inputs @ W_query^T, (%zu, "
                          "%zu) @ (%zu, %zu) -> (%zu, %zu): what each token "
                          "looks for. keys (what each token offers) and "
@@ -206,18 +209,18 @@ void explain_before(FILE *out, const table *t, const table *prev,
                             "ahead."
                           : " No mask: every query may look at every key.");
     } else if (strcmp(name, "attn_weights") == 0) {
+        const char *masked = c->causal ? "; masked cells get exactly 0"
+                                       : "";
         if (c->scale)
             say(out, "Scale and softmax: the scores are divided by "
                          "sqrt(%zu) = %.4f so they do not grow with the "
                          "width, then each row becomes exp(s - max) / sum: "
-                         "weights in [0, 1] that sum to 1; masked cells get "
-                         "exactly 0.",
-                    width, sqrt((double)width));
+                         "weights in [0, 1] that sum to 1%s.",
+                    width, sqrt((double)width), masked);
         else
             say(out, "Softmax (--no-scale, so no division by "
                       "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
-                      "weights in [0, 1] that sum to 1; masked cells get "
-                      "exactly 0.");
+                      "weights in [0, 1] that sum to 1%s.", masked);
     } else if (strcmp(name, "head_context") == 0) {
         say(out, "Context: head_context = attn_weights @ values, "
                      "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
@@ -229,12 +232,13 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      "weights, as nn.MultiheadAttention returns with "
                      "average_attn_weights=True.", H);
     } else if (strcmp(name, "concat_context") == 0) {
-        if (fused)
-            say(out, "Concatenation: the heads' contexts (%zu, %zu, "
-                         "%zu) -> transpose (%zu, %zu, %zu) -> view (%zu, "
-                         "%zu), the heads side by side.",
-                    H, T, hd, T, H, hd, T, O);
-        else
+        if (fused) {
+            say(out, "Concatenation: the heads' contexts side by side "
+                     "again, the split undone:");
+            say(out, "(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu) -> view "
+                     "(%zu, %zu)",
+                H, T, hd, T, H, hd, T, O);
+        } else
             say(out, "Concatenation: torch.cat of the %zu heads' "
                          "(%zu, %zu) contexts along the last dimension -> "
                          "(%zu, %zu).",

@@ -114,6 +114,18 @@ def explain():
        "block: the count equals the size of its parameter tables (%d)" % size)
     check_error([CLASSROOM, "--explain", "--format", "csv"], "--explain",
                 "--explain with CSV is a usage error")
+    for extra in (["--no-causal"], ["--kv", "the cat sat"]):
+        r = run([CLASSROOM, "--explain"] + extra)
+        notes = " ".join(l[2:] for l in r.stdout.decode().splitlines() if l.startswith("# "))
+        ok(r.returncode == 0 and "No mask" in notes and "masked" not in notes,
+           "--explain %s: no mask, and no masked cells mentioned" % extra[0])
+    r = run(["a b c d e f g h i j k l", "--explain", "--d-model", "512", "--d-out", "768",
+             "--heads", "12", "--variant", "wrapper,fused"])
+    lines = [l for l in r.stdout.decode().splitlines() if l.startswith("#")]
+    ok(lines and not any(l.endswith("@") or l.startswith("# @") for l in lines) and
+       all(len(l) <= 78 for l in lines) and
+       "# (12, 768) -> view (12, 12, 64) -> transpose (12, 12, 64)" in lines,
+       "--explain: a product 'a @ b' and a view chain stay on one line", lines)
 
 
 def focus():
