@@ -333,8 +333,33 @@ static int field_number(float *out, const csv_field *f, const char *path,
 
 /* Checks that there is a header and at least one data row, all rows as
  * wide as the header. */
+/* When a header came out as one column that holds another common
+ * delimiter, a hint such as "; the header holds ';': try --csv-delimiter
+ * ';'"; otherwise "". */
+static const char *delimiter_hint(char *buf, size_t size,
+                                  const csv_row *header, char delimiter)
+{
+    buf[0] = '\0';
+    if (header->n != 1)
+        return buf;
+    static const char candidates[] = {';', ',', '\t', '|'};
+    for (size_t i = 0; i < sizeof candidates; i++) {
+        const char c = candidates[i];
+        if (c == delimiter || strchr(header->fields[0].text, c) == NULL)
+            continue;
+        if (c == '\t')
+            snprintf(buf, size, "; the header holds tabs: try "
+                     "--csv-delimiter tab");
+        else
+            snprintf(buf, size, "; the header holds '%c': try "
+                     "--csv-delimiter '%c'", c, c);
+        break;
+    }
+    return buf;
+}
+
 static int check_shape(const csv_reader *r, size_t min_fields,
-                       mx_error *err)
+                       char delimiter, mx_error *err)
 {
     if (r->n_rows == 0)
         return err_input(err, "%s: the file is empty (expected a header row)",
@@ -342,11 +367,14 @@ static int check_shape(const csv_reader *r, size_t min_fields,
     if (r->n_rows == 1)
         return err_input(err, "%s: no data rows after the header", r->path);
     const size_t width = r->rows[0].n;
+    char hint[64];
     if (width < min_fields)
-        return err_input(err, "%s:%zu:1: the header has %zu columns, at "
-                         "least %zu are needed",
+        return err_input(err, "%s:%zu:1: the header has %zu column%s, at "
+                         "least %zu are needed%s",
                          r->path, r->rows[0].fields[0].line, width,
-                         min_fields);
+                         width == 1 ? "" : "s", min_fields,
+                         delimiter_hint(hint, sizeof hint, &r->rows[0],
+                                        delimiter));
     for (size_t i = 1; i < r->n_rows; i++) {
         const csv_row *row = &r->rows[i];
         if (row->n != width) {
@@ -382,7 +410,7 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
     if (read_csv(&r, f, path, style, MAX_TOKENS + 1, max_width + 1, err) != 0)
         return -1;
     int rc = -1;
-    if (check_shape(&r, 2, err) != 0)
+    if (check_shape(&r, 2, style->delimiter, err) != 0)
         goto done;
 
     const size_t T = r.n_rows - 1, D = r.rows[0].n - 1;
@@ -433,7 +461,7 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
     if (read_csv(&r, f, path, style, MAX_SENTENCES + 1, 1024, err) != 0)
         return -1;
     int rc = -1;
-    if (check_shape(&r, 1, err) != 0)
+    if (check_shape(&r, 1, style->delimiter, err) != 0)
         goto done;
 
     const csv_row *header = &r.rows[0];
@@ -450,8 +478,10 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
         col = i;
     }
     if (col == header->n) {
-        err_input(err, "%s:%zu:1: no column named '%s' in the header", path,
-                  header->fields[0].line, column);
+        char hint[64];
+        err_input(err, "%s:%zu:1: no column named '%s' in the header%s", path,
+                  header->fields[0].line, column,
+                  delimiter_hint(hint, sizeof hint, header, style->delimiter));
         goto done;
     }
 
@@ -493,14 +523,17 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
     }
     int rc = -1;
     if (r.n_rows != m->rows + 1 || r.rows[0].n != m->cols + 1) {
+        char hint[64] = "";
+        if (r.n_rows > 0)
+            delimiter_hint(hint, sizeof hint, &r.rows[0], style->delimiter);
         err_input(err, "%s: has %zu rows x %zu columns of numbers, expected "
-                  "%zu x %zu (a header row and a label column besides)",
+                  "%zu x %zu (a header row and a label column besides)%s",
                   path, r.n_rows > 0 ? r.n_rows - 1 : 0,
                   r.n_rows > 0 && r.rows[0].n > 0 ? r.rows[0].n - 1 : 0,
-                  m->rows, m->cols);
+                  m->rows, m->cols, hint);
         goto done;
     }
-    if (check_shape(&r, 2, err) != 0)
+    if (check_shape(&r, 2, style->delimiter, err) != 0)
         goto done;
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)

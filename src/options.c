@@ -416,8 +416,8 @@ static int parse_delimiter(char *out, const char *arg, mx_error *err)
         (unsigned char)arg[0] >= 0x80)
         return err_usage(err,
                          "--csv-delimiter: '%s' cannot separate fields "
-                         "(expected one character such as ';' or ',', or "
-                         "'tab')",
+                         "(expected one ASCII character such as ';' or ',', "
+                         "or 'tab')",
                          arg);
     *out = arg[0];
     return 0;

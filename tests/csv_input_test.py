@@ -198,6 +198,18 @@ def readers():
                     "--decimal-comma", "--decimal-comma with ',' as delimiter")
         check_error(["O gato", "--csv-delimiter", "ab"], "--csv-delimiter",
                     "--csv-delimiter longer than one character")
+        check_error(["O gato", "--csv-delimiter", "\u00e9"], "one ASCII character",
+                    "--csv-delimiter that is not ASCII")
+        # a spreadsheet's ';' file read without --csv-delimiter: a hint
+        semi = emb("semi.csv", "token;a;b\nx;0,5;1\n")
+        check_error(["--embeddings", semi], "the header holds ';': try --csv-delimiter ';'",
+                    "a ';' file read with ',': the error suggests --csv-delimiter ';'",
+                    hint=False)
+        tabs = emb("tabs.csv", "frase\tx\nO gato\t1\n")
+        check_error(["--input", tabs, "--column", "frase"],
+                    "no column named 'frase' in the header; the header holds tabs: "
+                    "try --csv-delimiter tab", "a tab file: the error suggests tab",
+                    hint=False)
         bad = [
             ("empty.csv", b"", "empty"),
             ("header.csv", b"token,a\n", "no data rows"),
