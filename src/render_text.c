@@ -38,13 +38,29 @@ static size_t shown_indices(size_t *idx, size_t n, bool summarise)
     return k;
 }
 
+/* PyTorch prints a tensor in scientific notation when a value reaches
+ * 1e8; so does a table here (fixed notation would print 39 digits for
+ * 3e38). */
+#define SCIENTIFIC_FROM 1e8
+
+static bool needs_scientific(const table *t)
+{
+    for (size_t i = 0; i < t->values.rows * t->values.cols; i++)
+        if (isfinite(t->values.v[i]) &&
+            fabs((double)t->values.v[i]) >= SCIENTIFIC_FROM)
+            return true;
+    return false;
+}
+
 static void format_value(char *buf, size_t size, float v, const table *t,
-                         const text_style *style)
+                         bool scientific, const text_style *style)
 {
     if (isinf(v))
         snprintf(buf, size, v < 0 ? "-inf" : "inf");
     else if (isnan(v))
         snprintf(buf, size, "nan");
+    else if (scientific)
+        snprintf(buf, size, "%.*e", style->precision, (double)v);
     else
         snprintf(buf, size, "%.*f", t->integral ? 0 : style->precision,
                  (double)v);
@@ -176,6 +192,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
     const bool summarise_cols = summarise_rows ||
                                 (!style->full && C > WIDE_COLUMNS);
     const bool shaded = style->color && is_shaded(t);
+    const bool scientific = needs_scientific(t);
     float lo = 0.0f, hi = 1.0f;
     if (shaded)
         shade_range(t, &lo, &hi);
@@ -214,7 +231,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
                 continue;
             char buf[64];
             format_value(buf, sizeof buf, *matrix_at(&t->values, ri[i], ci[j]),
-                         t, style);
+                         t, scientific, style);
             if (strlen(buf) > width[j])
                 width[j] = strlen(buf);
         }
@@ -236,7 +253,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
             fputs(shaded ? " " : "  ", out);
             if (ri[i] != SKIP && ci[j] != SKIP) {
                 const float v = *matrix_at(&t->values, ri[i], ci[j]);
-                format_value(buf, sizeof buf, v, t, style);
+                format_value(buf, sizeof buf, v, t, scientific, style);
                 colored = shaded && shade_start(out, v, lo, hi);
             }
             if (shaded)

@@ -582,6 +582,27 @@ static void test_text_alignment(void)
     trace_free(&tr);
 }
 
+/* values from 1e8 on: the whole table in scientific notation, as PyTorch
+ * prints such a tensor; smaller tables stay in fixed notation */
+static void test_text_scientific(void)
+{
+    trace tr;
+    trace_init(&tr);
+    const float huge[4] = {3e38f, -1.5f, -INFINITY, NAN};
+    size_t t = add_table(&tr, "fused", 0, "queries", indices(&tr, "t", 2),
+                         indices(&tr, "c", 2), huge);
+    text_style style = {.precision = 4};
+    char *s = text1(&tr.tables[t], &style);
+    same_text(s,
+              "[fused] head 0: queries (2 x 2)\n"
+              "             c0           c1\n"
+              "t0   3.0000e+38  -1.5000e+00\n"
+              "t1         -inf          nan\n",
+              "a table with 3e38 in it is written in scientific notation");
+    free(s);
+    trace_free(&tr);
+}
+
 static void test_text_summary(void)
 {
     trace tr;
@@ -1155,6 +1176,7 @@ int main(int argc, char **argv)
     test_text_exact();
     test_text_alignment();
     test_text_summary();
+    test_text_scientific();
     test_format_float();
     test_csv();
     test_csv_dir();
