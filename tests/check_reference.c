@@ -99,7 +99,8 @@ static void compare_row(compare_state *st)
     float want = strtof(f[7], NULL);
     float got = *matrix_at(&t->values, r, c);
     st->values++;
-    if (memcmp(&want, &got, sizeof want) == 0) {
+    /* NaN is NaN: its sign and payload bits carry no meaning */
+    if (memcmp(&want, &got, sizeof want) == 0 || (isnan(want) && isnan(got))) {
         st->exact++;
     } else {
         problem(st, "%s/%s/%s[%zu][%zu] is %.9g, PyTorch has %s", f[0], f[1],
@@ -154,17 +155,29 @@ static int compare_file(compare_state *st, const char *path)
 
 /* ---- the arguments ------------------------------------------------------ */
 
+/* Reads the arguments of CASE.args; the directory after --weights is
+ * taken relative to the folder that holds CASE.args. */
 static int read_args(char **argv, int *argc, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return -1;
     static char line[4096];
+    const char *slash = strrchr(path, '/');
+    const int dir_len = slash != NULL ? (int)(slash - path) : 1;
+    const char *dir = slash != NULL ? path : ".";
     argv[(*argc)++] = strdup("mha-explain");
     while (*argc < MAX_ARGS - 1 && fgets(line, sizeof line, f) != NULL) {
         line[strcspn(line, "\n")] = '\0';
-        if (line[0] != '\0')
+        if (line[0] == '\0')
+            continue;
+        if (strcmp(argv[*argc - 1], "--weights") == 0 && line[0] != '/') {
+            char full[8192];
+            snprintf(full, sizeof full, "%.*s/%s", dir_len, dir, line);
+            argv[(*argc)++] = strdup(full);
+        } else {
             argv[(*argc)++] = strdup(line);
+        }
     }
     argv[*argc] = NULL;
     fclose(f);

@@ -9,6 +9,7 @@ Companion to make_reference.py (whose modules and writers it reuses):
   --average         attn_weights_avg, nn.MultiheadAttention's
                     average_attn_weights=True (the mean over heads)
   --tie             the fused module with the wrapper's heads stacked
+  --weights         a W_query so large that scores overflow (inf, NaN)
 
 Writes NAME.csv and NAME.args into OUTDIR (default: the `reference`
 folder beside this script), in the same layout as make_reference.py.
@@ -272,6 +273,48 @@ def average_tie_case(c, outdir):
     return w.rows
 
 
+# ---------------------------------------------------------------------------
+# Scores that overflow: a hand-edited W_query (--weights) so large that
+# rows of scores hold inf and NaN, and softmax gives NaN rows
+# ---------------------------------------------------------------------------
+
+def overflow_case(c, outdir):
+    tokens, vocab = make_vocab(c["sentence"])
+    ids = torch.tensor([vocab[t] for t in tokens])
+    D, O, H, T = c["d_model"], c["d_out"], c["heads"], len(tokens)
+    weights_dir = c["name"] + "_weights"
+    os.makedirs(os.path.join(outdir, weights_dir), exist_ok=True)
+    with open(os.path.join(outdir, weights_dir, "fused.W_query.weight.csv"),
+              "w", encoding="utf-8", newline="\n") as f:
+        f.write(",".join(["token"] + dims(D, "in")) + "\n")
+        for r in range(O):
+            f.write(",".join(["out%d" % r] + [c["value"]] * D) + "\n")
+    with open(os.path.join(outdir, c["name"] + ".csv"), "w", encoding="utf-8",
+              newline="") as f:
+        w = TidyWriter(f)
+        with torch.no_grad():
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D)
+            torch.manual_seed(c["seed"])
+            emb = nn.Embedding(len(vocab), D)
+            fused = MultiHeadAttention(D, O, T, H, False)
+            fused.W_query.weight.fill_(float(c["value"]))
+            heads, extra, final = steps_fused(fused, emb(ids), True, True)
+            forward = fused(emb(ids).unsqueeze(0))[0]
+            assert torch.equal(torch.isnan(final), torch.isnan(forward)), "forward"
+            assert any(torch.isnan(h["attn_weights"]).any() for h in heads), \
+                "the case should give NaN weights"
+            write_parameters(w, "fused", fused)
+            write_heads(w, "fused", heads, tokens)
+            w.table("fused", None, "concat_context", extra["concat_context"],
+                    tokens, dims(O))
+            w.table("fused", None, "out", extra["out"], tokens, dims(O))
+    write_args(outdir, c["name"], base_args(c) + [
+        "--variant", "fused", "--weights", weights_dir, c["sentence"]])
+    return w.rows
+
+
 CASES = [
     (block_case, dict(name="block_classroom", sentence="O gato sobe no tapete",
                       seed=42, d_model=4, d_out=4, heads=2)),
@@ -294,6 +337,8 @@ CASES = [
     (average_tie_case, dict(name="tie_bias", sentence="Your journey starts with one step",
                             seed=123, d_model=6, d_out=6, heads=3, tie=True,
                             qkv_bias=True)),
+    (overflow_case, dict(name="overflow", sentence="O gato sobe no tapete",
+                         seed=42, d_model=3, d_out=4, heads=2, value="3e38")),
 ]
 
 
