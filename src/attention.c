@@ -255,16 +255,24 @@ int record_average(trace *tr, const char *variant, size_t heads,
     if (matrix_alloc(&avg, first->values.rows, first->values.cols,
                      "the averaged weights", err) != 0)
         return -1;
-    // avg (T, T) = (weights of head 0 + head 1 + ...) / H
+    // stacked (H, T * S) = the heads' weights, as the (1, H, T, S) view
+    // nn.MultiheadAttention averages over dim 1; avg (T, S) its mean
+    const size_t cells = avg.rows * avg.cols;
+    matrix stacked = {0};
+    if (matrix_alloc(&stacked, heads, cells, "the stacked weights", err) != 0) {
+        matrix_free(&avg);
+        return -1;
+    }
     for (size_t h = 0; h < heads; h++) {
         const table *t = trace_find(tr, variant, (int)h, "attn_weights");
-        for (size_t i = 0; t != NULL && i < avg.rows * avg.cols; i++)
-            avg.v[i] += t->values.v[i];
+        if (t != NULL)
+            memcpy(matrix_at(&stacked, h, 0), t->values.v,
+                   cells * sizeof(float));
     }
-    for (size_t i = 0; i < avg.rows * avg.cols; i++)
-        avg.v[i] /= (float)heads;
+    mean_rows(avg.v, stacked.v, heads, cells);
     int rc = trace_add(tr, variant, NO_HEAD, "attn_weights_avg", rows, cols,
                        &avg, err);
+    matrix_free(&stacked);
     matrix_free(&avg);
     return rc;
 }

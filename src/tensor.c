@@ -202,6 +202,65 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
     }
 }
 
+/* ---- x.mean(dim=0): PyTorch's cascade_sum ---------------------------- */
+
+/* The sum of n values x[0], x[stride], ... as multi_row_sum adds one
+ * column: running sums in chunks of 16, the chunk sums carried up through
+ * four levels (16 is the level step for every n below 2^20). */
+static float cascade_column(const float *x, size_t stride, size_t n)
+{
+    enum { LEVELS = 4, POWER = 4, STEP = 1 << POWER };
+    float acc[LEVELS] = {0.0f, 0.0f, 0.0f, 0.0f};
+    size_t i = 0;
+    while (i + STEP <= n) {
+        for (size_t j = 0; j < STEP; j++, i++)
+            acc[0] += x[i * stride];
+        for (size_t j = 1; j < LEVELS; j++) {
+            acc[j] += acc[j - 1];
+            acc[j - 1] = 0.0f;
+            if ((i & ((size_t)(STEP - 1) << (j * POWER))) != 0)
+                break;
+        }
+    }
+    for (; i < n; i++)
+        acc[0] += x[i * stride];
+    for (size_t j = 1; j < LEVELS; j++)
+        acc[0] += acc[j];
+    return acc[0];
+}
+
+/* row_sum: the n values read as (n / 4, 4), four cascaded partial sums,
+ * the leftovers added to the first, then the partials folded in order. */
+static float row_sum_ilp(const float *x, size_t stride, size_t n)
+{
+    const size_t m = n / 4;
+    float partial[4];
+    for (size_t k = 0; k < 4; k++)
+        partial[k] = cascade_column(x + k * stride, 4 * stride, m);
+    for (size_t i = 4 * m; i < n; i++)
+        partial[0] += x[i * stride];
+    return ((partial[0] + partial[1]) + partial[2]) + partial[3];
+}
+
+void mean_rows(float *out, const float *x, size_t rows, size_t n)
+{
+    // x is (rows, n); out is (n)
+    enum { LANES = 8, BLOCK = 4 * LANES };
+    /* vectorized_outer_sum (n >= 8) takes columns in blocks of 32 with
+     * one cascade per column, then the rest with row_sum;
+     * scalar_outer_sum (n < 8) takes blocks of 4 the same way. (A single
+     * column of 8 rows or more is summed in vectors instead; attention
+     * weights of one query and one key are all 1, so it never matters
+     * here.) */
+    const size_t block = n >= LANES ? BLOCK : 4;
+    const size_t blocked = n / block * block;
+    for (size_t c = 0; c < n; c++) {
+        const float sum = c < blocked ? cascade_column(x + c, n, rows)
+                                      : row_sum_ilp(x + c, n, rows);
+        out[c] = sum / (float)rows;
+    }
+}
+
 void take_columns(matrix *out, const matrix *in, size_t first)
 {
     // out is (T, hd), in is (T, O)

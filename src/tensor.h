@@ -51,9 +51,15 @@ void causal_mask(matrix *scores);
 
 /* out (T, S) = softmax over each row of (scores / divisor), computed the
  * stable way: subtract the row's max, exponentiate, normalise. Cells that
- * are -inf come out exactly 0; a row that is all -inf comes out all 0
- * (PyTorch would give NaN there). */
+ * are -inf come out exactly 0; a row that cannot be normalised (a NaN or
+ * +inf score, or every score -inf) comes out all NaN, as in PyTorch. */
 void softmax_rows(matrix *out, const matrix *scores, float divisor);
+
+/* out (n) = x.mean(dim=0) for x (rows, n) contiguous, summed in the order
+ * of PyTorch's CPU sum kernel (cascade_sum: columns in blocks, each
+ * column's rows in partial sums of four and levels of 16), then divided
+ * by rows: what nn.MultiheadAttention's average over heads computes. */
+void mean_rows(float *out, const float *x, size_t rows, size_t n);
 
 /* out (T, hd) = columns [first, first + out->cols) of in (T, O): one head's
  * slice of a fused projection (view + transpose in PyTorch). */

@@ -337,6 +337,13 @@ CASES = [
     (average_tie_case, dict(name="tie_bias", sentence="Your journey starts with one step",
                             seed=123, d_model=6, d_out=6, heads=3, tie=True,
                             qkv_bias=True)),
+    # the mean over heads is PyTorch's sum kernel: 6 and 17 heads sum in
+    # another order than one by one
+    (average_tie_case, dict(name="average_6_heads",
+                            sentence="the cat sat on the mat because it was warm there",
+                            seed=9, d_model=5, d_out=12, heads=6, average=True)),
+    (average_tie_case, dict(name="average_17_heads", sentence="O gato sobe",
+                            seed=4, d_model=3, d_out=34, heads=17, average=True)),
     (overflow_case, dict(name="overflow", sentence="O gato sobe no tapete",
                          seed=42, d_model=3, d_out=4, heads=2, value="3e38")),
 ]
