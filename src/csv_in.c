@@ -367,14 +367,15 @@ static int check_shape(const csv_reader *r, size_t min_fields,
     if (r->n_rows == 1)
         return err_input(err, "%s: no data rows after the header", r->path);
     const size_t width = r->rows[0].n;
-    char hint[64];
-    if (width < min_fields)
+    if (width < min_fields) {
+        char hint[64];
         return err_input(err, "%s:%zu:1: the header has %zu column%s, at "
                          "least %zu are needed%s",
                          r->path, r->rows[0].fields[0].line, width,
                          width == 1 ? "" : "s", min_fields,
                          delimiter_hint(hint, sizeof hint, &r->rows[0],
                                         delimiter));
+    }
     for (size_t i = 1; i < r->n_rows; i++) {
         const csv_row *row = &r->rows[i];
         if (row->n != width) {
