@@ -25,7 +25,7 @@ import torch.nn as nn
 
 from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
                             SelfAttention, TidyWriter, attention_steps, dims,
-                            make_vocab, pick, steps_single, steps_wrapper,
+                            fmt, make_vocab, pick, steps_single, steps_wrapper,
                             steps_fused, write_heads, write_parameters)
 
 
@@ -92,6 +92,22 @@ def write_norm(w, name, norm):
             ["bias"], dims(norm.bias.shape[0]))
 
 
+def write_norm_files(c, outdir, block, D):
+    """Draws both LayerNorms' weights and biases from their own generator
+    and writes them as --csv-dir names them, for --weights."""
+    g = torch.Generator().manual_seed(c["norm_seed"])
+    folder = os.path.join(outdir, c["name"] + "_weights")
+    os.makedirs(folder, exist_ok=True)
+    for name, norm in (("norm1", block.norm1), ("norm2", block.norm2)):
+        for part in ("weight", "bias"):
+            values = torch.randn(D, generator=g)
+            getattr(norm, part).copy_(values)
+            with open(os.path.join(folder, "block.%s.%s.csv" % (name, part)),
+                      "w", encoding="utf-8", newline="\n") as f:
+                f.write(",".join(["token"] + dims(D)) + "\n")
+                f.write(",".join([part] + [fmt(v) for v in values]) + "\n")
+
+
 def block_case(c, outdir):
     tokens, vocab = make_vocab(c["sentence"])
     ids = torch.tensor([vocab[t] for t in tokens])
@@ -101,6 +117,8 @@ def block_case(c, outdir):
     block = TransformerBlock(D, c["heads"], F, len(tokens), c.get("qkv_bias", False))
     block.eval()
     with torch.no_grad():
+        if "norm_seed" in c:  # hand-made LayerNorm weights, read by --weights
+            write_norm_files(c, outdir, block, D)
         x = emb(ids)
         heads, extra, attn_out = steps_fused(block.attention, x, True, True)
         add_norm1 = block.norm1(x + attn_out)
@@ -139,6 +157,8 @@ def block_case(c, outdir):
     args = base_args(c) + ["--variant", "block"]
     if "ff" in c:
         args += ["--ff", str(F)]
+    if "norm_seed" in c:
+        args += ["--weights", c["name"] + "_weights"]
     write_args(outdir, c["name"], args + [c["sentence"]])
     return w.rows
 
@@ -321,6 +341,9 @@ CASES = [
     (block_case, dict(name="block_cantonese",
                       sentence="呢間 餐廳 嘅 牛舌 好 出名 ， 慢煮 牛舌 好 好食",
                       seed=7, d_model=16, d_out=16, heads=4, ff=24, qkv_bias=True)),
+    (block_case, dict(name="block_norm_weights",
+                      sentence="我 喜欢 吃 牛舌 和 慢煮 牛舌 the cat sat on the mat",
+                      seed=21, d_model=24, d_out=24, heads=3, norm_seed=5)),
     (block_case, dict(name="block_wide", sentence=" ".join(["w%d" % (i % 9) for i in range(20)]),
                       seed=3, d_model=40, d_out=40, heads=5)),
     (cross_case, dict(name="cross", sentence="O gato sobe no tapete",
