@@ -20,7 +20,11 @@ A command that fails without "status" is reported, and the script exits 1.
 Run it again after changing the program:
 
     python3 docs/make_docs.py build/src
+
+With --check it writes nothing and exits 1 if a page differs from what
+the program prints now (the test suite runs it so).
 """
+import difflib
 import os
 import re
 import subprocess
@@ -86,9 +90,12 @@ def expand(src, cwd, env):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_docs.py PROGRAM_DIR   (e.g. build/src)")
-    program_dir = os.path.abspath(sys.argv[1])
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    if len(args) != 1:
+        sys.exit("usage: make_docs.py [--check] PROGRAM_DIR   (e.g. build/src)")
+    program_dir = os.path.abspath(args[0])
     if not os.access(os.path.join(program_dir, "mha-explain"), os.X_OK):
         sys.exit("make_docs.py: no mha-explain in " + program_dir)
     env = dict(os.environ, LC_ALL="C.UTF-8",
@@ -100,12 +107,25 @@ def main():
             os.symlink(os.path.join(ROOT, "data"), os.path.join(cwd, "data"))
             with open(os.path.join(HERE, "templates", page), encoding="utf-8") as f:
                 text, failures = expand(f.read(), cwd, env)
-        with open(os.path.join(HERE, page), "w", encoding="utf-8") as f:
-            f.write(text)
         for cmd, rc, out in failures:
             print("%s: exit %d without 'status': %s\n%s" % (page, rc, cmd, out),
                   file=sys.stderr)
             failed = True
+        path = os.path.join(HERE, page)
+        if check:
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
+            if old != text:
+                diff = difflib.unified_diff(old.splitlines(), text.splitlines(),
+                                            "docs/" + page, "program output",
+                                            lineterm="", n=1)
+                print("\n".join(list(diff)[:40]))
+                print("docs/%s is out of date: run python3 docs/make_docs.py "
+                      "build/src" % page)
+                failed = True
+            continue
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     sys.exit(1 if failed else 0)
 
 
