@@ -333,7 +333,7 @@ static void test_display_width(void)
      * a string is the width of its escaped form */
     const char *invalid[] = {
         "\xff",
-        "a\xff" "b",
+        ("a\xff" "b"),
         "\xe7\x89",                                  /* truncated 牛 */
         "\U0001F1E7\U0001F1F7\xff\U0001F1E6\U0001F1E8", /* flag, bad, flag */
     };
