@@ -101,12 +101,11 @@ static void print_weights(FILE *out, const char *what, const table *w,
         size_t same = 0;
         for (size_t m = 0; m < n; m++)
             same += strcmp(names->s[m], names->s[k]) == 0;
+        char at[24] = "";
         if (same > 1)
-            fprintf(out, "%s %s@%zu %.*f", shown ? "," : "", word ? word : "?",
-                    k, style->precision, (double)v[k]);
-        else
-            fprintf(out, "%s %s %.*f", shown ? "," : "", word ? word : "?",
-                    style->precision, (double)v[k]);
+            snprintf(at, sizeof at, "@%zu", k);
+        fprintf(out, "%s %s%s %.*f", shown ? "," : "", word ? word : "?", at,
+                style->precision, (double)v[k]);
         free(name);
         shown++;
     }

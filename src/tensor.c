@@ -184,9 +184,9 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
         /* pass 1: the row's maximum; a NaN anywhere makes it NaN, as
          * PyTorch's vectorised maximum does */
         float max = -INFINITY;
-        for (size_t s = 0; s < n; s++)
+        for (size_t s = 0; s < n && !isnan(max); s++)
             if (isnan(w[s]) || w[s] > max)
-                max = isnan(max) ? max : w[s];
+                max = w[s];
 
         /* pass 2: exponentiate; exp(-inf) is exactly 0. A row that cannot
          * be normalised (a NaN, an infinite score, or every score -inf)

@@ -294,10 +294,13 @@ def write_parameters(w, variant, model):
                     ["bias"], dims(tensor.shape[0], "out"))
 
 
-def write_heads(w, variant, heads, tokens):
+def write_heads(w, variant, heads, tokens, kv_tokens=None):
+    """Each head's tables; keys and values are labelled with kv_tokens
+    (cross-attention) or else with the sentence's own tokens."""
+    kv_tokens = tokens if kv_tokens is None else kv_tokens
     q_labels = ["Q:" + t for t in tokens]
-    k_labels = ["K:" + t for t in tokens]
-    v_labels = ["V:" + t for t in tokens]
+    k_labels = ["K:" + t for t in kv_tokens]
+    v_labels = ["V:" + t for t in kv_tokens]
     for h, steps in enumerate(heads):
         hd = steps["queries"].shape[1]
         w.table(variant, h, "queries", steps["queries"], q_labels, dims(hd))

@@ -25,7 +25,7 @@ import torch.nn as nn
 
 from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
                             SelfAttention, TidyWriter, attention_steps, dims,
-                            fmt, make_vocab, pick, steps_single, steps_wrapper,
+                            fmt, make_vocab, pick, steps_wrapper,
                             steps_fused, write_heads, write_parameters)
 
 
@@ -219,17 +219,7 @@ def cross_case(c, outdir):
                     model = MultiHeadAttention(D, O, T, H, c.get("qkv_bias", False), False)
                 heads, extra = cross_steps(variant, model, emb(ids), emb(kv_ids))
                 write_parameters(w, variant, model)
-                q = ["Q:" + t for t in tokens]
-                k = ["K:" + t for t in kv_tokens]
-                v = ["V:" + t for t in kv_tokens]
-                for h, s in enumerate(heads):
-                    hd = s["queries"].shape[-1]
-                    w.table(variant, h, "queries", s["queries"], q, dims(hd))
-                    w.table(variant, h, "keys", s["keys"], k, dims(hd))
-                    w.table(variant, h, "values", s["values"], v, dims(hd))
-                    w.table(variant, h, "attn_scores", s["attn_scores"], q, k)
-                    w.table(variant, h, "attn_weights", s["attn_weights"], q, k)
-                    w.table(variant, h, "head_context", s["head_context"], tokens, dims(hd))
+                write_heads(w, variant, heads, tokens, kv_tokens)
                 for name in ("concat_context", "out"):
                     if name in extra:
                         w.table(variant, None, name, extra[name], tokens, dims(O))
@@ -241,6 +231,23 @@ def cross_case(c, outdir):
 # --average and --tie
 # ---------------------------------------------------------------------------
 
+def seeded_embedding(c, vocab):
+    """A fresh notebook: torch.manual_seed, then nn.Embedding."""
+    torch.manual_seed(c["seed"])
+    return nn.Embedding(len(vocab), c["d_model"])
+
+
+def write_fused(w, fused, x, tokens):
+    """The fused module's parameters and tables on inputs x; returns its
+    heads' steps and the module-level tables."""
+    heads, extra, _ = steps_fused(fused, x, True, True)
+    write_parameters(w, "fused", fused)
+    write_heads(w, "fused", heads, tokens)
+    for name in ("concat_context", "out"):
+        w.table("fused", None, name, extra[name], tokens, dims(fused.d_out))
+    return heads, extra
+
+
 def average_tie_case(c, outdir):
     tokens, vocab = make_vocab(c["sentence"])
     ids = torch.tensor([vocab[t] for t in tokens])
@@ -250,12 +257,10 @@ def average_tie_case(c, outdir):
               newline="") as f:
         w = TidyWriter(f)
         with torch.no_grad():
-            torch.manual_seed(c["seed"])
-            emb = nn.Embedding(len(vocab), D)
+            emb = seeded_embedding(c, vocab)
             write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D)
 
-            torch.manual_seed(c["seed"])
-            emb = nn.Embedding(len(vocab), D)
+            emb = seeded_embedding(c, vocab)
             wrapper = MultiHeadAttentionWrapper(D, O, T, H, bias)
             heads, extra, _ = steps_wrapper(wrapper, emb(ids), True, True)
             write_parameters(w, "wrapper", wrapper)
@@ -266,8 +271,7 @@ def average_tie_case(c, outdir):
                 w.table("wrapper", None, "attn_weights_avg", average(heads),
                         ["Q:" + t for t in tokens], ["K:" + t for t in tokens])
 
-            torch.manual_seed(c["seed"])
-            emb = nn.Embedding(len(vocab), D)
+            emb = seeded_embedding(c, vocab)
             fused = MultiHeadAttention(D, O, T, H, bias)
             if c.get("tie"):
                 for name in ("W_query", "W_key", "W_value"):
@@ -277,12 +281,7 @@ def average_tie_case(c, outdir):
                     if bias:
                         getattr(fused, name).bias.copy_(
                             torch.cat([l.bias for l in layers]))
-            heads, extra, _ = steps_fused(fused, emb(ids), True, True)
-            write_parameters(w, "fused", fused)
-            write_heads(w, "fused", heads, tokens)
-            w.table("fused", None, "concat_context", extra["concat_context"],
-                    tokens, dims(O))
-            w.table("fused", None, "out", extra["out"], tokens, dims(O))
+            heads, _ = write_fused(w, fused, emb(ids), tokens)
             if c.get("average"):
                 w.table("fused", None, "attn_weights_avg", average(heads),
                         ["Q:" + t for t in tokens], ["K:" + t for t in tokens])
@@ -313,23 +312,17 @@ def overflow_case(c, outdir):
               newline="") as f:
         w = TidyWriter(f)
         with torch.no_grad():
-            torch.manual_seed(c["seed"])
-            emb = nn.Embedding(len(vocab), D)
+            emb = seeded_embedding(c, vocab)
             write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D)
-            torch.manual_seed(c["seed"])
-            emb = nn.Embedding(len(vocab), D)
+            emb = seeded_embedding(c, vocab)
             fused = MultiHeadAttention(D, O, T, H, False)
             fused.W_query.weight.fill_(float(c["value"]))
-            heads, extra, final = steps_fused(fused, emb(ids), True, True)
+            heads, extra = write_fused(w, fused, emb(ids), tokens)
             forward = fused(emb(ids).unsqueeze(0))[0]
-            assert torch.equal(torch.isnan(final), torch.isnan(forward)), "forward"
+            assert torch.equal(torch.isnan(extra["out"]), torch.isnan(forward)), \
+                "forward"
             assert any(torch.isnan(h["attn_weights"]).any() for h in heads), \
                 "the case should give NaN weights"
-            write_parameters(w, "fused", fused)
-            write_heads(w, "fused", heads, tokens)
-            w.table("fused", None, "concat_context", extra["concat_context"],
-                    tokens, dims(O))
-            w.table("fused", None, "out", extra["out"], tokens, dims(O))
     write_args(outdir, c["name"], base_args(c) + [
         "--variant", "fused", "--weights", weights_dir, c["sentence"]])
     return w.rows

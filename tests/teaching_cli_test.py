@@ -31,7 +31,7 @@ def tables(args):
     for row in csv.DictReader(io.StringIO(r.stdout.decode())):
         key = (row["variant"], row["head"], row["table"])
         rows = out.setdefault(key, [])
-        i, j = int(row["row"]), int(row["col"])
+        i = int(row["row"])
         while len(rows) <= i:
             rows.append([])
         rows[i].append(float(row["value"]))
