@@ -27,6 +27,7 @@ const char options_usage[] =
     "  --ff N             the block's feed-forward width (default 4 x d_model)\n"
     "  --kv SENTENCE      cross-attention: keys and values from SENTENCE,\n"
     "                     no causal mask                    (default none)\n"
+    "  --tokens HOW       words, or chars: a token per character (default words)\n"
     "\n"
     "Output:\n"
     "  --format FMT       text, or csv for tidy CSV          (default text)\n"
@@ -107,6 +108,7 @@ enum {
     OPT_COLOR,
     OPT_KV,
     OPT_FF,
+    OPT_TOKENS,
 };
 
 static const struct option long_options[] = {
@@ -138,6 +140,7 @@ static const struct option long_options[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"kv", required_argument, NULL, OPT_KV},
     {"ff", required_argument, NULL, OPT_FF},
+    {"tokens", required_argument, NULL, OPT_TOKENS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -372,6 +375,9 @@ static int validate(options *opt, mx_error *err)
     if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
         return err_usage(err, "--kv: cross-attention takes two sentences, "
                          "not %s", opt->input ? "--input" : "--embeddings");
+    if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
+        return err_usage(err, "--tokens: the tokens are the embeddings "
+                         "file's labels, not a sentence to cut");
     if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
         return err_usage(err, "%s: a text view; it does not go with "
                          "--format csv",
@@ -502,6 +508,15 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
     case OPT_KV:
         opt->kv = arg;
+        return 0;
+    case OPT_TOKENS:
+        if (strcmp(arg, "words") == 0)
+            opt->tokens = TOKENS_WORDS;
+        else if (strcmp(arg, "chars") == 0)
+            opt->tokens = TOKENS_CHARS;
+        else
+            return err_usage(err, "--tokens: '%s' is not words or chars",
+                             arg);
         return 0;
     case OPT_COLOR:
         if (strcmp(arg, "auto") == 0)

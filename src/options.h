@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "tokenize.h"
 
 /* Documented maxima, checked before anything is allocated. */
 #define MAX_WIDTH 8192      /* --d-model and --d-out */
@@ -59,6 +60,7 @@ typedef struct {
     bool explain;            /* --explain: notes before each step */
     const char *focus;       /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;          /* --kv SENTENCE: keys and values from it */
+    enum token_mode tokens;  /* --tokens words|chars */
     enum color_mode color;   /* --color */
 
     char *sentence;          /* the words joined by spaces, owned; NULL

@@ -132,20 +132,21 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
  * the sentence's words, then the other's new words), and *n_queries says
  * how many of the tokens are the sentence's. */
 static int input_tokens(tokenized *tok, size_t *n_queries,
-                        const model_input *in, mx_error *err)
+                        const model_input *in, enum token_mode mode,
+                        mx_error *err)
 {
     if (in->embeddings != NULL) {
         *n_queries = in->embeddings->rows;
         return tokenize_words(tok, in->words, in->embeddings->rows, err);
     }
-    if (tokenize(tok, in->sentence, in->len, err) != 0)
+    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0)
         return -1;
     *n_queries = tok->n_tokens;
     if (in->kv == NULL)
         return 0;
 
     tokenized other = {0};
-    if (tokenize(&other, in->kv, strlen(in->kv), err) != 0) {
+    if (tokenize_as(&other, in->kv, strlen(in->kv), mode, err) != 0) {
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
         tokenized_free(tok);
@@ -158,7 +159,7 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
     if (both == NULL)
         return err_nomem(err, "the sentences");
     snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
-    int rc = tokenize(tok, both, n, err);
+    int rc = tokenize_as(tok, both, n, mode, err);
     free(both);
     return rc;
 }
@@ -195,7 +196,7 @@ int pipeline_check(const options *opt, const model_input *in, mx_error *err)
 {
     tokenized tok = {0};
     size_t n_queries;
-    if (input_tokens(&tok, &n_queries, in, err) != 0)
+    if (input_tokens(&tok, &n_queries, in, opt->tokens, err) != 0)
         return -1;
     int rc = check_size(opt, in, &tok, err);
     size_t position;
@@ -214,7 +215,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     size_t T = 0;
     int rc = -1;
 
-    if (input_tokens(&tok, &T, in, err) != 0)
+    if (input_tokens(&tok, &T, in, opt->tokens, err) != 0)
         return -1;
     if (check_size(opt, in, &tok, err) != 0)
         goto done;

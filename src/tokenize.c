@@ -1,4 +1,4 @@
-/* tokenize.c: UTF-8 validation, whitespace split, vocabulary. */
+/* tokenize.c: UTF-8 validation, whitespace or grapheme split, vocabulary. */
 #include "tokenize.h"
 
 #include <stdio.h>
@@ -77,12 +77,20 @@ static int alloc_arrays(tokenized *t, size_t n, mx_error *err)
 
 int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
 {
+    return tokenize_as(out, text, len, TOKENS_WORDS, err);
+}
+
+int tokenize_as(tokenized *out, const char *text, size_t len,
+                enum token_mode mode, mx_error *err)
+{
     if (alloc_arrays(out, MAX_TOKENS, err) != 0)
         return -1;
 
     size_t pos = 0;
     size_t word_start = 0;
     int in_word = 0;
+    utf8proc_int32_t prev = 0;   /* the code point before pos */
+    utf8proc_int32_t state = 0;  /* utf8proc's grapheme-break state */
     while (pos < len) {
         utf8proc_int32_t c;
         utf8proc_ssize_t n = utf8proc_iterate(
@@ -99,17 +107,29 @@ int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
             return err_input(err, "the sentence holds a NUL byte (byte %zu)",
                              pos + 1);
         }
-        if (is_split_space(c)) {
-            if (in_word && push_token(out, text + word_start,
-                                      pos - word_start, err) != 0) {
+        /* A token ends at whitespace and, with TOKENS_CHARS, also where a
+         * grapheme cluster ends (the break test sees every pair of
+         * neighbours inside a run of non-space, so that emoji sequences
+         * and regional-indicator flags are judged as UAX #29 says). */
+        int space = is_split_space(c);
+        int ends = space;
+        if (!space && in_word && mode == TOKENS_CHARS)
+            ends = utf8proc_grapheme_break_stateful(prev, c, &state);
+        if (ends && in_word) {
+            if (push_token(out, text + word_start, pos - word_start,
+                           err) != 0) {
                 tokenized_free(out);
                 return -1;
             }
             in_word = 0;
+        }
+        if (space) {
+            state = 0;
         } else if (!in_word) {
             in_word = 1;
             word_start = pos;
         }
+        prev = c;
         pos += (size_t)n;
     }
     if (in_word && push_token(out, text + word_start, pos - word_start,

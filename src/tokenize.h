@@ -4,6 +4,11 @@
  * (Unicode spaces such as U+3000 included), so the tokens are the ones a
  * notebook's `sentence.split()` gives. The vocabulary is the distinct
  * words in first-seen order; a repeated word keeps its first id.
+ *
+ * For text written without spaces (Chinese, Japanese) the sentence can
+ * instead be cut into user-perceived characters: every grapheme cluster
+ * (Unicode UAX #29, so an emoji with its modifiers or a letter with its
+ * combining accents stays whole) is one token, whitespace is skipped.
  */
 #ifndef MHA_TOKENIZE_H
 #define MHA_TOKENIZE_H
@@ -14,6 +19,12 @@
 
 /* Largest accepted sentence, in tokens; checked before the model is built. */
 #define MAX_TOKENS 4096
+
+/* How a sentence becomes tokens (--tokens). */
+enum token_mode {
+    TOKENS_WORDS,  /* split on whitespace, like str.split() */
+    TOKENS_CHARS,  /* one token per grapheme cluster, whitespace skipped */
+};
 
 typedef struct {
     size_t n_tokens;  /* T */
@@ -27,6 +38,10 @@ typedef struct {
  * NUL byte and hold at least one word. On success *out owns everything;
  * release it with tokenized_free. On failure *out is left empty. */
 int tokenize(tokenized *out, const char *text, size_t len, mx_error *err);
+
+/* The same, cutting the text as mode says. */
+int tokenize_as(tokenized *out, const char *text, size_t len,
+                enum token_mode mode, mx_error *err);
 
 /* Builds a tokenized from words that are already split (the row labels of
  * an embeddings file, say): vocabulary and ids as for a sentence. */

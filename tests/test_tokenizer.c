@@ -1,5 +1,6 @@
 /* test_tokenizer.c: splitting, vocabulary and ids, as Python's str.split()
- * and a first-seen vocabulary give them. */
+ * and a first-seen vocabulary give them; and cutting into grapheme
+ * clusters (--tokens chars). */
 #include <string.h>
 
 #include "tap.h"
@@ -20,6 +21,26 @@ static void expect(const char *name, const char *text, size_t len,
     for (size_t i = 0; same && i < n; i++)
         same = strcmp(t.tokens[i], tokens[i]) == 0 && t.ids[i] == ids[i];
     ok(same, "%s: %zu tokens, %zu words, ids as expected", name, n, vocab);
+    tokenized_free(&t);
+}
+
+/* Cuts text into grapheme clusters and compares them with tokens. */
+static void expect_chars(const char *name, const char *text,
+                         const char *const *tokens, size_t n, size_t vocab)
+{
+    tokenized t;
+    mx_error err = {0};
+    if (!ok(tokenize_as(&t, text, strlen(text), TOKENS_CHARS, &err) == 0,
+            "chars, %s: accepted", name)) {
+        diag("%s", err.msg);
+        return;
+    }
+    int same = t.n_tokens == n && t.n_vocab == vocab;
+    for (size_t i = 0; same && i < n; i++)
+        same = strcmp(t.tokens[i], tokens[i]) == 0;
+    if (!ok(same, "chars, %s: %zu tokens, %zu distinct", name, n, vocab))
+        for (size_t i = 0; i < t.n_tokens; i++)
+            diag("token %zu: '%s'", i, t.tokens[i]);
     tokenized_free(&t);
 }
 
@@ -78,6 +99,40 @@ int main(void)
     s = "caf\u00e9 cafe\u0301 caf\u00e9 🙂";
     expect("NFC and NFD spellings stay different words; emoji kept whole",
            s, strlen(s), accents, accents_ids, 4, 3);
+
+    /* --tokens chars: one token per user-perceived character */
+    const char *hk[] = {"法", "國", "紅", "酒", "慢", "煮", "阿", "根", "廷",
+                        "牛", "舌", "配", "煙", "肉", "洋", "蔥", "炒", "著",
+                        "仔"};
+    expect_chars("the Hong Kong sentence",
+                 "法國紅酒慢煮阿根廷牛舌 配 煙肉洋蔥炒著仔", hk, 19, 19);
+    const char *rep[] = {"牛", "舌", "和", "牛", "舌"};
+    expect_chars("a repeated character keeps its id", "牛舌和　牛舌", rep,
+                 5, 3);
+    /* woman technologist, medium skin tone: woman + modifier + ZWJ +
+     * laptop; family of three joined by ZWJs; thumbs up + skin tone */
+    const char *emoji[] = {"👩🏽‍💻", "👨‍👩‍👧", "👍🏿", "x"};
+    expect_chars("emoji with ZWJ and skin tones stay whole",
+                 "👩🏽‍💻👨‍👩‍👧 👍🏿x", emoji, 4, 4);
+    const char *flags[] = {"🇧🇷", "🇵🇹", "🇪🇸"};
+    expect_chars("regional-indicator flags pair up", "🇧🇷🇵🇹🇪🇸", flags, 3, 3);
+    const char *marks[] = {"c", "a", "f", "é", "ñ", "é",
+                           "ậ"};
+    expect_chars("combining marks stay with their letter",
+                 "café ñéậ", marks, 7, 7);
+    const char *crlf[] = {"a", "b"};
+    expect_chars("CR LF and tabs are skipped", "\ta\r\nb\r\n", crlf, 2, 2);
+    {
+        tokenized t;
+        mx_error err = {0};
+        int rc = tokenize_as(&t, " \u3000 ", strlen(" \u3000 "),
+                             TOKENS_CHARS, &err);
+        ok(rc != 0 && strstr(err.msg, "empty") != NULL,
+           "chars, whitespace only: rejected as empty");
+        rc = tokenize_as(&t, "a\xff", 2, TOKENS_CHARS, &err);
+        ok(rc != 0 && strstr(err.msg, "byte 2") != NULL,
+           "chars, invalid UTF-8: rejected at its byte");
+    }
 
     expect_error("lone continuation byte", "a \x80 b", 5, "byte 3");
     expect_error("truncated sequence at the end", "a \xe7\x8c", 4, "UTF-8");
