@@ -308,10 +308,14 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
         return -1;
     }
     plain[n] = '\0';
-    /* plain is in the C locale's syntax, which strtof uses: the program
-     * never calls setlocale */
+    /* plain is in the C locale's syntax, which strtod uses: the program
+     * never calls setlocale. The decimal becomes the nearest double, then
+     * the nearest float32, as float() then torch.tensor() read it (going
+     * straight to float32 differs by one unit in the last place for
+     * decimals near a float32 rounding midpoint). */
     errno = 0;
-    float v = strtof(plain, NULL);
+    const double d = strtod(plain, NULL);
+    const float v = (float)d;
     if (isinf(v) || isnan(v)) {
         *why = "a number too large for float32";
         return -1;

@@ -40,10 +40,11 @@ void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
         return;
     }
     /* 9 significant digits always read back as the same float32; most
-     * values need fewer */
+     * values need fewer. Read back as --embeddings, --weights and
+     * float() then torch.tensor() read: decimal -> double -> float32 */
     for (int digits = 1; digits <= 9; digits++) {
         snprintf(buf, size, "%.*g", digits, (double)v);
-        if (strtof(buf, NULL) == v)
+        if ((float)strtod(buf, NULL) == v)
             break;
     }
     use_decimal_comma(buf, decimal_comma);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_in.h"
 #include "options.h"
 #include "pipeline.h"
 #include "tap.h"
@@ -155,8 +156,8 @@ static int compare_file(compare_state *st, const char *path)
 
 /* ---- the arguments ------------------------------------------------------ */
 
-/* Reads the arguments of CASE.args; the directory after --weights is
- * taken relative to the folder that holds CASE.args. */
+/* Reads the arguments of CASE.args; the path after --weights or
+ * --embeddings is taken relative to the folder that holds CASE.args. */
 static int read_args(char **argv, int *argc, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -171,7 +172,9 @@ static int read_args(char **argv, int *argc, const char *path)
         line[strcspn(line, "\n")] = '\0';
         if (line[0] == '\0')
             continue;
-        if (strcmp(argv[*argc - 1], "--weights") == 0 && line[0] != '/') {
+        const char *prev = argv[*argc - 1];
+        if ((strcmp(prev, "--weights") == 0 ||
+             strcmp(prev, "--embeddings") == 0) && line[0] != '/') {
             char full[8192];
             snprintf(full, sizeof full, "%.*s/%s", dir_len, dir, line);
             argv[(*argc)++] = strdup(full);
@@ -202,10 +205,24 @@ int main(int cargc, char **cargv)
     int parsed = options_parse(&opt, argc, argv, &err) == 0;
     ok(parsed, "the arguments parse%s%s", parsed ? "" : ": ", err.msg);
     if (parsed) {
-        const model_input in = {.sentence = opt.sentence,
-                                .len = strlen(opt.sentence),
-                                .kv = opt.kv};
-        int ran = pipeline_run(&tr, &opt, &in, &err) == 0;
+        model_input in = {.kv = opt.kv};
+        char **words = NULL;
+        size_t n_words = 0;
+        matrix rows = {0};
+        int ran;
+        if (opt.embeddings != NULL) {
+            // --embeddings FILE: the file's rows are the inputs, as main.c
+            const csv_style style = {opt.csv_delimiter, opt.decimal_comma};
+            ran = read_embeddings(&words, &n_words, &rows, opt.embeddings,
+                                  &style, 1 << 20, &err) == 0;
+            in.words = (const char *const *)words;
+            in.embeddings = &rows;
+        } else {
+            in.sentence = opt.sentence;
+            in.len = strlen(opt.sentence);
+            ran = 1;
+        }
+        ran = ran && pipeline_run(&tr, &opt, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
 
         compare_state st = {.tr = &tr};
@@ -221,6 +238,10 @@ int main(int cargc, char **cargv)
         ok(st.printed_differ == 0,
            "every value printed with 4 decimals reads as PyTorch's (%zu differ)",
            st.printed_differ);
+        for (size_t i = 0; i < n_words; i++)
+            free(words[i]);
+        free(words);
+        matrix_free(&rows);
     }
     trace_free(&tr);
     options_free(&opt);

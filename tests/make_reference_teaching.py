@@ -9,7 +9,11 @@ Companion to make_reference.py (whose modules and writers it reuses):
   --average         attn_weights_avg, nn.MultiheadAttention's
                     average_attn_weights=True (the mean over heads)
   --tie             the fused module with the wrapper's heads stacked
-  --weights         a W_query so large that scores overflow (inf, NaN)
+  --weights         a W_query so large that scores overflow (inf, NaN),
+                    in the fused module and in the block
+  --embeddings      decimals near float32 rounding midpoints, in the
+                    inputs and in a W_query read with --weights, read as
+                    float() then torch.tensor() read them
 
 Writes NAME.csv and NAME.args into OUTDIR (default: the `reference`
 folder beside this script), in the same layout as make_reference.py.
@@ -17,7 +21,10 @@ folder beside this script), in the same layout as make_reference.py.
     /usr/bin/python3 tests/make_reference_teaching.py [OUTDIR]
 """
 
+import ctypes
 import os
+import random
+import struct
 import sys
 
 import torch
@@ -328,6 +335,96 @@ def overflow_case(c, outdir):
     return w.rows
 
 
+# ---------------------------------------------------------------------------
+# Decimals near float32 rounding midpoints: --embeddings and --weights
+# files read as a notebook reads them, float() (decimal -> double) then
+# torch.tensor (double -> float32)
+# ---------------------------------------------------------------------------
+
+def midpoint_decimals(rng, n):
+    """n decimals that lie within a double's precision of a float32
+    rounding midpoint: the shortest decimal of the midpoint's double, or
+    17 significant digits of it, in plain or exponent notation."""
+    out = []
+    while len(out) < n:
+        f = struct.unpack("<f", struct.pack("<f", rng.uniform(-4, 4)))[0]
+        bits = struct.unpack("<I", struct.pack("<f", f))[0]
+        g = struct.unpack("<f", struct.pack("<I", bits + 1))[0]
+        mid = (f + g) / 2          # exact in double
+        form = len(out) % 3
+        out.append(repr(mid) if form == 0 else
+                   "%.17g" % mid if form == 1 else "%.16e" % mid)
+    return out
+
+
+def strtof_differs(texts):
+    """How many of texts C's strtof (decimal -> float32 directly) reads
+    otherwise than float() then float32: the case must exercise the path."""
+    libc = ctypes.CDLL(None)
+    libc.strtof.restype = ctypes.c_float
+    libc.strtof.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    n = 0
+    for t in texts:
+        direct = libc.strtof(t.encode(), None)
+        via_double = torch.tensor([float(t)], dtype=torch.float32).item()
+        n += struct.pack("<f", direct) != struct.pack("<f", via_double)
+    return n
+
+
+def decimals_case(c, outdir):
+    rng = random.Random(c["rng"])
+    comma = c.get("decimal_comma", False)
+    sep = ";" if comma else ","
+    T, D, O, H = len(c["tokens"]), c["d_model"], c["d_out"], c["heads"]
+    # the issue's example first: 1.0000000596046448 is 1 + 2^-24 + 2.5e-17,
+    # a float32 1.0000001 read directly, 1.0 through the double 1 + 2^-24
+    texts = ["1.0000000596046448", "0.5", "0.25", "2"][:D]
+    texts += midpoint_decimals(rng, T * D - len(texts))
+    w_texts = midpoint_decimals(rng, O * D)
+    assert strtof_differs(texts) > 0 and strtof_differs(w_texts) > 0
+    show = (lambda t: t.replace(".", ",")) if comma else (lambda t: t)
+    emb_file = c["name"] + "_embeddings.csv"
+    with open(os.path.join(outdir, emb_file), "w", encoding="utf-8",
+              newline="\n") as f:
+        f.write(sep.join(["token"] + dims(D)) + "\n")
+        for t, tok in enumerate(c["tokens"]):
+            f.write(sep.join([tok] + [show(x) for x in texts[t * D:(t + 1) * D]])
+                    + "\n")
+    weights_dir = c["name"] + "_weights"
+    os.makedirs(os.path.join(outdir, weights_dir), exist_ok=True)
+    with open(os.path.join(outdir, weights_dir, "fused.W_query.weight.csv"),
+              "w", encoding="utf-8", newline="\n") as f:
+        f.write(sep.join(["token"] + dims(D, "in")) + "\n")
+        for r in range(O):
+            f.write(sep.join(["out%d" % r] +
+                             [show(x) for x in w_texts[r * D:(r + 1) * D]]) + "\n")
+    tokens = c["tokens"]
+    _, vocab = make_vocab(" ".join(tokens))
+    with open(os.path.join(outdir, c["name"] + ".csv"), "w", encoding="utf-8",
+              newline="") as f:
+        w = TidyWriter(f)
+        with torch.no_grad():
+            x = torch.tensor([float(v) for v in texts]).view(T, D)
+            w.table("input", None, "vocab",
+                    torch.tensor([[float(i)] for i in range(len(vocab))]),
+                    list(vocab), ["id"])
+            w.table("input", None, "tokens",
+                    torch.tensor([[float(vocab[t])] for t in tokens]), tokens, ["id"])
+            w.table("input", None, "inputs", x, tokens, dims(D))
+            torch.manual_seed(c["seed"])
+            fused = MultiHeadAttention(D, O, T, H, False)
+            fused.W_query.weight.copy_(
+                torch.tensor([float(v) for v in w_texts]).view(O, D))
+            write_fused(w, fused, x, tokens)
+    args = ["--d-out", str(O), "--heads", str(H), "--seed", str(c["seed"]),
+            "--variant", "fused", "--embeddings", emb_file,
+            "--weights", weights_dir]
+    if comma:
+        args.append("--decimal-comma")
+    write_args(outdir, c["name"], args)
+    return w.rows
+
+
 CASES = [
     (block_case, dict(name="block_classroom", sentence="O gato sobe no tapete",
                       seed=42, d_model=4, d_out=4, heads=2)),
@@ -362,6 +459,12 @@ CASES = [
                             seed=4, d_model=3, d_out=34, heads=17, average=True)),
     (overflow_case, dict(name="overflow", sentence="O gato sobe no tapete",
                          seed=42, d_model=3, d_out=4, heads=2, value="3e38")),
+    (decimals_case, dict(name="decimals", tokens=["A", "B"], seed=42,
+                         d_model=2, d_out=4, heads=2, rng=1)),
+    (decimals_case, dict(name="decimals_comma",
+                         tokens=["the", "cat", "sat", "on", "the", "mat"],
+                         seed=123, d_model=4, d_out=6, heads=3, rng=2,
+                         decimal_comma=True)),
 ]
 
 
