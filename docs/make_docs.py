@@ -101,6 +101,7 @@ def main():
     env = dict(os.environ, LC_ALL="C.UTF-8",
                PATH=program_dir + os.pathsep + os.environ.get("PATH", ""))
     env.pop("NO_COLOR", None)
+    env.pop("COLUMNS", None)  # pages show the 80 columns of a pipe
     failed = False
     for page in PAGES:
         with tempfile.TemporaryDirectory() as cwd:

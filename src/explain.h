@@ -23,6 +23,7 @@ typedef struct {
     bool embeddings_given; /* --embeddings: no embedding table */
     size_t kv_tokens;     /* S with --kv (cross-attention), else 0 */
     size_t ff;            /* F, the block's feed-forward width */
+    size_t width;         /* the screen's width in cells, 0: no limit */
 } explain_context;
 
 /* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and

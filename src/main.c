@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -139,6 +140,26 @@ static bool use_color(const options *opt)
     return isatty(STDOUT_FILENO);
 }
 
+/* The widest text line: --width, else the terminal's width when standard
+ * output is one, else $COLUMNS, else 80 as PyTorch's linewidth. */
+static size_t screen_width(const options *opt)
+{
+    if (opt->width_given)
+        return opt->width;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+        ws.ws_col > 0)
+        return ws.ws_col;
+    const char *columns = getenv("COLUMNS");
+    if (columns != NULL && columns[0] >= '1' && columns[0] <= '9') {
+        char *end = NULL;
+        unsigned long n = strtoul(columns, &end, 10);
+        if (*end == '\0' && n <= MAX_SCREEN_WIDTH)
+            return n;
+    }
+    return 80;
+}
+
 /* Tokens of the --kv sentence in the trace. */
 static size_t kv_rows(const trace *tr)
 {
@@ -163,6 +184,7 @@ static explain_context explain_for(const options *opt, const trace *tr)
         .qkv_bias = opt->qkv_bias,
         .embeddings_given = opt->embeddings != NULL,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
+        .width = screen_width(opt),
         .ff = opt->ff ? opt->ff : 4 * (inputs ? inputs->values.cols
                                               : opt->d_model),
     };
@@ -182,6 +204,7 @@ static int render_text_view(const options *opt, const trace *tr,
         .color = use_color(opt),
         .before = opt->explain ? explain_before : NULL,
         .before_ctx = &ctx,
+        .width = screen_width(opt),
     };
     if (opt->focus == NULL)
         return render_text(stdout, tables, n, &style, err);
@@ -351,7 +374,7 @@ int main(int argc, char **argv)
     }
     if (opt.show_help || opt.show_version) {
         if (opt.show_help)
-            fputs(options_usage, stdout);
+            options_print_usage(stdout);
         else
             puts("mha-explain " MHA_VERSION);
         options_free(&opt);

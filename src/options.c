@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char options_usage[] =
+/* The --help text, in parts that each stay within C's string limits. */
+static const char *const usage_parts[] = {
     "Usage: mha-explain [OPTIONS] SENTENCE...\n"
     "       mha-explain [OPTIONS] --embeddings FILE.csv\n"
     "       mha-explain [OPTIONS] --input FILE.csv --column NAME\n"
@@ -38,7 +39,9 @@ const char options_usage[] =
     "  --color WHEN       shade attention weights and scores: auto (on a\n"
     "                     terminal, unless NO_COLOR is set), always, never\n"
     "                                                           (default auto)\n"
-    "\n"
+    "  --width N          text columns; 0 for no limit (default: the\n"
+    "                     terminal's width, else $COLUMNS, else 80)\n"
+    "\n",
     "Inputs from CSV files:\n"
     "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
     "                     is the file's width, no embedding draws (default none)\n"
@@ -77,7 +80,14 @@ const char options_usage[] =
     "\n"
     "Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
     "or input, 3 a --check failed.\n"
-    "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n";
+    "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n",
+};
+
+void options_print_usage(FILE *out)
+{
+    for (size_t i = 0; i < sizeof usage_parts / sizeof usage_parts[0]; i++)
+        fputs(usage_parts[i], out);
+}
 
 enum {
     OPT_D_MODEL = 256,
@@ -109,6 +119,7 @@ enum {
     OPT_KV,
     OPT_FF,
     OPT_TOKENS,
+    OPT_WIDTH,
 };
 
 static const struct option long_options[] = {
@@ -141,6 +152,7 @@ static const struct option long_options[] = {
     {"kv", required_argument, NULL, OPT_KV},
     {"ff", required_argument, NULL, OPT_FF},
     {"tokens", required_argument, NULL, OPT_TOKENS},
+    {"width", required_argument, NULL, OPT_WIDTH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -506,6 +518,10 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return set_path(&opt->focus, "--focus", arg, err);
     case OPT_FF:
         return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
+    case OPT_WIDTH:
+        opt->width_given = true;
+        return parse_size(&opt->width, "--width", arg, 0, MAX_SCREEN_WIDTH,
+                          err);
     case OPT_KV:
         opt->kv = arg;
         return 0;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "tokenize.h"
@@ -14,6 +15,7 @@
 #define MAX_WIDTH 8192      /* --d-model and --d-out */
 #define MAX_HEADS 1024
 #define MAX_PRECISION 12
+#define MAX_SCREEN_WIDTH 100000 /* --width */
 
 enum variant_bits {
     VARIANT_SINGLE = 1u << 0,
@@ -62,6 +64,8 @@ typedef struct {
     const char *kv;          /* --kv SENTENCE: keys and values from it */
     enum token_mode tokens;  /* --tokens words|chars */
     enum color_mode color;   /* --color */
+    size_t width;            /* --width: text columns, 0 unlimited */
+    bool width_given;        /* --width was on the command line */
 
     char *sentence;          /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */
@@ -81,6 +85,6 @@ void options_free(options *opt);
 int options_wants_table(const options *opt, const char *name);
 
 /* The --help text. */
-extern const char options_usage[];
+void options_print_usage(FILE *out);
 
 #endif

@@ -30,6 +30,7 @@ typedef struct {
     int precision;            /* decimals */
     bool full;                /* never summarise */
     bool color;               /* shade attention weights and scores */
+    size_t width;             /* widest line in cells, 0: no limit */
     before_table_fn before;   /* or NULL */
     const void *before_ctx;
 } text_style;

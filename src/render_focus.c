@@ -117,9 +117,10 @@ static void print_weights(FILE *out, const char *what, const table *w,
     free(v);
 }
 
-int render_focus(FILE *out, const table *const *tables, size_t n,
-                 const labels *tokens, size_t position, bool cross,
-                 const text_style *style, mx_error *err)
+/* The lines of the view, before they are fitted to the screen. */
+static void focus_lines(FILE *out, const table *const *tables, size_t n,
+                        const labels *tokens, size_t position, bool cross,
+                        const text_style *style)
 {
     char *word = display_escape(tokens->s[position]);
     fprintf(out, "focus: %s (position %zu of %zu)%s\n", word ? word : "?",
@@ -157,6 +158,26 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
             print_vector(out, "", o, position, style);
         }
     }
+}
+
+int render_focus(FILE *out, const table *const *tables, size_t n,
+                 const labels *tokens, size_t position, bool cross,
+                 const text_style *style, mx_error *err)
+{
+    /* written whole first, then each line wrapped at the screen width
+     * with its continuation under the values */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&text, &size);
+    if (mem == NULL)
+        return err_nomem(err, "the --focus view");
+    focus_lines(mem, tables, n, tokens, position, cross, style);
+    if (fclose(mem) != 0) {
+        free(text);
+        return err_nomem(err, "the --focus view");
+    }
+    write_wrapped_lines(out, text, style->width, 12);
+    free(text);
     if (ferror(out))
         return err_write(err, "the output", errno);
     return 0;

@@ -173,15 +173,75 @@ static void free_labels(char **l, size_t k)
     free(l);
 }
 
-static void print_header(FILE *out, const table *t, bool summarised)
+/* "[fused] head 0: attn_weights (5 x 5)", wrapped at the screen width. */
+static void print_header(FILE *out, const table *t, bool summarised,
+                         size_t blocks, size_t width)
 {
-    fprintf(out, "[%s] ", t->variant);
+    char line[512];
+    int n = snprintf(line, sizeof line, "[%s] ", t->variant);
     if (t->head != NO_HEAD)
-        fprintf(out, "head %d: ", t->head);
-    fprintf(out, "%s (%zu x %zu)", t->name, t->values.rows, t->values.cols);
+        n += snprintf(line + n, sizeof line - (size_t)n, "head %d: ", t->head);
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
+                  t->name, t->values.rows, t->values.cols);
     if (summarised)
-        fputs(", summarised (--full prints all)", out);
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      ", summarised (--full prints all)");
+    if (blocks > 1)
+        snprintf(line + n, sizeof line - (size_t)n,
+                 ", in %zu blocks of columns (width %zu)", blocks, width);
+    write_wrapped(out, line, width, 2);
+}
+
+/* The shown columns [first, end) that fit beside the row labels in
+ * `width` cells (at least one column): returns end. */
+static size_t block_end(const size_t *col_width, size_t nc, size_t first,
+                        size_t label_width, size_t width)
+{
+    size_t used = label_width, j = first;
+    while (j < nc && (j == first || width == 0 ||
+                      used + 2 + col_width[j] <= width)) {
+        used += 2 + col_width[j];
+        j++;
+    }
+    return j;
+}
+
+/* The column labels, then every shown row, of the shown columns
+ * [first, end). */
+static void print_block(FILE *out, const table *t, const text_style *style,
+                        const size_t *ri, size_t nr, const size_t *ci,
+                        size_t first, size_t end, char **row_names,
+                        char **col_names, const size_t *width,
+                        size_t label_width, bool scientific, float lo,
+                        float hi)
+{
+    const bool shaded = style->color && is_shaded(t);
+    pad(out, label_width);
+    for (size_t j = first; j < end; j++) {
+        fputs("  ", out);
+        put_cell(out, ci[j] == SKIP ? ELLIPSIS : col_names[j], width[j], true);
+    }
     fputc('\n', out);
+    for (size_t i = 0; i < nr; i++) {
+        put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
+                 false);
+        for (size_t j = first; j < end; j++) {
+            char buf[64] = ELLIPSIS;
+            bool colored = false;
+            fputs(shaded ? " " : "  ", out);
+            if (ri[i] != SKIP && ci[j] != SKIP) {
+                const float v = *matrix_at(&t->values, ri[i], ci[j]);
+                format_value(buf, sizeof buf, v, t, scientific, style);
+                colored = shaded && shade_start(out, v, lo, hi);
+            }
+            if (shaded)
+                fputc(' ', out); /* a margin inside the coloured cell */
+            put_cell(out, buf, width[j], true);
+            if (colored)
+                shade_end(out);
+        }
+        fputc('\n', out);
+    }
 }
 
 static int render_one(FILE *out, const table *t, const text_style *style,
@@ -237,32 +297,20 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         }
     }
 
-    print_header(out, t, nr < R || nc < C);
-    pad(out, label_width);
-    for (size_t j = 0; j < nc; j++) {
-        fputs("  ", out);
-        put_cell(out, ci[j] == SKIP ? ELLIPSIS : col_names[j], width[j], true);
-    }
-    fputc('\n', out);
-    for (size_t i = 0; i < nr; i++) {
-        put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
-                 false);
-        for (size_t j = 0; j < nc; j++) {
-            char buf[64] = ELLIPSIS;
-            bool colored = false;
-            fputs(shaded ? " " : "  ", out);
-            if (ri[i] != SKIP && ci[j] != SKIP) {
-                const float v = *matrix_at(&t->values, ri[i], ci[j]);
-                format_value(buf, sizeof buf, v, t, scientific, style);
-                colored = shaded && shade_start(out, v, lo, hi);
-            }
-            if (shaded)
-                fputc(' ', out); /* a margin inside the coloured cell */
-            put_cell(out, buf, width[j], true);
-            if (colored)
-                shade_end(out);
-        }
-        fputc('\n', out);
+    /* a table wider than the screen is printed in blocks of columns,
+     * each with the row labels, as PyTorch and NumPy wrap */
+    size_t blocks = 0;
+    for (size_t j = 0; j < nc; j = block_end(width, nc, j, label_width,
+                                             style->width))
+        blocks++;
+    print_header(out, t, nr < R || nc < C, blocks, style->width);
+    for (size_t j = 0; j < nc;) {
+        size_t end = block_end(width, nc, j, label_width, style->width);
+        if (j > 0)
+            fputc('\n', out);
+        print_block(out, t, style, ri, nr, ci, j, end, row_names, col_names,
+                    width, label_width, scientific, lo, hi);
+        j = end;
     }
     rc = ferror(out) ? err_write(err, "the output", errno) : 0;
 done:

@@ -81,3 +81,61 @@ char *display_escape(const char *s)
     *w = '\0';
     return out;
 }
+
+/* Display cells of the first n bytes of s. */
+static size_t width_of(const char *s, size_t n)
+{
+    char buf[256];
+    if (n < sizeof buf) {
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        return display_width(buf);
+    }
+    char *copy = strndup(s, n);
+    size_t w = copy != NULL ? display_width(copy) : n;
+    free(copy);
+    return w;
+}
+
+void write_wrapped(FILE *out, const char *s, size_t width, size_t indent)
+{
+    size_t used = 0;      /* cells on the current line */
+    bool line_empty = true;
+    while (*s != '\0') {
+        size_t spaces = strspn(s, " ");
+        const char *word = s + spaces;
+        size_t len = strcspn(word, " ");
+        if (len == 0)
+            break; /* trailing spaces */
+        size_t w = width_of(word, len);
+        if (!line_empty && width > 0 && used + spaces + w > width) {
+            fputc('\n', out);
+            for (size_t i = 0; i < indent; i++)
+                fputc(' ', out);
+            used = indent;
+            spaces = 0;
+        }
+        for (size_t i = 0; i < spaces; i++)
+            fputc(' ', out);
+        fwrite(word, 1, len, out);
+        used += spaces + w;
+        line_empty = false;
+        s = word + len;
+    }
+    fputc('\n', out);
+}
+
+void write_wrapped_lines(FILE *out, const char *text, size_t width,
+                         size_t indent)
+{
+    while (*text != '\0') {
+        size_t len = strcspn(text, "\n");
+        char *line = strndup(text, len);
+        if (line != NULL)
+            write_wrapped(out, line, width, indent);
+        else /* out of memory: the line as it is */
+            fprintf(out, "%.*s\n", (int)len, text);
+        free(line);
+        text += len + (text[len] == '\n');
+    }
+}

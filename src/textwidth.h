@@ -5,6 +5,7 @@
 #define MHA_TEXTWIDTH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Cells that s (UTF-8) takes on a terminal: each grapheme cluster counts
  * as its widest code point, so "é" written e + U+0301 is 1, "牛" is 2,
@@ -15,5 +16,15 @@ size_t display_width(const char *s);
  * bytes are written as \xHH, so a token can never drive the terminal.
  * Returns NULL when out of memory; the caller frees it. */
 char *display_escape(const char *s);
+
+/* Writes the line s (without its '\n') and a '\n', broken at spaces so
+ * that no line is wider than width cells (0: no limit); the lines after
+ * the first start with `indent` spaces. A word wider than a line is
+ * written whole on a line of its own. */
+void write_wrapped(FILE *out, const char *s, size_t width, size_t indent);
+
+/* write_wrapped for each line of text (lines end with '\n'). */
+void write_wrapped_lines(FILE *out, const char *text, size_t width,
+                         size_t indent);
 
 #endif

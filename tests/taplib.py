@@ -38,7 +38,8 @@ def done():
 
 
 class Program:
-    """mha-explain, run the way a user runs it (NO_COLOR unset)."""
+    """mha-explain, run the way a user runs it (NO_COLOR and COLUMNS
+    unset)."""
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -50,6 +51,7 @@ class Program:
     def run(self, args, stdin=b"", env=None, cwd=None, stdout=None):
         full = dict(os.environ)
         full.pop("NO_COLOR", None)
+        full.pop("COLUMNS", None)  # text is 80 columns wide unless a test says
         if env:
             full.update(env)
         return subprocess.run(
