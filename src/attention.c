@@ -18,8 +18,8 @@ void linear_free(linear *l)
     matrix_free(&l->bias);
 }
 
-int linear_init(linear *l, size_t in, size_t out, bool bias,
-                       torch_rng *g, mx_error *err)
+int linear_init(linear *l, size_t in, size_t out, bool bias, torch_rng *g,
+                mx_error *err)
 {
     memset(l, 0, sizeof *l);
     if (matrix_alloc(&l->weight, out, in, "a weight", err) != 0)
@@ -56,8 +56,7 @@ static int qkv_init(qkv *p, size_t d_model, size_t width, bool bias,
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
                 mx_error *err)
 {
-    return qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g,
-                    err);
+    return qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g, err);
 }
 
 void single_free(single_params *p)
@@ -65,8 +64,8 @@ void single_free(single_params *p)
     qkv_free(&p->attn);
 }
 
-int wrapper_init(wrapper_params *p, const attention_config *cfg,
-                 torch_rng *g, mx_error *err)
+int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
+                 mx_error *err)
 {
     const size_t hd = cfg->d_out / cfg->heads;
     p->heads = 0;
@@ -74,8 +73,8 @@ int wrapper_init(wrapper_params *p, const attention_config *cfg,
     if (p->head == NULL)
         return err_nomem(err, "the wrapper's heads");
     for (size_t h = 0; h < cfg->heads; h++) {
-        if (qkv_init(&p->head[h], cfg->d_model, hd, cfg->qkv_bias, g,
-                     err) != 0) {
+        if (qkv_init(&p->head[h], cfg->d_model, hd, cfg->qkv_bias, g, err) !=
+            0) {
             wrapper_free(p);
             return -1;
         }
@@ -97,11 +96,10 @@ int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
                mx_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g,
-                 err) != 0)
+    if (qkv_init(&p->attn, cfg->d_model, cfg->d_out, cfg->qkv_bias, g, err) !=
+        0)
         return -1;
-    if (linear_init(&p->out_proj, cfg->d_out, cfg->d_out, true, g,
-                    err) != 0) {
+    if (linear_init(&p->out_proj, cfg->d_out, cfg->d_out, true, g, err) != 0) {
         fused_free(p);
         return -1;
     }
@@ -142,7 +140,7 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
 /* ---- recording -------------------------------------------------------- */
 
 int record_linear(trace *tr, const char *variant, const char *name,
-                         const linear *l, mx_error *err)
+                  const linear *l, mx_error *err)
 {
     char full[64];
     const labels *out = trace_index_labels(tr, "out", l->weight.rows, err);
@@ -244,8 +242,7 @@ static int project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
     return 0;
 }
 
-int record_average(trace *tr, const char *variant, size_t heads,
-                   mx_error *err)
+int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
 {
     const table *first = trace_find(tr, variant, 0, "attn_weights");
     if (first == NULL)
@@ -301,8 +298,8 @@ int single_forward(trace *tr, const single_params *p,
     int rc = -1;
     if (record_qkv(tr, "single", "", &p->attn, err) == 0 &&
         project_qkv(&t.q, &t.k, &t.v, &p->attn, in, err) == 0 &&
-        matrix_alloc(&t.context, in->x->rows, cfg->d_out, "a context",
-                     err) == 0)
+        matrix_alloc(&t.context, in->x->rows, cfg->d_out, "a context", err) ==
+            0)
         // one head of width O: its context is the module's output
         rc = attention_head(tr, "single", 0, &t.q, &t.k, &t.v, cfg, lab,
                             &t.context, err);
@@ -365,8 +362,7 @@ int record_fused_params(trace *tr, const char *variant, const char *prefix,
 int fused_forward_as(trace *tr, const char *variant, const char *prefix,
                      const char *out_name, const fused_params *p,
                      const attention_config *cfg, const attention_input *in,
-                     const sequence_labels *lab, matrix *result,
-                     mx_error *err)
+                     const sequence_labels *lab, matrix *result, mx_error *err)
 {
     const size_t T = in->x->rows, S = in->kv->rows;
     const size_t hd = cfg->d_out / cfg->heads;
@@ -374,8 +370,7 @@ int fused_forward_as(trace *tr, const char *variant, const char *prefix,
     int rc = -1;
 
     /* the block records its parameters itself, all before the heads */
-    if (result == NULL &&
-        record_fused_params(tr, variant, prefix, p, err) != 0)
+    if (result == NULL && record_fused_params(tr, variant, prefix, p, err) != 0)
         return -1;
 
     // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads
@@ -396,8 +391,8 @@ int fused_forward_as(trace *tr, const char *variant, const char *prefix,
             take_columns(&t.q, &Q, h * hd);
             take_columns(&t.k, &K, h * hd);
             take_columns(&t.v, &V, h * hd);
-            ok = attention_head(tr, variant, (int)h, &t.q, &t.k, &t.v, cfg,
-                                lab, &t.context, err) == 0;
+            ok = attention_head(tr, variant, (int)h, &t.q, &t.k, &t.v, cfg, lab,
+                                &t.context, err) == 0;
         }
         if (ok)
             // transpose back (T, H, hd) and view (T, O)
@@ -431,10 +426,9 @@ done:
     return rc;
 }
 
-int fused_forward(trace *tr, const fused_params *p,
-                  const attention_config *cfg, const attention_input *in,
-                  const sequence_labels *lab, mx_error *err)
+int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
+                  const attention_input *in, const sequence_labels *lab,
+                  mx_error *err)
 {
-    return fused_forward_as(tr, "fused", "", "out", p, cfg, in, lab, NULL,
-                            err);
+    return fused_forward_as(tr, "fused", "", "out", p, cfg, in, lab, NULL, err);
 }

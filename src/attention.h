@@ -23,12 +23,12 @@
 #include "tensor.h"
 
 typedef struct {
-    size_t d_model;  /* D */
-    size_t d_out;    /* O */
-    size_t heads;    /* H; hd = O / H */
-    bool causal;     /* mask later tokens */
-    bool scale;      /* divide scores by sqrt(head width) */
-    bool qkv_bias;   /* biases in W_query, W_key, W_value */
+    size_t d_model; /* D */
+    size_t d_out;   /* O */
+    size_t heads;   /* H; hd = O / H */
+    bool causal;    /* mask later tokens */
+    bool scale;     /* divide scores by sqrt(head width) */
+    bool qkv_bias;  /* biases in W_query, W_key, W_value */
 } attention_config;
 
 /* nn.Linear(in, out): weight (out, in) and bias (1, out), bias.v NULL when
@@ -44,17 +44,17 @@ typedef struct {
 } qkv;
 
 typedef struct {
-    qkv attn;          /* width O */
+    qkv attn; /* width O */
 } single_params;
 
 typedef struct {
     size_t heads;
-    qkv *head;         /* heads entries, each of width hd */
+    qkv *head; /* heads entries, each of width hd */
 } wrapper_params;
 
 typedef struct {
-    qkv attn;          /* width O, split into heads */
-    linear out_proj;   /* O -> O, with bias */
+    qkv attn;        /* width O, split into heads */
+    linear out_proj; /* O -> O, with bias */
 } fused_params;
 
 /* What attention reads: queries from x (T, D); keys and values from kv
@@ -67,10 +67,10 @@ typedef struct {
 
 /* Row labels of the sequence, made once per sentence. */
 typedef struct {
-    const labels *tokens;   /* "gato" */
-    const labels *queries;  /* "Q:gato" */
-    const labels *keys;     /* "K:gato", of the key/value sequence */
-    const labels *values;   /* "V:gato", of the key/value sequence */
+    const labels *tokens;  /* "gato" */
+    const labels *queries; /* "Q:gato" */
+    const labels *keys;    /* "K:gato", of the key/value sequence */
+    const labels *values;  /* "V:gato", of the key/value sequence */
 } sequence_labels;
 
 /* nn.Linear(in, out, bias): allocate, then draw weight and bias. */
@@ -87,8 +87,8 @@ int record_linear(trace *tr, const char *variant, const char *name,
  * *_free accepts a zeroed or partly made struct. */
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
                 mx_error *err);
-int wrapper_init(wrapper_params *p, const attention_config *cfg,
-                 torch_rng *g, mx_error *err);
+int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
+                 mx_error *err);
 int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
                mx_error *err);
 void single_free(single_params *p);
@@ -105,8 +105,7 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
  * its heads' attn_weights, as nn.MultiheadAttention returns with
  * average_attn_weights=True: summed head by head in float32, divided by
  * the number of heads. */
-int record_average(trace *tr, const char *variant, size_t heads,
-                   mx_error *err);
+int record_average(trace *tr, const char *variant, size_t heads, mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv). Each records its parameters, then per head
@@ -118,9 +117,9 @@ int single_forward(trace *tr, const single_params *p,
 int wrapper_forward(trace *tr, const wrapper_params *p,
                     const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err);
-int fused_forward(trace *tr, const fused_params *p,
-                  const attention_config *cfg, const attention_input *in,
-                  const sequence_labels *lab, mx_error *err);
+int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
+                  const attention_input *in, const sequence_labels *lab,
+                  mx_error *err);
 
 /* Records the fused module's parameters under variant, named prefix +
  * "W_query.weight" ... prefix + "out_proj.bias". */
@@ -135,7 +134,6 @@ int record_fused_params(trace *tr, const char *variant, const char *prefix,
 int fused_forward_as(trace *tr, const char *variant, const char *prefix,
                      const char *out_name, const fused_params *p,
                      const attention_config *cfg, const attention_input *in,
-                     const sequence_labels *lab, matrix *result,
-                     mx_error *err);
+                     const sequence_labels *lab, matrix *result, mx_error *err);
 
 #endif

@@ -61,8 +61,8 @@ static int record_norm(trace *tr, const char *name, const matrix *weight,
 
 static int record_params(trace *tr, const block_params *p, mx_error *err)
 {
-    if (record_fused_params(tr, "block", "attention.", &p->attention,
-                            err) != 0 ||
+    if (record_fused_params(tr, "block", "attention.", &p->attention, err) !=
+            0 ||
         record_norm(tr, "norm1", &p->norm1_weight, &p->norm1_bias, err) != 0 ||
         record_linear(tr, "block", "ff.0", &p->ff0, err) != 0 ||
         record_linear(tr, "block", "ff.2", &p->ff2, err) != 0)
@@ -70,13 +70,13 @@ static int record_params(trace *tr, const block_params *p, mx_error *err)
     return record_norm(tr, "norm2", &p->norm2_weight, &p->norm2_bias, err);
 }
 
-int block_forward(trace *tr, const block_params *p,
-                  const attention_config *cfg, const attention_input *in,
-                  const sequence_labels *lab, mx_error *err)
+int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
+                  const attention_input *in, const sequence_labels *lab,
+                  mx_error *err)
 {
     const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
-    matrix attn_out = {0}, sum = {0}, norm1 = {0}, hidden = {0},
-           ffn_out = {0}, out = {0};
+    matrix attn_out = {0}, sum = {0}, norm1 = {0}, hidden = {0}, ffn_out = {0},
+           out = {0};
     int rc = -1;
 
     if (record_params(tr, p, err) != 0)
@@ -103,20 +103,19 @@ int block_forward(trace *tr, const block_params *p,
     linear_forward(&ffn_out, &hidden, &p->ff2.weight, p->ff2.bias.v);
     // out (T, D) = LayerNorm(add_norm1 + ffn_out)
     add(&sum, &norm1, &ffn_out);
-    layer_norm(&out, &sum, p->norm2_weight.v, p->norm2_bias.v,
-               LAYER_NORM_EPS);
+    layer_norm(&out, &sum, p->norm2_weight.v, p->norm2_bias.v, LAYER_NORM_EPS);
 
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *wide = trace_index_labels(tr, "dim", F, err);
     if (dims == NULL || wide == NULL ||
-        trace_add(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims,
-                  &norm1, err) != 0 ||
+        trace_add(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims, &norm1,
+                  err) != 0 ||
         trace_add(tr, "block", NO_HEAD, "ffn_hidden", lab->tokens, wide,
                   &hidden, err) != 0 ||
-        trace_add(tr, "block", NO_HEAD, "ffn_out", lab->tokens, dims,
-                  &ffn_out, err) != 0 ||
-        trace_add(tr, "block", NO_HEAD, "out", lab->tokens, dims, &out,
-                  err) != 0)
+        trace_add(tr, "block", NO_HEAD, "ffn_out", lab->tokens, dims, &ffn_out,
+                  err) != 0 ||
+        trace_add(tr, "block", NO_HEAD, "out", lab->tokens, dims, &out, err) !=
+            0)
         goto done;
     rc = 0;
 done:

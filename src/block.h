@@ -19,10 +19,10 @@
 
 typedef struct {
     fused_params attention;
-    matrix norm1_weight, norm1_bias;   /* (1, D): ones and zeros */
-    linear ff0;                        /* D -> F, with bias */
-    linear ff2;                        /* F -> D, with bias */
-    matrix norm2_weight, norm2_bias;   /* (1, D) */
+    matrix norm1_weight, norm1_bias; /* (1, D): ones and zeros */
+    linear ff0;                      /* D -> F, with bias */
+    linear ff2;                      /* F -> D, with bias */
+    matrix norm2_weight, norm2_bias; /* (1, D) */
 } block_params;
 
 /* Draws as the constructor does: the attention's four layers, then the two
@@ -31,8 +31,8 @@ int block_init(block_params *p, const attention_config *cfg, size_t ff,
                torch_rng *g, mx_error *err);
 void block_free(block_params *p);
 
-int block_forward(trace *tr, const block_params *p,
-                  const attention_config *cfg, const attention_input *in,
-                  const sequence_labels *lab, mx_error *err);
+int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
+                  const attention_input *in, const sequence_labels *lab,
+                  mx_error *err);
 
 #endif

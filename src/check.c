@@ -55,8 +55,8 @@ void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
         a->values.cols == b->values.cols) {
         out->compared = true;
         for (size_t k = 0; k < a->values.rows * a->values.cols; k++) {
-            keep_largest(&out->tie_dev, fabs((double)a->values.v[k] -
-                                             (double)b->values.v[k]));
+            keep_largest(&out->tie_dev,
+                         fabs((double)a->values.v[k] - (double)b->values.v[k]));
         }
     }
 }
@@ -79,13 +79,15 @@ static const char *verdict(bool ok)
 
 void check_print(FILE *out, const check_report *r)
 {
-    fprintf(out, "[check] every attn_weights row sums to 1: largest "
-                 "deviation %.3g over %zu rows (limit %g): %s\n",
+    fprintf(out,
+            "[check] every attn_weights row sums to 1: largest "
+            "deviation %.3g over %zu rows (limit %g): %s\n",
             r->row_sum_dev, r->rows, ROW_SUM_LIMIT,
             verdict(r->row_sum_dev <= ROW_SUM_LIMIT));
-    fprintf(out, "[check] masked cells: %zu scores are -inf, largest "
-                 "weight there %g, %zu cells masked where they should not "
-                 "be or the reverse: %s\n",
+    fprintf(out,
+            "[check] masked cells: %zu scores are -inf, largest "
+            "weight there %g, %zu cells masked where they should not "
+            "be or the reverse: %s\n",
             r->masked, r->masked_weight, r->misplaced,
             verdict(r->masked_weight == 0.0 && r->misplaced == 0));
     if (!r->compared)
@@ -94,7 +96,8 @@ void check_print(FILE *out, const check_report *r)
         fprintf(out, "[check] wrapper and fused: not compared, their "
                      "weights are drawn separately (add --tie)\n");
     else
-        fprintf(out, "[check] wrapper and fused (--tie) compute the same "
-                     "concat_context: largest difference %g (limit %g): %s\n",
+        fprintf(out,
+                "[check] wrapper and fused (--tie) compute the same "
+                "concat_context: largest difference %g (limit %g): %s\n",
                 r->tie_dev, TIE_LIMIT, verdict(tie_ok(r)));
 }

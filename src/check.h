@@ -14,18 +14,18 @@
 
 #include "table.h"
 
-#define ROW_SUM_LIMIT 1e-5  /* |sum - 1| allowed for a row of weights */
-#define TIE_LIMIT 1e-6      /* |wrapper - fused| allowed with --tie */
+#define ROW_SUM_LIMIT 1e-5 /* |sum - 1| allowed for a row of weights */
+#define TIE_LIMIT 1e-6     /* |wrapper - fused| allowed with --tie */
 
 typedef struct {
-    size_t rows;            /* attn_weights rows seen */
-    double row_sum_dev;     /* largest |sum - 1| */
-    size_t masked;          /* cells whose score is -inf */
-    double masked_weight;   /* largest |weight| at a masked cell */
-    size_t misplaced;       /* causal: cells masked or not where they should */
-    bool compared;          /* both wrapper and fused concat_context seen */
-    double tie_dev;         /* largest |wrapper - fused| in concat_context */
-    bool tied;              /* --tie was given */
+    size_t rows;          /* attn_weights rows seen */
+    double row_sum_dev;   /* largest |sum - 1| */
+    size_t masked;        /* cells whose score is -inf */
+    double masked_weight; /* largest |weight| at a masked cell */
+    size_t misplaced;     /* causal: cells masked or not where they should */
+    bool compared;        /* both wrapper and fused concat_context seen */
+    double tie_dev;       /* largest |wrapper - fused| in concat_context */
+    bool tied;            /* --tie was given */
 } check_report;
 
 /* Measures the invariants over every table of tr. */

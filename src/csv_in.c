@@ -37,14 +37,16 @@ typedef struct {
     size_t line, column;
     size_t field_line, field_column;
     bool failed;
-    bool hit_limit;      /* failed because of max_rows or max_fields */
-    size_t field_bytes;  /* bytes fed since the last field ended */
+    bool hit_limit;     /* failed because of max_rows or max_fields */
+    size_t field_bytes; /* bytes fed since the last field ended */
     mx_error *err;
 } csv_reader;
 
+/* clang-format off */
 __attribute__((format(printf, 4, 5)))
 static void fail_at(csv_reader *r, size_t line, size_t column,
                     const char *fmt, ...)
+/* clang-format on */
 {
     if (r->failed)
         return;
@@ -207,8 +209,8 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
 
 /* Reads the whole of f into rows; path names it in messages. */
 static int read_csv(csv_reader *r, FILE *f, const char *path,
-                    const csv_style *style, size_t max_rows,
-                    size_t max_fields, mx_error *err)
+                    const csv_style *style, size_t max_rows, size_t max_fields,
+                    mx_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
@@ -340,8 +342,8 @@ static int field_number(float *out, const csv_field *f, const char *path,
 /* When a header came out as one column that holds another common
  * delimiter, a hint such as "; the header holds ';': try --csv-delimiter
  * ';'"; otherwise "". */
-static const char *delimiter_hint(char *buf, size_t size,
-                                  const csv_row *header, char delimiter)
+static const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
+                                  char delimiter)
 {
     buf[0] = '\0';
     if (header->n != 1)
@@ -352,18 +354,21 @@ static const char *delimiter_hint(char *buf, size_t size,
         if (c == delimiter || strchr(header->fields[0].text, c) == NULL)
             continue;
         if (c == '\t')
-            snprintf(buf, size, "; the header holds tabs: try "
+            snprintf(buf, size,
+                     "; the header holds tabs: try "
                      "--csv-delimiter tab");
         else
-            snprintf(buf, size, "; the header holds '%c': try "
-                     "--csv-delimiter '%c'", c, c);
+            snprintf(buf, size,
+                     "; the header holds '%c': try "
+                     "--csv-delimiter '%c'",
+                     c, c);
         break;
     }
     return buf;
 }
 
-static int check_shape(const csv_reader *r, size_t min_fields,
-                       char delimiter, mx_error *err)
+static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
+                       mx_error *err)
 {
     if (r->n_rows == 0)
         return err_input(err, "%s: the file is empty (expected a header row)",
@@ -373,19 +378,21 @@ static int check_shape(const csv_reader *r, size_t min_fields,
     const size_t width = r->rows[0].n;
     if (width < min_fields) {
         char hint[64];
-        return err_input(err, "%s:%zu:1: the header has %zu column%s, at "
-                         "least %zu are needed%s",
-                         r->path, r->rows[0].fields[0].line, width,
-                         width == 1 ? "" : "s", min_fields,
-                         delimiter_hint(hint, sizeof hint, &r->rows[0],
-                                        delimiter));
+        return err_input(
+            err,
+            "%s:%zu:1: the header has %zu column%s, at "
+            "least %zu are needed%s",
+            r->path, r->rows[0].fields[0].line, width, width == 1 ? "" : "s",
+            min_fields,
+            delimiter_hint(hint, sizeof hint, &r->rows[0], delimiter));
     }
     for (size_t i = 1; i < r->n_rows; i++) {
         const csv_row *row = &r->rows[i];
         if (row->n != width) {
-            const csv_field *at = &row->fields[row->n < width ? row->n - 1
-                                                               : width];
-            return err_input(err, "%s:%zu:%zu: this row has %zu fields, the "
+            const csv_field *at =
+                &row->fields[row->n < width ? row->n - 1 : width];
+            return err_input(err,
+                             "%s:%zu:%zu: this row has %zu fields, the "
                              "header has %zu",
                              r->path, at->line, at->column, row->n, width);
         }
@@ -404,8 +411,8 @@ void free_strings(char **s, size_t n)
 
 /* ---- the three readers -------------------------------------------------- */
 
-int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
-                           FILE *f, const char *path, const csv_style *style,
+int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
+                           const char *path, const csv_style *style,
                            size_t max_width, mx_error *err)
 {
     csv_reader r;
@@ -436,8 +443,8 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
             goto fail;
         }
         for (size_t d = 0; d < D; d++)
-            if (field_number(matrix_at(inputs, t, d), &row->fields[d + 1],
-                             path, style->decimal_comma, err) != 0)
+            if (field_number(matrix_at(inputs, t, d), &row->fields[d + 1], path,
+                             style->decimal_comma, err) != 0)
                 goto fail;
         /* the label moves from the reader into the word list */
         w[t] = row->fields[0].text;
@@ -455,8 +462,8 @@ done:
     return rc;
 }
 
-int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
-                          FILE *f, const char *path, const char *column,
+int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
+                          const char *path, const char *column,
                           const csv_style *style, mx_error *err)
 {
     csv_reader r;
@@ -476,8 +483,7 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
             continue;
         if (col != header->n) {
             err_input(err, "%s:%zu:%zu: two columns are named '%s'", path,
-                      header->fields[i].line, header->fields[i].column,
-                      column);
+                      header->fields[i].line, header->fields[i].column, column);
             goto done;
         }
         col = i;
@@ -522,7 +528,8 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
     if (read_csv(&r, f, path, style, m->rows + 2, m->cols + 2, err) != 0) {
         if (!r.hit_limit)
             return -1;
-        return err_input(err, "%s: has more than %zu rows x %zu columns of "
+        return err_input(err,
+                         "%s: has more than %zu rows x %zu columns of "
                          "numbers (a header row and a label column besides)",
                          path, m->rows, m->cols);
     }
@@ -531,7 +538,8 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
         char hint[64] = "";
         if (r.n_rows > 0)
             delimiter_hint(hint, sizeof hint, &r.rows[0], style->delimiter);
-        err_input(err, "%s: has %zu rows x %zu columns of numbers, expected "
+        err_input(err,
+                  "%s: has %zu rows x %zu columns of numbers, expected "
                   "%zu x %zu (a header row and a label column besides)%s",
                   path, r.n_rows > 0 ? r.n_rows - 1 : 0,
                   r.n_rows > 0 && r.rows[0].n > 0 ? r.rows[0].n - 1 : 0,
@@ -561,9 +569,8 @@ static FILE *open_csv(const char *path, mx_error *err)
     return f;
 }
 
-int read_embeddings(char ***words, size_t *n, matrix *inputs,
-                    const char *path, const csv_style *style,
-                    size_t max_width, mx_error *err)
+int read_embeddings(char ***words, size_t *n, matrix *inputs, const char *path,
+                    const csv_style *style, size_t max_width, mx_error *err)
 {
     FILE *f = open_csv(path, err);
     *words = NULL;
@@ -571,15 +578,15 @@ int read_embeddings(char ***words, size_t *n, matrix *inputs,
     memset(inputs, 0, sizeof *inputs);
     if (f == NULL)
         return -1;
-    int rc = read_embeddings_stream(words, n, inputs, f, path, style,
-                                    max_width, err);
+    int rc = read_embeddings_stream(words, n, inputs, f, path, style, max_width,
+                                    err);
     fclose(f);
     return rc;
 }
 
 int read_sentences(char ***sentences, size_t **lines, size_t *n,
-                   const char *path, const char *column,
-                   const csv_style *style, mx_error *err)
+                   const char *path, const char *column, const csv_style *style,
+                   mx_error *err)
 {
     FILE *f = open_csv(path, err);
     *sentences = NULL;
@@ -587,8 +594,8 @@ int read_sentences(char ***sentences, size_t **lines, size_t *n,
     *n = 0;
     if (f == NULL)
         return -1;
-    int rc = read_sentences_stream(sentences, lines, n, f, path, column,
-                                   style, err);
+    int rc =
+        read_sentences_stream(sentences, lines, n, f, path, column, style, err);
     fclose(f);
     return rc;
 }

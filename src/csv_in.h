@@ -20,8 +20,8 @@
 #include "error.h"
 #include "tensor.h"
 
-#define MAX_CSV_BYTES ((size_t)64 << 20)  /* a file larger is refused */
-#define MAX_SENTENCES 10000               /* data rows of --input */
+#define MAX_CSV_BYTES ((size_t)64 << 20)   /* a file larger is refused */
+#define MAX_SENTENCES 10000                /* data rows of --input */
 #define MAX_FIELD_BYTES ((size_t)64 << 10) /* one cell: a label, a sentence */
 
 typedef struct {
@@ -31,15 +31,14 @@ typedef struct {
 
 /* --embeddings: words (n, owned strings) and the inputs (n, D), D taken
  * from the header. */
-int read_embeddings(char ***words, size_t *n, matrix *inputs,
-                    const char *path, const csv_style *style,
-                    size_t max_width, mx_error *err);
+int read_embeddings(char ***words, size_t *n, matrix *inputs, const char *path,
+                    const csv_style *style, size_t max_width, mx_error *err);
 
 /* --input FILE --column NAME: the cells of that column, one per data row,
  * with the line each came from (for messages). */
 int read_sentences(char ***sentences, size_t **lines, size_t *n,
-                   const char *path, const char *column,
-                   const csv_style *style, mx_error *err);
+                   const char *path, const char *column, const csv_style *style,
+                   mx_error *err);
 
 /* A parameter of `rows` x `cols` from a file --csv-dir wrote: a header row
  * (token, column labels), then one labelled row per matrix row. Fills the
@@ -49,11 +48,11 @@ int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
 
 /* The same three readers on an open stream; path only names it in
  * messages. (The fuzz tests feed them memory through fmemopen.) */
-int read_embeddings_stream(char ***words, size_t *n, matrix *inputs,
-                           FILE *f, const char *path, const csv_style *style,
+int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
+                           const char *path, const csv_style *style,
                            size_t max_width, mx_error *err);
-int read_sentences_stream(char ***sentences, size_t **lines, size_t *n,
-                          FILE *f, const char *path, const char *column,
+int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
+                          const char *path, const char *column,
                           const csv_style *style, mx_error *err);
 int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
                               const csv_style *style, mx_error *err);

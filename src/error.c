@@ -5,8 +5,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* clang-format off */
 __attribute__((format(printf, 3, 0)))
 static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
+/* clang-format on */
 {
     err->status = status;
     err->usage = 0;

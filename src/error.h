@@ -16,10 +16,10 @@ enum {
 };
 
 typedef struct {
-    int status;     /* exit status this error leads to: 1 or 2 */
-    int usage;      /* nonzero: a command-line mistake, worth a --help hint */
-    int sys_errno;  /* errno of a failed write, or 0 */
-    char msg[512];  /* one line, without the "mha-explain: " prefix */
+    int status;    /* exit status this error leads to: 1 or 2 */
+    int usage;     /* nonzero: a command-line mistake, worth a --help hint */
+    int sys_errno; /* errno of a failed write, or 0 */
+    char msg[512]; /* one line, without the "mha-explain: " prefix */
 } mx_error;
 
 /* Fills err with a printf-style message and an exit status; returns -1 so

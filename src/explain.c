@@ -51,23 +51,25 @@ static bool break_allowed(const char *p, size_t i)
         return false;
     int depth = 0;
     for (size_t k = 0; k < i; k++)
-        depth += p[k] == '(' ? 1 : p[k] == ')' ? -1 : 0;
+        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
     if (depth != 0)
         return false;
-    const bool arrow_after = strncmp(p + i + 1, "->", 2) == 0 ||
-                             p[i + 1] == '@';
+    const bool arrow_after =
+        strncmp(p + i + 1, "->", 2) == 0 || p[i + 1] == '@';
     const bool arrow_before = (i >= 2 && strncmp(p + i - 2, "->", 2) == 0) ||
                               (i >= 1 && p[i - 1] == '@');
     /* "view (5, 2, 2)": a word stays with the shape after it */
-    const bool before_shape = i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' &&
-                              p[i + 1] == '(';
+    const bool before_shape =
+        i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' && p[i + 1] == '(';
     return !arrow_after && !arrow_before && !before_shape;
 }
 
 /* Prints a note as "# " lines of at most NOTE_WIDTH columns, fewer on a
  * screen narrower than that (screen 0: no limit). */
+/* clang-format off */
 __attribute__((format(printf, 3, 4)))
 static void say(FILE *out, size_t screen, const char *fmt, ...)
+/* clang-format on */
 {
     size_t note_width = NOTE_WIDTH;
     if (screen > 0 && screen < NOTE_WIDTH + 2)
@@ -103,36 +105,40 @@ static void explain_module(FILE *out, const char *variant,
 {
     const size_t hd = c->d_out / c->heads;
     if (strcmp(variant, "single") == 0)
-        say(out, c->width, "The single head: one self-attention head of width "
-                     "d_out = %zu, with its own W_query, W_key and W_value "
-                     "(each d_out x d_in = %zu x %zu).",
-                c->d_out, c->d_out, c->d_model);
+        say(out, c->width,
+            "The single head: one self-attention head of width "
+            "d_out = %zu, with its own W_query, W_key and W_value "
+            "(each d_out x d_in = %zu x %zu).",
+            c->d_out, c->d_out, c->d_model);
     else if (strcmp(variant, "wrapper") == 0)
-        say(out, c->width, "The wrapper: %zu independent heads, each a small "
-                     "self-attention of width d_out / heads = %zu with its "
-                     "own W_query, W_key, W_value (%zu x %zu). Their "
-                     "contexts are concatenated at the end.",
-                c->heads, hd, hd, c->d_model);
+        say(out, c->width,
+            "The wrapper: %zu independent heads, each a small "
+            "self-attention of width d_out / heads = %zu with its "
+            "own W_query, W_key, W_value (%zu x %zu). Their "
+            "contexts are concatenated at the end.",
+            c->heads, hd, hd, c->d_model);
     else if (strcmp(variant, "block") == 0)
-        say(out, c->width, "The Transformer block: the fused attention (%zu heads), "
-                 "then a residual connection and LayerNorm, then a "
-                 "feed-forward network (%zu -> %zu -> %zu with ReLU), then "
-                 "another residual connection and LayerNorm (post-norm, "
-                 "evaluation mode: no dropout).",
+        say(out, c->width,
+            "The Transformer block: the fused attention (%zu heads), "
+            "then a residual connection and LayerNorm, then a "
+            "feed-forward network (%zu -> %zu -> %zu with ReLU), then "
+            "another residual connection and LayerNorm (post-norm, "
+            "evaluation mode: no dropout).",
             c->heads, c->d_model, c->ff, c->d_model);
     else
-        say(out, c->width, "The fused module (MultiHeadAttention): one W_query, "
-                     "W_key and W_value of width d_out = %zu for all heads, "
-                     "split into %zu heads of %zu columns by view and "
-                     "transpose, then out_proj (%zu x %zu) mixes the "
-                     "concatenated heads. Same arithmetic as the wrapper, in "
-                     "fewer and larger matrix products.",
-                c->d_out, c->heads, hd, c->d_out, c->d_out);
+        say(out, c->width,
+            "The fused module (MultiHeadAttention): one W_query, "
+            "W_key and W_value of width d_out = %zu for all heads, "
+            "split into %zu heads of %zu columns by view and "
+            "transpose, then out_proj (%zu x %zu) mixes the "
+            "concatenated heads. Same arithmetic as the wrapper, in "
+            "fewer and larger matrix products.",
+            c->d_out, c->heads, hd, c->d_out, c->d_out);
     size_t w, b;
     char nw[32], nb[32], nt[32];
     count_parameters(variant, c, &w, &b);
-    say(out, c->width, "Parameters: %s weights + %s biases = %s.", with_commas(nw, w),
-        with_commas(nb, b), with_commas(nt, w + b));
+    say(out, c->width, "Parameters: %s weights + %s biases = %s.",
+        with_commas(nw, w), with_commas(nb, b), with_commas(nt, w + b));
     fputc('\n', out);
 }
 
@@ -147,8 +153,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const explain_context *c = ctx;
     const size_t T = c->tokens, D = c->d_model, O = c->d_out, H = c->heads;
     const size_t hd = O / H;
-    const bool fused = strcmp(t->variant, "fused") == 0 ||
-                       strcmp(t->variant, "block") == 0;
+    const bool fused =
+        strcmp(t->variant, "fused") == 0 || strcmp(t->variant, "block") == 0;
     const bool block = strcmp(t->variant, "block") == 0;
     const bool single = strcmp(t->variant, "single") == 0;
     const size_t width = single ? O : hd;
@@ -161,120 +167,147 @@ void explain_before(FILE *out, const table *t, const table *prev,
 
     const char *name = t->name;
     if (strcmp(name, "vocab") == 0) {
-        say(out, c->width, "Tokenize: the sentence is split on whitespace into "
-                     "%zu tokens. Vocabulary: every distinct word gets an id, "
-                     "in the order words first appear (%zu words).",
-                T, c->vocab);
+        say(out, c->width,
+            "Tokenize: the sentence is split on whitespace into "
+            "%zu tokens. Vocabulary: every distinct word gets an id, "
+            "in the order words first appear (%zu words).",
+            T, c->vocab);
     } else if (strcmp(name, "tokens") == 0) {
-        say(out, c->width, "Token ids: each position of the sentence gets the id of "
-                  "its word; a repeated word repeats its id.");
+        say(out, c->width,
+            "Token ids: each position of the sentence gets the id of "
+            "its word; a repeated word repeats its id.");
     } else if (strcmp(name, "embedding.weight") == 0) {
-        say(out, c->width, "Embeddings: nn.Embedding(%zu, %zu) is a table of one "
-                     "row of %zu numbers per vocabulary word, drawn from a "
-                     "normal distribution after torch.manual_seed(%llu). "
-                     "Shape (%zu, %zu).",
-                c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
+        say(out, c->width,
+            "Embeddings: nn.Embedding(%zu, %zu) is a table of one "
+            "row of %zu numbers per vocabulary word, drawn from a "
+            "normal distribution after torch.manual_seed(%llu). "
+            "Shape (%zu, %zu).",
+            c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
     } else if (strcmp(name, "inputs") == 0) {
         if (c->embeddings_given)
-            say(out, c->width, "Inputs: the vectors given in the file, one row "
-                         "per token: (%zu, %zu).", T, D);
+            say(out, c->width,
+                "Inputs: the vectors given in the file, one row "
+                "per token: (%zu, %zu).",
+                T, D);
         else
-            say(out, c->width, "Inputs: each token's row is looked up in the "
-                         "table, inputs = embedding.weight[ids]: (%zu, %zu). "
-                         "Attention works on these vectors.", T, D);
+            say(out, c->width,
+                "Inputs: each token's row is looked up in the "
+                "table, inputs = embedding.weight[ids]: (%zu, %zu). "
+                "Attention works on these vectors.",
+                T, D);
     } else if (strcmp(name, "kv_inputs") == 0) {
-        say(out, c->width, "Cross-attention (--kv): the queries come from the sentence, "
-                 "the keys and values from this second sentence, %zu tokens "
-                 "looked up in the same embedding table: (%zu, %zu). There is "
-                 "no causal mask: every query may look at every key.",
+        say(out, c->width,
+            "Cross-attention (--kv): the queries come from the sentence, "
+            "the keys and values from this second sentence, %zu tokens "
+            "looked up in the same embedding table: (%zu, %zu). There is "
+            "no causal mask: every query may look at every key.",
             S, S, D);
     } else if (strcmp(name, "queries") == 0) {
         if (fused) {
-            say(out, c->width, "Projections: queries = inputs @ W_query^T, (%zu, "
-                         "%zu) @ (%zu, %zu) -> (%zu, %zu); keys and values "
-                         "likewise. Each is then split into %zu heads, head "
-                         "h taking columns h*%zu to h*%zu+%zu:",
-                    T, D, D, O, T, O, H, hd, hd, hd - 1);
-            say(out, c->width, "(%zu, %zu) -> view (%zu, %zu, %zu) -> transpose (%zu, "
-                     "%zu, %zu)",
+            say(out, c->width,
+                "Projections: queries = inputs @ W_query^T, (%zu, "
+                "%zu) @ (%zu, %zu) -> (%zu, %zu); keys and values "
+                "likewise. Each is then split into %zu heads, head "
+                "h taking columns h*%zu to h*%zu+%zu:",
+                T, D, D, O, T, O, H, hd, hd, hd - 1);
+            say(out, c->width,
+                "(%zu, %zu) -> view (%zu, %zu, %zu) -> transpose (%zu, "
+                "%zu, %zu)",
                 T, O, T, H, hd, H, T, hd);
         } else
-            say(out, c->width, "Projections: queries = inputs @ W_query^T, (%zu, "
-                         "%zu) @ (%zu, %zu) -> (%zu, %zu): what each token "
-                         "looks for. keys (what each token offers) and "
-                         "values (what it passes on) likewise.",
-                    T, D, D, width, T, width);
+            say(out, c->width,
+                "Projections: queries = inputs @ W_query^T, (%zu, "
+                "%zu) @ (%zu, %zu) -> (%zu, %zu): what each token "
+                "looks for. keys (what each token offers) and "
+                "values (what it passes on) likewise.",
+                T, D, D, width, T, width);
     } else if (strcmp(name, "attn_scores") == 0) {
-        say(out, c->width, "Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
-                     "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
-                     "matches every key.%s",
-                T, width, width, S, T, S,
-                c->causal ? " Mask: cells where the key comes after the "
-                            "query are set to -inf, so a token cannot look "
-                            "ahead."
-                          : " No mask: every query may look at every key.");
+        say(out, c->width,
+            "Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
+            "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
+            "matches every key.%s",
+            T, width, width, S, T, S,
+            c->causal ? " Mask: cells where the key comes after the "
+                        "query are set to -inf, so a token cannot look "
+                        "ahead."
+                      : " No mask: every query may look at every key.");
     } else if (strcmp(name, "attn_weights") == 0) {
-        const char *masked = c->causal ? "; masked cells get exactly 0"
-                                       : "";
+        const char *masked = c->causal ? "; masked cells get exactly 0" : "";
         if (c->scale)
-            say(out, c->width, "Scale and softmax: the scores are divided by "
-                         "sqrt(%zu) = %.4f so they do not grow with the "
-                         "width, then each row becomes exp(s - max) / sum: "
-                         "weights in [0, 1] that sum to 1%s.",
-                    width, sqrt((double)width), masked);
+            say(out, c->width,
+                "Scale and softmax: the scores are divided by "
+                "sqrt(%zu) = %.4f so they do not grow with the "
+                "width, then each row becomes exp(s - max) / sum: "
+                "weights in [0, 1] that sum to 1%s.",
+                width, sqrt((double)width), masked);
         else
-            say(out, c->width, "Softmax (--no-scale, so no division by "
-                      "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
-                      "weights in [0, 1] that sum to 1%s.", masked);
+            say(out, c->width,
+                "Softmax (--no-scale, so no division by "
+                "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
+                "weights in [0, 1] that sum to 1%s.",
+                masked);
     } else if (strcmp(name, "head_context") == 0) {
-        say(out, c->width, "Context: head_context = attn_weights @ values, "
-                     "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
-                     "new vector is the weighted average of the values it "
-                     "attends to.",
-                T, S, S, width, T, width);
+        say(out, c->width,
+            "Context: head_context = attn_weights @ values, "
+            "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
+            "new vector is the weighted average of the values it "
+            "attends to.",
+            T, S, S, width, T, width);
     } else if (strcmp(name, "attn_weights_avg") == 0) {
-        say(out, c->width, "Average: the mean of the %zu heads' attention "
-                     "weights, as nn.MultiheadAttention returns with "
-                     "average_attn_weights=True.", H);
+        say(out, c->width,
+            "Average: the mean of the %zu heads' attention "
+            "weights, as nn.MultiheadAttention returns with "
+            "average_attn_weights=True.",
+            H);
     } else if (strcmp(name, "concat_context") == 0) {
         if (fused) {
-            say(out, c->width, "Concatenation: the heads' contexts side by side "
-                     "again, the split undone:");
-            say(out, c->width, "(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu) -> view "
-                     "(%zu, %zu)",
+            say(out, c->width,
+                "Concatenation: the heads' contexts side by side "
+                "again, the split undone:");
+            say(out, c->width,
+                "(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu) -> view "
+                "(%zu, %zu)",
                 H, T, hd, T, H, hd, T, O);
         } else
-            say(out, c->width, "Concatenation: torch.cat of the %zu heads' "
-                         "(%zu, %zu) contexts along the last dimension -> "
-                         "(%zu, %zu).",
-                    H, T, hd, T, O);
+            say(out, c->width,
+                "Concatenation: torch.cat of the %zu heads' "
+                "(%zu, %zu) contexts along the last dimension -> "
+                "(%zu, %zu).",
+                H, T, hd, T, O);
     } else if (strcmp(name, "attn_out") == 0) {
-        say(out, c->width, "Attention output: attn_out = concat_context @ "
-                 "out_proj.weight^T + out_proj.bias, (%zu, %zu) -> (%zu, %zu).",
+        say(out, c->width,
+            "Attention output: attn_out = concat_context @ "
+            "out_proj.weight^T + out_proj.bias, (%zu, %zu) -> (%zu, %zu).",
             T, O, T, O);
     } else if (strcmp(name, "add_norm1") == 0) {
-        say(out, c->width, "Add and norm: add_norm1 = LayerNorm(inputs + attn_out). The "
-                 "residual connection keeps the token's own vector; "
-                 "LayerNorm then gives every row mean 0 and variance 1 "
-                 "(times norm1.weight, plus norm1.bias): (%zu, %zu).", T, D);
+        say(out, c->width,
+            "Add and norm: add_norm1 = LayerNorm(inputs + attn_out). The "
+            "residual connection keeps the token's own vector; "
+            "LayerNorm then gives every row mean 0 and variance 1 "
+            "(times norm1.weight, plus norm1.bias): (%zu, %zu).",
+            T, D);
     } else if (strcmp(name, "ffn_hidden") == 0) {
-        say(out, c->width, "Feed-forward: ffn_hidden = ReLU(add_norm1 @ ff.0.weight^T + "
-                 "ff.0.bias), (%zu, %zu) -> (%zu, %zu); ReLU sets negative "
-                 "values to 0. Each token is processed on its own.",
+        say(out, c->width,
+            "Feed-forward: ffn_hidden = ReLU(add_norm1 @ ff.0.weight^T + "
+            "ff.0.bias), (%zu, %zu) -> (%zu, %zu); ReLU sets negative "
+            "values to 0. Each token is processed on its own.",
             T, D, T, c->ff);
     } else if (strcmp(name, "ffn_out") == 0) {
-        say(out, c->width, "Back to the model width: ffn_out = ffn_hidden @ "
-                 "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu).",
+        say(out, c->width,
+            "Back to the model width: ffn_out = ffn_hidden @ "
+            "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu).",
             T, c->ff, T, D);
     } else if (block && strcmp(name, "out") == 0) {
-        say(out, c->width, "Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
-                 "(%zu, %zu): the block's output, ready for the next block.",
+        say(out, c->width,
+            "Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
+            "(%zu, %zu): the block's output, ready for the next block.",
             T, D);
     } else if (strcmp(name, "out") == 0) {
-        say(out, c->width, "Output projection: out = concat_context @ "
-                     "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "
-                     "%zu) -> (%zu, %zu), mixing what the heads found.",
-                T, O, O, O, T, O);
+        say(out, c->width,
+            "Output projection: out = concat_context @ "
+            "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "
+            "%zu) -> (%zu, %zu), mixing what the heads found.",
+            T, O, O, O, T, O);
     } else {
         return; /* a parameter table: the module note covered it */
     }

@@ -13,17 +13,17 @@
 #include "table.h"
 
 typedef struct {
-    size_t tokens;        /* T */
-    size_t vocab;         /* V */
-    size_t d_model;       /* D */
-    size_t d_out;         /* O */
-    size_t heads;         /* H */
+    size_t tokens;  /* T */
+    size_t vocab;   /* V */
+    size_t d_model; /* D */
+    size_t d_out;   /* O */
+    size_t heads;   /* H */
     uint64_t seed;
     bool causal, scale, qkv_bias;
     bool embeddings_given; /* --embeddings: no embedding table */
-    size_t kv_tokens;     /* S with --kv (cross-attention), else 0 */
-    size_t ff;            /* F, the block's feed-forward width */
-    size_t width;         /* the screen's width in cells, 0: no limit */
+    size_t kv_tokens;      /* S with --kv (cross-attention), else 0 */
+    size_t ff;             /* F, the block's feed-forward width */
+    size_t width;          /* the screen's width in cells, 0: no limit */
 } explain_context;
 
 /* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and

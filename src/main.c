@@ -50,8 +50,10 @@ static char *read_stdin(size_t *len, mx_error *err)
         if (n == cap) {
             if (cap >= MAX_STDIN_BYTES) {
                 free(buf);
-                err_input(err, "the sentence on standard input is longer "
-                               "than %u bytes", MAX_STDIN_BYTES);
+                err_input(err,
+                          "the sentence on standard input is longer "
+                          "than %u bytes",
+                          MAX_STDIN_BYTES);
                 return NULL;
             }
             char *p = realloc(buf, cap * 2);
@@ -90,8 +92,7 @@ static int close_stdout(int status)
     }
     if (status != 0 || !failed || e == EPIPE)
         return status;
-    fprintf(stderr, "mha-explain: cannot write the output: %s\n",
-            strerror(e));
+    fprintf(stderr, "mha-explain: cannot write the output: %s\n", strerror(e));
     return EXIT_OUTPUT_ERROR;
 }
 
@@ -111,15 +112,15 @@ static const table **select_tables(const trace *tr, const options *opt,
 
 /* Every name given to --tables must be a table this run makes: a name
  * that only another variant or option makes would print nothing. */
-static int check_tables_made(const trace *tr, const options *opt,
-                             mx_error *err)
+static int check_tables_made(const trace *tr, const options *opt, mx_error *err)
 {
     for (size_t k = 0; k < opt->n_tables; k++) {
         bool made = false;
         for (size_t i = 0; i < tr->n_tables && !made; i++)
             made = strcmp(tr->tables[i].name, opt->tables[k]) == 0;
         if (!made)
-            return err_usage(err, "--tables: this run makes no table '%s' "
+            return err_usage(err,
+                             "--tables: this run makes no table '%s' "
                              "(it comes with another --variant or option)",
                              opt->tables[k]);
     }
@@ -185,8 +186,8 @@ static explain_context explain_for(const options *opt, const trace *tr)
         .embeddings_given = opt->embeddings != NULL,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
         .width = screen_width(opt),
-        .ff = opt->ff ? opt->ff : 4 * (inputs ? inputs->values.cols
-                                              : opt->d_model),
+        .ff = opt->ff ? opt->ff
+                      : 4 * (inputs ? inputs->values.cols : opt->d_model),
     };
     return c;
 }
@@ -230,9 +231,9 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
  * single run), rendered to stdout and, with --csv-dir, to csv_dir. */
-static int run_and_render(const options *opt, const model_input *in,
-                          long index, const char *heading,
-                          const char *csv_dir, mx_error *err)
+static int run_and_render(const options *opt, const model_input *in, long index,
+                          const char *heading, const char *csv_dir,
+                          mx_error *err)
 {
     trace tr;
     trace_init(&tr);
@@ -278,7 +279,8 @@ static int run_and_render(const options *opt, const model_input *in,
             fputc('\n', report);
         check_print(report, &r);
         if (!check_passed(&r))
-            rc = err_set(err, EXIT_CHECK_FAILED, "--check: an invariant "
+            rc = err_set(err, EXIT_CHECK_FAILED,
+                         "--check: an invariant "
                          "does not hold (see the [check] lines)");
     }
     free(chosen);
@@ -293,8 +295,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
     char **sentences = NULL;
     size_t *lines = NULL, n = 0;
-    if (read_sentences(&sentences, &lines, &n, opt->input, opt->column,
-                       &style, err) != 0)
+    if (read_sentences(&sentences, &lines, &n, opt->input, opt->column, &style,
+                       err) != 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -303,8 +305,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
         if (pipeline_check(opt, &in, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
-            rc = err_input(err, "%s:%zu: column '%s': %s", opt->input,
-                           lines[i], opt->column, why);
+            rc = err_input(err, "%s:%zu: column '%s': %s", opt->input, lines[i],
+                           opt->column, why);
         }
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -332,8 +334,8 @@ static int run_embeddings_file(const options *opt, mx_error *err)
     char **words = NULL;
     size_t n = 0;
     matrix rows = {0};
-    if (read_embeddings(&words, &n, &rows, opt->embeddings, &style,
-                        MAX_WIDTH, err) != 0)
+    if (read_embeddings(&words, &n, &rows, opt->embeddings, &style, MAX_WIDTH,
+                        err) != 0)
         return -1;
     const model_input in = {.words = (const char *const *)words,
                             .embeddings = &rows};

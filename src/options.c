@@ -159,6 +159,7 @@ static const struct option long_options[] = {
 };
 
 /* Table names a user can ask for, besides heads.N.W_*.{weight,bias}. */
+/* clang-format off */
 static const char *const known_tables[] = {
     "vocab", "tokens", "embedding.weight", "inputs",
     "W_query.weight", "W_query.bias", "W_key.weight", "W_key.bias",
@@ -174,10 +175,11 @@ static const char *const known_tables[] = {
     "ff.2.bias", "norm2.weight", "norm2.bias",
     "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
 };
+/* clang-format on */
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
-static int parse_size(size_t *out, const char *opt, const char *text,
-                      size_t lo, size_t hi, mx_error *err)
+static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
+                      size_t hi, mx_error *err)
 {
     size_t value = 0;
     int ok = text[0] != '\0';
@@ -190,8 +192,10 @@ static int parse_size(size_t *out, const char *opt, const char *text,
             value = value * 10 + (size_t)(*p - '0');
     }
     if (!ok) {
-        return err_usage(err, "%s: '%s' is not a whole number (expected %zu "
-                         "to %zu)", opt, text, lo, hi);
+        return err_usage(err,
+                         "%s: '%s' is not a whole number (expected %zu "
+                         "to %zu)",
+                         opt, text, lo, hi);
     }
     if (value < lo || value > hi) {
         return err_usage(err, "%s: %s is out of range (expected %zu to %zu)",
@@ -224,9 +228,9 @@ static int parse_seed(uint64_t *out, const char *text, mx_error *err)
         ok = 0;
     if (!ok)
         return err_usage(err,
-                           "%s: '%s' is not a seed (expected a whole number "
-                           "from -9223372036854775808 to 18446744073709551615)",
-                           "--seed", text);
+                         "%s: '%s' is not a seed (expected a whole number "
+                         "from -9223372036854775808 to 18446744073709551615)",
+                         "--seed", text);
     *out = negative ? (uint64_t)0 - value : value;
     return 0;
 }
@@ -274,10 +278,12 @@ static int is_wrapper_param(const char *name, size_t heads)
             return 0;
         p++;
     }
+    /* clang-format off */
     static const char *const rest[] = {
         ".W_query.weight", ".W_query.bias", ".W_key.weight",
         ".W_key.bias", ".W_value.weight", ".W_value.bias",
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         if (strcmp(p, rest[i]) == 0)
             return 1;
@@ -311,8 +317,8 @@ static int parse_tables(options *opt, const char *text, mx_error *err)
     for (size_t i = 0; i < n; i++) {
         size_t len = strcspn(p, ",");
         if (len == 0)
-            return err_usage(err, "%s: empty table name in '%s'",
-                               "--tables", text);
+            return err_usage(err, "%s: empty table name in '%s'", "--tables",
+                             text);
         opt->tables[i] = strndup(p, len);
         if (opt->tables[i] == NULL)
             return err_nomem(err, "the table list");
@@ -364,42 +370,47 @@ static int validate(options *opt, mx_error *err)
 {
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, "--input: say which column holds the "
-                         "sentences with --column NAME");
+                              "sentences with --column NAME");
     if (opt->column != NULL && opt->input == NULL)
         return err_usage(err, "--column: goes with --input FILE");
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err, "--embeddings: cannot be combined with --input");
     if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
         opt->d_out != opt->d_model)
-        return err_usage(err, "--variant block: the residual connections "
+        return err_usage(err,
+                         "--variant block: the residual connections "
                          "need --d-out equal to --d-model (--d-out %zu, "
                          "--d-model %zu)",
                          opt->d_out, opt->d_model);
     if (opt->ff != 0 && !(opt->variants & VARIANT_BLOCK))
-        return err_usage(err, "--ff: sets the feed-forward width of "
+        return err_usage(err,
+                         "--ff: sets the feed-forward width of "
                          "--variant block, which this run does not include");
     if (opt->tie && !(opt->variants & VARIANT_FUSED))
         return err_usage(err, "--tie: ties the fused module to the "
-                         "wrapper's heads; add fused to --variant");
+                              "wrapper's heads; add fused to --variant");
     if (opt->explain && opt->focus != NULL)
         return err_usage(err, "--explain: explains the full tables; it does "
-                         "not go with --focus's compact view");
+                              "not go with --focus's compact view");
     if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
-        return err_usage(err, "--kv: cross-attention takes two sentences, "
-                         "not %s", opt->input ? "--input" : "--embeddings");
+        return err_usage(err,
+                         "--kv: cross-attention takes two sentences, "
+                         "not %s",
+                         opt->input ? "--input" : "--embeddings");
     if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
         return err_usage(err, "--tokens: the tokens are the embeddings "
-                         "file's labels, not a sentence to cut");
+                              "file's labels, not a sentence to cut");
     if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
-        return err_usage(err, "%s: a text view; it does not go with "
+        return err_usage(err,
+                         "%s: a text view; it does not go with "
                          "--format csv",
                          opt->focus != NULL ? "--focus" : "--explain");
     if (opt->csv_delimiter == '\0')
         opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
     else if (opt->decimal_comma && opt->csv_delimiter == ',')
         return err_usage(err, "--decimal-comma: numbers like 0,25 need "
-                         "another delimiter than ',' (use "
-                         "--csv-delimiter ';')");
+                              "another delimiter than ',' (use "
+                              "--csv-delimiter ';')");
     if (opt->d_out % opt->heads != 0) {
         return err_usage(err,
                          "--heads: %zu heads do not divide --d-out %zu (each "
@@ -409,7 +420,7 @@ static int validate(options *opt, mx_error *err)
     for (size_t i = 0; i < opt->n_tables; i++)
         if (!known_table(opt->tables[i], opt->heads))
             return err_usage(err, "%s: unknown table '%s'", "--tables",
-                               opt->tables[i]);
+                             opt->tables[i]);
     return 0;
 }
 
@@ -473,8 +484,10 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         else if (strcmp(arg, "csv") == 0)
             opt->format = FORMAT_CSV;
         else
-            return err_usage(err, "%s: unknown format '%s' (expected text "
-                               "or csv)", "--format", arg);
+            return err_usage(err,
+                             "%s: unknown format '%s' (expected text "
+                             "or csv)",
+                             "--format", arg);
         return 0;
     case OPT_PRECISION:
         if (parse_size(&n, "--precision", arg, 0, MAX_PRECISION, err) != 0)
@@ -531,8 +544,7 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         else if (strcmp(arg, "chars") == 0)
             opt->tokens = TOKENS_CHARS;
         else
-            return err_usage(err, "--tokens: '%s' is not words or chars",
-                             arg);
+            return err_usage(err, "--tokens: '%s' is not words or chars", arg);
         return 0;
     case OPT_COLOR:
         if (strcmp(arg, "auto") == 0)
@@ -542,8 +554,10 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         else if (strcmp(arg, "never") == 0)
             opt->color = COLOR_NEVER;
         else
-            return err_usage(err, "--color: '%s' is not auto, always or "
-                             "never", arg);
+            return err_usage(err,
+                             "--color: '%s' is not auto, always or "
+                             "never",
+                             arg);
         return 0;
     case 'h':
         opt->show_help = true;
@@ -577,11 +591,12 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     if (opt->show_help || opt->show_version)
         return 0;
 
-    const char *file_input = opt->input ? "--input" :
-                             opt->embeddings ? "--embeddings" : NULL;
+    const char *file_input =
+        opt->input ? "--input" : (opt->embeddings ? "--embeddings" : NULL);
     if (file_input != NULL) {
         if (optind != argc)
-            return err_usage(err, "%s: the input comes from a file, so "
+            return err_usage(err,
+                             "%s: the input comes from a file, so "
                              "'%s' cannot be a sentence too",
                              file_input, argv[optind]);
         return validate(opt, err);

@@ -12,7 +12,7 @@
 #include "tokenize.h"
 
 /* Documented maxima, checked before anything is allocated. */
-#define MAX_WIDTH 8192      /* --d-model and --d-out */
+#define MAX_WIDTH 8192 /* --d-model and --d-out */
 #define MAX_HEADS 1024
 #define MAX_PRECISION 12
 #define MAX_SCREEN_WIDTH 100000 /* --width */
@@ -29,47 +29,47 @@ enum output_format { FORMAT_TEXT, FORMAT_CSV };
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 typedef struct {
-    size_t d_model;          /* --d-model, D */
-    size_t d_out;            /* --d-out, O */
-    size_t heads;            /* --heads, H */
-    uint64_t seed;           /* --seed, as torch.manual_seed */
-    bool causal;             /* off with --no-causal */
-    bool scale;              /* off with --no-scale */
-    bool qkv_bias;           /* --qkv-bias */
-    unsigned variants;       /* --variant, a set of variant_bits */
-    size_t ff;               /* --ff, the block's hidden width (0: 4 x D) */
+    size_t d_model;    /* --d-model, D */
+    size_t d_out;      /* --d-out, O */
+    size_t heads;      /* --heads, H */
+    uint64_t seed;     /* --seed, as torch.manual_seed */
+    bool causal;       /* off with --no-causal */
+    bool scale;        /* off with --no-scale */
+    bool qkv_bias;     /* --qkv-bias */
+    unsigned variants; /* --variant, a set of variant_bits */
+    size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
 
-    char **tables;           /* --tables, owned; NULL means every table */
+    char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;
     enum output_format format;
-    int precision;           /* --precision, decimals in text */
-    bool full;               /* --full: never summarise */
-    const char *csv_dir;     /* --csv-dir, points into argv */
+    int precision;       /* --precision, decimals in text */
+    bool full;           /* --full: never summarise */
+    const char *csv_dir; /* --csv-dir, points into argv */
 
-    const char *embeddings;  /* --embeddings FILE, or NULL */
-    const char *input;       /* --input FILE, or NULL */
-    const char *column;      /* --column NAME, with --input */
-    const char *weights;     /* --weights DIR, or NULL */
-    char csv_delimiter;      /* --csv-delimiter, ',' (';' with
+    const char *embeddings; /* --embeddings FILE, or NULL */
+    const char *input;      /* --input FILE, or NULL */
+    const char *column;     /* --column NAME, with --input */
+    const char *weights;    /* --weights DIR, or NULL */
+    char csv_delimiter;     /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
-    bool decimal_comma;      /* --decimal-comma */
-    bool bom;                /* --bom */
-    bool d_model_given;      /* --d-model was on the command line */
+    bool decimal_comma;     /* --decimal-comma */
+    bool bom;               /* --bom */
+    bool d_model_given;     /* --d-model was on the command line */
 
-    bool tie;                /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
-    bool check;              /* --check: verify the invariants */
-    bool average;            /* --average: head-averaged attention weights */
-    bool explain;            /* --explain: notes before each step */
-    const char *focus;       /* --focus WORD or WORD@POSITION, or NULL */
-    const char *kv;          /* --kv SENTENCE: keys and values from it */
-    enum token_mode tokens;  /* --tokens words|chars */
-    enum color_mode color;   /* --color */
-    size_t width;            /* --width: text columns, 0 unlimited */
-    bool width_given;        /* --width was on the command line */
+    bool tie;          /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
+    bool check;        /* --check: verify the invariants */
+    bool average;      /* --average: head-averaged attention weights */
+    bool explain;      /* --explain: notes before each step */
+    const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
+    const char *kv;    /* --kv SENTENCE: keys and values from it */
+    enum token_mode tokens; /* --tokens words|chars */
+    enum color_mode color;  /* --color */
+    size_t width;           /* --width: text columns, 0 unlimited */
+    bool width_given;       /* --width was on the command line */
 
-    char *sentence;          /* the words joined by spaces, owned; NULL
+    char *sentence;           /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */
-    bool sentence_from_stdin;/* the sentence was "-" */
+    bool sentence_from_stdin; /* the sentence was "-" */
 
     bool show_help;
     bool show_version;

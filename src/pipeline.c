@@ -27,8 +27,8 @@ static double trace_size(const options *opt, size_t D, size_t T, size_t V)
         n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
     if (opt->variants & VARIANT_BLOCK) {
         const double f = opt->ff ? (double)opt->ff : 4.0 * d;
-        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t +
-             2.0 * t * o + 2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
+        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o +
+             2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
     }
     return n;
 }
@@ -175,11 +175,13 @@ static int check_size(const options *opt, const model_input *in,
 {
     const size_t D = model_width(opt, in);
     if (in->embeddings != NULL && opt->d_model_given && opt->d_model != D)
-        return err_usage(err, "--d-model %zu: the embeddings have %zu "
+        return err_usage(err,
+                         "--d-model %zu: the embeddings have %zu "
                          "columns (d_model is taken from the file)",
                          opt->d_model, D);
     if ((opt->variants & VARIANT_BLOCK) && opt->d_out != D)
-        return err_usage(err, "--variant block: the residual connections "
+        return err_usage(err,
+                         "--variant block: the residual connections "
                          "need --d-out equal to d_model (%zu and %zu)",
                          opt->d_out, D);
     double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
@@ -201,8 +203,8 @@ int pipeline_check(const options *opt, const model_input *in, mx_error *err)
     int rc = check_size(opt, in, &tok, err);
     size_t position;
     if (rc == 0 && opt->focus != NULL)
-        rc = find_token(&position, opt->focus,
-                        (const char *const *)tok.tokens, n_queries, err);
+        rc = find_token(&position, opt->focus, (const char *const *)tok.tokens,
+                        n_queries, err);
     tokenized_free(&tok);
     return rc;
 }
@@ -246,8 +248,8 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
         // inputs = emb(token_ids): row ids[t] of the table
         for (size_t t = 0; t < T + S; t++)
-            memcpy(matrix_at(&all, t, 0),
-                   matrix_at(&embedding, tok.ids[t], 0), D * sizeof(float));
+            memcpy(matrix_at(&all, t, 0), matrix_at(&embedding, tok.ids[t], 0),
+                   D * sizeof(float));
     }
     if (matrix_alloc(&inputs, T, D, "the inputs", err) != 0 ||
         matrix_alloc(&kv_inputs, S, D, "the key/value inputs", err) != 0)
@@ -258,19 +260,18 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     const char *const *words = (const char *const *)tok.tokens;
     const char *const *kv_words = words + T;
     sequence_labels lab;
-    const labels *vocab = trace_word_labels(
-        tr, "", (const char *const *)tok.vocab, V, err);
+    const labels *vocab =
+        trace_word_labels(tr, "", (const char *const *)tok.vocab, V, err);
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *kv_rows = trace_word_labels(tr, "", kv_words, S, err);
     lab.tokens = trace_word_labels(tr, "", words, T, err);
     lab.queries = trace_word_labels(tr, "Q:", words, T, err);
-    lab.keys = trace_word_labels(tr, "K:", S ? kv_words : words, S ? S : T,
-                                 err);
-    lab.values = trace_word_labels(tr, "V:", S ? kv_words : words,
-                                   S ? S : T, err);
+    lab.keys =
+        trace_word_labels(tr, "K:", S ? kv_words : words, S ? S : T, err);
+    lab.values =
+        trace_word_labels(tr, "V:", S ? kv_words : words, S ? S : T, err);
     if (!vocab || !dims || !kv_rows || !lab.tokens || !lab.queries ||
-        !lab.keys || !lab.values ||
-        record_ids(tr, "vocab", vocab, NULL, err) ||
+        !lab.keys || !lab.values || record_ids(tr, "vocab", vocab, NULL, err) ||
         record_ids(tr, "tokens", lab.tokens, tok.ids, err) ||
         (in->kv != NULL &&
          record_ids(tr, "kv_tokens", kv_rows, tok.ids + T, err)))
@@ -281,8 +282,8 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         goto done;
     if (trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
                   err) != 0 ||
-        (in->kv != NULL && trace_add(tr, "input", NO_HEAD, "kv_inputs",
-                                     kv_rows, dims, &kv_inputs, err) != 0))
+        (in->kv != NULL && trace_add(tr, "input", NO_HEAD, "kv_inputs", kv_rows,
+                                     dims, &kv_inputs, err) != 0))
         goto done;
 
     const attention_input x = {&inputs, in->kv != NULL ? &kv_inputs : &inputs};

@@ -20,11 +20,11 @@
 
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {
-    const char *sentence;      /* the text, when embeddings is NULL */
+    const char *sentence; /* the text, when embeddings is NULL */
     size_t len;
-    const char *const *words;  /* with --embeddings: a label per row */
-    const matrix *embeddings;  /* (T, D) rows from the file, or NULL */
-    const char *kv;            /* --kv: keys and values from this sentence,
+    const char *const *words; /* with --embeddings: a label per row */
+    const matrix *embeddings; /* (T, D) rows from the file, or NULL */
+    const char *kv;           /* --kv: keys and values from this sentence,
                                   or NULL for self-attention */
 } model_input;
 

@@ -27,21 +27,21 @@ typedef void (*before_table_fn)(FILE *out, const table *t, const table *prev,
                                 const void *ctx);
 
 typedef struct {
-    int precision;            /* decimals */
-    bool full;                /* never summarise */
-    bool color;               /* shade attention weights and scores */
-    size_t width;             /* widest line in cells, 0: no limit */
-    before_table_fn before;   /* or NULL */
+    int precision;          /* decimals */
+    bool full;              /* never summarise */
+    bool color;             /* shade attention weights and scores */
+    size_t width;           /* widest line in cells, 0: no limit */
+    before_table_fn before; /* or NULL */
     const void *before_ctx;
 } text_style;
 
 /* How CSV is written: the contract's defaults are ',' and '.', no BOM. */
 typedef struct {
-    char delimiter;      /* field separator */
-    bool decimal_comma;  /* write 0,25 rather than 0.25 */
-    bool bom;            /* start with a UTF-8 byte-order mark */
-    bool header;         /* write the header row (tidy CSV) */
-    long sentence;       /* >= 0: a leading `sentence` column (--input) */
+    char delimiter;     /* field separator */
+    bool decimal_comma; /* write 0,25 rather than 0.25 */
+    bool bom;           /* start with a UTF-8 byte-order mark */
+    bool header;        /* write the header row (tidy CSV) */
+    long sentence;      /* >= 0: a leading `sentence` column (--input) */
 } csv_out_style;
 
 /* Aligned tables for a terminal, one after another, a blank line between. */

@@ -68,8 +68,10 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
     if (style->header) {
         if (style->sentence >= 0)
             fprintf(out, "sentence%c", d);
-        fprintf(out, "variant%chead%ctable%crow%crow_label%ccol%ccol_label%c"
-                     "value\n", d, d, d, d, d, d, d);
+        fprintf(out,
+                "variant%chead%ctable%crow%crow_label%ccol%ccol_label%c"
+                "value\n",
+                d, d, d, d, d, d, d);
     }
     for (size_t i = 0; i < n; i++) {
         const table *t = tables[i];

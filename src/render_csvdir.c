@@ -20,8 +20,8 @@
 #define MAX_CREATED_DIRS 64
 
 typedef struct {
-    char *final_path;  /* dir/<name>.csv */
-    char *temp_path;   /* dir/.<name>.csv.XXXXXX */
+    char *final_path; /* dir/<name>.csv */
+    char *temp_path;  /* dir/.<name>.csv.XXXXXX */
     bool renamed;
 } pending_file;
 
@@ -87,8 +87,7 @@ static void file_name(char *buf, size_t size, const table *t)
     if (t->head == NO_HEAD)
         snprintf(buf, size, "%s.%s.csv", t->variant, t->name);
     else
-        snprintf(buf, size, "%s.head%d.%s.csv", t->variant, t->head,
-                 t->name);
+        snprintf(buf, size, "%s.head%d.%s.csv", t->variant, t->head, t->name);
 }
 
 static void write_matrix_csv(FILE *f, const table *t,

@@ -18,23 +18,24 @@
 
 #include "textwidth.h"
 
-#define FOCUS_MAX_LIST 8   /* longest attends / seen-by list */
-#define FOCUS_EDGE 3       /* a long vector shows 3 values, ..., 3 */
+#define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
+#define FOCUS_EDGE 3     /* a long vector shows 3 values, ..., 3 */
 
 /* The table of (variant, head, name) among the chosen ones, or NULL. */
 static const table *find(const table *const *tables, size_t n,
                          const char *variant, int head, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (tables[i]->head == head && strcmp(tables[i]->variant, variant) == 0 &&
+        if (tables[i]->head == head &&
+            strcmp(tables[i]->variant, variant) == 0 &&
             strcmp(tables[i]->name, name) == 0)
             return tables[i];
     return NULL;
 }
 
 /* "  Q        0.1185   0.2411 ..." : row r of t, long rows summarised. */
-static void print_vector(FILE *out, const char *what, const table *t,
-                         size_t r, const text_style *style)
+static void print_vector(FILE *out, const char *what, const table *t, size_t r,
+                         const text_style *style)
 {
     if (t == NULL)
         return;
@@ -128,7 +129,7 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
             cross ? "; keys and values belong to the --kv sentence" : "");
     free(word);
     static const char *const variants[] = {"single", "wrapper", "fused",
-                                            "block"};
+                                           "block"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         const char *var = variants[v];
         for (int h = 0;; h++) {
@@ -147,8 +148,9 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
             print_weights(out, "attends", w, position, false, style);
             if (!cross)
                 print_weights(out, "seen by", w, position, true, style);
-            print_vector(out, "context", find(tables, n, var, h, "head_context"),
-                         position, style);
+            print_vector(out, "context",
+                         find(tables, n, var, h, "head_context"), position,
+                         style);
         }
         const table *o = find(tables, n, var, NO_HEAD, "out");
         if (o == NULL)

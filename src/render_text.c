@@ -17,7 +17,7 @@
 #include "textwidth.h"
 
 #define ELLIPSIS "..."
-#define SKIP ((size_t)-1)   /* an index list entry that stands for "..." */
+#define SKIP ((size_t)-1) /* an index list entry that stands for "..." */
 
 /* Which rows (or columns) of n to show: all of them, or when summarising
  * the first and last EDGE_ITEMS around SKIP. Returns the count written
@@ -75,7 +75,7 @@ static void format_value(char *buf, size_t size, float v, const table *t,
 static const struct {
     int background, text;
 } heat[8] = {
-    {53, 15}, {54, 15}, {25, 15}, {31, 15},
+    {53, 15}, {54, 15}, {25, 15},  {31, 15},
     {36, 16}, {71, 16}, {149, 16}, {220, 16},
 };
 
@@ -115,7 +115,7 @@ static bool shade_start(FILE *out, float v, float lo, float hi)
     /* in double, where no float difference overflows */
     double x = hi > lo ? ((double)v - lo) / ((double)hi - lo) : 1.0;
     int step = (int)(x * 8.0);
-    step = step < 0 ? 0 : step > 7 ? 7 : step;
+    step = step < 0 ? 0 : (step > 7 ? 7 : step);
     fprintf(out, "\x1b[38;5;%dm\x1b[48;5;%dm", heat[step].text,
             heat[step].background);
     return true;
@@ -181,8 +181,8 @@ static void print_header(FILE *out, const table *t, bool summarised,
     int n = snprintf(line, sizeof line, "[%s] ", t->variant);
     if (t->head != NO_HEAD)
         n += snprintf(line + n, sizeof line - (size_t)n, "head %d: ", t->head);
-    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
-                  t->name, t->values.rows, t->values.cols);
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)", t->name,
+                  t->values.rows, t->values.cols);
     if (summarised)
         n += snprintf(line + n, sizeof line - (size_t)n,
                       ", summarised (--full prints all)");
@@ -198,8 +198,8 @@ static size_t block_end(const size_t *col_width, size_t nc, size_t first,
                         size_t label_width, size_t width)
 {
     size_t used = label_width, j = first;
-    while (j < nc && (j == first || width == 0 ||
-                      used + 2 + col_width[j] <= width)) {
+    while (j < nc &&
+           (j == first || width == 0 || used + 2 + col_width[j] <= width)) {
         used += 2 + col_width[j];
         j++;
     }
@@ -212,8 +212,7 @@ static void print_block(FILE *out, const table *t, const text_style *style,
                         const size_t *ri, size_t nr, const size_t *ci,
                         size_t first, size_t end, char **row_names,
                         char **col_names, const size_t *width,
-                        size_t label_width, bool scientific, float lo,
-                        float hi)
+                        size_t label_width, bool scientific, float lo, float hi)
 {
     const bool shaded = style->color && is_shaded(t);
     pad(out, label_width);
@@ -249,8 +248,8 @@ static int render_one(FILE *out, const table *t, const text_style *style,
 {
     const size_t R = t->values.rows, C = t->values.cols;
     const bool summarise_rows = !style->full && R * C > SUMMARY_THRESHOLD;
-    const bool summarise_cols = summarise_rows ||
-                                (!style->full && C > WIDE_COLUMNS);
+    const bool summarise_cols =
+        summarise_rows || (!style->full && C > WIDE_COLUMNS);
     const bool shaded = style->color && is_shaded(t);
     const bool scientific = needs_scientific(t);
     float lo = 0.0f, hi = 1.0f;
@@ -300,8 +299,8 @@ static int render_one(FILE *out, const table *t, const text_style *style,
     /* a table wider than the screen is printed in blocks of columns,
      * each with the row labels, as PyTorch and NumPy wrap */
     size_t blocks = 0;
-    for (size_t j = 0; j < nc; j = block_end(width, nc, j, label_width,
-                                             style->width))
+    for (size_t j = 0; j < nc;
+         j = block_end(width, nc, j, label_width, style->width))
         blocks++;
     print_header(out, t, nr < R || nc < C, blocks, style->width);
     for (size_t j = 0; j < nc;) {

@@ -18,8 +18,8 @@
 
 typedef struct {
     uint32_t state[MT_N];
-    size_t next;                 /* index of the next state word to temper */
-    bool has_cached_normal;      /* Box-Muller's second half, path 1 */
+    size_t next;            /* index of the next state word to temper */
+    bool has_cached_normal; /* Box-Muller's second half, path 1 */
     double cached_normal;
 } torch_rng;
 

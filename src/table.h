@@ -19,18 +19,18 @@
 
 typedef struct {
     size_t n;
-    char **s;     /* n NUL-terminated UTF-8 strings, owned */
-    char *key;    /* what the set was made from, for sharing; owned */
+    char **s;  /* n NUL-terminated UTF-8 strings, owned */
+    char *key; /* what the set was made from, for sharing; owned */
 } labels;
 
 typedef struct {
     char variant[16];
-    int head;               /* NO_HEAD or 0..heads-1 */
-    char name[64];          /* state_dict name or intermediate's name */
-    bool integral;          /* values are ids: print without decimals */
-    const labels *rows;     /* owned by the trace */
-    const labels *cols;     /* owned by the trace */
-    matrix values;          /* owned */
+    int head;           /* NO_HEAD or 0..heads-1 */
+    char name[64];      /* state_dict name or intermediate's name */
+    bool integral;      /* values are ids: print without decimals */
+    const labels *rows; /* owned by the trace */
+    const labels *cols; /* owned by the trace */
+    matrix values;      /* owned */
 } table;
 
 typedef struct {
@@ -54,8 +54,7 @@ const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
                                  mx_error *err);
 
 /* Labels given literally (one label: "bias", "id"). */
-const labels *trace_literal_label(trace *tr, const char *text,
-                                  mx_error *err);
+const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
 
 /* Appends a copy of m as a table. rows->n and cols->n must equal m's
  * shape. head is NO_HEAD for tables of no head. */

@@ -279,15 +279,14 @@ void put_columns(matrix *out, const matrix *in, size_t first)
 
 /* ---- LayerNorm: PyTorch's RowwiseMoments ------------------------------ */
 
-#define MOMENT_LANES 8     /* one AVX2 vector of floats */
-#define MOMENT_CHUNK 16    /* vectors per Welford chunk */
+#define MOMENT_LANES 8  /* one AVX2 vector of floats */
+#define MOMENT_CHUNK 16 /* vectors per Welford chunk */
 #define MOMENT_DEPTH 64
 
 /* Merges the moments (m0_add, m1_add, m2_add) into (m0, m1, m2), lane by
  * lane (AddMomentsVec). */
 static void merge_moments(size_t m0_add, const float *m1_add,
-                          const float *m2_add, size_t *m0, float *m1,
-                          float *m2)
+                          const float *m2_add, size_t *m0, float *m1, float *m2)
 {
     const size_t n = *m0 + m0_add;
     const float c = n == 0 ? 0.0f : (float)m0_add / (float)n;
@@ -304,7 +303,7 @@ static void merge_moments(size_t m0_add, const float *m1_add,
  * the end with the scalar remainder. */
 static void row_moments(const float *x, size_t N, float *mean, float *var)
 {
-    const size_t n = N / MOMENT_LANES;             /* whole vectors */
+    const size_t n = N / MOMENT_LANES; /* whole vectors */
     const size_t chunks = (n + MOMENT_CHUNK - 1) / MOMENT_CHUNK;
     size_t depth = 0;
     while (((size_t)1 << depth) < chunks)

@@ -16,9 +16,9 @@ size_t display_width(const char *s)
 {
     const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
     size_t total = 0;
-    size_t cluster = 0;          /* width of the cluster being read */
-    utf8proc_int32_t prev = -1;  /* previous code point, -1 at a start */
-    utf8proc_int32_t state = 0;  /* utf8proc's grapheme break state */
+    size_t cluster = 0;         /* width of the cluster being read */
+    utf8proc_int32_t prev = -1; /* previous code point, -1 at a start */
+    utf8proc_int32_t state = 0; /* utf8proc's grapheme break state */
 
     while (*p != '\0') {
         utf8proc_int32_t c;
@@ -99,7 +99,7 @@ static size_t width_of(const char *s, size_t n)
 
 void write_wrapped(FILE *out, const char *s, size_t width, size_t indent)
 {
-    size_t used = 0;      /* cells on the current line */
+    size_t used = 0; /* cells on the current line */
     bool line_empty = true;
     while (*s != '\0') {
         size_t spaces = strspn(s, " ");

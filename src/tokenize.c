@@ -34,8 +34,7 @@ void tokenized_free(tokenized *t)
 
 /* Appends a copy of word[0..len) as the next token. tokens and ids have
  * room for MAX_TOKENS entries. */
-static int push_token(tokenized *t, const char *word, size_t len,
-                      mx_error *err)
+static int push_token(tokenized *t, const char *word, size_t len, mx_error *err)
 {
     if (t->n_tokens == MAX_TOKENS)
         return err_input(err, "the sentence has more than %d tokens",
@@ -89,17 +88,16 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
     size_t pos = 0;
     size_t word_start = 0;
     int in_word = 0;
-    utf8proc_int32_t prev = 0;   /* the code point before pos */
-    utf8proc_int32_t state = 0;  /* utf8proc's grapheme-break state */
+    utf8proc_int32_t prev = 0;  /* the code point before pos */
+    utf8proc_int32_t state = 0; /* utf8proc's grapheme-break state */
     while (pos < len) {
         utf8proc_int32_t c;
-        utf8proc_ssize_t n = utf8proc_iterate(
-            (const utf8proc_uint8_t *)text + pos, (utf8proc_ssize_t)(len - pos),
-            &c);
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)text + pos,
+                             (utf8proc_ssize_t)(len - pos), &c);
         if (n < 0) {
             tokenized_free(out);
-            return err_input(err,
-                             "the sentence is not valid UTF-8 (byte %zu)",
+            return err_input(err, "the sentence is not valid UTF-8 (byte %zu)",
                              pos + 1);
         }
         if (c == 0) {
@@ -116,8 +114,8 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
         if (!space && in_word && mode == TOKENS_CHARS)
             ends = utf8proc_grapheme_break_stateful(prev, c, &state);
         if (ends && in_word) {
-            if (push_token(out, text + word_start, pos - word_start,
-                           err) != 0) {
+            if (push_token(out, text + word_start, pos - word_start, err) !=
+                0) {
                 tokenized_free(out);
                 return -1;
             }
@@ -132,8 +130,8 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
         prev = c;
         pos += (size_t)n;
     }
-    if (in_word && push_token(out, text + word_start, pos - word_start,
-                              err) != 0) {
+    if (in_word &&
+        push_token(out, text + word_start, pos - word_start, err) != 0) {
         tokenized_free(out);
         return -1;
     }
@@ -168,23 +166,24 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
     return 0;
 }
 
-int find_token(size_t *position, const char *spec,
-               const char *const *tokens, size_t n, mx_error *err)
+int find_token(size_t *position, const char *spec, const char *const *tokens,
+               size_t n, mx_error *err)
 {
     if (spec == NULL || spec[0] == '\0')
         return err_usage(err, "--focus: the word is empty");
     const char *at = strrchr(spec, '@');
-    if (at != NULL && at[1] != '\0' && strspn(at + 1, "0123456789") ==
-                                           strlen(at + 1)) {
+    if (at != NULL && at[1] != '\0' &&
+        strspn(at + 1, "0123456789") == strlen(at + 1)) {
         size_t len = (size_t)(at - spec);
         unsigned long pos = strtoul(at + 1, NULL, 10);
         if (pos >= n)
-            return err_usage(err, "--focus: position %lu is past the end "
+            return err_usage(err,
+                             "--focus: position %lu is past the end "
                              "(the sentence has %zu tokens, from 0)",
                              pos, n);
-        if (strlen(tokens[pos]) != len ||
-            strncmp(tokens[pos], spec, len) != 0)
-            return err_usage(err, "--focus: the token at position %lu is "
+        if (strlen(tokens[pos]) != len || strncmp(tokens[pos], spec, len) != 0)
+            return err_usage(err,
+                             "--focus: the token at position %lu is "
                              "'%s', not '%.*s'",
                              pos, tokens[pos], (int)len, spec);
         *position = pos;

@@ -22,16 +22,16 @@
 
 /* How a sentence becomes tokens (--tokens). */
 enum token_mode {
-    TOKENS_WORDS,  /* split on whitespace, like str.split() */
-    TOKENS_CHARS,  /* one token per grapheme cluster, whitespace skipped */
+    TOKENS_WORDS, /* split on whitespace, like str.split() */
+    TOKENS_CHARS, /* one token per grapheme cluster, whitespace skipped */
 };
 
 typedef struct {
-    size_t n_tokens;  /* T */
-    char **tokens;    /* T words, each a NUL-terminated UTF-8 string */
-    size_t *ids;      /* T vocabulary ids */
-    size_t n_vocab;   /* V */
-    char **vocab;     /* V words in first-seen order */
+    size_t n_tokens; /* T */
+    char **tokens;   /* T words, each a NUL-terminated UTF-8 string */
+    size_t *ids;     /* T vocabulary ids */
+    size_t n_vocab;  /* V */
+    char **vocab;    /* V words in first-seen order */
 } tokenized;
 
 /* Splits text[0..len) into tokens. The text must be valid UTF-8 with no

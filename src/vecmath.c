@@ -109,7 +109,6 @@ void cephes_sincosf(float x, float *sin_out, float *cos_out)
     *cos_out = bits_to_float(float_to_bits(cos_value) ^ sign_cos);
 }
 
-
 /* 2^q for q in the normal exponent range. */
 static float pow2_int(int q)
 {
@@ -126,7 +125,9 @@ float sleef_expf(float d)
         return INFINITY;
 
     /* d = q ln2 + s, with ln2 split in two for precision */
-    const int q = (int)rintf(d * 1.442695040888963407359924681001892137426645954152985934135449406931f);
+    const int q = (int)rintf(
+        d *
+        1.442695040888963407359924681001892137426645954152985934135449406931f);
     float s = fmaf((float)q, -0.693145751953125f, d);
     s = fmaf((float)q, -1.428606765330187045e-06f, s);
 

@@ -24,14 +24,13 @@ static int file_exists(const char *path, mx_error *err)
 /* Loads <dir>/<variant>.<name>.weight.csv and .bias.csv into l when they
  * are present. */
 static int load_layer(linear *l, const char *dir, const char *variant,
-                      const char *name, const csv_style *style,
-                      mx_error *err)
+                      const char *name, const csv_style *style, mx_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.%s.weight.csv", dir, variant, name);
     int found = file_exists(path, err);
-    if (found < 0 || (found && read_weight_matrix(&l->weight, path, style,
-                                                  err) != 0))
+    if (found < 0 ||
+        (found && read_weight_matrix(&l->weight, path, style, err) != 0))
         return -1;
 
     snprintf(path, sizeof path, "%s/%s.%s.bias.csv", dir, variant, name);
@@ -39,7 +38,8 @@ static int load_layer(linear *l, const char *dir, const char *variant,
     if (found < 0)
         return -1;
     if (found && l->bias.v == NULL)
-        return err_input(err, "%s: the %s module's %s has no bias (W_query, "
+        return err_input(err,
+                         "%s: the %s module's %s has no bias (W_query, "
                          "W_key and W_value have one only with --qkv-bias)",
                          path, variant, name);
     if (found && read_weight_matrix(&l->bias, path, style, err) != 0)
@@ -79,8 +79,8 @@ int weights_load_wrapper(wrapper_params *p, const char *dir,
     return 0;
 }
 
-int weights_load_fused(fused_params *p, const char *dir,
-                       const csv_style *style, mx_error *err)
+int weights_load_fused(fused_params *p, const char *dir, const csv_style *style,
+                       mx_error *err)
 {
     if (load_qkv(&p->attn, dir, "fused", "", style, err) != 0)
         return -1;
@@ -95,8 +95,7 @@ static int load_norm(matrix *weight, matrix *bias, const char *dir,
     matrix *parts[2] = {weight, bias};
     const char *suffix[2] = {"weight", "bias"};
     for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/block.%s.%s.csv", dir, name,
-                 suffix[i]);
+        snprintf(path, sizeof path, "%s/block.%s.%s.csv", dir, name, suffix[i]);
         int found = file_exists(path, err);
         if (found < 0 ||
             (found && read_weight_matrix(parts[i], path, style, err) != 0))
@@ -105,15 +104,15 @@ static int load_norm(matrix *weight, matrix *bias, const char *dir,
     return 0;
 }
 
-int weights_load_block(block_params *p, const char *dir,
-                       const csv_style *style, mx_error *err)
+int weights_load_block(block_params *p, const char *dir, const csv_style *style,
+                       mx_error *err)
 {
-    if (load_qkv(&p->attention.attn, dir, "block", "attention.", style,
-                 err) != 0 ||
+    if (load_qkv(&p->attention.attn, dir, "block", "attention.", style, err) !=
+            0 ||
         load_layer(&p->attention.out_proj, dir, "block", "attention.out_proj",
                    style, err) != 0 ||
-        load_norm(&p->norm1_weight, &p->norm1_bias, dir, "norm1", style,
-                  err) != 0 ||
+        load_norm(&p->norm1_weight, &p->norm1_bias, dir, "norm1", style, err) !=
+            0 ||
         load_layer(&p->ff0, dir, "block", "ff.0", style, err) != 0 ||
         load_layer(&p->ff2, dir, "block", "ff.2", style, err) != 0)
         return -1;
@@ -195,12 +194,14 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
             snprintf(layer, sizeof layer, "%.*s", (int)(stem - plen),
                      e->d_name + plen);
             if (!known_layer(modules[i].bit, layer, heads))
-                rc = err_input(err, "%s/%s: the %.*s module has no layer "
+                rc = err_input(err,
+                               "%s/%s: the %.*s module has no layer "
                                "'%s' (with --heads %zu)",
-                               dir, e->d_name, (int)plen - 1,
-                               modules[i].prefix, layer, heads);
+                               dir, e->d_name, (int)plen - 1, modules[i].prefix,
+                               layer, heads);
             else if (tie && modules[i].bit == VARIANT_FUSED && is_qkv(layer))
-                rc = err_input(err, "%s/%s: --tie builds the fused %s from "
+                rc = err_input(err,
+                               "%s/%s: --tie builds the fused %s from "
                                "the wrapper's heads; give the wrapper's "
                                "files instead, or leave out --tie",
                                dir, e->d_name, layer);

@@ -28,9 +28,9 @@ int weights_load_single(single_params *p, const char *dir,
                         const csv_style *style, mx_error *err);
 int weights_load_wrapper(wrapper_params *p, const char *dir,
                          const csv_style *style, mx_error *err);
-int weights_load_fused(fused_params *p, const char *dir,
-                       const csv_style *style, mx_error *err);
-int weights_load_block(block_params *p, const char *dir,
-                       const csv_style *style, mx_error *err);
+int weights_load_fused(fused_params *p, const char *dir, const csv_style *style,
+                       mx_error *err);
+int weights_load_block(block_params *p, const char *dir, const csv_style *style,
+                       mx_error *err);
 
 #endif

@@ -31,7 +31,7 @@
 typedef struct {
     char *field[MAX_FIELDS];
     size_t n_fields;
-    size_t rows;          /* data rows seen */
+    size_t rows; /* data rows seen */
     const trace *tr;
     size_t table_index;   /* the trace table being compared */
     size_t seen_in_table; /* values of it seen so far */
@@ -41,8 +41,10 @@ typedef struct {
     char first_problem[256];
 } compare_state;
 
+/* clang-format off */
 __attribute__((format(printf, 2, 3)))
 static void problem(compare_state *st, const char *fmt, ...)
+/* clang-format on */
 {
     va_list ap;
     st->failures++;
@@ -89,8 +91,7 @@ static void compare_row(compare_state *st)
     size_t r = strtoul(f[3], NULL, 10), c = strtoul(f[5], NULL, 10);
     if (r >= t->values.rows || c >= t->values.cols ||
         r * t->values.cols + c != st->seen_in_table) {
-        problem(st, "table %s has another shape or order (row %s)", f[2],
-                f[3]);
+        problem(st, "table %s has another shape or order (row %s)", f[2], f[3]);
         return;
     }
     if (strcmp(t->rows->s[r], f[4]) != 0 || strcmp(t->cols->s[c], f[6]) != 0)
@@ -174,7 +175,8 @@ static int read_args(char **argv, int *argc, const char *path)
             continue;
         const char *prev = argv[*argc - 1];
         if ((strcmp(prev, "--weights") == 0 ||
-             strcmp(prev, "--embeddings") == 0) && line[0] != '/') {
+             strcmp(prev, "--embeddings") == 0) &&
+            line[0] != '/') {
             char full[8192];
             snprintf(full, sizeof full, "%.*s/%s", dir_len, dir, line);
             argv[(*argc)++] = strdup(full);

@@ -32,7 +32,7 @@ static int same_bits(const matrix *a, const matrix *b)
 
 static void small_products(void)
 {
-    const float x_v[] = {1, 2, 3, 4, 5, 6};          /* (2, 3) */
+    const float x_v[] = {1, 2, 3, 4, 5, 6};           /* (2, 3) */
     const float w_v[] = {1, 0, -1, 0.5f, 0.5f, 0.5f}; /* (2, 3) */
     const float bias[] = {10, -1};
     matrix x = make(2, 3, x_v), w = make(2, 3, w_v), out = make(2, 2, NULL);
@@ -60,15 +60,18 @@ static void small_products(void)
     rng_normal_fill(bb, 29, 0, 1, &g);
     linear_forward(&o1, &bx, &bw, bb);
     linear_forward_naive(&o2, &bx, &bw, bb);
-    ok(same_bits(&o1, &o2), "linear_forward equals its naive version bit for bit");
-    matrix p = make(37, 37, NULL), m1 = make(37, 61, NULL), m2 = make(37, 61, NULL);
+    ok(same_bits(&o1, &o2),
+       "linear_forward equals its naive version bit for bit");
+    matrix p = make(37, 37, NULL), m1 = make(37, 61, NULL),
+           m2 = make(37, 61, NULL);
     rng_normal_fill(p.v, 37 * 37, 0, 1, &g);
     matrix v = make(37, 61, NULL);
     rng_normal_fill(v.v, 37 * 61, 0, 1, &g);
     matmul(&m1, &p, &v);
     matmul_naive(&m2, &p, &v);
     ok(same_bits(&m1, &m2), "matmul equals its naive version bit for bit");
-    matrix *all[] = {&x, &w, &out, &a, &c, &bx, &bw, &o1, &o2, &p, &m1, &m2, &v};
+    matrix *all[] = {&x,  &w,  &out, &a,  &c,  &bx, &bw,
+                     &o1, &o2, &p,   &m1, &m2, &v};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         matrix_free(all[i]);
 }
@@ -160,8 +163,7 @@ static void softmax_and_mask(void)
         matrix_free(all[i]);
 }
 
-static sequence_labels labels_for(trace *tr, const char *const *words,
-                                  size_t T)
+static sequence_labels labels_for(trace *tr, const char *const *words, size_t T)
 {
     mx_error err;
     sequence_labels lab = {
@@ -178,8 +180,11 @@ static sequence_labels labels_for(trace *tr, const char *const *words,
 static void wrapper_is_fused(bool bias)
 {
     const char *const words[] = {"O", "gato", "sobe", "no", "tapete"};
-    const attention_config cfg = {.d_model = 3, .d_out = 6, .heads = 3,
-                                  .causal = true, .scale = true,
+    const attention_config cfg = {.d_model = 3,
+                                  .d_out = 6,
+                                  .heads = 3,
+                                  .causal = true,
+                                  .scale = true,
                                   .qkv_bias = bias};
     torch_rng g;
     mx_error err;
@@ -188,7 +193,8 @@ static void wrapper_is_fused(bool bias)
     rng_normal_fill(x.v, 15, 0, 1, &g);
     fused_params fused;
     wrapper_params wrapper;
-    if (fused_init(&fused, &cfg, &g, &err) || wrapper_init(&wrapper, &cfg, &g, &err))
+    if (fused_init(&fused, &cfg, &g, &err) ||
+        wrapper_init(&wrapper, &cfg, &g, &err))
         abort();
     fused_tie_to_wrapper(&fused, &wrapper);
 
@@ -205,9 +211,9 @@ static void wrapper_is_fused(bool bias)
        "tied: wrapper and fused concat_context agree bit for bit%s",
        bias ? " (with biases)" : "");
     int heads_same = 1;
-    static const char *const names[] = {"queries", "keys", "values",
-                                        "attn_scores", "attn_weights",
-                                        "head_context"};
+    static const char *const names[] = {"queries",      "keys",
+                                        "values",       "attn_scores",
+                                        "attn_weights", "head_context"};
     for (int h = 0; h < 3; h++)
         for (size_t k = 0; k < 6; k++) {
             const table *p = trace_find(&tr, "wrapper", h, names[k]);
@@ -219,7 +225,8 @@ static void wrapper_is_fused(bool bias)
     /* shapes and the check module */
     const table *w0 = trace_find(&tr, "fused", 0, "attn_weights");
     const table *q0 = trace_find(&tr, "wrapper", 2, "queries");
-    const table *wk = trace_find(&tr, "wrapper", NO_HEAD, "heads.1.W_key.weight");
+    const table *wk =
+        trace_find(&tr, "wrapper", NO_HEAD, "heads.1.W_key.weight");
     const table *ob = trace_find(&tr, "fused", NO_HEAD, "out_proj.bias");
     ok(w0 && w0->values.rows == 5 && w0->values.cols == 5 && q0 &&
            q0->values.cols == 2 && wk && wk->values.rows == 2 &&
@@ -228,7 +235,8 @@ static void wrapper_is_fused(bool bias)
        "tables have the shapes of the contract");
     const table *ctx = trace_find(&tr, "fused", 1, "head_context");
     const table *val = trace_find(&tr, "fused", 1, "values");
-    ok(ctx && val && memcmp(ctx->values.v, val->values.v, 2 * sizeof(float)) == 0,
+    ok(ctx && val &&
+           memcmp(ctx->values.v, val->values.v, 2 * sizeof(float)) == 0,
        "the first token attends only to itself: its context is its value");
     check_report r;
     check_trace(&r, &tr, true, true);
@@ -236,11 +244,13 @@ static void wrapper_is_fused(bool bias)
        "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
     /* a doctored weight must make the check fail */
     for (size_t i = 0; i < tr.n_tables; i++)
-        if (tr.tables[i].head == 0 && strcmp(tr.tables[i].variant, "fused") == 0 &&
+        if (tr.tables[i].head == 0 &&
+            strcmp(tr.tables[i].variant, "fused") == 0 &&
             strcmp(tr.tables[i].name, "attn_weights") == 0)
             tr.tables[i].values.v[1] = 0.25f; /* a masked cell */
     check_trace(&r, &tr, true, true);
-    ok(!check_passed(&r) && r.masked_weight == 0.25, "--check catches a masked weight that is not 0");
+    ok(!check_passed(&r) && r.masked_weight == 0.25,
+       "--check catches a masked weight that is not 0");
     /* a NaN weight (an overflowed row) must fail the row-sum check, and
      * a NaN in concat_context the tie */
     for (size_t i = 0; i < tr.n_tables; i++) {

@@ -51,8 +51,8 @@ static size_t add_table(trace *tr, const char *variant, int head,
     return tr->n_tables - 1;
 }
 
-static const labels *words(trace *tr, const char *prefix,
-                           const char *const *w, size_t n)
+static const labels *words(trace *tr, const char *prefix, const char *const *w,
+                           size_t n)
 {
     mx_error err;
     const labels *l = trace_word_labels(tr, prefix, w, n, &err);
@@ -80,8 +80,8 @@ static const labels *literal(trace *tr, const char *text)
 }
 
 /* render_text of n tables into a new string (the caller frees it). */
-static char *text_of(const table *const *ts, size_t n,
-                     const text_style *style, int *rc)
+static char *text_of(const table *const *ts, size_t n, const text_style *style,
+                     int *rc)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -262,8 +262,8 @@ static int list_dir(const char *dir, char *out, size_t size)
     out[0] = '\0';
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
-        int w = snprintf(out + used, size - used, "%s%s", i ? "|" : "",
-                         names[i]);
+        int w =
+            snprintf(out + used, size - used, "%s%s", i ? "|" : "", names[i]);
         if (w < 0 || (size_t)w >= size - used)
             break;
         used += (size_t)w;
@@ -282,8 +282,7 @@ static void remove_tree(const char *path)
         if (d != NULL) {
             struct dirent *e;
             while ((e = readdir(d)) != NULL) {
-                if (strcmp(e->d_name, ".") == 0 ||
-                    strcmp(e->d_name, "..") == 0)
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                     continue;
                 char child[1024];
                 snprintf(child, sizeof child, "%s/%s", path, e->d_name);
@@ -333,8 +332,9 @@ static void test_display_width(void)
      * a string is the width of its escaped form */
     const char *invalid[] = {
         "\xff",
-        ("a\xff" "b"),
-        "\xe7\x89",                                  /* truncated 牛 */
+        ("a\xff"
+         "b"),
+        "\xe7\x89",                                     /* truncated 牛 */
         "\U0001F1E7\U0001F1F7\xff\U0001F1E6\U0001F1E8", /* flag, bad, flag */
     };
     for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
@@ -343,7 +343,8 @@ static void test_display_width(void)
         size_t esc = e != NULL ? display_width(e) : 0;
         ok(e != NULL && raw == esc,
            "invalid bytes: width equals the width of the escaped text "
-           "(case %zu: %zu vs %zu)", i, raw, esc);
+           "(case %zu: %zu vs %zu)",
+           i, raw, esc);
         free(e);
     }
 }
@@ -386,11 +387,14 @@ static void test_display_escape(void)
     ok(e != NULL && strlen(e) == 4 && memcmp(e, "\\x1b", 4) == 0,
        "ESC becomes the 4 characters \\x1b");
     free(e);
-    escape_is("a\x1b[31mb", "a\\x1b[31mb", "an ANSI colour sequence is defused");
+    escape_is("a\x1b[31mb", "a\\x1b[31mb",
+              "an ANSI colour sequence is defused");
     escape_is("\x7f", "\\x7f", "DEL becomes \\x7f");
     escape_is("\t\n\r\a", "\\x09\\x0a\\x0d\\x07", "tab, LF, CR, BEL");
     escape_is("x\xc2\x85y", "x\\x85y", "C1 NEL (U+0085, C2 85) is escaped");
-    escape_is("\xc2\x9b" "2J", "\\x9b2J", "C1 CSI (U+009B) is escaped");
+    escape_is("\xc2\x9b"
+              "2J",
+              "\\x9b2J", "C1 CSI (U+009B) is escaped");
     e = display_escape("\xc2\x85\xc2\x9b\xc2\x80\xc2\x9f");
     int raw_c1 = 0;
     for (const char *p = e; p != NULL && *p != '\0'; p++)
@@ -398,14 +402,23 @@ static void test_display_escape(void)
     ok(e != NULL && !raw_c1, "no raw C1 byte survives (%s)", e ? e : "");
     free(e);
     escape_is("\xff", "\\xff", "an invalid byte 0xff becomes \\xff");
-    escape_is("a\xff" "b", "a\\xffb", "an invalid byte inside a word");
+    escape_is("a\xff"
+              "b",
+              "a\\xffb", "an invalid byte inside a word");
     escape_is("\xe7\x89", "\\xe7\\x89", "a truncated sequence, byte by byte");
     escape_is("", "", "the empty string");
     const char *plain[] = {
-        "gato", "\u725b\u820c", "caf\u00e9", "cafe\u0301",
-        "\U0001F642", "\U0001F468\u200d\U0001F469\u200d\U0001F467",
-        "\U0001F1E7\U0001F1F7", "\u263a\ufe0f", "\u1100\u1161\u11a8",
-        "\u00a0nbsp", "Q:\u00fcber",
+        "gato",
+        "\u725b\u820c",
+        "caf\u00e9",
+        "cafe\u0301",
+        "\U0001F642",
+        "\U0001F468\u200d\U0001F469\u200d\U0001F467",
+        "\U0001F1E7\U0001F1F7",
+        "\u263a\ufe0f",
+        "\u1100\u1161\u11a8",
+        "\u00a0nbsp",
+        "Q:\u00fcber",
     };
     int unchanged = 1;
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
@@ -430,8 +443,8 @@ static void test_text_exact(void)
     size_t a = add_table(&tr, "fused", 0, "attn_weights",
                          words(&tr, "Q:", q, 2), words(&tr, "K:", q, 2), v);
     const float in[] = {0.3367f, 0.1288f, -1.25f, 12.0f};
-    size_t b = add_table(&tr, "input", NO_HEAD, "inputs",
-                         words(&tr, "", q, 2), indices(&tr, "dim", 2), in);
+    size_t b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
+                         indices(&tr, "dim", 2), in);
     const char *three[] = {"O", "gato", "sobe"};
     const float ids[] = {0.0f, 1.0f, 12.0f};
     size_t c = add_table(&tr, "input", NO_HEAD, "tokens",
@@ -536,30 +549,32 @@ static void test_text_alignment(void)
     trace tr;
     trace_init(&tr);
     const char *w[] = {
-        "\u725b\u820c",                                 /* 牛舌, 4 cells */
-        "\U0001F642",                                   /* 🙂, 2 */
-        "cafe\u0301",                                   /* café, 4 */
-        "\U0001F468\u200d\U0001F469\u200d\U0001F467",   /* family, 2 */
-        "\U0001F1E7\U0001F1F7",                         /* flag, 2 */
-        "\u1100\u1161\u11a8",                           /* 각 in jamo, 2 */
+        "\u725b\u820c",                               /* 牛舌, 4 cells */
+        "\U0001F642",                                 /* 🙂, 2 */
+        "cafe\u0301",                                 /* café, 4 */
+        "\U0001F468\u200d\U0001F469\u200d\U0001F467", /* family, 2 */
+        "\U0001F1E7\U0001F1F7",                       /* flag, 2 */
+        "\u1100\u1161\u11a8",                         /* 각 in jamo, 2 */
     };
     size_t a = add_table(&tr, "single", NO_HEAD, "attn_scores",
                          words(&tr, "Q:", w, 6), words(&tr, "K:", w, 6), NULL);
     const char *esc_rows[] = {"x\x1b[2Jy", "ok"};
-    const char *esc_cols[] = {"\xc2\x9b" "31m", "\x7f"};
+    const char *esc_cols[] = {"\xc2\x9b"
+                              "31m",
+                              "\x7f"};
     const float v[] = {0.5f, 0.25f, -0.125f, 1.0f};
-    size_t b = add_table(&tr, "single", NO_HEAD, "queries",
-                         words(&tr, "", esc_rows, 2),
-                         words(&tr, "", esc_cols, 2), v);
+    size_t b =
+        add_table(&tr, "single", NO_HEAD, "queries",
+                  words(&tr, "", esc_rows, 2), words(&tr, "", esc_cols, 2), v);
     text_style style = {.precision = 4};
 
     char *s = text1(&tr.tables[a], &style);
     size_t width = 0;
     /* label column 6 (Q:牛舌), then six columns of 7 ("35.0000") */
-    ok(s != NULL && block_aligned(s, 8, &width) &&
-           width == 6 + 6 * (2 + 7),
+    ok(s != NULL && block_aligned(s, 8, &width) && width == 6 + 6 * (2 + 7),
        "CJK, emoji, ZWJ, flag, jamo and combining labels: every line is "
-       "%zu cells", width);
+       "%zu cells",
+       width);
     free(s);
 
     s = text1(&tr.tables[b], &style);
@@ -611,14 +626,13 @@ static void test_text_summary(void)
                            indices(&tr, "t", 40), indices(&tr, "c", 40), NULL);
     size_t mid = add_table(&tr, "fused", 0, "attn_scores",
                            indices(&tr, "t", 30), indices(&tr, "c", 30), NULL);
-    size_t wide = add_table(&tr, "fused", 1, "queries",
-                            indices(&tr, "t", 5), indices(&tr, "c", 300),
-                            NULL);
+    size_t wide = add_table(&tr, "fused", 1, "queries", indices(&tr, "t", 5),
+                            indices(&tr, "c", 300), NULL);
     size_t edge = add_table(&tr, "fused", 1, "keys", indices(&tr, "t", 40),
                             indices(&tr, "c", 25), NULL);
-    size_t narrow = add_table(&tr, "fused", 1, "attn_weights",
-                              indices(&tr, "t", 2), indices(&tr, "c", 32),
-                              NULL);
+    size_t narrow =
+        add_table(&tr, "fused", 1, "attn_weights", indices(&tr, "t", 2),
+                  indices(&tr, "c", 32), NULL);
     size_t bias = add_table(&tr, "fused", 1, "attn_scores",
                             indices(&tr, "t", 2), indices(&tr, "c", 33), NULL);
     size_t over = add_table(&tr, "fused", 1, "values", indices(&tr, "t", 7),
@@ -647,7 +661,8 @@ static void test_text_summary(void)
     char *lines[64];
     size_t n = s != NULL ? split_lines(s, lines, 64) : 0;
     char word[32] = "";
-    size_t words_in_row = n > 22 ? word_of(lines[22], 20, word, sizeof word) : 0;
+    size_t words_in_row =
+        n > 22 ? word_of(lines[22], 20, word, sizeof word) : 0;
     ok(n == 42 && strstr(lines[0], "summarised") == NULL &&
            strstr(lines[0], "(40 x 40)") != NULL && words_in_row == 41 &&
            strcmp(word, "819") == 0,
@@ -712,8 +727,8 @@ static void test_text_summary(void)
        "5 x 300: columns summarised, all 5 rows kept (%zu lines)", n);
     char last[16] = "";
     ok(n == 7 && word_of(lines[1], 6, last, sizeof last) == 7 &&
-           strcmp(last, "c299") == 0 && word_of(lines[6], 7, word,
-                                                sizeof word) == 8 &&
+           strcmp(last, "c299") == 0 &&
+           word_of(lines[6], 7, word, sizeof word) == 8 &&
            strcmp(word, "1499") == 0,
        "5 x 300: the last column c299 and last value 1499 are shown");
     if (s != NULL && !rows_ok)
@@ -845,16 +860,16 @@ static void test_csv(void)
     trace_init(&tr);
     const char *q[] = {"O", "gato"};
     const float v[] = {0.5f, -INFINITY, 0.25f, 1.0f};
-    size_t a = add_table(&tr, "fused", 1, "attn_scores",
-                         words(&tr, "Q:", q, 2), words(&tr, "K:", q, 2), v);
+    size_t a = add_table(&tr, "fused", 1, "attn_scores", words(&tr, "Q:", q, 2),
+                         words(&tr, "K:", q, 2), v);
     const float in[] = {0.3367f, 12.0f};
-    size_t b = add_table(&tr, "input", NO_HEAD, "inputs",
-                         words(&tr, "", q, 1), indices(&tr, "dim", 2), in);
+    size_t b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 1),
+                         indices(&tr, "dim", 2), in);
     const char *odd_rows[] = {"a,b", "say \"hi\"", "line\nbreak"};
     const char *odd_cols[] = {"x", "semi;colon", "cr\rlf"};
-    size_t c = add_table(&tr, "single", NO_HEAD, "values",
-                         words(&tr, "", odd_rows, 3),
-                         words(&tr, "", odd_cols, 3), NULL);
+    size_t c =
+        add_table(&tr, "single", NO_HEAD, "values", words(&tr, "", odd_rows, 3),
+                  words(&tr, "", odd_cols, 3), NULL);
     const table *ta = &tr.tables[a], *tb = &tr.tables[b], *tc = &tr.tables[c];
 
     csv_out_style style = {.delimiter = ',', .header = true, .sentence = -1};
@@ -896,8 +911,9 @@ static void test_csv(void)
              "single,,values,2,\"line\nbreak\",0,x,6\n"
              "single,,values,2,\"line\nbreak\",1,semi;colon,7\n"
              "single,,values,2,\"line\nbreak\",2,\"cr\rlf\",8\n");
-    same_text(s, want, "csv: comma, quote, CR and LF labels quoted per "
-                       "RFC 4180, exactly");
+    same_text(s, want,
+              "csv: comma, quote, CR and LF labels quoted per "
+              "RFC 4180, exactly");
     /* and read back by an RFC 4180 reader */
     const char *p = s != NULL ? s : "";
     char f[10][64];
@@ -906,8 +922,7 @@ static void test_csv(void)
     while ((nf = csv_record(&p, f, 10, ',')) > 0) {
         if (records > 0) {
             int idx = records - 1;
-            fields_ok &= nf == 8 &&
-                         strcmp(f[4], odd_rows[idx / 3]) == 0 &&
+            fields_ok &= nf == 8 && strcmp(f[4], odd_rows[idx / 3]) == 0 &&
                          strcmp(f[6], odd_cols[idx % 3]) == 0;
         } else {
             fields_ok &= nf == 8 && strcmp(f[0], "variant") == 0;
@@ -919,12 +934,13 @@ static void test_csv(void)
     free(s);
 
     /* ';', decimal comma, a sentence column */
-    style = (csv_out_style){.delimiter = ';', .decimal_comma = true,
-                            .header = true, .sentence = 3};
+    style = (csv_out_style){
+        .delimiter = ';', .decimal_comma = true, .header = true, .sentence = 3};
     s = csv_of(&tc, 1, &style, NULL);
-    ok(s != NULL &&
-           strncmp(s, "sentence;variant;head;table;row;row_label;col;"
-                      "col_label;value\n", 62) == 0,
+    ok(s != NULL && strncmp(s,
+                            "sentence;variant;head;table;row;row_label;col;"
+                            "col_label;value\n",
+                            62) == 0,
        "csv ';' with a sentence: the header starts sentence;variant;");
     ok(s != NULL && strstr(s, "\n3;single;;values;0;a,b;0;x;0\n") != NULL &&
            strstr(s, "\n3;single;;values;0;a,b;1;\"semi;colon\";1\n") != NULL,
@@ -938,8 +954,8 @@ static void test_csv(void)
     free(s);
 
     /* BOM */
-    style = (csv_out_style){.delimiter = ',', .bom = true, .header = true,
-                            .sentence = -1};
+    style = (csv_out_style){
+        .delimiter = ',', .bom = true, .header = true, .sentence = -1};
     size_t len = 0;
     s = csv_of(&ta, 1, &style, &len);
     ok(s != NULL && len > 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 &&
@@ -948,11 +964,11 @@ static void test_csv(void)
     free(s);
 
     /* no header */
-    style = (csv_out_style){.delimiter = ',', .header = false,
-                            .sentence = -1};
+    style = (csv_out_style){.delimiter = ',', .header = false, .sentence = -1};
     s = csv_of(&ta, 1, &style, NULL);
-    ok(s != NULL && strncmp(s, "fused,1,attn_scores,0,Q:O,0,K:O,0.5\n",
-                            36) == 0 && strstr(s, "variant") == NULL,
+    ok(s != NULL &&
+           strncmp(s, "fused,1,attn_scores,0,Q:O,0,K:O,0.5\n", 36) == 0 &&
+           strstr(s, "variant") == NULL,
        "csv header=false: no header line");
     free(s);
     style.sentence = 0;
@@ -962,14 +978,15 @@ static void test_csv(void)
     free(s);
 
     /* values round trip through the CSV text itself */
-    const float awkward[] = {0.1f, 1.0f / 3.0f, 1e-8f, 123456.789f, -0.0f,
-                             FLT_MIN, FLT_MAX, 16777216.0f, 0.3367f};
+    const float awkward[] = {0.1f,        1.0f / 3.0f, 1e-8f,
+                             123456.789f, -0.0f,       FLT_MIN,
+                             FLT_MAX,     16777216.0f, 0.3367f};
     const char *one[] = {"r"};
     trace tr2;
     trace_init(&tr2);
-    size_t k = add_table(&tr2, "input", NO_HEAD, "inputs",
-                         words(&tr2, "", one, 1), indices(&tr2, "dim", 9),
-                         awkward);
+    size_t k =
+        add_table(&tr2, "input", NO_HEAD, "inputs", words(&tr2, "", one, 1),
+                  indices(&tr2, "dim", 9), awkward);
     const table *tk = &tr2.tables[k];
     style = (csv_out_style){.delimiter = ',', .header = true, .sentence = -1};
     s = csv_of(&tk, 1, &style, NULL);
@@ -1002,8 +1019,8 @@ static void test_csv_dir(void)
     trace_init(&tr);
     const char *q[] = {"O", "gato"};
     const float in[] = {0.3367f, 0.1288f, -1.25f, 12.0f};
-    size_t a = add_table(&tr, "input", NO_HEAD, "inputs",
-                         words(&tr, "", q, 2), indices(&tr, "dim", 2), in);
+    size_t a = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
+                         indices(&tr, "dim", 2), in);
     const float w[] = {1.0f, -INFINITY, 0.25f, 0.75f};
     size_t b = add_table(&tr, "fused", 1, "attn_weights",
                          words(&tr, "Q:", q, 2), words(&tr, "K:", q, 2), w);
@@ -1027,7 +1044,8 @@ static void test_csv_dir(void)
                            "input.inputs.csv|"
                            "wrapper.heads.0.W_query.weight.csv") == 0,
        "csv-dir: exactly <variant>.<table>.csv and "
-       "<variant>.head<h>.<table>.csv, no hidden leftovers (%s)", listing);
+       "<variant>.head<h>.<table>.csv, no hidden leftovers (%s)",
+       listing);
 
     snprintf(path, sizeof path, "%s/input.inputs.csv", target);
     char *s = read_whole(path, NULL);
@@ -1053,8 +1071,11 @@ static void test_csv_dir(void)
        (unsigned)(st.st_mode & 0777));
 
     /* a second run replaces the files; BOM, ';' and decimal comma */
-    csv_out_style semi = {.delimiter = ';', .decimal_comma = true,
-                          .bom = true, .header = true, .sentence = 2};
+    csv_out_style semi = {.delimiter = ';',
+                          .decimal_comma = true,
+                          .bom = true,
+                          .header = true,
+                          .sentence = 2};
     rc = render_csv_dir(target, ts, 1, &semi, &err);
     size_t len = 0;
     s = read_whole(path, &len);
@@ -1077,8 +1098,8 @@ static void test_csv_dir(void)
     err = (mx_error){0};
     rc = render_csv_dir(blocker, ts, 3, &style, &err);
     ok(rc == -1 && err.status == EXIT_BAD_INPUT,
-       "csv-dir onto a regular file: fails with status 2 (%d: %s)",
-       err.status, err.msg);
+       "csv-dir onto a regular file: fails with status 2 (%d: %s)", err.status,
+       err.msg);
     s = read_whole(blocker, NULL);
     ok(list_dir(base, listing, sizeof listing) == 0 &&
            strcmp(listing, "blocker|out") == 0 && s != NULL &&
@@ -1096,9 +1117,10 @@ static void test_csv_dir(void)
     snprintf(path, sizeof path, "%s/new1/new2", base);
     err = (mx_error){0};
     rc = render_csv_dir(path, fails, 2, &style, &err);
-    ok(rc == -1 && err.status != 0, "csv-dir: a file that cannot be made "
-                                    "fails (status %d: %s)", err.status,
-       err.msg);
+    ok(rc == -1 && err.status != 0,
+       "csv-dir: a file that cannot be made "
+       "fails (status %d: %s)",
+       err.status, err.msg);
     ok(list_dir(base, listing, sizeof listing) == 0 &&
            strcmp(listing, "blocker|out") == 0,
        "csv-dir: after a failure, no file or folder it made is left (%s)",
@@ -1125,8 +1147,8 @@ static void test_errors(void)
     char want[600];
     snprintf(want, sizeof want, "cannot write the output: %s",
              strerror(ENOSPC));
-    ok(rc == -1 && err.status == EXIT_OUTPUT_ERROR &&
-           err.sys_errno == ENOSPC && strcmp(err.msg, want) == 0,
+    ok(rc == -1 && err.status == EXIT_OUTPUT_ERROR && err.sys_errno == ENOSPC &&
+           strcmp(err.msg, want) == 0,
        "err_write: -1, status 1, errno kept, \"%s\"", err.msg);
 
     FILE *full = fopen("/dev/full", "w");
@@ -1138,9 +1160,8 @@ static void test_errors(void)
     }
     trace tr;
     trace_init(&tr);
-    size_t a = add_table(&tr, "fused", 0, "attn_scores",
-                         indices(&tr, "t", 100), indices(&tr, "c", 100),
-                         NULL);
+    size_t a = add_table(&tr, "fused", 0, "attn_scores", indices(&tr, "t", 100),
+                         indices(&tr, "c", 100), NULL);
     const table *t = &tr.tables[a];
     text_style style = {.precision = 4, .full = true};
     err = (mx_error){0};
@@ -1148,11 +1169,12 @@ static void test_errors(void)
     int flushed = fflush(full);
     ok(rc == -1 || flushed != 0,
        "render_text to /dev/full: the error is reported (render %d, "
-       "fflush %d)", rc, flushed);
+       "fflush %d)",
+       rc, flushed);
     ok(rc == -1 && err.status == EXIT_OUTPUT_ERROR && err.sys_errno == ENOSPC,
        "render_text to /dev/full: render_text returns -1 with status 1 and "
-       "ENOSPC (%d, status %d, errno %d: %s)", rc, err.status,
-       err.sys_errno, err.msg);
+       "ENOSPC (%d, status %d, errno %d: %s)",
+       rc, err.status, err.sys_errno, err.msg);
     fclose(full);
 
     full = fopen("/dev/full", "w");
@@ -1160,8 +1182,7 @@ static void test_errors(void)
     err = (mx_error){0};
     rc = full != NULL ? render_csv(full, &t, 1, &cs, &err) : 0;
     ok(rc == -1 && err.status == EXIT_OUTPUT_ERROR && err.sys_errno == ENOSPC,
-       "render_csv to /dev/full: -1 with status 1 and ENOSPC (%s)",
-       err.msg);
+       "render_csv to /dev/full: -1 with status 1 and ENOSPC (%s)", err.msg);
     if (full != NULL)
         fclose(full);
     trace_free(&tr);

@@ -69,13 +69,14 @@ static void check_line(char *line)
         ok(k == n && mismatches(got, want, n) == 0,
            "torch.randn(%u) with seed %llu, bit for bit", n, seed);
     } else if (sscanf(line, "uniform %u seed %llu %lf %lf:", &n, &seed, &lo,
-                      &hi) == 4 && n <= 4096) {
+                      &hi) == 4 &&
+               n <= 4096) {
         size_t k = read_hex(want, 4096, &p);
         rng_seed(&g, seed);
         rng_uniform_fill(got, n, lo, hi, &g);
         ok(k == n && mismatches(got, want, n) == 0,
-           "uniform_(%g, %g) on %u values with seed %llu, bit for bit", lo,
-           hi, n, seed);
+           "uniform_(%g, %g) on %u values with seed %llu, bit for bit", lo, hi,
+           n, seed);
     } else if (strstr(line, "first16") != NULL &&
                sscanf(line, "linear %u %u seed %llu", &in, &out, &seed) == 3) {
         float *w = malloc((size_t)in * out * sizeof *w);
@@ -85,22 +86,22 @@ static void check_line(char *line)
         rng_linear_init(w, got2, in, out, &g);
         ok(kw == 16 && kb == out && mismatches(w, want, 16) == 0 &&
                mismatches(got2, want2, out) == 0,
-           "nn.Linear(%u, %u) with seed %llu: first weights and bias", in,
-           out, seed);
+           "nn.Linear(%u, %u) with seed %llu: first weights and bias", in, out,
+           seed);
         free(w);
-    } else if (sscanf(line, "linear %u %u seed %llu bias:", &in, &out,
-                      &seed) == 3 && in * out <= 4096) {
+    } else if (sscanf(line, "linear %u %u seed %llu bias:", &in, &out, &seed) ==
+                   3 &&
+               in * out <= 4096) {
         size_t kw = read_hex(want, 4096, &p);
         size_t kb = read_hex(want2, 4096, &p);
         rng_seed(&g, seed);
         rng_linear_init(got, got2, in, out, &g);
         ok(kw == in * out && kb == out && mismatches(got, want, kw) == 0 &&
                mismatches(got2, want2, out) == 0,
-           "nn.Linear(%u, %u) with seed %llu: weight and bias", in, out,
-           seed);
+           "nn.Linear(%u, %u) with seed %llu: weight and bias", in, out, seed);
     } else if (sscanf(line,
-                      "embedding %u %u seed %llu then linear %u %u nobias:",
-                      &v, &d, &seed, &in, &out) == 5) {
+                      "embedding %u %u seed %llu then linear %u %u nobias:", &v,
+                      &d, &seed, &in, &out) == 5) {
         size_t ke = read_hex(want, 4096, &p);
         size_t kw = read_hex(want2, 4096, &p);
         rng_seed(&g, seed);
@@ -109,8 +110,8 @@ static void check_line(char *line)
         ok(ke == (size_t)v * d && kw == (size_t)in * out &&
                mismatches(got, want, ke) == 0 &&
                mismatches(got2, want2, kw) == 0,
-           "nn.Embedding(%u, %u) then nn.Linear(%u, %u, bias=False)", v, d,
-           in, out);
+           "nn.Embedding(%u, %u) then nn.Linear(%u, %u, bias=False)", v, d, in,
+           out);
     } else {
         ok(0, "unrecognised line in rng_check.txt: %.40s", line);
     }

@@ -66,7 +66,8 @@ int main(void)
     const char *repeat[] = {"the", "cat", "sat", "on", "the", "mat"};
     const size_t repeat_ids[] = {0, 1, 2, 3, 0, 4};
     s = "the cat sat on the mat";
-    expect("repeated word keeps its id", s, strlen(s), repeat, repeat_ids, 6, 5);
+    expect("repeated word keeps its id", s, strlen(s), repeat, repeat_ids, 6,
+           5);
 
     s = "  the\tcat\n\nsat \r\n on\vthe\fmat  ";
     expect("ASCII whitespace of every kind", s, strlen(s), repeat, repeat_ids,
@@ -80,11 +81,13 @@ int main(void)
     const char *ideo[] = {"猫が", "マットに", "座った"};
     const size_t ideo_ids[] = {0, 1, 2};
     s = "猫が\u3000マットに\u3000座った";
-    expect("U+3000 ideographic space splits", s, strlen(s), ideo, ideo_ids, 3, 3);
+    expect("U+3000 ideographic space splits", s, strlen(s), ideo, ideo_ids, 3,
+           3);
 
     const char *spaces[] = {"a", "b", "c", "d", "e", "f", "g"};
     const size_t spaces_ids[] = {0, 1, 2, 3, 4, 5, 6};
-    s = "a\u00a0b\u2003c\u2028d\u2029e\xc2\x85" "f\x1cg";
+    s = "a\u00a0b\u2003c\u2028d\u2029e\xc2\x85"
+        "f\x1cg";
     expect("NBSP, EM SPACE, U+2028/9, NEL and 0x1c split (str.split)", s,
            strlen(s), spaces, spaces_ids, 7, 7);
 
@@ -97,36 +100,36 @@ int main(void)
     const char *accents[] = {"caf\u00e9", "cafe\u0301", "caf\u00e9", "🙂"};
     const size_t accents_ids[] = {0, 1, 0, 2};
     s = "caf\u00e9 cafe\u0301 caf\u00e9 🙂";
-    expect("NFC and NFD spellings stay different words; emoji kept whole",
-           s, strlen(s), accents, accents_ids, 4, 3);
+    expect("NFC and NFD spellings stay different words; emoji kept whole", s,
+           strlen(s), accents, accents_ids, 4, 3);
 
     /* --tokens chars: one token per user-perceived character */
-    const char *hk[] = {"法", "國", "紅", "酒", "慢", "煮", "阿", "根", "廷",
-                        "牛", "舌", "配", "煙", "肉", "洋", "蔥", "炒", "著",
-                        "仔"};
+    const char *hk[] = {"法", "國", "紅", "酒", "慢", "煮", "阿",
+                        "根", "廷", "牛", "舌", "配", "煙", "肉",
+                        "洋", "蔥", "炒", "著", "仔"};
     expect_chars("the Hong Kong sentence",
                  "法國紅酒慢煮阿根廷牛舌 配 煙肉洋蔥炒著仔", hk, 19, 19);
     const char *rep[] = {"牛", "舌", "和", "牛", "舌"};
-    expect_chars("a repeated character keeps its id", "牛舌和　牛舌", rep,
-                 5, 3);
+    expect_chars("a repeated character keeps its id", "牛舌和　牛舌", rep, 5,
+                 3);
     /* woman technologist, medium skin tone: woman + modifier + ZWJ +
      * laptop; family of three joined by ZWJs; thumbs up + skin tone */
-    const char *emoji[] = {"👩🏽‍💻", "👨‍👩‍👧", "👍🏿", "x"};
+    const char *emoji[] = {"👩🏽‍💻", "👨‍👩‍👧", "👍🏿",
+                           "x"};
     expect_chars("emoji with ZWJ and skin tones stay whole",
                  "👩🏽‍💻👨‍👩‍👧 👍🏿x", emoji, 4, 4);
     const char *flags[] = {"🇧🇷", "🇵🇹", "🇪🇸"};
     expect_chars("regional-indicator flags pair up", "🇧🇷🇵🇹🇪🇸", flags, 3, 3);
-    const char *marks[] = {"c", "a", "f", "é", "ñ", "é",
-                           "ậ"};
-    expect_chars("combining marks stay with their letter",
-                 "café ñéậ", marks, 7, 7);
+    const char *marks[] = {"c", "a", "f", "é", "ñ", "é", "ậ"};
+    expect_chars("combining marks stay with their letter", "café ñéậ", marks, 7,
+                 7);
     const char *crlf[] = {"a", "b"};
     expect_chars("CR LF and tabs are skipped", "\ta\r\nb\r\n", crlf, 2, 2);
     {
         tokenized t;
         mx_error err = {0};
-        int rc = tokenize_as(&t, " \u3000 ", strlen(" \u3000 "),
-                             TOKENS_CHARS, &err);
+        int rc =
+            tokenize_as(&t, " \u3000 ", strlen(" \u3000 "), TOKENS_CHARS, &err);
         ok(rc != 0 && strstr(err.msg, "empty") != NULL,
            "chars, whitespace only: rejected as empty");
         rc = tokenize_as(&t, "a\xff", 2, TOKENS_CHARS, &err);
@@ -141,7 +144,8 @@ int main(void)
     expect_error("0xFF", "ok \xff", 4, "byte 4");
     expect_error("NUL inside the text", "a\0b", 3, "NUL");
     expect_error("empty", "", 0, "empty");
-    expect_error("whitespace only", " \t\u3000 ", strlen(" \t\u3000 "), "empty");
+    expect_error("whitespace only", " \t\u3000 ", strlen(" \t\u3000 "),
+                 "empty");
 
     /* MAX_TOKENS words are accepted, one more is not */
     static char many[MAX_TOKENS * 2 + 3];
@@ -166,7 +170,8 @@ int main(void)
        "tokenize_words: the same vocabulary rule");
     if (rc == 0)
         tokenized_free(&t);
-    ok(tokenize_words(&t, words, 0, &err) != 0, "tokenize_words: none is an error");
+    ok(tokenize_words(&t, words, 0, &err) != 0,
+       "tokenize_words: none is an error");
     ok(is_split_space(0x3000) && is_split_space(' ') && !is_split_space('a') &&
            !is_split_space(0x200B),
        "is_split_space agrees with Python's isspace");
