@@ -69,7 +69,8 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
                    const csv_out_style *style, mx_error *err);
 
-/* The shortest decimal text that reads back (strtod, then float32) as exactly v:
+/* The shortest decimal text that reads back (strtod, then float32) as
+ * exactly v:
  * "0.3367", "-inf", "12"; with decimal_comma "0,3367". buf must hold 32
  * bytes. */
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma);

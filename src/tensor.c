@@ -383,7 +383,7 @@ void layer_norm(matrix *out, const matrix *x, const float *gamma,
 void relu(matrix *x)
 {
     for (size_t i = 0; i < x->rows * x->cols; i++)
-        x->v[i] = x->v[i] > 0.0f ? x->v[i] : 0.0f;
+        x->v[i] = x->v[i] < 0.0f ? 0.0f : x->v[i];
 }
 
 void add(matrix *out, const matrix *a, const matrix *b)

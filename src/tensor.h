@@ -75,7 +75,8 @@ void put_columns(matrix *out, const matrix *in, size_t first);
 void layer_norm(matrix *out, const matrix *x, const float *gamma,
                 const float *beta, float eps);
 
-/* x = max(x, 0), element by element (nn.ReLU). */
+/* x = 0 where x < 0, element by element (nn.ReLU, which is clamp_min(x,
+ * 0)): NaN stays NaN and -0 stays -0, as in PyTorch. */
 void relu(matrix *x);
 
 /* out = a + b, element by element (a residual connection). */

@@ -115,6 +115,21 @@ def write_norm_files(c, outdir, block, D):
                 f.write(",".join([part] + [fmt(v) for v in values]) + "\n")
 
 
+def write_fill_file(c, outdir, block):
+    """Fills the block's weight matrix c["fill"] = (name, value) with value
+    and writes it as --csv-dir names it, for --weights."""
+    name, value = c["fill"]
+    param = block.get_parameter(name)
+    param.fill_(float(value))
+    folder = os.path.join(outdir, c["name"] + "_weights")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "block.%s.csv" % name), "w",
+              encoding="utf-8", newline="\n") as f:
+        f.write(",".join(["token"] + dims(param.shape[1], "in")) + "\n")
+        for r in range(param.shape[0]):
+            f.write(",".join(["out%d" % r] + [value] * param.shape[1]) + "\n")
+
+
 def block_case(c, outdir):
     tokens, vocab = make_vocab(c["sentence"])
     ids = torch.tensor([vocab[t] for t in tokens])
@@ -126,13 +141,19 @@ def block_case(c, outdir):
     with torch.no_grad():
         if "norm_seed" in c:  # hand-made LayerNorm weights, read by --weights
             write_norm_files(c, outdir, block, D)
+        if "fill" in c:  # a weight matrix of one huge value, read by --weights
+            write_fill_file(c, outdir, block)
         x = emb(ids)
         heads, extra, attn_out = steps_fused(block.attention, x, True, True)
         add_norm1 = block.norm1(x + attn_out)
         hidden = block.ff[1](block.ff[0](add_norm1))
         ffn_out = block.ff[2](hidden)
         out = block.norm2(add_norm1 + ffn_out)
-        assert torch.equal(out, block(x.unsqueeze(0))[0]), "block forward"
+        forward = block(x.unsqueeze(0))[0]  # NaN counted equal to NaN
+        assert torch.equal(out.nan_to_num(), forward.nan_to_num()) and \
+            torch.equal(out.isnan(), forward.isnan()), "block forward"
+        if "fill" in c:  # the case must reach ReLU with NaN and infinities
+            assert torch.isnan(hidden).any(), "NaN through ReLU"
         with open(os.path.join(outdir, c["name"] + ".csv"), "w",
                   encoding="utf-8", newline="") as f:
             w = TidyWriter(f)
@@ -164,7 +185,7 @@ def block_case(c, outdir):
     args = base_args(c) + ["--variant", "block"]
     if "ff" in c:
         args += ["--ff", str(F)]
-    if "norm_seed" in c:
+    if "norm_seed" in c or "fill" in c:
         args += ["--weights", c["name"] + "_weights"]
     write_args(outdir, c["name"], args + [c["sentence"]])
     return w.rows
@@ -459,6 +480,14 @@ CASES = [
                             seed=4, d_model=3, d_out=34, heads=17, average=True)),
     (overflow_case, dict(name="overflow", sentence="O gato sobe no tapete",
                          seed=42, d_model=3, d_out=4, heads=2, value="3e38")),
+    # the guide's overflow example in the block: NaN and infinities
+    # through LayerNorm, the feed-forward layers and ReLU
+    (block_case, dict(name="block_overflow", sentence="O gato sobe no tapete",
+                      seed=42, d_model=4, d_out=4, heads=2,
+                      fill=("attention.W_query.weight", "3e38"))),
+    (block_case, dict(name="block_ff_overflow", sentence="O gato sobe no tapete",
+                      seed=42, d_model=4, d_out=4, heads=2,
+                      fill=("ff.0.weight", "3e38"))),
     (decimals_case, dict(name="decimals", tokens=["A", "B"], seed=42,
                          d_model=2, d_out=4, heads=2, rng=1)),
     (decimals_case, dict(name="decimals_comma",

@@ -300,6 +300,78 @@ static void layer_norm_rows(void)
     matrix_free(&y);
 }
 
+/* NaN, infinities and -0 through the elementwise steps; the expected
+ * values are what PyTorch 1.13 gives (nn.ReLU, nn.LayerNorm(9),
+ * torch.softmax), NaN of either sign counted as NaN. */
+static int same_or_both_nan(float a, float b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void elementwise_edges(void)
+{
+    /* ReLU is clamp_min(x, 0): NaN stays NaN, -0 stays -0, -inf is 0 */
+    const float in[] = {NAN, -0.0f, 0.0f, -INFINITY, INFINITY, -1, 1, -0.0f,
+                        NAN};
+    const float want[] = {NAN, -0.0f, 0.0f, 0.0f, INFINITY, 0, 1, -0.0f, NAN};
+    matrix r = make(1, 9, in);
+    relu(&r);
+    int good = 1;
+    for (size_t i = 0; i < 9; i++)
+        good &= same_or_both_nan(r.v[i], want[i]);
+    ok(good, "relu keeps NaN and -0, as nn.ReLU");
+    matrix_free(&r);
+
+    /* LayerNorm: a NaN or infinity anywhere in a row (or a variance that
+     * overflows) makes the row NaN; a row of -0 gives +0 */
+    const size_t D = 9;
+    float x_v[7 * 9], gamma[9], beta[9];
+    for (size_t d = 0; d < D; d++) {
+        gamma[d] = 1.0f;
+        beta[d] = 0.0f;
+        x_v[0 * D + d] = d == 0 ? NAN : 1.0f;
+        x_v[1 * D + d] = d == 0 ? INFINITY : 1.0f;
+        x_v[2 * D + d] = -0.0f;
+        x_v[3 * D + d] = d == 0 ? -INFINITY : 1.0f;
+        x_v[4 * D + d] = d == 0 ? 3e38f : d == 1 ? -3e38f : 0.0f;
+        x_v[5 * D + d] = INFINITY;
+        x_v[6 * D + d] = d == 0 ? 1.0f : d == 1 ? -1.0f : -0.0f;
+    }
+    matrix x = make(7, D, x_v), y = make(7, D, NULL);
+    layer_norm(&y, &x, gamma, beta, 1e-5f);
+    good = 1;
+    for (size_t t = 0; t < 7; t++)
+        for (size_t d = 0; d < D; d++) {
+            const float v = y.v[t * D + d];
+            if (t == 2 || (t == 6 && d >= 2))
+                good &= v == 0.0f && !signbit(v);
+            else if (t == 6)  /* 0x4007c2ee and its negation */
+                good &= v == (d == 0 ? 2.12127256f : -2.12127256f);
+            else
+                good &= isnan(v) != 0;
+        }
+    ok(good, "layer_norm: NaN and infinite rows give NaN, -0 rows give +0");
+    matrix_free(&x);
+    matrix_free(&y);
+
+    /* softmax: -0 is 0; a row with +inf, NaN or only -inf is NaN */
+    const float s_v[] = {-0.0f, -0.0f, -INFINITY, -INFINITY, INFINITY, 1,
+                         NAN, 1, -INFINITY, -0.0f, -INFINITY, INFINITY};
+    matrix sc = make(6, 2, s_v), w = make(6, 2, NULL);
+    for (int k = 0; k < 2; k++) {
+        softmax_rows(&w, &sc, k == 0 ? 1.0f : sqrtf(2.0f));
+        good = w.v[0] == 0.5f && w.v[1] == 0.5f && w.v[8] == 0.0f &&
+               !signbit(w.v[8]) && w.v[9] == 1.0f;
+        for (size_t i = 2; i < 8; i++)
+            good &= isnan(w.v[i]) != 0;
+        good &= isnan(w.v[10]) && isnan(w.v[11]);
+        ok(good, "softmax of -0, inf, NaN and -inf rows as torch.softmax "
+                 "(divisor %g)", k == 0 ? 1.0 : sqrt(2.0));
+    }
+    matrix_free(&sc);
+    matrix_free(&w);
+}
+
 static void exp_edges(void)
 {
     ok(sleef_expf(0.0f) == 1.0f, "exp(0) = 1");
@@ -318,5 +390,6 @@ int main(void)
     wrapper_is_fused(false);
     wrapper_is_fused(true);
     layer_norm_rows();
+    elementwise_edges();
     return tap_done();
 }
