@@ -311,8 +311,8 @@ static int same_or_both_nan(float a, float b)
 static void elementwise_edges(void)
 {
     /* ReLU is clamp_min(x, 0): NaN stays NaN, -0 stays -0, -inf is 0 */
-    const float in[] = {NAN, -0.0f, 0.0f, -INFINITY, INFINITY, -1, 1, -0.0f,
-                        NAN};
+    const float in[] = {NAN, -0.0f, 0.0f,  -INFINITY, INFINITY,
+                        -1,  1,     -0.0f, NAN};
     const float want[] = {NAN, -0.0f, 0.0f, 0.0f, INFINITY, 0, 1, -0.0f, NAN};
     matrix r = make(1, 9, in);
     relu(&r);
@@ -345,7 +345,7 @@ static void elementwise_edges(void)
             const float v = y.v[t * D + d];
             if (t == 2 || (t == 6 && d >= 2))
                 good &= v == 0.0f && !signbit(v);
-            else if (t == 6)  /* 0x4007c2ee and its negation */
+            else if (t == 6) /* 0x4007c2ee and its negation */
                 good &= v == (d == 0 ? 2.12127256f : -2.12127256f);
             else
                 good &= isnan(v) != 0;
@@ -355,8 +355,9 @@ static void elementwise_edges(void)
     matrix_free(&y);
 
     /* softmax: -0 is 0; a row with +inf, NaN or only -inf is NaN */
-    const float s_v[] = {-0.0f, -0.0f, -INFINITY, -INFINITY, INFINITY, 1,
-                         NAN, 1, -INFINITY, -0.0f, -INFINITY, INFINITY};
+    const float s_v[] = {-0.0f,     -0.0f, -INFINITY, -INFINITY,
+                         INFINITY,  1,     NAN,       1,
+                         -INFINITY, -0.0f, -INFINITY, INFINITY};
     matrix sc = make(6, 2, s_v), w = make(6, 2, NULL);
     for (int k = 0; k < 2; k++) {
         softmax_rows(&w, &sc, k == 0 ? 1.0f : sqrtf(2.0f));
@@ -365,8 +366,10 @@ static void elementwise_edges(void)
         for (size_t i = 2; i < 8; i++)
             good &= isnan(w.v[i]) != 0;
         good &= isnan(w.v[10]) && isnan(w.v[11]);
-        ok(good, "softmax of -0, inf, NaN and -inf rows as torch.softmax "
-                 "(divisor %g)", k == 0 ? 1.0 : sqrt(2.0));
+        ok(good,
+           "softmax of -0, inf, NaN and -inf rows as torch.softmax "
+           "(divisor %g)",
+           k == 0 ? 1.0 : sqrt(2.0));
     }
     matrix_free(&sc);
     matrix_free(&w);
