@@ -205,14 +205,15 @@ static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
     return 0;
 }
 
-/* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1; negative values
- * wrap around as two's complement. Only the low 32 bits reach MT19937. */
+/* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1, with an optional
+ * sign (+42 is 42); negative values wrap around as two's complement. Only
+ * the low 32 bits reach MT19937. */
 static int parse_seed(uint64_t *out, const char *text, mx_error *err)
 {
     const char *p = text;
     int negative = 0;
-    if (*p == '-') {
-        negative = 1;
+    if (*p == '-' || *p == '+') {
+        negative = *p == '-';
         p++;
     }
     uint64_t value = 0;

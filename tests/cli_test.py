@@ -89,6 +89,11 @@ def equivalences():
     ok(run([S, "--seed", str(2 ** 32 + 42)]).stdout == one,
        "only the low 32 bits of the seed count")
     ok(run([S, "--seed", "-1"]).returncode == 0, "negative seeds wrap as in PyTorch")
+    ok(run([S, "--seed", "+42"]).stdout == one,
+       "--seed +42 is seed 42, as torch.manual_seed(+42)")
+    zero = run([S, "--seed", "0"]).stdout
+    ok(zero != one and run([S, "--seed", "+0"]).stdout == zero
+       and run([S, "--seed", "-0"]).stdout == zero, "+0 and -0 are seed 0")
 
 
 def help_and_version():
