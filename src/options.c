@@ -177,6 +177,119 @@ static const char *const known_tables[] = {
 };
 /* clang-format on */
 
+/* ---- help for a mistyped option --------------------------------------- */
+
+/* Words the notebooks and PyTorch use for options named otherwise here. */
+static const struct {
+    const char *said, *meant;
+} option_aliases[] = {
+    {"num-heads", "heads"}, {"n-heads", "heads"},      {"nhead", "heads"},
+    {"nheads", "heads"},    {"no-mask", "no-causal"},  {"embed-dim", "d-model"},
+    {"d-in", "d-model"},    {"emb-dim", "d-model"},    {"bias", "qkv-bias"},
+    {"colour", "color"},    {"decimals", "precision"},
+};
+
+#define OPTION_NAME_MAX 64
+
+/* The option name in arg without its dashes and "=value", lower case,
+ * '_' read as '-': "--D_Model=3" -> "d-model". */
+static void normalise_option(char *out, const char *arg)
+{
+    arg += strspn(arg, "-");
+    size_t n = 0;
+    for (; arg[n] != '\0' && arg[n] != '=' && n + 1 < OPTION_NAME_MAX; n++) {
+        char c = arg[n];
+        out[n] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+    }
+    out[n] = '\0';
+}
+
+/* Edits (insert, delete, change, swap two neighbours) from a to b, two
+ * short names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t rows[3][OPTION_NAME_MAX + 1]; /* rows i - 2, i - 1 and i */
+    const size_t la = strlen(a), lb = strlen(b);
+    for (size_t j = 0; j <= lb; j++)
+        rows[1][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *older = rows[0], *prev = rows[1], *cur = rows[2];
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && older[j - 2] + 1 < best)
+                best = older[j - 2] + 1;
+            cur[j] = best;
+        }
+        memcpy(rows[0], rows[1], sizeof rows[0]);
+        memcpy(rows[1], rows[2], sizeof rows[1]);
+    }
+    return rows[1][lb];
+}
+
+/* The long option (without dashes) that arg most likely meant, or NULL:
+ * a known other name for it, the same name spelt with '_' or capitals,
+ * or the one name at most a third of its letters (and 1 to 3) away. */
+static const char *nearest_option(const char *arg)
+{
+    char name[OPTION_NAME_MAX];
+    normalise_option(name, arg);
+    if (name[0] == '\0')
+        return NULL;
+    for (size_t i = 0; i < sizeof option_aliases / sizeof option_aliases[0];
+         i++)
+        if (strcmp(name, option_aliases[i].said) == 0)
+            return option_aliases[i].meant;
+    const char *best = NULL;
+    size_t best_distance = 0;
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        size_t d = edit_distance(name, o->name);
+        if (best == NULL || d < best_distance) {
+            best = o->name;
+            best_distance = d;
+        }
+    }
+    size_t limit = strlen(name) / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    return best_distance <= limit ? best : NULL;
+}
+
+/* The argument getopt was reading when it met the unknown short option
+ * c: "-heads" (still current: optind not yet past it) or the previous
+ * one. */
+static const char *short_cluster(int argc, char **argv, int c)
+{
+    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
+        strchr(argv[optind] + 1, c) != NULL)
+        return argv[optind];
+    return argv[optind - 1];
+}
+
+static int unknown_option(int argc, char **argv, mx_error *err)
+{
+    if (optopt != 0 && optopt < 256) {
+        const char *arg = short_cluster(argc, argv, optopt);
+        const char *meant = strlen(arg) > 2 ? nearest_option(arg) : NULL;
+        if (meant != NULL)
+            return err_usage(err,
+                             "unknown option '%s': long options take "
+                             "two dashes (did you mean '--%s'?)",
+                             arg, meant);
+        return err_usage(err, "unknown option '-%c'", optopt);
+    }
+    const char *seen = argv[optind - 1];
+    const char *meant = nearest_option(seen);
+    if (meant != NULL)
+        return err_usage(err, "unknown option '%s' (did you mean '--%s'?)",
+                         seen, meant);
+    return err_usage(err, "unknown option '%s'", seen);
+}
+
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
 static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
                       size_t hi, mx_error *err)
@@ -191,6 +304,12 @@ static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
         else
             value = value * 10 + (size_t)(*p - '0');
     }
+    if (!ok && text[0] == '-' && text[1] != '\0' &&
+        strspn(text + 1, "0123456789") == strlen(text + 1))
+        return err_usage(err,
+                         "%s: '%s' is out of range (expected %zu to "
+                         "%zu)",
+                         opt, text, lo, hi);
     if (!ok) {
         return err_usage(err,
                          "%s: '%s' is not a whole number (expected %zu "
@@ -579,11 +698,8 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     int c;
     while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
         const char *seen = argv[optind - 1];
-        if (c == '?') {
-            if (optopt != 0 && optopt < 256)
-                return err_usage(err, "unknown option '-%c'", optopt);
-            return err_usage(err, "unknown option '%s'", seen);
-        }
+        if (c == '?')
+            return unknown_option(argc, argv, err);
         if (c == ':')
             return err_usage(err, "option '%s' needs a value", seen);
         if (parse_one(opt, c, optarg, err) != 0)

@@ -200,9 +200,27 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         snprintf(where + used, sizeof where - used, "%s%s@%zu",
                  found > 1 ? ", " : "", spec, i);
     }
-    if (found == 0)
-        return err_usage(err, "--focus: '%s' is not a token of the sentence",
-                         spec);
+    if (found == 0) {
+        /* the words it could be, in order, each once */
+        char words[300] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n && used < sizeof words; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = strcmp(tokens[k], tokens[i]) == 0;
+            if (seen)
+                continue;
+            int w = snprintf(words + used, sizeof words - used, "%s%s",
+                             used > 0 ? ", " : "", tokens[i]);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (used >= sizeof words) /* cut: end with an ellipsis */
+            memcpy(words + sizeof words - 6, ", ...", 6);
+        return err_usage(err,
+                         "--focus: '%s' is not a token of the sentence "
+                         "(its tokens: %.300s)",
+                         spec, words);
+    }
     if (found > 1)
         return err_usage(err, "--focus: '%s' occurs %zu times; choose one: %s",
                          spec, found, where);

@@ -82,7 +82,30 @@ CASES = [
     ([S, "--tie", "--variant", "wrapper"], b"", 2, "--tie", True),
     ([S, "--tie", "--weights", "tied"], b"", 2,
      "tied/fused.W_key.weight.csv: --tie builds the fused W_key", False),
+    # help for mistakes: the nearest option, the notebooks' words, ranges
+    (["--d_model", "3", S], b"", 2,
+     "unknown option '--d_model' (did you mean '--d-model'?)", True),
+    (["--num-heads", "2", S], b"", 2, "(did you mean '--heads'?)", True),
+    (["--n-heads=2", S], b"", 2,
+     "unknown option '--n-heads=2' (did you mean '--heads'?)", True),
+    (["--no-mask", S], b"", 2, "(did you mean '--no-causal'?)", True),
+    (["--embed-dim", "3", S], b"", 2, "(did you mean '--d-model'?)", True),
+    (["--hedas", "2", S], b"", 2, "(did you mean '--heads'?)", True),
+    (["--precison", "2", S], b"", 2, "(did you mean '--precision'?)", True),
+    (["-heads", "2", S], b"", 2, "unknown option '-heads': long options "
+     "take two dashes (did you mean '--heads'?)", True),
+    (["-d_model", "2", S], b"", 2, "two dashes (did you mean '--d-model'?)",
+     True),
+    (["--precision", "-1", S], b"", 2,
+     "--precision: '-1' is out of range (expected 0 to 12)", True),
+    (["--heads", "-3", S], b"", 2, "out of range (expected 1 to", True),
+    ([S, "--focus", "cat"], b"", 2, "'cat' is not a token of the sentence "
+     "(its tokens: O, gato, sobe, no, tapete)", True),
+    (["a a b", "--focus", "c"], b"", 2, "(its tokens: a, b)", True),
 ]
+
+# Far from every option: no guess.
+NO_GUESS = [["--bogus", S], ["--zzzzzzzz", S], ["-x", S]]
 
 
 def main():
@@ -108,6 +131,24 @@ def main():
             shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in args)
             ok(good, "status %d, '%s' for: %s" % (status, fragment, shown),
                "status %d stdout %r stderr %r" % (r.returncode, r.stdout[:80], r.stderr[:300]))
+
+        for args in NO_GUESS:
+            r = MHA.run(args)
+            ok(r.returncode == 2 and b"unknown option" in r.stderr and
+               b"did you mean" not in r.stderr,
+               "no guess for %s" % args[0], r.stderr)
+
+        # --help: within 80 columns, in groups
+        r = MHA.run(["--help"])
+        text = r.stdout.decode("utf-8")
+        widest = max(len(line) for line in text.split("\n"))
+        groups = [line for line in text.split("\n")
+                  if line and not line.startswith(" ") and line.endswith(":")]
+        ok(r.returncode == 0 and widest <= 80,
+           "--help fits 80 columns (widest %d)" % widest)
+        ok([g.split()[0] for g in groups] ==
+           ["Model", "Output:", "Inputs", "Teaching:"],
+           "--help is grouped: model, output, inputs, teaching", groups)
 
         # a csv-dir that cannot be created is bad input
         blocker = os.path.join(tmp, "file")
