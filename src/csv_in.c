@@ -337,8 +337,6 @@ static int field_number(float *out, const csv_field *f, const char *path,
     return 0;
 }
 
-/* Checks that there is a header and at least one data row, all rows as
- * wide as the header. */
 /* When a header came out as one column that holds another common
  * delimiter, a hint such as "; the header holds ';': try --csv-delimiter
  * ';'"; otherwise "". */
@@ -367,6 +365,8 @@ static const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
     return buf;
 }
 
+/* Checks that there is a header and at least one data row, all rows as
+ * wide as the header. */
 static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
                        mx_error *err)
 {

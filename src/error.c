@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* clang-format off */
 __attribute__((format(printf, 3, 0)))
@@ -48,6 +49,14 @@ int err_nomem(mx_error *err, const char *what)
 {
     return err_set(err, EXIT_BAD_INPUT, "out of memory while allocating %s",
                    what);
+}
+
+int err_write(mx_error *err, const char *what, int errnum)
+{
+    err_set(err, EXIT_OUTPUT_ERROR, "cannot write %s: %s", what,
+            strerror(errnum));
+    err->sys_errno = errnum;
+    return -1;
 }
 
 size_t size_mul(size_t a, size_t b, int *overflow)

@@ -39,6 +39,10 @@ int err_usage(mx_error *err, const char *fmt, ...)
  * user is reported as bad input rather than a crash. */
 int err_nomem(mx_error *err, const char *what);
 
+/* Sets err for a failed write to `what` (status 1), keeping errno's
+ * reason. */
+int err_write(mx_error *err, const char *what, int errnum);
+
 /* a * b, or 0 with *overflow set when the product does not fit. */
 size_t size_mul(size_t a, size_t b, int *overflow);
 

@@ -1,5 +1,5 @@
 /* options.h: the command line, parsed and validated once before any work.
- * The contract is ../shared/design/cli.md. */
+ * The contract is docs/cli.md. */
 #ifndef MHA_OPTIONS_H
 #define MHA_OPTIONS_H
 

@@ -79,8 +79,4 @@ void format_float_exact(char *buf, size_t size, float v, bool decimal_comma);
  * or a line break. */
 void write_csv_field(FILE *out, const char *s, char delimiter);
 
-/* Sets err for a failed write to `what` (status 1), keeping errno's
- * reason. */
-int err_write(mx_error *err, const char *what, int errnum);
-
 #endif

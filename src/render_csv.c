@@ -7,14 +7,6 @@
 #include <string.h>
 #include <csv.h>
 
-int err_write(mx_error *err, const char *what, int errnum)
-{
-    err_set(err, EXIT_OUTPUT_ERROR, "cannot write %s: %s", what,
-            strerror(errnum));
-    err->sys_errno = errnum;
-    return -1;
-}
-
 static void use_decimal_comma(char *buf, bool decimal_comma)
 {
     char *dot = strchr(buf, '.');

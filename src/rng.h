@@ -5,7 +5,7 @@
  *   nn.Embedding  -> normal_(0, 1)            (rng_normal_fill)
  *   nn.Linear     -> kaiming_uniform_, then uniform_ for the bias
  *                                              (rng_linear_init)
- * See ../shared/design/torch-init.md for the recipe and check values.
+ * docs/torch-init.md gives the recipe and check values.
  */
 #ifndef MHA_RNG_H
 #define MHA_RNG_H

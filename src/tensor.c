@@ -48,8 +48,7 @@ void matrix_free(matrix *m)
  * Each function comes twice: a naive version that reads like the formula,
  * and the one the program uses, which keeps every sum in the same order
  * but works on whole rows at a time so the compiler can use vector
- * instructions. tests/test_attention.c checks that both agree bit for
- * bit. */
+ * instructions. tests/test_math.c checks that both agree bit for bit. */
 
 void linear_forward_naive(matrix *out, const matrix *x, const matrix *w,
                           const float *bias)
