@@ -230,10 +230,12 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
- * single run), rendered to stdout and, with --csv-dir, to csv_dir. */
+ * single run), rendered to stdout and, with --csv-dir, added to *files
+ * (begun at the first run, in sub or in the directory itself). A single
+ * run's files are moved into place before anything goes to stdout. */
 static int run_and_render(const options *opt, const model_input *in, long index,
-                          const char *heading, const char *csv_dir,
-                          mx_error *err)
+                          const char *heading, csv_dir_set **files,
+                          const char *sub, mx_error *err)
 {
     trace tr;
     trace_init(&tr);
@@ -258,10 +260,15 @@ static int run_and_render(const options *opt, const model_input *in, long index,
         .header = index <= 0,
         .sentence = index,
     };
-    if (rc == 0 && csv_dir != NULL) {
+    if (rc == 0 && opt->csv_dir != NULL) {
         csv_out_style file_csv = csv;
         file_csv.bom = opt->bom;
-        rc = render_csv_dir(csv_dir, tables, n, &file_csv, err);
+        if (*files == NULL)
+            rc = csv_dir_begin(files, opt->csv_dir, err);
+        if (rc == 0)
+            rc = csv_dir_add(*files, sub, tables, n, &file_csv, err);
+        if (rc == 0 && index < 0)
+            rc = csv_dir_commit(*files, err);
     }
     if (rc == 0 && opt->format == FORMAT_CSV)
         rc = render_csv(stdout, tables, n, &csv, err);
@@ -299,6 +306,7 @@ static int run_sentence_file(const options *opt, mx_error *err)
                        err) != 0)
         return -1;
     int rc = 0;
+    csv_dir_set *files = NULL;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
@@ -312,16 +320,18 @@ static int run_sentence_file(const options *opt, mx_error *err)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
-        char heading[256], dir[4096];
+        char heading[256], sub[64];
         char *shown = display_escape(sentences[i]);
         snprintf(heading, sizeof heading, "sentence %zu: %.200s", i,
                  shown != NULL ? shown : "");
         free(shown);
-        if (opt->csv_dir != NULL)
-            snprintf(dir, sizeof dir, "%s/sentence%zu", opt->csv_dir, i);
-        rc = run_and_render(opt, &in, (long)i, heading,
-                            opt->csv_dir != NULL ? dir : NULL, err);
+        snprintf(sub, sizeof sub, "sentence%zu", i);
+        rc = run_and_render(opt, &in, (long)i, heading, &files, sub, err);
     }
+    /* the files of every sentence are moved into place together */
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_commit(files, err);
+    csv_dir_end(files);
     free_strings(sentences, n);
     free(lines);
     return rc;
@@ -339,7 +349,9 @@ static int run_embeddings_file(const options *opt, mx_error *err)
         return -1;
     const model_input in = {.words = (const char *const *)words,
                             .embeddings = &rows};
-    int rc = run_and_render(opt, &in, -1, NULL, opt->csv_dir, err);
+    csv_dir_set *files = NULL;
+    int rc = run_and_render(opt, &in, -1, NULL, &files, NULL, err);
+    csv_dir_end(files);
     free_strings(words, n);
     matrix_free(&rows);
     return rc;
@@ -358,7 +370,9 @@ static int run_sentence(const options *opt, mx_error *err)
             return -1;
         in.sentence = from_stdin;
     }
-    int rc = run_and_render(opt, &in, -1, NULL, opt->csv_dir, err);
+    csv_dir_set *files = NULL;
+    int rc = run_and_render(opt, &in, -1, NULL, &files, NULL, err);
+    csv_dir_end(files);
     free(from_stdin);
     return rc;
 }

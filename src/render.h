@@ -62,10 +62,22 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
 int render_csv(FILE *out, const table *const *tables, size_t n,
                const csv_out_style *style, mx_error *err);
 
-/* One matrix-shaped CSV per table in dir (made if missing):
- * dir/<variant>.<table>.csv or dir/<variant>.head<h>.<table>.csv. Files
- * are written under temporary names and renamed at the end, so they
- * appear whole or not at all; on failure nothing made is left. */
+/* --csv-dir: one matrix-shaped CSV per table,
+ * dir[/sub]/<variant>.<table>.csv or dir[/sub]/<variant>.head<h>.<table>.csv,
+ * written as one unit. csv_dir_begin makes dir (if missing) and a private
+ * temporary directory in it; csv_dir_add writes tables there (sub, such as
+ * "sentence0", or NULL); csv_dir_commit moves every file into place,
+ * replacing files of the same names, or on failure leaves dir as it was;
+ * csv_dir_end removes whatever is left (everything made, unless committed)
+ * and frees the set. Call csv_dir_end once, even when begin failed. */
+typedef struct csv_dir_set csv_dir_set;
+int csv_dir_begin(csv_dir_set **set, const char *dir, mx_error *err);
+int csv_dir_add(csv_dir_set *set, const char *sub, const table *const *tables,
+                size_t n, const csv_out_style *style, mx_error *err);
+int csv_dir_commit(csv_dir_set *set, mx_error *err);
+void csv_dir_end(csv_dir_set *set);
+
+/* The whole of it for one set of tables in dir itself. */
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
                    const csv_out_style *style, mx_error *err);
 

@@ -1,83 +1,137 @@
-/* render_csvdir.c: one matrix-shaped CSV per table, written whole or not
- * at all.
+/* render_csvdir.c: one matrix-shaped CSV per table, written as one unit:
+ * all of the files or none of them.
  *
  *   token,dim0,dim1,dim2
  *   O,0.3367,0.1288,0.2345
  *
- * Every file is written under a hidden temporary name first; only when all
- * of them are complete are they renamed into place. On any failure the
- * temporary files, the renamed ones and the directories this run created
- * are removed again.
+ * A set of files is first written into a fresh private directory inside
+ * DIR, DIR/.mha-explain-unfinished.XXXXXX. Only when every file is
+ * complete are they moved into place; a file of the same name that was
+ * already there is moved aside into that directory first and deleted only
+ * when every new file is in place. If anything fails, the files moved
+ * aside are put back, the new ones are removed, and so are the directories
+ * this run made: DIR is left as it was found.
+ *
+ * Files are created with O_EXCL | O_NOFOLLOW inside the private directory
+ * (opened once, then used through its descriptor), so no symlink is ever
+ * followed for a file this program creates; renames replace a name, never
+ * what a symlink points to.
  */
 #include "render.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_CREATED_DIRS 64
-
 typedef struct {
-    char *final_path; /* dir/<name>.csv */
-    char *temp_path;  /* dir/.<name>.csv.XXXXXX */
-    bool renamed;
+    char *final_path; /* dir[/sub]/<name>.csv */
+    char *sub_path;   /* dir/sub, or NULL when the file goes in dir */
+    bool backed_up;   /* the old final_path is b<i> in the temp dir */
+    bool placed;      /* n<i> was renamed to final_path */
 } pending_file;
 
-/* Made directories, deepest last, so that a failed run can remove them. */
-typedef struct {
-    char *path[MAX_CREATED_DIRS];
-    size_t n;
-} created_dirs;
+struct csv_dir_set {
+    char *temp_dir; /* dir/.mha-explain-unfinished.XXXXXX */
+    int temp_fd;    /* its descriptor, or -1 */
+    char **made;    /* directories made, outermost first */
+    size_t n_made, cap_made;
+    pending_file *files; /* n<i> in the temp dir, for i < n_files */
+    size_t n_files, cap_files;
+    char *dir;
+};
 
-static void remove_created_dirs(created_dirs *made)
+static int grow(void *array, size_t *cap, size_t n, size_t size)
 {
-    while (made->n > 0) {
-        made->n--;
-        rmdir(made->path[made->n]);
-        free(made->path[made->n]);
-    }
+    if (n < *cap)
+        return 0;
+    size_t new_cap = *cap ? 2 * *cap : 16;
+    void *p = realloc(*(void **)array, new_cap * size);
+    if (p == NULL)
+        return -1;
+    *(void **)array = p;
+    *cap = new_cap;
+    return 0;
 }
 
-static void forget_created_dirs(created_dirs *made)
+static int remember_made(csv_dir_set *s, const char *path, mx_error *err)
 {
-    while (made->n > 0)
-        free(made->path[--made->n]);
+    char *copy = strdup(path);
+    if (copy == NULL ||
+        grow(&s->made, &s->cap_made, s->n_made, sizeof *s->made) != 0) {
+        rmdir(path);
+        free(copy);
+        return err_nomem(err, "a path");
+    }
+    s->made[s->n_made++] = copy;
+    return 0;
+}
+
+/* The directory path exists (made now if missing, remembered). */
+static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return err_input(err, "--csv-dir: %s is not a directory", path);
+        return 0;
+    }
+    if (mkdir(path, 0777) != 0)
+        return err_input(err, "--csv-dir: cannot create %s: %s", path,
+                         strerror(errno));
+    return remember_made(s, path, err);
 }
 
 /* mkdir -p dir, remembering what it made. */
-static int make_dirs(const char *dir, created_dirs *made, mx_error *err)
+static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
 {
     char *path = strdup(dir);
     if (path == NULL)
         return err_nomem(err, "a path");
     size_t len = strlen(path);
-    for (size_t i = 1; i <= len; i++) {
+    int rc = 0;
+    for (size_t i = 1; i <= len && rc == 0; i++) {
         if (path[i] != '/' && path[i] != '\0')
+            continue;
+        if (path[i - 1] == '/')
             continue;
         char saved = path[i];
         path[i] = '\0';
-        struct stat st;
-        if (stat(path, &st) == 0) {
-            if (!S_ISDIR(st.st_mode)) {
-                err_input(err, "--csv-dir: %s is not a directory", path);
-                free(path);
-                return -1;
-            }
-        } else if (mkdir(path, 0777) != 0) {
-            err_input(err, "--csv-dir: cannot create %s: %s", path,
-                      strerror(errno));
-            free(path);
-            return -1;
-        } else if (made->n < MAX_CREATED_DIRS) {
-            made->path[made->n] = strdup(path);
-            if (made->path[made->n] != NULL)
-                made->n++;
-        }
+        rc = make_dir(s, path, err);
         path[i] = saved;
     }
     free(path);
+    return rc;
+}
+
+int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
+{
+    csv_dir_set *s = calloc(1, sizeof *s);
+    *out = s;
+    if (s == NULL)
+        return err_nomem(err, "the file list");
+    s->temp_fd = -1;
+    s->dir = strdup(dir);
+    size_t n = strlen(dir) + 40;
+    s->temp_dir = malloc(n);
+    if (s->dir == NULL || s->temp_dir == NULL)
+        return err_nomem(err, "a path");
+    snprintf(s->temp_dir, n, "%s/.mha-explain-unfinished.XXXXXX", dir);
+    if (make_dirs(s, dir, err) != 0) {
+        s->temp_dir[0] = '\0'; /* nothing to remove */
+        return -1;
+    }
+    if (mkdtemp(s->temp_dir) == NULL) {
+        int e = errno;
+        s->temp_dir[0] = '\0';
+        return err_write(err, dir, e);
+    }
+    s->temp_fd =
+        open(s->temp_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->temp_fd < 0)
+        return err_write(err, s->temp_dir, errno);
     return 0;
 }
 
@@ -88,6 +142,12 @@ static void file_name(char *buf, size_t size, const table *t)
         snprintf(buf, size, "%s.%s.csv", t->variant, t->name);
     else
         snprintf(buf, size, "%s.head%d.%s.csv", t->variant, t->head, t->name);
+}
+
+/* "n<i>" (the new file) or "b<i>" (the user's file moved aside) */
+static void temp_name(char *buf, size_t size, char kind, size_t i)
+{
+    snprintf(buf, size, "%c%zu", kind, i);
 }
 
 static void write_matrix_csv(FILE *f, const table *t,
@@ -116,77 +176,192 @@ static void write_matrix_csv(FILE *f, const table *t,
     }
 }
 
-/* Writes t into a new temporary file beside its final name. */
-static int write_pending(pending_file *p, const char *dir, const table *t,
-                         const csv_out_style *style, mx_error *err)
+/* Writes t as the new temporary file number i. */
+static int write_temp(csv_dir_set *s, size_t i, const table *t,
+                      const csv_out_style *style, mx_error *err)
 {
-    char name[128];
-    file_name(name, sizeof name, t);
-    size_t n = strlen(dir) + strlen(name) + 16;
-    p->final_path = malloc(n);
-    p->temp_path = malloc(n);
-    if (p->final_path == NULL || p->temp_path == NULL)
-        return err_nomem(err, "a path");
-    snprintf(p->final_path, n, "%s/%s", dir, name);
-    snprintf(p->temp_path, n, "%s/.%s.XXXXXX", dir, name);
-
-    int fd = mkstemp(p->temp_path);
-    if (fd < 0) {
-        p->temp_path[0] = '\0';
-        return err_write(err, p->final_path, errno);
-    }
+    const char *final_path = s->files[i].final_path;
+    char name[32];
+    temp_name(name, sizeof name, 'n', i);
+    /* a new name in a private directory: the mode is 0666 less the umask */
+    int fd = openat(s->temp_fd, name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return err_write(err, final_path, errno);
     FILE *f = fdopen(fd, "w");
     if (f == NULL) {
         int e = errno;
         close(fd);
-        return err_write(err, p->final_path, e);
+        return err_write(err, final_path, e);
     }
     write_matrix_csv(f, t, style);
     int failed = ferror(f);
     int e = errno;
+    if (fflush(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
     if (fclose(f) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
     if (failed)
-        return err_write(err, p->final_path, e);
-    /* mkstemp makes files private; give them the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(p->temp_path, 0666 & ~mask);
+        return err_write(err, final_path, e != 0 ? e : EIO);
     return 0;
+}
+
+int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
+                size_t n, const csv_out_style *style, mx_error *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (grow(&s->files, &s->cap_files, s->n_files, sizeof *s->files) != 0)
+            return err_nomem(err, "the file list");
+        pending_file *p = &s->files[s->n_files];
+        memset(p, 0, sizeof *p);
+        s->n_files++;
+        char name[160];
+        file_name(name, sizeof name, tables[k]);
+        size_t len =
+            strlen(s->dir) + (sub ? strlen(sub) : 0) + strlen(name) + 3;
+        p->final_path = malloc(len);
+        if (p->final_path == NULL)
+            return err_nomem(err, "a path");
+        if (sub != NULL) {
+            p->sub_path = malloc(len);
+            if (p->sub_path == NULL)
+                return err_nomem(err, "a path");
+            snprintf(p->sub_path, len, "%s/%s", s->dir, sub);
+            snprintf(p->final_path, len, "%s/%s/%s", s->dir, sub, name);
+        } else {
+            snprintf(p->final_path, len, "%s/%s", s->dir, name);
+        }
+        if (write_temp(s, s->n_files - 1, tables[k], style, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Before anything is moved: every final name is free, a regular file or
+ * a symlink (which a rename replaces, never follows), and every
+ * subdirectory is a directory or missing. */
+static int check_targets(const csv_dir_set *s, mx_error *err)
+{
+    struct stat st;
+    for (size_t i = 0; i < s->n_files; i++) {
+        const pending_file *p = &s->files[i];
+        if (p->sub_path != NULL && stat(p->sub_path, &st) == 0 &&
+            !S_ISDIR(st.st_mode))
+            return err_input(err, "--csv-dir: %s is not a directory",
+                             p->sub_path);
+        if (lstat(p->final_path, &st) == 0 && !S_ISREG(st.st_mode) &&
+            !S_ISLNK(st.st_mode))
+            return err_write(err, p->final_path,
+                             S_ISDIR(st.st_mode) ? EISDIR : EEXIST);
+    }
+    return 0;
+}
+
+/* Puts back what the moves did, newest first. */
+static void undo_moves(csv_dir_set *s)
+{
+    for (size_t i = s->n_files; i-- > 0;) {
+        pending_file *p = &s->files[i];
+        char name[32];
+        temp_name(name, sizeof name, 'b', i);
+        if (p->backed_up)
+            renameat(s->temp_fd, name, AT_FDCWD, p->final_path);
+        else if (p->placed)
+            unlink(p->final_path);
+        p->backed_up = p->placed = false;
+    }
+}
+
+int csv_dir_commit(csv_dir_set *s, mx_error *err)
+{
+    if (check_targets(s, err) != 0)
+        return -1;
+    for (size_t i = 0; i < s->n_files; i++) {
+        pending_file *p = &s->files[i];
+        char new_name[32], old_name[32];
+        temp_name(new_name, sizeof new_name, 'n', i);
+        temp_name(old_name, sizeof old_name, 'b', i);
+        struct stat st;
+        int rc = 0;
+        if (p->sub_path != NULL)
+            rc = make_dir(s, p->sub_path, err);
+        if (rc == 0 && lstat(p->final_path, &st) == 0) {
+            if (renameat(AT_FDCWD, p->final_path, s->temp_fd, old_name) != 0)
+                rc = err_write(err, p->final_path, errno);
+            else
+                p->backed_up = true;
+        }
+        if (rc == 0) {
+            if (renameat(s->temp_fd, new_name, AT_FDCWD, p->final_path) != 0)
+                rc = err_write(err, p->final_path, errno);
+            else
+                p->placed = true;
+        }
+        if (rc != 0) {
+            undo_moves(s);
+            return -1;
+        }
+    }
+    /* every new file is in place: the old ones can go, and nothing made
+     * is to be removed */
+    for (size_t i = 0; i < s->n_files; i++) {
+        char old_name[32];
+        temp_name(old_name, sizeof old_name, 'b', i);
+        if (s->files[i].backed_up)
+            unlinkat(s->temp_fd, old_name, 0);
+        s->files[i].backed_up = s->files[i].placed = false;
+    }
+    for (size_t i = 0; i < s->n_made; i++)
+        free(s->made[i]);
+    s->n_made = 0;
+    return 0;
+}
+
+void csv_dir_end(csv_dir_set *s)
+{
+    if (s == NULL)
+        return;
+    if (s->temp_fd >= 0) {
+        undo_moves(s);
+        for (size_t i = 0; i < s->n_files; i++) {
+            char name[32];
+            temp_name(name, sizeof name, 'n', i);
+            unlinkat(s->temp_fd, name, 0);
+        }
+        close(s->temp_fd);
+    }
+    if (s->temp_dir != NULL && s->temp_dir[0] != '\0')
+        rmdir(s->temp_dir);
+    /* innermost first; a directory someone filled meanwhile stays */
+    while (s->n_made > 0) {
+        s->n_made--;
+        rmdir(s->made[s->n_made]);
+        free(s->made[s->n_made]);
+    }
+    for (size_t i = 0; i < s->n_files; i++) {
+        free(s->files[i].final_path);
+        free(s->files[i].sub_path);
+    }
+    free(s->files);
+    free(s->made);
+    free(s->temp_dir);
+    free(s->dir);
+    free(s);
 }
 
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
                    const csv_out_style *style, mx_error *err)
 {
-    created_dirs made = {0};
-    pending_file *files = calloc(n > 0 ? n : 1, sizeof *files);
-    if (files == NULL)
-        return err_nomem(err, "the file list");
-    int rc = make_dirs(dir, &made, err);
-
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = write_pending(&files[i], dir, tables[i], style, err);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (rename(files[i].temp_path, files[i].final_path) != 0)
-            rc = err_write(err, files[i].final_path, errno);
-        else
-            files[i].renamed = true;
-    }
-
-    for (size_t i = 0; i < n; i++) {
-        if (rc != 0 && files[i].renamed)
-            unlink(files[i].final_path);
-        else if (rc != 0 && files[i].temp_path && files[i].temp_path[0])
-            unlink(files[i].temp_path);
-        free(files[i].final_path);
-        free(files[i].temp_path);
-    }
-    free(files);
-    if (rc != 0)
-        remove_created_dirs(&made);
-    else
-        forget_created_dirs(&made);
+    csv_dir_set *s = NULL;
+    int rc = csv_dir_begin(&s, dir, err);
+    if (rc == 0)
+        rc = csv_dir_add(s, NULL, tables, n, style, err);
+    if (rc == 0)
+        rc = csv_dir_commit(s, err);
+    csv_dir_end(s);
     return rc;
 }

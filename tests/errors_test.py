@@ -9,6 +9,8 @@ Usage: errors_test.py MHA_EXPLAIN
 Prints TAP. Python 3 standard library only.
 """
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -108,6 +110,131 @@ CASES = [
 NO_GUESS = [["--bogus", S], ["--zzzzzzzz", S], ["-x", S]]
 
 
+def snapshot(top):
+    """{relative path: (kind, bytes or link target, mode)} under top."""
+    found = {}
+    for root, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, top)
+            st = os.lstat(path)
+            if os.path.islink(path):
+                found[rel] = ("link", os.readlink(path), 0)
+            elif os.path.isdir(path):
+                found[rel] = ("dir", b"", st.st_mode & 0o777)
+            else:
+                with open(path, "rb") as f:
+                    found[rel] = ("file", f.read(), st.st_mode & 0o777)
+    return found
+
+
+def csv_dir_failures(tmp):
+    """--csv-dir replaces files of the same names; a run that fails
+    leaves the directory exactly as it was."""
+    out = os.path.join(tmp, "keep")
+    r = MHA.run([S, "--csv-dir", out])
+    ok(r.returncode == 0 and len(os.listdir(out)) > 5, "--csv-dir writes")
+    # the user's own file, untouched by any run
+    with open(os.path.join(out, "notes.txt"), "w") as f:
+        f.write("mine\n")
+    # a name the run must write is a directory: nothing is replaced
+    os.remove(os.path.join(out, "fused.out.csv"))
+    os.mkdir(os.path.join(out, "fused.out.csv"))
+    before = snapshot(out)
+    r = MHA.run([S, "--seed", "7", "--csv-dir", out])
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    ok(r.returncode == 1 and r.stdout == b"" and len(lines) == 1 and
+       "fused.out.csv" in lines[0], "--csv-dir onto a directory named like "
+       "a file: status 1, one line naming it", (r.returncode, r.stderr))
+    ok(snapshot(out) == before, "a failed --csv-dir run leaves every earlier "
+       "file as it was, adds nothing", sorted(set(snapshot(out)) ^ set(before)))
+    # the same with the blocking name late in the set: files before it were
+    # already moved when it fails, and are put back
+    os.rmdir(os.path.join(out, "fused.out.csv"))
+    late = sorted(n for n in os.listdir(out) if n.endswith(".csv"))[-1]
+    os.remove(os.path.join(out, late))
+    os.mkdir(os.path.join(out, late))
+    before = snapshot(out)
+    r = MHA.run([S, "--seed", "7", "--csv-dir", out])
+    ok(r.returncode == 1 and snapshot(out) == before,
+       "a failure at the last file (%s) puts back the files already "
+       "replaced" % late, (r.returncode, r.stderr))
+    os.rmdir(os.path.join(out, late))
+    # a symlink named like an output file is replaced, never followed
+    victim = os.path.join(tmp, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("victim\n")
+    os.chmod(victim, 0o600)
+    os.symlink(victim, os.path.join(out, "input.inputs.csv.tmp"))
+    os.remove(os.path.join(out, "input.inputs.csv"))
+    os.symlink(victim, os.path.join(out, "input.inputs.csv"))
+    r = MHA.run([S, "--csv-dir", out])
+    with open(victim) as f:
+        kept = f.read()
+    ok(r.returncode == 0 and kept == "victim\n" and
+       os.stat(victim).st_mode & 0o777 == 0o600 and
+       not os.path.islink(os.path.join(out, "input.inputs.csv")),
+       "a symlink at an output name is replaced; its target keeps its text "
+       "and mode", (r.returncode, r.stderr, kept))
+    left = [n for n in os.listdir(out) if n.startswith(".")]
+    ok(left == [], "nothing hidden is left after a run", left)
+    # a second run replaces the files of the same names, keeps the rest
+    with open(os.path.join(out, "fused.out.csv")) as f:
+        first = f.read()
+    r = MHA.run([S, "--seed", "7", "--csv-dir", out])
+    with open(os.path.join(out, "fused.out.csv")) as f:
+        second = f.read()
+    with open(os.path.join(out, "notes.txt")) as f:
+        notes = f.read()
+    ok(r.returncode == 0 and first != second and notes == "mine\n",
+       "a second run replaces its files and keeps the user's others")
+    # --input: sentence1 blocked by a file; sentence0 is not left behind
+    sentences = os.path.join(tmp, "two.csv")
+    with open(sentences, "w") as f:
+        f.write("s\nO gato\nO cão sobe\n")
+    many = os.path.join(tmp, "many")
+    os.mkdir(many)
+    with open(os.path.join(many, "sentence1"), "w") as f:
+        f.write("in the way\n")
+    before = snapshot(many)
+    r = MHA.run(["--input", sentences, "--column", "s", "--csv-dir", many,
+                 "--format", "csv"])
+    ok(r.returncode == 2 and b"sentence1" in r.stderr and
+       snapshot(many) == before, "--input: a later sentence that cannot be "
+       "written leaves no earlier sentence's files", (r.returncode, r.stderr,
+                                                      sorted(snapshot(many))))
+    os.remove(os.path.join(many, "sentence1"))
+    r = MHA.run(["--input", sentences, "--column", "s", "--csv-dir", many,
+                 "--format", "csv"])
+    ok(r.returncode == 0 and sorted(os.listdir(many)) ==
+       ["sentence0", "sentence1"], "--input --csv-dir writes a folder per "
+       "sentence", os.listdir(many))
+    # a file too large to write (a file-size limit stands in for a full
+    # disk) after 70 new levels were made: none is left
+    deep = os.path.join(tmp, "deep", *["d%d" % i for i in range(70)])
+    r = subprocess.run(MHA.command([S, "--d-model", "256", "--csv-dir", deep]),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=small_files, timeout=600)
+    ok(r.returncode == 1 and r.stdout == b"" and b"File too large" in r.stderr
+       and not os.path.exists(os.path.join(tmp, "deep")),
+       "a write that fails removes all 70 directories the run made",
+       (r.returncode, r.stderr))
+    # the same into the earlier output: it is left as it was
+    before = snapshot(out)
+    r = subprocess.run(MHA.command([S, "--d-model", "256", "--csv-dir", out]),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=small_files, timeout=600)
+    ok(r.returncode == 1 and snapshot(out) == before,
+       "a write that fails leaves the earlier output as it was",
+       (r.returncode, r.stderr))
+
+
+def small_files():
+    """In the child: files stop at 4 KiB, and writing past that is an
+    error (EFBIG) rather than a signal."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         # a weight file that --tie would replace
@@ -165,6 +292,7 @@ def main():
         r = MHA.run([S, "--weights", weights, "--csv-dir", out])
         ok(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "made")),
            "a run that fails creates no --csv-dir")
+        csv_dir_failures(tmp)
         # output that cannot be written
         with open("/dev/full", "wb") as full:
             r = MHA.run([S], stdout=full)
