@@ -15,6 +15,7 @@
 #include "csv_in.h"
 #include "error.h"
 #include "explain.h"
+#include "i18n.h"
 #include "options.h"
 #include "pipeline.h"
 #include "render.h"
@@ -33,7 +34,7 @@ static int fail(const mx_error *err)
     fprintf(stderr, "mha-explain: %s\n", safe != NULL ? safe : err->msg);
     free(safe);
     if (err->usage)
-        fputs("Try 'mha-explain --help' for more information.\n", stderr);
+        fputs(_("Try 'mha-explain --help' for more information.\n"), stderr);
     return err->status;
 }
 
@@ -51,8 +52,8 @@ static char *read_stdin(size_t *len, mx_error *err)
             if (cap >= MAX_STDIN_BYTES) {
                 free(buf);
                 err_input(err,
-                          "the sentence on standard input is longer "
-                          "than %u bytes",
+                          _("the sentence on standard input is longer "
+                            "than %u bytes"),
                           MAX_STDIN_BYTES);
                 return NULL;
             }
@@ -92,7 +93,8 @@ static int close_stdout(int status)
     }
     if (status != 0 || !failed || e == EPIPE)
         return status;
-    fprintf(stderr, "mha-explain: cannot write the output: %s\n", strerror(e));
+    fprintf(stderr, _("mha-explain: cannot write the output: %s\n"),
+            strerror(e));
     return EXIT_OUTPUT_ERROR;
 }
 
@@ -120,8 +122,9 @@ static int check_tables_made(const trace *tr, const options *opt, mx_error *err)
             made = strcmp(tr->tables[i].name, opt->tables[k]) == 0;
         if (!made)
             return err_usage(err,
-                             "--tables: this run makes no table '%s' "
-                             "(it comes with another --variant or option)",
+                             _("--tables: this run makes no table '%s' "
+                               "(it comes with another --variant or "
+                               "option)"),
                              opt->tables[k]);
     }
     return 0;
@@ -287,8 +290,8 @@ static int run_and_render(const options *opt, const model_input *in, long index,
         check_print(report, &r);
         if (!check_passed(&r))
             rc = err_set(err, EXIT_CHECK_FAILED,
-                         "--check: an invariant "
-                         "does not hold (see the [check] lines)");
+                         _("--check: an invariant "
+                           "does not hold (see the [check] lines)"));
     }
     free(chosen);
     trace_free(&tr);
@@ -313,8 +316,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
         if (pipeline_check(opt, &in, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
-            rc = err_input(err, "%s:%zu: column '%s': %s", opt->input, lines[i],
-                           opt->column, why);
+            rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,
+                           lines[i], opt->column, why);
         }
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -322,7 +325,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
                                 .len = strlen(sentences[i])};
         char heading[256], sub[64];
         char *shown = display_escape(sentences[i]);
-        snprintf(heading, sizeof heading, "sentence %zu: %.200s", i,
+        /* TRANSLATORS: the heading of each --input row: its index and text */
+        snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i,
                  shown != NULL ? shown : "");
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
@@ -384,7 +388,16 @@ int main(int argc, char **argv)
 
     options opt;
     mx_error err = {0};
+    const char *lang = i18n_lang_arg(argc, argv);
+    if (i18n_init(lang, argv[0], &err) != 0)
+        return fail(&err);
     if (options_parse(&opt, argc, argv, &err) != 0) {
+        options_free(&opt);
+        return fail(&err);
+    }
+    /* --lang given in a shortened form ("--la pt_BR") */
+    if (opt.lang != NULL && opt.lang != lang &&
+        i18n_init(opt.lang, argv[0], &err) != 0) {
         options_free(&opt);
         return fail(&err);
     }

@@ -41,6 +41,8 @@ static const char *const usage_parts[] = {
     "                                                           (default auto)\n"
     "  --width N          text columns; 0 for no limit (default: the\n"
     "                     terminal's width, else $COLUMNS, else 80)\n"
+    "  --lang CODE        messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
+    "                     from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
     "\n",
     "Inputs from CSV files:\n"
     "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
@@ -120,6 +122,7 @@ enum {
     OPT_FF,
     OPT_TOKENS,
     OPT_WIDTH,
+    OPT_LANG,
 };
 
 static const struct option long_options[] = {
@@ -153,6 +156,7 @@ static const struct option long_options[] = {
     {"ff", required_argument, NULL, OPT_FF},
     {"tokens", required_argument, NULL, OPT_TOKENS},
     {"width", required_argument, NULL, OPT_WIDTH},
+    {"lang", required_argument, NULL, OPT_LANG},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -657,6 +661,9 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
                           err);
     case OPT_KV:
         opt->kv = arg;
+        return 0;
+    case OPT_LANG:
+        opt->lang = arg;
         return 0;
     case OPT_TOKENS:
         if (strcmp(arg, "words") == 0)

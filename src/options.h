@@ -63,6 +63,7 @@ typedef struct {
     const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;    /* --kv SENTENCE: keys and values from it */
     enum token_mode tokens; /* --tokens words|chars */
+    const char *lang;       /* --lang CODE (main.c applies it), or NULL */
     enum color_mode color;  /* --color */
     size_t width;           /* --width: text columns, 0 unlimited */
     bool width_given;       /* --width was on the command line */

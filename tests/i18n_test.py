@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""CLI tests for text in other languages: --tokens chars.
+"""CLI tests for other languages: --tokens chars, --lang and the locale.
 
 Usage: i18n_test.py MHA_EXPLAIN
 
 Prints TAP. A sentence cut with --tokens chars must give exactly what the
 same sentence gives with its characters already separated by spaces and
-the default --tokens words: the cut is the only difference.
+the default --tokens words: the cut is the only difference. Messages
+follow --lang or the environment's locale, on a system whose only
+generated locale is C.UTF-8; numbers and CSV bytes never do.
 """
 import os
 import sys
@@ -88,8 +90,91 @@ def tokens():
     check_error(["--tokens", "chars", " \u3000 "], "empty")
 
 
+HINT = {
+    "en": "Try 'mha-explain --help' for more information.",
+    "pt_BR": "Use 'mha-explain --help' para mais informações.",
+    "es": "Pruebe 'mha-explain --help' para más información.",
+    "zh_CN": "运行“mha-explain --help”查看更多信息。",
+    "zh_TW": "執行「mha-explain --help」查看更多資訊。",
+}
+# No locale of these languages is generated on the test machines (only
+# C.UTF-8 is needed): gettext must still translate.
+BARE = {"LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": ""}
+
+
+def hint_of(r):
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    return lines[-1] if lines else ""
+
+
+def env(**kw):
+    e = dict(BARE)
+    e.update(kw)
+    return e
+
+
+def languages():
+    bad = ["--heads", "3", "a"]
+    for lang, hint in HINT.items():
+        r = run(["--lang", lang] + bad, env=BARE)
+        ok(r.returncode == 2 and hint_of(r) == hint,
+           "--lang %s: the hint in that language" % lang, r.stderr)
+    r = run(["--lang=pt_BR"] + bad, env=BARE)
+    ok(hint_of(r) == HINT["pt_BR"], "--lang=CODE")
+    r = run(["--lang", "es"] + bad, env=env(LC_ALL="C"))
+    ok(hint_of(r) == HINT["es"], "--lang overrides LC_ALL=C")
+    r = run(["--lang", "en"] + bad, env=env(LANG="pt_BR.UTF-8"))
+    ok(hint_of(r) == HINT["en"], "--lang en overrides LANG=pt_BR.UTF-8")
+    r = run(bad, env=env(LANG="zh_TW.UTF-8"))
+    ok(hint_of(r) == HINT["zh_TW"],
+       "LANG=zh_TW.UTF-8 (not generated) still chooses the language",
+       r.stderr)
+    r = run(bad, env=env(LC_MESSAGES="es_ES.UTF-8", LANG="pt_BR.UTF-8"))
+    ok(hint_of(r) == HINT["es"], "LC_MESSAGES before LANG", r.stderr)
+    r = run(bad, env=env(LC_ALL="C.UTF-8", LANGUAGE="zh_CN"))
+    ok(hint_of(r) == HINT["zh_CN"], "LANGUAGE with a C.UTF-8 locale",
+       r.stderr)
+    r = run(bad, env=env(LC_ALL="C", LANGUAGE="zh_CN"))
+    ok(hint_of(r) == HINT["en"], "LC_ALL=C: English, as gettext does")
+    r = run(bad, env=BARE)
+    ok(hint_of(r) == HINT["en"], "no locale set: English")
+    r = check_error(["--lang", "fr", "a"], "--lang: unknown language 'fr' "
+                    "(available: en pt_BR es zh_CN zh_TW)", hint=True)
+    r = run(["--lang", "fr", "a"], env=env(LANG="pt_BR.UTF-8"))
+    ok(r.returncode == 2 and "idioma desconhecido 'fr'" in r.stderr.decode()
+       and hint_of(r) == HINT["pt_BR"],
+       "an unknown --lang is reported in the environment's language",
+       r.stderr)
+    with tempfile.TemporaryDirectory() as d:
+        r = run(["--lang", "es"] + bad, env=BARE, cwd=d)
+        ok(hint_of(r) == HINT["es"],
+           "the uninstalled program finds its catalogues from any directory")
+    # Only messages change: the CSV bytes, numbers and --csv-dir files are
+    # the same in every language.
+    args = [S, "--format", "csv", "--tables", "inputs,attn_weights,out"]
+    outs = {run(args + ["--lang", lang], env=BARE).stdout for lang in HINT}
+    outs.add(run(args, env=env(LANG="pt_BR.UTF-8", LC_NUMERIC="pt_BR.UTF-8"))
+             .stdout)
+    ok(len(outs) == 1 and b"0." in next(iter(outs)),
+       "CSV output is byte-identical in every language")
+    with tempfile.TemporaryDirectory() as d:
+        files = set()
+        for lang in HINT:
+            out = os.path.join(d, lang)
+            r = run([S, "--csv-dir", out, "--lang", lang,
+                     "--tables", "vocab,attn_weights,out"], env=BARE)
+            files.add(tuple((n, open(os.path.join(out, n), "rb").read())
+                            for n in sorted(os.listdir(out))))
+        ok(len(files) == 1 and len(next(iter(files))) > 2,
+           "--csv-dir files are byte-identical in every language")
+
+
+S = "O gato sobe no tapete"
+
+
 def main():
     tokens()
+    languages()
     return done()
 
 
