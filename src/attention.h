@@ -19,7 +19,7 @@
 
 #include "error.h"
 #include "rng.h"
-#include "table.h"
+#include "trace.h"
 #include "tensor.h"
 
 typedef struct {

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "table.h"
+#include "trace.h"
 
 #define ROW_SUM_LIMIT 1e-5 /* |sum - 1| allowed for a row of weights */
 #define TIE_LIMIT 1e-6     /* |wrapper - fused| allowed with --tie */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "table.h"
+#include "trace.h"
 
 typedef struct {
     size_t tokens;  /* T */

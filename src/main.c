@@ -19,7 +19,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "render.h"
-#include "table.h"
+#include "trace.h"
 #include "textwidth.h"
 #include "tokenize.h"
 #include "weights.h"

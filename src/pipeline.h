@@ -13,7 +13,7 @@
 
 #include "error.h"
 #include "options.h"
-#include "table.h"
+#include "trace.h"
 
 /* Largest trace, in float values, checked before the model is built. */
 #define MAX_TRACE_VALUES ((size_t)1 << 27)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "table.h"
+#include "trace.h"
 
 /* PyTorch prints a tensor whole up to this many values, then summarises
  * each dimension longer than 2 * EDGE_ITEMS to its first and last

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "render.h"
-#include "table.h"
+#include "trace.h"
 #include "tap.h"
 #include "tensor.h"
 #include "textwidth.h"

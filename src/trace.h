@@ -1,4 +1,4 @@
-/* table.h: the unit every renderer understands, and the trace that a
+/* trace.h: the unit every renderer understands, and the trace that a
  * forward pass fills with them.
  *
  * A table is a named matrix with labelled rows and columns, belonging to a
@@ -6,8 +6,8 @@
  * The trace owns every table and every label set; tables only point at
  * label sets, which many tables share (all "Q:<token>" rows, say).
  */
-#ifndef MHA_TABLE_H
-#define MHA_TABLE_H
+#ifndef MHA_TRACE_H
+#define MHA_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* table.c: the trace and its shared label sets. */
-#include "table.h"
+/* trace.c: the trace and its shared label sets. */
+#include "trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
