@@ -365,14 +365,9 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
     const char *p = text;
     for (;;) {
         size_t n = strcspn(p, ",");
-        if (n == 6 && strncmp(p, "single", n) == 0)
-            set |= VARIANT_SINGLE;
-        else if (n == 7 && strncmp(p, "wrapper", n) == 0)
-            set |= VARIANT_WRAPPER;
-        else if (n == 5 && strncmp(p, "fused", n) == 0)
-            set |= VARIANT_FUSED;
-        else if (n == 5 && strncmp(p, "block", n) == 0)
-            set |= VARIANT_BLOCK;
+        const variant_info *v = variant_by_name(p, n);
+        if (v != NULL)
+            set |= v->bit;
         else
             return err_usage(err,
                              "--variant: unknown variant in '%s' (expected "

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "model.h"
 #include "tokenize.h"
 
 /* Documented maxima, checked before anything is allocated. */
@@ -16,13 +17,6 @@
 #define MAX_HEADS 1024
 #define MAX_PRECISION 12
 #define MAX_SCREEN_WIDTH 100000 /* --width */
-
-enum variant_bits {
-    VARIANT_SINGLE = 1u << 0,
-    VARIANT_WRAPPER = 1u << 1,
-    VARIANT_FUSED = 1u << 2,
-    VARIANT_BLOCK = 1u << 3,
-};
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
 

@@ -50,20 +50,6 @@ static int record_ids(trace *tr, const char *name, const labels *rows,
     return rc;
 }
 
-static const char *variant_name(unsigned variant)
-{
-    switch (variant) {
-    case VARIANT_SINGLE:
-        return "single";
-    case VARIANT_WRAPPER:
-        return "wrapper";
-    case VARIANT_FUSED:
-        return "fused";
-    default:
-        return "block";
-    }
-}
-
 /* The wrapper's heads, drawn as the wrapper draws them (and read from
  * --weights files): for the wrapper itself, and for --tie. */
 static int make_wrapper(wrapper_params *p, const options *opt,
@@ -287,12 +273,12 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         goto done;
 
     const attention_input x = {&inputs, in->kv != NULL ? &kv_inputs : &inputs};
-    static const unsigned order[] = {VARIANT_SINGLE, VARIANT_WRAPPER,
-                                     VARIANT_FUSED, VARIANT_BLOCK};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if ((opt->variants & order[i]) &&
-            run_variant(tr, order[i], opt, &cfg, &g, &x, &lab, err) != 0)
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const unsigned v = model_variants[i].bit;
+        if ((opt->variants & v) &&
+            run_variant(tr, v, opt, &cfg, &g, &x, &lab, err) != 0)
             goto done;
+    }
     rc = 0;
 done:
     matrix_free(&embedding);
