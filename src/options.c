@@ -530,7 +530,10 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, "--decimal-comma: numbers like 0,25 need "
                               "another delimiter than ',' (use "
                               "--csv-delimiter ';')");
-    if (opt->d_out % opt->heads != 0) {
+    /* the single variant has one head of width d_out: --heads is for the
+     * others */
+    if ((opt->variants & ~(unsigned)VARIANT_SINGLE) != 0 &&
+        opt->d_out % opt->heads != 0) {
         return err_usage(err,
                          "--heads: %zu heads do not divide --d-out %zu (each "
                          "head needs d_out / heads columns)",

@@ -89,6 +89,10 @@ def equivalences():
     ok(run([S, "--seed", str(2 ** 32 + 42)]).stdout == one,
        "only the low 32 bits of the seed count")
     ok(run([S, "--seed", "-1"]).returncode == 0, "negative seeds wrap as in PyTorch")
+    r = run([S, "--variant", "single", "--d-out", "3", "--tables",
+             "head_context"])
+    ok(r.returncode == 0 and b"head_context (5 x 3)" in r.stdout,
+       "single alone takes a d_out that --heads does not divide")
     ok(run([S, "--seed", "+42"]).stdout == one,
        "--seed +42 is seed 42, as torch.manual_seed(+42)")
     zero = run([S, "--seed", "0"]).stdout
