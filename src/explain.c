@@ -115,8 +115,13 @@ static void explain_module(FILE *out, const char *variant,
             "The wrapper: %zu independent heads, each a small "
             "self-attention of width d_out / heads = %zu with its "
             "own W_query, W_key, W_value (%zu x %zu). Their "
-            "contexts are concatenated at the end.",
-            c->heads, hd, hd, c->d_model);
+            "contexts are concatenated at the end. --d-out is the width "
+            "of all the heads together (%zu = %zu x %zu); the book's "
+            "MultiHeadAttentionWrapper takes one head's width as its "
+            "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
+            "..., num_heads=%zu).",
+            c->heads, hd, hd, c->d_model, c->d_out, c->heads, hd, c->d_model,
+            hd, c->heads);
     else if (strcmp(variant, "block") == 0)
         say(out, c->width,
             "The Transformer block: the fused attention (%zu heads), "

@@ -381,6 +381,22 @@ static int run_sentence(const options *opt, mx_error *err)
     return rc;
 }
 
+/* One line on stderr when the wrapper's heads are one column wide: most
+ * likely the book's MultiHeadAttentionWrapper(d_in, d_out, ...,
+ * num_heads) copied as --d-out d_out, where --d-out is the total width. */
+static void note_wrapper_width(const options *opt)
+{
+    if ((opt->variants & VARIANT_WRAPPER) && opt->heads > 1 &&
+        opt->d_out == opt->heads)
+        fprintf(stderr,
+                "mha-explain: note: --d-out %zu is the wrapper's total "
+                "width, %zu heads of 1 column; the book's "
+                "MultiHeadAttentionWrapper(d_in, %zu, ..., num_heads=%zu) "
+                "is --d-out %zu\n",
+                opt->d_out, opt->heads, opt->d_out, opt->heads,
+                opt->d_out * opt->heads);
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe is reported by write errors (EPIPE), not a signal. */
@@ -410,6 +426,7 @@ int main(int argc, char **argv)
         return close_stdout(0);
     }
 
+    note_wrapper_width(&opt);
     int rc = 0;
     if (opt.weights != NULL)
         rc = weights_check_dir(opt.weights, opt.variants, opt.heads, opt.tie,

@@ -11,6 +11,8 @@ Companion to make_reference.py (whose modules and writers it reuses):
   --tie             the fused module with the wrapper's heads stacked
   --weights         a W_query so large that scores overflow (inf, NaN),
                     in the fused module and in the block
+  --no-causal       the Cantonese lesson's attention, whose input is
+                    torch.randn(1, 6, 64) (nn.Embedding's draw)
   --embeddings      decimals near float32 rounding midpoints, in the
                     inputs and in a W_query read with --weights, read as
                     float() then torch.tensor() read them
@@ -446,6 +448,37 @@ def decimals_case(c, outdir):
     return w.rows
 
 
+# ---------------------------------------------------------------------------
+# The Cantonese lesson's attention: torch.randn(1, 6, 64) as the input,
+# which is nn.Embedding(6, 64)'s draw for six different words
+# ---------------------------------------------------------------------------
+
+def randn_lesson_case(c, outdir):
+    tokens, vocab = make_vocab(c["sentence"])
+    ids = torch.tensor([vocab[t] for t in tokens])
+    T, D, O, H = len(tokens), c["d_model"], c["d_out"], c["heads"]
+    with open(os.path.join(outdir, c["name"] + ".csv"), "w", encoding="utf-8",
+              newline="") as f:
+        w = TidyWriter(f)
+        with torch.no_grad():
+            emb = seeded_embedding(c, vocab)
+            write_input_tables(w, list(vocab), tokens, ids, emb, emb(ids), D)
+            # the lesson, as written: seed, random input, the module
+            torch.manual_seed(c["seed"])
+            x = torch.randn(1, T, D)
+            assert torch.equal(x[0], emb(ids)), "randn is the embedding draw"
+            fused = MultiHeadAttention(D, O, T, H, True, causal=False)
+            heads, extra, out = steps_fused(fused, x[0], False, True)
+            assert torch.equal(out, fused(x)[0]), "forward"
+            write_parameters(w, "fused", fused)
+            write_heads(w, "fused", heads, tokens)
+            for name in ("concat_context", "out"):
+                w.table("fused", None, name, extra[name], tokens, dims(O))
+    write_args(outdir, c["name"], base_args(c) + [
+        "--no-causal", "--variant", "fused", c["sentence"]])
+    return w.rows
+
+
 CASES = [
     (block_case, dict(name="block_classroom", sentence="O gato sobe no tapete",
                       seed=42, d_model=4, d_out=4, heads=2)),
@@ -488,6 +521,9 @@ CASES = [
     (block_case, dict(name="block_ff_overflow", sentence="O gato sobe no tapete",
                       seed=42, d_model=4, d_out=4, heads=2,
                       fill=("ff.0.weight", "3e38"))),
+    (randn_lesson_case, dict(name="cantonese_lesson",
+                             sentence="法國 紅酒 慢煮 阿根廷 牛舌 配", seed=42,
+                             d_model=64, d_out=64, heads=4, qkv_bias=True)),
     (decimals_case, dict(name="decimals", tokens=["A", "B"], seed=42,
                          d_model=2, d_out=4, heads=2, rng=1)),
     (decimals_case, dict(name="decimals_comma",

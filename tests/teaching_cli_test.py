@@ -254,8 +254,32 @@ def cross():
     check_error(["--embeddings", "x.csv", "--kv", "a"], "--kv", "--kv with --embeddings")
 
 
+def wrapper_width():
+    """The book's MultiHeadAttentionWrapper takes one head's width as d_out;
+    mha-explain's --d-out is the total: --explain says so, and heads of one
+    column (the book's call copied as it is) get a note on stderr."""
+    r = run([CLASSROOM, "--explain", "--variant", "wrapper", "--tables",
+             "concat_context"])
+    text = " ".join(l.lstrip("# ") for l in r.stdout.decode().splitlines())
+    ok("this run is MultiHeadAttentionWrapper(3, 2, ..., num_heads=2)" in text,
+       "--explain: the wrapper's --d-out as the book's call")
+    note = b"note: --d-out 2 is the wrapper's total width"
+    r = run([CLASSROOM, "--variant", "wrapper", "--d-out", "2", "--heads", "2",
+             "--tables", "concat_context"])
+    ok(r.returncode == 0 and r.stderr.count(b"\n") == 1 and note in r.stderr
+       and b"is --d-out 4" in r.stderr,
+       "wrapper with heads of 1 column: one line on stderr suggests --d-out 4")
+    r = run([CLASSROOM, "--variant", "fused", "--d-out", "2", "--heads", "2",
+             "--tables", "out"])
+    ok(r.returncode == 0 and r.stderr == b"",
+       "no note without the wrapper (the fused module's d_out is the total)")
+    r = run([CLASSROOM, "--variant", "wrapper", "--tables", "concat_context"])
+    ok(r.stderr == b"", "no note for heads wider than one column")
+
+
 def main():
     tie_and_check()
+    wrapper_width()
     average()
     explain()
     focus()
