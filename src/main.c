@@ -389,10 +389,10 @@ static void note_wrapper_width(const options *opt)
     if ((opt->variants & VARIANT_WRAPPER) && opt->heads > 1 &&
         opt->d_out == opt->heads)
         fprintf(stderr,
-                "mha-explain: note: --d-out %zu is the wrapper's total "
-                "width, %zu heads of 1 column; the book's "
-                "MultiHeadAttentionWrapper(d_in, %zu, ..., num_heads=%zu) "
-                "is --d-out %zu\n",
+                _("mha-explain: note: --d-out %zu is the wrapper's total "
+                  "width, %zu heads of 1 column; the book's "
+                  "MultiHeadAttentionWrapper(d_in, %zu, ..., num_heads=%zu) "
+                  "is --d-out %zu\n"),
                 opt->d_out, opt->heads, opt->d_out, opt->heads,
                 opt->d_out * opt->heads);
 }
