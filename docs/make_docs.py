@@ -102,6 +102,7 @@ def main():
                PATH=program_dir + os.pathsep + os.environ.get("PATH", ""))
     env.pop("NO_COLOR", None)
     env.pop("COLUMNS", None)  # pages show the 80 columns of a pipe
+    env.pop("COLORTERM", None)  # and 256 colours
     failed = False
     for page in PAGES:
         with tempfile.TemporaryDirectory() as cwd:

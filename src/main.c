@@ -144,6 +144,14 @@ static bool use_color(const options *opt)
     return isatty(STDOUT_FILENO);
 }
 
+/* Terminals that draw 24-bit colour say so in COLORTERM. */
+static bool truecolor(void)
+{
+    const char *c = getenv("COLORTERM");
+    return c != NULL &&
+           (strcmp(c, "truecolor") == 0 || strcmp(c, "24bit") == 0);
+}
+
 /* The widest text line: --width, else the terminal's width when standard
  * output is one, else $COLUMNS, else 80 as PyTorch's linewidth. */
 static size_t screen_width(const options *opt)
@@ -209,6 +217,9 @@ static int render_text_view(const options *opt, const trace *tr,
         .before = opt->explain ? explain_before : NULL,
         .before_ctx = &ctx,
         .width = screen_width(opt),
+        .truecolor = truecolor(),
+        .scale = opt->color_scale,
+        .trace = tr,
     };
     if (opt->focus == NULL)
         return render_text(stdout, tables, n, &style, err);

@@ -39,6 +39,9 @@ static const char *const usage_parts[] = {
     "  --color WHEN       shade attention weights and scores: auto (on a\n"
     "                     terminal, unless NO_COLOR is set), always, never\n"
     "                                                           (default auto)\n"
+    "  --color-scale S    colours from each table's smallest to largest\n"
+    "                     value (table), each row's (row), or 0 to 1 for\n"
+    "                     weights (fixed)                  (default table)\n"
     "  --width N          text columns; 0 for no limit (default: the\n"
     "                     terminal's width, else $COLUMNS, else 80)\n"
     "  --lang CODE        messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
@@ -123,6 +126,7 @@ enum {
     OPT_TOKENS,
     OPT_WIDTH,
     OPT_LANG,
+    OPT_COLOR_SCALE,
 };
 
 static const struct option long_options[] = {
@@ -157,6 +161,7 @@ static const struct option long_options[] = {
     {"tokens", required_argument, NULL, OPT_TOKENS},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"lang", required_argument, NULL, OPT_LANG},
+    {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -670,6 +675,19 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
             opt->tokens = TOKENS_CHARS;
         else
             return err_usage(err, "--tokens: '%s' is not words or chars", arg);
+        return 0;
+    case OPT_COLOR_SCALE:
+        if (strcmp(arg, "table") == 0)
+            opt->color_scale = SCALE_TABLE;
+        else if (strcmp(arg, "row") == 0)
+            opt->color_scale = SCALE_ROW;
+        else if (strcmp(arg, "fixed") == 0)
+            opt->color_scale = SCALE_FIXED;
+        else
+            return err_usage(err,
+                             "--color-scale: '%s' is not table, row or "
+                             "fixed",
+                             arg);
         return 0;
     case OPT_COLOR:
         if (strcmp(arg, "auto") == 0)

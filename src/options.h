@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "heat.h"
 #include "model.h"
 #include "tokenize.h"
 
@@ -56,11 +57,12 @@ typedef struct {
     bool explain;      /* --explain: notes before each step */
     const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;    /* --kv SENTENCE: keys and values from it */
-    enum token_mode tokens; /* --tokens words|chars */
-    const char *lang;       /* --lang CODE (main.c applies it), or NULL */
-    enum color_mode color;  /* --color */
-    size_t width;           /* --width: text columns, 0 unlimited */
-    bool width_given;       /* --width was on the command line */
+    enum token_mode tokens;       /* --tokens words|chars */
+    const char *lang;             /* --lang CODE (main.c applies it), or NULL */
+    enum color_mode color;        /* --color */
+    enum color_scale color_scale; /* --color-scale */
+    size_t width;                 /* --width: text columns, 0 unlimited */
+    bool width_given;             /* --width was on the command line */
 
     char *sentence;           /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "heat.h"
 #include "trace.h"
 
 /* PyTorch prints a tensor whole up to this many values, then summarises
@@ -30,6 +31,10 @@ typedef struct {
     int precision;          /* decimals */
     bool full;              /* never summarise */
     bool color;             /* shade attention weights and scores */
+    bool truecolor;         /* ... in 24-bit colour, else 256 colours */
+    enum color_scale scale; /* --color-scale */
+    const trace *trace;     /* the whole run, where attn_weights finds its
+                               scores' mask; or NULL */
     size_t width;           /* widest line in cells, 0: no limit */
     before_table_fn before; /* or NULL */
     const void *before_ctx;

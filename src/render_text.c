@@ -68,17 +68,6 @@ static void format_value(char *buf, size_t size, float v, const table *t,
 
 /* ---- --color: a heat map readable by colour-blind viewers ------------ */
 
-/* Eight steps of the viridis palette, dark purple to yellow: ordered in
- * lightness, so they read in grey scale, on a projector and for every
- * common colour-vision deficiency. As xterm-256 colour numbers, with the
- * text colour that stays readable on each. */
-static const struct {
-    int background, text;
-} heat[8] = {
-    {53, 15}, {54, 15}, {25, 15},  {31, 15},
-    {36, 16}, {71, 16}, {149, 16}, {220, 16},
-};
-
 static bool is_shaded(const table *t)
 {
     return strcmp(t->name, "attn_weights") == 0 ||
@@ -86,44 +75,127 @@ static bool is_shaded(const table *t)
            strcmp(t->name, "attn_scores") == 0;
 }
 
-/* The finite range of t's values (weights are shaded on [0, 1]). */
-static void shade_range(const table *t, float *lo, float *hi)
+/* The scores whose -inf cells are t's masked cells: t itself, or for
+ * weights the same head's scores in the run (head 0's for the average:
+ * every head has the same mask). NULL when unknown. */
+static const matrix *mask_of(const table *t, const text_style *style)
 {
-    *lo = 0.0f;
-    *hi = 1.0f;
-    if (strcmp(t->name, "attn_scores") != 0)
-        return;
-    bool any = false;
-    for (size_t i = 0; i < t->values.rows * t->values.cols; i++) {
-        float v = t->values.v[i];
-        if (isinf(v) || isnan(v))
-            continue;
-        if (!any || v < *lo)
-            *lo = v;
-        if (!any || v > *hi)
-            *hi = v;
-        any = true;
-    }
+    if (strcmp(t->name, "attn_scores") == 0)
+        return &t->values;
+    if (style->trace == NULL)
+        return NULL;
+    int head = t->head == NO_HEAD ? 0 : t->head;
+    const table *s = trace_find(style->trace, t->variant, head, "attn_scores");
+    if (s == NULL || s->values.rows != t->values.rows ||
+        s->values.cols != t->values.cols)
+        return NULL;
+    return &s->values;
 }
 
-/* Starts the colour of value v; returns false for cells left plain
- * (masked scores). */
-static bool shade_start(FILE *out, float v, float lo, float hi)
+static bool is_masked(const matrix *mask, size_t i, size_t j)
 {
-    if (isinf(v) || isnan(v))
+    if (mask == NULL)
         return false;
+    const float s = *matrix_at(mask, i, j);
+    return isinf(s) && s < 0;
+}
+
+/* The smallest and largest finite unmasked values of rows [r0, r1) of t;
+ * false when there are none. */
+static bool value_range(const table *t, const matrix *mask, size_t r0,
+                        size_t r1, double *lo, double *hi)
+{
+    bool any = false;
+    for (size_t i = r0; i < r1; i++)
+        for (size_t j = 0; j < t->values.cols; j++) {
+            const double v = *matrix_at(&t->values, i, j);
+            if (!isfinite(v) || is_masked(mask, i, j))
+                continue;
+            if (!any || v < *lo)
+                *lo = v;
+            if (!any || v > *hi)
+                *hi = v;
+            any = true;
+        }
+    return any;
+}
+
+/* How a shaded table is coloured: its mask, and the ends of the scale
+ * each row's cells are placed on. */
+typedef struct {
+    const matrix *mask; /* -inf where a cell is masked, or NULL */
+    double *lo, *hi;    /* [rows], owned */
+} shading;
+
+static int shading_init(shading *sh, const table *t, const text_style *style)
+{
+    const size_t R = t->values.rows;
+    sh->mask = mask_of(t, style);
+    sh->lo = malloc((R + 1) * sizeof *sh->lo);
+    sh->hi = malloc((R + 1) * sizeof *sh->hi);
+    if (sh->lo == NULL || sh->hi == NULL)
+        return -1;
+    double lo = 0.0, hi = 1.0;
+    const bool fixed =
+        style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0;
+    if (!fixed && style->scale != SCALE_ROW)
+        value_range(t, sh->mask, 0, R, &lo, &hi);
+    for (size_t i = 0; i < R; i++) {
+        sh->lo[i] = lo;
+        sh->hi[i] = hi;
+        if (style->scale == SCALE_ROW &&
+            !value_range(t, sh->mask, i, i + 1, &sh->lo[i], &sh->hi[i]))
+            sh->lo[i] = 0.0, sh->hi[i] = 1.0;
+    }
+    return 0;
+}
+
+static void shading_free(shading *sh)
+{
+    free(sh->lo);
+    free(sh->hi);
+}
+
+/* Starts the colour of the cell (i, j); returns false for cells left
+ * plain (not a number). */
+static bool shade_start(FILE *out, const table *t, const shading *sh,
+                        const text_style *style, size_t i, size_t j)
+{
+    const float v = *matrix_at(&t->values, i, j);
+    if (is_masked(sh->mask, i, j)) {
+        heat_masked(out, style->truecolor);
+        return true;
+    }
+    if (isnan(v))
+        return false;
+    const double lo = sh->lo[i], hi = sh->hi[i];
     /* in double, where no float difference overflows */
-    double x = hi > lo ? ((double)v - lo) / ((double)hi - lo) : 1.0;
-    int step = (int)(x * 8.0);
-    step = step < 0 ? 0 : (step > 7 ? 7 : step);
-    fprintf(out, "\x1b[38;5;%dm\x1b[48;5;%dm", heat[step].text,
-            heat[step].background);
+    double x = hi > lo ? ((double)v - lo) / (hi - lo) : 1.0;
+    heat_start(out, x, style->truecolor);
     return true;
 }
 
-static void shade_end(FILE *out)
+/* The line under a shaded table: its scale and how masked cells look. */
+static void print_legend(FILE *out, const table *t, const shading *sh,
+                         const text_style *style, bool scientific)
 {
-    fputs("\x1b[0m", out);
+    bool any_masked = false;
+    for (size_t i = 0; i < t->values.rows && !any_masked; i++)
+        for (size_t j = 0; j < t->values.cols && !any_masked; j++)
+            any_masked = is_masked(sh->mask, i, j);
+    const char *masked = any_masked ? "grey" : NULL;
+    if (style->scale == SCALE_ROW || t->values.rows == 0) {
+        heat_legend(out, "smallest", "largest", "in each row", masked,
+                    style->truecolor);
+        return;
+    }
+    const bool fixed =
+        style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0;
+    char a[64], b[64];
+    format_value(a, sizeof a, (float)sh->lo[0], t, scientific, style);
+    format_value(b, sizeof b, (float)sh->hi[0], t, scientific, style);
+    heat_legend(out, a, b, fixed ? "fixed" : "the table's range", masked,
+                style->truecolor);
 }
 
 static void pad(FILE *out, size_t n)
@@ -212,7 +284,7 @@ static void print_block(FILE *out, const table *t, const text_style *style,
                         const size_t *ri, size_t nr, const size_t *ci,
                         size_t first, size_t end, char **row_names,
                         char **col_names, const size_t *width,
-                        size_t label_width, bool scientific, float lo, float hi)
+                        size_t label_width, bool scientific, const shading *sh)
 {
     const bool shaded = style->color && is_shaded(t);
     pad(out, label_width);
@@ -231,13 +303,14 @@ static void print_block(FILE *out, const table *t, const text_style *style,
             if (ri[i] != SKIP && ci[j] != SKIP) {
                 const float v = *matrix_at(&t->values, ri[i], ci[j]);
                 format_value(buf, sizeof buf, v, t, scientific, style);
-                colored = shaded && shade_start(out, v, lo, hi);
+                colored =
+                    shaded && shade_start(out, t, sh, style, ri[i], ci[j]);
             }
             if (shaded)
                 fputc(' ', out); /* a margin inside the coloured cell */
             put_cell(out, buf, width[j], true);
             if (colored)
-                shade_end(out);
+                heat_end(out);
         }
         fputc('\n', out);
     }
@@ -252,16 +325,15 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         summarise_rows || (!style->full && C > WIDE_COLUMNS);
     const bool shaded = style->color && is_shaded(t);
     const bool scientific = needs_scientific(t);
-    float lo = 0.0f, hi = 1.0f;
-    if (shaded)
-        shade_range(t, &lo, &hi);
+    shading sh = {0};
     size_t *ri = malloc((R + 1) * sizeof *ri);
     size_t *ci = malloc((C + 1) * sizeof *ci);
     size_t *width = calloc(C + 1, sizeof *width);
     char **row_names = NULL, **col_names = NULL;
     size_t nr = 0, nc = 0; /* rows and columns shown */
     int rc = -1;
-    if (ri == NULL || ci == NULL || width == NULL) {
+    if (ri == NULL || ci == NULL || width == NULL ||
+        (shaded && shading_init(&sh, t, style) != 0)) {
         err_nomem(err, "a table's layout");
         goto done;
     }
@@ -308,9 +380,11 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         if (j > 0)
             fputc('\n', out);
         print_block(out, t, style, ri, nr, ci, j, end, row_names, col_names,
-                    width, label_width, scientific, lo, hi);
+                    width, label_width, scientific, &sh);
         j = end;
     }
+    if (shaded)
+        print_legend(out, t, &sh, style, scientific);
     rc = ferror(out) ? err_write(err, "the output", errno) : 0;
 done:
     free_labels(row_names, nr);
@@ -318,6 +392,7 @@ done:
     free(ri);
     free(ci);
     free(width);
+    shading_free(&sh);
     return rc;
 }
 

@@ -52,6 +52,7 @@ class Program:
         full = dict(os.environ)
         full.pop("NO_COLOR", None)
         full.pop("COLUMNS", None)  # text is 80 columns wide unless a test says
+        full.pop("COLORTERM", None)  # 256 colours unless a test says
         if env:
             full.update(env)
         return subprocess.run(

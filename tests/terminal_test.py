@@ -95,7 +95,7 @@ def screens():
        narrow[:400])
     # each block is a whole table: row labels on every row of both blocks
     block = ESCAPE.sub("", narrow).replace("\r\n", "\n").split("\n\n")[1]
-    rows = block.split("\n")
+    rows = [r for r in block.split("\n") if not r.startswith("scale: ")]
     ok(rows[0].strip().startswith("K:sleeping") and
        [r.split()[0] for r in rows[1:] if r] ==
        ["Q:" + w for w in TEN.split()],

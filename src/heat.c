@@ -1,0 +1,121 @@
+/* heat.c: viridis colours as terminal escape sequences. */
+#include "heat.h"
+
+#include <math.h>
+
+/* viridis at 0, 1/8, ..., 1 (matplotlib's and viridisLite's samples) */
+static const rgb viridis[9] = {
+    {68, 1, 84},    {71, 45, 123},  {59, 82, 139},
+    {44, 114, 142}, {33, 144, 140}, {39, 173, 129},
+    {93, 200, 99},  {170, 220, 50}, {253, 231, 37},
+};
+
+#define RAMP_CELLS 16 /* colours shown in a legend */
+
+rgb heat_color(double x)
+{
+    if (!(x > 0.0)) /* also NaN */
+        x = 0.0;
+    if (x > 1.0)
+        x = 1.0;
+    double at = x * 8.0;
+    int i = (int)at;
+    if (i > 7)
+        i = 7;
+    double f = at - i;
+    rgb a = viridis[i], b = viridis[i + 1];
+    rgb c = {
+        (unsigned char)lround(a.r + f * (b.r - a.r)),
+        (unsigned char)lround(a.g + f * (b.g - a.g)),
+        (unsigned char)lround(a.b + f * (b.b - a.b)),
+    };
+    return c;
+}
+
+/* The 256-colour palette's 6x6x6 cube: its levels, and the colour of
+ * entry 16 + 36 r + 6 g + b. */
+static const int cube[6] = {0, 95, 135, 175, 215, 255};
+
+static rgb cube_color(int index)
+{
+    const int n = index - 16;
+    rgb c = {(unsigned char)cube[n / 36], (unsigned char)cube[n / 6 % 6],
+             (unsigned char)cube[n % 6]};
+    return c;
+}
+
+/* Viridis in the cube's steps, dark purple to yellow, each lighter than
+ * the one before: the nearest cube colour of each viridis sample turns
+ * its blues grey, so these were picked by hue along the way. */
+static const int ramp256[] = {53, 54, 24, 25,  31,  30,  36,
+                              35, 71, 77, 113, 149, 184, 220};
+#define RAMP256 (sizeof ramp256 / sizeof ramp256[0])
+
+static int ramp_index(double x)
+{
+    if (!(x > 0.0))
+        x = 0.0;
+    if (x > 1.0)
+        x = 1.0;
+    return ramp256[(size_t)lround(x * (RAMP256 - 1))];
+}
+
+static void set_background(FILE *out, double x, bool truecolor)
+{
+    if (truecolor) {
+        rgb c = heat_color(x);
+        fprintf(out, "\x1b[48;2;%d;%d;%dm", c.r, c.g, c.b);
+    } else {
+        fprintf(out, "\x1b[48;5;%dm", ramp_index(x));
+    }
+}
+
+/* WCAG relative luminance of c, 0 (black) to 1 (white). */
+static double luminance(rgb c)
+{
+    const double v[3] = {c.r / 255.0, c.g / 255.0, c.b / 255.0};
+    double lin[3];
+    for (int i = 0; i < 3; i++)
+        lin[i] =
+            v[i] <= 0.04045 ? v[i] / 12.92 : pow((v[i] + 0.055) / 1.055, 2.4);
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+}
+
+void heat_start(FILE *out, double x, bool truecolor)
+{
+    rgb c = truecolor ? heat_color(x) : cube_color(ramp_index(x));
+    /* contrast ratios (L1 + 0.05) / (L2 + 0.05) against white and black
+     * are equal where L = 0.179 */
+    bool dark_text = luminance(c) > 0.179;
+    fputs(dark_text ? "\x1b[38;5;16m" : "\x1b[38;5;231m", out);
+    set_background(out, x, truecolor);
+}
+
+void heat_masked(FILE *out, bool truecolor)
+{
+    fputs(truecolor ? "\x1b[38;2;128;128;128m" : "\x1b[38;5;244m", out);
+}
+
+void heat_end(FILE *out)
+{
+    fputs("\x1b[0m", out);
+}
+
+void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
+                 const char *masked, bool truecolor)
+{
+    fprintf(out, "scale: %s ", lo);
+    for (int i = 0; i < RAMP_CELLS; i++) {
+        set_background(out, i / (RAMP_CELLS - 1.0), truecolor);
+        fputc(' ', out);
+    }
+    heat_end(out);
+    fprintf(out, " %s, %s", hi, of);
+    if (masked != NULL) {
+        fputs("; masked: ", out);
+        heat_masked(out, truecolor);
+        fputs(masked, out);
+        heat_end(out);
+    }
+    fputc('\n', out);
+}
