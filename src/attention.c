@@ -12,47 +12,6 @@
 
 /* ---- parameters ------------------------------------------------------ */
 
-void linear_free(linear *l)
-{
-    matrix_free(&l->weight);
-    matrix_free(&l->bias);
-}
-
-int linear_init(linear *l, size_t in, size_t out, bool bias, torch_rng *g,
-                mx_error *err)
-{
-    memset(l, 0, sizeof *l);
-    if (matrix_alloc(&l->weight, out, in, "a weight", err) != 0)
-        return -1;
-    if (bias && matrix_alloc(&l->bias, 1, out, "a bias", err) != 0) {
-        linear_free(l);
-        return -1;
-    }
-    rng_linear_init(l->weight.v, l->bias.v, in, out, g);
-    return 0;
-}
-
-static void qkv_free(qkv *p)
-{
-    linear_free(&p->query);
-    linear_free(&p->key);
-    linear_free(&p->value);
-}
-
-/* W_query, W_key, W_value in that order, each D -> width. */
-static int qkv_init(qkv *p, size_t d_model, size_t width, bool bias,
-                    torch_rng *g, mx_error *err)
-{
-    memset(p, 0, sizeof *p);
-    if (linear_init(&p->query, d_model, width, bias, g, err) != 0 ||
-        linear_init(&p->key, d_model, width, bias, g, err) != 0 ||
-        linear_init(&p->value, d_model, width, bias, g, err) != 0) {
-        qkv_free(p);
-        return -1;
-    }
-    return 0;
-}
-
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
                 mx_error *err)
 {
@@ -135,43 +94,6 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
         stack_linear(&fused->attn.key, &wrapper->head[h].key, h);
         stack_linear(&fused->attn.value, &wrapper->head[h].value, h);
     }
-}
-
-/* ---- recording -------------------------------------------------------- */
-
-int record_linear(trace *tr, const char *variant, const char *name,
-                  const linear *l, mx_error *err)
-{
-    char full[64];
-    const labels *out = trace_index_labels(tr, "out", l->weight.rows, err);
-    const labels *in = trace_index_labels(tr, "in", l->weight.cols, err);
-    if (out == NULL || in == NULL)
-        return -1;
-    snprintf(full, sizeof full, "%s.weight", name);
-    if (trace_add(tr, variant, NO_HEAD, full, out, in, &l->weight, err) != 0)
-        return -1;
-    if (l->bias.v == NULL)
-        return 0;
-    const labels *bias = trace_literal_label(tr, "bias", err);
-    if (bias == NULL)
-        return -1;
-    snprintf(full, sizeof full, "%s.bias", name);
-    return trace_add(tr, variant, NO_HEAD, full, bias, out, &l->bias, err);
-}
-
-/* prefix is "" for single and fused, "heads.3." for a wrapper head. */
-static int record_qkv(trace *tr, const char *variant, const char *prefix,
-                      const qkv *p, mx_error *err)
-{
-    char name[48];
-    snprintf(name, sizeof name, "%sW_query", prefix);
-    if (record_linear(tr, variant, name, &p->query, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_key", prefix);
-    if (record_linear(tr, variant, name, &p->key, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_value", prefix);
-    return record_linear(tr, variant, name, &p->value, err);
 }
 
 /* ---- one head --------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "linear.h"
 #include "rng.h"
 #include "trace.h"
 #include "tensor.h"
@@ -30,18 +31,6 @@ typedef struct {
     bool scale;     /* divide scores by sqrt(head width) */
     bool qkv_bias;  /* biases in W_query, W_key, W_value */
 } attention_config;
-
-/* nn.Linear(in, out): weight (out, in) and bias (1, out), bias.v NULL when
- * the layer has none. */
-typedef struct {
-    matrix weight;
-    matrix bias;
-} linear;
-
-/* The three projections of one attention module or head. */
-typedef struct {
-    linear query, key, value;
-} qkv;
 
 typedef struct {
     qkv attn; /* width O */
@@ -72,16 +61,6 @@ typedef struct {
     const labels *keys;    /* "K:gato", of the key/value sequence */
     const labels *values;  /* "V:gato", of the key/value sequence */
 } sequence_labels;
-
-/* nn.Linear(in, out, bias): allocate, then draw weight and bias. */
-int linear_init(linear *l, size_t in, size_t out, bool bias, torch_rng *g,
-                mx_error *err);
-void linear_free(linear *l);
-
-/* Records `name`.weight (out x in) and, if the layer has one, `name`.bias
- * (1 x out) under variant. */
-int record_linear(trace *tr, const char *variant, const char *name,
-                  const linear *l, mx_error *err);
 
 /* Draw parameters as the module's constructor does, in its order. Each
  * *_free accepts a zeroed or partly made struct. */
