@@ -132,7 +132,8 @@ static void on_row(int c, void *user)
     if (r->failed)
         return;
     if (r->n_rows == r->max_rows) {
-        fail_at(r, r->field_line, 1, "more than %zu rows", r->max_rows);
+        fail_at(r, r->field_line, 1, "more than %zu rows besides the header",
+                r->max_rows - 1);
         r->hit_limit = true;
         return;
     }
@@ -199,10 +200,15 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
     /* a field or row just ended, or line ends between rows: the next
      * field starts after this byte */
     if (r->n_rows != rows || r->n_fields != fields ||
-        ((byte == '\r' || byte == '\n') && r->n_fields == 0)) {
+        ((byte == '\r' || byte == '\n') && r->n_fields == 0 && !p->quoted)) {
         r->field_bytes = 0;
         r->field_line = r->line;
         r->field_column = r->column;
+    } else if (p->entry_pos > MAX_FIELD_BYTES) {
+        /* the field so far, as libcsv holds it: quoted delimiters, quotes
+         * and line breaks count too */
+        fail_at(r, r->field_line, r->field_column,
+                "a field longer than %zu KiB", MAX_FIELD_BYTES >> 10);
     }
     return r->failed ? -1 : 0;
 }
@@ -276,20 +282,25 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
                      const char **why)
 {
     const char sep = decimal_comma ? ',' : '.';
-    char plain[128];
     size_t n = 0, digits = 0;
     const char *p = text;
     if (*p == '\0') {
         *why = "an empty cell where a number belongs";
         return -1;
     }
+    /* any number of digits: 1 and 120 zeros is a number (too large) */
+    char *plain = malloc(strlen(text) + 1);
+    if (plain == NULL) {
+        *why = "out of memory";
+        return -1;
+    }
     if (*p == '+' || *p == '-')
         plain[n++] = *p++;
-    for (; *p >= '0' && *p <= '9' && n < 100; p++, digits++)
+    for (; *p >= '0' && *p <= '9'; p++, digits++)
         plain[n++] = *p;
     if (*p == sep) {
         plain[n++] = '.';
-        for (p++; *p >= '0' && *p <= '9' && n < 100; p++, digits++)
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++)
             plain[n++] = *p;
     }
     if (digits > 0 && (*p == 'e' || *p == 'E')) {
@@ -297,12 +308,13 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
         if (*p == '+' || *p == '-')
             plain[n++] = *p++;
         size_t exp_digits = 0;
-        for (; *p >= '0' && *p <= '9' && n < 120; p++, exp_digits++)
+        for (; *p >= '0' && *p <= '9'; p++, exp_digits++)
             plain[n++] = *p;
         if (exp_digits == 0)
             digits = 0;
     }
     if (digits == 0 || *p != '\0') {
+        free(plain);
         *why = decimal_comma ? "not a number (expected digits with a decimal "
                                "comma, such as -0,25)"
                              : "not a number (expected digits with a decimal "
@@ -317,6 +329,7 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
      * decimals near a float32 rounding midpoint). */
     errno = 0;
     const double d = strtod(plain, NULL);
+    free(plain);
     const float v = (float)d;
     if (isinf(v) || isnan(v)) {
         *why = "a number too large for float32";

@@ -49,6 +49,9 @@ static char *read_stdin(size_t *len, mx_error *err)
     }
     for (;;) {
         if (n == cap) {
+            /* exactly the limit is allowed: refused only if more follows */
+            if (cap >= MAX_STDIN_BYTES && getc(stdin) == EOF)
+                break;
             if (cap >= MAX_STDIN_BYTES) {
                 free(buf);
                 err_input(err,
@@ -75,6 +78,11 @@ static char *read_stdin(size_t *len, mx_error *err)
         free(buf);
         err_input(err, "cannot read standard input: %s", strerror(errno));
         return NULL;
+    }
+    /* a byte-order mark, as some editors write, is not part of the text */
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        n -= 3;
+        memmove(buf, buf + 3, n);
     }
     *len = n;
     return buf;

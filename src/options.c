@@ -279,8 +279,49 @@ static const char *short_cluster(int argc, char **argv, int c)
     return argv[optind - 1];
 }
 
+/* The long option that "--name=value" names when name takes no value,
+ * or NULL. */
+static const struct option *given_a_value(const char *arg, int val)
+{
+    const char *eq = strchr(arg, '=');
+    if (strncmp(arg, "--", 2) != 0 || eq == NULL)
+        return NULL;
+    const size_t len = (size_t)(eq - arg - 2);
+    for (const struct option *o = long_options; o->name != NULL; o++)
+        if (o->val == val && o->has_arg == no_argument &&
+            strncmp(o->name, arg + 2, len) == 0)
+            return o;
+    return NULL;
+}
+
+/* "--d" starts more than one long option: their list, else 0. */
+static int ambiguous_prefix(char *list, size_t size, const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+        return 0;
+    const size_t len = strcspn(arg + 2, "=");
+    int count = 0;
+    list[0] = '\0';
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        if (strncmp(o->name, arg + 2, len) != 0)
+            continue;
+        size_t used = strlen(list);
+        snprintf(list + used, size - used, "%s--%s", count ? ", " : "",
+                 o->name);
+        count++;
+    }
+    return count > 1;
+}
+
 static int unknown_option(int argc, char **argv, mx_error *err)
 {
+    const struct option *flag = given_a_value(argv[optind - 1], optopt);
+    if (optopt != 0 && flag != NULL)
+        return err_usage(err, "option '--%s' takes no value", flag->name);
+    char list[512];
+    if (optopt == 0 && ambiguous_prefix(list, sizeof list, argv[optind - 1]))
+        return err_usage(err, "option '%s' is ambiguous: it could be %s",
+                         argv[optind - 1], list);
     if (optopt != 0 && optopt < 256) {
         const char *arg = short_cluster(argc, argv, optopt);
         const char *meant = strlen(arg) > 2 ? nearest_option(arg) : NULL;
@@ -289,6 +330,8 @@ static int unknown_option(int argc, char **argv, mx_error *err)
                              "unknown option '%s': long options take "
                              "two dashes (did you mean '--%s'?)",
                              arg, meant);
+        if ((unsigned char)optopt >= 0x80) /* a multi-byte letter, whole */
+            return err_usage(err, "unknown option '%s'", arg);
         return err_usage(err, "unknown option '-%c'", optopt);
     }
     const char *seen = argv[optind - 1];

@@ -138,7 +138,15 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
         tokenized_free(tok);
         return err_input(err, "--kv: %s", why);
     }
+    const size_t n_other = other.n_tokens;
     tokenized_free(&other);
+    if (*n_queries + n_other > MAX_TOKENS) {
+        tokenized_free(tok);
+        return err_input(err,
+                         "the sentence and --kv have %zu tokens together, "
+                         "more than %d",
+                         *n_queries + n_other, MAX_TOKENS);
+    }
     size_t n = in->len + 1 + strlen(in->kv);
     char *both = malloc(n + 1);
     tokenized_free(tok);

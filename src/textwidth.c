@@ -53,6 +53,14 @@ static bool is_control(utf8proc_int32_t c)
     return c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0);
 }
 
+/* Marks and embeddings, overrides and isolates of the bidirectional
+ * algorithm: LRM, RLM, ALM, LRE..RLO, LRI..PDI. */
+static bool is_bidi_control(utf8proc_int32_t c)
+{
+    return c == 0x200E || c == 0x200F || c == 0x061C ||
+           (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
 char *display_escape(const char *s)
 {
     size_t len = strlen(s);
@@ -68,6 +76,10 @@ char *display_escape(const char *s)
         if (n < 0) {
             w += sprintf(w, "\\x%02x", (unsigned)*p);
             p++;
+        } else if (is_bidi_control(c)) {
+            /* they would reorder the text around them on a terminal */
+            w += sprintf(w, "\\u%04x", (unsigned)c);
+            p += n;
         } else if (is_control(c)) {
             /* C1 controls take 2 bytes; show them as their code point */
             w += sprintf(w, "\\x%02x", (unsigned)c);

@@ -13,7 +13,9 @@
 size_t display_width(const char *s);
 
 /* A new string in which control characters (C0, DEL, C1) and invalid
- * bytes are written as \xHH, so a token can never drive the terminal.
+ * bytes are written as \xHH and bidirectional controls (U+200E, U+200F,
+ * U+061C, U+202A-U+202E, U+2066-U+2069) as \uHHHH, so a token can never
+ * drive the terminal or reorder what is shown around it.
  * Returns NULL when out of memory; the caller frees it. */
 char *display_escape(const char *s);
 

@@ -1,6 +1,7 @@
 /* tokenize.c: UTF-8 validation, whitespace or grapheme split, vocabulary. */
 #include "tokenize.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +176,13 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
     if (at != NULL && at[1] != '\0' &&
         strspn(at + 1, "0123456789") == strlen(at + 1)) {
         size_t len = (size_t)(at - spec);
+        errno = 0;
         unsigned long pos = strtoul(at + 1, NULL, 10);
-        if (pos >= n)
+        if (errno == ERANGE || pos >= n)
             return err_usage(err,
-                             "--focus: position %lu is past the end "
+                             "--focus: position %s is past the end "
                              "(the sentence has %zu tokens, from 0)",
-                             pos, n);
+                             at + 1, n);
         if (strlen(tokens[pos]) != len || strncmp(tokens[pos], spec, len) != 0)
             return err_usage(err,
                              "--focus: the token at position %lu is "

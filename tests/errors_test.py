@@ -65,7 +65,28 @@ CASES = [
     (["-"], b"  \n\n", 2, "the sentence is empty", False),
     (["-"], b"a \xff b", 2, "not valid UTF-8 (byte 3)", False),
     (["-"], b"a\x00b", 2, "NUL byte", False),
-    (["-"], b"x " * (1 << 19) + b"y", 2, "longer than", False),
+    (["-"], b"x " * (1 << 19) + b"y", 2, "longer than 1048576 bytes", False),
+    (["--help=1"], b"", 2, "option '--help' takes no value", True),
+    (["--no-causal=yes", S], b"", 2, "option '--no-causal' takes no value",
+     True),
+    (["--d", "3", S], b"", 2, "option '--d' is ambiguous: it could be "
+     "--d-model, --d-out, --decimal-comma", True),
+    (["-\u00e9", S], b"", 2, "unknown option '-\u00e9'", True),
+    ([S, "--focus", "gato@99999999999999999999999"], b"", 2,
+     "position 99999999999999999999999 is past the end", True),
+    ([" ".join("w%d" % i for i in range(3000)), "--kv",
+      " ".join("k%d" % i for i in range(1500))], b"", 2,
+     "the sentence and --kv have 4500 tokens together, more than 4096", False),
+    (["--embeddings", "rows.csv"], b"", 2,
+     "rows.csv:4098:1: more than 4096 rows besides the header", False),
+    (["--input", "sentences.csv", "--column", "s"], b"", 2,
+     "sentences.csv:10002:1: more than 10000 rows besides the header", False),
+    (["--embeddings", "huge.csv"], b"", 2,
+     "huge.csv:2:3: a number too large for float32", False),
+    (["--embeddings", "quoted.csv"], b"", 2,
+     "quoted.csv:2:1: a field longer than 64 KiB", False),
+    (["--embeddings", "quoted_commas.csv"], b"", 2,
+     "quoted_commas.csv:2:1: a field longer than 64 KiB", False),
     (["-"], b"x " * 4097, 2, "more than 4096 tokens", False),
     (["--d-model", "8192", "--d-out", "8192", "--heads", "1",
       " ".join(["w%d" % i for i in range(600)])], b"", 2, "million values", False),
@@ -233,6 +254,56 @@ def csv_dir_failures(tmp):
        (r.returncode, r.stderr))
 
 
+def accepted_inputs(tmp):
+    """Inputs at the edge of a limit, or with bytes that need care, that
+    are not errors."""
+    # standard input of exactly 1 MiB
+    r = MHA.run(["-", "--variant", "single", "--tables", "tokens"],
+                b"x" + b" " * ((1 << 20) - 1))
+    ok(r.returncode == 0 and b"x" in r.stdout,
+       "standard input of exactly 1048576 bytes is read", r.stderr)
+    # a byte-order mark before the sentence on standard input
+    r = MHA.run(["-", "--focus", "O"], b"\xef\xbb\xbfO gato")
+    ok(r.returncode == 0 and r.stdout.startswith(b"focus: O (position 0"),
+       "a UTF-8 byte-order mark on standard input is not part of a token",
+       (r.stdout[:80], r.stderr))
+    r = MHA.run(["-"], b"\xef\xbb\xbf")
+    ok(r.returncode == 2 and b"the sentence is empty" in r.stderr,
+       "a byte-order mark alone is an empty sentence", r.stderr)
+    # unique prefixes are still taken
+    r = MHA.run(["--decimal", S, "--variant", "single", "--tables", "tokens"])
+    ok(r.returncode == 0, "a unique prefix (--decimal) is accepted", r.stderr)
+    # a decimal with 200 zeros after the point is a number (0, as in
+    # PyTorch), not "not a number"
+    path = os.path.join(tmp, "tiny.csv")
+    with open(path, "w") as f:
+        f.write("token,a\nx,0." + "0" * 200 + "1\n")
+    r = MHA.run(["--embeddings", path, "--variant", "single", "--tables",
+                 "inputs", "--format", "csv"])
+    ok(r.returncode == 0 and r.stdout.rstrip().endswith(b",0"),
+       "0.(200 zeros)1 reads as 0, as float() then torch.tensor() read it",
+       (r.stdout[-80:], r.stderr))
+    # bidirectional controls are escaped in text, kept in CSV
+    rlo = "ab\u202ecd"
+    for ch in ["\u202a", "\u202e", "\u2066", "\u2069", "\u200e", "\u200f",
+               "\u061c"]:
+        r = MHA.run(["x" + ch + "y z", "--variant", "single", "--tables",
+                     "tokens"])
+        want = ("x\\u%04xy" % ord(ch)).encode()
+        ok(r.returncode == 0 and want in r.stdout and
+           ch.encode() not in r.stdout,
+           "U+%04X is shown as \\u%04x in text" % (ord(ch), ord(ch)),
+           r.stdout[:200])
+    r = MHA.run([rlo + " z", "--variant", "single", "--tables", "tokens",
+                 "--format", "csv"])
+    ok(r.returncode == 0 and rlo.encode() in r.stdout,
+       "CSV keeps U+202E as it is", r.stdout[:200])
+    r = MHA.run(["x y", "--focus", rlo])
+    ok(r.returncode == 2 and b"ab\\u202ecd" in r.stderr and
+       "\u202e".encode() not in r.stderr, "error messages escape it too",
+       r.stderr)
+
+
 def small_files():
     """In the child: files stop at 4 KiB, and writing past that is an
     error (EFBIG) rather than a signal."""
@@ -246,6 +317,17 @@ def main():
         with open(os.path.join(tmp, "tied", "fused.W_key.weight.csv"), "w") as f:
             f.write("token,in0,in1,in2\n" +
                     "".join("out%d,1,0,0\n" % i for i in range(4)))
+        # CSV files at and past the readers' limits
+        data = {
+            "rows.csv": "token,a\n" + "x,1\n" * 4097,
+            "sentences.csv": "s\n" + "x\n" * 10001,
+            "huge.csv": "token,a\nx,1" + "0" * 120 + "\n",
+            "quoted.csv": 'token,a\n"' + "a\n" * 40000 + '",1\n',
+            "quoted_commas.csv": 'token,a\n"' + "a," * 40000 + '",1\n',
+        }
+        for name, text in data.items():
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
         for number, (args, stdin, status, fragment, hint) in enumerate(CASES):
             # every case also asks for a --csv-dir, which must stay empty
             out = os.path.join(tmp, "out%d" % number)
@@ -297,6 +379,7 @@ def main():
         ok(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "made")),
            "a run that fails creates no --csv-dir")
         csv_dir_failures(tmp)
+        accepted_inputs(tmp)
         # output that cannot be written
         with open("/dev/full", "wb") as full:
             r = MHA.run([S], stdout=full)
