@@ -12,6 +12,10 @@ script):
   rng_check.txt  bit-exact float32 values of torch.randn, uniform_,
                  nn.Linear and nn.Embedding for the C unit tests of the
                  random number generator
+  cases.txt      the name of every case in OUTDIR (every NAME.args, this
+                 script's and make_reference_teaching.py's), which
+                 tests/meson.build reads: a new case is a test as soon as
+                 a generator has written it
 
 How to run it (Debian's python3-torch, CPU, float32):
 
@@ -20,7 +24,7 @@ How to run it (Debian's python3-torch, CPU, float32):
 The attention modules below are written the way the classic
 "LLM from scratch" notebooks write them (without dropout, which does not
 change the numbers at evaluation time). For every variant the recipe is
-the one from docs torch-init.md: torch.manual_seed(seed), then the
+the one from docs/torch-init.md: torch.manual_seed(seed), then the
 embedding table, then the variant's module.
 """
 
@@ -515,6 +519,21 @@ CASES = [
 ]
 
 
+def write_case_list(outdir):
+    """Writes OUTDIR/cases.txt: every case whose NAME.args is in OUTDIR,
+    one name a line, sorted. Returns the number of cases."""
+    names = sorted(f[:-len(".args")] for f in os.listdir(outdir)
+                   if f.endswith(".args"))
+    with open(os.path.join(outdir, "cases.txt"), "w", encoding="utf-8",
+              newline="\n") as f:
+        f.write("# Reference cases (NAME.args, NAME.csv), written by "
+                "make_reference.py\n# and make_reference_teaching.py; "
+                "tests/meson.build makes a test of each.\n")
+        for name in names:
+            f.write(name + "\n")
+    return len(names)
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = argv[1] if len(argv) > 1 else os.path.join(here, "reference")
@@ -524,6 +543,7 @@ def main(argv):
         rows = run_case(case, outdir)
         print("%-22s %6d rows" % (case["name"] + ".csv", rows))
     print("%-22s %6d lines" % ("rng_check.txt", write_rng_check(outdir)))
+    print("%-22s %6d cases" % ("cases.txt", write_case_list(outdir)))
 
 
 if __name__ == "__main__":

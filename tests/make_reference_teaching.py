@@ -35,7 +35,8 @@ import torch.nn as nn
 from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
                             SelfAttention, TidyWriter, attention_steps, dims,
                             fmt, make_vocab, pick, steps_wrapper,
-                            steps_fused, write_heads, write_parameters)
+                            steps_fused, write_case_list, write_heads,
+                            write_parameters)
 
 
 class TransformerBlock(nn.Module):
@@ -540,6 +541,7 @@ def main(argv):
     torch.set_num_threads(1)
     for make, case in CASES:
         print("%-22s %6d rows" % (case["name"] + ".csv", make(case, outdir)))
+    print("%-22s %6d cases" % ("cases.txt", write_case_list(outdir)))
 
 
 if __name__ == "__main__":
