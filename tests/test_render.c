@@ -321,6 +321,15 @@ static void test_display_width(void)
        "two flags 🇧🇷🇦🇨 are 4 cells");
     ok(display_width("\u263a\ufe0f") == 2,
        "☺ + U+FE0F (emoji presentation) is 2 cells");
+    /* the three sequences a terminal may draw otherwise: each is one
+     * emoji, two cells (see docs/guide.md, --width, for what tmux and
+     * xterm draw) */
+    ok(display_width("\u2764\ufe0f") == 2, "❤️ (U+2764 + VS16) is 2 cells");
+    ok(display_width("\U0001F469\u200d\U0001F4BB") == 2,
+       "👩‍💻 (ZWJ sequence) is 2 cells");
+    ok(display_width("\U0001F44D\U0001F3FD") == 2,
+       "👍🏽 (skin-tone modifier) is 2 cells");
+    ok(display_width("\u2764") == 1, "❤ without VS16 is 1 cell");
     ok(display_width("\u1100\u1161\u11a8") == 2,
        "Hangul jamo L+V+T (각 decomposed) is 2 cells (got %zu)",
        display_width("\u1100\u1161\u11a8"));
