@@ -2,44 +2,20 @@
 #include "render.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <csv.h>
 
-static void use_decimal_comma(char *buf, bool decimal_comma)
-{
-    char *dot = strchr(buf, '.');
-    if (decimal_comma && dot != NULL)
-        *dot = ',';
-}
+#include "floatfmt.h"
+#include "textbuf.h"
 
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
 {
+    char text[FLOAT_TEXT_SIZE];
     if (buf == NULL || size == 0)
         return;
-    if (isnan(v)) {
-        snprintf(buf, size, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, size, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    /* whole numbers (ids, zeros) without an exponent */
-    if (fabsf(v) < 1e9f && v == truncf(v)) {
-        snprintf(buf, size, "%.0f", (double)v);
-        return;
-    }
-    /* 9 significant digits always read back as the same float32; most
-     * values need fewer. Read back as --embeddings, --weights and
-     * float() then torch.tensor() read: decimal -> double -> float32 */
-    for (int digits = 1; digits <= 9; digits++) {
-        snprintf(buf, size, "%.*g", digits, (double)v);
-        if ((float)strtod(buf, NULL) == v)
-            break;
-    }
-    use_decimal_comma(buf, decimal_comma);
+    float_text(text, v, decimal_comma);
+    snprintf(buf, size, "%s", text);
 }
 
 void write_csv_field(FILE *out, const char *s, char delimiter)
@@ -49,6 +25,65 @@ void write_csv_field(FILE *out, const char *s, char delimiter)
         csv_fwrite(out, s, strlen(s));
     else
         fputs(s, out);
+}
+
+/* Output is gathered in a buffer and written in pieces of about this
+ * size. */
+#define CHUNK 65536
+
+/* One table's rows: "[sentence,]variant,head,table,r,row_label," once per
+ * row, then "c,col_label,value\n" per value, the column parts made once
+ * per table. */
+static int write_table(FILE *out, textbuf *chunk, const table *t,
+                       const csv_out_style *style)
+{
+    const char d = style->delimiter;
+    const size_t cols = t->values.cols;
+    textbuf prefix = {0}, col_parts = {0};
+    size_t *col_end = malloc((cols > 0 ? cols : 1) * sizeof *col_end);
+    int rc = col_end == NULL ? -1 : 0;
+    for (size_t c = 0; rc == 0 && c < cols; c++) {
+        rc |= textbuf_add_size(&col_parts, c);
+        rc |= textbuf_add_char(&col_parts, d);
+        rc |= textbuf_add_csv_field(&col_parts, t->cols->s[c], d);
+        rc |= textbuf_add_char(&col_parts, d);
+        col_end[c] = col_parts.len;
+    }
+    if (rc == 0 && style->sentence >= 0) {
+        rc |= textbuf_add_size(&prefix, (size_t)style->sentence);
+        rc |= textbuf_add_char(&prefix, d);
+    }
+    if (rc == 0) {
+        rc |= textbuf_add(&prefix, t->variant, strlen(t->variant));
+        rc |= textbuf_add_char(&prefix, d);
+        if (t->head != NO_HEAD)
+            rc |= textbuf_add_size(&prefix, (size_t)t->head);
+        rc |= textbuf_add_char(&prefix, d);
+        rc |= textbuf_add(&prefix, t->name, strlen(t->name));
+        rc |= textbuf_add_char(&prefix, d);
+    }
+    const size_t fixed = prefix.len;
+    for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
+        prefix.len = fixed;
+        rc |= textbuf_add_size(&prefix, r);
+        rc |= textbuf_add_char(&prefix, d);
+        rc |= textbuf_add_csv_field(&prefix, t->rows->s[r], d);
+        rc |= textbuf_add_char(&prefix, d);
+        const float *row = matrix_at(&t->values, r, 0);
+        for (size_t c = 0; rc == 0 && c < cols; c++) {
+            const size_t start = c > 0 ? col_end[c - 1] : 0;
+            rc |= textbuf_add(chunk, prefix.s, prefix.len);
+            rc |= textbuf_add(chunk, col_parts.s + start, col_end[c] - start);
+            rc |= textbuf_add_float(chunk, row[c], style->decimal_comma);
+            rc |= textbuf_add_char(chunk, '\n');
+            if (rc == 0 && chunk->len >= CHUNK && textbuf_flush(chunk, out))
+                rc = -2;
+        }
+    }
+    textbuf_free(&prefix);
+    textbuf_free(&col_parts);
+    free(col_end);
+    return rc;
 }
 
 int render_csv(FILE *out, const table *const *tables, size_t n,
@@ -65,29 +100,19 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
                 "value\n",
                 d, d, d, d, d, d, d);
     }
+    textbuf chunk = {0};
     for (size_t i = 0; i < n; i++) {
-        const table *t = tables[i];
-        char head[24] = "";
-        if (t->head != NO_HEAD)
-            snprintf(head, sizeof head, "%d", t->head);
-        for (size_t r = 0; r < t->values.rows; r++) {
-            for (size_t c = 0; c < t->values.cols; c++) {
-                char value[32];
-                format_float_exact(value, sizeof value,
-                                   *matrix_at(&t->values, r, c),
-                                   style->decimal_comma);
-                if (style->sentence >= 0)
-                    fprintf(out, "%ld%c", style->sentence, d);
-                fprintf(out, "%s%c%s%c%s%c%zu%c", t->variant, d, head, d,
-                        t->name, d, r, d);
-                write_csv_field(out, t->rows->s[r], d);
-                fprintf(out, "%c%zu%c", d, c, d);
-                write_csv_field(out, t->cols->s[c], d);
-                fprintf(out, "%c%s\n", d, value);
-            }
+        const int rc = write_table(out, &chunk, tables[i], style);
+        if (rc == -1) {
+            textbuf_free(&chunk);
+            return err_nomem(err, "the CSV output");
         }
-        if (ferror(out))
-            return err_write(err, "the output", errno);
+        if (rc != 0 || textbuf_flush(&chunk, out) != 0 || ferror(out)) {
+            const int e = errno;
+            textbuf_free(&chunk);
+            return err_write(err, "the output", e);
+        }
     }
+    textbuf_free(&chunk);
     return 0;
 }

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "textbuf.h"
+
 typedef struct {
     char *final_path; /* dir[/sub]/<name>.csv */
     char *sub_path;   /* dir/sub, or NULL when the file goes in dir */
@@ -150,30 +152,35 @@ static void temp_name(char *buf, size_t size, char kind, size_t i)
     snprintf(buf, size, "%c%zu", kind, i);
 }
 
-static void write_matrix_csv(FILE *f, const table *t,
-                             const csv_out_style *style)
+/* Returns 0, -1 when memory ran out, -2 on a write error. */
+static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
 {
     const char d = style->delimiter;
+    textbuf line = {0};
+    int rc = 0;
     if (style->bom)
-        fputs("\xEF\xBB\xBF", f);
-    fputs("token", f);
+        rc |= textbuf_add(&line, "\xEF\xBB\xBF", 3);
+    rc |= textbuf_add(&line, "token", 5);
     for (size_t c = 0; c < t->values.cols; c++) {
-        fputc(d, f);
-        write_csv_field(f, t->cols->s[c], d);
+        rc |= textbuf_add_char(&line, d);
+        rc |= textbuf_add_csv_field(&line, t->cols->s[c], d);
     }
-    fputc('\n', f);
-    for (size_t r = 0; r < t->values.rows; r++) {
-        write_csv_field(f, t->rows->s[r], d);
+    rc |= textbuf_add_char(&line, '\n');
+    for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
+        rc |= textbuf_add_csv_field(&line, t->rows->s[r], d);
+        const float *row = matrix_at(&t->values, r, 0);
         for (size_t c = 0; c < t->values.cols; c++) {
-            char value[32];
-            format_float_exact(value, sizeof value,
-                               *matrix_at(&t->values, r, c),
-                               style->decimal_comma);
-            fputc(d, f);
-            fputs(value, f);
+            rc |= textbuf_add_char(&line, d);
+            rc |= textbuf_add_float(&line, row[c], style->decimal_comma);
         }
-        fputc('\n', f);
+        rc |= textbuf_add_char(&line, '\n');
+        if (rc == 0 && textbuf_flush(&line, f) != 0)
+            rc = -2;
     }
+    if (rc == 0 && textbuf_flush(&line, f) != 0)
+        rc = -2;
+    textbuf_free(&line);
+    return rc;
 }
 
 /* Writes t as the new temporary file number i. */
@@ -194,7 +201,10 @@ static int write_temp(csv_dir_set *s, size_t i, const table *t,
         close(fd);
         return err_write(err, final_path, e);
     }
-    write_matrix_csv(f, t, style);
+    if (write_matrix_csv(f, t, style) == -1) {
+        fclose(f);
+        return err_nomem(err, "the CSV output");
+    }
     int failed = ferror(f);
     int e = errno;
     if (fflush(f) != 0 && !failed) {

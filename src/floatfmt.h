@@ -1,0 +1,25 @@
+/* floatfmt.h: a float32 as the shortest decimal text that reads back
+ * (strtod, then rounded to float) as exactly the same float, written the way printf's %g writes
+ * it: "0.3367", "1.5e-05", "-inf", "nan", whole numbers below 1e9 as
+ * integers ("12", "-0"). */
+#ifndef MHA_FLOATFMT_H
+#define MHA_FLOATFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bytes a buffer for float_text must hold (text and its '\0'). */
+#define FLOAT_TEXT_SIZE 32
+
+/* Writes the text of v into buf (FLOAT_TEXT_SIZE bytes), with a decimal
+ * comma instead of the point when decimal_comma; returns its length.
+ * Arithmetic in double decides the digits; the rare values whose digits
+ * double cannot decide with certainty go to float_text_printf. */
+size_t float_text(char *buf, float v, bool decimal_comma);
+
+/* The same text by the definition itself: "%.*g" with 1, 2, ... 9
+ * significant digits until (float)strtod reads v back. About 30 times slower;
+ * the tests compare float_text against it. */
+void float_text_printf(char *buf, size_t size, float v, bool decimal_comma);
+
+#endif

@@ -1,0 +1,104 @@
+/* floatfmt_exhaustive.c: float_text against its definition,
+ * float_text_printf, on every float32 bit pattern in [FIRST, END).
+ * Too long for the test suite (about an hour of CPU for all 2^32); run by
+ * hand, split into ranges over the cores:
+ *
+ *   floatfmt_exhaustive 0x0 0x80000000 & floatfmt_exhaustive 0x80000000 0x100000000
+ *
+ * Prints the mismatches (at most 20) and a count; exits 1 on any.
+ *
+ * To save time, most values are checked with two printf/strtof pairs
+ * instead of up to nine: when float_text gives P significant digits, the
+ * text must be "%.Pg" and read back as v, and "%.(P-1)g" must not. That
+ * equals the definition (first P that reads back) because reading back
+ * is monotone in P when v's two rounding half-gaps are equal: the nearest
+ * (P+1)-digit decimal is no farther from v than the nearest P-digit one.
+ * The half-gaps differ only at powers of two (mantissa bits zero); those,
+ * the whole numbers, infinities and NaNs get the full definition. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "floatfmt.h"
+
+/* Significant digits in a %g text: the digits before any exponent,
+ * leading zeros not counted. */
+static int significant_digits(const char *s)
+{
+    int n = 0;
+    bool started = false;
+    for (; *s != '\0' && *s != 'e'; s++) {
+        if (!isdigit((unsigned char)*s))
+            continue;
+        if (*s != '0')
+            started = true;
+        if (started)
+            n++;
+    }
+    return n;
+}
+
+static bool reads_back(const char *s, float v)
+{
+    return (float)strtod(s, NULL) == v;
+}
+
+static bool agrees(float v, uint32_t bits, const char *fast)
+{
+    char want[64];
+    if ((bits & 0x7fffffu) == 0 || isnan(v) || isinf(v) || v == truncf(v)) {
+        float_text_printf(want, sizeof want, v, false);
+        return strcmp(fast, want) == 0;
+    }
+    const int p = significant_digits(fast);
+    if (p < 1 || p > 9)
+        return false;
+    snprintf(want, sizeof want, "%.*g", p, (double)v);
+    if (strcmp(fast, want) != 0 || !reads_back(fast, v))
+        return false;
+    if (p > 1) {
+        snprintf(want, sizeof want, "%.*g", p - 1, (double)v);
+        if (reads_back(want, v))
+            return false;
+    }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: floatfmt_exhaustive FIRST END\n");
+        return 2;
+    }
+    const uint64_t first = strtoull(argv[1], NULL, 0);
+    const uint64_t end = strtoull(argv[2], NULL, 0);
+    if (end > UINT64_C(0x100000000) || first > end) {
+        fprintf(stderr, "floatfmt_exhaustive: bad range\n");
+        return 2;
+    }
+    uint64_t bad = 0;
+    for (uint64_t b = first; b < end; b++) {
+        const uint32_t bits = (uint32_t)b;
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        char fast[FLOAT_TEXT_SIZE];
+        const size_t n = float_text(fast, v, false);
+        if (n != strlen(fast) || !agrees(v, bits, fast)) {
+            if (bad < 20) {
+                char want[64];
+                float_text_printf(want, sizeof want, v, false);
+                printf("0x%08" PRIx32
+                       ": float_text \"%s\", definition \"%s\"\n",
+                       bits, fast, want);
+            }
+            bad++;
+        }
+    }
+    printf("[0x%" PRIx64 ", 0x%" PRIx64 "): %" PRIu64 " values, %" PRIu64
+           " mismatches\n",
+           first, end, end - first, bad);
+    return bad == 0 ? 0 : 1;
+}

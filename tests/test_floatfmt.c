@@ -1,0 +1,198 @@
+/* test_floatfmt.c: float_text (the fast shortest round-trip formatting
+ * behind CSV) against its definition float_text_printf, on edge cases and
+ * a large fixed-seed random sample of float32 bit patterns; and the
+ * textbuf pieces CSV rows are assembled from.
+ *
+ * Every one of the 2^32 bit patterns is compared by
+ * tests/floatfmt_exhaustive.c, run by hand (it takes about an hour).
+ *
+ * Usage: test_floatfmt [REFERENCE_DIR]   (the argument is not used) */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "floatfmt.h"
+#include "tap.h"
+#include "textbuf.h"
+
+static float from_bits(uint32_t bits)
+{
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static uint32_t to_bits(float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits;
+}
+
+static long mismatches;
+
+/* Compares both methods on v, with the point and with the comma. */
+static void check(float v)
+{
+    for (int comma = 0; comma <= 1; comma++) {
+        char fast[FLOAT_TEXT_SIZE], want[64];
+        const size_t n = float_text(fast, v, comma);
+        float_text_printf(want, sizeof want, v, comma);
+        if (strcmp(fast, want) != 0 || n != strlen(fast)) {
+            if (mismatches < 10)
+                diag("0x%08" PRIx32 ": float_text \"%s\", definition \"%s\"",
+                     to_bits(v), fast, want);
+            mismatches++;
+        }
+    }
+}
+
+/* v and its neighbours up to k steps either side (bit patterns) */
+static void check_around(float v, int k)
+{
+    const uint32_t b = to_bits(v);
+    for (int i = -k; i <= k; i++)
+        check(from_bits(b + (uint32_t)i));
+}
+
+/* xorshift32, fixed seed: the same sample on every run */
+static uint32_t next_random(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+static void test_known_texts(void)
+{
+    static const struct {
+        float v;
+        bool comma;
+        const char *text;
+    } cases[] = {
+        {0.3367f, false, "0.3367"},
+        {0.3367f, true, "0,3367"},
+        {12.0f, false, "12"},
+        {-0.0f, false, "-0"},
+        {0.0f, false, "0"},
+        {1234567.0f, false, "1234567"},
+        {1.5e-5f, false, "1.5e-05"},
+        {1e9f, false, "1e+09"},
+        {-2.5e10f, true, "-2,5e+10"},
+        {0.0001f, false, "0.0001"},
+        {FLT_MAX, false, "3.4028235e+38"},
+        {FLT_TRUE_MIN, false, "1e-45"},
+        {INFINITY, false, "inf"},
+        {-INFINITY, false, "-inf"},
+        {NAN, false, "nan"},
+        {-NAN, false, "nan"},
+        {0.1f, false, "0.1"},
+        {1.0f / 3.0f, false, "0.33333334"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[FLOAT_TEXT_SIZE];
+        float_text(buf, cases[i].v, cases[i].comma);
+        ok(strcmp(buf, cases[i].text) == 0,
+           "float_text gives \"%s\" (got \"%s\")", cases[i].text, buf);
+    }
+}
+
+static void test_edges(void)
+{
+    mismatches = 0;
+    long n0 = 0;
+    /* every power of two, normal and subnormal, both signs, and the
+     * values beside them (where the rounding gaps are unequal) */
+    for (int e = -149; e <= 127; e++) {
+        check_around(ldexpf(1.0f, e), 3);
+        check_around(-ldexpf(1.0f, e), 3);
+        n0 += 28;
+    }
+    /* beside every power of ten a float32 can come near */
+    for (int e = -45; e <= 38; e++) {
+        check_around((float)pow(10.0, e), 3);
+        n0 += 14;
+    }
+    /* the first and last subnormals, the extremes, whole-number limits */
+    for (uint32_t b = 1; b <= 20000; b++)
+        check(from_bits(b));
+    for (uint32_t b = 0x007fffffu; b > 0x007fffffu - 20000; b--)
+        check(from_bits(b));
+    n0 += 80000;
+    const float specials[] = {
+        0.0f,     -0.0f,   INFINITY, -INFINITY,    NAN,  -NAN,        FLT_MAX,
+        -FLT_MAX, FLT_MIN, -FLT_MIN, 999999999.0f, 1e9f, 16777216.0f, 0.5f};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        check_around(specials[i], 2);
+    n0 += 14 * 10;
+    ok(mismatches == 0, "edge cases: %ld of about %ld texts differ", mismatches,
+       n0);
+}
+
+static void test_random(void)
+{
+    mismatches = 0;
+    uint32_t state = 2463534242u;
+    const long n = 400000;
+    for (long i = 0; i < n; i++)
+        check(from_bits(next_random(&state)));
+    ok(mismatches == 0, "random bit patterns: %ld of %ld differ", mismatches,
+       n);
+    /* values in the ranges attention tables hold */
+    mismatches = 0;
+    for (long i = 0; i < n; i++) {
+        const float u = (float)(next_random(&state) >> 8) / 16777216.0f;
+        check(u * 4.0f - 2.0f);
+    }
+    ok(mismatches == 0, "random values in [-2, 2): %ld of %ld differ",
+       mismatches, n);
+}
+
+static void test_textbuf(void)
+{
+    textbuf b = {0};
+    int rc = textbuf_add_size(&b, 0);
+    rc |= textbuf_add_char(&b, ',');
+    rc |= textbuf_add_size(&b, 4294967295u);
+    rc |= textbuf_add_char(&b, ',');
+    rc |= textbuf_add_csv_field(&b, "plain", ',');
+    rc |= textbuf_add_char(&b, ',');
+    rc |= textbuf_add_csv_field(&b, "a,b", ',');
+    rc |= textbuf_add_char(&b, ';');
+    rc |= textbuf_add_csv_field(&b, "say \"hi\"", ';');
+    rc |= textbuf_add_char(&b, ';');
+    rc |= textbuf_add_csv_field(&b, "a,b", ';');
+    rc |= textbuf_add_char(&b, ';');
+    rc |= textbuf_add_float(&b, 0.25f, true);
+    const char want[] = "0,4294967295,plain,\"a,b\";"
+                        "\"say \"\"hi\"\"\";a,b;0,25";
+    ok(rc == 0 && b.len == strlen(want) && memcmp(b.s, want, b.len) == 0,
+       "textbuf assembles numbers, quoted and plain fields: %.*s", (int)b.len,
+       b.s);
+
+    FILE *f = tmpfile();
+    if (f == NULL) {
+        printf("Bail out! no temporary file\n");
+        exit(1);
+    }
+    ok(textbuf_flush(&b, f) == 0 && b.len == 0 &&
+           ftell(f) == (long)strlen(want),
+       "textbuf_flush writes everything and empties the buffer");
+    fclose(f);
+    textbuf_free(&b);
+    ok(b.s == NULL && b.len == 0 && b.cap == 0, "textbuf_free leaves it empty");
+}
+
+int main(void)
+{
+    test_known_texts();
+    test_edges();
+    test_random();
+    test_textbuf();
+    return tap_done();
+}
