@@ -39,20 +39,21 @@ S = "O gato sobe no tapete"
 
 def goldens():
     """Byte-exact outputs. Their numbers are PyTorch's (the reference suite
-    checks them bit for bit); these files pin the layout."""
-    check_golden("classroom.txt", [S, "--heads", "2"])
-    check_golden("fused-precision2.txt", [S, "--variant", "fused", "--tables",
-                                          "attn_weights,out", "--precision", "2"])
-    check_golden("single-scores.csv", [S, "--format", "csv", "--variant",
-                                       "single", "--tables", "attn_scores"])
-    check_golden("chinese-wrapper.txt", ["我 喜欢 吃 牛舌 和 慢煮 牛舌", "--d-out", "6",
-                                         "--heads", "3", "--variant", "wrapper",
-                                         "--tables", "attn_weights,concat_context"])
-    check_golden("accents-emoji-nocausal.txt", ["café naïve 🙂 cafe", "--variant",
-                                                "single", "--tables",
-                                                "attn_weights", "--no-causal"])
-    check_golden("qkv-bias.txt", [S, "--qkv-bias", "--variant", "fused",
-                                  "--tables", "W_query.bias,out"])
+    checks them bit for bit); these files pin the layout. Each golden
+    NAME.txt or NAME.csv has its arguments beside it in NAME.args, one
+    argument a line: adding a golden is adding the two files."""
+    outputs = sorted(f for f in os.listdir(GOLDEN) if not f.endswith(".args"))
+    for name in outputs:
+        args_file = os.path.join(GOLDEN, os.path.splitext(name)[0] + ".args")
+        if not os.path.exists(args_file):
+            ok(False, "golden %s has its arguments in %s" % (name, args_file))
+            continue
+        with open(args_file, encoding="utf-8") as f:
+            args = f.read().split("\n")[:-1]
+        check_golden(name, args)
+    ok(len(outputs) == len([f for f in os.listdir(GOLDEN)
+                            if f.endswith(".args")]),
+       "every NAME.args in %s has its golden output" % GOLDEN)
 
 
 def display_width(text):
