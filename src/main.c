@@ -229,6 +229,8 @@ static int render_text_view(const options *opt, const trace *tr,
         .scale = opt->color_scale,
         .trace = tr,
     };
+    if (opt->torch_style)
+        return render_torch(stdout, tables, n, &style, err);
     if (opt->focus == NULL)
         return render_text(stdout, tables, n, &style, err);
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");

@@ -35,6 +35,8 @@ static const char *const usage_parts[] = {
     "  --tables LIST      only these tables, comma-separated  (default all)\n"
     "  --precision N      decimals in text, 0 to 12             (default 4)\n"
     "  --full             print big tables whole      (default summarised)\n"
+    "  --style HOW        text tables: table, or torch as print(tensor)\n"
+    "                                                          (default table)\n"
     "  --csv-dir DIR      also write one matrix CSV per table  (default none)\n"
     "  --color WHEN       shade attention weights and scores: auto (on a\n"
     "                     terminal, unless NO_COLOR is set), always, never\n"
@@ -127,6 +129,7 @@ enum {
     OPT_WIDTH,
     OPT_LANG,
     OPT_COLOR_SCALE,
+    OPT_STYLE,
 };
 
 static const struct option long_options[] = {
@@ -142,6 +145,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"precision", required_argument, NULL, OPT_PRECISION},
     {"full", no_argument, NULL, OPT_FULL},
+    {"style", required_argument, NULL, OPT_STYLE},
     {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
     {"embeddings", required_argument, NULL, OPT_EMBEDDINGS},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -567,6 +571,11 @@ static int validate(options *opt, mx_error *err)
     if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
         return err_usage(err, "--tokens: the tokens are the embeddings "
                               "file's labels, not a sentence to cut");
+    if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
+        return err_usage(err,
+                         "--style torch: prints text tables; it does not go "
+                         "with %s",
+                         opt->focus != NULL ? "--focus" : "--format csv");
     if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
         return err_usage(err,
                          "%s: a text view; it does not go with "
@@ -666,6 +675,14 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_FULL:
         opt->full = true;
+        return 0;
+    case OPT_STYLE:
+        if (strcmp(arg, "table") != 0 && strcmp(arg, "torch") != 0)
+            return err_usage(err,
+                             "%s: unknown style '%s' (expected table or "
+                             "torch)",
+                             "--style", arg);
+        opt->torch_style = strcmp(arg, "torch") == 0;
         return 0;
     case OPT_CSV_DIR:
         return set_path(&opt->csv_dir, "--csv-dir", arg, err);

@@ -39,6 +39,7 @@ typedef struct {
     enum output_format format;
     int precision;       /* --precision, decimals in text */
     bool full;           /* --full: never summarise */
+    bool torch_style;    /* --style torch: tables as print(tensor) */
     const char *csv_dir; /* --csv-dir, points into argv */
 
     const char *embeddings; /* --embeddings FILE, or NULL */

@@ -53,6 +53,13 @@ typedef struct {
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
 
+/* --style torch: each table under its header line, its values as
+ * print(t) shows a float32 tensor of that shape with PyTorch's default
+ * print options (precision from style, 80 columns, summarised over 1000
+ * values unless style->full). */
+int render_torch(FILE *out, const table *const *tables, size_t n,
+                 const text_style *style, mx_error *err);
+
 /* --focus: one token across every head of every variant, compactly: its
  * query, key and value, whom it attends to, who attends to it, and its
  * context. position indexes tokens, the query sequence. With cross
