@@ -39,6 +39,15 @@ typedef struct {
     bool failed;
     bool hit_limit;     /* failed because of max_rows or max_fields */
     size_t field_bytes; /* bytes fed since the last field ended */
+    /* with min_width > 0 and a header at least that wide, every row is
+     * checked against the header as it ends, and fields past the
+     * header's width are counted, not kept: memory stays in proportion
+     * to what can be accepted */
+    size_t min_width;
+    bool numbers; /* with min_width: every cell after the first is a number,
+                     checked as it is read */
+    bool decimal_comma;
+    size_t extra, extra_line, extra_column; /* fields past the width */
     mx_error *err;
 } csv_reader;
 
@@ -99,6 +108,24 @@ static void on_field(void *data, size_t len, void *user)
         }
         i += (size_t)n;
     }
+    if (r->min_width > 0 && r->n_rows > 0 && r->rows[0].n >= r->min_width &&
+        r->n_fields == r->rows[0].n) {
+        if (r->extra++ == 0) {
+            r->extra_line = line;
+            r->extra_column = column;
+        }
+        return;
+    }
+    if (r->numbers && r->n_rows > 0 && r->rows[0].n >= r->min_width &&
+        r->n_fields >= 1) {
+        float value;
+        const char *why = NULL;
+        /* data is NUL-terminated (CSV_APPEND_NULL) */
+        if (parse_csv_number(&value, data, r->decimal_comma, &why) != 0) {
+            fail_at(r, line, column, "%s: '%.40s'", why, (const char *)data);
+            return;
+        }
+    }
     if (r->n_fields == r->max_fields) {
         fail_at(r, line, column, "more than %zu fields in a row",
                 r->max_fields);
@@ -131,6 +158,22 @@ static void on_row(int c, void *user)
     csv_reader *r = user;
     if (r->failed)
         return;
+    const size_t width = r->n_rows > 0 ? r->rows[0].n : 0;
+    if (r->min_width > 0 && width >= r->min_width &&
+        r->n_fields + r->extra != width) {
+        /* where check_shape would point: the first extra field, or the
+         * last one present */
+        if (r->extra > 0)
+            fail_at(r, r->extra_line, r->extra_column,
+                    "this row has %zu fields, the header has %zu",
+                    r->n_fields + r->extra, width);
+        else if (r->n_fields > 0)
+            fail_at(r, r->fields[r->n_fields - 1].line,
+                    r->fields[r->n_fields - 1].column,
+                    "this row has %zu fields, the header has %zu", r->n_fields,
+                    width);
+        return;
+    }
     if (r->n_rows == r->max_rows) {
         fail_at(r, r->field_line, 1, "more than %zu rows besides the header",
                 r->max_rows - 1);
@@ -150,6 +193,7 @@ static void on_row(int c, void *user)
     r->rows[r->n_rows++] = (csv_row){r->fields, r->n_fields};
     r->fields = NULL;
     r->n_fields = r->cap_fields = 0;
+    r->extra = 0;
 }
 
 /* libcsv refused the input at the current position. */
@@ -188,7 +232,7 @@ static int feed_run(csv_reader *r, struct csv_parser *p,
  * starts right after the byte that ended the previous one. */
 static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
 {
-    size_t rows = r->n_rows, fields = r->n_fields;
+    size_t rows = r->n_rows, fields = r->n_fields + r->extra;
     if (csv_parse(p, &byte, 1, on_field, on_row, r) != 1)
         return malformed(r, p);
     if (byte == '\n') {
@@ -199,7 +243,7 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
     }
     /* a field or row just ended, or line ends between rows: the next
      * field starts after this byte */
-    if (r->n_rows != rows || r->n_fields != fields ||
+    if (r->n_rows != rows || r->n_fields + r->extra != fields ||
         ((byte == '\r' || byte == '\n') && r->n_fields == 0 && !p->quoted)) {
         r->field_bytes = 0;
         r->field_line = r->line;
@@ -213,16 +257,21 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
     return r->failed ? -1 : 0;
 }
 
-/* Reads the whole of f into rows; path names it in messages. */
+/* Reads the whole of f into rows; path names it in messages. With
+ * min_width, rows are checked against the header's width while reading
+ * (see csv_reader), and with numbers their cells after the first too. */
 static int read_csv(csv_reader *r, FILE *f, const char *path,
                     const csv_style *style, size_t max_rows, size_t max_fields,
-                    mx_error *err)
+                    size_t min_width, bool numbers, mx_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
     r->err = err;
     r->max_rows = max_rows;
     r->max_fields = max_fields;
+    r->min_width = min_width;
+    r->numbers = numbers;
+    r->decimal_comma = style->decimal_comma;
     r->line = r->column = r->field_line = r->field_column = 1;
 
     struct csv_parser p;
@@ -432,7 +481,8 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
     *words = NULL;
     *n = 0;
     memset(inputs, 0, sizeof *inputs);
-    if (read_csv(&r, f, path, style, MAX_TOKENS + 1, max_width + 1, err) != 0)
+    if (read_csv(&r, f, path, style, MAX_TOKENS + 1, max_width + 1, 2, true,
+                 err) != 0)
         return -1;
     int rc = -1;
     if (check_shape(&r, 2, style->delimiter, err) != 0)
@@ -483,7 +533,8 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
     *sentences = NULL;
     *lines = NULL;
     *n = 0;
-    if (read_csv(&r, f, path, style, MAX_SENTENCES + 1, 1024, err) != 0)
+    if (read_csv(&r, f, path, style, MAX_SENTENCES + 1, 1024, 1, false, err) !=
+        0)
         return -1;
     int rc = -1;
     if (check_shape(&r, 1, style->delimiter, err) != 0)
@@ -538,7 +589,8 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
 {
     csv_reader r;
     /* reading stops one row or field past the expected shape */
-    if (read_csv(&r, f, path, style, m->rows + 2, m->cols + 2, err) != 0) {
+    if (read_csv(&r, f, path, style, m->rows + 2, m->cols + 2, 0, false, err) !=
+        0) {
         if (!r.hit_limit)
             return -1;
         return err_input(err,

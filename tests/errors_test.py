@@ -304,6 +304,45 @@ def accepted_inputs(tmp):
        r.stderr)
 
 
+def bounded_reading(tmp):
+    """The CSV readers refuse a bad shape or cell as they read it, with
+    memory for what can be accepted only (256 MiB of address space here,
+    far less than keeping every cell of these files would take)."""
+    cases = [
+        ("empty_cells.csv", "token" + "," * 8192 + "\n" +
+         ("x" + "," * 8192 + "\n") * 4096, [],
+         "empty_cells.csv:2:3: an empty cell where a number belongs"),
+        ("wide_row.csv", "token,a\nx,1," + "," * (3 << 20) + "\n", [],
+         "wide_row.csv:2:5: this row has 3145731 fields, the header has 2"),
+        ("wide_sentence.csv", "s\nO gato" + "," * (3 << 20) + "\n",
+         ["--column", "s"],
+         "wide_sentence.csv:2:8: this row has 3145729 fields, the header has 1"),
+        ("short_row.csv", "token,a,b\nx,1,2\ny,1\n", [],
+         "short_row.csv:3:3: this row has 2 fields, the header has 3"),
+    ]
+    # AddressSanitizer and valgrind need far more address space than that
+    with open(MHA.path, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    limit = None if sanitized or MHA.prefix else small_memory
+    for name, text, more, fragment in cases:
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        option = "--input" if more else "--embeddings"
+        r = subprocess.run(MHA.command([option, path] + more),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=limit, timeout=600)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
+           fragment in lines[0], "%s: refused while reading, in 256 MiB"
+           % name, (r.returncode, r.stderr[:300]))
+
+
+def small_memory():
+    """In the child: at most 256 MiB of address space."""
+    resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+
+
 def small_files():
     """In the child: files stop at 4 KiB, and writing past that is an
     error (EFBIG) rather than a signal."""
@@ -380,6 +419,7 @@ def main():
            "a run that fails creates no --csv-dir")
         csv_dir_failures(tmp)
         accepted_inputs(tmp)
+        bounded_reading(tmp)
         # output that cannot be written
         with open("/dev/full", "wb") as full:
             r = MHA.run([S], stdout=full)
