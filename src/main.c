@@ -203,6 +203,7 @@ static explain_context explain_for(const options *opt, const trace *tr)
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
         .embeddings_given = opt->embeddings != NULL,
+        .chars = opt->tokens == TOKENS_CHARS,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
         .width = screen_width(opt),
         .ff = opt->ff ? opt->ff

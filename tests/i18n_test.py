@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CLI tests for other languages: --tokens chars, --lang and the locale.
 
-Usage: i18n_test.py MHA_EXPLAIN
+Usage: i18n_test.py MHA_EXPLAIN GOLDEN_DIR
 
 Prints TAP. A sentence cut with --tokens chars must give exactly what the
 same sentence gives with its characters already separated by spaces and
@@ -16,6 +16,7 @@ import tempfile
 from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
+GOLDEN = sys.argv[2]
 run = MHA.run
 check_error = MHA.check_error
 
@@ -171,10 +172,64 @@ def languages():
 
 S = "O gato sobe no tapete"
 
+# Every --explain note: the four modules, the block's steps, the average.
+STEPS = ["--explain", "--variant", "single,wrapper,fused,block", "--d-model",
+         "4", "--average", "--precision", "2", "--width", "80", "--tables",
+         "vocab,tokens,embedding.weight,inputs,queries,attn_scores,"
+         "attn_weights,head_context,concat_context,attn_weights_avg,out,"
+         "attn_out,add_norm1,ffn_hidden,ffn_out"]
+EXPLAIN = {
+    "pt_BR": [S] + STEPS,
+    "es": ["El gato sube a la alfombra"] + STEPS,
+    "zh_CN": ["我 喜欢 吃 牛舌"] + STEPS,
+    "zh_TW": ["牛舌好食", "--tokens", "chars"] + STEPS,
+}
+
+
+def cells(line):
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else
+               0 if unicodedata.combining(c) else 1 for c in line)
+
+
+def explain():
+    """The narration in each language: goldens (read and checked by people
+    who teach in that language when made), and lines that fit."""
+    for lang, args in EXPLAIN.items():
+        name = "explain-%s.txt" % lang
+        r = run(args + ["--lang", lang], env=BARE)
+        with open(os.path.join(GOLDEN, name), "rb") as f:
+            want = f.read()
+        ok(r.returncode == 0 and r.stdout == want and r.stderr == b"",
+           "golden %s" % name, r.stderr.decode("utf-8", "replace") +
+           r.stdout.decode("utf-8", "replace"))
+        english = run(args + ["--lang", "en"], env=BARE).stdout
+        strip = lambda out: [l for l in out.splitlines() if not
+                             l.startswith(b"#")]
+        ok(strip(r.stdout) == strip(english) and r.stdout != english,
+           "%s: only the notes differ from English; tables are the same"
+           % lang)
+        for width in (80, 40):
+            out = run(args[:-2] + ["--width", str(width), "--lang", lang],
+                      env=BARE).stdout.decode()
+            notes = [l for l in out.splitlines() if l.startswith("# ")]
+            wide = [l for l in notes if cells(l) > width - 2 + 2]
+            ok(notes and not wide and not [l for l in notes if
+                                           l.endswith(" ")],
+               "%s: notes wrap within %d cells, no trailing space"
+               % (lang, width), wide)
+    r = run([S, "--explain", "--no-scale", "--variant", "single", "--kv",
+             "o cão", "--lang", "es", "--tables", "kv_inputs,attn_weights"],
+            env=BARE)
+    out = r.stdout.decode()
+    ok("Atención cruzada (--kv)" in out and "sin dividir entre" in out,
+       "the --kv and --no-scale notes are translated")
+
 
 def main():
     tokens()
     languages()
+    explain()
     return done()
 
 
