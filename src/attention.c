@@ -113,38 +113,39 @@ static int attention_head(trace *tr, const char *variant, int h,
     if (dims == NULL)
         return -1;
 
-    matrix scores = {0}, weights = {0};
+    matrix attn_scores = {0}, attn_weights = {0};
     int rc = -1;
-    if (matrix_alloc(&scores, T, S, "attention scores", err) != 0 ||
-        matrix_alloc(&weights, T, S, "attention weights", err) != 0)
+    if (matrix_alloc(&attn_scores, T, S, "attention scores", err) != 0 ||
+        matrix_alloc(&attn_weights, T, S, "attention weights", err) != 0)
         goto done;
 
-    // scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
-    matmul_transposed(&scores, q, k);
+    // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
+    matmul_transposed(&attn_scores, q, k);
     if (cfg->causal)
-        causal_mask(&scores);
+        causal_mask(&attn_scores);
 
-    // weights (T, S) = softmax(scores / sqrt(hd)), as keys.shape[-1]**0.5
+    // attn_weights (T, S) = softmax(attn_scores / sqrt(hd)),
+    // sqrt(hd) computed as keys.shape[-1]**0.5
     const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
-    softmax_rows(&weights, &scores, divisor);
+    softmax_rows(&attn_weights, &attn_scores, divisor);
 
-    // context (T, hd) = weights (T, S) @ v (S, hd)
-    matmul(context, &weights, v);
+    // context (T, hd) = attn_weights (T, S) @ v (S, hd)
+    matmul(context, &attn_weights, v);
 
     if (trace_add(tr, variant, h, "queries", lab->queries, dims, q, err) ||
         trace_add(tr, variant, h, "keys", lab->keys, dims, k, err) ||
         trace_add(tr, variant, h, "values", lab->values, dims, v, err) ||
         trace_add(tr, variant, h, "attn_scores", lab->queries, lab->keys,
-                  &scores, err) ||
+                  &attn_scores, err) ||
         trace_add(tr, variant, h, "attn_weights", lab->queries, lab->keys,
-                  &weights, err) ||
+                  &attn_weights, err) ||
         trace_add(tr, variant, h, "head_context", lab->tokens, dims, context,
                   err))
         goto done;
     rc = 0;
 done:
-    matrix_free(&scores);
-    matrix_free(&weights);
+    matrix_free(&attn_scores);
+    matrix_free(&attn_weights);
     return rc;
 }
 
@@ -281,24 +282,19 @@ int record_fused_params(trace *tr, const char *variant, const char *prefix,
     return record_linear(tr, variant, out_proj, &p->out_proj, err);
 }
 
-int fused_forward_as(trace *tr, const char *variant, const char *prefix,
-                     const char *out_name, const fused_params *p,
-                     const attention_config *cfg, const attention_input *in,
-                     const sequence_labels *lab, matrix *result, mx_error *err)
+int fused_attend(matrix *out, trace *tr, const char *variant,
+                 const char *out_name, const fused_params *p,
+                 const attention_config *cfg, const attention_input *in,
+                 const sequence_labels *lab, mx_error *err)
 {
     const size_t T = in->x->rows, S = in->kv->rows;
     const size_t hd = cfg->d_out / cfg->heads;
-    matrix Q = {0}, K = {0}, V = {0}, concat = {0}, out = {0};
+    matrix Q = {0}, K = {0}, V = {0}, concat = {0};
     int rc = -1;
-
-    /* the block records its parameters itself, all before the heads */
-    if (result == NULL && record_fused_params(tr, variant, prefix, p, err) != 0)
-        return -1;
 
     // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads
     if (project_qkv(&Q, &K, &V, &p->attn, in, err) != 0 ||
-        matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0 ||
-        matrix_alloc(&out, T, cfg->d_out, "the output", err) != 0)
+        matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0)
         goto done;
 
     for (size_t h = 0; h < cfg->heads; h++) {
@@ -325,26 +321,21 @@ int fused_forward_as(trace *tr, const char *variant, const char *prefix,
     }
 
     // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
-    linear_forward(&out, &concat, &p->out_proj.weight, p->out_proj.bias.v);
+    linear_forward(out, &concat, &p->out_proj.weight, p->out_proj.bias.v);
 
     const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
     if (dims == NULL ||
         trace_add(tr, variant, NO_HEAD, "concat_context", lab->tokens, dims,
                   &concat, err) != 0 ||
-        trace_add(tr, variant, NO_HEAD, out_name, lab->tokens, dims, &out,
+        trace_add(tr, variant, NO_HEAD, out_name, lab->tokens, dims, out,
                   err) != 0)
         goto done;
-    if (result != NULL) { /* hand the output to the caller */
-        *result = out;
-        out = (matrix){0};
-    }
     rc = 0;
 done:
     matrix_free(&Q);
     matrix_free(&K);
     matrix_free(&V);
     matrix_free(&concat);
-    matrix_free(&out);
     return rc;
 }
 
@@ -352,5 +343,11 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
 {
-    return fused_forward_as(tr, "fused", "", "out", p, cfg, in, lab, NULL, err);
+    matrix out = {0};
+    int rc = -1;
+    if (record_fused_params(tr, "fused", "", p, err) == 0 &&
+        matrix_alloc(&out, in->x->rows, cfg->d_out, "the output", err) == 0)
+        rc = fused_attend(&out, tr, "fused", "out", p, cfg, in, lab, err);
+    matrix_free(&out);
+    return rc;
 }

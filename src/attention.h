@@ -105,14 +105,15 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
 int record_fused_params(trace *tr, const char *variant, const char *prefix,
                         const fused_params *p, mx_error *err);
 
-/* The fused module's forward under another name: tables under `variant`,
- * the output table named out_name. With result NULL it records its
- * parameters first (named prefix + "W_query" ...); otherwise it leaves
- * that to the caller and hands the output (T, O) to *result, which the
- * caller frees. The Transformer block uses the second form. */
-int fused_forward_as(trace *tr, const char *variant, const char *prefix,
-                     const char *out_name, const fused_params *p,
-                     const attention_config *cfg, const attention_input *in,
-                     const sequence_labels *lab, matrix *result, mx_error *err);
+/* The fused module's attention, without recording its parameters: per
+ * head queries ... head_context under `variant`, then concat_context and
+ * out (T, O), allocated by the caller, recorded as out_name. fused_forward
+ * records the parameters and calls it with ("fused", "out"); the
+ * Transformer block, which records all its parameters first, with
+ * ("block", "attn_out"). */
+int fused_attend(matrix *out, trace *tr, const char *variant,
+                 const char *out_name, const fused_params *p,
+                 const attention_config *cfg, const attention_input *in,
+                 const sequence_labels *lab, mx_error *err);
 
 #endif

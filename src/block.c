@@ -82,8 +82,9 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
     if (record_params(tr, p, err) != 0)
         return -1;
     // attn_out (T, D) = the fused module over x
-    if (fused_forward_as(tr, "block", "attention.", "attn_out", &p->attention,
-                         cfg, in, lab, &attn_out, err) != 0)
+    if (matrix_alloc(&attn_out, T, D, "the output", err) != 0 ||
+        fused_attend(&attn_out, tr, "block", "attn_out", &p->attention, cfg, in,
+                     lab, err) != 0)
         goto done;
     if (matrix_alloc(&sum, T, D, "a residual", err) != 0 ||
         matrix_alloc(&norm1, T, D, "add_norm1", err) != 0 ||
