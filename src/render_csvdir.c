@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,7 @@ struct csv_dir_set {
     size_t n_made, cap_made;
     pending_file *files; /* n<i> in the temp dir, for i < n_files */
     size_t n_files, cap_files;
+    volatile sig_atomic_t n_temp; /* n_files, for the signal handler */
     char *dir;
 };
 
@@ -108,6 +110,88 @@ static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
     return rc;
 }
 
+/* ---- SIGINT, SIGTERM, SIGHUP ------------------------------------------
+ *
+ * While a set is open, these signals remove what it made (its temporary
+ * files and folder, the folders it created) before the program ends as
+ * the signal asks. The handler calls only unlinkat and rmdir; the lists it
+ * reads change only while the signals are blocked (begin, commit, end),
+ * except n_temp, a sig_atomic_t. During a commit they wait until the
+ * files are all in place or all put back. */
+
+static void temp_name(char *buf, size_t size, char kind, size_t i);
+
+static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_CAUGHT (sizeof caught_signals / sizeof caught_signals[0])
+
+/* The open set, for the handler: the program's one piece of global
+ * state, since a signal handler has no other way to reach it. */
+static csv_dir_set *volatile active_set;
+static struct sigaction saved_actions[N_CAUGHT];
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < N_CAUGHT; i++)
+        sigaddset(&set, caught_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Everything the set made that is not in place: async-signal-safe. */
+static void remove_unfinished(const csv_dir_set *s)
+{
+    if (s->temp_fd >= 0) {
+        for (sig_atomic_t i = 0; i < s->n_temp; i++) {
+            char name[32];
+            temp_name(name, sizeof name, 'n', (size_t)i);
+            unlinkat(s->temp_fd, name, 0);
+        }
+    }
+    if (s->temp_dir != NULL && s->temp_dir[0] != '\0')
+        rmdir(s->temp_dir);
+    for (size_t i = s->n_made; i-- > 0;)
+        rmdir(s->made[i]);
+}
+
+static void on_signal(int sig)
+{
+    csv_dir_set *s = active_set;
+    if (s != NULL)
+        remove_unfinished(s);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns */
+}
+
+/* Called with the signals blocked. A signal that was ignored (nohup)
+ * stays ignored. */
+static void catch_signals(csv_dir_set *s)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_signal;
+    sigemptyset(&act.sa_mask);
+    for (size_t i = 0; i < N_CAUGHT; i++)
+        sigaddset(&act.sa_mask, caught_signals[i]);
+    active_set = s;
+    for (size_t i = 0; i < N_CAUGHT; i++) {
+        sigaction(caught_signals[i], NULL, &saved_actions[i]);
+        if (saved_actions[i].sa_handler != SIG_IGN)
+            sigaction(caught_signals[i], &act, NULL);
+    }
+}
+
+static void release_signals(const csv_dir_set *s)
+{
+    if (active_set != s)
+        return;
+    for (size_t i = 0; i < N_CAUGHT; i++)
+        sigaction(caught_signals[i], &saved_actions[i], NULL);
+    active_set = NULL;
+}
+
+static int begin_blocked(csv_dir_set *s, const char *dir, mx_error *err);
+
 int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
 {
     csv_dir_set *s = calloc(1, sizeof *s);
@@ -115,6 +199,16 @@ int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
     if (s == NULL)
         return err_nomem(err, "the file list");
     s->temp_fd = -1;
+    sigset_t old;
+    block_signals(&old);
+    int rc = begin_blocked(s, dir, err);
+    catch_signals(s);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+static int begin_blocked(csv_dir_set *s, const char *dir, mx_error *err)
+{
     s->dir = strdup(dir);
     size_t n = strlen(dir) + 40;
     s->temp_dir = malloc(n);
@@ -146,10 +240,20 @@ static void file_name(char *buf, size_t size, const table *t)
         snprintf(buf, size, "%s.head%d.%s.csv", t->variant, t->head, t->name);
 }
 
-/* "n<i>" (the new file) or "b<i>" (the user's file moved aside) */
+/* "n<i>" (the new file) or "b<i>" (the user's file moved aside), made
+ * without snprintf so that the signal handler can use it too. */
 static void temp_name(char *buf, size_t size, char kind, size_t i)
 {
-    snprintf(buf, size, "%c%zu", kind, i);
+    char digits[24];
+    size_t n = 0, k = 1;
+    do {
+        digits[n++] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i > 0);
+    buf[0] = kind;
+    while (n > 0 && k + 1 < size)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
 }
 
 /* Returns 0, -1 when memory ran out, -2 on a write error. */
@@ -229,6 +333,7 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
         pending_file *p = &s->files[s->n_files];
         memset(p, 0, sizeof *p);
         s->n_files++;
+        s->n_temp = (sig_atomic_t)s->n_files;
         char name[160];
         file_name(name, sizeof name, tables[k]);
         size_t len =
@@ -286,7 +391,18 @@ static void undo_moves(csv_dir_set *s)
     }
 }
 
+static int commit_blocked(csv_dir_set *s, mx_error *err);
+
 int csv_dir_commit(csv_dir_set *s, mx_error *err)
+{
+    sigset_t old;
+    block_signals(&old);
+    int rc = commit_blocked(s, err);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+static int commit_blocked(csv_dir_set *s, mx_error *err)
 {
     if (check_targets(s, err) != 0)
         return -1;
@@ -335,6 +451,10 @@ void csv_dir_end(csv_dir_set *s)
 {
     if (s == NULL)
         return;
+    sigset_t old;
+    block_signals(&old);
+    release_signals(s);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     if (s->temp_fd >= 0) {
         undo_moves(s);
         for (size_t i = 0; i < s->n_files; i++) {

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 from taplib import Program, done, ok
 
@@ -338,6 +339,46 @@ def bounded_reading(tmp):
            % name, (r.returncode, r.stderr[:300]))
 
 
+def signals(tmp):
+    """SIGINT, SIGTERM and SIGHUP while --csv-dir files are written leave
+    nothing behind: the run is stopped while it waits to print the first
+    sentence (standard output is a pipe nobody reads), with that
+    sentence's files already written under their temporary names."""
+    sentences = os.path.join(tmp, "signal.csv")
+    with open(sentences, "w") as f:
+        f.write("s\n" + "".join("w%d x y z\n" % i for i in range(3)))
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        out = os.path.join(tmp, "sig%d" % sig, "new")
+        p = subprocess.Popen(
+            MHA.command(["--input", sentences, "--column", "s", "--full",
+                         "--d-model", "64", "--d-out", "64", "--heads", "1",
+                         "--csv-dir", out]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # wait until the unfinished folder holds files: the run is blocked
+        # on the full pipe after writing them
+        deadline = time.time() + 120
+        seen = []
+        while time.time() < deadline:
+            try:
+                seen = [n for n in os.listdir(out) if n.startswith(".")]
+                if seen and os.listdir(os.path.join(out, seen[0])):
+                    break
+            except FileNotFoundError:
+                pass
+            time.sleep(0.05)
+        time.sleep(0.3)
+        p.send_signal(sig)
+        p.stdout.close()
+        p.wait(timeout=600)
+        p.stderr.close()
+        ok(seen and seen[0].startswith(".mha-explain-unfinished.") and
+           p.returncode == -sig and
+           not os.path.exists(os.path.join(tmp, "sig%d" % sig)),
+           "signal %d while --csv-dir files are unfinished: the temporary "
+           "files and the folders made are removed" % sig,
+           (seen, p.returncode))
+
+
 def small_memory():
     """In the child: at most 256 MiB of address space."""
     resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
@@ -420,6 +461,7 @@ def main():
         csv_dir_failures(tmp)
         accepted_inputs(tmp)
         bounded_reading(tmp)
+        signals(tmp)
         # output that cannot be written
         with open("/dev/full", "wb") as full:
             r = MHA.run([S], stdout=full)
