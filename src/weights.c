@@ -164,15 +164,6 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                       bool tie, mx_error *err)
 {
-    static const struct {
-        const char *prefix;
-        unsigned bit;
-    } modules[] = {
-        {"single.", VARIANT_SINGLE},
-        {"wrapper.", VARIANT_WRAPPER},
-        {"fused.", VARIANT_FUSED},
-        {"block.", VARIANT_BLOCK},
-    };
     DIR *d = opendir(dir);
     if (d == NULL)
         return err_input(err, "--weights: cannot open %s: %s", dir,
@@ -184,22 +175,23 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
         if (!ends_with(e->d_name, ".weight.csv", &stem) &&
             !ends_with(e->d_name, ".bias.csv", &stem))
             continue;
-        for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
-            size_t plen = strlen(modules[i].prefix);
-            if (!(variants & modules[i].bit) ||
-                strncmp(e->d_name, modules[i].prefix, plen) != 0 ||
-                stem <= plen)
+        for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+            // files of a variant start with its name and a dot
+            const variant_info *v = &model_variants[i];
+            const size_t vlen = strlen(v->name);
+            if (!(variants & v->bit) ||
+                strncmp(e->d_name, v->name, vlen) != 0 ||
+                e->d_name[vlen] != '.' || stem <= vlen + 1)
                 continue;
             char layer[256];
-            snprintf(layer, sizeof layer, "%.*s", (int)(stem - plen),
-                     e->d_name + plen);
-            if (!known_layer(modules[i].bit, layer, heads))
+            snprintf(layer, sizeof layer, "%.*s", (int)(stem - vlen - 1),
+                     e->d_name + vlen + 1);
+            if (!known_layer(v->bit, layer, heads))
                 rc = err_input(err,
-                               "%s/%s: the %.*s module has no layer "
+                               "%s/%s: the %s module has no layer "
                                "'%s' (with --heads %zu)",
-                               dir, e->d_name, (int)plen - 1, modules[i].prefix,
-                               layer, heads);
-            else if (tie && modules[i].bit == VARIANT_FUSED && is_qkv(layer))
+                               dir, e->d_name, v->name, layer, heads);
+            else if (tie && v->bit == VARIANT_FUSED && is_qkv(layer))
                 rc = err_input(err,
                                "%s/%s: --tie builds the fused %s from "
                                "the wrapper's heads; give the wrapper's "
