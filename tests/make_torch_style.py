@@ -46,6 +46,8 @@ def value_text(rng, kind):
         return "%.6g" % rng.uniform(-1e-5, 1e-5)
     if kind == "huge":
         return rng.choice(["3e38", "-2e37", "1.5", "0", "-0"])
+    if kind == "halves":  # fixed mode with -0.0000
+        return rng.choice(["0.5", "-0", "0.25", "-1.5", "0", "-0.125"])
     if kind == "zeros":
         return rng.choice(["0", "-0", "0", "0.0"])
     return "%.7g" % rng.gauss(0, rng.choice([0.01, 1, 100, 1e5]))
@@ -70,7 +72,7 @@ def configuration(rng, i, outdir):
     if rng.random() < 0.2:
         variants = ["block"]
     kind = rng.choice(["normal", "normal", "int", "bigint", "tiny", "huge",
-                       "zeros", None, None, None])
+                       "zeros", "halves", None, None, None])
     T = rng.choice([1, 2, 3, 5, 7, 12, 40])
     if variants == ["block"]:
         D = d_out
