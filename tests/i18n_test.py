@@ -10,6 +10,7 @@ follow --lang or the environment's locale, on a system whose only
 generated locale is C.UTF-8; numbers and CSV bytes never do.
 """
 import os
+import re
 import sys
 import tempfile
 
@@ -222,10 +223,28 @@ def explain():
        "the --kv and --no-scale notes are translated")
 
 
+def help_text():
+    """--help in each language: every option, lines within 80 cells."""
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "src", "options.c"), encoding="utf-8").read()
+    names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
+    english = run(["--help"], env=BARE).stdout
+    for lang in LANGS:
+        r = run(["--help", "--lang", lang], env=BARE)
+        text = r.stdout.decode()
+        missing = [n for n in names if "--" + n not in text]
+        wide = [l for l in text.splitlines() if cells(l) > 80]
+        ok(r.returncode == 0 and names and not missing and not wide and
+           r.stdout != english and "mha-explain" in text,
+           "--help in %s: every option, translated, within 80 cells" % lang,
+           (missing, wide))
+
+
 def main():
     tokens()
     languages()
     explain()
+    help_text()
     return done()
 
 
