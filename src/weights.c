@@ -148,6 +148,8 @@ static int known_layer(unsigned variant, const char *layer, size_t heads)
     const char *digits = layer + 6;
     if (*digits < '0' || *digits > '9')
         return 0;
+    if (digits[0] == '0' && digits[1] != '.') /* "01" is not a head */
+        return 0;
     unsigned long h = strtoul(digits, &end, 10);
     return *end == '.' && h < heads && is_qkv(end + 1);
 }
@@ -158,6 +160,40 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
     if (a < b || strcmp(s + a - b, suffix) != 0)
         return 0;
     *stem = a - b;
+    return 1;
+}
+
+/* ends_with, ignoring the case of ASCII letters. */
+static int ends_with_any_case(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    if (a < b)
+        return 0;
+    for (size_t i = 0; i < b; i++) {
+        char c = s[a - b + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != suffix[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* A parameter file that cannot be read (a dangling symlink, a folder)
+ * is an error, never a reason to fall back on seeded values. */
+static int readable(const char *dir, const char *name, mx_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        err_input(err, "%s: cannot open: %s", path, strerror(errno));
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        err_input(err, "%s: not a regular file", path);
+        return 0;
+    }
     return 1;
 }
 
@@ -173,8 +209,16 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
     while (rc == 0 && (e = readdir(d)) != NULL) {
         size_t stem;
         if (!ends_with(e->d_name, ".weight.csv", &stem) &&
-            !ends_with(e->d_name, ".bias.csv", &stem))
+            !ends_with(e->d_name, ".bias.csv", &stem)) {
+            /* "X.weight.CSV" would be read by no one: say so */
+            if (ends_with_any_case(e->d_name, ".weight.csv") ||
+                ends_with_any_case(e->d_name, ".bias.csv"))
+                rc = err_input(err,
+                               "%s/%s: parameter files end in "
+                               "'.weight.csv' or '.bias.csv', in lower case",
+                               dir, e->d_name);
             continue;
+        }
         for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
             // files of a variant start with its name and a dot
             const variant_info *v = &model_variants[i];
@@ -191,6 +235,8 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                                "%s/%s: the %s module has no layer "
                                "'%s' (with --heads %zu)",
                                dir, e->d_name, v->name, layer, heads);
+            else if (!readable(dir, e->d_name, err))
+                rc = -1;
             else if (tie && v->bit == VARIANT_FUSED && is_qkv(layer))
                 rc = err_input(err,
                                "%s/%s: --tie builds the fused %s from "

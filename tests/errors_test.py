@@ -379,6 +379,30 @@ def signals(tmp):
            (seen, p.returncode))
 
 
+def weights_files(tmp):
+    """Every file in a --weights folder that looks like a parameter file
+    is read or is an error naming it; none is silently skipped."""
+    cases = [
+        ("dangling", lambda d: os.symlink(os.path.join(d, "missing"), os.path.join(
+            d, "fused.W_query.weight.csv")), "fused.W_query.weight.csv: cannot open"),
+        ("folder", lambda d: os.mkdir(os.path.join(d, "fused.W_key.weight.csv")),
+         "fused.W_key.weight.csv: not a regular file"),
+        ("leading_zero", lambda d: open(os.path.join(
+            d, "wrapper.heads.01.W_query.weight.csv"), "w").close(),
+         "wrapper.heads.01.W_query.weight.csv: the wrapper module has no layer"),
+        ("upper_case", lambda d: open(os.path.join(
+            d, "fused.W_query.weight.CSV"), "w").close(),
+         "fused.W_query.weight.CSV: parameter files end in '.weight.csv'"),
+    ]
+    for name, make, fragment in cases:
+        d = os.path.join(tmp, "weights_" + name)
+        os.mkdir(d)
+        make(d)
+        MHA.check_error([S, "--weights", d], fragment,
+                        "--weights with a %s file: an error naming it" % name,
+                        hint=False)
+
+
 def small_memory():
     """In the child: at most 256 MiB of address space."""
     resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
@@ -462,6 +486,7 @@ def main():
         accepted_inputs(tmp)
         bounded_reading(tmp)
         signals(tmp)
+        weights_files(tmp)
         # output that cannot be written
         with open("/dev/full", "wb") as full:
             r = MHA.run([S], stdout=full)
