@@ -1,90 +1,200 @@
 #!/usr/bin/env python3
-"""Benchmark of mha-explain: wall-clock time of whole runs.
+"""Benchmark of mha-explain: wall-clock time and peak memory of whole runs,
+beside a PyTorch script doing the same work.
 
-Usage: bench.py MHA_EXPLAIN [--runs N]
+Usage: bench.py MHA_EXPLAIN [--runs N] [--only NAME,...]
 (or `meson test -C build --benchmark`).
 
-Times, as a user runs them:
-  classroom  mha-explain "O gato sobe no tapete" --heads 2
-  gpt2       --d-model 768 --d-out 768 --heads 12 over a 256-word sentence
-             (GPT-2 small's attention width), summarised text output
-Each is run several times and the median is reported. When PyTorch is
-installed for /usr/bin/python3, the same work is timed there too (a fresh
-python3 process that builds the same modules and prints the same tables,
-as a notebook cell would), and the ratio is printed. Ratios measured in
-one run on one machine are the figures the README quotes.
+Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
+--heads 12, over a sentence of random words from a small vocabulary):
+  classroom        "O gato sobe no tapete" --heads 2, text
+  fused            256 words, --variant fused, summarised text
+  all3             256 words, all three variants, summarised text
+  fused-csv        256 words, --variant fused --format csv (tidy CSV)
+  fused-csvdir     256 words, --variant fused --csv-dir DIR
+  all3-csv         256 words, all three variants, --format csv
+  fused-2234       2234 words (the most at 768/12), --variant fused, text
+  width4096        --d-model 4096 --d-out 4096 --heads 16, 256 words,
+                   --variant fused, text
+
+Each figure is the median of several runs; peak memory is the largest
+resident set of those runs (from wait4). The PyTorch side is a fresh
+/usr/bin/python3 process (Debian's python3-torch) that seeds, builds the
+same modules, computes every table and writes it out as a notebook user
+would: text by printing the tensors (PyTorch summarises big tensors the
+same way), CSV with the same rows and columns, numbers as "%.9g" (always
+reads back as the same float32, not the shortest text, so the files have
+the same layout but are not byte-identical). When torch is missing, only
+mha-explain is timed and the table says so.
+
+Timings on a busy machine are noisy: compare the ratios of one run.
 """
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
-CLASSROOM = ["O gato sobe no tapete", "--heads", "2"]
+TORCH_PYTHON = "/usr/bin/python3"
 
 
-def gpt2_sentence():
+def sentence(n):
     rng = random.Random(1)
     words = ("the cat sat on mat and dog ran to house big small red blue "
              "tree sky run jump over under").split()
-    return " ".join(rng.choice(words) for _ in range(256))
+    return " ".join(rng.choice(words) for _ in range(n))
 
 
-GPT2 = ["--d-model", "768", "--d-out", "768", "--heads", "12", gpt2_sentence()]
+GPT2 = ["--d-model", "768", "--d-out", "768", "--heads", "12"]
+ALL3 = "single,wrapper,fused"
 
-# The same work in PyTorch: seed, embedding, the three modules, print
-# every table (PyTorch summarises big tensors the same way).
+# name, mha-explain arguments (DIR: a scratch directory), PyTorch script
+# arguments: d_in d_out heads variants output sentence
+CASES = [
+    ("classroom", ["O gato sobe no tapete", "--heads", "2"],
+     ["4", "4", "2", ALL3, "text", "O gato sobe no tapete"]),
+    ("fused", GPT2 + ["--variant", "fused", sentence(256)],
+     ["768", "768", "12", "fused", "text", sentence(256)]),
+    ("all3", GPT2 + [sentence(256)],
+     ["768", "768", "12", ALL3, "text", sentence(256)]),
+    ("fused-csv", GPT2 + ["--variant", "fused", "--format", "csv",
+                          sentence(256)],
+     ["768", "768", "12", "fused", "csv", sentence(256)]),
+    ("fused-csvdir", GPT2 + ["--variant", "fused", "--csv-dir", "DIR",
+                             sentence(256)],
+     ["768", "768", "12", "fused", "csvdir:DIR", sentence(256)]),
+    ("all3-csv", GPT2 + ["--format", "csv", sentence(256)],
+     ["768", "768", "12", ALL3, "csv", sentence(256)]),
+    ("fused-2234", GPT2 + ["--variant", "fused", sentence(2234)],
+     ["768", "768", "12", "fused", "text", sentence(2234)]),
+    ("width4096", ["--d-model", "4096", "--d-out", "4096", "--heads", "16",
+                   "--variant", "fused", sentence(256)],
+     ["4096", "4096", "16", "fused", "text", sentence(256)]),
+]
+
+# The same work in PyTorch: seed, embedding, the modules, every table,
+# written as text (print) or CSV.
 TORCH_SCRIPT = r'''
-import sys, torch, torch.nn as nn
-d_in, d_out, heads, sentence = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-words = sentence.split(); vocab = list(dict.fromkeys(words))
+import os, sys, torch, torch.nn as nn
+d_in, d_out, heads = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+variants, output, text = sys.argv[4].split(","), sys.argv[5], sys.argv[6]
+words = text.split(); vocab = list(dict.fromkeys(words))
 ids = torch.tensor([vocab.index(w) for w in words])
-def attend(q, k, v):
+T = len(words)
+tables = []  # (variant, head, name, 2-D tensor, row labels, col labels)
+def dims(n): return ["dim%d" % i for i in range(n)]
+def add(variant, head, name, t, rows=None, cols=None):
+    t = t.reshape(t.shape[0], -1) if t.dim() > 1 else t.reshape(-1, 1)
+    tables.append((variant, head, name, t,
+                   rows or [str(i) for i in range(t.shape[0])],
+                   cols or dims(t.shape[1])))
+def attend(variant, h, q, k, v):
     s = q @ k.transpose(-2, -1)
-    T = s.shape[-1]
     s = s.masked_fill(torch.triu(torch.ones(T, T), 1).bool(), -torch.inf)
     w = torch.softmax(s / k.shape[-1] ** 0.5, dim=-1)
-    print(q, k, v, s, w, w @ v)
-    return w @ v
+    c = w @ v
+    for name, t, cols in (("queries", q, None), ("keys", k, None),
+                          ("values", v, None), ("attn_scores", s, words),
+                          ("attn_weights", w, words),
+                          ("head_context", c, None)):
+        add(variant, h, name, t, words, cols)
+    return c
 def lin(i, o, bias=False):
     return nn.Linear(i, o, bias=bias)
 with torch.no_grad():
-    for variant in ("single", "wrapper", "fused"):
+    for variant in variants:
         torch.manual_seed(42)
         emb = nn.Embedding(len(vocab), d_in)
         x = emb(ids)
-        print(emb.weight, x)
+        if variant == variants[0]:
+            add("input", "", "embedding.weight", emb.weight, vocab)
+            add("input", "", "inputs", x, words)
+        hd = d_out // heads
         if variant == "single":
             Wq, Wk, Wv = lin(d_in, d_out), lin(d_in, d_out), lin(d_in, d_out)
-            attend(Wq(x), Wk(x), Wv(x))
+            for n, m in (("W_query", Wq), ("W_key", Wk), ("W_value", Wv)):
+                add(variant, "", n + ".weight", m.weight)
+            attend(variant, 0, Wq(x), Wk(x), Wv(x))
         elif variant == "wrapper":
-            hd = d_out // heads
-            layers = [(lin(d_in, hd), lin(d_in, hd), lin(d_in, hd)) for _ in range(heads)]
-            print(torch.cat([attend(q(x), k(x), v(x)) for q, k, v in layers], -1))
+            layers = [(lin(d_in, hd), lin(d_in, hd), lin(d_in, hd))
+                      for _ in range(heads)]
+            for h, mods in enumerate(layers):
+                for n, m in zip(("W_query", "W_key", "W_value"), mods):
+                    add(variant, "", "heads.%d.%s.weight" % (h, n), m.weight)
+            ctx = [attend(variant, h, q(x), k(x), v(x))
+                   for h, (q, k, v) in enumerate(layers)]
+            add(variant, "", "concat_context", torch.cat(ctx, -1), words)
         else:
-            hd = d_out // heads
             Wq, Wk, Wv = lin(d_in, d_out), lin(d_in, d_out), lin(d_in, d_out)
             out_proj = lin(d_out, d_out, True)
-            split = lambda t: t.view(len(words), heads, hd).transpose(0, 1)
-            ctx = attend(split(Wq(x)), split(Wk(x)), split(Wv(x)))
-            concat = ctx.transpose(0, 1).contiguous().view(len(words), d_out)
-            print(concat, out_proj(concat))
+            for n, m in (("W_query", Wq), ("W_key", Wk), ("W_value", Wv),
+                         ("out_proj", out_proj)):
+                add(variant, "", n + ".weight", m.weight)
+            add(variant, "", "out_proj.bias", out_proj.bias)
+            split = lambda t: t.view(T, heads, hd).transpose(0, 1)
+            q, k, v = split(Wq(x)), split(Wk(x)), split(Wv(x))
+            ctx = torch.stack([attend(variant, h, q[h], k[h], v[h])
+                               for h in range(heads)])
+            concat = ctx.transpose(0, 1).contiguous().view(T, d_out)
+            add(variant, "", "concat_context", concat, words)
+            add(variant, "", "out", out_proj(concat), words)
+    if output == "text":
+        for variant, head, name, t, rows, cols in tables:
+            print(variant, head, name)
+            print(t)
+    elif output == "csv":
+        out = sys.stdout
+        out.write("variant,head,table,row,row_label,col,col_label,value\n")
+        for variant, head, name, t, rows, cols in tables:
+            fixed = "%s,%s,%s," % (variant, head, name)
+            for r, row in enumerate(t.tolist()):
+                lead = "%s%d,%s," % (fixed, r, rows[r])
+                out.write("".join("%s%d,%s,%.9g\n" % (lead, c, cols[c], v)
+                                  for c, v in enumerate(row)))
+    else:
+        folder = output.split(":", 1)[1]
+        for variant, head, name, t, rows, cols in tables:
+            base = variant + ("" if head == "" else ".head%d" % head)
+            with open(os.path.join(folder, base + "." + name + ".csv"),
+                      "w") as f:
+                f.write("token," + ",".join(cols) + "\n")
+                for r, row in enumerate(t.tolist()):
+                    f.write(rows[r] + "," +
+                            ",".join("%.9g" % v for v in row) + "\n")
 '''
 
 
-def median_seconds(cmd, runs):
-    times = []
+def timed_run(cmd):
+    """Seconds and peak resident set (MiB) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit("bench.py: %s exited with %d" %
+                         (cmd[0], proc.returncode))
+    return seconds, usage.ru_maxrss / 1024.0
+
+
+def measure(cmd, runs, scratch):
+    times, peak = [], 0.0
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        shutil.rmtree(scratch, ignore_errors=True)
+        os.makedirs(scratch)
+        real = [a.replace("DIR", scratch) if "DIR" in a else a for a in cmd]
+        seconds, mib = timed_run(real)
+        times.append(seconds)
+        peak = max(peak, mib)
+    return statistics.median(times), peak
 
 
 def have_torch():
     try:
-        subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+        subprocess.run([TORCH_PYTHON, "-c", "import torch"],
                        check=True, capture_output=True)
         return True
     except (OSError, subprocess.CalledProcessError):
@@ -93,25 +203,41 @@ def have_torch():
 
 def main():
     program = sys.argv[1]
-    runs = 5
+    runs = 3
     if "--runs" in sys.argv:
         runs = int(sys.argv[sys.argv.index("--runs") + 1])
+    only = None
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1].split(",")
     torch = have_torch()
-    print("machine: %d cores; runs per figure: %d (median)" %
-          (os.cpu_count(), runs))
-    cases = [("classroom", CLASSROOM, ("3", "4", "2", CLASSROOM[0])),
-             ("gpt2", GPT2, ("768", "768", "12", GPT2[-1]))]
-    for name, args, torch_args in cases:
-        ours = median_seconds([program] + args, runs * 4 if name == "classroom" else runs)
-        line = "%-10s mha-explain %8.4f s" % (name, ours)
-        if torch:
-            theirs = median_seconds(["/usr/bin/python3", "-c", TORCH_SCRIPT] +
-                                    list(torch_args), runs)
-            line += "   python3+torch %8.4f s   ratio %.0fx" % (theirs, theirs / ours)
-        print(line)
-        sys.stdout.flush()
+    print("machine: %d cores; median of %d runs (classroom: %d)"
+          % (os.cpu_count(), runs, runs * 4))
     if not torch:
-        print("(PyTorch not installed for /usr/bin/python3: no ratio)")
+        print("PyTorch is not installed for %s: only mha-explain is timed "
+              "(apt-get install python3-torch for the ratios)" % TORCH_PYTHON)
+    print("| case | mha-explain | peak | PyTorch | peak | ratio |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, args, torch_args in CASES:
+            if only is not None and name not in only:
+                continue
+            n = runs * 4 if name == "classroom" else runs
+            ours, ours_mib = measure([program] + args, n,
+                                     os.path.join(tmp, "ours"))
+            line = "| %s | %.4f s | %.0f MiB |" % (name, ours, ours_mib)
+            if torch:
+                cmd = [TORCH_PYTHON, "-c", TORCH_SCRIPT] + torch_args
+                theirs, theirs_mib = measure(cmd, n,
+                                             os.path.join(tmp, "torch"))
+                ratio = theirs / ours
+                line += " %.3f s | %.0f MiB | %s |" % (
+                    theirs, theirs_mib,
+                    "%.1fx faster" % ratio if ratio >= 1
+                    else "%.1fx slower" % (1 / ratio))
+            else:
+                line += " (no torch) | | |"
+            print(line)
+            sys.stdout.flush()
     return 0
 
 
