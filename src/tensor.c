@@ -191,8 +191,7 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
          * be normalised (a NaN, an infinite score, or every score -inf)
          * gives NaN (inf - inf) here and NaN everywhere below, as in
          * PyTorch */
-        for (size_t s = 0; s < n; s++)
-            w[s] = sleef_expf(w[s] - max);
+        expf_row(w, n, max);
 
         /* pass 3: normalise by multiplying with 1 / sum, as PyTorch does */
         const float inverse = 1.0f / pytorch_sum(w, n);
