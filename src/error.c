@@ -2,7 +2,6 @@
 #include "error.h"
 
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,13 +56,4 @@ int err_write(mx_error *err, const char *what, int errnum)
             strerror(errnum));
     err->sys_errno = errnum;
     return -1;
-}
-
-size_t size_mul(size_t a, size_t b, int *overflow)
-{
-    if (a != 0 && b > SIZE_MAX / a) {
-        *overflow = 1;
-        return 0;
-    }
-    return a * b;
 }

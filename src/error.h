@@ -43,7 +43,4 @@ int err_nomem(mx_error *err, const char *what);
  * reason. */
 int err_write(mx_error *err, const char *what, int errnum);
 
-/* a * b, or 0 with *overflow set when the product does not fit. */
-size_t size_mul(size_t a, size_t b, int *overflow);
-
 #endif

@@ -2,6 +2,7 @@
 #include "tensor.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,15 @@
 #else
 #define TENSOR_HOT
 #endif
+
+size_t size_mul(size_t a, size_t b, int *overflow)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        *overflow = 1;
+        return 0;
+    }
+    return a * b;
+}
 
 int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
                  mx_error *err)
