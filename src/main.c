@@ -16,6 +16,7 @@
 #include "error.h"
 #include "explain.h"
 #include "i18n.h"
+#include "html.h"
 #include "options.h"
 #include "pipeline.h"
 #include "render.h"
@@ -285,6 +286,11 @@ static int run_and_render(const options *opt, const model_input *in, long index,
         .header = index <= 0,
         .sentence = index,
     };
+    if (rc == 0 && opt->html != NULL) {
+        const html_page page = {.masked = opt->causal && opt->kv == NULL,
+                                .scaled = opt->scale};
+        rc = html_write(opt->html, &tr, &page, err);
+    }
     if (rc == 0 && opt->csv_dir != NULL) {
         csv_out_style file_csv = csv;
         file_csv.bom = opt->bom;

@@ -41,6 +41,7 @@ static const char *const usage_parts[] = {
        "  --style HOW        text tables: table, or torch as print(tensor)\n"
        "                                                          (default table)\n"
        "  --csv-dir DIR      also write one matrix CSV per table  (default none)\n"
+       "  --html FILE        also write an interactive page    (default none)\n"
        "  --color WHEN       shade attention weights and scores: auto (on a\n"
        "                     terminal, unless NO_COLOR is set), always, never\n"
        "                                                           (default auto)\n"
@@ -133,6 +134,7 @@ enum {
     OPT_LANG,
     OPT_COLOR_SCALE,
     OPT_STYLE,
+    OPT_HTML,
 };
 
 static const struct option long_options[] = {
@@ -169,6 +171,7 @@ static const struct option long_options[] = {
     {"width", required_argument, NULL, OPT_WIDTH},
     {"lang", required_argument, NULL, OPT_LANG},
     {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
+    {"html", required_argument, NULL, OPT_HTML},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -547,6 +550,9 @@ static int validate(options *opt, mx_error *err)
                               "sentences with --column NAME");
     if (opt->column != NULL && opt->input == NULL)
         return err_usage(err, "--column: goes with --input FILE");
+    if (opt->html != NULL && opt->input != NULL)
+        return err_usage(err, "--html: one page shows one run; it does not "
+                              "go with --input");
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err, "--embeddings: cannot be combined with --input");
     if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
@@ -689,6 +695,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_CSV_DIR:
         return set_path(&opt->csv_dir, "--csv-dir", arg, err);
+    case OPT_HTML:
+        return set_path(&opt->html, "--html", arg, err);
     case OPT_EMBEDDINGS:
         return set_path(&opt->embeddings, "--embeddings", arg, err);
     case OPT_INPUT:

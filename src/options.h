@@ -41,6 +41,7 @@ typedef struct {
     bool full;           /* --full: never summarise */
     bool torch_style;    /* --style torch: tables as print(tensor) */
     const char *csv_dir; /* --csv-dir, points into argv */
+    const char *html;    /* --html FILE, points into argv, or NULL */
 
     const char *embeddings; /* --embeddings FILE, or NULL */
     const char *input;      /* --input FILE, or NULL */
