@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""html_browser_test.py MHA_EXPLAIN: the --html page in a real browser.
+
+Chromium (headless, through chromium-driver and python3-selenium) opens
+pages the program wrote and checks the DOM contract of docs/html.md: no
+console errors, no network request, T(T+1)/2 lines per head under the
+causal mask (Tq x Tk with --kv), every line's data-weight equal to the CSV
+value, hovering or focusing a token leaving only its lines visible, the
+head toggles, the matrix view's cells equal to the CSV's weights and
+scores. Exits 77 (skipped) with the reason when no browser can be run;
+tests/html_test.py checks the page's data without one.
+"""
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+except ImportError:
+    # Debian's python3-selenium lives with the system Python
+    if sys.executable != "/usr/bin/python3" and os.path.exists(
+            "/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    print("1..0 # SKIP python3-selenium is not installed")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import Program, done, ok  # noqa: E402
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync",
+                  "--no-first-run", "--window-size=1280,720"]
+
+# Every line still drawn: displayed and not transparent.
+VISIBLE_LINES = """
+return Array.from(document.querySelectorAll('line[data-head]'))
+  .filter(function (l) {
+    var s = getComputedStyle(l);
+    return s.display !== 'none' && s.opacity !== '0' &&
+           l.getClientRects().length > 0;
+  })
+  .map(function (l) {
+    return [l.getAttribute('data-variant'), l.getAttribute('data-head'),
+            l.getAttribute('data-query'), l.getAttribute('data-key'),
+            l.getAttribute('data-weight')];
+  });
+"""
+
+
+def settled(driver, good, seconds=3.0):
+    """The visible lines once good(lines) holds (mouse and focus events
+    reach the page a moment after the driver sends them), or the last
+    ones seen."""
+    end = time.monotonic() + seconds
+    while True:
+        lines = driver.execute_script(VISIBLE_LINES)
+        if good(lines) or time.monotonic() > end:
+            return lines
+        time.sleep(0.05)
+
+
+def rest_mouse(driver):
+    """The pointer on the page's title, away from every token."""
+    ActionChains(driver).move_to_element(
+        driver.find_element(By.TAG_NAME, "h1")).perform()
+
+
+def find(names):
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def start_browser(profile):
+    chromium = find(["chromium", "chromium-browser", "google-chrome"])
+    driver = find(["chromedriver", "chromium-driver"])
+    if chromium is None or driver is None:
+        return None, "chromium or chromium-driver is not installed"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for flag in CHROMIUM_FLAGS + ["--user-data-dir=" + profile]:
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs",
+                        {"browser": "ALL", "performance": "ALL"})
+    try:
+        return webdriver.Chrome(service=Service(driver), options=opts), None
+    except Exception as e:  # no display, sandbox, version mismatch...
+        return None, "chromium does not start: %s" % str(e).splitlines()[0]
+
+
+def csv_values(mha, args):
+    """{(variant, head, table, row, col): value} from --format csv."""
+    r = mha.run(args + ["--format", "csv"])
+    assert r.returncode == 0, r.stderr
+    out = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))):
+        out[(row["variant"], row["head"], row["table"], row["row"],
+             row["col"])] = row["value"]
+    return out
+
+
+def requests_made(driver):
+    """URLs the page asked for (Network.requestWillBeSent)."""
+    import json
+    urls = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    return urls
+
+
+def check_page(driver, mha, tmp, name, args, tq, tk, masked):
+    page = os.path.join(tmp, name + ".html")
+    r = mha.run(args + ["--html", page])
+    ok(r.returncode == 0, "%s: --html writes the page" % name, r.stderr)
+    values = csv_values(mha, args)
+    url = "file://" + page
+    driver.get(url)
+    driver.get_log("performance")  # earlier pages' requests
+    driver.get(url)
+
+    variants = [b.get_attribute("data-value") for b in driver.find_elements(
+        By.CSS_SELECTOR, "[aria-label=Variant] button")]
+    names = sorted({k[0] for k in values if k[2] == "attn_weights"})
+    ok(len(variants) == len(names),
+       "%s: a variant button per variant with attention (%d)" %
+       (name, len(names)), variants)
+    per_head = tq * (tq + 1) // 2 if masked else tq * tk
+
+    for vi, button in enumerate(driver.find_elements(
+            By.CSS_SELECTOR, "[aria-label=Variant] button")):
+        button.click()
+        rest_mouse(driver)
+        lines = settled(driver, lambda ls: bool(ls) and all(
+            int(l[1]) >= 0 for l in ls) and len(ls) % per_head == 0 and
+            len(ls) >= per_head and
+            ls[0][0] == button.get_attribute("textContent"))
+        variant = lines[0][0] if lines else "?"
+        heads = sorted({l[1] for l in lines}, key=int)
+        counts = [sum(1 for l in lines if l[1] == h) for h in heads]
+        expected_heads = sorted({k[1] for k in values
+                                 if k[0] == variant and
+                                 k[2] == "attn_weights"}, key=int)
+        ok(heads == expected_heads and all(c == per_head for c in counts),
+           "%s/%s: %d lines for each of %d heads" %
+           (name, variant, per_head, len(expected_heads)),
+           "heads %s, counts %s" % (heads, counts))
+        wrong = [l for l in lines
+                 if values.get((l[0], l[1], "attn_weights", l[2], l[3]))
+                 != l[4]]
+        ok(lines and not wrong,
+           "%s/%s: every line's data-weight is the CSV's value" %
+           (name, variant), wrong[:5])
+        if masked:
+            ok(all(int(l[3]) <= int(l[2]) for l in lines),
+               "%s/%s: no line to a masked (later) key" % (name, variant))
+
+        # hover each query token: only its lines stay
+        tokens = driver.find_elements(
+            By.CSS_SELECTOR, "[data-side=query][data-token]")
+        bad = []
+        for tok in tokens:
+            i = tok.get_attribute("data-token")
+            ActionChains(driver).move_to_element(tok).perform()
+            want = (int(i) + 1 if masked else tk) * len(heads)
+            shown = settled(driver, lambda ls: len(ls) == want and all(
+                l[2] == i for l in ls))
+            if (len(shown) != want or
+                    any(l[2] != i for l in shown)):
+                bad.append((i, len(shown), want))
+        ok(len(tokens) == tq and not bad,
+           "%s/%s: hovering query token i leaves only lines with "
+           "data-query=i" % (name, variant), bad)
+
+        # focus (keyboard) a key token: only its lines, weights as text
+        keys = driver.find_elements(By.CSS_SELECTOR,
+                                    "[data-side=key][data-token]")
+        last = keys[-1]
+        j = last.get_attribute("data-token")
+        rest_mouse(driver)
+        settled(driver, lambda ls: len(ls) == len(lines))
+        driver.execute_script("arguments[0].focus()", last)
+        shown = settled(driver, lambda ls: bool(ls) and all(
+            l[3] == j for l in ls))
+        readout = driver.find_element(By.ID, "readout").text
+        ok(shown and all(l[3] == j for l in shown) and
+           all(l[4] in readout for l in shown),
+           "%s/%s: focusing key token %s leaves its lines, their weights "
+           "as text" % (name, variant, j), (shown, readout))
+        driver.execute_script("arguments[0].blur()", last)
+        ok(len(settled(driver, lambda ls: len(ls) == len(lines)))
+           == len(lines),
+           "%s/%s: leaving the token shows every line again" %
+           (name, variant))
+        if vi == 0:
+            check_toggles(driver, name, heads, per_head)
+
+    check_matrix(driver, name, values, tq, tk, masked)
+
+    severe = [e for e in driver.get_log("browser")
+              if e["level"] in ("SEVERE", "WARNING")]
+    ok(not severe, "%s: no console errors or warnings" % name, severe)
+    foreign = [u for u in requests_made(driver) if u != url]
+    ok(not foreign, "%s: no request but the page itself" % name, foreign)
+
+
+def check_toggles(driver, name, heads, per_head):
+    last = heads[-1]
+    box = driver.find_element(
+        By.CSS_SELECTOR, "#head-toggles input[data-head='%s']" % last)
+    box.click()
+    shown = settled(driver, lambda ls: all(l[1] != last for l in ls))
+    ok(all(l[1] != last for l in shown) and
+       len(shown) == per_head * (len(heads) - 1),
+       "%s: unticking head %s hides its lines" % (name, last))
+    box.click()
+    ok(len(settled(driver, lambda ls: len(ls) == per_head * len(heads)))
+       == per_head * len(heads),
+       "%s: ticking it again shows them" % name)
+
+
+def check_matrix(driver, name, values, tq, tk, masked):
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=matrix]").click()
+    for kind, table in (("weights", "attn_weights"),
+                        ("scores", "attn_scores")):
+        driver.find_element(
+            By.CSS_SELECTOR,
+            "[aria-label=Show] button[data-value=%s]" % kind).click()
+        cells = driver.execute_script("""
+            return Array.from(document.querySelectorAll('td.cell')).map(
+              function (c) {
+                return [c.getAttribute('data-variant'),
+                        c.getAttribute('data-head'),
+                        c.getAttribute('data-query'),
+                        c.getAttribute('data-key'),
+                        c.getAttribute('data-value')];
+              });""")
+        heads = {c[1] for c in cells}
+        wrong = [c for c in cells
+                 if values.get((c[0], c[1], table, c[2], c[3])) != c[4]]
+        ok(len(cells) == len(heads) * tq * tk and not wrong,
+           "%s: matrix view, %d %s cells per head equal the CSV" %
+           (name, tq * tk, table), wrong[:5])
+    cell = driver.find_elements(By.CSS_SELECTOR, "td.cell")[-1]
+    ActionChains(driver).move_to_element(cell).perform()
+    readout = driver.find_element(By.ID, "readout").text
+    ok(readout.endswith("= " + cell.get_attribute("data-value")),
+       "%s: hovering a cell shows its exact value" % name, readout)
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=head]").click()
+
+
+def main():
+    mha = Program(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        profile = os.path.join(tmp, "profile")
+        os.mkdir(profile)
+        driver, why = start_browser(profile)
+        if driver is None:
+            print("1..0 # SKIP " + why)
+            return 77
+        try:
+            check_page(driver, mha, tmp, "classroom",
+                       ["the cat sat on the mat", "--heads", "2"],
+                       6, 6, True)
+            check_page(driver, mha, tmp, "three-heads-no-mask",
+                       ["O gato sobe no tapete", "--heads", "3", "--d-out",
+                        "6", "--no-causal", "--variant", "wrapper,fused"],
+                       5, 5, False)
+            check_page(driver, mha, tmp, "cross",
+                       ["the cat", "--kv", "a dog runs fast"], 2, 4, False)
+        finally:
+            driver.quit()
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
