@@ -115,7 +115,14 @@
     }).concat([0]));
     var parts = [data.queries.length + ' tokens'];
     if (data.cross) parts.push(data.keys.length + ' key/value tokens (--kv)');
-    parts.push('up to ' + heads + (heads === 1 ? ' head' : ' heads'));
+    var counts = data.variants.map(function (x) {
+      return x.name + ' ' + x.heads.length;
+    });
+    var same = data.variants.every(function (x) {
+      return x.heads.length === heads;
+    });
+    parts.push(same ? heads + (heads === 1 ? ' head' : ' heads')
+                    : 'heads: ' + counts.join(', '));
     if (v && v.heads[0] && v.heads[0].queries)
       parts.push('head_dim ' + v.heads[0].queries[0].length);
     parts.push(data.masked ? 'causal mask' : 'no mask');
@@ -199,13 +206,15 @@
     var lines = svgEl('g', {'class': 'lines'});
     s.appendChild(lines);
     v.heads.forEach(function (head, h) {
+      /* heads side by side, 3 px apart, so that their lines do not mix */
+      var dy = Math.round(3 * (h - (v.heads.length - 1) / 2));
       for (var i = 0; i < data.queries.length; i++) {
         for (var j = 0; j < data.keys.length; j++) {
           if (!unmasked(i, j)) continue;
           var w = head.weights[i][j];
           var line = svgEl('line', {
-            x1: X_QUERY + 10, y1: rowY(i) - 5,
-            x2: X_KEY - 10, y2: rowY(j) - 5,
+            x1: X_QUERY + 10, y1: rowY(i) - 5 + dy,
+            x2: X_KEY - 10, y2: rowY(j) - 5 + dy,
             stroke: headColour(h), 'stroke-width': 3,
             'stroke-opacity': Math.min(1, Math.max(0, parseFloat(w) || 0)),
             'data-variant': v.name, 'data-head': h,

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""html_screenshots.py MHA_EXPLAIN OUTDIR: pictures of the --html page.
+
+Writes the classroom page ("the cat sat on the mat", two heads) and
+photographs it in headless Chromium at 1280x720: OUTDIR/html-head-view.png
+(the pointer on the query "sat") and OUTDIR/html-matrix-view.png. The
+README shows docs/html-head-view.png, made with
+    docs/html_screenshots.py build/src/mha-explain docs
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+
+def main():
+    program, outdir = sys.argv[1:3]
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "page.html")
+        subprocess.run([program, "the cat sat on the mat", "--heads", "2",
+                        "--html", page], check=True,
+                       stdout=subprocess.DEVNULL)
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = "/usr/bin/chromium"
+        for flag in ["--headless", "--no-sandbox", "--disable-gpu",
+                     "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync",
+                     "--no-first-run", "--window-size=1280,720",
+                     "--hide-scrollbars",
+                     "--user-data-dir=" + os.path.join(tmp, "profile")]:
+            opts.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"),
+                                  options=opts)
+        try:
+            driver.get("file://" + page)
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=Variant] button[data-value='1']").click()
+            sat = driver.find_element(
+                By.CSS_SELECTOR, "[data-side=query][data-token='2']")
+            ActionChains(driver).move_to_element(sat).perform()
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(outdir,
+                                                "html-head-view.png"))
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=View] button[data-value=matrix]").click()
+            cell = driver.find_elements(By.CSS_SELECTOR, "td.cell")[13]
+            ActionChains(driver).move_to_element(cell).perform()
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(outdir,
+                                                "html-matrix-view.png"))
+        finally:
+            driver.quit()
+
+
+if __name__ == "__main__":
+    main()
