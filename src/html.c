@@ -43,11 +43,20 @@ static void html_text(FILE *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
         }
     }
 }
@@ -97,8 +106,7 @@ static void json_variant(FILE *out, const trace *tr, const char *variant)
         const table *w = trace_find(tr, variant, h, "attn_weights");
         if (w == NULL)
             break;
-        fprintf(out, "%s{\"head\":%d,\n\"weights\":", h > 0 ? ",\n" : "\n",
-                h);
+        fprintf(out, "%s{\"head\":%d,\n\"weights\":", h > 0 ? ",\n" : "\n", h);
         json_matrix(out, w);
         fputs(",\n\"scores\":", out);
         json_matrix(out, trace_find(tr, variant, h, "attn_scores"));
@@ -146,7 +154,8 @@ static void write_page(FILE *out, const trace *tr, const html_page *page)
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
-          "\">\n<title>mha-explain: ", out);
+          "\">\n<title>mha-explain: ",
+          out);
     const labels *tokens = trace_find(tr, "input", NO_HEAD, "inputs")->rows;
     for (size_t i = 0; i < tokens->n; i++) {
         if (i > 0)
@@ -159,7 +168,8 @@ static void write_page(FILE *out, const trace *tr, const html_page *page)
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
           "<main id=\"app\"></main>\n"
-          "<script type=\"application/json\" id=\"mha-data\">\n", out);
+          "<script type=\"application/json\" id=\"mha-data\">\n",
+          out);
     write_data(out, tr, page);
     fputs("\n</script>\n<script>\n", out);
     fputs(page_js, out);
@@ -174,8 +184,7 @@ static char *temp_name(const char *path)
     size_t n = strlen(path) + 16;
     char *temp = malloc(n);
     if (temp != NULL)
-        snprintf(temp, n, "%.*s.%s.XXXXXX", (int)dir_len, path,
-                 path + dir_len);
+        snprintf(temp, n, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
     return temp;
 }
 

@@ -11,12 +11,12 @@
 #include <stdbool.h>
 
 #include "error.h"
-#include "table.h"
+#include "trace.h"
 
 /* What the page says about the run besides its tables. */
 typedef struct {
-    bool masked;         /* the causal mask applies (causal, no --kv) */
-    bool scaled;         /* scores divided by sqrt(head_dim) */
+    bool masked; /* the causal mask applies (causal, no --kv) */
+    bool scaled; /* scores divided by sqrt(head_dim) */
 } html_page;
 
 /* Writes the page for every variant of tr that has attention weights to
