@@ -14,6 +14,7 @@ import csv
 import io
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -208,6 +209,7 @@ def check_page(driver, mha, tmp, name, args, tq, tk, masked):
             check_toggles(driver, name, heads, per_head)
 
     check_matrix(driver, name, values, tq, tk, masked)
+    check_neuron(driver, name, values, tq, tk)
 
     severe = [e for e in driver.get_log("browser")
               if e["level"] in ("SEVERE", "WARNING")]
@@ -229,6 +231,61 @@ def check_toggles(driver, name, heads, per_head):
     ok(len(settled(driver, lambda ls: len(ls) == per_head * len(heads)))
        == per_head * len(heads),
        "%s: ticking it again shows them" % name)
+
+
+def float32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def check_neuron(driver, name, values, tq, tk):
+    """The neuron view of the last variant, head 0, last query and key."""
+    from selenium.webdriver.support.ui import Select
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=neuron]").click()
+    variant = driver.find_elements(
+        By.CSS_SELECTOR, "[aria-label=Variant] button")[-1]
+    variant.click()
+    v = variant.get_attribute("textContent")
+    Select(driver.find_element(By.CSS_SELECTOR, "select[data-pick=Query]")
+           ).select_by_index(tq - 1)
+    Select(driver.find_element(By.CSS_SELECTOR, "select[data-pick=Key]")
+           ).select_by_index(tk - 1)
+    i, j = str(tq - 1), str(tk - 1)
+    score = driver.find_element(By.ID, "neuron-score").text
+    weight = driver.find_element(By.ID, "neuron-weight").text
+    ok(score == values[(v, "0", "attn_scores", i, j)] and
+       weight == values[(v, "0", "attn_weights", i, j)],
+       "%s: the neuron view's score and weight are the CSV's" % name,
+       (score, weight))
+    cells = driver.execute_script("""
+        return Array.from(document.querySelectorAll('#neuron-view td.num'))
+          .map(function (c) {
+            return [c.getAttribute('data-col'), c.getAttribute('data-dim'),
+                    c.textContent];
+          });""")
+    qs = {c[1]: c[2] for c in cells if c[0] == "q"}
+    ks = {c[1]: c[2] for c in cells if c[0] == "k"}
+    wrong = []
+    for c in cells:
+        d = c[1]
+        if c[0] == "q" and c[2] != values[(v, "0", "queries", i, d)]:
+            wrong.append(c)
+        if c[0] == "k" and c[2] != values[(v, "0", "keys", j, d)]:
+            wrong.append(c)
+        if c[0] == "product" and float32(float(c[2])) != float32(
+                float32(float(qs[d])) * float32(float(ks[d]))):
+            wrong.append(c)
+    ok(cells and not wrong, "%s: the neuron view's q, k and float32 "
+       "products (%d values)" % (name, len(cells)), wrong[:5])
+    total = 0.0
+    for d in sorted(qs, key=int):
+        product = float32(float32(float(qs[d])) * float32(float(ks[d])))
+        total = float32(total + product)
+    ok(abs(total - float(score)) <= 1e-5 * max(1.0, abs(total)),
+       "%s: the products add up to the score (%s, summed here %r)" %
+       (name, score, total))
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=head]").click()
 
 
 def check_matrix(driver, name, values, tq, tk, masked):

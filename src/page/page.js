@@ -26,6 +26,7 @@
     variant: 0,          /* index into data.variants */
     view: 'head',        /* 'head' or 'matrix' */
     matrix: 'weights',   /* 'weights' or 'scores' */
+    neuron: {head: 0, query: 0, key: 0},
     shown: []            /* shown[h]: head h is drawn */
   };
 
@@ -123,8 +124,6 @@
     });
     parts.push(same ? heads + (heads === 1 ? ' head' : ' heads')
                     : 'heads: ' + counts.join(', '));
-    if (v && v.heads[0] && v.heads[0].queries)
-      parts.push('head_dim ' + v.heads[0].queries[0].length);
     parts.push(data.masked ? 'causal mask' : 'no mask');
     parts.push(data.scaled ? 'scores scaled by 1/\u221ahead_dim'
                            : 'scores not scaled');
@@ -141,7 +140,8 @@
     var controls = el('div', {'class': 'controls'});
     controls.appendChild(buttonGroup('View', [
       {value: 'head', label: 'Head view'},
-      {value: 'matrix', label: 'Matrix view'}
+      {value: 'matrix', label: 'Matrix view'},
+      {value: 'neuron', label: 'Neuron view'}
     ], state.view, function (v) { state.view = v; draw(); }));
     controls.appendChild(buttonGroup('Variant',
       data.variants.map(function (v, i) { return {value: i, label: v.name}; }),
@@ -164,8 +164,11 @@
     views.head = el('section', {id: 'head-view', 'aria-label': 'Head view'});
     views.matrix = el('section', {id: 'matrix-view',
                                   'aria-label': 'Matrix view'});
+    views.neuron = el('section', {id: 'neuron-view',
+                                  'aria-label': 'Neuron view'});
     app.appendChild(views.head);
     app.appendChild(views.matrix);
+    app.appendChild(views.neuron);
     return true;
   }
 
@@ -410,6 +413,111 @@
       'Cells show two decimals; hover or focus a cell for its exact value.'));
   }
 
+  /* ---- neuron view ---- */
+
+  function picker(name, options, current, onPick) {
+    var label = el('label', {'class': 'group'});
+    label.appendChild(el('span', {'class': 'group-name'}, name));
+    var select = el('select', {'data-pick': name});
+    options.forEach(function (text, i) {
+      var o = el('option', {value: i}, text);
+      if (i === current) o.selected = true;
+      select.appendChild(o);
+    });
+    select.addEventListener('change', function () {
+      onPick(Number(select.value));
+    });
+    label.appendChild(select);
+    return label;
+  }
+
+  /* The shortest decimal that reads back as the float32 x. */
+  function float32Text(x) {
+    if (!isFinite(x) || x === Math.trunc(x)) return String(x);
+    for (var d = 1; d < 9; d++) {
+      var t = x.toPrecision(d);
+      if (Math.fround(Number(t)) === x) return String(Number(t));
+    }
+    return String(Number(x.toPrecision(9)));
+  }
+
+  /* One score made from a query and a key vector: the products are
+   * float32 products (Math.fround), as the program multiplies; the sum
+   * and the weight are the program's own values. */
+  function drawNeuronView() {
+    var v = variant();
+    var n = state.neuron;
+    if (n.head >= v.heads.length) n.head = 0;
+    if (!data.queries[n.query]) n.query = 0;
+    if (!data.keys[n.key]) n.key = 0;
+    var controls = el('div', {'class': 'controls'});
+    controls.appendChild(picker('Head', v.heads.map(function (h, i) {
+      return 'head ' + i;
+    }), n.head, function (h) { n.head = h; draw(); }));
+    controls.appendChild(picker('Query', data.queries.map(function (w, i) {
+      return i + ': ' + w;
+    }), n.query, function (i) { n.query = i; draw(); }));
+    controls.appendChild(picker('Key', data.keys.map(function (w, i) {
+      return i + ': ' + w;
+    }), n.key, function (j) { n.key = j; draw(); }));
+    views.neuron.appendChild(controls);
+    var head = v.heads[n.head];
+    if (!head.queries || !head.keys) return;
+    var q = head.queries[n.query], k = head.keys[n.key];
+    var table = el('table', {'class': 'grid neuron'});
+    var thead = el('thead'), tr = el('tr');
+    ['', 'query q', 'key k', 'q \u00d7 k'].forEach(function (t) {
+      tr.appendChild(el('th', {scope: 'col'}, t));
+    });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    var tbody = el('tbody');
+    q.forEach(function (qd, d) {
+      var row = el('tr');
+      row.appendChild(el('th', {scope: 'row'}, 'dim' + d));
+      var product = Math.fround(Math.fround(parseFloat(qd)) *
+                                Math.fround(parseFloat(k[d])));
+      [qd, k[d], float32Text(product)].forEach(function (t, c) {
+        row.appendChild(el('td', {'class': 'num', 'data-col':
+                                  ['q', 'k', 'product'][c], 'data-dim': d},
+                           t));
+      });
+      tbody.appendChild(row);
+    });
+    table.appendChild(tbody);
+    views.neuron.appendChild(table);
+    var masked = !unmasked(n.query, n.key);
+    var dk = q.length;
+    var facts = el('dl', {'class': 'facts'});
+    function fact(term, value, attrs) {
+      facts.appendChild(el('dt', {}, term));
+      facts.appendChild(el('dd', attrs || {}, value));
+    }
+    fact('sum of the products = the raw score (attn_scores)',
+         head.scores[n.query][n.key], {id: 'neuron-score'});
+    fact(data.scaled ? 'scaled: score / \u221a' + dk + ' (head_dim ' + dk +
+                       '), then softmax over the row'
+                     : 'not scaled (--no-scale); softmax over the row',
+         masked ? 'masked: the causal mask sets it to -inf before softmax'
+                : 'its place in the row, below');
+    fact('attention weight (attn_weights)', head.weights[n.query][n.key],
+         {id: 'neuron-weight'});
+    views.neuron.appendChild(facts);
+    var rowText = data.keys.map(function (w, j) {
+      return (j === n.key ? '[' : '') + w + ' ' + head.weights[n.query][j] +
+             (j === n.key ? ']' : '');
+    });
+    views.neuron.appendChild(el('p', {'class': 'readout-row'},
+      'Weights of query ' + n.query + ' "' + data.queries[n.query] +
+      '" (they sum to 1): ' + rowText.join(', ')));
+    views.neuron.appendChild(el('p', {'class': 'summary'},
+      'The products are float32 products, written as the shortest ' +
+      'decimal that reads back as the same float32; ' +
+      'the score and the weight are the program\'s own values, exactly as ' +
+      'the CSV writes them. The score is summed by the program, in its own ' +
+      'order.'));
+  }
+
   /* ---- drawing ---- */
 
   function clear(node) {
@@ -419,15 +527,18 @@
   function draw() {
     clear(views.head);
     clear(views.matrix);
+    clear(views.neuron);
     readout.textContent = '';
     views.head.hidden = state.view !== 'head';
     views.matrix.hidden = state.view !== 'matrix';
+    views.neuron.hidden = state.view !== 'neuron';
     document.querySelectorAll('#head-toggles input').forEach(function (b) {
       var h = Number(b.getAttribute('data-head'));
       b.disabled = h >= variant().heads.length;
     });
     if (state.view === 'head') drawHeadView();
-    else drawMatrixView();
+    else if (state.view === 'matrix') drawMatrixView();
+    else drawNeuronView();
   }
 
   if (buildFrame()) draw();
