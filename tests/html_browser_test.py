@@ -207,6 +207,7 @@ def check_page(driver, mha, tmp, name, args, tq, tk, masked):
            (name, variant))
         if vi == 0:
             check_toggles(driver, name, heads, per_head)
+            check_tab(driver, name)
 
     check_matrix(driver, name, values, tq, tk, masked)
     check_neuron(driver, name, values, tq, tk)
@@ -216,6 +217,26 @@ def check_page(driver, mha, tmp, name, args, tq, tk, masked):
     ok(not severe, "%s: no console errors or warnings" % name, severe)
     foreign = [u for u in requests_made(driver) if u != url]
     ok(not foreign, "%s: no request but the page itself" % name, foreign)
+
+
+def check_tab(driver, name):
+    """The Tab key reaches the first query token, which then shows only
+    its lines."""
+    from selenium.webdriver.common.keys import Keys
+    driver.execute_script("document.activeElement.blur()")
+    reached = False
+    for _ in range(40):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        side = driver.execute_script(
+            "return document.activeElement.getAttribute('data-side')")
+        if side == "query":
+            reached = True
+            break
+    shown = settled(driver, lambda ls: bool(ls) and all(
+        l[2] == "0" for l in ls)) if reached else []
+    ok(reached and shown and all(l[2] == "0" for l in shown),
+       "%s: Tab reaches query token 0, which shows only its lines" % name)
+    driver.execute_script("document.activeElement.blur()")
 
 
 def check_toggles(driver, name, heads, per_head):
