@@ -43,7 +43,7 @@ def on_pty(args, columns, rows=40):
         try:
             fcntl.ioctl(1, termios.TIOCSWINSZ,
                         struct.pack("HHHH", rows, columns, 0, 0))
-            os.execve(MHA.command(args)[0], MHA.command(args), env)
+            os.execvpe(MHA.command(args)[0], MHA.command(args), env)
         finally:
             os._exit(127)
     out = b""
