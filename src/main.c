@@ -19,6 +19,7 @@
 #include "html.h"
 #include "options.h"
 #include "pipeline.h"
+#include "plot.h"
 #include "render.h"
 #include "trace.h"
 #include "textwidth.h"
@@ -255,13 +256,37 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
                       err);
 }
 
+/* --plot: the picture of `pages` sentences, or NULL without --plot. */
+static int open_plot(plot_file **plot, const options *opt, size_t pages,
+                     mx_error *err)
+{
+    *plot = NULL;
+    if (opt->plot == NULL)
+        return 0;
+    *plot = plot_open(opt->plot, pages, err);
+    return *plot != NULL ? 0 : -1;
+}
+
+/* Puts the picture in place after a run that ended with rc, or removes
+ * it after a failed one. */
+static int close_plot(plot_file *plot, int rc, mx_error *err)
+{
+    if (plot == NULL)
+        return rc;
+    if (rc != 0) {
+        plot_discard(plot);
+        return rc;
+    }
+    return plot_close(plot, err);
+}
+
 /* One run of the model: sentence number `index` of --input (or -1 for a
  * single run), rendered to stdout and, with --csv-dir, added to *files
  * (begun at the first run, in sub or in the directory itself). A single
  * run's files are moved into place before anything goes to stdout. */
 static int run_and_render(const options *opt, const model_input *in, long index,
                           const char *heading, csv_dir_set **files,
-                          const char *sub, mx_error *err)
+                          const char *sub, plot_file *plot, mx_error *err)
 {
     trace tr;
     trace_init(&tr);
@@ -301,6 +326,8 @@ static int run_and_render(const options *opt, const model_input *in, long index,
         if (rc == 0 && index < 0)
             rc = csv_dir_commit(*files, err);
     }
+    if (rc == 0 && plot != NULL)
+        rc = plot_page(plot, &tr, heading, err);
     if (rc == 0 && opt->format == FORMAT_CSV)
         rc = render_csv(stdout, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {
@@ -348,6 +375,9 @@ static int run_sentence_file(const options *opt, mx_error *err)
                            lines[i], opt->column, why);
         }
     }
+    plot_file *plot = NULL;
+    if (rc == 0)
+        rc = open_plot(&plot, opt, n, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
@@ -358,12 +388,13 @@ static int run_sentence_file(const options *opt, mx_error *err)
                  shown != NULL ? shown : "");
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
-        rc = run_and_render(opt, &in, (long)i, heading, &files, sub, err);
+        rc = run_and_render(opt, &in, (long)i, heading, &files, sub, plot, err);
     }
     /* the files of every sentence are moved into place together */
     if (rc == 0 && files != NULL)
         rc = csv_dir_commit(files, err);
     csv_dir_end(files);
+    rc = close_plot(plot, rc, err);
     free_strings(sentences, n);
     free(lines);
     return rc;
@@ -382,8 +413,12 @@ static int run_embeddings_file(const options *opt, mx_error *err)
     const model_input in = {.words = (const char *const *)words,
                             .embeddings = &rows};
     csv_dir_set *files = NULL;
-    int rc = run_and_render(opt, &in, -1, NULL, &files, NULL, err);
+    plot_file *plot = NULL;
+    int rc = open_plot(&plot, opt, 1, err);
+    if (rc == 0)
+        rc = run_and_render(opt, &in, -1, NULL, &files, NULL, plot, err);
     csv_dir_end(files);
+    rc = close_plot(plot, rc, err);
     free_strings(words, n);
     matrix_free(&rows);
     return rc;
@@ -403,8 +438,12 @@ static int run_sentence(const options *opt, mx_error *err)
         in.sentence = from_stdin;
     }
     csv_dir_set *files = NULL;
-    int rc = run_and_render(opt, &in, -1, NULL, &files, NULL, err);
+    plot_file *plot = NULL;
+    int rc = open_plot(&plot, opt, 1, err);
+    if (rc == 0)
+        rc = run_and_render(opt, &in, -1, NULL, &files, NULL, plot, err);
     csv_dir_end(files);
+    rc = close_plot(plot, rc, err);
     free(from_stdin);
     return rc;
 }

@@ -53,6 +53,10 @@ static const char *const usage_parts[] = {
        "  --lang CODE        messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
        "                     from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
        "\n"),
+    N_("Pictures:\n"
+       "  --plot FILE        also draw every head's attention weights to FILE:\n"
+       "                     .png, .svg or .pdf                   (default none)\n"
+       "\n"),
     N_("Inputs from CSV files:\n"
        "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
        "                     is the file's width, no embedding draws (default none)\n"
@@ -135,6 +139,7 @@ enum {
     OPT_COLOR_SCALE,
     OPT_STYLE,
     OPT_HTML,
+    OPT_PLOT,
 };
 
 static const struct option long_options[] = {
@@ -172,6 +177,7 @@ static const struct option long_options[] = {
     {"lang", required_argument, NULL, OPT_LANG},
     {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
     {"html", required_argument, NULL, OPT_HTML},
+    {"plot", required_argument, NULL, OPT_PLOT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -640,6 +646,20 @@ static int parse_delimiter(char *out, const char *arg, mx_error *err)
     return 0;
 }
 
+/* --plot FILE: the extension names the format. */
+static int check_plot_name(const char *path, mx_error *err)
+{
+    static const char *const ext[] = {".png", ".svg", ".pdf",
+                                      ".PNG", ".SVG", ".PDF"};
+    const char *dot = strrchr(path, '.');
+    if (dot != NULL && strchr(dot, '/') == NULL)
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+            if (strcmp(dot, ext[i]) == 0)
+                return 0;
+    return err_usage(err, "--plot: '%s' does not end in .png, .svg or .pdf",
+                     path);
+}
+
 static int parse_one(options *opt, int c, const char *arg, mx_error *err)
 {
     size_t n = 0;
@@ -697,6 +717,10 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return set_path(&opt->csv_dir, "--csv-dir", arg, err);
     case OPT_HTML:
         return set_path(&opt->html, "--html", arg, err);
+    case OPT_PLOT:
+        if (set_path(&opt->plot, "--plot", arg, err) != 0)
+            return -1;
+        return check_plot_name(arg, err);
     case OPT_EMBEDDINGS:
         return set_path(&opt->embeddings, "--embeddings", arg, err);
     case OPT_INPUT:

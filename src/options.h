@@ -42,6 +42,7 @@ typedef struct {
     bool torch_style;    /* --style torch: tables as print(tensor) */
     const char *csv_dir; /* --csv-dir, points into argv */
     const char *html;    /* --html FILE, points into argv, or NULL */
+    const char *plot;    /* --plot FILE (.png, .svg, .pdf), or NULL */
 
     const char *embeddings; /* --embeddings FILE, or NULL */
     const char *input;      /* --input FILE, or NULL */

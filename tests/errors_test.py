@@ -464,8 +464,9 @@ def main():
         ok(r.returncode == 0 and widest <= 80,
            "--help fits 80 columns (widest %d)" % widest)
         ok([g.split()[0] for g in groups] ==
-           ["Model", "Output:", "Inputs", "Teaching:"],
-           "--help is grouped: model, output, inputs, teaching", groups)
+           ["Model", "Output:", "Pictures:", "Inputs", "Teaching:"],
+           "--help is grouped: model, output, pictures, inputs, teaching",
+           groups)
 
         # a csv-dir that cannot be created is bad input
         blocker = os.path.join(tmp, "file")

@@ -1,0 +1,37 @@
+/* plot_none.c: plot.h for a build without cairo and pango. */
+#include "plot.h"
+
+bool plot_available(void)
+{
+    return false;
+}
+
+plot_file *plot_open(const char *path, size_t pages, mx_error *err)
+{
+    (void)path;
+    (void)pages;
+    err_usage(err, "--plot: this build has no plotting (it was built "
+                   "without cairo and pango; see the README's set-up)");
+    return NULL;
+}
+
+int plot_page(plot_file *pf, const trace *tr, const char *heading,
+              mx_error *err)
+{
+    (void)pf;
+    (void)tr;
+    (void)heading;
+    return err_usage(err, "--plot: this build has no plotting");
+}
+
+int plot_close(plot_file *pf, mx_error *err)
+{
+    (void)pf;
+    (void)err;
+    return 0;
+}
+
+void plot_discard(plot_file *pf)
+{
+    (void)pf;
+}

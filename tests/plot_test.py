@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""plot_test: --plot FILE from the command line (TAP).
+
+The SVG is well-formed (xmllint) and renders (rsvg-convert); the PDF's
+text (pdftotext) holds every token label, CJK included; --input gives a
+PDF page per sentence (pdfinfo) and a PNG or SVG per sentence; the same
+command writes the same SVG and PDF bytes; a wrong extension is a usage
+error naming the three formats; an unwritable path is status 1 with one
+line and leaves nothing behind.
+
+Usage: plot_test.py MHA_EXPLAIN
+A build without plotting skips (TAP plan 1..0 # SKIP)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import Program, done, ok  # noqa: E402
+
+mha = Program(sys.argv[1])
+
+CLASSROOM = ["O gato sobe no tapete", "--heads", "2"]
+CHINESE = ["我 爱 吃 苹果", "--heads", "2"]
+
+
+def tool(name):
+    path = shutil.which(name)
+    if path is None:
+        print("Bail out! %s is missing (install it as .ci/run does)" % name)
+        sys.exit(1)
+    return path
+
+
+def plot(args, path, env=None, made=None):
+    """Runs with --plot path; made: the files it should write (path)."""
+    r = mha.run(args + ["--plot", path], env=env)
+    made = made or [path]
+    ok(r.returncode == 0 and all(os.path.exists(m) and os.path.getsize(m)
+                                 for m in made),
+       "%s: %s written" % (" ".join(args[:3]), os.path.basename(path)),
+       r.stderr.decode("utf-8", "replace"))
+    return r
+
+
+def leftovers(directory, expected):
+    return sorted(set(os.listdir(directory)) - set(expected))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        probe = mha.run(CLASSROOM + ["--plot", os.path.join(d, "p.png")])
+        if probe.returncode != 0 and b"no plotting" in probe.stderr:
+            # TAP's skip (meson's TAP protocol reads 77 as an error)
+            print("1..0 # SKIP this build has no plotting (cairo and pango)")
+            return 0
+
+        # PNG: the tables on stdout are the same as without --plot.
+        png = os.path.join(d, "classroom.png")
+        r = plot(CLASSROOM, png)
+        plain = mha.run(CLASSROOM)
+        ok(r.stdout == plain.stdout, "--plot leaves the text output as it is")
+        with open(png, "rb") as f:
+            ok(f.read(8) == b"\x89PNG\r\n\x1a\n", "the .png is a PNG")
+        mask = os.umask(0)
+        os.umask(mask)
+        ok(os.stat(png).st_mode & 0o777 == 0o666 & ~mask,
+           "the picture has the usual permissions (umask), not mkstemp's",
+           oct(os.stat(png).st_mode))
+
+        # SVG: well-formed, renders, identical across runs.
+        svg1, svg2 = os.path.join(d, "a.svg"), os.path.join(d, "b.svg")
+        plot(CLASSROOM, svg1)
+        plot(CLASSROOM, svg2)
+        x = subprocess.run([tool("xmllint"), "--noout", svg1],
+                           capture_output=True)
+        ok(x.returncode == 0, "xmllint accepts the SVG", x.stderr)
+        out = os.path.join(d, "svg.png")
+        x = subprocess.run([tool("rsvg-convert"), "-o", out, svg1],
+                           capture_output=True)
+        ok(x.returncode == 0 and os.path.getsize(out) > 1000,
+           "rsvg-convert renders the SVG", x.stderr)
+        with open(svg1, "rb") as f1, open(svg2, "rb") as f2:
+            ok(f1.read() == f2.read(), "two runs write the same SVG bytes")
+
+        # PDF: the labels are text, CJK included; identical across runs,
+        # with and without SOURCE_DATE_EPOCH.
+        for words, args in (("O gato sobe no tapete".split(), CLASSROOM),
+                            ("我 爱 吃 苹果".split(), CHINESE)):
+            pdf = os.path.join(d, "labels.pdf")
+            plot(args, pdf)
+            text = subprocess.run([tool("pdftotext"), pdf, "-"],
+                                  capture_output=True).stdout.decode("utf-8")
+            missing = [p + w for w in words for p in ("Q:", "K:")
+                       if p + w not in text]
+            ok(not missing, "the PDF's text holds every label of %s"
+               % " ".join(words), "missing: %r" % missing)
+        pdf1, pdf2 = os.path.join(d, "a.pdf"), os.path.join(d, "b.pdf")
+        plot(CLASSROOM, pdf1)
+        plot(CLASSROOM, pdf2)
+        with open(pdf1, "rb") as f1, open(pdf2, "rb") as f2:
+            ok(f1.read() == f2.read(), "two runs write the same PDF bytes")
+        plot(CLASSROOM, pdf2, env={"SOURCE_DATE_EPOCH": "1700000000"})
+        with open(pdf2, "rb") as f:
+            body = f.read()
+        ok(b"20231114221320" in body,
+           "the PDF's creation date is SOURCE_DATE_EPOCH's")
+
+        # --input: a page per sentence in a PDF, a file per sentence else.
+        sub = os.path.join(d, "input")
+        os.mkdir(sub)
+        csv = os.path.join(d, "sentences.csv")
+        with open(csv, "w", encoding="utf-8") as f:
+            f.write("text\nO gato sobe\n我 爱 你\nthe cat sat down\n")
+        many = ["--input", csv, "--column", "text", "--heads", "2"]
+        pdf = os.path.join(sub, "all.pdf")
+        plot(many, pdf)
+        info = subprocess.run([tool("pdfinfo"), pdf],
+                              capture_output=True).stdout.decode()
+        ok(re.search(r"^Pages: +3$", info, re.M) is not None,
+           "one PDF page per sentence", info)
+        for ext in ("png", "svg"):
+            plot(many, os.path.join(sub, "all." + ext),
+                 made=[os.path.join(sub, "all.sentence%d.%s" % (i, ext))
+                       for i in range(3)])
+        expected = ["all.pdf"] + ["all.sentence%d.%s" % (i, e)
+                                  for i in range(3) for e in ("png", "svg")]
+        ok(sorted(os.listdir(sub)) == sorted(expected),
+           "a PNG and an SVG per sentence, numbered before the extension",
+           sorted(os.listdir(sub)))
+
+        # Mistakes.
+        mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],
+                        ".png, .svg or .pdf", hint=True)
+        mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "noext")],
+                        ".png, .svg or .pdf", hint=True)
+        gone = os.path.join(d, "missing-dir", "x.svg")
+        mha.check_error(CLASSROOM + ["--format", "csv", "--plot", gone],
+                        "cannot write", status=1, hint=False)
+        before = sorted(os.listdir(d))
+        # fails after the picture was started: no such table in this run
+        mha.check_error(CLASSROOM + ["--tables", "attn_weights_avg", "--plot",
+                                     os.path.join(d, "bad.pdf")],
+                        "attn_weights_avg", hint=True)
+        ok(sorted(os.listdir(d)) == before,
+           "a failed run leaves no picture and no temporary file",
+           leftovers(d, before))
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
