@@ -1,5 +1,6 @@
 /* check.c: measuring the invariants of attention on a finished trace. */
 #include "check.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,30 +75,31 @@ bool check_passed(const check_report *r)
 
 static const char *verdict(bool ok)
 {
-    return ok ? "ok" : "FAILED";
+    return ok ? _("ok") : _("FAILED");
 }
 
 void check_print(FILE *out, const check_report *r)
 {
     fprintf(out,
-            "[check] every attn_weights row sums to 1: largest "
-            "deviation %.3g over %zu rows (limit %g): %s\n",
+            _("[check] every attn_weights row sums to 1: largest "
+              "deviation %.3g over %zu rows (limit %g): %s\n"),
             r->row_sum_dev, r->rows, ROW_SUM_LIMIT,
             verdict(r->row_sum_dev <= ROW_SUM_LIMIT));
     fprintf(out,
-            "[check] masked cells: %zu scores are -inf, largest "
-            "weight there %g, %zu cells masked where they should not "
-            "be or the reverse: %s\n",
+            _("[check] masked cells: %zu scores are -inf, largest "
+              "weight there %g, %zu cells masked where they should not "
+              "be or the reverse: %s\n"),
             r->masked, r->masked_weight, r->misplaced,
             verdict(r->masked_weight == 0.0 && r->misplaced == 0));
     if (!r->compared)
         return;
     if (!r->tied)
-        fprintf(out, "[check] wrapper and fused: not compared, their "
-                     "weights are drawn separately (add --tie)\n");
+        fputs(_("[check] wrapper and fused: not compared, their "
+                "weights are drawn separately (add --tie)\n"),
+              out);
     else
         fprintf(out,
-                "[check] wrapper and fused (--tie) compute the same "
-                "concat_context: largest difference %g (limit %g): %s\n",
+                _("[check] wrapper and fused (--tie) compute the same "
+                  "concat_context: largest difference %g (limit %g): %s\n"),
                 r->tie_dev, TIE_LIMIT, verdict(tie_ok(r)));
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "textwidth.h"
+#include "i18n.h"
 
 #define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
 #define FOCUS_EDGE 3     /* a long vector shows 3 values, ..., 3 */
@@ -111,9 +112,9 @@ static void print_weights(FILE *out, const char *what, const table *w,
         shown++;
     }
     if (shown < nonzero)
-        fprintf(out, " (and %zu more)", nonzero - shown);
+        fprintf(out, _(" (and %zu more)"), nonzero - shown);
     if (nonzero == 0)
-        fputs(" nobody", out);
+        fputs(_(" nobody"), out);
     fputc('\n', out);
     free(v);
 }
@@ -124,9 +125,9 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
                         const text_style *style)
 {
     char *word = display_escape(tokens->s[position]);
-    fprintf(out, "focus: %s (position %zu of %zu)%s\n", word ? word : "?",
+    fprintf(out, _("focus: %s (position %zu of %zu)%s\n"), word ? word : "?",
             position, tokens->n,
-            cross ? "; keys and values belong to the --kv sentence" : "");
+            cross ? _("; keys and values belong to the --kv sentence") : "");
     free(word);
     static const char *const variants[] = {"single", "wrapper", "fused",
                                            "block"};

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "textwidth.h"
+#include "i18n.h"
 
 #define ELLIPSIS "..."
 #define SKIP ((size_t)-1) /* an index list entry that stands for "..." */
@@ -252,15 +253,16 @@ static void print_header(FILE *out, const table *t, bool summarised,
     char line[512];
     int n = snprintf(line, sizeof line, "[%s] ", t->variant);
     if (t->head != NO_HEAD)
-        n += snprintf(line + n, sizeof line - (size_t)n, "head %d: ", t->head);
+        n += snprintf(line + n, sizeof line - (size_t)n, _("head %d: "),
+                      t->head);
     n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)", t->name,
                   t->values.rows, t->values.cols);
     if (summarised)
-        n += snprintf(line + n, sizeof line - (size_t)n,
-                      ", summarised (--full prints all)");
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s",
+                      _(", summarised (--full prints all)"));
     if (blocks > 1)
         snprintf(line + n, sizeof line - (size_t)n,
-                 ", in %zu blocks of columns (width %zu)", blocks, width);
+                 _(", in %zu blocks of columns (width %zu)"), blocks, width);
     write_wrapped(out, line, width, 2);
 }
 

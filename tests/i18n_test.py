@@ -202,10 +202,10 @@ def explain():
            r.stderr)
         english = run(args + ["--lang", "en"], env=BARE).stdout
         strip = lambda out: [l for l in out.splitlines() if not
-                             l.startswith(b"#")]
+                             l.startswith((b"#", b"["))]
         ok(strip(r.stdout) == strip(english) and r.stdout != english,
-           "%s: only the notes differ from English; tables are the same"
-           % lang)
+           "%s: only the notes and headings differ from English; tables "
+           "are the same" % lang)
         for width in (80, 40):
             out = run(args + ["--width", str(width), "--lang", lang],
                       env=BARE).stdout.decode()
@@ -240,8 +240,26 @@ def help_text():
            (missing, wide))
 
 
+def prose():
+    """Headings, --focus and --check in another language."""
+    r = run([S, "--lang", "pt_BR", "--variant", "wrapper", "--tables",
+             "attn_weights"], env=BARE)
+    ok(b"[wrapper] cabe\xc3\xa7a 0: attn_weights (5 x 5)" in r.stdout,
+       "headings: 'head' translated, table names kept", r.stdout[:200])
+    r = run([S, "--lang", "es", "--focus", "gato", "--variant", "single"],
+            env=BARE)
+    ok(r.stdout.startswith("foco: gato (posición 1 de 5)".encode()),
+       "--focus heading translated", r.stdout[:200])
+    r = run([S, "--lang", "zh_CN", "--check", "--variant", "single",
+             "--tables", "attn_weights"], env=BARE)
+    out = r.stdout.decode()
+    ok(r.returncode == 0 and "[check] attn_weights 每行之和为 1" in out and
+       "通过" in out, "--check report translated", out[-400:])
+
+
 def main():
     tokens()
+    prose()
     languages()
     explain()
     help_text()
