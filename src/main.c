@@ -353,6 +353,18 @@ static int run_and_render(const options *opt, const model_input *in, long index,
     return rc;
 }
 
+/* A single run (no --input): its picture, the run, its --csv-dir files. */
+static int run_single(const options *opt, const model_input *in, mx_error *err)
+{
+    csv_dir_set *files = NULL;
+    plot_file *plot = NULL;
+    int rc = open_plot(&plot, opt, 1, err);
+    if (rc == 0)
+        rc = run_and_render(opt, in, -1, NULL, &files, NULL, plot, err);
+    csv_dir_end(files);
+    return close_plot(plot, rc, err);
+}
+
 /* --input FILE --column NAME: every sentence is checked before the first
  * one is run, so a bad row stops the run before anything is written. */
 static int run_sentence_file(const options *opt, mx_error *err)
@@ -412,13 +424,7 @@ static int run_embeddings_file(const options *opt, mx_error *err)
         return -1;
     const model_input in = {.words = (const char *const *)words,
                             .embeddings = &rows};
-    csv_dir_set *files = NULL;
-    plot_file *plot = NULL;
-    int rc = open_plot(&plot, opt, 1, err);
-    if (rc == 0)
-        rc = run_and_render(opt, &in, -1, NULL, &files, NULL, plot, err);
-    csv_dir_end(files);
-    rc = close_plot(plot, rc, err);
+    int rc = run_single(opt, &in, err);
     free_strings(words, n);
     matrix_free(&rows);
     return rc;
@@ -437,13 +443,7 @@ static int run_sentence(const options *opt, mx_error *err)
             return -1;
         in.sentence = from_stdin;
     }
-    csv_dir_set *files = NULL;
-    plot_file *plot = NULL;
-    int rc = open_plot(&plot, opt, 1, err);
-    if (rc == 0)
-        rc = run_and_render(opt, &in, -1, NULL, &files, NULL, plot, err);
-    csv_dir_end(files);
-    rc = close_plot(plot, rc, err);
+    int rc = run_single(opt, &in, err);
     free(from_stdin);
     return rc;
 }

@@ -49,6 +49,15 @@ typedef struct {
     long sentence;      /* >= 0: a leading `sentence` column (--input) */
 } csv_out_style;
 
+/* Renders one table in a text style (the table's lines, no blank line). */
+typedef int (*render_table_fn)(FILE *out, const table *t,
+                               const text_style *style, mx_error *err);
+
+/* Tables one after another, a blank line between, style->before (if any)
+ * called before each: the loop shared by render_text and render_torch. */
+int render_each(FILE *out, const table *const *tables, size_t n,
+                const text_style *style, render_table_fn one, mx_error *err);
+
 /* Aligned tables for a terminal, one after another, a blank line between. */
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);

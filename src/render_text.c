@@ -398,8 +398,8 @@ done:
     return rc;
 }
 
-int render_text(FILE *out, const table *const *tables, size_t n,
-                const text_style *style, mx_error *err)
+int render_each(FILE *out, const table *const *tables, size_t n,
+                const text_style *style, render_table_fn one, mx_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
@@ -407,8 +407,14 @@ int render_text(FILE *out, const table *const *tables, size_t n,
         if (style->before != NULL)
             style->before(out, tables[i], i > 0 ? tables[i - 1] : NULL,
                           style->before_ctx);
-        if (render_one(out, tables[i], style, err) != 0)
+        if (one(out, tables[i], style, err) != 0)
             return -1;
     }
     return 0;
+}
+
+int render_text(FILE *out, const table *const *tables, size_t n,
+                const text_style *style, mx_error *err)
+{
+    return render_each(out, tables, n, style, render_one, err);
 }

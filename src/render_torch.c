@@ -196,14 +196,5 @@ static int render_one(FILE *out, const table *t, const text_style *style,
 int render_torch(FILE *out, const table *const *tables, size_t n,
                  const text_style *style, mx_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            fputc('\n', out);
-        if (style->before != NULL)
-            style->before(out, tables[i], i > 0 ? tables[i - 1] : NULL,
-                          style->before_ctx);
-        if (render_one(out, tables[i], style, err) != 0)
-            return -1;
-    }
-    return 0;
+    return render_each(out, tables, n, style, render_one, err);
 }
