@@ -98,71 +98,80 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
 
 /* ---- one head --------------------------------------------------------- */
 
-/* Attention of one head. q is (T, hd), k and v are (S, hd); context
- * (T, hd) is written.
- * Records queries, keys, values, attn_scores (raw, -inf where masked),
- * attn_weights and head_context under (variant, h). */
-static int attention_head(trace *tr, const char *variant, int h,
-                          const matrix *q, const matrix *k, const matrix *v,
-                          const attention_config *cfg,
-                          const sequence_labels *lab, matrix *context,
-                          mx_error *err)
+/* One head's queries (T, width), keys and values (S, width), made in the
+ * trace under (variant, h). */
+typedef struct {
+    matrix *q, *k, *v;
+} head_qkv;
+
+static int new_head_qkv(head_qkv *out, trace *tr, const char *variant, int h,
+                        size_t width, const sequence_labels *lab, mx_error *err)
 {
-    const size_t T = q->rows, S = k->rows, hd = q->cols;
+    const labels *dims = trace_index_labels(tr, "dim", width, err);
+    if (dims == NULL)
+        return -1;
+    table *q = trace_new(tr, variant, h, "queries", lab->queries, dims, err);
+    table *k = q == NULL
+                   ? NULL
+                   : trace_new(tr, variant, h, "keys", lab->keys, dims, err);
+    table *v =
+        k == NULL ? NULL
+                  : trace_new(tr, variant, h, "values", lab->values, dims, err);
+    if (v == NULL)
+        return -1;
+    out->q = &q->values;
+    out->k = &k->values;
+    out->v = &v->values;
+    return 0;
+}
+
+/* Attention of one head, whose queries q (T, hd) and keys and values k, v
+ * (S, hd) are already in the trace. Makes attn_scores (T, S) (raw, -inf
+ * where masked), attn_weights (T, S) and head_context (T, hd) under
+ * (variant, h). */
+static int attention_head(trace *tr, const char *variant, int h,
+                          const head_qkv *in, const attention_config *cfg,
+                          const sequence_labels *lab, mx_error *err)
+{
+    const size_t hd = in->q->cols;
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
         return -1;
-
-    matrix attn_scores = {0}, attn_weights = {0};
-    int rc = -1;
-    if (matrix_alloc(&attn_scores, T, S, "attention scores", err) != 0 ||
-        matrix_alloc(&attn_weights, T, S, "attention weights", err) != 0)
-        goto done;
+    table *attn_scores =
+        trace_new(tr, variant, h, "attn_scores", lab->queries, lab->keys, err);
+    table *attn_weights = attn_scores == NULL
+                              ? NULL
+                              : trace_new(tr, variant, h, "attn_weights",
+                                          lab->queries, lab->keys, err);
+    table *head_context =
+        attn_weights == NULL
+            ? NULL
+            : trace_new(tr, variant, h, "head_context", lab->tokens, dims, err);
+    if (head_context == NULL)
+        return -1;
 
     // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
-    matmul_transposed(&attn_scores, q, k);
+    matmul_transposed(&attn_scores->values, in->q, in->k);
     if (cfg->causal)
-        causal_mask(&attn_scores);
+        causal_mask(&attn_scores->values);
 
     // attn_weights (T, S) = softmax(attn_scores / sqrt(hd)),
     // sqrt(hd) computed as keys.shape[-1]**0.5
     const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
-    softmax_rows(&attn_weights, &attn_scores, divisor);
+    softmax_rows(&attn_weights->values, &attn_scores->values, divisor);
 
-    // context (T, hd) = attn_weights (T, S) @ v (S, hd)
-    matmul(context, &attn_weights, v);
-
-    if (trace_add(tr, variant, h, "queries", lab->queries, dims, q, err) ||
-        trace_add(tr, variant, h, "keys", lab->keys, dims, k, err) ||
-        trace_add(tr, variant, h, "values", lab->values, dims, v, err) ||
-        trace_add(tr, variant, h, "attn_scores", lab->queries, lab->keys,
-                  &attn_scores, err) ||
-        trace_add(tr, variant, h, "attn_weights", lab->queries, lab->keys,
-                  &attn_weights, err) ||
-        trace_add(tr, variant, h, "head_context", lab->tokens, dims, context,
-                  err))
-        goto done;
-    rc = 0;
-done:
-    matrix_free(&attn_scores);
-    matrix_free(&attn_weights);
-    return rc;
+    // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
+    matmul(&head_context->values, &attn_weights->values, in->v);
+    return 0;
 }
 
 /* q (T, width) from in->x (T, D); k, v (S, width) from in->kv (S, D). */
-static int project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
-                       const attention_input *in, mx_error *err)
+static void project_qkv(const head_qkv *out, const qkv *p,
+                        const attention_input *in)
 {
-    const size_t T = in->x->rows, S = in->kv->rows;
-    const size_t width = p->query.weight.rows;
-    if (matrix_alloc(q, T, width, "queries", err) != 0 ||
-        matrix_alloc(k, S, width, "keys", err) != 0 ||
-        matrix_alloc(v, S, width, "values", err) != 0)
-        return -1;
-    linear_forward(q, in->x, &p->query.weight, p->query.bias.v);
-    linear_forward(k, in->kv, &p->key.weight, p->key.bias.v);
-    linear_forward(v, in->kv, &p->value.weight, p->value.bias.v);
-    return 0;
+    linear_forward(out->q, in->x, &p->query.weight, p->query.bias.v);
+    linear_forward(out->k, in->kv, &p->key.weight, p->key.bias.v);
+    linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v);
 }
 
 int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
@@ -170,45 +179,46 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
     const table *first = trace_find(tr, variant, 0, "attn_weights");
     if (first == NULL)
         return 0;
-    const labels *rows = first->rows, *cols = first->cols;
-    matrix avg = {0};
-    if (matrix_alloc(&avg, first->values.rows, first->values.cols,
-                     "the averaged weights", err) != 0)
+    table *avg = trace_new(tr, variant, NO_HEAD, "attn_weights_avg",
+                           first->rows, first->cols, err);
+    if (avg == NULL)
         return -1;
     // stacked (H, T * S) = the heads' weights, as the (1, H, T, S) view
     // nn.MultiheadAttention averages over dim 1; avg (T, S) its mean
-    const size_t cells = avg.rows * avg.cols;
+    const size_t cells = avg->values.rows * avg->values.cols;
     matrix stacked = {0};
-    if (matrix_alloc(&stacked, heads, cells, "the stacked weights", err) != 0) {
-        matrix_free(&avg);
+    if (matrix_alloc(&stacked, heads, cells, "the stacked weights", err) != 0)
         return -1;
-    }
     for (size_t h = 0; h < heads; h++) {
         const table *t = trace_find(tr, variant, (int)h, "attn_weights");
         if (t != NULL)
             memcpy(matrix_at(&stacked, h, 0), t->values.v,
                    cells * sizeof(float));
     }
-    mean_rows(avg.v, stacked.v, heads, cells);
-    int rc = trace_add(tr, variant, NO_HEAD, "attn_weights_avg", rows, cols,
-                       &avg, err);
+    mean_rows(avg->values.v, stacked.v, heads, cells);
     matrix_free(&stacked);
-    matrix_free(&avg);
-    return rc;
+    return 0;
 }
 
-/* One head's working matrices: q (T, hd), k and v (S, hd), context
- * (T, hd). */
-typedef struct {
-    matrix q, k, v, context;
-} head_tensors;
-
-static void head_tensors_free(head_tensors *h)
+/* concat_context (T, O) under variant: the heads' head_context tables
+ * side by side (torch.cat(..., dim=-1), or transpose back and view). */
+static const matrix *concat_heads(trace *tr, const char *variant, size_t heads,
+                                  size_t width, const sequence_labels *lab,
+                                  mx_error *err)
 {
-    matrix_free(&h->q);
-    matrix_free(&h->k);
-    matrix_free(&h->v);
-    matrix_free(&h->context);
+    const labels *dims = trace_index_labels(tr, "dim", width, err);
+    table *concat = dims == NULL
+                        ? NULL
+                        : trace_new(tr, variant, NO_HEAD, "concat_context",
+                                    lab->tokens, dims, err);
+    if (concat == NULL)
+        return NULL;
+    const size_t hd = width / heads;
+    for (size_t h = 0; h < heads; h++)
+        put_columns(&concat->values,
+                    &trace_find(tr, variant, (int)h, "head_context")->values,
+                    h * hd);
+    return &concat->values;
 }
 
 /* ---- the three modules ----------------------------------------------- */
@@ -217,59 +227,39 @@ int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
-    head_tensors t = {0};
-    int rc = -1;
-    if (record_qkv(tr, "single", "", &p->attn, err) == 0 &&
-        project_qkv(&t.q, &t.k, &t.v, &p->attn, in, err) == 0 &&
-        matrix_alloc(&t.context, in->x->rows, cfg->d_out, "a context", err) ==
-            0)
-        // one head of width O: its context is the module's output
-        rc = attention_head(tr, "single", 0, &t.q, &t.k, &t.v, cfg, lab,
-                            &t.context, err);
-    head_tensors_free(&t);
-    return rc;
+    head_qkv t;
+    if (record_qkv(tr, "single", "", &p->attn, err) != 0 ||
+        new_head_qkv(&t, tr, "single", 0, cfg->d_out, lab, err) != 0)
+        return -1;
+    project_qkv(&t, &p->attn, in);
+    // one head of width O: its context is the module's output
+    return attention_head(tr, "single", 0, &t, cfg, lab, err);
 }
 
 int wrapper_forward(trace *tr, const wrapper_params *p,
                     const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err)
 {
-    const size_t T = in->x->rows, hd = cfg->d_out / cfg->heads;
-    matrix concat = {0};
-    int rc = -1;
-
+    const size_t hd = cfg->d_out / cfg->heads;
     for (size_t h = 0; h < p->heads; h++) {
         char prefix[32];
         snprintf(prefix, sizeof prefix, "heads.%zu.", h);
         if (record_qkv(tr, "wrapper", prefix, &p->head[h], err) != 0)
             return -1;
     }
-    if (matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0)
-        return -1;
-
     for (size_t h = 0; h < p->heads; h++) {
         // each head projects x (T, D) to its own q, k, v (T, hd)
-        head_tensors t = {0};
-        int ok = project_qkv(&t.q, &t.k, &t.v, &p->head[h], in, err) == 0 &&
-                 matrix_alloc(&t.context, T, hd, "a context", err) == 0 &&
-                 attention_head(tr, "wrapper", (int)h, &t.q, &t.k, &t.v, cfg,
-                                lab, &t.context, err) == 0;
-        if (ok)
-            // torch.cat([head(x) for head in heads], dim=-1)
-            put_columns(&concat, &t.context, h * hd);
-        head_tensors_free(&t);
-        if (!ok)
-            goto done;
+        head_qkv t;
+        if (new_head_qkv(&t, tr, "wrapper", (int)h, hd, lab, err) != 0)
+            return -1;
+        project_qkv(&t, &p->head[h], in);
+        if (attention_head(tr, "wrapper", (int)h, &t, cfg, lab, err) != 0)
+            return -1;
     }
-
-    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
-    if (dims == NULL || trace_add(tr, "wrapper", NO_HEAD, "concat_context",
-                                  lab->tokens, dims, &concat, err) != 0)
-        goto done;
-    rc = 0;
-done:
-    matrix_free(&concat);
-    return rc;
+    // torch.cat([head(x) for head in heads], dim=-1)
+    return concat_heads(tr, "wrapper", p->heads, cfg->d_out, lab, err) != NULL
+               ? 0
+               : -1;
 }
 
 int record_fused_params(trace *tr, const char *variant, const char *prefix,
@@ -282,72 +272,64 @@ int record_fused_params(trace *tr, const char *variant, const char *prefix,
     return record_linear(tr, variant, out_proj, &p->out_proj, err);
 }
 
-int fused_attend(matrix *out, trace *tr, const char *variant,
+int fused_attend(const matrix **out, trace *tr, const char *variant,
                  const char *out_name, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err)
 {
     const size_t T = in->x->rows, S = in->kv->rows;
     const size_t hd = cfg->d_out / cfg->heads;
-    matrix Q = {0}, K = {0}, V = {0}, concat = {0};
+    matrix Q = {0}, K = {0}, V = {0};
     int rc = -1;
 
-    // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads
-    if (project_qkv(&Q, &K, &V, &p->attn, in, err) != 0 ||
-        matrix_alloc(&concat, T, cfg->d_out, "the concatenation", err) != 0)
-        goto done;
-
-    for (size_t h = 0; h < cfg->heads; h++) {
+    // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads,
+    // working matrices that the trace does not keep
+    if (matrix_alloc(&Q, T, cfg->d_out, "queries", err) == 0 &&
+        matrix_alloc(&K, S, cfg->d_out, "keys", err) == 0 &&
+        matrix_alloc(&V, S, cfg->d_out, "values", err) == 0) {
+        project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in);
+        rc = 0;
+    }
+    for (size_t h = 0; rc == 0 && h < cfg->heads; h++) {
         // view (T, H, hd) + transpose (H, T, hd): head h is columns
         // [h*hd, (h+1)*hd) of Q, K and V
-        head_tensors t = {0};
-        int ok = matrix_alloc(&t.q, T, hd, "queries", err) == 0 &&
-                 matrix_alloc(&t.k, S, hd, "keys", err) == 0 &&
-                 matrix_alloc(&t.v, S, hd, "values", err) == 0 &&
-                 matrix_alloc(&t.context, T, hd, "a context", err) == 0;
-        if (ok) {
-            take_columns(&t.q, &Q, h * hd);
-            take_columns(&t.k, &K, h * hd);
-            take_columns(&t.v, &V, h * hd);
-            ok = attention_head(tr, variant, (int)h, &t.q, &t.k, &t.v, cfg, lab,
-                                &t.context, err) == 0;
+        head_qkv t;
+        rc = new_head_qkv(&t, tr, variant, (int)h, hd, lab, err);
+        if (rc == 0) {
+            take_columns(t.q, &Q, h * hd);
+            take_columns(t.k, &K, h * hd);
+            take_columns(t.v, &V, h * hd);
+            rc = attention_head(tr, variant, (int)h, &t, cfg, lab, err);
         }
-        if (ok)
-            // transpose back (T, H, hd) and view (T, O)
-            put_columns(&concat, &t.context, h * hd);
-        head_tensors_free(&t);
-        if (!ok)
-            goto done;
     }
-
-    // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
-    linear_forward(out, &concat, &p->out_proj.weight, p->out_proj.bias.v);
-
-    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
-    if (dims == NULL ||
-        trace_add(tr, variant, NO_HEAD, "concat_context", lab->tokens, dims,
-                  &concat, err) != 0 ||
-        trace_add(tr, variant, NO_HEAD, out_name, lab->tokens, dims, out,
-                  err) != 0)
-        goto done;
-    rc = 0;
-done:
     matrix_free(&Q);
     matrix_free(&K);
     matrix_free(&V);
-    matrix_free(&concat);
-    return rc;
+    if (rc != 0)
+        return -1;
+
+    // concat_context (T, O): transpose back (T, H, hd) and view (T, O)
+    const matrix *concat =
+        concat_heads(tr, variant, cfg->heads, cfg->d_out, lab, err);
+    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
+    table *o =
+        concat == NULL || dims == NULL
+            ? NULL
+            : trace_new(tr, variant, NO_HEAD, out_name, lab->tokens, dims, err);
+    if (o == NULL)
+        return -1;
+    // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
+    linear_forward(&o->values, concat, &p->out_proj.weight, p->out_proj.bias.v);
+    *out = &o->values;
+    return 0;
 }
 
 int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
 {
-    matrix out = {0};
-    int rc = -1;
-    if (record_fused_params(tr, "fused", "", p, err) == 0 &&
-        matrix_alloc(&out, in->x->rows, cfg->d_out, "the output", err) == 0)
-        rc = fused_attend(&out, tr, "fused", "out", p, cfg, in, lab, err);
-    matrix_free(&out);
-    return rc;
+    const matrix *out;
+    if (record_fused_params(tr, "fused", "", p, err) != 0)
+        return -1;
+    return fused_attend(&out, tr, "fused", "out", p, cfg, in, lab, err);
 }

@@ -107,11 +107,11 @@ int record_fused_params(trace *tr, const char *variant, const char *prefix,
 
 /* The fused module's attention, without recording its parameters: per
  * head queries ... head_context under `variant`, then concat_context and
- * out (T, O), allocated by the caller, recorded as out_name. fused_forward
- * records the parameters and calls it with ("fused", "out"); the
- * Transformer block, which records all its parameters first, with
- * ("block", "attn_out"). */
-int fused_attend(matrix *out, trace *tr, const char *variant,
+ * the output (T, O), made in the trace as out_name and returned in *out.
+ * fused_forward records the parameters and calls it with ("fused",
+ * "out"); the Transformer block, which records all its parameters first,
+ * with ("block", "attn_out"). */
+int fused_attend(const matrix **out, trace *tr, const char *variant,
                  const char *out_name, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err);

@@ -75,56 +75,51 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   mx_error *err)
 {
     const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
-    matrix attn_out = {0}, sum = {0}, norm1 = {0}, hidden = {0}, ffn_out = {0},
-           out = {0};
-    int rc = -1;
-
-    if (record_params(tr, p, err) != 0)
-        return -1;
-    // attn_out (T, D) = the fused module over x
-    if (matrix_alloc(&attn_out, T, D, "the output", err) != 0 ||
+    const matrix *attn_out;
+    if (record_params(tr, p, err) != 0 ||
+        // attn_out (T, D) = the fused module over x
         fused_attend(&attn_out, tr, "block", "attn_out", &p->attention, cfg, in,
                      lab, err) != 0)
-        goto done;
-    if (matrix_alloc(&sum, T, D, "a residual", err) != 0 ||
-        matrix_alloc(&norm1, T, D, "add_norm1", err) != 0 ||
-        matrix_alloc(&hidden, T, F, "ffn_hidden", err) != 0 ||
-        matrix_alloc(&ffn_out, T, D, "ffn_out", err) != 0 ||
-        matrix_alloc(&out, T, D, "the output", err) != 0)
-        goto done;
-
-    // add_norm1 (T, D) = LayerNorm(x + attn_out)
-    add(&sum, in->x, &attn_out);
-    layer_norm(&norm1, &sum, p->norm1_weight.v, p->norm1_bias.v,
-               LAYER_NORM_EPS);
-    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias)
-    linear_forward(&hidden, &norm1, &p->ff0.weight, p->ff0.bias.v);
-    relu(&hidden);
-    // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
-    linear_forward(&ffn_out, &hidden, &p->ff2.weight, p->ff2.bias.v);
-    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
-    add(&sum, &norm1, &ffn_out);
-    layer_norm(&out, &sum, p->norm2_weight.v, p->norm2_bias.v, LAYER_NORM_EPS);
+        return -1;
 
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *wide = trace_index_labels(tr, "dim", F, err);
-    if (dims == NULL || wide == NULL ||
-        trace_add(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims, &norm1,
-                  err) != 0 ||
-        trace_add(tr, "block", NO_HEAD, "ffn_hidden", lab->tokens, wide,
-                  &hidden, err) != 0 ||
-        trace_add(tr, "block", NO_HEAD, "ffn_out", lab->tokens, dims, &ffn_out,
-                  err) != 0 ||
-        trace_add(tr, "block", NO_HEAD, "out", lab->tokens, dims, &out, err) !=
-            0)
-        goto done;
-    rc = 0;
-done:
-    matrix_free(&attn_out);
+    if (dims == NULL || wide == NULL)
+        return -1;
+    table *add_norm1 =
+        trace_new(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims, err);
+    table *ffn_hidden = add_norm1 == NULL
+                            ? NULL
+                            : trace_new(tr, "block", NO_HEAD, "ffn_hidden",
+                                        lab->tokens, wide, err);
+    table *ffn_out = ffn_hidden == NULL
+                         ? NULL
+                         : trace_new(tr, "block", NO_HEAD, "ffn_out",
+                                     lab->tokens, dims, err);
+    table *out = ffn_out == NULL ? NULL
+                                 : trace_new(tr, "block", NO_HEAD, "out",
+                                             lab->tokens, dims, err);
+    // sum (T, D): each residual connection, a working matrix the trace
+    // does not keep
+    matrix sum = {0};
+    if (out == NULL || matrix_alloc(&sum, T, D, "a residual", err) != 0)
+        return -1;
+
+    // add_norm1 (T, D) = LayerNorm(x + attn_out)
+    add(&sum, in->x, attn_out);
+    layer_norm(&add_norm1->values, &sum, p->norm1_weight.v, p->norm1_bias.v,
+               LAYER_NORM_EPS);
+    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias)
+    linear_forward(&ffn_hidden->values, &add_norm1->values, &p->ff0.weight,
+                   p->ff0.bias.v);
+    relu(&ffn_hidden->values);
+    // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
+    linear_forward(&ffn_out->values, &ffn_hidden->values, &p->ff2.weight,
+                   p->ff2.bias.v);
+    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
+    add(&sum, &add_norm1->values, &ffn_out->values);
+    layer_norm(&out->values, &sum, p->norm2_weight.v, p->norm2_bias.v,
+               LAYER_NORM_EPS);
     matrix_free(&sum);
-    matrix_free(&norm1);
-    matrix_free(&hidden);
-    matrix_free(&ffn_out);
-    matrix_free(&out);
-    return rc;
+    return 0;
 }

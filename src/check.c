@@ -43,8 +43,8 @@ void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
 {
     memset(out, 0, sizeof *out);
     out->tied = tied;
-    for (size_t i = 0; i < tr->n_tables; i++) {
-        const table *t = &tr->tables[i];
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
         if (strcmp(t->name, "attn_weights") != 0)
             continue;
         check_head(out, t, trace_find(tr, t->variant, t->head, "attn_scores"),

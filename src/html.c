@@ -133,8 +133,8 @@ static void write_data(FILE *out, const trace *tr, const html_page *page)
 
     /* variants in trace order: each has one head-0 attn_weights table */
     size_t n = 0;
-    for (size_t i = 0; i < tr->n_tables; i++) {
-        const table *t = &tr->tables[i];
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
         if (strcmp(t->name, "attn_weights") != 0 || t->head != 0)
             continue;
         if (n++ > 0)

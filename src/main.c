@@ -112,13 +112,13 @@ static int close_stdout(int status)
 static const table **select_tables(const trace *tr, const options *opt,
                                    size_t *n)
 {
-    const table **out = calloc(tr->n_tables + 1, sizeof *out);
+    const table **out = calloc(trace_count(tr) + 1, sizeof *out);
     if (out == NULL)
         return NULL;
     *n = 0;
-    for (size_t i = 0; i < tr->n_tables; i++)
-        if (options_wants_table(opt, tr->tables[i].name))
-            out[(*n)++] = &tr->tables[i];
+    for (size_t i = 0; i < trace_count(tr); i++)
+        if (options_wants_table(opt, trace_at(tr, i)->name))
+            out[(*n)++] = trace_at(tr, i);
     return out;
 }
 
@@ -128,8 +128,8 @@ static int check_tables_made(const trace *tr, const options *opt, mx_error *err)
 {
     for (size_t k = 0; k < opt->n_tables; k++) {
         bool made = false;
-        for (size_t i = 0; i < tr->n_tables && !made; i++)
-            made = strcmp(tr->tables[i].name, opt->tables[k]) == 0;
+        for (size_t i = 0; i < trace_count(tr) && !made; i++)
+            made = strcmp(trace_at(tr, i)->name, opt->tables[k]) == 0;
         if (!made)
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "

@@ -33,21 +33,21 @@ static double trace_size(const options *opt, size_t D, size_t T, size_t V)
     return n;
 }
 
-/* Adds a column of ids (the vocab or tokens table). */
+/* Adds a column of ids (the vocab or tokens table): ids[i], or i when ids
+ * is NULL. */
 static int record_ids(trace *tr, const char *name, const labels *rows,
                       const size_t *ids, mx_error *err)
 {
-    matrix m = {0};
     const labels *id = trace_literal_label(tr, "id", err);
-    if (id == NULL || matrix_alloc(&m, rows->n, 1, name, err) != 0)
+    table *t = id == NULL
+                   ? NULL
+                   : trace_new(tr, "input", NO_HEAD, name, rows, id, err);
+    if (t == NULL)
         return -1;
+    t->integral = true;
     for (size_t i = 0; i < rows->n; i++)
-        m.v[i] = ids != NULL ? (float)ids[i] : (float)i;
-    int rc = trace_add(tr, "input", NO_HEAD, name, rows, id, &m, err);
-    if (rc == 0)
-        tr->tables[tr->n_tables - 1].integral = true;
-    matrix_free(&m);
-    return rc;
+        t->values.v[i] = ids != NULL ? (float)ids[i] : (float)i;
+    return 0;
 }
 
 /* The wrapper's heads, drawn as the wrapper draws them (and read from
@@ -203,11 +203,31 @@ int pipeline_check(const options *opt, const model_input *in, mx_error *err)
     return rc;
 }
 
+/* Rows ids[0..n) of the embedding table, or of the given embeddings,
+ * into a new input table (n, D). */
+static const matrix *record_inputs(trace *tr, const char *name,
+                                   const labels *rows, const labels *dims,
+                                   const matrix *embedding, const size_t *ids,
+                                   const matrix *given, mx_error *err)
+{
+    table *t = trace_new(tr, "input", NO_HEAD, name, rows, dims, err);
+    if (t == NULL)
+        return NULL;
+    const size_t D = t->values.cols;
+    for (size_t r = 0; r < rows->n; r++)
+        // inputs = emb(token_ids): row ids[r] of the table; or row r of
+        // the file
+        memcpy(matrix_at(&t->values, r, 0),
+               given != NULL ? matrix_at(given, r, 0)
+                             : matrix_at(embedding, ids[r], 0),
+               D * sizeof(float));
+    return &t->values;
+}
+
 int pipeline_run(trace *tr, const options *opt, const model_input *in,
                  mx_error *err)
 {
     tokenized tok = {0};
-    matrix embedding = {0}, all = {0}, inputs = {0}, kv_inputs = {0};
     size_t T = 0;
     int rc = -1;
 
@@ -228,29 +248,6 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         .qkv_bias = opt->qkv_bias,
     };
 
-    torch_rng g;
-    rng_seed(&g, opt->seed);
-    if (matrix_alloc(&all, T + S, D, "the inputs", err) != 0)
-        goto done;
-    if (in->embeddings != NULL) {
-        // inputs (T, D) come from the file, row for row
-        memcpy(all.v, in->embeddings->v, T * D * sizeof(float));
-    } else {
-        // torch.manual_seed(seed); emb = nn.Embedding(V, D)
-        if (matrix_alloc(&embedding, V, D, "the embedding table", err) != 0)
-            goto done;
-        rng_normal_fill(embedding.v, V * D, 0.0, 1.0, &g);
-        // inputs = emb(token_ids): row ids[t] of the table
-        for (size_t t = 0; t < T + S; t++)
-            memcpy(matrix_at(&all, t, 0), matrix_at(&embedding, tok.ids[t], 0),
-                   D * sizeof(float));
-    }
-    if (matrix_alloc(&inputs, T, D, "the inputs", err) != 0 ||
-        matrix_alloc(&kv_inputs, S, D, "the key/value inputs", err) != 0)
-        goto done;
-    memcpy(inputs.v, all.v, T * D * sizeof(float));
-    memcpy(kv_inputs.v, matrix_at(&all, T, 0), S * D * sizeof(float));
-
     const char *const *words = (const char *const *)tok.tokens;
     const char *const *kv_words = words + T;
     sequence_labels lab;
@@ -270,17 +267,32 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         (in->kv != NULL &&
          record_ids(tr, "kv_tokens", kv_rows, tok.ids + T, err)))
         goto done;
-    if (embedding.v != NULL &&
-        trace_add(tr, "input", NO_HEAD, "embedding.weight", vocab, dims,
-                  &embedding, err) != 0)
-        goto done;
-    if (trace_add(tr, "input", NO_HEAD, "inputs", lab.tokens, dims, &inputs,
-                  err) != 0 ||
-        (in->kv != NULL && trace_add(tr, "input", NO_HEAD, "kv_inputs", kv_rows,
-                                     dims, &kv_inputs, err) != 0))
+
+    torch_rng g;
+    rng_seed(&g, opt->seed);
+    const matrix *embedding = NULL;
+    if (in->embeddings == NULL) {
+        // torch.manual_seed(seed); emb = nn.Embedding(V, D)
+        table *e = trace_new(tr, "input", NO_HEAD, "embedding.weight", vocab,
+                             dims, err);
+        if (e == NULL)
+            goto done;
+        rng_normal_fill(e->values.v, V * D, 0.0, 1.0, &g);
+        embedding = &e->values;
+    }
+    // inputs (T, D), and with --kv kv_inputs (S, D)
+    const matrix *inputs =
+        record_inputs(tr, "inputs", lab.tokens, dims, embedding, tok.ids,
+                      in->embeddings, err);
+    const matrix *kv_inputs =
+        inputs == NULL || in->kv == NULL
+            ? inputs
+            : record_inputs(tr, "kv_inputs", kv_rows, dims, embedding,
+                            tok.ids + T, NULL, err);
+    if (kv_inputs == NULL)
         goto done;
 
-    const attention_input x = {&inputs, in->kv != NULL ? &kv_inputs : &inputs};
+    const attention_input x = {inputs, kv_inputs};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const unsigned v = model_variants[i].bit;
         if ((opt->variants & v) &&
@@ -289,10 +301,6 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     }
     rc = 0;
 done:
-    matrix_free(&embedding);
-    matrix_free(&all);
-    matrix_free(&inputs);
-    matrix_free(&kv_inputs);
     tokenized_free(&tok);
     return rc;
 }

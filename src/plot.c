@@ -298,12 +298,12 @@ typedef struct {
 /* The attention-weight tables of every variant's heads, in trace order. */
 static panel *collect_panels(const trace *tr, size_t *n)
 {
-    panel *p = calloc(tr->n_tables + 1, sizeof *p);
+    panel *p = calloc(trace_count(tr) + 1, sizeof *p);
     *n = 0;
     if (p == NULL)
         return NULL;
-    for (size_t i = 0; i < tr->n_tables; i++) {
-        const table *t = &tr->tables[i];
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
         if (t->head == NO_HEAD || strcmp(t->name, "attn_weights") != 0)
             continue;
         p[*n].weights = t;

@@ -25,8 +25,10 @@ void trace_free(trace *tr)
 {
     if (tr == NULL)
         return;
-    for (size_t i = 0; i < tr->n_tables; i++)
-        matrix_free(&tr->tables[i].values);
+    for (size_t i = 0; i < tr->n_tables; i++) {
+        matrix_free(&tr->tables[i]->values);
+        free(tr->tables[i]);
+    }
     free(tr->tables);
     for (size_t i = 0; i < tr->n_label_sets; i++)
         labels_free(tr->label_sets[i]);
@@ -147,24 +149,38 @@ const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
     return l;
 }
 
-int trace_add(trace *tr, const char *variant, int head, const char *name,
-              const labels *rows, const labels *cols, const matrix *m,
-              mx_error *err)
+table *trace_new(trace *tr, const char *variant, int head, const char *name,
+                 const labels *rows, const labels *cols, mx_error *err)
 {
     if (grow(&tr->tables, &tr->cap_tables, tr->n_tables, sizeof *tr->tables,
              err) != 0)
-        return -1;
-    table *t = &tr->tables[tr->n_tables];
-    memset(t, 0, sizeof *t);
+        return NULL;
+    table *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        err_nomem(err, "the trace");
+        return NULL;
+    }
     snprintf(t->variant, sizeof t->variant, "%s", variant);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->head = head;
     t->rows = rows;
     t->cols = cols;
-    if (matrix_alloc(&t->values, m->rows, m->cols, name, err) != 0)
+    if (matrix_alloc(&t->values, rows->n, cols->n, name, err) != 0) {
+        free(t);
+        return NULL;
+    }
+    tr->tables[tr->n_tables++] = t;
+    return t;
+}
+
+int trace_add(trace *tr, const char *variant, int head, const char *name,
+              const labels *rows, const labels *cols, const matrix *m,
+              mx_error *err)
+{
+    table *t = trace_new(tr, variant, head, name, rows, cols, err);
+    if (t == NULL)
         return -1;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
-    tr->n_tables++;
     return 0;
 }
 
@@ -172,7 +188,7 @@ const table *trace_find(const trace *tr, const char *variant, int head,
                         const char *name)
 {
     for (size_t i = 0; i < tr->n_tables; i++) {
-        const table *t = &tr->tables[i];
+        const table *t = tr->tables[i];
         if (t->head == head && strcmp(t->variant, variant) == 0 &&
             strcmp(t->name, name) == 0)
             return t;

@@ -2,9 +2,17 @@
  * forward pass fills with them.
  *
  * A table is a named matrix with labelled rows and columns, belonging to a
- * variant ("input", "single", "wrapper", "fused") and maybe to a head.
- * The trace owns every table and every label set; tables only point at
- * label sets, which many tables share (all "Q:<token>" rows, say).
+ * variant ("input", "single", "wrapper", "fused", "block") and maybe to a
+ * head. The trace owns every table and every label set; tables only point
+ * at label sets, which many tables share (all "Q:<token>" rows, say).
+ *
+ * Ownership: an operation asks the trace for a new table (trace_new) and
+ * writes its result straight into it, as ggml_new_tensor hands out
+ * tensors of a context; nothing is computed elsewhere and copied in.
+ * Only parameters, which their module owns, are copied (trace_add). Each
+ * table is allocated on its own, so a table pointer stays valid while the
+ * trace grows, until trace_free. Read the tables in order with
+ * trace_count and trace_at.
  */
 #ifndef MHA_TRACE_H
 #define MHA_TRACE_H
@@ -34,7 +42,7 @@ typedef struct {
 } table;
 
 typedef struct {
-    table *tables;
+    table **tables; /* n_tables tables, each allocated on its own; owned */
     size_t n_tables, cap_tables;
     labels **label_sets;
     size_t n_label_sets, cap_label_sets;
@@ -56,11 +64,30 @@ const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
 /* Labels given literally (one label: "bias", "id"). */
 const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
 
-/* Appends a copy of m as a table. rows->n and cols->n must equal m's
- * shape. head is NO_HEAD for tables of no head. */
+/* Appends a new table of rows->n x cols->n zeros, for the caller to fill
+ * in, and returns it (NULL with err set on failure). head is NO_HEAD for
+ * tables of no head. The trace owns it; the pointer stays valid until
+ * trace_free. */
+table *trace_new(trace *tr, const char *variant, int head, const char *name,
+                 const labels *rows, const labels *cols, mx_error *err);
+
+/* trace_new, then m's values copied in: for a parameter, whose module
+ * owns it. rows->n and cols->n must equal m's shape. */
 int trace_add(trace *tr, const char *variant, int head, const char *name,
               const labels *rows, const labels *cols, const matrix *m,
               mx_error *err);
+
+/* How many tables the trace holds, and the i-th of them (i < count), in
+ * the order they were made. */
+static inline size_t trace_count(const trace *tr)
+{
+    return tr->n_tables;
+}
+
+static inline const table *trace_at(const trace *tr, size_t i)
+{
+    return tr->tables[i];
+}
 
 /* The table with this variant, head and name, or NULL. */
 const table *trace_find(const trace *tr, const char *variant, int head,

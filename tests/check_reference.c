@@ -74,12 +74,12 @@ static void compare_row(compare_state *st)
         return; /* header */
 
     const trace *tr = st->tr;
-    if (st->table_index >= tr->n_tables) {
+    if (st->table_index >= trace_count(tr)) {
         problem(st, "PyTorch has table %s/%s that mha-explain lacks", f[0],
                 f[2]);
         return;
     }
-    const table *t = &tr->tables[st->table_index];
+    const table *t = trace_at(tr, st->table_index);
     char head[16] = "";
     if (t->head != NO_HEAD)
         snprintf(head, sizeof head, "%d", t->head);
@@ -234,9 +234,9 @@ int main(int cargc, char **cargv)
         ok(st.failures == 0 && st.values > 0,
            "every value agrees with PyTorch bit for bit (%zu problems%s%s)",
            st.failures, st.failures ? "; first: " : "", st.first_problem);
-        ok(st.table_index == tr.n_tables && st.seen_in_table == 0,
+        ok(st.table_index == trace_count(&tr) && st.seen_in_table == 0,
            "no table beyond PyTorch's (%zu of %zu compared)", st.table_index,
-           tr.n_tables);
+           trace_count(&tr));
         ok(st.printed_differ == 0,
            "every value printed with 4 decimals reads as PyTorch's (%zu differ)",
            st.printed_differ);

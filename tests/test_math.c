@@ -243,18 +243,15 @@ static void wrapper_is_fused(bool bias)
     ok(check_passed(&r) && r.compared && r.tie_dev == 0.0 && r.masked == 6 * 10,
        "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
     /* a doctored weight must make the check fail */
-    for (size_t i = 0; i < tr.n_tables; i++)
-        if (tr.tables[i].head == 0 &&
-            strcmp(tr.tables[i].variant, "fused") == 0 &&
-            strcmp(tr.tables[i].name, "attn_weights") == 0)
-            tr.tables[i].values.v[1] = 0.25f; /* a masked cell */
+    trace_find(&tr, "fused", 0, "attn_weights")->values.v[1] =
+        0.25f; /* a masked cell */
     check_trace(&r, &tr, true, true);
     ok(!check_passed(&r) && r.masked_weight == 0.25,
        "--check catches a masked weight that is not 0");
     /* a NaN weight (an overflowed row) must fail the row-sum check, and
      * a NaN in concat_context the tie */
-    for (size_t i = 0; i < tr.n_tables; i++) {
-        table *t = &tr.tables[i];
+    for (size_t i = 0; i < trace_count(&tr); i++) {
+        const table *t = trace_at(&tr, i);
         if (t->head == 1 && strcmp(t->variant, "wrapper") == 0 &&
             strcmp(t->name, "attn_weights") == 0)
             t->values.v[t->values.cols * 3] = NAN; /* row 3, unmasked */

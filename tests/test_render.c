@@ -31,24 +31,20 @@ __attribute__((noreturn)) static void bail(const char *what)
 }
 
 /* Appends a table of rows->n x cols->n values (values[i], or i when values
- * is NULL) and returns its index in tr (pointers into tr->tables move as
- * the trace grows, so take them after the last trace_add). */
-static size_t add_table(trace *tr, const char *variant, int head,
+ * is NULL) and returns it. */
+static table *add_table(trace *tr, const char *variant, int head,
                         const char *name, const labels *rows,
                         const labels *cols, const float *values)
 {
     mx_error err;
-    matrix m;
     if (rows == NULL || cols == NULL)
         bail("labels could not be made");
-    if (matrix_alloc(&m, rows->n, cols->n, name, &err) != 0)
+    table *t = trace_new(tr, variant, head, name, rows, cols, &err);
+    if (t == NULL)
         bail(err.msg);
     for (size_t i = 0; i < rows->n * cols->n; i++)
-        m.v[i] = values != NULL ? values[i] : (float)i;
-    if (trace_add(tr, variant, head, name, rows, cols, &m, &err) != 0)
-        bail(err.msg);
-    matrix_free(&m);
-    return tr->n_tables - 1;
+        t->values.v[i] = values != NULL ? values[i] : (float)i;
+    return t;
 }
 
 static const labels *words(trace *tr, const char *prefix, const char *const *w,
@@ -449,17 +445,17 @@ static void test_text_exact(void)
     trace_init(&tr);
     const char *q[] = {"O", "gato"};
     const float v[] = {0.3367f, -INFINITY, 0.1288f, -1.25f};
-    size_t a = add_table(&tr, "fused", 0, "attn_weights",
+    table *a = add_table(&tr, "fused", 0, "attn_weights",
                          words(&tr, "Q:", q, 2), words(&tr, "K:", q, 2), v);
     const float in[] = {0.3367f, 0.1288f, -1.25f, 12.0f};
-    size_t b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
+    table *b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
                          indices(&tr, "dim", 2), in);
     const char *three[] = {"O", "gato", "sobe"};
     const float ids[] = {0.0f, 1.0f, 12.0f};
-    size_t c = add_table(&tr, "input", NO_HEAD, "tokens",
+    table *c = add_table(&tr, "input", NO_HEAD, "tokens",
                          words(&tr, "", three, 3), literal(&tr, "id"), ids);
-    tr.tables[c].integral = true;
-    const table *ta = &tr.tables[a], *tb = &tr.tables[b], *tc = &tr.tables[c];
+    c->integral = true;
+    const table *ta = a, *tb = b, *tc = c;
 
     text_style style = {.precision = 4};
     char *s = text1(ta, &style);
@@ -565,19 +561,19 @@ static void test_text_alignment(void)
         "\U0001F1E7\U0001F1F7",                       /* flag, 2 */
         "\u1100\u1161\u11a8",                         /* 각 in jamo, 2 */
     };
-    size_t a = add_table(&tr, "single", NO_HEAD, "attn_scores",
+    table *a = add_table(&tr, "single", NO_HEAD, "attn_scores",
                          words(&tr, "Q:", w, 6), words(&tr, "K:", w, 6), NULL);
     const char *esc_rows[] = {"x\x1b[2Jy", "ok"};
     const char *esc_cols[] = {"\xc2\x9b"
                               "31m",
                               "\x7f"};
     const float v[] = {0.5f, 0.25f, -0.125f, 1.0f};
-    size_t b =
+    table *b =
         add_table(&tr, "single", NO_HEAD, "queries",
                   words(&tr, "", esc_rows, 2), words(&tr, "", esc_cols, 2), v);
     text_style style = {.precision = 4};
 
-    char *s = text1(&tr.tables[a], &style);
+    char *s = text1(a, &style);
     size_t width = 0;
     /* label column 6 (Q:牛舌), then six columns of 7 ("35.0000") */
     ok(s != NULL && block_aligned(s, 8, &width) && width == 6 + 6 * (2 + 7),
@@ -586,7 +582,7 @@ static void test_text_alignment(void)
        width);
     free(s);
 
-    s = text1(&tr.tables[b], &style);
+    s = text1(b, &style);
     int raw = 0;
     for (const char *p = s; p != NULL && *p != '\0'; p++)
         raw |= *p == 0x1b || *p == 0x7f || (unsigned char)*p == 0x9b;
@@ -613,10 +609,10 @@ static void test_text_scientific(void)
     trace tr;
     trace_init(&tr);
     const float huge[4] = {3e38f, -1.5f, -INFINITY, NAN};
-    size_t t = add_table(&tr, "fused", 0, "queries", indices(&tr, "t", 2),
+    table *t = add_table(&tr, "fused", 0, "queries", indices(&tr, "t", 2),
                          indices(&tr, "c", 2), huge);
     text_style style = {.precision = 4};
-    char *s = text1(&tr.tables[t], &style);
+    char *s = text1(t, &style);
     same_text(s,
               "[fused] head 0: queries (2 x 2)\n"
               "             c0           c1\n"
@@ -631,25 +627,25 @@ static void test_text_summary(void)
 {
     trace tr;
     trace_init(&tr);
-    size_t big = add_table(&tr, "fused", 0, "attn_scores",
+    table *big = add_table(&tr, "fused", 0, "attn_scores",
                            indices(&tr, "t", 40), indices(&tr, "c", 40), NULL);
-    size_t mid = add_table(&tr, "fused", 0, "attn_scores",
+    table *mid = add_table(&tr, "fused", 0, "attn_scores",
                            indices(&tr, "t", 30), indices(&tr, "c", 30), NULL);
-    size_t wide = add_table(&tr, "fused", 1, "queries", indices(&tr, "t", 5),
+    table *wide = add_table(&tr, "fused", 1, "queries", indices(&tr, "t", 5),
                             indices(&tr, "c", 300), NULL);
-    size_t edge = add_table(&tr, "fused", 1, "keys", indices(&tr, "t", 40),
+    table *edge = add_table(&tr, "fused", 1, "keys", indices(&tr, "t", 40),
                             indices(&tr, "c", 25), NULL);
-    size_t narrow =
+    table *narrow =
         add_table(&tr, "fused", 1, "attn_weights", indices(&tr, "t", 2),
                   indices(&tr, "c", 32), NULL);
-    size_t bias = add_table(&tr, "fused", 1, "attn_scores",
+    table *bias = add_table(&tr, "fused", 1, "attn_scores",
                             indices(&tr, "t", 2), indices(&tr, "c", 33), NULL);
-    size_t over = add_table(&tr, "fused", 1, "values", indices(&tr, "t", 7),
+    table *over = add_table(&tr, "fused", 1, "values", indices(&tr, "t", 7),
                             indices(&tr, "c", 143), NULL);
     text_style style = {.precision = 0};
 
     /* 1600 values > 1000: first and last 3 rows and columns */
-    char *s = text1(&tr.tables[big], &style);
+    char *s = text1(big, &style);
     same_text(s,
               "[fused] head 0: attn_scores (40 x 40), summarised "
               "(--full prints all)\n"
@@ -666,7 +662,7 @@ static void test_text_summary(void)
 
     /* --full: everything */
     style.full = true;
-    s = text1(&tr.tables[big], &style);
+    s = text1(big, &style);
     char *lines[64];
     size_t n = s != NULL ? split_lines(s, lines, 64) : 0;
     char word[32] = "";
@@ -684,7 +680,7 @@ static void test_text_summary(void)
     style.full = false;
 
     /* 900 values: whole */
-    s = text1(&tr.tables[mid], &style);
+    s = text1(mid, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     dots = 0;
     for (size_t i = 0; i < n; i++)
@@ -697,7 +693,7 @@ static void test_text_summary(void)
     free(s);
 
     /* exactly 1000 values: whole (PyTorch summarises above the threshold) */
-    s = text1(&tr.tables[edge], &style);
+    s = text1(edge, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     ok(n == 42 && strstr(lines[0], "summarised") == NULL &&
            word_of(lines[1], 0, word, sizeof word) == 25,
@@ -706,13 +702,13 @@ static void test_text_summary(void)
 
     /* a wide table of few values: whole up to WIDE_COLUMNS columns, its
      * columns summarised beyond (a terminal line stays readable) */
-    s = text1(&tr.tables[narrow], &style);
+    s = text1(narrow, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     ok(n == 4 && strstr(lines[0], "summarised") == NULL &&
            word_of(lines[1], 0, word, sizeof word) == 32,
        "2 x 32 is printed whole");
     free(s);
-    s = text1(&tr.tables[bias], &style);
+    s = text1(bias, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     ok(n == 4 && strstr(lines[0], "(2 x 33), summarised") != NULL &&
            word_of(lines[1], 0, word, sizeof word) == 7 &&
@@ -722,7 +718,7 @@ static void test_text_summary(void)
     free(s);
 
     /* 5 x 300: columns summarised, the 5 rows (<= 6) stay */
-    s = text1(&tr.tables[wide], &style);
+    s = text1(wide, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     int rows_ok = n == 7;
     for (size_t i = 2; i < n && rows_ok; i++) {
@@ -746,7 +742,7 @@ static void test_text_summary(void)
     free(s);
 
     /* 7 x 143 = 1001 values: both dimensions summarised */
-    s = text1(&tr.tables[over], &style);
+    s = text1(over, &style);
     n = s != NULL ? split_lines(s, lines, 64) : 0;
     ok(n == 9 && strstr(lines[0], "summarised") != NULL &&
            strncmp(lines[5], "...", 3) == 0,
@@ -869,17 +865,17 @@ static void test_csv(void)
     trace_init(&tr);
     const char *q[] = {"O", "gato"};
     const float v[] = {0.5f, -INFINITY, 0.25f, 1.0f};
-    size_t a = add_table(&tr, "fused", 1, "attn_scores", words(&tr, "Q:", q, 2),
+    table *a = add_table(&tr, "fused", 1, "attn_scores", words(&tr, "Q:", q, 2),
                          words(&tr, "K:", q, 2), v);
     const float in[] = {0.3367f, 12.0f};
-    size_t b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 1),
+    table *b = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 1),
                          indices(&tr, "dim", 2), in);
     const char *odd_rows[] = {"a,b", "say \"hi\"", "line\nbreak"};
     const char *odd_cols[] = {"x", "semi;colon", "cr\rlf"};
-    size_t c =
+    table *c =
         add_table(&tr, "single", NO_HEAD, "values", words(&tr, "", odd_rows, 3),
                   words(&tr, "", odd_cols, 3), NULL);
-    const table *ta = &tr.tables[a], *tb = &tr.tables[b], *tc = &tr.tables[c];
+    const table *ta = a, *tb = b, *tc = c;
 
     csv_out_style style = {.delimiter = ',', .header = true, .sentence = -1};
     const char *header = "variant,head,table,row,row_label,col,col_label,"
@@ -993,10 +989,10 @@ static void test_csv(void)
     const char *one[] = {"r"};
     trace tr2;
     trace_init(&tr2);
-    size_t k =
+    table *k =
         add_table(&tr2, "input", NO_HEAD, "inputs", words(&tr2, "", one, 1),
                   indices(&tr2, "dim", 9), awkward);
-    const table *tk = &tr2.tables[k];
+    const table *tk = k;
     style = (csv_out_style){.delimiter = ',', .header = true, .sentence = -1};
     s = csv_of(&tk, 1, &style, NULL);
     p = s != NULL ? s : "";
@@ -1028,18 +1024,18 @@ static void test_csv_dir(void)
     trace_init(&tr);
     const char *q[] = {"O", "gato"};
     const float in[] = {0.3367f, 0.1288f, -1.25f, 12.0f};
-    size_t a = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
+    table *a = add_table(&tr, "input", NO_HEAD, "inputs", words(&tr, "", q, 2),
                          indices(&tr, "dim", 2), in);
     const float w[] = {1.0f, -INFINITY, 0.25f, 0.75f};
-    size_t b = add_table(&tr, "fused", 1, "attn_weights",
+    table *b = add_table(&tr, "fused", 1, "attn_weights",
                          words(&tr, "Q:", q, 2), words(&tr, "K:", q, 2), w);
     const char *odd[] = {"a,b", "say \"hi\""};
     const float p3[] = {0.5f, 2.0f};
-    size_t c = add_table(&tr, "wrapper", NO_HEAD, "heads.0.W_query.weight",
+    table *c = add_table(&tr, "wrapper", NO_HEAD, "heads.0.W_query.weight",
                          words(&tr, "", odd, 2), literal(&tr, "dim0"), p3);
-    size_t bad = add_table(&tr, "no/such", NO_HEAD, "inputs",
+    table *bad = add_table(&tr, "no/such", NO_HEAD, "inputs",
                            words(&tr, "", q, 2), indices(&tr, "dim", 2), in);
-    const table *ts[3] = {&tr.tables[a], &tr.tables[b], &tr.tables[c]};
+    const table *ts[3] = {a, b, c};
 
     csv_out_style style = {.delimiter = ',', .header = true, .sentence = -1};
     char target[256], path[512], listing[1024];
@@ -1122,7 +1118,7 @@ static void test_csv_dir(void)
        "csv-dir under a regular file: status 2");
 
     /* a failure after folders and files were made removes them all */
-    const table *fails[2] = {&tr.tables[a], &tr.tables[bad]};
+    const table *fails[2] = {a, bad};
     snprintf(path, sizeof path, "%s/new1/new2", base);
     err = (mx_error){0};
     rc = render_csv_dir(path, fails, 2, &style, &err);
@@ -1169,9 +1165,9 @@ static void test_errors(void)
     }
     trace tr;
     trace_init(&tr);
-    size_t a = add_table(&tr, "fused", 0, "attn_scores", indices(&tr, "t", 100),
+    table *a = add_table(&tr, "fused", 0, "attn_scores", indices(&tr, "t", 100),
                          indices(&tr, "c", 100), NULL);
-    const table *t = &tr.tables[a];
+    const table *t = a;
     text_style style = {.precision = 4, .full = true};
     err = (mx_error){0};
     rc = render_text(full, &t, 1, &style, &err);
