@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "page_assets.h"
 #include "render.h"
 
@@ -188,6 +189,12 @@ static char *temp_name(const char *path)
     return temp;
 }
 
+/* A signal's clean-up: the unfinished page (async-signal-safe). */
+static void remove_temp(const void *ctx)
+{
+    unlink(ctx);
+}
+
 int html_write(const char *path, const trace *tr, const html_page *page,
                mx_error *err)
 {
@@ -196,40 +203,49 @@ int html_write(const char *path, const trace *tr, const html_page *page,
     char *temp = temp_name(path);
     if (temp == NULL)
         return err_nomem(err, "a path");
+    /* a signal meanwhile removes the temporary file (cleanup.h) */
+    cleanup_hook hook;
+    sigset_t old;
+    cleanup_block(&old);
     int fd = mkstemp(temp);
-    if (fd < 0) {
-        int e = errno;
-        free(temp);
-        return err_write(err, path, e);
-    }
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        int e = errno;
-        close(fd);
-        unlink(temp);
-        free(temp);
-        return err_write(err, path, e);
-    }
-    write_page(f, tr, page);
-    int failed = ferror(f);
     int e = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
+    if (fd >= 0)
+        cleanup_push(&hook, remove_temp, temp);
+    cleanup_unblock(&old);
+    if (fd < 0) {
+        free(temp);
+        return err_write(err, path, e);
     }
-    /* mkstemp makes files private; give the page the usual permissions */
+    /* mkstemp makes files private; give the page the usual permissions,
+     * on the descriptor (never by path) */
     mode_t mask = umask(0);
     umask(mask);
-    if (!failed && chmod(temp, 0666 & ~mask) != 0) {
+    int failed = fchmod(fd, 0666 & ~mask) != 0;
+    e = errno;
+    FILE *f = failed ? NULL : fdopen(fd, "w");
+    if (f == NULL) {
+        if (!failed)
+            e = errno;
         failed = 1;
+        close(fd);
+    } else {
+        write_page(f, tr, page);
+        failed = ferror(f);
         e = errno;
+        if (fclose(f) != 0 && !failed) {
+            failed = 1;
+            e = errno;
+        }
     }
+    cleanup_block(&old);
     if (!failed && rename(temp, path) != 0) {
         failed = 1;
         e = errno;
     }
     if (failed)
         unlink(temp);
+    cleanup_pop(&hook);
+    cleanup_unblock(&old);
     free(temp);
-    return failed ? err_write(err, path, e) : 0;
+    return failed ? err_write(err, path, e != 0 ? e : EIO) : 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cleanup.h"
 #include "csv_in.h"
 #include "error.h"
 #include "explain.h"
@@ -21,6 +22,7 @@
 #include "pipeline.h"
 #include "plot.h"
 #include "render.h"
+#include "spool.h"
 #include "trace.h"
 #include "textwidth.h"
 #include "tokenize.h"
@@ -90,9 +92,10 @@ static char *read_stdin(size_t *len, mx_error *err)
     return buf;
 }
 
-/* Flushes and closes stdout after a run that ended with `status`. A full
- * disk is an error (status 1); a reader that went away (EPIPE, as `| head`
- * does) is not. A run that failed already said why. */
+/* Flushes and closes stdout after a run that ended with `status`. Any
+ * write error is a failure (status 1): a full disk, or a closed pipe when
+ * SIGPIPE is ignored (otherwise SIGPIPE ends the program, see cleanup.h).
+ * A run that failed already said why. */
 static int close_stdout(int status)
 {
     int failed = fflush(stdout) != 0 || ferror(stdout);
@@ -101,7 +104,7 @@ static int close_stdout(int status)
         failed = 1;
         e = errno;
     }
-    if (status != 0 || !failed || e == EPIPE)
+    if (status != 0 || !failed)
         return status;
     fprintf(stderr, _("mha-explain: cannot write the output: %s\n"),
             strerror(e));
@@ -216,7 +219,7 @@ static explain_context explain_for(const options *opt, const trace *tr)
 
 /* The text view: every chosen table, or --focus's compact view of the
  * token at `position`. */
-static int render_text_view(const options *opt, const trace *tr,
+static int render_text_view(FILE *out, const options *opt, const trace *tr,
                             const table *const *tables, size_t n,
                             size_t position, mx_error *err)
 {
@@ -233,12 +236,12 @@ static int render_text_view(const options *opt, const trace *tr,
         .trace = tr,
     };
     if (opt->torch_style)
-        return render_torch(stdout, tables, n, &style, err);
+        return render_torch(out, tables, n, &style, err);
     if (opt->focus == NULL)
-        return render_text(stdout, tables, n, &style, err);
+        return render_text(out, tables, n, &style, err);
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-    return render_focus(stdout, tables, n, inputs->rows, position,
-                        opt->kv != NULL, &style, err);
+    return render_focus(out, tables, n, inputs->rows, position, opt->kv != NULL,
+                        &style, err);
 }
 
 /* The position --focus names in the trace's sequence (0 without --focus). */
@@ -281,10 +284,12 @@ static int close_plot(plot_file *plot, int rc, mx_error *err)
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
- * single run), rendered to stdout and, with --csv-dir, added to *files
- * (begun at the first run, in sub or in the directory itself). A single
- * run's files are moved into place before anything goes to stdout. */
-static int run_and_render(const options *opt, const model_input *in, long index,
+ * single run), rendered to out and, with --csv-dir, added to *files
+ * (begun at the first run, in sub or in the directory itself) and with
+ * --plot drawn as a page. A failed --check sets *check_failed; the run
+ * goes on. */
+static int run_and_render(FILE *out, bool *check_failed, const options *opt,
+                          const model_input *in, long index,
                           const char *heading, csv_dir_set **files,
                           const char *sub, plot_file *plot, mx_error *err)
 {
@@ -311,11 +316,6 @@ static int run_and_render(const options *opt, const model_input *in, long index,
         .header = index <= 0,
         .sentence = index,
     };
-    if (rc == 0 && opt->html != NULL) {
-        const html_page page = {.masked = opt->causal && opt->kv == NULL,
-                                .scaled = opt->scale};
-        rc = html_write(opt->html, &tr, &page, err);
-    }
     if (rc == 0 && opt->csv_dir != NULL) {
         csv_out_style file_csv = csv;
         file_csv.bom = opt->bom;
@@ -323,33 +323,73 @@ static int run_and_render(const options *opt, const model_input *in, long index,
             rc = csv_dir_begin(files, opt->csv_dir, err);
         if (rc == 0)
             rc = csv_dir_add(*files, sub, tables, n, &file_csv, err);
-        if (rc == 0 && index < 0)
-            rc = csv_dir_commit(*files, err);
     }
     if (rc == 0 && plot != NULL)
         rc = plot_page(plot, &tr, heading, err);
     if (rc == 0 && opt->format == FORMAT_CSV)
-        rc = render_csv(stdout, tables, n, &csv, err);
+        rc = render_csv(out, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {
         if (heading != NULL)
-            printf("%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
-        rc = render_text_view(opt, &tr, tables, n, focus, err);
+            fprintf(out, "%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
+        rc = render_text_view(out, opt, &tr, tables, n, focus, err);
     }
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */
-        FILE *report = opt->format == FORMAT_TEXT ? stdout : stderr;
+        FILE *report = opt->format == FORMAT_TEXT ? out : stderr;
         check_report r;
         check_trace(&r, &tr, opt->causal && opt->kv == NULL, opt->tie);
         if (opt->format == FORMAT_TEXT && n > 0)
             fputc('\n', report);
         check_print(report, &r);
         if (!check_passed(&r))
-            rc = err_set(err, EXIT_CHECK_FAILED,
-                         _("--check: an invariant "
-                           "does not hold (see the [check] lines)"));
+            *check_failed = true;
+    }
+    /* the page is written whole, under a temporary name, last */
+    if (rc == 0 && opt->html != NULL) {
+        const html_page page = {.masked = opt->causal && opt->kv == NULL,
+                                .scaled = opt->scale};
+        rc = html_write(opt->html, &tr, &page, err);
     }
     free(chosen);
     trace_free(&tr);
+    return rc;
+}
+
+/* Where a run's text goes: straight to stdout, or, for a run that also
+ * writes files or reads --input, into a spool copied to stdout once
+ * everything else has succeeded. */
+static int open_output(FILE **out, FILE **spool, const options *opt,
+                       mx_error *err)
+{
+    *out = stdout;
+    *spool = NULL;
+    if (opt->input == NULL && opt->csv_dir == NULL && opt->plot == NULL &&
+        opt->html == NULL)
+        return 0;
+    if (spool_open(spool, err) != 0)
+        return -1;
+    *out = *spool;
+    return 0;
+}
+
+/* The end of a run that returned rc: its picture and --csv-dir files put
+ * in place (or removed after a failure), then its spooled text on
+ * stdout. A failed --check is reported once everything is written. */
+static int finish_run(int rc, bool check_failed, csv_dir_set *files,
+                      plot_file *plot, FILE *spool, mx_error *err)
+{
+    rc = close_plot(plot, rc, err);
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_commit(files, err);
+    csv_dir_end(files);
+    if (rc == 0 && spool != NULL)
+        rc = spool_copy(spool, STDOUT_FILENO, err);
+    else
+        spool_discard(spool);
+    if (rc == 0 && check_failed)
+        rc = err_set(err, EXIT_CHECK_FAILED,
+                     _("--check: an invariant "
+                       "does not hold (see the [check] lines)"));
     return rc;
 }
 
@@ -358,11 +398,15 @@ static int run_single(const options *opt, const model_input *in, mx_error *err)
 {
     csv_dir_set *files = NULL;
     plot_file *plot = NULL;
+    FILE *out = NULL, *spool = NULL;
+    bool check_failed = false;
     int rc = open_plot(&plot, opt, 1, err);
     if (rc == 0)
-        rc = run_and_render(opt, in, -1, NULL, &files, NULL, plot, err);
-    csv_dir_end(files);
-    return close_plot(plot, rc, err);
+        rc = open_output(&out, &spool, opt, err);
+    if (rc == 0)
+        rc = run_and_render(out, &check_failed, opt, in, -1, NULL, &files, NULL,
+                            plot, err);
+    return finish_run(rc, check_failed, files, plot, spool, err);
 }
 
 /* --input FILE --column NAME: every sentence is checked before the first
@@ -388,8 +432,12 @@ static int run_sentence_file(const options *opt, mx_error *err)
         }
     }
     plot_file *plot = NULL;
+    FILE *out = NULL, *spool = NULL;
+    bool check_failed = false;
     if (rc == 0)
         rc = open_plot(&plot, opt, n, err);
+    if (rc == 0)
+        rc = open_output(&out, &spool, opt, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
@@ -400,13 +448,12 @@ static int run_sentence_file(const options *opt, mx_error *err)
                  shown != NULL ? shown : "");
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
-        rc = run_and_render(opt, &in, (long)i, heading, &files, sub, plot, err);
+        rc = run_and_render(out, &check_failed, opt, &in, (long)i, heading,
+                            &files, sub, plot, err);
     }
-    /* the files of every sentence are moved into place together */
-    if (rc == 0 && files != NULL)
-        rc = csv_dir_commit(files, err);
-    csv_dir_end(files);
-    rc = close_plot(plot, rc, err);
+    /* the files of every sentence are moved into place together, then
+     * the text of every sentence is printed */
+    rc = finish_run(rc, check_failed, files, plot, spool, err);
     free_strings(sentences, n);
     free(lines);
     return rc;
@@ -466,8 +513,8 @@ static void note_wrapper_width(const options *opt)
 
 int main(int argc, char **argv)
 {
-    /* A closed pipe is reported by write errors (EPIPE), not a signal. */
-    signal(SIGPIPE, SIG_IGN);
+    /* SIGINT, SIGTERM, SIGHUP and SIGPIPE remove unfinished files */
+    cleanup_init();
 
     options opt;
     mx_error err = {0};
@@ -507,7 +554,7 @@ int main(int argc, char **argv)
             rc = run_sentence(&opt, &err);
     }
     int status = 0;
-    if (rc != 0 && err.sys_errno != EPIPE)
+    if (rc != 0)
         status = fail(&err);
     options_free(&opt);
     return close_stdout(status);

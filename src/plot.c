@@ -27,6 +27,7 @@
 #include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 
+#include "cleanup.h"
 #include "heat.h"
 #include "render.h"
 
@@ -61,6 +62,7 @@ struct plot_file {
     plot_output *outputs; /* one, or one per page for PNG and SVG */
     size_t n_outputs;
     cairo_surface_t *pdf; /* the PDF surface, across pages */
+    cleanup_hook hook;    /* remove_temps, while the files are open */
 };
 
 /* ---- files ------------------------------------------------------------ */
@@ -135,8 +137,21 @@ static int output_open(plot_output *o, const char *final, mx_error *err)
     return 0;
 }
 
+/* A signal's clean-up: the temporary files (async-signal-safe). */
+static void remove_temps(const void *ctx)
+{
+    const plot_file *pf = ctx;
+    for (size_t i = 0; i < pf->n_outputs; i++)
+        if (pf->outputs[i].temp_path != NULL)
+            unlink(pf->outputs[i].temp_path);
+}
+
 static void outputs_remove(plot_file *pf)
 {
+    sigset_t old;
+    cleanup_block(&old);
+    cleanup_pop(&pf->hook);
+    cleanup_unblock(&old);
     for (size_t i = 0; i < pf->n_outputs; i++) {
         plot_output *o = &pf->outputs[i];
         if (o->out != NULL)
@@ -209,11 +224,15 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
         err_nomem(err, "the picture");
         return NULL;
     }
+    cleanup_push(&pf->hook, remove_temps, pf);
     for (size_t i = 0; i < n; i++) {
-        pf->n_outputs = i + 1;
         char *final = page_path(path, format == PLOT_PDF ? 1 : pf->pages, i);
+        sigset_t old;
+        cleanup_block(&old);
+        pf->n_outputs = i + 1;
         int rc = final == NULL ? err_nomem(err, "a path")
                                : output_open(&pf->outputs[i], final, err);
+        cleanup_unblock(&old);
         free(final);
         if (rc != 0) {
             plot_discard(pf);
@@ -656,6 +675,8 @@ int plot_close(plot_file *pf, mx_error *err)
         if (fclose(f) != 0)
             rc = err_write(err, o->final_path, errno);
     }
+    sigset_t old;
+    cleanup_block(&old);
     for (size_t i = 0; i < pf->n_outputs && rc == 0; i++) {
         plot_output *o = &pf->outputs[i];
         if (rename(o->temp_path, o->final_path) != 0)
@@ -665,6 +686,7 @@ int plot_close(plot_file *pf, mx_error *err)
             o->temp_path = NULL;
         }
     }
+    cleanup_unblock(&old);
     if (rc != 0) {
         /* files already renamed stay removed with the rest */
         for (size_t i = 0; i < pf->n_outputs; i++)

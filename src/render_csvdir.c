@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "textbuf.h"
 
 typedef struct {
@@ -45,6 +46,7 @@ struct csv_dir_set {
     size_t n_files, cap_files;
     volatile sig_atomic_t n_temp; /* n_files, for the signal handler */
     char *dir;
+    cleanup_hook hook; /* remove_unfinished, while the set is open */
 };
 
 static int grow(void *array, size_t *cap, size_t n, size_t size)
@@ -110,37 +112,21 @@ static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
     return rc;
 }
 
-/* ---- SIGINT, SIGTERM, SIGHUP ------------------------------------------
+/* ---- signals -----------------------------------------------------------
  *
- * While a set is open, these signals remove what it made (its temporary
- * files and folder, the folders it created) before the program ends as
- * the signal asks. The handler calls only unlinkat and rmdir; the lists it
+ * While a set is open, a signal that ends the program first removes what
+ * the set made (its temporary files and folder, the folders it created;
+ * see cleanup.h). The hook calls only unlinkat and rmdir; the lists it
  * reads change only while the signals are blocked (begin, commit, end),
  * except n_temp, a sig_atomic_t. During a commit they wait until the
  * files are all in place or all put back. */
 
 static void temp_name(char *buf, size_t size, char kind, size_t i);
 
-static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define N_CAUGHT (sizeof caught_signals / sizeof caught_signals[0])
-
-/* The open set, for the handler: the program's one piece of global
- * state, since a signal handler has no other way to reach it. */
-static csv_dir_set *volatile active_set;
-static struct sigaction saved_actions[N_CAUGHT];
-
-static void block_signals(sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < N_CAUGHT; i++)
-        sigaddset(&set, caught_signals[i]);
-    sigprocmask(SIG_BLOCK, &set, old);
-}
-
 /* Everything the set made that is not in place: async-signal-safe. */
-static void remove_unfinished(const csv_dir_set *s)
+static void remove_unfinished(const void *ctx)
 {
+    const csv_dir_set *s = ctx;
     if (s->temp_fd >= 0) {
         for (sig_atomic_t i = 0; i < s->n_temp; i++) {
             char name[32];
@@ -154,42 +140,6 @@ static void remove_unfinished(const csv_dir_set *s)
         rmdir(s->made[i]);
 }
 
-static void on_signal(int sig)
-{
-    csv_dir_set *s = active_set;
-    if (s != NULL)
-        remove_unfinished(s);
-    signal(sig, SIG_DFL);
-    raise(sig); /* delivered when the handler returns */
-}
-
-/* Called with the signals blocked. A signal that was ignored (nohup)
- * stays ignored. */
-static void catch_signals(csv_dir_set *s)
-{
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_signal;
-    sigemptyset(&act.sa_mask);
-    for (size_t i = 0; i < N_CAUGHT; i++)
-        sigaddset(&act.sa_mask, caught_signals[i]);
-    active_set = s;
-    for (size_t i = 0; i < N_CAUGHT; i++) {
-        sigaction(caught_signals[i], NULL, &saved_actions[i]);
-        if (saved_actions[i].sa_handler != SIG_IGN)
-            sigaction(caught_signals[i], &act, NULL);
-    }
-}
-
-static void release_signals(const csv_dir_set *s)
-{
-    if (active_set != s)
-        return;
-    for (size_t i = 0; i < N_CAUGHT; i++)
-        sigaction(caught_signals[i], &saved_actions[i], NULL);
-    active_set = NULL;
-}
-
 static int begin_blocked(csv_dir_set *s, const char *dir, mx_error *err);
 
 int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
@@ -200,10 +150,10 @@ int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
         return err_nomem(err, "the file list");
     s->temp_fd = -1;
     sigset_t old;
-    block_signals(&old);
+    cleanup_block(&old);
     int rc = begin_blocked(s, dir, err);
-    catch_signals(s);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    cleanup_push(&s->hook, remove_unfinished, s);
+    cleanup_unblock(&old);
     return rc;
 }
 
@@ -396,9 +346,9 @@ static int commit_blocked(csv_dir_set *s, mx_error *err);
 int csv_dir_commit(csv_dir_set *s, mx_error *err)
 {
     sigset_t old;
-    block_signals(&old);
+    cleanup_block(&old);
     int rc = commit_blocked(s, err);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    cleanup_unblock(&old);
     return rc;
 }
 
@@ -452,9 +402,7 @@ void csv_dir_end(csv_dir_set *s)
     if (s == NULL)
         return;
     sigset_t old;
-    block_signals(&old);
-    release_signals(s);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    cleanup_block(&old);
     if (s->temp_fd >= 0) {
         undo_moves(s);
         for (size_t i = 0; i < s->n_files; i++) {
@@ -472,6 +420,8 @@ void csv_dir_end(csv_dir_set *s)
         rmdir(s->made[s->n_made]);
         free(s->made[s->n_made]);
     }
+    cleanup_pop(&s->hook);
+    cleanup_unblock(&old);
     for (size_t i = 0; i < s->n_files; i++) {
         free(s->files[i].final_path);
         free(s->files[i].sub_path);

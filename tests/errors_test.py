@@ -223,12 +223,31 @@ def csv_dir_failures(tmp):
     with open(os.path.join(many, "sentence1"), "w") as f:
         f.write("in the way\n")
     before = snapshot(many)
-    r = MHA.run(["--input", sentences, "--column", "s", "--csv-dir", many,
-                 "--format", "csv"])
-    ok(r.returncode == 2 and b"sentence1" in r.stderr and
-       snapshot(many) == before, "--input: a later sentence that cannot be "
-       "written leaves no earlier sentence's files", (r.returncode, r.stderr,
-                                                      sorted(snapshot(many))))
+    for form in ("csv", "text"):
+        r = MHA.run(["--input", sentences, "--column", "s", "--csv-dir", many,
+                     "--format", form])
+        ok(r.returncode == 2 and b"sentence1" in r.stderr and
+           r.stderr.count(b"\n") == 1 and r.stdout == b"" and
+           snapshot(many) == before, "--input --format %s: a later sentence "
+           "that cannot be written leaves no earlier sentence's files and "
+           "prints nothing" % form, (r.returncode, r.stderr, r.stdout[:80],
+                                     sorted(snapshot(many))))
+    # a full disk (a file-size limit) at the second sentence: nothing on
+    # stdout, nothing in the folder
+    grows = os.path.join(tmp, "grows.csv")
+    with open(grows, "w") as f:
+        f.write("s\nO gato\n" + " ".join("w%d" % i for i in range(200)) +
+                "\n")
+    r = subprocess.run(MHA.command(["--input", grows, "--column", "s",
+                                    "--d-model", "8", "--d-out", "8",
+                                    "--tables", "inputs", "--csv-dir", many]),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=small_files, timeout=600)
+    ok(r.returncode == 1 and b"sentence1/input.inputs.csv: File too large"
+       in r.stderr and r.stderr.count(b"\n") == 1 and r.stdout == b"" and
+       snapshot(many) == before, "--input: a full disk at the second "
+       "sentence prints nothing and leaves the folder as it was",
+       (r.returncode, r.stderr, r.stdout[:80]))
     os.remove(os.path.join(many, "sentence1"))
     r = MHA.run(["--input", sentences, "--column", "s", "--csv-dir", many,
                  "--format", "csv"])
@@ -341,42 +360,91 @@ def bounded_reading(tmp):
 
 def signals(tmp):
     """SIGINT, SIGTERM and SIGHUP while --csv-dir files are written leave
-    nothing behind: the run is stopped while it waits to print the first
-    sentence (standard output is a pipe nobody reads), with that
-    sentence's files already written under their temporary names."""
+    nothing behind: the run is stopped as soon as its unfinished folder
+    holds the first sentence's files, while the later sentences are still
+    being computed (a 512-wide model, 20 sentences of 100 words)."""
     sentences = os.path.join(tmp, "signal.csv")
     with open(sentences, "w") as f:
-        f.write("s\n" + "".join("w%d x y z\n" % i for i in range(3)))
+        f.write("s\n" + "".join(
+            " ".join("w%d" % j for j in range(i, i + 100)) + "\n"
+            for i in range(20)))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         out = os.path.join(tmp, "sig%d" % sig, "new")
         p = subprocess.Popen(
-            MHA.command(["--input", sentences, "--column", "s", "--full",
-                         "--d-model", "64", "--d-out", "64", "--heads", "1",
+            MHA.command(["--input", sentences, "--column", "s",
+                         "--d-model", "512", "--d-out", "512", "--heads", "1",
+                         "--variant", "fused", "--tables", "attn_weights",
                          "--csv-dir", out]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        # wait until the unfinished folder holds files: the run is blocked
-        # on the full pipe after writing them
-        deadline = time.time() + 120
+        deadline = time.time() + 300
         seen = []
-        while time.time() < deadline:
+        while time.time() < deadline and p.poll() is None:
             try:
                 seen = [n for n in os.listdir(out) if n.startswith(".")]
                 if seen and os.listdir(os.path.join(out, seen[0])):
                     break
             except FileNotFoundError:
                 pass
-            time.sleep(0.05)
-        time.sleep(0.3)
+            time.sleep(0.01)
         p.send_signal(sig)
-        p.stdout.close()
-        p.wait(timeout=600)
-        p.stderr.close()
+        stdout, stderr = p.communicate(timeout=600)
         ok(seen and seen[0].startswith(".mha-explain-unfinished.") and
-           p.returncode == -sig and
+           p.returncode == -sig and stdout == b"" and stderr == b"" and
            not os.path.exists(os.path.join(tmp, "sig%d" % sig)),
            "signal %d while --csv-dir files are unfinished: the temporary "
-           "files and the folders made are removed" % sig,
-           (seen, p.returncode))
+           "files and the folders made are removed, nothing printed" % sig,
+           (seen, p.returncode, stdout[:100], stderr[:200]))
+
+
+def closed_pipe(tmp):
+    """A reader that goes away ends the program by SIGPIPE, as it ends cat
+    or grep, with nothing on stderr and no unfinished file left; when
+    SIGPIPE is ignored, the write error is a failure: status 1, one line.
+    Files of an --input run are all written before its text is printed,
+    so they are kept whole."""
+    sentences = os.path.join(tmp, "pipe.csv")
+    with open(sentences, "w") as f:
+        f.write("s\n" + "".join("w%d x y z\n" % i for i in range(30)))
+    ignore = lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    runs = [([S, "--full", "--d-model", "64", "--d-out", "64"], None),
+            (["--input", sentences, "--column", "s", "--full", "--d-model",
+              "64", "--d-out", "64"], None),
+            (["--input", sentences, "--column", "s", "--full", "--d-model",
+              "64", "--d-out", "64", "--csv-dir", "DIR"], None),
+            (["--input", sentences, "--column", "s", "--full", "--d-model",
+              "64", "--d-out", "64", "--csv-dir", "DIR"], ignore),
+            ([S, "--full", "--d-model", "64", "--d-out", "64", "--plot", "DIR/p.png",
+              "--format", "csv"], ignore)]
+    for number, (args, preexec) in enumerate(runs):
+        out = os.path.join(tmp, "pipe%d" % number)
+        args = [a.replace("DIR", out) for a in args]
+        if "--plot" in args:
+            os.mkdir(out)
+        p = subprocess.Popen(MHA.command(args), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, preexec_fn=preexec)
+        p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read()
+        p.wait(timeout=600)
+        p.stderr.close()
+        lines = err.decode("utf-8", "replace").splitlines()
+        if preexec is None:
+            good = p.returncode == -signal.SIGPIPE and err == b""
+        else:
+            good = (p.returncode == 1 and len(lines) == 1 and
+                    lines[0].startswith("mha-explain: cannot write the output"))
+        left = []
+        for top, dirs, names in os.walk(out):
+            left += [n for n in dirs + names if n.startswith(".")]
+        if "--csv-dir" in args:
+            good = good and len(os.listdir(out)) == 30 and all(
+                len(os.listdir(os.path.join(out, d))) > 10
+                for d in os.listdir(out))
+        if "--plot" in args:
+            good = good and os.listdir(out) == ["p.png"]
+        ok(good and not left, "a closed pipe %s: %s" % (
+            "with SIGPIPE ignored" if preexec else "ends the run by SIGPIPE",
+            " ".join(args[:3])), (p.returncode, err[:300], left))
 
 
 def weights_files(tmp):
@@ -494,15 +562,7 @@ def main():
         lines = r.stderr.decode().splitlines()
         ok(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("mha-explain: ")
            and "No space left" in lines[0], "stdout on a full disk: status 1, one line")
-        # a reader that goes away is not an error
-        p = subprocess.Popen(MHA.command([S]), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        p.stdout.readline()
-        p.stdout.close()
-        err = p.stderr.read()
-        p.wait(timeout=600)
-        ok(p.returncode == 0 and err == b"", "a closed pipe is quiet, status 0",
-           (p.returncode, err))
+        closed_pipe(tmp)
     return done()
 
 

@@ -1,0 +1,48 @@
+/* cleanup.h: what a signal removes before it ends the program.
+ *
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE end the program as usual (no
+ * message; the shell sees the signal), but first every unfinished file
+ * the program made is removed: temporary files, the private folder of
+ * --csv-dir, folders it created. A signal that was ignored when the
+ * program started (nohup, or SIGPIPE ignored by the parent) stays
+ * ignored; a write to a closed pipe is then an error like any other.
+ *
+ * Code that makes files registers a hook while they are unfinished:
+ *
+ *   cleanup_hook hook;                 (lives in the owner's struct)
+ *   cleanup_push(&hook, remove_fn, owner);
+ *   ... make and write files ...
+ *   cleanup_pop(&hook);
+ *
+ * A hook's function runs inside a signal handler: it may call only
+ * async-signal-safe functions (unlink, unlinkat, rmdir) and read only
+ * what the owner changes between cleanup_block and cleanup_unblock.
+ */
+#ifndef MHA_CLEANUP_H
+#define MHA_CLEANUP_H
+
+#include <signal.h>
+
+typedef void (*cleanup_fn)(const void *ctx);
+
+typedef struct cleanup_hook {
+    cleanup_fn fn;
+    const void *ctx;
+    struct cleanup_hook *prev, *next;
+} cleanup_hook;
+
+/* Installs the handler for the four signals (those not ignored now).
+ * Called once, at the start of main. */
+void cleanup_init(void);
+
+/* Adds hook (owned by the caller, which must pop it before freeing ctx);
+ * the newest hook runs first. */
+void cleanup_push(cleanup_hook *hook, cleanup_fn fn, const void *ctx);
+void cleanup_pop(cleanup_hook *hook);
+
+/* Holds the four signals back while an owner changes what its hook
+ * reads; a signal that arrives meanwhile is handled at unblock. */
+void cleanup_block(sigset_t *old);
+void cleanup_unblock(const sigset_t *old);
+
+#endif

@@ -1,0 +1,102 @@
+/* spool.c: an unnamed temporary file for standard output. */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include "spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A descriptor of a file with no name in dir, or -1 (errno set). */
+static int unnamed_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL &&
+                    errno != ENOENT))
+        return fd;
+#endif
+    /* file systems without O_TMPFILE: a name that lives for an instant */
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/.mha-explain-output.XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int named = mkstemp(path);
+    if (named >= 0)
+        unlink(path);
+    return named;
+}
+
+int spool_open(FILE **out, mx_error *err)
+{
+    *out = NULL;
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] != '/')
+        dir = "/tmp";
+    int fd = unnamed_file(dir);
+    if (fd < 0)
+        return err_write(err, "the output's temporary file", errno);
+    *out = fdopen(fd, "w+");
+    if (*out == NULL) {
+        int e = errno;
+        close(fd);
+        return e == ENOMEM ? err_nomem(err, "the output")
+                           : err_write(err, "the output's temporary file", e);
+    }
+    return 0;
+}
+
+int spool_copy(FILE *spool, int fd, mx_error *err)
+{
+    /* the spool's own write errors (a full disk under $TMPDIR) */
+    int e = 0;
+    if (fflush(spool) != 0 || ferror(spool))
+        e = errno != 0 ? errno : EIO;
+    int in = fileno(spool);
+    if (e == 0 && lseek(in, 0, SEEK_SET) != 0)
+        e = errno;
+    if (e != 0) {
+        fclose(spool);
+        return err_write(err, "the output's temporary file", e);
+    }
+    if (fflush(stdout) != 0) {
+        fclose(spool);
+        return err_write(err, "the output", errno);
+    }
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t got = read(in, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            e = errno;
+            fclose(spool);
+            return err_write(err, "the output's temporary file", e);
+        }
+        if (got == 0)
+            break;
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(fd, buf + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0) {
+                e = errno;
+                fclose(spool);
+                return err_write(err, "the output", e);
+            }
+            done += put;
+        }
+    }
+    fclose(spool);
+    return 0;
+}
+
+void spool_discard(FILE *spool)
+{
+    if (spool != NULL)
+        fclose(spool);
+}
