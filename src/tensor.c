@@ -6,16 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "matmul.h"
 #include "vecmath.h"
-
-/* Hot loops get a copy built for AVX2 beside the plain one, chosen when
- * the program starts; the arithmetic (separate multiply and add, same
- * order) is the same in both, so the numbers are too. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TENSOR_HOT __attribute__((target_clones("avx2", "default")))
-#else
-#define TENSOR_HOT
-#endif
 
 size_t size_mul(size_t a, size_t b, int *overflow)
 {
@@ -56,9 +48,10 @@ void matrix_free(matrix *m)
  * last, then the bias added last.
  *
  * Each function comes twice: a naive version that reads like the formula,
- * and the one the program uses, which keeps every sum in the same order
- * but works on whole rows at a time so the compiler can use vector
- * instructions. tests/test_math.c checks that both agree bit for bit. */
+ * and the one the program uses, which hands the product to matmul.c: the
+ * same sums in the same order, many at once in vector registers.
+ * tests/test_math.c and tests/test_matmul.c check that they agree bit for
+ * bit. */
 
 void linear_forward_naive(matrix *out, const matrix *x, const matrix *w,
                           const float *bias)
@@ -89,40 +82,26 @@ void matmul_naive(matrix *out, const matrix *a, const matrix *b)
     }
 }
 
-/* row[0..n) += scale * v[0..n): n independent sums, one step each. */
-TENSOR_HOT static void add_scaled_row(float *restrict row,
-                                      const float *restrict v, float scale,
-                                      size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        row[i] += scale * v[i];
-}
-
 void linear_forward(matrix *out, const matrix *x, const matrix *w,
                     const float *bias)
 {
-    // out is (T, O), x is (T, D), w is (O, D), bias is (O) or NULL
-    const size_t T = x->rows, D = x->cols, O = w->rows;
-    // wt (D, O) = w^T, so that out row t grows by x[t][d] * wt row d
-    float *wt = malloc((D * O > 0 ? D * O : 1) * sizeof *wt);
-    if (wt == NULL) { /* no room for the copy: same numbers, slower */
-        linear_forward_naive(out, x, w, bias);
-        return;
-    }
-    for (size_t o = 0; o < O; o++)
-        for (size_t d = 0; d < D; d++)
-            wt[d * O + o] = *matrix_at(w, o, d);
-    for (size_t t = 0; t < T; t++) {
-        float *row = matrix_at(out, t, 0);
-        for (size_t o = 0; o < O; o++)
-            row[o] = 0.0f;
-        for (size_t d = 0; d < D; d++)
-            add_scaled_row(row, wt + d * O, *matrix_at(x, t, d), O);
-        if (bias != NULL)
-            for (size_t o = 0; o < O; o++)
-                row[o] += bias[o];
-    }
-    free(wt);
+    // out (T, O) = x (T, D) @ w (O, D)^T + bias: w is b^T, packed by
+    // matmul_run into panels once, at the one product that uses it
+    const matmul_problem p = {
+        .M = x->rows,
+        .N = w->rows,
+        .K = x->cols,
+        .a = x->v,
+        .lda = x->cols,
+        .b = w->v,
+        .ldb = w->cols,
+        .b_transposed = true,
+        .bias = bias,
+        .c = out->v,
+        .ldc = out->cols,
+        .shape = MATMUL_FULL,
+    };
+    matmul_run(&p, matmul_kernel_best(), NULL);
 }
 
 void matmul_transposed(matrix *out, const matrix *a, const matrix *b)
@@ -133,16 +112,22 @@ void matmul_transposed(matrix *out, const matrix *a, const matrix *b)
 
 void matmul(matrix *out, const matrix *a, const matrix *b)
 {
-    // out is (T, d), a is (T, S), b is (S, d): row t of out grows by
-    // a[t][s] * row s of b, for s in order
-    for (size_t t = 0; t < a->rows; t++) {
-        float *row = matrix_at(out, t, 0);
-        for (size_t j = 0; j < b->cols; j++)
-            row[j] = 0.0f;
-        for (size_t s = 0; s < a->cols; s++)
-            add_scaled_row(row, matrix_at(b, s, 0), *matrix_at(a, t, s),
-                           b->cols);
-    }
+    // out (T, d) = a (T, S) @ b (S, d)
+    const matmul_problem p = {
+        .M = a->rows,
+        .N = b->cols,
+        .K = a->cols,
+        .a = a->v,
+        .lda = a->cols,
+        .b = b->v,
+        .ldb = b->cols,
+        .b_transposed = false,
+        .bias = NULL,
+        .c = out->v,
+        .ldc = out->cols,
+        .shape = MATMUL_FULL,
+    };
+    matmul_run(&p, matmul_kernel_best(), NULL);
 }
 
 void causal_mask(matrix *scores)
