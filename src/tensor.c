@@ -141,8 +141,10 @@ void causal_mask(matrix *scores)
 /* The sum of e[0..n) in the order of PyTorch's vectorised reduce_all:
  * fewer than 8 values one after another; otherwise 8 running lanes
  * (lane i takes e[i], e[i+8], ...), then the lanes folded in halves:
- * i + (i+4), then + (i+2), then lane 0 + lane 1. */
-static float pytorch_sum(const float *e, size_t n)
+ * i + (i+4), then + (i+2), then lane 0 + lane 1. Values from e[live] on
+ * are +0 and lanes never hold -0 (they start at exponentials, >= +0), so
+ * adding them would change nothing: they are skipped. */
+static float pytorch_sum(const float *e, size_t n, size_t live)
 {
     if (n < 8) {
         float sum = 0.0f;
@@ -153,14 +155,50 @@ static float pytorch_sum(const float *e, size_t n)
     float lane[8];
     for (size_t i = 0; i < 8; i++)
         lane[i] = e[i];
-    for (size_t i = 8; i < n; i++)
+    size_t i = 8;
+    for (; i + 8 <= live; i += 8) /* whole rounds: 8 lanes side by side */
+        for (size_t l = 0; l < 8; l++)
+            lane[l] += e[i + l];
+    for (; i < live; i++)
         lane[i % 8] += e[i];
     float half[4], quarter[2];
-    for (size_t i = 0; i < 4; i++)
-        half[i] = lane[i] + lane[i + 4];
-    for (size_t i = 0; i < 2; i++)
-        quarter[i] = half[i] + half[i + 2];
+    for (size_t l = 0; l < 4; l++)
+        half[l] = lane[l] + lane[l + 4];
+    for (size_t l = 0; l < 2; l++)
+        quarter[l] = half[l] + half[l + 2];
     return quarter[0] + quarter[1];
+}
+
+/* The row's maximum, or its first NaN when it holds one (PyTorch's
+ * vectorised maximum gives NaN); -inf for an empty row. Eight running
+ * maxima side by side, then folded: when the maximum is 0 its sign may
+ * differ from the first zero's, which changes no exponential
+ * (exp(x - +0) = exp(x - -0), exp(+0) = exp(-0) = 1). */
+static float row_max(const float *w, size_t n)
+{
+    float lane[8];
+    for (size_t l = 0; l < 8; l++)
+        lane[l] = -INFINITY;
+    int nan = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (size_t l = 0; l < 8; l++) {
+            const float x = w[i + l];
+            nan |= x != x;
+            lane[l] = x > lane[l] ? x : lane[l];
+        }
+    float max = -INFINITY;
+    for (size_t l = 0; l < 8; l++)
+        max = lane[l] > max ? lane[l] : max;
+    for (; i < n; i++) {
+        nan |= w[i] != w[i];
+        max = w[i] > max ? w[i] : max;
+    }
+    if (nan)
+        for (i = 0; i < n; i++)
+            if (isnan(w[i]))
+                return w[i];
+    return max;
 }
 
 void softmax_rows(matrix *out, const matrix *scores, float divisor)
@@ -175,21 +213,60 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
         for (size_t s = 0; s < n; s++)
             w[s] = in[s] / divisor;
 
-        /* pass 1: the row's maximum; a NaN anywhere makes it NaN, as
-         * PyTorch's vectorised maximum does */
-        float max = -INFINITY;
-        for (size_t s = 0; s < n && !isnan(max); s++)
-            if (isnan(w[s]) || w[s] > max)
-                max = w[s];
+        /* pass 1: the row's maximum; a NaN anywhere makes it NaN */
+        const float max = row_max(w, n);
 
         /* pass 2: exponentiate; exp(-inf) is exactly 0. A row that cannot
          * be normalised (a NaN, an infinite score, or every score -inf)
          * gives NaN (inf - inf) here and NaN everywhere below, as in
-         * PyTorch */
-        expf_row(w, n, max);
+         * PyTorch. With a finite maximum, the -inf cells at the end of the
+         * row (the keys a causal mask hides) are 0 without computing */
+        size_t live = n;
+        if (isfinite(max))
+            while (live > 0 && w[live - 1] == -INFINITY)
+                w[--live] = 0.0f;
+        expf_row(w, live, max);
 
-        /* pass 3: normalise by multiplying with 1 / sum, as PyTorch does */
-        const float inverse = 1.0f / pytorch_sum(w, n);
+        /* pass 3: normalise by multiplying with 1 / sum, as PyTorch does;
+         * the sum is finite and at least 1 when the maximum is finite, so
+         * the zeros past `live` stay 0 */
+        const float inverse = 1.0f / pytorch_sum(w, n, live);
+        for (size_t s = 0; s < live; s++)
+            w[s] *= inverse;
+    }
+}
+
+void softmax_rows_naive(matrix *out, const matrix *scores, float divisor)
+{
+    // out and scores are (T, S)
+    for (size_t t = 0; t < scores->rows; t++) {
+        const float *in = matrix_at(scores, t, 0);
+        float *w = matrix_at(out, t, 0);
+        const size_t n = scores->cols;
+        for (size_t s = 0; s < n; s++)
+            w[s] = in[s] / divisor;
+        float max = -INFINITY;
+        for (size_t s = 0; s < n && !isnan(max); s++)
+            if (isnan(w[s]) || w[s] > max)
+                max = w[s];
+        for (size_t s = 0; s < n; s++)
+            w[s] = sleef_expf(w[s] - max);
+        float sum;
+        if (n < 8) {
+            sum = 0.0f;
+            for (size_t s = 0; s < n; s++)
+                sum += w[s];
+        } else {
+            float lane[8], half[4];
+            for (size_t l = 0; l < 8; l++)
+                lane[l] = w[l];
+            for (size_t s = 8; s < n; s++)
+                lane[s % 8] += w[s];
+            for (size_t l = 0; l < 4; l++)
+                half[l] = lane[l] + lane[l + 4];
+            sum = (half[0] + half[2]) + (half[1] + half[3]);
+        }
+        const float inverse = 1.0f / sum;
         for (size_t s = 0; s < n; s++)
             w[s] *= inverse;
     }

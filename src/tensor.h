@@ -58,6 +58,10 @@ void causal_mask(matrix *scores);
  * +inf score, or every score -inf) comes out all NaN, as in PyTorch. */
 void softmax_rows(matrix *out, const matrix *scores, float divisor);
 
+/* The same, written as plainly as possible (every exponential computed,
+ * one value at a time): the reference softmax_rows is tested against. */
+void softmax_rows_naive(matrix *out, const matrix *scores, float divisor);
+
 /* out (n) = x.mean(dim=0) for x (rows, n) contiguous, summed in the order
  * of PyTorch's CPU sum kernel (cascade_sum: columns in blocks, each
  * column's rows in partial sums of four and levels of 16), then divided

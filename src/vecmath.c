@@ -14,6 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 static float bits_to_float(uint32_t u)
 {
     float f;
@@ -152,13 +156,20 @@ float sleef_expf(float d)
     return expf_body(d);
 }
 
+/* ---- rows of exponentials ----------------------------------------------
+ *
+ * Four ways to compute a row, all giving sleef_expf's bits: the plain
+ * body, the body with the FMA instruction, and 8 or 16 lanes at once with
+ * AVX2 + FMA or AVX-512, doing in each lane the operations of expf_body
+ * in its order (the special cases chosen by masks at the end). */
+
 static void expf_row_generic(float *w, size_t n, float shift)
 {
     for (size_t i = 0; i < n; i++)
         w[i] = expf_body(w[i] - shift);
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__GNUC__) && defined(__x86_64__)
 static __attribute__((target("fma"))) void expf_row_fma(float *w, size_t n,
                                                         float shift)
 {
@@ -166,20 +177,156 @@ static __attribute__((target("fma"))) void expf_row_fma(float *w, size_t n,
         w[i] = expf_body(w[i] - shift);
 }
 
-static bool have_fma(void)
+#define EXPF_LOG2E \
+    1.442695040888963407359924681001892137426645954152985934135449406931f
+
+static __attribute__((target("avx2,fma"))) __m256 expf8(__m256 d)
+{
+    const __m256 is_nan = _mm256_cmp_ps(d, d, _CMP_UNORD_Q);
+    const __m256 low = _mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ);
+    const __m256 high = _mm256_cmp_ps(d, _mm256_set1_ps(104.0f), _CMP_GT_OQ);
+    const __m256i q = _mm256_cvtps_epi32(
+        _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(EXPF_LOG2E)),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256 qf = _mm256_cvtepi32_ps(q); /* (float)q: +0 for q == 0 */
+    __m256 s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-0.693145751953125f), d);
+    s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-1.428606765330187045e-06f), s);
+    __m256 u = _mm256_set1_ps(0.000198527617612853646278381f);
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00139304355252534151077271f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00833336077630519866943359f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.0416664853692054748535156f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.166666671633720397949219f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.5f));
+    u = _mm256_add_ps(_mm256_set1_ps(1.0f),
+                      _mm256_fmadd_ps(_mm256_mul_ps(s, s), u, s));
+    const __m256i half = _mm256_srai_epi32(q, 1);
+    const __m256i bias = _mm256_set1_epi32(0x7f);
+    const __m256 p1 = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+    const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_sub_epi32(q, half), bias), 23));
+    __m256 r = _mm256_mul_ps(_mm256_mul_ps(u, p1), p2);
+    r = _mm256_blendv_ps(r, _mm256_setzero_ps(), low);
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), high);
+    return _mm256_blendv_ps(r, d, is_nan);
+}
+
+static __attribute__((target("avx2,fma"))) void
+expf_row_avx2(float *w, size_t n, float shift)
+{
+    const __m256 sh = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(w + i,
+                         expf8(_mm256_sub_ps(_mm256_loadu_ps(w + i), sh)));
+    expf_row_fma(w + i, n - i, shift);
+}
+
+static __attribute__((target("avx512f"))) __m512 expf16(__m512 d)
+{
+    const __mmask16 is_nan = _mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q);
+    const __mmask16 low =
+        _mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_LT_OQ);
+    const __mmask16 high =
+        _mm512_cmp_ps_mask(d, _mm512_set1_ps(104.0f), _CMP_GT_OQ);
+    const __m512i q = _mm512_cvtps_epi32(
+        _mm512_roundscale_ps(_mm512_mul_ps(d, _mm512_set1_ps(EXPF_LOG2E)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m512 qf = _mm512_cvtepi32_ps(q);
+    __m512 s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-0.693145751953125f), d);
+    s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-1.428606765330187045e-06f), s);
+    __m512 u = _mm512_set1_ps(0.000198527617612853646278381f);
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.00139304355252534151077271f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.00833336077630519866943359f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.0416664853692054748535156f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.166666671633720397949219f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5f));
+    u = _mm512_add_ps(_mm512_set1_ps(1.0f),
+                      _mm512_fmadd_ps(_mm512_mul_ps(s, s), u, s));
+    const __m512i half = _mm512_srai_epi32(q, 1);
+    const __m512i bias = _mm512_set1_epi32(0x7f);
+    const __m512 p1 = _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
+    const __m512 p2 = _mm512_castsi512_ps(_mm512_slli_epi32(
+        _mm512_add_epi32(_mm512_sub_epi32(q, half), bias), 23));
+    __m512 r = _mm512_mul_ps(_mm512_mul_ps(u, p1), p2);
+    r = _mm512_mask_blend_ps(low, r, _mm512_setzero_ps());
+    r = _mm512_mask_blend_ps(high, r, _mm512_set1_ps(INFINITY));
+    return _mm512_mask_blend_ps(is_nan, r, d);
+}
+
+static __attribute__((target("avx512f"))) void
+expf_row_avx512(float *w, size_t n, float shift)
+{
+    const __m512 sh = _mm512_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(w + i,
+                         expf16(_mm512_sub_ps(_mm512_loadu_ps(w + i), sh)));
+    expf_row_fma(w + i, n - i, shift);
+}
+
+static bool cpu_has(enum expf_path path)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("fma");
+    switch (path) {
+    case EXPF_PLAIN:
+        return true;
+    case EXPF_FMA:
+        return __builtin_cpu_supports("fma");
+    case EXPF_AVX2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case EXPF_AVX512:
+        return __builtin_cpu_supports("avx512f");
+    }
+    return false;
+}
+#else
+static bool cpu_has(enum expf_path path)
+{
+    return path == EXPF_PLAIN;
 }
 #endif
 
-void expf_row(float *w, size_t n, float shift)
+bool expf_path_supported(enum expf_path path)
 {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    if (have_fma()) {
+    return cpu_has(path);
+}
+
+void expf_row_with(enum expf_path path, float *w, size_t n, float shift)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    switch (path) {
+    case EXPF_AVX512:
+        expf_row_avx512(w, n, shift);
+        return;
+    case EXPF_AVX2:
+        expf_row_avx2(w, n, shift);
+        return;
+    case EXPF_FMA:
         expf_row_fma(w, n, shift);
         return;
+    case EXPF_PLAIN:
+        break;
     }
+#else
+    (void)path;
 #endif
     expf_row_generic(w, n, shift);
+}
+
+enum expf_path expf_path_best(void)
+{
+    if (cpu_has(EXPF_AVX512))
+        return EXPF_AVX512;
+    if (cpu_has(EXPF_AVX2))
+        return EXPF_AVX2;
+    if (cpu_has(EXPF_FMA))
+        return EXPF_FMA;
+    return EXPF_PLAIN;
+}
+
+void expf_row(float *w, size_t n, float shift)
+{
+    expf_row_with(expf_path_best(), w, n, shift);
 }

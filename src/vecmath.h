@@ -6,6 +6,7 @@
 #ifndef MHA_VECMATH_H
 #define MHA_VECMATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* log(x) for x in (0, 1], as normal_fill_16_AVX2 computes it. */
@@ -19,9 +20,23 @@ void cephes_sincosf(float x, float *sin_out, float *cos_out);
  * exp(-inf) is 0. */
 float sleef_expf(float x);
 
-/* w[i] = sleef_expf(w[i] - shift) for i < n (w is n values), with the
- * processor's fused multiply-add instruction when it has one: the same
- * bits, without a C library call per fmaf. */
+/* w[i] = sleef_expf(w[i] - shift) for i < n (w is n values), the fastest
+ * way the processor has (expf_path_best): always the same bits, and never
+ * a C library call per fmaf. */
 void expf_row(float *w, size_t n, float shift);
+
+/* The ways expf_row can run: the plain body (fmaf from the C library
+ * unless the build targets FMA), one value at a time with the FMA
+ * instruction, 8 values at a time with AVX2 and FMA, 16 with AVX-512. */
+enum expf_path { EXPF_PLAIN, EXPF_FMA, EXPF_AVX2, EXPF_AVX512 };
+
+/* Whether this processor runs path. */
+bool expf_path_supported(enum expf_path path);
+
+/* The fastest supported path. */
+enum expf_path expf_path_best(void);
+
+/* expf_row by the given path, which must be supported. */
+void expf_row_with(enum expf_path path, float *w, size_t n, float shift);
 
 #endif

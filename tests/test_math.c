@@ -2,6 +2,7 @@
  * is told about: rows of weights sum to 1, masked weights are exactly 0,
  * and the wrapper's head h is the fused module's head h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,11 +383,75 @@ static void exp_edges(void)
     ok(isnan(sleef_expf(NAN)), "exp(NaN) is NaN");
 }
 
+/* softmax_rows (vectorised maximum, masked tail not exponentiated, the
+ * fastest exp) equals softmax_rows_naive bit for bit, on random rows of
+ * every length up to 70 with causal tails, zeros of both signs, -inf
+ * inside the row, and rows with NaN, +inf or only -inf. */
+static void softmax_fast_is_naive(void)
+{
+    torch_rng g;
+    rng_seed(&g, 5);
+    uint32_t pick = 12345u;
+    long bad = 0, rows = 0;
+    for (size_t n = 1; n <= 70; n++) {
+        const size_t T = 12;
+        matrix s = make(T, n, NULL), w1 = make(T, n, NULL),
+               w2 = make(T, n, NULL);
+        rng_normal_fill(s.v, T * n, 0, 4, &g);
+        for (size_t t = 0; t < T; t++) {
+            float *row = matrix_at(&s, t, 0);
+            pick = pick * 1103515245u + 12345u;
+            switch ((pick >> 16) % 8) {
+            case 0: /* a causal row: -inf after position t */
+                for (size_t j = t + 1; j < n; j++)
+                    row[j] = -INFINITY;
+                break;
+            case 1: /* zeros of both signs, the largest being 0 */
+                for (size_t j = 0; j < n; j++)
+                    row[j] = j % 2 ? -0.0f : (row[j] > 0 ? -row[j] : row[j]);
+                row[n / 2] = 0.0f;
+                break;
+            case 2:
+                row[n / 3] = NAN;
+                break;
+            case 3:
+                row[n - 1] = INFINITY;
+                break;
+            case 4:
+                for (size_t j = 0; j < n; j++)
+                    row[j] = -INFINITY;
+                break;
+            case 5: /* -inf inside the row and at its end */
+                row[0] = -INFINITY;
+                row[n - 1] = -INFINITY;
+                break;
+            default:
+                break;
+            }
+        }
+        softmax_rows(&w1, &s, 1.5f);
+        softmax_rows_naive(&w2, &s, 1.5f);
+        for (size_t i = 0; i < T * n; i++)
+            if (memcmp(&w1.v[i], &w2.v[i], sizeof(float)) != 0 &&
+                !(isnan(w1.v[i]) && isnan(w2.v[i])))
+                bad++;
+        rows += (long)T;
+        matrix_free(&s);
+        matrix_free(&w1);
+        matrix_free(&w2);
+    }
+    ok(bad == 0,
+       "softmax_rows equals softmax_rows_naive on %ld rows: %ld "
+       "cells differ",
+       rows, bad);
+}
+
 int main(void)
 {
     exp_edges();
     small_products();
     softmax_and_mask();
+    softmax_fast_is_naive();
     wrapper_is_fused(false);
     wrapper_is_fused(true);
     layer_norm_rows();
