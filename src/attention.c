@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 /* ---- parameters ------------------------------------------------------ */
 
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
@@ -30,7 +32,7 @@ int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
     p->heads = 0;
     p->head = calloc(cfg->heads, sizeof *p->head);
     if (p->head == NULL)
-        return err_nomem(err, "the wrapper's heads");
+        return err_nomem(err, _("the wrapper's heads"));
     for (size_t h = 0; h < cfg->heads; h++) {
         if (qkv_init(&p->head[h], cfg->d_model, hd, cfg->qkv_bias, g, err) !=
             0) {
@@ -187,7 +189,8 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
     // nn.MultiheadAttention averages over dim 1; avg (T, S) its mean
     const size_t cells = avg->values.rows * avg->values.cols;
     matrix stacked = {0};
-    if (matrix_alloc(&stacked, heads, cells, "the stacked weights", err) != 0)
+    if (matrix_alloc(&stacked, heads, cells, N_("the stacked weights"), err) !=
+        0)
         return -1;
     for (size_t h = 0; h < heads; h++) {
         const table *t = trace_find(tr, variant, (int)h, "attn_weights");
@@ -284,9 +287,9 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
 
     // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads,
     // working matrices that the trace does not keep
-    if (matrix_alloc(&Q, T, cfg->d_out, "queries", err) == 0 &&
-        matrix_alloc(&K, S, cfg->d_out, "keys", err) == 0 &&
-        matrix_alloc(&V, S, cfg->d_out, "values", err) == 0) {
+    if (matrix_alloc(&Q, T, cfg->d_out, N_("queries"), err) == 0 &&
+        matrix_alloc(&K, S, cfg->d_out, N_("keys"), err) == 0 &&
+        matrix_alloc(&V, S, cfg->d_out, N_("values"), err) == 0) {
         project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in);
         rc = 0;
     }

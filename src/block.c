@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
+
 static int norm_init(matrix *weight, matrix *bias, size_t D, mx_error *err)
 {
-    if (matrix_alloc(weight, 1, D, "a LayerNorm weight", err) != 0 ||
-        matrix_alloc(bias, 1, D, "a LayerNorm bias", err) != 0)
+    if (matrix_alloc(weight, 1, D, N_("a LayerNorm weight"), err) != 0 ||
+        matrix_alloc(bias, 1, D, N_("a LayerNorm bias"), err) != 0)
         return -1;
     for (size_t d = 0; d < D; d++)
         weight->v[d] = 1.0f; /* nn.LayerNorm starts at ones and zeros */
@@ -102,7 +104,7 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
     // sum (T, D): each residual connection, a working matrix the trace
     // does not keep
     matrix sum = {0};
-    if (out == NULL || matrix_alloc(&sum, T, D, "a residual", err) != 0)
+    if (out == NULL || matrix_alloc(&sum, T, D, N_("a residual"), err) != 0)
         return -1;
 
     // add_norm1 (T, D) = LayerNorm(x + attn_out)

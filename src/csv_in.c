@@ -1,6 +1,7 @@
 /* csv_in.c: strict CSV readers on top of libcsv. */
 #include "csv_in.h"
 
+#include "i18n.h"
 #include "tokenize.h"
 
 #include <csv.h>
@@ -93,7 +94,7 @@ static void on_field(void *data, size_t len, void *user)
     if (r->failed)
         return;
     if (memchr(data, '\0', len) != NULL) {
-        fail_at(r, line, column, "the field holds a NUL byte");
+        fail_at(r, line, column, _("the field holds a NUL byte"));
         return;
     }
     /* labels must be valid UTF-8 */
@@ -103,7 +104,7 @@ static void on_field(void *data, size_t len, void *user)
         utf8proc_ssize_t n =
             utf8proc_iterate(p + i, (utf8proc_ssize_t)(len - i), &c);
         if (n < 0) {
-            fail_at(r, line, column, "the field is not valid UTF-8");
+            fail_at(r, line, column, _("the field is not valid UTF-8"));
             return;
         }
         i += (size_t)n;
@@ -122,12 +123,12 @@ static void on_field(void *data, size_t len, void *user)
         const char *why = NULL;
         /* data is NUL-terminated (CSV_APPEND_NULL) */
         if (parse_csv_number(&value, data, r->decimal_comma, &why) != 0) {
-            fail_at(r, line, column, "%s: '%.40s'", why, (const char *)data);
+            fail_at(r, line, column, "%s: '%.40s'", _(why), (const char *)data);
             return;
         }
     }
     if (r->n_fields == r->max_fields) {
-        fail_at(r, line, column, "more than %zu fields in a row",
+        fail_at(r, line, column, _("more than %zu fields in a row"),
                 r->max_fields);
         r->hit_limit = true;
         return;
@@ -136,7 +137,7 @@ static void on_field(void *data, size_t len, void *user)
         size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
         csv_field *f = realloc(r->fields, cap * sizeof *f);
         if (f == NULL) {
-            fail_at(r, line, column, "out of memory");
+            fail_at(r, line, column, _("out of memory"));
             return;
         }
         r->fields = f;
@@ -144,7 +145,7 @@ static void on_field(void *data, size_t len, void *user)
     }
     char *text = malloc(len + 1);
     if (text == NULL) {
-        fail_at(r, line, column, "out of memory");
+        fail_at(r, line, column, _("out of memory"));
         return;
     }
     memcpy(text, data, len);
@@ -165,17 +166,21 @@ static void on_row(int c, void *user)
          * last one present */
         if (r->extra > 0)
             fail_at(r, r->extra_line, r->extra_column,
-                    "this row has %zu fields, the header has %zu",
+                    ngettext("this row has %zu field, the header has %zu",
+                             "this row has %zu fields, the header has %zu",
+                             r->n_fields + r->extra),
                     r->n_fields + r->extra, width);
         else if (r->n_fields > 0)
             fail_at(r, r->fields[r->n_fields - 1].line,
                     r->fields[r->n_fields - 1].column,
-                    "this row has %zu fields, the header has %zu", r->n_fields,
-                    width);
+                    ngettext("this row has %zu field, the header has %zu",
+                             "this row has %zu fields, the header has %zu",
+                             r->n_fields),
+                    r->n_fields, width);
         return;
     }
     if (r->n_rows == r->max_rows) {
-        fail_at(r, r->field_line, 1, "more than %zu rows besides the header",
+        fail_at(r, r->field_line, 1, _("more than %zu rows besides the header"),
                 r->max_rows - 1);
         r->hit_limit = true;
         return;
@@ -184,7 +189,7 @@ static void on_row(int c, void *user)
         size_t cap = r->cap_rows ? r->cap_rows * 2 : 64;
         csv_row *rows = realloc(r->rows, cap * sizeof *rows);
         if (rows == NULL) {
-            fail_at(r, r->field_line, 1, "out of memory");
+            fail_at(r, r->field_line, 1, _("out of memory"));
             return;
         }
         r->rows = rows;
@@ -199,10 +204,10 @@ static void on_row(int c, void *user)
 /* libcsv refused the input at the current position. */
 static int malformed(csv_reader *r, struct csv_parser *p)
 {
-    fail_at(r, r->line, r->column, "malformed CSV: %s",
+    fail_at(r, r->line, r->column, _("malformed CSV: %s"),
             csv_error(p) == CSV_EPARSE
-                ? "a quote inside an unquoted field, or text after a "
-                  "closing quote"
+                ? _("a quote inside an unquoted field, or text after a "
+                    "closing quote")
                 : csv_strerror(csv_error(p)));
     return -1;
 }
@@ -217,7 +222,7 @@ static int feed_run(csv_reader *r, struct csv_parser *p,
     r->field_bytes += n;
     if (r->field_bytes > MAX_FIELD_BYTES) {
         fail_at(r, r->field_line, r->field_column,
-                "a field longer than %zu KiB", MAX_FIELD_BYTES >> 10);
+                _("a field longer than %zu KiB"), MAX_FIELD_BYTES >> 10);
         return -1;
     }
     if (csv_parse(p, run, n, on_field, on_row, r) != n)
@@ -252,7 +257,7 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
         /* the field so far, as libcsv holds it: quoted delimiters, quotes
          * and line breaks count too */
         fail_at(r, r->field_line, r->field_column,
-                "a field longer than %zu KiB", MAX_FIELD_BYTES >> 10);
+                _("a field longer than %zu KiB"), MAX_FIELD_BYTES >> 10);
     }
     return r->failed ? -1 : 0;
 }
@@ -276,7 +281,7 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
 
     struct csv_parser p;
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        return err_nomem(err, "a CSV parser");
+        return err_nomem(err, _("a CSV parser"));
     csv_set_delim(&p, (unsigned char)style->delimiter);
     /* grow libcsv's field buffer in large steps: fewer copies */
     csv_set_blk_size(&p, MAX_FIELD_BYTES);
@@ -292,7 +297,7 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
         first = false;
         total += got;
         if (total > MAX_CSV_BYTES) {
-            err_input(err, "%s: larger than %zu MiB", path,
+            err_input(err, _("%s: larger than %zu MiB"), path,
                       MAX_CSV_BYTES >> 20);
             r->failed = true;
             break;
@@ -313,10 +318,10 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
         }
     }
     if (!r->failed && ferror(f))
-        fail_at(r, r->line, r->column, "read error: %s", strerror(errno));
+        fail_at(r, r->line, r->column, _("read error: %s"), strerror(errno));
     if (!r->failed && csv_fini(&p, on_field, on_row, r) != 0)
         fail_at(r, r->field_line, r->field_column,
-                "a quoted field is never closed");
+                _("a quoted field is never closed"));
     csv_free(&p);
     if (r->failed) {
         reader_free(r);
@@ -334,13 +339,13 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
     size_t n = 0, digits = 0;
     const char *p = text;
     if (*p == '\0') {
-        *why = "an empty cell where a number belongs";
+        *why = N_("an empty cell where a number belongs");
         return -1;
     }
     /* any number of digits: 1 and 120 zeros is a number (too large) */
     char *plain = malloc(strlen(text) + 1);
     if (plain == NULL) {
-        *why = "out of memory";
+        *why = N_("out of memory");
         return -1;
     }
     if (*p == '+' || *p == '-')
@@ -364,10 +369,10 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
     }
     if (digits == 0 || *p != '\0') {
         free(plain);
-        *why = decimal_comma ? "not a number (expected digits with a decimal "
-                               "comma, such as -0,25)"
-                             : "not a number (expected digits with a decimal "
-                               "point, such as -0.25)";
+        *why = decimal_comma ? N_("not a number (expected digits with a "
+                                  "decimal comma, such as -0,25)")
+                             : N_("not a number (expected digits with a "
+                                  "decimal point, such as -0.25)");
         return -1;
     }
     plain[n] = '\0';
@@ -381,7 +386,7 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
     free(plain);
     const float v = (float)d;
     if (isinf(v) || isnan(v)) {
-        *why = "a number too large for float32";
+        *why = N_("a number too large for float32");
         return -1;
     }
     *out = v;
@@ -395,7 +400,7 @@ static int field_number(float *out, const csv_field *f, const char *path,
     const char *why = NULL;
     if (parse_csv_number(out, f->text, decimal_comma, &why) != 0)
         return err_input(err, "%s:%zu:%zu: %s: '%.40s'", path, f->line,
-                         f->column, why, f->text);
+                         f->column, _(why), f->text);
     return 0;
 }
 
@@ -415,12 +420,12 @@ static const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
             continue;
         if (c == '\t')
             snprintf(buf, size,
-                     "; the header holds tabs: try "
-                     "--csv-delimiter tab");
+                     _("; the header holds tabs: try "
+                       "--csv-delimiter tab"));
         else
             snprintf(buf, size,
-                     "; the header holds '%c': try "
-                     "--csv-delimiter '%c'",
+                     _("; the header holds '%c': try "
+                       "--csv-delimiter '%c'"),
                      c, c);
         break;
     }
@@ -433,19 +438,21 @@ static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
                        mx_error *err)
 {
     if (r->n_rows == 0)
-        return err_input(err, "%s: the file is empty (expected a header row)",
-                         r->path);
+        return err_input(
+            err, _("%s: the file is empty (expected a header row)"), r->path);
     if (r->n_rows == 1)
-        return err_input(err, "%s: no data rows after the header", r->path);
+        return err_input(err, _("%s: no data rows after the header"), r->path);
     const size_t width = r->rows[0].n;
     if (width < min_fields) {
-        char hint[64];
+        char hint[128];
         return err_input(
             err,
-            "%s:%zu:1: the header has %zu column%s, at "
-            "least %zu are needed%s",
-            r->path, r->rows[0].fields[0].line, width, width == 1 ? "" : "s",
-            min_fields,
+            ngettext("%s:%zu:1: the header has %zu column, at least %zu are "
+                     "needed%s",
+                     "%s:%zu:1: the header has %zu columns, at least %zu "
+                     "are needed%s",
+                     width),
+            r->path, r->rows[0].fields[0].line, width, min_fields,
             delimiter_hint(hint, sizeof hint, &r->rows[0], delimiter));
     }
     for (size_t i = 1; i < r->n_rows; i++) {
@@ -454,8 +461,11 @@ static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
             const csv_field *at =
                 &row->fields[row->n < width ? row->n - 1 : width];
             return err_input(err,
-                             "%s:%zu:%zu: this row has %zu fields, the "
-                             "header has %zu",
+                             ngettext("%s:%zu:%zu: this row has %zu field, "
+                                      "the header has %zu",
+                                      "%s:%zu:%zu: this row has %zu fields, "
+                                      "the header has %zu",
+                                      row->n),
                              r->path, at->line, at->column, row->n, width);
         }
     }
@@ -491,17 +501,17 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
     const size_t T = r.n_rows - 1, D = r.rows[0].n - 1;
     char **w = calloc(T, sizeof *w);
     if (w == NULL) {
-        err_nomem(err, "the token list");
+        err_nomem(err, _("the token list"));
         goto done;
     }
-    if (matrix_alloc(inputs, T, D, "the embeddings", err) != 0) {
+    if (matrix_alloc(inputs, T, D, N_("the embeddings"), err) != 0) {
         free(w);
         goto done;
     }
     for (size_t t = 0; t < T; t++) {
         const csv_row *row = &r.rows[t + 1];
         if (row->fields[0].text[0] == '\0') {
-            err_input(err, "%s:%zu:%zu: the token label is empty", path,
+            err_input(err, _("%s:%zu:%zu: the token label is empty"), path,
                       row->fields[0].line, row->fields[0].column);
             goto fail;
         }
@@ -546,16 +556,16 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
         if (strcmp(header->fields[i].text, column) != 0)
             continue;
         if (col != header->n) {
-            err_input(err, "%s:%zu:%zu: two columns are named '%s'", path,
+            err_input(err, _("%s:%zu:%zu: two columns are named '%s'"), path,
                       header->fields[i].line, header->fields[i].column, column);
             goto done;
         }
         col = i;
     }
     if (col == header->n) {
-        char hint[64];
-        err_input(err, "%s:%zu:1: no column named '%s' in the header%s", path,
-                  header->fields[0].line, column,
+        char hint[128];
+        err_input(err, _("%s:%zu:1: no column named '%s' in the header%s"),
+                  path, header->fields[0].line, column,
                   delimiter_hint(hint, sizeof hint, header, style->delimiter));
         goto done;
     }
@@ -566,7 +576,7 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
     if (s == NULL || l == NULL) {
         free(s);
         free(l);
-        err_nomem(err, "the sentences");
+        err_nomem(err, _("the sentences"));
         goto done;
     }
     for (size_t i = 0; i < count; i++) {
@@ -594,18 +604,18 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
         if (!r.hit_limit)
             return -1;
         return err_input(err,
-                         "%s: has more than %zu rows x %zu columns of "
-                         "numbers (a header row and a label column besides)",
+                         _("%s: has more than %zu rows x %zu columns of "
+                           "numbers (a header row and a label column besides)"),
                          path, m->rows, m->cols);
     }
     int rc = -1;
     if (r.n_rows != m->rows + 1 || r.rows[0].n != m->cols + 1) {
-        char hint[64] = "";
+        char hint[128] = "";
         if (r.n_rows > 0)
             delimiter_hint(hint, sizeof hint, &r.rows[0], style->delimiter);
         err_input(err,
-                  "%s: has %zu rows x %zu columns of numbers, expected "
-                  "%zu x %zu (a header row and a label column besides)%s",
+                  _("%s: has %zu rows x %zu columns of numbers, expected "
+                    "%zu x %zu (a header row and a label column besides)%s"),
                   path, r.n_rows > 0 ? r.n_rows - 1 : 0,
                   r.n_rows > 0 && r.rows[0].n > 0 ? r.rows[0].n - 1 : 0,
                   m->rows, m->cols, hint);
@@ -630,7 +640,7 @@ static FILE *open_csv(const char *path, mx_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        err_input(err, "%s: cannot open: %s", path, strerror(errno));
+        err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
     return f;
 }
 

@@ -63,7 +63,8 @@ void free_strings(char **s, size_t n);
 /* Parses one number as written in a CSV cell: an optional sign, digits
  * with one decimal separator ('.', or ',' with decimal_comma), an optional
  * exponent. Never looks at the locale; NaN and infinities are refused.
- * Returns 0 and sets *out, or -1 with a reason in *why. */
+ * Returns 0 and sets *out, or -1 with a reason in *why (an English
+ * message marked with N_(): translate it with _() where it is shown). */
 int parse_csv_number(float *out, const char *text, bool decimal_comma,
                      const char **why);
 

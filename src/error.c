@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
+
 /* clang-format off */
 __attribute__((format(printf, 3, 0)))
 static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
@@ -46,13 +48,13 @@ int err_usage(mx_error *err, const char *fmt, ...)
 
 int err_nomem(mx_error *err, const char *what)
 {
-    return err_set(err, EXIT_BAD_INPUT, "out of memory while allocating %s",
+    return err_set(err, EXIT_BAD_INPUT, _("out of memory while allocating %s"),
                    what);
 }
 
 int err_write(mx_error *err, const char *what, int errnum)
 {
-    err_set(err, EXIT_OUTPUT_ERROR, "cannot write %s: %s", what,
+    err_set(err, EXIT_OUTPUT_ERROR, _("cannot write %s: %s"), what,
             strerror(errnum));
     err->sys_errno = errnum;
     return -1;

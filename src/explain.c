@@ -8,10 +8,17 @@
 
 #include "i18n.h"
 
+/* The attention width of a variant: --d-out, but d_model for the block,
+ * whose residual adds the attention's output to its input. */
+static size_t attention_width(const char *variant, const explain_context *c)
+{
+    return strcmp(variant, "block") == 0 ? c->d_model : c->d_out;
+}
+
 void count_parameters(const char *variant, const explain_context *c,
                       size_t *weights, size_t *biases)
 {
-    const size_t D = c->d_model, O = c->d_out;
+    const size_t D = c->d_model, O = attention_width(variant, c);
     const size_t qkv_biases = c->qkv_bias ? 3 * O : 0;
     /* single: three D -> O layers; wrapper: per head three D -> hd layers,
      * the same count in all; fused: those plus out_proj O -> O with bias */
@@ -171,32 +178,56 @@ static void explain_module(FILE *out, const char *variant,
             c->d_out, c->d_out, c->d_model);
     else if (strcmp(variant, "wrapper") == 0)
         say(out, c->width,
-            _("The wrapper: %zu independent heads, each a small "
-              "self-attention of width d_out / heads = %zu with its "
-              "own W_query, W_key, W_value (%zu x %zu). Their "
-              "contexts are concatenated at the end. --d-out is the width "
-              "of all the heads together (%zu = %zu x %zu); the book's "
-              "MultiHeadAttentionWrapper takes one head's width as its "
-              "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
-              "..., num_heads=%zu)."),
+            ngettext(
+                "The wrapper: %zu independent head, each a small "
+                "self-attention of width d_out / heads = %zu with its own "
+                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
+                "concatenated at the end. --d-out is the width of all the "
+                "heads together (%zu = %zu x %zu); the book's "
+                "MultiHeadAttentionWrapper takes one head's width as its "
+                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
+                "..., num_heads=%zu).",
+                "The wrapper: %zu independent heads, each a small "
+                "self-attention of width d_out / heads = %zu with its own "
+                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
+                "concatenated at the end. --d-out is the width of all the "
+                "heads together (%zu = %zu x %zu); the book's "
+                "MultiHeadAttentionWrapper takes one head's width as its "
+                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
+                "..., num_heads=%zu).",
+                c->heads),
             c->heads, hd, hd, c->d_model, c->d_out, c->heads, hd, c->d_model,
             hd, c->heads);
     else if (strcmp(variant, "block") == 0)
         say(out, c->width,
-            _("The Transformer block: the fused attention (%zu heads), "
-              "then a residual connection and LayerNorm, then a "
-              "feed-forward network (%zu -> %zu -> %zu with ReLU), then "
-              "another residual connection and LayerNorm (post-norm, "
-              "evaluation mode: no dropout)."),
+            ngettext("The Transformer block: the fused attention (%zu "
+                     "head), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     "The Transformer block: the fused attention (%zu "
+                     "heads), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     c->heads),
             c->heads, c->d_model, c->ff, c->d_model);
     else
         say(out, c->width,
-            _("The fused module (MultiHeadAttention): one W_query, "
-              "W_key and W_value of width d_out = %zu for all heads, "
-              "split into %zu heads of %zu columns by view and "
-              "transpose, then out_proj (%zu x %zu) mixes the "
-              "concatenated heads. Same arithmetic as the wrapper, in "
-              "fewer and larger matrix products."),
+            ngettext(
+                "The fused module (MultiHeadAttention): one W_query, W_key "
+                "and W_value of width d_out = %zu for all heads, split into "
+                "%zu head of %zu columns by view and transpose, then "
+                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
+                "arithmetic as the wrapper, in fewer and larger matrix "
+                "products.",
+                "The fused module (MultiHeadAttention): one W_query, W_key "
+                "and W_value of width d_out = %zu for all heads, split into "
+                "%zu heads of %zu columns by view and transpose, then "
+                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
+                "arithmetic as the wrapper, in fewer and larger matrix "
+                "products.",
+                c->heads),
             c->d_out, c->heads, hd, c->d_out, c->d_out);
     size_t w, b;
     char nw[32], nb[32], nt[32];
@@ -215,7 +246,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
                     const void *ctx)
 {
     const explain_context *c = ctx;
-    const size_t T = c->tokens, D = c->d_model, O = c->d_out, H = c->heads;
+    const size_t T = c->tokens, D = c->d_model, H = c->heads;
+    const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;
     const bool fused =
         strcmp(t->variant, "fused") == 0 || strcmp(t->variant, "block") == 0;
@@ -230,19 +262,45 @@ void explain_before(FILE *out, const table *t, const table *prev,
         return; /* the same step again for another head */
 
     const char *name = t->name;
-    if (strcmp(name, "vocab") == 0 && c->chars) {
-        say(out, c->width,
-            _("Tokenize (--tokens chars): every character of the sentence "
-              "is a token, spaces skipped, %zu tokens. Vocabulary: every "
-              "distinct character gets an id, in the order characters "
-              "first appear (%zu characters)."),
-            T, c->vocab);
-    } else if (strcmp(name, "vocab") == 0) {
-        say(out, c->width,
-            _("Tokenize: the sentence is split on whitespace into "
-              "%zu tokens. Vocabulary: every distinct word gets an id, "
-              "in the order words first appear (%zu words)."),
-            T, c->vocab);
+    if (strcmp(name, "vocab") == 0) {
+        char tokens[512], vocab[512];
+        if (c->chars) {
+            snprintf(tokens, sizeof tokens,
+                     ngettext("Tokenize (--tokens chars): every character "
+                              "of the sentence is a token, spaces skipped, "
+                              "%zu token.",
+                              "Tokenize (--tokens chars): every character "
+                              "of the sentence is a token, spaces skipped, "
+                              "%zu tokens.",
+                              T),
+                     T);
+            snprintf(vocab, sizeof vocab,
+                     ngettext("Vocabulary: every distinct character gets an "
+                              "id, in the order characters first appear "
+                              "(%zu character).",
+                              "Vocabulary: every distinct character gets an "
+                              "id, in the order characters first appear "
+                              "(%zu characters).",
+                              c->vocab),
+                     c->vocab);
+        } else {
+            snprintf(tokens, sizeof tokens,
+                     ngettext("Tokenize: the sentence is split on whitespace "
+                              "into %zu token.",
+                              "Tokenize: the sentence is split on whitespace "
+                              "into %zu tokens.",
+                              T),
+                     T);
+            snprintf(vocab, sizeof vocab,
+                     ngettext("Vocabulary: every distinct word gets an id, "
+                              "in the order words first appear (%zu word).",
+                              "Vocabulary: every distinct word gets an id, "
+                              "in the order words first appear (%zu words).",
+                              c->vocab),
+                     c->vocab);
+        }
+        /* TRANSLATORS: two sentences of --explain, one after the other */
+        say(out, c->width, _("%s %s"), tokens, vocab);
     } else if (strcmp(name, "tokens") == 0) {
         say(out, c->width,
             _("Token ids: each position of the sentence gets the id of "
@@ -268,18 +326,31 @@ void explain_before(FILE *out, const table *t, const table *prev,
                 T, D);
     } else if (strcmp(name, "kv_inputs") == 0) {
         say(out, c->width,
-            _("Cross-attention (--kv): the queries come from the sentence, "
-              "the keys and values from this second sentence, %zu tokens "
-              "looked up in the same embedding table: (%zu, %zu). There is "
-              "no causal mask: every query may look at every key."),
+            ngettext("Cross-attention (--kv): the queries come from the "
+                     "sentence, the keys and values from this second "
+                     "sentence, %zu token looked up in the same embedding "
+                     "table: (%zu, %zu). There is no causal mask: every query "
+                     "may look at every key.",
+                     "Cross-attention (--kv): the queries come from the "
+                     "sentence, the keys and values from this second "
+                     "sentence, %zu tokens looked up in the same embedding "
+                     "table: (%zu, %zu). There is no causal mask: every query "
+                     "may look at every key.",
+                     S),
             S, S, D);
     } else if (strcmp(name, "queries") == 0) {
         if (fused) {
             say(out, c->width,
-                _("Projections: queries = inputs @ W_query^T, (%zu, "
-                  "%zu) @ (%zu, %zu) -> (%zu, %zu); keys and values "
-                  "likewise. Each is then split into %zu heads, head "
-                  "h taking columns h*%zu to h*%zu+%zu:"),
+                ngettext(
+                    "Projections: queries = inputs @ W_query^T, (%zu, %zu) @ "
+                    "(%zu, %zu) -> (%zu, %zu); keys and values likewise. Each is "
+                    "then split into %zu head, head h taking columns h*%zu to "
+                    "h*%zu+%zu:",
+                    "Projections: queries = inputs @ W_query^T, (%zu, %zu) @ "
+                    "(%zu, %zu) -> (%zu, %zu); keys and values likewise. Each is "
+                    "then split into %zu heads, head h taking columns h*%zu to "
+                    "h*%zu+%zu:",
+                    H),
                 T, D, D, O, T, O, H, hd, hd, hd - 1);
             say(out, c->width,
                 _("(%zu, %zu) -> view (%zu, %zu, %zu) -> transpose (%zu, "
@@ -326,9 +397,13 @@ void explain_before(FILE *out, const table *t, const table *prev,
             T, S, S, width, T, width);
     } else if (strcmp(name, "attn_weights_avg") == 0) {
         say(out, c->width,
-            _("Average: the mean of the %zu heads' attention "
-              "weights, as nn.MultiheadAttention returns with "
-              "average_attn_weights=True."),
+            ngettext("Average: the mean of the %zu head's attention "
+                     "weights, as nn.MultiheadAttention returns with "
+                     "average_attn_weights=True.",
+                     "Average: the mean of the %zu heads' attention "
+                     "weights, as nn.MultiheadAttention returns with "
+                     "average_attn_weights=True.",
+                     H),
             H);
     } else if (strcmp(name, "concat_context") == 0) {
         if (fused) {
@@ -341,9 +416,13 @@ void explain_before(FILE *out, const table *t, const table *prev,
                 H, T, hd, T, H, hd, T, O);
         } else
             say(out, c->width,
-                _("Concatenation: torch.cat of the %zu heads' "
-                  "(%zu, %zu) contexts along the last dimension -> "
-                  "(%zu, %zu)."),
+                ngettext("Concatenation: torch.cat of the %zu head's "
+                         "(%zu, %zu) contexts along the last dimension -> "
+                         "(%zu, %zu).",
+                         "Concatenation: torch.cat of the %zu heads' "
+                         "(%zu, %zu) contexts along the last dimension -> "
+                         "(%zu, %zu).",
+                         H),
                 H, T, hd, T, O);
     } else if (strcmp(name, "attn_out") == 0) {
         say(out, c->width,

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "i18n.h"
+
 /* viridis at 0, 1/8, ..., 1 (matplotlib's and viridisLite's samples) */
 static const rgb viridis[9] = {
     {68, 1, 84},    {71, 45, 123},  {59, 82, 139},
@@ -104,7 +106,9 @@ void heat_end(FILE *out)
 void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
                  const char *masked, bool truecolor)
 {
-    fprintf(out, "scale: %s ", lo);
+    /* TRANSLATORS: the --color legend: "scale: 0.0012 [colours] 0.9981, the
+     * table's range; masked: grey" */
+    fprintf(out, _("scale: %s "), lo);
     for (int i = 0; i < RAMP_CELLS; i++) {
         set_background(out, i / (RAMP_CELLS - 1.0), truecolor);
         fputc(' ', out);
@@ -112,7 +116,7 @@ void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
     heat_end(out);
     fprintf(out, " %s, %s", hi, of);
     if (masked != NULL) {
-        fputs("; masked: ", out);
+        fputs(_("; masked: "), out);
         heat_masked(out, truecolor);
         fputs(masked, out);
         heat_end(out);

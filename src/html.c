@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "i18n.h"
 #include "page_assets.h"
 #include "render.h"
 
@@ -199,10 +200,10 @@ int html_write(const char *path, const trace *tr, const html_page *page,
                mx_error *err)
 {
     if (trace_find(tr, "input", NO_HEAD, "inputs") == NULL)
-        return err_input(err, "--html: the run has no tokens to show");
+        return err_input(err, _("--html: the run has no tokens to show"));
     char *temp = temp_name(path);
     if (temp == NULL)
-        return err_nomem(err, "a path");
+        return err_nomem(err, _("a path"));
     /* a signal meanwhile removes the temporary file (cleanup.h) */
     cleanup_hook hook;
     sigset_t old;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
+
 void linear_free(linear *l)
 {
     matrix_free(&l->weight);
@@ -14,9 +16,9 @@ int linear_init(linear *l, size_t in, size_t out, bool bias, torch_rng *g,
                 mx_error *err)
 {
     memset(l, 0, sizeof *l);
-    if (matrix_alloc(&l->weight, out, in, "a weight", err) != 0)
+    if (matrix_alloc(&l->weight, out, in, N_("a weight"), err) != 0)
         return -1;
-    if (bias && matrix_alloc(&l->bias, 1, out, "a bias", err) != 0) {
+    if (bias && matrix_alloc(&l->bias, 1, out, N_("a bias"), err) != 0) {
         linear_free(l);
         return -1;
     }

@@ -16,8 +16,8 @@
 #include "csv_in.h"
 #include "error.h"
 #include "explain.h"
-#include "i18n.h"
 #include "html.h"
+#include "i18n.h"
 #include "options.h"
 #include "pipeline.h"
 #include "plot.h"
@@ -26,6 +26,7 @@
 #include "trace.h"
 #include "textwidth.h"
 #include "tokenize.h"
+#include "trace.h"
 #include "weights.h"
 
 /* The most a sentence read from standard input may hold. */
@@ -48,7 +49,7 @@ static char *read_stdin(size_t *len, mx_error *err)
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (buf == NULL) {
-        err_nomem(err, "the sentence");
+        err_nomem(err, _("the sentence"));
         return NULL;
     }
     for (;;) {
@@ -67,7 +68,7 @@ static char *read_stdin(size_t *len, mx_error *err)
             char *p = realloc(buf, cap * 2);
             if (p == NULL) {
                 free(buf);
-                err_nomem(err, "the sentence");
+                err_nomem(err, _("the sentence"));
                 return NULL;
             }
             buf = p;
@@ -80,7 +81,7 @@ static char *read_stdin(size_t *len, mx_error *err)
     }
     if (ferror(stdin)) {
         free(buf);
-        err_input(err, "cannot read standard input: %s", strerror(errno));
+        err_input(err, _("cannot read standard input: %s"), strerror(errno));
         return NULL;
     }
     /* a byte-order mark, as some editors write, is not part of the text */
@@ -253,7 +254,7 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
         return 0;
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
     if (inputs == NULL)
-        return err_input(err, "--focus: the sequence has no tokens");
+        return err_input(err, _("--focus: the sequence has no tokens"));
     return find_token(position, opt->focus,
                       (const char *const *)inputs->rows->s, inputs->rows->n,
                       err);
@@ -306,7 +307,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     if (rc == 0) {
         chosen = select_tables(&tr, opt, &n);
         if (chosen == NULL)
-            rc = err_nomem(err, "the table list");
+            rc = err_nomem(err, _("the table list"));
     }
     const table *const *tables = chosen;
     const csv_out_style csv = {

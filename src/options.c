@@ -333,29 +333,29 @@ static int unknown_option(int argc, char **argv, mx_error *err)
 {
     const struct option *flag = given_a_value(argv[optind - 1], optopt);
     if (optopt != 0 && flag != NULL)
-        return err_usage(err, "option '--%s' takes no value", flag->name);
+        return err_usage(err, _("option '--%s' takes no value"), flag->name);
     char list[512];
     if (optopt == 0 && ambiguous_prefix(list, sizeof list, argv[optind - 1]))
-        return err_usage(err, "option '%s' is ambiguous: it could be %s",
+        return err_usage(err, _("option '%s' is ambiguous: it could be %s"),
                          argv[optind - 1], list);
     if (optopt != 0 && optopt < 256) {
         const char *arg = short_cluster(argc, argv, optopt);
         const char *meant = strlen(arg) > 2 ? nearest_option(arg) : NULL;
         if (meant != NULL)
             return err_usage(err,
-                             "unknown option '%s': long options take "
-                             "two dashes (did you mean '--%s'?)",
+                             _("unknown option '%s': long options take "
+                               "two dashes (did you mean '--%s'?)"),
                              arg, meant);
         if ((unsigned char)optopt >= 0x80) /* a multi-byte letter, whole */
-            return err_usage(err, "unknown option '%s'", arg);
-        return err_usage(err, "unknown option '-%c'", optopt);
+            return err_usage(err, _("unknown option '%s'"), arg);
+        return err_usage(err, _("unknown option '-%c'"), optopt);
     }
     const char *seen = argv[optind - 1];
     const char *meant = nearest_option(seen);
     if (meant != NULL)
-        return err_usage(err, "unknown option '%s' (did you mean '--%s'?)",
+        return err_usage(err, _("unknown option '%s' (did you mean '--%s'?)"),
                          seen, meant);
-    return err_usage(err, "unknown option '%s'", seen);
+    return err_usage(err, _("unknown option '%s'"), seen);
 }
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
@@ -375,17 +375,17 @@ static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
     if (!ok && text[0] == '-' && text[1] != '\0' &&
         strspn(text + 1, "0123456789") == strlen(text + 1))
         return err_usage(err,
-                         "%s: '%s' is out of range (expected %zu to "
-                         "%zu)",
+                         _("%s: '%s' is out of range (expected %zu to "
+                           "%zu)"),
                          opt, text, lo, hi);
     if (!ok) {
         return err_usage(err,
-                         "%s: '%s' is not a whole number (expected %zu "
-                         "to %zu)",
+                         _("%s: '%s' is not a whole number (expected %zu "
+                           "to %zu)"),
                          opt, text, lo, hi);
     }
     if (value < lo || value > hi) {
-        return err_usage(err, "%s: %s is out of range (expected %zu to %zu)",
+        return err_usage(err, _("%s: %s is out of range (expected %zu to %zu)"),
                          opt, text, lo, hi);
     }
     *out = value;
@@ -415,10 +415,11 @@ static int parse_seed(uint64_t *out, const char *text, mx_error *err)
     if (ok && negative && value > (UINT64_C(1) << 63))
         ok = 0;
     if (!ok)
-        return err_usage(err,
-                         "%s: '%s' is not a seed (expected a whole number "
-                         "from -9223372036854775808 to 18446744073709551615)",
-                         "--seed", text);
+        return err_usage(
+            err,
+            _("%s: '%s' is not a seed (expected a whole number "
+              "from -9223372036854775808 to 18446744073709551615)"),
+            "--seed", text);
     *out = negative ? (uint64_t)0 - value : value;
     return 0;
 }
@@ -434,9 +435,9 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
             set |= v->bit;
         else
             return err_usage(err,
-                             "--variant: unknown variant in '%s' (expected "
-                             "single, wrapper, fused or block, "
-                             "comma-separated)",
+                             _("--variant: unknown variant in '%s' (expected "
+                               "single, wrapper, fused or block, "
+                               "comma-separated)"),
                              text);
         if (p[n] == '\0')
             break;
@@ -495,16 +496,16 @@ static int parse_tables(options *opt, const char *text, mx_error *err)
         n += *p == ',';
     opt->tables = calloc(n, sizeof *opt->tables);
     if (opt->tables == NULL)
-        return err_nomem(err, "the table list");
+        return err_nomem(err, _("the table list"));
     const char *p = text;
     for (size_t i = 0; i < n; i++) {
         size_t len = strcspn(p, ",");
         if (len == 0)
-            return err_usage(err, "%s: empty table name in '%s'", "--tables",
+            return err_usage(err, _("%s: empty table name in '%s'"), "--tables",
                              text);
         opt->tables[i] = strndup(p, len);
         if (opt->tables[i] == NULL)
-            return err_nomem(err, "the table list");
+            return err_nomem(err, _("the table list"));
         opt->n_tables++;
         p += len + 1;
     }
@@ -520,7 +521,7 @@ static int join_words(options *opt, int first, int argc, char **argv,
         len += strlen(argv[i]) + 1;
     opt->sentence = malloc(len + 1);
     if (opt->sentence == NULL)
-        return err_nomem(err, "the sentence");
+        return err_nomem(err, _("the sentence"));
     char *w = opt->sentence;
     for (int i = first; i < argc; i++) {
         size_t n = strlen(argv[i]);
@@ -552,68 +553,82 @@ static void set_defaults(options *opt)
 static int validate(options *opt, mx_error *err)
 {
     if (opt->input != NULL && opt->column == NULL)
-        return err_usage(err, "--input: say which column holds the "
-                              "sentences with --column NAME");
+        return err_usage(err, _("--input: say which column holds the "
+                                "sentences with --column NAME"));
     if (opt->column != NULL && opt->input == NULL)
-        return err_usage(err, "--column: goes with --input FILE");
+        return err_usage(err, _("--column: goes with --input FILE"));
     if (opt->html != NULL && opt->input != NULL)
-        return err_usage(err, "--html: one page shows one run; it does not "
-                              "go with --input");
+        return err_usage(err, _("--html: one page shows one run; it does not "
+                                "go with --input"));
     if (opt->input != NULL && opt->embeddings != NULL)
-        return err_usage(err, "--embeddings: cannot be combined with --input");
-    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
-        opt->d_out != opt->d_model)
         return err_usage(err,
-                         "--variant block: the residual connections "
-                         "need --d-out equal to --d-model (--d-out %zu, "
-                         "--d-model %zu)",
-                         opt->d_out, opt->d_model);
+                         _("--embeddings: cannot be combined with --input"));
     if (opt->ff != 0 && !(opt->variants & VARIANT_BLOCK))
         return err_usage(err,
-                         "--ff: sets the feed-forward width of "
-                         "--variant block, which this run does not include");
+                         _("--ff: sets the feed-forward width of "
+                           "--variant block, which this run does not include"));
     if (opt->tie && !(opt->variants & VARIANT_FUSED))
-        return err_usage(err, "--tie: ties the fused module to the "
-                              "wrapper's heads; add fused to --variant");
+        return err_usage(err, _("--tie: ties the fused module to the "
+                                "wrapper's heads; add fused to --variant"));
     if (opt->explain && opt->focus != NULL)
-        return err_usage(err, "--explain: explains the full tables; it does "
-                              "not go with --focus's compact view");
+        return err_usage(err, _("--explain: explains the full tables; it does "
+                                "not go with --focus's compact view"));
     if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
         return err_usage(err,
-                         "--kv: cross-attention takes two sentences, "
-                         "not %s",
+                         _("--kv: cross-attention takes two sentences, "
+                           "not %s"),
                          opt->input ? "--input" : "--embeddings");
     if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
-        return err_usage(err, "--tokens: the tokens are the embeddings "
-                              "file's labels, not a sentence to cut");
+        return err_usage(err, _("--tokens: the tokens are the embeddings "
+                                "file's labels, not a sentence to cut"));
     if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
         return err_usage(err,
-                         "--style torch: prints text tables; it does not go "
-                         "with %s",
+                         _("--style torch: prints text tables; it does not go "
+                           "with %s"),
                          opt->focus != NULL ? "--focus" : "--format csv");
     if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
         return err_usage(err,
-                         "%s: a text view; it does not go with "
-                         "--format csv",
+                         _("%s: a text view; it does not go with "
+                           "--format csv"),
                          opt->focus != NULL ? "--focus" : "--explain");
     if (opt->csv_delimiter == '\0')
         opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
     else if (opt->decimal_comma && opt->csv_delimiter == ',')
-        return err_usage(err, "--decimal-comma: numbers like 0,25 need "
-                              "another delimiter than ',' (use "
-                              "--csv-delimiter ';')");
-    /* the single variant has one head of width d_out: --heads is for the
-     * others */
-    if ((opt->variants & ~(unsigned)VARIANT_SINGLE) != 0 &&
-        opt->d_out % opt->heads != 0) {
+        return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
+                                "another delimiter than ',' (use "
+                                "--csv-delimiter ';')"));
+    if (opt->average && !(opt->variants & ~(unsigned)VARIANT_SINGLE))
+        return err_usage(err, _("--average: averages the heads of the "
+                                "wrapper, fused or block; --variant single "
+                                "has one head"));
+    /* the single variant has one head of width d_out, so --heads is for
+     * the others; the block's attention is d_model wide (its residual adds
+     * the attention's output to its input), so --d-out is not for it */
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
+        /* as a 1-column head (see main.c's note), a d_out the heads do not
+         * divide suggests the book's wrapper call copied as it is */
         return err_usage(err,
-                         "--heads: %zu heads do not divide --d-out %zu (each "
-                         "head needs d_out / heads columns)",
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width; the book's "
+                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
+                           "num_heads=%zu) is --d-out %zu"),
+                         opt->heads, opt->d_out, opt->d_out, opt->heads,
+                         opt->d_out * opt->heads);
+    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu "
+                           "(each head needs d_out / heads columns)"),
                          opt->heads, opt->d_out);
-    }
+    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
+        opt->d_model % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-model %zu "
+                           "(the block's attention is d_model wide: each "
+                           "head needs d_model / heads columns)"),
+                         opt->heads, opt->d_model);
     for (size_t i = 0; i < opt->n_tables; i++)
         if (!known_table(opt->tables[i], opt->heads))
-            return err_usage(err, "%s: unknown table '%s'", "--tables",
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);
     return 0;
 }
@@ -623,7 +638,7 @@ static int set_path(const char **out, const char *opt, const char *arg,
                     mx_error *err)
 {
     if (arg[0] == '\0')
-        return err_usage(err, "%s: the name is empty", opt);
+        return err_usage(err, _("%s: the name is empty"), opt);
     *out = arg;
     return 0;
 }
@@ -638,9 +653,9 @@ static int parse_delimiter(char *out, const char *arg, mx_error *err)
     if (strlen(arg) != 1 || strchr("\"\r\n.0123456789+-eE", arg[0]) ||
         (unsigned char)arg[0] >= 0x80)
         return err_usage(err,
-                         "--csv-delimiter: '%s' cannot separate fields "
-                         "(expected one ASCII character such as ';' or ',', "
-                         "or 'tab')",
+                         _("--csv-delimiter: '%s' cannot separate fields "
+                           "(expected one ASCII character such as ';' or ',', "
+                           "or 'tab')"),
                          arg);
     *out = arg[0];
     return 0;
@@ -656,7 +671,7 @@ static int check_plot_name(const char *path, mx_error *err)
         for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
             if (strcmp(dot, ext[i]) == 0)
                 return 0;
-    return err_usage(err, "--plot: '%s' does not end in .png, .svg or .pdf",
+    return err_usage(err, _("--plot: '%s' does not end in .png, .svg or .pdf"),
                      path);
 }
 
@@ -693,8 +708,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
             opt->format = FORMAT_CSV;
         else
             return err_usage(err,
-                             "%s: unknown format '%s' (expected text "
-                             "or csv)",
+                             _("%s: unknown format '%s' (expected text "
+                               "or csv)"),
                              "--format", arg);
         return 0;
     case OPT_PRECISION:
@@ -708,8 +723,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
     case OPT_STYLE:
         if (strcmp(arg, "table") != 0 && strcmp(arg, "torch") != 0)
             return err_usage(err,
-                             "%s: unknown style '%s' (expected table or "
-                             "torch)",
+                             _("%s: unknown style '%s' (expected table or "
+                               "torch)"),
                              "--style", arg);
         opt->torch_style = strcmp(arg, "torch") == 0;
         return 0;
@@ -769,7 +784,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         else if (strcmp(arg, "chars") == 0)
             opt->tokens = TOKENS_CHARS;
         else
-            return err_usage(err, "--tokens: '%s' is not words or chars", arg);
+            return err_usage(err, _("--tokens: '%s' is not words or chars"),
+                             arg);
         return 0;
     case OPT_COLOR_SCALE:
         if (strcmp(arg, "table") == 0)
@@ -780,8 +796,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
             opt->color_scale = SCALE_FIXED;
         else
             return err_usage(err,
-                             "--color-scale: '%s' is not table, row or "
-                             "fixed",
+                             _("--color-scale: '%s' is not table, row or "
+                               "fixed"),
                              arg);
         return 0;
     case OPT_COLOR:
@@ -793,8 +809,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
             opt->color = COLOR_NEVER;
         else
             return err_usage(err,
-                             "--color: '%s' is not auto, always or "
-                             "never",
+                             _("--color: '%s' is not auto, always or "
+                               "never"),
                              arg);
         return 0;
     case 'h':
@@ -804,7 +820,7 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         opt->show_version = true;
         return 0;
     default:
-        return err_usage(err, "internal error: option %d not handled", c);
+        return err_usage(err, _("internal error: option %d not handled"), c);
     }
 }
 
@@ -819,7 +835,7 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
         if (c == '?')
             return unknown_option(argc, argv, err);
         if (c == ':')
-            return err_usage(err, "option '%s' needs a value", seen);
+            return err_usage(err, _("option '%s' needs a value"), seen);
         if (parse_one(opt, c, optarg, err) != 0)
             return -1;
     }
@@ -831,13 +847,13 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     if (file_input != NULL) {
         if (optind != argc)
             return err_usage(err,
-                             "%s: the input comes from a file, so "
-                             "'%s' cannot be a sentence too",
+                             _("%s: the input comes from a file, so "
+                               "'%s' cannot be a sentence too"),
                              file_input, argv[optind]);
         return validate(opt, err);
     }
     if (optind == argc)
-        return err_usage(err, "no sentence given");
+        return err_usage(err, _("no sentence given"));
     if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)
         opt->sentence_from_stdin = true;
     else if (join_words(opt, optind, argc, argv, err) != 0)

@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "block.h"
+#include "i18n.h"
 #include "rng.h"
 #include "tokenize.h"
 #include "weights.h"
@@ -25,10 +26,10 @@ static double trace_size(const options *opt, size_t D, size_t T, size_t V)
         n += params + 4.0 * t * o + h * 2.0 * t * t + t * o;
     if (opt->variants & VARIANT_FUSED)
         n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
-    if (opt->variants & VARIANT_BLOCK) {
+    if (opt->variants & VARIANT_BLOCK) { /* attention d_model wide */
         const double f = opt->ff ? (double)opt->ff : 4.0 * d;
-        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o +
-             2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
+        n += 3.0 * (d * d + d) + d * d + d + 4.0 * t * d + h * 2.0 * t * t +
+             2.0 * t * d + 2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
     }
     return n;
 }
@@ -101,11 +102,15 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         wrapper_free(&heads);
         fused_free(&p);
     } else if (variant == VARIANT_BLOCK) {
+        /* the residual adds the attention's output to its input: the
+         * block's attention is d_model wide, whatever --d-out says */
+        attention_config wide = *cfg;
+        wide.d_out = cfg->d_model;
         block_params p = {0};
         const size_t ff = opt->ff ? opt->ff : 4 * cfg->d_model;
-        if (block_init(&p, cfg, ff, &g, err) == 0 &&
+        if (block_init(&p, &wide, ff, &g, err) == 0 &&
             (dir == NULL || weights_load_block(&p, dir, &style, err) == 0))
-            rc = block_forward(tr, &p, cfg, x, lab, err);
+            rc = block_forward(tr, &p, &wide, x, lab, err);
         block_free(&p);
     }
     if (rc == 0 && opt->average && variant != VARIANT_SINGLE)
@@ -136,22 +141,22 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
         tokenized_free(tok);
-        return err_input(err, "--kv: %s", why);
+        return err_input(err, _("--kv: %s"), why);
     }
     const size_t n_other = other.n_tokens;
     tokenized_free(&other);
     if (*n_queries + n_other > MAX_TOKENS) {
         tokenized_free(tok);
         return err_input(err,
-                         "the sentence and --kv have %zu tokens together, "
-                         "more than %d",
+                         _("the sentence and --kv have %zu tokens together, "
+                           "more than %d"),
                          *n_queries + n_other, MAX_TOKENS);
     }
     size_t n = in->len + 1 + strlen(in->kv);
     char *both = malloc(n + 1);
     tokenized_free(tok);
     if (both == NULL)
-        return err_nomem(err, "the sentences");
+        return err_nomem(err, _("the sentences"));
     snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
     int rc = tokenize_as(tok, both, n, mode, err);
     free(both);
@@ -170,20 +175,24 @@ static int check_size(const options *opt, const model_input *in,
     const size_t D = model_width(opt, in);
     if (in->embeddings != NULL && opt->d_model_given && opt->d_model != D)
         return err_usage(err,
-                         "--d-model %zu: the embeddings have %zu "
-                         "columns (d_model is taken from the file)",
+                         ngettext("--d-model %zu: the embeddings have %zu "
+                                  "column (d_model is taken from the file)",
+                                  "--d-model %zu: the embeddings have %zu "
+                                  "columns (d_model is taken from the file)",
+                                  D),
                          opt->d_model, D);
-    if ((opt->variants & VARIANT_BLOCK) && opt->d_out != D)
+    if ((opt->variants & VARIANT_BLOCK) && D % opt->heads != 0)
         return err_usage(err,
-                         "--variant block: the residual connections "
-                         "need --d-out equal to d_model (%zu and %zu)",
-                         opt->d_out, D);
+                         _("--heads: %zu heads do not divide --d-model %zu "
+                           "(the block's attention is d_model wide: each "
+                           "head needs d_model / heads columns)"),
+                         opt->heads, D);
     double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
     if (size > (double)MAX_TRACE_VALUES)
         return err_input(err,
-                         "the run would hold about %.0f million values (at "
-                         "most %zu million): use fewer tokens, heads or "
-                         "variants, or smaller widths",
+                         _("the run would hold about %.0f million values (at "
+                           "most %zu million): use fewer tokens, heads or "
+                           "variants, or smaller widths"),
                          size / 1e6, MAX_TRACE_VALUES / 1000000);
     return 0;
 }

@@ -29,6 +29,7 @@
 
 #include "cleanup.h"
 #include "heat.h"
+#include "i18n.h"
 #include "render.h"
 
 /* Sizes in points (1/72 inch); a PNG has PNG_SCALE pixels per point. */
@@ -85,7 +86,7 @@ static int format_of(enum plot_format *f, const char *path, mx_error *err)
             return 0;
         }
     }
-    return err_usage(err, "--plot: '%s' does not end in .png, .svg or .pdf",
+    return err_usage(err, _("--plot: '%s' does not end in .png, .svg or .pdf"),
                      path);
 }
 
@@ -114,7 +115,7 @@ static int output_open(plot_output *o, const char *final, mx_error *err)
     size_t len = strlen(final) + 16;
     o->temp_path = malloc(len);
     if (o->final_path == NULL || o->temp_path == NULL)
-        return err_nomem(err, "a path");
+        return err_nomem(err, _("a path"));
     snprintf(o->temp_path, len, "%.*s.%s.XXXXXX", (int)dir_len, final,
              final + dir_len);
     int fd = mkstemp(o->temp_path);
@@ -212,7 +213,7 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
         return NULL;
     plot_file *pf = calloc(1, sizeof *pf);
     if (pf == NULL) {
-        err_nomem(err, "the picture");
+        err_nomem(err, _("the picture"));
         return NULL;
     }
     pf->format = format;
@@ -221,7 +222,7 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
     pf->outputs = calloc(n, sizeof *pf->outputs);
     if (pf->outputs == NULL) {
         free(pf);
-        err_nomem(err, "the picture");
+        err_nomem(err, _("the picture"));
         return NULL;
     }
     cleanup_push(&pf->hook, remove_temps, pf);
@@ -230,7 +231,7 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
         sigset_t old;
         cleanup_block(&old);
         pf->n_outputs = i + 1;
-        int rc = final == NULL ? err_nomem(err, "a path")
+        int rc = final == NULL ? err_nomem(err, _("a path"))
                                : output_open(&pf->outputs[i], final, err);
         cleanup_unblock(&old);
         free(final);
@@ -407,7 +408,7 @@ static void draw_panel(cairo_t *cr, const panel *p, const panel_layout *L,
 {
     const table *t = p->weights;
     char title[128];
-    snprintf(title, sizeof title, "[%s] head %d", t->variant, t->head);
+    snprintf(title, sizeof title, _("[%s] head %d"), t->variant, t->head);
     cairo_set_source_rgb(cr, 0, 0, 0);
     draw_text(cr, TITLE_FONT, title, x0 + L->row_label_w + PAD, y0, 0, 0, 0);
 
@@ -486,7 +487,7 @@ static double draw_colour_bar(cairo_t *cr, double x, double y, bool masked)
         text_size(cr, LABEL_FONT, tick, &w, &h);
         widest = w > widest ? w : widest;
     }
-    draw_text(cr, LABEL_FONT, "attention weight", x - 6, y + BAR_HEIGHT / 2,
+    draw_text(cr, LABEL_FONT, _("attention weight"), x - 6, y + BAR_HEIGHT / 2,
               0.5, 1.0, QUARTER_TURN);
     double used = BAR_WIDTH + 6 + widest;
     if (masked) {
@@ -495,7 +496,8 @@ static double draw_colour_bar(cairo_t *cr, double x, double y, bool masked)
         cairo_set_source_rgb(cr, 0, 0, 0);
         cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
         cairo_stroke(cr);
-        const char *text = "masked\n(weight 0)";
+        /* TRANSLATORS: the legend of masked cells in --plot, on two lines */
+        const char *text = _("masked\n(weight 0)");
         draw_text(cr, LABEL_FONT, text, x + BAR_WIDTH + 6, ly, 0, 0, 0);
         double w, h;
         text_size(cr, LABEL_FONT, text, &w, &h);
@@ -570,8 +572,8 @@ static int surface_failed(cairo_surface_t *s, const plot_output *o,
     if (st == CAIRO_STATUS_WRITE_ERROR)
         return err_write(err, o->final_path,
                          o->write_errno ? o->write_errno : EIO);
-    return err_set(err, EXIT_OUTPUT_ERROR, "cannot draw %s: %s", o->final_path,
-                   cairo_status_to_string(st));
+    return err_set(err, EXIT_OUTPUT_ERROR, _("cannot draw %s: %s"),
+                   o->final_path, cairo_status_to_string(st));
 }
 
 /* Draws the page onto target, white behind, at scale units per point. */
@@ -592,16 +594,16 @@ int plot_page(plot_file *pf, const trace *tr, const char *heading,
 {
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
-                       "--plot: more sentences than "
-                       "expected");
+                       _("--plot: more sentences than "
+                         "expected"));
     size_t n = 0;
     panel *p = collect_panels(tr, &n);
     if (p == NULL)
-        return err_nomem(err, "the picture");
+        return err_nomem(err, _("the picture"));
     if (n == 0) {
         free(p);
-        return err_usage(err, "--plot: this run has no attention weights to "
-                              "draw");
+        return err_usage(err, _("--plot: this run has no attention weights to "
+                                "draw"));
     }
     /* a first drawing, into nothing, measures the page */
     cairo_surface_t *rec =

@@ -1,6 +1,8 @@
 /* plot_none.c: plot.h for a build without cairo and pango. */
 #include "plot.h"
 
+#include "i18n.h"
+
 bool plot_available(void)
 {
     return false;
@@ -10,8 +12,8 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
 {
     (void)path;
     (void)pages;
-    err_usage(err, "--plot: this build has no plotting (it was built "
-                   "without cairo and pango; see the README's set-up)");
+    err_usage(err, _("--plot: this build has no plotting (it was built "
+                     "without cairo and pango; see the README's set-up)"));
     return NULL;
 }
 
@@ -21,7 +23,7 @@ int plot_page(plot_file *pf, const trace *tr, const char *heading,
     (void)pf;
     (void)tr;
     (void)heading;
-    return err_usage(err, "--plot: this build has no plotting");
+    return err_usage(err, _("--plot: this build has no plotting"));
 }
 
 int plot_close(plot_file *pf, mx_error *err)

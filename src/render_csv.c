@@ -7,6 +7,7 @@
 #include <csv.h>
 
 #include "floatfmt.h"
+#include "i18n.h"
 #include "textbuf.h"
 
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
@@ -105,12 +106,12 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
         const int rc = write_table(out, &chunk, tables[i], style);
         if (rc == -1) {
             textbuf_free(&chunk);
-            return err_nomem(err, "the CSV output");
+            return err_nomem(err, _("the CSV output"));
         }
         if (rc != 0 || textbuf_flush(&chunk, out) != 0 || ferror(out)) {
             const int e = errno;
             textbuf_free(&chunk);
-            return err_write(err, "the output", e);
+            return err_write(err, _("the output"), e);
         }
     }
     textbuf_free(&chunk);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "i18n.h"
 #include "textbuf.h"
 
 typedef struct {
@@ -69,7 +70,7 @@ static int remember_made(csv_dir_set *s, const char *path, mx_error *err)
         grow(&s->made, &s->cap_made, s->n_made, sizeof *s->made) != 0) {
         rmdir(path);
         free(copy);
-        return err_nomem(err, "a path");
+        return err_nomem(err, _("a path"));
     }
     s->made[s->n_made++] = copy;
     return 0;
@@ -81,11 +82,11 @@ static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
     struct stat st;
     if (stat(path, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
-            return err_input(err, "--csv-dir: %s is not a directory", path);
+            return err_input(err, _("--csv-dir: %s is not a directory"), path);
         return 0;
     }
     if (mkdir(path, 0777) != 0)
-        return err_input(err, "--csv-dir: cannot create %s: %s", path,
+        return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
                          strerror(errno));
     return remember_made(s, path, err);
 }
@@ -95,7 +96,7 @@ static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
 {
     char *path = strdup(dir);
     if (path == NULL)
-        return err_nomem(err, "a path");
+        return err_nomem(err, _("a path"));
     size_t len = strlen(path);
     int rc = 0;
     for (size_t i = 1; i <= len && rc == 0; i++) {
@@ -147,7 +148,7 @@ int csv_dir_begin(csv_dir_set **out, const char *dir, mx_error *err)
     csv_dir_set *s = calloc(1, sizeof *s);
     *out = s;
     if (s == NULL)
-        return err_nomem(err, "the file list");
+        return err_nomem(err, _("the file list"));
     s->temp_fd = -1;
     sigset_t old;
     cleanup_block(&old);
@@ -163,7 +164,7 @@ static int begin_blocked(csv_dir_set *s, const char *dir, mx_error *err)
     size_t n = strlen(dir) + 40;
     s->temp_dir = malloc(n);
     if (s->dir == NULL || s->temp_dir == NULL)
-        return err_nomem(err, "a path");
+        return err_nomem(err, _("a path"));
     snprintf(s->temp_dir, n, "%s/.mha-explain-unfinished.XXXXXX", dir);
     if (make_dirs(s, dir, err) != 0) {
         s->temp_dir[0] = '\0'; /* nothing to remove */
@@ -257,7 +258,7 @@ static int write_temp(csv_dir_set *s, size_t i, const table *t,
     }
     if (write_matrix_csv(f, t, style) == -1) {
         fclose(f);
-        return err_nomem(err, "the CSV output");
+        return err_nomem(err, _("the CSV output"));
     }
     int failed = ferror(f);
     int e = errno;
@@ -279,7 +280,7 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
 {
     for (size_t k = 0; k < n; k++) {
         if (grow(&s->files, &s->cap_files, s->n_files, sizeof *s->files) != 0)
-            return err_nomem(err, "the file list");
+            return err_nomem(err, _("the file list"));
         pending_file *p = &s->files[s->n_files];
         memset(p, 0, sizeof *p);
         s->n_files++;
@@ -290,11 +291,11 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
             strlen(s->dir) + (sub ? strlen(sub) : 0) + strlen(name) + 3;
         p->final_path = malloc(len);
         if (p->final_path == NULL)
-            return err_nomem(err, "a path");
+            return err_nomem(err, _("a path"));
         if (sub != NULL) {
             p->sub_path = malloc(len);
             if (p->sub_path == NULL)
-                return err_nomem(err, "a path");
+                return err_nomem(err, _("a path"));
             snprintf(p->sub_path, len, "%s/%s", s->dir, sub);
             snprintf(p->final_path, len, "%s/%s/%s", s->dir, sub, name);
         } else {
@@ -316,7 +317,7 @@ static int check_targets(const csv_dir_set *s, mx_error *err)
         const pending_file *p = &s->files[i];
         if (p->sub_path != NULL && stat(p->sub_path, &st) == 0 &&
             !S_ISDIR(st.st_mode))
-            return err_input(err, "--csv-dir: %s is not a directory",
+            return err_input(err, _("--csv-dir: %s is not a directory"),
                              p->sub_path);
         if (lstat(p->final_path, &st) == 0 && !S_ISREG(st.st_mode) &&
             !S_ISLNK(st.st_mode))

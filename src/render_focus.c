@@ -16,11 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "textwidth.h"
 #include "i18n.h"
+#include "textwidth.h"
 
 #define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
 #define FOCUS_EDGE 3     /* a long vector shows 3 values, ..., 3 */
+
+/* "  what     ": the row label, padded to 9 cells (a translated label
+ * may hold wide characters). */
+static void print_label(FILE *out, const char *what)
+{
+    const size_t w = display_width(what);
+    fprintf(out, "  %s%*s", what, w < 9 ? (int)(9 - w) : 0, "");
+}
 
 /* The table of (variant, head, name) among the chosen ones, or NULL. */
 static const table *find(const table *const *tables, size_t n,
@@ -41,7 +49,7 @@ static void print_vector(FILE *out, const char *what, const table *t, size_t r,
     if (t == NULL)
         return;
     const size_t n = t->values.cols;
-    fprintf(out, "  %-9s", what);
+    print_label(out, what);
     for (size_t j = 0; j < n; j++) {
         if (!style->full && n > 2 * FOCUS_EDGE + 2 && j == FOCUS_EDGE) {
             fputs("  ...", out);
@@ -89,7 +97,7 @@ static void print_weights(FILE *out, const char *what, const table *w,
             free(sorted);
         }
     }
-    fprintf(out, "  %-9s", what);
+    print_label(out, what);
     size_t shown = 0;
     for (size_t k = 0; k < n; k++) {
         if (v[k] == 0.0f || v[k] < cut || shown == FOCUS_MAX_LIST)
@@ -138,7 +146,9 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
             const table *w = find(tables, n, var, h, "attn_weights");
             if (q == NULL && w == NULL)
                 break;
-            fprintf(out, "\n[%s] head %d\n", var, h);
+            fputc('\n', out);
+            fprintf(out, _("[%s] head %d"), var, h);
+            fputc('\n', out);
             print_vector(out, "Q", q, position, style);
             if (!cross) { /* the token's own key and value, and its column */
                 print_vector(out, "K", find(tables, n, var, h, "keys"),
@@ -146,10 +156,12 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
                 print_vector(out, "V", find(tables, n, var, h, "values"),
                              position, style);
             }
-            print_weights(out, "attends", w, position, false, style);
+            /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
+             * Chinese character takes 2) */
+            print_weights(out, _("attends"), w, position, false, style);
             if (!cross)
-                print_weights(out, "seen by", w, position, true, style);
-            print_vector(out, "context",
+                print_weights(out, _("seen by"), w, position, true, style);
+            print_vector(out, _("context"),
                          find(tables, n, var, h, "head_context"), position,
                          style);
         }
@@ -173,15 +185,15 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
     size_t size = 0;
     FILE *mem = open_memstream(&text, &size);
     if (mem == NULL)
-        return err_nomem(err, "the --focus view");
+        return err_nomem(err, _("the --focus view"));
     focus_lines(mem, tables, n, tokens, position, cross, style);
     if (fclose(mem) != 0) {
         free(text);
-        return err_nomem(err, "the --focus view");
+        return err_nomem(err, _("the --focus view"));
     }
     write_wrapped_lines(out, text, style->width, 12);
     free(text);
     if (ferror(out))
-        return err_write(err, "the output", errno);
+        return err_write(err, _("the output"), errno);
     return 0;
 }

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "textwidth.h"
 #include "i18n.h"
+#include "textwidth.h"
 
 #define ELLIPSIS "..."
 #define SKIP ((size_t)-1) /* an index list entry that stands for "..." */
@@ -184,9 +184,9 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     for (size_t i = 0; i < t->values.rows && !any_masked; i++)
         for (size_t j = 0; j < t->values.cols && !any_masked; j++)
             any_masked = is_masked(sh->mask, i, j);
-    const char *masked = any_masked ? "grey" : NULL;
+    const char *masked = any_masked ? _("grey") : NULL;
     if (style->scale == SCALE_ROW || t->values.rows == 0) {
-        heat_legend(out, "smallest", "largest", "in each row", masked,
+        heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
                     style->truecolor);
         return;
     }
@@ -195,7 +195,7 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     char a[64], b[64];
     format_value(a, sizeof a, (float)sh->lo[0], t, scientific, style);
     format_value(b, sizeof b, (float)sh->hi[0], t, scientific, style);
-    heat_legend(out, a, b, fixed ? "fixed" : "the table's range", masked,
+    heat_legend(out, a, b, fixed ? _("fixed") : _("the table's range"), masked,
                 style->truecolor);
 }
 
@@ -262,7 +262,9 @@ static void print_header(FILE *out, const table *t, bool summarised,
                       _(", summarised (--full prints all)"));
     if (blocks > 1)
         snprintf(line + n, sizeof line - (size_t)n,
-                 _(", in %zu blocks of columns (width %zu)"), blocks, width);
+                 ngettext(", in %zu block of columns (width %zu)",
+                          ", in %zu blocks of columns (width %zu)", blocks),
+                 blocks, width);
     write_wrapped(out, line, width, 2);
 }
 
@@ -336,7 +338,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
     int rc = -1;
     if (ri == NULL || ci == NULL || width == NULL ||
         (shaded && shading_init(&sh, t, style) != 0)) {
-        err_nomem(err, "a table's layout");
+        err_nomem(err, _("a table's layout"));
         goto done;
     }
     nr = shown_indices(ri, R, summarise_rows);
@@ -344,7 +346,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
     row_names = escaped_labels(t->rows, ri, nr);
     col_names = escaped_labels(t->cols, ci, nc);
     if (row_names == NULL || col_names == NULL) {
-        err_nomem(err, "labels");
+        err_nomem(err, _("labels"));
         goto done;
     }
 
@@ -387,7 +389,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
     }
     if (shaded)
         print_legend(out, t, &sh, style, scientific);
-    rc = ferror(out) ? err_write(err, "the output", errno) : 0;
+    rc = ferror(out) ? err_write(err, _("the output"), errno) : 0;
 done:
     free_labels(row_names, nr);
     free_labels(col_names, nc);

@@ -23,6 +23,8 @@
 
 #include "render.h"
 
+#include "i18n.h"
+
 #define TORCH_LINEWIDTH 80
 /* len("tensor(") + 1: the indent of rows after the first */
 #define ROW_INDENT 8
@@ -163,7 +165,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
         free(row);
         free(col);
         free(kept);
-        return err_nomem(err, "a torch-style table");
+        return err_nomem(err, _("a torch-style table"));
     }
     /* get_summarized_data: the values the formatter looks at */
     size_t n = 0;
@@ -176,7 +178,7 @@ static int render_one(FILE *out, const table *t, const text_style *style,
 
     fprintf(out, "[%s] ", t->variant);
     if (t->head != NO_HEAD)
-        fprintf(out, "head %d: ", t->head);
+        fprintf(out, _("head %d: "), t->head);
     fprintf(out, "%s (%zu x %zu)\ntensor([", t->name, R, C);
     for (size_t i = 0; i < nr; i++) {
         if (i > 0)

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
+
 /* A descriptor of a file with no name in dir, or -1 (errno set). */
 static int unnamed_file(const char *dir)
 {
@@ -39,13 +41,14 @@ int spool_open(FILE **out, mx_error *err)
         dir = "/tmp";
     int fd = unnamed_file(dir);
     if (fd < 0)
-        return err_write(err, "the output's temporary file", errno);
+        return err_write(err, _("the output's temporary file"), errno);
     *out = fdopen(fd, "w+");
     if (*out == NULL) {
         int e = errno;
         close(fd);
-        return e == ENOMEM ? err_nomem(err, "the output")
-                           : err_write(err, "the output's temporary file", e);
+        return e == ENOMEM
+                   ? err_nomem(err, _("the output"))
+                   : err_write(err, _("the output's temporary file"), e);
     }
     return 0;
 }
@@ -61,11 +64,11 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
         e = errno;
     if (e != 0) {
         fclose(spool);
-        return err_write(err, "the output's temporary file", e);
+        return err_write(err, _("the output's temporary file"), e);
     }
     if (fflush(stdout) != 0) {
         fclose(spool);
-        return err_write(err, "the output", errno);
+        return err_write(err, _("the output"), errno);
     }
     char buf[1 << 16];
     for (;;) {
@@ -75,7 +78,7 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
         if (got < 0) {
             e = errno;
             fclose(spool);
-            return err_write(err, "the output's temporary file", e);
+            return err_write(err, _("the output's temporary file"), e);
         }
         if (got == 0)
             break;
@@ -86,7 +89,7 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
             if (put < 0) {
                 e = errno;
                 fclose(spool);
-                return err_write(err, "the output", e);
+                return err_write(err, _("the output"), e);
             }
             done += put;
         }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "matmul.h"
 #include "vecmath.h"
 
@@ -27,10 +28,11 @@ int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
     m->cols = cols;
     m->v = NULL;
     if (overflow)
-        return err_input(err, "%s is too large (%zu x %zu)", what, rows, cols);
+        return err_input(err, _("%s is too large (%zu x %zu)"), _(what), rows,
+                         cols);
     m->v = calloc(n > 0 ? n : 1, sizeof *m->v);
     if (m->v == NULL)
-        return err_nomem(err, what);
+        return err_nomem(err, _(what));
     return 0;
 }
 

@@ -22,7 +22,8 @@ typedef struct {
 /* a * b, or 0 with *overflow set when the product does not fit. */
 size_t size_mul(size_t a, size_t b, int *overflow);
 
-/* Allocates a zero-filled rows x cols matrix; `what` names it in errors. */
+/* Allocates a zero-filled rows x cols matrix; `what` (marked with N_(),
+ * translated here) names it in errors. */
 int matrix_alloc(matrix *m, size_t rows, size_t cols, const char *what,
                  mx_error *err);
 void matrix_free(matrix *m);

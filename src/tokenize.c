@@ -7,6 +7,8 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "i18n.h"
+
 int is_split_space(int c)
 {
     /* Python's str.isspace(): ASCII whitespace including the separators
@@ -38,11 +40,11 @@ void tokenized_free(tokenized *t)
 static int push_token(tokenized *t, const char *word, size_t len, mx_error *err)
 {
     if (t->n_tokens == MAX_TOKENS)
-        return err_input(err, "the sentence has more than %d tokens",
+        return err_input(err, _("the sentence has more than %d tokens"),
                          MAX_TOKENS);
     char *copy = malloc(len + 1);
     if (copy == NULL)
-        return err_nomem(err, "a token");
+        return err_nomem(err, _("a token"));
     memcpy(copy, word, len);
     copy[len] = '\0';
     t->tokens[t->n_tokens++] = copy;
@@ -70,7 +72,7 @@ static int alloc_arrays(tokenized *t, size_t n, mx_error *err)
     t->vocab = calloc(n, sizeof *t->vocab);
     if (t->tokens == NULL || t->ids == NULL || t->vocab == NULL) {
         tokenized_free(t);
-        return err_nomem(err, "the token list");
+        return err_nomem(err, _("the token list"));
     }
     return 0;
 }
@@ -98,12 +100,12 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
                              (utf8proc_ssize_t)(len - pos), &c);
         if (n < 0) {
             tokenized_free(out);
-            return err_input(err, "the sentence is not valid UTF-8 (byte %zu)",
-                             pos + 1);
+            return err_input(
+                err, _("the sentence is not valid UTF-8 (byte %zu)"), pos + 1);
         }
         if (c == 0) {
             tokenized_free(out);
-            return err_input(err, "the sentence holds a NUL byte (byte %zu)",
+            return err_input(err, _("the sentence holds a NUL byte (byte %zu)"),
                              pos + 1);
         }
         /* A token ends at whitespace and, with TOKENS_CHARS, also where a
@@ -138,7 +140,7 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
     }
     if (out->n_tokens == 0) {
         tokenized_free(out);
-        return err_input(err, "the sentence is empty");
+        return err_input(err, _("the sentence is empty"));
     }
     build_vocabulary(out);
     return 0;
@@ -149,11 +151,11 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
 {
     if (n == 0) {
         memset(out, 0, sizeof *out);
-        return err_input(err, "no tokens given");
+        return err_input(err, _("no tokens given"));
     }
     if (n > MAX_TOKENS) {
         memset(out, 0, sizeof *out);
-        return err_input(err, "more than %d tokens", MAX_TOKENS);
+        return err_input(err, _("more than %d tokens"), MAX_TOKENS);
     }
     if (alloc_arrays(out, n, err) != 0)
         return -1;
@@ -171,7 +173,7 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
                size_t n, mx_error *err)
 {
     if (spec == NULL || spec[0] == '\0')
-        return err_usage(err, "--focus: the word is empty");
+        return err_usage(err, _("--focus: the word is empty"));
     const char *at = strrchr(spec, '@');
     if (at != NULL && at[1] != '\0' &&
         strspn(at + 1, "0123456789") == strlen(at + 1)) {
@@ -180,13 +182,16 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         unsigned long pos = strtoul(at + 1, NULL, 10);
         if (errno == ERANGE || pos >= n)
             return err_usage(err,
-                             "--focus: position %s is past the end "
-                             "(the sentence has %zu tokens, from 0)",
+                             ngettext("--focus: position %s is past the end "
+                                      "(the sentence has %zu token, from 0)",
+                                      "--focus: position %s is past the end "
+                                      "(the sentence has %zu tokens, from 0)",
+                                      n),
                              at + 1, n);
         if (strlen(tokens[pos]) != len || strncmp(tokens[pos], spec, len) != 0)
             return err_usage(err,
-                             "--focus: the token at position %lu is "
-                             "'%s', not '%.*s'",
+                             _("--focus: the token at position %lu is "
+                               "'%s', not '%.*s'"),
                              pos, tokens[pos], (int)len, spec);
         *position = pos;
         return 0;
@@ -219,12 +224,13 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         if (used >= sizeof words) /* cut: end with an ellipsis */
             memcpy(words + sizeof words - 6, ", ...", 6);
         return err_usage(err,
-                         "--focus: '%s' is not a token of the sentence "
-                         "(its tokens: %.300s)",
+                         _("--focus: '%s' is not a token of the sentence "
+                           "(its tokens: %.300s)"),
                          spec, words);
     }
     if (found > 1)
-        return err_usage(err, "--focus: '%s' occurs %zu times; choose one: %s",
+        return err_usage(err,
+                         _("--focus: '%s' occurs %zu times; choose one: %s"),
                          spec, found, where);
     *position = first;
     return 0;

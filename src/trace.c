@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 void trace_init(trace *tr)
 {
     memset(tr, 0, sizeof *tr);
@@ -48,7 +50,7 @@ static int grow(void *items_ptr, size_t *cap, size_t len, size_t size,
     size_t bytes = size_mul(new_cap, size, &overflow);
     void *p = overflow ? NULL : realloc(*items, bytes);
     if (p == NULL)
-        return err_nomem(err, "the trace");
+        return err_nomem(err, _("the trace"));
     *items = p;
     *cap = new_cap;
     return 0;
@@ -75,7 +77,7 @@ static labels *new_labels(trace *tr, const char *key, size_t n, mx_error *err)
     }
     if (l == NULL || l->key == NULL || l->s == NULL) {
         labels_free(l);
-        err_nomem(err, "labels");
+        err_nomem(err, _("labels"));
         return NULL;
     }
     tr->label_sets[tr->n_label_sets++] = l;
@@ -89,7 +91,7 @@ static int set_label(labels *l, const char *prefix, const char *text,
     size_t a = strlen(prefix), b = strlen(text);
     char *s = malloc(a + b + 1);
     if (s == NULL)
-        return err_nomem(err, "a label");
+        return err_nomem(err, _("a label"));
     memcpy(s, prefix, a);
     memcpy(s + a, text, b + 1);
     l->s[l->n++] = s;
@@ -157,7 +159,7 @@ table *trace_new(trace *tr, const char *variant, int head, const char *name,
         return NULL;
     table *t = calloc(1, sizeof *t);
     if (t == NULL) {
-        err_nomem(err, "the trace");
+        err_nomem(err, _("the trace"));
         return NULL;
     }
     snprintf(t->variant, sizeof t->variant, "%s", variant);

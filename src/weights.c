@@ -1,6 +1,7 @@
 /* weights.c: loading parameter files over the seeded parameters. */
 #include "weights.h"
 
+#include "i18n.h"
 #include "options.h"
 
 #include <dirent.h>
@@ -39,8 +40,8 @@ static int load_layer(linear *l, const char *dir, const char *variant,
         return -1;
     if (found && l->bias.v == NULL)
         return err_input(err,
-                         "%s: the %s module's %s has no bias (W_query, "
-                         "W_key and W_value have one only with --qkv-bias)",
+                         _("%s: the %s module's %s has no bias (W_query, "
+                           "W_key and W_value have one only with --qkv-bias)"),
                          path, variant, name);
     if (found && read_weight_matrix(&l->bias, path, style, err) != 0)
         return -1;
@@ -187,11 +188,11 @@ static int readable(const char *dir, const char *name, mx_error *err)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct stat st;
     if (stat(path, &st) != 0) {
-        err_input(err, "%s: cannot open: %s", path, strerror(errno));
+        err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
         return 0;
     }
     if (!S_ISREG(st.st_mode)) {
-        err_input(err, "%s: not a regular file", path);
+        err_input(err, _("%s: not a regular file"), path);
         return 0;
     }
     return 1;
@@ -202,7 +203,7 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
 {
     DIR *d = opendir(dir);
     if (d == NULL)
-        return err_input(err, "--weights: cannot open %s: %s", dir,
+        return err_input(err, _("--weights: cannot open %s: %s"), dir,
                          strerror(errno));
     int rc = 0;
     struct dirent *e;
@@ -214,8 +215,8 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
             if (ends_with_any_case(e->d_name, ".weight.csv") ||
                 ends_with_any_case(e->d_name, ".bias.csv"))
                 rc = err_input(err,
-                               "%s/%s: parameter files end in "
-                               "'.weight.csv' or '.bias.csv', in lower case",
+                               _("%s/%s: parameter files end in "
+                                 "'.weight.csv' or '.bias.csv', in lower case"),
                                dir, e->d_name);
             continue;
         }
@@ -232,16 +233,16 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                      e->d_name + vlen + 1);
             if (!known_layer(v->bit, layer, heads))
                 rc = err_input(err,
-                               "%s/%s: the %s module has no layer "
-                               "'%s' (with --heads %zu)",
+                               _("%s/%s: the %s module has no layer "
+                                 "'%s' (with --heads %zu)"),
                                dir, e->d_name, v->name, layer, heads);
             else if (!readable(dir, e->d_name, err))
                 rc = -1;
             else if (tie && v->bit == VARIANT_FUSED && is_qkv(layer))
                 rc = err_input(err,
-                               "%s/%s: --tie builds the fused %s from "
-                               "the wrapper's heads; give the wrapper's "
-                               "files instead, or leave out --tie",
+                               _("%s/%s: --tie builds the fused %s from "
+                                 "the wrapper's heads; give the wrapper's "
+                                 "files instead, or leave out --tie"),
                                dir, e->d_name, layer);
         }
     }

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "i18n.h"
+
 struct workers {
     size_t threads;    /* the caller and threads - 1 helpers */
     size_t started;    /* helpers running */
@@ -71,13 +73,13 @@ int workers_init(workers **out, size_t threads, mx_error *err)
         threads = MAX_THREADS;
     workers *w = calloc(1, sizeof *w);
     if (w == NULL)
-        return err_nomem(err, "the threads");
+        return err_nomem(err, _("the threads"));
     w->threads = threads;
     if (threads > 1) {
         w->helper = calloc(threads - 1, sizeof *w->helper);
         if (w->helper == NULL) {
             free(w);
-            return err_nomem(err, "the threads");
+            return err_nomem(err, _("the threads"));
         }
     }
     pthread_mutex_init(&w->lock, NULL);

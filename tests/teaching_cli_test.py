@@ -80,6 +80,8 @@ def tie_and_check():
 def average():
     t = tables(["the cat sat on the mat", "--average", "--heads", "4", "--d-out", "8"])
     ok(("single", "", "attn_weights_avg") not in t, "no average for the single head")
+    check_error([CLASSROOM, "--variant", "single", "--average"], "--average",
+                "--average with the single head alone is refused")
     good = True
     for variant in ("wrapper", "fused"):
         avg = t[(variant, "", "attn_weights_avg")]
@@ -213,7 +215,18 @@ def color():
 
 
 def block():
-    check_error([CLASSROOM, "--variant", "block"], "--d-out", "block needs d_out = d_model")
+    check_error([CLASSROOM, "--variant", "block"], "do not divide --d-model 3",
+                "the block's heads divide d_model (its attention is d_model wide)")
+    # the residual adds the attention's output to its input: the block's
+    # attention is d_model wide, whatever --d-out says
+    alone = tables([CLASSROOM, "--variant", "block", "--d-model", "4"])
+    with_others = tables([CLASSROOM, "--variant", "wrapper,block", "--d-model", "4",
+                          "--d-out", "6", "--heads", "2"])
+    block_of = lambda t: {k: v for k, v in t.items() if k[0] == "block"}
+    ok(block_of(alone) and block_of(alone) == block_of(with_others) and
+       len(with_others[("wrapper", "", "concat_context")][0]) == 6 and
+       len(alone[("block", "", "concat_context")][0]) == 4,
+       "--d-out sets the wrapper's width, not the block's")
     check_error([CLASSROOM, "--variant", "block", "--d-out", "3", "--ff", "0"], "--ff",
                 "--ff 0 is refused")
     t = tables([CLASSROOM, "--variant", "block", "--d-out", "3", "--heads", "3", "--ff", "7"])
@@ -277,6 +290,11 @@ def wrapper_width():
        "no note without the wrapper (the fused module's d_out is the total)")
     r = run([CLASSROOM, "--variant", "wrapper", "--tables", "concat_context"])
     ok(r.stderr == b"", "no note for heads wider than one column")
+    r = run([CLASSROOM, "--variant", "wrapper", "--d-out", "3"])
+    ok(r.returncode == 2 and b"do not divide --d-out 3" in r.stderr and
+       b"MultiHeadAttentionWrapper(d_in, 3, ..., num_heads=2) is --d-out 6"
+       in r.stderr, "heads that do not divide the wrapper's d_out: the error "
+       "names the book's call")
 
 
 def main():
