@@ -38,15 +38,26 @@ void count_parameters(const char *variant, const explain_context *c,
 #define NOTE_WIDTH 76
 #define MIN_NOTE_WIDTH 20 /* narrower screens get lines this long */
 
-/* n with thousands separators, "1,050,624", into buf (32 bytes). */
-static const char *with_commas(char *buf, size_t n)
+/* n with thousands separators, "1,050,624", into buf (64 bytes). The
+ * separator is the language's (a comma in English and Chinese, a no-break
+ * space in Portuguese and Spanish, whose comma is a decimal comma), never
+ * the locale's: numbers do not follow the locale. */
+static const char *with_separators(char *buf, size_t n)
 {
+    /* TRANSLATORS: the thousands separator of parameter counts such as
+     * "1,050,624". The tables write decimals with a point whatever the
+     * language, so where a comma reads as a decimal comma use a no-break
+     * space (U+00A0), never a point. */
+    const char *sep = _(",");
+    const size_t sep_len = strlen(sep) < 8 ? strlen(sep) : 1;
     char digits[32];
     int len = snprintf(digits, sizeof digits, "%zu", n);
     char *w = buf;
     for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            *w++ = ',';
+        if (i > 0 && (len - i) % 3 == 0) {
+            memcpy(w, sep, sep_len);
+            w += sep_len;
+        }
         *w++ = digits[i];
     }
     *w = '\0';
@@ -230,10 +241,11 @@ static void explain_module(FILE *out, const char *variant,
                 c->heads),
             c->d_out, c->heads, hd, c->d_out, c->d_out);
     size_t w, b;
-    char nw[32], nb[32], nt[32];
+    char nw[64], nb[64], nt[64];
     count_parameters(variant, c, &w, &b);
     say(out, c->width, _("Parameters: %s weights + %s biases = %s."),
-        with_commas(nw, w), with_commas(nb, b), with_commas(nt, w + b));
+        with_separators(nw, w), with_separators(nb, b),
+        with_separators(nt, w + b));
     fputc('\n', out);
 }
 

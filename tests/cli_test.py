@@ -3,8 +3,9 @@
 
 Usage: cli_test.py MHA_EXPLAIN GOLDEN_DIR
 
-Prints TAP. Golden files hold the exact expected stdout of a command; they
-were checked by hand against the PyTorch reference tables (tests/reference)
+Prints TAP. Golden files hold the exact expected stdout of a command (or,
+for NAME.err, the stderr of a command that fails with status 2); they were
+checked by hand against the PyTorch reference tables (tests/reference)
 when made, and are compared byte for byte.
 """
 import os
@@ -28,6 +29,13 @@ def golden(name):
 def check_golden(name, args, stdin=b""):
     r = run(args, stdin)
     want = golden(name)
+    if name.endswith(".err"):  # a usage or input error: its stderr
+        ok(r.returncode == 2 and r.stdout == b"" and r.stderr == want,
+           "golden %s: %s" % (name, " ".join(args)),
+           "status %d, stdout %r\n--- got ---\n%s" % (
+               r.returncode, r.stdout[:200],
+               r.stderr.decode("utf-8", "replace")))
+        return
     ok(r.returncode == 0 and r.stdout == want and r.stderr == b"",
        "golden %s: %s" % (name, " ".join(args)),
        "status %d, stderr %r\n--- got ---\n%s" % (
@@ -40,8 +48,9 @@ S = "O gato sobe no tapete"
 def goldens():
     """Byte-exact outputs. Their numbers are PyTorch's (the reference suite
     checks them bit for bit); these files pin the layout. Each golden
-    NAME.txt or NAME.csv has its arguments beside it in NAME.args, one
-    argument a line: adding a golden is adding the two files."""
+    NAME.txt, NAME.csv or NAME.err (an error's stderr) has its arguments
+    beside it in NAME.args, one argument a line: adding a golden is adding
+    the two files."""
     outputs = sorted(f for f in os.listdir(GOLDEN) if not f.endswith(".args"))
     for name in outputs:
         args_file = os.path.join(GOLDEN, os.path.splitext(name)[0] + ".args")

@@ -223,6 +223,25 @@ def explain():
        "the --kv and --no-scale notes are translated")
 
 
+def separators():
+    """Parameter counts: a comma between thousands in English and Chinese,
+    a no-break space in Portuguese and Spanish (whose comma is a decimal
+    comma), whatever LC_NUMERIC says."""
+    args = [S, "--explain", "--variant", "fused", "--d-model", "512",
+            "--d-out", "512", "--heads", "8", "--qkv-bias", "--tables", "out"]
+    want = {"en": "1,050,624", "zh_CN": "1,050,624", "zh_TW": "1,050,624",
+            "pt_BR": "1\u00a0050\u00a0624", "es": "1\u00a0050\u00a0624"}
+    for lang, count in want.items():
+        for numeric in ("C.UTF-8", "de_DE.UTF-8", "pt_BR.UTF-8"):
+            r = run(args + ["--lang", lang], env=env(LC_NUMERIC=numeric))
+            notes = " ".join(l[2:] for l in r.stdout.decode().splitlines()
+                             if l.startswith("# "))
+            ok(r.returncode == 0 and
+               re.search("= %s[.。]" % count, notes) is not None,
+               "%s, LC_NUMERIC=%s: 1,050,624 parameters written %r"
+               % (lang, numeric, count), notes[-200:])
+
+
 def help_text():
     """--help in each language: every option, lines within 80 cells."""
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -262,6 +281,7 @@ def main():
     prose()
     languages()
     explain()
+    separators()
     help_text()
     return done()
 

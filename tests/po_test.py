@@ -8,8 +8,11 @@ Prints TAP. The template is made afresh from po/POTFILES with xgettext
   - the .po holds every message of the sources (msgcmp);
   - it compiles with msgfmt -c (format strings agree with the English);
   - every message is translated and none is fuzzy.
-Also no source file outside POTFILES calls _() or ngettext(), and
-main.c prints no English line to stderr without gettext.
+Also no source file outside POTFILES calls _() or ngettext(), and no
+message reaches the user without gettext: no bare string literal is the
+message of err_usage, err_input, err_set, fail_at, err_nomem, err_write or
+the name given to matrix_alloc, or a reason assigned to *why, or text
+written to stderr with fprintf or fputs.
 """
 import os
 import re
@@ -26,6 +29,66 @@ PO = os.path.join(ROOT, "po")
 def lines(name):
     with open(os.path.join(PO, name), encoding="utf-8") as f:
         return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+
+# Calls whose message argument (0-based index) a user reads.
+MESSAGE_ARG = {"err_usage": 1, "err_input": 1, "err_set": 2, "fail_at": 3,
+               "err_nomem": 1, "err_write": 1, "matrix_alloc": 3}
+LITERAL = re.compile(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+')
+CALL = re.compile(r"\b(%s)\(" % "|".join(MESSAGE_ARG))
+
+def words(literal):
+    """True when a C string literal holds words once its printf
+    directives are taken out ("%s:%zu: %s" holds none)."""
+    text = re.sub(r"%[-#0-9.*]*[hlzjtL]*[a-zA-Z%]", "", literal)
+    return re.search(r"[A-Za-z]{2}", text) is not None
+
+
+def untranslated(source):
+    """(line, literal) of each user-visible message not given to gettext:
+    a bare string literal as the message of an error or allocation, a
+    reason assigned to *why, or text written to stderr."""
+    code = re.sub(r"/\*.*?\*/|//[^\n]*",
+                  lambda m: re.sub(r"[^\n]", " ", m.group(0)), source,
+                  flags=re.S)
+    found = []
+    for m in CALL.finditer(code):
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        if re.search(r"\b(int|void)\s*$", code[line_start:m.start()]):
+            continue  # the definition
+        j, depth, arg = m.end(), 0, 0
+        while arg < MESSAGE_ARG[m.group(1)] and j < len(code):
+            c = code[j]
+            if c == '"':
+                j = LITERAL.match(code, j).end()
+                continue
+            if c == "'":
+                j = code.index("'", j + 1 + (code[j + 1] == "\\")) + 1
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == "," and depth == 0:
+                arg += 1
+            j += 1
+        lit = LITERAL.match(code, j + len(code[j:]) - len(code[j:].lstrip()))
+        if arg == MESSAGE_ARG[m.group(1)] and lit and words(lit.group(0)):
+            found.append((code.count("\n", 0, m.start()) + 1, lit.group(0)))
+    for m in re.finditer(r'\*why\s*=\s*[^;]*?("(?:[^"\\\n]|\\.)*")', code):
+        before = code[m.start():m.start(1)]
+        if not before.rstrip().endswith("N_("):
+            found.append((code.count("\n", 0, m.start()) + 1, m.group(1)))
+    for m in re.finditer(r"\bf(?:printf|puts)\(([^;]*?)\);", code, re.S):
+        call = m.group(1)
+        if "stderr" not in call:
+            continue
+        lit = re.match(r'\s*(?:stderr\s*,\s*)?("(?:[^"\\\n]|\\.)*")', call)
+        if lit and words(lit.group(1)) and lit.group(1) != '"mha-explain: %s\\n"':
+            found.append((code.count("\n", 0, m.start()) + 1, lit.group(1)))
+    return found
 
 
 def main():
@@ -69,12 +132,14 @@ def main():
                     marked.append("src/" + name)
     ok(set(marked) <= set(sources), "every file with marked messages is in "
        "POTFILES", sorted(set(marked) - set(sources)))
-    with open(os.path.join(src, "main.c"), encoding="utf-8") as f:
-        raw = re.findall(r'f(?:printf|puts)\(\s*(?:stderr,\s*)?"([^"]*)"',
-                         f.read())
-    ok(not [r for r in raw if re.search(r"[A-Za-z]{3}", r) and
-            r != "mha-explain: %s\\n"],
-       "main.c writes no untranslated English to stderr", raw)
+    bare = []
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".c"):
+            with open(os.path.join(src, name), encoding="utf-8") as f:
+                bare += ["src/%s:%d: %s" % (name, line, text)
+                         for line, text in untranslated(f.read())]
+    ok(not bare, "no message reaches the user without gettext: every "
+       "fprintf(stderr, ...), error and allocation name is marked", bare)
     return done()
 
 
