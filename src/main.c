@@ -267,7 +267,7 @@ static int open_plot(plot_file **plot, const options *opt, size_t pages,
     *plot = NULL;
     if (opt->plot == NULL)
         return 0;
-    *plot = plot_open(opt->plot, pages, err);
+    *plot = plot_open(opt->plot, pages, opt->plot_width, opt->plot_height, err);
     return *plot != NULL ? 0 : -1;
 }
 
@@ -326,7 +326,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
             rc = csv_dir_add(*files, sub, tables, n, &file_csv, err);
     }
     if (rc == 0 && plot != NULL)
-        rc = plot_page(plot, &tr, heading, err);
+        rc = plot_page(plot, &tr, opt->tables != NULL ? tables : NULL, n,
+                       heading, err);
     if (rc == 0 && opt->format == FORMAT_CSV)
         rc = render_csv(out, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {

@@ -54,8 +54,11 @@ static const char *const usage_parts[] = {
        "                     from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
        "\n"),
     N_("Pictures:\n"
-       "  --plot FILE        also draw every head's attention weights to FILE:\n"
-       "                     .png, .svg or .pdf                   (default none)\n"
+       "  --plot FILE        also draw every head's attention weights, or the\n"
+       "                     --tables chosen, to FILE: .png, .svg or .pdf\n"
+       "                                                          (default none)\n"
+       "  --plot-size WxH    the picture's size: pixels for .png, points for\n"
+       "                     .svg and .pdf          (default: fit the panels)\n"
        "\n"),
     N_("Inputs from CSV files:\n"
        "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
@@ -140,6 +143,7 @@ enum {
     OPT_STYLE,
     OPT_HTML,
     OPT_PLOT,
+    OPT_PLOT_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -178,6 +182,7 @@ static const struct option long_options[] = {
     {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
     {"html", required_argument, NULL, OPT_HTML},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"plot-size", required_argument, NULL, OPT_PLOT_SIZE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -560,6 +565,8 @@ static int validate(options *opt, mx_error *err)
     if (opt->html != NULL && opt->input != NULL)
         return err_usage(err, _("--html: one page shows one run; it does not "
                                 "go with --input"));
+    if (opt->plot_width != 0 && opt->plot == NULL)
+        return err_usage(err, _("--plot-size: goes with --plot FILE"));
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err,
                          _("--embeddings: cannot be combined with --input"));
@@ -675,6 +682,36 @@ static int check_plot_name(const char *path, mx_error *err)
                      path);
 }
 
+/* A side of --plot-size: digits only; SIZE_MAX when too long to read. */
+static size_t plot_side(const char *digits, size_t len)
+{
+    return len > 9 ? SIZE_MAX : (size_t)strtoul(digits, NULL, 10);
+}
+
+/* --plot-size WxH: two whole numbers, each side within the limits. */
+static int parse_plot_size(options *opt, const char *arg, mx_error *err)
+{
+    const char *x = strpbrk(arg, "xX");
+    size_t w_len = x != NULL ? (size_t)(x - arg) : 0;
+    size_t h_len = x != NULL ? strlen(x + 1) : 0;
+    if (w_len == 0 || h_len == 0 || strspn(arg, "0123456789") != w_len ||
+        strspn(x + 1, "0123456789") != h_len)
+        return err_usage(err,
+                         _("--plot-size: '%s' is not WIDTHxHEIGHT in whole "
+                           "numbers (such as 1920x1080)"),
+                         arg);
+    size_t w = plot_side(arg, w_len), h = plot_side(x + 1, h_len);
+    if (w < MIN_PLOT_SIDE || w > MAX_PLOT_SIDE || h < MIN_PLOT_SIDE ||
+        h > MAX_PLOT_SIDE)
+        return err_usage(err,
+                         _("--plot-size: %s is out of range (each side %d "
+                           "to %d)"),
+                         arg, MIN_PLOT_SIDE, MAX_PLOT_SIDE);
+    opt->plot_width = w;
+    opt->plot_height = h;
+    return 0;
+}
+
 static int parse_one(options *opt, int c, const char *arg, mx_error *err)
 {
     size_t n = 0;
@@ -736,6 +773,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         if (set_path(&opt->plot, "--plot", arg, err) != 0)
             return -1;
         return check_plot_name(arg, err);
+    case OPT_PLOT_SIZE:
+        return parse_plot_size(opt, arg, err);
     case OPT_EMBEDDINGS:
         return set_path(&opt->embeddings, "--embeddings", arg, err);
     case OPT_INPUT:

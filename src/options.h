@@ -18,6 +18,8 @@
 #define MAX_HEADS 1024
 #define MAX_PRECISION 12
 #define MAX_SCREEN_WIDTH 100000 /* --width */
+#define MIN_PLOT_SIDE 32        /* --plot-size, each side */
+#define MAX_PLOT_SIDE 8192
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
 
@@ -43,6 +45,8 @@ typedef struct {
     const char *csv_dir; /* --csv-dir, points into argv */
     const char *html;    /* --html FILE, points into argv, or NULL */
     const char *plot;    /* --plot FILE (.png, .svg, .pdf), or NULL */
+    size_t plot_width;   /* --plot-size W x H: pixels for PNG, points for */
+    size_t plot_height;  /* SVG and PDF; 0 for the drawing's own size */
 
     const char *embeddings; /* --embeddings FILE, or NULL */
     const char *input;      /* --input FILE, or NULL */

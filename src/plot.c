@@ -1,19 +1,23 @@
 /* plot.c: --plot FILE with cairo (PNG, SVG and PDF from one drawing) and
  * pango (token labels in any script, with the system's font fallback).
  *
- *   [fused] head 0          [fused] head 1         colour bar
- *   Q:O     ■ □ □ □ □       Q:O     ■ □ □ □ □       1.0 ┃
- *   Q:gato  ■ ■ □ □ □       ...                         ┃
- *           K:O K:gato ...                          0.0 ┃
+ *   heading, notes
+ *   [fused] head 0          [fused] head 1           colour bar
+ *   Q:O     ■ □ □ □ □       Q:O     ■ □ □ □ □        1.0 ┃
+ *   Q:gato  ■ ■ □ □ □       ...                          ┃
+ *           K:O K:gato ...                           0.0 ┃
+ *   (the next table name: its panels and its own colour bar)
  *
- * A page is drawn twice: into a cairo recording surface, which measures
- * it, then onto a PNG, SVG or PDF surface of that size. Every file goes to a temporary name beside its final one and is
- * renamed only when all of them are complete.
+ * A page is laid out first (sizes in points, text measured with pango),
+ * then drawn once onto a PNG, SVG or PDF surface, scaled to the size
+ * asked for. Every file goes to a temporary name beside its final one and
+ * is renamed only when all of them are complete.
  */
 #include "plot.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +32,30 @@
 #include <pango/pangocairo.h>
 
 #include "cleanup.h"
+#include "colormap.h"
 #include "heat.h"
 #include "i18n.h"
-#include "render.h"
 
-/* Sizes in points (1/72 inch); a PNG has PNG_SCALE pixels per point. */
+/* Sizes in points (1/72 inch); a PNG has PNG_SCALE pixels per point,
+ * fewer when that would pass PNG_MAX_PIXELS. */
 #define PNG_SCALE 2.0
+#define PNG_MAX_PIXELS 36e6
 #define MARGIN 24.0
 #define GAP 28.0        /* between panels */
 #define PAD 6.0         /* between a heat map and its labels */
 #define HEAT_SIDE 300.0 /* a heat map's longer side, before limits */
+#define MAX_SIDE 600.0  /* the longest a heat map grows */
 #define MAX_CELL 56.0
 #define MIN_CELL 3.0
+#define MIN_DRAWN 1.0      /* the smallest cell: a pixel, or a point */
+#define RECT_LIMIT 4096    /* maps of more cells are drawn as one image */
+#define MAX_LABEL 160.0    /* longer token labels end in an ellipsis */
+#define MAX_PANELS 48      /* on one page */
 #define ANNOTATE_FROM 26.0 /* cells this wide hold their value */
 #define BAR_WIDTH 16.0
-#define BAR_HEIGHT 220.0
+#define BAR_MAX 220.0 /* a colour bar's height */
+#define BAR_MIN 120.0
+#define LEGEND_H 50.0 /* the masked cells' legend under a bar */
 #define LABEL_FONT "Sans 10"
 #define TITLE_FONT "Sans Bold 11"
 #define HEADING_FONT "Sans Bold 13"
@@ -64,6 +77,7 @@ struct plot_file {
     size_t n_outputs;
     cairo_surface_t *pdf; /* the PDF surface, across pages */
     cleanup_hook hook;    /* remove_temps, while the files are open */
+    double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
 
 /* ---- files ------------------------------------------------------------ */
@@ -206,7 +220,8 @@ bool plot_available(void)
     return true;
 }
 
-plot_file *plot_open(const char *path, size_t pages, mx_error *err)
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err)
 {
     enum plot_format format = PLOT_PNG;
     if (format_of(&format, path, err) != 0)
@@ -217,6 +232,8 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
         return NULL;
     }
     pf->format = format;
+    pf->width = (double)width;
+    pf->height = (double)height;
     pf->pages = pages > 0 ? pages : 1;
     size_t n = format == PLOT_PDF ? 1 : pf->pages;
     pf->outputs = calloc(n, sizeof *pf->outputs);
@@ -252,8 +269,10 @@ plot_file *plot_open(const char *path, size_t pages, mx_error *err)
 /* ---- measuring and drawing text -------------------------------------- */
 
 /* A layout of text in font, hinting off so that every surface measures
- * alike. The caller unrefs it. */
-static PangoLayout *text_layout(cairo_t *cr, const char *font, const char *text)
+ * alike; wider than `width` points (when width > 0) it is wrapped (wrap)
+ * or cut with an ellipsis. The caller unrefs it. */
+static PangoLayout *text_layout(cairo_t *cr, const char *font, const char *text,
+                                double width, bool wrap)
 {
     PangoLayout *layout = pango_cairo_create_layout(cr);
     cairo_font_options_t *fo = cairo_font_options_create();
@@ -265,13 +284,21 @@ static PangoLayout *text_layout(cairo_t *cr, const char *font, const char *text)
     pango_layout_set_font_description(layout, desc);
     pango_font_description_free(desc);
     pango_layout_set_text(layout, text, -1);
+    if (width > 0) {
+        pango_layout_set_width(layout, (int)(width * PANGO_SCALE));
+        if (wrap)
+            pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR);
+        else
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
+    }
     return layout;
 }
 
+/* The size of text as text_layout lays it out. */
 static void text_size(cairo_t *cr, const char *font, const char *text,
-                      double *w, double *h)
+                      double width, bool wrap, double *w, double *h)
 {
-    PangoLayout *layout = text_layout(cr, font, text);
+    PangoLayout *layout = text_layout(cr, font, text, width, wrap);
     int pw, ph;
     pango_layout_get_size(layout, &pw, &ph);
     *w = (double)pw / PANGO_SCALE;
@@ -279,12 +306,14 @@ static void text_size(cairo_t *cr, const char *font, const char *text,
     g_object_unref(layout);
 }
 
-/* Draws text with its box's anchor point (ax, ay in [0, 1] of its width
- * and height) at (x, y), turned by angle radians about that point. */
-static void draw_text(cairo_t *cr, const char *font, const char *text, double x,
-                      double y, double ax, double ay, double angle)
+/* Draws text (laid out as text_layout does) with its box's anchor point
+ * (ax, ay in [0, 1] of its width and height) at (x, y), turned by angle
+ * radians about that point. */
+static void draw_text(cairo_t *cr, const char *font, const char *text,
+                      double width, double x, double y, double ax, double ay,
+                      double angle)
 {
-    PangoLayout *layout = text_layout(cr, font, text);
+    PangoLayout *layout = text_layout(cr, font, text, width, false);
     int pw, ph;
     pango_layout_get_size(layout, &pw, &ph);
     cairo_save(cr);
@@ -296,214 +325,306 @@ static void draw_text(cairo_t *cr, const char *font, const char *text, double x,
     g_object_unref(layout);
 }
 
-/* ---- the figure ------------------------------------------------------- */
+/* ---- what goes on a page --------------------------------------------- */
+
+enum map_kind {
+    MAP_WEIGHTS,    /* attention weights: viridis from 0 to 1 */
+    MAP_SEQUENTIAL, /* values of one sign: viridis, smallest to largest */
+    MAP_DIVERGING,  /* both signs: the diverging map, -m to m */
+};
 
 typedef struct {
-    const table *weights; /* attn_weights of one head */
-    const table *scores;  /* its attn_scores (masked where -inf), or NULL */
+    const table *t;
+    const table *mask; /* the -inf cells of this table are masked, or NULL */
+    size_t section;    /* the colour scale it is drawn on */
+    double x, y;       /* top left of its box on the page */
 } panel;
 
-/* Sizes shared by every panel of a page. */
+/* The panels of one colour scale, in a grid per variant, and their colour
+ * bar. Panels of a section are next to each other in the page's list. */
 typedef struct {
-    size_t rows, cols; /* queries, keys */
-    double cell;
-    double row_label_w; /* widest query label */
-    double col_label_h; /* room under the map for key labels */
-    bool rotate_cols;   /* key labels upright when they do not fit */
-    size_t label_every; /* label every k-th token when cells are tiny */
-    double title_h;
-    double w, h; /* one panel */
-} panel_layout;
+    char name[64]; /* the table name; the wrapper's heads.N. as heads.*. */
+    enum map_kind kind;
+    double lo, hi;       /* the bar's ends */
+    bool masked;         /* some cell is masked (or not finite) */
+    size_t first, count; /* its panels */
+    size_t rows, cols;   /* the largest table's shape */
+    size_t block;        /* a drawn cell is the mean of block x block */
+    double cell;         /* a drawn cell's side */
+    size_t label_every;  /* a label every label_every-th drawn cell */
+    double row_label_w;  /* the widest row label */
+    double col_label_w;  /* the widest column label */
+    double title_w;      /* the widest panel title */
+    bool rotate_cols;    /* column labels upright when they do not fit */
+    double box_w, box_h; /* one panel's box: title, labels, map */
+    double top, bar_h;   /* where its colour bar starts, its height */
+} section;
 
-/* The attention-weight tables of every variant's heads, in trace order. */
-static panel *collect_panels(const trace *tr, size_t *n)
+typedef struct {
+    panel *panels;
+    size_t n_panels;
+    size_t dropped; /* panels left out to keep the page a sane size */
+    section *sections;
+    size_t n_sections;
+    bool show_names; /* titles say the table's name */
+    const char *heading;
+    char notes[4][256];
+    size_t n_notes;
+    double line_h, title_h; /* a label line's and a title's height */
+    double header_h;        /* heading and notes: their height */
+    double header_w;        /* and width */
+    double bar_x, bar_w;    /* the column of colour bars */
+    double width, height;   /* the page, in points */
+} page;
+
+static bool is_weights(const char *name)
 {
-    panel *p = calloc(trace_count(tr) + 1, sizeof *p);
-    *n = 0;
-    if (p == NULL)
-        return NULL;
-    for (size_t i = 0; i < trace_count(tr); i++) {
-        const table *t = trace_at(tr, i);
-        if (t->head == NO_HEAD || strcmp(t->name, "attn_weights") != 0)
-            continue;
-        p[*n].weights = t;
-        p[*n].scores = trace_find(tr, t->variant, t->head, "attn_scores");
-        (*n)++;
-    }
-    return p;
+    return strcmp(name, "attn_weights") == 0 ||
+           strcmp(name, "attn_weights_avg") == 0;
 }
 
-static void layout_panels(panel_layout *L, cairo_t *cr, const panel *p,
-                          size_t n)
+/* The scale a table is drawn on: its name, with the wrapper's heads'
+ * parameters together and the heads' mean beside the heads. */
+static void scale_name(char *out, size_t size, const char *name)
 {
-    memset(L, 0, sizeof *L);
-    for (size_t i = 0; i < n; i++) {
-        const table *t = p[i].weights;
-        if (t->values.rows > L->rows)
-            L->rows = t->values.rows;
-        if (t->values.cols > L->cols)
-            L->cols = t->values.cols;
-    }
-    size_t longest = L->rows > L->cols ? L->rows : L->cols;
-    L->cell = floor(HEAT_SIDE / (double)(longest > 0 ? longest : 1));
-    L->cell = L->cell > MAX_CELL   ? MAX_CELL
-              : L->cell < MIN_CELL ? MIN_CELL
-                                   : L->cell;
-    double line_h, unused;
-    text_size(cr, LABEL_FONT, "Ag", &unused, &line_h);
-    L->label_every = (size_t)ceil(line_h / L->cell);
-    if (L->label_every < 1)
-        L->label_every = 1;
-    double col_w = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        const labels *r = p[i].weights->rows, *c = p[i].weights->cols;
-        for (size_t k = 0; k < r->n; k++) {
-            double w, h;
-            text_size(cr, LABEL_FONT, r->s[k], &w, &h);
-            L->row_label_w = w > L->row_label_w ? w : L->row_label_w;
-        }
-        for (size_t k = 0; k < c->n; k++) {
-            double w, h;
-            text_size(cr, LABEL_FONT, c->s[k], &w, &h);
-            col_w = w > col_w ? w : col_w;
-        }
-    }
-    L->rotate_cols = col_w > L->cell - 2.0;
-    L->col_label_h = L->rotate_cols ? col_w : line_h;
-    text_size(cr, TITLE_FONT, "Ag", &unused, &L->title_h);
-    L->w = L->row_label_w + PAD + (double)L->cols * L->cell;
-    L->h = L->title_h + PAD + (double)L->rows * L->cell + PAD + L->col_label_h;
+    if (strcmp(name, "attn_weights_avg") == 0)
+        name = "attn_weights";
+    size_t digits =
+        strncmp(name, "heads.", 6) == 0 ? strspn(name + 6, "0123456789") : 0;
+    if (digits > 0 && name[6 + digits] == '.')
+        snprintf(out, size, "heads.*%s", name + 6 + digits);
+    else
+        snprintf(out, size, "%s", name);
 }
 
-/* A masked cell: neutral grey with darker diagonal hatching. */
-static void draw_masked(cairo_t *cr, double x, double y, double side)
+/* The table whose -inf cells mark t's masked cells: the scores of the
+ * same head for weights (of head 0 for the heads' mean: every head has
+ * the same mask), t itself for scores. */
+static const table *mask_of(const trace *tr, const table *t)
 {
-    cairo_save(cr);
-    cairo_rectangle(cr, x, y, side, side);
-    cairo_clip(cr);
-    cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
-    cairo_paint(cr);
-    cairo_set_source_rgb(cr, 0.62, 0.62, 0.62);
-    cairo_set_line_width(cr, side > 12.0 ? 1.0 : 0.5);
-    double step = side > 12.0 ? side / 4.0 : 3.0;
-    for (double d = -side; d < side; d += step) {
-        cairo_move_to(cr, x + d, y + side);
-        cairo_line_to(cr, x + d + side, y);
-    }
-    cairo_stroke(cr);
-    cairo_restore(cr);
+    if (strcmp(t->name, "attn_scores") == 0)
+        return t;
+    if (strcmp(t->name, "attn_weights") == 0)
+        return trace_find(tr, t->variant, t->head, "attn_scores");
+    if (strcmp(t->name, "attn_weights_avg") == 0)
+        return trace_find(tr, t->variant, 0, "attn_scores");
+    return NULL;
 }
 
-static bool is_masked(const panel *p, size_t r, size_t c)
+static bool cell_masked(const panel *p, size_t r, size_t c)
 {
-    if (p->scores == NULL || r >= p->scores->values.rows ||
-        c >= p->scores->values.cols)
+    float v = p->t->values.v[r * p->t->values.cols + c];
+    if (!isfinite(v))
+        return true;
+    const table *m = p->mask;
+    if (m == NULL || r >= m->values.rows || c >= m->values.cols)
         return false;
-    float s = p->scores->values.v[r * p->scores->values.cols + c];
+    float s = m->values.v[r * m->values.cols + c];
     return isinf(s) && s < 0;
 }
 
-static void draw_panel(cairo_t *cr, const panel *p, const panel_layout *L,
-                       double x0, double y0)
+/* The page's panels: the tables chosen, or every head's weights. Groups
+ * them by scale, then by variant, keeping the trace's order within. */
+static int collect_panels(page *pg, const trace *tr, const table *const *tables,
+                          size_t n, mx_error *err)
 {
-    const table *t = p->weights;
-    char title[128];
-    snprintf(title, sizeof title, _("[%s] head %d"), t->variant, t->head);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    draw_text(cr, TITLE_FONT, title, x0 + L->row_label_w + PAD, y0, 0, 0, 0);
-
-    double mx = x0 + L->row_label_w + PAD;
-    double my = y0 + L->title_h + PAD;
-    double cell = L->cell;
-    bool annotate = cell >= ANNOTATE_FROM;
-    char annot_font[32];
-    snprintf(annot_font, sizeof annot_font, "Sans %.1f", cell * 0.24);
-    for (size_t r = 0; r < t->values.rows; r++) {
-        for (size_t c = 0; c < t->values.cols; c++) {
-            double x = mx + (double)c * cell, y = my + (double)r * cell;
-            if (is_masked(p, r, c)) {
-                draw_masked(cr, x, y, cell);
-                continue;
-            }
-            float v = t->values.v[r * t->values.cols + c];
-            rgb c8 = heat_color((double)v);
-            double col[3] = {c8.r / 255.0, c8.g / 255.0, c8.b / 255.0};
-            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-            cairo_rectangle(cr, x, y, cell, cell);
-            cairo_fill(cr);
-            if (!annotate)
-                continue;
-            /* dark text on light cells, light on dark, as seaborn does */
-            double lum = 0.2126 * col[0] + 0.7152 * col[1] + 0.0722 * col[2];
-            double ink = lum > 0.408 ? 0.0 : 1.0;
-            char value[32];
-            snprintf(value, sizeof value, "%.2f", (double)v);
-            cairo_set_source_rgb(cr, ink, ink, ink);
-            draw_text(cr, annot_font, value, x + cell / 2, y + cell / 2, 0.5,
-                      0.5, 0);
-        }
+    size_t cap = tables != NULL ? n : trace_count(tr);
+    panel *found = calloc(cap + 1, sizeof *found);
+    char(*names)[64] = calloc(cap + 1, sizeof *names);
+    const char **variants = calloc(cap + 1, sizeof *variants);
+    pg->panels = calloc(cap + 1, sizeof *pg->panels);
+    pg->sections = calloc(cap + 1, sizeof *pg->sections);
+    if (found == NULL || names == NULL || variants == NULL ||
+        pg->panels == NULL || pg->sections == NULL) {
+        free(found);
+        free(names);
+        free(variants);
+        return err_nomem(err, _("the picture"));
     }
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    for (size_t r = 0; r < t->rows->n; r += L->label_every)
-        draw_text(cr, LABEL_FONT, t->rows->s[r], mx - PAD,
-                  my + ((double)r + 0.5) * cell, 1.0, 0.5, 0);
-    double under = my + (double)t->values.rows * cell + PAD;
-    for (size_t c = 0; c < t->cols->n; c += L->label_every) {
-        double cx = mx + ((double)c + 0.5) * cell;
-        if (L->rotate_cols) /* reading upwards, ending under the column */
-            draw_text(cr, LABEL_FONT, t->cols->s[c], cx, under, 1.0, 0.5,
-                      QUARTER_TURN);
-        else
-            draw_text(cr, LABEL_FONT, t->cols->s[c], cx, under, 0.5, 0, 0);
+    size_t n_found = 0, n_names = 0, n_variants = 0;
+    for (size_t i = 0; i < cap; i++) {
+        const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        if (tables == NULL
+                ? !(strcmp(t->name, "attn_weights_avg") == 0 ||
+                    (t->head != NO_HEAD &&
+                     strcmp(t->name, "attn_weights") == 0))
+                : t->integral || t->values.rows == 0 || t->values.cols == 0)
+            continue;
+        char name[64];
+        scale_name(name, sizeof name, t->name);
+        size_t s = 0;
+        while (s < n_names && strcmp(names[s], name) != 0)
+            s++;
+        if (s == n_names)
+            memcpy(names[n_names++], name, sizeof name);
+        size_t v = 0;
+        while (v < n_variants && strcmp(variants[v], t->variant) != 0)
+            v++;
+        if (v == n_variants)
+            variants[n_variants++] = t->variant;
+        found[n_found++] =
+            (panel){.t = t, .mask = mask_of(tr, t), .section = s};
+    }
+    /* by scale, then variant; at most MAX_PANELS */
+    for (size_t s = 0; s < n_names; s++)
+        for (size_t v = 0; v < n_variants; v++)
+            for (size_t i = 0; i < n_found; i++) {
+                if (found[i].section != s ||
+                    strcmp(found[i].t->variant, variants[v]) != 0)
+                    continue;
+                if (pg->n_panels == MAX_PANELS) {
+                    pg->dropped++;
+                    continue;
+                }
+                section *S = &pg->sections[s];
+                if (S->count == 0) {
+                    S->first = pg->n_panels;
+                    memcpy(S->name, names[s], sizeof S->name);
+                    pg->n_sections = s + 1;
+                }
+                S->count++;
+                pg->panels[pg->n_panels++] = found[i];
+            }
+    pg->show_names = false;
+    for (size_t i = 0; i < pg->n_panels; i++)
+        pg->show_names |= !is_weights(pg->panels[i].t->name);
+    free(found);
+    free(names);
+    free(variants);
+    return 0;
+}
+
+/* The colour scale of a section: its kind and the bar's ends, from every
+ * value of its panels. */
+static void scale_section(section *S, const panel *p)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    S->rows = S->cols = 0;
+    for (size_t i = S->first; i < S->first + S->count; i++) {
+        const matrix *m = &p[i].t->values;
+        S->rows = m->rows > S->rows ? m->rows : S->rows;
+        S->cols = m->cols > S->cols ? m->cols : S->cols;
+        for (size_t r = 0; r < m->rows; r++)
+            for (size_t c = 0; c < m->cols; c++) {
+                if (cell_masked(&p[i], r, c)) {
+                    S->masked = true;
+                    continue;
+                }
+                double v = m->v[r * m->cols + c];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+    }
+    if (is_weights(p[S->first].t->name)) {
+        S->kind = MAP_WEIGHTS;
+        S->lo = 0.0;
+        S->hi = 1.0;
+    } else if (lo < 0.0 && hi > 0.0) {
+        S->kind = MAP_DIVERGING;
+        S->hi = -lo > hi ? -lo : hi;
+        S->lo = -S->hi;
+    } else {
+        S->kind = MAP_SEQUENTIAL;
+        S->lo = lo <= hi ? lo : 0.0; /* no finite value: any scale */
+        S->hi = lo <= hi ? hi : 1.0;
+        if (S->hi == S->lo) { /* one value: the middle of the map */
+            S->lo -= 0.5;
+            S->hi += 0.5;
+        }
     }
 }
 
-/* The colour bar with its scale, and the legend of masked cells. Returns
- * the width used. */
-static double draw_colour_bar(cairo_t *cr, double x, double y, bool masked)
+/* Where v lies on the section's map, as a colour. */
+static rgb scale_color(const section *S, double v)
 {
-    const int steps = 256;
-    for (int i = 0; i < steps; i++) {
-        rgb c8 = heat_color((double)i / (steps - 1));
-        cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
-        double y1 = y + BAR_HEIGHT * (1.0 - (double)(i + 1) / steps);
-        cairo_rectangle(cr, x, y1, BAR_WIDTH, BAR_HEIGHT / steps + 0.5);
-        cairo_fill(cr);
+    double x = (v - S->lo) / (S->hi - S->lo);
+    return S->kind == MAP_DIVERGING ? diverging_color(x) : heat_color(x);
+}
+
+static void panel_title(char *out, size_t size, const panel *p, bool names)
+{
+    const table *t = p->t;
+    char who[96];
+    if (t->head != NO_HEAD)
+        /* TRANSLATORS: a picture's panel title: variant, head number */
+        snprintf(who, sizeof who, _("[%s] head %d"), t->variant, t->head);
+    else if (strcmp(t->name, "attn_weights_avg") == 0)
+        /* TRANSLATORS: a picture's panel title: the mean of a variant's
+         * heads' attention weights */
+        snprintf(who, sizeof who, _("[%s] mean of the heads"), t->variant);
+    else {
+        snprintf(out, size, "[%s] %s", t->variant, t->name);
+        return;
     }
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_set_line_width(cr, 0.75);
-    cairo_rectangle(cr, x, y, BAR_WIDTH, BAR_HEIGHT);
-    cairo_stroke(cr);
+    if (names)
+        snprintf(out, size, "%s: %s", who, t->name);
+    else
+        snprintf(out, size, "%s", who);
+}
+
+/* The widest label of a set, at most MAX_LABEL. */
+static double widest_label(cairo_t *cr, const labels *l)
+{
     double widest = 0;
-    for (int k = 0; k <= 4; k++) {
-        double v = k / 4.0, ty = y + BAR_HEIGHT * (1.0 - v);
-        char tick[16];
-        snprintf(tick, sizeof tick, "%.2f", v);
-        cairo_move_to(cr, x + BAR_WIDTH, ty);
-        cairo_line_to(cr, x + BAR_WIDTH + 4, ty);
-        cairo_stroke(cr);
-        draw_text(cr, LABEL_FONT, tick, x + BAR_WIDTH + 6, ty, 0, 0.5, 0);
+    for (size_t k = 0; k < l->n; k++) {
         double w, h;
-        text_size(cr, LABEL_FONT, tick, &w, &h);
+        text_size(cr, LABEL_FONT, l->s[k], MAX_LABEL, false, &w, &h);
         widest = w > widest ? w : widest;
     }
-    draw_text(cr, LABEL_FONT, _("attention weight"), x - 6, y + BAR_HEIGHT / 2,
-              0.5, 1.0, QUARTER_TURN);
-    double used = BAR_WIDTH + 6 + widest;
-    if (masked) {
-        double ly = y + BAR_HEIGHT + 20;
-        draw_masked(cr, x, ly, BAR_WIDTH);
-        cairo_set_source_rgb(cr, 0, 0, 0);
-        cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
-        cairo_stroke(cr);
-        /* TRANSLATORS: the legend of masked cells in --plot, on two lines */
-        const char *text = _("masked\n(weight 0)");
-        draw_text(cr, LABEL_FONT, text, x + BAR_WIDTH + 6, ly, 0, 0, 0);
+    return widest;
+}
+
+/* What does not depend on the page's scale: label and title widths. */
+static void measure_section(section *S, cairo_t *cr, const panel *p, bool names)
+{
+    S->block = 1;
+    for (size_t i = S->first; i < S->first + S->count; i++) {
+        const labels *rows = p[i].t->rows, *cols = p[i].t->cols;
+        bool seen_rows = false, seen_cols = false; /* label sets are shared */
+        for (size_t j = S->first; j < i; j++) {
+            seen_rows |= p[j].t->rows == rows;
+            seen_cols |= p[j].t->cols == cols;
+        }
+        if (!seen_rows) {
+            double w = widest_label(cr, rows);
+            S->row_label_w = w > S->row_label_w ? w : S->row_label_w;
+        }
+        if (!seen_cols) {
+            double w = widest_label(cr, cols);
+            S->col_label_w = w > S->col_label_w ? w : S->col_label_w;
+        }
+        char title[256];
         double w, h;
-        text_size(cr, LABEL_FONT, text, &w, &h);
-        used = BAR_WIDTH + 6 + w > used ? BAR_WIDTH + 6 + w : used;
+        panel_title(title, sizeof title, &p[i], names);
+        text_size(cr, TITLE_FONT, title, 0, false, &w, &h);
+        S->title_w = w > S->title_w ? w : S->title_w;
     }
-    return used;
+}
+
+static size_t blocks(size_t n, size_t k)
+{
+    return (n + k - 1) / k;
+}
+
+/* The cell size and the panel's box for the section's block size. */
+static void size_section(section *S, double line_h, double title_h)
+{
+    size_t longest = S->rows > S->cols ? S->rows : S->cols;
+    size_t nb = blocks(longest, S->block);
+    double cell = floor(HEAT_SIDE / (double)nb);
+    cell = cell > MAX_CELL ? MAX_CELL : cell < MIN_CELL ? MIN_CELL : cell;
+    if ((double)nb * cell > MAX_SIDE)
+        cell = MAX_SIDE / (double)nb;
+    S->cell = cell;
+    S->label_every = (size_t)ceil(line_h / cell);
+    S->label_every = S->label_every < 1 ? 1 : S->label_every;
+    S->rotate_cols = S->col_label_w > cell - 2.0;
+    double col_label_h = S->rotate_cols ? S->col_label_w : line_h;
+    double map_w = (double)blocks(S->cols, S->block) * cell;
+    double map_h = (double)blocks(S->rows, S->block) * cell;
+    S->box_w = S->row_label_w + PAD + (map_w > S->title_w ? map_w : S->title_w);
+    S->box_h = title_h + PAD + map_h + PAD + col_label_h;
+    S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
 }
 
 /* Rows and columns of the grid for h heads: as square as h allows, wider
@@ -516,49 +637,426 @@ static void grid_shape(size_t h, size_t *rows, size_t *cols)
     *cols = (h + r - 1) / r;
 }
 
-/* Draws the page into cr, from (0, 0); sets its size. */
-static void draw_page(cairo_t *cr, const panel *p, size_t n,
-                      const char *heading, double *width, double *height)
+/* The width of a colour bar with its ticks and legend. */
+static double bar_width(cairo_t *cr, const section *S);
+
+/* Places every panel and bar; sets the page's size. */
+static void place(page *pg, cairo_t *cr)
 {
-    panel_layout L;
-    layout_panels(&L, cr, p, n);
-    double y = MARGIN, right = 0;
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    if (heading != NULL) {
-        double w, h;
-        text_size(cr, HEADING_FONT, heading, &w, &h);
-        draw_text(cr, HEADING_FONT, heading, MARGIN, y, 0, 0, 0);
-        y += h + PAD;
-        right = MARGIN + w;
-    }
-    bool any_masked = false;
-    double top = y;
-    for (size_t i = 0; i < n;) {
-        size_t heads = 1; /* the run of panels of this variant */
-        while (i + heads < n && strcmp(p[i + heads].weights->variant,
-                                       p[i].weights->variant) == 0)
-            heads++;
-        size_t gr, gc;
-        grid_shape(heads, &gr, &gc);
-        for (size_t k = 0; k < heads; k++) {
-            double px = MARGIN + (double)(k % gc) * (L.w + GAP);
-            double py = y + (double)(k / gc) * (L.h + GAP);
-            draw_panel(cr, &p[i + k], &L, px, py);
-            for (size_t r = 0; r < L.rows && !any_masked; r++)
-                for (size_t c = 0; c < L.cols && !any_masked; c++)
-                    any_masked = is_masked(&p[i + k], r, c);
+    double y = pg->header_h, right = MARGIN;
+    pg->bar_w = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        section *S = &pg->sections[s];
+        double top = y;
+        for (size_t i = S->first; i < S->first + S->count;) {
+            size_t run = 1; /* the panels of this variant */
+            while (i + run < S->first + S->count &&
+                   strcmp(pg->panels[i + run].t->variant,
+                          pg->panels[i].t->variant) == 0)
+                run++;
+            size_t gr, gc;
+            grid_shape(run, &gr, &gc);
+            for (size_t k = 0; k < run; k++) {
+                pg->panels[i + k].x =
+                    MARGIN + (double)(k % gc) * (S->box_w + GAP);
+                pg->panels[i + k].y = y + (double)(k / gc) * (S->box_h + GAP);
+            }
+            double w = MARGIN + (double)gc * S->box_w + (double)(gc - 1) * GAP;
+            right = w > right ? w : right;
+            y += (double)gr * (S->box_h + GAP);
+            i += run;
         }
-        double w = MARGIN + (double)gc * L.w + (double)(gc - 1) * GAP;
-        right = w > right ? w : right;
-        y += (double)gr * (L.h + GAP);
-        i += heads;
+        S->top = top + pg->title_h + PAD;
+        double bar_bottom = S->top + S->bar_h + (S->masked ? LEGEND_H : 0);
+        y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
+        double bw = bar_width(cr, S);
+        pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;
     }
-    double bar_x = right + GAP + 20;
-    double used = draw_colour_bar(cr, bar_x, top + L.title_h + PAD, any_masked);
-    double bottom = top + L.title_h + PAD + BAR_HEIGHT + (any_masked ? 60 : 0);
-    *width = ceil(bar_x + used + MARGIN);
-    *height = ceil((y - GAP + MARGIN) > bottom + MARGIN ? y - GAP + MARGIN
-                                                        : bottom + MARGIN);
+    pg->bar_x = right + GAP + 20; /* room for the bar's upright caption */
+    pg->width =
+        ceil(fmax(pg->bar_x + pg->bar_w, pg->header_w + MARGIN) + MARGIN);
+    pg->height = ceil(y - GAP + MARGIN);
+}
+
+/* The heading and the notes, at most as wide as the panels (or 480
+ * points): their height. */
+static double header_height(page *pg, cairo_t *cr, double width)
+{
+    double h = MARGIN, w, lh;
+    pg->header_w = 0;
+    if (pg->heading != NULL) {
+        text_size(cr, HEADING_FONT, pg->heading, width, false, &w, &lh);
+        h += lh + PAD;
+        pg->header_w = w;
+    }
+    for (size_t i = 0; i < pg->n_notes; i++) {
+        text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &lh);
+        h += lh + (i + 1 == pg->n_notes ? PAD : 0);
+        pg->header_w = w > pg->header_w ? w : pg->header_w;
+    }
+    return h;
+}
+
+/* The notes of a summarised page: blocks of values, panels left out. */
+static void write_notes(page *pg)
+{
+    pg->n_notes = 0;
+    for (size_t s = 0; s < pg->n_sections && pg->n_notes < 3; s++) {
+        const section *S = &pg->sections[s];
+        if (S->block > 1)
+            snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                     /* TRANSLATORS: a picture too large to draw value by
+                      * value: table name, block size twice */
+                     _("Summarised: each cell of %s is the mean of a block "
+                       "of %zu x %zu values."),
+                     S->name, S->block, S->block);
+    }
+    if (pg->dropped > 0)
+        snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                 _("Summarised: %zu of %zu tables drawn; choose fewer with "
+                   "--tables, --variant or --heads."),
+                 pg->n_panels, pg->n_panels + pg->dropped);
+}
+
+/* The output's units per point: fixed (width x height given) or what a
+ * page of this size gets. */
+static double page_scale(const page *pg, enum plot_format format, double width,
+                         double height)
+{
+    if (width > 0)
+        return fmin(width / pg->width, height / pg->height);
+    if (format != PLOT_PNG)
+        return 1.0;
+    double fit = sqrt(PNG_MAX_PIXELS / (pg->width * pg->height));
+    return fit < PNG_SCALE ? fit : PNG_SCALE;
+}
+
+/* Lays the page out for the output (format, size), summarising tables
+ * whose cells would be smaller than MIN_DRAWN output units. Returns the
+ * output's units per point. */
+static double lay_out(page *pg, cairo_t *cr, enum plot_format format,
+                      double width, double height)
+{
+    double unused;
+    text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
+    text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        section *S = &pg->sections[s];
+        scale_section(S, pg->panels);
+        measure_section(S, cr, pg->panels, pg->show_names);
+        size_t longest = S->rows > S->cols ? S->rows : S->cols;
+        S->block = (size_t)ceil((double)longest * MIN_DRAWN / MAX_SIDE);
+        S->block = S->block < 1 ? 1 : S->block;
+    }
+    double scale = 1.0;
+    for (int round = 0; round < 16; round++) {
+        for (size_t s = 0; s < pg->n_sections; s++)
+            size_section(&pg->sections[s], pg->line_h, pg->title_h);
+        write_notes(pg);
+        pg->header_h = pg->header_w = 0;
+        place(pg, cr);
+        pg->header_h = header_height(pg, cr, fmax(pg->width - 2 * MARGIN, 480));
+        place(pg, cr);
+        scale = page_scale(pg, format, width, height);
+        bool again = false;
+        for (size_t s = 0; s < pg->n_sections; s++) {
+            section *S = &pg->sections[s];
+            size_t longest = S->rows > S->cols ? S->rows : S->cols;
+            if (S->cell * scale >= MIN_DRAWN * 0.999 || S->block >= longest)
+                continue;
+            size_t k =
+                (size_t)ceil((double)S->block * MIN_DRAWN / (S->cell * scale));
+            S->block = k > S->block ? k : S->block + 1;
+            S->block = S->block > longest ? longest : S->block;
+            again = true;
+        }
+        if (!again)
+            break;
+    }
+    return scale;
+}
+
+/* ---- drawing ---------------------------------------------------------- */
+
+/* A masked cell: neutral grey, with darker diagonal hatching when it is
+ * large enough to show it. */
+static void draw_masked(cairo_t *cr, double x, double y, double side)
+{
+    cairo_save(cr);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
+    cairo_rectangle(cr, x, y, side, side);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    if (side < 6.0)
+        return;
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, side, side);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.62, 0.62, 0.62);
+    cairo_set_line_width(cr, side > 12.0 ? 1.0 : 0.5);
+    double step = side > 12.0 ? side / 4.0 : 3.0;
+    for (double d = -side; d < side; d += step) {
+        cairo_move_to(cr, x + d, y + side);
+        cairo_line_to(cr, x + d + side, y);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+#define MASKED_GREY 219 /* 0.86 of 255: masked cells in an image */
+
+/* The mean of the unmasked values of block (br, bc), false if all are
+ * masked. */
+static bool block_mean(const panel *p, size_t k, size_t br, size_t bc,
+                       double *mean)
+{
+    const matrix *m = &p->t->values;
+    double sum = 0;
+    size_t n = 0;
+    for (size_t r = br * k; r < m->rows && r < (br + 1) * k; r++)
+        for (size_t c = bc * k; c < m->cols && c < (bc + 1) * k; c++)
+            if (!cell_masked(p, r, c)) {
+                sum += m->v[r * m->cols + c];
+                n++;
+            }
+    *mean = n > 0 ? sum / (double)n : 0.0;
+    return n > 0;
+}
+
+/* The value written in a cell, in a font that fits the cell's width. */
+static void annotate(cairo_t *cr, double v, rgb c8, double x, double y,
+                     double cell)
+{
+    char value[32];
+    if (fabs(v) < 0.005)
+        v = 0.0; /* no "-0.00" */
+    if (fabs(v) < 100.0)
+        snprintf(value, sizeof value, "%.2f", v);
+    else
+        snprintf(value, sizeof value, "%.3g", v);
+    double size = cell * 0.24;
+    char font[32];
+    snprintf(font, sizeof font, "Sans %.1f", size);
+    double w, h;
+    text_size(cr, font, value, 0, false, &w, &h);
+    if (w > cell * 0.9) {
+        size *= cell * 0.9 / w;
+        snprintf(font, sizeof font, "Sans %.1f", size);
+    }
+    if (size < 5.0)
+        return;
+    /* dark text on light cells, light on dark, as seaborn does */
+    double lum = (0.2126 * c8.r + 0.7152 * c8.g + 0.0722 * c8.b) / 255.0;
+    double ink = lum > 0.408 ? 0.0 : 1.0;
+    cairo_set_source_rgb(cr, ink, ink, ink);
+    draw_text(cr, font, value, 0, x + cell / 2, y + cell / 2, 0.5, 0.5, 0);
+}
+
+/* The heat map of a panel from (mx, my): a rectangle per drawn cell, or
+ * for large maps one image of a pixel per cell, scaled up. */
+static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
+                     double my)
+{
+    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+                 nc = blocks(p->t->values.cols, k);
+    const double cell = S->cell;
+    if (nr * nc > RECT_LIMIT) {
+        cairo_surface_t *img =
+            cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)nc, (int)nr);
+        if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+            cairo_surface_destroy(img);
+            return;
+        }
+        cairo_surface_flush(img);
+        unsigned char *data = cairo_image_surface_get_data(img);
+        int stride = cairo_image_surface_get_stride(img);
+        for (size_t r = 0; r < nr; r++)
+            for (size_t c = 0; c < nc; c++) {
+                double v;
+                rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
+                if (block_mean(p, k, r, c, &v))
+                    c8 = scale_color(S, v);
+                uint32_t px = (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
+                memcpy(data + r * (size_t)stride + c * 4, &px, 4);
+            }
+        cairo_surface_mark_dirty(img);
+        cairo_save(cr);
+        cairo_translate(cr, mx, my);
+        cairo_scale(cr, cell, cell);
+        cairo_set_source_surface(cr, img, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+        cairo_rectangle(cr, 0, 0, (double)nc, (double)nr);
+        cairo_fill(cr);
+        cairo_restore(cr);
+        cairo_surface_destroy(img);
+        return;
+    }
+    bool values = cell >= ANNOTATE_FROM && k == 1;
+    for (size_t r = 0; r < nr; r++)
+        for (size_t c = 0; c < nc; c++) {
+            double x = mx + (double)c * cell, y = my + (double)r * cell, v;
+            if (!block_mean(p, k, r, c, &v)) {
+                draw_masked(cr, x, y, cell);
+                continue;
+            }
+            rgb c8 = scale_color(S, v);
+            cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+            cairo_rectangle(cr, x, y, cell, cell);
+            cairo_fill(cr);
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+            if (values)
+                annotate(cr, v, c8, x, y, cell);
+        }
+}
+
+static void draw_panel(cairo_t *cr, const page *pg, const panel *p)
+{
+    const section *S = &pg->sections[p->section];
+    const table *t = p->t;
+    char title[256];
+    panel_title(title, sizeof title, p, pg->show_names);
+    double mx = p->x + S->row_label_w + PAD;
+    double my = p->y + pg->title_h + PAD;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    draw_text(cr, TITLE_FONT, title, 0, mx, p->y, 0, 0, 0);
+    draw_map(cr, p, S, mx, my);
+
+    /* a drawn cell's labels are those of its first row or column */
+    const size_t k = S->block, every = S->label_every * k;
+    const double cell = S->cell;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (size_t r = 0; r < t->rows->n; r += every)
+        draw_text(cr, LABEL_FONT, t->rows->s[r], MAX_LABEL, mx - PAD,
+                  my + ((double)(r / k) + 0.5) * cell, 1.0, 0.5, 0);
+    double under = my + (double)blocks(t->values.rows, k) * cell + PAD;
+    for (size_t c = 0; c < t->cols->n; c += every) {
+        double cx = mx + ((double)(c / k) + 0.5) * cell;
+        if (S->rotate_cols) /* reading upwards, ending under the column */
+            draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 1.0,
+                      0.5, QUARTER_TURN);
+        else
+            draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 0.5,
+                      0, 0);
+    }
+}
+
+/* The n-th of a bar's five ticks, as text. */
+static void tick_text(char *out, size_t size, const section *S, int n)
+{
+    double v = S->lo + (S->hi - S->lo) * n / 4.0;
+    double big = fmax(fabs(S->lo), fabs(S->hi));
+    if (fabs(v) < 1e-12 * big)
+        v = 0.0; /* the diverging bar's middle */
+    if (big >= 100.0 || S->hi - S->lo < 0.04)
+        snprintf(out, size, "%.3g", v);
+    else
+        snprintf(out, size, "%.2f", v);
+}
+
+/* The caption beside a bar, and the legend of its masked cells. */
+static const char *bar_caption(const section *S)
+{
+    if (S->kind == MAP_WEIGHTS)
+        return _("attention weight");
+    if (strcmp(S->name, "attn_scores") == 0)
+        return _("attention score");
+    return S->name;
+}
+
+static const char *masked_legend(const section *S)
+{
+    if (S->kind == MAP_WEIGHTS)
+        /* TRANSLATORS: a picture's legend; keep the line break */
+        return _("masked\n(weight 0)");
+    if (strcmp(S->name, "attn_scores") == 0)
+        /* TRANSLATORS: a picture's legend; keep the line break */
+        return _("masked\n(-inf)");
+    /* TRANSLATORS: a picture's legend for infinite or NaN values */
+    return _("not a\nnumber");
+}
+
+static double bar_width(cairo_t *cr, const section *S)
+{
+    double widest = 0, w, h;
+    for (int k = 0; k <= 4; k++) {
+        char tick[32];
+        tick_text(tick, sizeof tick, S, k);
+        text_size(cr, LABEL_FONT, tick, 0, false, &w, &h);
+        widest = w > widest ? w : widest;
+    }
+    if (S->masked) {
+        text_size(cr, LABEL_FONT, masked_legend(S), 0, false, &w, &h);
+        widest = w > widest ? w : widest;
+    }
+    return BAR_WIDTH + 6 + widest;
+}
+
+/* The section's colour bar at (x, S->top), with its scale. */
+static void draw_colour_bar(cairo_t *cr, const section *S, double x)
+{
+    const int steps = 256;
+    const double y = S->top, height = S->bar_h;
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    for (int i = 0; i < steps; i++) {
+        double v = S->lo + (S->hi - S->lo) * (i + 0.5) / steps;
+        rgb c8 = scale_color(S, v);
+        cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
+        double y1 = y + height * (1.0 - (double)(i + 1) / steps);
+        cairo_rectangle(cr, x, y1, BAR_WIDTH, height / steps + 0.5);
+        cairo_fill(cr);
+    }
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 0.75);
+    cairo_rectangle(cr, x, y, BAR_WIDTH, height);
+    cairo_stroke(cr);
+    for (int k = 0; k <= 4; k++) {
+        double ty = y + height * (1.0 - k / 4.0);
+        char tick[32];
+        tick_text(tick, sizeof tick, S, k);
+        cairo_move_to(cr, x + BAR_WIDTH, ty);
+        cairo_line_to(cr, x + BAR_WIDTH + 4, ty);
+        cairo_stroke(cr);
+        draw_text(cr, LABEL_FONT, tick, 0, x + BAR_WIDTH + 6, ty, 0, 0.5, 0);
+    }
+    draw_text(cr, LABEL_FONT, bar_caption(S), height, x - 6, y + height / 2,
+              0.5, 1.0, QUARTER_TURN);
+    if (S->masked) {
+        double ly = y + height + 20;
+        draw_masked(cr, x, ly, BAR_WIDTH);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
+        cairo_stroke(cr);
+        draw_text(cr, LABEL_FONT, masked_legend(S), 0, x + BAR_WIDTH + 6, ly, 0,
+                  0, 0);
+    }
+}
+
+/* Draws the laid-out page into cr, from (0, 0) in points. */
+static void draw_page(cairo_t *cr, const page *pg)
+{
+    double y = MARGIN, width = fmax(pg->width - 2 * MARGIN, 480), w, h;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (pg->heading != NULL) {
+        draw_text(cr, HEADING_FONT, pg->heading, width, MARGIN, y, 0, 0, 0);
+        text_size(cr, HEADING_FONT, pg->heading, width, false, &w, &h);
+        y += h + PAD;
+    }
+    for (size_t i = 0; i < pg->n_notes; i++) {
+        PangoLayout *layout =
+            text_layout(cr, LABEL_FONT, pg->notes[i], width, true);
+        cairo_move_to(cr, MARGIN, y);
+        pango_cairo_show_layout(cr, layout);
+        text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &h);
+        y += h;
+        g_object_unref(layout);
+    }
+    for (size_t i = 0; i < pg->n_panels; i++)
+        draw_panel(cr, pg, &pg->panels[i]);
+    for (size_t s = 0; s < pg->n_sections; s++)
+        draw_colour_bar(cr, &pg->sections[s], pg->bar_x);
 }
 
 /* ---- pages ------------------------------------------------------------ */
@@ -576,52 +1074,63 @@ static int surface_failed(cairo_surface_t *s, const plot_output *o,
                    o->final_path, cairo_status_to_string(st));
 }
 
-/* Draws the page onto target, white behind, at scale units per point. */
-static void draw_on(cairo_surface_t *target, const panel *p, size_t n,
-                    const char *heading, double scale)
+/* Draws the page onto target (w x h units, white), scaled by scale units
+ * per point and centred. */
+static void draw_on(cairo_surface_t *target, const page *pg, double w, double h,
+                    double scale)
 {
     cairo_t *cr = cairo_create(target);
-    cairo_scale(cr, scale, scale);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
-    double w, h;
-    draw_page(cr, p, n, heading, &w, &h);
+    cairo_translate(cr, floor((w - pg->width * scale) / 2),
+                    floor((h - pg->height * scale) / 2));
+    cairo_scale(cr, scale, scale);
+    draw_page(cr, pg);
     cairo_destroy(cr);
 }
 
-int plot_page(plot_file *pf, const trace *tr, const char *heading,
-              mx_error *err)
+static void page_free(page *pg)
+{
+    free(pg->panels);
+    free(pg->sections);
+}
+
+int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
+              size_t n, const char *heading, mx_error *err)
 {
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
-                       _("--plot: more sentences than "
-                         "expected"));
-    size_t n = 0;
-    panel *p = collect_panels(tr, &n);
-    if (p == NULL)
-        return err_nomem(err, _("the picture"));
-    if (n == 0) {
-        free(p);
-        return err_usage(err, _("--plot: this run has no attention weights to "
-                                "draw"));
+                       _("--plot: more sentences than expected"));
+    page pg = {.heading = heading};
+    if (collect_panels(&pg, tr, tables, n, err) != 0) {
+        page_free(&pg);
+        return -1;
     }
-    /* a first drawing, into nothing, measures the page */
+    if (pg.n_panels == 0) {
+        page_free(&pg);
+        if (tables == NULL)
+            return err_usage(err, _("--plot: this run has no attention "
+                                    "weights to draw"));
+        return err_usage(err, _("--plot: the chosen tables hold token ids, "
+                                "no values to draw"));
+    }
+    /* text is measured on a surface that draws nothing */
     cairo_surface_t *rec =
         cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
     cairo_t *cr = cairo_create(rec);
-    double w = 0, h = 0;
-    draw_page(cr, p, n, heading, &w, &h);
+    double scale = lay_out(&pg, cr, pf->format, pf->width, pf->height);
     cairo_destroy(cr);
     cairo_surface_destroy(rec);
+    double w = pf->width > 0 ? pf->width : ceil(pg.width * scale);
+    double h = pf->height > 0 ? pf->height : ceil(pg.height * scale);
 
     plot_output *o = &pf->outputs[pf->format == PLOT_PDF ? 0 : pf->drawn];
     cairo_surface_t *s = NULL;
     int rc = 0;
     switch (pf->format) {
     case PLOT_PNG:
-        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)(w * PNG_SCALE),
-                                       (int)(h * PNG_SCALE));
-        draw_on(s, p, n, heading, PNG_SCALE);
+        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+        draw_on(s, &pg, w, h, scale);
         cairo_surface_flush(s);
         if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS &&
             cairo_surface_write_to_png_stream(s, write_to, o) !=
@@ -632,12 +1141,12 @@ int plot_page(plot_file *pf, const trace *tr, const char *heading,
     case PLOT_SVG:
         s = cairo_svg_surface_create_for_stream(write_to, o, w, h);
         cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
-        draw_on(s, p, n, heading, 1.0);
+        draw_on(s, &pg, w, h, scale);
         cairo_surface_finish(s);
         break;
     case PLOT_PDF:
         cairo_pdf_surface_set_size(pf->pdf, w, h);
-        draw_on(pf->pdf, p, n, heading, 1.0);
+        draw_on(pf->pdf, &pg, w, h, scale);
         cairo_surface_show_page(pf->pdf);
         break;
     }
@@ -647,7 +1156,7 @@ int plot_page(plot_file *pf, const trace *tr, const char *heading,
         rc = surface_failed(pf->pdf, o, err);
     if (s != NULL)
         cairo_surface_destroy(s);
-    free(p);
+    page_free(&pg);
     pf->drawn++;
     return rc;
 }

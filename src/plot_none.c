@@ -8,22 +8,29 @@ bool plot_available(void)
     return false;
 }
 
-plot_file *plot_open(const char *path, size_t pages, mx_error *err)
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err)
 {
     (void)path;
     (void)pages;
+    (void)width;
+    (void)height;
     err_usage(err, _("--plot: this build has no plotting (it was built "
                      "without cairo and pango; see the README's set-up)"));
     return NULL;
 }
 
-int plot_page(plot_file *pf, const trace *tr, const char *heading,
-              mx_error *err)
+int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
+              size_t n, const char *heading, mx_error *err)
 {
     (void)pf;
     (void)tr;
+    (void)tables;
+    (void)n;
     (void)heading;
-    return err_usage(err, _("--plot: this build has no plotting"));
+    return err_usage(err, _("--plot: this build has no plotting (it was "
+                            "built without cairo and pango; see the "
+                            "README's set-up)"));
 }
 
 int plot_close(plot_file *pf, mx_error *err)

@@ -6,7 +6,12 @@ text (pdftotext) holds every token label, CJK included; --input gives a
 PDF page per sentence (pdfinfo) and a PNG or SVG per sentence; the same
 command writes the same SVG and PDF bytes; a wrong extension is a usage
 error naming the three formats; an unwritable path is status 1 with one
-line and leaves nothing behind.
+line and leaves nothing behind. --plot-size gives exactly that many
+pixels (PNG) or points (SVG, PDF), and bad sizes are usage errors;
+--tables puts other tables in the picture (titles, colour bars and the
+masked legend in the PDF's text); a very long sentence or many heads
+give a picture of bounded size that says it is summarised; titles and
+legends follow --lang.
 
 Usage: plot_test.py MHA_EXPLAIN
 A build without plotting skips (TAP plan 1..0 # SKIP)."""
@@ -43,6 +48,25 @@ def plot(args, path, env=None, made=None):
        "%s: %s written" % (" ".join(args[:3]), os.path.basename(path)),
        r.stderr.decode("utf-8", "replace"))
     return r
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24],
+                                                                "big")
+
+
+def pdf_text(path):
+    return subprocess.run([tool("pdftotext"), path, "-"],
+                          capture_output=True).stdout.decode("utf-8")
+
+
+def pdf_page_size(path):
+    info = subprocess.run([tool("pdfinfo"), path],
+                          capture_output=True).stdout.decode()
+    m = re.search(r"^Page size: +([\d.]+) x ([\d.]+) pts", info, re.M)
+    return (float(m.group(1)), float(m.group(2))) if m else None
 
 
 def leftovers(directory, expected):
@@ -130,6 +154,89 @@ def main():
         ok(sorted(os.listdir(sub)) == sorted(expected),
            "a PNG and an SVG per sentence, numbered before the extension",
            sorted(os.listdir(sub)))
+
+        # --plot-size: pixels for PNG, points for SVG and PDF.
+        sized = os.path.join(d, "slide.png")
+        plot(CLASSROOM + ["--plot-size", "1920x1080"], sized)
+        ok(png_size(sized) == (1920, 1080), "--plot-size 1920x1080: a PNG "
+           "of 1920 x 1080 pixels", png_size(sized))
+        sized = os.path.join(d, "a4.pdf")
+        plot(CLASSROOM + ["--plot-size", "595x842"], sized)
+        ok(pdf_page_size(sized) == (595, 842), "--plot-size 595x842: an A4 "
+           "PDF page in points", pdf_page_size(sized))
+        sized = os.path.join(d, "small.svg")
+        plot(CLASSROOM + ["--plot-size", "400X300"], sized)
+        with open(sized, encoding="utf-8") as f:
+            head = f.read(400)
+        ok('width="400pt" height="300pt"' in head, "--plot-size 400X300: an "
+           "SVG of 400 x 300 points", head)
+        for bad, said in (("1920", "is not WIDTHxHEIGHT"),
+                          ("1920x", "is not WIDTHxHEIGHT"),
+                          ("x1080", "is not WIDTHxHEIGHT"),
+                          ("-5x100", "is not WIDTHxHEIGHT"),
+                          ("1e3x100", "is not WIDTHxHEIGHT"),
+                          ("1920x1080x2", "is not WIDTHxHEIGHT"),
+                          ("31x100", "out of range (each side 32 to 8192)"),
+                          ("100x8193", "out of range"),
+                          ("99999999999x100", "out of range")):
+            mha.check_error(CLASSROOM + ["--plot", sized, "--plot-size", bad],
+                            said, hint=True)
+        mha.check_error(CLASSROOM + ["--plot-size", "800x600"],
+                        "--plot-size: goes with --plot", hint=True)
+
+        # --tables: other tables, each name with its colour bar.
+        tables = os.path.join(d, "tables.pdf")
+        plot(CLASSROOM + ["--variant", "fused", "--tables",
+                          "queries,attn_scores,attn_weights,out_proj.weight,"
+                          "vocab"], tables)
+        text = pdf_text(tables)
+        want = ["[fused] head 0: queries", "[fused] head 1: attn_scores",
+                "[fused] head 1: attn_weights", "[fused] out_proj.weight",
+                "attention score", "attention weight", "(-inf)",
+                "(weight 0)"]
+        ok(all(w in text for w in want) and "vocab" not in text,
+           "--tables: a panel per table (not the ids of vocab), a colour "
+           "bar per name, the masked legends",
+           [w for w in want if w not in text])
+        mha.check_error(CLASSROOM + ["--tables", "vocab,tokens", "--plot",
+                                     tables], "token ids", hint=True)
+        default = os.path.join(d, "average.pdf")
+        plot(CLASSROOM + ["--variant", "wrapper", "--average"], default)
+        text = pdf_text(default)
+        ok("[wrapper] head 1" in text and "[wrapper] mean of the heads" in
+           text, "--average adds the heads' mean to the default picture",
+           text[:300])
+
+        # Very large: summarised, of bounded size.
+        words = " ".join("w%d" % i for i in range(700))
+        large = os.path.join(d, "large.pdf")
+        plot([words, "--variant", "fused", "--tables", "attn_weights"], large)
+        size = pdf_page_size(large)
+        text = pdf_text(large)
+        ok("Summarised: each cell of attn_weights is the mean of a block of "
+           "2 x 2 values." in text and size and max(size) < 1600,
+           "700 tokens: blocks of 2 x 2 on a page of %s points" % (size,),
+           text[:300])
+        many = os.path.join(d, "many.png")
+        plot(["O gato", "--variant", "fused", "--heads", "64", "--d-out",
+              "64"], many)
+        w, h = png_size(many)
+        ok(w * h < 36e6, "64 heads: a PNG of %d x %d pixels" % (w, h))
+        many = os.path.join(d, "many.pdf")
+        plot(["O gato", "--variant", "fused", "--heads", "64", "--d-out",
+              "64"], many)
+        text = pdf_text(many)
+        ok("Summarised: 48 of 64 tables drawn" in text and "head 47" in text
+           and "head 48" not in text, "64 heads: 48 panels, and it says so",
+           text[:300])
+
+        # Titles and legends in the language of --lang.
+        lang = os.path.join(d, "pt.pdf")
+        plot(CLASSROOM + ["--lang", "pt_BR", "--variant", "fused"], lang)
+        text = pdf_text(lang)
+        ok("[fused] cabeça 1" in text and "peso de atenção" in text,
+           "--lang pt_BR: the picture's titles and bar in Portuguese",
+           text[:300])
 
         # Mistakes.
         mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],

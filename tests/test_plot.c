@@ -2,8 +2,12 @@
  * is drawn to a PNG; cairo reads the PNG again and the colour at every
  * cell's centre must be the viridis colour of that cell's weight (the
  * terminal's colour map, heat.h), and every masked cell neutral grey
- * (never a colour of the map). Also that nothing is left behind after an
- * unwritable path.
+ * (never a colour of the map). Tables chosen with --tables: scores of both
+ * signs on the diverging map centred on 0 (colormap.h), their -inf cells
+ * grey; values of one sign on viridis from the smallest to the largest.
+ * --plot-size gives a PNG of exactly that many pixels; a 700-token head
+ * is summarised into a picture of bounded size. Also that nothing is left
+ * behind after an unwritable path.
  *
  * Usage: test_plot [REFERENCE_DIR]   (the argument is not used)
  *
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "colormap.h"
 #include "heat.h"
 #include "plot.h"
 #include "trace.h"
@@ -69,6 +74,66 @@ static void make_trace(trace *tr)
     matrix_free(&scores);
 }
 
+/* Scores of both signs, -inf above the diagonal: the smallest (-1.1, at
+ * row 0) is the scale's blue end, the largest (+0.8) sets m = 1.1. */
+static float score(size_t r, size_t c)
+{
+    if (c > r)
+        return -INFINITY;
+    return r == 0 ? -1.1f
+                  : (float)((double)((r * 7 + c * 3) % 20) / 10.0 - 1.0);
+}
+
+/* Values of one sign, 12 x 3: 0.5 (row 0, column 0) to 4.0. */
+static float value(size_t r, size_t c)
+{
+    return 0.5f + (float)(r * 3 + c) * 3.5f / 35.0f;
+}
+
+/* A trace with scores (12 x 12) and values (12 x 3) of head 0. */
+static void make_tables(trace *tr, const table **scores, const table **values)
+{
+    static const char *const w[TOKENS] = {"a", "b", "c", "d", "e", "f",
+                                          "g", "h", "i", "j", "k", "l"};
+    mx_error err;
+    const labels *q = trace_word_labels(tr, "Q:", w, TOKENS, &err);
+    const labels *k = trace_word_labels(tr, "K:", w, TOKENS, &err);
+    const labels *d = trace_index_labels(tr, "dim", 3, &err);
+    matrix s, v;
+    if (q == NULL || k == NULL || d == NULL ||
+        matrix_alloc(&s, TOKENS, TOKENS, "scores", &err) != 0 ||
+        matrix_alloc(&v, TOKENS, 3, "values", &err) != 0)
+        bail("cannot build the trace");
+    for (size_t r = 0; r < TOKENS; r++) {
+        for (size_t c = 0; c < TOKENS; c++)
+            *matrix_at(&s, r, c) = score(r, c);
+        for (size_t c = 0; c < 3; c++)
+            *matrix_at(&v, r, c) = value(r, c);
+    }
+    if (trace_add(tr, "fused", 0, "attn_scores", q, k, &s, &err) != 0 ||
+        trace_add(tr, "fused", 0, "values", q, d, &v, &err) != 0)
+        bail(err.msg);
+    matrix_free(&s);
+    matrix_free(&v);
+    *scores = trace_find(tr, "fused", 0, "attn_scores");
+    *values = trace_find(tr, "fused", 0, "values");
+}
+
+/* Draws the tables (NULL: the default figure) of tr to path at
+ * width x height (0 x 0: its own size). */
+static int draw(const char *path, const trace *tr, const table *const *tables,
+                size_t n, size_t width, size_t height, mx_error *err)
+{
+    plot_file *pf = plot_open(path, 1, width, height, err);
+    if (pf == NULL)
+        return -1;
+    if (plot_page(pf, tr, tables, n, NULL, err) != 0) {
+        plot_discard(pf);
+        return -1;
+    }
+    return plot_close(pf, err);
+}
+
 static void pixel(const unsigned char *data, int stride, int x, int y,
                   int px[3])
 {
@@ -91,10 +156,7 @@ static void test_png_cells(const char *path)
     trace_init(&tr);
     make_trace(&tr);
     mx_error err = {0};
-    plot_file *pf = plot_open(path, 1, &err);
-    int rc = pf != NULL ? plot_page(pf, &tr, NULL, &err) : -1;
-    if (pf != NULL)
-        rc = rc == 0 ? plot_close(pf, &err) : (plot_discard(pf), rc);
+    int rc = draw(path, &tr, NULL, 0, 0, 0, &err);
     ok(rc == 0, "a 12-token head is drawn to %s", path);
     if (rc != 0)
         diag("%s", err.msg);
@@ -167,13 +229,205 @@ static void test_png_cells(const char *path)
     cairo_surface_destroy(img);
 }
 
+/* The first pixel of colour want in reading order, or false. */
+static bool find_first(const unsigned char *data, int stride, int w, int h,
+                       rgb want, int *x0, int *y0)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int px[3];
+            pixel(data, stride, x, y, px);
+            if (close_to(px, want, 1)) {
+                *x0 = x;
+                *y0 = y;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* The colour at each cell's centre (rows x cols cells from the first
+ * pixel of the first cell's colour) against want(r, c); masked cells
+ * (want returns false) must be neutral grey. Returns the cells that
+ * match. */
+typedef bool (*colour_of)(size_t r, size_t c, rgb *want);
+
+static int check_cells(const char *path, size_t rows, size_t cols,
+                       colour_of want, int *masked)
+{
+    cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+    int good = 0;
+    *masked = 0;
+    if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(img);
+        return 0;
+    }
+    cairo_surface_flush(img);
+    const unsigned char *data = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    int w = cairo_image_surface_get_width(img);
+    int h = cairo_image_surface_get_height(img);
+    rgb first;
+    int x0 = -1, y0 = -1;
+    want(0, 0, &first);
+    if (!find_first(data, stride, w, h, first, &x0, &y0) ||
+        x0 + (int)cols * CELL_PX > w || y0 + (int)rows * CELL_PX > h) {
+        diag("%s: the first cell is not found, or the map does not fit", path);
+        cairo_surface_destroy(img);
+        return 0;
+    }
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            int px[3];
+            rgb expect;
+            pixel(data, stride, x0 + (int)c * CELL_PX + CELL_PX / 2,
+                  y0 + (int)r * CELL_PX + CELL_PX / 2, px);
+            if (!want(r, c, &expect)) {
+                if (px[0] == px[1] && px[1] == px[2] && px[0] >= 140 &&
+                    px[0] <= 230)
+                    (*masked)++;
+                else
+                    diag("masked cell %zu,%zu is %d,%d,%d", r, c, px[0], px[1],
+                         px[2]);
+            } else if (close_to(px, expect, 2))
+                good++;
+            else
+                diag("cell %zu,%zu is %d,%d,%d, not %d,%d,%d", r, c, px[0],
+                     px[1], px[2], expect.r, expect.g, expect.b);
+        }
+    cairo_surface_destroy(img);
+    return good;
+}
+
+static bool score_colour(size_t r, size_t c, rgb *want)
+{
+    float s = score(r, c);
+    if (isinf(s))
+        return false;
+    *want = diverging_color(((double)s + 1.1) / 2.2);
+    return true;
+}
+
+static bool value_colour(size_t r, size_t c, rgb *want)
+{
+    *want = heat_color(((double)value(r, c) - 0.5) / 3.5);
+    return true;
+}
+
+static void test_chosen_tables(const char *dir)
+{
+    trace tr;
+    trace_init(&tr);
+    const table *scores = NULL, *values = NULL;
+    make_tables(&tr, &scores, &values);
+    char path[96];
+    mx_error err = {0};
+
+    snprintf(path, sizeof path, "%s/scores.png", dir);
+    const table *s[1] = {scores};
+    ok(draw(path, &tr, s, 1, 0, 0, &err) == 0, "scores are drawn: %s", err.msg);
+    int masked = 0;
+    int good = check_cells(path, TOKENS, TOKENS, score_colour, &masked);
+    ok(good == TOKENS * (TOKENS + 1) / 2,
+       "scores of both signs take the diverging map's colour, centred on 0 "
+       "(%d of %d)",
+       good, TOKENS * (TOKENS + 1) / 2);
+    ok(masked == TOKENS * (TOKENS - 1) / 2,
+       "-inf scores are neutral grey (%d of %d)", masked,
+       TOKENS * (TOKENS - 1) / 2);
+    unlink(path);
+
+    snprintf(path, sizeof path, "%s/values.png", dir);
+    const table *v[1] = {values};
+    ok(draw(path, &tr, v, 1, 0, 0, &err) == 0, "values are drawn: %s", err.msg);
+    good = check_cells(path, TOKENS, 3, value_colour, &masked);
+    ok(good == TOKENS * 3 && masked == 0,
+       "values of one sign take viridis from the smallest to the largest "
+       "(%d of %d)",
+       good, TOKENS * 3);
+    unlink(path);
+
+    table id_table = *values; /* the same values, marked as ids like vocab */
+    id_table.integral = true;
+    const table *ids[1] = {&id_table};
+    snprintf(path, sizeof path, "%s/ids.png", dir);
+    ok(draw(path, &tr, ids, 1, 0, 0, &err) != 0 && err.status == 2 &&
+           access(path, F_OK) != 0,
+       "a table of ids alone is not drawn: %s", err.msg);
+    trace_free(&tr);
+}
+
+/* A PNG's size in pixels, or 0 x 0. */
+static void png_size(const char *path, int *w, int *h)
+{
+    cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+    bool good = cairo_surface_status(img) == CAIRO_STATUS_SUCCESS;
+    *w = good ? cairo_image_surface_get_width(img) : 0;
+    *h = good ? cairo_image_surface_get_height(img) : 0;
+    cairo_surface_destroy(img);
+}
+
+static void test_sizes(const char *dir)
+{
+    trace tr;
+    trace_init(&tr);
+    make_trace(&tr);
+    char path[96];
+    mx_error err = {0};
+    snprintf(path, sizeof path, "%s/sized.png", dir);
+    int w = 0, h = 0;
+    for (size_t i = 0; i < 2; i++) {
+        const size_t sizes[2][2] = {{1920, 1080}, {300, 700}};
+        int rc = draw(path, &tr, NULL, 0, sizes[i][0], sizes[i][1], &err);
+        png_size(path, &w, &h);
+        ok(rc == 0 && w == (int)sizes[i][0] && h == (int)sizes[i][1],
+           "--plot-size %zux%zu gives a PNG of %dx%d pixels", sizes[i][0],
+           sizes[i][1], w, h);
+    }
+    unlink(path);
+    trace_free(&tr);
+
+    /* 700 tokens: cells of half a point would be sub-pixel at scale 1 */
+    enum { N = 700 };
+    trace_init(&tr);
+    static char words[N][8];
+    const char *word[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(words[i], sizeof words[i], "w%zu", i);
+        word[i] = words[i];
+    }
+    const labels *q = trace_word_labels(&tr, "Q:", word, N, &err);
+    const labels *k = trace_word_labels(&tr, "K:", word, N, &err);
+    matrix m;
+    if (q == NULL || k == NULL || matrix_alloc(&m, N, N, "w", &err) != 0)
+        bail("cannot build the trace");
+    for (size_t r = 0; r < N; r++)
+        for (size_t c = 0; c < N; c++)
+            *matrix_at(&m, r, c) = c <= r ? 1.0f / (float)(r + 1) : 0.0f;
+    if (trace_add(&tr, "fused", 0, "attn_weights", q, k, &m, &err) != 0)
+        bail(err.msg);
+    matrix_free(&m);
+    snprintf(path, sizeof path, "%s/large.png", dir);
+    int rc = draw(path, &tr, NULL, 0, 0, 0, &err);
+    png_size(path, &w, &h);
+    /* a 600-point map at 2 pixels a point, with its labels and bar */
+    ok(rc == 0 && w > 1200 && w < 2400 && h > 1200 && h < 2000,
+       "a 700-token head is summarised into %dx%d pixels", w, h);
+    rc = draw(path, &tr, NULL, 0, 200, 200, &err);
+    png_size(path, &w, &h);
+    ok(rc == 0 && w == 200 && h == 200,
+       "and fits into --plot-size 200x200 (blocks of more values)");
+    unlink(path);
+    trace_free(&tr);
+}
+
 static void test_unwritable(void)
 {
     trace tr;
     trace_init(&tr);
     make_trace(&tr);
     mx_error err = {0};
-    plot_file *pf = plot_open("/nonexistent-dir/x.png", 1, &err);
+    plot_file *pf = plot_open("/nonexistent-dir/x.png", 1, 0, 0, &err);
     ok(pf == NULL && err.status == 1 && strstr(err.msg, "x.png") != NULL,
        "an unwritable path is status 1 naming the file: %s", err.msg);
     if (pf != NULL)
@@ -186,9 +440,11 @@ int main(void)
     char dir[] = "/tmp/mha-plot-test.XXXXXX";
     if (mkdtemp(dir) == NULL)
         bail("cannot make a temporary directory");
-    char path[64];
+    char path[96];
     snprintf(path, sizeof path, "%s/head.png", dir);
     test_png_cells(path);
+    test_chosen_tables(dir);
+    test_sizes(dir);
     test_unwritable();
     unlink(path);
     ok(rmdir(dir) == 0, "no temporary file is left beside the picture");
