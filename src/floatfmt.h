@@ -1,7 +1,7 @@
 /* floatfmt.h: a float32 as the shortest decimal text that reads back
- * (strtod, then rounded to float) as exactly the same float, written the way printf's %g writes
- * it: "0.3367", "1.5e-05", "-inf", "nan", whole numbers below 1e9 as
- * integers ("12", "-0"). */
+ * (strtod, then rounded to float) as exactly the same float, written the
+ * way printf's %g writes it: "0.3367", "1.5e-05", "-inf", "nan", whole
+ * numbers below 1e9 as integers ("12", "-0"). */
 #ifndef MHA_FLOATFMT_H
 #define MHA_FLOATFMT_H
 
@@ -13,13 +13,17 @@
 
 /* Writes the text of v into buf (FLOAT_TEXT_SIZE bytes), with a decimal
  * comma instead of the point when decimal_comma; returns its length.
- * Arithmetic in double decides the digits; the rare values whose digits
- * double cannot decide with certainty go to float_text_printf. */
+ * Integer arithmetic decides the digits (float_text_fast); the few values
+ * it leaves undecided go to float_text_printf. */
 size_t float_text(char *buf, float v, bool decimal_comma);
 
+/* float_text without the fall-back: the text and its length, or 0 (buf
+ * then undefined) for the values, a few in a million, whose digits lie
+ * too close to a rounding boundary for its fixed-point arithmetic. */
+size_t float_text_fast(char *buf, float v, bool decimal_comma);
+
 /* The same text by the definition itself: "%.*g" with 1, 2, ... 9
- * significant digits until (float)strtod reads v back. About 30 times slower;
- * the tests compare float_text against it. */
+ * significant digits until (float)strtod reads v back. Many times slower. */
 void float_text_printf(char *buf, size_t size, float v, bool decimal_comma);
 
 #endif
