@@ -70,16 +70,28 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         rc |= textbuf_add_char(&prefix, d);
         rc |= textbuf_add_csv_field(&prefix, t->rows->s[r], d);
         rc |= textbuf_add_char(&prefix, d);
-        const float *row = matrix_at(&t->values, r, 0);
-        for (size_t c = 0; rc == 0 && c < cols; c++) {
-            const size_t start = c > 0 ? col_end[c - 1] : 0;
-            rc |= textbuf_add(chunk, prefix.s, prefix.len);
-            rc |= textbuf_add(chunk, col_parts.s + start, col_end[c] - start);
-            rc |= textbuf_add_float(chunk, row[c], style->decimal_comma);
-            rc |= textbuf_add_char(chunk, '\n');
-            if (rc == 0 && chunk->len >= CHUNK && textbuf_flush(chunk, out))
-                rc = -2;
+        /* the row's lines: prefix, column parts, values and line ends */
+        const size_t most =
+            cols * (prefix.len + FLOAT_TEXT_SIZE + 1) + col_parts.len;
+        char *p = rc == 0 && cols > 0 ? textbuf_reserve(chunk, most) : NULL;
+        if (p == NULL) {
+            if (cols > 0)
+                rc = -1;
+            continue;
         }
+        const float *row = matrix_at(&t->values, r, 0);
+        for (size_t c = 0; c < cols; c++) {
+            const size_t start = c > 0 ? col_end[c - 1] : 0;
+            memcpy(p, prefix.s, prefix.len);
+            p += prefix.len;
+            memcpy(p, col_parts.s + start, col_end[c] - start);
+            p += col_end[c] - start;
+            p += float_text(p, row[c], style->decimal_comma);
+            *p++ = '\n';
+        }
+        chunk->len = (size_t)(p - chunk->s);
+        if (chunk->len >= CHUNK && textbuf_flush(chunk, out) != 0)
+            rc = -2;
     }
     textbuf_free(&prefix);
     textbuf_free(&col_parts);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "floatfmt.h"
 #include "i18n.h"
 #include "textbuf.h"
 
@@ -207,34 +208,48 @@ static void temp_name(char *buf, size_t size, char kind, size_t i)
     buf[k] = '\0';
 }
 
+/* Output is gathered in a buffer and written in pieces of about this
+ * size. */
+#define CHUNK 65536
+
 /* Returns 0, -1 when memory ran out, -2 on a write error. */
 static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
 {
     const char d = style->delimiter;
-    textbuf line = {0};
+    const size_t cols = t->values.cols;
+    textbuf text = {0};
     int rc = 0;
     if (style->bom)
-        rc |= textbuf_add(&line, "\xEF\xBB\xBF", 3);
-    rc |= textbuf_add(&line, "token", 5);
-    for (size_t c = 0; c < t->values.cols; c++) {
-        rc |= textbuf_add_char(&line, d);
-        rc |= textbuf_add_csv_field(&line, t->cols->s[c], d);
+        rc |= textbuf_add(&text, "\xEF\xBB\xBF", 3);
+    rc |= textbuf_add(&text, "token", 5);
+    for (size_t c = 0; c < cols; c++) {
+        rc |= textbuf_add_char(&text, d);
+        rc |= textbuf_add_csv_field(&text, t->cols->s[c], d);
     }
-    rc |= textbuf_add_char(&line, '\n');
+    rc |= textbuf_add_char(&text, '\n');
     for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
-        rc |= textbuf_add_csv_field(&line, t->rows->s[r], d);
-        const float *row = matrix_at(&t->values, r, 0);
-        for (size_t c = 0; c < t->values.cols; c++) {
-            rc |= textbuf_add_char(&line, d);
-            rc |= textbuf_add_float(&line, row[c], style->decimal_comma);
+        rc |= textbuf_add_csv_field(&text, t->rows->s[r], d);
+        /* the row's values, each after a delimiter, and the line end */
+        char *p = rc == 0
+                      ? textbuf_reserve(&text, cols * (1 + FLOAT_TEXT_SIZE) + 1)
+                      : NULL;
+        if (p == NULL) {
+            rc = -1;
+            break;
         }
-        rc |= textbuf_add_char(&line, '\n');
-        if (rc == 0 && textbuf_flush(&line, f) != 0)
+        const float *row = matrix_at(&t->values, r, 0);
+        for (size_t c = 0; c < cols; c++) {
+            *p++ = d;
+            p += float_text(p, row[c], style->decimal_comma);
+        }
+        *p++ = '\n';
+        text.len = (size_t)(p - text.s);
+        if (text.len >= CHUNK && textbuf_flush(&text, f) != 0)
             rc = -2;
     }
-    if (rc == 0 && textbuf_flush(&line, f) != 0)
+    if (rc == 0 && textbuf_flush(&text, f) != 0)
         rc = -2;
-    textbuf_free(&line);
+    textbuf_free(&text);
     return rc;
 }
 

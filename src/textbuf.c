@@ -25,6 +25,11 @@ static int reserve(textbuf *buf, size_t more)
     return 0;
 }
 
+char *textbuf_reserve(textbuf *buf, size_t more)
+{
+    return reserve(buf, more) == 0 ? buf->s + buf->len : NULL;
+}
+
 int textbuf_add(textbuf *buf, const char *s, size_t n)
 {
     if (reserve(buf, n) != 0)

@@ -25,6 +25,11 @@ int textbuf_add_float(textbuf *buf, float v, bool decimal_comma);
  * quote or a line break */
 int textbuf_add_csv_field(textbuf *buf, const char *s, char delimiter);
 
+/* Makes room for `more` (> 0) bytes after the text and returns where they
+ * start, or NULL when memory ran out. The caller writes there, then adds
+ * what it wrote to buf->len. */
+char *textbuf_reserve(textbuf *buf, size_t more);
+
 /* Writes the text to out and empties buf; returns 0, or -1 (errno set)
  * when out reported an error. */
 int textbuf_flush(textbuf *buf, FILE *out);
