@@ -367,6 +367,8 @@ typedef struct {
     section *sections;
     size_t n_sections;
     bool show_names; /* titles say the table's name */
+    double flow;     /* 0: each variant's grid below the last; else side
+                        by side while the row is at most this wide */
     const char *heading;
     char notes[4][256];
     size_t n_notes;
@@ -647,7 +649,7 @@ static void place(page *pg, cairo_t *cr)
     pg->bar_w = 0;
     for (size_t s = 0; s < pg->n_sections; s++) {
         section *S = &pg->sections[s];
-        double top = y;
+        double top = y, x = MARGIN, row_h = 0;
         for (size_t i = S->first; i < S->first + S->count;) {
             size_t run = 1; /* the panels of this variant */
             while (i + run < S->first + S->count &&
@@ -656,16 +658,22 @@ static void place(page *pg, cairo_t *cr)
                 run++;
             size_t gr, gc;
             grid_shape(run, &gr, &gc);
+            double run_w = (double)gc * S->box_w + (double)(gc - 1) * GAP;
+            if (x > MARGIN && (pg->flow == 0 || x + run_w > pg->flow)) {
+                y += row_h; /* the next row of grids */
+                x = MARGIN;
+                row_h = 0;
+            }
             for (size_t k = 0; k < run; k++) {
-                pg->panels[i + k].x =
-                    MARGIN + (double)(k % gc) * (S->box_w + GAP);
+                pg->panels[i + k].x = x + (double)(k % gc) * (S->box_w + GAP);
                 pg->panels[i + k].y = y + (double)(k / gc) * (S->box_h + GAP);
             }
-            double w = MARGIN + (double)gc * S->box_w + (double)(gc - 1) * GAP;
-            right = w > right ? w : right;
-            y += (double)gr * (S->box_h + GAP);
+            right = x + run_w > right ? x + run_w : right;
+            x += run_w + GAP;
+            row_h = fmax(row_h, (double)gr * (S->box_h + GAP));
             i += run;
         }
+        y += row_h;
         S->top = top + pg->title_h + PAD;
         double bar_bottom = S->top + S->bar_h + (S->masked ? LEGEND_H : 0);
         y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
@@ -686,7 +694,7 @@ static double header_height(page *pg, cairo_t *cr, double width)
     pg->header_w = 0;
     if (pg->heading != NULL) {
         text_size(cr, HEADING_FONT, pg->heading, width, false, &w, &lh);
-        h += lh + PAD;
+        h += lh + 2 * PAD;
         pg->header_w = w;
     }
     for (size_t i = 0; i < pg->n_notes; i++) {
@@ -731,19 +739,14 @@ static double page_scale(const page *pg, enum plot_format format, double width,
     return fit < PNG_SCALE ? fit : PNG_SCALE;
 }
 
-/* Lays the page out for the output (format, size), summarising tables
- * whose cells would be smaller than MIN_DRAWN output units. Returns the
- * output's units per point. */
-static double lay_out(page *pg, cairo_t *cr, enum plot_format format,
-                      double width, double height)
+/* Lays the page out with pg->flow for the output (format, size),
+ * summarising tables whose cells would be smaller than MIN_DRAWN output
+ * units. Returns the output's units per point. */
+static double fit(page *pg, cairo_t *cr, enum plot_format format, double width,
+                  double height)
 {
-    double unused;
-    text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
-    text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
     for (size_t s = 0; s < pg->n_sections; s++) {
         section *S = &pg->sections[s];
-        scale_section(S, pg->panels);
-        measure_section(S, cr, pg->panels, pg->show_names);
         size_t longest = S->rows > S->cols ? S->rows : S->cols;
         S->block = (size_t)ceil((double)longest * MIN_DRAWN / MAX_SIDE);
         S->block = S->block < 1 ? 1 : S->block;
@@ -774,6 +777,42 @@ static double lay_out(page *pg, cairo_t *cr, enum plot_format format,
             break;
     }
     return scale;
+}
+
+/* Measures the page's text, then lays it out: each variant's grid below
+ * the last, or for a size given (--plot-size) the arrangement of grids
+ * side by side that draws the page largest. Returns the output's units
+ * per point. */
+static double lay_out(page *pg, cairo_t *cr, enum plot_format format,
+                      double width, double height)
+{
+    double unused;
+    text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
+    text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        scale_section(&pg->sections[s], pg->panels);
+        measure_section(&pg->sections[s], cr, pg->panels, pg->show_names);
+    }
+    pg->flow = 0;
+    double scale = fit(pg, cr, format, width, height);
+    if (width == 0)
+        return scale;
+    /* rows as wide as 2, 3, ... panels of a section */
+    double best = scale, best_flow = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        const section *S = &pg->sections[s];
+        double box_w = S->box_w;
+        for (size_t m = 2; m <= S->count; m++) {
+            pg->flow = MARGIN + (double)m * box_w + (double)(m - 1) * GAP;
+            double tried = fit(pg, cr, format, width, height);
+            if (tried > best * 1.001) {
+                best = tried;
+                best_flow = pg->flow;
+            }
+        }
+    }
+    pg->flow = best_flow;
+    return fit(pg, cr, format, width, height);
 }
 
 /* ---- drawing ---------------------------------------------------------- */
@@ -893,6 +932,7 @@ static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
         return;
     }
     bool values = cell >= ANNOTATE_FROM && k == 1;
+    const double overlap = fmin(0.5, cell / 8);
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double x = mx + (double)c * cell, y = my + (double)r * cell, v;
@@ -903,7 +943,10 @@ static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
             rgb c8 = scale_color(S, v);
             cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-            cairo_rectangle(cr, x, y, cell, cell);
+            /* under the next cell a little, so that an SVG or PDF viewer
+             * shows no seam between neighbours */
+            cairo_rectangle(cr, x, y, cell + (c + 1 < nc ? overlap : 0),
+                            cell + (r + 1 < nr ? overlap : 0));
             cairo_fill(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             if (values)
@@ -1042,7 +1085,7 @@ static void draw_page(cairo_t *cr, const page *pg)
     if (pg->heading != NULL) {
         draw_text(cr, HEADING_FONT, pg->heading, width, MARGIN, y, 0, 0, 0);
         text_size(cr, HEADING_FONT, pg->heading, width, false, &w, &h);
-        y += h + PAD;
+        y += h + 2 * PAD;
     }
     for (size_t i = 0; i < pg->n_notes; i++) {
         PangoLayout *layout =

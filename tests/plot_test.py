@@ -170,6 +170,19 @@ def main():
             head = f.read(400)
         ok('width="400pt" height="300pt"' in head, "--plot-size 400X300: an "
            "SVG of 400 x 300 points", head)
+        # On a wide page the variants' grids go side by side.
+        wide = os.path.join(d, "wide.pdf")
+        plot(CLASSROOM + ["--plot-size", "1600x900"], wide)
+        boxes = subprocess.run([tool("pdftotext"), "-bbox", wide, "-"],
+                               capture_output=True).stdout.decode("utf-8")
+        top = {}
+        for m in re.finditer(r'yMin="([\d.]+)"[^>]*>\[(\w+)\]<', boxes):
+            top.setdefault(m.group(2), []).append(float(m.group(1)))
+        ok(set(top) == {"single", "wrapper", "fused"} and
+           top["single"][0] == top["wrapper"][0] and
+           top["fused"][0] > top["single"][0],
+           "--plot-size 1600x900: single and wrapper side by side, fused "
+           "below", top)
         for bad, said in (("1920", "is not WIDTHxHEIGHT"),
                           ("1920x", "is not WIDTHxHEIGHT"),
                           ("x1080", "is not WIDTHxHEIGHT"),
