@@ -6,7 +6,6 @@
 #include "attention.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,8 +230,7 @@ int single_forward(trace *tr, const single_params *p,
                    const sequence_labels *lab, mx_error *err)
 {
     head_qkv t;
-    if (record_qkv(tr, "single", "", &p->attn, err) != 0 ||
-        new_head_qkv(&t, tr, "single", 0, cfg->d_out, lab, err) != 0)
+    if (new_head_qkv(&t, tr, "single", 0, cfg->d_out, lab, err) != 0)
         return -1;
     project_qkv(&t, &p->attn, in);
     // one head of width O: its context is the module's output
@@ -244,12 +242,6 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                     const sequence_labels *lab, mx_error *err)
 {
     const size_t hd = cfg->d_out / cfg->heads;
-    for (size_t h = 0; h < p->heads; h++) {
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "heads.%zu.", h);
-        if (record_qkv(tr, "wrapper", prefix, &p->head[h], err) != 0)
-            return -1;
-    }
     for (size_t h = 0; h < p->heads; h++) {
         // each head projects x (T, D) to its own q, k, v (T, hd)
         head_qkv t;
@@ -263,16 +255,6 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
     return concat_heads(tr, "wrapper", p->heads, cfg->d_out, lab, err) != NULL
                ? 0
                : -1;
-}
-
-int record_fused_params(trace *tr, const char *variant, const char *prefix,
-                        const fused_params *p, mx_error *err)
-{
-    char out_proj[48];
-    snprintf(out_proj, sizeof out_proj, "%sout_proj", prefix);
-    if (record_qkv(tr, variant, prefix, &p->attn, err) != 0)
-        return -1;
-    return record_linear(tr, variant, out_proj, &p->out_proj, err);
 }
 
 int fused_attend(const matrix **out, trace *tr, const char *variant,
@@ -332,7 +314,5 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
                   mx_error *err)
 {
     const matrix *out;
-    if (record_fused_params(tr, "fused", "", p, err) != 0)
-        return -1;
     return fused_attend(&out, tr, "fused", "out", p, cfg, in, lab, err);
 }

@@ -7,9 +7,10 @@
  *            view + transpose, contexts concatenated, then out_proj
  *            (MultiHeadAttention)
  *
- * Parameters are made first (drawn from the generator, or given), then a
- * forward pass records every intermediate as a table in the trace, under
- * the names the notebooks and state_dict() use.
+ * Parameters are made first (drawn from the generator, or given) and
+ * recorded under their state_dict() names (model.h), then a forward pass
+ * makes every intermediate as a table in the trace, under the names the
+ * notebooks use.
  */
 #ifndef MHA_ATTENTION_H
 #define MHA_ATTENTION_H
@@ -32,16 +33,16 @@ typedef struct {
     bool qkv_bias;  /* biases in W_query, W_key, W_value */
 } attention_config;
 
-typedef struct {
+typedef struct single_params {
     qkv attn; /* width O */
 } single_params;
 
-typedef struct {
+typedef struct wrapper_params {
     size_t heads;
     qkv *head; /* heads entries, each of width hd */
 } wrapper_params;
 
-typedef struct {
+typedef struct fused_params {
     qkv attn;        /* width O, split into heads */
     linear out_proj; /* O -> O, with bias */
 } fused_params;
@@ -87,7 +88,7 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
 int record_average(trace *tr, const char *variant, size_t heads, mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
- * in->kv). Each records its parameters, then per head
+ * in->kv), the parameters already recorded (model.h): each makes per head
  * queries, keys, values, attn_scores, attn_weights, head_context, then
  * (wrapper, fused) concat_context and (fused) out. */
 int single_forward(trace *tr, const single_params *p,
@@ -100,17 +101,10 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err);
 
-/* Records the fused module's parameters under variant, named prefix +
- * "W_query.weight" ... prefix + "out_proj.bias". */
-int record_fused_params(trace *tr, const char *variant, const char *prefix,
-                        const fused_params *p, mx_error *err);
-
-/* The fused module's attention, without recording its parameters: per
- * head queries ... head_context under `variant`, then concat_context and
- * the output (T, O), made in the trace as out_name and returned in *out.
- * fused_forward records the parameters and calls it with ("fused",
- * "out"); the Transformer block, which records all its parameters first,
- * with ("block", "attn_out"). */
+/* The fused module's attention: per head queries ... head_context under
+ * `variant`, then concat_context and the output (T, O), made in the trace
+ * as out_name and returned in *out. fused_forward calls it with
+ * ("fused", "out"); the Transformer block with ("block", "attn_out"). */
 int fused_attend(const matrix **out, trace *tr, const char *variant,
                  const char *out_name, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,

@@ -2,7 +2,6 @@
  * LayerNorm. Legend: T tokens, D model width (= O), F feed-forward width. */
 #include "block.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "i18n.h"
@@ -44,43 +43,14 @@ void block_free(block_params *p)
     matrix_free(&p->norm2_bias);
 }
 
-/* Records norm<k>.weight and norm<k>.bias, each (1, D). */
-static int record_norm(trace *tr, const char *name, const matrix *weight,
-                       const matrix *bias, mx_error *err)
-{
-    char full[32];
-    const labels *dims = trace_index_labels(tr, "dim", weight->cols, err);
-    const labels *w = trace_literal_label(tr, "weight", err);
-    const labels *b = trace_literal_label(tr, "bias", err);
-    if (dims == NULL || w == NULL || b == NULL)
-        return -1;
-    snprintf(full, sizeof full, "%s.weight", name);
-    if (trace_add(tr, "block", NO_HEAD, full, w, dims, weight, err) != 0)
-        return -1;
-    snprintf(full, sizeof full, "%s.bias", name);
-    return trace_add(tr, "block", NO_HEAD, full, b, dims, bias, err);
-}
-
-static int record_params(trace *tr, const block_params *p, mx_error *err)
-{
-    if (record_fused_params(tr, "block", "attention.", &p->attention, err) !=
-            0 ||
-        record_norm(tr, "norm1", &p->norm1_weight, &p->norm1_bias, err) != 0 ||
-        record_linear(tr, "block", "ff.0", &p->ff0, err) != 0 ||
-        record_linear(tr, "block", "ff.2", &p->ff2, err) != 0)
-        return -1;
-    return record_norm(tr, "norm2", &p->norm2_weight, &p->norm2_bias, err);
-}
-
 int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
 {
     const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
     const matrix *attn_out;
-    if (record_params(tr, p, err) != 0 ||
-        // attn_out (T, D) = the fused module over x
-        fused_attend(&attn_out, tr, "block", "attn_out", &p->attention, cfg, in,
+    // attn_out (T, D) = the fused module over x
+    if (fused_attend(&attn_out, tr, "block", "attn_out", &p->attention, cfg, in,
                      lab, err) != 0)
         return -1;
 

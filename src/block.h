@@ -17,7 +17,7 @@
 
 #define LAYER_NORM_EPS 1e-5f
 
-typedef struct {
+typedef struct block_params {
     fused_params attention;
     matrix norm1_weight, norm1_bias; /* (1, D): ones and zeros */
     linear ff0;                      /* D -> F, with bias */
@@ -31,6 +31,9 @@ int block_init(block_params *p, const attention_config *cfg, size_t ff,
                torch_rng *g, mx_error *err);
 void block_free(block_params *p);
 
+/* The forward pass, the parameters already recorded (model.h): the fused
+ * attention's tables as attn_out, then add_norm1, ffn_hidden, ffn_out,
+ * out. */
 int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err);

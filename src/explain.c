@@ -7,6 +7,18 @@
 #include <utf8proc.h>
 
 #include "i18n.h"
+#include "model.h"
+
+/* A param_fn: adds a present parameter's values to the weights or the
+ * biases (ctx: size_t[2]). */
+static int count_param(const param_info *p, void *ctx)
+{
+    size_t *counts = ctx;
+    const bool bias = p->kind == PARAM_BIAS || p->kind == PARAM_NORM_BIAS;
+    if (p->present)
+        counts[bias] += p->rows * p->cols;
+    return 0;
+}
 
 /* The attention width of a variant: --d-out, but d_model for the block,
  * whose residual adds the attention's output to its input. */
@@ -18,21 +30,19 @@ static size_t attention_width(const char *variant, const explain_context *c)
 void count_parameters(const char *variant, const explain_context *c,
                       size_t *weights, size_t *biases)
 {
-    const size_t D = c->d_model, O = attention_width(variant, c);
-    const size_t qkv_biases = c->qkv_bias ? 3 * O : 0;
-    /* single: three D -> O layers; wrapper: per head three D -> hd layers,
-     * the same count in all; fused: those plus out_proj O -> O with bias */
-    *weights = 3 * D * O;
-    *biases = qkv_biases;
-    if (strcmp(variant, "fused") == 0 || strcmp(variant, "block") == 0) {
-        *weights += O * O;
-        *biases += O;
-    }
-    if (strcmp(variant, "block") == 0) {
-        /* two LayerNorms (weight and bias each D), ff.0 D -> F, ff.2 F -> D */
-        *weights += 2 * D + 2 * D * c->ff;
-        *biases += 2 * D + c->ff + D;
-    }
+    const model_dims dims = {
+        .d_model = c->d_model,
+        .d_out = c->d_out,
+        .heads = c->heads,
+        .ff = c->ff,
+        .qkv_bias = c->qkv_bias,
+    };
+    const variant_info *v = variant_by_name(variant, strlen(variant));
+    size_t counts[2] = {0, 0};
+    if (v != NULL)
+        model_params_each(v->bit, &dims, NULL, count_param, counts);
+    *weights = counts[0];
+    *biases = counts[1];
 }
 
 #define NOTE_WIDTH 76

@@ -1,7 +1,6 @@
 /* linear.c: nn.Linear and the query, key and value projections. */
 #include "linear.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "i18n.h"
@@ -44,38 +43,4 @@ int qkv_init(qkv *p, size_t d_model, size_t width, bool bias, torch_rng *g,
         return -1;
     }
     return 0;
-}
-
-int record_linear(trace *tr, const char *variant, const char *name,
-                  const linear *l, mx_error *err)
-{
-    char full[64];
-    const labels *out = trace_index_labels(tr, "out", l->weight.rows, err);
-    const labels *in = trace_index_labels(tr, "in", l->weight.cols, err);
-    if (out == NULL || in == NULL)
-        return -1;
-    snprintf(full, sizeof full, "%s.weight", name);
-    if (trace_add(tr, variant, NO_HEAD, full, out, in, &l->weight, err) != 0)
-        return -1;
-    if (l->bias.v == NULL)
-        return 0;
-    const labels *bias = trace_literal_label(tr, "bias", err);
-    if (bias == NULL)
-        return -1;
-    snprintf(full, sizeof full, "%s.bias", name);
-    return trace_add(tr, variant, NO_HEAD, full, bias, out, &l->bias, err);
-}
-
-int record_qkv(trace *tr, const char *variant, const char *prefix, const qkv *p,
-               mx_error *err)
-{
-    char name[48];
-    snprintf(name, sizeof name, "%sW_query", prefix);
-    if (record_linear(tr, variant, name, &p->query, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_key", prefix);
-    if (record_linear(tr, variant, name, &p->key, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_value", prefix);
-    return record_linear(tr, variant, name, &p->value, err);
 }

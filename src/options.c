@@ -188,21 +188,14 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Table names a user can ask for, besides heads.N.W_*.{weight,bias}. */
+/* Table names a user can ask for besides the modules' parameters, which
+ * model_params_each lists. */
 /* clang-format off */
 static const char *const known_tables[] = {
     "vocab", "tokens", "embedding.weight", "inputs",
-    "W_query.weight", "W_query.bias", "W_key.weight", "W_key.bias",
-    "W_value.weight", "W_value.bias", "out_proj.weight", "out_proj.bias",
     "queries", "keys", "values", "attn_scores", "attn_weights",
     "head_context", "attn_weights_avg", "concat_context", "out",
     "kv_tokens", "kv_inputs",
-    "attention.W_query.weight", "attention.W_query.bias",
-    "attention.W_key.weight", "attention.W_key.bias",
-    "attention.W_value.weight", "attention.W_value.bias",
-    "attention.out_proj.weight", "attention.out_proj.bias",
-    "norm1.weight", "norm1.bias", "ff.0.weight", "ff.0.bias", "ff.2.weight",
-    "ff.2.bias", "norm2.weight", "norm2.bias",
     "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
 };
 /* clang-format on */
@@ -452,31 +445,12 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
     return 0;
 }
 
-/* heads.N.W_query.weight and the like, for a head N that exists. */
-static int is_wrapper_param(const char *name, size_t heads)
+/* A param_fn: stops the listing (returns 1) at the parameter whose name
+ * ctx (a const char *) points to. */
+static int is_named(const param_info *p, void *ctx)
 {
-    if (strncmp(name, "heads.", 6) != 0)
-        return 0;
-    const char *p = name + 6;
-    size_t h = 0;
-    if (*p < '0' || *p > '9')
-        return 0;
-    while (*p >= '0' && *p <= '9') {
-        h = h * 10 + (size_t)(*p - '0');
-        if (h >= heads)
-            return 0;
-        p++;
-    }
-    /* clang-format off */
-    static const char *const rest[] = {
-        ".W_query.weight", ".W_query.bias", ".W_key.weight",
-        ".W_key.bias", ".W_value.weight", ".W_value.bias",
-    };
-    /* clang-format on */
-    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
-        if (strcmp(p, rest[i]) == 0)
-            return 1;
-    return 0;
+    const char *const *name = ctx;
+    return strcmp(p->name, *name) == 0;
 }
 
 static int known_table(const char *name, size_t heads)
@@ -484,7 +458,13 @@ static int known_table(const char *name, size_t heads)
     for (size_t i = 0; i < sizeof known_tables / sizeof known_tables[0]; i++)
         if (strcmp(name, known_tables[i]) == 0)
             return 1;
-    return is_wrapper_param(name, heads);
+    // a parameter of any variant, biases included
+    const model_dims names_only = {.heads = heads};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (model_params_each(model_variants[i].bit, &names_only, NULL,
+                              is_named, &name) != 0)
+            return 1;
+    return 0;
 }
 
 /* Splits the comma-separated list into owned names. */

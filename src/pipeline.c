@@ -51,53 +51,84 @@ static int record_ids(trace *tr, const char *name, const labels *rows,
     return 0;
 }
 
-/* The wrapper's heads, drawn as the wrapper draws them (and read from
- * --weights files): for the wrapper itself, and for --tie. */
-static int make_wrapper(wrapper_params *p, const options *opt,
-                        const attention_config *cfg, const torch_rng *start,
+/* Reads the --weights files of the variant over module m's drawn
+ * parameters (nothing without --weights). */
+static int load_weights(unsigned variant, const module_storage *m,
+                        const options *opt, const model_dims *dims,
                         mx_error *err)
 {
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    if (opt->weights == NULL)
+        return 0;
+    return weights_load(variant, dims, m, opt->weights, &style, err);
+}
+
+/* Records module m's parameters as tables of the variant, in state_dict()
+ * order. */
+static int record_params(trace *tr, unsigned variant, const module_storage *m,
+                         const model_dims *dims, mx_error *err)
+{
+    param_recorder rec = {tr, variant_name(variant), err};
+    return model_params_each(variant, dims, m, record_param, &rec);
+}
+
+/* The wrapper's heads, drawn as the wrapper draws them (and read from
+ * --weights files): for the wrapper itself, and for --tie. */
+static int make_wrapper(wrapper_params *p, const options *opt,
+                        const attention_config *cfg, const model_dims *dims,
+                        const torch_rng *start, mx_error *err)
+{
     torch_rng g = *start;
     if (wrapper_init(p, cfg, &g, err) != 0)
         return -1;
-    if (opt->weights != NULL &&
-        weights_load_wrapper(p, opt->weights, &style, err) != 0)
-        return -1;
-    return 0;
+    return load_weights(VARIANT_WRAPPER, &(module_storage){.wrapper = p}, opt,
+                        dims, err);
 }
 
 /* Runs one variant from a copy of the generator as it stands after the
- * embedding draws; parameter files from --weights replace drawn ones. */
+ * embedding draws: parameters drawn, replaced by --weights files, recorded,
+ * then the forward pass. */
 static int run_variant(trace *tr, unsigned variant, const options *opt,
                        const attention_config *cfg, const torch_rng *start,
                        const attention_input *x, const sequence_labels *lab,
                        mx_error *err)
 {
-    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
-    const char *dir = opt->weights;
+    const model_dims dims = {
+        .d_model = cfg->d_model,
+        .d_out = cfg->d_out,
+        .heads = cfg->heads,
+        .ff = opt->ff ? opt->ff : 4 * cfg->d_model,
+        .qkv_bias = cfg->qkv_bias,
+    };
     torch_rng g = *start;
     int rc = -1;
     if (variant == VARIANT_SINGLE) {
         single_params p = {0};
+        const module_storage m = {.single = &p};
         if (single_init(&p, cfg, &g, err) == 0 &&
-            (dir == NULL || weights_load_single(&p, dir, &style, err) == 0))
+            load_weights(variant, &m, opt, &dims, err) == 0 &&
+            record_params(tr, variant, &m, &dims, err) == 0)
             rc = single_forward(tr, &p, cfg, x, lab, err);
         single_free(&p);
     } else if (variant == VARIANT_WRAPPER) {
         wrapper_params p = {0};
-        if (make_wrapper(&p, opt, cfg, start, err) == 0)
+        const module_storage m = {.wrapper = &p};
+        if (make_wrapper(&p, opt, cfg, &dims, start, err) == 0 &&
+            record_params(tr, variant, &m, &dims, err) == 0)
             rc = wrapper_forward(tr, &p, cfg, x, lab, err);
         wrapper_free(&p);
     } else if (variant == VARIANT_FUSED) {
         fused_params p = {0};
         wrapper_params heads = {0};
+        const module_storage m = {.fused = &p};
         if (fused_init(&p, cfg, &g, err) == 0 &&
-            (dir == NULL || weights_load_fused(&p, dir, &style, err) == 0) &&
-            (!opt->tie || make_wrapper(&heads, opt, cfg, start, err) == 0)) {
+            load_weights(variant, &m, opt, &dims, err) == 0 &&
+            (!opt->tie ||
+             make_wrapper(&heads, opt, cfg, &dims, start, err) == 0)) {
             if (opt->tie)
                 fused_tie_to_wrapper(&p, &heads);
-            rc = fused_forward(tr, &p, cfg, x, lab, err);
+            if (record_params(tr, variant, &m, &dims, err) == 0)
+                rc = fused_forward(tr, &p, cfg, x, lab, err);
         }
         wrapper_free(&heads);
         fused_free(&p);
@@ -107,9 +138,10 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         attention_config wide = *cfg;
         wide.d_out = cfg->d_model;
         block_params p = {0};
-        const size_t ff = opt->ff ? opt->ff : 4 * cfg->d_model;
-        if (block_init(&p, &wide, ff, &g, err) == 0 &&
-            (dir == NULL || weights_load_block(&p, dir, &style, err) == 0))
+        const module_storage m = {.block = &p};
+        if (block_init(&p, &wide, dims.ff, &g, err) == 0 &&
+            load_weights(variant, &m, opt, &dims, err) == 0 &&
+            record_params(tr, variant, &m, &dims, err) == 0)
             rc = block_forward(tr, &p, &wide, x, lab, err);
         block_free(&p);
     }

@@ -2,7 +2,6 @@
 #include "weights.h"
 
 #include "i18n.h"
-#include "options.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,137 +21,57 @@ static int file_exists(const char *path, mx_error *err)
     return err_input(err, "%s: %s", path, strerror(errno));
 }
 
-/* Loads <dir>/<variant>.<name>.weight.csv and .bias.csv into l when they
- * are present. */
-static int load_layer(linear *l, const char *dir, const char *variant,
-                      const char *name, const csv_style *style, mx_error *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.weight.csv", dir, variant, name);
-    int found = file_exists(path, err);
-    if (found < 0 ||
-        (found && read_weight_matrix(&l->weight, path, style, err) != 0))
-        return -1;
+/* Where a module's parameter files are read from. */
+typedef struct {
+    const char *dir, *variant;
+    const csv_style *style;
+    mx_error *err;
+} weights_source;
 
-    snprintf(path, sizeof path, "%s/%s.%s.bias.csv", dir, variant, name);
-    found = file_exists(path, err);
-    if (found < 0)
-        return -1;
-    if (found && l->bias.v == NULL)
-        return err_input(err,
+/* A param_fn: reads <dir>/<variant>.<name>.csv into the parameter when
+ * the file is present. ctx is a weights_source. */
+static int load_param(const param_info *p, void *ctx)
+{
+    const weights_source *src = ctx;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%s.csv", src->dir, src->variant,
+             p->name);
+    int found = file_exists(path, src->err);
+    if (found <= 0)
+        return found;
+    if (!p->present)
+        return err_input(src->err,
                          _("%s: the %s module's %s has no bias (W_query, "
                            "W_key and W_value have one only with --qkv-bias)"),
-                         path, variant, name);
-    if (found && read_weight_matrix(&l->bias, path, style, err) != 0)
-        return -1;
-    return 0;
+                         path, src->variant, p->layer);
+    return read_weight_matrix(p->value, path, src->style, src->err);
 }
 
-static int load_qkv(qkv *p, const char *dir, const char *variant,
-                    const char *prefix, const csv_style *style, mx_error *err)
+int weights_load(unsigned variant, const model_dims *dims,
+                 const module_storage *m, const char *dir,
+                 const csv_style *style, mx_error *err)
 {
-    char name[48];
-    snprintf(name, sizeof name, "%sW_query", prefix);
-    if (load_layer(&p->query, dir, variant, name, style, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_key", prefix);
-    if (load_layer(&p->key, dir, variant, name, style, err) != 0)
-        return -1;
-    snprintf(name, sizeof name, "%sW_value", prefix);
-    return load_layer(&p->value, dir, variant, name, style, err);
-}
-
-int weights_load_single(single_params *p, const char *dir,
-                        const csv_style *style, mx_error *err)
-{
-    return load_qkv(&p->attn, dir, "single", "", style, err);
-}
-
-int weights_load_wrapper(wrapper_params *p, const char *dir,
-                         const csv_style *style, mx_error *err)
-{
-    for (size_t h = 0; h < p->heads; h++) {
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "heads.%zu.", h);
-        if (load_qkv(&p->head[h], dir, "wrapper", prefix, style, err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-int weights_load_fused(fused_params *p, const char *dir, const csv_style *style,
-                       mx_error *err)
-{
-    if (load_qkv(&p->attn, dir, "fused", "", style, err) != 0)
-        return -1;
-    return load_layer(&p->out_proj, dir, "fused", "out_proj", style, err);
-}
-
-/* block.norm1.weight.csv and block.norm1.bias.csv, each (1, D). */
-static int load_norm(matrix *weight, matrix *bias, const char *dir,
-                     const char *name, const csv_style *style, mx_error *err)
-{
-    char path[4096];
-    matrix *parts[2] = {weight, bias};
-    const char *suffix[2] = {"weight", "bias"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/block.%s.%s.csv", dir, name, suffix[i]);
-        int found = file_exists(path, err);
-        if (found < 0 ||
-            (found && read_weight_matrix(parts[i], path, style, err) != 0))
-            return -1;
-    }
-    return 0;
-}
-
-int weights_load_block(block_params *p, const char *dir, const csv_style *style,
-                       mx_error *err)
-{
-    if (load_qkv(&p->attention.attn, dir, "block", "attention.", style, err) !=
-            0 ||
-        load_layer(&p->attention.out_proj, dir, "block", "attention.out_proj",
-                   style, err) != 0 ||
-        load_norm(&p->norm1_weight, &p->norm1_bias, dir, "norm1", style, err) !=
-            0 ||
-        load_layer(&p->ff0, dir, "block", "ff.0", style, err) != 0 ||
-        load_layer(&p->ff2, dir, "block", "ff.2", style, err) != 0)
-        return -1;
-    return load_norm(&p->norm2_weight, &p->norm2_bias, dir, "norm2", style,
-                     err);
+    weights_source src = {dir, variant_name(variant), style, err};
+    return model_params_each(variant, dims, m, load_param, &src);
 }
 
 /* ---- checking the directory ------------------------------------------ */
 
-static int is_qkv(const char *layer)
-{
-    return strcmp(layer, "W_query") == 0 || strcmp(layer, "W_key") == 0 ||
-           strcmp(layer, "W_value") == 0;
-}
+/* What a file's layer matched in a module's parameters. */
+typedef struct {
+    const char *layer; /* between "<variant>." and ".weight.csv" */
+    bool found, tied;
+} layer_match;
 
-/* Nonzero when `layer` (the part between "<variant>." and
- * ".weight.csv") is a layer of the variant. */
-static int known_layer(unsigned variant, const char *layer, size_t heads)
+/* A param_fn: notes whether p belongs to the layer sought. */
+static int match_layer(const param_info *p, void *ctx)
 {
-    if (variant == VARIANT_SINGLE)
-        return is_qkv(layer);
-    if (variant == VARIANT_FUSED)
-        return is_qkv(layer) || strcmp(layer, "out_proj") == 0;
-    if (variant == VARIANT_BLOCK)
-        return (strncmp(layer, "attention.", 10) == 0 &&
-                (is_qkv(layer + 10) || strcmp(layer + 10, "out_proj") == 0)) ||
-               strcmp(layer, "norm1") == 0 || strcmp(layer, "norm2") == 0 ||
-               strcmp(layer, "ff.0") == 0 || strcmp(layer, "ff.2") == 0;
-    /* wrapper: heads.N.W_query ... with N < heads */
-    if (strncmp(layer, "heads.", 6) != 0)
-        return 0;
-    char *end;
-    const char *digits = layer + 6;
-    if (*digits < '0' || *digits > '9')
-        return 0;
-    if (digits[0] == '0' && digits[1] != '.') /* "01" is not a head */
-        return 0;
-    unsigned long h = strtoul(digits, &end, 10);
-    return *end == '.' && h < heads && is_qkv(end + 1);
+    layer_match *m = ctx;
+    if (strcmp(p->layer, m->layer) == 0) {
+        m->found = true;
+        m->tied = m->tied || p->tied;
+    }
+    return 0;
 }
 
 static int ends_with(const char *s, const char *suffix, size_t *stem)
@@ -201,6 +120,8 @@ static int readable(const char *dir, const char *name, mx_error *err)
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                       bool tie, mx_error *err)
 {
+    // names only: the shapes of the listed parameters are not used
+    const model_dims dims = {.heads = heads};
     DIR *d = opendir(dir);
     if (d == NULL)
         return err_input(err, _("--weights: cannot open %s: %s"), dir,
@@ -231,14 +152,16 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
             char layer[256];
             snprintf(layer, sizeof layer, "%.*s", (int)(stem - vlen - 1),
                      e->d_name + vlen + 1);
-            if (!known_layer(v->bit, layer, heads))
+            layer_match m = {layer, false, false};
+            model_params_each(v->bit, &dims, NULL, match_layer, &m);
+            if (!m.found)
                 rc = err_input(err,
                                _("%s/%s: the %s module has no layer "
                                  "'%s' (with --heads %zu)"),
                                dir, e->d_name, v->name, layer, heads);
             else if (!readable(dir, e->d_name, err))
                 rc = -1;
-            else if (tie && v->bit == VARIANT_FUSED && is_qkv(layer))
+            else if (tie && m.tied)
                 rc = err_input(err,
                                _("%s/%s: --tie builds the fused %s from "
                                  "the wrapper's heads; give the wrapper's "

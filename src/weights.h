@@ -9,28 +9,26 @@
 #define MHA_WEIGHTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "attention.h"
-#include "block.h"
 #include "csv_in.h"
 #include "error.h"
+#include "model.h"
 
 /* Checks DIR once: it must be a readable directory, and every file in it
  * that names a parameter of a variant being run (bits of variant_bits)
- * must name one that exists, so a misspelt file is an error rather than
- * silently ignored. With tie (--tie) the fused W_query, W_key and W_value
- * come from the wrapper's heads, so a file for one of them is an error
- * too: it would be read and then silently replaced. */
+ * must name one that exists (model_params_each), so a misspelt file is an
+ * error rather than silently ignored. With tie (--tie) the fused W_query,
+ * W_key and W_value come from the wrapper's heads, so a file for one of
+ * them is an error too: it would be read and then silently replaced. */
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                       bool tie, mx_error *err);
 
-int weights_load_single(single_params *p, const char *dir,
-                        const csv_style *style, mx_error *err);
-int weights_load_wrapper(wrapper_params *p, const char *dir,
-                         const csv_style *style, mx_error *err);
-int weights_load_fused(fused_params *p, const char *dir, const csv_style *style,
-                       mx_error *err);
-int weights_load_block(block_params *p, const char *dir, const csv_style *style,
-                       mx_error *err);
+/* Reads <dir>/<variant>.<name>.csv over each parameter of m (the module
+ * of `variant`, one bit) whose file is present; a file for a bias the
+ * module lacks is an error. */
+int weights_load(unsigned variant, const model_dims *dims,
+                 const module_storage *m, const char *dir,
+                 const csv_style *style, mx_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "attention.h"
 #include "block.h"
 #include "check.h"
+#include "model.h"
 #include "rng.h"
 #include "tap.h"
 #include "tensor.h"
@@ -203,9 +204,19 @@ static void wrapper_is_fused(bool bias)
     trace_init(&tr);
     sequence_labels lab = labels_for(&tr, words, 5);
     const attention_input in = {&x, &x};
-    ok(wrapper_forward(&tr, &wrapper, &cfg, &in, &lab, &err) == 0 &&
+    const model_dims dims = {
+        .d_model = 3, .d_out = 6, .heads = 3, .qkv_bias = bias};
+    param_recorder wrec = {&tr, "wrapper", &err}, frec = {&tr, "fused", &err};
+    ok(model_params_each(VARIANT_WRAPPER, &dims,
+                         &(module_storage){.wrapper = &wrapper}, record_param,
+                         &wrec) == 0 &&
+           wrapper_forward(&tr, &wrapper, &cfg, &in, &lab, &err) == 0 &&
+           model_params_each(VARIANT_FUSED, &dims,
+                             &(module_storage){.fused = &fused}, record_param,
+                             &frec) == 0 &&
            fused_forward(&tr, &fused, &cfg, &in, &lab, &err) == 0,
-       "wrapper and fused run%s", bias ? " (with biases)" : "");
+       "wrapper and fused record their parameters and run%s",
+       bias ? " (with biases)" : "");
     const table *a = trace_find(&tr, "wrapper", NO_HEAD, "concat_context");
     const table *b = trace_find(&tr, "fused", NO_HEAD, "concat_context");
     ok(a && b && same_bits(&a->values, &b->values),
@@ -373,6 +384,113 @@ static void elementwise_edges(void)
     matrix_free(&w);
 }
 
+/* ---- the model's description of its parameters ----------------------- */
+
+#define MAX_LISTED 64
+
+/* What a listing of parameters showed. */
+typedef struct {
+    size_t n;
+    char names[MAX_LISTED][80];
+    param_info info[MAX_LISTED]; /* layer and name not kept */
+    bool storage_ok;             /* values present and shaped as listed */
+} listing;
+
+static int note_param(const param_info *p, void *ctx)
+{
+    listing *l = ctx;
+    if (l->n == MAX_LISTED)
+        return 1;
+    snprintf(l->names[l->n], sizeof l->names[0], "%s", p->name);
+    l->info[l->n] = *p;
+    l->info[l->n].layer = l->info[l->n].name = NULL;
+    if (p->value != NULL ? !p->present || p->value->rows != p->rows ||
+                               p->value->cols != p->cols || p->value->v == NULL
+                         : p->present)
+        l->storage_ok = false;
+    l->n++;
+    return 0;
+}
+
+static int stop_at_third(const param_info *p, void *ctx)
+{
+    (void)p;
+    return ++*(int *)ctx == 3 ? 7 : 0;
+}
+
+/* Listing a module with its storage and listing names only agree, every
+ * present parameter has storage of its listed shape, and only the fused
+ * module's projections are tied. */
+static void parameter_listing(bool bias)
+{
+    // the block's attention is d_model wide, whatever d_out says
+    const attention_config cfg = {
+        .d_model = 6, .d_out = 3, .heads = 3, .qkv_bias = bias};
+    const attention_config wide = {
+        .d_model = 6, .d_out = 6, .heads = 3, .qkv_bias = bias};
+    const model_dims dims = {
+        .d_model = 6, .d_out = 3, .heads = 3, .ff = 5, .qkv_bias = bias};
+    torch_rng g;
+    mx_error err;
+    rng_seed(&g, 1);
+    single_params single = {0};
+    wrapper_params wrapper = {0};
+    fused_params fused = {0};
+    block_params block = {0};
+    if (single_init(&single, &cfg, &g, &err) ||
+        wrapper_init(&wrapper, &cfg, &g, &err) ||
+        fused_init(&fused, &cfg, &g, &err) ||
+        block_init(&block, &wide, dims.ff, &g, &err))
+        abort();
+    const module_storage modules[MODEL_N_VARIANTS] = {
+        {.single = &single},
+        {.wrapper = &wrapper},
+        {.fused = &fused},
+        {.block = &block},
+    };
+    /* 3 layers; 3 per head; 4; 4 attention + 2 norms + 2 linears, each
+     * with a weight and a (maybe absent) bias */
+    static const size_t expected[MODEL_N_VARIANTS] = {6, 18, 8, 16};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        static listing with, without;
+        memset(&with, 0, sizeof with);
+        memset(&without, 0, sizeof without);
+        with.storage_ok = without.storage_ok = true;
+        const unsigned v = model_variants[i].bit;
+        int rc = model_params_each(v, &dims, &modules[i], note_param, &with);
+        rc |= model_params_each(v, &dims, NULL, note_param, &without);
+        bool same = rc == 0 && with.n == without.n;
+        size_t tied = 0, present = 0;
+        for (size_t k = 0; same && k < with.n; k++) {
+            const param_info *a = &with.info[k], *b = &without.info[k];
+            same = strcmp(with.names[k], without.names[k]) == 0 &&
+                   a->kind == b->kind && a->rows == b->rows &&
+                   a->cols == b->cols && a->present == b->present &&
+                   a->tied == b->tied && b->value == NULL;
+            tied += a->tied;
+            present += a->present;
+        }
+        // without --qkv-bias the W_query, W_key and W_value biases are
+        // listed absent: 3 per module or head
+        static const size_t qkv_layers[MODEL_N_VARIANTS] = {3, 9, 3, 3};
+        const size_t absent = bias ? 0 : qkv_layers[i];
+        ok(same && with.storage_ok && with.n == expected[i] &&
+               present == with.n - absent &&
+               tied == (v == VARIANT_FUSED ? 6 : 0),
+           "%s%s: %zu parameters listed alike with and without storage",
+           model_variants[i].name, bias ? " (with biases)" : "", with.n);
+    }
+    int seen = 0;
+    ok(model_params_each(VARIANT_BLOCK, &dims, NULL, stop_at_third, &seen) ==
+               7 &&
+           seen == 3,
+       "a nonzero return stops the listing and is returned");
+    single_free(&single);
+    wrapper_free(&wrapper);
+    fused_free(&fused);
+    block_free(&block);
+}
+
 static void exp_edges(void)
 {
     ok(sleef_expf(0.0f) == 1.0f, "exp(0) = 1");
@@ -454,6 +572,8 @@ int main(void)
     softmax_fast_is_naive();
     wrapper_is_fused(false);
     wrapper_is_fused(true);
+    parameter_listing(false);
+    parameter_listing(true);
     layer_norm_rows();
     elementwise_edges();
     return tap_done();
