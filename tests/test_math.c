@@ -255,22 +255,21 @@ static void wrapper_is_fused(bool bias)
     ok(check_passed(&r) && r.compared && r.tie_dev == 0.0 && r.masked == 6 * 10,
        "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
     /* a doctored weight must make the check fail */
-    trace_find(&tr, "fused", 0, "attn_weights")->values.v[1] =
-        0.25f; /* a masked cell */
+    const table *w0f = trace_find(&tr, "fused", 0, "attn_weights");
+    if (w0f == NULL)
+        abort();
+    w0f->values.v[1] = 0.25f; /* a masked cell */
     check_trace(&r, &tr, true, true);
     ok(!check_passed(&r) && r.masked_weight == 0.25,
        "--check catches a masked weight that is not 0");
     /* a NaN weight (an overflowed row) must fail the row-sum check, and
      * a NaN in concat_context the tie */
-    for (size_t i = 0; i < trace_count(&tr); i++) {
-        const table *t = trace_at(&tr, i);
-        if (t->head == 1 && strcmp(t->variant, "wrapper") == 0 &&
-            strcmp(t->name, "attn_weights") == 0)
-            t->values.v[t->values.cols * 3] = NAN; /* row 3, unmasked */
-        if (strcmp(t->variant, "fused") == 0 &&
-            strcmp(t->name, "concat_context") == 0)
-            t->values.v[0] = NAN;
-    }
+    const table *w1 = trace_find(&tr, "wrapper", 1, "attn_weights");
+    const table *cc = trace_find(&tr, "fused", NO_HEAD, "concat_context");
+    if (w1 == NULL || cc == NULL)
+        abort();
+    w1->values.v[w1->values.cols * 3] = NAN; /* row 3, unmasked */
+    cc->values.v[0] = NAN;
     check_trace(&r, &tr, true, true);
     ok(!check_passed(&r) && isnan(r.row_sum_dev) && isnan(r.tie_dev),
        "--check fails on NaN weights and a NaN context (deviation nan)");
