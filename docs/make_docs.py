@@ -16,6 +16,16 @@ program's directory first on PATH. opts, comma-separated inside []:
     hide           run it but show nothing (set-up commands)
     quiet          show the command but not its output
 
+A template line (outside a fence) of the form
+
+    @figure[ALT] FILE COMMAND
+
+runs COMMAND the same way, which must write the picture FILE (a PNG,
+with --plot FILE); it becomes "$ COMMAND" in a fence and the picture
+below it, and FILE is copied into docs/. With --check a figure is out of
+date when docs/FILE is missing or its size in pixels differs (its bytes
+may differ with the fonts installed).
+
 A command that fails without "status" is reported, and the script exits 1.
 Run it again after changing the program:
 
@@ -27,6 +37,7 @@ the program prints now (the test suite runs it so).
 import difflib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,9 +74,47 @@ def cut(lines, spec):
     return out
 
 
-def expand(src, cwd, env):
+def png_size(path):
+    """A PNG's width and height, or None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24],
+                                                                "big")
+
+
+def figure(m, cwd, env, check, out, failures):
+    """@figure[ALT] FILE COMMAND: the command, then the picture."""
+    alt, name, cmd = m.group(1), m.group(2), m.group(3)
+    text, rc = run(cmd, cwd, env)
+    made = os.path.join(cwd, name)
+    if rc != 0 or png_size(made) is None:
+        failures.append((cmd, None, "exit %d, no PNG %s: %s" % (rc, name,
+                                                                 text)))
+        return
+    out.extend(["```", "$ " + cmd] + text.rstrip("\n").split("\n")
+               if text.strip("\n") else ["```", "$ " + cmd])
+    out.extend(["```", "", "![%s](%s)" % (alt, name)])
+    kept = os.path.join(HERE, name)
+    if not check:
+        shutil.copyfile(made, kept)
+    elif png_size(kept) != png_size(made):
+        failures.append((cmd, None, "docs/%s is %s pixels, the program draws "
+                         "%s: run python3 docs/make_docs.py build/src"
+                         % (name, png_size(kept), png_size(made))))
+
+
+def expand(src, cwd, env, check=False):
     out, failures = [], []
     for line in src.splitlines():
+        f = re.match(r"^@figure\[([^\]]*)\] (\S+) (.*)$", line)
+        if f:
+            figure(f, cwd, env, check, out, failures)
+            continue
         m = re.match(r"^@run(?:\[([^\]]*)\])? (.*)$", line)
         if not m:
             out.append(line)
@@ -108,10 +157,13 @@ def main():
         with tempfile.TemporaryDirectory() as cwd:
             os.symlink(os.path.join(ROOT, "data"), os.path.join(cwd, "data"))
             with open(os.path.join(HERE, "templates", page), encoding="utf-8") as f:
-                text, failures = expand(f.read(), cwd, env)
+                text, failures = expand(f.read(), cwd, env, check)
         for cmd, rc, out in failures:
-            print("%s: exit %d without 'status': %s\n%s" % (page, rc, cmd, out),
-                  file=sys.stderr)
+            if rc is None:  # a figure
+                print("%s: %s\n%s" % (page, cmd, out), file=sys.stderr)
+            else:
+                print("%s: exit %d without 'status': %s\n%s"
+                      % (page, rc, cmd, out), file=sys.stderr)
             failed = True
         path = os.path.join(HERE, page)
         if check:
