@@ -126,15 +126,24 @@ static int new_head_qkv(head_qkv *out, trace *tr, const char *variant, int h,
     return 0;
 }
 
-/* Attention of one head, whose queries q (T, hd) and keys and values k, v
- * (S, hd) are already in the trace. Makes attn_scores (T, S) (raw, -inf
- * where masked), attn_weights (T, S) and head_context (T, hd) under
- * (variant, h). */
-static int attention_head(trace *tr, const char *variant, int h,
-                          const head_qkv *in, const attention_config *cfg,
-                          const sequence_labels *lab, mx_error *err)
+/* One head's work: its queries, keys and values, and the tables made for
+ * what attention computes from them. With project set, the head first
+ * projects its own q, k, v (the wrapper, single); otherwise they are
+ * filled already (fused, from its one projection). */
+typedef struct {
+    head_qkv in;
+    matrix *scores;  /* attn_scores (T, S) */
+    matrix *weights; /* attn_weights (T, S) */
+    matrix *context; /* head_context (T, hd) */
+    const qkv *project;
+} head_work;
+
+/* Makes attn_scores (T, S), attn_weights (T, S) and head_context (T, hd)
+ * under (variant, h) for a head whose q, k, v are in work->in. */
+static int new_head_outputs(head_work *work, trace *tr, const char *variant,
+                            int h, const sequence_labels *lab, mx_error *err)
 {
-    const size_t hd = in->q->cols;
+    const size_t hd = work->in.q->cols;
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
         return -1;
@@ -150,29 +159,75 @@ static int attention_head(trace *tr, const char *variant, int h,
             : trace_new(tr, variant, h, "head_context", lab->tokens, dims, err);
     if (head_context == NULL)
         return -1;
+    work->scores = &attn_scores->values;
+    work->weights = &attn_weights->values;
+    work->context = &head_context->values;
+    return 0;
+}
+
+static void project_qkv(const head_qkv *out, const qkv *p,
+                        const attention_input *in, workers *pool);
+
+/* Attention of one head: writes work's scores (raw, -inf where masked),
+ * weights and context. */
+static void attend(const head_work *work, const attention_config *cfg,
+                   const attention_input *in)
+{
+    const head_qkv *t = &work->in;
+    if (work->project != NULL)
+        project_qkv(t, work->project, in, cfg->pool);
 
     // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
-    matmul_transposed(&attn_scores->values, in->q, in->k);
     if (cfg->causal)
-        causal_mask(&attn_scores->values);
+        causal_scores(work->scores, t->q, t->k, cfg->pool);
+    else
+        matmul_transposed(work->scores, t->q, t->k, cfg->pool);
 
     // attn_weights (T, S) = softmax(attn_scores / sqrt(hd)),
     // sqrt(hd) computed as keys.shape[-1]**0.5
+    const size_t hd = t->q->cols;
     const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
-    softmax_rows(&attn_weights->values, &attn_scores->values, divisor);
+    softmax_rows(work->weights, work->scores, divisor);
 
     // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
-    matmul(&head_context->values, &attn_weights->values, in->v);
-    return 0;
+    matmul(work->context, work->weights, t->v, cfg->pool);
+}
+
+typedef struct {
+    const head_work *head;
+    const attention_config *cfg;
+    const attention_input *in;
+} heads_job;
+
+static void attend_task(void *ctx, size_t h)
+{
+    const heads_job *job = ctx;
+    attend(&job->head[h], job->cfg, job->in);
+}
+
+/* Every head's attention, the heads shared out over the threads (each
+ * head writes only its own tables); a lone head shares out its products
+ * instead. */
+static void attend_heads(const head_work *head, size_t heads,
+                         const attention_config *cfg, const attention_input *in)
+{
+    const double T = (double)in->x->rows, S = (double)in->kv->rows;
+    const double hd = (double)head[0].in.q->cols, D = (double)cfg->d_model;
+    // scores and context: 2 T S hd each; projections: 2 (T + 2 S) D hd
+    double flops = 4.0 * T * S * hd + 10.0 * T * S;
+    if (head[0].project != NULL)
+        flops += 2.0 * (T + 2.0 * S) * D * hd;
+    heads_job job = {head, cfg, in};
+    workers_run(cfg->pool, heads, flops * (double)heads, attend_task, &job);
 }
 
 /* q (T, width) from in->x (T, D); k, v (S, width) from in->kv (S, D). */
 static void project_qkv(const head_qkv *out, const qkv *p,
-                        const attention_input *in)
+                        const attention_input *in, workers *pool)
 {
-    linear_forward(out->q, in->x, &p->query.weight, p->query.bias.v);
-    linear_forward(out->k, in->kv, &p->key.weight, p->key.bias.v);
-    linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v);
+    linear_forward(out->q, in->x, &p->query.weight, p->query.bias.v, pool);
+    linear_forward(out->k, in->kv, &p->key.weight, p->key.bias.v, pool);
+    linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v, pool);
 }
 
 int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
@@ -229,12 +284,13 @@ int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
-    head_qkv t;
-    if (new_head_qkv(&t, tr, "single", 0, cfg->d_out, lab, err) != 0)
+    head_work work = {.project = &p->attn};
+    if (new_head_qkv(&work.in, tr, "single", 0, cfg->d_out, lab, err) != 0 ||
+        new_head_outputs(&work, tr, "single", 0, lab, err) != 0)
         return -1;
-    project_qkv(&t, &p->attn, in);
     // one head of width O: its context is the module's output
-    return attention_head(tr, "single", 0, &t, cfg, lab, err);
+    attend_heads(&work, 1, cfg, in);
+    return 0;
 }
 
 int wrapper_forward(trace *tr, const wrapper_params *p,
@@ -242,15 +298,22 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                     const sequence_labels *lab, mx_error *err)
 {
     const size_t hd = cfg->d_out / cfg->heads;
-    for (size_t h = 0; h < p->heads; h++) {
+    head_work *work = calloc(p->heads, sizeof *work);
+    if (work == NULL)
+        return err_nomem(err, _("the wrapper's heads"));
+    int rc = 0;
+    for (size_t h = 0; rc == 0 && h < p->heads; h++) {
         // each head projects x (T, D) to its own q, k, v (T, hd)
-        head_qkv t;
-        if (new_head_qkv(&t, tr, "wrapper", (int)h, hd, lab, err) != 0)
-            return -1;
-        project_qkv(&t, &p->head[h], in);
-        if (attention_head(tr, "wrapper", (int)h, &t, cfg, lab, err) != 0)
-            return -1;
+        work[h].project = &p->head[h];
+        rc = new_head_qkv(&work[h].in, tr, "wrapper", (int)h, hd, lab, err);
+        if (rc == 0)
+            rc = new_head_outputs(&work[h], tr, "wrapper", (int)h, lab, err);
     }
+    if (rc == 0)
+        attend_heads(work, p->heads, cfg, in);
+    free(work);
+    if (rc != 0)
+        return -1;
     // torch.cat([head(x) for head in heads], dim=-1)
     return concat_heads(tr, "wrapper", p->heads, cfg->d_out, lab, err) != NULL
                ? 0
@@ -272,21 +335,27 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
     if (matrix_alloc(&Q, T, cfg->d_out, N_("queries"), err) == 0 &&
         matrix_alloc(&K, S, cfg->d_out, N_("keys"), err) == 0 &&
         matrix_alloc(&V, S, cfg->d_out, N_("values"), err) == 0) {
-        project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in);
+        project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in, cfg->pool);
         rc = 0;
     }
+    head_work *work = rc == 0 ? calloc(cfg->heads, sizeof *work) : NULL;
+    if (rc == 0 && work == NULL)
+        rc = err_nomem(err, _("the heads"));
     for (size_t h = 0; rc == 0 && h < cfg->heads; h++) {
         // view (T, H, hd) + transpose (H, T, hd): head h is columns
         // [h*hd, (h+1)*hd) of Q, K and V
-        head_qkv t;
-        rc = new_head_qkv(&t, tr, variant, (int)h, hd, lab, err);
+        head_qkv *t = &work[h].in;
+        rc = new_head_qkv(t, tr, variant, (int)h, hd, lab, err);
         if (rc == 0) {
-            take_columns(t.q, &Q, h * hd);
-            take_columns(t.k, &K, h * hd);
-            take_columns(t.v, &V, h * hd);
-            rc = attention_head(tr, variant, (int)h, &t, cfg, lab, err);
+            take_columns(t->q, &Q, h * hd);
+            take_columns(t->k, &K, h * hd);
+            take_columns(t->v, &V, h * hd);
+            rc = new_head_outputs(&work[h], tr, variant, (int)h, lab, err);
         }
     }
+    if (rc == 0)
+        attend_heads(work, cfg->heads, cfg, in);
+    free(work);
     matrix_free(&Q);
     matrix_free(&K);
     matrix_free(&V);
@@ -304,7 +373,8 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
     if (o == NULL)
         return -1;
     // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
-    linear_forward(&o->values, concat, &p->out_proj.weight, p->out_proj.bias.v);
+    linear_forward(&o->values, concat, &p->out_proj.weight, p->out_proj.bias.v,
+                   cfg->pool);
     *out = &o->values;
     return 0;
 }

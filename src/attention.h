@@ -23,6 +23,7 @@
 #include "rng.h"
 #include "trace.h"
 #include "tensor.h"
+#include "workers.h"
 
 typedef struct {
     size_t d_model; /* D */
@@ -31,6 +32,8 @@ typedef struct {
     bool causal;    /* mask later tokens */
     bool scale;     /* divide scores by sqrt(head width) */
     bool qkv_bias;  /* biases in W_query, W_key, W_value */
+    workers *pool;  /* the threads the heads and products share (NULL:
+                       the caller alone); the numbers never depend on it */
 } attention_config;
 
 typedef struct single_params {

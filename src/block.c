@@ -83,11 +83,11 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                LAYER_NORM_EPS);
     // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias)
     linear_forward(&ffn_hidden->values, &add_norm1->values, &p->ff0.weight,
-                   p->ff0.bias.v);
+                   p->ff0.bias.v, cfg->pool);
     relu(&ffn_hidden->values);
     // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
     linear_forward(&ffn_out->values, &ffn_hidden->values, &p->ff2.weight,
-                   p->ff2.bias.v);
+                   p->ff2.bias.v, cfg->pool);
     // out (T, D) = LayerNorm(add_norm1 + ffn_out)
     add(&sum, &add_norm1->values, &ffn_out->values);
     layer_norm(&out->values, &sum, p->norm2_weight.v, p->norm2_bias.v,

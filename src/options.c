@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "workers.h"
 
 /* The --help text, in parts that each stay within C's string limits and
  * that are translated one by one. */
@@ -86,6 +87,10 @@ static const char *const usage_parts[] = {
        "                     are 0 and, with --tie, wrapper equals fused (off)\n"
        "  --average          add attn_weights_avg, the mean over heads   (off)\n"
        "\n"),
+    N_("Speed:\n"
+       "  --threads N        threads sharing the work, 1 to 256 (default: the\n"
+       "                     processors this process may use)\n"
+       "\n"),
     N_("  -h, --help         show this help and exit\n"
        "  -V, --version      show the version and exit\n"
        "\n"),
@@ -144,6 +149,7 @@ enum {
     OPT_HTML,
     OPT_PLOT,
     OPT_PLOT_SIZE,
+    OPT_THREADS,
 };
 
 static const struct option long_options[] = {
@@ -183,6 +189,7 @@ static const struct option long_options[] = {
     {"html", required_argument, NULL, OPT_HTML},
     {"plot", required_argument, NULL, OPT_PLOT},
     {"plot-size", required_argument, NULL, OPT_PLOT_SIZE},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -787,6 +794,8 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return set_path(&opt->focus, "--focus", arg, err);
     case OPT_FF:
         return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
+    case OPT_THREADS:
+        return parse_size(&opt->threads, "--threads", arg, 1, MAX_THREADS, err);
     case OPT_WIDTH:
         opt->width_given = true;
         return parse_size(&opt->width, "--width", arg, 0, MAX_SCREEN_WIDTH,

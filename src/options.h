@@ -70,6 +70,8 @@ typedef struct {
     enum color_scale color_scale; /* --color-scale */
     size_t width;                 /* --width: text columns, 0 unlimited */
     bool width_given;             /* --width was on the command line */
+    size_t threads;               /* --threads, 1 to MAX_THREADS; 0 when
+                                     not given: the processors available */
 
     char *sentence;           /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */

@@ -11,6 +11,7 @@
 #include "rng.h"
 #include "tokenize.h"
 #include "weights.h"
+#include "workers.h"
 
 /* About how many float values the trace of this run will hold, counted in
  * double so that absurd sizes cannot overflow. */
@@ -270,11 +271,15 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
 {
     tokenized tok = {0};
     size_t T = 0;
+    workers *pool = NULL;
     int rc = -1;
 
     if (input_tokens(&tok, &T, in, opt->tokens, err) != 0)
         return -1;
-    if (check_size(opt, in, &tok, err) != 0)
+    if (check_size(opt, in, &tok, err) != 0 ||
+        workers_init(&pool,
+                     opt->threads != 0 ? opt->threads : workers_available(),
+                     err) != 0)
         goto done;
     // T query tokens, then S key/value tokens (S = 0 for self-attention)
     const size_t S = tok.n_tokens - T, V = tok.n_vocab;
@@ -287,6 +292,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         .causal = opt->causal && in->kv == NULL,
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
+        .pool = pool,
     };
 
     const char *const *words = (const char *const *)tok.tokens;
@@ -342,6 +348,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     }
     rc = 0;
 done:
+    workers_free(pool);
     tokenized_free(&tok);
     return rc;
 }

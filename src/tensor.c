@@ -2,6 +2,7 @@
 #include "tensor.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ void matmul_naive(matrix *out, const matrix *a, const matrix *b)
 }
 
 void linear_forward(matrix *out, const matrix *x, const matrix *w,
-                    const float *bias)
+                    const float *bias, workers *pool)
 {
     // out (T, O) = x (T, D) @ w (O, D)^T + bias: w is b^T, packed by
     // matmul_run into panels once, at the one product that uses it
@@ -103,18 +104,59 @@ void linear_forward(matrix *out, const matrix *x, const matrix *w,
         .ldc = out->cols,
         .shape = MATMUL_FULL,
     };
-    matmul_run(&p, matmul_kernel_best(), NULL);
+    matmul_run(&p, matmul_kernel_best(), pool);
 }
 
-void matmul_transposed(matrix *out, const matrix *a, const matrix *b)
+void matmul_transposed(matrix *out, const matrix *a, const matrix *b,
+                       workers *pool)
 {
     // out is (T, S), a is (T, d), b is (S, d)
-    linear_forward(out, a, b, NULL);
+    linear_forward(out, a, b, NULL, pool);
 }
 
-void matmul(matrix *out, const matrix *a, const matrix *b)
+void causal_scores(matrix *out, const matrix *a, const matrix *b, workers *pool)
+{
+    // out (T, S) = a (T, d) @ b (S, d)^T, cells s > t -inf
+    const matmul_problem p = {
+        .M = a->rows,
+        .N = b->rows,
+        .K = a->cols,
+        .a = a->v,
+        .lda = a->cols,
+        .b = b->v,
+        .ldb = b->cols,
+        .b_transposed = true,
+        .bias = NULL,
+        .c = out->v,
+        .ldc = out->cols,
+        .shape = MATMUL_LOWER_C,
+    };
+    matmul_run(&p, matmul_kernel_best(), pool);
+    causal_mask(out);
+}
+
+/* Whether every cell of a above the diagonal is exactly 0 (+0 or -0). */
+static bool zero_above_diagonal(const matrix *a)
+{
+    for (size_t t = 0; t < a->rows; t++)
+        for (size_t s = t + 1; s < a->cols; s++)
+            if (*matrix_at(a, t, s) != 0.0f)
+                return false;
+    return true;
+}
+
+static bool all_finite(const matrix *m)
+{
+    int finite = 1;
+    for (size_t i = 0; i < m->rows * m->cols; i++)
+        finite &= isfinite(m->v[i]) != 0;
+    return finite;
+}
+
+void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool)
 {
     // out (T, d) = a (T, S) @ b (S, d)
+    const bool lower = zero_above_diagonal(a) && all_finite(b);
     const matmul_problem p = {
         .M = a->rows,
         .N = b->cols,
@@ -127,9 +169,9 @@ void matmul(matrix *out, const matrix *a, const matrix *b)
         .bias = NULL,
         .c = out->v,
         .ldc = out->cols,
-        .shape = MATMUL_FULL,
+        .shape = lower ? MATMUL_LOWER_A : MATMUL_FULL,
     };
-    matmul_run(&p, matmul_kernel_best(), NULL);
+    matmul_run(&p, matmul_kernel_best(), pool);
 }
 
 void causal_mask(matrix *scores)

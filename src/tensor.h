@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "workers.h"
 
 typedef struct {
     size_t rows, cols;
@@ -33,10 +34,13 @@ static inline float *matrix_at(const matrix *m, size_t r, size_t c)
     return m->v + r * m->cols + c;
 }
 
+/* The products below share their panels out over pool (NULL: the caller
+ * alone); the numbers do not depend on it. */
+
 /* out (T, O) = x (T, D) @ w (O, D)^T + bias (O), as nn.Linear computes;
  * bias may be NULL. */
 void linear_forward(matrix *out, const matrix *x, const matrix *w,
-                    const float *bias);
+                    const float *bias, workers *pool);
 
 /* The same as linear_forward and matmul, written as plainly as possible:
  * the reference the faster versions are tested against. */
@@ -45,10 +49,19 @@ void linear_forward_naive(matrix *out, const matrix *x, const matrix *w,
 void matmul_naive(matrix *out, const matrix *a, const matrix *b);
 
 /* out (T, S) = a (T, d) @ b (S, d)^T: attention scores from Q and K. */
-void matmul_transposed(matrix *out, const matrix *a, const matrix *b);
+void matmul_transposed(matrix *out, const matrix *a, const matrix *b,
+                       workers *pool);
 
-/* out (T, d) = a (T, S) @ b (S, d): context from weights and V. */
-void matmul(matrix *out, const matrix *a, const matrix *b);
+/* The same with the causal mask: cells above the diagonal (a later key)
+ * are -inf, and the tiles of the product that hold only such cells are
+ * never computed. Equal to matmul_transposed then causal_mask. */
+void causal_scores(matrix *out, const matrix *a, const matrix *b,
+                   workers *pool);
+
+/* out (T, d) = a (T, S) @ b (S, d): context from weights and V. When a is
+ * exactly 0 above its diagonal (causal weights) and b is finite, the
+ * terms past the diagonal, which add exactly nothing, are left out. */
+void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool);
 
 /* Sets every cell above the diagonal (a later key) to -inf. */
 void causal_mask(matrix *scores);

@@ -38,15 +38,15 @@ static void small_products(void)
     const float w_v[] = {1, 0, -1, 0.5f, 0.5f, 0.5f}; /* (2, 3) */
     const float bias[] = {10, -1};
     matrix x = make(2, 3, x_v), w = make(2, 3, w_v), out = make(2, 2, NULL);
-    linear_forward(&out, &x, &w, bias);
+    linear_forward(&out, &x, &w, bias, NULL);
     ok(out.v[0] == 8 && out.v[1] == 2 && out.v[2] == 8 && out.v[3] == 6.5f,
        "linear_forward: x @ w^T + bias on small exact numbers");
-    matmul_transposed(&out, &x, &w);
+    matmul_transposed(&out, &x, &w, NULL);
     ok(out.v[0] == -2 && out.v[1] == 3 && out.v[2] == -2 && out.v[3] == 7.5f,
        "matmul_transposed: a @ b^T");
     const float a_v[] = {1, 0.5f, 0, 2}; /* (2, 2) */
     matrix a = make(2, 2, a_v), c = make(2, 3, NULL);
-    matmul(&c, &a, &x);
+    matmul(&c, &a, &x, NULL);
     ok(c.v[0] == 3 && c.v[1] == 4.5f && c.v[2] == 6 && c.v[3] == 8 &&
            c.v[4] == 10 && c.v[5] == 12,
        "matmul: a @ b");
@@ -60,7 +60,7 @@ static void small_products(void)
     rng_normal_fill(bx.v, 37 * 61, 0, 1, &g);
     rng_normal_fill(bw.v, 29 * 61, 0, 1, &g);
     rng_normal_fill(bb, 29, 0, 1, &g);
-    linear_forward(&o1, &bx, &bw, bb);
+    linear_forward(&o1, &bx, &bw, bb, NULL);
     linear_forward_naive(&o2, &bx, &bw, bb);
     ok(same_bits(&o1, &o2),
        "linear_forward equals its naive version bit for bit");
@@ -69,7 +69,7 @@ static void small_products(void)
     rng_normal_fill(p.v, 37 * 37, 0, 1, &g);
     matrix v = make(37, 61, NULL);
     rng_normal_fill(v.v, 37 * 61, 0, 1, &g);
-    matmul(&m1, &p, &v);
+    matmul(&m1, &p, &v, NULL);
     matmul_naive(&m2, &p, &v);
     ok(same_bits(&m1, &m2), "matmul equals its naive version bit for bit");
     matrix *all[] = {&x,  &w,  &out, &a,  &c,  &bx, &bw,

@@ -5,7 +5,9 @@
  * thread pool runs every task exactly once.
  *
  * Usage: test_matmul [REFERENCE_DIR]   (the argument is not used) */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +196,27 @@ static void pool_cases(void)
     ok(workers_available() >= 1, "available processors: %zu",
        workers_available());
     ok(workers_threads(NULL) == 1, "no pool is one thread");
+#ifdef __linux__
+    /* the affinity mask limits the default: pinned to one CPU, one thread */
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) > 1) {
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        const int pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+        const size_t n = workers_available();
+        if (pinned)
+            sched_setaffinity(0, sizeof all, &all);
+        ok(pinned && n == 1, "pinned to one CPU: %zu available", n);
+    } else {
+        printf("ok %d - # SKIP one CPU only: the affinity mask cannot "
+               "shrink\n",
+               ++tap_count);
+    }
+#endif
 
     if (workers_init(&pool, 3, &err) != 0) {
         printf("Bail out! %s\n", err.msg);
