@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,14 +43,32 @@ static size_t shown_indices(size_t *idx, size_t n, bool summarise)
 /* PyTorch prints a tensor in scientific notation when a value reaches
  * 1e8; so does a table here (fixed notation would print 39 digits for
  * 3e38). */
-#define SCIENTIFIC_FROM 1e8
+#define SCIENTIFIC_FROM 1e8f
 
+/* Whether a finite value of t is at least SCIENTIFIC_FROM in size. With
+ * the sign bit cleared, those values' bit patterns run from
+ * SCIENTIFIC_FROM's up to infinity's (0x7f800000), so blocks of values
+ * are tested with integer operations the compiler vectorises; the scan
+ * stops after the first block holding one. */
 static bool needs_scientific(const table *t)
 {
-    for (size_t i = 0; i < t->values.rows * t->values.cols; i++)
-        if (isfinite(t->values.v[i]) &&
-            fabs((double)t->values.v[i]) >= SCIENTIFIC_FROM)
+    enum { BLOCK = 1024 };
+    const float from = SCIENTIFIC_FROM;
+    uint32_t low;
+    memcpy(&low, &from, sizeof low);
+    const uint32_t span = 0x7f800000u - low;
+    const size_t n = t->values.rows * t->values.cols;
+    for (size_t start = 0; start < n; start += BLOCK) {
+        const size_t end = n - start < BLOCK ? n : start + BLOCK;
+        uint32_t found = 0;
+        for (size_t i = start; i < end; i++) {
+            uint32_t bits;
+            memcpy(&bits, &t->values.v[i], sizeof bits);
+            found |= (uint32_t)((bits & 0x7fffffffu) - low < span);
+        }
+        if (found != 0)
             return true;
+    }
     return false;
 }
 

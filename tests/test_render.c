@@ -623,6 +623,48 @@ static void test_text_scientific(void)
     trace_free(&tr);
 }
 
+/* the switch is at 1e8 exactly, for either sign, infinities and NaN
+ * aside, wherever in a table of many values the large one is */
+static void test_text_scientific_edges(void)
+{
+    trace tr;
+    trace_init(&tr);
+    text_style style = {.precision = 4};
+    const float below[4] = {99999992.0f, -99999992.0f, INFINITY, NAN};
+    table *t = add_table(&tr, "fused", 0, "queries", indices(&tr, "t", 2),
+                         indices(&tr, "c", 2), below);
+    char *s = text1(t, &style);
+    ok(s != NULL && strstr(s, "99999992.0000") != NULL &&
+           strstr(s, "e+") == NULL,
+       "99999992, the float just below 1e8, and infinities stay fixed");
+    free(s);
+    const float at[4] = {0.5f, -1e8f, -INFINITY, NAN};
+    t = add_table(&tr, "fused", 0, "keys", indices(&tr, "t", 2),
+                  indices(&tr, "c", 2), at);
+    s = text1(t, &style);
+    ok(s != NULL && strstr(s, "-1.0000e+08") != NULL,
+       "-1e8 makes the table scientific");
+    free(s);
+    /* 50 x 50, summarised: the large value ends the first block of 1024
+     * values scanned, or is the last of the 2500 (and shown) */
+    t = add_table(&tr, "fused", 0, "values", indices(&tr, "t", 50),
+                  indices(&tr, "c", 50), NULL);
+    const size_t where[2] = {1023, 2499};
+    for (size_t k = 0; k < 2; k++) {
+        t->values.v[where[k]] = 2.5e9f;
+        s = text1(t, &style);
+        ok(s != NULL && strstr(s, "e+03") != NULL,
+           "a large value at %zu of a big table makes it scientific", where[k]);
+        free(s);
+        t->values.v[where[k]] = 1.0f;
+    }
+    s = text1(t, &style);
+    ok(s != NULL && strstr(s, "e+") == NULL && strstr(s, "e-") == NULL,
+       "without it the same table stays fixed");
+    free(s);
+    trace_free(&tr);
+}
+
 static void test_text_summary(void)
 {
     trace tr;
@@ -1203,6 +1245,7 @@ int main(int argc, char **argv)
     test_text_alignment();
     test_text_summary();
     test_text_scientific();
+    test_text_scientific_edges();
     test_format_float();
     test_csv();
     test_csv_dir();
