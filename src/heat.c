@@ -12,7 +12,8 @@ static const rgb viridis[9] = {
     {93, 200, 99},  {170, 220, 50}, {253, 231, 37},
 };
 
-#define RAMP_CELLS 16 /* colours shown in a legend */
+#define RAMP_CELLS 16      /* colours shown in a legend */
+#define SHORT_RAMP_CELLS 8 /* ... and under a table of a grid */
 
 rgb heat_color(double x)
 {
@@ -103,17 +104,30 @@ void heat_end(FILE *out)
     fputs("\x1b[0m", out);
 }
 
+/* `cells` blank cells from the bottom of the scale to its top. */
+static void ramp(FILE *out, int cells, bool truecolor)
+{
+    for (int i = 0; i < cells; i++) {
+        set_background(out, i / (cells - 1.0), truecolor);
+        fputc(' ', out);
+    }
+    heat_end(out);
+}
+
+void heat_ramp(FILE *out, const char *lo, const char *hi, bool truecolor)
+{
+    fprintf(out, "%s ", lo);
+    ramp(out, SHORT_RAMP_CELLS, truecolor);
+    fprintf(out, " %s", hi);
+}
+
 void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
                  const char *masked, bool truecolor)
 {
     /* TRANSLATORS: the --color legend: "scale: 0.0012 [colours] 0.9981, the
      * table's range; masked: grey" */
     fprintf(out, _("scale: %s "), lo);
-    for (int i = 0; i < RAMP_CELLS; i++) {
-        set_background(out, i / (RAMP_CELLS - 1.0), truecolor);
-        fputc(' ', out);
-    }
-    heat_end(out);
+    ramp(out, RAMP_CELLS, truecolor);
     fprintf(out, " %s, %s", hi, of);
     if (masked != NULL) {
         fputs(_("; masked: "), out);

@@ -41,4 +41,8 @@ void heat_end(FILE *out);
 void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
                  const char *masked, bool truecolor);
 
+/* "0.0618 [ramp] 1.0000" without a line end: the short legend under one
+ * table of a grid (layout.h), its scale from lo to hi. */
+void heat_ramp(FILE *out, const char *lo, const char *hi, bool truecolor);
+
 #endif

@@ -19,10 +19,12 @@
 #include "html.h"
 #include "i18n.h"
 #include "options.h"
+#include "pager.h"
 #include "pipeline.h"
 #include "plot.h"
 #include "render.h"
 #include "spool.h"
+#include "step.h"
 #include "trace.h"
 #include "textwidth.h"
 #include "tokenize.h"
@@ -186,6 +188,35 @@ static size_t screen_width(const options *opt)
     return 80;
 }
 
+/* The terminal's height when standard output is one, else $LINES, else
+ * 24: output with as many lines goes through the pager. */
+static size_t screen_rows(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+        return ws.ws_row;
+    const char *lines = getenv("LINES");
+    if (lines != NULL && lines[0] >= '1' && lines[0] <= '9')
+        return strtoul(lines, NULL, 10);
+    return 24;
+}
+
+/* --layout auto: heads side by side on a terminal; a pipe or a file keeps
+ * one table under another, in the trace's order. */
+static bool use_grid(const options *opt)
+{
+    if (opt->layout != LAYOUT_AUTO)
+        return opt->layout == LAYOUT_GRID;
+    return isatty(STDOUT_FILENO);
+}
+
+/* Whether the text may go through the pager: on a terminal, without
+ * --no-pager or --step. */
+static bool may_page(const options *opt)
+{
+    return !opt->no_pager && !opt->step && isatty(STDOUT_FILENO);
+}
+
 /* Tokens of the --kv sentence in the trace. */
 static size_t kv_rows(const trace *tr)
 {
@@ -235,6 +266,8 @@ static int render_text_view(FILE *out, const options *opt, const trace *tr,
         .truecolor = truecolor(),
         .scale = opt->color_scale,
         .trace = tr,
+        .grid = use_grid(opt),
+        .page_breaks = opt->step,
     };
     if (opt->torch_style)
         return render_torch(out, tables, n, &style, err);
@@ -331,8 +364,12 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     if (rc == 0 && opt->format == FORMAT_CSV)
         rc = render_csv(out, tables, n, &csv, err);
     if (rc == 0 && opt->format == FORMAT_TEXT) {
-        if (heading != NULL)
-            fprintf(out, "%s=== %s ===\n\n", index > 0 ? "\n" : "", heading);
+        if (heading != NULL) /* each sentence on its own step too */
+            fprintf(out, "%s=== %s ===\n\n",
+                    index <= 0  ? ""
+                    : opt->step ? "\f"
+                                : "\n",
+                    heading);
         rc = render_text_view(out, opt, &tr, tables, n, focus, err);
     }
     if (rc == 0 && opt->check) {
@@ -359,14 +396,15 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
 
 /* Where a run's text goes: straight to stdout, or, for a run that also
  * writes files or reads --input, into a spool copied to stdout once
- * everything else has succeeded. */
+ * everything else has succeeded; also for the pager and --step, which
+ * need the whole text. */
 static int open_output(FILE **out, FILE **spool, const options *opt,
                        mx_error *err)
 {
     *out = stdout;
     *spool = NULL;
     if (opt->input == NULL && opt->csv_dir == NULL && opt->plot == NULL &&
-        opt->html == NULL)
+        opt->html == NULL && !opt->step && !may_page(opt))
         return 0;
     if (spool_open(spool, err) != 0)
         return -1;
@@ -377,15 +415,33 @@ static int open_output(FILE **out, FILE **spool, const options *opt,
 /* The end of a run that returned rc: its picture and --csv-dir files put
  * in place (or removed after a failure), then its spooled text on
  * stdout. A failed --check is reported once everything is written. */
+/* The spooled text on stdout: as it is, through the pager, or a step at a
+ * time (--step). Closes the spool. */
+static int show_spool(FILE *spool, const options *opt, mx_error *err)
+{
+    if (!opt->step && !may_page(opt))
+        return spool_copy(spool, STDOUT_FILENO, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (read_back(&text, &len, spool, err) != 0)
+        return -1;
+    int rc = opt->step
+                 ? step_through(text, len, STDIN_FILENO, STDOUT_FILENO, err)
+                 : page_text(text, len, screen_rows());
+    free(text);
+    return rc;
+}
+
 static int finish_run(int rc, bool check_failed, csv_dir_set *files,
-                      plot_file *plot, FILE *spool, mx_error *err)
+                      plot_file *plot, FILE *spool, const options *opt,
+                      mx_error *err)
 {
     rc = close_plot(plot, rc, err);
     if (rc == 0 && files != NULL)
         rc = csv_dir_commit(files, err);
     csv_dir_end(files);
     if (rc == 0 && spool != NULL)
-        rc = spool_copy(spool, STDOUT_FILENO, err);
+        rc = show_spool(spool, opt, err);
     else
         spool_discard(spool);
     if (rc == 0 && check_failed)
@@ -408,7 +464,7 @@ static int run_single(const options *opt, const model_input *in, mx_error *err)
     if (rc == 0)
         rc = run_and_render(out, &check_failed, opt, in, -1, NULL, &files, NULL,
                             plot, err);
-    return finish_run(rc, check_failed, files, plot, spool, err);
+    return finish_run(rc, check_failed, files, plot, spool, opt, err);
 }
 
 /* --input FILE --column NAME: every sentence is checked before the first
@@ -455,7 +511,7 @@ static int run_sentence_file(const options *opt, mx_error *err)
     }
     /* the files of every sentence are moved into place together, then
      * the text of every sentence is printed */
-    rc = finish_run(rc, check_failed, files, plot, spool, err);
+    rc = finish_run(rc, check_failed, files, plot, spool, opt, err);
     free_strings(sentences, n);
     free(lines);
     return rc;
@@ -544,7 +600,16 @@ int main(int argc, char **argv)
 
     note_wrapper_width(&opt);
     int rc = 0;
-    if (opt.weights != NULL)
+    if (opt.step && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
+        rc = err_usage(&err, "%s",
+                       isatty(STDIN_FILENO)
+                           ? _("--step: waits for keys on a terminal, and "
+                               "standard output is not one (--explain "
+                               "gives the notes without pauses)")
+                           : _("--step: waits for keys on a terminal, and "
+                               "standard input is not one (--explain gives "
+                               "the notes without pauses)"));
+    if (rc == 0 && opt.weights != NULL)
         rc = weights_check_dir(opt.weights, opt.variants, opt.heads, opt.tie,
                                &err);
     if (rc == 0) {

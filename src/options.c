@@ -34,6 +34,20 @@ static const char *const usage_parts[] = {
        "                     no causal mask                    (default none)\n"
        "  --tokens HOW       words, or chars: a token per character (default words)\n"
        "\n"),
+    N_("Inputs from CSV files:\n"
+       "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
+       "                     is the file's width, no embedding draws (default none)\n"
+       "  --input FILE       one run per data row of FILE ...    (default none)\n"
+       "  --column NAME      ... taking the sentence from column NAME\n"
+       "  --weights DIR      parameter CSVs named as --csv-dir writes them\n"
+       "                     replace the seeded ones             (default none)\n"
+       "  --csv-delimiter C  field separator of CSV read and written: one\n"
+       "                     character or 'tab'  (default ',', ';' with\n"
+       "                     --decimal-comma)\n"
+       "  --decimal-comma    numbers in CSV as 0,25               (default 0.25)\n"
+       "  --bom              start written CSV with a UTF-8 byte-order mark\n"
+       "                                                           (default none)\n"
+       "\n"),
     N_("Output:\n"
        "  --format FMT       text, or csv for tidy CSV          (default text)\n"
        "  --tables LIST      only these tables, comma-separated  (default all)\n"
@@ -61,19 +75,15 @@ static const char *const usage_parts[] = {
        "  --plot-size WxH    the picture's size: pixels for .png, points for\n"
        "                     .svg and .pdf          (default: fit the panels)\n"
        "\n"),
-    N_("Inputs from CSV files:\n"
-       "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
-       "                     is the file's width, no embedding draws (default none)\n"
-       "  --input FILE       one run per data row of FILE ...    (default none)\n"
-       "  --column NAME      ... taking the sentence from column NAME\n"
-       "  --weights DIR      parameter CSVs named as --csv-dir writes them\n"
-       "                     replace the seeded ones             (default none)\n"
-       "  --csv-delimiter C  field separator of CSV read and written: one\n"
-       "                     character or 'tab'  (default ',', ';' with\n"
-       "                     --decimal-comma)\n"
-       "  --decimal-comma    numbers in CSV as 0,25               (default 0.25)\n"
-       "  --bom              start written CSV with a UTF-8 byte-order mark\n"
-       "                                                           (default none)\n"
+    N_("On a terminal:\n"
+       "  --layout HOW       the same table of every head side by side (grid)\n"
+       "                     or one under another (stack) (default: grid on a\n"
+       "                     terminal where the heads fit, else stack)\n"
+       "  --no-pager         never page; output longer than the screen goes\n"
+       "                     through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
+       "                     less -FRX                        (default paged)\n"
+       "  --step             pause after each step: Enter or space goes on, b\n"
+       "                     goes back, q quits                  (default off)\n"
        "\n"),
     N_("Teaching:\n"
        "  --explain          plain sentences and shapes before each step, and\n"
@@ -150,6 +160,9 @@ enum {
     OPT_PLOT,
     OPT_PLOT_SIZE,
     OPT_THREADS,
+    OPT_LAYOUT,
+    OPT_NO_PAGER,
+    OPT_STEP,
 };
 
 static const struct option long_options[] = {
@@ -190,6 +203,9 @@ static const struct option long_options[] = {
     {"plot", required_argument, NULL, OPT_PLOT},
     {"plot-size", required_argument, NULL, OPT_PLOT_SIZE},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
+    {"step", no_argument, NULL, OPT_STEP},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -585,6 +601,9 @@ static int validate(options *opt, mx_error *err)
                          _("%s: a text view; it does not go with "
                            "--format csv"),
                          opt->focus != NULL ? "--focus" : "--explain");
+    if (opt->step && opt->format == FORMAT_CSV)
+        return err_usage(err, _("--step: pauses between text tables; it "
+                                "does not go with --format csv"));
     if (opt->csv_delimiter == '\0')
         opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
     else if (opt->decimal_comma && opt->csv_delimiter == ',')
@@ -840,6 +859,23 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
                              _("--color: '%s' is not auto, always or "
                                "never"),
                              arg);
+        return 0;
+    case OPT_LAYOUT:
+        if (strcmp(arg, "auto") == 0)
+            opt->layout = LAYOUT_AUTO;
+        else if (strcmp(arg, "grid") == 0)
+            opt->layout = LAYOUT_GRID;
+        else if (strcmp(arg, "stack") == 0)
+            opt->layout = LAYOUT_STACK;
+        else
+            return err_usage(
+                err, _("--layout: '%s' is not auto, grid or stack"), arg);
+        return 0;
+    case OPT_NO_PAGER:
+        opt->no_pager = true;
+        return 0;
+    case OPT_STEP:
+        opt->step = true;
         return 0;
     case 'h':
         opt->show_help = true;

@@ -25,6 +25,10 @@ enum output_format { FORMAT_TEXT, FORMAT_CSV };
 
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
+/* --layout: heads side by side (grid) or one under another (stack); auto
+ * is grid on a terminal, stack otherwise. */
+enum layout_mode { LAYOUT_AUTO, LAYOUT_GRID, LAYOUT_STACK };
+
 typedef struct {
     size_t d_model;    /* --d-model, D */
     size_t d_out;      /* --d-out, O */
@@ -72,6 +76,9 @@ typedef struct {
     bool width_given;             /* --width was on the command line */
     size_t threads;               /* --threads, 1 to MAX_THREADS; 0 when
                                      not given: the processors available */
+    enum layout_mode layout;      /* --layout */
+    bool no_pager;                /* --no-pager */
+    bool step;                    /* --step: pause after each step */
 
     char *sentence;           /* the words joined by spaces, owned; NULL
                                 with --embeddings or --input */

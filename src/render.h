@@ -36,6 +36,10 @@ typedef struct {
     const trace *trace;     /* the whole run, where attn_weights finds its
                                scores' mask; or NULL */
     size_t width;           /* widest line in cells, 0: no limit */
+    bool grid;              /* --layout grid: the same table of the heads
+                               side by side where they fit */
+    bool page_breaks;       /* --step: a STEP_MARK (step.h) where each step
+                               starts */
     before_table_fn before; /* or NULL */
     const void *before_ctx;
 } text_style;
@@ -53,12 +57,17 @@ typedef struct {
 typedef int (*render_table_fn)(FILE *out, const table *t,
                                const text_style *style, mx_error *err);
 
-/* Tables one after another, a blank line between, style->before (if any)
- * called before each: the loop shared by render_text and render_torch. */
+/* Tables one after another, a blank line between (or a step mark where a
+ * step starts, with style->page_breaks), style->before (if any) called
+ * before each: render_torch's loop. */
 int render_each(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, render_table_fn one, mx_error *err);
 
-/* Aligned tables for a terminal, one after another, a blank line between. */
+/* Aligned tables for a terminal, one after another, a blank line between.
+ * With style->grid, the same table of every head of a variant comes
+ * together (queries of heads 0, 1, ..., then keys, ...), side by side
+ * in rows of as many heads as fit in style->width; where not even two
+ * fit, one under another. */
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
 

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "layout.h"
+#include "step.h"
 #include "textwidth.h"
 
 #define ELLIPSIS "..."
@@ -302,23 +304,26 @@ static size_t block_end(const size_t *col_width, size_t nc, size_t first,
 }
 
 /* The column labels, then every shown row, of the shown columns
- * [first, end). */
+ * [first, end); the row labels first unless labels is false. */
 static void print_block(FILE *out, const table *t, const text_style *style,
                         const size_t *ri, size_t nr, const size_t *ci,
                         size_t first, size_t end, char **row_names,
                         char **col_names, const size_t *width,
-                        size_t label_width, bool scientific, const shading *sh)
+                        size_t label_width, bool with_labels, bool scientific,
+                        const shading *sh)
 {
     const bool shaded = style->color && is_shaded(t);
-    pad(out, label_width);
+    if (with_labels)
+        pad(out, label_width);
     for (size_t j = first; j < end; j++) {
         fputs("  ", out);
         put_cell(out, ci[j] == SKIP ? ELLIPSIS : col_names[j], width[j], true);
     }
     fputc('\n', out);
     for (size_t i = 0; i < nr; i++) {
-        put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
-                 false);
+        if (with_labels)
+            put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
+                     false);
         for (size_t j = first; j < end; j++) {
             char buf[64] = ELLIPSIS;
             bool colored = false;
@@ -339,103 +344,370 @@ static void print_block(FILE *out, const table *t, const text_style *style,
     }
 }
 
-static int render_one(FILE *out, const table *t, const text_style *style,
-                      mx_error *err)
+/* A table laid out for printing: the rows and columns shown (summarised
+ * or not), their labels made safe, and the widths of the columns. */
+typedef struct {
+    const table *t;
+    size_t nr, nc;      /* rows and columns shown */
+    size_t *ri, *ci;    /* [nr], [nc]: their indices, or SKIP */
+    size_t *width;      /* [nc]: cells of each shown column */
+    char **row_names;   /* [nr], owned */
+    char **col_names;   /* [nc], owned */
+    size_t label_width; /* cells of the row labels */
+    bool scientific, shaded;
+    shading sh;
+} table_view;
+
+static void view_free(table_view *v)
+{
+    free_labels(v->row_names, v->nr);
+    free_labels(v->col_names, v->nc);
+    free(v->ri);
+    free(v->ci);
+    free(v->width);
+    shading_free(&v->sh);
+}
+
+static int view_init(table_view *v, const table *t, const text_style *style,
+                     mx_error *err)
 {
     const size_t R = t->values.rows, C = t->values.cols;
     const bool summarise_rows = !style->full && R * C > SUMMARY_THRESHOLD;
     const bool summarise_cols =
         summarise_rows || (!style->full && C > WIDE_COLUMNS);
-    const bool shaded = style->color && is_shaded(t);
-    const bool scientific = needs_scientific(t);
-    shading sh = {0};
-    size_t *ri = malloc((R + 1) * sizeof *ri);
-    size_t *ci = malloc((C + 1) * sizeof *ci);
-    size_t *width = calloc(C + 1, sizeof *width);
-    char **row_names = NULL, **col_names = NULL;
-    size_t nr = 0, nc = 0; /* rows and columns shown */
-    int rc = -1;
-    if (ri == NULL || ci == NULL || width == NULL ||
-        (shaded && shading_init(&sh, t, style) != 0)) {
-        err_nomem(err, _("a table's layout"));
-        goto done;
-    }
-    nr = shown_indices(ri, R, summarise_rows);
-    nc = shown_indices(ci, C, summarise_cols);
-    row_names = escaped_labels(t->rows, ri, nr);
-    col_names = escaped_labels(t->cols, ci, nc);
-    if (row_names == NULL || col_names == NULL) {
-        err_nomem(err, _("labels"));
-        goto done;
-    }
+    memset(v, 0, sizeof *v);
+    v->t = t;
+    v->shaded = style->color && is_shaded(t);
+    v->scientific = needs_scientific(t);
+    v->ri = malloc((R + 1) * sizeof *v->ri);
+    v->ci = malloc((C + 1) * sizeof *v->ci);
+    v->width = calloc(C + 1, sizeof *v->width);
+    if (v->ri == NULL || v->ci == NULL || v->width == NULL ||
+        (v->shaded && shading_init(&v->sh, t, style) != 0))
+        return err_nomem(err, _("a table's layout"));
+    v->nr = shown_indices(v->ri, R, summarise_rows);
+    v->nc = shown_indices(v->ci, C, summarise_cols);
+    v->row_names = escaped_labels(t->rows, v->ri, v->nr);
+    v->col_names = escaped_labels(t->cols, v->ci, v->nc);
+    if (v->row_names == NULL || v->col_names == NULL)
+        return err_nomem(err, _("labels"));
 
     /* widths: the row label column, then each shown column */
-    size_t label_width = strlen(ELLIPSIS);
-    for (size_t i = 0; i < nr; i++)
-        if (row_names[i] != NULL && display_width(row_names[i]) > label_width)
-            label_width = display_width(row_names[i]);
-    for (size_t j = 0; j < nc; j++) {
-        width[j] = strlen(ELLIPSIS);
-        if (ci[j] == SKIP)
+    v->label_width = strlen(ELLIPSIS);
+    for (size_t i = 0; i < v->nr; i++)
+        if (v->row_names[i] != NULL &&
+            display_width(v->row_names[i]) > v->label_width)
+            v->label_width = display_width(v->row_names[i]);
+    for (size_t j = 0; j < v->nc; j++) {
+        v->width[j] = strlen(ELLIPSIS);
+        if (v->ci[j] == SKIP)
             continue;
-        if (display_width(col_names[j]) > width[j])
-            width[j] = display_width(col_names[j]);
-        for (size_t i = 0; i < nr; i++) {
-            if (ri[i] == SKIP)
+        if (display_width(v->col_names[j]) > v->width[j])
+            v->width[j] = display_width(v->col_names[j]);
+        for (size_t i = 0; i < v->nr; i++) {
+            if (v->ri[i] == SKIP)
                 continue;
             char buf[64];
-            format_value(buf, sizeof buf, *matrix_at(&t->values, ri[i], ci[j]),
-                         t, scientific, style);
-            if (strlen(buf) > width[j])
-                width[j] = strlen(buf);
+            format_value(buf, sizeof buf,
+                         *matrix_at(&t->values, v->ri[i], v->ci[j]), t,
+                         v->scientific, style);
+            if (strlen(buf) > v->width[j])
+                v->width[j] = strlen(buf);
         }
     }
+    return 0;
+}
 
+static bool view_summarised(const table_view *v)
+{
+    return v->nr < v->t->values.rows || v->nc < v->t->values.cols;
+}
+
+static int render_one(FILE *out, const table *t, const text_style *style,
+                      mx_error *err)
+{
+    table_view v;
+    if (view_init(&v, t, style, err) != 0) {
+        view_free(&v);
+        return -1;
+    }
     /* a table wider than the screen is printed in blocks of columns,
      * each with the row labels, as PyTorch and NumPy wrap */
     size_t blocks = 0;
-    for (size_t j = 0; j < nc;
-         j = block_end(width, nc, j, label_width, style->width))
+    for (size_t j = 0; j < v.nc;
+         j = block_end(v.width, v.nc, j, v.label_width, style->width))
         blocks++;
-    print_header(out, t, nr < R || nc < C, blocks, style->width);
-    for (size_t j = 0; j < nc;) {
-        size_t end = block_end(width, nc, j, label_width, style->width);
+    print_header(out, t, view_summarised(&v), blocks, style->width);
+    for (size_t j = 0; j < v.nc;) {
+        size_t end = block_end(v.width, v.nc, j, v.label_width, style->width);
         if (j > 0)
             fputc('\n', out);
-        print_block(out, t, style, ri, nr, ci, j, end, row_names, col_names,
-                    width, label_width, scientific, &sh);
+        print_block(out, t, style, v.ri, v.nr, v.ci, j, end, v.row_names,
+                    v.col_names, v.width, v.label_width, true, v.scientific,
+                    &v.sh);
         j = end;
     }
-    if (shaded)
-        print_legend(out, t, &sh, style, scientific);
-    rc = ferror(out) ? err_write(err, _("the output"), errno) : 0;
-done:
-    free_labels(row_names, nr);
-    free_labels(col_names, nc);
-    free(ri);
-    free(ci);
-    free(width);
-    shading_free(&sh);
+    if (v.shaded)
+        print_legend(out, t, &v.sh, style, v.scientific);
+    view_free(&v);
+    return ferror(out) ? err_write(err, _("the output"), errno) : 0;
+}
+
+/* ---- --layout grid: the heads of one table side by side ---------------- */
+
+/* A table of the grid alone, written into *text (owned by the caller):
+ * "head h", the column labels and values, and under them, for a table
+ * shaded on its own range, the short legend. With labels_only, the
+ * column of row labels instead, with blank lines beside the rest. */
+static int panel_text(char **text, const table_view *v, const text_style *style,
+                      bool labels_only, mx_error *err)
+{
+    size_t len = 0;
+    FILE *out = open_memstream(text, &len);
+    if (out == NULL)
+        return err_nomem(err, _("a grid of tables"));
+    const bool short_legend = v->shaded && style->scale != SCALE_ROW &&
+                              !(style->scale == SCALE_FIXED &&
+                                strcmp(v->t->name, "attn_scores") != 0);
+    if (labels_only) {
+        fputs("\n\n", out); /* beside "head h" and the column labels */
+        for (size_t i = 0; i < v->nr; i++) {
+            put_cell(out, v->ri[i] == SKIP ? ELLIPSIS : v->row_names[i],
+                     v->label_width, false);
+            fputc('\n', out);
+        }
+    } else {
+        fputs("  ", out);
+        fprintf(out, _("head %d"), v->t->head);
+        fputc('\n', out);
+        print_block(out, v->t, style, v->ri, v->nr, v->ci, 0, v->nc,
+                    v->row_names, v->col_names, v->width, v->label_width, false,
+                    v->scientific, &v->sh);
+        if (short_legend) {
+            char lo[64], hi[64];
+            format_value(lo, sizeof lo, (float)v->sh.lo[0], v->t, v->scientific,
+                         style);
+            format_value(hi, sizeof hi, (float)v->sh.hi[0], v->t, v->scientific,
+                         style);
+            fputs("  ", out);
+            heat_ramp(out, lo, hi, style->truecolor);
+            fputc('\n', out);
+        }
+    }
+    return fclose(out) == 0 ? 0 : err_nomem(err, _("a grid of tables"));
+}
+
+/* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)". */
+static void print_grid_header(FILE *out, const table *first, const table *last,
+                              bool summarised, size_t width)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "[%s] ", first->variant);
+    n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
+                  first->head, last->head);
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
+                  first->name, first->values.rows, first->values.cols);
+    if (summarised)
+        snprintf(line + n, sizeof line - (size_t)n, "%s",
+                 _(", summarised (--full prints all)"));
+    write_wrapped(out, line, width, 2);
+}
+
+/* The legend line under a grid of shaded tables. */
+static void print_grid_legend(FILE *out, const table_view *views, size_t n,
+                              const text_style *style)
+{
+    bool any_masked = false;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < views[k].t->values.rows && !any_masked; i++)
+            for (size_t j = 0; j < views[k].t->values.cols && !any_masked; j++)
+                any_masked = is_masked(views[k].sh.mask, i, j);
+    const char *masked = any_masked ? _("grey") : NULL;
+    const table *t = views[0].t;
+    if (style->scale == SCALE_ROW)
+        heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
+                    style->truecolor);
+    else if (style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0)
+        heat_legend(out, "0", "1", _("fixed"), masked, style->truecolor);
+    else
+        heat_legend(out, _("smallest"), _("largest"),
+                    _("each head's own range"), masked, style->truecolor);
+}
+
+/* Whether the n tables can form a grid: the same shape and row labels. */
+static bool same_shape(const table *const *group, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        if (group[k]->values.rows != group[0]->values.rows ||
+            group[k]->values.cols != group[0]->values.cols ||
+            group[k]->rows != group[0]->rows)
+            return false;
+    return true;
+}
+
+/* How many of the panels from `first` fit beside the row labels in
+ * `width` cells (0: no limit). */
+static size_t row_fits(const size_t *panel_width, size_t n, size_t first,
+                       size_t label_width, size_t width)
+{
+    size_t used = label_width, k = first;
+    while (k < n &&
+           (width == 0 ||
+            used + panel_width[k] + (k > first ? LAYOUT_SEPARATOR_CELLS : 0) <=
+                width)) {
+        used += panel_width[k] + (k > first ? LAYOUT_SEPARATOR_CELLS : 0);
+        k++;
+    }
+    return k - first;
+}
+
+/* The n tables of one name, heads in order, as a grid when at least two
+ * fit side by side (*done true), else nothing written (*done false). */
+static int render_grid(FILE *out, const table *const *group, size_t n,
+                       const text_style *style, bool *done, mx_error *err)
+{
+    *done = false;
+    if (n < 2 || !same_shape(group, n))
+        return 0;
+    table_view *views = calloc(n, sizeof *views);
+    char **texts = calloc(n + 1, sizeof *texts); /* [n] the labels */
+    size_t *panel_width = calloc(n, sizeof *panel_width);
+    const char **row = calloc(n + 1, sizeof *row);
+    unsigned char *sep = calloc(n + 1, 1);
+    size_t ready = 0;
+    int rc = 0;
+    if (views == NULL || texts == NULL || panel_width == NULL || row == NULL ||
+        sep == NULL)
+        rc = err_nomem(err, _("a grid of tables"));
+    for (; rc == 0 && ready < n; ready++) {
+        rc = view_init(&views[ready], group[ready], style, err);
+        if (rc == 0)
+            rc = panel_text(&texts[ready], &views[ready], style, false, err);
+        if (rc == 0)
+            panel_width[ready] = block_width(texts[ready]);
+    }
+    if (rc == 0)
+        rc = panel_text(&texts[n], &views[0], style, true, err);
+    size_t label_width = rc == 0 ? block_width(texts[n]) : 0;
+    if (rc == 0 &&
+        row_fits(panel_width, n, 0, label_width, style->width) >= 2) {
+        *done = true;
+        bool summarised = false;
+        for (size_t k = 0; k < n; k++)
+            summarised = summarised || view_summarised(&views[k]);
+        print_grid_header(out, group[0], group[n - 1], summarised,
+                          style->width);
+        for (size_t first = 0; first < n && rc == 0;) {
+            size_t k =
+                row_fits(panel_width, n, first, label_width, style->width);
+            k = k > 0 ? k : 1;
+            if (first > 0)
+                fputc('\n', out);
+            row[0] = texts[n];
+            sep[0] = 0;
+            for (size_t i = 0; i < k; i++) {
+                row[i + 1] = texts[first + i];
+                sep[i + 1] = 1;
+            }
+            if (layout_side_by_side(out, row, k + 1, sep) != 0)
+                rc = err_nomem(err, _("a grid of tables"));
+            first += k;
+        }
+        if (rc == 0 && views[0].shaded)
+            print_grid_legend(out, views, n, style);
+        if (rc == 0 && ferror(out))
+            rc = err_write(err, _("the output"), errno);
+    }
+    for (size_t k = 0; views != NULL && k < n; k++)
+        view_free(&views[k]);
+    for (size_t k = 0; texts != NULL && k <= n; k++)
+        free(texts[k]);
+    free(views);
+    free(texts);
+    free(panel_width);
+    free(row);
+    free(sep);
     return rc;
+}
+
+/* Before the table t, printed after prev (NULL for the first): a blank
+ * line, or with page breaks a step mark where a step starts; then the
+ * style's note. */
+static void before_table(FILE *out, const table *t, const table *prev,
+                         const text_style *style)
+{
+    if (prev != NULL)
+        fputc(style->page_breaks && step_starts(t, prev) ? STEP_MARK : '\n',
+              out);
+    if (style->before != NULL)
+        style->before(out, t, prev, style->before_ctx);
 }
 
 int render_each(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, render_table_fn one, mx_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            fputc('\n', out);
-        if (style->before != NULL)
-            style->before(out, tables[i], i > 0 ? tables[i - 1] : NULL,
-                          style->before_ctx);
+        before_table(out, tables[i], i > 0 ? tables[i - 1] : NULL, style);
         if (one(out, tables[i], style, err) != 0)
             return -1;
     }
     return 0;
 }
 
+/* The tables of [from, n) that belong with tables[from] in a grid: the
+ * same variant and name, each of another head, within the run of head
+ * tables that starts with it; their indices in idx (not yet printed). */
+static size_t gather(size_t *idx, const table *const *tables, size_t n,
+                     size_t from, const bool *printed)
+{
+    const char *variant = tables[from]->variant, *name = tables[from]->name;
+    size_t k = 0;
+    for (size_t i = from; i < n; i++) {
+        if (tables[i]->head == NO_HEAD ||
+            strcmp(tables[i]->variant, variant) != 0)
+            break;
+        if (!printed[i] && strcmp(tables[i]->name, name) == 0)
+            idx[k++] = i;
+    }
+    return k;
+}
+
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err)
 {
-    return render_each(out, tables, n, style, render_one, err);
+    if (!style->grid)
+        return render_each(out, tables, n, style, render_one, err);
+    bool *printed = calloc(n + 1, sizeof *printed);
+    size_t *idx = calloc(n + 1, sizeof *idx);
+    const table **group = calloc(n + 1, sizeof *group);
+    int rc = 0;
+    if (printed == NULL || idx == NULL || group == NULL)
+        rc = err_nomem(err, _("the table list"));
+    const table *prev = NULL;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (printed[i])
+            continue;
+        size_t k = 1;
+        idx[0] = i;
+        if (tables[i]->head != NO_HEAD)
+            k = gather(idx, tables, n, i, printed);
+        for (size_t j = 0; j < k; j++) {
+            group[j] = tables[idx[j]];
+            printed[idx[j]] = true;
+        }
+        bool done = false;
+        before_table(out, group[0], prev, style);
+        rc = render_grid(out, group, k, style, &done, err);
+        /* no room for two side by side: one under another */
+        for (size_t j = 0; j < k && rc == 0 && !done; j++) {
+            if (j > 0)
+                before_table(out, group[j], group[j - 1], style);
+            rc = render_one(out, group[j], style, err);
+        }
+        prev = group[0];
+    }
+    free(printed);
+    free(idx);
+    free(group);
+    return rc;
 }

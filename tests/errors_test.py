@@ -538,10 +538,10 @@ def main():
         ok(r.returncode == 0 and widest <= 80,
            "--help fits 80 columns (widest %d)" % widest)
         ok([g.split()[0] for g in groups] ==
-           ["Model", "Output:", "Pictures:", "Inputs", "Teaching:",
+           ["Model", "Inputs", "Output:", "Pictures:", "On", "Teaching:",
             "Speed:"],
-           "--help is grouped: model, output, pictures, inputs, teaching, "
-           "speed",
+           "--help is grouped: model, inputs, output, pictures, terminal, "
+           "teaching, speed",
            groups)
 
         # a csv-dir that cannot be created is bad input

@@ -192,7 +192,8 @@ def color():
         full = dict(os.environ)
         full.pop("NO_COLOR", None)
         full.update(env)
-        p = subprocess.Popen(MHA.command([CLASSROOM, "--tables", "attn_weights"]),
+        p = subprocess.Popen(MHA.command([CLASSROOM, "--tables", "attn_weights",
+                                          "--no-pager"]),
                              stdout=slave, stderr=subprocess.DEVNULL, env=full)
         os.close(slave)
         data = b""

@@ -5,15 +5,21 @@ Usage: terminal_test.py MHA_EXPLAIN
 
 Each run gets a pty of 80 or 120 columns (Python's pty module, the window
 size set with TIOCSWINSZ) and no line it prints may be wider than the
-terminal in display cells. Prints TAP. Python 3 standard library only.
+terminal in display cells. Also on a pty: --layout grid (heads side by
+side), the pager (used on a terminal for long output, never on a pipe),
+and --step driven by keys. Prints TAP. Python 3 standard library only.
 """
 import fcntl
 import os
 import pty
 import re
+import select
+import signal
 import struct
 import sys
+import tempfile
 import termios
+import time
 import unicodedata
 
 from taplib import Program, done, ok
@@ -33,19 +39,27 @@ def cells(line):
     return width
 
 
-def on_pty(args, columns, rows=40):
-    """(exit status, output text) of the program on a pty of that size."""
+def spawn(args, columns, rows, env_extra=None):
+    """(pid, master fd) of the program on a new pty of that size."""
     pid, fd = pty.fork()
     if pid == 0:
         env = dict(os.environ, TERM="xterm-256color")
-        env.pop("COLUMNS", None)
-        env.pop("NO_COLOR", None)
+        for name in ("COLUMNS", "NO_COLOR", "PAGER", "MHA_EXPLAIN_PAGER",
+                     "LINES", "COLORTERM", "LESS"):
+            env.pop(name, None)
+        env.update(env_extra or {})
         try:
             fcntl.ioctl(1, termios.TIOCSWINSZ,
                         struct.pack("HHHH", rows, columns, 0, 0))
             os.execvpe(MHA.command(args)[0], MHA.command(args), env)
         finally:
             os._exit(127)
+    return pid, fd
+
+
+def on_pty(args, columns, rows=40, env=None):
+    """(exit status, output text) of the program on a pty of that size."""
+    pid, fd = spawn(args, columns, rows, env)
     out = b""
     while True:
         try:
@@ -61,7 +75,7 @@ def on_pty(args, columns, rows=40):
 
 
 def fits(args, columns, name):
-    status, text = on_pty(args, columns)
+    status, text = on_pty(args + ["--no-pager"], columns)
     lines = text.replace("\r\n", "\n").split("\n")
     widest = max(lines, key=cells)
     ok(status == 0 and len(lines) > 5 and cells(widest) <= columns,
@@ -86,9 +100,9 @@ def screens():
               "--precision", "8"], columns, "--focus with 8 decimals")
     # at 80 columns the 10x10 weights need two blocks, at 120 one
     _, narrow = on_pty([TEN, "--heads", "8", "--d-out", "16", "--variant",
-                        "fused", "--tables", "attn_weights"], 80)
+                        "fused", "--tables", "attn_weights", "--no-pager"], 80)
     _, wide = on_pty([TEN, "--heads", "8", "--d-out", "16", "--variant",
-                      "fused", "--tables", "attn_weights"], 120)
+                      "fused", "--tables", "attn_weights", "--no-pager"], 120)
     ok("in 2 blocks of columns (width 80)" in narrow and
        "blocks of columns" not in wide,
        "the weights are split into column blocks only where they must be",
@@ -130,6 +144,308 @@ def not_a_terminal():
     MHA.check_error(["x", "--width", "100001"], "--width")
 
 
+CLASSROOM = "O gato sobe no tapete"
+
+
+def plain_lines(text):
+    return ESCAPE.sub("", text).replace("\r\n", "\n").split("\n")
+
+
+def grid():
+    """--layout: the heads of a table side by side where they fit."""
+    weights = [CLASSROOM, "--variant", "fused", "--tables", "attn_weights",
+               "--no-pager"]
+    status, wide = on_pty(weights, 120)
+    lines = plain_lines(wide)
+    ok(status == 0 and "[fused] heads 0 to 1: attn_weights (5 x 5)" in lines
+       and any(re.match(r"^ +head 0 +\| +head 1$", l) for l in lines) and
+       any(re.match(r"^Q:O( +[0-9.]+){5} \|( +[0-9.]+){5}$", l)
+           for l in lines) and max(map(cells, lines)) <= 120,
+       "120 columns: both heads' weights side by side, rows labelled once",
+       wide[:1500])
+    status, narrow = on_pty(weights, 80)
+    lines = plain_lines(narrow)
+    ok(status == 0 and "[fused] head 0: attn_weights (5 x 5)" in lines and
+       "[fused] head 1: attn_weights (5 x 5)" in lines and
+       not any("|" in l for l in lines) and max(map(cells, lines)) <= 80,
+       "80 columns: the weights do not fit twice, one under another",
+       narrow[:1500])
+    # queries of 8 heads, 2 columns each: rows of as many heads as fit
+    for columns in (80, 120):
+        status, text = on_pty([TEN, "--heads", "8", "--d-out", "16",
+                               "--variant", "fused", "--tables", "queries",
+                               "--no-pager"], columns)
+        lines = plain_lines(text)
+        titles = [l for l in lines if re.match(r"^ +head \d", l)]
+        heads = [int(h) for l in titles for h in re.findall(r"head (\d)", l)]
+        ok(status == 0 and heads == list(range(8)) and len(titles) >= 2 and
+           all(l.count("|") == len(re.findall("head", l)) - 1
+               for l in titles) and max(map(cells, lines)) <= columns,
+           "%d columns: 8 heads' queries in %d rows of the grid, none wider"
+           % (columns, len(titles)), text[:2000])
+    # order: every head's queries, then every head's keys, ...
+    status, text = on_pty([CLASSROOM, "--variant", "wrapper", "--no-pager"],
+                          120)
+    order = [l.split(": ", 1)[1].split(" ")[0] for l in plain_lines(text)
+             if l.startswith("[wrapper] heads 0 to 1: ")]
+    ok(status == 0 and order == ["queries", "keys", "values", "attn_scores",
+                                 "attn_weights", "head_context"],
+       "the wrapper's tables by name, each a grid of both heads", order)
+    # colour: a short legend under each head, the full one under the grid
+    status, text = on_pty([CLASSROOM, "--variant", "fused", "--tables",
+                           "attn_weights", "--color", "always", "--no-pager"],
+                          120)
+    lines = plain_lines(text)
+    ok(status == 0 and text.count("\x1b[48;5;") > 50 and
+       any(re.match(r"^ +0\.1765 +1\.0000 +\| +0\.0907 +1\.0000$", l)
+           for l in lines) and
+       any(l.startswith("scale: smallest") and "each head's own range" in l
+           and "masked: grey" in l for l in lines) and
+       max(map(cells, lines)) <= 120,
+       "a coloured grid: each head's range under it, one legend line",
+       "\n".join(lines))
+    # Chinese and emoji labels keep the panels aligned
+    for args, name in (
+            (["我 喜欢 吃 牛舌 和 慢煮 牛舌", "--d-out", "6", "--heads", "3"],
+             "Chinese"),
+            (["café naïve 🙂 cafe 🎉", "--no-causal", "--heads", "4",
+              "--d-out", "8"], "emoji")):
+        for columns in (80, 120):
+            status, text = on_pty(args + ["--variant", "fused", "--tables",
+                                          "queries,values", "--color",
+                                          "always", "--no-pager"], columns)
+            lines = plain_lines(text)
+            rows = [l for l in lines if l.startswith("Q:")]
+            bars = {tuple(i for i in range(len(l)) if l[i] == "|")
+                    for l in rows}
+            ok(status == 0 and "heads 0 to" in text and
+               max(map(cells, lines)) <= columns and
+               len({cells(l.split("|")[0]) for l in rows}) == 1,
+               "%s labels at %d columns: a grid, aligned, none wider"
+               % (name, columns), "\n".join(lines[:30]))
+    # --layout stack on a terminal; --layout grid into a pipe
+    status, text = on_pty(weights + ["--layout", "stack"], 120)
+    ok(status == 0 and "heads 0 to" not in text and
+       "head 1: attn_weights" in text, "--layout stack on a terminal",
+       text[:300])
+    r = MHA.run([CLASSROOM, "--variant", "fused", "--layout", "grid",
+                 "--tables", "queries"])
+    ok(r.returncode == 0 and b"heads 0 to 1: queries" in r.stdout,
+       "--layout grid into a pipe (80 columns)", r.stdout[:300])
+    r = MHA.run([CLASSROOM, "--variant", "fused", "--tables", "queries"])
+    ok(r.returncode == 0 and b"heads 0 to" not in r.stdout,
+       "a pipe keeps one table under another by default", r.stdout[:300])
+    MHA.check_error([CLASSROOM, "--layout", "side"], "--layout")
+
+
+def pager():
+    """Long output on a terminal goes through the pager; never on a pipe,
+    with --no-pager or --step."""
+    long_run = [TEN, "--heads", "8", "--d-out", "16"]
+    with tempfile.TemporaryDirectory() as tmp:
+        got = os.path.join(tmp, "paged")
+        keep = "cat > '%s'" % got
+        expected = MHA.run(long_run, env={"COLUMNS": "120"}).stdout
+        status, text = on_pty(long_run, 120, rows=40,
+                              env={"MHA_EXPLAIN_PAGER": keep,
+                                   "PAGER": "false"})
+        paged = open(got, "rb").read() if os.path.exists(got) else b""
+        ok(status == 0 and text == "" and
+           ESCAPE.sub("", paged.decode()).count("\n") > 40 and
+           b"[fused] heads 0 to 7: queries" in paged,
+           "a long run on a terminal goes all through $MHA_EXPLAIN_PAGER",
+           "status %d, %d bytes shown, %d paged" % (status, len(text),
+                                                    len(paged)))
+        os.remove(got)
+        status, text = on_pty(long_run, 120, env={"PAGER": keep})
+        ok(status == 0 and text == "" and os.path.exists(got),
+           "... else through $PAGER")
+        os.remove(got)
+        status, text = on_pty(long_run + ["--layout", "stack",
+                                          "--color", "never"], 120,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and os.path.exists(got) and
+           open(got, "rb").read() == expected,
+           "the pager reads the same bytes a pipe gets")
+        os.remove(got)
+        status, text = on_pty([CLASSROOM, "--tables", "vocab"], 120,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and "tapete" in text and not os.path.exists(got),
+           "output that fits the screen is not paged", text)
+        status, text = on_pty(long_run + ["--no-pager"], 120,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and text.count("\n") > 40 and not os.path.exists(got),
+           "--no-pager writes to the terminal")
+        r = MHA.run(long_run, env={"MHA_EXPLAIN_PAGER": keep, "PAGER": keep})
+        ok(r.returncode == 0 and r.stdout == MHA.run(long_run).stdout and
+           not os.path.exists(got), "a pipe is never paged")
+        status, text = on_pty(long_run, 120,
+                              env={"MHA_EXPLAIN_PAGER": "/nonexistent/pager"})
+        ok(status == 0 and "[fused] heads 0 to 7: head_context" in text,
+           "a pager that cannot start: the output is written plainly",
+           text[-300:])
+        status, text = on_pty(long_run, 120, env={"MHA_EXPLAIN_PAGER": ""})
+        ok(status == 0 and "[fused] heads 0 to 7: head_context" in text,
+           "an empty MHA_EXPLAIN_PAGER means no pager", text[-300:])
+        # a pager that quits after one line: no error, no hang
+        status, text = on_pty(long_run + ["--full", "--d-model", "64",
+                                          "--d-out", "64"], 120,
+                              env={"MHA_EXPLAIN_PAGER": "head -n 1"})
+        ok(status == 0 and text.replace("\r\n", "\n").count("\n") == 1,
+           "a pager that quits early: status 0, one line shown", text[:300])
+        # --check's status comes through the pager
+        status, text = on_pty(long_run + ["--check"], 120,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and b"[check]" in open(got, "rb").read(),
+           "--check's lines are paged with the tables")
+        os.remove(got)
+    # the default pager, less -FRX, quit with q
+    if subprocess_ok("less"):
+        pid, fd = spawn(long_run, 120, 40)
+        shown = read_until(fd, b"\n:", 20)
+        os.write(fd, b"q")
+        rest = read_until(fd, None, 20)
+        _, st = os.waitpid(pid, 0)
+        os.close(fd)
+        ok(os.waitstatus_to_exitcode(st) == 0 and b"[input] vocab" in shown,
+           "less -FRX by default, quit with q: status 0",
+           (shown + rest)[-300:])
+    else:
+        ok(True, "# SKIP less is not installed")
+
+
+def subprocess_ok(program):
+    return any(os.access(os.path.join(d, program), os.X_OK)
+               for d in os.environ.get("PATH", "").split(os.pathsep))
+
+
+def read_until(fd, marker, seconds):
+    """Bytes from the pty until marker (None: the end) or the time."""
+    data = b""
+    end = time.time() + seconds
+    while time.time() < end and (marker is None or marker not in data):
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def termios_restored(fd):
+    lflag = termios.tcgetattr(fd)[3]
+    return bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
+
+
+def step():
+    """--step driven by keys on a real pty."""
+    args = [CLASSROOM, "--variant", "fused", "--explain", "--step"]
+    pid, fd = spawn(args, 80, 24)
+    first = read_until(fd, b"[step 1 of", 20)
+    total = re.search(rb"\[step 1 of (\d+)", first)
+    raw = not termios_restored(fd)
+    os.write(fd, b" ")
+    second = read_until(fd, b"[step 2 of", 10)
+    os.write(fd, b"\r")
+    third = read_until(fd, b"[step 3 of", 10)
+    os.write(fd, b"b")
+    back = read_until(fd, b"[step 2 of", 10)
+    os.write(fd, b"q")
+    rest = read_until(fd, None, 10)
+    _, st = os.waitpid(pid, 0)
+    restored = termios_restored(fd)
+    os.close(fd)
+    text = lambda b: ESCAPE.sub("", b.decode("utf-8", "replace"))
+    ok(total is not None and int(total.group(1)) >= 10 and
+       "# Tokenize:" in text(first) and "[input] vocab" in text(first) and
+       "embedding.weight" not in text(first),
+       "step 1: the tokens, its note first", text(first)[-600:])
+    ok(b"\x1b[H\x1b[2J" in second and "# Embeddings:" in text(second) and
+       text(second).index("# Embeddings:") <
+       text(second).index("[input] embedding.weight") and
+       "[input] vocab" not in text(second).split("\x1b")[-1],
+       "space: the screen cleared, step 2 the embeddings after its note",
+       text(second)[-600:])
+    ok("# The fused module" in text(third) and
+       "[fused] W_query.weight" in text(third),
+       "Enter: step 3, the module's note and parameters", text(third)[-600:])
+    ok("[input] embedding.weight" in text(back),
+       "b: back to step 2", text(back)[-300:])
+    ok(os.waitstatus_to_exitcode(st) == 0 and raw and restored,
+       "q quits with status 0; raw mode while waiting, restored after",
+       "status %r, raw %r, restored %r" % (st, raw, restored))
+
+    # through every step to the end
+    pid, fd = spawn([CLASSROOM, "--variant", "fused", "--step"], 120, 40)
+    seen = read_until(fd, b"[step 1 of", 20)
+    n = int(re.search(rb"\[step 1 of (\d+)", seen).group(1))
+    for k in range(2, n + 1):
+        os.write(fd, b" ")
+        seen += read_until(fd, b"[step %d of" % k, 10)
+    os.write(fd, b"\r")
+    seen += read_until(fd, None, 10)
+    _, st = os.waitpid(pid, 0)
+    restored = termios_restored(fd)
+    os.close(fd)
+    plain = text(seen)
+    ok(os.waitstatus_to_exitcode(st) == 0 and restored and
+       "[fused] heads 0 to 1: attn_weights" in plain and
+       "[fused] out (5 x 4)" in plain and ", the last" in plain,
+       "Enter past the last of %d steps ends the run, status 0" % n,
+       plain[-500:])
+
+    # a signal while waiting: the terminal restored, the signal's status
+    for sig, key in ((signal.SIGTERM, None), (signal.SIGINT, b"\x03")):
+        pid, fd = spawn(args, 80, 24)
+        read_until(fd, b"[step 1 of", 20)
+        if key is None:
+            os.kill(pid, sig)
+        else:
+            os.write(fd, key)
+        read_until(fd, None, 10)
+        _, st = os.waitpid(pid, 0)
+        restored = termios_restored(fd)
+        os.close(fd)
+        ok(os.WIFSIGNALED(st) and os.WTERMSIG(st) == sig and restored,
+           "%s while waiting: the terminal restored, then the signal ends it"
+           % signal.Signals(sig).name, "status %r" % st)
+
+    # no terminal: a usage error that says which side is not one
+    MHA.check_error([CLASSROOM, "--step"], "standard input is not one",
+                    "--step without a terminal on standard input")
+    master, slave = pty.openpty()
+    import subprocess
+    r = subprocess.run(MHA.command([CLASSROOM, "--step"]), stdin=slave,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    os.close(master)
+    os.close(slave)
+    ok(r.returncode == 2 and r.stdout == b"" and
+       b"standard output is not one" in r.stderr,
+       "--step with standard output a pipe: a usage error", r.stderr)
+    MHA.check_error([CLASSROOM, "--step", "--format", "csv"], "--step")
+    # --step never pages
+    with tempfile.TemporaryDirectory() as tmp:
+        got = os.path.join(tmp, "paged")
+        pid, fd = spawn(args, 80, 24,
+                        {"MHA_EXPLAIN_PAGER": "cat > '%s'" % got})
+        read_until(fd, b"[step 1 of", 20)
+        os.write(fd, b"q")
+        read_until(fd, None, 10)
+        _, st = os.waitpid(pid, 0)
+        os.close(fd)
+        ok(os.waitstatus_to_exitcode(st) == 0 and not os.path.exists(got),
+           "--step never pages")
+
+
 screens()
 not_a_terminal()
+grid()
+pager()
+step()
 sys.exit(done())
