@@ -3,7 +3,8 @@
 
 Writes the classroom page ("the cat sat on the mat", two heads) and
 photographs it in headless Chromium at 1280x720: OUTDIR/html-head-view.png
-(the pointer on the query "sat") and OUTDIR/html-matrix-view.png. The
+(the pointer on the query "sat"), OUTDIR/html-matrix-view.png,
+OUTDIR/html-neuron-view.png and OUTDIR/html-step-view.png. The
 README shows docs/html-head-view.png, made with
     docs/html_screenshots.py build/src/mha-explain docs
 """
@@ -56,6 +57,26 @@ def main():
             time.sleep(0.3)
             driver.save_screenshot(os.path.join(outdir,
                                                 "html-matrix-view.png"))
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=View] button[data-value=neuron]").click()
+            driver.find_element(
+                By.CSS_SELECTOR, "select[data-pick=Query]").click()
+            driver.execute_script(
+                "var s = document.querySelector('select[data-pick=Query]');"
+                "s.value = '3'; s.dispatchEvent(new Event('change'));")
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(outdir,
+                                                "html-neuron-view.png"))
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=View] button[data-value=steps]").click()
+            for _ in range(5):
+                driver.find_element(By.CSS_SELECTOR,
+                                    "[data-step=next]").click()
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(outdir,
+                                                "html-step-view.png"))
         finally:
             driver.quit()
 

@@ -183,10 +183,8 @@ static void attend(const head_work *work, const attention_config *cfg,
     else
         matmul_transposed(work->scores, t->q, t->k, cfg->pool);
 
-    // attn_weights (T, S) = softmax(attn_scores / sqrt(hd)),
-    // sqrt(hd) computed as keys.shape[-1]**0.5
-    const size_t hd = t->q->cols;
-    const float divisor = cfg->scale ? (float)pow((double)hd, 0.5) : 1.0f;
+    // attn_weights (T, S) = softmax(attn_scores / sqrt(hd))
+    const float divisor = score_divisor(t->q->cols, cfg->scale);
     softmax_rows(work->weights, work->scores, divisor);
 
     // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)

@@ -162,6 +162,10 @@ static void say(FILE *out, size_t screen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    if (screen == EXPLAIN_NO_WRAP) {
+        fprintf(out, "# %s\n", text);
+        return;
+    }
     const char *p = text;
     while (*p != '\0') {
         /* the last break within note_width cells; failing one, the last

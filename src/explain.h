@@ -24,8 +24,13 @@ typedef struct {
     size_t kv_tokens;      /* S with --kv (cross-attention), else 0 */
     size_t ff;             /* F, the block's feed-forward width */
     bool chars;            /* --tokens chars: one token per character */
-    size_t width;          /* the screen's width in cells, 0: no limit */
+    size_t width;          /* the screen's width in cells, 0: no limit,
+                              EXPLAIN_NO_WRAP: each sentence on one line */
 } explain_context;
+
+/* An explain_context width: every sentence is one "# " line, however
+ * long (for the --html page, which wraps them itself). */
+#define EXPLAIN_NO_WRAP SIZE_MAX
 
 /* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and
  * biases, as sum(p.numel() for p in module.parameters()) counts them. */

@@ -11,12 +11,18 @@
 #include <stdbool.h>
 
 #include "error.h"
+#include "explain.h"
+#include "render.h"
 #include "trace.h"
 
 /* What the page says about the run besides its tables. */
 typedef struct {
-    bool masked; /* the causal mask applies (causal, no --kv) */
-    bool scaled; /* scores divided by sqrt(head_dim) */
+    bool masked;            /* the causal mask applies (causal, no --kv) */
+    bool scaled;            /* scores divided by sqrt(head_dim) */
+    const text_style *text; /* the step-through's tables: precision,
+                                      full (colour and width are the page's) */
+    const explain_context *explain; /* the step-through's notes, with
+                                      width EXPLAIN_NO_WRAP */
 } html_page;
 
 /* Writes the page for every variant of tr that has attention weights to

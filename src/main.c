@@ -385,8 +385,14 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     }
     /* the page is written whole, under a temporary name, last */
     if (rc == 0 && opt->html != NULL) {
+        explain_context notes = explain_for(opt, &tr);
+        notes.width = EXPLAIN_NO_WRAP;
+        const text_style text = {
+            .precision = opt->precision, .full = opt->full, .trace = &tr};
         const html_page page = {.masked = opt->causal && opt->kv == NULL,
-                                .scaled = opt->scale};
+                                .scaled = opt->scale,
+                                .text = &text,
+                                .explain = &notes};
         rc = html_write(opt->html, &tr, &page, err);
     }
     free(chosen);

@@ -245,31 +245,41 @@ static float row_max(const float *w, size_t n)
     return max;
 }
 
+/* Passes 0 to 2 of one row's softmax: w (n) = exp(in / divisor - max).
+ * Returns the max of in / divisor; *live is the number of cells before
+ * the -inf cells that end the row (those are set to 0 without an
+ * exponential when the max is finite). */
+static float softmax_exps_row(float *w, size_t *live, const float *in, size_t n,
+                              float divisor)
+{
+    /* pass 0: scale, in float as PyTorch divides the float tensor */
+    for (size_t s = 0; s < n; s++)
+        w[s] = in[s] / divisor;
+
+    /* pass 1: the row's maximum; a NaN anywhere makes it NaN */
+    const float max = row_max(w, n);
+
+    /* pass 2: exponentiate; exp(-inf) is exactly 0. A row that cannot
+     * be normalised (a NaN, an infinite score, or every score -inf)
+     * gives NaN (inf - inf) here and NaN everywhere below, as in
+     * PyTorch. With a finite maximum, the -inf cells at the end of the
+     * row (the keys a causal mask hides) are 0 without computing */
+    *live = n;
+    if (isfinite(max))
+        while (*live > 0 && w[*live - 1] == -INFINITY)
+            w[--*live] = 0.0f;
+    expf_row(w, *live, max);
+    return max;
+}
+
 void softmax_rows(matrix *out, const matrix *scores, float divisor)
 {
     // out and scores are (T, S)
     for (size_t t = 0; t < scores->rows; t++) {
-        const float *in = matrix_at(scores, t, 0);
         float *w = matrix_at(out, t, 0);
         const size_t n = scores->cols;
-
-        /* pass 0: scale, in float as PyTorch divides the float tensor */
-        for (size_t s = 0; s < n; s++)
-            w[s] = in[s] / divisor;
-
-        /* pass 1: the row's maximum; a NaN anywhere makes it NaN */
-        const float max = row_max(w, n);
-
-        /* pass 2: exponentiate; exp(-inf) is exactly 0. A row that cannot
-         * be normalised (a NaN, an infinite score, or every score -inf)
-         * gives NaN (inf - inf) here and NaN everywhere below, as in
-         * PyTorch. With a finite maximum, the -inf cells at the end of the
-         * row (the keys a causal mask hides) are 0 without computing */
-        size_t live = n;
-        if (isfinite(max))
-            while (live > 0 && w[live - 1] == -INFINITY)
-                w[--live] = 0.0f;
-        expf_row(w, live, max);
+        size_t live;
+        softmax_exps_row(w, &live, matrix_at(scores, t, 0), n, divisor);
 
         /* pass 3: normalise by multiplying with 1 / sum, as PyTorch does;
          * the sum is finite and at least 1 when the maximum is finite, so
@@ -278,6 +288,25 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor)
         for (size_t s = 0; s < live; s++)
             w[s] *= inverse;
     }
+}
+
+void softmax_steps(matrix *exps, float *maxima, float *sums,
+                   const matrix *scores, float divisor)
+{
+    // exps and scores are (T, S); maxima and sums are (T)
+    for (size_t t = 0; t < scores->rows; t++) {
+        float *e = matrix_at(exps, t, 0);
+        size_t live;
+        maxima[t] = softmax_exps_row(e, &live, matrix_at(scores, t, 0),
+                                     scores->cols, divisor);
+        sums[t] = pytorch_sum(e, scores->cols, live);
+    }
+}
+
+float score_divisor(size_t head_dim, bool scale)
+{
+    /* sqrt(hd) computed as keys.shape[-1]**0.5 */
+    return scale ? (float)pow((double)head_dim, 0.5) : 1.0f;
 }
 
 void softmax_rows_naive(matrix *out, const matrix *scores, float divisor)

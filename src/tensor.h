@@ -10,6 +10,7 @@
 #ifndef MHA_TENSOR_H
 #define MHA_TENSOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -75,6 +76,18 @@ void softmax_rows(matrix *out, const matrix *scores, float divisor);
 /* The same, written as plainly as possible (every exponential computed,
  * one value at a time): the reference softmax_rows is tested against. */
 void softmax_rows_naive(matrix *out, const matrix *scores, float divisor);
+
+/* The steps of softmax_rows, kept for showing: exps (T, S) =
+ * exp(scores / divisor - maxima), maxima (T) the max of each scaled row,
+ * sums (T) the sum of each row of exps, in the same order as softmax_rows
+ * adds them; softmax_rows's weights are then exactly exps * (1.0f / sums),
+ * each product rounded to float. */
+void softmax_steps(matrix *exps, float *maxima, float *sums,
+                   const matrix *scores, float divisor);
+
+/* What scores are divided by before softmax: sqrt(head_dim) in float as
+ * PyTorch computes keys.shape[-1]**0.5, or 1 without scaling. */
+float score_divisor(size_t head_dim, bool scale);
 
 /* out (n) = x.mean(dim=0) for x (rows, n) contiguous, summed in the order
  * of PyTorch's CPU sum kernel (cascade_sum: columns in blocks, each

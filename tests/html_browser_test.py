@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""html_browser_test.py MHA_EXPLAIN: the --html page in a real browser.
+"""html_browser_test.py MHA_EXPLAIN FLOATTEXT_CASES: the --html page in a
+real browser.
 
 Chromium (headless, through chromium-driver and python3-selenium) opens
 pages the program wrote and checks the DOM contract of docs/html.md: no
@@ -7,7 +8,11 @@ console errors, no network request, T(T+1)/2 lines per head under the
 causal mask (Tq x Tk with --kv), every line's data-weight equal to the CSV
 value, hovering or focusing a token leaving only its lines visible, the
 head toggles, the matrix view's cells equal to the CSV's weights and
-scores. Exits 77 (skipped) with the reason when no browser can be run;
+scores, the neuron view's softmax steps, stepping through the computation
+with the buttons and the arrow keys, a long sentence's page (lines drawn
+for a followed token only, heat maps on canvases read with the arrow
+keys), and the page's float formatter against the program's float_text
+(FLOATTEXT_CASES prints both). Exits 77 (skipped) with the reason when no browser can be run;
 tests/html_test.py checks the page's data without one.
 """
 import csv
@@ -211,6 +216,7 @@ def check_page(driver, mha, tmp, name, args, tq, tk, masked):
 
     check_matrix(driver, name, values, tq, tk, masked)
     check_neuron(driver, name, values, tq, tk)
+    check_steps(driver, name)
 
     severe = [e for e in driver.get_log("browser")
               if e["level"] in ("SEVERE", "WARNING")]
@@ -305,8 +311,131 @@ def check_neuron(driver, name, values, tq, tk):
     ok(abs(total - float(score)) <= 1e-5 * max(1.0, abs(total)),
        "%s: the products add up to the score (%s, summed here %r)" %
        (name, score, total))
+    text = {k: driver.find_element(By.ID, "neuron-" + k).text
+            for k in ("scaled", "max", "exp", "sum", "inverse", "product")}
+    dk = len(qs)
+    divisor = float32(dk ** 0.5) if "scaled: score" in driver.find_element(
+        By.ID, "neuron-view").text else 1.0
+    scaled = float32(float(score) / divisor)
+    import math
+    exp = math.exp(scaled - float(text["max"])) if scaled > -math.inf else 0
+    ok(float32(float(text["scaled"])) == scaled and
+       abs(float(text["exp"]) - exp) <= 2e-7 * max(exp, 1e-30) and
+       float32(1 / float32(float(text["sum"]))) == float32(
+           float(text["inverse"])) and
+       text["product"] == weight,
+       "%s: the softmax steps: scaled score, exp(scaled - max), 1 / sum, "
+       "and exp x (1 / sum) = the weight" % name, (text, weight))
     driver.find_element(By.CSS_SELECTOR,
                         "[aria-label=View] button[data-value=head]").click()
+
+
+def check_steps(driver, name):
+    """The step-through: Next and Previous, the arrow keys, the first and
+    last steps, each with a note and its tables."""
+    from selenium.webdriver.common.keys import Keys
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=steps]").click()
+
+    def where():
+        return driver.execute_script("""
+            var t = document.getElementById('step-title');
+            return [t.getAttribute('data-step-id'), t.textContent,
+                    document.getElementById('step-note').textContent,
+                    document.getElementById('step-text').textContent,
+                    document.querySelector('[data-step=prev]').disabled,
+                    document.querySelector('[data-step=next]').disabled];""")
+    first = where()
+    ok(first[0] == "tokens" and first[4] and "Tokenize" in first[2] and
+       "vocab" in first[3],
+       "%s: the first step: the tokens, their note and table" % name,
+       first[:3])
+    driver.find_element(By.CSS_SELECTOR, "[data-step=next]").click()
+    second = where()
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    third = where()
+    ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
+    back = where()
+    ok(second[0] == "embeddings" and third[1] != second[1] and
+       back[1] == second[1],
+       "%s: Next, then the right and left arrow keys step" % name,
+       (second[1], third[1], back[1]))
+    seen, last = [], None
+    for _ in range(40):
+        last = where()
+        seen.append(last[0])
+        if last[5]:
+            break
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    ok(last[5] and {"qkv", "scores", "weights", "context"} <= set(seen) and
+       "attn_weights" in "".join(seen + [last[3]]) or "weights" in seen,
+       "%s: stepping to the end passes Q/K/V, scores, weights and context "
+       "(%d steps)" % (name, len(seen)), seen)
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=head]").click()
+
+
+def check_floattext(driver, cases):
+    """mhaFloatText, the page's formatter, against float_text."""
+    out = subprocess.run([cases, "20000"], check=True, capture_output=True,
+                         text=True).stdout.split("\n")
+    pairs = [line.split(" ", 1) for line in out if line]
+    got = driver.execute_script("""
+        var u = new Uint32Array(1), f = new Float32Array(u.buffer);
+        return arguments[0].map(function (b) {
+          u[0] = b; return mhaFloatText(f[0], u[0]);
+        });""", [int(p[0]) for p in pairs])
+    wrong = [(p[0], p[1], g) for p, g in zip(pairs, got) if p[1] != g]
+    ok(len(got) == len(pairs) > 20000 and not wrong,
+       "the page writes %d floats as the program's CSV does" % len(pairs),
+       wrong[:5])
+
+
+def check_long(driver, mha, tmp):
+    """64 tokens and 4 heads: 8,320 lines, drawn for a followed token
+    only; 64 x 64 heat maps on canvases, read with the arrow keys."""
+    words = " ".join("w%d" % (i % 9) for i in range(64))
+    args = [words, "--heads", "4", "--d-out", "8", "--variant", "fused"]
+    page = os.path.join(tmp, "long.html")
+    mha.run(args + ["--html", page])
+    values = csv_values(mha, args)
+    driver.get("file://" + page)
+    rest_mouse(driver)
+    ok(not driver.execute_script(VISIBLE_LINES) and
+       driver.find_elements(By.ID, "head-notice"),
+       "long: no lines before a token is followed, and a notice says why")
+    tok = driver.find_element(By.CSS_SELECTOR,
+                              "[data-side=query][data-token='63']")
+    ActionChains(driver).move_to_element(tok).perform()
+    lines = settled(driver, lambda ls: len(ls) == 4 * 64)
+    wrong = [l for l in lines
+             if values.get((l[0], l[1], "attn_weights", l[2], l[3]))
+             != l[4] or l[2] != "63"]
+    ok(len(lines) == 4 * 64 and not wrong,
+       "long: hovering query 63 draws its 256 lines, weights as the CSV's",
+       (len(lines), wrong[:3]))
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=matrix]").click()
+    canvases = driver.find_elements(By.CSS_SELECTOR, "canvas.heat")
+    ok(len(canvases) == 4 and not driver.find_elements(By.CSS_SELECTOR,
+                                                       "td.cell"),
+       "long: four heat maps on canvases")
+    from selenium.webdriver.common.keys import Keys
+    c = canvases[2]
+    driver.execute_script("arguments[0].focus()", c)
+    ActionChains(driver).send_keys(Keys.ARROW_DOWN, Keys.ARROW_DOWN,
+                                   Keys.ARROW_RIGHT).perform()
+    at = (c.get_attribute("data-query"), c.get_attribute("data-key"),
+          c.get_attribute("data-value"))
+    readout = driver.find_element(By.ID, "readout").text
+    ok(at[:2] == ("2", "1") and
+       at[2] == values[("fused", "2", "attn_weights", "2", "1")] and
+       readout.endswith("= " + at[2]),
+       "long: the arrow keys move over a heat map; the readout has the "
+       "CSV's value", (at, readout))
+    severe = [e for e in driver.get_log("browser")
+              if e["level"] in ("SEVERE", "WARNING")]
+    ok(not severe, "long: no console errors or warnings", severe)
 
 
 def check_matrix(driver, name, values, tq, tk, masked):
@@ -360,6 +489,8 @@ def main():
                        5, 5, False)
             check_page(driver, mha, tmp, "cross",
                        ["the cat", "--kv", "a dog runs fast"], 2, 4, False)
+            check_floattext(driver, sys.argv[2])
+            check_long(driver, mha, tmp)
         finally:
             driver.quit()
     return done()

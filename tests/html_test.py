@@ -2,16 +2,22 @@
 """html_test.py MHA_EXPLAIN: the --html page without a browser.
 
 The JSON the page embeds must hold exactly the CSV's values (weights,
-scores, queries and keys of every head of every variant) and the tokens;
+scores, queries and keys of every head of every variant, as float32
+bytes in base64) and the tokens; the softmax steps (exps, row maxima and
+sums) must give the weights as the program does; each step of the
+step-through must carry the --explain sentences and the text tables;
 the page must be self-contained (nothing fetched: a Content-Security-Policy
 of default-src 'none', no src, href, url() or @import); two runs must give
 the same bytes; the file must appear whole or not at all.
 """
+import base64
 import csv
 import io
 import json
+import math
 import os
 import re
+import struct
 import sys
 import tempfile
 
@@ -23,6 +29,28 @@ DATA = re.compile(
 
 TABLES = {"weights": "attn_weights", "scores": "attn_scores",
           "queries": "queries", "keys": "keys"}
+
+
+def floats(m):
+    """The float32 values of a page matrix {rows, cols, f32} as a list of
+    rows."""
+    raw = base64.b64decode(m["f32"])
+    flat = struct.unpack("<%df" % (len(raw) // 4), raw)
+    assert len(flat) == m["rows"] * m["cols"], m
+    return [list(flat[r * m["cols"]:(r + 1) * m["cols"]])
+            for r in range(m["rows"])]
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def same_float(page, text):
+    """page (a float32 from the page) is the float the CSV text names."""
+    want = float(text)
+    if math.isnan(want):
+        return math.isnan(page)
+    return struct.pack("<f", page) == struct.pack("<f", want)
 
 
 def page_data(text):
@@ -80,12 +108,12 @@ def compare(mha, tmp, name, args):
             wrong.append((v["name"], "heads", len(v["heads"]), len(heads)))
         for head in v["heads"]:
             for key, table in TABLES.items():
-                for i, row in enumerate(head[key]):
+                for i, row in enumerate(floats(head[key])):
                     for j, value in enumerate(row):
                         checked += 1
                         want = values.get((v["name"], str(head["head"]),
                                            table, i, j))
-                        if value != want:
+                        if want is None or not same_float(value, want):
                             wrong.append((v["name"], head["head"], table, i,
                                           j, value, want))
     expected = sum(1 for k in values if k[2] in TABLES.values()
@@ -93,7 +121,85 @@ def compare(mha, tmp, name, args):
     ok(checked == expected and not wrong,
        "%s: all %d values equal the CSV's text" % (name, expected),
        wrong[:5] or "checked %d of %d" % (checked, expected))
+    check_softmax(name, data)
+    check_steps(mha, name, args, data)
     return text, data
+
+
+def note_blocks(text):
+    """The --explain notes of a text output, each block of "# " lines
+    joined into one line."""
+    blocks, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("# "):
+            current.append(line[2:])
+        elif current:
+            blocks.append(" ".join(current))
+            current = []
+    return blocks
+
+
+def check_steps(mha, name, args, data):
+    """Each step's sentences are --explain's, its text is tables of the
+    text output (--width 120, as the page's), and the steps come in the
+    order of the computation."""
+    notes = note_blocks(mha.run(args + ["--explain", "--width", "9999"])
+                        .stdout.decode("utf-8"))
+    plain = mha.run(args + ["--width", "120"]).stdout.decode("utf-8")
+    tables = set(plain.split("\n\n"))
+    order = ["tokens", "embeddings", "parameters", "qkv", "scores",
+             "weights", "context", "concat", "output", "norm1", "ffn",
+             "norm2"]
+    wrong = []
+    for where, steps in [("input", data["steps"])] + [
+            (v["name"], v["steps"]) for v in data["variants"]]:
+        ids = [st["step"] for st in steps]
+        if ids != sorted(ids, key=order.index) or len(set(ids)) != len(ids):
+            wrong.append((where, ids))
+        for st in steps:
+            for sentence in st["note"]:
+                if not any(sentence in b for b in notes):
+                    wrong.append((where, st["step"], sentence))
+            for block in st["text"].rstrip("\n").split("\n\n"):
+                if block not in tables and block + "\n" not in tables:
+                    wrong.append((where, st["step"], block[:80]))
+    have = {st["step"] for v in data["variants"] for st in v["steps"]}
+    ok(not wrong and {"qkv", "scores", "weights", "context"} <= have and
+       all(st["note"] for st in data["steps"]),
+       "%s: the steps, their notes (--explain) and tables (text output)" %
+       name, wrong[:5])
+
+
+def check_softmax(name, data):
+    """exps, rowMax and rowSum are the softmax's steps: the weight is
+    exp x (1 / sum) in float32, bit for bit; the max is the row's largest
+    scaled score; exp(scaled - max) and the sum agree with double
+    arithmetic to float32 precision."""
+    wrong, checked = [], 0
+    for v in data["variants"]:
+        divisor = floats(v["divisor"])[0][0]
+        for head in v["heads"]:
+            scores, weights = floats(head["scores"]), floats(head["weights"])
+            exps = floats(head["exps"])
+            row_max, row_sum = floats(head["rowMax"])[0], floats(
+                head["rowSum"])[0]
+            for i, row in enumerate(scores):
+                scaled = [f32(s / divisor) for s in row]
+                if row_max[i] != max(scaled):
+                    wrong.append((v["name"], i, "max", row_max[i]))
+                if abs(row_sum[i] - sum(exps[i])) > 1e-6 * row_sum[i]:
+                    wrong.append((v["name"], i, "sum", row_sum[i]))
+                inverse = f32(1.0 / row_sum[i])
+                for j, s in enumerate(scaled):
+                    checked += 1
+                    e = math.exp(s - row_max[i]) if s != -math.inf else 0.0
+                    if abs(exps[i][j] - e) > 2e-7 * max(e, 1e-30):
+                        wrong.append((v["name"], i, j, "exp", exps[i][j], e))
+                    if f32(exps[i][j] * inverse) != weights[i][j]:
+                        wrong.append((v["name"], i, j, "weight"))
+    ok(checked > 0 and not wrong,
+       "%s: the softmax steps of %d scores give the program's weights" %
+       (name, checked), wrong[:5])
 
 
 def main():
@@ -114,7 +220,7 @@ def main():
                              r"www\.w3\.org/2000/svg)")
                  if re.search(p, text)]
         ok(not found, "the page refers to nothing outside itself", found)
-        ok(len(text.encode("utf-8")) < 60000,
+        ok(len(text.encode("utf-8")) < 80000,
            "the classroom page is small (%d bytes)" %
            len(text.encode("utf-8")))
 

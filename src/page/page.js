@@ -1,17 +1,68 @@
 /* page.js: the views of an mha-explain --html page, drawn from the JSON in
- * <script id="mha-data">. Every number shown is the string the program
- * wrote (the same text as its CSV output); numbers are parsed only to
- * draw (line opacity, cell colour).
+ * <script id="mha-data"> (src/html_data.c). Each matrix there holds the
+ * program's float32 values exactly (base64 of their bytes); every number
+ * shown is written by mhaFloatText (floattext.js) as the program's CSV
+ * writes it. Arithmetic done here is float32 arithmetic that gives the
+ * program's bits: a product or quotient of two floats computed in double
+ * and rounded once (Math.fround) is the float32 product or quotient.
  *
- * Head view: queries left, keys right, a line per unmasked pair and head.
- * Matrix view: each head's weights (or scores) as a viridis heat map.
- * The DOM contract the tests rely on is in docs/html.md.
+ * Head view: queries left, keys right, a line per unmasked pair and head
+ * (when there are very many, only a followed token's). Matrix view: each head's weights (or scores) as a viridis
+ * heat map (a canvas for big heads). Neuron view: one score from q and k,
+ * then its softmax row. Steps: the computation step by step, with the
+ * --explain notes and the text tables. The DOM contract the tests rely on
+ * is in docs/html.md.
  */
 (function () {
   'use strict';
 
   var data = JSON.parse(document.getElementById('mha-data').textContent);
   var SVG_NS = 'http://www.w3.org/2000/svg';
+
+  /* Above this many lines (heads x pairs) the head view draws only a
+   * followed token's lines; above this many cells a head's heat map is a
+   * canvas. */
+  var LINE_LIMIT = 4000, CELL_LIMIT = 1600;
+
+  var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+  /* A matrix of the data, {rows, cols, f32}, decoded once: its floats,
+   * their bits, and their text as the CSV writes it. */
+  function decode(m) {
+    if (!m) return null;
+    if (m.decoded) return m.decoded;
+    var bin = atob(m.f32), n = bin.length;
+    var bytes = new Uint8Array(n);
+    for (var i = 0; i < n; i++) bytes[i] = bin.charCodeAt(i);
+    if (!LITTLE_ENDIAN) {
+      for (var k = 0; k < n; k += 4) {
+        var b0 = bytes[k], b1 = bytes[k + 1];
+        bytes[k] = bytes[k + 3]; bytes[k + 1] = bytes[k + 2];
+        bytes[k + 2] = b1; bytes[k + 3] = b0;
+      }
+    }
+    var f = new Float32Array(bytes.buffer), u = new Uint32Array(bytes.buffer);
+    var cols = m.cols;
+    m.decoded = {
+      rows: m.rows,
+      cols: cols,
+      value: function (i, j) { return f[i * cols + j]; },
+      text: function (i, j) {
+        return mhaFloatText(f[i * cols + j], u[i * cols + j]);
+      },
+      row: function (i) { return f.subarray(i * cols, (i + 1) * cols); }
+    };
+    return m.decoded;
+  }
+
+  /* head.weights etc. of the variant on view, decoded */
+  function mat(head, name) { return decode(head[name]); }
+
+  /* The float32 x as the CSV writes it. */
+  function f32Text(x) {
+    var a = new Float32Array([x]);
+    return mhaFloatText(a[0], new Uint32Array(a.buffer)[0]);
+  }
 
   /* Okabe-Ito colours, safe for colour-blind readers; cycled past 8. */
   var HEAD_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7',
@@ -24,7 +75,8 @@
 
   var state = {
     variant: 0,          /* index into data.variants */
-    view: 'head',        /* 'head' or 'matrix' */
+    view: 'head',        /* 'head', 'matrix', 'neuron' or 'steps' */
+    step: 0,             /* the step on view in 'steps' */
     matrix: 'weights',   /* 'weights' or 'scores' */
     neuron: {head: 0, query: 0, key: 0},
     shown: []            /* shown[h]: head h is drawn */
@@ -60,17 +112,23 @@
     return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
   }
 
-  /* The viridis colour of t in [0, 1], and whether text on it is dark. */
-  function viridis(t) {
-    t = Math.min(1, Math.max(0, t));
+  var VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
+
+  /* The viridis colour of t in [0, 1] as [r, g, b]. */
+  function viridisRgb(t) {
+    t = t > 0 ? (t < 1 ? t : 1) : 0;
     var x = t * (VIRIDIS.length - 1);
     var i = Math.min(VIRIDIS.length - 2, Math.floor(x));
     var f = x - i;
-    var a = hexToRgb(VIRIDIS[i]), b = hexToRgb(VIRIDIS[i + 1]);
-    var c = [0, 1, 2].map(function (k) {
-      return Math.round(a[k] + (b[k] - a[k]) * f);
-    });
-    return {css: 'rgb(' + c.join(',') + ')', darkText: t > 0.55};
+    var a = VIRIDIS_RGB[i], b = VIRIDIS_RGB[i + 1];
+    return [Math.round(a[0] + (b[0] - a[0]) * f),
+            Math.round(a[1] + (b[1] - a[1]) * f),
+            Math.round(a[2] + (b[2] - a[2]) * f)];
+  }
+
+  /* The viridis colour of t in [0, 1], and whether text on it is dark. */
+  function viridis(t) {
+    return {css: 'rgb(' + viridisRgb(t).join(',') + ')', darkText: t > 0.55};
   }
 
   /* A query may see key j: always, unless the causal mask hides j > i. */
@@ -141,7 +199,8 @@
     controls.appendChild(buttonGroup('View', [
       {value: 'head', label: 'Head view'},
       {value: 'matrix', label: 'Matrix view'},
-      {value: 'neuron', label: 'Neuron view'}
+      {value: 'neuron', label: 'Neuron view'},
+      {value: 'steps', label: 'Step through'}
     ], state.view, function (v) { state.view = v; draw(); }));
     controls.appendChild(buttonGroup('Variant',
       data.variants.map(function (v, i) { return {value: i, label: v.name}; }),
@@ -166,9 +225,13 @@
                                   'aria-label': 'Matrix view'});
     views.neuron = el('section', {id: 'neuron-view',
                                   'aria-label': 'Neuron view'});
+    views.steps = el('section', {id: 'step-view',
+                                 'aria-label': 'Step through'});
     app.appendChild(views.head);
     app.appendChild(views.matrix);
     app.appendChild(views.neuron);
+    app.appendChild(views.steps);
+    document.addEventListener('keydown', stepKey);
     return true;
   }
 
@@ -189,44 +252,70 @@
 
   /* ---- head view ---- */
 
-  var ROW = 30, TOP = 44;
-  var X_QUERY = 330, X_KEY = 620, X_LEFT_WEIGHTS = 10, X_RIGHT_WEIGHTS = 760;
+  var TOP = 44;
+  var X_QUERY = 330, X_KEY = 620;
 
-  function rowY(i) { return TOP + i * ROW; }
+  /* rows of 30 pixels; 22 for long sentences */
+  function rowHeight() {
+    return Math.max(data.queries.length, data.keys.length) > 40 ? 22 : 30;
+  }
+
+  function rowY(i) { return TOP + i * rowHeight(); }
+
+  /* The lines of every shown head of v: how many the head view draws. */
+  function lineCount(v) {
+    var pairs = 0;
+    for (var i = 0; i < data.queries.length; i++)
+      pairs += data.masked ? Math.min(i + 1, data.keys.length)
+                           : data.keys.length;
+    var heads = v.heads.filter(function (x, h) { return state.shown[h]; });
+    return pairs * heads.length;
+  }
+
+  /* heads side by side, 3 px apart, so that their lines do not mix */
+  function headOffset(v, h) {
+    return Math.round(3 * (h - (v.heads.length - 1) / 2));
+  }
+
+  function lineElement(v, h, i, j, w) {
+    var dy = headOffset(v, h);
+    return svgEl('line', {
+      x1: X_QUERY + 10, y1: rowY(i) - 5 + dy,
+      x2: X_KEY - 10, y2: rowY(j) - 5 + dy,
+      stroke: headColour(h), 'stroke-width': 3,
+      'stroke-opacity': Math.min(1, Math.max(0, parseFloat(w) || 0)),
+      'data-variant': v.name, 'data-head': h,
+      'data-query': i, 'data-key': j, 'data-weight': w
+    });
+  }
 
   function drawHeadView() {
     var v = variant();
     var rows = Math.max(data.queries.length, data.keys.length);
-    var width = 1220, height = TOP + rows * ROW + 10;
+    var width = 1220, height = TOP + rows * rowHeight() + 10;
+    /* too many lines to draw at once: only a followed token's */
+    var many = lineCount(v) > LINE_LIMIT;
+    var box = el('div', {'class': 'heads-box'});
     var s = svgEl('svg', {'class': 'heads', width: width, height: height,
                           viewBox: '0 0 ' + width + ' ' + height,
                           role: 'img',
                           'aria-label': 'attention lines of ' + v.name});
+    box.appendChild(s);
     s.appendChild(svgEl('text', {'class': 'column-title', x: X_QUERY,
                                  y: 18, 'text-anchor': 'end'}, 'queries'));
     s.appendChild(svgEl('text', {'class': 'column-title', x: X_KEY, y: 18},
                         data.cross ? 'keys (--kv)' : 'keys'));
     var lines = svgEl('g', {'class': 'lines'});
     s.appendChild(lines);
-    v.heads.forEach(function (head, h) {
-      /* heads side by side, 3 px apart, so that their lines do not mix */
-      var dy = Math.round(3 * (h - (v.heads.length - 1) / 2));
-      for (var i = 0; i < data.queries.length; i++) {
-        for (var j = 0; j < data.keys.length; j++) {
-          if (!unmasked(i, j)) continue;
-          var w = head.weights[i][j];
-          var line = svgEl('line', {
-            x1: X_QUERY + 10, y1: rowY(i) - 5 + dy,
-            x2: X_KEY - 10, y2: rowY(j) - 5 + dy,
-            stroke: headColour(h), 'stroke-width': 3,
-            'stroke-opacity': Math.min(1, Math.max(0, parseFloat(w) || 0)),
-            'data-variant': v.name, 'data-head': h,
-            'data-query': i, 'data-key': j, 'data-weight': w
-          });
-          lines.appendChild(line);
-        }
-      }
-    });
+    if (!many) {
+      v.heads.forEach(function (head, h) {
+        var weights = mat(head, 'weights');
+        for (var i = 0; i < data.queries.length; i++)
+          for (var j = 0; j < data.keys.length; j++)
+            if (unmasked(i, j))
+              lines.appendChild(lineElement(v, h, i, j, weights.text(i, j)));
+      });
+    }
     var weightTexts = {query: [], key: []};
     function tokenColumn(side, words, x, anchor, weightX) {
       words.forEach(function (word, i) {
@@ -251,7 +340,13 @@
                 X_QUERY - 10 - 13 * maxLength(data.queries));
     tokenColumn('key', data.keys, X_KEY, 'start',
                 X_KEY + 10 + 13 * maxLength(data.keys));
-    views.head.appendChild(s);
+    if (many) {
+      views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
+        'This run has ' + lineCount(v) + ' lines, more than ' + LINE_LIMIT +
+        ' can be drawn at once: hover or focus (Tab) a token to draw its ' +
+        'lines.'));
+    }
+    views.head.appendChild(box);
     views.head.appendChild(el('p', {'class': 'summary'},
       'Hover or focus (Tab) a token to follow its lines; its weights ' +
       'appear beside the other column, one per shown head.'));
@@ -269,42 +364,58 @@
     /* Token i of side: only its lines; its weights beside the others. */
     function follow(side, i) {
       var other = side === 'query' ? 'key' : 'query';
-      showLines(function (ln) {
-        return Number(ln.getAttribute('data-' + side)) === i;
-      });
+      var n = side === 'query' ? data.keys.length : data.queries.length;
+      if (many) {
+        clear(lines);
+        v.heads.forEach(function (head, h) {
+          if (!state.shown[h]) return;
+          var weights = mat(head, 'weights');
+          for (var j = 0; j < n; j++) {
+            var q = side === 'query' ? i : j, k = side === 'query' ? j : i;
+            if (unmasked(q, k))
+              lines.appendChild(lineElement(v, h, q, k, weights.text(q, k)));
+          }
+        });
+      } else {
+        showLines(function (ln) {
+          return Number(ln.getAttribute('data-' + side)) === i;
+        });
+      }
       s.querySelectorAll('.token').forEach(function (t) {
         t.classList.toggle('active',
           t.getAttribute('data-side') === side &&
           Number(t.getAttribute('data-token')) === i);
       });
       var words = side === 'query' ? data.queries : data.keys;
-      var lines = [];
+      var texts = [];
       weightTexts[other].forEach(function (wt, j) {
-        while (wt.firstChild) wt.removeChild(wt.firstChild);
+        clear(wt);
         var q = side === 'query' ? i : j, k = side === 'query' ? j : i;
         var parts = [];
         v.heads.forEach(function (head, h) {
           if (!state.shown[h] || !unmasked(q, k)) return;
-          var w = head.weights[q][k];
+          var w = mat(head, 'weights').text(q, k);
           wt.appendChild(svgEl('tspan', {fill: headColour(h), dx: 8}, w));
           parts.push('head ' + h + ' ' + w);
         });
         if (parts.length)
-          lines.push((side === 'query' ? data.keys : data.queries)[j] +
+          texts.push((side === 'query' ? data.keys : data.queries)[j] +
                      ': ' + parts.join(', '));
       });
       readout.textContent = side + ' ' + i + ' "' + words[i] + '" \u2192 ' +
-                            lines.join('; ');
+                            texts.join('; ');
     }
 
     function unfollow() {
-      showLines(function () { return true; });
+      if (many) {
+        clear(lines);
+      } else {
+        showLines(function () { return true; });
+      }
       s.querySelectorAll('.token.active').forEach(function (t) {
         t.classList.remove('active');
       });
-      weightTexts.query.concat(weightTexts.key).forEach(function (wt) {
-        while (wt.firstChild) wt.removeChild(wt.firstChild);
-      });
+      weightTexts.query.concat(weightTexts.key).forEach(clear);
       readout.textContent = '';
     }
 
@@ -324,14 +435,153 @@
   function range(m, kind) {
     if (kind === 'weights') return [0, 1];
     var lo = Infinity, hi = -Infinity;
-    m.forEach(function (row) {
-      row.forEach(function (s) {
-        var x = parseFloat(s);
-        if (isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
-      });
-    });
+    for (var i = 0; i < m.rows; i++) {
+      var row = m.row(i);
+      for (var j = 0; j < m.cols; j++) {
+        var x = row[j];
+        if (isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }
+      }
+    }
     if (!(lo < hi)) return [lo - 1, lo + 1];
     return [lo, hi];
+  }
+
+  function cellText(v, h, i, j, kind, value) {
+    return v.name + ' head ' + h + ', query ' + i + ' "' + data.queries[i] +
+           '", key ' + j + ' "' + data.keys[j] + '": attn_' + kind + ' = ' +
+           value;
+  }
+
+  /* A small head: a table, a focusable cell per value. */
+  function matrixTable(v, h, m, kind, r) {
+    var table = el('table', {'class': 'grid'});
+    var thead = el('thead'), tr = el('tr');
+    tr.appendChild(el('th', {}, 'query \\ key'));
+    data.keys.forEach(function (k) {
+      tr.appendChild(el('th', {scope: 'col'}, k));
+    });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    var tbody = el('tbody');
+    for (var i = 0; i < m.rows; i++) {
+      var row = el('tr');
+      row.appendChild(el('th', {scope: 'row'}, data.queries[i]));
+      for (var j = 0; j < m.cols; j++)
+        row.appendChild(matrixCell(v, h, m, kind, r, i, j));
+      tbody.appendChild(row);
+    }
+    table.appendChild(tbody);
+    return table;
+  }
+
+  function matrixCell(v, h, m, kind, r, i, j) {
+    var value = m.text(i, j), x = m.value(i, j);
+    var td = el('td', {'class': 'cell', tabindex: 0,
+                       'data-variant': v.name, 'data-head': h,
+                       'data-query': i, 'data-key': j,
+                       'data-value': value});
+    var text = cellText(v, h, i, j, kind, value);
+    td.setAttribute('aria-label', text);
+    if (!unmasked(i, j)) {
+      td.classList.add('masked');
+      td.textContent = '\u2013';
+    } else {
+      var c = viridis((x - r[0]) / (r[1] - r[0]));
+      td.style.background = c.css;
+      td.style.color = c.darkText ? '#000' : '#fff';
+      td.textContent = isFinite(x) ? x.toFixed(2) : value;
+    }
+    function show() { readout.textContent = text; }
+    td.addEventListener('mouseenter', show);
+    td.addEventListener('focus', show);
+    return td;
+  }
+
+  /* [r, g, b] as one opaque pixel of a Uint32Array over ImageData. */
+  function rgbaWord(c) {
+    var b = new Uint8Array([c[0], c[1], c[2], 255]);
+    return new Uint32Array(b.buffer)[0];
+  }
+
+  var HEAT_TABLE = null;
+
+  /* viridis at 0, 1/255, ..., 1 as pixels */
+  function heatTable() {
+    if (!HEAT_TABLE) {
+      HEAT_TABLE = [];
+      for (var k = 0; k <= 255; k++)
+        HEAT_TABLE.push(rgbaWord(viridisRgb(k / 255)));
+    }
+    return HEAT_TABLE;
+  }
+
+  /* A big head: a canvas, a few pixels per value; the pointer or the
+   * arrow keys pick a value, whose exact text goes to the readout. */
+  function matrixCanvas(v, h, m, kind, r) {
+    var px = Math.max(1, Math.min(12, Math.floor(560 / Math.max(m.rows,
+                                                                m.cols))));
+    var wrap = el('div', {'class': 'heat-wrap'});
+    var canvas = el('canvas', {'class': 'heat', tabindex: 0,
+                               width: m.cols * px, height: m.rows * px,
+                               'data-variant': v.name, 'data-head': h,
+                               'data-kind': kind,
+                               role: 'img',
+                               'aria-label': v.name + ' head ' + h +
+                                 ': attn_' + kind + ', ' + m.rows + ' x ' +
+                                 m.cols + '; arrow keys move a cursor ' +
+                                 'whose value is written above'});
+    var ctx = canvas.getContext('2d');
+    var image = ctx.createImageData(canvas.width, canvas.height);
+    var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
+    var lut = heatTable(), grey = rgbaWord([221, 221, 221]);
+    var lo = r[0], span = r[1] - r[0];
+    for (var i = 0; i < m.rows; i++) {
+      var row = m.row(i);
+      for (var j = 0; j < m.cols; j++) {
+        var t = (row[j] - lo) / span;
+        var c = !unmasked(i, j) ? grey
+          : lut[Math.round((t > 0 ? (t < 1 ? t : 1) : 0) * 255)];
+        for (var y = i * px; y < (i + 1) * px; y++)
+          for (var x = j * px; x < (j + 1) * px; x++)
+            pixels[y * width + x] = c;
+      }
+    }
+    ctx.putImageData(image, 0, 0);
+    var cursor = el('div', {'class': 'heat-cursor', hidden: ''});
+    var at = {i: 0, j: 0};
+    function pick(i, j) {
+      at.i = Math.max(0, Math.min(m.rows - 1, i));
+      at.j = Math.max(0, Math.min(m.cols - 1, j));
+      cursor.hidden = false;
+      cursor.style.left = (at.j * px - 2) + 'px';
+      cursor.style.top = (at.i * px - 2) + 'px';
+      cursor.style.width = (px + 4) + 'px';
+      cursor.style.height = (px + 4) + 'px';
+      canvas.setAttribute('data-query', at.i);
+      canvas.setAttribute('data-key', at.j);
+      canvas.setAttribute('data-value', m.text(at.i, at.j));
+      readout.textContent = cellText(v, h, at.i, at.j, kind,
+                                     m.text(at.i, at.j));
+    }
+    canvas.addEventListener('mousemove', function (e) {
+      var box = canvas.getBoundingClientRect();
+      var scale = canvas.width / box.width;
+      pick(Math.floor((e.clientY - box.top) * scale / px),
+           Math.floor((e.clientX - box.left) * scale / px));
+    });
+    canvas.addEventListener('focus', function () { pick(at.i, at.j); });
+    canvas.addEventListener('blur', function () { cursor.hidden = true; });
+    canvas.addEventListener('keydown', function (e) {
+      var moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1],
+                   ArrowRight: [0, 1]};
+      var mv = moves[e.key];
+      if (!mv) return;
+      e.preventDefault();
+      pick(at.i + mv[0], at.j + mv[1]);
+    });
+    wrap.appendChild(canvas);
+    wrap.appendChild(cursor);
+    return wrap;
   }
 
   function drawMatrixView() {
@@ -343,9 +593,10 @@
     ], kind, function (k) { state.matrix = k; draw(); });
     views.matrix.appendChild(bar);
     var box = el('div', {'class': 'matrices'});
+    var big = false;
     v.heads.forEach(function (head, h) {
       if (!state.shown[h]) return;
-      var m = kind === 'weights' ? head.weights : head.scores;
+      var m = mat(head, kind);
       if (!m) return;
       var r = range(m, kind);
       var fig = el('figure', {'class': 'matrix', 'data-head': h});
@@ -355,46 +606,12 @@
       cap.appendChild(document.createTextNode(' ' + v.name + ', head ' + h +
                                               ': ' + 'attn_' + kind));
       fig.appendChild(cap);
-      var table = el('table', {'class': 'grid'});
-      var thead = el('thead'), tr = el('tr');
-      tr.appendChild(el('th', {}, 'query \\ key'));
-      data.keys.forEach(function (k) {
-        tr.appendChild(el('th', {scope: 'col'}, k));
-      });
-      thead.appendChild(tr);
-      table.appendChild(thead);
-      var tbody = el('tbody');
-      m.forEach(function (row, i) {
-        var tr = el('tr');
-        tr.appendChild(el('th', {scope: 'row'}, data.queries[i]));
-        row.forEach(function (value, j) {
-          var x = parseFloat(value);
-          var td = el('td', {'class': 'cell', tabindex: 0,
-                             'data-variant': v.name, 'data-head': h,
-                             'data-query': i, 'data-key': j,
-                             'data-value': value});
-          var text = v.name + ' head ' + h + ', query ' + i + ' "' +
-                     data.queries[i] + '", key ' + j + ' "' + data.keys[j] +
-                     '": attn_' + kind + ' = ' + value;
-          td.setAttribute('aria-label', text);
-          if (!unmasked(i, j)) {
-            td.classList.add('masked');
-            td.textContent = '\u2013';
-          } else {
-            var c = viridis((x - r[0]) / (r[1] - r[0]));
-            td.style.background = c.css;
-            td.style.color = c.darkText ? '#000' : '#fff';
-            td.textContent = isFinite(x) ? x.toFixed(2) : value;
-          }
-          function show() { readout.textContent = text; }
-          td.addEventListener('mouseenter', show);
-          td.addEventListener('focus', show);
-          tr.appendChild(td);
-        });
-        tbody.appendChild(tr);
-      });
-      table.appendChild(tbody);
-      fig.appendChild(table);
+      if (m.rows * m.cols <= CELL_LIMIT) {
+        fig.appendChild(matrixTable(v, h, m, kind, r));
+      } else {
+        big = true;
+        fig.appendChild(matrixCanvas(v, h, m, kind, r));
+      }
       box.appendChild(fig);
     });
     views.matrix.appendChild(box);
@@ -409,8 +626,11 @@
     legend.appendChild(el('span', {}, kind === 'weights' ? '1' :
                                       'highest'));
     views.matrix.appendChild(legend);
-    views.matrix.appendChild(el('p', {'class': 'summary'},
-      'Cells show two decimals; hover or focus a cell for its exact value.'));
+    views.matrix.appendChild(el('p', {'class': 'summary'}, big ?
+      'Queries down, keys across; grey: masked. Point at a value, or ' +
+      'focus a map (Tab) and move with the arrow keys, for its exact value.'
+      : 'Cells show two decimals; hover or focus a cell for its exact ' +
+        'value.'));
   }
 
   /* ---- neuron view ---- */
@@ -431,19 +651,16 @@
     return label;
   }
 
-  /* The shortest decimal that reads back as the float32 x. */
-  function float32Text(x) {
-    if (!isFinite(x) || x === Math.trunc(x)) return String(x);
-    for (var d = 1; d < 9; d++) {
-      var t = x.toPrecision(d);
-      if (Math.fround(Number(t)) === x) return String(Number(t));
-    }
-    return String(Number(x.toPrecision(9)));
-  }
-
-  /* One score made from a query and a key vector: the products are
-   * float32 products (Math.fround), as the program multiplies; the sum
-   * and the weight are the program's own values. */
+  /* One score made from a query and a key vector, then its place in the
+   * softmax of its row. The products are float32 products (Math.fround
+   * of the double product, which is exact), as the program multiplies;
+   * the score is the program's own (it sums in its own order). The
+   * softmax values are the program's: exp(scaled - max) and the row's
+   * sum come from its softmax (html_data.c); scaled = score / divisor
+   * and 1 / sum are float32 quotients (Math.fround of the double
+   * quotient, which is the correctly rounded float32 quotient, since a
+   * double has more than twice a float's 24 bits plus two), and the
+   * weight is exp x (1 / sum) rounded to float32: the program's weight. */
   function drawNeuronView() {
     var v = variant();
     var n = state.neuron;
@@ -462,8 +679,9 @@
     }), n.key, function (j) { n.key = j; draw(); }));
     views.neuron.appendChild(controls);
     var head = v.heads[n.head];
-    if (!head.queries || !head.keys) return;
-    var q = head.queries[n.query], k = head.keys[n.key];
+    var Q = mat(head, 'queries'), K = mat(head, 'keys');
+    if (!Q || !K) return;
+    var i = n.query, j = n.key;
     var table = el('table', {'class': 'grid neuron'});
     var thead = el('thead'), tr = el('tr');
     ['', 'query q', 'key k', 'q \u00d7 k'].forEach(function (t) {
@@ -472,50 +690,171 @@
     thead.appendChild(tr);
     table.appendChild(thead);
     var tbody = el('tbody');
-    q.forEach(function (qd, d) {
+    for (var d = 0; d < Q.cols; d++) {
       var row = el('tr');
       row.appendChild(el('th', {scope: 'row'}, 'dim' + d));
-      var product = Math.fround(Math.fround(parseFloat(qd)) *
-                                Math.fround(parseFloat(k[d])));
-      [qd, k[d], float32Text(product)].forEach(function (t, c) {
+      var product = Math.fround(Q.value(i, d) * K.value(j, d));
+      [Q.text(i, d), K.text(j, d), f32Text(product)].forEach(function (t, c) {
         row.appendChild(el('td', {'class': 'num', 'data-col':
                                   ['q', 'k', 'product'][c], 'data-dim': d},
                            t));
       });
       tbody.appendChild(row);
-    });
+    }
     table.appendChild(tbody);
     views.neuron.appendChild(table);
-    var masked = !unmasked(n.query, n.key);
-    var dk = q.length;
+
+    var scores = mat(head, 'scores'), weights = mat(head, 'weights');
+    var exps = mat(head, 'exps'), rowMax = mat(head, 'rowMax');
+    var rowSum = mat(head, 'rowSum'), divisor = decode(v.divisor);
+    var masked = !unmasked(i, j);
+    var dk = Q.cols;
     var facts = el('dl', {'class': 'facts'});
     function fact(term, value, attrs) {
       facts.appendChild(el('dt', {}, term));
       facts.appendChild(el('dd', attrs || {}, value));
     }
+    var scaled = Math.fround(scores.value(i, j) / divisor.value(0, 0));
+    var inverse = Math.fround(1 / rowSum.value(0, i));
+    var weight = Math.fround(exps.value(i, j) * inverse);
     fact('sum of the products = the raw score (attn_scores)',
-         head.scores[n.query][n.key], {id: 'neuron-score'});
-    fact(data.scaled ? 'scaled: score / \u221a' + dk + ' (head_dim ' + dk +
-                       '), then softmax over the row'
-                     : 'not scaled (--no-scale); softmax over the row',
-         masked ? 'masked: the causal mask sets it to -inf before softmax'
-                : 'its place in the row, below');
-    fact('attention weight (attn_weights)', head.weights[n.query][n.key],
+         scores.text(i, j), {id: 'neuron-score'});
+    if (masked) {
+      fact('causal mask', 'the key comes after the query: the score is ' +
+           '-inf before softmax, its weight exactly 0');
+    }
+    fact(data.scaled ? 'scaled: score / \u221a' + dk + ' (' +
+                       divisor.text(0, 0) + ')'
+                     : 'not scaled (--no-scale): score / 1',
+         f32Text(scaled), {id: 'neuron-scaled'});
+    fact('the row\'s largest scaled score (max)', rowMax.text(0, i),
+         {id: 'neuron-max'});
+    fact('exp(scaled \u2212 max)', exps.text(i, j), {id: 'neuron-exp'});
+    fact('sum of the row\'s exps', rowSum.text(0, i), {id: 'neuron-sum'});
+    fact('1 / sum', f32Text(inverse), {id: 'neuron-inverse'});
+    fact('exp \u00d7 (1 / sum)', f32Text(weight), {id: 'neuron-product'});
+    fact('attention weight (attn_weights)', weights.text(i, j),
          {id: 'neuron-weight'});
     views.neuron.appendChild(facts);
-    var rowText = data.keys.map(function (w, j) {
-      return (j === n.key ? '[' : '') + w + ' ' + head.weights[n.query][j] +
-             (j === n.key ? ']' : '');
-    });
-    views.neuron.appendChild(el('p', {'class': 'readout-row'},
-      'Weights of query ' + n.query + ' "' + data.queries[n.query] +
-      '" (they sum to 1): ' + rowText.join(', ')));
+
+    /* the whole softmax row, the chosen key marked */
+    var rowTable = el('table', {'class': 'grid neuron softmax-row'});
+    var head2 = el('tr');
+    ['key', 'score', 'scaled', 'exp(scaled \u2212 max)', 'weight']
+      .forEach(function (t) { head2.appendChild(el('th', {scope: 'col'}, t)); });
+    var rthead = el('thead');
+    rthead.appendChild(head2);
+    rowTable.appendChild(rthead);
+    var rbody = el('tbody');
+    for (var k = 0; k < data.keys.length; k++) {
+      var r = el('tr', k === j ? {'class': 'chosen'} : {});
+      r.appendChild(el('th', {scope: 'row'}, k + ': ' + data.keys[k]));
+      [scores.text(i, k),
+       f32Text(Math.fround(scores.value(i, k) / divisor.value(0, 0))),
+       exps.text(i, k), weights.text(i, k)].forEach(function (t) {
+        r.appendChild(el('td', {'class': 'num'}, t));
+      });
+      rbody.appendChild(r);
+    }
+    rowTable.appendChild(rbody);
+    var caption = el('h2', {}, 'Softmax of query ' + i + ' "' +
+                     data.queries[i] + '": its weights sum to 1');
+    views.neuron.appendChild(caption);
+    views.neuron.appendChild(rowTable);
     views.neuron.appendChild(el('p', {'class': 'summary'},
-      'The products are float32 products, written as the shortest ' +
-      'decimal that reads back as the same float32; ' +
-      'the score and the weight are the program\'s own values, exactly as ' +
-      'the CSV writes them. The score is summed by the program, in its own ' +
-      'order.'));
+      'Every number is the program\'s float32 value, written as its CSV ' +
+      'writes it (the shortest decimal that reads back as the same ' +
+      'float). The products, the scaled scores, 1 / sum and ' +
+      'exp \u00d7 (1 / sum) are float32 operations done here exactly as ' +
+      'the program does them; the score, the exps, the sum and the weight ' +
+      'are the program\'s own. The score is summed by the program, in its ' +
+      'own order, so a sum done by hand may differ in the last bit.'));
+  }
+
+  /* ---- step through ---- */
+
+  var STEP_TITLES = {
+    tokens: 'Tokens', embeddings: 'Embeddings',
+    parameters: 'The module and its parameters',
+    qkv: 'Queries, keys and values', scores: 'Scores',
+    weights: 'Attention weights', context: 'Context',
+    concat: 'Concatenation', output: 'Output',
+    norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again'
+  };
+
+  function steps() {
+    return data.steps.concat(variant().steps);
+  }
+
+  function goStep(k) {
+    var all = steps();
+    state.step = Math.max(0, Math.min(all.length - 1, k));
+    draw();
+  }
+
+  /* Left and right arrows step while the steps are on view (not while a
+   * control that uses the arrows has the focus). */
+  function stepKey(e) {
+    if (state.view !== 'steps' || e.altKey || e.ctrlKey || e.metaKey) return;
+    var t = e.target && e.target.tagName;
+    if (t === 'SELECT' || t === 'INPUT' || t === 'TEXTAREA') return;
+    if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+      e.preventDefault();
+      var refocus = document.activeElement &&
+                    document.activeElement.getAttribute('data-step');
+      goStep(state.step + (e.key === 'ArrowRight' ? 1 : -1));
+      if (refocus) {
+        var b = views.steps.querySelector('[data-step=' + refocus + ']');
+        if (b && !b.disabled) b.focus();
+      }
+    }
+  }
+
+  function drawStepView() {
+    var all = steps();
+    if (state.step >= all.length) state.step = all.length - 1;
+    var step = all[state.step];
+    var nav = el('div', {'class': 'controls step-nav'});
+    var prev = el('button', {type: 'button', 'data-step': 'prev'},
+                  '\u2190 Previous');
+    var next = el('button', {type: 'button', 'data-step': 'next'},
+                  'Next \u2192');
+    prev.disabled = state.step === 0;
+    next.disabled = state.step === all.length - 1;
+    prev.addEventListener('click', function () {
+      goStep(state.step - 1);
+      focusStep('prev');
+    });
+    next.addEventListener('click', function () {
+      goStep(state.step + 1);
+      focusStep('next');
+    });
+    nav.appendChild(prev);
+    nav.appendChild(next);
+    nav.appendChild(el('span', {'class': 'step-count', id: 'step-count'},
+                       'step ' + (state.step + 1) + ' of ' + all.length +
+                       ' (\u2190 and \u2192 keys)'));
+    views.steps.appendChild(nav);
+    views.steps.appendChild(el('h2', {id: 'step-title',
+                                      'data-step-id': step.step},
+      (state.step + 1) + '. ' + (STEP_TITLES[step.step] || step.step) +
+      (state.step >= data.steps.length ? ' (' + variant().name + ')' : '')));
+    var note = el('div', {'class': 'step-note', id: 'step-note'});
+    step.note.forEach(function (sentence) {
+      note.appendChild(el('p', {}, sentence));
+    });
+    views.steps.appendChild(note);
+    views.steps.appendChild(el('pre', {'class': 'step-text', id: 'step-text',
+                                       tabindex: 0}, step.text));
+  }
+
+  function focusStep(which) {
+    var b = views.steps.querySelector('[data-step=' + which + ']');
+    if (b && !b.disabled) b.focus();
+    else {
+      b = views.steps.querySelector('[data-step]:not([disabled])');
+      if (b) b.focus();
+    }
   }
 
   /* ---- drawing ---- */
@@ -528,17 +867,20 @@
     clear(views.head);
     clear(views.matrix);
     clear(views.neuron);
+    clear(views.steps);
     readout.textContent = '';
     views.head.hidden = state.view !== 'head';
     views.matrix.hidden = state.view !== 'matrix';
     views.neuron.hidden = state.view !== 'neuron';
+    views.steps.hidden = state.view !== 'steps';
     document.querySelectorAll('#head-toggles input').forEach(function (b) {
       var h = Number(b.getAttribute('data-head'));
       b.disabled = h >= variant().heads.length;
     });
     if (state.view === 'head') drawHeadView();
     else if (state.view === 'matrix') drawMatrixView();
-    else drawNeuronView();
+    else if (state.view === 'neuron') drawNeuronView();
+    else drawStepView();
   }
 
   if (buildFrame()) draw();

@@ -1,0 +1,193 @@
+/* html_data.c: the --html page's data, as JSON.
+ *
+ *   {"masked": true, "scaled": true, "cross": false,
+ *    "queries": ["the", ...], "keys": ["the", ...],
+ *    "steps": [...],                        (the input's steps)
+ *    "variants": [{"name": "fused", "divisor": M, "steps": [...],
+ *                  "heads": [{"head": 0, "weights": M, "scores": M,
+ *                             "exps": M, "rowMax": M, "rowSum": M,
+ *                             "queries": M, "keys": M}, ...]}, ...]}
+ *
+ * Each M is {"rows": r, "cols": c, "f32": base64}: the r x c float32
+ * values row by row, each as its four bytes, least significant first, so
+ * the page reads back exactly the program's floats (it writes them as the
+ * CSV does, shortest round-trip decimal). exps, rowMax and rowSum are the
+ * softmax's own intermediate values (softmax_steps); the weights are
+ * exps * (1 / rowSum) in float. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_parts.h"
+#include "i18n.h"
+#include "tensor.h"
+
+void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* ["the","cat"] */
+static void json_labels(FILE *out, const labels *l)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < l->n; i++) {
+        if (i > 0)
+            fputc(',', out);
+        json_string(out, l->s[i]);
+    }
+    fputc(']', out);
+}
+
+/* The bytes of n floats, little-endian, in base64 (RFC 4648, padded). */
+static void base64_floats(FILE *out, const float *v, size_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned char group[3];
+    size_t have = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        for (int b = 0; b < 4; b++) {
+            group[have++] = (unsigned char)(bits >> (8 * b));
+            if (have == 3) {
+                fputc(digits[group[0] >> 2], out);
+                fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
+                fputc(digits[((group[1] & 15) << 2) | (group[2] >> 6)], out);
+                fputc(digits[group[2] & 63], out);
+                have = 0;
+            }
+        }
+    }
+    if (have > 0) {
+        if (have == 1)
+            group[1] = 0;
+        fputc(digits[group[0] >> 2], out);
+        fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
+        fputc(have == 2 ? digits[(group[1] & 15) << 2] : '=', out);
+        fputc('=', out);
+    }
+}
+
+/* {"rows":r,"cols":c,"f32":"..."} for the rows x cols floats at v. */
+static void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
+{
+    fprintf(out, "{\"rows\":%zu,\"cols\":%zu,\"f32\":\"", rows, cols);
+    base64_floats(out, v, rows * cols);
+    fputs("\"}", out);
+}
+
+static void json_matrix(FILE *out, const table *t)
+{
+    if (t == NULL)
+        fputs("null", out);
+    else
+        json_floats(out, t->values.v, t->values.rows, t->values.cols);
+}
+
+/* ,"exps":M,"rowMax":M,"rowSum":M: the softmax of scores, step by step. */
+static int json_softmax(FILE *out, const matrix *scores, float divisor,
+                        mx_error *err)
+{
+    // exps is (T, S), row_max and row_sum (T)
+    const size_t T = scores->rows, S = scores->cols;
+    matrix exps = {0};
+    float *row_max = calloc(T > 0 ? T : 1, sizeof *row_max);
+    float *row_sum = calloc(T > 0 ? T : 1, sizeof *row_sum);
+    int rc = -1;
+    if (row_max == NULL || row_sum == NULL) {
+        err_nomem(err, _("the --html page's data"));
+        goto done;
+    }
+    if (matrix_alloc(&exps, T, S, N_("the --html page's data"), err) != 0)
+        goto done;
+    softmax_steps(&exps, row_max, row_sum, scores, divisor);
+    fputs(",\n\"exps\":", out);
+    json_floats(out, exps.v, T, S);
+    fputs(",\n\"rowMax\":", out);
+    json_floats(out, row_max, 1, T);
+    fputs(",\n\"rowSum\":", out);
+    json_floats(out, row_sum, 1, T);
+    rc = 0;
+done:
+    matrix_free(&exps);
+    free(row_max);
+    free(row_sum);
+    return rc;
+}
+
+static int json_variant(FILE *out, const trace *tr, const char *variant,
+                        const html_page *page, mx_error *err)
+{
+    fputs("{\"name\":", out);
+    json_string(out, variant);
+    const table *q0 = trace_find(tr, variant, 0, "queries");
+    const float divisor =
+        score_divisor(q0 != NULL ? q0->values.cols : 1, page->scaled);
+    fputs(",\"divisor\":", out);
+    json_floats(out, &divisor, 1, 1);
+    fputs(",\n\"steps\":", out);
+    if (html_write_steps(out, tr, variant, page, err) != 0)
+        return -1;
+    fputs(",\n\"heads\":[", out);
+    for (int h = 0;; h++) {
+        const table *w = trace_find(tr, variant, h, "attn_weights");
+        const table *s = trace_find(tr, variant, h, "attn_scores");
+        if (w == NULL || s == NULL)
+            break;
+        fprintf(out, "%s{\"head\":%d,\n\"weights\":", h > 0 ? ",\n" : "\n", h);
+        json_matrix(out, w);
+        fputs(",\n\"scores\":", out);
+        json_matrix(out, s);
+        if (json_softmax(out, &s->values, divisor, err) != 0)
+            return -1;
+        fputs(",\n\"queries\":", out);
+        json_matrix(out, trace_find(tr, variant, h, "queries"));
+        fputs(",\n\"keys\":", out);
+        json_matrix(out, trace_find(tr, variant, h, "keys"));
+        fputc('}', out);
+    }
+    fputs("]}", out);
+    return 0;
+}
+
+int html_write_data(FILE *out, const trace *tr, const html_page *page,
+                    mx_error *err)
+{
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    const table *kv = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    fprintf(out, "{\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
+            page->masked ? "true" : "false", page->scaled ? "true" : "false",
+            kv != NULL ? "true" : "false");
+    json_labels(out, inputs->rows);
+    fputs(",\n\"keys\":", out);
+    json_labels(out, kv != NULL ? kv->rows : inputs->rows);
+    fputs(",\n\"steps\":", out);
+    if (html_write_steps(out, tr, "input", page, err) != 0)
+        return -1;
+    fputs(",\n\"variants\":[", out);
+
+    /* variants in trace order: each has one head-0 attn_weights table */
+    size_t n = 0;
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (strcmp(t->name, "attn_weights") != 0 || t->head != 0)
+            continue;
+        if (n++ > 0)
+            fputs(",\n", out);
+        if (json_variant(out, tr, t->variant, page, err) != 0)
+            return -1;
+    }
+    fputs("]}", out);
+    return 0;
+}
