@@ -11,6 +11,7 @@
  */
 #include "html.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,33 +94,110 @@ static char *temp_name(const char *path)
     return temp;
 }
 
-/* A signal's clean-up: the unfinished page (async-signal-safe). */
-static void remove_temp(const void *ctx)
+/* path, or with several pages "<stem>.sentence<i><ext>" (the extension:
+ * from the last dot of the file's name, if it has one). */
+static char *page_path(const char *path, size_t pages, size_t i)
 {
-    unlink(ctx);
+    size_t len = strlen(path) + 48;
+    char *s = malloc(len);
+    if (s == NULL)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash != NULL ? slash + 1 : path, '.');
+    if (pages <= 1)
+        snprintf(s, len, "%s", path);
+    else if (dot == NULL)
+        snprintf(s, len, "%s.sentence%zu", path, i);
+    else
+        snprintf(s, len, "%.*s.sentence%zu%s", (int)(dot - path), path, i, dot);
+    return s;
 }
 
-int html_write(const char *path, const trace *tr, const html_page *page,
-               mx_error *err)
+struct html_set {
+    size_t pages, made; /* pages to write; temporary files made so far */
+    char **finals;      /* (pages) the pages' names */
+    char **temps;       /* (pages) their temporary names, NULL until made */
+    cleanup_hook hook;  /* removes temps[0 .. made) on a signal */
+    bool hooked;
+};
+
+/* A signal's clean-up: the unfinished pages (async-signal-safe). */
+static void remove_temps(const void *ctx)
+{
+    const html_set *set = ctx;
+    for (size_t i = 0; i < set->made; i++)
+        unlink(set->temps[i]);
+}
+
+void html_discard(html_set *set)
+{
+    if (set == NULL)
+        return;
+    sigset_t old;
+    cleanup_block(&old);
+    for (size_t i = 0; i < set->made; i++)
+        unlink(set->temps[i]);
+    if (set->hooked)
+        cleanup_pop(&set->hook);
+    cleanup_unblock(&old);
+    for (size_t i = 0; i < set->pages; i++) {
+        free(set->finals[i]);
+        free(set->temps[i]);
+    }
+    free(set->finals);
+    free(set->temps);
+    free(set);
+}
+
+int html_open(html_set **out, const char *path, size_t pages, mx_error *err)
+{
+    *out = NULL;
+    html_set *set = calloc(1, sizeof *set);
+    if (set == NULL)
+        return err_nomem(err, _("a path"));
+    set->pages = pages;
+    set->finals = calloc(pages > 0 ? pages : 1, sizeof *set->finals);
+    set->temps = calloc(pages > 0 ? pages : 1, sizeof *set->temps);
+    if (set->finals == NULL || set->temps == NULL) {
+        html_discard(set);
+        return err_nomem(err, _("a path"));
+    }
+    for (size_t i = 0; i < pages; i++) {
+        set->finals[i] = page_path(path, pages, i);
+        set->temps[i] =
+            set->finals[i] != NULL ? temp_name(set->finals[i]) : NULL;
+        if (set->temps[i] == NULL) {
+            html_discard(set);
+            return err_nomem(err, _("a path"));
+        }
+    }
+    sigset_t old;
+    cleanup_block(&old);
+    cleanup_push(&set->hook, remove_temps, set);
+    set->hooked = true;
+    cleanup_unblock(&old);
+    *out = set;
+    return 0;
+}
+
+int html_add(html_set *set, const trace *tr, const html_page *page,
+             mx_error *err)
 {
     if (trace_find(tr, "input", NO_HEAD, "inputs") == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
-    char *temp = temp_name(path);
-    if (temp == NULL)
-        return err_nomem(err, _("a path"));
+    assert(set->made < set->pages); /* one call per page */
+    const char *path = set->finals[set->made];
+    char *temp = set->temps[set->made];
     /* a signal meanwhile removes the temporary file (cleanup.h) */
-    cleanup_hook hook;
     sigset_t old;
     cleanup_block(&old);
     int fd = mkstemp(temp);
     int e = errno;
     if (fd >= 0)
-        cleanup_push(&hook, remove_temp, temp);
+        set->made++;
     cleanup_unblock(&old);
-    if (fd < 0) {
-        free(temp);
+    if (fd < 0)
         return err_write(err, path, e);
-    }
     /* mkstemp makes files private; give the page the usual permissions,
      * on the descriptor (never by path) */
     mode_t mask = umask(0);
@@ -142,19 +220,27 @@ int html_write(const char *path, const trace *tr, const html_page *page,
             e = errno;
         }
     }
-    cleanup_block(&old);
-    if (!failed && rename(temp, path) != 0) {
-        failed = 1;
-        e = errno;
-    }
-    if (failed)
-        unlink(temp);
-    cleanup_pop(&hook);
-    cleanup_unblock(&old);
-    free(temp);
     if (unwritten != 0) {
         *err = page_err;
         return -1;
     }
     return failed ? err_write(err, path, e != 0 ? e : EIO) : 0;
+}
+
+int html_close(html_set *set, mx_error *err)
+{
+    int rc = 0;
+    sigset_t old;
+    cleanup_block(&old);
+    size_t i = 0;
+    for (; i < set->made && rc == 0; i++)
+        if (rename(set->temps[i], set->finals[i]) != 0)
+            rc = err_write(err, set->finals[i], errno);
+    /* what is left (after a failed rename) is removed */
+    for (size_t k = i - (rc != 0 ? 1 : 0); k < set->made; k++)
+        unlink(set->temps[k]);
+    set->made = 0;
+    cleanup_unblock(&old);
+    html_discard(set);
+    return rc;
 }

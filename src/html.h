@@ -2,7 +2,7 @@
  *
  * The page holds its style, its script (src/page/, compiled into the
  * program) and the run's data as JSON, and asks for nothing from any
- * network. Its views and the DOM contract tests rely on are described in
+ * network. With --input, one page per sentence. Its views and the DOM contract tests rely on are described in
  * docs/html.md.
  */
 #ifndef MHA_HTML_H
@@ -25,10 +25,25 @@ typedef struct {
                                       width EXPLAIN_NO_WRAP */
 } html_page;
 
-/* Writes the page for every variant of tr that has attention weights to
- * path, under a temporary name first and renamed when complete: the file
- * appears whole or not at all. The same trace gives the same bytes. */
-int html_write(const char *path, const trace *tr, const html_page *page,
-               mx_error *err);
+/* The pages of a run: one, or with --input one per sentence. */
+typedef struct html_set html_set;
+
+/* Begins `pages` pages: path itself for one page, else
+ * "<stem>.sentence<i><ext>" for i = 0 .. pages - 1 (page.html gives
+ * page.sentence0.html, ...). Nothing is on disk until html_close. */
+int html_open(html_set **set, const char *path, size_t pages, mx_error *err);
+
+/* Writes the next page, for every variant of tr that has attention
+ * weights, under a temporary name beside its final one. The same trace
+ * gives the same bytes. Called once per page. */
+int html_add(html_set *set, const trace *tr, const html_page *page,
+             mx_error *err);
+
+/* Renames every page into place and frees the set: the pages appear
+ * whole, all together (a failed rename leaves the later ones out). */
+int html_close(html_set *set, mx_error *err);
+
+/* Removes the unfinished pages and frees the set (NULL: nothing). */
+void html_discard(html_set *set);
 
 #endif

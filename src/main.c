@@ -317,6 +317,29 @@ static int close_plot(plot_file *plot, int rc, mx_error *err)
     return plot_close(plot, err);
 }
 
+/* --html: the pages of `pages` sentences, or NULL without --html. */
+static int open_html(html_set **html, const options *opt, size_t pages,
+                     mx_error *err)
+{
+    *html = NULL;
+    if (opt->html == NULL)
+        return 0;
+    return html_open(html, opt->html, pages, err);
+}
+
+/* Puts the pages in place after a run that ended with rc, or removes
+ * them after a failed one. */
+static int close_html(html_set *html, int rc, mx_error *err)
+{
+    if (html == NULL)
+        return rc;
+    if (rc != 0) {
+        html_discard(html);
+        return rc;
+    }
+    return html_close(html, err);
+}
+
 /* One run of the model: sentence number `index` of --input (or -1 for a
  * single run), rendered to out and, with --csv-dir, added to *files
  * (begun at the first run, in sub or in the directory itself) and with
@@ -325,7 +348,8 @@ static int close_plot(plot_file *plot, int rc, mx_error *err)
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, csv_dir_set **files,
-                          const char *sub, plot_file *plot, mx_error *err)
+                          const char *sub, plot_file *plot, html_set *html,
+                          mx_error *err)
 {
     trace tr;
     trace_init(&tr);
@@ -384,7 +408,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
             *check_failed = true;
     }
     /* the page is written whole, under a temporary name, last */
-    if (rc == 0 && opt->html != NULL) {
+    if (rc == 0 && html != NULL) {
         explain_context notes = explain_for(opt, &tr);
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
@@ -393,7 +417,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                                 .scaled = opt->scale,
                                 .text = &text,
                                 .explain = &notes};
-        rc = html_write(opt->html, &tr, &page, err);
+        rc = html_add(html, &tr, &page, err);
     }
     free(chosen);
     trace_free(&tr);
@@ -439,10 +463,11 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
 }
 
 static int finish_run(int rc, bool check_failed, csv_dir_set *files,
-                      plot_file *plot, FILE *spool, const options *opt,
-                      mx_error *err)
+                      plot_file *plot, html_set *html, FILE *spool,
+                      const options *opt, mx_error *err)
 {
     rc = close_plot(plot, rc, err);
+    rc = close_html(html, rc, err);
     if (rc == 0 && files != NULL)
         rc = csv_dir_commit(files, err);
     csv_dir_end(files);
@@ -462,15 +487,18 @@ static int run_single(const options *opt, const model_input *in, mx_error *err)
 {
     csv_dir_set *files = NULL;
     plot_file *plot = NULL;
+    html_set *html = NULL;
     FILE *out = NULL, *spool = NULL;
     bool check_failed = false;
     int rc = open_plot(&plot, opt, 1, err);
     if (rc == 0)
+        rc = open_html(&html, opt, 1, err);
+    if (rc == 0)
         rc = open_output(&out, &spool, opt, err);
     if (rc == 0)
         rc = run_and_render(out, &check_failed, opt, in, -1, NULL, &files, NULL,
-                            plot, err);
-    return finish_run(rc, check_failed, files, plot, spool, opt, err);
+                            plot, html, err);
+    return finish_run(rc, check_failed, files, plot, html, spool, opt, err);
 }
 
 /* --input FILE --column NAME: every sentence is checked before the first
@@ -496,10 +524,13 @@ static int run_sentence_file(const options *opt, mx_error *err)
         }
     }
     plot_file *plot = NULL;
+    html_set *html = NULL;
     FILE *out = NULL, *spool = NULL;
     bool check_failed = false;
     if (rc == 0)
         rc = open_plot(&plot, opt, n, err);
+    if (rc == 0)
+        rc = open_html(&html, opt, n, err);
     if (rc == 0)
         rc = open_output(&out, &spool, opt, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -513,11 +544,11 @@ static int run_sentence_file(const options *opt, mx_error *err)
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
         rc = run_and_render(out, &check_failed, opt, &in, (long)i, heading,
-                            &files, sub, plot, err);
+                            &files, sub, plot, html, err);
     }
     /* the files of every sentence are moved into place together, then
      * the text of every sentence is printed */
-    rc = finish_run(rc, check_failed, files, plot, spool, opt, err);
+    rc = finish_run(rc, check_failed, files, plot, html, spool, opt, err);
     free_strings(sentences, n);
     free(lines);
     return rc;

@@ -565,9 +565,6 @@ static int validate(options *opt, mx_error *err)
                                 "sentences with --column NAME"));
     if (opt->column != NULL && opt->input == NULL)
         return err_usage(err, _("--column: goes with --input FILE"));
-    if (opt->html != NULL && opt->input != NULL)
-        return err_usage(err, _("--html: one page shows one run; it does not "
-                                "go with --input"));
     if (opt->plot_width != 0 && opt->plot == NULL)
         return err_usage(err, _("--plot-size: goes with --plot FILE"));
     if (opt->input != NULL && opt->embeddings != NULL)

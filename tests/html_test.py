@@ -202,6 +202,45 @@ def check_softmax(name, data):
        (name, checked), wrong[:5])
 
 
+def check_input(mha, tmp):
+    """--input: one page per sentence, NAME.sentence<i>.html, each the
+    page of that sentence alone; all of them or none."""
+    sentences = os.path.join(tmp, "sentences.csv")
+    with open(sentences, "w", encoding="utf-8") as f:
+        f.write("s\nthe cat sat\na dog runs fast\n")
+    out = os.path.join(tmp, "in")
+    os.mkdir(out)
+    r = mha.run(["--input", sentences, "--column", "s", "--heads", "2",
+                 "--html", os.path.join(out, "page.html")])
+    names = sorted(os.listdir(out))
+    ok(r.returncode == 0 and
+       names == ["page.sentence0.html", "page.sentence1.html"],
+       "--input: a page per sentence, page.sentence<i>.html", names)
+    for i, words in enumerate(["the cat sat", "a dog runs fast"]):
+        single = os.path.join(tmp, "single%d.html" % i)
+        mha.run([words, "--heads", "2", "--html", single])
+        with open(os.path.join(out, names[i]), "rb") as f, \
+                open(single, "rb") as g:
+            ok(f.read() == g.read(),
+               "--input: page %d is the page of \"%s\" run alone" %
+               (i, words))
+    r = mha.run(["--input", sentences, "--column", "s", "--html",
+                 os.path.join(out, "none")])
+    ok(r.returncode == 0 and "none.sentence1" in os.listdir(out),
+       "--input: a name without an extension gets .sentence<i>",
+       sorted(os.listdir(out)))
+    bad = os.path.join(tmp, "bad.csv")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write("s\nthe cat sat\n\"\"\n")
+    empty = os.path.join(tmp, "empty")
+    os.mkdir(empty)
+    r = mha.run(["--input", bad, "--column", "s", "--html",
+                 os.path.join(empty, "p.html")])
+    ok(r.returncode == 2 and os.listdir(empty) == [],
+       "--input with a bad row: status 2 and no page at all",
+       (r.returncode, os.listdir(empty)))
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -282,8 +321,7 @@ def main():
         with open(a, "rb") as fa:
             ok(r.returncode == 2 and fa.read() == old,
                "bad input leaves an earlier page as it was")
-        mha.check_error(["--input", "x.csv", "--column", "s", "--html", a],
-                        "--html: one page shows one run")
+        check_input(mha, tmp)
         mha.check_error(["the cat", "--html", ""], "--html: the name is empty")
         mha.check_error(["the cat", "--html"], "needs a value")
     return done()
