@@ -13,24 +13,40 @@
 #include "weights.h"
 #include "workers.h"
 
+/* A param_fn: adds a parameter's size, present or not (ctx: a double). */
+static int add_param_size(const param_info *p, void *ctx)
+{
+    *(double *)ctx += (double)p->rows * (double)p->cols;
+    return 0;
+}
+
 /* About how many float values the trace of this run will hold, counted in
  * double so that absurd sizes cannot overflow. */
 static double trace_size(const options *opt, size_t D, size_t T, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D,
                  o = (double)opt->d_out, h = (double)opt->heads;
-    const double params = 3.0 * (o * d + o);
+    const model_dims dims = {
+        .d_model = D,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .ff = opt->ff ? opt->ff : 4 * D,
+        .qkv_bias = opt->qkv_bias,
+    };
     double n = v * d + t * d + v + t;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (opt->variants & model_variants[i].bit)
+            model_params_each(model_variants[i].bit, &dims, NULL,
+                              add_param_size, &n);
     if (opt->variants & VARIANT_SINGLE)
-        n += params + 4.0 * t * o + 2.0 * t * t;
+        n += 4.0 * t * o + 2.0 * t * t;
     if (opt->variants & VARIANT_WRAPPER)
-        n += params + 4.0 * t * o + h * 2.0 * t * t + t * o;
+        n += 4.0 * t * o + h * 2.0 * t * t + t * o;
     if (opt->variants & VARIANT_FUSED)
-        n += params + o * o + o + 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
+        n += 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
     if (opt->variants & VARIANT_BLOCK) { /* attention d_model wide */
-        const double f = opt->ff ? (double)opt->ff : 4.0 * d;
-        n += 3.0 * (d * d + d) + d * d + d + 4.0 * t * d + h * 2.0 * t * t +
-             2.0 * t * d + 2.0 * d * f + f + d + 4.0 * d + t * (f + 3.0 * d);
+        const double f = (double)dims.ff;
+        n += 4.0 * t * d + h * 2.0 * t * t + 2.0 * t * d + t * (f + 3.0 * d);
     }
     return n;
 }
