@@ -16,6 +16,11 @@ Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
   fused-2234       2234 words (the most at 768/12), --variant fused, text
   width4096        --d-model 4096 --d-out 4096 --heads 16, 256 words,
                    --variant fused, text
+  heads64          64 words, --variant fused, the 12 heads' attn_weights
+                   as text
+  heads64-png      the same, and --plot: the 12 heads as a PNG (PyTorch:
+                   matplotlib's imshow in a 3 x 4 grid with a colour bar,
+                   as the notebooks' seaborn heat maps without values)
 
 Each figure is the median of several runs; peak memory is the largest
 resident set of those runs (from wait4). The PyTorch side is a fresh
@@ -25,7 +30,8 @@ would: text by printing the tensors (PyTorch summarises big tensors the
 same way), CSV with the same rows and columns, numbers as "%.9g" (always
 reads back as the same float32, not the shortest text, so the files have
 the same layout but are not byte-identical). When torch is missing, only
-mha-explain is timed and the table says so.
+mha-explain is timed and the table says so (so for a picture without
+matplotlib, python3-matplotlib).
 
 Timings on a busy machine are noisy: compare the ratios of one run.
 """
@@ -73,6 +79,12 @@ CASES = [
     ("width4096", ["--d-model", "4096", "--d-out", "4096", "--heads", "16",
                    "--variant", "fused", sentence(256)],
      ["4096", "4096", "16", "fused", "text", sentence(256)]),
+    ("heads64", GPT2 + ["--variant", "fused", "--tables", "attn_weights",
+                        sentence(64)],
+     ["768", "768", "12", "fused", "text:attn_weights", sentence(64)]),
+    ("heads64-png", GPT2 + ["--variant", "fused", "--tables", "attn_weights",
+                            "--plot", "DIR/heads.png", sentence(64)],
+     ["768", "768", "12", "fused", "png:DIR/heads.png", sentence(64)]),
 ]
 
 # The same work in PyTorch: seed, embedding, the modules, every table,
@@ -141,10 +153,31 @@ with torch.no_grad():
             concat = ctx.transpose(0, 1).contiguous().view(T, d_out)
             add(variant, "", "concat_context", concat, words)
             add(variant, "", "out", out_proj(concat), words)
-    if output == "text":
+    if output.startswith("text"):
+        only = output.split(":", 1)[1] if ":" in output else None
         for variant, head, name, t, rows, cols in tables:
-            print(variant, head, name)
-            print(t)
+            if only is None or name == only:
+                print(variant, head, name)
+                print(t)
+    elif output.startswith("png:"):
+        for variant, head, name, t, rows, cols in tables:
+            if name == "attn_weights":
+                print(variant, head, name)
+                print(t)
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        weights = [t for _, _, name, t, _, _ in tables
+                   if name == "attn_weights"]
+        fig, axes = plt.subplots(3, 4, figsize=(16, 12))
+        for h, ax in enumerate(axes.flat):
+            im = ax.imshow(weights[h].numpy(), cmap="viridis", vmin=0, vmax=1)
+            ax.set_title("[fused] head %d" % h)
+            ax.set_xticks(range(0, T, 4), ["K:" + w for w in words[::4]],
+                          rotation=90)
+            ax.set_yticks(range(0, T, 4), ["Q:" + w for w in words[::4]])
+        fig.colorbar(im, ax=axes, label="attention weight")
+        fig.savefig(output.split(":", 1)[1], dpi=144)
     elif output == "csv":
         out = sys.stdout
         out.write("variant,head,table,row,row_label,col,col_label,value\n")
