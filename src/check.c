@@ -1,9 +1,12 @@
 /* check.c: measuring the invariants of attention on a finished trace. */
 #include "check.h"
-#include "i18n.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "i18n.h"
+#include "textwidth.h"
 
 /* *largest = d when d is larger, or NaN: a NaN, once seen, stays, so that
  * a check over values that are not numbers fails. */
@@ -102,4 +105,21 @@ void check_print(FILE *out, const check_report *r)
                 _("[check] wrapper and fused (--tie) compute the same "
                   "concat_context: largest difference %g (limit %g): %s\n"),
                 r->tie_dev, TIE_LIMIT, verdict(tie_ok(r)));
+}
+
+void check_print_wrapped(FILE *out, const check_report *r, size_t width)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL) { /* out of memory: the lines as they are */
+        check_print(out, r);
+        return;
+    }
+    check_print(mem, r);
+    if (fclose(mem) == 0)
+        write_wrapped_lines(out, text, width, strlen("[check] "));
+    else
+        check_print(out, r);
+    free(text);
 }

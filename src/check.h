@@ -37,4 +37,10 @@ bool check_passed(const check_report *r);
 /* One line per invariant, "[check] ...: ok" or "...: FAILED". */
 void check_print(FILE *out, const check_report *r);
 
+/* The same lines for a person at a terminal: each wrapped at width cells
+ * (0: no limit), its continuation indented under the text after
+ * "[check] ". Scripts that read the lines get check_print's, one line per
+ * invariant. */
+void check_print_wrapped(FILE *out, const check_report *r, size_t width);
+
 #endif

@@ -13,18 +13,9 @@ size_t visible_width(const char *line, size_t n)
     char *copy = n < sizeof small ? small : malloc(n + 1);
     if (copy == NULL)
         return n;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (line[i] == '\x1b' && i + 1 < n && line[i + 1] == '[') {
-            i += 2;
-            while (i < n && line[i] != 'm')
-                i++;
-            continue;
-        }
-        copy[k++] = line[i];
-    }
-    copy[k] = '\0';
-    size_t w = display_width(copy);
+    memcpy(copy, line, n);
+    copy[n] = '\0';
+    size_t w = display_width(copy); /* escapes take no cells */
     if (copy != small)
         free(copy);
     return w;

@@ -403,7 +403,12 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         check_trace(&r, &tr, opt->causal && opt->kv == NULL, opt->tie);
         if (opt->format == FORMAT_TEXT && n > 0)
             fputc('\n', report);
-        check_print(report, &r);
+        /* wrapped for a person at a terminal; one line per invariant
+         * for a script reading a pipe or a file */
+        if (opt->format == FORMAT_TEXT && isatty(STDOUT_FILENO))
+            check_print_wrapped(report, &r, screen_width(opt));
+        else
+            check_print(report, &r);
         if (!check_passed(&r))
             *check_failed = true;
     }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "shading.h"
 #include "textwidth.h"
 
 #define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
@@ -97,6 +98,10 @@ static void print_weights(FILE *out, const char *what, const table *w,
             free(sorted);
         }
     }
+    /* with --color each weight is shaded as in its table */
+    shading sh = {0};
+    const bool shaded =
+        style->color && shading_init(&sh, w, style->scale, style->trace) == 0;
     print_label(out, what);
     size_t shown = 0;
     for (size_t k = 0; k < n; k++) {
@@ -114,8 +119,13 @@ static void print_weights(FILE *out, const char *what, const table *w,
         char at[24] = "";
         if (same > 1)
             snprintf(at, sizeof at, "@%zu", k);
-        fprintf(out, "%s %s%s %.*f", shown ? "," : "", word ? word : "?", at,
-                style->precision, (double)v[k]);
+        fprintf(out, "%s %s%s ", shown ? "," : "", word ? word : "?", at);
+        if (shaded)
+            heat_start(out, shading_x(&sh, column ? k : index, v[k]),
+                       style->truecolor);
+        fprintf(out, "%.*f", style->precision, (double)v[k]);
+        if (shaded)
+            heat_end(out);
         free(name);
         shown++;
     }
@@ -124,6 +134,7 @@ static void print_weights(FILE *out, const char *what, const table *w,
     if (nonzero == 0)
         fputs(_(" nobody"), out);
     fputc('\n', out);
+    shading_free(&sh);
     free(v);
 }
 

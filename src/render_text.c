@@ -17,6 +17,7 @@
 
 #include "i18n.h"
 #include "layout.h"
+#include "shading.h"
 #include "step.h"
 #include "textwidth.h"
 
@@ -90,110 +91,19 @@ static void format_value(char *buf, size_t size, float v, const table *t,
 
 /* ---- --color: a heat map readable by colour-blind viewers ------------ */
 
-static bool is_shaded(const table *t)
-{
-    return strcmp(t->name, "attn_weights") == 0 ||
-           strcmp(t->name, "attn_weights_avg") == 0 ||
-           strcmp(t->name, "attn_scores") == 0;
-}
-
-/* The scores whose -inf cells are t's masked cells: t itself, or for
- * weights the same head's scores in the run (head 0's for the average:
- * every head has the same mask). NULL when unknown. */
-static const matrix *mask_of(const table *t, const text_style *style)
-{
-    if (strcmp(t->name, "attn_scores") == 0)
-        return &t->values;
-    if (style->trace == NULL)
-        return NULL;
-    int head = t->head == NO_HEAD ? 0 : t->head;
-    const table *s = trace_find(style->trace, t->variant, head, "attn_scores");
-    if (s == NULL || s->values.rows != t->values.rows ||
-        s->values.cols != t->values.cols)
-        return NULL;
-    return &s->values;
-}
-
-static bool is_masked(const matrix *mask, size_t i, size_t j)
-{
-    if (mask == NULL)
-        return false;
-    const float s = *matrix_at(mask, i, j);
-    return isinf(s) && s < 0;
-}
-
-/* The smallest and largest finite unmasked values of rows [r0, r1) of t;
- * false when there are none. */
-static bool value_range(const table *t, const matrix *mask, size_t r0,
-                        size_t r1, double *lo, double *hi)
-{
-    bool any = false;
-    for (size_t i = r0; i < r1; i++)
-        for (size_t j = 0; j < t->values.cols; j++) {
-            const double v = *matrix_at(&t->values, i, j);
-            if (!isfinite(v) || is_masked(mask, i, j))
-                continue;
-            if (!any || v < *lo)
-                *lo = v;
-            if (!any || v > *hi)
-                *hi = v;
-            any = true;
-        }
-    return any;
-}
-
-/* How a shaded table is coloured: its mask, and the ends of the scale
- * each row's cells are placed on. */
-typedef struct {
-    const matrix *mask; /* -inf where a cell is masked, or NULL */
-    double *lo, *hi;    /* [rows], owned */
-} shading;
-
-static int shading_init(shading *sh, const table *t, const text_style *style)
-{
-    const size_t R = t->values.rows;
-    sh->mask = mask_of(t, style);
-    sh->lo = malloc((R + 1) * sizeof *sh->lo);
-    sh->hi = malloc((R + 1) * sizeof *sh->hi);
-    if (sh->lo == NULL || sh->hi == NULL)
-        return -1;
-    double lo = 0.0, hi = 1.0;
-    const bool fixed =
-        style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0;
-    if (!fixed && style->scale != SCALE_ROW)
-        value_range(t, sh->mask, 0, R, &lo, &hi);
-    for (size_t i = 0; i < R; i++) {
-        sh->lo[i] = lo;
-        sh->hi[i] = hi;
-        if (style->scale == SCALE_ROW &&
-            !value_range(t, sh->mask, i, i + 1, &sh->lo[i], &sh->hi[i]))
-            sh->lo[i] = 0.0, sh->hi[i] = 1.0;
-    }
-    return 0;
-}
-
-static void shading_free(shading *sh)
-{
-    free(sh->lo);
-    free(sh->hi);
-}
-
 /* Starts the colour of the cell (i, j); returns false for cells left
  * plain (not a number). */
 static bool shade_start(FILE *out, const table *t, const shading *sh,
                         const text_style *style, size_t i, size_t j)
 {
     const float v = *matrix_at(&t->values, i, j);
-    if (is_masked(sh->mask, i, j)) {
+    if (shading_masked(sh, i, j)) {
         heat_masked(out, style->truecolor);
         return true;
     }
     if (isnan(v))
         return false;
-    const double lo = sh->lo[i], hi = sh->hi[i];
-    /* in double, where no float difference overflows */
-    double x = hi > lo ? ((double)v - lo) / (hi - lo) : 1.0;
-    heat_start(out, x, style->truecolor);
+    heat_start(out, shading_x(sh, i, v), style->truecolor);
     return true;
 }
 
@@ -204,7 +114,7 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     bool any_masked = false;
     for (size_t i = 0; i < t->values.rows && !any_masked; i++)
         for (size_t j = 0; j < t->values.cols && !any_masked; j++)
-            any_masked = is_masked(sh->mask, i, j);
+            any_masked = shading_masked(sh, i, j);
     const char *masked = any_masked ? _("grey") : NULL;
     if (style->scale == SCALE_ROW || t->values.rows == 0) {
         heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
@@ -383,7 +293,7 @@ static int view_init(table_view *v, const table *t, const text_style *style,
     v->ci = malloc((C + 1) * sizeof *v->ci);
     v->width = calloc(C + 1, sizeof *v->width);
     if (v->ri == NULL || v->ci == NULL || v->width == NULL ||
-        (v->shaded && shading_init(&v->sh, t, style) != 0))
+        (v->shaded && shading_init(&v->sh, t, style->scale, style->trace) != 0))
         return err_nomem(err, _("a table's layout"));
     v->nr = shown_indices(v->ri, R, summarise_rows);
     v->nc = shown_indices(v->ci, C, summarise_cols);
@@ -521,7 +431,7 @@ static void print_grid_legend(FILE *out, const table_view *views, size_t n,
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < views[k].t->values.rows && !any_masked; i++)
             for (size_t j = 0; j < views[k].t->values.cols && !any_masked; j++)
-                any_masked = is_masked(views[k].sh.mask, i, j);
+                any_masked = shading_masked(&views[k].sh, i, j);
     const char *masked = any_masked ? _("grey") : NULL;
     const table *t = views[0].t;
     if (style->scale == SCALE_ROW)

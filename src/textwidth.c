@@ -21,6 +21,13 @@ size_t display_width(const char *s)
     utf8proc_int32_t state = 0; /* utf8proc's grapheme break state */
 
     while (*p != '\0') {
+        if (p[0] == 0x1B && p[1] == '[') { /* a colour: ESC [ ... m */
+            p += 2;
+            while (*p != '\0' && !(*p >= 0x40 && *p <= 0x7E))
+                p++;
+            p += *p != '\0';
+            continue;
+        }
         utf8proc_int32_t c;
         utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
         if (n < 0) { /* an invalid byte shows as one escape, 4 cells */

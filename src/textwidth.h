@@ -9,7 +9,8 @@
 
 /* Cells that s (UTF-8) takes on a terminal: each grapheme cluster counts
  * as its widest code point, so "é" written e + U+0301 is 1, "牛" is 2,
- * and an emoji sequence joined by U+200D is 2. */
+ * and an emoji sequence joined by U+200D is 2. Escape sequences ESC [
+ * ... (the colours of --color) take no cells. */
 size_t display_width(const char *s);
 
 /* A new string in which control characters (C0, DEL, C1) and invalid

@@ -148,7 +148,41 @@ def check_modes():
     MHA.check_error([S, "--color-scale", "log"], "--color-scale: 'log'")
 
 
+def check_focus():
+    """--focus: each listed weight shaded as its cell in the table."""
+    for scale in ("table", "row", "fixed"):
+        _, table_text = run(["--variant", "fused", "--tables",
+                             "attn_weights", "--color-scale", scale])
+        _, focus = run(["--variant", "fused", "--focus", "gato",
+                        "--color-scale", scale])
+        heads = tables(table_text)
+        good, seen = True, 0
+        for h in (0, 1):
+            rows, _ = heads["[fused] head %d: attn_weights (5 x 5)" % h]
+            block = focus.split("[fused] head %d\n" % h)[1].split("\n\n")[0]
+            attends = [l for l in block.split("\n") if "attends" in l][0]
+            seen_by = [l for l in block.split("\n") if "seen by" in l][0]
+            for word, seq, number in re.findall(
+                    r"(\S+) ((?:\x1b\[[0-9;]*m)+)([0-9.]+)\x1b\[0m",
+                    attends):
+                col = S.split().index(word)
+                good &= rows[1][col] == (seq, number)
+                seen += 1
+            for word, seq, number in re.findall(
+                    r"(\S+) ((?:\x1b\[[0-9;]*m)+)([0-9.]+)\x1b\[0m",
+                    seen_by):
+                row = S.split().index(word)
+                good &= rows[row][1] == (seq, number)
+                seen += 1
+        ok(good and seen == 12,
+           "--focus --color-scale %s: %d weights shaded as in their tables"
+           % (scale, seen), focus[:800])
+    r = MHA.run([S, "--focus", "gato", "--color", "never"])
+    ok(b"\x1b" not in r.stdout, "--focus --color never: plain")
+
+
 check_scale(False)
 check_scale(True)
 check_modes()
+check_focus()
 sys.exit(done())

@@ -27,6 +27,7 @@ from taplib import Program, done, ok
 MHA = Program(sys.argv[1])
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 TEN = "the quick brown fox jumps over the sleeping lazy dog"
+CLASSROOM = "O gato sobe no tapete"
 
 
 def cells(line):
@@ -74,6 +75,10 @@ def on_pty(args, columns, rows=40, env=None):
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
 
+def plain_lines(text):
+    return ESCAPE.sub("", text).replace("\r\n", "\n").split("\n")
+
+
 def fits(args, columns, name):
     status, text = on_pty(args + ["--no-pager"], columns)
     lines = text.replace("\r\n", "\n").split("\n")
@@ -98,6 +103,25 @@ def screens():
              "an emoji sentence")
         fits([TEN, "--heads", "8", "--d-out", "16", "--focus", "sleeping",
               "--precision", "8"], columns, "--focus with 8 decimals")
+    # --check: wrapped on a terminal, one line per invariant in a pipe
+    for columns in (80, 120):
+        text = fits([CLASSROOM, "--check", "--tie"], columns, "--check")
+        lines = plain_lines(text)
+        at = [i for i, l in enumerate(lines) if l.startswith("[check]")]
+        after = lines[at[0]:] if at else []
+        ok(len(at) == 3 and all(l.startswith(("[check] ", "        "))
+                                for l in after if l) and
+           (columns > 100 or len([l for l in after if l]) > 3),
+           "%d columns: 3 [check] lines, wrapped under their text" % columns,
+           "\n".join(after))
+    r = MHA.run([CLASSROOM, "--check", "--tie", "--width", "40"])
+    out = r.stdout.decode().split("\n")
+    checks = [l for l in out if l.startswith("[check]")]
+    ok(r.returncode == 0 and len(checks) == 3 and
+       all(l.endswith(": ok") for l in checks) and
+       max(len(l) for l in checks) > 40,
+       "a pipe: each invariant one whole [check] line, for scripts",
+       "\n".join(checks))
     # at 80 columns the 10x10 weights need two blocks, at 120 one
     _, narrow = on_pty([TEN, "--heads", "8", "--d-out", "16", "--variant",
                         "fused", "--tables", "attn_weights", "--no-pager"], 80)
@@ -142,13 +166,6 @@ def not_a_terminal():
        "a COLUMNS that is not a number is ignored (80)", r.stdout[:300])
     MHA.check_error(["x", "--width", "-1"], "--width")
     MHA.check_error(["x", "--width", "100001"], "--width")
-
-
-CLASSROOM = "O gato sobe no tapete"
-
-
-def plain_lines(text):
-    return ESCAPE.sub("", text).replace("\r\n", "\n").split("\n")
 
 
 def grid():
@@ -216,8 +233,6 @@ def grid():
                                           "always", "--no-pager"], columns)
             lines = plain_lines(text)
             rows = [l for l in lines if l.startswith("Q:")]
-            bars = {tuple(i for i in range(len(l)) if l[i] == "|")
-                    for l in rows}
             ok(status == 0 and "heads 0 to" in text and
                max(map(cells, lines)) <= columns and
                len({cells(l.split("|")[0]) for l in rows}) == 1,

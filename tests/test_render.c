@@ -300,6 +300,9 @@ static void test_display_width(void)
     ok(display_width("Q:O") == 3 && display_width("dim0") == 4,
        "ASCII: one cell per character");
     ok(display_width("gato") == 4, "width of gato is 4");
+    ok(display_width("\x1b[38;5;16m\x1b[48;5;220m 1.0000\x1b[0m") == 7 &&
+           display_width("\x1b[48;2;68;1;84m\xe7\x89\x9b\x1b[0m") == 2,
+       "colour escape sequences take no cells");
     ok(display_width("\u725b\u820c") == 4, "width of 牛舌 is 4");
     ok(display_width("\u00e9") == 1, "é precomposed (U+00E9) is 1 cell");
     ok(display_width("e\u0301") == 1, "é decomposed (e + U+0301) is 1 cell");
