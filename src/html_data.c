@@ -4,7 +4,7 @@
  *    "queries": ["the", ...], "keys": ["the", ...],
  *    "steps": [...],                        (the input's steps)
  *    "variants": [{"name": "fused", "divisor": M, "steps": [...],
- *                  "heads": [{"head": 0, "weights": M, "scores": M,
+ *                  "heads": [{"head": 0, "scores": M,
  *                             "exps": M, "rowMax": M, "rowSum": M,
  *                             "queries": M, "keys": M}, ...]}, ...]}
  *
@@ -12,8 +12,11 @@
  * values row by row, each as its four bytes, least significant first, so
  * the page reads back exactly the program's floats (it writes them as the
  * CSV does, shortest round-trip decimal). exps, rowMax and rowSum are the
- * softmax's own intermediate values (softmax_steps); the weights are
- * exps * (1 / rowSum) in float. */
+ * softmax's own intermediate values (softmax_steps). The attention
+ * weights are exps * (1 / rowSum) in float, as softmax_rows makes them:
+ * the page computes them so. Should a head's weights ever differ from
+ * that, bit for bit, they are written too ("weights": M), and the page
+ * takes them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +98,25 @@ static void json_matrix(FILE *out, const table *t)
         json_floats(out, t->values.v, t->values.rows, t->values.cols);
 }
 
-/* ,"exps":M,"rowMax":M,"rowSum":M: the softmax of scores, step by step. */
-static int json_softmax(FILE *out, const matrix *scores, float divisor,
-                        mx_error *err)
+/* ,"exps":M,"rowMax":M,"rowSum":M: the softmax of scores, step by step
+ * (and ,"weights":M should the weights not follow from them). */
+/* Whether weights (T, S) are exps * (1 / sums) bit for bit. */
+static bool weights_follow(const matrix *weights, const matrix *exps,
+                           const float *sums)
+{
+    for (size_t t = 0; t < exps->rows; t++) {
+        const float inverse = 1.0f / sums[t];
+        for (size_t s = 0; s < exps->cols; s++) {
+            const float w = *matrix_at(exps, t, s) * inverse;
+            if (memcmp(&w, matrix_at(weights, t, s), sizeof w) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+static int json_softmax(FILE *out, const matrix *scores, const matrix *weights,
+                        float divisor, mx_error *err)
 {
     // exps is (T, S), row_max and row_sum (T)
     const size_t T = scores->rows, S = scores->cols;
@@ -112,6 +131,10 @@ static int json_softmax(FILE *out, const matrix *scores, float divisor,
     if (matrix_alloc(&exps, T, S, N_("the --html page's data"), err) != 0)
         goto done;
     softmax_steps(&exps, row_max, row_sum, scores, divisor);
+    if (!weights_follow(weights, &exps, row_sum)) {
+        fputs(",\n\"weights\":", out);
+        json_floats(out, weights->v, T, S);
+    }
     fputs(",\n\"exps\":", out);
     json_floats(out, exps.v, T, S);
     fputs(",\n\"rowMax\":", out);
@@ -145,11 +168,9 @@ static int json_variant(FILE *out, const trace *tr, const char *variant,
         const table *s = trace_find(tr, variant, h, "attn_scores");
         if (w == NULL || s == NULL)
             break;
-        fprintf(out, "%s{\"head\":%d,\n\"weights\":", h > 0 ? ",\n" : "\n", h);
-        json_matrix(out, w);
-        fputs(",\n\"scores\":", out);
+        fprintf(out, "%s{\"head\":%d,\n\"scores\":", h > 0 ? ",\n" : "\n", h);
         json_matrix(out, s);
-        if (json_softmax(out, &s->values, divisor, err) != 0)
+        if (json_softmax(out, &s->values, &w->values, divisor, err) != 0)
             return -1;
         fputs(",\n\"queries\":", out);
         json_matrix(out, trace_find(tr, variant, h, "queries"));

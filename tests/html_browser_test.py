@@ -217,6 +217,7 @@ def check_page(driver, mha, tmp, name, args, tq, tk, masked):
     check_matrix(driver, name, values, tq, tk, masked)
     check_neuron(driver, name, values, tq, tk)
     check_steps(driver, name)
+    check_print(driver, name)
 
     severe = [e for e in driver.get_log("browser")
               if e["level"] in ("SEVERE", "WARNING")]
@@ -373,6 +374,29 @@ def check_steps(driver, name):
        "(%d steps)" % (name, len(seen)), seen)
     driver.find_element(By.CSS_SELECTOR,
                         "[aria-label=View] button[data-value=head]").click()
+
+
+def check_print(driver, name):
+    """On paper (print media, the beforeprint event): no controls, the
+    view, then every step of the variant; gone again after printing."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    got = driver.execute_script("""
+        window.dispatchEvent(new Event('beforeprint'));
+        var shown = function (sel) {
+          var e = document.querySelector(sel);
+          return !!e && getComputedStyle(e).display !== 'none';
+        };
+        return [shown('.controls'), shown('#readout'), shown('#print-view'),
+                document.querySelectorAll('#print-view .print-step').length,
+                document.querySelectorAll('#print-view pre').length];""")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    after = driver.execute_script("""
+        window.dispatchEvent(new Event('afterprint'));
+        return document.querySelectorAll('#print-view *').length;""")
+    ok(got[:3] == [False, False, True] and got[3] >= 8 and got[3] == got[4]
+       and after == 0,
+       "%s: printing hides the controls and adds every step (%d)" %
+       (name, got[3]), (got, after))
 
 
 def check_floattext(driver, cases):

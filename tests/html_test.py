@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """html_test.py MHA_EXPLAIN: the --html page without a browser.
 
-The JSON the page embeds must hold exactly the CSV's values (weights,
-scores, queries and keys of every head of every variant, as float32
-bytes in base64) and the tokens; the softmax steps (exps, row maxima and
-sums) must give the weights as the program does; each step of the
+The JSON the page embeds must hold exactly the CSV's values (scores,
+queries and keys of every head of every variant, as float32 bytes in
+base64) and the tokens; the softmax steps (exps, row maxima and sums)
+must give the CSV's weights as the page computes them, exp x (1 / sum)
+in float32; each step of the
 step-through must carry the --explain sentences and the text tables;
 the page must be self-contained (nothing fetched: a Content-Security-Policy
 of default-src 'none', no src, href, url() or @import); two runs must give
@@ -51,6 +52,16 @@ def same_float(page, text):
     if math.isnan(want):
         return math.isnan(page)
     return struct.pack("<f", page) == struct.pack("<f", want)
+
+
+def weights_of(head):
+    """The head's weights as the page has them: given, or exps x (1 / sum)
+    in float32."""
+    if "weights" in head:
+        return floats(head["weights"])
+    sums = floats(head["rowSum"])[0]
+    return [[f32(e * f32(1.0 / sums[i])) for e in row]
+            for i, row in enumerate(floats(head["exps"]))]
 
 
 def page_data(text):
@@ -108,7 +119,9 @@ def compare(mha, tmp, name, args):
             wrong.append((v["name"], "heads", len(v["heads"]), len(heads)))
         for head in v["heads"]:
             for key, table in TABLES.items():
-                for i, row in enumerate(floats(head[key])):
+                rows = weights_of(head) if key == "weights" else floats(
+                    head[key])
+                for i, row in enumerate(rows):
                     for j, value in enumerate(row):
                         checked += 1
                         want = values.get((v["name"], str(head["head"]),
@@ -179,7 +192,7 @@ def check_softmax(name, data):
     for v in data["variants"]:
         divisor = floats(v["divisor"])[0][0]
         for head in v["heads"]:
-            scores, weights = floats(head["scores"]), floats(head["weights"])
+            scores, weights = floats(head["scores"]), weights_of(head)
             exps = floats(head["exps"])
             row_max, row_sum = floats(head["rowMax"])[0], floats(
                 head["rowSum"])[0]

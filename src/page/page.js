@@ -16,7 +16,12 @@
 (function () {
   'use strict';
 
+  /* performance marks, for measuring how fast the page opens */
+  var mark = window.performance && performance.mark ?
+    function (name) { performance.mark(name); } : function () {};
+  mark('mha-start');
   var data = JSON.parse(document.getElementById('mha-data').textContent);
+  mark('mha-parsed');
   var SVG_NS = 'http://www.w3.org/2000/svg';
 
   /* Above this many lines (heads x pairs) the head view draws only a
@@ -41,10 +46,16 @@
         bytes[k + 2] = b1; bytes[k + 3] = b0;
       }
     }
-    var f = new Float32Array(bytes.buffer), u = new Uint32Array(bytes.buffer);
-    var cols = m.cols;
-    m.decoded = {
-      rows: m.rows,
+    m.decoded = floats(m.rows, m.cols, new Float32Array(bytes.buffer));
+    return m.decoded;
+  }
+
+  /* rows x cols floats f: their values, their text as the CSV writes it,
+   * a row */
+  function floats(rows, cols, f) {
+    var u = new Uint32Array(f.buffer);
+    return {
+      rows: rows,
       cols: cols,
       value: function (i, j) { return f[i * cols + j]; },
       text: function (i, j) {
@@ -52,11 +63,28 @@
       },
       row: function (i) { return f.subarray(i * cols, (i + 1) * cols); }
     };
-    return m.decoded;
   }
 
-  /* head.weights etc. of the variant on view, decoded */
-  function mat(head, name) { return decode(head[name]); }
+  /* head.weights etc., decoded. The weights, unless the data holds them,
+   * are exps x (1 / rowSum) in float32, as the program's softmax makes
+   * them (html_data.c): a float32 quotient and product, each computed in
+   * double and rounded once, which gives the float32 result exactly. */
+  function mat(head, name) {
+    if (name === 'weights' && !head.weights) {
+      if (!head.derivedWeights) {
+        var e = decode(head.exps), sums = decode(head.rowSum);
+        var f = new Float32Array(e.rows * e.cols);
+        for (var i = 0; i < e.rows; i++) {
+          var inverse = Math.fround(1 / sums.value(0, i)), row = e.row(i);
+          for (var j = 0; j < e.cols; j++)
+            f[i * e.cols + j] = Math.fround(row[j] * inverse);
+        }
+        head.derivedWeights = floats(e.rows, e.cols, f);
+      }
+      return head.derivedWeights;
+    }
+    return decode(head[name]);
+  }
 
   /* The float32 x as the CSV writes it. */
   function f32Text(x) {
@@ -189,7 +217,11 @@
   }
 
   function buildFrame() {
-    app.appendChild(el('h1', {}, 'mha-explain: ' + data.queries.join(' ')));
+    /* a long sentence: its first twelve tokens (the summary counts all) */
+    var shown = data.queries.slice(0, 12).join(' ');
+    if (data.queries.length > 12) shown += ' \u2026';
+    app.appendChild(el('h1', {title: data.queries.join(' ')},
+                       'mha-explain: ' + shown));
     app.appendChild(el('p', {'class': 'summary'}, summary()));
     if (data.variants.length === 0) {
       app.appendChild(el('p', {}, 'This run has no attention weights.'));
@@ -231,7 +263,13 @@
     app.appendChild(views.matrix);
     app.appendChild(views.neuron);
     app.appendChild(views.steps);
+    views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
+    app.appendChild(views.print);
     document.addEventListener('keydown', stepKey);
+    window.addEventListener('beforeprint', buildPrint);
+    window.addEventListener('afterprint', function () {
+      clear(views.print);
+    });
     return true;
   }
 
@@ -347,7 +385,7 @@
         'lines.'));
     }
     views.head.appendChild(box);
-    views.head.appendChild(el('p', {'class': 'summary'},
+    views.head.appendChild(el('p', {'class': 'summary hint'},
       'Hover or focus (Tab) a token to follow its lines; its weights ' +
       'appear beside the other column, one per shown head.'));
 
@@ -626,7 +664,7 @@
     legend.appendChild(el('span', {}, kind === 'weights' ? '1' :
                                       'highest'));
     views.matrix.appendChild(legend);
-    views.matrix.appendChild(el('p', {'class': 'summary'}, big ?
+    views.matrix.appendChild(el('p', {'class': 'summary hint'}, big ?
       'Queries down, keys across; grey: masked. Point at a value, or ' +
       'focus a map (Tab) and move with the arrow keys, for its exact value.'
       : 'Cells show two decimals; hover or focus a cell for its exact ' +
@@ -857,6 +895,36 @@
     }
   }
 
+  /* ---- printing ---- */
+
+  /* On paper: the view on screen without its controls, then every step
+   * of the variant on view, its notes and tables (built when the browser
+   * is about to print, removed after). */
+  function buildPrint() {
+    clear(views.print);
+    var names = {head: 'Head view', matrix: 'Matrix view',
+                 neuron: 'Neuron view', steps: 'Step through'};
+    views.print.appendChild(el('p', {'class': 'print-what'},
+      'Above: the ' + names[state.view].toLowerCase() + ' of ' +
+      variant().name +
+      (state.view === 'matrix' ? ' (attn_' + state.matrix + ')' : '') +
+      (state.view === 'neuron' ? ' (head ' + state.neuron.head +
+       ', query ' + state.neuron.query + ', key ' + state.neuron.key + ')'
+                               : '') +
+      '. Below: every step of ' + variant().name + '.'));
+    views.print.appendChild(el('h2', {}, 'Step by step: ' + variant().name));
+    steps().forEach(function (step, k) {
+      var box = el('div', {'class': 'print-step'});
+      box.appendChild(el('h3', {}, (k + 1) + '. ' +
+                                   (STEP_TITLES[step.step] || step.step)));
+      step.note.forEach(function (sentence) {
+        box.appendChild(el('p', {}, sentence));
+      });
+      box.appendChild(el('pre', {'class': 'step-text'}, step.text));
+      views.print.appendChild(box);
+    });
+  }
+
   /* ---- drawing ---- */
 
   function clear(node) {
@@ -884,4 +952,5 @@
   }
 
   if (buildFrame()) draw();
+  mark('mha-drawn');
 })();
