@@ -243,11 +243,15 @@ static void pack_panel(float *bp, const matmul_problem *p, size_t j0, size_t nr)
 {
     const size_t cols = p->N - j0 < nr ? p->N - j0 : nr;
     if (p->b_transposed) {
-        // b^T (N, K): column j of b is row j, read along k
-        for (size_t j = 0; j < cols; j++) {
-            const float *src = p->b + (j0 + j) * p->ldb;
-            for (size_t k = 0; k < p->K; k++)
-                bp[k * nr + j] = src[k];
+        // b^T (N, K): column j of b is row j, read along k, 16 k at a
+        // time so that the 16 rows of bp being written stay in cache
+        for (size_t k0 = 0; k0 < p->K; k0 += 16) {
+            const size_t k1 = p->K - k0 < 16 ? p->K : k0 + 16;
+            for (size_t j = 0; j < cols; j++) {
+                const float *src = p->b + (j0 + j) * p->ldb;
+                for (size_t k = k0; k < k1; k++)
+                    bp[k * nr + j] = src[k];
+            }
         }
     } else {
         for (size_t k = 0; k < p->K; k++)

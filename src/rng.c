@@ -6,6 +6,7 @@
 #include "rng.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "vecmath.h"
 
@@ -28,28 +29,61 @@ void rng_seed(torch_rng *g, uint64_t seed)
     g->cached_normal = 0.0;
 }
 
-/* Refill all 624 words of the state at once. */
+/* One word of the twist: from s[k], s[k + 1] and s[k + M]. */
+static inline uint32_t twist(uint32_t k, uint32_t next, uint32_t far)
+{
+    const uint32_t y = (k & UPPER_MASK) | (next & LOWER_MASK);
+    return far ^ (y >> 1) ^ ((y & 1u) ? MATRIX_A : 0u);
+}
+
+/* Refill all 624 words of the state at once, in order, each word reading
+ * the words after it as they are at that moment: the first N - M read
+ * words not yet refilled, the rest words already refilled (k + M - N);
+ * split in three loops so that none needs a remainder. */
 static void mt_twist(torch_rng *g)
 {
     uint32_t *s = g->state;
-    for (size_t k = 0; k < MT_N; k++) {
-        uint32_t y = (s[k] & UPPER_MASK) | (s[(k + 1) % MT_N] & LOWER_MASK);
-        s[k] = s[(k + MT_M) % MT_N] ^ (y >> 1) ^ ((y & 1u) ? MATRIX_A : 0u);
-    }
+    size_t k = 0;
+    for (; k < MT_N - MT_M; k++)
+        s[k] = twist(s[k], s[k + 1], s[k + MT_M]);
+    for (; k < MT_N - 1; k++)
+        s[k] = twist(s[k], s[k + 1], s[k + MT_M - MT_N]);
+    s[MT_N - 1] = twist(s[MT_N - 1], s[0], s[MT_M - 1]);
     g->next = 0;
+}
+
+static inline uint32_t temper(uint32_t y)
+{
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
 }
 
 uint32_t rng_next32(torch_rng *g)
 {
     if (g->next >= MT_N)
         mt_twist(g);
-    uint32_t y = g->state[g->next++];
-    /* tempering */
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= y >> 18;
-    return y;
+    return temper(g->state[g->next++]);
+}
+
+/* y[0..n) = the next n outputs of rng_next32, a run of the state at a
+ * time. */
+static void next_words(torch_rng *g, uint32_t *y, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        if (g->next >= MT_N)
+            mt_twist(g);
+        size_t run = MT_N - g->next;
+        if (run > n - i)
+            run = n - i;
+        const uint32_t *s = g->state + g->next;
+        for (size_t j = 0; j < run; j++)
+            y[i + j] = temper(s[j]);
+        g->next += run;
+        i += run;
+    }
 }
 
 uint64_t rng_next64(torch_rng *g)
@@ -72,6 +106,35 @@ double rng_double01(torch_rng *g)
     return (double)(rng_next64(g) & mask) * (1.0 / 9007199254740992.0);
 }
 
+/* out[i] = fmaf(u_i, width, lo), u_i from the low 24 bits of y[i], as
+ * rng_float01. fmaf is correctly rounded, so the FMA instruction (where
+ * the processor has it) gives the C library's bits without a call per
+ * value. */
+static void uniform_from_words(float *out, const uint32_t *y, size_t n,
+                               float width, float lo)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] =
+            fmaf((float)(y[i] & 0xffffffu) * (1.0f / 16777216.0f), width, lo);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+static __attribute__((target("avx2,fma"))) void
+uniform_from_words_fma(float *out, const uint32_t *y, size_t n, float width,
+                       float lo)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] =
+            fmaf((float)(y[i] & 0xffffffu) * (1.0f / 16777216.0f), width, lo);
+}
+
+static bool have_avx2_fma(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
 void rng_uniform_fill(float *out, size_t n, double from, double to,
                       torch_rng *g)
 {
@@ -80,9 +143,20 @@ void rng_uniform_fill(float *out, size_t n, double from, double to,
      * multiply-add (one rounding), so that is what we compute. */
     const float lo = (float)from;
     const float width = (float)to - lo;
-    for (size_t i = 0; i < n; i++) {
-        float u = rng_float01(g);
-        out[i] = fmaf(u, width, lo);
+#if defined(__GNUC__) && defined(__x86_64__)
+    const bool fma = have_avx2_fma();
+#endif
+    uint32_t y[MT_N];
+    for (size_t i = 0; i < n; i += MT_N) {
+        const size_t m = n - i < MT_N ? n - i : MT_N;
+        next_words(g, y, m);
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (fma) {
+            uniform_from_words_fma(out + i, y, m, width, lo);
+            continue;
+        }
+#endif
+        uniform_from_words(out + i, y, m, width, lo);
     }
 }
 
