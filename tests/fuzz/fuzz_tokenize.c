@@ -48,11 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pipeline_run(&tr, &opt, &in, &err) != 0)
         abort();
 
-    const table **tables = malloc(tr.n_tables * sizeof *tables);
+    const size_t n = trace_count(&tr);
+    const table **tables = malloc(n * sizeof *tables);
     if (tables == NULL)
         abort();
-    for (size_t i = 0; i < tr.n_tables; i++)
-        tables[i] = &tr.tables[i];
+    for (size_t i = 0; i < n; i++)
+        tables[i] = trace_at(&tr, i);
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -60,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const csv_out_style csv = {.delimiter = ',', .header = true,
                                .sentence = -1};
     if (out == NULL ||
-        render_text(out, (const table *const *)tables, tr.n_tables, &style,
-                    &err) != 0)
+        render_text(out, (const table *const *)tables, n, &style, &err) != 0)
         abort();
     fclose(out);
     for (size_t i = 0; i < len; i++)
@@ -70,8 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(text);
     out = fopen("/dev/null", "w");
     if (out == NULL ||
-        render_csv(out, (const table *const *)tables, tr.n_tables, &csv,
-                   &err) != 0)
+        render_csv(out, (const table *const *)tables, n, &csv, &err) != 0)
         abort();
     fclose(out);
     free(tables);
