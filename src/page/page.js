@@ -310,9 +310,11 @@
     return pairs * heads.length;
   }
 
-  /* heads side by side, 3 px apart, so that their lines do not mix */
+  /* heads side by side, 3 px apart (closer when there are many, to stay
+   * within a row), so that their lines do not mix */
   function headOffset(v, h) {
-    return Math.round(3 * (h - (v.heads.length - 1) / 2));
+    var gap = Math.min(3, (rowHeight() - 6) / Math.max(1, v.heads.length - 1));
+    return Math.round(gap * (h - (v.heads.length - 1) / 2));
   }
 
   function lineElement(v, h, i, j, w) {
