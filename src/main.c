@@ -22,6 +22,7 @@
 #include "pager.h"
 #include "pipeline.h"
 #include "plot.h"
+#include "progress.h"
 #include "render.h"
 #include "spool.h"
 #include "step.h"
@@ -507,7 +508,8 @@ static int run_single(const options *opt, const model_input *in, mx_error *err)
 }
 
 /* --input FILE --column NAME: every sentence is checked before the first
- * one is run, so a bad row stops the run before anything is written. */
+ * one is run, so a bad row stops the run before anything is written, and
+ * so is the work of all of them together (MAX_INPUT_VALUES). */
 static int run_sentence_file(const options *opt, mx_error *err)
 {
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
@@ -518,16 +520,26 @@ static int run_sentence_file(const options *opt, mx_error *err)
         return -1;
     int rc = 0;
     csv_dir_set *files = NULL;
+    double work = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
-        if (pipeline_check(opt, &in, err) != 0) {
+        double values = 0;
+        if (pipeline_check(&values, opt, &in, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,
                            lines[i], opt->column, why);
         }
+        work += values;
     }
+    if (rc == 0 && work > (double)MAX_INPUT_VALUES)
+        rc = err_input(err,
+                       _("%s: the %zu sentences together would make about "
+                         "%.0f million values, more than the %zu million "
+                         "one --input run may make: split the file or "
+                         "use smaller widths"),
+                       opt->input, n, work / 1e6, MAX_INPUT_VALUES / 1000000);
     plot_file *plot = NULL;
     html_set *html = NULL;
     FILE *out = NULL, *spool = NULL;
@@ -538,19 +550,26 @@ static int run_sentence_file(const options *opt, mx_error *err)
         rc = open_html(&html, opt, n, err);
     if (rc == 0)
         rc = open_output(&out, &spool, opt, err);
+    progress bar;
+    progress_begin(&bar, stderr, !opt->quiet && isatty(STDERR_FILENO));
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
+        progress_step(&bar, i, n);
         char heading[256], sub[64];
         char *shown = display_escape(sentences[i]);
+        if (shown == NULL) {
+            rc = err_nomem(err, _("the heading"));
+            break;
+        }
         /* TRANSLATORS: the heading of each --input row: its index and text */
-        snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i,
-                 shown != NULL ? shown : "");
+        snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i, shown);
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
         rc = run_and_render(out, &check_failed, opt, &in, (long)i, heading,
                             &files, sub, plot, html, err);
     }
+    progress_end(&bar);
     /* the files of every sentence are moved into place together, then
      * the text of every sentence is printed */
     rc = finish_run(rc, check_failed, files, plot, html, spool, opt, err);

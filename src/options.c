@@ -39,6 +39,8 @@ static const char *const usage_parts[] = {
        "                     is the file's width, no embedding draws (default none)\n"
        "  --input FILE       one run per data row of FILE ...    (default none)\n"
        "  --column NAME      ... taking the sentence from column NAME\n"
+       "  --quiet            no progress line on a terminal  (default shown\n"
+       "                     after a second of --input)\n"
        "  --weights DIR      parameter CSVs named as --csv-dir writes them\n"
        "                     replace the seeded ones             (default none)\n"
        "  --csv-delimiter C  field separator of CSV read and written: one\n"
@@ -163,6 +165,7 @@ enum {
     OPT_LAYOUT,
     OPT_NO_PAGER,
     OPT_STEP,
+    OPT_QUIET,
 };
 
 static const struct option long_options[] = {
@@ -206,6 +209,7 @@ static const struct option long_options[] = {
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"no-pager", no_argument, NULL, OPT_NO_PAGER},
     {"step", no_argument, NULL, OPT_STEP},
+    {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -802,6 +806,9 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
         return 0;
     case OPT_AVERAGE:
         opt->average = true;
+        return 0;
+    case OPT_QUIET:
+        opt->quiet = true;
         return 0;
     case OPT_EXPLAIN:
         opt->explain = true;

@@ -66,6 +66,7 @@ typedef struct {
     bool check;        /* --check: verify the invariants */
     bool average;      /* --average: head-averaged attention weights */
     bool explain;      /* --explain: notes before each step */
+    bool quiet;        /* --quiet: no progress line on stderr */
     const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;    /* --kv SENTENCE: keys and values from it */
     enum token_mode tokens;       /* --tokens words|chars */

@@ -218,7 +218,8 @@ static size_t model_width(const options *opt, const model_input *in)
     return in->embeddings != NULL ? in->embeddings->cols : opt->d_model;
 }
 
-static int check_size(const options *opt, const model_input *in,
+/* The run fits the limits; *values is the size of its trace. */
+static int check_size(double *values, const options *opt, const model_input *in,
                       const tokenized *tok, mx_error *err)
 {
     const size_t D = model_width(opt, in);
@@ -237,6 +238,7 @@ static int check_size(const options *opt, const model_input *in,
                            "head needs d_model / heads columns)"),
                          opt->heads, D);
     double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
+    *values = size;
     if (size > (double)MAX_TRACE_VALUES)
         return err_input(err,
                          _("the run would hold about %.0f million values (at "
@@ -246,13 +248,15 @@ static int check_size(const options *opt, const model_input *in,
     return 0;
 }
 
-int pipeline_check(const options *opt, const model_input *in, mx_error *err)
+int pipeline_check(double *values, const options *opt, const model_input *in,
+                   mx_error *err)
 {
     tokenized tok = {0};
     size_t n_queries;
+    *values = 0;
     if (input_tokens(&tok, &n_queries, in, opt->tokens, err) != 0)
         return -1;
-    int rc = check_size(opt, in, &tok, err);
+    int rc = check_size(values, opt, in, &tok, err);
     size_t position;
     if (rc == 0 && opt->focus != NULL)
         rc = find_token(&position, opt->focus, (const char *const *)tok.tokens,
@@ -292,7 +296,8 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
 
     if (input_tokens(&tok, &T, in, opt->tokens, err) != 0)
         return -1;
-    if (check_size(opt, in, &tok, err) != 0 ||
+    double values;
+    if (check_size(&values, opt, in, &tok, err) != 0 ||
         workers_init(&pool,
                      opt->threads != 0 ? opt->threads : workers_available(),
                      err) != 0)

@@ -18,6 +18,10 @@
 /* Largest trace, in float values, checked before the model is built. */
 #define MAX_TRACE_VALUES ((size_t)1 << 27)
 
+/* Largest sum of the traces of all the runs of one --input file: eight
+ * of the largest runs, well under a minute of work. */
+#define MAX_INPUT_VALUES ((size_t)1 << 30)
+
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {
     const char *sentence; /* the text, when embeddings is NULL */
@@ -29,8 +33,10 @@ typedef struct {
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that
- * the run fits the limits. */
-int pipeline_check(const options *opt, const model_input *in, mx_error *err);
+ * the run fits the limits; *values is about how many float values its
+ * trace will hold. */
+int pipeline_check(double *values, const options *opt, const model_input *in,
+                   mx_error *err);
 
 /* Runs the model of opt over the input and appends every table to tr
  * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is

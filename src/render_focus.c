@@ -64,17 +64,18 @@ static void print_vector(FILE *out, const char *what, const table *t, size_t r,
 }
 
 /* "O 0.4950, gato 0.5050": the nonzero weights of a row (or column), at
- * most FOCUS_MAX_LIST of the largest, in sequence order. */
-static void print_weights(FILE *out, const char *what, const table *w,
-                          size_t index, bool column, const text_style *style)
+ * most FOCUS_MAX_LIST of the largest, in sequence order. Returns 0, or -1
+ * when memory ran out. */
+static int print_weights(FILE *out, const char *what, const table *w,
+                         size_t index, bool column, const text_style *style)
 {
     if (w == NULL)
-        return;
+        return 0;
     const size_t n = column ? w->values.rows : w->values.cols;
     const labels *names = column ? w->rows : w->cols;
     float *v = malloc((n > 0 ? n : 1) * sizeof *v);
     if (v == NULL)
-        return;
+        return -1;
     size_t nonzero = 0;
     for (size_t k = 0; k < n; k++) {
         v[k] = column ? *matrix_at(&w->values, k, index)
@@ -85,33 +86,44 @@ static void print_weights(FILE *out, const char *what, const table *w,
     float cut = 0.0f;
     if (nonzero > FOCUS_MAX_LIST) {
         float *sorted = malloc(n * sizeof *sorted);
-        if (sorted != NULL) {
-            memcpy(sorted, v, n * sizeof *sorted);
-            for (size_t a = 0; a < FOCUS_MAX_LIST; a++) /* partial selection */
-                for (size_t b = a + 1; b < n; b++)
-                    if (sorted[b] > sorted[a]) {
-                        float tmp = sorted[a];
-                        sorted[a] = sorted[b];
-                        sorted[b] = tmp;
-                    }
-            cut = sorted[FOCUS_MAX_LIST - 1];
-            free(sorted);
+        if (sorted == NULL) {
+            free(v);
+            return -1;
         }
+        memcpy(sorted, v, n * sizeof *sorted);
+        for (size_t a = 0; a < FOCUS_MAX_LIST; a++) /* partial selection */
+            for (size_t b = a + 1; b < n; b++)
+                if (sorted[b] > sorted[a]) {
+                    float tmp = sorted[a];
+                    sorted[a] = sorted[b];
+                    sorted[b] = tmp;
+                }
+        cut = sorted[FOCUS_MAX_LIST - 1];
+        free(sorted);
     }
     /* with --color each weight is shaded as in its table */
     shading sh = {0};
-    const bool shaded =
-        style->color && shading_init(&sh, w, style->scale, style->trace) == 0;
+    const bool shaded = style->color;
+    if (shaded && shading_init(&sh, w, style->scale, style->trace) != 0) {
+        shading_free(&sh);
+        free(v);
+        return -1;
+    }
     print_label(out, what);
     size_t shown = 0;
     for (size_t k = 0; k < n; k++) {
         if (v[k] == 0.0f || v[k] < cut || shown == FOCUS_MAX_LIST)
             continue;
         char *name = display_escape(names->s[k]);
+        if (name == NULL) {
+            shading_free(&sh);
+            free(v);
+            return -1;
+        }
         /* labels are "K:gato" or "Q:gato": show the word, and where it
          * stands when the sentence has it twice */
         const char *word = name;
-        if (name != NULL && strlen(name) > 2 && name[1] == ':')
+        if (strlen(name) > 2 && name[1] == ':')
             word = name + 2;
         size_t same = 0;
         for (size_t m = 0; m < n; m++)
@@ -119,7 +131,7 @@ static void print_weights(FILE *out, const char *what, const table *w,
         char at[24] = "";
         if (same > 1)
             snprintf(at, sizeof at, "@%zu", k);
-        fprintf(out, "%s %s%s ", shown ? "," : "", word ? word : "?", at);
+        fprintf(out, "%s %s%s ", shown ? "," : "", word, at);
         if (shaded)
             heat_start(out, shading_x(&sh, column ? k : index, v[k]),
                        style->truecolor);
@@ -136,16 +148,20 @@ static void print_weights(FILE *out, const char *what, const table *w,
     fputc('\n', out);
     shading_free(&sh);
     free(v);
+    return 0;
 }
 
-/* The lines of the view, before they are fitted to the screen. */
-static void focus_lines(FILE *out, const table *const *tables, size_t n,
-                        const labels *tokens, size_t position, bool cross,
-                        const text_style *style)
+/* The lines of the view, before they are fitted to the screen; 0, or -1
+ * when memory ran out. */
+static int focus_lines(FILE *out, const table *const *tables, size_t n,
+                       const labels *tokens, size_t position, bool cross,
+                       const text_style *style)
 {
     char *word = display_escape(tokens->s[position]);
-    fprintf(out, _("focus: %s (position %zu of %zu)%s\n"), word ? word : "?",
-            position, tokens->n,
+    if (word == NULL)
+        return -1;
+    fprintf(out, _("focus: %s (position %zu of %zu)%s\n"), word, position,
+            tokens->n,
             cross ? _("; keys and values belong to the --kv sentence") : "");
     free(word);
     static const char *const variants[] = {"single", "wrapper", "fused",
@@ -169,9 +185,11 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
             }
             /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
              * Chinese character takes 2) */
-            print_weights(out, _("attends"), w, position, false, style);
-            if (!cross)
-                print_weights(out, _("seen by"), w, position, true, style);
+            if (print_weights(out, _("attends"), w, position, false, style) !=
+                    0 ||
+                (!cross && print_weights(out, _("seen by"), w, position, true,
+                                         style) != 0))
+                return -1;
             print_vector(out, _("context"),
                          find(tables, n, var, h, "head_context"), position,
                          style);
@@ -184,6 +202,7 @@ static void focus_lines(FILE *out, const table *const *tables, size_t n,
             print_vector(out, "", o, position, style);
         }
     }
+    return 0;
 }
 
 int render_focus(FILE *out, const table *const *tables, size_t n,
@@ -197,13 +216,18 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
     FILE *mem = open_memstream(&text, &size);
     if (mem == NULL)
         return err_nomem(err, _("the --focus view"));
-    focus_lines(mem, tables, n, tokens, position, cross, style);
-    if (fclose(mem) != 0) {
+    int failed = focus_lines(mem, tables, n, tokens, position, cross, style);
+    failed |= ferror(mem);
+    /* glibc may close a stream whose buffer it could not grow without
+     * an error, and without the text */
+    if (fclose(mem) != 0 || failed || text == NULL) {
         free(text);
         return err_nomem(err, _("the --focus view"));
     }
-    write_wrapped_lines(out, text, style->width, 12);
+    failed = write_wrapped_lines(out, text, style->width, 12);
     free(text);
+    if (failed)
+        return err_nomem(err, _("the --focus view"));
     if (ferror(out))
         return err_write(err, _("the output"), errno);
     return 0;

@@ -144,17 +144,17 @@ void write_wrapped(FILE *out, const char *s, size_t width, size_t indent)
     fputc('\n', out);
 }
 
-void write_wrapped_lines(FILE *out, const char *text, size_t width,
-                         size_t indent)
+int write_wrapped_lines(FILE *out, const char *text, size_t width,
+                        size_t indent)
 {
     while (*text != '\0') {
         size_t len = strcspn(text, "\n");
         char *line = strndup(text, len);
-        if (line != NULL)
-            write_wrapped(out, line, width, indent);
-        else /* out of memory: the line as it is */
-            fprintf(out, "%.*s\n", (int)len, text);
+        if (line == NULL)
+            return -1;
+        write_wrapped(out, line, width, indent);
         free(line);
         text += len + (text[len] == '\n');
     }
+    return 0;
 }

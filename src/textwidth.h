@@ -26,8 +26,9 @@ char *display_escape(const char *s);
  * written whole on a line of its own. */
 void write_wrapped(FILE *out, const char *s, size_t width, size_t indent);
 
-/* write_wrapped for each line of text (lines end with '\n'). */
-void write_wrapped_lines(FILE *out, const char *text, size_t width,
-                         size_t indent);
+/* write_wrapped for each line of text (lines end with '\n'); returns 0,
+ * or -1 when memory ran out (nothing more is written then). */
+int write_wrapped_lines(FILE *out, const char *text, size_t width,
+                        size_t indent);
 
 #endif

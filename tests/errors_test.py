@@ -82,6 +82,9 @@ CASES = [
      "rows.csv:4098:1: more than 4096 rows besides the header", False),
     (["--input", "sentences.csv", "--column", "s"], b"", 2,
      "sentences.csv:10002:1: more than 10000 rows besides the header", False),
+    (["--input", "work.csv", "--column", "s", "--d-model", "8", "--d-out",
+      "8"], b"", 2, "work.csv: the 12 sentences together would make about "
+     "1085 million values, more than the 1073 million", False),
     (["--embeddings", "huge.csv"], b"", 2,
      "huge.csv:2:3: a number too large for float32", False),
     (["--embeddings", "quoted.csv"], b"", 2,
@@ -501,6 +504,8 @@ def main():
             "sentences.csv": "s\n" + "x\n" * 10001,
             "huge.csv": "token,a\nx,1" + "0" * 120 + "\n",
             "quoted.csv": 'token,a\n"' + "a\n" * 40000 + '",1\n',
+            "work.csv": "s\n" + (" ".join("w%d" % j for j in range(3000)) +
+                                 "\n") * 12,
             "quoted_commas.csv": 'token,a\n"' + "a," * 40000 + '",1\n',
         }
         for name, text in data.items():

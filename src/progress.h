@@ -1,0 +1,34 @@
+/* progress.h: a progress line on standard error during a long --input run.
+ *
+ *   mha-explain: sentence 12 of 800
+ *
+ * Shown only when standard error is a terminal and --quiet is not given,
+ * only once the run has taken more than a second, redrawn in place at
+ * most five times a second, and erased when the run ends (before any
+ * error message), so that pipes and files never see it.
+ */
+#ifndef MHA_PROGRESS_H
+#define MHA_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+typedef struct {
+    FILE *out; /* stderr, or NULL when no line is shown */
+    struct timespec start;
+    struct timespec last; /* when the line was last drawn */
+    bool shown;           /* a line is on the screen */
+} progress;
+
+/* Starts the clock; enabled false (a pipe, --quiet) shows nothing. */
+void progress_begin(progress *p, FILE *out, bool enabled);
+
+/* Sentence `done` (from 0) of `total` is starting. */
+void progress_step(progress *p, size_t done, size_t total);
+
+/* Erases the line, if one was drawn. */
+void progress_end(progress *p);
+
+#endif

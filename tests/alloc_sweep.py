@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The allocation-failure sweep: every run with its N-th allocation failed
+(tests/failmalloc.c, loaded with LD_PRELOAD) either succeeds exactly as
+the run without a failure does (same status, stdout and stderr: the
+allocation had a fallback), or fails with status 1 or 2, one line on
+stderr ('mha-explain: ...'), nothing left on disk and nothing on stdout
+(a run without files or --input streams its text, so there a failure
+after the text began leaves the first part of it, and status 2).
+Never status 0 with different output, never a crash.
+
+Usage: alloc_sweep.py MHA_EXPLAIN LIBFAILMALLOC [--quick] [--only NAME]
+
+--quick (the test suite) tries every N up to 80 and then 80 spread over
+the rest of each run; without it every N is tried (minutes).
+Prints TAP, and a summary line per command. Python 3 standard library.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+from taplib import done, ok
+
+S = "O gato sobe no tapete"
+# name: arguments (DIR is a folder the run may write into)
+COMMANDS = {
+    "text": [S],
+    "csv": [S, "--format", "csv"],
+    "csv-dir": [S, "--csv-dir", "DIR/out"],
+    "focus": [S, "--focus", "gato"],
+    "explain": [S, "--explain", "--variant", "fused"],
+    "input": ["--input", "SENTENCES", "--column", "s", "--variant",
+              "single,fused"],
+    "input-csv-dir": ["--input", "SENTENCES", "--column", "s", "--format",
+                      "csv", "--csv-dir", "DIR/out"],
+}
+
+
+def run(program, shim, args, n, work):
+    """(status, stdout, stderr, calls, failed) of one run failing
+    allocation n (0: none)."""
+    env = dict(os.environ)
+    r_fd, w_fd = os.pipe()
+    env.update({"LD_PRELOAD": shim, "MHA_FAIL_ALLOC": str(n),
+                "MHA_ALLOC_COUNT_FD": str(w_fd), "TMPDIR": work})
+    env.pop("NO_COLOR", None)
+    env.pop("COLUMNS", None)
+    p = subprocess.Popen([program] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, pass_fds=(w_fd,),
+                         cwd=work)
+    os.close(w_fd)
+    try:
+        out, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        os.close(r_fd)
+        return "hung", out, err, 0, False
+    report = os.read(r_fd, 64).decode()
+    os.close(r_fd)
+    calls, failed = (report.split() + ["0", "0"])[:2] if report else ("0", "0")
+    return p.returncode, out, err, int(calls), failed == "1"
+
+
+def listing(top):
+    found = []
+    for root, dirs, names in os.walk(top):
+        for n in dirs + names:
+            found.append(os.path.relpath(os.path.join(root, n), top))
+    return sorted(found)
+
+
+def main():
+    program, shim = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv \
+        else None
+    totals = {"runs": 0, "same": 0, "failed": 0, "cut": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        sentences = os.path.join(tmp, "sentences.csv")
+        with open(sentences, "w") as f:
+            f.write("s\nO gato\nO gato sobe\n\"a, b\"\n")
+        for name, template in COMMANDS.items():
+            if only and name != only:
+                continue
+            work = os.path.join(tmp, name)
+            os.mkdir(work)
+            args = [a.replace("DIR", work).replace("SENTENCES", sentences)
+                    for a in template]
+            base = run(program, shim, args, 0, work)
+            files = listing(work)
+            ok(base[0] == 0 and base[3] > 0,
+               "%s: runs with the library loaded (%d allocations)"
+               % (name, base[3]), base[2])
+            total = base[3]
+            if quick and total > 160:
+                step = (total - 80) / 80.0
+                ns = list(range(1, 81)) + sorted(
+                    {80 + int(step * k) for k in range(1, 81)})
+            else:
+                ns = list(range(1, total + 1))
+            bad, same, failed, cut = [], 0, 0, 0
+            # a run that writes no file and reads no --input streams its
+            # text: a failure after it began cuts it short (status 2)
+            streamed = not any(a in args for a in ("--csv-dir", "--input"))
+            for n in ns:
+                # the output of the unfailed run, removed before each run
+                for f in reversed(listing(work)):
+                    path = os.path.join(work, f)
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        os.rmdir(path)
+                    else:
+                        os.remove(path)
+                status, out, err, calls, hit = run(program, shim, args, n,
+                                                   work)
+                lines = err.decode("utf-8", "replace").splitlines()
+                left = listing(work)
+                if status == base[0] and out == base[1] and err == base[2] \
+                        and left == files:
+                    same += 1
+                elif status in (1, 2) and len(lines) == 1 and \
+                        lines[0].startswith("mha-explain: ") and left == [] \
+                        and (out == b"" or (streamed and out != base[1] and
+                                            base[1].startswith(out))):
+                    failed += 1
+                    cut += out != b""
+                else:
+                    bad.append((n, status, out[:60], err[:200], left[:3]))
+            totals["runs"] += len(ns)
+            totals["same"] += same
+            totals["failed"] += failed
+            totals["cut"] += cut
+            print("# %s: %d allocations, %d runs: %d as without a failure, "
+                  "%d clean failures (%d with the text cut short), %d wrong"
+                  % (name, total, len(ns), same, failed, cut, len(bad)))
+            ok(not bad, "%s: every failed allocation gives the whole output "
+               "or a clean failure" % name,
+               "\n".join("N=%d status %s stdout %r stderr %r left %r" % b
+                         for b in bad[:8]))
+    print("# all: %(runs)d runs, %(same)d as without a failure, "
+          "%(failed)d clean failures (%(cut)d with the text cut short)"
+          % totals)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
