@@ -5,6 +5,7 @@
  */
 #include "attention.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,20 +239,20 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
     if (avg == NULL)
         return -1;
     // stacked (H, T * S) = the heads' weights, as the (1, H, T, S) view
-    // nn.MultiheadAttention averages over dim 1; avg (T, S) its mean
-    const size_t cells = avg->values.rows * avg->values.cols;
-    matrix stacked = {0};
-    if (matrix_alloc(&stacked, heads, cells, N_("the stacked weights"), err) !=
-        0)
-        return -1;
+    // nn.MultiheadAttention averages over dim 1, read where the heads'
+    // tables lie; avg (T, S) its mean
+    const float **stacked = calloc(heads, sizeof *stacked);
+    if (stacked == NULL)
+        return err_nomem(err, N_("the stacked weights"));
     for (size_t h = 0; h < heads; h++) {
+        // the forward pass has just made every head's table
         const table *t = trace_find(tr, variant, (int)h, "attn_weights");
-        if (t != NULL)
-            memcpy(matrix_at(&stacked, h, 0), t->values.v,
-                   cells * sizeof(float));
+        assert(t != NULL);
+        stacked[h] = t->values.v;
     }
-    mean_rows(avg->values.v, stacked.v, heads, cells);
-    matrix_free(&stacked);
+    mean_rows(avg->values.v, stacked, heads,
+              avg->values.rows * avg->values.cols);
+    free(stacked);
     return 0;
 }
 

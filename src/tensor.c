@@ -347,17 +347,19 @@ void softmax_rows_naive(matrix *out, const matrix *scores, float divisor)
 
 /* ---- x.mean(dim=0): PyTorch's cascade_sum ---------------------------- */
 
-/* The sum of n values x[0], x[stride], ... as multi_row_sum adds one
- * column: running sums in chunks of 16, the chunk sums carried up through
- * four levels (16 is the level step for every n below 2^20). */
-static float cascade_column(const float *x, size_t stride, size_t n)
+/* The sum of column c of the n rows x[first], x[first + step], ... as
+ * multi_row_sum adds one column: running sums in chunks of 16, the chunk
+ * sums carried up through four levels (16 is the level step for every n
+ * below 2^20). */
+static float cascade_column(const float *const *x, size_t first, size_t step,
+                            size_t n, size_t c)
 {
     enum { LEVELS = 4, POWER = 4, STEP = 1 << POWER };
     float acc[LEVELS] = {0.0f, 0.0f, 0.0f, 0.0f};
     size_t i = 0;
     while (i + STEP <= n) {
         for (size_t j = 0; j < STEP; j++, i++)
-            acc[0] += x[i * stride];
+            acc[0] += x[first + i * step][c];
         for (size_t j = 1; j < LEVELS; j++) {
             acc[j] += acc[j - 1];
             acc[j - 1] = 0.0f;
@@ -366,28 +368,29 @@ static float cascade_column(const float *x, size_t stride, size_t n)
         }
     }
     for (; i < n; i++)
-        acc[0] += x[i * stride];
+        acc[0] += x[first + i * step][c];
     for (size_t j = 1; j < LEVELS; j++)
         acc[0] += acc[j];
     return acc[0];
 }
 
-/* row_sum: the n values read as (n / 4, 4), four cascaded partial sums,
- * the leftovers added to the first, then the partials folded in order. */
-static float row_sum_ilp(const float *x, size_t stride, size_t n)
+/* row_sum: column c of the n rows read as (n / 4, 4), four cascaded
+ * partial sums, the leftovers added to the first, then the partials
+ * folded in order. */
+static float row_sum_ilp(const float *const *x, size_t n, size_t c)
 {
     const size_t m = n / 4;
     float partial[4];
     for (size_t k = 0; k < 4; k++)
-        partial[k] = cascade_column(x + k * stride, 4 * stride, m);
+        partial[k] = cascade_column(x, k, 4, m, c);
     for (size_t i = 4 * m; i < n; i++)
-        partial[0] += x[i * stride];
+        partial[0] += x[i][c];
     return ((partial[0] + partial[1]) + partial[2]) + partial[3];
 }
 
-void mean_rows(float *out, const float *x, size_t rows, size_t n)
+void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
 {
-    // x is (rows, n); out is (n)
+    // x is rows rows of n values; out is (n)
     enum { LANES = 8, BLOCK = 4 * LANES };
     /* vectorized_outer_sum (n >= 8) takes columns in blocks of 32 with
      * one cascade per column, then the rest with row_sum;
@@ -398,8 +401,8 @@ void mean_rows(float *out, const float *x, size_t rows, size_t n)
     const size_t block = n >= LANES ? BLOCK : 4;
     const size_t blocked = n / block * block;
     for (size_t c = 0; c < n; c++) {
-        const float sum = c < blocked ? cascade_column(x + c, n, rows)
-                                      : row_sum_ilp(x + c, n, rows);
+        const float sum = c < blocked ? cascade_column(x, 0, 1, rows, c)
+                                      : row_sum_ilp(x, rows, c);
         out[c] = sum / (float)rows;
     }
 }

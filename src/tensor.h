@@ -89,11 +89,13 @@ void softmax_steps(matrix *exps, float *maxima, float *sums,
  * PyTorch computes keys.shape[-1]**0.5, or 1 without scaling. */
 float score_divisor(size_t head_dim, bool scale);
 
-/* out (n) = x.mean(dim=0) for x (rows, n) contiguous, summed in the order
- * of PyTorch's CPU sum kernel (cascade_sum: columns in blocks, each
- * column's rows in partial sums of four and levels of 16), then divided
- * by rows: what nn.MultiheadAttention's average over heads computes. */
-void mean_rows(float *out, const float *x, size_t rows, size_t n);
+/* out (n) = x.mean(dim=0) for x (rows, n), row r at x[r] (the rows need
+ * not be contiguous: the heads' tables are averaged where they lie),
+ * summed in the order of PyTorch's CPU sum kernel (cascade_sum: columns in
+ * blocks, each column's rows in partial sums of four and levels of 16),
+ * then divided by rows: what nn.MultiheadAttention's average over heads
+ * computes. */
+void mean_rows(float *out, const float *const *x, size_t rows, size_t n);
 
 /* out (T, hd) = columns [first, first + out->cols) of in (T, O): one head's
  * slice of a fused projection (view + transpose in PyTorch). */
