@@ -159,6 +159,21 @@
     return {css: 'rgb(' + viridisRgb(t).join(',') + ')', darkText: t > 0.55};
   }
 
+  /* The page's words in the run's language: data.labels, when present,
+   * maps an English text to its translation; missing ones stay English.
+   * "{0}", "{1}" in a text stand for the numbers put in. The attributes
+   * of the DOM contract (docs/html.md) are never translated. */
+  var LABELS = data.labels || {};
+
+  function tr(text) {
+    var t = Object.prototype.hasOwnProperty.call(LABELS, text) ?
+      LABELS[text] : text;
+    var args = Array.prototype.slice.call(arguments, 1);
+    return t.replace(/\{(\d)\}/g, function (m, k) {
+      return args[Number(k)] !== undefined ? String(args[Number(k)]) : m;
+    });
+  }
+
   /* A query may see key j: always, unless the causal mask hides j > i. */
   function unmasked(i, j) {
     return !data.masked || j <= i;
@@ -180,10 +195,10 @@
 
   function buttonGroup(name, items, current, onPick) {
     var g = el('div', {'class': 'group', role: 'group', 'aria-label': name});
-    g.appendChild(el('span', {'class': 'group-name'}, name));
+    g.appendChild(el('span', {'class': 'group-name'}, tr(name)));
     var buttons = items.map(function (item) {
       var b = el('button', {type: 'button', 'data-value': item.value},
-                 item.label);
+                 item.translate === false ? item.label : tr(item.label));
       pressed(b, item.value === current);
       b.addEventListener('click', function () {
         buttons.forEach(function (o) { pressed(o, o === b); });
@@ -224,7 +239,7 @@
                        'mha-explain: ' + shown));
     app.appendChild(el('p', {'class': 'summary'}, summary()));
     if (data.variants.length === 0) {
-      app.appendChild(el('p', {}, 'This run has no attention weights.'));
+      app.appendChild(el('p', {}, tr('This run has no attention weights.')));
       return false;
     }
     var controls = el('div', {'class': 'controls'});
@@ -235,11 +250,13 @@
       {value: 'steps', label: 'Step through'}
     ], state.view, function (v) { state.view = v; draw(); }));
     controls.appendChild(buttonGroup('Variant',
-      data.variants.map(function (v, i) { return {value: i, label: v.name}; }),
+      data.variants.map(function (v, i) {
+        return {value: i, label: v.name, translate: false};
+      }),
       state.variant, function (i) { state.variant = i; draw(); }));
     var heads = el('div', {'class': 'group', id: 'head-toggles',
                            role: 'group', 'aria-label': 'Heads'});
-    heads.appendChild(el('span', {'class': 'group-name'}, 'Heads'));
+    heads.appendChild(el('span', {'class': 'group-name'}, tr('Heads')));
     var nHeads = Math.max.apply(null, data.variants.map(function (v) {
       return v.heads.length;
     }));
@@ -382,14 +399,14 @@
                 X_KEY + 10 + 13 * maxLength(data.keys));
     if (many) {
       views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
-        'This run has ' + lineCount(v) + ' lines, more than ' + LINE_LIMIT +
-        ' can be drawn at once: hover or focus (Tab) a token to draw its ' +
-        'lines.'));
+        tr('This run has {0} lines, more than {1} can be drawn at once: ' +
+           'hover or focus (Tab) a token to draw its lines.', lineCount(v),
+           LINE_LIMIT)));
     }
     views.head.appendChild(box);
     views.head.appendChild(el('p', {'class': 'summary hint'},
-      'Hover or focus (Tab) a token to follow its lines; its weights ' +
-      'appear beside the other column, one per shown head.'));
+      tr('Hover or focus (Tab) a token to follow its lines; its weights ' +
+         'appear beside the other column, one per shown head.')));
 
     function showLines(test) {
       var all = lines.childNodes;
@@ -677,7 +694,7 @@
 
   function picker(name, options, current, onPick) {
     var label = el('label', {'class': 'group'});
-    label.appendChild(el('span', {'class': 'group-name'}, name));
+    label.appendChild(el('span', {'class': 'group-name'}, tr(name)));
     var select = el('select', {'data-pick': name});
     options.forEach(function (text, i) {
       var o = el('option', {value: i}, text);
@@ -822,6 +839,10 @@
     norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again'
   };
 
+  function stepTitle(step) {
+    return STEP_TITLES[step.step] ? tr(STEP_TITLES[step.step]) : step.step;
+  }
+
   function steps() {
     return data.steps.concat(variant().steps);
   }
@@ -856,9 +877,9 @@
     var step = all[state.step];
     var nav = el('div', {'class': 'controls step-nav'});
     var prev = el('button', {type: 'button', 'data-step': 'prev'},
-                  '\u2190 Previous');
+                  '\u2190 ' + tr('Previous'));
     var next = el('button', {type: 'button', 'data-step': 'next'},
-                  'Next \u2192');
+                  tr('Next') + ' \u2192');
     prev.disabled = state.step === 0;
     next.disabled = state.step === all.length - 1;
     prev.addEventListener('click', function () {
@@ -877,7 +898,7 @@
     views.steps.appendChild(nav);
     views.steps.appendChild(el('h2', {id: 'step-title',
                                       'data-step-id': step.step},
-      (state.step + 1) + '. ' + (STEP_TITLES[step.step] || step.step) +
+      (state.step + 1) + '. ' + stepTitle(step) +
       (state.step >= data.steps.length ? ' (' + variant().name + ')' : '')));
     var note = el('div', {'class': 'step-note', id: 'step-note'});
     step.note.forEach(function (sentence) {
@@ -917,8 +938,7 @@
     views.print.appendChild(el('h2', {}, 'Step by step: ' + variant().name));
     steps().forEach(function (step, k) {
       var box = el('div', {'class': 'print-step'});
-      box.appendChild(el('h3', {}, (k + 1) + '. ' +
-                                   (STEP_TITLES[step.step] || step.step)));
+      box.appendChild(el('h3', {}, (k + 1) + '. ' + stepTitle(step)));
       step.note.forEach(function (sentence) {
         box.appendChild(el('p', {}, sentence));
       });
