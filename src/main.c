@@ -218,6 +218,24 @@ static bool may_page(const options *opt)
     return !opt->no_pager && !opt->step && isatty(STDOUT_FILENO);
 }
 
+/* --help: through the pager too when it is longer than the screen. */
+static void print_help(const options *opt)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = may_page(opt) ? open_memstream(&text, &len) : NULL;
+    if (mem == NULL) {
+        options_print_usage(stdout);
+        return;
+    }
+    options_print_usage(mem);
+    if (fclose(mem) == 0)
+        page_text(text, len, screen_rows());
+    else
+        options_print_usage(stdout);
+    free(text);
+}
+
 /* Tokens of the --kv sentence in the trace. */
 static size_t kv_rows(const trace *tr)
 {
@@ -652,7 +670,7 @@ int main(int argc, char **argv)
     }
     if (opt.show_help || opt.show_version) {
         if (opt.show_help)
-            options_print_usage(stdout);
+            print_help(&opt);
         else
             puts("mha-explain " MHA_VERSION);
         options_free(&opt);

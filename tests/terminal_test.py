@@ -308,6 +308,15 @@ def pager():
                               env={"MHA_EXPLAIN_PAGER": "head -n 1"})
         ok(status == 0 and text.replace("\r\n", "\n").count("\n") == 1,
            "a pager that quits early: status 0, one line shown", text[:300])
+        status, text = on_pty(["--help"], 80, rows=24,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and text == "" and b"--no-pager" in
+           open(got, "rb").read(), "--help on a small terminal is paged")
+        os.remove(got)
+        status, text = on_pty(["--help", "--no-pager"], 80, rows=24,
+                              env={"MHA_EXPLAIN_PAGER": keep})
+        ok(status == 0 and "--no-pager" in text and not os.path.exists(got),
+           "--help --no-pager is not")
         # --check's status comes through the pager
         status, text = on_pty(long_run + ["--check"], 120,
                               env={"MHA_EXPLAIN_PAGER": keep})
