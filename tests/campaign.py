@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""The hostile-input campaign: a table of inputs meant to break the
+program, each run in a fresh folder with a --csv-dir and a --plot it must
+not leave behind. For every case that must fail: the expected status,
+one line on stderr starting 'mha-explain: ' (plus the --help hint for a
+command-line mistake), nothing on stdout, and nothing left on disk (no
+output folder, no hidden temporary file, nothing in $TMPDIR). Cases that
+must succeed check their own property. Then signals in the middle of
+writing (SIGINT, SIGTERM, SIGHUP, and SIGPIPE with the output a pipe) and
+a full disk (a 64 KiB tmpfs, where this test may mount one).
+
+CI runs it against the normal build and the ASan/UBSan build (meson
+test in both, see .ci/run).
+
+Usage: campaign.py MHA_EXPLAIN        Prints TAP and the counts.
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
+S = "O gato sobe no tapete"
+HINT = "Try 'mha-explain --help' for more information."
+WORDS = " ".join("w%d" % i for i in range(4097))
+BIG = "x" * (70 * 1024)
+
+
+def files(tmp):
+    """The input files of the table, made in tmp."""
+    made = {
+        "unterminated.csv": 's\n"O gato\n',
+        "quote_inside.csv": 's\nO "gato"x\n',
+        "quoted_newline_label.csv": 'token,a,b,c\n"' + "a\n" * 40000 + '",1,2,3\n',
+        "quoted_delims.csv": 'token,a,b,c\n"' + "a;" * 40000 + '",1,2,3\n',
+        "huge_cell.csv": "s\n" + BIG + "\n",
+        "huge_header.csv": BIG + "\nO gato\n",
+        "bom_header.csv": "\ufeffs\nO gato\n",
+        "bom_only.csv": "\ufeff",
+        "empty.csv": "",
+        "header_only.csv": "s\n",
+        "blank_rows.csv": "s\n\n\n",
+        "ragged.csv": "s,t\nO gato\n",
+        "nan.csv": "token,a,b,c\nx,nan,1,2\n",
+        "inf.csv": "token,a,b,c\nx,inf,1,2\n",
+        "hex.csv": "token,a,b,c\nx,0x1p3,1,2\n",
+        "arabic_digit.csv": "token,a,b,c\nx,\u0661,1,2\n",
+        "too_big.csv": "token,a,b,c\nx,1e39,1,2\n",
+        "tiny.csv": "token,a,b,c\nx,1e-50,1,2\n",
+        "spaces.csv": "token,a,b,c\nx, 1,1,2\n",
+        "empty_number.csv": "token,a,b,c\nx,,1,2\n",
+        "width_mismatch.csv": "token,a,b,c\nx,1,2,3\ny,1,2\n",
+        "nul.csv": "s\nO\x00gato\n",
+        "bad_utf8.csv": b"s\nO \xff gato\n",
+        "many_rows.csv": "s\n" + "x\n" * 10001,
+        "many_tokens.csv": "s\n" + WORDS + "\n",
+        "work.csv": "s\n" + (" ".join("w%d" % j for j in range(3000)) + "\n") * 12,
+        "later_bad.csv": "s\nO gato\n\n" + "x " * 4097 + "\n",
+        "bidi.csv": "s\nO ga\u202eto\n",
+    }
+    for name, text in made.items():
+        mode = "wb" if isinstance(text, bytes) else "w"
+        with open(os.path.join(tmp, name), mode,
+                  **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(text)
+    # over 64 MiB without writing it: a sparse file
+    with open(os.path.join(tmp, "sparse.csv"), "wb") as f:
+        f.truncate(65 << 20)
+    # --weights folders with hostile entries
+    def weights(name, make):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        make(d)
+    weights("w_zero", lambda d: os.symlink(
+        "/dev/zero", os.path.join(d, "fused.W_query.weight.csv")))
+    weights("w_dir", lambda d: os.symlink(
+        tmp, os.path.join(d, "fused.W_key.weight.csv")))
+    weights("w_loop", lambda d: os.symlink(
+        "fused.W_value.weight.csv", os.path.join(d, "fused.W_value.weight.csv")))
+    weights("w_dangling", lambda d: os.symlink(
+        os.path.join(d, "gone"), os.path.join(d, "fused.out_proj.weight.csv")))
+    weights("w_fifo", lambda d: os.mkfifo(
+        os.path.join(d, "fused.out_proj.bias.csv")))
+    weights("w_upper", lambda d: open(
+        os.path.join(d, "fused.W_query.weight.CSV"), "w").close())
+    weights("w_zero_head", lambda d: open(
+        os.path.join(d, "wrapper.heads.00.W_query.weight.csv"), "w").close())
+    weights("w_huge", lambda d: open(
+        os.path.join(d, "fused.W_query.weight.csv"), "w").write(
+            "token," + ",".join("in%d" % i for i in range(3)) + "\n" +
+            "out0,1e39,0,0\n" + "out%d,0,0,0\n" * 3 % (1, 2, 3)))
+    weights("w_shape", lambda d: open(
+        os.path.join(d, "fused.W_query.weight.csv"), "w").write(
+            "token,in0\nout0,1\n"))
+
+
+# (name, arguments, stdin, status, fragment of the first stderr line,
+#  whether the --help hint follows)
+FAILING = [
+    # quoting and huge cells
+    ("unterminated quote", ["--input", "unterminated.csv", "--column", "s"],
+     b"", 2, "never closed", False),
+    ("quote inside a field", ["--input", "quote_inside.csv", "--column", "s"],
+     b"", 2, "quote_inside.csv:2", False),
+    ("quoted line breaks past 64 KiB", ["--embeddings",
+     "quoted_newline_label.csv"], b"", 2, "longer than 64 KiB", False),
+    ("quoted delimiters past 64 KiB", ["--embeddings", "quoted_delims.csv",
+     "--csv-delimiter", ";"], b"", 2, "longer than 64 KiB", False),
+    ("a 70 KiB cell", ["--input", "huge_cell.csv", "--column", "s"], b"", 2,
+     "longer than 64 KiB", False),
+    ("a 70 KiB header", ["--input", "huge_header.csv", "--column", "s"], b"",
+     2, "longer than 64 KiB", False),
+    ("a file over 64 MiB", ["--input", "sparse.csv", "--column", "s"], b"", 2,
+     "sparse.csv", False),
+    # empty and odd shapes
+    ("an empty file", ["--input", "empty.csv", "--column", "s"], b"", 2,
+     "empty.csv", False),
+    ("a byte-order mark alone", ["--input", "bom_only.csv", "--column", "s"],
+     b"", 2, "bom_only.csv", False),
+    ("a header and no rows", ["--input", "header_only.csv", "--column", "s"],
+     b"", 2, "header_only.csv", False),
+    ("only blank rows", ["--input", "blank_rows.csv", "--column", "s"], b"",
+     2, "blank_rows.csv", False),
+    ("a missing column", ["--input", "bom_header.csv", "--column", "nope"],
+     b"", 2, "nope", False),
+    ("a row shorter than the header", ["--input", "ragged.csv", "--column",
+     "s"], b"", 2, "ragged.csv:2", False),
+    ("rows of different widths", ["--embeddings", "width_mismatch.csv"], b"",
+     2, "width_mismatch.csv:3", False),
+    ("a NUL byte in a file", ["--input", "nul.csv", "--column", "s"], b"", 2,
+     "nul.csv", False),
+    ("invalid UTF-8 in a file", ["--input", "bad_utf8.csv", "--column", "s"],
+     b"", 2, "bad_utf8.csv", False),
+    # bad numbers
+    ("nan in embeddings", ["--embeddings", "nan.csv"], b"", 2, "nan.csv:2:3",
+     False),
+    ("inf in embeddings", ["--embeddings", "inf.csv"], b"", 2, "inf.csv:2:3",
+     False),
+    ("a hexadecimal float", ["--embeddings", "hex.csv"], b"", 2, "hex.csv:2:3",
+     False),
+    ("an Arabic-Indic digit", ["--embeddings", "arabic_digit.csv"], b"", 2,
+     "arabic_digit.csv:2:3", False),
+    ("1e39, past float32", ["--embeddings", "too_big.csv"], b"", 2,
+     "too large for float32", False),
+    ("an empty number", ["--embeddings", "empty_number.csv"], b"", 2,
+     "empty_number.csv:2:3", False),
+    ("--seed 1e3", [S, "--seed", "1e3"], b"", 2, "--seed", True),
+    ("--heads 0x2", [S, "--heads", "0x2"], b"", 2, "--heads", True),
+    ("--precision ' 4'", [S, "--precision", " 4"], b"", 2, "--precision",
+     True),
+    ("--d-model 1e400", [S, "--d-model", "1" + "0" * 400], b"", 2,
+     "--d-model", True),
+    ("--width -0", [S, "--width", "-0"], b"", 2, "--width", True),
+    ("--seed with a full-width digit", [S, "--seed", "\uff14\uff12"], b"", 2,
+     "--seed", True),
+    ("--focus at 2^64", [S, "--focus", "gato@18446744073709551616"], b"", 2,
+     "past the end", True),
+    # limits
+    ("4097 tokens", [WORDS], b"", 2, "more than 4096 tokens", False),
+    ("4097 tokens in a row", ["--input", "many_tokens.csv", "--column", "s"],
+     b"", 2, "more than 4096 tokens", False),
+    ("a later row too long", ["--input", "later_bad.csv", "--column", "s"],
+     b"", 2, "later_bad.csv:4", False),
+    ("10001 rows", ["--input", "many_rows.csv", "--column", "s"], b"", 2,
+     "more than 10000 rows", False),
+    ("the work of an --input file", ["--input", "work.csv", "--column", "s",
+     "--d-model", "8", "--d-out", "8"], b"", 2, "million values", False),
+    ("a trace too large", ["--d-model", "8192", "--d-out", "8192", "--heads",
+     "1", " ".join("w%d" % i for i in range(600))], b"", 2, "million values",
+     False),
+    ("stdin over 1 MiB", ["-"], b"x " * (1 << 19) + b"y", 2,
+     "longer than 1048576 bytes", False),
+    ("stdin: invalid UTF-8", ["-"], b"a \xc3\x28", 2, "not valid UTF-8",
+     False),
+    ("stdin: a byte-order mark alone", ["-"], b"\xef\xbb\xbf", 2,
+     "the sentence is empty", False),
+    # --weights folders
+    ("--weights: a symlink to /dev/zero", [S, "--weights", "w_zero"], b"", 2,
+     "not a regular file", False),
+    ("--weights: a symlink to a folder", [S, "--weights", "w_dir"], b"", 2,
+     "not a regular file", False),
+    ("--weights: a symlink loop", [S, "--weights", "w_loop"], b"", 2,
+     "fused.W_value.weight.csv", False),
+    ("--weights: a dangling symlink", [S, "--weights", "w_dangling"], b"", 2,
+     "fused.out_proj.weight.csv", False),
+    ("--weights: a FIFO", [S, "--weights", "w_fifo"], b"", 2,
+     "fused.out_proj.bias.csv", False),
+    ("--weights: .CSV", [S, "--weights", "w_upper"], b"", 2,
+     "fused.W_query.weight.CSV", False),
+    ("--weights: heads.00", [S, "--weights", "w_zero_head"], b"", 2,
+     "wrapper.heads.00", False),
+    ("--weights: 1e39", [S, "--weights", "w_huge"], b"", 2,
+     "too large for float32", False),
+    ("--weights: the wrong shape", [S, "--weights", "w_shape"], b"", 2,
+     "fused.W_query.weight.csv", False),
+    ("--weights: a file, not a folder", [S, "--weights", "nan.csv"], b"", 2,
+     "--weights", False),
+    # option misuse
+    ("--format=", [S, "--format="], b"", 2, "--format", True),
+    ("--csv-dir ''", [S, "--csv-dir", ""], b"", 2, "--csv-dir", True),
+    ("--column without --input", ["--column", "s", S], b"", 2, "--column",
+     True),
+    ("--input without --column", ["--input", "bom_header.csv"], b"", 2,
+     "--column", True),
+    ("--plot x.gif", [S, "--plot", "x.gif"], b"", 2, "--plot", True),
+    ("--help=1", ["--help=1"], b"", 2, "takes no value", True),
+    ("an ambiguous prefix", ["--d", "3", S], b"", 2, "ambiguous", True),
+    ("--tables ,", [S, "--tables", ","], b"", 2, "--tables", True),
+    ("--variant with an empty name", [S, "--variant", "fused,"], b"", 2,
+     "--variant", True),
+    ("--heads without a value", [S, "--heads"], b"", 2, "needs a value",
+     True),
+    ("--kv empty", [S, "--kv", ""], b"", 2, "--kv", False),
+    ("--focus '' ", [S, "--focus", ""], b"", 2, "--focus", True),
+    ("--csv-delimiter a quote", [S, "--csv-delimiter", '"'], b"", 2,
+     "--csv-delimiter", True),
+    ("--csv-delimiter a line break", [S, "--csv-delimiter", "\n"], b"", 2,
+     "--csv-delimiter", True),
+    ("--csv-dir under a file", [S, "--csv-dir", "nan.csv/out"], b"", 2,
+     "--csv-dir", False),
+]
+
+
+def leftovers(work, tmpdir):
+    """Names in the run's folder and $TMPDIR that the run made."""
+    found = []
+    for top in (work, tmpdir):
+        for root, dirs, names in os.walk(top):
+            for n in dirs + names:
+                found.append(os.path.relpath(os.path.join(root, n), top))
+    return sorted(found)
+
+
+def run_case(tmp, number, args, stdin, env_extra=None):
+    work = os.path.join(tmp, "run%d" % number)
+    tmpdir = os.path.join(work, "tmp")
+    os.makedirs(tmpdir)
+    before = set(leftovers(work, tmpdir))
+    extra = ["--csv-dir", os.path.join(work, "out")]
+    if "--plot" not in args and "--html" not in args:
+        extra += ["--plot", os.path.join(work, "picture.png")]
+    args = extra + args
+    env = {"TMPDIR": tmpdir}
+    if env_extra:
+        env.update(env_extra)
+    r = MHA.run(args, stdin, cwd=tmp, env=env)
+    left = sorted(set(leftovers(work, tmpdir)) - before)
+    return r, left
+
+
+def failing(tmp):
+    for number, (name, args, stdin, status, fragment, hint) in \
+            enumerate(FAILING):
+        r, left = run_case(tmp, number, args, stdin)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        good = (r.returncode == status and r.stdout == b"" and lines and
+                lines[0].startswith("mha-explain: ") and
+                fragment in lines[0] and
+                len(lines) == (2 if hint else 1) and
+                (not hint or lines[1] == HINT) and left == [])
+        ok(good, "%s: status %d, one line, nothing printed or left" %
+           (name, status), "status %d stdout %r stderr %r left %r" %
+           (r.returncode, r.stdout[:80], r.stderr[:300], left))
+
+
+def succeeding(tmp):
+    """Hostile inputs the program accepts: what it must do with them."""
+    base = len(FAILING)
+    r, left = run_case(tmp, base, ["-"], b"\xef\xbb\xbfO gato",)
+    ok(r.returncode == 0 and b"\xef\xbb\xbf" not in r.stdout and
+       b"Q:O " in r.stdout, "a byte-order mark on stdin is not a token",
+       r.stderr)
+    r, _ = run_case(tmp, base + 1, ["O ga\u202eto", "--tables", "inputs"],
+                    b"")
+    ok(r.returncode == 0 and "\u202e".encode() not in r.stdout and
+       b"\\u202e" in r.stdout.lower(),
+       "U+202E inside a word is shown escaped, never raw", r.stdout[:300])
+    r, _ = run_case(tmp, base + 2, ["--input", "bidi.csv", "--column", "s",
+                                    "--tables", "inputs"], b"")
+    ok(r.returncode == 0 and "\u202e".encode() not in r.stdout,
+       "U+202E in an --input heading is escaped", r.stdout[:300])
+    r, _ = run_case(tmp, base + 3, ["--input", "bom_header.csv", "--column",
+                                    "s", "--tables", "out"], b"")
+    ok(r.returncode == 0 and b"sentence 0: O gato" in r.stdout,
+       "a byte-order mark before the header names the column", r.stderr)
+    r, _ = run_case(tmp, base + 4, ["--", "--heads"], b"")
+    ok(r.returncode == 0 and b"--heads" in r.stdout,
+       "after --, an option's name is a sentence", r.stderr)
+    r, _ = run_case(tmp, base + 5, ["\x1b[31mred\x07"], b"")
+    ok(r.returncode == 0 and b"\x1b[31m" not in r.stdout and
+       b"\x07" not in r.stdout, "terminal escapes in a word are escaped")
+
+
+def wait_for_files(p, folder, timeout=300):
+    """Until the run's unfinished folder holds a file (or it ended)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        try:
+            hidden = [n for n in os.listdir(folder) if n.startswith(".")]
+            if hidden and os.listdir(os.path.join(folder, hidden[0])):
+                return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    return False
+
+
+def signals(tmp):
+    """A signal while files are unfinished removes them all (--csv-dir's
+    folder and the picture's temporary files), and the program ends by
+    that signal with nothing printed."""
+    sentences = os.path.join(tmp, "slow.csv")
+    with open(sentences, "w") as f:
+        f.write("s\n" + "".join(
+            " ".join("w%d" % j for j in range(i, i + 100)) + "\n"
+            for i in range(20)))
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+        top = os.path.join(tmp, "signal%d" % sig)
+        os.mkdir(top)
+        out = os.path.join(top, "new", "deeper")
+        p = subprocess.Popen(
+            MHA.command(["--input", sentences, "--column", "s",
+                         "--d-model", "512", "--d-out", "512", "--heads", "1",
+                         "--variant", "fused", "--tables", "attn_weights",
+                         "--plot", os.path.join(top, "p.svg"),
+                         "--csv-dir", out]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(os.environ, TMPDIR=top))
+        seen = wait_for_files(p, out)
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=600)
+        ok(seen and p.returncode == -sig and stdout == b"" and
+           stderr == b"" and os.listdir(top) == [],
+           "signal %d in the middle of writing: ends the run, leaves nothing"
+           % sig, (seen, p.returncode, stderr[:200], os.listdir(top)))
+
+
+def mount_tmpfs(path):
+    """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
+    try:
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                            path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    if r.returncode != 0:
+        return r.stderr.decode("utf-8", "replace").strip() or "mount failed"
+    return None
+
+
+def full_disk(tmp):
+    """Every way out onto a full disk: status 1, one line, nothing left."""
+    disk = os.path.join(tmp, "disk")
+    os.mkdir(disk)
+    why = mount_tmpfs(disk)
+    if why is not None:
+        print("# full-disk cases skipped: cannot mount a tmpfs (%s)" % why)
+        return 0
+    try:
+        # fill it but for a little room
+        with open(os.path.join(disk, "filler"), "wb") as f:
+            f.write(b"\0" * (48 * 1024))
+        before = sorted(os.listdir(disk))
+        cases = [
+            ("--csv-dir", [S, "--d-model", "64", "--d-out", "64", "--csv-dir",
+                           os.path.join(disk, "out")], None, None),
+            ("--plot", [S, "--plot", os.path.join(disk, "p.png")], None, None),
+            ("--html", [S, "--html", os.path.join(disk, "p.html")], None,
+             None),
+            ("--input --csv-dir", ["--input", "bidi.csv", "--column", "s",
+                                   "--d-model", "64", "--d-out", "64",
+                                   "--csv-dir", os.path.join(disk, "out")],
+             None, None),
+            ("the spool in $TMPDIR", ["--input", "bidi.csv", "--column", "s",
+                                      "--d-model", "64", "--d-out", "64",
+                                      "--full"], {"TMPDIR": disk}, None),
+            ("stdout", [S, "--d-model", "64", "--d-out", "64", "--full"],
+             None, os.path.join(disk, "stdout.txt")),
+        ]
+        for name, args, env, stdout_path in cases:
+            sink = open(stdout_path, "wb") if stdout_path else None
+            r = MHA.run(args, b"", cwd=tmp, env=env, stdout=sink)
+            if sink:
+                sink.close()
+                os.remove(stdout_path)
+            lines = r.stderr.decode("utf-8", "replace").splitlines()
+            ok(r.returncode == 1 and len(lines) == 1 and
+               "No space left on device" in lines[0] and
+               (sink is not None or r.stdout == b"") and
+               sorted(os.listdir(disk)) == before,
+               "a full disk under %s: status 1, one line, nothing left" % name,
+               (r.returncode, r.stderr[:300], sorted(os.listdir(disk))))
+        return 1
+    finally:
+        subprocess.run(["umount", disk], timeout=60)
+
+
+def progress(tmp):
+    """The progress line: on a terminal after a second, never on a pipe
+    or with --quiet, erased at the end."""
+    import pty
+    sentences = os.path.join(tmp, "long.csv")
+    with open(sentences, "w") as f:
+        f.write("s\n" + (" ".join("w%d" % j for j in range(3000)) + "\n") * 6)
+    args = ["--input", sentences, "--column", "s", "--d-model", "8",
+            "--d-out", "8", "--tables", "out"]
+    for quiet in (False, True):
+        master, slave = pty.openpty()
+        p = subprocess.Popen(MHA.command(args + (["--quiet"] if quiet else [])),
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        p.wait(timeout=600)
+        os.close(master)
+        if quiet:
+            ok(p.returncode == 0 and seen == b"",
+               "--quiet: no progress line on a terminal", seen[:200])
+        else:
+            ok(p.returncode == 0 and b"mha-explain: sentence " in seen and
+               b" of 6" in seen and seen.endswith(b"\r\x1b[K"),
+               "a long --input run shows its progress on a terminal and "
+               "erases it", seen[:200])
+    r = MHA.run(args)
+    ok(r.returncode == 0 and r.stderr == b"",
+       "no progress line when stderr is a pipe", r.stderr[:200])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        files(tmp)
+        failing(tmp)
+        succeeding(tmp)
+        signals(tmp)
+        mounted = full_disk(tmp)
+        progress(tmp)
+        print("# campaign: %d failing inputs, 6 accepted ones, 4 signals, "
+              "%s" % (len(FAILING), "6 full-disk runs" if mounted else
+                      "full disk skipped"))
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
