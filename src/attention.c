@@ -331,9 +331,9 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
 
     // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads,
     // working matrices that the trace does not keep
-    if (matrix_alloc(&Q, T, cfg->d_out, N_("queries"), err) == 0 &&
-        matrix_alloc(&K, S, cfg->d_out, N_("keys"), err) == 0 &&
-        matrix_alloc(&V, S, cfg->d_out, N_("values"), err) == 0) {
+    if (matrix_alloc(&Q, T, cfg->d_out, N_("the queries"), err) == 0 &&
+        matrix_alloc(&K, S, cfg->d_out, N_("the keys"), err) == 0 &&
+        matrix_alloc(&V, S, cfg->d_out, N_("the values"), err) == 0) {
         project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in, cfg->pool);
         rc = 0;
     }
