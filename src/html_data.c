@@ -182,12 +182,65 @@ static int json_variant(FILE *out, const trace *tr, const char *variant,
     return 0;
 }
 
+/* The page's words (page.js shows each through tr()): written with their
+ * translations as "labels", so the page speaks the run's language. */
+static const char *const page_words[] = {
+    N_("View"),
+    N_("Variant"),
+    N_("Heads"),
+    N_("Show"),
+    N_("Head"),
+    N_("Query"),
+    N_("Key"),
+    N_("Head view"),
+    N_("Matrix view"),
+    N_("Neuron view"),
+    N_("Step through"),
+    N_("Previous"),
+    N_("Next"),
+    N_("This run has no attention weights."),
+    /* TRANSLATORS: {0} and {1} are numbers */
+    N_("This run has {0} lines, more than {1} can be drawn at once: hover or "
+       "focus (Tab) a token to draw its lines."),
+    N_("Hover or focus (Tab) a token to follow its lines; its weights appear "
+       "beside the other column, one per shown head."),
+    /* TRANSLATORS: the titles of the --html page's steps */
+    N_("Tokens"),
+    N_("Embeddings"),
+    N_("The module and its parameters"),
+    N_("Queries, keys and values"),
+    N_("Scores"),
+    N_("Attention weights"),
+    N_("Context"),
+    N_("Concatenation"),
+    N_("Output"),
+    N_("Add and norm"),
+    N_("Feed-forward"),
+    N_("Add and norm again"),
+};
+
+/* "labels":{"Head view":"Vista de cabezas",...}, */
+static void json_page_words(FILE *out)
+{
+    fputs("\"labels\":{", out);
+    for (size_t i = 0; i < sizeof page_words / sizeof page_words[0]; i++) {
+        if (i > 0)
+            fputs(",\n", out);
+        json_string(out, page_words[i]);
+        fputc(':', out);
+        json_string(out, _(page_words[i]));
+    }
+    fputs("},\n", out);
+}
+
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
     const table *kv = trace_find(tr, "input", NO_HEAD, "kv_inputs");
-    fprintf(out, "{\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
+    fputc('{', out);
+    json_page_words(out);
+    fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");
     json_labels(out, inputs->rows);

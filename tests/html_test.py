@@ -254,6 +254,54 @@ def check_input(mha, tmp):
        (r.returncode, os.listdir(empty)))
 
 
+PAGE_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "src", "page", "page.js")
+LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
+
+
+def page_phrases():
+    """The English texts page.js shows through tr(): its literals (or
+    concatenations of them), the names of buttonGroup() and picker()
+    groups, the buttons' labels and the step titles."""
+    with open(PAGE_JS, encoding="utf-8") as f:
+        js = f.read()
+    lit = r"'(?:[^'\\]|\\.)*'"
+    phrases = set()
+    for m in re.finditer(r"\btr\(\s*((?:%s\s*\+?\s*)+)" % lit, js):
+        phrases.add("".join(p[1:-1].replace("\\'", "'")
+                            for p in re.findall(lit, m.group(1))))
+    phrases |= set(re.findall(r"\b(?:buttonGroup|picker)\(\s*'([^']*)'", js))
+    phrases |= {l for l in re.findall(r"label: '([^']*)'", js)
+                if not l.startswith("attn_")}
+    titles = re.search(r"STEP_TITLES = \{(.*?)\};", js, re.S).group(1)
+    phrases |= set(re.findall(r":\s*'([^']*)'", titles))
+    return phrases
+
+
+def words(mha, tmp):
+    """The page's words come in the run's language: every text page.js
+    shows through tr() is in the data's labels, translated (English maps
+    to itself), with the same {N} blanks."""
+    phrases = page_phrases()
+    ok(len(phrases) > 20, "page.js shows %d texts through tr()"
+       % len(phrases))
+    path = os.path.join(tmp, "words.html")
+    for lang in LANGS:
+        r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang])
+        with open(path, encoding="utf-8") as f:
+            labels = page_data(f.read()).get("labels", {})
+        missing = sorted(phrases - set(labels))
+        blanks = [k for k, v in labels.items()
+                  if sorted(re.findall(r"\{\d\}", k)) !=
+                  sorted(re.findall(r"\{\d\}", v))]
+        untranslated = [k for k, v in labels.items()
+                        if (k == v) != (lang == "en") and
+                        k not in ("Tokens", "Embeddings", "Feed-forward")]
+        ok(r.returncode == 0 and not missing and not blanks and
+           not untranslated, "--lang %s: the page's words in its labels"
+           % lang, (missing, blanks, untranslated[:5]))
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -337,6 +385,7 @@ def main():
         check_input(mha, tmp)
         mha.check_error(["the cat", "--html", ""], "--html: the name is empty")
         mha.check_error(["the cat", "--html"], "needs a value")
+        words(mha, tmp)
     return done()
 
 
