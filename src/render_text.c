@@ -471,6 +471,42 @@ static size_t row_fits(const size_t *panel_width, size_t n, size_t first,
     return k - first;
 }
 
+/* Whether the panels make a grid within width: two or more side by side
+ * in the first row, at least one in every other, and the legend line (of
+ * `legend` cells, 0 without one) no wider. */
+static bool grid_fits(const size_t *panel_width, size_t n, size_t label_width,
+                      size_t legend, size_t width)
+{
+    if (width == 0)
+        return true;
+    if (legend > width || row_fits(panel_width, n, 0, label_width, width) < 2)
+        return false;
+    for (size_t first = 0; first < n;) {
+        const size_t k = row_fits(panel_width, n, first, label_width, width);
+        if (k == 0)
+            return false;
+        first += k;
+    }
+    return true;
+}
+
+/* Cells of the legend line under a grid of the views, 0 when unshaded. */
+static size_t grid_legend_width(const table_view *views, size_t n,
+                                const text_style *style)
+{
+    if (!views[0].shaded)
+        return 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL)
+        return 0;
+    print_grid_legend(mem, views, n, style);
+    size_t w = fclose(mem) == 0 ? block_width(text) : 0;
+    free(text);
+    return w;
+}
+
 /* The n tables of one name, heads in order, as a grid when at least two
  * fit side by side (*done true), else nothing written (*done false). */
 static int render_grid(FILE *out, const table *const *group, size_t n,
@@ -500,7 +536,8 @@ static int render_grid(FILE *out, const table *const *group, size_t n,
         rc = panel_text(&texts[n], &views[0], style, true, err);
     size_t label_width = rc == 0 ? block_width(texts[n]) : 0;
     if (rc == 0 &&
-        row_fits(panel_width, n, 0, label_width, style->width) >= 2) {
+        grid_fits(panel_width, n, label_width,
+                  grid_legend_width(views, n, style), style->width)) {
         *done = true;
         bool summarised = false;
         for (size_t k = 0; k < n; k++)
@@ -508,9 +545,10 @@ static int render_grid(FILE *out, const table *const *group, size_t n,
         print_grid_header(out, group[0], group[n - 1], summarised,
                           style->width);
         for (size_t first = 0; first < n && rc == 0;) {
-            size_t k =
-                row_fits(panel_width, n, first, label_width, style->width);
-            k = k > 0 ? k : 1;
+            const size_t k = style->width == 0
+                                 ? n
+                                 : row_fits(panel_width, n, first, label_width,
+                                            style->width);
             if (first > 0)
                 fputc('\n', out);
             row[0] = texts[n];

@@ -250,6 +250,17 @@ def grid():
     r = MHA.run([CLASSROOM, "--variant", "fused", "--tables", "queries"])
     ok(r.returncode == 0 and b"heads 0 to" not in r.stdout,
        "a pipe keeps one table under another by default", r.stdout[:300])
+    # narrow panels whose legend line would be wider than the screen
+    for width, grid_expected in ((70, False), (100, True)):
+        r = MHA.run(["O gato sobe", "--variant", "fused", "--tables",
+                     "attn_weights", "--layout", "grid", "--color", "always",
+                     "--width", str(width)])
+        lines = plain_lines(r.stdout.decode())
+        ok(r.returncode == 0 and max(map(cells, lines)) <= width and
+           ("heads 0 to 1" in r.stdout.decode()) == grid_expected,
+           "--width %d: the grid %s, the legend line within the width"
+           % (width, "used" if grid_expected else "not used"),
+           "\n".join(lines))
     MHA.check_error([CLASSROOM, "--layout", "side"], "--layout")
 
 
