@@ -51,7 +51,7 @@ const char *variant_name(unsigned bit);
 /* The sizes the modules' parameters are made from. */
 typedef struct {
     size_t d_model; /* D */
-    size_t d_out;   /* O */
+    size_t d_out;   /* O; the block's attention is D wide whatever O is */
     size_t heads;   /* H; a wrapper head is hd = O / H wide */
     size_t ff;      /* F, the block's feed-forward width */
     bool qkv_bias;  /* W_query, W_key, W_value have biases */
@@ -65,16 +65,19 @@ enum param_kind {
     PARAM_NORM_BIAS,   /* nn.LayerNorm bias (1, D): row "bias", dim* */
 };
 
+/* One parameter, as model_params_each hands it to a param_fn; layer and
+ * name are valid during the call only. */
 typedef struct {
     const char *layer; /* the layer: "W_query", "heads.1.W_key", "norm1" */
     const char *name;  /* state_dict() name: layer + ".weight" or ".bias" */
     enum param_kind kind;
     size_t rows, cols; /* its shape */
-    bool present;      /* false: a bias the layer is made without (no
-                             --qkv-bias); listed so its file is explained */
-    bool tied;         /* --tie takes it from the wrapper's heads */
-    matrix *value;     /* its values in the module, or NULL (listed
-                             without a module, or not present) */
+    /* false: a bias the layer is made without (no --qkv-bias), listed so
+     * that a file for it is explained */
+    bool present;
+    bool tied;     /* --tie takes it from the wrapper's heads */
+    matrix *value; /* its values in the module, or NULL (listed without a
+                      module, or not present) */
 } param_info;
 
 /* Called for each parameter; a nonzero return stops the listing. */
