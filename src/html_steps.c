@@ -60,25 +60,25 @@ static char *stream_text(FILE *f, char **text)
 }
 
 /* ["sentence", ...] from explain_before's "# " lines (one per sentence:
- * the page's explain context does not wrap them). */
-static void json_notes(FILE *out, const char *notes)
+ * the page's explain context does not wrap them). Each line's end is
+ * cut in place. */
+static void json_notes(FILE *out, char *notes)
 {
     fputc('[', out);
     bool first = true;
-    for (const char *p = notes; *p != '\0';) {
-        const char *end = strchr(p, '\n');
-        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        if (len > 2 && p[0] == '#' && p[1] == ' ') {
-            char *line = strndup(p + 2, len - 2);
-            if (line != NULL) {
-                if (!first)
-                    fputc(',', out);
-                json_string(out, line);
-                first = false;
-                free(line);
-            }
+    for (char *p = notes; *p != '\0';) {
+        char *end = strchr(p, '\n');
+        if (end != NULL)
+            *end = '\0';
+        if (p[0] == '#' && p[1] == ' ' && p[2] != '\0') {
+            if (!first)
+                fputc(',', out);
+            json_string(out, p + 2);
+            first = false;
         }
-        p += len + (end != NULL ? 1 : 0);
+        if (end == NULL)
+            break;
+        p = end + 1;
     }
     fputc(']', out);
 }
