@@ -217,12 +217,40 @@ static const char *const page_words[] = {
     N_("Add and norm"),
     N_("Feed-forward"),
     N_("Add and norm again"),
+    N_("heads: {0}"),
+    N_("causal mask"),
+    N_("no mask"),
+    N_("scores scaled by 1/√head_dim"),
+    N_("scores not scaled"),
+    /* TRANSLATORS: between the parts of the --html page's summary line */
+    N_(", "),
+    N_("head {0}"),
+    /* TRANSLATORS: the --html head view's column titles */
+    N_("queries"),
+    N_("keys"),
+    N_("keys (--kv)"),
 };
 
-/* "labels":{"Head view":"Vista de cabezas",...}, */
-static void json_page_words(FILE *out)
+/* "text":"translation", with a comma after it. */
+static void json_word(FILE *out, const char *text, const char *translation)
+{
+    json_string(out, text);
+    fputc(':', out);
+    json_string(out, translation);
+    fputs(",\n", out);
+}
+
+/* "labels":{"Head view":"Vista de cabezas",...}, the counts of the
+ * summary line in the plural form of this run's numbers: tokens, key/value
+ * tokens (kv) and heads. */
+static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
 {
     fputs("\"labels\":{", out);
+    json_word(out, "{0} tokens", ngettext("{0} token", "{0} tokens", tokens));
+    json_word(out, "{0} key/value tokens (--kv)",
+              ngettext("{0} key/value token (--kv)",
+                       "{0} key/value tokens (--kv)", kv));
+    json_word(out, "{0} heads", ngettext("{0} head", "{0} heads", heads));
     for (size_t i = 0; i < sizeof page_words / sizeof page_words[0]; i++) {
         if (i > 0)
             fputs(",\n", out);
@@ -238,8 +266,15 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
 {
     const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
     const table *kv = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    size_t heads = 0; /* the most heads of a variant */
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (strcmp(t->name, "attn_weights") == 0 && t->head != NO_HEAD &&
+            (size_t)t->head + 1 > heads)
+            heads = (size_t)t->head + 1;
+    }
     fputc('{', out);
-    json_page_words(out);
+    json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");

@@ -268,8 +268,10 @@ def page_phrases():
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()
     for m in re.finditer(r"\btr\(\s*((?:%s\s*\+?\s*)+)" % lit, js):
-        phrases.add("".join(p[1:-1].replace("\\'", "'")
-                            for p in re.findall(lit, m.group(1))))
+        text = "".join(p[1:-1].replace("\\'", "'")
+                       for p in re.findall(lit, m.group(1)))
+        phrases.add(re.sub(r"\\u([0-9a-fA-F]{4})",
+                           lambda u: chr(int(u.group(1), 16)), text))
     phrases |= set(re.findall(r"\b(?:buttonGroup|picker)\(\s*'([^']*)'", js))
     phrases |= {l for l in re.findall(r"label: '([^']*)'", js)
                 if not l.startswith("attn_")}
@@ -296,7 +298,8 @@ def words(mha, tmp):
                   sorted(re.findall(r"\{\d\}", v))]
         untranslated = [k for k, v in labels.items()
                         if (k == v) != (lang == "en") and
-                        k not in ("Tokens", "Embeddings", "Feed-forward")]
+                        k not in ("Tokens", "Embeddings", "Feed-forward",
+                                      "{0} tokens", ", ")]
         ok(r.returncode == 0 and not missing and not blanks and
            not untranslated, "--lang %s: the page's words in its labels"
            % lang, (missing, blanks, untranslated[:5]))

@@ -174,6 +174,12 @@
     });
   }
 
+  /* "head 2" in the page's language (a name drawNeuronView can call: its
+   * table row variable hides tr there) */
+  function headName(h) {
+    return tr('head {0}', h);
+  }
+
   /* A query may see key j: always, unless the causal mask hides j > i. */
   function unmasked(i, j) {
     return !data.masked || j <= i;
@@ -215,20 +221,23 @@
     var heads = Math.max.apply(null, data.variants.map(function (x) {
       return x.heads.length;
     }).concat([0]));
-    var parts = [data.queries.length + ' tokens'];
-    if (data.cross) parts.push(data.keys.length + ' key/value tokens (--kv)');
+    /* the program writes these three in the plural form of this run's
+     * counts */
+    var parts = [tr('{0} tokens', data.queries.length)];
+    if (data.cross)
+      parts.push(tr('{0} key/value tokens (--kv)', data.keys.length));
     var counts = data.variants.map(function (x) {
       return x.name + ' ' + x.heads.length;
     });
     var same = data.variants.every(function (x) {
       return x.heads.length === heads;
     });
-    parts.push(same ? heads + (heads === 1 ? ' head' : ' heads')
-                    : 'heads: ' + counts.join(', '));
-    parts.push(data.masked ? 'causal mask' : 'no mask');
-    parts.push(data.scaled ? 'scores scaled by 1/\u221ahead_dim'
-                           : 'scores not scaled');
-    return parts.join(', ');
+    parts.push(same ? tr('{0} heads', heads)
+                    : tr('heads: {0}', counts.join(', ')));
+    parts.push(data.masked ? tr('causal mask') : tr('no mask'));
+    parts.push(data.scaled ? tr('scores scaled by 1/\u221ahead_dim')
+                           : tr('scores not scaled'));
+    return parts.join(tr(', '));
   }
 
   function buildFrame() {
@@ -301,7 +310,7 @@
     label.appendChild(box);
     label.appendChild(el('span', {'class': 'swatch',
                                   style: 'background:' + headColour(h)}));
-    label.appendChild(document.createTextNode('head ' + h));
+    label.appendChild(document.createTextNode(headName(h)));
     return label;
   }
 
@@ -359,9 +368,10 @@
                           'aria-label': 'attention lines of ' + v.name});
     box.appendChild(s);
     s.appendChild(svgEl('text', {'class': 'column-title', x: X_QUERY,
-                                 y: 18, 'text-anchor': 'end'}, 'queries'));
+                                 y: 18, 'text-anchor': 'end'},
+                        tr('queries')));
     s.appendChild(svgEl('text', {'class': 'column-title', x: X_KEY, y: 18},
-                        data.cross ? 'keys (--kv)' : 'keys'));
+                        data.cross ? tr('keys (--kv)') : tr('keys')));
     var lines = svgEl('g', {'class': 'lines'});
     s.appendChild(lines);
     if (!many) {
@@ -453,7 +463,7 @@
           if (!state.shown[h] || !unmasked(q, k)) return;
           var w = mat(head, 'weights').text(q, k);
           wt.appendChild(svgEl('tspan', {fill: headColour(h), dx: 8}, w));
-          parts.push('head ' + h + ' ' + w);
+          parts.push(headName(h) + ' ' + w);
         });
         if (parts.length)
           texts.push((side === 'query' ? data.keys : data.queries)[j] +
@@ -726,7 +736,7 @@
     if (!data.keys[n.key]) n.key = 0;
     var controls = el('div', {'class': 'controls'});
     controls.appendChild(picker('Head', v.heads.map(function (h, i) {
-      return 'head ' + i;
+      return headName(i);
     }), n.head, function (h) { n.head = h; draw(); }));
     controls.appendChild(picker('Query', data.queries.map(function (w, i) {
       return i + ': ' + w;
