@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "render.h"
+#include "step.h"
 #include "trace.h"
 #include "tap.h"
 #include "tensor.h"
@@ -1238,6 +1240,54 @@ static void test_errors(void)
     trace_free(&tr);
 }
 
+/* ---- --layout grid's pasting, --step's steps ------------------------ */
+
+static void test_layout(void)
+{
+    /* a coloured cell and a Chinese label are measured as drawn */
+    const char *blocks[] = {"Q:牛\nQ:a\n", "\x1b[48;5;220m 1.0\x1b[0m\n 0.5\n",
+                            "x\n"};
+    const unsigned char sep[] = {0, 1, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int rc = layout_side_by_side(mem, blocks, 3, sep);
+    fclose(mem);
+    ok(rc == 0 && text != NULL &&
+           strcmp(text, "Q:牛\x1b[48;5;220m 1.0\x1b[0m |x\nQ:a  0.5 |\n") == 0,
+       "layout_side_by_side: blocks padded to their widths in cells, the "
+       "separator where asked, a short block padded with a blank line");
+    ok(block_width(blocks[0]) == 4 && block_width(blocks[1]) == 4 &&
+           visible_width("\x1b[0mab\x1b[1m", 10) == 2,
+       "block_width and visible_width skip colours, count wide characters");
+    free(text);
+}
+
+static void test_steps(void)
+{
+    table a = {.variant = "input", .head = NO_HEAD, .name = "vocab"};
+    table b = {.variant = "input", .head = NO_HEAD, .name = "tokens"};
+    table c = {.variant = "input", .head = NO_HEAD, .name = "inputs"};
+    table w = {.variant = "fused", .head = NO_HEAD, .name = "W_query.weight"};
+    table x = {.variant = "fused", .head = NO_HEAD, .name = "out_proj.bias"};
+    table q0 = {.variant = "fused", .head = 0, .name = "queries"};
+    table k0 = {.variant = "fused", .head = 0, .name = "keys"};
+    table q1 = {.variant = "fused", .head = 1, .name = "queries"};
+    table s0 = {.variant = "fused", .head = 0, .name = "attn_scores"};
+    table p0 = {.variant = "fused", .head = 0, .name = "attn_weights"};
+    table o = {.variant = "fused", .head = NO_HEAD, .name = "out"};
+    table q = {.variant = "wrapper", .head = 0, .name = "queries"};
+    ok(step_starts(&a, NULL) && !step_starts(&b, &a) && step_starts(&c, &b),
+       "steps: the tokens, then the embeddings");
+    ok(step_starts(&w, &c) && !step_starts(&x, &w) && step_starts(&q0, &x),
+       "steps: a module's parameters together");
+    ok(!step_starts(&k0, &q0) && step_starts(&q1, &k0) &&
+           step_starts(&s0, &k0) && step_starts(&p0, &s0) &&
+           step_starts(&o, &p0) && step_starts(&q, &q0),
+       "steps: a head's projections together; scores, weights, out, "
+       "another head or variant each a new step");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -1253,5 +1303,7 @@ int main(int argc, char **argv)
     test_csv();
     test_csv_dir();
     test_errors();
+    test_layout();
+    test_steps();
     return tap_done();
 }
