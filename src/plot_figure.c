@@ -520,11 +520,11 @@ static double page_scale(const figure *pg, bool png, double width,
         return fmin(width / pg->width, height / pg->height);
     if (!png)
         return 1.0;
-    double fit = sqrt(PNG_MAX_PIXELS / (pg->width * pg->height));
-    return fit < PNG_SCALE ? fit : PNG_SCALE;
+    double most = sqrt(PNG_MAX_PIXELS / (pg->width * pg->height));
+    return most < PNG_SCALE ? most : PNG_SCALE;
 }
 
-/* Lays the page out with pg->flow for the output (format, size),
+/* Lays the page out with pg->flow for the output (png or not, size),
  * summarising tables whose cells would be smaller than MIN_DRAWN output
  * units. Returns the output's units per point. */
 static double fit(figure *pg, cairo_t *cr, bool png, double width,
