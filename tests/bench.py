@@ -225,9 +225,9 @@ def measure(cmd, runs, scratch):
     return statistics.median(times), peak
 
 
-def have_torch():
+def have_torch(module="torch"):
     try:
-        subprocess.run([TORCH_PYTHON, "-c", "import torch"],
+        subprocess.run([TORCH_PYTHON, "-c", "import " + module],
                        check=True, capture_output=True)
         return True
     except (OSError, subprocess.CalledProcessError):
@@ -258,7 +258,10 @@ def main():
             ours, ours_mib = measure([program] + args, n,
                                      os.path.join(tmp, "ours"))
             line = "| %s | %.4f s | %.0f MiB |" % (name, ours, ours_mib)
-            if torch:
+            if torch and torch_args[4].startswith("png:") and \
+                    not have_torch("matplotlib"):
+                line += " (no matplotlib) | | |"
+            elif torch:
                 cmd = [TORCH_PYTHON, "-c", TORCH_SCRIPT] + torch_args
                 theirs, theirs_mib = measure(cmd, n,
                                              os.path.join(tmp, "torch"))
