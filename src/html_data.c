@@ -229,6 +229,60 @@ static const char *const page_words[] = {
     N_("queries"),
     N_("keys"),
     N_("keys (--kv)"),
+    /* TRANSLATORS: the --html head view's readout: {0} a token's number,
+     * {1} the token, {2} the weights of the other side's tokens */
+    N_("query {0} \"{1}\" → {2}"),
+    N_("key {0} \"{1}\" → {2}"),
+    /* TRANSLATORS: the --html matrix view; {0} is a variant's name, {1} a
+     * head, {2} and {4} token numbers, {3} and {5} the tokens, {6}
+     * attn_weights or attn_scores (kept as is), {7} the value (kept last) */
+    N_("{0} head {1}, query {2} \"{3}\", key {4} \"{5}\": {6} = {7}"),
+    /* TRANSLATORS: {3} x {4} are the rows and columns of a heat map */
+    N_("{0} head {1}: {2}, {3} x {4}; arrow keys move a cursor whose value "
+       "is written above"),
+    /* TRANSLATORS: the corner of a matrix: queries down, keys across */
+    N_("query \\ key"),
+    N_("lowest score of the head"),
+    N_("highest"),
+    N_("Queries down, keys across; grey: masked. Point at a value, or focus "
+       "a map (Tab) and move with the arrow keys, for its exact value."),
+    N_("Cells show two decimals; hover or focus a cell for its exact value."),
+    /* TRANSLATORS: the --html neuron view; q and k name the vectors */
+    N_("query q"),
+    N_("key k"),
+    N_("sum of the products = the raw score (attn_scores)"),
+    N_("the key comes after the query: the score is -inf before softmax, its "
+       "weight exactly 0"),
+    /* TRANSLATORS: {0} is head_dim, {1} its square root */
+    N_("scaled: score / √{0} ({1})"),
+    N_("not scaled (--no-scale): score / 1"),
+    N_("the row's largest scaled score (max)"),
+    N_("exp(scaled − max)"),
+    N_("sum of the row's exps"),
+    N_("1 / sum"),
+    N_("exp × (1 / sum)"),
+    N_("attention weight (attn_weights)"),
+    /* TRANSLATORS: the columns of a softmax row */
+    N_("key"),
+    N_("score"),
+    N_("scaled"),
+    N_("weight"),
+    /* TRANSLATORS: {0} is a query's number, {1} its token */
+    N_("Softmax of query {0} \"{1}\": its weights sum to 1"),
+    N_("Every number is the program's float32 value, written as its CSV "
+       "writes it (the shortest decimal that reads back as the same float). "
+       "The products, the scaled scores, 1 / sum and exp × (1 / sum) are "
+       "float32 operations done here exactly as the program does them; the "
+       "score, the exps, the sum and the weight are the program's own. The "
+       "score is summed by the program, in its own order, so a sum done by "
+       "hand may differ in the last bit."),
+    /* TRANSLATORS: the --html page on paper; {0} is a variant's name */
+    N_("Step by step: {0}"),
+    /* TRANSLATORS: {0} is a view's name (lowercased), {1} a variant's name,
+     * {2} empty or what the view shows in parentheses */
+    N_("Above: the {0} of {1}{2}. Below: every step of {1}."),
+    /* TRANSLATORS: starts with a space; {0} {1} {2} are numbers */
+    N_(" (head {0}, query {1}, key {2})"),
 };
 
 /* "text":"translation", with a comma after it. */

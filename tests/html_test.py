@@ -268,10 +268,10 @@ def page_phrases():
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()
     for m in re.finditer(r"\btr\(\s*((?:%s\s*\+?\s*)+)" % lit, js):
-        text = "".join(p[1:-1].replace("\\'", "'")
-                       for p in re.findall(lit, m.group(1)))
-        phrases.add(re.sub(r"\\u([0-9a-fA-F]{4})",
-                           lambda u: chr(int(u.group(1), 16)), text))
+        text = "".join(p[1:-1] for p in re.findall(lit, m.group(1)))
+        phrases.add(re.sub(r"\\(u[0-9a-fA-F]{4}|.)",
+                           lambda e: chr(int(e.group(1)[1:], 16))
+                           if len(e.group(1)) == 5 else e.group(1), text))
     phrases |= set(re.findall(r"\b(?:buttonGroup|picker)\(\s*'([^']*)'", js))
     phrases |= {l for l in re.findall(r"label: '([^']*)'", js)
                 if not l.startswith("attn_")}

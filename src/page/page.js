@@ -469,8 +469,9 @@
           texts.push((side === 'query' ? data.keys : data.queries)[j] +
                      ': ' + parts.join(', '));
       });
-      readout.textContent = side + ' ' + i + ' "' + words[i] + '" \u2192 ' +
-                            texts.join('; ');
+      readout.textContent = side === 'query'
+        ? tr('query {0} "{1}" \u2192 {2}', i, words[i], texts.join('; '))
+        : tr('key {0} "{1}" \u2192 {2}', i, words[i], texts.join('; '));
     }
 
     function unfollow() {
@@ -514,20 +515,20 @@
   }
 
   function cellText(v, h, i, j, kind, value) {
-    return v.name + ' head ' + h + ', query ' + i + ' "' + data.queries[i] +
-           '", key ' + j + ' "' + data.keys[j] + '": attn_' + kind + ' = ' +
-           value;
+    return tr('{0} head {1}, query {2} "{3}", key {4} "{5}": {6} = {7}',
+              v.name, h, i, data.queries[i], j, data.keys[j], 'attn_' + kind,
+              value);
   }
 
   /* A small head: a table, a focusable cell per value. */
   function matrixTable(v, h, m, kind, r) {
     var table = el('table', {'class': 'grid'});
-    var thead = el('thead'), tr = el('tr');
-    tr.appendChild(el('th', {}, 'query \\ key'));
+    var thead = el('thead'), hr = el('tr');
+    hr.appendChild(el('th', {}, tr('query \\ key')));
     data.keys.forEach(function (k) {
-      tr.appendChild(el('th', {scope: 'col'}, k));
+      hr.appendChild(el('th', {scope: 'col'}, k));
     });
-    thead.appendChild(tr);
+    thead.appendChild(hr);
     table.appendChild(thead);
     var tbody = el('tbody');
     for (var i = 0; i < m.rows; i++) {
@@ -593,10 +594,10 @@
                                'data-variant': v.name, 'data-head': h,
                                'data-kind': kind,
                                role: 'img',
-                               'aria-label': v.name + ' head ' + h +
-                                 ': attn_' + kind + ', ' + m.rows + ' x ' +
-                                 m.cols + '; arrow keys move a cursor ' +
-                                 'whose value is written above'});
+                               'aria-label': tr('{0} head {1}: {2}, {3} x ' +
+                                 '{4}; arrow keys move a cursor whose ' +
+                                 'value is written above', v.name, h,
+                                 'attn_' + kind, m.rows, m.cols)});
     var ctx = canvas.getContext('2d');
     var image = ctx.createImageData(canvas.width, canvas.height);
     var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
@@ -670,8 +671,8 @@
       var cap = el('figcaption', {}, '');
       cap.appendChild(el('span', {'class': 'swatch',
                                   style: 'background:' + headColour(h)}));
-      cap.appendChild(document.createTextNode(' ' + v.name + ', head ' + h +
-                                              ': ' + 'attn_' + kind));
+      cap.appendChild(document.createTextNode(' ' + v.name + ', ' +
+                                              headName(h) + ': attn_' + kind));
       fig.appendChild(cap);
       if (m.rows * m.cols <= CELL_LIMIT) {
         fig.appendChild(matrixTable(v, h, m, kind, r));
@@ -687,17 +688,18 @@
       return c + ' ' + (i * 10) + '%';
     });
     legend.appendChild(el('span', {}, kind === 'weights' ? '0' :
-                                      'lowest score of the head'));
+                                      tr('lowest score of the head')));
     legend.appendChild(el('span', {'class': 'bar', style:
       'background:linear-gradient(to right,' + stops.join(',') + ')'}));
     legend.appendChild(el('span', {}, kind === 'weights' ? '1' :
-                                      'highest'));
+                                      tr('highest')));
     views.matrix.appendChild(legend);
     views.matrix.appendChild(el('p', {'class': 'summary hint'}, big ?
-      'Queries down, keys across; grey: masked. Point at a value, or ' +
-      'focus a map (Tab) and move with the arrow keys, for its exact value.'
-      : 'Cells show two decimals; hover or focus a cell for its exact ' +
-        'value.'));
+      tr('Queries down, keys across; grey: masked. Point at a value, or ' +
+         'focus a map (Tab) and move with the arrow keys, for its exact ' +
+         'value.')
+      : tr('Cells show two decimals; hover or focus a cell for its exact ' +
+           'value.')));
   }
 
   /* ---- neuron view ---- */
@@ -750,11 +752,11 @@
     if (!Q || !K) return;
     var i = n.query, j = n.key;
     var table = el('table', {'class': 'grid neuron'});
-    var thead = el('thead'), tr = el('tr');
-    ['', 'query q', 'key k', 'q \u00d7 k'].forEach(function (t) {
-      tr.appendChild(el('th', {scope: 'col'}, t));
+    var thead = el('thead'), hr = el('tr');
+    ['', tr('query q'), tr('key k'), 'q \u00d7 k'].forEach(function (t) {
+      hr.appendChild(el('th', {scope: 'col'}, t));
     });
-    thead.appendChild(tr);
+    thead.appendChild(hr);
     table.appendChild(thead);
     var tbody = el('tbody');
     for (var d = 0; d < Q.cols; d++) {
@@ -784,30 +786,32 @@
     var scaled = Math.fround(scores.value(i, j) / divisor.value(0, 0));
     var inverse = Math.fround(1 / rowSum.value(0, i));
     var weight = Math.fround(exps.value(i, j) * inverse);
-    fact('sum of the products = the raw score (attn_scores)',
+    fact(tr('sum of the products = the raw score (attn_scores)'),
          scores.text(i, j), {id: 'neuron-score'});
     if (masked) {
-      fact('causal mask', 'the key comes after the query: the score is ' +
-           '-inf before softmax, its weight exactly 0');
+      fact(tr('causal mask'), tr('the key comes after the query: the ' +
+           'score is -inf before softmax, its weight exactly 0'));
     }
-    fact(data.scaled ? 'scaled: score / \u221a' + dk + ' (' +
-                       divisor.text(0, 0) + ')'
-                     : 'not scaled (--no-scale): score / 1',
+    fact(data.scaled ? tr('scaled: score / \u221a{0} ({1})', dk,
+                          divisor.text(0, 0))
+                     : tr('not scaled (--no-scale): score / 1'),
          f32Text(scaled), {id: 'neuron-scaled'});
-    fact('the row\'s largest scaled score (max)', rowMax.text(0, i),
+    fact(tr('the row\'s largest scaled score (max)'), rowMax.text(0, i),
          {id: 'neuron-max'});
-    fact('exp(scaled \u2212 max)', exps.text(i, j), {id: 'neuron-exp'});
-    fact('sum of the row\'s exps', rowSum.text(0, i), {id: 'neuron-sum'});
-    fact('1 / sum', f32Text(inverse), {id: 'neuron-inverse'});
-    fact('exp \u00d7 (1 / sum)', f32Text(weight), {id: 'neuron-product'});
-    fact('attention weight (attn_weights)', weights.text(i, j),
+    fact(tr('exp(scaled \u2212 max)'), exps.text(i, j), {id: 'neuron-exp'});
+    fact(tr('sum of the row\'s exps'), rowSum.text(0, i), {id: 'neuron-sum'});
+    fact(tr('1 / sum'), f32Text(inverse), {id: 'neuron-inverse'});
+    fact(tr('exp \u00d7 (1 / sum)'), f32Text(weight),
+         {id: 'neuron-product'});
+    fact(tr('attention weight (attn_weights)'), weights.text(i, j),
          {id: 'neuron-weight'});
     views.neuron.appendChild(facts);
 
     /* the whole softmax row, the chosen key marked */
     var rowTable = el('table', {'class': 'grid neuron softmax-row'});
     var head2 = el('tr');
-    ['key', 'score', 'scaled', 'exp(scaled \u2212 max)', 'weight']
+    [tr('key'), tr('score'), tr('scaled'), tr('exp(scaled \u2212 max)'),
+     tr('weight')]
       .forEach(function (t) { head2.appendChild(el('th', {scope: 'col'}, t)); });
     var rthead = el('thead');
     rthead.appendChild(head2);
@@ -824,18 +828,18 @@
       rbody.appendChild(r);
     }
     rowTable.appendChild(rbody);
-    var caption = el('h2', {}, 'Softmax of query ' + i + ' "' +
-                     data.queries[i] + '": its weights sum to 1');
+    var caption = el('h2', {}, tr('Softmax of query {0} "{1}": its weights ' +
+                                  'sum to 1', i, data.queries[i]));
     views.neuron.appendChild(caption);
     views.neuron.appendChild(rowTable);
     views.neuron.appendChild(el('p', {'class': 'summary'},
-      'Every number is the program\'s float32 value, written as its CSV ' +
+      tr('Every number is the program\'s float32 value, written as its CSV ' +
       'writes it (the shortest decimal that reads back as the same ' +
       'float). The products, the scaled scores, 1 / sum and ' +
       'exp \u00d7 (1 / sum) are float32 operations done here exactly as ' +
       'the program does them; the score, the exps, the sum and the weight ' +
       'are the program\'s own. The score is summed by the program, in its ' +
-      'own order, so a sum done by hand may differ in the last bit.'));
+      'own order, so a sum done by hand may differ in the last bit.')));
   }
 
   /* ---- step through ---- */
@@ -937,15 +941,16 @@
     clear(views.print);
     var names = {head: 'Head view', matrix: 'Matrix view',
                  neuron: 'Neuron view', steps: 'Step through'};
+    var which = state.view === 'matrix' ? ' (attn_' + state.matrix + ')'
+      : state.view === 'neuron' ? tr(' (head {0}, query {1}, key {2})',
+                                     state.neuron.head, state.neuron.query,
+                                     state.neuron.key)
+      : '';
     views.print.appendChild(el('p', {'class': 'print-what'},
-      'Above: the ' + names[state.view].toLowerCase() + ' of ' +
-      variant().name +
-      (state.view === 'matrix' ? ' (attn_' + state.matrix + ')' : '') +
-      (state.view === 'neuron' ? ' (head ' + state.neuron.head +
-       ', query ' + state.neuron.query + ', key ' + state.neuron.key + ')'
-                               : '') +
-      '. Below: every step of ' + variant().name + '.'));
-    views.print.appendChild(el('h2', {}, 'Step by step: ' + variant().name));
+      tr('Above: the {0} of {1}{2}. Below: every step of {1}.',
+         tr(names[state.view]).toLowerCase(), variant().name, which)));
+    views.print.appendChild(el('h2', {}, tr('Step by step: {0}',
+                                            variant().name)));
     steps().forEach(function (step, k) {
       var box = el('div', {'class': 'print-step'});
       box.appendChild(el('h3', {}, (k + 1) + '. ' + stepTitle(step)));
