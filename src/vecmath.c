@@ -315,12 +315,17 @@ void expf_row_with(enum expf_path path, float *w, size_t n, float shift)
     expf_row_generic(w, n, shift);
 }
 
+/* cppcheck reads the portable cpu_has above, for which only EXPF_PLAIN
+ * is true, so the conditions below are suppressed. */
 enum expf_path expf_path_best(void)
 {
+    // cppcheck-suppress knownConditionTrueFalse
     if (cpu_has(EXPF_AVX512))
         return EXPF_AVX512;
+    // cppcheck-suppress knownConditionTrueFalse
     if (cpu_has(EXPF_AVX2))
         return EXPF_AVX2;
+    // cppcheck-suppress knownConditionTrueFalse
     if (cpu_has(EXPF_FMA))
         return EXPF_FMA;
     return EXPF_PLAIN;

@@ -224,6 +224,8 @@ size_t workers_available(void)
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         cpus = (size_t)CPU_COUNT(&set);
 #endif
+    /* Always true where sched_getaffinity is not compiled in. */
+    // cppcheck-suppress knownConditionTrueFalse
     if (cpus == 0) {
         const long online = sysconf(_SC_NPROCESSORS_ONLN);
         cpus = online > 0 ? (size_t)online : 1;
