@@ -18,16 +18,5 @@ rgb diverging_color(double x)
         x = 0.0;
     if (x > 1.0)
         x = 1.0;
-    double at = x * 10.0;
-    int i = (int)at;
-    if (i > 9)
-        i = 9;
-    double f = at - i;
-    rgb a = rdbu_r[i], b = rdbu_r[i + 1];
-    rgb c = {
-        (unsigned char)lround(a.r + f * (b.r - a.r)),
-        (unsigned char)lround(a.g + f * (b.g - a.g)),
-        (unsigned char)lround(a.b + f * (b.b - a.b)),
-    };
-    return c;
+    return ramp_color(rdbu_r, 10, x);
 }

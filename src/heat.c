@@ -15,24 +15,29 @@ static const rgb viridis[9] = {
 #define RAMP_CELLS 16      /* colours shown in a legend */
 #define SHORT_RAMP_CELLS 8 /* ... and under a table of a grid */
 
-rgb heat_color(double x)
+rgb ramp_color(const rgb *samples, int segments, double x)
 {
-    if (!(x > 0.0)) /* also NaN */
-        x = 0.0;
-    if (x > 1.0)
-        x = 1.0;
-    double at = x * 8.0;
+    double at = x * segments;
     int i = (int)at;
-    if (i > 7)
-        i = 7;
+    if (i > segments - 1)
+        i = segments - 1;
     double f = at - i;
-    rgb a = viridis[i], b = viridis[i + 1];
+    rgb a = samples[i], b = samples[i + 1];
     rgb c = {
         (unsigned char)lround(a.r + f * (b.r - a.r)),
         (unsigned char)lround(a.g + f * (b.g - a.g)),
         (unsigned char)lround(a.b + f * (b.b - a.b)),
     };
     return c;
+}
+
+rgb heat_color(double x)
+{
+    if (!(x > 0.0)) /* also NaN */
+        x = 0.0;
+    if (x > 1.0)
+        x = 1.0;
+    return ramp_color(viridis, 8, x);
 }
 
 /* The 256-colour palette's 6x6x6 cube: its levels, and the colour of
