@@ -1,6 +1,7 @@
 /* pager.c: long output through a pager, as git and man do. */
 #include "pager.h"
 
+#include "fdio.h"
 #include "i18n.h"
 
 #include <errno.h>
@@ -59,20 +60,6 @@ static size_t count_lines(const char *text, size_t len)
     return n + (len > 0 && text[len - 1] != '\n');
 }
 
-/* Writes all of text to fd; stops quietly when the reader has gone. */
-static void write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, text, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* EPIPE: the pager quit before the end */
-        text += w;
-        len -= (size_t)w;
-    }
-}
-
 /* Runs cmd with text on its standard input and waits for it; false when
  * it could not start. */
 static bool run_pager(const char *cmd, const char *text, size_t len)
@@ -107,7 +94,8 @@ static bool run_pager(const char *cmd, const char *text, size_t len)
     sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGQUIT, &ignore, &old_quit);
     sigaction(SIGPIPE, &ignore, &old_pipe);
-    write_all(fds[1], text, len);
+    /* stops quietly when the pager quit before the end (EPIPE) */
+    (void)write_all(fds[1], text, len);
     close(fds[1]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "i18n.h"
 
 /* A descriptor of a file with no name in dir, or -1 (errno set). */
@@ -82,16 +83,10 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
         }
         if (got == 0)
             break;
-        for (ssize_t done = 0; done < got;) {
-            ssize_t put = write(fd, buf + done, (size_t)(got - done));
-            if (put < 0 && errno == EINTR)
-                continue;
-            if (put < 0) {
-                e = errno;
-                fclose(spool);
-                return err_write(err, _("the output"), e);
-            }
-            done += put;
+        if (write_all(fd, buf, (size_t)got) != 0) {
+            e = errno;
+            fclose(spool);
+            return err_write(err, _("the output"), e);
         }
     }
     fclose(spool);

@@ -9,6 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "i18n.h"
 
 /* ---- where a step starts ---------------------------------------------- */
@@ -152,16 +153,7 @@ static void restore_handlers(void)
 /* Writes all n bytes of s; false when the terminal went away. */
 static bool put(int fd, const char *s, size_t n)
 {
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        s += w;
-        n -= (size_t)w;
-    }
-    return true;
+    return write_all(fd, s, n) == 0;
 }
 
 /* The start of each step in text: starts[k] for k < n, starts[n] = len + 1
