@@ -23,6 +23,7 @@
 #include "i18n.h"
 #include "html_parts.h"
 #include "page_assets.h"
+#include "replace.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)
@@ -117,6 +118,7 @@ struct html_set {
     size_t pages, made; /* pages to write; temporary files made so far */
     char **finals;      /* (pages) the pages' names */
     char **temps;       /* (pages) their temporary names, NULL until made */
+    replacement *moves; /* (made) temps -> finals, from html_ready */
     cleanup_hook hook;  /* removes temps[0 .. made) on a signal */
     bool hooked;
 };
@@ -129,12 +131,23 @@ static void remove_temps(const void *ctx)
         unlink(set->temps[i]);
 }
 
-void html_discard(html_set *set)
+void html_end(html_set *set, bool keep)
 {
     if (set == NULL)
         return;
     sigset_t old;
     cleanup_block(&old);
+    if (set->moves != NULL) {
+        if (keep)
+            replace_keep(set->moves, set->made);
+        else
+            replace_undo(set->moves, set->made);
+        /* a page in place has no temporary name left to remove */
+        if (keep)
+            set->made = 0;
+        free(set->moves);
+        set->moves = NULL;
+    }
     for (size_t i = 0; i < set->made; i++)
         unlink(set->temps[i]);
     if (set->hooked)
@@ -227,20 +240,36 @@ int html_add(html_set *set, const trace *tr, const html_page *page,
     return failed ? err_write(err, path, e != 0 ? e : EIO) : 0;
 }
 
+void html_discard(html_set *set)
+{
+    html_end(set, false);
+}
+
+int html_ready(html_set *set, mx_error *err)
+{
+    set->moves = calloc(set->made > 0 ? set->made : 1, sizeof *set->moves);
+    if (set->moves == NULL)
+        return err_nomem(err, _("a path"));
+    for (size_t i = 0; i < set->made; i++) {
+        set->moves[i].temp = set->temps[i];
+        set->moves[i].final = set->finals[i];
+    }
+    return replace_check(set->moves, set->made, err);
+}
+
+int html_place(html_set *set, mx_error *err)
+{
+    return replace_place(set->moves, set->made, err);
+}
+
 int html_close(html_set *set, mx_error *err)
 {
-    int rc = 0;
     sigset_t old;
     cleanup_block(&old);
-    size_t i = 0;
-    for (; i < set->made && rc == 0; i++)
-        if (rename(set->temps[i], set->finals[i]) != 0)
-            rc = err_write(err, set->finals[i], errno);
-    /* what is left (after a failed rename) is removed */
-    for (size_t k = i - (rc != 0 ? 1 : 0); k < set->made; k++)
-        unlink(set->temps[k]);
-    set->made = 0;
+    int rc = html_ready(set, err);
+    if (rc == 0)
+        rc = html_place(set, err);
+    html_end(set, rc == 0);
     cleanup_unblock(&old);
-    html_discard(set);
     return rc;
 }

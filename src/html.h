@@ -39,11 +39,22 @@ int html_open(html_set **set, const char *path, size_t pages, mx_error *err);
 int html_add(html_set *set, const trace *tr, const html_page *page,
              mx_error *err);
 
-/* Renames every page into place and frees the set: the pages appear
- * whole, all together (a failed rename leaves the later ones out). */
+/* The end of a run, in three steps so that a run's outputs of every kind
+ * go in place together (main.c; replace.h): html_ready checks that every
+ * page's name can take it; html_place moves the pages into place, keeping
+ * the files they replace (on failure it puts its own back); html_end(keep)
+ * then removes the kept files, or (keep false) puts them back and removes
+ * every new or unfinished page, and frees the set. html_end may follow
+ * any step, or none (NULL: nothing). */
+int html_ready(html_set *set, mx_error *err);
+int html_place(html_set *set, mx_error *err);
+void html_end(html_set *set, bool keep);
+
+/* html_ready, html_place and html_end in one: every page in place, or
+ * none. Frees the set. */
 int html_close(html_set *set, mx_error *err);
 
-/* Removes the unfinished pages and frees the set (NULL: nothing). */
+/* html_end(set, false): removes the unfinished pages, frees the set. */
 void html_discard(html_set *set);
 
 #endif

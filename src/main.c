@@ -323,19 +323,6 @@ static int open_plot(plot_file **plot, const options *opt, size_t pages,
     return *plot != NULL ? 0 : -1;
 }
 
-/* Puts the picture in place after a run that ended with rc, or removes
- * it after a failed one. */
-static int close_plot(plot_file *plot, int rc, mx_error *err)
-{
-    if (plot == NULL)
-        return rc;
-    if (rc != 0) {
-        plot_discard(plot);
-        return rc;
-    }
-    return plot_close(plot, err);
-}
-
 /* --html: the pages of `pages` sentences, or NULL without --html. */
 static int open_html(html_set **html, const options *opt, size_t pages,
                      mx_error *err)
@@ -344,19 +331,6 @@ static int open_html(html_set **html, const options *opt, size_t pages,
     if (opt->html == NULL)
         return 0;
     return html_open(html, opt->html, pages, err);
-}
-
-/* Puts the pages in place after a run that ended with rc, or removes
- * them after a failed one. */
-static int close_html(html_set *html, int rc, mx_error *err)
-{
-    if (html == NULL)
-        return rc;
-    if (rc != 0) {
-        html_discard(html);
-        return rc;
-    }
-    return html_close(html, err);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -466,9 +440,6 @@ static int open_output(FILE **out, FILE **spool, const options *opt,
     return 0;
 }
 
-/* The end of a run that returned rc: its picture and --csv-dir files put
- * in place (or removed after a failure), then its spooled text on
- * stdout. A failed --check is reported once everything is written. */
 /* The spooled text on stdout: as it is, through the pager, or a step at a
  * time (--step). Closes the spool. */
 static int show_spool(FILE *spool, const options *opt, mx_error *err)
@@ -486,15 +457,47 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
     return rc;
 }
 
+/* Puts the run's files in place, every kind together: each finished and
+ * its targets checked before the first is moved; the files they replace
+ * are kept until all are in place, and put back if a move fails
+ * (replace.h), so a failed run leaves the user's files as they were. */
+static int place_files(csv_dir_set *files, plot_file *plot, html_set *html,
+                       mx_error *err)
+{
+    int rc = 0;
+    if (plot != NULL)
+        rc = plot_ready(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_ready(html, err);
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_ready(files, err);
+    if (rc == 0 && plot != NULL)
+        rc = plot_place(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_place(html, err);
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_place(files, err);
+    if (rc == 0 && files != NULL)
+        csv_dir_keep(files);
+    return rc;
+}
+
+/* The end of a run that returned rc: its files put in place (or removed
+ * after a failure), then its spooled text on stdout. A failed --check is
+ * reported once everything is written. */
 static int finish_run(int rc, bool check_failed, csv_dir_set *files,
                       plot_file *plot, html_set *html, FILE *spool,
                       const options *opt, mx_error *err)
 {
-    rc = close_plot(plot, rc, err);
-    rc = close_html(html, rc, err);
-    if (rc == 0 && files != NULL)
-        rc = csv_dir_commit(files, err);
+    /* no signal ends the program with some files in place and not others */
+    sigset_t old;
+    cleanup_block(&old);
+    if (rc == 0)
+        rc = place_files(files, plot, html, err);
+    plot_end(plot, rc == 0);
+    html_end(html, rc == 0);
     csv_dir_end(files);
+    cleanup_unblock(&old);
     if (rc == 0 && spool != NULL)
         rc = show_spool(spool, opt, err);
     else

@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "i18n.h"
 #include "plot_figure.h"
+#include "replace.h"
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 
@@ -40,6 +41,7 @@ struct plot_file {
     plot_output *outputs; /* one, or one per page for PNG and SVG */
     size_t n_outputs;
     cairo_surface_t *pdf; /* the PDF surface, across pages */
+    replacement *moves;   /* (n_outputs) temp -> final, from plot_ready */
     cleanup_hook hook;    /* remove_temps, while the files are open */
     double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
@@ -316,7 +318,7 @@ static void release_fonts(void)
     pango_cairo_font_map_set_default(NULL);
 }
 
-int plot_close(plot_file *pf, mx_error *err)
+int plot_ready(plot_file *pf, mx_error *err)
 {
     int rc = 0;
     if (pf->pdf != NULL) {
@@ -332,34 +334,45 @@ int plot_close(plot_file *pf, mx_error *err)
         if (fclose(f) != 0)
             rc = err_write(err, o->final_path, errno);
     }
-    sigset_t old;
-    cleanup_block(&old);
-    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++) {
-        plot_output *o = &pf->outputs[i];
-        if (rename(o->temp_path, o->final_path) != 0)
-            rc = err_write(err, o->final_path, errno);
-        else {
-            free(o->temp_path);
-            o->temp_path = NULL;
-        }
+    if (rc != 0)
+        return rc;
+    pf->moves = calloc(pf->n_outputs, sizeof *pf->moves);
+    if (pf->moves == NULL)
+        return err_nomem(err, _("the picture"));
+    for (size_t i = 0; i < pf->n_outputs; i++) {
+        pf->moves[i].temp = pf->outputs[i].temp_path;
+        pf->moves[i].final = pf->outputs[i].final_path;
     }
-    cleanup_unblock(&old);
-    if (rc != 0) {
-        /* files already renamed stay removed with the rest */
-        for (size_t i = 0; i < pf->n_outputs; i++)
-            if (pf->outputs[i].temp_path == NULL)
-                unlink(pf->outputs[i].final_path);
-    }
-    outputs_remove(pf);
-    free(pf);
-    release_fonts();
-    return rc;
+    return replace_check(pf->moves, pf->n_outputs, err);
 }
 
-void plot_discard(plot_file *pf)
+int plot_place(plot_file *pf, mx_error *err)
+{
+    return replace_place(pf->moves, pf->n_outputs, err);
+}
+
+void plot_end(plot_file *pf, bool keep)
 {
     if (pf == NULL)
         return;
+    if (pf->moves != NULL) {
+        sigset_t old;
+        cleanup_block(&old);
+        if (keep)
+            replace_keep(pf->moves, pf->n_outputs);
+        else
+            replace_undo(pf->moves, pf->n_outputs);
+        /* a file in place has no temporary name left to remove */
+        for (size_t i = 0; i < pf->n_outputs; i++) {
+            if (keep && pf->moves[i].placed) {
+                free(pf->outputs[i].temp_path);
+                pf->outputs[i].temp_path = NULL;
+            }
+        }
+        cleanup_unblock(&old);
+        free(pf->moves);
+        pf->moves = NULL;
+    }
     if (pf->pdf != NULL) {
         cairo_surface_finish(pf->pdf);
         cairo_surface_destroy(pf->pdf);
@@ -367,4 +380,21 @@ void plot_discard(plot_file *pf)
     outputs_remove(pf);
     free(pf);
     release_fonts();
+}
+
+int plot_close(plot_file *pf, mx_error *err)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = plot_ready(pf, err);
+    if (rc == 0)
+        rc = plot_place(pf, err);
+    plot_end(pf, rc == 0);
+    cleanup_unblock(&old);
+    return rc;
+}
+
+void plot_discard(plot_file *pf)
+{
+    plot_end(pf, false);
 }

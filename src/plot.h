@@ -13,8 +13,8 @@
  * drawn in blocks of k x k values (their mean), and at most 48 panels go
  * on a page; the page says so when it does either.
  *
- * Files are written under temporary names and renamed only by plot_close,
- * so they appear whole or not at all. A build without cairo and pango
+ * Files are written under temporary names and moved into place only at the
+ * end (replace.h), so they appear whole or not at all. A build without cairo and pango
  * (meson -Dplots=disabled) has the same functions, which only say so.
  */
 #ifndef MHA_PLOT_H
@@ -44,11 +44,22 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
               size_t n, const char *heading, mx_error *err);
 
-/* Finishes every file and moves it into place; on failure removes them.
- * Frees pf. */
+/* The end of a run, in three steps so that a run's outputs of every kind
+ * go in place together (main.c): plot_ready finishes every file and
+ * checks that every final name can take it (nothing moved yet);
+ * plot_place moves them into place, keeping the files they replace (on
+ * failure it puts its own back); plot_end(keep) then removes the kept
+ * files, or (keep false) puts them back and removes every new file, and
+ * frees pf. plot_end may follow any step, or none (NULL: nothing). */
+int plot_ready(plot_file *pf, mx_error *err);
+int plot_place(plot_file *pf, mx_error *err);
+void plot_end(plot_file *pf, bool keep);
+
+/* plot_ready, plot_place and plot_end in one: every file in place, or
+ * none. Frees pf. */
 int plot_close(plot_file *pf, mx_error *err);
 
-/* Removes whatever was written and frees pf (after another failure). */
+/* plot_end(pf, false): removes whatever was written and frees pf. */
 void plot_discard(plot_file *pf);
 
 #endif

@@ -33,6 +33,26 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
                             "README's set-up)"));
 }
 
+int plot_ready(plot_file *pf, mx_error *err)
+{
+    (void)pf;
+    (void)err;
+    return 0;
+}
+
+int plot_place(plot_file *pf, mx_error *err)
+{
+    (void)pf;
+    (void)err;
+    return 0;
+}
+
+void plot_end(plot_file *pf, bool keep)
+{
+    (void)pf;
+    (void)keep;
+}
+
 int plot_close(plot_file *pf, mx_error *err)
 {
     (void)pf;

@@ -96,14 +96,22 @@ int render_csv(FILE *out, const table *const *tables, size_t n,
  * dir[/sub]/<variant>.<table>.csv or dir[/sub]/<variant>.head<h>.<table>.csv,
  * written as one unit. csv_dir_begin makes dir (if missing) and a private
  * temporary directory in it; csv_dir_add writes tables there (sub, such as
- * "sentence0", or NULL); csv_dir_commit moves every file into place,
- * replacing files of the same names, or on failure leaves dir as it was;
- * csv_dir_end removes whatever is left (everything made, unless committed)
- * and frees the set. Call csv_dir_end once, even when begin failed. */
+ * "sentence0", or NULL). At the end, in three steps so that a run's
+ * outputs of every kind go in place together (main.c): csv_dir_ready
+ * checks every final name (nothing moved yet); csv_dir_place moves every
+ * file into place, replacing files of the same names but keeping them
+ * aside (on failure it puts its own back); csv_dir_keep then lets the
+ * replaced files go. csv_dir_commit is the three in one. csv_dir_end
+ * undoes whatever was not kept (files put back, everything made removed:
+ * dir as it was) and frees the set. Call csv_dir_end once, even when
+ * begin failed. */
 typedef struct csv_dir_set csv_dir_set;
 int csv_dir_begin(csv_dir_set **set, const char *dir, mx_error *err);
 int csv_dir_add(csv_dir_set *set, const char *sub, const table *const *tables,
                 size_t n, const csv_out_style *style, mx_error *err);
+int csv_dir_ready(const csv_dir_set *set, mx_error *err);
+int csv_dir_place(csv_dir_set *set, mx_error *err);
+void csv_dir_keep(csv_dir_set *set);
 int csv_dir_commit(csv_dir_set *set, mx_error *err);
 void csv_dir_end(csv_dir_set *set);
 

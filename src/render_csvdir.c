@@ -357,21 +357,13 @@ static void undo_moves(csv_dir_set *s)
     }
 }
 
-static int commit_blocked(csv_dir_set *s, mx_error *err);
-
-int csv_dir_commit(csv_dir_set *s, mx_error *err)
+int csv_dir_ready(const csv_dir_set *s, mx_error *err)
 {
-    sigset_t old;
-    cleanup_block(&old);
-    int rc = commit_blocked(s, err);
-    cleanup_unblock(&old);
-    return rc;
+    return check_targets(s, err);
 }
 
-static int commit_blocked(csv_dir_set *s, mx_error *err)
+int csv_dir_place(csv_dir_set *s, mx_error *err)
 {
-    if (check_targets(s, err) != 0)
-        return -1;
     for (size_t i = 0; i < s->n_files; i++) {
         pending_file *p = &s->files[i];
         char new_name[32], old_name[32];
@@ -398,6 +390,11 @@ static int commit_blocked(csv_dir_set *s, mx_error *err)
             return -1;
         }
     }
+    return 0;
+}
+
+void csv_dir_keep(csv_dir_set *s)
+{
     /* every new file is in place: the old ones can go, and nothing made
      * is to be removed */
     for (size_t i = 0; i < s->n_files; i++) {
@@ -410,7 +407,19 @@ static int commit_blocked(csv_dir_set *s, mx_error *err)
     for (size_t i = 0; i < s->n_made; i++)
         free(s->made[i]);
     s->n_made = 0;
-    return 0;
+}
+
+int csv_dir_commit(csv_dir_set *s, mx_error *err)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = csv_dir_ready(s, err);
+    if (rc == 0)
+        rc = csv_dir_place(s, err);
+    if (rc == 0)
+        csv_dir_keep(s);
+    cleanup_unblock(&old);
+    return rc;
 }
 
 void csv_dir_end(csv_dir_set *s)

@@ -295,6 +295,101 @@ def succeeding(tmp):
        b"\x07" not in r.stdout, "terminal escapes in a word are escaped")
 
 
+def snapshot(top):
+    """Every name under top with its content (None for a folder)."""
+    seen = {}
+    for root, dirs, names in os.walk(top):
+        for n in dirs:
+            seen[os.path.relpath(os.path.join(root, n), top)] = None
+        for n in names:
+            path = os.path.join(root, n)
+            if os.path.islink(path):
+                seen[os.path.relpath(path, top)] = "-> " + os.readlink(path)
+            else:
+                with open(path, "rb") as f:
+                    seen[os.path.relpath(path, top)] = f.read()
+    return seen
+
+
+def together(tmp):
+    """A run's --plot, --html and --csv-dir files go in place together:
+    when any of them cannot, none does, and the user's files of the same
+    names are left exactly as they were, whichever kind fails."""
+    top = os.path.join(tmp, "together")
+    os.mkdir(top)
+    small = [S, "--d-model", "4", "--d-out", "4", "--heads", "2"]
+    r = MHA.run(small + ["--csv-dir", "d"], cwd=top)
+    assert r.returncode == 0, r.stderr
+    for name in os.listdir(os.path.join(top, "d")):
+        with open(os.path.join(top, "d", name), "w") as f:
+            f.write("old " + name)
+    two = os.path.join(top, "two.csv")
+    with open(two, "w") as f:
+        f.write("s\nO gato\nthe cat\n")
+
+    def blocked(block):
+        os.mkdir(os.path.join(top, block))
+    cases = [
+        # (name, extra arguments, the name made a folder, files made first)
+        ("--csv-dir fails: no picture, the old one untouched",
+         ["--plot", "out.png", "--csv-dir", "d"], "d/fused.out.csv",
+         {"out.png": b"old picture"}),
+        ("--csv-dir fails: no picture made",
+         ["--plot", "new.png", "--csv-dir", "d"], "d/fused.out.csv", {}),
+        ("--csv-dir fails: no page, no picture",
+         ["--plot", "out.svg", "--html", "p.html", "--csv-dir", "d"],
+         "d/fused.out.csv", {"p.html": b"old page"}),
+        ("--plot fails: the --csv-dir files untouched",
+         ["--plot", "out.png", "--csv-dir", "d"], "out.png", {}),
+        ("--html fails: the picture and files untouched",
+         ["--plot", "out.png", "--html", "p.html", "--csv-dir", "d"],
+         "p.html", {"out.png": b"old picture"}),
+        ("--html's second page fails: no first page, no pictures",
+         ["--input", two, "--column", "s", "--plot", "q.png", "--html",
+          "q.html"], "q.sentence1.html",
+         {"q.sentence0.html": b"old page", "q.sentence1.png": b"old png"}),
+        ("--plot's second page fails: no first page, no files",
+         ["--input", two, "--column", "s", "--plot", "q.png", "--csv-dir",
+          "d"], "q.sentence1.png", {"q.sentence0.png": b"old png"}),
+    ]
+    for name, extra, block, made in cases:
+        for path, data in made.items():
+            with open(os.path.join(top, path), "wb") as f:
+                f.write(data)
+        if block.startswith("d/"):
+            os.remove(os.path.join(top, block))
+        blocked(block)
+        before = snapshot(top)
+        args = (small[1:] if "--input" in extra else small) + extra
+        r = MHA.run(args, cwd=top)
+        after = snapshot(top)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 1 and r.stdout == b"" and len(lines) == 1 and
+           block in lines[0] and after == before, name,
+           (r.returncode, r.stderr[:300],
+            sorted(set(after) ^ set(before)),
+            [k for k in after if k in before and after[k] != before[k]]))
+        os.rmdir(os.path.join(top, block))
+        if block.startswith("d/"):
+            with open(os.path.join(top, block), "w") as f:
+                f.write("old " + os.path.basename(block))
+        for path in made:
+            os.remove(os.path.join(top, path))
+    # and when nothing is in the way, every kind is replaced
+    with open(os.path.join(top, "out.png"), "wb") as f:
+        f.write(b"old picture")
+    r = MHA.run(small + ["--plot", "out.png", "--csv-dir", "d"], cwd=top)
+    with open(os.path.join(top, "out.png"), "rb") as f:
+        png = f.read(8)
+    with open(os.path.join(top, "d", "fused.out.csv"), "rb") as f:
+        csv = f.read(6)
+    ok(r.returncode == 0 and png == b"\x89PNG\r\n\x1a\n" and
+       csv == b"token," and sorted(os.listdir(top)) ==
+       ["d", "out.png", "two.csv"],
+       "a run that succeeds replaces every kind and leaves no kept file",
+       (r.returncode, r.stderr[:300], sorted(os.listdir(top))))
+
+
 def wait_for_files(p, folder, timeout=300):
     """Until the run's unfinished folder holds a file (or it ended)."""
     deadline = time.time() + timeout
@@ -442,10 +537,12 @@ def main():
         files(tmp)
         failing(tmp)
         succeeding(tmp)
+        together(tmp)
         signals(tmp)
         mounted = full_disk(tmp)
         progress(tmp)
-        print("# campaign: %d failing inputs, 6 accepted ones, 4 signals, "
+        print("# campaign: %d failing inputs, 6 accepted ones, 8 runs of "
+              "several kinds of files, 4 signals, "
               "%s" % (len(FAILING), "6 full-disk runs" if mounted else
                       "full disk skipped"))
     return done()

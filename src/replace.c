@@ -1,0 +1,103 @@
+/* replace.c: moving finished files into place, keeping what they replace
+ * until the whole run is in place (see replace.h). */
+#include "replace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "i18n.h"
+
+int replace_check(const replacement *r, size_t n, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (lstat(r[i].final, &st) != 0) {
+            if (errno == ENOENT)
+                continue;
+            return err_write(err, r[i].final, errno);
+        }
+        if (S_ISDIR(st.st_mode))
+            return err_write(err, r[i].final, EISDIR);
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            return err_set(err, EXIT_OUTPUT_ERROR,
+                           _("cannot write %s: it exists and is not a "
+                             "regular file"),
+                           r[i].final);
+    }
+    return 0;
+}
+
+/* Keeps the file at r->final as r->kept: a hard link, else moved. */
+static int keep_old(replacement *r, mx_error *err)
+{
+    size_t len = strlen(r->temp) + 5;
+    r->kept = malloc(len);
+    if (r->kept == NULL)
+        return err_nomem(err, _("a path"));
+    snprintf(r->kept, len, "%s.old", r->temp);
+    r->linked = link(r->final, r->kept) == 0;
+    if (r->linked)
+        return 0;
+    if (errno == ENOENT) { /* nothing to keep */
+        free(r->kept);
+        r->kept = NULL;
+        return 0;
+    }
+    if (errno != EEXIST && rename(r->final, r->kept) == 0)
+        return 0;
+    int e = errno;
+    free(r->kept);
+    r->kept = NULL;
+    return err_write(err, r->final, e);
+}
+
+int replace_place(replacement *r, size_t n, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        int rc = 0;
+        if (lstat(r[i].final, &st) == 0)
+            rc = keep_old(&r[i], err);
+        if (rc == 0 && rename(r[i].temp, r[i].final) != 0)
+            rc = err_write(err, r[i].final, errno);
+        if (rc != 0) {
+            replace_undo(r, i + 1);
+            return -1;
+        }
+        r[i].placed = true;
+    }
+    return 0;
+}
+
+void replace_undo(replacement *r, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (r[i].kept != NULL) {
+            /* over the new file; a link of a file never replaced goes */
+            if (r[i].linked && !r[i].placed)
+                unlink(r[i].kept);
+            else
+                rename(r[i].kept, r[i].final);
+            free(r[i].kept);
+            r[i].kept = NULL;
+        } else if (r[i].placed) {
+            unlink(r[i].final);
+        }
+        r[i].placed = r[i].linked = false;
+    }
+}
+
+void replace_keep(replacement *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].kept != NULL)
+            unlink(r[i].kept);
+        free(r[i].kept);
+        r[i].kept = NULL;
+        r[i].placed = r[i].linked = false;
+    }
+}
