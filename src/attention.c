@@ -100,32 +100,21 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
 
 /* ---- one head --------------------------------------------------------- */
 
-/* One head's queries (T, width), keys and values (S, width), made in the
- * trace under (variant, h). */
+/* One head's queries (T, width), keys and values (S, width). */
 typedef struct {
     matrix *q, *k, *v;
 } head_qkv;
 
-static int new_head_qkv(head_qkv *out, trace *tr, const char *variant, int h,
-                        size_t width, const sequence_labels *lab, mx_error *err)
-{
-    const labels *dims = trace_index_labels(tr, "dim", width, err);
-    if (dims == NULL)
-        return -1;
-    table *q = trace_new(tr, variant, h, "queries", lab->queries, dims, err);
-    table *k = q == NULL
-                   ? NULL
-                   : trace_new(tr, variant, h, "keys", lab->keys, dims, err);
-    table *v =
-        k == NULL ? NULL
-                  : trace_new(tr, variant, h, "values", lab->values, dims, err);
-    if (v == NULL)
-        return -1;
-    out->q = &q->values;
-    out->k = &k->values;
-    out->v = &v->values;
-    return 0;
-}
+/* The tables a head makes, in trace order. */
+enum {
+    HEAD_QUERIES,
+    HEAD_KEYS,
+    HEAD_VALUES,
+    HEAD_SCORES,
+    HEAD_WEIGHTS,
+    HEAD_CONTEXT,
+    HEAD_TABLES
+};
 
 /* One head's work: its queries, keys and values, and the tables made for
  * what attention computes from them. With project set, the head first
@@ -137,7 +126,35 @@ typedef struct {
     matrix *weights; /* attn_weights (T, S) */
     matrix *context; /* head_context (T, hd) */
     const qkv *project;
+    table *made[HEAD_TABLES]; /* the tables above, in the trace */
 } head_work;
+
+/* Makes the head's queries (T, width), keys and values (S, width) under
+ * (variant, h) in work->in. */
+static int new_head_qkv(head_work *work, trace *tr, const char *variant, int h,
+                        size_t width, const sequence_labels *lab, mx_error *err)
+{
+    const labels *dims = trace_index_labels(tr, "dim", width, err);
+    if (dims == NULL)
+        return -1;
+    table **made = work->made;
+    made[HEAD_QUERIES] =
+        trace_new(tr, variant, h, "queries", lab->queries, dims, err);
+    made[HEAD_KEYS] =
+        made[HEAD_QUERIES] == NULL
+            ? NULL
+            : trace_new(tr, variant, h, "keys", lab->keys, dims, err);
+    made[HEAD_VALUES] =
+        made[HEAD_KEYS] == NULL
+            ? NULL
+            : trace_new(tr, variant, h, "values", lab->values, dims, err);
+    if (made[HEAD_VALUES] == NULL)
+        return -1;
+    work->in.q = &made[HEAD_QUERIES]->values;
+    work->in.k = &made[HEAD_KEYS]->values;
+    work->in.v = &made[HEAD_VALUES]->values;
+    return 0;
+}
 
 /* Makes attn_scores (T, S), attn_weights (T, S) and head_context (T, hd)
  * under (variant, h) for a head whose q, k, v are in work->in. */
@@ -148,22 +165,30 @@ static int new_head_outputs(head_work *work, trace *tr, const char *variant,
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
         return -1;
-    table *attn_scores =
+    table **made = work->made;
+    made[HEAD_SCORES] =
         trace_new(tr, variant, h, "attn_scores", lab->queries, lab->keys, err);
-    table *attn_weights = attn_scores == NULL
-                              ? NULL
-                              : trace_new(tr, variant, h, "attn_weights",
-                                          lab->queries, lab->keys, err);
-    table *head_context =
-        attn_weights == NULL
+    made[HEAD_WEIGHTS] = made[HEAD_SCORES] == NULL
+                             ? NULL
+                             : trace_new(tr, variant, h, "attn_weights",
+                                         lab->queries, lab->keys, err);
+    made[HEAD_CONTEXT] =
+        made[HEAD_WEIGHTS] == NULL
             ? NULL
             : trace_new(tr, variant, h, "head_context", lab->tokens, dims, err);
-    if (head_context == NULL)
+    if (made[HEAD_CONTEXT] == NULL)
         return -1;
-    work->scores = &attn_scores->values;
-    work->weights = &attn_weights->values;
-    work->context = &head_context->values;
+    work->scores = &made[HEAD_SCORES]->values;
+    work->weights = &made[HEAD_WEIGHTS]->values;
+    work->context = &made[HEAD_CONTEXT]->values;
     return 0;
+}
+
+/* How many heads go in one batch (attention_config.heads_at_once). */
+static size_t batch_size(const attention_config *cfg, size_t heads)
+{
+    const size_t n = cfg->heads_at_once;
+    return n == 0 || n > heads ? heads : n;
 }
 
 static void project_qkv(const head_qkv *out, const qkv *p,
@@ -220,6 +245,19 @@ static void attend_heads(const head_work *head, size_t heads,
     workers_run(cfg->pool, heads, flops * (double)heads, attend_task, &job);
 }
 
+/* The n heads of work, their tables made: their attention computed, the
+ * trace flushed, and every table of theirs but head_context released. */
+static int attend_batch(trace *tr, head_work *work, size_t n,
+                        const attention_config *cfg, const attention_input *in,
+                        mx_error *err)
+{
+    attend_heads(work, n, cfg, in);
+    for (size_t h = 0; h < n; h++)
+        for (size_t i = 0; i < HEAD_CONTEXT; i++)
+            trace_release(tr, work[h].made[i]);
+    return trace_flush(tr, err);
+}
+
 /* q (T, width) from in->x (T, D); k, v (S, width) from in->kv (S, D). */
 static void project_qkv(const head_qkv *out, const qkv *p,
                         const attention_input *in, workers *pool)
@@ -257,10 +295,11 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
 }
 
 /* concat_context (T, O) under variant: the heads' head_context tables
- * side by side (torch.cat(..., dim=-1), or transpose back and view). */
-static const matrix *concat_heads(trace *tr, const char *variant, size_t heads,
-                                  size_t width, const sequence_labels *lab,
-                                  mx_error *err)
+ * side by side (torch.cat(..., dim=-1), or transpose back and view); each
+ * released once copied. */
+static table *concat_heads(trace *tr, const char *variant,
+                           const head_work *work, size_t heads, size_t width,
+                           const sequence_labels *lab, mx_error *err)
 {
     const labels *dims = trace_index_labels(tr, "dim", width, err);
     table *concat = dims == NULL
@@ -270,11 +309,11 @@ static const matrix *concat_heads(trace *tr, const char *variant, size_t heads,
     if (concat == NULL)
         return NULL;
     const size_t hd = width / heads;
-    for (size_t h = 0; h < heads; h++)
-        put_columns(&concat->values,
-                    &trace_find(tr, variant, (int)h, "head_context")->values,
-                    h * hd);
-    return &concat->values;
+    for (size_t h = 0; h < heads; h++) {
+        put_columns(&concat->values, work[h].context, h * hd);
+        trace_release(tr, work[h].made[HEAD_CONTEXT]);
+    }
+    return concat;
 }
 
 /* ---- the three modules ----------------------------------------------- */
@@ -284,11 +323,11 @@ int single_forward(trace *tr, const single_params *p,
                    const sequence_labels *lab, mx_error *err)
 {
     head_work work = {.project = &p->attn};
-    if (new_head_qkv(&work.in, tr, "single", 0, cfg->d_out, lab, err) != 0 ||
-        new_head_outputs(&work, tr, "single", 0, lab, err) != 0)
+    if (new_head_qkv(&work, tr, "single", 0, cfg->d_out, lab, err) != 0 ||
+        new_head_outputs(&work, tr, "single", 0, lab, err) != 0 ||
+        attend_batch(tr, &work, 1, cfg, in, err) != 0)
         return -1;
-    // one head of width O: its context is the module's output
-    attend_heads(&work, 1, cfg, in);
+    // one head of width O: its context is the module's output, kept
     return 0;
 }
 
@@ -297,26 +336,30 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                     const sequence_labels *lab, mx_error *err)
 {
     const size_t hd = cfg->d_out / cfg->heads;
+    const size_t batch = batch_size(cfg, p->heads);
     head_work *work = calloc(p->heads, sizeof *work);
     if (work == NULL)
         return err_nomem(err, _("the wrapper's heads"));
     int rc = 0;
-    for (size_t h = 0; rc == 0 && h < p->heads; h++) {
-        // each head projects x (T, D) to its own q, k, v (T, hd)
-        work[h].project = &p->head[h];
-        rc = new_head_qkv(&work[h].in, tr, "wrapper", (int)h, hd, lab, err);
+    for (size_t first = 0; rc == 0 && first < p->heads; first += batch) {
+        const size_t n = p->heads - first < batch ? p->heads - first : batch;
+        for (size_t h = first; rc == 0 && h < first + n; h++) {
+            // each head projects x (T, D) to its own q, k, v (T, hd)
+            work[h].project = &p->head[h];
+            rc = new_head_qkv(&work[h], tr, "wrapper", (int)h, hd, lab, err);
+            if (rc == 0)
+                rc =
+                    new_head_outputs(&work[h], tr, "wrapper", (int)h, lab, err);
+        }
         if (rc == 0)
-            rc = new_head_outputs(&work[h], tr, "wrapper", (int)h, lab, err);
+            rc = attend_batch(tr, work + first, n, cfg, in, err);
     }
-    if (rc == 0)
-        attend_heads(work, p->heads, cfg, in);
-    free(work);
-    if (rc != 0)
-        return -1;
     // torch.cat([head(x) for head in heads], dim=-1)
-    return concat_heads(tr, "wrapper", p->heads, cfg->d_out, lab, err) != NULL
-               ? 0
-               : -1;
+    if (rc == 0 && concat_heads(tr, "wrapper", work, p->heads, cfg->d_out, lab,
+                                err) == NULL)
+        rc = -1;
+    free(work);
+    return rc;
 }
 
 int fused_attend(const matrix **out, trace *tr, const char *variant,
@@ -326,6 +369,7 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
 {
     const size_t T = in->x->rows, S = in->kv->rows;
     const size_t hd = cfg->d_out / cfg->heads;
+    const size_t batch = batch_size(cfg, cfg->heads);
     matrix Q = {0}, K = {0}, V = {0};
     int rc = -1;
 
@@ -340,40 +384,44 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
     head_work *work = rc == 0 ? calloc(cfg->heads, sizeof *work) : NULL;
     if (rc == 0 && work == NULL)
         rc = err_nomem(err, _("the heads"));
-    for (size_t h = 0; rc == 0 && h < cfg->heads; h++) {
-        // view (T, H, hd) + transpose (H, T, hd): head h is columns
-        // [h*hd, (h+1)*hd) of Q, K and V
-        head_qkv *t = &work[h].in;
-        rc = new_head_qkv(t, tr, variant, (int)h, hd, lab, err);
-        if (rc == 0) {
-            take_columns(t->q, &Q, h * hd);
-            take_columns(t->k, &K, h * hd);
-            take_columns(t->v, &V, h * hd);
-            rc = new_head_outputs(&work[h], tr, variant, (int)h, lab, err);
+    for (size_t first = 0; rc == 0 && first < cfg->heads; first += batch) {
+        const size_t n =
+            cfg->heads - first < batch ? cfg->heads - first : batch;
+        for (size_t h = first; rc == 0 && h < first + n; h++) {
+            // view (T, H, hd) + transpose (H, T, hd): head h is columns
+            // [h*hd, (h+1)*hd) of Q, K and V
+            const head_qkv *t = &work[h].in;
+            rc = new_head_qkv(&work[h], tr, variant, (int)h, hd, lab, err);
+            if (rc == 0) {
+                take_columns(t->q, &Q, h * hd);
+                take_columns(t->k, &K, h * hd);
+                take_columns(t->v, &V, h * hd);
+                rc = new_head_outputs(&work[h], tr, variant, (int)h, lab, err);
+            }
         }
+        if (rc == 0)
+            rc = attend_batch(tr, work + first, n, cfg, in, err);
     }
-    if (rc == 0)
-        attend_heads(work, cfg->heads, cfg, in);
-    free(work);
     matrix_free(&Q);
     matrix_free(&K);
     matrix_free(&V);
-    if (rc != 0)
-        return -1;
 
     // concat_context (T, O): transpose back (T, H, hd) and view (T, O)
-    const matrix *concat =
-        concat_heads(tr, variant, cfg->heads, cfg->d_out, lab, err);
-    const labels *dims = trace_index_labels(tr, "dim", cfg->d_out, err);
-    table *o =
-        concat == NULL || dims == NULL
-            ? NULL
-            : trace_new(tr, variant, NO_HEAD, out_name, lab->tokens, dims, err);
+    table *concat = rc == 0 ? concat_heads(tr, variant, work, cfg->heads,
+                                           cfg->d_out, lab, err)
+                            : NULL;
+    free(work);
+    const labels *dims =
+        concat == NULL ? NULL : trace_index_labels(tr, "dim", cfg->d_out, err);
+    table *o = dims == NULL ? NULL
+                            : trace_new(tr, variant, NO_HEAD, out_name,
+                                        lab->tokens, dims, err);
     if (o == NULL)
         return -1;
     // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
-    linear_forward(&o->values, concat, &p->out_proj.weight, p->out_proj.bias.v,
-                   cfg->pool);
+    linear_forward(&o->values, &concat->values, &p->out_proj.weight,
+                   p->out_proj.bias.v, cfg->pool);
+    trace_release(tr, concat);
     *out = &o->values;
     return 0;
 }

@@ -26,14 +26,16 @@
 #include "workers.h"
 
 typedef struct {
-    size_t d_model; /* D */
-    size_t d_out;   /* O */
-    size_t heads;   /* H; hd = O / H */
-    bool causal;    /* mask later tokens */
-    bool scale;     /* divide scores by sqrt(head width) */
-    bool qkv_bias;  /* biases in W_query, W_key, W_value */
-    workers *pool;  /* the threads the heads and products share (NULL:
+    size_t d_model;       /* D */
+    size_t d_out;         /* O */
+    size_t heads;         /* H; hd = O / H */
+    bool causal;          /* mask later tokens */
+    bool scale;           /* divide scores by sqrt(head width) */
+    bool qkv_bias;        /* biases in W_query, W_key, W_value */
+    workers *pool;        /* the threads the heads and products share (NULL:
                        the caller alone); the numbers never depend on it */
+    size_t heads_at_once; /* heads whose tables are made, computed and
+                             flushed together (trace.h); 0: all of them */
 } attention_config;
 
 typedef struct single_params {
@@ -93,7 +95,10 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err);
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv), the parameters already recorded (model.h): each makes per head
  * queries, keys, values, attn_scores, attn_weights, head_context, then
- * (wrapper, fused) concat_context and (fused) out. */
+ * (wrapper, fused) concat_context and (fused) out. The heads go in
+ * batches of cfg->heads_at_once: after each batch the trace is flushed
+ * and the batch's tables but head_context are released (trace.h);
+ * head_context and concat_context are released once read. */
 int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err);

@@ -130,20 +130,18 @@ static const table **select_tables(const trace *tr, const options *opt,
 }
 
 /* Every name given to --tables must be a table this run makes: a name
- * that only another variant or option makes would print nothing. */
-static int check_tables_made(const trace *tr, const options *opt, mx_error *err)
+ * that only another variant or option makes would print nothing. Checked
+ * before the run, as its tables may go out while it is made. */
+static int check_tables_made(const options *opt, const model_input *in,
+                             mx_error *err)
 {
-    for (size_t k = 0; k < opt->n_tables; k++) {
-        bool made = false;
-        for (size_t i = 0; i < trace_count(tr) && !made; i++)
-            made = strcmp(trace_at(tr, i)->name, opt->tables[k]) == 0;
-        if (!made)
+    for (size_t k = 0; k < opt->n_tables; k++)
+        if (!pipeline_makes_table(opt, in, opt->tables[k]))
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
                                "(it comes with another --variant or "
                                "option)"),
                              opt->tables[k]);
-    }
     return 0;
 }
 
@@ -268,19 +266,17 @@ static explain_context explain_for(const options *opt, const trace *tr)
     return c;
 }
 
-/* The text view: every chosen table, or --focus's compact view of the
- * token at `position`. */
-static int render_text_view(FILE *out, const options *opt, const trace *tr,
-                            const table *const *tables, size_t n,
-                            size_t position, mx_error *err)
+/* The text style of a run. ctx is filled when the first table goes out
+ * (explain_for reads the input tables). */
+static text_style text_style_of(const options *opt, const trace *tr,
+                                const explain_context *ctx)
 {
-    const explain_context ctx = explain_for(opt, tr);
     const text_style style = {
         .precision = opt->precision,
         .full = opt->full,
         .color = use_color(opt),
         .before = opt->explain ? explain_before : NULL,
-        .before_ctx = &ctx,
+        .before_ctx = ctx,
         .width = screen_width(opt),
         .truecolor = truecolor(),
         .scale = opt->color_scale,
@@ -288,13 +284,85 @@ static int render_text_view(FILE *out, const options *opt, const trace *tr,
         .grid = use_grid(opt),
         .page_breaks = opt->step,
     };
-    if (opt->torch_style)
-        return render_torch(out, tables, n, &style, err);
-    if (opt->focus == NULL)
-        return render_text(out, tables, n, &style, err);
-    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-    return render_focus(out, tables, n, inputs->rows, position, opt->kv != NULL,
-                        &style, err);
+    return style;
+}
+
+/* Why a run keeps every table until it ends: the option whose output
+ * reads the whole trace; NULL when the tables can go to the output as
+ * they are made (trace.h). */
+static const char *keeps_all(const options *opt)
+{
+    if (opt->check)
+        return "--check";
+    if (opt->html != NULL)
+        return "--html";
+    if (opt->plot != NULL)
+        return "--plot";
+    if (opt->average)
+        return "--average";
+    if (opt->focus != NULL)
+        return "--focus";
+    if (opt->format == FORMAT_TEXT && !opt->torch_style && use_grid(opt))
+        return "--layout grid";
+    return NULL;
+}
+
+/* Where one run's chosen tables go, a table at a time: --csv-dir files,
+ * then CSV or text on out (the text of --layout grid and --focus, which
+ * need every table together, is written after the run instead). */
+typedef struct {
+    const options *opt;
+    const trace *tr;
+    csv_dir_set *files; /* or NULL */
+    const char *sub;
+    csv_out_style file_csv;
+    csv_stream csv;
+    text_stream text;
+    bool text_streams; /* the text goes table by table */
+    text_style style;
+    explain_context notes;
+    size_t n; /* chosen tables that went out */
+} run_output;
+
+/* A trace_sink_fn: table t of the run to every output that wants it. */
+static int put_table(void *ctx, const table *t, mx_error *err)
+{
+    run_output *o = ctx;
+    if (!options_wants_table(o->opt, t->name))
+        return 0;
+    if (o->n++ == 0) /* the input tables are in the trace by now */
+        o->notes = explain_for(o->opt, o->tr);
+    if (o->files != NULL &&
+        csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err) != 0)
+        return -1;
+    if (o->opt->format == FORMAT_CSV)
+        return csv_stream_put(&o->csv, t, err);
+    if (o->text_streams)
+        return text_stream_put(&o->text, t, err);
+    return 0;
+}
+
+/* The text of --layout grid or --focus, once the whole trace is made:
+ * every chosen table, or --focus's compact view of the token at
+ * `position`. */
+static int render_whole_text(FILE *out, const options *opt, const trace *tr,
+                             const text_style *style, size_t position,
+                             mx_error *err)
+{
+    size_t n = 0;
+    const table **tables = select_tables(tr, opt, &n);
+    if (tables == NULL)
+        return err_nomem(err, _("the table list"));
+    int rc;
+    if (opt->focus == NULL) {
+        rc = render_text(out, tables, n, style, err);
+    } else {
+        const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+        rc = render_focus(out, tables, n, inputs->rows, position,
+                          opt->kv != NULL, style, err);
+    }
+    free(tables);
+    return rc;
 }
 
 /* The position --focus names in the trace's sequence (0 without --focus). */
@@ -337,7 +405,8 @@ static int open_html(html_set **html, const options *opt, size_t pages,
  * single run), rendered to out and, with --csv-dir, added to *files
  * (begun at the first run, in sub or in the directory itself) and with
  * --plot drawn as a page. A failed --check sets *check_failed; the run
- * goes on. */
+ * goes on. Unless an output needs the whole trace (keeps_all), its tables
+ * go out as they are made, so a long run holds few of them at once. */
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, csv_dir_set **files,
@@ -346,20 +415,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
 {
     trace tr;
     trace_init(&tr);
-    size_t n = 0, focus = 0;
-    const table **chosen = NULL;
-    /* everything that can fail on the input fails before any output */
-    int rc = pipeline_run(&tr, opt, in, err);
-    if (rc == 0)
-        rc = check_tables_made(&tr, opt, err);
-    if (rc == 0)
-        rc = find_focus(&focus, opt, &tr, err);
-    if (rc == 0) {
-        chosen = select_tables(&tr, opt, &n);
-        if (chosen == NULL)
-            rc = err_nomem(err, _("the table list"));
-    }
-    const table *const *tables = chosen;
+    const bool streams = keeps_all(opt) == NULL;
     const csv_out_style csv = {
         .delimiter = opt->csv_delimiter,
         .decimal_comma = opt->decimal_comma,
@@ -367,34 +423,57 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .header = index <= 0,
         .sentence = index,
     };
-    if (rc == 0 && opt->csv_dir != NULL) {
-        csv_out_style file_csv = csv;
-        file_csv.bom = opt->bom;
-        if (*files == NULL)
-            rc = csv_dir_begin(files, opt->csv_dir, err);
-        if (rc == 0)
-            rc = csv_dir_add(*files, sub, tables, n, &file_csv, err);
-    }
-    if (rc == 0 && plot != NULL)
-        rc = plot_page(plot, &tr, opt->tables != NULL ? tables : NULL, n,
-                       heading, err);
+    run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
+    o.file_csv.bom = opt->bom;
+    o.style = text_style_of(opt, &tr, &o.notes);
+    o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
+                     (opt->torch_style || !o.style.grid);
+    csv_stream_begin(&o.csv, out, &csv);
+    text_stream_begin(&o.text, out, &o.style,
+                      opt->torch_style ? torch_table : text_table);
+    /* everything that can fail on the input fails before any output */
+    int rc = check_tables_made(opt, in, err);
+    if (rc == 0 && opt->csv_dir != NULL && *files == NULL)
+        rc = csv_dir_begin(files, opt->csv_dir, err);
+    o.files = *files;
+    if (rc == 0 && streams)
+        trace_set_sink(&tr, put_table, &o);
+    if (rc == 0 && heading != NULL && opt->format == FORMAT_TEXT)
+        /* each sentence on its own step too; --input's text is spooled */
+        fprintf(out, "%s=== %s ===\n\n",
+                index <= 0  ? ""
+                : opt->step ? "\f"
+                            : "\n",
+                heading);
+    if (rc == 0)
+        rc = pipeline_run(&tr, opt, in, err);
+    size_t focus = 0;
+    if (rc == 0)
+        rc = find_focus(&focus, opt, &tr, err);
+    /* a run that kept its trace: every table now, in order */
+    for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
+        rc = put_table(&o, trace_at(&tr, i), err);
     if (rc == 0 && opt->format == FORMAT_CSV)
-        rc = render_csv(out, tables, n, &csv, err);
-    if (rc == 0 && opt->format == FORMAT_TEXT) {
-        if (heading != NULL) /* each sentence on its own step too */
-            fprintf(out, "%s=== %s ===\n\n",
-                    index <= 0  ? ""
-                    : opt->step ? "\f"
-                                : "\n",
-                    heading);
-        rc = render_text_view(out, opt, &tr, tables, n, focus, err);
+        rc = csv_stream_end(&o.csv, err);
+    else
+        csv_stream_free(&o.csv);
+    if (rc == 0 && plot != NULL) {
+        size_t n = 0;
+        const table **chosen = select_tables(&tr, opt, &n);
+        rc = chosen == NULL
+                 ? err_nomem(err, _("the table list"))
+                 : plot_page(plot, &tr, opt->tables != NULL ? chosen : NULL, n,
+                             heading, err);
+        free(chosen);
     }
+    if (rc == 0 && opt->format == FORMAT_TEXT && !o.text_streams)
+        rc = render_whole_text(out, opt, &tr, &o.style, focus, err);
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */
         FILE *report = opt->format == FORMAT_TEXT ? out : stderr;
         check_report r;
         check_trace(&r, &tr, opt->causal && opt->kv == NULL, opt->tie);
-        if (opt->format == FORMAT_TEXT && n > 0)
+        if (opt->format == FORMAT_TEXT && o.n > 0)
             fputc('\n', report);
         /* wrapped for a person at a terminal; one line per invariant
          * for a script reading a pipe or a file */
@@ -417,7 +496,6 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                                 .explain = &notes};
         rc = html_add(html, &tr, &page, err);
     }
-    free(chosen);
     trace_free(&tr);
     return rc;
 }
@@ -546,7 +624,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         double values = 0;
-        if (pipeline_check(&values, opt, &in, err) != 0) {
+        if (pipeline_check(&values, opt, &in, keeps_all(opt) == NULL, err) !=
+            0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,

@@ -20,8 +20,8 @@ static int add_param_size(const param_info *p, void *ctx)
     return 0;
 }
 
-/* About how many float values the trace of this run will hold, counted in
- * double so that absurd sizes cannot overflow. */
+/* About how many float values the whole trace of this run holds, counted
+ * in double so that absurd sizes cannot overflow. */
 static double trace_size(const options *opt, size_t D, size_t T, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D,
@@ -49,6 +49,62 @@ static double trace_size(const options *opt, size_t D, size_t T, size_t V)
         n += 4.0 * t * d + h * 2.0 * t * t + 2.0 * t * d + t * (f + 3.0 * d);
     }
     return n;
+}
+
+/* What a streamed run (trace.h) holds at its worst moment with b heads in
+ * flight: about kept + work + b * per_head values. */
+typedef struct {
+    double kept;     /* tables kept to the end: the input tables, the
+                        parameters, each variant's output */
+    double work;     /* the most one variant's pass holds besides: Q, K, V
+                        (fused, block), the heads' contexts, concat_context */
+    double per_head; /* one head's queries, keys, values, scores, weights */
+} stream_size;
+
+static stream_size streamed_size(const options *opt, size_t D, size_t T,
+                                 size_t V)
+{
+    const double t = (double)T, v = (double)V, d = (double)D,
+                 o = (double)opt->d_out, h = (double)opt->heads;
+    const model_dims dims = {
+        .d_model = D,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .ff = opt->ff ? opt->ff : 4 * D,
+        .qkv_bias = opt->qkv_bias,
+    };
+    stream_size n = {.kept = v * d + t * d + v + t};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (opt->variants & model_variants[i].bit)
+            model_params_each(model_variants[i].bit, &dims, NULL,
+                              add_param_size, &n.kept);
+    // (the block's attention is d_model wide)
+    const unsigned v_bits[] = {VARIANT_SINGLE, VARIANT_WRAPPER, VARIANT_FUSED,
+                               VARIANT_BLOCK};
+    const double kept[] = {t * o, t * o, t * o, t * ((double)dims.ff + 4 * d)};
+    const double work[] = {0, 2 * t * o, 4 * t * o, 4 * t * d};
+    const double hd[] = {o, o / h, o / h, d / h};
+    for (size_t i = 0; i < 4; i++) {
+        if (!(opt->variants & v_bits[i]))
+            continue;
+        n.kept += kept[i];
+        if (work[i] > n.work)
+            n.work = work[i];
+        if (2 * t * t + 3 * t * hd[i] > n.per_head)
+            n.per_head = 2 * t * t + 3 * t * hd[i];
+    }
+    return n;
+}
+
+/* The heads a streamed run computes at once: one per thread, fewer when
+ * more would not fit MAX_TRACE_VALUES (at least one). */
+static size_t heads_at_once(const stream_size *n, size_t threads)
+{
+    const double room = (double)MAX_TRACE_VALUES - n->kept - n->work;
+    size_t b = 1;
+    while (b < threads && (double)(b + 1) * n->per_head <= room)
+        b++;
+    return b;
 }
 
 /* Adds a column of ids (the vocab or tokens table): ids[i], or i when ids
@@ -164,6 +220,62 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
     }
     if (rc == 0 && opt->average && variant != VARIANT_SINGLE)
         rc = record_average(tr, variant_name(variant), cfg->heads, err);
+    return rc == 0 ? trace_flush(tr, err) : rc;
+}
+
+/* Before a streamed run writes anything: every variant's --weights files
+ * read into freshly made parameters (then freed), so that a bad file
+ * stops the run before the first table goes out, as in a run that keeps
+ * its trace. */
+static int check_weights(const options *opt, size_t D, mx_error *err)
+{
+    const attention_config cfg = {
+        .d_model = D,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .qkv_bias = opt->qkv_bias,
+    };
+    const model_dims dims = {
+        .d_model = D,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .ff = opt->ff ? opt->ff : 4 * D,
+        .qkv_bias = opt->qkv_bias,
+    };
+    // --tie reads the wrapper's files for the fused module too
+    const unsigned read = opt->variants | (opt->tie ? VARIANT_WRAPPER : 0u);
+    int rc = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
+        const unsigned v = model_variants[i].bit;
+        if (!(read & v))
+            continue;
+        torch_rng g;
+        rng_seed(&g, opt->seed);
+        single_params single = {0};
+        wrapper_params wrapper = {0};
+        fused_params fused = {0};
+        block_params block = {0};
+        attention_config wide = cfg;
+        wide.d_out = D;
+        const module_storage m = {.single = &single,
+                                  .wrapper = &wrapper,
+                                  .fused = &fused,
+                                  .block = &block};
+        if (v == VARIANT_SINGLE)
+            rc = single_init(&single, &cfg, &g, err);
+        else if (v == VARIANT_WRAPPER)
+            rc = wrapper_init(&wrapper, &cfg, &g, err);
+        else if (v == VARIANT_FUSED)
+            rc = fused_init(&fused, &cfg, &g, err);
+        else
+            rc = block_init(&block, &wide, dims.ff, &g, err);
+        if (rc == 0)
+            rc = load_weights(v, &m, opt, &dims, err);
+        single_free(&single);
+        wrapper_free(&wrapper);
+        fused_free(&fused);
+        block_free(&block);
+    }
     return rc;
 }
 
@@ -218,9 +330,13 @@ static size_t model_width(const options *opt, const model_input *in)
     return in->embeddings != NULL ? in->embeddings->cols : opt->d_model;
 }
 
-/* The run fits the limits; *values is the size of its trace. */
-static int check_size(double *values, const options *opt, const model_input *in,
-                      const tokenized *tok, mx_error *err)
+/* The run fits the limits; *values is the size of its whole trace. A
+ * streamed run (trace.h) is held to what it holds at once with one head
+ * in flight; *batch is how many heads it may then compute at once on
+ * `threads` threads. */
+static int check_size(double *values, size_t *batch, const options *opt,
+                      const model_input *in, const tokenized *tok,
+                      bool streamed, size_t threads, mx_error *err)
 {
     const size_t D = model_width(opt, in);
     if (in->embeddings != NULL && opt->d_model_given && opt->d_model != D)
@@ -237,26 +353,39 @@ static int check_size(double *values, const options *opt, const model_input *in,
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
                          opt->heads, D);
-    double size = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
-    *values = size;
-    if (size > (double)MAX_TRACE_VALUES)
+    const double whole = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
+    const stream_size part = streamed_size(opt, D, tok->n_tokens, tok->n_vocab);
+    const double least = part.kept + part.work + part.per_head;
+    const double max = (double)MAX_TRACE_VALUES;
+    *values = whole;
+    *batch = streamed ? heads_at_once(&part, threads) : 0;
+    if (streamed ? least > max : whole > max && least > max)
         return err_input(err,
                          _("the run would hold about %.0f million values (at "
                            "most %zu million): use fewer tokens, heads or "
                            "variants, or smaller widths"),
-                         size / 1e6, MAX_TRACE_VALUES / 1000000);
+                         (streamed ? least : whole) / 1e6,
+                         MAX_TRACE_VALUES / 1000000);
+    if (whole > max && !streamed)
+        return err_input(err,
+                         _("the run would hold about %.0f million values (at "
+                           "most %zu million) with every table kept to the "
+                           "end, as --check, --html, --plot, --average, "
+                           "--focus and --layout grid need: without them the "
+                           "tables go out as they are made and it fits"),
+                         whole / 1e6, MAX_TRACE_VALUES / 1000000);
     return 0;
 }
 
 int pipeline_check(double *values, const options *opt, const model_input *in,
-                   mx_error *err)
+                   bool streamed, mx_error *err)
 {
     tokenized tok = {0};
-    size_t n_queries;
+    size_t n_queries, batch;
     *values = 0;
     if (input_tokens(&tok, &n_queries, in, opt->tokens, err) != 0)
         return -1;
-    int rc = check_size(values, opt, in, &tok, err);
+    int rc = check_size(values, &batch, opt, in, &tok, streamed, 1, err);
     size_t position;
     if (rc == 0 && opt->focus != NULL)
         rc = find_token(&position, opt->focus, (const char *const *)tok.tokens,
@@ -297,10 +426,14 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     if (input_tokens(&tok, &T, in, opt->tokens, err) != 0)
         return -1;
     double values;
-    if (check_size(&values, opt, in, &tok, err) != 0 ||
-        workers_init(&pool,
-                     opt->threads != 0 ? opt->threads : workers_available(),
-                     err) != 0)
+    size_t batch = 0;
+    const size_t threads =
+        opt->threads != 0 ? opt->threads : workers_available();
+    if (check_size(&values, &batch, opt, in, &tok, trace_streams(tr), threads,
+                   err) != 0 ||
+        (trace_streams(tr) && opt->weights != NULL &&
+         check_weights(opt, model_width(opt, in), err) != 0) ||
+        workers_init(&pool, threads, err) != 0)
         goto done;
     // T query tokens, then S key/value tokens (S = 0 for self-attention)
     const size_t S = tok.n_tokens - T, V = tok.n_vocab;
@@ -314,6 +447,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
         .pool = pool,
+        .heads_at_once = batch,
     };
 
     const char *const *words = (const char *const *)tok.tokens;
@@ -367,9 +501,68 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
             run_variant(tr, v, opt, &cfg, &g, &x, &lab, err) != 0)
             goto done;
     }
-    rc = 0;
+    rc = trace_flush(tr, err);
 done:
     workers_free(pool);
     tokenized_free(&tok);
     return rc;
+}
+
+/* A param_fn: stops the listing (returns 1) at the present parameter
+ * whose name ctx (a const char *) points to. */
+static int is_present_named(const param_info *p, void *ctx)
+{
+    const char *const *name = ctx;
+    return p->present && strcmp(p->name, *name) == 0;
+}
+
+bool pipeline_makes_table(const options *opt, const model_input *in,
+                          const char *name)
+{
+    // the input tables (pipeline_run)
+    const bool kv = in->kv != NULL;
+    const struct {
+        const char *name;
+        bool made;
+    } input[] = {
+        {"vocab", true},   {"tokens", true},
+        {"kv_tokens", kv}, {"embedding.weight", in->embeddings == NULL},
+        {"inputs", true},  {"kv_inputs", kv},
+    };
+    for (size_t i = 0; i < sizeof input / sizeof input[0]; i++)
+        if (strcmp(name, input[i].name) == 0)
+            return input[i].made;
+    // each variant's forward pass (attention.h, block.h), then --average
+    static const char *const per_head[] = {"queries",      "keys",
+                                           "values",       "attn_scores",
+                                           "attn_weights", "head_context"};
+    static const struct {
+        unsigned variant;
+        const char *names[7]; /* NULL-terminated */
+    } after_heads[] = {
+        {VARIANT_SINGLE, {NULL}},
+        {VARIANT_WRAPPER, {"concat_context", NULL}},
+        {VARIANT_FUSED, {"concat_context", "out", NULL}},
+        {VARIANT_BLOCK,
+         {"concat_context", "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
+          "out", NULL}},
+    };
+    const model_dims dims = {.heads = opt->heads, .qkv_bias = opt->qkv_bias};
+    for (size_t i = 0; i < sizeof after_heads / sizeof after_heads[0]; i++) {
+        const unsigned v = after_heads[i].variant;
+        if (!(opt->variants & v))
+            continue;
+        for (size_t k = 0; k < sizeof per_head / sizeof per_head[0]; k++)
+            if (strcmp(name, per_head[k]) == 0)
+                return true;
+        for (const char *const *n = after_heads[i].names; *n != NULL; n++)
+            if (strcmp(name, *n) == 0)
+                return true;
+        if (opt->average && v != VARIANT_SINGLE &&
+            strcmp(name, "attn_weights_avg") == 0)
+            return true;
+        if (model_params_each(v, &dims, NULL, is_present_named, &name) != 0)
+            return true;
+    }
+    return false;
 }

@@ -9,13 +9,16 @@
 #ifndef MHA_PIPELINE_H
 #define MHA_PIPELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "options.h"
 #include "trace.h"
 
-/* Largest trace, in float values, checked before the model is built. */
+/* The most float values a run may hold at once, checked before the model
+ * is built: every table of a run that keeps its whole trace; the tables
+ * kept to the end and the heads in flight of a run that streams them. */
 #define MAX_TRACE_VALUES ((size_t)1 << 27)
 
 /* Largest sum of the traces of all the runs of one --input file: eight
@@ -33,10 +36,10 @@ typedef struct {
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that
- * the run fits the limits; *values is about how many float values its
- * trace will hold. */
+ * the run fits the limits, streamed or keeping its whole trace (trace.h);
+ * *values is about how many float values its whole trace makes. */
 int pipeline_check(double *values, const options *opt, const model_input *in,
-                   mx_error *err);
+                   bool streamed, mx_error *err);
 
 /* Runs the model of opt over the input and appends every table to tr
  * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is
@@ -46,8 +49,16 @@ int pipeline_check(double *values, const options *opt, const model_input *in,
  * fused). With embeddings given there is no embedding table and no
  * embedding draw: the module's layers are the first draws after the seed.
  * tr must be initialised; on failure it may hold some tables and the
- * caller still frees it. */
+ * caller still frees it. When tr streams (trace.h), the run is held to
+ * what it holds at once, the heads are computed a few at a time, and
+ * every --weights file is read before the first table goes to the sink;
+ * the last table has gone to the sink when it returns. */
 int pipeline_run(trace *tr, const options *opt, const model_input *in,
                  mx_error *err);
+
+/* Whether a run of opt over in makes a table of this name (the tables of
+ * pipeline_run, known before it runs: --tables is checked with it). */
+bool pipeline_makes_table(const options *opt, const model_input *in,
+                          const char *name);
 
 #endif

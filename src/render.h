@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "heat.h"
+#include "textbuf.h"
 #include "trace.h"
 
 /* PyTorch prints a tensor whole up to this many values, then summarises
@@ -63,6 +64,29 @@ typedef int (*render_table_fn)(FILE *out, const table *t,
 int render_each(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, render_table_fn one, mx_error *err);
 
+/* The same, a table at a time as a streamed trace hands them over
+ * (trace.h): text_stream_put writes t as render_each would after the
+ * tables put before. Each table, with the blank line or step mark and the
+ * note before it, is formatted whole in memory and then written at once,
+ * so a failure never leaves part of a table on out. */
+typedef struct {
+    FILE *out;
+    const text_style *style;
+    render_table_fn one; /* text_table or torch_table */
+    const table *prev;   /* the table put before, or NULL */
+} text_stream;
+
+void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
+                       render_table_fn one);
+int text_stream_put(text_stream *s, const table *t, mx_error *err);
+
+/* One table as render_text (without --layout grid) and render_torch
+ * print it: render_table_fns for text_stream. */
+int text_table(FILE *out, const table *t, const text_style *style,
+               mx_error *err);
+int torch_table(FILE *out, const table *t, const text_style *style,
+                mx_error *err);
+
 /* Aligned tables for a terminal, one after another, a blank line between.
  * With style->grid, the same table of every head of a variant comes
  * together (queries of heads 0, 1, ..., then keys, ...), side by side
@@ -91,6 +115,23 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
  * variant,head,table,row,row_label,col,col_label,value */
 int render_csv(FILE *out, const table *const *tables, size_t n,
                const csv_out_style *style, mx_error *err);
+
+/* The same, a table at a time (trace.h): the byte-order mark and header
+ * come before the first table, or at csv_stream_end when there was none.
+ * Everything a table needs in memory is allocated before its first row is
+ * written, so a failure never leaves part of a table on out. After a
+ * failure, csv_stream_free frees the stream instead of csv_stream_end. */
+typedef struct {
+    FILE *out;
+    const csv_out_style *style;
+    bool started; /* the header is written */
+    textbuf chunk;
+} csv_stream;
+
+void csv_stream_begin(csv_stream *s, FILE *out, const csv_out_style *style);
+int csv_stream_put(csv_stream *s, const table *t, mx_error *err);
+int csv_stream_end(csv_stream *s, mx_error *err);
+void csv_stream_free(csv_stream *s);
 
 /* --csv-dir: one matrix-shaped CSV per table,
  * dir[/sub]/<variant>.<table>.csv or dir[/sub]/<variant>.head<h>.<table>.csv,

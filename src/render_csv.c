@@ -32,9 +32,17 @@ void write_csv_field(FILE *out, const char *s, char delimiter)
  * size. */
 #define CHUNK 65536
 
+/* Bytes of s as one CSV field, at most (quoted, every quote doubled). */
+static size_t field_bytes(const char *s)
+{
+    return 2 * strlen(s) + 2;
+}
+
 /* One table's rows: "[sentence,]variant,head,table,r,row_label," once per
  * row, then "c,col_label,value\n" per value, the column parts made once
- * per table. */
+ * per table. Everything is allocated before the first row goes into
+ * chunk, so the table's rows reach out whole, or (-1: memory ran out)
+ * none of them. Returns -2 on a write error. */
 static int write_table(FILE *out, textbuf *chunk, const table *t,
                        const csv_out_style *style)
 {
@@ -64,7 +72,20 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         rc |= textbuf_add_char(&prefix, d);
     }
     const size_t fixed = prefix.len;
-    for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
+    /* room for the longest row prefix, and for a chunk of rows: written
+     * out once it passes CHUNK, so never longer than CHUNK and a row */
+    size_t longest = 0;
+    for (size_t r = 0; r < t->values.rows; r++)
+        if (field_bytes(t->rows->s[r]) > longest)
+            longest = field_bytes(t->rows->s[r]);
+    const size_t prefix_most = fixed + 24 + longest + 2;
+    const size_t row_most =
+        cols * (prefix_most + FLOAT_TEXT_SIZE + 1) + col_parts.len;
+    if (rc == 0 && (textbuf_reserve(&prefix, prefix_most - fixed) == NULL ||
+                    (cols > 0 && t->values.rows > 0 &&
+                     textbuf_reserve(chunk, CHUNK + row_most) == NULL)))
+        rc = -1;
+    for (size_t r = 0; rc == 0 && r < t->values.rows && cols > 0; r++) {
         prefix.len = fixed;
         rc |= textbuf_add_size(&prefix, r);
         rc |= textbuf_add_char(&prefix, d);
@@ -73,11 +94,10 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         /* the row's lines: prefix, column parts, values and line ends */
         const size_t most =
             cols * (prefix.len + FLOAT_TEXT_SIZE + 1) + col_parts.len;
-        char *p = rc == 0 && cols > 0 ? textbuf_reserve(chunk, most) : NULL;
+        char *p = rc == 0 ? textbuf_reserve(chunk, most) : NULL;
         if (p == NULL) {
-            if (cols > 0)
-                rc = -1;
-            continue;
+            rc = -1;
+            break;
         }
         const float *row = matrix_at(&t->values, r, 0);
         for (size_t c = 0; c < cols; c++) {
@@ -99,33 +119,64 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
     return rc;
 }
 
-int render_csv(FILE *out, const table *const *tables, size_t n,
-               const csv_out_style *style, mx_error *err)
+void csv_stream_begin(csv_stream *s, FILE *out, const csv_out_style *style)
 {
-    const char d = style->delimiter;
-    if (style->bom)
-        fputs("\xEF\xBB\xBF", out);
-    if (style->header) {
-        if (style->sentence >= 0)
-            fprintf(out, "sentence%c", d);
-        fprintf(out,
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    s->style = style;
+}
+
+/* The byte-order mark and the header row, as the style asks. */
+static void start(csv_stream *s)
+{
+    const char d = s->style->delimiter;
+    if (s->style->bom)
+        fputs("\xEF\xBB\xBF", s->out);
+    if (s->style->header) {
+        if (s->style->sentence >= 0)
+            fprintf(s->out, "sentence%c", d);
+        fprintf(s->out,
                 "variant%chead%ctable%crow%crow_label%ccol%ccol_label%c"
                 "value\n",
                 d, d, d, d, d, d, d);
     }
-    textbuf chunk = {0};
-    for (size_t i = 0; i < n; i++) {
-        const int rc = write_table(out, &chunk, tables[i], style);
-        if (rc == -1) {
-            textbuf_free(&chunk);
-            return err_nomem(err, _("the CSV output"));
-        }
-        if (rc != 0 || textbuf_flush(&chunk, out) != 0 || ferror(out)) {
-            const int e = errno;
-            textbuf_free(&chunk);
-            return err_write(err, _("the output"), e);
-        }
-    }
-    textbuf_free(&chunk);
+    s->started = true;
+}
+
+int csv_stream_put(csv_stream *s, const table *t, mx_error *err)
+{
+    if (!s->started)
+        start(s);
+    const int rc = write_table(s->out, &s->chunk, t, s->style);
+    if (rc == -1)
+        return err_nomem(err, _("the CSV output"));
+    if (rc != 0 || textbuf_flush(&s->chunk, s->out) != 0 || ferror(s->out))
+        return err_write(err, _("the output"), errno);
     return 0;
+}
+
+int csv_stream_end(csv_stream *s, mx_error *err)
+{
+    csv_stream_free(s);
+    if (!s->started)
+        start(s);
+    return ferror(s->out) ? err_write(err, _("the output"), errno) : 0;
+}
+
+void csv_stream_free(csv_stream *s)
+{
+    textbuf_free(&s->chunk);
+}
+
+int render_csv(FILE *out, const table *const *tables, size_t n,
+               const csv_out_style *style, mx_error *err)
+{
+    csv_stream s;
+    csv_stream_begin(&s, out, style);
+    for (size_t i = 0; i < n; i++)
+        if (csv_stream_put(&s, tables[i], err) != 0) {
+            csv_stream_free(&s);
+            return -1;
+        }
+    return csv_stream_end(&s, err);
 }

@@ -333,8 +333,8 @@ static bool view_summarised(const table_view *v)
     return v->nr < v->t->values.rows || v->nc < v->t->values.cols;
 }
 
-static int render_one(FILE *out, const table *t, const text_style *style,
-                      mx_error *err)
+int text_table(FILE *out, const table *t, const text_style *style,
+               mx_error *err)
 {
     table_view v;
     if (view_init(&v, t, style, err) != 0) {
@@ -404,7 +404,11 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
             fputc('\n', out);
         }
     }
-    return fclose(out) == 0 ? 0 : err_nomem(err, _("a grid of tables"));
+    /* glibc's fclose of a memory stream leaves *text NULL when its last
+     * allocation fails */
+    return fclose(out) == 0 && *text != NULL
+               ? 0
+               : err_nomem(err, _("a grid of tables"));
 }
 
 /* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)". */
@@ -502,7 +506,7 @@ static size_t grid_legend_width(const table_view *views, size_t n,
     if (mem == NULL)
         return 0;
     print_grid_legend(mem, views, n, style);
-    size_t w = fclose(mem) == 0 ? block_width(text) : 0;
+    size_t w = fclose(mem) == 0 && text != NULL ? block_width(text) : 0;
     free(text);
     return w;
 }
@@ -591,14 +595,54 @@ static void before_table(FILE *out, const table *t, const table *prev,
         style->before(out, t, prev, style->before_ctx);
 }
 
+void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
+                       render_table_fn one)
+{
+    s->out = out;
+    s->style = style;
+    s->one = one;
+    s->prev = NULL;
+}
+
+/* What goes before t, then t, rendered by one into memory, then written to
+ * out with one fwrite: a table is on out whole or not at all. */
+static int put_whole(FILE *out, const table *t, const table *prev,
+                     const text_style *style, render_table_fn one,
+                     mx_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL)
+        return err_nomem(err, _("a table's text"));
+    before_table(mem, t, prev, style);
+    int rc = one(mem, t, style, err);
+    /* a memory stream fails only when memory runs out (glibc's fclose
+     * then may leave text NULL) */
+    if ((ferror(mem) | fclose(mem)) != 0 || text == NULL)
+        rc = err_nomem(err, _("a table's text"));
+    if (rc == 0 && len > 0 && fwrite(text, 1, len, out) != len)
+        rc = err_write(err, _("the output"), errno);
+    free(text);
+    return rc;
+}
+
+int text_stream_put(text_stream *s, const table *t, mx_error *err)
+{
+    if (put_whole(s->out, t, s->prev, s->style, s->one, err) != 0)
+        return -1;
+    s->prev = t;
+    return 0;
+}
+
 int render_each(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, render_table_fn one, mx_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
-        before_table(out, tables[i], i > 0 ? tables[i - 1] : NULL, style);
-        if (one(out, tables[i], style, err) != 0)
+    text_stream s;
+    text_stream_begin(&s, out, style, one);
+    for (size_t i = 0; i < n; i++)
+        if (text_stream_put(&s, tables[i], err) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -620,11 +664,40 @@ static size_t gather(size_t *idx, const table *const *tables, size_t n,
     return k;
 }
 
+/* The k tables of a group (gather) after prev: as a grid, or one under
+ * another where two do not fit side by side; formatted in memory, then
+ * written whole. */
+static int put_group(FILE *out, const table *const *group, size_t k,
+                     const table *prev, const text_style *style, mx_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL)
+        return err_nomem(err, _("a table's text"));
+    bool done = false;
+    before_table(mem, group[0], prev, style);
+    int rc = render_grid(mem, group, k, style, &done, err);
+    for (size_t j = 0; j < k && rc == 0 && !done; j++) {
+        if (j > 0)
+            before_table(mem, group[j], group[j - 1], style);
+        rc = text_table(mem, group[j], style, err);
+    }
+    /* a memory stream fails only when memory runs out (glibc's fclose
+     * then may leave text NULL) */
+    if ((ferror(mem) | fclose(mem)) != 0 || text == NULL)
+        rc = err_nomem(err, _("a table's text"));
+    if (rc == 0 && len > 0 && fwrite(text, 1, len, out) != len)
+        rc = err_write(err, _("the output"), errno);
+    free(text);
+    return rc;
+}
+
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err)
 {
     if (!style->grid)
-        return render_each(out, tables, n, style, render_one, err);
+        return render_each(out, tables, n, style, text_table, err);
     bool *printed = calloc(n + 1, sizeof *printed);
     size_t *idx = calloc(n + 1, sizeof *idx);
     const table **group = calloc(n + 1, sizeof *group);
@@ -643,15 +716,7 @@ int render_text(FILE *out, const table *const *tables, size_t n,
             group[j] = tables[idx[j]];
             printed[idx[j]] = true;
         }
-        bool done = false;
-        before_table(out, group[0], prev, style);
-        rc = render_grid(out, group, k, style, &done, err);
-        /* no room for two side by side: one under another */
-        for (size_t j = 0; j < k && rc == 0 && !done; j++) {
-            if (j > 0)
-                before_table(out, group[j], group[j - 1], style);
-            rc = render_one(out, group[j], style, err);
-        }
+        rc = put_group(out, group, k, prev, style, err);
         prev = group[0];
     }
     free(printed);

@@ -151,8 +151,8 @@ static void print_row(FILE *out, const float *row, const size_t *col, size_t k,
     fputc(']', out);
 }
 
-static int render_one(FILE *out, const table *t, const text_style *style,
-                      mx_error *err)
+int torch_table(FILE *out, const table *t, const text_style *style,
+                mx_error *err)
 {
     const size_t R = t->values.rows, C = t->values.cols;
     const bool summarise = !style->full && R * C > SUMMARY_THRESHOLD;
@@ -198,5 +198,5 @@ static int render_one(FILE *out, const table *t, const text_style *style,
 int render_torch(FILE *out, const table *const *tables, size_t n,
                  const text_style *style, mx_error *err)
 {
-    return render_each(out, tables, n, style, render_one, err);
+    return render_each(out, tables, n, style, torch_table, err);
 }

@@ -38,6 +38,47 @@ void trace_free(trace *tr)
     trace_init(tr);
 }
 
+void trace_set_sink(trace *tr, trace_sink_fn sink, void *ctx)
+{
+    tr->sink = sink;
+    tr->sink_ctx = ctx;
+}
+
+/* Frees t's values; its name, labels and shape stay for the headings. */
+static void drop_values(table *t)
+{
+    free(t->values.v);
+    t->values.v = NULL;
+}
+
+int trace_flush(trace *tr, mx_error *err)
+{
+    if (tr->sink == NULL)
+        return 0;
+    const size_t first = tr->n_emitted;
+    for (; tr->n_emitted < tr->n_tables; tr->n_emitted++) {
+        table *t = tr->tables[tr->n_emitted];
+        if (tr->sink(tr->sink_ctx, t, err) != 0)
+            return -1;
+        t->emitted = true;
+    }
+    /* only after the whole batch: the sink may read one table's
+     * neighbours (attn_weights is shaded by its head's attn_scores) */
+    for (size_t i = first; i < tr->n_tables; i++)
+        if (tr->tables[i]->released)
+            drop_values(tr->tables[i]);
+    return 0;
+}
+
+void trace_release(trace *tr, table *t)
+{
+    if (tr->sink == NULL)
+        return;
+    t->released = true;
+    if (t->emitted)
+        drop_values(t);
+}
+
 /* Grows an array of `size`-byte items so that one more fits. */
 static int grow(void *items_ptr, size_t *cap, size_t len, size_t size,
                 mx_error *err)
