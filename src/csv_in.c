@@ -332,18 +332,54 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
 
 /* ---- numbers ----------------------------------------------------------- */
 
+/* The length of the whitespace (as Python's str.isspace() says) that
+ * starts s, which is valid UTF-8. */
+static size_t space_prefix(const char *s)
+{
+    size_t at = 0;
+    for (;;) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)s + at, -1, &c);
+        if (n <= 0 || c == 0 || !is_split_space(c))
+            return at;
+        at += (size_t)n;
+    }
+}
+
+/* Where the whitespace that ends s (of length len) begins. */
+static size_t space_suffix(const char *s, size_t len)
+{
+    size_t end = len;
+    while (end > 0) {
+        size_t start = end - 1;
+        while (start > 0 && ((unsigned char)s[start] & 0xC0) == 0x80)
+            start--;
+        utf8proc_int32_t c = -1;
+        utf8proc_iterate((const utf8proc_uint8_t *)s + start,
+                         (utf8proc_ssize_t)(end - start), &c);
+        if (!is_split_space(c))
+            break;
+        end = start;
+    }
+    return end;
+}
+
 int parse_csv_number(float *out, const char *text, bool decimal_comma,
                      const char **why)
 {
     const char sep = decimal_comma ? ',' : '.';
     size_t n = 0, digits = 0;
-    const char *p = text;
-    if (*p == '\0') {
+    /* whitespace around the number is ignored, as float() ignores it */
+    const char *p = text + space_prefix(text);
+    const size_t len = space_suffix(p, strlen(p));
+    const char *const end = p + len;
+    if (len == 0) {
         *why = N_("an empty cell where a number belongs");
         return -1;
     }
     /* any number of digits: 1 and 120 zeros is a number (too large) */
-    char *plain = malloc(strlen(text) + 1);
+    char *plain = malloc(len + 1);
     if (plain == NULL) {
         *why = N_("out of memory");
         return -1;
@@ -367,7 +403,7 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
         if (exp_digits == 0)
             digits = 0;
     }
-    if (digits == 0 || *p != '\0') {
+    if (digits == 0 || p != end) {
         free(plain);
         *why = decimal_comma ? N_("not a number (expected digits with a "
                                   "decimal comma, such as -0,25)")

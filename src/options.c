@@ -456,6 +456,9 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
     for (;;) {
         size_t n = strcspn(p, ",");
         const variant_info *v = variant_by_name(p, n);
+        if (v != NULL && (set & v->bit))
+            return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
+                             "--variant", (int)n, p, text);
         if (v != NULL)
             set |= v->bit;
         else
@@ -515,6 +518,11 @@ static int parse_tables(options *opt, const char *text, mx_error *err)
         if (len == 0)
             return err_usage(err, _("%s: empty table name in '%s'"), "--tables",
                              text);
+        for (size_t k = 0; k < i; k++)
+            if (strlen(opt->tables[k]) == len &&
+                strncmp(opt->tables[k], p, len) == 0)
+                return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
+                                 "--tables", (int)len, p, text);
         opt->tables[i] = strndup(p, len);
         if (opt->tables[i] == NULL)
             return err_nomem(err, _("the table list"));

@@ -86,9 +86,20 @@ static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
             return err_input(err, _("--csv-dir: %s is not a directory"), path);
         return 0;
     }
-    if (mkdir(path, 0777) != 0)
+    /* a symlink loop, a folder that cannot be searched: say why */
+    if (errno != ENOENT)
         return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
                          strerror(errno));
+    if (mkdir(path, 0777) != 0) {
+        int e = errno;
+        if (e == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return err_input(err,
+                             _("--csv-dir: %s is a symbolic link to a "
+                               "folder that does not exist"),
+                             path);
+        return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
+                         strerror(e));
+    }
     return remember_made(s, path, err);
 }
 

@@ -68,6 +68,22 @@ static bool is_bidi_control(utf8proc_int32_t c)
            (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
 }
 
+/* Whether s is not empty and holds only format characters (Cf), which
+ * draw nothing: such a token is shown as its code points. */
+static bool only_format(const utf8proc_uint8_t *p)
+{
+    if (*p == '\0')
+        return false;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        if (n <= 0 || utf8proc_category(c) != UTF8PROC_CATEGORY_CF)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
 char *display_escape(const char *s)
 {
     size_t len = strlen(s);
@@ -76,6 +92,7 @@ char *display_escape(const char *s)
     if (out == NULL)
         return NULL;
     const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    const bool invisible = only_format(p);
     char *w = out;
     while (*p != '\0') {
         utf8proc_int32_t c;
@@ -83,7 +100,7 @@ char *display_escape(const char *s)
         if (n < 0) {
             w += sprintf(w, "\\x%02x", (unsigned)*p);
             p++;
-        } else if (is_bidi_control(c)) {
+        } else if (is_bidi_control(c) || invisible) {
             /* they would reorder the text around them on a terminal */
             w += sprintf(w, "\\u%04x", (unsigned)c);
             p += n;

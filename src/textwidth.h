@@ -16,7 +16,11 @@ size_t display_width(const char *s);
 /* A new string in which control characters (C0, DEL, C1) and invalid
  * bytes are written as \xHH and bidirectional controls (U+200E, U+200F,
  * U+061C, U+202A-U+202E, U+2066-U+2069) as \uHHHH, so a token can never
- * drive the terminal or reorder what is shown around it.
+ * drive the terminal or reorder what is shown around it. A string made
+ * only of format characters (category Cf: zero-width space, joiners,
+ * U+FEFF, soft hyphen, ...), which would draw nothing, is written as
+ * \uHHHH too; inside a visible word they stay (a joiner is part of an
+ * emoji, a soft hyphen of a word).
  * Returns NULL when out of memory; the caller frees it. */
 char *display_escape(const char *s);
 

@@ -77,6 +77,28 @@ static int alloc_arrays(tokenized *t, size_t n, mx_error *err)
     return 0;
 }
 
+/* The first code point of s that is not a format character (general
+ * category Cf: the bidirectional controls, zero-width space and joiners,
+ * the word joiner, U+FEFF, the soft hyphen), or 0 when s holds only
+ * those; *first is then s's first code point. s is valid UTF-8. */
+static utf8proc_int32_t first_visible(const char *s, utf8proc_int32_t *first)
+{
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    *first = 0;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        if (n <= 0)
+            return -1;
+        if (*first == 0)
+            *first = c;
+        if (utf8proc_category(c) != UTF8PROC_CATEGORY_CF)
+            return c;
+        p += n;
+    }
+    return 0;
+}
+
 int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
 {
     return tokenize_as(out, text, len, TOKENS_WORDS, err);
@@ -141,6 +163,22 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
     if (out->n_tokens == 0) {
         tokenized_free(out);
         return err_input(err, _("the sentence is empty"));
+    }
+    /* as empty as whitespace: words of characters that draw nothing */
+    utf8proc_int32_t first = 0;
+    size_t visible = 0;
+    for (size_t i = 0; i < out->n_tokens && visible == 0; i++) {
+        utf8proc_int32_t c = 0;
+        visible += first_visible(out->tokens[i], &c) != 0;
+        if (first == 0)
+            first = c;
+    }
+    if (visible == 0) {
+        tokenized_free(out);
+        return err_input(err,
+                         _("the sentence is empty: it holds only invisible "
+                           "format characters (such as U+%04X)"),
+                         (unsigned)first);
     }
     build_vocabulary(out);
     return 0;

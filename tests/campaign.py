@@ -61,6 +61,10 @@ def files(tmp):
         "work.csv": "s\n" + (" ".join("w%d" % j for j in range(3000)) + "\n") * 12,
         "later_bad.csv": "s\nO gato\n\n" + "x " * 4097 + "\n",
         "bidi.csv": "s\nO ga\u202eto\n",
+        "spaced_numbers.csv": 'token,a,b,c\nx," 1.5 ",\t2 ,\u00a03\u3000\n',
+        "blank_number.csv": 'token,a,b,c\nx," \t",1,2\n',
+        "inner_space.csv": 'token,a,b,c\nx,"1 5",1,2\n',
+        "format_only.csv": "s\nO gato\n\u200b \u2060\n",
     }
     for name, text in made.items():
         mode = "wb" if isinstance(text, bytes) else "w"
@@ -75,6 +79,8 @@ def files(tmp):
         d = os.path.join(tmp, name)
         os.mkdir(d)
         make(d)
+    os.symlink("loop", os.path.join(tmp, "loop"))
+    os.symlink("nowhere/else", os.path.join(tmp, "dangling"))
     weights("w_zero", lambda d: os.symlink(
         "/dev/zero", os.path.join(d, "fused.W_query.weight.csv")))
     weights("w_dir", lambda d: os.symlink(
@@ -184,7 +190,8 @@ FAILING = [
     ("--weights: a symlink to a folder", [S, "--weights", "w_dir"], b"", 2,
      "not a regular file", False),
     ("--weights: a symlink loop", [S, "--weights", "w_loop"], b"", 2,
-     "fused.W_value.weight.csv", False),
+     "fused.W_value.weight.csv: cannot open: Too many levels of symbolic",
+     False),
     ("--weights: a dangling symlink", [S, "--weights", "w_dangling"], b"", 2,
      "fused.out_proj.weight.csv", False),
     ("--weights: a FIFO", [S, "--weights", "w_fifo"], b"", 2,
@@ -222,6 +229,30 @@ FAILING = [
      "--csv-delimiter", True),
     ("--csv-dir under a file", [S, "--csv-dir", "nan.csv/out"], b"", 2,
      "--csv-dir", False),
+    # repeats, invisible sentences, spaces around numbers
+    ("--variant fused,fused", [S, "--variant", "fused,fused"], b"", 2,
+     "'fused' is listed twice", True),
+    ("--tables out,inputs,out", [S, "--tables", "out,inputs,out"], b"", 2,
+     "'out' is listed twice", True),
+    ("a sentence of bidirectional controls", ["\u202e\u202d"], b"", 2,
+     "only invisible format characters (such as U+202E)", False),
+    ("a zero-width space alone", ["\u200b"], b"", 2,
+     "only invisible format characters (such as U+200B)", False),
+    ("stdin: word joiners and spaces", ["-"], "\u2060 \u2060\n".encode(),
+     2, "only invisible format characters (such as U+2060)", False),
+    ("--kv of a soft hyphen", [S, "--kv", "\u00ad"], b"", 2,
+     "--kv: the sentence is empty", False),
+    ("an --input row of format characters", ["--input", "format_only.csv",
+     "--column", "s"], b"", 2, "format_only.csv:3", False),
+    ("a number cell of only whitespace", ["--embeddings",
+     "blank_number.csv"], b"", 2, "blank_number.csv:2:3: an empty cell",
+     False),
+    ("a space inside a number", ["--embeddings", "inner_space.csv"], b"", 2,
+     "inner_space.csv:2:3: not a number", False),
+    ("--csv-dir a symlink loop", [S, "--csv-dir", "loop"], b"", 2,
+     "cannot create loop: Too many levels of symbolic links", False),
+    ("--csv-dir a dangling symlink", [S, "--csv-dir", "dangling"], b"", 2,
+     "dangling is a symbolic link to a folder that does not exist", False),
 ]
 
 
@@ -293,6 +324,24 @@ def succeeding(tmp):
     r, _ = run_case(tmp, base + 5, ["\x1b[31mred\x07"], b"")
     ok(r.returncode == 0 and b"\x1b[31m" not in r.stdout and
        b"\x07" not in r.stdout, "terminal escapes in a word are escaped")
+    r, _ = run_case(tmp, base + 6, ["O \u200b gato", "--tables", "inputs"],
+                    b"")
+    ok(r.returncode == 0 and b"\n\\u200b " in r.stdout and
+       "\u200b".encode() not in r.stdout,
+       "a zero-width space between words is a token, as str.split() "
+       "keeps it, shown as \\u200b", r.stdout[:300])
+    r, _ = run_case(tmp, base + 7, ["\U0001F468\u200d\U0001F469",
+                                    "--tables", "inputs"], b"")
+    ok(r.returncode == 0 and "\U0001F468\u200d\U0001F469".encode() in
+       r.stdout, "a joiner inside an emoji stays as it is", r.stdout[:300])
+    r, _ = run_case(tmp, base + 8, ["--embeddings", "spaced_numbers.csv",
+                                    "--format", "csv", "--tables", "inputs"],
+                    b"")
+    ok(r.returncode == 0 and r.stdout.decode().splitlines()[1:] == [
+        "input,,inputs,0,x,0,dim0,1.5", "input,,inputs,0,x,1,dim1,2",
+        "input,,inputs,0,x,2,dim2,3"],
+       "whitespace around numbers, quoted or not, is ignored as float() "
+       "ignores it", (r.stdout[:300], r.stderr[:300]))
 
 
 def snapshot(top):
@@ -541,7 +590,7 @@ def main():
         signals(tmp)
         mounted = full_disk(tmp)
         progress(tmp)
-        print("# campaign: %d failing inputs, 6 accepted ones, 8 runs of "
+        print("# campaign: %d failing inputs, 9 accepted ones, 8 runs of "
               "several kinds of files, 4 signals, "
               "%s" % (len(FAILING), "6 full-disk runs" if mounted else
                       "full disk skipped"))
