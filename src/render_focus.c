@@ -224,11 +224,21 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
         free(text);
         return err_nomem(err, _("the --focus view"));
     }
-    failed = write_wrapped_lines(out, text, style->width, 12);
+    /* wrapped in memory too, then written at once: the view reaches out
+     * whole or not at all */
+    char *wrapped = NULL;
+    mem = open_memstream(&wrapped, &size);
+    failed = mem == NULL || write_wrapped_lines(mem, text, style->width, 12);
     free(text);
-    if (failed)
+    if (mem != NULL && (ferror(mem) | fclose(mem)) != 0)
+        failed = 1;
+    if (failed || wrapped == NULL) {
+        free(wrapped);
         return err_nomem(err, _("the --focus view"));
-    if (ferror(out))
+    }
+    const bool written = fwrite(wrapped, 1, size, out) == size;
+    free(wrapped);
+    if (!written || ferror(out))
         return err_write(err, _("the output"), errno);
     return 0;
 }
