@@ -102,7 +102,7 @@ static void test_known_texts(void)
     static const struct {
         float v;
         bool comma;
-        const char *text;
+        const char text[16]; /* an array: never a null pointer */
     } cases[] = {
         {0.3367f, false, "0.3367"},
         {0.3367f, true, "0,3367"},
