@@ -13,11 +13,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "i18n.h"
 
 struct workers {
@@ -157,65 +156,6 @@ void workers_run(workers *w, size_t n, double flops,
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The quota of one cpu.max file ("max 100000" or "150000 100000"), in
- * CPUs rounded up; 0 when there is none. */
-static size_t read_quota(const char *file)
-{
-    FILE *f = fopen(file, "r");
-    if (f == NULL)
-        return 0;
-    char quota[32];
-    unsigned long long period = 0;
-    size_t cpus = 0;
-    if (fscanf(f, "%31s %llu", quota, &period) == 2 && period > 0 &&
-        strcmp(quota, "max") != 0) {
-        const unsigned long long q = strtoull(quota, NULL, 10);
-        cpus = (size_t)((q + period - 1) / period);
-    }
-    fclose(f);
-    return cpus;
-}
-
-/* The smallest cgroup v2 quota of the cgroup `dir` ("/a/b", or "" for the
- * root) and its parents, in CPUs; 0 when none is set. */
-static size_t cgroup_quota(const char *dir)
-{
-    char path[4096];
-    size_t best = 0;
-    snprintf(path, sizeof path, "%s", dir);
-    for (;;) {
-        char file[4200];
-        snprintf(file, sizeof file, "/sys/fs/cgroup%s/cpu.max", path);
-        const size_t cpus = read_quota(file);
-        if (cpus > 0 && (best == 0 || cpus < best))
-            best = cpus;
-        char *slash = strrchr(path, '/');
-        if (slash == NULL)
-            break;
-        *slash = '\0'; /* the parent; "" is the root */
-    }
-    return best;
-}
-
-/* This process's cgroup v2 path ("/user.slice/..."), or "" if unknown. */
-static void own_cgroup(char *path, size_t size)
-{
-    path[0] = '\0';
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (f == NULL)
-        return;
-    char line[4096];
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "0::", 3) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(path, size, "%s",
-                     strcmp(line + 3, "/") == 0 ? "" : line + 3);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 size_t workers_available(void)
 {
     size_t cpus = 0;
@@ -230,9 +170,7 @@ size_t workers_available(void)
         const long online = sysconf(_SC_NPROCESSORS_ONLN);
         cpus = online > 0 ? (size_t)online : 1;
     }
-    char group[4096];
-    own_cgroup(group, sizeof group);
-    const size_t quota = cgroup_quota(group);
+    const size_t quota = cgroup_cpu_limit();
     if (quota > 0 && quota < cpus)
         cpus = quota;
     if (cpus > MAX_THREADS)

@@ -28,8 +28,8 @@ typedef struct workers workers;
 #define WORKERS_MIN_FLOPS 2.0e6
 
 /* The number of processors this process may use: the CPUs of its affinity
- * mask (sched_getaffinity), at most the cgroup's cpu.max quota rounded
- * up, at least 1. */
+ * mask (sched_getaffinity), at most its cgroups' CPU quota rounded up
+ * (cgroup.h), at most MAX_THREADS, at least 1. */
 size_t workers_available(void);
 
 /* A pool of `threads` threads (brought into 1 to MAX_THREADS), the caller
