@@ -59,8 +59,9 @@ static void mount_line(char *out, size_t size, const char *root,
 
 static void parsing(void)
 {
+    /* texts in arrays, never null pointers */
     static const struct {
-        const char *text;
+        const char text[40];
         size_t cpus;
     } v2[] = {
         {"max 100000\n", 0},
@@ -97,7 +98,7 @@ static void parsing(void)
            (int)strcspn(v2[i].text, "\n"), v2[i].text, v2[i].cpus, got);
     }
     static const struct {
-        const char *quota, *period;
+        const char quota[16], period[16];
         size_t cpus;
     } v1[] = {
         {"-1\n", "100000\n", 0},    {"150000\n", "100000\n", 2},
