@@ -332,8 +332,16 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
 
 /* ---- numbers ----------------------------------------------------------- */
 
-/* The length of the whitespace (as Python's str.isspace() says) that
- * starts s, which is valid UTF-8. */
+/* Whitespace that float() ignores around a number: of ASCII, space and
+ * \t \n \v \f \r (not 0x1c-0x1f, which str.isspace() names); beyond
+ * ASCII, what str.isspace() names (a no-break space, U+3000, ...). */
+static bool float_space(utf8proc_int32_t c)
+{
+    return c == ' ' || (c >= 0x09 && c <= 0x0d) ||
+           (c >= 0x80 && is_split_space(c));
+}
+
+/* The length of the whitespace that starts s, which is valid UTF-8. */
 static size_t space_prefix(const char *s)
 {
     size_t at = 0;
@@ -341,7 +349,7 @@ static size_t space_prefix(const char *s)
         utf8proc_int32_t c;
         utf8proc_ssize_t n =
             utf8proc_iterate((const utf8proc_uint8_t *)s + at, -1, &c);
-        if (n <= 0 || c == 0 || !is_split_space(c))
+        if (n <= 0 || c == 0 || !float_space(c))
             return at;
         at += (size_t)n;
     }
@@ -358,7 +366,7 @@ static size_t space_suffix(const char *s, size_t len)
         utf8proc_int32_t c = -1;
         utf8proc_iterate((const utf8proc_uint8_t *)s + start,
                          (utf8proc_ssize_t)(end - start), &c);
-        if (!is_split_space(c))
+        if (!float_space(c))
             break;
         end = start;
     }
