@@ -11,8 +11,9 @@ head toggles, the matrix view's cells equal to the CSV's weights and
 scores, the neuron view's softmax steps, stepping through the computation
 with the buttons and the arrow keys, a long sentence's page (lines drawn
 for a followed token only, heat maps on canvases read with the arrow
-keys), and the page's float formatter against the program's float_text
-(FLOATTEXT_CASES prints both). Exits 77 (skipped) with the reason when no browser can be run;
+keys), a head colour of its own for each of 24 heads, and the page's
+float formatter against the program's float_text (FLOATTEXT_CASES prints
+both). Exits 77 (skipped) with the reason when no browser can be run;
 tests/html_test.py checks the page's data without one.
 """
 import csv
@@ -462,6 +463,66 @@ def check_long(driver, mha, tmp):
     ok(not severe, "long: no console errors or warnings", severe)
 
 
+def cielab(rgb):
+    """CIELAB (D65) of an sRGB colour given as 0-255 integers."""
+    def linear(c):
+        c /= 255.0
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in rgb)
+    xyz = ((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+           0.2126 * r + 0.7152 * g + 0.0722 * b,
+           (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883)
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2]))
+
+
+def check_head_colours(driver, mha, tmp):
+    """24 heads: the first eight in Okabe and Ito's colours as before,
+    every head a colour of its own, clearly apart, its lines in it."""
+    page = os.path.join(tmp, "heads24.html")
+    r = mha.run(["O gato sobe no tapete", "--heads", "24", "--d-out", "48",
+                 "--variant", "fused", "--html", page])
+    driver.get("file://" + page)
+    swatches = driver.execute_script("""
+        return Array.from(document.querySelectorAll('label.head-toggle'))
+          .map(function (l) {
+            return [l.querySelector('input').getAttribute('data-head'),
+                    getComputedStyle(l.querySelector('.swatch'))
+                      .backgroundColor];
+          });""")
+    rgb = {}
+    for head, colour in swatches:
+        parts = colour[colour.find("(") + 1:colour.find(")")].split(",")
+        rgb[int(head)] = tuple(int(p) for p in parts[:3])
+    okabe_ito = ["0072B2", "D55E00", "009E73", "CC79A7", "E69F00", "56B4E9",
+                 "000000", "B8A000"]
+    ok(r.returncode == 0 and sorted(rgb) == list(range(24)) and
+       ["%02X%02X%02X" % rgb[h] for h in range(8)] == okabe_ito,
+       "24 heads: a swatch each, heads 0 to 7 in the Okabe-Ito colours",
+       swatches[:8])
+    lab = {h: cielab(c) for h, c in rgb.items()}
+    closest = min((sum((a - b) ** 2 for a, b in zip(lab[i], lab[j])) ** 0.5,
+                   i, j) for i in lab for j in lab if i < j) if lab else None
+    ok(len(set(rgb.values())) == 24 and closest[0] >= 12,
+       "24 heads: 24 different colours, any two at least 12 CIELAB units "
+       "apart (closest: heads %d and %d, %.1f)" % (closest[1], closest[2],
+                                                   closest[0]),
+       swatches)
+    strokes = driver.execute_script("""
+        var out = {};
+        document.querySelectorAll('line[data-head]').forEach(function (l) {
+          var h = l.getAttribute('data-head');
+          out[h] = out[h] || {};
+          out[h][l.getAttribute('stroke').toUpperCase()] = true;
+        });
+        return out;""")
+    wrong = [(h, sorted(s)) for h, s in strokes.items()
+             if sorted(s) != ["#%02X%02X%02X" % rgb[int(h)]]]
+    ok(len(strokes) == 24 and not wrong,
+       "24 heads: every head's lines drawn in its swatch's colour",
+       wrong[:4])
+
+
 def check_matrix(driver, name, values, tq, tk, masked):
     driver.find_element(By.CSS_SELECTOR,
                         "[aria-label=View] button[data-value=matrix]").click()
@@ -515,6 +576,7 @@ def main():
                        ["the cat", "--kv", "a dog runs fast"], 2, 4, False)
             check_floattext(driver, sys.argv[2])
             check_long(driver, mha, tmp)
+            check_head_colours(driver, mha, tmp)
         finally:
             driver.quit()
     return done()
