@@ -21,9 +21,10 @@
  * kept to the end and the heads in flight of a run that streams them. */
 #define MAX_TRACE_VALUES ((size_t)1 << 27)
 
-/* Largest sum of the traces of all the runs of one --input file: eight
- * of the largest runs, well under a minute of work. */
-#define MAX_INPUT_VALUES ((size_t)1 << 30)
+/* Largest sum of the whole traces of all the runs of one --input file
+ * (the work, whether or not the tables stream): about eight of the
+ * largest runs. */
+#define MAX_INPUT_VALUES ((size_t)1 << 33)
 
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {

@@ -18,7 +18,7 @@
 #include "error.h"
 
 /* Largest accepted sentence, in tokens; checked before the model is built. */
-#define MAX_TOKENS 4096
+#define MAX_TOKENS 8000
 
 /* How a sentence becomes tokens (--tokens). */
 enum token_mode {

@@ -229,7 +229,7 @@ def readers():
         r = run(["--embeddings", emb("pos.csv", b"token,a\nx,1\n\"y\nz\",2\nw,zz\n")])
         ok(b"pos.csv:5:3:" in r.stderr,
            "line numbers count the lines inside quoted fields", r.stderr)
-        check_error(["--embeddings", emb("rows.csv", b"token,a\n" + b"x,1\n" * 5000)],
+        check_error(["--embeddings", emb("rows.csv", b"token,a\n" + b"x,1\n" * 8001)],
                     "rows", "more rows than tokens allowed is refused")
         check_error(["--embeddings", os.path.join(tmp, "missing.csv")], "missing.csv",
                     "an unreadable file")

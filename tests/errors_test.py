@@ -76,23 +76,23 @@ CASES = [
     (["-\u00e9", S], b"", 2, "unknown option '-\u00e9'", True),
     ([S, "--focus", "gato@99999999999999999999999"], b"", 2,
      "position 99999999999999999999999 is past the end", True),
-    ([" ".join("w%d" % i for i in range(3000)), "--kv",
-      " ".join("k%d" % i for i in range(1500))], b"", 2,
-     "the sentence and --kv have 4500 tokens together, more than 4096", False),
+    ([" ".join("w%d" % i for i in range(6000)), "--kv",
+      " ".join("k%d" % i for i in range(3000))], b"", 2,
+     "the sentence and --kv have 9000 tokens together, more than 8000", False),
     (["--embeddings", "rows.csv"], b"", 2,
-     "rows.csv:4098:1: more than 4096 rows besides the header", False),
+     "rows.csv:8002:1: more than 8000 rows besides the header", False),
     (["--input", "sentences.csv", "--column", "s"], b"", 2,
      "sentences.csv:10002:1: more than 10000 rows besides the header", False),
     (["--input", "work.csv", "--column", "s", "--d-model", "8", "--d-out",
-      "8"], b"", 2, "work.csv: the 12 sentences together would make about "
-     "1085 million values, more than the 1073 million", False),
+      "8"], b"", 2, "work.csv: the 14 sentences together would make about "
+     "8974 million values, more than the 8589 million", False),
     (["--embeddings", "huge.csv"], b"", 2,
      "huge.csv:2:3: a number too large for float32", False),
     (["--embeddings", "quoted.csv"], b"", 2,
      "quoted.csv:2:1: a field longer than 64 KiB", False),
     (["--embeddings", "quoted_commas.csv"], b"", 2,
      "quoted_commas.csv:2:1: a field longer than 64 KiB", False),
-    (["-"], b"x " * 4097, 2, "more than 4096 tokens", False),
+    (["-"], b"x " * 8001, 2, "more than 8000 tokens", False),
     (["--d-model", "8192", "--d-out", "8192", "--heads", "1",
       " ".join(["w%d" % i for i in range(600)])], b"", 2, "million values", False),
     (["--embeddings", "/nonexistent/e.csv"], b"", 2, "/nonexistent/e.csv: cannot open", False),
@@ -509,12 +509,12 @@ def main():
                     "".join("out%d,1,0,0\n" % i for i in range(4)))
         # CSV files at and past the readers' limits
         data = {
-            "rows.csv": "token,a\n" + "x,1\n" * 4097,
+            "rows.csv": "token,a\n" + "x,1\n" * 8001,
             "sentences.csv": "s\n" + "x\n" * 10001,
             "huge.csv": "token,a\nx,1" + "0" * 120 + "\n",
             "quoted.csv": 'token,a\n"' + "a\n" * 40000 + '",1\n',
-            "work.csv": "s\n" + (" ".join("w%d" % j for j in range(3000)) +
-                                 "\n") * 12,
+            "work.csv": "s\n" + (" ".join("w%d" % (j % 100)
+                                          for j in range(8000)) + "\n") * 14,
             "quoted_commas.csv": 'token,a\n"' + "a," * 40000 + '",1\n',
         }
         for name, text in data.items():
