@@ -83,7 +83,9 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     return 0;
 }
 
-/* "dir/.name.XXXXXX" beside path, for mkstemp. */
+/* "dir/.name.XXXXXX" beside path, for mkstemp; at most 200 bytes of the
+ * name, so that a name near the 255-byte limit still has a temporary
+ * (and a kept, replace.h) one. */
 static char *temp_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -91,7 +93,8 @@ static char *temp_name(const char *path)
     size_t n = strlen(path) + 16;
     char *temp = malloc(n);
     if (temp != NULL)
-        snprintf(temp, n, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
+        snprintf(temp, n, "%.*s.%.200s.XXXXXX", (int)dir_len, path,
+                 path + dir_len);
     return temp;
 }
 
@@ -260,6 +263,11 @@ int html_ready(html_set *set, mx_error *err)
 int html_place(html_set *set, mx_error *err)
 {
     return replace_place(set->moves, set->made, err);
+}
+
+int html_intact(const html_set *set, mx_error *err)
+{
+    return replace_intact(set->moves, set->made, err);
 }
 
 int html_close(html_set *set, mx_error *err)

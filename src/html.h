@@ -48,6 +48,8 @@ int html_add(html_set *set, const trace *tr, const html_page *page,
  * any step, or none (NULL: nothing). */
 int html_ready(html_set *set, mx_error *err);
 int html_place(html_set *set, mx_error *err);
+/* After every kind is placed: replace_intact (replace.h). */
+int html_intact(const html_set *set, mx_error *err);
 void html_end(html_set *set, bool keep);
 
 /* html_ready, html_place and html_end in one: every page in place, or

@@ -555,6 +555,11 @@ static int place_files(csv_dir_set *files, plot_file *plot, html_set *html,
         rc = html_place(html, err);
     if (rc == 0 && files != NULL)
         rc = csv_dir_place(files, err);
+    /* no output of the run replaced another (the same name twice) */
+    if (rc == 0 && plot != NULL)
+        rc = plot_intact(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_intact(html, err);
     if (rc == 0 && files != NULL)
         csv_dir_keep(files);
     return rc;
@@ -572,9 +577,10 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
     cleanup_block(&old);
     if (rc == 0)
         rc = place_files(files, plot, html, err);
-    plot_end(plot, rc == 0);
-    html_end(html, rc == 0);
+    /* undone in the reverse order of placing */
     csv_dir_end(files);
+    html_end(html, rc == 0);
+    plot_end(plot, rc == 0);
     cleanup_unblock(&old);
     if (rc == 0 && spool != NULL)
         rc = show_spool(spool, opt, err);

@@ -86,7 +86,8 @@ static char *page_path(const char *path, size_t pages, size_t i)
     return s;
 }
 
-/* Opens dir/.name.XXXXXX beside final. */
+/* Opens dir/.name.XXXXXX beside final (name: at most its first 200
+ * bytes). */
 static int output_open(plot_output *o, const char *final, mx_error *err)
 {
     o->final_path = strdup(final);
@@ -96,7 +97,9 @@ static int output_open(plot_output *o, const char *final, mx_error *err)
     o->temp_path = malloc(len);
     if (o->final_path == NULL || o->temp_path == NULL)
         return err_nomem(err, _("a path"));
-    snprintf(o->temp_path, len, "%.*s.%s.XXXXXX", (int)dir_len, final,
+    /* at most 200 bytes of the name, so that a final name near the
+     * 255-byte limit still has a temporary (and a kept, replace.h) one */
+    snprintf(o->temp_path, len, "%.*s.%.200s.XXXXXX", (int)dir_len, final,
              final + dir_len);
     int fd = mkstemp(o->temp_path);
     if (fd < 0) {
@@ -349,6 +352,11 @@ int plot_ready(plot_file *pf, mx_error *err)
 int plot_place(plot_file *pf, mx_error *err)
 {
     return replace_place(pf->moves, pf->n_outputs, err);
+}
+
+int plot_intact(const plot_file *pf, mx_error *err)
+{
+    return replace_intact(pf->moves, pf->n_outputs, err);
 }
 
 void plot_end(plot_file *pf, bool keep)

@@ -53,6 +53,8 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
  * frees pf. plot_end may follow any step, or none (NULL: nothing). */
 int plot_ready(plot_file *pf, mx_error *err);
 int plot_place(plot_file *pf, mx_error *err);
+/* After every kind is placed: replace_intact (replace.h). */
+int plot_intact(const plot_file *pf, mx_error *err);
 void plot_end(plot_file *pf, bool keep);
 
 /* plot_ready, plot_place and plot_end in one: every file in place, or

@@ -69,6 +69,26 @@ int replace_place(replacement *r, size_t n, mx_error *err)
             return -1;
         }
         r[i].placed = true;
+        struct stat placed;
+        if (lstat(r[i].final, &placed) == 0) {
+            r[i].dev = placed.st_dev;
+            r[i].ino = placed.st_ino;
+        }
+    }
+    return 0;
+}
+
+int replace_intact(const replacement *r, size_t n, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (r[i].placed && (lstat(r[i].final, &st) != 0 ||
+                            st.st_dev != r[i].dev || st.st_ino != r[i].ino))
+            return err_usage(err,
+                             _("%s: two outputs of this run have that name "
+                               "(--plot, --html and --csv-dir must name "
+                               "different files)"),
+                             r[i].final);
     }
     return 0;
 }

@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 
@@ -36,6 +37,8 @@ typedef struct {
     bool linked; /* kept is a hard link: final still names the old file
                     until temp is placed */
     bool placed; /* temp was renamed to final */
+    dev_t dev;   /* the placed file, to see that it is still there */
+    ino_t ino;
 } replacement;
 
 /* Every final name can take its file: missing, a regular file, or a
@@ -47,7 +50,14 @@ int replace_check(const replacement *r, size_t n, mx_error *err);
  * failure undoes its own moves and returns -1 with err naming the file. */
 int replace_place(replacement *r, size_t n, mx_error *err);
 
-/* Puts back every replaced file and removes every placed new one. */
+/* After every kind is placed: every placed file is still at its name, not
+ * replaced by a later output of the run that has the same name (--plot
+ * and --html naming one file, or --html a file of --csv-dir, whatever
+ * the spelling of the paths). Otherwise a usage error naming it. */
+int replace_intact(const replacement *r, size_t n, mx_error *err);
+
+/* Puts back every replaced file and removes every placed new one; when
+ * several kinds were placed, the newest first. */
 void replace_undo(replacement *r, size_t n);
 
 /* Removes the kept files: the new ones stay. */

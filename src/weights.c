@@ -141,13 +141,22 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                                dir, e->d_name);
             continue;
         }
-        for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        /* hidden files (an editor's, a backup) are not read; --csv-dir's
+         * input.embedding.weight.csv is the seeded table, not a module's:
+         * read by --embeddings, never by --weights */
+        if (e->d_name[0] == '.' || strncmp(e->d_name, "input.", 6) == 0)
+            continue;
+        bool known = false;
+        for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
             // files of a variant start with its name and a dot
             const variant_info *v = &model_variants[i];
             const size_t vlen = strlen(v->name);
-            if (!(variants & v->bit) ||
-                strncmp(e->d_name, v->name, vlen) != 0 ||
+            if (strncmp(e->d_name, v->name, vlen) != 0 ||
                 e->d_name[vlen] != '.' || stem <= vlen + 1)
+                continue;
+            known = true;
+            /* a module this run does not include: its files wait */
+            if (!(variants & v->bit))
                 continue;
             char layer[256];
             snprintf(layer, sizeof layer, "%.*s", (int)(stem - vlen - 1),
@@ -168,6 +177,11 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                                  "files instead, or leave out --tie"),
                                dir, e->d_name, layer);
         }
+        if (rc == 0 && !known)
+            rc = err_input(err,
+                           _("%s/%s: a parameter file's name starts with "
+                             "its module: single, wrapper, fused or block"),
+                           dir, e->d_name);
     }
     closedir(d);
     return rc;

@@ -100,6 +100,8 @@ def files(tmp):
         os.path.join(d, "fused.W_query.weight.csv"), "w").write(
             "token," + ",".join("in%d" % i for i in range(3)) + "\n" +
             "out0,1e39,0,0\n" + "out%d,0,0,0\n" * 3 % (1, 2, 3)))
+    weights("w_typo", lambda d: open(
+        os.path.join(d, "fusde.W_query.weight.csv"), "w").close())
     weights("w_shape", lambda d: open(
         os.path.join(d, "fused.W_query.weight.csv"), "w").write(
             "token,in0\nout0,1\n"))
@@ -203,6 +205,9 @@ FAILING = [
      "wrapper.heads.00", False),
     ("--weights: 1e39", [S, "--weights", "w_huge"], b"", 2,
      "too large for float32", False),
+    ("--weights: a name that starts with no module", [S, "--weights",
+     "w_typo"], b"", 2, "fusde.W_query.weight.csv: a parameter file's name",
+     False),
     ("--weights: the wrong shape", [S, "--weights", "w_shape"], b"", 2,
      "fused.W_query.weight.csv", False),
     ("--weights: a file, not a folder", [S, "--weights", "nan.csv"], b"", 2,
@@ -425,6 +430,34 @@ def together(tmp):
                 f.write("old " + os.path.basename(block))
         for path in made:
             os.remove(os.path.join(top, path))
+    # two outputs of one name: refused, whatever the spelling, and the
+    # user's file of that name is left as it was
+    with open(os.path.join(top, "x.svg"), "wb") as f:
+        f.write(b"old svg")
+    with open(os.path.join(top, "d", "fused.out.csv"), "w") as f:
+        f.write("old fused.out.csv")
+    for name, extra, target in [
+            ("--plot and --html name one file", ["--plot", "x.svg", "--html",
+                                                 "./x.svg"], "x.svg"),
+            ("--html names a file of --csv-dir", ["--csv-dir", "d", "--html",
+                                                  "d/../d/fused.out.csv"],
+             "fused.out.csv")]:
+        before = snapshot(top)
+        r = MHA.run(small + extra, cwd=top)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 2 and
+           target in lines[0] and "two outputs of this run" in lines[0] and
+           snapshot(top) == before, name + ": a usage error, nothing changed",
+           (r.returncode, r.stderr[:300]))
+    os.remove(os.path.join(top, "x.svg"))
+    # a name near the 255-byte limit still has its temporary name
+    long_png, long_html = "p" * 251 + ".png", "h" * 250 + ".html"
+    r = MHA.run(small + ["--plot", long_png, "--html", long_html], cwd=top)
+    ok(r.returncode == 0 and os.path.exists(os.path.join(top, long_png)) and
+       os.path.exists(os.path.join(top, long_html)),
+       "--plot and --html with 255-byte names", r.stderr[:300])
+    os.remove(os.path.join(top, long_png))
+    os.remove(os.path.join(top, long_html))
     # and when nothing is in the way, every kind is replaced
     with open(os.path.join(top, "out.png"), "wb") as f:
         f.write(b"old picture")
@@ -591,7 +624,7 @@ def main():
         signals(tmp)
         mounted = full_disk(tmp)
         progress(tmp)
-        print("# campaign: %d failing inputs, 9 accepted ones, 8 runs of "
+        print("# campaign: %d failing inputs, 9 accepted ones, 11 runs of "
               "several kinds of files, 4 signals, "
               "%s" % (len(FAILING), "6 full-disk runs" if mounted else
                       "full disk skipped"))
