@@ -577,10 +577,12 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
     cleanup_block(&old);
     if (rc == 0)
         rc = place_files(files, plot, html, err);
-    /* undone in the reverse order of placing */
-    csv_dir_end(files);
+    /* undone in the reverse order of placing; the folders --csv-dir made
+     * last, once nothing of another kind is in them */
+    csv_dir_undo(files);
     html_end(html, rc == 0);
     plot_end(plot, rc == 0);
+    csv_dir_end(files);
     cleanup_unblock(&old);
     if (rc == 0 && spool != NULL)
         rc = show_spool(spool, opt, err);

@@ -153,6 +153,10 @@ int csv_dir_add(csv_dir_set *set, const char *sub, const table *const *tables,
 int csv_dir_ready(const csv_dir_set *set, mx_error *err);
 int csv_dir_place(csv_dir_set *set, mx_error *err);
 void csv_dir_keep(csv_dir_set *set);
+/* Puts back what csv_dir_place moved (csv_dir_end does it too): for a run
+ * whose other kinds must be undone before csv_dir_end removes the
+ * folders the set made. */
+void csv_dir_undo(csv_dir_set *set);
 int csv_dir_commit(csv_dir_set *set, mx_error *err);
 void csv_dir_end(csv_dir_set *set);
 

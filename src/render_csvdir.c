@@ -404,6 +404,16 @@ int csv_dir_place(csv_dir_set *s, mx_error *err)
     return 0;
 }
 
+void csv_dir_undo(csv_dir_set *s)
+{
+    if (s == NULL || s->temp_fd < 0)
+        return;
+    sigset_t old;
+    cleanup_block(&old);
+    undo_moves(s);
+    cleanup_unblock(&old);
+}
+
 void csv_dir_keep(csv_dir_set *s)
 {
     /* every new file is in place: the old ones can go, and nothing made

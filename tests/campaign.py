@@ -441,7 +441,10 @@ def together(tmp):
                                                  "./x.svg"], "x.svg"),
             ("--html names a file of --csv-dir", ["--csv-dir", "d", "--html",
                                                   "d/../d/fused.out.csv"],
-             "fused.out.csv")]:
+             "fused.out.csv"),
+            ("--html names a file of a new --csv-dir folder",
+             ["--csv-dir", "new/deeper", "--html",
+              "new/deeper/fused.out.csv"], "fused.out.csv")]:
         before = snapshot(top)
         r = MHA.run(small + extra, cwd=top)
         lines = r.stderr.decode("utf-8", "replace").splitlines()
@@ -624,7 +627,7 @@ def main():
         signals(tmp)
         mounted = full_disk(tmp)
         progress(tmp)
-        print("# campaign: %d failing inputs, 9 accepted ones, 11 runs of "
+        print("# campaign: %d failing inputs, 9 accepted ones, 12 runs of "
               "several kinds of files, 4 signals, "
               "%s" % (len(FAILING), "6 full-disk runs" if mounted else
                       "full disk skipped"))
