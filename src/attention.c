@@ -252,9 +252,15 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
                         mx_error *err)
 {
     attend_heads(work, n, cfg, in);
-    for (size_t h = 0; h < n; h++)
+    for (size_t h = 0; h < n; h++) {
+        if (cfg->average != NULL)
+            mean_stream_add(cfg->average, work[h].weights->v);
         for (size_t i = 0; i < HEAD_CONTEXT; i++)
-            trace_release(tr, work[h].made[i]);
+            // --color shades the average with head 0's mask (shading.c)
+            if (!(cfg->average != NULL && i == HEAD_SCORES &&
+                  work[h].made[i]->head == 0))
+                trace_release(tr, work[h].made[i]);
+    }
     return trace_flush(tr, err);
 }
 
@@ -267,8 +273,10 @@ static void project_qkv(const head_qkv *out, const qkv *p,
     linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v, pool);
 }
 
-int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
+int record_average(trace *tr, const char *variant, const mean_stream *sum,
+                   mx_error *err)
 {
+    // the labels of the heads' weights, which stay when their values go
     const table *first = trace_find(tr, variant, 0, "attn_weights");
     if (first == NULL)
         return 0;
@@ -276,22 +284,9 @@ int record_average(trace *tr, const char *variant, size_t heads, mx_error *err)
                            first->rows, first->cols, err);
     if (avg == NULL)
         return -1;
-    // stacked (H, T * S) = the heads' weights, as the (1, H, T, S) view
-    // nn.MultiheadAttention averages over dim 1, read where the heads'
-    // tables lie; avg (T, S) its mean
-    const float **stacked = calloc(heads, sizeof *stacked);
-    if (stacked == NULL)
-        return err_nomem(err, N_("the stacked weights"));
-    for (size_t h = 0; h < heads; h++) {
-        // the forward pass has just made every head's table
-        const table *t = trace_find(tr, variant, (int)h, "attn_weights");
-        assert(t != NULL);
-        stacked[h] = t->values.v;
-    }
-    mean_rows(avg->values.v, stacked, heads,
-              avg->values.rows * avg->values.cols);
-    free(stacked);
-    return 0;
+    // avg (T, S) = the (1, H, T, S) stack of the heads' weights, as
+    // nn.MultiheadAttention averages it over dim 1
+    return mean_stream_finish(avg->values.v, sum, err);
 }
 
 /* concat_context (T, O) under variant: the heads' head_context tables

@@ -36,6 +36,8 @@ typedef struct {
                        the caller alone); the numbers never depend on it */
     size_t heads_at_once; /* heads whose tables are made, computed and
                              flushed together (trace.h); 0: all of them */
+    mean_stream *average; /* --average: every head's attn_weights added in
+                             head order, or NULL */
 } attention_config;
 
 typedef struct single_params {
@@ -86,11 +88,13 @@ void fused_free(fused_params *p);
  * compute the same concat_context. */
 void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
 
-/* --average: the table attn_weights_avg (T, T) of `variant`, the mean of
- * its heads' attn_weights, as nn.MultiheadAttention returns with
- * average_attn_weights=True: summed head by head in float32, divided by
- * the number of heads. */
-int record_average(trace *tr, const char *variant, size_t heads, mx_error *err);
+/* --average: the table attn_weights_avg (T, S) of `variant`, the mean of
+ * its heads' attn_weights as nn.MultiheadAttention returns it with
+ * average_attn_weights=True (summed over the heads in PyTorch's order,
+ * divided by their number), from `sum`, the forward pass's cfg->average:
+ * the heads' tables may be gone (trace.h). */
+int record_average(trace *tr, const char *variant, const mean_stream *sum,
+                   mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv), the parameters already recorded (model.h): each makes per head

@@ -298,8 +298,6 @@ static const char *keeps_all(const options *opt)
         return "--html";
     if (opt->plot != NULL)
         return "--plot";
-    if (opt->average)
-        return "--average";
     if (opt->focus != NULL)
         return "--focus";
     if (opt->format == FORMAT_TEXT && !opt->torch_style && use_grid(opt))

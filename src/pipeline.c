@@ -87,7 +87,12 @@ static stream_size streamed_size(const options *opt, size_t D, size_t T,
     for (size_t i = 0; i < 4; i++) {
         if (!(opt->variants & v_bits[i]))
             continue;
-        n.kept += kept[i];
+        // --average: the table, and while the heads run their sum and
+        // head 0's scores
+        const bool avg = opt->average && v_bits[i] != VARIANT_SINGLE;
+        n.kept += kept[i] + (avg ? 2 * t * t : 0);
+        if (avg && work[i] + t * t > n.work)
+            n.work = work[i] + t * t;
         if (work[i] > n.work)
             n.work = work[i];
         if (2 * t * t + 3 * t * hd[i] > n.per_head)
@@ -175,6 +180,18 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
     };
     torch_rng g = *start;
     int rc = -1;
+    // --average: the heads' weights summed as they are made
+    mean_stream sum = {0};
+    attention_config with_sum = *cfg;
+    if (opt->average && variant != VARIANT_SINGLE) {
+        if (mean_stream_init(&sum, cfg->heads, x->x->rows * x->kv->rows, err) !=
+            0) {
+            mean_stream_free(&sum);
+            return -1;
+        }
+        with_sum.average = &sum;
+        cfg = &with_sum;
+    }
     if (variant == VARIANT_SINGLE) {
         single_params p = {0};
         const module_storage m = {.single = &p};
@@ -218,8 +235,9 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
             rc = block_forward(tr, &p, &wide, x, lab, err);
         block_free(&p);
     }
-    if (rc == 0 && opt->average && variant != VARIANT_SINGLE)
-        rc = record_average(tr, variant_name(variant), cfg->heads, err);
+    if (rc == 0 && cfg->average != NULL)
+        rc = record_average(tr, variant_name(variant), cfg->average, err);
+    mean_stream_free(&sum);
     return rc == 0 ? trace_flush(tr, err) : rc;
 }
 
@@ -370,8 +388,8 @@ static int check_size(double *values, size_t *batch, const options *opt,
         return err_input(err,
                          _("the run would hold about %.0f million values (at "
                            "most %zu million) with every table kept to the "
-                           "end, as --check, --html, --plot, --average, "
-                           "--focus and --layout grid need: without them the "
+                           "end, as --check, --html, --plot, --focus and "
+                           "--layout grid need: without them the "
                            "tables go out as they are made and it fits"),
                          whole / 1e6, MAX_TRACE_VALUES / 1000000);
     return 0;

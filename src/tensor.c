@@ -422,6 +422,89 @@ void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
     }
 }
 
+/* The levels of cascade_column a sum of `rows` rows reaches: level j
+ * takes a carry once 16^j rows are summed. */
+static size_t cascade_levels(size_t rows)
+{
+    size_t levels = 1;
+    for (size_t step = 16; levels < 4 && step <= rows; step *= 16)
+        levels++;
+    return levels;
+}
+
+int mean_stream_init(mean_stream *m, size_t rows, size_t n, mx_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->rows = rows;
+    m->n = n;
+    // mean_rows's split: columns in blocks of 32 (4 below 8 columns)
+    const size_t block = n >= 8 ? 32 : 4;
+    m->blocked = n / block * block;
+    m->levels = cascade_levels(rows);
+    int overflow = 0;
+    const size_t acc = size_mul(m->levels, m->blocked, &overflow);
+    const size_t tail = size_mul(rows, n - m->blocked, &overflow);
+    if (!overflow) {
+        m->acc = calloc(acc > 0 ? acc : 1, sizeof *m->acc);
+        m->tail = calloc(tail > 0 ? tail : 1, sizeof *m->tail);
+    }
+    if (m->acc == NULL || m->tail == NULL)
+        return err_nomem(err, N_("the average of the heads"));
+    return 0;
+}
+
+void mean_stream_add(mean_stream *m, const float *x)
+{
+    // cascade_column, a row at a time: into level 0, and after every 16
+    // rows each full level carried into the next
+    float *acc = m->acc;
+    const size_t b = m->blocked;
+    for (size_t c = 0; c < b; c++)
+        acc[c] += x[c];
+    const size_t i = ++m->added;
+    if (i % 16 == 0)
+        for (size_t j = 1; j < m->levels; j++) {
+            for (size_t c = 0; c < b; c++) {
+                acc[j * b + c] += acc[(j - 1) * b + c];
+                acc[(j - 1) * b + c] = 0.0f;
+            }
+            if ((i & ((size_t)15 << (j * 4))) != 0)
+                break;
+        }
+    const size_t rest = m->n - b;
+    memcpy(m->tail + (m->added - 1) * rest, x + b, rest * sizeof *x);
+}
+
+int mean_stream_finish(float *out, const mean_stream *m, mx_error *err)
+{
+    const size_t b = m->blocked, rest = m->n - b;
+    const float **tail = calloc(m->rows > 0 ? m->rows : 1, sizeof *tail);
+    if (tail == NULL)
+        return err_nomem(err, N_("the average of the heads"));
+    for (size_t c = 0; c < b; c++) {
+        // the levels folded into the first, as cascade_column ends (an
+        // unused level adds 0)
+        float sum = m->acc[c];
+        for (size_t j = 1; j < 4; j++)
+            sum += j < m->levels ? m->acc[j * b + c] : 0.0f;
+        out[c] = sum / (float)m->rows;
+    }
+    for (size_t r = 0; r < m->rows; r++)
+        tail[r] = m->tail + r * rest;
+    for (size_t c = 0; c < rest; c++)
+        out[b + c] = row_sum_ilp(tail, m->rows, c) / (float)m->rows;
+    free(tail);
+    return 0;
+}
+
+void mean_stream_free(mean_stream *m)
+{
+    free(m->acc);
+    free(m->tail);
+    m->acc = NULL;
+    m->tail = NULL;
+}
+
 void take_columns(matrix *out, const matrix *in, size_t first)
 {
     // out is (T, hd), in is (T, O)

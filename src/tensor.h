@@ -97,6 +97,29 @@ float score_divisor(size_t head_dim, bool scale);
  * computes. */
 void mean_rows(float *out, const float *const *x, size_t rows, size_t n);
 
+/* mean_rows over rows that come one at a time, each forgotten once added
+ * (the heads' weights of a streamed run, trace.h): the same sums in the
+ * same order, so the same bits. Kept: the running sums of the cascade's
+ * levels for the blocked columns, and the last few columns (fewer than
+ * 32) of every row, which mean_rows sums in another order. */
+typedef struct {
+    size_t rows, n; /* rows expected, values per row */
+    size_t added;   /* rows added so far */
+    size_t blocked; /* columns [0, blocked) summed as a cascade */
+    size_t levels;  /* cascade levels in use (1 to 3) */
+    float *acc;     /* (levels, blocked) running sums; owned */
+    float *tail;    /* (rows, n - blocked) the other columns; owned */
+} mean_stream;
+
+/* A stream for rows rows of n values; mean_stream_free accepts it after a
+ * failure too. */
+int mean_stream_init(mean_stream *m, size_t rows, size_t n, mx_error *err);
+/* Adds the next row x (n values); at most rows of them. */
+void mean_stream_add(mean_stream *m, const float *x);
+/* out (n) = the mean of the rows, once all of them are added. */
+int mean_stream_finish(float *out, const mean_stream *m, mx_error *err);
+void mean_stream_free(mean_stream *m);
+
 /* out (T, hd) = columns [first, first + out->cols) of in (T, O): one head's
  * slice of a fused projection (view + transpose in PyTorch). */
 void take_columns(matrix *out, const matrix *in, size_t first);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Streamed runs: the tables that go to the output as they are made
-(text, --style torch, CSV, --csv-dir) give the same bytes as a run that
-keeps its whole trace until the end. --html FILE makes a run keep its
-trace and changes nothing on stdout or in --csv-dir, so each case runs
-with and without it.
+(text, --style torch, CSV, --csv-dir, --average) give the same bytes as
+a run that keeps its whole trace until the end. --html FILE makes a run
+keep its trace and changes nothing on stdout or in --csv-dir, so each
+case runs with and without it.
 
 Also: the names --tables accepts are exactly the tables a run makes
 (checked before a streamed run writes anything), and a run too large to
@@ -56,6 +56,12 @@ CASES = [
                                                 "attn_weights,out", "--full",
                                                 words(12, 2)]),
     ("--kv", WIDE + ["--kv", words(7, 3), "--threads", "1", words(9, 4)]),
+    ("--average --color always, every variant, 2 threads",
+     WIDE + ["--average", "--color", "always", "--variant",
+             "single,wrapper,fused,block", "--threads", "2", S]),
+    ("--average, CSV, 20 heads, 1 thread",
+     ["--d-model", "20", "--d-out", "20", "--heads", "20", "--average",
+      "--format", "csv", "--threads", "1", "--variant", "fused", S]),
     ("--qkv-bias --no-causal --tie",
      WIDE + ["--qkv-bias", "--no-causal", "--tie", "--variant",
              "wrapper,fused", S]),

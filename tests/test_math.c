@@ -563,8 +563,62 @@ static void softmax_fast_is_naive(void)
        rows, bad);
 }
 
+/* mean_stream, a row at a time, equals mean_rows bit for bit: row counts
+ * below and past 16 and 256 (the cascade's levels), widths below 8, odd
+ * widths and widths past a block of 32, values of mixed size and sign
+ * (so that the order of the sums shows). */
+static void mean_stream_is_mean_rows(void)
+{
+    static const size_t row_counts[] = {1,  2,  3,  5,  12,  15,  16, 17,
+                                        31, 32, 33, 48, 255, 256, 300};
+    static const size_t widths[] = {1, 3, 7, 8, 9, 31, 32, 33, 70, 257};
+    torch_rng g;
+    rng_seed(&g, 9);
+    size_t cases = 0, same = 0;
+    for (size_t a = 0; a < sizeof row_counts / sizeof row_counts[0]; a++)
+        for (size_t b = 0; b < sizeof widths / sizeof widths[0]; b++) {
+            const size_t rows = row_counts[a], n = widths[b];
+            float *x = malloc(rows * n * sizeof *x);
+            const float **each = malloc(rows * sizeof *each);
+            float *want = malloc(n * sizeof *want);
+            float *got = malloc(n * sizeof *got);
+            mean_stream m;
+            mx_error err = {0};
+            if (x == NULL || each == NULL || want == NULL || got == NULL ||
+                mean_stream_init(&m, rows, n, &err) != 0) {
+                ok(0, "mean_stream: memory for %zu x %zu", rows, n);
+                return;
+            }
+            rng_normal_fill(x, rows * n, 0, 1, &g);
+            for (size_t i = 0; i < rows * n; i++)
+                x[i] *= (float)(1u << (i * 7 % 23)) / 4096.0f;
+            for (size_t r = 0; r < rows; r++) {
+                each[r] = x + r * n;
+                mean_stream_add(&m, x + r * n);
+            }
+            mean_rows(want, each, rows, n);
+            cases++;
+            if (mean_stream_finish(got, &m, &err) == 0 &&
+                memcmp(want, got, n * sizeof *got) == 0)
+                same++;
+            else
+                diag("mean_stream differs from mean_rows at %zu x %zu", rows,
+                     n);
+            mean_stream_free(&m);
+            free(x);
+            free(each);
+            free(want);
+            free(got);
+        }
+    ok(same == cases,
+       "mean_stream equals mean_rows bit for bit (%zu of %zu "
+       "shapes)",
+       same, cases);
+}
+
 int main(void)
 {
+    mean_stream_is_mean_rows();
     exp_edges();
     small_products();
     softmax_and_mask();
