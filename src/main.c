@@ -55,12 +55,17 @@ static char *read_stdin(size_t *len, mx_error *err)
         err_nomem(err, _("the sentence"));
         return NULL;
     }
+    /* the limit is on the text: a byte-order mark before it is not */
+    size_t limit = MAX_STDIN_BYTES;
     for (;;) {
+        if (n >= 3 && limit == MAX_STDIN_BYTES &&
+            memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+            limit += 3;
         if (n == cap) {
             /* exactly the limit is allowed: refused only if more follows */
-            if (cap >= MAX_STDIN_BYTES && getc(stdin) == EOF)
+            if (cap >= limit && getc(stdin) == EOF)
                 break;
-            if (cap >= MAX_STDIN_BYTES) {
+            if (cap >= limit) {
                 free(buf);
                 err_input(err,
                           _("the sentence on standard input is longer "
@@ -68,14 +73,15 @@ static char *read_stdin(size_t *len, mx_error *err)
                           MAX_STDIN_BYTES);
                 return NULL;
             }
-            char *p = realloc(buf, cap * 2);
+            size_t grown = cap * 2 < limit ? cap * 2 : limit;
+            char *p = realloc(buf, grown);
             if (p == NULL) {
                 free(buf);
                 err_nomem(err, _("the sentence"));
                 return NULL;
             }
             buf = p;
-            cap *= 2;
+            cap = grown;
         }
         size_t got = fread(buf + n, 1, cap - n, stdin);
         n += got;

@@ -665,15 +665,20 @@ static int set_path(const char **out, const char *opt, const char *arg,
     return 0;
 }
 
-/* One character that can separate CSV fields, or the word "tab". */
+/* One character that can separate CSV fields, or the word "tab": never
+ * one that a written number can hold (digits, '.', '+', '-', the letters
+ * of "1e-05" and "-inf"; numbers are not quoted), a quote or a line
+ * break. */
 static int parse_delimiter(char *out, const char *arg, mx_error *err)
 {
     if (strcmp(arg, "tab") == 0 || strcmp(arg, "\t") == 0) {
         *out = '\t';
         return 0;
     }
-    if (strlen(arg) != 1 || strchr("\"\r\n.0123456789+-eE", arg[0]) ||
-        (unsigned char)arg[0] >= 0x80)
+    const char c = arg[0];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (strlen(arg) != 1 || letter || strchr("\"\r\n.0123456789+-", c) ||
+        (unsigned char)c >= 0x80)
         return err_usage(err,
                          _("--csv-delimiter: '%s' cannot separate fields "
                            "(expected one ASCII character such as ';' or ',', "
