@@ -97,8 +97,12 @@ static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
                              _("--csv-dir: %s is a symbolic link to a "
                                "folder that does not exist"),
                              path);
-        return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
-                         strerror(e));
+        /* a full disk, a read-only or forbidden folder: a write error,
+         * as for any other output (status 1) */
+        const bool write_error = e == ENOSPC || e == EDQUOT || e == EROFS ||
+                                 e == EIO || e == EACCES || e == EPERM;
+        return err_set(err, write_error ? EXIT_OUTPUT_ERROR : EXIT_BAD_INPUT,
+                       _("--csv-dir: cannot create %s: %s"), path, strerror(e));
     }
     return remember_made(s, path, err);
 }

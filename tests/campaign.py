@@ -586,6 +586,58 @@ def full_disk(tmp):
         subprocess.run(["umount", disk], timeout=60)
 
 
+def no_inodes(tmp):
+    """A tmpfs with room for a few files only: whichever file or folder
+    the run cannot make (a temporary file, or a sentence folder while
+    the files are being moved into place), a failed run is a write error
+    (status 1) that leaves everything as it was."""
+    disk = os.path.join(tmp, "inodes")
+    os.mkdir(disk)
+    two = os.path.join(tmp, "two_sentences.csv")
+    with open(two, "w") as f:
+        f.write("s\nO gato\nthe cat\n")
+    args = ["--input", two, "--column", "s", "--d-model", "4", "--d-out",
+            "4", "--heads", "2", "--variant", "fused", "--tables",
+            "out,attn_weights", "--csv-dir", "out", "--plot", "p.png"]
+    stages = set()
+    for n in range(6, 17):
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o",
+                            "size=4m,nr_inodes=%d" % n, "tmpfs", disk],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        if r.returncode != 0:
+            print("# inode cases skipped: cannot mount a tmpfs (%s)" %
+                  r.stderr.decode("utf-8", "replace").strip())
+            return 0
+        try:
+            os.mkdir(os.path.join(disk, "out"))
+            with open(os.path.join(disk, "out", "fused.out.csv"), "w") as f:
+                f.write("old")
+            with open(os.path.join(disk, "p.sentence0.png"), "w") as f:
+                f.write("old picture")
+            before = snapshot(disk)
+            r = MHA.run(args, cwd=disk)
+            lines = r.stderr.decode("utf-8", "replace").splitlines()
+            if r.returncode == 0:
+                good = (os.path.isdir(os.path.join(disk, "out", "sentence1"))
+                        and r.stdout != b"")
+            else:
+                good = (r.returncode == 1 and len(lines) == 1 and
+                        "No space left on device" in lines[0] and
+                        r.stdout == b"" and snapshot(disk) == before)
+                stages.add("place" if "cannot create" in lines[0] else
+                           "write")
+            ok(good, "room for %d files: %s" % (n, "every file in place"
+                                               if r.returncode == 0 else
+                                               "status 1, nothing changed"),
+               (r.returncode, r.stderr[:300]))
+        finally:
+            subprocess.run(["umount", disk], timeout=60)
+    ok(stages == {"place", "write"}, "the runs failed both while writing "
+       "and while moving files into place", stages)
+    return 1
+
+
 def progress(tmp):
     """The progress line: on a terminal after a second, never on a pipe
     or with --quiet, erased at the end."""
@@ -632,9 +684,10 @@ def main():
         together(tmp)
         signals(tmp)
         mounted = full_disk(tmp)
+        no_inodes(tmp)
         progress(tmp)
         print("# campaign: %d failing inputs, 9 accepted ones, 12 runs of "
-              "several kinds of files, 4 signals, "
+              "several kinds of files, 11 short of inodes, 4 signals, "
               "%s" % (len(FAILING), "6 full-disk runs" if mounted else
                       "full disk skipped"))
     return done()
