@@ -207,12 +207,20 @@ static size_t screen_rows(void)
 }
 
 /* --layout auto: heads side by side on a terminal; a pipe or a file keeps
- * one table under another, in the trace's order. */
-static bool use_grid(const options *opt)
+ * one table under another, in the trace's order, and so does a run too
+ * large to keep every table, which the grid needs (trace.h). */
+static bool use_grid(const options *opt, const model_input *in)
 {
     if (opt->layout != LAYOUT_AUTO)
         return opt->layout == LAYOUT_GRID;
-    return isatty(STDOUT_FILENO);
+    if (!isatty(STDOUT_FILENO))
+        return false;
+    /* a run that fails the check fails again, with its message, when it
+     * runs */
+    double values = 0;
+    mx_error ignored = {0};
+    return pipeline_check(&values, opt, in, true, &ignored) != 0 ||
+           values <= (double)MAX_TRACE_VALUES;
 }
 
 /* Whether the text may go through the pager: on a terminal, without
@@ -275,7 +283,7 @@ static explain_context explain_for(const options *opt, const trace *tr)
 /* The text style of a run. ctx is filled when the first table goes out
  * (explain_for reads the input tables). */
 static text_style text_style_of(const options *opt, const trace *tr,
-                                const explain_context *ctx)
+                                const explain_context *ctx, bool grid)
 {
     const text_style style = {
         .precision = opt->precision,
@@ -287,7 +295,7 @@ static text_style text_style_of(const options *opt, const trace *tr,
         .truecolor = truecolor(),
         .scale = opt->color_scale,
         .trace = tr,
-        .grid = use_grid(opt),
+        .grid = grid,
         .page_breaks = opt->step,
     };
     return style;
@@ -295,8 +303,8 @@ static text_style text_style_of(const options *opt, const trace *tr,
 
 /* Why a run keeps every table until it ends: the option whose output
  * reads the whole trace; NULL when the tables can go to the output as
- * they are made (trace.h). */
-static const char *keeps_all(const options *opt)
+ * they are made (trace.h). grid: the text is laid out as a grid. */
+static const char *keeps_all(const options *opt, bool grid)
 {
     if (opt->check)
         return "--check";
@@ -306,7 +314,7 @@ static const char *keeps_all(const options *opt)
         return "--plot";
     if (opt->focus != NULL)
         return "--focus";
-    if (opt->format == FORMAT_TEXT && !opt->torch_style && use_grid(opt))
+    if (opt->format == FORMAT_TEXT && !opt->torch_style && grid)
         return "--layout grid";
     return NULL;
 }
@@ -419,7 +427,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
 {
     trace tr;
     trace_init(&tr);
-    const bool streams = keeps_all(opt) == NULL;
+    const bool grid = use_grid(opt, in);
+    const bool streams = keeps_all(opt, grid) == NULL;
     const csv_out_style csv = {
         .delimiter = opt->csv_delimiter,
         .decimal_comma = opt->decimal_comma,
@@ -429,7 +438,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;
-    o.style = text_style_of(opt, &tr, &o.notes);
+    o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
     csv_stream_begin(&o.csv, out, &csv);
@@ -636,8 +645,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         double values = 0;
-        if (pipeline_check(&values, opt, &in, keeps_all(opt) == NULL, err) !=
-            0) {
+        const bool streamed = keeps_all(opt, use_grid(opt, &in)) == NULL;
+        if (pipeline_check(&values, opt, &in, streamed, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,

@@ -7,14 +7,17 @@ case runs with and without it.
 
 Also: the names --tables accepts are exactly the tables a run makes
 (checked before a streamed run writes anything), and a run too large to
-keep whole still runs when it streams.
+keep whole still runs when it streams, also on a terminal, where
+--layout auto would otherwise lay the heads out as a grid.
 
 Usage: stream_test.py MHA_EXPLAIN
 
 Prints TAP.
 """
 import os
+import pty
 import random
+import subprocess
 import sys
 import tempfile
 
@@ -173,11 +176,52 @@ def larger_than_whole():
            "is made", (r.returncode, r.stderr[:300]))
 
 
+def on_terminal(args):
+    """(status, stdout, stderr) of a run whose standard output is a
+    terminal (a pty), which chooses --layout grid unless told otherwise."""
+    master, slave = pty.openpty()
+    r = subprocess.run(MHA.command(args), stdin=subprocess.DEVNULL,
+                       stdout=slave, stderr=subprocess.PIPE, timeout=120)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the pty is closed and read
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return r.returncode, out.replace(b"\r\n", b"\n"), r.stderr
+
+
+def grid_on_terminal():
+    big = ["--no-pager", "--width", "200", "--d-model", "8", "--d-out",
+           "512", "--heads", "512", "--variant", "fused", "--tables", "out",
+           words(400, 11)]
+    status, out, err = on_terminal(big)
+    ok(status == 0 and out.startswith(b"[fused] out (400 x 512)"),
+       "on a terminal, a run too large to keep whole is listed and streamed "
+       "instead of laid out as a grid", (status, out[:80], err[:200]))
+    status, out, err = on_terminal(big + ["--layout", "grid"])
+    ok(status == 2 and out == b"" and b"--layout grid" in err,
+       "--layout grid asked for: refused, the message says why",
+       (status, out[:80], err[:300]))
+    small = ["--no-pager", "--width", "200", "--heads", "4", "--d-out", "8",
+             "--variant", "fused", "--tables", "attn_weights",
+             words(5, 12)]
+    status, out, err = on_terminal(small)
+    ok(status == 0 and out.startswith(b"[fused] heads 0 to 3: attn_weights"),
+       "a run that fits is still a grid on a terminal", (status, out[:80]))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         same_as_whole(tmp)
     tables_option()
     larger_than_whole()
+    grid_on_terminal()
     return done()
 
 
