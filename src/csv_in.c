@@ -253,9 +253,10 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
         r->field_bytes = 0;
         r->field_line = r->line;
         r->field_column = r->column;
-    } else if (p->entry_pos > MAX_FIELD_BYTES) {
+    } else if (p->entry_pos > MAX_FIELD_BYTES + (byte == '"')) {
         /* the field so far, as libcsv holds it: quoted delimiters, quotes
-         * and line breaks count too */
+         * and line breaks count too; libcsv holds a quote inside a quoted
+         * field until the next byte says whether it closes the field */
         fail_at(r, r->field_line, r->field_column,
                 _("a field longer than %zu KiB"), MAX_FIELD_BYTES >> 10);
     }
