@@ -639,6 +639,50 @@ done:
     return rc;
 }
 
+/* A label such as --csv-dir writes, letters then a number ("out3",
+ * "in0", "dim2"), names its position: *index is that number. Other
+ * labels name none (0). */
+static int numbered_label(size_t *index, const char *label)
+{
+    const char *p = label;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+        p++;
+    if (p == label || *p < '0' || *p > '9' || strlen(p) > 9)
+        return 0;
+    *index = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        *index = *index * 10 + (size_t)(*p - '0');
+    return *p == '\0';
+}
+
+/* Rows and columns are read in the file's order: a numbered label that
+ * names another position (rows sorted in a spreadsheet) is an error. */
+static int check_label_order(const csv_reader *r, const char *path,
+                             mx_error *err)
+{
+    size_t at = 0;
+    for (size_t j = 1; j < r->rows[0].n; j++) {
+        const csv_field *c = &r->rows[0].fields[j];
+        if (numbered_label(&at, c->text) && at != j - 1)
+            return err_input(err,
+                             _("%s:%zu:%zu: the column labelled '%.40s' is "
+                               "column %zu (rows and columns are read in "
+                               "the file's order; their labels must "
+                               "agree)"),
+                             path, c->line, c->column, c->text, j - 1);
+    }
+    for (size_t i = 1; i < r->n_rows; i++) {
+        const csv_field *c = &r->rows[i].fields[0];
+        if (numbered_label(&at, c->text) && at != i - 1)
+            return err_input(err,
+                             _("%s:%zu:%zu: the row labelled '%.40s' is row "
+                               "%zu (rows and columns are read in the "
+                               "file's order; their labels must agree)"),
+                             path, c->line, c->column, c->text, i - 1);
+    }
+    return 0;
+}
+
 int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
                               const csv_style *style, mx_error *err)
 {
@@ -666,7 +710,8 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
                   m->rows, m->cols, hint);
         goto done;
     }
-    if (check_shape(&r, 2, style->delimiter, err) != 0)
+    if (check_shape(&r, 2, style->delimiter, err) != 0 ||
+        check_label_order(&r, path, err) != 0)
         goto done;
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)

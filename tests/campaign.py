@@ -102,6 +102,10 @@ def files(tmp):
         os.path.join(d, "fused.W_query.weight.csv"), "w").write(
             "token," + ",".join("in%d" % i for i in range(3)) + "\n" +
             "out0,1e39,0,0\n" + "out%d,0,0,0\n" * 3 % (1, 2, 3)))
+    weights("w_sorted", lambda d: open(
+        os.path.join(d, "fused.W_query.weight.csv"), "w").write(
+            "token,in0,in1,in2\nout1,1,2,3\nout0,4,5,6\nout2,0,0,0\n"
+            "out3,0,0,0\n"))
     weights("w_typo", lambda d: open(
         os.path.join(d, "fusde.W_query.weight.csv"), "w").close())
     weights("w_shape", lambda d: open(
@@ -212,6 +216,9 @@ FAILING = [
      "wrapper.heads.00", False),
     ("--weights: 1e39", [S, "--weights", "w_huge"], b"", 2,
      "too large for float32", False),
+    ("--weights: rows out of order", [S, "--weights", "w_sorted"], b"", 2,
+     "fused.W_query.weight.csv:2:1: the row labelled 'out1' is row 0",
+     False),
     ("--weights: a name that starts with no module", [S, "--weights",
      "w_typo"], b"", 2, "fusde.W_query.weight.csv: a parameter file's name",
      False),
