@@ -127,7 +127,7 @@ void csv_stream_begin(csv_stream *s, FILE *out, const csv_out_style *style)
 }
 
 /* The byte-order mark and the header row, as the style asks. */
-static void start(csv_stream *s)
+static void write_header(csv_stream *s)
 {
     const char d = s->style->delimiter;
     if (s->style->bom)
@@ -146,7 +146,7 @@ static void start(csv_stream *s)
 int csv_stream_put(csv_stream *s, const table *t, mx_error *err)
 {
     if (!s->started)
-        start(s);
+        write_header(s);
     const int rc = write_table(s->out, &s->chunk, t, s->style);
     if (rc == -1)
         return err_nomem(err, _("the CSV output"));
@@ -159,7 +159,7 @@ int csv_stream_end(csv_stream *s, mx_error *err)
 {
     csv_stream_free(s);
     if (!s->started)
-        start(s);
+        write_header(s);
     return ferror(s->out) ? err_write(err, _("the output"), errno) : 0;
 }
 

@@ -13,7 +13,8 @@ Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
   fused-csv        256 words, --variant fused --format csv (tidy CSV)
   fused-csvdir     256 words, --variant fused --csv-dir DIR
   all3-csv         256 words, all three variants, --format csv
-  fused-2234       2234 words (the most at 768/12), --variant fused, text
+  fused-2234       2234 words (the most at 768/12 with every table kept,
+                   a third of the most streamed), --variant fused, text
   width4096        --d-model 4096 --d-out 4096 --heads 16, 256 words,
                    --variant fused, text
   heads64          64 words, --variant fused, the 12 heads' attn_weights
