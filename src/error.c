@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "i18n.h"
@@ -15,7 +16,24 @@ static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
     err->status = status;
     err->usage = 0;
     err->sys_errno = 0;
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    char *whole = n >= (int)sizeof err->msg ? malloc((size_t)n + 1) : NULL;
+    if (whole != NULL) {
+        /* too long (a path of thousands of bytes): the start and the end,
+         * where the reason is, around "...", cut between characters */
+        vsnprintf(whole, (size_t)n + 1, fmt, again);
+        size_t head = 160, tail = (size_t)n - (sizeof err->msg - 1 - 165);
+        while (head > 0 && ((unsigned char)whole[head] & 0xC0) == 0x80)
+            head--;
+        while (((unsigned char)whole[tail] & 0xC0) == 0x80)
+            tail++;
+        snprintf(err->msg, sizeof err->msg, "%.*s ... %s", (int)head, whole,
+                 whole + tail);
+        free(whole);
+    }
+    va_end(again);
 }
 
 int err_set(mx_error *err, int status, const char *fmt, ...)

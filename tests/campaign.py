@@ -74,6 +74,9 @@ def files(tmp):
         with open(os.path.join(tmp, name), mode,
                   **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
             f.write(text)
+    with open(os.path.join(tmp, "utf16.csv"), "wb") as f:
+        f.write("s\nO gato\n".encode("utf-16"))
+    os.mkfifo(os.path.join(tmp, "fifo.html"))
     # over 64 MiB without writing it: a sparse file
     with open(os.path.join(tmp, "sparse.csv"), "wb") as f:
         f.truncate(65 << 20)
@@ -280,6 +283,46 @@ FAILING = [
 ]
 
 
+# Outputs and the environment: (name, arguments, stdin, status, fragment
+# of the first stderr line, whether the --help hint follows, environment)
+LONG_PATH = "/".join(["c" * 200] * 25)
+TARGETS = [
+    ("--csv-dir /dev/full", [S, "--csv-dir", "/dev/full"], b"", 2,
+     "/dev/full is not a directory", False, {}),
+    ("--html /dev/null", [S, "--html", "/dev/null"], b"", 1,
+     "/dev/null: it exists and is not a regular file", False, {}),
+    ("--html a FIFO", [S, "--html", "fifo.html"], b"", 1,
+     "fifo.html: it exists and is not a regular file", False, {}),
+    ("--csv-dir through a FIFO", [S, "--csv-dir", "fifo.html/x"], b"", 2,
+     "fifo.html is not a directory", False, {}),
+    ("--csv-dir past PATH_MAX", [S, "--csv-dir", LONG_PATH], b"", 2,
+     "File name too long", False, {}),
+    ("--plot past PATH_MAX", [S, "--plot", LONG_PATH + ".png"], b"", 1,
+     "File name too long", False, {}),
+    ("--plot in a missing folder", [S, "--plot", "no/such/p.png"], b"", 1,
+     "no/such/p.png: No such file or directory", False, {}),
+    ("$TMPDIR missing", [S], b"", 1, "the output's temporary file: No such",
+     False, {"TMPDIR": "/nonexistent/mha-explain"}),
+    ("$TMPDIR a file", [S], b"", 1, "the output's temporary file: Not a "
+     "directory", False, {"TMPDIR": "/etc/passwd"}),
+    ("--input a folder", ["--input", ".", "--column", "s"], b"", 2,
+     "Is a directory", False, {}),
+    ("--input /dev/urandom", ["--input", "/dev/urandom", "--column", "s"],
+     b"", 2, "/dev/urandom:1:1", False, {}),
+    ("--weights /dev/null", [S, "--weights", "/dev/null"], b"", 2,
+     "Not a directory", False, {}),
+    ("--input UTF-16", ["--input", "utf16.csv", "--column", "s"], b"", 2,
+     "utf16.csv:1:1", False, {}),
+    ("--kv with --input", ["--input", "bom_header.csv", "--column", "s",
+     "--kv", "a b"], b"", 2, "--kv", True, {}),
+    ("--ff 32768 at d_model 8192", [S, "--variant", "block", "--d-model",
+     "8192", "--heads", "1", "--ff", "32768"], b"", 2, "million values",
+     False, {}),
+    ("--csv-delimiter '\\t' (two characters)", [S, "--csv-delimiter",
+     "\\t"], b"", 2, "--csv-delimiter", True, {}),
+]
+
+
 def leftovers(work, tmpdir):
     """Names in the run's folder and $TMPDIR that the run made."""
     found = []
@@ -311,6 +354,22 @@ def failing(tmp):
     for number, (name, args, stdin, status, fragment, hint) in \
             enumerate(FAILING):
         r, left = run_case(tmp, number, args, stdin)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        good = (r.returncode == status and r.stdout == b"" and lines and
+                lines[0].startswith("mha-explain: ") and
+                fragment in lines[0] and
+                len(lines) == (2 if hint else 1) and
+                (not hint or lines[1] == HINT) and left == [])
+        ok(good, "%s: status %d, one line, nothing printed or left" %
+           (name, status), "status %d stdout %r stderr %r left %r" %
+           (r.returncode, r.stdout[:80], r.stderr[:300], left))
+
+
+def targets(tmp):
+    base = len(FAILING) + 20
+    for number, (name, args, stdin, status, fragment, hint, env) in \
+            enumerate(TARGETS):
+        r, left = run_case(tmp, base + number, args, stdin, env)
         lines = r.stderr.decode("utf-8", "replace").splitlines()
         good = (r.returncode == status and r.stdout == b"" and lines and
                 lines[0].startswith("mha-explain: ") and
@@ -697,15 +756,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         files(tmp)
         failing(tmp)
+        targets(tmp)
         succeeding(tmp)
         together(tmp)
         signals(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
         progress(tmp)
-        print("# campaign: %d failing inputs, 10 accepted ones, 12 runs of "
+        print("# campaign: %d failing inputs, %d about outputs and the "
+              "environment, 10 accepted ones, 12 runs of "
               "several kinds of files, 11 short of inodes, 4 signals, "
-              "%s" % (len(FAILING), "6 full-disk runs" if mounted else
+              "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
     return done()
 
