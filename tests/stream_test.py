@@ -156,6 +156,27 @@ def tables_option():
            wrong[:5])
 
 
+def weights_before_output():
+    # the last variant's file is read before the first table goes out
+    cases = [
+        (["--variant", "single,fused"], "fused.W_query.weight.csv",
+         "token,in0,in1\nout0,1,2\n"),
+        (["--variant", "single,fused", "--tie"],
+         "wrapper.heads.1.W_key.weight.csv",
+         "token,in0,in1,in2\nout0,1,2,x\n"),
+    ]
+    for extra, name, text in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+            r = MHA.run([S, "--weights", tmp] + extra)
+        ok(r.returncode == 2 and r.stdout == b"" and
+           len(r.stderr.splitlines()) == 1 and name.encode() in r.stderr,
+           "%s: a bad --weights file of a later variant stops the run "
+           "before any output" % " ".join(extra),
+           (r.returncode, r.stdout[:60], r.stderr[:200]))
+
+
 def larger_than_whole():
     # 512 heads of one column over 400 tokens: every table together is
     # more than the limit, a few heads at a time are not
@@ -220,6 +241,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         same_as_whole(tmp)
     tables_option()
+    weights_before_output()
     larger_than_whole()
     grid_on_terminal()
     return done()
