@@ -717,33 +717,22 @@ def no_inodes(tmp):
 def progress(tmp):
     """The progress line: on a terminal after a second, never on a pipe
     or with --quiet, erased at the end."""
-    import pty
+    from ptylib import Terminal
     sentences = os.path.join(tmp, "long.csv")
     with open(sentences, "w") as f:
         f.write("s\n" + (" ".join("w%d" % j for j in range(3000)) + "\n") * 6)
     args = ["--input", sentences, "--column", "s", "--d-model", "8",
             "--d-out", "8", "--tables", "out"]
     for quiet in (False, True):
-        master, slave = pty.openpty()
-        p = subprocess.Popen(MHA.command(args + (["--quiet"] if quiet else [])),
-                             stdout=subprocess.DEVNULL, stderr=slave)
-        os.close(slave)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        p.wait(timeout=600)
-        os.close(master)
+        term = Terminal(MHA.command(args + (["--quiet"] if quiet else [])),
+                        stdin=None, stdout=subprocess.DEVNULL)
+        status, seen = term.finish(600)
+        term.close()
         if quiet:
-            ok(p.returncode == 0 and seen == b"",
+            ok(status == 0 and seen == b"",
                "--quiet: no progress line on a terminal", seen[:200])
         else:
-            ok(p.returncode == 0 and b"mha-explain: sentence " in seen and
+            ok(status == 0 and b"mha-explain: sentence " in seen and
                b" of 6" in seen and seen.endswith(b"\r\x1b[K"),
                "a long --input run shows its progress on a terminal and "
                "erases it", seen[:200])

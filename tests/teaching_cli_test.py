@@ -9,12 +9,12 @@ Prints TAP. Python 3 standard library only.
 import csv
 import io
 import os
-import pty
 import re
 import subprocess
 import sys
 import tempfile
 
+from ptylib import Terminal
 from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
@@ -188,25 +188,14 @@ def color():
        "--color always wins over NO_COLOR")
 
     def under_terminal(env):
-        master, slave = pty.openpty()
         full = dict(os.environ)
         full.pop("NO_COLOR", None)
         full.update(env)
-        p = subprocess.Popen(MHA.command([CLASSROOM, "--tables", "attn_weights",
-                                          "--no-pager"]),
-                             stdout=slave, stderr=subprocess.DEVNULL, env=full)
-        os.close(slave)
-        data = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-        p.wait(timeout=600)
-        os.close(master)
+        term = Terminal(MHA.command([CLASSROOM, "--tables", "attn_weights",
+                                     "--no-pager"]), full,
+                        stdin=None, stderr=subprocess.DEVNULL)
+        _, data = term.finish(600)
+        term.close()
         return data
     ok(b"\x1b[48;5;" in under_terminal({"TERM": "xterm"}), "auto shades a terminal")
     ok(b"\x1b" not in under_terminal({"TERM": "xterm", "NO_COLOR": "1"}),

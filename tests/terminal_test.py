@@ -3,25 +3,22 @@
 
 Usage: terminal_test.py MHA_EXPLAIN
 
-Each run gets a pty of 80 or 120 columns (Python's pty module, the window
-size set with TIOCSWINSZ) and no line it prints may be wider than the
-terminal in display cells. Also on a pty: --layout grid (heads side by
+Each run gets a pty of 80 or 120 columns (tests/ptylib.py: the window
+size set with TIOCSWINSZ, the output read whole) and no line it prints
+may be wider than the terminal in display cells. Also on a pty: --layout grid (heads side by
 side), the pager (used on a terminal for long output, never on a pipe),
 and --step driven by keys. Prints TAP. Python 3 standard library only.
 """
-import fcntl
 import os
 import pty
 import re
-import select
 import signal
-import struct
 import sys
 import tempfile
 import termios
-import time
 import unicodedata
 
+from ptylib import Terminal
 from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
@@ -41,38 +38,21 @@ def cells(line):
 
 
 def spawn(args, columns, rows, env_extra=None):
-    """(pid, master fd) of the program on a new pty of that size."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        env = dict(os.environ, TERM="xterm-256color")
-        for name in ("COLUMNS", "NO_COLOR", "PAGER", "MHA_EXPLAIN_PAGER",
-                     "LINES", "COLORTERM", "LESS"):
-            env.pop(name, None)
-        env.update(env_extra or {})
-        try:
-            fcntl.ioctl(1, termios.TIOCSWINSZ,
-                        struct.pack("HHHH", rows, columns, 0, 0))
-            os.execvpe(MHA.command(args)[0], MHA.command(args), env)
-        finally:
-            os._exit(127)
-    return pid, fd
+    """The program on a new pty of that size (ptylib.Terminal)."""
+    env = dict(os.environ, TERM="xterm-256color")
+    for name in ("COLUMNS", "NO_COLOR", "PAGER", "MHA_EXPLAIN_PAGER",
+                 "LINES", "COLORTERM", "LESS"):
+        env.pop(name, None)
+    env.update(env_extra or {})
+    return Terminal(MHA.command(args), env, columns, rows)
 
 
 def on_pty(args, columns, rows=40, env=None):
     """(exit status, output text) of the program on a pty of that size."""
-    pid, fd = spawn(args, columns, rows, env)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+    term = spawn(args, columns, rows, env)
+    status, out = term.finish(300)
+    term.close()
+    return status, out.decode("utf-8", "replace")
 
 
 def plain_lines(text):
@@ -336,13 +316,12 @@ def pager():
         os.remove(got)
     # the default pager, less -FRX, quit with q
     if subprocess_ok("less"):
-        pid, fd = spawn(long_run, 120, 40)
-        shown = read_until(fd, b"\n:", 20)
-        os.write(fd, b"q")
-        rest = read_until(fd, None, 20)
-        _, st = os.waitpid(pid, 0)
-        os.close(fd)
-        ok(os.waitstatus_to_exitcode(st) == 0 and b"[input] vocab" in shown,
+        term = spawn(long_run, 120, 40)
+        shown = term.read_until(b"\n:", 20)
+        term.write(b"q")
+        st, rest = term.finish(20)
+        term.close()
+        ok(st == 0 and b"[input] vocab" in shown,
            "less -FRX by default, quit with q: status 0",
            (shown + rest)[-300:])
     else:
@@ -354,47 +333,28 @@ def subprocess_ok(program):
                for d in os.environ.get("PATH", "").split(os.pathsep))
 
 
-def read_until(fd, marker, seconds):
-    """Bytes from the pty until marker (None: the end) or the time."""
-    data = b""
-    end = time.time() + seconds
-    while time.time() < end and (marker is None or marker not in data):
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def termios_restored(fd):
-    lflag = termios.tcgetattr(fd)[3]
+def termios_restored(term):
+    lflag = term.settings()[3]
     return bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
 
 
 def step():
     """--step driven by keys on a real pty."""
     args = [CLASSROOM, "--variant", "fused", "--explain", "--step"]
-    pid, fd = spawn(args, 80, 24)
-    first = read_until(fd, b"[step 1 of", 20)
+    term = spawn(args, 80, 24)
+    first = term.read_until(b"[step 1 of", 20)
     total = re.search(rb"\[step 1 of (\d+)", first)
-    raw = not termios_restored(fd)
-    os.write(fd, b" ")
-    second = read_until(fd, b"[step 2 of", 10)
-    os.write(fd, b"\r")
-    third = read_until(fd, b"[step 3 of", 10)
-    os.write(fd, b"b")
-    back = read_until(fd, b"[step 2 of", 10)
-    os.write(fd, b"q")
-    rest = read_until(fd, None, 10)
-    _, st = os.waitpid(pid, 0)
-    restored = termios_restored(fd)
-    os.close(fd)
+    raw = not termios_restored(term)
+    term.write(b" ")
+    second = term.read_until(b"[step 2 of", 10)
+    term.write(b"\r")
+    third = term.read_until(b"[step 3 of", 10)
+    term.write(b"b")
+    back = term.read_until(b"[step 2 of", 10)
+    term.write(b"q")
+    st, rest = term.finish(10)
+    restored = termios_restored(term)
+    term.close()
     text = lambda b: ESCAPE.sub("", b.decode("utf-8", "replace"))
     ok(total is not None and int(total.group(1)) >= 10 and
        "# Tokenize:" in text(first) and "[input] vocab" in text(first) and
@@ -411,24 +371,24 @@ def step():
        "Enter: step 3, the module's note and parameters", text(third)[-600:])
     ok("[input] embedding.weight" in text(back),
        "b: back to step 2", text(back)[-300:])
-    ok(os.waitstatus_to_exitcode(st) == 0 and raw and restored,
+    ok(st == 0 and raw and restored,
        "q quits with status 0; raw mode while waiting, restored after",
        "status %r, raw %r, restored %r" % (st, raw, restored))
 
     # through every step to the end
-    pid, fd = spawn([CLASSROOM, "--variant", "fused", "--step"], 120, 40)
-    seen = read_until(fd, b"[step 1 of", 20)
+    term = spawn([CLASSROOM, "--variant", "fused", "--step"], 120, 40)
+    seen = term.read_until(b"[step 1 of", 20)
     n = int(re.search(rb"\[step 1 of (\d+)", seen).group(1))
     for k in range(2, n + 1):
-        os.write(fd, b" ")
-        seen += read_until(fd, b"[step %d of" % k, 10)
-    os.write(fd, b"\r")
-    seen += read_until(fd, None, 10)
-    _, st = os.waitpid(pid, 0)
-    restored = termios_restored(fd)
-    os.close(fd)
+        term.write(b" ")
+        seen += term.read_until(b"[step %d of" % k, 10)
+    term.write(b"\r")
+    st, rest = term.finish(10)
+    seen += rest
+    restored = termios_restored(term)
+    term.close()
     plain = text(seen)
-    ok(os.waitstatus_to_exitcode(st) == 0 and restored and
+    ok(st == 0 and restored and
        "[fused] heads 0 to 1: attn_weights" in plain and
        "[fused] out (5 x 4)" in plain and ", the last" in plain,
        "Enter past the last of %d steps ends the run, status 0" % n,
@@ -436,17 +396,16 @@ def step():
 
     # a signal while waiting: the terminal restored, the signal's status
     for sig, key in ((signal.SIGTERM, None), (signal.SIGINT, b"\x03")):
-        pid, fd = spawn(args, 80, 24)
-        read_until(fd, b"[step 1 of", 20)
+        term = spawn(args, 80, 24)
+        term.read_until(b"[step 1 of", 20)
         if key is None:
-            os.kill(pid, sig)
+            os.kill(term.pid, sig)
         else:
-            os.write(fd, key)
-        read_until(fd, None, 10)
-        _, st = os.waitpid(pid, 0)
-        restored = termios_restored(fd)
-        os.close(fd)
-        ok(os.WIFSIGNALED(st) and os.WTERMSIG(st) == sig and restored,
+            term.write(key)
+        st, _ = term.finish(10)
+        restored = termios_restored(term)
+        term.close()
+        ok(st == -sig and restored,
            "%s while waiting: the terminal restored, then the signal ends it"
            % signal.Signals(sig).name, "status %r" % st)
 
@@ -467,14 +426,12 @@ def step():
     # --step never pages
     with tempfile.TemporaryDirectory() as tmp:
         got = os.path.join(tmp, "paged")
-        pid, fd = spawn(args, 80, 24,
-                        {"MHA_EXPLAIN_PAGER": "cat > '%s'" % got})
-        read_until(fd, b"[step 1 of", 20)
-        os.write(fd, b"q")
-        read_until(fd, None, 10)
-        _, st = os.waitpid(pid, 0)
-        os.close(fd)
-        ok(os.waitstatus_to_exitcode(st) == 0 and not os.path.exists(got),
+        term = spawn(args, 80, 24, {"MHA_EXPLAIN_PAGER": "cat > '%s'" % got})
+        term.read_until(b"[step 1 of", 20)
+        term.write(b"q")
+        st, _ = term.finish(10)
+        term.close()
+        ok(st == 0 and not os.path.exists(got),
            "--step never pages")
 
 
