@@ -49,6 +49,8 @@ typedef struct {
                      checked as it is read */
     bool decimal_comma;
     size_t extra, extra_line, extra_column; /* fields past the width */
+    bool narrow; /* the header is narrower than min_width: reading stopped
+                    after it, for check_shape to say so */
     mx_error *err;
 } csv_reader;
 
@@ -199,6 +201,12 @@ static void on_row(int c, void *user)
     r->fields = NULL;
     r->n_fields = r->cap_fields = 0;
     r->extra = 0;
+    /* a header too narrow for the file to be accepted: no row after it
+     * is kept (they could hold any number of fields) */
+    if (r->n_rows == 1 && r->min_width > 0 && r->rows[0].n < r->min_width) {
+        r->narrow = true;
+        r->failed = true;
+    }
 }
 
 /* libcsv refused the input at the current position. */
@@ -324,7 +332,7 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
         fail_at(r, r->field_line, r->field_column,
                 _("a quoted field is never closed"));
     csv_free(&p);
-    if (r->failed) {
+    if (r->failed && !r->narrow) {
         reader_free(r);
         return -1;
     }
@@ -485,7 +493,7 @@ static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
     if (r->n_rows == 0)
         return err_input(
             err, _("%s: the file is empty (expected a header row)"), r->path);
-    if (r->n_rows == 1)
+    if (r->n_rows == 1 && !r->narrow)
         return err_input(err, _("%s: no data rows after the header"), r->path);
     const size_t width = r->rows[0].n;
     if (width < min_fields) {

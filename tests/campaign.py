@@ -36,7 +36,7 @@ def files(tmp):
         "unterminated.csv": 's\n"O gato\n',
         "quote_inside.csv": 's\nO "gato"x\n',
         "quoted_newline_label.csv": 'token,a,b,c\n"' + "a\n" * 40000 + '",1,2,3\n',
-        "quoted_delims.csv": 'token,a,b,c\n"' + "a;" * 40000 + '",1,2,3\n',
+        "quoted_delims.csv": 'token;a;b;c\n"' + "a;" * 40000 + '";1;2;3\n',
         "huge_cell.csv": "s\n" + BIG + "\n",
         "quoted_64k.csv": 's\n"' + "x" * 65535 + '"""\n',
         "quoted_64k_1.csv": 's\n"' + "x" * 65537 + '"\n',
@@ -308,7 +308,7 @@ TARGETS = [
     ("--input a folder", ["--input", ".", "--column", "s"], b"", 2,
      "Is a directory", False, {}),
     ("--input /dev/urandom", ["--input", "/dev/urandom", "--column", "s"],
-     b"", 2, "/dev/urandom:1:1", False, {}),
+     b"", 2, "/dev/urandom:1:", False, {}),
     ("--weights /dev/null", [S, "--weights", "/dev/null"], b"", 2,
      "Not a directory", False, {}),
     ("--input UTF-16", ["--input", "utf16.csv", "--column", "s"], b"", 2,
@@ -558,6 +558,27 @@ def together(tmp):
        (r.returncode, r.stderr[:300], sorted(os.listdir(top))))
 
 
+def narrow_header(tmp):
+    """A header too narrow for --embeddings, then 20 MB of empty fields:
+    refused at the header, without keeping the rows (the memory of the
+    run stays small)."""
+    path = os.path.join(tmp, "narrow.csv")
+    with open(path, "w") as f:
+        f.write("token\n" + ("," * 2500 + "\n") * 8000)
+    p = subprocess.Popen(MHA.command(["--embeddings", path]),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout, stderr = p.stdout.read(), p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    ok(p.returncode == 2 and stdout == b"" and len(lines) == 1 and
+       "narrow.csv:1:1: the header has 1 column, at least 2" in lines[0] and
+       usage.ru_maxrss < 300 * 1024,
+       "a one-column header before 20 MB of empty fields: refused at the "
+       "header, in %d MB" % (usage.ru_maxrss // 1024),
+       (p.returncode, stderr[:300]))
+
+
 def wait_for_files(p, folder, timeout=300):
     """Until the run's unfinished folder holds a file (or it ended)."""
     deadline = time.time() + timeout
@@ -748,6 +769,7 @@ def main():
         targets(tmp)
         succeeding(tmp)
         together(tmp)
+        narrow_header(tmp)
         signals(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
