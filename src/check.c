@@ -1,4 +1,4 @@
-/* check.c: measuring the invariants of attention on a finished trace. */
+/* check.c: measuring the invariants of attention over a trace's tables. */
 #include "check.h"
 
 #include <math.h>
@@ -42,27 +42,38 @@ static void check_head(check_report *r, const table *weights,
     }
 }
 
-void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
+void check_begin(check_report *out, bool causal, bool tied)
 {
     memset(out, 0, sizeof *out);
     out->tied = tied;
-    for (size_t i = 0; i < trace_count(tr); i++) {
-        const table *t = trace_at(tr, i);
-        if (strcmp(t->name, "attn_weights") != 0)
-            continue;
-        check_head(out, t, trace_find(tr, t->variant, t->head, "attn_scores"),
-                   causal);
-    }
+    out->causal = causal;
+}
+
+void check_table(check_report *r, const trace *tr, const table *t)
+{
+    if (strcmp(t->name, "attn_weights") == 0)
+        check_head(r, t, trace_find(tr, t->variant, t->head, "attn_scores"),
+                   r->causal);
+    if (strcmp(t->name, "concat_context") != 0 ||
+        strcmp(t->variant, "fused") != 0)
+        return;
+    // the wrapper runs before the fused module
     const table *a = trace_find(tr, "wrapper", NO_HEAD, "concat_context");
-    const table *b = trace_find(tr, "fused", NO_HEAD, "concat_context");
-    if (a != NULL && b != NULL && a->values.rows == b->values.rows &&
-        a->values.cols == b->values.cols) {
-        out->compared = true;
+    if (a != NULL && a->values.rows == t->values.rows &&
+        a->values.cols == t->values.cols) {
+        r->compared = true;
         for (size_t k = 0; k < a->values.rows * a->values.cols; k++) {
-            keep_largest(&out->tie_dev,
-                         fabs((double)a->values.v[k] - (double)b->values.v[k]));
+            keep_largest(&r->tie_dev,
+                         fabs((double)a->values.v[k] - (double)t->values.v[k]));
         }
     }
+}
+
+void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
+{
+    check_begin(out, causal, tied);
+    for (size_t i = 0; i < trace_count(tr); i++)
+        check_table(out, tr, trace_at(tr, i));
 }
 
 static bool tie_ok(const check_report *r)

@@ -26,10 +26,19 @@ typedef struct {
     bool compared;        /* both wrapper and fused concat_context seen */
     double tie_dev;       /* largest |wrapper - fused| in concat_context */
     bool tied;            /* --tie was given */
+    bool causal;          /* the causal mask is expected */
 } check_report;
 
 /* Measures the invariants over every table of tr. */
 void check_trace(check_report *out, const trace *tr, bool causal, bool tied);
+
+/* The same a table at a time, as a streamed trace hands them over
+ * (trace.h): check_begin, then check_table for every table of tr in
+ * order, while the tables it reads are still there: t's scores (for
+ * attn_weights, made in the same batch) and the wrapper's concat_context
+ * (for the fused one, kept to the end). */
+void check_begin(check_report *out, bool causal, bool tied);
+void check_table(check_report *r, const trace *tr, const table *t);
 
 /* True when every measured invariant holds. */
 bool check_passed(const check_report *r);

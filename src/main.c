@@ -306,8 +306,6 @@ static text_style text_style_of(const options *opt, const trace *tr,
  * they are made (trace.h). grid: the text is laid out as a grid. */
 static const char *keeps_all(const options *opt, bool grid)
 {
-    if (opt->check)
-        return "--check";
     if (opt->html != NULL)
         return "--html";
     if (opt->plot != NULL)
@@ -333,13 +331,16 @@ typedef struct {
     bool text_streams; /* the text goes table by table */
     text_style style;
     explain_context notes;
-    size_t n; /* chosen tables that went out */
+    size_t n;            /* chosen tables that went out */
+    check_report report; /* --check, measured over every table */
 } run_output;
 
 /* A trace_sink_fn: table t of the run to every output that wants it. */
 static int put_table(void *ctx, const table *t, mx_error *err)
 {
     run_output *o = ctx;
+    if (o->opt->check)
+        check_table(&o->report, o->tr, t);
     if (!options_wants_table(o->opt, t->name))
         return 0;
     if (o->n++ == 0) /* the input tables are in the trace by now */
@@ -438,6 +439,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;
+    check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
     o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
@@ -484,8 +486,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */
         FILE *report = opt->format == FORMAT_TEXT ? out : stderr;
-        check_report r;
-        check_trace(&r, &tr, opt->causal && opt->kv == NULL, opt->tie);
+        const check_report r = o.report;
         if (opt->format == FORMAT_TEXT && o.n > 0)
             fputc('\n', report);
         /* wrapped for a person at a terminal; one line per invariant

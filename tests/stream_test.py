@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Streamed runs: the tables that go to the output as they are made
-(text, --style torch, CSV, --csv-dir, --average) give the same bytes as
-a run that keeps its whole trace until the end. --html FILE makes a run
-keep its trace and changes nothing on stdout or in --csv-dir, so each
-case runs with and without it.
+(text, --style torch, CSV, --csv-dir, --average, --check) give the same
+bytes as a run that keeps its whole trace until the end. --html FILE
+makes a run keep its trace and changes nothing on stdout or in
+--csv-dir, so each case runs with and without it.
 
 Also: the names --tables accepts are exactly the tables a run makes
 (checked before a streamed run writes anything), and a run too large to
@@ -68,6 +68,13 @@ CASES = [
     ("--qkv-bias --no-causal --tie",
      WIDE + ["--qkv-bias", "--no-causal", "--tie", "--variant",
              "wrapper,fused", S]),
+    ("--check --tie, every variant, 1 thread",
+     WIDE + ["--check", "--tie", "--variant", "single,wrapper,fused,block",
+             "--threads", "1", S]),
+    ("--check --kv, CSV (the report on stderr)",
+     WIDE + ["--check", "--kv", words(6, 13), "--format", "csv", S]),
+    ("--check, --tables out",
+     WIDE + ["--check", "--tables", "out", "--variant", "wrapper,fused", S]),
     ("CSV, every variant, 1 thread",
      WIDE + ["--variant", "single,wrapper,fused,block", "--format", "csv",
              "--threads", "1", S]),
