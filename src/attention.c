@@ -245,8 +245,10 @@ static void attend_heads(const head_work *head, size_t heads,
     workers_run(cfg->pool, heads, flops * (double)heads, attend_task, &job);
 }
 
-/* The n heads of work, their tables made: their attention computed, the
- * trace flushed, and every table of theirs but head_context released. */
+/* The n heads of work, their tables made: their attention computed,
+ * their weights added to cfg->average (if any), every table of theirs but
+ * head_context (and with --average head 0's scores) released, then the
+ * trace flushed. */
 static int attend_batch(trace *tr, head_work *work, size_t n,
                         const attention_config *cfg, const attention_input *in,
                         mx_error *err)

@@ -301,20 +301,15 @@ static text_style text_style_of(const options *opt, const trace *tr,
     return style;
 }
 
-/* Why a run keeps every table until it ends: the option whose output
- * reads the whole trace; NULL when the tables can go to the output as
- * they are made (trace.h). grid: the text is laid out as a grid. */
-static const char *keeps_all(const options *opt, bool grid)
+/* Whether a run keeps every table until it ends, for an output that
+ * reads the whole trace (the --html page and --plot picture of every
+ * head, --focus's token across every head, the heads side by side of
+ * --layout grid); otherwise its tables go to the output as they are made
+ * (trace.h). grid: the text is laid out as a grid. */
+static bool keeps_all(const options *opt, bool grid)
 {
-    if (opt->html != NULL)
-        return "--html";
-    if (opt->plot != NULL)
-        return "--plot";
-    if (opt->focus != NULL)
-        return "--focus";
-    if (opt->format == FORMAT_TEXT && !opt->torch_style && grid)
-        return "--layout grid";
-    return NULL;
+    return opt->html != NULL || opt->plot != NULL || opt->focus != NULL ||
+           (opt->format == FORMAT_TEXT && !opt->torch_style && grid);
 }
 
 /* Where one run's chosen tables go, a table at a time: --csv-dir files,
@@ -429,7 +424,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     trace tr;
     trace_init(&tr);
     const bool grid = use_grid(opt, in);
-    const bool streams = keeps_all(opt, grid) == NULL;
+    const bool streams = !keeps_all(opt, grid);
     const csv_out_style csv = {
         .delimiter = opt->csv_delimiter,
         .decimal_comma = opt->decimal_comma,
@@ -646,7 +641,7 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         double values = 0;
-        const bool streamed = keeps_all(opt, use_grid(opt, &in)) == NULL;
+        const bool streamed = !keeps_all(opt, use_grid(opt, &in));
         if (pipeline_check(&values, opt, &in, streamed, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
