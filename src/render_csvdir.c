@@ -10,7 +10,8 @@
  * already there is moved aside into that directory first and deleted only
  * when every new file is in place. If anything fails, the files moved
  * aside are put back, the new ones are removed, and so are the directories
- * this run made: DIR is left as it was found.
+ * this run made: DIR is left as it was found. A file that replaces a
+ * regular file takes its permission bits.
  *
  * Files are created with O_EXCL | O_NOFOLLOW inside the private directory
  * (opened once, then used through its descriptor), so no symlink is ever
@@ -389,6 +390,16 @@ int csv_dir_place(csv_dir_set *s, mx_error *err)
         if (p->sub_path != NULL)
             rc = make_dir(s, p->sub_path, err);
         if (rc == 0 && lstat(p->final_path, &st) == 0) {
+            /* a private file stays private: its permission bits, set on
+             * the new file's descriptor */
+            int fd = S_ISREG(st.st_mode)
+                         ? openat(s->temp_fd, new_name,
+                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                         : -1;
+            if (fd >= 0) {
+                fchmod(fd, st.st_mode & 0777);
+                close(fd);
+            }
             if (renameat(AT_FDCWD, p->final_path, s->temp_fd, old_name) != 0)
                 rc = err_write(err, p->final_path, errno);
             else

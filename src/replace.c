@@ -3,6 +3,7 @@
 #include "replace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +56,30 @@ static int keep_old(replacement *r, mx_error *err)
     return err_write(err, r->final, e);
 }
 
+/* The new file takes the permission bits of the regular file it
+ * replaces (a private file stays private), set on its descriptor: the
+ * temporary name is never followed if it became a symlink. */
+static void take_mode(const char *temp, mode_t mode)
+{
+    int fd = open(temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        fchmod(fd, mode & 0777);
+    close(fd);
+}
+
 int replace_place(replacement *r, size_t n, mx_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         int rc = 0;
-        if (lstat(r[i].final, &st) == 0)
+        if (lstat(r[i].final, &st) == 0) {
+            if (S_ISREG(st.st_mode))
+                take_mode(r[i].temp, st.st_mode);
             rc = keep_old(&r[i], err);
+        }
         if (rc == 0 && rename(r[i].temp, r[i].final) != 0)
             rc = err_write(err, r[i].final, errno);
         if (rc != 0) {

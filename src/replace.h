@@ -2,7 +2,8 @@
  * replace kept until every kind of output is in place.
  *
  * A run's outputs (--plot, --html, --csv-dir) are each written under a
- * temporary name beside their final one. At the end of the run every
+ * temporary name beside their final one. A file that replaces a regular
+ * file takes its permission bits. At the end of the run every
  * final name is checked first (replace_check), then every file is moved
  * into place (replace_place); a file already at a final name is kept under
  * a second name beside it, "<temp>.old", a hard link made before the

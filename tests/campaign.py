@@ -543,10 +543,17 @@ def together(tmp):
        "--plot and --html with 255-byte names", r.stderr[:300])
     os.remove(os.path.join(top, long_png))
     os.remove(os.path.join(top, long_html))
-    # and when nothing is in the way, every kind is replaced
+    # and when nothing is in the way, every kind is replaced, a private
+    # file staying private
     with open(os.path.join(top, "out.png"), "wb") as f:
         f.write(b"old picture")
+    os.chmod(os.path.join(top, "out.png"), 0o600)
+    os.chmod(os.path.join(top, "d", "fused.out.csv"), 0o640)
     r = MHA.run(small + ["--plot", "out.png", "--csv-dir", "d"], cwd=top)
+    modes = [os.stat(os.path.join(top, p)).st_mode & 0o777
+             for p in ("out.png", "d/fused.out.csv")]
+    ok(r.returncode == 0 and modes == [0o600, 0o640],
+       "a replaced file's permission bits are kept", [oct(m) for m in modes])
     with open(os.path.join(top, "out.png"), "rb") as f:
         png = f.read(8)
     with open(os.path.join(top, "d", "fused.out.csv"), "rb") as f:
