@@ -4,7 +4,12 @@
 #include <stddef.h>
 #include <string.h>
 
-static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default is to end the program and that a user, a
+ * timer or a limit sends: the crash signals (SIGSEGV, SIGABRT, ...) are
+ * left to their handlers (a sanitizer's). */
+static const int caught_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGPIPE,
+                                     SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
+                                     SIGXCPU, SIGVTALRM, SIGPROF};
 #define N_CAUGHT (sizeof caught_signals / sizeof caught_signals[0])
 
 /* The registered hooks, newest first: the program's one piece of global
@@ -23,6 +28,10 @@ static void on_signal(int sig)
 
 void cleanup_init(void)
 {
+    /* past the file size limit (ulimit -f), a write fails with EFBIG and
+     * is reported as any failed write, instead of SIGXFSZ ending the
+     * program with its files unfinished */
+    signal(SIGXFSZ, SIG_IGN);
     struct sigaction act;
     memset(&act, 0, sizeof act);
     act.sa_handler = on_signal;

@@ -1,11 +1,13 @@
 /* cleanup.h: what a signal removes before it ends the program.
  *
- * SIGINT, SIGTERM, SIGHUP and SIGPIPE end the program as usual (no
- * message; the shell sees the signal), but first every unfinished file
- * the program made is removed: temporary files, the private folder of
- * --csv-dir, folders it created. A signal that was ignored when the
- * program started (nohup, or SIGPIPE ignored by the parent) stays
- * ignored; a write to a closed pipe is then an error like any other.
+ * SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+ * SIGXCPU, SIGVTALRM and SIGPROF end the program as usual (no message;
+ * the shell sees the signal), but first every unfinished file the program
+ * made is removed: temporary files, the private folder of --csv-dir,
+ * folders it created. A signal that was ignored when the program started
+ * (nohup, or SIGPIPE ignored by the parent) stays ignored; a write to a
+ * closed pipe is then an error like any other. SIGXFSZ is ignored: a
+ * write past the file size limit fails (EFBIG) and is reported.
  *
  * Code that makes files registers a hook while they are unfinished:
  *
@@ -31,8 +33,8 @@ typedef struct cleanup_hook {
     struct cleanup_hook *prev, *next;
 } cleanup_hook;
 
-/* Installs the handler for the four signals (those not ignored now).
- * Called once, at the start of main. */
+/* Installs the handler for those signals (those not ignored now) and
+ * ignores SIGXFSZ. Called once, at the start of main. */
 void cleanup_init(void);
 
 /* Adds hook (owned by the caller, which must pop it before freeing ctx);
@@ -40,8 +42,8 @@ void cleanup_init(void);
 void cleanup_push(cleanup_hook *hook, cleanup_fn fn, const void *ctx);
 void cleanup_pop(cleanup_hook *hook);
 
-/* Holds the four signals back while an owner changes what its hook
- * reads; a signal that arrives meanwhile is handled at unblock. */
+/* Holds those signals back while an owner changes what its hook reads;
+ * a signal that arrives meanwhile is handled at unblock. */
 void cleanup_block(sigset_t *old);
 void cleanup_unblock(const sigset_t *old);
 

@@ -15,6 +15,7 @@ test in both, see .ci/run).
 Usage: campaign.py MHA_EXPLAIN        Prints TAP and the counts.
 """
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -600,6 +601,34 @@ def wait_for_files(p, folder, timeout=300):
     return False
 
 
+def no_core():
+    """SIGQUIT and SIGXCPU dump core by default: not in the tests."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def file_size_limit(tmp):
+    """Past ulimit -f, a write fails as on a full disk (SIGXFSZ is
+    ignored): status 1, "File too large", nothing left."""
+    top = os.path.join(tmp, "fsize")
+    os.mkdir(top)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 10, 16 << 10))
+    for name, extra in [("--csv-dir", ["--csv-dir", "out"]),
+                        ("--plot", ["--plot", "p.png"]),
+                        ("--html", ["--html", "p.html"])]:
+        p = subprocess.run(MHA.command([S, "--d-model", "64", "--d-out", "64"]
+                                       + extra), cwd=top, preexec_fn=limit,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, TMPDIR=top), timeout=600)
+        lines = p.stderr.decode("utf-8", "replace").splitlines()
+        ok(p.returncode == 1 and len(lines) == 1 and
+           "File too large" in lines[0] and p.stdout == b"" and
+           os.listdir(top) == [],
+           "past ulimit -f under %s: status 1, one line, nothing left" % name,
+           (p.returncode, p.stderr[:300], os.listdir(top)))
+
+
 def signals(tmp):
     """A signal while files are unfinished removes them all (--csv-dir's
     folder and the picture's temporary files), and the program ends by
@@ -609,7 +638,8 @@ def signals(tmp):
         f.write("s\n" + "".join(
             " ".join("w%d" % j for j in range(i, i + 100)) + "\n"
             for i in range(20)))
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE,
+                signal.SIGQUIT, signal.SIGUSR1, signal.SIGXCPU):
         top = os.path.join(tmp, "signal%d" % sig)
         os.mkdir(top)
         out = os.path.join(top, "new", "deeper")
@@ -620,7 +650,7 @@ def signals(tmp):
                          "--plot", os.path.join(top, "p.svg"),
                          "--csv-dir", out]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(os.environ, TMPDIR=top))
+            env=dict(os.environ, TMPDIR=top), preexec_fn=no_core)
         seen = wait_for_files(p, out)
         p.send_signal(sig)
         stdout, stderr = p.communicate(timeout=600)
@@ -778,12 +808,14 @@ def main():
         together(tmp)
         narrow_header(tmp)
         signals(tmp)
+        file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
         progress(tmp)
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 10 accepted ones, 12 runs of "
-              "several kinds of files, 11 short of inodes, 4 signals, "
+              "several kinds of files, 11 short of inodes, 7 signals, 3 past "
+              "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
     return done()
