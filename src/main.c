@@ -303,18 +303,20 @@ static text_style text_style_of(const options *opt, const trace *tr,
 
 /* Whether a run keeps every table until it ends, for an output that
  * reads the whole trace (the --html page and --plot picture of every
- * head, --focus's token across every head, the heads side by side of
- * --layout grid); otherwise its tables go to the output as they are made
- * (trace.h). grid: the text is laid out as a grid. */
+ * head, the heads side by side of --layout grid); otherwise its tables go
+ * to the output as they are made (trace.h). grid: the text is laid out as
+ * a grid. */
 static bool keeps_all(const options *opt, bool grid)
 {
-    return opt->html != NULL || opt->plot != NULL || opt->focus != NULL ||
-           (opt->format == FORMAT_TEXT && !opt->torch_style && grid);
+    return opt->html != NULL || opt->plot != NULL ||
+           (opt->format == FORMAT_TEXT && !opt->torch_style &&
+            opt->focus == NULL && grid);
 }
 
 /* Where one run's chosen tables go, a table at a time: --csv-dir files,
- * then CSV or text on out (the text of --layout grid and --focus, which
- * need every table together, is written after the run instead). */
+ * then CSV or text on out, or the --focus view (written at the end); the
+ * text of --layout grid, which needs every table together, is written
+ * after the run instead. */
 typedef struct {
     const options *opt;
     const trace *tr;
@@ -328,50 +330,9 @@ typedef struct {
     explain_context notes;
     size_t n;            /* chosen tables that went out */
     check_report report; /* --check, measured over every table */
+    focus_stream focus;  /* --focus, begun at the first table */
+    bool focus_begun;
 } run_output;
-
-/* A trace_sink_fn: table t of the run to every output that wants it. */
-static int put_table(void *ctx, const table *t, mx_error *err)
-{
-    run_output *o = ctx;
-    if (o->opt->check)
-        check_table(&o->report, o->tr, t);
-    if (!options_wants_table(o->opt, t->name))
-        return 0;
-    if (o->n++ == 0) /* the input tables are in the trace by now */
-        o->notes = explain_for(o->opt, o->tr);
-    if (o->files != NULL &&
-        csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err) != 0)
-        return -1;
-    if (o->opt->format == FORMAT_CSV)
-        return csv_stream_put(&o->csv, t, err);
-    if (o->text_streams)
-        return text_stream_put(&o->text, t, err);
-    return 0;
-}
-
-/* The text of --layout grid or --focus, once the whole trace is made:
- * every chosen table, or --focus's compact view of the token at
- * `position`. */
-static int render_whole_text(FILE *out, const options *opt, const trace *tr,
-                             const text_style *style, size_t position,
-                             mx_error *err)
-{
-    size_t n = 0;
-    const table **tables = select_tables(tr, opt, &n);
-    if (tables == NULL)
-        return err_nomem(err, _("the table list"));
-    int rc;
-    if (opt->focus == NULL) {
-        rc = render_text(out, tables, n, style, err);
-    } else {
-        const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-        rc = render_focus(out, tables, n, inputs->rows, position,
-                          opt->kv != NULL, style, err);
-    }
-    free(tables);
-    return rc;
-}
 
 /* The position --focus names in the trace's sequence (0 without --focus). */
 static int find_focus(size_t *position, const options *opt, const trace *tr,
@@ -386,6 +347,58 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
     return find_token(position, opt->focus,
                       (const char *const *)inputs->rows->s, inputs->rows->n,
                       err);
+}
+
+/* --focus: the view begun at the run's first table (the input tables are
+ * in the trace by then), then table t, chosen or not. */
+static int put_focus(run_output *o, const table *t, mx_error *err)
+{
+    if (!o->focus_begun) {
+        size_t position;
+        o->focus_begun = true;
+        if (find_focus(&position, o->opt, o->tr, err) != 0 ||
+            focus_stream_begin(
+                &o->focus, trace_find(o->tr, "input", NO_HEAD, "inputs")->rows,
+                position, o->opt->kv != NULL, &o->style, err) != 0)
+            return -1;
+    }
+    return focus_stream_put(&o->focus, t, options_wants_table(o->opt, t->name),
+                            err);
+}
+
+/* A trace_sink_fn: table t of the run to every output that wants it. */
+static int put_table(void *ctx, const table *t, mx_error *err)
+{
+    run_output *o = ctx;
+    if (o->opt->check)
+        check_table(&o->report, o->tr, t);
+    if (o->opt->focus != NULL && put_focus(o, t, err) != 0)
+        return -1;
+    if (!options_wants_table(o->opt, t->name))
+        return 0;
+    if (o->n++ == 0) /* the input tables are in the trace by now */
+        o->notes = explain_for(o->opt, o->tr);
+    if (o->files != NULL &&
+        csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err) != 0)
+        return -1;
+    if (o->opt->format == FORMAT_CSV)
+        return csv_stream_put(&o->csv, t, err);
+    if (o->text_streams)
+        return text_stream_put(&o->text, t, err);
+    return 0;
+}
+
+/* The text of --layout grid, once the whole trace is made. */
+static int render_grid_text(FILE *out, const options *opt, const trace *tr,
+                            const text_style *style, mx_error *err)
+{
+    size_t n = 0;
+    const table **tables = select_tables(tr, opt, &n);
+    if (tables == NULL)
+        return err_nomem(err, _("the table list"));
+    int rc = render_text(out, tables, n, style, err);
+    free(tables);
+    return rc;
 }
 
 /* --plot: the picture of `pages` sentences, or NULL without --plot. */
@@ -457,9 +470,6 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                 heading);
     if (rc == 0)
         rc = pipeline_run(&tr, opt, in, err);
-    size_t focus = 0;
-    if (rc == 0)
-        rc = find_focus(&focus, opt, &tr, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
@@ -476,8 +486,12 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                              heading, err);
         free(chosen);
     }
-    if (rc == 0 && opt->format == FORMAT_TEXT && !o.text_streams)
-        rc = render_whole_text(out, opt, &tr, &o.style, focus, err);
+    if (rc == 0 && opt->focus != NULL)
+        rc = focus_stream_end(&o.focus, out, err);
+    focus_stream_free(&o.focus);
+    if (rc == 0 && opt->format == FORMAT_TEXT && !o.text_streams &&
+        opt->focus == NULL)
+        rc = render_grid_text(out, opt, &tr, &o.style, err);
     if (rc == 0 && opt->check) {
         /* the report goes with the tables in text, beside them in CSV */
         FILE *report = opt->format == FORMAT_TEXT ? out : stderr;

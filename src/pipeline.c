@@ -388,8 +388,8 @@ static int check_size(double *values, size_t *batch, const options *opt,
         return err_input(err,
                          _("the run would hold about %.0f million values (at "
                            "most %zu million) with every table kept to the "
-                           "end, as --html, --plot, --focus and --layout "
-                           "grid need: without them the "
+                           "end, as --html, --plot and --layout grid "
+                           "need: without them the "
                            "tables go out as they are made and it fits"),
                          whole / 1e6, MAX_TRACE_VALUES / 1000000);
     return 0;

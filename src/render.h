@@ -104,12 +104,38 @@ int render_torch(FILE *out, const table *const *tables, size_t n,
 
 /* --focus: one token across every head of every variant, compactly: its
  * query, key and value, whom it attends to, who attends to it, and its
- * context. position indexes tokens, the query sequence. With cross
- * (--kv) the keys and values belong to the other sentence, so only the
- * query side is shown. */
-int render_focus(FILE *out, const table *const *tables, size_t n,
-                 const labels *tokens, size_t position, bool cross,
-                 const text_style *style, mx_error *err);
+ * context, then each variant's output. position indexes tokens, the query
+ * sequence. With cross (--kv) the keys and values belong to the other
+ * sentence, so only the query side is shown.
+ *
+ * Made a table at a time, as a streamed trace hands them over (trace.h):
+ * focus_stream_put takes every table of the run in order, saying whether
+ * it is chosen (--tables); a head's block is made from its chosen tables
+ * when its last table (head_context) arrives, and a variant's output row
+ * is kept until its tables end. focus_stream_end writes the view whole,
+ * each line wrapped at style->width. focus_stream_free frees the stream,
+ * whatever happened. */
+typedef struct {
+    const text_style *style;
+    size_t position;
+    bool cross;
+    FILE *mem; /* the view so far, into text */
+    char *text;
+    size_t len;
+    const table *head[5]; /* the chosen tables of the head being made */
+    char variant[16];     /* the variant being made */
+    float *output;        /* its output row (out or concat_context), or
+                             NULL; owned */
+    size_t output_cols;
+    char output_name[64];
+} focus_stream;
+
+int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,
+                       bool cross, const text_style *style, mx_error *err);
+int focus_stream_put(focus_stream *s, const table *t, bool chosen,
+                     mx_error *err);
+int focus_stream_end(focus_stream *s, FILE *out, mx_error *err);
+void focus_stream_free(focus_stream *s);
 
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value */

@@ -31,25 +31,11 @@ static void print_label(FILE *out, const char *what)
     fprintf(out, "  %s%*s", what, w < 9 ? (int)(9 - w) : 0, "");
 }
 
-/* The table of (variant, head, name) among the chosen ones, or NULL. */
-static const table *find(const table *const *tables, size_t n,
-                         const char *variant, int head, const char *name)
+/* "  Q        0.1185   0.2411 ...": the n values of row, a long row
+ * summarised. */
+static void print_row(FILE *out, const char *what, const float *row, size_t n,
+                      const text_style *style)
 {
-    for (size_t i = 0; i < n; i++)
-        if (tables[i]->head == head &&
-            strcmp(tables[i]->variant, variant) == 0 &&
-            strcmp(tables[i]->name, name) == 0)
-            return tables[i];
-    return NULL;
-}
-
-/* "  Q        0.1185   0.2411 ..." : row r of t, long rows summarised. */
-static void print_vector(FILE *out, const char *what, const table *t, size_t r,
-                         const text_style *style)
-{
-    if (t == NULL)
-        return;
-    const size_t n = t->values.cols;
     print_label(out, what);
     for (size_t j = 0; j < n; j++) {
         if (!style->full && n > 2 * FOCUS_EDGE + 2 && j == FOCUS_EDGE) {
@@ -58,9 +44,18 @@ static void print_vector(FILE *out, const char *what, const table *t, size_t r,
             continue;
         }
         fprintf(out, " %*.*f", style->precision + 4, style->precision,
-                (double)*matrix_at(&t->values, r, j));
+                (double)row[j]);
     }
     fputc('\n', out);
+}
+
+/* print_row of row r of t, if t is not NULL. */
+static void print_vector(FILE *out, const char *what, const table *t, size_t r,
+                         const text_style *style)
+{
+    if (t != NULL)
+        print_row(out, what, matrix_at(&t->values, r, 0), t->values.cols,
+                  style);
 }
 
 /* "O 0.4950, gato 0.5050": the nonzero weights of a row (or column), at
@@ -151,85 +146,126 @@ static int print_weights(FILE *out, const char *what, const table *w,
     return 0;
 }
 
-/* The lines of the view, before they are fitted to the screen; 0, or -1
- * when memory ran out. */
-static int focus_lines(FILE *out, const table *const *tables, size_t n,
-                       const labels *tokens, size_t position, bool cross,
-                       const text_style *style)
+int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,
+                       bool cross, const text_style *style, mx_error *err)
 {
+    memset(s, 0, sizeof *s);
+    s->position = position;
+    s->cross = cross;
+    s->style = style;
+    s->mem = open_memstream(&s->text, &s->len);
+    if (s->mem == NULL)
+        return err_nomem(err, _("the --focus view"));
     char *word = display_escape(tokens->s[position]);
     if (word == NULL)
-        return -1;
-    fprintf(out, _("focus: %s (position %zu of %zu)%s\n"), word, position,
+        return err_nomem(err, _("the --focus view"));
+    fprintf(s->mem, _("focus: %s (position %zu of %zu)%s\n"), word, position,
             tokens->n,
             cross ? _("; keys and values belong to the --kv sentence") : "");
     free(word);
-    static const char *const variants[] = {"single", "wrapper", "fused",
-                                           "block"};
-    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-        const char *var = variants[v];
-        for (int h = 0;; h++) {
-            const table *q = find(tables, n, var, h, "queries");
-            const table *w = find(tables, n, var, h, "attn_weights");
-            if (q == NULL && w == NULL)
-                break;
-            fputc('\n', out);
-            fprintf(out, _("[%s] head %d"), var, h);
-            fputc('\n', out);
-            print_vector(out, "Q", q, position, style);
-            if (!cross) { /* the token's own key and value, and its column */
-                print_vector(out, "K", find(tables, n, var, h, "keys"),
-                             position, style);
-                print_vector(out, "V", find(tables, n, var, h, "values"),
-                             position, style);
-            }
-            /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
-             * Chinese character takes 2) */
-            if (print_weights(out, _("attends"), w, position, false, style) !=
-                    0 ||
-                (!cross && print_weights(out, _("seen by"), w, position, true,
-                                         style) != 0))
-                return -1;
-            print_vector(out, _("context"),
-                         find(tables, n, var, h, "head_context"), position,
-                         style);
-        }
-        const table *o = find(tables, n, var, NO_HEAD, "out");
-        if (o == NULL)
-            o = find(tables, n, var, NO_HEAD, "concat_context");
-        if (o != NULL) {
-            fprintf(out, "\n[%s] %s\n", var, o->name);
-            print_vector(out, "", o, position, style);
-        }
-    }
     return 0;
 }
 
-int render_focus(FILE *out, const table *const *tables, size_t n,
-                 const labels *tokens, size_t position, bool cross,
-                 const text_style *style, mx_error *err)
+/* The tables of a head the view shows, in focus_stream.head. */
+enum { F_QUERIES, F_KEYS, F_VALUES, F_WEIGHTS, F_CONTEXT, F_TABLES };
+static const char *const head_names[F_TABLES] = {
+    "queries", "keys", "values", "attn_weights", "head_context"};
+
+/* The head whose tables are in s->head: its block, when its queries or
+ * weights are chosen. Returns 0, or -1 when memory ran out. */
+static int head_block(focus_stream *s, const char *variant, int h)
 {
-    /* written whole first, then each line wrapped at the screen width
-     * with its continuation under the values */
-    char *text = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&text, &size);
-    if (mem == NULL)
-        return err_nomem(err, _("the --focus view"));
-    int failed = focus_lines(mem, tables, n, tokens, position, cross, style);
-    failed |= ferror(mem);
+    const table *const *t = s->head;
+    FILE *out = s->mem;
+    const size_t p = s->position;
+    if (t[F_QUERIES] == NULL && t[F_WEIGHTS] == NULL)
+        return 0;
+    fputc('\n', out);
+    fprintf(out, _("[%s] head %d"), variant, h);
+    fputc('\n', out);
+    print_vector(out, "Q", t[F_QUERIES], p, s->style);
+    if (!s->cross) { /* the token's own key and value, and its column */
+        print_vector(out, "K", t[F_KEYS], p, s->style);
+        print_vector(out, "V", t[F_VALUES], p, s->style);
+    }
+    /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
+     * Chinese character takes 2) */
+    if (print_weights(out, _("attends"), t[F_WEIGHTS], p, false, s->style) !=
+            0 ||
+        (!s->cross && print_weights(out, _("seen by"), t[F_WEIGHTS], p, true,
+                                    s->style) != 0))
+        return -1;
+    print_vector(out, _("context"), t[F_CONTEXT], p, s->style);
+    return 0;
+}
+
+/* The output of the variant whose tables just ended: its out row, or its
+ * concat_context row, as chosen. */
+static void output_block(focus_stream *s)
+{
+    if (s->output == NULL)
+        return;
+    fprintf(s->mem, "\n[%s] %s\n", s->variant, s->output_name);
+    print_row(s->mem, "", s->output, s->output_cols, s->style);
+    free(s->output);
+    s->output = NULL;
+}
+
+int focus_stream_put(focus_stream *s, const table *t, bool chosen,
+                     mx_error *err)
+{
+    if (strcmp(t->variant, s->variant) != 0) {
+        output_block(s);
+        snprintf(s->variant, sizeof s->variant, "%s", t->variant);
+    }
+    int rc = 0;
+    if (t->head != NO_HEAD) {
+        for (size_t i = 0; i < F_TABLES; i++)
+            if (chosen && strcmp(t->name, head_names[i]) == 0)
+                s->head[i] = t;
+        /* head_context is the last table of every head */
+        if (strcmp(t->name, "head_context") == 0) {
+            rc = head_block(s, t->variant, t->head);
+            memset(s->head, 0, sizeof s->head);
+        }
+    } else if (chosen && (strcmp(t->name, "out") == 0 ||
+                          (strcmp(t->name, "concat_context") == 0 &&
+                           s->output == NULL))) {
+        /* the variant's output: out, else concat_context; the row is
+         * kept, the table may not be (trace.h) */
+        const size_t n = t->values.cols;
+        float *row = malloc((n > 0 ? n : 1) * sizeof *row);
+        if (row == NULL)
+            rc = -1;
+        else {
+            memcpy(row, matrix_at(&t->values, s->position, 0), n * sizeof *row);
+            free(s->output);
+            s->output = row;
+            s->output_cols = n;
+            snprintf(s->output_name, sizeof s->output_name, "%s", t->name);
+        }
+    }
+    return rc == 0 ? 0 : err_nomem(err, _("the --focus view"));
+}
+
+int focus_stream_end(focus_stream *s, FILE *out, mx_error *err)
+{
+    output_block(s);
+    int failed = ferror(s->mem);
     /* glibc may close a stream whose buffer it could not grow without
      * an error, and without the text */
-    if (fclose(mem) != 0 || failed || text == NULL) {
-        free(text);
+    failed |= fclose(s->mem) != 0 || s->text == NULL;
+    s->mem = NULL;
+    if (failed)
         return err_nomem(err, _("the --focus view"));
-    }
-    /* wrapped in memory too, then written at once: the view reaches out
-     * whole or not at all */
+    /* each line wrapped at the screen width with its continuation under
+     * the values, in memory too, then written at once: the view reaches
+     * out whole or not at all */
     char *wrapped = NULL;
-    mem = open_memstream(&wrapped, &size);
-    failed = mem == NULL || write_wrapped_lines(mem, text, style->width, 12);
-    free(text);
+    size_t size = 0;
+    FILE *mem = open_memstream(&wrapped, &size);
+    failed = mem == NULL ||
+             write_wrapped_lines(mem, s->text, s->style->width, 12) != 0;
     if (mem != NULL && (ferror(mem) | fclose(mem)) != 0)
         failed = 1;
     if (failed || wrapped == NULL) {
@@ -241,4 +277,13 @@ int render_focus(FILE *out, const table *const *tables, size_t n,
     if (!written || ferror(out))
         return err_write(err, _("the output"), errno);
     return 0;
+}
+
+void focus_stream_free(focus_stream *s)
+{
+    if (s->mem != NULL)
+        fclose(s->mem);
+    free(s->text);
+    free(s->output);
+    memset(s, 0, sizeof *s);
 }

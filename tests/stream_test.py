@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Streamed runs: the tables that go to the output as they are made
-(text, --style torch, CSV, --csv-dir, --average, --check) give the same
-bytes as a run that keeps its whole trace until the end. --html FILE
+(text, --style torch, CSV, --csv-dir, --average, --check, --focus) give
+the same bytes as a run that keeps its whole trace until the end. --html FILE
 makes a run keep its trace and changes nothing on stdout or in
 --csv-dir, so each case runs with and without it.
 
@@ -73,6 +73,16 @@ CASES = [
              "--threads", "1", S]),
     ("--check --kv, CSV (the report on stderr)",
      WIDE + ["--check", "--kv", words(6, 13), "--format", "csv", S]),
+    ("--focus, every variant, 1 thread",
+     WIDE + ["--focus", "cat", "--variant", "single,wrapper,fused,block",
+             "--threads", "1", words(12, 14)]),
+    ("--focus --kv --color always --tables attn_weights,out",
+     WIDE + ["--focus", "dog@0", "--kv", words(6, 15), "--color", "always",
+             "--tables", "attn_weights,out", "dog " + words(30, 16)]),
+    ("--focus --full --tables queries,keys,values,concat_context",
+     WIDE + ["--focus", "red@0", "--full", "--tables",
+             "queries,keys,values,concat_context", "--variant",
+             "wrapper,fused", "--threads", "2", "red " + words(50, 17)]),
     ("--check, --tables out",
      WIDE + ["--check", "--tables", "out", "--variant", "wrapper,fused", S]),
     ("CSV, every variant, 1 thread",
