@@ -4,6 +4,7 @@
  *   0 success, 1 the output could not be written, 2 bad usage or input.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,6 +559,35 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
     return rc;
 }
 
+/* A standard descriptor that is closed (prog >&-) is held by /dev/null
+ * opened the wrong way, so that no file the run opens takes its number
+ * and every read or write on it fails (EBADF) as on a closed one. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (got >= 0 && got != fd) {
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
+/* Whether standard output can take the spooled text: open for writing.
+ * A closed or read-only standard output fails the run before any file
+ * is put in place (a full one is found only by writing). */
+static int check_stdout(mx_error *err)
+{
+    int flags = fcntl(STDOUT_FILENO, F_GETFL);
+    if (flags < 0)
+        return err_write(err, _("the output"), errno);
+    if ((flags & O_ACCMODE) == O_RDONLY)
+        return err_write(err, _("the output"), EBADF);
+    return 0;
+}
+
 /* Puts the run's files in place, every kind together: each finished and
  * its targets checked before the first is moved; the files they replace
  * are kept until all are in place, and put back if a move fails
@@ -598,6 +628,8 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
     /* no signal ends the program with some files in place and not others */
     sigset_t old;
     cleanup_block(&old);
+    if (rc == 0 && spool != NULL)
+        rc = check_stdout(err);
     if (rc == 0)
         rc = place_files(files, plot, html, err);
     /* undone in the reverse order of placing; the folders --csv-dir made
@@ -765,6 +797,7 @@ int main(int argc, char **argv)
 {
     /* SIGINT, SIGTERM, SIGHUP and SIGPIPE remove unfinished files */
     cleanup_init();
+    hold_closed_std_fds();
 
     options opt;
     mx_error err = {0};

@@ -702,9 +702,14 @@ static int check_plot_name(const char *path, mx_error *err)
                      path);
 }
 
-/* A side of --plot-size: digits only; SIZE_MAX when too long to read. */
+/* A side of --plot-size: digits only (leading zeros as the other
+ * options take them); SIZE_MAX when too long to read. */
 static size_t plot_side(const char *digits, size_t len)
 {
+    while (len > 1 && digits[0] == '0') {
+        digits++;
+        len--;
+    }
     return len > 9 ? SIZE_MAX : (size_t)strtoul(digits, NULL, 10);
 }
 

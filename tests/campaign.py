@@ -382,6 +382,32 @@ def targets(tmp):
            (r.returncode, r.stdout[:80], r.stderr[:300], left))
 
 
+def closed_streams(tmp):
+    """Standard output closed (prog >&-) or read-only: the run fails
+    before any file is put in place, with status 1 and nothing left; a
+    closed standard input is a read error for '-'."""
+    top = os.path.join(tmp, "closed")
+    os.mkdir(top)
+    for name, redirect, args, status, fragment in [
+            ("standard output closed, with --csv-dir and --plot", ">&-",
+             [S, "--csv-dir", "out", "--plot", "p.png"], 1,
+             "cannot write the output: Bad file descriptor"),
+            ("standard output read-only, with --html", "1</dev/null",
+             [S, "--html", "p.html"], 1,
+             "cannot write the output: Bad file descriptor"),
+            ("standard input closed for '-'", "<&-", ["-"], 2,
+             "cannot read standard input: Bad file descriptor")]:
+        r = subprocess.run(["sh", "-c", 'exec "$@" %s' % redirect, "sh"] +
+                           MHA.command(args), cwd=top, stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, TMPDIR=top), timeout=600)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == status and len(lines) == 1 and
+           fragment in lines[0] and os.listdir(top) == [],
+           "%s: status %d, one line, nothing left" % (name, status),
+           (r.returncode, r.stderr[:300], os.listdir(top)))
+
+
 def succeeding(tmp):
     """Hostile inputs the program accepts: what it must do with them."""
     base = len(FAILING)
@@ -418,6 +444,10 @@ def succeeding(tmp):
                                     "--tables", "inputs"], b"")
     ok(r.returncode == 0 and "\U0001F468\u200d\U0001F469".encode() in
        r.stdout, "a joiner inside an emoji stays as it is", r.stdout[:300])
+    r, left = run_case(tmp, base + 10, [S, "--plot", "p.png", "--plot-size",
+                                        "0" * 200 + "32x00040"], b"")
+    ok(r.returncode == 0, "--plot-size takes leading zeros as the other "
+       "numbers do", r.stderr[:300])
     r, _ = run_case(tmp, base + 9, ["--input", "quoted_64k.csv", "--column",
                                     "s", "--tables", "inputs"], b"")
     ok(r.returncode == 0 and b"x" * 1000 in r.stdout,
@@ -805,6 +835,7 @@ def main():
         files(tmp)
         failing(tmp)
         targets(tmp)
+        closed_streams(tmp)
         succeeding(tmp)
         together(tmp)
         narrow_header(tmp)
@@ -814,7 +845,7 @@ def main():
         no_inodes(tmp)
         progress(tmp)
         print("# campaign: %d failing inputs, %d about outputs and the "
-              "environment, 10 accepted ones, 12 runs of "
+              "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 11 short of inodes, 7 signals, 3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
