@@ -631,9 +631,14 @@ def wait_for_files(p, folder, timeout=300):
     return False
 
 
-def no_core():
-    """SIGQUIT and SIGXCPU dump core by default: not in the tests."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def default_action(sig):
+    """For the child: sig as a user's shell leaves it (a test harness may
+    ignore SIGQUIT, and an ignored signal stays ignored), and no core
+    file (SIGQUIT and SIGXCPU dump core by default)."""
+    def reset():
+        signal.signal(sig, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return reset
 
 
 def file_size_limit(tmp):
@@ -680,7 +685,7 @@ def signals(tmp):
                          "--plot", os.path.join(top, "p.svg"),
                          "--csv-dir", out]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(os.environ, TMPDIR=top), preexec_fn=no_core)
+            env=dict(os.environ, TMPDIR=top), preexec_fn=default_action(sig))
         seen = wait_for_files(p, out)
         p.send_signal(sig)
         stdout, stderr = p.communicate(timeout=600)
