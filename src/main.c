@@ -808,7 +808,7 @@ int main(int argc, char **argv)
         options_free(&opt);
         return fail(&err);
     }
-    /* --lang given in a shortened form ("--la pt_BR") */
+    /* --lang given in a shortened form ("--lan pt_BR") */
     if (opt.lang != NULL && opt.lang != lang &&
         i18n_init(opt.lang, argv[0], &err) != 0) {
         options_free(&opt);
