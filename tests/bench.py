@@ -2,7 +2,7 @@
 """Benchmark of mha-explain: wall-clock time and peak memory of whole runs,
 beside a PyTorch script doing the same work.
 
-Usage: bench.py MHA_EXPLAIN [--runs N] [--only NAME,...]
+Usage: bench.py MHA_EXPLAIN [--runs N] [--only NAME,...] [--busy-only]
 (or `meson test -C build --benchmark`).
 
 Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
@@ -33,6 +33,12 @@ reads back as the same float32, not the shortest text, so the files have
 the same layout but are not byte-identical). When torch is missing, only
 mha-explain is timed and the table says so (so for a picture without
 matplotlib, python3-matplotlib).
+
+A second table times some cases with one thread (--threads 1) and with
+the default (every core the process may use), first on the idle machine,
+then while a busy loop pinned to the first core holds it (--busy-only
+runs just that table): the threads must help on an idle machine and
+must not make a run slower when the other core is busy.
 
 Timings on a busy machine are noisy: compare the ratios of one run.
 """
@@ -226,6 +232,45 @@ def measure(cmd, runs, scratch):
     return statistics.median(times), peak
 
 
+# Cases of the threads table.
+THREAD_CASES = ("fused", "all3", "fused-csv", "fused-2234")
+
+
+def busy_loop():
+    """A process spinning on the first core until killed."""
+    return subprocess.Popen(
+        [sys.executable, "-c",
+         "import os\nos.sched_setaffinity(0, {min(os.sched_getaffinity(0))})"
+         "\nwhile True: pass"])
+
+
+def thread_table(program, runs, tmp, only):
+    print()
+    print("| case | --threads 1 | default | default / 1 | one core busy: "
+          "--threads 1 | default | default / 1 |")
+    print("|---|---|---|---|---|---|---|")
+    for name, args, _ in CASES:
+        if name not in THREAD_CASES or (only is not None and name not in only):
+            continue
+        line = "| %s |" % name
+        for busy in (False, True):
+            loop = busy_loop() if busy else None
+            try:
+                if loop is not None:
+                    time.sleep(0.5)
+                one, _ = measure([program, "--threads", "1"] + args, runs,
+                                 os.path.join(tmp, "one"))
+                default, _ = measure([program] + args, runs,
+                                     os.path.join(tmp, "default"))
+            finally:
+                if loop is not None:
+                    loop.kill()
+                    loop.wait()
+            line += " %.4f s | %.4f s | %.2f |" % (one, default, default / one)
+        print(line)
+        sys.stdout.flush()
+
+
 def have_torch(module="torch"):
     try:
         subprocess.run([TORCH_PYTHON, "-c", "import " + module],
@@ -244,6 +289,10 @@ def main():
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1].split(",")
     torch = have_torch()
+    if "--busy-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            thread_table(program, runs, tmp, only)
+        return 0
     print("machine: %d cores; median of %d runs (classroom: %d)"
           % (os.cpu_count(), runs, runs * 4))
     if not torch:
@@ -275,6 +324,7 @@ def main():
                 line += " (no torch) | | |"
             print(line)
             sys.stdout.flush()
+        thread_table(program, runs, tmp, only)
     return 0
 
 
