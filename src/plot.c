@@ -163,25 +163,43 @@ static cairo_status_t write_to(void *closure, const unsigned char *data,
     return CAIRO_STATUS_SUCCESS;
 }
 
-/* The PDF's creation date: SOURCE_DATE_EPOCH when set, else the epoch,
- * so that the same command writes the same bytes. */
-static void pdf_fixed_metadata(cairo_surface_t *pdf)
+/* The largest SOURCE_DATE_EPOCH a PDF date can hold: 9999-12-31T23:59:59Z
+ * (the year has four digits). */
+#define LAST_SOURCE_DATE 253402300799LL
+
+/* The PDF's creation date into date[32]: SOURCE_DATE_EPOCH when set, else
+ * the epoch, so that the same command writes the same bytes. As the
+ * reproducible-builds specification asks, a malformed value is an error
+ * (a run that quietly wrote another date would not be reproducible): the
+ * value must be the digits of a whole number of seconds from 0 to
+ * LAST_SOURCE_DATE, as `date +%s` prints them. */
+static int pdf_creation_date(char date[static 32], mx_error *err)
 {
     const char *sde = getenv("SOURCE_DATE_EPOCH");
     time_t when = 0;
     if (sde != NULL) {
-        char *end = NULL;
-        long long v = strtoll(sde, &end, 10);
-        if (end != sde && *end == '\0' && v >= 0)
-            when = (time_t)v;
+        long long v = 0;
+        bool ok = *sde != '\0';
+        for (const char *c = sde; ok && *c != '\0'; c++) {
+            ok = *c >= '0' && *c <= '9' && v <= LAST_SOURCE_DATE;
+            v = v * 10 + (*c - '0');
+        }
+        if (!ok || v > LAST_SOURCE_DATE)
+            return err_input(err,
+                             _("SOURCE_DATE_EPOCH is '%.40s': it must be a "
+                               "whole number of seconds from 0 to %lld "
+                               "(the end of the year 9999)"),
+                             sde, LAST_SOURCE_DATE);
+        when = (time_t)v;
     }
     struct tm tm;
-    char date[32];
-    gmtime_r(&when, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cairo_pdf_surface_set_metadata(pdf, CAIRO_PDF_METADATA_CREATE_DATE, date);
-    cairo_pdf_surface_set_metadata(pdf, CAIRO_PDF_METADATA_CREATOR,
-                                   "mha-explain " MHA_VERSION);
+    if (gmtime_r(&when, &tm) == NULL ||
+        strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        return err_input(err,
+                         _("SOURCE_DATE_EPOCH is '%.40s': this system "
+                           "cannot write it as a date"),
+                         sde);
+    return 0;
 }
 
 bool plot_available(void)
@@ -193,7 +211,9 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
                      size_t height, mx_error *err)
 {
     enum plot_format format = PLOT_PNG;
-    if (format_of(&format, path, err) != 0)
+    char date[32] = "";
+    if (format_of(&format, path, err) != 0 ||
+        (format == PLOT_PDF && pdf_creation_date(date, err) != 0))
         return NULL;
     plot_file *pf = calloc(1, sizeof *pf);
     if (pf == NULL) {
@@ -230,7 +250,10 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
         /* every page sets its own size before it is drawn */
         pf->pdf = cairo_pdf_surface_create_for_stream(write_to, &pf->outputs[0],
                                                       1, 1);
-        pdf_fixed_metadata(pf->pdf);
+        cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATE_DATE,
+                                       date);
+        cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATOR,
+                                       "mha-explain " MHA_VERSION);
     }
     return pf;
 }

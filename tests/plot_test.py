@@ -131,6 +131,28 @@ def main():
             body = f.read()
         ok(b"20231114221320" in body,
            "the PDF's creation date is SOURCE_DATE_EPOCH's")
+        plot(CLASSROOM, pdf2, env={"SOURCE_DATE_EPOCH": "253402300799"})
+        with open(pdf2, "rb") as f:
+            body = f.read()
+        ok(b"(99991231235959Z)" in body,
+           "SOURCE_DATE_EPOCH 253402300799 is 9999-12-31T23:59:59Z")
+        # The reproducible-builds specification: a malformed value is an
+        # error; a PDF date has a four-digit year.
+        for bad in ("9223372036854775807", "253402300800", "", "abc", "-1",
+                    " 5", "+5", "1.5", "99999999999999999999999"):
+            gone = os.path.join(d, "bad.pdf")
+            r = mha.run(CLASSROOM + ["--plot", gone],
+                        env={"SOURCE_DATE_EPOCH": bad})
+            err = r.stderr.decode("utf-8", "replace")
+            ok(r.returncode == 2 and err.count("\n") == 1
+               and "SOURCE_DATE_EPOCH" in err and "253402300799" in err
+               and not r.stdout and not os.path.exists(gone),
+               "SOURCE_DATE_EPOCH=%r: status 2, one line, nothing written"
+               % bad, "%d %r" % (r.returncode, err))
+        r = mha.run(CLASSROOM + ["--plot", os.path.join(d, "e.png")],
+                    env={"SOURCE_DATE_EPOCH": "abc"})
+        ok(r.returncode == 0, "SOURCE_DATE_EPOCH is not read for a PNG",
+           r.stderr)
 
         # --input: a page per sentence in a PDF, a file per sentence else.
         sub = os.path.join(d, "input")
