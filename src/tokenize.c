@@ -42,6 +42,11 @@ static int push_token(tokenized *t, const char *word, size_t len, mx_error *err)
     if (t->n_tokens == MAX_TOKENS)
         return err_input(err, _("the sentence has more than %d tokens"),
                          MAX_TOKENS);
+    if (len > MAX_TOKEN_BYTES)
+        return err_input(err,
+                         _("token %zu (counting from 0) is %zu bytes long, "
+                           "longer than the limit of a token, %zu KiB"),
+                         t->n_tokens, len, MAX_TOKEN_BYTES >> 10);
     char *copy = malloc(len + 1);
     if (copy == NULL)
         return err_nomem(err, _("a token"));
@@ -213,8 +218,14 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
     if (spec == NULL || spec[0] == '\0')
         return err_usage(err, _("--focus: the word is empty"));
     const char *at = strrchr(spec, '@');
-    if (at != NULL && at[1] != '\0' &&
-        strspn(at + 1, "0123456789") == strlen(at + 1)) {
+    bool has_position = at != NULL && at[1] != '\0' &&
+                        strspn(at + 1, "0123456789") == strlen(at + 1);
+    if ((has_position ? (size_t)(at - spec) : strlen(spec)) > MAX_TOKEN_BYTES)
+        return err_usage(err,
+                         _("--focus: the word is longer than the limit of a "
+                           "token, %zu KiB"),
+                         MAX_TOKEN_BYTES >> 10);
+    if (has_position) {
         size_t len = (size_t)(at - spec);
         errno = 0;
         unsigned long pos = strtoul(at + 1, NULL, 10);

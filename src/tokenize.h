@@ -20,6 +20,12 @@
 /* Largest accepted sentence, in tokens; checked before the model is built. */
 #define MAX_TOKENS 8000
 
+/* Longest accepted token, in bytes: the limit of one CSV cell
+ * (MAX_FIELD_BYTES), whether the token comes from a file, the command
+ * line or standard input. A label is printed once per row and column, so
+ * this bounds the output too. */
+#define MAX_TOKEN_BYTES ((size_t)64 << 10)
+
 /* How a sentence becomes tokens (--tokens). */
 enum token_mode {
     TOKENS_WORDS, /* split on whitespace, like str.split() */

@@ -138,6 +138,19 @@ FAILING = [
      2, "longer than 64 KiB", False),
     ("a file over 64 MiB", ["--input", "sparse.csv", "--column", "s"], b"", 2,
      "sparse.csv", False),
+    # a token has a CSV cell's limit, from any source
+    ("a 1 MiB word on standard input", ["-"], b"x" * (1 << 20), 2,
+     "token 0 (counting from 0) is 1048576 bytes long, longer than the limit "
+     "of a token, 64 KiB", False),
+    ("four 120 KB words with --html", ["-", "--html", "page.html"],
+     b" ".join(bytes([c]) * 120000 for c in b"abcd"), 2,
+     "token 0 (counting from 0) is 120000 bytes", False),
+    ("a word of 64 KiB and 1 byte", ["a " + "y" * 65537], b"", 2,
+     "token 1 (counting from 0) is 65537 bytes", False),
+    ("a --kv word of 64 KiB and 1 byte", ["a b", "--kv", "c " + "y" * 65537],
+     b"", 2, "--kv: token 1 (counting from 0) is 65537 bytes", False),
+    ("a --focus word of 64 KiB and 1 byte", ["a b", "--focus", "y" * 65537],
+     b"", 2, "--focus: the word is longer than the limit of a token", True),
     # empty and odd shapes
     ("an empty file", ["--input", "empty.csv", "--column", "s"], b"", 2,
      "empty.csv", False),

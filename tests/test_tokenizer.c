@@ -163,6 +163,49 @@ int main(void)
     many[2 * MAX_TOKENS] = 'y';
     expect_error("one token too many", many, 2 * MAX_TOKENS + 1, "more than");
 
+    /* a token of MAX_TOKEN_BYTES is accepted, one byte more is not, from
+     * a sentence, in --tokens chars (one grapheme cluster) and in --focus */
+    static char big[MAX_TOKEN_BYTES + 8];
+    memcpy(big, "a ", 2);
+    memset(big + 2, 'y', MAX_TOKEN_BYTES);
+    rc = tokenize(&t, big, 2 + MAX_TOKEN_BYTES, &err);
+    ok(rc == 0 && t.n_tokens == 2 && strlen(t.tokens[1]) == MAX_TOKEN_BYTES,
+       "a token of exactly %zu bytes is accepted", MAX_TOKEN_BYTES);
+    size_t where = 9;
+    const char *focus_in[] = {"a", big + 2};
+    ok(find_token(&where, big + 2, focus_in, 2, &err) == 0 && where == 1,
+       "--focus finds a word of exactly %zu bytes", MAX_TOKEN_BYTES);
+    if (rc == 0)
+        tokenized_free(&t);
+    big[2 + MAX_TOKEN_BYTES] = 'y';
+    expect_error("a token one byte too long", big, 3 + MAX_TOKEN_BYTES,
+                 "token 1 (counting from 0) is 65537 bytes long, longer "
+                 "than the limit of a token, 64 KiB");
+    err = (mx_error){0};
+    ok(find_token(&where, big + 2, focus_in, 2, &err) != 0 &&
+           strstr(err.msg, "--focus: the word is longer") != NULL,
+       "a --focus word one byte too long is refused (got '%s')", err.msg);
+    memcpy(big + 3 + MAX_TOKEN_BYTES, "@1", 3);
+    err = (mx_error){0};
+    ok(find_token(&where, big + 2, focus_in, 2, &err) != 0 &&
+           strstr(err.msg, "--focus: the word is longer") != NULL,
+       "WORD@POSITION with a word one byte too long is refused");
+    /* "e" and 32768 combining acute accents (U+0301, 2 bytes each) */
+    static char cluster[2 + 1 + 2 * 32768];
+    cluster[0] = 'a';
+    cluster[1] = ' ';
+    cluster[2] = 'e';
+    for (size_t i = 0; i < 32768; i++)
+        memcpy(cluster + 3 + 2 * i, "\xcc\x81", 2);
+    err = (mx_error){0};
+    rc = tokenize_as(&t, cluster, sizeof cluster, TOKENS_CHARS, &err);
+    ok(rc != 0 && strstr(err.msg, "token 1 (counting from 0) is 65537") != NULL,
+       "--tokens chars: a grapheme cluster of 65537 bytes is refused (got "
+       "'%s')",
+       err.msg);
+    if (rc == 0)
+        tokenized_free(&t);
+
     const char *const words[] = {"b", "a", "b"};
     rc = tokenize_words(&t, words, 3, &err);
     ok(rc == 0 && t.n_vocab == 2 && t.ids[0] == 0 && t.ids[1] == 1 &&
