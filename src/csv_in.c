@@ -129,9 +129,17 @@ static void on_field(void *data, size_t len, void *user)
             return;
         }
     }
-    if (r->n_fields == r->max_fields) {
+    if (r->n_fields == r->max_fields && r->numbers)
+        /* a label and numbers: the limit is the width of an embedding */
+        fail_at(
+            r, line, column,
+            _("more than %zu columns after the label: an embedding is at most "
+              "%zu wide"),
+            r->max_fields - 1, r->max_fields - 1);
+    else if (r->n_fields == r->max_fields)
         fail_at(r, line, column, _("more than %zu fields in a row"),
                 r->max_fields);
+    if (r->n_fields == r->max_fields) {
         r->hit_limit = true;
         return;
     }

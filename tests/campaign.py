@@ -42,6 +42,8 @@ def files(tmp):
         "quoted_64k.csv": 's\n"' + "x" * 65535 + '"""\n',
         "quoted_64k_1.csv": 's\n"' + "x" * 65537 + '"\n',
         "huge_header.csv": BIG + "\nO gato\n",
+        "too_wide.csv": "token," + ",".join("c%d" % i for i in range(8193))
+        + "\nx," + ",".join(["0"] * 8193) + "\n",
         "bom_header.csv": "\ufeffs\nO gato\n",
         "bom_only.csv": "\ufeff",
         "empty.csv": "",
@@ -138,6 +140,9 @@ FAILING = [
      2, "longer than 64 KiB", False),
     ("a file over 64 MiB", ["--input", "sparse.csv", "--column", "s"], b"", 2,
      "sparse.csv", False),
+    ("8193 value columns", ["--embeddings", "too_wide.csv"], b"", 2,
+     "too_wide.csv:1:48049: more than 8192 columns after the label: an "
+     "embedding is at most 8192 wide", False),
     # a token has a CSV cell's limit, from any source
     ("a 1 MiB word on standard input", ["-"], b"x" * (1 << 20), 2,
      "token 0 (counting from 0) is 1048576 bytes long, longer than the limit "
