@@ -779,11 +779,12 @@ static int run_sentence(const options *opt, mx_error *err)
 
 /* One line on stderr when the wrapper's heads are one column wide: most
  * likely the book's MultiHeadAttentionWrapper(d_in, d_out, ...,
- * num_heads) copied as --d-out d_out, where --d-out is the total width. */
+ * num_heads) copied as --d-out d_out, where --d-out is the total width.
+ * Not when the book's width would pass MAX_WIDTH: no run could have it. */
 static void note_wrapper_width(const options *opt)
 {
     if ((opt->variants & VARIANT_WRAPPER) && opt->heads > 1 &&
-        opt->d_out == opt->heads)
+        opt->d_out == opt->heads && opt->d_out * opt->heads <= MAX_WIDTH)
         fprintf(stderr,
                 _("mha-explain: note: --d-out %zu is the wrapper's total "
                   "width, %zu heads of 1 column; the book's "

@@ -626,6 +626,16 @@ static int validate(options *opt, mx_error *err)
     /* the single variant has one head of width d_out, so --heads is for
      * the others; the block's attention is d_model wide (its residual adds
      * the attention's output to its input), so --d-out is not for it */
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
+        opt->d_out * opt->heads > MAX_WIDTH) {
+        /* the book's total width would pass the limit: the nearest
+         * width the heads divide instead */
+        size_t d = opt->d_out / opt->heads * opt->heads;
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width (--d-out %zu would do)"),
+                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+    }
     if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
         /* as a 1-column head (see main.c's note), a d_out the heads do not
          * divide suggests the book's wrapper call copied as it is */

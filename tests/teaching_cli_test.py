@@ -285,6 +285,25 @@ def wrapper_width():
        b"MultiHeadAttentionWrapper(d_in, 3, ..., num_heads=2) is --d-out 6"
        in r.stderr, "heads that do not divide the wrapper's d_out: the error "
        "names the book's call")
+    # the book's width only when it is within --d-out's limit (8192)
+    r = run(["O gato sobe no tapete", "--heads", "3", "--d-out", "8000"])
+    ok(r.returncode == 2 and b"do not divide --d-out 8000" in r.stderr and
+       b"--d-out 7998 would do" in r.stderr and b"24000" not in r.stderr,
+       "--heads 3 --d-out 8000: suggests 7998, not the book's 24000",
+       r.stderr)
+    r = run(["O gato sobe no tapete", "--heads", "1000", "--d-out", "999",
+             "--variant", "wrapper"])
+    ok(r.returncode == 2 and b"--d-out 1000 would do" in r.stderr,
+       "--heads 1000 --d-out 999: suggests 1000", r.stderr)
+    r = run(["a b", "--heads", "91", "--d-out", "91", "--variant", "wrapper",
+             "--tables", "inputs"])
+    ok(r.returncode == 0 and r.stderr == b"",
+       "no note for 91 heads of 1 column (91 x 91 is past the limit)",
+       r.stderr)
+    r = run(["a b", "--heads", "90", "--d-out", "90", "--variant", "wrapper",
+             "--tables", "inputs"])
+    ok(r.returncode == 0 and b"is --d-out 8100" in r.stderr,
+       "90 heads of 1 column: the note suggests 8100", r.stderr)
 
 
 def main():
