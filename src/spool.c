@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,22 +36,44 @@ static int unnamed_file(const char *dir)
     return named;
 }
 
+/* The folder of the spool: $TMPDIR when it is an absolute path, else
+ * /tmp. */
+static const char *spool_dir(bool *from_env)
+{
+    const char *dir = getenv("TMPDIR");
+    *from_env = dir != NULL && dir[0] == '/';
+    return *from_env ? dir : "/tmp";
+}
+
+/* Sets err for a failed write to the spool (errno e), naming its folder
+ * and whether $TMPDIR chose it: the user's way to fix it. */
+static int spool_failed(mx_error *err, int e)
+{
+    bool from_env = false;
+    const char *dir = spool_dir(&from_env);
+    char what[384];
+    if (from_env)
+        snprintf(what, sizeof what,
+                 _("the output's temporary file in %.300s ($TMPDIR)"), dir);
+    else
+        snprintf(what, sizeof what, _("the output's temporary file in %s"),
+                 dir);
+    return err_write(err, what, e);
+}
+
 int spool_open(FILE **out, mx_error *err)
 {
     *out = NULL;
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || dir[0] != '/')
-        dir = "/tmp";
-    int fd = unnamed_file(dir);
+    bool from_env = false;
+    int fd = unnamed_file(spool_dir(&from_env));
     if (fd < 0)
-        return err_write(err, _("the output's temporary file"), errno);
+        return spool_failed(err, errno);
     *out = fdopen(fd, "w+");
     if (*out == NULL) {
         int e = errno;
         close(fd);
-        return e == ENOMEM
-                   ? err_nomem(err, _("the output"))
-                   : err_write(err, _("the output's temporary file"), e);
+        return e == ENOMEM ? err_nomem(err, _("the output"))
+                           : spool_failed(err, e);
     }
     return 0;
 }
@@ -65,7 +89,7 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
         e = errno;
     if (e != 0) {
         fclose(spool);
-        return err_write(err, _("the output's temporary file"), e);
+        return spool_failed(err, e);
     }
     if (fflush(stdout) != 0) {
         fclose(spool);

@@ -320,10 +320,12 @@ TARGETS = [
      "File name too long", False, {}),
     ("--plot in a missing folder", [S, "--plot", "no/such/p.png"], b"", 1,
      "no/such/p.png: No such file or directory", False, {}),
-    ("$TMPDIR missing", [S], b"", 1, "the output's temporary file: No such",
-     False, {"TMPDIR": "/nonexistent/mha-explain"}),
-    ("$TMPDIR a file", [S], b"", 1, "the output's temporary file: Not a "
-     "directory", False, {"TMPDIR": "/etc/passwd"}),
+    ("$TMPDIR missing", [S], b"", 1, "the output's temporary file in "
+     "/nonexistent/mha-explain ($TMPDIR): No such", False,
+     {"TMPDIR": "/nonexistent/mha-explain"}),
+    ("$TMPDIR a file", [S], b"", 1, "the output's temporary file in "
+     "/etc/passwd ($TMPDIR): Not a directory", False,
+     {"TMPDIR": "/etc/passwd"}),
     ("--input a folder", ["--input", ".", "--column", "s"], b"", 2,
      "Is a directory", False, {}),
     ("--input /dev/urandom", ["--input", "/dev/urandom", "--column", "s"],
