@@ -15,8 +15,10 @@
  *
  * Files are created with O_EXCL | O_NOFOLLOW inside the private directory
  * (opened once, then used through its descriptor), so no symlink is ever
- * followed for a file this program creates; renames replace a name, never
- * what a symlink points to.
+ * followed for a file this program creates. A final name that is a
+ * symlink, or a sentence<k> folder that is one, is refused before
+ * anything is moved: the run neither replaces a user's link nor writes
+ * through it.
  */
 #include "render.h"
 
@@ -78,11 +80,20 @@ static int remember_made(csv_dir_set *s, const char *path, mx_error *err)
     return 0;
 }
 
-/* The directory path exists (made now if missing, remembered). */
-static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
+/* The directory path exists (made now if missing, remembered). A folder
+ * the user named (follow) may be a symlink to one; a folder the run adds
+ * inside it (sentence<k>) may not: the run never writes through a link.
+ * A folder that another run makes between the look and mkdir is used. */
+static int make_dir(csv_dir_set *s, const char *path, bool follow,
+                    mx_error *err)
 {
     struct stat st;
-    if (stat(path, &st) == 0) {
+    if ((follow ? stat(path, &st) : lstat(path, &st)) == 0) {
+        if (S_ISLNK(st.st_mode))
+            return err_input(err,
+                             _("--csv-dir: %s is a symbolic link (the run "
+                               "does not write through it)"),
+                             path);
         if (!S_ISDIR(st.st_mode))
             return err_input(err, _("--csv-dir: %s is not a directory"), path);
         return 0;
@@ -93,6 +104,8 @@ static int make_dir(csv_dir_set *s, const char *path, mx_error *err)
                          strerror(errno));
     if (mkdir(path, 0777) != 0) {
         int e = errno;
+        if (e == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0; /* made meanwhile by someone else: not ours */
         if (e == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
             return err_input(err,
                              _("--csv-dir: %s is a symbolic link to a "
@@ -123,7 +136,7 @@ static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
             continue;
         char saved = path[i];
         path[i] = '\0';
-        rc = make_dir(s, path, err);
+        rc = make_dir(s, path, true, err);
         path[i] = saved;
     }
     free(path);
@@ -338,20 +351,30 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
     return 0;
 }
 
-/* Before anything is moved: every final name is free, a regular file or
- * a symlink (which a rename replaces, never follows), and every
- * subdirectory is a directory or missing. */
+/* Before anything is moved: every final name is free or a regular file
+ * (a symlink is refused, as for --plot and --html: see replace.h), and
+ * every subdirectory is a directory, not a symlink, or missing. */
 static int check_targets(const csv_dir_set *s, mx_error *err)
 {
     struct stat st;
     for (size_t i = 0; i < s->n_files; i++) {
         const pending_file *p = &s->files[i];
-        if (p->sub_path != NULL && stat(p->sub_path, &st) == 0 &&
-            !S_ISDIR(st.st_mode))
-            return err_input(err, _("--csv-dir: %s is not a directory"),
-                             p->sub_path);
-        if (lstat(p->final_path, &st) == 0 && !S_ISREG(st.st_mode) &&
-            !S_ISLNK(st.st_mode))
+        if (p->sub_path != NULL && lstat(p->sub_path, &st) == 0) {
+            if (S_ISLNK(st.st_mode))
+                return err_input(err,
+                                 _("--csv-dir: %s is a symbolic link (the run "
+                                   "does not write through it)"),
+                                 p->sub_path);
+            if (!S_ISDIR(st.st_mode))
+                return err_input(err, _("--csv-dir: %s is not a directory"),
+                                 p->sub_path);
+        }
+        if (lstat(p->final_path, &st) == 0 && S_ISLNK(st.st_mode))
+            return err_set(err, EXIT_OUTPUT_ERROR,
+                           _("cannot write %s: it is a symbolic link (name "
+                             "the file itself, or a new one)"),
+                           p->final_path);
+        if (lstat(p->final_path, &st) == 0 && !S_ISREG(st.st_mode))
             return err_write(err, p->final_path,
                              S_ISDIR(st.st_mode) ? EISDIR : EEXIST);
     }
@@ -388,7 +411,7 @@ int csv_dir_place(csv_dir_set *s, mx_error *err)
         struct stat st;
         int rc = 0;
         if (p->sub_path != NULL)
-            rc = make_dir(s, p->sub_path, err);
+            rc = make_dir(s, p->sub_path, false, err);
         if (rc == 0 && lstat(p->final_path, &st) == 0) {
             /* a private file stays private: its permission bits, set on
              * the new file's descriptor */

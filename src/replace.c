@@ -23,7 +23,12 @@ int replace_check(const replacement *r, size_t n, mx_error *err)
         }
         if (S_ISDIR(st.st_mode))
             return err_write(err, r[i].final, EISDIR);
-        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        if (S_ISLNK(st.st_mode))
+            return err_set(err, EXIT_OUTPUT_ERROR,
+                           _("cannot write %s: it is a symbolic link (name "
+                             "the file itself, or a new one)"),
+                           r[i].final);
+        if (!S_ISREG(st.st_mode))
             return err_set(err, EXIT_OUTPUT_ERROR,
                            _("cannot write %s: it exists and is not a "
                              "regular file"),

@@ -42,9 +42,10 @@ typedef struct {
     ino_t ino;
 } replacement;
 
-/* Every final name can take its file: missing, a regular file, or a
- * symlink (a rename replaces the link, never what it points to). A
- * directory or any other kind of file is a write error naming it. */
+/* Every final name can take its file: missing or a regular file. A
+ * symlink (whatever it points to: a device, /dev/stdout, a file), a
+ * directory or any other kind of file is a write error naming it: the
+ * run neither replaces a user's link nor follows it. */
 int replace_check(const replacement *r, size_t n, mx_error *err);
 
 /* Renames every temp to its final name, keeping what was there. On

@@ -855,6 +855,63 @@ def progress(tmp):
        "no progress line when stderr is a pipe", r.stderr[:200])
 
 
+def links_and_races(tmp):
+    """An output name that is a symlink (to a device, or to a file) is
+    refused, the link and what it points to untouched; a sentence<k>
+    folder of --csv-dir that is a symlink is never written through; runs
+    that make the same new --csv-dir at once all succeed."""
+    top = os.path.join(tmp, "links")
+    os.mkdir(top)
+    with open(os.path.join(top, "mine.txt"), "w") as f:
+        f.write("mine")
+    os.symlink("/dev/null", os.path.join(top, "dn"))
+    os.symlink("/dev/null", os.path.join(top, "dn.png"))
+    os.symlink("mine.txt", os.path.join(top, "to_file"))
+    os.mkdir(os.path.join(top, "userdir"))
+    with open(os.path.join(top, "userdir", "fused.out.csv"), "w") as f:
+        f.write("mine")
+    with open(os.path.join(top, "in.csv"), "w") as f:
+        f.write("s\nO gato\nsobe\n")
+    os.mkdir(os.path.join(top, "d"))
+    os.symlink("../mine.txt", os.path.join(top, "d", "fused.out.csv"))
+    os.mkdir(os.path.join(top, "s"))
+    os.symlink("../userdir", os.path.join(top, "s", "sentence0"))
+    for name, args, status, fragment in [
+            ("--html a symlink to a device", ["--html", "dn"], 1,
+             "dn: it is a symbolic link"),
+            ("--plot a symlink to a device", ["--plot", "dn.png"], 1,
+             "dn.png: it is a symbolic link"),
+            ("--html a symlink to a file", ["--html", "to_file"], 1,
+             "to_file: it is a symbolic link"),
+            ("--csv-dir with a file that is a symlink", ["--csv-dir", "d"], 1,
+             "d/fused.out.csv: it is a symbolic link"),
+            ("--input with a sentence0 folder that is a symlink",
+             ["--input", "in.csv", "--column", "s", "--csv-dir", "s"], 2,
+             "s/sentence0 is a symbolic link")]:
+        before = snapshot(top)
+        r = MHA.run(([] if "--input" in args else [S]) + args +
+                    ["--tables", "out"], cwd=top)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == status and len(lines) == 1 and
+           fragment in lines[0] and r.stdout == b"" and
+           snapshot(top) == before and os.readlink(
+               os.path.join(top, "dn")) == "/dev/null",
+           "%s: status %d, one line, the link and its target untouched" %
+           (name, status), (r.returncode, r.stderr[:300]))
+    for attempt in range(3):
+        out = os.path.join(top, "race%d" % attempt, "a", "b")
+        runs = [subprocess.Popen(
+            MHA.command([S, "--d-model", "4", "--d-out", "4", "--heads", "2",
+                         "--tables", "out", "--csv-dir", out]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for _ in range(6)]
+        errors = [p.communicate()[1] for p in runs]
+        ok(all(p.returncode == 0 for p in runs) and
+           os.listdir(out) == ["fused.out.csv"],
+           "six runs making the same new --csv-dir at once all succeed "
+           "(try %d)" % attempt, [e[:200] for e in errors if e])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         files(tmp)
@@ -863,6 +920,7 @@ def main():
         closed_streams(tmp)
         succeeding(tmp)
         together(tmp)
+        links_and_races(tmp)
         narrow_header(tmp)
         signals(tmp)
         file_size_limit(tmp)

@@ -196,7 +196,8 @@ def csv_dir_failures(tmp):
        "a failure at the last file (%s) puts back the files already "
        "replaced" % late, (r.returncode, r.stderr))
     os.rmdir(os.path.join(out, late))
-    # a symlink named like an output file is replaced, never followed
+    # a symlink named like an output file is refused: neither replaced
+    # nor followed
     victim = os.path.join(tmp, "victim.txt")
     with open(victim, "w") as f:
         f.write("victim\n")
@@ -204,14 +205,19 @@ def csv_dir_failures(tmp):
     os.symlink(victim, os.path.join(out, "input.inputs.csv.tmp"))
     os.remove(os.path.join(out, "input.inputs.csv"))
     os.symlink(victim, os.path.join(out, "input.inputs.csv"))
+    before = snapshot(out)
     r = MHA.run([S, "--csv-dir", out])
     with open(victim) as f:
         kept = f.read()
-    ok(r.returncode == 0 and kept == "victim\n" and
-       os.stat(victim).st_mode & 0o777 == 0o600 and
-       not os.path.islink(os.path.join(out, "input.inputs.csv")),
-       "a symlink at an output name is replaced; its target keeps its text "
-       "and mode", (r.returncode, r.stderr, kept))
+    ok(r.returncode == 1 and b"symbolic link" in r.stderr and
+       kept == "victim\n" and os.stat(victim).st_mode & 0o777 == 0o600 and
+       snapshot(out) == before,
+       "a symlink at an output name is refused; it and its target stay "
+       "as they were", (r.returncode, r.stderr, kept))
+    os.remove(os.path.join(out, "input.inputs.csv"))
+    os.remove(os.path.join(out, "input.inputs.csv.tmp"))
+    r = MHA.run([S, "--csv-dir", out])
+    assert r.returncode == 0, r.stderr
     left = [n for n in os.listdir(out) if n.startswith(".")]
     ok(left == [], "nothing hidden is left after a run", left)
     # a second run replaces the files of the same names, keeps the rest

@@ -155,7 +155,8 @@ static void test_undo(void)
     unlink(path("c"));
 }
 
-/* A directory or a FIFO at a final name: refused before anything moves. */
+/* A directory, a FIFO or a symlink at a final name: refused before
+ * anything moves. */
 static void test_check(void)
 {
     mkdir(path("d"), 0777);
@@ -173,8 +174,18 @@ static void test_check(void)
            strstr(err.msg, "regular file") != NULL,
        "check: a FIFO is refused (%s)", err.msg);
     unset(r, 1);
+    put("target", "the user's file");
+    symlink("target", path("l"));
+    memset(&err, 0, sizeof err);
+    set(&r[0], ".t", "l");
+    ok(replace_check(r, 1, &err) != 0 && err.status == 1 &&
+           strstr(err.msg, "symbolic link") != NULL,
+       "check: a symlink, even to a regular file, is refused (%s)", err.msg);
+    unset(r, 1);
     rmdir(path("d"));
     unlink(path("f"));
+    unlink(path("l"));
+    unlink(path("target"));
 }
 
 int main(void)
