@@ -2,8 +2,10 @@
 #include "heat.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "i18n.h"
+#include "textwidth.h"
 
 /* viridis at 0, 1/8, ..., 1 (matplotlib's and viridisLite's samples) */
 static const rgb viridis[9] = {
@@ -126,19 +128,98 @@ void heat_ramp(FILE *out, const char *lo, const char *hi, bool truecolor)
     fprintf(out, " %s", hi);
 }
 
-void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
-                 const char *masked, bool truecolor)
+/* Markers in the legend's text (heat_legend): where the ramp goes, and
+ * where the sample of a masked cell starts and ends. */
+#define MARK_RAMP '\x01'
+#define MARK_MASKED '\x02'
+#define MARK_END '\x03'
+#define MARK_SPACE '\x04' /* a space the line is not broken at */
+
+/* Cells the word w[0..len) takes, its ramp (ramp cells) included. */
+static size_t word_cells(const char *w, size_t len, int ramp_cells)
 {
-    /* TRANSLATORS: the --color legend: "scale: 0.0012 [colours] 0.9981, the
-     * table's range; masked: grey" */
-    fprintf(out, _("scale: %s "), lo);
-    ramp(out, RAMP_CELLS, truecolor);
-    fprintf(out, " %s, %s", hi, of);
-    if (masked != NULL) {
-        fputs(_("; masked: "), out);
-        heat_masked(out, truecolor);
-        fputs(masked, out);
-        heat_end(out);
+    char plain[256];
+    size_t n = 0, cells = 0;
+    for (size_t i = 0; i < len && n + 1 < sizeof plain; i++) {
+        if (w[i] == MARK_RAMP)
+            cells += (size_t)ramp_cells;
+        else if (w[i] != MARK_MASKED && w[i] != MARK_END)
+            plain[n++] = w[i] == MARK_SPACE ? ' ' : w[i];
+    }
+    plain[n] = '\0';
+    return cells + display_width(plain);
+}
+
+/* Writes the word w[0..len), its markers as colours. */
+static void put_word(FILE *out, const char *w, size_t len, int ramp_cells,
+                     bool truecolor)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (w[i] == MARK_RAMP)
+            ramp(out, ramp_cells, truecolor);
+        else if (w[i] == MARK_MASKED)
+            heat_masked(out, truecolor);
+        else if (w[i] == MARK_END)
+            heat_end(out);
+        else if (w[i] == MARK_SPACE)
+            fputc(' ', out);
+        else
+            fputc(w[i], out);
+    }
+}
+
+/* Writes text (words between single spaces, with markers) broken at
+ * spaces into lines of at most width cells (0: no limit), the lines after
+ * the first indented by two spaces; a word wider than a line stands
+ * alone on its line. */
+static void put_wrapped(FILE *out, const char *text, size_t width,
+                        int ramp_cells, bool truecolor)
+{
+    size_t used = 0;
+    bool first_word = true;
+    for (const char *w = text; *w != '\0';) {
+        size_t len = strcspn(w, " ");
+        size_t cells = word_cells(w, len, ramp_cells);
+        if (!first_word && width > 0 && used + 1 + cells > width) {
+            fputs("\n  ", out);
+            used = 2;
+        } else if (!first_word) {
+            fputc(' ', out);
+            used++;
+        }
+        put_word(out, w, len, ramp_cells, truecolor);
+        used += cells;
+        first_word = false;
+        w += len;
+        w += strspn(w, " ");
     }
     fputc('\n', out);
+}
+
+void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
+                 const char *masked, size_t width, bool truecolor)
+{
+    char text[512];
+    /* TRANSLATORS: the --color legend: "scale: 0.0012 [colours] 0.9981, the
+     * table's range; masked: grey" */
+    int n = snprintf(text, sizeof text, _("scale: %s "), lo);
+    size_t used = n > 0 ? (size_t)n : 0;
+    if (used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%c %s, %s",
+                                 MARK_RAMP, hi, of);
+    if (masked != NULL && used < sizeof text) {
+        /* "masked:" stays on the line of its sample */
+        char label[128];
+        snprintf(label, sizeof label, "%s", _("; masked: "));
+        size_t end = strlen(label);
+        while (end > 0 && label[end - 1] == ' ')
+            label[--end] = '\0';
+        snprintf(text + used, sizeof text - used, "%s%c%c%s%c", label,
+                 MARK_SPACE, MARK_MASKED, masked, MARK_END);
+    }
+    /* a shorter ramp before the line is broken */
+    int ramp_cells = RAMP_CELLS;
+    if (width > 0 && word_cells(text, strlen(text), RAMP_CELLS) > width)
+        ramp_cells = SHORT_RAMP_CELLS;
+    put_wrapped(out, text, width, ramp_cells, truecolor);
 }

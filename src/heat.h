@@ -41,9 +41,12 @@ void heat_end(FILE *out);
 
 /* "scale: 0.0618 [ramp] 1.0000, per table; masked: 0.0000" : the scale
  * from lo to hi (already formatted), what they are the smallest and
- * largest of, and how masked cells look (NULL when there are none). */
+ * largest of, and how masked cells look (NULL when there are none). No
+ * line is wider than width cells (0: no limit) unless a single word is:
+ * a shorter ramp first, then the legend is broken at spaces, the lines
+ * after the first indented by two spaces. */
 void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
-                 const char *masked, bool truecolor);
+                 const char *masked, size_t width, bool truecolor);
 
 /* "0.0618 [ramp] 1.0000" without a line end: the short legend under one
  * table of a grid (layout.h), its scale from lo to hi. */

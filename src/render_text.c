@@ -118,7 +118,7 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     const char *masked = any_masked ? _("grey") : NULL;
     if (style->scale == SCALE_ROW || t->values.rows == 0) {
         heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
-                    style->truecolor);
+                    style->width, style->truecolor);
         return;
     }
     const bool fixed =
@@ -127,7 +127,7 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     format_value(a, sizeof a, (float)sh->lo[0], t, scientific, style);
     format_value(b, sizeof b, (float)sh->hi[0], t, scientific, style);
     heat_legend(out, a, b, fixed ? _("fixed") : _("the table's range"), masked,
-                style->truecolor);
+                style->width, style->truecolor);
 }
 
 static void pad(FILE *out, size_t n)
@@ -440,12 +440,14 @@ static void print_grid_legend(FILE *out, const table_view *views, size_t n,
     const table *t = views[0].t;
     if (style->scale == SCALE_ROW)
         heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
-                    style->truecolor);
+                    style->width, style->truecolor);
     else if (style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0)
-        heat_legend(out, "0", "1", _("fixed"), masked, style->truecolor);
+        heat_legend(out, "0", "1", _("fixed"), masked, style->width,
+                    style->truecolor);
     else
         heat_legend(out, _("smallest"), _("largest"),
-                    _("each head's own range"), masked, style->truecolor);
+                    _("each head's own range"), masked, style->width,
+                    style->truecolor);
 }
 
 /* Whether the n tables can form a grid: the same shape and row labels. */
@@ -494,10 +496,14 @@ static bool grid_fits(const size_t *panel_width, size_t n, size_t label_width,
     return true;
 }
 
-/* Cells of the legend line under a grid of the views, 0 when unshaded. */
+/* Cells of the legend line under a grid of the views, 0 when unshaded:
+ * on one line, as a grid is only chosen when its legend need not be
+ * broken. */
 static size_t grid_legend_width(const table_view *views, size_t n,
                                 const text_style *style)
 {
+    text_style one_line = *style;
+    one_line.width = 0;
     if (!views[0].shaded)
         return 0;
     char *text = NULL;
@@ -505,7 +511,7 @@ static size_t grid_legend_width(const table_view *views, size_t n,
     FILE *mem = open_memstream(&text, &len);
     if (mem == NULL)
         return 0;
-    print_grid_legend(mem, views, n, style);
+    print_grid_legend(mem, views, n, &one_line);
     size_t w = fclose(mem) == 0 && text != NULL ? block_width(text) : 0;
     free(text);
     return w;
