@@ -99,7 +99,9 @@ static char *temp_name(const char *path)
 }
 
 /* path, or with several pages "<stem>.sentence<i><ext>" (the extension:
- * from the last dot of the file's name, if it has one). */
+ * from the last dot of the file's name, if it has one that is not the
+ * name's first character: ".page" gives ".page.sentence0", as --plot's
+ * files are named). */
 static char *page_path(const char *path, size_t pages, size_t i)
 {
     size_t len = strlen(path) + 48;
@@ -107,7 +109,10 @@ static char *page_path(const char *path, size_t pages, size_t i)
     if (s == NULL)
         return NULL;
     const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash != NULL ? slash + 1 : path, '.');
+    const char *name = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    if (dot == name)
+        dot = NULL; /* a hidden file's name, not an extension */
     if (pages <= 1)
         snprintf(s, len, "%s", path);
     else if (dot == NULL)

@@ -698,16 +698,27 @@ static int parse_delimiter(char *out, const char *arg, mx_error *err)
     return 0;
 }
 
-/* --plot FILE: the extension names the format. */
+/* --plot FILE: the extension names the format. It starts at the last dot
+ * of the file's name, not at its first character: "dir/.png" is a hidden
+ * file's name with no extension (so --input's files are named as --html's
+ * pages are). */
 static int check_plot_name(const char *path, mx_error *err)
 {
     static const char *const ext[] = {".png", ".svg", ".pdf",
                                       ".PNG", ".SVG", ".PDF"};
-    const char *dot = strrchr(path, '.');
-    if (dot != NULL && strchr(dot, '/') == NULL)
-        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
-            if (strcmp(dot, ext[i]) == 0)
-                return 0;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    bool known = false;
+    for (size_t i = 0; dot != NULL && i < sizeof ext / sizeof ext[0]; i++)
+        known = known || strcmp(dot, ext[i]) == 0;
+    if (known && dot > name)
+        return 0;
+    if (known)
+        return err_usage(err,
+                         _("--plot: '%s' is an extension without a name: "
+                           "name the picture, as in 'heads%s'"),
+                         path, dot);
     return err_usage(err, _("--plot: '%s' does not end in .png, .svg or .pdf"),
                      path);
 }

@@ -50,9 +50,13 @@ struct plot_file {
 
 static int format_of(enum plot_format *f, const char *path, mx_error *err)
 {
-    const char *dot = strrchr(path, '.');
+    /* the extension: from the last dot of the file's name that is not
+     * its first character (".png" is a hidden file's name, as for
+     * --html's pages; options.c says so) */
     const char *slash = strrchr(path, '/');
-    if (dot != NULL && (slash == NULL || dot > slash)) {
+    const char *name = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    if (dot != NULL && dot > name) {
         if (strcmp(dot, ".png") == 0 || strcmp(dot, ".PNG") == 0) {
             *f = PLOT_PNG;
             return 0;

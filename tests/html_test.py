@@ -229,6 +229,19 @@ def check_input(mha, tmp):
     ok(r.returncode == 0 and
        names == ["page.sentence0.html", "page.sentence1.html"],
        "--input: a page per sentence, page.sentence<i>.html", names)
+    # a name starting with a dot has no extension there: ".page" gives
+    # ".page.sentence<i>", ".page.html" ".page.sentence<i>.html"
+    dotted = os.path.join(tmp, "dotted")
+    os.mkdir(dotted)
+    for name in (".page", ".page.html"):
+        r = mha.run(["--input", sentences, "--column", "s", "--html",
+                     os.path.join(dotted, name)])
+        ok(r.returncode == 0, "--input --html %s" % name, r.stderr)
+    ok(sorted(os.listdir(dotted)) ==
+       [".page.sentence0", ".page.sentence0.html", ".page.sentence1",
+        ".page.sentence1.html"],
+       "--html .page: .page.sentence<i>, numbered after a leading dot",
+       sorted(os.listdir(dotted)))
     for i, words in enumerate(["the cat sat", "a dog runs fast"]):
         single = os.path.join(tmp, "single%d.html" % i)
         mha.run([words, "--heads", "2", "--html", single])

@@ -176,6 +176,21 @@ def main():
         ok(sorted(os.listdir(sub)) == sorted(expected),
            "a PNG and an SVG per sentence, numbered before the extension",
            sorted(os.listdir(sub)))
+        # a name starting with a dot: the extension is after its last dot,
+        # never its first character (as --html names its pages)
+        dotted = os.path.join(d, "dotted")
+        os.mkdir(dotted)
+        plot(many, os.path.join(dotted, ".all.png"),
+             made=[os.path.join(dotted, ".all.sentence%d.png" % i)
+                   for i in range(3)])
+        mha.check_error([CLASSROOM[0], "--plot",
+                         os.path.join(dotted, ".png")],
+                        "is an extension without a name: name the picture, "
+                        "as in 'heads.png'", hint=True)
+        ok(sorted(os.listdir(dotted)) == [".all.sentence%d.png" % i
+                                          for i in range(3)],
+           "--plot .all.png: .all.sentence<i>.png; --plot .png: nothing",
+           sorted(os.listdir(dotted)))
 
         # --plot-size: pixels for PNG, points for SVG and PDF.
         sized = os.path.join(d, "slide.png")
