@@ -4,7 +4,9 @@
  * SIGXCPU, SIGVTALRM and SIGPROF end the program as usual (no message;
  * the shell sees the signal), but first every unfinished file the program
  * made is removed: temporary files, the private folder of --csv-dir,
- * folders it created. A signal that was ignored when the program started
+ * folders it created; files already put in place whose text is still
+ * being copied to standard output are taken back, and the files they
+ * replaced put back. A signal that was ignored when the program started
  * (nohup, or SIGPIPE ignored by the parent) stays ignored; a write to a
  * closed pipe is then an error like any other. SIGXFSZ is ignored: a
  * write past the file size limit fails (EFBIG) and is reported.

@@ -131,10 +131,14 @@ struct html_set {
     bool hooked;
 };
 
-/* A signal's clean-up: the unfinished pages (async-signal-safe). */
+/* A signal's clean-up: the pages put in place are taken back, the pages
+ * they replaced put back, the unfinished ones removed
+ * (async-signal-safe). */
 static void remove_temps(const void *ctx)
 {
     const html_set *set = ctx;
+    if (set->moves != NULL)
+        replace_undo_signal(set->moves, set->made);
     for (size_t i = 0; i < set->made; i++)
         unlink(set->temps[i]);
 }

@@ -613,14 +613,15 @@ static int place_files(csv_dir_set *files, plot_file *plot, html_set *html,
         rc = plot_intact(plot, err);
     if (rc == 0 && html != NULL)
         rc = html_intact(html, err);
-    if (rc == 0 && files != NULL)
-        csv_dir_keep(files);
     return rc;
 }
 
 /* The end of a run that returned rc: its files put in place (or removed
- * after a failure), then its spooled text on stdout. A failed --check is
- * reported once everything is written. */
+ * after a failure), then its spooled text on stdout. The files they
+ * replace are kept until the text is written: a write error there, or a
+ * signal meanwhile (cleanup.h: the hooks put them back), leaves the
+ * user's files as they were. A failed --check is reported once
+ * everything is written. */
 static int finish_run(int rc, bool check_failed, csv_dir_set *files,
                       plot_file *plot, html_set *html, FILE *spool,
                       const options *opt, mx_error *err)
@@ -632,6 +633,15 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
         rc = check_stdout(err);
     if (rc == 0)
         rc = place_files(files, plot, html, err);
+    if (rc == 0 && spool != NULL) {
+        /* a signal during the copy puts every file back */
+        cleanup_unblock(&old);
+        rc = show_spool(spool, opt, err);
+        cleanup_block(&old);
+        spool = NULL;
+    }
+    if (rc == 0 && files != NULL)
+        csv_dir_keep(files);
     /* undone in the reverse order of placing; the folders --csv-dir made
      * last, once nothing of another kind is in them */
     csv_dir_undo(files);
@@ -639,10 +649,7 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
     plot_end(plot, rc == 0);
     csv_dir_end(files);
     cleanup_unblock(&old);
-    if (rc == 0 && spool != NULL)
-        rc = show_spool(spool, opt, err);
-    else
-        spool_discard(spool);
+    spool_discard(spool);
     if (rc == 0 && check_failed)
         rc = err_set(err, EXIT_CHECK_FAILED,
                      _("--check: an invariant "

@@ -125,10 +125,14 @@ static int output_open(plot_output *o, const char *final, mx_error *err)
     return 0;
 }
 
-/* A signal's clean-up: the temporary files (async-signal-safe). */
+/* A signal's clean-up: the files put in place are taken back, the files
+ * they replaced put back, the temporary ones removed
+ * (async-signal-safe). */
 static void remove_temps(const void *ctx)
 {
     const plot_file *pf = ctx;
+    if (pf->moves != NULL)
+        replace_undo_signal(pf->moves, pf->n_outputs);
     for (size_t i = 0; i < pf->n_outputs; i++)
         if (pf->outputs[i].temp_path != NULL)
             unlink(pf->outputs[i].temp_path);

@@ -50,6 +50,8 @@ struct csv_dir_set {
     pending_file *files; /* n<i> in the temp dir, for i < n_files */
     size_t n_files, cap_files;
     volatile sig_atomic_t n_temp; /* n_files, for the signal handler */
+    volatile sig_atomic_t moving; /* files may be in place or moved aside:
+                                     files[] no longer grows */
     char *dir;
     cleanup_hook hook; /* remove_unfinished, while the set is open */
 };
@@ -158,6 +160,19 @@ static void temp_name(char *buf, size_t size, char kind, size_t i);
 static void remove_unfinished(const void *ctx)
 {
     const csv_dir_set *s = ctx;
+    if (s->temp_fd >= 0 && s->moving) {
+        /* the files put in place are taken back, those they replaced put
+         * back (as undo_moves, without changing the set) */
+        for (size_t i = s->n_files; i-- > 0;) {
+            const pending_file *p = &s->files[i];
+            char name[32];
+            temp_name(name, sizeof name, 'b', i);
+            if (p->backed_up)
+                renameat(s->temp_fd, name, AT_FDCWD, p->final_path);
+            else if (p->placed)
+                unlink(p->final_path);
+        }
+    }
     if (s->temp_fd >= 0) {
         for (sig_atomic_t i = 0; i < s->n_temp; i++) {
             char name[32];
@@ -403,6 +418,7 @@ int csv_dir_ready(const csv_dir_set *s, mx_error *err)
 
 int csv_dir_place(csv_dir_set *s, mx_error *err)
 {
+    s->moving = 1;
     for (size_t i = 0; i < s->n_files; i++) {
         pending_file *p = &s->files[i];
         char new_name[32], old_name[32];
@@ -423,10 +439,12 @@ int csv_dir_place(csv_dir_set *s, mx_error *err)
                 fchmod(fd, st.st_mode & 0777);
                 close(fd);
             }
-            if (renameat(AT_FDCWD, p->final_path, s->temp_fd, old_name) != 0)
-                rc = err_write(err, p->final_path, errno);
-            else
+            /* gone meanwhile (another run moving it aside): nothing to
+             * keep */
+            if (renameat(AT_FDCWD, p->final_path, s->temp_fd, old_name) == 0)
                 p->backed_up = true;
+            else if (errno != ENOENT)
+                rc = err_write(err, p->final_path, errno);
         }
         if (rc == 0) {
             if (renameat(s->temp_fd, new_name, AT_FDCWD, p->final_path) != 0)
@@ -463,6 +481,7 @@ void csv_dir_keep(csv_dir_set *s)
             unlinkat(s->temp_fd, old_name, 0);
         s->files[i].backed_up = s->files[i].placed = false;
     }
+    s->moving = 0;
     for (size_t i = 0; i < s->n_made; i++)
         free(s->made[i]);
     s->n_made = 0;

@@ -134,6 +134,20 @@ void replace_undo(replacement *r, size_t n)
     }
 }
 
+void replace_undo_signal(const replacement *r, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (r[i].kept != NULL) {
+            if (r[i].linked && !r[i].placed)
+                unlink(r[i].kept);
+            else
+                rename(r[i].kept, r[i].final);
+        } else if (r[i].placed) {
+            unlink(r[i].final);
+        }
+    }
+}
+
 void replace_keep(replacement *r, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

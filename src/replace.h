@@ -62,6 +62,10 @@ int replace_intact(const replacement *r, size_t n, mx_error *err);
  * several kinds were placed, the newest first. */
 void replace_undo(replacement *r, size_t n);
 
+/* What replace_undo does, for a signal handler: async-signal-safe
+ * (rename, unlink), r left unchanged, nothing freed. */
+void replace_undo_signal(const replacement *r, size_t n);
+
 /* Removes the kept files: the new ones stay. */
 void replace_keep(replacement *r, size_t n);
 

@@ -912,6 +912,55 @@ def links_and_races(tmp):
            "(try %d)" % attempt, [e[:200] for e in errors if e])
 
 
+def text_not_written(tmp):
+    """The files a run replaces are kept until its text is written: a
+    full standard output (status 1), a reader that stops early (SIGPIPE,
+    status 141) or a signal during the copy leaves the user's files as
+    they were and makes nothing new."""
+    top = os.path.join(tmp, "unwritten")
+    os.mkdir(top)
+    long_sentence = " ".join("w%d" % i for i in range(200))  # > 64 KiB
+    outputs = ["--csv-dir", "out", "--html", "p.html", "--plot", "q.png"]
+    r = MHA.run([S] + outputs, cwd=top)
+    assert r.returncode == 0, r.stderr
+    for root, _, names in os.walk(top):
+        for n in names:
+            with open(os.path.join(root, n), "w") as f:
+                f.write("old " + n)
+    before = snapshot(top)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(MHA.command([S] + outputs + ["--csv-dir", "new"]),
+                           cwd=top, stdout=full, stderr=subprocess.PIPE)
+    ok(r.returncode == 1 and b"No space left" in r.stderr and
+       snapshot(top) == before,
+       "standard output full: status 1, every file as it was, nothing new",
+       (r.returncode, r.stderr[:300]))
+    p = subprocess.Popen(MHA.command([long_sentence] + outputs), cwd=top,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    p.wait(timeout=600)
+    ok(p.returncode == -signal.SIGPIPE and snapshot(top) == before,
+       "a reader that stops at once (SIGPIPE): status 141, every file as "
+       "it was", p.returncode)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        p = subprocess.Popen(MHA.command([long_sentence] + outputs), cwd=top,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=default_action(sig))
+        deadline = time.time() + 300
+        placed = False
+        while time.time() < deadline and not placed:
+            with open(os.path.join(top, "p.html"), "rb") as f:
+                placed = not f.read().startswith(b"old ")
+            time.sleep(0.01)
+        p.send_signal(sig)
+        p.wait(timeout=600)
+        p.stdout.close()
+        p.stderr.close()
+        ok(placed and p.returncode == -sig and snapshot(top) == before,
+           "signal %d while the text is copied (the files in place): every "
+           "file put back" % sig, (placed, p.returncode))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         files(tmp)
@@ -921,6 +970,7 @@ def main():
         succeeding(tmp)
         together(tmp)
         links_and_races(tmp)
+        text_not_written(tmp)
         narrow_header(tmp)
         signals(tmp)
         file_size_limit(tmp)
