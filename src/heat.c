@@ -208,14 +208,19 @@ void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
         used += (size_t)snprintf(text + used, sizeof text - used, "%c %s, %s",
                                  MARK_RAMP, hi, of);
     if (masked != NULL && used < sizeof text) {
-        /* "masked:" stays on the line of its sample */
+        /* "masked:" stays on the line of its sample: its trailing space
+         * (if the language has one) is not a place to break */
         char label[128];
         snprintf(label, sizeof label, "%s", _("; masked: "));
         size_t end = strlen(label);
+        const bool spaced = end > 0 && label[end - 1] == ' ';
         while (end > 0 && label[end - 1] == ' ')
             label[--end] = '\0';
-        snprintf(text + used, sizeof text - used, "%s%c%c%s%c", label,
-                 MARK_SPACE, MARK_MASKED, masked, MARK_END);
+        if (spaced)
+            label[end++] = MARK_SPACE;
+        label[end] = '\0';
+        snprintf(text + used, sizeof text - used, "%s%c%s%c", label,
+                 MARK_MASKED, masked, MARK_END);
     }
     /* a shorter ramp before the line is broken */
     int ramp_cells = RAMP_CELLS;

@@ -246,6 +246,15 @@ def grid():
                all("masked: grey" in l for l in greys),
                "--width %d --layout %s: the legend within the width"
                % (width, layout), "\n".join(lines[-6:]))
+    # a language whose "masked:" has no space after it gets none
+    r = MHA.run(["O gato sobe no tapete", "--tables", "attn_weights",
+                 "--variant", "single", "--color", "always", "--lang",
+                 "zh_CN", "--width", "30"])
+    lines = plain_lines(r.stdout.decode())
+    ok(r.returncode == 0 and max(map(cells, lines)) <= 30 and
+       any(l.endswith("被掩码：灰色") for l in lines),
+       "--lang zh_CN --width 30: the legend within the width, no space added",
+       "\n".join(lines[-3:]))
     # narrow panels whose legend line would be wider than the screen
     for width, grid_expected in ((70, False), (100, True)):
         r = MHA.run(["O gato sobe", "--variant", "fused", "--tables",
