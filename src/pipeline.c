@@ -20,19 +20,25 @@ static int add_param_size(const param_info *p, void *ctx)
     return 0;
 }
 
-/* About how many float values the whole trace of this run holds, counted
- * in double so that absurd sizes cannot overflow. */
-static double trace_size(const options *opt, size_t D, size_t T, size_t V)
+/* The model's sizes for a run of width D (d_model). */
+static model_dims run_dims(const options *opt, size_t D)
 {
-    const double t = (double)T, v = (double)V, d = (double)D,
-                 o = (double)opt->d_out, h = (double)opt->heads;
-    const model_dims dims = {
+    return (model_dims){
         .d_model = D,
         .d_out = opt->d_out,
         .heads = opt->heads,
         .ff = opt->ff ? opt->ff : 4 * D,
         .qkv_bias = opt->qkv_bias,
     };
+}
+
+/* About how many float values the whole trace of this run holds, counted
+ * in double so that absurd sizes cannot overflow. */
+static double trace_size(const options *opt, size_t D, size_t T, size_t V)
+{
+    const double t = (double)T, v = (double)V, d = (double)D,
+                 o = (double)opt->d_out, h = (double)opt->heads;
+    const model_dims dims = run_dims(opt, D);
     double n = v * d + t * d + v + t;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if (opt->variants & model_variants[i].bit)
@@ -66,13 +72,7 @@ static stream_size streamed_size(const options *opt, size_t D, size_t T,
 {
     const double t = (double)T, v = (double)V, d = (double)D,
                  o = (double)opt->d_out, h = (double)opt->heads;
-    const model_dims dims = {
-        .d_model = D,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
-        .ff = opt->ff ? opt->ff : 4 * D,
-        .qkv_bias = opt->qkv_bias,
-    };
+    const model_dims dims = run_dims(opt, D);
     stream_size n = {.kept = v * d + t * d + v + t};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if (opt->variants & model_variants[i].bit)
@@ -171,13 +171,8 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
                        const attention_input *x, const sequence_labels *lab,
                        mx_error *err)
 {
-    const model_dims dims = {
-        .d_model = cfg->d_model,
-        .d_out = cfg->d_out,
-        .heads = cfg->heads,
-        .ff = opt->ff ? opt->ff : 4 * cfg->d_model,
-        .qkv_bias = cfg->qkv_bias,
-    };
+    // cfg holds --d-out, --heads and --qkv-bias as opt does
+    const model_dims dims = run_dims(opt, cfg->d_model);
     torch_rng g = *start;
     int rc = -1;
     // --average: the heads' weights summed as they are made
@@ -253,13 +248,7 @@ static int check_weights(const options *opt, size_t D, mx_error *err)
         .heads = opt->heads,
         .qkv_bias = opt->qkv_bias,
     };
-    const model_dims dims = {
-        .d_model = D,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
-        .ff = opt->ff ? opt->ff : 4 * D,
-        .qkv_bias = opt->qkv_bias,
-    };
+    const model_dims dims = run_dims(opt, D);
     // --tie reads the wrapper's files for the fused module too
     const unsigned read = opt->variants | (opt->tie ? VARIANT_WRAPPER : 0u);
     int rc = 0;

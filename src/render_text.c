@@ -610,6 +610,22 @@ void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
     s->prev = NULL;
 }
 
+/* Closes mem, the memory stream over *text (*len bytes) that a table was
+ * formatted into with result rc, and writes the text to out with one
+ * fwrite if all went well; frees the text. */
+static int write_closed(FILE *out, FILE *mem, char **text, size_t *len, int rc,
+                        mx_error *err)
+{
+    /* a memory stream fails only when memory runs out (glibc's fclose
+     * then may leave text NULL) */
+    if ((ferror(mem) | fclose(mem)) != 0 || *text == NULL)
+        rc = err_nomem(err, _("a table's text"));
+    if (rc == 0 && *len > 0 && fwrite(*text, 1, *len, out) != *len)
+        rc = err_write(err, _("the output"), errno);
+    free(*text);
+    return rc;
+}
+
 /* What goes before t, then t, rendered by one into memory, then written to
  * out with one fwrite: a table is on out whole or not at all. */
 static int put_whole(FILE *out, const table *t, const table *prev,
@@ -623,14 +639,7 @@ static int put_whole(FILE *out, const table *t, const table *prev,
         return err_nomem(err, _("a table's text"));
     before_table(mem, t, prev, style);
     int rc = one(mem, t, style, err);
-    /* a memory stream fails only when memory runs out (glibc's fclose
-     * then may leave text NULL) */
-    if ((ferror(mem) | fclose(mem)) != 0 || text == NULL)
-        rc = err_nomem(err, _("a table's text"));
-    if (rc == 0 && len > 0 && fwrite(text, 1, len, out) != len)
-        rc = err_write(err, _("the output"), errno);
-    free(text);
-    return rc;
+    return write_closed(out, mem, &text, &len, rc, err);
 }
 
 int text_stream_put(text_stream *s, const table *t, mx_error *err)
@@ -689,14 +698,7 @@ static int put_group(FILE *out, const table *const *group, size_t k,
             before_table(mem, group[j], group[j - 1], style);
         rc = text_table(mem, group[j], style, err);
     }
-    /* a memory stream fails only when memory runs out (glibc's fclose
-     * then may leave text NULL) */
-    if ((ferror(mem) | fclose(mem)) != 0 || text == NULL)
-        rc = err_nomem(err, _("a table's text"));
-    if (rc == 0 && len > 0 && fwrite(text, 1, len, out) != len)
-        rc = err_write(err, _("the output"), errno);
-    free(text);
-    return rc;
+    return write_closed(out, mem, &text, &len, rc, err);
 }
 
 int render_text(FILE *out, const table *const *tables, size_t n,
