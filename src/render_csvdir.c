@@ -156,6 +156,19 @@ static int make_dirs(csv_dir_set *s, const char *dir, mx_error *err)
 
 static void temp_name(char *buf, size_t size, char kind, size_t i);
 
+/* Takes file i's move back: the file it replaced put back, or the new
+ * file removed; the set is not changed (async-signal-safe). */
+static void undo_move(const csv_dir_set *s, size_t i)
+{
+    const pending_file *p = &s->files[i];
+    char name[32];
+    temp_name(name, sizeof name, 'b', i);
+    if (p->backed_up)
+        renameat(s->temp_fd, name, AT_FDCWD, p->final_path);
+    else if (p->placed)
+        unlink(p->final_path);
+}
+
 /* Everything the set made that is not in place: async-signal-safe. */
 static void remove_unfinished(const void *ctx)
 {
@@ -163,15 +176,8 @@ static void remove_unfinished(const void *ctx)
     if (s->temp_fd >= 0 && s->moving) {
         /* the files put in place are taken back, those they replaced put
          * back (as undo_moves, without changing the set) */
-        for (size_t i = s->n_files; i-- > 0;) {
-            const pending_file *p = &s->files[i];
-            char name[32];
-            temp_name(name, sizeof name, 'b', i);
-            if (p->backed_up)
-                renameat(s->temp_fd, name, AT_FDCWD, p->final_path);
-            else if (p->placed)
-                unlink(p->final_path);
-        }
+        for (size_t i = s->n_files; i-- > 0;)
+            undo_move(s, i);
     }
     if (s->temp_fd >= 0) {
         for (sig_atomic_t i = 0; i < s->n_temp; i++) {
@@ -400,14 +406,8 @@ static int check_targets(const csv_dir_set *s, mx_error *err)
 static void undo_moves(csv_dir_set *s)
 {
     for (size_t i = s->n_files; i-- > 0;) {
-        pending_file *p = &s->files[i];
-        char name[32];
-        temp_name(name, sizeof name, 'b', i);
-        if (p->backed_up)
-            renameat(s->temp_fd, name, AT_FDCWD, p->final_path);
-        else if (p->placed)
-            unlink(p->final_path);
-        p->backed_up = p->placed = false;
+        undo_move(s, i);
+        s->files[i].backed_up = s->files[i].placed = false;
     }
 }
 

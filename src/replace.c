@@ -116,36 +116,35 @@ int replace_intact(const replacement *r, size_t n, mx_error *err)
     return 0;
 }
 
+/* Takes one move back without changing r: the kept file put back over the
+ * new one (a link of a file never replaced goes), or the new file removed
+ * (async-signal-safe). */
+static void undo_one(const replacement *r)
+{
+    if (r->kept != NULL) {
+        if (r->linked && !r->placed)
+            unlink(r->kept);
+        else
+            rename(r->kept, r->final);
+    } else if (r->placed) {
+        unlink(r->final);
+    }
+}
+
 void replace_undo(replacement *r, size_t n)
 {
     for (size_t i = n; i-- > 0;) {
-        if (r[i].kept != NULL) {
-            /* over the new file; a link of a file never replaced goes */
-            if (r[i].linked && !r[i].placed)
-                unlink(r[i].kept);
-            else
-                rename(r[i].kept, r[i].final);
-            free(r[i].kept);
-            r[i].kept = NULL;
-        } else if (r[i].placed) {
-            unlink(r[i].final);
-        }
+        undo_one(&r[i]);
+        free(r[i].kept);
+        r[i].kept = NULL;
         r[i].placed = r[i].linked = false;
     }
 }
 
 void replace_undo_signal(const replacement *r, size_t n)
 {
-    for (size_t i = n; i-- > 0;) {
-        if (r[i].kept != NULL) {
-            if (r[i].linked && !r[i].placed)
-                unlink(r[i].kept);
-            else
-                rename(r[i].kept, r[i].final);
-        } else if (r[i].placed) {
-            unlink(r[i].final);
-        }
-    }
+    for (size_t i = n; i-- > 0;)
+        undo_one(&r[i]);
 }
 
 void replace_keep(replacement *r, size_t n)

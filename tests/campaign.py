@@ -371,19 +371,25 @@ def run_case(tmp, number, args, stdin, env_extra=None):
     return r, left
 
 
+def judge_failure(r, left, name, status, fragment, hint):
+    """A failed run: the status, one line naming the problem (and the
+    --help hint for command-line mistakes), nothing printed or left."""
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    good = (r.returncode == status and r.stdout == b"" and lines and
+            lines[0].startswith("mha-explain: ") and
+            fragment in lines[0] and
+            len(lines) == (2 if hint else 1) and
+            (not hint or lines[1] == HINT) and left == [])
+    ok(good, "%s: status %d, one line, nothing printed or left" %
+       (name, status), "status %d stdout %r stderr %r left %r" %
+       (r.returncode, r.stdout[:80], r.stderr[:300], left))
+
+
 def failing(tmp):
     for number, (name, args, stdin, status, fragment, hint) in \
             enumerate(FAILING):
         r, left = run_case(tmp, number, args, stdin)
-        lines = r.stderr.decode("utf-8", "replace").splitlines()
-        good = (r.returncode == status and r.stdout == b"" and lines and
-                lines[0].startswith("mha-explain: ") and
-                fragment in lines[0] and
-                len(lines) == (2 if hint else 1) and
-                (not hint or lines[1] == HINT) and left == [])
-        ok(good, "%s: status %d, one line, nothing printed or left" %
-           (name, status), "status %d stdout %r stderr %r left %r" %
-           (r.returncode, r.stdout[:80], r.stderr[:300], left))
+        judge_failure(r, left, name, status, fragment, hint)
 
 
 def targets(tmp):
@@ -391,15 +397,7 @@ def targets(tmp):
     for number, (name, args, stdin, status, fragment, hint, env) in \
             enumerate(TARGETS):
         r, left = run_case(tmp, base + number, args, stdin, env)
-        lines = r.stderr.decode("utf-8", "replace").splitlines()
-        good = (r.returncode == status and r.stdout == b"" and lines and
-                lines[0].startswith("mha-explain: ") and
-                fragment in lines[0] and
-                len(lines) == (2 if hint else 1) and
-                (not hint or lines[1] == HINT) and left == [])
-        ok(good, "%s: status %d, one line, nothing printed or left" %
-           (name, status), "status %d stdout %r stderr %r left %r" %
-           (r.returncode, r.stdout[:80], r.stderr[:300], left))
+        judge_failure(r, left, name, status, fragment, hint)
 
 
 def closed_streams(tmp):
