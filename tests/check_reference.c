@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_in.h"
-#include "options.h"
-#include "pipeline.h"
+#include "io/csv_in.h"
+#include "cli/options.h"
+#include "model/pipeline.h"
 #include "tap.h"
 
 #define MAX_ARGS 64

@@ -114,7 +114,7 @@ def help_and_version():
     r = run(["--help"])
     text = r.stdout.decode()
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "src", "options.c"), encoding="utf-8").read()
+                            "src", "cli", "options.c"), encoding="utf-8").read()
     names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
     missing = [n for n in names if "--" + n not in text]
     ok(r.returncode == 0 and r.stderr == b"" and names and not missing and

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "floatfmt.h"
+#include "numerics/floatfmt.h"
 
 /* Decisions closer than this to a boundary, in units of the last digit,
  * go to float_text_printf. */

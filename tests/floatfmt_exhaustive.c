@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "floatfmt.h"
+#include "numerics/floatfmt.h"
 #include "floatfmt_double.h"
 
 /* Significant digits in a %g text: the digits before any exponent,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "floatfmt.h"
+#include "numerics/floatfmt.h"
 
 static void print_bits(uint32_t bits)
 {

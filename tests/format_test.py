@@ -22,7 +22,8 @@ def main():
     if clang_format is None:
         print("1..0 # SKIP clang-format is not installed")
         return 77
-    files = sorted(glob.glob(os.path.join(root, "src", "*.[ch]"))
+    files = sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
+                             recursive=True)
                    + glob.glob(os.path.join(root, "tests", "*.c")))
     print("1..%d" % len(files))
     failed = 0

@@ -245,7 +245,7 @@ def separators():
 def help_text():
     """--help in each language: every option, lines within 80 cells."""
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "src", "options.c"), encoding="utf-8").read()
+                            "src", "cli", "options.c"), encoding="utf-8").read()
     names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
     english = run(["--help"], env=BARE).stdout
     for lang in LANGS:

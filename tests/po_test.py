@@ -14,6 +14,7 @@ message of err_usage, err_input, err_set, fail_at, err_nomem, err_write or
 the name given to matrix_alloc, or a reason assigned to *why, or text
 written to stderr with fprintf or fputs.
 """
+import glob
 import os
 import re
 import subprocess
@@ -124,19 +125,21 @@ def main():
                "%s.po: all %d messages translated, none fuzzy" % (lang, n),
                stats)
     marked = []
-    src = os.path.join(ROOT, "src")
-    for name in sorted(os.listdir(src)):
-        if name.endswith((".c", ".h")) and name != "i18n.h":
-            with open(os.path.join(src, name), encoding="utf-8") as f:
+    names = sorted(os.path.relpath(p, ROOT) for p in
+                   glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]"),
+                             recursive=True))
+    for name in names:
+        if os.path.basename(name) != "i18n.h":
+            with open(os.path.join(ROOT, name), encoding="utf-8") as f:
                 if re.search(r"\b(_|N_|ngettext)\(\"", f.read()):
-                    marked.append("src/" + name)
+                    marked.append(name)
     ok(set(marked) <= set(sources), "every file with marked messages is in "
        "POTFILES", sorted(set(marked) - set(sources)))
     bare = []
-    for name in sorted(os.listdir(src)):
+    for name in names:
         if name.endswith(".c"):
-            with open(os.path.join(src, name), encoding="utf-8") as f:
-                bare += ["src/%s:%d: %s" % (name, line, text)
+            with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+                bare += ["%s:%d: %s" % (name, line, text)
                          for line, text in untranslated(f.read())]
     ok(not bare, "no message reaches the user without gettext: every "
        "fprintf(stderr, ...), error and allocation name is marked", bare)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "numerics/cgroup.h"
 #include "tap.h"
 
 static char top[256];

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "vecmath.h"
+#include "numerics/vecmath.h"
 
 static uint32_t bits(float v)
 {

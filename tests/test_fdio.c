@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fdio.h"
+#include "io/fdio.h"
 #include "tap.h"
 
 static volatile sig_atomic_t alarms;

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "floatfmt.h"
+#include "numerics/floatfmt.h"
 #include "tap.h"
-#include "textbuf.h"
+#include "render/textbuf.h"
 
 static float from_bits(uint32_t bits)
 {

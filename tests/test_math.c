@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "block.h"
-#include "check.h"
-#include "model.h"
-#include "rng.h"
+#include "model/attention.h"
+#include "model/block.h"
+#include "render/check.h"
+#include "model/model.h"
+#include "numerics/rng.h"
 #include "tap.h"
-#include "tensor.h"
-#include "vecmath.h"
+#include "numerics/tensor.h"
+#include "numerics/vecmath.h"
 
 static matrix make(size_t rows, size_t cols, const float *values)
 {

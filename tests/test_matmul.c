@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matmul.h"
+#include "numerics/matmul.h"
 #include "tap.h"
-#include "workers.h"
+#include "numerics/workers.h"
 
 static uint32_t state = 2463534242u;
 

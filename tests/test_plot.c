@@ -18,11 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "colormap.h"
-#include "heat.h"
-#include "plot.h"
-#include "trace.h"
-#include "tensor.h"
+#include "plot/colormap.h"
+#include "render/heat.h"
+#include "plot/plot.h"
+#include "model/trace.h"
+#include "numerics/tensor.h"
 
 __attribute__((noreturn)) static void bail(const char *what)
 {

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layout.h"
-#include "render.h"
-#include "step.h"
-#include "trace.h"
+#include "render/layout.h"
+#include "render/render.h"
+#include "render/step.h"
+#include "model/trace.h"
 #include "tap.h"
-#include "tensor.h"
-#include "textwidth.h"
+#include "numerics/tensor.h"
+#include "render/textwidth.h"
 
 /* ---- helpers ------------------------------------------------------- */
 

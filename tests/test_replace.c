@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replace.h"
+#include "io/replace.h"
 #include "tap.h"
 
 static char dir[4096];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "numerics/rng.h"
 #include "tap.h"
 
 static uint32_t bits(float f)

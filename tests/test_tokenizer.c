@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tokenize.h"
+#include "model/tokenize.h"
 
 /* Tokenizes text and compares tokens, ids and vocabulary size. */
 static void expect(const char *name, const char *text, size_t len,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_in.h"
+#include "io/csv_in.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_FUZZ_ARGS 32
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "pipeline.h"
-#include "render.h"
-#include "tokenize.h"
+#include "cli/options.h"
+#include "model/pipeline.h"
+#include "render/render.h"
+#include "model/tokenize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

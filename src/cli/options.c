@@ -1,0 +1,992 @@
+/* options.c: parsing and validating the command line. */
+#include "cli/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+#include "numerics/workers.h"
+
+/* The --help text, in parts that each stay within C's string limits and
+ * that are translated one by one. */
+static const char *const usage_parts[] = {
+    N_("Usage: mha-explain [OPTIONS] SENTENCE...\n"
+       "       mha-explain [OPTIONS] --embeddings FILE.csv\n"
+       "       mha-explain [OPTIONS] --input FILE.csv --column NAME\n"
+       "Show every table inside multi-head attention, with PyTorch's numbers.\n"
+       "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
+       "from standard input.\n"
+       "\n"),
+    N_("Model (the defaults reproduce the classroom example):\n"
+       "  --d-model N        embedding width d_in                 (default 3)\n"
+       "  --d-out N          attention width, split over heads    (default 4)\n"
+       "  --heads N          number of heads; must divide d_out   (default 2)\n"
+       "  --seed N           as torch.manual_seed(N)              (default 42)\n"
+       "  --no-causal        let tokens see later tokens too  (default causal)\n"
+       "  --no-scale         no division by sqrt(head_dim)    (default scaled)\n"
+       "  --qkv-bias         biases in W_query, W_key, W_value  (default none)\n"
+       "  --variant LIST     modules to run, comma-separated: single, wrapper,\n"
+       "                     fused, block     (default single,wrapper,fused)\n"
+       "  --ff N             the block's feed-forward width (default 4 x d_model)\n"
+       "  --kv SENTENCE      cross-attention: keys and values from SENTENCE,\n"
+       "                     no causal mask                    (default none)\n"
+       "  --tokens HOW       words, or chars: a token per character (default words)\n"
+       "\n"),
+    N_("Inputs from CSV files:\n"
+       "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
+       "                     is the file's width, no embedding draws (default none)\n"
+       "  --input FILE       one run per data row of FILE ...    (default none)\n"
+       "  --column NAME      ... taking the sentence from column NAME\n"
+       "  --quiet            no progress line on a terminal  (default shown\n"
+       "                     after a second of --input)\n"
+       "  --weights DIR      parameter CSVs named as --csv-dir writes them\n"
+       "                     replace the seeded ones             (default none)\n"
+       "  --csv-delimiter C  field separator of CSV read and written: one\n"
+       "                     character or 'tab'  (default ',', ';' with\n"
+       "                     --decimal-comma)\n"
+       "  --decimal-comma    numbers in CSV as 0,25               (default 0.25)\n"
+       "  --bom              start written CSV with a UTF-8 byte-order mark\n"
+       "                                                           (default none)\n"
+       "\n"),
+    N_("Output:\n"
+       "  --format FMT       text, or csv for tidy CSV          (default text)\n"
+       "  --tables LIST      only these tables, comma-separated  (default all)\n"
+       "  --precision N      decimals in text, 0 to 12             (default 4)\n"
+       "  --full             print big tables whole      (default summarised)\n"
+       "  --style HOW        text tables: table, or torch as print(tensor)\n"
+       "                                                          (default table)\n"
+       "  --csv-dir DIR      also write one matrix CSV per table  (default none)\n"
+       "  --html FILE        also write an interactive page    (default none)\n"
+       "  --color WHEN       shade attention weights and scores: auto (on a\n"
+       "                     terminal, unless NO_COLOR is set), always, never\n"
+       "                                                           (default auto)\n"
+       "  --color-scale S    colours from each table's smallest to largest\n"
+       "                     value (table), each row's (row), or 0 to 1 for\n"
+       "                     weights (fixed)                  (default table)\n"
+       "  --width N          text columns; 0 for no limit (default: the\n"
+       "                     terminal's width, else $COLUMNS, else 80)\n"
+       "  --lang CODE        messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
+       "                     from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
+       "\n"),
+    N_("Pictures:\n"
+       "  --plot FILE        also draw every head's attention weights, or the\n"
+       "                     --tables chosen, to FILE: .png, .svg or .pdf\n"
+       "                                                          (default none)\n"
+       "  --plot-size WxH    the picture's size: pixels for .png, points for\n"
+       "                     .svg and .pdf          (default: fit the panels)\n"
+       "\n"),
+    N_("On a terminal:\n"
+       "  --layout HOW       the same table of every head side by side (grid)\n"
+       "                     or one under another (stack) (default: grid on a\n"
+       "                     terminal where the heads fit, else stack)\n"
+       "  --no-pager         never page; output longer than the screen goes\n"
+       "                     through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
+       "                     less -FRX                        (default paged)\n"
+       "  --step             pause after each step: Enter or space goes on, b\n"
+       "                     goes back, q quits                  (default off)\n"
+       "\n"),
+    N_("Teaching:\n"
+       "  --explain          plain sentences and shapes before each step, and\n"
+       "                     each module's parameter count         (default off)\n"
+       "  --focus WORD       one token across every head: Q, K, V, whom it\n"
+       "                     attends to, who attends to it, its context;\n"
+       "                     WORD@POSITION for a repeated word    (default none)\n"
+       "  --tie              fused W_query/W_key/W_value = the wrapper's heads\n"
+       "                     stacked, so both compute the same context (off)\n"
+       "  --check            verify that weight rows sum to 1, masked weights\n"
+       "                     are 0 and, with --tie, wrapper equals fused (off)\n"
+       "  --average          add attn_weights_avg, the mean over heads   (off)\n"
+       "\n"),
+    N_("Speed:\n"
+       "  --threads N        threads sharing the work, 1 to 256 (default: the\n"
+       "                     processors this process may use)\n"
+       "\n"),
+    N_("  -h, --help         show this help and exit\n"
+       "  -V, --version      show the version and exit\n"
+       "\n"),
+    N_("Tables: vocab, tokens, embedding.weight, inputs, kv_tokens, kv_inputs;\n"
+       "W_query.weight, W_key.weight, W_value.weight (and .bias), heads.H.W_*,\n"
+       "out_proj.weight, out_proj.bias; per head queries, keys, values,\n"
+       "attn_scores, attn_weights, head_context; attn_weights_avg,\n"
+       "concat_context, out; for the block attention.W_*, norm1.*, ff.0.*,\n"
+       "ff.2.*, norm2.*, attn_out, add_norm1, ffn_hidden, ffn_out, out.\n"
+       "\n"),
+    N_("Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
+       "or input, 3 a --check failed.\n"
+       "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n"),
+};
+
+void options_print_usage(FILE *out)
+{
+    for (size_t i = 0; i < sizeof usage_parts / sizeof usage_parts[0]; i++)
+        fputs(_(usage_parts[i]), out);
+}
+
+enum {
+    OPT_D_MODEL = 256,
+    OPT_D_OUT,
+    OPT_HEADS,
+    OPT_SEED,
+    OPT_NO_CAUSAL,
+    OPT_NO_SCALE,
+    OPT_QKV_BIAS,
+    OPT_VARIANT,
+    OPT_TABLES,
+    OPT_FORMAT,
+    OPT_PRECISION,
+    OPT_FULL,
+    OPT_CSV_DIR,
+    OPT_EMBEDDINGS,
+    OPT_INPUT,
+    OPT_COLUMN,
+    OPT_WEIGHTS,
+    OPT_CSV_DELIMITER,
+    OPT_DECIMAL_COMMA,
+    OPT_BOM,
+    OPT_TIE,
+    OPT_CHECK,
+    OPT_AVERAGE,
+    OPT_EXPLAIN,
+    OPT_FOCUS,
+    OPT_COLOR,
+    OPT_KV,
+    OPT_FF,
+    OPT_TOKENS,
+    OPT_WIDTH,
+    OPT_LANG,
+    OPT_COLOR_SCALE,
+    OPT_STYLE,
+    OPT_HTML,
+    OPT_PLOT,
+    OPT_PLOT_SIZE,
+    OPT_THREADS,
+    OPT_LAYOUT,
+    OPT_NO_PAGER,
+    OPT_STEP,
+    OPT_QUIET,
+};
+
+static const struct option long_options[] = {
+    {"d-model", required_argument, NULL, OPT_D_MODEL},
+    {"d-out", required_argument, NULL, OPT_D_OUT},
+    {"heads", required_argument, NULL, OPT_HEADS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"no-causal", no_argument, NULL, OPT_NO_CAUSAL},
+    {"no-scale", no_argument, NULL, OPT_NO_SCALE},
+    {"qkv-bias", no_argument, NULL, OPT_QKV_BIAS},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"tables", required_argument, NULL, OPT_TABLES},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"full", no_argument, NULL, OPT_FULL},
+    {"style", required_argument, NULL, OPT_STYLE},
+    {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"embeddings", required_argument, NULL, OPT_EMBEDDINGS},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"column", required_argument, NULL, OPT_COLUMN},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
+    {"decimal-comma", no_argument, NULL, OPT_DECIMAL_COMMA},
+    {"bom", no_argument, NULL, OPT_BOM},
+    {"tie", no_argument, NULL, OPT_TIE},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"average", no_argument, NULL, OPT_AVERAGE},
+    {"explain", no_argument, NULL, OPT_EXPLAIN},
+    {"focus", required_argument, NULL, OPT_FOCUS},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"kv", required_argument, NULL, OPT_KV},
+    {"ff", required_argument, NULL, OPT_FF},
+    {"tokens", required_argument, NULL, OPT_TOKENS},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"lang", required_argument, NULL, OPT_LANG},
+    {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"plot-size", required_argument, NULL, OPT_PLOT_SIZE},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
+    {"step", no_argument, NULL, OPT_STEP},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Table names a user can ask for besides the modules' parameters, which
+ * model_params_each lists. */
+/* clang-format off */
+static const char *const known_tables[] = {
+    "vocab", "tokens", "embedding.weight", "inputs",
+    "queries", "keys", "values", "attn_scores", "attn_weights",
+    "head_context", "attn_weights_avg", "concat_context", "out",
+    "kv_tokens", "kv_inputs",
+    "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
+};
+/* clang-format on */
+
+/* ---- help for a mistyped option --------------------------------------- */
+
+/* Words the notebooks and PyTorch use for options named otherwise here. */
+static const struct {
+    const char *said, *meant;
+} option_aliases[] = {
+    {"num-heads", "heads"}, {"n-heads", "heads"},      {"nhead", "heads"},
+    {"nheads", "heads"},    {"no-mask", "no-causal"},  {"embed-dim", "d-model"},
+    {"d-in", "d-model"},    {"emb-dim", "d-model"},    {"bias", "qkv-bias"},
+    {"colour", "color"},    {"decimals", "precision"},
+};
+
+#define OPTION_NAME_MAX 64
+
+/* The option name in arg without its dashes and "=value", lower case,
+ * '_' read as '-': "--D_Model=3" -> "d-model". */
+static void normalise_option(char *out, const char *arg)
+{
+    arg += strspn(arg, "-");
+    size_t n = 0;
+    for (; arg[n] != '\0' && arg[n] != '=' && n + 1 < OPTION_NAME_MAX; n++) {
+        char c = arg[n];
+        out[n] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+    }
+    out[n] = '\0';
+}
+
+/* Edits (insert, delete, change, swap two neighbours) from a to b, two
+ * short names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t rows[3][OPTION_NAME_MAX + 1]; /* rows i - 2, i - 1 and i */
+    const size_t la = strlen(a), lb = strlen(b);
+    for (size_t j = 0; j <= lb; j++)
+        rows[1][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *older = rows[0], *prev = rows[1], *cur = rows[2];
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && older[j - 2] + 1 < best)
+                best = older[j - 2] + 1;
+            cur[j] = best;
+        }
+        memcpy(rows[0], rows[1], sizeof rows[0]);
+        memcpy(rows[1], rows[2], sizeof rows[1]);
+    }
+    return rows[1][lb];
+}
+
+/* The long option (without dashes) that arg most likely meant, or NULL:
+ * a known other name for it, the same name spelt with '_' or capitals,
+ * or the one name at most a third of its letters (and 1 to 3) away. */
+static const char *nearest_option(const char *arg)
+{
+    char name[OPTION_NAME_MAX];
+    normalise_option(name, arg);
+    if (name[0] == '\0')
+        return NULL;
+    for (size_t i = 0; i < sizeof option_aliases / sizeof option_aliases[0];
+         i++)
+        if (strcmp(name, option_aliases[i].said) == 0)
+            return option_aliases[i].meant;
+    const char *best = NULL;
+    size_t best_distance = 0;
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        size_t d = edit_distance(name, o->name);
+        if (best == NULL || d < best_distance) {
+            best = o->name;
+            best_distance = d;
+        }
+    }
+    size_t limit = strlen(name) / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    return best_distance <= limit ? best : NULL;
+}
+
+/* The argument getopt was reading when it met the unknown short option
+ * c: "-heads" (still current: optind not yet past it) or the previous
+ * one. */
+static const char *short_cluster(int argc, char **argv, int c)
+{
+    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
+        strchr(argv[optind] + 1, c) != NULL)
+        return argv[optind];
+    return argv[optind - 1];
+}
+
+/* The long option that "--name=value" names when name takes no value,
+ * or NULL. */
+static const struct option *given_a_value(const char *arg, int val)
+{
+    const char *eq = strchr(arg, '=');
+    if (strncmp(arg, "--", 2) != 0 || eq == NULL)
+        return NULL;
+    const size_t len = (size_t)(eq - arg - 2);
+    for (const struct option *o = long_options; o->name != NULL; o++)
+        if (o->val == val && o->has_arg == no_argument &&
+            strncmp(o->name, arg + 2, len) == 0)
+            return o;
+    return NULL;
+}
+
+/* "--d" starts more than one long option: their list, else 0. */
+static int ambiguous_prefix(char *list, size_t size, const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+        return 0;
+    const size_t len = strcspn(arg + 2, "=");
+    int count = 0;
+    list[0] = '\0';
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        if (strncmp(o->name, arg + 2, len) != 0)
+            continue;
+        size_t used = strlen(list);
+        snprintf(list + used, size - used, "%s--%s", count ? ", " : "",
+                 o->name);
+        count++;
+    }
+    return count > 1;
+}
+
+static int unknown_option(int argc, char **argv, mx_error *err)
+{
+    const struct option *flag = given_a_value(argv[optind - 1], optopt);
+    if (optopt != 0 && flag != NULL)
+        return err_usage(err, _("option '--%s' takes no value"), flag->name);
+    char list[512];
+    if (optopt == 0 && ambiguous_prefix(list, sizeof list, argv[optind - 1]))
+        return err_usage(err, _("option '%s' is ambiguous: it could be %s"),
+                         argv[optind - 1], list);
+    if (optopt != 0 && optopt < 256) {
+        const char *arg = short_cluster(argc, argv, optopt);
+        const char *meant = strlen(arg) > 2 ? nearest_option(arg) : NULL;
+        if (meant != NULL)
+            return err_usage(err,
+                             _("unknown option '%s': long options take "
+                               "two dashes (did you mean '--%s'?)"),
+                             arg, meant);
+        if ((unsigned char)optopt >= 0x80) /* a multi-byte letter, whole */
+            return err_usage(err, _("unknown option '%s'"), arg);
+        return err_usage(err, _("unknown option '-%c'"), optopt);
+    }
+    const char *seen = argv[optind - 1];
+    const char *meant = nearest_option(seen);
+    if (meant != NULL)
+        return err_usage(err, _("unknown option '%s' (did you mean '--%s'?)"),
+                         seen, meant);
+    return err_usage(err, _("unknown option '%s'"), seen);
+}
+
+/* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
+static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
+                      size_t hi, mx_error *err)
+{
+    size_t value = 0;
+    int ok = text[0] != '\0';
+    for (const char *p = text; *p != '\0' && ok; p++) {
+        if (*p < '0' || *p > '9')
+            ok = 0;
+        else if (value > (SIZE_MAX - (size_t)(*p - '0')) / 10)
+            value = SIZE_MAX; /* saturate: reported as out of range */
+        else
+            value = value * 10 + (size_t)(*p - '0');
+    }
+    if (!ok && text[0] == '-' && text[1] != '\0' &&
+        strspn(text + 1, "0123456789") == strlen(text + 1))
+        return err_usage(err,
+                         _("%s: '%s' is out of range (expected %zu to "
+                           "%zu)"),
+                         opt, text, lo, hi);
+    if (!ok) {
+        return err_usage(err,
+                         _("%s: '%s' is not a whole number (expected %zu "
+                           "to %zu)"),
+                         opt, text, lo, hi);
+    }
+    if (value < lo || value > hi) {
+        return err_usage(err, _("%s: %s is out of range (expected %zu to %zu)"),
+                         opt, text, lo, hi);
+    }
+    *out = value;
+    return 0;
+}
+
+/* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1, with an optional
+ * sign (+42 is 42); negative values wrap around as two's complement. Only
+ * the low 32 bits reach MT19937. */
+static int parse_seed(uint64_t *out, const char *text, mx_error *err)
+{
+    const char *p = text;
+    int negative = 0;
+    if (*p == '-' || *p == '+') {
+        negative = *p == '-';
+        p++;
+    }
+    uint64_t value = 0;
+    int ok = *p != '\0';
+    for (; *p != '\0' && ok; p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (*p < '0' || *p > '9' || value > (UINT64_MAX - digit) / 10)
+            ok = 0;
+        else
+            value = value * 10 + digit;
+    }
+    if (ok && negative && value > (UINT64_C(1) << 63))
+        ok = 0;
+    if (!ok)
+        return err_usage(
+            err,
+            _("%s: '%s' is not a seed (expected a whole number "
+              "from -9223372036854775808 to 18446744073709551615)"),
+            "--seed", text);
+    *out = negative ? (uint64_t)0 - value : value;
+    return 0;
+}
+
+static int parse_variants(unsigned *out, const char *text, mx_error *err)
+{
+    unsigned set = 0;
+    const char *p = text;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        const variant_info *v = variant_by_name(p, n);
+        if (v != NULL && (set & v->bit))
+            return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
+                             "--variant", (int)n, p, text);
+        if (v != NULL)
+            set |= v->bit;
+        else
+            return err_usage(err,
+                             _("--variant: unknown variant in '%s' (expected "
+                               "single, wrapper, fused or block, "
+                               "comma-separated)"),
+                             text);
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *out = set;
+    return 0;
+}
+
+/* A param_fn: stops the listing (returns 1) at the parameter whose name
+ * ctx (a const char *) points to. */
+static int is_named(const param_info *p, void *ctx)
+{
+    const char *const *name = ctx;
+    return strcmp(p->name, *name) == 0;
+}
+
+static int known_table(const char *name, size_t heads)
+{
+    for (size_t i = 0; i < sizeof known_tables / sizeof known_tables[0]; i++)
+        if (strcmp(name, known_tables[i]) == 0)
+            return 1;
+    // a parameter of any variant, biases included
+    const model_dims names_only = {.heads = heads};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (model_params_each(model_variants[i].bit, &names_only, NULL,
+                              is_named, &name) != 0)
+            return 1;
+    return 0;
+}
+
+/* Splits the comma-separated list into owned names. */
+static int parse_tables(options *opt, const char *text, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        free(opt->tables[i]);
+    free(opt->tables);
+    opt->tables = NULL;
+    opt->n_tables = 0;
+
+    size_t n = 1;
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == ',';
+    opt->tables = calloc(n, sizeof *opt->tables);
+    if (opt->tables == NULL)
+        return err_nomem(err, _("the table list"));
+    const char *p = text;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return err_usage(err, _("%s: empty table name in '%s'"), "--tables",
+                             text);
+        for (size_t k = 0; k < i; k++)
+            if (strlen(opt->tables[k]) == len &&
+                strncmp(opt->tables[k], p, len) == 0)
+                return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
+                                 "--tables", (int)len, p, text);
+        opt->tables[i] = strndup(p, len);
+        if (opt->tables[i] == NULL)
+            return err_nomem(err, _("the table list"));
+        opt->n_tables++;
+        p += len + 1;
+    }
+    return 0;
+}
+
+/* Joins argv[first..argc) with single spaces. */
+static int join_words(options *opt, int first, int argc, char **argv,
+                      mx_error *err)
+{
+    size_t len = 0;
+    for (int i = first; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    opt->sentence = malloc(len + 1);
+    if (opt->sentence == NULL)
+        return err_nomem(err, _("the sentence"));
+    char *w = opt->sentence;
+    for (int i = first; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (i > first)
+            *w++ = ' ';
+        memcpy(w, argv[i], n);
+        w += n;
+    }
+    *w = '\0';
+    return 0;
+}
+
+static void set_defaults(options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->d_model = 3;
+    opt->d_out = 4;
+    opt->heads = 2;
+    opt->seed = 42;
+    opt->causal = true;
+    opt->scale = true;
+    opt->variants = VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED;
+    opt->format = FORMAT_TEXT;
+    opt->precision = 4;
+}
+
+/* Checks that need every option: sizes that fit together, table names,
+ * inputs that go together. */
+static int validate(options *opt, mx_error *err)
+{
+    if (opt->input != NULL && opt->column == NULL)
+        return err_usage(err, _("--input: say which column holds the "
+                                "sentences with --column NAME"));
+    if (opt->column != NULL && opt->input == NULL)
+        return err_usage(err, _("--column: goes with --input FILE"));
+    if (opt->plot_width != 0 && opt->plot == NULL)
+        return err_usage(err, _("--plot-size: goes with --plot FILE"));
+    if (opt->input != NULL && opt->embeddings != NULL)
+        return err_usage(err,
+                         _("--embeddings: cannot be combined with --input"));
+    if (opt->ff != 0 && !(opt->variants & VARIANT_BLOCK))
+        return err_usage(err,
+                         _("--ff: sets the feed-forward width of "
+                           "--variant block, which this run does not include"));
+    if (opt->tie && !(opt->variants & VARIANT_FUSED))
+        return err_usage(err, _("--tie: ties the fused module to the "
+                                "wrapper's heads; add fused to --variant"));
+    if (opt->explain && opt->focus != NULL)
+        return err_usage(err, _("--explain: explains the full tables; it does "
+                                "not go with --focus's compact view"));
+    if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
+        return err_usage(err,
+                         _("--kv: cross-attention takes two sentences, "
+                           "not %s"),
+                         opt->input ? "--input" : "--embeddings");
+    if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
+        return err_usage(err, _("--tokens: the tokens are the embeddings "
+                                "file's labels, not a sentence to cut"));
+    if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
+        return err_usage(err,
+                         _("--style torch: prints text tables; it does not go "
+                           "with %s"),
+                         opt->focus != NULL ? "--focus" : "--format csv");
+    if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
+        return err_usage(err,
+                         _("%s: a text view; it does not go with "
+                           "--format csv"),
+                         opt->focus != NULL ? "--focus" : "--explain");
+    if (opt->step && opt->format == FORMAT_CSV)
+        return err_usage(err, _("--step: pauses between text tables; it "
+                                "does not go with --format csv"));
+    if (opt->csv_delimiter == '\0')
+        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
+    else if (opt->decimal_comma && opt->csv_delimiter == ',')
+        return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
+                                "another delimiter than ',' (use "
+                                "--csv-delimiter ';')"));
+    if (opt->average && !(opt->variants & ~(unsigned)VARIANT_SINGLE))
+        return err_usage(err, _("--average: averages the heads of the "
+                                "wrapper, fused or block; --variant single "
+                                "has one head"));
+    /* the single variant has one head of width d_out, so --heads is for
+     * the others; the block's attention is d_model wide (its residual adds
+     * the attention's output to its input), so --d-out is not for it */
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
+        opt->d_out * opt->heads > MAX_WIDTH) {
+        /* the book's total width would pass the limit: the nearest
+         * width the heads divide instead */
+        size_t d = opt->d_out / opt->heads * opt->heads;
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width (--d-out %zu would do)"),
+                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+    }
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
+        /* as a 1-column head (see main.c's note), a d_out the heads do not
+         * divide suggests the book's wrapper call copied as it is */
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width; the book's "
+                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
+                           "num_heads=%zu) is --d-out %zu"),
+                         opt->heads, opt->d_out, opt->d_out, opt->heads,
+                         opt->d_out * opt->heads);
+    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu "
+                           "(each head needs d_out / heads columns)"),
+                         opt->heads, opt->d_out);
+    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
+        opt->d_model % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-model %zu "
+                           "(the block's attention is d_model wide: each "
+                           "head needs d_model / heads columns)"),
+                         opt->heads, opt->d_model);
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads))
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
+                             opt->tables[i]);
+    return 0;
+}
+
+/* A file, directory or column name: anything but empty. */
+static int set_path(const char **out, const char *opt, const char *arg,
+                    mx_error *err)
+{
+    if (arg[0] == '\0')
+        return err_usage(err, _("%s: the name is empty"), opt);
+    *out = arg;
+    return 0;
+}
+
+/* One character that can separate CSV fields, or the word "tab": never
+ * one that a written number can hold (digits, '.', '+', '-', the letters
+ * of "1e-05" and "-inf"; numbers are not quoted), a quote or a line
+ * break. */
+static int parse_delimiter(char *out, const char *arg, mx_error *err)
+{
+    if (strcmp(arg, "tab") == 0 || strcmp(arg, "\t") == 0) {
+        *out = '\t';
+        return 0;
+    }
+    const char c = arg[0];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (strlen(arg) != 1 || letter || strchr("\"\r\n.0123456789+-", c) ||
+        (unsigned char)c >= 0x80)
+        return err_usage(err,
+                         _("--csv-delimiter: '%s' cannot separate fields "
+                           "(expected one ASCII character such as ';' or ',', "
+                           "or 'tab')"),
+                         arg);
+    *out = arg[0];
+    return 0;
+}
+
+/* --plot FILE: the extension names the format. It starts at the last dot
+ * of the file's name, not at its first character: "dir/.png" is a hidden
+ * file's name with no extension (so --input's files are named as --html's
+ * pages are). */
+static int check_plot_name(const char *path, mx_error *err)
+{
+    static const char *const ext[] = {".png", ".svg", ".pdf",
+                                      ".PNG", ".SVG", ".PDF"};
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    bool known = false;
+    for (size_t i = 0; dot != NULL && i < sizeof ext / sizeof ext[0]; i++)
+        known = known || strcmp(dot, ext[i]) == 0;
+    if (known && dot > name)
+        return 0;
+    if (known)
+        return err_usage(err,
+                         _("--plot: '%s' is an extension without a name: "
+                           "name the picture, as in 'heads%s'"),
+                         path, dot);
+    return err_usage(err, _("--plot: '%s' does not end in .png, .svg or .pdf"),
+                     path);
+}
+
+/* A side of --plot-size: digits only (leading zeros as the other
+ * options take them); SIZE_MAX when too long to read. */
+static size_t plot_side(const char *digits, size_t len)
+{
+    while (len > 1 && digits[0] == '0') {
+        digits++;
+        len--;
+    }
+    return len > 9 ? SIZE_MAX : (size_t)strtoul(digits, NULL, 10);
+}
+
+/* --plot-size WxH: two whole numbers, each side within the limits. */
+static int parse_plot_size(options *opt, const char *arg, mx_error *err)
+{
+    const char *x = strpbrk(arg, "xX");
+    size_t w_len = x != NULL ? (size_t)(x - arg) : 0;
+    size_t h_len = x != NULL ? strlen(x + 1) : 0;
+    if (w_len == 0 || h_len == 0 || strspn(arg, "0123456789") != w_len ||
+        strspn(x + 1, "0123456789") != h_len)
+        return err_usage(err,
+                         _("--plot-size: '%s' is not WIDTHxHEIGHT in whole "
+                           "numbers (such as 1920x1080)"),
+                         arg);
+    size_t w = plot_side(arg, w_len), h = plot_side(x + 1, h_len);
+    if (w < MIN_PLOT_SIDE || w > MAX_PLOT_SIDE || h < MIN_PLOT_SIDE ||
+        h > MAX_PLOT_SIDE)
+        return err_usage(err,
+                         _("--plot-size: %s is out of range (each side %d "
+                           "to %d)"),
+                         arg, MIN_PLOT_SIDE, MAX_PLOT_SIDE);
+    opt->plot_width = w;
+    opt->plot_height = h;
+    return 0;
+}
+
+static int parse_one(options *opt, int c, const char *arg, mx_error *err)
+{
+    size_t n = 0;
+    switch (c) {
+    case OPT_D_MODEL:
+        opt->d_model_given = true;
+        return parse_size(&opt->d_model, "--d-model", arg, 1, MAX_WIDTH, err);
+    case OPT_D_OUT:
+        return parse_size(&opt->d_out, "--d-out", arg, 1, MAX_WIDTH, err);
+    case OPT_HEADS:
+        return parse_size(&opt->heads, "--heads", arg, 1, MAX_HEADS, err);
+    case OPT_SEED:
+        return parse_seed(&opt->seed, arg, err);
+    case OPT_NO_CAUSAL:
+        opt->causal = false;
+        return 0;
+    case OPT_NO_SCALE:
+        opt->scale = false;
+        return 0;
+    case OPT_QKV_BIAS:
+        opt->qkv_bias = true;
+        return 0;
+    case OPT_VARIANT:
+        return parse_variants(&opt->variants, arg, err);
+    case OPT_TABLES:
+        return parse_tables(opt, arg, err);
+    case OPT_FORMAT:
+        if (strcmp(arg, "text") == 0)
+            opt->format = FORMAT_TEXT;
+        else if (strcmp(arg, "csv") == 0)
+            opt->format = FORMAT_CSV;
+        else
+            return err_usage(err,
+                             _("%s: unknown format '%s' (expected text "
+                               "or csv)"),
+                             "--format", arg);
+        return 0;
+    case OPT_PRECISION:
+        if (parse_size(&n, "--precision", arg, 0, MAX_PRECISION, err) != 0)
+            return -1;
+        opt->precision = (int)n;
+        return 0;
+    case OPT_FULL:
+        opt->full = true;
+        return 0;
+    case OPT_STYLE:
+        if (strcmp(arg, "table") != 0 && strcmp(arg, "torch") != 0)
+            return err_usage(err,
+                             _("%s: unknown style '%s' (expected table or "
+                               "torch)"),
+                             "--style", arg);
+        opt->torch_style = strcmp(arg, "torch") == 0;
+        return 0;
+    case OPT_CSV_DIR:
+        return set_path(&opt->csv_dir, "--csv-dir", arg, err);
+    case OPT_HTML:
+        return set_path(&opt->html, "--html", arg, err);
+    case OPT_PLOT:
+        if (set_path(&opt->plot, "--plot", arg, err) != 0)
+            return -1;
+        return check_plot_name(arg, err);
+    case OPT_PLOT_SIZE:
+        return parse_plot_size(opt, arg, err);
+    case OPT_EMBEDDINGS:
+        return set_path(&opt->embeddings, "--embeddings", arg, err);
+    case OPT_INPUT:
+        return set_path(&opt->input, "--input", arg, err);
+    case OPT_COLUMN:
+        return set_path(&opt->column, "--column", arg, err);
+    case OPT_WEIGHTS:
+        return set_path(&opt->weights, "--weights", arg, err);
+    case OPT_CSV_DELIMITER:
+        return parse_delimiter(&opt->csv_delimiter, arg, err);
+    case OPT_DECIMAL_COMMA:
+        opt->decimal_comma = true;
+        return 0;
+    case OPT_BOM:
+        opt->bom = true;
+        return 0;
+    case OPT_TIE:
+        opt->tie = true;
+        return 0;
+    case OPT_CHECK:
+        opt->check = true;
+        return 0;
+    case OPT_AVERAGE:
+        opt->average = true;
+        return 0;
+    case OPT_QUIET:
+        opt->quiet = true;
+        return 0;
+    case OPT_EXPLAIN:
+        opt->explain = true;
+        return 0;
+    case OPT_FOCUS:
+        return set_path(&opt->focus, "--focus", arg, err);
+    case OPT_FF:
+        return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
+    case OPT_THREADS:
+        return parse_size(&opt->threads, "--threads", arg, 1, MAX_THREADS, err);
+    case OPT_WIDTH:
+        opt->width_given = true;
+        return parse_size(&opt->width, "--width", arg, 0, MAX_SCREEN_WIDTH,
+                          err);
+    case OPT_KV:
+        opt->kv = arg;
+        return 0;
+    case OPT_LANG:
+        opt->lang = arg;
+        return 0;
+    case OPT_TOKENS:
+        if (strcmp(arg, "words") == 0)
+            opt->tokens = TOKENS_WORDS;
+        else if (strcmp(arg, "chars") == 0)
+            opt->tokens = TOKENS_CHARS;
+        else
+            return err_usage(err, _("--tokens: '%s' is not words or chars"),
+                             arg);
+        return 0;
+    case OPT_COLOR_SCALE:
+        if (strcmp(arg, "table") == 0)
+            opt->color_scale = SCALE_TABLE;
+        else if (strcmp(arg, "row") == 0)
+            opt->color_scale = SCALE_ROW;
+        else if (strcmp(arg, "fixed") == 0)
+            opt->color_scale = SCALE_FIXED;
+        else
+            return err_usage(err,
+                             _("--color-scale: '%s' is not table, row or "
+                               "fixed"),
+                             arg);
+        return 0;
+    case OPT_COLOR:
+        if (strcmp(arg, "auto") == 0)
+            opt->color = COLOR_AUTO;
+        else if (strcmp(arg, "always") == 0)
+            opt->color = COLOR_ALWAYS;
+        else if (strcmp(arg, "never") == 0)
+            opt->color = COLOR_NEVER;
+        else
+            return err_usage(err,
+                             _("--color: '%s' is not auto, always or "
+                               "never"),
+                             arg);
+        return 0;
+    case OPT_LAYOUT:
+        if (strcmp(arg, "auto") == 0)
+            opt->layout = LAYOUT_AUTO;
+        else if (strcmp(arg, "grid") == 0)
+            opt->layout = LAYOUT_GRID;
+        else if (strcmp(arg, "stack") == 0)
+            opt->layout = LAYOUT_STACK;
+        else
+            return err_usage(
+                err, _("--layout: '%s' is not auto, grid or stack"), arg);
+        return 0;
+    case OPT_NO_PAGER:
+        opt->no_pager = true;
+        return 0;
+    case OPT_STEP:
+        opt->step = true;
+        return 0;
+    case 'h':
+        opt->show_help = true;
+        return 0;
+    case 'V':
+        opt->show_version = true;
+        return 0;
+    default:
+        return err_usage(err, _("internal error: option %d not handled"), c);
+    }
+}
+
+int options_parse(options *opt, int argc, char **argv, mx_error *err)
+{
+    set_defaults(opt);
+    opterr = 0; /* our messages, not getopt's */
+    optind = 0; /* 0, not 1: GNU getopt then forgets any earlier parse */
+    int c;
+    while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
+        const char *seen = argv[optind - 1];
+        if (c == '?')
+            return unknown_option(argc, argv, err);
+        if (c == ':')
+            return err_usage(err, _("option '%s' needs a value"), seen);
+        if (parse_one(opt, c, optarg, err) != 0)
+            return -1;
+    }
+    if (opt->show_help || opt->show_version)
+        return 0;
+
+    const char *file_input =
+        opt->input ? "--input" : (opt->embeddings ? "--embeddings" : NULL);
+    if (file_input != NULL) {
+        if (optind != argc)
+            return err_usage(err,
+                             _("%s: the input comes from a file, so "
+                               "'%s' cannot be a sentence too"),
+                             file_input, argv[optind]);
+        return validate(opt, err);
+    }
+    if (optind == argc)
+        return err_usage(err, _("no sentence given"));
+    if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)
+        opt->sentence_from_stdin = true;
+    else if (join_words(opt, optind, argc, argv, err) != 0)
+        return -1;
+    return validate(opt, err);
+}
+
+void options_free(options *opt)
+{
+    if (opt == NULL)
+        return;
+    for (size_t i = 0; i < opt->n_tables; i++)
+        free(opt->tables[i]);
+    free(opt->tables);
+    free(opt->sentence);
+    opt->tables = NULL;
+    opt->n_tables = 0;
+    opt->sentence = NULL;
+}
+
+int options_wants_table(const options *opt, const char *name)
+{
+    if (opt->tables == NULL)
+        return 1;
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (strcmp(opt->tables[i], name) == 0)
+            return 1;
+    return 0;
+}

@@ -1,0 +1,104 @@
+/* options.h: the command line, parsed and validated once before any work.
+ * The contract is docs/cli.md. */
+#ifndef MHA_OPTIONS_H
+#define MHA_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/error.h"
+#include "render/heat.h"
+#include "model/model.h"
+#include "model/tokenize.h"
+
+/* Documented maxima, checked before anything is allocated. */
+#define MAX_WIDTH 8192 /* --d-model and --d-out */
+#define MAX_HEADS 1024
+#define MAX_PRECISION 12
+#define MAX_SCREEN_WIDTH 100000 /* --width */
+#define MIN_PLOT_SIDE 32        /* --plot-size, each side */
+#define MAX_PLOT_SIDE 8192
+
+enum output_format { FORMAT_TEXT, FORMAT_CSV };
+
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
+/* --layout: heads side by side (grid) or one under another (stack); auto
+ * is grid on a terminal, stack otherwise. */
+enum layout_mode { LAYOUT_AUTO, LAYOUT_GRID, LAYOUT_STACK };
+
+typedef struct {
+    size_t d_model;    /* --d-model, D */
+    size_t d_out;      /* --d-out, O */
+    size_t heads;      /* --heads, H */
+    uint64_t seed;     /* --seed, as torch.manual_seed */
+    bool causal;       /* off with --no-causal */
+    bool scale;        /* off with --no-scale */
+    bool qkv_bias;     /* --qkv-bias */
+    unsigned variants; /* --variant, a set of variant_bits */
+    size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
+
+    char **tables; /* --tables, owned; NULL means every table */
+    size_t n_tables;
+    enum output_format format;
+    int precision;       /* --precision, decimals in text */
+    bool full;           /* --full: never summarise */
+    bool torch_style;    /* --style torch: tables as print(tensor) */
+    const char *csv_dir; /* --csv-dir, points into argv */
+    const char *html;    /* --html FILE, points into argv, or NULL */
+    const char *plot;    /* --plot FILE (.png, .svg, .pdf), or NULL */
+    size_t plot_width;   /* --plot-size W x H: pixels for PNG, points for */
+    size_t plot_height;  /* SVG and PDF; 0 for the drawing's own size */
+
+    const char *embeddings; /* --embeddings FILE, or NULL */
+    const char *input;      /* --input FILE, or NULL */
+    const char *column;     /* --column NAME, with --input */
+    const char *weights;    /* --weights DIR, or NULL */
+    char csv_delimiter;     /* --csv-delimiter, ',' (';' with
+                                --decimal-comma) */
+    bool decimal_comma;     /* --decimal-comma */
+    bool bom;               /* --bom */
+    bool d_model_given;     /* --d-model was on the command line */
+
+    bool tie;          /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
+    bool check;        /* --check: verify the invariants */
+    bool average;      /* --average: head-averaged attention weights */
+    bool explain;      /* --explain: notes before each step */
+    bool quiet;        /* --quiet: no progress line on stderr */
+    const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
+    const char *kv;    /* --kv SENTENCE: keys and values from it */
+    enum token_mode tokens;       /* --tokens words|chars */
+    const char *lang;             /* --lang CODE (main.c applies it), or NULL */
+    enum color_mode color;        /* --color */
+    enum color_scale color_scale; /* --color-scale */
+    size_t width;                 /* --width: text columns, 0 unlimited */
+    bool width_given;             /* --width was on the command line */
+    size_t threads;               /* --threads, 1 to MAX_THREADS; 0 when
+                                     not given: the processors available */
+    enum layout_mode layout;      /* --layout */
+    bool no_pager;                /* --no-pager */
+    bool step;                    /* --step: pause after each step */
+
+    char *sentence;           /* the words joined by spaces, owned; NULL
+                                with --embeddings or --input */
+    bool sentence_from_stdin; /* the sentence was "-" */
+
+    bool show_help;
+    bool show_version;
+} options;
+
+/* Parses argv into *opt (which it owns afterwards: options_free). On a
+ * mistake fills err (status 2, usage set) and returns -1. */
+int options_parse(options *opt, int argc, char **argv, mx_error *err);
+
+void options_free(options *opt);
+
+/* Nonzero when the table name passes the --tables filter. */
+int options_wants_table(const options *opt, const char *name);
+
+/* The --help text. */
+void options_print_usage(FILE *out);
+
+#endif

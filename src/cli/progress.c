@@ -1,0 +1,49 @@
+/* progress.c: the progress line of a long --input run. */
+#include "cli/progress.h"
+
+#include "cli/i18n.h"
+
+#define PROGRESS_AFTER 1.0 /* seconds before the first line */
+#define PROGRESS_EVERY 0.2 /* seconds between redraws */
+
+static double seconds_between(const struct timespec *a,
+                              const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) +
+           (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void progress_begin(progress *p, FILE *out, bool enabled)
+{
+    p->out = enabled ? out : NULL;
+    p->shown = false;
+    clock_gettime(CLOCK_MONOTONIC, &p->start);
+    p->last = p->start;
+}
+
+void progress_step(progress *p, size_t done, size_t total)
+{
+    if (p->out == NULL)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (seconds_between(&p->start, &now) < PROGRESS_AFTER ||
+        (p->shown && seconds_between(&p->last, &now) < PROGRESS_EVERY))
+        return;
+    /* \r and "erase to the end of the line": the line is redrawn in place */
+    fputs("\r\033[K", p->out);
+    /* TRANSLATORS: the progress line of a long --input run */
+    fprintf(p->out, _("mha-explain: sentence %zu of %zu"), done + 1, total);
+    fflush(p->out);
+    p->shown = true;
+    p->last = now;
+}
+
+void progress_end(progress *p)
+{
+    if (p->out != NULL && p->shown) {
+        fputs("\r\033[K", p->out);
+        fflush(p->out);
+    }
+    p->shown = false;
+}

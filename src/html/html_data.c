@@ -1,0 +1,356 @@
+/* html_data.c: the --html page's data, as JSON.
+ *
+ *   {"masked": true, "scaled": true, "cross": false,
+ *    "queries": ["the", ...], "keys": ["the", ...],
+ *    "steps": [...],                        (the input's steps)
+ *    "variants": [{"name": "fused", "divisor": M, "steps": [...],
+ *                  "heads": [{"head": 0, "scores": M,
+ *                             "exps": M, "rowMax": M, "rowSum": M,
+ *                             "queries": M, "keys": M}, ...]}, ...]}
+ *
+ * Each M is {"rows": r, "cols": c, "f32": base64}: the r x c float32
+ * values row by row, each as its four bytes, least significant first, so
+ * the page reads back exactly the program's floats (it writes them as the
+ * CSV does, shortest round-trip decimal). exps, rowMax and rowSum are the
+ * softmax's own intermediate values (softmax_steps). The attention
+ * weights are exps * (1 / rowSum) in float, as softmax_rows makes them:
+ * the page computes them so. Should a head's weights ever differ from
+ * that, bit for bit, they are written too ("weights": M), and the page
+ * takes them. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html/html_parts.h"
+#include "cli/i18n.h"
+#include "numerics/tensor.h"
+
+void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* ["the","cat"] */
+static void json_labels(FILE *out, const labels *l)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < l->n; i++) {
+        if (i > 0)
+            fputc(',', out);
+        json_string(out, l->s[i]);
+    }
+    fputc(']', out);
+}
+
+/* The bytes of n floats, little-endian, in base64 (RFC 4648, padded). */
+static void base64_floats(FILE *out, const float *v, size_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned char group[3];
+    size_t have = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        for (int b = 0; b < 4; b++) {
+            group[have++] = (unsigned char)(bits >> (8 * b));
+            if (have == 3) {
+                fputc(digits[group[0] >> 2], out);
+                fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
+                fputc(digits[((group[1] & 15) << 2) | (group[2] >> 6)], out);
+                fputc(digits[group[2] & 63], out);
+                have = 0;
+            }
+        }
+    }
+    if (have > 0) {
+        if (have == 1)
+            group[1] = 0;
+        fputc(digits[group[0] >> 2], out);
+        fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
+        fputc(have == 2 ? digits[(group[1] & 15) << 2] : '=', out);
+        fputc('=', out);
+    }
+}
+
+/* {"rows":r,"cols":c,"f32":"..."} for the rows x cols floats at v. */
+static void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
+{
+    fprintf(out, "{\"rows\":%zu,\"cols\":%zu,\"f32\":\"", rows, cols);
+    base64_floats(out, v, rows * cols);
+    fputs("\"}", out);
+}
+
+static void json_matrix(FILE *out, const table *t)
+{
+    if (t == NULL)
+        fputs("null", out);
+    else
+        json_floats(out, t->values.v, t->values.rows, t->values.cols);
+}
+
+/* ,"exps":M,"rowMax":M,"rowSum":M: the softmax of scores, step by step
+ * (and ,"weights":M should the weights not follow from them). */
+/* Whether weights (T, S) are exps * (1 / sums) bit for bit. */
+static bool weights_follow(const matrix *weights, const matrix *exps,
+                           const float *sums)
+{
+    for (size_t t = 0; t < exps->rows; t++) {
+        const float inverse = 1.0f / sums[t];
+        for (size_t s = 0; s < exps->cols; s++) {
+            const float w = *matrix_at(exps, t, s) * inverse;
+            if (memcmp(&w, matrix_at(weights, t, s), sizeof w) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+static int json_softmax(FILE *out, const matrix *scores, const matrix *weights,
+                        float divisor, mx_error *err)
+{
+    // exps is (T, S), row_max and row_sum (T)
+    const size_t T = scores->rows, S = scores->cols;
+    matrix exps = {0};
+    float *row_max = calloc(T > 0 ? T : 1, sizeof *row_max);
+    float *row_sum = calloc(T > 0 ? T : 1, sizeof *row_sum);
+    int rc = -1;
+    if (row_max == NULL || row_sum == NULL) {
+        err_nomem(err, _("the --html page's data"));
+        goto done;
+    }
+    if (matrix_alloc(&exps, T, S, N_("the --html page's data"), err) != 0)
+        goto done;
+    softmax_steps(&exps, row_max, row_sum, scores, divisor);
+    if (!weights_follow(weights, &exps, row_sum)) {
+        fputs(",\n\"weights\":", out);
+        json_floats(out, weights->v, T, S);
+    }
+    fputs(",\n\"exps\":", out);
+    json_floats(out, exps.v, T, S);
+    fputs(",\n\"rowMax\":", out);
+    json_floats(out, row_max, 1, T);
+    fputs(",\n\"rowSum\":", out);
+    json_floats(out, row_sum, 1, T);
+    rc = 0;
+done:
+    matrix_free(&exps);
+    free(row_max);
+    free(row_sum);
+    return rc;
+}
+
+static int json_variant(FILE *out, const trace *tr, const char *variant,
+                        const html_page *page, mx_error *err)
+{
+    fputs("{\"name\":", out);
+    json_string(out, variant);
+    const table *q0 = trace_find(tr, variant, 0, "queries");
+    const float divisor =
+        score_divisor(q0 != NULL ? q0->values.cols : 1, page->scaled);
+    fputs(",\"divisor\":", out);
+    json_floats(out, &divisor, 1, 1);
+    fputs(",\n\"steps\":", out);
+    if (html_write_steps(out, tr, variant, page, err) != 0)
+        return -1;
+    fputs(",\n\"heads\":[", out);
+    for (int h = 0;; h++) {
+        const table *w = trace_find(tr, variant, h, "attn_weights");
+        const table *s = trace_find(tr, variant, h, "attn_scores");
+        if (w == NULL || s == NULL)
+            break;
+        fprintf(out, "%s{\"head\":%d,\n\"scores\":", h > 0 ? ",\n" : "\n", h);
+        json_matrix(out, s);
+        if (json_softmax(out, &s->values, &w->values, divisor, err) != 0)
+            return -1;
+        fputs(",\n\"queries\":", out);
+        json_matrix(out, trace_find(tr, variant, h, "queries"));
+        fputs(",\n\"keys\":", out);
+        json_matrix(out, trace_find(tr, variant, h, "keys"));
+        fputc('}', out);
+    }
+    fputs("]}", out);
+    return 0;
+}
+
+/* The page's words (page.js shows each through tr()): written with their
+ * translations as "labels", so the page speaks the run's language. */
+static const char *const page_words[] = {
+    N_("View"),
+    N_("Variant"),
+    N_("Heads"),
+    N_("Show"),
+    N_("Head"),
+    N_("Query"),
+    N_("Key"),
+    N_("Head view"),
+    N_("Matrix view"),
+    N_("Neuron view"),
+    N_("Step through"),
+    N_("Previous"),
+    N_("Next"),
+    N_("This run has no attention weights."),
+    /* TRANSLATORS: {0} and {1} are numbers */
+    N_("This run has {0} lines, more than {1} can be drawn at once: hover or "
+       "focus (Tab) a token to draw its lines."),
+    N_("Hover or focus (Tab) a token to follow its lines; its weights appear "
+       "beside the other column, one per shown head."),
+    /* TRANSLATORS: the titles of the --html page's steps */
+    N_("Tokens"),
+    N_("Embeddings"),
+    N_("The module and its parameters"),
+    N_("Queries, keys and values"),
+    N_("Scores"),
+    N_("Attention weights"),
+    N_("Context"),
+    N_("Concatenation"),
+    N_("Output"),
+    N_("Add and norm"),
+    N_("Feed-forward"),
+    N_("Add and norm again"),
+    N_("heads: {0}"),
+    N_("causal mask"),
+    N_("no mask"),
+    N_("scores scaled by 1/√head_dim"),
+    N_("scores not scaled"),
+    /* TRANSLATORS: between the parts of the --html page's summary line */
+    N_(", "),
+    N_("head {0}"),
+    /* TRANSLATORS: the --html head view's column titles */
+    N_("queries"),
+    N_("keys"),
+    N_("keys (--kv)"),
+    /* TRANSLATORS: the --html head view's readout: {0} a token's number,
+     * {1} the token, {2} the weights of the other side's tokens */
+    N_("query {0} \"{1}\" → {2}"),
+    N_("key {0} \"{1}\" → {2}"),
+    /* TRANSLATORS: the --html matrix view; {0} is a variant's name, {1} a
+     * head, {2} and {4} token numbers, {3} and {5} the tokens, {6}
+     * attn_weights or attn_scores (kept as is), {7} the value (kept last) */
+    N_("{0} head {1}, query {2} \"{3}\", key {4} \"{5}\": {6} = {7}"),
+    /* TRANSLATORS: {3} x {4} are the rows and columns of a heat map */
+    N_("{0} head {1}: {2}, {3} x {4}; arrow keys move a cursor whose value "
+       "is written above"),
+    /* TRANSLATORS: the corner of a matrix: queries down, keys across */
+    N_("query \\ key"),
+    N_("lowest score of the head"),
+    N_("highest"),
+    N_("Queries down, keys across; grey: masked. Point at a value, or focus "
+       "a map (Tab) and move with the arrow keys, for its exact value."),
+    N_("Cells show two decimals; hover or focus a cell for its exact value."),
+    /* TRANSLATORS: the --html neuron view; q and k name the vectors */
+    N_("query q"),
+    N_("key k"),
+    N_("sum of the products = the raw score (attn_scores)"),
+    N_("the key comes after the query: the score is -inf before softmax, its "
+       "weight exactly 0"),
+    /* TRANSLATORS: {0} is head_dim, {1} its square root */
+    N_("scaled: score / √{0} ({1})"),
+    N_("not scaled (--no-scale): score / 1"),
+    N_("the row's largest scaled score (max)"),
+    N_("exp(scaled − max)"),
+    N_("sum of the row's exps"),
+    N_("1 / sum"),
+    N_("exp × (1 / sum)"),
+    N_("attention weight (attn_weights)"),
+    /* TRANSLATORS: the columns of a softmax row */
+    N_("key"),
+    N_("score"),
+    N_("scaled"),
+    N_("weight"),
+    /* TRANSLATORS: {0} is a query's number, {1} its token */
+    N_("Softmax of query {0} \"{1}\": its weights sum to 1"),
+    N_("Every number is the program's float32 value, written as its CSV "
+       "writes it (the shortest decimal that reads back as the same float). "
+       "The products, the scaled scores, 1 / sum and exp × (1 / sum) are "
+       "float32 operations done here exactly as the program does them; the "
+       "score, the exps, the sum and the weight are the program's own. The "
+       "score is summed by the program, in its own order, so a sum done by "
+       "hand may differ in the last bit."),
+    /* TRANSLATORS: the --html page on paper; {0} is a variant's name */
+    N_("Step by step: {0}"),
+    /* TRANSLATORS: {0} is a view's name (lowercased), {1} a variant's name,
+     * {2} empty or what the view shows in parentheses */
+    N_("Above: the {0} of {1}{2}. Below: every step of {1}."),
+    /* TRANSLATORS: starts with a space; {0} {1} {2} are numbers */
+    N_(" (head {0}, query {1}, key {2})"),
+};
+
+/* "text":"translation", with a comma after it. */
+static void json_word(FILE *out, const char *text, const char *translation)
+{
+    json_string(out, text);
+    fputc(':', out);
+    json_string(out, translation);
+    fputs(",\n", out);
+}
+
+/* "labels":{"Head view":"Vista de cabezas",...}, the counts of the
+ * summary line in the plural form of this run's numbers: tokens, key/value
+ * tokens (kv) and heads. */
+static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
+{
+    fputs("\"labels\":{", out);
+    json_word(out, "{0} tokens", ngettext("{0} token", "{0} tokens", tokens));
+    json_word(out, "{0} key/value tokens (--kv)",
+              ngettext("{0} key/value token (--kv)",
+                       "{0} key/value tokens (--kv)", kv));
+    json_word(out, "{0} heads", ngettext("{0} head", "{0} heads", heads));
+    for (size_t i = 0; i < sizeof page_words / sizeof page_words[0]; i++) {
+        if (i > 0)
+            fputs(",\n", out);
+        json_string(out, page_words[i]);
+        fputc(':', out);
+        json_string(out, _(page_words[i]));
+    }
+    fputs("},\n", out);
+}
+
+int html_write_data(FILE *out, const trace *tr, const html_page *page,
+                    mx_error *err)
+{
+    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    const table *kv = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    size_t heads = 0; /* the most heads of a variant */
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (strcmp(t->name, "attn_weights") == 0 && t->head != NO_HEAD &&
+            (size_t)t->head + 1 > heads)
+            heads = (size_t)t->head + 1;
+    }
+    fputc('{', out);
+    json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
+    fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
+            page->masked ? "true" : "false", page->scaled ? "true" : "false",
+            kv != NULL ? "true" : "false");
+    json_labels(out, inputs->rows);
+    fputs(",\n\"keys\":", out);
+    json_labels(out, kv != NULL ? kv->rows : inputs->rows);
+    fputs(",\n\"steps\":", out);
+    if (html_write_steps(out, tr, "input", page, err) != 0)
+        return -1;
+    fputs(",\n\"variants\":[", out);
+
+    /* variants in trace order: each has one head-0 attn_weights table */
+    size_t n = 0;
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (strcmp(t->name, "attn_weights") != 0 || t->head != 0)
+            continue;
+        if (n++ > 0)
+            fputs(",\n", out);
+        if (json_variant(out, tr, t->variant, page, err) != 0)
+            return -1;
+    }
+    fputs("]}", out);
+    return 0;
+}

@@ -1,0 +1,30 @@
+/* html_parts.h: the pieces html.c puts into the --html page.
+ *
+ * html_data.c writes the run's numbers as JSON (each matrix as the
+ * little-endian bytes of its float32 values in base64); html_steps.c
+ * writes the step-through: each step's --explain note and its tables as
+ * the text output prints them. */
+#ifndef MHA_HTML_PARTS_H
+#define MHA_HTML_PARTS_H
+
+#include <stdio.h>
+
+#include "cli/error.h"
+#include "html/html.h"
+#include "model/trace.h"
+
+/* s as a JSON string; '<', '>' and '&' escaped too, so that no text can
+ * end the <script> element that holds it. */
+void json_string(FILE *out, const char *s);
+
+/* The page's data object (docs/html.md): tokens, flags, and for each
+ * variant with attention weights its heads' matrices and its steps. */
+int html_write_data(FILE *out, const trace *tr, const html_page *page,
+                    mx_error *err);
+
+/* The steps of the run's input (variant "input"), or of one variant, as a
+ * JSON list [{"step": id, "note": [sentences], "text": tables}, ...]. */
+int html_write_steps(FILE *out, const trace *tr, const char *variant,
+                     const html_page *page, mx_error *err);
+
+#endif

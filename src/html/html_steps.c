@@ -1,0 +1,170 @@
+/* html_steps.c: the step-through of the --html page.
+ *
+ * The tables of one variant (or of the input) are grouped into the
+ * steps of the computation, in the order each step first appears in the
+ * trace: tokens, embeddings, then the module's parameters, queries keys
+ * and values, scores, weights, context, concatenation, output (and the
+ * block's add and norm, feed-forward, add and norm again). Each step
+ * carries the --explain sentences of its tables, one sentence per
+ * string, and its tables as render_text prints them (no colour, the
+ * run's --precision and --full, summarised as the text output is). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/explain.h"
+#include "html/html_parts.h"
+#include "cli/i18n.h"
+#include "render/render.h"
+
+/* Lines of the step-through's tables: blocks of columns within this. */
+#define STEP_TEXT_WIDTH 120
+
+/* The step a table belongs to; the names are the page's step ids. */
+static const char *step_of(const table *t)
+{
+    static const struct {
+        const char *table, *step;
+    } steps[] = {
+        {"vocab", "tokens"},         {"tokens", "tokens"},
+        {"kv_tokens", "tokens"},     {"embedding.weight", "embeddings"},
+        {"inputs", "embeddings"},    {"kv_inputs", "embeddings"},
+        {"queries", "qkv"},          {"keys", "qkv"},
+        {"values", "qkv"},           {"attn_scores", "scores"},
+        {"attn_weights", "weights"}, {"attn_weights_avg", "weights"},
+        {"head_context", "context"}, {"concat_context", "concat"},
+        {"attn_out", "output"},      {"add_norm1", "norm1"},
+        {"ffn_hidden", "ffn"},       {"ffn_out", "ffn"},
+    };
+    if (strcmp(t->name, "out") == 0)
+        return strcmp(t->variant, "block") == 0 ? "norm2" : "output";
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (strcmp(t->name, steps[i].table) == 0)
+            return steps[i].step;
+    return "parameters"; /* the module's weights and biases */
+}
+
+/* The text f wrote into a memory stream, closed; NULL when it failed. */
+static char *stream_text(FILE *f, char **text)
+{
+    if (ferror(f)) {
+        fclose(f);
+        free(*text);
+        *text = NULL;
+        return NULL;
+    }
+    if (fclose(f) != 0) {
+        free(*text);
+        *text = NULL;
+    }
+    return *text;
+}
+
+/* ["sentence", ...] from explain_before's "# " lines (one per sentence:
+ * the page's explain context does not wrap them). Each line's end is
+ * cut in place. */
+static void json_notes(FILE *out, char *notes)
+{
+    fputc('[', out);
+    bool first = true;
+    for (char *p = notes; *p != '\0';) {
+        char *end = strchr(p, '\n');
+        if (end != NULL)
+            *end = '\0';
+        if (p[0] == '#' && p[1] == ' ' && p[2] != '\0') {
+            if (!first)
+                fputc(',', out);
+            json_string(out, p + 2);
+            first = false;
+        }
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    fputc(']', out);
+}
+
+/* {"step":...,"note":[...],"text":...} for the n tables of one step;
+ * prev is the table before the step's first (NULL: the first of its
+ * variant, which gets the module's note). */
+static int json_step(FILE *out, const char *step, const table *const *tables,
+                     size_t n, const table *prev, const html_page *page,
+                     mx_error *err)
+{
+    char *notes = NULL, *text = NULL;
+    size_t notes_len = 0, text_len = 0;
+    FILE *nf = open_memstream(&notes, &notes_len);
+    if (nf == NULL)
+        return err_nomem(err, _("the --html page's data"));
+    for (size_t i = 0; i < n; i++) {
+        explain_before(nf, tables[i], prev, page->explain);
+        prev = tables[i];
+    }
+    if (stream_text(nf, &notes) == NULL)
+        return err_nomem(err, _("the --html page's data"));
+    FILE *tf = open_memstream(&text, &text_len);
+    if (tf == NULL) {
+        free(notes);
+        return err_nomem(err, _("the --html page's data"));
+    }
+    text_style style = *page->text;
+    style.color = false;
+    style.before = NULL;
+    style.width = STEP_TEXT_WIDTH;
+    int rc = render_text(tf, tables, n, &style, err);
+    if (stream_text(tf, &text) == NULL && rc == 0)
+        rc = err_nomem(err, _("the --html page's data"));
+    if (rc == 0) {
+        fputs("{\"step\":", out);
+        json_string(out, step);
+        fputs(",\"note\":", out);
+        json_notes(out, notes);
+        fputs(",\n\"text\":", out);
+        json_string(out, text);
+        fputc('}', out);
+    }
+    free(notes);
+    free(text);
+    return rc;
+}
+
+int html_write_steps(FILE *out, const trace *tr, const char *variant,
+                     const html_page *page, mx_error *err)
+{
+    // mine (n): the variant's tables in trace order; group: one step's
+    const table **mine = calloc(trace_count(tr) + 1, sizeof *mine);
+    const table **group = calloc(trace_count(tr) + 1, sizeof *group);
+    bool *done = calloc(trace_count(tr) + 1, sizeof *done);
+    int rc = 0;
+    if (mine == NULL || group == NULL || done == NULL) {
+        rc = err_nomem(err, _("the --html page's data"));
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < trace_count(tr); i++)
+        if (strcmp(trace_at(tr, i)->variant, variant) == 0)
+            mine[n++] = trace_at(tr, i);
+    fputc('[', out);
+    const table *prev = NULL;
+    size_t steps = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (done[i])
+            continue;
+        const char *step = step_of(mine[i]);
+        size_t g = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && strcmp(step_of(mine[j]), step) == 0) {
+                group[g++] = mine[j];
+                done[j] = true;
+            }
+        if (steps++ > 0)
+            fputs(",\n", out);
+        rc = json_step(out, step, group, g, prev, page, err);
+        prev = group[g - 1];
+    }
+    fputc(']', out);
+out:
+    free(mine);
+    free(group);
+    free(done);
+    return rc;
+}

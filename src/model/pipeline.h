@@ -1,0 +1,65 @@
+/* pipeline.h: one sentence through the chosen variants into a trace.
+ *
+ *   sentence -> tokens + vocabulary -> embedding table -> inputs
+ *            -> single | wrapper | fused -> tables
+ *
+ * Each variant starts as a fresh notebook would: torch.manual_seed(seed),
+ * nn.Embedding(V, D) drawn first, then the module's layers in order.
+ */
+#ifndef MHA_PIPELINE_H
+#define MHA_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/error.h"
+#include "cli/options.h"
+#include "model/trace.h"
+
+/* The most float values a run may hold at once, checked before the model
+ * is built: every table of a run that keeps its whole trace; the tables
+ * kept to the end and the heads in flight of a run that streams them. */
+#define MAX_TRACE_VALUES ((size_t)1 << 27)
+
+/* Largest sum of the whole traces of all the runs of one --input file
+ * (the work, whether or not the tables stream): about eight of the
+ * largest runs. */
+#define MAX_INPUT_VALUES ((size_t)1 << 33)
+
+/* What the model reads: a sentence, or rows of given embeddings. */
+typedef struct {
+    const char *sentence; /* the text, when embeddings is NULL */
+    size_t len;
+    const char *const *words; /* with --embeddings: a label per row */
+    const matrix *embeddings; /* (T, D) rows from the file, or NULL */
+    const char *kv;           /* --kv: keys and values from this sentence,
+                                  or NULL for self-attention */
+} model_input;
+
+/* Checks, without building anything, that the input tokenizes and that
+ * the run fits the limits, streamed or keeping its whole trace (trace.h);
+ * *values is about how many float values its whole trace makes. */
+int pipeline_check(double *values, const options *opt, const model_input *in,
+                   bool streamed, mx_error *err);
+
+/* Runs the model of opt over the input and appends every table to tr
+ * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is
+ * the sentence's words then the other sentence's new words, and there is
+ * no causal mask)
+ * (input tables first, then each variant in the order single, wrapper,
+ * fused). With embeddings given there is no embedding table and no
+ * embedding draw: the module's layers are the first draws after the seed.
+ * tr must be initialised; on failure it may hold some tables and the
+ * caller still frees it. When tr streams (trace.h), the run is held to
+ * what it holds at once, the heads are computed a few at a time, and
+ * every --weights file is read before the first table goes to the sink;
+ * the last table has gone to the sink when it returns. */
+int pipeline_run(trace *tr, const options *opt, const model_input *in,
+                 mx_error *err);
+
+/* Whether a run of opt over in makes a table of this name (the tables of
+ * pipeline_run, known before it runs: --tables is checked with it). */
+bool pipeline_makes_table(const options *opt, const model_input *in,
+                          const char *name);
+
+#endif

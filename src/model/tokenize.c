@@ -1,0 +1,286 @@
+/* tokenize.c: UTF-8 validation, whitespace or grapheme split, vocabulary. */
+#include "model/tokenize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "cli/i18n.h"
+
+int is_split_space(int c)
+{
+    /* Python's str.isspace(): ASCII whitespace including the separators
+     * 0x1c-0x1f, NEL, and every Unicode space or line/paragraph separator. */
+    if ((c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85)
+        return 1;
+    if (c < 0x80)
+        return 0;
+    utf8proc_category_t cat = utf8proc_category(c);
+    return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
+           cat == UTF8PROC_CATEGORY_ZP;
+}
+
+void tokenized_free(tokenized *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < t->n_tokens; i++)
+        free(t->tokens[i]);
+    free(t->tokens);
+    free(t->ids);
+    /* vocab entries point at tokens: not freed twice */
+    free(t->vocab);
+    memset(t, 0, sizeof *t);
+}
+
+/* Appends a copy of word[0..len) as the next token. tokens and ids have
+ * room for MAX_TOKENS entries. */
+static int push_token(tokenized *t, const char *word, size_t len, mx_error *err)
+{
+    if (t->n_tokens == MAX_TOKENS)
+        return err_input(err, _("the sentence has more than %d tokens"),
+                         MAX_TOKENS);
+    if (len > MAX_TOKEN_BYTES)
+        return err_input(err,
+                         _("token %zu (counting from 0) is %zu bytes long, "
+                           "longer than the limit of a token, %zu KiB"),
+                         t->n_tokens, len, MAX_TOKEN_BYTES >> 10);
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return err_nomem(err, _("a token"));
+    memcpy(copy, word, len);
+    copy[len] = '\0';
+    t->tokens[t->n_tokens++] = copy;
+    return 0;
+}
+
+/* Gives every token its id, adding new words to the vocabulary. */
+static void build_vocabulary(tokenized *t)
+{
+    for (size_t i = 0; i < t->n_tokens; i++) {
+        size_t id = 0;
+        while (id < t->n_vocab && strcmp(t->vocab[id], t->tokens[i]) != 0)
+            id++;
+        if (id == t->n_vocab)
+            t->vocab[t->n_vocab++] = t->tokens[i];
+        t->ids[i] = id;
+    }
+}
+
+static int alloc_arrays(tokenized *t, size_t n, mx_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->tokens = calloc(n, sizeof *t->tokens);
+    t->ids = calloc(n, sizeof *t->ids);
+    t->vocab = calloc(n, sizeof *t->vocab);
+    if (t->tokens == NULL || t->ids == NULL || t->vocab == NULL) {
+        tokenized_free(t);
+        return err_nomem(err, _("the token list"));
+    }
+    return 0;
+}
+
+/* The first code point of s that is not a format character (general
+ * category Cf: the bidirectional controls, zero-width space and joiners,
+ * the word joiner, U+FEFF, the soft hyphen), or 0 when s holds only
+ * those; *first is then s's first code point. s is valid UTF-8. */
+static utf8proc_int32_t first_visible(const char *s, utf8proc_int32_t *first)
+{
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    *first = 0;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        if (n <= 0)
+            return -1;
+        if (*first == 0)
+            *first = c;
+        if (utf8proc_category(c) != UTF8PROC_CATEGORY_CF)
+            return c;
+        p += n;
+    }
+    return 0;
+}
+
+int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
+{
+    return tokenize_as(out, text, len, TOKENS_WORDS, err);
+}
+
+int tokenize_as(tokenized *out, const char *text, size_t len,
+                enum token_mode mode, mx_error *err)
+{
+    if (alloc_arrays(out, MAX_TOKENS, err) != 0)
+        return -1;
+
+    size_t pos = 0;
+    size_t word_start = 0;
+    int in_word = 0;
+    utf8proc_int32_t prev = 0;  /* the code point before pos */
+    utf8proc_int32_t state = 0; /* utf8proc's grapheme-break state */
+    while (pos < len) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)text + pos,
+                             (utf8proc_ssize_t)(len - pos), &c);
+        if (n < 0) {
+            tokenized_free(out);
+            return err_input(
+                err, _("the sentence is not valid UTF-8 (byte %zu)"), pos + 1);
+        }
+        if (c == 0) {
+            tokenized_free(out);
+            return err_input(err, _("the sentence holds a NUL byte (byte %zu)"),
+                             pos + 1);
+        }
+        /* A token ends at whitespace and, with TOKENS_CHARS, also where a
+         * grapheme cluster ends (the break test sees every pair of
+         * neighbours inside a run of non-space, so that emoji sequences
+         * and regional-indicator flags are judged as UAX #29 says). */
+        int space = is_split_space(c);
+        int ends = space;
+        if (!space && in_word && mode == TOKENS_CHARS)
+            ends = utf8proc_grapheme_break_stateful(prev, c, &state);
+        if (ends && in_word) {
+            if (push_token(out, text + word_start, pos - word_start, err) !=
+                0) {
+                tokenized_free(out);
+                return -1;
+            }
+            in_word = 0;
+        }
+        if (space) {
+            state = 0;
+        } else if (!in_word) {
+            in_word = 1;
+            word_start = pos;
+        }
+        prev = c;
+        pos += (size_t)n;
+    }
+    if (in_word &&
+        push_token(out, text + word_start, pos - word_start, err) != 0) {
+        tokenized_free(out);
+        return -1;
+    }
+    if (out->n_tokens == 0) {
+        tokenized_free(out);
+        return err_input(err, _("the sentence is empty"));
+    }
+    /* as empty as whitespace: words of characters that draw nothing */
+    utf8proc_int32_t first = 0;
+    size_t visible = 0;
+    for (size_t i = 0; i < out->n_tokens && visible == 0; i++) {
+        utf8proc_int32_t c = 0;
+        visible += first_visible(out->tokens[i], &c) != 0;
+        if (first == 0)
+            first = c;
+    }
+    if (visible == 0) {
+        tokenized_free(out);
+        return err_input(err,
+                         _("the sentence is empty: it holds only invisible "
+                           "format characters (such as U+%04X)"),
+                         (unsigned)first);
+    }
+    build_vocabulary(out);
+    return 0;
+}
+
+int tokenize_words(tokenized *out, const char *const *words, size_t n,
+                   mx_error *err)
+{
+    if (n == 0) {
+        memset(out, 0, sizeof *out);
+        return err_input(err, _("no tokens given"));
+    }
+    if (n > MAX_TOKENS) {
+        memset(out, 0, sizeof *out);
+        return err_input(err, _("more than %d tokens"), MAX_TOKENS);
+    }
+    if (alloc_arrays(out, n, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (push_token(out, words[i], strlen(words[i]), err) != 0) {
+            tokenized_free(out);
+            return -1;
+        }
+    }
+    build_vocabulary(out);
+    return 0;
+}
+
+int find_token(size_t *position, const char *spec, const char *const *tokens,
+               size_t n, mx_error *err)
+{
+    if (spec == NULL || spec[0] == '\0')
+        return err_usage(err, _("--focus: the word is empty"));
+    const char *at = strrchr(spec, '@');
+    bool has_position = at != NULL && at[1] != '\0' &&
+                        strspn(at + 1, "0123456789") == strlen(at + 1);
+    if ((has_position ? (size_t)(at - spec) : strlen(spec)) > MAX_TOKEN_BYTES)
+        return err_usage(err,
+                         _("--focus: the word is longer than the limit of a "
+                           "token, %zu KiB"),
+                         MAX_TOKEN_BYTES >> 10);
+    if (has_position) {
+        size_t len = (size_t)(at - spec);
+        errno = 0;
+        unsigned long pos = strtoul(at + 1, NULL, 10);
+        if (errno == ERANGE || pos >= n)
+            return err_usage(err,
+                             ngettext("--focus: position %s is past the end "
+                                      "(the sentence has %zu token, from 0)",
+                                      "--focus: position %s is past the end "
+                                      "(the sentence has %zu tokens, from 0)",
+                                      n),
+                             at + 1, n);
+        if (strlen(tokens[pos]) != len || strncmp(tokens[pos], spec, len) != 0)
+            return err_usage(err,
+                             _("--focus: the token at position %lu is "
+                               "'%s', not '%.*s'"),
+                             pos, tokens[pos], (int)len, spec);
+        *position = pos;
+        return 0;
+    }
+    size_t found = 0, first = 0;
+    char where[200] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(tokens[i], spec) != 0)
+            continue;
+        if (found++ == 0)
+            first = i;
+        size_t used = strlen(where);
+        snprintf(where + used, sizeof where - used, "%s%s@%zu",
+                 found > 1 ? ", " : "", spec, i);
+    }
+    if (found == 0) {
+        /* the words it could be, in order, each once */
+        char words[300] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n && used < sizeof words; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = strcmp(tokens[k], tokens[i]) == 0;
+            if (seen)
+                continue;
+            int w = snprintf(words + used, sizeof words - used, "%s%s",
+                             used > 0 ? ", " : "", tokens[i]);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (used >= sizeof words) /* cut: end with an ellipsis */
+            memcpy(words + sizeof words - 6, ", ...", 6);
+        return err_usage(err,
+                         _("--focus: '%s' is not a token of the sentence "
+                           "(its tokens: %.300s)"),
+                         spec, words);
+    }
+    if (found > 1)
+        return err_usage(err,
+                         _("--focus: '%s' occurs %zu times; choose one: %s"),
+                         spec, found, where);
+    *position = first;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* tokenize.h: a sentence -> tokens, vocabulary and ids.
+ *
+ * Words are split on whitespace the way Python's str.split() splits
+ * (Unicode spaces such as U+3000 included), so the tokens are the ones a
+ * notebook's `sentence.split()` gives. The vocabulary is the distinct
+ * words in first-seen order; a repeated word keeps its first id.
+ *
+ * For text written without spaces (Chinese, Japanese) the sentence can
+ * instead be cut into user-perceived characters: every grapheme cluster
+ * (Unicode UAX #29, so an emoji with its modifiers or a letter with its
+ * combining accents stays whole) is one token, whitespace is skipped.
+ */
+#ifndef MHA_TOKENIZE_H
+#define MHA_TOKENIZE_H
+
+#include <stddef.h>
+
+#include "cli/error.h"
+
+/* Largest accepted sentence, in tokens; checked before the model is built. */
+#define MAX_TOKENS 8000
+
+/* Longest accepted token, in bytes: the limit of one CSV cell
+ * (MAX_FIELD_BYTES), whether the token comes from a file, the command
+ * line or standard input. A label is printed once per row and column, so
+ * this bounds the output too. */
+#define MAX_TOKEN_BYTES ((size_t)64 << 10)
+
+/* How a sentence becomes tokens (--tokens). */
+enum token_mode {
+    TOKENS_WORDS, /* split on whitespace, like str.split() */
+    TOKENS_CHARS, /* one token per grapheme cluster, whitespace skipped */
+};
+
+typedef struct {
+    size_t n_tokens; /* T */
+    char **tokens;   /* T words, each a NUL-terminated UTF-8 string */
+    size_t *ids;     /* T vocabulary ids */
+    size_t n_vocab;  /* V */
+    char **vocab;    /* V words in first-seen order */
+} tokenized;
+
+/* Splits text[0..len) into tokens. The text must be valid UTF-8 with no
+ * NUL byte and hold at least one word. On success *out owns everything;
+ * release it with tokenized_free. On failure *out is left empty. */
+int tokenize(tokenized *out, const char *text, size_t len, mx_error *err);
+
+/* The same, cutting the text as mode says. */
+int tokenize_as(tokenized *out, const char *text, size_t len,
+                enum token_mode mode, mx_error *err);
+
+/* Builds a tokenized from words that are already split (the row labels of
+ * an embeddings file, say): vocabulary and ids as for a sentence. */
+int tokenize_words(tokenized *out, const char *const *words, size_t n,
+                   mx_error *err);
+
+void tokenized_free(tokenized *t);
+
+/* The position --focus names among tokens[0..n): "WORD", which must occur
+ * once, or "WORD@POSITION" (positions count from 0). */
+int find_token(size_t *position, const char *spec, const char *const *tokens,
+               size_t n, mx_error *err);
+
+/* Nonzero when code point c separates words for Python's str.split(). */
+int is_split_space(int c);
+
+#endif

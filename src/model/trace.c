@@ -1,0 +1,240 @@
+/* trace.c: the trace and its shared label sets. */
+#include "model/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+
+void trace_init(trace *tr)
+{
+    memset(tr, 0, sizeof *tr);
+}
+
+static void labels_free(labels *l)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->s[i]);
+    free(l->s);
+    free(l->key);
+    free(l);
+}
+
+void trace_free(trace *tr)
+{
+    if (tr == NULL)
+        return;
+    for (size_t i = 0; i < tr->n_tables; i++) {
+        matrix_free(&tr->tables[i]->values);
+        free(tr->tables[i]);
+    }
+    free(tr->tables);
+    for (size_t i = 0; i < tr->n_label_sets; i++)
+        labels_free(tr->label_sets[i]);
+    free(tr->label_sets);
+    trace_init(tr);
+}
+
+void trace_set_sink(trace *tr, trace_sink_fn sink, void *ctx)
+{
+    tr->sink = sink;
+    tr->sink_ctx = ctx;
+}
+
+/* Frees t's values; its name, labels and shape stay for the headings. */
+static void drop_values(table *t)
+{
+    free(t->values.v);
+    t->values.v = NULL;
+}
+
+int trace_flush(trace *tr, mx_error *err)
+{
+    if (tr->sink == NULL)
+        return 0;
+    const size_t first = tr->n_emitted;
+    for (; tr->n_emitted < tr->n_tables; tr->n_emitted++) {
+        table *t = tr->tables[tr->n_emitted];
+        if (tr->sink(tr->sink_ctx, t, err) != 0)
+            return -1;
+        t->emitted = true;
+    }
+    /* only after the whole batch: the sink may read one table's
+     * neighbours (attn_weights is shaded by its head's attn_scores) */
+    for (size_t i = first; i < tr->n_tables; i++)
+        if (tr->tables[i]->released)
+            drop_values(tr->tables[i]);
+    return 0;
+}
+
+void trace_release(trace *tr, table *t)
+{
+    if (tr->sink == NULL)
+        return;
+    t->released = true;
+    if (t->emitted)
+        drop_values(t);
+}
+
+/* Grows an array of `size`-byte items so that one more fits. */
+static int grow(void *items_ptr, size_t *cap, size_t len, size_t size,
+                mx_error *err)
+{
+    void **items = items_ptr;
+    if (len < *cap)
+        return 0;
+    size_t new_cap = *cap ? *cap * 2 : 16;
+    int overflow = 0;
+    size_t bytes = size_mul(new_cap, size, &overflow);
+    void *p = overflow ? NULL : realloc(*items, bytes);
+    if (p == NULL)
+        return err_nomem(err, _("the trace"));
+    *items = p;
+    *cap = new_cap;
+    return 0;
+}
+
+static const labels *find_labels(const trace *tr, const char *key)
+{
+    for (size_t i = 0; i < tr->n_label_sets; i++)
+        if (strcmp(tr->label_sets[i]->key, key) == 0)
+            return tr->label_sets[i];
+    return NULL;
+}
+
+/* Makes an empty set of n labels under key and hands it to the trace. */
+static labels *new_labels(trace *tr, const char *key, size_t n, mx_error *err)
+{
+    if (grow(&tr->label_sets, &tr->cap_label_sets, tr->n_label_sets,
+             sizeof *tr->label_sets, err) != 0)
+        return NULL;
+    labels *l = calloc(1, sizeof *l);
+    if (l != NULL) {
+        l->key = strdup(key);
+        l->s = calloc(n > 0 ? n : 1, sizeof *l->s);
+    }
+    if (l == NULL || l->key == NULL || l->s == NULL) {
+        labels_free(l);
+        err_nomem(err, _("labels"));
+        return NULL;
+    }
+    tr->label_sets[tr->n_label_sets++] = l;
+    return l;
+}
+
+/* Sets label i to prefix followed by text; l->n counts the labels made. */
+static int set_label(labels *l, const char *prefix, const char *text,
+                     mx_error *err)
+{
+    size_t a = strlen(prefix), b = strlen(text);
+    char *s = malloc(a + b + 1);
+    if (s == NULL)
+        return err_nomem(err, _("a label"));
+    memcpy(s, prefix, a);
+    memcpy(s + a, text, b + 1);
+    l->s[l->n++] = s;
+    return 0;
+}
+
+const labels *trace_word_labels(trace *tr, const char *prefix,
+                                const char *const *words, size_t n,
+                                mx_error *err)
+{
+    /* Word lists are told apart by address: one list per sentence. */
+    char key[96];
+    snprintf(key, sizeof key, "words:%s:%p:%zu", prefix, (const void *)words,
+             n);
+    const labels *found = find_labels(tr, key);
+    if (found != NULL)
+        return found;
+    labels *l = new_labels(tr, key, n, err);
+    if (l == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (set_label(l, prefix, words[i], err) != 0)
+            return NULL;
+    return l;
+}
+
+const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
+                                 mx_error *err)
+{
+    char key[96];
+    snprintf(key, sizeof key, "index:%s:%zu", prefix, n);
+    const labels *found = find_labels(tr, key);
+    if (found != NULL)
+        return found;
+    labels *l = new_labels(tr, key, n, err);
+    if (l == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char num[32];
+        snprintf(num, sizeof num, "%zu", i);
+        if (set_label(l, prefix, num, err) != 0)
+            return NULL;
+    }
+    return l;
+}
+
+const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
+{
+    char key[96];
+    snprintf(key, sizeof key, "literal:%s", text);
+    const labels *found = find_labels(tr, key);
+    if (found != NULL)
+        return found;
+    labels *l = new_labels(tr, key, 1, err);
+    if (l == NULL || set_label(l, "", text, err) != 0)
+        return NULL;
+    return l;
+}
+
+table *trace_new(trace *tr, const char *variant, int head, const char *name,
+                 const labels *rows, const labels *cols, mx_error *err)
+{
+    if (grow(&tr->tables, &tr->cap_tables, tr->n_tables, sizeof *tr->tables,
+             err) != 0)
+        return NULL;
+    table *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        err_nomem(err, _("the trace"));
+        return NULL;
+    }
+    snprintf(t->variant, sizeof t->variant, "%s", variant);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->head = head;
+    t->rows = rows;
+    t->cols = cols;
+    if (matrix_alloc(&t->values, rows->n, cols->n, name, err) != 0) {
+        free(t);
+        return NULL;
+    }
+    tr->tables[tr->n_tables++] = t;
+    return t;
+}
+
+int trace_add(trace *tr, const char *variant, int head, const char *name,
+              const labels *rows, const labels *cols, const matrix *m,
+              mx_error *err)
+{
+    table *t = trace_new(tr, variant, head, name, rows, cols, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    return 0;
+}
+
+const table *trace_find(const trace *tr, const char *variant, int head,
+                        const char *name)
+{
+    for (size_t i = 0; i < tr->n_tables; i++) {
+        const table *t = tr->tables[i];
+        if (t->head == head && strcmp(t->variant, variant) == 0 &&
+            strcmp(t->name, name) == 0)
+            return t;
+    }
+    return NULL;
+}

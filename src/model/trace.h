@@ -1,0 +1,138 @@
+/* trace.h: the unit every renderer understands, and the trace that a
+ * forward pass fills with them.
+ *
+ * A table is a named matrix with labelled rows and columns, belonging to a
+ * variant ("input", "single", "wrapper", "fused", "block") and maybe to a
+ * head. The trace owns every table and every label set; tables only point
+ * at label sets, which many tables share (all "Q:<token>" rows, say).
+ *
+ * Ownership: an operation asks the trace for a new table (trace_new) and
+ * writes its result straight into it, as ggml_new_tensor hands out
+ * tensors of a context; nothing is computed elsewhere and copied in.
+ * Only parameters, which their module owns, are copied (trace_add). Each
+ * table is allocated on its own, so a table pointer stays valid while the
+ * trace grows, until trace_free. Read the tables in order with
+ * trace_count and trace_at.
+ *
+ * Streaming: a trace may have a sink, a function that is handed every
+ * table once, in trace order, as soon as it is complete. The forward
+ * passes call trace_flush where every table made so far is complete
+ * (after each batch of heads, at the end of a variant), and
+ * trace_release on a table they will not read again (a head's scores and
+ * weights once its context is made). With a sink, a released table that
+ * has been handed over loses its values (its name, labels and shape stay),
+ * so a long run holds a few heads' tables at a time, not all of them.
+ * Without a sink nothing is released: every table stays to the end, for
+ * the outputs that need the whole run.
+ */
+#ifndef MHA_TRACE_H
+#define MHA_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/error.h"
+#include "numerics/tensor.h"
+
+#define NO_HEAD (-1)
+
+typedef struct {
+    size_t n;
+    char **s;  /* n NUL-terminated UTF-8 strings, owned */
+    char *key; /* what the set was made from, for sharing; owned */
+} labels;
+
+typedef struct {
+    char variant[16];
+    int head;           /* NO_HEAD or 0..heads-1 */
+    char name[64];      /* state_dict name or intermediate's name */
+    bool integral;      /* values are ids: print without decimals */
+    const labels *rows; /* owned by the trace */
+    const labels *cols; /* owned by the trace */
+    matrix values;      /* owned; values.v is NULL once dropped (streaming:
+                           released and handed to the sink) */
+    bool emitted;       /* handed to the trace's sink */
+    bool released;      /* the forward pass will not read it again */
+} table;
+
+/* Where a streamed trace hands each complete table (see above); returns 0,
+ * or -1 with err set, which stops the run. */
+typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
+
+typedef struct {
+    table **tables; /* n_tables tables, each allocated on its own; owned */
+    size_t n_tables, cap_tables;
+    labels **label_sets;
+    size_t n_label_sets, cap_label_sets;
+    trace_sink_fn sink; /* or NULL: the whole trace is kept */
+    void *sink_ctx;
+    size_t n_emitted; /* tables [0, n_emitted) went to the sink */
+} trace;
+
+void trace_init(trace *tr);
+void trace_free(trace *tr);
+
+/* Streams the trace: every table goes to sink(ctx, ...) at trace_flush,
+ * and released tables are dropped once handed over. Set before the first
+ * table is made. */
+void trace_set_sink(trace *tr, trace_sink_fn sink, void *ctx);
+
+/* Whether the trace streams (has a sink). */
+static inline bool trace_streams(const trace *tr)
+{
+    return tr->sink != NULL;
+}
+
+/* Hands every table not yet handed over to the sink, in order (all of
+ * them must be complete), then drops the values of those released. Does
+ * nothing without a sink. Returns the sink's failure. */
+int trace_flush(trace *tr, mx_error *err);
+
+/* The forward pass will not read t again: with a sink, its values are
+ * dropped once it has been handed over (now, or at the next flush).
+ * Without a sink, nothing happens. */
+void trace_release(trace *tr, table *t);
+
+/* Labels "<prefix><word>" for each word, e.g. "Q:gato". The set is made
+ * once per trace and shared. Returns NULL on failure. */
+const labels *trace_word_labels(trace *tr, const char *prefix,
+                                const char *const *words, size_t n,
+                                mx_error *err);
+
+/* Labels "<prefix>0" .. "<prefix>(n-1)", e.g. "dim0". */
+const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
+                                 mx_error *err);
+
+/* Labels given literally (one label: "bias", "id"). */
+const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
+
+/* Appends a new table of rows->n x cols->n zeros, for the caller to fill
+ * in, and returns it (NULL with err set on failure). head is NO_HEAD for
+ * tables of no head. The trace owns it; the pointer stays valid until
+ * trace_free. */
+table *trace_new(trace *tr, const char *variant, int head, const char *name,
+                 const labels *rows, const labels *cols, mx_error *err);
+
+/* trace_new, then m's values copied in: for a parameter, whose module
+ * owns it. rows->n and cols->n must equal m's shape. */
+int trace_add(trace *tr, const char *variant, int head, const char *name,
+              const labels *rows, const labels *cols, const matrix *m,
+              mx_error *err);
+
+/* How many tables the trace holds, and the i-th of them (i < count), in
+ * the order they were made. */
+static inline size_t trace_count(const trace *tr)
+{
+    return tr->n_tables;
+}
+
+static inline const table *trace_at(const trace *tr, size_t i)
+{
+    return tr->tables[i];
+}
+
+/* The table with this variant, head and name, or NULL. */
+const table *trace_find(const trace *tr, const char *variant, int head,
+                        const char *name);
+
+#endif

@@ -1,0 +1,439 @@
+/* plot.c: --plot FILE, the files: cairo's PNG, SVG and PDF surfaces for
+ * the pages that plot_figure.c lays out and draws (one drawing code for
+ * three formats).
+ *
+ * Each page is laid out for its output's size, then drawn once onto a
+ * PNG, SVG or PDF surface. Every file goes to a temporary name beside its
+ * final one and is renamed only when all of them are complete.
+ */
+#include "plot/plot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+#include "cli/cleanup.h"
+#include "cli/i18n.h"
+#include "plot/plot_figure.h"
+#include "io/replace.h"
+
+enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
+
+typedef struct {
+    char *final_path;
+    char *temp_path;
+    FILE *out;
+    int write_errno; /* errno of the first failed write, or 0 */
+} plot_output;
+
+struct plot_file {
+    enum plot_format format;
+    size_t pages, drawn;
+    plot_output *outputs; /* one, or one per page for PNG and SVG */
+    size_t n_outputs;
+    cairo_surface_t *pdf; /* the PDF surface, across pages */
+    replacement *moves;   /* (n_outputs) temp -> final, from plot_ready */
+    cleanup_hook hook;    /* remove_temps, while the files are open */
+    double width, height; /* --plot-size (pixels or points), or 0 x 0 */
+};
+
+/* ---- files ------------------------------------------------------------ */
+
+static int format_of(enum plot_format *f, const char *path, mx_error *err)
+{
+    /* the extension: from the last dot of the file's name that is not
+     * its first character (".png" is a hidden file's name, as for
+     * --html's pages; options.c says so) */
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    if (dot != NULL && dot > name) {
+        if (strcmp(dot, ".png") == 0 || strcmp(dot, ".PNG") == 0) {
+            *f = PLOT_PNG;
+            return 0;
+        }
+        if (strcmp(dot, ".svg") == 0 || strcmp(dot, ".SVG") == 0) {
+            *f = PLOT_SVG;
+            return 0;
+        }
+        if (strcmp(dot, ".pdf") == 0 || strcmp(dot, ".PDF") == 0) {
+            *f = PLOT_PDF;
+            return 0;
+        }
+    }
+    return err_usage(err, _("--plot: '%s' does not end in .png, .svg or .pdf"),
+                     path);
+}
+
+/* path, or with several pages "<stem>.sentence<i><ext>". */
+static char *page_path(const char *path, size_t pages, size_t i)
+{
+    size_t len = strlen(path) + 48;
+    char *s = malloc(len);
+    if (s == NULL)
+        return NULL;
+    if (pages <= 1) {
+        snprintf(s, len, "%s", path);
+        return s;
+    }
+    const char *dot = strrchr(path, '.');
+    snprintf(s, len, "%.*s.sentence%zu%s", (int)(dot - path), path, i, dot);
+    return s;
+}
+
+/* Opens dir/.name.XXXXXX beside final (name: at most its first 200
+ * bytes). */
+static int output_open(plot_output *o, const char *final, mx_error *err)
+{
+    o->final_path = strdup(final);
+    const char *slash = strrchr(final, '/');
+    size_t dir_len = slash != NULL ? (size_t)(slash - final) + 1 : 0;
+    size_t len = strlen(final) + 16;
+    o->temp_path = malloc(len);
+    if (o->final_path == NULL || o->temp_path == NULL)
+        return err_nomem(err, _("a path"));
+    /* at most 200 bytes of the name, so that a final name near the
+     * 255-byte limit still has a temporary (and a kept, replace.h) one */
+    snprintf(o->temp_path, len, "%.*s.%.200s.XXXXXX", (int)dir_len, final,
+             final + dir_len);
+    int fd = mkstemp(o->temp_path);
+    if (fd < 0) {
+        int e = errno;
+        free(o->temp_path);
+        o->temp_path = NULL;
+        return err_write(err, final, e);
+    }
+    /* mkstemp makes files private; give them the usual permissions */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    o->out = fdopen(fd, "wb");
+    if (o->out == NULL) {
+        int e = errno;
+        close(fd);
+        return err_write(err, final, e);
+    }
+    return 0;
+}
+
+/* A signal's clean-up: the files put in place are taken back, the files
+ * they replaced put back, the temporary ones removed
+ * (async-signal-safe). */
+static void remove_temps(const void *ctx)
+{
+    const plot_file *pf = ctx;
+    if (pf->moves != NULL)
+        replace_undo_signal(pf->moves, pf->n_outputs);
+    for (size_t i = 0; i < pf->n_outputs; i++)
+        if (pf->outputs[i].temp_path != NULL)
+            unlink(pf->outputs[i].temp_path);
+}
+
+static void outputs_remove(plot_file *pf)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    cleanup_pop(&pf->hook);
+    cleanup_unblock(&old);
+    for (size_t i = 0; i < pf->n_outputs; i++) {
+        plot_output *o = &pf->outputs[i];
+        if (o->out != NULL)
+            fclose(o->out);
+        if (o->temp_path != NULL)
+            unlink(o->temp_path);
+        free(o->temp_path);
+        free(o->final_path);
+    }
+    free(pf->outputs);
+    pf->outputs = NULL;
+    pf->n_outputs = 0;
+}
+
+/* cairo's write callback: to the FILE of a plot_output. */
+static cairo_status_t write_to(void *closure, const unsigned char *data,
+                               unsigned int length)
+{
+    plot_output *o = closure;
+    if (fwrite(data, 1, length, o->out) != length) {
+        if (o->write_errno == 0)
+            o->write_errno = errno ? errno : EIO;
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* The largest SOURCE_DATE_EPOCH a PDF date can hold: 9999-12-31T23:59:59Z
+ * (the year has four digits). */
+#define LAST_SOURCE_DATE 253402300799LL
+
+/* The PDF's creation date into date[32]: SOURCE_DATE_EPOCH when set, else
+ * the epoch, so that the same command writes the same bytes. As the
+ * reproducible-builds specification asks, a malformed value is an error
+ * (a run that quietly wrote another date would not be reproducible): the
+ * value must be the digits of a whole number of seconds from 0 to
+ * LAST_SOURCE_DATE, as `date +%s` prints them. */
+static int pdf_creation_date(char date[static 32], mx_error *err)
+{
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    time_t when = 0;
+    if (sde != NULL) {
+        long long v = 0;
+        bool ok = *sde != '\0';
+        for (const char *c = sde; ok && *c != '\0'; c++) {
+            ok = *c >= '0' && *c <= '9' && v <= LAST_SOURCE_DATE;
+            v = v * 10 + (*c - '0');
+        }
+        if (!ok || v > LAST_SOURCE_DATE)
+            return err_input(err,
+                             _("SOURCE_DATE_EPOCH is '%.40s': it must be a "
+                               "whole number of seconds from 0 to %lld "
+                               "(the end of the year 9999)"),
+                             sde, LAST_SOURCE_DATE);
+        when = (time_t)v;
+    }
+    struct tm tm;
+    if (gmtime_r(&when, &tm) == NULL ||
+        strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        return err_input(err,
+                         _("SOURCE_DATE_EPOCH is '%.40s': this system "
+                           "cannot write it as a date"),
+                         sde);
+    return 0;
+}
+
+bool plot_available(void)
+{
+    return true;
+}
+
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err)
+{
+    enum plot_format format = PLOT_PNG;
+    char date[32] = "";
+    if (format_of(&format, path, err) != 0 ||
+        (format == PLOT_PDF && pdf_creation_date(date, err) != 0))
+        return NULL;
+    plot_file *pf = calloc(1, sizeof *pf);
+    if (pf == NULL) {
+        err_nomem(err, _("the picture"));
+        return NULL;
+    }
+    pf->format = format;
+    pf->width = (double)width;
+    pf->height = (double)height;
+    pf->pages = pages > 0 ? pages : 1;
+    size_t n = format == PLOT_PDF ? 1 : pf->pages;
+    pf->outputs = calloc(n, sizeof *pf->outputs);
+    if (pf->outputs == NULL) {
+        free(pf);
+        err_nomem(err, _("the picture"));
+        return NULL;
+    }
+    cleanup_push(&pf->hook, remove_temps, pf);
+    for (size_t i = 0; i < n; i++) {
+        char *final = page_path(path, format == PLOT_PDF ? 1 : pf->pages, i);
+        sigset_t old;
+        cleanup_block(&old);
+        pf->n_outputs = i + 1;
+        int rc = final == NULL ? err_nomem(err, _("a path"))
+                               : output_open(&pf->outputs[i], final, err);
+        cleanup_unblock(&old);
+        free(final);
+        if (rc != 0) {
+            plot_discard(pf);
+            return NULL;
+        }
+    }
+    if (format == PLOT_PDF) {
+        /* every page sets its own size before it is drawn */
+        pf->pdf = cairo_pdf_surface_create_for_stream(write_to, &pf->outputs[0],
+                                                      1, 1);
+        cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATE_DATE,
+                                       date);
+        cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATOR,
+                                       "mha-explain " MHA_VERSION);
+    }
+    return pf;
+}
+
+/* ---- pages ------------------------------------------------------------ */
+
+static int surface_failed(cairo_surface_t *s, const plot_output *o,
+                          mx_error *err)
+{
+    cairo_status_t st = cairo_surface_status(s);
+    if (st == CAIRO_STATUS_SUCCESS)
+        return 0;
+    if (st == CAIRO_STATUS_WRITE_ERROR)
+        return err_write(err, o->final_path,
+                         o->write_errno ? o->write_errno : EIO);
+    return err_set(err, EXIT_OUTPUT_ERROR, _("cannot draw %s: %s"),
+                   o->final_path, cairo_status_to_string(st));
+}
+
+/* Draws the page onto target (w x h units, white), scaled by scale units
+ * per point and centred. */
+static void draw_on(cairo_surface_t *target, const figure *fig, double w,
+                    double h, double scale)
+{
+    cairo_t *cr = cairo_create(target);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    figure_draw(cr, fig, w, h, scale);
+    cairo_destroy(cr);
+}
+
+int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
+              size_t n, const char *heading, mx_error *err)
+{
+    if (pf->drawn >= pf->pages)
+        return err_set(err, EXIT_BAD_INPUT,
+                       _("--plot: more sentences than expected"));
+    figure *fig = figure_make(tr, tables, n, heading, err);
+    if (fig == NULL)
+        return -1;
+    double w, h;
+    double scale = figure_lay_out(fig, pf->format == PLOT_PNG, pf->width,
+                                  pf->height, &w, &h);
+
+    plot_output *o = &pf->outputs[pf->format == PLOT_PDF ? 0 : pf->drawn];
+    cairo_surface_t *s = NULL;
+    int rc = 0;
+    switch (pf->format) {
+    case PLOT_PNG:
+        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+        draw_on(s, fig, w, h, scale);
+        cairo_surface_flush(s);
+        if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS &&
+            cairo_surface_write_to_png_stream(s, write_to, o) !=
+                CAIRO_STATUS_SUCCESS)
+            rc = err_write(err, o->final_path,
+                           o->write_errno ? o->write_errno : EIO);
+        break;
+    case PLOT_SVG:
+        s = cairo_svg_surface_create_for_stream(write_to, o, w, h);
+        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
+        draw_on(s, fig, w, h, scale);
+        cairo_surface_finish(s);
+        break;
+    case PLOT_PDF:
+        cairo_pdf_surface_set_size(pf->pdf, w, h);
+        draw_on(pf->pdf, fig, w, h, scale);
+        cairo_surface_show_page(pf->pdf);
+        break;
+    }
+    if (rc == 0 && s != NULL)
+        rc = surface_failed(s, o, err);
+    if (rc == 0 && pf->format == PLOT_PDF)
+        rc = surface_failed(pf->pdf, o, err);
+    if (s != NULL)
+        cairo_surface_destroy(s);
+    figure_free(fig);
+    pf->drawn++;
+    return rc;
+}
+
+/* Gives back pango's font map, which it keeps for the whole process.
+ * (fontconfig's and cairo's caches cannot be released safely while
+ * pango's font-loading thread may still hold them; see
+ * tests/valgrind.supp and tests/lsan.supp.) */
+static void release_fonts(void)
+{
+    pango_cairo_font_map_set_default(NULL);
+}
+
+int plot_ready(plot_file *pf, mx_error *err)
+{
+    int rc = 0;
+    if (pf->pdf != NULL) {
+        cairo_surface_finish(pf->pdf);
+        rc = surface_failed(pf->pdf, &pf->outputs[0], err);
+        cairo_surface_destroy(pf->pdf);
+        pf->pdf = NULL;
+    }
+    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++) {
+        plot_output *o = &pf->outputs[i];
+        FILE *f = o->out;
+        o->out = NULL;
+        if (fclose(f) != 0)
+            rc = err_write(err, o->final_path, errno);
+    }
+    if (rc != 0)
+        return rc;
+    pf->moves = calloc(pf->n_outputs, sizeof *pf->moves);
+    if (pf->moves == NULL)
+        return err_nomem(err, _("the picture"));
+    for (size_t i = 0; i < pf->n_outputs; i++) {
+        pf->moves[i].temp = pf->outputs[i].temp_path;
+        pf->moves[i].final = pf->outputs[i].final_path;
+    }
+    return replace_check(pf->moves, pf->n_outputs, err);
+}
+
+int plot_place(plot_file *pf, mx_error *err)
+{
+    return replace_place(pf->moves, pf->n_outputs, err);
+}
+
+int plot_intact(const plot_file *pf, mx_error *err)
+{
+    return replace_intact(pf->moves, pf->n_outputs, err);
+}
+
+void plot_end(plot_file *pf, bool keep)
+{
+    if (pf == NULL)
+        return;
+    if (pf->moves != NULL) {
+        sigset_t old;
+        cleanup_block(&old);
+        if (keep)
+            replace_keep(pf->moves, pf->n_outputs);
+        else
+            replace_undo(pf->moves, pf->n_outputs);
+        /* a file in place has no temporary name left to remove */
+        for (size_t i = 0; i < pf->n_outputs; i++) {
+            if (keep && pf->moves[i].placed) {
+                free(pf->outputs[i].temp_path);
+                pf->outputs[i].temp_path = NULL;
+            }
+        }
+        cleanup_unblock(&old);
+        free(pf->moves);
+        pf->moves = NULL;
+    }
+    if (pf->pdf != NULL) {
+        cairo_surface_finish(pf->pdf);
+        cairo_surface_destroy(pf->pdf);
+    }
+    outputs_remove(pf);
+    free(pf);
+    release_fonts();
+}
+
+int plot_close(plot_file *pf, mx_error *err)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = plot_ready(pf, err);
+    if (rc == 0)
+        rc = plot_place(pf, err);
+    plot_end(pf, rc == 0);
+    cleanup_unblock(&old);
+    return rc;
+}
+
+void plot_discard(plot_file *pf)
+{
+    plot_end(pf, false);
+}

@@ -1,0 +1,136 @@
+/* check.c: measuring the invariants of attention over a trace's tables. */
+#include "render/check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+#include "render/textwidth.h"
+
+/* *largest = d when d is larger, or NaN: a NaN, once seen, stays, so that
+ * a check over values that are not numbers fails. */
+static void keep_largest(double *largest, double d)
+{
+    if (isnan(d) || d > *largest)
+        *largest = d;
+}
+
+/* Row sums and the mask of one attn_weights table and its scores. */
+static void check_head(check_report *r, const table *weights,
+                       const table *scores, bool causal)
+{
+    const matrix *w = &weights->values;
+    for (size_t i = 0; i < w->rows; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < w->cols; j++) {
+            const float wv = *matrix_at(w, i, j);
+            sum += (double)wv;
+            if (scores == NULL)
+                continue;
+            const bool masked = isinf(*matrix_at(&scores->values, i, j)) &&
+                                *matrix_at(&scores->values, i, j) < 0;
+            if (masked) {
+                r->masked++;
+                keep_largest(&r->masked_weight, fabs((double)wv));
+            }
+            if (causal && masked != (j > i))
+                r->misplaced++;
+        }
+        r->rows++;
+        keep_largest(&r->row_sum_dev, fabs(sum - 1.0));
+    }
+}
+
+void check_begin(check_report *out, bool causal, bool tied)
+{
+    memset(out, 0, sizeof *out);
+    out->tied = tied;
+    out->causal = causal;
+}
+
+void check_table(check_report *r, const trace *tr, const table *t)
+{
+    if (strcmp(t->name, "attn_weights") == 0)
+        check_head(r, t, trace_find(tr, t->variant, t->head, "attn_scores"),
+                   r->causal);
+    if (strcmp(t->name, "concat_context") != 0 ||
+        strcmp(t->variant, "fused") != 0)
+        return;
+    // the wrapper runs before the fused module
+    const table *a = trace_find(tr, "wrapper", NO_HEAD, "concat_context");
+    if (a != NULL && a->values.rows == t->values.rows &&
+        a->values.cols == t->values.cols) {
+        r->compared = true;
+        for (size_t k = 0; k < a->values.rows * a->values.cols; k++) {
+            keep_largest(&r->tie_dev,
+                         fabs((double)a->values.v[k] - (double)t->values.v[k]));
+        }
+    }
+}
+
+void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
+{
+    check_begin(out, causal, tied);
+    for (size_t i = 0; i < trace_count(tr); i++)
+        check_table(out, tr, trace_at(tr, i));
+}
+
+static bool tie_ok(const check_report *r)
+{
+    return !r->tied || !r->compared || r->tie_dev <= TIE_LIMIT;
+}
+
+bool check_passed(const check_report *r)
+{
+    return r->row_sum_dev <= ROW_SUM_LIMIT && r->masked_weight == 0.0 &&
+           r->misplaced == 0 && tie_ok(r);
+}
+
+static const char *verdict(bool ok)
+{
+    return ok ? _("ok") : _("FAILED");
+}
+
+void check_print(FILE *out, const check_report *r)
+{
+    fprintf(out,
+            _("[check] every attn_weights row sums to 1: largest "
+              "deviation %.3g over %zu rows (limit %g): %s\n"),
+            r->row_sum_dev, r->rows, ROW_SUM_LIMIT,
+            verdict(r->row_sum_dev <= ROW_SUM_LIMIT));
+    fprintf(out,
+            _("[check] masked cells: %zu scores are -inf, largest "
+              "weight there %g, %zu cells masked where they should not "
+              "be or the reverse: %s\n"),
+            r->masked, r->masked_weight, r->misplaced,
+            verdict(r->masked_weight == 0.0 && r->misplaced == 0));
+    if (!r->compared)
+        return;
+    if (!r->tied)
+        fputs(_("[check] wrapper and fused: not compared, their "
+                "weights are drawn separately (add --tie)\n"),
+              out);
+    else
+        fprintf(out,
+                _("[check] wrapper and fused (--tie) compute the same "
+                  "concat_context: largest difference %g (limit %g): %s\n"),
+                r->tie_dev, TIE_LIMIT, verdict(tie_ok(r)));
+}
+
+void check_print_wrapped(FILE *out, const check_report *r, size_t width)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL) { /* out of memory: the lines as they are */
+        check_print(out, r);
+        return;
+    }
+    check_print(mem, r);
+    if (fclose(mem) == 0)
+        write_wrapped_lines(out, text, width, strlen("[check] "));
+    else
+        check_print(out, r);
+    free(text);
+}

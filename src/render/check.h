@@ -1,0 +1,55 @@
+/* check.h: --check, the invariants a student can verify with numbers.
+ *
+ *   - every row of every attn_weights sums to 1;
+ *   - every masked score is -inf and its weight exactly 0, and with the
+ *     causal mask exactly the cells above the diagonal are masked;
+ *   - with --tie, the wrapper and the fused module compute the same
+ *     concat_context: the fused module is the wrapper made efficient.
+ */
+#ifndef MHA_CHECK_H
+#define MHA_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/trace.h"
+
+#define ROW_SUM_LIMIT 1e-5 /* |sum - 1| allowed for a row of weights */
+#define TIE_LIMIT 1e-6     /* |wrapper - fused| allowed with --tie */
+
+typedef struct {
+    size_t rows;          /* attn_weights rows seen */
+    double row_sum_dev;   /* largest |sum - 1| */
+    size_t masked;        /* cells whose score is -inf */
+    double masked_weight; /* largest |weight| at a masked cell */
+    size_t misplaced;     /* causal: cells masked or not where they should */
+    bool compared;        /* both wrapper and fused concat_context seen */
+    double tie_dev;       /* largest |wrapper - fused| in concat_context */
+    bool tied;            /* --tie was given */
+    bool causal;          /* the causal mask is expected */
+} check_report;
+
+/* Measures the invariants over every table of tr. */
+void check_trace(check_report *out, const trace *tr, bool causal, bool tied);
+
+/* The same a table at a time, as a streamed trace hands them over
+ * (trace.h): check_begin, then check_table for every table of tr in
+ * order, while the tables it reads are still there: t's scores (for
+ * attn_weights, made in the same batch) and the wrapper's concat_context
+ * (for the fused one, kept to the end). */
+void check_begin(check_report *out, bool causal, bool tied);
+void check_table(check_report *r, const trace *tr, const table *t);
+
+/* True when every measured invariant holds. */
+bool check_passed(const check_report *r);
+
+/* One line per invariant, "[check] ...: ok" or "...: FAILED". */
+void check_print(FILE *out, const check_report *r);
+
+/* The same lines for a person at a terminal: each wrapped at width cells
+ * (0: no limit), its continuation indented under the text after
+ * "[check] ". Scripts that read the lines get check_print's, one line per
+ * invariant. */
+void check_print_wrapped(FILE *out, const check_report *r, size_t width);
+
+#endif

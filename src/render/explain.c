@@ -1,0 +1,491 @@
+/* explain.c: the words of --explain. */
+#include "render/explain.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "cli/i18n.h"
+#include "model/model.h"
+
+/* A param_fn: adds a present parameter's values to the weights or the
+ * biases (ctx: size_t[2]). */
+static int count_param(const param_info *p, void *ctx)
+{
+    size_t *counts = ctx;
+    const bool bias = p->kind == PARAM_BIAS || p->kind == PARAM_NORM_BIAS;
+    if (p->present)
+        counts[bias] += p->rows * p->cols;
+    return 0;
+}
+
+/* The attention width of a variant: --d-out, but d_model for the block,
+ * whose residual adds the attention's output to its input. */
+static size_t attention_width(const char *variant, const explain_context *c)
+{
+    return strcmp(variant, "block") == 0 ? c->d_model : c->d_out;
+}
+
+void count_parameters(const char *variant, const explain_context *c,
+                      size_t *weights, size_t *biases)
+{
+    const model_dims dims = {
+        .d_model = c->d_model,
+        .d_out = c->d_out,
+        .heads = c->heads,
+        .ff = c->ff,
+        .qkv_bias = c->qkv_bias,
+    };
+    const variant_info *v = variant_by_name(variant, strlen(variant));
+    size_t counts[2] = {0, 0};
+    if (v != NULL)
+        model_params_each(v->bit, &dims, NULL, count_param, counts);
+    *weights = counts[0];
+    *biases = counts[1];
+}
+
+#define NOTE_WIDTH 76
+#define MIN_NOTE_WIDTH 20 /* narrower screens get lines this long */
+
+/* n with thousands separators, "1,050,624", into buf (64 bytes). The
+ * separator is the language's (a comma in English and Chinese, a no-break
+ * space in Portuguese and Spanish, whose comma is a decimal comma), never
+ * the locale's: numbers do not follow the locale. */
+static const char *with_separators(char *buf, size_t n)
+{
+    /* TRANSLATORS: the thousands separator of parameter counts such as
+     * "1,050,624". The tables write decimals with a point whatever the
+     * language, so where a comma reads as a decimal comma use a no-break
+     * space (U+00A0), never a point. */
+    const char *sep = _(",");
+    const size_t sep_len = strlen(sep) < 8 ? strlen(sep) : 1;
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%zu", n);
+    char *w = buf;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0) {
+            memcpy(w, sep, sep_len);
+            w += sep_len;
+        }
+        *w++ = digits[i];
+    }
+    *w = '\0';
+    return buf;
+}
+
+/* A line may break at the space p[i], unless that splits a shape "(5, 2,
+ * 2)", a chain "(5, 4) -> view (5, 2, 2)" or a product "(5, 3) @ (3, 4)". */
+static bool break_allowed(const char *p, size_t i)
+{
+    if (p[i] != ' ')
+        return false;
+    int depth = 0;
+    for (size_t k = 0; k < i; k++)
+        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
+    if (depth != 0)
+        return false;
+    const bool arrow_after =
+        strncmp(p + i + 1, "->", 2) == 0 || p[i + 1] == '@';
+    const bool arrow_before = (i >= 2 && strncmp(p + i - 2, "->", 2) == 0) ||
+                              (i >= 1 && p[i - 1] == '@');
+    /* "view (5, 2, 2)": a word stays with the shape after it */
+    const bool before_shape =
+        i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' && p[i + 1] == '(';
+    return !arrow_after && !arrow_before && !before_shape;
+}
+
+/* The code point at s (U+FFFD for a bad byte) and its length in *len. */
+static utf8proc_int32_t code_point(const char *s, size_t *len)
+{
+    utf8proc_int32_t c;
+    utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s, -1, &c);
+    *len = n > 0 ? (size_t)n : 1;
+    return n > 0 ? c : 0xFFFD;
+}
+
+/* Terminal cells of the code point c: 2 for ideographs, 0 for marks. */
+static size_t cells(utf8proc_int32_t c)
+{
+    int w = utf8proc_charwidth(c);
+    return w > 0 ? (size_t)w : 0;
+}
+
+/* Nonzero when c is one of the n code points of set. */
+static bool one_of(utf8proc_int32_t c, const utf8proc_int32_t *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == c)
+            return true;
+    return false;
+}
+
+/* A line of Chinese may also break between two characters when one of
+ * them is wide (an ideograph), outside a shape, and not before closing
+ * or after opening punctuation. i starts a code point, i > 0. */
+static bool wide_break_allowed(const char *p, size_t i)
+{
+    static const utf8proc_int32_t closing[] = {
+        0xFF0C, 0x3002, 0x3001, 0xFF1A, 0xFF1B, 0xFF01, 0xFF1F,
+        0xFF09, 0x300D, 0x300F, 0x201D, 0x2019}; /* ，。、：；！？）」』”’ */
+    static const utf8proc_int32_t opening[] = {0xFF08, 0x300C, 0x300E, 0x201C,
+                                               0x2018}; /* （「『“‘ */
+    size_t start = i - 1, len;
+    while (start > 0 && ((unsigned char)p[start] & 0xC0) == 0x80)
+        start--;
+    const utf8proc_int32_t before = code_point(p + start, &len);
+    const utf8proc_int32_t after = code_point(p + i, &len);
+    if ((cells(before) != 2 && cells(after) != 2) || before == ' ' ||
+        after == ' ' ||
+        one_of(after, closing, sizeof closing / sizeof closing[0]) ||
+        one_of(before, opening, sizeof opening / sizeof opening[0]))
+        return false;
+    int depth = 0;
+    for (size_t k = 0; k < i; k++)
+        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
+    return depth == 0;
+}
+
+/* Prints a note as "# " lines of at most NOTE_WIDTH display cells (an
+ * ideograph counts two), fewer on a screen narrower than that (screen 0:
+ * no limit). Lines break at spaces, or between Chinese characters. */
+/* clang-format off */
+__attribute__((format(printf, 3, 4)))
+static void say(FILE *out, size_t screen, const char *fmt, ...)
+/* clang-format on */
+{
+    size_t note_width = NOTE_WIDTH;
+    if (screen > 0 && screen < NOTE_WIDTH + 2)
+        note_width = screen > 2 + MIN_NOTE_WIDTH ? screen - 2 : MIN_NOTE_WIDTH;
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (screen == EXPLAIN_NO_WRAP) {
+        fprintf(out, "# %s\n", text);
+        return;
+    }
+    const char *p = text;
+    while (*p != '\0') {
+        /* the last break within note_width cells; failing one, the last
+         * space; failing that, the last character that fits */
+        size_t i = 0, used = 0, best = 0, space = 0, fits = 0;
+        while (p[i] != '\0' && used <= note_width) {
+            if (i > 0 && (break_allowed(p, i) || wide_break_allowed(p, i)))
+                best = i;
+            if (i > 0 && p[i] == ' ')
+                space = i;
+            fits = i;
+            size_t len;
+            used += cells(code_point(p + i, &len));
+            i += len;
+        }
+        size_t cut = strlen(p);
+        if (used > note_width)
+            cut = best > 0 ? best : (space > 0 ? space : fits);
+        fprintf(out, "# %.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static void explain_module(FILE *out, const char *variant,
+                           const explain_context *c)
+{
+    const size_t hd = c->d_out / c->heads;
+    if (strcmp(variant, "single") == 0)
+        say(out, c->width,
+            _("The single head: one self-attention head of width "
+              "d_out = %zu, with its own W_query, W_key and W_value "
+              "(each d_out x d_in = %zu x %zu)."),
+            c->d_out, c->d_out, c->d_model);
+    else if (strcmp(variant, "wrapper") == 0)
+        say(out, c->width,
+            ngettext(
+                "The wrapper: %zu independent head, each a small "
+                "self-attention of width d_out / heads = %zu with its own "
+                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
+                "concatenated at the end. --d-out is the width of all the "
+                "heads together (%zu = %zu x %zu); the book's "
+                "MultiHeadAttentionWrapper takes one head's width as its "
+                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
+                "..., num_heads=%zu).",
+                "The wrapper: %zu independent heads, each a small "
+                "self-attention of width d_out / heads = %zu with its own "
+                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
+                "concatenated at the end. --d-out is the width of all the "
+                "heads together (%zu = %zu x %zu); the book's "
+                "MultiHeadAttentionWrapper takes one head's width as its "
+                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
+                "..., num_heads=%zu).",
+                c->heads),
+            c->heads, hd, hd, c->d_model, c->d_out, c->heads, hd, c->d_model,
+            hd, c->heads);
+    else if (strcmp(variant, "block") == 0)
+        say(out, c->width,
+            ngettext("The Transformer block: the fused attention (%zu "
+                     "head), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     "The Transformer block: the fused attention (%zu "
+                     "heads), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     c->heads),
+            c->heads, c->d_model, c->ff, c->d_model);
+    else
+        say(out, c->width,
+            ngettext(
+                "The fused module (MultiHeadAttention): one W_query, W_key "
+                "and W_value of width d_out = %zu for all heads, split into "
+                "%zu head of %zu columns by view and transpose, then "
+                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
+                "arithmetic as the wrapper, in fewer and larger matrix "
+                "products.",
+                "The fused module (MultiHeadAttention): one W_query, W_key "
+                "and W_value of width d_out = %zu for all heads, split into "
+                "%zu heads of %zu columns by view and transpose, then "
+                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
+                "arithmetic as the wrapper, in fewer and larger matrix "
+                "products.",
+                c->heads),
+            c->d_out, c->heads, hd, c->d_out, c->d_out);
+    size_t w, b;
+    char nw[64], nb[64], nt[64];
+    count_parameters(variant, c, &w, &b);
+    say(out, c->width, _("Parameters: %s weights + %s biases = %s."),
+        with_separators(nw, w), with_separators(nb, b),
+        with_separators(nt, w + b));
+    fputc('\n', out);
+}
+
+static bool starts_variant(const table *t, const table *prev)
+{
+    return prev == NULL || strcmp(prev->variant, t->variant) != 0;
+}
+
+void explain_before(FILE *out, const table *t, const table *prev,
+                    const void *ctx)
+{
+    const explain_context *c = ctx;
+    const size_t T = c->tokens, D = c->d_model, H = c->heads;
+    const size_t O = attention_width(t->variant, c);
+    const size_t hd = O / H;
+    const bool fused =
+        strcmp(t->variant, "fused") == 0 || strcmp(t->variant, "block") == 0;
+    const bool block = strcmp(t->variant, "block") == 0;
+    const bool single = strcmp(t->variant, "single") == 0;
+    const size_t width = single ? O : hd;
+    const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
+
+    if (strcmp(t->variant, "input") != 0 && starts_variant(t, prev))
+        explain_module(out, t->variant, c);
+    if (t->head > 0)
+        return; /* the same step again for another head */
+
+    const char *name = t->name;
+    if (strcmp(name, "vocab") == 0) {
+        char tokens[512], vocab[512];
+        if (c->chars) {
+            snprintf(tokens, sizeof tokens,
+                     ngettext("Tokenize (--tokens chars): every character "
+                              "of the sentence is a token, spaces skipped, "
+                              "%zu token.",
+                              "Tokenize (--tokens chars): every character "
+                              "of the sentence is a token, spaces skipped, "
+                              "%zu tokens.",
+                              T),
+                     T);
+            snprintf(vocab, sizeof vocab,
+                     ngettext("Vocabulary: every distinct character gets an "
+                              "id, in the order characters first appear "
+                              "(%zu character).",
+                              "Vocabulary: every distinct character gets an "
+                              "id, in the order characters first appear "
+                              "(%zu characters).",
+                              c->vocab),
+                     c->vocab);
+        } else {
+            snprintf(tokens, sizeof tokens,
+                     ngettext("Tokenize: the sentence is split on whitespace "
+                              "into %zu token.",
+                              "Tokenize: the sentence is split on whitespace "
+                              "into %zu tokens.",
+                              T),
+                     T);
+            snprintf(vocab, sizeof vocab,
+                     ngettext("Vocabulary: every distinct word gets an id, "
+                              "in the order words first appear (%zu word).",
+                              "Vocabulary: every distinct word gets an id, "
+                              "in the order words first appear (%zu words).",
+                              c->vocab),
+                     c->vocab);
+        }
+        /* TRANSLATORS: two sentences of --explain, one after the other */
+        say(out, c->width, _("%s %s"), tokens, vocab);
+    } else if (strcmp(name, "tokens") == 0) {
+        say(out, c->width,
+            _("Token ids: each position of the sentence gets the id of "
+              "its word; a repeated word repeats its id."));
+    } else if (strcmp(name, "embedding.weight") == 0) {
+        say(out, c->width,
+            _("Embeddings: nn.Embedding(%zu, %zu) is a table of one "
+              "row of %zu numbers per vocabulary word, drawn from a "
+              "normal distribution after torch.manual_seed(%llu). "
+              "Shape (%zu, %zu)."),
+            c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
+    } else if (strcmp(name, "inputs") == 0) {
+        if (c->embeddings_given)
+            say(out, c->width,
+                _("Inputs: the vectors given in the file, one row "
+                  "per token: (%zu, %zu)."),
+                T, D);
+        else
+            say(out, c->width,
+                _("Inputs: each token's row is looked up in the "
+                  "table, inputs = embedding.weight[ids]: (%zu, %zu). "
+                  "Attention works on these vectors."),
+                T, D);
+    } else if (strcmp(name, "kv_inputs") == 0) {
+        say(out, c->width,
+            ngettext("Cross-attention (--kv): the queries come from the "
+                     "sentence, the keys and values from this second "
+                     "sentence, %zu token looked up in the same embedding "
+                     "table: (%zu, %zu). There is no causal mask: every query "
+                     "may look at every key.",
+                     "Cross-attention (--kv): the queries come from the "
+                     "sentence, the keys and values from this second "
+                     "sentence, %zu tokens looked up in the same embedding "
+                     "table: (%zu, %zu). There is no causal mask: every query "
+                     "may look at every key.",
+                     S),
+            S, S, D);
+    } else if (strcmp(name, "queries") == 0) {
+        if (fused) {
+            say(out, c->width,
+                ngettext(
+                    "Projections: queries = inputs @ W_query^T, (%zu, %zu) @ "
+                    "(%zu, %zu) -> (%zu, %zu); keys and values likewise. Each is "
+                    "then split into %zu head, head h taking columns h*%zu to "
+                    "h*%zu+%zu:",
+                    "Projections: queries = inputs @ W_query^T, (%zu, %zu) @ "
+                    "(%zu, %zu) -> (%zu, %zu); keys and values likewise. Each is "
+                    "then split into %zu heads, head h taking columns h*%zu to "
+                    "h*%zu+%zu:",
+                    H),
+                T, D, D, O, T, O, H, hd, hd, hd - 1);
+            say(out, c->width,
+                _("(%zu, %zu) -> view (%zu, %zu, %zu) -> transpose (%zu, "
+                  "%zu, %zu)"),
+                T, O, T, H, hd, H, T, hd);
+        } else
+            say(out, c->width,
+                _("Projections: queries = inputs @ W_query^T, (%zu, "
+                  "%zu) @ (%zu, %zu) -> (%zu, %zu): what each token "
+                  "looks for. keys (what each token offers) and "
+                  "values (what it passes on) likewise."),
+                T, D, D, width, T, width);
+    } else if (strcmp(name, "attn_scores") == 0) {
+        say(out, c->width,
+            _("Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
+              "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
+              "matches every key.%s"),
+            T, width, width, S, T, S,
+            c->causal ? _(" Mask: cells where the key comes after the "
+                          "query are set to -inf, so a token cannot look "
+                          "ahead.")
+                      : _(" No mask: every query may look at every key."));
+    } else if (strcmp(name, "attn_weights") == 0) {
+        const char *masked = c->causal ? _("; masked cells get exactly 0") : "";
+        if (c->scale)
+            say(out, c->width,
+                _("Scale and softmax: the scores are divided by "
+                  "sqrt(%zu) = %.4f so they do not grow with the "
+                  "width, then each row becomes exp(s - max) / sum: "
+                  "weights in [0, 1] that sum to 1%s."),
+                width, sqrt((double)width), masked);
+        else
+            say(out, c->width,
+                _("Softmax (--no-scale, so no division by "
+                  "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
+                  "weights in [0, 1] that sum to 1%s."),
+                masked);
+    } else if (strcmp(name, "head_context") == 0) {
+        say(out, c->width,
+            _("Context: head_context = attn_weights @ values, "
+              "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
+              "new vector is the weighted average of the values it "
+              "attends to."),
+            T, S, S, width, T, width);
+    } else if (strcmp(name, "attn_weights_avg") == 0) {
+        say(out, c->width,
+            ngettext("Average: the mean of the %zu head's attention "
+                     "weights, as nn.MultiheadAttention returns with "
+                     "average_attn_weights=True.",
+                     "Average: the mean of the %zu heads' attention "
+                     "weights, as nn.MultiheadAttention returns with "
+                     "average_attn_weights=True.",
+                     H),
+            H);
+    } else if (strcmp(name, "concat_context") == 0) {
+        if (fused) {
+            say(out, c->width,
+                _("Concatenation: the heads' contexts side by side "
+                  "again, the split undone:"));
+            say(out, c->width,
+                _("(%zu, %zu, %zu) -> transpose (%zu, %zu, %zu) -> view "
+                  "(%zu, %zu)"),
+                H, T, hd, T, H, hd, T, O);
+        } else
+            say(out, c->width,
+                ngettext("Concatenation: torch.cat of the %zu head's "
+                         "(%zu, %zu) contexts along the last dimension -> "
+                         "(%zu, %zu).",
+                         "Concatenation: torch.cat of the %zu heads' "
+                         "(%zu, %zu) contexts along the last dimension -> "
+                         "(%zu, %zu).",
+                         H),
+                H, T, hd, T, O);
+    } else if (strcmp(name, "attn_out") == 0) {
+        say(out, c->width,
+            _("Attention output: attn_out = concat_context @ "
+              "out_proj.weight^T + out_proj.bias, (%zu, %zu) -> (%zu, %zu)."),
+            T, O, T, O);
+    } else if (strcmp(name, "add_norm1") == 0) {
+        say(out, c->width,
+            _("Add and norm: add_norm1 = LayerNorm(inputs + attn_out). The "
+              "residual connection keeps the token's own vector; "
+              "LayerNorm then gives every row mean 0 and variance 1 "
+              "(times norm1.weight, plus norm1.bias): (%zu, %zu)."),
+            T, D);
+    } else if (strcmp(name, "ffn_hidden") == 0) {
+        say(out, c->width,
+            _("Feed-forward: ffn_hidden = ReLU(add_norm1 @ ff.0.weight^T + "
+              "ff.0.bias), (%zu, %zu) -> (%zu, %zu); ReLU sets negative "
+              "values to 0. Each token is processed on its own."),
+            T, D, T, c->ff);
+    } else if (strcmp(name, "ffn_out") == 0) {
+        say(out, c->width,
+            _("Back to the model width: ffn_out = ffn_hidden @ "
+              "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu)."),
+            T, c->ff, T, D);
+    } else if (block && strcmp(name, "out") == 0) {
+        say(out, c->width,
+            _("Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
+              "(%zu, %zu): the block's output, ready for the next block."),
+            T, D);
+    } else if (strcmp(name, "out") == 0) {
+        say(out, c->width,
+            _("Output projection: out = concat_context @ "
+              "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "
+              "%zu) -> (%zu, %zu), mixing what the heads found."),
+            T, O, O, O, T, O);
+    } else {
+        return; /* a parameter table: the module note covered it */
+    }
+    fputc('\n', out);
+}

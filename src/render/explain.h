@@ -1,0 +1,45 @@
+/* explain.h: --explain, a few plain sentences before each step.
+ *
+ * The notes come before the first table of each step (head 0 only) and
+ * give the shapes as the notebooks draw them, e.g. for the fused module
+ * (5, 4) -> view (5, 2, 2) -> transpose (2, 5, 2). */
+#ifndef MHA_EXPLAIN_H
+#define MHA_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/trace.h"
+
+typedef struct {
+    size_t tokens;  /* T */
+    size_t vocab;   /* V */
+    size_t d_model; /* D */
+    size_t d_out;   /* O */
+    size_t heads;   /* H */
+    uint64_t seed;
+    bool causal, scale, qkv_bias;
+    bool embeddings_given; /* --embeddings: no embedding table */
+    size_t kv_tokens;      /* S with --kv (cross-attention), else 0 */
+    size_t ff;             /* F, the block's feed-forward width */
+    bool chars;            /* --tokens chars: one token per character */
+    size_t width;          /* the screen's width in cells, 0: no limit,
+                              EXPLAIN_NO_WRAP: each sentence on one line */
+} explain_context;
+
+/* An explain_context width: every sentence is one "# " line, however
+ * long (for the --html page, which wraps them itself). */
+#define EXPLAIN_NO_WRAP SIZE_MAX
+
+/* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and
+ * biases, as sum(p.numel() for p in module.parameters()) counts them. */
+void count_parameters(const char *variant, const explain_context *c,
+                      size_t *weights, size_t *biases);
+
+/* A before_table_fn (render.h): prints the note for t, if t starts a step.
+ * ctx is an explain_context. */
+void explain_before(FILE *out, const table *t, const table *prev,
+                    const void *ctx);
+
+#endif

@@ -1,0 +1,289 @@
+/* render_focus.c: --focus WORD, one token followed through every head.
+ *
+ *   focus: gato (position 1 of 5)
+ *
+ *   [fused] head 0
+ *     Q         0.0297  -0.1058
+ *     K         0.2982  -0.2399
+ *     V        -0.0309  -0.0619
+ *     attends   O 0.4950, gato 0.5050
+ *     seen by   gato 0.5050, sobe 0.2657, no 0.2385, tapete 0.1925
+ *     context   0.0629  -0.0442
+ */
+#include "render/render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+#include "render/shading.h"
+#include "render/textwidth.h"
+
+#define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
+#define FOCUS_EDGE 3     /* a long vector shows 3 values, ..., 3 */
+
+/* "  what     ": the row label, padded to 9 cells (a translated label
+ * may hold wide characters). */
+static void print_label(FILE *out, const char *what)
+{
+    const size_t w = display_width(what);
+    fprintf(out, "  %s%*s", what, w < 9 ? (int)(9 - w) : 0, "");
+}
+
+/* "  Q        0.1185   0.2411 ...": the n values of row, a long row
+ * summarised. */
+static void print_row(FILE *out, const char *what, const float *row, size_t n,
+                      const text_style *style)
+{
+    print_label(out, what);
+    for (size_t j = 0; j < n; j++) {
+        if (!style->full && n > 2 * FOCUS_EDGE + 2 && j == FOCUS_EDGE) {
+            fputs("  ...", out);
+            j = n - FOCUS_EDGE - 1;
+            continue;
+        }
+        fprintf(out, " %*.*f", style->precision + 4, style->precision,
+                (double)row[j]);
+    }
+    fputc('\n', out);
+}
+
+/* print_row of row r of t, if t is not NULL. */
+static void print_vector(FILE *out, const char *what, const table *t, size_t r,
+                         const text_style *style)
+{
+    if (t != NULL)
+        print_row(out, what, matrix_at(&t->values, r, 0), t->values.cols,
+                  style);
+}
+
+/* "O 0.4950, gato 0.5050": the nonzero weights of a row (or column), at
+ * most FOCUS_MAX_LIST of the largest, in sequence order. Returns 0, or -1
+ * when memory ran out. */
+static int print_weights(FILE *out, const char *what, const table *w,
+                         size_t index, bool column, const text_style *style)
+{
+    if (w == NULL)
+        return 0;
+    const size_t n = column ? w->values.rows : w->values.cols;
+    const labels *names = column ? w->rows : w->cols;
+    float *v = malloc((n > 0 ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    size_t nonzero = 0;
+    for (size_t k = 0; k < n; k++) {
+        v[k] = column ? *matrix_at(&w->values, k, index)
+                      : *matrix_at(&w->values, index, k);
+        nonzero += v[k] != 0.0f;
+    }
+    /* the smallest weight that still makes the list */
+    float cut = 0.0f;
+    if (nonzero > FOCUS_MAX_LIST) {
+        float *sorted = malloc(n * sizeof *sorted);
+        if (sorted == NULL) {
+            free(v);
+            return -1;
+        }
+        memcpy(sorted, v, n * sizeof *sorted);
+        for (size_t a = 0; a < FOCUS_MAX_LIST; a++) /* partial selection */
+            for (size_t b = a + 1; b < n; b++)
+                if (sorted[b] > sorted[a]) {
+                    float tmp = sorted[a];
+                    sorted[a] = sorted[b];
+                    sorted[b] = tmp;
+                }
+        cut = sorted[FOCUS_MAX_LIST - 1];
+        free(sorted);
+    }
+    /* with --color each weight is shaded as in its table */
+    shading sh = {0};
+    const bool shaded = style->color;
+    if (shaded && shading_init(&sh, w, style->scale, style->trace) != 0) {
+        shading_free(&sh);
+        free(v);
+        return -1;
+    }
+    print_label(out, what);
+    size_t shown = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k] == 0.0f || v[k] < cut || shown == FOCUS_MAX_LIST)
+            continue;
+        char *name = display_escape(names->s[k]);
+        if (name == NULL) {
+            shading_free(&sh);
+            free(v);
+            return -1;
+        }
+        /* labels are "K:gato" or "Q:gato": show the word, and where it
+         * stands when the sentence has it twice */
+        const char *word = name;
+        if (strlen(name) > 2 && name[1] == ':')
+            word = name + 2;
+        size_t same = 0;
+        for (size_t m = 0; m < n; m++)
+            same += strcmp(names->s[m], names->s[k]) == 0;
+        char at[24] = "";
+        if (same > 1)
+            snprintf(at, sizeof at, "@%zu", k);
+        fprintf(out, "%s %s%s ", shown ? "," : "", word, at);
+        if (shaded)
+            heat_start(out, shading_x(&sh, column ? k : index, v[k]),
+                       style->truecolor);
+        fprintf(out, "%.*f", style->precision, (double)v[k]);
+        if (shaded)
+            heat_end(out);
+        free(name);
+        shown++;
+    }
+    if (shown < nonzero)
+        fprintf(out, _(" (and %zu more)"), nonzero - shown);
+    if (nonzero == 0)
+        fputs(_(" nobody"), out);
+    fputc('\n', out);
+    shading_free(&sh);
+    free(v);
+    return 0;
+}
+
+int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,
+                       bool cross, const text_style *style, mx_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->position = position;
+    s->cross = cross;
+    s->style = style;
+    s->mem = open_memstream(&s->text, &s->len);
+    if (s->mem == NULL)
+        return err_nomem(err, _("the --focus view"));
+    char *word = display_escape(tokens->s[position]);
+    if (word == NULL)
+        return err_nomem(err, _("the --focus view"));
+    fprintf(s->mem, _("focus: %s (position %zu of %zu)%s\n"), word, position,
+            tokens->n,
+            cross ? _("; keys and values belong to the --kv sentence") : "");
+    free(word);
+    return 0;
+}
+
+/* The tables of a head the view shows, in focus_stream.head. */
+enum { F_QUERIES, F_KEYS, F_VALUES, F_WEIGHTS, F_CONTEXT, F_TABLES };
+static const char *const head_names[F_TABLES] = {
+    "queries", "keys", "values", "attn_weights", "head_context"};
+
+/* The head whose tables are in s->head: its block, when its queries or
+ * weights are chosen. Returns 0, or -1 when memory ran out. */
+static int head_block(focus_stream *s, const char *variant, int h)
+{
+    const table *const *t = s->head;
+    FILE *out = s->mem;
+    const size_t p = s->position;
+    if (t[F_QUERIES] == NULL && t[F_WEIGHTS] == NULL)
+        return 0;
+    fputc('\n', out);
+    fprintf(out, _("[%s] head %d"), variant, h);
+    fputc('\n', out);
+    print_vector(out, "Q", t[F_QUERIES], p, s->style);
+    if (!s->cross) { /* the token's own key and value, and its column */
+        print_vector(out, "K", t[F_KEYS], p, s->style);
+        print_vector(out, "V", t[F_VALUES], p, s->style);
+    }
+    /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
+     * Chinese character takes 2) */
+    if (print_weights(out, _("attends"), t[F_WEIGHTS], p, false, s->style) !=
+            0 ||
+        (!s->cross && print_weights(out, _("seen by"), t[F_WEIGHTS], p, true,
+                                    s->style) != 0))
+        return -1;
+    print_vector(out, _("context"), t[F_CONTEXT], p, s->style);
+    return 0;
+}
+
+/* The output of the variant whose tables just ended: its out row, or its
+ * concat_context row, as chosen. */
+static void output_block(focus_stream *s)
+{
+    if (s->output == NULL)
+        return;
+    fprintf(s->mem, "\n[%s] %s\n", s->variant, s->output_name);
+    print_row(s->mem, "", s->output, s->output_cols, s->style);
+    free(s->output);
+    s->output = NULL;
+}
+
+int focus_stream_put(focus_stream *s, const table *t, bool chosen,
+                     mx_error *err)
+{
+    if (strcmp(t->variant, s->variant) != 0) {
+        output_block(s);
+        snprintf(s->variant, sizeof s->variant, "%s", t->variant);
+    }
+    int rc = 0;
+    if (t->head != NO_HEAD) {
+        for (size_t i = 0; i < F_TABLES; i++)
+            if (chosen && strcmp(t->name, head_names[i]) == 0)
+                s->head[i] = t;
+        /* head_context is the last table of every head */
+        if (strcmp(t->name, "head_context") == 0) {
+            rc = head_block(s, t->variant, t->head);
+            memset(s->head, 0, sizeof s->head);
+        }
+    } else if (chosen && (strcmp(t->name, "out") == 0 ||
+                          (strcmp(t->name, "concat_context") == 0 &&
+                           s->output == NULL))) {
+        /* the variant's output: out, else concat_context; the row is
+         * kept, the table may not be (trace.h) */
+        const size_t n = t->values.cols;
+        float *row = malloc((n > 0 ? n : 1) * sizeof *row);
+        if (row == NULL)
+            rc = -1;
+        else {
+            memcpy(row, matrix_at(&t->values, s->position, 0), n * sizeof *row);
+            free(s->output);
+            s->output = row;
+            s->output_cols = n;
+            snprintf(s->output_name, sizeof s->output_name, "%s", t->name);
+        }
+    }
+    return rc == 0 ? 0 : err_nomem(err, _("the --focus view"));
+}
+
+int focus_stream_end(focus_stream *s, FILE *out, mx_error *err)
+{
+    output_block(s);
+    int failed = ferror(s->mem);
+    /* glibc may close a stream whose buffer it could not grow without
+     * an error, and without the text */
+    failed |= fclose(s->mem) != 0 || s->text == NULL;
+    s->mem = NULL;
+    if (failed)
+        return err_nomem(err, _("the --focus view"));
+    /* each line wrapped at the screen width with its continuation under
+     * the values, in memory too, then written at once: the view reaches
+     * out whole or not at all */
+    char *wrapped = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&wrapped, &size);
+    failed = mem == NULL ||
+             write_wrapped_lines(mem, s->text, s->style->width, 12) != 0;
+    if (mem != NULL && (ferror(mem) | fclose(mem)) != 0)
+        failed = 1;
+    if (failed || wrapped == NULL) {
+        free(wrapped);
+        return err_nomem(err, _("the --focus view"));
+    }
+    const bool written = fwrite(wrapped, 1, size, out) == size;
+    free(wrapped);
+    if (!written || ferror(out))
+        return err_write(err, _("the output"), errno);
+    return 0;
+}
+
+void focus_stream_free(focus_stream *s)
+{
+    if (s->mem != NULL)
+        fclose(s->mem);
+    free(s->text);
+    free(s->output);
+    memset(s, 0, sizeof *s);
+}
