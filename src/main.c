@@ -131,7 +131,7 @@ static const table **select_tables(const trace *tr, const options *opt,
         return NULL;
     *n = 0;
     for (size_t i = 0; i < trace_count(tr); i++)
-        if (options_wants_table(opt, trace_at(tr, i)->name))
+        if (options_wants_table(opt, table_name(trace_at(tr, i))))
             out[(*n)++] = trace_at(tr, i);
     return out;
 }
@@ -252,15 +252,15 @@ static void print_help(const options *opt)
 /* Tokens of the --kv sentence in the trace. */
 static size_t kv_rows(const trace *tr)
 {
-    const table *t = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    const table *t = trace_find_input(tr, TABLE_KV_INPUTS);
     return t != NULL ? t->values.rows : 0;
 }
 
 /* What --explain needs to know about the run. */
 static explain_context explain_for(const options *opt, const trace *tr)
 {
-    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-    const table *vocab = trace_find(tr, "input", NO_HEAD, "vocab");
+    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *vocab = trace_find_input(tr, TABLE_VOCAB);
     explain_context c = {
         .tokens = inputs ? inputs->values.rows : 0,
         .vocab = vocab ? vocab->values.rows : 0,
@@ -342,7 +342,7 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
     *position = 0;
     if (opt->focus == NULL)
         return 0;
-    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
+    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
     if (inputs == NULL)
         return err_input(err, _("--focus: the sequence has no tokens"));
     return find_token(position, opt->focus,
@@ -359,12 +359,12 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
         o->focus_begun = true;
         if (find_focus(&position, o->opt, o->tr, err) != 0 ||
             focus_stream_begin(
-                &o->focus, trace_find(o->tr, "input", NO_HEAD, "inputs")->rows,
+                &o->focus, trace_find_input(o->tr, TABLE_INPUTS)->rows,
                 position, o->opt->kv != NULL, &o->style, err) != 0)
             return -1;
     }
-    return focus_stream_put(&o->focus, t, options_wants_table(o->opt, t->name),
-                            err);
+    return focus_stream_put(&o->focus, t,
+                            options_wants_table(o->opt, table_name(t)), err);
 }
 
 /* A trace_sink_fn: table t of the run to every output that wants it. */
@@ -375,7 +375,7 @@ static int put_table(void *ctx, const table *t, mx_error *err)
         check_table(&o->report, o->tr, t);
     if (o->opt->focus != NULL && put_focus(o, t, err) != 0)
         return -1;
-    if (!options_wants_table(o->opt, t->name))
+    if (!options_wants_table(o->opt, table_name(t)))
         return 0;
     if (o->n++ == 0) /* the input tables are in the trace by now */
         o->notes = explain_for(o->opt, o->tr);

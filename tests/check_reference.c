@@ -83,8 +83,8 @@ static void compare_row(compare_state *st)
     char head[16] = "";
     if (t->head != NO_HEAD)
         snprintf(head, sizeof head, "%d", t->head);
-    if (strcmp(t->variant, f[0]) != 0 || strcmp(head, f[1]) != 0 ||
-        strcmp(t->name, f[2]) != 0) {
+    if (strcmp(variant_id_name(t->variant), f[0]) != 0 ||
+        strcmp(head, f[1]) != 0 || strcmp(table_name(t), f[2]) != 0) {
         problem(st, "expected table %s/%s here", f[0], f[2]);
         return;
     }

@@ -15,6 +15,21 @@
 #include "numerics/tensor.h"
 #include "numerics/vecmath.h"
 
+/* The table of this variant, head and name (a table's, or a parameter's
+ * state_dict() name) in tr, or NULL. */
+static table *find_table(const trace *tr, const char *variant, int head,
+                         const char *name)
+{
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (t->head == head &&
+            strcmp(variant_id_name(t->variant), variant) == 0 &&
+            strcmp(table_name(t), name) == 0)
+            return tr->tables[i];
+    }
+    return NULL;
+}
+
 static matrix make(size_t rows, size_t cols, const float *values)
 {
     matrix m;
@@ -206,7 +221,8 @@ static void wrapper_is_fused(bool bias)
     const attention_input in = {&x, &x};
     const model_dims dims = {
         .d_model = 3, .d_out = 6, .heads = 3, .qkv_bias = bias};
-    param_recorder wrec = {&tr, "wrapper", &err}, frec = {&tr, "fused", &err};
+    param_recorder wrec = {&tr, VARIANT_ID_WRAPPER, &err},
+                   frec = {&tr, VARIANT_ID_FUSED, &err};
     ok(model_params_each(VARIANT_WRAPPER, &dims,
                          &(module_storage){.wrapper = &wrapper}, record_param,
                          &wrec) == 0 &&
@@ -217,8 +233,8 @@ static void wrapper_is_fused(bool bias)
            fused_forward(&tr, &fused, &cfg, &in, &lab, &err) == 0,
        "wrapper and fused record their parameters and run%s",
        bias ? " (with biases)" : "");
-    const table *a = trace_find(&tr, "wrapper", NO_HEAD, "concat_context");
-    const table *b = trace_find(&tr, "fused", NO_HEAD, "concat_context");
+    const table *a = find_table(&tr, "wrapper", NO_HEAD, "concat_context");
+    const table *b = find_table(&tr, "fused", NO_HEAD, "concat_context");
     ok(a && b && same_bits(&a->values, &b->values),
        "tied: wrapper and fused concat_context agree bit for bit%s",
        bias ? " (with biases)" : "");
@@ -228,25 +244,25 @@ static void wrapper_is_fused(bool bias)
                                         "attn_weights", "head_context"};
     for (int h = 0; h < 3; h++)
         for (size_t k = 0; k < 6; k++) {
-            const table *p = trace_find(&tr, "wrapper", h, names[k]);
-            const table *q = trace_find(&tr, "fused", h, names[k]);
+            const table *p = find_table(&tr, "wrapper", h, names[k]);
+            const table *q = find_table(&tr, "fused", h, names[k]);
             heads_same &= p && q && same_bits(&p->values, &q->values);
         }
     ok(heads_same, "every head's six tables agree between wrapper and fused");
 
     /* shapes and the check module */
-    const table *w0 = trace_find(&tr, "fused", 0, "attn_weights");
-    const table *q0 = trace_find(&tr, "wrapper", 2, "queries");
+    const table *w0 = find_table(&tr, "fused", 0, "attn_weights");
+    const table *q0 = find_table(&tr, "wrapper", 2, "queries");
     const table *wk =
-        trace_find(&tr, "wrapper", NO_HEAD, "heads.1.W_key.weight");
-    const table *ob = trace_find(&tr, "fused", NO_HEAD, "out_proj.bias");
+        find_table(&tr, "wrapper", NO_HEAD, "heads.1.W_key.weight");
+    const table *ob = find_table(&tr, "fused", NO_HEAD, "out_proj.bias");
     ok(w0 && w0->values.rows == 5 && w0->values.cols == 5 && q0 &&
            q0->values.cols == 2 && wk && wk->values.rows == 2 &&
            wk->values.cols == 3 && ob && ob->values.rows == 1 &&
            ob->values.cols == 6,
        "tables have the shapes of the contract");
-    const table *ctx = trace_find(&tr, "fused", 1, "head_context");
-    const table *val = trace_find(&tr, "fused", 1, "values");
+    const table *ctx = find_table(&tr, "fused", 1, "head_context");
+    const table *val = find_table(&tr, "fused", 1, "values");
     ok(ctx && val &&
            memcmp(ctx->values.v, val->values.v, 2 * sizeof(float)) == 0,
        "the first token attends only to itself: its context is its value");
@@ -255,7 +271,7 @@ static void wrapper_is_fused(bool bias)
     ok(check_passed(&r) && r.compared && r.tie_dev == 0.0 && r.masked == 6 * 10,
        "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
     /* a doctored weight must make the check fail */
-    const table *w0f = trace_find(&tr, "fused", 0, "attn_weights");
+    const table *w0f = find_table(&tr, "fused", 0, "attn_weights");
     if (w0f == NULL)
         abort();
     w0f->values.v[1] = 0.25f; /* a masked cell */
@@ -264,8 +280,8 @@ static void wrapper_is_fused(bool bias)
        "--check catches a masked weight that is not 0");
     /* a NaN weight (an overflowed row) must fail the row-sum check, and
      * a NaN in concat_context the tie */
-    const table *w1 = trace_find(&tr, "wrapper", 1, "attn_weights");
-    const table *cc = trace_find(&tr, "fused", NO_HEAD, "concat_context");
+    const table *w1 = find_table(&tr, "wrapper", 1, "attn_weights");
+    const table *cc = find_table(&tr, "fused", NO_HEAD, "concat_context");
     if (w1 == NULL || cc == NULL)
         abort();
     w1->values.v[w1->values.cols * 3] = NAN; /* row 3, unmasked */

@@ -40,6 +40,13 @@ __attribute__((noreturn)) static void bail(const char *what)
  * too small for annotations, at 2 pixels per point in a PNG. */
 #define CELL_PX 50
 
+/* The tables of the fused module's head 0 the tests draw. */
+static const table_key head0[] = {
+    {VARIANT_ID_FUSED, 0, 0, TABLE_ATTN_SCORES, false},
+    {VARIANT_ID_FUSED, 0, 0, TABLE_ATTN_WEIGHTS, false},
+    {VARIANT_ID_FUSED, 0, 0, TABLE_VALUES, false},
+};
+
 /* Row r attends to keys 0..r with weights (c + 1) / (1 + ... + (r + 1)),
  * except one unmasked weight of exactly 0 (row 11, key 0), which must get
  * the map's darkest colour, not the masked grey. */
@@ -67,8 +74,8 @@ static void make_trace(trace *tr)
             *matrix_at(&weights, r, c) = weight(r, c);
             *matrix_at(&scores, r, c) = c > r ? -INFINITY : 0.5f;
         }
-    if (trace_add(tr, "fused", 0, "attn_scores", q, k, &scores, &err) != 0 ||
-        trace_add(tr, "fused", 0, "attn_weights", q, k, &weights, &err) != 0)
+    if (trace_add(tr, &head0[0], q, k, &scores, &err) != 0 ||
+        trace_add(tr, &head0[1], q, k, &weights, &err) != 0)
         bail(err.msg);
     matrix_free(&weights);
     matrix_free(&scores);
@@ -110,13 +117,13 @@ static void make_tables(trace *tr, const table **scores, const table **values)
         for (size_t c = 0; c < 3; c++)
             *matrix_at(&v, r, c) = value(r, c);
     }
-    if (trace_add(tr, "fused", 0, "attn_scores", q, k, &s, &err) != 0 ||
-        trace_add(tr, "fused", 0, "values", q, d, &v, &err) != 0)
+    if (trace_add(tr, &head0[0], q, k, &s, &err) != 0 ||
+        trace_add(tr, &head0[2], q, d, &v, &err) != 0)
         bail(err.msg);
     matrix_free(&s);
     matrix_free(&v);
-    *scores = trace_find(tr, "fused", 0, "attn_scores");
-    *values = trace_find(tr, "fused", 0, "values");
+    *scores = trace_find(tr, &head0[0]);
+    *values = trace_find(tr, &head0[2]);
 }
 
 /* Draws the tables (NULL: the default figure) of tr to path at
@@ -404,7 +411,7 @@ static void test_sizes(const char *dir)
     for (size_t r = 0; r < N; r++)
         for (size_t c = 0; c < N; c++)
             *matrix_at(&m, r, c) = c <= r ? 1.0f / (float)(r + 1) : 0.0f;
-    if (trace_add(&tr, "fused", 0, "attn_weights", q, k, &m, &err) != 0)
+    if (trace_add(&tr, &head0[1], q, k, &m, &err) != 0)
         bail(err.msg);
     matrix_free(&m);
     snprintf(path, sizeof path, "%s/large.png", dir);

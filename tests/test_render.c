@@ -41,9 +41,19 @@ static table *add_table(trace *tr, const char *variant, int head,
     mx_error err;
     if (rows == NULL || cols == NULL)
         bail("labels could not be made");
-    table *t = trace_new(tr, variant, head, name, rows, cols, &err);
+    // the variant and the table by name: a name that is no table's is a
+    // parameter's
+    variant_id v = VARIANT_INPUT;
+    while (strcmp(variant_id_name(v), variant) != 0)
+        v++;
+    const table_id id = table_by_name(name, strlen(name));
+    const table_key key = {v, 0, head, id == TABLE_COUNT ? TABLE_PARAM : id,
+                           false};
+    table *t = trace_new(tr, &key, rows, cols, &err);
     if (t == NULL)
         bail(err.msg);
+    if (id == TABLE_COUNT)
+        snprintf(t->param, sizeof t->param, "%s", name);
     for (size_t i = 0; i < rows->n * cols->n; i++)
         t->values.v[i] = values != NULL ? values[i] : (float)i;
     return t;
@@ -1080,7 +1090,7 @@ static void test_csv_dir(void)
     const float p3[] = {0.5f, 2.0f};
     table *c = add_table(&tr, "wrapper", NO_HEAD, "heads.0.W_query.weight",
                          words(&tr, "", odd, 2), literal(&tr, "dim0"), p3);
-    table *bad = add_table(&tr, "no/such", NO_HEAD, "inputs",
+    table *bad = add_table(&tr, "fused", NO_HEAD, "no/such",
                            words(&tr, "", q, 2), indices(&tr, "dim", 2), in);
     const table *ts[3] = {a, b, c};
 
@@ -1265,18 +1275,27 @@ static void test_layout(void)
 
 static void test_steps(void)
 {
-    table a = {.variant = "input", .head = NO_HEAD, .name = "vocab"};
-    table b = {.variant = "input", .head = NO_HEAD, .name = "tokens"};
-    table c = {.variant = "input", .head = NO_HEAD, .name = "inputs"};
-    table w = {.variant = "fused", .head = NO_HEAD, .name = "W_query.weight"};
-    table x = {.variant = "fused", .head = NO_HEAD, .name = "out_proj.bias"};
-    table q0 = {.variant = "fused", .head = 0, .name = "queries"};
-    table k0 = {.variant = "fused", .head = 0, .name = "keys"};
-    table q1 = {.variant = "fused", .head = 1, .name = "queries"};
-    table s0 = {.variant = "fused", .head = 0, .name = "attn_scores"};
-    table p0 = {.variant = "fused", .head = 0, .name = "attn_weights"};
-    table o = {.variant = "fused", .head = NO_HEAD, .name = "out"};
-    table q = {.variant = "wrapper", .head = 0, .name = "queries"};
+    table a = {.variant = VARIANT_INPUT, .head = NO_HEAD, .id = TABLE_VOCAB};
+    table b = {.variant = VARIANT_INPUT, .head = NO_HEAD, .id = TABLE_TOKENS};
+    table kt = {
+        .variant = VARIANT_INPUT, .head = NO_HEAD, .id = TABLE_KV_TOKENS};
+    table c = {.variant = VARIANT_INPUT, .head = NO_HEAD, .id = TABLE_INPUTS};
+    table w = {.variant = VARIANT_ID_FUSED, .head = NO_HEAD, .id = TABLE_PARAM};
+    table x = {.variant = VARIANT_ID_FUSED, .head = NO_HEAD, .id = TABLE_PARAM};
+    table q0 = {.variant = VARIANT_ID_FUSED, .head = 0, .id = TABLE_QUERIES};
+    table k0 = {.variant = VARIANT_ID_FUSED, .head = 0, .id = TABLE_KEYS};
+    table q1 = {.variant = VARIANT_ID_FUSED, .head = 1, .id = TABLE_QUERIES};
+    table s0 = {
+        .variant = VARIANT_ID_FUSED, .head = 0, .id = TABLE_ATTN_SCORES};
+    table p0 = {
+        .variant = VARIANT_ID_FUSED, .head = 0, .id = TABLE_ATTN_WEIGHTS};
+    table o = {.variant = VARIANT_ID_FUSED, .head = NO_HEAD, .id = TABLE_OUT};
+    table q = {.variant = VARIANT_ID_WRAPPER, .head = 0, .id = TABLE_QUERIES};
+    table h = {
+        .variant = VARIANT_ID_BLOCK, .head = NO_HEAD, .id = TABLE_FFN_HIDDEN};
+    table f = {
+        .variant = VARIANT_ID_BLOCK, .head = NO_HEAD, .id = TABLE_FFN_OUT};
+    table bo = {.variant = VARIANT_ID_BLOCK, .head = NO_HEAD, .id = TABLE_OUT};
     ok(step_starts(&a, NULL) && !step_starts(&b, &a) && step_starts(&c, &b),
        "steps: the tokens, then the embeddings");
     ok(step_starts(&w, &c) && !step_starts(&x, &w) && step_starts(&q0, &x),
@@ -1286,6 +1305,14 @@ static void test_steps(void)
            step_starts(&o, &p0) && step_starts(&q, &q0),
        "steps: a head's projections together; scores, weights, out, "
        "another head or variant each a new step");
+    ok(!step_starts(&kt, &b) && step_starts(&c, &kt),
+       "steps: the --kv sentence's tokens are in the tokens step");
+    ok(step_starts(&h, &o) && !step_starts(&f, &h) && step_starts(&bo, &f),
+       "steps: the block's feed-forward together, its out the last add "
+       "and norm");
+    ok(table_step(TABLE_OUT, VARIANT_ID_FUSED) == STEP_OUTPUT &&
+           table_step(TABLE_OUT, VARIANT_ID_BLOCK) == STEP_NORM2,
+       "steps: out is the fused module's output, the block's second norm");
 }
 
 int main(int argc, char **argv)

@@ -215,18 +215,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Table names a user can ask for besides the modules' parameters, which
- * model_params_each lists. */
-/* clang-format off */
-static const char *const known_tables[] = {
-    "vocab", "tokens", "embedding.weight", "inputs",
-    "queries", "keys", "values", "attn_scores", "attn_weights",
-    "head_context", "attn_weights_avg", "concat_context", "out",
-    "kv_tokens", "kv_inputs",
-    "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
-};
-/* clang-format on */
-
 /* ---- help for a mistyped option --------------------------------------- */
 
 /* Words the notebooks and PyTorch use for options named otherwise here. */
@@ -485,10 +473,11 @@ static int is_named(const param_info *p, void *ctx)
 
 static int known_table(const char *name, size_t heads)
 {
-    for (size_t i = 0; i < sizeof known_tables / sizeof known_tables[0]; i++)
-        if (strcmp(name, known_tables[i]) == 0)
-            return 1;
-    // a parameter of any variant, biases included
+    // a table of the catalogue, or a parameter of any variant, biases
+    // included
+    const table_id id = table_by_name(name, strlen(name));
+    if (id != TABLE_COUNT)
+        return 1;
     const model_dims names_only = {.heads = heads};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if (model_params_each(model_variants[i].bit, &names_only, NULL,

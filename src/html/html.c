@@ -61,7 +61,7 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
           "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
           "\">\n<title>mha-explain: ",
           out);
-    const labels *tokens = trace_find(tr, "input", NO_HEAD, "inputs")->rows;
+    const labels *tokens = trace_find_input(tr, TABLE_INPUTS)->rows;
     for (size_t i = 0; i < tokens->n; i++) {
         if (i > 0)
             fputc(' ', out);
@@ -208,7 +208,7 @@ int html_open(html_set **out, const char *path, size_t pages, mx_error *err)
 int html_add(html_set *set, const trace *tr, const html_page *page,
              mx_error *err)
 {
-    if (trace_find(tr, "input", NO_HEAD, "inputs") == NULL)
+    if (trace_find_input(tr, TABLE_INPUTS) == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
     assert(set->made < set->pages); /* one call per page */
     const char *path = set->finals[set->made];

@@ -149,12 +149,14 @@ done:
     return rc;
 }
 
-static int json_variant(FILE *out, const trace *tr, const char *variant,
+/* The variant of w, a head-0 attn_weights table: its heads. */
+static int json_variant(FILE *out, const trace *tr, const table *w0,
                         const html_page *page, mx_error *err)
 {
+    const variant_id variant = w0->variant;
     fputs("{\"name\":", out);
-    json_string(out, variant);
-    const table *q0 = trace_find(tr, variant, 0, "queries");
+    json_string(out, variant_id_name(variant));
+    const table *q0 = trace_find_beside(tr, w0, 0, TABLE_QUERIES);
     const float divisor =
         score_divisor(q0 != NULL ? q0->values.cols : 1, page->scaled);
     fputs(",\"divisor\":", out);
@@ -164,8 +166,8 @@ static int json_variant(FILE *out, const trace *tr, const char *variant,
         return -1;
     fputs(",\n\"heads\":[", out);
     for (int h = 0;; h++) {
-        const table *w = trace_find(tr, variant, h, "attn_weights");
-        const table *s = trace_find(tr, variant, h, "attn_scores");
+        const table *w = trace_find_beside(tr, w0, h, TABLE_ATTN_WEIGHTS);
+        const table *s = trace_find_beside(tr, w0, h, TABLE_ATTN_SCORES);
         if (w == NULL || s == NULL)
             break;
         fprintf(out, "%s{\"head\":%d,\n\"scores\":", h > 0 ? ",\n" : "\n", h);
@@ -173,9 +175,9 @@ static int json_variant(FILE *out, const trace *tr, const char *variant,
         if (json_softmax(out, &s->values, &w->values, divisor, err) != 0)
             return -1;
         fputs(",\n\"queries\":", out);
-        json_matrix(out, trace_find(tr, variant, h, "queries"));
+        json_matrix(out, trace_find_beside(tr, w0, h, TABLE_QUERIES));
         fputs(",\n\"keys\":", out);
-        json_matrix(out, trace_find(tr, variant, h, "keys"));
+        json_matrix(out, trace_find_beside(tr, w0, h, TABLE_KEYS));
         fputc('}', out);
     }
     fputs("]}", out);
@@ -318,12 +320,12 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
-    const table *inputs = trace_find(tr, "input", NO_HEAD, "inputs");
-    const table *kv = trace_find(tr, "input", NO_HEAD, "kv_inputs");
+    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *kv = trace_find_input(tr, TABLE_KV_INPUTS);
     size_t heads = 0; /* the most heads of a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (strcmp(t->name, "attn_weights") == 0 && t->head != NO_HEAD &&
+        if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD &&
             (size_t)t->head + 1 > heads)
             heads = (size_t)t->head + 1;
     }
@@ -336,7 +338,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     fputs(",\n\"keys\":", out);
     json_labels(out, kv != NULL ? kv->rows : inputs->rows);
     fputs(",\n\"steps\":", out);
-    if (html_write_steps(out, tr, "input", page, err) != 0)
+    if (html_write_steps(out, tr, VARIANT_INPUT, page, err) != 0)
         return -1;
     fputs(",\n\"variants\":[", out);
 
@@ -344,11 +346,11 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (strcmp(t->name, "attn_weights") != 0 || t->head != 0)
+        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0)
             continue;
         if (n++ > 0)
             fputs(",\n", out);
-        if (json_variant(out, tr, t->variant, page, err) != 0)
+        if (json_variant(out, tr, t, page, err) != 0)
             return -1;
     }
     fputs("]}", out);

@@ -24,7 +24,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
 
 /* The steps of the run's input (variant "input"), or of one variant, as a
  * JSON list [{"step": id, "note": [sentences], "text": tables}, ...]. */
-int html_write_steps(FILE *out, const trace *tr, const char *variant,
+int html_write_steps(FILE *out, const trace *tr, variant_id variant,
                      const html_page *page, mx_error *err);
 
 #endif

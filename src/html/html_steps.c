@@ -19,28 +19,10 @@
 /* Lines of the step-through's tables: blocks of columns within this. */
 #define STEP_TEXT_WIDTH 120
 
-/* The step a table belongs to; the names are the page's step ids. */
-static const char *step_of(const table *t)
+/* The step a table belongs to (catalogue.h). */
+static step_id step_of(const table *t)
 {
-    static const struct {
-        const char *table, *step;
-    } steps[] = {
-        {"vocab", "tokens"},         {"tokens", "tokens"},
-        {"kv_tokens", "tokens"},     {"embedding.weight", "embeddings"},
-        {"inputs", "embeddings"},    {"kv_inputs", "embeddings"},
-        {"queries", "qkv"},          {"keys", "qkv"},
-        {"values", "qkv"},           {"attn_scores", "scores"},
-        {"attn_weights", "weights"}, {"attn_weights_avg", "weights"},
-        {"head_context", "context"}, {"concat_context", "concat"},
-        {"attn_out", "output"},      {"add_norm1", "norm1"},
-        {"ffn_hidden", "ffn"},       {"ffn_out", "ffn"},
-    };
-    if (strcmp(t->name, "out") == 0)
-        return strcmp(t->variant, "block") == 0 ? "norm2" : "output";
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (strcmp(t->name, steps[i].table) == 0)
-            return steps[i].step;
-    return "parameters"; /* the module's weights and biases */
+    return table_step(t->id, t->variant);
 }
 
 /* The text f wrote into a memory stream, closed; NULL when it failed. */
@@ -86,7 +68,7 @@ static void json_notes(FILE *out, char *notes)
 /* {"step":...,"note":[...],"text":...} for the n tables of one step;
  * prev is the table before the step's first (NULL: the first of its
  * variant, which gets the module's note). */
-static int json_step(FILE *out, const char *step, const table *const *tables,
+static int json_step(FILE *out, step_id step, const table *const *tables,
                      size_t n, const table *prev, const html_page *page,
                      mx_error *err)
 {
@@ -115,7 +97,7 @@ static int json_step(FILE *out, const char *step, const table *const *tables,
         rc = err_nomem(err, _("the --html page's data"));
     if (rc == 0) {
         fputs("{\"step\":", out);
-        json_string(out, step);
+        json_string(out, step_id_name(step));
         fputs(",\"note\":", out);
         json_notes(out, notes);
         fputs(",\n\"text\":", out);
@@ -127,7 +109,7 @@ static int json_step(FILE *out, const char *step, const table *const *tables,
     return rc;
 }
 
-int html_write_steps(FILE *out, const trace *tr, const char *variant,
+int html_write_steps(FILE *out, const trace *tr, variant_id variant,
                      const html_page *page, mx_error *err)
 {
     // mine (n): the variant's tables in trace order; group: one step's
@@ -141,7 +123,7 @@ int html_write_steps(FILE *out, const trace *tr, const char *variant,
     }
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++)
-        if (strcmp(trace_at(tr, i)->variant, variant) == 0)
+        if (trace_at(tr, i)->variant == variant)
             mine[n++] = trace_at(tr, i);
     fputc('[', out);
     const table *prev = NULL;
@@ -149,10 +131,10 @@ int html_write_steps(FILE *out, const trace *tr, const char *variant,
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (done[i])
             continue;
-        const char *step = step_of(mine[i]);
+        const step_id step = step_of(mine[i]);
         size_t g = 0;
         for (size_t j = i; j < n; j++)
-            if (!done[j] && strcmp(step_of(mine[j]), step) == 0) {
+            if (!done[j] && step_of(mine[j]) == step) {
                 group[g++] = mine[j];
                 done[j] = true;
             }

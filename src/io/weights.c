@@ -51,7 +51,8 @@ int weights_load(unsigned variant, const model_dims *dims,
                  const module_storage *m, const char *dir,
                  const csv_style *style, mx_error *err)
 {
-    weights_source src = {dir, variant_name(variant), style, err};
+    weights_source src = {dir, variant_id_name(variant_of_bit(variant)), style,
+                          err};
     return model_params_each(variant, dims, m, load_param, &src);
 }
 

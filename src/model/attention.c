@@ -105,16 +105,8 @@ typedef struct {
     matrix *q, *k, *v;
 } head_qkv;
 
-/* The tables a head makes, in trace order. */
-enum {
-    HEAD_QUERIES,
-    HEAD_KEYS,
-    HEAD_VALUES,
-    HEAD_SCORES,
-    HEAD_WEIGHTS,
-    HEAD_CONTEXT,
-    HEAD_TABLES
-};
+/* The tables a head makes, in trace order (catalogue.h). */
+#define HEAD(id) head_table(TABLE_##id)
 
 /* One head's work: its queries, keys and values, and the tables made for
  * what attention computes from them. With project set, the head first
@@ -126,61 +118,63 @@ typedef struct {
     matrix *weights; /* attn_weights (T, S) */
     matrix *context; /* head_context (T, hd) */
     const qkv *project;
-    table *made[HEAD_TABLES]; /* the tables above, in the trace */
+    table
+        *made[HEAD_TABLE_COUNT]; /* the tables above, in the trace, HEAD(id) */
 } head_work;
 
 /* Makes the head's queries (T, width), keys and values (S, width) under
  * (variant, h) in work->in. */
-static int new_head_qkv(head_work *work, trace *tr, const char *variant, int h,
+static int new_head_qkv(head_work *work, trace *tr, variant_id variant, int h,
                         size_t width, const sequence_labels *lab, mx_error *err)
 {
+    const table_key q = {variant, 0, h, TABLE_QUERIES, false},
+                    k = {variant, 0, h, TABLE_KEYS, false},
+                    v = {variant, 0, h, TABLE_VALUES, false};
     const labels *dims = trace_index_labels(tr, "dim", width, err);
     if (dims == NULL)
         return -1;
     table **made = work->made;
-    made[HEAD_QUERIES] =
-        trace_new(tr, variant, h, "queries", lab->queries, dims, err);
-    made[HEAD_KEYS] =
-        made[HEAD_QUERIES] == NULL
-            ? NULL
-            : trace_new(tr, variant, h, "keys", lab->keys, dims, err);
-    made[HEAD_VALUES] =
-        made[HEAD_KEYS] == NULL
-            ? NULL
-            : trace_new(tr, variant, h, "values", lab->values, dims, err);
-    if (made[HEAD_VALUES] == NULL)
+    made[HEAD(QUERIES)] = trace_new(tr, &q, lab->queries, dims, err);
+    made[HEAD(KEYS)] = made[HEAD(QUERIES)] == NULL
+                           ? NULL
+                           : trace_new(tr, &k, lab->keys, dims, err);
+    made[HEAD(VALUES)] = made[HEAD(KEYS)] == NULL
+                             ? NULL
+                             : trace_new(tr, &v, lab->values, dims, err);
+    if (made[HEAD(VALUES)] == NULL)
         return -1;
-    work->in.q = &made[HEAD_QUERIES]->values;
-    work->in.k = &made[HEAD_KEYS]->values;
-    work->in.v = &made[HEAD_VALUES]->values;
+    work->in.q = &made[HEAD(QUERIES)]->values;
+    work->in.k = &made[HEAD(KEYS)]->values;
+    work->in.v = &made[HEAD(VALUES)]->values;
     return 0;
 }
 
 /* Makes attn_scores (T, S), attn_weights (T, S) and head_context (T, hd)
  * under (variant, h) for a head whose q, k, v are in work->in. */
-static int new_head_outputs(head_work *work, trace *tr, const char *variant,
+static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
                             int h, const sequence_labels *lab, mx_error *err)
 {
+    const table_key s = {variant, 0, h, TABLE_ATTN_SCORES, false},
+                    w = {variant, 0, h, TABLE_ATTN_WEIGHTS, false},
+                    c = {variant, 0, h, TABLE_HEAD_CONTEXT, false};
     const size_t hd = work->in.q->cols;
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
         return -1;
     table **made = work->made;
-    made[HEAD_SCORES] =
-        trace_new(tr, variant, h, "attn_scores", lab->queries, lab->keys, err);
-    made[HEAD_WEIGHTS] = made[HEAD_SCORES] == NULL
-                             ? NULL
-                             : trace_new(tr, variant, h, "attn_weights",
-                                         lab->queries, lab->keys, err);
-    made[HEAD_CONTEXT] =
-        made[HEAD_WEIGHTS] == NULL
+    made[HEAD(ATTN_SCORES)] = trace_new(tr, &s, lab->queries, lab->keys, err);
+    made[HEAD(ATTN_WEIGHTS)] =
+        made[HEAD(ATTN_SCORES)] == NULL
             ? NULL
-            : trace_new(tr, variant, h, "head_context", lab->tokens, dims, err);
-    if (made[HEAD_CONTEXT] == NULL)
+            : trace_new(tr, &w, lab->queries, lab->keys, err);
+    made[HEAD(HEAD_CONTEXT)] = made[HEAD(ATTN_WEIGHTS)] == NULL
+                                   ? NULL
+                                   : trace_new(tr, &c, lab->tokens, dims, err);
+    if (made[HEAD(HEAD_CONTEXT)] == NULL)
         return -1;
-    work->scores = &made[HEAD_SCORES]->values;
-    work->weights = &made[HEAD_WEIGHTS]->values;
-    work->context = &made[HEAD_CONTEXT]->values;
+    work->scores = &made[HEAD(ATTN_SCORES)]->values;
+    work->weights = &made[HEAD(ATTN_WEIGHTS)]->values;
+    work->context = &made[HEAD(HEAD_CONTEXT)]->values;
     return 0;
 }
 
@@ -257,9 +251,9 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
     for (size_t h = 0; h < n; h++) {
         if (cfg->average != NULL)
             mean_stream_add(cfg->average, work[h].weights->v);
-        for (size_t i = 0; i < HEAD_CONTEXT; i++)
+        for (size_t i = 0; i < HEAD(HEAD_CONTEXT); i++)
             // --color shades the average with head 0's mask (shading.c)
-            if (!(cfg->average != NULL && i == HEAD_SCORES &&
+            if (!(cfg->average != NULL && i == HEAD(ATTN_SCORES) &&
                   work[h].made[i]->head == 0))
                 trace_release(tr, work[h].made[i]);
     }
@@ -275,15 +269,16 @@ static void project_qkv(const head_qkv *out, const qkv *p,
     linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v, pool);
 }
 
-int record_average(trace *tr, const char *variant, const mean_stream *sum,
+int record_average(trace *tr, variant_id variant, const mean_stream *sum,
                    mx_error *err)
 {
     // the labels of the heads' weights, which stay when their values go
-    const table *first = trace_find(tr, variant, 0, "attn_weights");
+    const table_key head0 = {variant, 0, 0, TABLE_ATTN_WEIGHTS, false},
+                    key = {variant, 0, NO_HEAD, TABLE_ATTN_WEIGHTS_AVG, false};
+    const table *first = trace_find(tr, &head0);
     if (first == NULL)
         return 0;
-    table *avg = trace_new(tr, variant, NO_HEAD, "attn_weights_avg",
-                           first->rows, first->cols, err);
+    table *avg = trace_new(tr, &key, first->rows, first->cols, err);
     if (avg == NULL)
         return -1;
     // avg (T, S) = the (1, H, T, S) stack of the heads' weights, as
@@ -294,21 +289,20 @@ int record_average(trace *tr, const char *variant, const mean_stream *sum,
 /* concat_context (T, O) under variant: the heads' head_context tables
  * side by side (torch.cat(..., dim=-1), or transpose back and view); each
  * released once copied. */
-static table *concat_heads(trace *tr, const char *variant,
-                           const head_work *work, size_t heads, size_t width,
+static table *concat_heads(trace *tr, variant_id variant, const head_work *work,
+                           size_t heads, size_t width,
                            const sequence_labels *lab, mx_error *err)
 {
+    const table_key key = {variant, 0, NO_HEAD, TABLE_CONCAT_CONTEXT, false};
     const labels *dims = trace_index_labels(tr, "dim", width, err);
-    table *concat = dims == NULL
-                        ? NULL
-                        : trace_new(tr, variant, NO_HEAD, "concat_context",
-                                    lab->tokens, dims, err);
+    table *concat =
+        dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
     if (concat == NULL)
         return NULL;
     const size_t hd = width / heads;
     for (size_t h = 0; h < heads; h++) {
         put_columns(&concat->values, work[h].context, h * hd);
-        trace_release(tr, work[h].made[HEAD_CONTEXT]);
+        trace_release(tr, work[h].made[HEAD(HEAD_CONTEXT)]);
     }
     return concat;
 }
@@ -320,8 +314,9 @@ int single_forward(trace *tr, const single_params *p,
                    const sequence_labels *lab, mx_error *err)
 {
     head_work work = {.project = &p->attn};
-    if (new_head_qkv(&work, tr, "single", 0, cfg->d_out, lab, err) != 0 ||
-        new_head_outputs(&work, tr, "single", 0, lab, err) != 0 ||
+    if (new_head_qkv(&work, tr, VARIANT_ID_SINGLE, 0, cfg->d_out, lab, err) !=
+            0 ||
+        new_head_outputs(&work, tr, VARIANT_ID_SINGLE, 0, lab, err) != 0 ||
         attend_batch(tr, &work, 1, cfg, in, err) != 0)
         return -1;
     // one head of width O: its context is the module's output, kept
@@ -343,24 +338,25 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
         for (size_t h = first; rc == 0 && h < first + n; h++) {
             // each head projects x (T, D) to its own q, k, v (T, hd)
             work[h].project = &p->head[h];
-            rc = new_head_qkv(&work[h], tr, "wrapper", (int)h, hd, lab, err);
+            rc = new_head_qkv(&work[h], tr, VARIANT_ID_WRAPPER, (int)h, hd, lab,
+                              err);
             if (rc == 0)
-                rc =
-                    new_head_outputs(&work[h], tr, "wrapper", (int)h, lab, err);
+                rc = new_head_outputs(&work[h], tr, VARIANT_ID_WRAPPER, (int)h,
+                                      lab, err);
         }
         if (rc == 0)
             rc = attend_batch(tr, work + first, n, cfg, in, err);
     }
     // torch.cat([head(x) for head in heads], dim=-1)
-    if (rc == 0 && concat_heads(tr, "wrapper", work, p->heads, cfg->d_out, lab,
-                                err) == NULL)
+    if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, work, p->heads,
+                                cfg->d_out, lab, err) == NULL)
         rc = -1;
     free(work);
     return rc;
 }
 
-int fused_attend(const matrix **out, trace *tr, const char *variant,
-                 const char *out_name, const fused_params *p,
+int fused_attend(const matrix **out, trace *tr, variant_id variant,
+                 table_id out_id, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err)
 {
@@ -410,9 +406,9 @@ int fused_attend(const matrix **out, trace *tr, const char *variant,
     free(work);
     const labels *dims =
         concat == NULL ? NULL : trace_index_labels(tr, "dim", cfg->d_out, err);
-    table *o = dims == NULL ? NULL
-                            : trace_new(tr, variant, NO_HEAD, out_name,
-                                        lab->tokens, dims, err);
+    const table_key key = {variant, 0, NO_HEAD, out_id, false};
+    table *o =
+        dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
     if (o == NULL)
         return -1;
     // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
@@ -428,5 +424,6 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
                   mx_error *err)
 {
     const matrix *out;
-    return fused_attend(&out, tr, "fused", "out", p, cfg, in, lab, err);
+    return fused_attend(&out, tr, VARIANT_ID_FUSED, TABLE_OUT, p, cfg, in, lab,
+                        err);
 }

@@ -93,7 +93,7 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
  * average_attn_weights=True (summed over the heads in PyTorch's order,
  * divided by their number), from `sum`, the forward pass's cfg->average:
  * the heads' tables may be gone (trace.h). */
-int record_average(trace *tr, const char *variant, const mean_stream *sum,
+int record_average(trace *tr, variant_id variant, const mean_stream *sum,
                    mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
@@ -115,10 +115,10 @@ int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
 
 /* The fused module's attention: per head queries ... head_context under
  * `variant`, then concat_context and the output (T, O), made in the trace
- * as out_name and returned in *out. fused_forward calls it with
- * ("fused", "out"); the Transformer block with ("block", "attn_out"). */
-int fused_attend(const matrix **out, trace *tr, const char *variant,
-                 const char *out_name, const fused_params *p,
+ * as the table out_id and returned in *out. fused_forward calls it with
+ * (fused, out); the Transformer block with (block, attn_out). */
+int fused_attend(const matrix **out, trace *tr, variant_id variant,
+                 table_id out_id, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err);
 

@@ -50,27 +50,30 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
     const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
     const matrix *attn_out;
     // attn_out (T, D) = the fused module over x
-    if (fused_attend(&attn_out, tr, "block", "attn_out", &p->attention, cfg, in,
-                     lab, err) != 0)
+    if (fused_attend(&attn_out, tr, VARIANT_ID_BLOCK, TABLE_ATTN_OUT,
+                     &p->attention, cfg, in, lab, err) != 0)
         return -1;
 
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *wide = trace_index_labels(tr, "dim", F, err);
     if (dims == NULL || wide == NULL)
         return -1;
-    table *add_norm1 =
-        trace_new(tr, "block", NO_HEAD, "add_norm1", lab->tokens, dims, err);
+    const table_key k_norm1 = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_ADD_NORM1,
+                               false},
+                    k_hidden = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN,
+                                false},
+                    k_ffn = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_OUT,
+                             false},
+                    k_out = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_OUT, false};
+    table *add_norm1 = trace_new(tr, &k_norm1, lab->tokens, dims, err);
     table *ffn_hidden = add_norm1 == NULL
                             ? NULL
-                            : trace_new(tr, "block", NO_HEAD, "ffn_hidden",
-                                        lab->tokens, wide, err);
+                            : trace_new(tr, &k_hidden, lab->tokens, wide, err);
     table *ffn_out = ffn_hidden == NULL
                          ? NULL
-                         : trace_new(tr, "block", NO_HEAD, "ffn_out",
-                                     lab->tokens, dims, err);
-    table *out = ffn_out == NULL ? NULL
-                                 : trace_new(tr, "block", NO_HEAD, "out",
-                                             lab->tokens, dims, err);
+                         : trace_new(tr, &k_ffn, lab->tokens, dims, err);
+    table *out =
+        ffn_out == NULL ? NULL : trace_new(tr, &k_out, lab->tokens, dims, err);
     // sum (T, D): each residual connection, a working matrix the trace
     // does not keep
     matrix sum = {0};

@@ -10,15 +10,16 @@
 #include "model/block.h"
 
 const variant_info model_variants[MODEL_N_VARIANTS] = {
-    {"single", VARIANT_SINGLE},
-    {"wrapper", VARIANT_WRAPPER},
-    {"fused", VARIANT_FUSED},
-    {"block", VARIANT_BLOCK},
+#define VARIANT_ROW(id, name, out_step, tables) \
+    {name, VARIANT_##id, VARIANT_ID_##id, tables},
+    VARIANT_LIST(VARIANT_ROW)
+#undef VARIANT_ROW
 };
 
 static_assert(sizeof model_variants / sizeof model_variants[0] ==
                   MODEL_N_VARIANTS,
               "model_variants lists every variant once");
+static_assert(VARIANT_INPUT == 0, "model_variants[i] is variant i + 1");
 
 const variant_info *variant_by_name(const char *name, size_t n)
 {
@@ -29,12 +30,18 @@ const variant_info *variant_by_name(const char *name, size_t n)
     return NULL;
 }
 
-const char *variant_name(unsigned bit)
+const variant_info *variant_by_id(variant_id v)
+{
+    assert(v > VARIANT_INPUT && v < VARIANT_ID_COUNT);
+    return &model_variants[v - 1];
+}
+
+variant_id variant_of_bit(unsigned bit)
 {
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if (model_variants[i].bit == bit)
-            return model_variants[i].name;
-    return NULL;
+            return model_variants[i].id;
+    return VARIANT_INPUT;
 }
 
 /* ---- parameters ------------------------------------------------------ */
@@ -205,6 +212,6 @@ int record_param(const param_info *p, void *ctx)
     }
     if (rows == NULL || cols == NULL)
         return -1;
-    return trace_add(tr, r->variant, NO_HEAD, p->name, rows, cols, p->value,
-                     r->err);
+    const table_key key = {r->variant, 0, NO_HEAD, TABLE_PARAM, false};
+    return trace_add_param(tr, &key, p->name, rows, cols, p->value, r->err);
 }

@@ -30,11 +30,13 @@ enum variant_bits {
     VARIANT_BLOCK = 1u << 3,
 };
 
-#define MODEL_N_VARIANTS 4
+#define MODEL_N_VARIANTS (VARIANT_ID_COUNT - 1)
 
 typedef struct {
-    const char *name; /* as --variant, the tables and the files name it */
-    unsigned bit;     /* its bit in a set of variant_bits */
+    const char *name;     /* as --variant, the tables and the files name it */
+    unsigned bit;         /* its bit in a set of variant_bits */
+    variant_id id;        /* its row in the catalogue (catalogue.h) */
+    unsigned long tables; /* what it makes besides its heads (catalogue.h) */
 } variant_info;
 
 /* MODEL_N_VARIANTS entries, in the order the pipeline runs them. */
@@ -43,8 +45,11 @@ extern const variant_info model_variants[MODEL_N_VARIANTS];
 /* The variant whose name is the n bytes at name, or NULL. */
 const variant_info *variant_by_name(const char *name, size_t n);
 
-/* The name of the variant with this bit ("single", ...), or NULL. */
-const char *variant_name(unsigned bit);
+/* The row of a module's variant (not VARIANT_INPUT). */
+const variant_info *variant_by_id(variant_id v);
+
+/* The variant with this bit (one of variant_bits). */
+variant_id variant_of_bit(unsigned bit);
 
 /* ---- parameters ------------------------------------------------------ */
 
@@ -107,7 +112,7 @@ int model_params_each(unsigned variant, const model_dims *dims,
  * copy: the module owns it). ctx is a param_recorder. */
 typedef struct {
     trace *tr;
-    const char *variant;
+    variant_id variant;
     mx_error *err;
 } param_recorder;
 int record_param(const param_info *p, void *ctx);

@@ -114,13 +114,12 @@ static size_t heads_at_once(const stream_size *n, size_t threads)
 
 /* Adds a column of ids (the vocab or tokens table): ids[i], or i when ids
  * is NULL. */
-static int record_ids(trace *tr, const char *name, const labels *rows,
+static int record_ids(trace *tr, table_id name, const labels *rows,
                       const size_t *ids, mx_error *err)
 {
+    const table_key key = {VARIANT_INPUT, 0, NO_HEAD, name, false};
     const labels *id = trace_literal_label(tr, "id", err);
-    table *t = id == NULL
-                   ? NULL
-                   : trace_new(tr, "input", NO_HEAD, name, rows, id, err);
+    table *t = id == NULL ? NULL : trace_new(tr, &key, rows, id, err);
     if (t == NULL)
         return -1;
     t->integral = true;
@@ -146,7 +145,7 @@ static int load_weights(unsigned variant, const module_storage *m,
 static int record_params(trace *tr, unsigned variant, const module_storage *m,
                          const model_dims *dims, mx_error *err)
 {
-    param_recorder rec = {tr, variant_name(variant), err};
+    param_recorder rec = {tr, variant_of_bit(variant), err};
     return model_params_each(variant, dims, m, record_param, &rec);
 }
 
@@ -231,7 +230,7 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
         block_free(&p);
     }
     if (rc == 0 && cfg->average != NULL)
-        rc = record_average(tr, variant_name(variant), cfg->average, err);
+        rc = record_average(tr, variant_of_bit(variant), cfg->average, err);
     mean_stream_free(&sum);
     return rc == 0 ? trace_flush(tr, err) : rc;
 }
@@ -403,12 +402,13 @@ int pipeline_check(double *values, const options *opt, const model_input *in,
 
 /* Rows ids[0..n) of the embedding table, or of the given embeddings,
  * into a new input table (n, D). */
-static const matrix *record_inputs(trace *tr, const char *name,
-                                   const labels *rows, const labels *dims,
-                                   const matrix *embedding, const size_t *ids,
-                                   const matrix *given, mx_error *err)
+static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
+                                   const labels *dims, const matrix *embedding,
+                                   const size_t *ids, const matrix *given,
+                                   mx_error *err)
 {
-    table *t = trace_new(tr, "input", NO_HEAD, name, rows, dims, err);
+    const table_key key = {VARIANT_INPUT, 0, NO_HEAD, name, false};
+    table *t = trace_new(tr, &key, rows, dims, err);
     if (t == NULL)
         return NULL;
     const size_t D = t->values.cols;
@@ -471,10 +471,11 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     lab.values =
         trace_word_labels(tr, "V:", S ? kv_words : words, S ? S : T, err);
     if (!vocab || !dims || !kv_rows || !lab.tokens || !lab.queries ||
-        !lab.keys || !lab.values || record_ids(tr, "vocab", vocab, NULL, err) ||
-        record_ids(tr, "tokens", lab.tokens, tok.ids, err) ||
+        !lab.keys || !lab.values ||
+        record_ids(tr, TABLE_VOCAB, vocab, NULL, err) ||
+        record_ids(tr, TABLE_TOKENS, lab.tokens, tok.ids, err) ||
         (in->kv != NULL &&
-         record_ids(tr, "kv_tokens", kv_rows, tok.ids + T, err)))
+         record_ids(tr, TABLE_KV_TOKENS, kv_rows, tok.ids + T, err)))
         goto done;
 
     torch_rng g;
@@ -482,8 +483,9 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     const matrix *embedding = NULL;
     if (in->embeddings == NULL) {
         // torch.manual_seed(seed); emb = nn.Embedding(V, D)
-        table *e = trace_new(tr, "input", NO_HEAD, "embedding.weight", vocab,
-                             dims, err);
+        const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_EMBEDDING,
+                               false};
+        table *e = trace_new(tr, &key, vocab, dims, err);
         if (e == NULL)
             goto done;
         rng_normal_fill(e->values.v, V * D, 0.0, 1.0, &g);
@@ -491,12 +493,12 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     }
     // inputs (T, D), and with --kv kv_inputs (S, D)
     const matrix *inputs =
-        record_inputs(tr, "inputs", lab.tokens, dims, embedding, tok.ids,
+        record_inputs(tr, TABLE_INPUTS, lab.tokens, dims, embedding, tok.ids,
                       in->embeddings, err);
     const matrix *kv_inputs =
         inputs == NULL || in->kv == NULL
             ? inputs
-            : record_inputs(tr, "kv_inputs", kv_rows, dims, embedding,
+            : record_inputs(tr, TABLE_KV_INPUTS, kv_rows, dims, embedding,
                             tok.ids + T, NULL, err);
     if (kv_inputs == NULL)
         goto done;
@@ -523,52 +525,41 @@ static int is_present_named(const param_info *p, void *ctx)
     return p->present && strcmp(p->name, *name) == 0;
 }
 
+/* Whether the run makes the input table id (pipeline_run). */
+static bool makes_input(table_id id, const model_input *in)
+{
+    switch (id) {
+    case TABLE_KV_TOKENS:
+    case TABLE_KV_INPUTS:
+        return in->kv != NULL;
+    case TABLE_EMBEDDING:
+        return in->embeddings == NULL;
+    default:
+        return true;
+    }
+}
+
 bool pipeline_makes_table(const options *opt, const model_input *in,
                           const char *name)
 {
-    // the input tables (pipeline_run)
-    const bool kv = in->kv != NULL;
-    const struct {
-        const char *name;
-        bool made;
-    } input[] = {
-        {"vocab", true},   {"tokens", true},
-        {"kv_tokens", kv}, {"embedding.weight", in->embeddings == NULL},
-        {"inputs", true},  {"kv_inputs", kv},
-    };
-    for (size_t i = 0; i < sizeof input / sizeof input[0]; i++)
-        if (strcmp(name, input[i].name) == 0)
-            return input[i].made;
-    // each variant's forward pass (attention.h, block.h), then --average
-    static const char *const per_head[] = {"queries",      "keys",
-                                           "values",       "attn_scores",
-                                           "attn_weights", "head_context"};
-    static const struct {
-        unsigned variant;
-        const char *names[7]; /* NULL-terminated */
-    } after_heads[] = {
-        {VARIANT_SINGLE, {NULL}},
-        {VARIANT_WRAPPER, {"concat_context", NULL}},
-        {VARIANT_FUSED, {"concat_context", "out", NULL}},
-        {VARIANT_BLOCK,
-         {"concat_context", "attn_out", "add_norm1", "ffn_hidden", "ffn_out",
-          "out", NULL}},
-    };
+    const table_id id = table_by_name(name, strlen(name));
+    if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
+        return makes_input(id, in);
     const model_dims dims = {.heads = opt->heads, .qkv_bias = opt->qkv_bias};
-    for (size_t i = 0; i < sizeof after_heads / sizeof after_heads[0]; i++) {
-        const unsigned v = after_heads[i].variant;
-        if (!(opt->variants & v))
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *v = &model_variants[i];
+        if (!(opt->variants & v->bit))
             continue;
-        for (size_t k = 0; k < sizeof per_head / sizeof per_head[0]; k++)
-            if (strcmp(name, per_head[k]) == 0)
+        if (id == TABLE_COUNT) { /* a parameter's name, or no table's */
+            if (model_params_each(v->bit, &dims, NULL, is_present_named,
+                                  &name) != 0)
                 return true;
-        for (const char *const *n = after_heads[i].names; *n != NULL; n++)
-            if (strcmp(name, *n) == 0)
-                return true;
-        if (opt->average && v != VARIANT_SINGLE &&
-            strcmp(name, "attn_weights_avg") == 0)
-            return true;
-        if (model_params_each(v, &dims, NULL, is_present_named, &name) != 0)
+            continue;
+        }
+        // every head's tables, and what the module makes once
+        if (table_info_of(id)->kind == KIND_PER_HEAD ||
+            ((v->tables & (1ul << id)) &&
+             (id != TABLE_ATTN_WEIGHTS_AVG || opt->average)))
             return true;
     }
     return false;

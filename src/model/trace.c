@@ -192,8 +192,13 @@ const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
     return l;
 }
 
-table *trace_new(trace *tr, const char *variant, int head, const char *name,
-                 const labels *rows, const labels *cols, mx_error *err)
+const char *table_name(const table *t)
+{
+    return t->id == TABLE_PARAM ? t->param : table_info_of(t->id)->name;
+}
+
+table *trace_new(trace *tr, const table_key *key, const labels *rows,
+                 const labels *cols, mx_error *err)
 {
     if (grow(&tr->tables, &tr->cap_tables, tr->n_tables, sizeof *tr->tables,
              err) != 0)
@@ -203,12 +208,14 @@ table *trace_new(trace *tr, const char *variant, int head, const char *name,
         err_nomem(err, _("the trace"));
         return NULL;
     }
-    snprintf(t->variant, sizeof t->variant, "%s", variant);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    t->head = head;
+    t->variant = key->variant;
+    t->layer = key->layer;
+    t->head = key->head;
+    t->id = key->id;
+    t->grad = key->grad;
     t->rows = rows;
     t->cols = cols;
-    if (matrix_alloc(&t->values, rows->n, cols->n, name, err) != 0) {
+    if (matrix_alloc(&t->values, rows->n, cols->n, table_name(t), err) != 0) {
         free(t);
         return NULL;
     }
@@ -216,25 +223,75 @@ table *trace_new(trace *tr, const char *variant, int head, const char *name,
     return t;
 }
 
-int trace_add(trace *tr, const char *variant, int head, const char *name,
-              const labels *rows, const labels *cols, const matrix *m,
-              mx_error *err)
+static table *add_copy(trace *tr, const table_key *key, const labels *rows,
+                       const labels *cols, const matrix *m, mx_error *err)
 {
-    table *t = trace_new(tr, variant, head, name, rows, cols, err);
+    table *t = trace_new(tr, key, rows, cols, err);
+    if (t != NULL)
+        memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    return t;
+}
+
+int trace_add(trace *tr, const table_key *key, const labels *rows,
+              const labels *cols, const matrix *m, mx_error *err)
+{
+    return add_copy(tr, key, rows, cols, m, err) != NULL ? 0 : -1;
+}
+
+int trace_add_param(trace *tr, const table_key *key, const char *name,
+                    const labels *rows, const labels *cols, const matrix *m,
+                    mx_error *err)
+{
+    table *t = add_copy(tr, key, rows, cols, m, err);
     if (t == NULL)
         return -1;
-    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    snprintf(t->param, sizeof t->param, "%s", name);
     return 0;
 }
 
-const table *trace_find(const trace *tr, const char *variant, int head,
-                        const char *name)
+const table *trace_find(const trace *tr, const table_key *key)
 {
     for (size_t i = 0; i < tr->n_tables; i++) {
         const table *t = tr->tables[i];
-        if (t->head == head && strcmp(t->variant, variant) == 0 &&
-            strcmp(t->name, name) == 0)
+        if (t->id == key->id && t->head == key->head &&
+            t->variant == key->variant && t->layer == key->layer &&
+            t->grad == key->grad)
             return t;
     }
     return NULL;
+}
+
+const table *trace_find_input(const trace *tr, table_id id)
+{
+    const table_key key = {VARIANT_INPUT, 0, NO_HEAD, id, false};
+    return trace_find(tr, &key);
+}
+
+const table *trace_find_beside(const trace *tr, const table *t, int head,
+                               table_id id)
+{
+    const table_key key = {t->variant, t->layer, head, id, false};
+    return trace_find(tr, &key);
+}
+
+const table *trace_mask_of(const trace *tr, const table *t)
+{
+    const table *m = NULL;
+    switch (table_info_for(t)->mask) {
+    case MASK_NONE:
+        return NULL;
+    case MASK_OWN:
+        return t;
+    case MASK_HEAD:
+        m = tr == NULL ? NULL
+                       : trace_find_beside(tr, t, t->head, TABLE_ATTN_SCORES);
+        break;
+    case MASK_FIRST_HEAD:
+        m = tr == NULL ? NULL : trace_find_beside(tr, t, 0, TABLE_ATTN_SCORES);
+        break;
+    }
+    if (m == NULL || m->values.rows != t->values.rows ||
+        m->values.cols != t->values.cols)
+        return NULL;
+    return m;
 }

@@ -1,9 +1,9 @@
 /* trace.h: the unit every renderer understands, and the trace that a
  * forward pass fills with them.
  *
- * A table is a named matrix with labelled rows and columns, belonging to a
- * variant ("input", "single", "wrapper", "fused", "block") and maybe to a
- * head. The trace owns every table and every label set; tables only point
+ * A table is a matrix with labelled rows and columns, known by its key:
+ * its row of the catalogue (catalogue.h), its variant ("input", "single",
+ * "wrapper", "fused", "block"), its layer and maybe its head. The trace owns every table and every label set; tables only point
  * at label sets, which many tables share (all "Q:<token>" rows, say).
  *
  * Ownership: an operation asks the trace for a new table (trace_new) and
@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "cli/error.h"
+#include "model/catalogue.h"
 #include "numerics/tensor.h"
 
 #define NO_HEAD (-1)
@@ -42,10 +43,24 @@ typedef struct {
     char *key; /* what the set was made from, for sharing; owned */
 } labels;
 
+/* Which table: its row of the catalogue, and where in the model it was
+ * made. A gradient is a table too: the same key with grad set, d loss / d
+ * that table, of the same shape. */
 typedef struct {
-    char variant[16];
-    int head;           /* NO_HEAD or 0..heads-1 */
-    char name[64];      /* state_dict name or intermediate's name */
+    variant_id variant;
+    int layer; /* 0 in a one-layer model; a stack of blocks counts on */
+    int head;  /* NO_HEAD or 0..heads-1 */
+    table_id id;
+    bool grad;
+} table_key;
+
+typedef struct {
+    variant_id variant;
+    int layer;
+    int head;
+    table_id id;
+    bool grad;
+    char param[64];     /* TABLE_PARAM: its state_dict() name */
     bool integral;      /* values are ids: print without decimals */
     const labels *rows; /* owned by the trace */
     const labels *cols; /* owned by the trace */
@@ -54,6 +69,22 @@ typedef struct {
     bool emitted;       /* handed to the trace's sink */
     bool released;      /* the forward pass will not read it again */
 } table;
+
+/* A table's name, as --tables, the headings and the CSV spell it: its
+ * catalogue row's, or a parameter's state_dict() name. */
+const char *table_name(const table *t);
+
+/* A table's row of the catalogue. */
+static inline const table_info *table_info_for(const table *t)
+{
+    return table_info_of(t->id);
+}
+
+/* t's key. */
+static inline table_key table_key_of(const table *t)
+{
+    return (table_key){t->variant, t->layer, t->head, t->id, t->grad};
+}
 
 /* Where a streamed trace hands each complete table (see above); returns 0,
  * or -1 with err set, which stops the run. */
@@ -106,18 +137,22 @@ const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
 /* Labels given literally (one label: "bias", "id"). */
 const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
 
-/* Appends a new table of rows->n x cols->n zeros, for the caller to fill
- * in, and returns it (NULL with err set on failure). head is NO_HEAD for
- * tables of no head. The trace owns it; the pointer stays valid until
- * trace_free. */
-table *trace_new(trace *tr, const char *variant, int head, const char *name,
-                 const labels *rows, const labels *cols, mx_error *err);
+/* Appends a new table of rows->n x cols->n zeros under key, for the
+ * caller to fill in, and returns it (NULL with err set on failure). The
+ * trace owns it; the pointer stays valid until trace_free. */
+table *trace_new(trace *tr, const table_key *key, const labels *rows,
+                 const labels *cols, mx_error *err);
 
-/* trace_new, then m's values copied in: for a parameter, whose module
- * owns it. rows->n and cols->n must equal m's shape. */
-int trace_add(trace *tr, const char *variant, int head, const char *name,
-              const labels *rows, const labels *cols, const matrix *m,
-              mx_error *err);
+/* trace_new, then m's values copied in: for a matrix the trace does not
+ * own. rows->n and cols->n must equal m's shape. */
+int trace_add(trace *tr, const table_key *key, const labels *rows,
+              const labels *cols, const matrix *m, mx_error *err);
+
+/* trace_add of a parameter, whose module owns it: the table TABLE_PARAM
+ * named `name` (its state_dict() name) under key. */
+int trace_add_param(trace *tr, const table_key *key, const char *name,
+                    const labels *rows, const labels *cols, const matrix *m,
+                    mx_error *err);
 
 /* How many tables the trace holds, and the i-th of them (i < count), in
  * the order they were made. */
@@ -131,8 +166,21 @@ static inline const table *trace_at(const trace *tr, size_t i)
     return tr->tables[i];
 }
 
-/* The table with this variant, head and name, or NULL. */
-const table *trace_find(const trace *tr, const char *variant, int head,
-                        const char *name);
+/* The table with this key (not a parameter: those are found by name), or
+ * NULL. */
+const table *trace_find(const trace *tr, const table_key *key);
+
+/* The run's input table id (variant "input"), or NULL. */
+const table *trace_find_input(const trace *tr, table_id id);
+
+/* The table `id` of t's variant and layer, of head `head`, or NULL. */
+const table *trace_find_beside(const trace *tr, const table *t, int head,
+                               table_id id);
+
+/* The table whose -inf cells are t's masked cells, as t's catalogue row
+ * says (t itself for scores, the same head's scores for weights, head 0's
+ * for their mean), if it is in tr (NULL: tr may be NULL) and has t's
+ * shape; NULL for a table without a mask. */
+const table *trace_mask_of(const trace *tr, const table *t);
 
 #endif

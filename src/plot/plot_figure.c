@@ -129,6 +129,7 @@ typedef struct {
  * bar. Panels of a section are next to each other in the page's list. */
 typedef struct {
     char name[64]; /* the table name; the wrapper's heads.N. as heads.*. */
+    enum table_shade shade; /* its tables' shading (catalogue.h) */
     enum map_kind kind;
     double lo, hi;       /* the bar's ends */
     bool masked;         /* some cell is masked (or not finite) */
@@ -164,38 +165,24 @@ struct figure {
     double width, height;   /* the page, in points */
 };
 
-static bool is_weights(const char *name)
+static bool is_weights(const table *t)
 {
-    return strcmp(name, "attn_weights") == 0 ||
-           strcmp(name, "attn_weights_avg") == 0;
+    return table_info_for(t)->shade == SHADE_WEIGHTS;
 }
 
 /* The scale a table is drawn on: its name, with the wrapper's heads'
- * parameters together and the heads' mean beside the heads. */
-static void scale_name(char *out, size_t size, const char *name)
+ * parameters together and every table of weights (the heads' and their
+ * mean) on the weights' scale. */
+static void scale_name(char *out, size_t size, const table *t)
 {
-    if (strcmp(name, "attn_weights_avg") == 0)
-        name = "attn_weights";
+    const char *name =
+        is_weights(t) ? table_info_of(TABLE_ATTN_WEIGHTS)->name : table_name(t);
     size_t digits =
         strncmp(name, "heads.", 6) == 0 ? strspn(name + 6, "0123456789") : 0;
     if (digits > 0 && name[6 + digits] == '.')
         snprintf(out, size, "heads.*%s", name + 6 + digits);
     else
         snprintf(out, size, "%s", name);
-}
-
-/* The table whose -inf cells mark t's masked cells: the scores of the
- * same head for weights (of head 0 for the heads' mean: every head has
- * the same mask), t itself for scores. */
-static const table *mask_of(const trace *tr, const table *t)
-{
-    if (strcmp(t->name, "attn_scores") == 0)
-        return t;
-    if (strcmp(t->name, "attn_weights") == 0)
-        return trace_find(tr, t->variant, t->head, "attn_scores");
-    if (strcmp(t->name, "attn_weights_avg") == 0)
-        return trace_find(tr, t->variant, 0, "attn_scores");
-    return NULL;
 }
 
 static bool cell_masked(const panel *p, size_t r, size_t c)
@@ -218,7 +205,7 @@ static int collect_panels(figure *pg, const trace *tr,
     size_t cap = tables != NULL ? n : trace_count(tr);
     panel *found = calloc(cap + 1, sizeof *found);
     char(*names)[64] = calloc(cap + 1, sizeof *names);
-    const char **variants = calloc(cap + 1, sizeof *variants);
+    variant_id *variants = calloc(cap + 1, sizeof *variants);
     pg->panels = calloc(cap + 1, sizeof *pg->panels);
     pg->sections = calloc(cap + 1, sizeof *pg->sections);
     if (found == NULL || names == NULL || variants == NULL ||
@@ -231,33 +218,31 @@ static int collect_panels(figure *pg, const trace *tr,
     size_t n_found = 0, n_names = 0, n_variants = 0;
     for (size_t i = 0; i < cap; i++) {
         const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        // without --tables: every head's weights and their mean
         if (tables == NULL
-                ? !(strcmp(t->name, "attn_weights_avg") == 0 ||
-                    (t->head != NO_HEAD &&
-                     strcmp(t->name, "attn_weights") == 0))
+                ? !is_weights(t)
                 : t->integral || t->values.rows == 0 || t->values.cols == 0)
             continue;
         char name[64];
-        scale_name(name, sizeof name, t->name);
+        scale_name(name, sizeof name, t);
         size_t s = 0;
         while (s < n_names && strcmp(names[s], name) != 0)
             s++;
         if (s == n_names)
             memcpy(names[n_names++], name, sizeof name);
         size_t v = 0;
-        while (v < n_variants && strcmp(variants[v], t->variant) != 0)
+        while (v < n_variants && variants[v] != t->variant)
             v++;
         if (v == n_variants)
             variants[n_variants++] = t->variant;
         found[n_found++] =
-            (panel){.t = t, .mask = mask_of(tr, t), .section = s};
+            (panel){.t = t, .mask = trace_mask_of(tr, t), .section = s};
     }
     /* by scale, then variant; at most MAX_PANELS */
     for (size_t s = 0; s < n_names; s++)
         for (size_t v = 0; v < n_variants; v++)
             for (size_t i = 0; i < n_found; i++) {
-                if (found[i].section != s ||
-                    strcmp(found[i].t->variant, variants[v]) != 0)
+                if (found[i].section != s || found[i].t->variant != variants[v])
                     continue;
                 if (pg->n_panels == MAX_PANELS) {
                     pg->dropped++;
@@ -267,6 +252,7 @@ static int collect_panels(figure *pg, const trace *tr,
                 if (S->count == 0) {
                     S->first = pg->n_panels;
                     memcpy(S->name, names[s], sizeof S->name);
+                    S->shade = table_info_for(found[i].t)->shade;
                     pg->n_sections = s + 1;
                 }
                 S->count++;
@@ -274,7 +260,7 @@ static int collect_panels(figure *pg, const trace *tr,
             }
     pg->show_names = false;
     for (size_t i = 0; i < pg->n_panels; i++)
-        pg->show_names |= !is_weights(pg->panels[i].t->name);
+        pg->show_names |= !is_weights(pg->panels[i].t);
     free(found);
     free(names);
     free(variants);
@@ -302,7 +288,7 @@ static void scale_section(section *S, const panel *p)
                 hi = v > hi ? v : hi;
             }
     }
-    if (is_weights(p[S->first].t->name)) {
+    if (S->shade == SHADE_WEIGHTS) {
         S->kind = MAP_WEIGHTS;
         S->lo = 0.0;
         S->hi = 1.0;
@@ -334,17 +320,20 @@ static void panel_title(char *out, size_t size, const panel *p, bool names)
     char who[96];
     if (t->head != NO_HEAD)
         /* TRANSLATORS: a picture's panel title: variant, head number */
-        snprintf(who, sizeof who, _("[%s] head %d"), t->variant, t->head);
-    else if (strcmp(t->name, "attn_weights_avg") == 0)
+        snprintf(who, sizeof who, _("[%s] head %d"),
+                 variant_id_name(t->variant), t->head);
+    else if (t->id == TABLE_ATTN_WEIGHTS_AVG)
         /* TRANSLATORS: a picture's panel title: the mean of a variant's
          * heads' attention weights */
-        snprintf(who, sizeof who, _("[%s] mean of the heads"), t->variant);
+        snprintf(who, sizeof who, _("[%s] mean of the heads"),
+                 variant_id_name(t->variant));
     else {
-        snprintf(out, size, "[%s] %s", t->variant, t->name);
+        snprintf(out, size, "[%s] %s", variant_id_name(t->variant),
+                 table_name(t));
         return;
     }
     if (names)
-        snprintf(out, size, "%s: %s", who, t->name);
+        snprintf(out, size, "%s: %s", who, table_name(t));
     else
         snprintf(out, size, "%s", who);
 }
@@ -438,8 +427,7 @@ static void place(figure *pg, cairo_t *cr)
         for (size_t i = S->first; i < S->first + S->count;) {
             size_t run = 1; /* the panels of this variant */
             while (i + run < S->first + S->count &&
-                   strcmp(pg->panels[i + run].t->variant,
-                          pg->panels[i].t->variant) == 0)
+                   pg->panels[i + run].t->variant == pg->panels[i].t->variant)
                 run++;
             size_t gr, gc;
             grid_shape(run, &gr, &gc);
@@ -788,7 +776,7 @@ static const char *bar_caption(const section *S)
 {
     if (S->kind == MAP_WEIGHTS)
         return _("attention weight");
-    if (strcmp(S->name, "attn_scores") == 0)
+    if (S->shade == SHADE_SCORES)
         return _("attention score");
     return S->name;
 }
@@ -798,7 +786,7 @@ static const char *masked_legend(const section *S)
     if (S->kind == MAP_WEIGHTS)
         /* TRANSLATORS: a picture's legend; keep the line break */
         return _("masked\n(weight 0)");
-    if (strcmp(S->name, "attn_scores") == 0)
+    if (S->shade == SHADE_SCORES)
         /* TRANSLATORS: a picture's legend; keep the line break */
         return _("masked\n(-inf)");
     /* TRANSLATORS: a picture's legend for infinite or NaN values */

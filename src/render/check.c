@@ -51,14 +51,14 @@ void check_begin(check_report *out, bool causal, bool tied)
 
 void check_table(check_report *r, const trace *tr, const table *t)
 {
-    if (strcmp(t->name, "attn_weights") == 0)
-        check_head(r, t, trace_find(tr, t->variant, t->head, "attn_scores"),
-                   r->causal);
-    if (strcmp(t->name, "concat_context") != 0 ||
-        strcmp(t->variant, "fused") != 0)
+    if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
+        check_head(r, t, trace_mask_of(tr, t), r->causal);
+    if (t->id != TABLE_CONCAT_CONTEXT || t->variant != VARIANT_ID_FUSED)
         return;
     // the wrapper runs before the fused module
-    const table *a = trace_find(tr, "wrapper", NO_HEAD, "concat_context");
+    const table_key wrapper = {VARIANT_ID_WRAPPER, t->layer, NO_HEAD,
+                               TABLE_CONCAT_CONTEXT, false};
+    const table *a = trace_find(tr, &wrapper);
     if (a != NULL && a->values.rows == t->values.rows &&
         a->values.cols == t->values.cols) {
         r->compared = true;

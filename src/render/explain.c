@@ -22,12 +22,12 @@ static int count_param(const param_info *p, void *ctx)
 
 /* The attention width of a variant: --d-out, but d_model for the block,
  * whose residual adds the attention's output to its input. */
-static size_t attention_width(const char *variant, const explain_context *c)
+static size_t attention_width(variant_id variant, const explain_context *c)
 {
-    return strcmp(variant, "block") == 0 ? c->d_model : c->d_out;
+    return variant == VARIANT_ID_BLOCK ? c->d_model : c->d_out;
 }
 
-void count_parameters(const char *variant, const explain_context *c,
+void count_parameters(variant_id variant, const explain_context *c,
                       size_t *weights, size_t *biases)
 {
     const model_dims dims = {
@@ -37,7 +37,7 @@ void count_parameters(const char *variant, const explain_context *c,
         .ff = c->ff,
         .qkv_bias = c->qkv_bias,
     };
-    const variant_info *v = variant_by_name(variant, strlen(variant));
+    const variant_info *v = variant_by_id(variant);
     size_t counts[2] = {0, 0};
     if (v != NULL)
         model_params_each(v->bit, &dims, NULL, count_param, counts);
@@ -191,17 +191,17 @@ static void say(FILE *out, size_t screen, const char *fmt, ...)
     }
 }
 
-static void explain_module(FILE *out, const char *variant,
+static void explain_module(FILE *out, variant_id variant,
                            const explain_context *c)
 {
     const size_t hd = c->d_out / c->heads;
-    if (strcmp(variant, "single") == 0)
+    if (variant == VARIANT_ID_SINGLE)
         say(out, c->width,
             _("The single head: one self-attention head of width "
               "d_out = %zu, with its own W_query, W_key and W_value "
               "(each d_out x d_in = %zu x %zu)."),
             c->d_out, c->d_out, c->d_model);
-    else if (strcmp(variant, "wrapper") == 0)
+    else if (variant == VARIANT_ID_WRAPPER)
         say(out, c->width,
             ngettext(
                 "The wrapper: %zu independent head, each a small "
@@ -223,7 +223,7 @@ static void explain_module(FILE *out, const char *variant,
                 c->heads),
             c->heads, hd, hd, c->d_model, c->d_out, c->heads, hd, c->d_model,
             hd, c->heads);
-    else if (strcmp(variant, "block") == 0)
+    else if (variant == VARIANT_ID_BLOCK)
         say(out, c->width,
             ngettext("The Transformer block: the fused attention (%zu "
                      "head), then a residual connection and LayerNorm, then "
@@ -265,7 +265,7 @@ static void explain_module(FILE *out, const char *variant,
 
 static bool starts_variant(const table *t, const table *prev)
 {
-    return prev == NULL || strcmp(prev->variant, t->variant) != 0;
+    return prev == NULL || prev->variant != t->variant;
 }
 
 void explain_before(FILE *out, const table *t, const table *prev,
@@ -276,19 +276,19 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;
     const bool fused =
-        strcmp(t->variant, "fused") == 0 || strcmp(t->variant, "block") == 0;
-    const bool block = strcmp(t->variant, "block") == 0;
-    const bool single = strcmp(t->variant, "single") == 0;
+        t->variant == VARIANT_ID_FUSED || t->variant == VARIANT_ID_BLOCK;
+    const bool block = t->variant == VARIANT_ID_BLOCK;
+    const bool single = t->variant == VARIANT_ID_SINGLE;
     const size_t width = single ? O : hd;
     const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
 
-    if (strcmp(t->variant, "input") != 0 && starts_variant(t, prev))
+    if (t->variant != VARIANT_INPUT && starts_variant(t, prev))
         explain_module(out, t->variant, c);
     if (t->head > 0)
         return; /* the same step again for another head */
 
-    const char *name = t->name;
-    if (strcmp(name, "vocab") == 0) {
+    const table_id id = t->id;
+    if (id == TABLE_VOCAB) {
         char tokens[512], vocab[512];
         if (c->chars) {
             snprintf(tokens, sizeof tokens,
@@ -327,18 +327,18 @@ void explain_before(FILE *out, const table *t, const table *prev,
         }
         /* TRANSLATORS: two sentences of --explain, one after the other */
         say(out, c->width, _("%s %s"), tokens, vocab);
-    } else if (strcmp(name, "tokens") == 0) {
+    } else if (id == TABLE_TOKENS) {
         say(out, c->width,
             _("Token ids: each position of the sentence gets the id of "
               "its word; a repeated word repeats its id."));
-    } else if (strcmp(name, "embedding.weight") == 0) {
+    } else if (id == TABLE_EMBEDDING) {
         say(out, c->width,
             _("Embeddings: nn.Embedding(%zu, %zu) is a table of one "
               "row of %zu numbers per vocabulary word, drawn from a "
               "normal distribution after torch.manual_seed(%llu). "
               "Shape (%zu, %zu)."),
             c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
-    } else if (strcmp(name, "inputs") == 0) {
+    } else if (id == TABLE_INPUTS) {
         if (c->embeddings_given)
             say(out, c->width,
                 _("Inputs: the vectors given in the file, one row "
@@ -350,7 +350,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                   "table, inputs = embedding.weight[ids]: (%zu, %zu). "
                   "Attention works on these vectors."),
                 T, D);
-    } else if (strcmp(name, "kv_inputs") == 0) {
+    } else if (id == TABLE_KV_INPUTS) {
         say(out, c->width,
             ngettext("Cross-attention (--kv): the queries come from the "
                      "sentence, the keys and values from this second "
@@ -364,7 +364,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      "may look at every key.",
                      S),
             S, S, D);
-    } else if (strcmp(name, "queries") == 0) {
+    } else if (id == TABLE_QUERIES) {
         if (fused) {
             say(out, c->width,
                 ngettext(
@@ -389,7 +389,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                   "looks for. keys (what each token offers) and "
                   "values (what it passes on) likewise."),
                 T, D, D, width, T, width);
-    } else if (strcmp(name, "attn_scores") == 0) {
+    } else if (id == TABLE_ATTN_SCORES) {
         say(out, c->width,
             _("Scores: attn_scores = queries @ keys^T, (%zu, %zu) @ "
               "(%zu, %zu) -> (%zu, %zu); row i says how well query i "
@@ -399,7 +399,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                           "query are set to -inf, so a token cannot look "
                           "ahead.")
                       : _(" No mask: every query may look at every key."));
-    } else if (strcmp(name, "attn_weights") == 0) {
+    } else if (id == TABLE_ATTN_WEIGHTS) {
         const char *masked = c->causal ? _("; masked cells get exactly 0") : "";
         if (c->scale)
             say(out, c->width,
@@ -414,14 +414,14 @@ void explain_before(FILE *out, const table *t, const table *prev,
                   "sqrt(head_dim)): each row becomes exp(s - max) / sum, "
                   "weights in [0, 1] that sum to 1%s."),
                 masked);
-    } else if (strcmp(name, "head_context") == 0) {
+    } else if (id == TABLE_HEAD_CONTEXT) {
         say(out, c->width,
             _("Context: head_context = attn_weights @ values, "
               "(%zu, %zu) @ (%zu, %zu) -> (%zu, %zu): each token's "
               "new vector is the weighted average of the values it "
               "attends to."),
             T, S, S, width, T, width);
-    } else if (strcmp(name, "attn_weights_avg") == 0) {
+    } else if (id == TABLE_ATTN_WEIGHTS_AVG) {
         say(out, c->width,
             ngettext("Average: the mean of the %zu head's attention "
                      "weights, as nn.MultiheadAttention returns with "
@@ -431,7 +431,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      "average_attn_weights=True.",
                      H),
             H);
-    } else if (strcmp(name, "concat_context") == 0) {
+    } else if (id == TABLE_CONCAT_CONTEXT) {
         if (fused) {
             say(out, c->width,
                 _("Concatenation: the heads' contexts side by side "
@@ -450,35 +450,35 @@ void explain_before(FILE *out, const table *t, const table *prev,
                          "(%zu, %zu).",
                          H),
                 H, T, hd, T, O);
-    } else if (strcmp(name, "attn_out") == 0) {
+    } else if (id == TABLE_ATTN_OUT) {
         say(out, c->width,
             _("Attention output: attn_out = concat_context @ "
               "out_proj.weight^T + out_proj.bias, (%zu, %zu) -> (%zu, %zu)."),
             T, O, T, O);
-    } else if (strcmp(name, "add_norm1") == 0) {
+    } else if (id == TABLE_ADD_NORM1) {
         say(out, c->width,
             _("Add and norm: add_norm1 = LayerNorm(inputs + attn_out). The "
               "residual connection keeps the token's own vector; "
               "LayerNorm then gives every row mean 0 and variance 1 "
               "(times norm1.weight, plus norm1.bias): (%zu, %zu)."),
             T, D);
-    } else if (strcmp(name, "ffn_hidden") == 0) {
+    } else if (id == TABLE_FFN_HIDDEN) {
         say(out, c->width,
             _("Feed-forward: ffn_hidden = ReLU(add_norm1 @ ff.0.weight^T + "
               "ff.0.bias), (%zu, %zu) -> (%zu, %zu); ReLU sets negative "
               "values to 0. Each token is processed on its own."),
             T, D, T, c->ff);
-    } else if (strcmp(name, "ffn_out") == 0) {
+    } else if (id == TABLE_FFN_OUT) {
         say(out, c->width,
             _("Back to the model width: ffn_out = ffn_hidden @ "
               "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu)."),
             T, c->ff, T, D);
-    } else if (block && strcmp(name, "out") == 0) {
+    } else if (block && id == TABLE_OUT) {
         say(out, c->width,
             _("Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
               "(%zu, %zu): the block's output, ready for the next block."),
             T, D);
-    } else if (strcmp(name, "out") == 0) {
+    } else if (id == TABLE_OUT) {
         say(out, c->width,
             _("Output projection: out = concat_context @ "
               "out_proj.weight^T + out_proj.bias, (%zu, %zu) @ (%zu, "

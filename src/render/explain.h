@@ -32,9 +32,9 @@ typedef struct {
  * long (for the --html page, which wraps them itself). */
 #define EXPLAIN_NO_WRAP SIZE_MAX
 
-/* Parameters of a variant ("single", "wrapper", "fused", "block"): weights and
- * biases, as sum(p.numel() for p in module.parameters()) counts them. */
-void count_parameters(const char *variant, const explain_context *c,
+/* Parameters of a variant: weights and biases, as
+ * sum(p.numel() for p in module.parameters()) counts them. */
+void count_parameters(variant_id variant, const explain_context *c,
                       size_t *weights, size_t *biases);
 
 /* A before_table_fn (render.h): prints the note for t, if t starts a step.

@@ -122,12 +122,13 @@ typedef struct {
     FILE *mem; /* the view so far, into text */
     char *text;
     size_t len;
-    const table *head[5]; /* the chosen tables of the head being made */
-    char variant[16];     /* the variant being made */
-    float *output;        /* its output row (out or concat_context), or
-                             NULL; owned */
+    /* the chosen tables of the head being made, by head_table(id) */
+    const table *head[HEAD_TABLE_COUNT];
+    variant_id variant; /* the variant being made */
+    float *output;      /* its output row (out or concat_context), or
+                           NULL; owned */
     size_t output_cols;
-    char output_name[64];
+    table_id output_id;
 } focus_stream;
 
 int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,

@@ -63,12 +63,14 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         rc |= textbuf_add_char(&prefix, d);
     }
     if (rc == 0) {
-        rc |= textbuf_add(&prefix, t->variant, strlen(t->variant));
+        const char *variant = variant_id_name(t->variant),
+                   *name = table_name(t);
+        rc |= textbuf_add(&prefix, variant, strlen(variant));
         rc |= textbuf_add_char(&prefix, d);
         if (t->head != NO_HEAD)
             rc |= textbuf_add_size(&prefix, (size_t)t->head);
         rc |= textbuf_add_char(&prefix, d);
-        rc |= textbuf_add(&prefix, t->name, strlen(t->name));
+        rc |= textbuf_add(&prefix, name, strlen(name));
         rc |= textbuf_add_char(&prefix, d);
     }
     const size_t fixed = prefix.len;

@@ -236,10 +236,11 @@ static int begin_blocked(csv_dir_set *s, const char *dir, mx_error *err)
 /* "<variant>.<table>.csv" or "<variant>.head<h>.<table>.csv" */
 static void file_name(char *buf, size_t size, const table *t)
 {
+    const char *variant = variant_id_name(t->variant), *name = table_name(t);
     if (t->head == NO_HEAD)
-        snprintf(buf, size, "%s.%s.csv", t->variant, t->name);
+        snprintf(buf, size, "%s.%s.csv", variant, name);
     else
-        snprintf(buf, size, "%s.head%d.%s.csv", t->variant, t->head, t->name);
+        snprintf(buf, size, "%s.head%d.%s.csv", variant, t->head, name);
 }
 
 /* "n<i>" (the new file) or "b<i>" (the user's file moved aside), made

@@ -167,13 +167,15 @@ int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,
 }
 
 /* The tables of a head the view shows, in focus_stream.head. */
-enum { F_QUERIES, F_KEYS, F_VALUES, F_WEIGHTS, F_CONTEXT, F_TABLES };
-static const char *const head_names[F_TABLES] = {
-    "queries", "keys", "values", "attn_weights", "head_context"};
+#define F_QUERIES head_table(TABLE_QUERIES)
+#define F_KEYS head_table(TABLE_KEYS)
+#define F_VALUES head_table(TABLE_VALUES)
+#define F_WEIGHTS head_table(TABLE_ATTN_WEIGHTS)
+#define F_CONTEXT head_table(TABLE_HEAD_CONTEXT)
 
 /* The head whose tables are in s->head: its block, when its queries or
  * weights are chosen. Returns 0, or -1 when memory ran out. */
-static int head_block(focus_stream *s, const char *variant, int h)
+static int head_block(focus_stream *s, variant_id variant, int h)
 {
     const table *const *t = s->head;
     FILE *out = s->mem;
@@ -181,7 +183,7 @@ static int head_block(focus_stream *s, const char *variant, int h)
     if (t[F_QUERIES] == NULL && t[F_WEIGHTS] == NULL)
         return 0;
     fputc('\n', out);
-    fprintf(out, _("[%s] head %d"), variant, h);
+    fprintf(out, _("[%s] head %d"), variant_id_name(variant), h);
     fputc('\n', out);
     print_vector(out, "Q", t[F_QUERIES], p, s->style);
     if (!s->cross) { /* the token's own key and value, and its column */
@@ -205,7 +207,8 @@ static void output_block(focus_stream *s)
 {
     if (s->output == NULL)
         return;
-    fprintf(s->mem, "\n[%s] %s\n", s->variant, s->output_name);
+    fprintf(s->mem, "\n[%s] %s\n", variant_id_name(s->variant),
+            table_info_of(s->output_id)->name);
     print_row(s->mem, "", s->output, s->output_cols, s->style);
     free(s->output);
     s->output = NULL;
@@ -214,23 +217,22 @@ static void output_block(focus_stream *s)
 int focus_stream_put(focus_stream *s, const table *t, bool chosen,
                      mx_error *err)
 {
-    if (strcmp(t->variant, s->variant) != 0) {
+    if (t->variant != s->variant) {
         output_block(s);
-        snprintf(s->variant, sizeof s->variant, "%s", t->variant);
+        s->variant = t->variant;
     }
     int rc = 0;
     if (t->head != NO_HEAD) {
-        for (size_t i = 0; i < F_TABLES; i++)
-            if (chosen && strcmp(t->name, head_names[i]) == 0)
-                s->head[i] = t;
+        if (chosen)
+            s->head[head_table(t->id)] = t;
         /* head_context is the last table of every head */
-        if (strcmp(t->name, "head_context") == 0) {
+        if (t->id == TABLE_HEAD_CONTEXT) {
             rc = head_block(s, t->variant, t->head);
             memset(s->head, 0, sizeof s->head);
         }
-    } else if (chosen && (strcmp(t->name, "out") == 0 ||
-                          (strcmp(t->name, "concat_context") == 0 &&
-                           s->output == NULL))) {
+    } else if (chosen &&
+               (t->id == TABLE_OUT ||
+                (t->id == TABLE_CONCAT_CONTEXT && s->output == NULL))) {
         /* the variant's output: out, else concat_context; the row is
          * kept, the table may not be (trace.h) */
         const size_t n = t->values.cols;
@@ -242,7 +244,7 @@ int focus_stream_put(focus_stream *s, const table *t, bool chosen,
             free(s->output);
             s->output = row;
             s->output_cols = n;
-            snprintf(s->output_name, sizeof s->output_name, "%s", t->name);
+            s->output_id = t->id;
         }
     }
     return rc == 0 ? 0 : err_nomem(err, _("the --focus view"));

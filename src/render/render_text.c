@@ -121,8 +121,7 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
                     style->width, style->truecolor);
         return;
     }
-    const bool fixed =
-        style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0;
+    const bool fixed = on_fixed_scale(t, style->scale);
     char a[64], b[64];
     format_value(a, sizeof a, (float)sh->lo[0], t, scientific, style);
     format_value(b, sizeof b, (float)sh->hi[0], t, scientific, style);
@@ -182,12 +181,12 @@ static void print_header(FILE *out, const table *t, bool summarised,
                          size_t blocks, size_t width)
 {
     char line[512];
-    int n = snprintf(line, sizeof line, "[%s] ", t->variant);
+    int n = snprintf(line, sizeof line, "[%s] ", variant_id_name(t->variant));
     if (t->head != NO_HEAD)
         n += snprintf(line + n, sizeof line - (size_t)n, _("head %d: "),
                       t->head);
-    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)", t->name,
-                  t->values.rows, t->values.cols);
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
+                  table_name(t), t->values.rows, t->values.cols);
     if (summarised)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s",
                       _(", summarised (--full prints all)"));
@@ -377,8 +376,7 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
     if (out == NULL)
         return err_nomem(err, _("a grid of tables"));
     const bool short_legend = v->shaded && style->scale != SCALE_ROW &&
-                              !(style->scale == SCALE_FIXED &&
-                                strcmp(v->t->name, "attn_scores") != 0);
+                              !on_fixed_scale(v->t, style->scale);
     if (labels_only) {
         fputs("\n\n", out); /* beside "head h" and the column labels */
         for (size_t i = 0; i < v->nr; i++) {
@@ -416,11 +414,12 @@ static void print_grid_header(FILE *out, const table *first, const table *last,
                               bool summarised, size_t width)
 {
     char line[512];
-    int n = snprintf(line, sizeof line, "[%s] ", first->variant);
+    int n =
+        snprintf(line, sizeof line, "[%s] ", variant_id_name(first->variant));
     n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
                   first->head, last->head);
     n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
-                  first->name, first->values.rows, first->values.cols);
+                  table_name(first), first->values.rows, first->values.cols);
     if (summarised)
         snprintf(line + n, sizeof line - (size_t)n, "%s",
                  _(", summarised (--full prints all)"));
@@ -441,7 +440,7 @@ static void print_grid_legend(FILE *out, const table_view *views, size_t n,
     if (style->scale == SCALE_ROW)
         heat_legend(out, _("smallest"), _("largest"), _("in each row"), masked,
                     style->width, style->truecolor);
-    else if (style->scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0)
+    else if (on_fixed_scale(t, style->scale))
         heat_legend(out, "0", "1", _("fixed"), masked, style->width,
                     style->truecolor);
     else
@@ -667,13 +666,13 @@ int render_each(FILE *out, const table *const *tables, size_t n,
 static size_t gather(size_t *idx, const table *const *tables, size_t n,
                      size_t from, const bool *printed)
 {
-    const char *variant = tables[from]->variant, *name = tables[from]->name;
+    const variant_id variant = tables[from]->variant;
+    const table_id id = tables[from]->id;
     size_t k = 0;
     for (size_t i = from; i < n; i++) {
-        if (tables[i]->head == NO_HEAD ||
-            strcmp(tables[i]->variant, variant) != 0)
+        if (tables[i]->head == NO_HEAD || tables[i]->variant != variant)
             break;
-        if (!printed[i] && strcmp(tables[i]->name, name) == 0)
+        if (!printed[i] && tables[i]->id == id)
             idx[k++] = i;
     }
     return k;

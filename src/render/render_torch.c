@@ -176,10 +176,10 @@ int torch_table(FILE *out, const table *t, const text_style *style,
     torch_formatter f;
     formatter_init(&f, kept, n, style->precision);
 
-    fprintf(out, "[%s] ", t->variant);
+    fprintf(out, "[%s] ", variant_id_name(t->variant));
     if (t->head != NO_HEAD)
         fprintf(out, _("head %d: "), t->head);
-    fprintf(out, "%s (%zu x %zu)\ntensor([", t->name, R, C);
+    fprintf(out, "%s (%zu x %zu)\ntensor([", table_name(t), R, C);
     for (size_t i = 0; i < nr; i++) {
         if (i > 0)
             fputs(",\n        ", out);

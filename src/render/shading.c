@@ -3,30 +3,22 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 bool is_shaded(const table *t)
 {
-    return strcmp(t->name, "attn_weights") == 0 ||
-           strcmp(t->name, "attn_weights_avg") == 0 ||
-           strcmp(t->name, "attn_scores") == 0;
+    return table_info_for(t)->shade != SHADE_NONE;
 }
 
-/* The scores whose -inf cells are t's masked cells: t itself, or for
- * weights the same head's scores in the run (head 0's for the average:
- * every head has the same mask). NULL when unknown. */
+bool on_fixed_scale(const table *t, enum color_scale scale)
+{
+    return scale == SCALE_FIXED && table_info_for(t)->shade != SHADE_SCORES;
+}
+
+/* The scores whose -inf cells are t's masked cells (trace.h), or NULL. */
 static const matrix *mask_of(const table *t, const trace *tr)
 {
-    if (strcmp(t->name, "attn_scores") == 0)
-        return &t->values;
-    if (tr == NULL)
-        return NULL;
-    int head = t->head == NO_HEAD ? 0 : t->head;
-    const table *s = trace_find(tr, t->variant, head, "attn_scores");
-    if (s == NULL || s->values.rows != t->values.rows ||
-        s->values.cols != t->values.cols)
-        return NULL;
-    return &s->values;
+    const table *m = trace_mask_of(tr, t);
+    return m != NULL ? &m->values : NULL;
 }
 
 static bool is_masked(const matrix *mask, size_t i, size_t j)
@@ -67,8 +59,7 @@ int shading_init(shading *sh, const table *t, enum color_scale scale,
     if (sh->lo == NULL || sh->hi == NULL)
         return -1;
     double lo = 0.0, hi = 1.0;
-    const bool fixed =
-        scale == SCALE_FIXED && strcmp(t->name, "attn_scores") != 0;
+    const bool fixed = on_fixed_scale(t, scale);
     if (!fixed && scale != SCALE_ROW)
         value_range(t, sh->mask, 0, R, &lo, &hi);
     for (size_t i = 0; i < R; i++) {

@@ -14,45 +14,12 @@
 
 /* ---- where a step starts ---------------------------------------------- */
 
-enum step_kind {
-    KIND_TOKENS,
-    KIND_EMBEDDING,
-    KIND_PARAMETERS,
-    KIND_PROJECTION,
-    KIND_ALONE
-};
-
-static bool ends_with(const char *s, const char *end)
-{
-    const size_t n = strlen(s), m = strlen(end);
-    return n >= m && strcmp(s + n - m, end) == 0;
-}
-
-static enum step_kind kind_of(const table *t)
-{
-    const char *n = t->name;
-    if (strcmp(n, "vocab") == 0 || strcmp(n, "tokens") == 0)
-        return KIND_TOKENS;
-    if (strcmp(n, "embedding.weight") == 0 || strcmp(n, "inputs") == 0 ||
-        strcmp(n, "kv_tokens") == 0 || strcmp(n, "kv_inputs") == 0)
-        return KIND_EMBEDDING;
-    if (t->head != NO_HEAD &&
-        (strcmp(n, "queries") == 0 || strcmp(n, "keys") == 0 ||
-         strcmp(n, "values") == 0))
-        return KIND_PROJECTION;
-    if (t->head == NO_HEAD &&
-        (ends_with(n, ".weight") || ends_with(n, ".bias")))
-        return KIND_PARAMETERS;
-    return KIND_ALONE;
-}
-
 bool step_starts(const table *t, const table *prev)
 {
-    if (prev == NULL || strcmp(t->variant, prev->variant) != 0 ||
-        t->head != prev->head)
-        return true;
-    const enum step_kind k = kind_of(t);
-    return k == KIND_ALONE || k != kind_of(prev);
+    // a step of the catalogue (catalogue.h), for one variant and head
+    return prev == NULL || t->variant != prev->variant ||
+           t->head != prev->head ||
+           table_step(t->id, t->variant) != table_step(prev->id, prev->variant);
 }
 
 /* ---- the terminal ------------------------------------------------------ */

@@ -1,0 +1,180 @@
+/* catalogue.h: the one description of what a run makes: its variants and
+ * its tables, each a row.
+ *
+ * Every place that needs to know about a table (the --tables check,
+ * --step, the page's step-through, --explain, the shading and the mask
+ * of --color and --plot, --focus, --check) reads its row here instead of
+ * comparing names: a table carries its id, its variant's id, its layer
+ * and its head (trace.h). The names below, as --tables and the CSV spell
+ * them, are the only place table names are written in code.
+ *
+ * To add a table: add its row to TABLE_LIST, then write the code that
+ * fills it. To add a variant: add its row to VARIANT_LIST (and its
+ * module, model/variants.c).
+ *
+ * Shapes are in the notebook's letters: V words in the vocabulary, T
+ * query tokens, S key/value tokens (T for self-attention), D = d_model,
+ * O the module's width (d_out; d_model in the block), hd = O / heads the
+ * width of a head (O in the single head), F the block's feed-forward
+ * width.
+ */
+#ifndef MHA_CATALOGUE_H
+#define MHA_CATALOGUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- variants ---------------------------------------------------------- */
+
+/* VARIANT(ID, name, out_step, tables): the modules in the order the
+ * pipeline runs them, after the run's input tables (variant "input",
+ * which is not a module and not a --variant choice). out_step is the step
+ * its table "out" belongs to: the output projection, or the block's
+ * second add and norm. tables: the tables its forward pass makes once,
+ * besides every head's, as TABLE_BITs (attn_weights_avg with --average
+ * only). */
+#define VARIANT_LIST(VARIANT)                                               \
+    VARIANT(SINGLE, "single", OUTPUT, 0)                                    \
+    VARIANT(WRAPPER, "wrapper", OUTPUT, ATTENTION_TABLES)                   \
+    VARIANT(FUSED, "fused", OUTPUT, ATTENTION_TABLES | TABLE_BIT(OUT))      \
+    VARIANT(BLOCK, "block", NORM2,                                          \
+            ATTENTION_TABLES | TABLE_BIT(ATTN_OUT) | TABLE_BIT(ADD_NORM1) | \
+                TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | TABLE_BIT(OUT))
+
+/* A table id as a bit of a set of tables. */
+#define TABLE_BIT(id) (1ul << TABLE_##id)
+/* What the heads of the wrapper, the fused module and the block's
+ * attention make together: their mean and their concatenation. */
+#define ATTENTION_TABLES \
+    (TABLE_BIT(ATTN_WEIGHTS_AVG) | TABLE_BIT(CONCAT_CONTEXT))
+
+typedef enum {
+    VARIANT_INPUT, /* the run's input tables */
+#define VARIANT_ID(id, name, out_step, tables) VARIANT_ID_##id,
+    VARIANT_LIST(VARIANT_ID)
+#undef VARIANT_ID
+        VARIANT_ID_COUNT
+} variant_id;
+
+/* The name of a variant ("input", "single", ...), as --variant, the
+ * headings, the CSV and the files spell it. */
+const char *variant_id_name(variant_id v);
+
+/* ---- the steps of the computation ------------------------------------ */
+
+/* STEP(ID, page id): the one grouping of tables that --step, the page's
+ * step-through and --explain use, in the order of the computation. */
+#define STEP_LIST(STEP)            \
+    STEP(TOKENS, "tokens")         \
+    STEP(EMBEDDINGS, "embeddings") \
+    STEP(PARAMETERS, "parameters") \
+    STEP(QKV, "qkv")               \
+    STEP(SCORES, "scores")         \
+    STEP(WEIGHTS, "weights")       \
+    STEP(CONTEXT, "context")       \
+    STEP(CONCAT, "concat")         \
+    STEP(OUTPUT, "output")         \
+    STEP(NORM1, "norm1")           \
+    STEP(FFN, "ffn")               \
+    STEP(NORM2, "norm2")
+
+typedef enum {
+#define STEP_ID(id, name) STEP_##id,
+    STEP_LIST(STEP_ID)
+#undef STEP_ID
+        STEP_COUNT
+} step_id;
+
+/* The step's id on the page ("tokens", "qkv", ...). */
+const char *step_id_name(step_id s);
+
+/* ---- tables -------------------------------------------------------------- */
+
+enum table_kind {
+    KIND_INPUT,     /* of the run, before any module (variant "input") */
+    KIND_PARAMETER, /* a module's weight or bias, by its state_dict() name
+                       (model.h lists them) */
+    KIND_PER_HEAD,  /* made once per head */
+    KIND_MODULE,    /* a module's output or an intermediate of the module */
+};
+
+/* How --color, --plot and the page shade a table. */
+enum table_shade {
+    SHADE_NONE,    /* not shaded in the terminal; a picture's own range */
+    SHADE_SCORES,  /* always on its own range, whatever --color-scale */
+    SHADE_WEIGHTS, /* probabilities: 0 to 1 on the fixed scale */
+};
+
+/* Which cells are masked: where a score is -inf. */
+enum table_mask {
+    MASK_NONE,
+    MASK_OWN,        /* its own -inf cells (the scores) */
+    MASK_HEAD,       /* the same head's attn_scores */
+    MASK_FIRST_HEAD, /* head 0's attn_scores (every head has one mask) */
+};
+
+/* TABLE(ID, name, kind, step, shade, mask, shape), in the order a run
+ * makes them. PARAM stands for every parameter: its name is its
+ * state_dict() name, listed by model.h. */
+#define TABLE_LIST(TABLE)                                                     \
+    TABLE(VOCAB, "vocab", INPUT, TOKENS, NONE, NONE, "V x 1")                 \
+    TABLE(TOKENS, "tokens", INPUT, TOKENS, NONE, NONE, "T x 1")               \
+    TABLE(KV_TOKENS, "kv_tokens", INPUT, TOKENS, NONE, NONE, "S x 1")         \
+    TABLE(EMBEDDING, "embedding.weight", INPUT, EMBEDDINGS, NONE, NONE,       \
+          "V x D")                                                            \
+    TABLE(INPUTS, "inputs", INPUT, EMBEDDINGS, NONE, NONE, "T x D")           \
+    TABLE(KV_INPUTS, "kv_inputs", INPUT, EMBEDDINGS, NONE, NONE, "S x D")     \
+    TABLE(PARAM, "", PARAMETER, PARAMETERS, NONE, NONE, "")                   \
+    TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")            \
+    TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                  \
+    TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")              \
+    TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S") \
+    TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,     \
+          "T x S")                                                            \
+    TABLE(HEAD_CONTEXT, "head_context", PER_HEAD, CONTEXT, NONE, NONE,        \
+          "T x hd")                                                           \
+    TABLE(ATTN_WEIGHTS_AVG, "attn_weights_avg", MODULE, WEIGHTS, WEIGHTS,     \
+          FIRST_HEAD, "T x S")                                                \
+    TABLE(CONCAT_CONTEXT, "concat_context", MODULE, CONCAT, NONE, NONE,       \
+          "T x O")                                                            \
+    TABLE(ATTN_OUT, "attn_out", MODULE, OUTPUT, NONE, NONE, "T x O")          \
+    TABLE(ADD_NORM1, "add_norm1", MODULE, NORM1, NONE, NONE, "T x D")         \
+    TABLE(FFN_HIDDEN, "ffn_hidden", MODULE, FFN, NONE, NONE, "T x F")         \
+    TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")               \
+    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")
+
+typedef enum {
+#define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,
+    TABLE_LIST(TABLE_ID)
+#undef TABLE_ID
+        TABLE_COUNT
+} table_id;
+
+/* A head's tables are the rows queries to head_context, in the order a
+ * head makes them: head_table(id) numbers them from 0, head_context (the
+ * last) is HEAD_TABLE_COUNT - 1. */
+#define HEAD_TABLE_COUNT (TABLE_HEAD_CONTEXT - TABLE_QUERIES + 1)
+#define head_table(id) ((size_t)((id)-TABLE_QUERIES))
+
+/* One row of the catalogue. */
+typedef struct {
+    const char *name; /* as --tables and the CSV spell it; "" for PARAM */
+    enum table_kind kind;
+    step_id step;
+    enum table_shade shade;
+    enum table_mask mask;
+    const char *shape; /* rows x cols in the notebook's letters */
+} table_info;
+
+/* The row of a table id. */
+const table_info *table_info_of(table_id id);
+
+/* The id of the table named by the n bytes at name, or TABLE_COUNT when
+ * no row has that name (a parameter's name is not a row's: model.h). */
+table_id table_by_name(const char *name, size_t n);
+
+/* The step of a table of variant v: its row's, except for "out", whose
+ * step the variant's row gives. */
+step_id table_step(table_id id, variant_id v);
+
+#endif
