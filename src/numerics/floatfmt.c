@@ -35,7 +35,7 @@
  * within NEAR of H or L, which also covers the decimals that reading
  * through double would round onto a midpoint (within 2^-23 of it here).
  * That is a few values in a million bit patterns, none of the usual
- * attention values. tests/floatfmt_exhaustive.c compares float_text with
+ * attention values. tests/unit/floatfmt_exhaustive.c compares float_text with
  * the definition on every float32 bit pattern. */
 #include "numerics/floatfmt.h"
 

@@ -5,7 +5,7 @@
  * Pommier's sse_mathfun) and softmax uses SLEEF's expf (u10, AVX2). Each
  * is written out here operation by operation, with a fused multiply-add
  * (fmaf) exactly where the vector code, or the compiler building it, fuses
- * one. tests/test_rng.c and the reference tables check them bit for bit.
+ * one. tests/unit/test_rng.c and the reference tables check them bit for bit.
  */
 #include "numerics/vecmath.h"
 

@@ -346,7 +346,7 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
 /* Gives back pango's font map, which it keeps for the whole process.
  * (fontconfig's and cairo's caches cannot be released safely while
  * pango's font-loading thread may still hold them; see
- * tests/valgrind.supp and tests/lsan.supp.) */
+ * tests/tools/valgrind.supp and tests/tools/lsan.supp.) */
 static void release_fonts(void)
 {
     pango_cairo_font_map_set_default(NULL);

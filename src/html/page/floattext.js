@@ -8,7 +8,7 @@
  * toExponential rounds a tie (a value exactly halfway between two
  * p-digit decimals) away from zero where printf rounds it to the even
  * digit; the two differ only there, so a tie, tested exactly with
- * BigInt, takes the even digit. tests/html_browser_test.py compares this
+ * BigInt, takes the even digit. tests/cli/html_browser_test.py compares this
  * function with the program's float_text on edge cases, ties and random
  * bit patterns. */
 function mhaFloatText(x, bits) {

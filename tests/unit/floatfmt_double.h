@@ -1,5 +1,5 @@
 /* floatfmt_double.h: float_text's previous method, the oracle of
- * tests/floatfmt_exhaustive.c (see floatfmt_double.c). */
+ * tests/unit/floatfmt_exhaustive.c (see floatfmt_double.c). */
 #ifndef MHA_FLOATFMT_DOUBLE_H
 #define MHA_FLOATFMT_DOUBLE_H
 

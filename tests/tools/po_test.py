@@ -21,7 +21,10 @@ import subprocess
 import sys
 import tempfile
 
-from taplib import done, ok
+# taplib.py and ptylib.py live with the command-line tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cli"))
+from taplib import done, ok  # noqa: E402
 
 ROOT = sys.argv[1]
 PO = os.path.join(ROOT, "po")

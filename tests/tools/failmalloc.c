@@ -11,7 +11,7 @@
  * fails) are not the program's. Calls made inside the C library (fopen,
  * vasprintf, ...) reach malloc too and are counted. Everything is passed
  * on to glibc's allocator (__libc_malloc and friends). Used by
- * tests/alloc_sweep.py.
+ * tests/tools/alloc_sweep.py.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>

@@ -17,10 +17,10 @@ Companion to make_reference.py (whose modules and writers it reuses):
                     inputs and in a W_query read with --weights, read as
                     float() then torch.tensor() read them
 
-Writes NAME.csv and NAME.args into OUTDIR (default: the `reference`
+Writes NAME.csv and NAME.args into OUTDIR (default: the `cases`
 folder beside this script), in the same layout as make_reference.py.
 
-    /usr/bin/python3 tests/make_reference_teaching.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_reference_teaching.py [OUTDIR]
 """
 
 import ctypes
@@ -536,7 +536,7 @@ CASES = [
 
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "reference")
+    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "cases")
     os.makedirs(outdir, exist_ok=True)
     torch.set_num_threads(1)
     for make, case in CASES:

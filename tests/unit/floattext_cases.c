@@ -2,7 +2,7 @@
  * "bits text" line each: edge cases (zeros, infinities, NaN, subnormals,
  * the largest floats, whole numbers around 1e9, values halfway between
  * two shortest decimals), then N patterns of a fixed xorshift sequence.
- * tests/html_browser_test.py compares the page's mhaFloatText with them. */
+ * tests/cli/html_browser_test.py compares the page's mhaFloatText with them. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 The Chinese notebook's module (docs/notebooks.md) is 512 wide with 8
 heads: its tables hold about a million values, some 40 MB as tidy CSV.
 For each such case this writes, into OUTDIR (default: the
-`reference_digest` folder beside this script):
+`digest` folder beside this script):
 
   NAME.args    the mha-explain arguments, one a line (the notebook's
                command, without --explain and --tables)
@@ -20,10 +20,10 @@ For each such case this writes, into OUTDIR (default: the
 
 The tables come from make_reference.py's notebook modules (torch.manual_seed,
 nn.Embedding, then the module), written first as a full tidy CSV in a
-temporary folder. tests/reference_digest_test.py compares the program's
---format csv output with these files.
+temporary folder. tests/reference/reference_digest_test.py compares the
+program's --format csv output with these files.
 
-    /usr/bin/python3 tests/make_reference_digest.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_reference_digest.py [OUTDIR]
 """
 
 import csv
@@ -103,8 +103,7 @@ def make(case, outdir):
 
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    outdir = argv[1] if len(argv) > 1 else os.path.join(here,
-                                                        "reference_digest")
+    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "digest")
     os.makedirs(outdir, exist_ok=True)
     torch.set_num_threads(1)
     for case in CASES:

@@ -21,7 +21,7 @@
 #include "io/csv_in.h"
 #include "cli/options.h"
 #include "model/pipeline.h"
-#include "tap.h"
+#include "unit/tap.h"
 
 #define MAX_ARGS 64
 #define MAX_FIELDS 8

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Formatting check (TAP): every C file of src/ and tests/ must be as
-clang-format formats it with the repository's .clang-format.
+"""Formatting check (TAP): every C file of src/ and tests/ (but not the
+libFuzzer targets of tests/fuzz/) must be as clang-format formats it with
+the repository's .clang-format.
 
     format_test.py SOURCE_ROOT
 
@@ -22,9 +23,13 @@ def main():
     if clang_format is None:
         print("1..0 # SKIP clang-format is not installed")
         return 77
+    fuzz = os.path.join(root, "tests", "fuzz", "")
     files = sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
                              recursive=True)
-                   + glob.glob(os.path.join(root, "tests", "*.c")))
+                   + [path for path in
+                      glob.glob(os.path.join(root, "tests", "**", "*.c"),
+                                recursive=True)
+                      if not path.startswith(fuzz)])
     print("1..%d" % len(files))
     failed = 0
     for n, path in enumerate(files, 1):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the PyTorch reference data that the mha-explain tests compare against.
 
-What it makes (in OUTDIR, by default the `reference` folder beside this
+What it makes (in OUTDIR, by default the `cases` folder beside this
 script):
 
   NAME.csv       every table of one case, as tidy CSV with the header
@@ -14,12 +14,12 @@ script):
                  random number generator
   cases.txt      the name of every case in OUTDIR (every NAME.args, this
                  script's and make_reference_teaching.py's), which
-                 tests/meson.build reads: a new case is a test as soon as
-                 a generator has written it
+                 tests/reference/meson.build reads: a new case is a test
+                 as soon as a generator has written it
 
 How to run it (Debian's python3-torch, CPU, float32):
 
-    /usr/bin/python3 tests/make_reference.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_reference.py [OUTDIR]
 
 The attention modules below are written the way the classic
 "LLM from scratch" notebooks write them (without dropout, which does not
@@ -528,7 +528,7 @@ def write_case_list(outdir):
               newline="\n") as f:
         f.write("# Reference cases (NAME.args, NAME.csv), written by "
                 "make_reference.py\n# and make_reference_teaching.py; "
-                "tests/meson.build makes a test of each.\n")
+                "tests/reference/meson.build makes a\n# test of each.\n")
         for name in names:
             f.write(name + "\n")
     return len(names)
@@ -536,7 +536,7 @@ def write_case_list(outdir):
 
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "reference")
+    outdir = argv[1] if len(argv) > 1 else os.path.join(here, "cases")
     os.makedirs(outdir, exist_ok=True)
     torch.set_num_threads(1)
     for case in CASES:

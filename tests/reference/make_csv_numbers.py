@@ -7,7 +7,8 @@ Python's float() accepts and the program refuses, and decimal-comma text.
 
 Run with the Python that has torch (Debian's python3-torch):
 
-    /usr/bin/python3 tests/make_csv_numbers.py > tests/csv_numbers.json
+    /usr/bin/python3 tests/reference/make_csv_numbers.py \
+        > tests/reference/csv_numbers.json
 
 Each case records:
   text           the cell, as a CSV file holds it
@@ -26,7 +27,7 @@ Each case records:
                  underscores, digits of other scripts; or text neither
                  takes)
 
-tests/csv_numbers_test.py checks the program against the file; it needs
+tests/cli/csv_numbers_test.py checks the program against the file; it needs
 neither torch nor numpy.
 """
 import json

@@ -14,7 +14,7 @@ for a followed token only, heat maps on canvases read with the arrow
 keys), a head colour of its own for each of 24 heads, and the page's
 float formatter against the program's float_text (FLOATTEXT_CASES prints
 both). Exits 77 (skipped) with the reason when no browser can be run;
-tests/html_test.py checks the page's data without one.
+tests/cli/html_test.py checks the page's data without one.
 """
 import csv
 import io

@@ -3,7 +3,7 @@
 
 Usage: terminal_test.py MHA_EXPLAIN
 
-Each run gets a pty of 80 or 120 columns (tests/ptylib.py: the window
+Each run gets a pty of 80 or 120 columns (tests/cli/ptylib.py: the window
 size set with TIOCSWINSZ, the output read whole) and no line it prints
 may be wider than the terminal in display cells. Also on a pty: --layout grid (heads side by
 side), the pager (used on a terminal for long output, never on a pipe),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The allocation-failure sweep: every run with its N-th allocation failed
-(tests/failmalloc.c, loaded with LD_PRELOAD) either succeeds exactly as
+(tests/tools/failmalloc.c, loaded with LD_PRELOAD) either succeeds exactly as
 the run without a failure does (same status, stdout and stderr: the
 allocation had a fallback), or fails with status 1 or 2, one line on
 stderr ('mha-explain: ...'), nothing left on disk and nothing on stdout
@@ -20,7 +20,10 @@ import subprocess
 import sys
 import tempfile
 
-from taplib import done, ok
+# taplib.py and ptylib.py live with the command-line tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cli"))
+from taplib import done, ok  # noqa: E402
 
 S = "O gato sobe no tapete"
 # name: arguments (DIR is a folder the run may write into)

@@ -268,7 +268,7 @@ def check_input(mha, tmp):
 
 
 PAGE_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                       "src", "html", "page", "page.js")
+                       "..", "src", "html", "page", "page.js")
 LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
 
 

@@ -22,7 +22,10 @@ import os
 import struct
 import sys
 
-from taplib import Program, done, ok
+# taplib.py and ptylib.py live with the command-line tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cli"))
+from taplib import Program, done, ok  # noqa: E402
 
 MHA = Program(sys.argv[1])
 DIR = sys.argv[2]

@@ -11,12 +11,13 @@ line, then str(tensor) with PyTorch's print options (precision as
 --precision, threshold 1000, or no summary with --full), a blank line
 between tables.
 
-Writes into OUTDIR (default: tests/torch_style beside this script)
-cNNN.args (the arguments, one a line; input files are beside them) and
+Writes into OUTDIR (default: the `torch_style` folder beside this
+script) cNNN.args (the arguments, one a line; input files are beside them) and
 cNNN.txt (the expected standard output; with --input, each sentence's
 tables under its "=== sentence K: TEXT ===" heading).
 
-    /usr/bin/python3 tests/make_torch_style.py build/src/mha-explain [N [OUTDIR]]
+    /usr/bin/python3 tests/reference/make_torch_style.py \
+        build/src/mha-explain [N [OUTDIR]]
 """
 
 import csv

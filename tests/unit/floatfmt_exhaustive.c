@@ -4,7 +4,7 @@
  *   floatfmt_exhaustive FIRST END
  *       the definition (%.Pg with the fewest digits P that reads back);
  *   floatfmt_exhaustive --against-double FIRST END
- *       the previous method (tests/floatfmt_double.c), itself compared
+ *       the previous method (tests/unit/floatfmt_double.c), itself compared
  *       with the definition on every bit pattern; about 3 times faster.
  *
  * Too long for the test suite (the definition costs about 0.5 us of CPU

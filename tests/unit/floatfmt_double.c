@@ -1,5 +1,5 @@
 /* floatfmt_double.c: the previous float_text, kept as an oracle for
- * tests/floatfmt_exhaustive.c. It finds the same text as float_text by
+ * tests/unit/floatfmt_exhaustive.c. It finds the same text as float_text by
  * another method, arithmetic in double: for P = 1, 2, ... 9 significant
  * digits it scales |v| by a power of ten so that the P-digit decimal
  * nearest v is the integer D nearest y = |v| * 10^s, and D reads back as

@@ -8,7 +8,8 @@ the generators of make_reference.py and make_reference_teaching.py, and
 runs check_reference on them. Needs PyTorch, so it is not part of
 `meson test`; run it after changing the arithmetic:
 
-    /usr/bin/python3 tests/sweep_reference.py build/tests/check_reference [SEED [N]]
+    /usr/bin/python3 tests/reference/sweep_reference.py \
+        build/tests/reference/check_reference [SEED [N]]
 
 Prints one line per configuration and exits 1 if any differs.
 """

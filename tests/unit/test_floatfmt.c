@@ -4,7 +4,7 @@
  * textbuf pieces CSV rows are assembled from.
  *
  * Every one of the 2^32 bit patterns is compared by
- * tests/floatfmt_exhaustive.c, run by hand.
+ * tests/unit/floatfmt_exhaustive.c, run by hand.
  *
  * Usage: test_floatfmt [REFERENCE_DIR]   (the argument is not used) */
 #include <float.h>
