@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Runs two builds of mha-explain on the same cases and reports every
+difference in standard output, standard error, exit status and the files
+a run writes (--html, --plot, --csv-dir).
+
+    tests/tools/compare_builds.py OLD_BINARY NEW_BINARY SOURCE_ROOT
+
+Build the commit to compare with beside this one, for example
+    git worktree add /tmp/old HEAD~1 && meson setup /tmp/old/build /tmp/old \
+        && ninja -C /tmp/old/build
+
+The cases: the goldens and reference cases of tests/, the README's
+commands, and a grid of options over a few sentences. Exits 1 on any
+difference. Used to show that a change of structure leaves behaviour as
+it was."""
+
+import glob
+import itertools
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SENTENCES = ["O gato sobe no tapete", "我 喜欢 吃 牛舌 和 慢煮 牛舌",
+             "the cat sat on the mat the end"]
+OPTION_SETS = [
+    [], ["--heads", "2"], ["--variant", "fused", "--heads", "2"],
+    ["--variant", "block", "--d-model", "4", "--heads", "2"],
+    ["--variant", "wrapper", "--d-out", "6", "--heads", "3"],
+    ["--explain"], ["--explain", "--variant", "block", "--d-model", "4",
+                    "--heads", "2"],
+    ["--check"], ["--check", "--tie", "--heads", "2"],
+    ["--average", "--heads", "2"], ["--focus", "gato", "--heads", "2"],
+    ["--format", "csv", "--heads", "2"], ["--style", "torch"],
+    ["--color", "always", "--heads", "2"],
+    ["--color", "always", "--color-scale", "fixed", "--average",
+     "--heads", "2"],
+    ["--color", "always", "--color-scale", "row", "--variant", "fused",
+     "--heads", "2"],
+    ["--layout", "grid", "--heads", "2", "--width", "160"],
+    ["--kv", "a dog ran", "--heads", "2"],
+    ["--kv", "a dog ran", "--explain", "--variant", "fused", "--heads", "2"],
+    ["--tables", "inputs,attn_weights,out", "--variant", "fused"],
+    ["--tables", "heads.1.W_key.weight,concat_context", "--heads", "2"],
+    ["--tables", "no_such_table"], ["--tables", "attn_out"],
+    ["--tables", "kv_inputs"], ["--tables", "attn_weights_avg"],
+    ["--qkv-bias", "--no-scale", "--tokens", "chars"],
+    ["--full", "--precision", "6", "--variant", "single"],
+    ["--step"], ["--lang", "pt_BR", "--explain", "--heads", "2"],
+    ["--lang", "zh_TW", "--explain", "--variant", "block", "--d-model",
+     "4", "--heads", "2"],
+    ["--lang", "es", "--focus", "gato", "--heads", "2"],
+    ["--lang", "zh_CN", "--check"],
+    ["--heads", "3"], ["--d-out", "5", "--heads", "2"],
+]
+FILE_SETS = [
+    ["--html", "{d}/page.html", "--heads", "2"],
+    ["--html", "{d}/page.html", "--variant", "block", "--d-model", "4",
+     "--heads", "2", "--kv", "x y"],
+    ["--plot", "{d}/p.svg", "--heads", "2"],
+    ["--plot", "{d}/p.png", "--average", "--heads", "2"],
+    ["--plot", "{d}/p.svg", "--tables", "attn_scores,attn_weights,values,"
+     "W_query.weight", "--variant", "fused", "--heads", "2"],
+    ["--csv-dir", "{d}/csv", "--heads", "2"],
+    ["--csv-dir", "{d}/csv", "--variant", "block", "--d-model", "4",
+     "--heads", "2"],
+]
+
+
+def run(binary, args, stdin, cwd):
+    env = dict(os.environ, LANGUAGE="", LC_ALL="C.UTF-8",
+               SOURCE_DATE_EPOCH="1700000000", COLUMNS="100")
+    r = subprocess.run([binary] + args, input=stdin, capture_output=True,
+                       cwd=cwd, env=env, timeout=120)
+    files = {}
+    for root, _, names in os.walk(cwd):
+        for n in names:
+            p = os.path.join(root, n)
+            with open(p, "rb") as f:
+                files[os.path.relpath(p, cwd)] = f.read()
+    return r.returncode, r.stdout, r.stderr, files
+
+
+def cases(root):
+    for args_file in sorted(glob.glob(os.path.join(
+            root, "tests", "**", "golden", "*.args"), recursive=True)):
+        with open(args_file, encoding="utf-8") as f:
+            yield f.read().splitlines(), b""
+    for args_file in sorted(glob.glob(os.path.join(
+            root, "tests", "**", "*.args"), recursive=True)):
+        if "golden" in args_file:
+            continue
+        with open(args_file, encoding="utf-8") as f:
+            yield [a for a in f.read().splitlines()], b""
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("$ mha-explain "):
+                cmd = line[2:].split(" | ")[0].split(" > ")[0]
+                yield shlex.split(cmd)[1:], b""
+    for s, opts in itertools.product(SENTENCES, OPTION_SETS):
+        yield [s] + opts, b""
+    for s, opts in itertools.product(SENTENCES[:2], FILE_SETS):
+        yield [s] + opts, b""
+    yield ["-"], "um dois três".encode()
+
+
+def main():
+    old, new, root = sys.argv[1:4]
+    n = bad = 0
+    for args, stdin in cases(root):
+        n += 1
+        results = []
+        for binary in (old, new):
+            d = tempfile.mkdtemp()
+            a = [x.replace("{d}", d) for x in args]
+            results.append(run(binary, a, stdin, d))
+            shutil.rmtree(d)
+        if results[0] != results[1]:
+            bad += 1
+            what = [k for k, i in (("status", 0), ("stdout", 1),
+                                    ("stderr", 2), ("files", 3))
+                    if results[0][i] != results[1][i]]
+            print("DIFF (%s): %s" % (", ".join(what), shlex.join(args)))
+    print("%d cases, %d differ" % (n, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
