@@ -19,6 +19,7 @@
 #include "render/explain.h"
 #include "html/html.h"
 #include "cli/i18n.h"
+#include "cli/option_table.h"
 #include "cli/options.h"
 #include "io/pager.h"
 #include "model/pipeline.h"

@@ -114,8 +114,9 @@ def help_and_version():
     r = run(["--help"])
     text = r.stdout.decode()
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "src", "cli", "options.c"), encoding="utf-8").read()
-    names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
+                            "src", "cli", "option_list.h"),
+               encoding="utf-8").read()
+    names = re.findall(r'^OPTION\(\w+, "([a-z-]+)"', src, re.M)
     missing = [n for n in names if "--" + n not in text]
     ok(r.returncode == 0 and r.stderr == b"" and names and not missing and
        all("(default %s)" % d in text for d in ("3", "4", "2", "42")),

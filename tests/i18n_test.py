@@ -245,8 +245,9 @@ def separators():
 def help_text():
     """--help in each language: every option, lines within 80 cells."""
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "src", "cli", "options.c"), encoding="utf-8").read()
-    names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
+                            "src", "cli", "option_list.h"),
+               encoding="utf-8").read()
+    names = re.findall(r'^OPTION\(\w+, "([a-z-]+)"', src, re.M)
     english = run(["--help"], env=BARE).stdout
     for lang in LANGS:
         r = run(["--help", "--lang", lang], env=BARE)
