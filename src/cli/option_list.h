@@ -7,9 +7,12 @@
  *          the value's name in --help, or NULL for an option without one,
  *          --help section, place in getopt_long's table, help text)
  *
- * The place in getopt_long's table is the order the options were added: a
- * shortened name that fits several lists them in it, and a mistyped one
- * is guessed in it (options.c). A new option takes the next number.
+ * The rows are grouped by section. The place in getopt_long's table is
+ * the order the options were added: a shortened name that fits several
+ * lists them in it, and a mistyped one is guessed in it (option_guess.c);
+ * a new option takes the next number, and option_table.c checks that
+ * every place is taken once. No include guard: each use defines OPTION
+ * and includes the list.
  *
  * The help text is one message per option, translated whole. --help
  * prints "  --name VALUE" and the text from column 21; the lines after

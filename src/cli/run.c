@@ -167,8 +167,7 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
 
 /* ---- putting the run's files in place ---------------------------------
  * --plot, --html and --csv-dir: opened before the runs, filled by them
- * (run_and_render), then put in place together at the end (finish_run).
- * One group, as main.c held it. */
+ * (run_and_render), then put in place together at the end (finish_run). */
 
 /* --plot: the picture of `pages` sentences, or NULL without --plot. */
 static int open_plot(plot_file **plot, const options *opt, size_t pages,
