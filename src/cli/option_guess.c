@@ -1,5 +1,4 @@
-/* option_guess.c: the message for an unknown option, with a guess at the
- * one meant. */
+/* option_guess.c: the message for an unknown option, and a guess. */
 #include "cli/option_guess.h"
 
 #include <stdio.h>

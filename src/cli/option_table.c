@@ -1,5 +1,4 @@
-/* option_table.c: getopt_long's table and the --help text, made from the
- * rows of option_list.h. */
+/* option_table.c: getopt_long's table and --help, from option_list.h. */
 #include "cli/option_table.h"
 
 #include <assert.h>

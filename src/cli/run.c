@@ -1,5 +1,4 @@
-/* run.c: a job: the model run over the sentence, the --embeddings file
- * or every sentence of --input, each run rendered to every output. */
+/* run.c: running a job: the model over each sentence, to every output. */
 #include "cli/run.h"
 
 #include <signal.h>

@@ -1,5 +1,4 @@
-/* settings.c: the renderers' settings of a run, from its options and
- * the terminal. */
+/* settings.c: how a run renders, from its options and the terminal. */
 #include "cli/settings.h"
 
 #include <unistd.h>
