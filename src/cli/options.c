@@ -7,369 +7,9 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "cli/option_guess.h"
+#include "cli/option_table.h"
 #include "numerics/workers.h"
-
-/* The --help text, in parts that each stay within C's string limits and
- * that are translated one by one. */
-static const char *const usage_parts[] = {
-    N_("Usage: mha-explain [OPTIONS] SENTENCE...\n"
-       "       mha-explain [OPTIONS] --embeddings FILE.csv\n"
-       "       mha-explain [OPTIONS] --input FILE.csv --column NAME\n"
-       "Show every table inside multi-head attention, with PyTorch's numbers.\n"
-       "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
-       "from standard input.\n"
-       "\n"),
-    N_("Model (the defaults reproduce the classroom example):\n"
-       "  --d-model N        embedding width d_in                 (default 3)\n"
-       "  --d-out N          attention width, split over heads    (default 4)\n"
-       "  --heads N          number of heads; must divide d_out   (default 2)\n"
-       "  --seed N           as torch.manual_seed(N)              (default 42)\n"
-       "  --no-causal        let tokens see later tokens too  (default causal)\n"
-       "  --no-scale         no division by sqrt(head_dim)    (default scaled)\n"
-       "  --qkv-bias         biases in W_query, W_key, W_value  (default none)\n"
-       "  --variant LIST     modules to run, comma-separated: single, wrapper,\n"
-       "                     fused, block     (default single,wrapper,fused)\n"
-       "  --ff N             the block's feed-forward width (default 4 x d_model)\n"
-       "  --kv SENTENCE      cross-attention: keys and values from SENTENCE,\n"
-       "                     no causal mask                    (default none)\n"
-       "  --tokens HOW       words, or chars: a token per character (default words)\n"
-       "\n"),
-    N_("Inputs from CSV files:\n"
-       "  --embeddings FILE  one row per token: label, then its vector; d_model\n"
-       "                     is the file's width, no embedding draws (default none)\n"
-       "  --input FILE       one run per data row of FILE ...    (default none)\n"
-       "  --column NAME      ... taking the sentence from column NAME\n"
-       "  --quiet            no progress line on a terminal  (default shown\n"
-       "                     after a second of --input)\n"
-       "  --weights DIR      parameter CSVs named as --csv-dir writes them\n"
-       "                     replace the seeded ones             (default none)\n"
-       "  --csv-delimiter C  field separator of CSV read and written: one\n"
-       "                     character or 'tab'  (default ',', ';' with\n"
-       "                     --decimal-comma)\n"
-       "  --decimal-comma    numbers in CSV as 0,25               (default 0.25)\n"
-       "  --bom              start written CSV with a UTF-8 byte-order mark\n"
-       "                                                           (default none)\n"
-       "\n"),
-    N_("Output:\n"
-       "  --format FMT       text, or csv for tidy CSV          (default text)\n"
-       "  --tables LIST      only these tables, comma-separated  (default all)\n"
-       "  --precision N      decimals in text, 0 to 12             (default 4)\n"
-       "  --full             print big tables whole      (default summarised)\n"
-       "  --style HOW        text tables: table, or torch as print(tensor)\n"
-       "                                                          (default table)\n"
-       "  --csv-dir DIR      also write one matrix CSV per table  (default none)\n"
-       "  --html FILE        also write an interactive page    (default none)\n"
-       "  --color WHEN       shade attention weights and scores: auto (on a\n"
-       "                     terminal, unless NO_COLOR is set), always, never\n"
-       "                                                           (default auto)\n"
-       "  --color-scale S    colours from each table's smallest to largest\n"
-       "                     value (table), each row's (row), or 0 to 1 for\n"
-       "                     weights (fixed)                  (default table)\n"
-       "  --width N          text columns; 0 for no limit (default: the\n"
-       "                     terminal's width, else $COLUMNS, else 80)\n"
-       "  --lang CODE        messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
-       "                     from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
-       "\n"),
-    N_("Pictures:\n"
-       "  --plot FILE        also draw every head's attention weights, or the\n"
-       "                     --tables chosen, to FILE: .png, .svg or .pdf\n"
-       "                                                          (default none)\n"
-       "  --plot-size WxH    the picture's size: pixels for .png, points for\n"
-       "                     .svg and .pdf          (default: fit the panels)\n"
-       "\n"),
-    N_("On a terminal:\n"
-       "  --layout HOW       the same table of every head side by side (grid)\n"
-       "                     or one under another (stack) (default: grid on a\n"
-       "                     terminal where the heads fit, else stack)\n"
-       "  --no-pager         never page; output longer than the screen goes\n"
-       "                     through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
-       "                     less -FRX                        (default paged)\n"
-       "  --step             pause after each step: Enter or space goes on, b\n"
-       "                     goes back, q quits                  (default off)\n"
-       "\n"),
-    N_("Teaching:\n"
-       "  --explain          plain sentences and shapes before each step, and\n"
-       "                     each module's parameter count         (default off)\n"
-       "  --focus WORD       one token across every head: Q, K, V, whom it\n"
-       "                     attends to, who attends to it, its context;\n"
-       "                     WORD@POSITION for a repeated word    (default none)\n"
-       "  --tie              fused W_query/W_key/W_value = the wrapper's heads\n"
-       "                     stacked, so both compute the same context (off)\n"
-       "  --check            verify that weight rows sum to 1, masked weights\n"
-       "                     are 0 and, with --tie, wrapper equals fused (off)\n"
-       "  --average          add attn_weights_avg, the mean over heads   (off)\n"
-       "\n"),
-    N_("Speed:\n"
-       "  --threads N        threads sharing the work, 1 to 256 (default: the\n"
-       "                     processors this process may use)\n"
-       "\n"),
-    N_("  -h, --help         show this help and exit\n"
-       "  -V, --version      show the version and exit\n"
-       "\n"),
-    N_("Tables: vocab, tokens, embedding.weight, inputs, kv_tokens, kv_inputs;\n"
-       "W_query.weight, W_key.weight, W_value.weight (and .bias), heads.H.W_*,\n"
-       "out_proj.weight, out_proj.bias; per head queries, keys, values,\n"
-       "attn_scores, attn_weights, head_context; attn_weights_avg,\n"
-       "concat_context, out; for the block attention.W_*, norm1.*, ff.0.*,\n"
-       "ff.2.*, norm2.*, attn_out, add_norm1, ffn_hidden, ffn_out, out.\n"
-       "\n"),
-    N_("Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
-       "or input, 3 a --check failed.\n"
-       "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n"),
-};
-
-void options_print_usage(FILE *out)
-{
-    for (size_t i = 0; i < sizeof usage_parts / sizeof usage_parts[0]; i++)
-        fputs(_(usage_parts[i]), out);
-}
-
-enum {
-    OPT_D_MODEL = 256,
-    OPT_D_OUT,
-    OPT_HEADS,
-    OPT_SEED,
-    OPT_NO_CAUSAL,
-    OPT_NO_SCALE,
-    OPT_QKV_BIAS,
-    OPT_VARIANT,
-    OPT_TABLES,
-    OPT_FORMAT,
-    OPT_PRECISION,
-    OPT_FULL,
-    OPT_CSV_DIR,
-    OPT_EMBEDDINGS,
-    OPT_INPUT,
-    OPT_COLUMN,
-    OPT_WEIGHTS,
-    OPT_CSV_DELIMITER,
-    OPT_DECIMAL_COMMA,
-    OPT_BOM,
-    OPT_TIE,
-    OPT_CHECK,
-    OPT_AVERAGE,
-    OPT_EXPLAIN,
-    OPT_FOCUS,
-    OPT_COLOR,
-    OPT_KV,
-    OPT_FF,
-    OPT_TOKENS,
-    OPT_WIDTH,
-    OPT_LANG,
-    OPT_COLOR_SCALE,
-    OPT_STYLE,
-    OPT_HTML,
-    OPT_PLOT,
-    OPT_PLOT_SIZE,
-    OPT_THREADS,
-    OPT_LAYOUT,
-    OPT_NO_PAGER,
-    OPT_STEP,
-    OPT_QUIET,
-};
-
-static const struct option long_options[] = {
-    {"d-model", required_argument, NULL, OPT_D_MODEL},
-    {"d-out", required_argument, NULL, OPT_D_OUT},
-    {"heads", required_argument, NULL, OPT_HEADS},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"no-causal", no_argument, NULL, OPT_NO_CAUSAL},
-    {"no-scale", no_argument, NULL, OPT_NO_SCALE},
-    {"qkv-bias", no_argument, NULL, OPT_QKV_BIAS},
-    {"variant", required_argument, NULL, OPT_VARIANT},
-    {"tables", required_argument, NULL, OPT_TABLES},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"full", no_argument, NULL, OPT_FULL},
-    {"style", required_argument, NULL, OPT_STYLE},
-    {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
-    {"embeddings", required_argument, NULL, OPT_EMBEDDINGS},
-    {"input", required_argument, NULL, OPT_INPUT},
-    {"column", required_argument, NULL, OPT_COLUMN},
-    {"weights", required_argument, NULL, OPT_WEIGHTS},
-    {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
-    {"decimal-comma", no_argument, NULL, OPT_DECIMAL_COMMA},
-    {"bom", no_argument, NULL, OPT_BOM},
-    {"tie", no_argument, NULL, OPT_TIE},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"average", no_argument, NULL, OPT_AVERAGE},
-    {"explain", no_argument, NULL, OPT_EXPLAIN},
-    {"focus", required_argument, NULL, OPT_FOCUS},
-    {"color", required_argument, NULL, OPT_COLOR},
-    {"kv", required_argument, NULL, OPT_KV},
-    {"ff", required_argument, NULL, OPT_FF},
-    {"tokens", required_argument, NULL, OPT_TOKENS},
-    {"width", required_argument, NULL, OPT_WIDTH},
-    {"lang", required_argument, NULL, OPT_LANG},
-    {"color-scale", required_argument, NULL, OPT_COLOR_SCALE},
-    {"html", required_argument, NULL, OPT_HTML},
-    {"plot", required_argument, NULL, OPT_PLOT},
-    {"plot-size", required_argument, NULL, OPT_PLOT_SIZE},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"layout", required_argument, NULL, OPT_LAYOUT},
-    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
-    {"step", no_argument, NULL, OPT_STEP},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
-};
-
-/* ---- help for a mistyped option --------------------------------------- */
-
-/* Words the notebooks and PyTorch use for options named otherwise here. */
-static const struct {
-    const char *said, *meant;
-} option_aliases[] = {
-    {"num-heads", "heads"}, {"n-heads", "heads"},      {"nhead", "heads"},
-    {"nheads", "heads"},    {"no-mask", "no-causal"},  {"embed-dim", "d-model"},
-    {"d-in", "d-model"},    {"emb-dim", "d-model"},    {"bias", "qkv-bias"},
-    {"colour", "color"},    {"decimals", "precision"},
-};
-
-#define OPTION_NAME_MAX 64
-
-/* The option name in arg without its dashes and "=value", lower case,
- * '_' read as '-': "--D_Model=3" -> "d-model". */
-static void normalise_option(char *out, const char *arg)
-{
-    arg += strspn(arg, "-");
-    size_t n = 0;
-    for (; arg[n] != '\0' && arg[n] != '=' && n + 1 < OPTION_NAME_MAX; n++) {
-        char c = arg[n];
-        out[n] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-    }
-    out[n] = '\0';
-}
-
-/* Edits (insert, delete, change, swap two neighbours) from a to b, two
- * short names. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t rows[3][OPTION_NAME_MAX + 1]; /* rows i - 2, i - 1 and i */
-    const size_t la = strlen(a), lb = strlen(b);
-    for (size_t j = 0; j <= lb; j++)
-        rows[1][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t *older = rows[0], *prev = rows[1], *cur = rows[2];
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-                a[i - 2] == b[j - 1] && older[j - 2] + 1 < best)
-                best = older[j - 2] + 1;
-            cur[j] = best;
-        }
-        memcpy(rows[0], rows[1], sizeof rows[0]);
-        memcpy(rows[1], rows[2], sizeof rows[1]);
-    }
-    return rows[1][lb];
-}
-
-/* The long option (without dashes) that arg most likely meant, or NULL:
- * a known other name for it, the same name spelt with '_' or capitals,
- * or the one name at most a third of its letters (and 1 to 3) away. */
-static const char *nearest_option(const char *arg)
-{
-    char name[OPTION_NAME_MAX];
-    normalise_option(name, arg);
-    if (name[0] == '\0')
-        return NULL;
-    for (size_t i = 0; i < sizeof option_aliases / sizeof option_aliases[0];
-         i++)
-        if (strcmp(name, option_aliases[i].said) == 0)
-            return option_aliases[i].meant;
-    const char *best = NULL;
-    size_t best_distance = 0;
-    for (const struct option *o = long_options; o->name != NULL; o++) {
-        size_t d = edit_distance(name, o->name);
-        if (best == NULL || d < best_distance) {
-            best = o->name;
-            best_distance = d;
-        }
-    }
-    size_t limit = strlen(name) / 3;
-    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
-    return best_distance <= limit ? best : NULL;
-}
-
-/* The argument getopt was reading when it met the unknown short option
- * c: "-heads" (still current: optind not yet past it) or the previous
- * one. */
-static const char *short_cluster(int argc, char **argv, int c)
-{
-    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
-        strchr(argv[optind] + 1, c) != NULL)
-        return argv[optind];
-    return argv[optind - 1];
-}
-
-/* The long option that "--name=value" names when name takes no value,
- * or NULL. */
-static const struct option *given_a_value(const char *arg, int val)
-{
-    const char *eq = strchr(arg, '=');
-    if (strncmp(arg, "--", 2) != 0 || eq == NULL)
-        return NULL;
-    const size_t len = (size_t)(eq - arg - 2);
-    for (const struct option *o = long_options; o->name != NULL; o++)
-        if (o->val == val && o->has_arg == no_argument &&
-            strncmp(o->name, arg + 2, len) == 0)
-            return o;
-    return NULL;
-}
-
-/* "--d" starts more than one long option: their list, else 0. */
-static int ambiguous_prefix(char *list, size_t size, const char *arg)
-{
-    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
-        return 0;
-    const size_t len = strcspn(arg + 2, "=");
-    int count = 0;
-    list[0] = '\0';
-    for (const struct option *o = long_options; o->name != NULL; o++) {
-        if (strncmp(o->name, arg + 2, len) != 0)
-            continue;
-        size_t used = strlen(list);
-        snprintf(list + used, size - used, "%s--%s", count ? ", " : "",
-                 o->name);
-        count++;
-    }
-    return count > 1;
-}
-
-static int unknown_option(int argc, char **argv, mx_error *err)
-{
-    const struct option *flag = given_a_value(argv[optind - 1], optopt);
-    if (optopt != 0 && flag != NULL)
-        return err_usage(err, _("option '--%s' takes no value"), flag->name);
-    char list[512];
-    if (optopt == 0 && ambiguous_prefix(list, sizeof list, argv[optind - 1]))
-        return err_usage(err, _("option '%s' is ambiguous: it could be %s"),
-                         argv[optind - 1], list);
-    if (optopt != 0 && optopt < 256) {
-        const char *arg = short_cluster(argc, argv, optopt);
-        const char *meant = strlen(arg) > 2 ? nearest_option(arg) : NULL;
-        if (meant != NULL)
-            return err_usage(err,
-                             _("unknown option '%s': long options take "
-                               "two dashes (did you mean '--%s'?)"),
-                             arg, meant);
-        if ((unsigned char)optopt >= 0x80) /* a multi-byte letter, whole */
-            return err_usage(err, _("unknown option '%s'"), arg);
-        return err_usage(err, _("unknown option '-%c'"), optopt);
-    }
-    const char *seen = argv[optind - 1];
-    const char *meant = nearest_option(seen);
-    if (meant != NULL)
-        return err_usage(err, _("unknown option '%s' (did you mean '--%s'?)"),
-                         seen, meant);
-    return err_usage(err, _("unknown option '%s'"), seen);
-}
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
 static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
@@ -475,8 +115,7 @@ static int known_table(const char *name, size_t heads)
 {
     // a table of the catalogue, or a parameter of any variant, biases
     // included
-    const table_id id = table_by_name(name, strlen(name));
-    if (id != TABLE_COUNT)
+    if (table_by_name(name, strlen(name)) != TABLE_COUNT)
         return 1;
     const model_dims names_only = {.heads = heads};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
@@ -747,10 +386,11 @@ static int parse_plot_size(options *opt, const char *arg, mx_error *err)
     return 0;
 }
 
-static int parse_one(options *opt, int c, const char *arg, mx_error *err)
+/* The value of option id (option_list.h), arg, into *opt. */
+static int parse_one(options *opt, int id, const char *arg, mx_error *err)
 {
     size_t n = 0;
-    switch (c) {
+    switch (id) {
     case OPT_D_MODEL:
         opt->d_model_given = true;
         return parse_size(&opt->d_model, "--d-model", arg, 1, MAX_WIDTH, err);
@@ -909,14 +549,14 @@ static int parse_one(options *opt, int c, const char *arg, mx_error *err)
     case OPT_STEP:
         opt->step = true;
         return 0;
-    case 'h':
+    case OPT_HELP:
         opt->show_help = true;
         return 0;
-    case 'V':
+    case OPT_VERSION:
         opt->show_version = true;
         return 0;
     default:
-        return err_usage(err, _("internal error: option %d not handled"), c);
+        return err_usage(err, _("internal error: option %d not handled"), id);
     }
 }
 
@@ -925,14 +565,18 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     set_defaults(opt);
     opterr = 0; /* our messages, not getopt's */
     optind = 0; /* 0, not 1: GNU getopt then forgets any earlier parse */
+    struct option longopts[N_OPTIONS + 1];
+    char shorts[2 + 2 * N_OPTIONS];
+    option_getopt_table(longopts);
+    option_short_string(shorts, sizeof shorts);
     int c;
-    while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
         const char *seen = argv[optind - 1];
         if (c == '?')
-            return unknown_option(argc, argv, err);
+            return unknown_option(longopts, argc, argv, err);
         if (c == ':')
             return err_usage(err, _("option '%s' needs a value"), seen);
-        if (parse_one(opt, c, optarg, err) != 0)
+        if (parse_one(opt, option_id_of(c), optarg, err) != 0)
             return -1;
     }
     if (opt->show_help || opt->show_version)

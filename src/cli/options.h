@@ -98,7 +98,4 @@ void options_free(options *opt);
 /* Nonzero when the table name passes the --tables filter. */
 int options_wants_table(const options *opt, const char *name);
 
-/* The --help text. */
-void options_print_usage(FILE *out);
-
 #endif

@@ -5,7 +5,7 @@ Usage: cli_test.py MHA_EXPLAIN GOLDEN_DIR
 
 Prints TAP. Golden files hold the exact expected stdout of a command (or,
 for NAME.err, the stderr of a command that fails with status 2); they were
-checked by hand against the PyTorch reference tables (tests/reference/cases)
+checked by hand against the PyTorch reference tables (tests/reference)
 when made, and are compared byte for byte.
 """
 import os
@@ -114,9 +114,9 @@ def help_and_version():
     r = run(["--help"])
     text = r.stdout.decode()
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "..", "src", "cli", "options.c"),
+                            "..", "src", "cli", "option_list.h"),
                encoding="utf-8").read()
-    names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
+    names = re.findall(r'^OPTION\(\w+, "([a-z-]+)"', src, re.M)
     missing = [n for n in names if "--" + n not in text]
     ok(r.returncode == 0 and r.stderr == b"" and names and not missing and
        all("(default %s)" % d in text for d in ("3", "4", "2", "42")),

@@ -177,7 +177,7 @@ LANGS = ["pt_BR", "es", "zh_CN", "zh_TW"]
 
 
 def golden_args(lang):
-    """The arguments of tests/cli/golden/explain-LANG.txt (cli_test.py checks
+    """The arguments of tests/golden/explain-LANG.txt (cli_test.py checks
     that output; it shows every --explain note, the four modules', the
     block's steps and the average), without --lang LANG."""
     with open(os.path.join(GOLDEN, "explain-%s.args" % lang),
@@ -245,9 +245,9 @@ def separators():
 def help_text():
     """--help in each language: every option, lines within 80 cells."""
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                            "..", "src", "cli", "options.c"),
+                            "..", "src", "cli", "option_list.h"),
                encoding="utf-8").read()
-    names = re.findall(r'\{"([a-z-]+)", (?:no|required)_argument', src)
+    names = re.findall(r'^OPTION\(\w+, "([a-z-]+)"', src, re.M)
     english = run(["--help"], env=BARE).stdout
     for lang in LANGS:
         r = run(["--help", "--lang", lang], env=BARE)

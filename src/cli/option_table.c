@@ -1,0 +1,144 @@
+/* option_table.c: getopt_long's table and --help, from option_list.h. */
+#include "cli/option_table.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+
+const option_row option_rows[N_OPTIONS] = {
+#define OPTION(id, name, short_name, value, section, place, help) \
+    [OPT_##id] = {name, short_name, value, SECTION_##section, place, help},
+#include "cli/option_list.h"
+#undef OPTION
+};
+
+/* Every place in getopt_long's table is taken once: the places of the N
+ * rows, as bits, are the N lowest bits. */
+static_assert(N_OPTIONS <= 64, "the check below counts places in 64 bits");
+static_assert((0
+#define OPTION(id, name, short_name, value, section, place, help) \
+    | (UINT64_C(1) << (place))
+#include "cli/option_list.h"
+#undef OPTION
+               ) == UINT64_MAX >> (64 - N_OPTIONS),
+              "option_list.h: the places are 0 to N_OPTIONS - 1, each once");
+
+/* The headings of --help's sections. */
+static const char *const section_heading[N_SECTIONS] = {
+    [SECTION_MODEL] = N_("Model (the defaults reproduce the classroom "
+                         "example):"),
+    [SECTION_INPUTS] = N_("Inputs from CSV files:"),
+    [SECTION_OUTPUT] = N_("Output:"),
+    [SECTION_PICTURES] = N_("Pictures:"),
+    [SECTION_TERMINAL] = N_("On a terminal:"),
+    [SECTION_TEACHING] = N_("Teaching:"),
+    [SECTION_SPEED] = N_("Speed:"),
+    [SECTION_GENERAL] = NULL,
+};
+
+/* The text before the options and after them, each translated whole. */
+static const char *const usage_head =
+    N_("Usage: mha-explain [OPTIONS] SENTENCE...\n"
+       "       mha-explain [OPTIONS] --embeddings FILE.csv\n"
+       "       mha-explain [OPTIONS] --input FILE.csv --column NAME\n"
+       "Show every table inside multi-head attention, with PyTorch's numbers.\n"
+       "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
+       "from standard input.\n"
+       "\n");
+static const char *const usage_tail[] = {
+    N_("Tables: vocab, tokens, embedding.weight, inputs, kv_tokens, kv_inputs;\n"
+       "W_query.weight, W_key.weight, W_value.weight (and .bias), heads.H.W_*,\n"
+       "out_proj.weight, out_proj.bias; per head queries, keys, values,\n"
+       "attn_scores, attn_weights, head_context; attn_weights_avg,\n"
+       "concat_context, out; for the block attention.W_*, norm1.*, ff.0.*,\n"
+       "ff.2.*, norm2.*, attn_out, add_norm1, ffn_hidden, ffn_out, out.\n"
+       "\n"),
+    N_("Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
+       "or input, 3 a --check failed.\n"
+       "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n"),
+};
+
+void option_getopt_table(struct option table[N_OPTIONS + 1])
+{
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        table[o->place] = (struct option){
+            .name = o->name,
+            .has_arg = o->value != NULL ? required_argument : no_argument,
+            .flag = NULL,
+            .val = o->short_name != 0 ? o->short_name : OPTION_VAL_BASE + id,
+        };
+    }
+    table[N_OPTIONS] = (struct option){0};
+}
+
+void option_short_string(char *out, size_t size)
+{
+    size_t n = 0;
+    out[n++] = ':';
+    for (int id = 0; id < N_OPTIONS && n + 3 <= size; id++) {
+        if (option_rows[id].short_name == 0)
+            continue;
+        out[n++] = option_rows[id].short_name;
+        if (option_rows[id].value != NULL)
+            out[n++] = ':';
+    }
+    out[n] = '\0';
+}
+
+int option_id_of(int c)
+{
+    if (c >= OPTION_VAL_BASE && c < OPTION_VAL_BASE + N_OPTIONS)
+        return c - OPTION_VAL_BASE;
+    for (int id = 0; id < N_OPTIONS; id++)
+        if (c != 0 && option_rows[id].short_name == c)
+            return id;
+    return -1;
+}
+
+/* The column where the help of every option starts. */
+#define HELP_COLUMN 21
+
+/* One option's lines of --help: "  -x, --name VALUE", then its help from
+ * HELP_COLUMN, each further line of it indented to that column. */
+static void print_option(FILE *out, const option_row *o)
+{
+    int used = 2;
+    fputs("  ", out);
+    if (o->short_name != 0)
+        used += fprintf(out, "-%c, ", o->short_name);
+    used += fprintf(out, "--%s", o->name);
+    if (o->value != NULL)
+        used += fprintf(out, " %s", o->value);
+    if (used > HELP_COLUMN - 2) {
+        fputc('\n', out);
+        used = 0;
+    }
+    fprintf(out, "%*s", HELP_COLUMN - used, "");
+    for (const char *line = _(o->help);;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) {
+            fprintf(out, "%s\n", line);
+            return;
+        }
+        fprintf(out, "%.*s\n%*s", (int)(end - line), line, HELP_COLUMN, "");
+        line = end + 1;
+    }
+}
+
+void options_print_usage(FILE *out)
+{
+    fputs(_(usage_head), out);
+    for (int s = 0; s < N_SECTIONS; s++) {
+        if (section_heading[s] != NULL)
+            fprintf(out, "%s\n", _(section_heading[s]));
+        for (int id = 0; id < N_OPTIONS; id++)
+            if (option_rows[id].section == (enum help_section)s)
+                print_option(out, &option_rows[id]);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < sizeof usage_tail / sizeof usage_tail[0]; i++)
+        fputs(_(usage_tail[i]), out);
+}

@@ -1,0 +1,413 @@
+/* run.c: running a job: the model over each sentence, to every output. */
+#include "cli/run.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cleanup.h"
+#include "cli/i18n.h"
+#include "cli/progress.h"
+#include "cli/settings.h"
+#include "cli/sink.h"
+#include "html/html.h"
+#include "io/csv_in.h"
+#include "io/input.h"
+#include "io/spool.h"
+#include "io/stdout.h"
+#include "io/weights.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "plot/plot.h"
+#include "render/check.h"
+#include "render/explain.h"
+#include "render/render.h"
+#include "render/textwidth.h"
+
+/* Every name given to --tables must be a table this run makes: a name
+ * that only another variant or option makes would print nothing. Checked
+ * before the run, as its tables may go out while it is made. */
+static int check_tables_made(const options *opt, const model_input *in,
+                             mx_error *err)
+{
+    for (size_t k = 0; k < opt->n_tables; k++)
+        if (!pipeline_makes_table(opt, in, opt->tables[k]))
+            return err_usage(err,
+                             _("--tables: this run makes no table '%s' "
+                               "(it comes with another --variant or "
+                               "option)"),
+                             opt->tables[k]);
+    return 0;
+}
+
+/* One run of the model: sentence number `index` of --input (or -1 for a
+ * single run), rendered to out and, with --csv-dir, added to *files
+ * (begun at the first run, in sub or in the directory itself) and with
+ * --plot drawn as a page. A failed --check sets *check_failed; the run
+ * goes on. Unless an output needs the whole trace (keeps_all), its tables
+ * go out as they are made, so a long run holds few of them at once. */
+static int run_and_render(FILE *out, bool *check_failed, const options *opt,
+                          const model_input *in, long index,
+                          const char *heading, csv_dir_set **files,
+                          const char *sub, plot_file *plot, html_set *html,
+                          mx_error *err)
+{
+    trace tr;
+    trace_init(&tr);
+    const bool grid = use_grid(opt, in);
+    const bool streams = !keeps_all(opt, grid);
+    const csv_out_style csv = {
+        .delimiter = opt->csv_delimiter,
+        .decimal_comma = opt->decimal_comma,
+        .bom = opt->bom && index <= 0,
+        .header = index <= 0,
+        .sentence = index,
+    };
+    run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
+    o.file_csv.bom = opt->bom;
+    check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
+    o.style = text_style_of(opt, &tr, &o.notes, grid);
+    o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
+                     (opt->torch_style || !o.style.grid);
+    csv_stream_begin(&o.csv, out, &csv);
+    text_stream_begin(&o.text, out, &o.style,
+                      opt->torch_style ? torch_table : text_table);
+    /* everything that can fail on the input fails before any output */
+    int rc = check_tables_made(opt, in, err);
+    if (rc == 0 && opt->csv_dir != NULL && *files == NULL)
+        rc = csv_dir_begin(files, opt->csv_dir, err);
+    o.files = *files;
+    if (rc == 0 && streams)
+        trace_set_sink(&tr, put_table, &o);
+    if (rc == 0 && heading != NULL && opt->format == FORMAT_TEXT)
+        /* each sentence on its own step too; --input's text is spooled */
+        fprintf(out, "%s=== %s ===\n\n",
+                index <= 0  ? ""
+                : opt->step ? "\f"
+                            : "\n",
+                heading);
+    if (rc == 0)
+        rc = pipeline_run(&tr, opt, in, err);
+    /* a run that kept its trace: every table now, in order */
+    for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
+        rc = put_table(&o, trace_at(&tr, i), err);
+    if (rc == 0 && opt->format == FORMAT_CSV)
+        rc = csv_stream_end(&o.csv, err);
+    else
+        csv_stream_free(&o.csv);
+    if (rc == 0 && plot != NULL) {
+        size_t n = 0;
+        const table **chosen = select_tables(&tr, opt, &n);
+        rc = chosen == NULL
+                 ? err_nomem(err, _("the table list"))
+                 : plot_page(plot, &tr, opt->tables != NULL ? chosen : NULL, n,
+                             heading, err);
+        free(chosen);
+    }
+    if (rc == 0 && opt->focus != NULL)
+        rc = focus_stream_end(&o.focus, out, err);
+    focus_stream_free(&o.focus);
+    if (rc == 0 && opt->format == FORMAT_TEXT && !o.text_streams &&
+        opt->focus == NULL)
+        rc = render_grid_text(out, opt, &tr, &o.style, err);
+    if (rc == 0 && opt->check) {
+        /* the report goes with the tables in text, beside them in CSV */
+        FILE *report = opt->format == FORMAT_TEXT ? out : stderr;
+        const check_report r = o.report;
+        if (opt->format == FORMAT_TEXT && o.n > 0)
+            fputc('\n', report);
+        /* wrapped for a person at a terminal; one line per invariant
+         * for a script reading a pipe or a file */
+        if (opt->format == FORMAT_TEXT && isatty(STDOUT_FILENO))
+            check_print_wrapped(report, &r, screen_width(opt));
+        else
+            check_print(report, &r);
+        if (!check_passed(&r))
+            *check_failed = true;
+    }
+    /* the page is written whole, under a temporary name, last */
+    if (rc == 0 && html != NULL) {
+        explain_context notes = explain_for(opt, &tr);
+        notes.width = EXPLAIN_NO_WRAP;
+        const text_style text = {
+            .precision = opt->precision, .full = opt->full, .trace = &tr};
+        const html_page page = {.masked = opt->causal && opt->kv == NULL,
+                                .scaled = opt->scale,
+                                .text = &text,
+                                .explain = &notes};
+        rc = html_add(html, &tr, &page, err);
+    }
+    trace_free(&tr);
+    return rc;
+}
+
+/* Where a run's text goes: straight to stdout, or, for a run that also
+ * writes files or reads --input, into a spool copied to stdout once
+ * everything else has succeeded; also for the pager and --step, which
+ * need the whole text. */
+static int open_output(FILE **out, FILE **spool, const options *opt,
+                       mx_error *err)
+{
+    const bool spooled = opt->input != NULL || opt->csv_dir != NULL ||
+                         opt->plot != NULL || opt->html != NULL || opt->step ||
+                         may_page(opt->no_pager, opt->step);
+    return route_output(out, spool, spooled, err);
+}
+
+/* The spooled text on stdout: as it is, through the pager, or a step at a
+ * time (--step). Closes the spool. */
+static int show_spool(FILE *spool, const options *opt, mx_error *err)
+{
+    return spool_to_stdout(spool, opt->step, may_page(opt->no_pager, opt->step),
+                           err);
+}
+
+/* ---- putting the run's files in place ---------------------------------
+ * --plot, --html and --csv-dir: opened before the runs, filled by them
+ * (run_and_render), then put in place together at the end (finish_run). */
+
+/* --plot: the picture of `pages` sentences, or NULL without --plot. */
+static int open_plot(plot_file **plot, const options *opt, size_t pages,
+                     mx_error *err)
+{
+    *plot = NULL;
+    if (opt->plot == NULL)
+        return 0;
+    *plot = plot_open(opt->plot, pages, opt->plot_width, opt->plot_height, err);
+    return *plot != NULL ? 0 : -1;
+}
+
+/* --html: the pages of `pages` sentences, or NULL without --html. */
+static int open_html(html_set **html, const options *opt, size_t pages,
+                     mx_error *err)
+{
+    *html = NULL;
+    if (opt->html == NULL)
+        return 0;
+    return html_open(html, opt->html, pages, err);
+}
+
+/* Puts the run's files in place, every kind together: each finished and
+ * its targets checked before the first is moved; the files they replace
+ * are kept until all are in place, and put back if a move fails
+ * (replace.h), so a failed run leaves the user's files as they were. */
+static int place_files(csv_dir_set *files, plot_file *plot, html_set *html,
+                       mx_error *err)
+{
+    int rc = 0;
+    if (plot != NULL)
+        rc = plot_ready(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_ready(html, err);
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_ready(files, err);
+    if (rc == 0 && plot != NULL)
+        rc = plot_place(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_place(html, err);
+    if (rc == 0 && files != NULL)
+        rc = csv_dir_place(files, err);
+    /* no output of the run replaced another (the same name twice) */
+    if (rc == 0 && plot != NULL)
+        rc = plot_intact(plot, err);
+    if (rc == 0 && html != NULL)
+        rc = html_intact(html, err);
+    return rc;
+}
+
+/* The end of a run that returned rc: its files put in place (or removed
+ * after a failure), then its spooled text on stdout. The files they
+ * replace are kept until the text is written: a write error there, or a
+ * signal meanwhile (cleanup.h: the hooks put them back), leaves the
+ * user's files as they were. A failed --check is reported once
+ * everything is written. */
+static int finish_run(int rc, bool check_failed, csv_dir_set *files,
+                      plot_file *plot, html_set *html, FILE *spool,
+                      const options *opt, mx_error *err)
+{
+    /* no signal ends the program with some files in place and not others */
+    sigset_t old;
+    cleanup_block(&old);
+    if (rc == 0 && spool != NULL)
+        rc = check_stdout(err);
+    if (rc == 0)
+        rc = place_files(files, plot, html, err);
+    if (rc == 0 && spool != NULL) {
+        /* a signal during the copy puts every file back */
+        cleanup_unblock(&old);
+        rc = show_spool(spool, opt, err);
+        cleanup_block(&old);
+        spool = NULL;
+    }
+    if (rc == 0 && files != NULL)
+        csv_dir_keep(files);
+    /* undone in the reverse order of placing; the folders --csv-dir made
+     * last, once nothing of another kind is in them */
+    csv_dir_undo(files);
+    html_end(html, rc == 0);
+    plot_end(plot, rc == 0);
+    csv_dir_end(files);
+    cleanup_unblock(&old);
+    spool_discard(spool);
+    if (rc == 0 && check_failed)
+        rc = err_set(err, EXIT_CHECK_FAILED,
+                     _("--check: an invariant "
+                       "does not hold (see the [check] lines)"));
+    return rc;
+}
+
+/* ---- the jobs ------------------------------------------------------- */
+
+/* A single run (no --input): its picture, the run, its --csv-dir files. */
+static int run_single(const options *opt, const model_input *in, mx_error *err)
+{
+    csv_dir_set *files = NULL;
+    plot_file *plot = NULL;
+    html_set *html = NULL;
+    FILE *out = NULL, *spool = NULL;
+    bool check_failed = false;
+    int rc = open_plot(&plot, opt, 1, err);
+    if (rc == 0)
+        rc = open_html(&html, opt, 1, err);
+    if (rc == 0)
+        rc = open_output(&out, &spool, opt, err);
+    if (rc == 0)
+        rc = run_and_render(out, &check_failed, opt, in, -1, NULL, &files, NULL,
+                            plot, html, err);
+    return finish_run(rc, check_failed, files, plot, html, spool, opt, err);
+}
+
+/* --input FILE --column NAME: every sentence is checked before the first
+ * one is run, so a bad row stops the run before anything is written, and
+ * so is the work of all of them together (MAX_INPUT_VALUES). */
+static int run_sentence_file(const options *opt, mx_error *err)
+{
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    char **sentences = NULL;
+    size_t *lines = NULL, n = 0;
+    if (read_sentences(&sentences, &lines, &n, opt->input, opt->column, &style,
+                       err) != 0)
+        return -1;
+    int rc = 0;
+    csv_dir_set *files = NULL;
+    double work = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const model_input in = {.sentence = sentences[i],
+                                .len = strlen(sentences[i])};
+        double values = 0;
+        const bool streamed = !keeps_all(opt, use_grid(opt, &in));
+        if (pipeline_check(&values, opt, &in, streamed, err) != 0) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,
+                           lines[i], opt->column, why);
+        }
+        work += values;
+    }
+    if (rc == 0 && work > (double)MAX_INPUT_VALUES)
+        rc = err_input(err,
+                       _("%s: the %zu sentences together would make about "
+                         "%.0f million values, more than the %zu million "
+                         "one --input run may make: split the file or "
+                         "use smaller widths"),
+                       opt->input, n, work / 1e6, MAX_INPUT_VALUES / 1000000);
+    plot_file *plot = NULL;
+    html_set *html = NULL;
+    FILE *out = NULL, *spool = NULL;
+    bool check_failed = false;
+    if (rc == 0)
+        rc = open_plot(&plot, opt, n, err);
+    if (rc == 0)
+        rc = open_html(&html, opt, n, err);
+    if (rc == 0)
+        rc = open_output(&out, &spool, opt, err);
+    progress bar;
+    progress_begin(&bar, stderr, !opt->quiet && isatty(STDERR_FILENO));
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const model_input in = {.sentence = sentences[i],
+                                .len = strlen(sentences[i])};
+        progress_step(&bar, i, n);
+        char heading[256], sub[64];
+        char *shown = display_escape(sentences[i]);
+        if (shown == NULL) {
+            rc = err_nomem(err, _("the heading"));
+            break;
+        }
+        /* TRANSLATORS: the heading of each --input row: its index and text */
+        snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i, shown);
+        free(shown);
+        snprintf(sub, sizeof sub, "sentence%zu", i);
+        rc = run_and_render(out, &check_failed, opt, &in, (long)i, heading,
+                            &files, sub, plot, html, err);
+    }
+    progress_end(&bar);
+    /* the files of every sentence are moved into place together, then
+     * the text of every sentence is printed */
+    rc = finish_run(rc, check_failed, files, plot, html, spool, opt, err);
+    free_strings(sentences, n);
+    free(lines);
+    return rc;
+}
+
+/* --embeddings FILE: the rows of the file are the inputs. */
+static int run_embeddings_file(const options *opt, mx_error *err)
+{
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    char **words = NULL;
+    size_t n = 0;
+    matrix rows = {0};
+    if (read_embeddings(&words, &n, &rows, opt->embeddings, &style, MAX_WIDTH,
+                        err) != 0)
+        return -1;
+    const model_input in = {.words = (const char *const *)words,
+                            .embeddings = &rows};
+    int rc = run_single(opt, &in, err);
+    free_strings(words, n);
+    matrix_free(&rows);
+    return rc;
+}
+
+/* A sentence from the command line, or from standard input with "-". */
+static int run_sentence(const options *opt, mx_error *err)
+{
+    char *from_stdin = NULL;
+    model_input in = {.sentence = opt->sentence,
+                      .len = opt->sentence ? strlen(opt->sentence) : 0,
+                      .kv = opt->kv};
+    if (opt->sentence_from_stdin) {
+        if (read_stdin(&from_stdin, &in.len, err) != 0)
+            return -1;
+        in.sentence = from_stdin;
+    }
+    int rc = run_single(opt, &in, err);
+    free(from_stdin);
+    return rc;
+}
+
+int run_job(const options *opt, mx_error *err)
+{
+    int rc = 0;
+    if (opt->step && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
+        rc = err_usage(err, "%s",
+                       isatty(STDIN_FILENO)
+                           ? _("--step: waits for keys on a terminal, and "
+                               "standard output is not one (--explain "
+                               "gives the notes without pauses)")
+                           : _("--step: waits for keys on a terminal, and "
+                               "standard input is not one (--explain gives "
+                               "the notes without pauses)"));
+    if (rc == 0 && opt->weights != NULL)
+        rc = weights_check_dir(opt->weights, opt->variants, opt->heads,
+                               opt->tie, err);
+    if (rc == 0) {
+        if (opt->input != NULL)
+            rc = run_sentence_file(opt, err);
+        else if (opt->embeddings != NULL)
+            rc = run_embeddings_file(opt, err);
+        else
+            rc = run_sentence(opt, err);
+    }
+    return rc;
+}

@@ -1,0 +1,91 @@
+/* settings.c: how a run renders, from its options and the terminal. */
+#include "cli/settings.h"
+
+#include <unistd.h>
+
+#include "io/terminal.h"
+
+bool use_color(const options *opt)
+{
+    if (opt->color != COLOR_AUTO)
+        return opt->color == COLOR_ALWAYS;
+    return terminal_color();
+}
+
+size_t screen_width(const options *opt)
+{
+    if (opt->width_given)
+        return opt->width;
+    return terminal_columns(MAX_SCREEN_WIDTH);
+}
+
+bool use_grid(const options *opt, const model_input *in)
+{
+    if (opt->layout != LAYOUT_AUTO)
+        return opt->layout == LAYOUT_GRID;
+    if (!isatty(STDOUT_FILENO))
+        return false;
+    /* a run that fails the check fails again, with its message, when it
+     * runs */
+    double values = 0;
+    mx_error ignored = {0};
+    return pipeline_check(&values, opt, in, true, &ignored) != 0 ||
+           values <= (double)MAX_TRACE_VALUES;
+}
+
+bool keeps_all(const options *opt, bool grid)
+{
+    return opt->html != NULL || opt->plot != NULL ||
+           (opt->format == FORMAT_TEXT && !opt->torch_style &&
+            opt->focus == NULL && grid);
+}
+
+/* Tokens of the --kv sentence in the trace. */
+static size_t kv_rows(const trace *tr)
+{
+    const table *t = trace_find_input(tr, TABLE_KV_INPUTS);
+    return t != NULL ? t->values.rows : 0;
+}
+
+explain_context explain_for(const options *opt, const trace *tr)
+{
+    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *vocab = trace_find_input(tr, TABLE_VOCAB);
+    explain_context c = {
+        .tokens = inputs ? inputs->values.rows : 0,
+        .vocab = vocab ? vocab->values.rows : 0,
+        .d_model = inputs ? inputs->values.cols : opt->d_model,
+        .d_out = opt->d_out,
+        .heads = opt->heads,
+        .seed = opt->seed,
+        .causal = opt->causal && opt->kv == NULL,
+        .scale = opt->scale,
+        .qkv_bias = opt->qkv_bias,
+        .embeddings_given = opt->embeddings != NULL,
+        .chars = opt->tokens == TOKENS_CHARS,
+        .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
+        .width = screen_width(opt),
+        .ff = opt->ff ? opt->ff
+                      : 4 * (inputs ? inputs->values.cols : opt->d_model),
+    };
+    return c;
+}
+
+text_style text_style_of(const options *opt, const trace *tr,
+                         const explain_context *ctx, bool grid)
+{
+    const text_style style = {
+        .precision = opt->precision,
+        .full = opt->full,
+        .color = use_color(opt),
+        .before = opt->explain ? explain_before : NULL,
+        .before_ctx = ctx,
+        .width = screen_width(opt),
+        .truecolor = terminal_truecolor(),
+        .scale = opt->color_scale,
+        .trace = tr,
+        .grid = grid,
+        .page_breaks = opt->step,
+    };
+    return style;
+}

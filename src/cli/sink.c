@@ -1,0 +1,85 @@
+/* sink.c: where a run's tables go, a table at a time. */
+#include "cli/sink.h"
+
+#include <stdlib.h>
+
+#include "cli/i18n.h"
+#include "cli/settings.h"
+#include "model/tokenize.h"
+
+const table **select_tables(const trace *tr, const options *opt, size_t *n)
+{
+    const table **out = calloc(trace_count(tr) + 1, sizeof *out);
+    if (out == NULL)
+        return NULL;
+    *n = 0;
+    for (size_t i = 0; i < trace_count(tr); i++)
+        if (options_wants_table(opt, table_name(trace_at(tr, i))))
+            out[(*n)++] = trace_at(tr, i);
+    return out;
+}
+
+/* The position --focus names in the trace's sequence (0 without --focus). */
+static int find_focus(size_t *position, const options *opt, const trace *tr,
+                      mx_error *err)
+{
+    *position = 0;
+    if (opt->focus == NULL)
+        return 0;
+    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    if (inputs == NULL)
+        return err_input(err, _("--focus: the sequence has no tokens"));
+    return find_token(position, opt->focus,
+                      (const char *const *)inputs->rows->s, inputs->rows->n,
+                      err);
+}
+
+/* --focus: the view begun at the run's first table (the input tables are
+ * in the trace by then), then table t, chosen or not. */
+static int put_focus(run_output *o, const table *t, mx_error *err)
+{
+    if (!o->focus_begun) {
+        size_t position;
+        o->focus_begun = true;
+        if (find_focus(&position, o->opt, o->tr, err) != 0 ||
+            focus_stream_begin(
+                &o->focus, trace_find_input(o->tr, TABLE_INPUTS)->rows,
+                position, o->opt->kv != NULL, &o->style, err) != 0)
+            return -1;
+    }
+    return focus_stream_put(&o->focus, t, options_wants_table(o->opt, table_name(t)),
+                            err);
+}
+
+int put_table(void *ctx, const table *t, mx_error *err)
+{
+    run_output *o = ctx;
+    if (o->opt->check)
+        check_table(&o->report, o->tr, t);
+    if (o->opt->focus != NULL && put_focus(o, t, err) != 0)
+        return -1;
+    if (!options_wants_table(o->opt, table_name(t)))
+        return 0;
+    if (o->n++ == 0) /* the input tables are in the trace by now */
+        o->notes = explain_for(o->opt, o->tr);
+    if (o->files != NULL &&
+        csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err) != 0)
+        return -1;
+    if (o->opt->format == FORMAT_CSV)
+        return csv_stream_put(&o->csv, t, err);
+    if (o->text_streams)
+        return text_stream_put(&o->text, t, err);
+    return 0;
+}
+
+int render_grid_text(FILE *out, const options *opt, const trace *tr,
+                     const text_style *style, mx_error *err)
+{
+    size_t n = 0;
+    const table **tables = select_tables(tr, opt, &n);
+    if (tables == NULL)
+        return err_nomem(err, _("the table list"));
+    int rc = render_text(out, tables, n, style, err);
+    free(tables);
+    return rc;
+}
