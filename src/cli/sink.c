@@ -47,8 +47,8 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
                 position, o->opt->kv != NULL, &o->style, err) != 0)
             return -1;
     }
-    return focus_stream_put(&o->focus, t, options_wants_table(o->opt, table_name(t)),
-                            err);
+    return focus_stream_put(&o->focus, t,
+                            options_wants_table(o->opt, table_name(t)), err);
 }
 
 int put_table(void *ctx, const table *t, mx_error *err)
