@@ -289,6 +289,17 @@ static size_t model_width(const model_config *mc, const model_input *in)
     return in->embeddings != NULL ? in->embeddings->cols : mc->d_model;
 }
 
+/* Whether the run has a variant whose attention is d_model wide (the
+ * block's), whose heads must then divide d_model. */
+static bool runs_d_model_wide(const model_config *mc)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if ((mc->variants & model_variants[i].bit) &&
+            variant_row_of(model_variants[i].id)->d_model_wide)
+            return true;
+    return false;
+}
+
 /* The run fits the limits; *values is the size of its whole trace. A
  * streamed run (trace.h) is held to what it holds at once with one head
  * in flight; *batch is how many heads it may then compute at once on
@@ -306,7 +317,7 @@ static int check_size(double *values, size_t *batch, const model_config *mc,
                                   "columns (d_model is taken from the file)",
                                   D),
                          mc->d_model, D);
-    if ((mc->variants & VARIANT_BLOCK) && D % mc->heads != 0)
+    if (runs_d_model_wide(mc) && D % mc->heads != 0)
         return err_usage(err,
                          _("--heads: %zu heads do not divide --d-model %zu "
                            "(the block's attention is d_model wide: each "

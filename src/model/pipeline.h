@@ -1,7 +1,7 @@
 /* pipeline.h: one sentence through the chosen variants into a trace.
  *
  *   sentence -> tokens + vocabulary -> embedding table -> inputs
- *            -> single | wrapper | fused -> tables
+ *            -> single | wrapper | fused | block -> tables
  *
  * Each variant starts as a fresh notebook would: torch.manual_seed(seed),
  * nn.Embedding(V, D) drawn first, then the module's layers in order.
@@ -29,7 +29,8 @@
 #define MAX_INPUT_VALUES ((size_t)1 << 33)
 
 /* The model a run builds: its sizes, its variants and how they run. The
- * command line makes one from its options (cli/model_options.h). */
+ * command line makes one from what it was given (model_config_of, in
+ * src/cli). */
 typedef struct {
     uint64_t seed;           /* torch.manual_seed(seed) before each variant */
     size_t d_model;          /* D, when no embeddings are given */
