@@ -188,7 +188,6 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
     // module takes the wrapper's heads, drawn and read as the wrapper's
     // own run makes them
     const bool tie = mc->tie && row->tie != NULL;
-    const variant_row *heads_row = variant_row_of(VARIANT_ID_WRAPPER);
     module_room m = {0}, heads = {0};
     if (make_module(&m, id, mc, &with_sum, &dims, start, err) == 0 &&
         (!tie || make_module(&heads, VARIANT_ID_WRAPPER, mc, &with_sum, &dims,
@@ -201,7 +200,7 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
         }
     }
     if (tie)
-        heads_row->free(&heads);
+        variant_row_of(VARIANT_ID_WRAPPER)->free(&heads);
     row->free(&m);
     if (rc == 0 && with_sum.average != NULL)
         rc = record_average(tr, id, with_sum.average, err);
