@@ -333,6 +333,7 @@ static_assert(sizeof rows / sizeof rows[0] == VARIANT_ID_COUNT - 1,
 const variant_row *variant_row_of(variant_id v)
 {
     assert(v > VARIANT_INPUT && v < VARIANT_ID_COUNT);
+    assert(rows[v - 1].forward != NULL); /* every variant has its row */
     return &rows[v - 1];
 }
 
