@@ -290,24 +290,32 @@ static void block_explain(char *text, size_t size, const model_dims *d)
 static const variant_row rows[] = {
     [VARIANT_ID_SINGLE - 1] =
         {
+            .d_model_wide = false,
+            .heads = HEADS_ONE,
             .init = single_make,
             .free = single_drop,
             .params = single_list,
             .forward = single_run,
             .size = single_size,
             .explain = single_explain,
+            .tie = NULL,
         },
     [VARIANT_ID_WRAPPER - 1] =
         {
+            .d_model_wide = false,
+            .heads = HEADS_APART,
             .init = wrapper_make,
             .free = wrapper_drop,
             .params = wrapper_list,
             .forward = wrapper_run,
             .size = wrapper_size,
             .explain = wrapper_explain,
+            .tie = NULL,
         },
     [VARIANT_ID_FUSED - 1] =
         {
+            .d_model_wide = false,
+            .heads = HEADS_SPLIT,
             .init = fused_make,
             .free = fused_drop,
             .params = fused_list,
@@ -319,12 +327,14 @@ static const variant_row rows[] = {
     [VARIANT_ID_BLOCK - 1] =
         {
             .d_model_wide = true,
+            .heads = HEADS_SPLIT,
             .init = block_make,
             .free = block_drop,
             .params = block_list,
             .forward = block_run,
             .size = block_size,
             .explain = block_explain,
+            .tie = NULL,
         },
 };
 static_assert(sizeof rows / sizeof rows[0] == VARIANT_ID_COUNT - 1,

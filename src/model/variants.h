@@ -45,6 +45,14 @@ typedef struct {
                           t x hd each, its scores and weights t x t */
 } variant_size;
 
+/* How a module makes its heads' queries, keys and values. */
+enum head_making {
+    HEADS_ONE,   /* one head, as wide as the module (O) */
+    HEADS_APART, /* each head its own W_query, W_key, W_value, hd wide */
+    HEADS_SPLIT, /* one W_query, W_key, W_value O wide, split into heads
+                    by view and transpose */
+};
+
 /* One variant. The dims (model_dims) and the attention_config its
  * functions are handed are the module's: variant_dims and
  * variant_attention of the run's. */
@@ -52,6 +60,7 @@ typedef struct {
     /* Its attention is d_model wide whatever d_out says: the block's
      * residual adds the attention's output to its input. */
     bool d_model_wide;
+    enum head_making heads;
 
     /* Construction: draws the parameters into a zeroed module_room as the
      * module's constructor does, in its order. free accepts a zeroed or

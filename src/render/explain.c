@@ -232,10 +232,12 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const size_t T = c->tokens, D = c->d_model, H = c->heads;
     const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;
-    const bool fused =
-        t->variant == VARIANT_ID_FUSED || t->variant == VARIANT_ID_BLOCK;
-    const bool block = t->variant == VARIANT_ID_BLOCK;
-    const bool single = t->variant == VARIANT_ID_SINGLE;
+    // how the module makes its heads (variants.h); the input has none
+    const enum head_making heads = t->variant != VARIANT_INPUT
+                                       ? variant_row_of(t->variant)->heads
+                                       : HEADS_APART;
+    const bool fused = heads == HEADS_SPLIT;
+    const bool single = heads == HEADS_ONE;
     const size_t width = single ? O : hd;
     const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
 
@@ -430,7 +432,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
             _("Back to the model width: ffn_out = ffn_hidden @ "
               "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu)."),
             T, c->ff, T, D);
-    } else if (block && id == TABLE_OUT) {
+    } else if (id == TABLE_OUT && table_step(id, t->variant) == STEP_NORM2) {
+        // the block's out: its second add and norm
         say(out, c->width,
             _("Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
               "(%zu, %zu): the block's output, ready for the next block."),
