@@ -9,6 +9,7 @@
 
 #include "cli/cleanup.h"
 #include "cli/i18n.h"
+#include "cli/model_options.h"
 #include "cli/progress.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
@@ -32,8 +33,9 @@
 static int check_tables_made(const options *opt, const model_input *in,
                              mx_error *err)
 {
+    const model_config mc = model_config_of(opt);
     for (size_t k = 0; k < opt->n_tables; k++)
-        if (!pipeline_makes_table(opt, in, opt->tables[k]))
+        if (!pipeline_makes_table(&mc, in, opt->tables[k]))
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
                                "(it comes with another --variant or "
@@ -88,8 +90,9 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                 : opt->step ? "\f"
                             : "\n",
                 heading);
+    const model_config mc = model_config_of(opt);
     if (rc == 0)
-        rc = pipeline_run(&tr, opt, in, err);
+        rc = pipeline_run(&tr, &mc, in, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
@@ -298,7 +301,7 @@ static int run_sentence_file(const options *opt, mx_error *err)
                                 .len = strlen(sentences[i])};
         double values = 0;
         const bool streamed = !keeps_all(opt, use_grid(opt, &in));
-        if (pipeline_check(&values, opt, &in, streamed, err) != 0) {
+        if (check_run(&values, opt, &in, streamed, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             rc = err_input(err, _("%s:%zu: column '%s': %s"), opt->input,

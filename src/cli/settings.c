@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include "cli/model_options.h"
 #include "io/terminal.h"
 
 bool use_color(const options *opt)
@@ -29,7 +30,7 @@ bool use_grid(const options *opt, const model_input *in)
      * runs */
     double values = 0;
     mx_error ignored = {0};
-    return pipeline_check(&values, opt, in, true, &ignored) != 0 ||
+    return check_run(&values, opt, in, true, &ignored) != 0 ||
            values <= (double)MAX_TRACE_VALUES;
 }
 

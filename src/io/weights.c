@@ -47,13 +47,12 @@ static int load_param(const param_info *p, void *ctx)
     return read_weight_matrix(p->value, path, src->style, src->err);
 }
 
-int weights_load(unsigned variant, const model_dims *dims,
-                 const module_storage *m, const char *dir,
-                 const csv_style *style, mx_error *err)
+int weights_load(unsigned variant, const model_dims *dims, void *module,
+                 const char *dir, const csv_style *style, mx_error *err)
 {
     weights_source src = {dir, variant_id_name(variant_of_bit(variant)), style,
                           err};
-    return model_params_each(variant, dims, m, load_param, &src);
+    return model_params_each(variant, dims, module, load_param, &src);
 }
 
 /* ---- checking the directory ------------------------------------------ */

@@ -24,11 +24,10 @@
 int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                       bool tie, mx_error *err);
 
-/* Reads <dir>/<variant>.<name>.csv over each parameter of m (the module
- * of `variant`, one bit) whose file is present; a file for a bias the
- * module lacks is an error. */
-int weights_load(unsigned variant, const model_dims *dims,
-                 const module_storage *m, const char *dir,
-                 const csv_style *style, mx_error *err);
+/* Reads <dir>/<variant>.<name>.csv over each parameter of module (the
+ * module of `variant`, one bit: model_params_each) whose file is present;
+ * a file for a bias the module lacks is an error. */
+int weights_load(unsigned variant, const model_dims *dims, void *module,
+                 const char *dir, const csv_style *style, mx_error *err);
 
 #endif

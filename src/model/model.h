@@ -1,16 +1,19 @@
-/* model.h: the one description of the model: its variants and, per
- * module, its parameters.
+/* model.h: the variants as the command line and the files name them, and
+ * each module's parameters.
  *
  * Every place that needs the variants (the --variant parser, the order in
  * which the pipeline runs them, their names in the trace) loops over
- * model_variants, so adding a variant starts here. The list is in run
- * order: single, wrapper, fused, block.
+ * model_variants, made from the catalogue's VARIANT_LIST (catalogue.h).
+ * The list is in run order: single, wrapper, fused, block. What each one
+ * builds, computes and costs is its row of variants.h.
  *
  * Every place that needs the parameters (recording them in the trace,
  * loading and checking --weights files, validating --tables, counting
  * them for --explain) loops over model_params_each, which lists a
  * module's parameters in state_dict() order with their names, shapes and
- * storage. Adding a parameter touches model.c and the forward code only.
+ * storage: the variant's row lists them with the layers below. Adding a
+ * parameter touches the row's listing (variants.c) and the forward code
+ * only.
  */
 #ifndef MHA_MODEL_H
 #define MHA_MODEL_H
@@ -19,15 +22,17 @@
 #include <stddef.h>
 
 #include "cli/error.h"
-#include "numerics/tensor.h"
+#include "model/linear.h"
 #include "model/trace.h"
+#include "numerics/tensor.h"
 
-/* A set of variants, as --variant chooses them: one bit each. */
+/* A set of variants, as --variant chooses them: one bit each
+ * (VARIANT_SINGLE, VARIANT_WRAPPER, ...), in run order. */
 enum variant_bits {
-    VARIANT_SINGLE = 1u << 0,
-    VARIANT_WRAPPER = 1u << 1,
-    VARIANT_FUSED = 1u << 2,
-    VARIANT_BLOCK = 1u << 3,
+#define VARIANT_BIT(id, name, out_step, tables) \
+    VARIANT_##id = 1u << (VARIANT_ID_##id - 1),
+    VARIANT_LIST(VARIANT_BIT)
+#undef VARIANT_BIT
 };
 
 #define MODEL_N_VARIANTS (VARIANT_ID_COUNT - 1)
@@ -54,7 +59,7 @@ variant_id variant_of_bit(unsigned bit);
 /* ---- parameters ------------------------------------------------------ */
 
 /* The sizes the modules' parameters are made from. */
-typedef struct {
+typedef struct model_dims {
     size_t d_model; /* D */
     size_t d_out;   /* O; the block's attention is D wide whatever O is */
     size_t heads;   /* H; a wrapper head is hd = O / H wide */
@@ -88,25 +93,37 @@ typedef struct {
 /* Called for each parameter; a nonzero return stops the listing. */
 typedef int (*param_fn)(const param_info *p, void *ctx);
 
-/* The module whose parameters to list with their storage: the pointer of
- * the variant listed (single for VARIANT_SINGLE, ...); NULL, or that
- * pointer NULL, lists names and shapes only. */
-struct single_params;
-struct wrapper_params;
-struct fused_params;
-struct block_params;
-typedef struct {
-    struct single_params *single;
-    struct wrapper_params *wrapper;
-    struct fused_params *fused;
-    struct block_params *block;
-} module_storage;
-
 /* Calls fn(p, ctx) for each parameter of `variant` (one bit of
  * variant_bits) in state_dict() order, absent biases included, and
- * returns the first nonzero result, or 0. */
-int model_params_each(unsigned variant, const model_dims *dims,
-                      const module_storage *m, param_fn fn, void *ctx);
+ * returns the first nonzero result, or 0. module is the variant's module
+ * (its row's storage, variants.h), or NULL to list names and shapes
+ * only. */
+int model_params_each(unsigned variant, const model_dims *dims, void *module,
+                      param_fn fn, void *ctx);
+
+/* ---- the layers a module's listing is made of ------------------------- */
+
+/* Where a listing is sent. */
+typedef struct param_lister {
+    param_fn fn;
+    void *ctx;
+} param_lister;
+
+/* nn.Linear(in, out, bias): `layer`.weight (out, in), `layer`.bias
+ * (1, out), the bias listed absent when the layer has none. l may be
+ * NULL. */
+int list_linear(const param_lister *to, const char *layer, size_t in,
+                size_t out, bool bias, bool tied, linear *l);
+
+/* prefix + W_query, W_key, W_value, each nn.Linear(D, width). p may be
+ * NULL. */
+int list_qkv(const param_lister *to, const char *prefix, size_t d_model,
+             size_t width, bool bias, bool tied, qkv *p);
+
+/* nn.LayerNorm(D): `layer`.weight and `layer`.bias, each (1, D); weight
+ * and bias may be NULL. */
+int list_norm(const param_lister *to, const char *layer, size_t D,
+              matrix *weight, matrix *bias);
 
 /* A param_fn: records a present parameter as a table of the trace (a
  * copy: the module owns it). ctx is a param_recorder. */

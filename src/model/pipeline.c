@@ -5,12 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/attention.h"
-#include "model/block.h"
 #include "cli/i18n.h"
-#include "numerics/rng.h"
-#include "model/tokenize.h"
 #include "io/weights.h"
+#include "model/tokenize.h"
+#include "model/variants.h"
+#include "numerics/rng.h"
 #include "numerics/workers.h"
 
 /* A param_fn: adds a parameter's size, present or not (ctx: a double). */
@@ -21,38 +20,49 @@ static int add_param_size(const param_info *p, void *ctx)
 }
 
 /* The model's sizes for a run of width D (d_model). */
-static model_dims run_dims(const options *opt, size_t D)
+static model_dims run_dims(const model_config *mc, size_t D)
 {
     return (model_dims){
         .d_model = D,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
-        .ff = opt->ff ? opt->ff : 4 * D,
-        .qkv_bias = opt->qkv_bias,
+        .d_out = mc->d_out,
+        .heads = mc->heads,
+        .ff = mc->ff ? mc->ff : 4 * D,
+        .qkv_bias = mc->qkv_bias,
     };
+}
+
+/* Whether variant v makes attn_weights_avg in this run: with --average,
+ * in a module whose tables include it (one of several heads). */
+static bool averages(const model_config *mc, const variant_info *v)
+{
+    return mc->average && (v->tables & TABLE_BIT(ATTN_WEIGHTS_AVG));
+}
+
+/* Adds the parameters of the run's variants, present or not, to *n. */
+static void add_params_size(double *n, const model_config *mc,
+                            const model_dims *dims)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (mc->variants & model_variants[i].bit)
+            model_params_each(model_variants[i].bit, dims, NULL, add_param_size,
+                              n);
 }
 
 /* About how many float values the whole trace of this run holds, counted
  * in double so that absurd sizes cannot overflow. */
-static double trace_size(const options *opt, size_t D, size_t T, size_t V)
+static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
 {
-    const double t = (double)T, v = (double)V, d = (double)D,
-                 o = (double)opt->d_out, h = (double)opt->heads;
-    const model_dims dims = run_dims(opt, D);
+    const double t = (double)T, v = (double)V, d = (double)D;
+    const model_dims dims = run_dims(mc, D);
     double n = v * d + t * d + v + t;
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (opt->variants & model_variants[i].bit)
-            model_params_each(model_variants[i].bit, &dims, NULL,
-                              add_param_size, &n);
-    if (opt->variants & VARIANT_SINGLE)
-        n += 4.0 * t * o + 2.0 * t * t;
-    if (opt->variants & VARIANT_WRAPPER)
-        n += 4.0 * t * o + h * 2.0 * t * t + t * o;
-    if (opt->variants & VARIANT_FUSED)
-        n += 4.0 * t * o + h * 2.0 * t * t + 2.0 * t * o;
-    if (opt->variants & VARIANT_BLOCK) { /* attention d_model wide */
-        const double f = (double)dims.ff;
-        n += 4.0 * t * d + h * 2.0 * t * t + 2.0 * t * d + t * (f + 3.0 * d);
+    add_params_size(&n, mc, &dims);
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *info = &model_variants[i];
+        if (!(mc->variants & info->bit))
+            continue;
+        const variant_row *row = variant_row_of(info->id);
+        const model_dims module = variant_dims(row, &dims);
+        n += row->size(&module, t).tables;
     }
     return n;
 }
@@ -67,36 +77,30 @@ typedef struct {
     double per_head; /* one head's queries, keys, values, scores, weights */
 } stream_size;
 
-static stream_size streamed_size(const options *opt, size_t D, size_t T,
+static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
                                  size_t V)
 {
-    const double t = (double)T, v = (double)V, d = (double)D,
-                 o = (double)opt->d_out, h = (double)opt->heads;
-    const model_dims dims = run_dims(opt, D);
+    const double t = (double)T, v = (double)V, d = (double)D;
+    const model_dims dims = run_dims(mc, D);
     stream_size n = {.kept = v * d + t * d + v + t};
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (opt->variants & model_variants[i].bit)
-            model_params_each(model_variants[i].bit, &dims, NULL,
-                              add_param_size, &n.kept);
-    // (the block's attention is d_model wide)
-    const unsigned v_bits[] = {VARIANT_SINGLE, VARIANT_WRAPPER, VARIANT_FUSED,
-                               VARIANT_BLOCK};
-    const double kept[] = {t * o, t * o, t * o, t * ((double)dims.ff + 4 * d)};
-    const double work[] = {0, 2 * t * o, 4 * t * o, 4 * t * d};
-    const double hd[] = {o, o / h, o / h, d / h};
-    for (size_t i = 0; i < 4; i++) {
-        if (!(opt->variants & v_bits[i]))
+    add_params_size(&n.kept, mc, &dims);
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *info = &model_variants[i];
+        if (!(mc->variants & info->bit))
             continue;
+        const variant_row *row = variant_row_of(info->id);
+        const model_dims module = variant_dims(row, &dims);
+        const variant_size s = row->size(&module, t);
         // --average: the table, and while the heads run their sum and
         // head 0's scores
-        const bool avg = opt->average && v_bits[i] != VARIANT_SINGLE;
-        n.kept += kept[i] + (avg ? 2 * t * t : 0);
-        if (avg && work[i] + t * t > n.work)
-            n.work = work[i] + t * t;
-        if (work[i] > n.work)
-            n.work = work[i];
-        if (2 * t * t + 3 * t * hd[i] > n.per_head)
-            n.per_head = 2 * t * t + 3 * t * hd[i];
+        const bool avg = averages(mc, info);
+        n.kept += s.kept + (avg ? 2 * t * t : 0);
+        if (avg && s.work + t * t > n.work)
+            n.work = s.work + t * t;
+        if (s.work > n.work)
+            n.work = s.work;
+        if (2 * t * t + 3 * t * s.head_width > n.per_head)
+            n.per_head = 2 * t * t + 3 * t * s.head_width;
     }
     return n;
 }
@@ -128,109 +132,78 @@ static int record_ids(trace *tr, table_id name, const labels *rows,
     return 0;
 }
 
-/* Reads the --weights files of the variant over module m's drawn
- * parameters (nothing without --weights). */
-static int load_weights(unsigned variant, const module_storage *m,
-                        const options *opt, const model_dims *dims,
-                        mx_error *err)
+/* A variant's module in m (a zeroed module_room), built as its row says
+ * from a copy of the generator at start, then its --weights files read
+ * over the drawn parameters. cfg and dims are the run's. The caller frees
+ * it with the row's free, whether this fails or not. */
+static int make_module(module_room *m, variant_id id, const model_config *mc,
+                       const attention_config *cfg, const model_dims *dims,
+                       const torch_rng *start, mx_error *err)
 {
-    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
-    if (opt->weights == NULL)
+    const variant_row *row = variant_row_of(id);
+    const attention_config acfg = variant_attention(row, cfg);
+    const model_dims module = variant_dims(row, dims);
+    torch_rng g = *start;
+    if (row->init(m, &acfg, &module, &g, err) != 0)
+        return -1;
+    if (mc->weights == NULL)
         return 0;
-    return weights_load(variant, dims, m, opt->weights, &style, err);
+    return weights_load(variant_by_id(id)->bit, dims, m, mc->weights,
+                        &mc->weights_style, err);
 }
 
 /* Records module m's parameters as tables of the variant, in state_dict()
  * order. */
-static int record_params(trace *tr, unsigned variant, const module_storage *m,
+static int record_params(trace *tr, variant_id id, module_room *m,
                          const model_dims *dims, mx_error *err)
 {
-    param_recorder rec = {tr, variant_of_bit(variant), err};
-    return model_params_each(variant, dims, m, record_param, &rec);
-}
-
-/* The wrapper's heads, drawn as the wrapper draws them (and read from
- * --weights files): for the wrapper itself, and for --tie. */
-static int make_wrapper(wrapper_params *p, const options *opt,
-                        const attention_config *cfg, const model_dims *dims,
-                        const torch_rng *start, mx_error *err)
-{
-    torch_rng g = *start;
-    if (wrapper_init(p, cfg, &g, err) != 0)
-        return -1;
-    return load_weights(VARIANT_WRAPPER, &(module_storage){.wrapper = p}, opt,
-                        dims, err);
+    param_recorder rec = {tr, id, err};
+    return model_params_each(variant_by_id(id)->bit, dims, m, record_param,
+                             &rec);
 }
 
 /* Runs one variant from a copy of the generator as it stands after the
  * embedding draws: parameters drawn, replaced by --weights files, recorded,
  * then the forward pass. */
-static int run_variant(trace *tr, unsigned variant, const options *opt,
+static int run_variant(trace *tr, variant_id id, const model_config *mc,
                        const attention_config *cfg, const torch_rng *start,
                        const attention_input *x, const sequence_labels *lab,
                        mx_error *err)
 {
-    // cfg holds --d-out, --heads and --qkv-bias as opt does
-    const model_dims dims = run_dims(opt, cfg->d_model);
-    torch_rng g = *start;
+    const variant_row *row = variant_row_of(id);
+    const model_dims dims = run_dims(mc, cfg->d_model);
     int rc = -1;
     // --average: the heads' weights summed as they are made
     mean_stream sum = {0};
     attention_config with_sum = *cfg;
-    if (opt->average && variant != VARIANT_SINGLE) {
+    if (averages(mc, variant_by_id(id))) {
         if (mean_stream_init(&sum, cfg->heads, x->x->rows * x->kv->rows, err) !=
             0) {
             mean_stream_free(&sum);
             return -1;
         }
         with_sum.average = &sum;
-        cfg = &with_sum;
     }
-    if (variant == VARIANT_SINGLE) {
-        single_params p = {0};
-        const module_storage m = {.single = &p};
-        if (single_init(&p, cfg, &g, err) == 0 &&
-            load_weights(variant, &m, opt, &dims, err) == 0 &&
-            record_params(tr, variant, &m, &dims, err) == 0)
-            rc = single_forward(tr, &p, cfg, x, lab, err);
-        single_free(&p);
-    } else if (variant == VARIANT_WRAPPER) {
-        wrapper_params p = {0};
-        const module_storage m = {.wrapper = &p};
-        if (make_wrapper(&p, opt, cfg, &dims, start, err) == 0 &&
-            record_params(tr, variant, &m, &dims, err) == 0)
-            rc = wrapper_forward(tr, &p, cfg, x, lab, err);
-        wrapper_free(&p);
-    } else if (variant == VARIANT_FUSED) {
-        fused_params p = {0};
-        wrapper_params heads = {0};
-        const module_storage m = {.fused = &p};
-        if (fused_init(&p, cfg, &g, err) == 0 &&
-            load_weights(variant, &m, opt, &dims, err) == 0 &&
-            (!opt->tie ||
-             make_wrapper(&heads, opt, cfg, &dims, start, err) == 0)) {
-            if (opt->tie)
-                fused_tie_to_wrapper(&p, &heads);
-            if (record_params(tr, variant, &m, &dims, err) == 0)
-                rc = fused_forward(tr, &p, cfg, x, lab, err);
+    // --tie, the one variant that takes another's parameters: the fused
+    // module takes the wrapper's heads, drawn and read as the wrapper's
+    // own run makes them
+    const bool tie = mc->tie && row->tie != NULL;
+    module_room m = {0}, heads = {0};
+    if (make_module(&m, id, mc, &with_sum, &dims, start, err) == 0 &&
+        (!tie || make_module(&heads, VARIANT_ID_WRAPPER, mc, &with_sum, &dims,
+                             start, err) == 0)) {
+        if (tie)
+            row->tie(&m, &heads);
+        if (record_params(tr, id, &m, &dims, err) == 0) {
+            const attention_config acfg = variant_attention(row, &with_sum);
+            rc = row->forward(tr, &m, &acfg, x, lab, err);
         }
-        wrapper_free(&heads);
-        fused_free(&p);
-    } else if (variant == VARIANT_BLOCK) {
-        /* the residual adds the attention's output to its input: the
-         * block's attention is d_model wide, whatever --d-out says */
-        attention_config wide = *cfg;
-        wide.d_out = cfg->d_model;
-        block_params p = {0};
-        const module_storage m = {.block = &p};
-        if (block_init(&p, &wide, dims.ff, &g, err) == 0 &&
-            load_weights(variant, &m, opt, &dims, err) == 0 &&
-            record_params(tr, variant, &m, &dims, err) == 0)
-            rc = block_forward(tr, &p, &wide, x, lab, err);
-        block_free(&p);
     }
-    if (rc == 0 && cfg->average != NULL)
-        rc = record_average(tr, variant_of_bit(variant), cfg->average, err);
+    if (tie)
+        variant_row_of(VARIANT_ID_WRAPPER)->free(&heads);
+    row->free(&m);
+    if (rc == 0 && with_sum.average != NULL)
+        rc = record_average(tr, id, with_sum.average, err);
     mean_stream_free(&sum);
     return rc == 0 ? trace_flush(tr, err) : rc;
 }
@@ -239,48 +212,27 @@ static int run_variant(trace *tr, unsigned variant, const options *opt,
  * read into freshly made parameters (then freed), so that a bad file
  * stops the run before the first table goes out, as in a run that keeps
  * its trace. */
-static int check_weights(const options *opt, size_t D, mx_error *err)
+static int check_weights(const model_config *mc, size_t D, mx_error *err)
 {
     const attention_config cfg = {
         .d_model = D,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
-        .qkv_bias = opt->qkv_bias,
+        .d_out = mc->d_out,
+        .heads = mc->heads,
+        .qkv_bias = mc->qkv_bias,
     };
-    const model_dims dims = run_dims(opt, D);
+    const model_dims dims = run_dims(mc, D);
     // --tie reads the wrapper's files for the fused module too
-    const unsigned read = opt->variants | (opt->tie ? VARIANT_WRAPPER : 0u);
+    const unsigned read = mc->variants | (mc->tie ? VARIANT_WRAPPER : 0u);
+    torch_rng start;
+    rng_seed(&start, mc->seed);
     int rc = 0;
     for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
-        const unsigned v = model_variants[i].bit;
-        if (!(read & v))
+        const variant_info *v = &model_variants[i];
+        if (!(read & v->bit))
             continue;
-        torch_rng g;
-        rng_seed(&g, opt->seed);
-        single_params single = {0};
-        wrapper_params wrapper = {0};
-        fused_params fused = {0};
-        block_params block = {0};
-        attention_config wide = cfg;
-        wide.d_out = D;
-        const module_storage m = {.single = &single,
-                                  .wrapper = &wrapper,
-                                  .fused = &fused,
-                                  .block = &block};
-        if (v == VARIANT_SINGLE)
-            rc = single_init(&single, &cfg, &g, err);
-        else if (v == VARIANT_WRAPPER)
-            rc = wrapper_init(&wrapper, &cfg, &g, err);
-        else if (v == VARIANT_FUSED)
-            rc = fused_init(&fused, &cfg, &g, err);
-        else
-            rc = block_init(&block, &wide, dims.ff, &g, err);
-        if (rc == 0)
-            rc = load_weights(v, &m, opt, &dims, err);
-        single_free(&single);
-        wrapper_free(&wrapper);
-        fused_free(&fused);
-        block_free(&block);
+        module_room m = {0};
+        rc = make_module(&m, v->id, mc, &cfg, &dims, &start, err);
+        variant_row_of(v->id)->free(&m);
     }
     return rc;
 }
@@ -331,36 +283,47 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
 }
 
 /* The model width: --d-model, or the embeddings' width. */
-static size_t model_width(const options *opt, const model_input *in)
+static size_t model_width(const model_config *mc, const model_input *in)
 {
-    return in->embeddings != NULL ? in->embeddings->cols : opt->d_model;
+    return in->embeddings != NULL ? in->embeddings->cols : mc->d_model;
+}
+
+/* Whether the run has a variant whose attention is d_model wide (the
+ * block's), whose heads must then divide d_model. */
+static bool runs_d_model_wide(const model_config *mc)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if ((mc->variants & model_variants[i].bit) &&
+            variant_row_of(model_variants[i].id)->d_model_wide)
+            return true;
+    return false;
 }
 
 /* The run fits the limits; *values is the size of its whole trace. A
  * streamed run (trace.h) is held to what it holds at once with one head
  * in flight; *batch is how many heads it may then compute at once on
  * `threads` threads. */
-static int check_size(double *values, size_t *batch, const options *opt,
+static int check_size(double *values, size_t *batch, const model_config *mc,
                       const model_input *in, const tokenized *tok,
                       bool streamed, size_t threads, mx_error *err)
 {
-    const size_t D = model_width(opt, in);
-    if (in->embeddings != NULL && opt->d_model_given && opt->d_model != D)
+    const size_t D = model_width(mc, in);
+    if (in->embeddings != NULL && mc->d_model_given && mc->d_model != D)
         return err_usage(err,
                          ngettext("--d-model %zu: the embeddings have %zu "
                                   "column (d_model is taken from the file)",
                                   "--d-model %zu: the embeddings have %zu "
                                   "columns (d_model is taken from the file)",
                                   D),
-                         opt->d_model, D);
-    if ((opt->variants & VARIANT_BLOCK) && D % opt->heads != 0)
+                         mc->d_model, D);
+    if (runs_d_model_wide(mc) && D % mc->heads != 0)
         return err_usage(err,
                          _("--heads: %zu heads do not divide --d-model %zu "
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
-                         opt->heads, D);
-    const double whole = trace_size(opt, D, tok->n_tokens, tok->n_vocab);
-    const stream_size part = streamed_size(opt, D, tok->n_tokens, tok->n_vocab);
+                         mc->heads, D);
+    const double whole = trace_size(mc, D, tok->n_tokens, tok->n_vocab);
+    const stream_size part = streamed_size(mc, D, tok->n_tokens, tok->n_vocab);
     const double least = part.kept + part.work + part.per_head;
     const double max = (double)MAX_TRACE_VALUES;
     *values = whole;
@@ -383,19 +346,21 @@ static int check_size(double *values, size_t *batch, const options *opt,
     return 0;
 }
 
-int pipeline_check(double *values, const options *opt, const model_input *in,
-                   bool streamed, mx_error *err)
+int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+                    const model_input *in, mx_error *err)
+{
+    return input_tokens(tok, n_queries, in, mc->tokens, err);
+}
+
+int pipeline_check(double *values, const model_config *mc,
+                   const model_input *in, bool streamed, mx_error *err)
 {
     tokenized tok = {0};
     size_t n_queries, batch;
     *values = 0;
-    if (input_tokens(&tok, &n_queries, in, opt->tokens, err) != 0)
+    if (input_tokens(&tok, &n_queries, in, mc->tokens, err) != 0)
         return -1;
-    int rc = check_size(values, &batch, opt, in, &tok, streamed, 1, err);
-    size_t position;
-    if (rc == 0 && opt->focus != NULL)
-        rc = find_token(&position, opt->focus, (const char *const *)tok.tokens,
-                        n_queries, err);
+    int rc = check_size(values, &batch, mc, in, &tok, streamed, 1, err);
     tokenized_free(&tok);
     return rc;
 }
@@ -422,7 +387,7 @@ static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
     return &t->values;
 }
 
-int pipeline_run(trace *tr, const options *opt, const model_input *in,
+int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
     tokenized tok = {0};
@@ -430,29 +395,28 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
     workers *pool = NULL;
     int rc = -1;
 
-    if (input_tokens(&tok, &T, in, opt->tokens, err) != 0)
+    if (input_tokens(&tok, &T, in, mc->tokens, err) != 0)
         return -1;
     double values;
     size_t batch = 0;
-    const size_t threads =
-        opt->threads != 0 ? opt->threads : workers_available();
-    if (check_size(&values, &batch, opt, in, &tok, trace_streams(tr), threads,
+    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    if (check_size(&values, &batch, mc, in, &tok, trace_streams(tr), threads,
                    err) != 0 ||
-        (trace_streams(tr) && opt->weights != NULL &&
-         check_weights(opt, model_width(opt, in), err) != 0) ||
+        (trace_streams(tr) && mc->weights != NULL &&
+         check_weights(mc, model_width(mc, in), err) != 0) ||
         workers_init(&pool, threads, err) != 0)
         goto done;
     // T query tokens, then S key/value tokens (S = 0 for self-attention)
     const size_t S = tok.n_tokens - T, V = tok.n_vocab;
-    const size_t D = model_width(opt, in);
+    const size_t D = model_width(mc, in);
 
     const attention_config cfg = {
         .d_model = D,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
-        .causal = opt->causal && in->kv == NULL,
-        .scale = opt->scale,
-        .qkv_bias = opt->qkv_bias,
+        .d_out = mc->d_out,
+        .heads = mc->heads,
+        .causal = mc->causal && in->kv == NULL,
+        .scale = mc->scale,
+        .qkv_bias = mc->qkv_bias,
         .pool = pool,
         .heads_at_once = batch,
     };
@@ -479,7 +443,7 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         goto done;
 
     torch_rng g;
-    rng_seed(&g, opt->seed);
+    rng_seed(&g, mc->seed);
     const matrix *embedding = NULL;
     if (in->embeddings == NULL) {
         // torch.manual_seed(seed); emb = nn.Embedding(V, D)
@@ -504,12 +468,11 @@ int pipeline_run(trace *tr, const options *opt, const model_input *in,
         goto done;
 
     const attention_input x = {inputs, kv_inputs};
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
-        const unsigned v = model_variants[i].bit;
-        if ((opt->variants & v) &&
-            run_variant(tr, v, opt, &cfg, &g, &x, &lab, err) != 0)
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if ((mc->variants & model_variants[i].bit) &&
+            run_variant(tr, model_variants[i].id, mc, &cfg, &g, &x, &lab,
+                        err) != 0)
             goto done;
-    }
     rc = trace_flush(tr, err);
 done:
     workers_free(pool);
@@ -539,16 +502,16 @@ static bool makes_input(table_id id, const model_input *in)
     }
 }
 
-bool pipeline_makes_table(const options *opt, const model_input *in,
+bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name)
 {
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, in);
-    const model_dims dims = {.heads = opt->heads, .qkv_bias = opt->qkv_bias};
+    const model_dims dims = {.heads = mc->heads, .qkv_bias = mc->qkv_bias};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
-        if (!(opt->variants & v->bit))
+        if (!(mc->variants & v->bit))
             continue;
         if (id == TABLE_COUNT) { /* a parameter's name, or no table's */
             if (model_params_each(v->bit, &dims, NULL, is_present_named,
@@ -559,7 +522,7 @@ bool pipeline_makes_table(const options *opt, const model_input *in,
         // every head's tables, and what the module makes once
         if (table_info_of(id)->kind == KIND_PER_HEAD ||
             ((v->tables & (1ul << id)) &&
-             (id != TABLE_ATTN_WEIGHTS_AVG || opt->average)))
+             (id != TABLE_ATTN_WEIGHTS_AVG || averages(mc, v))))
             return true;
     }
     return false;

@@ -1,7 +1,7 @@
 /* pipeline.h: one sentence through the chosen variants into a trace.
  *
  *   sentence -> tokens + vocabulary -> embedding table -> inputs
- *            -> single | wrapper | fused -> tables
+ *            -> single | wrapper | fused | block -> tables
  *
  * Each variant starts as a fresh notebook would: torch.manual_seed(seed),
  * nn.Embedding(V, D) drawn first, then the module's layers in order.
@@ -11,9 +11,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cli/error.h"
-#include "cli/options.h"
+#include "io/csv_in.h"
+#include "model/tokenize.h"
 #include "model/trace.h"
 
 /* The most float values a run may hold at once, checked before the model
@@ -25,6 +27,30 @@
  * (the work, whether or not the tables stream): about eight of the
  * largest runs. */
 #define MAX_INPUT_VALUES ((size_t)1 << 33)
+
+/* The model a run builds: its sizes, its variants and how they run. The
+ * command line makes one from what it was given (model_config_of, in
+ * src/cli). */
+typedef struct {
+    uint64_t seed;           /* torch.manual_seed(seed) before each variant */
+    size_t d_model;          /* D, when no embeddings are given */
+    bool d_model_given;      /* D was asked for: the embeddings must agree */
+    size_t d_out;            /* O */
+    size_t heads;            /* H */
+    size_t ff;               /* F, the block's hidden width (0: 4 x D) */
+    bool qkv_bias;           /* W_query, W_key, W_value have biases */
+    bool causal;             /* mask later tokens (never with keys and
+                                values from another sentence) */
+    bool scale;              /* divide the scores by sqrt(head width) */
+    enum token_mode tokens;  /* how a sentence becomes tokens */
+    unsigned variants;       /* the variants to run, a set of variant_bits */
+    bool average;            /* attn_weights_avg, the heads' mean weights */
+    bool tie;                /* the fused module takes the wrapper's heads */
+    size_t threads;          /* 0: as many as the processors available */
+    const char *weights;     /* a folder of parameter files
+                                (io/weights.h), or NULL */
+    csv_style weights_style; /* how those files are written */
+} model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {
@@ -39,27 +65,33 @@ typedef struct {
 /* Checks, without building anything, that the input tokenizes and that
  * the run fits the limits, streamed or keeping its whole trace (trace.h);
  * *values is about how many float values its whole trace makes. */
-int pipeline_check(double *values, const options *opt, const model_input *in,
-                   bool streamed, mx_error *err);
+int pipeline_check(double *values, const model_config *mc,
+                   const model_input *in, bool streamed, mx_error *err);
 
-/* Runs the model of opt over the input and appends every table to tr
+/* The tokens of the input as a run makes them: the sentence's, then with
+ * --kv the other sentence's; *n_queries says how many are the
+ * sentence's. On success *tok owns them (tokenized_free). */
+int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+                    const model_input *in, mx_error *err);
+
+/* Runs the model of mc over the input and appends every table to tr
  * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is
  * the sentence's words then the other sentence's new words, and there is
  * no causal mask)
  * (input tables first, then each variant in the order single, wrapper,
- * fused). With embeddings given there is no embedding table and no
+ * fused, block). With embeddings given there is no embedding table and no
  * embedding draw: the module's layers are the first draws after the seed.
  * tr must be initialised; on failure it may hold some tables and the
  * caller still frees it. When tr streams (trace.h), the run is held to
  * what it holds at once, the heads are computed a few at a time, and
  * every --weights file is read before the first table goes to the sink;
  * the last table has gone to the sink when it returns. */
-int pipeline_run(trace *tr, const options *opt, const model_input *in,
+int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err);
 
-/* Whether a run of opt over in makes a table of this name (the tables of
+/* Whether a run of mc over in makes a table of this name (the tables of
  * pipeline_run, known before it runs: --tables is checked with it). */
-bool pipeline_makes_table(const options *opt, const model_input *in,
+bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli/i18n.h"
 #include "model/model.h"
+#include "model/variants.h"
 
 /* A param_fn: adds a present parameter's values to the weights or the
  * biases (ctx: size_t[2]). */
@@ -20,23 +21,32 @@ static int count_param(const param_info *p, void *ctx)
     return 0;
 }
 
-/* The attention width of a variant: --d-out, but d_model for the block,
- * whose residual adds the attention's output to its input. */
+/* The attention width of a variant: --d-out, but d_model for a module
+ * whose attention is d_model wide (the block's: its residual adds the
+ * attention's output to its input). */
 static size_t attention_width(variant_id variant, const explain_context *c)
 {
-    return variant == VARIANT_ID_BLOCK ? c->d_model : c->d_out;
+    return variant != VARIANT_INPUT && variant_row_of(variant)->d_model_wide
+               ? c->d_model
+               : c->d_out;
 }
 
-void count_parameters(variant_id variant, const explain_context *c,
-                      size_t *weights, size_t *biases)
+/* The run's sizes, as the modules' parameters are made from them. */
+static model_dims dims_of(const explain_context *c)
 {
-    const model_dims dims = {
+    return (model_dims){
         .d_model = c->d_model,
         .d_out = c->d_out,
         .heads = c->heads,
         .ff = c->ff,
         .qkv_bias = c->qkv_bias,
     };
+}
+
+void count_parameters(variant_id variant, const explain_context *c,
+                      size_t *weights, size_t *biases)
+{
+    const model_dims dims = dims_of(c);
     const variant_info *v = variant_by_id(variant);
     size_t counts[2] = {0, 0};
     if (v != NULL)
@@ -191,69 +201,16 @@ static void say(FILE *out, size_t screen, const char *fmt, ...)
     }
 }
 
+/* The module's sentence (its row's, variants.h), then its parameters. */
 static void explain_module(FILE *out, variant_id variant,
                            const explain_context *c)
 {
-    const size_t hd = c->d_out / c->heads;
-    if (variant == VARIANT_ID_SINGLE)
-        say(out, c->width,
-            _("The single head: one self-attention head of width "
-              "d_out = %zu, with its own W_query, W_key and W_value "
-              "(each d_out x d_in = %zu x %zu)."),
-            c->d_out, c->d_out, c->d_model);
-    else if (variant == VARIANT_ID_WRAPPER)
-        say(out, c->width,
-            ngettext(
-                "The wrapper: %zu independent head, each a small "
-                "self-attention of width d_out / heads = %zu with its own "
-                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
-                "concatenated at the end. --d-out is the width of all the "
-                "heads together (%zu = %zu x %zu); the book's "
-                "MultiHeadAttentionWrapper takes one head's width as its "
-                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
-                "..., num_heads=%zu).",
-                "The wrapper: %zu independent heads, each a small "
-                "self-attention of width d_out / heads = %zu with its own "
-                "W_query, W_key, W_value (%zu x %zu). Their contexts are "
-                "concatenated at the end. --d-out is the width of all the "
-                "heads together (%zu = %zu x %zu); the book's "
-                "MultiHeadAttentionWrapper takes one head's width as its "
-                "d_out, so this run is MultiHeadAttentionWrapper(%zu, %zu, "
-                "..., num_heads=%zu).",
-                c->heads),
-            c->heads, hd, hd, c->d_model, c->d_out, c->heads, hd, c->d_model,
-            hd, c->heads);
-    else if (variant == VARIANT_ID_BLOCK)
-        say(out, c->width,
-            ngettext("The Transformer block: the fused attention (%zu "
-                     "head), then a residual connection and LayerNorm, then "
-                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                     "then another residual connection and LayerNorm "
-                     "(post-norm, evaluation mode: no dropout).",
-                     "The Transformer block: the fused attention (%zu "
-                     "heads), then a residual connection and LayerNorm, then "
-                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                     "then another residual connection and LayerNorm "
-                     "(post-norm, evaluation mode: no dropout).",
-                     c->heads),
-            c->heads, c->d_model, c->ff, c->d_model);
-    else
-        say(out, c->width,
-            ngettext(
-                "The fused module (MultiHeadAttention): one W_query, W_key "
-                "and W_value of width d_out = %zu for all heads, split into "
-                "%zu head of %zu columns by view and transpose, then "
-                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
-                "arithmetic as the wrapper, in fewer and larger matrix "
-                "products.",
-                "The fused module (MultiHeadAttention): one W_query, W_key "
-                "and W_value of width d_out = %zu for all heads, split into "
-                "%zu heads of %zu columns by view and transpose, then "
-                "out_proj (%zu x %zu) mixes the concatenated heads. Same "
-                "arithmetic as the wrapper, in fewer and larger matrix "
-                "products.",
-                c->heads),
-            c->d_out, c->heads, hd, c->d_out, c->d_out);
+    const variant_row *row = variant_row_of(variant);
+    const model_dims run = dims_of(c);
+    const model_dims dims = variant_dims(row, &run);
+    char text[2048];
+    row->explain(text, sizeof text, &dims);
+    say(out, c->width, "%s", text);
     size_t w, b;
     char nw[64], nb[64], nt[64];
     count_parameters(variant, c, &w, &b);
@@ -275,10 +232,12 @@ void explain_before(FILE *out, const table *t, const table *prev,
     const size_t T = c->tokens, D = c->d_model, H = c->heads;
     const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;
-    const bool fused =
-        t->variant == VARIANT_ID_FUSED || t->variant == VARIANT_ID_BLOCK;
-    const bool block = t->variant == VARIANT_ID_BLOCK;
-    const bool single = t->variant == VARIANT_ID_SINGLE;
+    // how the module makes its heads (variants.h); the input has none
+    const enum head_making heads = t->variant != VARIANT_INPUT
+                                       ? variant_row_of(t->variant)->heads
+                                       : HEADS_APART;
+    const bool fused = heads == HEADS_SPLIT;
+    const bool single = heads == HEADS_ONE;
     const size_t width = single ? O : hd;
     const size_t S = c->kv_tokens ? c->kv_tokens : T; /* keys and values */
 
@@ -473,7 +432,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
             _("Back to the model width: ffn_out = ffn_hidden @ "
               "ff.2.weight^T + ff.2.bias, (%zu, %zu) -> (%zu, %zu)."),
             T, c->ff, T, D);
-    } else if (block && id == TABLE_OUT) {
+    } else if (id == TABLE_OUT && table_step(id, t->variant) == STEP_NORM2) {
+        // the block's out: its second add and norm
         say(out, c->width,
             _("Add and norm again: out = LayerNorm(add_norm1 + ffn_out), "
               "(%zu, %zu): the block's output, ready for the next block."),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/model_options.h"
 #include "cli/options.h"
 #include "model/pipeline.h"
 #include "render/render.h"
@@ -45,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace tr;
     trace_init(&tr);
     const model_input in = {.sentence = (const char *)data, .len = size};
-    if (pipeline_run(&tr, &opt, &in, &err) != 0)
+    const model_config mc = model_config_of(&opt);
+    if (pipeline_run(&tr, &mc, &in, &err) != 0)
         abort();
 
     const size_t n = trace_count(&tr);

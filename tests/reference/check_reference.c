@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "io/csv_in.h"
+#include "cli/model_options.h"
 #include "cli/options.h"
 #include "model/pipeline.h"
 #include "unit/tap.h"
@@ -224,7 +225,8 @@ int main(int cargc, char **cargv)
             in.len = strlen(opt.sentence);
             ran = 1;
         }
-        ran = ran && pipeline_run(&tr, &opt, &in, &err) == 0;
+        const model_config mc = model_config_of(&opt);
+        ran = ran && pipeline_run(&tr, &mc, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
 
         compare_state st = {.tr = &tr};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/model_options.h"
 #include "cli/options.h"
 #include "model/catalogue.h"
 #include "model/pipeline.h"
@@ -64,17 +65,19 @@ static void parse(options *opt, char **argv, const char *const *args)
 
 /* Runs argv and checks every table's shape against z, and that
  * pipeline_makes_table answers for every row as the run did. */
-static void check_run(const char *const *args, const sizes *z, const char *what)
+static void check_shapes(const char *const *args, const sizes *z,
+                         const char *what)
 {
     options opt;
     char *argv[32];
     parse(&opt, argv, args);
     const model_input in = {
         .sentence = opt.sentence, .len = strlen(opt.sentence), .kv = opt.kv};
+    const model_config mc = model_config_of(&opt);
     trace tr;
     trace_init(&tr);
     mx_error err = {0};
-    if (pipeline_run(&tr, &opt, &in, &err) != 0) {
+    if (pipeline_run(&tr, &mc, &in, &err) != 0) {
         printf("Bail out! %s\n", err.msg);
         exit(1);
     }
@@ -100,7 +103,7 @@ static void check_run(const char *const *args, const sizes *z, const char *what)
         if (id == TABLE_PARAM)
             continue;
         const char *name = table_info_of((table_id)id)->name;
-        if (pipeline_makes_table(&opt, &in, name) != made[id]) {
+        if (pipeline_makes_table(&mc, &in, name) != made[id]) {
             disagree++;
             printf("# %s: made %d, pipeline_makes_table says %d\n", name,
                    made[id], !made[id]);
@@ -156,7 +159,7 @@ int main(void)
         "--ff",        "9",
         "--average",   NULL};
     const sizes z = {.V = 6, .T = 7, .S = 7, .D = 8, .O = 12, .H = 2, .F = 9};
-    check_run(self, &z, "self-attention");
+    check_shapes(self, &z, "self-attention");
     // with --kv: S = 3 key/value tokens, V = 6 + 2 new words
     static const char *const cross[] = {
         "mha-explain", "a b c a d e f",
@@ -168,11 +171,11 @@ int main(void)
         "--ff",        "9",
         NULL};
     const sizes c = {.V = 8, .T = 7, .S = 3, .D = 8, .O = 12, .H = 2, .F = 9};
-    check_run(cross, &c, "cross-attention");
+    check_shapes(cross, &c, "cross-attention");
     static const char *const fused[] = {"mha-explain", "a b",     "--variant",
                                         "fused",       "--heads", "2",
                                         "--d-out",     "4",       NULL};
     const sizes f = {.V = 2, .T = 2, .S = 2, .D = 3, .O = 4, .H = 2, .F = 12};
-    check_run(fused, &f, "the fused module alone");
+    check_shapes(fused, &f, "the fused module alone");
     return tap_done();
 }

@@ -223,12 +223,10 @@ static void wrapper_is_fused(bool bias)
         .d_model = 3, .d_out = 6, .heads = 3, .qkv_bias = bias};
     param_recorder wrec = {&tr, VARIANT_ID_WRAPPER, &err},
                    frec = {&tr, VARIANT_ID_FUSED, &err};
-    ok(model_params_each(VARIANT_WRAPPER, &dims,
-                         &(module_storage){.wrapper = &wrapper}, record_param,
+    ok(model_params_each(VARIANT_WRAPPER, &dims, &wrapper, record_param,
                          &wrec) == 0 &&
            wrapper_forward(&tr, &wrapper, &cfg, &in, &lab, &err) == 0 &&
-           model_params_each(VARIANT_FUSED, &dims,
-                             &(module_storage){.fused = &fused}, record_param,
+           model_params_each(VARIANT_FUSED, &dims, &fused, record_param,
                              &frec) == 0 &&
            fused_forward(&tr, &fused, &cfg, &in, &lab, &err) == 0,
        "wrapper and fused record their parameters and run%s",
@@ -457,12 +455,7 @@ static void parameter_listing(bool bias)
         fused_init(&fused, &cfg, &g, &err) ||
         block_init(&block, &wide, dims.ff, &g, &err))
         abort();
-    const module_storage modules[MODEL_N_VARIANTS] = {
-        {.single = &single},
-        {.wrapper = &wrapper},
-        {.fused = &fused},
-        {.block = &block},
-    };
+    void *const modules[MODEL_N_VARIANTS] = {&single, &wrapper, &fused, &block};
     /* 3 layers; 3 per head; 4; 4 attention + 2 norms + 2 linears, each
      * with a weight and a (maybe absent) bias */
     static const size_t expected[MODEL_N_VARIANTS] = {6, 18, 8, 16};
@@ -472,7 +465,7 @@ static void parameter_listing(bool bias)
         memset(&without, 0, sizeof without);
         with.storage_ok = without.storage_ok = true;
         const unsigned v = model_variants[i].bit;
-        int rc = model_params_each(v, &dims, &modules[i], note_param, &with);
+        int rc = model_params_each(v, &dims, modules[i], note_param, &with);
         rc |= model_params_each(v, &dims, NULL, note_param, &without);
         bool same = rc == 0 && with.n == without.n;
         size_t tied = 0, present = 0;
