@@ -28,8 +28,8 @@ void single_free(single_params *p)
     qkv_free(&p->attn);
 }
 
-/* MultiHeadAttentionWrapper(D, O, H): H heads, each a SelfAttention(D,
- * hd), drawn head after head. */
+/* MultiHeadAttentionWrapper(D, O, H): H heads, each a CausalAttention(D,
+ * hd) with its own W_query, W_key, W_value, drawn head after head. */
 int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
                  mx_error *err)
 {
@@ -203,6 +203,23 @@ static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
     return concat;
 }
 
+/* The output projection, out (T, O) = out_proj(concat_context) =
+ * concat_context (T, O) @ out_proj.weight^T + out_proj.bias, made as the
+ * table out_id of variant. concat is released once read. */
+static table *project_out(trace *tr, variant_id variant, table_id out_id,
+                          table *concat, const linear *out_proj,
+                          const attention_config *cfg,
+                          const sequence_labels *lab, mx_error *err)
+{
+    table *out = new_table(tr, variant, out_id, cfg->d_out, lab, err);
+    if (out == NULL)
+        return NULL;
+    linear_forward(&out->values, &concat->values, &out_proj->weight,
+                   out_proj->bias.v, cfg->pool);
+    trace_release(tr, concat);
+    return out;
+}
+
 /* ---- the forward methods ---------------------------------------------- */
 
 /* SelfAttention.forward: one head of width O over x (T, D); its
@@ -217,7 +234,7 @@ int single_forward(trace *tr, const single_params *p,
                             .width = cfg->d_out,
                             .attend = own_head,
                             .ctx = &src};
-    head_set heads;
+    head_set heads = {0};
     const int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
     heads_free(&heads);
     return rc;
@@ -237,7 +254,7 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                             .attend = own_head,
                             .ctx = &src,
                             .what = N_("the wrapper's heads")};
-    head_set heads;
+    head_set heads = {0};
     int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
     if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, &heads, cfg->d_out, lab,
                                 err) == NULL)
@@ -292,14 +309,12 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
         rc == 0 ? concat_heads(tr, variant, &heads, O, lab, err) : NULL;
     heads_free(&heads);
 
-    // out (T, O) = concat_context (T, O) @ out_proj.weight^T + out_proj.bias
-    table *o =
-        concat == NULL ? NULL : new_table(tr, variant, out_id, O, lab, err);
+    // out (T, O) = out_proj(concat_context)
+    const table *o = concat == NULL ? NULL
+                                    : project_out(tr, variant, out_id, concat,
+                                                  &p->out_proj, cfg, lab, err);
     if (o == NULL)
         return -1;
-    linear_forward(&o->values, &concat->values, &p->out_proj.weight,
-                   p->out_proj.bias.v, cfg->pool);
-    trace_release(tr, concat); // read for the last time (streaming)
     *out = &o->values;
     return 0;
 }
