@@ -197,9 +197,10 @@ static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
     if (concat == NULL)
         return NULL;
     const size_t hd = width / heads->n;
-    for (size_t h = 0; h < heads->n; h++)
+    for (size_t h = 0; h < heads->n; h++) {
         put_columns(&concat->values, heads_context(heads, h), h * hd);
-    heads_release_contexts(tr, heads);
+        heads_release_context(tr, heads, h);
+    }
     return concat;
 }
 

@@ -167,10 +167,9 @@ int heads_run(head_set *set, trace *tr, const head_plan *plan,
     return rc;
 }
 
-void heads_release_contexts(trace *tr, const head_set *set)
+void heads_release_context(trace *tr, const head_set *set, size_t h)
 {
-    for (size_t h = 0; h < set->n; h++)
-        trace_release(tr, set->work[h].made[HEAD(HEAD_CONTEXT)]);
+    trace_release(tr, set->work[h].made[HEAD(HEAD_CONTEXT)]);
 }
 
 void heads_free(head_set *set)

@@ -17,7 +17,7 @@
  *   - streaming (trace.h): after each batch every table of its heads but
  *     head_context (and with --average head 0's attn_scores, whose mask
  *     shades the mean) is released and the trace is flushed; the
- *     contexts are released once concatenated (heads_release_contexts).
+ *     contexts are released once concatenated (heads_release_context).
  *
  * Shapes: T query tokens, S key/value tokens, D = d_model, H heads, hd
  * the width of a head (O / H; O in the single head).
@@ -90,9 +90,9 @@ static inline const matrix *heads_context(const head_set *set, size_t h)
     return set->work[h].t.context;
 }
 
-/* The module has read the heads' contexts (concatenated them): each
+/* The module has read head h's context (concatenated it): its
  * head_context table is released (trace.h). */
-void heads_release_contexts(trace *tr, const head_set *set);
+void heads_release_context(trace *tr, const head_set *set, size_t h);
 
 /* Frees set's storage; the tables stay in the trace. */
 void heads_free(head_set *set);
