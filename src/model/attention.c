@@ -1,19 +1,22 @@
-/* attention.c: scaled dot-product attention, head by head.
+/* attention.c: the notebooks' three attention modules, their constructors
+ * and forward methods (attention.h), over the scheduling of their heads
+ * in heads.c.
  *
- * Legend (as in tensor.h): T tokens, D model width, O output width,
- * H heads, hd = O / H head width.
+ * Shapes: T query tokens, S key/value tokens (T for self-attention), D =
+ * d_model, O = d_out, H heads, hd = O / H the width of a head (O in the
+ * single head).
  */
 #include "model/attention.h"
 
-#include <assert.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/heads.h"
 
-/* ---- parameters ------------------------------------------------------ */
+/* ---- the constructors: which nn.Linear are drawn, in which order ------- */
 
+/* SelfAttention(D, O): W_query, W_key, W_value, each nn.Linear(D, O). */
 int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
                 mx_error *err)
 {
@@ -25,6 +28,8 @@ void single_free(single_params *p)
     qkv_free(&p->attn);
 }
 
+/* MultiHeadAttentionWrapper(D, O, H): H heads, each a CausalAttention(D,
+ * hd) with its own W_query, W_key, W_value, drawn head after head. */
 int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
                  mx_error *err)
 {
@@ -53,6 +58,8 @@ void wrapper_free(wrapper_params *p)
     p->heads = 0;
 }
 
+/* MultiHeadAttention(D, O, H): W_query, W_key, W_value, each nn.Linear(D,
+ * O), then out_proj, nn.Linear(O, O) with a bias. */
 int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
                mx_error *err)
 {
@@ -98,323 +105,217 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
     }
 }
 
-/* ---- one head --------------------------------------------------------- */
+/* ---- the layers ------------------------------------------------------- */
 
-/* One head's queries (T, width), keys and values (S, width). */
-typedef struct {
-    matrix *q, *k, *v;
-} head_qkv;
-
-/* The tables a head makes, in trace order (catalogue.h). */
-#define HEAD(id) head_table(TABLE_##id)
-
-/* One head's work: its queries, keys and values, and the tables made for
- * what attention computes from them. With project set, the head first
- * projects its own q, k, v (the wrapper, single); otherwise they are
- * filled already (fused, from its one projection). */
-typedef struct {
-    head_qkv in;
-    matrix *scores;  /* attn_scores (T, S) */
-    matrix *weights; /* attn_weights (T, S) */
-    matrix *context; /* head_context (T, hd) */
-    const qkv *project;
-    table
-        *made[HEAD_TABLE_COUNT]; /* the tables above, in the trace, HEAD(id) */
-} head_work;
-
-/* Makes the head's queries (T, width), keys and values (S, width) under
- * (variant, h) in work->in. */
-static int new_head_qkv(head_work *work, trace *tr, variant_id variant, int h,
-                        size_t width, const sequence_labels *lab, mx_error *err)
+/* queries = W_query(x), keys = W_key(kv), values = W_value(kv):
+ * q (T, width) = x (T, D) @ W_query.weight^T (+ bias), k and v (S, width)
+ * likewise from kv (S, D). */
+static void project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
+                        const attention_input *in, workers *pool)
 {
-    const table_key q = {variant, 0, h, TABLE_QUERIES, false},
-                    k = {variant, 0, h, TABLE_KEYS, false},
-                    v = {variant, 0, h, TABLE_VALUES, false};
-    const labels *dims = trace_index_labels(tr, "dim", width, err);
-    if (dims == NULL)
-        return -1;
-    table **made = work->made;
-    made[HEAD(QUERIES)] = trace_new(tr, &q, lab->queries, dims, err);
-    made[HEAD(KEYS)] = made[HEAD(QUERIES)] == NULL
-                           ? NULL
-                           : trace_new(tr, &k, lab->keys, dims, err);
-    made[HEAD(VALUES)] = made[HEAD(KEYS)] == NULL
-                             ? NULL
-                             : trace_new(tr, &v, lab->values, dims, err);
-    if (made[HEAD(VALUES)] == NULL)
-        return -1;
-    work->in.q = &made[HEAD(QUERIES)]->values;
-    work->in.k = &made[HEAD(KEYS)]->values;
-    work->in.v = &made[HEAD(VALUES)]->values;
-    return 0;
+    linear_forward(q, in->x, &p->query.weight, p->query.bias.v, pool);
+    linear_forward(k, in->kv, &p->key.weight, p->key.bias.v, pool);
+    linear_forward(v, in->kv, &p->value.weight, p->value.bias.v, pool);
 }
 
-/* Makes attn_scores (T, S), attn_weights (T, S) and head_context (T, hd)
- * under (variant, h) for a head whose q, k, v are in work->in. */
-static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
-                            int h, const sequence_labels *lab, mx_error *err)
+/* One head's attention, from its q (T, hd), k and v (S, hd):
+ *   attn_scores (T, S)   = q @ k^T, later keys -inf when causal
+ *   attn_weights (T, S)  = softmax(attn_scores / sqrt(hd), dim=-1)
+ *   head_context (T, hd) = attn_weights @ v
+ * (the scores are kept raw, -inf where masked). */
+static void attend(const head_tables *t, const attention_config *cfg)
 {
-    const table_key s = {variant, 0, h, TABLE_ATTN_SCORES, false},
-                    w = {variant, 0, h, TABLE_ATTN_WEIGHTS, false},
-                    c = {variant, 0, h, TABLE_HEAD_CONTEXT, false};
-    const size_t hd = work->in.q->cols;
-    const labels *dims = trace_index_labels(tr, "dim", hd, err);
-    if (dims == NULL)
-        return -1;
-    table **made = work->made;
-    made[HEAD(ATTN_SCORES)] = trace_new(tr, &s, lab->queries, lab->keys, err);
-    made[HEAD(ATTN_WEIGHTS)] =
-        made[HEAD(ATTN_SCORES)] == NULL
-            ? NULL
-            : trace_new(tr, &w, lab->queries, lab->keys, err);
-    made[HEAD(HEAD_CONTEXT)] = made[HEAD(ATTN_WEIGHTS)] == NULL
-                                   ? NULL
-                                   : trace_new(tr, &c, lab->tokens, dims, err);
-    if (made[HEAD(HEAD_CONTEXT)] == NULL)
-        return -1;
-    work->scores = &made[HEAD(ATTN_SCORES)]->values;
-    work->weights = &made[HEAD(ATTN_WEIGHTS)]->values;
-    work->context = &made[HEAD(HEAD_CONTEXT)]->values;
-    return 0;
-}
-
-/* How many heads go in one batch (attention_config.heads_at_once). */
-static size_t batch_size(const attention_config *cfg, size_t heads)
-{
-    const size_t n = cfg->heads_at_once;
-    return n == 0 || n > heads ? heads : n;
-}
-
-static void project_qkv(const head_qkv *out, const qkv *p,
-                        const attention_input *in, workers *pool);
-
-/* Attention of one head: writes work's scores (raw, -inf where masked),
- * weights and context. */
-static void attend(const head_work *work, const attention_config *cfg,
-                   const attention_input *in)
-{
-    const head_qkv *t = &work->in;
-    if (work->project != NULL)
-        project_qkv(t, work->project, in, cfg->pool);
-
     // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
     if (cfg->causal)
-        causal_scores(work->scores, t->q, t->k, cfg->pool);
+        causal_scores(t->scores, t->q, t->k, cfg->pool);
     else
-        matmul_transposed(work->scores, t->q, t->k, cfg->pool);
+        matmul_transposed(t->scores, t->q, t->k, cfg->pool);
 
     // attn_weights (T, S) = softmax(attn_scores / sqrt(hd))
     const float divisor = score_divisor(t->q->cols, cfg->scale);
-    softmax_rows(work->weights, work->scores, divisor);
+    softmax_rows(t->weights, t->scores, divisor);
 
     // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
-    matmul(work->context, work->weights, t->v, cfg->pool);
+    matmul(t->context, t->weights, t->v, cfg->pool);
 }
 
+/* Where the heads' q, k and v come from, and what they attend with. */
 typedef struct {
-    const head_work *head;
     const attention_config *cfg;
     const attention_input *in;
-} heads_job;
+    const qkv *own;          /* head h's own W_query, W_key, W_value */
+    const matrix *Q, *K, *V; /* the fused module's: Q (T, O), K, V (S, O) */
+} head_source;
 
-static void attend_task(void *ctx, size_t h)
+/* A head of the wrapper, or the single head: head(x), its own
+ * projections, then its attention. */
+static void own_head(const head_tables *t, const void *ctx)
 {
-    const heads_job *job = ctx;
-    attend(&job->head[h], job->cfg, job->in);
+    const head_source *src = ctx;
+    project_qkv(t->q, t->k, t->v, &src->own[t->h], src->in, src->cfg->pool);
+    attend(t, src->cfg);
 }
 
-/* Every head's attention, the heads shared out over the threads (each
- * head writes only its own tables); a lone head shares out its products
- * instead. */
-static void attend_heads(const head_work *head, size_t heads,
-                         const attention_config *cfg, const attention_input *in)
+/* The split into heads, view (T, H, hd) then transpose (H, T, hd): head
+ * h's q (T, hd), k and v (S, hd) are columns [h*hd, (h+1)*hd) of Q, K, V.
+ */
+static void split_head(const head_tables *t, const void *ctx)
 {
-    const double T = (double)in->x->rows, S = (double)in->kv->rows;
-    const double hd = (double)head[0].in.q->cols, D = (double)cfg->d_model;
-    // scores and context: 2 T S hd each; projections: 2 (T + 2 S) D hd
-    double flops = 4.0 * T * S * hd + 10.0 * T * S;
-    if (head[0].project != NULL)
-        flops += 2.0 * (T + 2.0 * S) * D * hd;
-    heads_job job = {head, cfg, in};
-    workers_run(cfg->pool, heads, flops * (double)heads, attend_task, &job);
+    const head_source *src = ctx;
+    const size_t hd = t->q->cols;
+    take_columns(t->q, src->Q, t->h * hd);
+    take_columns(t->k, src->K, t->h * hd);
+    take_columns(t->v, src->V, t->h * hd);
 }
 
-/* The n heads of work, their tables made: their attention computed,
- * their weights added to cfg->average (if any), every table of theirs but
- * head_context (and with --average head 0's scores) released, then the
- * trace flushed. */
-static int attend_batch(trace *tr, head_work *work, size_t n,
-                        const attention_config *cfg, const attention_input *in,
-                        mx_error *err)
+/* A head of the fused module, its q, k and v split off: its attention. */
+static void split_off_head(const head_tables *t, const void *ctx)
 {
-    attend_heads(work, n, cfg, in);
-    for (size_t h = 0; h < n; h++) {
-        if (cfg->average != NULL)
-            mean_stream_add(cfg->average, work[h].weights->v);
-        for (size_t i = 0; i < HEAD(HEAD_CONTEXT); i++)
-            // --color shades the average with head 0's mask (shading.c)
-            if (!(cfg->average != NULL && i == HEAD(ATTN_SCORES) &&
-                  work[h].made[i]->head == 0))
-                trace_release(tr, work[h].made[i]);
-    }
-    return trace_flush(tr, err);
+    const head_source *src = ctx;
+    attend(t, src->cfg);
 }
 
-/* q (T, width) from in->x (T, D); k, v (S, width) from in->kv (S, D). */
-static void project_qkv(const head_qkv *out, const qkv *p,
-                        const attention_input *in, workers *pool)
+/* A new table id (T, width) of variant, one row per token. */
+static table *new_table(trace *tr, variant_id variant, table_id id,
+                        size_t width, const sequence_labels *lab, mx_error *err)
 {
-    linear_forward(out->q, in->x, &p->query.weight, p->query.bias.v, pool);
-    linear_forward(out->k, in->kv, &p->key.weight, p->key.bias.v, pool);
-    linear_forward(out->v, in->kv, &p->value.weight, p->value.bias.v, pool);
-}
-
-int record_average(trace *tr, variant_id variant, const mean_stream *sum,
-                   mx_error *err)
-{
-    // the labels of the heads' weights, which stay when their values go
-    const table_key head0 = {variant, 0, 0, TABLE_ATTN_WEIGHTS, false},
-                    key = {variant, 0, NO_HEAD, TABLE_ATTN_WEIGHTS_AVG, false};
-    const table *first = trace_find(tr, &head0);
-    if (first == NULL)
-        return 0;
-    table *avg = trace_new(tr, &key, first->rows, first->cols, err);
-    if (avg == NULL)
-        return -1;
-    // avg (T, S) = the (1, H, T, S) stack of the heads' weights, as
-    // nn.MultiheadAttention averages it over dim 1
-    return mean_stream_finish(avg->values.v, sum, err);
-}
-
-/* concat_context (T, O) under variant: the heads' head_context tables
- * side by side (torch.cat(..., dim=-1), or transpose back and view); each
- * released once copied. */
-static table *concat_heads(trace *tr, variant_id variant, const head_work *work,
-                           size_t heads, size_t width,
-                           const sequence_labels *lab, mx_error *err)
-{
-    const table_key key = {variant, 0, NO_HEAD, TABLE_CONCAT_CONTEXT, false};
+    const table_key key = {variant, 0, NO_HEAD, id, false};
     const labels *dims = trace_index_labels(tr, "dim", width, err);
+    return dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
+}
+
+/* The concatenation, concat_context (T, O): the heads' head_context (T,
+ * hd) side by side, head h in columns [h*hd, (h+1)*hd) (the wrapper's
+ * torch.cat(..., dim=-1), the fused module's transpose back to (T, H,
+ * hd) and view (T, O)). The contexts are released once read. */
+static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
+                           size_t width, const sequence_labels *lab,
+                           mx_error *err)
+{
     table *concat =
-        dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
+        new_table(tr, variant, TABLE_CONCAT_CONTEXT, width, lab, err);
     if (concat == NULL)
         return NULL;
-    const size_t hd = width / heads;
-    for (size_t h = 0; h < heads; h++) {
-        put_columns(&concat->values, work[h].context, h * hd);
-        trace_release(tr, work[h].made[HEAD(HEAD_CONTEXT)]);
+    const size_t hd = width / heads->n;
+    for (size_t h = 0; h < heads->n; h++) {
+        put_columns(&concat->values, heads_context(heads, h), h * hd);
+        heads_release_context(tr, heads, h);
     }
     return concat;
 }
 
-/* ---- the three modules ----------------------------------------------- */
+/* The output projection, out (T, O) = out_proj(concat_context) =
+ * concat_context (T, O) @ out_proj.weight^T + out_proj.bias, made as the
+ * table out_id of variant. concat is released once read. */
+static table *project_out(trace *tr, variant_id variant, table_id out_id,
+                          table *concat, const linear *out_proj,
+                          const attention_config *cfg,
+                          const sequence_labels *lab, mx_error *err)
+{
+    table *out = new_table(tr, variant, out_id, cfg->d_out, lab, err);
+    if (out == NULL)
+        return NULL;
+    linear_forward(&out->values, &concat->values, &out_proj->weight,
+                   out_proj->bias.v, cfg->pool);
+    trace_release(tr, concat);
+    return out;
+}
 
+/* ---- the forward methods ---------------------------------------------- */
+
+/* SelfAttention.forward: one head of width O over x (T, D); its
+ * head_context (T, O) is the module's output, kept. */
 int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
-    head_work work = {.project = &p->attn};
-    if (new_head_qkv(&work, tr, VARIANT_ID_SINGLE, 0, cfg->d_out, lab, err) !=
-            0 ||
-        new_head_outputs(&work, tr, VARIANT_ID_SINGLE, 0, lab, err) != 0 ||
-        attend_batch(tr, &work, 1, cfg, in, err) != 0)
-        return -1;
-    // one head of width O: its context is the module's output, kept
-    return 0;
+    const head_source src = {.cfg = cfg, .in = in, .own = &p->attn};
+    const head_plan plan = {.variant = VARIANT_ID_SINGLE,
+                            .heads = 1,
+                            .width = cfg->d_out,
+                            .attend = own_head,
+                            .ctx = &src};
+    head_set heads = {0};
+    const int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
+    heads_free(&heads);
+    return rc;
 }
 
+/* MultiHeadAttentionWrapper.forward: torch.cat([head(x) for head in
+ * self.heads], dim=-1), each head projecting x (T, D) to its own q (T,
+ * hd), k and v (S, hd); concat_context (T, O). */
 int wrapper_forward(trace *tr, const wrapper_params *p,
                     const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err)
 {
-    const size_t hd = cfg->d_out / cfg->heads;
-    const size_t batch = batch_size(cfg, p->heads);
-    head_work *work = calloc(p->heads, sizeof *work);
-    if (work == NULL)
-        return err_nomem(err, _("the wrapper's heads"));
-    int rc = 0;
-    for (size_t first = 0; rc == 0 && first < p->heads; first += batch) {
-        const size_t n = p->heads - first < batch ? p->heads - first : batch;
-        for (size_t h = first; rc == 0 && h < first + n; h++) {
-            // each head projects x (T, D) to its own q, k, v (T, hd)
-            work[h].project = &p->head[h];
-            rc = new_head_qkv(&work[h], tr, VARIANT_ID_WRAPPER, (int)h, hd, lab,
-                              err);
-            if (rc == 0)
-                rc = new_head_outputs(&work[h], tr, VARIANT_ID_WRAPPER, (int)h,
-                                      lab, err);
-        }
-        if (rc == 0)
-            rc = attend_batch(tr, work + first, n, cfg, in, err);
-    }
-    // torch.cat([head(x) for head in heads], dim=-1)
-    if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, work, p->heads,
-                                cfg->d_out, lab, err) == NULL)
+    const head_source src = {.cfg = cfg, .in = in, .own = p->head};
+    const head_plan plan = {.variant = VARIANT_ID_WRAPPER,
+                            .heads = p->heads,
+                            .width = cfg->d_out / cfg->heads,
+                            .attend = own_head,
+                            .ctx = &src,
+                            .what = N_("the wrapper's heads")};
+    head_set heads = {0};
+    int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
+    if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, &heads, cfg->d_out, lab,
+                                err) == NULL)
         rc = -1;
-    free(work);
+    heads_free(&heads);
     return rc;
 }
 
+/* MultiHeadAttention.forward over x (T, D) (keys and values over kv (S,
+ * D)):
+ *   Q (T, O), K and V (S, O)   = W_query(x), W_key(kv), W_value(kv)
+ *   per head (view, transpose)  q (T, hd), k and v (S, hd): attention
+ *   concat_context (T, O)      = the heads' contexts, transposed back
+ *   out (T, O)                 = out_proj(concat_context)
+ * out is made as the table out_id. */
 int fused_attend(const matrix **out, trace *tr, variant_id variant,
                  table_id out_id, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err)
 {
-    const size_t T = in->x->rows, S = in->kv->rows;
-    const size_t hd = cfg->d_out / cfg->heads;
-    const size_t batch = batch_size(cfg, cfg->heads);
+    const size_t T = in->x->rows, S = in->kv->rows, O = cfg->d_out;
     matrix Q = {0}, K = {0}, V = {0};
     int rc = -1;
 
     // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads,
     // working matrices that the trace does not keep
-    if (matrix_alloc(&Q, T, cfg->d_out, N_("the queries"), err) == 0 &&
-        matrix_alloc(&K, S, cfg->d_out, N_("the keys"), err) == 0 &&
-        matrix_alloc(&V, S, cfg->d_out, N_("the values"), err) == 0) {
-        project_qkv(&(head_qkv){&Q, &K, &V}, &p->attn, in, cfg->pool);
+    if (matrix_alloc(&Q, T, O, N_("the queries"), err) == 0 &&
+        matrix_alloc(&K, S, O, N_("the keys"), err) == 0 &&
+        matrix_alloc(&V, S, O, N_("the values"), err) == 0) {
+        project_qkv(&Q, &K, &V, &p->attn, in, cfg->pool);
         rc = 0;
     }
-    head_work *work = rc == 0 ? calloc(cfg->heads, sizeof *work) : NULL;
-    if (rc == 0 && work == NULL)
-        rc = err_nomem(err, _("the heads"));
-    for (size_t first = 0; rc == 0 && first < cfg->heads; first += batch) {
-        const size_t n =
-            cfg->heads - first < batch ? cfg->heads - first : batch;
-        for (size_t h = first; rc == 0 && h < first + n; h++) {
-            // view (T, H, hd) + transpose (H, T, hd): head h is columns
-            // [h*hd, (h+1)*hd) of Q, K and V
-            const head_qkv *t = &work[h].in;
-            rc = new_head_qkv(&work[h], tr, variant, (int)h, hd, lab, err);
-            if (rc == 0) {
-                take_columns(t->q, &Q, h * hd);
-                take_columns(t->k, &K, h * hd);
-                take_columns(t->v, &V, h * hd);
-                rc = new_head_outputs(&work[h], tr, variant, (int)h, lab, err);
-            }
-        }
-        if (rc == 0)
-            rc = attend_batch(tr, work + first, n, cfg, in, err);
-    }
+
+    // the heads: each split off Q, K and V, then its attention
+    const head_source src = {.cfg = cfg, .in = in, .Q = &Q, .K = &K, .V = &V};
+    const head_plan plan = {.variant = variant,
+                            .heads = cfg->heads,
+                            .width = O / cfg->heads,
+                            .split = split_head,
+                            .attend = split_off_head,
+                            .ctx = &src,
+                            .what = N_("the heads")};
+    head_set heads = {0};
+    if (rc == 0)
+        rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
     matrix_free(&Q);
     matrix_free(&K);
     matrix_free(&V);
 
     // concat_context (T, O): transpose back (T, H, hd) and view (T, O)
-    table *concat = rc == 0 ? concat_heads(tr, variant, work, cfg->heads,
-                                           cfg->d_out, lab, err)
-                            : NULL;
-    free(work);
-    const labels *dims =
-        concat == NULL ? NULL : trace_index_labels(tr, "dim", cfg->d_out, err);
-    const table_key key = {variant, 0, NO_HEAD, out_id, false};
-    table *o =
-        dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
+    table *concat =
+        rc == 0 ? concat_heads(tr, variant, &heads, O, lab, err) : NULL;
+    heads_free(&heads);
+
+    // out (T, O) = out_proj(concat_context)
+    const table *o = concat == NULL ? NULL
+                                    : project_out(tr, variant, out_id, concat,
+                                                  &p->out_proj, cfg, lab, err);
     if (o == NULL)
         return -1;
-    // out (T, O) = concat (T, O) @ out_proj.weight^T + out_proj.bias
-    linear_forward(&o->values, &concat->values, &p->out_proj.weight,
-                   p->out_proj.bias.v, cfg->pool);
-    trace_release(tr, concat);
     *out = &o->values;
     return 0;
 }

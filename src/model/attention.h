@@ -10,7 +10,8 @@
  * Parameters are made first (drawn from the generator, or given) and
  * recorded under their state_dict() names (model.h), then a forward pass
  * makes every intermediate as a table in the trace, under the names the
- * notebooks use.
+ * notebooks use. attention.c writes the modules as the notebooks do;
+ * heads.c runs their heads (batches, threads, streaming, --average).
  */
 #ifndef MHA_ATTENTION_H
 #define MHA_ATTENTION_H
@@ -92,7 +93,8 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
  * its heads' attn_weights as nn.MultiheadAttention returns it with
  * average_attn_weights=True (summed over the heads in PyTorch's order,
  * divided by their number), from `sum`, the forward pass's cfg->average:
- * the heads' tables may be gone (trace.h). */
+ * the heads' tables may be gone (trace.h). Defined in heads.c, beside the
+ * running sum. */
 int record_average(trace *tr, variant_id variant, const mean_stream *sum,
                    mx_error *err);
 
