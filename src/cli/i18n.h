@@ -37,7 +37,9 @@ const char *i18n_lang_arg(int argc, char **argv);
 
 /* Chooses the language of messages: lang (from --lang; NULL for the
  * environment's LANGUAGE, LC_ALL, LC_MESSAGES, LANG) and finds the
- * catalogues (beside the build when argv0 is the uninstalled program).
+ * catalogues: relative to the program itself (bin/../share/locale),
+ * beside the build, or under the configured prefix; argv0 is used only
+ * where /proc/self/exe cannot be read.
  * Works without any generated locale but C.UTF-8. An unknown lang is a
  * usage error that lists the available ones. */
 int i18n_init(const char *lang, const char *argv0, mx_error *err);
