@@ -386,7 +386,10 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
         }
     } else {
         fputs("  ", out);
-        fprintf(out, _("head %d"), v->t->head);
+        if (v->t->head == NO_HEAD)
+            fputs(table_name(v->t), out); /* a parameter */
+        else
+            fprintf(out, _("head %d"), v->t->head);
         fputc('\n', out);
         print_block(out, v->t, style, v->ri, v->nr, v->ci, 0, v->nc,
                     v->row_names, v->col_names, v->width, v->label_width, false,
@@ -409,17 +412,26 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
                : err_nomem(err, _("a grid of tables"));
 }
 
-/* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)". */
+/* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)", or
+ * of parameters, "[wrapper] heads.0.W_query.weight to
+ * heads.1.W_value.weight (2 x 3 each)". */
 static void print_grid_header(FILE *out, const table *first, const table *last,
                               bool summarised, size_t width)
 {
     char line[512];
     int n =
         snprintf(line, sizeof line, "[%s] ", variant_id_name(first->variant));
-    n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
-                  first->head, last->head);
-    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
-                  table_name(first), first->values.rows, first->values.cols);
+    if (first->head == NO_HEAD) /* a module's parameters of one shape */
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      _("%s to %s (%zu x %zu each)"), table_name(first),
+                      table_name(last), first->values.rows, first->values.cols);
+    else {
+        n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
+                      first->head, last->head);
+        n +=
+            snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
+                     table_name(first), first->values.rows, first->values.cols);
+    }
     if (summarised)
         snprintf(line + n, sizeof line - (size_t)n, "%s",
                  _(", summarised (--full prints all)"));
@@ -553,11 +565,20 @@ static int render_grid(FILE *out, const table *const *group, size_t n,
             summarised = summarised || view_summarised(&views[k]);
         print_grid_header(out, group[0], group[n - 1], summarised,
                           style->width);
+        /* parameters in rows of equal length (a head's W_query, W_key
+         * and W_value together where three fit), heads as many as fit */
+        const size_t most =
+            style->width == 0
+                ? n
+                : row_fits(panel_width, n, 0, label_width, style->width);
+        const size_t rows = (n + most - 1) / most;
+        const size_t even = (n + rows - 1) / rows;
         for (size_t first = 0; first < n && rc == 0;) {
-            const size_t k = style->width == 0
-                                 ? n
-                                 : row_fits(panel_width, n, first, label_width,
-                                            style->width);
+            size_t k = style->width == 0 ? n
+                                         : row_fits(panel_width, n, first,
+                                                    label_width, style->width);
+            if (group[0]->head == NO_HEAD && k > even)
+                k = even;
             if (first > 0)
                 fputc('\n', out);
             row[0] = texts[n];
@@ -678,6 +699,25 @@ static size_t gather(size_t *idx, const table *const *tables, size_t n,
     return k;
 }
 
+/* The parameters of [from, n) that stand with tables[from], a parameter,
+ * in a grid: the run of the same variant's parameters of its shape and
+ * row labels; their indices in idx. */
+static size_t gather_params(size_t *idx, const table *const *tables, size_t n,
+                            size_t from)
+{
+    const table *t = tables[from];
+    size_t k = 0;
+    for (size_t i = from; i < n; i++) {
+        const table *u = tables[i];
+        if (u->id != TABLE_PARAM || u->variant != t->variant ||
+            u->layer != t->layer || u->values.rows != t->values.rows ||
+            u->values.cols != t->values.cols || u->rows != t->rows)
+            break;
+        idx[k++] = i;
+    }
+    return k;
+}
+
 /* The k tables of a group (gather) after prev: as a grid, or one under
  * another where two do not fit side by side; formatted in memory, then
  * written whole. */
@@ -719,6 +759,8 @@ int render_text(FILE *out, const table *const *tables, size_t n,
         idx[0] = i;
         if (tables[i]->head != NO_HEAD)
             k = gather(idx, tables, n, i, printed);
+        else if (tables[i]->id == TABLE_PARAM)
+            k = gather_params(idx, tables, n, i);
         for (size_t j = 0; j < k; j++) {
             group[j] = tables[idx[j]];
             printed[idx[j]] = true;
