@@ -285,13 +285,13 @@ static bool show(int fd, const char *text, const step_lines *l,
     char status[512], fitted[512];
     if (l->n > shown && v->top + shown < l->n)
         snprintf(status, sizeof status,
-                 _("[step %zu of %zu, lines %zu to %zu of %zu: space or "
-                   "Down: more, b or Up: back, q: quit]"),
+                 _("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: "
+                   "more, b/Up: back, q: quit]"),
                  v->k + 1, v->n, v->top + 1, v->top + shown, l->n);
     else if (l->n > shown && !last)
         snprintf(status, sizeof status,
-                 _("[step %zu of %zu, lines %zu to %zu of %zu: space or "
-                   "Down: next, b or Up: back, q: quit]"),
+                 _("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: "
+                   "next, b/Up: back, q: quit]"),
                  v->k + 1, v->n, v->top + 1, v->top + shown, l->n);
     else
         snprintf(status, sizeof status,
