@@ -329,14 +329,11 @@ void explain_before(FILE *out, const table *t, const table *prev,
         say(out, c->width, _("%s %s"), tokens, vocab);
         if (!c->embeddings_given)
             say(out, c->width,
-                _("What the numbers mean: the embeddings are drawn at random "
-                  "after torch.manual_seed(%llu), a row per id, and ids "
-                  "follow the order in which words first appear. So every "
-                  "number here depends on the positions of the words and on "
-                  "the seed, not on the words themselves: swap two words "
-                  "that each appear once and only the labels change. What "
-                  "makes the numbers depend on the words is training, or "
-                  "the weights of a real model."),
+                _("Random weights (torch.manual_seed(%llu)): the numbers depend "
+                  "on the positions of the words and on the seed, not on the "
+                  "words themselves; swap two words that each appear once "
+                  "and only the labels change. Training, or the weights of a "
+                  "real model, is what makes them depend on the words."),
                 (unsigned long long)c->seed);
     } else if (id == TABLE_TOKENS) {
         say(out, c->width,
