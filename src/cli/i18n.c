@@ -180,3 +180,14 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
     textdomain(DOMAIN); /* gettext rereads LANGUAGE */
     return 0;
 }
+
+bool i18n_has_catalogue(const char *lang, const char **dir)
+{
+    *dir = bindtextdomain(DOMAIN, NULL);
+    if (strcmp(lang, "en") == 0)
+        return true;
+    char mo[PATH_MAX];
+    const int n = snprintf(mo, sizeof mo, "%s/%s/LC_MESSAGES/%s.mo",
+                           *dir != NULL ? *dir : "", lang, DOMAIN);
+    return n > 0 && (size_t)n < sizeof mo && access(mo, R_OK) == 0;
+}

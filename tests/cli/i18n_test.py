@@ -308,6 +308,25 @@ def started():
         got = hint(["mha-explain"], cwd=d, path=d + os.pathsep +
                    os.path.dirname(program))
         ok(got == (2, HINT["zh_TW"]), "the same from PATH", got)
+    with tempfile.TemporaryDirectory() as d:
+        alone = os.path.join(d, "bin", "mha-explain")
+        os.mkdir(os.path.dirname(alone))
+        shutil.copy(program, alone)
+        e = dict(os.environ, **BARE)
+        r = subprocess.run(prefix + [alone, "x", "--tables", "vocab",
+                                     "--lang", "zh_TW"], env=e, cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = r.stderr.decode("utf-8", "replace")
+        ok(r.returncode == 0 and b"[input] vocab" in r.stdout and
+           err.startswith("mha-explain: note: --lang zh_TW: no translations "
+                          "found in ") and err.count("\n") == 1,
+           "a program copied without its catalogues says so in one line, "
+           "then runs in English", err)
+        r = subprocess.run(prefix + [alone, "x", "--tables", "vocab",
+                                     "--lang", "en"], env=e, cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "... but not for --lang en", r.stderr)
     meson = shutil.which("meson")
     build = os.path.dirname(os.path.dirname(program))
     if meson is None or not os.path.isdir(os.path.join(build, "meson-info")):
