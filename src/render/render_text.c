@@ -528,6 +528,34 @@ static size_t grid_legend_width(const table_view *views, size_t n,
     return w;
 }
 
+/* The length of a parameter's submodule in its state_dict() name: up to
+ * the layer's name ("heads.1." of "heads.1.W_key.weight", "" of
+ * "W_key.weight"). */
+static size_t submodule_length(const char *name)
+{
+    const char *last = strrchr(name, '.');
+    if (last == NULL)
+        return 0;
+    while (last > name && last[-1] != '.')
+        last--;
+    return (size_t)(last - name);
+}
+
+/* How many of the n parameters from `first` belong to its submodule. */
+static size_t same_submodule(const table *const *group, size_t n, size_t first)
+{
+    const char *a = table_name(group[first]);
+    const size_t len = submodule_length(a);
+    size_t k = first + 1;
+    while (k < n) {
+        const char *b = table_name(group[k]);
+        if (submodule_length(b) != len || strncmp(a, b, len) != 0)
+            break;
+        k++;
+    }
+    return k - first;
+}
+
 /* The n tables of one name, heads in order, as a grid when at least two
  * fit side by side (*done true), else nothing written (*done false). */
 static int render_grid(FILE *out, const table *const *group, size_t n,
@@ -565,19 +593,29 @@ static int render_grid(FILE *out, const table *const *group, size_t n,
             summarised = summarised || view_summarised(&views[k]);
         print_grid_header(out, group[0], group[n - 1], summarised,
                           style->width);
-        /* parameters in rows of equal length (a head's W_query, W_key
-         * and W_value together where three fit), heads as many as fit */
+        /* heads: as many in a row as fit; parameters: a row for each
+         * submodule where its parameters fit on one (the wrapper's
+         * heads.0.W_query, W_key and W_value), else rows of equal length */
         const size_t most =
             style->width == 0
                 ? n
                 : row_fits(panel_width, n, 0, label_width, style->width);
         const size_t rows = (n + most - 1) / most;
         const size_t even = (n + rows - 1) / rows;
+        bool by_submodule = group[0]->head == NO_HEAD && style->width != 0;
+        for (size_t first = 0; by_submodule && first < n;) {
+            const size_t same = same_submodule(group, n, first);
+            by_submodule = same <= row_fits(panel_width, n, first, label_width,
+                                            style->width);
+            first += same;
+        }
         for (size_t first = 0; first < n && rc == 0;) {
             size_t k = style->width == 0 ? n
                                          : row_fits(panel_width, n, first,
                                                     label_width, style->width);
-            if (group[0]->head == NO_HEAD && k > even)
+            if (by_submodule)
+                k = same_submodule(group, n, first);
+            else if (group[0]->head == NO_HEAD && k > even)
                 k = even;
             if (first > 0)
                 fputc('\n', out);
