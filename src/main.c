@@ -49,6 +49,20 @@ static void note_wrapper_width(const options *opt)
                 opt->d_out * opt->heads);
 }
 
+/* One line on stderr when --lang asks for a translation whose catalogue
+ * is not found (a program copied without its share/locale): the
+ * messages stay in English, and the line says where it looked. */
+static void note_missing_catalogue(const char *lang)
+{
+    const char *dir = NULL;
+    if (lang != NULL && !i18n_has_catalogue(lang, &dir))
+        fprintf(stderr,
+                _("mha-explain: note: --lang %s: no translations found in "
+                  "%s (installed with the program in ../share/locale); "
+                  "messages are in English\n"),
+                lang, dir != NULL ? dir : "?");
+}
+
 int main(int argc, char **argv)
 {
     /* SIGINT, SIGTERM, SIGHUP and SIGPIPE remove unfinished files */
@@ -60,6 +74,7 @@ int main(int argc, char **argv)
     const char *lang = i18n_lang_arg(argc, argv);
     if (i18n_init(lang, argv[0], &err) != 0)
         return fail(&err);
+    note_missing_catalogue(lang);
     if (options_parse(&opt, argc, argv, &err) != 0) {
         options_free(&opt);
         return fail(&err);
@@ -70,6 +85,8 @@ int main(int argc, char **argv)
         options_free(&opt);
         return fail(&err);
     }
+    if (opt.lang != NULL && opt.lang != lang)
+        note_missing_catalogue(opt.lang);
     if (opt.show_help || opt.show_version) {
         if (opt.show_help)
             print_paged(options_print_usage, may_page(opt.no_pager, opt.step));

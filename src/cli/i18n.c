@@ -4,11 +4,15 @@
 
 #include <limits.h>
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* MHA_LANGUAGES ("pt_BR es ..." from po/LINGUAS), MHA_LOCALEDIR (the
- * installed catalogues), MHA_BUILD_BINDIR and MHA_BUILD_LOCALEDIR (the
+ * installed catalogues), MHA_LOCALEDIR_FROM_BINDIR (the same, relative to
+ * the installed program: "../share/locale"; empty when the two are not
+ * both under the prefix), MHA_BUILD_BINDIR and MHA_BUILD_LOCALEDIR (the
  * uninstalled program and its catalogues) come from meson. */
 #define DOMAIN "mha-explain"
 
@@ -44,25 +48,85 @@ static int known_language(const char *code)
     return 0;
 }
 
-/* Nonzero when the directory of argv0 is the build's src/ directory:
- * the uninstalled program reads the catalogues built beside it. */
-static int in_build_tree(const char *argv0)
+/* The directory of the running program, resolved (symlinks followed),
+ * malloc'd, or NULL: /proc/self/exe, else argv0 as given (with a slash)
+ * or as found on PATH (without one). */
+static char *program_dir(const char *argv0)
 {
-    const char *slash = strrchr(argv0, '/');
-    if (slash == NULL)
-        return 0; /* found on PATH: installed */
-    char dir[PATH_MAX];
-    size_t len = (size_t)(slash - argv0);
-    if (len == 0 || len >= sizeof dir)
-        return 0;
-    memcpy(dir, argv0, len);
-    dir[len] = '\0';
-    char *here = realpath(dir, NULL);
-    char *build = realpath(MHA_BUILD_BINDIR, NULL);
-    int same = here != NULL && build != NULL && strcmp(here, build) == 0;
-    free(here);
-    free(build);
+    char *exe = realpath("/proc/self/exe", NULL);
+    if (exe == NULL && argv0 != NULL && strchr(argv0, '/') != NULL)
+        exe = realpath(argv0, NULL);
+    const char *path = getenv("PATH");
+    while (exe == NULL && argv0 != NULL && argv0[0] != '\0' && path != NULL &&
+           *path != '\0') {
+        const size_t len = strcspn(path, ":"); /* empty: the current one */
+        char candidate[PATH_MAX];
+        const int n =
+            snprintf(candidate, sizeof candidate, "%.*s/%s",
+                     len > 0 ? (int)len : 1, len > 0 ? path : ".", argv0);
+        if (n > 0 && (size_t)n < sizeof candidate &&
+            access(candidate, X_OK) == 0)
+            exe = realpath(candidate, NULL);
+        path += len + (path[len] == ':');
+    }
+    char *slash = exe != NULL ? strrchr(exe, '/') : NULL;
+    if (slash == NULL) {
+        free(exe);
+        return NULL;
+    }
+    *slash = '\0';
+    return exe;
+}
+
+/* Nonzero when dir holds a catalogue of this program in one of the
+ * translations. */
+static int has_catalogues(const char *dir)
+{
+    const char *p = MHA_LANGUAGES;
+    while (*p != '\0') {
+        const size_t len = strcspn(p, " ");
+        char mo[PATH_MAX];
+        const int n = snprintf(mo, sizeof mo, "%s/%.*s/LC_MESSAGES/%s.mo", dir,
+                               (int)len, p, DOMAIN);
+        if (len > 0 && n > 0 && (size_t)n < sizeof mo && access(mo, R_OK) == 0)
+            return 1;
+        p += len;
+        p += strspn(p, " ");
+    }
+    return 0;
+}
+
+/* Nonzero when the two paths name the same existing directory. */
+static int same_dir(const char *a, const char *b)
+{
+    char *ra = realpath(a, NULL);
+    char *rb = realpath(b, NULL);
+    const int same = ra != NULL && rb != NULL && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
     return same;
+}
+
+/* Where the catalogues are, into dir (of size n): relative to the program
+ * itself (bin/../share/locale, so that an installed tree copied
+ * elsewhere or staged with DESTDIR finds its own), then beside the build
+ * (the uninstalled program in build/src), then the configured prefix. */
+static void find_catalogues(char *dir, size_t n, const char *argv0)
+{
+    char *here = program_dir(argv0);
+    int found = 0;
+    if (here != NULL && MHA_LOCALEDIR_FROM_BINDIR[0] != '\0') {
+        const int len =
+            snprintf(dir, n, "%s/%s", here, MHA_LOCALEDIR_FROM_BINDIR);
+        found = len > 0 && (size_t)len < n && has_catalogues(dir);
+    }
+    if (!found && here != NULL && same_dir(here, MHA_BUILD_BINDIR)) {
+        snprintf(dir, n, "%s", MHA_BUILD_LOCALEDIR);
+        found = 1;
+    }
+    if (!found)
+        snprintf(dir, n, "%s", MHA_LOCALEDIR);
+    free(here);
 }
 
 /* True for the locales whose messages gettext never translates. */
@@ -73,9 +137,12 @@ static int untranslated_locale(const char *name)
 
 int i18n_init(const char *lang, const char *argv0, mx_error *err)
 {
+    char found[PATH_MAX];
     const char *dir = getenv("MHA_EXPLAIN_LOCALEDIR");
-    if (dir == NULL || dir[0] == '\0')
-        dir = in_build_tree(argv0) ? MHA_BUILD_LOCALEDIR : MHA_LOCALEDIR;
+    if (dir == NULL || dir[0] == '\0') {
+        find_catalogues(found, sizeof found, argv0);
+        dir = found;
+    }
     bindtextdomain(DOMAIN, dir);
     bind_textdomain_codeset(DOMAIN, "UTF-8");
 
@@ -112,4 +179,15 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
         setlocale(LC_MESSAGES, "C.UTF-8");
     textdomain(DOMAIN); /* gettext rereads LANGUAGE */
     return 0;
+}
+
+bool i18n_has_catalogue(const char *lang, const char **dir)
+{
+    *dir = bindtextdomain(DOMAIN, NULL);
+    if (strcmp(lang, "en") == 0)
+        return true;
+    char mo[PATH_MAX];
+    const int n = snprintf(mo, sizeof mo, "%s/%s/LC_MESSAGES/%s.mo",
+                           *dir != NULL ? *dir : "", lang, DOMAIN);
+    return n > 0 && (size_t)n < sizeof mo && access(mo, R_OK) == 0;
 }

@@ -6,6 +6,7 @@
 #define MHA_I18N_H
 
 #include <libintl.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cli/error.h"
@@ -37,9 +38,16 @@ const char *i18n_lang_arg(int argc, char **argv);
 
 /* Chooses the language of messages: lang (from --lang; NULL for the
  * environment's LANGUAGE, LC_ALL, LC_MESSAGES, LANG) and finds the
- * catalogues (beside the build when argv0 is the uninstalled program).
+ * catalogues: relative to the program itself (bin/../share/locale),
+ * beside the build, or under the configured prefix; argv0 is used only
+ * where /proc/self/exe cannot be read.
  * Works without any generated locale but C.UTF-8. An unknown lang is a
  * usage error that lists the available ones. */
 int i18n_init(const char *lang, const char *argv0, mx_error *err);
+
+/* True when messages in lang (a --lang code) can be shown: English, or a
+ * translation whose catalogue is where i18n_init found the catalogues;
+ * *dir is set to that directory. */
+bool i18n_has_catalogue(const char *lang, const char **dir);
 
 #endif

@@ -113,8 +113,9 @@ OPTION(NO_PAGER, "no-pager", 0, NULL, TERMINAL, 38,
           "through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
           "less -FRX                        (default paged)"))
 OPTION(STEP, "step", 0, NULL, TERMINAL, 39,
-       N_("pause after each step: Enter or space goes on, b\n"
-          "goes back, q quits                  (default off)"))
+       N_("one step per screen: space, Enter, Down or\n"
+          "PageDown scroll a tall step, then go on; b, Up or\n"
+          "PageUp back; q quits                (default off)"))
 OPTION(EXPLAIN, "explain", 0, NULL, TEACHING, 24,
        N_("plain sentences and shapes before each step, and\n"
           "each module's parameter count         (default off)"))

@@ -286,6 +286,14 @@ void explain_before(FILE *out, const table *t, const table *prev,
         }
         /* TRANSLATORS: two sentences of --explain, one after the other */
         say(out, c->width, _("%s %s"), tokens, vocab);
+        if (!c->embeddings_given)
+            say(out, c->width,
+                _("Random weights (torch.manual_seed(%llu)): the numbers depend "
+                  "on the positions of the words and on the seed, not on the "
+                  "words themselves; swap two words that each appear once "
+                  "and only the labels change. Training, or the weights of a "
+                  "real model, is what makes them depend on the words."),
+                (unsigned long long)c->seed);
     } else if (id == TABLE_TOKENS) {
         say(out, c->width,
             _("Token ids: each position of the sentence gets the id of "

@@ -23,12 +23,26 @@
 #define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
 #define FOCUS_EDGE 3     /* a long vector shows 3 values, ..., 3 */
 
-/* "  what     ": the row label, padded to 9 cells (a translated label
- * may hold wide characters). */
+/* The cells of the row labels: 9, or the widest translated label (a
+ * translation may be longer, or hold wide characters). */
+static size_t label_cells(void)
+{
+    /* TRANSLATORS: --focus row labels; the rows are padded to the widest
+     * of them (a Chinese character takes 2 cells) */
+    const char *names[] = {_("attends"), _("seen by"), _("context")};
+    size_t widest = 9;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const size_t w = display_width(names[i]);
+        widest = w > widest ? w : widest;
+    }
+    return widest;
+}
+
+/* "  what     ": the row label, padded to label_cells(). */
 static void print_label(FILE *out, const char *what)
 {
-    const size_t w = display_width(what);
-    fprintf(out, "  %s%*s", what, w < 9 ? (int)(9 - w) : 0, "");
+    const size_t w = display_width(what), cells = label_cells();
+    fprintf(out, "  %s%*s", what, w < cells ? (int)(cells - w) : 0, "");
 }
 
 /* "  Q        0.1185   0.2411 ...": the n values of row, a long row
@@ -190,8 +204,6 @@ static int head_block(focus_stream *s, variant_id variant, int h)
         print_vector(out, "K", t[F_KEYS], p, s->style);
         print_vector(out, "V", t[F_VALUES], p, s->style);
     }
-    /* TRANSLATORS: --focus row labels: at most 9 columns wide (a
-     * Chinese character takes 2) */
     if (print_weights(out, _("attends"), t[F_WEIGHTS], p, false, s->style) !=
             0 ||
         (!s->cross && print_weights(out, _("seen by"), t[F_WEIGHTS], p, true,

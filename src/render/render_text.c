@@ -386,7 +386,10 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
         }
     } else {
         fputs("  ", out);
-        fprintf(out, _("head %d"), v->t->head);
+        if (v->t->head == NO_HEAD)
+            fputs(table_name(v->t), out); /* a parameter */
+        else
+            fprintf(out, _("head %d"), v->t->head);
         fputc('\n', out);
         print_block(out, v->t, style, v->ri, v->nr, v->ci, 0, v->nc,
                     v->row_names, v->col_names, v->width, v->label_width, false,
@@ -409,17 +412,26 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
                : err_nomem(err, _("a grid of tables"));
 }
 
-/* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)". */
+/* The heading of a grid: "[fused] heads 0 to 7: attn_weights (5 x 5)", or
+ * of parameters, "[wrapper] heads.0.W_query.weight to
+ * heads.1.W_value.weight (2 x 3 each)". */
 static void print_grid_header(FILE *out, const table *first, const table *last,
                               bool summarised, size_t width)
 {
     char line[512];
     int n =
         snprintf(line, sizeof line, "[%s] ", variant_id_name(first->variant));
-    n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
-                  first->head, last->head);
-    n += snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
-                  table_name(first), first->values.rows, first->values.cols);
+    if (first->head == NO_HEAD) /* a module's parameters of one shape */
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      _("%s to %s (%zu x %zu each)"), table_name(first),
+                      table_name(last), first->values.rows, first->values.cols);
+    else {
+        n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
+                      first->head, last->head);
+        n +=
+            snprintf(line + n, sizeof line - (size_t)n, "%s (%zu x %zu)",
+                     table_name(first), first->values.rows, first->values.cols);
+    }
     if (summarised)
         snprintf(line + n, sizeof line - (size_t)n, "%s",
                  _(", summarised (--full prints all)"));
@@ -516,6 +528,34 @@ static size_t grid_legend_width(const table_view *views, size_t n,
     return w;
 }
 
+/* The length of a parameter's submodule in its state_dict() name: up to
+ * the layer's name ("heads.1." of "heads.1.W_key.weight", "" of
+ * "W_key.weight"). */
+static size_t submodule_length(const char *name)
+{
+    const char *last = strrchr(name, '.');
+    if (last == NULL)
+        return 0;
+    while (last > name && last[-1] != '.')
+        last--;
+    return (size_t)(last - name);
+}
+
+/* How many of the n parameters from `first` belong to its submodule. */
+static size_t same_submodule(const table *const *group, size_t n, size_t first)
+{
+    const char *a = table_name(group[first]);
+    const size_t len = submodule_length(a);
+    size_t k = first + 1;
+    while (k < n) {
+        const char *b = table_name(group[k]);
+        if (submodule_length(b) != len || strncmp(a, b, len) != 0)
+            break;
+        k++;
+    }
+    return k - first;
+}
+
 /* The n tables of one name, heads in order, as a grid when at least two
  * fit side by side (*done true), else nothing written (*done false). */
 static int render_grid(FILE *out, const table *const *group, size_t n,
@@ -553,11 +593,30 @@ static int render_grid(FILE *out, const table *const *group, size_t n,
             summarised = summarised || view_summarised(&views[k]);
         print_grid_header(out, group[0], group[n - 1], summarised,
                           style->width);
-        for (size_t first = 0; first < n && rc == 0;) {
-            const size_t k = style->width == 0
-                                 ? n
-                                 : row_fits(panel_width, n, first, label_width,
+        /* heads: as many in a row as fit; parameters: a row for each
+         * submodule where its parameters fit on one (the wrapper's
+         * heads.0.W_query, W_key and W_value), else rows of equal length */
+        const size_t most =
+            style->width == 0
+                ? n
+                : row_fits(panel_width, n, 0, label_width, style->width);
+        const size_t rows = (n + most - 1) / most;
+        const size_t even = (n + rows - 1) / rows;
+        bool by_submodule = group[0]->head == NO_HEAD && style->width != 0;
+        for (size_t first = 0; by_submodule && first < n;) {
+            const size_t same = same_submodule(group, n, first);
+            by_submodule = same <= row_fits(panel_width, n, first, label_width,
                                             style->width);
+            first += same;
+        }
+        for (size_t first = 0; first < n && rc == 0;) {
+            size_t k = style->width == 0 ? n
+                                         : row_fits(panel_width, n, first,
+                                                    label_width, style->width);
+            if (by_submodule)
+                k = same_submodule(group, n, first);
+            else if (group[0]->head == NO_HEAD && k > even)
+                k = even;
             if (first > 0)
                 fputc('\n', out);
             row[0] = texts[n];
@@ -678,6 +737,25 @@ static size_t gather(size_t *idx, const table *const *tables, size_t n,
     return k;
 }
 
+/* The parameters of [from, n) that stand with tables[from], a parameter,
+ * in a grid: the run of the same variant's parameters of its shape and
+ * row labels; their indices in idx. */
+static size_t gather_params(size_t *idx, const table *const *tables, size_t n,
+                            size_t from)
+{
+    const table *t = tables[from];
+    size_t k = 0;
+    for (size_t i = from; i < n; i++) {
+        const table *u = tables[i];
+        if (u->id != TABLE_PARAM || u->variant != t->variant ||
+            u->layer != t->layer || u->values.rows != t->values.rows ||
+            u->values.cols != t->values.cols || u->rows != t->rows)
+            break;
+        idx[k++] = i;
+    }
+    return k;
+}
+
 /* The k tables of a group (gather) after prev: as a grid, or one under
  * another where two do not fit side by side; formatted in memory, then
  * written whole. */
@@ -719,6 +797,8 @@ int render_text(FILE *out, const table *const *tables, size_t n,
         idx[0] = i;
         if (tables[i]->head != NO_HEAD)
             k = gather(idx, tables, n, i, printed);
+        else if (tables[i]->id == TABLE_PARAM)
+            k = gather_params(idx, tables, n, i);
         for (size_t j = 0; j < k; j++) {
             group[j] = tables[idx[j]];
             printed[idx[j]] = true;

@@ -3,7 +3,11 @@
  * The renderers mark where a step starts with a form feed ('\f', as pr
  * and man separate pages; labels never hold one, they are escaped), and
  * step_through shows the text between two marks as one screen, waiting
- * for a key: Enter or space goes on, b goes back, q quits. */
+ * for a key. A step opens at its top; one taller than the screen scrolls
+ * within itself: Down, j and Enter a line, PageDown, Right and space a
+ * screen, then on to the next step; Up and k a line back, PageUp, Left
+ * and b a screen back, then the step before; n and p step at once, Home
+ * and End (g, G) go to the step's top and end, q quits. */
 #ifndef MHA_STEP_H
 #define MHA_STEP_H
 
@@ -25,7 +29,9 @@
 bool step_starts(const table *t, const table *prev);
 
 /* Shows text (len bytes, steps separated by STEP_MARK) one step at a
- * time: clears the screen, writes the step and a status line to out_fd,
+ * time: clears the screen, writes as much of the step as the window
+ * (TIOCGWINSZ, read again after SIGWINCH) holds above a status line on
+ * its last row to out_fd,
  * and reads keys from in_fd, a terminal switched to raw mode (no echo,
  * a key at a time) until the last step is left or q is pressed. The
  * terminal is restored on every way out, also when a signal ends the

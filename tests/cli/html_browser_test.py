@@ -354,18 +354,33 @@ def check_steps(driver, name):
        first[:3])
     driver.find_element(By.CSS_SELECTOR, "[data-step=next]").click()
     second = where()
-    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
-    third = where()
-    ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
-    back = where()
+
+    def press(key, times=1):
+        for _ in range(times):
+            ActionChains(driver).send_keys(key).perform()
+
+    def until_new(key):
+        """Presses key until another step is on view (a step taller than
+        the window scrolls first); the step."""
+        was = where()[1]
+        for _ in range(30):
+            press(key)
+            now = where()
+            if now[1] != was:
+                return now
+        return where()
+    third = until_new(Keys.ARROW_RIGHT)
+    back = until_new(Keys.ARROW_LEFT)
     ok(second[0] == "embeddings" and third[1] != second[1] and
        back[1] == second[1],
        "%s: Next, then the right and left arrow keys step" % name,
        (second[1], third[1], back[1]))
+    check_step_keys(driver, name, where, press)
     seen, last = [], None
-    for _ in range(40):
+    for _ in range(80):
         last = where()
-        seen.append(last[0])
+        if not seen or seen[-1] != last[0]:
+            seen.append(last[0])
         if last[5]:
             break
         ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
@@ -375,6 +390,72 @@ def check_steps(driver, name):
        "(%d steps)" % (name, len(seen)), seen)
     driver.find_element(By.CSS_SELECTOR,
                         "[aria-label=View] button[data-value=head]").click()
+
+
+def check_step_keys(driver, name, where, press):
+    """The keys of --step in a window shorter than a step: Down, j,
+    PageDown and Space scroll the step, then go on to the next, which
+    opens at its top; Up, k, PageUp and b scroll back, then go back; the
+    Down arrow never goes back."""
+    from selenium.webdriver.common.keys import Keys
+    driver.set_window_size(1280, 360)
+    try:
+        press("p", 40)
+
+        def view():
+            return driver.execute_script("""
+                var r = document.getElementById('step-view')
+                    .getBoundingClientRect();
+                return [document.getElementById('step-title').textContent,
+                        Math.round(window.scrollY), Math.round(r.top),
+                        Math.round(r.bottom), window.innerHeight];""")
+        start = view()
+        driver.execute_script("window.scrollTo(0, arguments[0])",
+                              start[1] + start[2])
+        top = view()
+        tall = top[3] > top[4] + 1
+        press(Keys.ARROW_DOWN)
+        down = view()
+        press("j")
+        j = view()
+        press(Keys.ARROW_UP)
+        up = view()
+        ok(tall and down[0] == top[0] and down[1] > top[1] and
+           j[0] == top[0] and j[1] > down[1] and up[0] == top[0] and
+           up[1] < j[1],
+           "%s: a step taller than the window: Down and j scroll it, Up "
+           "scrolls back" % name, (top, down, j, up))
+        # Space on a focused button presses it, as browsers do
+        driver.execute_script("document.activeElement.blur()")
+        steps = [view()]
+        for key in [Keys.PAGE_DOWN, " "] * 15:
+            press(key)
+            steps.append(view())
+            if steps[-1][0] != top[0]:
+                break
+        moved = steps[-1]
+        before = steps[-2]
+        ok(moved[0] != top[0] and before[3] <= before[4] + 1 and
+           moved[2] >= 0 and
+           all(s[1] >= p[1] for p, s in zip(steps, steps[1:-1])),
+           "%s: PageDown and Space scroll to the step's end, then the next "
+           "step opens at its top" % name, steps)
+        press(Keys.PAGE_DOWN)
+        inside = view()
+        press(Keys.PAGE_UP)
+        again = view()
+        press("k")
+        prev = view()
+        ok(inside[0] == moved[0] and inside[2] < 0 and
+           again[0] == moved[0] and again[2] == 0 and
+           prev[0] == top[0] and prev[2] >= 0,
+           "%s: PageUp scrolls back to the step's top, then k goes back, "
+           "the step before opened at its top" % name,
+           (moved, inside, again, prev))
+        press("b")
+        ok(view()[0] == prev[0], "%s: b on the first step stays" % name)
+    finally:
+        driver.set_window_size(1280, 720)
 
 
 def check_print(driver, name):

@@ -181,6 +181,12 @@ def check_steps(mha, name, args, data):
        all(st["note"] for st in data["steps"]),
        "%s: the steps, their notes (--explain) and tables (text output)" %
        name, wrong[:5])
+    first = data["steps"][0]
+    ok(first["step"] == "tokens" and
+       any(s.startswith("Random weights (torch.manual_seed(") and
+           "only the labels change" in s for s in first["note"]),
+       "%s: the first step says what random weights mean" % name,
+       first["note"])
 
 
 def check_softmax(name, data):

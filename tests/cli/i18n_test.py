@@ -11,6 +11,8 @@ generated locale is C.UTF-8; numbers and CSV bytes never do.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -277,7 +279,85 @@ def prose():
        "通过" in out, "--check report translated", out[-400:])
 
 
+def started():
+    """The catalogues are found however the program is started: from PATH,
+    through a symlink, and installed with DESTDIR (staged), then moved."""
+    bad = ["--heads", "3", "a", "--lang", "zh_TW"]
+    program = os.path.abspath(sys.argv[1])
+    prefix = MHA.prefix
+
+    def hint(command, cwd=None, path=None):
+        e = dict(os.environ, **BARE)
+        if path is not None:
+            e["PATH"] = path + os.pathsep + e.get("PATH", "")
+        r = subprocess.run(prefix + command + bad, env=e, cwd=cwd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=600)
+        return r.returncode, hint_of(r)
+
+    with tempfile.TemporaryDirectory() as d:
+        got = hint(["mha-explain"], cwd=d, path=os.path.dirname(program))
+        ok(got == (2, HINT["zh_TW"]),
+           "run from PATH: --lang zh_TW is translated", got)
+        link = os.path.join(d, "mha-explain")
+        os.symlink(program, link)
+        got = hint([link], cwd=d)
+        ok(got == (2, HINT["zh_TW"]),
+           "run through a symlink in another directory: translated", got)
+        os.remove(link)
+        got = hint(["mha-explain"], cwd=d, path=d + os.pathsep +
+                   os.path.dirname(program))
+        ok(got == (2, HINT["zh_TW"]), "the same from PATH", got)
+    with tempfile.TemporaryDirectory() as d:
+        alone = os.path.join(d, "bin", "mha-explain")
+        os.mkdir(os.path.dirname(alone))
+        shutil.copy(program, alone)
+        e = dict(os.environ, **BARE)
+        r = subprocess.run(prefix + [alone, "x", "--tables", "vocab",
+                                     "--lang", "zh_TW"], env=e, cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = r.stderr.decode("utf-8", "replace")
+        ok(r.returncode == 0 and b"[input] vocab" in r.stdout and
+           err.startswith("mha-explain: note: --lang zh_TW: no translations "
+                          "found in ") and err.count("\n") == 1,
+           "a program copied without its catalogues says so in one line, "
+           "then runs in English", err)
+        r = subprocess.run(prefix + [alone, "x", "--tables", "vocab",
+                                     "--lang", "en"], env=e, cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "... but not for --lang en", r.stderr)
+    meson = shutil.which("meson")
+    build = os.path.dirname(os.path.dirname(program))
+    if meson is None or not os.path.isdir(os.path.join(build, "meson-info")):
+        ok(True, "# SKIP meson or the build directory is not at hand")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        stage = os.path.join(d, "stage")
+        r = subprocess.run([meson, "install", "-C", build, "--destdir", stage,
+                            "--no-rebuild", "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        staged = [os.path.join(root, f) for root, _, files in os.walk(stage)
+                  for f in files if f == "mha-explain" and
+                  os.path.basename(root) == "bin"]
+        ok(r.returncode == 0 and len(staged) == 1,
+           "meson install --destdir stages the program", r.stdout[-500:])
+        if not staged:
+            return
+        got = hint([staged[0]], cwd=d)
+        ok(got == (2, HINT["zh_TW"]),
+           "the staged program finds the staged catalogues", got)
+        moved = os.path.join(d, "elsewhere")
+        os.rename(os.path.dirname(os.path.dirname(staged[0])), moved)
+        got = hint([os.path.join(moved, "bin", "mha-explain")], cwd=d)
+        ok(got == (2, HINT["zh_TW"]),
+           "an installed tree moved elsewhere finds its catalogues", got)
+        got = hint(["mha-explain"], cwd=d, path=os.path.join(moved, "bin"))
+        ok(got == (2, HINT["zh_TW"]), "... also from PATH", got)
+
+
 def main():
+    started()
     tokens()
     prose()
     languages()

@@ -130,6 +130,44 @@ def explain():
        "--explain: a product 'a @ b' and a view chain stay on one line", lines)
 
 
+def random_weights():
+    """--explain says what seeded weights mean, and it holds: swap two
+    words and only the labels change."""
+    r = run([CLASSROOM, "--explain", "--variant", "single", "--tables",
+             "vocab"])
+    notes = " ".join(l[2:] for l in r.stdout.decode().splitlines()
+                     if l.startswith("# "))
+    ok(r.returncode == 0 and
+       "Random weights (torch.manual_seed(42)): the numbers depend on the "
+       "positions of the words and on the seed, not on the words themselves"
+       in notes and "only the labels change" in notes and
+       "Training, or the weights of a real model" in notes,
+       "--explain: the first step says what random weights mean", notes)
+    r = run([CLASSROOM, "--explain", "--seed", "7", "--tables", "vocab"])
+    ok(b"(torch.manual_seed(7))" in r.stdout, "... with the run's seed")
+
+    def values(sentence):
+        out = run([sentence, "--format", "csv", "--variant",
+                   "single,wrapper,fused,block", "--d-model", "4", "--tables",
+                   "inputs,attn_weights,head_context,out"]).stdout.decode()
+        rows = [l.split(",") for l in out.splitlines()[1:]]
+        return [(r[0], r[1], r[2], r[3], r[5], r[7]) for r in rows], \
+            [r[4] for r in rows]
+    a, a_labels = values("O gato sobe no tapete")
+    b, b_labels = values("gato O sobe tapete no")
+    ok(a and a == b and a_labels != b_labels,
+       "swapping two pairs of words changes only the labels")
+    with tempfile.TemporaryDirectory() as d:
+        emb = os.path.join(d, "emb.csv")
+        with open(emb, "w") as f:
+            f.write("token,d0,d1,d2\nO,1,0,0\ngato,0,1,0\nsobe,0,0,1\n")
+        r = run(["--embeddings", emb, "--explain",
+                 "--tables", "inputs"])
+        ok(r.returncode == 0 and b"Random weights" not in r.stdout,
+           "--embeddings: vectors given, no note on random embeddings",
+           r.stderr)
+
+
 def focus():
     r = run([CLASSROOM, "--focus", "gato", "--variant", "fused"])
     text = r.stdout.decode()
@@ -311,6 +349,7 @@ def main():
     wrapper_width()
     average()
     explain()
+    random_weights()
     focus()
     color()
     block()

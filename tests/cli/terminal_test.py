@@ -366,7 +366,9 @@ def termios_restored(term):
 def step():
     """--step driven by keys on a real pty."""
     args = [CLASSROOM, "--variant", "fused", "--explain", "--step"]
-    term = spawn(args, 80, 24)
+    # 120 x 30: the first three steps fit the screen, so space and Enter
+    # go on at once (one_step_per_screen scrolls the taller ones)
+    term = spawn(args, 120, 30)
     first = term.read_until(b"[step 1 of", 20)
     total = re.search(rb"\[step 1 of (\d+)", first)
     raw = not termios_restored(term)
@@ -381,7 +383,7 @@ def step():
     restored = termios_restored(term)
     term.close()
     text = lambda b: ESCAPE.sub("", b.decode("utf-8", "replace"))
-    ok(total is not None and int(total.group(1)) >= 10 and
+    ok(total is not None and int(total.group(1)) >= 9 and  # both heads on one step
        "# Tokenize:" in text(first) and "[input] vocab" in text(first) and
        "embedding.weight" not in text(first),
        "step 1: the tokens, its note first", text(first)[-600:])
@@ -460,9 +462,248 @@ def step():
            "--step never pages")
 
 
+CLEAR = b"\x1b[H\x1b[2J"
+BOTTOM = re.compile(rb"\x1b\[0m\x1b\[(\d+);1H")
+STATUS = re.compile(r"\[\D*(\d+)\D+(\d+)")
+DOWN, UP = b"\x1b[B", b"\x1b[A"
+PAGE_DOWN, PAGE_UP = b"\x1b[6~", b"\x1b[5~"
+SS3_DOWN = b"\x1bOB"
+
+
+class Stepper:
+    """--step on a pty, each screen it draws read as (step, lines shown,
+    status line, the screen's rows of text)."""
+
+    def __init__(self, args, columns, rows, env=None):
+        self.columns, self.rows = columns, rows
+        self.term = spawn(args + ["--step"], columns, rows, env)
+        self.data = b""
+        self.screens = []
+        self.status = None
+        self.wait(20)
+
+    def wait(self, seconds):
+        """Reads until one more screen is complete; False when none came
+        (or the program ended)."""
+        import select
+        import time
+        end = time.monotonic() + seconds
+        while True:
+            pieces = self.data.split(CLEAR)
+            if len(pieces) - 1 > len(self.screens):
+                last = pieces[len(self.screens) + 1]
+                m = BOTTOM.search(last)
+                status = last[m.end():].decode("utf-8", "ignore") if m \
+                    else ""
+                # a whole status line: up to its "]", or cut to the width
+                if m and (status.rstrip("\n").endswith("]") or
+                          cells(status) >= self.columns - 2):
+                    self.screens.append(self.parse(last, m))
+                    return True
+            left = end - time.monotonic()
+            if left <= 0 or self.term.proc.poll() is not None:
+                return False
+            ready, _, _ = select.select([self.term.master], [], [],
+                                        min(left, 0.2))
+            if ready:
+                self.data += os.read(self.term.master, 65536)
+
+    def parse(self, piece, m):
+        body = piece[:m.start()].decode("utf-8", "replace")
+        status = piece[m.end():].decode("utf-8", "replace").rstrip("\n")
+        lines = ESCAPE.sub("", body).replace("\r\n", "\n").split("\n")
+        step = STATUS.match(status)
+        shown = re.search(r"(\d+)-(\d+)/?\D*?(\d+)", status[step.end():]) \
+            if step else None
+        return {"step": int(step.group(1)) if step else None,
+                "steps": int(step.group(2)) if step else None,
+                "lines": lines, "status": status,
+                "rows": int(m.group(1)),
+                "first": int(shown.group(1)) if shown else 1,
+                "last": int(shown.group(2)) if shown else len(lines),
+                "of": int(shown.group(3)) if shown else len(lines)}
+
+    def key(self, k, seconds=10):
+        """Types k; the screen it brings, or None (no new screen)."""
+        self.term.write(k)
+        return self.screens[-1] if self.wait(seconds) else None
+
+    @property
+    def screen(self):
+        return self.screens[-1]
+
+    def finish(self):
+        st, rest = self.term.finish(10)
+        restored = termios_restored(self.term)
+        self.term.close()
+        return st, restored
+
+    def rows_used(self, screen):
+        """Screen rows its text takes (a line wider than the screen
+        wraps)."""
+        return sum(max(1, -(-cells(l) // self.columns))
+                   for l in screen["lines"])
+
+
+def through(args, columns, rows, key, env=None, name=""):
+    """Every step with one key, from the first screen to the end: each
+    screen within the window, each step opening at its top, never a step
+    back, every line of the run shown (the same as --layout grid prints
+    into a pipe, with --color always)."""
+    st = Stepper(args, columns, rows, env)
+    first = st.screen
+    while st.key(key) is not None:
+        pass
+    status, restored = st.finish()
+    screens = st.screens
+    n = first["steps"]
+    too_tall = [s for s in screens if st.rows_used(s) > rows - 1 or
+                cells(s["status"]) >= columns or s["rows"] != rows]
+    order = [s["step"] for s in screens]
+    opens = {}
+    for s in screens:
+        opens.setdefault(s["step"], s)
+    shown = {}
+    for s in screens:
+        lines = shown.setdefault(s["step"], {})
+        for i, line in enumerate(s["lines"]):
+            lines[s["first"] + i] = line
+    tall = [k for k, s in opens.items() if s["of"] > len(s["lines"])]
+    ok(status == 0 and restored and order == sorted(order) and
+       set(order) == set(range(1, n + 1)) and not too_tall,
+       "%s at %dx%d, key %r: %d steps (%d taller than the screen) in %d "
+       "screens, each within the window, none back"
+       % (name, columns, rows, key, n, len(tall), len(screens)),
+       "status %r, order %r, too tall %r" % (
+           status, order, [(s["step"], s["status"]) for s in too_tall]))
+    ok(all(s["first"] == 1 for s in opens.values()),
+       "%s at %dx%d: every step opens at its own top" % (name, columns, rows),
+       [(k, s["status"]) for k, s in opens.items() if s["first"] != 1])
+    env_all = dict(env or {})
+    pipe = MHA.run([a for a in args] + ["--layout", "grid", "--width",
+                                        str(columns), "--color", "always"],
+                   env=env_all)
+    want = [l for l in plain_lines(pipe.stdout.decode().replace("\f", "\n"))
+            if l.strip()]
+    got = [l for k in sorted(shown) for i, l in sorted(shown[k].items())
+           if l.strip()]
+    ok(pipe.returncode == 0 and got == want,
+       "%s at %dx%d: every line of every step was on a screen, in order"
+       % (name, columns, rows),
+       "\n".join(l for l in difflib_lines(want, got)))
+    return st
+
+
+def difflib_lines(a, b):
+    import difflib
+    return list(difflib.unified_diff(a, b, lineterm="", n=1))[:30]
+
+
+LESSON = ["呢間 餐廳 嘅 牛舌 好 出名", "--lang", "zh_TW", "--explain",
+          "--variant", "wrapper,fused,block", "--d-model", "8", "--d-out",
+          "8", "--heads", "4"]
+
+
+def one_step_per_screen():
+    """--step: one step per screen, a tall step scrolled within itself,
+    the keys of a keyboard and of a presentation remote."""
+    for columns, rows in ((80, 24), (120, 30)):
+        through([CLASSROOM], columns, rows, DOWN, name="the classroom example")
+        st = through([CLASSROOM, "--explain"], columns, rows, PAGE_DOWN,
+                     name="--explain")
+        notes = [s for s in st.screens
+                 if s["lines"][0].startswith("# The wrapper: ")]
+        ok(notes, "%dx%d --explain: the note on the wrapper opens its step"
+           % (columns, rows))
+        through(LESSON, columns, rows, SS3_DOWN if columns == 80 else b" ",
+                name="the zh_TW lesson")
+    # --layout grid: the wrapper's six parameter tables side by side
+    for columns, per_row in ((80, 2), (120, 3)):
+        status, text = on_pty([CLASSROOM, "--variant", "wrapper", "--tables",
+                               "heads.0.W_query.weight,heads.0.W_key.weight,"
+                               "heads.0.W_value.weight,heads.1.W_query.weight,"
+                               "heads.1.W_key.weight,heads.1.W_value.weight",
+                               "--no-pager"], columns)
+        lines = plain_lines(text)
+        titles = [l for l in lines if l.lstrip().startswith("heads.")]
+        ok(status == 0 and "[wrapper] heads.0.W_query.weight to "
+           "heads.1.W_value.weight (2 x 3 each)" in lines and
+           [l.count("heads.") for l in titles] == [per_row] * (6 // per_row)
+           and max(map(cells, lines)) <= columns,
+           "%d columns: the wrapper's six parameters side by side, %d a row"
+           % (columns, per_row), "\n".join(lines))
+    # the keys within a tall step and across steps, at 80x24 with --explain
+    st = Stepper([CLASSROOM, "--explain"], 80, 24)
+    st.key(b"n")
+    while st.screen["of"] <= len(st.screen["lines"]):
+        st.key(b"n")
+    tall = st.screen
+    k = tall["step"]
+    moves = [("Down", DOWN, k, 2), ("j", b"j", k, 3), ("Up", UP, k, 2),
+             ("k", b"k", k, 1)]
+    for name, key, step, first in moves:
+        s = st.key(key)
+        ok(s is not None and (s["step"], s["first"]) == (step, first),
+           "a tall step, %s: step %d from line %d" % (name, step, first),
+           s and s["status"])
+    s = st.key(PAGE_DOWN)
+    page = s["first"] if s else 0
+    ok(s is not None and s["step"] == k and page > 2,
+       "PageDown: a screen further (line %d)" % page, s and s["status"])
+    s = st.key(PAGE_UP)
+    ok(s is not None and (s["step"], s["first"]) == (k, 1),
+       "PageUp: back to the step's top", s and s["status"])
+    s = st.key(b"b")
+    ok(s is not None and s["step"] == k - 1 and s["first"] == 1,
+       "b at the top: the step before, at its top", s and s["status"])
+    st.key(b"n")
+    s = st.key(b"G")
+    ok(s is not None and s["step"] == k and s["last"] == s["of"],
+       "End (G): the step's last lines", s and s["status"])
+    s = st.key(b"\r")
+    ok(s is not None and s["step"] == k + 1 and s["first"] == 1,
+       "Enter at a step's end: the next step, at its top", s and s["status"])
+    s = st.key(UP)
+    ok(s is not None and s["step"] == k and s["first"] == 1,
+       "Up at a step's top: the step before, opened at its top",
+       s and s["status"])
+    s = st.key(b"\x1b[1;2B")
+    ok(s is not None and s["step"] == k and s["first"] == 2,
+       "Shift+Down (ESC [ 1 ; 2 B): a line down, never back",
+       s and s["status"])
+    # a Down arrow whose bytes come apart is still one key
+    st.term.write(b"\x1b")
+    import time
+    time.sleep(0.01)
+    s = st.key(b"[B")
+    ok(s is not None and s["step"] == k and s["first"] == 3,
+       "ESC, then [B 10 ms later: still the Down arrow", s and s["status"])
+    s = st.key(b"\x1bOA")
+    ok(s is not None and s["step"] == k and s["first"] == 2,
+       "ESC O A (cursor-key mode): Up", s and s["status"])
+    s = st.key(b"x", 0.5)
+    ok(s is None, "another key: nothing happens")
+    st.term.write(b"q")
+    status, restored = st.finish()
+    ok(status == 0 and restored, "q: status 0, the terminal restored")
+    # a new window size: the step drawn again for it
+    st = Stepper([CLASSROOM, "--explain"], 80, 24)
+    import fcntl
+    import struct
+    fcntl.ioctl(st.term.slave, termios.TIOCSWINSZ,
+                struct.pack("HHHH", 12, 80, 0, 0))
+    os.kill(st.term.pid, signal.SIGWINCH)
+    ok(st.wait(10) and st.screen["rows"] == 12 and
+       st.rows_used(st.screen) <= 11,
+       "SIGWINCH: drawn again for 12 rows", st.screen["status"])
+    st.term.write(b"q")
+    st.finish()
+
+
 screens()
 not_a_terminal()
 grid()
 pager()
 step()
+one_step_per_screen()
 sys.exit(done())

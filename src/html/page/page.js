@@ -889,21 +889,51 @@
     draw();
   }
 
-  /* Left and right arrows step while the steps are on view (not while a
-   * control that uses the arrows has the focus). */
+  /* The keys of --step while the steps are on view (not while a control
+   * that uses them has the focus): Down, j, Enter, PageDown, Space and
+   * Right scroll a step taller than the window (a line, or a window for
+   * PageDown, Space and Right), then go on to the next step; Up, k,
+   * PageUp, b and Left scroll back, then go back; n and p step at once.
+   * A step opens at its own top. */
+  var STEP_KEYS = {
+    ArrowDown: 'line', j: 'line', Enter: 'line', PageDown: 'page',
+    ' ': 'page', ArrowRight: 'page', n: 'next',
+    ArrowUp: '-line', k: '-line', PageUp: '-page', b: '-page',
+    ArrowLeft: '-page', p: '-next'
+  };
+
   function stepKey(e) {
     if (state.view !== 'steps' || e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target && e.target.tagName;
     if (t === 'SELECT' || t === 'INPUT' || t === 'TEXTAREA') return;
-    if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-      e.preventDefault();
-      var refocus = document.activeElement &&
-                    document.activeElement.getAttribute('data-step');
-      goStep(state.step + (e.key === 'ArrowRight' ? 1 : -1));
-      if (refocus) {
-        var b = views.steps.querySelector('[data-step=' + refocus + ']');
-        if (b && !b.disabled) b.focus();
+    var move = STEP_KEYS[e.key];
+    if (!move || (t === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')))
+      return;
+    e.preventDefault();
+    var back = move.charAt(0) === '-';
+    var box = views.steps.getBoundingClientRect();
+    var room = window.innerHeight;
+    var by = move.indexOf('line') >= 0 ? 40 : Math.max(40, room - 40);
+    if (move.indexOf('next') < 0) {
+      if (!back && box.bottom > room + 1) {
+        window.scrollBy(0, Math.min(by, box.bottom - room));
+        return;
       }
+      if (back && box.top < -1) {
+        window.scrollBy(0, Math.max(-by, box.top));
+        return;
+      }
+    }
+    var before = state.step;
+    var refocus = document.activeElement &&
+                  document.activeElement.getAttribute('data-step');
+    goStep(state.step + (back ? -1 : 1));
+    if (state.step !== before &&
+        views.steps.getBoundingClientRect().top < 0)
+      views.steps.scrollIntoView();
+    if (refocus) {
+      var b = views.steps.querySelector('[data-step=' + refocus + ']');
+      if (b && !b.disabled) b.focus();
     }
   }
 
