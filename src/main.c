@@ -403,9 +403,10 @@ static int render_grid_text(FILE *out, const options *opt, const trace *tr,
 /* One run of the model: sentence number `index` of --input (or -1 for a
  * single run), rendered to out and, with --csv-dir, added to files
  * (begun at the first run, in sub or in the directory itself), with
- * --plot drawn as a page and with --html written as a page. A failed --check sets *check_failed; the run
- * goes on. Unless an output needs the whole trace (keeps_all), its tables
- * go out as they are made, so a long run holds few of them at once. */
+ * --plot drawn as a page and with --html written as a page. A failed
+ * --check sets *check_failed; the run goes on. Unless an output needs
+ * the whole trace (keeps_all), its tables go out as they are made, so a
+ * long run holds few of them at once. */
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, run_files *files,
