@@ -19,8 +19,10 @@
  *   cleanup_pop(&hook);
  *
  * A hook's function runs inside a signal handler: it may call only
- * async-signal-safe functions (unlink, unlinkat, rmdir) and read only
- * what the owner changes between cleanup_block and cleanup_unblock.
+ * async-signal-safe functions (lstat, rename, unlink, rmdir and their
+ * *at forms) and read only what the owner changes between cleanup_block
+ * and cleanup_unblock. The one owner today is a run's transaction
+ * (io/outputs.h).
  */
 #ifndef MHA_CLEANUP_H
 #define MHA_CLEANUP_H

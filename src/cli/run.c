@@ -1,7 +1,6 @@
 /* run.c: running a job: the model over each sentence, to every output. */
 #include "cli/run.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "cli/i18n.h"
 #include "cli/model_options.h"
 #include "cli/progress.h"
+#include "cli/run_files.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
 #include "html/html.h"
@@ -45,16 +45,16 @@ static int check_tables_made(const options *opt, const model_input *in,
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
- * single run), rendered to out and, with --csv-dir, added to *files
- * (begun at the first run, in sub or in the directory itself) and with
- * --plot drawn as a page. A failed --check sets *check_failed; the run
- * goes on. Unless an output needs the whole trace (keeps_all), its tables
- * go out as they are made, so a long run holds few of them at once. */
+ * single run), rendered to out and, with --csv-dir, added to files
+ * (begun at the first run, in sub or in the directory itself), with
+ * --plot drawn as a page and with --html written as a page. A failed
+ * --check sets *check_failed; the run goes on. Unless an output needs
+ * the whole trace (keeps_all), its tables go out as they are made, so a
+ * long run holds few of them at once. */
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
-                          const char *heading, csv_dir_set **files,
-                          const char *sub, plot_file *plot, html_set *html,
-                          mx_error *err)
+                          const char *heading, run_files *files,
+                          const char *sub, mx_error *err)
 {
     trace tr;
     trace_init(&tr);
@@ -78,9 +78,9 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                       opt->torch_style ? torch_table : text_table);
     /* everything that can fail on the input fails before any output */
     int rc = check_tables_made(opt, in, err);
-    if (rc == 0 && opt->csv_dir != NULL && *files == NULL)
-        rc = csv_dir_begin(files, opt->csv_dir, err);
-    o.files = *files;
+    if (rc == 0)
+        rc = run_files_csv(files, opt, err);
+    o.files = files->csv;
     if (rc == 0 && streams)
         trace_set_sink(&tr, put_table, &o);
     if (rc == 0 && heading != NULL && opt->format == FORMAT_TEXT)
@@ -100,13 +100,13 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         rc = csv_stream_end(&o.csv, err);
     else
         csv_stream_free(&o.csv);
-    if (rc == 0 && plot != NULL) {
+    if (rc == 0 && files->plot != NULL) {
         size_t n = 0;
         const table **chosen = select_tables(&tr, opt, &n);
-        rc = chosen == NULL
-                 ? err_nomem(err, _("the table list"))
-                 : plot_page(plot, &tr, opt->tables != NULL ? chosen : NULL, n,
-                             heading, err);
+        rc = chosen == NULL ? err_nomem(err, _("the table list"))
+                            : plot_page(files->plot, &tr,
+                                        opt->tables != NULL ? chosen : NULL, n,
+                                        heading, err);
         free(chosen);
     }
     if (rc == 0 && opt->focus != NULL)
@@ -131,7 +131,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
             *check_failed = true;
     }
     /* the page is written whole, under a temporary name, last */
-    if (rc == 0 && html != NULL) {
+    if (rc == 0 && files->html != NULL) {
         explain_context notes = explain_for(opt, &tr);
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
@@ -140,7 +140,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                                 .scaled = opt->scale,
                                 .text = &text,
                                 .explain = &notes};
-        rc = html_add(html, &tr, &page, err);
+        rc = html_add(files->html, &tr, &page, err);
     }
     trace_free(&tr);
     return rc;
@@ -171,88 +171,24 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
  * --plot, --html and --csv-dir: opened before the runs, filled by them
  * (run_and_render), then put in place together at the end (finish_run). */
 
-/* --plot: the picture of `pages` sentences, or NULL without --plot. */
-static int open_plot(plot_file **plot, const options *opt, size_t pages,
-                     mx_error *err)
-{
-    *plot = NULL;
-    if (opt->plot == NULL)
-        return 0;
-    *plot = plot_open(opt->plot, pages, opt->plot_width, opt->plot_height, err);
-    return *plot != NULL ? 0 : -1;
-}
-
-/* --html: the pages of `pages` sentences, or NULL without --html. */
-static int open_html(html_set **html, const options *opt, size_t pages,
-                     mx_error *err)
-{
-    *html = NULL;
-    if (opt->html == NULL)
-        return 0;
-    return html_open(html, opt->html, pages, err);
-}
-
-/* Puts the run's files in place, every kind together: each finished and
- * its targets checked before the first is moved; the files they replace
- * are kept until all are in place, and put back if a move fails
- * (replace.h), so a failed run leaves the user's files as they were. */
-static int place_files(csv_dir_set *files, plot_file *plot, html_set *html,
-                       mx_error *err)
-{
-    int rc = 0;
-    if (plot != NULL)
-        rc = plot_ready(plot, err);
-    if (rc == 0 && html != NULL)
-        rc = html_ready(html, err);
-    if (rc == 0 && files != NULL)
-        rc = csv_dir_ready(files, err);
-    if (rc == 0 && plot != NULL)
-        rc = plot_place(plot, err);
-    if (rc == 0 && html != NULL)
-        rc = html_place(html, err);
-    if (rc == 0 && files != NULL)
-        rc = csv_dir_place(files, err);
-    /* no output of the run replaced another (the same name twice) */
-    if (rc == 0 && plot != NULL)
-        rc = plot_intact(plot, err);
-    if (rc == 0 && html != NULL)
-        rc = html_intact(html, err);
-    return rc;
-}
-
 /* The end of a run that returned rc: its files put in place (or removed
  * after a failure), then its spooled text on stdout. The files they
  * replace are kept until the text is written: a write error there, or a
- * signal meanwhile (cleanup.h: the hooks put them back), leaves the
- * user's files as they were. A failed --check is reported once
- * everything is written. */
-static int finish_run(int rc, bool check_failed, csv_dir_set *files,
-                      plot_file *plot, html_set *html, FILE *spool,
+ * signal meanwhile (cleanup.h), puts them back (run_files.h), so a
+ * failed run leaves the user's files as they were. A failed --check is
+ * reported once everything is written. */
+static int finish_run(int rc, bool check_failed, run_files *files, FILE *spool,
                       const options *opt, mx_error *err)
 {
-    /* no signal ends the program with some files in place and not others */
-    sigset_t old;
-    cleanup_block(&old);
     if (rc == 0 && spool != NULL)
         rc = check_stdout(err);
     if (rc == 0)
-        rc = place_files(files, plot, html, err);
+        rc = run_files_commit(files, err);
     if (rc == 0 && spool != NULL) {
-        /* a signal during the copy puts every file back */
-        cleanup_unblock(&old);
         rc = show_spool(spool, opt, err);
-        cleanup_block(&old);
         spool = NULL;
     }
-    if (rc == 0 && files != NULL)
-        csv_dir_keep(files);
-    /* undone in the reverse order of placing; the folders --csv-dir made
-     * last, once nothing of another kind is in them */
-    csv_dir_undo(files);
-    html_end(html, rc == 0);
-    plot_end(plot, rc == 0);
-    csv_dir_end(files);
-    cleanup_unblock(&old);
+    run_files_end(files, rc == 0);
     spool_discard(spool);
     if (rc == 0 && check_failed)
         rc = err_set(err, EXIT_CHECK_FAILED,
@@ -266,20 +202,16 @@ static int finish_run(int rc, bool check_failed, csv_dir_set *files,
 /* A single run (no --input): its picture, the run, its --csv-dir files. */
 static int run_single(const options *opt, const model_input *in, mx_error *err)
 {
-    csv_dir_set *files = NULL;
-    plot_file *plot = NULL;
-    html_set *html = NULL;
+    run_files files;
     FILE *out = NULL, *spool = NULL;
     bool check_failed = false;
-    int rc = open_plot(&plot, opt, 1, err);
-    if (rc == 0)
-        rc = open_html(&html, opt, 1, err);
+    int rc = run_files_open(&files, opt, 1, err);
     if (rc == 0)
         rc = open_output(&out, &spool, opt, err);
     if (rc == 0)
         rc = run_and_render(out, &check_failed, opt, in, -1, NULL, &files, NULL,
-                            plot, html, err);
-    return finish_run(rc, check_failed, files, plot, html, spool, opt, err);
+                            err);
+    return finish_run(rc, check_failed, &files, spool, opt, err);
 }
 
 /* --input FILE --column NAME: every sentence is checked before the first
@@ -294,7 +226,6 @@ static int run_sentence_file(const options *opt, mx_error *err)
                        err) != 0)
         return -1;
     int rc = 0;
-    csv_dir_set *files = NULL;
     double work = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
@@ -316,14 +247,11 @@ static int run_sentence_file(const options *opt, mx_error *err)
                          "one --input run may make: split the file or "
                          "use smaller widths"),
                        opt->input, n, work / 1e6, MAX_INPUT_VALUES / 1000000);
-    plot_file *plot = NULL;
-    html_set *html = NULL;
+    run_files files = {0};
     FILE *out = NULL, *spool = NULL;
     bool check_failed = false;
     if (rc == 0)
-        rc = open_plot(&plot, opt, n, err);
-    if (rc == 0)
-        rc = open_html(&html, opt, n, err);
+        rc = run_files_open(&files, opt, n, err);
     if (rc == 0)
         rc = open_output(&out, &spool, opt, err);
     progress bar;
@@ -343,12 +271,12 @@ static int run_sentence_file(const options *opt, mx_error *err)
         free(shown);
         snprintf(sub, sizeof sub, "sentence%zu", i);
         rc = run_and_render(out, &check_failed, opt, &in, (long)i, heading,
-                            &files, sub, plot, html, err);
+                            &files, sub, err);
     }
     progress_end(&bar);
     /* the files of every sentence are moved into place together, then
      * the text of every sentence is printed */
-    rc = finish_run(rc, check_failed, files, plot, html, spool, opt, err);
+    rc = finish_run(rc, check_failed, &files, spool, opt, err);
     free_strings(sentences, n);
     free(lines);
     return rc;

@@ -16,14 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "cli/cleanup.h"
 #include "cli/i18n.h"
 #include "html/html_parts.h"
 #include "html/page_assets.h"
-#include "io/replace.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)
@@ -83,21 +79,6 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     return 0;
 }
 
-/* "dir/.name.XXXXXX" beside path, for mkstemp; at most 200 bytes of the
- * name, so that a name near the 255-byte limit still has a temporary
- * (and a kept, replace.h) one. */
-static char *temp_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash != NULL ? (size_t)(slash - path) + 1 : 0;
-    size_t n = strlen(path) + 16;
-    char *temp = malloc(n);
-    if (temp != NULL)
-        snprintf(temp, n, "%.*s.%.200s.XXXXXX", (int)dir_len, path,
-                 path + dir_len);
-    return temp;
-}
-
 /* path, or with several pages "<stem>.sentence<i><ext>" (the extension:
  * from the last dot of the file's name, if it has one that is not the
  * name's first character: ".page" gives ".page.sentence0", as --plot's
@@ -123,84 +104,47 @@ static char *page_path(const char *path, size_t pages, size_t i)
 }
 
 struct html_set {
-    size_t pages, made; /* pages to write; temporary files made so far */
+    size_t pages, made; /* pages to write; pages written so far */
     char **finals;      /* (pages) the pages' names */
-    char **temps;       /* (pages) their temporary names, NULL until made */
-    replacement *moves; /* (made) temps -> finals, from html_ready */
-    cleanup_hook hook;  /* removes temps[0 .. made) on a signal */
-    bool hooked;
+    outputs *tx;        /* the run's files */
+    size_t group;       /* the pages' group in it */
 };
 
-/* A signal's clean-up: the pages put in place are taken back, the pages
- * they replaced put back, the unfinished ones removed
- * (async-signal-safe). */
-static void remove_temps(const void *ctx)
-{
-    const html_set *set = ctx;
-    if (set->moves != NULL)
-        replace_undo_signal(set->moves, set->made);
-    for (size_t i = 0; i < set->made; i++)
-        unlink(set->temps[i]);
-}
-
-void html_end(html_set *set, bool keep)
+void html_free(html_set *set)
 {
     if (set == NULL)
         return;
-    sigset_t old;
-    cleanup_block(&old);
-    if (set->moves != NULL) {
-        if (keep)
-            replace_keep(set->moves, set->made);
-        else
-            replace_undo(set->moves, set->made);
-        /* a page in place has no temporary name left to remove */
-        if (keep)
-            set->made = 0;
-        free(set->moves);
-        set->moves = NULL;
-    }
-    for (size_t i = 0; i < set->made; i++)
-        unlink(set->temps[i]);
-    if (set->hooked)
-        cleanup_pop(&set->hook);
-    cleanup_unblock(&old);
-    for (size_t i = 0; i < set->pages; i++) {
+    for (size_t i = 0; set->finals != NULL && i < set->pages; i++)
         free(set->finals[i]);
-        free(set->temps[i]);
-    }
     free(set->finals);
-    free(set->temps);
     free(set);
 }
 
-int html_open(html_set **out, const char *path, size_t pages, mx_error *err)
+int html_open(html_set **out, outputs *tx, const char *path, size_t pages,
+              mx_error *err)
 {
     *out = NULL;
     html_set *set = calloc(1, sizeof *set);
     if (set == NULL)
         return err_nomem(err, _("a path"));
     set->pages = pages;
+    set->tx = tx;
     set->finals = calloc(pages > 0 ? pages : 1, sizeof *set->finals);
-    set->temps = calloc(pages > 0 ? pages : 1, sizeof *set->temps);
-    if (set->finals == NULL || set->temps == NULL) {
-        html_discard(set);
+    if (set->finals == NULL) {
+        html_free(set);
         return err_nomem(err, _("a path"));
     }
     for (size_t i = 0; i < pages; i++) {
         set->finals[i] = page_path(path, pages, i);
-        set->temps[i] =
-            set->finals[i] != NULL ? temp_name(set->finals[i]) : NULL;
-        if (set->temps[i] == NULL) {
-            html_discard(set);
+        if (set->finals[i] == NULL) {
+            html_free(set);
             return err_nomem(err, _("a path"));
         }
     }
-    sigset_t old;
-    cleanup_block(&old);
-    cleanup_push(&set->hook, remove_temps, set);
-    set->hooked = true;
-    cleanup_unblock(&old);
+    if (outputs_beside(tx, &set->group, err) != 0) {
+        html_free(set);
+        return -1;
+    }
     *out = set;
     return 0;
 }
@@ -211,82 +155,21 @@ int html_add(html_set *set, const trace *tr, const html_page *page,
     if (trace_find_input(tr, TABLE_INPUTS) == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
     assert(set->made < set->pages); /* one call per page */
-    const char *path = set->finals[set->made];
-    char *temp = set->temps[set->made];
-    /* a signal meanwhile removes the temporary file (cleanup.h) */
-    sigset_t old;
-    cleanup_block(&old);
-    int fd = mkstemp(temp);
-    int e = errno;
-    if (fd >= 0)
-        set->made++;
-    cleanup_unblock(&old);
-    if (fd < 0)
-        return err_write(err, path, e);
-    /* mkstemp makes files private; give the page the usual permissions,
-     * on the descriptor (never by path) */
-    mode_t mask = umask(0);
-    umask(mask);
-    int failed = fchmod(fd, 0666 & ~mask) != 0, unwritten = 0;
+    const char *path = set->finals[set->made++];
+    FILE *f = NULL;
+    if (outputs_create(set->tx, &f, set->group, NULL, path, err) != 0)
+        return -1;
     mx_error page_err = {0};
-    e = errno;
-    FILE *f = failed ? NULL : fdopen(fd, "w");
-    if (f == NULL) {
-        if (!failed)
-            e = errno;
+    int unwritten = write_page(f, tr, page, &page_err);
+    int failed = unwritten != 0 || ferror(f);
+    int e = errno;
+    if (fclose(f) != 0 && !failed) {
         failed = 1;
-        close(fd);
-    } else {
-        unwritten = write_page(f, tr, page, &page_err);
-        failed = unwritten != 0 || ferror(f);
         e = errno;
-        if (fclose(f) != 0 && !failed) {
-            failed = 1;
-            e = errno;
-        }
     }
     if (unwritten != 0) {
         *err = page_err;
         return -1;
     }
     return failed ? err_write(err, path, e != 0 ? e : EIO) : 0;
-}
-
-void html_discard(html_set *set)
-{
-    html_end(set, false);
-}
-
-int html_ready(html_set *set, mx_error *err)
-{
-    set->moves = calloc(set->made > 0 ? set->made : 1, sizeof *set->moves);
-    if (set->moves == NULL)
-        return err_nomem(err, _("a path"));
-    for (size_t i = 0; i < set->made; i++) {
-        set->moves[i].temp = set->temps[i];
-        set->moves[i].final = set->finals[i];
-    }
-    return replace_check(set->moves, set->made, err);
-}
-
-int html_place(html_set *set, mx_error *err)
-{
-    return replace_place(set->moves, set->made, err);
-}
-
-int html_intact(const html_set *set, mx_error *err)
-{
-    return replace_intact(set->moves, set->made, err);
-}
-
-int html_close(html_set *set, mx_error *err)
-{
-    sigset_t old;
-    cleanup_block(&old);
-    int rc = html_ready(set, err);
-    if (rc == 0)
-        rc = html_place(set, err);
-    html_end(set, rc == 0);
-    cleanup_unblock(&old);
-    return rc;
 }

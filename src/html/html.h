@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "cli/error.h"
+#include "io/outputs.h"
 #include "render/explain.h"
 #include "render/render.h"
 #include "model/trace.h"
@@ -30,33 +31,18 @@ typedef struct html_set html_set;
 
 /* Begins `pages` pages: path itself for one page, else
  * "<stem>.sentence<i><ext>" for i = 0 .. pages - 1 (page.html gives
- * page.sentence0.html, ...). Nothing is on disk until html_close. */
-int html_open(html_set **set, const char *path, size_t pages, mx_error *err);
+ * page.sentence0.html, ...), files of the run's transaction tx
+ * (io/outputs.h): nothing is at those names until it commits. */
+int html_open(html_set **set, outputs *tx, const char *path, size_t pages,
+              mx_error *err);
 
 /* Writes the next page, for every variant of tr that has attention
- * weights, under a temporary name beside its final one. The same trace
- * gives the same bytes. Called once per page. */
+ * weights, into a new file of the transaction. The same trace gives the
+ * same bytes. Called once per page. */
 int html_add(html_set *set, const trace *tr, const html_page *page,
              mx_error *err);
 
-/* The end of a run, in three steps so that a run's outputs of every kind
- * go in place together (main.c; replace.h): html_ready checks that every
- * page's name can take it; html_place moves the pages into place, keeping
- * the files they replace (on failure it puts its own back); html_end(keep)
- * then removes the kept files, or (keep false) puts them back and removes
- * every new or unfinished page, and frees the set. html_end may follow
- * any step, or none (NULL: nothing). */
-int html_ready(html_set *set, mx_error *err);
-int html_place(html_set *set, mx_error *err);
-/* After every kind is placed: replace_intact (replace.h). */
-int html_intact(const html_set *set, mx_error *err);
-void html_end(html_set *set, bool keep);
-
-/* html_ready, html_place and html_end in one: every page in place, or
- * none. Frees the set. */
-int html_close(html_set *set, mx_error *err);
-
-/* html_end(set, false): removes the unfinished pages, frees the set. */
-void html_discard(html_set *set);
+/* Frees the set (NULL: nothing); its files are the transaction's. */
+void html_free(html_set *set);
 
 #endif

@@ -3,8 +3,8 @@
  * three formats).
  *
  * Each page is laid out for its output's size, then drawn once onto a
- * PNG, SVG or PDF surface. Every file goes to a temporary name beside its
- * final one and is renamed only when all of them are complete.
+ * PNG, SVG or PDF surface. Every file is a file of the run's transaction
+ * (io/outputs.h), put in place with the run's other files.
  */
 #include "plot/plot.h"
 
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,16 +20,14 @@
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
-#include "cli/cleanup.h"
 #include "cli/i18n.h"
 #include "plot/plot_figure.h"
-#include "io/replace.h"
+#include "io/outputs.h"
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 
 typedef struct {
     char *final_path;
-    char *temp_path;
     FILE *out;
     int write_errno; /* errno of the first failed write, or 0 */
 } plot_output;
@@ -41,8 +38,9 @@ struct plot_file {
     plot_output *outputs; /* one, or one per page for PNG and SVG */
     size_t n_outputs;
     cairo_surface_t *pdf; /* the PDF surface, across pages */
-    replacement *moves;   /* (n_outputs) temp -> final, from plot_ready */
-    cleanup_hook hook;    /* remove_temps, while the files are open */
+    outputs *tx;          /* the run's files */
+    size_t group;         /* the picture's group in it */
+    outputs *own;         /* tx, when plot_open made it for pf alone */
     double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
 
@@ -90,72 +88,14 @@ static char *page_path(const char *path, size_t pages, size_t i)
     return s;
 }
 
-/* Opens dir/.name.XXXXXX beside final (name: at most its first 200
- * bytes). */
-static int output_open(plot_output *o, const char *final, mx_error *err)
+/* Opens o, a new file of the transaction for final. */
+static int output_open(plot_file *pf, plot_output *o, const char *final,
+                       mx_error *err)
 {
     o->final_path = strdup(final);
-    const char *slash = strrchr(final, '/');
-    size_t dir_len = slash != NULL ? (size_t)(slash - final) + 1 : 0;
-    size_t len = strlen(final) + 16;
-    o->temp_path = malloc(len);
-    if (o->final_path == NULL || o->temp_path == NULL)
+    if (o->final_path == NULL)
         return err_nomem(err, _("a path"));
-    /* at most 200 bytes of the name, so that a final name near the
-     * 255-byte limit still has a temporary (and a kept, replace.h) one */
-    snprintf(o->temp_path, len, "%.*s.%.200s.XXXXXX", (int)dir_len, final,
-             final + dir_len);
-    int fd = mkstemp(o->temp_path);
-    if (fd < 0) {
-        int e = errno;
-        free(o->temp_path);
-        o->temp_path = NULL;
-        return err_write(err, final, e);
-    }
-    /* mkstemp makes files private; give them the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    o->out = fdopen(fd, "wb");
-    if (o->out == NULL) {
-        int e = errno;
-        close(fd);
-        return err_write(err, final, e);
-    }
-    return 0;
-}
-
-/* A signal's clean-up: the files put in place are taken back, the files
- * they replaced put back, the temporary ones removed
- * (async-signal-safe). */
-static void remove_temps(const void *ctx)
-{
-    const plot_file *pf = ctx;
-    if (pf->moves != NULL)
-        replace_undo_signal(pf->moves, pf->n_outputs);
-    for (size_t i = 0; i < pf->n_outputs; i++)
-        if (pf->outputs[i].temp_path != NULL)
-            unlink(pf->outputs[i].temp_path);
-}
-
-static void outputs_remove(plot_file *pf)
-{
-    sigset_t old;
-    cleanup_block(&old);
-    cleanup_pop(&pf->hook);
-    cleanup_unblock(&old);
-    for (size_t i = 0; i < pf->n_outputs; i++) {
-        plot_output *o = &pf->outputs[i];
-        if (o->out != NULL)
-            fclose(o->out);
-        if (o->temp_path != NULL)
-            unlink(o->temp_path);
-        free(o->temp_path);
-        free(o->final_path);
-    }
-    free(pf->outputs);
-    pf->outputs = NULL;
-    pf->n_outputs = 0;
+    return outputs_create(pf->tx, &o->out, pf->group, NULL, final, err);
 }
 
 /* cairo's write callback: to the FILE of a plot_output. */
@@ -215,8 +155,8 @@ bool plot_available(void)
     return true;
 }
 
-plot_file *plot_open(const char *path, size_t pages, size_t width,
-                     size_t height, mx_error *err)
+plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
+                      size_t height, mx_error *err)
 {
     enum plot_format format = PLOT_PNG;
     char date[32] = "";
@@ -232,6 +172,7 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
     pf->width = (double)width;
     pf->height = (double)height;
     pf->pages = pages > 0 ? pages : 1;
+    pf->tx = tx;
     size_t n = format == PLOT_PDF ? 1 : pf->pages;
     pf->outputs = calloc(n, sizeof *pf->outputs);
     if (pf->outputs == NULL) {
@@ -239,18 +180,18 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
         err_nomem(err, _("the picture"));
         return NULL;
     }
-    cleanup_push(&pf->hook, remove_temps, pf);
+    if (outputs_beside(tx, &pf->group, err) != 0) {
+        plot_free(pf);
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         char *final = page_path(path, format == PLOT_PDF ? 1 : pf->pages, i);
-        sigset_t old;
-        cleanup_block(&old);
         pf->n_outputs = i + 1;
         int rc = final == NULL ? err_nomem(err, _("a path"))
-                               : output_open(&pf->outputs[i], final, err);
-        cleanup_unblock(&old);
+                               : output_open(pf, &pf->outputs[i], final, err);
         free(final);
         if (rc != 0) {
-            plot_discard(pf);
+            plot_free(pf);
             return NULL;
         }
     }
@@ -263,6 +204,20 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
         cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATOR,
                                        "mha-explain " MHA_VERSION);
     }
+    return pf;
+}
+
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err)
+{
+    outputs *own = NULL;
+    if (outputs_begin(&own, err) != 0)
+        return NULL;
+    plot_file *pf = plot_begin(own, path, pages, width, height, err);
+    if (pf == NULL)
+        outputs_end(own, false);
+    else
+        pf->own = own;
     return pf;
 }
 
@@ -352,7 +307,7 @@ static void release_fonts(void)
     pango_cairo_font_map_set_default(NULL);
 }
 
-int plot_ready(plot_file *pf, mx_error *err)
+int plot_finish(plot_file *pf, mx_error *err)
 {
     int rc = 0;
     if (pf->pdf != NULL) {
@@ -365,75 +320,43 @@ int plot_ready(plot_file *pf, mx_error *err)
         plot_output *o = &pf->outputs[i];
         FILE *f = o->out;
         o->out = NULL;
-        if (fclose(f) != 0)
+        if (f != NULL && fclose(f) != 0)
             rc = err_write(err, o->final_path, errno);
     }
-    if (rc != 0)
-        return rc;
-    pf->moves = calloc(pf->n_outputs, sizeof *pf->moves);
-    if (pf->moves == NULL)
-        return err_nomem(err, _("the picture"));
-    for (size_t i = 0; i < pf->n_outputs; i++) {
-        pf->moves[i].temp = pf->outputs[i].temp_path;
-        pf->moves[i].final = pf->outputs[i].final_path;
-    }
-    return replace_check(pf->moves, pf->n_outputs, err);
+    return rc;
 }
 
-int plot_place(plot_file *pf, mx_error *err)
-{
-    return replace_place(pf->moves, pf->n_outputs, err);
-}
-
-int plot_intact(const plot_file *pf, mx_error *err)
-{
-    return replace_intact(pf->moves, pf->n_outputs, err);
-}
-
-void plot_end(plot_file *pf, bool keep)
+void plot_free(plot_file *pf)
 {
     if (pf == NULL)
         return;
-    if (pf->moves != NULL) {
-        sigset_t old;
-        cleanup_block(&old);
-        if (keep)
-            replace_keep(pf->moves, pf->n_outputs);
-        else
-            replace_undo(pf->moves, pf->n_outputs);
-        /* a file in place has no temporary name left to remove */
-        for (size_t i = 0; i < pf->n_outputs; i++) {
-            if (keep && pf->moves[i].placed) {
-                free(pf->outputs[i].temp_path);
-                pf->outputs[i].temp_path = NULL;
-            }
-        }
-        cleanup_unblock(&old);
-        free(pf->moves);
-        pf->moves = NULL;
-    }
     if (pf->pdf != NULL) {
         cairo_surface_finish(pf->pdf);
         cairo_surface_destroy(pf->pdf);
     }
-    outputs_remove(pf);
+    for (size_t i = 0; i < pf->n_outputs; i++) {
+        if (pf->outputs[i].out != NULL)
+            fclose(pf->outputs[i].out);
+        free(pf->outputs[i].final_path);
+    }
+    free(pf->outputs);
+    outputs_end(pf->own, false);
     free(pf);
     release_fonts();
 }
 
 int plot_close(plot_file *pf, mx_error *err)
 {
-    sigset_t old;
-    cleanup_block(&old);
-    int rc = plot_ready(pf, err);
+    int rc = plot_finish(pf, err);
     if (rc == 0)
-        rc = plot_place(pf, err);
-    plot_end(pf, rc == 0);
-    cleanup_unblock(&old);
+        rc = outputs_commit(pf->own, err);
+    outputs_end(pf->own, rc == 0);
+    pf->own = NULL;
+    plot_free(pf);
     return rc;
 }
 
 void plot_discard(plot_file *pf)
 {
-    plot_end(pf, false);
+    plot_free(pf);
 }

@@ -13,9 +13,10 @@
  * drawn in blocks of k x k values (their mean), and at most 48 panels go
  * on a page; the page says so when it does either.
  *
- * Files are written under temporary names and moved into place only at the
- * end (replace.h), so they appear whole or not at all. A build without cairo and pango
- * (meson -Dplots=disabled) has the same functions, which only say so.
+ * The files are files of the run's transaction (io/outputs.h), so they
+ * appear whole or not at all, with the run's other files. A build without
+ * cairo and pango (meson -Dplots=disabled) has the same functions, which
+ * only say so.
  */
 #ifndef MHA_PLOT_H
 #define MHA_PLOT_H
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 
 #include "cli/error.h"
+#include "io/outputs.h"
 #include "model/trace.h"
 
 typedef struct plot_file plot_file;
@@ -30,12 +32,13 @@ typedef struct plot_file plot_file;
 /* Whether this build can draw pictures. */
 bool plot_available(void);
 
-/* Starts the picture(s) at path; `pages` is how many sentences will be
- * drawn (1 for a single run); width x height is every page's size (pixels
- * for PNG, points for SVG and PDF), or 0 x 0 for the size the drawing
- * needs. Returns NULL with err set on failure. */
-plot_file *plot_open(const char *path, size_t pages, size_t width,
-                     size_t height, mx_error *err);
+/* Starts the picture(s) at path, files of the run's transaction tx;
+ * `pages` is how many sentences will be drawn (1 for a single run);
+ * width x height is every page's size (pixels for PNG, points for SVG and
+ * PDF), or 0 x 0 for the size the drawing needs. Returns NULL with err
+ * set on failure. */
+plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
+                      size_t height, mx_error *err);
 
 /* Draws the next sentence's page: the n tables (those --tables chose;
  * tables of token ids are left out) or, when tables is NULL, every head's
@@ -44,24 +47,20 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
               size_t n, const char *heading, mx_error *err);
 
-/* The end of a run, in three steps so that a run's outputs of every kind
- * go in place together (main.c): plot_ready finishes every file and
- * checks that every final name can take it (nothing moved yet);
- * plot_place moves them into place, keeping the files they replace (on
- * failure it puts its own back); plot_end(keep) then removes the kept
- * files, or (keep false) puts them back and removes every new file, and
- * frees pf. plot_end may follow any step, or none (NULL: nothing). */
-int plot_ready(plot_file *pf, mx_error *err);
-int plot_place(plot_file *pf, mx_error *err);
-/* After every kind is placed: replace_intact (replace.h). */
-int plot_intact(const plot_file *pf, mx_error *err);
-void plot_end(plot_file *pf, bool keep);
+/* Completes every file (a PDF's last bytes) and closes it: before the
+ * transaction commits. */
+int plot_finish(plot_file *pf, mx_error *err);
 
-/* plot_ready, plot_place and plot_end in one: every file in place, or
- * none. Frees pf. */
+/* Frees pf (NULL: nothing), closing any file still open; the files are
+ * the transaction's. */
+void plot_free(plot_file *pf);
+
+/* The same on its own, in a transaction of its own: plot_open begins it,
+ * plot_close finishes the files and puts them in place (all or none) and
+ * frees pf; plot_discard puts nothing in place and frees pf. */
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err);
 int plot_close(plot_file *pf, mx_error *err);
-
-/* plot_end(pf, false): removes whatever was written and frees pf. */
 void plot_discard(plot_file *pf);
 
 #endif

@@ -8,16 +8,30 @@ bool plot_available(void)
     return false;
 }
 
-plot_file *plot_open(const char *path, size_t pages, size_t width,
-                     size_t height, mx_error *err)
+/* The one message of every function that would draw. */
+static int no_plots(mx_error *err)
 {
+    return err_usage(err, _("--plot: this build has no plotting (it was "
+                            "built without cairo and pango; see the "
+                            "README's set-up)"));
+}
+
+plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
+                      size_t height, mx_error *err)
+{
+    (void)tx;
     (void)path;
     (void)pages;
     (void)width;
     (void)height;
-    err_usage(err, _("--plot: this build has no plotting (it was built "
-                     "without cairo and pango; see the README's set-up)"));
+    no_plots(err);
     return NULL;
+}
+
+plot_file *plot_open(const char *path, size_t pages, size_t width,
+                     size_t height, mx_error *err)
+{
+    return plot_begin(NULL, path, pages, width, height, err);
 }
 
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
@@ -28,36 +42,19 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
     (void)tables;
     (void)n;
     (void)heading;
-    return err_usage(err, _("--plot: this build has no plotting (it was "
-                            "built without cairo and pango; see the "
-                            "README's set-up)"));
+    return no_plots(err);
 }
 
-int plot_ready(plot_file *pf, mx_error *err)
+int plot_finish(plot_file *pf, mx_error *err)
 {
     (void)pf;
     (void)err;
     return 0;
 }
 
-int plot_place(plot_file *pf, mx_error *err)
+void plot_free(plot_file *pf)
 {
     (void)pf;
-    (void)err;
-    return 0;
-}
-
-int plot_intact(const plot_file *pf, mx_error *err)
-{
-    (void)pf;
-    (void)err;
-    return 0;
-}
-
-void plot_end(plot_file *pf, bool keep)
-{
-    (void)pf;
-    (void)keep;
 }
 
 int plot_close(plot_file *pf, mx_error *err)

@@ -9,6 +9,7 @@
 
 #include "cli/error.h"
 #include "render/heat.h"
+#include "io/outputs.h"
 #include "render/textbuf.h"
 #include "model/trace.h"
 
@@ -60,7 +61,7 @@ typedef int (*render_table_fn)(FILE *out, const table *t,
 
 /* Tables one after another, a blank line between (or a step mark where a
  * step starts, with style->page_breaks), style->before (if any) called
- * before each: render_torch's loop. */
+ * before each. */
 int render_each(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, render_table_fn one, mx_error *err);
 
@@ -80,7 +81,7 @@ void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
                        render_table_fn one);
 int text_stream_put(text_stream *s, const table *t, mx_error *err);
 
-/* One table as render_text (without --layout grid) and render_torch
+/* One table as render_text (without --layout grid) and --style torch
  * print it: render_table_fns for text_stream. */
 int text_table(FILE *out, const table *t, const text_style *style,
                mx_error *err);
@@ -94,13 +95,6 @@ int torch_table(FILE *out, const table *t, const text_style *style,
  * fit, one under another. */
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
-
-/* --style torch: each table under its header line, its values as
- * print(t) shows a float32 tensor of that shape with PyTorch's default
- * print options (precision from style, 80 columns, summarised over 1000
- * values unless style->full). */
-int render_torch(FILE *out, const table *const *tables, size_t n,
-                 const text_style *style, mx_error *err);
 
 /* --focus: one token across every head of every variant, compactly: its
  * query, key and value, whom it attends to, who attends to it, and its
@@ -162,32 +156,21 @@ void csv_stream_free(csv_stream *s);
 
 /* --csv-dir: one matrix-shaped CSV per table,
  * dir[/sub]/<variant>.<table>.csv or dir[/sub]/<variant>.head<h>.<table>.csv,
- * written as one unit. csv_dir_begin makes dir (if missing) and a private
- * temporary directory in it; csv_dir_add writes tables there (sub, such as
- * "sentence0", or NULL). At the end, in three steps so that a run's
- * outputs of every kind go in place together (main.c): csv_dir_ready
- * checks every final name (nothing moved yet); csv_dir_place moves every
- * file into place, replacing files of the same names but keeping them
- * aside (on failure it puts its own back); csv_dir_keep then lets the
- * replaced files go. csv_dir_commit is the three in one. csv_dir_end
- * undoes whatever was not kept (files put back, everything made removed:
- * dir as it was) and frees the set. Call csv_dir_end once, even when
- * begin failed. */
+ * written as one unit with the run's other files (io/outputs.h).
+ * csv_dir_begin makes dir (if missing) and a private temporary folder in
+ * it; csv_dir_add writes tables there (sub, such as "sentence0", or
+ * NULL); the transaction puts them in place (outputs_commit) or removes
+ * them, and the folders it made (outputs_end). csv_dir_end frees the set
+ * (NULL: nothing); call it once, even when begin failed. */
 typedef struct csv_dir_set csv_dir_set;
-int csv_dir_begin(csv_dir_set **set, const char *dir, mx_error *err);
+int csv_dir_begin(csv_dir_set **set, outputs *tx, const char *dir,
+                  mx_error *err);
 int csv_dir_add(csv_dir_set *set, const char *sub, const table *const *tables,
                 size_t n, const csv_out_style *style, mx_error *err);
-int csv_dir_ready(const csv_dir_set *set, mx_error *err);
-int csv_dir_place(csv_dir_set *set, mx_error *err);
-void csv_dir_keep(csv_dir_set *set);
-/* Puts back what csv_dir_place moved (csv_dir_end does it too): for a run
- * whose other kinds must be undone before csv_dir_end removes the
- * folders the set made. */
-void csv_dir_undo(csv_dir_set *set);
-int csv_dir_commit(csv_dir_set *set, mx_error *err);
 void csv_dir_end(csv_dir_set *set);
 
-/* The whole of it for one set of tables in dir itself. */
+/* The whole of it for one set of tables in dir itself, in a transaction
+ * of its own. */
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,
                    const csv_out_style *style, mx_error *err);
 

@@ -194,9 +194,3 @@ int torch_table(FILE *out, const table *t, const text_style *style,
     free(kept);
     return 0;
 }
-
-int render_torch(FILE *out, const table *const *tables, size_t n,
-                 const text_style *style, mx_error *err)
-{
-    return render_each(out, tables, n, style, torch_table, err);
-}

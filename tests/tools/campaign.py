@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 # taplib.py and ptylib.py live with the command-line tests.
@@ -962,6 +963,118 @@ def text_not_written(tmp):
            "file put back" % sig, (placed, p.returncode))
 
 
+def wait_until(test, timeout=300):
+    """Polls test() until it holds (True) or timeout seconds pass."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if test():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def overlapping(tmp):
+    """Runs that overlap on one target (issue 27): two runs stopped by
+    SIGPIPE while their files are in place leave the user's file, a run
+    that succeeds keeps its output whatever an overlapping run that fails
+    does, and a reader never finds a --csv-dir file missing while runs
+    replace it."""
+    top = os.path.join(tmp, "overlapping")
+    os.mkdir(top)
+    words = " ".join("w%d" % i for i in range(300))  # > 64 KiB of text
+
+    def content(path):
+        try:
+            with open(os.path.join(top, path), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def start(args):
+        """A run whose reader never reads: SIGPIPE once it is closed."""
+        return subprocess.Popen(MHA.command(args), cwd=top,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+
+    def stop(p):
+        p.stdout.close()
+        p.wait(timeout=600)
+        return p.returncode
+
+    for kind, args, target in [
+            ("--html", ["--html", "d/f"], "d/f"),
+            ("--plot", ["--plot", "d/f.png"], "d/f.png"),
+            ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
+        os.makedirs(os.path.join(top, "d"), exist_ok=True)
+        with open(os.path.join(top, target), "wb") as f:
+            f.write(b"KEEP\n")
+        before = snapshot(os.path.join(top, "d"))
+        a = start([words] + args)
+        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        b = start([words] + args)
+        time.sleep(1)
+        status_a = stop(a)
+        time.sleep(1)
+        status_b = stop(b)
+        ok(placed and status_a == status_b == -signal.SIGPIPE and
+           snapshot(os.path.join(top, "d")) == before,
+           "%s: two overlapping runs both stopped by SIGPIPE leave the "
+           "user's file" % kind,
+           (placed, status_a, status_b, content(target)[:40]))
+        for name in os.listdir(os.path.join(top, "d")):
+            os.unlink(os.path.join(top, "d", name))
+
+    small = [S, "--d-model", "4", "--d-out", "4", "--heads", "2"]
+    for kind, args, target in [
+            ("--html", ["--html", "d/f"], "d/f"),
+            ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
+        with open(os.path.join(top, target), "wb") as f:
+            f.write(b"KEEP\n")
+        ref = os.path.join(top, "ref")
+        os.mkdir(ref)
+        r = MHA.run(small + [arg.replace("d", ref) if arg.startswith("d")
+                             else arg for arg in args], cwd=top)
+        assert r.returncode == 0, r.stderr
+        expected = content(target.replace("d", ref, 1))
+        failing_run = start([words] + args)
+        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        succeeding_run = subprocess.Popen(
+            MHA.command(small + args), cwd=top, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        status_fail = stop(failing_run)
+        succeeding_run.wait(timeout=600)
+        ok(placed and status_fail == -signal.SIGPIPE and
+           succeeding_run.returncode == 0 and content(target) == expected,
+           "%s: a run that succeeds keeps its output when an overlapping "
+           "run fails" % kind,
+           (placed, status_fail, succeeding_run.returncode,
+            (content(target) or b"")[:40]))
+        subprocess.run(["rm", "-rf", os.path.join(top, "d"), ref])
+        os.mkdir(os.path.join(top, "d"))
+
+    args = small + ["--csv-dir", "d"]
+    r = MHA.run(args, cwd=top)
+    assert r.returncode == 0, r.stderr
+    name = os.path.join(top, "d", "fused.out.csv")
+    looks = [0, 0]
+    done_writing = []
+
+    def reader():
+        while not done_writing:
+            looks[0] += 1
+            if not os.path.exists(name):
+                looks[1] += 1
+    thread = threading.Thread(target=reader)
+    thread.start()
+    statuses = [MHA.run(args, cwd=top).returncode for _ in range(20)]
+    done_writing.append(True)
+    thread.join()
+    ok(statuses == [0] * 20 and looks[1] == 0,
+       "--csv-dir: a reader never finds a file missing while 20 runs "
+       "replace it (%d looks)" % looks[0], (statuses, looks))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         files(tmp)
@@ -972,6 +1085,7 @@ def main():
         together(tmp)
         links_and_races(tmp)
         text_not_written(tmp)
+        overlapping(tmp)
         narrow_header(tmp)
         signals(tmp)
         file_size_limit(tmp)
@@ -980,7 +1094,8 @@ def main():
         progress(tmp)
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
-              "several kinds of files, 11 short of inodes, 7 signals, 3 past "
+              "several kinds of files, 6 about overlapping runs, 11 short of "
+              "inodes, 7 signals, 3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))

@@ -1,0 +1,46 @@
+/* run_files.c: a run's files in one transaction (see run_files.h). */
+#include "cli/run_files.h"
+
+int run_files_open(run_files *files, const options *opt, size_t pages,
+                   mx_error *err)
+{
+    *files = (run_files){0};
+    if (opt->plot == NULL && opt->html == NULL && opt->csv_dir == NULL)
+        return 0;
+    if (outputs_begin(&files->tx, err) != 0)
+        return -1;
+    if (opt->plot != NULL) {
+        files->plot = plot_begin(files->tx, opt->plot, pages, opt->plot_width,
+                                 opt->plot_height, err);
+        if (files->plot == NULL)
+            return -1;
+    }
+    if (opt->html != NULL)
+        return html_open(&files->html, files->tx, opt->html, pages, err);
+    return 0;
+}
+
+int run_files_csv(run_files *files, const options *opt, mx_error *err)
+{
+    if (opt->csv_dir == NULL || files->csv != NULL)
+        return 0;
+    return csv_dir_begin(&files->csv, files->tx, opt->csv_dir, err);
+}
+
+int run_files_commit(run_files *files, mx_error *err)
+{
+    if (files->tx == NULL)
+        return 0;
+    if (files->plot != NULL && plot_finish(files->plot, err) != 0)
+        return -1;
+    return outputs_commit(files->tx, err);
+}
+
+void run_files_end(run_files *files, bool keep)
+{
+    plot_free(files->plot);
+    html_free(files->html);
+    csv_dir_end(files->csv);
+    outputs_end(files->tx, keep);
+    *files = (run_files){0};
+}

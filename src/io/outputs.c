@@ -1,0 +1,723 @@
+/* outputs.c: the transaction that puts a run's files in place together
+ * (see outputs.h).
+ *
+ * Each file is an entry: its name, its temporary name (relative to `at`:
+ * the working directory for a file made beside its name, the private
+ * folder for a file of a folder group) and the name that keeps the file
+ * it replaces, "<temp>.old" in the same place. Entries are moved in the
+ * order of their groups, then of their making, and taken back in the
+ * reverse order.
+ *
+ * While the transaction is open, a signal that ends the program first
+ * runs remove_unfinished (cleanup.h): it may call only async-signal-safe
+ * functions (lstat, rename, unlink, rmdir), so everything it reads is
+ * changed only with the signals blocked, and every name it needs is made
+ * beforehand.
+ */
+#include "io/outputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cleanup.h"
+#include "cli/i18n.h"
+
+typedef struct {
+    char *name;   /* where the file goes */
+    char *temp;   /* its temporary name, relative to at */
+    char *kept;   /* "<temp>.old": the file it replaces, while kept */
+    char *sub;    /* a folder group's sub folder to make, or NULL */
+    int at;       /* AT_FDCWD, or the private folder's descriptor */
+    size_t group; /* the entry's group */
+    dev_t dev;    /* the file this run wrote */
+    ino_t ino;
+    bool made;     /* the temporary file exists (not yet moved) */
+    bool has_kept; /* the replaced file is at kept */
+    bool linked;   /* kept is a hard link: name still held the old file
+                      until this one was moved there */
+    bool placed;   /* the file was renamed to name */
+} entry;
+
+typedef struct {
+    bool folder;       /* files in dir's private folder, else beside names */
+    char *dir;         /* a folder group's dir, as the caller spelt it */
+    char *private_dir; /* dir/.mha-explain-unfinished.XXXXXX, or NULL */
+    int fd;            /* the private folder's descriptor, or -1 */
+    size_t files;      /* the group's files so far: n0, n1, ... */
+} group;
+
+struct outputs {
+    entry *entries; /* (n) in the order they were made */
+    size_t n, cap;
+    group *groups; /* (n_groups) in the order they were begun */
+    size_t n_groups, cap_groups;
+    char **made; /* (n_made) folders made, outermost first */
+    size_t n_made, cap_made;
+    int *locks; /* (n_locks) the locked folders' descriptors */
+    size_t n_locks;
+    bool moving;       /* files may be in place: a signal takes them back */
+    cleanup_hook hook; /* remove_unfinished, until outputs_end */
+};
+
+static int grow(void *array, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t new_cap = *cap ? 2 * *cap : 8;
+    void *p = realloc(*(void **)array, new_cap * size);
+    if (p == NULL)
+        return -1;
+    *(void **)array = p;
+    *cap = new_cap;
+    return 0;
+}
+
+/* ---- taking moves back ------------------------------------------------ */
+
+/* Whether the file at e->name is the one this run wrote (mine) or there is
+ * none (missing); async-signal-safe. */
+static void look_at_name(const entry *e, bool *mine, bool *missing)
+{
+    struct stat st;
+    int rc = lstat(e->name, &st);
+    *missing = rc != 0 && errno == ENOENT;
+    *mine = rc == 0 && st.st_dev == e->dev && st.st_ino == e->ino;
+}
+
+/* Takes e's move back without changing e: the kept file put back over
+ * this run's own file (or a name left empty), a link to a file never
+ * replaced dropped, this run's file removed where it replaced nothing. A
+ * file at the name that this run did not write stays; so does a kept
+ * file that is the only copy of the old one. Async-signal-safe. */
+static void take_back(const entry *e)
+{
+    bool mine, missing;
+    look_at_name(e, &mine, &missing);
+    if (e->has_kept) {
+        if (e->placed ? mine || missing : missing)
+            renameat(e->at, e->kept, AT_FDCWD, e->name);
+        else if (e->linked)
+            unlinkat(e->at, e->kept, 0);
+    } else if (e->placed && mine) {
+        unlink(e->name);
+    }
+}
+
+/* Every entry's move taken back, newest first; async-signal-safe. */
+static void take_all_back(const outputs *tx)
+{
+    for (size_t g = tx->n_groups; g-- > 0;)
+        for (size_t i = tx->n; i-- > 0;)
+            if (tx->entries[i].group == g)
+                take_back(&tx->entries[i]);
+}
+
+/* What a signal removes: the files in place taken back, the temporary
+ * files, the private folders and the folders made. */
+static void remove_unfinished(const void *ctx)
+{
+    const outputs *tx = ctx;
+    if (tx->moving)
+        take_all_back(tx);
+    for (size_t i = 0; i < tx->n; i++)
+        if (tx->entries[i].made)
+            unlinkat(tx->entries[i].at, tx->entries[i].temp, 0);
+    for (size_t g = 0; g < tx->n_groups; g++)
+        if (tx->groups[g].private_dir != NULL)
+            rmdir(tx->groups[g].private_dir);
+    for (size_t i = tx->n_made; i-- > 0;)
+        rmdir(tx->made[i]);
+}
+
+/* ---- beginning -------------------------------------------------------- */
+
+int outputs_begin(outputs **out, mx_error *err)
+{
+    outputs *tx = calloc(1, sizeof *tx);
+    *out = tx;
+    if (tx == NULL)
+        return err_nomem(err, _("the file list"));
+    cleanup_push(&tx->hook, remove_unfinished, tx);
+    return 0;
+}
+
+/* A new group, with the signals blocked. */
+static group *add_group(outputs *tx, size_t *index, mx_error *err)
+{
+    if (grow(&tx->groups, &tx->cap_groups, tx->n_groups, sizeof *tx->groups) !=
+        0) {
+        err_nomem(err, _("the file list"));
+        return NULL;
+    }
+    group *g = &tx->groups[tx->n_groups];
+    memset(g, 0, sizeof *g);
+    g->fd = -1;
+    *index = tx->n_groups++;
+    return g;
+}
+
+int outputs_beside(outputs *tx, size_t *index, mx_error *err)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = add_group(tx, index, err) != NULL ? 0 : -1;
+    cleanup_unblock(&old);
+    return rc;
+}
+
+static int remember_made(outputs *tx, const char *path, mx_error *err)
+{
+    char *copy = strdup(path);
+    if (copy == NULL ||
+        grow(&tx->made, &tx->cap_made, tx->n_made, sizeof *tx->made) != 0) {
+        rmdir(path);
+        free(copy);
+        return err_nomem(err, _("a path"));
+    }
+    tx->made[tx->n_made++] = copy;
+    return 0;
+}
+
+/* The folder path exists (made now if missing, remembered). A folder the
+ * user named (follow) may be a symlink to one; a folder the run adds
+ * inside it (sentence<k>) may not: the run never writes through a link.
+ * A folder that another run makes between the look and mkdir is used. */
+static int make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
+{
+    struct stat st;
+    if ((follow ? stat(path, &st) : lstat(path, &st)) == 0) {
+        if (S_ISLNK(st.st_mode))
+            return err_input(err,
+                             _("--csv-dir: %s is a symbolic link (the run "
+                               "does not write through it)"),
+                             path);
+        if (!S_ISDIR(st.st_mode))
+            return err_input(err, _("--csv-dir: %s is not a directory"), path);
+        return 0;
+    }
+    /* a symlink loop, a folder that cannot be searched: say why */
+    if (errno != ENOENT)
+        return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
+                         strerror(errno));
+    if (mkdir(path, 0777) != 0) {
+        int e = errno;
+        if (e == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0; /* made meanwhile by someone else: not ours */
+        if (e == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return err_input(err,
+                             _("--csv-dir: %s is a symbolic link to a "
+                               "folder that does not exist"),
+                             path);
+        /* a full disk, a read-only or forbidden folder: a write error,
+         * as for any other output (status 1) */
+        const bool write_error = e == ENOSPC || e == EDQUOT || e == EROFS ||
+                                 e == EIO || e == EACCES || e == EPERM;
+        return err_set(err, write_error ? EXIT_OUTPUT_ERROR : EXIT_BAD_INPUT,
+                       _("--csv-dir: cannot create %s: %s"), path, strerror(e));
+    }
+    return remember_made(tx, path, err);
+}
+
+/* mkdir -p dir, remembering what it made. */
+static int make_dirs(outputs *tx, const char *dir, mx_error *err)
+{
+    char *path = strdup(dir);
+    if (path == NULL)
+        return err_nomem(err, _("a path"));
+    size_t len = strlen(path);
+    int rc = 0;
+    for (size_t i = 1; i <= len && rc == 0; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        if (path[i - 1] == '/')
+            continue;
+        char saved = path[i];
+        path[i] = '\0';
+        rc = make_dir(tx, path, true, err);
+        path[i] = saved;
+    }
+    free(path);
+    return rc;
+}
+
+/* outputs_folder with the signals blocked. */
+static int begin_folder(outputs *tx, size_t *index, const char *dir,
+                        mx_error *err)
+{
+    group *g = add_group(tx, index, err);
+    if (g == NULL)
+        return -1;
+    g->folder = true;
+    g->dir = strdup(dir);
+    size_t n = strlen(dir) + 40;
+    char *private_dir = malloc(n);
+    if (g->dir == NULL || private_dir == NULL) {
+        free(private_dir);
+        return err_nomem(err, _("a path"));
+    }
+    snprintf(private_dir, n, "%s/.mha-explain-unfinished.XXXXXX", dir);
+    if (make_dirs(tx, dir, err) != 0) {
+        free(private_dir);
+        return -1;
+    }
+    if (mkdtemp(private_dir) == NULL) {
+        int e = errno;
+        free(private_dir);
+        return err_write(err, dir, e);
+    }
+    g->private_dir = private_dir;
+    g->fd = open(private_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (g->fd < 0)
+        return err_write(err, private_dir, errno);
+    return 0;
+}
+
+int outputs_folder(outputs *tx, size_t *index, const char *dir, mx_error *err)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = begin_folder(tx, index, dir, err);
+    cleanup_unblock(&old);
+    return rc;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+/* "dir/.name.XXXXXX" beside path, for mkstemp; at most 200 bytes of the
+ * name, so that a name near the 255-byte limit still has a temporary and
+ * a kept one. */
+static char *beside_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+    size_t n = strlen(path) + 16;
+    char *temp = malloc(n);
+    if (temp != NULL)
+        snprintf(temp, n, "%.*s.%.200s.XXXXXX", (int)dir_len, path,
+                 path + dir_len);
+    return temp;
+}
+
+/* "n<i>", a file's name in a private folder. */
+static char *folder_name(size_t i)
+{
+    char *name = malloc(24);
+    if (name != NULL)
+        snprintf(name, 24, "n%zu", i);
+    return name;
+}
+
+/* e's name, and in a folder group the folder sub to make. */
+static int name_entry(entry *e, const group *g, const char *sub,
+                      const char *name)
+{
+    if (!g->folder) {
+        e->name = strdup(name);
+        return e->name != NULL ? 0 : -1;
+    }
+    size_t len = strlen(g->dir) + (sub ? strlen(sub) : 0) + strlen(name) + 3;
+    e->name = malloc(len);
+    if (e->name == NULL)
+        return -1;
+    if (sub == NULL) {
+        snprintf(e->name, len, "%s/%s", g->dir, name);
+        return 0;
+    }
+    snprintf(e->name, len, "%s/%s/%s", g->dir, sub, name);
+    e->sub = malloc(len);
+    if (e->sub == NULL)
+        return -1;
+    snprintf(e->sub, len, "%s/%s", g->dir, sub);
+    return 0;
+}
+
+/* Makes entry e's temporary file, with the signals blocked; its
+ * descriptor, or -1 with err set. */
+static int make_temp(entry *e, const group *g, mx_error *err)
+{
+    int fd = -1;
+    if (g->folder) {
+        e->at = g->fd;
+        e->temp = folder_name(g->files);
+    } else {
+        e->at = AT_FDCWD;
+        e->temp = beside_name(e->name);
+    }
+    size_t len = e->temp != NULL ? strlen(e->temp) + 5 : 0;
+    e->kept = len > 0 ? malloc(len) : NULL;
+    if (e->kept == NULL)
+        return err_nomem(err, _("a path"));
+    if (g->folder) {
+        /* a new name in a private folder: the mode is 0666 less the
+         * umask */
+        fd = openat(e->at, e->temp,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    } else {
+        fd = mkstemp(e->temp);
+    }
+    if (fd < 0)
+        return err_write(err, e->name, errno);
+    snprintf(e->kept, len, "%s.old", e->temp);
+    e->made = true;
+    return fd;
+}
+
+int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
+                   const char *name, mx_error *err)
+{
+    *f = NULL;
+    group *g = &tx->groups[index];
+    sigset_t old;
+    cleanup_block(&old);
+    int fd = -1;
+    entry *e = NULL;
+    if (grow(&tx->entries, &tx->cap, tx->n, sizeof *tx->entries) != 0) {
+        err_nomem(err, _("the file list"));
+    } else {
+        e = &tx->entries[tx->n++];
+        memset(e, 0, sizeof *e);
+        e->group = index;
+        if (name_entry(e, g, sub, name) != 0)
+            err_nomem(err, _("a path"));
+        else
+            fd = make_temp(e, g, err);
+        g->files++;
+    }
+    cleanup_unblock(&old);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int failed = fstat(fd, &st) != 0;
+    if (!failed) {
+        e->dev = st.st_dev;
+        e->ino = st.st_ino;
+    }
+    /* mkstemp makes files private; give the file the usual permissions,
+     * on the descriptor (never by name) */
+    if (!failed && !g->folder) {
+        mode_t mask = umask(0);
+        umask(mask);
+        failed = fchmod(fd, 0666 & ~mask) != 0;
+    }
+    *f = failed ? NULL : fdopen(fd, "w");
+    if (*f == NULL) {
+        int e_no = errno;
+        close(fd);
+        return err_write(err, e->name, e_no);
+    }
+    return 0;
+}
+
+/* ---- committing ------------------------------------------------------- */
+
+/* The folder name is in, as its own string ("." for a bare name). */
+static char *parent_of(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    if (slash == NULL)
+        return strdup(".");
+    if (slash == name)
+        return strdup("/");
+    return strndup(name, (size_t)(slash - name));
+}
+
+/* Locks folder path (flock on a descriptor of it), unless it is locked
+ * already; a folder that cannot be opened is not locked. */
+static void lock_folder(outputs *tx, const char *path, struct stat *locked)
+{
+    int fd = path != NULL
+                 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+                 : -1;
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return;
+    }
+    for (size_t i = 0; i < tx->n_locks; i++) {
+        if (locked[i].st_dev == st.st_dev && locked[i].st_ino == st.st_ino) {
+            close(fd);
+            return;
+        }
+    }
+    locked[tx->n_locks] = st;
+    tx->locks[tx->n_locks++] = fd;
+}
+
+/* Orders two folders by device and inode. */
+static int by_identity(const void *a, const void *b)
+{
+    const struct stat *x = a, *y = b;
+    if (x->st_dev != y->st_dev)
+        return x->st_dev < y->st_dev ? -1 : 1;
+    if (x->st_ino != y->st_ino)
+        return x->st_ino < y->st_ino ? -1 : 1;
+    return 0;
+}
+
+/* Locks every folder a file goes in: a folder group's dir, the folder of
+ * each file made beside its name. Every run takes its locks in the order
+ * of the folders' device and inode numbers, so two runs never wait for
+ * each other in a circle. */
+static int lock_folders(outputs *tx, mx_error *err)
+{
+    size_t most = tx->n + tx->n_groups;
+    struct stat *locked = malloc((most > 0 ? most : 1) * sizeof *locked);
+    tx->locks = malloc((most > 0 ? most : 1) * sizeof *tx->locks);
+    if (locked == NULL || tx->locks == NULL) {
+        free(locked);
+        return err_nomem(err, _("the file list"));
+    }
+    for (size_t g = 0; g < tx->n_groups; g++)
+        if (tx->groups[g].folder)
+            lock_folder(tx, tx->groups[g].dir, locked);
+    const char *last = NULL; /* pages of one run share a folder */
+    size_t last_len = 0;
+    for (size_t i = 0; i < tx->n; i++) {
+        const entry *e = &tx->entries[i];
+        if (tx->groups[e->group].folder)
+            continue;
+        const char *slash = strrchr(e->name, '/');
+        size_t len = slash != NULL ? (size_t)(slash - e->name) : 0;
+        if (last != NULL && len == last_len && memcmp(last, e->name, len) == 0)
+            continue;
+        last = e->name;
+        last_len = len;
+        char *parent = parent_of(e->name);
+        lock_folder(tx, parent, locked);
+        free(parent);
+    }
+    /* the descriptors sorted with their folders */
+    for (size_t i = 1; i < tx->n_locks; i++) {
+        for (size_t j = i; j > 0 && by_identity(&locked[j - 1], &locked[j]) > 0;
+             j--) {
+            struct stat s = locked[j];
+            locked[j] = locked[j - 1];
+            locked[j - 1] = s;
+            int fd = tx->locks[j];
+            tx->locks[j] = tx->locks[j - 1];
+            tx->locks[j - 1] = fd;
+        }
+    }
+    free(locked);
+    for (size_t i = 0; i < tx->n_locks; i++)
+        flock(tx->locks[i], LOCK_EX);
+    return 0;
+}
+
+/* Before anything moves: every name can take its file. */
+static int check_entry(const outputs *tx, const entry *e, mx_error *err)
+{
+    struct stat st;
+    if (tx->groups[e->group].folder) {
+        if (e->sub != NULL && lstat(e->sub, &st) == 0) {
+            if (S_ISLNK(st.st_mode))
+                return err_input(err,
+                                 _("--csv-dir: %s is a symbolic link (the run "
+                                   "does not write through it)"),
+                                 e->sub);
+            if (!S_ISDIR(st.st_mode))
+                return err_input(err, _("--csv-dir: %s is not a directory"),
+                                 e->sub);
+        }
+    }
+    if (lstat(e->name, &st) != 0) {
+        if (errno == ENOENT || tx->groups[e->group].folder)
+            return 0;
+        return err_write(err, e->name, errno);
+    }
+    if (S_ISLNK(st.st_mode))
+        return err_set(err, EXIT_OUTPUT_ERROR,
+                       _("cannot write %s: it is a symbolic link (name "
+                         "the file itself, or a new one)"),
+                       e->name);
+    if (S_ISDIR(st.st_mode))
+        return err_write(err, e->name, EISDIR);
+    if (!S_ISREG(st.st_mode)) {
+        if (tx->groups[e->group].folder)
+            return err_write(err, e->name, EEXIST);
+        return err_set(err, EXIT_OUTPUT_ERROR,
+                       _("cannot write %s: it exists and is not a "
+                         "regular file"),
+                       e->name);
+    }
+    return 0;
+}
+
+/* The new file takes the permission bits of the regular file it
+ * replaces (a private file stays private), set on its descriptor: the
+ * temporary name is never followed. */
+static void take_mode(const entry *e, mode_t mode)
+{
+    int fd = openat(e->at, e->temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        fchmod(fd, mode & 0777);
+    close(fd);
+}
+
+/* Moves e's file to its name with one rename, the file there kept as
+ * e->kept: a hard link (the name never goes missing), else moved. */
+static int place(outputs *tx, entry *e, mx_error *err)
+{
+    if (e->sub != NULL && make_dir(tx, e->sub, false, err) != 0)
+        return -1;
+    struct stat st;
+    if (lstat(e->name, &st) == 0) {
+        if (S_ISREG(st.st_mode))
+            take_mode(e, st.st_mode);
+        /* a file gone meanwhile (ENOENT) leaves nothing to keep */
+        if (linkat(AT_FDCWD, e->name, e->at, e->kept, 0) == 0) {
+            e->has_kept = e->linked = true;
+        } else if (errno == EEXIST) {
+            return err_write(err, e->name, EEXIST);
+        } else if (errno != ENOENT) {
+            /* a file system without hard links: moved aside */
+            if (renameat(AT_FDCWD, e->name, e->at, e->kept) == 0)
+                e->has_kept = true;
+            else if (errno != ENOENT)
+                return err_write(err, e->name, errno);
+        }
+    }
+    if (renameat(e->at, e->temp, AT_FDCWD, e->name) != 0)
+        return err_write(err, e->name, errno);
+    e->placed = true;
+    e->made = false;
+    return 0;
+}
+
+/* After every file is placed: each is still at its name, not replaced by
+ * a later file of the run with the same name (--plot and --html naming
+ * one file, or --html a file of --csv-dir, whatever the spelling). */
+static int check_intact(const entry *e, mx_error *err)
+{
+    bool mine, missing;
+    look_at_name(e, &mine, &missing);
+    if (mine)
+        return 0;
+    return err_usage(err,
+                     _("%s: two outputs of this run have that name "
+                       "(--plot, --html and --csv-dir must name "
+                       "different files)"),
+                     e->name);
+}
+
+/* Every move taken back and forgotten. */
+static void undo(outputs *tx)
+{
+    take_all_back(tx);
+    for (size_t i = 0; i < tx->n; i++) {
+        entry *e = &tx->entries[i];
+        e->has_kept = e->linked = e->placed = false;
+    }
+    tx->moving = false;
+}
+
+/* Checks, places and checks again, group by group; with the signals
+ * blocked. */
+static int commit_blocked(outputs *tx, mx_error *err)
+{
+    for (size_t g = 0; g < tx->n_groups; g++)
+        for (size_t i = 0; i < tx->n; i++)
+            if (tx->entries[i].group == g &&
+                check_entry(tx, &tx->entries[i], err) != 0)
+                return -1;
+    tx->moving = true;
+    for (size_t g = 0; g < tx->n_groups; g++)
+        for (size_t i = 0; i < tx->n; i++)
+            if (tx->entries[i].group == g &&
+                place(tx, &tx->entries[i], err) != 0)
+                return -1;
+    for (size_t g = 0; g < tx->n_groups; g++)
+        for (size_t i = 0; i < tx->n; i++)
+            if (tx->entries[i].group == g &&
+                check_intact(&tx->entries[i], err) != 0)
+                return -1;
+    return 0;
+}
+
+int outputs_commit(outputs *tx, mx_error *err)
+{
+    /* another run's files in these folders go first; a signal meanwhile
+     * removes this run's temporary files */
+    if (lock_folders(tx, err) != 0)
+        return -1;
+    sigset_t old;
+    cleanup_block(&old);
+    int rc = commit_blocked(tx, err);
+    if (rc != 0)
+        undo(tx);
+    cleanup_unblock(&old);
+    return rc;
+}
+
+/* ---- ending ----------------------------------------------------------- */
+
+void outputs_end(outputs *tx, bool keep)
+{
+    if (tx == NULL)
+        return;
+    sigset_t old;
+    cleanup_block(&old);
+    if (keep) {
+        for (size_t i = 0; i < tx->n; i++)
+            if (tx->entries[i].has_kept)
+                unlinkat(tx->entries[i].at, tx->entries[i].kept, 0);
+        /* the folders made now hold the run's files */
+        for (size_t i = 0; i < tx->n_made; i++)
+            free(tx->made[i]);
+        tx->n_made = 0;
+    } else {
+        undo(tx);
+    }
+    tx->moving = false;
+    for (size_t i = 0; i < tx->n; i++)
+        if (tx->entries[i].made)
+            unlinkat(tx->entries[i].at, tx->entries[i].temp, 0);
+    for (size_t g = 0; g < tx->n_groups; g++) {
+        if (tx->groups[g].fd >= 0)
+            close(tx->groups[g].fd);
+        if (tx->groups[g].private_dir != NULL)
+            rmdir(tx->groups[g].private_dir);
+    }
+    /* innermost first; a folder someone filled meanwhile stays */
+    while (tx->n_made > 0) {
+        tx->n_made--;
+        rmdir(tx->made[tx->n_made]);
+        free(tx->made[tx->n_made]);
+    }
+    cleanup_pop(&tx->hook);
+    cleanup_unblock(&old);
+    /* the other runs waiting for these folders go on */
+    for (size_t i = 0; i < tx->n_locks; i++)
+        close(tx->locks[i]);
+    for (size_t i = 0; i < tx->n; i++) {
+        free(tx->entries[i].name);
+        free(tx->entries[i].temp);
+        free(tx->entries[i].kept);
+        free(tx->entries[i].sub);
+    }
+    for (size_t g = 0; g < tx->n_groups; g++) {
+        free(tx->groups[g].dir);
+        free(tx->groups[g].private_dir);
+    }
+    free(tx->entries);
+    free(tx->groups);
+    free(tx->made);
+    free(tx->locks);
+    free(tx);
+}
+
+const char *outputs_last_name(const outputs *tx)
+{
+    return tx->n > 0 ? tx->entries[tx->n - 1].name : "";
+}
