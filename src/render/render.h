@@ -1,5 +1,6 @@
-/* render.h: turning tables into text and CSV. Renderers know tables, not
- * attention; they take the tables to print, already chosen. */
+/* render.h: turning tables into text and CSV. Renderers know tables and
+ * their catalogue rows (model/catalogue.h), not the attention code; they
+ * take the tables to print, already chosen. */
 #ifndef MHA_RENDER_H
 #define MHA_RENDER_H
 
