@@ -181,8 +181,4 @@ int render_csv_dir(const char *dir, const table *const *tables, size_t n,
  * bytes. */
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma);
 
-/* Writes s as one CSV field, quoted when it holds the delimiter, a quote
- * or a line break. */
-void write_csv_field(FILE *out, const char *s, char delimiter);
-
 #endif

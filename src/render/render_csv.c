@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <csv.h>
 
 #include "numerics/floatfmt.h"
 #include "cli/i18n.h"
@@ -17,15 +16,6 @@ void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
         return;
     float_text(text, v, decimal_comma);
     snprintf(buf, size, "%s", text);
-}
-
-void write_csv_field(FILE *out, const char *s, char delimiter)
-{
-    const char special[] = {delimiter, '"', '\r', '\n', '\0'};
-    if (strpbrk(s, special) != NULL)
-        csv_fwrite(out, s, strlen(s));
-    else
-        fputs(s, out);
 }
 
 /* Output is gathered in a buffer and written in pieces of about this
