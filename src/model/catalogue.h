@@ -145,7 +145,7 @@ enum table_mask {
     TABLE(DROPOUT_MASK, "dropout_mask", PER_HEAD, WEIGHTS, NONE, NONE,        \
           "T x S")                                                            \
     TABLE(ATTN_WEIGHTS_DROPPED, "attn_weights_dropped", PER_HEAD, WEIGHTS,    \
-          NONE, HEAD, "T x S")                                                \
+          WEIGHTS, HEAD, "T x S")                                             \
     TABLE(HEAD_CONTEXT, "head_context", PER_HEAD, CONTEXT, NONE, NONE,        \
           "T x hd")                                                           \
     TABLE(ATTN_WEIGHTS_AVG, "attn_weights_avg", MODULE, WEIGHTS, WEIGHTS,     \
