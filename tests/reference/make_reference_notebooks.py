@@ -614,6 +614,18 @@ FIXED = [
          causal=True, randn=False, batch=2,
          variants=["single", "wrapper", "fused", "block"], draw=None,
          dropout=0.1, attn_dropout=0.1),
+    # docs/notebooks.md, the Spanish notebook: the wrapper, then the fused
+    # module, from one seed, on a batch of two copies
+    dict(name="es_wrapper_fused", sentence="El gato sube a la alfombra",
+         seed=123, d_model=3, d_out=4, heads=2, ff=12, qkv_bias=False,
+         causal=True, randn=False, batch=2, variants=["wrapper", "fused"],
+         draw=["input", "wrapper", "fused"], dropout=0.0, attn_dropout=0.0),
+    # the same with the modules' dropout=0.1, in training mode
+    dict(name="es_wrapper_fused_dropout",
+         sentence="El gato sube a la alfombra", seed=123, d_model=3, d_out=4,
+         heads=2, ff=12, qkv_bias=False, causal=True, randn=False, batch=2,
+         variants=["wrapper", "fused"], draw=["input", "wrapper", "fused"],
+         dropout=0.0, attn_dropout=0.1),
     # repeated words: randn gives each position its own row
     dict(name="randn_repeated_words", sentence="the cat sat on the mat",
          seed=123, d_model=6, d_out=6, heads=2, ff=12, qkv_bias=False,
