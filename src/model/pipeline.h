@@ -36,7 +36,8 @@
  * command line makes one from what it was given (model_config_of, in
  * src/cli). */
 typedef struct {
-    uint64_t seed;           /* torch.manual_seed(seed) before each variant */
+    uint64_t seed;           /* torch.manual_seed(seed) before each variant
+                                (once, with --draw) */
     size_t d_model;          /* D, when no embeddings are given */
     bool d_model_given;      /* D was asked for: the embeddings must agree */
     size_t d_out;            /* O */
