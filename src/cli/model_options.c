@@ -8,7 +8,7 @@
 
 model_config model_config_of(const options *opt)
 {
-    return (model_config){
+    model_config mc = {
         .seed = opt->seed,
         .d_model = opt->d_model,
         .d_model_given = opt->d_model_given,
@@ -25,7 +25,15 @@ model_config model_config_of(const options *opt)
         .threads = opt->threads,
         .weights = opt->weights,
         .weights_style = {opt->csv_delimiter, opt->decimal_comma},
+        .randn_input = opt->randn_input,
+        .batch = opt->batch,
+        .n_draw = opt->n_draw,
+        .dropout = opt->dropout,
+        .attn_dropout = opt->attn_dropout,
     };
+    for (size_t i = 0; i < opt->n_draw; i++)
+        mc.draw[i] = opt->draw[i];
+    return mc;
 }
 
 /* --focus WORD or WORD@POSITION names one of the sentence's tokens (not

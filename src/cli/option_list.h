@@ -39,6 +39,17 @@ OPTION(QKV_BIAS, "qkv-bias", 0, NULL, MODEL, 6,
 OPTION(VARIANT, "variant", 0, "LIST", MODEL, 7,
        N_("modules to run, comma-separated: single, wrapper,\n"
           "fused, block     (default single,wrapper,fused)"))
+OPTION(DRAW, "draw", 0, "ORDER", MODEL, 43,
+       N_("input and variants, comma-separated, drawn in\n"
+          "this order from one seed, as a notebook builds\n"
+          "them (default: each variant from the seed, input\n"
+          "first)"))
+OPTION(DROPOUT, "dropout", 0, "P", MODEL, 44,
+       N_("the block's nn.Dropout(P) on the attention and\n"
+          "feed-forward outputs, training mode  (default 0)"))
+OPTION(ATTN_DROPOUT, "attn-dropout", 0, "P", MODEL, 45,
+       N_("dropout P on the attention weights of single,\n"
+          "wrapper and fused, training mode     (default 0)"))
 OPTION(FF, "ff", 0, "N", MODEL, 28,
        N_("the block's feed-forward width (default 4 x d_model)"))
 OPTION(KV, "kv", 0, "SENTENCE", MODEL, 27,
@@ -49,6 +60,12 @@ OPTION(TOKENS, "tokens", 0, "HOW", MODEL, 29,
 OPTION(EMBEDDINGS, "embeddings", 0, "FILE", INPUTS, 14,
        N_("one row per token: label, then its vector; d_model\n"
           "is the file's width, no embedding draws (default none)"))
+OPTION(RANDN_INPUT, "randn-input", 0, NULL, INPUTS, 46,
+       N_("the input is torch.randn(B, T, d_model), not an\n"
+          "embedding lookup; element 0 is shown (default off)"))
+OPTION(BATCH, "batch", 0, "B", INPUTS, 47,
+       N_("the batch B the input and dropout masks are drawn\n"
+          "for, 1 to 1024                       (default 1)"))
 OPTION(INPUT, "input", 0, "FILE", INPUTS, 15,
        N_("one run per data row of FILE ...    (default none)"))
 OPTION(COLUMN, "column", 0, "NAME", INPUTS, 16,

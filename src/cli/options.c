@@ -103,6 +103,64 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
     return 0;
 }
 
+static int bad_draw(const char *text, mx_error *err)
+{
+    return err_usage(err,
+                     _("--draw: '%s' is not an order of input and the "
+                       "variants single, wrapper, fused and block "
+                       "(comma-separated, each at most once, at least one "
+                       "variant)"),
+                     text);
+}
+
+/* --draw ORDER: input and variant names, each at most once, at least one
+ * variant; the variants it names are the run's. */
+static int parse_draw(options *opt, const char *text, mx_error *err)
+{
+    unsigned set = 0;
+    bool input = false;
+    size_t n_draw = 0;
+    const char *p = text;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        const variant_info *v = variant_by_name(p, n);
+        const bool is_input = n == 5 && strncmp(p, "input", 5) == 0;
+        if ((v != NULL && (set & v->bit)) || (is_input && input))
+            return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
+                             "--draw", (int)n, p, text);
+        if (v == NULL && !is_input)
+            return bad_draw(text, err);
+        input = input || is_input;
+        set |= v != NULL ? v->bit : 0u;
+        opt->draw[n_draw++] = v != NULL ? v->id : VARIANT_INPUT;
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    if (set == 0)
+        return bad_draw(text, err);
+    opt->n_draw = n_draw;
+    opt->variants = set;
+    return 0;
+}
+
+/* A dropout probability P, 0 <= P < 1, as a decimal number. */
+static int parse_probability(double *out, const char *opt, const char *text,
+                             mx_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const double p = strtod(text, &end);
+    // (!(p >= 0 && p < 1) also refuses NaN)
+    if (end == text || *end != '\0' || errno != 0 || !(p >= 0 && p < 1))
+        return err_usage(err,
+                         _("%s: '%s' is not a probability (expected a "
+                           "number from 0 up to, but not including, 1)"),
+                         opt, text);
+    *out = p;
+    return 0;
+}
+
 /* A param_fn: stops the listing (returns 1) at the parameter whose name
  * ctx (a const char *) points to. */
 static int is_named(const param_info *p, void *ctx)
@@ -194,6 +252,7 @@ static void set_defaults(options *opt)
     opt->variants = VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED;
     opt->format = FORMAT_TEXT;
     opt->precision = 4;
+    opt->batch = 1;
 }
 
 /* Checks that need every option: sizes that fit together, table names,
@@ -220,11 +279,37 @@ static int validate(options *opt, mx_error *err)
     if (opt->explain && opt->focus != NULL)
         return err_usage(err, _("--explain: explains the full tables; it does "
                                 "not go with --focus's compact view"));
-    if (opt->kv != NULL && (opt->input != NULL || opt->embeddings != NULL))
+    if (opt->kv != NULL &&
+        (opt->input != NULL || opt->embeddings != NULL || opt->randn_input))
         return err_usage(err,
                          _("--kv: cross-attention takes two sentences, "
                            "not %s"),
-                         opt->input ? "--input" : "--embeddings");
+                         opt->input         ? "--input"
+                         : opt->randn_input ? "--randn-input"
+                                            : "--embeddings");
+    if (opt->randn_input && opt->embeddings != NULL)
+        return err_usage(err, _("--randn-input: draws the input itself; it "
+                                "does not go with --embeddings"));
+    if (opt->n_draw > 0 && opt->variants_given) {
+        unsigned set = 0;
+        for (size_t i = 0; i < opt->n_draw; i++)
+            if (opt->draw[i] != VARIANT_INPUT)
+                set |= variant_by_id(opt->draw[i])->bit;
+        if (set != opt->variants)
+            return err_usage(err, _("--draw: names the variants to run; "
+                                    "--variant lists others"));
+    }
+    if (opt->dropout > 0 && !(opt->variants & VARIANT_BLOCK))
+        return err_usage(err,
+                         _("%s: applies to %s, which this run does "
+                           "not include"),
+                         "--dropout", "block");
+    if (opt->attn_dropout > 0 &&
+        !(opt->variants & (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED)))
+        return err_usage(err,
+                         _("%s: applies to %s, which this run does "
+                           "not include"),
+                         "--attn-dropout", "single, wrapper or fused");
     if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
         return err_usage(err, _("--tokens: the tokens are the embeddings "
                                 "file's labels, not a sentence to cut"));
@@ -410,7 +495,20 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         opt->qkv_bias = true;
         return 0;
     case OPT_VARIANT:
+        opt->variants_given = true;
         return parse_variants(&opt->variants, arg, err);
+    case OPT_DRAW:
+        return parse_draw(opt, arg, err);
+    case OPT_DROPOUT:
+        return parse_probability(&opt->dropout, "--dropout", arg, err);
+    case OPT_ATTN_DROPOUT:
+        return parse_probability(&opt->attn_dropout, "--attn-dropout", arg,
+                                 err);
+    case OPT_RANDN_INPUT:
+        opt->randn_input = true;
+        return 0;
+    case OPT_BATCH:
+        return parse_size(&opt->batch, "--batch", arg, 1, MAX_BATCH, err);
     case OPT_TABLES:
         return parse_tables(opt, arg, err);
     case OPT_FORMAT:

@@ -20,6 +20,7 @@
 #define MAX_SCREEN_WIDTH 100000 /* --width */
 #define MIN_PLOT_SIDE 32        /* --plot-size, each side */
 #define MAX_PLOT_SIDE 8192
+#define MAX_BATCH 1024 /* --batch */
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
 
@@ -39,6 +40,15 @@ typedef struct {
     bool qkv_bias;     /* --qkv-bias */
     unsigned variants; /* --variant, a set of variant_bits */
     size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
+
+    /* a notebook's order of draws, its input and its dropout */
+    bool variants_given;               /* --variant was given */
+    variant_id draw[VARIANT_ID_COUNT]; /* --draw ORDER, n_draw items */
+    size_t n_draw;                     /* 0 without --draw */
+    double dropout;                    /* --dropout P, 0 to below 1 */
+    double attn_dropout;               /* --attn-dropout P */
+    bool randn_input;                  /* --randn-input */
+    size_t batch;                      /* --batch B, 1 to MAX_BATCH */
 
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;

@@ -68,6 +68,12 @@ explain_context explain_for(const options *opt, const trace *tr)
         .width = screen_width(opt),
         .ff = opt->ff ? opt->ff
                       : 4 * (inputs ? inputs->values.cols : opt->d_model),
+        .randn_input = opt->randn_input,
+        .batch = opt->batch,
+        .draw = opt->draw,
+        .n_draw = opt->n_draw,
+        .dropout = opt->dropout,
+        .attn_dropout = opt->attn_dropout,
     };
     return c;
 }

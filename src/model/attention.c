@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/dropout.h"
 #include "model/heads.h"
 
 /* ---- the constructors: which nn.Linear are drawn, in which order ------- */
@@ -121,6 +122,8 @@ static void project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
 /* One head's attention, from its q (T, hd), k and v (S, hd):
  *   attn_scores (T, S)   = q @ k^T, later keys -inf when causal
  *   attn_weights (T, S)  = softmax(attn_scores / sqrt(hd), dim=-1)
+ *   (--attn-dropout: dropout_mask (T, S), attn_weights_dropped (T, S) =
+ *    attn_weights * dropout_mask, which the context then reads)
  *   head_context (T, hd) = attn_weights @ v
  * (the scores are kept raw, -inf where masked). */
 static void attend(const head_tables *t, const attention_config *cfg)
@@ -135,8 +138,19 @@ static void attend(const head_tables *t, const attention_config *cfg)
     const float divisor = score_divisor(t->q->cols, cfg->scale);
     softmax_rows(t->weights, t->scores, divisor);
 
+    // --attn-dropout: attn_weights = self.dropout(attn_weights), training
+    // mode: dropout_mask (T, S), attn_weights_dropped (T, S)
+    const matrix *weights = t->weights;
+    if (t->mask != NULL) {
+        torch_rng g = *t->drop;
+        const size_t n = t->weights->rows * t->weights->cols;
+        dropout_noise(t->mask->v, n, cfg->attn_dropout, &g);
+        dropout_apply(t->dropped->v, t->weights->v, t->mask->v, n);
+        weights = t->dropped;
+    }
+
     // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
-    matmul(t->context, t->weights, t->v, cfg->pool);
+    matmul(t->context, weights, t->v, cfg->pool);
 }
 
 /* Where the heads' q, k and v come from, and what they attend with. */
@@ -234,7 +248,8 @@ int single_forward(trace *tr, const single_params *p,
                             .heads = 1,
                             .width = cfg->d_out,
                             .attend = own_head,
-                            .ctx = &src};
+                            .ctx = &src,
+                            .dropout_stride = 0};
     head_set heads = {0};
     const int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
     heads_free(&heads);
@@ -254,7 +269,10 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                             .width = cfg->d_out / cfg->heads,
                             .attend = own_head,
                             .ctx = &src,
-                            .what = N_("the wrapper's heads")};
+                            .what = N_("the wrapper's heads"),
+                            // each head drops its own (B, T, S) weights
+                            .dropout_stride =
+                                cfg->batch * in->x->rows * in->kv->rows};
     head_set heads = {0};
     int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
     if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, &heads, cfg->d_out, lab,
@@ -297,7 +315,10 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
                             .split = split_head,
                             .attend = split_off_head,
                             .ctx = &src,
-                            .what = N_("the heads")};
+                            .what = N_("the heads"),
+                            // one (B, H, T, S) tensor: element 0's heads
+                            // first
+                            .dropout_stride = T * S};
     head_set heads = {0};
     if (rc == 0)
         rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);

@@ -39,6 +39,14 @@ typedef struct {
                              flushed together (trace.h); 0: all of them */
     mean_stream *average; /* --average: every head's attn_weights added in
                              head order, or NULL */
+    size_t batch;         /* B: the batch the dropout masks are drawn over
+                             (B x the shapes here); element 0 is computed */
+    double attn_dropout;  /* P of the modules' nn.Dropout on the weights
+                             (--attn-dropout), in training mode; 0: none */
+    double dropout;       /* P of the block's nn.Dropout on the attention
+                             and feed-forward outputs (--dropout); 0: none */
+    const torch_rng *dropout_rng; /* the generator as the forward pass
+                                     draws its first mask (P > 0 only) */
 } attention_config;
 
 typedef struct single_params {
@@ -100,7 +108,8 @@ int record_average(trace *tr, variant_id variant, const mean_stream *sum,
 
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv), the parameters already recorded (model.h): each makes per head
- * queries, keys, values, attn_scores, attn_weights, head_context, then
+ * queries, keys, values, attn_scores, attn_weights, (with
+ * cfg->attn_dropout) dropout_mask and attn_weights_dropped, head_context, then
  * (wrapper, fused) concat_context and (fused) out. The heads go in
  * batches of cfg->heads_at_once: after each batch the trace is flushed
  * and the batch's tables but head_context are released (trace.h);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/dropout.h"
 
 /* ---- the constructor: attention, norm1, ff, norm2 ----------------------- */
 
@@ -78,53 +79,66 @@ static void feed_forward(matrix *out, matrix *hidden, const matrix *x,
 
 /* The block's tables after the attention, made in the trace. */
 typedef struct {
+    matrix *attn_mask;  /* attn_out_dropout_mask (T, D), or NULL */
     matrix *add_norm1;  /* (T, D) */
     matrix *ffn_hidden; /* (T, F) */
     matrix *ffn_out;    /* (T, D) */
+    matrix *ffn_mask;   /* ffn_out_dropout_mask (T, D), or NULL */
     matrix *out;        /* (T, D) */
 } block_tables;
 
-/* Makes add_norm1, ffn_hidden, ffn_out and out under variant block, one
- * row per token, D or F wide. */
+/* A new table id (T, width) of the block, one row per token. */
+static matrix *new_block_table(trace *tr, table_id id, const labels *cols,
+                               const sequence_labels *lab, mx_error *err)
+{
+    const table_key key = {VARIANT_ID_BLOCK, 0, NO_HEAD, id, false};
+    table *t = trace_new(tr, &key, lab->tokens, cols, err);
+    return t == NULL ? NULL : &t->values;
+}
+
+/* Makes (with dropout) attn_out_dropout_mask, add_norm1, ffn_hidden,
+ * ffn_out, (with dropout) ffn_out_dropout_mask and out under variant
+ * block, one row per token, D or F wide. */
 static int new_block_tables(block_tables *t, trace *tr, size_t D, size_t F,
-                            const sequence_labels *lab, mx_error *err)
+                            bool dropout, const sequence_labels *lab,
+                            mx_error *err)
 {
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *wide = trace_index_labels(tr, "dim", F, err);
     if (dims == NULL || wide == NULL)
         return -1;
-    const table_key k_norm1 = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_ADD_NORM1,
-                               false},
-                    k_hidden = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN,
-                                false},
-                    k_ffn = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_OUT,
-                             false},
-                    k_out = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_OUT, false};
-    table *add_norm1 = trace_new(tr, &k_norm1, lab->tokens, dims, err);
-    table *ffn_hidden = add_norm1 == NULL
-                            ? NULL
-                            : trace_new(tr, &k_hidden, lab->tokens, wide, err);
-    table *ffn_out = ffn_hidden == NULL
-                         ? NULL
-                         : trace_new(tr, &k_ffn, lab->tokens, dims, err);
-    table *out =
-        ffn_out == NULL ? NULL : trace_new(tr, &k_out, lab->tokens, dims, err);
-    if (out == NULL)
+    *t = (block_tables){0};
+    if (dropout &&
+        (t->attn_mask = new_block_table(tr, TABLE_ATTN_OUT_DROPOUT_MASK, dims,
+                                        lab, err)) == NULL)
         return -1;
-    t->add_norm1 = &add_norm1->values;
-    t->ffn_hidden = &ffn_hidden->values;
-    t->ffn_out = &ffn_out->values;
-    t->out = &out->values;
-    return 0;
+    if ((t->add_norm1 = new_block_table(tr, TABLE_ADD_NORM1, dims, lab, err)) ==
+            NULL ||
+        (t->ffn_hidden =
+             new_block_table(tr, TABLE_FFN_HIDDEN, wide, lab, err)) == NULL ||
+        (t->ffn_out = new_block_table(tr, TABLE_FFN_OUT, dims, lab, err)) ==
+            NULL)
+        return -1;
+    if (dropout &&
+        (t->ffn_mask = new_block_table(tr, TABLE_FFN_OUT_DROPOUT_MASK, dims,
+                                       lab, err)) == NULL)
+        return -1;
+    t->out = new_block_table(tr, TABLE_OUT, dims, lab, err);
+    return t->out == NULL ? -1 : 0;
 }
 
 /* ---- the forward method ----------------------------------------------- */
 
-/* TransformerBlock.forward over x (T, D) (post-norm, no dropout):
+/* TransformerBlock.forward over x (T, D) (post-norm; with --dropout P
+ * in training mode, nn.Dropout(P) on the attention's and the
+ * feed-forward's outputs, their masks drawn over the (B, T, D) batch one
+ * after the other):
  *   attn_out (T, D)   = attention(x)
- *   add_norm1 (T, D)  = norm1(x + attn_out)
+ *   attn_out_dropout_mask (T, D)  (--dropout)
+ *   add_norm1 (T, D)  = norm1(x + dropout(attn_out))
  *   ffn_hidden (T, F), ffn_out (T, D) = ff(add_norm1)
- *   out (T, D)        = norm2(add_norm1 + ffn_out) */
+ *   ffn_out_dropout_mask (T, D)   (--dropout)
+ *   out (T, D)        = norm2(add_norm1 + dropout(ffn_out)) */
 int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
@@ -137,23 +151,43 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
         return -1;
 
     block_tables t;
-    // sum (T, D): each residual connection, a working matrix the trace
-    // does not keep
-    matrix sum = {0};
-    if (new_block_tables(&t, tr, D, F, lab, err) != 0 ||
-        matrix_alloc(&sum, T, D, N_("a residual"), err) != 0)
+    const bool dropout = cfg->dropout > 0;
+    // sum (T, D): each residual connection; dropped (T, D): an output
+    // after its dropout; working matrices the trace does not keep
+    matrix sum = {0}, dropped = {0};
+    if (new_block_tables(&t, tr, D, F, dropout, lab, err) != 0 ||
+        matrix_alloc(&sum, T, D, N_("a residual"), err) != 0 ||
+        (dropout && matrix_alloc(&dropped, T, D, N_("a residual"), err) != 0)) {
+        matrix_free(&sum);
         return -1;
+    }
+    torch_rng g;
+    if (dropout)
+        g = *cfg->dropout_rng;
 
-    // add_norm1 (T, D) = LayerNorm(x + attn_out)
-    add_norm(t.add_norm1, &sum, in->x, attn_out, &p->norm1_weight,
-             &p->norm1_bias);
+    // add_norm1 (T, D) = LayerNorm(x + dropout(attn_out))
+    const matrix *attn = attn_out;
+    if (dropout) {
+        dropout_noise(t.attn_mask->v, T * D, cfg->dropout, &g);
+        // the rest of the batch's mask, then the feed-forward's
+        rng_bernoulli_skip((cfg->batch - 1) * T * D, &g);
+        dropout_apply(dropped.v, attn_out->v, t.attn_mask->v, T * D);
+        attn = &dropped;
+    }
+    add_norm(t.add_norm1, &sum, in->x, attn, &p->norm1_weight, &p->norm1_bias);
     // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias),
     // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
     feed_forward(t.ffn_out, t.ffn_hidden, t.add_norm1, &p->ff0, &p->ff2,
                  cfg->pool);
-    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
-    add_norm(t.out, &sum, t.add_norm1, t.ffn_out, &p->norm2_weight,
-             &p->norm2_bias);
+    // out (T, D) = LayerNorm(add_norm1 + dropout(ffn_out))
+    const matrix *ffn = t.ffn_out;
+    if (dropout) {
+        dropout_noise(t.ffn_mask->v, T * D, cfg->dropout, &g);
+        dropout_apply(dropped.v, t.ffn_out->v, t.ffn_mask->v, T * D);
+        ffn = &dropped;
+    }
+    add_norm(t.out, &sum, t.add_norm1, ffn, &p->norm2_weight, &p->norm2_bias);
     matrix_free(&sum);
+    matrix_free(&dropped);
     return 0;
 }

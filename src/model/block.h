@@ -6,8 +6,10 @@
  *   ffn_out    = ffn_hidden @ ff.2.weight^T + ff.2.bias
  *   out        = LayerNorm(add_norm1 + ffn_out)         (norm2)
  *
- * Post-norm, evaluation mode, no dropout; d_out must equal d_model for
- * the residual connections. Parameters in state_dict order:
+ * Post-norm; evaluation mode, or with --dropout P training mode, where
+ * nn.Dropout(P) drops values of attn_out and ffn_out before each residual
+ * connection (attn_out_dropout_mask, ffn_out_dropout_mask: dropout.h).
+ * d_out must equal d_model for the residual connections. Parameters in state_dict order:
  * attention.W_query ... attention.out_proj, norm1, ff.0, ff.2, norm2.
  */
 #ifndef MHA_BLOCK_H
@@ -32,8 +34,9 @@ int block_init(block_params *p, const attention_config *cfg, size_t ff,
 void block_free(block_params *p);
 
 /* The forward pass, the parameters already recorded (model.h): the fused
- * attention's tables as attn_out, then add_norm1, ffn_hidden, ffn_out,
- * out. */
+ * attention's tables as attn_out, then (with cfg->dropout)
+ * attn_out_dropout_mask, add_norm1, ffn_hidden, ffn_out, (with
+ * cfg->dropout) ffn_out_dropout_mask, out. */
 int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err);

@@ -8,6 +8,12 @@
  * and its head (trace.h). The names below, as --tables and the CSV spell
  * them, are the only place table names are written in code.
  *
+ * The dropout tables (dropout_mask and attn_weights_dropped of a head,
+ * the block's attn_out_dropout_mask and ffn_out_dropout_mask) are made
+ * only by a run with --attn-dropout or --dropout above 0. A mask holds
+ * F.dropout's noise: 0 where a value is dropped, 1 / (1 - P) where it
+ * is kept.
+ *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
  * module, model/variants.c).
@@ -33,13 +39,14 @@
  * second add and norm. tables: the tables its forward pass makes once,
  * besides every head's, as TABLE_BITs (attn_weights_avg with --average
  * only). */
-#define VARIANT_LIST(VARIANT)                                               \
-    VARIANT(SINGLE, "single", OUTPUT, 0)                                    \
-    VARIANT(WRAPPER, "wrapper", OUTPUT, ATTENTION_TABLES)                   \
-    VARIANT(FUSED, "fused", OUTPUT, ATTENTION_TABLES | TABLE_BIT(OUT))      \
-    VARIANT(BLOCK, "block", NORM2,                                          \
-            ATTENTION_TABLES | TABLE_BIT(ATTN_OUT) | TABLE_BIT(ADD_NORM1) | \
-                TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | TABLE_BIT(OUT))
+#define VARIANT_LIST(VARIANT)                                                 \
+    VARIANT(SINGLE, "single", OUTPUT, 0)                                      \
+    VARIANT(WRAPPER, "wrapper", OUTPUT, ATTENTION_TABLES)                     \
+    VARIANT(FUSED, "fused", OUTPUT, ATTENTION_TABLES | TABLE_BIT(OUT))        \
+    VARIANT(BLOCK, "block", NORM2,                                            \
+            ATTENTION_TABLES | TABLE_BIT(ATTN_OUT) | TABLE_BIT(ADD_NORM1) |   \
+                TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | DROPOUT_TABLES | \
+                TABLE_BIT(OUT))
 
 /* A table id as a bit of a set of tables. */
 #define TABLE_BIT(id) (1ul << TABLE_##id)
@@ -47,6 +54,10 @@
  * attention make together: their mean and their concatenation. */
 #define ATTENTION_TABLES \
     (TABLE_BIT(ATTN_WEIGHTS_AVG) | TABLE_BIT(CONCAT_CONTEXT))
+
+/* The block's dropout masks (--dropout only). */
+#define DROPOUT_TABLES \
+    (TABLE_BIT(ATTN_OUT_DROPOUT_MASK) | TABLE_BIT(FFN_OUT_DROPOUT_MASK))
 
 typedef enum {
     VARIANT_INPUT, /* the run's input tables */
@@ -131,6 +142,10 @@ enum table_mask {
     TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S") \
     TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,     \
           "T x S")                                                            \
+    TABLE(DROPOUT_MASK, "dropout_mask", PER_HEAD, WEIGHTS, NONE, NONE,        \
+          "T x S")                                                            \
+    TABLE(ATTN_WEIGHTS_DROPPED, "attn_weights_dropped", PER_HEAD, WEIGHTS,    \
+          WEIGHTS, HEAD, "T x S")                                             \
     TABLE(HEAD_CONTEXT, "head_context", PER_HEAD, CONTEXT, NONE, NONE,        \
           "T x hd")                                                           \
     TABLE(ATTN_WEIGHTS_AVG, "attn_weights_avg", MODULE, WEIGHTS, WEIGHTS,     \
@@ -138,9 +153,13 @@ enum table_mask {
     TABLE(CONCAT_CONTEXT, "concat_context", MODULE, CONCAT, NONE, NONE,       \
           "T x O")                                                            \
     TABLE(ATTN_OUT, "attn_out", MODULE, OUTPUT, NONE, NONE, "T x O")          \
+    TABLE(ATTN_OUT_DROPOUT_MASK, "attn_out_dropout_mask", MODULE, OUTPUT,     \
+          NONE, NONE, "T x D")                                                \
     TABLE(ADD_NORM1, "add_norm1", MODULE, NORM1, NONE, NONE, "T x D")         \
     TABLE(FFN_HIDDEN, "ffn_hidden", MODULE, FFN, NONE, NONE, "T x F")         \
     TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")               \
+    TABLE(FFN_OUT_DROPOUT_MASK, "ffn_out_dropout_mask", MODULE, FFN, NONE,    \
+          NONE, "T x D")                                                      \
     TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")
 
 typedef enum {

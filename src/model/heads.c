@@ -43,10 +43,33 @@ static int new_head_qkv(head_work *work, trace *tr, variant_id variant, int h,
     return 0;
 }
 
-/* Makes head h's attn_scores (T, S), attn_weights (T, S) and head_context
- * (T, hd) under variant in work, whose q is made. */
-static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
+/* With dropout on the weights: makes head h's dropout_mask and
+ * attn_weights_dropped (T, S) under variant in work. */
+static int new_head_dropout(head_work *work, trace *tr, variant_id variant,
                             int h, const sequence_labels *lab, mx_error *err)
+{
+    const table_key m = {variant, 0, h, TABLE_DROPOUT_MASK, false},
+                    d = {variant, 0, h, TABLE_ATTN_WEIGHTS_DROPPED, false};
+    table **made = work->made;
+    made[HEAD(DROPOUT_MASK)] = trace_new(tr, &m, lab->queries, lab->keys, err);
+    made[HEAD(ATTN_WEIGHTS_DROPPED)] =
+        made[HEAD(DROPOUT_MASK)] == NULL
+            ? NULL
+            : trace_new(tr, &d, lab->queries, lab->keys, err);
+    if (made[HEAD(ATTN_WEIGHTS_DROPPED)] == NULL)
+        return -1;
+    work->t.mask = &made[HEAD(DROPOUT_MASK)]->values;
+    work->t.dropped = &made[HEAD(ATTN_WEIGHTS_DROPPED)]->values;
+    work->t.drop = &work->drop;
+    return 0;
+}
+
+/* Makes head h's attn_scores (T, S), attn_weights (T, S), with dropout
+ * its dropout_mask and attn_weights_dropped, and head_context (T, hd)
+ * under variant in work, whose q is made. */
+static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
+                            int h, bool dropout, const sequence_labels *lab,
+                            mx_error *err)
 {
     const table_key s = {variant, 0, h, TABLE_ATTN_SCORES, false},
                     w = {variant, 0, h, TABLE_ATTN_WEIGHTS, false},
@@ -61,9 +84,10 @@ static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
         made[HEAD(ATTN_SCORES)] == NULL
             ? NULL
             : trace_new(tr, &w, lab->queries, lab->keys, err);
-    made[HEAD(HEAD_CONTEXT)] = made[HEAD(ATTN_WEIGHTS)] == NULL
-                                   ? NULL
-                                   : trace_new(tr, &c, lab->tokens, dims, err);
+    if (made[HEAD(ATTN_WEIGHTS)] == NULL ||
+        (dropout && new_head_dropout(work, tr, variant, h, lab, err) != 0))
+        return -1;
+    made[HEAD(HEAD_CONTEXT)] = trace_new(tr, &c, lab->tokens, dims, err);
     if (made[HEAD(HEAD_CONTEXT)] == NULL)
         return -1;
     work->t.scores = &made[HEAD(ATTN_SCORES)]->values;
@@ -74,7 +98,7 @@ static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
 
 /* Makes every table of head h, then (plan->split) fills its q, k, v. */
 static int new_head(head_work *work, trace *tr, const head_plan *plan, size_t h,
-                    const sequence_labels *lab, mx_error *err)
+                    bool dropout, const sequence_labels *lab, mx_error *err)
 {
     work->t.h = h;
     if (new_head_qkv(work, tr, plan->variant, (int)h, plan->width, lab, err) !=
@@ -82,7 +106,7 @@ static int new_head(head_work *work, trace *tr, const head_plan *plan, size_t h,
         return -1;
     if (plan->split != NULL)
         plan->split(&work->t, plan->ctx);
-    return new_head_outputs(work, tr, plan->variant, (int)h, lab, err);
+    return new_head_outputs(work, tr, plan->variant, (int)h, dropout, lab, err);
 }
 
 /* ---- a batch of heads over the threads ---------------------------------- */
@@ -134,7 +158,8 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
             mean_stream_add(cfg->average, work[h].t.weights->v);
         for (size_t i = 0; i < HEAD(HEAD_CONTEXT); i++)
             // --color shades the average with head 0's mask (shading.c)
-            if (!(cfg->average != NULL && i == HEAD(ATTN_SCORES) &&
+            if (work[h].made[i] != NULL &&
+                !(cfg->average != NULL && i == HEAD(ATTN_SCORES) &&
                   work[h].made[i]->head == 0))
                 trace_release(tr, work[h].made[i]);
     }
@@ -155,12 +180,23 @@ int heads_run(head_set *set, trace *tr, const head_plan *plan,
     if (set->work == NULL)
         return err_nomem(err, _(plan->what));
     const size_t batch = batch_size(cfg, plan->heads);
+    // --attn-dropout: the generator as each head's mask is drawn, the
+    // heads' masks one after another
+    const bool dropout = cfg->attn_dropout > 0;
+    torch_rng drop;
+    if (dropout)
+        drop = *cfg->dropout_rng;
     int rc = 0;
     for (size_t first = 0; rc == 0 && first < plan->heads; first += batch) {
         const size_t n =
             plan->heads - first < batch ? plan->heads - first : batch;
-        for (size_t h = first; rc == 0 && h < first + n; h++)
-            rc = new_head(&set->work[h], tr, plan, h, lab, err);
+        for (size_t h = first; rc == 0 && h < first + n; h++) {
+            rc = new_head(&set->work[h], tr, plan, h, dropout, lab, err);
+            if (rc == 0 && dropout) {
+                set->work[h].drop = drop;
+                rng_bernoulli_skip(plan->dropout_stride, &drop);
+            }
+        }
         if (rc == 0)
             rc = attend_batch(tr, set->work + first, n, plan, cfg, in, err);
     }

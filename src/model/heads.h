@@ -7,7 +7,8 @@
  *
  *   - each head's tables are made in the trace, under (variant, head),
  *     in the catalogue's order: queries, keys, values, attn_scores,
- *     attn_weights, head_context;
+ *     attn_weights, (cfg->attn_dropout) dropout_mask and
+ *     attn_weights_dropped, head_context;
  *   - the heads go in batches of cfg->heads_at_once (all of them when 0);
  *   - a batch's heads are shared out over cfg->pool, one head per thread
  *     (a lone head shares out its products instead); each head writes
@@ -41,6 +42,10 @@ typedef struct {
     matrix *v;       /* values (S, hd) */
     matrix *scores;  /* attn_scores (T, S) */
     matrix *weights; /* attn_weights (T, S) */
+    matrix *mask;    /* dropout_mask (T, S), or NULL without dropout */
+    matrix *dropped; /* attn_weights_dropped (T, S), or NULL likewise */
+    /* the generator as this head's mask is drawn (with mask only) */
+    const torch_rng *drop;
     matrix *context; /* head_context (T, hd) */
 } head_tables;
 
@@ -57,6 +62,11 @@ typedef struct {
      * weights and context (and first its q, k, v when split is NULL). */
     void (*attend)(const head_tables *t, const void *ctx);
     const void *ctx; /* handed to split and attend */
+    /* With cfg->attn_dropout: the mask values drawn from one head's mask
+     * to the next's (the fused module's weights are one (B, H, T, S)
+     * tensor, so T x S; the wrapper's heads each drop their own (B, T, S)
+     * weights, so B x T x S). */
+    size_t dropout_stride;
     /* What the heads' storage is called in an allocation failure's
      * message; NULL for a lone head (H = 1), held without allocation. */
     const char *what;
@@ -65,7 +75,9 @@ typedef struct {
 /* One head as heads_run keeps it: its tables' values and the tables. */
 typedef struct {
     head_tables t;
-    table *made[HEAD_TABLE_COUNT]; /* in the trace, by head_table(id) */
+    table *made[HEAD_TABLE_COUNT]; /* in the trace, by head_table(id);
+                                      NULL for a table not made */
+    torch_rng drop;                /* t.drop points here */
 } head_work;
 
 /* A module's heads, once run: their head_context tables stay for the

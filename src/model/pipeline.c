@@ -7,6 +7,7 @@
 
 #include "cli/i18n.h"
 #include "io/weights.h"
+#include "model/draws.h"
 #include "model/tokenize.h"
 #include "model/variants.h"
 #include "numerics/rng.h"
@@ -48,13 +49,20 @@ static void add_params_size(double *n, const model_config *mc,
                               n);
 }
 
+/* The values of --randn-input's batch (B x T, D), held through the run. */
+static double randn_size(const model_config *mc, double t, double d)
+{
+    return mc->randn_input ? (double)(mc->batch > 1 ? mc->batch : 1) * t * d
+                           : 0;
+}
+
 /* About how many float values the whole trace of this run holds, counted
  * in double so that absurd sizes cannot overflow. */
 static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
-    double n = v * d + t * d + v + t;
+    double n = v * d + t * d + v + t + randn_size(mc, t, d);
     add_params_size(&n, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -82,7 +90,7 @@ static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
-    stream_size n = {.kept = v * d + t * d + v + t};
+    stream_size n = {.kept = v * d + t * d + v + t + randn_size(mc, t, d)};
     add_params_size(&n.kept, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -134,11 +142,13 @@ static int record_ids(trace *tr, table_id name, const labels *rows,
 
 /* A variant's module in m (a zeroed module_room), built as its row says
  * from a copy of the generator at start, then its --weights files read
- * over the drawn parameters. cfg and dims are the run's. The caller frees
+ * over the drawn parameters; *after (when not NULL) is the generator
+ * after the construction. cfg and dims are the run's. The caller frees
  * it with the row's free, whether this fails or not. */
-static int make_module(module_room *m, variant_id id, const model_config *mc,
-                       const attention_config *cfg, const model_dims *dims,
-                       const torch_rng *start, mx_error *err)
+static int make_module(module_room *m, torch_rng *after, variant_id id,
+                       const model_config *mc, const attention_config *cfg,
+                       const model_dims *dims, const torch_rng *start,
+                       mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
     const attention_config acfg = variant_attention(row, cfg);
@@ -146,6 +156,8 @@ static int make_module(module_room *m, variant_id id, const model_config *mc,
     torch_rng g = *start;
     if (row->init(m, &acfg, &module, &g, err) != 0)
         return -1;
+    if (after != NULL)
+        *after = g;
     if (mc->weights == NULL)
         return 0;
     return weights_load(variant_by_id(id)->bit, dims, m, mc->weights,
@@ -162,13 +174,22 @@ static int record_params(trace *tr, variant_id id, module_room *m,
                              &rec);
 }
 
-/* Runs one variant from a copy of the generator as it stands after the
- * embedding draws: parameters drawn, replaced by --weights files, recorded,
- * then the forward pass. */
+/* Whether variant id's dropout is the block's, on its outputs
+ * (--dropout), rather than the modules' on the weights (--attn-dropout). */
+static bool drops_outputs(variant_id id)
+{
+    return (variant_by_id(id)->tables & DROPOUT_TABLES) != 0;
+}
+
+/* Runs one variant from a copy of the generator at start (after the
+ * input's draws, or as --draw's plan says): parameters drawn, replaced by
+ * --weights files, recorded, then the forward pass, whose dropout masks
+ * are drawn from forward (NULL: from the generator as the construction
+ * left it). */
 static int run_variant(trace *tr, variant_id id, const model_config *mc,
                        const attention_config *cfg, const torch_rng *start,
-                       const attention_input *x, const sequence_labels *lab,
-                       mx_error *err)
+                       const torch_rng *forward, const attention_input *x,
+                       const sequence_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
     const model_dims dims = run_dims(mc, cfg->d_model);
@@ -188,10 +209,19 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
     // module takes the wrapper's heads, drawn and read as the wrapper's
     // own run makes them
     const bool tie = mc->tie && row->tie != NULL;
+    // the dropout this variant has, and where its masks start
+    torch_rng drop;
+    if (drops_outputs(id))
+        with_sum.attn_dropout = 0;
+    else
+        with_sum.dropout = 0;
+    with_sum.dropout_rng = &drop;
     module_room m = {0}, heads = {0};
-    if (make_module(&m, id, mc, &with_sum, &dims, start, err) == 0 &&
-        (!tie || make_module(&heads, VARIANT_ID_WRAPPER, mc, &with_sum, &dims,
-                             start, err) == 0)) {
+    if (make_module(&m, &drop, id, mc, &with_sum, &dims, start, err) == 0 &&
+        (!tie || make_module(&heads, NULL, VARIANT_ID_WRAPPER, mc, &with_sum,
+                             &dims, start, err) == 0)) {
+        if (forward != NULL)
+            drop = *forward;
         if (tie)
             row->tie(&m, &heads);
         if (record_params(tr, id, &m, &dims, err) == 0) {
@@ -231,7 +261,7 @@ static int check_weights(const model_config *mc, size_t D, mx_error *err)
         if (!(read & v->bit))
             continue;
         module_room m = {0};
-        rc = make_module(&m, v->id, mc, &cfg, &dims, &start, err);
+        rc = make_module(&m, NULL, v->id, mc, &cfg, &dims, &start, err);
         variant_row_of(v->id)->free(&m);
     }
     return rc;
@@ -387,12 +417,50 @@ static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
     return &t->values;
 }
 
+/* What build_drawn builds a module with: the run's attention and sizes. */
+typedef struct {
+    const attention_config *cfg;
+    const model_dims *dims;
+} build_context;
+
+/* A draw_order's build: module v constructed from g and freed. */
+static int build_drawn(variant_id v, torch_rng *g, const void *ctx,
+                       mx_error *err)
+{
+    const build_context *b = ctx;
+    const variant_row *row = variant_row_of(v);
+    const attention_config acfg = variant_attention(row, b->cfg);
+    const model_dims module = variant_dims(row, b->dims);
+    module_room m = {0};
+    const int rc = row->init(&m, &acfg, &module, g, err);
+    row->free(&m);
+    return rc;
+}
+
+/* The Bernoulli draws of variant id's forward pass over T queries and S
+ * keys and values: the block's two (B, T, D) masks with --dropout, the
+ * modules' (B, H, T, S) masks with --attn-dropout (H = 1 in the single
+ * head). */
+static size_t forward_draws(const model_config *mc, const attention_config *cfg,
+                            variant_id id, size_t T, size_t S)
+{
+    const size_t B = cfg->batch;
+    if (drops_outputs(id))
+        return mc->dropout > 0 ? 2 * B * T * cfg->d_model : 0;
+    if (!(mc->attn_dropout > 0))
+        return 0;
+    const size_t H = variant_row_of(id)->heads == HEADS_ONE ? 1 : cfg->heads;
+    return H * B * T * S;
+}
+
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
     tokenized tok = {0};
     size_t T = 0;
     workers *pool = NULL;
+    matrix randn = {0};     /* --randn-input: the batch (B x T, D) */
+    draw_plan *plan = NULL; /* --draw */
     int rc = -1;
 
     if (input_tokens(&tok, &T, in, mc->tokens, err) != 0)
@@ -419,6 +487,9 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         .qkv_bias = mc->qkv_bias,
         .pool = pool,
         .heads_at_once = batch,
+        .batch = mc->batch > 1 ? mc->batch : 1,
+        .attn_dropout = mc->attn_dropout,
+        .dropout = mc->dropout,
     };
 
     const char *const *words = (const char *const *)tok.tokens;
@@ -444,21 +515,54 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
 
     torch_rng g;
     rng_seed(&g, mc->seed);
-    const matrix *embedding = NULL;
-    if (in->embeddings == NULL) {
+    // the input's draws: torch.randn(B, T, D), or nn.Embedding(V, D)'s
+    // table, or none (--embeddings)
+    const matrix *embedding = NULL, *given = in->embeddings;
+    float *draws = NULL;
+    size_t n_draws = 0;
+    if (mc->randn_input) {
+        if (matrix_alloc(&randn, cfg.batch * T, D, N_("the random input"),
+                         err) != 0)
+            goto done;
+        // element 0's rows come first
+        given = &randn;
+        draws = randn.v;
+        n_draws = cfg.batch * T * D;
+    } else if (in->embeddings == NULL) {
         // torch.manual_seed(seed); emb = nn.Embedding(V, D)
         const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_EMBEDDING,
                                false};
         table *e = trace_new(tr, &key, vocab, dims, err);
         if (e == NULL)
             goto done;
-        rng_normal_fill(e->values.v, V * D, 0.0, 1.0, &g);
         embedding = &e->values;
+        draws = e->values.v;
+        n_draws = V * D;
+    }
+    const model_dims run = run_dims(mc, D);
+    if (mc->n_draw == 0)
+        // each variant its own notebook: the input drawn first
+        rng_normal_fill(draws, n_draws, 0.0, 1.0, &g);
+    else if ((plan = malloc(sizeof *plan)) == NULL) {
+        err_nomem(err, _("the order of the draws"));
+        goto done;
+    } else {
+        const build_context ctx = {&cfg, &run};
+        draw_order order = {.order = mc->draw,
+                            .n = mc->n_draw,
+                            .input = draws,
+                            .input_n = n_draws,
+                            .build = build_drawn,
+                            .ctx = &ctx};
+        for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+            order.forward_draws[model_variants[i].id] =
+                forward_draws(mc, &cfg, model_variants[i].id, T, S ? S : T);
+        if (draws_plan(plan, &order, &g, err) != 0)
+            goto done;
     }
     // inputs (T, D), and with --kv kv_inputs (S, D)
-    const matrix *inputs =
-        record_inputs(tr, TABLE_INPUTS, lab.tokens, dims, embedding, tok.ids,
-                      in->embeddings, err);
+    const matrix *inputs = record_inputs(tr, TABLE_INPUTS, lab.tokens, dims,
+                                         embedding, tok.ids, given, err);
     const matrix *kv_inputs =
         inputs == NULL || in->kv == NULL
             ? inputs
@@ -470,11 +574,16 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     const attention_input x = {inputs, kv_inputs};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if ((mc->variants & model_variants[i].bit) &&
-            run_variant(tr, model_variants[i].id, mc, &cfg, &g, &x, &lab,
-                        err) != 0)
+            run_variant(tr, model_variants[i].id, mc, &cfg,
+                        plan != NULL ? &plan->build[model_variants[i].id] : &g,
+                        plan != NULL ? &plan->forward[model_variants[i].id]
+                                     : NULL,
+                        &x, &lab, err) != 0)
             goto done;
     rc = trace_flush(tr, err);
 done:
+    free(plan);
+    matrix_free(&randn);
     workers_free(pool);
     tokenized_free(&tok);
     return rc;
@@ -489,14 +598,15 @@ static int is_present_named(const param_info *p, void *ctx)
 }
 
 /* Whether the run makes the input table id (pipeline_run). */
-static bool makes_input(table_id id, const model_input *in)
+static bool makes_input(table_id id, const model_config *mc,
+                        const model_input *in)
 {
     switch (id) {
     case TABLE_KV_TOKENS:
     case TABLE_KV_INPUTS:
         return in->kv != NULL;
     case TABLE_EMBEDDING:
-        return in->embeddings == NULL;
+        return in->embeddings == NULL && !mc->randn_input;
     default:
         return true;
     }
@@ -507,7 +617,7 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
 {
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
-        return makes_input(id, in);
+        return makes_input(id, mc, in);
     const model_dims dims = {.heads = mc->heads, .qkv_bias = mc->qkv_bias};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
@@ -519,10 +629,17 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
                 return true;
             continue;
         }
-        // every head's tables, and what the module makes once
-        if (table_info_of(id)->kind == KIND_PER_HEAD ||
-            ((v->tables & (1ul << id)) &&
-             (id != TABLE_ATTN_WEIGHTS_AVG || averages(mc, v))))
+        // every head's tables (the dropout's with --attn-dropout in the
+        // modules that drop weights), and what the module makes once (the
+        // block's masks with --dropout)
+        const bool head_dropout =
+            id == TABLE_DROPOUT_MASK || id == TABLE_ATTN_WEIGHTS_DROPPED;
+        if (table_info_of(id)->kind == KIND_PER_HEAD &&
+            (!head_dropout || (mc->attn_dropout > 0 && !drops_outputs(v->id))))
+            return true;
+        if ((v->tables & (1ul << id)) &&
+            (id != TABLE_ATTN_WEIGHTS_AVG || averages(mc, v)) &&
+            (!(DROPOUT_TABLES & (1ul << id)) || mc->dropout > 0))
             return true;
     }
     return false;

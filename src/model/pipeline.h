@@ -4,7 +4,10 @@
  *            -> single | wrapper | fused | block -> tables
  *
  * Each variant starts as a fresh notebook would: torch.manual_seed(seed),
- * nn.Embedding(V, D) drawn first, then the module's layers in order.
+ * nn.Embedding(V, D) (or with --randn-input torch.randn(B, T, D)) drawn
+ * first, then the module's layers in order, then its forward pass's
+ * dropout masks. With --draw, one generator goes through the order given
+ * instead (draws.h).
  */
 #ifndef MHA_PIPELINE_H
 #define MHA_PIPELINE_H
@@ -15,6 +18,7 @@
 
 #include "cli/error.h"
 #include "io/csv_in.h"
+#include "model/catalogue.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
@@ -32,7 +36,8 @@
  * command line makes one from what it was given (model_config_of, in
  * src/cli). */
 typedef struct {
-    uint64_t seed;           /* torch.manual_seed(seed) before each variant */
+    uint64_t seed;           /* torch.manual_seed(seed) before each variant
+                                (once, with --draw) */
     size_t d_model;          /* D, when no embeddings are given */
     bool d_model_given;      /* D was asked for: the embeddings must agree */
     size_t d_out;            /* O */
@@ -50,6 +55,17 @@ typedef struct {
     const char *weights;     /* a folder of parameter files
                                 (io/weights.h), or NULL */
     csv_style weights_style; /* how those files are written */
+    bool randn_input;        /* the input is torch.randn(B, T, D) instead
+                                of an embedding lookup (--randn-input) */
+    size_t batch;            /* B, the batch the input and the dropout
+                                masks are drawn for (0 or 1: one) */
+    variant_id draw[VARIANT_ID_COUNT]; /* --draw: the order of the draws
+                                          (draws.h); n_draw 0: each
+                                          variant from the seed, input
+                                          first */
+    size_t n_draw;
+    double dropout;      /* --dropout P: the block's, training mode */
+    double attn_dropout; /* --attn-dropout P: the modules' on the weights */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -223,6 +223,20 @@ void rng_normal_fill(float *out, size_t n, double mean, double std,
     }
 }
 
+/* ---- Bernoulli draws: dropout's masks -------------------------------- */
+
+void rng_bernoulli_fill(float *out, size_t n, double p, torch_rng *g)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = rng_double01(g) < p ? 1.0f : 0.0f;
+}
+
+void rng_bernoulli_skip(size_t n, torch_rng *g)
+{
+    for (size_t i = 0; i < n; i++)
+        (void)rng_next64(g);
+}
+
 /* ---- nn.Linear.reset_parameters ------------------------------------- */
 
 void rng_linear_init(float *weight, float *bias, size_t in, size_t out,

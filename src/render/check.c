@@ -78,7 +78,7 @@ void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
 
 static bool tie_ok(const check_report *r)
 {
-    return !r->tied || !r->compared || r->tie_dev <= TIE_LIMIT;
+    return !r->tied || !r->compared || r->own_masks || r->tie_dev <= TIE_LIMIT;
 }
 
 bool check_passed(const check_report *r)
@@ -110,6 +110,10 @@ void check_print(FILE *out, const check_report *r)
     if (!r->tied)
         fputs(_("[check] wrapper and fused: not compared, their "
                 "weights are drawn separately (add --tie)\n"),
+              out);
+    else if (r->own_masks)
+        fputs(_("[check] wrapper and fused (--tie): not compared, each "
+                "draws its own dropout masks (--attn-dropout)\n"),
               out);
     else
         fprintf(out,

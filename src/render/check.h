@@ -26,6 +26,8 @@ typedef struct {
     bool compared;        /* both wrapper and fused concat_context seen */
     double tie_dev;       /* largest |wrapper - fused| in concat_context */
     bool tied;            /* --tie was given */
+    bool own_masks;       /* --attn-dropout: each module draws its own
+                             dropout masks, so tied modules differ */
     bool causal;          /* the causal mask is expected */
 } check_report;
 

@@ -211,6 +211,12 @@ static void explain_module(FILE *out, variant_id variant,
     char text[2048];
     row->explain(text, sizeof text, &dims);
     say(out, c->width, "%s", text);
+    if ((variant_by_id(variant)->tables & DROPOUT_TABLES) && c->dropout > 0)
+        say(out, c->width,
+            _("With --dropout %g it runs in training mode instead: "
+              "nn.Dropout(%g) on attn_out and on ffn_out, before each "
+              "residual connection."),
+            c->dropout, c->dropout);
     size_t w, b;
     char nw[64], nb[64], nt[64];
     count_parameters(variant, c, &w, &b);
@@ -218,6 +224,71 @@ static void explain_module(FILE *out, variant_id variant,
         with_separators(nw, w), with_separators(nb, b),
         with_separators(nt, w + b));
     fputc('\n', out);
+}
+
+/* With --batch B > 1: the masks cover the batch, element 0's shown. */
+static void explain_batch_masks(FILE *out, const explain_context *c)
+{
+    if (c->batch > 1)
+        say(out, c->width,
+            _("The mask is drawn for the whole batch of %zu, one value "
+              "per value of the batch; element 0's part is shown."),
+            c->batch);
+}
+
+/* The inputs of --randn-input, and the order of --draw. */
+static void explain_drawn_inputs(FILE *out, const explain_context *c)
+{
+    const size_t T = c->tokens, D = c->d_model;
+    if (c->randn_input) {
+        say(out, c->width,
+            ngettext("Inputs (--randn-input): x = torch.randn(%zu, %zu, %zu) "
+                     "instead of an embedding lookup, a batch of %zu "
+                     "random sentence of %zu rows. Batch element 0, x[0], "
+                     "is shown: (%zu, %zu). The tokens only label the "
+                     "rows: each position gets its own random row, so a "
+                     "repeated word gets two different vectors, where "
+                     "nn.Embedding gives it the same row twice.",
+                     "Inputs (--randn-input): x = torch.randn(%zu, %zu, %zu) "
+                     "instead of an embedding lookup, a batch of %zu "
+                     "random sentences of %zu rows. Batch element 0, x[0], "
+                     "is shown: (%zu, %zu). The tokens only label the "
+                     "rows: each position gets its own random row, so a "
+                     "repeated word gets two different vectors, where "
+                     "nn.Embedding gives it the same row twice.",
+                     c->batch),
+            c->batch, T, D, c->batch, T, T, D);
+        if (c->batch > 1)
+            say(out, c->width,
+                _("The other elements of the batch are drawn, so they move "
+                  "the draws that come after them, but no table shows "
+                  "them."));
+    } else if (c->embeddings_given)
+        say(out, c->width,
+            _("Inputs: the vectors given in the file, one row "
+              "per token: (%zu, %zu)."),
+            T, D);
+    else
+        say(out, c->width,
+            _("Inputs: each token's row is looked up in the "
+              "table, inputs = embedding.weight[ids]: (%zu, %zu). "
+              "Attention works on these vectors."),
+            T, D);
+    if (c->n_draw == 0)
+        return;
+    char order[256] = "";
+    for (size_t i = 0; i < c->n_draw; i++) {
+        const size_t used = strlen(order);
+        snprintf(order + used, sizeof order - used, "%s%s", i ? ", " : "",
+                 variant_id_name(c->draw[i]));
+    }
+    say(out, c->width,
+        _("Order of draws (--draw): after one torch.manual_seed(%llu), "
+          "%s, one after another, as a notebook builds them; each "
+          "module's forward pass, and its dropout masks, as soon as the "
+          "module and the input exist. Without --draw every module starts "
+          "again from the seed, after the input."),
+        (unsigned long long)c->seed, order);
 }
 
 static bool starts_variant(const table *t, const table *prev)
@@ -305,6 +376,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
               "normal distribution after torch.manual_seed(%llu). "
               "Shape (%zu, %zu)."),
             c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
+    } else if (id == TABLE_INPUTS && (c->randn_input || c->n_draw > 0)) {
+        explain_drawn_inputs(out, c);
     } else if (id == TABLE_INPUTS) {
         if (c->embeddings_given)
             say(out, c->width,
@@ -388,6 +461,29 @@ void explain_before(FILE *out, const table *t, const table *prev,
               "new vector is the weighted average of the values it "
               "attends to."),
             T, S, S, width, T, width);
+    } else if (id == TABLE_DROPOUT_MASK) {
+        say(out, c->width,
+            _("Dropout (--attn-dropout %g, training mode): self.dropout "
+              "keeps each weight with probability 1 - P and multiplies it by "
+              "1 / (1 - P) = %.4f, or drops it (0). dropout_mask holds "
+              "these factors, drawn with bernoulli_ from the generator; "
+              "attn_weights_dropped = attn_weights * dropout_mask is what "
+              "the context reads, so its rows no longer sum to 1."),
+            c->attn_dropout, 1.0 / (1.0 - c->attn_dropout));
+        explain_batch_masks(out, c);
+    } else if (id == TABLE_ATTN_OUT_DROPOUT_MASK) {
+        say(out, c->width,
+            _("Dropout (--dropout %g, training mode): nn.Dropout on "
+              "attn_out before the residual connection. "
+              "attn_out_dropout_mask is 0 where a value is dropped and 1 / "
+              "(1 - P) = %.4f where it is kept; add_norm1 reads attn_out * "
+              "attn_out_dropout_mask."),
+            c->dropout, 1.0 / (1.0 - c->dropout));
+        explain_batch_masks(out, c);
+    } else if (id == TABLE_FFN_OUT_DROPOUT_MASK) {
+        say(out, c->width,
+            _("The same dropout on ffn_out, drawn after the first mask: out "
+              "= LayerNorm(add_norm1 + ffn_out * ffn_out_dropout_mask)."));
     } else if (id == TABLE_ATTN_WEIGHTS_AVG) {
         say(out, c->width,
             ngettext("Average: the mean of the %zu head's attention "

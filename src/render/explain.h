@@ -26,6 +26,14 @@ typedef struct {
     bool chars;            /* --tokens chars: one token per character */
     size_t width;          /* the screen's width in cells, 0: no limit,
                               EXPLAIN_NO_WRAP: each sentence on one line */
+
+    /* a notebook's input, order of draws and dropout (pipeline.h) */
+    bool randn_input;       /* --randn-input */
+    size_t batch;           /* --batch B */
+    const variant_id *draw; /* --draw, n_draw items (0: none) */
+    size_t n_draw;
+    double dropout;      /* --dropout P */
+    double attn_dropout; /* --attn-dropout P */
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however

@@ -140,6 +140,39 @@ CASES = [
     ([S, "--focus", "cat"], b"", 2, "'cat' is not a token of the sentence "
      "(its tokens: O, gato, sobe, no, tapete)", True),
     (["a a b", "--focus", "c"], b"", 2, "(its tokens: a, b)", True),
+    # a notebook's order of draws, random input and dropout
+    (["--draw", "fused,input,fused", S], b"", 2,
+     "--draw: 'fused' is listed twice in 'fused,input,fused'", True),
+    (["--draw", "input,input,fused", S], b"", 2,
+     "--draw: 'input' is listed twice", True),
+    (["--draw", "fused,x", S], b"", 2,
+     "--draw: 'fused,x' is not an order of input and the variants", True),
+    (["--draw", "input", S], b"", 2,
+     "--draw: 'input' is not an order of input", True),
+    (["--draw", "fused,,input", S], b"", 2, "--draw: 'fused,,input'", True),
+    (["--draw", "input,fused", "--variant", "single", S], b"", 2,
+     "--draw: names the variants to run; --variant lists others", True),
+    (["--dropout", "1", "--variant", "block", "--d-model", "4", S], b"", 2,
+     "--dropout: '1' is not a probability (expected a number from 0 up "
+     "to, but not including, 1)", True),
+    (["--attn-dropout", "-0.1", S], b"", 2,
+     "--attn-dropout: '-0.1' is not a probability", True),
+    (["--attn-dropout", "nan", S], b"", 2,
+     "--attn-dropout: 'nan' is not a probability", True),
+    (["--dropout", "0.5x", S], b"", 2, "--dropout: '0.5x' is not a "
+     "probability", True),
+    (["--dropout", "0.1", S], b"", 2,
+     "--dropout: applies to block, which this run does not include", True),
+    (["--attn-dropout", "0.1", "--variant", "block", "--d-model", "4", S],
+     b"", 2, "--attn-dropout: applies to single, wrapper or fused", True),
+    (["--randn-input", "--embeddings", "e.csv"], b"", 2,
+     "--randn-input: draws the input itself; it does not go with "
+     "--embeddings", True),
+    (["--randn-input", "--kv", "a b", S], b"", 2,
+     "--kv: cross-attention takes two sentences, not --randn-input", True),
+    (["--batch", "0", S], b"", 2, "--batch: 0 is out of range", True),
+    (["--batch", "1025", "--randn-input", S], b"", 2,
+     "--batch: 1025 is out of range (expected 1 to 1024)", True),
 ]
 
 # Far from every option: no guess.

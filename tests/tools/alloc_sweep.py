@@ -44,6 +44,11 @@ COMMANDS = {
               "single,fused"],
     "input-csv-dir": ["--input", "SENTENCES", "--column", "s", "--format",
                       "csv", "--csv-dir", "DIR/out"],
+    # a notebook's order of draws, random input and dropout masks
+    "notebook": [S, "--randn-input", "--batch", "2", "--draw",
+                 "fused,input,block", "--d-model", "4", "--heads", "2",
+                 "--dropout", "0.2", "--attn-dropout", "0.3", "--threads",
+                 "1"],
 }
 
 

@@ -172,6 +172,28 @@ int main(void)
         NULL};
     const sizes c = {.V = 8, .T = 7, .S = 3, .D = 8, .O = 12, .H = 2, .F = 9};
     check_shapes(cross, &c, "cross-attention");
+    // --randn-input, the dropout tables: the same sizes, B = 3
+    static const char *const dropped[] = {"mha-explain",
+                                          "a b c a d e f",
+                                          "--variant",
+                                          "single,wrapper,fused,block",
+                                          "--d-model",
+                                          "8",
+                                          "--d-out",
+                                          "12",
+                                          "--heads",
+                                          "2",
+                                          "--ff",
+                                          "9",
+                                          "--randn-input",
+                                          "--batch",
+                                          "3",
+                                          "--dropout",
+                                          "0.5",
+                                          "--attn-dropout",
+                                          "0.25",
+                                          NULL};
+    check_shapes(dropped, &z, "a random input and dropout");
     static const char *const fused[] = {"mha-explain", "a b",     "--variant",
                                         "fused",       "--heads", "2",
                                         "--d-out",     "4",       NULL};
