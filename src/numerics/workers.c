@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -111,14 +112,22 @@ size_t workers_threads(const workers *w)
 }
 
 /* Starts the helpers not yet running; called with the lock held. One that
- * cannot be started leaves its share of the tasks to the others. */
+ * cannot be started leaves its share of the tasks to the others. The
+ * helpers start with every signal blocked, and keep it so: a signal is
+ * always handled by the thread that runs the program, so that the
+ * clean-up a signal runs (cli/cleanup.h) never interrupts it halfway
+ * through a change it made with the signals blocked. */
 static void start_helpers(workers *w)
 {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     while (w->started + 1 < w->threads) {
         if (pthread_create(&w->helper[w->started], NULL, helper_main, w) != 0)
             break;
         w->started++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void workers_run(workers *w, size_t n, double flops,
