@@ -103,7 +103,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         rc = chosen == NULL
                  ? err_nomem(err, _("the table list"))
                  : plot_page(plot, &tr, opt->tables != NULL ? chosen : NULL, n,
-                             heading, err);
+                             heading, &opt->plot_look, err);
         free(chosen);
     }
     if (rc == 0 && opt->focus != NULL)
