@@ -133,7 +133,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
             .precision = opt->precision, .full = opt->full, .trace = &tr};
-        const html_page page = {.masked = opt->causal && opt->kv == NULL,
+        const html_page page = {.look = &opt->plot_look,
+                                .masked = opt->causal && opt->kv == NULL,
                                 .scaled = opt->scale,
                                 .text = &text,
                                 .explain = &notes};

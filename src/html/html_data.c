@@ -24,6 +24,7 @@
 #include "html/html_parts.h"
 #include "cli/i18n.h"
 #include "numerics/tensor.h"
+#include "plot/colormap.h"
 
 void json_string(FILE *out, const char *s)
 {
@@ -317,6 +318,44 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
     fputs("},\n", out);
 }
 
+/* The 256 colours of a map as one string of RRGGBB (colormap.h). */
+static void json_colormap(FILE *out, const char *name)
+{
+    colormap m;
+    colormap_find(&m, name);
+    fputc('"', out);
+    for (int i = 0; i < COLORMAP_ENTRIES; i++) {
+        rgb c = colormap_color(&m, (i + 0.5) / COLORMAP_ENTRIES);
+        fprintf(out, "%02x%02x%02x", c.r, c.g, c.b);
+    }
+    fputc('"', out);
+}
+
+/* "colors": the matrix view's colours as --plot draws them
+ * (plot_style.h): the scale ("table", "row" or "fixed"), the map for
+ * values of one sign and for both, whether both signs are centred on 0,
+ * and the numbers in the cells. */
+static void json_colors(FILE *out, const plot_style *look)
+{
+    plot_style d = plot_style_default();
+    if (look == NULL)
+        look = &d;
+    static const char *const scales[] = {
+        [SCALE_TABLE] = "table", [SCALE_ROW] = "row", [SCALE_FIXED] = "fixed"};
+    colormap m;
+    bool given = look->cmap != NULL && colormap_find(&m, look->cmap);
+    fprintf(out,
+            "\"colors\":{\"scale\":\"%s\",\"numbers\":%s,"
+            "\"decimals\":%d,\"centred\":%s,\n\"map\":",
+            scales[look->scale], look->numbers ? "true" : "false",
+            look->decimals,
+            !given || colormap_diverging(&m) ? "true" : "false");
+    json_colormap(out, given ? look->cmap : "viridis");
+    fputs(",\n\"mapBoth\":", out);
+    json_colormap(out, given ? look->cmap : "RdBu_r");
+    fputs("},\n", out);
+}
+
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
@@ -331,6 +370,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     }
     fputc('{', out);
     json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
+    json_colors(out, page->look);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");

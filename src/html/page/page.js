@@ -7,8 +7,8 @@
  * and rounded once (Math.fround) is the float32 product or quotient.
  *
  * Head view: queries left, keys right, a line per unmasked pair and head
- * (when there are very many, only a followed token's). Matrix view: each head's weights (or scores) as a viridis
- * heat map (a canvas for big heads). Neuron view: one score from q and k,
+ * (when there are very many, only a followed token's). Matrix view: each head's weights (or scores) as a
+ * heat map in the colours of --plot (a canvas for big heads). Neuron view: one score from q and k,
  * then its softmax row. Steps: the computation step by step, with the
  * --explain notes and the text tables. The DOM contract the tests rely on
  * is in docs/html.md.
@@ -97,10 +97,22 @@
   var HEAD_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7',
                       '#E69F00', '#56B4E9', '#000000', '#B8A000'];
 
-  /* viridis at 0, 0.1, ..., 1 */
-  var VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e',
-                 '#21918c', '#22a884', '#44bf70', '#7ad151', '#bddf26',
-                 '#fde725'];
+  /* The matrix view's colours, as --plot draws them (data.colors,
+   * docs/html.md): each head's own range (scale "table"), each row's
+   * ("row"), or weights from 0 to 1 ("fixed"); a map of 256 colours for
+   * values of one sign and one for both signs (centred on 0 unless the
+   * map is not a diverging one); the numbers in the cells and their
+   * decimals. */
+  var COLORS = data.colors || {scale: 'fixed', numbers: true, decimals: 2,
+                               centred: true};
+
+  /* A map of 256 colours from its RRGGBB string (grey without one). */
+  function lutOf(hex) {
+    var out = [];
+    for (var k = 0; k < 256; k++)
+      out.push(hex ? hexToRgb('#' + hex.substr(6 * k, 6)) : [k, k, k]);
+    return out;
+  }
 
   var state = {
     variant: 0,          /* index into data.variants */
@@ -162,23 +174,19 @@
     return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
   }
 
-  var VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
+  var MAP_ONE = lutOf(COLORS.map), MAP_BOTH = lutOf(COLORS.mapBoth);
 
-  /* The viridis colour of t in [0, 1] as [r, g, b]. */
-  function viridisRgb(t) {
-    t = t > 0 ? (t < 1 ? t : 1) : 0;
-    var x = t * (VIRIDIS.length - 1);
-    var i = Math.min(VIRIDIS.length - 2, Math.floor(x));
-    var f = x - i;
-    var a = VIRIDIS_RGB[i], b = VIRIDIS_RGB[i + 1];
-    return [Math.round(a[0] + (b[0] - a[0]) * f),
-            Math.round(a[1] + (b[1] - a[1]) * f),
-            Math.round(a[2] + (b[2] - a[2]) * f)];
+  /* The entry of a 256-colour map for t in [0, 1], as matplotlib takes
+   * it: floor(256 t), 255 at 1. */
+  function lutIndex(t) {
+    if (!(t > 0)) return 0;
+    return t >= 1 ? 255 : Math.min(255, Math.floor(t * 256));
   }
 
-  /* The viridis colour of t in [0, 1], and whether text on it is dark. */
-  function viridis(t) {
-    return {css: 'rgb(' + viridisRgb(t).join(',') + ')', darkText: t > 0.55};
+  /* Whether black text reads better than white on [r, g, b] (as the
+   * pictures choose, from the colour's luminance). */
+  function darkTextOn(c) {
+    return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255 > 0.408;
   }
 
   /* The page's words in the run's language: data.labels, when present,
@@ -520,20 +528,55 @@
 
   /* ---- matrix view ---- */
 
-  /* The range the colours span: weights 0..1; scores a head's finite
-   * minimum..maximum. */
-  function range(m, kind) {
-    if (kind === 'weights') return [0, 1];
+  /* The smallest and largest unmasked finite values of rows [r0, r1),
+   * or null. */
+  function valueRange(m, r0, r1) {
     var lo = Infinity, hi = -Infinity;
-    for (var i = 0; i < m.rows; i++) {
+    for (var i = r0; i < r1; i++) {
       var row = m.row(i);
       for (var j = 0; j < m.cols; j++) {
         var x = row[j];
-        if (isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }
+        if (unmasked(i, j) && isFinite(x)) {
+          if (x < lo) lo = x;
+          if (x > hi) hi = x;
+        }
       }
     }
-    if (!(lo < hi)) return [lo - 1, lo + 1];
+    return lo <= hi ? [lo, hi] : null;
+  }
+
+  /* The ends for a range (or null): centred on 0 for both signs on a
+   * diverging map; a single value at the top of the scale. */
+  function ends(r, both) {
+    if (!r) return [0, 1];
+    var lo = r[0], hi = r[1];
+    if (both && COLORS.centred) {
+      var top = Math.max(-lo, hi);
+      lo = -top;
+      hi = top;
+    }
+    if (hi === lo) lo = hi - (Math.abs(hi) > 0 ? Math.abs(hi) : 1);
     return [lo, hi];
+  }
+
+  /* A head's colour scale (COLORS): scale.at(i, x) is the map's entry for
+   * value x of row i, scale.lut the map. */
+  function range(m, kind) {
+    var whole = valueRange(m, 0, m.rows);
+    if (kind === 'weights' && COLORS.scale === 'fixed') whole = [0, 1];
+    var both = !!whole && whole[0] < 0 && whole[1] > 0;
+    var rows = [];
+    for (var i = 0; i < m.rows; i++) {
+      rows.push(COLORS.scale === 'row' ? ends(valueRange(m, i, i + 1), both)
+                                       : ends(whole, both));
+    }
+    return {
+      lut: both ? MAP_BOTH : MAP_ONE,
+      at: function (i, x) {
+        var lo = rows[i][0], hi = rows[i][1];
+        return lutIndex(hi > lo ? (x - lo) / (hi - lo) : 1);
+      }
+    };
   }
 
   function cellText(v, h, i, j, kind, value) {
@@ -576,10 +619,11 @@
       td.classList.add('masked');
       td.textContent = '\u2013';
     } else {
-      var c = viridis((x - r[0]) / (r[1] - r[0]));
-      td.style.background = c.css;
-      td.style.color = c.darkText ? '#000' : '#fff';
-      td.textContent = isFinite(x) ? x.toFixed(2) : value;
+      var c = r.lut[r.at(i, x)];
+      td.style.background = 'rgb(' + c.join(',') + ')';
+      td.style.color = darkTextOn(c) ? '#000' : '#fff';
+      td.textContent = !COLORS.numbers ? '' :
+        isFinite(x) ? x.toFixed(COLORS.decimals) : value;
     }
     function show() { readout.textContent = text; }
     td.addEventListener('mouseenter', show);
@@ -593,17 +637,6 @@
     return new Uint32Array(b.buffer)[0];
   }
 
-  var HEAT_TABLE = null;
-
-  /* viridis at 0, 1/255, ..., 1 as pixels */
-  function heatTable() {
-    if (!HEAT_TABLE) {
-      HEAT_TABLE = [];
-      for (var k = 0; k <= 255; k++)
-        HEAT_TABLE.push(rgbaWord(viridisRgb(k / 255)));
-    }
-    return HEAT_TABLE;
-  }
 
   /* A big head: a canvas, a few pixels per value; the pointer or the
    * arrow keys pick a value, whose exact text goes to the readout. */
@@ -623,14 +656,11 @@
     var ctx = canvas.getContext('2d');
     var image = ctx.createImageData(canvas.width, canvas.height);
     var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
-    var lut = heatTable(), grey = rgbaWord([221, 221, 221]);
-    var lo = r[0], span = r[1] - r[0];
+    var lut = r.lut.map(rgbaWord), grey = rgbaWord([221, 221, 221]);
     for (var i = 0; i < m.rows; i++) {
       var row = m.row(i);
       for (var j = 0; j < m.cols; j++) {
-        var t = (row[j] - lo) / span;
-        var c = !unmasked(i, j) ? grey
-          : lut[Math.round((t > 0 ? (t < 1 ? t : 1) : 0) * 255)];
+        var c = !unmasked(i, j) ? grey : lut[r.at(i, row[j])];
         for (var y = i * px; y < (i + 1) * px; y++)
           for (var x = j * px; x < (j + 1) * px; x++)
             pixels[y * width + x] = c;
