@@ -318,15 +318,21 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
     fputs("},\n", out);
 }
 
-/* The 256 colours of a map as one string of RRGGBB (colormap.h). */
+/* The 256 colours of a map (colormap.h) as base64 of their bytes, red,
+ * green and blue of each in turn (768 bytes: no padding). */
 static void json_colormap(FILE *out, const char *name)
 {
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     colormap m;
     colormap_find(&m, name);
     fputc('"', out);
     for (int i = 0; i < COLORMAP_ENTRIES; i++) {
         rgb c = colormap_color(&m, (i + 0.5) / COLORMAP_ENTRIES);
-        fprintf(out, "%02x%02x%02x", c.r, c.g, c.b);
+        fputc(digits[c.r >> 2], out);
+        fputc(digits[((c.r & 3) << 4) | (c.g >> 4)], out);
+        fputc(digits[((c.g & 15) << 2) | (c.b >> 6)], out);
+        fputc(digits[c.b & 63], out);
     }
     fputc('"', out);
 }

@@ -50,6 +50,7 @@
 #define LABEL_SIZE 10.0
 #define TITLE_SIZE 11.0
 #define HEADING_SIZE 13.0
+#define MIN_COL_SIZE 8.0  /* column labels shrink to this to go across */
 #define PANEL_BAR_GAP 8.0 /* between a heat map and its own colour bar */
 #define QUARTER_TURN (-1.57079632679489661923) /* text reading upwards */
 
@@ -275,6 +276,7 @@ typedef struct {
     double col_label_v;     /* the tallest column label turned or upright */
     double title_w;         /* the widest panel title */
     bool rotate_cols;       /* column labels upright when they do not fit */
+    double col_size;        /* their size in points when they go across */
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
 } section;
@@ -668,7 +670,13 @@ static void size_section(section *S, double line_h, double title_h)
     S->cell = cell;
     S->label_every = (size_t)ceil(line_h / cell);
     S->label_every = S->label_every < 1 ? 1 : S->label_every;
-    S->rotate_cols = S->col_label_w > cell - 2.0;
+    /* across the page when they fit, at a smaller size if need be */
+    S->col_size = LABEL_SIZE;
+    if (S->col_label_w > cell - 2.0 &&
+        S->col_label_w * MIN_COL_SIZE / LABEL_SIZE <= cell - 2.0)
+        S->col_size =
+            floor(LABEL_SIZE * (cell - 2.0) / S->col_label_w * 10) / 10;
+    S->rotate_cols = S->col_label_w * S->col_size / LABEL_SIZE > cell - 2.0;
     double col_label_h = S->rotate_cols ? S->col_label_v : line_h;
     double map_w = (double)blocks(S->cols, S->block) * cell;
     double map_h = (double)blocks(S->rows, S->block) * cell;
@@ -729,7 +737,8 @@ static void place(figure *pg, cairo_t *cr)
         }
         y += row_h;
         S->top = top + pg->title_h + PAD;
-        double bar_bottom = S->top + S->bar_h + (S->masked ? LEGEND_H : 0);
+        double bar_bottom =
+            S->shared_bar ? S->top + S->bar_h + (S->masked ? LEGEND_H : 0) : 0;
         y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
         double bw = bar_width(cr, S);
         pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;
@@ -743,6 +752,50 @@ static void place(figure *pg, cairo_t *cr)
 
 /* The heading and the notes, at most as wide as the panels (or 480
  * points): their height. */
+static const char *masked_legend(const section *S);
+static void draw_masked(cairo_t *cr, double x, double y, double side);
+
+/* Whether section s's masked legend goes in the header: it has masked
+ * cells and no shared bar to put it under, and no section before it
+ * says the same. */
+static bool legend_in_header(const figure *pg, size_t s)
+{
+    const section *S = &pg->sections[s];
+    if (!S->masked || S->shared_bar)
+        return false;
+    for (size_t e = 0; e < s; e++)
+        if (legend_in_header(pg, e) &&
+            strcmp(masked_legend(&pg->sections[e]), masked_legend(S)) == 0)
+            return false;
+    return true;
+}
+
+/* The masked legends of the header side by side from (x, y), drawn
+ * (draw) or only measured; returns their width, *h their height. */
+static double header_legends(const figure *pg, cairo_t *cr, double x, double y,
+                             bool draw, double *h)
+{
+    double at = x, w, lh;
+    *h = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        if (!legend_in_header(pg, s))
+            continue;
+        const char *text = masked_legend(&pg->sections[s]);
+        text_size(cr, LABEL_FONT, text, 0, false, &w, &lh);
+        if (draw) {
+            draw_masked(cr, at, y, BAR_WIDTH);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            cairo_set_line_width(cr, 0.75);
+            cairo_rectangle(cr, at, y, BAR_WIDTH, BAR_WIDTH);
+            cairo_stroke(cr);
+            draw_text(cr, LABEL_FONT, text, 0, at + BAR_WIDTH + 6, y, 0, 0, 0);
+        }
+        *h = fmax(*h, fmax(lh, BAR_WIDTH));
+        at += BAR_WIDTH + 6 + w + GAP;
+    }
+    return at > x ? at - x - GAP : 0;
+}
+
 static double header_height(figure *pg, cairo_t *cr, double width)
 {
     double h = MARGIN, w, lh;
@@ -756,6 +809,11 @@ static double header_height(figure *pg, cairo_t *cr, double width)
         text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &lh);
         h += lh + (i + 1 == pg->n_notes ? PAD : 0);
         pg->header_w = w > pg->header_w ? w : pg->header_w;
+    }
+    w = header_legends(pg, cr, 0, 0, false, &lh);
+    if (w > 0) {
+        h += lh + PAD + GAP;
+        pg->header_w = fmax(pg->header_w, w);
     }
     return h;
 }
@@ -1055,8 +1113,8 @@ static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
             draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 1.0,
                       0.5, QUARTER_TURN);
         else
-            draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 0.5,
-                      0, 0);
+            draw_text(cr, font_of(false, S->col_size).name, t->cols->s[c],
+                      MAX_LABEL, cx, under, 0.5, 0, 0);
     }
 }
 
@@ -1123,7 +1181,7 @@ static double ticks_width(cairo_t *cr, const color_range *sc)
 static double bar_width(cairo_t *cr, const section *S)
 {
     double widest = S->shared_bar ? ticks_width(cr, &S->sc) : 0, w, h;
-    if (S->masked) {
+    if (S->masked && S->shared_bar) {
         text_size(cr, LABEL_FONT, masked_legend(S), 0, false, &w, &h);
         widest = fmax(widest, BAR_WIDTH + 6 + w);
     }
@@ -1191,7 +1249,7 @@ static void draw_colour_bar(cairo_t *cr, const section *S, double x)
                   0.5, 1.0, QUARTER_TURN);
         ly = y + height + 20;
     }
-    if (S->masked) {
+    if (S->masked && S->shared_bar) {
         draw_masked(cr, x, ly, BAR_WIDTH);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
@@ -1227,6 +1285,7 @@ static void draw_page(cairo_t *cr, const figure *pg)
         y += h;
         g_object_unref(layout);
     }
+    header_legends(pg, cr, MARGIN, y + PAD, true, &h);
     for (size_t i = 0; i < pg->n_panels; i++)
         draw_panel(cr, pg, &pg->panels[i]);
     for (size_t s = 0; s < pg->n_sections; s++)

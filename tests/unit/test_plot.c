@@ -1,7 +1,8 @@
 /* test_plot.c: --plot's pictures, read back. A known 12 x 12 causal head
  * is drawn to a PNG; cairo reads the PNG again and the colour at every
- * cell's centre must be the viridis colour of that cell's weight (the
- * terminal's colour map, heat.h), and every masked cell neutral grey
+ * cell's centre must be matplotlib's viridis colour of that cell's weight
+ * (colormap.h; its weights run from 0 to 1, so the default scale, the
+ * head's own range, is 0 to 1), and every masked cell neutral grey
  * (never a colour of the map). Tables chosen with --tables: scores of both
  * signs on the diverging map centred on 0 (colormap.h), their -inf cells
  * grey; values of one sign on viridis from the smallest to the largest.
@@ -23,6 +24,14 @@
 #include "plot/plot.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
+
+/* matplotlib's viridis at x (colormap.h). */
+static rgb viridis(double x)
+{
+    colormap m;
+    colormap_find(&m, "viridis");
+    return colormap_color(&m, x);
+}
 
 __attribute__((noreturn)) static void bail(const char *what)
 {
@@ -134,7 +143,8 @@ static int draw(const char *path, const trace *tr, const table *const *tables,
     plot_file *pf = plot_open(path, 1, width, height, err);
     if (pf == NULL)
         return -1;
-    if (plot_page(pf, tr, tables, n, NULL, err) != 0) {
+    plot_style style = plot_style_default();
+    if (plot_page(pf, tr, tables, n, NULL, &style, err) != 0) {
         plot_discard(pf);
         return -1;
     }
@@ -183,7 +193,7 @@ static void test_png_cells(const char *path)
 
     /* The heat map's top-left cell (weight 1) is the first yellow pixel
      * in reading order: the colour bar's yellow end lies further right. */
-    rgb yellow = heat_color(1.0);
+    rgb yellow = viridis(1.0);
     int x0 = -1, y0 = -1;
     for (int y = 0; y < h && x0 < 0; y++)
         for (int x = 0; x < w; x++) {
@@ -218,7 +228,7 @@ static void test_png_cells(const char *path)
                          px[2]);
                 continue;
             }
-            rgb want = heat_color((double)weight(r, c));
+            rgb want = viridis((double)weight(r, c));
             if (close_to(px, want, 2))
                 coloured++;
             else
@@ -317,7 +327,7 @@ static bool score_colour(size_t r, size_t c, rgb *want)
 
 static bool value_colour(size_t r, size_t c, rgb *want)
 {
-    *want = heat_color(((double)value(r, c) - 0.5) / 3.5);
+    *want = viridis(((double)value(r, c) - 0.5) / 3.5);
     return true;
 }
 

@@ -106,11 +106,15 @@
   var COLORS = data.colors || {scale: 'fixed', numbers: true, decimals: 2,
                                centred: true};
 
-  /* A map of 256 colours from its RRGGBB string (grey without one). */
-  function lutOf(hex) {
-    var out = [];
-    for (var k = 0; k < 256; k++)
-      out.push(hex ? hexToRgb('#' + hex.substr(6 * k, 6)) : [k, k, k]);
+  /* A map of 256 colours from base64 of their red, green and blue
+   * bytes (grey without one). */
+  function lutOf(b64) {
+    var bin = b64 ? atob(b64) : '', out = [];
+    for (var k = 0; k < 256; k++) {
+      out.push(bin.length === 768 ? [bin.charCodeAt(3 * k),
+                                     bin.charCodeAt(3 * k + 1),
+                                     bin.charCodeAt(3 * k + 2)] : [k, k, k]);
+    }
     return out;
   }
 
