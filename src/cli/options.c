@@ -10,7 +10,7 @@
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
-#include "plot/colormap.h"
+#include "render/colormap.h"
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
 static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,

@@ -24,7 +24,7 @@
 #include "html/html_parts.h"
 #include "cli/i18n.h"
 #include "numerics/tensor.h"
-#include "plot/colormap.h"
+#include "render/colormap.h"
 
 void json_string(FILE *out, const char *s)
 {

@@ -22,7 +22,7 @@
 
 #include <pango/pangocairo.h>
 
-#include "plot/colormap.h"
+#include "render/colormap.h"
 #include "plot/svg_text.h"
 #include "render/heat.h"
 #include "cli/i18n.h"

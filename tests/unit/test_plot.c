@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plot/colormap.h"
+#include "render/colormap.h"
 #include "render/heat.h"
 #include "plot/plot.h"
 #include "model/trace.h"

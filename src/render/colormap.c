@@ -1,5 +1,5 @@
 /* colormap.c: matplotlib's colour maps looked up by name (colormap.h). */
-#include "plot/colormap.h"
+#include "render/colormap.h"
 
 #include <math.h>
 #include <stdio.h>

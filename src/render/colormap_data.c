@@ -6,7 +6,7 @@
  * ColorBrewer maps (www.colorbrewer.org, Apache License 2.0) and of
  * Kenneth Moreland's coolwarm, copied digit for digit. colormap.c
  * builds the same 256-entry tables matplotlib does from them. */
-#include "plot/colormap_data.h"
+#include "render/colormap_data.h"
 
 /* clang-format off */
 static const double viridis_rgb[256][3] = {

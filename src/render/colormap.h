@@ -1,5 +1,5 @@
-/* colormap.h: the colour maps of the pictures and the page (--cmap), the
- * colours matplotlib's and seaborn's maps of the same names give.
+/* colormap.h: the colour maps of the terminal (viridis, heat.h), the
+ * pictures and the page (--cmap): the colours matplotlib's and seaborn's maps of the same names give.
  *
  * A map is named as a notebook names it for matplotlib or seaborn:
  * viridis, magma, inferno, plasma, cividis, Blues, Greens, Greys,
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plot/colormap_data.h"
+#include "render/colormap_data.h"
 #include "render/heat.h"
 
 #define COLORMAP_ENTRIES 256
