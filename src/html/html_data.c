@@ -207,6 +207,12 @@ static const char *const page_words[] = {
        "focus (Tab) a token to draw its lines."),
     N_("Hover or focus (Tab) a token to follow its lines; its weights appear "
        "beside the other column, one per shown head."),
+    N_("A click keeps its lines shown; the arrow keys move from token to "
+       "token; a double-click on a line shows only its head (again: every "
+       "head)."),
+    /* TRANSLATORS: the --html step-through's counter; {0} and {1} are
+     * numbers; keep the arrows */
+    N_("step {0} of {1} (← and → keys)"),
     /* TRANSLATORS: the titles of the --html page's steps */
     N_("Tokens"),
     N_("Embeddings"),
@@ -245,8 +251,12 @@ static const char *const page_words[] = {
        "is written above"),
     /* TRANSLATORS: the corner of a matrix: queries down, keys across */
     N_("query \\ key"),
+    /* TRANSLATORS: the ends of the --html matrix view's colour legend */
     N_("lowest score of the head"),
+    N_("lowest weight of the head"),
+    N_("lowest of its row"),
     N_("highest"),
+    N_("A double-click on a map shows only its head (again: every head)."),
     N_("Queries down, keys across; grey: masked. Point at a value, or focus "
        "a map (Tab) and move with the arrow keys, for its exact value."),
     N_("Cells show two decimals; hover or focus a cell for its exact value."),

@@ -123,7 +123,9 @@
     view: 'head',        /* 'head', 'matrix', 'neuron' or 'steps' */
     step: 0,             /* the step on view in 'steps' */
     matrix: 'weights',   /* 'weights' or 'scores' */
-    neuron: {head: 0, query: 0, key: 0},
+    neuron: null,        /* {head, query, key}; null: an informative
+                            pair, chosen when the view first opens */
+    pinned: null,        /* {side, i}: the head view's clicked token */
     shown: []            /* shown[h]: head h is drawn */
   };
 
@@ -348,6 +350,50 @@
     return label;
   }
 
+  /* Only head h shown, or every head again when h is already alone (a
+   * double-click on a head's line, map or toggle). */
+  function soloHead(h) {
+    var alone = state.shown.every(function (on, k) { return on === (k === h); });
+    for (var k = 0; k < state.shown.length; k++)
+      state.shown[k] = alone || k === h;
+    document.querySelectorAll('#head-toggles input').forEach(function (b) {
+      b.checked = state.shown[Number(b.getAttribute('data-head'))];
+    });
+    draw();
+  }
+
+  /* Arrow keys over a grid of elements: items(r, c) gives the element at
+   * row r, column c, or null; the one focused keeps the grid's only Tab
+   * stop (tabindex 0, the others -1), so Tab goes past the grid in one
+   * step and the arrows move within it. */
+  function arrowGrid(container, rows, cols, items, start) {
+    var at = {r: start ? start.r : 0, c: start ? start.c : 0};
+    for (var r = 0; r < rows; r++)
+      for (var c = 0; c < cols; c++) {
+        var e = items(r, c);
+        if (e) e.setAttribute('tabindex', r === at.r && c === at.c ? 0 : -1);
+      }
+    container.addEventListener('keydown', function (ev) {
+      var moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1],
+                   ArrowRight: [0, 1], Home: [0, -cols], End: [0, cols]};
+      var mv = moves[ev.key];
+      if (!mv || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      var from = ev.target;
+      var r0 = Number(from.getAttribute('data-grid-row'));
+      var c0 = Number(from.getAttribute('data-grid-col'));
+      if (isNaN(r0) || isNaN(c0)) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      var r1 = Math.max(0, Math.min(rows - 1, r0 + mv[0]));
+      var c1 = Math.max(0, Math.min(cols - 1, c0 + mv[1]));
+      var to = items(r1, c1);
+      if (!to) return;
+      from.setAttribute('tabindex', -1);
+      to.setAttribute('tabindex', 0);
+      to.focus();
+    });
+  }
+
   /* ---- head view ---- */
 
   var TOP = 44;
@@ -389,6 +435,16 @@
     });
   }
 
+  /* Double-clicking a line shows only its head (again: every head). */
+  function soloOnDoubleClick(box) {
+    box.addEventListener('dblclick', function (e) {
+      var h = e.target.getAttribute && e.target.getAttribute('data-head');
+      if (h === null || h === undefined) return;
+      e.preventDefault();
+      soloHead(Number(h));
+    });
+  }
+
   function drawHeadView() {
     var v = variant();
     var rows = Math.max(data.queries.length, data.keys.length);
@@ -418,17 +474,30 @@
       });
     }
     var weightTexts = {query: [], key: []};
+    var tokens = {query: [], key: []};
     function tokenColumn(side, words, x, anchor, weightX) {
       words.forEach(function (word, i) {
         var t = svgEl('text', {'class': 'token', x: x, y: rowY(i),
-                               'text-anchor': anchor, tabindex: 0,
+                               'text-anchor': anchor, tabindex: -1,
                                'data-side': side, 'data-token': i,
+                               'data-grid-row': i,
+                               'data-grid-col': side === 'query' ? 0 : 1,
                                'aria-label': side + ' ' + i + ': ' + word},
                       word);
         t.addEventListener('mouseenter', function () { follow(side, i); });
         t.addEventListener('focus', function () { follow(side, i); });
-        t.addEventListener('mouseleave', unfollow);
-        t.addEventListener('blur', unfollow);
+        t.addEventListener('mouseleave', leave);
+        t.addEventListener('blur', leave);
+        /* a click (or Enter) keeps the token's lines shown until the
+         * token is clicked again or another one is */
+        t.addEventListener('click', function () { pin(side, i); });
+        t.addEventListener('keydown', function (e) {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            pin(side, i);
+          }
+        });
+        tokens[side].push(t);
         s.appendChild(t);
         var wt = svgEl('text', {'class': 'weights', x: weightX, y: rowY(i),
                                 'text-anchor': anchor,
@@ -441,6 +510,14 @@
                 X_QUERY - 10 - 13 * maxLength(data.queries));
     tokenColumn('key', data.keys, X_KEY, 'start',
                 X_KEY + 10 + 13 * maxLength(data.keys));
+    /* one Tab stop for the tokens; the arrow keys move among them, up and
+     * down a column, left and right across */
+    arrowGrid(s, Math.max(data.queries.length, data.keys.length), 2,
+              function (r, c) {
+                var col = tokens[c === 0 ? 'query' : 'key'];
+                return col[Math.min(r, col.length - 1)] || null;
+              });
+    soloOnDoubleClick(lines);
     if (many) {
       views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
         tr('This run has {0} lines, more than {1} can be drawn at once: ' +
@@ -450,7 +527,10 @@
     views.head.appendChild(box);
     views.head.appendChild(el('p', {'class': 'summary hint'},
       tr('Hover or focus (Tab) a token to follow its lines; its weights ' +
-         'appear beside the other column, one per shown head.')));
+         'appear beside the other column, one per shown head.') + ' ' +
+      tr('A click keeps its lines shown; the arrow keys move from token ' +
+         'to token; a double-click on a line shows only its head (again: ' +
+         'every head).')));
 
     function showLines(test) {
       var all = lines.childNodes;
@@ -521,7 +601,37 @@
       readout.textContent = '';
     }
 
-    unfollow();
+    /* Leaving a token: back to the clicked token's lines, or every line. */
+    function leave() {
+      var p = state.pinned;
+      if (p && tokens[p.side][p.i]) follow(p.side, p.i);
+      else unfollow();
+    }
+
+    /* A click on a token keeps its lines shown (data-pinned); a click on
+     * it again lets them go. */
+    function pin(side, i) {
+      var p = state.pinned;
+      state.pinned = p && p.side === side && p.i === i ? null
+                                                      : {side: side, i: i};
+      markPinned();
+      if (state.pinned) follow(side, i);
+      else unfollow();
+    }
+
+    function markPinned() {
+      var p = state.pinned;
+      tokens.query.concat(tokens.key).forEach(function (t) {
+        var on = !!p && t.getAttribute('data-side') === p.side &&
+                 Number(t.getAttribute('data-token')) === p.i;
+        t.classList.toggle('pinned', on);
+        if (on) t.setAttribute('data-pinned', 'true');
+        else t.removeAttribute('data-pinned');
+      });
+    }
+
+    markPinned();
+    leave();
   }
 
   function maxLength(words) {
@@ -534,13 +644,13 @@
 
   /* The smallest and largest unmasked finite values of rows [r0, r1),
    * or null. */
-  function valueRange(m, r0, r1) {
+  function valueRange(m, r0, r1, masked) {
     var lo = Infinity, hi = -Infinity;
     for (var i = r0; i < r1; i++) {
       var row = m.row(i);
       for (var j = 0; j < m.cols; j++) {
         var x = row[j];
-        if (unmasked(i, j) && isFinite(x)) {
+        if (!(masked ? masked(i, j) : !unmasked(i, j)) && isFinite(x)) {
           if (x < lo) lo = x;
           if (x > hi) hi = x;
         }
@@ -566,12 +676,19 @@
   /* A head's colour scale (COLORS): scale.at(i, x) is the map's entry for
    * value x of row i, scale.lut the map. */
   function range(m, kind) {
-    var whole = valueRange(m, 0, m.rows);
+    return textRange(m, kind, null);
+  }
+
+  /* range, with masked(i, j) saying which cells are masked (null: the
+   * causal mask) */
+  function textRange(m, kind, masked) {
+    var whole = valueRange(m, 0, m.rows, masked);
     if (kind === 'weights' && COLORS.scale === 'fixed') whole = [0, 1];
     var both = !!whole && whole[0] < 0 && whole[1] > 0;
     var rows = [];
     for (var i = 0; i < m.rows; i++) {
-      rows.push(COLORS.scale === 'row' ? ends(valueRange(m, i, i + 1), both)
+      rows.push(COLORS.scale === 'row' ? ends(valueRange(m, i, i + 1, masked),
+                                              both)
                                        : ends(whole, both));
     }
     return {
@@ -599,23 +716,32 @@
     });
     thead.appendChild(hr);
     table.appendChild(thead);
-    var tbody = el('tbody');
+    var tbody = el('tbody'), cells = [];
     for (var i = 0; i < m.rows; i++) {
       var row = el('tr');
       row.appendChild(el('th', {scope: 'row'}, data.queries[i]));
-      for (var j = 0; j < m.cols; j++)
-        row.appendChild(matrixCell(v, h, m, kind, r, i, j));
+      cells.push([]);
+      for (var j = 0; j < m.cols; j++) {
+        var td = matrixCell(v, h, m, kind, r, i, j);
+        cells[i].push(td);
+        row.appendChild(td);
+      }
       tbody.appendChild(row);
     }
     table.appendChild(tbody);
+    /* one Tab stop per map; the arrow keys move over its cells */
+    arrowGrid(table, m.rows, m.cols, function (a, b) {
+      return cells[a] ? cells[a][b] || null : null;
+    });
     return table;
   }
 
   function matrixCell(v, h, m, kind, r, i, j) {
     var value = m.text(i, j), x = m.value(i, j);
-    var td = el('td', {'class': 'cell', tabindex: 0,
+    var td = el('td', {'class': 'cell', tabindex: -1,
                        'data-variant': v.name, 'data-head': h,
                        'data-query': i, 'data-key': j,
+                       'data-grid-row': i, 'data-grid-col': j,
                        'data-value': value});
     var text = cellText(v, h, i, j, kind, value);
     td.setAttribute('aria-label', text);
@@ -708,6 +834,65 @@
     return wrap;
   }
 
+  /* The widest of the texts in the page's font at px pixels. */
+  var MEASURE = null;
+  function textWidth(texts, px) {
+    if (!MEASURE) MEASURE = document.createElement('canvas').getContext('2d');
+    MEASURE.font = px + 'px system-ui, "Noto Sans", "DejaVu Sans", sans-serif';
+    return Math.max.apply(null, texts.map(function (t) {
+      return MEASURE.measureText(t).width;
+    }).concat([0]));
+  }
+
+  /* The cells' size so that every shown head's table fits the window
+   * under the view's top (8 heads of a short sentence on one 1280 x 720
+   * screen): the number of columns of tables that draws the cells
+   * largest, within 14 to 46 pixels wide. Sets the box's CSS
+   * variables. */
+  function fitMatrices(box, n, rows, cols) {
+    var top = box.getBoundingClientRect().top + window.scrollY;
+    var W = Math.max(320, document.documentElement.clientWidth - 44);
+    var H = Math.max(240, window.innerHeight - top - 8);
+    var label = Math.max(textWidth(data.queries, 13),
+                         textWidth([tr('query \\ key')], 13)) + 12;
+    var best = null;
+    for (var c = 1; c <= n; c++) {
+      var lines = Math.ceil(n / c);
+      var w = ((W - (c - 1) * 20) / c - label) / cols;
+      var h = ((H - (lines - 1) * 10) / lines - 48) / rows;
+      var cell = Math.min(w, h / 0.74);
+      if (!best || cell > best.cell) best = {cell: cell, cols: c};
+    }
+    var cw = Math.max(14, Math.min(46, Math.floor(best.cell)));
+    box.style.setProperty('--cell-w', cw + 'px');
+    box.style.setProperty('--cell-h', Math.max(12, Math.floor(cw * 0.74)) +
+                          'px');
+    box.style.setProperty('--cell-font', Math.max(8, Math.min(12,
+      Math.floor(cw / (3.2 + 0.5 * COLORS.decimals)))) + 'px');
+    box.style.setProperty('--label-font', (cw < 30 ? 12 : 14) + 'px');
+    box.classList.toggle('compact', cw < 30);
+  }
+
+  /* The legend of the colours: the map and what its ends are. */
+  function matrixLegend(kind, r) {
+    var legend = el('div', {'class': 'legend'});
+    var stops = [];
+    for (var k = 0; k <= 10; k++) {
+      var c = r.lut[Math.min(255, Math.floor(k * 25.6))];
+      stops.push('rgb(' + c.join(',') + ') ' + (k * 10) + '%');
+    }
+    var fixed = kind === 'weights' && COLORS.scale === 'fixed';
+    var low = fixed ? '0'
+      : COLORS.scale === 'row' ? tr('lowest of its row')
+      : kind === 'weights' ? tr('lowest weight of the head')
+      : tr('lowest score of the head');
+    legend.appendChild(el('span', {}, low));
+    legend.appendChild(el('span', {'class': 'bar', style:
+      'background:linear-gradient(to right,' + stops.join(',') + ')'}));
+    legend.appendChild(el('span', {}, fixed ? '1' : tr('highest')));
+    return legend;
+  }
+
   function drawMatrixView() {
     var v = variant();
     var kind = state.matrix;
@@ -715,14 +900,24 @@
       {value: 'weights', label: 'attn_weights'},
       {value: 'scores', label: 'attn_scores'}
     ], kind, function (k) { state.matrix = k; draw(); });
-    views.matrix.appendChild(bar);
+    var top = el('div', {'class': 'controls matrix-top'});
+    top.appendChild(bar);
+    views.matrix.appendChild(top);
     var box = el('div', {'class': 'matrices'});
-    var big = false;
+    views.matrix.appendChild(box);
+    var big = false, shown = 0, legendRange = null;
+    v.heads.forEach(function (head, h) {
+      if (state.shown[h] && mat(head, kind)) shown++;
+    });
+    var m0 = v.heads.length ? mat(v.heads[0], kind) : null;
+    if (m0 && m0.rows * m0.cols <= CELL_LIMIT)
+      fitMatrices(box, Math.max(1, shown), m0.rows, m0.cols);
     v.heads.forEach(function (head, h) {
       if (!state.shown[h]) return;
       var m = mat(head, kind);
       if (!m) return;
       var r = range(m, kind);
+      legendRange = legendRange || r;
       var fig = el('figure', {'class': 'matrix', 'data-head': h});
       var cap = el('figcaption', {}, '');
       cap.appendChild(el('span', {'class': 'swatch',
@@ -730,6 +925,11 @@
       cap.appendChild(document.createTextNode(' ' + v.name + ', ' +
                                               headName(h) + ': attn_' + kind));
       fig.appendChild(cap);
+      /* a double-click on a map shows only its head (again: every head) */
+      fig.addEventListener('dblclick', function (e) {
+        e.preventDefault();
+        soloHead(h);
+      });
       if (m.rows * m.cols <= CELL_LIMIT) {
         fig.appendChild(matrixTable(v, h, m, kind, r));
       } else {
@@ -738,24 +938,15 @@
       }
       box.appendChild(fig);
     });
-    views.matrix.appendChild(box);
-    var legend = el('div', {'class': 'legend'});
-    var stops = VIRIDIS.map(function (c, i) {
-      return c + ' ' + (i * 10) + '%';
-    });
-    legend.appendChild(el('span', {}, kind === 'weights' ? '0' :
-                                      tr('lowest score of the head')));
-    legend.appendChild(el('span', {'class': 'bar', style:
-      'background:linear-gradient(to right,' + stops.join(',') + ')'}));
-    legend.appendChild(el('span', {}, kind === 'weights' ? '1' :
-                                      tr('highest')));
-    views.matrix.appendChild(legend);
-    views.matrix.appendChild(el('p', {'class': 'summary hint'}, big ?
+    if (legendRange) top.appendChild(matrixLegend(kind, legendRange));
+    views.matrix.appendChild(el('p', {'class': 'summary hint'}, (big ?
       tr('Queries down, keys across; grey: masked. Point at a value, or ' +
          'focus a map (Tab) and move with the arrow keys, for its exact ' +
          'value.')
       : tr('Cells show two decimals; hover or focus a cell for its exact ' +
-           'value.')));
+           'value.')) + ' ' +
+      tr('A double-click on a map shows only its head (again: every ' +
+         'head).')));
   }
 
   /* ---- neuron view ---- */
@@ -786,8 +977,28 @@
    * quotient, which is the correctly rounded float32 quotient, since a
    * double has more than twice a float's 24 bits plus two), and the
    * weight is exp x (1 / sum) rounded to float32: the program's weight. */
+  /* The pair the neuron view opens on: head 0's last query (which sees
+   * every key) and the key it attends to most, not query 0 against key 0,
+   * whose weight under the causal mask is always 1. */
+  function informativePair(v) {
+    var q = data.queries.length - 1, best = 0;
+    var w = v.heads.length ? mat(v.heads[0], 'weights') : null;
+    for (var j = 0; w && j < data.keys.length; j++)
+      if (unmasked(q, j) && w.value(q, j) > w.value(q, best)) best = j;
+    return {head: 0, query: Math.max(0, q), key: best};
+  }
+
+  /* The background of a number in the neuron view: the map for both
+   * signs, centred on 0 over the column's largest magnitude. */
+  function signedColour(x, top) {
+    var t = top > 0 ? 0.5 + x / (2 * top) : 0.5;
+    if (!COLORS.centred) t = top > 0 ? (x + top) / (2 * top) : 0.5;
+    return MAP_BOTH[lutIndex(t)];
+  }
+
   function drawNeuronView() {
     var v = variant();
+    if (!state.neuron) state.neuron = informativePair(v);
     var n = state.neuron;
     if (n.head >= v.heads.length) n.head = 0;
     if (!data.queries[n.query]) n.query = 0;
@@ -815,14 +1026,28 @@
     thead.appendChild(hr);
     table.appendChild(thead);
     var tbody = el('tbody');
+    /* q, k and q x k coloured by sign and size, each column on its own
+     * scale centred on 0 */
+    var columns = [[], [], []], tops = [0, 0, 0];
+    for (var d0 = 0; d0 < Q.cols; d0++) {
+      var x3 = [Q.value(i, d0), K.value(j, d0),
+                Math.fround(Q.value(i, d0) * K.value(j, d0))];
+      for (var c0 = 0; c0 < 3; c0++) {
+        columns[c0].push(x3[c0]);
+        if (isFinite(x3[c0])) tops[c0] = Math.max(tops[c0], Math.abs(x3[c0]));
+      }
+    }
     for (var d = 0; d < Q.cols; d++) {
       var row = el('tr');
       row.appendChild(el('th', {scope: 'row'}, 'dim' + d));
       var product = Math.fround(Q.value(i, d) * K.value(j, d));
       [Q.text(i, d), K.text(j, d), f32Text(product)].forEach(function (t, c) {
-        row.appendChild(el('td', {'class': 'num', 'data-col':
-                                  ['q', 'k', 'product'][c], 'data-dim': d},
-                           t));
+        var td = el('td', {'class': 'num', 'data-col':
+                           ['q', 'k', 'product'][c], 'data-dim': d}, t);
+        var rgb = signedColour(columns[c][d], tops[c]);
+        td.style.background = 'rgb(' + rgb.join(',') + ')';
+        td.style.color = darkTextOn(rgb) ? '#000' : '#fff';
+        row.appendChild(td);
       });
       tbody.appendChild(row);
     }
@@ -963,8 +1188,8 @@
     nav.appendChild(prev);
     nav.appendChild(next);
     nav.appendChild(el('span', {'class': 'step-count', id: 'step-count'},
-                       'step ' + (state.step + 1) + ' of ' + all.length +
-                       ' (\u2190 and \u2192 keys)'));
+                       tr('step {0} of {1} (\u2190 and \u2192 keys)',
+                          state.step + 1, all.length)));
     views.steps.appendChild(nav);
     views.steps.appendChild(el('h2', {id: 'step-title',
                                       'data-step-id': step.step},
@@ -975,8 +1200,99 @@
       note.appendChild(el('p', {}, sentence));
     });
     views.steps.appendChild(note);
-    views.steps.appendChild(el('pre', {'class': 'step-text', id: 'step-text',
-                                       tabindex: 0}, step.text));
+    var text = stepTables(step);
+    text.id = 'step-text';
+    text.setAttribute('tabindex', 0);
+    views.steps.appendChild(text);
+  }
+
+  /* The fields of a line of a text table: runs of non-spaces (labels
+   * are tokens, which hold no spaces, and numbers). */
+  function fields(line) {
+    return line.trim().split(/ +/);
+  }
+
+  /* A step's tables (the text output's, data.steps[].text) as HTML
+   * tables: a heading, the column labels, then a row label and the values
+   * of each row. Their columns line up whatever the script of the labels
+   * (the text pads a Chinese character as two cells, a browser's font
+   * does not), and attention weights and scores get the matrix view's
+   * colours. A block that is not such a table (a legend, a summary)
+   * stays text. */
+  function stepTables(step) {
+    var box = el('div', {'class': 'step-text'});
+    step.text.replace(/\n+$/, '').split('\n\n').forEach(function (block) {
+      var lines = block.split('\n');
+      /* the header: the first line whose next lines all have one field
+       * more (the row label) */
+      var h = -1;
+      for (var k = 0; k + 1 < lines.length && h < 0; k++) {
+        var n = fields(lines[k]).length, rows = 0;
+        for (var q = k + 1; q < lines.length &&
+             fields(lines[q]).length === n + 1; q++) rows++;
+        if (rows > 0 && k + 1 + rows === lines.length) h = k;
+      }
+      if (h < 0) {
+        box.appendChild(el('pre', {'class': 'step-block'}, block));
+        return;
+      }
+      for (var t = 0; t < h; t++)
+        box.appendChild(el('p', {'class': 'step-heading'}, lines[t]));
+      box.appendChild(stepTable(lines[h - 1] || '', fields(lines[h]),
+                                lines.slice(h + 1).map(fields)));
+    });
+    return box;
+  }
+
+  function stepTable(heading, cols, rows) {
+    var table = el('table', {'class': 'step-table'});
+    var hr = el('tr');
+    hr.appendChild(el('th', {}, ''));
+    cols.forEach(function (c) {
+      hr.appendChild(el('th', {scope: 'col'}, c));
+    });
+    var thead = el('thead');
+    thead.appendChild(hr);
+    table.appendChild(thead);
+    /* attention weights and scores: coloured as in the matrix view */
+    var kind = /attn_weights/.test(heading) ? 'weights'
+             : /attn_scores/.test(heading) ? 'scores' : null;
+    var values = rows.map(function (r) {
+      return r.slice(1).map(function (x) {
+        return x === '-inf' ? -Infinity : parseFloat(x);
+      });
+    });
+    var summarised = cols.indexOf('...') >= 0 ||
+                     rows.some(function (r) { return r[0] === '...'; });
+    function masked(i, j) {
+      return !summarised && (values[i][j] === -Infinity ||
+                             (kind === 'weights' && !unmasked(i, j)));
+    }
+    var m = {
+      rows: values.length, cols: cols.length,
+      row: function (i) { return values[i]; }
+    };
+    var r = kind ? textRange(m, kind, masked) : null;
+    var tbody = el('tbody');
+    rows.forEach(function (row, i) {
+      var line = el('tr');
+      line.appendChild(el('th', {scope: 'row'}, row[0]));
+      row.slice(1).forEach(function (x, j) {
+        var td = el('td', {}, x);
+        var v = values[i][j];
+        if (r && masked(i, j)) {
+          td.className = 'masked';
+        } else if (r && isFinite(v)) {
+          var c = r.lut[r.at(i, v)];
+          td.style.background = 'rgb(' + c.join(',') + ')';
+          td.style.color = darkTextOn(c) ? '#000' : '#fff';
+        }
+        line.appendChild(td);
+      });
+      tbody.appendChild(line);
+    });
+    table.appendChild(tbody);
+    return table;
   }
 
   function focusStep(which) {
