@@ -1001,6 +1001,54 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
               y + cell / 2, 0.5, 0.5, 0);
 }
 
+/* The path of a panel's masked cells. */
+static void masked_path(cairo_t *cr, const panel *p, const section *S,
+                        double mx, double my)
+{
+    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+                 nc = blocks(p->t->values.cols, k);
+    cairo_new_path(cr);
+    for (size_t r = 0; r < nr; r++)
+        for (size_t c = 0; c < nc; c++) {
+            double v;
+            if (!block_mean(p, k, r, c, &v))
+                cairo_rectangle(cr, mx + (double)c * S->cell,
+                                my + (double)r * S->cell, S->cell, S->cell);
+        }
+}
+
+/* A panel's masked cells as draw_masked draws one, all at once: one grey
+ * shape, and its hatching as lines across the map clipped to it (one
+ * path each, not one per cell: an SVG or PDF stays small). */
+static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
+                              double mx, double my)
+{
+    const double side = S->cell;
+    const double map_w = (double)blocks(p->t->values.cols, S->block) * side,
+                 map_h = (double)blocks(p->t->values.rows, S->block) * side;
+    cairo_save(cr);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
+    masked_path(cr, p, S, mx, my);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    if (side < 6.0)
+        return;
+    cairo_save(cr);
+    masked_path(cr, p, S, mx, my);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.62, 0.62, 0.62);
+    cairo_set_line_width(cr, side > 12.0 ? 1.0 : 0.5);
+    /* the lines x + y = mx + my + n step, as each cell's own */
+    double step = side > 12.0 ? side / 4.0 : 3.0;
+    for (double d = 0; d <= map_w + map_h; d += step) {
+        cairo_move_to(cr, mx + d - map_h, my + map_h);
+        cairo_line_to(cr, mx + d, my);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
 /* The heat map of a panel from (mx, my): a rectangle per drawn cell, or
  * for large maps one image of a pixel per cell, scaled up. */
 static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
@@ -1042,11 +1090,12 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
     }
     bool values = pg->style.numbers && cell >= ANNOTATE_FROM && k == 1;
     const double overlap = fmin(0.5, cell / 8);
+    bool any_masked = false;
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double x = mx + (double)c * cell, y = my + (double)r * cell, v;
             if (!block_mean(p, k, r, c, &v)) {
-                draw_masked(cr, x, y, cell);
+                any_masked = true;
                 continue;
             }
             rgb c8 = scale_color(p, r * k, v);
@@ -1061,6 +1110,8 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
             if (values)
                 annotate(cr, v, pg->style.decimals, c8, x, y, cell);
         }
+    if (any_masked)
+        draw_masked_cells(cr, p, S, mx, my);
 }
 
 /* An upright label from (cx, top) down: one character a line, the last
