@@ -347,6 +347,12 @@
     label.appendChild(el('span', {'class': 'swatch',
                                   style: 'background:' + headColour(h)}));
     label.appendChild(document.createTextNode(headName(h)));
+    /* a double-click shows only this head (again: every head); its two
+     * clicks have ticked the box off and on */
+    label.addEventListener('dblclick', function (e) {
+      e.preventDefault();
+      soloHead(h);
+    });
     return label;
   }
 
