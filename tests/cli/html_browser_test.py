@@ -706,6 +706,16 @@ def check_classroom_page(driver, mha, tmp):
     driver.execute_script("document.querySelectorAll('#head-toggles input')"
                           ".forEach(function (b) { if (!b.checked) "
                           "b.click(); })")
+    label = driver.find_element(By.XPATH, "//label[contains(@class, "
+                                "'head-toggle')][input[@data-head='2']]")
+    ActionChains(driver).double_click(label).perform()
+    heads = {l[1] for l in settled(driver, lambda ls: bool(ls) and all(
+        l[1] == "2" for l in ls))}
+    ok(heads == {"2"}, "a double-click on head 2's toggle shows only head 2",
+       heads)
+    ActionChains(driver).double_click(label).perform()
+    ok(len(settled(driver, lambda ls: len(ls) == 21 * 8)) == 21 * 8,
+       "a second double-click shows every head's lines again")
 
     # --color-scale and --cmap reach the matrix view
     page = os.path.join(tmp, "blues.html")
