@@ -165,7 +165,14 @@ static void log_layout(cairo_t *cr, svg_texts *log, PangoLayout *layout,
     double ux = 1, uy = 0;
     cairo_user_to_device_distance(cr, &ux, &uy);
     double angle = atan2(uy, ux) * 180.0 / 3.14159265358979323846;
-    double unit = hypot(ux, uy);
+    /* pango sets a size in points at its resolution (96 dots an inch
+     * unless set), not at the 72 of the SVG's points */
+    double dpi = pango_cairo_context_get_resolution(
+        pango_layout_get_context(layout));
+    if (dpi <= 0)
+        dpi = pango_cairo_font_map_get_resolution(
+            PANGO_CAIRO_FONT_MAP(pango_cairo_font_map_get_default()));
+    double unit = hypot(ux, uy) * dpi / 72.0;
     double ink[3] = {0, 0, 0}, alpha;
     cairo_pattern_get_rgba(cairo_get_source(cr), &ink[0], &ink[1], &ink[2],
                            &alpha);

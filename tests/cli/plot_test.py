@@ -114,10 +114,14 @@ def check_style(d):
     ok(blues_top in fills["blues"] and viridis_top not in fills["blues"],
        "--cmap Blues: matplotlib's Blues, its darkest blue at weight 1")
     def cell_numbers(name, decimals):
-        """The numbers written in the cells (the bars' ticks are 10 pt)."""
-        return [t for a, t in svg_texts(svgs[name])
+        """The numbers written in the cells (the bars' ticks are in the
+        labels' size)."""
+        texts = svg_texts(svgs[name])
+        label = [re.search(r'font-size="[\d.]+"', a).group(0)
+                 for a, t in texts if t.startswith("Q:")][0]
+        return [t for a, t in texts
                 if re.fullmatch(r"-?\d+\.\d{%d}" % decimals, t)
-                and 'font-size="10.00"' not in a]
+                and label not in a]
     cells = cell_numbers("table", 2)
     ok("1.00" in cells and len(cells) == 5 * 15,
        "the weights are written in the cells with 2 decimals "
