@@ -167,8 +167,8 @@ static void log_layout(cairo_t *cr, svg_texts *log, PangoLayout *layout,
     double angle = atan2(uy, ux) * 180.0 / 3.14159265358979323846;
     /* pango sets a size in points at its resolution (96 dots an inch
      * unless set), not at the 72 of the SVG's points */
-    double dpi = pango_cairo_context_get_resolution(
-        pango_layout_get_context(layout));
+    double dpi =
+        pango_cairo_context_get_resolution(pango_layout_get_context(layout));
     if (dpi <= 0)
         dpi = pango_cairo_font_map_get_resolution(
             PANGO_CAIRO_FONT_MAP(pango_cairo_font_map_get_default()));

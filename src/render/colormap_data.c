@@ -5,7 +5,8 @@
  * Renslow and Chris Anderton), the anchor colours of Cynthia Brewer's
  * ColorBrewer maps (www.colorbrewer.org, Apache License 2.0) and of
  * Kenneth Moreland's coolwarm, copied digit for digit. colormap.c
- * builds the same 256-entry tables matplotlib does from them. */
+ * builds the same 256-entry tables matplotlib does from them.
+ * Written by tests/tools/make_colormap_data.py. */
 #include "render/colormap_data.h"
 
 /* clang-format off */
