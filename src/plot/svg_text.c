@@ -57,9 +57,16 @@ int svg_texts_add(svg_texts *t, const char *text, size_t len, double x,
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
-    t->items[t->n++] = (svg_text){copy,     x,    y,
-                                  angle,    size, anchor,
-                                  families, bold, {rgb[0], rgb[1], rgb[2]}};
+    svg_text *e = &t->items[t->n++];
+    e->text = copy;
+    e->x = x;
+    e->y = y;
+    e->angle = angle;
+    e->size = size;
+    e->anchor = anchor;
+    e->families = families;
+    e->bold = bold;
+    memcpy(e->rgb, rgb, sizeof e->rgb);
     return 0;
 }
 
