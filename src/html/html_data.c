@@ -260,6 +260,7 @@ static const char *const page_words[] = {
     N_("Queries down, keys across; grey: masked. Point at a value, or focus "
        "a map (Tab) and move with the arrow keys, for its exact value."),
     N_("Cells show two decimals; hover or focus a cell for its exact value."),
+    N_("Hover or focus a cell for its exact value."),
     /* TRANSLATORS: the --html neuron view; q and k name the vectors */
     N_("query q"),
     N_("key k"),

@@ -949,8 +949,10 @@
       tr('Queries down, keys across; grey: masked. Point at a value, or ' +
          'focus a map (Tab) and move with the arrow keys, for its exact ' +
          'value.')
-      : tr('Cells show two decimals; hover or focus a cell for its exact ' +
-           'value.')) + ' ' +
+      : COLORS.numbers && COLORS.decimals === 2 ?
+        tr('Cells show two decimals; hover or focus a cell for its exact ' +
+           'value.')
+      : tr('Hover or focus a cell for its exact value.')) + ' ' +
       tr('A double-click on a map shows only its head (again: every ' +
          'head).')));
   }
