@@ -107,7 +107,8 @@ OPTION(COLOR, "color", 0, "WHEN", OUTPUT, 26,
 OPTION(COLOR_SCALE, "color-scale", 0, "S", OUTPUT, 32,
        N_("colours from each table's smallest to largest\n"
           "value (table), each row's (row), or 0 to 1 for\n"
-          "weights (fixed)                  (default table)"))
+          "weights (fixed), on the terminal, in --plot and\n"
+          "in --html                        (default table)"))
 OPTION(WIDTH, "width", 0, "N", OUTPUT, 30,
        N_("text columns; 0 for no limit (default: the\n"
           "terminal's width, else $COLUMNS, else 80)"))
@@ -121,6 +122,18 @@ OPTION(PLOT, "plot", 0, "FILE", PICTURES, 34,
 OPTION(PLOT_SIZE, "plot-size", 0, "WxH", PICTURES, 35,
        N_("the picture's size: pixels for .png, points for\n"
           ".svg and .pdf          (default: fit the panels)"))
+OPTION(CMAP, "cmap", 0, "NAME", PICTURES, 43,
+       N_("the colour map of --plot and --html, as matplotlib\n"
+          "names it: viridis, magma, Blues, RdBu, coolwarm,\n"
+          "... and NAME_r reversed  (default viridis; RdBu_r\n"
+          "for tables of both signs)"))
+OPTION(NUMBERS, "numbers", 0, "WHEN", PICTURES, 44,
+       N_("values in --plot's cells, with --precision\n"
+          "decimals (default 2): on, off  (default on)"))
+OPTION(COLORBAR, "colorbar", 0, "WHERE", PICTURES, 45,
+       N_("--plot's colour bars: panel (one per panel, on its\n"
+          "own scale), shared (one per table name), none\n"
+          "(default panel; shared with --color-scale fixed)"))
 OPTION(LAYOUT, "layout", 0, "HOW", TERMINAL, 37,
        N_("the same table of every head side by side (grid)\n"
           "or one under another (stack) (default: grid on a\n"

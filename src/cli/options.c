@@ -10,6 +10,7 @@
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
+#include "render/colormap.h"
 
 /* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
 static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
@@ -253,6 +254,7 @@ static void set_defaults(options *opt)
     opt->format = FORMAT_TEXT;
     opt->precision = 4;
     opt->batch = 1;
+    opt->plot_look = plot_style_default();
 }
 
 /* Checks that need every option: sizes that fit together, table names,
@@ -266,6 +268,14 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--column: goes with --input FILE"));
     if (opt->plot_width != 0 && opt->plot == NULL)
         return err_usage(err, _("--plot-size: goes with --plot FILE"));
+    if (opt->plot_look.cmap != NULL && opt->plot == NULL && opt->html == NULL)
+        return err_usage(err, _("--cmap: goes with --plot FILE or --html "
+                                "FILE"));
+    if (opt->plot_look.bars != BARS_AUTO && opt->plot == NULL)
+        return err_usage(err, _("--colorbar: goes with --plot FILE"));
+    opt->plot_look.scale = opt->color_scale;
+    if (opt->precision_given)
+        opt->plot_look.decimals = opt->precision;
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err,
                          _("--embeddings: cannot be combined with --input"));
@@ -436,6 +446,22 @@ static int check_plot_name(const char *path, mx_error *err)
                      path);
 }
 
+/* --cmap NAME: one of the colour maps of colormap.h. */
+static int parse_cmap(options *opt, const char *arg, mx_error *err)
+{
+    colormap m;
+    if (colormap_find(&m, arg)) {
+        opt->plot_look.cmap = arg;
+        return 0;
+    }
+    char names[512];
+    colormap_list(names, sizeof names);
+    return err_usage(err,
+                     _("--cmap: '%.60s' is not a colour map this program "
+                       "knows: %s, each also as NAME_r"),
+                     arg, names);
+}
+
 /* A side of --plot-size: digits only (leading zeros as the other
  * options take them); SIZE_MAX when too long to read. */
 static size_t plot_side(const char *digits, size_t len)
@@ -526,6 +552,7 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         if (parse_size(&n, "--precision", arg, 0, MAX_PRECISION, err) != 0)
             return -1;
         opt->precision = (int)n;
+        opt->precision_given = true;
         return 0;
     case OPT_FULL:
         opt->full = true;
@@ -548,6 +575,26 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         return check_plot_name(arg, err);
     case OPT_PLOT_SIZE:
         return parse_plot_size(opt, arg, err);
+    case OPT_CMAP:
+        return parse_cmap(opt, arg, err);
+    case OPT_NUMBERS:
+        if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+            return err_usage(err, _("--numbers: '%s' is not on or off"), arg);
+        opt->plot_look.numbers = strcmp(arg, "on") == 0;
+        return 0;
+    case OPT_COLORBAR:
+        if (strcmp(arg, "panel") == 0)
+            opt->plot_look.bars = BARS_PANEL;
+        else if (strcmp(arg, "shared") == 0)
+            opt->plot_look.bars = BARS_SHARED;
+        else if (strcmp(arg, "none") == 0)
+            opt->plot_look.bars = BARS_NONE;
+        else
+            return err_usage(err,
+                             _("--colorbar: '%s' is not panel, shared or "
+                               "none"),
+                             arg);
+        return 0;
     case OPT_EMBEDDINGS:
         return set_path(&opt->embeddings, "--embeddings", arg, err);
     case OPT_INPUT:

@@ -12,6 +12,7 @@
 #include "render/heat.h"
 #include "model/model.h"
 #include "model/tokenize.h"
+#include "plot/plot_style.h"
 
 /* Documented maxima, checked before anything is allocated. */
 #define MAX_WIDTH 8192 /* --d-model and --d-out */
@@ -53,14 +54,17 @@ typedef struct {
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;
     enum output_format format;
-    int precision;       /* --precision, decimals in text */
-    bool full;           /* --full: never summarise */
-    bool torch_style;    /* --style torch: tables as print(tensor) */
-    const char *csv_dir; /* --csv-dir, points into argv */
-    const char *html;    /* --html FILE, points into argv, or NULL */
-    const char *plot;    /* --plot FILE (.png, .svg, .pdf), or NULL */
-    size_t plot_width;   /* --plot-size W x H: pixels for PNG, points for */
-    size_t plot_height;  /* SVG and PDF; 0 for the drawing's own size */
+    int precision;        /* --precision, decimals in text */
+    bool full;            /* --full: never summarise */
+    bool torch_style;     /* --style torch: tables as print(tensor) */
+    const char *csv_dir;  /* --csv-dir, points into argv */
+    const char *html;     /* --html FILE, points into argv, or NULL */
+    const char *plot;     /* --plot FILE (.png, .svg, .pdf), or NULL */
+    size_t plot_width;    /* --plot-size W x H: pixels for PNG, points for */
+    size_t plot_height;   /* SVG and PDF; 0 for the drawing's own size */
+    plot_style plot_look; /* --cmap, --numbers, --colorbar, and
+                             --color-scale and --precision for --plot */
+    bool precision_given; /* --precision was on the command line */
 
     const char *embeddings; /* --embeddings FILE, or NULL */
     const char *input;      /* --input FILE, or NULL */

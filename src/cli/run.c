@@ -107,7 +107,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         rc = chosen == NULL ? err_nomem(err, _("the table list"))
                             : plot_page(files->plot, &tr,
                                         opt->tables != NULL ? chosen : NULL, n,
-                                        heading, err);
+                                        heading, &opt->plot_look, err);
         free(chosen);
     }
     if (rc == 0 && opt->focus != NULL)
@@ -137,7 +137,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
             .precision = opt->precision, .full = opt->full, .trace = &tr};
-        const html_page page = {.masked = opt->causal && opt->kv == NULL,
+        const html_page page = {.look = &opt->plot_look,
+                                .masked = opt->causal && opt->kv == NULL,
                                 .scaled = opt->scale,
                                 .text = &text,
                                 .explain = &notes};

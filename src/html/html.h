@@ -15,6 +15,7 @@
 #include "render/explain.h"
 #include "render/render.h"
 #include "model/trace.h"
+#include "plot/plot_style.h"
 
 /* What the page says about the run besides its tables. */
 typedef struct {
@@ -24,6 +25,8 @@ typedef struct {
                                       full (colour and width are the page's) */
     const explain_context *explain; /* the step-through's notes, with
                                       width EXPLAIN_NO_WRAP */
+    const plot_style *look;         /* the matrix view's colours and numbers, as
+                               --plot draws them (NULL: the defaults) */
 } html_page;
 
 /* The pages of a run: one, or with --input one per sentence. */

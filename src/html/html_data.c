@@ -24,6 +24,7 @@
 #include "html/html_parts.h"
 #include "cli/i18n.h"
 #include "numerics/tensor.h"
+#include "render/colormap.h"
 
 void json_string(FILE *out, const char *s)
 {
@@ -206,6 +207,12 @@ static const char *const page_words[] = {
        "focus (Tab) a token to draw its lines."),
     N_("Hover or focus (Tab) a token to follow its lines; its weights appear "
        "beside the other column, one per shown head."),
+    N_("A click keeps its lines shown; the arrow keys move from token to "
+       "token; a double-click on a line shows only its head (again: every "
+       "head)."),
+    /* TRANSLATORS: the --html step-through's counter; {0} and {1} are
+     * numbers; keep the arrows */
+    N_("step {0} of {1} (← and → keys)"),
     /* TRANSLATORS: the titles of the --html page's steps */
     N_("Tokens"),
     N_("Embeddings"),
@@ -244,11 +251,16 @@ static const char *const page_words[] = {
        "is written above"),
     /* TRANSLATORS: the corner of a matrix: queries down, keys across */
     N_("query \\ key"),
+    /* TRANSLATORS: the ends of the --html matrix view's colour legend */
     N_("lowest score of the head"),
+    N_("lowest weight of the head"),
+    N_("lowest of its row"),
     N_("highest"),
+    N_("A double-click on a map shows only its head (again: every head)."),
     N_("Queries down, keys across; grey: masked. Point at a value, or focus "
        "a map (Tab) and move with the arrow keys, for its exact value."),
     N_("Cells show two decimals; hover or focus a cell for its exact value."),
+    N_("Hover or focus a cell for its exact value."),
     /* TRANSLATORS: the --html neuron view; q and k name the vectors */
     N_("query q"),
     N_("key k"),
@@ -317,6 +329,50 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
     fputs("},\n", out);
 }
 
+/* The 256 colours of a map (colormap.h) as base64 of their bytes, red,
+ * green and blue of each in turn (768 bytes: no padding). */
+static void json_colormap(FILE *out, const char *name)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    colormap m;
+    colormap_find(&m, name);
+    fputc('"', out);
+    for (int i = 0; i < COLORMAP_ENTRIES; i++) {
+        rgb c = colormap_color(&m, (i + 0.5) / COLORMAP_ENTRIES);
+        fputc(digits[c.r >> 2], out);
+        fputc(digits[((c.r & 3) << 4) | (c.g >> 4)], out);
+        fputc(digits[((c.g & 15) << 2) | (c.b >> 6)], out);
+        fputc(digits[c.b & 63], out);
+    }
+    fputc('"', out);
+}
+
+/* "colors": the matrix view's colours as --plot draws them
+ * (plot_style.h): the scale ("table", "row" or "fixed"), the map for
+ * values of one sign and for both, whether both signs are centred on 0,
+ * and the numbers in the cells. */
+static void json_colors(FILE *out, const plot_style *look)
+{
+    plot_style d = plot_style_default();
+    if (look == NULL)
+        look = &d;
+    static const char *const scales[] = {
+        [SCALE_TABLE] = "table", [SCALE_ROW] = "row", [SCALE_FIXED] = "fixed"};
+    colormap m;
+    bool given = look->cmap != NULL && colormap_find(&m, look->cmap);
+    fprintf(out,
+            "\"colors\":{\"scale\":\"%s\",\"numbers\":%s,"
+            "\"decimals\":%d,\"centred\":%s,\n\"map\":",
+            scales[look->scale], look->numbers ? "true" : "false",
+            look->decimals,
+            !given || colormap_diverging(&m) ? "true" : "false");
+    json_colormap(out, given ? look->cmap : "viridis");
+    fputs(",\n\"mapBoth\":", out);
+    json_colormap(out, given ? look->cmap : "RdBu_r");
+    fputs("},\n", out);
+}
+
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
@@ -331,6 +387,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     }
     fputc('{', out);
     json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
+    json_colors(out, page->look);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");

@@ -239,22 +239,77 @@ static int surface_failed(cairo_surface_t *s, const plot_output *o,
 /* Draws the page onto target (w x h units, white), scaled by scale units
  * per point and centred. */
 static void draw_on(cairo_surface_t *target, const figure *fig, double w,
-                    double h, double scale)
+                    double h, double scale, svg_texts *texts)
 {
     cairo_t *cr = cairo_create(target);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
-    figure_draw(cr, fig, w, h, scale);
+    figure_draw(cr, fig, w, h, scale, texts);
     cairo_destroy(cr);
 }
 
+/* A growing copy of what cairo writes. */
+typedef struct {
+    char *bytes;
+    size_t len, cap;
+} byte_buffer;
+
+static cairo_status_t write_to_buffer(void *closure, const unsigned char *data,
+                                      unsigned int length)
+{
+    byte_buffer *b = closure;
+    if (b->len + length > b->cap) {
+        size_t cap = (b->len + length) * 2;
+        char *p = realloc(b->bytes, cap);
+        if (p == NULL)
+            return CAIRO_STATUS_NO_MEMORY;
+        b->bytes = p;
+        b->cap = cap;
+    }
+    memcpy(b->bytes + b->len, data, length);
+    b->len += length;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* An SVG page: cairo draws everything but the text into memory, then the
+ * text goes in as <text> elements (svg_text.h) on the way to o. */
+static int draw_svg(const figure *fig, double w, double h, double scale,
+                    plot_output *o, mx_error *err)
+{
+    byte_buffer svg = {0};
+    svg_texts *texts = svg_texts_new();
+    if (texts == NULL)
+        return err_nomem(err, _("the picture"));
+    cairo_surface_t *s =
+        cairo_svg_surface_create_for_stream(write_to_buffer, &svg, w, h);
+    cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
+    draw_on(s, fig, w, h, scale, texts);
+    cairo_surface_finish(s);
+    cairo_status_t st = cairo_surface_status(s);
+    cairo_surface_destroy(s);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = svg_text_write(svg.bytes, svg.len, texts, write_to, o);
+    free(svg.bytes);
+    svg_texts_free(texts);
+    if (st == CAIRO_STATUS_SUCCESS)
+        return 0;
+    if (st == CAIRO_STATUS_WRITE_ERROR)
+        return err_write(err, o->final_path,
+                         o->write_errno ? o->write_errno : EIO);
+    if (st == CAIRO_STATUS_NO_MEMORY)
+        return err_nomem(err, _("the picture"));
+    return err_set(err, EXIT_OUTPUT_ERROR, _("cannot draw %s: %s"),
+                   o->final_path, cairo_status_to_string(st));
+}
+
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
-              size_t n, const char *heading, mx_error *err)
+              size_t n, const char *heading, const plot_style *style,
+              mx_error *err)
 {
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
                        _("--plot: more sentences than expected"));
-    figure *fig = figure_make(tr, tables, n, heading, err);
+    figure *fig = figure_make(tr, tables, n, heading, style, err);
     if (fig == NULL)
         return -1;
     double w, h;
@@ -267,7 +322,7 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
     switch (pf->format) {
     case PLOT_PNG:
         s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
-        draw_on(s, fig, w, h, scale);
+        draw_on(s, fig, w, h, scale, NULL);
         cairo_surface_flush(s);
         if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS &&
             cairo_surface_write_to_png_stream(s, write_to, o) !=
@@ -276,14 +331,11 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
                            o->write_errno ? o->write_errno : EIO);
         break;
     case PLOT_SVG:
-        s = cairo_svg_surface_create_for_stream(write_to, o, w, h);
-        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
-        draw_on(s, fig, w, h, scale);
-        cairo_surface_finish(s);
+        rc = draw_svg(fig, w, h, scale, o, err);
         break;
     case PLOT_PDF:
         cairo_pdf_surface_set_size(pf->pdf, w, h);
-        draw_on(pf->pdf, fig, w, h, scale);
+        draw_on(pf->pdf, fig, w, h, scale, NULL);
         cairo_surface_show_page(pf->pdf);
         break;
     }

@@ -26,6 +26,7 @@
 #include "cli/error.h"
 #include "io/outputs.h"
 #include "model/trace.h"
+#include "plot/plot_style.h"
 
 typedef struct plot_file plot_file;
 
@@ -43,9 +44,11 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
 /* Draws the next sentence's page: the n tables (those --tables chose;
  * tables of token ids are left out) or, when tables is NULL, every head's
  * attn_weights and any attn_weights_avg of tr. tr gives the scores that
- * say which weights are masked. heading (or NULL) is written above. */
+ * say which weights are masked. heading (or NULL) is written above;
+ * style says how (plot_style.h). */
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
-              size_t n, const char *heading, mx_error *err);
+              size_t n, const char *heading, const plot_style *style,
+              mx_error *err);
 
 /* Completes every file (a PDF's last bytes) and closes it: before the
  * transaction commits. */

@@ -22,7 +22,8 @@
 
 #include <pango/pangocairo.h>
 
-#include "plot/colormap.h"
+#include "render/colormap.h"
+#include "plot/svg_text.h"
 #include "render/heat.h"
 #include "cli/i18n.h"
 
@@ -46,10 +47,43 @@
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
 #define LEGEND_H 50.0 /* the masked cells' legend under a bar */
-#define LABEL_FONT "Sans 10"
-#define TITLE_FONT "Sans Bold 11"
-#define HEADING_FONT "Sans Bold 13"
+#define LABEL_SIZE 10.0
+#define TITLE_SIZE 11.0
+#define HEADING_SIZE 13.0
+#define MIN_COL_SIZE 8.0  /* column labels shrink to this to go across */
+#define PANEL_BAR_GAP 8.0 /* between a heat map and its own colour bar */
 #define QUARTER_TURN (-1.57079632679489661923) /* text reading upwards */
+
+/* The font families of the pictures, in pango's syntax: the translators
+ * name the face of their script first, so that Chinese is drawn in the
+ * face of its locale (Noto Sans CJK TC for zh_TW, SC for zh_CN), not
+ * the first CJK face fontconfig lists (the Japanese one). */
+static const char *font_families(void)
+{
+    /* TRANSLATORS: the font families of the pictures (--plot), in pango's
+     * syntax, comma-separated, the face for your script first; keep
+     * "Sans" last. zh_TW: "Noto Sans CJK TC,Sans"; zh_CN: "Noto Sans CJK
+     * SC,Sans"; languages written in Latin letters: "Sans". */
+    return _("Sans");
+}
+
+/* A font's name for pango, "FAMILIES [Bold] SIZE", held by value so
+ * that font_of(...).name lasts for the call it is passed to. */
+typedef struct {
+    char name[160];
+} font_name;
+
+static font_name font_of(bool bold, double points)
+{
+    font_name f;
+    snprintf(f.name, sizeof f.name, "%s%s %.1f", font_families(),
+             bold ? " Bold" : "", points);
+    return f;
+}
+
+#define LABEL_FONT font_of(false, LABEL_SIZE).name
+#define TITLE_FONT font_of(true, TITLE_SIZE).name
+#define HEADING_FONT font_of(true, HEADING_SIZE).name
 
 /* ---- measuring and drawing text -------------------------------------- */
 
@@ -94,6 +128,97 @@ static void text_size(cairo_t *cr, const char *font, const char *text,
 /* Draws text (laid out as text_layout does) with its box's anchor point
  * (ax, ay in [0, 1] of its width and height) at (x, y), turned by angle
  * radians about that point. */
+static const cairo_user_data_key_t svg_texts_key; /* its address: a key */
+
+/* The text a layout shows: its text, or when ellipsized its start cut
+ * short enough to fit with "…" (as pango draws it, near enough). */
+static char *shown_text(PangoLayout *layout)
+{
+    const char *text = pango_layout_get_text(layout);
+    if (!pango_layout_is_ellipsized(layout))
+        return g_strdup(text);
+    int limit = pango_layout_get_width(layout);
+    PangoLayout *probe = pango_layout_copy(layout);
+    pango_layout_set_width(probe, -1);
+    glong n = g_utf8_strlen(text, -1);
+    char *out = NULL;
+    for (; n > 0; n--) {
+        const char *cut = g_utf8_offset_to_pointer(text, n);
+        g_free(out);
+        out = g_strdup_printf("%.*s\u2026", (int)(cut - text), text);
+        pango_layout_set_text(probe, out, -1);
+        int w, h;
+        pango_layout_get_size(probe, &w, &h);
+        if (w <= limit)
+            break;
+    }
+    g_object_unref(probe);
+    return out != NULL ? out : g_strdup("\u2026");
+}
+
+/* Logs the layout's lines as SVG text (svg_text.h): cr is at the
+ * layout's top left, turned as it is drawn. */
+static void log_layout(cairo_t *cr, svg_texts *log, PangoLayout *layout,
+                       const char *families, double points, bool bold,
+                       double ax)
+{
+    double ux = 1, uy = 0;
+    cairo_user_to_device_distance(cr, &ux, &uy);
+    double angle = atan2(uy, ux) * 180.0 / 3.14159265358979323846;
+    /* pango sets a size in points at its resolution (96 dots an inch
+     * unless set), not at the 72 of the SVG's points */
+    double dpi =
+        pango_cairo_context_get_resolution(pango_layout_get_context(layout));
+    if (dpi <= 0)
+        dpi = pango_cairo_font_map_get_resolution(
+            PANGO_CAIRO_FONT_MAP(pango_cairo_font_map_get_default()));
+    double unit = hypot(ux, uy) * dpi / 72.0;
+    double ink[3] = {0, 0, 0}, alpha;
+    cairo_pattern_get_rgba(cairo_get_source(cr), &ink[0], &ink[1], &ink[2],
+                           &alpha);
+    char *shown = shown_text(layout);
+    int pw, ph;
+    pango_layout_get_size(layout, &pw, &ph);
+    PangoLayoutIter *it = pango_layout_get_iter(layout);
+    const char *text = pango_layout_get_text(layout);
+    bool ellipsized = pango_layout_is_ellipsized(layout);
+    do {
+        PangoLayoutLine *line = pango_layout_iter_get_line_readonly(it);
+        PangoRectangle logical;
+        pango_layout_iter_get_line_extents(it, NULL, &logical);
+        double baseline = pango_layout_iter_get_baseline(it) / PANGO_SCALE;
+        const char *start = ellipsized ? shown : text + line->start_index;
+        size_t len = ellipsized ? strlen(shown) : (size_t)line->length;
+        while (len > 0 && (start[len - 1] == '\n' || start[len - 1] == '\r'))
+            len--;
+        /* the anchor: the line's left, middle or right, as ax asks */
+        double lx = ((double)logical.x + ax * logical.width) / PANGO_SCALE;
+        double dx = lx, dy = baseline;
+        cairo_user_to_device(cr, &dx, &dy);
+        if (len > 0)
+            svg_texts_add(log, start, len, dx, dy, angle,
+                          ax == 0   ? 's'
+                          : ax == 1 ? 'e'
+                                    : 'm',
+                          families, points * unit, bold, ink);
+        if (ellipsized)
+            break;
+    } while (pango_layout_iter_next_line(it));
+    pango_layout_iter_free(it);
+    g_free(shown);
+}
+
+/* The family, weight and size of a font name made by font_name. */
+static void font_parts(const char *font, const char **families, bool *bold,
+                       double *points)
+{
+    PangoFontDescription *d = pango_font_description_from_string(font);
+    *bold = pango_font_description_get_weight(d) >= PANGO_WEIGHT_BOLD;
+    *points = (double)pango_font_description_get_size(d) / PANGO_SCALE;
+    pango_font_description_free(d);
+    *families = font_families();
+}
+
 static void draw_text(cairo_t *cr, const char *font, const char *text,
                       double width, double x, double y, double ax, double ay,
                       double angle)
@@ -104,25 +229,38 @@ static void draw_text(cairo_t *cr, const char *font, const char *text,
     cairo_save(cr);
     cairo_translate(cr, x, y);
     cairo_rotate(cr, angle);
-    cairo_move_to(cr, -ax * pw / PANGO_SCALE, -ay * ph / PANGO_SCALE);
-    pango_cairo_show_layout(cr, layout);
+    cairo_translate(cr, -ax * pw / PANGO_SCALE, -ay * ph / PANGO_SCALE);
+    cairo_move_to(cr, 0, 0);
+    svg_texts *log = cairo_get_user_data(cr, &svg_texts_key);
+    if (log != NULL) {
+        const char *families;
+        bool bold;
+        double points;
+        font_parts(font, &families, &bold, &points);
+        log_layout(cr, log, layout, families, points, bold, ax);
+    } else {
+        pango_cairo_show_layout(cr, layout);
+    }
     cairo_restore(cr);
     g_object_unref(layout);
 }
 
 /* ---- what goes on a page --------------------------------------------- */
 
-enum map_kind {
-    MAP_WEIGHTS,    /* attention weights: viridis from 0 to 1 */
-    MAP_SEQUENTIAL, /* values of one sign: viridis, smallest to largest */
-    MAP_DIVERGING,  /* both signs: the diverging map, -m to m */
-};
+/* A colour scale: a map and the values at its ends. */
+typedef struct {
+    colormap map;
+    double lo, hi;
+    bool by_row; /* each row has its own ends (--color-scale row) */
+} color_range;
 
 typedef struct {
     const table *t;
     const table *mask; /* the -inf cells of this table are masked, or NULL */
-    size_t section;    /* the colour scale it is drawn on */
-    double x, y;       /* top left of its box on the figure */
+    size_t section;    /* the table name it is drawn with */
+    color_range sc;    /* its colours */
+    double *row_lo, *row_hi; /* [rows], with sc.by_row; owned */
+    double x, y;             /* top left of its box on the figure */
 } panel;
 
 /* The panels of one colour scale, in a grid per variant, and their colour
@@ -130,31 +268,37 @@ typedef struct {
 typedef struct {
     char name[64]; /* the table name; the wrapper's heads.N. as heads.*. */
     enum table_shade shade; /* its tables' shading (catalogue.h) */
-    enum map_kind kind;
-    double lo, hi;       /* the bar's ends */
-    bool masked;         /* some cell is masked (or not finite) */
-    size_t first, count; /* its panels */
-    size_t rows, cols;   /* the largest table's shape */
-    size_t block;        /* a drawn cell is the mean of block x block */
-    double cell;         /* a drawn cell's side */
-    size_t label_every;  /* a label every label_every-th drawn cell */
-    double row_label_w;  /* the widest row label */
-    double col_label_w;  /* the widest column label */
-    double title_w;      /* the widest panel title */
-    bool rotate_cols;    /* column labels upright when they do not fit */
-    double box_w, box_h; /* one panel's box: title, labels, map */
-    double top, bar_h;   /* where its colour bar starts, its height */
+    color_range sc;         /* the shared bar's scale */
+    bool shared_bar;        /* one bar for the name, beside the grids */
+    bool panel_bars;        /* a bar beside each panel */
+    double panel_bar_w;     /* a panel's bar with its ticks */
+    bool masked;            /* some cell is masked (or not finite) */
+    size_t first, count;    /* its panels */
+    size_t rows, cols;      /* the largest table's shape */
+    size_t block;           /* a drawn cell is the mean of block x block */
+    double cell;            /* a drawn cell's side */
+    size_t label_every;     /* a label every label_every-th drawn cell */
+    double row_label_w;     /* the widest row label */
+    double col_label_w;     /* the widest column label */
+    double col_label_v;     /* the tallest column label turned or upright */
+    double title_w;         /* the widest panel title */
+    bool rotate_cols;       /* column labels upright when they do not fit */
+    double col_size;        /* their size in points when they go across */
+    double box_w, box_h;    /* one panel's box: title, labels, map */
+    double top, bar_h;      /* where its colour bar starts, its height */
 } section;
 
 struct figure {
+    plot_style style;
     panel *panels;
     size_t n_panels;
     size_t dropped; /* panels left out to keep the page a sane size */
     section *sections;
     size_t n_sections;
     bool show_names; /* titles say the table's name */
-    double flow;     /* 0: each variant's grid below the last; else side
-                        by side while the row is at most this wide */
+    double flow;     /* each variant's grid below the last, as square as
+                        its heads allow (0), or in rows of panels at most
+                        this wide */
     const char *heading;
     char notes[4][256];
     size_t n_notes;
@@ -267,51 +411,139 @@ static int collect_panels(figure *pg, const trace *tr,
     return 0;
 }
 
-/* The colour scale of a section: its kind and the bar's ends, from every
- * value of its panels. */
-static void scale_section(section *S, const panel *p)
+/* The smallest and largest unmasked finite values of rows [r0, r1) of a
+ * panel; false when there are none. */
+static bool panel_range(const panel *p, size_t r0, size_t r1, double *lo,
+                        double *hi)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    S->rows = S->cols = 0;
-    for (size_t i = S->first; i < S->first + S->count; i++) {
-        const matrix *m = &p[i].t->values;
-        S->rows = m->rows > S->rows ? m->rows : S->rows;
-        S->cols = m->cols > S->cols ? m->cols : S->cols;
-        for (size_t r = 0; r < m->rows; r++)
-            for (size_t c = 0; c < m->cols; c++) {
-                if (cell_masked(&p[i], r, c)) {
-                    S->masked = true;
-                    continue;
-                }
-                double v = m->v[r * m->cols + c];
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-            }
-    }
-    if (S->shade == SHADE_WEIGHTS) {
-        S->kind = MAP_WEIGHTS;
-        S->lo = 0.0;
-        S->hi = 1.0;
-    } else if (lo < 0.0 && hi > 0.0) {
-        S->kind = MAP_DIVERGING;
-        S->hi = -lo > hi ? -lo : hi;
-        S->lo = -S->hi;
-    } else {
-        S->kind = MAP_SEQUENTIAL;
-        S->lo = lo <= hi ? lo : 0.0; /* no finite value: any scale */
-        S->hi = lo <= hi ? hi : 1.0;
-        if (S->hi == S->lo) { /* one value: the middle of the map */
-            S->lo -= 0.5;
-            S->hi += 0.5;
+    const matrix *m = &p->t->values;
+    bool any = false;
+    for (size_t r = r0; r < r1; r++)
+        for (size_t c = 0; c < m->cols; c++) {
+            if (cell_masked(p, r, c))
+                continue;
+            double v = m->v[r * m->cols + c];
+            *lo = !any || v < *lo ? v : *lo;
+            *hi = !any || v > *hi ? v : *hi;
+            any = true;
         }
-    }
+    return any;
 }
 
-/* Where v lies on the section's map, as a colour. */
-static rgb scale_color(const section *S, double v)
+/* The ends for values from lo to hi (any: there are some): centred on 0
+ * for both signs on a diverging map; a single value at the top of a scale
+ * below it, as the terminal puts it (shading.h); none at all: 0 to 1. */
+static void set_ends(double *lo, double *hi, bool any, bool centred)
 {
-    double x = (v - S->lo) / (S->hi - S->lo);
-    return S->kind == MAP_DIVERGING ? diverging_color(x) : heat_color(x);
+    if (!any) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return;
+    }
+    if (centred && *lo < 0.0 && *hi > 0.0) {
+        double m = -*lo > *hi ? -*lo : *hi;
+        *lo = -m;
+        *hi = m;
+    }
+    if (*hi == *lo)
+        *lo = *hi - (fabs(*hi) > 0.0 ? fabs(*hi) : 1.0);
+}
+
+/* The map for values from lo to hi: --cmap, else viridis, and RdBu_r for
+ * both signs. */
+static colormap scale_map(const plot_style *st, double lo, double hi)
+{
+    colormap m;
+    if (st->cmap == NULL || !colormap_find(&m, st->cmap))
+        colormap_find(&m, lo < 0.0 && hi > 0.0 ? "RdBu_r" : "viridis");
+    return m;
+}
+
+static bool centred(const colormap *m, const plot_style *st)
+{
+    return st->cmap == NULL || colormap_diverging(m);
+}
+
+/* Every panel's colour scale (plot_style.h): weights from 0 to 1 with
+ * --color-scale fixed; otherwise each panel's own range (a bar each),
+ * each row's (row), or with --colorbar shared the range of every panel of
+ * the table name (one bar). */
+static int scale_panels(figure *pg, mx_error *err)
+{
+    const plot_style *st = &pg->style;
+    enum plot_bars bars = st->bars;
+    if (bars == BARS_AUTO)
+        bars = st->scale == SCALE_FIXED ? BARS_SHARED : BARS_PANEL;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        section *S = &pg->sections[s];
+        double lo = 0, hi = 0;
+        bool any = false;
+        S->rows = S->cols = 0;
+        for (size_t i = S->first; i < S->first + S->count; i++) {
+            const panel *p = &pg->panels[i];
+            const matrix *m = &p->t->values;
+            S->rows = m->rows > S->rows ? m->rows : S->rows;
+            S->cols = m->cols > S->cols ? m->cols : S->cols;
+            double a, b;
+            if (panel_range(p, 0, m->rows, &a, &b)) {
+                lo = !any || a < lo ? a : lo;
+                hi = !any || b > hi ? b : hi;
+                any = true;
+            }
+            for (size_t r = 0; r < m->rows && !S->masked; r++)
+                for (size_t c = 0; c < m->cols; c++)
+                    S->masked |= cell_masked(p, r, c);
+        }
+        bool fixed = st->scale == SCALE_FIXED && S->shade == SHADE_WEIGHTS;
+        if (fixed) {
+            lo = 0.0;
+            hi = 1.0;
+        }
+        S->sc.map = scale_map(st, lo, hi);
+        S->sc.by_row = st->scale == SCALE_ROW;
+        set_ends(&lo, &hi, any || fixed, centred(&S->sc.map, st));
+        S->sc.lo = lo;
+        S->sc.hi = hi;
+        S->shared_bar = bars == BARS_SHARED;
+        S->panel_bars = bars == BARS_PANEL;
+        for (size_t i = S->first; i < S->first + S->count; i++) {
+            panel *p = &pg->panels[i];
+            const size_t rows = p->t->values.rows;
+            if (bars == BARS_SHARED || fixed) {
+                p->sc = S->sc;
+            } else {
+                double a = 0, b = 0;
+                bool some = panel_range(p, 0, rows, &a, &b);
+                p->sc.map = scale_map(st, a, b);
+                p->sc.by_row = S->sc.by_row;
+                set_ends(&a, &b, some, centred(&p->sc.map, st));
+                p->sc.lo = a;
+                p->sc.hi = b;
+            }
+            if (!p->sc.by_row)
+                continue;
+            p->row_lo = malloc((rows + 1) * sizeof *p->row_lo);
+            p->row_hi = malloc((rows + 1) * sizeof *p->row_hi);
+            if (p->row_lo == NULL || p->row_hi == NULL)
+                return err_nomem(err, _("the picture"));
+            for (size_t r = 0; r < rows; r++) {
+                bool some =
+                    panel_range(p, r, r + 1, &p->row_lo[r], &p->row_hi[r]);
+                set_ends(&p->row_lo[r], &p->row_hi[r], some,
+                         centred(&p->sc.map, st));
+            }
+        }
+    }
+    return 0;
+}
+
+/* Where v, a value of row r, lies on the panel's scale, as a colour: at
+ * (v - lo) / (hi - lo), as on the terminal (shading.h). */
+static rgb scale_color(const panel *p, size_t r, double v)
+{
+    double lo = p->sc.by_row ? p->row_lo[r] : p->sc.lo;
+    double hi = p->sc.by_row ? p->row_hi[r] : p->sc.hi;
+    return colormap_color(&p->sc.map, hi > lo ? (v - lo) / (hi - lo) : 1.0);
 }
 
 static void panel_title(char *out, size_t size, const panel *p, bool names)
@@ -338,6 +570,41 @@ static void panel_title(char *out, size_t size, const panel *p, bool names)
         snprintf(out, size, "%s", who);
 }
 
+/* The UTF-8 character after c's (tokenize.c checked the text). */
+static const char *next_char(const char *c)
+{
+    const unsigned char b = (unsigned char)*c;
+    size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if (c[i] == '\0')
+            return c + i;
+    return c + n;
+}
+
+/* Whether a label holds Chinese, Japanese or Korean characters, which are
+ * never drawn sideways: a column label too wide for its cell goes down
+ * the page a character under another, each upright. */
+static bool upright(const char *label)
+{
+    for (const char *c = label; *c != '\0'; c = next_char(c)) {
+        gunichar u = g_utf8_get_char(c);
+        if ((u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
+            (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
+            (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000)
+            return true;
+    }
+    return false;
+}
+
+/* The characters of an upright label that fit in MAX_LABEL, each line_h
+ * tall. */
+static size_t upright_count(const char *label, double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1);
+    size_t most = (size_t)(MAX_LABEL / line_h);
+    return n < most ? n : most;
+}
+
 /* The widest label of a set, at most MAX_LABEL. */
 static double widest_label(cairo_t *cr, const labels *l)
 {
@@ -350,8 +617,13 @@ static double widest_label(cairo_t *cr, const labels *l)
     return widest;
 }
 
+static double ticks_width(cairo_t *cr, const color_range *sc);
+static void draw_bar(cairo_t *cr, const color_range *sc, double x, double y,
+                     double height);
+
 /* What does not depend on the page's scale: label and title widths. */
-static void measure_section(section *S, cairo_t *cr, const panel *p, bool names)
+static void measure_section(section *S, cairo_t *cr, const panel *p, bool names,
+                            double line_h)
 {
     S->block = 1;
     for (size_t i = S->first; i < S->first + S->count; i++) {
@@ -368,12 +640,23 @@ static void measure_section(section *S, cairo_t *cr, const panel *p, bool names)
         if (!seen_cols) {
             double w = widest_label(cr, cols);
             S->col_label_w = w > S->col_label_w ? w : S->col_label_w;
+            for (size_t k = 0; k < cols->n; k++) {
+                double v, h;
+                if (upright(cols->s[k]))
+                    v = (double)upright_count(cols->s[k], line_h) * line_h;
+                else
+                    text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false, &v,
+                              &h);
+                S->col_label_v = v > S->col_label_v ? v : S->col_label_v;
+            }
         }
         char title[256];
         double w, h;
         panel_title(title, sizeof title, &p[i], names);
         text_size(cr, TITLE_FONT, title, 0, false, &w, &h);
         S->title_w = w > S->title_w ? w : S->title_w;
+        if (S->panel_bars)
+            S->panel_bar_w = fmax(S->panel_bar_w, ticks_width(cr, &p[i].sc));
     }
 }
 
@@ -394,11 +677,18 @@ static void size_section(section *S, double line_h, double title_h)
     S->cell = cell;
     S->label_every = (size_t)ceil(line_h / cell);
     S->label_every = S->label_every < 1 ? 1 : S->label_every;
-    S->rotate_cols = S->col_label_w > cell - 2.0;
-    double col_label_h = S->rotate_cols ? S->col_label_w : line_h;
+    /* across the page when they fit, at a smaller size if need be */
+    S->col_size = LABEL_SIZE;
+    if (S->col_label_w > cell - 2.0 &&
+        S->col_label_w * MIN_COL_SIZE / LABEL_SIZE <= cell - 2.0)
+        S->col_size =
+            floor(LABEL_SIZE * (cell - 2.0) / S->col_label_w * 10) / 10;
+    S->rotate_cols = S->col_label_w * S->col_size / LABEL_SIZE > cell - 2.0;
+    double col_label_h = S->rotate_cols ? S->col_label_v : line_h;
     double map_w = (double)blocks(S->cols, S->block) * cell;
     double map_h = (double)blocks(S->rows, S->block) * cell;
-    S->box_w = S->row_label_w + PAD + (map_w > S->title_w ? map_w : S->title_w);
+    double beside = S->panel_bars ? PANEL_BAR_GAP + S->panel_bar_w : 0;
+    S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
     S->box_h = title_h + PAD + map_h + PAD + col_label_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
 }
@@ -431,9 +721,15 @@ static void place(figure *pg, cairo_t *cr)
                 run++;
             size_t gr, gc;
             grid_shape(run, &gr, &gc);
+            if (pg->flow > 0) { /* as many columns as the row holds */
+                gc = (size_t)floor(
+                    (pg->flow - MARGIN + GAP) / (S->box_w + GAP) + 1e-9);
+                gc = gc < 1 ? 1 : gc > run ? run : gc;
+                gr = (run + gc - 1) / gc;
+            }
             double run_w = (double)gc * S->box_w + (double)(gc - 1) * GAP;
-            if (x > MARGIN && (pg->flow == 0 || x + run_w > pg->flow)) {
-                y += row_h; /* the next row of grids */
+            if (x > MARGIN) { /* each variant's grid below the last */
+                y += row_h;
                 x = MARGIN;
                 row_h = 0;
             }
@@ -448,12 +744,14 @@ static void place(figure *pg, cairo_t *cr)
         }
         y += row_h;
         S->top = top + pg->title_h + PAD;
-        double bar_bottom = S->top + S->bar_h + (S->masked ? LEGEND_H : 0);
+        double bar_bottom =
+            S->shared_bar ? S->top + S->bar_h + (S->masked ? LEGEND_H : 0) : 0;
         y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
         double bw = bar_width(cr, S);
         pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;
     }
-    pg->bar_x = right + GAP + 20; /* room for the bar's upright caption */
+    /* room for a shared bar's upright caption */
+    pg->bar_x = pg->bar_w > 0 ? right + GAP + 20 : right;
     pg->width =
         ceil(fmax(pg->bar_x + pg->bar_w, pg->header_w + MARGIN) + MARGIN);
     pg->height = ceil(y - GAP + MARGIN);
@@ -461,6 +759,50 @@ static void place(figure *pg, cairo_t *cr)
 
 /* The heading and the notes, at most as wide as the panels (or 480
  * points): their height. */
+static const char *masked_legend(const section *S);
+static void draw_masked(cairo_t *cr, double x, double y, double side);
+
+/* Whether section s's masked legend goes in the header: it has masked
+ * cells and no shared bar to put it under, and no section before it
+ * says the same. */
+static bool legend_in_header(const figure *pg, size_t s)
+{
+    const section *S = &pg->sections[s];
+    if (!S->masked || S->shared_bar)
+        return false;
+    for (size_t e = 0; e < s; e++)
+        if (legend_in_header(pg, e) &&
+            strcmp(masked_legend(&pg->sections[e]), masked_legend(S)) == 0)
+            return false;
+    return true;
+}
+
+/* The masked legends of the header side by side from (x, y), drawn
+ * (draw) or only measured; returns their width, *h their height. */
+static double header_legends(const figure *pg, cairo_t *cr, double x, double y,
+                             bool draw, double *h)
+{
+    double at = x, w, lh;
+    *h = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        if (!legend_in_header(pg, s))
+            continue;
+        const char *text = masked_legend(&pg->sections[s]);
+        text_size(cr, LABEL_FONT, text, 0, false, &w, &lh);
+        if (draw) {
+            draw_masked(cr, at, y, BAR_WIDTH);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            cairo_set_line_width(cr, 0.75);
+            cairo_rectangle(cr, at, y, BAR_WIDTH, BAR_WIDTH);
+            cairo_stroke(cr);
+            draw_text(cr, LABEL_FONT, text, 0, at + BAR_WIDTH + 6, y, 0, 0, 0);
+        }
+        *h = fmax(*h, fmax(lh, BAR_WIDTH));
+        at += BAR_WIDTH + 6 + w + GAP;
+    }
+    return at > x ? at - x - GAP : 0;
+}
+
 static double header_height(figure *pg, cairo_t *cr, double width)
 {
     double h = MARGIN, w, lh;
@@ -474,6 +816,11 @@ static double header_height(figure *pg, cairo_t *cr, double width)
         text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &lh);
         h += lh + (i + 1 == pg->n_notes ? PAD : 0);
         pg->header_w = w > pg->header_w ? w : pg->header_w;
+    }
+    w = header_legends(pg, cr, 0, 0, false, &lh);
+    if (w > 0) {
+        h += lh + PAD + GAP;
+        pg->header_w = fmax(pg->header_w, w);
     }
     return h;
 }
@@ -553,8 +900,8 @@ static double fit(figure *pg, cairo_t *cr, bool png, double width,
 }
 
 /* Measures the page's text, then lays it out: each variant's grid below
- * the last, or for a size given (--plot-size) the arrangement of grids
- * side by side that draws the page largest. Returns the output's units
+ * the last (the 2 x 4 grid of 8 heads), or for a size given (--plot-size)
+ * the number of columns that draws the page largest. Returns the output's units
  * per point. */
 static double lay_out(figure *pg, cairo_t *cr, bool png, double width,
                       double height)
@@ -562,10 +909,9 @@ static double lay_out(figure *pg, cairo_t *cr, bool png, double width,
     double unused;
     text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
     text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
-    for (size_t s = 0; s < pg->n_sections; s++) {
-        scale_section(&pg->sections[s], pg->panels);
-        measure_section(&pg->sections[s], cr, pg->panels, pg->show_names);
-    }
+    for (size_t s = 0; s < pg->n_sections; s++)
+        measure_section(&pg->sections[s], cr, pg->panels, pg->show_names,
+                        pg->line_h);
     pg->flow = 0;
     double scale = fit(pg, cr, png, width, height);
     if (width == 0)
@@ -637,38 +983,83 @@ static bool block_mean(const panel *p, size_t k, size_t br, size_t bc,
 }
 
 /* The value written in a cell, in a font that fits the cell's width. */
-static void annotate(cairo_t *cr, double v, rgb c8, double x, double y,
-                     double cell)
+static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
+                     double y, double cell)
 {
-    char value[32];
-    if (fabs(v) < 0.005)
+    char value[48];
+    if (fabs(v) < 0.5 * pow(10.0, -decimals))
         v = 0.0; /* no "-0.00" */
     if (fabs(v) < 100.0)
-        snprintf(value, sizeof value, "%.2f", v);
+        snprintf(value, sizeof value, "%.*f", decimals, v);
     else
         snprintf(value, sizeof value, "%.3g", v);
     double size = cell * 0.24;
-    char font[32];
-    snprintf(font, sizeof font, "Sans %.1f", size);
     double w, h;
-    text_size(cr, font, value, 0, false, &w, &h);
-    if (w > cell * 0.9) {
+    text_size(cr, font_of(false, size).name, value, 0, false, &w, &h);
+    if (w > cell * 0.9)
         size *= cell * 0.9 / w;
-        snprintf(font, sizeof font, "Sans %.1f", size);
-    }
     if (size < 5.0)
         return;
     /* dark text on light cells, light on dark, as seaborn does */
     double lum = (0.2126 * c8.r + 0.7152 * c8.g + 0.0722 * c8.b) / 255.0;
     double ink = lum > 0.408 ? 0.0 : 1.0;
     cairo_set_source_rgb(cr, ink, ink, ink);
-    draw_text(cr, font, value, 0, x + cell / 2, y + cell / 2, 0.5, 0.5, 0);
+    draw_text(cr, font_of(false, size).name, value, 0, x + cell / 2,
+              y + cell / 2, 0.5, 0.5, 0);
+}
+
+/* The path of a panel's masked cells. */
+static void masked_path(cairo_t *cr, const panel *p, const section *S,
+                        double mx, double my)
+{
+    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+                 nc = blocks(p->t->values.cols, k);
+    cairo_new_path(cr);
+    for (size_t r = 0; r < nr; r++)
+        for (size_t c = 0; c < nc; c++) {
+            double v;
+            if (!block_mean(p, k, r, c, &v))
+                cairo_rectangle(cr, mx + (double)c * S->cell,
+                                my + (double)r * S->cell, S->cell, S->cell);
+        }
+}
+
+/* A panel's masked cells as draw_masked draws one, all at once: one grey
+ * shape, and its hatching as lines across the map clipped to it (one
+ * path each, not one per cell: an SVG or PDF stays small). */
+static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
+                              double mx, double my)
+{
+    const double side = S->cell;
+    const double map_w = (double)blocks(p->t->values.cols, S->block) * side,
+                 map_h = (double)blocks(p->t->values.rows, S->block) * side;
+    cairo_save(cr);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
+    masked_path(cr, p, S, mx, my);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    if (side < 6.0)
+        return;
+    cairo_save(cr);
+    masked_path(cr, p, S, mx, my);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.62, 0.62, 0.62);
+    cairo_set_line_width(cr, side > 12.0 ? 1.0 : 0.5);
+    /* the lines x + y = mx + my + n step, as each cell's own */
+    double step = side > 12.0 ? side / 4.0 : 3.0;
+    for (double d = 0; d <= map_w + map_h; d += step) {
+        cairo_move_to(cr, mx + d - map_h, my + map_h);
+        cairo_line_to(cr, mx + d, my);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
 /* The heat map of a panel from (mx, my): a rectangle per drawn cell, or
  * for large maps one image of a pixel per cell, scaled up. */
-static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
-                     double my)
+static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
+                     const section *S, double mx, double my)
 {
     const size_t k = S->block, nr = blocks(p->t->values.rows, k),
                  nc = blocks(p->t->values.cols, k);
@@ -688,7 +1079,7 @@ static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
                 double v;
                 rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
                 if (block_mean(p, k, r, c, &v))
-                    c8 = scale_color(S, v);
+                    c8 = scale_color(p, r * k, v);
                 uint32_t px = (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
                 memcpy(data + r * (size_t)stride + c * 4, &px, 4);
             }
@@ -704,16 +1095,17 @@ static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
         cairo_surface_destroy(img);
         return;
     }
-    bool values = cell >= ANNOTATE_FROM && k == 1;
+    bool values = pg->style.numbers && cell >= ANNOTATE_FROM && k == 1;
     const double overlap = fmin(0.5, cell / 8);
+    bool any_masked = false;
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double x = mx + (double)c * cell, y = my + (double)r * cell, v;
             if (!block_mean(p, k, r, c, &v)) {
-                draw_masked(cr, x, y, cell);
+                any_masked = true;
                 continue;
             }
-            rgb c8 = scale_color(S, v);
+            rgb c8 = scale_color(p, r * k, v);
             cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
             /* under the next cell a little, so that an SVG or PDF viewer
@@ -723,8 +1115,28 @@ static void draw_map(cairo_t *cr, const panel *p, const section *S, double mx,
             cairo_fill(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             if (values)
-                annotate(cr, v, c8, x, y, cell);
+                annotate(cr, v, pg->style.decimals, c8, x, y, cell);
         }
+    if (any_masked)
+        draw_masked_cells(cr, p, S, mx, my);
+}
+
+/* An upright label from (cx, top) down: one character a line, the last
+ * one that fits a vertical ellipsis when it is cut short. */
+static void draw_upright(cairo_t *cr, const char *label, double cx, double top,
+                         double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1),
+           shown = upright_count(label, line_h);
+    const char *c = label;
+    for (size_t i = 0; i < shown; i++, c = next_char(c)) {
+        char one[8] = "\xef\xb8\x99"; /* U+FE19 PRESENTATION FORM FOR
+                                       VERTICAL HORIZONTAL ELLIPSIS */
+        if (i + 1 < shown || shown == n)
+            snprintf(one, sizeof one, "%.*s", (int)(next_char(c) - c), c);
+        draw_text(cr, LABEL_FONT, one, 0, cx, top + ((double)i + 0.5) * line_h,
+                  0.5, 0.5, 0);
+    }
 }
 
 static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
@@ -737,7 +1149,11 @@ static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
     double my = p->y + pg->title_h + PAD;
     cairo_set_source_rgb(cr, 0, 0, 0);
     draw_text(cr, TITLE_FONT, title, 0, mx, p->y, 0, 0, 0);
-    draw_map(cr, p, S, mx, my);
+    draw_map(cr, pg, p, S, mx, my);
+    double map_w = (double)blocks(t->values.cols, S->block) * S->cell;
+    double map_h = (double)blocks(t->values.rows, S->block) * S->cell;
+    if (S->panel_bars)
+        draw_bar(cr, &p->sc, mx + map_w + PANEL_BAR_GAP, my, map_h);
 
     /* a drawn cell's labels are those of its first row or column */
     const size_t k = S->block, every = S->label_every * k;
@@ -749,23 +1165,35 @@ static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
     double under = my + (double)blocks(t->values.rows, k) * cell + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
         double cx = mx + ((double)(c / k) + 0.5) * cell;
-        if (S->rotate_cols) /* reading upwards, ending under the column */
+        if (S->rotate_cols && upright(t->cols->s[c]))
+            draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
+        else if (S->rotate_cols) /* reading upwards, ending under it */
             draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 1.0,
                       0.5, QUARTER_TURN);
         else
-            draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under, 0.5,
-                      0, 0);
+            draw_text(cr, font_of(false, S->col_size).name, t->cols->s[c],
+                      MAX_LABEL, cx, under, 0.5, 0, 0);
     }
 }
 
-/* The n-th of a bar's five ticks, as text. */
-static void tick_text(char *out, size_t size, const section *S, int n)
+/* The n-th of a bar's five ticks (0 at the bottom), as text; a bar of
+ * each row's own range says so at its ends and has no ticks between. */
+static void tick_text(char *out, size_t size, const color_range *sc, int n)
 {
-    double v = S->lo + (S->hi - S->lo) * n / 4.0;
-    double big = fmax(fabs(S->lo), fabs(S->hi));
+    if (sc->by_row) {
+        /* TRANSLATORS: the ends of a picture's colour bar with
+         * --color-scale row: each row's smallest and largest value */
+        snprintf(out, size, "%s",
+                 n == 0   ? _("row's smallest")
+                 : n == 4 ? _("row's largest")
+                          : "");
+        return;
+    }
+    double v = sc->lo + (sc->hi - sc->lo) * n / 4.0;
+    double big = fmax(fabs(sc->lo), fabs(sc->hi));
     if (fabs(v) < 1e-12 * big)
         v = 0.0; /* the diverging bar's middle */
-    if (big >= 100.0 || S->hi - S->lo < 0.04)
+    if (big >= 100.0 || sc->hi - sc->lo < 0.04)
         snprintf(out, size, "%.3g", v);
     else
         snprintf(out, size, "%.2f", v);
@@ -774,7 +1202,7 @@ static void tick_text(char *out, size_t size, const section *S, int n)
 /* The caption beside a bar, and the legend of its masked cells. */
 static const char *bar_caption(const section *S)
 {
-    if (S->kind == MAP_WEIGHTS)
+    if (S->shade == SHADE_WEIGHTS)
         return _("attention weight");
     if (S->shade == SHADE_SCORES)
         return _("attention score");
@@ -783,7 +1211,7 @@ static const char *bar_caption(const section *S)
 
 static const char *masked_legend(const section *S)
 {
-    if (S->kind == MAP_WEIGHTS)
+    if (S->shade == SHADE_WEIGHTS)
         /* TRANSLATORS: a picture's legend; keep the line break */
         return _("masked\n(weight 0)");
     if (S->shade == SHADE_SCORES)
@@ -793,54 +1221,93 @@ static const char *masked_legend(const section *S)
     return _("not a\nnumber");
 }
 
-static double bar_width(cairo_t *cr, const section *S)
+/* A bar's width with its ticks. */
+static double ticks_width(cairo_t *cr, const color_range *sc)
 {
     double widest = 0, w, h;
     for (int k = 0; k <= 4; k++) {
-        char tick[32];
-        tick_text(tick, sizeof tick, S, k);
+        char tick[64];
+        tick_text(tick, sizeof tick, sc, k);
         text_size(cr, LABEL_FONT, tick, 0, false, &w, &h);
-        widest = w > widest ? w : widest;
-    }
-    if (S->masked) {
-        text_size(cr, LABEL_FONT, masked_legend(S), 0, false, &w, &h);
         widest = w > widest ? w : widest;
     }
     return BAR_WIDTH + 6 + widest;
 }
 
-/* The section's colour bar at (x, S->top), with its scale. */
-static void draw_colour_bar(cairo_t *cr, const section *S, double x)
+/* The right-hand column's width for a section: its shared bar, and the
+ * legend of its masked cells. */
+static double bar_width(cairo_t *cr, const section *S)
 {
-    const int steps = 256;
-    const double y = S->top, height = S->bar_h;
-    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-    for (int i = 0; i < steps; i++) {
-        double v = S->lo + (S->hi - S->lo) * (i + 0.5) / steps;
-        rgb c8 = scale_color(S, v);
-        cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
-        double y1 = y + height * (1.0 - (double)(i + 1) / steps);
-        cairo_rectangle(cr, x, y1, BAR_WIDTH, height / steps + 0.5);
-        cairo_fill(cr);
+    double widest = S->shared_bar ? ticks_width(cr, &S->sc) : 0, w, h;
+    if (S->masked && S->shared_bar) {
+        text_size(cr, LABEL_FONT, masked_legend(S), 0, false, &w, &h);
+        widest = fmax(widest, BAR_WIDTH + 6 + w);
     }
-    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    return widest;
+}
+
+/* A colour bar of scale sc at (x, y), height tall, with its ticks (five,
+ * or three on a short bar). */
+static void draw_bar(cairo_t *cr, const color_range *sc, double x, double y,
+                     double height)
+{
+    /* the map's 256 colours as an image a pixel wide, stretched: small
+     * in an SVG or PDF, where 256 rectangles a bar are not */
+    cairo_surface_t *img =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, COLORMAP_ENTRIES);
+    if (cairo_surface_status(img) == CAIRO_STATUS_SUCCESS) {
+        cairo_surface_flush(img);
+        unsigned char *data = cairo_image_surface_get_data(img);
+        int stride = cairo_image_surface_get_stride(img);
+        for (int i = 0; i < COLORMAP_ENTRIES; i++) {
+            rgb c8 = colormap_color(&sc->map, (i + 0.5) / COLORMAP_ENTRIES);
+            uint32_t px = (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
+            memcpy(data + (size_t)(COLORMAP_ENTRIES - 1 - i) * (size_t)stride,
+                   &px, 4);
+        }
+        cairo_surface_mark_dirty(img);
+        cairo_save(cr);
+        cairo_translate(cr, x, y);
+        cairo_scale(cr, BAR_WIDTH, height / COLORMAP_ENTRIES);
+        cairo_set_source_surface(cr, img, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
+        cairo_rectangle(cr, 0, 0, 1, COLORMAP_ENTRIES);
+        cairo_fill(cr);
+        cairo_restore(cr);
+    }
+    cairo_surface_destroy(img);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 0.75);
     cairo_rectangle(cr, x, y, BAR_WIDTH, height);
     cairo_stroke(cr);
-    for (int k = 0; k <= 4; k++) {
+    int step = height < 90.0 ? 2 : 1;
+    for (int k = 0; k <= 4; k += step) {
         double ty = y + height * (1.0 - k / 4.0);
-        char tick[32];
-        tick_text(tick, sizeof tick, S, k);
+        char tick[64];
+        tick_text(tick, sizeof tick, sc, k);
+        if (tick[0] == '\0')
+            continue;
         cairo_move_to(cr, x + BAR_WIDTH, ty);
         cairo_line_to(cr, x + BAR_WIDTH + 4, ty);
         cairo_stroke(cr);
         draw_text(cr, LABEL_FONT, tick, 0, x + BAR_WIDTH + 6, ty, 0, 0.5, 0);
     }
-    draw_text(cr, LABEL_FONT, bar_caption(S), height, x - 6, y + height / 2,
-              0.5, 1.0, QUARTER_TURN);
-    if (S->masked) {
-        double ly = y + height + 20;
+}
+
+/* The section's shared colour bar at (x, S->top) and its caption, or
+ * only the legend of its masked cells. */
+static void draw_colour_bar(cairo_t *cr, const section *S, double x)
+{
+    const double y = S->top, height = S->bar_h;
+    double ly = y;
+    if (S->shared_bar) {
+        draw_bar(cr, &S->sc, x, y, height);
+        draw_text(cr, LABEL_FONT, bar_caption(S), height, x - 6, y + height / 2,
+                  0.5, 1.0, QUARTER_TURN);
+        ly = y + height + 20;
+    }
+    if (S->masked && S->shared_bar) {
         draw_masked(cr, x, ly, BAR_WIDTH);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
@@ -863,12 +1330,20 @@ static void draw_page(cairo_t *cr, const figure *pg)
     for (size_t i = 0; i < pg->n_notes; i++) {
         PangoLayout *layout =
             text_layout(cr, LABEL_FONT, pg->notes[i], width, true);
-        cairo_move_to(cr, MARGIN, y);
-        pango_cairo_show_layout(cr, layout);
+        svg_texts *log = cairo_get_user_data(cr, &svg_texts_key);
+        cairo_save(cr);
+        cairo_translate(cr, MARGIN, y);
+        cairo_move_to(cr, 0, 0);
+        if (log != NULL)
+            log_layout(cr, log, layout, font_families(), LABEL_SIZE, false, 0);
+        else
+            pango_cairo_show_layout(cr, layout);
+        cairo_restore(cr);
         text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &h);
         y += h;
         g_object_unref(layout);
     }
+    header_legends(pg, cr, MARGIN, y + PAD, true, &h);
     for (size_t i = 0; i < pg->n_panels; i++)
         draw_panel(cr, pg, &pg->panels[i]);
     for (size_t s = 0; s < pg->n_sections; s++)
@@ -879,13 +1354,17 @@ static void draw_page(cairo_t *cr, const figure *pg)
 
 static void figure_release(figure *fig)
 {
+    for (size_t i = 0; fig->panels != NULL && i < fig->n_panels; i++) {
+        free(fig->panels[i].row_lo);
+        free(fig->panels[i].row_hi);
+    }
     free(fig->panels);
     free(fig->sections);
     free(fig);
 }
 
 figure *figure_make(const trace *tr, const table *const *tables, size_t n,
-                    const char *heading, mx_error *err)
+                    const char *heading, const plot_style *style, mx_error *err)
 {
     figure *fig = calloc(1, sizeof *fig);
     if (fig == NULL) {
@@ -893,6 +1372,7 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
         return NULL;
     }
     fig->heading = heading;
+    fig->style = style != NULL ? *style : plot_style_default();
     if (collect_panels(fig, tr, tables, n, err) != 0) {
         figure_release(fig);
         return NULL;
@@ -905,6 +1385,10 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
         else
             err_usage(err, _("--plot: the chosen tables hold token ids, no "
                              "values to draw"));
+        return NULL;
+    }
+    if (scale_panels(fig, err) != 0) {
+        figure_release(fig);
         return NULL;
     }
     return fig;
@@ -926,14 +1410,18 @@ double figure_lay_out(figure *fig, bool png, double width, double height,
 }
 
 void figure_draw(cairo_t *cr, const figure *fig, double w, double h,
-                 double scale)
+                 double scale, svg_texts *texts)
 {
+    if (texts != NULL)
+        cairo_set_user_data(cr, &svg_texts_key, texts, NULL);
     cairo_save(cr);
     cairo_translate(cr, floor((w - fig->width * scale) / 2),
                     floor((h - fig->height * scale) / 2));
     cairo_scale(cr, scale, scale);
     draw_page(cr, fig);
     cairo_restore(cr);
+    if (texts != NULL)
+        cairo_set_user_data(cr, &svg_texts_key, NULL, NULL);
 }
 
 void figure_free(figure *fig)

@@ -14,6 +14,8 @@
 
 #include "cli/error.h"
 #include "model/trace.h"
+#include "plot/plot_style.h"
+#include "plot/svg_text.h"
 
 typedef struct figure figure;
 
@@ -23,7 +25,8 @@ typedef struct figure figure;
  * (a usage error) or no memory. The caller frees it (figure_free); it
  * points into tr, which must outlive it. */
 figure *figure_make(const trace *tr, const table *const *tables, size_t n,
-                    const char *heading, mx_error *err);
+                    const char *heading, const plot_style *style,
+                    mx_error *err);
 
 /* Lays the page out for an output of width x height units (pixels for a
  * PNG, else points), or of its own size when width is 0. Returns the
@@ -33,9 +36,10 @@ double figure_lay_out(figure *fig, bool png, double width, double height,
                       double *w, double *h);
 
 /* Draws the laid-out page into cr, centred on an output of w x h units
- * at scale units per point (figure_lay_out's answers). */
+ * at scale units per point (figure_lay_out's answers). With texts (an
+ * SVG), the text is logged there instead of drawn (svg_text.h). */
 void figure_draw(cairo_t *cr, const figure *fig, double w, double h,
-                 double scale);
+                 double scale, svg_texts *texts);
 
 void figure_free(figure *fig);
 

@@ -35,8 +35,10 @@ plot_file *plot_open(const char *path, size_t pages, size_t width,
 }
 
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
-              size_t n, const char *heading, mx_error *err)
+              size_t n, const char *heading, const plot_style *style,
+              mx_error *err)
 {
+    (void)style;
     (void)pf;
     (void)tr;
     (void)tables;

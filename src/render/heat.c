@@ -5,41 +5,17 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "render/colormap.h"
 #include "render/textwidth.h"
-
-/* viridis at 0, 1/8, ..., 1 (matplotlib's and viridisLite's samples) */
-static const rgb viridis[9] = {
-    {68, 1, 84},    {71, 45, 123},  {59, 82, 139},
-    {44, 114, 142}, {33, 144, 140}, {39, 173, 129},
-    {93, 200, 99},  {170, 220, 50}, {253, 231, 37},
-};
 
 #define RAMP_CELLS 16      /* colours shown in a legend */
 #define SHORT_RAMP_CELLS 8 /* ... and under a table of a grid */
 
-rgb ramp_color(const rgb *samples, int segments, double x)
-{
-    double at = x * segments;
-    int i = (int)at;
-    if (i > segments - 1)
-        i = segments - 1;
-    double f = at - i;
-    rgb a = samples[i], b = samples[i + 1];
-    rgb c = {
-        (unsigned char)lround(a.r + f * (b.r - a.r)),
-        (unsigned char)lround(a.g + f * (b.g - a.g)),
-        (unsigned char)lround(a.b + f * (b.b - a.b)),
-    };
-    return c;
-}
-
 rgb heat_color(double x)
 {
-    if (!(x > 0.0)) /* also NaN */
-        x = 0.0;
-    if (x > 1.0)
-        x = 1.0;
-    return ramp_color(viridis, 8, x);
+    colormap m;
+    colormap_find(&m, "viridis");
+    return colormap_color(&m, x); /* NaN as 0 */
 }
 
 /* The 256-colour palette's 6x6x6 cube: its levels, and the colour of

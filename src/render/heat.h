@@ -24,11 +24,8 @@ typedef struct {
     unsigned char r, g, b;
 } rgb;
 
-/* The colour at x in [0, 1] of a map given by segments + 1 evenly spaced
- * samples, interpolated linearly between the two around x. */
-rgb ramp_color(const rgb *samples, int segments, double x);
-
-/* Viridis at x (clamped to [0, 1]), interpolated between nine samples. */
+/* Viridis at x (clamped to [0, 1]): matplotlib's own colour there
+ * (colormap.h), as --plot and the --html page draw it. */
 rgb heat_color(double x);
 
 /* Starts a cell shaded at x; heat_end ends it. */

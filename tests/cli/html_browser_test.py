@@ -636,6 +636,184 @@ def check_matrix(driver, name, values, tq, tk, masked):
                         "[aria-label=View] button[data-value=head]").click()
 
 
+def check_classroom_page(driver, mha, tmp):
+    """Issue 26: the step counter in the page's language; Chinese step
+    tables as HTML tables whose columns line up, weights and scores
+    coloured; 8 heads' matrices on one 1280 x 720 screen; the neuron
+    view's q, k and q x k coloured and opening on an informative pair;
+    one Tab stop per grid and the arrow keys within it; a click keeps a
+    token's lines; a double-click shows only one head; --color-scale
+    and --cmap followed by the matrix view."""
+    from selenium.webdriver.common.keys import Keys
+    page = os.path.join(tmp, "zh.html")
+    mha.run(["我 爱 吃 苹果", "--heads", "2", "--variant", "fused",
+             "--lang", "zh_TW", "--html", page])
+    driver.get("file://" + page)
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=steps]").click()
+    count = driver.find_element(By.ID, "step-count").text
+    ok(count.startswith("第 1 步") and "step" not in count,
+       "zh_TW: the step counter is translated", count)
+    for _ in range(4):
+        driver.find_element(By.CSS_SELECTOR, "[data-step=next]").click()
+    lined = driver.execute_script("""
+        var t = document.querySelector('#step-text table.step-table');
+        if (!t) return null;
+        var lefts = Array.from(t.rows).map(function (r) {
+          return Array.from(r.cells).map(function (c) {
+            return Math.round(c.getBoundingClientRect().right); });
+        });
+        var coloured = Array.from(t.querySelectorAll('td')).filter(
+          function (c) { return c.style.background !== ''; }).length;
+        return [lefts, coloured,
+                document.getElementById('step-title')
+                  .getAttribute('data-step-id')];""")
+    ok(lined is not None and lined[2] == "scores" and
+       all(r == lined[0][0] for r in lined[0]) and lined[1] == 10,
+       "zh_TW: a step's Chinese table is an HTML table, its columns line "
+       "up, its 10 unmasked scores coloured", lined)
+    driver.save_screenshot(os.path.join(tmp, "zh-steps.png"))
+
+    page = os.path.join(tmp, "eight.html")
+    mha.run(["the cat sat on the mat", "--heads", "8", "--d-out", "16",
+             "--variant", "fused", "--html", page])
+    driver.set_window_size(1280, 720)
+    driver.get("file://" + page)
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=matrix]").click()
+    fit = driver.execute_script("""
+        var figs = document.querySelectorAll('figure.matrix');
+        var bottom = 0, right = 0;
+        figs.forEach(function (f) {
+          var b = f.getBoundingClientRect();
+          bottom = Math.max(bottom, b.bottom); right = Math.max(right, b.right);
+        });
+        return [figs.length, bottom, right, window.innerHeight,
+                window.innerWidth];""")
+    ok(fit[0] == 8 and fit[1] <= fit[3] and fit[2] <= fit[4],
+       "8 heads: the matrix view fits a 1280 x 720 window", fit)
+    stops = driver.execute_script("""
+        return [document.querySelectorAll('td.cell').length,
+                document.querySelectorAll('td.cell[tabindex="0"]').length];""")
+    ok(stops == [8 * 36, 8], "the matrix view: one Tab stop per map, not "
+       "one per cell", stops)
+    first = driver.find_element(By.CSS_SELECTOR,
+                                "figure.matrix td.cell[tabindex='0']")
+    driver.execute_script("arguments[0].focus()", first)
+    ActionChains(driver).send_keys(Keys.ARROW_DOWN, Keys.ARROW_DOWN,
+                                   Keys.ARROW_RIGHT).perform()
+    at = driver.execute_script(
+        "var a = document.activeElement; return [a.getAttribute('data-head'),"
+        " a.getAttribute('data-query'), a.getAttribute('data-key'),"
+        " document.getElementById('readout').textContent];")
+    ok(at[:3] == ["0", "2", "1"] and "query 2" in at[3],
+       "the arrow keys move within a map, the readout follows", at)
+    ActionChains(driver).double_click(driver.find_element(
+        By.CSS_SELECTOR, "figure.matrix[data-head='3'] figcaption")).perform()
+    only = driver.execute_script(
+        "return Array.from(document.querySelectorAll('figure.matrix'))"
+        ".map(function (f) { return f.getAttribute('data-head'); });")
+    ok(only == ["3"], "a double-click on a map shows only its head", only)
+    ActionChains(driver).double_click(driver.find_element(
+        By.CSS_SELECTOR, "figure.matrix[data-head='3'] figcaption")).perform()
+    ok(len(driver.find_elements(By.CSS_SELECTOR, "figure.matrix")) == 8,
+       "a second double-click shows every head again")
+    driver.save_screenshot(os.path.join(tmp, "eight-matrix.png"))
+
+    # the neuron view: an informative pair, its numbers coloured
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=neuron]").click()
+    picked = driver.execute_script("""
+        return ['Head', 'Query', 'Key'].map(function (n) {
+          return document.querySelector('select[data-pick=' + n + ']').value;
+        }).concat([document.getElementById('neuron-weight').textContent]);""")
+    ok(picked[1] == "5" and picked[3] != "1",
+       "the neuron view opens on the last query and the key it attends to "
+       "most, not query 0 and key 0 (weight 1)", picked)
+    colours = driver.execute_script("""
+        return Array.from(
+            document.querySelectorAll('#neuron-view td.num[data-col]'))
+          .map(function (c) { return [c.getAttribute('data-col'),
+                                      c.style.backgroundColor]; });""")
+    ok(colours and all(c[1] for c in colours) and
+       {c[0] for c in colours} == {"q", "k", "product"},
+       "the neuron view colours q, k and q x k", colours[:3])
+
+    # the head view: one Tab stop for the tokens, arrows, click, dblclick
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=head]").click()
+    stops = driver.execute_script(
+        "return document.querySelectorAll('.token[tabindex=\"0\"]').length")
+    ok(stops == 1, "the head view: one Tab stop for its tokens", stops)
+    q0 = driver.find_element(By.CSS_SELECTOR,
+                             "[data-side=query][data-token='0']")
+    driver.execute_script("arguments[0].focus()", q0)
+    ActionChains(driver).send_keys(Keys.ARROW_DOWN, Keys.ARROW_DOWN,
+                                   Keys.ARROW_RIGHT).perform()
+    focused = driver.execute_script(
+        "var a = document.activeElement; return [a.getAttribute('data-side'),"
+        " a.getAttribute('data-token')];")
+    shown = settled(driver, lambda ls: bool(ls) and all(
+        l[3] == "2" for l in ls))
+    ok(focused == ["key", "2"] and shown and all(l[3] == "2" for l in shown),
+       "the arrow keys move from token to token; the focused one's lines "
+       "are shown", (focused, len(shown)))
+    driver.execute_script("document.activeElement.blur()")
+    tok = driver.find_element(By.CSS_SELECTOR,
+                              "[data-side=query][data-token='4']")
+    ActionChains(driver).click(tok).perform()
+    rest_mouse(driver)
+    driver.execute_script("document.activeElement.blur()")
+    kept = settled(driver, lambda ls: bool(ls) and all(
+        l[2] == "4" for l in ls))
+    ok(kept and all(l[2] == "4" for l in kept) and len(kept) == 5 * 8 and
+       tok.get_attribute("data-pinned") == "true",
+       "a click keeps a token's lines shown after the pointer leaves",
+       len(kept))
+    ActionChains(driver).click(tok).perform()
+    rest_mouse(driver)
+    driver.execute_script("document.activeElement.blur()")
+    ok(len(settled(driver, lambda ls: len(ls) == 21 * 8)) == 21 * 8,
+       "a second click lets them go: every line again")
+    line = driver.find_element(
+        By.CSS_SELECTOR, "line[data-head='5'][data-query='5'][data-key='0']")
+    driver.execute_script(
+        "arguments[0].dispatchEvent(new MouseEvent('dblclick', "
+        "{bubbles: true}))", line)
+    heads = {l[1] for l in settled(driver, lambda ls: bool(ls) and all(
+        l[1] == "5" for l in ls))}
+    ok(heads == {"5"}, "a double-click on a line shows only its head",
+       heads)
+    driver.execute_script("document.querySelectorAll('#head-toggles input')"
+                          ".forEach(function (b) { if (!b.checked) "
+                          "b.click(); })")
+    label = driver.find_element(By.XPATH, "//label[contains(@class, "
+                                "'head-toggle')][input[@data-head='2']]")
+    ActionChains(driver).double_click(label).perform()
+    heads = {l[1] for l in settled(driver, lambda ls: bool(ls) and all(
+        l[1] == "2" for l in ls))}
+    ok(heads == {"2"}, "a double-click on head 2's toggle shows only head 2",
+       heads)
+    ActionChains(driver).double_click(label).perform()
+    ok(len(settled(driver, lambda ls: len(ls) == 21 * 8)) == 21 * 8,
+       "a second double-click shows every head's lines again")
+
+    # --color-scale and --cmap reach the matrix view
+    page = os.path.join(tmp, "blues.html")
+    mha.run(["the cat sat on the mat", "--heads", "2", "--variant", "fused",
+             "--color-scale", "fixed", "--cmap", "Blues", "--html", page])
+    driver.get("file://" + page)
+    driver.find_element(By.CSS_SELECTOR,
+                        "[aria-label=View] button[data-value=matrix]").click()
+    top = driver.execute_script("""
+        var c = document.querySelector('td.cell[data-query="0"]' +
+                                       '[data-key="0"]');
+        return getComputedStyle(c).backgroundColor;""")
+    ok(top == "rgb(8, 48, 107)",
+       "--color-scale fixed --cmap Blues: weight 1 is Blues' darkest, as "
+       "--plot draws it", top)
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -658,6 +836,7 @@ def main():
             check_floattext(driver, sys.argv[2])
             check_long(driver, mha, tmp)
             check_head_colours(driver, mha, tmp)
+            check_classroom_page(driver, mha, tmp)
         finally:
             driver.quit()
     return done()

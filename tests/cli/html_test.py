@@ -353,6 +353,34 @@ def main():
         compare(mha, tmp, "block",
                 ["the cat sat", "--variant", "block,fused", "--d-model", "4"])
 
+        # the matrix view's colours: the terminal's and --plot's scale
+        # and map (issue 26)
+        c = data.get("colors", {})
+        import base64
+        viridis = base64.b64decode(c.get("map", ""))
+        rdbu = base64.b64decode(c.get("mapBoth", ""))
+        ok(c.get("scale") == "table" and c.get("numbers") is True and
+           c.get("decimals") == 2 and len(viridis) == 768 and
+           viridis[:3] == bytes([68, 1, 84]) and
+           viridis[-3:] == bytes([253, 231, 37]) and
+           rdbu[:3] == bytes([5, 48, 97]),
+           "classroom: colors, the table scale, viridis and RdBu_r as "
+           "matplotlib has them, 2 decimals", {k: v for k, v in c.items()
+                                                if len(str(v)) < 20})
+        styled = os.path.join(tmp, "styled.html")
+        mha.run(["the cat sat", "--html", styled, "--color-scale", "row",
+                 "--cmap", "magma_r", "--precision", "3", "--numbers",
+                 "off"])
+        with open(styled, encoding="utf-8") as f:
+            c = page_data(f.read()).get("colors", {})
+        magma_r = base64.b64decode(c.get("map", ""))
+        ok(c.get("scale") == "row" and c.get("numbers") is False and
+           c.get("decimals") == 3 and c.get("centred") is False and
+           magma_r[:3] == bytes([252, 253, 191]) and
+           base64.b64decode(c.get("mapBoth", "")) == magma_r,
+           "--color-scale row --cmap magma_r --precision 3 --numbers off "
+           "reach the page", {k: v for k, v in c.items() if len(str(v)) < 20})
+
         # words that look like markup stay text
         tricky = ["</script><b>x</b>", "a&amp;b", '"q"', "\\n"]
         got = compare(mha, tmp, "markup", tricky)

@@ -69,6 +69,118 @@ def pdf_page_size(path):
     return (float(m.group(1)), float(m.group(2))) if m else None
 
 
+def svg_fills(path):
+    """The fill colours of an SVG's shapes, as 8-bit (r, g, b)."""
+    with open(path, encoding="utf-8") as f:
+        svg = f.read()
+    return [tuple(round(float(c) * 255 / 100) for c in m.groups())
+            for m in re.finditer(r"fill:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)",
+                                 svg)]
+
+
+def svg_texts(path):
+    """The <text> elements of an SVG: [(attributes, text)]."""
+    with open(path, encoding="utf-8") as f:
+        svg = f.read()
+    return re.findall(r"<text ([^>]*)>([^<]*)</text>", svg)
+
+
+def check_style(d):
+    """--color-scale, --cmap, --numbers, --precision and --colorbar
+    (issue 26): read back from the SVG's shapes and text."""
+    svgs = {}
+    for name, extra in (("table", []), ("row", ["--color-scale", "row"]),
+                        ("fixed", ["--color-scale", "fixed"]),
+                        ("blues", ["--color-scale", "fixed", "--cmap",
+                                   "Blues"]),
+                        ("off", ["--numbers", "off"]),
+                        ("three", ["--precision", "3"]),
+                        ("shared", ["--colorbar", "shared"]),
+                        ("none", ["--colorbar", "none"])):
+        svgs[name] = os.path.join(d, "style-%s.svg" % name)
+        plot(CLASSROOM + extra, svgs[name])
+    fills = {k: svg_fills(v) for k, v in svgs.items()}
+    viridis_bottom, viridis_top = (68, 1, 84), (253, 231, 37)
+    ok(viridis_bottom in fills["table"] and viridis_top in fills["table"],
+       "default scale (table): each panel's smallest weight is viridis' "
+       "bottom, its largest the top")
+    ok(fills["row"] != fills["table"] and fills["fixed"] != fills["table"]
+       and fills["row"] != fills["fixed"],
+       "--color-scale table, row and fixed draw different colours")
+    ok(viridis_bottom not in fills["fixed"] and viridis_top in fills["fixed"],
+       "--color-scale fixed: weights on 0 to 1 (no weight is 0, 1 is the "
+       "top)")
+    blues_top = (8, 48, 107)
+    ok(blues_top in fills["blues"] and viridis_top not in fills["blues"],
+       "--cmap Blues: matplotlib's Blues, its darkest blue at weight 1")
+    def cell_numbers(name, decimals):
+        """The numbers written in the cells (the bars' ticks are in the
+        labels' size)."""
+        texts = svg_texts(svgs[name])
+        label = [re.search(r'font-size="[\d.]+"', a).group(0)
+                 for a, t in texts if t.startswith("Q:")][0]
+        return [t for a, t in texts
+                if re.fullmatch(r"-?\d+\.\d{%d}" % decimals, t)
+                and label not in a]
+    cells = cell_numbers("table", 2)
+    ok("1.00" in cells and len(cells) == 5 * 15,
+       "the weights are written in the cells with 2 decimals "
+       "(15 unmasked cells in each of 5 panels)", cells[:8])
+    three = cell_numbers("three", 3)
+    ok(len(three) == 5 * 15 and "1.000" in three,
+       "--precision 3: the cells' numbers have 3 decimals", three[:8])
+    ok(cell_numbers("off", 2) == [] and cell_numbers("off", 3) == [],
+       "--numbers off: no numbers in the cells")
+    images = {k: open(v, encoding="utf-8").read().count("<image")
+              for k, v in svgs.items()}
+    ok(images["table"] == 5 and images["shared"] == 1 and
+       images["none"] == 0,
+       "--colorbar: a bar beside each of the 5 panels by default, one "
+       "shared, or none", images)
+    texts = svg_texts(svgs["table"])
+    labels = [a for a, t in texts if t.startswith("K:")]
+    ok(labels and not any("rotate" in a for a in labels),
+       "column labels that fit go across the page, not turned", labels[:2])
+
+
+def check_svg_text(d):
+    """An SVG keeps its text as <text>: searchable, editable, small."""
+    svg = os.path.join(d, "eight.svg")
+    plot(["O gato sobe no tapete", "--heads", "8", "--d-out", "16"], svg)
+    with open(svg, encoding="utf-8") as f:
+        body = f.read()
+    texts = [t for a, t in svg_texts(svg)]
+    ok("Q:gato" in texts and "[fused] head 7" in texts and
+       "<symbol" not in body and 'id="glyph' not in body,
+       "the SVG's labels and titles are <text>, no glyph outlines")
+    ok(len(body.encode("utf-8")) < 300000,
+       "8 heads: an SVG of %d bytes (586 KB with glyph outlines and a "
+       "clip and hatching per masked cell before)" %
+       len(body.encode("utf-8")))
+    # Chinese never sideways; the face of the language
+    long_words = ["我們 今天 學習 注意力 機制 的 計算 方法 與 應用 場景 介紹",
+                  "--heads", "2", "--variant", "fused"]
+    for lang, face in (("zh_TW", "Noto Sans CJK TC"),
+                       ("zh_CN", "Noto Sans CJK SC")):
+        zh = os.path.join(d, "zh-%s.svg" % lang)
+        plot(long_words + ["--lang", lang], zh)
+        texts = svg_texts(zh)
+        turned = [t for a, t in texts if "rotate" in a and
+                  re.search(r"[\u4e00-\u9fff]", t)]
+        ok(not turned and any(t == "們" for a, t in texts),
+           "%s: the Chinese column labels go down a character at a time, "
+           "upright, never turned" % lang, turned[:3])
+        ok(all(face in a for a, t in texts),
+           "%s: the text asks for %s" % (lang, face), texts[0][0])
+        pdf = os.path.join(d, "zh-%s.pdf" % lang)
+        plot(long_words + ["--lang", lang], pdf)
+        fonts = subprocess.run([tool("pdffonts"), pdf],
+                               capture_output=True).stdout.decode()
+        want = "NotoSansCJK" + face[-2:].lower()
+        ok(want in fonts and "CJKjp" not in fonts,
+           "%s: the PDF's Chinese is in %s" % (lang, face), fonts)
+
+
 def leftovers(directory, expected):
     return sorted(set(os.listdir(directory)) - set(expected))
 
@@ -207,7 +319,9 @@ def main():
             head = f.read(400)
         ok('width="400pt" height="300pt"' in head, "--plot-size 400X300: an "
            "SVG of 400 x 300 points", head)
-        # On a wide page the variants' grids go side by side.
+        # One grid per variant, never two variants' panels on one row (this
+        # asserted side-by-side variants before issue 26 asked for a grid
+        # per variant).
         wide = os.path.join(d, "wide.pdf")
         plot(CLASSROOM + ["--plot-size", "1600x900"], wide)
         boxes = subprocess.run([tool("pdftotext"), "-bbox", wide, "-"],
@@ -216,10 +330,23 @@ def main():
         for m in re.finditer(r'yMin="([\d.]+)"[^>]*>\[(\w+)\]<', boxes):
             top.setdefault(m.group(2), []).append(float(m.group(1)))
         ok(set(top) == {"single", "wrapper", "fused"} and
-           top["single"][0] == top["wrapper"][0] and
-           top["fused"][0] > top["single"][0],
-           "--plot-size 1600x900: single and wrapper side by side, fused "
-           "below", top)
+           max(top["single"]) < min(top["wrapper"]) and
+           max(top["wrapper"]) < min(top["fused"]),
+           "--plot-size 1600x900: single, wrapper and fused each a grid of "
+           "its own, one below the other", top)
+        eight = os.path.join(d, "eight.pdf")
+        plot(["O gato sobe no tapete", "--heads", "8", "--d-out", "16"],
+             eight)
+        boxes = subprocess.run([tool("pdftotext"), "-bbox", eight, "-"],
+                               capture_output=True).stdout.decode("utf-8")
+        rows = {}
+        for m in re.finditer(r'yMin="([\d.]+)"[^>]*>\[(\w+)\]<', boxes):
+            rows.setdefault(m.group(2), set()).add(round(float(m.group(1))))
+        ok(len(rows.get("wrapper", ())) == 2 and len(rows.get("fused", ()))
+           == 2 and not rows["wrapper"] & rows["fused"] and
+           len(rows.get("single", ())) == 1,
+           "8 heads: the wrapper's and the fused module's 2 x 4 grids, each "
+           "on rows of its own", rows)
         for bad, said in (("1920", "is not WIDTHxHEIGHT"),
                           ("1920x", "is not WIDTHxHEIGHT"),
                           ("x1080", "is not WIDTHxHEIGHT"),
@@ -236,7 +363,8 @@ def main():
 
         # --tables: other tables, each name with its colour bar.
         tables = os.path.join(d, "tables.pdf")
-        plot(CLASSROOM + ["--variant", "fused", "--tables",
+        plot(CLASSROOM + ["--variant", "fused", "--colorbar", "shared",
+                          "--tables",
                           "queries,attn_scores,attn_weights,out_proj.weight,"
                           "vocab"], tables)
         text = pdf_text(tables)
@@ -282,11 +410,15 @@ def main():
 
         # Titles and legends in the language of --lang.
         lang = os.path.join(d, "pt.pdf")
-        plot(CLASSROOM + ["--lang", "pt_BR", "--variant", "fused"], lang)
+        plot(CLASSROOM + ["--lang", "pt_BR", "--variant", "fused",
+                          "--color-scale", "fixed"], lang)
         text = pdf_text(lang)
         ok("[fused] cabeça 1" in text and "peso de atenção" in text,
            "--lang pt_BR: the picture's titles and bar in Portuguese",
            text[:300])
+
+        check_style(d)
+        check_svg_text(d)
 
         # Mistakes.
         mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],

@@ -1,7 +1,8 @@
 /* test_plot.c: --plot's pictures, read back. A known 12 x 12 causal head
  * is drawn to a PNG; cairo reads the PNG again and the colour at every
- * cell's centre must be the viridis colour of that cell's weight (the
- * terminal's colour map, heat.h), and every masked cell neutral grey
+ * cell's centre must be matplotlib's viridis colour of that cell's weight
+ * (colormap.h; its weights run from 0 to 1, so the default scale, the
+ * head's own range, is 0 to 1), and every masked cell neutral grey
  * (never a colour of the map). Tables chosen with --tables: scores of both
  * signs on the diverging map centred on 0 (colormap.h), their -inf cells
  * grey; values of one sign on viridis from the smallest to the largest.
@@ -12,17 +13,26 @@
  * Usage: test_plot [REFERENCE_DIR]   (the argument is not used)
  *
  * A build without cairo and pango skips the whole test. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "plot/colormap.h"
+#include "render/colormap.h"
 #include "render/heat.h"
 #include "plot/plot.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
+
+/* matplotlib's viridis at x (colormap.h). */
+static rgb viridis(double x)
+{
+    colormap m;
+    colormap_find(&m, "viridis");
+    return colormap_color(&m, x);
+}
 
 __attribute__((noreturn)) static void bail(const char *what)
 {
@@ -128,17 +138,25 @@ static void make_tables(trace *tr, const table **scores, const table **values)
 
 /* Draws the tables (NULL: the default figure) of tr to path at
  * width x height (0 x 0: its own size). */
-static int draw(const char *path, const trace *tr, const table *const *tables,
-                size_t n, size_t width, size_t height, mx_error *err)
+static int draw_styled(const char *path, const trace *tr,
+                       const table *const *tables, size_t n, size_t width,
+                       size_t height, const plot_style *style, mx_error *err)
 {
     plot_file *pf = plot_open(path, 1, width, height, err);
     if (pf == NULL)
         return -1;
-    if (plot_page(pf, tr, tables, n, NULL, err) != 0) {
+    if (plot_page(pf, tr, tables, n, NULL, style, err) != 0) {
         plot_discard(pf);
         return -1;
     }
     return plot_close(pf, err);
+}
+
+static int draw(const char *path, const trace *tr, const table *const *tables,
+                size_t n, size_t width, size_t height, mx_error *err)
+{
+    plot_style style = plot_style_default();
+    return draw_styled(path, tr, tables, n, width, height, &style, err);
 }
 
 static void pixel(const unsigned char *data, int stride, int x, int y,
@@ -183,7 +201,7 @@ static void test_png_cells(const char *path)
 
     /* The heat map's top-left cell (weight 1) is the first yellow pixel
      * in reading order: the colour bar's yellow end lies further right. */
-    rgb yellow = heat_color(1.0);
+    rgb yellow = viridis(1.0);
     int x0 = -1, y0 = -1;
     for (int y = 0; y < h && x0 < 0; y++)
         for (int x = 0; x < w; x++) {
@@ -218,7 +236,7 @@ static void test_png_cells(const char *path)
                          px[2]);
                 continue;
             }
-            rgb want = heat_color((double)weight(r, c));
+            rgb want = viridis((double)weight(r, c));
             if (close_to(px, want, 2))
                 coloured++;
             else
@@ -317,7 +335,7 @@ static bool score_colour(size_t r, size_t c, rgb *want)
 
 static bool value_colour(size_t r, size_t c, rgb *want)
 {
-    *want = heat_color(((double)value(r, c) - 0.5) / 3.5);
+    *want = viridis(((double)value(r, c) - 0.5) / 3.5);
     return true;
 }
 
@@ -428,6 +446,118 @@ static void test_sizes(const char *dir)
     trace_free(&tr);
 }
 
+/* colormap.h against matplotlib 3.6's own colours (cmap(x), rounded to
+ * 8 bits), and its rule: entry floor(256 x), 255 at 1. */
+static void test_colormaps(void)
+{
+    static const struct {
+        const char *name;
+        double x;
+        rgb want;
+    } known[] = {
+        {"viridis", 0.5, {33, 145, 140}},   {"magma", 0.25, {81, 18, 124}},
+        {"Blues", 0.3, {183, 212, 234}},    {"RdBu_r", 0.1, {32, 101, 171}},
+        {"coolwarm", 0.5, {221, 220, 220}}, {"YlOrRd_r", 0.75, {254, 217, 119}},
+        {"cividis", 1.0, {254, 232, 56}},
+    };
+    int right = 0;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        colormap m;
+        rgb got = {0, 0, 0};
+        if (colormap_find(&m, known[i].name))
+            got = colormap_color(&m, known[i].x);
+        if (close_to((int[3]){got.r, got.g, got.b}, known[i].want, 0))
+            right++;
+        else
+            diag("%s(%g) is %d,%d,%d", known[i].name, known[i].x, got.r, got.g,
+                 got.b);
+    }
+    ok(right == (int)(sizeof known / sizeof known[0]),
+       "--cmap: matplotlib's colours for %d maps and places", right);
+    colormap m, none;
+    colormap_find(&m, "viridis");
+    double top[3], mid[3];
+    colormap_entry(&m, 255, top);
+    colormap_entry(&m, 128, mid);
+    rgb at1 = colormap_color(&m, 1.0), at5 = colormap_color(&m, 0.5);
+    ok(at1.r == (int)lround(top[0] * 255) &&
+           at5.g == (int)lround(mid[1] * 255) &&
+           !colormap_find(&none, "Viridis") && !colormap_find(&none, "jet"),
+       "x takes entry floor(256 x), 255 at 1; names are matplotlib's, case "
+       "included");
+}
+
+/* --color-scale row with --cmap Blues and no numbers: each unmasked cell
+ * of the 12-token head is Blues at its place in its own row's range (a
+ * row of one value at the top, as on the terminal). */
+static void test_row_blues(const char *dir)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/row.png", dir);
+    trace tr;
+    trace_init(&tr);
+    make_trace(&tr);
+    plot_style style = {SCALE_ROW, "Blues", false, 2, BARS_NONE};
+    mx_error err = {0};
+    int rc = draw_styled(path, &tr, NULL, 0, 0, 0, &style, &err);
+    trace_free(&tr);
+    ok(rc == 0, "--color-scale row --cmap Blues: drawn (%s)", err.msg);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+    unlink(path);
+    if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+        ok(0, "cairo reads it back");
+        cairo_surface_destroy(img);
+        return;
+    }
+    cairo_surface_flush(img);
+    const unsigned char *data = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    int w = cairo_image_surface_get_width(img);
+    int h = cairo_image_surface_get_height(img);
+    colormap blues;
+    colormap_find(&blues, "Blues");
+    rgb darkest = colormap_color(&blues, 1.0);
+    int x0 = -1, y0 = -1;
+    for (int y = 0; y < h && x0 < 0; y++)
+        for (int x = 0; x < w; x++) {
+            int px[3];
+            pixel(data, stride, x, y, px);
+            if (close_to(px, darkest, 1)) {
+                x0 = x;
+                y0 = y;
+                break;
+            }
+        }
+    int right = 0;
+    for (size_t r = 0; r < TOKENS && x0 >= 0; r++) {
+        double lo = 1, hi = 0;
+        for (size_t c = 0; c <= r; c++) {
+            lo = fmin(lo, weight(r, c));
+            hi = fmax(hi, weight(r, c));
+        }
+        for (size_t c = 0; c <= r; c++) {
+            int px[3];
+            int x = x0 + (int)c * CELL_PX + CELL_PX / 2,
+                y = y0 + (int)r * CELL_PX + CELL_PX / 2;
+            if (x >= w || y >= h)
+                continue;
+            pixel(data, stride, x, y, px);
+            double at = hi > lo ? (weight(r, c) - lo) / (hi - lo) : 1.0;
+            rgb want = colormap_color(&blues, at);
+            if (close_to(px, want, 2))
+                right++;
+            else
+                diag("row cell %zu,%zu is %d,%d,%d, not %d,%d,%d", r, c, px[0],
+                     px[1], px[2], want.r, want.g, want.b);
+        }
+    }
+    ok(right == TOKENS * (TOKENS + 1) / 2,
+       "--color-scale row --cmap Blues: every cell at its place in its "
+       "row (%d of %d)",
+       right, TOKENS * (TOKENS + 1) / 2);
+    cairo_surface_destroy(img);
+}
+
 static void test_unwritable(void)
 {
     trace tr;
@@ -452,6 +582,8 @@ int main(void)
     test_png_cells(path);
     test_chosen_tables(dir);
     test_sizes(dir);
+    test_colormaps();
+    test_row_blues(dir);
     test_unwritable();
     unlink(path);
     ok(rmdir(dir) == 0, "no temporary file is left beside the picture");

@@ -7,8 +7,8 @@
  * and rounded once (Math.fround) is the float32 product or quotient.
  *
  * Head view: queries left, keys right, a line per unmasked pair and head
- * (when there are very many, only a followed token's). Matrix view: each head's weights (or scores) as a viridis
- * heat map (a canvas for big heads). Neuron view: one score from q and k,
+ * (when there are very many, only a followed token's). Matrix view: each head's weights (or scores) as a
+ * heat map in the colours of --plot (a canvas for big heads). Neuron view: one score from q and k,
  * then its softmax row. Steps: the computation step by step, with the
  * --explain notes and the text tables. The DOM contract the tests rely on
  * is in docs/html.md.
@@ -97,17 +97,35 @@
   var HEAD_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7',
                       '#E69F00', '#56B4E9', '#000000', '#B8A000'];
 
-  /* viridis at 0, 0.1, ..., 1 */
-  var VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e',
-                 '#21918c', '#22a884', '#44bf70', '#7ad151', '#bddf26',
-                 '#fde725'];
+  /* The matrix view's colours, as --plot draws them (data.colors,
+   * docs/html.md): each head's own range (scale "table"), each row's
+   * ("row"), or weights from 0 to 1 ("fixed"); a map of 256 colours for
+   * values of one sign and one for both signs (centred on 0 unless the
+   * map is not a diverging one); the numbers in the cells and their
+   * decimals. */
+  var COLORS = data.colors || {scale: 'fixed', numbers: true, decimals: 2,
+                               centred: true};
+
+  /* A map of 256 colours from base64 of their red, green and blue
+   * bytes (grey without one). */
+  function lutOf(b64) {
+    var bin = b64 ? atob(b64) : '', out = [];
+    for (var k = 0; k < 256; k++) {
+      out.push(bin.length === 768 ? [bin.charCodeAt(3 * k),
+                                     bin.charCodeAt(3 * k + 1),
+                                     bin.charCodeAt(3 * k + 2)] : [k, k, k]);
+    }
+    return out;
+  }
 
   var state = {
     variant: 0,          /* index into data.variants */
     view: 'head',        /* 'head', 'matrix', 'neuron' or 'steps' */
     step: 0,             /* the step on view in 'steps' */
     matrix: 'weights',   /* 'weights' or 'scores' */
-    neuron: {head: 0, query: 0, key: 0},
+    neuron: null,        /* {head, query, key}; null: an informative
+                            pair, chosen when the view first opens */
+    pinned: null,        /* {side, i}: the head view's clicked token */
     shown: []            /* shown[h]: head h is drawn */
   };
 
@@ -162,23 +180,19 @@
     return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
   }
 
-  var VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
+  var MAP_ONE = lutOf(COLORS.map), MAP_BOTH = lutOf(COLORS.mapBoth);
 
-  /* The viridis colour of t in [0, 1] as [r, g, b]. */
-  function viridisRgb(t) {
-    t = t > 0 ? (t < 1 ? t : 1) : 0;
-    var x = t * (VIRIDIS.length - 1);
-    var i = Math.min(VIRIDIS.length - 2, Math.floor(x));
-    var f = x - i;
-    var a = VIRIDIS_RGB[i], b = VIRIDIS_RGB[i + 1];
-    return [Math.round(a[0] + (b[0] - a[0]) * f),
-            Math.round(a[1] + (b[1] - a[1]) * f),
-            Math.round(a[2] + (b[2] - a[2]) * f)];
+  /* The entry of a 256-colour map for t in [0, 1], as matplotlib takes
+   * it: floor(256 t), 255 at 1. */
+  function lutIndex(t) {
+    if (!(t > 0)) return 0;
+    return t >= 1 ? 255 : Math.min(255, Math.floor(t * 256));
   }
 
-  /* The viridis colour of t in [0, 1], and whether text on it is dark. */
-  function viridis(t) {
-    return {css: 'rgb(' + viridisRgb(t).join(',') + ')', darkText: t > 0.55};
+  /* Whether black text reads better than white on [r, g, b] (as the
+   * pictures choose, from the colour's luminance). */
+  function darkTextOn(c) {
+    return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255 > 0.408;
   }
 
   /* The page's words in the run's language: data.labels, when present,
@@ -333,7 +347,57 @@
     label.appendChild(el('span', {'class': 'swatch',
                                   style: 'background:' + headColour(h)}));
     label.appendChild(document.createTextNode(headName(h)));
+    /* a double-click shows only this head (again: every head); its two
+     * clicks have ticked the box off and on */
+    label.addEventListener('dblclick', function (e) {
+      e.preventDefault();
+      soloHead(h);
+    });
     return label;
+  }
+
+  /* Only head h shown, or every head again when h is already alone (a
+   * double-click on a head's line, map or toggle). */
+  function soloHead(h) {
+    var alone = state.shown.every(function (on, k) { return on === (k === h); });
+    for (var k = 0; k < state.shown.length; k++)
+      state.shown[k] = alone || k === h;
+    document.querySelectorAll('#head-toggles input').forEach(function (b) {
+      b.checked = state.shown[Number(b.getAttribute('data-head'))];
+    });
+    draw();
+  }
+
+  /* Arrow keys over a grid of elements: items(r, c) gives the element at
+   * row r, column c, or null; the one focused keeps the grid's only Tab
+   * stop (tabindex 0, the others -1), so Tab goes past the grid in one
+   * step and the arrows move within it. */
+  function arrowGrid(container, rows, cols, items, start) {
+    var at = {r: start ? start.r : 0, c: start ? start.c : 0};
+    for (var r = 0; r < rows; r++)
+      for (var c = 0; c < cols; c++) {
+        var e = items(r, c);
+        if (e) e.setAttribute('tabindex', r === at.r && c === at.c ? 0 : -1);
+      }
+    container.addEventListener('keydown', function (ev) {
+      var moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1],
+                   ArrowRight: [0, 1], Home: [0, -cols], End: [0, cols]};
+      var mv = moves[ev.key];
+      if (!mv || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      var from = ev.target;
+      var r0 = Number(from.getAttribute('data-grid-row'));
+      var c0 = Number(from.getAttribute('data-grid-col'));
+      if (isNaN(r0) || isNaN(c0)) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      var r1 = Math.max(0, Math.min(rows - 1, r0 + mv[0]));
+      var c1 = Math.max(0, Math.min(cols - 1, c0 + mv[1]));
+      var to = items(r1, c1);
+      if (!to) return;
+      from.setAttribute('tabindex', -1);
+      to.setAttribute('tabindex', 0);
+      to.focus();
+    });
   }
 
   /* ---- head view ---- */
@@ -377,6 +441,16 @@
     });
   }
 
+  /* Double-clicking a line shows only its head (again: every head). */
+  function soloOnDoubleClick(box) {
+    box.addEventListener('dblclick', function (e) {
+      var h = e.target.getAttribute && e.target.getAttribute('data-head');
+      if (h === null || h === undefined) return;
+      e.preventDefault();
+      soloHead(Number(h));
+    });
+  }
+
   function drawHeadView() {
     var v = variant();
     var rows = Math.max(data.queries.length, data.keys.length);
@@ -406,17 +480,30 @@
       });
     }
     var weightTexts = {query: [], key: []};
+    var tokens = {query: [], key: []};
     function tokenColumn(side, words, x, anchor, weightX) {
       words.forEach(function (word, i) {
         var t = svgEl('text', {'class': 'token', x: x, y: rowY(i),
-                               'text-anchor': anchor, tabindex: 0,
+                               'text-anchor': anchor, tabindex: -1,
                                'data-side': side, 'data-token': i,
+                               'data-grid-row': i,
+                               'data-grid-col': side === 'query' ? 0 : 1,
                                'aria-label': side + ' ' + i + ': ' + word},
                       word);
         t.addEventListener('mouseenter', function () { follow(side, i); });
         t.addEventListener('focus', function () { follow(side, i); });
-        t.addEventListener('mouseleave', unfollow);
-        t.addEventListener('blur', unfollow);
+        t.addEventListener('mouseleave', leave);
+        t.addEventListener('blur', leave);
+        /* a click (or Enter) keeps the token's lines shown until the
+         * token is clicked again or another one is */
+        t.addEventListener('click', function () { pin(side, i); });
+        t.addEventListener('keydown', function (e) {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            pin(side, i);
+          }
+        });
+        tokens[side].push(t);
         s.appendChild(t);
         var wt = svgEl('text', {'class': 'weights', x: weightX, y: rowY(i),
                                 'text-anchor': anchor,
@@ -429,6 +516,14 @@
                 X_QUERY - 10 - 13 * maxLength(data.queries));
     tokenColumn('key', data.keys, X_KEY, 'start',
                 X_KEY + 10 + 13 * maxLength(data.keys));
+    /* one Tab stop for the tokens; the arrow keys move among them, up and
+     * down a column, left and right across */
+    arrowGrid(s, Math.max(data.queries.length, data.keys.length), 2,
+              function (r, c) {
+                var col = tokens[c === 0 ? 'query' : 'key'];
+                return col[Math.min(r, col.length - 1)] || null;
+              });
+    soloOnDoubleClick(lines);
     if (many) {
       views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
         tr('This run has {0} lines, more than {1} can be drawn at once: ' +
@@ -438,7 +533,10 @@
     views.head.appendChild(box);
     views.head.appendChild(el('p', {'class': 'summary hint'},
       tr('Hover or focus (Tab) a token to follow its lines; its weights ' +
-         'appear beside the other column, one per shown head.')));
+         'appear beside the other column, one per shown head.') + ' ' +
+      tr('A click keeps its lines shown; the arrow keys move from token ' +
+         'to token; a double-click on a line shows only its head (again: ' +
+         'every head).')));
 
     function showLines(test) {
       var all = lines.childNodes;
@@ -509,7 +607,37 @@
       readout.textContent = '';
     }
 
-    unfollow();
+    /* Leaving a token: back to the clicked token's lines, or every line. */
+    function leave() {
+      var p = state.pinned;
+      if (p && tokens[p.side][p.i]) follow(p.side, p.i);
+      else unfollow();
+    }
+
+    /* A click on a token keeps its lines shown (data-pinned); a click on
+     * it again lets them go. */
+    function pin(side, i) {
+      var p = state.pinned;
+      state.pinned = p && p.side === side && p.i === i ? null
+                                                      : {side: side, i: i};
+      markPinned();
+      if (state.pinned) follow(side, i);
+      else unfollow();
+    }
+
+    function markPinned() {
+      var p = state.pinned;
+      tokens.query.concat(tokens.key).forEach(function (t) {
+        var on = !!p && t.getAttribute('data-side') === p.side &&
+                 Number(t.getAttribute('data-token')) === p.i;
+        t.classList.toggle('pinned', on);
+        if (on) t.setAttribute('data-pinned', 'true');
+        else t.removeAttribute('data-pinned');
+      });
+    }
+
+    markPinned();
+    leave();
   }
 
   function maxLength(words) {
@@ -520,20 +648,62 @@
 
   /* ---- matrix view ---- */
 
-  /* The range the colours span: weights 0..1; scores a head's finite
-   * minimum..maximum. */
-  function range(m, kind) {
-    if (kind === 'weights') return [0, 1];
+  /* The smallest and largest unmasked finite values of rows [r0, r1),
+   * or null. */
+  function valueRange(m, r0, r1, masked) {
     var lo = Infinity, hi = -Infinity;
-    for (var i = 0; i < m.rows; i++) {
+    for (var i = r0; i < r1; i++) {
       var row = m.row(i);
       for (var j = 0; j < m.cols; j++) {
         var x = row[j];
-        if (isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }
+        if (!(masked ? masked(i, j) : !unmasked(i, j)) && isFinite(x)) {
+          if (x < lo) lo = x;
+          if (x > hi) hi = x;
+        }
       }
     }
-    if (!(lo < hi)) return [lo - 1, lo + 1];
+    return lo <= hi ? [lo, hi] : null;
+  }
+
+  /* The ends for a range (or null): centred on 0 for both signs on a
+   * diverging map; a single value at the top of the scale. */
+  function ends(r, both) {
+    if (!r) return [0, 1];
+    var lo = r[0], hi = r[1];
+    if (both && COLORS.centred) {
+      var top = Math.max(-lo, hi);
+      lo = -top;
+      hi = top;
+    }
+    if (hi === lo) lo = hi - (Math.abs(hi) > 0 ? Math.abs(hi) : 1);
     return [lo, hi];
+  }
+
+  /* A head's colour scale (COLORS): scale.at(i, x) is the map's entry for
+   * value x of row i, scale.lut the map. */
+  function range(m, kind) {
+    return textRange(m, kind, null);
+  }
+
+  /* range, with masked(i, j) saying which cells are masked (null: the
+   * causal mask) */
+  function textRange(m, kind, masked) {
+    var whole = valueRange(m, 0, m.rows, masked);
+    if (kind === 'weights' && COLORS.scale === 'fixed') whole = [0, 1];
+    var both = !!whole && whole[0] < 0 && whole[1] > 0;
+    var rows = [];
+    for (var i = 0; i < m.rows; i++) {
+      rows.push(COLORS.scale === 'row' ? ends(valueRange(m, i, i + 1, masked),
+                                              both)
+                                       : ends(whole, both));
+    }
+    return {
+      lut: both ? MAP_BOTH : MAP_ONE,
+      at: function (i, x) {
+        var lo = rows[i][0], hi = rows[i][1];
+        return lutIndex(hi > lo ? (x - lo) / (hi - lo) : 1);
+      }
+    };
   }
 
   function cellText(v, h, i, j, kind, value) {
@@ -552,23 +722,32 @@
     });
     thead.appendChild(hr);
     table.appendChild(thead);
-    var tbody = el('tbody');
+    var tbody = el('tbody'), cells = [];
     for (var i = 0; i < m.rows; i++) {
       var row = el('tr');
       row.appendChild(el('th', {scope: 'row'}, data.queries[i]));
-      for (var j = 0; j < m.cols; j++)
-        row.appendChild(matrixCell(v, h, m, kind, r, i, j));
+      cells.push([]);
+      for (var j = 0; j < m.cols; j++) {
+        var td = matrixCell(v, h, m, kind, r, i, j);
+        cells[i].push(td);
+        row.appendChild(td);
+      }
       tbody.appendChild(row);
     }
     table.appendChild(tbody);
+    /* one Tab stop per map; the arrow keys move over its cells */
+    arrowGrid(table, m.rows, m.cols, function (a, b) {
+      return cells[a] ? cells[a][b] || null : null;
+    });
     return table;
   }
 
   function matrixCell(v, h, m, kind, r, i, j) {
     var value = m.text(i, j), x = m.value(i, j);
-    var td = el('td', {'class': 'cell', tabindex: 0,
+    var td = el('td', {'class': 'cell', tabindex: -1,
                        'data-variant': v.name, 'data-head': h,
                        'data-query': i, 'data-key': j,
+                       'data-grid-row': i, 'data-grid-col': j,
                        'data-value': value});
     var text = cellText(v, h, i, j, kind, value);
     td.setAttribute('aria-label', text);
@@ -576,10 +755,11 @@
       td.classList.add('masked');
       td.textContent = '\u2013';
     } else {
-      var c = viridis((x - r[0]) / (r[1] - r[0]));
-      td.style.background = c.css;
-      td.style.color = c.darkText ? '#000' : '#fff';
-      td.textContent = isFinite(x) ? x.toFixed(2) : value;
+      var c = r.lut[r.at(i, x)];
+      td.style.background = 'rgb(' + c.join(',') + ')';
+      td.style.color = darkTextOn(c) ? '#000' : '#fff';
+      td.textContent = !COLORS.numbers ? '' :
+        isFinite(x) ? x.toFixed(COLORS.decimals) : value;
     }
     function show() { readout.textContent = text; }
     td.addEventListener('mouseenter', show);
@@ -593,17 +773,6 @@
     return new Uint32Array(b.buffer)[0];
   }
 
-  var HEAT_TABLE = null;
-
-  /* viridis at 0, 1/255, ..., 1 as pixels */
-  function heatTable() {
-    if (!HEAT_TABLE) {
-      HEAT_TABLE = [];
-      for (var k = 0; k <= 255; k++)
-        HEAT_TABLE.push(rgbaWord(viridisRgb(k / 255)));
-    }
-    return HEAT_TABLE;
-  }
 
   /* A big head: a canvas, a few pixels per value; the pointer or the
    * arrow keys pick a value, whose exact text goes to the readout. */
@@ -623,14 +792,11 @@
     var ctx = canvas.getContext('2d');
     var image = ctx.createImageData(canvas.width, canvas.height);
     var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
-    var lut = heatTable(), grey = rgbaWord([221, 221, 221]);
-    var lo = r[0], span = r[1] - r[0];
+    var lut = r.lut.map(rgbaWord), grey = rgbaWord([221, 221, 221]);
     for (var i = 0; i < m.rows; i++) {
       var row = m.row(i);
       for (var j = 0; j < m.cols; j++) {
-        var t = (row[j] - lo) / span;
-        var c = !unmasked(i, j) ? grey
-          : lut[Math.round((t > 0 ? (t < 1 ? t : 1) : 0) * 255)];
+        var c = !unmasked(i, j) ? grey : lut[r.at(i, row[j])];
         for (var y = i * px; y < (i + 1) * px; y++)
           for (var x = j * px; x < (j + 1) * px; x++)
             pixels[y * width + x] = c;
@@ -674,6 +840,65 @@
     return wrap;
   }
 
+  /* The widest of the texts in the page's font at px pixels. */
+  var MEASURE = null;
+  function textWidth(texts, px) {
+    if (!MEASURE) MEASURE = document.createElement('canvas').getContext('2d');
+    MEASURE.font = px + 'px system-ui, "Noto Sans", "DejaVu Sans", sans-serif';
+    return Math.max.apply(null, texts.map(function (t) {
+      return MEASURE.measureText(t).width;
+    }).concat([0]));
+  }
+
+  /* The cells' size so that every shown head's table fits the window
+   * under the view's top (8 heads of a short sentence on one 1280 x 720
+   * screen): the number of columns of tables that draws the cells
+   * largest, within 14 to 46 pixels wide. Sets the box's CSS
+   * variables. */
+  function fitMatrices(box, n, rows, cols) {
+    var top = box.getBoundingClientRect().top + window.scrollY;
+    var W = Math.max(320, document.documentElement.clientWidth - 44);
+    var H = Math.max(240, window.innerHeight - top - 8);
+    var label = Math.max(textWidth(data.queries, 13),
+                         textWidth([tr('query \\ key')], 13)) + 12;
+    var best = null;
+    for (var c = 1; c <= n; c++) {
+      var lines = Math.ceil(n / c);
+      var w = ((W - (c - 1) * 20) / c - label) / cols;
+      var h = ((H - (lines - 1) * 10) / lines - 48) / rows;
+      var cell = Math.min(w, h / 0.74);
+      if (!best || cell > best.cell) best = {cell: cell, cols: c};
+    }
+    var cw = Math.max(14, Math.min(46, Math.floor(best.cell)));
+    box.style.setProperty('--cell-w', cw + 'px');
+    box.style.setProperty('--cell-h', Math.max(12, Math.floor(cw * 0.74)) +
+                          'px');
+    box.style.setProperty('--cell-font', Math.max(8, Math.min(12,
+      Math.floor(cw / (3.2 + 0.5 * COLORS.decimals)))) + 'px');
+    box.style.setProperty('--label-font', (cw < 30 ? 12 : 14) + 'px');
+    box.classList.toggle('compact', cw < 30);
+  }
+
+  /* The legend of the colours: the map and what its ends are. */
+  function matrixLegend(kind, r) {
+    var legend = el('div', {'class': 'legend'});
+    var stops = [];
+    for (var k = 0; k <= 10; k++) {
+      var c = r.lut[Math.min(255, Math.floor(k * 25.6))];
+      stops.push('rgb(' + c.join(',') + ') ' + (k * 10) + '%');
+    }
+    var fixed = kind === 'weights' && COLORS.scale === 'fixed';
+    var low = fixed ? '0'
+      : COLORS.scale === 'row' ? tr('lowest of its row')
+      : kind === 'weights' ? tr('lowest weight of the head')
+      : tr('lowest score of the head');
+    legend.appendChild(el('span', {}, low));
+    legend.appendChild(el('span', {'class': 'bar', style:
+      'background:linear-gradient(to right,' + stops.join(',') + ')'}));
+    legend.appendChild(el('span', {}, fixed ? '1' : tr('highest')));
+    return legend;
+  }
+
   function drawMatrixView() {
     var v = variant();
     var kind = state.matrix;
@@ -681,14 +906,24 @@
       {value: 'weights', label: 'attn_weights'},
       {value: 'scores', label: 'attn_scores'}
     ], kind, function (k) { state.matrix = k; draw(); });
-    views.matrix.appendChild(bar);
+    var top = el('div', {'class': 'controls matrix-top'});
+    top.appendChild(bar);
+    views.matrix.appendChild(top);
     var box = el('div', {'class': 'matrices'});
-    var big = false;
+    views.matrix.appendChild(box);
+    var big = false, shown = 0, legendRange = null;
+    v.heads.forEach(function (head, h) {
+      if (state.shown[h] && mat(head, kind)) shown++;
+    });
+    var m0 = v.heads.length ? mat(v.heads[0], kind) : null;
+    if (m0 && m0.rows * m0.cols <= CELL_LIMIT)
+      fitMatrices(box, Math.max(1, shown), m0.rows, m0.cols);
     v.heads.forEach(function (head, h) {
       if (!state.shown[h]) return;
       var m = mat(head, kind);
       if (!m) return;
       var r = range(m, kind);
+      legendRange = legendRange || r;
       var fig = el('figure', {'class': 'matrix', 'data-head': h});
       var cap = el('figcaption', {}, '');
       cap.appendChild(el('span', {'class': 'swatch',
@@ -696,6 +931,11 @@
       cap.appendChild(document.createTextNode(' ' + v.name + ', ' +
                                               headName(h) + ': attn_' + kind));
       fig.appendChild(cap);
+      /* a double-click on a map shows only its head (again: every head) */
+      fig.addEventListener('dblclick', function (e) {
+        e.preventDefault();
+        soloHead(h);
+      });
       if (m.rows * m.cols <= CELL_LIMIT) {
         fig.appendChild(matrixTable(v, h, m, kind, r));
       } else {
@@ -704,24 +944,17 @@
       }
       box.appendChild(fig);
     });
-    views.matrix.appendChild(box);
-    var legend = el('div', {'class': 'legend'});
-    var stops = VIRIDIS.map(function (c, i) {
-      return c + ' ' + (i * 10) + '%';
-    });
-    legend.appendChild(el('span', {}, kind === 'weights' ? '0' :
-                                      tr('lowest score of the head')));
-    legend.appendChild(el('span', {'class': 'bar', style:
-      'background:linear-gradient(to right,' + stops.join(',') + ')'}));
-    legend.appendChild(el('span', {}, kind === 'weights' ? '1' :
-                                      tr('highest')));
-    views.matrix.appendChild(legend);
-    views.matrix.appendChild(el('p', {'class': 'summary hint'}, big ?
+    if (legendRange) top.appendChild(matrixLegend(kind, legendRange));
+    views.matrix.appendChild(el('p', {'class': 'summary hint'}, (big ?
       tr('Queries down, keys across; grey: masked. Point at a value, or ' +
          'focus a map (Tab) and move with the arrow keys, for its exact ' +
          'value.')
-      : tr('Cells show two decimals; hover or focus a cell for its exact ' +
-           'value.')));
+      : COLORS.numbers && COLORS.decimals === 2 ?
+        tr('Cells show two decimals; hover or focus a cell for its exact ' +
+           'value.')
+      : tr('Hover or focus a cell for its exact value.')) + ' ' +
+      tr('A double-click on a map shows only its head (again: every ' +
+         'head).')));
   }
 
   /* ---- neuron view ---- */
@@ -752,8 +985,28 @@
    * quotient, which is the correctly rounded float32 quotient, since a
    * double has more than twice a float's 24 bits plus two), and the
    * weight is exp x (1 / sum) rounded to float32: the program's weight. */
+  /* The pair the neuron view opens on: head 0's last query (which sees
+   * every key) and the key it attends to most, not query 0 against key 0,
+   * whose weight under the causal mask is always 1. */
+  function informativePair(v) {
+    var q = data.queries.length - 1, best = 0;
+    var w = v.heads.length ? mat(v.heads[0], 'weights') : null;
+    for (var j = 0; w && j < data.keys.length; j++)
+      if (unmasked(q, j) && w.value(q, j) > w.value(q, best)) best = j;
+    return {head: 0, query: Math.max(0, q), key: best};
+  }
+
+  /* The background of a number in the neuron view: the map for both
+   * signs, centred on 0 over the column's largest magnitude. */
+  function signedColour(x, top) {
+    var t = top > 0 ? 0.5 + x / (2 * top) : 0.5;
+    if (!COLORS.centred) t = top > 0 ? (x + top) / (2 * top) : 0.5;
+    return MAP_BOTH[lutIndex(t)];
+  }
+
   function drawNeuronView() {
     var v = variant();
+    if (!state.neuron) state.neuron = informativePair(v);
     var n = state.neuron;
     if (n.head >= v.heads.length) n.head = 0;
     if (!data.queries[n.query]) n.query = 0;
@@ -781,14 +1034,28 @@
     thead.appendChild(hr);
     table.appendChild(thead);
     var tbody = el('tbody');
+    /* q, k and q x k coloured by sign and size, each column on its own
+     * scale centred on 0 */
+    var columns = [[], [], []], tops = [0, 0, 0];
+    for (var d0 = 0; d0 < Q.cols; d0++) {
+      var x3 = [Q.value(i, d0), K.value(j, d0),
+                Math.fround(Q.value(i, d0) * K.value(j, d0))];
+      for (var c0 = 0; c0 < 3; c0++) {
+        columns[c0].push(x3[c0]);
+        if (isFinite(x3[c0])) tops[c0] = Math.max(tops[c0], Math.abs(x3[c0]));
+      }
+    }
     for (var d = 0; d < Q.cols; d++) {
       var row = el('tr');
       row.appendChild(el('th', {scope: 'row'}, 'dim' + d));
       var product = Math.fround(Q.value(i, d) * K.value(j, d));
       [Q.text(i, d), K.text(j, d), f32Text(product)].forEach(function (t, c) {
-        row.appendChild(el('td', {'class': 'num', 'data-col':
-                                  ['q', 'k', 'product'][c], 'data-dim': d},
-                           t));
+        var td = el('td', {'class': 'num', 'data-col':
+                           ['q', 'k', 'product'][c], 'data-dim': d}, t);
+        var rgb = signedColour(columns[c][d], tops[c]);
+        td.style.background = 'rgb(' + rgb.join(',') + ')';
+        td.style.color = darkTextOn(rgb) ? '#000' : '#fff';
+        row.appendChild(td);
       });
       tbody.appendChild(row);
     }
@@ -959,8 +1226,8 @@
     nav.appendChild(prev);
     nav.appendChild(next);
     nav.appendChild(el('span', {'class': 'step-count', id: 'step-count'},
-                       'step ' + (state.step + 1) + ' of ' + all.length +
-                       ' (\u2190 and \u2192 keys)'));
+                       tr('step {0} of {1} (\u2190 and \u2192 keys)',
+                          state.step + 1, all.length)));
     views.steps.appendChild(nav);
     views.steps.appendChild(el('h2', {id: 'step-title',
                                       'data-step-id': step.step},
@@ -971,8 +1238,99 @@
       note.appendChild(el('p', {}, sentence));
     });
     views.steps.appendChild(note);
-    views.steps.appendChild(el('pre', {'class': 'step-text', id: 'step-text',
-                                       tabindex: 0}, step.text));
+    var text = stepTables(step);
+    text.id = 'step-text';
+    text.setAttribute('tabindex', 0);
+    views.steps.appendChild(text);
+  }
+
+  /* The fields of a line of a text table: runs of non-spaces (labels
+   * are tokens, which hold no spaces, and numbers). */
+  function fields(line) {
+    return line.trim().split(/ +/);
+  }
+
+  /* A step's tables (the text output's, data.steps[].text) as HTML
+   * tables: a heading, the column labels, then a row label and the values
+   * of each row. Their columns line up whatever the script of the labels
+   * (the text pads a Chinese character as two cells, a browser's font
+   * does not), and attention weights and scores get the matrix view's
+   * colours. A block that is not such a table (a legend, a summary)
+   * stays text. */
+  function stepTables(step) {
+    var box = el('div', {'class': 'step-text'});
+    step.text.replace(/\n+$/, '').split('\n\n').forEach(function (block) {
+      var lines = block.split('\n');
+      /* the header: the first line whose next lines all have one field
+       * more (the row label) */
+      var h = -1;
+      for (var k = 0; k + 1 < lines.length && h < 0; k++) {
+        var n = fields(lines[k]).length, rows = 0;
+        for (var q = k + 1; q < lines.length &&
+             fields(lines[q]).length === n + 1; q++) rows++;
+        if (rows > 0 && k + 1 + rows === lines.length) h = k;
+      }
+      if (h < 0) {
+        box.appendChild(el('pre', {'class': 'step-block'}, block));
+        return;
+      }
+      for (var t = 0; t < h; t++)
+        box.appendChild(el('p', {'class': 'step-heading'}, lines[t]));
+      box.appendChild(stepTable(lines[h - 1] || '', fields(lines[h]),
+                                lines.slice(h + 1).map(fields)));
+    });
+    return box;
+  }
+
+  function stepTable(heading, cols, rows) {
+    var table = el('table', {'class': 'step-table'});
+    var hr = el('tr');
+    hr.appendChild(el('th', {}, ''));
+    cols.forEach(function (c) {
+      hr.appendChild(el('th', {scope: 'col'}, c));
+    });
+    var thead = el('thead');
+    thead.appendChild(hr);
+    table.appendChild(thead);
+    /* attention weights and scores: coloured as in the matrix view */
+    var kind = /attn_weights/.test(heading) ? 'weights'
+             : /attn_scores/.test(heading) ? 'scores' : null;
+    var values = rows.map(function (r) {
+      return r.slice(1).map(function (x) {
+        return x === '-inf' ? -Infinity : parseFloat(x);
+      });
+    });
+    var summarised = cols.indexOf('...') >= 0 ||
+                     rows.some(function (r) { return r[0] === '...'; });
+    function masked(i, j) {
+      return !summarised && (values[i][j] === -Infinity ||
+                             (kind === 'weights' && !unmasked(i, j)));
+    }
+    var m = {
+      rows: values.length, cols: cols.length,
+      row: function (i) { return values[i]; }
+    };
+    var r = kind ? textRange(m, kind, masked) : null;
+    var tbody = el('tbody');
+    rows.forEach(function (row, i) {
+      var line = el('tr');
+      line.appendChild(el('th', {scope: 'row'}, row[0]));
+      row.slice(1).forEach(function (x, j) {
+        var td = el('td', {}, x);
+        var v = values[i][j];
+        if (r && masked(i, j)) {
+          td.className = 'masked';
+        } else if (r && isFinite(v)) {
+          var c = r.lut[r.at(i, v)];
+          td.style.background = 'rgb(' + c.join(',') + ')';
+          td.style.color = darkTextOn(c) ? '#000' : '#fff';
+        }
+        line.appendChild(td);
+      });
+      tbody.appendChild(line);
+    });
+    table.appendChild(tbody);
+    return table;
   }
 
   function focusStep(which) {

@@ -1,0 +1,39 @@
+/* plot_style.h: how --plot draws its panels, from the options the
+ * notebooks pass to seaborn and matplotlib: the colour scale
+ * (--color-scale, as on the terminal), the colour map (--cmap), the
+ * values written in the cells (--numbers, with --precision) and the
+ * colour bars (--colorbar). options.c fills it; plot_figure.c reads it. */
+#ifndef MHA_PLOT_STYLE_H
+#define MHA_PLOT_STYLE_H
+
+#include <stdbool.h>
+
+#include "render/heat.h"
+
+/* --colorbar: where the colour bars go. */
+enum plot_bars {
+    BARS_AUTO,   /* panel, or shared with --color-scale fixed */
+    BARS_PANEL,  /* one beside each panel, on the panel's own scale */
+    BARS_SHARED, /* one per table name, its panels on one scale */
+    BARS_NONE,   /* none (each panel on its own scale) */
+};
+
+#define PLOT_DECIMALS 2 /* in the cells without --precision */
+
+typedef struct {
+    enum color_scale scale; /* --color-scale: the terminal's default, table */
+    const char *cmap;       /* --cmap NAME (colormap.h), or NULL: viridis,
+                               and RdBu_r for tables of both signs */
+    bool numbers;           /* --numbers on: values in cells wide enough */
+    int decimals;           /* their decimals: --precision, else 2 */
+    enum plot_bars bars;    /* --colorbar */
+} plot_style;
+
+/* The style of a run without these options. */
+static inline plot_style plot_style_default(void)
+{
+    plot_style s = {SCALE_TABLE, NULL, true, PLOT_DECIMALS, BARS_AUTO};
+    return s;
+}
+
+#endif

@@ -1,0 +1,23 @@
+/* colormap_data.h: the colour maps --cmap names, as matplotlib defines
+ * them (colormap_data.c holds the numbers; colormap.c reads them). */
+#ifndef MHA_COLORMAP_DATA_H
+#define MHA_COLORMAP_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One of matplotlib's maps: a listed map's n colours (its whole table), or
+ * a segmented map's n anchor colours, evenly spaced from 0 to 1 (at NULL)
+ * or at the positions at[n]. Channels from 0 to 1. */
+typedef struct {
+    const char *name; /* matplotlib's name, e.g. "viridis", "Blues" */
+    bool listed;
+    size_t n;
+    const double (*rgb)[3];
+    const double *at;
+} colormap_def;
+
+extern const colormap_def colormap_defs[];
+extern const size_t colormap_def_count;
+
+#endif
