@@ -122,15 +122,15 @@ OPTION(PLOT, "plot", 0, "FILE", PICTURES, 34,
 OPTION(PLOT_SIZE, "plot-size", 0, "WxH", PICTURES, 35,
        N_("the picture's size: pixels for .png, points for\n"
           ".svg and .pdf          (default: fit the panels)"))
-OPTION(CMAP, "cmap", 0, "NAME", PICTURES, 43,
+OPTION(CMAP, "cmap", 0, "NAME", PICTURES, 48,
        N_("the colour map of --plot and --html, as matplotlib\n"
           "names it: viridis, magma, Blues, RdBu, coolwarm,\n"
           "... and NAME_r reversed  (default viridis; RdBu_r\n"
           "for tables of both signs)"))
-OPTION(NUMBERS, "numbers", 0, "WHEN", PICTURES, 44,
+OPTION(NUMBERS, "numbers", 0, "WHEN", PICTURES, 49,
        N_("values in --plot's cells, with --precision\n"
           "decimals (default 2): on, off  (default on)"))
-OPTION(COLORBAR, "colorbar", 0, "WHERE", PICTURES, 45,
+OPTION(COLORBAR, "colorbar", 0, "WHERE", PICTURES, 50,
        N_("--plot's colour bars: panel (one per panel, on its\n"
           "own scale), shared (one per table name), none\n"
           "(default panel; shared with --color-scale fixed)"))
