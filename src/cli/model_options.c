@@ -25,6 +25,10 @@ model_config model_config_of(const options *opt)
         .threads = opt->threads,
         .weights = opt->weights,
         .weights_style = {opt->csv_delimiter, opt->decimal_comma},
+        .model = opt->model,
+        .layers = opt->layers,
+        .show_heads = opt->show_heads,
+        .logits = options_wants_table(opt, "logits") && opt->tables != NULL,
     };
 }
 

@@ -196,10 +196,53 @@ static void set_defaults(options *opt)
     opt->precision = 4;
 }
 
+/* A checkpoint's run (--model) takes its sizes, parameters and tokens
+ * from the checkpoint, and shows its tables in text or CSV. */
+static int validate_model(const options *opt, mx_error *err)
+{
+    if (opt->model == NULL) {
+        if (opt->layers != NULL || opt->show_heads != NULL)
+            return err_usage(err, _("%s: goes with --model DIR"),
+                             opt->layers ? "--layers" : "--show-heads");
+        return 0;
+    }
+    const struct {
+        bool given;
+        const char *name;
+    } others[] = {
+        {opt->embeddings != NULL, "--embeddings"},
+        {opt->input != NULL, "--input"},
+        {opt->weights != NULL, "--weights"},
+        {opt->kv != NULL, "--kv"},
+        {opt->tie, "--tie"},
+        {opt->average, "--average"},
+        {opt->check, "--check"},
+        {opt->explain, "--explain"},
+        {opt->focus != NULL, "--focus"},
+        {opt->step, "--step"},
+        {opt->html != NULL, "--html"},
+        {opt->plot != NULL, "--plot"},
+        {opt->csv_dir != NULL, "--csv-dir"},
+        {opt->ff != 0, "--ff"},
+        {opt->d_model_given, "--d-model"},
+        {opt->tokens == TOKENS_CHARS, "--tokens"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (others[i].given)
+            return err_usage(err,
+                             _("%s: does not go with --model (the "
+                               "checkpoint's run shows its tables in text "
+                               "or CSV)"),
+                             others[i].name);
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
+    if (validate_model(opt, err) != 0)
+        return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
@@ -497,6 +540,12 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
     case OPT_LANG:
         opt->lang = arg;
         return 0;
+    case OPT_MODEL:
+        return set_path(&opt->model, "--model", arg, err);
+    case OPT_LAYERS:
+        return set_path(&opt->layers, "--layers", arg, err);
+    case OPT_SHOW_HEADS:
+        return set_path(&opt->show_heads, "--show-heads", arg, err);
     case OPT_TOKENS:
         if (strcmp(arg, "words") == 0)
             opt->tokens = TOKENS_WORDS;

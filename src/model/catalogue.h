@@ -8,6 +8,11 @@
  * and its head (trace.h). The names below, as --tables and the CSV spell
  * them, are the only place table names are written in code.
  *
+ * The rows from ln_1 on are made by a checkpoint's run (--model,
+ * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
+ * stream and its output, and the model's logits and top next tokens (k
+ * per token).
+ *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
  * module, model/variants.c).
@@ -141,7 +146,13 @@ enum table_mask {
     TABLE(ADD_NORM1, "add_norm1", MODULE, NORM1, NONE, NONE, "T x D")         \
     TABLE(FFN_HIDDEN, "ffn_hidden", MODULE, FFN, NONE, NONE, "T x F")         \
     TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")               \
-    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")
+    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")                    \
+    TABLE(LN_1, "ln_1", MODULE, NORM1, NONE, NONE, "T x D")                   \
+    TABLE(RESIDUAL, "residual", MODULE, OUTPUT, NONE, NONE, "T x D")          \
+    TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
+    TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
+    TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
+    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

@@ -7,6 +7,7 @@
 
 #include "cli/i18n.h"
 #include "io/weights.h"
+#include "model/gpt2_trace.h"
 #include "model/tokenize.h"
 #include "model/variants.h"
 #include "numerics/rng.h"
@@ -349,6 +350,8 @@ static int check_size(double *values, size_t *batch, const model_config *mc,
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_tokens(tok, n_queries, mc, in, err);
     return input_tokens(tok, n_queries, in, mc->tokens, err);
 }
 
@@ -358,6 +361,8 @@ int pipeline_check(double *values, const model_config *mc,
     tokenized tok = {0};
     size_t n_queries, batch;
     *values = 0;
+    if (mc->model != NULL)
+        return gpt2_trace_check(values, mc, in, err);
     if (input_tokens(&tok, &n_queries, in, mc->tokens, err) != 0)
         return -1;
     int rc = check_size(values, &batch, mc, in, &tok, streamed, 1, err);
@@ -390,6 +395,8 @@ static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_run(tr, mc, in, err);
     tokenized tok = {0};
     size_t T = 0;
     workers *pool = NULL;
@@ -505,6 +512,8 @@ static bool makes_input(table_id id, const model_input *in)
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_makes_table(mc, name);
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, in);

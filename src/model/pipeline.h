@@ -50,6 +50,12 @@ typedef struct {
     const char *weights;     /* a folder of parameter files
                                 (io/weights.h), or NULL */
     csv_style weights_style; /* how those files are written */
+    const char *model;       /* --model: a GPT-2 checkpoint folder
+                                (model/gpt2_trace.h) runs instead of the
+                                variants, or NULL */
+    const char *layers;      /* its layers to show ("0,3,5-7"), or NULL */
+    const char *show_heads;  /* its heads to show, or NULL */
+    bool logits;             /* its table "logits" is asked for */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

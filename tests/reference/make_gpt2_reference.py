@@ -9,7 +9,12 @@ or in OUTDIR):
   model.safetensors  the parameters under Hugging Face's names and layout
                      (written here, byte by byte: 8-byte header length,
                      JSON header padded to 8 bytes, little-endian data)
-  ids.txt            the token ids run through the model, one line
+  vocab.json, merges.txt
+                     a toy byte-level BPE tokenizer in GPT-2's format:
+                     the 256 byte symbols (bytes_to_unicode), then one
+                     token per merge of MERGES
+  text.txt           the text run through the model (ASCII, no newline)
+  ids.txt            its token ids, by encoder.py's algorithm, one line
   reference.safetensors
                      every table of the forward pass as PyTorch computes
                      it: "embedded", "h.L.ln_1", "h.L.head.H.queries",
@@ -37,16 +42,82 @@ import sys
 import torch
 import torch.nn.functional as F
 
-# name, layers, heads, n_embd, n_inner (None: 4 x n_embd), tokens,
-# vocab, positions, dtype of the stored weights, "transformer." prefix,
-# seed
+# name, layers, heads, n_embd, n_inner (None: 4 x n_embd), text, unused
+# ids past the tokenizer's, positions, dtype of the stored weights,
+# "transformer." prefix, seed
 CASES = [
-    ("tiny", 1, 1, 8, None, 5, 50, 16, "F32", False, 1),
-    ("two_layers", 2, 2, 16, None, 9, 64, 16, "F32", True, 2),
-    ("four_heads_bf16", 3, 4, 32, None, 12, 100, 32, "BF16", False, 3),
-    ("odd_inner_f16", 2, 3, 24, 40, 7, 80, 8, "F16", True, 4),
-    ("wide", 2, 6, 48, None, 40, 120, 64, "F32", False, 5),
+    ("tiny", 1, 1, 8, None, "hello, hello world!", 0, 16, "F32", False, 1),
+    ("two_layers", 2, 2, 16, None, "the cat sat on the mat", 3, 16, "F32",
+     True, 2),
+    ("four_heads_bf16", 3, 4, 32, None, "hello  world\tthe end...", 5, 32,
+     "BF16", False, 3),
+    ("odd_inner_f16", 2, 3, 24, 40, "I'm here, aren't you?", 1, 32, "F16",
+     True, 4),
+    ("wide", 2, 6, 48, None,
+     "the cat and the hat sat on the mat with the bat " * 2, 2, 96, "F32",
+     False, 5),
 ]
+
+# The toy tokenizer's merges, by rank ("Ġ" is the space's symbol).
+MERGES = [("h", "e"), ("l", "l"), ("he", "ll"), ("hell", "o"), ("Ġ", "w"),
+          ("o", "r"), ("l", "d"), ("Ġw", "or"), ("Ġwor", "ld"), ("Ġ", "h"),
+          ("Ġh", "e"), ("Ġ", "t"), ("Ġt", "he"), ("a", "t"), ("Ġ", "c"),
+          ("Ġc", "at"), ("Ġ", "s"), ("Ġs", "at"), ("Ġ", "m"), ("Ġm", "at"),
+          ("o", "n"), ("Ġ", "on"), ("t", "he"), ("e", "n"), ("Ġ", "en"),
+          ("Ġen", "d")]
+
+
+def bytes_to_unicode():
+    """openai/gpt-2 encoder.py's table: byte -> printable character."""
+    bs = list(range(ord("!"), ord("~") + 1)) + \
+        list(range(ord("¡"), ord("¬") + 1)) + \
+        list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, [chr(c) for c in cs]))
+
+
+def toy_vocab():
+    enc = bytes_to_unicode()
+    vocab = {enc[b]: i for i, b in enumerate(sorted(enc, key=lambda b: (
+        b not in range(33, 127) and b not in range(161, 173) and
+        b not in range(174, 256), b)))}
+    for a, b in MERGES:
+        vocab[a + b] = len(vocab)
+    return vocab
+
+
+def encode(text, vocab):
+    """encoder.py's encode, with the pattern for ASCII text."""
+    import re
+    pat = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+"""
+                     r"""| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
+    enc = bytes_to_unicode()
+    ranks = {m: i for i, m in enumerate(MERGES)}
+    ids = []
+    for piece in pat.findall(text):
+        word = [enc[b] for b in piece.encode()]
+        while len(word) > 1:
+            pairs = [(word[i], word[i + 1]) for i in range(len(word) - 1)]
+            best = min(pairs, key=lambda p: ranks.get(p, float("inf")))
+            if best not in ranks:
+                break
+            new, i = [], 0
+            while i < len(word):
+                if i < len(word) - 1 and (word[i], word[i + 1]) == best:
+                    new.append(word[i] + word[i + 1])
+                    i += 2
+                else:
+                    new.append(word[i])
+                    i += 1
+            word = new
+        ids += [vocab[w] for w in word]
+    return ids
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 
@@ -83,9 +154,13 @@ def gelu_new(x):
                                        (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def make_case(outdir, name, n_layer, n_head, d, inner, t_len, vocab, n_pos,
+def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
               dtype, prefixed, seed):
     torch.manual_seed(seed)
+    tokens = toy_vocab()
+    vocab = len(tokens) + unused
+    ids = torch.tensor(encode(text, tokens))
+    t_len = len(ids)
     f = inner or 4 * d
     store = DTYPES[dtype]
 
@@ -125,7 +200,6 @@ def make_case(outdir, name, n_layer, n_head, d, inner, t_len, vocab, n_pos,
         add(f"h.{i}.mlp.c_proj.bias", d, scale=0.1)
     add("ln_f.weight", d, scale=0.1, base=1.0)
     add("ln_f.bias", d, scale=0.1)
-    ids = torch.randint(0, vocab, (t_len,))
 
     folder = os.path.join(outdir, name)
     os.makedirs(folder, exist_ok=True)
@@ -140,6 +214,13 @@ def make_case(outdir, name, n_layer, n_head, d, inner, t_len, vocab, n_pos,
               "layer_norm_epsilon": 1e-05, "torch_dtype": "float32"}
     with open(os.path.join(folder, "config.json"), "w") as fh:
         json.dump(config, fh, indent=2)
+    with open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8") as fh:
+        json.dump(tokens, fh, ensure_ascii=False)
+    with open(os.path.join(folder, "merges.txt"), "w", encoding="utf-8") as fh:
+        fh.write("#version: 0.2\n")
+        fh.write("".join(f"{a} {b}\n" for a, b in MERGES))
+    with open(os.path.join(folder, "text.txt"), "w") as fh:
+        fh.write(text)
     with open(os.path.join(folder, "ids.txt"), "w") as fh:
         fh.write(" ".join(str(int(i)) for i in ids) + "\n")
 

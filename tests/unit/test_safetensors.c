@@ -118,26 +118,35 @@ int main(int argc, char **argv)
     with_header("[1, 2]", st, st_len);
     refused("a header that is not an object", "not a JSON object");
 
-    // the tensors' entries, edited one at a time
+    // the tensors' entries, edited one at a time: wpe.weight's (16 x 8
+    // F32 in the tiny checkpoint) and ln_f.bias's name
+    const char *wpe = strstr(header, "\"wpe.weight\":{");
+    unsigned long b = 0, e = 0;
+    const char *offsets = wpe ? strstr(wpe, "\"data_offsets\":[") : NULL;
+    if (!ok(offsets != NULL &&
+                sscanf(offsets, "\"data_offsets\":[%lu,%lu]", &b, &e) == 2,
+            "the header has wpe.weight's offsets"))
+        return tap_done();
+    char range[64], overlapping[64], outside[64], shape_range[96], turned[96];
+    snprintf(range, sizeof range, "\"data_offsets\":[%lu,%lu]", b, e);
+    snprintf(overlapping, sizeof overlapping, "\"data_offsets\":[%lu,%lu]",
+             b - 4, e - 4);
+    snprintf(outside, sizeof outside, "\"data_offsets\":[%lu,99999999]", b);
+    snprintf(shape_range, sizeof shape_range, "\"shape\":[16,8],%s", range);
+    snprintf(turned, sizeof turned, "\"shape\":[8,16],%s", range);
     struct {
         const char *what, *from, *to, *want;
     } edits[] = {
-        {"overlapping offsets",
-         "\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[16,8],\"data_offsets\":[1600,2112]}",
-         "\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[16,8],\"data_offsets\":[1596,2108]}",
-         "overlap"},
-        {"an offset past the data", "\"data_offsets\":[1600,2112]",
-         "\"data_offsets\":[1600,99999999]", "data_offsets outside"},
-        {"a shape that does not match its bytes", "\"shape\":[16,8]",
-         "\"shape\":[16,9]", "does not match"},
-        {"a shape the config does not imply",
-         "\"shape\":[16,8],\"data_offsets\":[1600,2112]",
-         "\"shape\":[8,16],\"data_offsets\":[1600,2112]",
+        {"overlapping offsets", range, overlapping, "overlap"},
+        {"an offset past the data", range, outside, "data_offsets outside"},
+        {"a shape that does not match its bytes", shape_range,
+         "\"shape\":[16,9],\"data_offsets\":[0,0]", "does not match"},
+        {"a shape the config does not imply", shape_range, turned,
          "config.json implies"},
-        {"a dtype that is not a float", "{\"dtype\":\"F32\",\"shape\":[16,8]",
-         "{\"dtype\":\"I32\",\"shape\":[16,8]", "is I32"},
-        {"an unknown dtype", "{\"dtype\":\"F32\",\"shape\":[16,8]",
-         "{\"dtype\":\"Q4\",\"shape\":[16,8]", "unknown dtype"},
+        {"a dtype that is not a float", "\"wpe.weight\":{\"dtype\":\"F32\"",
+         "\"wpe.weight\":{\"dtype\":\"I32\"", "is I32"},
+        {"an unknown dtype", "\"wpe.weight\":{\"dtype\":\"F32\"",
+         "\"wpe.weight\":{\"dtype\":\"Q4\"", "unknown dtype"},
         {"a missing tensor", "\"ln_f.bias\"", "\"ln_f.bias_gone\"",
          "ln_f.bias is missing"},
     };
@@ -159,14 +168,14 @@ int main(int argc, char **argv)
 
     // config.json disagreeing with the tensors, or malformed
     spill_text("config.json", "{\"n_layer\": 2, \"n_head\": 1, \"n_embd\": 8, "
-                              "\"n_positions\": 16, \"vocab_size\": 50}");
+                              "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("more layers in config.json than tensors",
             "h.1.ln_1.weight is missing");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 3, \"n_embd\": 8, "
-                              "\"n_positions\": 16, \"vocab_size\": 50}");
+                              "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("n_embd not a multiple of n_head", "not a multiple");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
-                              "\"n_positions\": 16, \"vocab_size\": 51}");
+                              "\"n_positions\": 16, \"vocab_size\": 283}");
     refused("vocab_size disagreeing with wte", "config.json implies");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
                               "\"n_positions\": 16}");
