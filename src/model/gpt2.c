@@ -427,21 +427,28 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
         matrix logits = {0};
         if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
             goto fail_out;
-        // logits = out @ wte^T, lm_head's nn.Linear without a bias
-        const matmul_problem p = {
-            .M = T,
-            .N = c->vocab_size,
-            .K = D,
-            .a = out->v,
-            .lda = D,
-            .b = m->wte,
-            .ldb = D,
-            .b_transposed = true,
-            .c = logits.v,
-            .ldc = c->vocab_size,
-            .shape = MATMUL_FULL,
-        };
-        matmul_run(&p, matmul_kernel_best(), run->pool);
+        // logits = out @ wte^T, lm_head's nn.Linear without a bias, a
+        // slice of the vocabulary at a time: each cell is its own sum, and
+        // the product packs one slice of wte, not a copy of all of it
+        const size_t slice = 4096;
+        for (size_t v0 = 0; v0 < c->vocab_size; v0 += slice) {
+            const size_t n =
+                c->vocab_size - v0 < slice ? c->vocab_size - v0 : slice;
+            const matmul_problem p = {
+                .M = T,
+                .N = n,
+                .K = D,
+                .a = out->v,
+                .lda = D,
+                .b = m->wte + v0 * D,
+                .ldb = D,
+                .b_transposed = true,
+                .c = logits.v + v0,
+                .ldc = c->vocab_size,
+                .shape = MATMUL_FULL,
+            };
+            matmul_run(&p, matmul_kernel_best(), run->pool);
+        }
         rc = see(run, GPT2_LOGITS, -1, -1, &logits, err);
         matrix_free(&logits);
         if (rc != 0)
