@@ -29,6 +29,8 @@ model_config model_config_of(const options *opt)
         .layers = opt->layers,
         .show_heads = opt->show_heads,
         .logits = options_wants_table(opt, "logits") && opt->tables != NULL,
+        .tables = (const char *const *)opt->tables,
+        .n_tables = opt->n_tables,
     };
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/gpt2.h"
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
@@ -330,7 +331,8 @@ static int validate(options *opt, mx_error *err)
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
     for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads))
+        if (!known_table(opt->tables[i], opt->heads) &&
+            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
             return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);
     return 0;

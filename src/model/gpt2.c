@@ -258,6 +258,37 @@ void gpt2_close(gpt2_model *m)
     *m = (gpt2_model){0};
 }
 
+bool gpt2_param_name(const char *name, int *layer)
+{
+    static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight",
+                                      "ln_f.bias"};
+    static const char *const parts[] = {"ln_1", "attn.c_attn", "attn.c_proj",
+                                        "ln_2", "mlp.c_fc",    "mlp.c_proj"};
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        if (strcmp(name, top[i]) == 0) {
+            if (layer != NULL)
+                *layer = -1;
+            return true;
+        }
+    if (strncmp(name, "h.", 2) != 0 || name[2] < '0' || name[2] > '9')
+        return false;
+    char *end;
+    const unsigned long n = strtoul(name + 2, &end, 10);
+    if (*end != '.' || n > 100000 || (name[2] == '0' && end != name + 3))
+        return false;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        const size_t len = strlen(parts[i]);
+        if (strncmp(end + 1, parts[i], len) == 0 &&
+            (strcmp(end + 1 + len, ".weight") == 0 ||
+             strcmp(end + 1 + len, ".bias") == 0)) {
+            if (layer != NULL)
+                *layer = (int)n;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- the forward pass ------------------------------------------------------ */
 
 /* out (T, N) = addmm(bias, x, w): x (T, K), w (K, N) stored in x out,

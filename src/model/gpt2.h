@@ -64,6 +64,13 @@ typedef struct {
     char *paths; /* the file names, owned */
 } gpt2_model;
 
+/* Whether name is a GPT-2 parameter's name as the checkpoint writes it
+ * without "transformer.": wte.weight, wpe.weight, ln_f.weight, ln_f.bias,
+ * or h.N. then ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc or
+ * mlp.c_proj, then .weight or .bias; *layer (may be NULL) gets N, or -1
+ * outside the layers. */
+bool gpt2_param_name(const char *name, int *layer);
+
 /* Opens DIR's config.json and model.safetensors, and checks that every
  * tensor is there with the shape config.json implies. */
 int gpt2_open(gpt2_model *m, const char *dir, mx_error *err);

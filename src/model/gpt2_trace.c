@@ -107,6 +107,17 @@ static int run_open(checkpoint_run *r, const model_config *mc,
             _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
             mc->model, bpe_vocab_size(r->tokenizer), c->vocab_size);
     }
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        if (gpt2_param_name(mc->tables[i], NULL) &&
+            safetensors_find(&r->model.st, full) == NULL) {
+            run_free(r);
+            return err_usage(err,
+                             _("--tables: the checkpoint has no tensor %s"),
+                             mc->tables[i]);
+        }
+    }
     r->layers = calloc(c->n_layer, sizeof *r->layers);
     r->heads = calloc(c->n_head, sizeof *r->heads);
     if (r->layers == NULL || r->heads == NULL) {
@@ -166,6 +177,13 @@ static double run_values(const checkpoint_run *r, const model_config *mc)
     v += 3 * T * D + T * NEXT_TOKENS_K;
     if (mc->logits)
         v += T * (double)c->vocab_size;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        const st_tensor *t = safetensors_find(&r->model.st, full);
+        if (t != NULL && gpt2_param_name(mc->tables[i], NULL))
+            v += (double)st_tensor_count(t);
+    }
     return v;
 }
 
@@ -207,6 +225,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const char *name)
         TABLE_CONCAT_CONTEXT, TABLE_ATTN_OUT,     TABLE_RESIDUAL,
         TABLE_LN_2,           TABLE_FFN_HIDDEN,   TABLE_FFN_OUT,
         TABLE_HIDDEN,         TABLE_OUT,          TABLE_NEXT_TOKENS};
+    if (gpt2_param_name(name, NULL))
+        return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
     if (id == TABLE_LOGITS)
         return mc->logits;
@@ -239,6 +259,55 @@ static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
     t->model = true;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(rc->tr, t);
+    return 0;
+}
+
+/* The parameters --tables names, as the checkpoint has them: a weight
+ * (rows x cols) labelled in0.. x out0.. (Conv1D's in x out), wte and wpe
+ * id0.. and pos0.. x dim0.., a bias or a LayerNorm's weight one row. */
+static int put_params(recorder *rc, mx_error *err)
+{
+    const checkpoint_run *r = rc->r;
+    const model_config *mc = rc->mc;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        int layer;
+        if (!gpt2_param_name(mc->tables[i], &layer))
+            continue;
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        const st_tensor *st = safetensors_find(&r->model.st, full);
+        const float *v;
+        float *owned;
+        if (st == NULL ||
+            safetensors_floats(&v, &owned, &r->model.st, st, err) != 0)
+            return -1;
+        const size_t rows = st->ndim == 2 ? st->shape[0] : 1;
+        const size_t cols = st->ndim == 2 ? st->shape[1] : st->shape[0];
+        const char *name = mc->tables[i];
+        const bool embedding =
+            strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0;
+        const char *last = strrchr(name, '.') + 1;
+        const labels *rl =
+            st->ndim != 2 ? trace_literal_label(rc->tr, last, err)
+            : embedding   ? trace_index_labels(
+                                rc->tr, name[1] == 't' ? "id" : "pos", rows, err)
+                        : trace_index_labels(rc->tr, "in", rows, err);
+        const labels *cl = trace_index_labels(
+            rc->tr, embedding || st->ndim != 2 ? "dim" : "out", cols, err);
+        const table_key key = {layer >= 0 ? VARIANT_ID_BLOCK : VARIANT_INPUT,
+                               layer >= 0 ? layer : 0, NO_HEAD, TABLE_PARAM,
+                               false};
+        table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
+        if (t != NULL) {
+            t->model = true;
+            snprintf(t->param, sizeof t->param, "%s", name);
+            memcpy(t->values.v, v, rows * cols * sizeof *v);
+            trace_release(rc->tr, t);
+        }
+        free(owned);
+        if (t == NULL || trace_flush(rc->tr, err) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -414,6 +483,8 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         for (size_t i = 0; i < r.T; i++)
             ids->values.v[i] = (float)r.ids[i];
         trace_release(tr, ids);
+        if (put_params(&rec, err) != 0)
+            goto done;
         matrix out = {0};
         const gpt2_run run = {observe, &rec, true, pool};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
@@ -421,6 +492,7 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     }
     if (rc == 0)
         rc = trace_flush(tr, err);
+done:
     workers_free(pool);
     run_free(&r);
     return rc;

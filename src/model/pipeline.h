@@ -32,30 +32,33 @@
  * command line makes one from what it was given (model_config_of, in
  * src/cli). */
 typedef struct {
-    uint64_t seed;           /* torch.manual_seed(seed) before each variant */
-    size_t d_model;          /* D, when no embeddings are given */
-    bool d_model_given;      /* D was asked for: the embeddings must agree */
-    size_t d_out;            /* O */
-    size_t heads;            /* H */
-    size_t ff;               /* F, the block's hidden width (0: 4 x D) */
-    bool qkv_bias;           /* W_query, W_key, W_value have biases */
-    bool causal;             /* mask later tokens (never with keys and
+    uint64_t seed;             /* torch.manual_seed(seed) before each variant */
+    size_t d_model;            /* D, when no embeddings are given */
+    bool d_model_given;        /* D was asked for: the embeddings must agree */
+    size_t d_out;              /* O */
+    size_t heads;              /* H */
+    size_t ff;                 /* F, the block's hidden width (0: 4 x D) */
+    bool qkv_bias;             /* W_query, W_key, W_value have biases */
+    bool causal;               /* mask later tokens (never with keys and
                                 values from another sentence) */
-    bool scale;              /* divide the scores by sqrt(head width) */
-    enum token_mode tokens;  /* how a sentence becomes tokens */
-    unsigned variants;       /* the variants to run, a set of variant_bits */
-    bool average;            /* attn_weights_avg, the heads' mean weights */
-    bool tie;                /* the fused module takes the wrapper's heads */
-    size_t threads;          /* 0: as many as the processors available */
-    const char *weights;     /* a folder of parameter files
+    bool scale;                /* divide the scores by sqrt(head width) */
+    enum token_mode tokens;    /* how a sentence becomes tokens */
+    unsigned variants;         /* the variants to run, a set of variant_bits */
+    bool average;              /* attn_weights_avg, the heads' mean weights */
+    bool tie;                  /* the fused module takes the wrapper's heads */
+    size_t threads;            /* 0: as many as the processors available */
+    const char *weights;       /* a folder of parameter files
                                 (io/weights.h), or NULL */
-    csv_style weights_style; /* how those files are written */
-    const char *model;       /* --model: a GPT-2 checkpoint folder
+    csv_style weights_style;   /* how those files are written */
+    const char *model;         /* --model: a GPT-2 checkpoint folder
                                 (model/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
-    const char *layers;      /* its layers to show ("0,3,5-7"), or NULL */
-    const char *show_heads;  /* its heads to show, or NULL */
-    bool logits;             /* its table "logits" is asked for */
+    const char *layers;        /* its layers to show ("0,3,5-7"), or NULL */
+    const char *show_heads;    /* its heads to show, or NULL */
+    bool logits;               /* its table "logits" is asked for */
+    const char *const *tables; /* --tables (its parameters are shown by
+                                  name), or NULL */
+    size_t n_tables;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -50,6 +50,21 @@ def read_safetensors(path):
     return out
 
 
+def stored_tensor(path, name):
+    """A tensor of a checkpoint as float32 values, F32 or BF16."""
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    t = header.get(name) or header["transformer." + name]
+    b, e = t["data_offsets"]
+    raw = data[8 + n + b:8 + n + e]
+    if t["dtype"] == "BF16":
+        return [struct.unpack("<f", struct.pack("<I", h << 16))[0]
+                for h in struct.unpack("<%dH" % (len(raw) // 2), raw)]
+    return list(struct.unpack("<%df" % (len(raw) // 4), raw))
+
+
 def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
@@ -137,6 +152,21 @@ def main():
                               .split()),
        "next_tokens: five next tokens per token", r.stdout.decode()[:300])
 
+    # parameters by name, as stored (BF16 widened exactly; the
+    # "transformer." prefix not written)
+    for case, name in (("two_layers", "h.1.attn.c_attn.weight"),
+                       ("four_heads_bf16", "h.2.mlp.c_proj.bias")):
+        folder = os.path.join(root, case)
+        r = mha.run(["--model", folder, "--format", "csv", "--tables", name,
+                     "hello"])
+        rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+        want = stored_tensor(os.path.join(folder, "model.safetensors"), name)
+        got = [f32(float(x["value"])) for x in rows]
+        ok(r.returncode == 0 and got == want and
+           {x["table"] for x in rows} == {name},
+           "%s: --tables %s gives the stored values" % (case, name),
+           r.stderr.decode())
+
     # bad input: status 2, one line, nothing printed
     tmp = tempfile.mkdtemp()
     try:
@@ -154,6 +184,8 @@ def main():
              "--html with --model", "--html"),
             (["--layers", "1", "hello"], "--layers without --model",
              "--model"),
+            (["--model", two, "--tables", "h.9.ln_1.bias", "hello"],
+             "a parameter the checkpoint lacks", "h.9.ln_1.bias"),
             (["--model", broken, "hello"], "merges.txt missing",
              "merges.txt"),
             (["--model", os.path.join(tmp, "none"), "hello"],
