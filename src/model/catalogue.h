@@ -10,8 +10,9 @@
  *
  * The rows from ln_1 on are made by a checkpoint's run (--model,
  * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
- * stream and its output, and the model's logits and top next tokens (k
- * per token).
+ * stream and its output, the model's logits and top next tokens (k per
+ * token), and the model view: each layer's and head's mean attention
+ * entropy.
  *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
@@ -152,7 +153,8 @@ enum table_mask {
     TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
     TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
     TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
-    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")
+    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

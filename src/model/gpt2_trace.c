@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "cli/i18n.h"
@@ -224,7 +225,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const char *name)
         TABLE_ATTN_SCORES,    TABLE_ATTN_WEIGHTS, TABLE_HEAD_CONTEXT,
         TABLE_CONCAT_CONTEXT, TABLE_ATTN_OUT,     TABLE_RESIDUAL,
         TABLE_LN_2,           TABLE_FFN_HIDDEN,   TABLE_FFN_OUT,
-        TABLE_HIDDEN,         TABLE_OUT,          TABLE_NEXT_TOKENS};
+        TABLE_HIDDEN,         TABLE_OUT,          TABLE_NEXT_TOKENS,
+        TABLE_ATTN_ENTROPY};
     if (gpt2_param_name(name, NULL))
         return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
@@ -245,6 +247,8 @@ typedef struct {
     const model_config *mc;
     const labels *tokens, *queries, *keys, *values; /* T rows or columns */
     const labels *dims, *ffn_dims, *head_dims, *vocab;
+    matrix entropy; /* (n_layer, n_head) attn_entropy, filled as the
+                       weights come */
 } recorder;
 
 /* A copy of m into a new table of the checkpoint's (rows x cols). */
@@ -368,11 +372,32 @@ out:
     return result;
 }
 
+/* The mean over the queries of the entropy of a head's weights (T, T), in
+ * nats: -sum p ln p over the row's p > 0, in order, in double, then the
+ * rows' mean, rounded to float once. A summary of the run, not one of
+ * PyTorch's tables. */
+static float mean_entropy(const matrix *w)
+{
+    double total = 0;
+    for (size_t i = 0; i < w->rows; i++) {
+        double h = 0;
+        for (size_t j = 0; j < w->cols; j++) {
+            const double p = *matrix_at(w, i, j);
+            if (p > 0)
+                h -= p * log(p);
+        }
+        total += h;
+    }
+    return (float)(total / (double)w->rows);
+}
+
 static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
                    const matrix *m, mx_error *err)
 {
     recorder *rc = ctx;
     const checkpoint_run *r = rc->r;
+    if (stage == GPT2_WEIGHTS)
+        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) = mean_entropy(m);
     if (layer >= 0 && !r->layers[layer])
         return 0;
     if (head >= 0 && !r->heads[head])
@@ -426,9 +451,18 @@ static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
                 err) != 0)
             return -1;
         return trace_flush(rc->tr, err);
-    case GPT2_OUT:
+    case GPT2_OUT: {
+        const labels *rows =
+            trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
+        const labels *cols =
+            trace_index_labels(rc->tr, "head", rc->entropy.cols, err);
+        if (rows == NULL || cols == NULL ||
+            put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows, cols,
+                &rc->entropy, err) != 0)
+            return -1;
         return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_OUT, rc->tokens,
                    rc->dims, m, err);
+    }
     case GPT2_LOGITS:
         if (rc->mc->logits && put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_LOGITS,
                                   rc->tokens, rc->vocab, m, err) != 0)
@@ -460,6 +494,12 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     }
     const char *const *words = (const char *const *)r.pieces;
     recorder rec = {.tr = tr, .r = &r, .mc = mc};
+    if (matrix_alloc(&rec.entropy, c->n_layer, c->n_head,
+                     N_("attention weights"), err) != 0) {
+        workers_free(pool);
+        run_free(&r);
+        return -1;
+    }
     rec.tokens = trace_word_labels(tr, "", words, r.T, err);
     rec.queries = trace_word_labels(tr, "Q:", words, r.T, err);
     rec.keys = trace_word_labels(tr, "K:", words, r.T, err);
@@ -493,6 +533,7 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     if (rc == 0)
         rc = trace_flush(tr, err);
 done:
+    matrix_free(&rec.entropy);
     workers_free(pool);
     run_free(&r);
     return rc;

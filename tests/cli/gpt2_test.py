@@ -139,8 +139,8 @@ def main():
        "--layers 1 --show-heads 1 keep layer 1 and head 1",
        "%s %s" % (layers, heads))
     ok({x["table"] for x in rows if x["layer"] == ""} ==
-       {"tokens", "inputs", "out", "next_tokens"},
-       "outside the layers: tokens, inputs, out, next_tokens")
+       {"tokens", "inputs", "attn_entropy", "out", "next_tokens"},
+       "outside the layers: tokens, inputs, attn_entropy, out, next_tokens")
     r = mha.run(["--model", two, "--tables", "attn_weights,ln_1", text])
     out = r.stdout.decode()
     ok(r.returncode == 0 and "[h.0] head 0: attn_weights" in out and
@@ -151,6 +151,28 @@ def main():
     ok(len(lines) == 5 * len(open(os.path.join(two, "ids.txt")).read()
                               .split()),
        "next_tokens: five next tokens per token", r.stdout.decode()[:300])
+
+    # the model view: each head's mean attention entropy, from PyTorch's
+    # weights (in double, in order, as documented)
+    folder = os.path.join(root, "four_heads_bf16")
+    ref = read_safetensors(os.path.join(folder, "reference.safetensors"))
+    r = mha.run(["--model", folder, "--format", "csv", "--tables",
+                 "attn_entropy",
+                 open(os.path.join(folder, "text.txt")).read()])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    bad = 0
+    for x in rows:
+        shape, w = ref["h.%s.head.%s.attn_weights" % (x["row"], x["col"])]
+        total = 0.0
+        for i in range(shape[0]):
+            h = 0.0
+            for p in w[i * shape[1]:(i + 1) * shape[1]]:
+                if p > 0:
+                    h -= p * math.log(p)
+            total += h
+        bad += f32(float(x["value"])) != f32(total / shape[0])
+    ok(r.returncode == 0 and len(rows) == 12 and bad == 0,
+       "attn_entropy: every layer's and head's mean entropy", r.stderr)
 
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
