@@ -218,7 +218,6 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->tie, "--tie"},
         {opt->average, "--average"},
         {opt->check, "--check"},
-        {opt->explain, "--explain"},
         {opt->focus != NULL, "--focus"},
         {opt->step, "--step"},
         {opt->html != NULL, "--html"},

@@ -220,6 +220,11 @@ static void explain_module(FILE *out, variant_id variant,
     fputc('\n', out);
 }
 
+void explain_note(FILE *out, size_t screen, const char *text)
+{
+    say(out, screen, "%s", text);
+}
+
 static bool starts_variant(const table *t, const table *prev)
 {
     return prev == NULL || prev->variant != t->variant;

@@ -174,6 +174,16 @@ def main():
     ok(r.returncode == 0 and len(rows) == 12 and bad == 0,
        "attn_entropy: every layer's and head's mean entropy", r.stderr)
 
+    # --explain, in every language
+    for lang, word in (("en", "Layer 1"), ("pt_BR", "Camada 1"),
+                       ("es", "Capa 1"), ("zh_CN", "第 1 层"),
+                       ("zh_TW", "第 1 層")):
+        r = mha.run(["--model", two, "--explain", "--lang", lang, text])
+        out = r.stdout.decode()
+        ok(r.returncode == 0 and word in out and "wte" in out and
+           "gelu_new" in out, "--explain --lang %s says what GPT-2 adds" % lang,
+           r.stderr.decode() + out[:300])
+
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
     for case, name in (("two_layers", "h.1.attn.c_attn.weight"),
@@ -204,6 +214,8 @@ def main():
              "--show-heads"),
             (["--model", two, "--html", os.path.join(tmp, "p.html"), text],
              "--html with --model", "--html"),
+            (["--model", two, "--explain", "--format", "csv", text],
+             "--explain with --format csv", "--explain"),
             (["--layers", "1", "hello"], "--layers without --model",
              "--model"),
             (["--model", two, "--tables", "h.9.ln_1.bias", "hello"],
