@@ -222,7 +222,6 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->step, "--step"},
         {opt->html != NULL, "--html"},
         {opt->plot != NULL, "--plot"},
-        {opt->csv_dir != NULL, "--csv-dir"},
         {opt->ff != 0, "--ff"},
         {opt->d_model_given, "--d-model"},
         {opt->tokens == TOKENS_CHARS, "--tokens"},

@@ -199,6 +199,29 @@ def main():
            "%s: --tables %s gives the stored values" % (case, name),
            r.stderr.decode())
 
+    # --csv-dir: a file per table, the layer in its name
+    tmp = tempfile.mkdtemp()
+    try:
+        out = os.path.join(tmp, "csv")
+        r = mha.run(["--model", two, "--csv-dir", out, "--tables",
+                     "tokens,attn_weights,ln_1,h.1.ln_2.bias", text])
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        want = ["gpt2.h.1.ln_2.bias.csv", "gpt2.h0.head0.attn_weights.csv",
+                "gpt2.h0.head1.attn_weights.csv", "gpt2.h0.ln_1.csv",
+                "gpt2.h1.head0.attn_weights.csv",
+                "gpt2.h1.head1.attn_weights.csv", "gpt2.h1.ln_1.csv",
+                "gpt2.tokens.csv"]
+        ok(r.returncode == 0 and names == want,
+           "--csv-dir: a file per table, named with its layer", names)
+        ref2 = read_safetensors(os.path.join(two, "reference.safetensors"))
+        rows = list(csv.reader(open(os.path.join(
+            out, "gpt2.h1.head1.attn_weights.csv"), encoding="utf-8")))
+        got = [f32(float(v)) for row in rows[1:] for v in row[1:]]
+        ok(got == list(ref2["h.1.head.1.attn_weights"][1]),
+           "--csv-dir: h1 head 1's weights are PyTorch's")
+    finally:
+        shutil.rmtree(tmp)
+
     # bad input: status 2, one line, nothing printed
     tmp = tempfile.mkdtemp()
     try:
