@@ -221,7 +221,6 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->focus != NULL, "--focus"},
         {opt->step, "--step"},
         {opt->html != NULL, "--html"},
-        {opt->plot != NULL, "--plot"},
         {opt->ff != 0, "--ff"},
         {opt->d_model_given, "--d-model"},
         {opt->tokens == TOKENS_CHARS, "--tokens"},

@@ -317,19 +317,17 @@ static rgb scale_color(const section *S, double v)
 static void panel_title(char *out, size_t size, const panel *p, bool names)
 {
     const table *t = p->t;
-    char who[96];
+    char who[96], place[16];
+    const char *where = table_place(place, sizeof place, t);
     if (t->head != NO_HEAD)
         /* TRANSLATORS: a picture's panel title: variant, head number */
-        snprintf(who, sizeof who, _("[%s] head %d"),
-                 variant_id_name(t->variant), t->head);
+        snprintf(who, sizeof who, _("[%s] head %d"), where, t->head);
     else if (t->id == TABLE_ATTN_WEIGHTS_AVG)
         /* TRANSLATORS: a picture's panel title: the mean of a variant's
          * heads' attention weights */
-        snprintf(who, sizeof who, _("[%s] mean of the heads"),
-                 variant_id_name(t->variant));
+        snprintf(who, sizeof who, _("[%s] mean of the heads"), where);
     else {
-        snprintf(out, size, "[%s] %s", variant_id_name(t->variant),
-                 table_name(t));
+        snprintf(out, size, "[%s] %s", where, table_name(t));
         return;
     }
     if (names)

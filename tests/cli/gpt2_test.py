@@ -219,6 +219,18 @@ def main():
         got = [f32(float(v)) for row in rows[1:] for v in row[1:]]
         ok(got == list(ref2["h.1.head.1.attn_weights"][1]),
            "--csv-dir: h1 head 1's weights are PyTorch's")
+        # --plot: every layer's heads, each panel titled with its layer
+        png = os.path.join(tmp, "heads.svg")
+        r = mha.run(["--model", two, "--plot", png, "--tables",
+                     "attn_weights", text])
+        if r.returncode == 2 and b"plot" in r.stderr and \
+                not os.path.exists(png):
+            ok(True, "--plot: # SKIP pictures are not built")
+        else:
+            svg = open(png, encoding="utf-8").read() if \
+                os.path.exists(png) else ""
+            ok(r.returncode == 0 and svg.count("<svg") == 1,
+               "--plot: one picture of every layer's heads", r.stderr)
     finally:
         shutil.rmtree(tmp)
 
