@@ -224,6 +224,15 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->ff != 0, "--ff"},
         {opt->d_model_given, "--d-model"},
         {opt->tokens == TOKENS_CHARS, "--tokens"},
+        // the checkpoint fixes these (their defaults pass)
+        {opt->heads != 2, "--heads"},
+        {opt->d_out != 4, "--d-out"},
+        {opt->seed != 42, "--seed"},
+        {!opt->causal, "--no-causal"},
+        {!opt->scale, "--no-scale"},
+        {opt->qkv_bias, "--qkv-bias"},
+        {opt->variants != (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
+         "--variant"},
     };
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         if (others[i].given)
