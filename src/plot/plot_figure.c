@@ -490,7 +490,13 @@ static void write_notes(figure *pg)
                        "of %zu x %zu values."),
                      S->name, S->block, S->block);
     }
-    if (pg->dropped > 0)
+    const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
+    if (pg->dropped > 0 && model)
+        snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                 _("Summarised: %zu of %zu tables drawn; choose fewer with "
+                   "--tables, --layers or --show-heads."),
+                 pg->n_panels, pg->n_panels + pg->dropped);
+    else if (pg->dropped > 0)
         snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                  _("Summarised: %zu of %zu tables drawn; choose fewer with "
                    "--tables, --variant or --heads."),
