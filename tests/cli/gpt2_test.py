@@ -240,6 +240,19 @@ def main():
         broken = os.path.join(tmp, "ckpt")
         shutil.copytree(os.path.join(root, "tiny"), broken)
         os.remove(os.path.join(broken, "merges.txt"))
+        bad_vocab = os.path.join(tmp, "bad_vocab")
+        shutil.copytree(os.path.join(root, "tiny"), bad_vocab)
+        with open(os.path.join(bad_vocab, "vocab.json"), "w") as f:
+            f.write('{"a": 1, "b": "two"}')
+        bad_merges = os.path.join(tmp, "bad_merges")
+        shutil.copytree(os.path.join(root, "tiny"), bad_merges)
+        with open(os.path.join(bad_merges, "merges.txt"), "w") as f:
+            f.write("#version: 0.2\nh e\nl l o\n")
+        bad_config = os.path.join(tmp, "bad_config")
+        shutil.copytree(os.path.join(root, "tiny"), bad_config)
+        with open(os.path.join(bad_config, "config.json"), "w") as f:
+            f.write('{"n_layer": 1, "n_head": 1, "n_embd": 8, '
+                    '"n_positions": 16, "vocab_size": 300}')
         bad = [
             (["--model", two, "the cat " * 40], "longer than n_positions",
              "n_positions"),
@@ -261,6 +274,12 @@ def main():
              "a parameter the checkpoint lacks", "h.9.ln_1.bias"),
             (["--model", broken, "hello"], "merges.txt missing",
              "merges.txt"),
+            (["--model", bad_vocab, "hello"], "vocab.json malformed",
+             "vocab.json"),
+            (["--model", bad_merges, "hello"], "merges.txt malformed",
+             "merges.txt:3"),
+            (["--model", bad_config, "hello"],
+             "config.json disagreeing with the tensors", "config.json"),
             (["--model", os.path.join(tmp, "none"), "hello"],
              "no such folder", "config.json"),
         ]
