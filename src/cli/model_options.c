@@ -30,6 +30,12 @@ model_config model_config_of(const options *opt)
         .n_draw = opt->n_draw,
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
+        .model = opt->model,
+        .layers = opt->layers,
+        .show_heads = opt->show_heads,
+        .logits = options_wants_table(opt, "logits") && opt->tables != NULL,
+        .tables = (const char *const *)opt->tables,
+        .n_tables = opt->n_tables,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

@@ -76,6 +76,14 @@ OPTION(QUIET, "quiet", 0, NULL, INPUTS, 40,
 OPTION(WEIGHTS, "weights", 0, "DIR", INPUTS, 17,
        N_("parameter CSVs named as --csv-dir writes them\n"
           "replace the seeded ones             (default none)"))
+OPTION(MODEL, "model", 0, "DIR", INPUTS, 51,
+       N_("a GPT-2 checkpoint folder from the Hugging Face\n"
+          "hub: config.json, model.safetensors, vocab.json\n"
+          "and merges.txt                      (default none)"))
+OPTION(LAYERS, "layers", 0, "LIST", INPUTS, 52,
+       N_("with --model, the layers shown: 0,3,5-7 (default all)"))
+OPTION(SHOW_HEADS, "show-heads", 0, "LIST", INPUTS, 53,
+       N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, "C", INPUTS, 18,
        N_("field separator of CSV read and written: one\n"
           "character or 'tab'  (default ',', ';' with\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/gpt2.h"
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
@@ -257,10 +258,59 @@ static void set_defaults(options *opt)
     opt->plot_look = plot_style_default();
 }
 
+/* A checkpoint's run (--model) takes its sizes, parameters and tokens
+ * from the checkpoint, and shows its tables in text or CSV. */
+static int validate_model(const options *opt, mx_error *err)
+{
+    if (opt->model == NULL) {
+        if (opt->layers != NULL || opt->show_heads != NULL)
+            return err_usage(err, _("%s: goes with --model DIR"),
+                             opt->layers ? "--layers" : "--show-heads");
+        return 0;
+    }
+    const struct {
+        bool given;
+        const char *name;
+    } others[] = {
+        {opt->embeddings != NULL, "--embeddings"},
+        {opt->input != NULL, "--input"},
+        {opt->weights != NULL, "--weights"},
+        {opt->kv != NULL, "--kv"},
+        {opt->tie, "--tie"},
+        {opt->average, "--average"},
+        {opt->check, "--check"},
+        {opt->focus != NULL, "--focus"},
+        {opt->step, "--step"},
+        {opt->html != NULL, "--html"},
+        {opt->ff != 0, "--ff"},
+        {opt->d_model_given, "--d-model"},
+        {opt->tokens == TOKENS_CHARS, "--tokens"},
+        // the checkpoint fixes these (their defaults pass)
+        {opt->heads != 2, "--heads"},
+        {opt->d_out != 4, "--d-out"},
+        {opt->seed != 42, "--seed"},
+        {!opt->causal, "--no-causal"},
+        {!opt->scale, "--no-scale"},
+        {opt->qkv_bias, "--qkv-bias"},
+        {opt->variants != (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
+         "--variant"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (others[i].given)
+            return err_usage(err,
+                             _("%s: does not go with --model (the "
+                               "checkpoint's run shows its tables in text "
+                               "or CSV)"),
+                             others[i].name);
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
+    if (validate_model(opt, err) != 0)
+        return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
@@ -382,7 +432,8 @@ static int validate(options *opt, mx_error *err)
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
     for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads))
+        if (!known_table(opt->tables[i], opt->heads) &&
+            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
             return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);
     return 0;
@@ -642,6 +693,12 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
     case OPT_LANG:
         opt->lang = arg;
         return 0;
+    case OPT_MODEL:
+        return set_path(&opt->model, "--model", arg, err);
+    case OPT_LAYERS:
+        return set_path(&opt->layers, "--layers", arg, err);
+    case OPT_SHOW_HEADS:
+        return set_path(&opt->show_heads, "--show-heads", arg, err);
     case OPT_TOKENS:
         if (strcmp(arg, "words") == 0)
             opt->tokens = TOKENS_WORDS;

@@ -70,6 +70,9 @@ typedef struct {
     const char *input;      /* --input FILE, or NULL */
     const char *column;     /* --column NAME, with --input */
     const char *weights;    /* --weights DIR, or NULL */
+    const char *model;      /* --model DIR (a GPT-2 checkpoint), or NULL */
+    const char *layers;     /* --layers LIST, or NULL: every layer */
+    const char *show_heads; /* --show-heads LIST, or NULL: every head */
     char csv_delimiter;     /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
     bool decimal_comma;     /* --decimal-comma */

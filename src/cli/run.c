@@ -66,6 +66,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .bom = opt->bom && index <= 0,
         .header = index <= 0,
         .sentence = index,
+        .layer = opt->model != NULL,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;

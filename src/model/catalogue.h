@@ -14,6 +14,12 @@
  * F.dropout's noise: 0 where a value is dropped, 1 / (1 - P) where it
  * is kept.
  *
+ * The rows from ln_1 on are made by a checkpoint's run (--model,
+ * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
+ * stream and its output, the model's logits and top next tokens (k per
+ * token), and the model view: each layer's and head's mean attention
+ * entropy.
+ *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
  * module, model/variants.c).
@@ -160,7 +166,14 @@ enum table_mask {
     TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")               \
     TABLE(FFN_OUT_DROPOUT_MASK, "ffn_out_dropout_mask", MODULE, FFN, NONE,    \
           NONE, "T x D")                                                      \
-    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")
+    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")                    \
+    TABLE(LN_1, "ln_1", MODULE, NORM1, NONE, NONE, "T x D")                   \
+    TABLE(RESIDUAL, "residual", MODULE, OUTPUT, NONE, NONE, "T x D")          \
+    TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
+    TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
+    TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
+    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

@@ -8,6 +8,7 @@
 #include "cli/i18n.h"
 #include "io/weights.h"
 #include "model/draws.h"
+#include "model/gpt2_trace.h"
 #include "model/tokenize.h"
 #include "model/variants.h"
 #include "numerics/rng.h"
@@ -379,6 +380,8 @@ static int check_size(double *values, size_t *batch, const model_config *mc,
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_tokens(tok, n_queries, mc, in, err);
     return input_tokens(tok, n_queries, in, mc->tokens, err);
 }
 
@@ -388,6 +391,8 @@ int pipeline_check(double *values, const model_config *mc,
     tokenized tok = {0};
     size_t n_queries, batch;
     *values = 0;
+    if (mc->model != NULL)
+        return gpt2_trace_check(values, mc, in, err);
     if (input_tokens(&tok, &n_queries, in, mc->tokens, err) != 0)
         return -1;
     int rc = check_size(values, &batch, mc, in, &tok, streamed, 1, err);
@@ -456,6 +461,8 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_run(tr, mc, in, err);
     tokenized tok = {0};
     size_t T = 0;
     workers *pool = NULL;
@@ -615,6 +622,8 @@ static bool makes_input(table_id id, const model_config *mc,
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name)
 {
+    if (mc->model != NULL)
+        return gpt2_trace_makes_table(mc, name);
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, mc, in);

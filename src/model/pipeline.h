@@ -64,8 +64,17 @@ typedef struct {
                                           variant from the seed, input
                                           first */
     size_t n_draw;
-    double dropout;      /* --dropout P: the block's, training mode */
-    double attn_dropout; /* --attn-dropout P: the modules' on the weights */
+    double dropout;         /* --dropout P: the block's, training mode */
+    double attn_dropout;    /* --attn-dropout P: the modules' on the weights */
+    const char *model;      /* --model: a GPT-2 checkpoint folder
+                                (model/gpt2_trace.h) runs instead of the
+                                variants, or NULL */
+    const char *layers;     /* its layers to show ("0,3,5-7"), or NULL */
+    const char *show_heads; /* its heads to show, or NULL */
+    bool logits;            /* its table "logits" is asked for */
+    const char *const *tables; /* --tables (its parameters are shown by
+                                  name), or NULL */
+    size_t n_tables;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -197,6 +197,22 @@ const char *table_name(const table *t)
     return t->id == TABLE_PARAM ? t->param : table_info_of(t->id)->name;
 }
 
+int table_model_layer(const table *t)
+{
+    return t->model && t->variant != VARIANT_INPUT ? t->layer : -1;
+}
+
+const char *table_place(char *buf, size_t size, const table *t)
+{
+    if (!t->model)
+        return variant_id_name(t->variant);
+    if (table_model_layer(t) >= 0)
+        snprintf(buf, size, "h.%d", t->layer);
+    else
+        snprintf(buf, size, "gpt2");
+    return buf;
+}
+
 table *trace_new(trace *tr, const table_key *key, const labels *rows,
                  const labels *cols, mx_error *err)
 {

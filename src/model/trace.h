@@ -66,6 +66,8 @@ typedef struct {
     const labels *cols; /* owned by the trace */
     matrix values;      /* owned; values.v is NULL once dropped (streaming:
                            released and handed to the sink) */
+    bool model;         /* made by a checkpoint's run (--model): headings
+                           and the CSV name its layer (table_place) */
     bool emitted;       /* handed to the trace's sink */
     bool released;      /* the forward pass will not read it again */
 } table;
@@ -73,6 +75,15 @@ typedef struct {
 /* A table's name, as --tables, the headings and the CSV spell it: its
  * catalogue row's, or a parameter's state_dict() name. */
 const char *table_name(const table *t);
+
+/* Where a table was made, as headings write it: its variant's name
+ * ("fused"), or for a checkpoint's table its layer's name in the
+ * checkpoint ("h.3") or, outside the layers, "gpt2". buf holds 16 bytes. */
+const char *table_place(char *buf, size_t size, const table *t);
+
+/* A checkpoint's table's layer, or -1 outside its layers and for the
+ * lessons' tables. */
+int table_model_layer(const table *t);
 
 /* A table's row of the catalogue. */
 static inline const table_info *table_info_for(const table *t)

@@ -220,10 +220,11 @@ void matmul_run_naive(const matmul_problem *p)
 {
     for (size_t i = 0; i < p->M; i++) {
         for (size_t j = 0; j < p->N; j++) {
-            float sum = 0.0f;
+            const bool first = p->bias != NULL && p->bias_first;
+            float sum = first ? p->bias[j] : 0.0f;
             for (size_t k = 0; k < p->K; k++)
                 sum += p->a[i * p->lda + k] * b_at(p, k, j);
-            if (p->bias != NULL)
+            if (p->bias != NULL && !first)
                 sum += p->bias[j];
             p->c[i * p->ldc + j] = sum;
         }
@@ -289,12 +290,17 @@ static void panel_task(void *ctx, size_t panel)
             const float *arow[MR_MAX];
             for (size_t r = 0; r < mr; r++)
                 arow[r] = p->a + (i0 + (r < rows ? r : rows - 1)) * p->lda + k0;
+            const bool first = p->bias != NULL && p->bias_first;
             if (k0 > 0)
                 for (size_t r = 0; r < rows; r++)
                     memcpy(tile + r * nr, p->c + (i0 + r) * p->ldc + j0,
                            cols * sizeof *tile);
-            jb->kern->run(tile, arow, bp + k0 * nr, kc, k0 > 0);
-            const bool final = k0 + kc == kend;
+            else if (first)
+                for (size_t r = 0; r < mr; r++)
+                    for (size_t j = 0; j < nr; j++)
+                        tile[r * nr + j] = j < cols ? p->bias[j0 + j] : 0.0f;
+            jb->kern->run(tile, arow, bp + k0 * nr, kc, k0 > 0 || first);
+            const bool final = k0 + kc == kend && !first;
             for (size_t r = 0; r < rows; r++) {
                 float *dst = p->c + (i0 + r) * p->ldc + j0;
                 const float *src = tile + r * nr;

@@ -53,6 +53,11 @@ typedef struct {
     size_t ldb;
     bool b_transposed;
     const float *bias; /* (N) or NULL */
+    bool bias_first;   /* each sum starts at its bias instead of 0 and
+                          the products are added to it in order: what
+                          BLAS sgemm computes for torch.addmm(bias, a, b)
+                          when neither a nor b is transposed (beta 1,
+                          c filled with the bias first): GPT-2's Conv1D */
     float *c;          /* (M, N), row i at c + i * ldc */
     size_t ldc;
     matmul_shape shape;

@@ -549,19 +549,17 @@ static rgb scale_color(const panel *p, size_t r, double v)
 static void panel_title(char *out, size_t size, const panel *p, bool names)
 {
     const table *t = p->t;
-    char who[96];
+    char who[96], place[16];
+    const char *where = table_place(place, sizeof place, t);
     if (t->head != NO_HEAD)
         /* TRANSLATORS: a picture's panel title: variant, head number */
-        snprintf(who, sizeof who, _("[%s] head %d"),
-                 variant_id_name(t->variant), t->head);
+        snprintf(who, sizeof who, _("[%s] head %d"), where, t->head);
     else if (t->id == TABLE_ATTN_WEIGHTS_AVG)
         /* TRANSLATORS: a picture's panel title: the mean of a variant's
          * heads' attention weights */
-        snprintf(who, sizeof who, _("[%s] mean of the heads"),
-                 variant_id_name(t->variant));
+        snprintf(who, sizeof who, _("[%s] mean of the heads"), where);
     else {
-        snprintf(out, size, "[%s] %s", variant_id_name(t->variant),
-                 table_name(t));
+        snprintf(out, size, "[%s] %s", where, table_name(t));
         return;
     }
     if (names)
@@ -839,7 +837,13 @@ static void write_notes(figure *pg)
                        "of %zu x %zu values."),
                      S->name, S->block, S->block);
     }
-    if (pg->dropped > 0)
+    const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
+    if (pg->dropped > 0 && model)
+        snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                 _("Summarised: %zu of %zu tables drawn; choose fewer with "
+                   "--tables, --layers or --show-heads."),
+                 pg->n_panels, pg->n_panels + pg->dropped);
+    else if (pg->dropped > 0)
         snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                  _("Summarised: %zu of %zu tables drawn; choose fewer with "
                    "--tables, --variant or --heads."),

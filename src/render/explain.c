@@ -291,6 +291,11 @@ static void explain_drawn_inputs(FILE *out, const explain_context *c)
         (unsigned long long)c->seed, order);
 }
 
+void explain_note(FILE *out, size_t screen, const char *text)
+{
+    say(out, screen, "%s", text);
+}
+
 static bool starts_variant(const table *t, const table *prev)
 {
     return prev == NULL || prev->variant != t->variant;

@@ -50,4 +50,13 @@ void count_parameters(variant_id variant, const explain_context *c,
 void explain_before(FILE *out, const table *t, const table *prev,
                     const void *ctx);
 
+/* One note, text, as explain_before prints its sentences: "# " lines
+ * wrapped for a screen of `screen` cells (explain_context.width). */
+void explain_note(FILE *out, size_t screen, const char *text);
+
+/* The same as explain_before for a checkpoint's run (--model,
+ * render/explain_gpt2.c): what a real model adds, before its tables. */
+void explain_gpt2_before(FILE *out, const table *t, const table *prev,
+                         const void *ctx);
+
 #endif

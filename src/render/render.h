@@ -54,6 +54,8 @@ typedef struct {
     bool bom;           /* start with a UTF-8 byte-order mark */
     bool header;        /* write the header row (tidy CSV) */
     long sentence;      /* >= 0: a leading `sentence` column (--input) */
+    bool layer;         /* a `layer` column after `variant` (--model): the
+                           checkpoint's layer, empty outside its layers */
 } csv_out_style;
 
 /* Renders one table in a text style (the table's lines, no blank line). */
@@ -134,7 +136,8 @@ int focus_stream_end(focus_stream *s, FILE *out, mx_error *err);
 void focus_stream_free(focus_stream *s);
 
 /* The tidy CSV of the contract:
- * variant,head,table,row,row_label,col,col_label,value */
+ * variant,head,table,row,row_label,col,col_label,value
+ * (with style->layer: variant,layer,head,...) */
 int render_csv(FILE *out, const table *const *tables, size_t n,
                const csv_out_style *style, mx_error *err);
 

@@ -53,10 +53,15 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         rc |= textbuf_add_char(&prefix, d);
     }
     if (rc == 0) {
-        const char *variant = variant_id_name(t->variant),
+        const char *variant = t->model ? "gpt2" : variant_id_name(t->variant),
                    *name = table_name(t);
         rc |= textbuf_add(&prefix, variant, strlen(variant));
         rc |= textbuf_add_char(&prefix, d);
+        if (style->layer) {
+            if (table_model_layer(t) >= 0)
+                rc |= textbuf_add_size(&prefix, (size_t)table_model_layer(t));
+            rc |= textbuf_add_char(&prefix, d);
+        }
         if (t->head != NO_HEAD)
             rc |= textbuf_add_size(&prefix, (size_t)t->head);
         rc |= textbuf_add_char(&prefix, d);
@@ -127,10 +132,13 @@ static void write_header(csv_stream *s)
     if (s->style->header) {
         if (s->style->sentence >= 0)
             fprintf(s->out, "sentence%c", d);
+        fprintf(s->out, "variant%c", d);
+        if (s->style->layer)
+            fprintf(s->out, "layer%c", d);
         fprintf(s->out,
-                "variant%chead%ctable%crow%crow_label%ccol%ccol_label%c"
+                "head%ctable%crow%crow_label%ccol%ccol_label%c"
                 "value\n",
-                d, d, d, d, d, d, d);
+                d, d, d, d, d, d);
     }
     s->started = true;
 }

@@ -180,8 +180,9 @@ static void free_labels(char **l, size_t k)
 static void print_header(FILE *out, const table *t, bool summarised,
                          size_t blocks, size_t width)
 {
-    char line[512];
-    int n = snprintf(line, sizeof line, "[%s] ", variant_id_name(t->variant));
+    char line[512], place[16];
+    int n = snprintf(line, sizeof line, "[%s] ",
+                     table_place(place, sizeof place, t));
     if (t->head != NO_HEAD)
         n += snprintf(line + n, sizeof line - (size_t)n, _("head %d: "),
                       t->head);
@@ -418,9 +419,9 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
 static void print_grid_header(FILE *out, const table *first, const table *last,
                               bool summarised, size_t width)
 {
-    char line[512];
-    int n =
-        snprintf(line, sizeof line, "[%s] ", variant_id_name(first->variant));
+    char line[512], place[16];
+    int n = snprintf(line, sizeof line, "[%s] ",
+                     table_place(place, sizeof place, first));
     if (first->head == NO_HEAD) /* a module's parameters of one shape */
         n += snprintf(line + n, sizeof line - (size_t)n,
                       _("%s to %s (%zu x %zu each)"), table_name(first),

@@ -81,6 +81,8 @@ static long one_problem(matmul_kernel k, workers *pool, size_t max_m,
     const size_t N = random_size(max_n);
     const bool transposed = next_random() % 2 == 0;
     const bool with_bias = shape != MATMUL_LOWER_C && next_random() % 2 == 0;
+    // GPT-2's Conv1D: each sum starts at its bias
+    const bool bias_first = with_bias && next_random() % 2 == 0;
     float *a = alloc_floats(M * K), *b = alloc_floats(K * N);
     float *bias = alloc_floats(N), *c = alloc_floats(M * N);
     float *want = alloc_floats(M * N);
@@ -108,6 +110,7 @@ static long one_problem(matmul_kernel k, workers *pool, size_t max_m,
         .ldb = transposed ? K : N,
         .b_transposed = transposed,
         .bias = with_bias ? bias : NULL,
+        .bias_first = bias_first,
         .c = want,
         .ldc = N,
         .shape = shape,
@@ -119,7 +122,7 @@ static long one_problem(matmul_kernel k, workers *pool, size_t max_m,
     if (bad != 0)
         printf("# %s: %zu x %zu x %zu%s%s: %ld cells differ\n",
                matmul_kernel_name(k), M, N, K, transposed ? ", b^T" : "",
-               with_bias ? ", bias" : "", bad);
+               with_bias ? (bias_first ? ", bias first" : ", bias") : "", bad);
     free(a);
     free(b);
     free(bias);

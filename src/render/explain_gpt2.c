@@ -1,0 +1,114 @@
+/* explain_gpt2.c: --explain for a checkpoint's run (--model): what a real
+ * model adds to the lessons' attention: BPE pieces, positions, layers,
+ * the residual stream, GELU, logits. Each note comes before the first
+ * table of its kind (head 0 of the first layer shown for a head's), its
+ * sizes read from the tables themselves. */
+#include <stdio.h>
+
+#include "cli/i18n.h"
+#include "render/explain.h"
+
+/* Whether t is the first table of its layer (the run's tables come layer
+ * by layer). */
+static bool starts_layer(const table *t, const table *prev)
+{
+    return table_model_layer(t) >= 0 &&
+           (prev == NULL || table_model_layer(prev) != t->layer);
+}
+
+void explain_gpt2_before(FILE *out, const table *t, const table *prev,
+                         const void *ctx)
+{
+    const explain_context *c = ctx;
+    const size_t rows = t->values.rows, cols = t->values.cols;
+    char text[1024];
+    const char *note = NULL;
+    const bool layer_note = starts_layer(t, prev);
+    if (layer_note) {
+        snprintf(text, sizeof text,
+                 _("Layer %d: a Transformer block over the residual stream, "
+                   "each token's vector carried from layer to layer. ln_1 "
+                   "normalises it, the heads attend, their output is added "
+                   "back to the stream; ln_2 normalises again, the MLP "
+                   "transforms each token, and its output is added back "
+                   "too."),
+                 t->layer);
+        explain_note(out, c->width, text);
+    }
+    if (t->head > 0 || t->id == TABLE_PARAM) {
+        if (layer_note)
+            fputc('\n', out);
+        return;
+    }
+    switch (t->id) {
+    case TABLE_TOKENS:
+        snprintf(text, sizeof text,
+                 ngettext("GPT-2's tokenizer cut the text into %zu piece: "
+                          "byte-level BPE, the bytes of each word merged by "
+                          "rules learned from text, so a common word is one "
+                          "piece and a rare one several. ␣ marks a piece "
+                          "that starts with a space.",
+                          "GPT-2's tokenizer cut the text into %zu pieces: "
+                          "byte-level BPE, the bytes of each word merged by "
+                          "rules learned from text, so a common word is one "
+                          "piece and a rare one several. ␣ marks a piece "
+                          "that starts with a space.",
+                          rows),
+                 rows);
+        note = text;
+        break;
+    case TABLE_INPUTS:
+        snprintf(text, sizeof text,
+                 _("Each token's vector (%zu values) is its row of wte, the "
+                   "learned embedding, plus the row of wpe for its "
+                   "position: unlike the lessons' modules, GPT-2 knows "
+                   "where each token stands."),
+                 cols);
+        note = text;
+        break;
+    case TABLE_QUERIES:
+        snprintf(text, sizeof text,
+                 _("c_attn, one Conv1D (x @ W + b, W stored in x out), "
+                   "makes the queries, keys and values of every head at "
+                   "once; each head takes %zu columns of each."),
+                 cols);
+        note = text;
+        break;
+    case TABLE_ATTN_SCORES:
+        note = _("Scores: q · k / sqrt(head width), later tokens masked: "
+                 "a token sees itself and the tokens before it.");
+        break;
+    case TABLE_FFN_HIDDEN:
+        snprintf(text, sizeof text,
+                 _("The MLP widens each token to %zu values with c_fc and "
+                   "applies GELU in its tanh form (gelu_new), a smooth "
+                   "ReLU; c_proj brings it back."),
+                 cols);
+        note = text;
+        break;
+    case TABLE_HIDDEN:
+        note = _("The layer's output: the residual stream plus the MLP's "
+                 "output, the next layer's input.");
+        break;
+    case TABLE_ATTN_ENTROPY:
+        note = _("The model view: each head's mean attention entropy, in "
+                 "nats. Near 0 a head looks at one token (often the "
+                 "previous one or the first); higher, it spreads its "
+                 "attention.");
+        break;
+    case TABLE_OUT:
+        note = _("ln_f normalises the last layer's output; its product with "
+                 "wte (the embedding, tied) gives each next token's logit.");
+        break;
+    case TABLE_NEXT_TOKENS:
+        note = _("For each token, the five likeliest next tokens: the "
+                 "softmax of its logits.");
+        break;
+    default:
+        break;
+    }
+    if (note != NULL)
+        explain_note(out, c->width, note);
+    if (note != NULL || layer_note)
+        fputc('\n', out);
+}

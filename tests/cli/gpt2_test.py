@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""--model DIR: a GPT-2 checkpoint's run, end to end.
+
+    gpt2_test.py MHA_EXPLAIN GPT2_DIR
+
+GPT2_DIR holds the small random checkpoints of
+tests/reference/make_gpt2_reference.py, each with its toy tokenizer, its
+text and PyTorch's tables (reference.safetensors). For each, every value
+of the tidy CSV must be PyTorch's float32 exactly (a masked score, -inf
+here, is finfo.min there), and the tokens the ids encoder.py gives. Then
+the options that keep a run small, the headings, the layer column, and
+bad input: status 2, one line, nothing on standard output.
+"""
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import struct
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+# CSV table -> reference name (per layer "h.L.", per head "h.L.head.H.")
+NAMES = {"inputs": "embedded", "ln_1": "ln_1", "queries": "queries",
+         "keys": "keys", "values": "values", "attn_scores": "attn_scores",
+         "attn_weights": "attn_weights", "head_context": "head_context",
+         "concat_context": "concat", "attn_out": "attn_out",
+         "residual": "residual_1", "ln_2": "ln_2",
+         "ffn_hidden": "mlp_hidden", "ffn_out": "mlp_out",
+         "hidden": "hidden", "out": "out", "logits": "logits"}
+FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        out[name] = (t["shape"], struct.unpack("<%df" % ((e - b) // 4),
+                                               body[b:e]))
+    return out
+
+
+def stored_tensor(path, name):
+    """A tensor of a checkpoint as float32 values, F32 or BF16."""
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    t = header.get(name) or header["transformer." + name]
+    b, e = t["data_offsets"]
+    raw = data[8 + n + b:8 + n + e]
+    if t["dtype"] == "BF16":
+        return [struct.unpack("<f", struct.pack("<I", h << 16))[0]
+                for h in struct.unpack("<%dH" % (len(raw) // 2), raw)]
+    return list(struct.unpack("<%df" % (len(raw) // 4), raw))
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def reference_name(row):
+    table, layer, head = row["table"], row["layer"], row["head"]
+    base = NAMES[table]
+    if head != "":
+        return "h.%s.head.%s.%s" % (layer, head, base)
+    if layer != "":
+        return "h.%s.%s" % (layer, base)
+    return base
+
+
+def check_case(mha, folder):
+    name = os.path.basename(folder)
+    with open(os.path.join(folder, "text.txt")) as f:
+        text = f.read()
+    with open(os.path.join(folder, "ids.txt")) as f:
+        ids = [int(x) for x in f.read().split()]
+    ref = read_safetensors(os.path.join(folder, "reference.safetensors"))
+    tables = ",".join(["tokens"] + list(NAMES))
+    r = mha.run(["--model", folder, "--format", "csv", "--tables", tables,
+                 text])
+    ok(r.returncode == 0, "%s: runs" % name, r.stderr.decode())
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    got_ids = [int(float(x["value"])) for x in rows if x["table"] == "tokens"]
+    ok(got_ids == ids, "%s: the tokens are encoder.py's" % name,
+       "%s\n%s" % (got_ids, ids))
+    seen, bad, first = {}, 0, ""
+    for x in rows:
+        if x["table"] == "tokens":
+            continue
+        key = reference_name(x)
+        shape, values = ref[key]
+        i = int(x["row"]) * shape[1] + int(x["col"])
+        want = values[i]
+        value = f32(float(x["value"]))  # the shortest text of a float32
+        same = (value == want or (value == -math.inf and want == -FLT_MAX)
+                or (math.isnan(value) and math.isnan(want)))
+        seen[key] = seen.get(key, 0) + 1
+        if not same:
+            bad += 1
+            first = first or "%s[%d]: %r, PyTorch %r" % (key, i, value, want)
+    counts = all(seen.get(k) == len(v[1]) for k, v in ref.items())
+    ok(bad == 0 and counts,
+       "%s: %d tables, every value PyTorch's bit for bit" % (name, len(seen)),
+       first or "tables missing: %s" % sorted(set(ref) - set(seen)))
+
+
+def main():
+    mha = Program(sys.argv[1])
+    root = sys.argv[2]
+    with open(os.path.join(root, "cases.txt")) as f:
+        cases = f.read().split()
+    for case in cases:
+        check_case(mha, os.path.join(root, case))
+
+    two = os.path.join(root, "two_layers")
+    text = open(os.path.join(two, "text.txt")).read()
+
+    # a selection: one layer, one head; the layer column; the headings
+    r = mha.run(["--model", two, "--format", "csv", "--layers", "1",
+                 "--show-heads", "1", text])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    header = r.stdout.decode().splitlines()[0]
+    ok(header == "variant,layer,head,table,row,row_label,col,col_label,value",
+       "the CSV has a layer column after variant", header)
+    layers = {x["layer"] for x in rows}
+    heads = {x["head"] for x in rows}
+    ok(layers == {"", "1"} and heads == {"", "1"},
+       "--layers 1 --show-heads 1 keep layer 1 and head 1",
+       "%s %s" % (layers, heads))
+    ok({x["table"] for x in rows if x["layer"] == ""} ==
+       {"tokens", "inputs", "attn_entropy", "out", "next_tokens"},
+       "outside the layers: tokens, inputs, attn_entropy, out, next_tokens")
+    r = mha.run(["--model", two, "--tables", "attn_weights,ln_1", text])
+    out = r.stdout.decode()
+    ok(r.returncode == 0 and "[h.0] head 0: attn_weights" in out and
+       "[h.1] head 1: attn_weights" in out and "[h.1] ln_1" in out,
+       "text headings name the layer", out[:400])
+    r = mha.run(["--model", two, "--tables", "next_tokens", text])
+    lines = [l for l in r.stdout.decode().splitlines() if "\u2192" in l]
+    ok(len(lines) == 5 * len(open(os.path.join(two, "ids.txt")).read()
+                              .split()),
+       "next_tokens: five next tokens per token", r.stdout.decode()[:300])
+
+    # the model view: each head's mean attention entropy, from PyTorch's
+    # weights (in double, in order, as documented)
+    folder = os.path.join(root, "four_heads_bf16")
+    ref = read_safetensors(os.path.join(folder, "reference.safetensors"))
+    r = mha.run(["--model", folder, "--format", "csv", "--tables",
+                 "attn_entropy",
+                 open(os.path.join(folder, "text.txt")).read()])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    bad = 0
+    for x in rows:
+        shape, w = ref["h.%s.head.%s.attn_weights" % (x["row"], x["col"])]
+        total = 0.0
+        for i in range(shape[0]):
+            h = 0.0
+            for p in w[i * shape[1]:(i + 1) * shape[1]]:
+                if p > 0:
+                    h -= p * math.log(p)
+            total += h
+        bad += f32(float(x["value"])) != f32(total / shape[0])
+    ok(r.returncode == 0 and len(rows) == 12 and bad == 0,
+       "attn_entropy: every layer's and head's mean entropy", r.stderr)
+
+    # --explain, in every language
+    for lang, word in (("en", "Layer 1"), ("pt_BR", "Camada 1"),
+                       ("es", "Capa 1"), ("zh_CN", "第 1 层"),
+                       ("zh_TW", "第 1 層")):
+        r = mha.run(["--model", two, "--explain", "--lang", lang, text])
+        out = r.stdout.decode()
+        ok(r.returncode == 0 and word in out and "wte" in out and
+           "gelu_new" in out, "--explain --lang %s says what GPT-2 adds" % lang,
+           r.stderr.decode() + out[:300])
+
+    # parameters by name, as stored (BF16 widened exactly; the
+    # "transformer." prefix not written)
+    for case, name in (("two_layers", "h.1.attn.c_attn.weight"),
+                       ("four_heads_bf16", "h.2.mlp.c_proj.bias")):
+        folder = os.path.join(root, case)
+        r = mha.run(["--model", folder, "--format", "csv", "--tables", name,
+                     "hello"])
+        rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+        want = stored_tensor(os.path.join(folder, "model.safetensors"), name)
+        got = [f32(float(x["value"])) for x in rows]
+        ok(r.returncode == 0 and got == want and
+           {x["table"] for x in rows} == {name},
+           "%s: --tables %s gives the stored values" % (case, name),
+           r.stderr.decode())
+
+    # --csv-dir: a file per table, the layer in its name
+    tmp = tempfile.mkdtemp()
+    try:
+        out = os.path.join(tmp, "csv")
+        r = mha.run(["--model", two, "--csv-dir", out, "--tables",
+                     "tokens,attn_weights,ln_1,h.1.ln_2.bias", text])
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        want = ["gpt2.h.1.ln_2.bias.csv", "gpt2.h0.head0.attn_weights.csv",
+                "gpt2.h0.head1.attn_weights.csv", "gpt2.h0.ln_1.csv",
+                "gpt2.h1.head0.attn_weights.csv",
+                "gpt2.h1.head1.attn_weights.csv", "gpt2.h1.ln_1.csv",
+                "gpt2.tokens.csv"]
+        ok(r.returncode == 0 and names == want,
+           "--csv-dir: a file per table, named with its layer", names)
+        ref2 = read_safetensors(os.path.join(two, "reference.safetensors"))
+        rows = list(csv.reader(open(os.path.join(
+            out, "gpt2.h1.head1.attn_weights.csv"), encoding="utf-8")))
+        got = [f32(float(v)) for row in rows[1:] for v in row[1:]]
+        ok(got == list(ref2["h.1.head.1.attn_weights"][1]),
+           "--csv-dir: h1 head 1's weights are PyTorch's")
+        # --plot: every layer's heads, each panel titled with its layer
+        png = os.path.join(tmp, "heads.svg")
+        r = mha.run(["--model", two, "--plot", png, "--tables",
+                     "attn_weights", text])
+        if r.returncode == 2 and b"plot" in r.stderr and \
+                not os.path.exists(png):
+            ok(True, "--plot: # SKIP pictures are not built")
+        else:
+            svg = open(png, encoding="utf-8").read() if \
+                os.path.exists(png) else ""
+            ok(r.returncode == 0 and svg.count("<svg") == 1,
+               "--plot: one picture of every layer's heads", r.stderr)
+    finally:
+        shutil.rmtree(tmp)
+
+    # bad input: status 2, one line, nothing printed
+    tmp = tempfile.mkdtemp()
+    try:
+        broken = os.path.join(tmp, "ckpt")
+        shutil.copytree(os.path.join(root, "tiny"), broken)
+        os.remove(os.path.join(broken, "merges.txt"))
+        bad_vocab = os.path.join(tmp, "bad_vocab")
+        shutil.copytree(os.path.join(root, "tiny"), bad_vocab)
+        with open(os.path.join(bad_vocab, "vocab.json"), "w") as f:
+            f.write('{"a": 1, "b": "two"}')
+        bad_merges = os.path.join(tmp, "bad_merges")
+        shutil.copytree(os.path.join(root, "tiny"), bad_merges)
+        with open(os.path.join(bad_merges, "merges.txt"), "w") as f:
+            f.write("#version: 0.2\nh e\nl l o\n")
+        bad_config = os.path.join(tmp, "bad_config")
+        shutil.copytree(os.path.join(root, "tiny"), bad_config)
+        with open(os.path.join(bad_config, "config.json"), "w") as f:
+            f.write('{"n_layer": 1, "n_head": 1, "n_embd": 8, '
+                    '"n_positions": 16, "vocab_size": 300}')
+        bad = [
+            (["--model", two, "the cat " * 40], "longer than n_positions",
+             "n_positions"),
+            (["--model", two, "--layers", "2", text], "a layer it lacks",
+             "--layers"),
+            (["--model", two, "--show-heads", "0,x", text], "a bad head list",
+             "--show-heads"),
+            (["--model", two, "--html", os.path.join(tmp, "p.html"), text],
+             "--html with --model", "--html"),
+            (["--model", two, "--explain", "--format", "csv", text],
+             "--explain with --format csv", "--explain"),
+            (["--layers", "1", "hello"], "--layers without --model",
+             "--model"),
+            (["--model", two, "--heads", "4", text], "--heads with --model",
+             "--heads"),
+            (["--model", two, "--variant", "block", text],
+             "--variant with --model", "--variant"),
+            (["--model", two, "--tables", "h.9.ln_1.bias", "hello"],
+             "a parameter the checkpoint lacks", "h.9.ln_1.bias"),
+            (["--model", broken, "hello"], "merges.txt missing",
+             "merges.txt"),
+            (["--model", bad_vocab, "hello"], "vocab.json malformed",
+             "vocab.json"),
+            (["--model", bad_merges, "hello"], "merges.txt malformed",
+             "merges.txt:3"),
+            (["--model", bad_config, "hello"],
+             "config.json disagreeing with the tensors", "config.json"),
+            (["--model", os.path.join(tmp, "none"), "hello"],
+             "no such folder", "config.json"),
+        ]
+        for args, what, word in bad:
+            r = mha.run(args)
+            err = r.stderr.decode()
+            ok(r.returncode == 2 and r.stdout == b"" and word in err and
+               err.count("\n") <= 2,
+               "%s: status 2, one line, nothing printed" % what,
+               "status %d: %s" % (r.returncode, err))
+    finally:
+        shutil.rmtree(tmp)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+/* test_gpt2.c: the GPT-2 forward pass (model/gpt2.h) against PyTorch, bit
+ * for bit, on the small random checkpoints of
+ * tests/reference/make_gpt2_reference.py (argv[1]: their folder). Every
+ * table the pass makes is compared with the reference's table of the
+ * same name; a masked score, -inf here, is finfo.min there. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "model/gpt2.h"
+#include "tap.h"
+
+typedef struct {
+    const safetensors *ref;
+    const char *case_name;
+    size_t tables, bad;
+} checker;
+
+static const char *stage_name(enum gpt2_stage s)
+{
+    static const char *const names[] = {
+        "embedded",    "ln_1",         "queries",      "keys",    "values",
+        "attn_scores", "attn_weights", "head_context", "concat",  "attn_out",
+        "residual_1",  "ln_2",         "mlp_hidden",   "mlp_out", "hidden",
+        "out",         "logits"};
+    return names[s];
+}
+
+static bool same(float a, float b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (a == -INFINITY && b == -FLT_MAX)
+        return true;
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int compare(void *ctx, enum gpt2_stage stage, int layer, int head,
+                   const matrix *m, mx_error *err)
+{
+    (void)err;
+    checker *c = ctx;
+    char name[96];
+    if (head >= 0)
+        snprintf(name, sizeof name, "h.%d.head.%d.%s", layer, head,
+                 stage_name(stage));
+    else if (layer >= 0)
+        snprintf(name, sizeof name, "h.%d.%s", layer, stage_name(stage));
+    else
+        snprintf(name, sizeof name, "%s", stage_name(stage));
+    c->tables++;
+    const st_tensor *t = safetensors_find(c->ref, name);
+    if (t == NULL || t->ndim != 2 || t->shape[0] != m->rows ||
+        t->shape[1] != m->cols) {
+        ok(0, "%s: %s in the reference with shape %zu x %zu", c->case_name,
+           name, m->rows, m->cols);
+        c->bad++;
+        return 0;
+    }
+    const float *want;
+    float *owned;
+    mx_error e;
+    if (safetensors_floats(&want, &owned, c->ref, t, &e) != 0)
+        return -1;
+    size_t diff = 0, first = 0;
+    for (size_t i = 0; i < m->rows * m->cols; i++)
+        if (!same(m->v[i], want[i]) && diff++ == 0)
+            first = i;
+    if (diff) {
+        ok(0,
+           "%s: %s: %zu of %zu values differ (first at %zu: %.9g, "
+           "PyTorch %.9g)",
+           c->case_name, name, diff, m->rows * m->cols, first, m->v[first],
+           want[first]);
+        c->bad++;
+    }
+    free(owned);
+    return 0;
+}
+
+static void run_case(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gpt2_model m;
+    mx_error err;
+    if (!ok(gpt2_open(&m, path, &err) == 0, "%s: opens (%s)", name, err.msg))
+        return;
+    char ids_path[600];
+    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
+    FILE *f = fopen(ids_path, "r");
+    int32_t ids[1024];
+    size_t T = 0;
+    long v;
+    while (f != NULL && T < 1024 && fscanf(f, "%ld", &v) == 1)
+        ids[T++] = (int32_t)v;
+    if (f != NULL)
+        fclose(f);
+    char ref_path[600];
+    snprintf(ref_path, sizeof ref_path, "%s/reference.safetensors", path);
+    safetensors ref;
+    if (!ok(safetensors_open(&ref, ref_path, &err) == 0, "%s: reference opens",
+            name)) {
+        gpt2_close(&m);
+        return;
+    }
+    checker c = {&ref, name, 0, 0};
+    gpt2_run run = {compare, &c, true, NULL};
+    matrix out = {0};
+    ok(gpt2_forward(&out, &m, ids, T, &run, &err) == 0, "%s: runs", name);
+    ok(c.bad == 0 && c.tables == ref.n,
+       "%s: all %zu tables equal PyTorch's bit for bit (%zu compared)", name,
+       ref.n, c.tables);
+    matrix_free(&out);
+    safetensors_close(&ref);
+    gpt2_close(&m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("1..0 # SKIP no reference folder\n");
+        return 0;
+    }
+    char list[512];
+    snprintf(list, sizeof list, "%s/cases.txt", argv[1]);
+    FILE *f = fopen(list, "r");
+    if (!ok(f != NULL, "%s opens", list))
+        return tap_done();
+    char name[128];
+    while (fscanf(f, "%127s", name) == 1)
+        run_case(argv[1], name);
+    fclose(f);
+    return tap_done();
+}
