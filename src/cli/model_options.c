@@ -33,7 +33,8 @@ model_config model_config_of(const options *opt)
         .model = opt->model,
         .layers = opt->layers,
         .show_heads = opt->show_heads,
-        .logits = options_wants_table(opt, "logits") && opt->tables != NULL,
+        .logits = opt->tables != NULL &&
+                  options_wants_table(opt, table_info_of(TABLE_LOGITS)->name),
         .tables = (const char *const *)opt->tables,
         .n_tables = opt->n_tables,
     };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "model/catalogue.h"
 
 const option_row option_rows[N_OPTIONS] = {
 #define OPTION(id, name, short_name, value, section, place, help) \
@@ -47,18 +48,62 @@ static const char *const usage_head =
        "SENTENCE is every non-option argument joined by spaces; '-' reads it\n"
        "from standard input.\n"
        "\n");
-static const char *const usage_tail[] = {
-    N_("Tables: vocab, tokens, embedding.weight, inputs, kv_tokens, kv_inputs;\n"
-       "W_query.weight, W_key.weight, W_value.weight (and .bias), heads.H.W_*,\n"
-       "out_proj.weight, out_proj.bias; per head queries, keys, values,\n"
-       "attn_scores, attn_weights, head_context; attn_weights_avg,\n"
-       "concat_context, out; for the block attention.W_*, norm1.*, ff.0.*,\n"
-       "ff.2.*, norm2.*, attn_out, add_norm1, ffn_hidden, ffn_out, out.\n"
-       "\n"),
-    N_("Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
-       "or input, 3 a --check failed.\n"
-       "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n"),
+static const char *const usage_tail = N_(
+    "Exit status: 0 success, 1 the output could not be written, 2 bad usage\n"
+    "or input, 3 a --check failed.\n"
+    "Example: mha-explain \"O gato sobe no tapete\" --heads 2\n");
+
+/* The tables --tables can name, by kind, from the catalogue. */
+static const struct {
+    enum table_kind kind;
+    const char *heading;
+} table_groups[] = {
+    {KIND_INPUT, N_("  of the input:")},
+    {KIND_PER_HEAD, N_("  of each head:")},
+    {KIND_MODULE, N_("  of a module, or of a checkpoint's layer (--model):")},
 };
+
+/* The catalogue's names of one kind, comma-separated, in lines of at most
+ * 80 columns indented by 4 (the names are ASCII). */
+static void print_table_names(FILE *out, enum table_kind kind)
+{
+    size_t used = 0;
+    for (size_t id = 0; id < TABLE_COUNT; id++) {
+        const table_info *t = table_info_of((table_id)id);
+        if (t->kind != kind)
+            continue;
+        const size_t n = strlen(t->name);
+        if (used > 0 && used + 2 + n + 1 > 80) {
+            fputs(",\n", out);
+            used = 0;
+        } else if (used > 0) {
+            fputs(", ", out);
+            used += 2;
+        }
+        if (used == 0)
+            used = (size_t)fprintf(out, "    ");
+        used += (size_t)fprintf(out, "%s", t->name);
+    }
+    fputc('\n', out);
+}
+
+/* The tables a run can show, as --tables names them. */
+static void print_tables(FILE *out)
+{
+    fprintf(out, "%s\n", _("Tables, as --tables and the CSV name them:"));
+    for (size_t g = 0; g < sizeof table_groups / sizeof table_groups[0]; g++) {
+        fprintf(out, "%s\n", _(table_groups[g].heading));
+        print_table_names(out, table_groups[g].kind);
+    }
+    fputs(
+        _("  the parameters, by their state_dict() names:\n"
+          "    W_query.weight, W_key.weight, W_value.weight (and .bias),\n"
+          "    heads.H.W_*, out_proj.weight, out_proj.bias; for the block\n"
+          "    attention.W_*, norm1.*, ff.0.*, ff.2.*, norm2.*; with --model\n"
+          "    the checkpoint's names (h.L.attn.c_attn.weight, ...).\n"),
+        out);
+    fputc('\n', out);
+}
 
 void option_getopt_table(struct option table[N_OPTIONS + 1])
 {
@@ -139,6 +184,6 @@ void options_print_usage(FILE *out)
                 print_option(out, &option_rows[id]);
         fputc('\n', out);
     }
-    for (size_t i = 0; i < sizeof usage_tail / sizeof usage_tail[0]; i++)
-        fputs(_(usage_tail[i]), out);
+    print_tables(out);
+    fputs(_(usage_tail), out);
 }

@@ -126,7 +126,9 @@ static int parse_draw(options *opt, const char *text, mx_error *err)
     for (;;) {
         size_t n = strcspn(p, ",");
         const variant_info *v = variant_by_name(p, n);
-        const bool is_input = n == 5 && strncmp(p, "input", 5) == 0;
+        const char *input_name = variant_id_name(VARIANT_INPUT);
+        const bool is_input =
+            n == strlen(input_name) && strncmp(p, input_name, n) == 0;
         if ((v != NULL && (set & v->bit)) || (is_input && input))
             return err_usage(err, _("%s: '%.*s' is listed twice in '%s'"),
                              "--draw", (int)n, p, text);

@@ -1,6 +1,6 @@
 /* html.h: --html FILE, one self-contained interactive page.
  *
- * The page holds its style, its script (src/page/, compiled into the
+ * The page holds its style, its script (src/html/page/, compiled into the
  * program) and the run's data as JSON, and asks for nothing from any
  * network. With --input, one page per sentence. Its views and the DOM contract tests rely on are described in
  * docs/html.md.

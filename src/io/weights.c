@@ -144,7 +144,10 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
         /* hidden files (an editor's, a backup) are not read; --csv-dir's
          * input.embedding.weight.csv is the seeded table, not a module's:
          * read by --embeddings, never by --weights */
-        if (e->d_name[0] == '.' || strncmp(e->d_name, "input.", 6) == 0)
+        const char *input = variant_id_name(VARIANT_INPUT);
+        if (e->d_name[0] == '.' ||
+            (strncmp(e->d_name, input, strlen(input)) == 0 &&
+             e->d_name[strlen(input)] == '.'))
             continue;
         bool known = false;
         for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {

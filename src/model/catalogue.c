@@ -48,7 +48,7 @@ static const table_info tables[] = {
 };
 static_assert(sizeof tables / sizeof tables[0] == TABLE_COUNT,
               "a row for every table");
-static_assert(TABLE_COUNT <= 32, "a set of tables fits an unsigned long");
+static_assert(TABLE_COUNT <= 64, "a set of tables fits a table_set");
 
 const char *variant_id_name(variant_id v)
 {

@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- variants ---------------------------------------------------------- */
 
@@ -55,7 +56,7 @@
                 TABLE_BIT(OUT))
 
 /* A table id as a bit of a set of tables. */
-#define TABLE_BIT(id) (1ul << TABLE_##id)
+#define TABLE_BIT(id) table_bit(TABLE_##id)
 /* What the heads of the wrapper, the fused module and the block's
  * attention make together: their mean and their concatenation. */
 #define ATTENTION_TABLES \
@@ -187,6 +188,10 @@ typedef enum {
  * last) is HEAD_TABLE_COUNT - 1. */
 #define HEAD_TABLE_COUNT (TABLE_HEAD_CONTEXT - TABLE_QUERIES + 1)
 #define head_table(id) ((size_t)((id)-TABLE_QUERIES))
+
+/* A set of tables: bit id for the table id. */
+typedef uint64_t table_set;
+#define table_bit(id) ((table_set)1 << (id))
 
 /* One row of the catalogue. */
 typedef struct {

@@ -38,10 +38,10 @@ enum variant_bits {
 #define MODEL_N_VARIANTS (VARIANT_ID_COUNT - 1)
 
 typedef struct {
-    const char *name;     /* as --variant, the tables and the files name it */
-    unsigned bit;         /* its bit in a set of variant_bits */
-    variant_id id;        /* its row in the catalogue (catalogue.h) */
-    unsigned long tables; /* what it makes besides its heads (catalogue.h) */
+    const char *name; /* as --variant, the tables and the files name it */
+    unsigned bit;     /* its bit in a set of variant_bits */
+    variant_id id;    /* its row in the catalogue (catalogue.h) */
+    table_set tables; /* what it makes besides its heads (catalogue.h) */
 } variant_info;
 
 /* MODEL_N_VARIANTS entries, in the order the pipeline runs them. */

@@ -57,6 +57,32 @@ static double randn_size(const model_config *mc, double t, double d)
                            : 0;
 }
 
+/* Whether variant id's dropout is the block's, on its outputs
+ * (--dropout), rather than the modules' on the weights (--attn-dropout). */
+static bool drops_outputs(variant_id id)
+{
+    return (variant_by_id(id)->tables & DROPOUT_TABLES) != 0;
+}
+
+/* The dropout tables a variant adds: with --attn-dropout a mask and the
+ * dropped weights (T, S) per head, with the block's --dropout a mask
+ * (T, D) on each of its two outputs. */
+typedef struct {
+    double module;   /* the block's masks */
+    double per_head; /* one head's mask and dropped weights */
+} dropout_size;
+
+static dropout_size dropout_tables(const model_config *mc,
+                                   const variant_info *info, double t, double d)
+{
+    dropout_size n = {0, 0};
+    if (drops_outputs(info->id))
+        n.module = mc->dropout > 0 ? 2 * t * d : 0;
+    else
+        n.per_head = mc->attn_dropout > 0 ? 2 * t * t : 0;
+    return n;
+}
+
 /* About how many float values the whole trace of this run holds, counted
  * in double so that absurd sizes cannot overflow. */
 static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
@@ -71,7 +97,9 @@ static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
             continue;
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, &dims);
-        n += row->size(&module, t).tables;
+        const dropout_size drop = dropout_tables(mc, info, t, d);
+        const double heads = row->heads == HEADS_ONE ? 1 : (double)dims.heads;
+        n += row->size(&module, t).tables + drop.module + heads * drop.per_head;
     }
     return n;
 }
@@ -100,16 +128,18 @@ static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, &dims);
         const variant_size s = row->size(&module, t);
+        const dropout_size drop = dropout_tables(mc, info, t, d);
         // --average: the table, and while the heads run their sum and
         // head 0's scores
         const bool avg = averages(mc, info);
-        n.kept += s.kept + (avg ? 2 * t * t : 0);
+        n.kept += s.kept + drop.module + (avg ? 2 * t * t : 0);
         if (avg && s.work + t * t > n.work)
             n.work = s.work + t * t;
         if (s.work > n.work)
             n.work = s.work;
-        if (2 * t * t + 3 * t * s.head_width > n.per_head)
-            n.per_head = 2 * t * t + 3 * t * s.head_width;
+        const double head = 2 * t * t + 3 * t * s.head_width + drop.per_head;
+        if (head > n.per_head)
+            n.per_head = head;
     }
     return n;
 }
@@ -173,13 +203,6 @@ static int record_params(trace *tr, variant_id id, module_room *m,
     param_recorder rec = {tr, id, err};
     return model_params_each(variant_by_id(id)->bit, dims, m, record_param,
                              &rec);
-}
-
-/* Whether variant id's dropout is the block's, on its outputs
- * (--dropout), rather than the modules' on the weights (--attn-dropout). */
-static bool drops_outputs(variant_id id)
-{
-    return (variant_by_id(id)->tables & DROPOUT_TABLES) != 0;
 }
 
 /* Runs one variant from a copy of the generator at start (after the
@@ -646,9 +669,9 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
         if (table_info_of(id)->kind == KIND_PER_HEAD &&
             (!head_dropout || (mc->attn_dropout > 0 && !drops_outputs(v->id))))
             return true;
-        if ((v->tables & (1ul << id)) &&
+        if ((v->tables & table_bit(id)) &&
             (id != TABLE_ATTN_WEIGHTS_AVG || averages(mc, v)) &&
-            (!(DROPOUT_TABLES & (1ul << id)) || mc->dropout > 0))
+            (!(DROPOUT_TABLES & table_bit(id)) || mc->dropout > 0))
             return true;
     }
     return false;

@@ -213,8 +213,10 @@ const char *table_place(char *buf, size_t size, const table *t)
     return buf;
 }
 
-table *trace_new(trace *tr, const table_key *key, const labels *rows,
-                 const labels *cols, mx_error *err)
+/* trace_new, with a parameter's state_dict() name (or NULL), set before
+ * the values are allocated: a failure names the table. */
+static table *new_table(trace *tr, const table_key *key, const char *param,
+                        const labels *rows, const labels *cols, mx_error *err)
 {
     if (grow(&tr->tables, &tr->cap_tables, tr->n_tables, sizeof *tr->tables,
              err) != 0)
@@ -229,6 +231,8 @@ table *trace_new(trace *tr, const table_key *key, const labels *rows,
     t->head = key->head;
     t->id = key->id;
     t->grad = key->grad;
+    if (param != NULL)
+        snprintf(t->param, sizeof t->param, "%s", param);
     t->rows = rows;
     t->cols = cols;
     if (matrix_alloc(&t->values, rows->n, cols->n, table_name(t), err) != 0) {
@@ -239,29 +243,20 @@ table *trace_new(trace *tr, const table_key *key, const labels *rows,
     return t;
 }
 
-static table *add_copy(trace *tr, const table_key *key, const labels *rows,
-                       const labels *cols, const matrix *m, mx_error *err)
+table *trace_new(trace *tr, const table_key *key, const labels *rows,
+                 const labels *cols, mx_error *err)
 {
-    table *t = trace_new(tr, key, rows, cols, err);
-    if (t != NULL)
-        memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
-    return t;
-}
-
-int trace_add(trace *tr, const table_key *key, const labels *rows,
-              const labels *cols, const matrix *m, mx_error *err)
-{
-    return add_copy(tr, key, rows, cols, m, err) != NULL ? 0 : -1;
+    return new_table(tr, key, NULL, rows, cols, err);
 }
 
 int trace_add_param(trace *tr, const table_key *key, const char *name,
                     const labels *rows, const labels *cols, const matrix *m,
                     mx_error *err)
 {
-    table *t = add_copy(tr, key, rows, cols, m, err);
+    table *t = new_table(tr, key, name, rows, cols, err);
     if (t == NULL)
         return -1;
-    snprintf(t->param, sizeof t->param, "%s", name);
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     return 0;
 }
 

@@ -9,7 +9,7 @@
  * Ownership: an operation asks the trace for a new table (trace_new) and
  * writes its result straight into it, as ggml_new_tensor hands out
  * tensors of a context; nothing is computed elsewhere and copied in.
- * Only parameters, which their module owns, are copied (trace_add). Each
+ * Only parameters, which their module owns, are copied (trace_add_param). Each
  * table is allocated on its own, so a table pointer stays valid while the
  * trace grows, until trace_free. Read the tables in order with
  * trace_count and trace_at.
@@ -91,12 +91,6 @@ static inline const table_info *table_info_for(const table *t)
     return table_info_of(t->id);
 }
 
-/* t's key. */
-static inline table_key table_key_of(const table *t)
-{
-    return (table_key){t->variant, t->layer, t->head, t->id, t->grad};
-}
-
 /* Where a streamed trace hands each complete table (see above); returns 0,
  * or -1 with err set, which stops the run. */
 typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
@@ -154,13 +148,9 @@ const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
 table *trace_new(trace *tr, const table_key *key, const labels *rows,
                  const labels *cols, mx_error *err);
 
-/* trace_new, then m's values copied in: for a matrix the trace does not
- * own. rows->n and cols->n must equal m's shape. */
-int trace_add(trace *tr, const table_key *key, const labels *rows,
-              const labels *cols, const matrix *m, mx_error *err);
-
-/* trace_add of a parameter, whose module owns it: the table TABLE_PARAM
- * named `name` (its state_dict() name) under key. */
+/* A parameter, whose module owns it: the table TABLE_PARAM named `name`
+ * (its state_dict() name) under key, with m's values copied in. rows->n
+ * and cols->n must equal m's shape. */
 int trace_add_param(trace *tr, const table_key *key, const char *name,
                     const labels *rows, const labels *cols, const matrix *m,
                     mx_error *err);

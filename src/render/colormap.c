@@ -118,9 +118,3 @@ rgb colormap_color(const colormap *m, double x)
     return out;
 }
 
-rgb diverging_color(double x)
-{
-    colormap m;
-    colormap_find(&m, "RdBu_r");
-    return colormap_color(&m, isnan(x) ? 0.5 : x);
-}

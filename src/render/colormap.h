@@ -42,9 +42,4 @@ void colormap_entry(const colormap *m, size_t i, double out[3]);
 /* The colour at x (clamped to [0, 1]; NaN as 0), 8 bits a channel. */
 rgb colormap_color(const colormap *m, double x);
 
-/* The pictures' diverging map for tables of both signs when no --cmap is
- * given: RdBu_r, dark blue at 0 (the most negative value), near-white at
- * 0.5 (zero), dark red at 1; readable with red-green colour blindness. */
-rgb diverging_color(double x);
-
 #endif

@@ -21,9 +21,10 @@
 
 bool step_starts(const table *t, const table *prev)
 {
-    // a step of the catalogue (catalogue.h), for one variant and head
+    // a step of the catalogue (catalogue.h), for one variant, layer and
+    // head
     return prev == NULL || t->variant != prev->variant ||
-           t->head != prev->head ||
+           t->layer != prev->layer || t->head != prev->head ||
            table_step(t->id, t->variant) != table_step(prev->id, prev->variant);
 }
 

@@ -604,10 +604,19 @@ def main():
            "--help fits 80 columns (widest %d)" % widest)
         ok([g.split()[0] for g in groups] ==
            ["Model", "Inputs", "Output:", "Pictures:", "On", "Teaching:",
-            "Speed:"],
+            "Speed:", "Tables,"],
            "--help is grouped: model, inputs, output, pictures, terminal, "
-           "teaching, speed",
+           "teaching, speed, then the tables",
            groups)
+        # the tables --help lists are the catalogue's (model/catalogue.h)
+        catalogue = open(os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), "..", "..", "src", "model", "catalogue.h"),
+            encoding="utf-8").read()
+        rows = re.findall(r'TABLE\(\w+, "([a-z_.0-9]+)"', catalogue)
+        listed = text[text.index("\nTables,"):]
+        ok(len(rows) > 20 and all(re.search(r"\b%s\b" % re.escape(n), listed)
+                                  for n in rows),
+           "--help lists every table of the catalogue (%d)" % len(rows))
 
         # a csv-dir that cannot be created is bad input
         blocker = os.path.join(tmp, "file")

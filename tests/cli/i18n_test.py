@@ -179,7 +179,7 @@ LANGS = ["pt_BR", "es", "zh_CN", "zh_TW"]
 
 
 def golden_args(lang):
-    """The arguments of tests/golden/explain-LANG.txt (cli_test.py checks
+    """The arguments of tests/cli/golden/explain-LANG.txt (cli_test.py checks
     that output; it shows every --explain note, the four modules', the
     block's steps and the average), without --lang LANG."""
     with open(os.path.join(GOLDEN, "explain-%s.args" % lang),

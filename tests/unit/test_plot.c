@@ -57,6 +57,17 @@ static const table_key head0[] = {
     {VARIANT_ID_FUSED, 0, 0, TABLE_VALUES, false},
 };
 
+/* A new table of tr under key, with m's values; 0 or -1. */
+static int add_copy(trace *tr, const table_key *key, const labels *rows,
+                    const labels *cols, const matrix *m, mx_error *err)
+{
+    table *t = trace_new(tr, key, rows, cols, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    return 0;
+}
+
 /* Row r attends to keys 0..r with weights (c + 1) / (1 + ... + (r + 1)),
  * except one unmasked weight of exactly 0 (row 11, key 0), which must get
  * the map's darkest colour, not the masked grey. */
@@ -84,8 +95,8 @@ static void make_trace(trace *tr)
             *matrix_at(&weights, r, c) = weight(r, c);
             *matrix_at(&scores, r, c) = c > r ? -INFINITY : 0.5f;
         }
-    if (trace_add(tr, &head0[0], q, k, &scores, &err) != 0 ||
-        trace_add(tr, &head0[1], q, k, &weights, &err) != 0)
+    if (add_copy(tr, &head0[0], q, k, &scores, &err) != 0 ||
+        add_copy(tr, &head0[1], q, k, &weights, &err) != 0)
         bail(err.msg);
     matrix_free(&weights);
     matrix_free(&scores);
@@ -127,8 +138,8 @@ static void make_tables(trace *tr, const table **scores, const table **values)
         for (size_t c = 0; c < 3; c++)
             *matrix_at(&v, r, c) = value(r, c);
     }
-    if (trace_add(tr, &head0[0], q, k, &s, &err) != 0 ||
-        trace_add(tr, &head0[2], q, d, &v, &err) != 0)
+    if (add_copy(tr, &head0[0], q, k, &s, &err) != 0 ||
+        add_copy(tr, &head0[2], q, d, &v, &err) != 0)
         bail(err.msg);
     matrix_free(&s);
     matrix_free(&v);
@@ -324,6 +335,14 @@ static int check_cells(const char *path, size_t rows, size_t cols,
     return good;
 }
 
+/* The pictures' map for values of both signs, x from 0 (blue) to 1. */
+static rgb diverging_color(double x)
+{
+    colormap m;
+    colormap_find(&m, "RdBu_r");
+    return colormap_color(&m, x);
+}
+
 static bool score_colour(size_t r, size_t c, rgb *want)
 {
     float s = score(r, c);
@@ -429,7 +448,7 @@ static void test_sizes(const char *dir)
     for (size_t r = 0; r < N; r++)
         for (size_t c = 0; c < N; c++)
             *matrix_at(&m, r, c) = c <= r ? 1.0f / (float)(r + 1) : 0.0f;
-    if (trace_add(&tr, &head0[1], q, k, &m, &err) != 0)
+    if (add_copy(&tr, &head0[1], q, k, &m, &err) != 0)
         bail(err.msg);
     matrix_free(&m);
     snprintf(path, sizeof path, "%s/large.png", dir);

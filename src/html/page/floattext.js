@@ -1,5 +1,5 @@
 /* floattext.js: a float32 written as mha-explain's CSV writes it
- * (src/floatfmt.h): the first of printf's "%.1g", "%.2g", ... "%.9g"
+ * (src/numerics/floatfmt.h): the first of printf's "%.1g", "%.2g", ... "%.9g"
  * that reads back (as a double, then rounded to float32) as the same
  * float, whole numbers below 1e9 as integers ("12", "-0"); "nan",
  * "inf", "-inf". x is the float's value, bits its 32

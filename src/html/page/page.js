@@ -1,5 +1,5 @@
 /* page.js: the views of an mha-explain --html page, drawn from the JSON in
- * <script id="mha-data"> (src/html_data.c). Each matrix there holds the
+ * <script id="mha-data"> (src/html/html_data.c). Each matrix there holds the
  * program's float32 values exactly (base64 of their bytes); every number
  * shown is written by mhaFloatText (floattext.js) as the program's CSV
  * writes it. Arithmetic done here is float32 arithmetic that gives the
