@@ -123,6 +123,13 @@ enum table_shade {
     SHADE_WEIGHTS, /* probabilities: 0 to 1 on the fixed scale */
 };
 
+/* Whether a table shaded so goes on the fixed scale 0 to 1 when asked
+ * (--color-scale fixed): probabilities do, scores keep their own range. */
+static inline bool shade_fixed_scale(enum table_shade shade)
+{
+    return shade == SHADE_WEIGHTS;
+}
+
 /* Which cells are masked: where a score is -inf. */
 enum table_mask {
     MASK_NONE,

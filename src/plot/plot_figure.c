@@ -494,7 +494,7 @@ static int scale_panels(figure *pg, mx_error *err)
                 for (size_t c = 0; c < m->cols; c++)
                     S->masked |= cell_masked(p, r, c);
         }
-        bool fixed = st->scale == SCALE_FIXED && S->shade == SHADE_WEIGHTS;
+        bool fixed = st->scale == SCALE_FIXED && shade_fixed_scale(S->shade);
         if (fixed) {
             lo = 0.0;
             hi = 1.0;

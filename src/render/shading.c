@@ -11,7 +11,7 @@ bool is_shaded(const table *t)
 
 bool on_fixed_scale(const table *t, enum color_scale scale)
 {
-    return scale == SCALE_FIXED && table_info_for(t)->shade != SHADE_SCORES;
+    return scale == SCALE_FIXED && shade_fixed_scale(table_info_for(t)->shade);
 }
 
 /* The scores whose -inf cells are t's masked cells (trace.h), or NULL. */

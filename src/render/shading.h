@@ -16,8 +16,8 @@
 bool is_shaded(const table *t);
 
 /* Whether t's cells sit on the fixed scale 0 to 1 under scale: with
- * --color-scale fixed, every shaded table but the scores, which keep their
- * own range. */
+ * --color-scale fixed, the weights; the scores keep their own range
+ * (shade_fixed_scale, catalogue.h). */
 bool on_fixed_scale(const table *t, enum color_scale scale);
 
 /* How a shaded table is coloured: its mask, and the ends of the scale
