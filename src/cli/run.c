@@ -317,6 +317,16 @@ static int run_sentence(const options *opt, mx_error *err)
     return rc;
 }
 
+/* The job of opt, with --weights' files open (weights_open_dir). */
+static int run_inputs(const options *opt, mx_error *err)
+{
+    if (opt->input != NULL)
+        return run_sentence_file(opt, err);
+    if (opt->embeddings != NULL)
+        return run_embeddings_file(opt, err);
+    return run_sentence(opt, err);
+}
+
 int run_job(const options *opt, mx_error *err)
 {
     int rc = 0;
@@ -329,16 +339,19 @@ int run_job(const options *opt, mx_error *err)
                            : _("--step: waits for keys on a terminal, and "
                                "standard input is not one (--explain gives "
                                "the notes without pauses)"));
-    if (rc == 0 && opt->weights != NULL)
-        rc = weights_check_dir(opt->weights, opt->variants, opt->heads,
-                               opt->tie, err);
-    if (rc == 0) {
-        if (opt->input != NULL)
-            rc = run_sentence_file(opt, err);
-        else if (opt->embeddings != NULL)
-            rc = run_embeddings_file(opt, err);
-        else
-            rc = run_sentence(opt, err);
-    }
+    if (rc != 0)
+        return rc;
+    if (opt->weights == NULL)
+        return run_inputs(opt, err);
+    /* the files the check found are the files the run reads */
+    weights_files files;
+    rc = weights_open_dir(&files, opt->weights, opt->variants, opt->heads,
+                          opt->tie, err);
+    if (rc != 0)
+        return rc;
+    options with_files = *opt;
+    with_files.weight_files = &files;
+    rc = run_inputs(&with_files, err);
+    weights_files_free(&files);
     return rc;
 }
