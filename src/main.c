@@ -15,6 +15,7 @@
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "cli/run.h"
+#include "cli/supervise.h"
 #include "io/stdout.h"
 #include "model/model.h"
 #include "render/textwidth.h"
@@ -96,6 +97,15 @@ int main(int argc, char **argv)
         return close_stdout(0);
     }
 
+    /* a run that writes files runs in a child: a crash or SIGKILL of it
+     * leaves no unfinished file behind (cli/supervise.h) */
+    if (opt.plot != NULL || opt.html != NULL || opt.csv_dir != NULL) {
+        const int supervised = supervise_run();
+        if (supervised >= 0) {
+            options_free(&opt);
+            return supervised;
+        }
+    }
     note_wrapper_width(&opt);
     int rc = run_job(&opt, &err);
     int status = 0;

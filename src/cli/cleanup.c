@@ -1,8 +1,12 @@
 /* cleanup.c: the signal handler that removes unfinished files. */
 #include "cli/cleanup.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Every signal whose default is to end the program and that a user, a
  * timer or a limit sends: the crash signals (SIGSEGV, SIGABRT, ...) are
@@ -17,8 +21,22 @@ static const int caught_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGPIPE,
  * it must remove. Changed only with the signals blocked. */
 static cleanup_hook *volatile newest;
 
+/* A supervising process's child (cli/supervise.h), or 0: a signal is
+ * passed on to it, and its clean-up waited for, before this process ends.
+ * Set once, before any signal can need it. */
+static volatile pid_t child;
+
+/* In a supervised child: where it notes each file and folder it makes
+ * (cleanup_note), or -1. */
+static int notes = -1;
+
 static void on_signal(int sig)
 {
+    if (child > 0) {
+        kill(child, sig);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
     for (cleanup_hook *h = newest; h != NULL; h = h->next)
         h->fn(h->ctx);
     /* end as the signal asks: delivered again when the handler returns */
@@ -86,4 +104,39 @@ void cleanup_pop(cleanup_hook *hook)
         hook->next->prev = hook->prev;
     hook->prev = hook->next = NULL;
     cleanup_unblock(&old);
+}
+
+bool cleanup_caught(int sig)
+{
+    for (size_t i = 0; i < N_CAUGHT; i++)
+        if (caught_signals[i] == sig)
+            return true;
+    return false;
+}
+
+void cleanup_forward_to(pid_t pid)
+{
+    child = pid;
+}
+
+void cleanup_notes_to(int fd)
+{
+    notes = fd;
+}
+
+void cleanup_note(char kind, dev_t dev, ino_t ino, const char *dir,
+                  const char *name)
+{
+    if (notes < 0)
+        return;
+    char record[4200];
+    const int n =
+        snprintf(record, sizeof record, "%c %llu %llu %s%s%s", kind,
+                 (unsigned long long)dev, (unsigned long long)ino,
+                 dir != NULL ? dir : "", dir != NULL ? "/" : "", name);
+    /* a record too long for the buffer is not written: its file is left,
+     * as without a supervisor */
+    if (n > 0 && (size_t)n < sizeof record &&
+        write(notes, record, (size_t)n + 1) < 0)
+        return;
 }

@@ -181,6 +181,7 @@ static int remember_made(outputs *tx, const char *path, mx_error *err)
         return err_nomem(err, _("a path"));
     }
     tx->made[tx->n_made++] = copy;
+    cleanup_note('D', 0, 0, NULL, path);
     return 0;
 }
 
@@ -272,6 +273,7 @@ static int begin_folder(outputs *tx, size_t *index, const char *dir,
         return err_write(err, dir, e);
     }
     g->private_dir = private_dir;
+    cleanup_note('D', 0, 0, NULL, private_dir);
     g->fd = open(private_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (g->fd < 0)
         return err_write(err, private_dir, errno);
@@ -397,6 +399,7 @@ int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
     if (!failed) {
         e->dev = st.st_dev;
         e->ino = st.st_ino;
+        cleanup_note('F', st.st_dev, st.st_ino, g->private_dir, e->temp);
     }
     /* mkstemp makes files private; give the file the usual permissions,
      * on the descriptor (never by name) */
