@@ -717,6 +717,63 @@ def signals(tmp):
            % sig, (seen, p.returncode, stderr[:200], os.listdir(top)))
 
 
+def child_of(p, timeout=60):
+    """The pid of the run's child (cli/supervise.h: a run that writes
+    files runs in one), or None."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        try:
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                pids = f.read().split()
+            if pids:
+                return int(pids[0])
+        except OSError:
+            pass
+        time.sleep(0.01)
+    return None
+
+
+def crashes(tmp):
+    """A crash (a picture library aborting) or SIGKILL of the run's child
+    in the middle of writing: the parent removes every unfinished file,
+    says so in one line (not for SIGKILL) and ends by the same signal;
+    SIGKILL of the parent: the child removes its files and ends."""
+    sentences = os.path.join(tmp, "slow.csv")
+    cases = [("child", signal.SIGABRT), ("child", signal.SIGTRAP),
+             ("child", signal.SIGKILL), ("parent", signal.SIGKILL)]
+    for who, sig in cases:
+        top = os.path.join(tmp, "crash-%s-%d" % (who, sig))
+        os.mkdir(top)
+        out = os.path.join(top, "new", "deeper")
+        p = subprocess.Popen(
+            MHA.command(["--input", sentences, "--column", "s",
+                         "--d-model", "512", "--d-out", "512", "--heads", "1",
+                         "--variant", "fused", "--tables", "attn_weights",
+                         "--plot", os.path.join(top, "p.svg"),
+                         "--csv-dir", out]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(os.environ, TMPDIR=top),
+            preexec_fn=default_action(signal.SIGABRT))
+        child = child_of(p)
+        seen = wait_for_files(p, out)
+        if who == "child" and child is not None:
+            os.kill(child, sig)
+        else:
+            p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=600)
+        if who == "parent" and child is not None:
+            wait_until(lambda: not os.path.exists("/proc/%d" % child), 60)
+        lines = stderr.decode("utf-8", "replace").splitlines()
+        said = lines == [] if sig == signal.SIGKILL or who == "parent" else \
+            len(lines) == 1 and lines[0].startswith(
+                "mha-explain: the run ended on signal %d" % sig)
+        ok(seen and child is not None and p.returncode == -sig and
+           stdout == b"" and said and os.listdir(top) == [],
+           "signal %d to the run's %s in the middle of writing: nothing "
+           "left" % (sig, who),
+           (seen, child, p.returncode, stderr[:300], os.listdir(top)))
+
+
 def mount_tmpfs(path):
     """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
     try:
@@ -1088,6 +1145,7 @@ def main():
         overlapping(tmp)
         narrow_header(tmp)
         signals(tmp)
+        crashes(tmp)
         file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
@@ -1095,7 +1153,7 @@ def main():
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 6 about overlapping runs, 11 short of "
-              "inodes, 7 signals, 3 past "
+              "inodes, 7 signals, 4 crashes or SIGKILL, 3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
