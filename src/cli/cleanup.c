@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,15 @@ void cleanup_init(void)
      * is reported as any failed write, instead of SIGXFSZ ending the
      * program with its files unfinished */
     signal(SIGXFSZ, SIG_IGN);
+    /* `ulimit -t N` sets the hard CPU limit with the soft one, and at the
+     * hard limit the kernel sends SIGKILL, which cannot be caught: one
+     * second earlier, SIGXCPU ends the run with its files removed */
+    struct rlimit cpu;
+    if (getrlimit(RLIMIT_CPU, &cpu) == 0 && cpu.rlim_max != RLIM_INFINITY &&
+        cpu.rlim_cur == cpu.rlim_max && cpu.rlim_max >= 2) {
+        cpu.rlim_cur = cpu.rlim_max - 1;
+        setrlimit(RLIMIT_CPU, &cpu);
+    }
     struct sigaction act;
     memset(&act, 0, sizeof act);
     act.sa_handler = on_signal;

@@ -774,6 +774,65 @@ def crashes(tmp):
            (seen, child, p.returncode, stderr[:300], os.listdir(top)))
 
 
+def cpu_limit(tmp):
+    """`ulimit -t 2` (hard and soft limit alike): SIGXCPU, one second
+    before the hard limit's SIGKILL, ends the run with nothing left."""
+    top = os.path.join(tmp, "cpu")
+    os.mkdir(top)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (2, 2))
+        default_action(signal.SIGXCPU)()
+    p = subprocess.run(
+        MHA.command(["--input", os.path.join(tmp, "slow.csv"), "--column",
+                     "s", "--d-model", "512", "--d-out", "512", "--heads",
+                     "1", "--variant", "fused", "--threads", "1",
+                     "--plot", "p.svg", "--csv-dir", "out"]),
+        cwd=top, preexec_fn=limit, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=top),
+        timeout=600)
+    ok(p.returncode == -signal.SIGXCPU and p.stdout == b"" and
+       p.stderr == b"" and os.listdir(top) == [],
+       "ulimit -t 2: SIGXCPU before SIGKILL, nothing left",
+       (p.returncode, p.stderr[:300], os.listdir(top)))
+
+
+def sticky_folder(tmp):
+    """In a sticky world-writable folder (/tmp), another user's file that
+    this user may not replace: status 1, the file kept, no kept link
+    (.NAME.XXXXXX.old) left. Needs root, to run as two other users."""
+    if os.geteuid() != 0:
+        ok(True, "# SKIP sticky folder: needs root to act as other users")
+        return
+    top = tempfile.mkdtemp(prefix="mha-sticky-", dir="/tmp")
+    try:
+        os.chmod(top, 0o1777)
+        target = os.path.join(top, "p.html")
+        with open(target, "w") as f:
+            f.write("KEEP\n")
+        os.chown(target, 65533, 65533)
+        os.chmod(target, 0o666)
+
+        def other_user():
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        p = subprocess.run(MHA.command([S, "--html", target]), cwd=top,
+                           preexec_fn=other_user, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE,
+                           env=dict(os.environ, TMPDIR=top), timeout=600)
+        with open(target) as f:
+            kept = f.read()
+        ok(p.returncode == 1 and p.stdout == b"" and kept == "KEEP\n" and
+           sorted(os.listdir(top)) == ["p.html"],
+           "sticky folder, another user's file: status 1, kept, no .old "
+           "link left", (p.returncode, p.stderr[:300], os.listdir(top)))
+    finally:
+        for n in os.listdir(top):
+            os.remove(os.path.join(top, n))
+        os.rmdir(top)
+
+
 def mount_tmpfs(path):
     """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
     try:
@@ -1146,6 +1205,8 @@ def main():
         narrow_header(tmp)
         signals(tmp)
         crashes(tmp)
+        cpu_limit(tmp)
+        sticky_folder(tmp)
         file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
@@ -1153,7 +1214,8 @@ def main():
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 6 about overlapping runs, 11 short of "
-              "inodes, 7 signals, 4 crashes or SIGKILL, 3 past "
+              "inodes, 7 signals, 4 crashes or SIGKILL, ulimit -t, a sticky "
+              "folder, 3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
