@@ -180,6 +180,8 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
 static int finish_run(int rc, bool check_failed, run_files *files, FILE *spool,
                       const options *opt, mx_error *err)
 {
+    if (rc != 0)
+        spool_blame(spool, err);
     if (rc == 0 && spool != NULL)
         rc = check_stdout(err);
     if (rc == 0)
@@ -260,12 +262,15 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         progress_step(&bar, i, n);
-        char heading[256], sub[64];
+        char heading[512], sub[64];
         char *shown = display_escape(sentences[i]);
         if (shown == NULL) {
             rc = err_nomem(err, _("the heading"));
             break;
         }
+        /* at most 200 bytes of the sentence, cut between two characters
+         * (the picture's heading must stay valid UTF-8 for pango) */
+        shown[text_prefix(shown, 200)] = '\0';
         /* TRANSLATORS: the heading of each --input row: its index and text */
         snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i, shown);
         free(shown);

@@ -9,9 +9,11 @@
 #include "plot/plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,7 @@ struct plot_file {
     outputs *tx;          /* the run's files */
     size_t group;         /* the picture's group in it */
     outputs *own;         /* tx, when plot_open made it for pf alone */
+    char *path;           /* --plot FILE */
     double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
 
@@ -96,6 +99,61 @@ static int output_open(plot_file *pf, plot_output *o, const char *final,
     if (o->final_path == NULL)
         return err_nomem(err, _("a path"));
     return outputs_create(pf->tx, &o->out, pf->group, NULL, final, err);
+}
+
+/* Makes output i's file: the picture's, or page i's. */
+static int page_open(plot_file *pf, size_t i, mx_error *err)
+{
+    char *final =
+        page_path(pf->path, pf->format == PLOT_PDF ? 1 : pf->pages, i);
+    if (final == NULL)
+        return err_nomem(err, _("a path"));
+    if (pf->n_outputs < i + 1)
+        pf->n_outputs = i + 1;
+    int rc = output_open(pf, &pf->outputs[i], final, err);
+    free(final);
+    return rc;
+}
+
+/* Closes output o's file (a write error names it). */
+static int output_close(plot_output *o, mx_error *err)
+{
+    FILE *f = o->out;
+    o->out = NULL;
+    if (f != NULL && fclose(f) != 0)
+        return err_write(err, o->final_path, errno);
+    return 0;
+}
+
+/* The descriptors fontconfig and pango need besides the run's own: its
+ * configuration and cache files. */
+#define DRAWING_FILES 3
+
+/* Whether DRAWING_FILES more files can be open at once; else err says
+ * so, naming the limit (ulimit -n), rather than a library's message. */
+static int check_open_files(mx_error *err)
+{
+    int fds[DRAWING_FILES];
+    size_t n = 0;
+    while (n < DRAWING_FILES) {
+        fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fds[n] < 0)
+            break;
+        n++;
+    }
+    const int e = errno;
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    if (n == DRAWING_FILES)
+        return 0;
+    if (e != EMFILE && e != ENFILE)
+        return 0; /* no /dev/null: the libraries say what they lack */
+    struct rlimit files = {0, 0};
+    getrlimit(RLIMIT_NOFILE, &files);
+    return err_set(err, EXIT_OUTPUT_ERROR,
+                   _("--plot: too many open files to draw the picture (the "
+                     "fonts need %d more; ulimit -n is %llu)"),
+                   DRAWING_FILES, (unsigned long long)files.rlim_cur);
 }
 
 /* cairo's write callback: to the FILE of a plot_output. */
@@ -184,16 +242,18 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
         plot_free(pf);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        char *final = page_path(path, format == PLOT_PDF ? 1 : pf->pages, i);
-        pf->n_outputs = i + 1;
-        int rc = final == NULL ? err_nomem(err, _("a path"))
-                               : output_open(pf, &pf->outputs[i], final, err);
-        free(final);
-        if (rc != 0) {
-            plot_free(pf);
-            return NULL;
-        }
+    pf->path = strdup(path);
+    if (pf->path == NULL) {
+        plot_free(pf);
+        err_nomem(err, _("a path"));
+        return NULL;
+    }
+    /* a PNG or SVG page's file is made when the page is drawn and closed
+     * after it, so a run holds one file open however many sentences it
+     * draws */
+    if (format == PLOT_PDF && page_open(pf, 0, err) != 0) {
+        plot_free(pf);
+        return NULL;
     }
     if (format == PLOT_PDF) {
         /* every page sets its own size before it is drawn */
@@ -254,6 +314,8 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
                        _("--plot: more sentences than expected"));
+    if (check_open_files(err) != 0)
+        return -1;
     figure *fig = figure_make(tr, tables, n, heading, err);
     if (fig == NULL)
         return -1;
@@ -264,6 +326,11 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
     plot_output *o = &pf->outputs[pf->format == PLOT_PDF ? 0 : pf->drawn];
     cairo_surface_t *s = NULL;
     int rc = 0;
+    if (pf->format != PLOT_PDF && page_open(pf, pf->drawn, err) != 0) {
+        figure_free(fig);
+        pf->drawn++;
+        return -1;
+    }
     switch (pf->format) {
     case PLOT_PNG:
         s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
@@ -295,6 +362,12 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
         cairo_surface_destroy(s);
     figure_free(fig);
     pf->drawn++;
+    if (pf->format != PLOT_PDF && rc == 0) {
+        rc = output_close(o, err);
+    } else if (pf->format != PLOT_PDF) {
+        fclose(o->out); /* the page failed: err says why */
+        o->out = NULL;
+    }
     return rc;
 }
 
@@ -316,13 +389,8 @@ int plot_finish(plot_file *pf, mx_error *err)
         cairo_surface_destroy(pf->pdf);
         pf->pdf = NULL;
     }
-    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++) {
-        plot_output *o = &pf->outputs[i];
-        FILE *f = o->out;
-        o->out = NULL;
-        if (f != NULL && fclose(f) != 0)
-            rc = err_write(err, o->final_path, errno);
-    }
+    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++)
+        rc = output_close(&pf->outputs[i], err);
     return rc;
 }
 
@@ -340,6 +408,7 @@ void plot_free(plot_file *pf)
         free(pf->outputs[i].final_path);
     }
     free(pf->outputs);
+    free(pf->path);
     outputs_end(pf->own, false);
     free(pf);
     release_fonts();

@@ -833,6 +833,111 @@ def sticky_folder(tmp):
         os.rmdir(top)
 
 
+def limited(**limits):
+    """A preexec_fn setting resource limits (soft and hard alike, as
+    bash's ulimit does)."""
+    def apply():
+        for name, value in limits.items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+    return apply
+
+
+def messages_and_limits(tmp):
+    """Text cut between characters, --lang scanned only where it is an
+    option, one line for a failed run, and the limits of open files and
+    of the stack."""
+    top = os.path.join(tmp, "limits")
+    os.mkdir(top)
+
+    def run(args, **limits):
+        return subprocess.run(MHA.command(args), cwd=top,
+                              preexec_fn=limited(**limits),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=dict(os.environ, TMPDIR=top), timeout=600)
+
+    def clean():
+        for n in os.listdir(top):
+            path = os.path.join(top, n)
+            if os.path.isdir(path):
+                for m in os.listdir(path):
+                    os.remove(os.path.join(path, m))
+                os.rmdir(path)
+            else:
+                os.remove(path)
+
+    # a long CJK sentence: the heading cut between characters, and pango
+    # given valid UTF-8 (no warning on a successful run)
+    with open(os.path.join(top, "cjk.csv"), "w", encoding="utf-8") as f:
+        f.write("s\n" + "\u6211\u4eec" * 70 + "\n" + "e\u0301" * 90 + "\n")
+    r = run(["--input", "cjk.csv", "--column", "s", "--tokens", "chars",
+             "--variant", "single", "--plot", "p.png"])
+    headings = [l for l in r.stdout.split(b"\n") if l.startswith(b"===")]
+    try:
+        valid = all(h.decode("utf-8") for h in headings)
+        accents = not any(h.decode("utf-8").endswith("e ===")
+                          for h in headings)
+    except UnicodeDecodeError:
+        valid = accents = False
+    ok(r.returncode == 0 and r.stderr == b"" and len(headings) == 2 and
+       valid and accents,
+       "--input: a long heading is cut between two characters (and never "
+       "between a letter and its accent); no warning with --plot",
+       (r.returncode, r.stderr[:300], headings))
+    clean()
+    # the --focus token list of an error, cut between whole tokens
+    sentence = " ".join("\u5b57%d\u6211" % i for i in range(200))
+    r = run([sentence, "--focus", "zzz"])
+    line = r.stderr.split(b"\n")[0]
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    ok(r.returncode == 2 and text.endswith(", ...)"),
+       "--focus: the list of tokens in the error is cut between tokens",
+       line[-120:])
+    # --lang inside another option's value is that option's value
+    r = run(["--kv", "--lang", "xx", S, "--variant", "single", "--tables",
+             "attn_weights"])
+    ok(r.returncode == 0 and b"unknown language" not in r.stderr,
+       "--kv --lang xx S: --lang is --kv's sentence, not the option",
+       (r.returncode, r.stderr[:200]))
+    # a failed run prints its error alone (no wrapper-width note)
+    r = run(["--d-out", "2", "--heads", "2", ""])
+    ok(r.returncode == 2 and r.stderr.count(b"\n") == 1,
+       "--d-out 2 --heads 2 with an empty sentence: the error alone",
+       r.stderr[:300])
+    # more sentences than open files: each page's file is open only while
+    # it is drawn
+    with open(os.path.join(top, "rows.csv"), "w") as f:
+        f.write("s\n" + "".join("w%d x y\n" % i for i in range(80)))
+    r = run(["--input", "rows.csv", "--column", "s", "--variant", "single",
+             "--plot", "p.svg"], RLIMIT_NOFILE=32)
+    pages = [n for n in os.listdir(top) if n.startswith("p.sentence")]
+    ok(r.returncode == 0 and len(pages) == 80,
+       "--input of 80 rows with --plot under ulimit -n 32: every page",
+       (r.returncode, r.stderr[:300], len(pages)))
+    clean()
+    # too few open files to draw at all: one clear line, status 1
+    r = run([S, "--plot", "p.png"], RLIMIT_NOFILE=5)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    ok(r.returncode == 1 and len(lines) == 1 and "ulimit -n is 5" in lines[0]
+       and os.listdir(top) == [],
+       "--plot under ulimit -n 5: status 1, one line naming the limit",
+       (r.returncode, r.stderr[:300], os.listdir(top)))
+    clean()
+    # a small stack (ulimit -s 64): no large buffer on it, and the
+    # libraries' threads get stacks of their own size
+    with open(os.path.join(top, "e.csv"), "w") as f:
+        f.write("token,a,b,c\nx,1,2,3\ny,4,5,6\n")
+    for args in (["--embeddings", "e.csv"],
+                 [S, "--plot", "p.png", "--html", "p.html"]):
+        r = run(args, RLIMIT_STACK=64 << 10)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "ulimit -s 64: %s runs" % " ".join(args[-2:]),
+           (r.returncode, r.stderr[:300]))
+    clean()
+
+
 def mount_tmpfs(path):
     """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
     try:
@@ -884,6 +989,7 @@ def full_disk(tmp):
             lines = r.stderr.decode("utf-8", "replace").splitlines()
             ok(r.returncode == 1 and len(lines) == 1 and
                "No space left on device" in lines[0] and
+               ("$TMPDIR" in name) == ("($TMPDIR)" in lines[0]) and
                (sink is not None or r.stdout == b"") and
                sorted(os.listdir(disk)) == before,
                "a full disk under %s: status 1, one line, nothing left" % name,
@@ -1207,6 +1313,7 @@ def main():
         crashes(tmp)
         cpu_limit(tmp)
         sticky_folder(tmp)
+        messages_and_limits(tmp)
         file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
@@ -1215,7 +1322,7 @@ def main():
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 6 about overlapping runs, 11 short of "
               "inodes, 7 signals, 4 crashes or SIGKILL, ulimit -t, a sticky "
-              "folder, 3 past "
+              "folder, 8 about messages and limits, 3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
