@@ -1,12 +1,14 @@
 /* plot.c: --plot FILE, the files: cairo's PNG, SVG and PDF surfaces for
  * the pages that plot_figure.c lays out and draws (one drawing code for
- * three formats).
+ * three formats). Built into the picture module with plot_figure.c, it
+ * exports its functions as one table (plot_module.h); the program reaches
+ * them through plot.h (plot_load.c).
  *
  * Each page is laid out for its output's size, then drawn once onto a
  * PNG, SVG or PDF surface. Every file is a file of the run's transaction
  * (io/outputs.h), put in place with the run's other files.
  */
-#include "plot/plot.h"
+#include "plot/plot_module.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,13 +30,15 @@
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 
+static void picture_free(plot_picture *pf);
+
 typedef struct {
     char *final_path;
     FILE *out;
     int write_errno; /* errno of the first failed write, or 0 */
 } plot_output;
 
-struct plot_file {
+struct plot_picture {
     enum plot_format format;
     size_t pages, drawn;
     plot_output *outputs; /* one, or one per page for PNG and SVG */
@@ -42,7 +46,6 @@ struct plot_file {
     cairo_surface_t *pdf; /* the PDF surface, across pages */
     outputs *tx;          /* the run's files */
     size_t group;         /* the picture's group in it */
-    outputs *own;         /* tx, when plot_open made it for pf alone */
     char *path;           /* --plot FILE */
     double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
@@ -92,7 +95,7 @@ static char *page_path(const char *path, size_t pages, size_t i)
 }
 
 /* Opens o, a new file of the transaction for final. */
-static int output_open(plot_file *pf, plot_output *o, const char *final,
+static int output_open(plot_picture *pf, plot_output *o, const char *final,
                        mx_error *err)
 {
     o->final_path = strdup(final);
@@ -102,7 +105,7 @@ static int output_open(plot_file *pf, plot_output *o, const char *final,
 }
 
 /* Makes output i's file: the picture's, or page i's. */
-static int page_open(plot_file *pf, size_t i, mx_error *err)
+static int page_open(plot_picture *pf, size_t i, mx_error *err)
 {
     char *final =
         page_path(pf->path, pf->format == PLOT_PDF ? 1 : pf->pages, i);
@@ -208,20 +211,15 @@ static int pdf_creation_date(char date[static 32], mx_error *err)
     return 0;
 }
 
-bool plot_available(void)
-{
-    return true;
-}
-
-plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
-                      size_t height, mx_error *err)
+static plot_picture *picture_begin(outputs *tx, const char *path, size_t pages,
+                                   size_t width, size_t height, mx_error *err)
 {
     enum plot_format format = PLOT_PNG;
     char date[32] = "";
     if (format_of(&format, path, err) != 0 ||
         (format == PLOT_PDF && pdf_creation_date(date, err) != 0))
         return NULL;
-    plot_file *pf = calloc(1, sizeof *pf);
+    plot_picture *pf = calloc(1, sizeof *pf);
     if (pf == NULL) {
         err_nomem(err, _("the picture"));
         return NULL;
@@ -239,12 +237,12 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
         return NULL;
     }
     if (outputs_beside(tx, &pf->group, err) != 0) {
-        plot_free(pf);
+        picture_free(pf);
         return NULL;
     }
     pf->path = strdup(path);
     if (pf->path == NULL) {
-        plot_free(pf);
+        picture_free(pf);
         err_nomem(err, _("a path"));
         return NULL;
     }
@@ -252,7 +250,7 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
      * after it, so a run holds one file open however many sentences it
      * draws */
     if (format == PLOT_PDF && page_open(pf, 0, err) != 0) {
-        plot_free(pf);
+        picture_free(pf);
         return NULL;
     }
     if (format == PLOT_PDF) {
@@ -264,20 +262,6 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
         cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATOR,
                                        "mha-explain " MHA_VERSION);
     }
-    return pf;
-}
-
-plot_file *plot_open(const char *path, size_t pages, size_t width,
-                     size_t height, mx_error *err)
-{
-    outputs *own = NULL;
-    if (outputs_begin(&own, err) != 0)
-        return NULL;
-    plot_file *pf = plot_begin(own, path, pages, width, height, err);
-    if (pf == NULL)
-        outputs_end(own, false);
-    else
-        pf->own = own;
     return pf;
 }
 
@@ -308,8 +292,9 @@ static void draw_on(cairo_surface_t *target, const figure *fig, double w,
     cairo_destroy(cr);
 }
 
-int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
-              size_t n, const char *heading, mx_error *err)
+static int picture_page(plot_picture *pf, const trace *tr,
+                        const table *const *tables, size_t n,
+                        const char *heading, mx_error *err)
 {
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
@@ -380,7 +365,7 @@ static void release_fonts(void)
     pango_cairo_font_map_set_default(NULL);
 }
 
-int plot_finish(plot_file *pf, mx_error *err)
+static int picture_finish(plot_picture *pf, mx_error *err)
 {
     int rc = 0;
     if (pf->pdf != NULL) {
@@ -394,7 +379,7 @@ int plot_finish(plot_file *pf, mx_error *err)
     return rc;
 }
 
-void plot_free(plot_file *pf)
+static void picture_free(plot_picture *pf)
 {
     if (pf == NULL)
         return;
@@ -409,23 +394,15 @@ void plot_free(plot_file *pf)
     }
     free(pf->outputs);
     free(pf->path);
-    outputs_end(pf->own, false);
     free(pf);
     release_fonts();
 }
 
-int plot_close(plot_file *pf, mx_error *err)
-{
-    int rc = plot_finish(pf, err);
-    if (rc == 0)
-        rc = outputs_commit(pf->own, err);
-    outputs_end(pf->own, rc == 0);
-    pf->own = NULL;
-    plot_free(pf);
-    return rc;
-}
-
-void plot_discard(plot_file *pf)
-{
-    plot_free(pf);
-}
+const plot_functions mha_plot_functions = {
+    .version = MHA_VERSION,
+    .size = sizeof(plot_functions),
+    .begin = picture_begin,
+    .page = picture_page,
+    .finish = picture_finish,
+    .free = picture_free,
+};
