@@ -469,11 +469,12 @@ static int field_number(float *out, const csv_field *f, const char *path,
                         bool decimal_comma, mx_error *err)
 {
     const char *why = NULL;
-    char shown[41]; /* cut between two characters */
-    if (parse_csv_number(out, f->text, decimal_comma, &why) != 0)
+    if (parse_csv_number(out, f->text, decimal_comma, &why) != 0) {
+        char shown[41]; /* cut between two characters */
         return err_input(err, "%s:%zu:%zu: %s: '%.40s'", path, f->line,
                          f->column, _(why),
                          text_cut(shown, sizeof shown, f->text));
+    }
     return 0;
 }
 

@@ -52,14 +52,16 @@ static int spool_failed(mx_error *err, int e)
 {
     bool from_env = false;
     const char *dir = spool_dir(&from_env);
-    char what[384], shown[301]; /* cut between two characters */
-    if (from_env)
+    char what[384];
+    if (from_env) {
+        char shown[301]; /* cut between two characters */
         snprintf(what, sizeof what,
                  _("the output's temporary file in %.300s ($TMPDIR)"),
                  text_cut(shown, sizeof shown, dir));
-    else
+    } else {
         snprintf(what, sizeof what, _("the output's temporary file in %s"),
                  dir);
+    }
     return err_write(err, what, e);
 }
 

@@ -145,16 +145,20 @@ static int keep_open(weights_files *w, int dir_fd, const char *name,
         return err_input(err, _("%s: not a regular file"), path);
     }
     weights_file *grown = realloc(w->files, (w->n + 1) * sizeof *grown);
-    char *copy = strdup(name);
-    FILE *f = grown != NULL && copy != NULL ? fdopen(fd, "rb") : NULL;
-    if (grown != NULL)
-        w->files = grown;
-    if (f == NULL) {
+    if (grown == NULL) {
         close(fd);
-        free(copy);
-        return err_input(err, "%s", strerror(ENOMEM));
+        return err_nomem(err, _("a path"));
     }
-    w->files[w->n++] = (weights_file){copy, f};
+    w->files = grown;
+    weights_file *file = &w->files[w->n];
+    file->name = strdup(name);
+    file->f = file->name != NULL ? fdopen(fd, "rb") : NULL;
+    if (file->f == NULL) {
+        close(fd);
+        free(file->name);
+        return err_nomem(err, _("a path"));
+    }
+    w->n++;
     return 0;
 }
 
