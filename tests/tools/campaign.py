@@ -16,6 +16,7 @@ Usage: campaign.py MHA_EXPLAIN        Prints TAP and the counts.
 """
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -938,6 +939,43 @@ def messages_and_limits(tmp):
     clean()
 
 
+def picture_module(tmp):
+    """The picture libraries are loaded only by --plot (the module
+    plot_load.c opens); a copy of the program without its module says it
+    has no plotting, status 2, nothing left."""
+    top = os.path.join(tmp, "module")
+    os.mkdir(top)
+    env = dict(os.environ, LD_DEBUG="libs", TMPDIR=top)
+    r = subprocess.run(MHA.command([S]), env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600)
+    ok(r.returncode == 0 and b"libcairo" not in r.stderr and
+       b"libpango" not in r.stderr and b"libfontconfig" not in r.stderr,
+       "a run without --plot loads no picture library")
+    r = subprocess.run(MHA.command([S, "--plot", os.path.join(top, "p.png")]),
+                       env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600)
+    ok(r.returncode == 0 and b"libcairo" in r.stderr and
+       os.path.exists(os.path.join(top, "p.png")),
+       "--plot loads them", (r.returncode, r.stderr[-300:]))
+    os.remove(os.path.join(top, "p.png"))
+    if MHA.command([])[:-1] != [] or not os.path.isfile(sys.argv[1]):
+        ok(True, "# SKIP a copy without its module: the program runs "
+           "through a prefix")
+        return
+    alone = os.path.join(top, "mha-explain")
+    shutil.copy(sys.argv[1], alone)
+    r = subprocess.run([alone, S, "--plot", os.path.join(top, "p.png")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, TMPDIR=top), timeout=600)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    os.remove(alone)
+    ok(r.returncode == 2 and len(lines) == 1 and "no plotting" in lines[0]
+       and r.stdout == b"" and os.listdir(top) == [],
+       "a copy of the program without its picture module: --plot says it "
+       "has no plotting, status 2", (r.returncode, r.stderr[:300],
+                                     os.listdir(top)))
+
+
 def mount_tmpfs(path):
     """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
     try:
@@ -1314,6 +1352,7 @@ def main():
         cpu_limit(tmp)
         sticky_folder(tmp)
         messages_and_limits(tmp)
+        picture_module(tmp)
         file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
@@ -1322,7 +1361,8 @@ def main():
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 6 about overlapping runs, 11 short of "
               "inodes, 7 signals, 4 crashes or SIGKILL, ulimit -t, a sticky "
-              "folder, 8 about messages and limits, 3 past "
+              "folder, 8 about messages and limits, 3 about the picture module, "
+              "3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))
