@@ -263,7 +263,7 @@ static int begin_folder(outputs *tx, size_t *index, const char *dir,
         free(private_dir);
         return err_nomem(err, _("a path"));
     }
-    snprintf(private_dir, n, "%s/.mha-explain-unfinished.XXXXXX", dir);
+    snprintf(private_dir, n, "%s/.mha-explain-unfinished.XXXXXX", g->dir);
     if (make_dirs(tx, dir, err) != 0) {
         free(private_dir);
         return -1;
