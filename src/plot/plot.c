@@ -376,6 +376,11 @@ static int picture_finish(plot_picture *pf, mx_error *err)
     }
     for (size_t i = 0; i < pf->n_outputs && rc == 0; i++)
         rc = output_close(&pf->outputs[i], err);
+    /* the font map given back before the files are put in place: the
+     * libraries' last allocations, where a failure aborts (GLib's), come
+     * while the run can still be cleaned up after, not once its files and
+     * text are out */
+    release_fonts();
     return rc;
 }
 
