@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -114,11 +115,19 @@ size_t workers_threads(const workers *w)
  * cannot be started leaves its share of the tasks to the others. */
 static void start_helpers(workers *w)
 {
+    /* helpers are made with every signal blocked (a thread takes its
+     * maker's mask), so that a signal ending the run is handled on the
+     * caller's thread, which holds signals back while it changes what
+     * the clean-up reads (cli/cleanup.h) */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     while (w->started + 1 < w->threads) {
         if (pthread_create(&w->helper[w->started], NULL, helper_main, w) != 0)
             break;
         w->started++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void workers_run(workers *w, size_t n, double flops,
