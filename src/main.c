@@ -6,6 +6,8 @@
  *   3 a --check failed. close_stdout (io/stdout.c) reports a write error
  *   of standard output itself, after everything else.
  */
+#define _GNU_SOURCE /* pthread_setattr_default_np */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,6 +17,7 @@
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "cli/run.h"
+#include "cli/supervise.h"
 #include "io/stdout.h"
 #include "model/model.h"
 #include "render/textwidth.h"
@@ -63,8 +66,27 @@ static void note_missing_catalogue(const char *lang)
                 lang, dir != NULL ? dir : "?");
 }
 
+/* The threads' stacks: a thread takes the size of `ulimit -s` by
+ * default, and the libraries' threads (pango's font loading, which runs
+ * fontconfig) and the workers need more than a small limit gives
+ * (`ulimit -s 64`): at least 8 MiB each, as mapped memory, whatever the
+ * limit. */
+static void thread_stacks(void)
+{
+    const size_t least = (size_t)8 << 20;
+    pthread_attr_t attr;
+    size_t size = 0;
+    if (pthread_getattr_default_np(&attr) != 0)
+        return;
+    if (pthread_attr_getstacksize(&attr, &size) == 0 && size < least &&
+        pthread_attr_setstacksize(&attr, least) == 0)
+        pthread_setattr_default_np(&attr);
+    pthread_attr_destroy(&attr);
+}
+
 int main(int argc, char **argv)
 {
+    thread_stacks();
     /* SIGINT, SIGTERM, SIGHUP and SIGPIPE remove unfinished files */
     cleanup_init();
     hold_closed_std_fds();
@@ -96,11 +118,21 @@ int main(int argc, char **argv)
         return close_stdout(0);
     }
 
-    note_wrapper_width(&opt);
+    /* a run that writes files runs in a child: a crash or SIGKILL of it
+     * leaves no unfinished file behind (cli/supervise.h) */
+    if (opt.plot != NULL || opt.html != NULL || opt.csv_dir != NULL) {
+        const int supervised = supervise_run();
+        if (supervised >= 0) {
+            options_free(&opt);
+            return supervised;
+        }
+    }
     int rc = run_job(&opt, &err);
     int status = 0;
     if (rc != 0)
         status = fail(&err);
+    else /* after the run: a failed run prints its error alone */
+        note_wrapper_width(&opt);
     options_free(&opt);
     return close_stdout(status);
 }

@@ -28,6 +28,8 @@
 #define MHA_CLEANUP_H
 
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 typedef void (*cleanup_fn)(const void *ctx);
 
@@ -50,5 +52,21 @@ void cleanup_pop(cleanup_hook *hook);
  * a signal that arrives meanwhile is handled at unblock. */
 void cleanup_block(sigset_t *old);
 void cleanup_unblock(const sigset_t *old);
+
+/* Whether sig is one of those signals: a process ended by it removed its
+ * own unfinished files. */
+bool cleanup_caught(int sig);
+
+/* In a process that supervises a run (cli/supervise.h): each of those
+ * signals is first passed on to pid, and pid's clean-up waited for. */
+void cleanup_forward_to(pid_t pid);
+
+/* In the supervised run: each file (kind 'F', its device and inode) and
+ * folder (kind 'D') it makes, at dir/name (dir NULL: name), is noted on
+ * fd, so that its supervisor can remove what a crash or SIGKILL left
+ * unfinished. Async-signal-safe; without cleanup_notes_to, nothing. */
+void cleanup_notes_to(int fd);
+void cleanup_note(char kind, dev_t dev, ino_t ino, const char *dir,
+                  const char *name);
 
 #endif

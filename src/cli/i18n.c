@@ -4,10 +4,14 @@
 
 #include <limits.h>
 #include <locale.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli/option_table.h"
+#include "cli/program_dir.h"
 
 /* MHA_LANGUAGES ("pt_BR es ..." from po/LINGUAS), MHA_LOCALEDIR (the
  * installed catalogues), MHA_LOCALEDIR_FROM_BINDIR (the same, relative to
@@ -16,16 +20,54 @@
  * uninstalled program and its catalogues) come from meson. */
 #define DOMAIN "mha-explain"
 
+/* Whether the long option arg ("--name", no '=') takes the next
+ * argument as its value: its name, or a beginning of exactly one name
+ * (getopt_long's shortened forms), is an option with a value. */
+static bool long_takes_value(const char *arg)
+{
+    const char *name = arg + 2;
+    const size_t len = strlen(name);
+    const option_row *match = NULL;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (strncmp(option_rows[i].name, name, len) != 0)
+            continue;
+        if (option_rows[i].name[len] == '\0')
+            return option_rows[i].value != NULL; /* the whole name */
+        if (match != NULL)
+            return false; /* ambiguous: getopt_long refuses it */
+        match = &option_rows[i];
+    }
+    return match != NULL && match->value != NULL;
+}
+
+/* Whether the short options arg ("-xyz") end with one that takes the
+ * next argument as its value. */
+static bool short_takes_value(const char *arg)
+{
+    for (const char *c = arg + 1; *c != '\0'; c++)
+        for (size_t i = 0; i < N_OPTIONS; i++)
+            if (option_rows[i].short_name == *c && option_rows[i].value != NULL)
+                return c[1] == '\0'; /* else the rest is its value */
+    return false;
+}
+
 const char *i18n_lang_arg(int argc, char **argv)
 {
     const char *lang = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
             break;
-        if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc)
+        if (strcmp(a, "--lang") == 0 && i + 1 < argc)
             lang = argv[++i];
-        else if (strncmp(argv[i], "--lang=", 7) == 0)
-            lang = argv[i] + 7;
+        else if (strncmp(a, "--lang=", 7) == 0)
+            lang = a + 7;
+        else if (strncmp(a, "--", 2) == 0 && strchr(a, '=') == NULL &&
+                 long_takes_value(a))
+            i++; /* another option's value, such as --kv's sentence */
+        else if (a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
+                 short_takes_value(a))
+            i++;
     }
     return lang;
 }
@@ -48,36 +90,6 @@ static int known_language(const char *code)
     return 0;
 }
 
-/* The directory of the running program, resolved (symlinks followed),
- * malloc'd, or NULL: /proc/self/exe, else argv0 as given (with a slash)
- * or as found on PATH (without one). */
-static char *program_dir(const char *argv0)
-{
-    char *exe = realpath("/proc/self/exe", NULL);
-    if (exe == NULL && argv0 != NULL && strchr(argv0, '/') != NULL)
-        exe = realpath(argv0, NULL);
-    const char *path = getenv("PATH");
-    while (exe == NULL && argv0 != NULL && argv0[0] != '\0' && path != NULL &&
-           *path != '\0') {
-        const size_t len = strcspn(path, ":"); /* empty: the current one */
-        char candidate[PATH_MAX];
-        const int n =
-            snprintf(candidate, sizeof candidate, "%.*s/%s",
-                     len > 0 ? (int)len : 1, len > 0 ? path : ".", argv0);
-        if (n > 0 && (size_t)n < sizeof candidate &&
-            access(candidate, X_OK) == 0)
-            exe = realpath(candidate, NULL);
-        path += len + (path[len] == ':');
-    }
-    char *slash = exe != NULL ? strrchr(exe, '/') : NULL;
-    if (slash == NULL) {
-        free(exe);
-        return NULL;
-    }
-    *slash = '\0';
-    return exe;
-}
-
 /* Nonzero when dir holds a catalogue of this program in one of the
  * translations. */
 static int has_catalogues(const char *dir)
@@ -94,17 +106,6 @@ static int has_catalogues(const char *dir)
         p += strspn(p, " ");
     }
     return 0;
-}
-
-/* Nonzero when the two paths name the same existing directory. */
-static int same_dir(const char *a, const char *b)
-{
-    char *ra = realpath(a, NULL);
-    char *rb = realpath(b, NULL);
-    const int same = ra != NULL && rb != NULL && strcmp(ra, rb) == 0;
-    free(ra);
-    free(rb);
-    return same;
 }
 
 /* Where the catalogues are, into dir (of size n): relative to the program
@@ -137,15 +138,6 @@ static int untranslated_locale(const char *name)
 
 int i18n_init(const char *lang, const char *argv0, mx_error *err)
 {
-    char found[PATH_MAX];
-    const char *dir = getenv("MHA_EXPLAIN_LOCALEDIR");
-    if (dir == NULL || dir[0] == '\0') {
-        find_catalogues(found, sizeof found, argv0);
-        dir = found;
-    }
-    bindtextdomain(DOMAIN, dir);
-    bind_textdomain_codeset(DOMAIN, "UTF-8");
-
     /* The environment's language first, so that an unknown --lang is
      * reported in it. A locale that is set but not generated (LANG=pt_BR.UTF-8
      * on a fresh system) still chooses the language: through LANGUAGE,
@@ -165,6 +157,24 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
     }
     if (chosen)
         setlocale(LC_MESSAGES, "C.UTF-8");
+    /* the catalogues are looked for only when a message may be
+     * translated: in the C locale without --lang, gettext never does, nor
+     * in C.UTF-8 without LANGUAGE (a run starts faster) */
+    const char *locale = setlocale(LC_MESSAGES, NULL);
+    const char *language = getenv("LANGUAGE");
+    const bool plain_c = untranslated_locale(locale) ||
+                         (strncmp(locale, "C.", 2) == 0 &&
+                          (language == NULL || language[0] == '\0'));
+    if (lang != NULL || !plain_c) {
+        char found[PATH_MAX];
+        const char *dir = getenv("MHA_EXPLAIN_LOCALEDIR");
+        if (dir == NULL || dir[0] == '\0') {
+            find_catalogues(found, sizeof found, argv0);
+            dir = found;
+        }
+        bindtextdomain(DOMAIN, dir);
+        bind_textdomain_codeset(DOMAIN, "UTF-8");
+    }
     textdomain(DOMAIN);
 
     if (lang == NULL)

@@ -23,7 +23,7 @@ model_config model_config_of(const options *opt)
         .average = opt->average,
         .tie = opt->tie,
         .threads = opt->threads,
-        .weights = opt->weights,
+        .weights = opt->weight_files,
         .weights_style = {opt->csv_delimiter, opt->decimal_comma},
         .randn_input = opt->randn_input,
         .batch = opt->batch,

@@ -79,6 +79,12 @@ typedef struct {
     bool bom;               /* --bom */
     bool d_model_given;     /* --d-model was on the command line */
 
+    /* --weights DIR's parameter files, opened by run_job's check
+     * (io/weights.h), or NULL: a caller that runs the model without
+     * run_job opens them itself (weights_open_dir), or the model runs on
+     * the seeded values */
+    const struct weights_files *weight_files;
+
     bool tie;          /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
     bool check;        /* --check: verify the invariants */
     bool average;      /* --average: head-averaged attention weights */

@@ -183,6 +183,8 @@ static int show_spool(FILE *spool, const options *opt, mx_error *err)
 static int finish_run(int rc, bool check_failed, run_files *files, FILE *spool,
                       const options *opt, mx_error *err)
 {
+    if (rc != 0)
+        spool_blame(spool, err);
     if (rc == 0 && spool != NULL)
         rc = check_stdout(err);
     if (rc == 0)
@@ -263,12 +265,15 @@ static int run_sentence_file(const options *opt, mx_error *err)
         const model_input in = {.sentence = sentences[i],
                                 .len = strlen(sentences[i])};
         progress_step(&bar, i, n);
-        char heading[256], sub[64];
+        char heading[512], sub[64];
         char *shown = display_escape(sentences[i]);
         if (shown == NULL) {
             rc = err_nomem(err, _("the heading"));
             break;
         }
+        /* at most 200 bytes of the sentence, cut between two characters
+         * (the picture's heading must stay valid UTF-8 for pango) */
+        shown[text_prefix(shown, 200)] = '\0';
         /* TRANSLATORS: the heading of each --input row: its index and text */
         snprintf(heading, sizeof heading, _("sentence %zu: %.200s"), i, shown);
         free(shown);
@@ -320,6 +325,16 @@ static int run_sentence(const options *opt, mx_error *err)
     return rc;
 }
 
+/* The job of opt, with --weights' files open (weights_open_dir). */
+static int run_inputs(const options *opt, mx_error *err)
+{
+    if (opt->input != NULL)
+        return run_sentence_file(opt, err);
+    if (opt->embeddings != NULL)
+        return run_embeddings_file(opt, err);
+    return run_sentence(opt, err);
+}
+
 int run_job(const options *opt, mx_error *err)
 {
     int rc = 0;
@@ -332,16 +347,19 @@ int run_job(const options *opt, mx_error *err)
                            : _("--step: waits for keys on a terminal, and "
                                "standard input is not one (--explain gives "
                                "the notes without pauses)"));
-    if (rc == 0 && opt->weights != NULL)
-        rc = weights_check_dir(opt->weights, opt->variants, opt->heads,
-                               opt->tie, err);
-    if (rc == 0) {
-        if (opt->input != NULL)
-            rc = run_sentence_file(opt, err);
-        else if (opt->embeddings != NULL)
-            rc = run_embeddings_file(opt, err);
-        else
-            rc = run_sentence(opt, err);
-    }
+    if (rc != 0)
+        return rc;
+    if (opt->weights == NULL)
+        return run_inputs(opt, err);
+    /* the files the check found are the files the run reads */
+    weights_files files;
+    rc = weights_open_dir(&files, opt->weights, opt->variants, opt->heads,
+                          opt->tie, err);
+    if (rc != 0)
+        return rc;
+    options with_files = *opt;
+    with_files.weight_files = &files;
+    rc = run_inputs(&with_files, err);
+    weights_files_free(&files);
     return rc;
 }

@@ -125,7 +125,9 @@ static void on_field(void *data, size_t len, void *user)
         const char *why = NULL;
         /* data is NUL-terminated (CSV_APPEND_NULL) */
         if (parse_csv_number(&value, data, r->decimal_comma, &why) != 0) {
-            fail_at(r, line, column, "%s: '%.40s'", _(why), (const char *)data);
+            char shown[41]; /* cut between two characters */
+            fail_at(r, line, column, "%s: '%.40s'", _(why),
+                    text_cut(shown, sizeof shown, (const char *)data));
             return;
         }
     }
@@ -303,10 +305,17 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
     /* grow libcsv's field buffer in large steps: fewer copies */
     csv_set_blk_size(&p, MAX_FIELD_BYTES);
 
-    unsigned char buf[65536];
+    /* on the heap: a thread's or a small (ulimit -s) stack holds less */
+    const size_t size = 65536;
+    unsigned char *buf = malloc(size);
+    if (buf == NULL) {
+        csv_free(&p);
+        reader_free(r);
+        return err_nomem(err, _("a CSV parser"));
+    }
     size_t total = 0, got;
     bool first = true;
-    while (!r->failed && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+    while (!r->failed && (got = fread(buf, 1, size, f)) > 0) {
         size_t start = 0;
         if (first && got >= 3 && buf[0] == 0xEF && buf[1] == 0xBB &&
             buf[2] == 0xBF)
@@ -340,6 +349,7 @@ static int read_csv(csv_reader *r, FILE *f, const char *path,
         fail_at(r, r->field_line, r->field_column,
                 _("a quoted field is never closed"));
     csv_free(&p);
+    free(buf);
     if (r->failed && !r->narrow) {
         reader_free(r);
         return -1;
@@ -459,9 +469,12 @@ static int field_number(float *out, const csv_field *f, const char *path,
                         bool decimal_comma, mx_error *err)
 {
     const char *why = NULL;
-    if (parse_csv_number(out, f->text, decimal_comma, &why) != 0)
+    if (parse_csv_number(out, f->text, decimal_comma, &why) != 0) {
+        char shown[41]; /* cut between two characters */
         return err_input(err, "%s:%zu:%zu: %s: '%.40s'", path, f->line,
-                         f->column, _(why), f->text);
+                         f->column, _(why),
+                         text_cut(shown, sizeof shown, f->text));
+    }
     return 0;
 }
 

@@ -14,6 +14,7 @@
  * changed only with the signals blocked, and every name it needs is made
  * beforehand.
  */
+#define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include "io/outputs.h"
 
 #include <errno.h>
@@ -181,6 +182,7 @@ static int remember_made(outputs *tx, const char *path, mx_error *err)
         return err_nomem(err, _("a path"));
     }
     tx->made[tx->n_made++] = copy;
+    cleanup_note('D', 0, 0, NULL, path);
     return 0;
 }
 
@@ -272,6 +274,7 @@ static int begin_folder(outputs *tx, size_t *index, const char *dir,
         return err_write(err, dir, e);
     }
     g->private_dir = private_dir;
+    cleanup_note('D', 0, 0, NULL, private_dir);
     g->fd = open(private_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (g->fd < 0)
         return err_write(err, private_dir, errno);
@@ -397,6 +400,7 @@ int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
     if (!failed) {
         e->dev = st.st_dev;
         e->ino = st.st_ino;
+        cleanup_note('F', st.st_dev, st.st_ino, g->private_dir, e->temp);
     }
     /* mkstemp makes files private; give the file the usual permissions,
      * on the descriptor (never by name) */
@@ -565,6 +569,23 @@ static void take_mode(const entry *e, mode_t mode)
     close(fd);
 }
 
+/* Whether this process may replace the file st at name: in a sticky
+ * folder (/tmp) only the owner of the file or of the folder may (or a
+ * privileged process). Refused there, the kept link could not be removed
+ * either, so the run stops before it makes one. */
+static bool may_replace(const char *name, const struct stat *st)
+{
+    const uid_t me = geteuid();
+    if (me == 0 || st->st_uid == me)
+        return true;
+    char *parent = parent_of(name);
+    struct stat dir;
+    const bool ok = parent == NULL || stat(parent, &dir) != 0 ||
+                    !(dir.st_mode & S_ISVTX) || dir.st_uid == me;
+    free(parent);
+    return ok;
+}
+
 /* Moves e's file to its name with one rename, the file there kept as
  * e->kept: a hard link (the name never goes missing), else moved. */
 static int place(outputs *tx, entry *e, mx_error *err)
@@ -572,6 +593,8 @@ static int place(outputs *tx, entry *e, mx_error *err)
     if (e->sub != NULL && make_dir(tx, e->sub, false, err) != 0)
         return -1;
     struct stat st;
+    if (lstat(e->name, &st) == 0 && !may_replace(e->name, &st))
+        return err_write(err, e->name, EPERM);
     if (lstat(e->name, &st) == 0) {
         if (S_ISREG(st.st_mode))
             take_mode(e, st.st_mode);

@@ -13,6 +13,7 @@
 
 #include "io/fdio.h"
 #include "cli/i18n.h"
+#include "model/tokenize.h"
 
 /* A descriptor of a file with no name in dir, or -1 (errno set). */
 static int unnamed_file(const char *dir)
@@ -52,12 +53,15 @@ static int spool_failed(mx_error *err, int e)
     bool from_env = false;
     const char *dir = spool_dir(&from_env);
     char what[384];
-    if (from_env)
+    if (from_env) {
+        char shown[301]; /* cut between two characters */
         snprintf(what, sizeof what,
-                 _("the output's temporary file in %.300s ($TMPDIR)"), dir);
-    else
+                 _("the output's temporary file in %.300s ($TMPDIR)"),
+                 text_cut(shown, sizeof shown, dir));
+    } else {
         snprintf(what, sizeof what, _("the output's temporary file in %s"),
                  dir);
+    }
     return err_write(err, what, e);
 }
 
@@ -95,26 +99,38 @@ int spool_copy(FILE *spool, int fd, mx_error *err)
         fclose(spool);
         return err_write(err, _("the output"), errno);
     }
-    char buf[1 << 16];
+    /* on the heap: a small (ulimit -s) stack holds less */
+    const size_t size = (size_t)1 << 16;
+    char *buf = malloc(size);
+    if (buf == NULL) {
+        fclose(spool);
+        return err_nomem(err, _("the output"));
+    }
+    int rc = 0;
     for (;;) {
-        ssize_t got = read(in, buf, sizeof buf);
+        ssize_t got = read(in, buf, size);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            e = errno;
-            fclose(spool);
-            return err_write(err, _("the output's temporary file"), e);
+            rc = err_write(err, _("the output's temporary file"), errno);
+            break;
         }
         if (got == 0)
             break;
         if (write_all(fd, buf, (size_t)got) != 0) {
-            e = errno;
-            fclose(spool);
-            return err_write(err, _("the output"), e);
+            rc = err_write(err, _("the output"), errno);
+            break;
         }
     }
+    free(buf);
     fclose(spool);
-    return 0;
+    return rc;
+}
+
+void spool_blame(FILE *spool, mx_error *err)
+{
+    if (spool != NULL && ferror(spool))
+        spool_failed(err, err->sys_errno != 0 ? err->sys_errno : EIO);
 }
 
 void spool_discard(FILE *spool)

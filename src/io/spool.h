@@ -23,6 +23,11 @@ int spool_open(FILE **out, mx_error *err);
  * write is an error on "the output" (status 1). */
 int spool_copy(FILE *spool, int fd, mx_error *err);
 
+/* After a failed run: when a write to the spool itself failed (a full
+ * $TMPDIR), err is set again to name the spool's folder and $TMPDIR, as
+ * the renderers that wrote to it only know it as "the output". */
+void spool_blame(FILE *spool, mx_error *err);
+
 /* Closes a spool whose text is not wanted (NULL is allowed). */
 void spool_discard(FILE *spool);
 

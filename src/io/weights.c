@@ -8,51 +8,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
-
-/* Nonzero when path exists; -1 with err set when it cannot be checked. */
-static int file_exists(const char *path, mx_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) == 0)
-        return 1;
-    if (errno == ENOENT)
-        return 0;
-    return err_input(err, "%s: %s", path, strerror(errno));
-}
+#include <unistd.h>
 
 /* Where a module's parameter files are read from. */
 typedef struct {
-    const char *dir, *variant;
+    const weights_files *files;
+    const char *variant;
     const csv_style *style;
     mx_error *err;
 } weights_source;
 
-/* A param_fn: reads <dir>/<variant>.<name>.csv into the parameter when
- * the file is present. ctx is a weights_source. */
+/* The file the check opened for name ("<variant>.<param>.csv"), or NULL
+ * when the folder had none. */
+static const weights_file *file_named(const weights_files *w, const char *name)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strcmp(w->files[i].name, name) == 0)
+            return &w->files[i];
+    return NULL;
+}
+
+/* A param_fn: reads the parameter from the file the check opened for it,
+ * when there is one. ctx is a weights_source. */
 static int load_param(const param_info *p, void *ctx)
 {
     const weights_source *src = ctx;
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.csv", src->variant, p->name);
+    const weights_file *file = file_named(src->files, name);
+    if (file == NULL)
+        return 0;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.csv", src->dir, src->variant,
-             p->name);
-    int found = file_exists(path, src->err);
-    if (found <= 0)
-        return found;
+    snprintf(path, sizeof path, "%s/%s", src->files->dir, name);
     if (!p->present)
         return err_input(src->err,
                          _("%s: the %s module's %s has no bias (W_query, "
                            "W_key and W_value have one only with --qkv-bias)"),
                          path, src->variant, p->layer);
-    return read_weight_matrix(p->value, path, src->style, src->err);
+    /* each sentence of --input reads the same open file from its start */
+    if (fseek(file->f, 0, SEEK_SET) != 0)
+        return err_input(src->err, _("%s: cannot open: %s"), path,
+                         strerror(errno));
+    clearerr(file->f);
+    return read_weight_matrix_stream(p->value, file->f, path, src->style,
+                                     src->err);
 }
 
 int weights_load(unsigned variant, const model_dims *dims, void *module,
-                 const char *dir, const csv_style *style, mx_error *err)
+                 const weights_files *files, const csv_style *style,
+                 mx_error *err)
 {
-    weights_source src = {dir, variant_id_name(variant_of_bit(variant)), style,
-                          err};
+    weights_source src = {files, variant_id_name(variant_of_bit(variant)),
+                          style, err};
     return model_params_each(variant, dims, module, load_param, &src);
+}
+
+void weights_files_free(weights_files *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        fclose(w->files[i].f);
+        free(w->files[i].name);
+    }
+    free(w->files);
+    free(w->dir);
+    *w = (weights_files){0};
 }
 
 /* ---- checking the directory ------------------------------------------ */
@@ -99,33 +120,63 @@ static int ends_with_any_case(const char *s, const char *suffix)
     return 1;
 }
 
-/* A parameter file that cannot be read (a dangling symlink, a folder)
- * is an error, never a reason to fall back on seeded values. */
-static int readable(const char *dir, const char *name, mx_error *err)
+/* Opens a parameter file the listing found and adds it to w: a file that
+ * cannot be opened (a dangling symlink, one removed since the listing) or
+ * is not a regular file is an error, never a reason to fall back on
+ * seeded values. The open descriptor is checked, and read later. */
+static int keep_open(weights_files *w, int dir_fd, const char *name,
+                     mx_error *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", w->dir, name);
+    /* O_NONBLOCK: a FIFO put in the folder is refused below, not waited on */
+    const int fd =
+        openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
     struct stat st;
-    if (stat(path, &st) != 0) {
-        err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-        return 0;
+    if (fstat(fd, &st) != 0) {
+        const int e = errno;
+        close(fd);
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
-        err_input(err, _("%s: not a regular file"), path);
-        return 0;
+        close(fd);
+        return err_input(err, _("%s: not a regular file"), path);
     }
-    return 1;
+    weights_file *grown = realloc(w->files, (w->n + 1) * sizeof *grown);
+    if (grown == NULL) {
+        close(fd);
+        return err_nomem(err, _("a path"));
+    }
+    w->files = grown;
+    weights_file *file = &w->files[w->n];
+    file->name = strdup(name);
+    file->f = file->name != NULL ? fdopen(fd, "rb") : NULL;
+    if (file->f == NULL) {
+        close(fd);
+        free(file->name);
+        return err_nomem(err, _("a path"));
+    }
+    w->n++;
+    return 0;
 }
 
-int weights_check_dir(const char *dir, unsigned variants, size_t heads,
-                      bool tie, mx_error *err)
+int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
+                     size_t heads, bool tie, mx_error *err)
 {
     // names only: the shapes of the listed parameters are not used
     const model_dims dims = {.heads = heads};
+    *w = (weights_files){0};
     DIR *d = opendir(dir);
     if (d == NULL)
         return err_input(err, _("--weights: cannot open %s: %s"), dir,
                          strerror(errno));
+    w->dir = strdup(dir);
+    if (w->dir == NULL) {
+        closedir(d);
+        return err_input(err, "%s", strerror(ENOMEM));
+    }
     int rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
@@ -158,8 +209,9 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                 e->d_name[vlen] != '.' || stem <= vlen + 1)
                 continue;
             known = true;
-            /* a module this run does not include: its files wait */
-            if (!(variants & v->bit))
+            /* a module this run does not include: its files wait (--tie
+             * reads the wrapper's for the fused module) */
+            if (!(variants & v->bit) && !(tie && v->bit == VARIANT_WRAPPER))
                 continue;
             char layer[256];
             snprintf(layer, sizeof layer, "%.*s", (int)(stem - vlen - 1),
@@ -171,14 +223,14 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                                _("%s/%s: the %s module has no layer "
                                  "'%s' (with --heads %zu)"),
                                dir, e->d_name, v->name, layer, heads);
-            else if (!readable(dir, e->d_name, err))
-                rc = -1;
             else if (tie && m.tied)
                 rc = err_input(err,
                                _("%s/%s: --tie builds the fused %s from "
                                  "the wrapper's heads; give the wrapper's "
                                  "files instead, or leave out --tie"),
                                dir, e->d_name, layer);
+            else
+                rc = keep_open(w, dirfd(d), e->d_name, err);
         }
         if (rc == 0 && !known)
             rc = err_input(err,
@@ -187,5 +239,7 @@ int weights_check_dir(const char *dir, unsigned variants, size_t heads,
                            dir, e->d_name);
     }
     closedir(d);
+    if (rc != 0)
+        weights_files_free(w);
     return rc;
 }

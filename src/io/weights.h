@@ -10,24 +10,48 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "io/csv_in.h"
 #include "cli/error.h"
 #include "model/model.h"
 
-/* Checks DIR once: it must be a readable directory, and every file in it
- * that names a parameter of a variant being run (bits of variant_bits)
- * must name one that exists (model_params_each), so a misspelt file is an
- * error rather than silently ignored. With tie (--tie) the fused W_query,
- * W_key and W_value come from the wrapper's heads, so a file for one of
- * them is an error too: it would be read and then silently replaced. */
-int weights_check_dir(const char *dir, unsigned variants, size_t heads,
-                      bool tie, mx_error *err);
+/* A parameter file the folder check found, open for reading. */
+typedef struct {
+    char *name; /* "<variant>.<layer>.weight.csv", in the folder */
+    FILE *f;
+} weights_file;
 
-/* Reads <dir>/<variant>.<name>.csv over each parameter of module (the
- * module of `variant`, one bit: model_params_each) whose file is present;
- * a file for a bias the module lacks is an error. */
+/* The parameter files of a --weights folder, each opened once by the
+ * check: what the check saw is what the run reads, even if a file is
+ * removed or replaced in between (no silent fall back on seeded values). */
+typedef struct weights_files {
+    char *dir; /* the folder, as given */
+    weights_file *files;
+    size_t n;
+} weights_files;
+
+/* Checks DIR once and opens its parameter files into *w (which the caller
+ * frees with weights_files_free, on success only): it must be a readable
+ * directory, and every file in it that names a parameter of a variant
+ * being run (bits of variant_bits) must name one that exists
+ * (model_params_each), so a misspelt file is an error rather than
+ * silently ignored, and must open as a regular file, else the run fails
+ * naming it. With tie (--tie) the fused W_query, W_key and W_value come
+ * from the wrapper's heads, so a file for one of them is an error too: it
+ * would be read and then silently replaced. */
+int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
+                     size_t heads, bool tie, mx_error *err);
+
+/* Closes the files and frees w. */
+void weights_files_free(weights_files *w);
+
+/* Reads each parameter of module (the module of `variant`, one bit:
+ * model_params_each) that has a file in files, from that file's start
+ * (so every sentence of --input reads the same values); a file for a bias
+ * the module lacks is an error. */
 int weights_load(unsigned variant, const model_dims *dims, void *module,
-                 const char *dir, const csv_style *style, mx_error *err);
+                 const weights_files *files, const csv_style *style,
+                 mx_error *err);
 
 #endif

@@ -497,7 +497,16 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         return -1;
     double values;
     size_t batch = 0;
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    /* every product of the run is at most 2 x tokens x the values of its
+     * whole trace in work: a run whose bound is below what threads share
+     * (WORKERS_MIN_FLOPS) runs on one, without looking for processors and
+     * control-group quotas (which costs a small run a tenth of its time) */
+    const double bound =
+        2.0 * (double)tok.n_tokens *
+        trace_size(mc, model_width(mc, in), tok.n_tokens, tok.n_vocab);
+    const size_t threads = mc->threads != 0            ? mc->threads
+                           : bound < WORKERS_MIN_FLOPS ? 1
+                                                       : workers_available();
     if (check_size(&values, &batch, mc, in, &tok, trace_streams(tr), threads,
                    err) != 0 ||
         (trace_streams(tr) && mc->weights != NULL &&

@@ -22,6 +22,8 @@
 #include "model/tokenize.h"
 #include "model/trace.h"
 
+struct weights_files; /* io/weights.h */
+
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
  * kept to the end and the heads in flight of a run that streams them. */
@@ -52,8 +54,6 @@ typedef struct {
     bool average;            /* attn_weights_avg, the heads' mean weights */
     bool tie;                /* the fused module takes the wrapper's heads */
     size_t threads;          /* 0: as many as the processors available */
-    const char *weights;     /* a folder of parameter files
-                                (io/weights.h), or NULL */
     csv_style weights_style; /* how those files are written */
     bool randn_input;        /* the input is torch.randn(B, T, D) instead
                                 of an embedding lookup (--randn-input) */
@@ -75,6 +75,10 @@ typedef struct {
     const char *const *tables; /* --tables (its parameters are shown by
                                   name), or NULL */
     size_t n_tables;
+
+    /* the parameter files of a --weights folder, opened by its check
+     * (io/weights.h), or NULL */
+    const struct weights_files *weights;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -212,6 +212,44 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
     return 0;
 }
 
+size_t text_prefix(const char *s, size_t max)
+{
+    const utf8proc_uint8_t *start = (const utf8proc_uint8_t *)s;
+    const utf8proc_uint8_t *p = start;
+    size_t fits = 0;            /* the last boundary within max bytes */
+    utf8proc_int32_t prev = -1; /* previous code point, -1 at a start */
+    utf8proc_int32_t state = 0;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        const size_t at = (size_t)(p - start);
+        if (n < 0) { /* an invalid byte: a boundary on both sides */
+            if (at + 1 > max)
+                return at;
+            prev = -1;
+            state = 0;
+            p++;
+            fits = at + 1;
+            continue;
+        }
+        if (prev < 0 || utf8proc_grapheme_break_stateful(prev, c, &state))
+            fits = at;
+        if (at + (size_t)n > max)
+            return fits;
+        prev = c;
+        p += n;
+    }
+    return (size_t)(p - start);
+}
+
+char *text_cut(char *dst, size_t size, const char *s)
+{
+    const size_t n = text_prefix(s, size - 1);
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return dst;
+}
+
 int find_token(size_t *position, const char *spec, const char *const *tokens,
                size_t n, mx_error *err)
 {
@@ -257,21 +295,34 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
                  found > 1 ? ", " : "", spec, i);
     }
     if (found == 0) {
-        /* the words it could be, in order, each once */
+        /* the words it could be, in order, each once: whole tokens while
+         * they fit, then ", ..." (a first token longer than the list is
+         * cut between two characters) */
         char words[300] = "";
+        const size_t room = sizeof words - sizeof ", ...";
         size_t used = 0;
-        for (size_t i = 0; i < n && used < sizeof words; i++) {
+        bool cut = false;
+        for (size_t i = 0; i < n && !cut; i++) {
             bool seen = false;
             for (size_t k = 0; k < i && !seen; k++)
                 seen = strcmp(tokens[k], tokens[i]) == 0;
             if (seen)
                 continue;
-            int w = snprintf(words + used, sizeof words - used, "%s%s",
-                             used > 0 ? ", " : "", tokens[i]);
-            used += w > 0 ? (size_t)w : 0;
+            const size_t sep = used > 0 ? 2 : 0, len = strlen(tokens[i]);
+            size_t take = len;
+            if (used + sep + len > room) {
+                cut = true;
+                take = used == 0 ? text_prefix(tokens[i], room) : 0;
+                if (take == 0)
+                    break;
+            }
+            memcpy(words + used, ", ", sep);
+            memcpy(words + used + sep, tokens[i], take);
+            used += sep + take;
+            words[used] = '\0';
         }
-        if (used >= sizeof words) /* cut: end with an ellipsis */
-            memcpy(words + sizeof words - 6, ", ...", 6);
+        if (cut)
+            memcpy(words + used, ", ...", sizeof ", ...");
         return err_usage(err,
                          _("--focus: '%s' is not a token of the sentence "
                            "(its tokens: %.300s)"),

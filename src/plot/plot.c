@@ -1,17 +1,21 @@
 /* plot.c: --plot FILE, the files: cairo's PNG, SVG and PDF surfaces for
  * the pages that plot_figure.c lays out and draws (one drawing code for
- * three formats).
+ * three formats). Built into the picture module with plot_figure.c, it
+ * exports its functions as one table (plot_module.h); the program reaches
+ * them through plot.h (plot_load.c).
  *
  * Each page is laid out for its output's size, then drawn once onto a
  * PNG, SVG or PDF surface. Every file is a file of the run's transaction
  * (io/outputs.h), put in place with the run's other files.
  */
-#include "plot/plot.h"
+#include "plot/plot_module.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,13 +30,15 @@
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 
+static void picture_free(plot_picture *pf);
+
 typedef struct {
     char *final_path;
     FILE *out;
     int write_errno; /* errno of the first failed write, or 0 */
 } plot_output;
 
-struct plot_file {
+struct plot_picture {
     enum plot_format format;
     size_t pages, drawn;
     plot_output *outputs; /* one, or one per page for PNG and SVG */
@@ -40,7 +46,7 @@ struct plot_file {
     cairo_surface_t *pdf; /* the PDF surface, across pages */
     outputs *tx;          /* the run's files */
     size_t group;         /* the picture's group in it */
-    outputs *own;         /* tx, when plot_open made it for pf alone */
+    char *path;           /* --plot FILE */
     double width, height; /* --plot-size (pixels or points), or 0 x 0 */
 };
 
@@ -89,13 +95,68 @@ static char *page_path(const char *path, size_t pages, size_t i)
 }
 
 /* Opens o, a new file of the transaction for final. */
-static int output_open(plot_file *pf, plot_output *o, const char *final,
+static int output_open(plot_picture *pf, plot_output *o, const char *final,
                        mx_error *err)
 {
     o->final_path = strdup(final);
     if (o->final_path == NULL)
         return err_nomem(err, _("a path"));
     return outputs_create(pf->tx, &o->out, pf->group, NULL, final, err);
+}
+
+/* Makes output i's file: the picture's, or page i's. */
+static int page_open(plot_picture *pf, size_t i, mx_error *err)
+{
+    char *final =
+        page_path(pf->path, pf->format == PLOT_PDF ? 1 : pf->pages, i);
+    if (final == NULL)
+        return err_nomem(err, _("a path"));
+    if (pf->n_outputs < i + 1)
+        pf->n_outputs = i + 1;
+    int rc = output_open(pf, &pf->outputs[i], final, err);
+    free(final);
+    return rc;
+}
+
+/* Closes output o's file (a write error names it). */
+static int output_close(plot_output *o, mx_error *err)
+{
+    FILE *f = o->out;
+    o->out = NULL;
+    if (f != NULL && fclose(f) != 0)
+        return err_write(err, o->final_path, errno);
+    return 0;
+}
+
+/* The descriptors fontconfig and pango need besides the run's own: its
+ * configuration and cache files. */
+#define DRAWING_FILES 3
+
+/* Whether DRAWING_FILES more files can be open at once; else err says
+ * so, naming the limit (ulimit -n), rather than a library's message. */
+static int check_open_files(mx_error *err)
+{
+    int fds[DRAWING_FILES];
+    size_t n = 0;
+    while (n < DRAWING_FILES) {
+        fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fds[n] < 0)
+            break;
+        n++;
+    }
+    const int e = errno;
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    if (n == DRAWING_FILES)
+        return 0;
+    if (e != EMFILE && e != ENFILE)
+        return 0; /* no /dev/null: the libraries say what they lack */
+    struct rlimit files = {0, 0};
+    getrlimit(RLIMIT_NOFILE, &files);
+    return err_set(err, EXIT_OUTPUT_ERROR,
+                   _("--plot: too many open files to draw the picture (the "
+                     "fonts need %d more; ulimit -n is %llu)"),
+                   DRAWING_FILES, (unsigned long long)files.rlim_cur);
 }
 
 /* cairo's write callback: to the FILE of a plot_output. */
@@ -150,20 +211,15 @@ static int pdf_creation_date(char date[static 32], mx_error *err)
     return 0;
 }
 
-bool plot_available(void)
-{
-    return true;
-}
-
-plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
-                      size_t height, mx_error *err)
+static plot_picture *picture_begin(outputs *tx, const char *path, size_t pages,
+                                   size_t width, size_t height, mx_error *err)
 {
     enum plot_format format = PLOT_PNG;
     char date[32] = "";
     if (format_of(&format, path, err) != 0 ||
         (format == PLOT_PDF && pdf_creation_date(date, err) != 0))
         return NULL;
-    plot_file *pf = calloc(1, sizeof *pf);
+    plot_picture *pf = calloc(1, sizeof *pf);
     if (pf == NULL) {
         err_nomem(err, _("the picture"));
         return NULL;
@@ -181,19 +237,21 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
         return NULL;
     }
     if (outputs_beside(tx, &pf->group, err) != 0) {
-        plot_free(pf);
+        picture_free(pf);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        char *final = page_path(path, format == PLOT_PDF ? 1 : pf->pages, i);
-        pf->n_outputs = i + 1;
-        int rc = final == NULL ? err_nomem(err, _("a path"))
-                               : output_open(pf, &pf->outputs[i], final, err);
-        free(final);
-        if (rc != 0) {
-            plot_free(pf);
-            return NULL;
-        }
+    pf->path = strdup(path);
+    if (pf->path == NULL) {
+        picture_free(pf);
+        err_nomem(err, _("a path"));
+        return NULL;
+    }
+    /* a PNG or SVG page's file is made when the page is drawn and closed
+     * after it, so a run holds one file open however many sentences it
+     * draws */
+    if (format == PLOT_PDF && page_open(pf, 0, err) != 0) {
+        picture_free(pf);
+        return NULL;
     }
     if (format == PLOT_PDF) {
         /* every page sets its own size before it is drawn */
@@ -204,20 +262,6 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
         cairo_pdf_surface_set_metadata(pf->pdf, CAIRO_PDF_METADATA_CREATOR,
                                        "mha-explain " MHA_VERSION);
     }
-    return pf;
-}
-
-plot_file *plot_open(const char *path, size_t pages, size_t width,
-                     size_t height, mx_error *err)
-{
-    outputs *own = NULL;
-    if (outputs_begin(&own, err) != 0)
-        return NULL;
-    plot_file *pf = plot_begin(own, path, pages, width, height, err);
-    if (pf == NULL)
-        outputs_end(own, false);
-    else
-        pf->own = own;
     return pf;
 }
 
@@ -302,13 +346,16 @@ static int draw_svg(const figure *fig, double w, double h, double scale,
                    o->final_path, cairo_status_to_string(st));
 }
 
-int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
-              size_t n, const char *heading, const plot_style *style,
-              mx_error *err)
+static int picture_page(plot_picture *pf, const trace *tr,
+                        const table *const *tables, size_t n,
+                        const char *heading, const plot_style *style,
+                        mx_error *err)
 {
     if (pf->drawn >= pf->pages)
         return err_set(err, EXIT_BAD_INPUT,
                        _("--plot: more sentences than expected"));
+    if (check_open_files(err) != 0)
+        return -1;
     figure *fig = figure_make(tr, tables, n, heading, style, err);
     if (fig == NULL)
         return -1;
@@ -319,6 +366,11 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
     plot_output *o = &pf->outputs[pf->format == PLOT_PDF ? 0 : pf->drawn];
     cairo_surface_t *s = NULL;
     int rc = 0;
+    if (pf->format != PLOT_PDF && page_open(pf, pf->drawn, err) != 0) {
+        figure_free(fig);
+        pf->drawn++;
+        return -1;
+    }
     switch (pf->format) {
     case PLOT_PNG:
         s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
@@ -347,6 +399,12 @@ int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
         cairo_surface_destroy(s);
     figure_free(fig);
     pf->drawn++;
+    if (pf->format != PLOT_PDF && rc == 0) {
+        rc = output_close(o, err);
+    } else if (pf->format != PLOT_PDF) {
+        fclose(o->out); /* the page failed: err says why */
+        o->out = NULL;
+    }
     return rc;
 }
 
@@ -359,7 +417,7 @@ static void release_fonts(void)
     pango_cairo_font_map_set_default(NULL);
 }
 
-int plot_finish(plot_file *pf, mx_error *err)
+static int picture_finish(plot_picture *pf, mx_error *err)
 {
     int rc = 0;
     if (pf->pdf != NULL) {
@@ -368,17 +426,17 @@ int plot_finish(plot_file *pf, mx_error *err)
         cairo_surface_destroy(pf->pdf);
         pf->pdf = NULL;
     }
-    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++) {
-        plot_output *o = &pf->outputs[i];
-        FILE *f = o->out;
-        o->out = NULL;
-        if (f != NULL && fclose(f) != 0)
-            rc = err_write(err, o->final_path, errno);
-    }
+    for (size_t i = 0; i < pf->n_outputs && rc == 0; i++)
+        rc = output_close(&pf->outputs[i], err);
+    /* the font map given back before the files are put in place: the
+     * libraries' last allocations, where a failure aborts (GLib's), come
+     * while the run can still be cleaned up after, not once its files and
+     * text are out */
+    release_fonts();
     return rc;
 }
 
-void plot_free(plot_file *pf)
+static void picture_free(plot_picture *pf)
 {
     if (pf == NULL)
         return;
@@ -392,23 +450,16 @@ void plot_free(plot_file *pf)
         free(pf->outputs[i].final_path);
     }
     free(pf->outputs);
-    outputs_end(pf->own, false);
+    free(pf->path);
     free(pf);
     release_fonts();
 }
 
-int plot_close(plot_file *pf, mx_error *err)
-{
-    int rc = plot_finish(pf, err);
-    if (rc == 0)
-        rc = outputs_commit(pf->own, err);
-    outputs_end(pf->own, rc == 0);
-    pf->own = NULL;
-    plot_free(pf);
-    return rc;
-}
-
-void plot_discard(plot_file *pf)
-{
-    plot_free(pf);
-}
+const plot_functions mha_plot_functions = {
+    .version = MHA_VERSION,
+    .size = sizeof(plot_functions),
+    .begin = picture_begin,
+    .page = picture_page,
+    .finish = picture_finish,
+    .free = picture_free,
+};

@@ -14,6 +14,12 @@ static bool is_regional_indicator(utf8proc_int32_t c)
 
 size_t display_width(const char *s)
 {
+    /* printable ASCII, most labels and every number: a cell a byte */
+    size_t ascii = 0;
+    while (s[ascii] >= 0x20 && s[ascii] <= 0x7E)
+        ascii++;
+    if (s[ascii] == '\0')
+        return ascii;
     const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
     size_t total = 0;
     size_t cluster = 0;         /* width of the cluster being read */

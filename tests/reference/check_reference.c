@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "io/csv_in.h"
+#include "io/weights.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
 #include "model/pipeline.h"
@@ -225,9 +226,18 @@ int main(int cargc, char **cargv)
             in.len = strlen(opt.sentence);
             ran = 1;
         }
+        // --weights DIR: its files opened by the folder check, as run_job
+        weights_files files = {0};
+        if (ran && opt.weights != NULL) {
+            ran = weights_open_dir(&files, opt.weights, opt.variants, opt.heads,
+                                   opt.tie, &err) == 0;
+            opt.weight_files = &files;
+        }
         const model_config mc = model_config_of(&opt);
         ran = ran && pipeline_run(&tr, &mc, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
+        if (opt.weight_files != NULL)
+            weights_files_free(&files);
 
         compare_state st = {.tr = &tr};
         ok(compare_file(&st, cargv[2]) == 0, "read %s as CSV", cargv[2]);

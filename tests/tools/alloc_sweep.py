@@ -9,13 +9,24 @@ there a failure after the output began leaves the first tables of it,
 each whole, and status 2). Never status 0 with different output, never a
 crash.
 
-Usage: alloc_sweep.py MHA_EXPLAIN LIBFAILMALLOC [--quick] [--only NAME]
+Usage: alloc_sweep.py MHA_EXPLAIN LIBFAILMALLOC [--quick | --sample K]
+                      [--only NAME]
 
 --quick (the test suite) tries every N up to 80 and then 80 spread over
-the rest of each run; without it every N is tried (minutes).
+the rest of each run; --sample K tries K values of N spread over each
+run; without either every N is tried (minutes; hours for the runs that
+draw pictures).
+
+Runs that draw pictures (LIBRARY_RUNS) may also end on a signal raised
+inside cairo, pango, fontconfig or GLib, which abort or crash when an
+allocation fails: such a run must have left nothing behind, its stdout
+empty and the supervising parent's line last on stderr
+(cli/supervise.h). Those, runs that hang, and whole runs with a
+library's warning on stderr are counted apart and reported.
 Prints TAP, and a summary line per command. Python 3 standard library.
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,7 +60,17 @@ COMMANDS = {
                  "fused,input,block", "--d-model", "4", "--heads", "2",
                  "--dropout", "0.2", "--attn-dropout", "0.3", "--threads",
                  "1"],
+    "html": [S, "--html", "DIR/p.html"],
+    # the picture libraries (cairo, pango, fontconfig, GLib) allocate in
+    # the run's child process (cli/supervise.h)
+    "plot-html": [S, "--plot", "DIR/p.png", "--html", "DIR/p.html"],
+    "input-plot-pdf": ["--input", "SENTENCES", "--column", "s", "--plot",
+                       "DIR/p.pdf"],
 }
+
+# Runs whose failures may come from inside the picture libraries: those
+# may abort, crash or print their own warnings when an allocation fails.
+LIBRARY_RUNS = ("plot-html", "input-plot-pdf")
 
 
 def run(program, shim, args, n, work):
@@ -72,10 +93,21 @@ def run(program, shim, args, n, work):
         out, err = p.communicate()
         os.close(r_fd)
         return "hung", out, err, 0, False
-    report = os.read(r_fd, 64).decode()
+    report = b""
+    while True:
+        chunk = os.read(r_fd, 4096)
+        if not chunk:
+            break
+        report += chunk
     os.close(r_fd)
-    calls, failed = (report.split() + ["0", "0"])[:2] if report else ("0", "0")
-    return p.returncode, out, err, int(calls), failed == "1"
+    # a supervised run reports twice: the child's count and the parent's
+    calls, failed = 0, False
+    for line in report.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            calls = max(calls, int(parts[0]))
+            failed = failed or parts[1] == "1"
+    return p.returncode, out, err, calls, failed
 
 
 def whole_tables(out, full, csv):
@@ -112,6 +144,8 @@ def listing(top):
 def main():
     program, shim = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     quick = "--quick" in sys.argv
+    sample = int(sys.argv[sys.argv.index("--sample") + 1]) \
+        if "--sample" in sys.argv else 0
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv \
         else None
     totals = {"runs": 0, "same": 0, "failed": 0, "cut": 0}
@@ -132,13 +166,18 @@ def main():
                "%s: runs with the library loaded (%d allocations)"
                % (name, base[3]), base[2])
             total = base[3]
-            if quick and total > 160:
+            if sample and total > sample:
+                ns = sorted({1 + (total - 1) * k // (sample - 1)
+                             for k in range(sample)})
+            elif quick and total > 160:
                 step = (total - 80) / 80.0
                 ns = list(range(1, 81)) + sorted(
                     {80 + int(step * k) for k in range(1, 81)})
             else:
                 ns = list(range(1, total + 1))
             bad, same, failed, cut = [], 0, 0, 0
+            library = {"crash": 0, "hung": 0, "noise": 0, "stdout": 0}
+            by_signal = {}
             # a run that writes no file and reads no --input streams its
             # tables: a failure after the first cuts the output short
             # (status 2), after a whole table
@@ -164,6 +203,24 @@ def main():
                             out, base[1], "csv" in args))):
                     failed += 1
                     cut += out != b""
+                elif name in LIBRARY_RUNS and isinstance(status, int) and \
+                        status < 0 and left == [] and \
+                        (out == b"" or not base[1].startswith(out[:8])) and \
+                        lines and lines[-1].startswith(
+                            "mha-explain: the run ended on signal"):
+                    # a library aborted or crashed in the child: the
+                    # parent said so and removed the unfinished files
+                    # (GLib's failed assertions write "Bail out! ..." on
+                    # standard output themselves)
+                    library["crash"] += 1
+                    library["stdout"] += out != b""
+                    by_signal[-status] = by_signal.get(-status, 0) + 1
+                elif name in LIBRARY_RUNS and status == "hung":
+                    library["hung"] += 1
+                elif name in LIBRARY_RUNS and status == base[0] and \
+                        out == base[1] and left == files:
+                    # the whole output, with a library's warning on stderr
+                    library["noise"] += 1
                 else:
                     bad.append((n, status, out[:60], err[:200], left[:3]))
             totals["runs"] += len(ns)
@@ -173,6 +230,18 @@ def main():
             print("# %s: %d allocations, %d runs: %d as without a failure, "
                   "%d clean failures (%d with the text cut short), %d wrong"
                   % (name, total, len(ns), same, failed, cut, len(bad)))
+            if name in LIBRARY_RUNS:
+                print("# %s: inside the picture libraries: %d ended on a "
+                      "signal (nothing left behind: %s; %d with the "
+                      "library's own text on stdout), %d hung, %d whole "
+                      "with a library's warning" % (
+                          name, library["crash"],
+                          ", ".join("%d %s" % (n, signal.Signals(sig).name)
+                                    for sig, n in sorted(by_signal.items())),
+                          library["stdout"], library["hung"],
+                          library["noise"]))
+            for k in library:
+                totals[k] = totals.get(k, 0) + library[k]
             ok(not bad, "%s: every failed allocation gives the whole output "
                "or a clean failure" % name,
                "\n".join("N=%d status %s stdout %r stderr %r left %r" % b
@@ -180,6 +249,10 @@ def main():
     print("# all: %(runs)d runs, %(same)d as without a failure, "
           "%(failed)d clean failures (%(cut)d with the text cut short)"
           % totals)
+    print("# picture libraries: %d ended on a signal with nothing left "
+          "behind, %d hung, %d whole with a warning"
+          % (totals.get("crash", 0), totals.get("hung", 0),
+             totals.get("noise", 0)))
     return done()
 
 

@@ -34,6 +34,13 @@ the same layout but are not byte-identical). When torch is missing, only
 mha-explain is timed and the table says so (so for a picture without
 matplotlib, python3-matplotlib).
 
+A start-up table times the classroom case beside a bare process
+(/bin/true, which loads only the C library), the median of many runs of
+each, and prints their ratio: a run without --plot loads none of the
+picture libraries (the picture module is opened by --plot only), so it
+should start within 2x of the bare process (--only startup runs just
+that table).
+
 A second table times some cases with one thread (--threads 1) and with
 the default (every core the process may use), first on the idle machine,
 then while a busy loop pinned to the first core holds it (--busy-only
@@ -232,6 +239,27 @@ def measure(cmd, runs, scratch):
     return statistics.median(times), peak
 
 
+def startup_table(program, runs, tmp):
+    """The classroom run and a bare process, the median of many runs of
+    each, and their ratio."""
+    bare = shutil.which("true") or "/bin/true"
+    n = max(60, runs * 20)
+    # interleaved, so that a busy moment of the machine touches both
+    classroom = [program, "O gato sobe no tapete", "--heads", "2"]
+    ours, theirs = [], []
+    for _ in range(n):
+        ours.append(timed_run(classroom)[0])
+        theirs.append(timed_run([bare])[0])
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print()
+    print("start-up: median of %d runs each" % n)
+    print("| run | time | ratio |")
+    print("|---|---|---|")
+    print("| %s (a bare process) | %.2f ms | 1.0x |" % (bare, b * 1000))
+    print("| classroom | %.2f ms | %.1fx |" % (a * 1000, a / b))
+    sys.stdout.flush()
+
+
 # Cases of the threads table.
 THREAD_CASES = ("fused", "all3", "fused-csv", "fused-2234")
 
@@ -289,6 +317,10 @@ def main():
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1].split(",")
     torch = have_torch()
+    if only == ["startup"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            startup_table(program, runs, tmp)
+        return 0
     if "--busy-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             thread_table(program, runs, tmp, only)
@@ -324,6 +356,8 @@ def main():
                 line += " (no torch) | | |"
             print(line)
             sys.stdout.flush()
+        if only is None or "startup" in only:
+            startup_table(program, runs, tmp)
         thread_table(program, runs, tmp, only)
     return 0
 

@@ -16,6 +16,7 @@ Usage: campaign.py MHA_EXPLAIN        Prints TAP and the counts.
 """
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -717,6 +718,264 @@ def signals(tmp):
            % sig, (seen, p.returncode, stderr[:200], os.listdir(top)))
 
 
+def child_of(p, timeout=60):
+    """The pid of the run's child (cli/supervise.h: a run that writes
+    files runs in one), or None."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        try:
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                pids = f.read().split()
+            if pids:
+                return int(pids[0])
+        except OSError:
+            pass
+        time.sleep(0.01)
+    return None
+
+
+def crashes(tmp):
+    """A crash (a picture library aborting) or SIGKILL of the run's child
+    in the middle of writing: the parent removes every unfinished file,
+    says so in one line (not for SIGKILL) and ends by the same signal;
+    SIGKILL of the parent: the child removes its files and ends."""
+    sentences = os.path.join(tmp, "slow.csv")
+    cases = [("child", signal.SIGABRT), ("child", signal.SIGTRAP),
+             ("child", signal.SIGKILL), ("parent", signal.SIGKILL)]
+    for who, sig in cases:
+        top = os.path.join(tmp, "crash-%s-%d" % (who, sig))
+        os.mkdir(top)
+        out = os.path.join(top, "new", "deeper")
+        p = subprocess.Popen(
+            MHA.command(["--input", sentences, "--column", "s",
+                         "--d-model", "512", "--d-out", "512", "--heads", "1",
+                         "--variant", "fused", "--tables", "attn_weights",
+                         "--plot", os.path.join(top, "p.svg"),
+                         "--csv-dir", out]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(os.environ, TMPDIR=top),
+            preexec_fn=default_action(signal.SIGABRT))
+        child = child_of(p)
+        seen = wait_for_files(p, out)
+        if who == "child" and child is not None:
+            os.kill(child, sig)
+        else:
+            p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=600)
+        if who == "parent" and child is not None:
+            wait_until(lambda: not os.path.exists("/proc/%d" % child), 60)
+        lines = stderr.decode("utf-8", "replace").splitlines()
+        said = lines == [] if sig == signal.SIGKILL or who == "parent" else \
+            len(lines) == 1 and lines[0].startswith(
+                "mha-explain: the run ended on signal %d" % sig)
+        ok(seen and child is not None and p.returncode == -sig and
+           stdout == b"" and said and os.listdir(top) == [],
+           "signal %d to the run's %s in the middle of writing: nothing "
+           "left" % (sig, who),
+           (seen, child, p.returncode, stderr[:300], os.listdir(top)))
+
+
+def cpu_limit(tmp):
+    """`ulimit -t 2` (hard and soft limit alike): SIGXCPU, one second
+    before the hard limit's SIGKILL, ends the run with nothing left."""
+    top = os.path.join(tmp, "cpu")
+    os.mkdir(top)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (2, 2))
+        default_action(signal.SIGXCPU)()
+    p = subprocess.run(
+        MHA.command(["--input", os.path.join(tmp, "slow.csv"), "--column",
+                     "s", "--d-model", "512", "--d-out", "512", "--heads",
+                     "1", "--variant", "fused", "--threads", "1",
+                     "--plot", "p.svg", "--csv-dir", "out"]),
+        cwd=top, preexec_fn=limit, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=top),
+        timeout=600)
+    ok(p.returncode == -signal.SIGXCPU and p.stdout == b"" and
+       p.stderr == b"" and os.listdir(top) == [],
+       "ulimit -t 2: SIGXCPU before SIGKILL, nothing left",
+       (p.returncode, p.stderr[:300], os.listdir(top)))
+
+
+def sticky_folder(tmp):
+    """In a sticky world-writable folder (/tmp), another user's file that
+    this user may not replace: status 1, the file kept, no kept link
+    (.NAME.XXXXXX.old) left. Needs root, to run as two other users."""
+    if os.geteuid() != 0:
+        ok(True, "# SKIP sticky folder: needs root to act as other users")
+        return
+    top = tempfile.mkdtemp(prefix="mha-sticky-", dir="/tmp")
+    try:
+        os.chmod(top, 0o1777)
+        target = os.path.join(top, "p.html")
+        with open(target, "w") as f:
+            f.write("KEEP\n")
+        os.chown(target, 65533, 65533)
+        os.chmod(target, 0o666)
+
+        def other_user():
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        p = subprocess.run(MHA.command([S, "--html", target]), cwd=top,
+                           preexec_fn=other_user, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE,
+                           env=dict(os.environ, TMPDIR=top), timeout=600)
+        with open(target) as f:
+            kept = f.read()
+        ok(p.returncode == 1 and p.stdout == b"" and kept == "KEEP\n" and
+           sorted(os.listdir(top)) == ["p.html"],
+           "sticky folder, another user's file: status 1, kept, no .old "
+           "link left", (p.returncode, p.stderr[:300], os.listdir(top)))
+    finally:
+        for n in os.listdir(top):
+            os.remove(os.path.join(top, n))
+        os.rmdir(top)
+
+
+def limited(**limits):
+    """A preexec_fn setting resource limits (soft and hard alike, as
+    bash's ulimit does)."""
+    def apply():
+        for name, value in limits.items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+    return apply
+
+
+def messages_and_limits(tmp):
+    """Text cut between characters, --lang scanned only where it is an
+    option, one line for a failed run, and the limits of open files and
+    of the stack."""
+    top = os.path.join(tmp, "limits")
+    os.mkdir(top)
+
+    def run(args, **limits):
+        return subprocess.run(MHA.command(args), cwd=top,
+                              preexec_fn=limited(**limits),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=dict(os.environ, TMPDIR=top), timeout=600)
+
+    def clean():
+        for n in os.listdir(top):
+            path = os.path.join(top, n)
+            if os.path.isdir(path):
+                for m in os.listdir(path):
+                    os.remove(os.path.join(path, m))
+                os.rmdir(path)
+            else:
+                os.remove(path)
+
+    # a long CJK sentence: the heading cut between characters, and pango
+    # given valid UTF-8 (no warning on a successful run)
+    with open(os.path.join(top, "cjk.csv"), "w", encoding="utf-8") as f:
+        f.write("s\n" + "\u6211\u4eec" * 70 + "\n" + "e\u0301" * 90 + "\n")
+    r = run(["--input", "cjk.csv", "--column", "s", "--tokens", "chars",
+             "--variant", "single", "--plot", "p.png"])
+    headings = [l for l in r.stdout.split(b"\n") if l.startswith(b"===")]
+    try:
+        valid = all(h.decode("utf-8") for h in headings)
+        accents = not any(h.decode("utf-8").endswith("e ===")
+                          for h in headings)
+    except UnicodeDecodeError:
+        valid = accents = False
+    ok(r.returncode == 0 and r.stderr == b"" and len(headings) == 2 and
+       valid and accents,
+       "--input: a long heading is cut between two characters (and never "
+       "between a letter and its accent); no warning with --plot",
+       (r.returncode, r.stderr[:300], headings))
+    clean()
+    # the --focus token list of an error, cut between whole tokens
+    sentence = " ".join("\u5b57%d\u6211" % i for i in range(200))
+    r = run([sentence, "--focus", "zzz"])
+    line = r.stderr.split(b"\n")[0]
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    ok(r.returncode == 2 and text.endswith(", ...)"),
+       "--focus: the list of tokens in the error is cut between tokens",
+       line[-120:])
+    # --lang inside another option's value is that option's value
+    r = run(["--kv", "--lang", "xx", S, "--variant", "single", "--tables",
+             "attn_weights"])
+    ok(r.returncode == 0 and b"unknown language" not in r.stderr,
+       "--kv --lang xx S: --lang is --kv's sentence, not the option",
+       (r.returncode, r.stderr[:200]))
+    # a failed run prints its error alone (no wrapper-width note)
+    r = run(["--d-out", "2", "--heads", "2", ""])
+    ok(r.returncode == 2 and r.stderr.count(b"\n") == 1,
+       "--d-out 2 --heads 2 with an empty sentence: the error alone",
+       r.stderr[:300])
+    # more sentences than open files: each page's file is open only while
+    # it is drawn
+    with open(os.path.join(top, "rows.csv"), "w") as f:
+        f.write("s\n" + "".join("w%d x y\n" % i for i in range(80)))
+    r = run(["--input", "rows.csv", "--column", "s", "--variant", "single",
+             "--plot", "p.svg"], RLIMIT_NOFILE=32)
+    pages = [n for n in os.listdir(top) if n.startswith("p.sentence")]
+    ok(r.returncode == 0 and len(pages) == 80,
+       "--input of 80 rows with --plot under ulimit -n 32: every page",
+       (r.returncode, r.stderr[:300], len(pages)))
+    clean()
+    # too few open files to draw at all: one clear line, status 1
+    r = run([S, "--plot", "p.png"], RLIMIT_NOFILE=5)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    ok(r.returncode == 1 and len(lines) == 1 and "ulimit -n is 5" in lines[0]
+       and os.listdir(top) == [],
+       "--plot under ulimit -n 5: status 1, one line naming the limit",
+       (r.returncode, r.stderr[:300], os.listdir(top)))
+    clean()
+    # a small stack (ulimit -s 64): no large buffer on it, and the
+    # libraries' threads get stacks of their own size
+    with open(os.path.join(top, "e.csv"), "w") as f:
+        f.write("token,a,b,c\nx,1,2,3\ny,4,5,6\n")
+    for args in (["--embeddings", "e.csv"],
+                 [S, "--plot", "p.png", "--html", "p.html"]):
+        r = run(args, RLIMIT_STACK=64 << 10)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "ulimit -s 64: %s runs" % " ".join(args[-2:]),
+           (r.returncode, r.stderr[:300]))
+    clean()
+
+
+def picture_module(tmp):
+    """The picture libraries are loaded only by --plot (the module
+    plot_load.c opens); a copy of the program without its module says it
+    has no plotting, status 2, nothing left."""
+    top = os.path.join(tmp, "module")
+    os.mkdir(top)
+    env = dict(os.environ, LD_DEBUG="libs", TMPDIR=top)
+    r = subprocess.run(MHA.command([S]), env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600)
+    ok(r.returncode == 0 and b"libcairo" not in r.stderr and
+       b"libpango" not in r.stderr and b"libfontconfig" not in r.stderr,
+       "a run without --plot loads no picture library")
+    r = subprocess.run(MHA.command([S, "--plot", os.path.join(top, "p.png")]),
+                       env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600)
+    ok(r.returncode == 0 and b"libcairo" in r.stderr and
+       os.path.exists(os.path.join(top, "p.png")),
+       "--plot loads them", (r.returncode, r.stderr[-300:]))
+    os.remove(os.path.join(top, "p.png"))
+    if MHA.command([])[:-1] != [] or not os.path.isfile(sys.argv[1]):
+        ok(True, "# SKIP a copy without its module: the program runs "
+           "through a prefix")
+        return
+    alone = os.path.join(top, "mha-explain")
+    shutil.copy(sys.argv[1], alone)
+    r = subprocess.run([alone, S, "--plot", os.path.join(top, "p.png")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, TMPDIR=top), timeout=600)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    os.remove(alone)
+    ok(r.returncode == 2 and len(lines) == 1 and "no plotting" in lines[0]
+       and r.stdout == b"" and os.listdir(top) == [],
+       "a copy of the program without its picture module: --plot says it "
+       "has no plotting, status 2", (r.returncode, r.stderr[:300],
+                                     os.listdir(top)))
+
+
 def mount_tmpfs(path):
     """A 64 KiB tmpfs at path; the reason it cannot be had, or None."""
     try:
@@ -768,6 +1027,7 @@ def full_disk(tmp):
             lines = r.stderr.decode("utf-8", "replace").splitlines()
             ok(r.returncode == 1 and len(lines) == 1 and
                "No space left on device" in lines[0] and
+               ("$TMPDIR" in name) == ("($TMPDIR)" in lines[0]) and
                (sink is not None or r.stdout == b"") and
                sorted(os.listdir(disk)) == before,
                "a full disk under %s: status 1, one line, nothing left" % name,
@@ -1088,6 +1348,11 @@ def main():
         overlapping(tmp)
         narrow_header(tmp)
         signals(tmp)
+        crashes(tmp)
+        cpu_limit(tmp)
+        sticky_folder(tmp)
+        messages_and_limits(tmp)
+        picture_module(tmp)
         file_size_limit(tmp)
         mounted = full_disk(tmp)
         no_inodes(tmp)
@@ -1095,7 +1360,9 @@ def main():
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
               "several kinds of files, 6 about overlapping runs, 11 short of "
-              "inodes, 7 signals, 3 past "
+              "inodes, 7 signals, 4 crashes or SIGKILL, ulimit -t, a sticky "
+              "folder, 8 about messages and limits, 3 about the picture module, "
+              "3 past "
               "ulimit -f, "
               "%s" % (len(FAILING), len(TARGETS), "6 full-disk runs" if mounted else
                       "full disk skipped"))

@@ -5,6 +5,8 @@
  *                      returns NULL with errno ENOMEM; 0 or unset: none
  *   MHA_ALLOC_COUNT_FD=K   at exit, write "<calls> <failed>\n" to
  *                      descriptor K (calls counted; 1 if the N-th came)
+ *   MHA_FAIL_BACKTRACE=1   print where the failed call came from on
+ *                      stderr (to read one case of the sweep by hand)
  *
  * Counting starts when main does: allocations of the libraries' own
  * initialisers before main (GLib's, which abort by design when one
@@ -16,6 +18,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,11 @@ static int should_fail(void)
     calls++;
     if (fail_at != 0 && calls == fail_at) {
         failed = 1;
+        const char *trace = getenv("MHA_FAIL_BACKTRACE");
+        if (trace != NULL && trace[0] == '1') {
+            void *frames[48];
+            backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+        }
         errno = ENOMEM;
         return 1;
     }

@@ -583,8 +583,12 @@ static void test_unwritable(void)
     trace_init(&tr);
     make_trace(&tr);
     mx_error err = {0};
+    /* a PNG's file is made when its page is drawn */
     plot_file *pf = plot_open("/nonexistent-dir/x.png", 1, 0, 0, &err);
-    ok(pf == NULL && err.status == 1 && strstr(err.msg, "x.png") != NULL,
+    const plot_style style = plot_style_default();
+    const int rc =
+        pf == NULL ? -1 : plot_page(pf, &tr, NULL, 0, NULL, &style, &err);
+    ok(rc != 0 && err.status == 1 && strstr(err.msg, "x.png") != NULL,
        "an unwritable path is status 1 naming the file: %s", err.msg);
     if (pf != NULL)
         plot_discard(pf);
