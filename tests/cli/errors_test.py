@@ -486,10 +486,15 @@ def closed_pipe(tmp):
               "64", "--d-out", "64", "--csv-dir", "DIR"], ignore),
             ([S, "--full", "--d-model", "64", "--d-out", "64", "--plot", "DIR/p.png",
               "--format", "csv"], ignore)]
+    # a build without plotting (-Dplots=disabled) writes the page instead
+    probe = os.path.join(tmp, "probe.png")
+    if MHA.run([S, "--plot", probe]).returncode != 0:
+        runs[-1] = ([a.replace("--plot", "--html").replace("p.png", "p.html")
+                     for a in runs[-1][0]], ignore)
     for number, (args, preexec) in enumerate(runs):
         out = os.path.join(tmp, "pipe%d" % number)
         args = [a.replace("DIR", out) for a in args]
-        if "--plot" in args:
+        if "--plot" in args or "--html" in args:
             os.mkdir(out)
         p = subprocess.Popen(MHA.command(args), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, preexec_fn=preexec)
@@ -509,7 +514,7 @@ def closed_pipe(tmp):
             left += [n for n in dirs + names if n.startswith(".")]
         if "--csv-dir" in args:
             good = good and not os.path.exists(out)
-        if "--plot" in args:
+        if "--plot" in args or "--html" in args:
             good = good and os.listdir(out) == []
         ok(good and not left, "a closed pipe %s: %s" % (
             "with SIGPIPE ignored" if preexec else "ends the run by SIGPIPE",

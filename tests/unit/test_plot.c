@@ -26,14 +26,6 @@
 #include "model/trace.h"
 #include "numerics/tensor.h"
 
-/* matplotlib's viridis at x (colormap.h). */
-static rgb viridis(double x)
-{
-    colormap m;
-    colormap_find(&m, "viridis");
-    return colormap_color(&m, x);
-}
-
 __attribute__((noreturn)) static void bail(const char *what)
 {
     printf("Bail out! %s\n", what);
@@ -44,6 +36,14 @@ __attribute__((noreturn)) static void bail(const char *what)
 #include <cairo.h>
 
 #include "tap.h"
+
+/* matplotlib's viridis at x (colormap.h). */
+static rgb viridis(double x)
+{
+    colormap m;
+    colormap_find(&m, "viridis");
+    return colormap_color(&m, x);
+}
 
 #define TOKENS 12
 /* plot.c's layout for 12 tokens: cells of floor(300 / 12) = 25 points,
