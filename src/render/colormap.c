@@ -117,4 +117,3 @@ rgb colormap_color(const colormap *m, double x)
                (unsigned char)lround(c[2] * 255.0)};
     return out;
 }
-
