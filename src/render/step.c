@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -39,6 +40,12 @@ static volatile sig_atomic_t saved_fd = -1;
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction old_fatal[N_FATAL], old_stop, old_winch;
+
+/* The signal mask before set_handlers. A new window size (SIGWINCH) and
+ * Ctrl-Z (SIGTSTP) are held back while a screen is drawn, and let
+ * through only while a key is awaited (next_key's pselect), so that
+ * neither can come between the drawing and the wait unseen. */
+static sigset_t wait_mask;
 
 static int raw_mode(int fd)
 {
@@ -120,6 +127,11 @@ static void set_handlers(void)
         install(SIGTSTP, on_stop);
     sigaction(SIGWINCH, NULL, &old_winch);
     install(SIGWINCH, on_winch);
+    sigset_t held;
+    sigemptyset(&held);
+    sigaddset(&held, SIGWINCH);
+    sigaddset(&held, SIGTSTP);
+    sigprocmask(SIG_BLOCK, &held, &wait_mask);
 }
 
 /* The actions as they were before set_handlers. */
@@ -129,6 +141,7 @@ static void restore_handlers(void)
         sigaction(fatal_signals[i], &old_fatal[i], NULL);
     sigaction(SIGTSTP, &old_stop, NULL);
     sigaction(SIGWINCH, &old_winch, NULL);
+    sigprocmask(SIG_SETMASK, &wait_mask, NULL);
 }
 
 /* ---- the steps ---------------------------------------------------------- */
@@ -408,6 +421,12 @@ static int next_key(key_press *k, key_buffer *kb, int fd)
                 return 1;
             }
         }
+        // wait with SIGWINCH and SIGTSTP let through (wait_mask)
+        fd_set in;
+        FD_ZERO(&in);
+        FD_SET(fd, &in);
+        if (pselect(fd + 1, &in, NULL, NULL, NULL, &wait_mask) < 0)
+            return errno == EINTR ? -1 : 0;
         const ssize_t got = read(fd, kb->b + kb->n, sizeof kb->b - kb->n);
         if (got < 0)
             return errno == EINTR ? -1 : 0;
