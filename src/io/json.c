@@ -133,9 +133,10 @@ static int parse_string(parser *p, size_t *off, size_t *len)
             return 1;
         char e = p->s[p->pos + 1];
         p->pos += 2;
-        const char *simple = "\"\\/bfnrt", *meant = "\"\\/\b\f\n\r\t";
+        const char *simple = "\"\\/bfnrt";
         const char *at = e ? strchr(simple, e) : NULL;
         if (at != NULL) {
+            const char *meant = "\"\\/\b\f\n\r\t";
             if (!put_bytes(d, meant + (at - simple), 1))
                 return -1;
             continue;

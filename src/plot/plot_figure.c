@@ -549,8 +549,8 @@ static rgb scale_color(const panel *p, size_t r, double v)
 static void panel_title(char *out, size_t size, const panel *p, bool names)
 {
     const table *t = p->t;
-    char who[96], place[16];
-    const char *where = table_place(place, sizeof place, t);
+    char who[96], layer[16];
+    const char *where = table_place(layer, sizeof layer, t);
     if (t->head != NO_HEAD)
         /* TRANSLATORS: a picture's panel title: variant, head number */
         snprintf(who, sizeof who, _("[%s] head %d"), where, t->head);
