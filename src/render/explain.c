@@ -236,8 +236,9 @@ static void explain_batch_masks(FILE *out, const explain_context *c)
             c->batch);
 }
 
-/* The inputs of --randn-input, and the order of --draw. */
-static void explain_drawn_inputs(FILE *out, const explain_context *c)
+/* The inputs: looked up, given in a file or drawn (--randn-input); then
+ * the order of --draw. */
+static void explain_inputs(FILE *out, const explain_context *c)
 {
     const size_t T = c->tokens, D = c->d_model;
     if (c->randn_input) {
@@ -381,20 +382,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
               "normal distribution after torch.manual_seed(%llu). "
               "Shape (%zu, %zu)."),
             c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
-    } else if (id == TABLE_INPUTS && (c->randn_input || c->n_draw > 0)) {
-        explain_drawn_inputs(out, c);
     } else if (id == TABLE_INPUTS) {
-        if (c->embeddings_given)
-            say(out, c->width,
-                _("Inputs: the vectors given in the file, one row "
-                  "per token: (%zu, %zu)."),
-                T, D);
-        else
-            say(out, c->width,
-                _("Inputs: each token's row is looked up in the "
-                  "table, inputs = embedding.weight[ids]: (%zu, %zu). "
-                  "Attention works on these vectors."),
-                T, D);
+        explain_inputs(out, c);
     } else if (id == TABLE_KV_INPUTS) {
         say(out, c->width,
             ngettext("Cross-attention (--kv): the queries come from the "
