@@ -145,6 +145,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                                 .explain = &notes};
         rc = html_add(files->html, &tr, &page, err);
     }
+    text_stream_end(&o.text);
     trace_free(&tr);
     return rc;
 }

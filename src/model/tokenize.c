@@ -36,7 +36,7 @@ void tokenized_free(tokenized *t)
 }
 
 /* Appends a copy of word[0..len) as the next token. tokens and ids have
- * room for MAX_TOKENS entries. */
+ * room for MAX_TOKENS entries, or for as many as the text has bytes. */
 static int push_token(tokenized *t, const char *word, size_t len, mx_error *err)
 {
     if (t->n_tokens == MAX_TOKENS)
@@ -112,7 +112,9 @@ int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
 int tokenize_as(tokenized *out, const char *text, size_t len,
                 enum token_mode mode, mx_error *err)
 {
-    if (alloc_arrays(out, MAX_TOKENS, err) != 0)
+    /* every token holds at least one byte of the text */
+    const size_t room = len == 0 ? 1 : len < MAX_TOKENS ? len : MAX_TOKENS;
+    if (alloc_arrays(out, room, err) != 0)
         return -1;
 
     size_t pos = 0;

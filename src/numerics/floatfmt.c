@@ -442,3 +442,67 @@ size_t float_text(char *buf, float v, bool decimal_comma)
     float_text_printf(buf, FLOAT_TEXT_SIZE, v, decimal_comma);
     return strlen(buf);
 }
+
+/* ---- "%.*f" of a float, in integer arithmetic ------------------------- */
+
+/* v = m * 2^e exactly, with m below 2^24 and digits at most 9: v * 10^digits
+ * is m * 10^digits (below 2^54) shifted by e. Shifted left by at most 9 it
+ * stays below 2^63, so the whole product is exact; shifted right, the bits
+ * shifted out decide the rounding, half to even as printf rounds. */
+size_t float_fixed_text(char *buf, float v, int digits)
+{
+    static const uint64_t pow10[FLOAT_FIXED_MAX_DIGITS + 1] = {
+        1u,      10u,      100u,      1000u,      10000u,
+        100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
+    if (digits < 0 || digits > FLOAT_FIXED_MAX_DIGITS || !isfinite(v))
+        return 0;
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    const bool negative = (bits >> 31) != 0;
+    const int field = (int)((bits >> 23) & 0xffu);
+    const uint64_t m =
+        field == 0 ? (bits & 0x7fffffu) : ((bits & 0x7fffffu) | 0x800000u);
+    const int e = field == 0 ? -149 : field - 150;
+    if (e > 9)
+        return 0; /* |v| >= 2^33 */
+    const uint64_t scaled = m * pow10[digits];
+    uint64_t q;
+    if (e >= 0) {
+        q = scaled << e;
+    } else if (-e >= 64) {
+        q = 0; /* below 2^54 / 2^64: under half a unit */
+    } else {
+        const int s = -e;
+        q = scaled >> s;
+        const uint64_t rest = scaled & ((UINT64_C(1) << s) - 1);
+        const uint64_t half = UINT64_C(1) << (s - 1);
+        if (rest > half || (rest == half && (q & 1u) != 0))
+            q++;
+    }
+    const uint64_t whole = q / pow10[digits];
+    uint64_t frac = q % pow10[digits];
+
+    /* at most 1 + 11 + 1 + 9 bytes and the '\0' */
+    char *p = buf;
+    if (negative)
+        *p++ = '-';
+    char tmp[24];
+    size_t n = 0;
+    uint64_t w = whole;
+    do {
+        tmp[n++] = (char)('0' + w % 10);
+        w /= 10;
+    } while (w != 0);
+    while (n > 0)
+        *p++ = tmp[--n];
+    if (digits > 0) {
+        *p++ = '.';
+        for (int i = digits - 1; i >= 0; i--) {
+            p[i] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        p += digits;
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
+}

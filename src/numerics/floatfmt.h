@@ -26,4 +26,16 @@ size_t float_text_fast(char *buf, float v, bool decimal_comma);
  * significant digits until (float)strtod reads v back. Many times slower. */
 void float_text_printf(char *buf, size_t size, float v, bool decimal_comma);
 
+/* The most decimals float_fixed_text writes itself. */
+#define FLOAT_FIXED_MAX_DIGITS 9
+
+/* v as printf's "%.*f" writes it with `digits` decimals (a '-' on every
+ * negative value, -0 included; ties rounded to even on v's exact value),
+ * into buf (FLOAT_TEXT_SIZE bytes); returns its length, or 0 (buf then
+ * undefined) when v is not finite, |v| >= 2^33 or digits is outside 0 to
+ * FLOAT_FIXED_MAX_DIGITS: the caller then asks printf. The tables print
+ * thousands of values this way, where printf's exact big-number method
+ * would take most of a small run's time. */
+size_t float_fixed_text(char *buf, float v, int digits);
+
 #endif

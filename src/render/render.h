@@ -78,11 +78,18 @@ typedef struct {
     const text_style *style;
     render_table_fn one; /* text_table or torch_table */
     const table *prev;   /* the table put before, or NULL */
+    FILE *mem;  /* the memory stream each table is formatted in, opened at
+                   the first table and rewound for the next (opening one
+                   per table would clear a new buffer each time); owned */
+    char *text; /* its buffer, owned by mem until text_stream_end */
+    size_t len;
 } text_stream;
 
 void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
                        render_table_fn one);
 int text_stream_put(text_stream *s, const table *t, mx_error *err);
+/* Frees what the stream holds (after the last table, or a failure). */
+void text_stream_end(text_stream *s);
 
 /* One table as render_text (without --layout grid) and --style torch
  * print it: render_table_fns for text_stream. */

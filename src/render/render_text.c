@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli/i18n.h"
+#include "numerics/floatfmt.h"
 #include "render/layout.h"
 #include "render/shading.h"
 #include "render/step.h"
@@ -84,7 +85,8 @@ static void format_value(char *buf, size_t size, float v, const table *t,
         snprintf(buf, size, "nan");
     else if (scientific)
         snprintf(buf, size, "%.*e", style->precision, (double)v);
-    else
+    else if (size < FLOAT_TEXT_SIZE ||
+             float_fixed_text(buf, v, t->integral ? 0 : style->precision) == 0)
         snprintf(buf, size, "%.*f", t->integral ? 0 : style->precision,
                  (double)v);
 }
@@ -667,6 +669,19 @@ void text_stream_begin(text_stream *s, FILE *out, const text_style *style,
     s->style = style;
     s->one = one;
     s->prev = NULL;
+    s->mem = NULL;
+    s->text = NULL;
+    s->len = 0;
+}
+
+void text_stream_end(text_stream *s)
+{
+    if (s->mem != NULL)
+        fclose(s->mem);
+    free(s->text);
+    s->mem = NULL;
+    s->text = NULL;
+    s->len = 0;
 }
 
 /* Closes mem, the memory stream over *text (*len bytes) that a table was
@@ -685,26 +700,24 @@ static int write_closed(FILE *out, FILE *mem, char **text, size_t *len, int rc,
     return rc;
 }
 
-/* What goes before t, then t, rendered by one into memory, then written to
- * out with one fwrite: a table is on out whole or not at all. */
-static int put_whole(FILE *out, const table *t, const table *prev,
-                     const text_style *style, render_table_fn one,
-                     mx_error *err)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (mem == NULL)
-        return err_nomem(err, _("a table's text"));
-    before_table(mem, t, prev, style);
-    int rc = one(mem, t, style, err);
-    return write_closed(out, mem, &text, &len, rc, err);
-}
-
 int text_stream_put(text_stream *s, const table *t, mx_error *err)
 {
-    if (put_whole(s->out, t, s->prev, s->style, s->one, err) != 0)
-        return -1;
+    if (s->mem == NULL) {
+        s->mem = open_memstream(&s->text, &s->len);
+        if (s->mem == NULL)
+            return err_nomem(err, _("a table's text"));
+    } else {
+        rewind(s->mem); /* the size at the next flush is where it ends */
+    }
+    before_table(s->mem, t, s->prev, s->style);
+    int rc = s->one(s->mem, t, s->style, err);
+    /* a memory stream fails only when memory runs out */
+    if ((fflush(s->mem) | ferror(s->mem)) != 0 || s->text == NULL)
+        return rc != 0 ? rc : err_nomem(err, _("a table's text"));
+    if (rc == 0 && s->len > 0 && fwrite(s->text, 1, s->len, s->out) != s->len)
+        rc = err_write(err, _("the output"), errno);
+    if (rc != 0)
+        return rc;
     s->prev = t;
     return 0;
 }
@@ -714,10 +727,11 @@ int render_each(FILE *out, const table *const *tables, size_t n,
 {
     text_stream s;
     text_stream_begin(&s, out, style, one);
-    for (size_t i = 0; i < n; i++)
-        if (text_stream_put(&s, tables[i], err) != 0)
-            return -1;
-    return 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = text_stream_put(&s, tables[i], err);
+    text_stream_end(&s);
+    return rc;
 }
 
 /* The tables of [from, n) that belong with tables[from] in a grid: the

@@ -189,6 +189,61 @@ static void test_random(void)
        undecided, 2 * n);
 }
 
+/* float_fixed_text against printf's "%.*f" of the same value, or 0 where
+ * it leaves the value to printf; returns the number of differences. */
+static long check_fixed(float v, int digits)
+{
+    char fast[FLOAT_TEXT_SIZE], slow[64];
+    snprintf(slow, sizeof slow, "%.*f", digits, (double)v);
+    const size_t n = float_fixed_text(fast, v, digits);
+    const bool in_range = isfinite(v) && fabsf(v) < 8589934592.0f &&
+                          digits >= 0 && digits <= FLOAT_FIXED_MAX_DIGITS;
+    if (n == 0)
+        return in_range ? 1 : 0;
+    if (!in_range || n != strlen(fast) || strcmp(fast, slow) != 0) {
+        if (mismatches++ < 5)
+            printf("# %.9g with %d decimals: \"%s\", printf \"%s\"\n",
+                   (double)v, digits, fast, slow);
+        return 1;
+    }
+    return 0;
+}
+
+static void test_fixed(void)
+{
+    long bad = 0, n = 0;
+    mismatches = 0;
+    /* ties at every digit count: k / 2^j for small j, and their
+     * neighbours; the largest and smallest values it takes */
+    const float specials[] = {
+        0.0f,          -0.0f,    0.5f,     1.5f,          2.5f,
+        -2.5f,         0.125f,   0.375f,   0.00005f,      -0.00005f,
+        1e-45f,        -1e-45f,  FLT_MIN,  8589934591.0f, 8589934592.0f,
+        4294967296.0f, 9.99995f, 0.99995f, INFINITY,      NAN};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        for (int d = -1; d <= FLOAT_FIXED_MAX_DIGITS + 1; d++) {
+            bad += check_fixed(specials[i], d);
+            bad += check_fixed(nextafterf(specials[i], 0.0f), d);
+            n += 2;
+        }
+    for (uint32_t k = 0; k < 4096; k++)
+        for (int j = 1; j <= 14; j++)
+            for (int d = 0; d <= 4; d++) {
+                bad += check_fixed(ldexpf((float)k, -j), d);
+                n++;
+            }
+    uint32_t state = 88172645u;
+    for (long i = 0; i < 300000; i++) {
+        const float v = from_bits(next_random(&state));
+        bad += check_fixed(v, (int)(i % (FLOAT_FIXED_MAX_DIGITS + 1)));
+        const float u = (float)(next_random(&state) >> 8) / 16777216.0f;
+        bad += check_fixed(u * 8.0f - 4.0f, (int)(i % 7));
+        n += 2;
+    }
+    ok(bad == 0, "float_fixed_text equals printf's %%.*f: %ld of %ld differ",
+       bad, n);
+}
+
 static void test_textbuf(void)
 {
     textbuf b = {0};
@@ -236,6 +291,7 @@ int main(void)
     test_known_texts();
     test_edges();
     test_random();
+    test_fixed();
     test_textbuf();
     return tap_done();
 }
