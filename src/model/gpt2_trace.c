@@ -219,23 +219,17 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
 
 bool gpt2_trace_makes_table(const model_config *mc, const char *name)
 {
-    static const table_id made[] = {
-        TABLE_TOKENS,         TABLE_INPUTS,       TABLE_LN_1,
-        TABLE_QUERIES,        TABLE_KEYS,         TABLE_VALUES,
-        TABLE_ATTN_SCORES,    TABLE_ATTN_WEIGHTS, TABLE_HEAD_CONTEXT,
-        TABLE_CONCAT_CONTEXT, TABLE_ATTN_OUT,     TABLE_RESIDUAL,
-        TABLE_LN_2,           TABLE_FFN_HIDDEN,   TABLE_FFN_OUT,
-        TABLE_HIDDEN,         TABLE_OUT,          TABLE_NEXT_TOKENS,
-        TABLE_ATTN_ENTROPY};
     if (gpt2_param_name(name, NULL))
         return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
+    if (id == TABLE_COUNT)
+        return false;
     if (id == TABLE_LOGITS)
         return mc->logits;
-    for (size_t i = 0; i < sizeof made / sizeof *made; i++)
-        if (made[i] == id)
-            return true;
-    return false;
+    // the catalogue's sets of a checkpoint's tables
+    const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
+                           CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
+    return (made & table_bit(id)) != 0;
 }
 
 /* ---- the tables --------------------------------------------------------------- */
@@ -298,9 +292,14 @@ static int put_params(recorder *rc, mx_error *err)
                         : trace_index_labels(rc->tr, "in", rows, err);
         const labels *cl = trace_index_labels(
             rc->tr, embedding || st->ndim != 2 ? "dim" : "out", cols, err);
-        const table_key key = {layer >= 0 ? VARIANT_ID_BLOCK : VARIANT_INPUT,
-                               layer >= 0 ? layer : 0, NO_HEAD, TABLE_PARAM,
-                               false};
+        // a layer's parameters are its block's; ln_f is after the layers,
+        // wte and wpe make the input
+        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
+                                 : strncmp(name, "ln_f", 4) == 0
+                                     ? VARIANT_MODEL
+                                     : VARIANT_INPUT;
+        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
+                               TABLE_PARAM, false};
         table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
         if (t != NULL) {
             t->model = true;
@@ -360,7 +359,7 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
         trace_word_labels(rc->tr, "", (const char *const *)names, T * K, err);
     const labels *col = trace_literal_label(rc->tr, "probability", err);
     if (rows != NULL && col != NULL)
-        result = put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
+        result = put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
                      col, &top, err);
 out:
     if (names != NULL)
@@ -457,14 +456,14 @@ static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
         const labels *cols =
             trace_index_labels(rc->tr, "head", rc->entropy.cols, err);
         if (rows == NULL || cols == NULL ||
-            put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows, cols,
+            put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows, cols,
                 &rc->entropy, err) != 0)
             return -1;
-        return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_OUT, rc->tokens,
+        return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
                    rc->dims, m, err);
     }
     case GPT2_LOGITS:
-        if (rc->mc->logits && put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_LOGITS,
+        if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
                                   rc->tokens, rc->vocab, m, err) != 0)
             return -1;
         return put_next_tokens(rc, m, err);

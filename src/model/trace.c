@@ -199,8 +199,10 @@ const char *table_name(const table *t)
 
 int table_model_layer(const table *t)
 {
-    return t->stacked || (t->model && t->variant != VARIANT_INPUT) ? t->layer
-                                                                   : -1;
+    return t->stacked || (t->model && t->variant != VARIANT_INPUT &&
+                          t->variant != VARIANT_MODEL)
+               ? t->layer
+               : -1;
 }
 
 const char *table_place(char *buf, size_t size, const table *t)
