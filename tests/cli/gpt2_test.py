@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import sys
@@ -231,6 +232,11 @@ def main():
                 os.path.exists(png) else ""
             ok(r.returncode == 0 and svg.count("<svg") == 1,
                "--plot: one picture of every layer's heads", r.stderr)
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+            ok(texts.count("h.0") == 1 and texts.count("h.1") == 1 and
+               texts.count("head 1") == 1 and svg.count("<image") == 5,
+               "--plot: the model view, a row per layer and a column per "
+               "head (four thumbnails and the colour bar)", texts[:12])
     finally:
         shutil.rmtree(tmp)
 

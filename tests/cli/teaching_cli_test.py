@@ -331,6 +331,19 @@ def stacked_blocks():
            "--weights reads a stack's parameter files back")
         check_error(base + ["--layers", "1", "--weights", d], "no layer '1.",
                     "a file for a block the stack lacks is refused")
+        svg = os.path.join(d, "view.svg")
+        r = run(base + ["--layers", "3", "--variant", "fused,block",
+                        "--d-out", "4", "--plot", svg])
+        if r.returncode == 2 and b"plot" in r.stderr and not os.path.exists(svg):
+            ok(True, "--plot: # SKIP pictures are not built")
+        else:
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", open(svg).read())
+            rows = [x for x in texts if x in ("fused", "block.0", "block.1",
+                                              "block.2")]
+            ok(r.returncode == 0 and rows == ["fused", "block.0", "block.1",
+                                               "block.2"] and
+               texts.count("head 1") == 1,
+               "--plot: the model view, a row per module and block", texts)
 
 
 def cross():
