@@ -1433,12 +1433,12 @@ static int view_make(struct model_view **out, const trace *tr,
         if (!view_table(t))
             continue;
         char buf[16];
-        const char *place = table_place(buf, sizeof buf, t);
+        const char *where = table_place(buf, sizeof buf, t);
         size_t r = 0;
-        while (r < v->rows && strcmp(v->places[r], place) != 0)
+        while (r < v->rows && strcmp(v->places[r], where) != 0)
             r++;
         if (r == v->rows)
-            snprintf(v->places[v->rows++], sizeof v->places[0], "%s", place);
+            snprintf(v->places[v->rows++], sizeof v->places[0], "%s", where);
         size_t c = 0;
         while (c < v->cols && v->heads[c] != t->head)
             c++;
@@ -1464,9 +1464,9 @@ static int view_make(struct model_view **out, const trace *tr,
         if (!view_table(t))
             continue;
         char buf[16];
-        const char *place = table_place(buf, sizeof buf, t);
+        const char *where = table_place(buf, sizeof buf, t);
         size_t r = 0, c = 0;
-        while (strcmp(v->places[r], place) != 0)
+        while (strcmp(v->places[r], where) != 0)
             r++;
         while (v->heads[c] != t->head)
             c++;
