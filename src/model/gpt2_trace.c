@@ -245,18 +245,46 @@ typedef struct {
                        weights come */
 } recorder;
 
-/* A copy of m into a new table of the checkpoint's (rows x cols). */
-static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
-               const labels *rows, const labels *cols, const matrix *m,
-               mx_error *err)
+/* A copy of m into a new table of the checkpoint's (rows x cols), or
+ * NULL. */
+static table *put_table(recorder *rc, variant_id v, int layer, int head,
+                        table_id id, const labels *rows, const labels *cols,
+                        const matrix *m, mx_error *err)
 {
     const table_key key = {v, layer, head, id, false};
     table *t = trace_new(rc->tr, &key, rows, cols, err);
     if (t == NULL)
-        return -1;
+        return NULL;
     t->model = true;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(rc->tr, t);
+    return t;
+}
+
+static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
+               const labels *rows, const labels *cols, const matrix *m,
+               mx_error *err)
+{
+    return put_table(rc, v, layer, head, id, rows, cols, m, err) != NULL ? 0
+                                                                         : -1;
+}
+
+/* attn_entropy (n_layer, n_head): a row per layer ("h.3"), a column per
+ * head (its number), printed in text with two decimals, so that GPT-2
+ * small's twelve heads fit 80 columns. */
+static int put_entropy(recorder *rc, mx_error *err)
+{
+    const labels *rows =
+        trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
+    const labels *cols = trace_index_labels(rc->tr, "", rc->entropy.cols, err);
+    table *t =
+        rows == NULL || cols == NULL
+            ? NULL
+            : put_table(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows,
+                        cols, &rc->entropy, err);
+    if (t == NULL)
+        return -1;
+    t->summary = 2;
     return 0;
 }
 
@@ -450,18 +478,11 @@ static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
                 err) != 0)
             return -1;
         return trace_flush(rc->tr, err);
-    case GPT2_OUT: {
-        const labels *rows =
-            trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
-        const labels *cols =
-            trace_index_labels(rc->tr, "head", rc->entropy.cols, err);
-        if (rows == NULL || cols == NULL ||
-            put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows, cols,
-                &rc->entropy, err) != 0)
+    case GPT2_OUT:
+        if (put_entropy(rc, err) != 0)
             return -1;
         return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
                    rc->dims, m, err);
-    }
     case GPT2_LOGITS:
         if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
                                   rc->tokens, rc->vocab, m, err) != 0)

@@ -62,6 +62,8 @@ typedef struct {
     bool grad;
     char param[64];     /* TABLE_PARAM: its state_dict() name */
     bool integral;      /* values are ids: print without decimals */
+    int summary;        /* a summary's decimals in text (attn_entropy's 2),
+                           fewer when --precision asks; 0: --precision's */
     const labels *rows; /* owned by the trace */
     const labels *cols; /* owned by the trace */
     matrix values;      /* owned; values.v is NULL once dropped (streaming:

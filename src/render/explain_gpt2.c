@@ -92,9 +92,9 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         break;
     case TABLE_ATTN_ENTROPY:
         note = _("The model view: each head's mean attention entropy, in "
-                 "nats. Near 0 a head looks at one token (often the "
-                 "previous one or the first); higher, it spreads its "
-                 "attention.");
+                 "nats, a row per layer and a column per head. Near 0 a "
+                 "head looks at one token (often the previous one or the "
+                 "first); higher, it spreads its attention.");
         break;
     case TABLE_OUT:
         note = _("ln_f normalises the last layer's output; its product with "

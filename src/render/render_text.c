@@ -84,6 +84,8 @@ static void format_value(char *buf, size_t size, float v, const table *t,
         snprintf(buf, size, "nan");
     else if (scientific)
         snprintf(buf, size, "%.*e", style->precision, (double)v);
+    else if (t->summary > 0 && t->summary < style->precision)
+        snprintf(buf, size, "%.*f", t->summary, (double)v);
     else
         snprintf(buf, size, "%.*f", t->integral ? 0 : style->precision,
                  (double)v);

@@ -174,6 +174,12 @@ def main():
         bad += f32(float(x["value"])) != f32(total / shape[0])
     ok(r.returncode == 0 and len(rows) == 12 and bad == 0,
        "attn_entropy: every layer's and head's mean entropy", r.stderr)
+    r = mha.run(["--model", folder, "--tables", "attn_entropy",
+                 open(os.path.join(folder, "text.txt")).read()])
+    lines = r.stdout.decode().splitlines()
+    ok(r.returncode == 0 and lines[1].split() == ["0", "1", "2", "3"] and
+       all(re.fullmatch(r"h\.\d( +\d\.\d\d){4}", l) for l in lines[2:5]),
+       "attn_entropy in text: a column per head, two decimals", lines)
 
     # --explain, in every language
     for lang, word in (("en", "Layer 1"), ("pt_BR", "Camada 1"),
