@@ -190,6 +190,34 @@ def main():
         ok(r.returncode == 0 and word in out and "wte" in out and
            "gelu_new" in out, "--explain --lang %s says what GPT-2 adds" % lang,
            r.stderr.decode() + out[:300])
+    # a note before each kind of table a real model adds (the BPE pieces,
+    # the positions, the layers and the residual stream, Conv1D, the
+    # scores and weights, GELU, ln_f, the logits, the next tokens, the
+    # model view), the same notes in every language, none left in English
+    chosen = ["--tables", "tokens,inputs,queries,attn_scores,attn_weights,"
+              "residual,ffn_hidden,hidden,attn_entropy,out,logits,"
+              "next_tokens", "--layers", "0", "--show-heads", "0"]
+    notes = {}
+    for lang in ("en", "pt_BR", "es", "zh_CN", "zh_TW"):
+        r = mha.run(["--model", two, "--explain", "--lang", lang, "--width",
+                     "0"] + chosen + [text])
+        lines = r.stdout.decode().splitlines()
+        # a note's lines, joined: each note is one paragraph of "# " lines
+        found, para = [], []
+        for line in lines + [""]:
+            if line.startswith("# "):
+                para.append(line[2:])
+            elif para:
+                found.append(" ".join(para))
+                para = []
+        notes[lang] = (r.returncode, found)
+    english = set(notes["en"][1])
+    ok(notes["en"][0] == 0 and len(notes["en"][1]) >= 12 and
+       all(rc == 0 and len(found) == len(notes["en"][1]) and
+           not english & set(found)
+           for lang, (rc, found) in notes.items() if lang != "en"),
+       "--explain: a note per kind of table in every language, all "
+       "translated", {k: len(v[1]) for k, v in notes.items()})
 
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
