@@ -32,6 +32,7 @@ model_config model_config_of(const options *opt)
         .attn_dropout = opt->attn_dropout,
         .model = opt->model,
         .layers = opt->layers,
+        .block_layers = opt->block_layers,
         .show_heads = opt->show_heads,
         .logits = opt->tables != NULL &&
                   options_wants_table(opt, table_info_of(TABLE_LOGITS)->name),

@@ -81,7 +81,9 @@ OPTION(MODEL, "model", 0, "DIR", INPUTS, 51,
           "hub: config.json, model.safetensors, vocab.json\n"
           "and merges.txt                      (default none)"))
 OPTION(LAYERS, "layers", 0, "LIST", INPUTS, 52,
-       N_("with --model, the layers shown: 0,3,5-7 (default all)"))
+       N_("with --model, the layers shown: 0,3,5-7 (default\n"
+          "all); with --variant block, a count N: N blocks\n"
+          "stacked as nn.Sequential        (default one block)"))
 OPTION(SHOW_HEADS, "show-heads", 0, "LIST", INPUTS, 53,
        N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, "C", INPUTS, 18,

@@ -8,6 +8,7 @@
 
 #include "cli/i18n.h"
 #include "model/gpt2.h"
+#include "model/stack.h"
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
@@ -173,13 +174,13 @@ static int is_named(const param_info *p, void *ctx)
     return strcmp(p->name, *name) == 0;
 }
 
-static int known_table(const char *name, size_t heads)
+static int known_table(const char *name, size_t heads, size_t layers)
 {
     // a table of the catalogue, or a parameter of any variant, biases
     // included
     if (table_by_name(name, strlen(name)) != TABLE_COUNT)
         return 1;
-    const model_dims names_only = {.heads = heads};
+    const model_dims names_only = {.heads = heads, .layers = layers};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if (model_params_each(model_variants[i].bit, &names_only, NULL,
                               is_named, &name) != 0)
@@ -265,9 +266,9 @@ static void set_defaults(options *opt)
 static int validate_model(const options *opt, mx_error *err)
 {
     if (opt->model == NULL) {
-        if (opt->layers != NULL || opt->show_heads != NULL)
+        if (opt->show_heads != NULL)
             return err_usage(err, _("%s: goes with --model DIR"),
-                             opt->layers ? "--layers" : "--show-heads");
+                             "--show-heads");
         return 0;
     }
     const struct {
@@ -307,11 +308,33 @@ static int validate_model(const options *opt, mx_error *err)
     return 0;
 }
 
+/* --layers N without --model: the lesson's block stacked N times
+ * (model/stack.h), with --variant block. */
+static int validate_stack(options *opt, mx_error *err)
+{
+    if (opt->model != NULL || opt->layers == NULL)
+        return 0;
+    if (!(opt->variants & VARIANT_BLOCK))
+        return err_usage(err, _("--layers: stacks the Transformer block: it "
+                                "goes with --variant block, or with --model "
+                                "DIR"));
+    if (parse_size(&opt->block_layers, "--layers", opt->layers, 1,
+                   MAX_STACK_LAYERS, err) != 0)
+        return -1;
+    if (opt->kv != NULL || opt->average)
+        return err_usage(err,
+                         _("%s: does not go with --layers (a stack of "
+                           "blocks attends over its own sentence, one "
+                           "layer after another)"),
+                         opt->kv != NULL ? "--kv" : "--average");
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
-    if (validate_model(opt, err) != 0)
+    if (validate_model(opt, err) != 0 || validate_stack(opt, err) != 0)
         return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
@@ -434,7 +457,7 @@ static int validate(options *opt, mx_error *err)
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
     for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads) &&
+        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
             !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
             return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);

@@ -72,6 +72,8 @@ typedef struct {
     const char *weights;    /* --weights DIR, or NULL */
     const char *model;      /* --model DIR (a GPT-2 checkpoint), or NULL */
     const char *layers;     /* --layers LIST, or NULL: every layer */
+    size_t block_layers;    /* --layers N without --model: the block
+                               stacked N times; 0: one block */
     const char *show_heads; /* --show-heads LIST, or NULL: every head */
     char csv_delimiter;     /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */

@@ -66,7 +66,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .bom = opt->bom && index <= 0,
         .header = index <= 0,
         .sentence = index,
-        .layer = opt->model != NULL,
+        .layer = opt->model != NULL || opt->block_layers > 0,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;
@@ -355,7 +355,7 @@ int run_job(const options *opt, mx_error *err)
     /* the files the check found are the files the run reads */
     weights_files files;
     rc = weights_open_dir(&files, opt->weights, opt->variants, opt->heads,
-                          opt->tie, err);
+                          opt->block_layers, opt->tie, err);
     if (rc != 0)
         return rc;
     options with_files = *opt;

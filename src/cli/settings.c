@@ -62,6 +62,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .causal = opt->causal && opt->kv == NULL,
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
+        .layers = opt->block_layers,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,

@@ -150,20 +150,22 @@ done:
     return rc;
 }
 
-/* The variant of w, a head-0 attn_weights table: its heads. */
+/* The variant of w, a head-0 attn_weights table (or its block of a
+ * stack, named as the headings name it: "block.1"): its heads. */
 static int json_variant(FILE *out, const trace *tr, const table *w0,
                         const html_page *page, mx_error *err)
 {
     const variant_id variant = w0->variant;
+    char place[16];
     fputs("{\"name\":", out);
-    json_string(out, variant_id_name(variant));
+    json_string(out, table_place(place, sizeof place, w0));
     const table *q0 = trace_find_beside(tr, w0, 0, TABLE_QUERIES);
     const float divisor =
         score_divisor(q0 != NULL ? q0->values.cols : 1, page->scaled);
     fputs(",\"divisor\":", out);
     json_floats(out, &divisor, 1, 1);
     fputs(",\n\"steps\":", out);
-    if (html_write_steps(out, tr, variant, page, err) != 0)
+    if (html_write_steps(out, tr, variant, w0->layer, page, err) != 0)
         return -1;
     fputs(",\n\"heads\":[", out);
     for (int h = 0;; h++) {
@@ -395,7 +397,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     fputs(",\n\"keys\":", out);
     json_labels(out, kv != NULL ? kv->rows : inputs->rows);
     fputs(",\n\"steps\":", out);
-    if (html_write_steps(out, tr, VARIANT_INPUT, page, err) != 0)
+    if (html_write_steps(out, tr, VARIANT_INPUT, 0, page, err) != 0)
         return -1;
     fputs(",\n\"variants\":[", out);
 

@@ -22,9 +22,10 @@ void json_string(FILE *out, const char *s);
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err);
 
-/* The steps of the run's input (variant "input"), or of one variant, as a
- * JSON list [{"step": id, "note": [sentences], "text": tables}, ...]. */
-int html_write_steps(FILE *out, const trace *tr, variant_id variant,
+/* The steps of the run's input (variant "input"), or of one variant (of
+ * one block of a stack: its layer), as a JSON list [{"step": id, "note":
+ * [sentences], "text": tables}, ...]. */
+int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
                      const html_page *page, mx_error *err);
 
 #endif

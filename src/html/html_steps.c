@@ -109,7 +109,7 @@ static int json_step(FILE *out, step_id step, const table *const *tables,
     return rc;
 }
 
-int html_write_steps(FILE *out, const trace *tr, variant_id variant,
+int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
                      const html_page *page, mx_error *err)
 {
     // mine (n): the variant's tables in trace order; group: one step's
@@ -123,7 +123,8 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant,
     }
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++)
-        if (trace_at(tr, i)->variant == variant)
+        if (trace_at(tr, i)->variant == variant &&
+            trace_at(tr, i)->layer == layer)
             mine[n++] = trace_at(tr, i);
     fputc('[', out);
     const table *prev = NULL;

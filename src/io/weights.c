@@ -163,10 +163,10 @@ static int keep_open(weights_files *w, int dir_fd, const char *name,
 }
 
 int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
-                     size_t heads, bool tie, mx_error *err)
+                     size_t heads, size_t layers, bool tie, mx_error *err)
 {
     // names only: the shapes of the listed parameters are not used
-    const model_dims dims = {.heads = heads};
+    const model_dims dims = {.heads = heads, .layers = layers};
     *w = (weights_files){0};
     DIR *d = opendir(dir);
     if (d == NULL)

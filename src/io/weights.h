@@ -35,13 +35,15 @@ typedef struct weights_files {
  * frees with weights_files_free, on success only): it must be a readable
  * directory, and every file in it that names a parameter of a variant
  * being run (bits of variant_bits) must name one that exists
- * (model_params_each), so a misspelt file is an error rather than
+ * (model_params_each, with --heads heads and --layers layers: a stack's
+ * files name its blocks, "block.1.norm1.weight.csv"), so a misspelt
+ * file is an error rather than
  * silently ignored, and must open as a regular file, else the run fails
  * naming it. With tie (--tie) the fused W_query, W_key and W_value come
  * from the wrapper's heads, so a file for one of them is an error too: it
  * would be read and then silently replaced. */
 int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
-                     size_t heads, bool tie, mx_error *err);
+                     size_t heads, size_t layers, bool tie, mx_error *err);
 
 /* Closes the files and frees w. */
 void weights_files_free(weights_files *w);

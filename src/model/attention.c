@@ -189,11 +189,13 @@ static void split_off_head(const head_tables *t, const void *ctx)
     attend(t, src->cfg);
 }
 
-/* A new table id (T, width) of variant, one row per token. */
+/* A new table id (T, width) of variant in cfg's layer, one row per
+ * token. */
 static table *new_table(trace *tr, variant_id variant, table_id id,
-                        size_t width, const sequence_labels *lab, mx_error *err)
+                        size_t width, const attention_config *cfg,
+                        const sequence_labels *lab, mx_error *err)
 {
-    const table_key key = {variant, 0, NO_HEAD, id, false};
+    const table_key key = {variant, cfg->layer, NO_HEAD, id, false};
     const labels *dims = trace_index_labels(tr, "dim", width, err);
     return dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
 }
@@ -203,11 +205,11 @@ static table *new_table(trace *tr, variant_id variant, table_id id,
  * torch.cat(..., dim=-1), the fused module's transpose back to (T, H,
  * hd) and view (T, O)). The contexts are released once read. */
 static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
-                           size_t width, const sequence_labels *lab,
-                           mx_error *err)
+                           size_t width, const attention_config *cfg,
+                           const sequence_labels *lab, mx_error *err)
 {
     table *concat =
-        new_table(tr, variant, TABLE_CONCAT_CONTEXT, width, lab, err);
+        new_table(tr, variant, TABLE_CONCAT_CONTEXT, width, cfg, lab, err);
     if (concat == NULL)
         return NULL;
     const size_t hd = width / heads->n;
@@ -226,7 +228,7 @@ static table *project_out(trace *tr, variant_id variant, table_id out_id,
                           const attention_config *cfg,
                           const sequence_labels *lab, mx_error *err)
 {
-    table *out = new_table(tr, variant, out_id, cfg->d_out, lab, err);
+    table *out = new_table(tr, variant, out_id, cfg->d_out, cfg, lab, err);
     if (out == NULL)
         return NULL;
     linear_forward(&out->values, &concat->values, &out_proj->weight,
@@ -275,8 +277,8 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                                 cfg->batch * in->x->rows * in->kv->rows};
     head_set heads = {0};
     int rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
-    if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, &heads, cfg->d_out, lab,
-                                err) == NULL)
+    if (rc == 0 && concat_heads(tr, VARIANT_ID_WRAPPER, &heads, cfg->d_out, cfg,
+                                lab, err) == NULL)
         rc = -1;
     heads_free(&heads);
     return rc;
@@ -328,7 +330,7 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
 
     // concat_context (T, O): transpose back (T, H, hd) and view (T, O)
     table *concat =
-        rc == 0 ? concat_heads(tr, variant, &heads, O, lab, err) : NULL;
+        rc == 0 ? concat_heads(tr, variant, &heads, O, cfg, lab, err) : NULL;
     heads_free(&heads);
 
     // out (T, O) = out_proj(concat_context)

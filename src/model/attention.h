@@ -47,6 +47,8 @@ typedef struct {
                              and feed-forward outputs (--dropout); 0: none */
     const torch_rng *dropout_rng; /* the generator as the forward pass
                                      draws its first mask (P > 0 only) */
+    int layer; /* the layer its tables are made under (table_key): 0, or in
+                  a stack of blocks the block's index (model/stack.h) */
 } attention_config;
 
 typedef struct single_params {

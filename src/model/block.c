@@ -87,11 +87,13 @@ typedef struct {
     matrix *out;        /* (T, D) */
 } block_tables;
 
-/* A new table id (T, width) of the block, one row per token. */
+/* A new table id (T, width) of the block in cfg's layer, one row per
+ * token. */
 static matrix *new_block_table(trace *tr, table_id id, const labels *cols,
+                               const attention_config *cfg,
                                const sequence_labels *lab, mx_error *err)
 {
-    const table_key key = {VARIANT_ID_BLOCK, 0, NO_HEAD, id, false};
+    const table_key key = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, id, false};
     table *t = trace_new(tr, &key, lab->tokens, cols, err);
     return t == NULL ? NULL : &t->values;
 }
@@ -100,9 +102,10 @@ static matrix *new_block_table(trace *tr, table_id id, const labels *cols,
  * ffn_out, (with dropout) ffn_out_dropout_mask and out under variant
  * block, one row per token, D or F wide. */
 static int new_block_tables(block_tables *t, trace *tr, size_t D, size_t F,
-                            bool dropout, const sequence_labels *lab,
-                            mx_error *err)
+                            const attention_config *cfg,
+                            const sequence_labels *lab, mx_error *err)
 {
+    const bool dropout = cfg->dropout > 0;
     const labels *dims = trace_index_labels(tr, "dim", D, err);
     const labels *wide = trace_index_labels(tr, "dim", F, err);
     if (dims == NULL || wide == NULL)
@@ -110,20 +113,20 @@ static int new_block_tables(block_tables *t, trace *tr, size_t D, size_t F,
     *t = (block_tables){0};
     if (dropout &&
         (t->attn_mask = new_block_table(tr, TABLE_ATTN_OUT_DROPOUT_MASK, dims,
-                                        lab, err)) == NULL)
+                                        cfg, lab, err)) == NULL)
         return -1;
-    if ((t->add_norm1 = new_block_table(tr, TABLE_ADD_NORM1, dims, lab, err)) ==
-            NULL ||
-        (t->ffn_hidden =
-             new_block_table(tr, TABLE_FFN_HIDDEN, wide, lab, err)) == NULL ||
-        (t->ffn_out = new_block_table(tr, TABLE_FFN_OUT, dims, lab, err)) ==
-            NULL)
+    if ((t->add_norm1 = new_block_table(tr, TABLE_ADD_NORM1, dims, cfg, lab,
+                                        err)) == NULL ||
+        (t->ffn_hidden = new_block_table(tr, TABLE_FFN_HIDDEN, wide, cfg, lab,
+                                         err)) == NULL ||
+        (t->ffn_out =
+             new_block_table(tr, TABLE_FFN_OUT, dims, cfg, lab, err)) == NULL)
         return -1;
     if (dropout &&
         (t->ffn_mask = new_block_table(tr, TABLE_FFN_OUT_DROPOUT_MASK, dims,
-                                       lab, err)) == NULL)
+                                       cfg, lab, err)) == NULL)
         return -1;
-    t->out = new_block_table(tr, TABLE_OUT, dims, lab, err);
+    t->out = new_block_table(tr, TABLE_OUT, dims, cfg, lab, err);
     return t->out == NULL ? -1 : 0;
 }
 
@@ -155,7 +158,7 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep
     matrix sum = {0}, dropped = {0};
-    if (new_block_tables(&t, tr, D, F, dropout, lab, err) != 0 ||
+    if (new_block_tables(&t, tr, D, F, cfg, lab, err) != 0 ||
         matrix_alloc(&sum, T, D, N_("a residual"), err) != 0 ||
         (dropout && matrix_alloc(&dropped, T, D, N_("a residual"), err) != 0)) {
         matrix_free(&sum);

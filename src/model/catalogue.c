@@ -9,10 +9,10 @@ static const char *const variant_names[] = {"input",
 #define VARIANT_NAME(id, name, out_step, tables) name,
                                             VARIANT_LIST(VARIANT_NAME)
 #undef VARIANT_NAME
-};
+                                                "gpt2"};
 static_assert(sizeof variant_names / sizeof variant_names[0] ==
-                  VARIANT_ID_COUNT,
-              "a name for every variant");
+                  VARIANT_MODEL + 1,
+              "a name for every variant, and for a checkpoint's outputs");
 
 /* The step of each variant's table "out". */
 static const step_id variant_out_step[] = {
@@ -20,9 +20,10 @@ static const step_id variant_out_step[] = {
 #define VARIANT_OUT(id, name, out_step, tables) STEP_##out_step,
     VARIANT_LIST(VARIANT_OUT)
 #undef VARIANT_OUT
+        STEP_OUTPUT, /* a checkpoint's out, after ln_f */
 };
 static_assert(sizeof variant_out_step / sizeof variant_out_step[0] ==
-                  VARIANT_ID_COUNT,
+                  VARIANT_MODEL + 1,
               "an output step for every variant");
 
 static const char *const step_names[] = {

@@ -71,11 +71,36 @@ typedef enum {
 #define VARIANT_ID(id, name, out_step, tables) VARIANT_ID_##id,
     VARIANT_LIST(VARIANT_ID)
 #undef VARIANT_ID
-        VARIANT_ID_COUNT
+        VARIANT_ID_COUNT,
+    /* A checkpoint's tables after its layers (--model, variant "gpt2"):
+     * ln_f and out, the logits, next_tokens and the model view
+     * attn_entropy. Like "input" not a module and not a --variant choice;
+     * it has no row of VARIANT_LIST and is not counted in
+     * VARIANT_ID_COUNT. */
+    VARIANT_MODEL = VARIANT_ID_COUNT
 } variant_id;
 
-/* The name of a variant ("input", "single", ...), as --variant, the
- * headings, the CSV and the files spell it. */
+/* What a checkpoint's run makes (--model, model/gpt2_trace.c), as a
+ * variant's row gives its tables: the input's tokens and inputs; in each
+ * layer (variant block, layer L) its heads' tables (but the dropout's)
+ * and CHECKPOINT_LAYER_TABLES; after the layers (VARIANT_MODEL)
+ * CHECKPOINT_MODEL_TABLES, logits only when --tables names it. */
+#define CHECKPOINT_INPUT_TABLES (TABLE_BIT(TOKENS) | TABLE_BIT(INPUTS))
+#define CHECKPOINT_HEAD_TABLES                                  \
+    (TABLE_BIT(QUERIES) | TABLE_BIT(KEYS) | TABLE_BIT(VALUES) | \
+     TABLE_BIT(ATTN_SCORES) | TABLE_BIT(ATTN_WEIGHTS) |         \
+     TABLE_BIT(HEAD_CONTEXT))
+#define CHECKPOINT_LAYER_TABLES                                          \
+    (TABLE_BIT(LN_1) | TABLE_BIT(CONCAT_CONTEXT) | TABLE_BIT(ATTN_OUT) | \
+     TABLE_BIT(RESIDUAL) | TABLE_BIT(LN_2) | TABLE_BIT(FFN_HIDDEN) |     \
+     TABLE_BIT(FFN_OUT) | TABLE_BIT(HIDDEN))
+#define CHECKPOINT_MODEL_TABLES                                     \
+    (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
+     TABLE_BIT(NEXT_TOKENS))
+
+/* The name of a variant ("input", "single", ..., "gpt2" for
+ * VARIANT_MODEL), as --variant, the headings, the CSV and the files spell
+ * it. */
 const char *variant_id_name(variant_id v);
 
 /* ---- the steps of the computation ------------------------------------ */

@@ -219,23 +219,17 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
 
 bool gpt2_trace_makes_table(const model_config *mc, const char *name)
 {
-    static const table_id made[] = {
-        TABLE_TOKENS,         TABLE_INPUTS,       TABLE_LN_1,
-        TABLE_QUERIES,        TABLE_KEYS,         TABLE_VALUES,
-        TABLE_ATTN_SCORES,    TABLE_ATTN_WEIGHTS, TABLE_HEAD_CONTEXT,
-        TABLE_CONCAT_CONTEXT, TABLE_ATTN_OUT,     TABLE_RESIDUAL,
-        TABLE_LN_2,           TABLE_FFN_HIDDEN,   TABLE_FFN_OUT,
-        TABLE_HIDDEN,         TABLE_OUT,          TABLE_NEXT_TOKENS,
-        TABLE_ATTN_ENTROPY};
     if (gpt2_param_name(name, NULL))
         return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
+    if (id == TABLE_COUNT)
+        return false;
     if (id == TABLE_LOGITS)
         return mc->logits;
-    for (size_t i = 0; i < sizeof made / sizeof *made; i++)
-        if (made[i] == id)
-            return true;
-    return false;
+    // the catalogue's sets of a checkpoint's tables
+    const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
+                           CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
+    return (made & table_bit(id)) != 0;
 }
 
 /* ---- the tables --------------------------------------------------------------- */
@@ -251,18 +245,46 @@ typedef struct {
                        weights come */
 } recorder;
 
-/* A copy of m into a new table of the checkpoint's (rows x cols). */
-static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
-               const labels *rows, const labels *cols, const matrix *m,
-               mx_error *err)
+/* A copy of m into a new table of the checkpoint's (rows x cols), or
+ * NULL. */
+static table *put_table(recorder *rc, variant_id v, int layer, int head,
+                        table_id id, const labels *rows, const labels *cols,
+                        const matrix *m, mx_error *err)
 {
     const table_key key = {v, layer, head, id, false};
     table *t = trace_new(rc->tr, &key, rows, cols, err);
     if (t == NULL)
-        return -1;
+        return NULL;
     t->model = true;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(rc->tr, t);
+    return t;
+}
+
+static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
+               const labels *rows, const labels *cols, const matrix *m,
+               mx_error *err)
+{
+    return put_table(rc, v, layer, head, id, rows, cols, m, err) != NULL ? 0
+                                                                         : -1;
+}
+
+/* attn_entropy (n_layer, n_head): a row per layer ("h.3"), a column per
+ * head (its number), printed in text with two decimals, so that GPT-2
+ * small's twelve heads fit 80 columns. */
+static int put_entropy(recorder *rc, mx_error *err)
+{
+    const labels *rows =
+        trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
+    const labels *cols = trace_index_labels(rc->tr, "", rc->entropy.cols, err);
+    table *t =
+        rows == NULL || cols == NULL
+            ? NULL
+            : put_table(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows,
+                        cols, &rc->entropy, err);
+    if (t == NULL)
+        return -1;
+    t->summary = 2;
     return 0;
 }
 
@@ -298,9 +320,14 @@ static int put_params(recorder *rc, mx_error *err)
                         : trace_index_labels(rc->tr, "in", rows, err);
         const labels *cl = trace_index_labels(
             rc->tr, embedding || st->ndim != 2 ? "dim" : "out", cols, err);
-        const table_key key = {layer >= 0 ? VARIANT_ID_BLOCK : VARIANT_INPUT,
-                               layer >= 0 ? layer : 0, NO_HEAD, TABLE_PARAM,
-                               false};
+        // a layer's parameters are its block's; ln_f is after the layers,
+        // wte and wpe make the input
+        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
+                                 : strncmp(name, "ln_f", 4) == 0
+                                     ? VARIANT_MODEL
+                                     : VARIANT_INPUT;
+        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
+                               TABLE_PARAM, false};
         table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
         if (t != NULL) {
             t->model = true;
@@ -360,7 +387,7 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
         trace_word_labels(rc->tr, "", (const char *const *)names, T * K, err);
     const labels *col = trace_literal_label(rc->tr, "probability", err);
     if (rows != NULL && col != NULL)
-        result = put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
+        result = put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
                      col, &top, err);
 out:
     if (names != NULL)
@@ -451,20 +478,13 @@ static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
                 err) != 0)
             return -1;
         return trace_flush(rc->tr, err);
-    case GPT2_OUT: {
-        const labels *rows =
-            trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
-        const labels *cols =
-            trace_index_labels(rc->tr, "head", rc->entropy.cols, err);
-        if (rows == NULL || cols == NULL ||
-            put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows, cols,
-                &rc->entropy, err) != 0)
+    case GPT2_OUT:
+        if (put_entropy(rc, err) != 0)
             return -1;
-        return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_OUT, rc->tokens,
+        return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
                    rc->dims, m, err);
-    }
     case GPT2_LOGITS:
-        if (rc->mc->logits && put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_LOGITS,
+        if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
                                   rc->tokens, rc->vocab, m, err) != 0)
             return -1;
         return put_next_tokens(rc, m, err);

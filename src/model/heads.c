@@ -16,14 +16,24 @@
 
 /* ---- a head's tables ---------------------------------------------------- */
 
-/* Makes head h's queries (T, width), keys and values (S, width) under
- * variant in work. */
-static int new_head_qkv(head_work *work, trace *tr, variant_id variant, int h,
+/* The key of head h's table id, made where `at` says (its variant and
+ * layer). */
+static table_key head_key(const table_key *at, int h, table_id id)
+{
+    table_key key = *at;
+    key.head = h;
+    key.id = id;
+    return key;
+}
+
+/* Makes head h's queries (T, width), keys and values (S, width) where
+ * `at` says, in work. */
+static int new_head_qkv(head_work *work, trace *tr, const table_key *at, int h,
                         size_t width, const sequence_labels *lab, mx_error *err)
 {
-    const table_key q = {variant, 0, h, TABLE_QUERIES, false},
-                    k = {variant, 0, h, TABLE_KEYS, false},
-                    v = {variant, 0, h, TABLE_VALUES, false};
+    const table_key q = head_key(at, h, TABLE_QUERIES),
+                    k = head_key(at, h, TABLE_KEYS),
+                    v = head_key(at, h, TABLE_VALUES);
     const labels *dims = trace_index_labels(tr, "dim", width, err);
     if (dims == NULL)
         return -1;
@@ -44,12 +54,12 @@ static int new_head_qkv(head_work *work, trace *tr, variant_id variant, int h,
 }
 
 /* With dropout on the weights: makes head h's dropout_mask and
- * attn_weights_dropped (T, S) under variant in work. */
-static int new_head_dropout(head_work *work, trace *tr, variant_id variant,
+ * attn_weights_dropped (T, S) where `at` says, in work. */
+static int new_head_dropout(head_work *work, trace *tr, const table_key *at,
                             int h, const sequence_labels *lab, mx_error *err)
 {
-    const table_key m = {variant, 0, h, TABLE_DROPOUT_MASK, false},
-                    d = {variant, 0, h, TABLE_ATTN_WEIGHTS_DROPPED, false};
+    const table_key m = head_key(at, h, TABLE_DROPOUT_MASK),
+                    d = head_key(at, h, TABLE_ATTN_WEIGHTS_DROPPED);
     table **made = work->made;
     made[HEAD(DROPOUT_MASK)] = trace_new(tr, &m, lab->queries, lab->keys, err);
     made[HEAD(ATTN_WEIGHTS_DROPPED)] =
@@ -66,14 +76,14 @@ static int new_head_dropout(head_work *work, trace *tr, variant_id variant,
 
 /* Makes head h's attn_scores (T, S), attn_weights (T, S), with dropout
  * its dropout_mask and attn_weights_dropped, and head_context (T, hd)
- * under variant in work, whose q is made. */
-static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
+ * where `at` says, in work, whose q is made. */
+static int new_head_outputs(head_work *work, trace *tr, const table_key *at,
                             int h, bool dropout, const sequence_labels *lab,
                             mx_error *err)
 {
-    const table_key s = {variant, 0, h, TABLE_ATTN_SCORES, false},
-                    w = {variant, 0, h, TABLE_ATTN_WEIGHTS, false},
-                    c = {variant, 0, h, TABLE_HEAD_CONTEXT, false};
+    const table_key s = head_key(at, h, TABLE_ATTN_SCORES),
+                    w = head_key(at, h, TABLE_ATTN_WEIGHTS),
+                    c = head_key(at, h, TABLE_HEAD_CONTEXT);
     const size_t hd = work->t.q->cols;
     const labels *dims = trace_index_labels(tr, "dim", hd, err);
     if (dims == NULL)
@@ -85,7 +95,7 @@ static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
             ? NULL
             : trace_new(tr, &w, lab->queries, lab->keys, err);
     if (made[HEAD(ATTN_WEIGHTS)] == NULL ||
-        (dropout && new_head_dropout(work, tr, variant, h, lab, err) != 0))
+        (dropout && new_head_dropout(work, tr, at, h, lab, err) != 0))
         return -1;
     made[HEAD(HEAD_CONTEXT)] = trace_new(tr, &c, lab->tokens, dims, err);
     if (made[HEAD(HEAD_CONTEXT)] == NULL)
@@ -96,17 +106,20 @@ static int new_head_outputs(head_work *work, trace *tr, variant_id variant,
     return 0;
 }
 
-/* Makes every table of head h, then (plan->split) fills its q, k, v. */
-static int new_head(head_work *work, trace *tr, const head_plan *plan, size_t h,
-                    bool dropout, const sequence_labels *lab, mx_error *err)
+/* Makes every table of head h under plan's variant and cfg's layer, then
+ * (plan->split) fills its q, k, v. */
+static int new_head(head_work *work, trace *tr, const head_plan *plan,
+                    const attention_config *cfg, size_t h, bool dropout,
+                    const sequence_labels *lab, mx_error *err)
 {
+    const table_key at = {plan->variant, cfg->layer, NO_HEAD, TABLE_QUERIES,
+                          false};
     work->t.h = h;
-    if (new_head_qkv(work, tr, plan->variant, (int)h, plan->width, lab, err) !=
-        0)
+    if (new_head_qkv(work, tr, &at, (int)h, plan->width, lab, err) != 0)
         return -1;
     if (plan->split != NULL)
         plan->split(&work->t, plan->ctx);
-    return new_head_outputs(work, tr, plan->variant, (int)h, dropout, lab, err);
+    return new_head_outputs(work, tr, &at, (int)h, dropout, lab, err);
 }
 
 /* ---- a batch of heads over the threads ---------------------------------- */
@@ -191,7 +204,7 @@ int heads_run(head_set *set, trace *tr, const head_plan *plan,
         const size_t n =
             plan->heads - first < batch ? plan->heads - first : batch;
         for (size_t h = first; rc == 0 && h < first + n; h++) {
-            rc = new_head(&set->work[h], tr, plan, h, dropout, lab, err);
+            rc = new_head(&set->work[h], tr, plan, cfg, h, dropout, lab, err);
             if (rc == 0 && dropout) {
                 set->work[h].drop = drop;
                 rng_bernoulli_skip(plan->dropout_stride, &drop);

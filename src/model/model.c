@@ -145,6 +145,7 @@ int record_param(const param_info *p, void *ctx)
     }
     if (rows == NULL || cols == NULL)
         return -1;
-    const table_key key = {r->variant, 0, NO_HEAD, TABLE_PARAM, false};
+    const table_key key = {r->variant, p->stack_layer, NO_HEAD, TABLE_PARAM,
+                           false};
     return trace_add_param(tr, &key, p->name, rows, cols, p->value, r->err);
 }

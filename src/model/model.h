@@ -65,6 +65,8 @@ typedef struct model_dims {
     size_t heads;   /* H; a wrapper head is hd = O / H wide */
     size_t ff;      /* F, the block's feed-forward width */
     bool qkv_bias;  /* W_query, W_key, W_value have biases */
+    size_t layers;  /* --layers N: the block is a stack of N blocks
+                       (model/stack.h); 0: one block alone */
 } model_dims;
 
 /* What a parameter is, which decides the labels of its table. */
@@ -85,9 +87,11 @@ typedef struct {
     /* false: a bias the layer is made without (no --qkv-bias), listed so
      * that a file for it is explained */
     bool present;
-    bool tied;     /* --tie takes it from the wrapper's heads */
-    matrix *value; /* its values in the module, or NULL (listed without a
+    bool tied;       /* --tie takes it from the wrapper's heads */
+    matrix *value;   /* its values in the module, or NULL (listed without a
                       module, or not present) */
+    int stack_layer; /* in a stack of blocks (--layers N): its block's
+                        index, which its name starts with; 0 elsewhere */
 } param_info;
 
 /* Called for each parameter; a nonzero return stops the listing. */

@@ -30,6 +30,7 @@ static model_dims run_dims(const model_config *mc, size_t D)
         .heads = mc->heads,
         .ff = mc->ff ? mc->ff : 4 * D,
         .qkv_bias = mc->qkv_bias,
+        .layers = mc->block_layers,
     };
 }
 
@@ -77,7 +78,10 @@ static dropout_size dropout_tables(const model_config *mc,
 {
     dropout_size n = {0, 0};
     if (drops_outputs(info->id))
-        n.module = mc->dropout > 0 ? 2 * t * d : 0;
+        n.module =
+            mc->dropout > 0
+                ? 2 * t * d * (double)(mc->block_layers ? mc->block_layers : 1)
+                : 0;
     else
         n.per_head = mc->attn_dropout > 0 ? 2 * t * t : 0;
     return n;
@@ -473,8 +477,10 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
                             variant_id id, size_t T, size_t S)
 {
     const size_t B = cfg->batch;
-    if (drops_outputs(id))
-        return mc->dropout > 0 ? 2 * B * T * cfg->d_model : 0;
+    if (drops_outputs(id)) // each block of a stack draws its two
+        return mc->dropout > 0 ? 2 * B * T * cfg->d_model *
+                                     (mc->block_layers ? mc->block_layers : 1)
+                               : 0;
     if (!(mc->attn_dropout > 0))
         return 0;
     const size_t H = variant_row_of(id)->heads == HEADS_ONE ? 1 : cfg->heads;
@@ -495,6 +501,8 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
 
     if (input_tokens(&tok, &T, in, mc->tokens, err) != 0)
         return -1;
+    // a stack's tables name their block (model/stack.h)
+    tr->stacked_block = mc->block_layers > 0;
     double values;
     size_t batch = 0;
     /* every product of the run is at most 2 x tokens x the values of its
@@ -659,7 +667,9 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, mc, in);
-    const model_dims dims = {.heads = mc->heads, .qkv_bias = mc->qkv_bias};
+    const model_dims dims = {.heads = mc->heads,
+                             .qkv_bias = mc->qkv_bias,
+                             .layers = mc->block_layers};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(mc->variants & v->bit))

@@ -70,6 +70,8 @@ typedef struct {
                                 (model/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
     const char *layers;     /* its layers to show ("0,3,5-7"), or NULL */
+    size_t block_layers;    /* --layers N with --variant block: the block
+                               stacked N times (model/stack.h); 0: alone */
     const char *show_heads; /* its heads to show, or NULL */
     bool logits;            /* its table "logits" is asked for */
     const char *const *tables; /* --tables (its parameters are shown by

@@ -199,11 +199,18 @@ const char *table_name(const table *t)
 
 int table_model_layer(const table *t)
 {
-    return t->model && t->variant != VARIANT_INPUT ? t->layer : -1;
+    return t->stacked || (t->model && t->variant != VARIANT_INPUT &&
+                          t->variant != VARIANT_MODEL)
+               ? t->layer
+               : -1;
 }
 
 const char *table_place(char *buf, size_t size, const table *t)
 {
+    if (t->stacked) {
+        snprintf(buf, size, "%s.%d", variant_id_name(t->variant), t->layer);
+        return buf;
+    }
     if (!t->model)
         return variant_id_name(t->variant);
     if (table_model_layer(t) >= 0)
@@ -231,6 +238,7 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
     t->head = key->head;
     t->id = key->id;
     t->grad = key->grad;
+    t->stacked = tr->stacked_block && key->variant == VARIANT_ID_BLOCK;
     if (param != NULL)
         snprintf(t->param, sizeof t->param, "%s", param);
     t->rows = rows;

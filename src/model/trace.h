@@ -62,12 +62,17 @@ typedef struct {
     bool grad;
     char param[64];     /* TABLE_PARAM: its state_dict() name */
     bool integral;      /* values are ids: print without decimals */
+    int summary;        /* a summary's decimals in text (attn_entropy's 2),
+                           fewer when --precision asks; 0: --precision's */
     const labels *rows; /* owned by the trace */
     const labels *cols; /* owned by the trace */
     matrix values;      /* owned; values.v is NULL once dropped (streaming:
                            released and handed to the sink) */
     bool model;         /* made by a checkpoint's run (--model): headings
                            and the CSV name its layer (table_place) */
+    bool stacked;       /* made by a block of a stack (--layers N, the
+                           trace's stacked_block): headings and the CSV
+                           name its layer too */
     bool emitted;       /* handed to the trace's sink */
     bool released;      /* the forward pass will not read it again */
 } table;
@@ -77,12 +82,15 @@ typedef struct {
 const char *table_name(const table *t);
 
 /* Where a table was made, as headings write it: its variant's name
- * ("fused"), or for a checkpoint's table its layer's name in the
- * checkpoint ("h.3") or, outside the layers, "gpt2". buf holds 16 bytes. */
+ * ("fused"), for a stacked block's its variant and its index in the stack
+ * ("block.2", as nn.Sequential names its modules), or for a checkpoint's
+ * table its layer's name in the checkpoint ("h.3") or, outside the
+ * layers, "gpt2". buf holds 16 bytes. */
 const char *table_place(char *buf, size_t size, const table *t);
 
-/* A checkpoint's table's layer, or -1 outside its layers and for the
- * lessons' tables. */
+/* A checkpoint's table's layer or a stacked block's index, or -1 outside
+ * the layers (a checkpoint's model-level tables, the input tables, the
+ * other variants' tables and a lone block's). */
 int table_model_layer(const table *t);
 
 /* A table's row of the catalogue. */
@@ -102,7 +110,10 @@ typedef struct {
     size_t n_label_sets, cap_label_sets;
     trace_sink_fn sink; /* or NULL: the whole trace is kept */
     void *sink_ctx;
-    size_t n_emitted; /* tables [0, n_emitted) went to the sink */
+    size_t n_emitted;   /* tables [0, n_emitted) went to the sink */
+    bool stacked_block; /* the block is a stack of blocks (--layers N):
+                           its tables are marked stacked, their layer the
+                           block's index */
 } trace;
 
 void trace_init(trace *tr);

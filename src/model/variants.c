@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/i18n.h"
 
@@ -215,34 +216,74 @@ static void fused_tie(void *module, const void *wrapper)
 
 /* ---- block: the Transformer block, attention d_model wide ------------- */
 
+/* One block, or with --layers N a stack of N (stack.h). */
 static int block_make(void *module, const attention_config *cfg,
                       const model_dims *d, torch_rng *g, mx_error *err)
 {
-    return block_init(module, cfg, d->ff, g, err);
+    return stack_init(module, cfg, d->ff, d->layers, g, err);
 }
 
 static void block_drop(void *module)
 {
-    block_free(module);
+    stack_free(module);
 }
 
-/* attention.*, norm1, ff.0 (D -> F), ff.2 (F -> D), norm2 */
-static int block_list(const param_lister *to, const model_dims *d, void *module)
+/* One block's parameters under prefix: attention.*, norm1, ff.0 (D -> F),
+ * ff.2 (F -> D), norm2. */
+static int list_block(const param_lister *to, const char *prefix,
+                      const model_dims *d, block_params *b)
 {
-    block_params *b = module;
     const size_t D = d->d_model;
-    int rc = list_fused(to, "attention.", d, false,
-                        b != NULL ? &b->attention : NULL);
+    char attention[24], norm1[24], ff0[24], ff2[24], norm2[24];
+    snprintf(attention, sizeof attention, "%sattention.", prefix);
+    snprintf(norm1, sizeof norm1, "%snorm1", prefix);
+    snprintf(ff0, sizeof ff0, "%sff.0", prefix);
+    snprintf(ff2, sizeof ff2, "%sff.2", prefix);
+    snprintf(norm2, sizeof norm2, "%snorm2", prefix);
+    int rc =
+        list_fused(to, attention, d, false, b != NULL ? &b->attention : NULL);
     if (rc == 0)
-        rc = list_norm(to, "norm1", D, b ? &b->norm1_weight : NULL,
+        rc = list_norm(to, norm1, D, b ? &b->norm1_weight : NULL,
                        b ? &b->norm1_bias : NULL);
     if (rc == 0)
-        rc = list_linear(to, "ff.0", D, d->ff, true, false, b ? &b->ff0 : NULL);
+        rc = list_linear(to, ff0, D, d->ff, true, false, b ? &b->ff0 : NULL);
     if (rc == 0)
-        rc = list_linear(to, "ff.2", d->ff, D, true, false, b ? &b->ff2 : NULL);
+        rc = list_linear(to, ff2, d->ff, D, true, false, b ? &b->ff2 : NULL);
     if (rc == 0)
-        rc = list_norm(to, "norm2", D, b ? &b->norm2_weight : NULL,
+        rc = list_norm(to, norm2, D, b ? &b->norm2_weight : NULL,
                        b ? &b->norm2_bias : NULL);
+    return rc;
+}
+
+/* A stacked block's listing: each parameter marked with its block. */
+typedef struct {
+    const param_lister *to;
+    int layer;
+} stack_lister;
+
+static int stacked_param(const param_info *p, void *ctx)
+{
+    const stack_lister *s = ctx;
+    param_info q = *p;
+    q.stack_layer = s->layer;
+    return s->to->fn(&q, s->to->ctx);
+}
+
+/* The block's parameters; a stack's as nn.Sequential names them, each
+ * block's after its index ("0.attention.W_query.weight"). */
+static int block_list(const param_lister *to, const model_dims *d, void *module)
+{
+    block_stack *s = module;
+    if (d->layers == 0)
+        return list_block(to, "", d, s != NULL ? &s->blocks[0] : NULL);
+    int rc = 0;
+    for (size_t i = 0; i < d->layers && rc == 0; i++) {
+        char prefix[24];
+        snprintf(prefix, sizeof prefix, "%zu.", i);
+        stack_lister each = {to, (int)i};
+        const param_lister marked = {stacked_param, &each};
+        rc = list_block(&marked, prefix, d, s != NULL ? &s->blocks[i] : NULL);
+    }
     return rc;
 }
 
@@ -250,19 +291,20 @@ static int block_run(trace *tr, const void *module, const attention_config *cfg,
                      const attention_input *in, const sequence_labels *lab,
                      mx_error *err)
 {
-    return block_forward(tr, module, cfg, in, lab, err);
+    return stack_forward(tr, module, cfg, in, lab, err);
 }
 
 /* The fused attention's tables as attn_out (T x D), then add_norm1,
- * ffn_hidden (T x F), ffn_out and out; keeps the last four. */
+ * ffn_hidden (T x F), ffn_out and out, in each block of the stack; keeps
+ * the last four of each. */
 static variant_size block_size(const model_dims *d, double t)
 {
     const double dm = (double)d->d_model, h = (double)d->heads,
-                 f = (double)d->ff;
+                 f = (double)d->ff, n = d->layers > 0 ? (double)d->layers : 1.0;
     return (variant_size){
-        .tables =
-            4.0 * t * dm + h * 2.0 * t * t + 2.0 * t * dm + t * (f + 3.0 * dm),
-        .kept = t * (f + 4 * dm),
+        .tables = n * (4.0 * t * dm + h * 2.0 * t * t + 2.0 * t * dm +
+                       t * (f + 3.0 * dm)),
+        .kept = n * t * (f + 4 * dm),
         .work = 4 * t * dm,
         .head_width = dm / h,
     };
@@ -283,6 +325,23 @@ static void block_explain(char *text, size_t size, const model_dims *d)
                       "(post-norm, evaluation mode: no dropout).",
                       d->heads),
              d->heads, d->d_model, d->ff, d->d_model);
+    const size_t n = strlen(text);
+    if (d->layers > 0 && n + 1 < size) {
+        text[n] = ' ';
+        snprintf(text + n + 1, size - n - 1,
+                 ngettext("Stacked %zu time as nn.Sequential(*[block for _ in "
+                          "range(%zu)]): each block is drawn after the one "
+                          "before and reads its out, block 0 the inputs; the "
+                          "headings and the CSV's layer column name the block "
+                          "(block.0, block.1, ...).",
+                          "Stacked %zu times as nn.Sequential(*[block for _ "
+                          "in range(%zu)]): each block is drawn after the one "
+                          "before and reads its out, block 0 the inputs; the "
+                          "headings and the CSV's layer column name the block "
+                          "(block.0, block.1, ...).",
+                          d->layers),
+                 d->layers, d->layers);
+    }
 }
 
 /* ---- the rows ---------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include "cli/error.h"
 #include "model/attention.h"
 #include "model/block.h"
+#include "model/stack.h"
 #include "model/model.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
@@ -31,7 +32,7 @@ typedef union {
     single_params single;
     wrapper_params wrapper;
     fused_params fused;
-    block_params block;
+    block_stack block; /* one block, or a stack of them */
 } module_room;
 
 /* What a variant's forward pass makes and holds besides its parameters,

@@ -302,11 +302,12 @@ struct figure {
     const char *heading;
     char notes[4][256];
     size_t n_notes;
-    double line_h, title_h; /* a label line's and a title's height */
-    double header_h;        /* heading and notes: their height */
-    double header_w;        /* and width */
-    double bar_x, bar_w;    /* the column of colour bars */
-    double width, height;   /* the page, in points */
+    double line_h, title_h;  /* a label line's and a title's height */
+    double header_h;         /* heading and notes: their height */
+    double header_w;         /* and width */
+    double bar_x, bar_w;     /* the column of colour bars */
+    double width, height;    /* the page, in points */
+    struct model_view *view; /* the model view instead of panels, or NULL */
 };
 
 static bool is_weights(const table *t)
@@ -1354,6 +1355,302 @@ static void draw_page(cairo_t *cr, const figure *pg)
         draw_colour_bar(cr, &pg->sections[s], pg->bar_x);
 }
 
+/* ---- the model view: every layer's heads in one grid ------------------ */
+
+/* A run with several layers (a checkpoint's, --model, or a stack of
+ * blocks, --layers N) whose picture is every head's attention weights
+ * gets BertViz's model view: a grid of thumbnails, a row per layer (or
+ * module) in trace order, a column per head, every weight on one scale
+ * from 0 to 1, masked cells grey. */
+#define VIEW_THUMB_MAX 120.0 /* a thumbnail's side, at most */
+#define VIEW_THUMB_MIN 40.0  /* and at least */
+#define VIEW_GRID_W 900.0    /* the thumbnails of a row share about this */
+#define VIEW_GAP 6.0         /* between thumbnails */
+#define VIEW_BAR_H 160.0
+#define VIEW_TEXT_W 420.0 /* the title's width, at least */
+
+struct model_view {
+    const table **cells; /* rows x cols weights tables, NULL where absent */
+    const table **masks; /* rows x cols: each one's mask (trace_mask_of) */
+    char (*places)[16];  /* each row's place (table_place) */
+    int *heads;          /* each column's head */
+    size_t rows, cols;
+    colormap map;
+    double thumb;             /* a thumbnail's side */
+    double label_w, header_h; /* row labels' width, the header's height */
+    double grid_x, grid_y;    /* the grid's top left */
+};
+
+/* Whether t is a head's weights of a layer of a model or a stack. */
+static bool view_table(const table *t)
+{
+    return t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD &&
+           t->values.rows > 0 && t->values.cols > 0;
+}
+
+static void view_free(struct model_view *v)
+{
+    if (v == NULL)
+        return;
+    free(v->cells);
+    free(v->masks);
+    free(v->places);
+    free(v->heads);
+    free(v);
+}
+
+/* The model view of the chosen tables (every table of tr when tables is
+ * NULL), or *out NULL when the picture is not one: other tables chosen,
+ * no checkpoint's or stacked table, or a single layer. */
+static int view_make(struct model_view **out, const trace *tr,
+                     const table *const *tables, size_t n,
+                     const plot_style *style, mx_error *err)
+{
+    *out = NULL;
+    const size_t cap = tables != NULL ? n : trace_count(tr);
+    size_t layered = 0, chosen = 0;
+    for (size_t i = 0; i < cap; i++) {
+        const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        if (!view_table(t)) {
+            if (tables != NULL)
+                return 0; /* another table asked for: panels */
+            continue;
+        }
+        chosen++;
+        layered += t->model || t->stacked;
+    }
+    if (layered == 0)
+        return 0;
+    struct model_view *v = calloc(1, sizeof *v);
+    if (v == NULL || (v->places = calloc(chosen, sizeof *v->places)) == NULL ||
+        (v->heads = calloc(chosen, sizeof *v->heads)) == NULL) {
+        view_free(v);
+        return err_nomem(err, _("the picture"));
+    }
+    // rows: the places in order; columns: the heads, in order
+    for (size_t i = 0; i < cap; i++) {
+        const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        if (!view_table(t))
+            continue;
+        char buf[16];
+        const char *where = table_place(buf, sizeof buf, t);
+        size_t r = 0;
+        while (r < v->rows && strcmp(v->places[r], where) != 0)
+            r++;
+        if (r == v->rows)
+            snprintf(v->places[v->rows++], sizeof v->places[0], "%s", where);
+        size_t c = 0;
+        while (c < v->cols && v->heads[c] != t->head)
+            c++;
+        if (c == v->cols) {
+            for (c = v->cols; c > 0 && v->heads[c - 1] > t->head; c--)
+                v->heads[c] = v->heads[c - 1];
+            v->heads[c] = t->head;
+            v->cols++;
+        }
+    }
+    if (v->rows < 2) {
+        view_free(v);
+        return 0;
+    }
+    v->cells = calloc(v->rows * v->cols, sizeof *v->cells);
+    v->masks = calloc(v->rows * v->cols, sizeof *v->masks);
+    if (v->cells == NULL || v->masks == NULL) {
+        view_free(v);
+        return err_nomem(err, _("the picture"));
+    }
+    for (size_t i = 0; i < cap; i++) {
+        const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        if (!view_table(t))
+            continue;
+        char buf[16];
+        const char *where = table_place(buf, sizeof buf, t);
+        size_t r = 0, c = 0;
+        while (strcmp(v->places[r], where) != 0)
+            r++;
+        while (v->heads[c] != t->head)
+            c++;
+        v->cells[r * v->cols + c] = t;
+        v->masks[r * v->cols + c] = trace_mask_of(tr, t);
+    }
+    if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
+        colormap_find(&v->map, "viridis");
+    *out = v;
+    return 0;
+}
+
+/* The title above the grid. */
+static const char *view_title(void)
+{
+    /* TRANSLATORS: the title of --plot's model view (BertViz's name for
+     * it); attn_weights is a table's name, kept as is */
+    return _("Model view: attn_weights of every layer (rows) and head "
+             "(columns), from 0 to 1");
+}
+
+/* The scale of the view's colour bar: the weights, 0 to 1. */
+static color_range view_scale(const struct model_view *v)
+{
+    return (color_range){.map = v->map, .lo = 0.0, .hi = 1.0};
+}
+
+/* Lays the view out; sets the page's size in points. */
+static void view_lay_out(figure *pg, cairo_t *cr)
+{
+    struct model_view *v = pg->view;
+    double w, h;
+    v->thumb =
+        fmin(VIEW_THUMB_MAX,
+             fmax(VIEW_THUMB_MIN, VIEW_GRID_W / (double)v->cols - VIEW_GAP));
+    v->label_w = 0;
+    for (size_t r = 0; r < v->rows; r++) {
+        text_size(cr, LABEL_FONT, v->places[r], 0, false, &w, &h);
+        v->label_w = fmax(v->label_w, w);
+    }
+    double y = MARGIN;
+    const double grid_w = (double)v->cols * (v->thumb + VIEW_GAP);
+    const double text_w = fmax(grid_w, VIEW_TEXT_W);
+    if (pg->heading != NULL) {
+        text_size(cr, HEADING_FONT, pg->heading, text_w, false, &w, &h);
+        y += h + PAD;
+    }
+    text_size(cr, LABEL_FONT, view_title(), text_w, true, &w, &h);
+    y += h + 2 * PAD;
+    text_size(cr, LABEL_FONT, "head 0", 0, false, &w, &h);
+    v->header_h = h;
+    v->grid_x = MARGIN + v->label_w + PAD;
+    v->grid_y = y + h + PAD;
+    const color_range sc = view_scale(v);
+    text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &w, &h);
+    pg->width = fmax(v->grid_x + grid_w + GAP +
+                         fmax(ticks_width(cr, &sc), BAR_WIDTH + 6 + w),
+                     MARGIN + text_w) +
+                MARGIN;
+    pg->height = fmax(v->grid_y + (double)v->rows * (v->thumb + VIEW_GAP),
+                      v->grid_y + VIEW_BAR_H + 2 * GAP + BAR_WIDTH) +
+                 MARGIN;
+}
+
+/* One head's weights (T, S) as an image, each weight a k x k square
+ * (k pixels: an SVG viewer may smooth the image, which then blurs only
+ * the squares' edges): the map's colour of each weight, grey where
+ * masked. NULL when cairo fails. */
+static cairo_surface_t *view_image(const struct model_view *v, const table *t,
+                                   const table *mask, int k)
+{
+    const int rows = (int)t->values.rows, cols = (int)t->values.cols;
+    cairo_surface_t *img =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, cols * k, rows * k);
+    if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(img);
+        return NULL;
+    }
+    const panel p = {.t = t, .mask = mask};
+    cairo_surface_flush(img);
+    unsigned char *data = cairo_image_surface_get_data(img);
+    const size_t stride = (size_t)cairo_image_surface_get_stride(img);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            const double x = t->values.v[(size_t)r * (size_t)cols + (size_t)c];
+            rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
+            if (!cell_masked(&p, (size_t)r, (size_t)c))
+                c8 = colormap_color(&v->map, fmin(1.0, fmax(0.0, x)));
+            const uint32_t px =
+                (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
+            for (int dy = 0; dy < k; dy++)
+                for (int dx = 0; dx < k; dx++)
+                    memcpy(data + (size_t)(r * k + dy) * stride +
+                               4 * (size_t)(c * k + dx),
+                           &px, 4);
+        }
+    cairo_surface_mark_dirty(img);
+    return img;
+}
+
+/* Draws the laid-out view from (0, 0) in points. */
+static void draw_view(cairo_t *cr, const figure *pg)
+{
+    const struct model_view *v = pg->view;
+    const double grid_w = (double)v->cols * (v->thumb + VIEW_GAP);
+    const double text_w = fmax(grid_w, VIEW_TEXT_W);
+    double y = MARGIN, w, h;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (pg->heading != NULL) {
+        draw_text(cr, HEADING_FONT, pg->heading, text_w, MARGIN, y, 0, 0, 0);
+        text_size(cr, HEADING_FONT, pg->heading, text_w, false, &w, &h);
+        y += h + PAD;
+    }
+    PangoLayout *layout =
+        text_layout(cr, LABEL_FONT, view_title(), text_w, true);
+    svg_texts *log = cairo_get_user_data(cr, &svg_texts_key);
+    cairo_save(cr);
+    cairo_translate(cr, MARGIN, y);
+    cairo_move_to(cr, 0, 0);
+    if (log != NULL)
+        log_layout(cr, log, layout, font_families(), LABEL_SIZE, false, 0);
+    else
+        pango_cairo_show_layout(cr, layout);
+    cairo_restore(cr);
+    g_object_unref(layout);
+    for (size_t c = 0; c < v->cols; c++) {
+        char head[32];
+        snprintf(head, sizeof head, _("head %d"), v->heads[c]);
+        draw_text(cr, LABEL_FONT, head, v->thumb + VIEW_GAP,
+                  v->grid_x + (double)c * (v->thumb + VIEW_GAP) + v->thumb / 2,
+                  v->grid_y - PAD, 0.5, 1.0, 0);
+    }
+    for (size_t r = 0; r < v->rows; r++) {
+        const double ty = v->grid_y + (double)r * (v->thumb + VIEW_GAP);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        draw_text(cr, LABEL_FONT, v->places[r], 0, v->grid_x - PAD,
+                  ty + v->thumb / 2, 1.0, 0.5, 0);
+        for (size_t c = 0; c < v->cols; c++) {
+            const table *t = v->cells[r * v->cols + c];
+            if (t == NULL)
+                continue;
+            const double tx = v->grid_x + (double)c * (v->thumb + VIEW_GAP);
+            // about two pixels a point, 512 at most a side
+            const size_t longest = t->values.rows > t->values.cols
+                                       ? t->values.rows
+                                       : t->values.cols;
+            const int k =
+                (int)fmax(1.0, fmin(ceil(2 * v->thumb / (double)longest),
+                                    floor(512.0 / (double)longest)));
+            cairo_surface_t *img =
+                view_image(v, t, v->masks[r * v->cols + c], k);
+            if (img != NULL) {
+                cairo_save(cr);
+                cairo_translate(cr, tx, ty);
+                cairo_scale(cr, v->thumb / (double)(t->values.cols * (size_t)k),
+                            v->thumb / (double)(t->values.rows * (size_t)k));
+                cairo_set_source_surface(cr, img, 0, 0);
+                cairo_pattern_set_filter(cairo_get_source(cr),
+                                         CAIRO_FILTER_NEAREST);
+                cairo_paint(cr);
+                cairo_restore(cr);
+                cairo_surface_destroy(img);
+            }
+            cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
+            cairo_set_line_width(cr, 0.5);
+            cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
+            cairo_stroke(cr);
+        }
+    }
+    // the one colour bar, its caption, and the masked cells' legend
+    const color_range sc = view_scale(v);
+    const double bx = v->grid_x + grid_w + GAP;
+    draw_bar(cr, &sc, bx, v->grid_y, VIEW_BAR_H);
+    draw_text(cr, LABEL_FONT, _("attention weight"), VIEW_BAR_H, bx - 6,
+              v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
+    const double ly = v->grid_y + VIEW_BAR_H + GAP;
+    draw_masked(cr, bx, ly, BAR_WIDTH);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
+    cairo_stroke(cr);
+    draw_text(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, bx + BAR_WIDTH + 6,
+              ly, 0, 0, 0);
+}
+
 /* ---- the page as a whole --------------------------------------------- */
 
 static void figure_release(figure *fig)
@@ -1364,6 +1661,7 @@ static void figure_release(figure *fig)
     }
     free(fig->panels);
     free(fig->sections);
+    view_free(fig->view);
     free(fig);
 }
 
@@ -1377,6 +1675,13 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
     }
     fig->heading = heading;
     fig->style = style != NULL ? *style : plot_style_default();
+    // every layer's heads: the model view
+    if (view_make(&fig->view, tr, tables, n, &fig->style, err) != 0) {
+        figure_release(fig);
+        return NULL;
+    }
+    if (fig->view != NULL)
+        return fig;
     if (collect_panels(fig, tr, tables, n, err) != 0) {
         figure_release(fig);
         return NULL;
@@ -1405,7 +1710,13 @@ double figure_lay_out(figure *fig, bool png, double width, double height,
     cairo_surface_t *rec =
         cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
     cairo_t *cr = cairo_create(rec);
-    double scale = lay_out(fig, cr, png, width, height);
+    double scale;
+    if (fig->view != NULL) {
+        view_lay_out(fig, cr);
+        scale = page_scale(fig, png, width, height);
+    } else {
+        scale = lay_out(fig, cr, png, width, height);
+    }
     cairo_destroy(cr);
     cairo_surface_destroy(rec);
     *w = width > 0 ? width : ceil(fig->width * scale);
@@ -1422,7 +1733,10 @@ void figure_draw(cairo_t *cr, const figure *fig, double w, double h,
     cairo_translate(cr, floor((w - fig->width * scale) / 2),
                     floor((h - fig->height * scale) / 2));
     cairo_scale(cr, scale, scale);
-    draw_page(cr, fig);
+    if (fig->view != NULL)
+        draw_view(cr, fig);
+    else
+        draw_page(cr, fig);
     cairo_restore(cr);
     if (texts != NULL)
         cairo_set_user_data(cr, &svg_texts_key, NULL, NULL);

@@ -40,6 +40,7 @@ static model_dims dims_of(const explain_context *c)
         .heads = c->heads,
         .ff = c->ff,
         .qkv_bias = c->qkv_bias,
+        .layers = c->layers,
     };
 }
 

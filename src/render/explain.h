@@ -23,6 +23,7 @@ typedef struct {
     bool embeddings_given; /* --embeddings: no embedding table */
     size_t kv_tokens;      /* S with --kv (cross-attention), else 0 */
     size_t ff;             /* F, the block's feed-forward width */
+    size_t layers;         /* --layers N: the block stacked N times */
     bool chars;            /* --tokens chars: one token per character */
     size_t width;          /* the screen's width in cells, 0: no limit,
                               EXPLAIN_NO_WRAP: each sentence on one line */

@@ -78,6 +78,15 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         note = _("Scores: q · k / sqrt(head width), later tokens masked: "
                  "a token sees itself and the tokens before it.");
         break;
+    case TABLE_ATTN_WEIGHTS:
+        note = _("Weights: the softmax of each row of scores, so each "
+                 "token's weights over the tokens it sees add up to 1.");
+        break;
+    case TABLE_RESIDUAL:
+        note = _("The residual stream after the attention: the layer's "
+                 "input plus attn_out (c_proj of the heads side by side). "
+                 "The heads add to the stream; they do not replace it.");
+        break;
     case TABLE_FFN_HIDDEN:
         snprintf(text, sizeof text,
                  _("The MLP widens each token to %zu values with c_fc and "
@@ -92,13 +101,21 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         break;
     case TABLE_ATTN_ENTROPY:
         note = _("The model view: each head's mean attention entropy, in "
-                 "nats. Near 0 a head looks at one token (often the "
-                 "previous one or the first); higher, it spreads its "
-                 "attention.");
+                 "nats, a row per layer and a column per head. Near 0 a "
+                 "head looks at one token (often the previous one or the "
+                 "first); higher, it spreads its attention.");
         break;
     case TABLE_OUT:
         note = _("ln_f normalises the last layer's output; its product with "
                  "wte (the embedding, tied) gives each next token's logit.");
+        break;
+    case TABLE_LOGITS:
+        snprintf(text, sizeof text,
+                 _("The logits: out @ wte^T, one score per piece of the "
+                   "vocabulary (%zu) for the token that comes next; their "
+                   "softmax gives next_tokens' probabilities."),
+                 cols);
+        note = text;
         break;
     case TABLE_NEXT_TOKENS:
         note = _("For each token, the five likeliest next tokens: the "

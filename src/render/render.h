@@ -129,6 +129,7 @@ typedef struct {
     /* the chosen tables of the head being made, by head_table(id) */
     const table *head[HEAD_TABLE_COUNT];
     variant_id variant; /* the variant being made */
+    char place[16];     /* where, as table_place writes it ("block.1") */
     float *output;      /* its output row (out or concat_context), or
                            NULL; owned */
     size_t output_cols;

@@ -37,13 +37,19 @@ int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
 /* "<variant>.<table>.csv" or "<variant>.head<h>.<table>.csv"; a
  * checkpoint's (--model): "gpt2.<table>.csv", in a layer
  * "gpt2.h<L>.<table>.csv" or "gpt2.h<L>.head<h>.<table>.csv", a parameter
- * "gpt2.<its name>.csv" ("gpt2.h.3.attn.c_attn.weight.csv") */
+ * "gpt2.<its name>.csv" ("gpt2.h.3.attn.c_attn.weight.csv"); a stacked
+ * block's (--layers N) "block.<L>.<table>.csv" or
+ * "block.<L>.head<h>.<table>.csv", a parameter under its name
+ * ("block.1.norm1.weight.csv", which --weights reads back) */
 static void file_name(char *buf, size_t size, const table *t)
 {
     const char *variant = variant_id_name(t->variant), *name = table_name(t);
     char layer[32];
     if (t->model && table_model_layer(t) >= 0 && t->id != TABLE_PARAM) {
         snprintf(layer, sizeof layer, "gpt2.h%d", t->layer);
+        variant = layer;
+    } else if (t->stacked && t->id != TABLE_PARAM) {
+        snprintf(layer, sizeof layer, "%s.%d", variant, t->layer);
         variant = layer;
     } else if (t->model) {
         variant = "gpt2";

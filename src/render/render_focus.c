@@ -189,15 +189,17 @@ int focus_stream_begin(focus_stream *s, const labels *tokens, size_t position,
 
 /* The head whose tables are in s->head: its block, when its queries or
  * weights are chosen. Returns 0, or -1 when memory ran out. */
-static int head_block(focus_stream *s, variant_id variant, int h)
+static int head_block(focus_stream *s, const table *context, int h)
 {
+    char place[16];
     const table *const *t = s->head;
     FILE *out = s->mem;
     const size_t p = s->position;
     if (t[F_QUERIES] == NULL && t[F_WEIGHTS] == NULL)
         return 0;
     fputc('\n', out);
-    fprintf(out, _("[%s] head %d"), variant_id_name(variant), h);
+    fprintf(out, _("[%s] head %d"), table_place(place, sizeof place, context),
+            h);
     fputc('\n', out);
     print_vector(out, "Q", t[F_QUERIES], p, s->style);
     if (!s->cross) { /* the token's own key and value, and its column */
@@ -213,14 +215,13 @@ static int head_block(focus_stream *s, variant_id variant, int h)
     return 0;
 }
 
-/* The output of the variant whose tables just ended: its out row, or its
- * concat_context row, as chosen. */
+/* The output of the variant (or the stacked block) whose tables just
+ * ended: its out row, or its concat_context row, as chosen. */
 static void output_block(focus_stream *s)
 {
     if (s->output == NULL)
         return;
-    fprintf(s->mem, "\n[%s] %s\n", variant_id_name(s->variant),
-            table_info_of(s->output_id)->name);
+    fprintf(s->mem, "\n[%s] %s\n", s->place, table_info_of(s->output_id)->name);
     print_row(s->mem, "", s->output, s->output_cols, s->style);
     free(s->output);
     s->output = NULL;
@@ -229,9 +230,12 @@ static void output_block(focus_stream *s)
 int focus_stream_put(focus_stream *s, const table *t, bool chosen,
                      mx_error *err)
 {
-    if (t->variant != s->variant) {
+    char buf[sizeof s->place];
+    const char *place = table_place(buf, sizeof buf, t);
+    if (t->variant != s->variant || strcmp(place, s->place) != 0) {
         output_block(s);
         s->variant = t->variant;
+        snprintf(s->place, sizeof s->place, "%s", place);
     }
     int rc = 0;
     if (t->head != NO_HEAD) {
@@ -239,7 +243,7 @@ int focus_stream_put(focus_stream *s, const table *t, bool chosen,
             s->head[head_table(t->id)] = t;
         /* head_context is the last table of every head */
         if (t->id == TABLE_HEAD_CONTEXT) {
-            rc = head_block(s, t->variant, t->head);
+            rc = head_block(s, t, t->head);
             memset(s->head, 0, sizeof s->head);
         }
     } else if (chosen &&

@@ -85,10 +85,14 @@ static void format_value(char *buf, size_t size, float v, const table *t,
         snprintf(buf, size, "nan");
     else if (scientific)
         snprintf(buf, size, "%.*e", style->precision, (double)v);
-    else if (size < FLOAT_TEXT_SIZE ||
-             float_fixed_text(buf, v, t->integral ? 0 : style->precision) == 0)
-        snprintf(buf, size, "%.*f", t->integral ? 0 : style->precision,
-                 (double)v);
+    else {
+        const int digits = t->summary > 0 && t->summary < style->precision
+                               ? t->summary
+                           : t->integral ? 0
+                                         : style->precision;
+        if (size < FLOAT_TEXT_SIZE || float_fixed_text(buf, v, digits) == 0)
+            snprintf(buf, size, "%.*f", digits, (double)v);
+    }
 }
 
 /* ---- --color: a heat map readable by colour-blind viewers ------------ */

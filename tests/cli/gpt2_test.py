@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import sys
@@ -173,6 +174,12 @@ def main():
         bad += f32(float(x["value"])) != f32(total / shape[0])
     ok(r.returncode == 0 and len(rows) == 12 and bad == 0,
        "attn_entropy: every layer's and head's mean entropy", r.stderr)
+    r = mha.run(["--model", folder, "--tables", "attn_entropy",
+                 open(os.path.join(folder, "text.txt")).read()])
+    lines = r.stdout.decode().splitlines()
+    ok(r.returncode == 0 and lines[1].split() == ["0", "1", "2", "3"] and
+       all(re.fullmatch(r"h\.\d( +\d\.\d\d){4}", l) for l in lines[2:5]),
+       "attn_entropy in text: a column per head, two decimals", lines)
 
     # --explain, in every language
     for lang, word in (("en", "Layer 1"), ("pt_BR", "Camada 1"),
@@ -183,6 +190,34 @@ def main():
         ok(r.returncode == 0 and word in out and "wte" in out and
            "gelu_new" in out, "--explain --lang %s says what GPT-2 adds" % lang,
            r.stderr.decode() + out[:300])
+    # a note before each kind of table a real model adds (the BPE pieces,
+    # the positions, the layers and the residual stream, Conv1D, the
+    # scores and weights, GELU, ln_f, the logits, the next tokens, the
+    # model view), the same notes in every language, none left in English
+    chosen = ["--tables", "tokens,inputs,queries,attn_scores,attn_weights,"
+              "residual,ffn_hidden,hidden,attn_entropy,out,logits,"
+              "next_tokens", "--layers", "0", "--show-heads", "0"]
+    notes = {}
+    for lang in ("en", "pt_BR", "es", "zh_CN", "zh_TW"):
+        r = mha.run(["--model", two, "--explain", "--lang", lang, "--width",
+                     "0"] + chosen + [text])
+        lines = r.stdout.decode().splitlines()
+        # a note's lines, joined: each note is one paragraph of "# " lines
+        found, para = [], []
+        for line in lines + [""]:
+            if line.startswith("# "):
+                para.append(line[2:])
+            elif para:
+                found.append(" ".join(para))
+                para = []
+        notes[lang] = (r.returncode, found)
+    english = set(notes["en"][1])
+    ok(notes["en"][0] == 0 and len(notes["en"][1]) >= 12 and
+       all(rc == 0 and len(found) == len(notes["en"][1]) and
+           not english & set(found)
+           for lang, (rc, found) in notes.items() if lang != "en"),
+       "--explain: a note per kind of table in every language, all "
+       "translated", {k: len(v[1]) for k, v in notes.items()})
 
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
@@ -231,6 +266,11 @@ def main():
                 os.path.exists(png) else ""
             ok(r.returncode == 0 and svg.count("<svg") == 1,
                "--plot: one picture of every layer's heads", r.stderr)
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+            ok(texts.count("h.0") == 1 and texts.count("h.1") == 1 and
+               texts.count("head 1") == 1 and svg.count("<image") == 5,
+               "--plot: the model view, a row per layer and a column per "
+               "head (four thumbnails and the colour bar)", texts[:12])
     finally:
         shutil.rmtree(tmp)
 

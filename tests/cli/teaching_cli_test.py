@@ -276,6 +276,76 @@ def block():
        "the block records attn_out and its heads")
 
 
+def stacked_blocks():
+    """--layers N with --variant block: N blocks, each reading the one
+    before; named, laid out and read back as a stack."""
+    base = [CLASSROOM, "--variant", "block", "--d-model", "4", "--ff", "6"]
+    check_error([CLASSROOM, "--layers", "2"], "--variant block",
+                "--layers without --model goes with --variant block")
+    check_error(base + ["--layers", "0"], "out of range",
+                "--layers 0 is refused")
+    check_error(base + ["--layers", "0,1"], "not a whole number",
+                "--layers is a count for the lesson's blocks")
+    for extra, name in ((["--kv", "the cat"], "--kv"), (["--average"], "--average")):
+        check_error(base + ["--layers", "2"] + extra, name,
+                    "%s does not go with a stack of blocks" % name)
+    r = run(base + ["--layers", "3", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    layers = {(x["variant"], x["layer"]) for x in rows}
+    ok(r.returncode == 0 and layers == {("input", ""), ("block", "0"),
+                                        ("block", "1"), ("block", "2")},
+       "the CSV's layer column names each block, empty outside them", layers)
+    params = [x["table"] for x in rows if x["table"].endswith("norm2.bias")]
+    ok(sorted(set(params)) == ["0.norm2.bias", "1.norm2.bias", "2.norm2.bias"],
+       "parameters named as nn.Sequential's state_dict", sorted(set(params)))
+
+    def table(layer, name):
+        t = [x for x in rows if x["layer"] == layer and x["table"] == name]
+        return [float(x["value"]) for x in t]
+    # block i + 1 reads block i's out: its first product is out @ W_query^T
+    out0, wq1 = table("0", "out"), table("1", "1.attention.W_query.weight")
+    q1 = [x for x in rows if x["layer"] == "1" and x["head"] == "0" and
+          x["table"] == "queries" and x["row"] == "1"]
+    expect = [sum(out0[4 + k] * wq1[4 * c + k] for k in range(4)) for c in range(2)]
+    ok(len(q1) == 2 and all(abs(float(x["value"]) - e) < 1e-5
+                            for x, e in zip(q1, expect)),
+       "block 1's queries are made from block 0's out", (q1, expect))
+    one = tables(base)
+    ok(one[("block", "", "out")] != [], "without --layers one block, no layer column")
+    r = run(base + ["--layers", "2"])
+    heads = re.findall(r"^\[(block\.\d)\] head 0: attn_weights", r.stdout.decode(), re.M)
+    ok(heads == ["block.0", "block.1"], "text headings name the block", heads)
+    r = run(base + ["--layers", "2", "--focus", "gato"])
+    places = re.findall(r"^\[([a-z.0-9]+)\] ", r.stdout.decode(), re.M)
+    ok(places == ["block.0"] * 3 + ["block.1"] * 3,
+       "--focus shows each block's heads and out", places)
+    with tempfile.TemporaryDirectory() as d:
+        r = run(base + ["--layers", "2", "--csv-dir", d])
+        names = sorted(os.listdir(d))
+        ok(r.returncode == 0 and "block.1.head0.attn_weights.csv" in names and
+           "block.1.norm1.weight.csv" in names and "block.0.out.csv" in names,
+           "--csv-dir names each block's tables and parameters", names[:8])
+        plain = run(base + ["--layers", "2"]).stdout
+        again = run(base + ["--layers", "2", "--seed", "42", "--weights", d])
+        ok(again.returncode == 0 and again.stdout == plain,
+           "--weights reads a stack's parameter files back")
+        check_error(base + ["--layers", "1", "--weights", d], "no layer '1.",
+                    "a file for a block the stack lacks is refused")
+        svg = os.path.join(d, "view.svg")
+        r = run(base + ["--layers", "3", "--variant", "fused,block",
+                        "--d-out", "4", "--plot", svg])
+        if r.returncode == 2 and b"plot" in r.stderr and not os.path.exists(svg):
+            ok(True, "--plot: # SKIP pictures are not built")
+        else:
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", open(svg).read())
+            rows = [x for x in texts if x in ("fused", "block.0", "block.1",
+                                              "block.2")]
+            ok(r.returncode == 0 and rows == ["fused", "block.0", "block.1",
+                                               "block.2"] and
+               texts.count("head 1") == 1,
+               "--plot: the model view, a row per module and block", texts)
+
+
 def cross():
     t = tables([CLASSROOM, "--kv", "the cat sat on the mat", "--variant", "fused"])
     r = run([CLASSROOM, "--kv", "the cat sat on the mat", "--format", "csv",
@@ -353,6 +423,7 @@ def main():
     focus()
     color()
     block()
+    stacked_blocks()
     cross()
     return done()
 

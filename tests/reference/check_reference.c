@@ -230,7 +230,7 @@ int main(int cargc, char **cargv)
         weights_files files = {0};
         if (ran && opt.weights != NULL) {
             ran = weights_open_dir(&files, opt.weights, opt.variants, opt.heads,
-                                   opt.tie, &err) == 0;
+                                   opt.block_layers, opt.tie, &err) == 0;
             opt.weight_files = &files;
         }
         const model_config mc = model_config_of(&opt);

@@ -9,6 +9,8 @@ Companion to make_reference.py and make_reference_teaching.py, for
                   module and the input exist
   --dropout P     the Transformer block's nn.Dropout(P), training mode
   --attn-dropout P  the chapter-3 modules' dropout on the weights
+  --layers N      N blocks stacked as
+                  nn.Sequential(*[Block(...) for _ in range(N)])
 
 It writes two kinds of cases:
 
@@ -341,10 +343,12 @@ def write_inputs(w, tokens, vocab, x0, emb):
 
 def write_module(w, variant, module, tokens):
     write_params(w, variant, module.state_dict().items())
-    write_heads(w, variant, module.heads if variant != "wrapper" else
-                [h.heads[0] for h in module.heads], tokens)
-    for name, t in getattr(module, "extra", {}).items():
-        w.table(variant, None, name, t, tokens, dims(t.shape[1]))
+    # a stack (nn.Sequential of blocks): every block's tables in turn
+    for m in (module if isinstance(module, nn.Sequential) else [module]):
+        write_heads(w, variant, m.heads if variant != "wrapper" else
+                    [h.heads[0] for h in m.heads], tokens)
+        for name, t in getattr(m, "extra", {}).items():
+            w.table(variant, None, name, t, tokens, dims(t.shape[1]))
 
 
 # ---------------------------------------------------------------------------
@@ -489,6 +493,9 @@ def build(variant, c):
         return Wrapper(D, O, H, bias, causal, p)
     if variant == "fused":
         return Fused(D, O, H, bias, causal, p)
+    if c.get("layers"):  # --layers N: the blocks drawn one after another
+        return nn.Sequential(*[Block(D, H, c["ff"], bias, causal, c["dropout"])
+                               for _ in range(c["layers"])])
     return Block(D, H, c["ff"], bias, causal, c["dropout"])
 
 
@@ -556,6 +563,8 @@ def config_args(c):
         args.append("--no-causal")
     if "block" in c["variants"]:
         args += ["--ff", str(c["ff"])]
+    if c.get("layers"):
+        args += ["--layers", str(c["layers"])]
     if c["randn"]:
         args.append("--randn-input")
     if c["batch"] != 1:
@@ -626,6 +635,25 @@ FIXED = [
          heads=2, ff=12, qkv_bias=False, causal=True, randn=False, batch=2,
          variants=["wrapper", "fused"], draw=["input", "wrapper", "fused"],
          dropout=0.0, attn_dropout=0.1),
+    # --layers: three blocks stacked, each from the one before, every
+    # variant from the seed
+    dict(name="stack_three_blocks", sentence="O gato sobe no tapete",
+         seed=42, d_model=4, d_out=4, heads=2, ff=8, qkv_bias=False,
+         causal=True, randn=False, batch=1, variants=["fused", "block"],
+         draw=None, dropout=0.0, attn_dropout=0.0, layers=3),
+    # a stack in training mode over a batch of two: block 0's two masks,
+    # then block 1's, then block 2's, after the construction of all three
+    dict(name="stack_dropout_batch", sentence="the cat sat on the mat",
+         seed=7, d_model=6, d_out=6, heads=3, ff=10, qkv_bias=True,
+         causal=True, randn=True, batch=2, variants=["block"],
+         draw=None, dropout=0.25, attn_dropout=0.0, layers=3),
+    # --draw: the wrapper, then the input, then a stack of two blocks and
+    # its masks, from one seed
+    dict(name="stack_draw_order", sentence="我 喜欢 牛舌 the cat",
+         seed=123, d_model=4, d_out=6, heads=2, ff=6, qkv_bias=False,
+         causal=False, randn=False, batch=2, variants=["wrapper", "block"],
+         draw=["wrapper", "input", "block"], dropout=0.1, attn_dropout=0.3,
+         layers=2),
     # repeated words: randn gives each position its own row
     dict(name="randn_repeated_words", sentence="the cat sat on the mat",
          seed=123, d_model=6, d_out=6, heads=2, ff=12, qkv_bias=False,

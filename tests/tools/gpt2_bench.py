@@ -97,10 +97,18 @@ if len(sys.argv) > 3:
 """
 
 
-def write_checkpoint(folder, modules):
+# (n_layer, n_head, n_embd) of the checkpoints written here
+SMALL = (12, 12, 768)
+XL = (48, 25, 1600)
+
+
+def write_checkpoint(folder, modules, shape=SMALL):
+    """A random checkpoint of GPT-2's shape (GPT-2 small's by default;
+    XL for gpt2-xl's, about 6 GB), each tensor written as it is drawn."""
     import torch
     torch.manual_seed(124)
-    L, H, D, V, N = 12, 12, 768, 50257, 1024
+    L, H, D = shape
+    V, N = 50257, 1024
     names = [("wte.weight", (V, D), 0.02, 0.0), ("wpe.weight", (N, D), 0.01, 0.0)]
     for i in range(L):
         for s, shape, std, base in [

@@ -143,6 +143,18 @@ static void test_rows(void)
         masked += (table_info_of((table_id)id)->mask != MASK_NONE) !=
                   (table_info_of((table_id)id)->shade != SHADE_NONE);
     ok(masked == 0, "the shaded tables are the masked ones");
+    // a checkpoint's outputs after its layers: their own variant, not a
+    // module's, and tables of the catalogue, not parameters or dropout's
+    const table_set checkpoint =
+        CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
+        CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
+    ok(strcmp(variant_id_name(VARIANT_MODEL), "gpt2") == 0 &&
+           VARIANT_MODEL == VARIANT_ID_COUNT &&
+           table_step(TABLE_OUT, VARIANT_MODEL) == STEP_OUTPUT &&
+           !(checkpoint & (table_bit(TABLE_PARAM) | DROPOUT_TABLES |
+                           table_bit(TABLE_DROPOUT_MASK))) &&
+           (CHECKPOINT_MODEL_TABLES & CHECKPOINT_LAYER_TABLES) == 0,
+       "a checkpoint's outputs: variant gpt2, after the modules' ids");
 }
 
 int main(void)
@@ -194,6 +206,17 @@ int main(void)
                                           "0.25",
                                           NULL};
     check_shapes(dropped, &z, "a random input and dropout");
+    // --layers 3: three blocks stacked, each with its tables and masks
+    static const char *const stacked[] = {"mha-explain", "a b c a d e f",
+                                          "--variant",   "fused,block",
+                                          "--layers",    "3",
+                                          "--d-model",   "8",
+                                          "--d-out",     "12",
+                                          "--heads",     "2",
+                                          "--ff",        "9",
+                                          "--dropout",   "0.5",
+                                          NULL};
+    check_shapes(stacked, &z, "a stack of three blocks");
     static const char *const fused[] = {"mha-explain", "a b",     "--variant",
                                         "fused",       "--heads", "2",
                                         "--d-out",     "4",       NULL};

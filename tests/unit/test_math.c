@@ -8,6 +8,7 @@
 
 #include "model/attention.h"
 #include "model/block.h"
+#include "model/stack.h"
 #include "render/check.h"
 #include "model/model.h"
 #include "numerics/rng.h"
@@ -449,11 +450,11 @@ static void parameter_listing(bool bias)
     single_params single = {0};
     wrapper_params wrapper = {0};
     fused_params fused = {0};
-    block_params block = {0};
+    block_stack block = {0};
     if (single_init(&single, &cfg, &g, &err) ||
         wrapper_init(&wrapper, &cfg, &g, &err) ||
         fused_init(&fused, &cfg, &g, &err) ||
-        block_init(&block, &wide, dims.ff, &g, &err))
+        stack_init(&block, &wide, dims.ff, 0, &g, &err))
         abort();
     void *const modules[MODEL_N_VARIANTS] = {&single, &wrapper, &fused, &block};
     /* 3 layers; 3 per head; 4; 4 attention + 2 norms + 2 linears, each
@@ -493,10 +494,52 @@ static void parameter_listing(bool bias)
                7 &&
            seen == 3,
        "a nonzero return stops the listing and is returned");
+    // --layers 2: each block's parameters after its index, as
+    // nn.Sequential's state_dict() names them, drawn in that order
+    model_dims two = dims;
+    two.layers = 2;
+    block_stack stack = {0};
+    static listing each;
+    memset(&each, 0, sizeof each);
+    each.storage_ok = true;
+    rng_seed(&g, 1);
+    if (stack_init(&stack, &wide, dims.ff, 2, &g, &err) != 0)
+        abort();
+    const int rc =
+        model_params_each(VARIANT_BLOCK, &two, &stack, note_param, &each);
+    ok(rc == 0 && each.storage_ok && each.n == 32 &&
+           strcmp(each.names[0], "0.attention.W_query.weight") == 0 &&
+           strcmp(each.names[16], "1.attention.W_query.weight") == 0 &&
+           strcmp(each.names[31], "1.norm2.bias") == 0 &&
+           each.info[15].stack_layer == 0 && each.info[16].stack_layer == 1 &&
+           stack.n == 2 && stack.stacked,
+       "%s (with --layers 2): 2 x 16 parameters, each block's after its "
+       "index",
+       bias ? "block with biases" : "block");
+    // block 0 is drawn from the seed as a lone block is, block 1 from the
+    // generator as block 0 left it
+    block_params first = {0}, second = {0};
+    rng_seed(&g, 1);
+    if (block_init(&first, &wide, dims.ff, &g, &err) != 0 ||
+        block_init(&second, &wide, dims.ff, &g, &err) != 0)
+        abort();
+    const size_t n = first.ff2.weight.rows * first.ff2.weight.cols;
+    ok(rc == 0 &&
+           memcmp(stack.blocks[0].ff2.weight.v, first.ff2.weight.v,
+                  n * sizeof(float)) == 0 &&
+           memcmp(stack.blocks[1].ff2.weight.v, second.ff2.weight.v,
+                  n * sizeof(float)) == 0 &&
+           memcmp(stack.blocks[0].ff2.weight.v, stack.blocks[1].ff2.weight.v,
+                  n * sizeof(float)) != 0,
+       "%s: the stack's blocks are drawn one after the other",
+       bias ? "block with biases" : "block");
+    block_free(&first);
+    block_free(&second);
+    stack_free(&stack);
     single_free(&single);
     wrapper_free(&wrapper);
     fused_free(&fused);
-    block_free(&block);
+    stack_free(&block);
 }
 
 static void exp_edges(void)

@@ -69,7 +69,7 @@ int main(void)
 
     mx_error err = {0};
     weights_files files;
-    if (weights_open_dir(&files, dir, VARIANT_SINGLE, 1, false, &err) != 0)
+    if (weights_open_dir(&files, dir, VARIANT_SINGLE, 1, 0, false, &err) != 0)
         bail(err.msg);
     ok(files.n == 1, "the check opens the one parameter file (%zu)", files.n);
 
@@ -97,7 +97,7 @@ int main(void)
     if (symlink("/nonexistent/x.csv", path) != 0)
         bail("symlink");
     err = (mx_error){0};
-    rc = weights_open_dir(&files, dir, VARIANT_SINGLE, 1, false, &err);
+    rc = weights_open_dir(&files, dir, VARIANT_SINGLE, 1, 0, false, &err);
     ok(rc != 0 && strstr(err.msg, "single.W_query.weight.csv") != NULL,
        "a parameter file that cannot be opened fails the check naming it "
        "(%s)",
