@@ -315,13 +315,29 @@ static int run_sentence(const options *opt, mx_error *err)
     model_input in = {.sentence = opt->sentence,
                       .len = opt->sentence ? strlen(opt->sentence) : 0,
                       .kv = opt->kv};
-    if (opt->sentence_from_stdin) {
-        if (read_stdin(&from_stdin, &in.len, err) != 0)
-            return -1;
+    // --corpus FILE --column NAME: the sentences trained on
+    char **corpus = NULL;
+    size_t *lines = NULL, n_corpus = 0;
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    if (opt->corpus != NULL &&
+        read_sentences(&corpus, &lines, &n_corpus, opt->corpus, opt->column,
+                       &style, err) != 0)
+        return -1;
+    free(lines);
+    in.corpus = (const char *const *)corpus;
+    in.n_corpus = n_corpus;
+    int rc = 0;
+    if (opt->corpus != NULL && n_corpus == 0)
+        rc = err_input(err, _("%s: column '%s' holds no sentence"), opt->corpus,
+                       opt->column);
+    if (rc == 0 && opt->sentence_from_stdin) {
+        rc = read_stdin(&from_stdin, &in.len, err);
         in.sentence = from_stdin;
     }
-    int rc = run_single(opt, &in, err);
+    if (rc == 0)
+        rc = run_single(opt, &in, err);
     free(from_stdin);
+    free_strings(corpus, n_corpus);
     return rc;
 }
 

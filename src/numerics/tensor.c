@@ -403,7 +403,20 @@ static float row_sum_ilp(const float *const *x, size_t n, size_t c)
     return ((partial[0] + partial[1]) + partial[2]) + partial[3];
 }
 
+float vec_sum(const float *x, size_t n)
+{
+    return pytorch_sum(x, n, n);
+}
+
 void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
+{
+    // x is rows rows of n values; out is (n)
+    sum_rows(out, x, rows, n);
+    for (size_t c = 0; c < n; c++)
+        out[c] /= (float)rows;
+}
+
+void sum_rows(float *out, const float *const *x, size_t rows, size_t n)
 {
     // x is rows rows of n values; out is (n)
     enum { LANES = 8, BLOCK = 4 * LANES };
@@ -418,7 +431,7 @@ void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
     for (size_t c = 0; c < n; c++) {
         const float sum = c < blocked ? cascade_column(x, 0, 1, rows, c)
                                       : row_sum_ilp(x, rows, c);
-        out[c] = sum / (float)rows;
+        out[c] = sum;
     }
 }
 
