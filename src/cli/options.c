@@ -395,10 +395,6 @@ static int validate_training(options *opt, mx_error *err)
                                "a sentence, one step at a time; it does not "
                                "go with %s"),
                              others[i].name);
-    if (opt->variants &
-        ~(unsigned)(VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED))
-        return err_usage(err, _("--train: trains single, wrapper and fused; "
-                                "--variant block has no backward pass yet"));
     return 0;
 }
 

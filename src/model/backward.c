@@ -187,3 +187,68 @@ void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
     transpose(t_st, dscores);
     matmul_full(dk, t_st, h->q, pool);
 }
+
+/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
+ * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
+ * products left to right, else 8 lanes each starting at a product and
+ * adding the next of its lane with a fused multiply-add, folded in
+ * halves. The product is (a * b) * c, rounded at each step but the
+ * last of a lane's fused ones. */
+static float products_sum(const float *a, const float *b, const float *c,
+                          size_t n)
+{
+    float lane[8];
+    if (n < 8) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
+            sum = i == 0 ? p : sum + p;
+        }
+        return sum;
+    }
+    for (size_t l = 0; l < 8; l++)
+        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
+    for (size_t i = 8; i < n; i++)
+        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
+                                : fmaf(a[i], b[i], lane[i % 8]);
+    float half[4], quarter[2];
+    for (size_t l = 0; l < 4; l++)
+        half[l] = lane[l] + lane[l + 4];
+    for (size_t l = 0; l < 2; l++)
+        quarter[l] = half[l] + half[l + 2];
+    return quarter[0] + quarter[1];
+}
+
+void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,
+                         const matrix *dy, const matrix *x, const float *mean,
+                         const float *rstd, const float *gamma)
+{
+    // dx, dy, x (T, D); dgamma, dbeta, gamma (D); mean, rstd (T)
+    const size_t T = x->rows, D = x->cols;
+    const float scale = 1.0f / (float)D;
+    for (size_t d = 0; d < D; d++)
+        dgamma[d] = dbeta[d] = 0.0f;
+    for (size_t t = 0; t < T; t++) {
+        const float *g = matrix_at(dy, t, 0), *xr = matrix_at(x, t, 0);
+        const float a = rstd[t], m = mean[t];
+        // dgamma += dy * (a * x - a * mean), dbeta += dy, row by row
+        const float shift = -a * m;
+        for (size_t d = 0; d < D; d++) {
+            dgamma[d] = fmaf(g[d], fmaf(a, xr[d], shift), dgamma[d]);
+            dbeta[d] += g[d];
+        }
+        // ds = sum(dy * x * gamma), db = sum(dy * gamma)
+        const float ds = products_sum(g, xr, gamma, D);
+        const float db = products_sum(g, gamma, NULL, D);
+        const float b = fmaf(db, m, -ds) * a * a * a * scale;
+        const float c = fmaf(-b, m, -(db * a * scale));
+        float *out = matrix_at(dx, t, 0);
+        for (size_t d = 0; d < D; d++)
+            out[d] = fmaf(b, xr[d], a * g[d] * gamma[d]) + c;
+    }
+    // the second pass adds each (one thread's) buffer to 0
+    for (size_t d = 0; d < D; d++) {
+        dgamma[d] = 0.0f + dgamma[d];
+        dbeta[d] = 0.0f + dbeta[d];
+    }
+}

@@ -55,4 +55,12 @@ void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
                    matrix *dscores, matrix *t_st, const head_saved *h,
                    const matrix *dcontext, workers *pool);
 
+/* nn.LayerNorm's backward over the rows of x (T, D), as PyTorch's CPU
+ * kernel computes it from the forward's mean and rstd (T each) and
+ * gamma (D): dx (T, D), and dgamma, dbeta (D) summed over the rows in
+ * order. */
+void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,
+                         const matrix *dy, const matrix *x, const float *mean,
+                         const float *rstd, const float *gamma);
+
 #endif

@@ -13,6 +13,7 @@
  * the fused module (whose forward makes the keys first).
  */
 #include "model/train.h"
+#include "model/train_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,8 @@
 
 /* ---- working matrices ------------------------------------------------- */
 
-/* The matrices one pass allocates, freed together. */
-typedef struct {
-    matrix **m;
-    size_t n, cap;
-} scratch;
-
-static int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
-                         mx_error *err)
+int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
+                  mx_error *err)
 {
     if (s->n == s->cap) {
         const size_t cap = s->cap ? 2 * s->cap : 16;
@@ -50,7 +45,7 @@ static int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
     return 0;
 }
 
-static void scratch_free(scratch *s)
+void scratch_free(scratch *s)
 {
     for (size_t i = 0; i < s->n; i++)
         matrix_free(s->m[i]);
@@ -66,15 +61,6 @@ static void add_into(matrix *a, const matrix *b)
 }
 
 /* ---- one head -------------------------------------------------------- */
-
-/* A head's forward tables, kept for its backward pass. */
-typedef struct {
-    matrix q, k, v;    /* (T, hd) */
-    matrix scores;     /* (T, T) */
-    matrix weights;    /* (T, T) */
-    matrix context;    /* (T, hd) */
-    matrix dq, dk, dv; /* (T, hd) */
-} head_work;
 
 static int head_alloc(head_work *h, scratch *s, size_t T, size_t hd,
                       mx_error *err)
@@ -101,12 +87,6 @@ static void head_forward(head_work *h, const attention_config *cfg)
     softmax_rows(&h->weights, &h->scores, score_divisor(h->q.cols, cfg->scale));
     matmul(&h->context, &h->weights, &h->v, cfg->pool);
 }
-
-/* Room the heads' backward passes share: dweights, dscores (T, T) and a
- * transpose (T, T). */
-typedef struct {
-    matrix dweights, dscores, t_tt;
-} head_room;
 
 static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
 {
@@ -135,19 +115,9 @@ static void head_back(head_work *h, head_room *r, const matrix *dcontext,
 
 /* ---- the layer on top: lm_head and the loss ------------------------- */
 
-/* What the module hands its output to: logits = out @ lm_head^T, the
- * loss, and (when training) dout and lm_head's gradient. */
-typedef struct {
-    const matrix *lm_head; /* (V, W) */
-    matrix *dlm_head;      /* (V, W), or NULL: no backward pass */
-    matrix *logits;        /* (T, V), kept by the caller or NULL */
-    const size_t *ids;     /* the sentence */
-    float loss;
-} top_layer;
-
 /* out (T, W) -> *loss; with t->dlm_head, dout (T, W). */
-static int top_pass(matrix *dout, top_layer *t, const matrix *out,
-                    workers *pool, mx_error *err)
+int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
+             mx_error *err)
 {
     const size_t T = out->rows, V = t->lm_head->rows, W = out->cols;
     scratch s = {0};
@@ -177,18 +147,11 @@ done:
 
 /* ---- the modules ------------------------------------------------------ */
 
-/* A module's pass: its forward over x (T, D), the top layer over its
- * output, then (top->dlm_head not NULL) its backward into grad (a module
- * of the same shapes) and dx (T, D). */
-typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
-                              const attention_config *cfg, const matrix *x,
-                              top_layer *top, mx_error *err);
-
 /* A layer's gradient: dW (and db) of y = x @ W^T (+ b) from dy, and dx
  * into dx_part. */
-static void linear_grads(matrix *dx_part, linear *g, const linear *l,
-                         matrix *dyt, const matrix *dy, const matrix *x,
-                         bool by_columns, workers *pool)
+void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
+                  const matrix *dy, const matrix *x, bool by_columns,
+                  workers *pool)
 {
     enum { MAX_ROWS = MAX_TOKENS };
     const float *rows[MAX_ROWS];
@@ -320,74 +283,95 @@ done:
 }
 
 /* MultiHeadAttention: W_query, W_key, W_value O wide, split into heads
- * (view, transpose), contexts side by side, then out_proj. */
+ * (view, transpose), contexts side by side, then out_proj. Its forward
+ * keeps in a fused_tape what its backward reads. */
+int fused_tape_forward(fused_tape *t, const fused_params *p,
+                       const attention_config *cfg, const matrix *x,
+                       mx_error *err)
+{
+    const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = cfg->heads;
+    const size_t hd = O / H;
+    *t = (fused_tape){.H = H, .hd = hd};
+    t->h = calloc(H, sizeof *t->h);
+    if (t->h == NULL)
+        return err_nomem(err, _("the training's working tables"));
+    matrix *wide[] = {&t->Q,       &t->K,  &t->V,  &t->concat, &t->out,
+                      &t->dconcat, &t->dQ, &t->dK, &t->dV};
+    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+        if (scratch_alloc(&t->s, wide[i], T, O, err) != 0)
+            return -1;
+    if (head_room_alloc(&t->r, &t->s, T, err) ||
+        scratch_alloc(&t->s, &t->dctx, T, hd, err) ||
+        scratch_alloc(&t->s, &t->part, T, D, err) ||
+        scratch_alloc(&t->s, &t->dyt, O, T, err))
+        return -1;
+    for (size_t i = 0; i < H; i++)
+        if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
+            return -1;
+    // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
+    linear_forward(&t->Q, x, &p->attn.query.weight, p->attn.query.bias.v,
+                   cfg->pool);
+    linear_forward(&t->K, x, &p->attn.key.weight, p->attn.key.bias.v,
+                   cfg->pool);
+    linear_forward(&t->V, x, &p->attn.value.weight, p->attn.value.bias.v,
+                   cfg->pool);
+    for (size_t i = 0; i < H; i++) {
+        take_columns(&t->h[i].q, &t->Q, i * hd);
+        take_columns(&t->h[i].k, &t->K, i * hd);
+        take_columns(&t->h[i].v, &t->V, i * hd);
+        head_forward(&t->h[i], cfg);
+        put_columns(&t->concat, &t->h[i].context, i * hd);
+    }
+    // out (T, O) = out_proj(concat_context)
+    linear_forward(&t->out, &t->concat, &p->out_proj.weight, p->out_proj.bias.v,
+                   cfg->pool);
+    return 0;
+}
+
+void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
+                         fused_tape *t, const fused_params *p,
+                         const matrix *dout, const attention_config *cfg,
+                         const matrix *x)
+{
+    linear_grads(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt, dout,
+                 &t->concat, false, cfg->pool);
+    for (size_t i = 0; i < t->H; i++) {
+        take_columns(&t->dctx, &t->dconcat, i * t->hd);
+        head_back(&t->h[i], &t->r, &t->dctx, cfg);
+        put_columns(&t->dQ, &t->h[i].dq, i * t->hd);
+        put_columns(&t->dK, &t->h[i].dk, i * t->hd);
+        put_columns(&t->dV, &t->h[i].dv, i * t->hd);
+    }
+    qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
+              VALUE_QUERY_KEY, true, &t->part, &t->dyt, x, cfg->pool);
+}
+
+void fused_tape_free(fused_tape *t)
+{
+    scratch_free(&t->s);
+    free(t->h);
+    t->h = NULL;
+}
+
 static int fused_pass(matrix *dx, void *grad, const void *module,
                       const attention_config *cfg, const matrix *x,
                       top_layer *top, mx_error *err)
 {
     const fused_params *p = module;
-    const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = cfg->heads;
-    const size_t hd = O / H;
+    fused_tape t;
     scratch s = {0};
-    head_work *h = calloc(H, sizeof *h);
-    head_room r;
-    matrix Q = {0}, K = {0}, V = {0}, concat = {0}, out = {0}, dout = {0},
-           dconcat = {0}, dctx = {0}, dQ = {0}, dK = {0}, dV = {0}, part = {0},
-           dyt = {0};
+    matrix dout = {0};
     int rc = -1;
-    if (h == NULL) {
-        err_nomem(err, _("the training's working tables"));
+    if (fused_tape_forward(&t, p, cfg, x, err) != 0 ||
+        scratch_alloc(&s, &dout, x->rows, cfg->d_out, err) != 0 ||
+        top_pass(&dout, top, &t.out, cfg->pool, err) != 0)
         goto done;
-    }
-    matrix *wide[] = {&Q,    &K,       &V,  &concat, &out,
-                      &dout, &dconcat, &dQ, &dK,     &dV};
-    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
-        if (scratch_alloc(&s, wide[i], T, O, err) != 0)
-            goto done;
-    if (head_room_alloc(&r, &s, T, err) ||
-        scratch_alloc(&s, &dctx, T, hd, err) ||
-        scratch_alloc(&s, &part, T, D, err) ||
-        scratch_alloc(&s, &dyt, O, T, err))
-        goto done;
-    for (size_t i = 0; i < H; i++)
-        if (head_alloc(&h[i], &s, T, hd, err) != 0)
-            goto done;
-    // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&Q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&K, x, &p->attn.key.weight, p->attn.key.bias.v, cfg->pool);
-    linear_forward(&V, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
-    for (size_t i = 0; i < H; i++) {
-        take_columns(&h[i].q, &Q, i * hd);
-        take_columns(&h[i].k, &K, i * hd);
-        take_columns(&h[i].v, &V, i * hd);
-        head_forward(&h[i], cfg);
-        put_columns(&concat, &h[i].context, i * hd);
-    }
-    // out (T, O) = out_proj(concat_context)
-    linear_forward(&out, &concat, &p->out_proj.weight, p->out_proj.bias.v,
-                   cfg->pool);
-    if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
-        goto done;
-    if (top->dlm_head != NULL) {
-        fused_params *g = grad;
-        linear_grads(&dconcat, &g->out_proj, &p->out_proj, &dyt, &dout, &concat,
-                     false, cfg->pool);
-        for (size_t i = 0; i < H; i++) {
-            take_columns(&dctx, &dconcat, i * hd);
-            head_back(&h[i], &r, &dctx, cfg);
-            put_columns(&dQ, &h[i].dq, i * hd);
-            put_columns(&dK, &h[i].dk, i * hd);
-            put_columns(&dV, &h[i].dv, i * hd);
-        }
-        qkv_grads(dx, true, &g->attn, &p->attn, &dQ, &dK, &dV, VALUE_QUERY_KEY,
-                  true, &part, &dyt, x, cfg->pool);
-    }
+    if (top->dlm_head != NULL)
+        fused_tape_backward(dx, true, grad, &t, p, &dout, cfg, x);
     rc = 0;
 done:
+    fused_tape_free(&t);
     scratch_free(&s);
-    free(h);
     return rc;
 }
 
@@ -401,6 +385,8 @@ static module_pass_fn pass_of(variant_id v)
         return wrapper_pass;
     case VARIANT_ID_FUSED:
         return fused_pass;
+    case VARIANT_ID_BLOCK:
+        return block_pass;
     default:
         return NULL;
     }

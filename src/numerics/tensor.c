@@ -622,13 +622,23 @@ static void row_moments(const float *x, size_t N, float *mean, float *var)
 void layer_norm(matrix *out, const matrix *x, const float *gamma,
                 const float *beta, float eps)
 {
-    // out and x are (T, D); gamma and beta are (D)
+    layer_norm_saving(out, NULL, NULL, x, gamma, beta, eps);
+}
+
+void layer_norm_saving(matrix *out, float *means, float *rstds, const matrix *x,
+                       const float *gamma, const float *beta, float eps)
+{
+    // out and x are (T, D); gamma and beta are (D); means, rstds (T)
     for (size_t t = 0; t < x->rows; t++) {
         const float *row = matrix_at(x, t, 0);
         float *y = matrix_at(out, t, 0);
         float mean, var;
         row_moments(row, x->cols, &mean, &var);
         const float rstd = 1.0f / sqrtf(var + eps);
+        if (means != NULL) {
+            means[t] = mean;
+            rstds[t] = rstd;
+        }
         const float shift = -rstd * mean;
         /* (x * rstd + shift) * gamma + beta, the first step fused into
          * one rounding as PyTorch's vector code does */

@@ -145,6 +145,11 @@ void put_columns(matrix *out, const matrix *in, size_t first);
 void layer_norm(matrix *out, const matrix *x, const float *gamma,
                 const float *beta, float eps);
 
+/* layer_norm, keeping each row's mean and 1 / sqrt(var + eps) in means
+ * and rstds (T values each, or both NULL): what its backward needs. */
+void layer_norm_saving(matrix *out, float *means, float *rstds, const matrix *x,
+                       const float *gamma, const float *beta, float eps);
+
 /* x = 0 where x < 0, element by element (nn.ReLU, which is clamp_min(x,
  * 0)): NaN stays NaN and -0 stays -0, as in PyTorch. */
 void relu(matrix *x);

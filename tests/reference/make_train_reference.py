@@ -78,7 +78,12 @@ case("train_all_adam_positions", variants=["single", "wrapper", "fused"],
 case("train_all_sgd_long", variants=["single", "wrapper", "fused"],
      sentence=LONG, d_model=16, d_out=16, heads=4, steps=30, lr=0.2,
      qkv_bias=True, positions=True)
-case("train_corpus", variants=["single", "wrapper", "fused"],
+case("train_block_sgd", variants=["block"], d_model=8, heads=2, steps=40,
+     lr=0.05, optimizer="sgd")
+case("train_block_adam_long", variants=["single", "block"], sentence=LONG,
+     d_model=16, d_out=16, heads=4, steps=200, lr=0.01, positions=True,
+     qkv_bias=True, threads=2)
+case("train_corpus", variants=["single", "wrapper", "fused", "block"],
      optimizer="adam", steps=60, lr=0.01, positions=True, threads=2,
      corpus=["a dog ran to a park", "the cat saw a dog",
              "dogs and cats play in the park today"])
