@@ -339,7 +339,7 @@ static int validate_model(const options *opt, mx_error *err)
  * of words, so it needs a sentence (not --embeddings, --randn-input or
  * --input), and its steps draw nothing (no dropout, no --draw); its
  * options need --train. */
-static int validate_training(options *opt, mx_error *err)
+int options_validate_training(options *opt, mx_error *err)
 {
     const struct {
         bool given;
@@ -404,7 +404,7 @@ static int validate(options *opt, mx_error *err)
 {
     if (validate_model(opt, err) != 0)
         return -1;
-    if (validate_training(opt, err) != 0)
+    if (options_validate_training(opt, err) != 0)
         return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "

@@ -347,8 +347,28 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
     if (!mc->train)
         return input_tokens(tok, n_queries, in, mc->tokens, err);
     train_data own = {0};
-    if (training_tokens(tok, data != NULL ? data : &own, in, mc->tokens, err) !=
-        0)
+    // --weights of a trained run: its vocabulary, the rows of the first
+    // variant's embedding.weight
+    char **vocab = NULL;
+    size_t n_vocab = 0;
+    matrix rows = {0};
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++)
+        if (mc->variants & model_variants[i].bit) {
+            if (weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
+                                   model_variants[i].id, TABLE_EMBEDDING,
+                                   &mc->weights_style, TRAINED_MAX_WIDTH,
+                                   err) < 0)
+                return -1;
+            break;
+        }
+    matrix_free(&rows);
+    const int rc =
+        training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
+                        (const char *const *)vocab, n_vocab, err);
+    for (size_t i = 0; i < n_vocab; i++)
+        free(vocab[i]);
+    free(vocab);
+    if (rc != 0)
         return -1;
     if (data == NULL) {
         // the vocabulary's words go with own: its size stays
@@ -510,6 +530,41 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
     return H * B * T * S;
 }
 
+/* With --weights of a trained run with positions, *C is the number of
+ * positions it learned (its pos_embedding.weight's rows), which the
+ * sentence's T tokens must not pass; otherwise *C stays. */
+static int trained_positions(size_t *C, const model_config *mc, size_t T,
+                             mx_error *err)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++) {
+        if (!(mc->variants & model_variants[i].bit))
+            continue;
+        char **rows = NULL;
+        size_t n = 0;
+        matrix m = {0};
+        const int rc = weights_read_table(
+            &rows, &n, &m, mc->weights, model_variants[i].id,
+            TABLE_POS_EMBEDDING, &mc->weights_style, TRAINED_MAX_WIDTH, err);
+        for (size_t r = 0; r < n; r++)
+            free(rows[r]);
+        free(rows);
+        matrix_free(&m);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        if (T > n)
+            return err_input(err,
+                             _("the sentence has %zu tokens, more than the "
+                               "%zu positions of the trained "
+                               "pos_embedding.weight"),
+                             T, n);
+        *C = n;
+        return 0;
+    }
+    return 0;
+}
+
 /* --positions: pos = nn.Embedding(C, D) drawn from g into *pos: the
  * input table pos_embedding.weight, or (trained: each variant shows its
  * own) own, allocated here. */
@@ -648,9 +703,11 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         rng_normal_fill(draws, n_draws, 0.0, 1.0, &g);
     // --positions: pos = nn.Embedding(C, D), right after the embedding
     const matrix *pos = NULL;
-    if (mc->positions &&
-        draw_positions(&pos, &positions, tr, mc->train ? data.context : T, dims,
-                       mc->train, &g, err) != 0)
+    size_t contexts = mc->train ? data.context : T;
+    if (mc->positions && trained_positions(&contexts, mc, T, err) != 0)
+        goto done;
+    if (mc->positions && draw_positions(&pos, &positions, tr, contexts, dims,
+                                        mc->train, &g, err) != 0)
         goto done;
     if (mc->n_draw != 0 && (plan = malloc(sizeof *plan)) == NULL) {
         err_nomem(err, _("the order of the draws"));

@@ -143,22 +143,51 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
     return 0;
 }
 
+/* The first word of ids[0..n) from `known` on (a word the trained
+ * vocabulary lacks), or NULL. */
+static const char *new_word(const word_ids *w, const size_t *ids, size_t n,
+                            size_t known)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= known)
+            return w->words[ids[i]];
+    return NULL;
+}
+
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    enum token_mode mode, mx_error *err)
+                    enum token_mode mode, const char *const *vocab,
+                    size_t n_vocab, mx_error *err)
 {
     word_ids w = {0};
     size_t *all = NULL, *lengths = NULL, count = 0;
     *data = (train_data){0};
     int rc = -1;
-    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0)
+    // a trained vocabulary (--weights) comes first, in its order
+    for (size_t i = 0; i < n_vocab; i++) {
+        size_t id;
+        if (word_id(&id, &w, vocab[i], err) != 0) {
+            word_ids_free(&w);
+            return -1;
+        }
+    }
+    if (w.n != n_vocab) {
+        word_ids_free(&w);
+        return err_input(err, _("--weights: the embedding's rows name a word "
+                                "twice"));
+    }
+    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0) {
+        word_ids_free(&w);
         return -1;
+    }
     if (tok->n_tokens < 2) {
         tokenized_free(tok);
+        word_ids_free(&w);
         return err_input(err, _("--train: the sentence has one token: there "
                                 "is no next word to predict"));
     }
     if (in->corpus != NULL && in->n_corpus == 0) {
         tokenized_free(tok);
+        word_ids_free(&w);
         return err_input(err, _("--corpus: the column holds no sentence"));
     }
     if (corpus_ids(&w, &all, &count, &lengths, in, mode, err) != 0)
@@ -175,6 +204,18 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
             free(shown);
             goto done;
         }
+    const char *unknown =
+        vocab == NULL ? NULL : new_word(&w, all, count, n_vocab);
+    if (unknown != NULL ||
+        (vocab != NULL &&
+         (unknown = new_word(&w, shown, T, n_vocab)) != NULL)) {
+        err_input(err,
+                  _("'%s' is not in the trained vocabulary (the rows of the "
+                    "--weights embedding.weight file)"),
+                  unknown);
+        free(shown);
+        goto done;
+    }
     const size_t n = in->corpus != NULL ? in->n_corpus : 1;
     data->s = calloc(n, sizeof *data->s);
     if (data->s == NULL) {
@@ -206,16 +247,16 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
     }
     // the vocabulary replaces the sentence's own (whose words are the
     // tokens'); data owns its words
-    char **vocab = malloc((w.n ? w.n : 1) * sizeof *vocab);
-    if (vocab == NULL) {
+    char **words = malloc((w.n ? w.n : 1) * sizeof *words);
+    if (words == NULL) {
         free(shown);
         err_nomem(err, _("the vocabulary"));
         goto done;
     }
-    memcpy(vocab, w.words, w.n * sizeof *vocab);
+    memcpy(words, w.words, w.n * sizeof *words);
     free(tok->vocab);
     free(tok->ids);
-    tok->vocab = vocab;
+    tok->vocab = words;
     tok->n_vocab = w.n;
     tok->ids = shown;
     data->words = w.words;
@@ -346,15 +387,6 @@ static int record_losses(trace *tr, variant_id v, const float *losses,
     return 0;
 }
 
-/* The first step whose loss is not finite, or steps. */
-static size_t first_diverged(const float *losses, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(losses[i]))
-            return i;
-    return n;
-}
-
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -402,9 +434,17 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     if (row->init(&m, &acfg, &dims, &g, err) != 0 ||
         linear_init(&head, dims.d_out, V, false, &g, err) != 0)
         goto done;
+    // --weights: a trained run's files replace what was drawn
     if (mc->weights != NULL &&
-        weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
-                     &mc->weights_style, err) != 0)
+        (weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
+                      &mc->weights_style, err) != 0 ||
+         weights_load_table(&emb, mc->weights, id, TABLE_EMBEDDING,
+                            &mc->weights_style, err) != 0 ||
+         (positions != NULL &&
+          weights_load_table(&pos, mc->weights, id, TABLE_POS_EMBEDDING,
+                             &mc->weights_style, err) != 0) ||
+         weights_load_table(&head.weight, mc->weights, id, TABLE_LM_HEAD,
+                            &mc->weights_style, err) != 0))
         goto done;
 
     if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n,
@@ -440,12 +480,6 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
             goto done;
     }
-    const size_t diverged = first_diverged(losses, steps + 1);
-    if (diverged <= steps)
-        fprintf(stderr,
-                _("mha-explain: warning: %s: the loss is not finite from "
-                  "step %zu on (try a smaller --lr)\n"),
-                variant_id_name(id), diverged);
     rc = trace_flush(tr, err);
 done:
     if (mc->grad && grads.module != NULL)

@@ -21,6 +21,9 @@
 #include "model/train.h"
 #include "numerics/rng.h"
 
+/* The widest table a trained run's file (--weights) may hold. */
+#define TRAINED_MAX_WIDTH ((size_t)1 << 16)
+
 /* The sentences trained on, as ids of the run's vocabulary. */
 typedef struct {
     train_sentence *s; /* n sentences; their ids point into ids */
@@ -36,9 +39,12 @@ typedef struct {
  * words in order of first appearance, then the sentence's new words;
  * the sentences trained on (the corpus's, or the sentence itself) in
  * *data, which owns the vocabulary's words (free *tok first). Every
- * sentence needs two tokens (one to predict from). */
+ * sentence needs two tokens (one to predict from). With vocab (n_vocab
+ * words, a trained embedding's rows: --weights) the vocabulary is that,
+ * and a word outside it is an error naming it. */
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    enum token_mode mode, mx_error *err);
+                    enum token_mode mode, const char *const *vocab,
+                    size_t n_vocab, mx_error *err);
 void train_data_free(train_data *data);
 
 /* The labels a trained variant's tables take. */

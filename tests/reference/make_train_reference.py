@@ -56,6 +56,18 @@ LONG = ("one two three four five six seven eight nine ten one two three "
 CASES = []
 
 
+def random_words(n):
+    import random
+    rng = random.Random(1)
+    words = ("the cat sat on mat and dog ran to house big small red blue "
+             "tree sky run jump over under").split()
+    return " ".join(rng.choice(words) for _ in range(n))
+
+
+WORDS32 = random_words(32)
+WORDS64 = random_words(64)
+
+
 def case(name, **kw):
     c = dict(name=name, sentence=SHOWN, d_model=8, d_out=8, heads=2, seed=123,
              variants=["single"], steps=1, lr=None, optimizer="sgd",
@@ -83,6 +95,11 @@ case("train_block_sgd", variants=["block"], d_model=8, heads=2, steps=40,
 case("train_block_adam_long", variants=["single", "block"], sentence=LONG,
      d_model=16, d_out=16, heads=4, steps=200, lr=0.01, positions=True,
      qkv_bias=True, threads=2)
+# the widths of the benchmark: the vector paths of every kernel
+case("train_block_64", variants=["block", "wrapper"], sentence=WORDS32,
+     d_model=64, d_out=64, heads=4, steps=20, lr=0.01, optimizer="adam")
+case("train_fused_768", variants=["fused"], sentence=WORDS64, d_model=768,
+     d_out=768, heads=12, steps=3, lr=0.01, optimizer="adam")
 case("train_corpus", variants=["single", "wrapper", "fused", "block"],
      optimizer="adam", steps=60, lr=0.01, positions=True, threads=2,
      corpus=["a dog ran to a park", "the cat saw a dog",
