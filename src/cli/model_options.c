@@ -38,6 +38,10 @@ model_config model_config_of(const options *opt)
                   options_wants_table(opt, table_info_of(TABLE_LOGITS)->name),
         .tables = (const char *const *)opt->tables,
         .n_tables = opt->n_tables,
+        .positions = opt->positions,
+        .train = opt->train,
+        .training = opt->training,
+        .grad = opt->grad,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

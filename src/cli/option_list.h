@@ -57,6 +57,24 @@ OPTION(KV, "kv", 0, "SENTENCE", MODEL, 27,
           "no causal mask                    (default none)"))
 OPTION(TOKENS, "tokens", 0, "HOW", MODEL, 29,
        N_("words, or chars: a token per character (default words)"))
+OPTION(POSITIONS, "positions", 0, NULL, MODEL, 57,
+       N_("learned positions nn.Embedding(context, d_model)\n"
+          "added to the embeddings, as GPT     (default none)"))
+OPTION(TRAIN, "train", 0, "N", MODEL, 54,
+       N_("train each variant N steps to predict the next\n"
+          "word, then show it (0 to 1000000)   (default none)"))
+OPTION(LR, "lr", 0, "RATE", MODEL, 55,
+       N_("the learning rate  (default 0.01 with adam, 0.1\n"
+          "with sgd)"))
+OPTION(OPTIMIZER, "optimizer", 0, "NAME", MODEL, 56,
+       N_("sgd or adam, torch.optim's defaults (default adam)"))
+OPTION(CORPUS, "corpus", 0, "FILE", MODEL, 58,
+       N_("with --train, train on the sentences of FILE's\n"
+          "--column NAME, one per step, cycling (default the\n"
+          "sentence)"))
+OPTION(GRAD, "grad", 0, NULL, MODEL, 59,
+       N_("with --train, the gradients at the final\n"
+          "parameters: <name>.grad tables      (default none)"))
 OPTION(EMBEDDINGS, "embeddings", 0, "FILE", INPUTS, 14,
        N_("one row per token: label, then its vector; d_model\n"
           "is the file's width, no embedding draws (default none)"))

@@ -100,7 +100,9 @@ static void print_tables(FILE *out)
           "    W_query.weight, W_key.weight, W_value.weight (and .bias),\n"
           "    heads.H.W_*, out_proj.weight, out_proj.bias; for the block\n"
           "    attention.W_*, norm1.*, ff.0.*, ff.2.*, norm2.*; with --model\n"
-          "    the checkpoint's names (h.L.attn.c_attn.weight, ...).\n"),
+          "    the checkpoint's names (h.L.attn.c_attn.weight, ...); with\n"
+          "    --train lm_head.weight, and with --grad each one's gradient,\n"
+          "    NAME.grad (W_query.weight.grad, lm_head.weight.grad, ...).\n"),
         out);
     fputc('\n', out);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,22 @@ static int parse_probability(double *out, const char *opt, const char *text,
     return 0;
 }
 
+/* --lr RATE: a positive, finite decimal number. */
+static int parse_rate(double *out, const char *text, mx_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const double r = strtod(text, &end);
+    // (!(r > 0) also refuses NaN)
+    if (end == text || *end != '\0' || errno != 0 || !(r > 0) || isinf(r))
+        return err_usage(err,
+                         _("%s: '%s' is not a learning rate (expected a "
+                           "positive, finite number)"),
+                         "--lr", text);
+    *out = r;
+    return 0;
+}
+
 /* A param_fn: stops the listing (returns 1) at the parameter whose name
  * ctx (a const char *) points to. */
 static int is_named(const param_info *p, void *ctx)
@@ -176,6 +193,16 @@ static int is_named(const param_info *p, void *ctx)
 
 static int known_table(const char *name, size_t heads, size_t layers)
 {
+    // a gradient (--grad): a known table's name and ".grad"
+    const size_t n = strlen(name), suffix = strlen(".grad");
+    if (n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
+        char base[64];
+        if (n - suffix >= sizeof base)
+            return 0;
+        memcpy(base, name, n - suffix);
+        base[n - suffix] = '\0';
+        return known_table(base, heads, layers);
+    }
     // a table of the catalogue, or a parameter of any variant, biases
     // included
     if (table_by_name(name, strlen(name)) != TABLE_COUNT)
@@ -258,6 +285,7 @@ static void set_defaults(options *opt)
     opt->format = FORMAT_TEXT;
     opt->precision = 4;
     opt->batch = 1;
+    opt->training.optimizer = OPTIMIZER_ADAM;
     opt->plot_look = plot_style_default();
 }
 
@@ -330,17 +358,84 @@ static int validate_stack(options *opt, mx_error *err)
     return 0;
 }
 
+/* --train and the options that go with it. A trained run learns a table
+ * of words, so it needs a sentence (not --embeddings, --randn-input or
+ * --input), and its steps draw nothing (no dropout, no --draw); its
+ * options need --train. */
+int options_validate_training(options *opt, mx_error *err)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } needs_train[] = {
+        {opt->lr_given, "--lr"},
+        {opt->corpus != NULL, "--corpus"},
+        {opt->grad, "--grad"},
+    };
+    if (!opt->train) {
+        for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
+            if (needs_train[i].given)
+                return err_usage(err, _("%s: goes with --train N"),
+                                 needs_train[i].name);
+        if (opt->training.optimizer != OPTIMIZER_ADAM)
+            return err_usage(err, _("%s: goes with --train N"), "--optimizer");
+        if (opt->positions && (opt->embeddings != NULL || opt->randn_input ||
+                               opt->n_draw > 0 || opt->kv != NULL))
+            return err_usage(err,
+                             _("--positions: adds learned positions to an "
+                               "embedding lookup; it does not go with %s"),
+                             opt->embeddings    ? "--embeddings"
+                             : opt->randn_input ? "--randn-input"
+                             : opt->kv          ? "--kv"
+                                                : "--draw");
+        return 0;
+    }
+    if (!opt->lr_given)
+        opt->training.lr =
+            opt->training.optimizer == OPTIMIZER_ADAM ? 0.01 : 0.1;
+    if (opt->corpus != NULL && opt->column == NULL)
+        return err_usage(err, _("--corpus: say which column holds the "
+                                "sentences with --column NAME"));
+    const struct {
+        bool given;
+        const char *name;
+    } others[] = {
+        {opt->embeddings != NULL, "--embeddings"},
+        {opt->randn_input, "--randn-input"},
+        {opt->input != NULL, "--input"},
+        {opt->kv != NULL, "--kv"},
+        {opt->n_draw > 0, "--draw"},
+        {opt->tie, "--tie"},
+        {opt->dropout > 0, "--dropout"},
+        {opt->attn_dropout > 0, "--attn-dropout"},
+        {opt->batch > 1, "--batch"},
+        {opt->model != NULL, "--model"},
+        {opt->layers != NULL, "--layers"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (others[i].given)
+            return err_usage(err,
+                             _("--train: learns an embedding of the words of "
+                               "a sentence, one step at a time; it does not "
+                               "go with %s"),
+                             others[i].name);
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
     if (validate_model(opt, err) != 0 || validate_stack(opt, err) != 0)
         return -1;
+    if (options_validate_training(opt, err) != 0)
+        return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
-    if (opt->column != NULL && opt->input == NULL)
-        return err_usage(err, _("--column: goes with --input FILE"));
+    if (opt->column != NULL && opt->input == NULL && opt->corpus == NULL)
+        return err_usage(err, _("--column: goes with --input FILE or --corpus "
+                                "FILE"));
     if (opt->plot_width != 0 && opt->plot == NULL)
         return err_usage(err, _("--plot-size: goes with --plot FILE"));
     if (opt->plot_look.cmap != NULL && opt->plot == NULL && opt->html == NULL)
@@ -608,6 +703,32 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
                                  err);
     case OPT_RANDN_INPUT:
         opt->randn_input = true;
+        return 0;
+    case OPT_POSITIONS:
+        opt->positions = true;
+        return 0;
+    case OPT_TRAIN:
+        opt->train = true;
+        return parse_size(&opt->training.steps, "--train", arg, 0,
+                          TRAIN_MAX_STEPS, err);
+    case OPT_LR:
+        opt->lr_given = true;
+        return parse_rate(&opt->training.lr, arg, err);
+    case OPT_OPTIMIZER:
+        if (strcmp(arg, "sgd") == 0)
+            opt->training.optimizer = OPTIMIZER_SGD;
+        else if (strcmp(arg, "adam") == 0)
+            opt->training.optimizer = OPTIMIZER_ADAM;
+        else
+            return err_usage(err,
+                             _("%s: unknown optimizer '%s' (expected sgd or "
+                               "adam)"),
+                             "--optimizer", arg);
+        return 0;
+    case OPT_CORPUS:
+        return set_path(&opt->corpus, "--corpus", arg, err);
+    case OPT_GRAD:
+        opt->grad = true;
         return 0;
     case OPT_BATCH:
         return parse_size(&opt->batch, "--batch", arg, 1, MAX_BATCH, err);

@@ -11,6 +11,7 @@
 #include "cli/error.h"
 #include "render/heat.h"
 #include "model/model.h"
+#include "model/train.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 
@@ -49,6 +50,12 @@ typedef struct {
     double dropout;                    /* --dropout P, 0 to below 1 */
     double attn_dropout;               /* --attn-dropout P */
     bool randn_input;                  /* --randn-input */
+    bool positions;                    /* --positions */
+    bool train;                        /* --train N was given */
+    train_options training;            /* --train N, --lr, --optimizer */
+    bool lr_given;                     /* --lr was given */
+    const char *corpus;                /* --corpus FILE, or NULL */
+    bool grad;                         /* --grad */
     size_t batch;                      /* --batch B, 1 to MAX_BATCH */
 
     char **tables; /* --tables, owned; NULL means every table */
@@ -122,5 +129,10 @@ void options_free(options *opt);
 
 /* Nonzero when the table name passes the --tables filter. */
 int options_wants_table(const options *opt, const char *name);
+
+/* The checks of --train and the options that go with it (validate runs
+ * them; run.c again once a --weights folder of a trained run turns
+ * training on). */
+int options_validate_training(options *opt, mx_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* run.c: running a job: the model over each sentence, to every output. */
 #include "cli/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,27 @@ static int check_tables_made(const options *opt, const model_input *in,
                                "option)"),
                              opt->tables[k]);
     return 0;
+}
+
+/* --train: a loss that is not finite (the training diverged) is shown in
+ * its table, and said once per variant on stderr, naming the first such
+ * row (the loss at the parameters after that many steps); the run still
+ * succeeds. */
+static void warn_diverged(const trace *tr)
+{
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (t->id != TABLE_LOSS || t->grad || t->values.v == NULL)
+            continue;
+        for (size_t r = 0; r < t->values.rows; r++)
+            if (!isfinite(t->values.v[r])) {
+                fprintf(stderr,
+                        _("mha-explain: warning: %s: the loss is not finite "
+                          "from step %zu on (try a smaller --lr)\n"),
+                        variant_id_name(t->variant), r);
+                break;
+            }
+    }
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -95,6 +117,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     const model_config mc = model_config_of(opt);
     if (rc == 0)
         rc = pipeline_run(&tr, &mc, in, err);
+    if (rc == 0)
+        warn_diverged(&tr);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
@@ -316,13 +340,29 @@ static int run_sentence(const options *opt, mx_error *err)
     model_input in = {.sentence = opt->sentence,
                       .len = opt->sentence ? strlen(opt->sentence) : 0,
                       .kv = opt->kv};
-    if (opt->sentence_from_stdin) {
-        if (read_stdin(&from_stdin, &in.len, err) != 0)
-            return -1;
+    // --corpus FILE --column NAME: the sentences trained on
+    char **corpus = NULL;
+    size_t *lines = NULL, n_corpus = 0;
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    if (opt->corpus != NULL &&
+        read_sentences(&corpus, &lines, &n_corpus, opt->corpus, opt->column,
+                       &style, err) != 0)
+        return -1;
+    free(lines);
+    in.corpus = (const char *const *)corpus;
+    in.n_corpus = n_corpus;
+    int rc = 0;
+    if (opt->corpus != NULL && n_corpus == 0)
+        rc = err_input(err, _("%s: column '%s' holds no sentence"), opt->corpus,
+                       opt->column);
+    if (rc == 0 && opt->sentence_from_stdin) {
+        rc = read_stdin(&from_stdin, &in.len, err);
         in.sentence = from_stdin;
     }
-    int rc = run_single(opt, &in, err);
+    if (rc == 0)
+        rc = run_single(opt, &in, err);
     free(from_stdin);
+    free_strings(corpus, n_corpus);
     return rc;
 }
 
@@ -360,6 +400,23 @@ int run_job(const options *opt, mx_error *err)
         return rc;
     options with_files = *opt;
     with_files.weight_files = &files;
+    /* a trained run's files (--csv-dir of --train): the run is one, with
+     * --train 0 unless given, and --positions when they have positions */
+    for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
+        const variant_info *v = &model_variants[i];
+        if (!(opt->variants & v->bit))
+            continue;
+        if (weights_has_table(&files, v->id, TABLE_EMBEDDING))
+            with_files.train = true;
+        if (weights_has_table(&files, v->id, TABLE_POS_EMBEDDING))
+            with_files.positions = true;
+    }
+    if (with_files.train && !opt->train)
+        rc = options_validate_training(&with_files, err);
+    if (rc != 0) {
+        weights_files_free(&files);
+        return rc;
+    }
     rc = run_inputs(&with_files, err);
     weights_files_free(&files);
     return rc;

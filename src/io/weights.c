@@ -65,6 +65,74 @@ int weights_load(unsigned variant, const model_dims *dims, void *module,
     return model_params_each(variant, dims, module, load_param, &src);
 }
 
+/* The file the check opened for <variant>.<table>.csv and its path, or
+ * NULL. */
+static const weights_file *trained_file(char *path, size_t size,
+                                        const weights_files *w, variant_id v,
+                                        table_id id)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.csv", variant_id_name(v),
+             table_info_of(id)->name);
+    const weights_file *file = file_named(w, name);
+    if (file != NULL)
+        snprintf(path, size, "%s/%s", w->dir, name);
+    return file;
+}
+
+int weights_read_table(char ***rows, size_t *n, matrix *m,
+                       const weights_files *w, variant_id v, table_id id,
+                       const csv_style *style, size_t max_width, mx_error *err)
+{
+    char path[4096];
+    const weights_file *file = trained_file(path, sizeof path, w, v, id);
+    *rows = NULL;
+    *n = 0;
+    if (file == NULL)
+        return 0;
+    if (fseek(file->f, 0, SEEK_SET) != 0)
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
+    clearerr(file->f);
+    return read_embeddings_stream(rows, n, m, file->f, path, style, max_width,
+                                  err) != 0
+               ? -1
+               : 1;
+}
+
+int weights_load_table(matrix *m, const weights_files *w, variant_id v,
+                       table_id id, const csv_style *style, mx_error *err)
+{
+    char path[4096];
+    const weights_file *file = trained_file(path, sizeof path, w, v, id);
+    if (file == NULL)
+        return 0;
+    if (fseek(file->f, 0, SEEK_SET) != 0)
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
+    clearerr(file->f);
+    return read_weight_matrix_stream(m, file->f, path, style, err);
+}
+
+bool weights_has_table(const weights_files *w, variant_id v, table_id id)
+{
+    char path[4096];
+    return trained_file(path, sizeof path, w, v, id) != NULL;
+}
+
+/* Whether layer (a file's name between its variant and ".weight.csv")
+ * is a table of a trained run (--train): its embedding, positions or
+ * lm_head. */
+static bool trained_layer(const char *layer, const char *suffix)
+{
+    const table_id tables[] = {TABLE_EMBEDDING, TABLE_POS_EMBEDDING,
+                               TABLE_LM_HEAD};
+    char name[300];
+    snprintf(name, sizeof name, "%s%s", layer, suffix);
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+        if (strcmp(name, table_info_of(tables[i])->name) == 0)
+            return true;
+    return false;
+}
+
 void weights_files_free(weights_files *w)
 {
     for (size_t i = 0; i < w->n; i++) {
@@ -218,6 +286,8 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
                      e->d_name + vlen + 1);
             layer_match m = {layer, false, false};
             model_params_each(v->bit, &dims, NULL, match_layer, &m);
+            // a trained run's tables (--csv-dir of --train)
+            m.found = m.found || trained_layer(layer, ".weight");
             if (!m.found)
                 rc = err_input(err,
                                _("%s/%s: the %s module has no layer "

@@ -45,6 +45,22 @@ typedef struct weights_files {
 int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
                      size_t heads, size_t layers, bool tie, mx_error *err);
 
+/* The tables of a trained run (--train) that --csv-dir saves:
+ * <variant>.embedding.weight.csv (its rows labelled by the vocabulary),
+ * <variant>.pos_embedding.weight.csv and <variant>.lm_head.weight.csv.
+ *
+ * weights_read_table reads one whole, with its row labels (*n of them,
+ * owned by the caller, as read_embeddings does): 1 when read, 0 when
+ * the folder has no such file, -1 on an error. weights_load_table reads
+ * one into m, whose shape it must have: 0 when read or absent, -1 on an
+ * error. */
+int weights_read_table(char ***rows, size_t *n, matrix *m,
+                       const weights_files *w, variant_id v, table_id id,
+                       const csv_style *style, size_t max_width, mx_error *err);
+int weights_load_table(matrix *m, const weights_files *w, variant_id v,
+                       table_id id, const csv_style *style, mx_error *err);
+bool weights_has_table(const weights_files *w, variant_id v, table_id id);
+
 /* Closes the files and frees w. */
 void weights_files_free(weights_files *w);
 

@@ -69,7 +69,7 @@ const table_info *table_info_of(table_id id)
 table_id table_by_name(const char *name, size_t n)
 {
     for (size_t i = 0; i < TABLE_COUNT; i++)
-        if (tables[i].kind != KIND_PARAMETER && strlen(tables[i].name) == n &&
+        if (tables[i].name[0] != '\0' && strlen(tables[i].name) == n &&
             memcmp(tables[i].name, name, n) == 0)
             return (table_id)i;
     return TABLE_COUNT;

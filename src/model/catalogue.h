@@ -172,9 +172,13 @@ enum table_mask {
     TABLE(KV_TOKENS, "kv_tokens", INPUT, TOKENS, NONE, NONE, "S x 1")         \
     TABLE(EMBEDDING, "embedding.weight", INPUT, EMBEDDINGS, NONE, NONE,       \
           "V x D")                                                            \
+    TABLE(POS_EMBEDDING, "pos_embedding.weight", INPUT, EMBEDDINGS, NONE,     \
+          NONE, "C x D")                                                      \
     TABLE(INPUTS, "inputs", INPUT, EMBEDDINGS, NONE, NONE, "T x D")           \
     TABLE(KV_INPUTS, "kv_inputs", INPUT, EMBEDDINGS, NONE, NONE, "S x D")     \
     TABLE(PARAM, "", PARAMETER, PARAMETERS, NONE, NONE, "")                   \
+    TABLE(LM_HEAD, "lm_head.weight", PARAMETER, PARAMETERS, NONE, NONE,       \
+          "V x W")                                                            \
     TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")            \
     TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                  \
     TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")              \
@@ -205,6 +209,7 @@ enum table_mask {
     TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
     TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
     TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
+    TABLE(LOSS, "loss", MODULE, OUTPUT, NONE, NONE, "(N+1) x 1")              \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 

@@ -146,6 +146,9 @@ int record_param(const param_info *p, void *ctx)
     if (rows == NULL || cols == NULL)
         return -1;
     const table_key key = {r->variant, p->stack_layer, NO_HEAD, TABLE_PARAM,
-                           false};
-    return trace_add_param(tr, &key, p->name, rows, cols, p->value, r->err);
+                           r->grad};
+    char name[sizeof((table *)NULL)->param];
+    // a gradient is named as PyTorch's: "W_query.weight.grad"
+    snprintf(name, sizeof name, r->grad ? "%s.grad" : "%s", p->name);
+    return trace_add_param(tr, &key, name, rows, cols, p->value, r->err);
 }

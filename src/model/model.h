@@ -135,6 +135,7 @@ typedef struct {
     trace *tr;
     variant_id variant;
     mx_error *err;
+    bool grad; /* the values are gradients: "<name>.grad" tables */
 } param_recorder;
 int record_param(const param_info *p, void *ctx);
 

@@ -10,6 +10,7 @@
 #include "model/draws.h"
 #include "model/gpt2_trace.h"
 #include "model/tokenize.h"
+#include "model/trained.h"
 #include "model/variants.h"
 #include "numerics/rng.h"
 #include "numerics/workers.h"
@@ -204,7 +205,7 @@ static int make_module(module_room *m, torch_rng *after, variant_id id,
 static int record_params(trace *tr, variant_id id, module_room *m,
                          const model_dims *dims, mx_error *err)
 {
-    param_recorder rec = {tr, id, err};
+    param_recorder rec = {tr, id, err, false};
     return model_params_each(variant_by_id(id)->bit, dims, m, record_param,
                              &rec);
 }
@@ -340,6 +341,49 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
     return rc;
 }
 
+/* The run's tokens (input_tokens); a trained run's (--train) from
+ * training_tokens, its sentences in *data (freed by the caller) or, with
+ * data NULL, freed here. */
+static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
+                      const model_config *mc, const model_input *in,
+                      mx_error *err)
+{
+    if (!mc->train)
+        return input_tokens(tok, n_queries, in, mc->tokens, err);
+    train_data own = {0};
+    // --weights of a trained run: its vocabulary, the rows of the first
+    // variant's embedding.weight
+    char **vocab = NULL;
+    size_t n_vocab = 0;
+    matrix rows = {0};
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++)
+        if (mc->variants & model_variants[i].bit) {
+            if (weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
+                                   model_variants[i].id, TABLE_EMBEDDING,
+                                   &mc->weights_style, TRAINED_MAX_WIDTH,
+                                   err) < 0)
+                return -1;
+            break;
+        }
+    matrix_free(&rows);
+    const int rc =
+        training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
+                        (const char *const *)vocab, n_vocab, err);
+    for (size_t i = 0; i < n_vocab; i++)
+        free(vocab[i]);
+    free(vocab);
+    if (rc != 0)
+        return -1;
+    if (data == NULL) {
+        // the vocabulary's words go with own: its size stays
+        free(tok->vocab);
+        tok->vocab = NULL;
+        train_data_free(&own);
+    }
+    *n_queries = tok->n_tokens;
+    return 0;
+}
+
 /* The model width: --d-model, or the embeddings' width. */
 static size_t model_width(const model_config *mc, const model_input *in)
 {
@@ -409,7 +453,7 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
 {
     if (mc->model != NULL)
         return gpt2_trace_tokens(tok, n_queries, mc, in, err);
-    return input_tokens(tok, n_queries, in, mc->tokens, err);
+    return run_tokens(tok, n_queries, NULL, mc, in, err);
 }
 
 int pipeline_check(double *values, const model_config *mc,
@@ -420,7 +464,7 @@ int pipeline_check(double *values, const model_config *mc,
     *values = 0;
     if (mc->model != NULL)
         return gpt2_trace_check(values, mc, in, err);
-    if (input_tokens(&tok, &n_queries, in, mc->tokens, err) != 0)
+    if (run_tokens(&tok, &n_queries, NULL, mc, in, err) != 0)
         return -1;
     int rc = check_size(values, &batch, mc, in, &tok, streamed, 1, err);
     tokenized_free(&tok);
@@ -428,11 +472,12 @@ int pipeline_check(double *values, const model_config *mc,
 }
 
 /* Rows ids[0..n) of the embedding table, or of the given embeddings,
- * into a new input table (n, D). */
+ * into a new input table (n, D); with positions (--positions), row r of
+ * them added to row r. */
 static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
                                    const labels *dims, const matrix *embedding,
                                    const size_t *ids, const matrix *given,
-                                   mx_error *err)
+                                   const matrix *positions, mx_error *err)
 {
     const table_key key = {VARIANT_INPUT, 0, NO_HEAD, name, false};
     table *t = trace_new(tr, &key, rows, dims, err);
@@ -446,6 +491,10 @@ static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
                given != NULL ? matrix_at(given, r, 0)
                              : matrix_at(embedding, ids[r], 0),
                D * sizeof(float));
+    // x = emb(ids) + pos(arange(T))
+    for (size_t r = 0; positions != NULL && r < rows->n; r++)
+        for (size_t d = 0; d < D; d++)
+            *matrix_at(&t->values, r, d) += *matrix_at(positions, r, d);
     return &t->values;
 }
 
@@ -487,6 +536,66 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
     return H * B * T * S;
 }
 
+/* With --weights of a trained run with positions, *C is the number of
+ * positions it learned (its pos_embedding.weight's rows), which the
+ * sentence's T tokens must not pass; otherwise *C stays. */
+static int trained_positions(size_t *C, const model_config *mc, size_t T,
+                             mx_error *err)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++) {
+        if (!(mc->variants & model_variants[i].bit))
+            continue;
+        char **rows = NULL;
+        size_t n = 0;
+        matrix m = {0};
+        const int rc = weights_read_table(
+            &rows, &n, &m, mc->weights, model_variants[i].id,
+            TABLE_POS_EMBEDDING, &mc->weights_style, TRAINED_MAX_WIDTH, err);
+        for (size_t r = 0; r < n; r++)
+            free(rows[r]);
+        free(rows);
+        matrix_free(&m);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        if (T > n)
+            return err_input(err,
+                             _("the sentence has %zu tokens, more than the "
+                               "%zu positions of the trained "
+                               "pos_embedding.weight"),
+                             T, n);
+        *C = n;
+        return 0;
+    }
+    return 0;
+}
+
+/* --positions: pos = nn.Embedding(C, D) drawn from g into *pos: the
+ * input table pos_embedding.weight, or (trained: each variant shows its
+ * own) own, allocated here. */
+static int draw_positions(const matrix **pos, matrix *own, trace *tr, size_t C,
+                          const labels *dims, bool trained, torch_rng *g,
+                          mx_error *err)
+{
+    matrix *values = own;
+    if (trained) {
+        if (matrix_alloc(own, C, dims->n, N_("the positions"), err) != 0)
+            return -1;
+    } else {
+        const labels *rows = trace_index_labels(tr, "pos", C, err);
+        const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_POS_EMBEDDING,
+                               false};
+        table *t = rows == NULL ? NULL : trace_new(tr, &key, rows, dims, err);
+        if (t == NULL)
+            return -1;
+        values = &t->values;
+    }
+    rng_normal_fill(values->v, C * dims->n, 0.0, 1.0, g);
+    *pos = values;
+    return 0;
+}
+
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
@@ -497,9 +606,12 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     workers *pool = NULL;
     matrix randn = {0};     /* --randn-input: the batch (B x T, D) */
     draw_plan *plan = NULL; /* --draw */
+    train_data data = {0};  /* --train: the sentences */
+    matrix drawn = {0};     /* --train: the embedding as drawn */
+    matrix positions = {0}; /* --positions: (C, D) */
     int rc = -1;
 
-    if (input_tokens(&tok, &T, in, mc->tokens, err) != 0)
+    if (run_tokens(&tok, &T, &data, mc, in, err) != 0)
         return -1;
     // a stack's tables name their block (model/stack.h)
     tr->stacked_block = mc->block_layers > 0;
@@ -575,6 +687,13 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         given = &randn;
         draws = randn.v;
         n_draws = cfg.batch * T * D;
+    } else if (in->embeddings == NULL && mc->train) {
+        // each trained variant shows its own embedding (trained.h)
+        if (matrix_alloc(&drawn, V, D, N_("the embedding"), err) != 0)
+            goto done;
+        embedding = &drawn;
+        draws = drawn.v;
+        n_draws = V * D;
     } else if (in->embeddings == NULL) {
         // torch.manual_seed(seed); emb = nn.Embedding(V, D)
         const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_EMBEDDING,
@@ -590,10 +709,18 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     if (mc->n_draw == 0)
         // each variant its own notebook: the input drawn first
         rng_normal_fill(draws, n_draws, 0.0, 1.0, &g);
-    else if ((plan = malloc(sizeof *plan)) == NULL) {
+    // --positions: pos = nn.Embedding(C, D), right after the embedding
+    const matrix *pos = NULL;
+    size_t contexts = mc->train ? data.context : T;
+    if (mc->positions && trained_positions(&contexts, mc, T, err) != 0)
+        goto done;
+    if (mc->positions && draw_positions(&pos, &positions, tr, contexts, dims,
+                                        mc->train, &g, err) != 0)
+        goto done;
+    if (mc->n_draw != 0 && (plan = malloc(sizeof *plan)) == NULL) {
         err_nomem(err, _("the order of the draws"));
         goto done;
-    } else {
+    } else if (mc->n_draw != 0) {
         const build_context ctx = {&cfg, &run};
         draw_order order = {.order = mc->draw,
                             .n = mc->n_draw,
@@ -607,14 +734,26 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         if (draws_plan(plan, &order, &g, err) != 0)
             goto done;
     }
+    if (mc->train) {
+        // --train: each variant's notebook trained, then shown
+        const trained_labels tlab = {vocab, dims, &lab};
+        for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+            if ((mc->variants & model_variants[i].bit) &&
+                trained_variant(tr, model_variants[i].id, mc, &cfg, &g,
+                                embedding, pos, &data, tok.ids, &tlab,
+                                err) != 0)
+                goto done;
+        rc = trace_flush(tr, err);
+        goto done;
+    }
     // inputs (T, D), and with --kv kv_inputs (S, D)
     const matrix *inputs = record_inputs(tr, TABLE_INPUTS, lab.tokens, dims,
-                                         embedding, tok.ids, given, err);
+                                         embedding, tok.ids, given, pos, err);
     const matrix *kv_inputs =
         inputs == NULL || in->kv == NULL
             ? inputs
             : record_inputs(tr, TABLE_KV_INPUTS, kv_rows, dims, embedding,
-                            tok.ids + T, NULL, err);
+                            tok.ids + T, NULL, NULL, err);
     if (kv_inputs == NULL)
         goto done;
 
@@ -631,6 +770,9 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
 done:
     free(plan);
     matrix_free(&randn);
+    matrix_free(&drawn);
+    matrix_free(&positions);
+    train_data_free(&data);
     workers_free(pool);
     tokenized_free(&tok);
     return rc;
@@ -654,9 +796,36 @@ static bool makes_input(table_id id, const model_config *mc,
         return in->kv != NULL;
     case TABLE_EMBEDDING:
         return in->embeddings == NULL && !mc->randn_input;
+    case TABLE_POS_EMBEDDING:
+        return mc->positions;
     default:
         return true;
     }
+}
+
+/* Whether a trained run (--train) makes the table `name` besides the
+ * tables of a run without training: lm_head.weight, logits, loss, and
+ * with --grad the gradients of the parameters it makes. */
+static bool trained_makes(const model_config *mc, const model_input *in,
+                          const char *name)
+{
+    const size_t n = strlen(name), suffix = strlen(".grad");
+    if (mc->grad && n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
+        char base[sizeof((table *)NULL)->param];
+        if (n - suffix >= sizeof base)
+            return false;
+        memcpy(base, name, n - suffix);
+        base[n - suffix] = '\0';
+        model_config plain = *mc;
+        plain.grad = false;
+        const table_id id = table_by_name(base, strlen(base));
+        return (id == TABLE_COUNT ||
+                table_info_of(id)->kind == KIND_PARAMETER ||
+                id == TABLE_EMBEDDING || id == TABLE_POS_EMBEDDING) &&
+               pipeline_makes_table(&plain, in, base);
+    }
+    const table_id id = table_by_name(name, n);
+    return id == TABLE_LM_HEAD || id == TABLE_LOGITS || id == TABLE_LOSS;
 }
 
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
@@ -664,6 +833,8 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
 {
     if (mc->model != NULL)
         return gpt2_trace_makes_table(mc, name);
+    if (mc->train && trained_makes(mc, in, name))
+        return true;
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, mc, in);

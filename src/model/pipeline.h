@@ -21,6 +21,7 @@
 #include "model/catalogue.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
+#include "model/train.h"
 
 struct weights_files; /* io/weights.h */
 
@@ -81,16 +82,27 @@ typedef struct {
     /* the parameter files of a --weights folder, opened by its check
      * (io/weights.h), or NULL */
     const struct weights_files *weights;
+
+    /* --positions: learned absolute positions, nn.Embedding(C, D) drawn
+     * right after the embedding and added to it (C: the longest
+     * sentence, the corpus's included) */
+    bool positions;
+    bool train;             /* --train N given (N may be 0) */
+    train_options training; /* --train N, --lr, --optimizer (train.h) */
+    bool grad;              /* --grad: gradients at the final parameters */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {
     const char *sentence; /* the text, when embeddings is NULL */
     size_t len;
-    const char *const *words; /* with --embeddings: a label per row */
-    const matrix *embeddings; /* (T, D) rows from the file, or NULL */
-    const char *kv;           /* --kv: keys and values from this sentence,
+    const char *const *words;  /* with --embeddings: a label per row */
+    const matrix *embeddings;  /* (T, D) rows from the file, or NULL */
+    const char *kv;            /* --kv: keys and values from this sentence,
                                   or NULL for self-attention */
+    const char *const *corpus; /* --corpus: the sentences trained on, in
+                                  order (n_corpus), or NULL: the sentence */
+    size_t n_corpus;
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that

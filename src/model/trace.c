@@ -194,7 +194,8 @@ const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
 
 const char *table_name(const table *t)
 {
-    return t->id == TABLE_PARAM ? t->param : table_info_of(t->id)->name;
+    return t->id == TABLE_PARAM || t->grad ? t->param
+                                           : table_info_of(t->id)->name;
 }
 
 int table_model_layer(const table *t)
@@ -241,6 +242,10 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
     t->stacked = tr->stacked_block && key->variant == VARIANT_ID_BLOCK;
     if (param != NULL)
         snprintf(t->param, sizeof t->param, "%s", param);
+    else if (key->grad)
+        // a gradient is named as PyTorch's: "attn_weights.grad"
+        snprintf(t->param, sizeof t->param, "%s.grad",
+                 table_info_of(key->id)->name);
     t->rows = rows;
     t->cols = cols;
     if (matrix_alloc(&t->values, rows->n, cols->n, table_name(t), err) != 0) {

@@ -403,7 +403,20 @@ static float row_sum_ilp(const float *const *x, size_t n, size_t c)
     return ((partial[0] + partial[1]) + partial[2]) + partial[3];
 }
 
+float vec_sum(const float *x, size_t n)
+{
+    return pytorch_sum(x, n, n);
+}
+
 void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
+{
+    // x is rows rows of n values; out is (n)
+    sum_rows(out, x, rows, n);
+    for (size_t c = 0; c < n; c++)
+        out[c] /= (float)rows;
+}
+
+void sum_rows(float *out, const float *const *x, size_t rows, size_t n)
 {
     // x is rows rows of n values; out is (n)
     enum { LANES = 8, BLOCK = 4 * LANES };
@@ -418,7 +431,7 @@ void mean_rows(float *out, const float *const *x, size_t rows, size_t n)
     for (size_t c = 0; c < n; c++) {
         const float sum = c < blocked ? cascade_column(x, 0, 1, rows, c)
                                       : row_sum_ilp(x, rows, c);
-        out[c] = sum / (float)rows;
+        out[c] = sum;
     }
 }
 
@@ -609,13 +622,23 @@ static void row_moments(const float *x, size_t N, float *mean, float *var)
 void layer_norm(matrix *out, const matrix *x, const float *gamma,
                 const float *beta, float eps)
 {
-    // out and x are (T, D); gamma and beta are (D)
+    layer_norm_saving(out, NULL, NULL, x, gamma, beta, eps);
+}
+
+void layer_norm_saving(matrix *out, float *means, float *rstds, const matrix *x,
+                       const float *gamma, const float *beta, float eps)
+{
+    // out and x are (T, D); gamma and beta are (D); means, rstds (T)
     for (size_t t = 0; t < x->rows; t++) {
         const float *row = matrix_at(x, t, 0);
         float *y = matrix_at(out, t, 0);
         float mean, var;
         row_moments(row, x->cols, &mean, &var);
         const float rstd = 1.0f / sqrtf(var + eps);
+        if (means != NULL) {
+            means[t] = mean;
+            rstds[t] = rstd;
+        }
         const float shift = -rstd * mean;
         /* (x * rstd + shift) * gamma + beta, the first step fused into
          * one rounding as PyTorch's vector code does */

@@ -97,6 +97,17 @@ float score_divisor(size_t head_dim, bool scale);
  * computes. */
 void mean_rows(float *out, const float *const *x, size_t rows, size_t n);
 
+/* out (n) = x.sum(dim=0) for x (rows, n), row r at x[r]: the sums of
+ * mean_rows, not divided (a bias's gradient, the sum of its output's
+ * gradient over the tokens). */
+void sum_rows(float *out, const float *const *x, size_t rows, size_t n);
+
+/* The sum of x[0..n) in the order of PyTorch's vectorised reduce_all
+ * (vec::reduce_all, map_reduce_all): fewer than 8 values left to right
+ * from 0; otherwise 8 running lanes (lane i takes x[i], x[i+8], ...)
+ * folded in halves. */
+float vec_sum(const float *x, size_t n);
+
 /* mean_rows over rows that come one at a time, each forgotten once added
  * (the heads' weights of a streamed run, trace.h): the same sums in the
  * same order, so the same bits. Kept: the running sums of the cascade's
@@ -133,6 +144,11 @@ void put_columns(matrix *out, const matrix *in, size_t first);
  * PyTorch's CPU kernel does (Welford, in blocks of 8 lanes). */
 void layer_norm(matrix *out, const matrix *x, const float *gamma,
                 const float *beta, float eps);
+
+/* layer_norm, keeping each row's mean and 1 / sqrt(var + eps) in means
+ * and rstds (T values each, or both NULL): what its backward needs. */
+void layer_norm_saving(matrix *out, float *means, float *rstds, const matrix *x,
+                       const float *gamma, const float *beta, float eps);
 
 /* x = 0 where x < 0, element by element (nn.ReLU, which is clamp_min(x,
  * 0)): NaN stays NaN and -0 stays -0, as in PyTorch. */

@@ -9,6 +9,7 @@
  */
 #include "numerics/vecmath.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -154,6 +155,68 @@ static inline __attribute__((always_inline)) float expf_body(float d)
 float sleef_expf(float d)
 {
     return expf_body(d);
+}
+
+/* log(d) as SLEEF's xlogf_u1 (Sleef_logf8_u10 with AVX2 and FMA), which
+ * PyTorch's vectorised log uses (log_softmax): d = m 2^e with m in [0.75,
+ * 1.5), x = (m - 1) / (m + 1) in double-float arithmetic (a pair of
+ * floats, head and tail), then log d = e ln2 + 2x + x^3 t(x^2). */
+float sleef_logf(float d)
+{
+    const int tiny = d < FLT_MIN;
+    if (tiny)
+        d *= 18446744073709551616.0f; /* 2^64 */
+    float scaled = d * (1.0f / 0.75f);
+    int e = (int)((float_to_bits(scaled) >> 23) & 0xff) - 0x7f;
+    const float m = bits_to_float(float_to_bits(d) - ((uint32_t)e << 23));
+    if (tiny)
+        e -= 64;
+
+    /* s = e * ln2, ln2 as a double-float */
+    const float ef = (float)e;
+    float s_hi = 0.69314718246459960938f * ef;
+    float s_lo = fmaf(-1.904654323148236017e-09f, ef,
+                      fmaf(0.69314718246459960938f, ef, -s_hi));
+
+    /* n = m - 1 and dd = m + 1, each exact as a double-float */
+    const float n_hi = -1.0f + m;
+    const float n_v = n_hi - -1.0f;
+    const float n_lo = (-1.0f - (n_hi - n_v)) + (m - n_v);
+    const float d_hi = 1.0f + m;
+    const float d_v = d_hi - 1.0f;
+    const float d_lo = (1.0f - (d_hi - d_v)) + (m - d_v);
+
+    /* x = n / dd */
+    const float t = 1.0f / d_hi;
+    const float x_hi = n_hi * t;
+    const float u = fmaf(t, n_hi, -x_hi);
+    const float v = fmaf(-d_lo, t, fmaf(-d_hi, t, 1.0f));
+    const float x_lo = fmaf(x_hi, v, fmaf(n_lo, t, u));
+
+    const float x2 = x_hi * x_hi;
+    float p = 0.3027294874e+0f;
+    p = fmaf(p, x2, 0.3996108174e+0f);
+    p = fmaf(p, x2, 0.6666694880e+0f);
+
+    /* s += 2x (double-float) */
+    const float a_hi = x_hi * 2.0f, a_lo = x_lo * 2.0f;
+    float r_hi = s_hi + a_hi;
+    float r_lo = (((s_hi - r_hi) + a_hi) + s_lo) + a_lo;
+    s_hi = r_hi;
+    s_lo = r_lo;
+    /* s += x^3 p (a float) */
+    const float w = x2 * x_hi * p;
+    r_hi = s_hi + w;
+    r_lo = ((s_hi - r_hi) + w) + s_lo;
+    float r = r_hi + r_lo;
+
+    if (isinf(d) && d > 0)
+        r = INFINITY;
+    if (d < 0 || isnan(d))
+        r = NAN;
+    if (d == 0)
+        r = -INFINITY;
+    return r;
 }
 
 /* ---- rows of exponentials ----------------------------------------------

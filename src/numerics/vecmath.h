@@ -20,6 +20,10 @@ void cephes_sincosf(float x, float *sin_out, float *cos_out);
  * exp(-inf) is 0. */
 float sleef_expf(float x);
 
+/* log(x) as SLEEF's Sleef_logf8_u10 (AVX2), which torch.log_softmax
+ * uses. */
+float sleef_logf(float x);
+
 /* w[i] = sleef_expf(w[i] - shift) for i < n (w is n values), the fastest
  * way the processor has (expf_path_best): always the same bits, and never
  * a C library call per fmaf. */

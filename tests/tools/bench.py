@@ -3,6 +3,7 @@
 beside a PyTorch script doing the same work.
 
 Usage: bench.py MHA_EXPLAIN [--runs N] [--only NAME,...] [--busy-only]
+       bench.py MHA_EXPLAIN --only train
 (or `meson test -C build --benchmark`).
 
 Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
@@ -58,6 +59,17 @@ the default (every core the process may use), first on the idle machine,
 then while a busy loop pinned to the first core holds it (--busy-only
 runs just that table): the threads must help on an idle machine and
 must not make a run slower when the other core is busy.
+
+A training table (--train, --only train) times the notebook's training
+recipe end to end, mha-explain's --variant fused --train N --tables loss
+beside a PyTorch script that seeds, builds nn.Embedding, the fused
+MultiHeadAttention and lm_head, runs N torch.optim.Adam steps of
+cross-entropy on the next word and prints the losses:
+  train-lesson     --d-model 64, 4 heads, 32 words, 300 steps (target:
+                   at least 10x faster)
+  train-gpt2       --d-model 768, 12 heads, 64 words, 10 steps (target:
+                   at least 2x faster)
+with the steps per second of each (N over the whole run's time).
 
 Timings on a busy machine are noisy: compare the ratios of one run.
 """
@@ -229,6 +241,98 @@ with torch.no_grad():
 '''
 
 
+# The training cases: name, d_model, heads, words, Adam steps, the
+# smallest ratio the issue asks for.
+TRAIN_CASES = [
+    ("train-lesson", 64, 4, 32, 300, 10),
+    ("train-gpt2", 768, 12, 64, 10, 2),
+]
+
+# The notebook's training recipe in PyTorch (make_train_reference.py's):
+# arguments d_model heads steps sentence.
+TRAIN_SCRIPT = r'''
+import sys, torch, torch.nn as nn, torch.nn.functional as F
+d, heads, steps, text = (int(sys.argv[1]), int(sys.argv[2]),
+                         int(sys.argv[3]), sys.argv[4])
+words = text.split(); vocab = list(dict.fromkeys(words))
+ids = torch.tensor([vocab.index(w) for w in words]); T = len(words)
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, num_heads):
+        super().__init__()
+        self.d_out, self.num_heads = d_out, num_heads
+        self.head_dim = d_out // num_heads
+        self.W_query = nn.Linear(d_in, d_out, bias=False)
+        self.W_key = nn.Linear(d_in, d_out, bias=False)
+        self.W_value = nn.Linear(d_in, d_out, bias=False)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.register_buffer("mask", torch.triu(
+            torch.ones(context_length, context_length), diagonal=1))
+    def forward(self, x):
+        b, n, _ = x.shape
+        keys = self.W_key(x).view(b, n, self.num_heads, self.head_dim)
+        queries = self.W_query(x).view(b, n, self.num_heads, self.head_dim)
+        values = self.W_value(x).view(b, n, self.num_heads, self.head_dim)
+        keys, queries, values = (keys.transpose(1, 2),
+                                 queries.transpose(1, 2),
+                                 values.transpose(1, 2))
+        scores = queries @ keys.transpose(2, 3)
+        scores = scores.masked_fill(self.mask.bool()[:n, :n], -torch.inf)
+        weights = torch.softmax(scores / keys.shape[-1] ** 0.5, dim=-1)
+        context = (weights @ values).transpose(1, 2)
+        return self.out_proj(context.contiguous().view(b, n, self.d_out))
+torch.manual_seed(42)
+emb = nn.Embedding(len(vocab), d)
+module = MultiHeadAttention(d, d, T, heads)
+lm_head = nn.Linear(d, len(vocab), bias=False)
+opt = torch.optim.Adam([emb.weight, *module.parameters(), lm_head.weight],
+                       lr=0.01)
+losses = []
+for step in range(steps):
+    logits = lm_head(module(emb(ids).unsqueeze(0))[0])
+    loss = F.cross_entropy(logits[:-1], ids[1:])
+    losses.append(loss.item())
+    opt.zero_grad(); loss.backward(); opt.step()
+with torch.no_grad():
+    logits = lm_head(module(emb(ids).unsqueeze(0))[0])
+    losses.append(F.cross_entropy(logits[:-1], ids[1:]).item())
+for i, l in enumerate(losses):
+    print("step%d %.4f" % (i, l))
+'''
+
+
+def train_table(program, runs, tmp, torch, only):
+    """The training cases: times, steps per second and ratios."""
+    cases = [c for c in TRAIN_CASES if only is None or "train" in only or
+             c[0] in only]
+    if not cases:
+        return
+    print()
+    print("training (--train, Adam, --variant fused; median of %d runs):"
+          % runs)
+    print("| case | mha-explain | steps/s | PyTorch | steps/s | ratio "
+          "| target |")
+    print("|---|---|---|---|---|---|---|")
+    for name, d, heads, n, steps, target in cases:
+        text = sentence(n)
+        ours, _ = measure([program, "--d-model", str(d), "--d-out", str(d),
+                           "--heads", str(heads), "--variant", "fused",
+                           "--train", str(steps), "--tables", "loss", text],
+                          runs, os.path.join(tmp, "ours"))
+        line = "| %s | %.3f s | %.0f |" % (name, ours, steps / ours)
+        if torch:
+            theirs, _ = measure([TORCH_PYTHON, "-c", TRAIN_SCRIPT, str(d),
+                                 str(heads), str(steps), text], runs,
+                                os.path.join(tmp, "torch"))
+            ratio = theirs / ours
+            line += " %.3f s | %.0f | %.1fx | %s %dx |" % (
+                theirs, steps / theirs, ratio,
+                "meets" if ratio >= target else "MISSES", target)
+        else:
+            line += " (no torch) | | | |"
+        print(line)
+        sys.stdout.flush()
+
+
 def timed_run(cmd):
     """Seconds and peak resident set (MiB) of one run."""
     start = time.perf_counter()
@@ -387,6 +491,10 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             startup_table(program, runs, tmp)
         return 0
+    if only is not None and all(n.startswith("train") for n in only):
+        with tempfile.TemporaryDirectory() as tmp:
+            train_table(program, runs, tmp, torch, only)
+        return 0
     if "--busy-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             thread_table(program, runs, tmp, only)
@@ -424,6 +532,7 @@ def main():
             sys.stdout.flush()
         if only is None or "gpt2-small" in only:
             gpt2_case(program, runs, tmp, torch)
+        train_table(program, runs, tmp, torch, only)
         if only is None or "startup" in only:
             startup_table(program, runs, tmp)
         thread_table(program, runs, tmp, only)

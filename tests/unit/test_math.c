@@ -222,8 +222,8 @@ static void wrapper_is_fused(bool bias)
     const attention_input in = {&x, &x};
     const model_dims dims = {
         .d_model = 3, .d_out = 6, .heads = 3, .qkv_bias = bias};
-    param_recorder wrec = {&tr, VARIANT_ID_WRAPPER, &err},
-                   frec = {&tr, VARIANT_ID_FUSED, &err};
+    param_recorder wrec = {&tr, VARIANT_ID_WRAPPER, &err, false},
+                   frec = {&tr, VARIANT_ID_FUSED, &err, false};
     ok(model_params_each(VARIANT_WRAPPER, &dims, &wrapper, record_param,
                          &wrec) == 0 &&
            wrapper_forward(&tr, &wrapper, &cfg, &in, &lab, &err) == 0 &&

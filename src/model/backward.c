@@ -1,0 +1,254 @@
+/* backward.c: the layers' backward passes (backward.h). Every matrix
+ * product is one float32 sum per cell in index order, each product
+ * rounded before it is added: what BLAS sgemm computes for mm's backward
+ * (grad.mm(w), x.t().mm(grad)) and bmm's in every transpose case. */
+#include "model/backward.h"
+
+#include <math.h>
+
+#include "numerics/matmul.h"
+
+void transpose(matrix *out, const matrix *in)
+{
+    // out (C, R) = in (R, C)^T
+    for (size_t r = 0; r < in->rows; r++)
+        for (size_t c = 0; c < in->cols; c++)
+            *matrix_at(out, c, r) = *matrix_at(in, r, c);
+}
+
+void matmul_full(matrix *c, const matrix *a, const matrix *b, workers *pool)
+{
+    // c (M, N) = a (M, K) @ b (K, N)
+    const matmul_problem p = {
+        .M = a->rows,
+        .N = b->cols,
+        .K = a->cols,
+        .a = a->v,
+        .lda = a->cols,
+        .b = b->v,
+        .ldb = b->cols,
+        .c = c->v,
+        .ldc = c->cols,
+        .shape = MATMUL_FULL,
+    };
+    matmul_run(&p, matmul_kernel_best(), pool);
+}
+
+/* The sums of cascade_sum's row_sum: n elements, each `width` floats
+ * (a vector of 8, or 1), read as (n / 4, 4): four running sums, carried
+ * up a level every 16 rows; the elements past the last whole row added
+ * to the first; then the four folded in order. out has width floats. */
+static void row_sum(float *out, const float *x, size_t n, size_t width)
+{
+    enum { LEVELS = 4, POWER = 4, STEP = 1 << POWER, ILP = 4, LANES = 8 };
+    float acc[LEVELS][ILP][LANES] = {{{0}}};
+    const size_t rows = n / ILP;
+    size_t i = 0;
+    while (i + STEP <= rows) {
+        for (size_t j = 0; j < STEP; j++, i++)
+            for (size_t k = 0; k < ILP; k++)
+                for (size_t l = 0; l < width; l++)
+                    acc[0][k][l] += x[(i * ILP + k) * width + l];
+        for (size_t j = 1; j < LEVELS; j++) {
+            for (size_t k = 0; k < ILP; k++)
+                for (size_t l = 0; l < width; l++) {
+                    acc[j][k][l] += acc[j - 1][k][l];
+                    acc[j - 1][k][l] = 0.0f;
+                }
+            if ((i & ((size_t)(STEP - 1) << (j * POWER))) != 0)
+                break;
+        }
+    }
+    for (; i < rows; i++)
+        for (size_t k = 0; k < ILP; k++)
+            for (size_t l = 0; l < width; l++)
+                acc[0][k][l] += x[(i * ILP + k) * width + l];
+    for (size_t j = 1; j < LEVELS; j++)
+        for (size_t k = 0; k < ILP; k++)
+            for (size_t l = 0; l < width; l++)
+                acc[0][k][l] += acc[j][k][l];
+    for (size_t e = rows * ILP; e < n; e++)
+        for (size_t l = 0; l < width; l++)
+            acc[0][0][l] += x[e * width + l];
+    for (size_t k = 1; k < ILP; k++)
+        for (size_t l = 0; l < width; l++)
+            acc[0][0][l] += acc[0][k][l];
+    for (size_t l = 0; l < width; l++)
+        out[l] = acc[0][0][l];
+}
+
+/* The sum of x[0..n), contiguous, as cascade_sum reduces a contiguous
+ * dimension: from 8 values, vectors of 8 (vectorized_inner_sum: row_sum
+ * over the whole vectors, then 0 + the values past them + each lane in
+ * order); under 8, scalar_inner_sum (row_sum of the values). */
+static float inner_sum(const float *x, size_t n)
+{
+    enum { LANES = 8 };
+    float lanes[LANES];
+    if (n < LANES) {
+        row_sum(lanes, x, n, 1);
+        return 0.0f + lanes[0];
+    }
+    const size_t whole = n / LANES;
+    row_sum(lanes, x, whole, LANES);
+    float sum = 0.0f;
+    for (size_t k = whole * LANES; k < n; k++)
+        sum += x[k];
+    for (size_t l = 0; l < LANES; l++)
+        sum += lanes[l];
+    return 0.0f + sum;
+}
+
+void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
+                     const float **rows, const matrix *dy, const matrix *x,
+                     const matrix *w, bool dy_by_columns, workers *pool)
+{
+    // dw (O, D) = dy^T (O, T) @ x (T, D)
+    transpose(dyt, dy);
+    matmul_full(dw, dyt, x, pool);
+    // db (O) = the sum of dy (T, O) over the tokens (cascade_sum): along
+    // each column of dy^T when autograd holds dy by columns
+    if (db != NULL && dy_by_columns) {
+        for (size_t o = 0; o < dy->cols; o++)
+            db[o] = inner_sum(matrix_at(dyt, o, 0), dy->rows);
+    } else if (db != NULL && rows != NULL) {
+        for (size_t t = 0; t < dy->rows; t++)
+            rows[t] = matrix_at(dy, t, 0);
+        sum_rows(db, rows, dy->rows, dy->cols);
+    }
+    // dx (T, D) = dy (T, O) @ w (O, D)
+    if (dx != NULL)
+        matmul_full(dx, dy, w, pool);
+}
+
+/* sum_i dp[i] * p[i] as vec::map2_reduce_all adds it: under 8 values the
+ * products left to right, else 8 lanes each starting at a product and
+ * adding the next product of its lane (a fused multiply-add: the AVX2
+ * build contracts acc + x * y), then folded in halves. */
+static float dot_lanes(const float *dp, const float *p, size_t n)
+{
+    if (n < 8) {
+        float sum = dp[0] * p[0];
+        for (size_t i = 1; i < n; i++)
+            sum += dp[i] * p[i];
+        return sum;
+    }
+    float lane[8];
+    for (size_t l = 0; l < 8; l++)
+        lane[l] = dp[l] * p[l];
+    for (size_t i = 8; i < n; i++)
+        lane[i % 8] = fmaf(dp[i], p[i], lane[i % 8]);
+    float half[4], quarter[2];
+    for (size_t l = 0; l < 4; l++)
+        half[l] = lane[l] + lane[l + 4];
+    for (size_t l = 0; l < 2; l++)
+        quarter[l] = half[l] + half[l + 2];
+    return quarter[0] + quarter[1];
+}
+
+void softmax_backward(matrix *dscores, const matrix *dweights,
+                      const matrix *weights)
+{
+    // dscores, dweights, weights (T, S)
+    const size_t S = weights->cols;
+    for (size_t t = 0; t < weights->rows; t++) {
+        const float *dp = matrix_at(dweights, t, 0);
+        const float *p = matrix_at(weights, t, 0);
+        float *ds = matrix_at(dscores, t, 0);
+        const float sum = dot_lanes(dp, p, S);
+        for (size_t s = 0; s < S; s++)
+            ds[s] = (dp[s] - sum) * p[s];
+    }
+}
+
+void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
+                   matrix *dscores, matrix *t_st, const head_saved *h,
+                   const matrix *dcontext, workers *pool)
+{
+    // context = weights @ v: dweights (T, S) = dcontext (T, hd) @ v^T,
+    // dv (S, hd) = weights^T (S, T) @ dcontext
+    matmul_transposed(dweights, dcontext, h->v, pool);
+    transpose(t_st, h->weights);
+    matmul_full(dv, t_st, dcontext, pool);
+
+    // weights = softmax(scores / divisor): the softmax's backward, then
+    // the division's (dscores / divisor), then the mask's (masked cells
+    // get no gradient)
+    softmax_backward(dscores, dweights, h->weights);
+    for (size_t t = 0; t < dscores->rows; t++)
+        for (size_t s = 0; s < dscores->cols; s++) {
+            float *d = matrix_at(dscores, t, s);
+            *d = h->causal && s > t ? 0.0f : *d / h->divisor;
+        }
+
+    // scores = q @ k^T: dq (T, hd) = dscores @ k, dk (S, hd) = dscores^T
+    // @ q
+    matmul_full(dq, dscores, h->k, pool);
+    transpose(t_st, dscores);
+    matmul_full(dk, t_st, h->q, pool);
+}
+
+/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
+ * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
+ * products left to right, else 8 lanes each starting at a product and
+ * adding the next of its lane with a fused multiply-add, folded in
+ * halves. The product is (a * b) * c, rounded at each step but the
+ * last of a lane's fused ones. */
+static float products_sum(const float *a, const float *b, const float *c,
+                          size_t n)
+{
+    float lane[8];
+    if (n < 8) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
+            sum = i == 0 ? p : sum + p;
+        }
+        return sum;
+    }
+    for (size_t l = 0; l < 8; l++)
+        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
+    for (size_t i = 8; i < n; i++)
+        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
+                                : fmaf(a[i], b[i], lane[i % 8]);
+    float half[4], quarter[2];
+    for (size_t l = 0; l < 4; l++)
+        half[l] = lane[l] + lane[l + 4];
+    for (size_t l = 0; l < 2; l++)
+        quarter[l] = half[l] + half[l + 2];
+    return quarter[0] + quarter[1];
+}
+
+void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,
+                         const matrix *dy, const matrix *x, const float *mean,
+                         const float *rstd, const float *gamma)
+{
+    // dx, dy, x (T, D); dgamma, dbeta, gamma (D); mean, rstd (T)
+    const size_t T = x->rows, D = x->cols;
+    const float scale = 1.0f / (float)D;
+    for (size_t d = 0; d < D; d++)
+        dgamma[d] = dbeta[d] = 0.0f;
+    for (size_t t = 0; t < T; t++) {
+        const float *g = matrix_at(dy, t, 0), *xr = matrix_at(x, t, 0);
+        const float a = rstd[t], m = mean[t];
+        // dgamma += dy * (a * x - a * mean), dbeta += dy, row by row
+        const float shift = -a * m;
+        for (size_t d = 0; d < D; d++) {
+            dgamma[d] = fmaf(g[d], fmaf(a, xr[d], shift), dgamma[d]);
+            dbeta[d] += g[d];
+        }
+        // ds = sum(dy * x * gamma), db = sum(dy * gamma)
+        const float ds = products_sum(g, xr, gamma, D);
+        const float db = products_sum(g, gamma, NULL, D);
+        const float b = fmaf(db, m, -ds) * a * a * a * scale;
+        const float c = fmaf(-b, m, -(db * a * scale));
+        float *out = matrix_at(dx, t, 0);
+        for (size_t d = 0; d < D; d++)
+            out[d] = fmaf(b, xr[d], a * g[d] * gamma[d]) + c;
+    }
+    // the second pass adds each (one thread's) buffer to 0
+    for (size_t d = 0; d < D; d++) {
+        dgamma[d] = 0.0f + dgamma[d];
+        dbeta[d] = 0.0f + dbeta[d];
+    }
+}

@@ -1,0 +1,494 @@
+/* trained.c: the tokens of a training run and each variant's trained
+ * notebook (trained.h). */
+#include "model/trained.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/i18n.h"
+#include "io/weights.h"
+#include "model/variants.h"
+
+/* ---- the vocabulary ---------------------------------------------------- */
+
+/* Words to ids in order of first appearance: an open-addressing table
+ * of indexes into words. */
+typedef struct {
+    char **words; /* n words; owned */
+    size_t n, cap;
+    size_t *slot; /* slots, each 0 (empty) or 1 + an index */
+    size_t n_slots;
+} word_ids;
+
+static size_t hash_word(const char *s)
+{
+    size_t h = 2166136261u;
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void word_ids_free(word_ids *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->words[i]);
+    free(w->words);
+    free(w->slot);
+    *w = (word_ids){0};
+}
+
+/* Puts i's word in its slot. */
+static void word_ids_place(word_ids *w, size_t i)
+{
+    size_t k = hash_word(w->words[i]) & (w->n_slots - 1);
+    while (w->slot[k] != 0)
+        k = (k + 1) & (w->n_slots - 1);
+    w->slot[k] = i + 1;
+}
+
+/* *id = word's id, a new one when it is new. */
+static int word_id(size_t *id, word_ids *w, const char *word, mx_error *err)
+{
+    if (w->n_slots > 0) {
+        size_t k = hash_word(word) & (w->n_slots - 1);
+        for (; w->slot[k] != 0; k = (k + 1) & (w->n_slots - 1))
+            if (strcmp(w->words[w->slot[k] - 1], word) == 0) {
+                *id = w->slot[k] - 1;
+                return 0;
+            }
+    }
+    if (w->n == w->cap) {
+        const size_t cap = w->cap ? 2 * w->cap : 64;
+        char **grown = realloc(w->words, cap * sizeof *grown);
+        if (grown == NULL)
+            return err_nomem(err, _("the vocabulary"));
+        w->words = grown;
+        w->cap = cap;
+    }
+    if (2 * (w->n + 1) > w->n_slots) {
+        const size_t n_slots = w->n_slots ? 2 * w->n_slots : 128;
+        size_t *slot = calloc(n_slots, sizeof *slot);
+        if (slot == NULL)
+            return err_nomem(err, _("the vocabulary"));
+        free(w->slot);
+        w->slot = slot;
+        w->n_slots = n_slots;
+        for (size_t i = 0; i < w->n; i++)
+            word_ids_place(w, i);
+    }
+    const size_t n = strlen(word) + 1;
+    char *copy = malloc(n);
+    if (copy == NULL)
+        return err_nomem(err, _("the vocabulary"));
+    memcpy(copy, word, n);
+    w->words[w->n] = copy;
+    word_ids_place(w, w->n);
+    *id = w->n++;
+    return 0;
+}
+
+void train_data_free(train_data *data)
+{
+    for (size_t i = 0; i < data->n_words; i++)
+        free(data->words[i]);
+    free(data->words);
+    free(data->s);
+    free(data->ids);
+    *data = (train_data){0};
+}
+
+/* The corpus's sentences tokenized one by one into w and all (their
+ * ids, *count of them); *lengths (n_corpus) their lengths. */
+static int corpus_ids(word_ids *w, size_t **all, size_t *count,
+                      size_t **lengths, const model_input *in,
+                      enum token_mode mode, mx_error *err)
+{
+    size_t cap = 0;
+    *lengths = calloc(in->n_corpus ? in->n_corpus : 1, sizeof **lengths);
+    if (*lengths == NULL)
+        return err_nomem(err, _("the corpus"));
+    for (size_t i = 0; i < in->n_corpus; i++) {
+        tokenized t = {0};
+        if (tokenize_as(&t, in->corpus[i], strlen(in->corpus[i]), mode, err) !=
+            0) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            return err_input(err, _("--corpus: sentence %zu: %s"), i + 1, why);
+        }
+        int rc = 0;
+        if (t.n_tokens < 2)
+            rc = err_input(err,
+                           _("--corpus: sentence %zu has one token: there "
+                             "is no next word to predict"),
+                           i + 1);
+        if (rc == 0 && *count + t.n_tokens > cap) {
+            const size_t grown_cap = 2 * (*count + t.n_tokens);
+            size_t *grown = realloc(*all, grown_cap * sizeof *grown);
+            if (grown == NULL)
+                rc = err_nomem(err, _("the corpus"));
+            else {
+                *all = grown;
+                cap = grown_cap;
+            }
+        }
+        for (size_t k = 0; rc == 0 && k < t.n_tokens; k++)
+            rc = word_id(&(*all)[(*count)++], w, t.tokens[k], err);
+        (*lengths)[i] = t.n_tokens;
+        tokenized_free(&t);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The first word of ids[0..n) from `known` on (a word the trained
+ * vocabulary lacks), or NULL. */
+static const char *new_word(const word_ids *w, const size_t *ids, size_t n,
+                            size_t known)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= known)
+            return w->words[ids[i]];
+    return NULL;
+}
+
+int training_tokens(tokenized *tok, train_data *data, const model_input *in,
+                    enum token_mode mode, const char *const *vocab,
+                    size_t n_vocab, mx_error *err)
+{
+    word_ids w = {0};
+    size_t *all = NULL, *lengths = NULL, count = 0;
+    *data = (train_data){0};
+    int rc = -1;
+    // a trained vocabulary (--weights) comes first, in its order
+    for (size_t i = 0; i < n_vocab; i++) {
+        size_t id;
+        if (word_id(&id, &w, vocab[i], err) != 0) {
+            word_ids_free(&w);
+            return -1;
+        }
+    }
+    if (w.n != n_vocab) {
+        word_ids_free(&w);
+        return err_input(err, _("--weights: the embedding's rows name a word "
+                                "twice"));
+    }
+    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0) {
+        word_ids_free(&w);
+        return -1;
+    }
+    if (tok->n_tokens < 2) {
+        tokenized_free(tok);
+        word_ids_free(&w);
+        return err_input(err, _("--train: the sentence has one token: there "
+                                "is no next word to predict"));
+    }
+    if (in->corpus != NULL && in->n_corpus == 0) {
+        tokenized_free(tok);
+        word_ids_free(&w);
+        return err_input(err, _("--corpus: the column holds no sentence"));
+    }
+    if (corpus_ids(&w, &all, &count, &lengths, in, mode, err) != 0)
+        goto done;
+    // the shown sentence's ids, its new words after the corpus's
+    const size_t T = tok->n_tokens;
+    size_t *shown = malloc(T * sizeof *shown);
+    if (shown == NULL) {
+        err_nomem(err, _("the tokens"));
+        goto done;
+    }
+    for (size_t k = 0; k < T; k++)
+        if (word_id(&shown[k], &w, tok->tokens[k], err) != 0) {
+            free(shown);
+            goto done;
+        }
+    const char *unknown =
+        vocab == NULL ? NULL : new_word(&w, all, count, n_vocab);
+    if (unknown != NULL ||
+        (vocab != NULL &&
+         (unknown = new_word(&w, shown, T, n_vocab)) != NULL)) {
+        err_input(err,
+                  _("'%s' is not in the trained vocabulary (the rows of the "
+                    "--weights embedding.weight file)"),
+                  unknown);
+        free(shown);
+        goto done;
+    }
+    const size_t n = in->corpus != NULL ? in->n_corpus : 1;
+    data->s = calloc(n, sizeof *data->s);
+    if (data->s == NULL) {
+        free(shown);
+        err_nomem(err, _("the corpus"));
+        goto done;
+    }
+    data->n = n;
+    data->context = T;
+    if (in->corpus == NULL) {
+        data->ids = malloc(T * sizeof *data->ids);
+        if (data->ids == NULL) {
+            free(shown);
+            err_nomem(err, _("the corpus"));
+            goto done;
+        }
+        memcpy(data->ids, shown, T * sizeof *shown);
+        data->s[0] = (train_sentence){data->ids, T};
+    } else {
+        data->ids = all;
+        all = NULL;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            data->s[i] = (train_sentence){data->ids + at, lengths[i]};
+            at += lengths[i];
+            if (lengths[i] > data->context)
+                data->context = lengths[i];
+        }
+    }
+    // the vocabulary replaces the sentence's own (whose words are the
+    // tokens'); data owns its words
+    char **words = malloc((w.n ? w.n : 1) * sizeof *words);
+    if (words == NULL) {
+        free(shown);
+        err_nomem(err, _("the vocabulary"));
+        goto done;
+    }
+    memcpy(words, w.words, w.n * sizeof *words);
+    free(tok->vocab);
+    free(tok->ids);
+    tok->vocab = words;
+    tok->n_vocab = w.n;
+    tok->ids = shown;
+    data->words = w.words;
+    data->n_words = w.n;
+    w.words = NULL;
+    w.n = 0;
+    rc = 0;
+done:
+    word_ids_free(&w);
+    free(all);
+    free(lengths);
+    if (rc != 0) {
+        tokenized_free(tok);
+        train_data_free(data);
+    }
+    return rc;
+}
+
+/* ---- a trained variant ------------------------------------------------- */
+
+/* A table (rows x cols labels) of variant v, a copy of m. */
+static int record_copy(trace *tr, variant_id v, table_id id, bool grad,
+                       const labels *rows, const labels *cols, const matrix *m,
+                       mx_error *err)
+{
+    const table_key key = {v, 0, NO_HEAD, id, grad};
+    table *t = trace_new(tr, &key, rows, cols, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof(float));
+    return 0;
+}
+
+/* The tables of model m (or of its gradients): embedding.weight,
+ * pos_embedding.weight, the module's parameters, lm_head.weight. */
+static int record_model(trace *tr, variant_id v, bool grad,
+                        const train_model *m, const model_dims *dims,
+                        const trained_labels *lab, mx_error *err)
+{
+    const labels *pos =
+        m->positions != NULL
+            ? trace_index_labels(tr, "pos", m->positions->rows, err)
+            : NULL;
+    const labels *width = trace_index_labels(tr, "dim", m->lm_head->cols, err);
+    if (width == NULL || (m->positions != NULL && pos == NULL))
+        return -1;
+    if (record_copy(tr, v, TABLE_EMBEDDING, grad, lab->vocab, lab->dims,
+                    m->embedding, err) != 0 ||
+        (m->positions != NULL &&
+         record_copy(tr, v, TABLE_POS_EMBEDDING, grad, pos, lab->dims,
+                     m->positions, err) != 0))
+        return -1;
+    param_recorder rec = {tr, v, err, grad};
+    if (model_params_each(variant_by_id(v)->bit, dims, m->module, record_param,
+                          &rec) != 0)
+        return -1;
+    return record_copy(tr, v, TABLE_LM_HEAD, grad, lab->vocab, width,
+                       m->lm_head, err);
+}
+
+/* inputs (T, D) = emb(ids) + pos(arange(T)), as the training computes
+ * them, into a new table of variant v; *x points at its values. */
+static int record_inputs(const matrix **x, trace *tr, variant_id v,
+                         const train_model *m, const size_t *ids,
+                         const trained_labels *lab, mx_error *err)
+{
+    const table_key key = {v, 0, NO_HEAD, TABLE_INPUTS, false};
+    table *t = trace_new(tr, &key, lab->seq->tokens, lab->dims, err);
+    if (t == NULL)
+        return -1;
+    const size_t D = t->values.cols;
+    for (size_t r = 0; r < t->values.rows; r++) {
+        float *row = matrix_at(&t->values, r, 0);
+        memcpy(row, matrix_at(m->embedding, ids[r], 0), D * sizeof(float));
+        if (m->positions != NULL)
+            for (size_t d = 0; d < D; d++)
+                row[d] += *matrix_at(m->positions, r, d);
+    }
+    *x = &t->values;
+    return 0;
+}
+
+/* Every gradient gets +0 added: -0 becomes +0, as when loss.backward()
+ * adds the gradient to the zeros opt.zero_grad() left. */
+static void grads_after_zero_grad(const train_model *g, const model_dims *dims,
+                                  variant_id v);
+
+/* A param_fn: adds +0 to a present parameter's values. */
+static int add_zero(const param_info *p, void *ctx)
+{
+    (void)ctx;
+    if (p->present && p->value != NULL)
+        for (size_t i = 0; i < p->value->rows * p->value->cols; i++)
+            p->value->v[i] += 0.0f;
+    return 0;
+}
+
+static void matrix_add_zero(matrix *m)
+{
+    if (m != NULL)
+        for (size_t i = 0; i < m->rows * m->cols; i++)
+            m->v[i] += 0.0f;
+}
+
+static void grads_after_zero_grad(const train_model *g, const model_dims *dims,
+                                  variant_id v)
+{
+    matrix_add_zero(g->embedding);
+    matrix_add_zero(g->positions);
+    matrix_add_zero(g->lm_head);
+    model_params_each(variant_by_id(v)->bit, dims, g->module, add_zero, NULL);
+}
+
+/* The loss table (N + 1, 1), labelled step0 .. step(N-1), final. */
+static int record_losses(trace *tr, variant_id v, const float *losses,
+                         size_t steps, float final, mx_error *err)
+{
+    const labels *rows = trace_index_labels(tr, "step", steps + 1, err);
+    const labels *col = trace_literal_label(tr, "loss", err);
+    if (rows == NULL || col == NULL)
+        return -1;
+    const table_key key = {v, 0, NO_HEAD, TABLE_LOSS, false};
+    table *t = trace_new(tr, &key, rows, col, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, losses, steps * sizeof(float));
+    t->values.v[steps] = final;
+    return 0;
+}
+
+int trained_variant(trace *tr, variant_id id, const model_config *mc,
+                    const attention_config *cfg, const torch_rng *start,
+                    const matrix *embedding, const matrix *positions,
+                    const train_data *data, const size_t *ids,
+                    const trained_labels *lab, mx_error *err)
+{
+    const variant_row *row = variant_row_of(id);
+    const model_dims run = {
+        .d_model = cfg->d_model,
+        .d_out = mc->d_out,
+        .heads = mc->heads,
+        .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
+        .qkv_bias = mc->qkv_bias,
+    };
+    const model_dims dims = variant_dims(row, &run);
+    const attention_config acfg = variant_attention(row, cfg);
+    const size_t steps = mc->training.steps, V = embedding->rows;
+    const size_t T = lab->seq->tokens->n;
+    matrix emb = {0}, pos = {0}, lm_head = {0}, logits = {0};
+    linear head = {0};
+    module_room m = {0};
+    train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
+                         &head.weight};
+    train_model grads = {0};
+    float *losses = calloc(steps + 1, sizeof *losses);
+    torch_rng g = *start;
+    int rc = -1;
+    (void)lm_head;
+    if (losses == NULL) {
+        err_nomem(err, _("the losses"));
+        goto done;
+    }
+    // emb and pos as drawn; the module, then lm_head = nn.Linear(W, V,
+    // bias=False)
+    if (matrix_alloc(&emb, V, embedding->cols, N_("the embedding"), err) ||
+        (positions != NULL &&
+         matrix_alloc(&pos, positions->rows, positions->cols,
+                      N_("the positions"), err)) ||
+        matrix_alloc(&logits, T, V, N_("the logits"), err))
+        goto done;
+    memcpy(emb.v, embedding->v, V * embedding->cols * sizeof(float));
+    if (positions != NULL)
+        memcpy(pos.v, positions->v,
+               positions->rows * positions->cols * sizeof(float));
+    if (row->init(&m, &acfg, &dims, &g, err) != 0 ||
+        linear_init(&head, dims.d_out, V, false, &g, err) != 0)
+        goto done;
+    // --weights: a trained run's files replace what was drawn
+    if (mc->weights != NULL &&
+        (weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
+                      &mc->weights_style, err) != 0 ||
+         weights_load_table(&emb, mc->weights, id, TABLE_EMBEDDING,
+                            &mc->weights_style, err) != 0 ||
+         (positions != NULL &&
+          weights_load_table(&pos, mc->weights, id, TABLE_POS_EMBEDDING,
+                             &mc->weights_style, err) != 0) ||
+         weights_load_table(&head.weight, mc->weights, id, TABLE_LM_HEAD,
+                            &mc->weights_style, err) != 0))
+        goto done;
+
+    if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n,
+                  &mc->training, err) != 0)
+        goto done;
+
+    // the trained model's tables, and its forward pass on the sentence
+    const matrix *x;
+    if (record_model(tr, id, false, &model, &dims, lab, err) != 0 ||
+        record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
+        goto done;
+    const attention_input in = {x, x};
+    if (row->forward(tr, &m, &acfg, &in, lab->seq, err) != 0)
+        goto done;
+
+    // logits and the loss at the final parameters; with --grad, one more
+    // backward pass
+    const train_sentence shown = {ids, T};
+    if (mc->grad &&
+        train_grad_model(&grads, &model, id, &dims, &acfg, err) != 0)
+        goto done;
+    if (train_pass(&losses[steps], &logits, mc->grad ? &grads : NULL, &model,
+                   id, &dims, &acfg, &shown, err) != 0)
+        goto done;
+    const labels *words = lab->vocab;
+    if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
+                    &logits, err) != 0 ||
+        record_losses(tr, id, losses, steps, losses[steps], err) != 0)
+        goto done;
+    if (mc->grad) {
+        if (steps > 0)
+            grads_after_zero_grad(&grads, &dims, id);
+        if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
+            goto done;
+    }
+    rc = trace_flush(tr, err);
+done:
+    if (mc->grad && grads.module != NULL)
+        train_grad_model_free(&grads, id);
+    row->free(&m);
+    linear_free(&head);
+    matrix_free(&emb);
+    matrix_free(&pos);
+    matrix_free(&logits);
+    free(losses);
+    return rc;
+}

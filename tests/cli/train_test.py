@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""--train, --lr, --optimizer, --positions, --corpus, --grad: bad input,
+the tables a trained run makes, a diverging loss, threads, and a trained
+model saved with --csv-dir and read back with --weights.
+
+Usage: train_test.py MHA_EXPLAIN
+
+The numbers themselves are checked against PyTorch's by
+tests/reference/train_reference_test.py. Prints TAP.
+"""
+import csv
+import io
+import os
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
+S = "the cat sat on the mat"
+
+
+def tables(stdout):
+    """{(variant, table): rows} of a --format csv output."""
+    out = {}
+    for row in list(csv.reader(io.StringIO(stdout.decode("utf-8"))))[1:]:
+        out.setdefault((row[0], row[2]), []).append(row)
+    return out
+
+
+def errors(tmp):
+    for value in ("-1", "1000001", "many", "", "1.5"):
+        MHA.check_error([S, "--train", value], "--train",
+                        "--train %r: status 2, one line" % value)
+    for value in ("0", "-0.1", "nan", "inf", "-inf", "fast", ""):
+        MHA.check_error([S, "--train", "3", "--lr", value], "--lr",
+                        "--lr %r: status 2, one line" % value)
+    MHA.check_error([S, "--train", "3", "--optimizer", "rmsprop"],
+                    "unknown optimizer 'rmsprop'",
+                    "--optimizer rmsprop: status 2, one line")
+    MHA.check_error(["hello", "--train", "3"], "no next word to predict",
+                    "a one-word sentence: nothing to predict, status 2")
+    for opt in (["--lr", "0.1"], ["--grad"], ["--optimizer", "sgd"]):
+        MHA.check_error([S] + opt, "goes with --train N",
+                        "%s without --train: status 2" % opt[0])
+    emb = os.path.join(tmp, "emb.csv")
+    with open(emb, "w") as f:
+        f.write("token,d0,d1\nthe,0.5,1\ncat,1,2\n")
+    MHA.check_error(["--embeddings", emb, "--train", "2"],
+                    "does not go with --embeddings",
+                    "--train with --embeddings: status 2 (the embedding "
+                    "is what training learns)")
+    MHA.check_error([S, "--train", "2", "--kv", "a dog"], "--kv",
+                    "--train with --kv: status 2")
+    empty = os.path.join(tmp, "empty.csv")
+    with open(empty, "w") as f:
+        f.write("text\n")
+    MHA.check_error([S, "--train", "2", "--corpus", empty, "--column",
+                     "text"], "no data rows",
+                    "an empty corpus column: status 2")
+    one = os.path.join(tmp, "one.csv")
+    with open(one, "w") as f:
+        f.write("text\na dog ran\nhello\n")
+    MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
+                     "text"], "sentence 2 has one token",
+                    "a one-word corpus sentence: status 2, naming it")
+    MHA.check_error([S, "--train", "2", "--corpus", one],
+                    "--column NAME", "--corpus without --column: status 2")
+    MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
+                     "words"], "words",
+                    "--corpus with a missing column: status 2")
+
+
+def tables_made():
+    r = MHA.run([S, "--train", "4", "--grad", "--positions", "--variant",
+                 "single,fused", "--format", "csv"])
+    ok(r.returncode == 0 and r.stderr == b"", "a trained run succeeds",
+       r.stderr)
+    t = tables(r.stdout)
+    for v in ("single", "fused"):
+        for name in ("embedding.weight", "pos_embedding.weight",
+                     "lm_head.weight", "inputs", "logits", "loss",
+                     "embedding.weight.grad", "pos_embedding.weight.grad",
+                     "W_query.weight.grad", "lm_head.weight.grad"):
+            ok((v, name) in t, "%s makes %s" % (v, name))
+    ok(len(t[("single", "loss")]) == 5,
+       "loss has N + 1 rows: before each step, then at the end")
+    ok(("fused", "out_proj.bias.grad") in t, "the fused module's out_proj "
+       "bias has its gradient")
+    ok(("input", "embedding.weight") not in t,
+       "a trained run has no shared input embedding: each variant its own")
+    r = MHA.run([S, "--train", "0", "--grad", "--format", "csv",
+                 "--variant", "single"])
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and len(t[("single", "loss")]) == 1 and
+       ("single", "W_key.weight.grad") in t,
+       "--train 0 --grad: one backward pass at initialisation")
+    r = MHA.run([S, "--train", "3", "--grad", "--check", "--variant",
+                 "single,wrapper,fused,block", "--d-model", "4"])
+    ok(r.returncode == 0 and b"masked cells" in r.stdout,
+       "--check passes on a trained run with gradients", r.stderr)
+    r = MHA.run([S, "--positions", "--format", "csv", "--variant", "single"])
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and ("input", "pos_embedding.weight") in t and
+       len(t[("input", "pos_embedding.weight")]) == 6 * 3,
+       "--positions without --train: pos_embedding.weight (T x D) among "
+       "the inputs")
+    r = MHA.run([S, "--train", "2", "--tables", "loss,lm_head.weight.grad",
+                 "--grad", "--format", "csv", "--variant", "single"])
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and set(t) == {("single", "loss"),
+                                        ("single", "lm_head.weight.grad")},
+       "--tables names the new tables and gradients", r.stderr)
+
+
+def diverges():
+    r = MHA.run([S, "--train", "20", "--optimizer", "sgd", "--lr", "1e30",
+                 "--variant", "single", "--tables", "loss", "--format",
+                 "csv"])
+    lines = r.stderr.decode().splitlines()
+    loss = [row[7] for row in tables(r.stdout)[("single", "loss")]]
+    ok(r.returncode == 0 and len(lines) == 1 and "not finite" in lines[0]
+       and "step 1" in lines[0] and "nan" in loss,
+       "a diverging loss: shown in loss, one warning line naming the step, "
+       "status 0", r.stderr)
+
+
+def threads():
+    args = [S + " and the dog sat on the cat", "--train", "30", "--grad",
+            "--d-model", "32", "--d-out", "32", "--heads", "4", "--variant",
+            "single,wrapper,fused,block", "--format", "csv", "--positions"]
+    one = MHA.run(args + ["--threads", "1"])
+    two = MHA.run(args + ["--threads", "2"])
+    ok(one.returncode == 0 and one.stdout == two.stdout,
+       "1 and 2 threads train to the same bytes")
+
+
+def weights(tmp):
+    d = os.path.join(tmp, "model")
+    sizes = ["--d-model", "8", "--d-out", "8", "--variant", "single,block",
+             "--positions"]
+    r = MHA.run([S, "--train", "40"] + sizes + ["--csv-dir", d, "--tables",
+                                                "loss", "--format", "csv"])
+    ok(r.returncode == 0, "a trained run saves its model with --csv-dir",
+       r.stderr)
+    r = MHA.run([S, "--train", "40"] + sizes + ["--csv-dir", d])
+    trained = tables(MHA.run([S, "--train", "40"] + sizes +
+                             ["--format", "csv", "--tables", "loss"]).stdout)
+    again = MHA.run([S, "--weights", d, "--format", "csv", "--tables",
+                     "loss"] + sizes)
+    t = tables(again.stdout)
+    ok(again.returncode == 0 and
+       t[("single", "loss")][0][7] == trained[("single", "loss")][-1][7] and
+       t[("block", "loss")][0][7] == trained[("block", "loss")][-1][7],
+       "--weights reads the trained model back: the same final loss",
+       again.stderr)
+    r = MHA.run(["the mat sat on the cat", "--weights", d, "--format",
+                 "csv"] + sizes)
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and [row[4] for row in
+                              t[("single", "embedding.weight")]][::8] ==
+       ["the", "cat", "sat", "on", "mat"],
+       "a new sentence from the vocabulary: the embedding's rows are the "
+       "trained vocabulary")
+    MHA.check_error(["the dog sat", "--weights", d] + sizes,
+                    "'dog' is not in the trained vocabulary",
+                    "a word outside the trained vocabulary: status 2, "
+                    "naming it")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        errors(tmp)
+        tables_made()
+        diverges()
+        threads()
+        weights(tmp)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

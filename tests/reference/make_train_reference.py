@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""PyTorch's numbers of training runs (--train), as digests.
+
+Each case runs issue 23's notebook recipe with real PyTorch:
+
+    torch.manual_seed(seed)
+    emb = nn.Embedding(len(vocab), d_model)        # words in order of first appearance
+    pos = nn.Embedding(context_length, d_model)    # only with --positions
+    module = Variant(...)                           # as make_reference.py builds it
+    lm_head = nn.Linear(width, len(vocab), bias=False)
+    opt = torch.optim.SGD(params, lr=lr)            # or Adam
+    for step in range(N):
+        ids = sentences[step % len(sentences)]
+        x = emb(ids) + pos(torch.arange(len(ids)))
+        logits = lm_head(module(x))                 # (1, T, d) for wrapper, fused, block
+        loss = F.cross_entropy(logits[:-1], ids[1:])
+        opt.zero_grad(); loss.backward(); opt.step()
+
+then the shown sentence's loss and (with --grad) one more backward pass at
+the final parameters. For each case it writes, into OUTDIR (default: the
+`train` folder beside this script):
+
+  NAME.args    the mha-explain arguments, one a line
+  NAME.digest  one line per table PyTorch computed:
+               variant,head,table,rows,cols,sha256 where sha256 is the
+               SHA-256 of the table's float32 values in row-major order,
+               each as the 8 lowercase hex digits of its IEEE bits and a
+               newline, as make_reference_digest.py writes them
+
+tests/reference/train_reference_test.py runs each case's arguments with
+--format csv and compares every table listed.
+
+    /usr/bin/python3 tests/reference/make_train_reference.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_train_reference.py --dump NAME
+"""
+
+import hashlib
+import os
+import struct
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
+                            SelfAttention)
+from make_reference_teaching import TransformerBlock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SHOWN = "the cat sat on the mat"
+LONG = ("one two three four five six seven eight nine ten one two three "
+        "four five six seven eight nine ten eleven")
+
+CASES = []
+
+
+def random_words(n):
+    import random
+    rng = random.Random(1)
+    words = ("the cat sat on mat and dog ran to house big small red blue "
+             "tree sky run jump over under").split()
+    return " ".join(rng.choice(words) for _ in range(n))
+
+
+WORDS32 = random_words(32)
+WORDS64 = random_words(64)
+
+
+def case(name, **kw):
+    c = dict(name=name, sentence=SHOWN, d_model=8, d_out=8, heads=2, seed=123,
+             variants=["single"], steps=1, lr=None, optimizer="sgd",
+             positions=False, corpus=None, grad=True, threads=1)
+    c.update(kw)
+    CASES.append(c)
+
+
+# single, SGD: one step, then many
+case("train_single_sgd_1", steps=1)
+case("train_single_sgd_200", steps=200, lr=0.05)
+case("train_single_long", sentence=LONG, d_model=16, d_out=12, steps=20,
+     lr=0.1)
+case("train_single_grad0", steps=0)
+# every variant with Adam, with and without positions
+case("train_all_adam", variants=["single", "wrapper", "fused"],
+     optimizer="adam", steps=300, lr=0.01)
+case("train_all_adam_positions", variants=["single", "wrapper", "fused"],
+     optimizer="adam", steps=100, positions=True, lr=0.02, threads=2)
+case("train_all_sgd_long", variants=["single", "wrapper", "fused"],
+     sentence=LONG, d_model=16, d_out=16, heads=4, steps=30, lr=0.2,
+     qkv_bias=True, positions=True)
+case("train_block_sgd", variants=["block"], d_model=8, heads=2, steps=40,
+     lr=0.05, optimizer="sgd")
+case("train_block_adam_long", variants=["single", "block"], sentence=LONG,
+     d_model=16, d_out=16, heads=4, steps=200, lr=0.01, positions=True,
+     qkv_bias=True, threads=2)
+# the widths of the benchmark: the vector paths of every kernel
+case("train_block_64", variants=["block", "wrapper"], sentence=WORDS32,
+     d_model=64, d_out=64, heads=4, steps=20, lr=0.01, optimizer="adam")
+case("train_fused_768", variants=["fused"], sentence=WORDS64, d_model=768,
+     d_out=768, heads=12, steps=3, lr=0.01, optimizer="adam")
+case("train_corpus", variants=["single", "wrapper", "fused", "block"],
+     optimizer="adam", steps=60, lr=0.01, positions=True, threads=2,
+     corpus=["a dog ran to a park", "the cat saw a dog",
+             "dogs and cats play in the park today"])
+
+
+def words_of(sentence):
+    return sentence.split()
+
+
+def build(variant, c, T):
+    d, o, h = c["d_model"], c["d_out"], c["heads"]
+    bias = c.get("qkv_bias", False)
+    if variant == "single":
+        return SelfAttention(d, o, bias), o
+    if variant == "wrapper":
+        return MultiHeadAttentionWrapper(d, o, T, h, bias), o
+    if variant == "fused":
+        return MultiHeadAttention(d, o, T, h, bias), o
+    return TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias), d
+
+
+def forward(variant, module, lm_head, emb, pos, ids):
+    x = emb(ids)
+    if pos is not None:
+        x = x + pos(torch.arange(len(ids)))
+    if variant == "single":
+        out = module(x)
+    else:
+        out = module(x.unsqueeze(0))[0]
+    return lm_head(out)
+
+
+def loss_of(logits, ids):
+    return F.cross_entropy(logits[:-1], ids[1:])
+
+
+def run_variant(c, variant, vocab, sentences, shown):
+    """{table name: 2-D tensor} of one variant's notebook run."""
+    torch.manual_seed(c["seed"])
+    context = max(len(s) for s in sentences + [shown])
+    emb = nn.Embedding(len(vocab), c["d_model"])
+    pos = nn.Embedding(context, c["d_model"]) if c["positions"] else None
+    module, width = build(variant, c, context)
+    lm_head = nn.Linear(width, len(vocab), bias=False)
+    named = [("embedding.weight", emb.weight)]
+    if pos is not None:
+        named.append(("pos_embedding.weight", pos.weight))
+    named += list(module.named_parameters())
+    named.append(("lm_head.weight", lm_head.weight))
+    params = [p for _, p in named]
+    lr = c["lr"] if c["lr"] is not None else \
+        (0.01 if c["optimizer"] == "adam" else 0.1)
+    if c["optimizer"] == "adam":
+        opt = torch.optim.Adam(params, lr=lr)
+    else:
+        opt = torch.optim.SGD(params, lr=lr)
+    losses = []
+    for step in range(c["steps"]):
+        ids = sentences[step % len(sentences)]
+        loss = loss_of(forward(variant, module, lm_head, emb, pos, ids), ids)
+        losses.append(loss.detach().clone())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    opt.zero_grad()
+    logits = forward(variant, module, lm_head, emb, pos, shown)
+    loss = loss_of(logits, shown)
+    losses.append(loss.detach().clone())
+    tables = {}
+    for name, p in named:
+        tables[name] = p.detach().clone()
+    if c["grad"]:
+        loss.backward()
+        for name, p in named:
+            tables[name + ".grad"] = p.grad.detach().clone()
+    tables["logits"] = logits.detach().clone()
+    tables["loss"] = torch.stack(losses).reshape(-1, 1)
+    return tables
+
+
+def args_of(c):
+    a = ["--d-model", str(c["d_model"]), "--d-out", str(c["d_out"]),
+         "--heads", str(c["heads"]), "--seed", str(c["seed"]),
+         "--variant", ",".join(c["variants"]), "--train", str(c["steps"]),
+         "--optimizer", c["optimizer"], "--threads", str(c["threads"])]
+    if c["lr"] is not None:
+        a += ["--lr", repr(c["lr"])]
+    if c.get("qkv_bias"):
+        a.append("--qkv-bias")
+    if c["positions"]:
+        a.append("--positions")
+    if c["grad"]:
+        a.append("--grad")
+    if c["corpus"]:
+        a += ["--corpus", "{DIR}/%s.corpus.csv" % c["name"], "--column",
+              "text"]
+    a.append(c["sentence"])
+    return a
+
+
+def tables_of(c):
+    """[(variant, table name, tensor)] in the program's order."""
+    shown_words = words_of(c["sentence"])
+    corpus = [words_of(s) for s in c["corpus"]] if c["corpus"] else []
+    vocab = {}
+    for w in [w for s in corpus for w in s] + shown_words:
+        vocab.setdefault(w, len(vocab))
+    sentences = [torch.tensor([vocab[w] for w in s]) for s in corpus] or \
+        [torch.tensor([vocab[w] for w in shown_words])]
+    shown = torch.tensor([vocab[w] for w in shown_words])
+    out = []
+    for variant in c["variants"]:
+        for name, t in run_variant(c, variant, vocab, sentences,
+                                   shown).items():
+            if t.dim() == 1:
+                t = t.unsqueeze(0)
+            out.append((variant, name, t))
+    return out
+
+
+def hexes(t):
+    return [struct.pack(">f", v).hex() for v in t.reshape(-1).tolist()]
+
+
+def digest(t):
+    h = hashlib.sha256()
+    for x in hexes(t):
+        h.update((x + "\n").encode("ascii"))
+    return h.hexdigest()
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--dump":
+        c = next(c for c in CASES if c["name"] == sys.argv[2])
+        for variant, name, t in tables_of(c):
+            print("%s %s %s" % (variant, name, " ".join(hexes(t))))
+        return 0
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "train")
+    os.makedirs(outdir, exist_ok=True)
+    torch.set_num_threads(1)
+    for c in CASES:
+        name = c["name"]
+        with open(os.path.join(outdir, name + ".digest"), "w",
+                  encoding="utf-8", newline="\n") as f:
+            f.write("variant,head,table,rows,cols,sha256\n")
+            for variant, table, t in tables_of(c):
+                f.write("%s,,%s,%d,%d,%s\n" % (variant, table, t.shape[0],
+                                               t.shape[1], digest(t)))
+        with open(os.path.join(outdir, name + ".args"), "w",
+                  encoding="utf-8", newline="\n") as f:
+            for a in args_of(c):
+                f.write(a + "\n")
+        if c["corpus"]:
+            with open(os.path.join(outdir, name + ".corpus.csv"), "w",
+                      encoding="utf-8", newline="\n") as f:
+                f.write("text\n")
+                for s in c["corpus"]:
+                    f.write(s + "\n")
+        print("%s: done" % name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
