@@ -61,8 +61,10 @@ bool cleanup_caught(int sig);
  * signals is first passed on to pid, and pid's clean-up waited for. */
 void cleanup_forward_to(pid_t pid);
 
-/* In the supervised run: each file (kind 'F', its device and inode) and
- * folder (kind 'D') it makes, at dir/name (dir NULL: name), is noted on
+/* In the supervised run: each file (kind 'F', its device and inode; 'P'
+ * for a file of a private folder, noted by its path before it is made)
+ * and folder (kind 'D', noted before it is made) it makes, at dir/name
+ * (dir NULL: name), is noted on
  * fd, so that its supervisor can remove what a crash or SIGKILL left
  * unfinished. Async-signal-safe; without cleanup_notes_to, nothing. */
 void cleanup_notes_to(int fd);

@@ -69,12 +69,17 @@ static size_t each_note(int fd, char *buf, size_t size,
     return removed;
 }
 
-/* The child's file at path, if it is still the one it made. */
+/* The child's file at path, if it is still the one it made ('F'), or a
+ * file it was making in its private folder ('P', noted before it was
+ * made: any regular file there is the child's). */
 static bool remove_file(char kind, dev_t dev, ino_t ino, const char *path)
 {
     struct stat st;
-    return kind == 'F' && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-           st.st_dev == dev && st.st_ino == ino && unlink(path) == 0;
+    if ((kind != 'F' && kind != 'P') || lstat(path, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return false;
+    return (kind == 'P' || (st.st_dev == dev && st.st_ino == ino)) &&
+           unlink(path) == 0;
 }
 
 /* A folder the child made, if it is empty. */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,8 +183,18 @@ static int remember_made(outputs *tx, const char *path, mx_error *err)
         return err_nomem(err, _("a path"));
     }
     tx->made[tx->n_made++] = copy;
-    cleanup_note('D', 0, 0, NULL, path);
     return 0;
+}
+
+/* mkdir(path) for the run, noted for its supervisor first: a SIGKILL
+ * between the two then leaves nothing the supervisor does not know of.
+ * A folder noted but not made (mkdir failed, or another process made it
+ * first) is harmless to the supervisor, which removes only empty
+ * folders. */
+static int make_noted_dir(const char *path, mode_t mode)
+{
+    cleanup_note('D', 0, 0, NULL, path);
+    return mkdir(path, mode);
 }
 
 /* The folder path exists (made now if missing, remembered). A folder the
@@ -207,7 +218,7 @@ static int make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
     if (errno != ENOENT)
         return err_input(err, _("--csv-dir: cannot create %s: %s"), path,
                          strerror(errno));
-    if (mkdir(path, 0777) != 0) {
+    if (make_noted_dir(path, 0777) != 0) {
         int e = errno;
         if (e == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
             return 0; /* made meanwhile by someone else: not ours */
@@ -248,6 +259,29 @@ static int make_dirs(outputs *tx, const char *dir, mx_error *err)
     return rc;
 }
 
+/* mkdtemp(path), its name noted for the supervisor before the folder is
+ * made (make_noted_dir): the XXXXXX at its end become random letters and
+ * digits, tried again while the name is taken. Returns 0, or -1 with
+ * errno set. */
+static int make_private_dir(char *path)
+{
+    static const char letters[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    char *x = path + strlen(path) - 6;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return -1;
+        for (size_t i = 0; i < sizeof r; i++)
+            x[i] = letters[r[i] % (sizeof letters - 1)];
+        if (make_noted_dir(path, 0700) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
 /* outputs_folder with the signals blocked. */
 static int begin_folder(outputs *tx, size_t *index, const char *dir,
                         mx_error *err)
@@ -268,13 +302,12 @@ static int begin_folder(outputs *tx, size_t *index, const char *dir,
         free(private_dir);
         return -1;
     }
-    if (mkdtemp(private_dir) == NULL) {
+    if (make_private_dir(private_dir) != 0) {
         int e = errno;
         free(private_dir);
         return err_write(err, dir, e);
     }
     g->private_dir = private_dir;
-    cleanup_note('D', 0, 0, NULL, private_dir);
     g->fd = open(private_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (g->fd < 0)
         return err_write(err, private_dir, errno);
@@ -358,7 +391,10 @@ static int make_temp(entry *e, const group *g, mx_error *err)
         return err_nomem(err, _("a path"));
     if (g->folder) {
         /* a new name in a private folder: the mode is 0666 less the
-         * umask */
+         * umask; noted by its path first (only this run writes in the
+         * folder), so that a SIGKILL right after it is made leaves
+         * nothing the supervisor does not know of */
+        cleanup_note('P', 0, 0, g->private_dir, e->temp);
         fd = openat(e->at, e->temp,
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } else {
