@@ -312,7 +312,6 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->check, "--check"},
         {opt->focus != NULL, "--focus"},
         {opt->step, "--step"},
-        {opt->html != NULL, "--html"},
         {opt->ff != 0, "--ff"},
         {opt->d_model_given, "--d-model"},
         {opt->tokens == TOKENS_CHARS, "--tokens"},

@@ -201,6 +201,13 @@ static const char *const page_words[] = {
     N_("Matrix view"),
     N_("Neuron view"),
     N_("Step through"),
+    N_("Model view"),
+    /* TRANSLATORS: the --html model view; {0} is a layer's name (h.3,
+     * block.1, fused), {1} a head */
+    N_("{0} head {1}: open it in the head and matrix views"),
+    N_("Every layer's heads, weights from 0 to 1. Click a head, or move "
+       "with the arrow keys and press Enter, to open it in the head and "
+       "matrix views."),
     N_("Previous"),
     N_("Next"),
     N_("This run has no attention weights."),

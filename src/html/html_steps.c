@@ -78,7 +78,11 @@ static int json_step(FILE *out, step_id step, const table *const *tables,
     if (nf == NULL)
         return err_nomem(err, _("the --html page's data"));
     for (size_t i = 0; i < n; i++) {
-        explain_before(nf, tables[i], prev, page->explain);
+        // a checkpoint's tables have notes of their own (--model)
+        if (tables[i]->model)
+            explain_gpt2_before(nf, tables[i], prev, page->explain);
+        else
+            explain_before(nf, tables[i], prev, page->explain);
         prev = tables[i];
     }
     if (stream_text(nf, &notes) == NULL)

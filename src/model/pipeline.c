@@ -59,6 +59,12 @@ static double randn_size(const model_config *mc, double t, double d)
                            : 0;
 }
 
+/* The blocks of the block variant: --layers N stacks N, else one. */
+static size_t block_count(const model_config *mc)
+{
+    return mc->block_layers > 0 ? mc->block_layers : 1;
+}
+
 /* Whether variant id's dropout is the block's, on its outputs
  * (--dropout), rather than the modules' on the weights (--attn-dropout). */
 static bool drops_outputs(variant_id id)
@@ -79,10 +85,7 @@ static dropout_size dropout_tables(const model_config *mc,
 {
     dropout_size n = {0, 0};
     if (drops_outputs(info->id))
-        n.module =
-            mc->dropout > 0
-                ? 2 * t * d * (double)(mc->block_layers ? mc->block_layers : 1)
-                : 0;
+        n.module = mc->dropout > 0 ? 2 * t * d * (double)block_count(mc) : 0;
     else
         n.per_head = mc->attn_dropout > 0 ? 2 * t * t : 0;
     return n;
@@ -527,9 +530,7 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
 {
     const size_t B = cfg->batch;
     if (drops_outputs(id)) // each block of a stack draws its two
-        return mc->dropout > 0 ? 2 * B * T * cfg->d_model *
-                                     (mc->block_layers ? mc->block_layers : 1)
-                               : 0;
+        return mc->dropout > 0 ? 2 * B * T * cfg->d_model * block_count(mc) : 0;
     if (!(mc->attn_dropout > 0))
         return 0;
     const size_t H = variant_row_of(id)->heads == HEADS_ONE ? 1 : cfg->heads;

@@ -57,17 +57,18 @@ int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
     const size_t draws = 2 * cfg->batch * T * D;
     attention_config layer = *cfg;
     torch_rng drop;
+    if (cfg->dropout > 0) {
+        drop = *cfg->dropout_rng;
+        layer.dropout_rng = &drop;
+    }
     attention_input x = *in;
     for (size_t i = 0; i < s->n; i++) {
         layer.layer = (int)i;
-        if (cfg->dropout > 0) {
-            // block i's masks follow blocks 0 .. i-1's
-            drop = *cfg->dropout_rng;
-            rng_bernoulli_skip(i * draws, &drop);
-            layer.dropout_rng = &drop;
-        }
         if (block_forward(tr, &s->blocks[i], &layer, &x, lab, err) != 0)
             return -1;
+        // block i + 1's masks follow block i's
+        if (cfg->dropout > 0)
+            rng_bernoulli_skip(draws, &drop);
         // x_(i+1) = block i (x_i)
         x.x = x.kv = block_out(tr, &layer);
         assert(x.x != NULL);

@@ -400,6 +400,12 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      S),
             S, S, D);
     } else if (id == TABLE_QUERIES) {
+        if (t->stacked && t->layer > 0)
+            say(out, c->width,
+                _("Block %d of the stack reads block %d's out instead of "
+                  "the inputs: below, \"inputs\" stands for that out (%zu, "
+                  "%zu)."),
+                t->layer, t->layer - 1, T, D);
         if (fused) {
             say(out, c->width,
                 ngettext(

@@ -271,6 +271,18 @@ def main():
                texts.count("head 1") == 1 and svg.count("<image") == 5,
                "--plot: the model view, a row per layer and a column per "
                "head (four thumbnails and the colour bar)", texts[:12])
+        # --html: the page, each layer a row of its model view
+        page = os.path.join(tmp, "page.html")
+        r = mha.run(["--model", two, "--html", page, text])
+        html = open(page, encoding="utf-8").read() if \
+            os.path.exists(page) else ""
+        found = re.search(r'<script type="application/json" '
+                          r'id="mha-data">\n(.*?)\n</script>', html, re.S)
+        names = [v["name"] for v in json.loads(found.group(1))["variants"]] \
+            if found else []
+        ok(r.returncode == 0 and names == ["h.0", "h.1"],
+           "--html: the page of a checkpoint's run, a variant per layer",
+           (r.stderr, names))
     finally:
         shutil.rmtree(tmp)
 
@@ -300,8 +312,6 @@ def main():
              "--layers"),
             (["--model", two, "--show-heads", "0,x", text], "a bad head list",
              "--show-heads"),
-            (["--model", two, "--html", os.path.join(tmp, "p.html"), text],
-             "--html with --model", "--html"),
             (["--model", two, "--explain", "--format", "csv", text],
              "--explain with --format csv", "--explain"),
             (["--layers", "1", "hello"], "--layers without --model",

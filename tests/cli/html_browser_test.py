@@ -11,7 +11,9 @@ head toggles, the matrix view's cells equal to the CSV's weights and
 scores, the neuron view's softmax steps, stepping through the computation
 with the buttons and the arrow keys, a long sentence's page (lines drawn
 for a followed token only, heat maps on canvases read with the arrow
-keys), a head colour of its own for each of 24 heads, and the page's
+keys), a head colour of its own for each of 24 heads, the model view of
+a checkpoint's run and of a stack of blocks (a thumbnail per layer and
+head, opened from the mouse or the keyboard), and the page's
 float formatter against the program's float_text (FLOATTEXT_CASES prints
 both). Exits 77 (skipped) with the reason when no browser can be run;
 tests/cli/html_test.py checks the page's data without one.
@@ -636,6 +638,73 @@ def check_matrix(driver, name, values, tq, tk, masked):
                         "[aria-label=View] button[data-value=head]").click()
 
 
+def check_model_view(driver, mha, tmp):
+    """The model view: a checkpoint's run (--model) and a stack of
+    blocks, a row of thumbnails per layer and a column per head; the
+    arrow keys move over the grid (one Tab stop), Enter or a click opens
+    the layer and head alone in the head view, and the matrix view then
+    shows that head."""
+    from selenium.webdriver.common.keys import Keys
+    two = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "reference", "gpt2", "two_layers")
+    for name, args, rows, heads in (
+            ("checkpoint", ["--model", two, "Hello world, hello"],
+             ["h.0", "h.1"], 2),
+            ("stack", ["O gato sobe no tapete", "--variant", "fused,block",
+                       "--layers", "2", "--d-model", "4", "--d-out", "4"],
+             ["fused", "block.0", "block.1"], 2)):
+        page = os.path.join(tmp, "model-%s.html" % name)
+        r = mha.run(args + ["--html", page])
+        driver.get("file://" + page)
+        driver.find_element(By.CSS_SELECTOR,
+                            "[aria-label=View] button[data-value=model]"
+                            ).click()
+        thumbs = driver.find_elements(By.CSS_SELECTOR,
+                                      "#model-view button.thumb")
+        seen = [(t.get_attribute("data-variant"), t.get_attribute("data-head"))
+                for t in thumbs]
+        want = [(v, str(h)) for v in rows for h in range(heads)]
+        stops = [t for t in thumbs if t.get_attribute("tabindex") == "0"]
+        ok(r.returncode == 0 and seen == want and len(stops) == 1,
+           "%s: the model view, a thumbnail per layer and head, one Tab stop"
+           % name, seen)
+        thumbs[0].send_keys(Keys.ARROW_DOWN)
+        at = driver.switch_to.active_element
+        at.send_keys(Keys.ARROW_RIGHT)
+        at = driver.switch_to.active_element
+        where = (at.get_attribute("data-variant"), at.get_attribute("data-head"))
+        at.send_keys(Keys.ENTER)
+        shown = [b.get_attribute("data-head") for b in driver.find_elements(
+            By.CSS_SELECTOR, "#head-toggles input") if b.is_selected()]
+        variant = driver.find_element(
+            By.CSS_SELECTOR, "[aria-label=Variant] button[aria-pressed=true]"
+        ).text
+        ok(where == (rows[1], "1") and shown == ["1"] and
+           variant == rows[1] and
+           driver.find_element(By.ID, "model-view").get_attribute("hidden")
+           and not driver.find_element(By.ID, "head-view").get_attribute(
+               "hidden"),
+           "%s: the arrow keys and Enter open a layer's head in the head view"
+           % name, (where, shown, variant))
+        driver.find_element(By.CSS_SELECTOR,
+                            "[aria-label=View] button[data-value=matrix]"
+                            ).click()
+        maps = [f.get_attribute("data-head") for f in driver.find_elements(
+            By.CSS_SELECTOR, "#matrix-view figure.matrix")]
+        driver.find_element(By.CSS_SELECTOR,
+                            "[aria-label=View] button[data-value=model]"
+                            ).click()
+        driver.find_elements(By.CSS_SELECTOR,
+                             "#model-view button.thumb")[0].click()
+        shown = [b.get_attribute("data-head") for b in driver.find_elements(
+            By.CSS_SELECTOR, "#head-toggles input") if b.is_selected()]
+        errors = [e for e in driver.get_log("browser")
+                  if e["level"] == "SEVERE"]
+        ok(maps == ["1"] and shown == ["0"] and not errors,
+           "%s: the matrix view shows the head opened; a click opens "
+           "another" % name, (maps, shown, errors))
+
+
 def check_classroom_page(driver, mha, tmp):
     """Issue 26: the step counter in the page's language; Chinese step
     tables as HTML tables whose columns line up, weights and scores
@@ -837,6 +906,7 @@ def main():
             check_long(driver, mha, tmp)
             check_head_colours(driver, mha, tmp)
             check_classroom_page(driver, mha, tmp)
+            check_model_view(driver, mha, tmp)
         finally:
             driver.quit()
     return done()

@@ -315,6 +315,12 @@ def stacked_blocks():
     r = run(base + ["--layers", "2"])
     heads = re.findall(r"^\[(block\.\d)\] head 0: attn_weights", r.stdout.decode(), re.M)
     ok(heads == ["block.0", "block.1"], "text headings name the block", heads)
+    r = run(base + ["--layers", "3", "--explain"])
+    notes = r.stdout.decode().replace("\n# ", " ")
+    ok("Stacked 3 times as nn.Sequential" in notes and
+       "Block 1 of the stack reads block 0's out" in notes and
+       "Block 2 of the stack reads block 1's out" in notes,
+       "--explain: the stack, and each block's input", notes[:400])
     r = run(base + ["--layers", "2", "--focus", "gato"])
     places = re.findall(r"^\[([a-z.0-9]+)\] ", r.stdout.decode(), re.M)
     ok(places == ["block.0"] * 3 + ["block.1"] * 3,
