@@ -9,6 +9,7 @@
 #include "cli/cleanup.h"
 #include "cli/i18n.h"
 #include "cli/model_options.h"
+#include "cli/page_run.h"
 #include "cli/progress.h"
 #include "cli/run_files.h"
 #include "cli/settings.h"
@@ -138,11 +139,13 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
             .precision = opt->precision, .full = opt->full, .trace = &tr};
+        const html_run run = page_run_of(opt, in);
         const html_page page = {.look = &opt->plot_look,
                                 .masked = opt->causal && opt->kv == NULL,
                                 .scaled = opt->scale,
                                 .text = &text,
-                                .explain = &notes};
+                                .explain = &notes,
+                                .run = &run};
         rc = html_add(files->html, &tr, &page, err);
     }
     trace_free(&tr);
