@@ -329,10 +329,13 @@
     scale: run.scale, qkvBias: run.qkvBias, tokens: run.tokens
   };
 
+  /* A refused run: its message, and the views below, still the last run
+   * that was made, greyed (page.css). */
   function setError(text) {
     error.textContent = text;
     error.hidden = text === '';
     form.setAttribute('aria-invalid', text === '' ? 'false' : 'true');
+    app.classList.toggle('stale', text !== '');
   }
 
   /* Recomputes the run of settings s and draws it; returns the time the
