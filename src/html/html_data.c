@@ -327,6 +327,8 @@ static const char *const page_words[] = {
        "--draw or --tables)."),
     N_("This browser cannot run the page's WebAssembly core; the page shows "
        "the run it was written with."),
+    /* TRANSLATORS: {0} is the browser's description of the fault */
+    N_("The page's core stopped ({0}); change a setting to try again."),
 };
 
 /* "text":"translation", with a comma after it. */

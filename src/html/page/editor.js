@@ -90,6 +90,7 @@
   }
 
   var core = null;
+  var ready = false; /* a core is loaded and may run */
   var encoder = new TextEncoder(), decoder = new TextDecoder();
 
   function putBytes(bytes) {
@@ -348,7 +349,17 @@
       s = JSON.parse(JSON.stringify(s));
       s.variants = [''];
     }
-    var r = runCore(argsOf(s));
+    var r;
+    try {
+      r = runCore(argsOf(s));
+    } catch (e) {
+      /* the core stopped (a trap): its memory is not to be trusted, so a
+       * fresh one is loaded for the next change */
+      r = {status: 1, text: tr('The page\'s core stopped ({0}); change ' +
+                               'a setting to try again.', e.message)};
+      ready = false;
+      loadCore().then(function () { ready = true; });
+    }
     if (r.status !== 0) {
       setError(r.text);
       status.textContent = '';
@@ -362,6 +373,7 @@
   }
 
   function changed() {
+    if (!ready) return;
     var s = read();
     var ms = recompute(s);
     var fragment = toFragment(s);
@@ -399,6 +411,7 @@
     e.disabled = true;
   });
   loadCore().then(function () {
+    ready = true;
     Array.prototype.forEach.call(form.elements, function (e) {
       e.disabled = false;
     });
