@@ -209,6 +209,8 @@ try {
     const env = { LANGUAGE: lang, LC_ALL: 'C.UTF-8' };
     for (const bad of [['--heads', '3', 'the cat sat'],
                        ['--d-model', '0', 'the cat'],
+                       ['--d-model', '9000', 'the cat'],
+                       ['--d-model', '8192', '--d-out', '8192', 'the cat'],
                        ['--variant', 'nope', 'the cat'],
                        ['--', '']]) {
       const want = native(['--lang', lang].concat(bad), env);
@@ -217,6 +219,13 @@ try {
          `${lang}: ${JSON.stringify(bad)} refused in the program's words`,
          JSON.stringify([got.text, want.message]));
     }
+    /* the page reads no checkpoint: its own message, translated */
+    const model = inLang(['--model', 'gpt2', 'the cat'], true);
+    const english = run(['--model', 'gpt2', 'the cat'], true);
+    ok(model.status === 2 && english.status === 2 &&
+       model.text.startsWith('--model') && model.text !== english.text,
+       `${lang}: --model refused in the page's words`,
+       JSON.stringify([model.text, english.text]));
     const args = ['O gato sobe no tapete', '--heads', '2', '--kv', 'um cão'];
     ok(inLang(args, false).text ===
        pageData(['--lang', lang].concat(args), dir, env),
