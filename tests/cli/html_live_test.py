@@ -19,6 +19,7 @@ import io
 import json
 import os
 import random
+import shlex
 import sys
 import tempfile
 import time
@@ -220,6 +221,25 @@ def check_editor(driver):
        [opened, field])
 
 
+def check_command(driver, mha, tmp):
+    """The command line the editor shows makes the page on screen."""
+    command = driver.execute_script(
+        "return document.getElementById('editor-command').textContent;")
+    shown = os.path.join(tmp, "shown.html")
+    r = mha.run(["--html", shown] + shlex.split(command)[1:],
+                env={"LANGUAGE": "", "LC_ALL": "C.UTF-8"})
+    data = None
+    if r.returncode == 0:
+        with open(shown, encoding="utf-8") as f:
+            html = f.read()
+        start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
+        data = json.loads(html[start:html.index("\n</script>", start)])
+    ok(data is not None and
+       data == json.loads(driver.execute_script(PAGE_DATA)),
+       "the command line the editor shows makes the page on screen: %s" %
+       command, r.stderr)
+
+
 def type_into(driver, name, text):
     """Types text into a field with the keyboard, then Tab: the browser
     sends the change event."""
@@ -275,6 +295,12 @@ def main():
                                 "[data-edit=causal]").send_keys(Keys.SPACE)
             typed["causal"] = False
             compare(driver, mha, tmp, typed, "causal off with the keyboard")
+
+            check_command(driver, mha, tmp)
+            typed["sentence"] = "-x marks the spot"
+            type_into(driver, "sentence", typed["sentence"])
+            compare(driver, mha, tmp, typed, "a sentence like an option")
+            check_command(driver, mha, tmp)
 
             # set, then one change event
             rnd = random.Random(25)

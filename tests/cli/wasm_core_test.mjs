@@ -63,7 +63,12 @@ async function loadCore(mo) {
 /* The program's run: {status, stdout, message (stderr's first line
  * without "mha-explain: ")}. */
 function native(args, env) {
-  const r = spawnSync(mha, args, {
+  /* CI runs the program under valgrind through this prefix (taplib.py) */
+  const prefix = (process.env.MHA_EXPLAIN_PREFIX || '').split(/\s+/)
+    .filter((w) => w !== '');
+  const command = prefix.length > 0 ? prefix[0] : mha;
+  const r = spawnSync(command, prefix.slice(1).concat(prefix.length > 0 ?
+                                                      [mha] : [], args), {
     env: Object.assign({}, process.env, { LANGUAGE: '', LC_ALL: 'C.UTF-8' },
                        env || {}),
     maxBuffer: 1 << 28

@@ -193,9 +193,14 @@
   }
 
   function commandOf(s) {
-    var a = argsOf(s).filter(function (w) { return w !== '--'; });
+    var a = argsOf(s);
     var sentence = a.pop();
-    return ['mha-explain', sentence].concat(a).map(shellWord).join(' ');
+    a.pop(); /* the -- before it */
+    /* a sentence that looks like an option goes after -- */
+    var words = sentence.charAt(0) === '-' ?
+      ['mha-explain'].concat(a, ['--', sentence]) :
+      ['mha-explain', sentence].concat(a);
+    return words.map(shellWord).join(' ');
   }
 
   /* ---- the form ---- */
