@@ -135,8 +135,15 @@ static void write_live_parts(FILE *out, const html_run *run)
 static int write_page(FILE *out, const trace *tr, const html_page *page,
                       mx_error *err)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-          "<meta charset=\"utf-8\">\n"
+    /* the language of the page's words, as BCP 47 writes it (pt-BR),
+     * for screen readers */
+    char lang[32];
+    page_language(lang, sizeof lang);
+    for (char *c = lang; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n", lang);
+    fputs("<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\""
           "default-src 'none'; style-src 'unsafe-inline'; "
           "script-src 'unsafe-inline'",

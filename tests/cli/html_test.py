@@ -314,7 +314,10 @@ def words(mha, tmp):
     for lang in LANGS:
         r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang])
         with open(path, encoding="utf-8") as f:
-            labels = page_data(f.read()).get("labels", {})
+            text = f.read()
+        labels = page_data(text).get("labels", {})
+        ok('<html lang="%s">' % lang.replace("_", "-") in text,
+           "--lang %s: the page says its language" % lang)
         missing = sorted(phrases - set(labels))
         blanks = [k for k, v in labels.items()
                   if sorted(re.findall(r"\{\d\}", k)) !=
