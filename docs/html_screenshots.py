@@ -4,8 +4,10 @@
 Writes the classroom page ("the cat sat on the mat", two heads) and
 photographs it in headless Chromium at 1280x720: OUTDIR/html-head-view.png
 (the pointer on the query "sat"), OUTDIR/html-matrix-view.png,
-OUTDIR/html-neuron-view.png and OUTDIR/html-step-view.png. The
-README shows docs/html-head-view.png, made with
+OUTDIR/html-neuron-view.png, OUTDIR/html-step-view.png and, after an
+edit in the live page's editor, OUTDIR/html-live-editor.png (at
+1280x960). The README shows docs/html-head-view.png and docs/html.md
+docs/html-live-editor.png, made with
     docs/html_screenshots.py build/src/mha-explain docs
 """
 import os
@@ -77,6 +79,28 @@ def main():
             time.sleep(0.3)
             driver.save_screenshot(os.path.join(outdir,
                                                 "html-step-view.png"))
+            # the live page's editor after an edit, the head view under it
+            driver.set_window_size(1280, 960)
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=View] button[data-value=head]").click()
+            driver.find_element(By.CSS_SELECTOR, "#editor summary").click()
+            for _ in range(100):
+                if driver.execute_script(
+                        "return document.getElementById('editor')"
+                        ".getAttribute('data-ready');"):
+                    break
+                time.sleep(0.05)
+            driver.execute_script(
+                "var f = function (n) {"
+                "  return document.querySelector('[data-edit=' + n + ']'); };"
+                "f('sentence').value = 'the cat sat on the warm mat';"
+                "f('heads').value = '3'; f('d-out').value = '6';"
+                "f('heads').dispatchEvent(new Event('change',"
+                "                                   {bubbles: true}));")
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(outdir,
+                                                "html-live-editor.png"))
         finally:
             driver.quit()
 

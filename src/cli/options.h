@@ -135,4 +135,11 @@ int options_wants_table(const options *opt, const char *name);
  * training on). */
 int options_validate_training(options *opt, mx_error *err);
 
+/* Whether the run's tables belong to layers (a checkpoint, or a stack of
+ * blocks): the CSV then has its layer column. */
+static inline bool options_layered(const options *opt)
+{
+    return opt->model != NULL || opt->block_layers > 0;
+}
+
 #endif

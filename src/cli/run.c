@@ -10,6 +10,7 @@
 #include "cli/cleanup.h"
 #include "cli/i18n.h"
 #include "cli/model_options.h"
+#include "cli/page_run.h"
 #include "cli/progress.h"
 #include "cli/run_files.h"
 #include "cli/settings.h"
@@ -88,7 +89,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .bom = opt->bom && index <= 0,
         .header = index <= 0,
         .sentence = index,
-        .layer = opt->model != NULL || opt->block_layers > 0,
+        .layer = options_layered(opt),
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;
@@ -162,11 +163,13 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         notes.width = EXPLAIN_NO_WRAP;
         const text_style text = {
             .precision = opt->precision, .full = opt->full, .trace = &tr};
+        const html_run run = page_run_of(opt, in);
         const html_page page = {.look = &opt->plot_look,
                                 .masked = opt->causal && opt->kv == NULL,
                                 .scaled = opt->scale,
                                 .text = &text,
-                                .explain = &notes};
+                                .explain = &notes,
+                                .run = &run};
         rc = html_add(files->html, &tr, &page, err);
     }
     text_stream_end(&o.text);

@@ -8,6 +8,12 @@
  * exactly, which the page writes as the CSV does, and the step-through
  * (html_steps.c). Nothing depends on the time or the machine: the same
  * run gives the same bytes.
+ *
+ * The live page (docs/html.md) adds, after the data, the command line its
+ * editor starts from (id="mha-run"), the WebAssembly core (id="mha-core",
+ * src/wasm) and the catalogue of the page's language for the core's
+ * messages (id="mha-messages"), both gzip'd in base64 (page_core.h).
+ * A program built without the core writes only mha-run, which says so.
  */
 #include "html/html.h"
 
@@ -20,6 +26,8 @@
 #include "cli/i18n.h"
 #include "html/html_parts.h"
 #include "html/page_assets.h"
+#include "html/page_core.h"
+#include "model/model.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)
@@ -44,14 +52,106 @@ static void html_text(FILE *out, const char *s)
     }
 }
 
+/* The language of the messages, as po/LINGUAS names it: the Language
+ * field of the catalogue gettext uses (the header, its translation of
+ * ""), or "en" without one. */
+static void page_language(char *lang, size_t n)
+{
+    static const char header_msgid[] = ""; /* not a message to extract */
+    const char *header = gettext(header_msgid);
+    const char *field = header != NULL ? strstr(header, "Language: ") : NULL;
+    snprintf(lang, n, "en");
+    if (field == NULL)
+        return;
+    field += strlen("Language: ");
+    const size_t len = strcspn(field, "\n");
+    if (len > 0 && len < n)
+        snprintf(lang, n, "%.*s", (int)len, field);
+}
+
+/* {"sentence": ..., "seed": "42", ...}: the editor's command line
+ * (html_run), with the language and whether the page carries the core. */
+static void write_run(FILE *out, const html_run *run, const char *lang,
+                      bool live)
+{
+    fputs("{\"sentence\":", out);
+    json_string(out, run->sentence);
+    fputs(",\"kv\":", out);
+    if (run->kv != NULL)
+        json_string(out, run->kv);
+    else
+        fputs("null", out);
+    fprintf(out,
+            ",\"seed\":\"%llu\",\"dModel\":%zu,\"dOut\":%zu,\"heads\":%zu,"
+            "\n\"variants\":[",
+            (unsigned long long)run->seed, run->d_model, run->d_out,
+            run->heads);
+    size_t n = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (run->variants & model_variants[i].bit) {
+            if (n++ > 0)
+                fputc(',', out);
+            json_string(out, model_variants[i].name);
+        }
+    fprintf(out,
+            "],\"causal\":%s,\"scale\":%s,\"qkvBias\":%s,"
+            "\"tokens\":\"%s\",\n\"fixed\":[",
+            run->causal ? "true" : "false", run->scale ? "true" : "false",
+            run->qkv_bias ? "true" : "false", run->chars ? "chars" : "words");
+    for (size_t i = 0; i < run->n_fixed; i++) {
+        if (i > 0)
+            fputc(',', out);
+        json_string(out, run->fixed[i]);
+    }
+    fputs("],\"lang\":", out);
+    json_string(out, lang);
+    fprintf(out, ",\"editable\":%s,\"live\":%s}",
+            run->editable ? "true" : "false", live ? "true" : "false");
+}
+
+/* The live page's parts after the data (see the top of this file). */
+static void write_live_parts(FILE *out, const html_run *run)
+{
+    char lang[32];
+    page_language(lang, sizeof lang);
+    const bool live = page_core[0] != '\0';
+    fputs("<script type=\"application/json\" id=\"mha-run\">\n", out);
+    write_run(out, run, lang, live);
+    fputs("\n</script>\n", out);
+    if (!live)
+        return;
+    fputs("<script type=\"application/octet-stream\" id=\"mha-core\">", out);
+    fputs(page_core, out);
+    fputs("</script>\n", out);
+    for (const page_catalogue *c = page_catalogues; c->lang != NULL; c++)
+        if (strcmp(c->lang, lang) == 0) {
+            fprintf(out,
+                    "<script type=\"application/octet-stream\" "
+                    "id=\"mha-messages\" data-lang=\"%s\">%s</script>\n",
+                    c->lang, c->mo);
+        }
+}
+
 static int write_page(FILE *out, const trace *tr, const html_page *page,
                       mx_error *err)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-          "<meta charset=\"utf-8\">\n"
+    /* the language of the page's words, as BCP 47 writes it (pt-BR),
+     * for screen readers */
+    char lang[32];
+    page_language(lang, sizeof lang);
+    for (char *c = lang; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n", lang);
+    fputs("<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\""
           "default-src 'none'; style-src 'unsafe-inline'; "
-          "script-src 'unsafe-inline'\">\n"
+          "script-src 'unsafe-inline'",
+          out);
+    /* the live page compiles its core: WebAssembly, and nothing else */
+    if (page->run != NULL && page_core[0] != '\0')
+        fputs(" 'wasm-unsafe-eval'", out);
+    fputs("\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
@@ -73,7 +173,10 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
           out);
     if (html_write_data(out, tr, page, err) != 0)
         return -1;
-    fputs("\n</script>\n<script>\n", out);
+    fputs("\n</script>\n", out);
+    if (page->run != NULL)
+        write_live_parts(out, page->run);
+    fputs("<script>\n", out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

@@ -9,6 +9,8 @@
 #define MHA_HTML_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "cli/error.h"
 #include "io/outputs.h"
@@ -16,6 +18,27 @@
 #include "render/render.h"
 #include "model/trace.h"
 #include "plot/plot_style.h"
+
+/* The most arguments of html_run's fixed, and the longest. */
+#define HTML_RUN_FIXED 16
+#define HTML_RUN_ARG 64
+
+/* The command line the live page's editor starts from (docs/html.md):
+ * the settings it shows, and the run's other options that shape the
+ * page, kept as they are. */
+typedef struct {
+    const char *sentence;
+    const char *kv; /* --kv, or NULL */
+    uint64_t seed;
+    size_t d_model, d_out, heads;
+    unsigned variants; /* a set of variant_bits */
+    bool causal, scale, qkv_bias;
+    bool chars; /* --tokens chars */
+    char fixed[HTML_RUN_FIXED][HTML_RUN_ARG];
+    size_t n_fixed;
+    bool editable; /* false: the run has an option the editor cannot
+                      keep (an input file, --weights, --draw, ...) */
+} html_run;
 
 /* What the page says about the run besides its tables. */
 typedef struct {
@@ -27,6 +50,7 @@ typedef struct {
                                       width EXPLAIN_NO_WRAP */
     const plot_style *look;         /* the matrix view's colours and numbers, as
                                --plot draws them (NULL: the defaults) */
+    const html_run *run; /* the editor's command line (html.c), or NULL */
 } html_page;
 
 /* The pages of a run: one, or with --input one per sentence. */

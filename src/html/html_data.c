@@ -306,6 +306,38 @@ static const char *const page_words[] = {
     N_("Above: the {0} of {1}{2}. Below: every step of {1}."),
     /* TRANSLATORS: starts with a space; {0} {1} {2} are numbers */
     N_(" (head {0}, query {1}, key {2})"),
+    /* TRANSLATORS: the live --html page's editor (editor.js) */
+    N_("Edit the run"),
+    N_("Any change recomputes every table here, in the browser, with the "
+       "program's own code."),
+    N_("Sentence"),
+    N_("Keys and values from another sentence (--kv; empty: none)"),
+    N_("Seed (--seed)"),
+    N_("Width of the embeddings (--d-model)"),
+    N_("Width of the output (--d-out)"),
+    N_("Number of heads (--heads)"),
+    N_("Variants (--variant)"),
+    N_("Attention"),
+    N_("Causal mask (off: --no-causal)"),
+    N_("Scores scaled by 1/√head_dim (off: --no-scale)"),
+    N_("Biases in W_query, W_key, W_value (--qkv-bias)"),
+    N_("Tokens (--tokens)"),
+    /* TRANSLATORS: the choices of --tokens words|chars */
+    N_("words"),
+    N_("characters"),
+    N_("The same run on the command line:"),
+    /* TRANSLATORS: {0} is a number of milliseconds */
+    N_("Recomputed in {0} ms."),
+    N_("Loading the page's core…"),
+    N_("This page cannot recompute: the program that wrote it was built "
+       "without its WebAssembly core. Run mha-explain again to change the "
+       "run."),
+    N_("This run cannot be edited on the page (it reads files, or uses "
+       "--draw or --tables)."),
+    N_("This browser cannot run the page's WebAssembly core; the page shows "
+       "the run it was written with."),
+    /* TRANSLATORS: {0} is the browser's description of the fault */
+    N_("The page's core stopped ({0}); change a setting to try again."),
 };
 
 /* "text":"translation", with a comma after it. */

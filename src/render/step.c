@@ -18,17 +18,6 @@
 #include "render/layout.h"
 #include "render/textwidth.h"
 
-/* ---- where a step starts ---------------------------------------------- */
-
-bool step_starts(const table *t, const table *prev)
-{
-    // a step of the catalogue (catalogue.h), for one variant, layer and
-    // head
-    return prev == NULL || t->variant != prev->variant ||
-           t->layer != prev->layer || t->head != prev->head ||
-           table_step(t->id, t->variant) != table_step(prev->id, prev->variant);
-}
-
 /* ---- the terminal ------------------------------------------------------ */
 
 /* The terminal's settings before raw mode and the signal actions before

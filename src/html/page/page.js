@@ -231,6 +231,7 @@
   var app = document.getElementById('app');
   var readout;
   var views = {};
+  var listening = false; /* the document's listeners are added */
 
   function pressed(button, on) {
     button.setAttribute('aria-pressed', on ? 'true' : 'false');
@@ -331,11 +332,14 @@
     app.appendChild(views.model);
     views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
     app.appendChild(views.print);
-    document.addEventListener('keydown', stepKey);
-    window.addEventListener('beforeprint', buildPrint);
-    window.addEventListener('afterprint', function () {
-      clear(views.print);
-    });
+    if (!listening) {
+      listening = true;
+      document.addEventListener('keydown', stepKey);
+      window.addEventListener('beforeprint', buildPrint);
+      window.addEventListener('afterprint', function () {
+        clear(views.print);
+      });
+    }
     return true;
   }
 
@@ -1511,4 +1515,27 @@
 
   if (buildFrame()) draw();
   mark('mha-drawn');
+
+  /* ---- the live page (editor.js) ---- */
+
+  /* Draws every view again from the data of a recomputed run: the view,
+   * variant and step on view stay where they still exist. */
+  function reload(newData) {
+    data = newData;
+    LABELS = data.labels || {};
+    if (state.variant >= data.variants.length) state.variant = 0;
+    state.neuron = null;
+    state.pinned = null;
+    state.shown = [];
+    clear(app);
+    if (buildFrame()) {
+      if (state.step >= steps().length) state.step = 0;
+      draw();
+    }
+  }
+  window.mhaPage = {
+    reload: reload,
+    tr: function () { return tr.apply(null, arguments); },
+    data: function () { return data; }
+  };
 })();

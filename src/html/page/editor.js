@@ -1,0 +1,437 @@
+/* editor.js: the live page's editor (docs/html.md, "The live page").
+ *
+ * The page carries the program's core compiled to WebAssembly
+ * (<script id="mha-core">, src/wasm) and the command line of its run
+ * (<script id="mha-run">). The editor shows that command line's sentence
+ * and settings; any change builds the new command line, the core runs it
+ * (the program's own option checks, model and page writer) and every view
+ * is drawn again from the data it returns (page.js, mhaPage.reload). A
+ * command line the program refuses shows the program's message, in the
+ * page's language (the core speaks the catalogue of <script
+ * id="mha-messages">). The URL's fragment holds the settings, so a link
+ * or a bookmark opens the same run.
+ */
+(function () {
+  'use strict';
+
+  var page = window.mhaPage;
+  var runScript = document.getElementById('mha-run');
+  if (!page || !runScript) return;
+  var run = JSON.parse(runScript.textContent);
+  var tr = page.tr;
+  var app = document.getElementById('app');
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      e.setAttribute(k, attrs[k]);
+    });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  /* The editor, above the views: a disclosure that opens on a click (or
+   * Enter), open from the start when a link holds settings; a note
+   * instead when the page cannot recompute. */
+  var box = el('details', {id: 'editor'});
+  var summary = el('summary', {}, tr('Edit the run'));
+  box.appendChild(summary);
+  app.parentNode.insertBefore(box, app);
+
+  function note(text) {
+    var p = el('p', {'class': 'editor-note', id: 'editor-note'}, text);
+    box.parentNode.replaceChild(p, box);
+  }
+
+  if (!run.live) {
+    note(tr('This page cannot recompute: the program that wrote it was ' +
+            'built without its WebAssembly core. Run mha-explain again to ' +
+            'change the run.'));
+    return;
+  }
+  if (!run.editable) {
+    note(tr('This run cannot be edited on the page (it reads files, or ' +
+            'uses --draw or --tables).'));
+    return;
+  }
+  if (typeof WebAssembly !== 'object' ||
+      typeof DecompressionStream !== 'function') {
+    note(tr('This browser cannot run the page\'s WebAssembly core; the ' +
+            'page shows the run it was written with.'));
+    return;
+  }
+
+  /* ---- the core ---- */
+
+  /* The bytes of a gzip'd base64 script element. */
+  function unpack(id) {
+    var b64 = document.getElementById(id).textContent.trim();
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream()
+      .pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).arrayBuffer();
+  }
+
+  /* WASI, as far as the core reaches it: it writes no file and never
+   * exits (its messages come back in its results). */
+  function wasiImports(memory) {
+    var EBADF = 8;
+    return {
+      wasi_snapshot_preview1: {
+        fd_close: function () { return EBADF; },
+        fd_seek: function () { return EBADF; },
+        fd_write: function (fd, iovs, n, written) {
+          new DataView(memory().buffer).setUint32(written, 0, true);
+          return EBADF;
+        }
+      }
+    };
+  }
+
+  var core = null;
+  var ready = false; /* a core is loaded and may run */
+  var encoder = new TextEncoder(), decoder = new TextDecoder();
+
+  function putBytes(bytes) {
+    var p = core.mx_alloc(bytes.length);
+    if (!p) return 0;
+    new Uint8Array(core.memory.buffer, p, bytes.length).set(bytes);
+    return p;
+  }
+
+  /* Runs mha-explain with args in the core: {status, text} (status 0:
+   * text is the page's data; otherwise the program's message). */
+  function runCore(args) {
+    var bytes = encoder.encode(args.map(function (a) {
+      return a + '\u0000';
+    }).join(''));
+    var p = putBytes(bytes);
+    var r = p ? core.mx_run(p, bytes.length, 0) : 0;
+    if (p) core.mx_free(p);
+    if (!r) return {status: 2, text: 'out of memory'};
+    var words = new Uint32Array(core.memory.buffer, r, 3);
+    var out = {
+      status: words[0] | 0,
+      text: decoder.decode(new Uint8Array(core.memory.buffer, words[1],
+                                          words[2]))
+    };
+    core.mx_result_free(r);
+    return out;
+  }
+
+  function loadCore() {
+    var memory = function () { return core.memory; };
+    return unpack('mha-core').then(function (wasm) {
+      return WebAssembly.instantiate(wasm, wasiImports(memory));
+    }).then(function (made) {
+      core = made.instance.exports;
+      core._initialize();
+      if (!document.getElementById('mha-messages')) return null;
+      return unpack('mha-messages').then(function (mo) {
+        var p = putBytes(new Uint8Array(mo));
+        if (p) core.mx_catalogue(p, mo.byteLength);
+      });
+    });
+  }
+
+  /* ---- the settings ---- */
+
+  var VARIANTS = ['single', 'wrapper', 'fused', 'block'];
+
+  /* The settings as the URL fragment holds them, and back. */
+  function toFragment(s) {
+    var q = new URLSearchParams();
+    q.set('sentence', s.sentence);
+    if (s.kv !== null) q.set('kv', s.kv);
+    q.set('seed', s.seed);
+    q.set('d-model', s.dModel);
+    q.set('d-out', s.dOut);
+    q.set('heads', s.heads);
+    q.set('variant', s.variants.join(','));
+    q.set('causal', s.causal ? 'on' : 'off');
+    q.set('scale', s.scale ? 'on' : 'off');
+    q.set('qkv-bias', s.qkvBias ? 'on' : 'off');
+    q.set('tokens', s.tokens);
+    return q.toString();
+  }
+
+  function fromFragment(text, s) {
+    var q = new URLSearchParams(text);
+    if (!q.has('sentence')) return null;
+    var t = JSON.parse(JSON.stringify(s));
+    t.sentence = q.get('sentence');
+    t.kv = q.has('kv') ? q.get('kv') : null;
+    if (q.has('seed')) t.seed = q.get('seed');
+    if (q.has('d-model')) t.dModel = q.get('d-model');
+    if (q.has('d-out')) t.dOut = q.get('d-out');
+    if (q.has('heads')) t.heads = q.get('heads');
+    if (q.has('variant')) t.variants = q.get('variant').split(',');
+    if (q.has('causal')) t.causal = q.get('causal') !== 'off';
+    if (q.has('scale')) t.scale = q.get('scale') !== 'off';
+    if (q.has('qkv-bias')) t.qkvBias = q.get('qkv-bias') === 'on';
+    if (q.has('tokens')) t.tokens = q.get('tokens');
+    return t;
+  }
+
+  /* The command line of settings s, after the program's name. */
+  function argsOf(s) {
+    var a = ['--seed', String(s.seed), '--d-model', String(s.dModel),
+             '--d-out', String(s.dOut), '--heads', String(s.heads),
+             '--variant', s.variants.join(','), '--tokens', s.tokens];
+    if (!s.causal) a.push('--no-causal');
+    if (!s.scale) a.push('--no-scale');
+    if (s.qkvBias) a.push('--qkv-bias');
+    if (s.kv !== null) a.push('--kv', s.kv);
+    return a.concat(run.fixed, ['--', s.sentence]);
+  }
+
+  /* The command line as a shell would take it. */
+  function shellWord(w) {
+    return /^[A-Za-z0-9_.,=:+-]+$/.test(w) ? w :
+      '\'' + w.split('\'').join('\'\\\'\'') + '\'';
+  }
+
+  function commandOf(s) {
+    var a = argsOf(s);
+    var sentence = a.pop();
+    a.pop(); /* the -- before it */
+    /* a sentence that looks like an option goes after -- */
+    var words = sentence.charAt(0) === '-' ?
+      ['mha-explain'].concat(a, ['--', sentence]) :
+      ['mha-explain', sentence].concat(a);
+    return words.map(shellWord).join(' ');
+  }
+
+  /* ---- the form ---- */
+
+  var form = el('form', {id: 'editor-form', novalidate: ''});
+  var fields = {};
+
+  function field(name, label, attrs) {
+    var id = 'edit-' + name;
+    var wrap = el('div', {'class': 'edit-field edit-' + name});
+    wrap.appendChild(el('label', {'for': id}, label));
+    attrs.id = id;
+    attrs['data-edit'] = name;
+    var input = el('input', attrs);
+    wrap.appendChild(input);
+    fields[name] = input;
+    return wrap;
+  }
+
+  function check(name, label) {
+    var id = 'edit-' + name;
+    var wrap = el('div', {'class': 'edit-check'});
+    var input = el('input', {type: 'checkbox', id: id, 'data-edit': name});
+    wrap.appendChild(input);
+    wrap.appendChild(el('label', {'for': id}, label));
+    fields[name] = input;
+    return wrap;
+  }
+
+  box.appendChild(el('p', {'class': 'editor-hint'},
+    tr('Any change recomputes every table here, in the browser, with the ' +
+       'program\'s own code.')));
+  form.appendChild(field('sentence', tr('Sentence'),
+                         {type: 'text', 'class': 'wide', spellcheck: 'false',
+                          autocomplete: 'off'}));
+  form.appendChild(field('kv',
+    tr('Keys and values from another sentence (--kv; empty: none)'),
+    {type: 'text', 'class': 'wide', spellcheck: 'false', autocomplete: 'off'}));
+  var numbers = el('div', {'class': 'edit-row'});
+  numbers.appendChild(field('seed', tr('Seed (--seed)'),
+    {type: 'text', inputmode: 'numeric', size: '8', autocomplete: 'off'}));
+  numbers.appendChild(field('d-model',
+    tr('Width of the embeddings (--d-model)'),
+    {type: 'number', min: '1', step: '1'}));
+  numbers.appendChild(field('d-out', tr('Width of the output (--d-out)'),
+    {type: 'number', min: '1', step: '1'}));
+  numbers.appendChild(field('heads', tr('Number of heads (--heads)'),
+    {type: 'number', min: '1', step: '1'}));
+  form.appendChild(numbers);
+
+  var variants = el('fieldset', {'class': 'edit-variants'});
+  variants.appendChild(el('legend', {}, tr('Variants (--variant)')));
+  VARIANTS.forEach(function (v) {
+    variants.appendChild(check('variant-' + v, v));
+    fields['variant-' + v].setAttribute('data-edit', 'variant');
+    fields['variant-' + v].value = v;
+  });
+  form.appendChild(variants);
+
+  var switches = el('fieldset', {'class': 'edit-switches'});
+  switches.appendChild(el('legend', {}, tr('Attention')));
+  switches.appendChild(check('causal', tr('Causal mask (off: --no-causal)')));
+  switches.appendChild(check('scale',
+    tr('Scores scaled by 1/\u221ahead_dim (off: --no-scale)')));
+  switches.appendChild(check('qkv-bias',
+    tr('Biases in W_query, W_key, W_value (--qkv-bias)')));
+  var tokens = el('div', {'class': 'edit-field edit-tokens'});
+  tokens.appendChild(el('label', {'for': 'edit-tokens'},
+                        tr('Tokens (--tokens)')));
+  var select = el('select', {id: 'edit-tokens', 'data-edit': 'tokens'});
+  select.appendChild(el('option', {value: 'words'}, tr('words')));
+  select.appendChild(el('option', {value: 'chars'}, tr('characters')));
+  tokens.appendChild(select);
+  fields.tokens = select;
+  switches.appendChild(tokens);
+  form.appendChild(switches);
+  box.appendChild(form);
+
+  var error = el('p', {id: 'editor-error', role: 'alert',
+                       'aria-live': 'assertive', hidden: ''});
+  var status = el('p', {id: 'editor-status', role: 'status',
+                        'aria-live': 'polite'});
+  var command = el('p', {'class': 'editor-command'});
+  command.appendChild(el('span', {}, tr('The same run on the command line:') +
+                                     ' '));
+  var code = el('code', {id: 'editor-command'});
+  command.appendChild(code);
+  box.appendChild(error);
+  box.appendChild(status);
+  box.appendChild(command);
+
+  function show(s) {
+    fields.sentence.value = s.sentence;
+    fields.kv.value = s.kv === null ? '' : s.kv;
+    fields.seed.value = s.seed;
+    fields['d-model'].value = s.dModel;
+    fields['d-out'].value = s.dOut;
+    fields.heads.value = s.heads;
+    VARIANTS.forEach(function (v) {
+      fields['variant-' + v].checked = s.variants.indexOf(v) >= 0;
+    });
+    fields.causal.checked = s.causal;
+    fields.scale.checked = s.scale;
+    fields['qkv-bias'].checked = s.qkvBias;
+    fields.tokens.value = s.tokens;
+  }
+
+  /* The settings on the form; numbers stay as typed, for the program to
+   * check. */
+  function read() {
+    return {
+      sentence: fields.sentence.value,
+      kv: fields.kv.value === '' ? null : fields.kv.value,
+      seed: fields.seed.value.trim(),
+      dModel: fields['d-model'].value.trim(),
+      dOut: fields['d-out'].value.trim(),
+      heads: fields.heads.value.trim(),
+      variants: VARIANTS.filter(function (v) {
+        return fields['variant-' + v].checked;
+      }),
+      causal: fields.causal.checked,
+      scale: fields.scale.checked,
+      qkvBias: fields['qkv-bias'].checked,
+      tokens: fields.tokens.value
+    };
+  }
+
+  var written = {
+    sentence: run.sentence, kv: run.kv, seed: run.seed,
+    dModel: String(run.dModel), dOut: String(run.dOut),
+    heads: String(run.heads), variants: run.variants, causal: run.causal,
+    scale: run.scale, qkvBias: run.qkvBias, tokens: run.tokens
+  };
+
+  /* A refused run: its message, and the views below, still the last run
+   * that was made, greyed (page.css). */
+  function setError(text) {
+    error.textContent = text;
+    error.hidden = text === '';
+    form.setAttribute('aria-invalid', text === '' ? 'false' : 'true');
+    app.classList.toggle('stale', text !== '');
+  }
+
+  /* Recomputes the run of settings s and draws it; returns the time the
+   * core and the drawing took, in ms, or -1 for a refused run. */
+  function recompute(s) {
+    var t0 = performance.now();
+    code.textContent = commandOf(s);
+    if (s.variants.length === 0) {
+      /* the program's own message for an empty --variant */
+      s = JSON.parse(JSON.stringify(s));
+      s.variants = [''];
+    }
+    var r;
+    try {
+      r = runCore(argsOf(s));
+    } catch (e) {
+      /* the core stopped (a trap): its memory is not to be trusted, so a
+       * fresh one is loaded for the next change */
+      r = {status: 1, text: tr('The page\'s core stopped ({0}); change ' +
+                               'a setting to try again.', e.message)};
+      ready = false;
+      loadCore().then(function () { ready = true; });
+    }
+    if (r.status !== 0) {
+      setError(r.text);
+      status.textContent = '';
+      return -1;
+    }
+    setError('');
+    page.reload(JSON.parse(r.text));
+    var ms = performance.now() - t0;
+    status.textContent = tr('Recomputed in {0} ms.', Math.round(ms));
+    return ms;
+  }
+
+  function changed() {
+    if (!ready) return;
+    var s = read();
+    var ms = recompute(s);
+    var fragment = toFragment(s);
+    if (window.history && history.replaceState)
+      history.replaceState(null, '', '#' + fragment);
+    else
+      location.hash = fragment;
+    box.setAttribute('data-recomputed', ms >= 0 ? 'ok' : 'error');
+    document.dispatchEvent(new CustomEvent('mha-recomputed',
+                                           {detail: {ms: ms}}));
+  }
+
+  form.addEventListener('change', changed);
+
+  /* On paper, the run's command line heads the handout (page.css): the
+   * disclosure is opened for the printing, and closed again after. */
+  var wasOpen = false;
+  window.addEventListener('beforeprint', function () {
+    wasOpen = box.open;
+    box.open = true;
+  });
+  window.addEventListener('afterprint', function () {
+    box.open = wasOpen;
+  });
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    changed();
+  });
+
+  show(written);
+  code.textContent = commandOf(written);
+  fields.sentence.disabled = true;
+  status.textContent = tr('Loading the page\'s core\u2026');
+  Array.prototype.forEach.call(form.elements, function (e) {
+    e.disabled = true;
+  });
+  loadCore().then(function () {
+    ready = true;
+    Array.prototype.forEach.call(form.elements, function (e) {
+      e.disabled = false;
+    });
+    box.setAttribute('data-ready', 'true');
+    status.textContent = '';
+    var linked = location.hash.length > 1 ?
+      fromFragment(location.hash.slice(1), written) : null;
+    if (linked) {
+      box.open = true;
+      show(linked);
+      changed();
+    }
+  }, function () {
+    status.textContent = tr('This browser cannot run the page\'s ' +
+                            'WebAssembly core; the page shows the run it ' +
+                            'was written with.');
+  });
+})();

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""build_core.py OUT.wasm DEPFILE CLANG FLAGS... -- SOURCES...: the page's
+WebAssembly core, compiled one source at a time (each with its header
+dependencies, gathered into DEPFILE for ninja) and linked as a reactor
+module whose exports are core.h's functions.
+
+FLAGS are clang's for each compilation (target, sysroot, warnings,
+include directories); the link adds -mexec-model=reactor, drops unused
+sections and strips the names.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    out, depfile, clang = sys.argv[1], sys.argv[2], sys.argv[3]
+    rest = sys.argv[4:]
+    split = rest.index("--")
+    flags, sources = rest[:split], rest[split + 1:]
+    deps = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        objects = []
+        for i, src in enumerate(sources):
+            obj = os.path.join(tmp, "%d.o" % i)
+            dep = os.path.join(tmp, "%d.d" % i)
+            cmd = [clang] + flags + ["-MD", "-MF", dep, "-c", src, "-o", obj]
+            if subprocess.call(cmd) != 0:
+                return 1
+            objects.append(obj)
+            with open(dep) as f:
+                text = f.read().replace("\\\n", " ")
+            deps.update(text.split(":", 1)[1].split())
+        link = ([clang] + flags + ["-mexec-model=reactor",
+                                   "-Wl,--gc-sections", "-Wl,--strip-all",
+                                   "-o", out] + objects)
+        if subprocess.call(link) != 0:
+            return 1
+    with open(depfile, "w") as f:
+        f.write("%s: %s\n" % (out.replace(" ", "\\ "),
+                              " ".join(d.replace(" ", "\\ ")
+                                       for d in sorted(deps))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

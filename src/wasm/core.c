@@ -1,0 +1,188 @@
+/* core.c: the WebAssembly core's entry points (core.h): a command line
+ * in, the page's data or the CSV out, through the program's own options,
+ * pipeline and writers. */
+#include "wasm/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/error.h"
+#include "cli/i18n.h"
+#include "cli/model_options.h"
+#include "cli/options.h"
+#include "cli/settings.h"
+#include "html/html_parts.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "render/render.h"
+
+/* Exported under their own names, for the page's script. */
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+EXPORT(mx_alloc) void *mx_alloc(size_t n)
+{
+    return malloc(n > 0 ? n : 1);
+}
+
+EXPORT(mx_free) void mx_free(void *p)
+{
+    free(p);
+}
+
+/* argv for "mha-explain", with "--html page.html" for the page's data
+ * (the run is the one --html writes a page of), then the '\0'-ended
+ * strings of args (len bytes): (*argc + 1) pointers, the last NULL; NULL
+ * without memory. */
+static char **split_args(char *args, size_t len, bool page, int *argc)
+{
+    size_t n = 4; /* the program, --html, its file, an unended last */
+    for (size_t i = 0; i < len; i++)
+        n += args[i] == '\0';
+    char **argv = calloc(n + 1, sizeof *argv);
+    if (argv == NULL)
+        return NULL;
+    static char program[] = "mha-explain", html[] = "--html",
+                file[] = "page.html";
+    argv[0] = program;
+    size_t k = 1;
+    if (page) {
+        argv[k++] = html;
+        argv[k++] = file;
+    }
+    for (size_t i = 0; i < len; i += strlen(args + i) + 1)
+        argv[k++] = args + i;
+    *argc = (int)k;
+    argv[k] = NULL;
+    return argv;
+}
+
+/* The run's tables as --format csv prints them, in trace order. */
+static int write_csv(FILE *out, const options *opt, const trace *tr,
+                     mx_error *err)
+{
+    const csv_out_style style = {
+        .delimiter = opt->csv_delimiter,
+        .decimal_comma = opt->decimal_comma,
+        .bom = opt->bom,
+        .header = true,
+        .sentence = -1,
+        .layer = options_layered(opt),
+    };
+    csv_stream s;
+    csv_stream_begin(&s, out, &style);
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (options_wants_table(opt, table_name(t)) &&
+            csv_stream_put(&s, t, err) != 0) {
+            csv_stream_free(&s);
+            return -1;
+        }
+    }
+    return csv_stream_end(&s, err);
+}
+
+/* The run's page data, as the program writes it into --html's page. */
+static int write_page_data(FILE *out, const options *opt, const trace *tr,
+                           mx_error *err)
+{
+    explain_context notes = explain_for(opt, tr);
+    notes.width = EXPLAIN_NO_WRAP;
+    const text_style text = {
+        .precision = opt->precision, .full = opt->full, .trace = tr};
+    const html_page page = {.look = &opt->plot_look,
+                            .masked = opt->causal && opt->kv == NULL,
+                            .scaled = opt->scale,
+                            .text = &text,
+                            .explain = &notes};
+    return html_write_data(out, tr, &page, err);
+}
+
+/* The run of one parsed command line, written to out. */
+static int run_options(FILE *out, const options *opt, bool csv, mx_error *err)
+{
+    if (opt->sentence == NULL || opt->sentence_from_stdin)
+        return err_usage(err, "%s",
+                         _("the page runs a sentence given on its "
+                           "command line"));
+    const model_input in = {
+        .sentence = opt->sentence, .len = strlen(opt->sentence), .kv = opt->kv};
+    const model_config mc = model_config_of(opt);
+    trace tr;
+    trace_init(&tr);
+    double values = 0;
+    int rc = check_run(&values, opt, &in, false, err);
+    if (rc == 0)
+        rc = pipeline_run(&tr, &mc, &in, err);
+    if (rc == 0)
+        rc = csv ? write_csv(out, opt, &tr, err)
+                 : write_page_data(out, opt, &tr, err);
+    trace_free(&tr);
+    return rc;
+}
+
+/* The answer: text, or the error's status and message. */
+static mx_result *answer(int status, char *text, size_t len)
+{
+    mx_result *r = malloc(sizeof *r);
+    if (r == NULL) {
+        free(text);
+        return NULL;
+    }
+    r->status = status;
+    r->text = text;
+    r->len = len;
+    return r;
+}
+
+static mx_result *refused(const mx_error *err)
+{
+    const size_t len = strlen(err->msg);
+    char *text = malloc(len + 1);
+    if (text == NULL)
+        return NULL;
+    memcpy(text, err->msg, len + 1);
+    return answer(err->status != 0 ? err->status : 2, text, len);
+}
+
+EXPORT(mx_run) mx_result *mx_run(const char *args, size_t len, int csv)
+{
+    mx_error err = {0};
+    char *copy = malloc(len + 1);
+    if (copy != NULL) {
+        memcpy(copy, args, len);
+        copy[len] = '\0';
+    }
+    int argc = 0;
+    char **argv = copy != NULL ? split_args(copy, len, csv == 0, &argc) : NULL;
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = argv != NULL ? open_memstream(&text, &text_len) : NULL;
+    int rc = -1;
+    if (out == NULL) {
+        err_nomem(&err, _("the page's data"));
+    } else {
+        options opt;
+        rc = options_parse(&opt, argc, argv, &err);
+        if (rc == 0)
+            rc = run_options(out, &opt, csv != 0, &err);
+        options_free(&opt);
+    }
+    if (out != NULL && fclose(out) != 0 && rc == 0)
+        rc = err_nomem(&err, _("the page's data"));
+    free(argv);
+    free(copy);
+    if (rc != 0) {
+        free(text);
+        return refused(&err);
+    }
+    return answer(0, text, text_len);
+}
+
+EXPORT(mx_result_free) void mx_result_free(mx_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->text);
+    free(r);
+}

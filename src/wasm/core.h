@@ -1,0 +1,43 @@
+/* core.h: the WebAssembly core of the --html page (docs/html.md, "The
+ * live page").
+ *
+ * The page runs the program's own pipeline in the browser: it hands the
+ * core a command line, the core parses it with the program's options
+ * (cli/options.c), checks it as the program does, runs the model and
+ * gives back the page's data (html_data.c, the same JSON the program
+ * embeds) or the bytes `--format csv` prints. A refused command line
+ * gives the program's message, in the language of the catalogue the page
+ * handed over (messages.c).
+ *
+ * Memory crosses with mx_alloc and mx_free; a result is three 32-bit
+ * words in the module's memory: status, text pointer, text length. */
+#ifndef MHA_WASM_CORE_H
+#define MHA_WASM_CORE_H
+
+#include <stddef.h>
+
+/* A run's answer: status 0 and the text, or the program's exit status
+ * (2: a refused command line) and its one-line message. */
+typedef struct {
+    int status;
+    char *text; /* NUL-terminated, owned */
+    size_t len; /* its length without the NUL */
+} mx_result;
+
+/* n bytes for the page to fill (NULL when there is no memory). */
+void *mx_alloc(size_t n);
+void mx_free(void *p);
+
+/* Takes the .mo catalogue bytes (from mx_alloc; the core owns them
+ * from now on) as the language of messages; NULL: English. -1 when they
+ * are no .mo catalogue (messages stay English). */
+int mx_catalogue(unsigned char *bytes, size_t len);
+
+/* Runs `mha-explain ARGS` where args holds the arguments after the
+ * program's name, each ending in '\0', len bytes in all: the page's data
+ * (csv 0) or the CSV output (csv 1). NULL only when there is no memory
+ * for the answer; mx_result_free frees it. */
+mx_result *mx_run(const char *args, size_t len, int csv);
+void mx_result_free(mx_result *r);
+
+#endif

@@ -1,0 +1,59 @@
+/* no_gpt2.c: model/gpt2.h and model/gpt2_trace.h for the WebAssembly
+ * core. --model reads a GPT-2 checkpoint folder, and the page has no
+ * file system: the core carries no checkpoint reader (safetensors, the
+ * BPE tokenizer), and a command line with --model is refused with one
+ * message. Everything else runs the program's own code. */
+#include "model/gpt2.h"
+#include "model/gpt2_trace.h"
+
+#include "cli/i18n.h"
+
+/* The one message of a run with --model in the page. */
+static int no_checkpoints(mx_error *err)
+{
+    return err_usage(err, "%s",
+                     _("--model: the page runs no GPT-2 checkpoint (run "
+                       "mha-explain --model DIR --html FILE instead)"));
+}
+
+bool gpt2_param_name(const char *name, int *layer)
+{
+    (void)name;
+    (void)layer;
+    return false;
+}
+
+int gpt2_trace_check(double *values, const model_config *mc,
+                     const model_input *in, mx_error *err)
+{
+    (void)mc;
+    (void)in;
+    *values = 0;
+    return no_checkpoints(err);
+}
+
+int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+                      const model_input *in, mx_error *err)
+{
+    (void)tok;
+    (void)mc;
+    (void)in;
+    *n_queries = 0;
+    return no_checkpoints(err);
+}
+
+int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
+                   mx_error *err)
+{
+    (void)tr;
+    (void)mc;
+    (void)in;
+    return no_checkpoints(err);
+}
+
+bool gpt2_trace_makes_table(const model_config *mc, const char *name)
+{
+    (void)mc;
+    (void)name;
+    return false;
+}

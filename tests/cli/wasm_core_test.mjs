@@ -1,0 +1,243 @@
+// wasm_core_test.mjs MHA_EXPLAIN MHA_CORE.wasm CASES_DIR LOCALE_DIR: the
+// live page's WebAssembly core (src/wasm) against the program, in node
+// (node:wasi), without a browser.
+//
+// For every reference case (tests/reference/cases/*.args, those that read
+// no files) and for random command lines (a fixed seed: the same lines at
+// every run), the core's CSV must be the program's `--format csv` byte for
+// byte, and a command line the program refuses must be refused by the
+// core with the program's message and exit status. Some of them also
+// compare the page's data (the JSON of <script id="mha-data"> the program
+// writes with --html) and the messages in every language, the core
+// speaking the program's .mo catalogue. TAP on stdout.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WASI } from 'node:wasi';
+
+const [mha, wasmPath, casesDir, localeDir] = process.argv.slice(2);
+const LANGS = ['pt_BR', 'es', 'zh_CN', 'zh_TW'];
+let n = 0, failed = 0;
+
+function ok(cond, name, detail) {
+  n++;
+  if (!cond) failed++;
+  console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${name}`);
+  if (!cond && detail !== undefined)
+    console.log(String(detail).split('\n').slice(0, 8).map((l) => '# ' + l)
+      .join('\n'));
+}
+
+/* A fresh instance of the core (each language's catalogue in its own). */
+async function loadCore(mo) {
+  const wasi = new WASI({ version: 'preview1', args: [], env: {} });
+  const module = await WebAssembly.compile(readFileSync(wasmPath));
+  const instance = await WebAssembly.instantiate(module,
+                                                 wasi.getImportObject());
+  wasi.initialize(instance);
+  const x = instance.exports;
+  if (mo) {
+    const p = x.mx_alloc(mo.length);
+    new Uint8Array(x.memory.buffer, p, mo.length).set(mo);
+    if (x.mx_catalogue(p, mo.length) !== 0)
+      throw new Error('the core refused the catalogue');
+  }
+  const enc = new TextEncoder(), dec = new TextDecoder();
+  return function run(args, csv) {
+    const bytes = enc.encode(args.map((a) => a + '\0').join(''));
+    const p = x.mx_alloc(bytes.length);
+    new Uint8Array(x.memory.buffer, p, bytes.length).set(bytes);
+    const r = x.mx_run(p, bytes.length, csv ? 1 : 0);
+    x.mx_free(p);
+    const v = new Uint32Array(x.memory.buffer, r, 3);
+    const out = {
+      status: v[0] | 0,
+      text: dec.decode(new Uint8Array(x.memory.buffer, v[1], v[2]).slice())
+    };
+    x.mx_result_free(r);
+    return out;
+  };
+}
+
+/* The program's run: {status, stdout, message (stderr's first line
+ * without "mha-explain: ")}. */
+function native(args, env) {
+  /* CI runs the program under valgrind through this prefix (taplib.py) */
+  const prefix = (process.env.MHA_EXPLAIN_PREFIX || '').split(/\s+/)
+    .filter((w) => w !== '');
+  const command = prefix.length > 0 ? prefix[0] : mha;
+  const r = spawnSync(command, prefix.slice(1).concat(prefix.length > 0 ?
+                                                      [mha] : [], args), {
+    env: Object.assign({}, process.env, { LANGUAGE: '', LC_ALL: 'C.UTF-8' },
+                       env || {}),
+    maxBuffer: 1 << 28
+  });
+  const err = r.stderr.toString('utf8');
+  const first = err.split('\n').find((l) => !l.includes(': note: ')) || '';
+  return {
+    status: r.status,
+    stdout: r.stdout.toString('utf8'),
+    message: first.replace(/^mha-explain: /, '')
+  };
+}
+
+/* Whether the core's run of args gives the program's CSV (or its
+ * refusal). */
+function sameCsv(run, args, name) {
+  const want = native(['--format', 'csv'].concat(args));
+  const got = run(args, true);
+  if (want.status === 0) {
+    ok(got.status === 0 && got.text === want.stdout, name + ': the same CSV',
+       got.status !== 0 ? got.text : firstDifference(got.text, want.stdout));
+  } else {
+    ok(got.status === want.status && got.text === want.message,
+       name + ': refused with the program\'s message',
+       JSON.stringify([got, want.status, want.message]));
+  }
+  return want.status === 0;
+}
+
+function firstDifference(a, b) {
+  const la = a.split('\n'), lb = b.split('\n');
+  for (let i = 0; i < Math.max(la.length, lb.length); i++)
+    if (la[i] !== lb[i])
+      return `line ${i + 1}: core ${JSON.stringify(la[i])}, ` +
+             `program ${JSON.stringify(lb[i])}`;
+  return '';
+}
+
+/* The JSON of the page the program writes for args. */
+function pageData(args, dir, env) {
+  const path = join(dir, 'page.html');
+  const r = native(['--html', path].concat(args), env);
+  if (r.status !== 0) return null;
+  const html = readFileSync(path, 'utf8');
+  const start = html.indexOf('id="mha-data">\n') + 'id="mha-data">\n'.length;
+  return html.slice(start, html.indexOf('\n</script>', start));
+}
+
+/* A small generator of our own (mulberry32), so that the random command
+ * lines are the same at every run. */
+function random(seed) {
+  let a = seed >>> 0;
+  return function () {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['the', 'cat', 'sat', 'on', 'mat', 'O', 'gato', 'sobe', 'no',
+  'tapete', 'pingüino', 'açúcar', 'niño', '牛舌', '我', '喜欢', '慢煮', '好食',
+  'don\'t', 'e\u0301t\u00e9', '🐈', '👩‍👩‍👧', '🇧🇷', '42', 'x,y', '"q"', 'café'];
+const VARIANTS = ['single', 'wrapper', 'fused', 'block'];
+
+function randomArgs(rnd) {
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  const nWords = 1 + Math.floor(rnd() * 9);
+  const words = Array.from({ length: nWords }, () => pick(WORDS));
+  const heads = 1 + Math.floor(rnd() * 4);
+  const per = 1 + Math.floor(rnd() * 3);
+  /* now and then heads that do not divide d_out, for the refusal */
+  const dOut = rnd() < 0.1 ? heads * per + 1 : heads * per;
+  const vs = VARIANTS.filter((v) => rnd() < (v === 'block' ? 0.25 : 0.5));
+  /* the block adds its output to its input: mostly of the same width */
+  const dModel = vs.includes('block') && rnd() < 0.9 ? dOut
+    : 1 + Math.floor(rnd() * 8);
+  const args = ['--seed', String(Math.floor(rnd() * 2 ** 32) *
+                                 (rnd() < 0.2 ? 2 ** 20 : 1)),
+                '--d-model', String(dModel),
+                '--d-out', String(dOut), '--heads', String(heads)];
+  if (vs.length > 0) args.push('--variant', vs.join(','));
+  if (rnd() < 0.3) args.push('--no-causal');
+  if (rnd() < 0.2) args.push('--no-scale');
+  if (rnd() < 0.3) args.push('--qkv-bias');
+  if (rnd() < 0.3) args.push('--tokens', 'chars');
+  if (rnd() < 0.2)
+    args.push('--kv', Array.from({ length: 1 + Math.floor(rnd() * 5) },
+                                 () => pick(WORDS)).join(' '));
+  if (rnd() < 0.05) return args.concat(['--', '']); /* an empty sentence */
+  return args.concat(['--', words.join(' ')]);
+}
+
+const run = await loadCore(null);
+const dir = mkdtempSync(join(tmpdir(), 'mha-wasm-'));
+try {
+  /* the reference cases that read no files */
+  const cases = readdirSync(casesDir).filter((f) => f.endsWith('.args'))
+    .sort();
+  let checked = 0;
+  for (const file of cases) {
+    const args = readFileSync(join(casesDir, file), 'utf8').split('\n')
+      .filter((l) => l !== '');
+    if (args.some((a) => ['--weights', '--embeddings', '--input',
+                          '--model'].includes(a)))
+      continue;
+    sameCsv(run, args, file.replace(/\.args$/, ''));
+    checked++;
+  }
+  ok(checked >= 40, `${checked} reference cases compared`);
+
+  /* random command lines; every fifth also the page's data */
+  const rnd = random(25);
+  let runs = 0, refused = 0;
+  for (let i = 0; i < 60; i++) {
+    const args = randomArgs(rnd);
+    const name = 'random ' + i + ' ' + JSON.stringify(args);
+    if (sameCsv(run, args, name)) runs++;
+    else refused++;
+    if (i % 5 === 0) {
+      const want = pageData(args, dir);
+      if (want !== null) {
+        const got = run(args, false);
+        ok(got.status === 0 && got.text === want,
+           name + ': the same page data', firstDifference(got.text, want));
+      }
+    }
+  }
+  ok(runs >= 40 && refused >= 3,
+     `random command lines: ${runs} run, ${refused} refused`);
+
+  /* the classroom example's page data */
+  const classroom = ['O gato sobe no tapete', '--heads', '2'];
+  ok(run(classroom, false).text === pageData(classroom, dir),
+     'the classroom page\'s data');
+
+  /* messages and page words in every language, with its catalogue */
+  for (const lang of LANGS) {
+    const mo = readFileSync(join(localeDir, lang, 'LC_MESSAGES',
+                                 'mha-explain.mo'));
+    const inLang = await loadCore(mo);
+    const env = { LANGUAGE: lang, LC_ALL: 'C.UTF-8' };
+    for (const bad of [['--heads', '3', 'the cat sat'],
+                       ['--d-model', '0', 'the cat'],
+                       ['--d-model', '9000', 'the cat'],
+                       ['--d-model', '8192', '--d-out', '8192', 'the cat'],
+                       ['--variant', 'nope', 'the cat'],
+                       ['--', '']]) {
+      const want = native(['--lang', lang].concat(bad), env);
+      const got = inLang(bad, true);
+      ok(want.status === 2 && got.status === 2 && got.text === want.message,
+         `${lang}: ${JSON.stringify(bad)} refused in the program's words`,
+         JSON.stringify([got.text, want.message]));
+    }
+    /* the page reads no checkpoint: its own message, translated */
+    const model = inLang(['--model', 'gpt2', 'the cat'], true);
+    const english = run(['--model', 'gpt2', 'the cat'], true);
+    ok(model.status === 2 && english.status === 2 &&
+       model.text.startsWith('--model') && model.text !== english.text,
+       `${lang}: --model refused in the page's words`,
+       JSON.stringify([model.text, english.text]));
+    const args = ['O gato sobe no tapete', '--heads', '2', '--kv', 'um cão'];
+    ok(inLang(args, false).text ===
+       pageData(['--lang', lang].concat(args), dir, env),
+       `${lang}: the page's data, its words translated`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`1..${n}`);
+process.exit(failed > 0 ? 1 : 0);
