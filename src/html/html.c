@@ -57,7 +57,7 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
           "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
           "\">\n<title>mha-explain: ",
           out);
-    const labels *tokens = trace_find_input(tr, TABLE_INPUTS)->rows;
+    const labels *tokens = trace_find_tokens(tr)->rows;
     for (size_t i = 0; i < tokens->n; i++) {
         if (i > 0)
             fputc(' ', out);
@@ -152,7 +152,7 @@ int html_open(html_set **out, outputs *tx, const char *path, size_t pages,
 int html_add(html_set *set, const trace *tr, const html_page *page,
              mx_error *err)
 {
-    if (trace_find_input(tr, TABLE_INPUTS) == NULL)
+    if (trace_find_tokens(tr) == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
     assert(set->made < set->pages); /* one call per page */
     const char *path = set->finals[set->made++];

@@ -226,6 +226,8 @@ static const char *const page_words[] = {
     N_("Add and norm"),
     N_("Feed-forward"),
     N_("Add and norm again"),
+    N_("Backward pass"),
+    N_("Training: the loss at each step"),
     N_("heads: {0}"),
     N_("causal mask"),
     N_("no mask"),
@@ -376,7 +378,7 @@ static void json_colors(FILE *out, const plot_style *look)
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
-    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *inputs = trace_find_tokens(tr);
     const table *kv = trace_find_input(tr, TABLE_KV_INPUTS);
     size_t heads = 0; /* the most heads of a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {

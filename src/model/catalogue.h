@@ -81,7 +81,10 @@ const char *variant_id_name(variant_id v);
 /* ---- the steps of the computation ------------------------------------ */
 
 /* STEP(ID, page id): the one grouping of tables that --step, the page's
- * step-through and --explain use, in the order of the computation. */
+ * step-through and --explain use, in the order of the computation. A
+ * trained run (--train) adds the backward pass (every gradient table,
+ * whatever its row: table_step_for in trace.h) and the updates (the
+ * loss over the steps). */
 #define STEP_LIST(STEP)            \
     STEP(TOKENS, "tokens")         \
     STEP(EMBEDDINGS, "embeddings") \
@@ -94,7 +97,9 @@ const char *variant_id_name(variant_id v);
     STEP(OUTPUT, "output")         \
     STEP(NORM1, "norm1")           \
     STEP(FFN, "ffn")               \
-    STEP(NORM2, "norm2")
+    STEP(NORM2, "norm2")           \
+    STEP(BACKWARD, "backward")     \
+    STEP(UPDATE, "update")
 
 typedef enum {
 #define STEP_ID(id, name) STEP_##id,
@@ -184,7 +189,7 @@ enum table_mask {
     TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
     TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
     TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
-    TABLE(LOSS, "loss", MODULE, OUTPUT, NONE, NONE, "(N+1) x 1")              \
+    TABLE(LOSS, "loss", MODULE, UPDATE, NONE, NONE, "(N+1) x 1")              \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 

@@ -431,8 +431,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         goto done;
     const labels *words = lab->vocab;
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
-                    &logits, err) != 0 ||
-        record_losses(tr, id, losses, steps, losses[steps], err) != 0)
+                    &logits, err) != 0)
         goto done;
     if (mc->grad) {
         if (steps > 0)
@@ -440,6 +439,10 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
             goto done;
     }
+    // the loss last: --step and the page show the forward pass, the
+    // backward pass, then the updates' losses (catalogue.h's steps)
+    if (record_losses(tr, id, losses, steps, losses[steps], err) != 0)
+        goto done;
     const size_t diverged = first_diverged(losses, steps + 1);
     if (diverged <= steps)
         fprintf(stderr,

@@ -6,10 +6,10 @@
  * then lm_head (V, W) are drawn; N steps train them; then the variant's
  * tables are, in order: embedding.weight, pos_embedding.weight, its
  * parameters, lm_head.weight, inputs, the forward pass's tables on the
- * shown sentence (as without --train), logits (T, V), loss (N + 1, 1:
- * the loss before each step, then the shown sentence's at the final
- * parameters), and with --grad every parameter's gradient there
- * (<name>.grad).
+ * shown sentence (as without --train), logits (T, V), with --grad every
+ * parameter's gradient at the final parameters (<name>.grad), then loss
+ * (N + 1, 1: the loss before each step, then the shown sentence's at the
+ * final parameters).
  */
 #ifndef MHA_TRAINED_H
 #define MHA_TRAINED_H

@@ -506,7 +506,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
         else if (!c->embeddings_given)
             say(out, c->width,
                 _("Drawn weights (torch.manual_seed(%llu)): word i of the "
-                  "vocabulary gets row i of embedding.weight, and words are "
+                  "vocabulary gets row i of the embedding table, and words are "
                   "numbered in the order they first appear, so the numbers "
                   "depend on the seed, the positions and which words "
                   "repeat, not on the words themselves. Two sentences of "

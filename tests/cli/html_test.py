@@ -162,7 +162,7 @@ def check_steps(mha, name, args, data):
     tables = set(plain.split("\n\n"))
     order = ["tokens", "embeddings", "parameters", "qkv", "scores",
              "weights", "context", "concat", "output", "norm1", "ffn",
-             "norm2"]
+             "norm2", "backward", "update"]
     wrong = []
     for where, steps in [("input", data["steps"])] + [
             (v["name"], v["steps"]) for v in data["variants"]]:
@@ -182,11 +182,14 @@ def check_steps(mha, name, args, data):
        "%s: the steps, their notes (--explain) and tables (text output)" %
        name, wrong[:5])
     first = data["steps"][0]
+    trained = "--train" in args
     ok(first["step"] == "tokens" and
-       any(s.startswith("Random weights (torch.manual_seed(") and
-           "only the labels change" in s for s in first["note"]),
-       "%s: the first step says what random weights mean" % name,
-       first["note"])
+       any(s.startswith("Training (--train ") and "depend on the words" in s
+           if trained else
+           s.startswith("Drawn weights (torch.manual_seed(") and
+           "not on the words themselves" in s for s in first["note"]),
+       "%s: the first step says what %s weights mean" %
+       (name, "trained" if trained else "drawn"), first["note"])
 
 
 def check_softmax(name, data):
@@ -352,6 +355,19 @@ def main():
                  "--no-causal", "--no-scale", "--qkv-bias"])
         compare(mha, tmp, "block",
                 ["the cat sat", "--variant", "block,fused", "--d-model", "4"])
+        got = compare(mha, tmp, "trained",
+                      ["the cat sat on the mat", "--variant", "fused",
+                       "--train", "5", "--grad"])
+        if got:
+            steps = got[1]["variants"][0]["steps"]
+            ids = [st["step"] for st in steps]
+            back = steps[-2] if len(steps) > 1 else {}
+            ok(ids[-3:] == ["output", "backward", "update"] and
+               "W_query.weight.grad" in back.get("text", "") and
+               any("rowsum(P * dP)" in n for n in back.get("note", [])) and
+               "loss" in steps[-1]["text"],
+               "trained: the forward pass's steps, then the backward pass, "
+               "then the loss", ids)
 
         # the matrix view's colours: the terminal's and --plot's scale
         # and map (issue 26)

@@ -1139,7 +1139,8 @@
     qkv: 'Queries, keys and values', scores: 'Scores',
     weights: 'Attention weights', context: 'Context',
     concat: 'Concatenation', output: 'Output',
-    norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again'
+    norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again',
+    backward: 'Backward pass', update: 'Training: the loss at each step'
   };
 
   function stepTitle(step) {
