@@ -9,7 +9,9 @@
  * shown sentence (as without --train), logits (T, V), with --grad every
  * parameter's gradient at the final parameters (<name>.grad), then loss
  * (N + 1, 1: the loss before each step, then the shown sentence's at the
- * final parameters).
+ * final parameters), then with mc->checkpoints attn_weights_steps: every
+ * head's weights on the shown sentence at K <= TRAIN_CHECKPOINTS steps
+ * (catalogue.h), step 0 first and step N last.
  */
 #ifndef MHA_TRAINED_H
 #define MHA_TRAINED_H
@@ -20,6 +22,11 @@
 #include "model/tokenize.h"
 #include "model/train.h"
 #include "numerics/rng.h"
+
+/* The most steps attn_weights_steps records (--plot, --html): the
+ * training's first and last and, between them, steps evenly spaced, so
+ * the page and the pictures stay small however long the training. */
+#define TRAIN_CHECKPOINTS 11
 
 /* The sentences trained on, as ids of the run's vocabulary. */
 typedef struct {
