@@ -123,8 +123,10 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant,
         goto out;
     }
     size_t n = 0;
+    // the tables made for the page's own views (catalogue.h) stay out
     for (size_t i = 0; i < trace_count(tr); i++)
-        if (trace_at(tr, i)->variant == variant)
+        if (trace_at(tr, i)->variant == variant &&
+            !(ON_REQUEST_TABLES & table_bit(trace_at(tr, i)->id)))
             mine[n++] = trace_at(tr, i);
     fputc('[', out);
     const table *prev = NULL;

@@ -390,7 +390,7 @@ static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
     if (rows == 0)
         return 0;
     char **names = calloc(rows, sizeof *names);
-    int rc = names == NULL ? err_nomem(err, _("the labels")) : 0;
+    int rc = names == NULL ? err_nomem(err, _("the trace")) : 0;
     for (size_t r = 0; r < rows && rc == 0; r++) {
         const size_t t = r % c->T, h = r / c->T % c->heads,
                      k = r / c->T / c->heads;
@@ -398,7 +398,7 @@ static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
         const size_t size = strlen(q) + 64;
         names[r] = malloc(size);
         if (names[r] == NULL)
-            rc = err_nomem(err, _("the labels"));
+            rc = err_nomem(err, _("the trace"));
         else
             snprintf(names[r], size, "step%zu/head%zu/%s", c->step[k], h, q);
     }

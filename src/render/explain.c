@@ -311,17 +311,26 @@ static void explain_training(FILE *out, const explain_context *c)
                  "drawn after torch.manual_seed(%llu), its own embedding "
                  "and lm_head included, and takes %zu step of %s on %s, "
                  "learning to predict every next word. The tables below "
-                 "are the trained model's on the sentence, so they now "
-                 "depend on the words.",
+                 "are the trained model's on the sentence.",
                  "Training (--train %zu): each variant starts from weights "
                  "drawn after torch.manual_seed(%llu), its own embedding "
                  "and lm_head included, and takes %zu steps of %s on %s, "
                  "learning to predict every next word. The tables below "
-                 "are the trained model's on the sentence, so they now "
-                 "depend on the words.",
+                 "are the trained model's on the sentence.",
                  c->steps),
         c->steps, (unsigned long long)c->seed, c->steps,
         c->adam ? "Adam" : "SGD", data);
+    if (c->corpus)
+        say(out, c->width,
+            _("A word's row is learned from every sentence of the corpus it "
+              "appears in, so the tables now depend on the words: what each "
+              "word does in the corpus."));
+    else
+        say(out, c->width,
+            _("Trained on this sentence alone, the model learns its order of "
+              "ids: a sentence whose repeated words sit at the same places "
+              "would train to the same numbers. --corpus FILE trains on many "
+              "sentences, where the words themselves matter."));
 }
 
 /* The backward pass, in the order loss.backward() runs it: from the loss
@@ -512,9 +521,10 @@ void explain_before(FILE *out, const table *t, const table *prev,
                   "repeat, not on the words themselves. Two sentences of "
                   "the same length whose repeated words sit at the same "
                   "places give the same tables; a repeated word shares its "
-                  "row, so its queries, keys and values repeat too. Trained "
-                  "weights (--train N) depend on the words: each step "
-                  "teaches the model to predict every next word."),
+                  "row, so its queries, keys and values repeat too. "
+                  "Training on many sentences (--train N --corpus FILE) "
+                  "makes them depend on the words: a word's row is learned "
+                  "from every sentence it appears in."),
                 (unsigned long long)c->seed);
     } else if (id == TABLE_TOKENS) {
         say(out, c->width,

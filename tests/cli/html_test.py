@@ -184,7 +184,8 @@ def check_steps(mha, name, args, data):
     first = data["steps"][0]
     trained = "--train" in args
     ok(first["step"] == "tokens" and
-       any(s.startswith("Training (--train ") and "depend on the words" in s
+       any(s.startswith("Training (--train ") and
+           "the trained model's on the sentence" in s
            if trained else
            s.startswith("Drawn weights (torch.manual_seed(") and
            "not on the words themselves" in s for s in first["note"]),
