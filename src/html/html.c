@@ -65,6 +65,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     }
     fputs("</title>\n<style>\n", out);
     fputs(page_css, out);
+    if (html_has_training(tr))
+        fputs(page_training_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
@@ -74,6 +76,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     if (html_write_data(out, tr, page, err) != 0)
         return -1;
     fputs("\n</script>\n<script>\n", out);
+    if (html_has_training(tr))
+        fputs(page_training_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

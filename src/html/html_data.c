@@ -83,8 +83,7 @@ static void base64_floats(FILE *out, const float *v, size_t n)
     }
 }
 
-/* {"rows":r,"cols":c,"f32":"..."} for the rows x cols floats at v. */
-static void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
+void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
 {
     fprintf(out, "{\"rows\":%zu,\"cols\":%zu,\"f32\":\"", rows, cols);
     base64_floats(out, v, rows * cols);
@@ -181,7 +180,9 @@ static int json_variant(FILE *out, const trace *tr, const table *w0,
         json_matrix(out, trace_find_beside(tr, w0, h, TABLE_KEYS));
         fputc('}', out);
     }
-    fputs("]}", out);
+    fputc(']', out);
+    html_write_training(out, tr, w0);
+    fputc('}', out);
     return 0;
 }
 
@@ -313,7 +314,8 @@ static void json_word(FILE *out, const char *text, const char *translation)
 /* "labels":{"Head view":"Vista de cabezas",...}, the counts of the
  * summary line in the plural form of this run's numbers: tokens, key/value
  * tokens (kv) and heads. */
-static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
+static void json_page_words(FILE *out, const trace *tr, size_t tokens,
+                            size_t kv, size_t heads)
 {
     fputs("\"labels\":{", out);
     json_word(out, "{0} tokens", ngettext("{0} token", "{0} tokens", tokens));
@@ -328,6 +330,7 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
         fputc(':', out);
         json_string(out, _(page_words[i]));
     }
+    html_write_training_words(out, tr);
     fputs("},\n", out);
 }
 
@@ -388,7 +391,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
             heads = (size_t)t->head + 1;
     }
     fputc('{', out);
-    json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
+    json_page_words(out, tr, inputs->rows->n, kv != NULL ? kv->rows->n : 0,
+                    heads);
     json_colors(out, page->look);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",

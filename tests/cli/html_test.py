@@ -279,14 +279,15 @@ def check_input(mha, tmp):
 
 PAGE_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                        "..", "src", "html", "page", "page.js")
+TRAINING_JS = os.path.join(os.path.dirname(PAGE_JS), "training.js")
 LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
 
 
-def page_phrases():
-    """The English texts page.js shows through tr(): its literals (or
-    concatenations of them), the names of buttonGroup() and picker()
-    groups, the buttons' labels and the step titles."""
-    with open(PAGE_JS, encoding="utf-8") as f:
+def page_phrases(path=PAGE_JS):
+    """The English texts page.js (or training.js) shows through tr(): its
+    literals (or concatenations of them), the names of buttonGroup() and
+    picker() groups, the buttons' labels and the step titles."""
+    with open(path, encoding="utf-8") as f:
         js = f.read()
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()
@@ -298,8 +299,9 @@ def page_phrases():
     phrases |= set(re.findall(r"\b(?:buttonGroup|picker)\(\s*'([^']*)'", js))
     phrases |= {l for l in re.findall(r"label: '([^']*)'", js)
                 if not l.startswith("attn_")}
-    titles = re.search(r"STEP_TITLES = \{(.*?)\};", js, re.S).group(1)
-    phrases |= set(re.findall(r":\s*'([^']*)'", titles))
+    titles = re.search(r"STEP_TITLES = \{(.*?)\};", js, re.S)
+    if titles:
+        phrases |= set(re.findall(r":\s*'([^']*)'", titles.group(1)))
     return phrases
 
 
@@ -307,12 +309,20 @@ def words(mha, tmp):
     """The page's words come in the run's language: every text page.js
     shows through tr() is in the data's labels, translated (English maps
     to itself), with the same {N} blanks."""
+    # the training view's words (its button, training.js) are in a
+    # trained run's page only
+    training = page_phrases(TRAINING_JS) | {"Training"}
     phrases = page_phrases()
-    ok(len(phrases) > 20, "page.js shows %d texts through tr()"
-       % len(phrases))
+    ok(len(phrases) > 20 and len(training) > 4,
+       "page.js shows %d texts through tr(), training.js %d"
+       % (len(phrases), len(training)))
     path = os.path.join(tmp, "words.html")
-    for lang in LANGS:
-        r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang])
+    leaked = set()
+    for lang, trained in [(l, False) for l in LANGS] + [("es", True)]:
+        r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang]
+                    + (["--train", "2"] if trained else []))
+        phrases = page_phrases() | training if trained else \
+            page_phrases() - training
         with open(path, encoding="utf-8") as f:
             labels = page_data(f.read()).get("labels", {})
         missing = sorted(phrases - set(labels))
@@ -324,8 +334,13 @@ def words(mha, tmp):
                         k not in ("Tokens", "Embeddings", "Feed-forward",
                                       "{0} tokens", ", ")]
         ok(r.returncode == 0 and not missing and not blanks and
-           not untranslated, "--lang %s: the page's words in its labels"
-           % lang, (missing, blanks, untranslated[:5]))
+           not untranslated, "--lang %s%s: the page's words in its labels"
+           % (lang, ", trained" if trained else ""),
+           (missing, blanks, untranslated[:5]))
+        if not trained:
+            leaked |= set(labels) & training
+    ok(not leaked, "the training view's words only in a trained run's page",
+       sorted(leaked))
 
 
 def main():

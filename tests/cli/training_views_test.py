@@ -14,11 +14,13 @@ tables (TAP).
     (checked in Chromium by html_browser_test.py).
 
 Usage: training_views_test.py MHA_EXPLAIN"""
+import base64
 import csv
 import io
 import json
 import os
 import re
+import struct
 import sys
 import tempfile
 
@@ -164,10 +166,64 @@ def plots(d):
        "--train 0: the heads as they are, no before and after", texts[:8])
 
 
+def f32s(m):
+    """A page matrix's float32 values."""
+    raw = base64.b64decode(m["f32"])
+    return [struct.unpack("<f", raw[i:i + 4])[0]
+            for i in range(0, len(raw), 4)]
+
+
+def page(d):
+    path = os.path.join(d, "trained.html")
+    args = ["--train", str(STEPS), "--variant", "wrapper,fused"]
+    r = mha.run(SENTENCE + args + ["--html", path])
+    ok(r.returncode == 0, "--html: written", r.stderr)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="mha-data">\n(.*?)\n'
+                  r'</script>', text, re.S)
+    data = json.loads(m.group(1))
+    _, table = rows(args + ["--tables", "attn_weights_steps,loss"])
+    for v in data["variants"]:
+        t = v.get("training")
+        ok(t is not None and t["steps"] == [3 * k for k in range(11)] and
+           t["heads"] == 2, "%s: the page keeps 11 steps and 2 heads" %
+           v["name"], t and t["steps"])
+        if t is None:
+            continue
+        want_w = [float(x["value"]) for x in table
+                  if x["variant"] == v["name"] and
+                  x["table"] == "attn_weights_steps"]
+        want_l = [float(x["value"]) for x in table
+                  if x["variant"] == v["name"] and x["table"] == "loss"]
+        got_w, got_l = f32s(t["weights"]), f32s(t["loss"])
+        # the CSV's text read back as a float32 is the page's value
+        f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+        close = lambda a, b: len(a) == len(b) and all(
+            x == f32(y) for x, y in zip(a, b))
+        ok(t["weights"]["rows"] == 11 * 2 * 10 and close(got_w, want_w) and
+           close(got_l, want_l) and len(got_l) == STEPS + 1,
+           "%s: the page's checkpoints and losses are the CSV's" % v["name"])
+    long_path = os.path.join(d, "long.html")
+    r = mha.run(SENTENCE + ["--train", "300", "--variant", "fused",
+                            "--html", long_path])
+    short_path = os.path.join(d, "short.html")
+    mha.run(SENTENCE + ["--train", "20", "--variant", "fused", "--html",
+                        short_path])
+    grows = os.path.getsize(long_path) - os.path.getsize(short_path)
+    ok(r.returncode == 0 and grows < 20000,
+       "300 steps instead of 20: the page grows by the losses only "
+       "(%d bytes)" % grows)
+    r = mha.run(SENTENCE + ["--html", os.path.join(d, "plain.html")])
+    with open(os.path.join(d, "plain.html"), encoding="utf-8") as f:
+        ok('"training"' not in f.read(), "without --train, no training data")
+
+
 def main():
     checkpoints()
     with tempfile.TemporaryDirectory() as d:
         plots(d)
+        page(d)
     return done()
 
 
