@@ -388,14 +388,14 @@ static void explain_update(FILE *out, const explain_context *c)
               "starting at 0; at step k the bias corrections m / (1 - "
               "beta1^k) and v / (1 - beta2^k) undo their start at 0; then p "
               "-= lr * m_corrected / (sqrt(v_corrected) + eps). Each number "
-              "moves by about lr per step, whatever the size of its "
+              "moves by at most about lr per step, whatever the size of its "
               "gradient."),
             c->lr);
     else
         say(out, c->width,
             _("SGD (--lr %g): every number of every parameter takes a "
-              "step against its gradient, p -= lr * grad, so the loss on "
-              "that sentence goes down a little."),
+              "step against its gradient, p -= lr * grad; a small enough "
+              "step lowers the loss on that step's sentence."),
             c->lr);
 }
 
@@ -430,8 +430,9 @@ static bool explain_grad(FILE *out, const table *t, const table *prev,
     say(out, c->width,
         _("Gradients (--grad): one more forward and backward pass on the "
           "sentence at the final parameters, with no update. Each "
-          "<name>.grad table is d loss / d <name>; a cell that is exactly "
-          "0 does not change the loss at all."));
+          "<name>.grad table is d loss / d <name>: how fast the loss "
+          "changes as each number changes a little; 0: not at all, to "
+          "first order."));
     explain_backward(out, c, width);
     return true;
 }
