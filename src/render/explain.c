@@ -375,6 +375,10 @@ static void explain_backward(FILE *out, const explain_context *c, size_t width)
         _("Embedding: row w of embedding.weight.grad adds up d inputs over "
           "the places where word w stands (a repeated word collects from "
           "each); a word absent from the sentence gets 0."));
+    if (c->positions)
+        say(out, c->width,
+            _("Positions: row t of pos_embedding.weight.grad is row t of d "
+              "inputs, and the places past the sentence's end get 0."));
 }
 
 /* One update: the optimizer's rule. */
