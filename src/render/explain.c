@@ -333,9 +333,20 @@ static void explain_training(FILE *out, const explain_context *c)
               "sentences, where the words themselves matter."));
 }
 
-/* The backward pass, in the order loss.backward() runs it: from the loss
- * back to the embedding. width: a head's width. */
-static void explain_backward(FILE *out, const explain_context *c, size_t width)
+/* The parts of the backward pass's note, in the order loss.backward()
+ * runs them: from the loss back to the embedding. */
+enum backward_part {
+    BACKWARD_START = 1,      /* the chain rule */
+    BACKWARD_LOSS = 2,       /* d loss / d logits */
+    BACKWARD_MODULE = 4,     /* a linear layer, the attention, the mask */
+    BACKWARD_EMBEDDING = 8,  /* the embedding */
+    BACKWARD_POSITIONS = 16, /* the positions (--positions) */
+};
+
+/* The parts of the backward pass's note (a set of backward_part).
+ * width: a head's width. */
+static void explain_backward(FILE *out, const explain_context *c, size_t width,
+                             unsigned parts)
 {
     const size_t T = c->tokens;
     char scaled[128] = "";
@@ -344,38 +355,43 @@ static void explain_backward(FILE *out, const explain_context *c, size_t width)
                  _(", divided by sqrt(%zu) as the "
                    "scores were"),
                  width);
-    say(out, c->width,
-        _("Backward pass: loss.backward() goes through the forward pass in "
-          "reverse and applies the chain rule at each operation, so every "
-          "parameter gets d loss / d parameter, a table of its own shape: "
-          "how fast the loss grows when that number grows."));
-    say(out, c->width,
-        _("Loss: d loss / d logits = (softmax(logits) - onehot(next "
-          "word)) / %zu on rows 0 to %zu, and 0 on the last row, which "
-          "predicts nothing."),
-        T > 1 ? T - 1 : 1, T > 1 ? T - 2 : 0);
-    say(out, c->width,
-        _("A linear layer y = x @ W^T + b passes dy back as dx = dy @ W and "
-          "takes dW = dy^T @ x (and db = the column sums of dy): "
-          "lm_head.weight.grad = dlogits^T @ out, W_query.weight.grad = "
-          "dqueries^T @ inputs, and likewise for W_key, W_value and "
-          "out_proj."));
-    say(out, c->width,
-        _("Through the attention: with context = P @ values, dP = dcontext "
-          "@ values^T and dvalues = P^T @ dcontext; through the softmax, "
-          "row by row, dS = P * (dP - rowsum(P * dP))%s; then dqueries = "
-          "dS @ keys and dkeys = dS^T @ queries."),
-        scaled);
-    if (c->causal)
+    if (parts & BACKWARD_START)
         say(out, c->width,
-            _("Masked cells get no gradient: their weight P is exactly 0, "
-              "so dS is 0 there, and nothing a token could not see moves "
-              "its scores."));
-    say(out, c->width,
-        _("Embedding: row w of embedding.weight.grad adds up d inputs over "
-          "the places where word w stands (a repeated word collects from "
-          "each); a word absent from the sentence gets 0."));
-    if (c->positions)
+            _("Backward pass: loss.backward() goes through the forward pass in "
+              "reverse and applies the chain rule at each operation, so every "
+              "parameter gets d loss / d parameter, a table of its own shape: "
+              "how fast the loss grows when that number grows."));
+    if (parts & BACKWARD_LOSS)
+        say(out, c->width,
+            _("Loss: d loss / d logits = (softmax(logits) - onehot(next "
+              "word)) / %zu on rows 0 to %zu, and 0 on the last row, which "
+              "predicts nothing."),
+            T > 1 ? T - 1 : 1, T > 1 ? T - 2 : 0);
+    if (parts & BACKWARD_MODULE) {
+        say(out, c->width,
+            _("A linear layer y = x @ W^T + b passes dy back as dx = dy @ W and "
+              "takes dW = dy^T @ x (and db = the column sums of dy): "
+              "lm_head.weight.grad = dlogits^T @ out, W_query.weight.grad = "
+              "dqueries^T @ inputs, and likewise for W_key, W_value and "
+              "out_proj."));
+        say(out, c->width,
+            _("Through the attention: with context = P @ values, dP = dcontext "
+              "@ values^T and dvalues = P^T @ dcontext; through the softmax, "
+              "row by row, dS = P * (dP - rowsum(P * dP))%s; then dqueries = "
+              "dS @ keys and dkeys = dS^T @ queries."),
+            scaled);
+        if (c->causal)
+            say(out, c->width,
+                _("Masked cells get no gradient: their weight P is exactly 0, "
+                  "so dS is 0 there, and nothing a token could not see moves "
+                  "its scores."));
+    }
+    if (parts & BACKWARD_EMBEDDING)
+        say(out, c->width,
+            _("Embedding: row w of embedding.weight.grad adds up d inputs over "
+              "the places where word w stands (a repeated word collects from "
+              "each); a word absent from the sentence gets 0."));
+    if (c->positions && (parts & BACKWARD_POSITIONS))
         say(out, c->width,
             _("Positions: row t of pos_embedding.weight.grad is row t of d "
               "inputs, and the places past the sentence's end get 0."));
@@ -420,24 +436,41 @@ static void explain_loss(FILE *out, const explain_context *c, size_t width)
           "pass, loss, opt.zero_grad(), loss.backward(), then the update."));
     explain_update(out, c);
     if (!c->grad) {
-        explain_backward(out, c, width);
+        explain_backward(out, c, width,
+                         BACKWARD_START | BACKWARD_LOSS | BACKWARD_MODULE |
+                             BACKWARD_EMBEDDING | BACKWARD_POSITIONS);
         say(out, c->width, _("--grad shows these gradients as tables."));
     }
 }
 
-/* The note before a gradient table t (--grad), or false for none. */
+/* The note before a gradient table t (--grad), or false for none: what
+ * the gradients are before a variant's first, then the part of the
+ * backward pass that makes each: the embedding's, the positions', the
+ * module's (before its first parameter), lm_head's (the loss's). */
 static bool explain_grad(FILE *out, const table *t, const table *prev,
                          const explain_context *c, size_t width)
 {
-    if (prev != NULL && prev->grad && prev->variant == t->variant)
+    const bool first =
+        prev == NULL || !prev->grad || prev->variant != t->variant;
+    unsigned parts = first ? BACKWARD_START : 0;
+    if (t->id == TABLE_EMBEDDING)
+        parts |= BACKWARD_EMBEDDING;
+    else if (t->id == TABLE_POS_EMBEDDING)
+        parts |= BACKWARD_POSITIONS;
+    else if (t->id == TABLE_LM_HEAD)
+        parts |= BACKWARD_LOSS;
+    else if (t->id == TABLE_PARAM && (first || prev->id != TABLE_PARAM))
+        parts |= BACKWARD_MODULE;
+    if (parts == 0)
         return false;
-    say(out, c->width,
-        _("Gradients (--grad): one more forward and backward pass on the "
-          "sentence at the final parameters, with no update. Each "
-          "<name>.grad table is d loss / d <name>: how fast the loss "
-          "changes as each number changes a little; 0: not at all, to "
-          "first order."));
-    explain_backward(out, c, width);
+    if (first)
+        say(out, c->width,
+            _("Gradients (--grad): one more forward and backward pass on the "
+              "sentence at the final parameters, with no update. Each "
+              "<name>.grad table is d loss / d <name>: how fast the loss "
+              "changes as each number changes a little; 0: not at all, to "
+              "first order."));
+    explain_backward(out, c, width, parts);
     return true;
 }
 

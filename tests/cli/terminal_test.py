@@ -730,9 +730,12 @@ def trained_steps():
     ok("# Gradients (--grad)" in back and "rowsum(P * dP)" in back and
        "W_query.weight.grad" in back and
        "lm_head.weight.grad" in back and "[single] loss" not in back and
-       back.index("# Gradients") < back.index("embedding.weight.grad"),
-       "the backward step: its note, then every parameter's gradient",
-       back[-800:])
+       back.index("# Gradients") < back.index("embedding.weight.grad") and
+       back.index("# A linear layer") < back.index("[single] W_query.weight.grad") <
+       back.index("# Loss: d loss / d logits") <
+       back.index("[single] lm_head.weight.grad"),
+       "the backward step: each gradient after the note on its part of the "
+       "backward pass", back[-800:])
     last = own[loss[0]] if loss else ""
     ok("# Loss: next-word cross-entropy" in last and "Adam" in last and
        ".grad" not in last, "the last step: the loss and the update's note",
