@@ -305,7 +305,7 @@ static void explain_training(FILE *out, const explain_context *c)
 {
     const char *data =
         c->corpus ? _("the sentences of the corpus, one per step, in turn")
-                  : _("the sentence");
+                  : _("this sentence");
     say(out, c->width,
         ngettext("Training (--train %zu): each variant starts from weights "
                  "drawn after torch.manual_seed(%llu), its own embedding "
