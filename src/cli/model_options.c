@@ -42,6 +42,12 @@ model_config model_config_of(const options *opt)
         .train = opt->train,
         .training = opt->training,
         .grad = opt->grad,
+        .checkpoints =
+            opt->train &&
+            (opt->plot != NULL || opt->html != NULL ||
+             (opt->tables != NULL &&
+              options_wants_table(
+                  opt, table_info_of(TABLE_ATTN_WEIGHTS_STEPS)->name))),
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

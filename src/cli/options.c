@@ -963,8 +963,11 @@ void options_free(options *opt)
 
 int options_wants_table(const options *opt, const char *name)
 {
-    if (opt->tables == NULL)
-        return 1;
+    if (opt->tables == NULL) {
+        // the pictures' and the page's tables only when named
+        const table_id id = table_by_name(name, strlen(name));
+        return id == TABLE_COUNT || !(ON_REQUEST_TABLES & table_bit(id));
+    }
     for (size_t i = 0; i < opt->n_tables; i++)
         if (strcmp(opt->tables[i], name) == 0)
             return 1;

@@ -52,8 +52,12 @@ explain_context explain_for(const options *opt, const trace *tr)
 {
     const table *inputs = trace_find_input(tr, TABLE_INPUTS);
     const table *vocab = trace_find_input(tr, TABLE_VOCAB);
+    // a trained run's inputs are each variant's (its own embedding)
+    const table *tokens = trace_find_input(tr, TABLE_TOKENS);
     explain_context c = {
-        .tokens = inputs ? inputs->values.rows : 0,
+        .tokens = inputs   ? inputs->values.rows
+                  : tokens ? tokens->values.rows
+                           : 0,
         .vocab = vocab ? vocab->values.rows : 0,
         .d_model = inputs ? inputs->values.cols : opt->d_model,
         .d_out = opt->d_out,
@@ -75,6 +79,13 @@ explain_context explain_for(const options *opt, const trace *tr)
         .n_draw = opt->n_draw,
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
+        .train = opt->train,
+        .steps = opt->training.steps,
+        .lr = opt->training.lr,
+        .adam = opt->training.optimizer == OPTIMIZER_ADAM,
+        .grad = opt->grad,
+        .positions = opt->positions,
+        .corpus = opt->corpus != NULL,
     };
     return c;
 }

@@ -157,7 +157,7 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
           "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
           "\">\n<title>mha-explain: ",
           out);
-    const labels *tokens = trace_find_input(tr, TABLE_INPUTS)->rows;
+    const labels *tokens = trace_find_tokens(tr)->rows;
     for (size_t i = 0; i < tokens->n; i++) {
         if (i > 0)
             fputc(' ', out);
@@ -165,6 +165,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     }
     fputs("</title>\n<style>\n", out);
     fputs(page_css, out);
+    if (html_has_training(tr))
+        fputs(page_training_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
@@ -177,6 +179,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     if (page->run != NULL)
         write_live_parts(out, page->run);
     fputs("<script>\n", out);
+    if (html_has_training(tr))
+        fputs(page_training_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;
@@ -255,7 +259,7 @@ int html_open(html_set **out, outputs *tx, const char *path, size_t pages,
 int html_add(html_set *set, const trace *tr, const html_page *page,
              mx_error *err)
 {
-    if (trace_find_input(tr, TABLE_INPUTS) == NULL)
+    if (trace_find_tokens(tr) == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
     assert(set->made < set->pages); /* one call per page */
     const char *path = set->finals[set->made++];

@@ -83,8 +83,7 @@ static void base64_floats(FILE *out, const float *v, size_t n)
     }
 }
 
-/* {"rows":r,"cols":c,"f32":"..."} for the rows x cols floats at v. */
-static void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
+void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
 {
     fprintf(out, "{\"rows\":%zu,\"cols\":%zu,\"f32\":\"", rows, cols);
     base64_floats(out, v, rows * cols);
@@ -183,7 +182,9 @@ static int json_variant(FILE *out, const trace *tr, const table *w0,
         json_matrix(out, trace_find_beside(tr, w0, h, TABLE_KEYS));
         fputc('}', out);
     }
-    fputs("]}", out);
+    fputc(']', out);
+    html_write_training(out, tr, w0);
+    fputc('}', out);
     return 0;
 }
 
@@ -235,6 +236,8 @@ static const char *const page_words[] = {
     N_("Add and norm"),
     N_("Feed-forward"),
     N_("Add and norm again"),
+    N_("Backward pass"),
+    N_("Training: the loss at each step"),
     N_("heads: {0}"),
     N_("causal mask"),
     N_("no mask"),
@@ -352,7 +355,8 @@ static void json_word(FILE *out, const char *text, const char *translation)
 /* "labels":{"Head view":"Vista de cabezas",...}, the counts of the
  * summary line in the plural form of this run's numbers: tokens, key/value
  * tokens (kv) and heads. */
-static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
+static void json_page_words(FILE *out, const trace *tr, size_t tokens,
+                            size_t kv, size_t heads)
 {
     fputs("\"labels\":{", out);
     json_word(out, "{0} tokens", ngettext("{0} token", "{0} tokens", tokens));
@@ -367,6 +371,7 @@ static void json_page_words(FILE *out, size_t tokens, size_t kv, size_t heads)
         fputc(':', out);
         json_string(out, _(page_words[i]));
     }
+    html_write_training_words(out, tr);
     fputs("},\n", out);
 }
 
@@ -417,7 +422,7 @@ static void json_colors(FILE *out, const plot_style *look)
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
-    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *inputs = trace_find_tokens(tr);
     const table *kv = trace_find_input(tr, TABLE_KV_INPUTS);
     size_t heads = 0; /* the most heads of a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
@@ -427,7 +432,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
             heads = (size_t)t->head + 1;
     }
     fputc('{', out);
-    json_page_words(out, inputs->rows->n, kv != NULL ? kv->rows->n : 0, heads);
+    json_page_words(out, tr, inputs->rows->n, kv != NULL ? kv->rows->n : 0,
+                    heads);
     json_colors(out, page->look);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",

@@ -7,6 +7,7 @@
 #ifndef MHA_HTML_PARTS_H
 #define MHA_HTML_PARTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli/error.h"
@@ -16,6 +17,24 @@
 /* s as a JSON string; '<', '>' and '&' escaped too, so that no text can
  * end the <script> element that holds it. */
 void json_string(FILE *out, const char *s);
+
+/* {"rows":r,"cols":c,"f32":"..."}: the rows x cols floats at v, their
+ * little-endian bytes in base64. */
+void json_floats(FILE *out, const float *v, size_t rows, size_t cols);
+
+/* ,"training":{...}: a trained variant's heads at the training's kept
+ * steps and its loss (html_training.c), after the variant's heads; w0 is
+ * its head 0's attn_weights. Nothing for a variant not trained. */
+void html_write_training(FILE *out, const trace *tr, const table *w0);
+
+/* Whether tr is a trained run's with the training's kept steps
+ * (attn_weights_steps): its page also holds the training view's script
+ * and style (page/training.js, page/training.css) and data. */
+bool html_has_training(const trace *tr);
+
+/* ,"text":"translation" for each word of the training view, in a trained
+ * run's page only (html_training.c): inside the page's "labels". */
+void html_write_training_words(FILE *out, const trace *tr);
 
 /* The page's data object (docs/html.md): tokens, flags, and for each
  * variant with attention weights its heads' matrices and its steps. */

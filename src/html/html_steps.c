@@ -4,7 +4,8 @@
  * steps of the computation, in the order each step first appears in the
  * trace: tokens, embeddings, then the module's parameters, queries keys
  * and values, scores, weights, context, concatenation, output (and the
- * block's add and norm, feed-forward, add and norm again). Each step
+ * block's add and norm, feed-forward, add and norm again; a trained
+ * run's backward pass and updates). Each step
  * carries the --explain sentences of its tables, one sentence per
  * string, and its tables as render_text prints them (no colour, the
  * run's --precision and --full, summarised as the text output is). */
@@ -22,7 +23,7 @@
 /* The step a table belongs to (catalogue.h). */
 static step_id step_of(const table *t)
 {
-    return table_step(t->id, t->variant);
+    return table_step_for(t);
 }
 
 /* The text f wrote into a memory stream, closed; NULL when it failed. */
@@ -126,9 +127,11 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
         goto out;
     }
     size_t n = 0;
+    // the tables made for the page's own views (catalogue.h) stay out
     for (size_t i = 0; i < trace_count(tr); i++)
         if (trace_at(tr, i)->variant == variant &&
-            trace_at(tr, i)->layer == layer)
+            trace_at(tr, i)->layer == layer &&
+            !(ON_REQUEST_TABLES & table_bit(trace_at(tr, i)->id)))
             mine[n++] = trace_at(tr, i);
     fputc('[', out);
     const table *prev = NULL;

@@ -1,10 +1,13 @@
 /* page_assets.h: the page's style and script, src/html/page/page.css and
  * src/html/page/page.js, made into C strings at build time
- * (src/html/page/embed.py). */
+ * (src/html/page/embed.py); and the training view's, training.js and
+ * training.css, which only a trained run's page holds. */
 #ifndef MHA_PAGE_ASSETS_H
 #define MHA_PAGE_ASSETS_H
 
 extern const char page_css[];
 extern const char page_js[];
+extern const char page_training_js[];
+extern const char page_training_css[];
 
 #endif

@@ -20,6 +20,14 @@
  * token), and the model view: each layer's and head's mean attention
  * entropy.
  *
+ * A trained run (--train) adds lm_head.weight, logits, loss, the .grad
+ * tables of --grad and, for --plot and --html, attn_weights_steps: every
+ * head's attn_weights on the shown sentence at K steps of the training
+ * (trained.h), rows "step<n>/head<h>/Q:<word>", the first before any
+ * update, the last after the last one. attn_weights_steps is made for
+ * the pictures and the page: text and CSV show it only when --tables
+ * names it (ON_REQUEST_TABLES).
+ *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
  * module, model/variants.c).
@@ -106,7 +114,10 @@ const char *variant_id_name(variant_id v);
 /* ---- the steps of the computation ------------------------------------ */
 
 /* STEP(ID, page id): the one grouping of tables that --step, the page's
- * step-through and --explain use, in the order of the computation. */
+ * step-through and --explain use, in the order of the computation. A
+ * trained run (--train) adds the backward pass (every gradient table,
+ * whatever its row: table_step_for in trace.h) and the updates (the
+ * loss over the steps). */
 #define STEP_LIST(STEP)            \
     STEP(TOKENS, "tokens")         \
     STEP(EMBEDDINGS, "embeddings") \
@@ -119,7 +130,9 @@ const char *variant_id_name(variant_id v);
     STEP(OUTPUT, "output")         \
     STEP(NORM1, "norm1")           \
     STEP(FFN, "ffn")               \
-    STEP(NORM2, "norm2")
+    STEP(NORM2, "norm2")           \
+    STEP(BACKWARD, "backward")     \
+    STEP(UPDATE, "update")
 
 typedef enum {
 #define STEP_ID(id, name) STEP_##id,
@@ -209,7 +222,9 @@ enum table_mask {
     TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
     TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
     TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
-    TABLE(LOSS, "loss", MODULE, OUTPUT, NONE, NONE, "(N+1) x 1")              \
+    TABLE(LOSS, "loss", MODULE, UPDATE, NONE, NONE, "(N+1) x 1")              \
+    TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
+          NONE, "(K·H·T) x S")                                                \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
@@ -239,6 +254,9 @@ typedef struct {
     enum table_mask mask;
     const char *shape; /* rows x cols in the notebook's letters */
 } table_info;
+
+/* Tables shown in text and CSV only when --tables names them. */
+#define ON_REQUEST_TABLES TABLE_BIT(ATTN_WEIGHTS_STEPS)
 
 /* The row of a table id. */
 const table_info *table_info_of(table_id id);

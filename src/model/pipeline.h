@@ -90,6 +90,8 @@ typedef struct {
     bool train;             /* --train N given (N may be 0) */
     train_options training; /* --train N, --lr, --optimizer (train.h) */
     bool grad;              /* --grad: gradients at the final parameters */
+    bool checkpoints;       /* attn_weights_steps (catalogue.h), for --plot
+                               and --html or when --tables names it */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -291,6 +291,12 @@ const table *trace_find_input(const trace *tr, table_id id)
     return trace_find(tr, &key);
 }
 
+const table *trace_find_tokens(const trace *tr)
+{
+    const table *t = trace_find_input(tr, TABLE_INPUTS);
+    return t != NULL ? t : trace_find_input(tr, TABLE_TOKENS);
+}
+
 const table *trace_find_beside(const trace *tr, const table *t, int head,
                                table_id id)
 {

@@ -99,6 +99,13 @@ static inline const table_info *table_info_for(const table *t)
     return table_info_of(t->id);
 }
 
+/* The step of the computation t belongs to: its row's (table_step), or
+ * for a gradient (grad set) the backward pass. */
+static inline step_id table_step_for(const table *t)
+{
+    return t->grad ? STEP_BACKWARD : table_step(t->id, t->variant);
+}
+
 /* Where a streamed trace hands each complete table (see above); returns 0,
  * or -1 with err set, which stops the run. */
 typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
@@ -184,6 +191,11 @@ const table *trace_find(const trace *tr, const table_key *key);
 
 /* The run's input table id (variant "input"), or NULL. */
 const table *trace_find_input(const trace *tr, table_id id);
+
+/* The table whose rows are the run's query tokens: the input's inputs,
+ * or in a trained run (whose inputs are each variant's, trained.h) the
+ * input's tokens. NULL when the run has neither. */
+const table *trace_find_tokens(const trace *tr);
 
 /* The table `id` of t's variant and layer, of head `head`, or NULL. */
 const table *trace_find_beside(const trace *tr, const table *t, int head,

@@ -565,6 +565,11 @@ int train_run(float *losses, const train_model *m, variant_id v,
             rc = -1;
     for (size_t step = 0; step < opt->steps && rc == 0; step++) {
         const train_sentence *s = &sentences[step % n];
+        if (opt->hook != NULL &&
+            opt->hook->fn(opt->hook->ctx, step, err) != 0) {
+            rc = -1;
+            break;
+        }
         if (train_pass(&losses[step], NULL, &g, m, v, dims, cfg, s, err) != 0) {
             rc = -1;
             break;

@@ -28,10 +28,20 @@
 /* The most steps --train takes. */
 #define TRAIN_MAX_STEPS 1000000
 
+/* A look at the training as it goes (train_run): called before step
+ * `step` (0 .. N-1) computes its gradient, with the parameters that step
+ * starts from; returns 0, or -1 with err set, which stops the training.
+ * It must not change the parameters. */
+typedef struct {
+    int (*fn)(void *ctx, size_t step, mx_error *err);
+    void *ctx;
+} train_hook;
+
 typedef struct {
     size_t steps;                  /* N */
     double lr;                     /* the learning rate */
     enum optimizer_kind optimizer; /* SGD or Adam */
+    const train_hook *hook;        /* or NULL */
 } train_options;
 
 /* One sentence as vocabulary ids (n >= 2). */

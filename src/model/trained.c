@@ -317,6 +317,19 @@ static int record_model(trace *tr, variant_id v, bool grad,
                        m->lm_head, err);
 }
 
+/* x (T, D) = emb(ids) + pos(arange(T)), as the training computes it. */
+static void inputs_of(matrix *x, const train_model *m, const size_t *ids)
+{
+    const size_t D = x->cols;
+    for (size_t r = 0; r < x->rows; r++) {
+        float *row = matrix_at(x, r, 0);
+        memcpy(row, matrix_at(m->embedding, ids[r], 0), D * sizeof(float));
+        if (m->positions != NULL)
+            for (size_t d = 0; d < D; d++)
+                row[d] += *matrix_at(m->positions, r, d);
+    }
+}
+
 /* inputs (T, D) = emb(ids) + pos(arange(T)), as the training computes
  * them, into a new table of variant v; *x points at its values. */
 static int record_inputs(const matrix **x, trace *tr, variant_id v,
@@ -327,15 +340,124 @@ static int record_inputs(const matrix **x, trace *tr, variant_id v,
     table *t = trace_new(tr, &key, lab->seq->tokens, lab->dims, err);
     if (t == NULL)
         return -1;
-    const size_t D = t->values.cols;
-    for (size_t r = 0; r < t->values.rows; r++) {
-        float *row = matrix_at(&t->values, r, 0);
-        memcpy(row, matrix_at(m->embedding, ids[r], 0), D * sizeof(float));
-        if (m->positions != NULL)
-            for (size_t d = 0; d < D; d++)
-                row[d] += *matrix_at(m->positions, r, d);
-    }
+    inputs_of(&t->values, m, ids);
     *x = &t->values;
+    return 0;
+}
+
+/* ---- checkpoints: the heads' weights as the training goes ------------- */
+
+/* What the training's hook (train.h) records for attn_weights_steps: the
+ * shown sentence's attn_weights of every head at the chosen steps, a
+ * forward pass of the module as it is then, into a trace of its own. */
+typedef struct {
+    variant_id variant;
+    const variant_row *row;
+    const train_model *model; /* the model being trained */
+    const attention_config *cfg;
+    const size_t *ids; /* the shown sentence (T) */
+    const sequence_labels *seq;
+    size_t step[TRAIN_CHECKPOINTS]; /* the chosen steps, rising */
+    size_t n, done;                 /* chosen, recorded */
+    size_t heads, T, S;             /* known at the first checkpoint */
+    float *values;                  /* (n·heads·T, S), owned */
+} checkpoints;
+
+/* K = min(N + 1, TRAIN_CHECKPOINTS) steps from 0 to N, evenly spaced:
+ * step k is floor(k·N / (K - 1)). */
+static void checkpoints_choose(checkpoints *c, size_t N)
+{
+    c->n = N + 1 < TRAIN_CHECKPOINTS ? N + 1 : TRAIN_CHECKPOINTS;
+    for (size_t k = 0; k < c->n; k++)
+        c->step[k] = c->n > 1 ? k * N / (c->n - 1) : 0;
+}
+
+/* The module's heads' weights now, as checkpoint c->done. */
+static int checkpoint_record(checkpoints *c, mx_error *err)
+{
+    const size_t T = c->seq->tokens->n, D = c->model->embedding->cols;
+    matrix x = {0};
+    trace scratch;
+    trace_init(&scratch);
+    int rc = matrix_alloc(&x, T, D, N_("the training's working tables"), err);
+    if (rc == 0) {
+        inputs_of(&x, c->model, c->ids);
+        const attention_input in = {&x, &x};
+        rc = c->row->forward(&scratch, c->model->module, c->cfg, &in, c->seq,
+                             err);
+    }
+    for (int h = 0; rc == 0; h++) {
+        const table_key key = {c->variant, 0, h, TABLE_ATTN_WEIGHTS, false};
+        const table *w = trace_find(&scratch, &key);
+        if (w == NULL)
+            break;
+        if (c->values == NULL) { /* the first checkpoint: the shapes */
+            if (h == 0) {
+                c->T = w->values.rows;
+                c->S = w->values.cols;
+                while (trace_find(&scratch,
+                                  &(table_key){c->variant, 0, (int)c->heads,
+                                               TABLE_ATTN_WEIGHTS, false}))
+                    c->heads++;
+            }
+            c->values = calloc(c->n * c->heads * c->T * c->S, sizeof(float));
+            if (c->values == NULL)
+                rc = err_nomem(err, _("the training's working tables"));
+        }
+        if (rc == 0 && (size_t)h < c->heads)
+            memcpy(c->values + ((c->done * c->heads + (size_t)h) * c->T) * c->S,
+                   w->values.v, c->T * c->S * sizeof(float));
+    }
+    trace_free(&scratch);
+    matrix_free(&x);
+    c->done += rc == 0;
+    return rc;
+}
+
+/* The training's hook: records the chosen steps. */
+static int checkpoint_hook(void *ctx, size_t step, mx_error *err)
+{
+    checkpoints *c = ctx;
+    return c->done < c->n && c->step[c->done] == step
+               ? checkpoint_record(c, err)
+               : 0;
+}
+
+/* attn_weights_steps (n·heads·T, S) of variant v, rows
+ * "step<n>/head<h>/Q:<word>", columns the keys. */
+static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
+{
+    const size_t rows = c->n * c->heads * c->T;
+    if (rows == 0)
+        return 0;
+    char **names = calloc(rows, sizeof *names);
+    int rc = names == NULL ? err_nomem(err, _("the trace")) : 0;
+    for (size_t r = 0; r < rows && rc == 0; r++) {
+        const size_t t = r % c->T, h = r / c->T % c->heads,
+                     k = r / c->T / c->heads;
+        const char *q = c->seq->queries->s[t];
+        const size_t size = strlen(q) + 64;
+        names[r] = malloc(size);
+        if (names[r] == NULL)
+            rc = err_nomem(err, _("the trace"));
+        else
+            snprintf(names[r], size, "step%zu/head%zu/%s", c->step[k], h, q);
+    }
+    const labels *row_labels =
+        rc == 0
+            ? trace_word_labels(tr, "", (const char *const *)names, rows, err)
+            : NULL;
+    for (size_t r = 0; names != NULL && r < rows; r++)
+        free(names[r]);
+    free(names);
+    if (row_labels == NULL)
+        return -1;
+    const table_key key = {c->variant, 0, NO_HEAD, TABLE_ATTN_WEIGHTS_STEPS,
+                           false};
+    table *t = trace_new(tr, &key, row_labels, c->seq->keys, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, c->values, rows * c->S * sizeof(float));
     return 0;
 }
 
@@ -411,6 +533,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
                          &head.weight};
     train_model grads = {0};
+    checkpoints ck = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
     torch_rng g = *start;
     int rc = -1;
@@ -447,8 +570,22 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                             &mc->weights_style, err) != 0))
         goto done;
 
-    if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n,
-                  &mc->training, err) != 0)
+    // with checkpoints, the hook looks at the heads as the training goes
+    train_options training = mc->training;
+    ck = (checkpoints){.variant = id,
+                       .row = row,
+                       .model = &model,
+                       .cfg = &acfg,
+                       .ids = ids,
+                       .seq = lab->seq};
+    const train_hook hook = {checkpoint_hook, &ck};
+    if (mc->checkpoints) {
+        checkpoints_choose(&ck, steps);
+        training.hook = &hook;
+    }
+    if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n, &training,
+                  err) != 0 ||
+        (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
         goto done;
 
     // the trained model's tables, and its forward pass on the sentence
@@ -471,8 +608,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         goto done;
     const labels *words = lab->vocab;
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
-                    &logits, err) != 0 ||
-        record_losses(tr, id, losses, steps, losses[steps], err) != 0)
+                    &logits, err) != 0)
         goto done;
     if (mc->grad) {
         if (steps > 0)
@@ -480,6 +616,11 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
             goto done;
     }
+    // the loss last: --step and the page show the forward pass, the
+    // backward pass, then the updates' losses (catalogue.h's steps)
+    if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||
+        (mc->checkpoints && record_checkpoints(tr, &ck, err) != 0))
+        goto done;
     rc = trace_flush(tr, err);
 done:
     if (mc->grad && grads.module != NULL)
@@ -490,5 +631,6 @@ done:
     matrix_free(&pos);
     matrix_free(&logits);
     free(losses);
+    free(ck.values);
     return rc;
 }

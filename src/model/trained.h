@@ -6,10 +6,12 @@
  * then lm_head (V, W) are drawn; N steps train them; then the variant's
  * tables are, in order: embedding.weight, pos_embedding.weight, its
  * parameters, lm_head.weight, inputs, the forward pass's tables on the
- * shown sentence (as without --train), logits (T, V), loss (N + 1, 1:
- * the loss before each step, then the shown sentence's at the final
- * parameters), and with --grad every parameter's gradient there
- * (<name>.grad).
+ * shown sentence (as without --train), logits (T, V), with --grad every
+ * parameter's gradient at the final parameters (<name>.grad), then loss
+ * (N + 1, 1: the loss before each step, then the shown sentence's at the
+ * final parameters), then with mc->checkpoints attn_weights_steps: every
+ * head's weights on the shown sentence at K <= TRAIN_CHECKPOINTS steps
+ * (catalogue.h), step 0 first and step N last.
  */
 #ifndef MHA_TRAINED_H
 #define MHA_TRAINED_H
@@ -23,6 +25,11 @@
 
 /* The widest table a trained run's file (--weights) may hold. */
 #define TRAINED_MAX_WIDTH ((size_t)1 << 16)
+
+/* The most steps attn_weights_steps records (--plot, --html): the
+ * training's first and last and, between them, steps evenly spaced, so
+ * the page and the pictures stay small however long the training. */
+#define TRAIN_CHECKPOINTS 11
 
 /* The sentences trained on, as ids of the run's vocabulary. */
 typedef struct {

@@ -8,6 +8,12 @@
  * (--input) a PDF gets one page per sentence and a PNG or SVG one file per
  * sentence, FILE's name with ".sentenceN" before the extension.
  *
+ * A trained run (--train) gets its loss curve above the panels, a line
+ * per variant over the steps (the table loss; with --tables, when loss
+ * is chosen), and without --tables each head twice: before training and
+ * after it (the first and last steps of attn_weights_steps, trained.h),
+ * the two on one colour range so that their colours compare.
+ *
  * A page is as large as its panels need (at most 2 pixels per point in a
  * PNG), or exactly --plot-size. Tables too large to draw cell by cell are
  * drawn in blocks of k x k values (their mean), and at most 48 panels go

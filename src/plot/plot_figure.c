@@ -53,6 +53,8 @@
 #define MIN_COL_SIZE 8.0  /* column labels shrink to this to go across */
 #define PANEL_BAR_GAP 8.0 /* between a heat map and its own colour bar */
 #define QUARTER_TURN (-1.57079632679489661923) /* text reading upwards */
+#define CHART_W 440.0 /* the loss curve of a trained run, with its axes */
+#define CHART_H 230.0
 
 /* The font families of the pictures, in pango's syntax: the translators
  * name the face of their script first, so that Chinese is drawn in the
@@ -261,6 +263,8 @@ typedef struct {
     color_range sc;    /* its colours */
     double *row_lo, *row_hi; /* [rows], with sc.by_row; owned */
     double x, y;             /* top left of its box on the figure */
+    bool training;           /* a trained run's head, at a step: */
+    size_t step;             /* 0 before training, N after it */
 } panel;
 
 /* The panels of one colour scale, in a grid per variant, and their colour
@@ -308,6 +312,12 @@ struct figure {
     double bar_x, bar_w;     /* the column of colour bars */
     double width, height;    /* the page, in points */
     struct model_view *view; /* the model view instead of panels, or NULL */
+    const table *loss[VARIANT_ID_COUNT]; /* a trained run's loss curves */
+    size_t n_loss;
+    table *before; /* n_before heads' weights before training: copies of
+                      the trained heads' tables whose values point into
+                      attn_weights_steps; owned (not their values) */
+    size_t n_before;
 };
 
 static bool is_weights(const table *t)
@@ -342,19 +352,68 @@ static bool cell_masked(const panel *p, size_t r, size_t c)
     return isinf(s) && s < 0;
 }
 
-/* The page's panels: the tables chosen, or every head's weights. Groups
- * them by scale, then by variant, keeping the trace's order within. */
+/* ---- a trained run (--train): each head before and after training ---- */
+
+/* The step of attn_weights_steps' row r ("step<n>/head<h>/Q:<word>"). */
+static size_t checkpoint_step(const table *c, size_t r)
+{
+    size_t step = 0;
+    return sscanf(c->rows->s[r], "step%zu/", &step) == 1 ? step : 0;
+}
+
+/* For head weights t of a trained run whose trace holds attn_weights_steps
+ * (trained.h): at t's head 0, a panel of every head's weights before
+ * training, added to found, each a table of pg->before. Returns N, the
+ * step t's weights are from (the training's last), or 0 for a run
+ * without such a table or trained 0 steps. */
+static size_t trained_heads(figure *pg, panel *found, size_t *n_found,
+                            const trace *tr, const table *t, size_t sec)
+{
+    const table_key key = {t->variant, t->layer, NO_HEAD,
+                           TABLE_ATTN_WEIGHTS_STEPS, false};
+    const table *c = trace_find(tr, &key);
+    if (c == NULL || t->head == NO_HEAD)
+        return 0;
+    size_t heads = 0;
+    while (trace_find_beside(tr, t, (int)heads, TABLE_ATTN_WEIGHTS) != NULL)
+        heads++;
+    const size_t T = t->values.rows, S = t->values.cols;
+    if (heads == 0 || c->values.cols != S || c->values.rows % (heads * T) != 0)
+        return 0;
+    const size_t k = c->values.rows / (heads * T);
+    const size_t last = k >= 2 ? checkpoint_step(c, (k - 1) * heads * T) : 0;
+    if (last == 0)
+        return 0;
+    for (size_t h = 0; t->head == 0 && h < heads; h++) {
+        table *b = &pg->before[pg->n_before++];
+        *b = *trace_find_beside(tr, t, (int)h, TABLE_ATTN_WEIGHTS);
+        // rows [h·T, (h + 1)·T) of the first checkpoint: step 0
+        b->values = (matrix){T, S, c->values.v + h * T * S};
+        found[(*n_found)++] = (panel){.t = b,
+                                      .mask = trace_mask_of(tr, b),
+                                      .section = sec,
+                                      .training = true,
+                                      .step = 0};
+    }
+    return last;
+}
+
+/* The page's panels: the tables chosen, or every head's weights (and a
+ * trained run's heads before training, trained_heads). Groups them by
+ * scale, then by variant, keeping the trace's order within. */
 static int collect_panels(figure *pg, const trace *tr,
                           const table *const *tables, size_t n, mx_error *err)
 {
     size_t cap = tables != NULL ? n : trace_count(tr);
-    panel *found = calloc(cap + 1, sizeof *found);
+    /* room for a trained head's weights before training too */
+    panel *found = calloc(2 * cap + 1, sizeof *found);
     char(*names)[64] = calloc(cap + 1, sizeof *names);
     variant_id *variants = calloc(cap + 1, sizeof *variants);
-    pg->panels = calloc(cap + 1, sizeof *pg->panels);
+    pg->panels = calloc(2 * cap + 1, sizeof *pg->panels);
     pg->sections = calloc(cap + 1, sizeof *pg->sections);
+    pg->before = calloc(cap + 1, sizeof *pg->before);
     if (found == NULL || names == NULL || variants == NULL ||
-        pg->panels == NULL || pg->sections == NULL) {
+        pg->panels == NULL || pg->sections == NULL || pg->before == NULL) {
         free(found);
         free(names);
         free(variants);
@@ -363,9 +422,15 @@ static int collect_panels(figure *pg, const trace *tr,
     size_t n_found = 0, n_names = 0, n_variants = 0;
     for (size_t i = 0; i < cap; i++) {
         const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        // a trained run's loss: a curve above the panels
+        if (t->id == TABLE_LOSS && !t->grad) {
+            if (pg->n_loss < VARIANT_ID_COUNT)
+                pg->loss[pg->n_loss++] = t;
+            continue;
+        }
         // without --tables: every head's weights and their mean
         if (tables == NULL
-                ? !is_weights(t)
+                ? !is_weights(t) || t->grad
                 : t->integral || t->values.rows == 0 || t->values.cols == 0)
             continue;
         char name[64];
@@ -380,8 +445,14 @@ static int collect_panels(figure *pg, const trace *tr,
             v++;
         if (v == n_variants)
             variants[n_variants++] = t->variant;
-        found[n_found++] =
-            (panel){.t = t, .mask = trace_mask_of(tr, t), .section = s};
+        size_t after = 0;
+        if (tables == NULL && t->id == TABLE_ATTN_WEIGHTS)
+            after = trained_heads(pg, found, &n_found, tr, t, s);
+        found[n_found++] = (panel){.t = t,
+                                   .mask = trace_mask_of(tr, t),
+                                   .section = s,
+                                   .training = after > 0,
+                                   .step = after};
     }
     /* by scale, then variant; at most MAX_PANELS */
     for (size_t s = 0; s < n_names; s++)
@@ -515,6 +586,21 @@ static int scale_panels(figure *pg, mx_error *err)
             } else {
                 double a = 0, b = 0;
                 bool some = panel_range(p, 0, rows, &a, &b);
+                // a trained head before and after: one range for both, so
+                // that their colours compare
+                for (size_t j = S->first;
+                     p->training && j < S->first + S->count; j++) {
+                    const panel *q = &pg->panels[j];
+                    double qa, qb;
+                    if (j != i && q->training &&
+                        q->t->variant == p->t->variant &&
+                        q->t->head == p->t->head &&
+                        panel_range(q, 0, q->t->values.rows, &qa, &qb)) {
+                        a = some ? fmin(a, qa) : qa;
+                        b = some ? fmax(b, qb) : qb;
+                        some = true;
+                    }
+                }
                 p->sc.map = scale_map(st, a, b);
                 p->sc.by_row = S->sc.by_row;
                 set_ends(&a, &b, some, centred(&p->sc.map, st));
@@ -552,7 +638,18 @@ static void panel_title(char *out, size_t size, const panel *p, bool names)
     const table *t = p->t;
     char who[96], layer[16];
     const char *where = table_place(layer, sizeof layer, t);
-    if (t->head != NO_HEAD)
+    if (t->head != NO_HEAD && p->training && p->step == 0)
+        /* TRANSLATORS: a picture's panel title: variant, head number */
+        snprintf(who, sizeof who, _("[%s] head %d, before training"), where,
+                 t->head);
+    else if (t->head != NO_HEAD && p->training)
+        /* TRANSLATORS: a picture's panel title: variant, head number,
+         * the number of training steps */
+        snprintf(who, sizeof who,
+                 ngettext("[%s] head %d, after %zu step",
+                          "[%s] head %d, after %zu steps", p->step),
+                 where, t->head, p->step);
+    else if (t->head != NO_HEAD)
         /* TRANSLATORS: a picture's panel title: variant, head number */
         snprintf(who, sizeof who, _("[%s] head %d"), where, t->head);
     else if (t->id == TABLE_ATTN_WEIGHTS_AVG)
@@ -815,6 +912,10 @@ static double header_height(figure *pg, cairo_t *cr, double width)
         text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &lh);
         h += lh + (i + 1 == pg->n_notes ? PAD : 0);
         pg->header_w = w > pg->header_w ? w : pg->header_w;
+    }
+    if (pg->n_loss > 0) { /* the loss curve, above the panels' legends */
+        h += CHART_H + GAP;
+        pg->header_w = fmax(pg->header_w, CHART_W);
     }
     w = header_legends(pg, cr, 0, 0, false, &lh);
     if (w > 0) {
@@ -1322,6 +1423,144 @@ static void draw_colour_bar(cairo_t *cr, const section *S, double x)
     }
 }
 
+/* ---- the loss curve of a trained run ------------------------------------ */
+
+/* Colours of the variants' curves (matplotlib's first four). */
+static const double curve_rgb[][3] = {
+    {0.122, 0.467, 0.706},
+    {1.000, 0.498, 0.055},
+    {0.173, 0.627, 0.173},
+    {0.839, 0.153, 0.157},
+};
+
+/* An axis tick's text: a step (integral) or a loss. */
+static void axis_text(char *out, size_t size, double v, bool integral)
+{
+    if (integral)
+        snprintf(out, size, "%.0f", v);
+    else
+        snprintf(out, size, "%.3g", v);
+}
+
+/* Each trained variant's loss (N + 1 values, row i at step i) as a line
+ * over the steps, in a CHART_W x CHART_H box from (x, y): a title, the
+ * axes with their ticks and names, a legend of the variants. A value
+ * that is not finite breaks its line. */
+static void draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y)
+{
+    const double right = 12, top = 32, bottom = 40;
+    double lo = INFINITY, hi = -INFINITY;
+    size_t steps = 0;
+    for (size_t i = 0; i < pg->n_loss; i++) {
+        const matrix *m = &pg->loss[i]->values;
+        steps = m->rows - 1 > steps ? m->rows - 1 : steps;
+        for (size_t r = 0; r < m->rows; r++)
+            if (isfinite(m->v[r * m->cols])) {
+                lo = fmin(lo, m->v[r * m->cols]);
+                hi = fmax(hi, m->v[r * m->cols]);
+            }
+    }
+    if (!(lo <= hi)) { /* nothing finite */
+        lo = 0;
+        hi = 1;
+    }
+    // ticks at round values: a step of 1, 2 or 5 times a power of ten
+    const double raw = fmax(hi > lo ? (hi - lo) / 4 : 0.25, 1e-12);
+    const double mag = pow(10, floor(log10(raw)));
+    const double tick_step = raw <= mag       ? mag
+                             : raw <= 2 * mag ? 2 * mag
+                             : raw <= 5 * mag ? 5 * mag
+                                              : 10 * mag;
+    lo = floor(lo / tick_step) * tick_step;
+    hi = ceil(hi / tick_step) * tick_step;
+    if (hi <= lo)
+        hi = lo + tick_step;
+    // the widest tick of the losses, and the axis's name left of it
+    char tick[48];
+    double widest = 0, tw, th = LABEL_SIZE;
+    for (double v = lo; v <= hi + tick_step / 2; v += tick_step) {
+        axis_text(tick, sizeof tick, v, false);
+        text_size(cr, LABEL_FONT, tick, 0, false, &tw, &th);
+        widest = fmax(widest, tw);
+    }
+    const double left = fmax(52, widest + th + 18);
+    const double x0 = x + left, y0 = y + top;
+    const double w = CHART_W - left - right, h = CHART_H - top - bottom;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    /* TRANSLATORS: the title of --plot's loss curve (--train) */
+    draw_text(cr, TITLE_FONT, _("loss at each training step"), CHART_W, x, y, 0,
+              0, 0);
+    cairo_set_line_width(cr, 0.75);
+    cairo_rectangle(cr, x0, y0, w, h);
+    cairo_stroke(cr);
+    for (double v = lo; v <= hi + tick_step / 2; v += tick_step) {
+        const double ty = y0 + h * (hi - v) / (hi - lo);
+        cairo_move_to(cr, x0 - 4, ty);
+        cairo_line_to(cr, x0, ty);
+        cairo_stroke(cr);
+        axis_text(tick, sizeof tick, v, false);
+        draw_text(cr, LABEL_FONT, tick, 0, x0 - 6, ty, 1.0, 0.5, 0);
+    }
+    // the steps' ticks at round numbers too, about four of them
+    const double raw_every = steps > 4 ? (double)steps / 4 : 1;
+    const double every_mag = pow(10, floor(log10(raw_every)));
+    const size_t every =
+        (size_t)(raw_every <= every_mag       ? every_mag
+                 : raw_every <= 2 * every_mag ? 2 * every_mag
+                 : raw_every <= 5 * every_mag ? 5 * every_mag
+                                              : 10 * every_mag);
+    for (size_t s = 0; s <= steps; s += every) {
+        const double tx = x0 + (steps > 0 ? w * (double)s / (double)steps : 0);
+        cairo_move_to(cr, tx, y0 + h);
+        cairo_line_to(cr, tx, y0 + h + 4);
+        cairo_stroke(cr);
+        axis_text(tick, sizeof tick, (double)s, true);
+        draw_text(cr, LABEL_FONT, tick, 0, tx, y0 + h + 6, 0.5, 0, 0);
+    }
+    /* TRANSLATORS: the axes of --plot's loss curve */
+    draw_text(cr, LABEL_FONT, _("training step"), 0, x0 + w / 2, y + CHART_H,
+              0.5, 1.0, 0);
+    draw_text(cr, LABEL_FONT, _("loss"), 0, x0 - 8 - widest - th, y0 + h / 2,
+              0.5, 0, QUARTER_TURN);
+    for (size_t i = 0; i < pg->n_loss; i++) {
+        const matrix *m = &pg->loss[i]->values;
+        const double *c = curve_rgb[i % (sizeof curve_rgb / sizeof *curve_rgb)];
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_set_line_width(cr, 1.5);
+        cairo_new_path(cr);
+        bool drawing = false;
+        for (size_t r = 0; r < m->rows; r++) {
+            const double v = m->v[r * m->cols];
+            if (!isfinite(v)) {
+                drawing = false;
+                continue;
+            }
+            const double px =
+                x0 + (steps > 0 ? w * (double)r / (double)steps : w / 2);
+            const double py = y0 + h * (hi - v) / (hi - lo);
+            if (drawing)
+                cairo_line_to(cr, px, py);
+            else
+                cairo_move_to(cr, px, py);
+            drawing = true;
+        }
+        cairo_stroke(cr);
+        if (m->rows == 1 && isfinite(m->v[0])) { /* --train 0: a dot */
+            cairo_arc(cr, x0 + w / 2, y0 + h * (hi - m->v[0]) / (hi - lo), 3, 0,
+                      2 * G_PI);
+            cairo_fill(cr);
+        }
+        /* the legend, top right inside the box */
+        const double ly = y0 + 8 + 14 * (double)i, lx = x0 + w - 96;
+        cairo_move_to(cr, lx, ly);
+        cairo_line_to(cr, lx + 18, ly);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        draw_text(cr, LABEL_FONT, variant_id_name(pg->loss[i]->variant), 0,
+                  lx + 22, ly, 0, 0.5, 0);
+    }
+}
+
 /* Draws the laid-out page into cr, from (0, 0) in points. */
 static void draw_page(cairo_t *cr, const figure *pg)
 {
@@ -1347,6 +1586,10 @@ static void draw_page(cairo_t *cr, const figure *pg)
         text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &h);
         y += h;
         g_object_unref(layout);
+    }
+    if (pg->n_loss > 0) {
+        draw_loss_chart(cr, pg, MARGIN, y + PAD);
+        y += CHART_H + GAP;
     }
     header_legends(pg, cr, MARGIN, y + PAD, true, &h);
     for (size_t i = 0; i < pg->n_panels; i++)
@@ -1662,6 +1905,7 @@ static void figure_release(figure *fig)
     free(fig->panels);
     free(fig->sections);
     view_free(fig->view);
+    free(fig->before);
     free(fig);
 }
 
@@ -1686,7 +1930,7 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
         figure_release(fig);
         return NULL;
     }
-    if (fig->n_panels == 0) {
+    if (fig->n_panels == 0 && fig->n_loss == 0) {
         figure_release(fig);
         if (tables == NULL)
             err_usage(err, _("--plot: this run has no attention weights to "

@@ -20,7 +20,9 @@
 typedef struct figure figure;
 
 /* The page of the n tables of tr (tables of ids left out) or, when tables
- * is NULL, of every head's attn_weights and any attn_weights_avg; heading
+ * is NULL, of every head's attn_weights and any attn_weights_avg (a
+ * trained run's heads also before training); a loss table is a curve
+ * above the panels (plot.h); heading
  * (or NULL) above them. NULL with err set when there is nothing to draw
  * (a usage error) or no memory. The caller frees it (figure_free); it
  * points into tr, which must outlive it. */

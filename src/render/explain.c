@@ -270,6 +270,12 @@ static void explain_inputs(FILE *out, const explain_context *c)
             _("Inputs: the vectors given in the file, one row "
               "per token: (%zu, %zu)."),
             T, D);
+    else if (c->positions)
+        say(out, c->width,
+            _("Inputs: each token's row plus its place's row, inputs = "
+              "embedding.weight[ids] + pos_embedding.weight[:%zu]: (%zu, "
+              "%zu). Attention works on these vectors."),
+            T, T, D);
     else
         say(out, c->width,
             _("Inputs: each token's row is looked up in the "
@@ -291,6 +297,182 @@ static void explain_inputs(FILE *out, const explain_context *c)
           "module and the input exist. Without --draw every module starts "
           "again from the seed, after the input."),
         (unsigned long long)c->seed, order);
+}
+
+/* ---- a trained run (--train) ------------------------------------------ */
+
+/* What --train did, before the tables (which are the trained model's). */
+static void explain_training(FILE *out, const explain_context *c)
+{
+    const char *data =
+        c->corpus ? _("the sentences of the corpus, one per step, in turn")
+                  : _("this sentence");
+    say(out, c->width,
+        ngettext("Training (--train %zu): each variant starts from weights "
+                 "drawn after torch.manual_seed(%llu), its own embedding "
+                 "and lm_head included, and takes %zu step of %s on %s, "
+                 "learning to predict every next word. The tables below "
+                 "are the trained model's on the sentence.",
+                 "Training (--train %zu): each variant starts from weights "
+                 "drawn after torch.manual_seed(%llu), its own embedding "
+                 "and lm_head included, and takes %zu steps of %s on %s, "
+                 "learning to predict every next word. The tables below "
+                 "are the trained model's on the sentence.",
+                 c->steps),
+        c->steps, (unsigned long long)c->seed, c->steps,
+        c->adam ? "Adam" : "SGD", data);
+    if (c->corpus)
+        say(out, c->width,
+            _("A word's row is learned from every sentence of the corpus it "
+              "appears in, so the tables now depend on the words: what each "
+              "word does in the corpus."));
+    else
+        say(out, c->width,
+            _("Trained on this sentence alone, the model learns its order of "
+              "ids: a sentence whose repeated words sit at the same places "
+              "would train to the same numbers. --corpus FILE trains on many "
+              "sentences, where the words themselves matter."));
+}
+
+/* The parts of the backward pass's note, in the order loss.backward()
+ * runs them: from the loss back to the embedding. */
+enum backward_part {
+    BACKWARD_START = 1,      /* the chain rule */
+    BACKWARD_LOSS = 2,       /* d loss / d logits */
+    BACKWARD_MODULE = 4,     /* a linear layer, the attention, the mask */
+    BACKWARD_EMBEDDING = 8,  /* the embedding */
+    BACKWARD_POSITIONS = 16, /* the positions (--positions) */
+};
+
+/* The parts of the backward pass's note (a set of backward_part).
+ * width: a head's width. */
+static void explain_backward(FILE *out, const explain_context *c, size_t width,
+                             unsigned parts)
+{
+    const size_t T = c->tokens;
+    char scaled[128] = "";
+    if (c->scale)
+        snprintf(scaled, sizeof scaled,
+                 _(", divided by sqrt(%zu) as the "
+                   "scores were"),
+                 width);
+    if (parts & BACKWARD_START)
+        say(out, c->width,
+            _("Backward pass: loss.backward() goes through the forward pass in "
+              "reverse and applies the chain rule at each operation, so every "
+              "parameter gets d loss / d parameter, a table of its own shape: "
+              "how fast the loss grows when that number grows."));
+    if (parts & BACKWARD_LOSS)
+        say(out, c->width,
+            _("Loss: d loss / d logits = (softmax(logits) - onehot(next "
+              "word)) / %zu on rows 0 to %zu, and 0 on the last row, which "
+              "predicts nothing."),
+            T > 1 ? T - 1 : 1, T > 1 ? T - 2 : 0);
+    if (parts & BACKWARD_MODULE) {
+        say(out, c->width,
+            _("A linear layer y = x @ W^T + b passes dy back as dx = dy @ W and "
+              "takes dW = dy^T @ x (and db = the column sums of dy): "
+              "lm_head.weight.grad = dlogits^T @ out, W_query.weight.grad = "
+              "dqueries^T @ inputs, and likewise for W_key, W_value and "
+              "out_proj."));
+        say(out, c->width,
+            _("Through the attention: with context = P @ values, dP = dcontext "
+              "@ values^T and dvalues = P^T @ dcontext; through the softmax, "
+              "row by row, dS = P * (dP - rowsum(P * dP))%s; then dqueries = "
+              "dS @ keys and dkeys = dS^T @ queries."),
+            scaled);
+        if (c->causal)
+            say(out, c->width,
+                _("Masked cells get no gradient: their weight P is exactly 0, "
+                  "so dS is 0 there, and nothing a token could not see moves "
+                  "its scores."));
+    }
+    if (parts & BACKWARD_EMBEDDING)
+        say(out, c->width,
+            _("Embedding: row w of embedding.weight.grad adds up d inputs over "
+              "the places where word w stands (a repeated word collects from "
+              "each); a word absent from the sentence gets 0."));
+    if (c->positions && (parts & BACKWARD_POSITIONS))
+        say(out, c->width,
+            _("Positions: row t of pos_embedding.weight.grad is row t of d "
+              "inputs, and the places past the sentence's end get 0."));
+}
+
+/* One update: the optimizer's rule. */
+static void explain_update(FILE *out, const explain_context *c)
+{
+    if (c->adam)
+        say(out, c->width,
+            _("Adam with --lr %g and torch.optim.Adam's defaults beta1 = "
+              "0.9, beta2 = 0.999, eps = 1e-8: per number, m = beta1*m + "
+              "(1-beta1)*grad and v = beta2*v + (1-beta2)*grad^2, both "
+              "starting at 0; at step k the bias corrections m / (1 - "
+              "beta1^k) and v / (1 - beta2^k) undo their start at 0; then p "
+              "-= lr * m_corrected / (sqrt(v_corrected) + eps). Each number "
+              "moves by at most about lr per step, whatever the size of its "
+              "gradient."),
+            c->lr);
+    else
+        say(out, c->width,
+            _("SGD (--lr %g): every number of every parameter takes a "
+              "step against its gradient, p -= lr * grad; a small enough "
+              "step lowers the loss on that step's sentence."),
+            c->lr);
+}
+
+/* The loss table (N + 1 rows), what one step does, and without --grad
+ * the backward pass the steps ran. */
+static void explain_loss(FILE *out, const explain_context *c, size_t width)
+{
+    say(out, c->width,
+        _("Loss: next-word cross-entropy, F.cross_entropy(logits[:-1], "
+          "ids[1:]). Softmax turns row t of the logits into probabilities "
+          "p, and the loss is the mean over the %zu predictions of -log "
+          "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
+          "uniform one."),
+        c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
+    say(out, c->width,
+        _("Row step i is the loss before update i; the last row is the "
+          "sentence's loss at the final parameters. Each step: forward "
+          "pass, loss, opt.zero_grad(), loss.backward(), then the update."));
+    explain_update(out, c);
+    if (!c->grad) {
+        explain_backward(out, c, width,
+                         BACKWARD_START | BACKWARD_LOSS | BACKWARD_MODULE |
+                             BACKWARD_EMBEDDING | BACKWARD_POSITIONS);
+        say(out, c->width, _("--grad shows these gradients as tables."));
+    }
+}
+
+/* The note before a gradient table t (--grad), or false for none: what
+ * the gradients are before a variant's first, then the part of the
+ * backward pass that makes each: the embedding's, the positions', the
+ * module's (before its first parameter), lm_head's (the loss's). */
+static bool explain_grad(FILE *out, const table *t, const table *prev,
+                         const explain_context *c, size_t width)
+{
+    const bool first =
+        prev == NULL || !prev->grad || prev->variant != t->variant;
+    unsigned parts = first ? BACKWARD_START : 0;
+    if (t->id == TABLE_EMBEDDING)
+        parts |= BACKWARD_EMBEDDING;
+    else if (t->id == TABLE_POS_EMBEDDING)
+        parts |= BACKWARD_POSITIONS;
+    else if (t->id == TABLE_LM_HEAD)
+        parts |= BACKWARD_LOSS;
+    else if (t->id == TABLE_PARAM && (first || prev->id != TABLE_PARAM))
+        parts |= BACKWARD_MODULE;
+    if (parts == 0)
+        return false;
+    if (first)
+        say(out, c->width,
+            _("Gradients (--grad): one more forward and backward pass on the "
+              "sentence at the final parameters, with no update. Each "
+              "<name>.grad table is d loss / d <name>: how fast the loss "
+              "changes as each number changes a little; 0: not at all, to "
+              "first order."));
+    explain_backward(out, c, width, parts);
+    return true;
 }
 
 void explain_note(FILE *out, size_t screen, const char *text)
@@ -325,7 +507,10 @@ void explain_before(FILE *out, const table *t, const table *prev,
         return; /* the same step again for another head */
 
     const table_id id = t->id;
-    if (id == TABLE_VOCAB) {
+    if (t->grad) {
+        if (!explain_grad(out, t, prev, c, width))
+            return;
+    } else if (id == TABLE_VOCAB) {
         char tokens[512], vocab[512];
         if (c->chars) {
             snprintf(tokens, sizeof tokens,
@@ -364,18 +549,32 @@ void explain_before(FILE *out, const table *t, const table *prev,
         }
         /* TRANSLATORS: two sentences of --explain, one after the other */
         say(out, c->width, _("%s %s"), tokens, vocab);
-        if (!c->embeddings_given)
+        if (c->train)
+            explain_training(out, c);
+        else if (!c->embeddings_given)
             say(out, c->width,
-                _("Random weights (torch.manual_seed(%llu)): the numbers depend "
-                  "on the positions of the words and on the seed, not on the "
-                  "words themselves; swap two words that each appear once "
-                  "and only the labels change. Training, or the weights of a "
-                  "real model, is what makes them depend on the words."),
+                _("Drawn weights (torch.manual_seed(%llu)): word i of the "
+                  "vocabulary gets row i of the embedding table, and words are "
+                  "numbered in the order they first appear, so the numbers "
+                  "depend on the seed, the positions and which words "
+                  "repeat, not on the words themselves. Two sentences of "
+                  "the same length whose repeated words sit at the same "
+                  "places give the same tables; a repeated word shares its "
+                  "row, so its queries, keys and values repeat too. "
+                  "Training on many sentences (--train N --corpus FILE) "
+                  "makes them depend on the words: a word's row is learned "
+                  "from every sentence it appears in."),
                 (unsigned long long)c->seed);
     } else if (id == TABLE_TOKENS) {
         say(out, c->width,
             _("Token ids: each position of the sentence gets the id of "
               "its word; a repeated word repeats its id."));
+    } else if (id == TABLE_EMBEDDING && c->train) {
+        say(out, c->width,
+            _("Embeddings: nn.Embedding(%zu, %zu), one row of %zu numbers "
+              "per vocabulary word, drawn after torch.manual_seed(%llu) and "
+              "then trained with the rest: shape (%zu, %zu)."),
+            c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
     } else if (id == TABLE_EMBEDDING) {
         say(out, c->width,
             _("Embeddings: nn.Embedding(%zu, %zu) is a table of one "
@@ -383,6 +582,22 @@ void explain_before(FILE *out, const table *t, const table *prev,
               "normal distribution after torch.manual_seed(%llu). "
               "Shape (%zu, %zu)."),
             c->vocab, D, D, (unsigned long long)c->seed, c->vocab, D);
+    } else if (id == TABLE_POS_EMBEDDING) {
+        say(out, c->width,
+            _("Positions (--positions): pos_embedding = "
+              "nn.Embedding(%zu, %zu), one row per place in the longest "
+              "sentence, added to the words' rows, so the same word at two "
+              "places gets two different vectors."),
+            t->values.rows, D);
+    } else if (id == TABLE_LOGITS) {
+        say(out, c->width,
+            _("Next-word scores: lm_head = nn.Linear(%zu, %zu, bias=False) "
+              "gives each token one score (logit) per vocabulary word: "
+              "logits = out @ lm_head.weight^T, (%zu, %zu) @ (%zu, %zu) -> "
+              "(%zu, %zu). Row t scores the candidates for word t+1."),
+            O, c->vocab, T, O, O, c->vocab, T, c->vocab);
+    } else if (id == TABLE_LOSS) {
+        explain_loss(out, c, width);
     } else if (id == TABLE_INPUTS) {
         explain_inputs(out, c);
     } else if (id == TABLE_KV_INPUTS) {

@@ -35,6 +35,15 @@ typedef struct {
     size_t n_draw;
     double dropout;      /* --dropout P */
     double attn_dropout; /* --attn-dropout P */
+
+    /* a trained run (--train N, train.h) */
+    bool train;     /* --train given (N may be 0) */
+    size_t steps;   /* N */
+    double lr;      /* --lr */
+    bool adam;      /* --optimizer adam (else SGD) */
+    bool grad;      /* --grad: the .grad tables */
+    bool positions; /* --positions */
+    bool corpus;    /* --corpus: trained on its sentences */
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however

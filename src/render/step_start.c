@@ -10,5 +10,5 @@ bool step_starts(const table *t, const table *prev)
     // head
     return prev == NULL || t->variant != prev->variant ||
            t->layer != prev->layer || t->head != prev->head ||
-           table_step(t->id, t->variant) != table_step(prev->id, prev->variant);
+           table_step_for(t) != table_step_for(prev);
 }

@@ -883,6 +883,60 @@ def check_classroom_page(driver, mha, tmp):
        "--plot draws it", top)
 
 
+def check_training(driver, mha, tmp):
+    """A trained run's page: the Training view's slider walks the kept
+    steps, each head's cells are attn_weights_steps' values at that step
+    (as the CSV writes them), the label says the step, and the loss
+    curve's dot moves to it."""
+    args = ["the cat sat on the mat", "--heads", "2", "--variant", "fused",
+            "--train", "40"]
+    page = os.path.join(tmp, "trained.html")
+    r = mha.run(args + ["--html", page])
+    ok(r.returncode == 0, "trained: --html writes the page", r.stderr)
+    values = csv_values(mha, args + ["--tables", "attn_weights_steps,loss"])
+    driver.get("file://" + page)
+    driver.find_element(
+        By.CSS_SELECTOR, "[aria-label=View] button[data-value=training]").click()
+    slider = driver.find_element(By.ID, "training-step")
+    ok(slider.get_attribute("max") == "10" and
+       slider.get_attribute("value") == "10",
+       "trained: a slider over 11 kept steps, on the last",
+       (slider.get_attribute("max"), slider.get_attribute("value")))
+    T = 6
+    for k, step, words in ((10, 40, "after 40 of 40 training steps"),
+                           (4, 16, "after 16 of 40 training steps"),
+                           (0, 0, "before training")):
+        driver.execute_script(
+            "arguments[0].value = arguments[1];"
+            "arguments[0].dispatchEvent(new Event('input'));", slider, k)
+        cells = driver.execute_script("""
+          return Array.from(document.querySelectorAll(
+              '#training-view td.cell')).map(function (c) {
+            return [c.getAttribute('data-head'), c.getAttribute('data-query'),
+                    c.getAttribute('data-key'), c.getAttribute('data-value')];
+          });""")
+        wrong = []
+        for h, q, key, value in cells:
+            row = str((k * 2 + int(h)) * T + int(q))
+            want = values.get(("fused", "", "attn_weights_steps", row, key))
+            if want != value:
+                wrong.append((h, q, key, value, want))
+        label = driver.find_element(By.CLASS_NAME, "training-label").text
+        grid = driver.find_element(By.CLASS_NAME, "training-heads")
+        dot = driver.find_element(By.CSS_SELECTOR, "circle.loss-dot")
+        ok(len(cells) == 2 * T * T and not wrong and label == words and
+           grid.get_attribute("data-step") == str(step) and
+           dot.get_attribute("data-step") == str(step) and
+           dot.get_attribute("data-loss") ==
+           values.get(("fused", "", "loss", str(step), "0")) and
+           slider.get_attribute("aria-valuetext") == words,
+           "trained: kept step %d (training step %d): the heads' cells, the "
+           "label and the loss curve's dot" % (k, step),
+           (len(cells), wrong[:3], label, dot.get_attribute("data-step")))
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    ok(not errors, "trained: no console errors", errors[:3])
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -907,6 +961,7 @@ def main():
             check_head_colours(driver, mha, tmp)
             check_classroom_page(driver, mha, tmp)
             check_model_view(driver, mha, tmp)
+            check_training(driver, mha, tmp)
         finally:
             driver.quit()
     return done()

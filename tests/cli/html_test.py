@@ -162,7 +162,7 @@ def check_steps(mha, name, args, data):
     tables = set(plain.split("\n\n"))
     order = ["tokens", "embeddings", "parameters", "qkv", "scores",
              "weights", "context", "concat", "output", "norm1", "ffn",
-             "norm2"]
+             "norm2", "backward", "update"]
     wrong = []
     for where, steps in [("input", data["steps"])] + [
             (v["name"], v["steps"]) for v in data["variants"]]:
@@ -182,11 +182,15 @@ def check_steps(mha, name, args, data):
        "%s: the steps, their notes (--explain) and tables (text output)" %
        name, wrong[:5])
     first = data["steps"][0]
+    trained = "--train" in args
     ok(first["step"] == "tokens" and
-       any(s.startswith("Random weights (torch.manual_seed(") and
-           "only the labels change" in s for s in first["note"]),
-       "%s: the first step says what random weights mean" % name,
-       first["note"])
+       any(s.startswith("Training (--train ") and
+           "the trained model's on the sentence" in s
+           if trained else
+           s.startswith("Drawn weights (torch.manual_seed(") and
+           "not on the words themselves" in s for s in first["note"]),
+       "%s: the first step says what %s weights mean" %
+       (name, "trained" if trained else "drawn"), first["note"])
 
 
 def check_softmax(name, data):
@@ -275,19 +279,22 @@ def check_input(mha, tmp):
 
 PAGE_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                        "..", "src", "html", "page", "page.js")
+TRAINING_JS = os.path.join(os.path.dirname(PAGE_JS), "training.js")
 LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
 
 
-def page_phrases():
-    """The English texts page.js and editor.js show through tr(): their
-    literals (or concatenations of them), the names of buttonGroup() and
-    picker() groups, the buttons' labels and the step titles."""
-    with open(PAGE_JS, encoding="utf-8") as f:
+def page_phrases(path=PAGE_JS):
+    """The English texts page.js and editor.js (or training.js) show
+    through tr(): their literals (or concatenations of them), the names of
+    buttonGroup() and picker() groups, the buttons' labels and the step
+    titles."""
+    with open(path, encoding="utf-8") as f:
         js = f.read()
-    # the live page's editor too
-    with open(os.path.join(os.path.dirname(PAGE_JS), "editor.js"),
-              encoding="utf-8") as f:
-        js += f.read()
+    # the live page's editor too, on every page
+    if path == PAGE_JS:
+        with open(os.path.join(os.path.dirname(PAGE_JS), "editor.js"),
+                  encoding="utf-8") as f:
+            js += f.read()
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()
     for m in re.finditer(r"\btr\(\s*((?:%s\s*\+?\s*)+)" % lit, js):
@@ -298,8 +305,9 @@ def page_phrases():
     phrases |= set(re.findall(r"\b(?:buttonGroup|picker)\(\s*'([^']*)'", js))
     phrases |= {l for l in re.findall(r"label: '([^']*)'", js)
                 if not l.startswith("attn_")}
-    titles = re.search(r"STEP_TITLES = \{(.*?)\};", js, re.S).group(1)
-    phrases |= set(re.findall(r":\s*'([^']*)'", titles))
+    titles = re.search(r"STEP_TITLES = \{(.*?)\};", js, re.S)
+    if titles:
+        phrases |= set(re.findall(r":\s*'([^']*)'", titles.group(1)))
     return phrases
 
 
@@ -307,12 +315,20 @@ def words(mha, tmp):
     """The page's words come in the run's language: every text page.js
     shows through tr() is in the data's labels, translated (English maps
     to itself), with the same {N} blanks."""
+    # the training view's words (its button, training.js) are in a
+    # trained run's page only
+    training = page_phrases(TRAINING_JS) | {"Training"}
     phrases = page_phrases()
-    ok(len(phrases) > 20, "page.js shows %d texts through tr()"
-       % len(phrases))
+    ok(len(phrases) > 20 and len(training) > 4,
+       "page.js shows %d texts through tr(), training.js %d"
+       % (len(phrases), len(training)))
     path = os.path.join(tmp, "words.html")
-    for lang in LANGS:
-        r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang])
+    leaked = set()
+    for lang, trained in [(l, False) for l in LANGS] + [("es", True)]:
+        r = mha.run(["O gato sobe no tapete", "--html", path, "--lang", lang]
+                    + (["--train", "2"] if trained else []))
+        phrases = page_phrases() | training if trained else \
+            page_phrases() - training
         with open(path, encoding="utf-8") as f:
             text = f.read()
         labels = page_data(text).get("labels", {})
@@ -327,8 +343,13 @@ def words(mha, tmp):
                         k not in ("Tokens", "Embeddings", "Feed-forward",
                                       "{0} tokens", ", ")]
         ok(r.returncode == 0 and not missing and not blanks and
-           not untranslated, "--lang %s: the page's words in its labels"
-           % lang, (missing, blanks, untranslated[:5]))
+           not untranslated, "--lang %s%s: the page's words in its labels"
+           % (lang, ", trained" if trained else ""),
+           (missing, blanks, untranslated[:5]))
+        if not trained:
+            leaked |= set(labels) & training
+    ok(not leaked, "the training view's words only in a trained run's page",
+       sorted(leaked))
 
 
 def main():
@@ -363,6 +384,19 @@ def main():
                  "--no-causal", "--no-scale", "--qkv-bias"])
         compare(mha, tmp, "block",
                 ["the cat sat", "--variant", "block,fused", "--d-model", "4"])
+        got = compare(mha, tmp, "trained",
+                      ["the cat sat on the mat", "--variant", "fused",
+                       "--train", "5", "--grad"])
+        if got:
+            steps = got[1]["variants"][0]["steps"]
+            ids = [st["step"] for st in steps]
+            back = steps[-2] if len(steps) > 1 else {}
+            ok(ids[-3:] == ["output", "backward", "update"] and
+               "W_query.weight.grad" in back.get("text", "") and
+               any("rowsum(P * dP)" in n for n in back.get("note", [])) and
+               "loss" in steps[-1]["text"],
+               "trained: the forward pass's steps, then the backward pass, "
+               "then the loss", ids)
 
         # the matrix view's colours: the terminal's and --plot's scale
         # and map (issue 26)

@@ -132,17 +132,20 @@ def explain():
 
 def random_weights():
     """--explain says what seeded weights mean, and it holds: swap two
-    words and only the labels change."""
+    words and only the labels change; two sentences whose repeated words
+    sit at the same places give the same tables, until --train."""
     r = run([CLASSROOM, "--explain", "--variant", "single", "--tables",
              "vocab"])
     notes = " ".join(l[2:] for l in r.stdout.decode().splitlines()
                      if l.startswith("# "))
     ok(r.returncode == 0 and
-       "Random weights (torch.manual_seed(42)): the numbers depend on the "
-       "positions of the words and on the seed, not on the words themselves"
-       in notes and "only the labels change" in notes and
-       "Training, or the weights of a real model" in notes,
-       "--explain: the first step says what random weights mean", notes)
+       "Drawn weights (torch.manual_seed(42)): word i of the vocabulary gets "
+       "row i of the embedding table" in notes and
+       "not on the words themselves" in notes and
+       "a repeated word shares its row" in notes and
+       "Training on many sentences (--train N --corpus FILE) makes them "
+       "depend on the words" in notes,
+       "--explain: the first step says what drawn weights mean", notes)
     r = run([CLASSROOM, "--explain", "--seed", "7", "--tables", "vocab"])
     ok(b"(torch.manual_seed(7))" in r.stdout, "... with the run's seed")
 
@@ -157,13 +160,34 @@ def random_weights():
     b, b_labels = values("gato O sobe tapete no")
     ok(a and a == b and a_labels != b_labels,
        "swapping two pairs of words changes only the labels")
+    c, _ = values("the cat sat on the mat")
+    d, _ = values("a dog ran to a park")
+    ok(c and c == d, "the same places of repeated words: the same tables")
+
+    def trained(sentence, extra=()):
+        out = run([sentence, "--format", "csv", "--train", "5", "--tables",
+                   "attn_weights"] + list(extra)).stdout.decode()
+        return [l.split(",")[-1] for l in out.splitlines()[1:]]
+    c, d = trained("the cat sat on the mat"), trained("a dog ran to a park")
+    ok(c and c == d, "--train on the sentence alone: still the same tables "
+       "(--explain says so)")
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = os.path.join(tmp, "corpus.csv")
+        with open(corpus, "w") as f:
+            f.write("text\nthe cat sat on the mat\na dog ran to a park\n"
+                    "the dog sat on a mat\n")
+        extra = ["--corpus", corpus, "--column", "text"]
+        c = trained("the cat sat on the mat", extra)
+        d = trained("a dog ran to a park", extra)
+        ok(c and len(c) == len(d) and c != d,
+           "--train --corpus: the words matter, the tables differ")
     with tempfile.TemporaryDirectory() as d:
         emb = os.path.join(d, "emb.csv")
         with open(emb, "w") as f:
             f.write("token,d0,d1,d2\nO,1,0,0\ngato,0,1,0\nsobe,0,0,1\n")
         r = run(["--embeddings", emb, "--explain",
                  "--tables", "inputs"])
-        ok(r.returncode == 0 and b"Random weights" not in r.stdout,
+        ok(r.returncode == 0 and b"Drawn weights" not in r.stdout,
            "--embeddings: vectors given, no note on random embeddings",
            r.stderr)
 

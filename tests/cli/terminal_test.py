@@ -700,10 +700,53 @@ def one_step_per_screen():
     st.finish()
 
 
+def trained_steps():
+    """--step through a trained run (--train --grad): the forward pass,
+    then the backward pass (every .grad table, after its note), then the
+    updates (the loss over the steps) last."""
+    term = spawn([CLASSROOM, "--variant", "single", "--train", "3",
+                  "--grad", "--explain", "--step"], 160, 200)
+    text = lambda b: ESCAPE.sub("", b.decode("utf-8", "replace"))
+    screens = [text(term.read_until(b"[step 1 of", 20))]
+    n = int(re.search(r"\[step 1 of (\d+)", screens[0]).group(1))
+    for k in range(2, n + 1):
+        term.write(b" ")
+        screens.append(text(term.read_until(b"[step %d of" % k, 10)))
+    term.write(b"q")
+    st, _ = term.finish(10)
+    term.close()
+    # each screen's own part: after the screen was cleared
+    own = [sc.split("[H")[-1] for sc in screens]
+    where = lambda needle: [i for i, sc in enumerate(own) if needle in sc]
+    grads = where("embedding.weight.grad")
+    loss = where("[single] loss")
+    heads = where("[single] head 0: attn_weights")
+    ok(st == 0 and len(grads) == 1 and len(loss) == 1 and
+       loss == [n - 1] and grads == [n - 2] and heads and heads[0] < n - 2,
+       "--step, trained: forward, then the backward pass, then the loss",
+       "status %r, %d steps, grads %r, loss %r, weights %r" %
+       (st, n, grads, loss, heads))
+    back = own[grads[0]] if grads else ""
+    ok("# Gradients (--grad)" in back and "rowsum(P * dP)" in back and
+       "W_query.weight.grad" in back and
+       "lm_head.weight.grad" in back and "[single] loss" not in back and
+       back.index("# Gradients") < back.index("embedding.weight.grad") and
+       back.index("# A linear layer") < back.index("[single] W_query.weight.grad") <
+       back.index("# Loss: d loss / d logits") <
+       back.index("[single] lm_head.weight.grad"),
+       "the backward step: each gradient after the note on its part of the "
+       "backward pass", back[-800:])
+    last = own[loss[0]] if loss else ""
+    ok("# Loss: next-word cross-entropy" in last and "Adam" in last and
+       ".grad" not in last, "the last step: the loss and the update's note",
+       last[-800:])
+
+
 screens()
 not_a_terminal()
 grid()
 pager()
 step()
+trained_steps()
 one_step_per_screen()
 sys.exit(done())

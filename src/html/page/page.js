@@ -120,14 +120,16 @@
 
   var state = {
     variant: 0,          /* index into data.variants */
-    view: 'head',        /* 'head', 'matrix', 'neuron', 'steps' or
-                            'model' */
+    view: 'head',        /* 'head', 'matrix', 'neuron', 'steps',
+                            'model' or 'training' (a trained run) */
     step: 0,             /* the step on view in 'steps' */
     matrix: 'weights',   /* 'weights' or 'scores' */
     neuron: null,        /* {head, query, key}; null: an informative
                             pair, chosen when the view first opens */
     pinned: null,        /* {side, i}: the head view's clicked token */
-    shown: []            /* shown[h]: head h is drawn */
+    shown: [],           /* shown[h]: head h is drawn */
+    kept: null           /* the training view's kept step (an index into
+                            training.steps); null: the last */
   };
 
   function el(tag, attrs, text) {
@@ -296,7 +298,8 @@
       {value: 'neuron', label: 'Neuron view'},
       {value: 'steps', label: 'Step through'},
       {value: 'model', label: 'Model view'}
-    ], state.view, function (v) { state.view = v; draw(); }));
+    ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : []),
+    state.view, function (v) { state.view = v; draw(); }));
     controls.appendChild(buttonGroup('Variant',
       data.variants.map(function (v, i) {
         return {value: i, label: v.name, translate: false};
@@ -330,6 +333,9 @@
     app.appendChild(views.steps);
     views.model = el('section', {id: 'model-view', 'aria-label': 'Model view'});
     app.appendChild(views.model);
+    views.training = el('section', {id: 'training-view',
+                                    'aria-label': 'Training'});
+    app.appendChild(views.training);
     views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
     app.appendChild(views.print);
     if (!listening) {
@@ -1147,7 +1153,8 @@
     qkv: 'Queries, keys and values', scores: 'Scores',
     weights: 'Attention weights', context: 'Context',
     concat: 'Concatenation', output: 'Output',
-    norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again'
+    norm1: 'Add and norm', ffn: 'Feed-forward', norm2: 'Add and norm again',
+    backward: 'Backward pass', update: 'Training: the loss at each step'
   };
 
   function stepTitle(step) {
@@ -1486,6 +1493,25 @@
          'and matrix views.')));
   }
 
+  /* ---- training (--train): the heads over the training's steps ---- */
+
+  /* A trained run's page also holds training.js, which defines
+   * mhaTrainingView (docs/html.md); it draws with these pieces of the
+   * page. */
+  function hasTraining() {
+    return typeof mhaTrainingView === 'function' &&
+      data.variants.some(function (v) { return !!v.training; });
+  }
+
+  function drawTrainingView() {
+    mhaTrainingView(views.training, variant(), {
+      el: el, svgEl: svgEl, setAttrs: setAttrs, tr: tr, decode: decode,
+      floats: floats, matrixTable: matrixTable, matrixCanvas: matrixCanvas,
+      lutIndex: lutIndex, mapOne: MAP_ONE, cellLimit: CELL_LIMIT,
+      headName: headName, state: state
+    });
+  }
+
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
   }
@@ -1496,12 +1522,14 @@
     clear(views.neuron);
     clear(views.steps);
     clear(views.model);
+    clear(views.training);
     readout.textContent = '';
     views.head.hidden = state.view !== 'head';
     views.matrix.hidden = state.view !== 'matrix';
     views.neuron.hidden = state.view !== 'neuron';
     views.steps.hidden = state.view !== 'steps';
     views.model.hidden = state.view !== 'model';
+    views.training.hidden = state.view !== 'training';
     document.querySelectorAll('#head-toggles input').forEach(function (b) {
       var h = Number(b.getAttribute('data-head'));
       b.disabled = h >= variant().heads.length;
@@ -1510,6 +1538,7 @@
     else if (state.view === 'matrix') drawMatrixView();
     else if (state.view === 'neuron') drawNeuronView();
     else if (state.view === 'model') drawModelView();
+    else if (state.view === 'training') drawTrainingView();
     else drawStepView();
   }
 

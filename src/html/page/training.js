@@ -1,0 +1,124 @@
+/* training.js: the training view of a trained run's --html page (--train;
+ * docs/html.md), in the page only then. page.js calls
+ * mhaTrainingView(box, v, p) to draw variant v's view into box; p holds
+ * the pieces of the page it draws with (its elements, words, matrices and
+ * the matrix view's maps).
+ *
+ * A trained variant has v.training: its heads' weights at the steps the
+ * program kept (at most 11, the first before training and the last after
+ * it) and its loss at every step. The view draws the loss curve with a
+ * dot at the chosen step, a slider over the kept steps, and each shown
+ * head's weights there. */
+var mhaTrainingView = (function () {
+  'use strict';
+
+  var CURVE_W = 520, CURVE_H = 150, PAD = 36, LEFT = 64;
+
+  /* The loss curve: an SVG polyline over the steps; returns the SVG and
+   * a function that puts the dot at a step. */
+  function lossCurve(loss, p) {
+    var n = loss.rows, lo = Infinity, hi = -Infinity;
+    for (var i = 0; i < n; i++) {
+      var x = loss.value(i, 0);
+      if (isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    }
+    if (!(lo <= hi)) { lo = 0; hi = 1; }
+    if (hi === lo) { lo -= 0.5; hi += 0.5; }
+    var w = CURVE_W - LEFT - PAD, h = CURVE_H - 2 * PAD;
+    function px(s) { return LEFT + (n > 1 ? w * s / (n - 1) : w / 2); }
+    function py(x) { return PAD + h * (hi - x) / (hi - lo); }
+    var svg = p.svgEl('svg', {'class': 'loss-curve', width: CURVE_W,
+                              height: CURVE_H, role: 'img',
+                              'aria-label': p.tr('loss at each training step')});
+    function text(x, y, anchor, words) {
+      svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
+                              words));
+    }
+    svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: w, height: h,
+                                     fill: 'none', stroke: '#888'}));
+    var points = [];
+    for (var s = 0; s < n; s++)
+      if (isFinite(loss.value(s, 0)))
+        points.push(px(s).toFixed(1) + ',' + py(loss.value(s, 0)).toFixed(1));
+    svg.appendChild(p.svgEl('polyline', {points: points.join(' '),
+                                         fill: 'none', stroke: '#1f77b4',
+                                         'stroke-width': 2}));
+    text(LEFT, PAD - 10, 'start', p.tr('loss at each training step'));
+    text(LEFT - 4, PAD + 4, 'end', hi.toPrecision(3));
+    text(LEFT - 4, PAD + h, 'end', lo.toPrecision(3));
+    text(LEFT, PAD + h + 16, 'start', '0');
+    text(LEFT + w, PAD + h + 16, 'end', String(n - 1));
+    text(LEFT + w / 2, PAD + h + 16, 'middle', p.tr('training step'));
+    var dot = p.svgEl('circle', {r: 5, fill: '#d62728', 'class': 'loss-dot'});
+    svg.appendChild(dot);
+    return {svg: svg, at: function (s) {
+      var x = loss.value(s, 0);
+      p.setAttrs(dot, {cx: px(s), cy: isFinite(x) ? py(x) : PAD,
+                       'data-step': s, 'data-loss': loss.text(s, 0)});
+    }};
+  }
+
+  /* Head h's weights at kept step k, as the matrix view draws a head (a
+   * table of cells, a canvas for a big head), on the weights' fixed
+   * scale, 0 to 1, whatever the page's scale: the steps compare. */
+  function headMap(p, v, h, w, k, heads, rows, cols) {
+    var f = new Float32Array(rows * cols), base = (k * heads + h) * rows;
+    for (var i = 0; i < rows; i++) f.set(w.row(base + i), i * cols);
+    var m = p.floats(rows, cols, f);
+    var fixed = {lut: p.mapOne, at: function (i, x) { return p.lutIndex(x); }};
+    return rows * cols <= p.cellLimit ?
+      p.matrixTable(v, h, m, 'weights', fixed) :
+      p.matrixCanvas(v, h, m, 'weights', fixed);
+  }
+
+  return function (box, v, p) {
+    var t = v.training;
+    if (!t) return;
+    var w = p.decode(t.weights), loss = p.decode(t.loss);
+    var kept = t.steps.length, heads = t.heads;
+    var rows = w.rows / (kept * heads), cols = w.cols;
+    if (p.state.kept === null || p.state.kept >= kept)
+      p.state.kept = kept - 1;
+    var curve = lossCurve(loss, p);
+    box.appendChild(p.el('p', {'class': 'hint'},
+      p.tr('Move the slider to see the heads change as the model learns; ' +
+           'the dot marks the step on the loss curve.')));
+    box.appendChild(curve.svg);
+    var label = p.el('label', {'for': 'training-step',
+                               'class': 'training-label'});
+    var slider = p.el('input', {type: 'range', id: 'training-step', min: 0,
+                                max: kept - 1, step: 1, value: p.state.kept});
+    var grid = p.el('div', {'class': 'training-heads'});
+    var figures = [];
+    for (var h = 0; h < heads; h++) {
+      if (!p.state.shown[h]) continue;
+      var figure = p.el('figure', {'class': 'matrix training-head',
+                                   'data-head': h});
+      figure.appendChild(p.el('figcaption', {}, v.name + ', ' +
+                              p.headName(h) + ': attn_weights'));
+      figure.appendChild(p.el('div'));
+      grid.appendChild(figure);
+      figures.push({h: h, figure: figure});
+    }
+    function show(k) {
+      p.state.kept = k;
+      var step = t.steps[k], last = t.steps[kept - 1];
+      label.textContent = step === 0 ? p.tr('before training') :
+        p.tr('after {0} of {1} training steps', step, last);
+      slider.setAttribute('aria-valuetext', label.textContent);
+      grid.setAttribute('data-step', step);
+      figures.forEach(function (f) {
+        f.figure.replaceChild(headMap(p, v, f.h, w, k, heads, rows, cols),
+                              f.figure.lastChild);
+      });
+      curve.at(step);
+    }
+    slider.addEventListener('input', function () {
+      show(Number(slider.value));
+    });
+    box.appendChild(label);
+    box.appendChild(slider);
+    box.appendChild(grid);
+    show(p.state.kept);
+  };
+})();
