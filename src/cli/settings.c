@@ -52,8 +52,12 @@ explain_context explain_for(const options *opt, const trace *tr)
 {
     const table *inputs = trace_find_input(tr, TABLE_INPUTS);
     const table *vocab = trace_find_input(tr, TABLE_VOCAB);
+    // a trained run (--train): each variant has its own inputs
+    const table *tokens = trace_find_input(tr, TABLE_TOKENS);
     explain_context c = {
-        .tokens = inputs ? inputs->values.rows : 0,
+        .tokens = inputs   ? inputs->values.rows
+                  : tokens ? tokens->values.rows
+                           : 0,
         .vocab = vocab ? vocab->values.rows : 0,
         .d_model = inputs ? inputs->values.cols : opt->d_model,
         .d_out = opt->d_out,

@@ -97,8 +97,23 @@ def tables_made():
        "--train 0 --grad: one backward pass at initialisation")
     r = MHA.run([S, "--train", "3", "--grad", "--check", "--variant",
                  "single,wrapper,fused,block", "--d-model", "4"])
-    ok(r.returncode == 0 and b"masked cells" in r.stdout,
-       "--check passes on a trained run with gradients", r.stderr)
+    ok(r.returncode == 0 and b"masked cells get no gradient" in r.stdout
+       and b"largest |gradient| there 0: ok" in r.stdout,
+       "--check passes on a trained run with gradients: the masked scores "
+       "get exactly no gradient", r.stderr)
+    r = MHA.run([S, "--train", "3", "--grad", "--variant", "fused",
+                 "--focus", "cat"])
+    ok(r.returncode == 0 and b"focus: cat" in r.stdout and
+       r.stdout.count(b"[fused] head 0") == 1,
+       "--focus on a trained run: the forward pass's view, once", r.stderr)
+    r = MHA.run([S, "--train", "2", "--grad", "--format", "csv",
+                 "--variant", "wrapper"])
+    heads = {(row[1], row[2]) for row in
+             csv.reader(io.StringIO(r.stdout.decode()))}
+    ok(("0", "attn_weights.grad") in heads and
+       ("1", "queries.grad") in heads and ("", "inputs.grad") in heads and
+       ("", "logits.grad") in heads,
+       "--grad: the intermediates' gradients, per head")
     r = MHA.run([S, "--positions", "--format", "csv", "--variant", "single"])
     t = tables(r.stdout)
     ok(r.returncode == 0 and ("input", "pos_embedding.weight") in t and

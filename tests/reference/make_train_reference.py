@@ -122,6 +122,87 @@ def build(variant, c, T):
     return TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias), d
 
 
+def retain(seen, name, t, head=None):
+    """Keeps t's gradient for the table `name` (of head `head`)."""
+    t.retain_grad()
+    seen.append((name, head, t))
+    return t
+
+
+def heads_of(seen, name, t):
+    """A (1, H, T, n) tensor's heads as tables of one name."""
+    t.retain_grad()
+    seen.append((name, "split", t))
+    return t
+
+
+def attend(seen, q, k, v, head, scale_dim, T):
+    """Scores, weights and context of one head (or of the fused heads),
+    as the notebook modules compute them, causal and scaled."""
+    scores = q @ k.transpose(-2, -1)
+    mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+    scores = scores.masked_fill(mask, -torch.inf)
+    keep = retain if head != "split" else (lambda s_, n, t, h=None:
+                                           heads_of(s_, n, t))
+    keep(seen, "attn_scores", scores, head)
+    weights = torch.softmax(scores / scale_dim ** 0.5, dim=-1)
+    keep(seen, "attn_weights", weights, head)
+    context = weights @ v
+    keep(seen, "head_context", context, head)
+    return context
+
+
+def traced(variant, module, x, seen):
+    """module(x) as its forward computes it, every intermediate table's
+    gradient kept (seen: (name, head, tensor))."""
+    T = x.shape[0]
+    if variant == "single":
+        q = retain(seen, "queries", module.W_query(x), 0)
+        k = retain(seen, "keys", module.W_key(x), 0)
+        v = retain(seen, "values", module.W_value(x), 0)
+        scores = q @ k.T
+        mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+        scores = retain(seen, "attn_scores",
+                        scores.masked_fill(mask, -torch.inf), 0)
+        w = retain(seen, "attn_weights",
+                   torch.softmax(scores / k.shape[-1] ** 0.5, dim=-1), 0)
+        return retain(seen, "head_context", w @ v, 0)
+    x3 = x.unsqueeze(0)
+    if variant == "wrapper":
+        contexts = []
+        for h, head in enumerate(module.heads):
+            q = retain(seen, "queries", head.W_query(x3), h)
+            k = retain(seen, "keys", head.W_key(x3), h)
+            v = retain(seen, "values", head.W_value(x3), h)
+            contexts.append(attend(seen, q, k, v, h, k.shape[-1], T))
+        return retain(seen, "concat_context", torch.cat(contexts, dim=-1))[0]
+    if variant == "fused":
+        return retain(seen, "out", fused_traced(module, x3, seen))[0]
+    # the block, post-norm
+    attn = retain(seen, "attn_out", fused_traced(module.attention, x3, seen))
+    norm1 = retain(seen, "add_norm1", module.norm1(x3 + attn))
+    hidden = retain(seen, "ffn_hidden", module.ff[1](module.ff[0](norm1)))
+    ffn = retain(seen, "ffn_out", module.ff[2](hidden))
+    return retain(seen, "out", module.norm2(norm1 + ffn))[0]
+
+
+def fused_traced(m, x, seen):
+    b, T, _ = x.shape
+    keys = m.W_key(x)
+    queries = m.W_query(x)
+    values = m.W_value(x)
+    keys = keys.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    queries = queries.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    values = values.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    heads_of(seen, "keys", keys)
+    heads_of(seen, "queries", queries)
+    heads_of(seen, "values", values)
+    context = attend(seen, queries, keys, values, "split", keys.shape[-1], T)
+    context = context.transpose(1, 2).contiguous().view(b, T, m.d_out)
+    retain(seen, "concat_context", context)
+    return m.out_proj(context)
+
+
 def forward(variant, module, lm_head, emb, pos, ids):
     x = emb(ids)
     if pos is not None:
@@ -166,18 +247,31 @@ def run_variant(c, variant, vocab, sentences, shown):
         loss.backward()
         opt.step()
     opt.zero_grad()
-    logits = forward(variant, module, lm_head, emb, pos, shown)
+    seen = []
+    x = emb(shown)
+    if pos is not None:
+        x = x + pos(torch.arange(len(shown)))
+    retain(seen, "inputs", x)
+    logits = retain(seen, "logits", lm_head(traced(variant, module, x, seen)))
     loss = loss_of(logits, shown)
     losses.append(loss.detach().clone())
-    tables = {}
+    tables = []
     for name, p in named:
-        tables[name] = p.detach().clone()
+        tables.append((name, None, p.detach().clone()))
+    tables.append(("logits", None, logits.detach().clone()))
+    tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
     if c["grad"]:
         loss.backward()
+        for name, head, t in seen:
+            g = t.grad.detach().clone()
+            if head == "split":
+                for h in range(g.shape[1]):
+                    tables.append((name + ".grad", h, g[0, h]))
+            else:
+                tables.append((name + ".grad", head,
+                               g[0] if g.dim() == 3 else g))
         for name, p in named:
-            tables[name + ".grad"] = p.grad.detach().clone()
-    tables["logits"] = logits.detach().clone()
-    tables["loss"] = torch.stack(losses).reshape(-1, 1)
+            tables.append((name + ".grad", None, p.grad.detach().clone()))
     return tables
 
 
@@ -213,11 +307,11 @@ def tables_of(c):
     shown = torch.tensor([vocab[w] for w in shown_words])
     out = []
     for variant in c["variants"]:
-        for name, t in run_variant(c, variant, vocab, sentences,
-                                   shown).items():
+        for name, head, t in run_variant(c, variant, vocab, sentences,
+                                         shown):
             if t.dim() == 1:
                 t = t.unsqueeze(0)
-            out.append((variant, name, t))
+            out.append((variant, "" if head is None else str(head), name, t))
     return out
 
 
@@ -235,8 +329,8 @@ def digest(t):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--dump":
         c = next(c for c in CASES if c["name"] == sys.argv[2])
-        for variant, name, t in tables_of(c):
-            print("%s %s %s" % (variant, name, " ".join(hexes(t))))
+        for variant, head, name, t in tables_of(c):
+            print("%s/%s %s %s" % (variant, head, name, " ".join(hexes(t))))
         return 0
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "train")
     os.makedirs(outdir, exist_ok=True)
@@ -246,9 +340,10 @@ def main():
         with open(os.path.join(outdir, name + ".digest"), "w",
                   encoding="utf-8", newline="\n") as f:
             f.write("variant,head,table,rows,cols,sha256\n")
-            for variant, table, t in tables_of(c):
-                f.write("%s,,%s,%d,%d,%s\n" % (variant, table, t.shape[0],
-                                               t.shape[1], digest(t)))
+            for variant, head, table, t in tables_of(c):
+                f.write("%s,%s,%s,%d,%d,%s\n" % (variant, head, table,
+                                                 t.shape[0], t.shape[1],
+                                                 digest(t)))
         with open(os.path.join(outdir, name + ".args"), "w",
                   encoding="utf-8", newline="\n") as f:
             for a in args_of(c):
