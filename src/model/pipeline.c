@@ -810,10 +810,10 @@ static bool trained_makes(const model_config *mc, const model_input *in,
         base[n - suffix] = '\0';
         model_config plain = *mc;
         plain.grad = false;
+        // every table but the ids, the loss and the mean of the heads
         const table_id id = table_by_name(base, strlen(base));
-        return (id == TABLE_COUNT ||
-                table_info_of(id)->kind == KIND_PARAMETER ||
-                id == TABLE_EMBEDDING || id == TABLE_POS_EMBEDDING) &&
+        return id != TABLE_VOCAB && id != TABLE_TOKENS && id != TABLE_LOSS &&
+               id != TABLE_ATTN_WEIGHTS_AVG &&
                pipeline_makes_table(&plain, in, base);
     }
     const table_id id = table_by_name(name, n);
