@@ -17,7 +17,10 @@ Each case runs issue 23's notebook recipe with real PyTorch:
         opt.zero_grad(); loss.backward(); opt.step()
 
 then the shown sentence's loss and (with --grad) one more backward pass at
-the final parameters. For each case it writes, into OUTDIR (default: the
+the final parameters (every parameter's gradient and, kept with
+retain_grad() by forwards written as the modules' own, every intermediate
+table's). A case without steps is --positions without --train: the input
+tables and each variant's output. For each case it writes, into OUTDIR (default: the
 `train` folder beside this script):
 
   NAME.args    the mha-explain arguments, one a line
@@ -104,6 +107,42 @@ case("train_corpus", variants=["single", "wrapper", "fused", "block"],
      optimizer="adam", steps=60, lr=0.01, positions=True, threads=2,
      corpus=["a dog ran to a park", "the cat saw a dog",
              "dogs and cats play in the park today"])
+
+
+# --positions without --train: the forward pass over emb(ids) + pos(arange)
+case("positions_forward", variants=["single", "wrapper", "fused", "block"],
+     sentence=LONG, d_model=8, d_out=8, heads=2, steps=None, positions=True,
+     grad=False)
+
+
+def forward_tables(c):
+    """A run without --train: [(variant, head, table, tensor)] of the input
+    tables and each variant's output, each variant its own notebook."""
+    words = words_of(c["sentence"])
+    vocab = {}
+    for w in words:
+        vocab.setdefault(w, len(vocab))
+    ids = torch.tensor([vocab[w] for w in words])
+    T = len(ids)
+    out = []
+    for variant in c["variants"]:
+        torch.manual_seed(c["seed"])
+        emb = nn.Embedding(len(vocab), c["d_model"])
+        pos = nn.Embedding(T, c["d_model"])
+        module, _ = build(variant, c, T)
+        module.eval()
+        with torch.no_grad():
+            x = emb(ids) + pos(torch.arange(T))
+            if not out:
+                out.append(("input", "", "pos_embedding.weight",
+                            pos.weight.clone()))
+                out.append(("input", "", "inputs", x.clone()))
+            y = module(x) if variant == "single" else \
+                module(x.unsqueeze(0))[0]
+        name = {"single": "head_context", "wrapper": "concat_context"}.get(
+            variant, "out")
+        out.append((variant, "0" if variant == "single" else "", name, y))
+    return out
 
 
 def words_of(sentence):
@@ -278,8 +317,10 @@ def run_variant(c, variant, vocab, sentences, shown):
 def args_of(c):
     a = ["--d-model", str(c["d_model"]), "--d-out", str(c["d_out"]),
          "--heads", str(c["heads"]), "--seed", str(c["seed"]),
-         "--variant", ",".join(c["variants"]), "--train", str(c["steps"]),
-         "--optimizer", c["optimizer"], "--threads", str(c["threads"])]
+         "--variant", ",".join(c["variants"]), "--threads",
+         str(c["threads"])]
+    if c["steps"] is not None:
+        a += ["--train", str(c["steps"]), "--optimizer", c["optimizer"]]
     if c["lr"] is not None:
         a += ["--lr", repr(c["lr"])]
     if c.get("qkv_bias"):
@@ -296,7 +337,9 @@ def args_of(c):
 
 
 def tables_of(c):
-    """[(variant, table name, tensor)] in the program's order."""
+    """[(variant, head, table name, tensor)] in the program's order."""
+    if c["steps"] is None:
+        return forward_tables(c)
     shown_words = words_of(c["sentence"])
     corpus = [words_of(s) for s in c["corpus"]] if c["corpus"] else []
     vocab = {}
