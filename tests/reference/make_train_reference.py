@@ -109,6 +109,13 @@ case("train_corpus", variants=["single", "wrapper", "fused", "block"],
              "dogs and cats play in the park today"])
 
 
+# without the causal mask, without scaling
+case("train_no_causal", variants=["single", "wrapper", "fused"],
+     sentence=LONG, d_model=8, d_out=12, heads=3, steps=25, lr=0.02,
+     optimizer="adam", causal=False, qkv_bias=True)
+case("train_no_scale", variants=["single", "fused"], steps=25, lr=0.1,
+     optimizer="sgd", scale=False)
+
 # --positions without --train: the forward pass over emb(ids) + pos(arange)
 case("positions_forward", variants=["single", "wrapper", "fused", "block"],
      sentence=LONG, d_model=8, d_out=8, heads=2, steps=None, positions=True,
@@ -152,12 +159,13 @@ def words_of(sentence):
 def build(variant, c, T):
     d, o, h = c["d_model"], c["d_out"], c["heads"]
     bias = c.get("qkv_bias", False)
+    causal, scale = c.get("causal", True), c.get("scale", True)
     if variant == "single":
-        return SelfAttention(d, o, bias), o
+        return SelfAttention(d, o, bias, causal, scale), o
     if variant == "wrapper":
-        return MultiHeadAttentionWrapper(d, o, T, h, bias), o
+        return MultiHeadAttentionWrapper(d, o, T, h, bias, causal, scale), o
     if variant == "fused":
-        return MultiHeadAttention(d, o, T, h, bias), o
+        return MultiHeadAttention(d, o, T, h, bias, causal, scale), o
     return TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias), d
 
 
@@ -175,23 +183,26 @@ def heads_of(seen, name, t):
     return t
 
 
-def attend(seen, q, k, v, head, scale_dim, T):
+def attend(seen, q, k, v, head, scale_dim, T, c):
     """Scores, weights and context of one head (or of the fused heads),
-    as the notebook modules compute them, causal and scaled."""
+    as the notebook modules compute them."""
     scores = q @ k.transpose(-2, -1)
-    mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
-    scores = scores.masked_fill(mask, -torch.inf)
+    if c.get("causal", True):
+        mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+        scores = scores.masked_fill(mask, -torch.inf)
     keep = retain if head != "split" else (lambda s_, n, t, h=None:
                                            heads_of(s_, n, t))
     keep(seen, "attn_scores", scores, head)
-    weights = torch.softmax(scores / scale_dim ** 0.5, dim=-1)
+    if c.get("scale", True):
+        scores = scores / scale_dim ** 0.5
+    weights = torch.softmax(scores, dim=-1)
     keep(seen, "attn_weights", weights, head)
     context = weights @ v
     keep(seen, "head_context", context, head)
     return context
 
 
-def traced(variant, module, x, seen):
+def traced(variant, module, x, seen, c):
     """module(x) as its forward computes it, every intermediate table's
     gradient kept (seen: (name, head, tensor))."""
     T = x.shape[0]
@@ -200,11 +211,13 @@ def traced(variant, module, x, seen):
         k = retain(seen, "keys", module.W_key(x), 0)
         v = retain(seen, "values", module.W_value(x), 0)
         scores = q @ k.T
-        mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
-        scores = retain(seen, "attn_scores",
-                        scores.masked_fill(mask, -torch.inf), 0)
-        w = retain(seen, "attn_weights",
-                   torch.softmax(scores / k.shape[-1] ** 0.5, dim=-1), 0)
+        if c.get("causal", True):
+            mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+            scores = scores.masked_fill(mask, -torch.inf)
+        scores = retain(seen, "attn_scores", scores, 0)
+        if c.get("scale", True):
+            scores = scores / k.shape[-1] ** 0.5
+        w = retain(seen, "attn_weights", torch.softmax(scores, dim=-1), 0)
         return retain(seen, "head_context", w @ v, 0)
     x3 = x.unsqueeze(0)
     if variant == "wrapper":
@@ -213,19 +226,20 @@ def traced(variant, module, x, seen):
             q = retain(seen, "queries", head.W_query(x3), h)
             k = retain(seen, "keys", head.W_key(x3), h)
             v = retain(seen, "values", head.W_value(x3), h)
-            contexts.append(attend(seen, q, k, v, h, k.shape[-1], T))
+            contexts.append(attend(seen, q, k, v, h, k.shape[-1], T, c))
         return retain(seen, "concat_context", torch.cat(contexts, dim=-1))[0]
     if variant == "fused":
-        return retain(seen, "out", fused_traced(module, x3, seen))[0]
+        return retain(seen, "out", fused_traced(module, x3, seen, c))[0]
     # the block, post-norm
-    attn = retain(seen, "attn_out", fused_traced(module.attention, x3, seen))
+    attn = retain(seen, "attn_out",
+                  fused_traced(module.attention, x3, seen, c))
     norm1 = retain(seen, "add_norm1", module.norm1(x3 + attn))
     hidden = retain(seen, "ffn_hidden", module.ff[1](module.ff[0](norm1)))
     ffn = retain(seen, "ffn_out", module.ff[2](hidden))
     return retain(seen, "out", module.norm2(norm1 + ffn))[0]
 
 
-def fused_traced(m, x, seen):
+def fused_traced(m, x, seen, c):
     b, T, _ = x.shape
     keys = m.W_key(x)
     queries = m.W_query(x)
@@ -236,7 +250,8 @@ def fused_traced(m, x, seen):
     heads_of(seen, "keys", keys)
     heads_of(seen, "queries", queries)
     heads_of(seen, "values", values)
-    context = attend(seen, queries, keys, values, "split", keys.shape[-1], T)
+    context = attend(seen, queries, keys, values, "split", keys.shape[-1], T,
+                     c)
     context = context.transpose(1, 2).contiguous().view(b, T, m.d_out)
     retain(seen, "concat_context", context)
     return m.out_proj(context)
@@ -291,7 +306,8 @@ def run_variant(c, variant, vocab, sentences, shown):
     if pos is not None:
         x = x + pos(torch.arange(len(shown)))
     retain(seen, "inputs", x)
-    logits = retain(seen, "logits", lm_head(traced(variant, module, x, seen)))
+    logits = retain(seen, "logits",
+                    lm_head(traced(variant, module, x, seen, c)))
     loss = loss_of(logits, shown)
     losses.append(loss.detach().clone())
     tables = []
@@ -325,6 +341,10 @@ def args_of(c):
         a += ["--lr", repr(c["lr"])]
     if c.get("qkv_bias"):
         a.append("--qkv-bias")
+    if not c.get("causal", True):
+        a.append("--no-causal")
+    if not c.get("scale", True):
+        a.append("--no-scale")
     if c["positions"]:
         a.append("--positions")
     if c["grad"]:
