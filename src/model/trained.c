@@ -434,6 +434,33 @@ static int record_losses(trace *tr, variant_id v, const float *losses,
     return 0;
 }
 
+/* The trained module's forward pass on the sentence, as without
+ * --train; with --average (in a module of several heads) the heads'
+ * mean, attn_weights_avg, after it. */
+static int shown_forward(trace *tr, variant_id id, const void *module,
+                         const attention_config *cfg, const attention_input *in,
+                         bool average, const sequence_labels *seq,
+                         mx_error *err)
+{
+    const variant_row *row = variant_row_of(id);
+    attention_config with_sum = *cfg;
+    mean_stream sum = {0};
+    const bool avg =
+        average && (variant_by_id(id)->tables & TABLE_BIT(ATTN_WEIGHTS_AVG));
+    int rc = 0;
+    if (avg) {
+        rc =
+            mean_stream_init(&sum, cfg->heads, in->x->rows * in->kv->rows, err);
+        with_sum.average = &sum;
+    }
+    if (rc == 0)
+        rc = row->forward(tr, module, &with_sum, in, seq, err);
+    if (rc == 0 && avg)
+        rc = record_average(tr, id, &sum, err);
+    mean_stream_free(&sum);
+    return rc;
+}
+
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -504,7 +531,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (row->forward(tr, &m, &acfg, &in, lab->seq, err) != 0)
+    if (shown_forward(tr, id, &m, &acfg, &in, mc->average, lab->seq, err) != 0)
         goto done;
 
     // logits and the loss at the final parameters; with --grad, one more

@@ -128,6 +128,16 @@ def tables_made():
        "--tables names the new tables and gradients", r.stderr)
 
 
+def average():
+    r = MHA.run([S, "--train", "3", "--average", "--variant",
+                 "single,fused", "--tables", "attn_weights_avg", "--format",
+                 "csv"])
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and list(t) == [("fused", "attn_weights_avg")],
+       "--average on a trained run: the mean of the trained heads",
+       r.stderr)
+
+
 def diverges():
     r = MHA.run([S, "--train", "20", "--optimizer", "sgd", "--lr", "1e30",
                  "--variant", "single", "--tables", "loss", "--format",
@@ -187,6 +197,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         errors(tmp)
         tables_made()
+        average()
         diverges()
         threads()
         weights(tmp)
