@@ -282,8 +282,7 @@ const table *trace_find_input(const trace *tr, table_id id)
     const table_key key = {VARIANT_INPUT, 0, NO_HEAD, id, false};
     const table *t = trace_find(tr, &key);
     // a trained run (--train) has each variant's own inputs: the first's
-    for (size_t i = 0; t == NULL && id == TABLE_INPUTS && i < tr->n_tables;
-         i++)
+    for (size_t i = 0; t == NULL && id == TABLE_INPUTS && i < tr->n_tables; i++)
         if (tr->tables[i]->id == TABLE_INPUTS && !tr->tables[i]->grad)
             t = tr->tables[i];
     return t;
