@@ -481,39 +481,59 @@ typedef struct {
     matrix *value, *grad;
 } param_pair;
 
+/* Where list_matrix appends: m has room for every parameter. */
 typedef struct {
     matrix **m;
     size_t n;
 } matrix_list;
 
-/* A param_fn: appends a present parameter's matrix (ctx: matrix_list). */
+/* A param_fn: appends a present parameter's matrix (ctx: matrix_list),
+ * or with m NULL counts it. */
 static int list_matrix(const param_info *p, void *ctx)
 {
     matrix_list *l = ctx;
-    if (p->present && p->value != NULL)
-        l->m[l->n++] = p->value;
+    if (p->present && p->value != NULL) {
+        if (l->m != NULL)
+            l->m[l->n] = p->value;
+        l->n++;
+    }
     return 0;
 }
 
-/* Every parameter of m with its gradient in g: [emb, pos, *module,
- * lm_head]; *n set. pairs has room for cap. */
-static size_t list_pairs(param_pair *pairs, size_t cap, const train_model *m,
-                         const train_model *g, variant_id v,
-                         const model_dims *dims)
+/* Every parameter of m with its gradient in g, in params' order: [emb,
+ * pos, *module, lm_head], into *pairs (allocated; *n of them). */
+static int list_pairs(param_pair **pairs, size_t *n, const train_model *m,
+                      const train_model *g, variant_id v,
+                      const model_dims *dims, mx_error *err)
 {
-    size_t n = 0;
-    pairs[n++] = (param_pair){m->embedding, g->embedding};
-    if (m->positions != NULL)
-        pairs[n++] = (param_pair){m->positions, g->positions};
-    matrix *mv[64], *gv[64];
-    matrix_list lm = {mv, 0}, lg = {gv, 0};
     const unsigned bit = variant_by_id(v)->bit;
+    matrix_list count = {NULL, 0};
+    model_params_each(bit, dims, m->module, list_matrix, &count);
+    const size_t total = count.n + 3;
+    matrix **mv = calloc(count.n + 1, sizeof *mv);
+    matrix **gv = calloc(count.n + 1, sizeof *gv);
+    *pairs = calloc(total, sizeof **pairs);
+    *n = 0;
+    if (mv == NULL || gv == NULL || *pairs == NULL) {
+        free(mv);
+        free(gv);
+        free(*pairs);
+        *pairs = NULL;
+        return err_nomem(err, _("the gradients"));
+    }
+    param_pair *p = *pairs;
+    p[(*n)++] = (param_pair){m->embedding, g->embedding};
+    if (m->positions != NULL)
+        p[(*n)++] = (param_pair){m->positions, g->positions};
+    matrix_list lm = {mv, 0}, lg = {gv, 0};
     model_params_each(bit, dims, m->module, list_matrix, &lm);
     model_params_each(bit, dims, g->module, list_matrix, &lg);
-    for (size_t i = 0; i < lm.n && n + 1 < cap; i++)
-        pairs[n++] = (param_pair){mv[i], gv[i]};
-    pairs[n++] = (param_pair){m->lm_head, g->lm_head};
-    return n;
+    for (size_t i = 0; i < lm.n && i < lg.n; i++)
+        p[(*n)++] = (param_pair){mv[i], gv[i]};
+    p[(*n)++] = (param_pair){m->lm_head, g->lm_head};
+    free(mv);
+    free(gv);
+    return 0;
 }
 
 int train_grad_model(train_model *g, const train_model *m, variant_id v,
@@ -572,16 +592,18 @@ int train_run(float *losses, const train_model *m, variant_id v,
         return 0;
     if (train_grad_model(&g, m, v, dims, cfg, err) != 0)
         return -1;
-    enum { MAX_PARAMS = 72 };
-    param_pair pairs[MAX_PARAMS];
-    const size_t np = list_pairs(pairs, MAX_PARAMS, m, &g, v, dims);
+    param_pair *pairs = NULL;
+    size_t np = 0;
     // Adam's running averages, one pair per parameter, zeros at first
-    matrix avg[MAX_PARAMS], sq[MAX_PARAMS];
-    memset(avg, 0, sizeof avg);
-    memset(sq, 0, sizeof sq);
-    int rc = 0;
-    for (size_t i = 0; i < np && rc == 0 && opt->optimizer == OPTIMIZER_ADAM;
-         i++)
+    matrix *avg = NULL, *sq = NULL;
+    int rc = list_pairs(&pairs, &np, m, &g, v, dims, err);
+    if (rc == 0 && opt->optimizer == OPTIMIZER_ADAM) {
+        avg = calloc(np, sizeof *avg);
+        sq = calloc(np, sizeof *sq);
+        if (avg == NULL || sq == NULL)
+            rc = err_nomem(err, _("Adam's running averages"));
+    }
+    for (size_t i = 0; i < np && rc == 0 && avg != NULL; i++)
         if (matrix_alloc(&avg[i], pairs[i].value->rows, pairs[i].value->cols,
                          N_("Adam's running averages"), err) != 0 ||
             matrix_alloc(&sq[i], pairs[i].value->rows, pairs[i].value->cols,
@@ -609,10 +631,14 @@ int train_run(float *losses, const train_model *m, variant_id v,
                 sgd_update(p->v, gr->v, count, opt->lr);
         }
     }
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; i < np && avg != NULL; i++) {
         matrix_free(&avg[i]);
-        matrix_free(&sq[i]);
+        if (sq != NULL)
+            matrix_free(&sq[i]);
     }
+    free(avg);
+    free(sq);
+    free(pairs);
     train_grad_model_free(&g, v);
     return rc;
 }

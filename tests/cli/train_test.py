@@ -138,6 +138,15 @@ def average():
        r.stderr)
 
 
+def many_heads():
+    r = MHA.run([S, "--train", "2", "--variant", "wrapper", "--heads", "40",
+                 "--d-out", "80", "--qkv-bias", "--tables", "loss",
+                 "--format", "csv"])
+    ok(r.returncode == 0 and len(tables(r.stdout)[("wrapper", "loss")]) == 3,
+       "a wrapper of 40 heads with biases (240 parameters) trains",
+       r.stderr)
+
+
 def diverges():
     r = MHA.run([S, "--train", "20", "--optimizer", "sgd", "--lr", "1e30",
                  "--variant", "single", "--tables", "loss", "--format",
@@ -198,6 +207,7 @@ def main():
         errors(tmp)
         tables_made()
         average()
+        many_heads()
         diverges()
         threads()
         weights(tmp)
