@@ -348,19 +348,19 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
         return input_tokens(tok, n_queries, in, mc->tokens, err);
     train_data own = {0};
     // --weights of a trained run: its vocabulary, the rows of the first
-    // variant's embedding.weight
+    // embedding.weight file of the run's variants
     char **vocab = NULL;
     size_t n_vocab = 0;
     matrix rows = {0};
-    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++)
-        if (mc->variants & model_variants[i].bit) {
-            if (weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
-                                   model_variants[i].id, TABLE_EMBEDDING,
-                                   &mc->weights_style, TRAINED_MAX_WIDTH,
-                                   err) < 0)
-                return -1;
-            break;
-        }
+    int found = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL && !found;
+         i++)
+        if ((mc->variants & model_variants[i].bit) &&
+            (found = weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
+                                        model_variants[i].id, TABLE_EMBEDDING,
+                                        &mc->weights_style, TRAINED_MAX_WIDTH,
+                                        err)) < 0)
+            return -1;
     matrix_free(&rows);
     const int rc =
         training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
