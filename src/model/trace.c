@@ -298,6 +298,8 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
 const table *trace_mask_of(const trace *tr, const table *t)
 {
     const table *m = NULL;
+    if (t->grad) // a gradient (--grad) has no -inf cells
+        return NULL;
     switch (table_info_for(t)->mask) {
     case MASK_NONE:
         return NULL;
@@ -311,7 +313,7 @@ const table *trace_mask_of(const trace *tr, const table *t)
         m = tr == NULL ? NULL : trace_find_beside(tr, t, 0, TABLE_ATTN_SCORES);
         break;
     }
-    if (m == NULL || m->values.rows != t->values.rows ||
+    if (m == NULL || m->values.v == NULL || m->values.rows != t->values.rows ||
         m->values.cols != t->values.cols)
         return NULL;
     return m;

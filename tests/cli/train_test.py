@@ -147,6 +147,22 @@ def many_heads():
        r.stderr)
 
 
+def outputs(tmp):
+    base = [S, "--train", "2", "--grad", "--variant", "wrapper,fused,block",
+            "--d-model", "4"]
+    r = MHA.run(base + ["--color", "always", "--layout", "grid"])
+    ok(r.returncode == 0 and r.stderr == b"" and b"attn_weights.grad" in
+       r.stdout, "--color always on a trained run with gradients", r.stderr)
+    r = MHA.run(base + ["--style", "torch"])
+    ok(r.returncode == 0 and b"lm_head.weight.grad" in r.stdout,
+       "--style torch on a trained run", r.stderr)
+    r = MHA.run(base + ["--plot", os.path.join(tmp, "p.png"), "--html",
+                        os.path.join(tmp, "p.html")])
+    ok(r.returncode == 0 and os.path.getsize(os.path.join(tmp, "p.png")) > 0
+       and os.path.getsize(os.path.join(tmp, "p.html")) > 0,
+       "--plot and --html on a trained run", r.stderr)
+
+
 def diverges():
     r = MHA.run([S, "--train", "20", "--optimizer", "sgd", "--lr", "1e30",
                  "--variant", "single", "--tables", "loss", "--format",
@@ -208,6 +224,7 @@ def main():
         tables_made()
         average()
         many_heads()
+        outputs(tmp)
         diverges()
         threads()
         weights(tmp)
