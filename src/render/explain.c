@@ -306,6 +306,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
                     const void *ctx)
 {
     const explain_context *c = ctx;
+    if (t->grad) // the forward pass's notes: not before its gradients
+        return;
     const size_t T = c->tokens, D = c->d_model, H = c->heads;
     const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;
