@@ -405,7 +405,7 @@ int run_job(const options *opt, mx_error *err)
     with_files.weight_files = &files;
     /* a trained run's files (--csv-dir of --train): the run is one, with
      * --train 0 unless given, and --positions when they have positions */
-    for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(opt->variants & v->bit))
             continue;

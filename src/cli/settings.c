@@ -52,7 +52,7 @@ explain_context explain_for(const options *opt, const trace *tr)
 {
     const table *inputs = trace_find_input(tr, TABLE_INPUTS);
     const table *vocab = trace_find_input(tr, TABLE_VOCAB);
-    // a trained run's inputs are each variant's (its own embedding)
+    // a trained run (--train): each variant has its own inputs
     const table *tokens = trace_find_input(tr, TABLE_TOKENS);
     explain_context c = {
         .tokens = inputs   ? inputs->values.rows

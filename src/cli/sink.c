@@ -19,6 +19,14 @@ const table **select_tables(const trace *tr, const options *opt, size_t *n)
     return out;
 }
 
+/* The table whose rows are the sequence's tokens: the inputs, or in a
+ * trained run (each variant its own inputs, --train) the tokens. */
+static const table *focus_tokens(const trace *tr)
+{
+    const table *t = trace_find_input(tr, TABLE_INPUTS);
+    return t != NULL ? t : trace_find_input(tr, TABLE_TOKENS);
+}
+
 /* The position --focus names in the trace's sequence (0 without --focus). */
 static int find_focus(size_t *position, const options *opt, const trace *tr,
                       mx_error *err)
@@ -26,7 +34,7 @@ static int find_focus(size_t *position, const options *opt, const trace *tr,
     *position = 0;
     if (opt->focus == NULL)
         return 0;
-    const table *inputs = trace_find_input(tr, TABLE_INPUTS);
+    const table *inputs = focus_tokens(tr);
     if (inputs == NULL)
         return err_input(err, _("--focus: the sequence has no tokens"));
     return find_token(position, opt->focus,
@@ -42,11 +50,13 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
         size_t position;
         o->focus_begun = true;
         if (find_focus(&position, o->opt, o->tr, err) != 0 ||
-            focus_stream_begin(
-                &o->focus, trace_find_input(o->tr, TABLE_INPUTS)->rows,
-                position, o->opt->kv != NULL, &o->style, err) != 0)
+            focus_stream_begin(&o->focus, focus_tokens(o->tr)->rows, position,
+                               o->opt->kv != NULL, &o->style, err) != 0)
             return -1;
     }
+    // the compact view shows the forward pass: not the gradients (--grad)
+    if (t->grad)
+        return 0;
     return focus_stream_put(&o->focus, t,
                             options_wants_table(o->opt, table_name(t)), err);
 }

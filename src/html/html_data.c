@@ -427,7 +427,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     size_t heads = 0; /* the most heads of a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD &&
+        if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD && !t->grad &&
             (size_t)t->head + 1 > heads)
             heads = (size_t)t->head + 1;
     }
@@ -450,7 +450,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0)
+        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad)
             continue;
         if (n++ > 0)
             fputs(",\n", out);

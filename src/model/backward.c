@@ -5,6 +5,7 @@
 #include "model/backward.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "numerics/matmul.h"
 
@@ -162,8 +163,8 @@ void softmax_backward(matrix *dscores, const matrix *dweights,
 }
 
 void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
-                   matrix *dscores, matrix *t_st, const head_saved *h,
-                   const matrix *dcontext, workers *pool)
+                   matrix *dscores, matrix *t_st, matrix *shown,
+                   const head_saved *h, const matrix *dcontext, workers *pool)
 {
     // context = weights @ v: dweights (T, S) = dcontext (T, hd) @ v^T,
     // dv (S, hd) = weights^T (S, T) @ dcontext
@@ -175,11 +176,15 @@ void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
     // the division's (dscores / divisor), then the mask's (masked cells
     // get no gradient)
     softmax_backward(dscores, dweights, h->weights);
+    for (size_t i = 0; i < dscores->rows * dscores->cols; i++)
+        dscores->v[i] /= h->divisor;
+    // d loss / d attn_scores (the scores as shown, -inf where masked)
+    if (shown != NULL)
+        memcpy(shown->v, dscores->v,
+               dscores->rows * dscores->cols * sizeof(float));
     for (size_t t = 0; t < dscores->rows; t++)
-        for (size_t s = 0; s < dscores->cols; s++) {
-            float *d = matrix_at(dscores, t, s);
-            *d = h->causal && s > t ? 0.0f : *d / h->divisor;
-        }
+        for (size_t s = t + 1; h->causal && s < dscores->cols; s++)
+            *matrix_at(dscores, t, s) = 0.0f;
 
     // scores = q @ k^T: dq (T, hd) = dscores @ k, dk (S, hd) = dscores^T
     // @ q

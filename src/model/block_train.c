@@ -72,13 +72,16 @@ int block_pass(matrix *dx, void *grad, const void *module,
     }
 
     block_params *g = &((block_stack *)grad)->blocks[0];
+    show_grad(top, TABLE_OUT, NO_HEAD, &dout);
     // norm2: dsum2 (T, D)
     layer_norm_backward(&dsum2, g->norm2_weight.v, g->norm2_bias.v, &dout,
                         &sum2, mean2, rstd2, p->norm2_weight.v);
     // ff.2: dhidden (T, F); the ReLU's: no gradient where its output is
     // not above 0
+    show_grad(top, TABLE_FFN_OUT, NO_HEAD, &dsum2);
     linear_grads(&dhidden, &g->ff2, &p->ff2, &dyt_d, &dsum2, &hidden, false,
                  cfg->pool);
+    show_grad(top, TABLE_FFN_HIDDEN, NO_HEAD, &dhidden);
     for (size_t i = 0; i < T * F; i++)
         if (hidden.v[i] <= 0.0f)
             dhidden.v[i] = 0.0f;
@@ -87,13 +90,15 @@ int block_pass(matrix *dx, void *grad, const void *module,
                  cfg->pool);
     for (size_t i = 0; i < T * D; i++)
         dnorm1.v[i] = dsum2.v[i] + dnorm1.v[i];
+    show_grad(top, TABLE_ADD_NORM1, NO_HEAD, &dnorm1);
     // norm1: dsum1 (T, D), the residual's part of dx and the attention's
     // dout
     layer_norm_backward(&dsum1, g->norm1_weight.v, g->norm1_bias.v, &dnorm1,
                         &sum1, mean1, rstd1, p->norm1_weight.v);
+    show_grad(top, TABLE_ATTN_OUT, NO_HEAD, &dsum1);
     memcpy(dx->v, dsum1.v, T * D * sizeof(float));
     fused_tape_backward(dx, false, &g->attention, &at, &p->attention, &dsum1,
-                        cfg, x);
+                        cfg, x, top);
     rc = 0;
 done:
     fused_tape_free(&at);

@@ -14,6 +14,12 @@
  * F.dropout's noise: 0 where a value is dropped, 1 / (1 - P) where it
  * is kept.
  *
+ * A trained run (--train, model/trained.h) makes, for each variant, its
+ * own embedding.weight, pos_embedding.weight (--positions; an input table
+ * without --train), lm_head.weight, inputs, logits (T x V) and loss
+ * ((N+1) x 1), and with --grad the gradient of every table it makes: the
+ * same row and shape, the key's grad set, named "<name>.grad".
+ *
  * The rows from ln_1 on are made by a checkpoint's run (--model,
  * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
  * stream and its output, the model's logits and top next tokens (k per

@@ -93,11 +93,38 @@ static dropout_size dropout_tables(const model_config *mc,
 
 /* About how many float values the whole trace of this run holds, counted
  * in double so that absurd sizes cannot overflow. */
+/* --train: what a trained run holds besides a run's tables, counted per
+ * variant: its embedding, positions and lm_head with its parameters,
+ * once as tables, once as gradients and (Adam) twice as running
+ * averages; its logits; and a pass's working tables, about twice the
+ * variant's tables. The positions are counted T long. */
+static double training_size(const model_config *mc, const model_dims *dims,
+                            double t, double v, double d)
+{
+    if (!mc->train)
+        return 0;
+    const double copies = mc->training.optimizer == OPTIMIZER_ADAM ? 4.0 : 2.0;
+    double n = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *info = &model_variants[i];
+        if (!(mc->variants & info->bit))
+            continue;
+        const variant_row *row = variant_row_of(info->id);
+        const model_dims module = variant_dims(row, dims);
+        double params =
+            v * d + v * (double)module.d_out + (mc->positions ? t * d : 0);
+        model_params_each(info->bit, dims, NULL, add_param_size, &params);
+        n += copies * params + t * v + 2 * row->size(&module, t).tables;
+    }
+    return n;
+}
+
 static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
-    double n = v * d + t * d + v + t + randn_size(mc, t, d);
+    double n = v * d + t * d + v + t + randn_size(mc, t, d) +
+               training_size(mc, &dims, t, v, d);
     add_params_size(&n, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -127,7 +154,8 @@ static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
-    stream_size n = {.kept = v * d + t * d + v + t + randn_size(mc, t, d)};
+    stream_size n = {.kept = v * d + t * d + v + t + randn_size(mc, t, d) +
+                             training_size(mc, &dims, t, v, d)};
     add_params_size(&n.kept, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -355,19 +383,19 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
         return input_tokens(tok, n_queries, in, mc->tokens, err);
     train_data own = {0};
     // --weights of a trained run: its vocabulary, the rows of the first
-    // variant's embedding.weight
+    // embedding.weight file of the run's variants
     char **vocab = NULL;
     size_t n_vocab = 0;
     matrix rows = {0};
-    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++)
-        if (mc->variants & model_variants[i].bit) {
-            if (weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
-                                   model_variants[i].id, TABLE_EMBEDDING,
-                                   &mc->weights_style, TRAINED_MAX_WIDTH,
-                                   err) < 0)
-                return -1;
-            break;
-        }
+    int found = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL && !found;
+         i++)
+        if ((mc->variants & model_variants[i].bit) &&
+            (found = weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
+                                        model_variants[i].id, TABLE_EMBEDDING,
+                                        &mc->weights_style, TRAINED_MAX_WIDTH,
+                                        err)) < 0)
+            return -1;
     matrix_free(&rows);
     const int rc =
         training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
@@ -819,10 +847,10 @@ static bool trained_makes(const model_config *mc, const model_input *in,
         base[n - suffix] = '\0';
         model_config plain = *mc;
         plain.grad = false;
+        // every table but the ids, the loss and the mean of the heads
         const table_id id = table_by_name(base, strlen(base));
-        return (id == TABLE_COUNT ||
-                table_info_of(id)->kind == KIND_PARAMETER ||
-                id == TABLE_EMBEDDING || id == TABLE_POS_EMBEDDING) &&
+        return id != TABLE_VOCAB && id != TABLE_TOKENS && id != TABLE_LOSS &&
+               id != TABLE_ATTN_WEIGHTS_AVG &&
                pipeline_makes_table(&plain, in, base);
     }
     const table_id id = table_by_name(name, n);

@@ -288,7 +288,12 @@ const table *trace_find(const trace *tr, const table_key *key)
 const table *trace_find_input(const trace *tr, table_id id)
 {
     const table_key key = {VARIANT_INPUT, 0, NO_HEAD, id, false};
-    return trace_find(tr, &key);
+    const table *t = trace_find(tr, &key);
+    // a trained run (--train) has each variant's own inputs: the first's
+    for (size_t i = 0; t == NULL && id == TABLE_INPUTS && i < tr->n_tables; i++)
+        if (tr->tables[i]->id == TABLE_INPUTS && !tr->tables[i]->grad)
+            t = tr->tables[i];
+    return t;
 }
 
 const table *trace_find_tokens(const trace *tr)
@@ -307,6 +312,8 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
 const table *trace_mask_of(const trace *tr, const table *t)
 {
     const table *m = NULL;
+    if (t->grad) // a gradient (--grad) has no -inf cells
+        return NULL;
     switch (table_info_for(t)->mask) {
     case MASK_NONE:
         return NULL;
@@ -320,7 +327,7 @@ const table *trace_mask_of(const trace *tr, const table *t)
         m = tr == NULL ? NULL : trace_find_beside(tr, t, 0, TABLE_ATTN_SCORES);
         break;
     }
-    if (m == NULL || m->values.rows != t->values.rows ||
+    if (m == NULL || m->values.v == NULL || m->values.rows != t->values.rows ||
         m->values.cols != t->values.cols)
         return NULL;
     return m;

@@ -189,7 +189,9 @@ static inline const table *trace_at(const trace *tr, size_t i)
  * NULL. */
 const table *trace_find(const trace *tr, const table_key *key);
 
-/* The run's input table id (variant "input"), or NULL. */
+/* The run's input table id (variant "input"), or NULL; for inputs in a
+ * trained run (--train), where each variant has its own, the first
+ * variant's. */
 const table *trace_find_input(const trace *tr, table_id id);
 
 /* The table whose rows are the run's query tokens: the input's inputs,

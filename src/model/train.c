@@ -92,14 +92,20 @@ static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
 {
     return scratch_alloc(s, &r->dweights, T, T, err) ||
                    scratch_alloc(s, &r->dscores, T, T, err) ||
-                   scratch_alloc(s, &r->t_tt, T, T, err)
+                   scratch_alloc(s, &r->t_tt, T, T, err) ||
+                   scratch_alloc(s, &r->shown, T, T, err)
                ? -1
                : 0;
 }
 
-/* h->dq, dk, dv from dcontext (T, hd). */
-static void head_back(head_work *h, head_room *r, const matrix *dcontext,
-                      const attention_config *cfg)
+void show_grad(top_layer *t, table_id id, int head, const matrix *g)
+{
+    if (t->shown != NULL && t->shown_rc == 0)
+        t->shown_rc = t->shown->fn(t->shown->ctx, id, head, g);
+}
+
+void head_back(head_work *h, head_room *r, const matrix *dcontext,
+               const attention_config *cfg, top_layer *top, int head)
 {
     const head_saved saved = {
         .q = &h->q,
@@ -110,7 +116,15 @@ static void head_back(head_work *h, head_room *r, const matrix *dcontext,
         .causal = cfg->causal,
     };
     head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores, &r->t_tt,
-                  &saved, dcontext, cfg->pool);
+                  top->shown != NULL ? &r->shown : NULL, &saved, dcontext,
+                  cfg->pool);
+    // the head's tables' gradients, in the order it makes them
+    show_grad(top, TABLE_QUERIES, head, &h->dq);
+    show_grad(top, TABLE_KEYS, head, &h->dk);
+    show_grad(top, TABLE_VALUES, head, &h->dv);
+    show_grad(top, TABLE_ATTN_SCORES, head, &r->shown);
+    show_grad(top, TABLE_ATTN_WEIGHTS, head, &r->dweights);
+    show_grad(top, TABLE_HEAD_CONTEXT, head, dcontext);
 }
 
 /* ---- the layer on top: lm_head and the loss ------------------------- */
@@ -135,9 +149,11 @@ int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
     if (t->logits != NULL)
         memcpy(t->logits->v, logits.v, T * V * sizeof(float));
     // dlm_head (V, W) = dlogits^T @ out, dout (T, W) = dlogits @ lm_head
-    if (t->dlm_head != NULL)
+    if (t->dlm_head != NULL) {
+        show_grad(t, TABLE_LOGITS, NO_HEAD, &dlogits);
         linear_backward(dout, t->dlm_head, NULL, &dt, NULL, &dlogits, out,
                         t->lm_head, false, pool);
+    }
     (void)W;
     rc = 0;
 done:
@@ -215,7 +231,7 @@ static int single_pass(matrix *dx, void *grad, const void *module,
         goto done;
     if (top->dlm_head != NULL) {
         single_params *g = grad;
-        head_back(&h, &r, &dout, cfg);
+        head_back(&h, &r, &dout, cfg, top, 0);
         qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
                   VALUE_KEY_QUERY, false, &part, &dyt, x, cfg->pool);
     }
@@ -266,10 +282,11 @@ static int wrapper_pass(matrix *dx, void *grad, const void *module,
         goto done;
     if (top->dlm_head != NULL) {
         wrapper_params *g = grad;
+        show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &dout);
         // the last head's backward runs first
         for (size_t i = H; i-- > 0;) {
             take_columns(&dctx, &dout, i * hd);
-            head_back(&h[i], &r, &dctx, cfg);
+            head_back(&h[i], &r, &dctx, cfg, top, (int)i);
             qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
                       &h[i].dk, &h[i].dv, VALUE_KEY_QUERY, true, &part, &dyt, x,
                       cfg->pool);
@@ -331,13 +348,14 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          fused_tape *t, const fused_params *p,
                          const matrix *dout, const attention_config *cfg,
-                         const matrix *x)
+                         const matrix *x, top_layer *top)
 {
     linear_grads(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt, dout,
                  &t->concat, false, cfg->pool);
+    show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &t->dconcat);
     for (size_t i = 0; i < t->H; i++) {
         take_columns(&t->dctx, &t->dconcat, i * t->hd);
-        head_back(&t->h[i], &t->r, &t->dctx, cfg);
+        head_back(&t->h[i], &t->r, &t->dctx, cfg, top, (int)i);
         put_columns(&t->dQ, &t->h[i].dq, i * t->hd);
         put_columns(&t->dK, &t->h[i].dk, i * t->hd);
         put_columns(&t->dV, &t->h[i].dv, i * t->hd);
@@ -366,8 +384,10 @@ static int fused_pass(matrix *dx, void *grad, const void *module,
         scratch_alloc(&s, &dout, x->rows, cfg->d_out, err) != 0 ||
         top_pass(&dout, top, &t.out, cfg->pool, err) != 0)
         goto done;
-    if (top->dlm_head != NULL)
-        fused_tape_backward(dx, true, grad, &t, p, &dout, cfg, x);
+    if (top->dlm_head != NULL) {
+        show_grad(top, TABLE_OUT, NO_HEAD, &dout);
+        fused_tape_backward(dx, true, grad, &t, p, &dout, cfg, x, top);
+    }
     rc = 0;
 done:
     fused_tape_free(&t);
@@ -402,7 +422,7 @@ bool train_supports(variant_id v)
 int train_pass(float *loss, matrix *logits, const train_model *grad,
                const train_model *m, variant_id v, const model_dims *dims,
                const attention_config *cfg, const train_sentence *s,
-               mx_error *err)
+               const train_shown *shown, mx_error *err)
 {
     (void)dims;
     const size_t T = s->n, D = m->embedding->cols;
@@ -424,11 +444,15 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .dlm_head = grad != NULL ? grad->lm_head : NULL,
         .logits = logits,
         .ids = s->ids,
+        .shown = grad != NULL ? shown : NULL,
     };
     if (pass_of(v)(&dx, grad != NULL ? grad->module : NULL, m->module, cfg, &x,
                    &top, err) != 0)
         goto done;
     *loss = top.loss;
+    show_grad(&top, TABLE_INPUTS, NO_HEAD, &dx);
+    if (top.shown_rc != 0)
+        goto done;
     if (grad != NULL) {
         // the embedding's backward: row ids[t] adds dx[t], in token order
         matrix *de = grad->embedding;
@@ -457,39 +481,59 @@ typedef struct {
     matrix *value, *grad;
 } param_pair;
 
+/* Where list_matrix appends: m has room for every parameter. */
 typedef struct {
     matrix **m;
     size_t n;
 } matrix_list;
 
-/* A param_fn: appends a present parameter's matrix (ctx: matrix_list). */
+/* A param_fn: appends a present parameter's matrix (ctx: matrix_list),
+ * or with m NULL counts it. */
 static int list_matrix(const param_info *p, void *ctx)
 {
     matrix_list *l = ctx;
-    if (p->present && p->value != NULL)
-        l->m[l->n++] = p->value;
+    if (p->present && p->value != NULL) {
+        if (l->m != NULL)
+            l->m[l->n] = p->value;
+        l->n++;
+    }
     return 0;
 }
 
-/* Every parameter of m with its gradient in g: [emb, pos, *module,
- * lm_head]; *n set. pairs has room for cap. */
-static size_t list_pairs(param_pair *pairs, size_t cap, const train_model *m,
-                         const train_model *g, variant_id v,
-                         const model_dims *dims)
+/* Every parameter of m with its gradient in g, in params' order: [emb,
+ * pos, *module, lm_head], into *pairs (allocated; *n of them). */
+static int list_pairs(param_pair **pairs, size_t *n, const train_model *m,
+                      const train_model *g, variant_id v,
+                      const model_dims *dims, mx_error *err)
 {
-    size_t n = 0;
-    pairs[n++] = (param_pair){m->embedding, g->embedding};
-    if (m->positions != NULL)
-        pairs[n++] = (param_pair){m->positions, g->positions};
-    matrix *mv[64], *gv[64];
-    matrix_list lm = {mv, 0}, lg = {gv, 0};
     const unsigned bit = variant_by_id(v)->bit;
+    matrix_list count = {NULL, 0};
+    model_params_each(bit, dims, m->module, list_matrix, &count);
+    const size_t total = count.n + 3;
+    matrix **mv = calloc(count.n + 1, sizeof *mv);
+    matrix **gv = calloc(count.n + 1, sizeof *gv);
+    *pairs = calloc(total, sizeof **pairs);
+    *n = 0;
+    if (mv == NULL || gv == NULL || *pairs == NULL) {
+        free(mv);
+        free(gv);
+        free(*pairs);
+        *pairs = NULL;
+        return err_nomem(err, _("the gradients"));
+    }
+    param_pair *p = *pairs;
+    p[(*n)++] = (param_pair){m->embedding, g->embedding};
+    if (m->positions != NULL)
+        p[(*n)++] = (param_pair){m->positions, g->positions};
+    matrix_list lm = {mv, 0}, lg = {gv, 0};
     model_params_each(bit, dims, m->module, list_matrix, &lm);
     model_params_each(bit, dims, g->module, list_matrix, &lg);
-    for (size_t i = 0; i < lm.n && n + 1 < cap; i++)
-        pairs[n++] = (param_pair){mv[i], gv[i]};
-    pairs[n++] = (param_pair){m->lm_head, g->lm_head};
-    return n;
+    for (size_t i = 0; i < lm.n && i < lg.n; i++)
+        p[(*n)++] = (param_pair){mv[i], gv[i]};
+    p[(*n)++] = (param_pair){m->lm_head, g->lm_head};
+    free(mv);
+    free(gv);
+    return 0;
 }
 
 int train_grad_model(train_model *g, const train_model *m, variant_id v,
@@ -548,16 +592,18 @@ int train_run(float *losses, const train_model *m, variant_id v,
         return 0;
     if (train_grad_model(&g, m, v, dims, cfg, err) != 0)
         return -1;
-    enum { MAX_PARAMS = 72 };
-    param_pair pairs[MAX_PARAMS];
-    const size_t np = list_pairs(pairs, MAX_PARAMS, m, &g, v, dims);
+    param_pair *pairs = NULL;
+    size_t np = 0;
     // Adam's running averages, one pair per parameter, zeros at first
-    matrix avg[MAX_PARAMS], sq[MAX_PARAMS];
-    memset(avg, 0, sizeof avg);
-    memset(sq, 0, sizeof sq);
-    int rc = 0;
-    for (size_t i = 0; i < np && rc == 0 && opt->optimizer == OPTIMIZER_ADAM;
-         i++)
+    matrix *avg = NULL, *sq = NULL;
+    int rc = list_pairs(&pairs, &np, m, &g, v, dims, err);
+    if (rc == 0 && opt->optimizer == OPTIMIZER_ADAM) {
+        avg = calloc(np, sizeof *avg);
+        sq = calloc(np, sizeof *sq);
+        if (avg == NULL || sq == NULL)
+            rc = err_nomem(err, _("Adam's running averages"));
+    }
+    for (size_t i = 0; i < np && rc == 0 && avg != NULL; i++)
         if (matrix_alloc(&avg[i], pairs[i].value->rows, pairs[i].value->cols,
                          N_("Adam's running averages"), err) != 0 ||
             matrix_alloc(&sq[i], pairs[i].value->rows, pairs[i].value->cols,
@@ -570,7 +616,8 @@ int train_run(float *losses, const train_model *m, variant_id v,
             rc = -1;
             break;
         }
-        if (train_pass(&losses[step], NULL, &g, m, v, dims, cfg, s, err) != 0) {
+        if (train_pass(&losses[step], NULL, &g, m, v, dims, cfg, s, NULL,
+                       err) != 0) {
             rc = -1;
             break;
         }
@@ -589,10 +636,14 @@ int train_run(float *losses, const train_model *m, variant_id v,
                 sgd_update(p->v, gr->v, count, opt->lr);
         }
     }
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; i < np && avg != NULL; i++) {
         matrix_free(&avg[i]);
-        matrix_free(&sq[i]);
+        if (sq != NULL)
+            matrix_free(&sq[i]);
     }
+    free(avg);
+    free(sq);
+    free(pairs);
     train_grad_model_free(&g, v);
     return rc;
 }

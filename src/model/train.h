@@ -59,16 +59,25 @@ typedef struct {
     matrix *lm_head;   /* (V, W) lm_head.weight */
 } train_model;
 
+/* Where --grad's gradients of the intermediate tables go: fn(ctx, id,
+ * head, g) with g = d loss / d table id of head `head` (NO_HEAD for a
+ * module's table), as the backward pass makes them. */
+typedef struct {
+    int (*fn)(void *ctx, table_id id, int head, const matrix *g);
+    void *ctx;
+} train_shown;
+
 /* Whether variant v can be trained (has a backward pass). */
 bool train_supports(variant_id v);
 
 /* One forward and backward pass of m on s: *loss, with logits (T, V) not
  * NULL the logits, with grad not NULL d loss / d every parameter into
- * grad's tables (overwritten). cfg and dims are the module's. */
+ * grad's tables (overwritten) and, with shown not NULL, the gradient of
+ * every intermediate table to shown. cfg and dims are the module's. */
 int train_pass(float *loss, matrix *logits, const train_model *grad,
                const train_model *m, variant_id v, const model_dims *dims,
                const attention_config *cfg, const train_sentence *s,
-               mx_error *err);
+               const train_shown *shown, mx_error *err);
 
 /* Trains m for opt->steps steps over sentences[0..n) in turn;
  * losses[i] (steps values) is step i's loss, before its update. */

@@ -13,6 +13,7 @@
 
 #include "cli/error.h"
 #include "model/attention.h"
+#include "model/train.h"
 #include "numerics/tensor.h"
 
 /* The matrices one pass allocates, freed together. */
@@ -27,14 +28,20 @@ int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
 void scratch_free(scratch *s);
 
 /* What the module hands its output to: logits = out @ lm_head^T, the
- * loss, and (when training) dout and lm_head's gradient. */
+ * loss, and (when training) dout and lm_head's gradient; and where the
+ * intermediates' gradients go (--grad). */
 typedef struct {
     const matrix *lm_head; /* (V, W) */
     matrix *dlm_head;      /* (V, W), or NULL: no backward pass */
     matrix *logits;        /* (T, V), kept by the caller or NULL */
     const size_t *ids;     /* the sentence */
     float loss;
+    const train_shown *shown; /* or NULL */
+    int shown_rc;             /* the first failure of shown->fn */
 } top_layer;
+
+/* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
+void show_grad(top_layer *t, table_id id, int head, const matrix *g);
 
 /* out (T, W) -> t->loss; with t->dlm_head, dout (T, W). */
 int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
@@ -63,10 +70,15 @@ typedef struct {
 } head_work;
 
 /* Room the heads' backward passes share: dweights, dscores (T, T) and a
- * transpose (T, T). */
+ * transpose (T, T); shown (T, T): the scores' gradient as shown. */
 typedef struct {
-    matrix dweights, dscores, t_tt;
+    matrix dweights, dscores, t_tt, shown;
 } head_room;
+
+/* A head's backward pass from its dcontext (T, hd), its gradients handed
+ * to top->shown as head `head`. */
+void head_back(head_work *h, head_room *r, const matrix *dcontext,
+               const attention_config *cfg, top_layer *top, int head);
 
 /* The fused attention's forward over x (T, D), its out (T, O) and what
  * its backward reads. */
@@ -87,7 +99,7 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          fused_tape *t, const fused_params *p,
                          const matrix *dout, const attention_config *cfg,
-                         const matrix *x);
+                         const matrix *x, top_layer *top);
 void fused_tape_free(fused_tape *t);
 
 /* The Transformer block's pass (block_train.c). */

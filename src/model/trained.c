@@ -492,6 +492,53 @@ static void grads_after_zero_grad(const train_model *g, const model_dims *dims,
     model_params_each(variant_by_id(v)->bit, dims, g->module, add_zero, NULL);
 }
 
+/* Where the intermediates' gradients go (train_shown): tables of the
+ * trace, labelled as the forward pass labels the tables. */
+typedef struct {
+    trace *tr;
+    variant_id variant;
+    const trained_labels *lab;
+    mx_error *err;
+} grad_recorder;
+
+static int record_grad(void *ctx, table_id id, int head, const matrix *g)
+{
+    const grad_recorder *r = ctx;
+    const sequence_labels *seq = r->lab->seq;
+    const labels *rows = seq->tokens, *cols = NULL;
+    switch (id) {
+    case TABLE_QUERIES:
+        rows = seq->queries;
+        break;
+    case TABLE_KEYS:
+        rows = seq->keys;
+        break;
+    case TABLE_VALUES:
+        rows = seq->values;
+        break;
+    case TABLE_ATTN_SCORES:
+    case TABLE_ATTN_WEIGHTS:
+        rows = seq->queries;
+        cols = seq->keys;
+        break;
+    case TABLE_LOGITS:
+        cols = r->lab->vocab;
+        break;
+    default:
+        break;
+    }
+    if (cols == NULL)
+        cols = trace_index_labels(r->tr, "dim", g->cols, r->err);
+    if (cols == NULL)
+        return -1;
+    const table_key key = {r->variant, 0, head, id, true};
+    table *t = trace_new(r->tr, &key, rows, cols, r->err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, g->v, g->rows * g->cols * sizeof(float));
+    return 0;
+}
+
 /* The loss table (N + 1, 1), labelled step0 .. step(N-1), final. */
 static int record_losses(trace *tr, variant_id v, const float *losses,
                          size_t steps, float final, mx_error *err)
@@ -507,6 +554,33 @@ static int record_losses(trace *tr, variant_id v, const float *losses,
     memcpy(t->values.v, losses, steps * sizeof(float));
     t->values.v[steps] = final;
     return 0;
+}
+
+/* The trained module's forward pass on the sentence, as without
+ * --train; with --average (in a module of several heads) the heads'
+ * mean, attn_weights_avg, after it. */
+static int shown_forward(trace *tr, variant_id id, const void *module,
+                         const attention_config *cfg, const attention_input *in,
+                         bool average, const sequence_labels *seq,
+                         mx_error *err)
+{
+    const variant_row *row = variant_row_of(id);
+    attention_config with_sum = *cfg;
+    mean_stream sum = {0};
+    const bool avg =
+        average && (variant_by_id(id)->tables & TABLE_BIT(ATTN_WEIGHTS_AVG));
+    int rc = 0;
+    if (avg) {
+        rc =
+            mean_stream_init(&sum, cfg->heads, in->x->rows * in->kv->rows, err);
+        with_sum.average = &sum;
+    }
+    if (rc == 0)
+        rc = row->forward(tr, module, &with_sum, in, seq, err);
+    if (rc == 0 && avg)
+        rc = record_average(tr, id, &sum, err);
+    mean_stream_free(&sum);
+    return rc;
 }
 
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
@@ -594,23 +668,29 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (row->forward(tr, &m, &acfg, &in, lab->seq, err) != 0)
+    if (shown_forward(tr, id, &m, &acfg, &in, mc->average, lab->seq, err) != 0)
         goto done;
 
     // logits and the loss at the final parameters; with --grad, one more
     // backward pass
     const train_sentence shown = {ids, T};
-    if (mc->grad &&
-        train_grad_model(&grads, &model, id, &dims, &acfg, err) != 0)
-        goto done;
-    if (train_pass(&losses[steps], &logits, mc->grad ? &grads : NULL, &model,
-                   id, &dims, &acfg, &shown, err) != 0)
+    if (train_pass(&losses[steps], &logits, NULL, &model, id, &dims, &acfg,
+                   &shown, NULL, err) != 0)
         goto done;
     const labels *words = lab->vocab;
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
                     &logits, err) != 0)
         goto done;
     if (mc->grad) {
+        // the same pass again, backward: every intermediate's gradient as
+        // it is made, then every parameter's
+        float again;
+        grad_recorder rec = {tr, id, lab, err};
+        const train_shown to = {record_grad, &rec};
+        if (train_grad_model(&grads, &model, id, &dims, &acfg, err) != 0 ||
+            train_pass(&again, NULL, &grads, &model, id, &dims, &acfg, &shown,
+                       &to, err) != 0)
+            goto done;
         if (steps > 0)
             grads_after_zero_grad(&grads, &dims, id);
         if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)

@@ -322,7 +322,8 @@ struct figure {
 
 static bool is_weights(const table *t)
 {
-    return table_info_for(t)->shade == SHADE_WEIGHTS;
+    // a gradient (--grad) is drawn on its own range, not as weights
+    return !t->grad && table_info_for(t)->shade == SHADE_WEIGHTS;
 }
 
 /* The scale a table is drawn on: its name, with the wrapper's heads'

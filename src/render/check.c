@@ -49,8 +49,27 @@ void check_begin(check_report *out, bool causal, bool tied)
     out->causal = causal;
 }
 
+/* --grad: a causal head's masked scores (above the diagonal) get no
+ * gradient, d loss / d score exactly 0. */
+static void check_masked_grad(check_report *r, const table *g)
+{
+    const matrix *m = &g->values;
+    r->grad_seen = true;
+    for (size_t i = 0; i < m->rows && r->causal; i++)
+        for (size_t j = i + 1; j < m->cols; j++) {
+            r->grad_masked++;
+            keep_largest(&r->grad_masked_max,
+                         fabs((double)*matrix_at(m, i, j)));
+        }
+}
+
 void check_table(check_report *r, const trace *tr, const table *t)
 {
+    if (t->id == TABLE_ATTN_SCORES && t->grad && t->head != NO_HEAD &&
+        t->values.v != NULL)
+        check_masked_grad(r, t);
+    if (t->grad)
+        return;
     if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
         check_head(r, t, trace_mask_of(tr, t), r->causal);
     if (t->id != TABLE_CONCAT_CONTEXT || t->variant != VARIANT_ID_FUSED)
@@ -84,7 +103,7 @@ static bool tie_ok(const check_report *r)
 bool check_passed(const check_report *r)
 {
     return r->row_sum_dev <= ROW_SUM_LIMIT && r->masked_weight == 0.0 &&
-           r->misplaced == 0 && tie_ok(r);
+           r->misplaced == 0 && tie_ok(r) && r->grad_masked_max == 0.0;
 }
 
 static const char *verdict(bool ok)
@@ -105,6 +124,12 @@ void check_print(FILE *out, const check_report *r)
               "be or the reverse: %s\n"),
             r->masked, r->masked_weight, r->misplaced,
             verdict(r->masked_weight == 0.0 && r->misplaced == 0));
+    if (r->grad_seen)
+        fprintf(out,
+                _("[check] masked cells get no gradient: %zu cells of "
+                  "attn_scores.grad, largest |gradient| there %g: %s\n"),
+                r->grad_masked, r->grad_masked_max,
+                verdict(r->grad_masked_max == 0.0));
     if (!r->compared)
         return;
     if (!r->tied)

@@ -4,7 +4,9 @@
  *   - every masked score is -inf and its weight exactly 0, and with the
  *     causal mask exactly the cells above the diagonal are masked;
  *   - with --tie, the wrapper and the fused module compute the same
- *     concat_context: the fused module is the wrapper made efficient.
+ *     concat_context: the fused module is the wrapper made efficient;
+ *   - with --grad, the masked scores get no gradient: attn_scores.grad
+ *     is exactly 0 above the diagonal of a causal head.
  */
 #ifndef MHA_CHECK_H
 #define MHA_CHECK_H
@@ -18,17 +20,20 @@
 #define TIE_LIMIT 1e-6     /* |wrapper - fused| allowed with --tie */
 
 typedef struct {
-    size_t rows;          /* attn_weights rows seen */
-    double row_sum_dev;   /* largest |sum - 1| */
-    size_t masked;        /* cells whose score is -inf */
-    double masked_weight; /* largest |weight| at a masked cell */
-    size_t misplaced;     /* causal: cells masked or not where they should */
-    bool compared;        /* both wrapper and fused concat_context seen */
-    double tie_dev;       /* largest |wrapper - fused| in concat_context */
-    bool tied;            /* --tie was given */
-    bool own_masks;       /* --attn-dropout: each module draws its own
+    size_t rows;            /* attn_weights rows seen */
+    double row_sum_dev;     /* largest |sum - 1| */
+    size_t masked;          /* cells whose score is -inf */
+    double masked_weight;   /* largest |weight| at a masked cell */
+    size_t misplaced;       /* causal: cells masked or not where they should */
+    bool compared;          /* both wrapper and fused concat_context seen */
+    double tie_dev;         /* largest |wrapper - fused| in concat_context */
+    bool tied;              /* --tie was given */
+    bool own_masks;         /* --attn-dropout: each module draws its own
                              dropout masks, so tied modules differ */
-    bool causal;          /* the causal mask is expected */
+    bool causal;            /* the causal mask is expected */
+    bool grad_seen;         /* --grad: an attn_scores.grad was checked */
+    size_t grad_masked;     /* its masked cells */
+    double grad_masked_max; /* largest |gradient| at a masked cell */
 } check_report;
 
 /* Measures the invariants over every table of tr. */

@@ -446,8 +446,9 @@ static void explain_loss(FILE *out, const explain_context *c, size_t width)
 
 /* The note before a gradient table t (--grad), or false for none: what
  * the gradients are before a variant's first, then the part of the
- * backward pass that makes each: the embedding's, the positions', the
- * module's (before its first parameter), lm_head's (the loss's). */
+ * backward pass that makes each: the loss's (before logits.grad, the
+ * first the backward pass makes), the embedding's, the positions', the
+ * module's (before its first parameter). */
 static bool explain_grad(FILE *out, const table *t, const table *prev,
                          const explain_context *c, size_t width)
 {
@@ -458,7 +459,7 @@ static bool explain_grad(FILE *out, const table *t, const table *prev,
         parts |= BACKWARD_EMBEDDING;
     else if (t->id == TABLE_POS_EMBEDDING)
         parts |= BACKWARD_POSITIONS;
-    else if (t->id == TABLE_LM_HEAD)
+    else if (t->id == TABLE_LOGITS)
         parts |= BACKWARD_LOSS;
     else if (t->id == TABLE_PARAM && (first || prev->id != TABLE_PARAM))
         parts |= BACKWARD_MODULE;

@@ -6,7 +6,8 @@
 
 bool is_shaded(const table *t)
 {
-    return table_info_for(t)->shade != SHADE_NONE;
+    // a gradient (--grad) is not a table of weights or scores
+    return !t->grad && table_info_for(t)->shade != SHADE_NONE;
 }
 
 bool on_fixed_scale(const table *t, enum color_scale scale)

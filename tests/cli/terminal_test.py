@@ -726,13 +726,18 @@ def trained_steps():
        "--step, trained: forward, then the backward pass, then the loss",
        "status %r, %d steps, grads %r, loss %r, weights %r" %
        (st, n, grads, loss, heads))
-    back = own[grads[0]] if grads else ""
+    # the backward pass's screens: from its first note to the loss's step
+    # (a head's gradients are a step of their own, as its forward tables)
+    start = where("# Gradients (--grad)")
+    back = "".join(own[start[0]:loss[0]]) if start and loss else ""
     ok("# Gradients (--grad)" in back and "rowsum(P * dP)" in back and
        "W_query.weight.grad" in back and
        "lm_head.weight.grad" in back and "[single] loss" not in back and
        back.index("# Gradients") < back.index("embedding.weight.grad") and
-       back.index("# A linear layer") < back.index("[single] W_query.weight.grad") <
        back.index("# Loss: d loss / d logits") <
+       back.index("[single] logits.grad") <
+       back.index("# A linear layer") <
+       back.index("[single] W_query.weight.grad") <
        back.index("[single] lm_head.weight.grad"),
        "the backward step: each gradient after the note on its part of the "
        "backward pass", back[-800:])

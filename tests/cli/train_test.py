@@ -97,8 +97,23 @@ def tables_made():
        "--train 0 --grad: one backward pass at initialisation")
     r = MHA.run([S, "--train", "3", "--grad", "--check", "--variant",
                  "single,wrapper,fused,block", "--d-model", "4"])
-    ok(r.returncode == 0 and b"masked cells" in r.stdout,
-       "--check passes on a trained run with gradients", r.stderr)
+    ok(r.returncode == 0 and b"masked cells get no gradient" in r.stdout
+       and b"largest |gradient| there 0: ok" in r.stdout,
+       "--check passes on a trained run with gradients: the masked scores "
+       "get exactly no gradient", r.stderr)
+    r = MHA.run([S, "--train", "3", "--grad", "--variant", "fused",
+                 "--focus", "cat"])
+    ok(r.returncode == 0 and b"focus: cat" in r.stdout and
+       r.stdout.count(b"[fused] head 0") == 1,
+       "--focus on a trained run: the forward pass's view, once", r.stderr)
+    r = MHA.run([S, "--train", "2", "--grad", "--format", "csv",
+                 "--variant", "wrapper"])
+    heads = {(row[1], row[2]) for row in
+             csv.reader(io.StringIO(r.stdout.decode()))}
+    ok(("0", "attn_weights.grad") in heads and
+       ("1", "queries.grad") in heads and ("", "inputs.grad") in heads and
+       ("", "logits.grad") in heads,
+       "--grad: the intermediates' gradients, per head")
     r = MHA.run([S, "--positions", "--format", "csv", "--variant", "single"])
     t = tables(r.stdout)
     ok(r.returncode == 0 and ("input", "pos_embedding.weight") in t and
@@ -111,6 +126,41 @@ def tables_made():
     ok(r.returncode == 0 and set(t) == {("single", "loss"),
                                         ("single", "lm_head.weight.grad")},
        "--tables names the new tables and gradients", r.stderr)
+
+
+def average():
+    r = MHA.run([S, "--train", "3", "--average", "--variant",
+                 "single,fused", "--tables", "attn_weights_avg", "--format",
+                 "csv"])
+    t = tables(r.stdout)
+    ok(r.returncode == 0 and list(t) == [("fused", "attn_weights_avg")],
+       "--average on a trained run: the mean of the trained heads",
+       r.stderr)
+
+
+def many_heads():
+    r = MHA.run([S, "--train", "2", "--variant", "wrapper", "--heads", "40",
+                 "--d-out", "80", "--qkv-bias", "--tables", "loss",
+                 "--format", "csv"])
+    ok(r.returncode == 0 and len(tables(r.stdout)[("wrapper", "loss")]) == 3,
+       "a wrapper of 40 heads with biases (240 parameters) trains",
+       r.stderr)
+
+
+def outputs(tmp):
+    base = [S, "--train", "2", "--grad", "--variant", "wrapper,fused,block",
+            "--d-model", "4"]
+    r = MHA.run(base + ["--color", "always", "--layout", "grid"])
+    ok(r.returncode == 0 and r.stderr == b"" and b"attn_weights.grad" in
+       r.stdout, "--color always on a trained run with gradients", r.stderr)
+    r = MHA.run(base + ["--style", "torch"])
+    ok(r.returncode == 0 and b"lm_head.weight.grad" in r.stdout,
+       "--style torch on a trained run", r.stderr)
+    r = MHA.run(base + ["--plot", os.path.join(tmp, "p.png"), "--html",
+                        os.path.join(tmp, "p.html")])
+    ok(r.returncode == 0 and os.path.getsize(os.path.join(tmp, "p.png")) > 0
+       and os.path.getsize(os.path.join(tmp, "p.html")) > 0,
+       "--plot and --html on a trained run", r.stderr)
 
 
 def diverges():
@@ -172,6 +222,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         errors(tmp)
         tables_made()
+        average()
+        many_heads()
+        outputs(tmp)
         diverges()
         threads()
         weights(tmp)

@@ -17,7 +17,10 @@ Each case runs issue 23's notebook recipe with real PyTorch:
         opt.zero_grad(); loss.backward(); opt.step()
 
 then the shown sentence's loss and (with --grad) one more backward pass at
-the final parameters. For each case it writes, into OUTDIR (default: the
+the final parameters (every parameter's gradient and, kept with
+retain_grad() by forwards written as the modules' own, every intermediate
+table's). A case without steps is --positions without --train: the input
+tables and each variant's output. For each case it writes, into OUTDIR (default: the
 `train` folder beside this script):
 
   NAME.args    the mha-explain arguments, one a line
@@ -106,6 +109,49 @@ case("train_corpus", variants=["single", "wrapper", "fused", "block"],
              "dogs and cats play in the park today"])
 
 
+# without the causal mask, without scaling
+case("train_no_causal", variants=["single", "wrapper", "fused"],
+     sentence=LONG, d_model=8, d_out=12, heads=3, steps=25, lr=0.02,
+     optimizer="adam", causal=False, qkv_bias=True)
+case("train_no_scale", variants=["single", "fused"], steps=25, lr=0.1,
+     optimizer="sgd", scale=False)
+
+# --positions without --train: the forward pass over emb(ids) + pos(arange)
+case("positions_forward", variants=["single", "wrapper", "fused", "block"],
+     sentence=LONG, d_model=8, d_out=8, heads=2, steps=None, positions=True,
+     grad=False)
+
+
+def forward_tables(c):
+    """A run without --train: [(variant, head, table, tensor)] of the input
+    tables and each variant's output, each variant its own notebook."""
+    words = words_of(c["sentence"])
+    vocab = {}
+    for w in words:
+        vocab.setdefault(w, len(vocab))
+    ids = torch.tensor([vocab[w] for w in words])
+    T = len(ids)
+    out = []
+    for variant in c["variants"]:
+        torch.manual_seed(c["seed"])
+        emb = nn.Embedding(len(vocab), c["d_model"])
+        pos = nn.Embedding(T, c["d_model"])
+        module, _ = build(variant, c, T)
+        module.eval()
+        with torch.no_grad():
+            x = emb(ids) + pos(torch.arange(T))
+            if not out:
+                out.append(("input", "", "pos_embedding.weight",
+                            pos.weight.clone()))
+                out.append(("input", "", "inputs", x.clone()))
+            y = module(x) if variant == "single" else \
+                module(x.unsqueeze(0))[0]
+        name = {"single": "head_context", "wrapper": "concat_context"}.get(
+            variant, "out")
+        out.append((variant, "0" if variant == "single" else "", name, y))
+    return out
+
+
 def words_of(sentence):
     return sentence.split()
 
@@ -113,13 +159,102 @@ def words_of(sentence):
 def build(variant, c, T):
     d, o, h = c["d_model"], c["d_out"], c["heads"]
     bias = c.get("qkv_bias", False)
+    causal, scale = c.get("causal", True), c.get("scale", True)
     if variant == "single":
-        return SelfAttention(d, o, bias), o
+        return SelfAttention(d, o, bias, causal, scale), o
     if variant == "wrapper":
-        return MultiHeadAttentionWrapper(d, o, T, h, bias), o
+        return MultiHeadAttentionWrapper(d, o, T, h, bias, causal, scale), o
     if variant == "fused":
-        return MultiHeadAttention(d, o, T, h, bias), o
+        return MultiHeadAttention(d, o, T, h, bias, causal, scale), o
     return TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias), d
+
+
+def retain(seen, name, t, head=None):
+    """Keeps t's gradient for the table `name` (of head `head`)."""
+    t.retain_grad()
+    seen.append((name, head, t))
+    return t
+
+
+def heads_of(seen, name, t):
+    """A (1, H, T, n) tensor's heads as tables of one name."""
+    t.retain_grad()
+    seen.append((name, "split", t))
+    return t
+
+
+def attend(seen, q, k, v, head, scale_dim, T, c):
+    """Scores, weights and context of one head (or of the fused heads),
+    as the notebook modules compute them."""
+    scores = q @ k.transpose(-2, -1)
+    if c.get("causal", True):
+        mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+        scores = scores.masked_fill(mask, -torch.inf)
+    keep = retain if head != "split" else (lambda s_, n, t, h=None:
+                                           heads_of(s_, n, t))
+    keep(seen, "attn_scores", scores, head)
+    if c.get("scale", True):
+        scores = scores / scale_dim ** 0.5
+    weights = torch.softmax(scores, dim=-1)
+    keep(seen, "attn_weights", weights, head)
+    context = weights @ v
+    keep(seen, "head_context", context, head)
+    return context
+
+
+def traced(variant, module, x, seen, c):
+    """module(x) as its forward computes it, every intermediate table's
+    gradient kept (seen: (name, head, tensor))."""
+    T = x.shape[0]
+    if variant == "single":
+        q = retain(seen, "queries", module.W_query(x), 0)
+        k = retain(seen, "keys", module.W_key(x), 0)
+        v = retain(seen, "values", module.W_value(x), 0)
+        scores = q @ k.T
+        if c.get("causal", True):
+            mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+            scores = scores.masked_fill(mask, -torch.inf)
+        scores = retain(seen, "attn_scores", scores, 0)
+        if c.get("scale", True):
+            scores = scores / k.shape[-1] ** 0.5
+        w = retain(seen, "attn_weights", torch.softmax(scores, dim=-1), 0)
+        return retain(seen, "head_context", w @ v, 0)
+    x3 = x.unsqueeze(0)
+    if variant == "wrapper":
+        contexts = []
+        for h, head in enumerate(module.heads):
+            q = retain(seen, "queries", head.W_query(x3), h)
+            k = retain(seen, "keys", head.W_key(x3), h)
+            v = retain(seen, "values", head.W_value(x3), h)
+            contexts.append(attend(seen, q, k, v, h, k.shape[-1], T, c))
+        return retain(seen, "concat_context", torch.cat(contexts, dim=-1))[0]
+    if variant == "fused":
+        return retain(seen, "out", fused_traced(module, x3, seen, c))[0]
+    # the block, post-norm
+    attn = retain(seen, "attn_out",
+                  fused_traced(module.attention, x3, seen, c))
+    norm1 = retain(seen, "add_norm1", module.norm1(x3 + attn))
+    hidden = retain(seen, "ffn_hidden", module.ff[1](module.ff[0](norm1)))
+    ffn = retain(seen, "ffn_out", module.ff[2](hidden))
+    return retain(seen, "out", module.norm2(norm1 + ffn))[0]
+
+
+def fused_traced(m, x, seen, c):
+    b, T, _ = x.shape
+    keys = m.W_key(x)
+    queries = m.W_query(x)
+    values = m.W_value(x)
+    keys = keys.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    queries = queries.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    values = values.view(b, T, m.num_heads, m.head_dim).transpose(1, 2)
+    heads_of(seen, "keys", keys)
+    heads_of(seen, "queries", queries)
+    heads_of(seen, "values", values)
+    context = attend(seen, queries, keys, values, "split", keys.shape[-1], T,
+                     c)
+    context = context.transpose(1, 2).contiguous().view(b, T, m.d_out)
+    retain(seen, "concat_context", context)
+    return m.out_proj(context)
 
 
 def forward(variant, module, lm_head, emb, pos, ids):
@@ -166,30 +301,50 @@ def run_variant(c, variant, vocab, sentences, shown):
         loss.backward()
         opt.step()
     opt.zero_grad()
-    logits = forward(variant, module, lm_head, emb, pos, shown)
+    seen = []
+    x = emb(shown)
+    if pos is not None:
+        x = x + pos(torch.arange(len(shown)))
+    retain(seen, "inputs", x)
+    logits = retain(seen, "logits",
+                    lm_head(traced(variant, module, x, seen, c)))
     loss = loss_of(logits, shown)
     losses.append(loss.detach().clone())
-    tables = {}
+    tables = []
     for name, p in named:
-        tables[name] = p.detach().clone()
+        tables.append((name, None, p.detach().clone()))
+    tables.append(("logits", None, logits.detach().clone()))
+    tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
     if c["grad"]:
         loss.backward()
+        for name, head, t in seen:
+            g = t.grad.detach().clone()
+            if head == "split":
+                for h in range(g.shape[1]):
+                    tables.append((name + ".grad", h, g[0, h]))
+            else:
+                tables.append((name + ".grad", head,
+                               g[0] if g.dim() == 3 else g))
         for name, p in named:
-            tables[name + ".grad"] = p.grad.detach().clone()
-    tables["logits"] = logits.detach().clone()
-    tables["loss"] = torch.stack(losses).reshape(-1, 1)
+            tables.append((name + ".grad", None, p.grad.detach().clone()))
     return tables
 
 
 def args_of(c):
     a = ["--d-model", str(c["d_model"]), "--d-out", str(c["d_out"]),
          "--heads", str(c["heads"]), "--seed", str(c["seed"]),
-         "--variant", ",".join(c["variants"]), "--train", str(c["steps"]),
-         "--optimizer", c["optimizer"], "--threads", str(c["threads"])]
+         "--variant", ",".join(c["variants"]), "--threads",
+         str(c["threads"])]
+    if c["steps"] is not None:
+        a += ["--train", str(c["steps"]), "--optimizer", c["optimizer"]]
     if c["lr"] is not None:
         a += ["--lr", repr(c["lr"])]
     if c.get("qkv_bias"):
         a.append("--qkv-bias")
+    if not c.get("causal", True):
+        a.append("--no-causal")
+    if not c.get("scale", True):
+        a.append("--no-scale")
     if c["positions"]:
         a.append("--positions")
     if c["grad"]:
@@ -202,7 +357,9 @@ def args_of(c):
 
 
 def tables_of(c):
-    """[(variant, table name, tensor)] in the program's order."""
+    """[(variant, head, table name, tensor)] in the program's order."""
+    if c["steps"] is None:
+        return forward_tables(c)
     shown_words = words_of(c["sentence"])
     corpus = [words_of(s) for s in c["corpus"]] if c["corpus"] else []
     vocab = {}
@@ -213,11 +370,11 @@ def tables_of(c):
     shown = torch.tensor([vocab[w] for w in shown_words])
     out = []
     for variant in c["variants"]:
-        for name, t in run_variant(c, variant, vocab, sentences,
-                                   shown).items():
+        for name, head, t in run_variant(c, variant, vocab, sentences,
+                                         shown):
             if t.dim() == 1:
                 t = t.unsqueeze(0)
-            out.append((variant, name, t))
+            out.append((variant, "" if head is None else str(head), name, t))
     return out
 
 
@@ -235,8 +392,8 @@ def digest(t):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--dump":
         c = next(c for c in CASES if c["name"] == sys.argv[2])
-        for variant, name, t in tables_of(c):
-            print("%s %s %s" % (variant, name, " ".join(hexes(t))))
+        for variant, head, name, t in tables_of(c):
+            print("%s/%s %s %s" % (variant, head, name, " ".join(hexes(t))))
         return 0
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "train")
     os.makedirs(outdir, exist_ok=True)
@@ -246,9 +403,10 @@ def main():
         with open(os.path.join(outdir, name + ".digest"), "w",
                   encoding="utf-8", newline="\n") as f:
             f.write("variant,head,table,rows,cols,sha256\n")
-            for variant, table, t in tables_of(c):
-                f.write("%s,,%s,%d,%d,%s\n" % (variant, table, t.shape[0],
-                                               t.shape[1], digest(t)))
+            for variant, head, table, t in tables_of(c):
+                f.write("%s,%s,%s,%d,%d,%s\n" % (variant, head, table,
+                                                 t.shape[0], t.shape[1],
+                                                 digest(t)))
         with open(os.path.join(outdir, name + ".args"), "w",
                   encoding="utf-8", newline="\n") as f:
             for a in args_of(c):

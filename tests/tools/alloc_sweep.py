@@ -61,6 +61,12 @@ COMMANDS = {
                  "--dropout", "0.2", "--attn-dropout", "0.3", "--threads",
                  "1"],
     "html": [S, "--html", "DIR/p.html"],
+    # training: the passes' working tables, the gradients, Adam's averages
+    "train": [S, "--train", "2", "--grad", "--positions", "--variant",
+              "single,wrapper,fused,block", "--d-model", "4", "--threads",
+              "1", "--format", "csv"],
+    "train-csv-dir": [S, "--train", "1", "--grad", "--optimizer", "sgd",
+                      "--variant", "wrapper", "--csv-dir", "DIR/out"],
     # the picture libraries (cairo, pango, fontconfig, GLib) allocate in
     # the run's child process (cli/supervise.h)
     "plot-html": [S, "--plot", "DIR/p.png", "--html", "DIR/p.html"],

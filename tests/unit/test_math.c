@@ -552,6 +552,46 @@ static void exp_edges(void)
     ok(isnan(sleef_expf(NAN)), "exp(NaN) is NaN");
 }
 
+/* log as torch.log computes it on a contiguous tensor of 32 floats (the
+ * vectorised path, Sleef_logf8_u10), x and log(x) as IEEE bits, made by
+ * Debian's python3-torch 1.13; and the edges. */
+static void log_values(void)
+{
+    static const uint32_t cases[][2] = {
+        {0x3f800000, 0x00000000}, {0x40000000, 0x3f317218},
+        {0x3f000000, 0xbf317218}, {0x3fc00000, 0x3ecf991f},
+        {0x3f400000, 0xbe934b11}, {0x40400000, 0x3f8c9f54},
+        {0x41200000, 0x40135d8e}, {0x3a83126f, 0xc0dd0c55},
+        {0x0da24260, 0xc28a27b5}, {0x000116c2, 0xc2b834f2},
+        {0x7f7fc99e, 0x42b171ab}, {0x3f800001, 0x33ffffff},
+        {0x3f7fffff, 0xb3800000}, {0x40e00000, 0x3ff91395},
+        {0x41a00000, 0x403fba14}, {0x42f6e979, 0x409a1bba},
+        {0x417fde4c, 0x403169aa}, {0x420d2551, 0x4064105d},
+        {0x41c27518, 0x404c359a}, {0x421c3017, 0x406a8b83},
+        {0x4221ae78, 0x406cc1e4}, {0x40a41b2f, 0x3fd14066},
+        {0x3fea2fcb, 0x3f1aa589}, {0x42570ace, 0x407f02b4},
+        {0x418ab6e4, 0x40369727}, {0x417c34a3, 0x40307d6f},
+        {0x427ee70a, 0x4084f260}, {0x41f50347, 0x405affe7},
+        {0x4256c9cd, 0x407eef58}, {0x41f814ff, 0x405bcbdd},
+        {0x42250b90, 0x406e1340}, {0x4127d244, 0x40166b80},
+    };
+    size_t wrong = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float x, want;
+        memcpy(&x, &cases[i][0], sizeof x);
+        memcpy(&want, &cases[i][1], sizeof want);
+        const float got = sleef_logf(x);
+        wrong += memcmp(&got, &want, sizeof got) != 0;
+    }
+    ok(wrong == 0, "sleef_logf equals torch.log on %zu values (%zu differ)",
+       sizeof cases / sizeof cases[0], wrong);
+    ok(sleef_logf(1.0f) == 0.0f && isinf(sleef_logf(0.0f)) &&
+           sleef_logf(0.0f) < 0 && isinf(sleef_logf(INFINITY)) &&
+           isnan(sleef_logf(-1.0f)) && isnan(sleef_logf(NAN)),
+       "log(1) = 0, log(0) = -inf, log(inf) = inf, log(-1) and log(NaN) "
+       "are NaN");
+}
+
 /* softmax_rows (vectorised maximum, masked tail not exponentiated, the
  * fastest exp) equals softmax_rows_naive bit for bit, on random rows of
  * every length up to 70 with causal tails, zeros of both signs, -inf
@@ -672,6 +712,7 @@ int main(void)
 {
     mean_stream_is_mean_rows();
     exp_edges();
+    log_values();
     small_products();
     softmax_and_mask();
     softmax_fast_is_naive();
