@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "numerics/matmul.h"
+#include "numerics/vecmath.h"
 
 void transpose(matrix *out, const matrix *in)
 {
@@ -122,29 +123,30 @@ void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
         matmul_full(dx, dy, w, pool);
 }
 
-/* sum_i dp[i] * p[i] as vec::map2_reduce_all adds it: under 8 values the
+/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
+ * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
  * products left to right, else 8 lanes each starting at a product and
- * adding the next product of its lane (a fused multiply-add: the AVX2
- * build contracts acc + x * y), then folded in halves. */
-static float dot_lanes(const float *dp, const float *p, size_t n)
+ * adding the next of its lane with a fused multiply-add, folded in
+ * halves. The product is (a * b) * c, rounded at each step but the
+ * last of a lane's fused ones. */
+static float products_sum(const float *a, const float *b, const float *c,
+                          size_t n)
 {
+    float lane[8];
     if (n < 8) {
-        float sum = dp[0] * p[0];
-        for (size_t i = 1; i < n; i++)
-            sum += dp[i] * p[i];
+        float sum = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
+            sum = i == 0 ? p : sum + p;
+        }
         return sum;
     }
-    float lane[8];
     for (size_t l = 0; l < 8; l++)
-        lane[l] = dp[l] * p[l];
+        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
     for (size_t i = 8; i < n; i++)
-        lane[i % 8] = fmaf(dp[i], p[i], lane[i % 8]);
-    float half[4], quarter[2];
-    for (size_t l = 0; l < 4; l++)
-        half[l] = lane[l] + lane[l + 4];
-    for (size_t l = 0; l < 2; l++)
-        quarter[l] = half[l] + half[l + 2];
-    return quarter[0] + quarter[1];
+        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
+                                : fmaf(a[i], b[i], lane[i % 8]);
+    return fold_lanes8(lane);
 }
 
 void softmax_backward(matrix *dscores, const matrix *dweights,
@@ -156,7 +158,7 @@ void softmax_backward(matrix *dscores, const matrix *dweights,
         const float *dp = matrix_at(dweights, t, 0);
         const float *p = matrix_at(weights, t, 0);
         float *ds = matrix_at(dscores, t, 0);
-        const float sum = dot_lanes(dp, p, S);
+        const float sum = products_sum(dp, p, NULL, S);
         for (size_t s = 0; s < S; s++)
             ds[s] = (dp[s] - sum) * p[s];
     }
@@ -191,37 +193,6 @@ void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
     matmul_full(dq, dscores, h->k, pool);
     transpose(t_st, dscores);
     matmul_full(dk, t_st, h->q, pool);
-}
-
-/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
- * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
- * products left to right, else 8 lanes each starting at a product and
- * adding the next of its lane with a fused multiply-add, folded in
- * halves. The product is (a * b) * c, rounded at each step but the
- * last of a lane's fused ones. */
-static float products_sum(const float *a, const float *b, const float *c,
-                          size_t n)
-{
-    float lane[8];
-    if (n < 8) {
-        float sum = 0.0f;
-        for (size_t i = 0; i < n; i++) {
-            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
-            sum = i == 0 ? p : sum + p;
-        }
-        return sum;
-    }
-    for (size_t l = 0; l < 8; l++)
-        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
-    for (size_t i = 8; i < n; i++)
-        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
-                                : fmaf(a[i], b[i], lane[i % 8]);
-    float half[4], quarter[2];
-    for (size_t l = 0; l < 4; l++)
-        half[l] = lane[l] + lane[l + 4];
-    for (size_t l = 0; l < 2; l++)
-        quarter[l] = half[l] + half[l + 2];
-    return quarter[0] + quarter[1];
 }
 
 void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,

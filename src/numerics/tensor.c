@@ -219,12 +219,7 @@ static float pytorch_sum(const float *e, size_t n, size_t live)
             lane[l] += e[i + l];
     for (; i < live; i++)
         lane[i % 8] += e[i];
-    float half[4], quarter[2];
-    for (size_t l = 0; l < 4; l++)
-        half[l] = lane[l] + lane[l + 4];
-    for (size_t l = 0; l < 2; l++)
-        quarter[l] = half[l] + half[l + 2];
-    return quarter[0] + quarter[1];
+    return fold_lanes8(lane);
 }
 
 /* The row's maximum, or its first NaN when it holds one (PyTorch's

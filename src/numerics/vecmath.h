@@ -12,6 +12,19 @@
 /* log(x) for x in (0, 1], as normal_fill_16_AVX2 computes it. */
 float cephes_logf(float x);
 
+/* The end of PyTorch's vectorised reductions (vec::reduce_all and its
+ * kin): 8 lanes folded in halves, lane i + lane (i+4), then + (i+2), then
+ * lane 0 + lane 1. */
+static inline float fold_lanes8(const float lane[8])
+{
+    float half[4], quarter[2];
+    for (int l = 0; l < 4; l++)
+        half[l] = lane[l] + lane[l + 4];
+    for (int l = 0; l < 2; l++)
+        quarter[l] = half[l] + half[l + 2];
+    return quarter[0] + quarter[1];
+}
+
 /* sin(x) and cos(x) for x in [0, 2 pi), as normal_fill_16_AVX2 computes
  * them. */
 void cephes_sincosf(float x, float *sin_out, float *cos_out);
