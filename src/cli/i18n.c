@@ -174,6 +174,9 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
         }
         bindtextdomain(DOMAIN, dir);
         bind_textdomain_codeset(DOMAIN, "UTF-8");
+        /* strerror's words come from the C library's own catalogue: in
+         * UTF-8 too, not cut to ASCII by the C character locale */
+        bind_textdomain_codeset("libc", "UTF-8");
     }
     textdomain(DOMAIN);
 

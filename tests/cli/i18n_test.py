@@ -149,6 +149,16 @@ def languages():
        and hint_of(r) == HINT["pt_BR"],
        "an unknown --lang is reported in the environment's language",
        r.stderr)
+    # the C library's words (strerror) keep their letters: its catalogue
+    # is read in UTF-8 too, where the system has it
+    libc_mo = "/usr/share/locale/pt_BR/LC_MESSAGES/libc.mo"
+    if os.path.exists(libc_mo):
+        r = run(["--lang", "pt_BR", "--input", "/nonexistent", "--column",
+                 "x"], env=BARE)
+        ok(r.returncode == 2 and "diretório" in r.stderr.decode("utf-8"),
+           "strerror's words in Portuguese, accents kept", r.stderr)
+    else:
+        ok(True, "# SKIP no pt_BR catalogue of the C library (%s)" % libc_mo)
     with tempfile.TemporaryDirectory() as d:
         r = run(["--lang", "es"] + bad, env=BARE, cwd=d)
         ok(hint_of(r) == HINT["es"],
