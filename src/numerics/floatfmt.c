@@ -465,16 +465,16 @@ size_t float_fixed_text(char *buf, float v, int digits)
     const int e = field == 0 ? -149 : field - 150;
     if (e > 9)
         return 0; /* |v| >= 2^33 */
-    const uint64_t scaled = m * pow10[digits];
+    const uint64_t product = m * pow10[digits];
     uint64_t q;
     if (e >= 0) {
-        q = scaled << e;
+        q = product << e;
     } else if (-e >= 64) {
         q = 0; /* below 2^54 / 2^64: under half a unit */
     } else {
         const int s = -e;
-        q = scaled >> s;
-        const uint64_t rest = scaled & ((UINT64_C(1) << s) - 1);
+        q = product >> s;
+        const uint64_t rest = product & ((UINT64_C(1) << s) - 1);
         const uint64_t half = UINT64_C(1) << (s - 1);
         if (rest > half || (rest == half && (q & 1u) != 0))
             q++;
