@@ -40,6 +40,14 @@ html_run page_run_of(const options *opt, const model_input *in)
         .scale = opt->scale,
         .qkv_bias = opt->qkv_bias,
         .chars = opt->tokens == TOKENS_CHARS,
+        .train = opt->train,
+        .train_steps = opt->training.steps,
+        .lr = opt->training.lr,
+        .lr_given = opt->lr_given,
+        .adam = opt->training.optimizer == OPTIMIZER_ADAM,
+        .positions = opt->positions,
+        .grad = opt->grad,
+        .layers = opt->block_layers,
         .editable = in->sentence != NULL && in->embeddings == NULL &&
                     opt->weights == NULL && opt->model == NULL &&
                     opt->tables == NULL && opt->n_draw == 0 &&
@@ -71,18 +79,5 @@ html_run page_run_of(const options *opt, const model_input *in)
         add_arg(&run, "--randn-input");
     if (opt->batch > 1)
         add_arg(&run, "--batch=%zu", opt->batch);
-    if (opt->block_layers > 0)
-        add_arg(&run, "--layers=%zu", opt->block_layers);
-    if (opt->positions)
-        add_arg(&run, "--positions");
-    if (opt->train) {
-        add_arg(&run, "--train=%zu", opt->training.steps);
-        add_arg(&run, "--optimizer=%s",
-                opt->training.optimizer == OPTIMIZER_ADAM ? "adam" : "sgd");
-        if (opt->lr_given)
-            add_arg(&run, "--lr=%.17g", opt->training.lr);
-    }
-    if (opt->grad)
-        add_arg(&run, "--grad");
     return run;
 }

@@ -69,6 +69,35 @@ static void page_language(char *lang, size_t n)
         snprintf(lang, n, "%.*s", (int)len, field);
 }
 
+/* "train":300,"lr":"0.05","optimizer":"adam","positions":false,
+ * "grad":false,"layers":2, with a comma after it: the run's training and
+ * stacking (null: the option not given; --lr in its shortest decimal that
+ * reads back the same). */
+static void write_training_run(FILE *out, const html_run *run)
+{
+    if (run->train)
+        fprintf(out, "\"train\":%zu,", run->train_steps);
+    else
+        fputs("\"train\":null,", out);
+    char lr[32] = "";
+    for (int digits = 1; run->lr_given && digits <= 17; digits++) {
+        snprintf(lr, sizeof lr, "%.*g", digits, run->lr);
+        if (strtod(lr, NULL) == run->lr)
+            break;
+    }
+    if (run->lr_given)
+        fprintf(out, "\"lr\":\"%s\",", lr);
+    else
+        fputs("\"lr\":null,", out);
+    fprintf(out, "\"optimizer\":\"%s\",\"positions\":%s,\"grad\":%s,",
+            run->adam ? "adam" : "sgd", run->positions ? "true" : "false",
+            run->grad ? "true" : "false");
+    if (run->layers > 0)
+        fprintf(out, "\"layers\":%zu,\n", run->layers);
+    else
+        fputs("\"layers\":null,\n", out);
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language and whether the page carries the core. */
 static void write_run(FILE *out, const html_run *run, const char *lang,
@@ -95,9 +124,11 @@ static void write_run(FILE *out, const html_run *run, const char *lang,
         }
     fprintf(out,
             "],\"causal\":%s,\"scale\":%s,\"qkvBias\":%s,"
-            "\"tokens\":\"%s\",\n\"fixed\":[",
+            "\"tokens\":\"%s\",\n",
             run->causal ? "true" : "false", run->scale ? "true" : "false",
             run->qkv_bias ? "true" : "false", run->chars ? "chars" : "words");
+    write_training_run(out, run);
+    fputs("\"fixed\":[", out);
     for (size_t i = 0; i < run->n_fixed; i++) {
         if (i > 0)
             fputc(',', out);
@@ -165,7 +196,11 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     }
     fputs("</title>\n<style>\n", out);
     fputs(page_css, out);
-    if (html_has_training(tr))
+    /* a live page may be trained by its editor: it carries the training
+     * view whether or not its own run was trained */
+    const bool training =
+        html_has_training(tr) || (page->run != NULL && page_core[0] != '\0');
+    if (training)
         fputs(page_training_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
@@ -179,7 +214,7 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     if (page->run != NULL)
         write_live_parts(out, page->run);
     fputs("<script>\n", out);
-    if (html_has_training(tr))
+    if (training)
         fputs(page_training_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);

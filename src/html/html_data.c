@@ -325,6 +325,16 @@ static const char *const page_words[] = {
     N_("Scores scaled by 1/√head_dim (off: --no-scale)"),
     N_("Biases in W_query, W_key, W_value (--qkv-bias)"),
     N_("Tokens (--tokens)"),
+    N_("Blocks stacked (--layers, with block; empty: one)"),
+    N_("Learned positions added to the embeddings (--positions)"),
+    N_("Training (--train)"),
+    N_("Steps (0: no training)"),
+    N_("Optimizer (--optimizer)"),
+    N_("Learning rate (--lr; empty: the optimizer's default)"),
+    N_("Gradients at the final parameters (--grad)"),
+    /* TRANSLATORS: the live page's status while it trains; {0} is a
+     * number of steps */
+    N_("Training {0} steps…"),
     /* TRANSLATORS: the choices of --tokens words|chars */
     N_("words"),
     N_("characters"),

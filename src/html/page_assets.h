@@ -1,7 +1,7 @@
 /* page_assets.h: the page's style and script, src/html/page/page.css and
  * src/html/page/page.js, made into C strings at build time
  * (src/html/page/embed.py); and the training view's, training.js and
- * training.css, which only a trained run's page holds. */
+ * training.css, which a trained run's page and a live page hold. */
 #ifndef MHA_PAGE_ASSETS_H
 #define MHA_PAGE_ASSETS_H
 

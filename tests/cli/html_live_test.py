@@ -78,7 +78,17 @@ f('causal').checked = s.causal;
 f('scale').checked = s.scale;
 f('qkv-bias').checked = s.qkvBias;
 f('tokens').value = s.tokens;
+if ('train' in s) {
+  f('positions').checked = s.positions;
+  f('layers').value = s.layers;
+  f('train').value = s.train;
+  f('optimizer').value = s.optimizer;
+  f('lr').value = s.lr;
+  f('grad').checked = s.grad;
+}
 f('heads').dispatchEvent(new Event('change', {bubbles: true}));
+return [document.getElementById('editor').getAttribute('data-recomputed'),
+        document.getElementById('editor-status').textContent];
 """
 
 
@@ -96,6 +106,16 @@ def args_of(s):
         a.append("--qkv-bias")
     if s["kv"] != "":
         a += ["--kv", s["kv"]]
+    if s.get("positions"):
+        a.append("--positions")
+    if s.get("layers", "") != "" and "block" in s["variants"]:
+        a += ["--layers", s["layers"]]
+    if s.get("train", "0") not in ("", "0"):
+        a += ["--train", s["train"], "--optimizer", s["optimizer"]]
+        if s["lr"] != "":
+            a += ["--lr", s["lr"]]
+        if s["grad"]:
+            a.append("--grad")
     return a
 
 
@@ -113,7 +133,10 @@ def native(mha, tmp, s, lang=None):
     values = {}
     for row in csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))):
         if row["table"] == "attn_weights" and row["head"] != "":
-            values[(row["variant"], row["head"], row["row"],
+            # a stack's layers are the page's variants block.0, block.1
+            variant = row["variant"] + (
+                "." + row["layer"] if row.get("layer") else "")
+            values[(variant, row["head"], row["row"],
                     row["col"])] = row["value"]
     with open(page, encoding="utf-8") as f:
         html = f.read()
@@ -153,6 +176,122 @@ def wait_ready(driver):
             return True
         time.sleep(0.05)
     return False
+
+
+def wait_recomputed(driver):
+    """Waits for a run that trains (the editor is busy until it is
+    recomputed)."""
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        if driver.execute_script(
+                "return document.getElementById('editor')"
+                ".getAttribute('data-recomputed');") != "busy":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def set_and_wait(driver, s, name):
+    """Sets the fields to s; a run that trains first says so."""
+    state = driver.execute_script(SET_FIELDS, s)
+    if s.get("train", "0") not in ("", "0"):
+        ok(state == ["busy", "Training %s steps\u2026" % s["train"]],
+           "%s: the page says it trains before it stops for it" % name,
+           state)
+    ok(wait_recomputed(driver), "%s: recomputed" % name)
+
+
+def check_training(driver, mha, tmp):
+    """Training, positions and stacked blocks turned on and off on a
+    page written without them."""
+    s = {"sentence": "O gato sobe no tapete", "kv": "", "seed": "42",
+         "dModel": "3", "dOut": "4", "heads": "2",
+         "variants": ["single", "wrapper", "fused"], "causal": True,
+         "scale": True, "qkvBias": False, "tokens": "words",
+         "positions": False, "layers": "", "train": "0",
+         "optimizer": "adam", "lr": "", "grad": False}
+    views = "return Array.from(document.querySelectorAll(" \
+        "'[aria-label=View] button')).map(function (b) {" \
+        "return b.getAttribute('data-value'); });"
+    ok("training" not in driver.execute_script(views),
+       "untrained: no training view")
+    steps = [("training on", dict(train="20")),
+             ("sgd", dict(optimizer="sgd")),
+             ("sgd, --lr 0.5 and --grad", dict(lr="0.5", grad=True)),
+             ("adam, 300 steps", dict(optimizer="adam", lr="",
+                                      train="300", grad=False)),
+             ("positions", dict(positions=True, train="30")),
+             ("one word (refused)", dict(sentence="gato")),
+             ("training off", dict(sentence="O gato sobe no tapete",
+                                   train="0")),
+             ("two blocks stacked", dict(variants=["block"], dModel="4",
+                                         layers="2")),
+             ("stacked and trained (refused)", dict(train="5")),
+             ("block unticked: --layers left out",
+              dict(train="0", variants=["fused"], layers="2")),
+             ("back to the written run",
+              dict(variants=["single", "wrapper", "fused"], dModel="3",
+                   layers="", positions=False, optimizer="adam"))]
+    for name, change in steps:
+        s.update(change)
+        set_and_wait(driver, s, name)
+        if not compare(driver, mha, tmp, s, name):
+            continue
+        shown = driver.execute_script(views)
+        trained = s["train"] != "0"
+        ok(("training" in shown) == trained,
+           "%s: the training view is offered %s" %
+           (name, "" if trained else "no longer"), shown)
+        if trained:
+            driver.find_element(
+                By.CSS_SELECTOR,
+                "[aria-label=View] button[data-value=training]").click()
+            drawn = driver.execute_script(
+                "var v = document.getElementById('training-view');"
+                "return [v.hidden, v.querySelectorAll("
+                "'svg.loss-curve polyline').length, "
+                "v.querySelectorAll('#training-step').length];")
+            ok(drawn == [False, 1, 1],
+               "%s: the training view draws its loss curve and slider" %
+               name, drawn)
+        check_command(driver, mha, tmp)
+
+
+def check_written_training(driver, mha, tmp):
+    """A page written trained (or stacked) shows its settings in the
+    editor, and a change keeps them."""
+    base = {"sentence": "the cat sat on the mat", "kv": "", "seed": "42",
+            "dModel": "4", "dOut": "4", "heads": "2", "causal": True,
+            "scale": True, "qkvBias": False, "tokens": "words", "lr": "",
+            "grad": False, "positions": False, "layers": "", "train": "0",
+            "optimizer": "adam"}
+    for name, s in [
+            ("written trained", dict(base, variants=["fused"], train="7",
+                                     optimizer="sgd", lr="0.3", grad=True,
+                                     positions=True)),
+            ("written stacked", dict(base, variants=["block"],
+                                     layers="2"))]:
+        page = os.path.join(tmp, "written.html")
+        r = mha.run(["--html", page] + args_of(s) + ["--", s["sentence"]],
+                    env={"LANGUAGE": "", "LC_ALL": "C.UTF-8"})
+        ok(r.returncode == 0, "%s: the page is written" % name, r.stderr)
+        driver.get("file://" + page)
+        ok(wait_ready(driver), "%s: the page's core is ready" % name)
+        shown = driver.execute_script("""
+            var f = function (n) {
+              return document.querySelector('[data-edit=' + n + ']');
+            };
+            return {train: f('train').value, optimizer: f('optimizer').value,
+                    lr: f('lr').value, grad: f('grad').checked,
+                    positions: f('positions').checked,
+                    layers: f('layers').value};""")
+        want = {k: s[k] for k in shown}
+        ok(shown == want, "%s: the editor shows the run's settings" % name,
+           [shown, want])
+        s["seed"] = "7"
+        set_and_wait(driver, s, name + ", seed 7")
+        compare(driver, mha, tmp, s, name + ", seed 7")
+        check_command(driver, mha, tmp)
 
 
 def page_lines(driver):
@@ -302,6 +441,8 @@ def main():
             compare(driver, mha, tmp, typed, "a sentence like an option")
             check_command(driver, mha, tmp)
 
+            check_training(driver, mha, tmp)
+
             # set, then one change event
             rnd = random.Random(25)
             runs = refused = 0
@@ -328,6 +469,18 @@ def main():
             ok(wait_ready(driver), "the linked page's core is ready")
             time.sleep(0.2)
             compare(driver, mha, tmp, s, "opened from the link")
+            s.update(train="6", optimizer="sgd", lr="0.2", grad=True,
+                     positions=True, layers="")
+            set_and_wait(driver, s, "trained, for the link")
+            url = driver.current_url
+            ok("train=6" in url and "optimizer=sgd" in url and
+               "lr=0.2" in url and "grad=on" in url,
+               "the URL fragment holds the training", url)
+            driver.get("about:blank")
+            driver.get(url)
+            ok(wait_ready(driver) and wait_recomputed(driver),
+               "the trained link's page is recomputed")
+            compare(driver, mha, tmp, s, "trained, opened from the link")
 
             # printing: the command line, not the form
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
@@ -348,6 +501,8 @@ def main():
                 "window.dispatchEvent(new Event('afterprint'));")
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
                                    {"media": ""})
+
+            check_written_training(driver, mha, tmp)
 
             # another language: its messages and words
             zh = os.path.join(tmp, "zh.html")

@@ -5,11 +5,12 @@
 // For every reference case (tests/reference/cases/*.args, those that read
 // no files) and for random command lines (a fixed seed: the same lines at
 // every run), the core's CSV must be the program's `--format csv` byte for
-// byte, and a command line the program refuses must be refused by the
-// core with the program's message and exit status. Some of them also
-// compare the page's data (the JSON of <script id="mha-data"> the program
-// writes with --html) and the messages in every language, the core
-// speaking the program's .mo catalogue. TAP on stdout.
+// byte (also trained and stacked runs: --train, --lr, --optimizer, --grad,
+// --positions, --layers), and a command line the program refuses must be
+// refused by the core with the program's message and exit status. Some of
+// them also compare the page's data (the JSON of <script id="mha-data">
+// the program writes with --html) and the messages in every language, the
+// core speaking the program's .mo catalogue. TAP on stdout.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,6 +202,58 @@ try {
   ok(runs >= 40 && refused >= 3,
      `random command lines: ${runs} run, ${refused} refused`);
 
+  /* training and stacking (--train, --lr, --optimizer, --grad,
+   * --positions, --layers): the CSV, and the page's data of some */
+  const trainings = [
+    [['the cat sat on the mat', '--train', '5'], true],
+    [['O gato sobe no tapete', '--train', '12', '--optimizer', 'sgd',
+      '--lr', '0.5', '--variant', 'single,fused', '--heads', '2'], false],
+    [['the cat sat on the mat', '--train', '8', '--positions', '--grad',
+      '--variant', 'wrapper', '--qkv-bias'], true],
+    [['the cat sat on the mat', '--train', '0', '--grad'], false],
+    [['牛舌 我 喜欢 慢煮 好食', '--train', '20', '--lr', '0.003',
+      '--tokens', 'chars', '--no-scale', '--seed', '7'], false],
+    [['the cat sat', '--train', '4', '--variant', 'block,fused',
+      '--d-model', '4', '--d-out', '4', '--optimizer', 'sgd', '--grad'], true],
+    [['the cat sat on the mat', '--train', '300', '--d-model', '16',
+      '--d-out', '16', '--heads', '4', '--variant', 'fused'], false],
+    [['the cat sat on the mat', '--variant', 'block', '--layers', '3',
+      '--d-model', '4', '--d-out', '4', '--heads', '2'], true],
+    [['the cat sat on the mat', '--variant', 'block,single', '--layers', '2',
+      '--d-model', '4', '--d-out', '4', '--positions'], false],
+    [['the cat sat on the mat', '--positions', '--no-causal'], true],
+    /* refused, in the program's words */
+    [['one', '--train', '5'], false],
+    [['the cat', '--lr', '0.1'], false],
+    [['the cat', '--optimizer', 'sgd'], false],
+    [['the cat', '--grad'], false],
+    [['the cat', '--train', '5', '--optimizer', 'rmsprop'], false],
+    [['the cat', '--train', '5', '--lr', '-1'], false],
+    [['the cat', '--train', '5', '--lr', 'fast'], false],
+    [['the cat', '--train', '1000001'], false],
+    [['the cat', '--train', '3', '--variant', 'block', '--layers', '2',
+      '--d-model', '4', '--d-out', '4'], false],
+    [['the cat', '--layers', '2'], false],
+    [['the cat', '--variant', 'block', '--layers', '49', '--d-model', '4',
+      '--d-out', '4'], false],
+    [['the cat', '--positions', '--kv', 'a dog'], false],
+    [['the cat', '--train', '2', '--kv', 'a dog'], false]
+  ];
+  let trainedRuns = 0, trainedRefused = 0;
+  for (const [args, page] of trainings) {
+    const name = 'training ' + JSON.stringify(args);
+    if (sameCsv(run, args, name)) trainedRuns++;
+    else trainedRefused++;
+    if (page) {
+      const want = pageData(args, dir);
+      const got = run(args, false);
+      ok(want !== null && got.status === 0 && got.text === want,
+         name + ': the same page data', firstDifference(got.text, want));
+    }
+  }
+  ok(trainedRuns === 10 && trainedRefused === 13,
+     `training command lines: ${trainedRuns} run, ${trainedRefused} refused`);
+
   /* the classroom example's page data */
   const classroom = ['O gato sobe no tapete', '--heads', '2'];
   ok(run(classroom, false).text === pageData(classroom, dir),
@@ -217,6 +270,9 @@ try {
                        ['--d-model', '9000', 'the cat'],
                        ['--d-model', '8192', '--d-out', '8192', 'the cat'],
                        ['--variant', 'nope', 'the cat'],
+                       ['--train', '5', 'one'],
+                       ['--lr', '0.1', 'the cat'],
+                       ['--train', '5', '--optimizer', 'rmsprop', 'the cat'],
                        ['--', '']]) {
       const want = native(['--lang', lang].concat(bad), env);
       const got = inLang(bad, true);

@@ -8,8 +8,12 @@ in headless Chromium at 1280x720 (selenium, chromium-driver) and changes
 the seed in the editor REPEATS times (default 10), each a `change` event.
 A recompute is timed from the event to the next painted frame: the core's
 run, the page's data parsed and every view of the page drawn again. Also
-with the matrix view on screen. Prints the median and the slowest. Run by
-hand (not part of the test suite).
+with the matrix view on screen. Then the lesson's training: 32 words at
+--d-model 64 --d-out 64 --heads 4 (the fused variant), trained in the
+editor for 300 Adam steps (--train 300), each time with another seed:
+timed from the event to the "Training..." status painted, and to the
+trained run painted. Prints the median and the slowest. Run by hand (not
+part of the test suite).
 """
 import os
 import statistics
@@ -34,7 +38,32 @@ requestAnimationFrame(function () {
 });"""
 
 
-def measure(driver, page, repeats, view):
+# Turns training on (--train 300) with seed arguments[0]; the run trains
+# after the status is painted, and ends with the mha-recomputed event.
+TRAIN = """var cb = arguments[arguments.length - 1];
+var f = function (n) {
+  return document.querySelector('[data-edit=' + n + ']');
+};
+var painted = null, t = performance.now();
+document.addEventListener('mha-recomputed', function done(e) {
+  document.removeEventListener('mha-recomputed', done);
+  requestAnimationFrame(function () {
+    setTimeout(function () {
+      cb([painted, performance.now() - t,
+          document.getElementById('editor-error').textContent]);
+    }, 0);
+  });
+});
+f('seed').value = String(arguments[0]);
+f('train').value = '300';
+f('train').dispatchEvent(new Event('change', {bubbles: true}));
+var status = document.getElementById('editor-status').textContent;
+requestAnimationFrame(function () {
+  painted = status.indexOf('300') >= 0 ? performance.now() - t : -1;
+});"""
+
+
+def load(driver, page):
     driver.get("file://" + page)
     end = time.monotonic() + 30
     while not driver.execute_script(
@@ -43,6 +72,10 @@ def measure(driver, page, repeats, view):
         if time.monotonic() > end:
             raise SystemExit("the page's core did not load")
         time.sleep(0.05)
+
+
+def measure(driver, page, repeats, view):
+    load(driver, page)
     driver.execute_script(
         "document.querySelector('[aria-label=View] "
         "button[data-value=%s]').click();" % view)
@@ -54,6 +87,21 @@ def measure(driver, page, repeats, view):
         if i > 0:  # the first warms the browser up
             times.append(ms)
     return statistics.median(times), max(times)
+
+
+def measure_training(driver, page, repeats):
+    """The status's and the trained run's times (median, slowest)."""
+    load(driver, page)
+    driver.set_script_timeout(300)
+    status, trained = [], []
+    for i in range(repeats):
+        painted, ms, error = driver.execute_async_script(TRAIN, 100 + i)
+        if error or painted is None or painted < 0:
+            raise SystemExit(error or "no training status before the run")
+        status.append(painted)
+        trained.append(ms)
+    return (statistics.median(status), max(status),
+            statistics.median(trained), max(trained))
 
 
 def main():
@@ -83,6 +131,16 @@ def main():
                     print("%s, %s view: median %.0f ms, slowest %.0f ms "
                           "(%d recomputes)" % (name, view, median, worst,
                                                repeats))
+            page = os.path.join(tmp, "lesson.html")
+            subprocess.run([program, " ".join("w%d" % i for i in range(32)),
+                            "--d-model", "64", "--d-out", "64", "--heads",
+                            "4", "--variant", "fused", "--html", page],
+                           check=True, stdout=subprocess.DEVNULL)
+            times = measure_training(driver, page, max(3, repeats // 2))
+            print("32 words --d-model 64 --d-out 64 --heads 4 --variant "
+                  "fused, --train 300 (adam) set in the editor: status "
+                  "painted after median %.0f ms (slowest %.0f), trained run "
+                  "painted after median %.0f ms (slowest %.0f)" % times)
         finally:
             driver.quit()
 

@@ -153,6 +153,12 @@
     q.set('scale', s.scale ? 'on' : 'off');
     q.set('qkv-bias', s.qkvBias ? 'on' : 'off');
     q.set('tokens', s.tokens);
+    q.set('train', s.train);
+    if (s.lr !== '') q.set('lr', s.lr);
+    q.set('optimizer', s.optimizer);
+    q.set('grad', s.grad ? 'on' : 'off');
+    q.set('positions', s.positions ? 'on' : 'off');
+    if (s.layers !== '') q.set('layers', s.layers);
     return q.toString();
   }
 
@@ -171,7 +177,23 @@
     if (q.has('scale')) t.scale = q.get('scale') !== 'off';
     if (q.has('qkv-bias')) t.qkvBias = q.get('qkv-bias') === 'on';
     if (q.has('tokens')) t.tokens = q.get('tokens');
+    if (q.has('train')) t.train = q.get('train');
+    t.lr = q.has('lr') ? q.get('lr') : '';
+    if (q.has('optimizer')) t.optimizer = q.get('optimizer');
+    if (q.has('grad')) t.grad = q.get('grad') === 'on';
+    if (q.has('positions')) t.positions = q.get('positions') === 'on';
+    t.layers = q.has('layers') ? q.get('layers') : '';
     return t;
+  }
+
+  /* Whether settings s train (--train N: steps given, and not 0), and
+   * stack blocks (--layers N: with the block variant, a number given). */
+  function trains(s) {
+    return s.train !== '' && s.train !== '0';
+  }
+
+  function stacks(s) {
+    return s.layers !== '' && s.variants.indexOf('block') >= 0;
   }
 
   /* The command line of settings s, after the program's name. */
@@ -183,6 +205,13 @@
     if (!s.scale) a.push('--no-scale');
     if (s.qkvBias) a.push('--qkv-bias');
     if (s.kv !== null) a.push('--kv', s.kv);
+    if (s.positions) a.push('--positions');
+    if (stacks(s)) a.push('--layers', s.layers);
+    if (trains(s)) {
+      a.push('--train', s.train, '--optimizer', s.optimizer);
+      if (s.lr !== '') a.push('--lr', s.lr);
+      if (s.grad) a.push('--grad');
+    }
     return a.concat(run.fixed, ['--', s.sentence]);
   }
 
@@ -258,6 +287,9 @@
     fields['variant-' + v].setAttribute('data-edit', 'variant');
     fields['variant-' + v].value = v;
   });
+  variants.appendChild(field('layers',
+    tr('Blocks stacked (--layers, with block; empty: one)'),
+    {type: 'number', min: '1', step: '1', autocomplete: 'off'}));
   form.appendChild(variants);
 
   var switches = el('fieldset', {'class': 'edit-switches'});
@@ -276,7 +308,31 @@
   tokens.appendChild(select);
   fields.tokens = select;
   switches.appendChild(tokens);
+  switches.appendChild(check('positions',
+    tr('Learned positions added to the embeddings (--positions)')));
   form.appendChild(switches);
+
+  var training = el('fieldset', {'class': 'edit-training'});
+  training.appendChild(el('legend', {}, tr('Training (--train)')));
+  training.appendChild(field('train', tr('Steps (0: no training)'),
+    {type: 'number', min: '0', step: '1', autocomplete: 'off'}));
+  var optimizer = el('div', {'class': 'edit-field edit-optimizer'});
+  optimizer.appendChild(el('label', {'for': 'edit-optimizer'},
+                           tr('Optimizer (--optimizer)')));
+  var optimizers = el('select', {id: 'edit-optimizer',
+                                 'data-edit': 'optimizer'});
+  optimizers.appendChild(el('option', {value: 'adam'}, 'adam'));
+  optimizers.appendChild(el('option', {value: 'sgd'}, 'sgd'));
+  optimizer.appendChild(optimizers);
+  fields.optimizer = optimizers;
+  training.appendChild(optimizer);
+  training.appendChild(field('lr',
+    tr('Learning rate (--lr; empty: the optimizer\'s default)'),
+    {type: 'text', inputmode: 'decimal', size: '8', autocomplete: 'off',
+     spellcheck: 'false'}));
+  training.appendChild(check('grad',
+    tr('Gradients at the final parameters (--grad)')));
+  form.appendChild(training);
   box.appendChild(form);
 
   var error = el('p', {id: 'editor-error', role: 'alert',
@@ -306,6 +362,27 @@
     fields.scale.checked = s.scale;
     fields['qkv-bias'].checked = s.qkvBias;
     fields.tokens.value = s.tokens;
+    fields.positions.checked = s.positions;
+    fields.layers.value = s.layers;
+    fields.train.value = s.train;
+    fields.optimizer.value = s.optimizer;
+    fields.lr.value = s.lr;
+    fields.grad.checked = s.grad;
+    follow();
+  }
+
+  /* The fields that go with another follow it: --layers the block
+   * variant, the training's settings a number of steps (the program
+   * refuses them alone); the learning rate's placeholder is the chosen
+   * optimizer's default. */
+  function follow() {
+    if (!ready) return;
+    var s = read();
+    fields.layers.disabled = s.variants.indexOf('block') < 0;
+    [fields.optimizer, fields.lr, fields.grad].forEach(function (f) {
+      f.disabled = !trains(s);
+    });
+    fields.lr.placeholder = s.optimizer === 'sgd' ? '0.1' : '0.01';
   }
 
   /* The settings on the form; numbers stay as typed, for the program to
@@ -324,7 +401,13 @@
       causal: fields.causal.checked,
       scale: fields.scale.checked,
       qkvBias: fields['qkv-bias'].checked,
-      tokens: fields.tokens.value
+      tokens: fields.tokens.value,
+      positions: fields.positions.checked,
+      layers: fields.layers.value.trim(),
+      train: fields.train.value.trim(),
+      optimizer: fields.optimizer.value,
+      lr: fields.lr.value.trim(),
+      grad: fields.grad.checked
     };
   }
 
@@ -332,7 +415,12 @@
     sentence: run.sentence, kv: run.kv, seed: run.seed,
     dModel: String(run.dModel), dOut: String(run.dOut),
     heads: String(run.heads), variants: run.variants, causal: run.causal,
-    scale: run.scale, qkvBias: run.qkvBias, tokens: run.tokens
+    scale: run.scale, qkvBias: run.qkvBias, tokens: run.tokens,
+    positions: run.positions,
+    layers: run.layers === null ? '' : String(run.layers),
+    train: run.train === null ? '0' : String(run.train),
+    optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
+    grad: run.grad
   };
 
   /* A refused run: its message, and the views below, still the last run
@@ -377,9 +465,32 @@
     return ms;
   }
 
+  /* A run that trains may take seconds: the status says so, and the views
+   * are greyed, before the page stops for it (after the next painted
+   * frame); a change made meanwhile replaces the run waiting. */
+  var waiting = 0;
+
   function changed() {
     if (!ready) return;
+    follow();
     var s = read();
+    var mine = ++waiting;
+    if (!trains(s)) {
+      finish(s);
+      return;
+    }
+    code.textContent = commandOf(s);
+    status.textContent = tr('Training {0} steps\u2026', s.train);
+    box.setAttribute('data-recomputed', 'busy');
+    app.classList.add('stale');
+    var go = function () {
+      if (mine === waiting) finish(s);
+    };
+    if (document.hidden) setTimeout(go, 0);
+    else requestAnimationFrame(function () { setTimeout(go, 0); });
+  }
+
+  function finish(s) {
     var ms = recompute(s);
     var fragment = toFragment(s);
     if (window.history && history.replaceState)
@@ -420,6 +531,7 @@
     Array.prototype.forEach.call(form.elements, function (e) {
       e.disabled = false;
     });
+    follow();
     box.setAttribute('data-ready', 'true');
     status.textContent = '';
     var linked = location.hash.length > 1 ?

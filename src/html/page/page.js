@@ -1495,7 +1495,8 @@
 
   /* ---- training (--train): the heads over the training's steps ---- */
 
-  /* A trained run's page also holds training.js, which defines
+  /* A trained run's page, and every live page (its editor trains),
+   * also holds training.js, which defines
    * mhaTrainingView (docs/html.md); it draws with these pieces of the
    * page. */
   function hasTraining() {
@@ -1556,6 +1557,9 @@
     state.neuron = null;
     state.pinned = null;
     state.shown = [];
+    state.kept = null;
+    /* a run no longer trained has no training view */
+    if (state.view === 'training' && !hasTraining()) state.view = 'head';
     clear(app);
     if (buildFrame()) {
       if (state.step >= steps().length) state.step = 0;

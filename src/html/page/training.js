@@ -1,5 +1,5 @@
 /* training.js: the training view of a trained run's --html page (--train;
- * docs/html.md), in the page only then. page.js calls
+ * docs/html.md), in that page and in every live page. page.js calls
  * mhaTrainingView(box, v, p) to draw variant v's view into box; p holds
  * the pieces of the page it draws with (its elements, words, matrices and
  * the matrix view's maps).
