@@ -24,7 +24,8 @@
  * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
  * stream and its output, the model's logits and top next tokens (k per
  * token), and the model view: each layer's and head's mean attention
- * entropy.
+ * entropy, which a stack of blocks (--layers N) makes too
+ * (STACK_TABLES).
  *
  * A trained run (--train) adds lm_head.weight, logits, loss, the .grad
  * tables of --grad and, for --plot and --html, attn_weights_steps: every
@@ -111,6 +112,11 @@ typedef enum {
 #define CHECKPOINT_MODEL_TABLES                                     \
     (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
      TABLE_BIT(NEXT_TOKENS))
+
+/* What a stack of the lesson's blocks (--variant block --layers N,
+ * model/stack.h) makes once after its blocks, besides each block's
+ * tables: the model view, as a checkpoint's run makes it. */
+#define STACK_TABLES TABLE_BIT(ATTN_ENTROPY)
 
 /* The name of a variant ("input", "single", ..., "gpt2" for
  * VARIANT_MODEL), as --variant, the headings, the CSV and the files spell

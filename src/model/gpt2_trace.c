@@ -3,11 +3,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
 
 #include "cli/i18n.h"
 #include "model/bpe.h"
+#include "model/entropy.h"
 #include "model/gpt2.h"
 #include "numerics/workers.h"
 
@@ -269,22 +269,16 @@ static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
                                                                          : -1;
 }
 
-/* attn_entropy (n_layer, n_head): a row per layer ("h.3"), a column per
- * head (its number), printed in text with two decimals, so that GPT-2
- * small's twelve heads fit 80 columns. */
+/* attn_entropy (n_layer, n_head) after the layers (variant "gpt2"): a
+ * row per layer ("h.3"), a column per head (model/entropy.h). */
 static int put_entropy(recorder *rc, mx_error *err)
 {
-    const labels *rows =
-        trace_index_labels(rc->tr, "h.", rc->entropy.rows, err);
-    const labels *cols = trace_index_labels(rc->tr, "", rc->entropy.cols, err);
-    table *t =
-        rows == NULL || cols == NULL
-            ? NULL
-            : put_table(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY, rows,
-                        cols, &rc->entropy, err);
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
+                           false};
+    table *t = attn_entropy_record(rc->tr, &key, "h.", &rc->entropy, err);
     if (t == NULL)
         return -1;
-    t->summary = 2;
+    t->model = true;
     return 0;
 }
 
@@ -399,32 +393,14 @@ out:
     return result;
 }
 
-/* The mean over the queries of the entropy of a head's weights (T, T), in
- * nats: -sum p ln p over the row's p > 0, in order, in double, then the
- * rows' mean, rounded to float once. A summary of the run, not one of
- * PyTorch's tables. */
-static float mean_entropy(const matrix *w)
-{
-    double total = 0;
-    for (size_t i = 0; i < w->rows; i++) {
-        double h = 0;
-        for (size_t j = 0; j < w->cols; j++) {
-            const double p = *matrix_at(w, i, j);
-            if (p > 0)
-                h -= p * log(p);
-        }
-        total += h;
-    }
-    return (float)(total / (double)w->rows);
-}
-
 static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
                    const matrix *m, mx_error *err)
 {
     recorder *rc = ctx;
     const checkpoint_run *r = rc->r;
     if (stage == GPT2_WEIGHTS)
-        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) = mean_entropy(m);
+        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) =
+            attn_mean_entropy(m);
     if (layer >= 0 && !r->layers[layer])
         return 0;
     if (head >= 0 && !r->heads[head])

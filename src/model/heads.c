@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "cli/i18n.h"
+#include "model/entropy.h"
 
 /* The tables a head makes, in trace order (catalogue.h). */
 #define HEAD(id) head_table(TABLE_##id)
@@ -158,7 +159,8 @@ static void attend_heads(const head_work *head, size_t n, const head_plan *plan,
 }
 
 /* The n heads of work, their tables made: their attention computed,
- * their weights added to cfg->average (if any), every table of theirs but
+ * their weights added to cfg->average (if any), their mean entropy
+ * written to cfg->entropy (if any), every table of theirs but
  * head_context (and with --average head 0's scores) released, then the
  * trace flushed. */
 static int attend_batch(trace *tr, head_work *work, size_t n,
@@ -169,6 +171,9 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
     for (size_t h = 0; h < n; h++) {
         if (cfg->average != NULL)
             mean_stream_add(cfg->average, work[h].t.weights->v);
+        if (cfg->entropy != NULL)
+            *matrix_at(cfg->entropy, (size_t)cfg->layer, work[h].t.h) =
+                attn_mean_entropy(work[h].t.weights);
         for (size_t i = 0; i < HEAD(HEAD_CONTEXT); i++)
             // --color shades the average with head 0's mask (shading.c)
             if (work[h].made[i] != NULL &&

@@ -15,6 +15,9 @@
  *     only its own tables, so the numbers never depend on the threads;
  *   - --average: each head's attn_weights is added to cfg->average in
  *     head order, as it is made;
+ *   - in a stack of blocks: each head's mean attention entropy
+ *     (model/entropy.h) is written to cfg->entropy, as its weights are
+ *     made;
  *   - streaming (trace.h): after each batch every table of its heads but
  *     head_context (and with --average head 0's attn_scores, whose mask
  *     shades the mean) is released and the trace is flushed; the

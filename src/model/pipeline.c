@@ -889,7 +889,11 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
         if (table_info_of(id)->kind == KIND_PER_HEAD &&
             (!head_dropout || (mc->attn_dropout > 0 && !drops_outputs(v->id))))
             return true;
-        if ((v->tables & table_bit(id)) &&
+        // a stack of blocks adds the model view (STACK_TABLES)
+        const table_set stack =
+            v->id == VARIANT_ID_BLOCK && mc->block_layers > 0 ? STACK_TABLES
+                                                              : 0;
+        if (((v->tables | stack) & table_bit(id)) &&
             (id != TABLE_ATTN_WEIGHTS_AVG || averages(mc, v)) &&
             (!(DROPOUT_TABLES & table_bit(id)) || mc->dropout > 0))
             return true;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cli/i18n.h"
+#include "model/entropy.h"
 
 int stack_init(block_stack *s, const attention_config *cfg, size_t ff,
                size_t layers, torch_rng *g, mx_error *err)
@@ -46,6 +47,21 @@ static const matrix *block_out(const trace *tr, const attention_config *cfg)
     return t != NULL ? &t->values : NULL;
 }
 
+/* attn_entropy (N, H) of the whole stack, after its blocks: under the
+ * variant block outside its layers (its place "block", the CSV's layer
+ * empty), as a checkpoint's is under "gpt2"; a row per block ("block.2",
+ * as the headings name it), a column per head. */
+static int record_entropy(trace *tr, const matrix *entropy, mx_error *err)
+{
+    const table_key key = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
+                           false};
+    table *t = attn_entropy_record(tr, &key, "block.", entropy, err);
+    if (t == NULL)
+        return -1;
+    t->stacked = false; // the whole stack's, not block 0's
+    return 0;
+}
+
 int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
@@ -61,11 +77,18 @@ int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
         drop = *cfg->dropout_rng;
         layer.dropout_rng = &drop;
     }
+    // attn_entropy (N, H): each block's heads write their row
+    matrix entropy = {0};
+    if (matrix_alloc(&entropy, s->n, cfg->heads, N_("attention weights"),
+                     err) != 0)
+        return -1;
+    layer.entropy = &entropy;
     attention_input x = *in;
+    int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
         layer.layer = (int)i;
-        if (block_forward(tr, &s->blocks[i], &layer, &x, lab, err) != 0)
-            return -1;
+        if ((rc = block_forward(tr, &s->blocks[i], &layer, &x, lab, err)) != 0)
+            break;
         // block i + 1's masks follow block i's
         if (cfg->dropout > 0)
             rng_bernoulli_skip(draws, &drop);
@@ -73,5 +96,8 @@ int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
         x.x = x.kv = block_out(tr, &layer);
         assert(x.x != NULL);
     }
-    return 0;
+    if (rc == 0)
+        rc = record_entropy(tr, &entropy, err);
+    matrix_free(&entropy);
+    return rc;
 }

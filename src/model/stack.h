@@ -15,8 +15,15 @@
  * --dropout P, the forward pass draws
  * block 0's two masks over the batch (B, T, D), then block 1's, and so on.
  *
+ * After the blocks the stack makes the model view attn_entropy (N x H,
+ * model/entropy.h), each block's and head's mean attention entropy,
+ * computed as a checkpoint's run computes it: under the variant block
+ * outside the layers (headings "[block]", the CSV's layer empty, the file
+ * "block.attn_entropy.csv"), as a checkpoint's is under "gpt2"; a row per
+ * block ("block.2"), a column per head.
+ *
  * Without --layers the stack holds one block, not stacked: the lone
- * block's names, layer 0.
+ * block's names, layer 0, and no attn_entropy.
  */
 #ifndef MHA_STACK_H
 #define MHA_STACK_H
@@ -45,7 +52,8 @@ void stack_free(block_stack *s);
 
 /* The forward pass, the parameters already recorded: each block over the
  * previous block's out (the first over in->x), its tables under its index
- * as layer. Self-attention only when stacked. */
+ * as layer, then (stacked) attn_entropy. Self-attention only when
+ * stacked. */
 int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err);

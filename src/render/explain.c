@@ -701,6 +701,15 @@ void explain_before(FILE *out, const table *t, const table *prev,
         say(out, c->width,
             _("The same dropout on ffn_out, drawn after the first mask: out "
               "= LayerNorm(add_norm1 + ffn_out * ffn_out_dropout_mask)."));
+    } else if (id == TABLE_ATTN_ENTROPY) {
+        say(out, c->width,
+            _("The model view of the stack: each block's and head's mean "
+              "attention entropy in nats, the mean over the queries of -sum "
+              "p ln p over the row's weights (masked cells, 0, add "
+              "nothing). 0 for a head that looks at one token; at most ln "
+              "%zu = %.2f, for one that spreads its attention evenly over "
+              "all %zu keys."),
+            S, log((double)S), S);
     } else if (id == TABLE_ATTN_WEIGHTS_AVG) {
         say(out, c->width,
             ngettext("Average: the mean of the %zu head's attention "

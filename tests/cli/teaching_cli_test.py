@@ -8,8 +8,10 @@ Prints TAP. Python 3 standard library only.
 """
 import csv
 import io
+import math
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -317,8 +319,10 @@ def stacked_blocks():
     rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
     layers = {(x["variant"], x["layer"]) for x in rows}
     ok(r.returncode == 0 and layers == {("input", ""), ("block", "0"),
-                                        ("block", "1"), ("block", "2")},
-       "the CSV's layer column names each block, empty outside them", layers)
+                                        ("block", "1"), ("block", "2"),
+                                        ("block", "")},
+       "the CSV's layer column names each block, empty outside them "
+       "(the input, the stack's attn_entropy)", layers)
     params = [x["table"] for x in rows if x["table"].endswith("norm2.bias")]
     ok(sorted(set(params)) == ["0.norm2.bias", "1.norm2.bias", "2.norm2.bias"],
        "parameters named as nn.Sequential's state_dict", sorted(set(params)))
@@ -374,6 +378,84 @@ def stacked_blocks():
                                                "block.2"] and
                texts.count("head 1") == 1,
                "--plot: the model view, a row per module and block", texts)
+
+
+def float32(x):
+    """x rounded to the nearest float32, as the program rounds a double."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def stacked_entropy():
+    """A stack's attn_entropy (--layers N): each block's and head's mean
+    over the queries of -sum p ln p over the row's p > 0, from the run's
+    own attn_weights, causal and not."""
+    base = [CLASSROOM, "--variant", "block", "--d-model", "8", "--heads", "4",
+            "--layers", "3", "--format", "csv"]
+    for extra, what in (([], "causal"), (["--no-causal"], "--no-causal")):
+        r = run(base + extra)
+        rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+        weights = {}
+        for x in rows:
+            if x["table"] == "attn_weights":
+                key = (int(x["layer"]), int(x["head"]))
+                m = weights.setdefault(key, [])
+                while len(m) <= int(x["row"]):
+                    m.append([])
+                m[int(x["row"])].append(float32(float(x["value"])))
+        expect = {}
+        for (layer, head), m in weights.items():
+            # in order, in double, each row's -sum p ln p over p > 0
+            total = 0.0
+            for row in m:
+                h = 0.0
+                for p in row:
+                    if p > 0:
+                        h -= p * math.log(p)
+                total += h
+            expect[(layer, head)] = float32(total / len(m))
+        got = {(int(x["row"]), int(x["col"])): float32(float(x["value"]))
+               for x in rows if x["table"] == "attn_entropy"}
+        places = {(x["variant"], x["layer"], x["head"], x["row_label"])
+                  for x in rows if x["table"] == "attn_entropy"}
+        zeros = sum(p == 0 for m in weights.values() for row in m for p in row)
+        ok(r.returncode == 0 and len(expect) == 12 and got == expect and
+           (zeros > 0) == (what == "causal"),
+           "%s: attn_entropy (3 x 4) is each head's mean entropy of its "
+           "attn_weights rows, to the float32" % what,
+           sorted(set(got.items()) ^ set(expect.items()))[:4])
+        ok(places == {("block", "", "", "block.%d" % i) for i in range(3)},
+           "%s: attn_entropy once, under block outside the layers, a row "
+           "per block" % what, places)
+    one = run([CLASSROOM, "--variant", "block", "--d-model", "4", "--format",
+               "csv"])
+    ok(one.returncode == 0 and b"attn_entropy" not in one.stdout,
+       "a lone block (no --layers) makes no attn_entropy")
+    check_error([CLASSROOM, "--variant", "block", "--d-model", "4", "--tables",
+                 "attn_entropy"],
+                "attn_entropy", "--tables attn_entropy needs a stack")
+    # text: twelve heads of twelve blocks in 80 columns, two decimals
+    r = run([CLASSROOM, "--variant", "block", "--d-model", "24", "--heads",
+             "12", "--layers", "12", "--tables", "attn_entropy",
+             "--width", "80"])
+    lines = r.stdout.decode().splitlines()
+    cells = [l.split() for l in lines[2:]]
+    ok(r.returncode == 0 and lines[0] == "[block] attn_entropy (12 x 12)" and
+       lines[1].split() == [str(h) for h in range(12)] and
+       [c[0] for c in cells] == ["block.%d" % i for i in range(12)] and
+       all(len(c) == 13 and all(re.fullmatch(r"\d\.\d\d", v) for v in c[1:])
+           for c in cells) and
+       max(len(l) for l in lines) <= 80,
+       "text: 12 heads of 12 blocks on one line each, two decimals, within "
+       "80 columns", lines[:3])
+    with tempfile.TemporaryDirectory() as d:
+        r = run([CLASSROOM, "--variant", "block", "--d-model", "4",
+                 "--layers", "2", "--tables", "attn_entropy", "--csv-dir", d])
+        names = sorted(os.listdir(d))
+        text = open(os.path.join(d, "block.attn_entropy.csv")).read() \
+            if names == ["block.attn_entropy.csv"] else ""
+        ok(r.returncode == 0 and text.startswith("token,0,1\nblock.0,") and
+           "\nblock.1," in text,
+           "--csv-dir: block.attn_entropy.csv, a row per block", names)
 
 
 def cross():
@@ -454,6 +536,7 @@ def main():
     color()
     block()
     stacked_blocks()
+    stacked_entropy()
     cross()
     return done()
 

@@ -341,6 +341,20 @@ def write_inputs(w, tokens, vocab, x0, emb):
     w.table("input", None, "inputs", x0, tokens, dims(x0.shape[1]))
 
 
+def mean_entropy(weights):
+    """A head's mean over the queries of -sum p ln p over the row's p > 0
+    (nats), in double and in order, as mha-explain documents its model
+    view attn_entropy (a summary of PyTorch's attn_weights)."""
+    total = 0.0
+    for row in weights.tolist():
+        h = 0.0
+        for p in row:
+            if p > 0:
+                h -= p * math.log(p)
+        total += h
+    return total / weights.shape[0]
+
+
 def write_module(w, variant, module, tokens):
     write_params(w, variant, module.state_dict().items())
     # a stack (nn.Sequential of blocks): every block's tables in turn
@@ -349,6 +363,13 @@ def write_module(w, variant, module, tokens):
                     [h.heads[0] for h in m.heads], tokens)
         for name, t in getattr(m, "extra", {}).items():
             w.table(variant, None, name, t, tokens, dims(t.shape[1]))
+    if isinstance(module, nn.Sequential):
+        # then the stack's model view: a row per block, a column per head
+        table = torch.tensor([[mean_entropy(h["attn_weights"]) for h in m.heads]
+                              for m in module], dtype=torch.float32)
+        w.table(variant, None, "attn_entropy", table,
+                ["block.%d" % i for i in range(len(module))],
+                [str(h) for h in range(table.shape[1])])
 
 
 # ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 /* The sizes of a run, each letter of the catalogue's shapes. */
 typedef struct {
     size_t V, T, S, D, O, H, F;
+    size_t L; /* a stack's blocks (--layers N) */
 } sizes;
 
 /* The value of one letter of a shape for a table of variant v. */
@@ -25,9 +26,10 @@ static size_t letter(const char *l, size_t n, const sizes *z, variant_id v)
     // the block's attention is d_model wide; the single head is one head
     const size_t O = v == VARIANT_ID_BLOCK ? z->D : z->O;
     const size_t H = v == VARIANT_ID_SINGLE ? 1 : z->H;
-    static const char *const names[] = {"V", "T",  "S", "D",
-                                        "O", "hd", "F", "1"};
-    const size_t values[] = {z->V, z->T, z->S, z->D, O, O / H, z->F, 1};
+    static const char *const names[] = {"V",  "T", "S", "D", "O",
+                                        "hd", "F", "1", "L", "H"};
+    const size_t values[] = {z->V,  z->T, z->S, z->D, O,
+                             O / H, z->F, 1,    z->L, H};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == n && strncmp(l, names[i], n) == 0)
             return values[i];
@@ -206,7 +208,8 @@ int main(void)
                                           "0.25",
                                           NULL};
     check_shapes(dropped, &z, "a random input and dropout");
-    // --layers 3: three blocks stacked, each with its tables and masks
+    // --layers 3: three blocks stacked, each with its tables and masks,
+    // then the stack's attn_entropy (L x H)
     static const char *const stacked[] = {"mha-explain", "a b c a d e f",
                                           "--variant",   "fused,block",
                                           "--layers",    "3",
@@ -216,7 +219,9 @@ int main(void)
                                           "--ff",        "9",
                                           "--dropout",   "0.5",
                                           NULL};
-    check_shapes(stacked, &z, "a stack of three blocks");
+    sizes three = z;
+    three.L = 3;
+    check_shapes(stacked, &three, "a stack of three blocks");
     static const char *const fused[] = {"mha-explain", "a b",     "--variant",
                                         "fused",       "--heads", "2",
                                         "--d-out",     "4",       NULL};
