@@ -218,9 +218,44 @@ def weights(tmp):
                     "naming it")
 
 
+def memory(tmp):
+    """Training's size check counts what training holds: the parameters,
+    their gradients and Adam's averages, the top's logits over the
+    longest sentence trained on, the backward pass's tables. Each run
+    below passed the old check and peaked far above the limit."""
+    limit = "(at most 134 million)"
+    words = os.path.join(tmp, "words.csv")
+    with open(words, "w") as f:
+        f.write("text\n")
+        for i in range(10000):
+            f.write(" ".join("w%d_%d" % (i, j) for j in range(20)) + "\n")
+    # 200,000 words at width 72: embedding and lm_head, 14.4 million
+    # values each, held 4 times by Adam (peaked at 668 MB)
+    MHA.check_error(["w1_1 w1_2", "--train", "2", "--corpus", words,
+                     "--column", "text", "--variant", "single", "--d-model",
+                     "72", "--d-out", "72", "--heads", "1"], limit,
+                    "a 200,000-word vocabulary: refused by the size check, "
+                    "status 2, one line", hint=False)
+    # the longest sentence trained on, not the shown one, sets the size of
+    # the backward pass's (T, T) tables
+    long = os.path.join(tmp, "long.csv")
+    with open(long, "w") as f:
+        f.write("text\n" + " ".join("w%d" % (i % 50) for i in range(8000))
+                + "\n")
+    MHA.check_error(["w1 w2", "--train", "1", "--corpus", long, "--column",
+                     "text", "--variant", "fused", "--heads", "2"], limit,
+                    "an 8000-word corpus sentence behind a two-word one: "
+                    "refused, status 2, one line", hint=False)
+    MHA.check_error([" ".join("w%d" % (i % 50) for i in range(8000)),
+                     "--train", "1", "--variant", "fused", "--heads", "2"],
+                    limit, "an 8000-word sentence trained on: refused, "
+                    "status 2, one line", hint=False)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         errors(tmp)
+        memory(tmp)
         tables_made()
         average()
         many_heads()
