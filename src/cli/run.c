@@ -74,6 +74,16 @@ static void warn_diverged(const trace *tr)
  * --check sets *check_failed; the run goes on. Unless an output needs
  * the whole trace (keeps_all), its tables go out as they are made, so a
  * long run holds few of them at once. */
+/* A train_watch (train.h): the step on the progress line ctx, erased
+ * when the variant's training ends. */
+static void show_training(void *ctx, variant_id v, size_t step, size_t steps)
+{
+    if (step < steps)
+        progress_training(ctx, variant_by_id(v)->name, step, steps);
+    else
+        progress_end(ctx);
+}
+
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, run_files *files,
@@ -115,9 +125,17 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                 : opt->step ? "\f"
                             : "\n",
                 heading);
-    const model_config mc = model_config_of(opt);
+    /* a long training shows its step on a terminal */
+    model_config mc = model_config_of(opt);
+    progress bar;
+    const train_watch watch = {show_training, &bar};
+    progress_begin(&bar, stderr,
+                   mc.train && !opt->quiet && isatty(STDERR_FILENO));
+    if (bar.out != NULL)
+        mc.watch = &watch;
     if (rc == 0)
         rc = pipeline_run(&tr, &mc, in, err);
+    progress_end(&bar);
     if (rc == 0)
         warn_diverged(&tr);
     /* a run that kept its trace: every table now, in order */

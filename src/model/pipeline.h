@@ -87,10 +87,11 @@ typedef struct {
      * right after the embedding and added to it (C: the longest
      * sentence, the corpus's included) */
     bool positions;
-    bool train;             /* --train N given (N may be 0) */
-    train_options training; /* --train N, --lr, --optimizer (train.h) */
-    bool grad;              /* --grad: gradients at the final parameters */
-    bool checkpoints;       /* attn_weights_steps (catalogue.h), for --plot
+    bool train;               /* --train N given (N may be 0) */
+    train_options training;   /* --train N, --lr, --optimizer (train.h) */
+    const train_watch *watch; /* --train: told of each step, or NULL */
+    bool grad;                /* --grad: gradients at the final parameters */
+    bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
                                and --html or when --tables names it */
 } model_config;
 

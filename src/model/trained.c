@@ -423,6 +423,24 @@ static int checkpoint_hook(void *ctx, size_t step, mx_error *err)
                : 0;
 }
 
+/* What the training's hook looks at before each step: the checkpoints
+ * (or NULL) and the run's watch (or NULL). */
+typedef struct {
+    checkpoints *ck;
+    const train_watch *watch;
+    variant_id variant;
+    size_t steps;
+} step_look;
+
+/* The training's hook: tells the watch, then records the checkpoint. */
+static int step_hook(void *ctx, size_t step, mx_error *err)
+{
+    const step_look *look = ctx;
+    if (look->watch != NULL)
+        look->watch->fn(look->watch->ctx, look->variant, step, look->steps);
+    return look->ck != NULL ? checkpoint_hook(look->ck, step, err) : 0;
+}
+
 /* attn_weights_steps (n·heads·T, S) of variant v, rows
  * "step<n>/head<h>/Q:<word>", columns the keys. */
 static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
@@ -652,15 +670,18 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                        .cfg = &acfg,
                        .ids = ids,
                        .seq = lab->seq};
-    const train_hook hook = {checkpoint_hook, &ck};
-    if (mc->checkpoints) {
+    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps};
+    const train_hook hook = {step_hook, &look};
+    if (mc->checkpoints)
         checkpoints_choose(&ck, steps);
+    if (mc->checkpoints || mc->watch != NULL)
         training.hook = &hook;
-    }
     if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n, &training,
                   err) != 0 ||
         (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
         goto done;
+    if (mc->watch != NULL)
+        mc->watch->fn(mc->watch->ctx, id, steps, steps);
 
     // the trained model's tables, and its forward pass on the sentence
     const matrix *x;

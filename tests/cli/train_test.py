@@ -11,9 +11,12 @@ tests/reference/train_reference_test.py. Prints TAP.
 import csv
 import io
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
+from ptylib import Terminal
 from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
@@ -252,10 +255,43 @@ def memory(tmp):
                     "status 2, one line", hint=False)
 
 
+def progress():
+    """A long training shows its step on standard error when that is a
+    terminal (after a second, redrawn in place, erased at the end); never
+    on a pipe, nor with --quiet."""
+    args = [S, "--train", "300000", "--variant", "fused", "--tables", "loss",
+            "--format", "csv"]
+    env = dict(os.environ, LANGUAGE="en", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+
+    def on_pty(extra):
+        term = Terminal(MHA.command(args + extra), env,
+                        stdout=subprocess.DEVNULL)
+        status, err = term.finish(300)
+        term.close()
+        return status, err.decode("utf-8", "replace")
+
+    status, err = on_pty([])
+    steps = [int(k) for k in re.findall(
+        r"\r\x1b\[Kmha-explain: training fused: step (\d+) of 300000", err)]
+    ok(status == 0 and steps and steps == sorted(steps) and
+       all(1 <= k <= 300000 for k in steps) and err.endswith("\r\x1b[K") and
+       "\n" not in err,
+       "--train on a terminal: 'training fused: step k of N' redrawn in "
+       "place, k rising, erased at the end",
+       "status %r, stderr %r" % (status, err[:300]))
+    status, err = on_pty(["--quiet"])
+    ok(status == 0 and err == "", "--quiet: no progress line",
+       "status %r, stderr %r" % (status, err[:300]))
+    r = MHA.run(args)
+    ok(r.returncode == 0 and r.stderr == b"",
+       "stderr a pipe: no progress line", r.stderr[:300])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         errors(tmp)
         memory(tmp)
+        progress()
         tables_made()
         average()
         many_heads()
