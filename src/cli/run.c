@@ -369,9 +369,11 @@ static int run_sentence(const options *opt, mx_error *err)
         read_sentences(&corpus, &lines, &n_corpus, opt->corpus, opt->column,
                        &style, err) != 0)
         return -1;
-    free(lines);
     in.corpus = (const char *const *)corpus;
     in.n_corpus = n_corpus;
+    in.corpus_lines = lines;
+    in.corpus_file = opt->corpus;
+    in.corpus_column = opt->column;
     int rc = 0;
     if (opt->corpus != NULL && n_corpus == 0)
         rc = err_input(err, _("%s: column '%s' holds no sentence"), opt->corpus,
@@ -384,6 +386,7 @@ static int run_sentence(const options *opt, mx_error *err)
         rc = run_single(opt, &in, err);
     free(from_stdin);
     free_strings(corpus, n_corpus);
+    free(lines);
     return rc;
 }
 
@@ -423,16 +426,28 @@ int run_job(const options *opt, mx_error *err)
     with_files.weight_files = &files;
     /* a trained run's files (--csv-dir of --train): the run is one, with
      * --train 0 unless given, and --positions when they have positions */
+    const char *trained = NULL; /* a variant with a trained embedding */
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(opt->variants & v->bit))
             continue;
-        if (weights_has_table(&files, v->id, TABLE_EMBEDDING))
+        if (weights_has_table(&files, v->id, TABLE_EMBEDDING)) {
             with_files.train = true;
+            if (trained == NULL)
+                trained = v->name;
+        }
         if (weights_has_table(&files, v->id, TABLE_POS_EMBEDDING))
             with_files.positions = true;
     }
-    if (with_files.train && !opt->train)
+    const char *other = options_training_conflict(opt);
+    if (trained != NULL && !opt->train && other != NULL)
+        /* the folder, not --train, makes the run a trained one */
+        rc = err_usage(err,
+                       _("--weights %s: the folder holds a trained "
+                         "embedding (%s.embedding.weight.csv), which makes "
+                         "the run a trained one: it does not go with %s"),
+                       opt->weights, trained, other);
+    else if (with_files.train && !opt->train)
         rc = options_validate_training(&with_files, err);
     if (rc != 0) {
         weights_files_free(&files);

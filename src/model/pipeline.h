@@ -106,6 +106,12 @@ typedef struct {
     const char *const *corpus; /* --corpus: the sentences trained on, in
                                   order (n_corpus), or NULL: the sentence */
     size_t n_corpus;
+    /* where the corpus's sentences come from, for the messages about
+     * them ("FILE:LINE: column 'NAME': ..."): each one's line in the
+     * file, or NULL ("--corpus: sentence K", K from 0) */
+    const size_t *corpus_lines;
+    const char *corpus_file;
+    const char *corpus_column;
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that

@@ -99,6 +99,18 @@ void train_data_free(train_data *data)
     *data = (train_data){0};
 }
 
+/* err's message about corpus sentence i (from 0), said as --input says
+ * it: "FILE:LINE: column 'NAME': why". */
+static int corpus_error(mx_error *err, const model_input *in, size_t i)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    if (in->corpus_lines != NULL)
+        return err_input(err, _("%s:%zu: column '%s': %s"), in->corpus_file,
+                         in->corpus_lines[i], in->corpus_column, why);
+    return err_input(err, _("--corpus: sentence %zu: %s"), i, why);
+}
+
 /* The corpus's sentences tokenized one by one into w and all (their
  * ids, *count of them); *lengths (n_corpus) their lengths. */
 static int corpus_ids(word_ids *w, size_t **all, size_t *count,
@@ -112,17 +124,14 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
     for (size_t i = 0; i < in->n_corpus; i++) {
         tokenized t = {0};
         if (tokenize_as(&t, in->corpus[i], strlen(in->corpus[i]), mode, err) !=
-            0) {
-            char why[sizeof err->msg];
-            snprintf(why, sizeof why, "%s", err->msg);
-            return err_input(err, _("--corpus: sentence %zu: %s"), i + 1, why);
-        }
+            0)
+            return corpus_error(err, in, i);
         int rc = 0;
-        if (t.n_tokens < 2)
-            rc = err_input(err,
-                           _("--corpus: sentence %zu has one token: there "
-                             "is no next word to predict"),
-                           i + 1);
+        if (t.n_tokens < 2) {
+            err_input(err, _("the sentence has one token: there is no next "
+                             "word to predict"));
+            rc = corpus_error(err, in, i);
+        }
         if (rc == 0 && *count + t.n_tokens > cap) {
             const size_t grown_cap = 2 * (*count + t.n_tokens);
             size_t *grown = realloc(*all, grown_cap * sizeof *grown);

@@ -65,8 +65,10 @@ def errors(tmp):
     with open(one, "w") as f:
         f.write("text\na dog ran\nhello\n")
     MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
-                     "text"], "sentence 2 has one token",
-                    "a one-word corpus sentence: status 2, naming it")
+                     "text"], "%s:3: column 'text': the sentence has one "
+                    "token" % one,
+                    "a one-word corpus sentence: status 2, naming its file "
+                    "and line as --input does")
     MHA.check_error([S, "--train", "2", "--corpus", one],
                     "--column NAME", "--corpus without --column: status 2")
     MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
@@ -219,6 +221,23 @@ def weights(tmp):
                     "'dog' is not in the trained vocabulary",
                     "a word outside the trained vocabulary: status 2, "
                     "naming it")
+    # the folder, not --train, makes the run a trained one: the message
+    # says so, not "--train: ..."
+    single = ["--d-out", "8", "--variant", "single"]
+    MHA.check_error(["--embeddings", os.path.join(d, "single.inputs.csv"),
+                     "--weights", d] + single,
+                    "--weights %s: the folder holds a trained embedding "
+                    "(single.embedding.weight.csv), which makes the run a "
+                    "trained one: it does not go with --embeddings" % d,
+                    "--embeddings with a trained --weights folder: status 2, "
+                    "naming the folder's embedding")
+    # a trained block is one block: --layers reads a stack's files
+    # (block.K.LAYER) and says so
+    MHA.check_error([S, "--weights", d, "--variant", "block", "--d-model",
+                     "8", "--layers", "1"],
+                    "a file of one block, not of a stack",
+                    "--layers 1 over a trained block's folder: status 2, "
+                    "saying its files are one block's")
 
 
 def memory(tmp):
