@@ -221,6 +221,13 @@ def weights(tmp):
                     "'dog' is not in the trained vocabulary",
                     "a word outside the trained vocabulary: status 2, "
                     "naming it")
+    r = MHA.run([S, "--weights", d, "--explain"] + sizes)
+    text = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok(r.returncode == 0 and "the trained model that --weights reads" in
+       text and "drawn after" not in text,
+       "--explain of a trained --weights folder: the training starts from "
+       "the folder's model, not from the seed", text[:400])
     # the folder, not --train, makes the run a trained one: the message
     # says so, not "--train: ..."
     single = ["--d-out", "8", "--variant", "single"]
