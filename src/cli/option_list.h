@@ -90,7 +90,7 @@ OPTION(COLUMN, "column", 0, "NAME", INPUTS, 16,
        N_("... taking the sentence from column NAME"))
 OPTION(QUIET, "quiet", 0, NULL, INPUTS, 40,
        N_("no progress line on a terminal  (default shown\n"
-          "after a second of --input)"))
+          "after a second of --input or --train)"))
 OPTION(WEIGHTS, "weights", 0, "DIR", INPUTS, 17,
        N_("parameter CSVs named as --csv-dir writes them\n"
           "replace the seeded ones             (default none)"))

@@ -357,6 +357,30 @@ static int validate_stack(options *opt, mx_error *err)
     return 0;
 }
 
+const char *options_training_conflict(const options *opt)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } others[] = {
+        {opt->embeddings != NULL, "--embeddings"},
+        {opt->randn_input, "--randn-input"},
+        {opt->input != NULL, "--input"},
+        {opt->kv != NULL, "--kv"},
+        {opt->n_draw > 0, "--draw"},
+        {opt->tie, "--tie"},
+        {opt->dropout > 0, "--dropout"},
+        {opt->attn_dropout > 0, "--attn-dropout"},
+        {opt->batch > 1, "--batch"},
+        {opt->model != NULL, "--model"},
+        {opt->layers != NULL, "--layers"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (others[i].given)
+            return others[i].name;
+    return NULL;
+}
+
 /* --train and the options that go with it. A trained run learns a table
  * of words, so it needs a sentence (not --embeddings, --randn-input or
  * --input), and its steps draw nothing (no dropout, no --draw); its
@@ -395,29 +419,13 @@ int options_validate_training(options *opt, mx_error *err)
     if (opt->corpus != NULL && opt->column == NULL)
         return err_usage(err, _("--corpus: say which column holds the "
                                 "sentences with --column NAME"));
-    const struct {
-        bool given;
-        const char *name;
-    } others[] = {
-        {opt->embeddings != NULL, "--embeddings"},
-        {opt->randn_input, "--randn-input"},
-        {opt->input != NULL, "--input"},
-        {opt->kv != NULL, "--kv"},
-        {opt->n_draw > 0, "--draw"},
-        {opt->tie, "--tie"},
-        {opt->dropout > 0, "--dropout"},
-        {opt->attn_dropout > 0, "--attn-dropout"},
-        {opt->batch > 1, "--batch"},
-        {opt->model != NULL, "--model"},
-        {opt->layers != NULL, "--layers"},
-    };
-    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        if (others[i].given)
-            return err_usage(err,
-                             _("--train: learns an embedding of the words of "
-                               "a sentence, one step at a time; it does not "
-                               "go with %s"),
-                             others[i].name);
+    const char *other = options_training_conflict(opt);
+    if (other != NULL)
+        return err_usage(err,
+                         _("--train: learns an embedding of the words of "
+                           "a sentence, one step at a time; it does not "
+                           "go with %s"),
+                         other);
     return 0;
 }
 

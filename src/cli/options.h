@@ -135,6 +135,10 @@ int options_wants_table(const options *opt, const char *name);
  * training on). */
 int options_validate_training(options *opt, mx_error *err);
 
+/* The first option given that a trained run does not take ("--kv",
+ * "--layers", ...), or NULL. */
+const char *options_training_conflict(const options *opt);
+
 /* Whether the run's tables belong to layers (a checkpoint, or a stack of
  * blocks): the CSV then has its layer column. */
 static inline bool options_layered(const options *opt)

@@ -21,22 +21,43 @@ void progress_begin(progress *p, FILE *out, bool enabled)
     p->last = p->start;
 }
 
-void progress_step(progress *p, size_t done, size_t total)
+/* Whether a line is due now: after the first second, at most every
+ * PROGRESS_EVERY; then it is erased, to be redrawn in place. */
+static bool progress_due(progress *p)
 {
     if (p->out == NULL)
-        return;
+        return false;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (seconds_between(&p->start, &now) < PROGRESS_AFTER ||
         (p->shown && seconds_between(&p->last, &now) < PROGRESS_EVERY))
-        return;
+        return false;
     /* \r and "erase to the end of the line": the line is redrawn in place */
     fputs("\r\033[K", p->out);
+    p->shown = true;
+    p->last = now;
+    return true;
+}
+
+void progress_step(progress *p, size_t done, size_t total)
+{
+    if (!progress_due(p))
+        return;
     /* TRANSLATORS: the progress line of a long --input run */
     fprintf(p->out, _("mha-explain: sentence %zu of %zu"), done + 1, total);
     fflush(p->out);
-    p->shown = true;
-    p->last = now;
+}
+
+void progress_training(progress *p, const char *variant, size_t step,
+                       size_t steps)
+{
+    if (!progress_due(p))
+        return;
+    /* TRANSLATORS: the progress line of a long training (--train); %s is
+     * the variant (single, wrapper, fused, block) */
+    fprintf(p->out, _("mha-explain: training %s: step %zu of %zu"), variant,
+            step + 1, steps);
+    fflush(p->out);
 }
 
 void progress_end(progress *p)

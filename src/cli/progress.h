@@ -1,6 +1,8 @@
-/* progress.h: a progress line on standard error during a long --input run.
+/* progress.h: a progress line on standard error during a long --input run
+ * or a long training (--train).
  *
  *   mha-explain: sentence 12 of 800
+ *   mha-explain: training fused: step 3100 of 100000
  *
  * Shown only when standard error is a terminal and --quiet is not given,
  * only once the run has taken more than a second, redrawn in place at
@@ -27,6 +29,11 @@ void progress_begin(progress *p, FILE *out, bool enabled);
 
 /* Sentence `done` (from 0) of `total` is starting. */
 void progress_step(progress *p, size_t done, size_t total);
+
+/* Step `step` (from 0) of `steps` of the variant's training (--train)
+ * is starting. */
+void progress_training(progress *p, const char *variant, size_t step,
+                       size_t steps);
 
 /* Erases the line, if one was drawn. */
 void progress_end(progress *p);

@@ -74,6 +74,16 @@ static void warn_diverged(const trace *tr)
  * --check sets *check_failed; the run goes on. Unless an output needs
  * the whole trace (keeps_all), its tables go out as they are made, so a
  * long run holds few of them at once. */
+/* A train_watch (train.h): the step on the progress line ctx, erased
+ * when the variant's training ends. */
+static void show_training(void *ctx, variant_id v, size_t step, size_t steps)
+{
+    if (step < steps)
+        progress_training(ctx, variant_by_id(v)->name, step, steps);
+    else
+        progress_end(ctx);
+}
+
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, run_files *files,
@@ -115,9 +125,17 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                 : opt->step ? "\f"
                             : "\n",
                 heading);
-    const model_config mc = model_config_of(opt);
+    /* a long training shows its step on a terminal */
+    model_config mc = model_config_of(opt);
+    progress bar;
+    const train_watch watch = {show_training, &bar};
+    progress_begin(&bar, stderr,
+                   mc.train && !opt->quiet && isatty(STDERR_FILENO));
+    if (bar.out != NULL)
+        mc.watch = &watch;
     if (rc == 0)
         rc = pipeline_run(&tr, &mc, in, err);
+    progress_end(&bar);
     if (rc == 0)
         warn_diverged(&tr);
     /* a run that kept its trace: every table now, in order */
@@ -351,9 +369,11 @@ static int run_sentence(const options *opt, mx_error *err)
         read_sentences(&corpus, &lines, &n_corpus, opt->corpus, opt->column,
                        &style, err) != 0)
         return -1;
-    free(lines);
     in.corpus = (const char *const *)corpus;
     in.n_corpus = n_corpus;
+    in.corpus_lines = lines;
+    in.corpus_file = opt->corpus;
+    in.corpus_column = opt->column;
     int rc = 0;
     if (opt->corpus != NULL && n_corpus == 0)
         rc = err_input(err, _("%s: column '%s' holds no sentence"), opt->corpus,
@@ -366,6 +386,7 @@ static int run_sentence(const options *opt, mx_error *err)
         rc = run_single(opt, &in, err);
     free(from_stdin);
     free_strings(corpus, n_corpus);
+    free(lines);
     return rc;
 }
 
@@ -405,16 +426,28 @@ int run_job(const options *opt, mx_error *err)
     with_files.weight_files = &files;
     /* a trained run's files (--csv-dir of --train): the run is one, with
      * --train 0 unless given, and --positions when they have positions */
+    const char *trained = NULL; /* a variant with a trained embedding */
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(opt->variants & v->bit))
             continue;
-        if (weights_has_table(&files, v->id, TABLE_EMBEDDING))
+        if (weights_has_table(&files, v->id, TABLE_EMBEDDING)) {
             with_files.train = true;
+            if (trained == NULL)
+                trained = v->name;
+        }
         if (weights_has_table(&files, v->id, TABLE_POS_EMBEDDING))
             with_files.positions = true;
     }
-    if (with_files.train && !opt->train)
+    const char *other = options_training_conflict(opt);
+    if (trained != NULL && !opt->train && other != NULL)
+        /* the folder, not --train, makes the run a trained one */
+        rc = err_usage(err,
+                       _("--weights %s: the folder holds a trained "
+                         "embedding (%s.embedding.weight.csv), which makes "
+                         "the run a trained one: it does not go with %s"),
+                       opt->weights, trained, other);
+    else if (with_files.train && !opt->train)
         rc = options_validate_training(&with_files, err);
     if (rc != 0) {
         weights_files_free(&files);

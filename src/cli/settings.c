@@ -86,6 +86,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .grad = opt->grad,
         .positions = opt->positions,
         .corpus = opt->corpus != NULL,
+        .reloaded = opt->train && opt->weights != NULL,
     };
     return c;
 }

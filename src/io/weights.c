@@ -288,7 +288,20 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
             model_params_each(v->bit, &dims, NULL, match_layer, &m);
             // a trained run's tables (--csv-dir of --train)
             m.found = m.found || trained_layer(layer, ".weight");
-            if (!m.found)
+            // with --layers N, a file of one block (a run without
+            // --layers, a trained block): its name has no block number
+            layer_match one = {layer, false, false};
+            const model_dims alone = {.heads = heads};
+            if (!m.found && layers > 0)
+                model_params_each(v->bit, &alone, NULL, match_layer, &one);
+            if (one.found)
+                rc = err_input(err,
+                               _("%s/%s: a file of one block, not of a "
+                                 "stack: with --layers N a stack's files "
+                                 "are named %s.K.LAYER (K from 0); rename "
+                                 "them, or leave out --layers"),
+                               dir, e->d_name, v->name);
+            else if (!m.found)
                 rc = err_input(err,
                                _("%s/%s: the %s module has no layer "
                                  "'%s' (with --heads %zu)"),

@@ -91,40 +91,56 @@ static dropout_size dropout_tables(const model_config *mc,
     return n;
 }
 
-/* About how many float values the whole trace of this run holds, counted
- * in double so that absurd sizes cannot overflow. */
-/* --train: what a trained run holds besides a run's tables, counted per
- * variant: its embedding, positions and lm_head with its parameters,
- * once as tables, once as gradients and (Adam) twice as running
- * averages; its logits; and a pass's working tables, about twice the
- * variant's tables. The positions are counted T long. */
+/* --train: what a trained run holds besides a run's tables. Each
+ * variant keeps its trained embedding, positions, parameters and lm_head
+ * (p values), with --grad their gradients and the intermediates', its
+ * logits (T, V), the losses and attn_weights_steps. While a variant
+ * trains (one at a time) it holds besides: p for the parameters, p for
+ * their gradients and (Adam) 2p for the running averages, lm_head packed
+ * once more for the logits' product, the top's logits, log-probabilities,
+ * their gradient and its transpose (4 x C x V), and the backward pass's
+ * tape, about twice the variant's tables over C tokens. C is the longest
+ * sentence trained on; T the shown sentence. */
 static double training_size(const model_config *mc, const model_dims *dims,
-                            double t, double v, double d)
+                            double t, double c, double v, double d)
 {
     if (!mc->train)
         return 0;
     const double copies = mc->training.optimizer == OPTIMIZER_ADAM ? 4.0 : 2.0;
-    double n = 0;
+    const double steps = (double)mc->training.steps + 1;
+    const double shots = steps < TRAIN_CHECKPOINTS ? steps : TRAIN_CHECKPOINTS;
+    double kept = 0, training = 0;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
         if (!(mc->variants & info->bit))
             continue;
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, dims);
-        double params =
-            v * d + v * (double)module.d_out + (mc->positions ? t * d : 0);
+        const double heads = row->heads == HEADS_ONE ? 1 : (double)module.heads;
+        const double lm_head = v * (double)module.d_out;
+        double params = v * d + lm_head + (mc->positions ? c * d : 0);
         model_params_each(info->bit, dims, NULL, add_param_size, &params);
-        n += copies * params + t * v + 2 * row->size(&module, t).tables;
+        kept += (mc->grad ? 2 : 1) * params + t * v + steps +
+                (mc->grad ? row->size(&module, t).tables : 0) +
+                (mc->checkpoints ? shots * heads * t * t : 0);
+        const double pass = copies * params + lm_head + 4 * c * v +
+                            2 * row->size(&module, c).tables;
+        if (pass > training)
+            training = pass;
     }
-    return n;
+    return kept + training;
 }
 
-static double trace_size(const model_config *mc, size_t D, size_t T, size_t V)
+/* About how many float values the whole trace of this run holds, counted
+ * in double so that absurd sizes cannot overflow: T tokens shown, C the
+ * longest sentence a trained run learns from (T without --train). */
+static double trace_size(const model_config *mc, size_t D, size_t T, size_t C,
+                         size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
     double n = v * d + t * d + v + t + randn_size(mc, t, d) +
-               training_size(mc, &dims, t, v, d);
+               training_size(mc, &dims, t, (double)C, v, d);
     add_params_size(&n, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -150,12 +166,12 @@ typedef struct {
 } stream_size;
 
 static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
-                                 size_t V)
+                                 size_t C, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
     const model_dims dims = run_dims(mc, D);
     stream_size n = {.kept = v * d + t * d + v + t + randn_size(mc, t, d) +
-                             training_size(mc, &dims, t, v, d)};
+                             training_size(mc, &dims, t, (double)C, v, d)};
     add_params_size(&n.kept, mc, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
@@ -432,12 +448,13 @@ static bool runs_d_model_wide(const model_config *mc)
     return false;
 }
 
-/* The run fits the limits; *values is the size of its whole trace. A
+/* The run fits the limits; *values is the size of its whole trace. C is
+ * the longest sentence trained on (--train; else the tokens). A
  * streamed run (trace.h) is held to what it holds at once with one head
  * in flight; *batch is how many heads it may then compute at once on
  * `threads` threads. */
 static int check_size(double *values, size_t *batch, const model_config *mc,
-                      const model_input *in, const tokenized *tok,
+                      const model_input *in, const tokenized *tok, size_t C,
                       bool streamed, size_t threads, mx_error *err)
 {
     const size_t D = model_width(mc, in);
@@ -455,8 +472,9 @@ static int check_size(double *values, size_t *batch, const model_config *mc,
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
                          mc->heads, D);
-    const double whole = trace_size(mc, D, tok->n_tokens, tok->n_vocab);
-    const stream_size part = streamed_size(mc, D, tok->n_tokens, tok->n_vocab);
+    const double whole = trace_size(mc, D, tok->n_tokens, C, tok->n_vocab);
+    const stream_size part =
+        streamed_size(mc, D, tok->n_tokens, C, tok->n_vocab);
     const double least = part.kept + part.work + part.per_head;
     const double max = (double)MAX_TRACE_VALUES;
     *values = whole;
@@ -491,14 +509,20 @@ int pipeline_check(double *values, const model_config *mc,
                    const model_input *in, bool streamed, mx_error *err)
 {
     tokenized tok = {0};
+    train_data data = {0}; /* --train: the sentences, for their lengths */
     size_t n_queries, batch;
     *values = 0;
     if (mc->model != NULL)
         return gpt2_trace_check(values, mc, in, err);
-    if (run_tokens(&tok, &n_queries, NULL, mc, in, err) != 0)
+    if (run_tokens(&tok, &n_queries, mc->train ? &data : NULL, mc, in, err) !=
+        0) {
+        train_data_free(&data);
         return -1;
-    int rc = check_size(values, &batch, mc, in, &tok, streamed, 1, err);
+    }
+    const size_t C = mc->train ? data.context : tok.n_tokens;
+    int rc = check_size(values, &batch, mc, in, &tok, C, streamed, 1, err);
     tokenized_free(&tok);
+    train_data_free(&data);
     return rc;
 }
 
@@ -652,12 +676,14 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
      * control-group quotas (which costs a small run a tenth of its time) */
     const double bound =
         2.0 * (double)tok.n_tokens *
-        trace_size(mc, model_width(mc, in), tok.n_tokens, tok.n_vocab);
+        trace_size(mc, model_width(mc, in), tok.n_tokens,
+                   mc->train ? data.context : tok.n_tokens, tok.n_vocab);
     const size_t threads = mc->threads != 0            ? mc->threads
                            : bound < WORKERS_MIN_FLOPS ? 1
                                                        : workers_available();
-    if (check_size(&values, &batch, mc, in, &tok, trace_streams(tr), threads,
-                   err) != 0 ||
+    if (check_size(&values, &batch, mc, in, &tok,
+                   mc->train ? data.context : tok.n_tokens, trace_streams(tr),
+                   threads, err) != 0 ||
         (trace_streams(tr) && mc->weights != NULL &&
          check_weights(mc, model_width(mc, in), err) != 0) ||
         workers_init(&pool, threads, err) != 0)

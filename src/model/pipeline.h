@@ -87,10 +87,11 @@ typedef struct {
      * right after the embedding and added to it (C: the longest
      * sentence, the corpus's included) */
     bool positions;
-    bool train;             /* --train N given (N may be 0) */
-    train_options training; /* --train N, --lr, --optimizer (train.h) */
-    bool grad;              /* --grad: gradients at the final parameters */
-    bool checkpoints;       /* attn_weights_steps (catalogue.h), for --plot
+    bool train;               /* --train N given (N may be 0) */
+    train_options training;   /* --train N, --lr, --optimizer (train.h) */
+    const train_watch *watch; /* --train: told of each step, or NULL */
+    bool grad;                /* --grad: gradients at the final parameters */
+    bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
                                and --html or when --tables names it */
 } model_config;
 
@@ -105,6 +106,12 @@ typedef struct {
     const char *const *corpus; /* --corpus: the sentences trained on, in
                                   order (n_corpus), or NULL: the sentence */
     size_t n_corpus;
+    /* where the corpus's sentences come from, for the messages about
+     * them ("FILE:LINE: column 'NAME': ..."): each one's line in the
+     * file, or NULL ("--corpus: sentence K", K from 0) */
+    const size_t *corpus_lines;
+    const char *corpus_file;
+    const char *corpus_column;
 } model_input;
 
 /* Checks, without building anything, that the input tokenizes and that

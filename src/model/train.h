@@ -37,6 +37,15 @@ typedef struct {
     void *ctx;
 } train_hook;
 
+/* Told before each step of a variant's training which step it is, and
+ * with step == steps when the training ends, before the variant's tables
+ * go out (a progress line on a terminal: cli/progress.h); it cannot stop
+ * the training and does not look at the parameters. */
+typedef struct {
+    void (*fn)(void *ctx, variant_id v, size_t step, size_t steps);
+    void *ctx;
+} train_watch;
+
 typedef struct {
     size_t steps;                  /* N */
     double lr;                     /* the learning rate */

@@ -99,6 +99,18 @@ void train_data_free(train_data *data)
     *data = (train_data){0};
 }
 
+/* err's message about corpus sentence i (from 0), said as --input says
+ * it: "FILE:LINE: column 'NAME': why". */
+static int corpus_error(mx_error *err, const model_input *in, size_t i)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    if (in->corpus_lines != NULL)
+        return err_input(err, _("%s:%zu: column '%s': %s"), in->corpus_file,
+                         in->corpus_lines[i], in->corpus_column, why);
+    return err_input(err, _("--corpus: sentence %zu: %s"), i, why);
+}
+
 /* The corpus's sentences tokenized one by one into w and all (their
  * ids, *count of them); *lengths (n_corpus) their lengths. */
 static int corpus_ids(word_ids *w, size_t **all, size_t *count,
@@ -112,17 +124,14 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
     for (size_t i = 0; i < in->n_corpus; i++) {
         tokenized t = {0};
         if (tokenize_as(&t, in->corpus[i], strlen(in->corpus[i]), mode, err) !=
-            0) {
-            char why[sizeof err->msg];
-            snprintf(why, sizeof why, "%s", err->msg);
-            return err_input(err, _("--corpus: sentence %zu: %s"), i + 1, why);
-        }
+            0)
+            return corpus_error(err, in, i);
         int rc = 0;
-        if (t.n_tokens < 2)
-            rc = err_input(err,
-                           _("--corpus: sentence %zu has one token: there "
-                             "is no next word to predict"),
-                           i + 1);
+        if (t.n_tokens < 2) {
+            err_input(err, _("the sentence has one token: there is no next "
+                             "word to predict"));
+            rc = corpus_error(err, in, i);
+        }
         if (rc == 0 && *count + t.n_tokens > cap) {
             const size_t grown_cap = 2 * (*count + t.n_tokens);
             size_t *grown = realloc(*all, grown_cap * sizeof *grown);
@@ -423,6 +432,24 @@ static int checkpoint_hook(void *ctx, size_t step, mx_error *err)
                : 0;
 }
 
+/* What the training's hook looks at before each step: the checkpoints
+ * (or NULL) and the run's watch (or NULL). */
+typedef struct {
+    checkpoints *ck;
+    const train_watch *watch;
+    variant_id variant;
+    size_t steps;
+} step_look;
+
+/* The training's hook: tells the watch, then records the checkpoint. */
+static int step_hook(void *ctx, size_t step, mx_error *err)
+{
+    const step_look *look = ctx;
+    if (look->watch != NULL)
+        look->watch->fn(look->watch->ctx, look->variant, step, look->steps);
+    return look->ck != NULL ? checkpoint_hook(look->ck, step, err) : 0;
+}
+
 /* attn_weights_steps (n·heads·T, S) of variant v, rows
  * "step<n>/head<h>/Q:<word>", columns the keys. */
 static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
@@ -652,15 +679,18 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                        .cfg = &acfg,
                        .ids = ids,
                        .seq = lab->seq};
-    const train_hook hook = {checkpoint_hook, &ck};
-    if (mc->checkpoints) {
+    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps};
+    const train_hook hook = {step_hook, &look};
+    if (mc->checkpoints)
         checkpoints_choose(&ck, steps);
+    if (mc->checkpoints || mc->watch != NULL)
         training.hook = &hook;
-    }
     if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n, &training,
                   err) != 0 ||
         (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
         goto done;
+    if (mc->watch != NULL)
+        mc->watch->fn(mc->watch->ctx, id, steps, steps);
 
     // the trained model's tables, and its forward pass on the sentence
     const matrix *x;

@@ -307,6 +307,23 @@ static void explain_training(FILE *out, const explain_context *c)
     const char *data =
         c->corpus ? _("the sentences of the corpus, one per step, in turn")
                   : _("this sentence");
+    if (c->reloaded) {
+        // what the saved model was trained on is not known here
+        say(out, c->width,
+            ngettext("Training (--train %zu): each variant starts from the "
+                     "trained model that --weights reads (its embedding, "
+                     "vocabulary and lm_head included), not from "
+                     "torch.manual_seed, and takes %zu step of %s on %s. "
+                     "The tables below are the model's on the sentence.",
+                     "Training (--train %zu): each variant starts from the "
+                     "trained model that --weights reads (its embedding, "
+                     "vocabulary and lm_head included), not from "
+                     "torch.manual_seed, and takes %zu steps of %s on %s. "
+                     "The tables below are the model's on the sentence.",
+                     c->steps),
+            c->steps, c->steps, c->adam ? "Adam" : "SGD", data);
+        return;
+    }
     say(out, c->width,
         ngettext("Training (--train %zu): each variant starts from weights "
                  "drawn after torch.manual_seed(%llu), its own embedding "
@@ -570,6 +587,13 @@ void explain_before(FILE *out, const table *t, const table *prev,
         say(out, c->width,
             _("Token ids: each position of the sentence gets the id of "
               "its word; a repeated word repeats its id."));
+    } else if (id == TABLE_EMBEDDING && c->reloaded) {
+        say(out, c->width,
+            _("Embeddings: nn.Embedding(%zu, %zu), one row of %zu numbers "
+              "per vocabulary word, read from the trained model's "
+              "embedding.weight file (--weights), whose rows are the "
+              "vocabulary: shape (%zu, %zu)."),
+            c->vocab, D, D, c->vocab, D);
     } else if (id == TABLE_EMBEDDING && c->train) {
         say(out, c->width,
             _("Embeddings: nn.Embedding(%zu, %zu), one row of %zu numbers "

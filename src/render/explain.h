@@ -44,6 +44,8 @@ typedef struct {
     bool grad;      /* --grad: the .grad tables */
     bool positions; /* --positions */
     bool corpus;    /* --corpus: trained on its sentences */
+    bool reloaded;  /* --weights of a trained run: the training starts
+                       from its files, not from the seed */
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however

@@ -11,9 +11,12 @@ tests/reference/train_reference_test.py. Prints TAP.
 import csv
 import io
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
+from ptylib import Terminal
 from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
@@ -62,8 +65,10 @@ def errors(tmp):
     with open(one, "w") as f:
         f.write("text\na dog ran\nhello\n")
     MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
-                     "text"], "sentence 2 has one token",
-                    "a one-word corpus sentence: status 2, naming it")
+                     "text"], "%s:3: column 'text': the sentence has one "
+                    "token" % one,
+                    "a one-word corpus sentence: status 2, naming its file "
+                    "and line as --input does")
     MHA.check_error([S, "--train", "2", "--corpus", one],
                     "--column NAME", "--corpus without --column: status 2")
     MHA.check_error([S, "--train", "2", "--corpus", one, "--column",
@@ -216,11 +221,103 @@ def weights(tmp):
                     "'dog' is not in the trained vocabulary",
                     "a word outside the trained vocabulary: status 2, "
                     "naming it")
+    r = MHA.run([S, "--weights", d, "--explain"] + sizes)
+    text = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok(r.returncode == 0 and "the trained model that --weights reads" in
+       text and "drawn after" not in text,
+       "--explain of a trained --weights folder: the training starts from "
+       "the folder's model, not from the seed", text[:400])
+    # the folder, not --train, makes the run a trained one: the message
+    # says so, not "--train: ..."
+    single = ["--d-out", "8", "--variant", "single"]
+    MHA.check_error(["--embeddings", os.path.join(d, "single.inputs.csv"),
+                     "--weights", d] + single,
+                    "--weights %s: the folder holds a trained embedding "
+                    "(single.embedding.weight.csv), which makes the run a "
+                    "trained one: it does not go with --embeddings" % d,
+                    "--embeddings with a trained --weights folder: status 2, "
+                    "naming the folder's embedding")
+    # a trained block is one block: --layers reads a stack's files
+    # (block.K.LAYER) and says so
+    MHA.check_error([S, "--weights", d, "--variant", "block", "--d-model",
+                     "8", "--layers", "1"],
+                    "a file of one block, not of a stack",
+                    "--layers 1 over a trained block's folder: status 2, "
+                    "saying its files are one block's")
+
+
+def memory(tmp):
+    """Training's size check counts what training holds: the parameters,
+    their gradients and Adam's averages, the top's logits over the
+    longest sentence trained on, the backward pass's tables. Each run
+    below passed the old check and peaked far above the limit."""
+    limit = "(at most 134 million)"
+    words = os.path.join(tmp, "words.csv")
+    with open(words, "w") as f:
+        f.write("text\n")
+        for i in range(10000):
+            f.write(" ".join("w%d_%d" % (i, j) for j in range(20)) + "\n")
+    # 200,000 words at width 72: embedding and lm_head, 14.4 million
+    # values each, held 4 times by Adam (peaked at 668 MB)
+    MHA.check_error(["w1_1 w1_2", "--train", "2", "--corpus", words,
+                     "--column", "text", "--variant", "single", "--d-model",
+                     "72", "--d-out", "72", "--heads", "1"], limit,
+                    "a 200,000-word vocabulary: refused by the size check, "
+                    "status 2, one line", hint=False)
+    # the longest sentence trained on, not the shown one, sets the size of
+    # the backward pass's (T, T) tables
+    long = os.path.join(tmp, "long.csv")
+    with open(long, "w") as f:
+        f.write("text\n" + " ".join("w%d" % (i % 50) for i in range(8000))
+                + "\n")
+    MHA.check_error(["w1 w2", "--train", "1", "--corpus", long, "--column",
+                     "text", "--variant", "fused", "--heads", "2"], limit,
+                    "an 8000-word corpus sentence behind a two-word one: "
+                    "refused, status 2, one line", hint=False)
+    MHA.check_error([" ".join("w%d" % (i % 50) for i in range(8000)),
+                     "--train", "1", "--variant", "fused", "--heads", "2"],
+                    limit, "an 8000-word sentence trained on: refused, "
+                    "status 2, one line", hint=False)
+
+
+def progress():
+    """A long training shows its step on standard error when that is a
+    terminal (after a second, redrawn in place, erased at the end); never
+    on a pipe, nor with --quiet."""
+    args = [S, "--train", "300000", "--variant", "fused", "--tables", "loss",
+            "--format", "csv"]
+    env = dict(os.environ, LANGUAGE="en", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+
+    def on_pty(extra):
+        term = Terminal(MHA.command(args + extra), env,
+                        stdout=subprocess.DEVNULL)
+        status, err = term.finish(300)
+        term.close()
+        return status, err.decode("utf-8", "replace")
+
+    status, err = on_pty([])
+    steps = [int(k) for k in re.findall(
+        r"\r\x1b\[Kmha-explain: training fused: step (\d+) of 300000", err)]
+    ok(status == 0 and steps and steps == sorted(steps) and
+       all(1 <= k <= 300000 for k in steps) and err.endswith("\r\x1b[K") and
+       "\n" not in err,
+       "--train on a terminal: 'training fused: step k of N' redrawn in "
+       "place, k rising, erased at the end",
+       "status %r, stderr %r" % (status, err[:300]))
+    status, err = on_pty(["--quiet"])
+    ok(status == 0 and err == "", "--quiet: no progress line",
+       "status %r, stderr %r" % (status, err[:300]))
+    r = MHA.run(args)
+    ok(r.returncode == 0 and r.stderr == b"",
+       "stderr a pipe: no progress line", r.stderr[:300])
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         errors(tmp)
+        memory(tmp)
+        progress()
         tables_made()
         average()
         many_heads()
