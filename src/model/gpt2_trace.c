@@ -128,8 +128,8 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
         parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
             0 ||
-        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len, err) !=
-            0) {
+        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len,
+                   c->n_positions, err) != 0) {
         run_free(r);
         return -1;
     }
@@ -138,12 +138,11 @@ static int run_open(checkpoint_run *r, const model_config *mc,
         return err_input(err, _("the text has no tokens"));
     }
     if (r->T > c->n_positions) {
-        const size_t T = r->T;
+        const size_t most = c->n_positions; // run_free clears *c
         run_free(r);
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            T, c->n_positions);
+            err, _("the text is more than %zu tokens, the model's n_positions"),
+            most);
     }
     r->pieces = calloc(r->T, sizeof *r->pieces);
     if (r->pieces == NULL) {

@@ -16,11 +16,14 @@ import io
 import json
 import math
 import os
+import random
 import re
 import shutil
+import string
 import struct
 import sys
 import tempfile
+import time
 
 from taplib import Program, done, ok
 
@@ -305,9 +308,23 @@ def main():
         with open(os.path.join(bad_config, "config.json"), "w") as f:
             f.write('{"n_layer": 1, "n_head": 1, "n_embd": 8, '
                     '"n_positions": 16, "vocab_size": 300}')
+        vocab = json.load(open(os.path.join(root, "tiny", "vocab.json")))
+        by_id = sorted(vocab, key=vocab.get)
+        shared_id = os.path.join(tmp, "shared_id")
+        shutil.copytree(os.path.join(root, "tiny"), shared_id)
+        with open(os.path.join(shared_id, "vocab.json"), "w") as f:
+            json.dump(dict(vocab, **{by_id[6]: vocab[by_id[5]]}), f)
+        gap = os.path.join(tmp, "gap")
+        shutil.copytree(os.path.join(root, "tiny"), gap)
+        with open(os.path.join(gap, "vocab.json"), "w") as f:
+            json.dump({k: v for k, v in vocab.items() if k != by_id[5]}, f)
         bad = [
             (["--model", two, "the cat " * 40], "longer than n_positions",
-             "n_positions"),
+             "more than 16 tokens"),
+            (["--model", shared_id, "hello"], "vocab.json: two tokens, one id",
+             "one id, %d" % vocab[by_id[5]]),
+            (["--model", gap, "hello"], "vocab.json: an id without a token",
+             "the id %d" % vocab[by_id[5]]),
             (["--model", two, "--layers", "2", text], "a layer it lacks",
              "--layers"),
             (["--model", two, "--show-heads", "0,x", text], "a bad head list",
@@ -340,6 +357,18 @@ def main():
                err.count("\n") <= 2,
                "%s: status 2, one line, nothing printed" % what,
                "status %d: %s" % (r.returncode, err))
+        # a long text is refused once it passes n_positions, without
+        # tokenizing the rest (a megabyte, one 60,000-letter word first)
+        rng = random.Random(6)
+        long_text = " ".join("".join(rng.choice(string.ascii_lowercase)
+                                     for _ in range(60000))
+                             for _ in range(16)).encode()
+        start = time.monotonic()
+        r = mha.run(["--model", two, "-"], stdin=long_text)
+        took = time.monotonic() - start
+        ok(r.returncode == 2 and b"more than 16 tokens" in r.stderr and
+           took < 20, "a megabyte of text is refused in %.1f s" % took,
+           r.stderr)
     finally:
         shutil.rmtree(tmp)
     return done()
