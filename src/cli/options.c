@@ -841,9 +841,14 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
     case OPT_MODEL:
         return set_path(&opt->model, "--model", arg, err);
     case OPT_LAYERS:
-        return set_path(&opt->layers, "--layers", arg, err);
     case OPT_SHOW_HEADS:
-        return set_path(&opt->show_heads, "--show-heads", arg, err);
+        if (arg[0] == '\0')
+            return err_usage(err,
+                             _("%s: the list is empty (give one such as "
+                               "0,3,5-7)"),
+                             id == OPT_LAYERS ? "--layers" : "--show-heads");
+        *(id == OPT_LAYERS ? &opt->layers : &opt->show_heads) = arg;
+        return 0;
     case OPT_TOKENS:
         if (strcmp(arg, "words") == 0)
             opt->tokens = TOKENS_WORDS;

@@ -59,10 +59,11 @@ static int parse_list(bool *keep, size_t n, const char *list,
             if (end == q || *q == '-' || *q == '+' || hi < lo)
                 break;
         }
-        if (hi >= n)
+        if (hi >= n) // the number as typed: strtoul stops at ULONG_MAX
             return err_usage(
-                err, _("%s: %lu does not exist; the model has %zu (0 to %zu)"),
-                option, hi, n, n - 1);
+                err,
+                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+                option, (int)(end - p), p, n, n - 1);
         for (unsigned long i = lo; i <= hi; i++)
             keep[i] = true;
         if (*end == '\0')

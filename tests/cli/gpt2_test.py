@@ -283,9 +283,10 @@ def main():
                           r'id="mha-data">\n(.*?)\n</script>', html, re.S)
         names = [v["name"] for v in json.loads(found.group(1))["variants"]] \
             if found else []
-        ok(r.returncode == 0 and names == ["h.0", "h.1"],
-           "--html: the page of a checkpoint's run, a variant per layer",
-           (r.stderr, names))
+        ok(r.returncode == 0 and names == ["h.0", "h.1"] and
+           '"Layer":"Layer"' in html,
+           "--html: the page of a checkpoint's run, a variant per layer, "
+           "its buttons named Layer", (r.stderr, names))
     finally:
         shutil.rmtree(tmp)
 
@@ -326,7 +327,14 @@ def main():
             (["--model", gap, "hello"], "vocab.json: an id without a token",
              "the id %d" % vocab[by_id[5]]),
             (["--model", two, "--layers", "2", text], "a layer it lacks",
-             "--layers"),
+             "--layers: 2 is out of range"),
+            (["--model", two, "--layers", "0-99999999999999999999", text],
+             "a layer past unsigned long, as typed",
+             "0-99999999999999999999 is out of range"),
+            (["--model", two, "--layers", "", text], "an empty --layers",
+             "--layers: the list is empty"),
+            (["--model", two, "--show-heads", "", text],
+             "an empty --show-heads", "--show-heads: the list is empty"),
             (["--model", two, "--show-heads", "0,x", text], "a bad head list",
              "--show-heads"),
             (["--model", two, "--explain", "--format", "csv", text],
