@@ -83,7 +83,7 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     if (in->embeddings != NULL || in->kv != NULL)
         return err_usage(
             err,
-            _("%s: does not go with --model (the checkpoint's run shows its tables in text or CSV)"),
+            _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
             in->kv ? "--kv" : "--embeddings");
     const size_t dlen = strlen(mc->model);
     char *vocab = malloc(dlen + 16), *merges = malloc(dlen + 16);

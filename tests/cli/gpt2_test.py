@@ -222,6 +222,78 @@ def main():
        "--explain: a note per kind of table in every language, all "
        "translated", {k: len(v[1]) for k, v in notes.items()})
 
+    # --check: every shown layer's and head's weights sum to 1 by row and
+    # the causal mask's cells are -inf with weight 0
+    T = len(open(os.path.join(two, "ids.txt")).read().split())
+    for extra, heads in (([], 4), (["--layers", "1", "--show-heads", "0"], 1)):
+        r = mha.run(["--model", two, "--check", "--tables", "tokens"] +
+                    extra + [text])
+        out = r.stdout.decode()
+        rows = re.search(r"row sums to 1: .* over (\d+) rows .*: ok", out)
+        masked = re.search(r"masked cells: (\d+) scores are -inf, largest "
+                           r"weight there 0, 0 cells .*: ok", out)
+        ok(r.returncode == 0 and rows and masked and
+           int(rows.group(1)) == heads * T and
+           int(masked.group(1)) == heads * T * (T - 1) // 2,
+           "--check %s: %d heads' rows sum to 1, the causal cells masked"
+           % (" ".join(extra), heads), out[-400:])
+
+    # --focus: one token through every layer: each head's Q, K, V and
+    # weights, the layer's output (hidden), ln_f's out; " cat" names the
+    # token shown as "␣cat"
+    r = mha.run(["--model", two, "--format", "csv", "--tables",
+                 "attn_weights,hidden,queries", text])
+    table = {}
+    for x in csv.DictReader(io.StringIO(r.stdout.decode())):
+        table[(x["layer"], x["head"], x["table"], x["row"], x["col"])] = \
+            float(x["value"])
+    r = mha.run(["--model", two, "--focus", " cat", "--width", "0", text])
+    out = r.stdout.decode()
+    blocks = {}
+    for block in out.split("\n\n")[1:]:
+        lines = block.splitlines()
+        blocks[lines[0]] = {l[2:11].strip(): l[11:].split()
+                            for l in lines[1:]}
+    want = ["[h.0] head 0", "[h.0] head 1", "[h.0] hidden", "[h.1] head 0",
+            "[h.1] head 1", "[h.1] hidden", "[gpt2] out"]
+    head = blocks.get("[h.1] head 1", {})
+    attends = dict(w.rstrip(",").split(" ") for w in
+                   re.findall(r"\S+ \d\.\d{4}", " ".join(
+                       head.get("attends", []))))
+    good = out.startswith("focus: \u2423cat (position 1 of %d)" % T) and \
+        list(blocks) == want and \
+        head.get("Q", [None])[0] == "%.4f" % table[("1", "1", "queries",
+                                                    "1", "0")] and \
+        blocks["[h.1] hidden"][""][0] == "%.4f" % table[("1", "", "hidden",
+                                                         "1", "0")] and \
+        attends == {"the": "%.4f" % table[("1", "1", "attn_weights", "1",
+                                           "0")],
+                    "\u2423cat": "%.4f" % table[("1", "1", "attn_weights",
+                                                 "1", "1")]}
+    ok(r.returncode == 0 and good,
+       "--focus ' cat': the token through every layer and head, its "
+       "values the tables'", out[:600])
+
+    # --input: each row's text a run of its own, its rows those of the
+    # text given alone
+    tmp = tempfile.mkdtemp()
+    try:
+        rows_csv = os.path.join(tmp, "texts.csv")
+        with open(rows_csv, "w", encoding="utf-8") as f:
+            f.write('text\nHello world\n"%s"\n' % text)
+        r = mha.run(["--model", two, "--input", rows_csv, "--column", "text",
+                     "--format", "csv", "--tables", "tokens,attn_weights"])
+        alone = mha.run(["--model", two, "--format", "csv", "--tables",
+                         "tokens,attn_weights", text])
+        lines = r.stdout.decode().splitlines()
+        second = [l[2:] for l in lines if l.startswith("1,")]
+        ok(r.returncode == 0 and lines[0].startswith("sentence,") and
+           any(l.startswith("0,") for l in lines) and
+           second == alone.stdout.decode().splitlines()[1:],
+           "--input: each text's tables, as if given alone", r.stderr)
+    finally:
+        shutil.rmtree(tmp)
+
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
     for case, name in (("two_layers", "h.1.attn.c_attn.weight"),
@@ -345,6 +417,10 @@ def main():
              "--heads"),
             (["--model", two, "--variant", "block", text],
              "--variant with --model", "--variant"),
+            (["--model", two, "--tie", text], "--tie with --model",
+             "wrapper and fused modules"),
+            (["--model", two, "--average", text], "--average with --model",
+             "does not average its heads"),
             (["--model", two, "--tables", "h.9.ln_1.bias", "hello"],
              "a parameter the checkpoint lacks", "h.9.ln_1.bias"),
             (["--model", broken, "hello"], "merges.txt missing",
