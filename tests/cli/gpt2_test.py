@@ -346,6 +346,26 @@ def main():
                texts.count("head 1") == 1 and svg.count("<image") == 5,
                "--plot: the model view, a row per layer and a column per "
                "head (four thumbnails and the colour bar)", texts[:12])
+        # --plot of a wide table (logits, T x vocab): a row label per
+        # token, the colour bar's ticks apart
+        svg_path = os.path.join(tmp, "logits.svg")
+        r = mha.run(["--model", two, "--plot", svg_path, "--tables",
+                     "logits", "the cat sat"])
+        if os.path.exists(svg_path):
+            svg = open(svg_path, encoding="utf-8").read()
+            found = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)" '
+                               r'font-size="([\d.]+)"[^>]*>([^<]*)</text>',
+                               svg)
+            texts = [t[3] for t in found]
+            ticks = sorted(float(y) for x, y, size, t in found
+                           if re.fullmatch(r"-?\d\.\d\d", t))
+            size = max(float(f[2]) for f in found)
+            ok(r.returncode == 0 and
+               all(w in texts for w in ("the", "\u2423cat", "\u2423sat")) and
+               len(ticks) >= 3 and
+               all(b - a > size for a, b in zip(ticks, ticks[1:])),
+               "--plot logits: every token's row labelled, the bar's "
+               "ticks apart", (texts[:6], ticks))
         # --html: the page, each layer a row of its model view
         page = os.path.join(tmp, "page.html")
         r = mha.run(["--model", two, "--html", page, text])

@@ -85,6 +85,32 @@ def svg_texts(path):
     return re.findall(r"<text ([^>]*)>([^<]*)</text>", svg)
 
 
+def check_model_view(d):
+    """The model view of a stack of blocks with 25 heads: "head 12" is
+    wider than a thumbnail, so the columns give the bare numbers under a
+    "head" heading; the masked legend is plain grey, as the thumbnails'
+    masked cells (no hatching)."""
+    svg = os.path.join(d, "model25.svg")
+    plot(["O gato sobe no tapete", "--variant", "block", "--layers", "2",
+          "--heads", "25", "--d-model", "25", "--d-out", "25", "--tables",
+          "attn_weights"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    with open(svg, encoding="utf-8") as f:
+        body = f.read()
+    numbers = [str(h) for h in range(25)]
+    ok("head" in texts and all(n in texts for n in numbers) and
+       not any("\u2026" in t or t.startswith("head ") for t in texts),
+       "25 heads: the model view's columns are the bare numbers 0 to 24",
+       texts[:30])
+    ok("85.882353%" in body and "61.960784%" not in body,
+       "the model view's masked legend is plain grey, as its thumbnails'")
+    plot(["O gato sobe no tapete", "--variant", "block", "--layers", "2",
+          "--d-model", "4", "--tables", "attn_weights"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    ok("head 0" in texts and "head 1" in texts and "head" not in texts,
+       "2 heads: the model view's columns say head 0, head 1", texts[:8])
+
+
 def check_style(d):
     """--color-scale, --cmap, --numbers, --precision and --colorbar
     (issue 26): read back from the SVG's shapes and text."""
@@ -419,6 +445,7 @@ def main():
 
         check_style(d)
         check_svg_text(d)
+        check_model_view(d)
 
         # Mistakes.
         mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],
