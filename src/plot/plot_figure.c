@@ -281,6 +281,8 @@ typedef struct {
     size_t first, count;    /* its panels */
     size_t rows, cols;      /* the largest table's shape */
     size_t block;           /* a drawn cell is the mean of block x block */
+    size_t block_r;         /* rows of a block: block, or 1 in a wide
+                               table of few rows (block_r x block) */
     double cell;            /* a drawn cell's width */
     double cell_h;          /* and height: its width, or taller in a wide
                                table of few rows (size_section) */
@@ -781,8 +783,12 @@ static void size_section(section *S, double line_h, double title_h)
     /* a wide table of few rows (GPT-2's logits, T x 50257) would be a
      * strip too thin for its row labels: its rows are taller, a label
      * each and the map as tall as a colour bar if the page allows */
-    const size_t rows_b = blocks(S->rows, S->block),
-                 cols_b = blocks(S->cols, S->block);
+    const size_t cols_b = blocks(S->cols, S->block);
+    S->block_r = S->block;
+    if (cell < line_h && (double)cols_b >= WIDE * (double)S->rows &&
+        (double)S->rows * line_h <= MAX_SIDE)
+        S->block_r = 1; /* every row its own, however wide its blocks */
+    const size_t rows_b = blocks(S->rows, S->block_r);
     S->cell_h = cell;
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
@@ -950,10 +956,10 @@ static void write_notes(figure *pg)
         if (S->block > 1)
             snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                      /* TRANSLATORS: a picture too large to draw value by
-                      * value: table name, block size twice */
+                      * value: table name, a block's rows and columns */
                      _("Summarised: each cell of %s is the mean of a block "
                        "of %zu x %zu values."),
-                     S->name, S->block, S->block);
+                     S->name, S->block_r, S->block);
     }
     const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
     if (pg->dropped > 0 && model)
@@ -1088,13 +1094,13 @@ static void draw_masked(cairo_t *cr, double x, double y, double side)
 
 /* The mean of the unmasked values of block (br, bc), false if all are
  * masked. */
-static bool block_mean(const panel *p, size_t k, size_t br, size_t bc,
-                       double *mean)
+static bool block_mean(const panel *p, size_t kr, size_t k, size_t br,
+                       size_t bc, double *mean)
 {
     const matrix *m = &p->t->values;
     double sum = 0;
     size_t n = 0;
-    for (size_t r = br * k; r < m->rows && r < (br + 1) * k; r++)
+    for (size_t r = br * kr; r < m->rows && r < (br + 1) * kr; r++)
         for (size_t c = bc * k; c < m->cols && c < (bc + 1) * k; c++)
             if (!cell_masked(p, r, c)) {
                 sum += m->v[r * m->cols + c];
@@ -1134,13 +1140,14 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
 static void masked_path(cairo_t *cr, const panel *p, const section *S,
                         double mx, double my)
 {
-    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+    const size_t k = S->block, kr = S->block_r,
+                 nr = blocks(p->t->values.rows, kr),
                  nc = blocks(p->t->values.cols, k);
     cairo_new_path(cr);
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double v;
-            if (!block_mean(p, k, r, c, &v))
+            if (!block_mean(p, kr, k, r, c, &v))
                 cairo_rectangle(cr, mx + (double)c * S->cell,
                                 my + (double)r * S->cell_h, S->cell, S->cell_h);
         }
@@ -1155,7 +1162,7 @@ static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
     const double side = S->cell;
     const double map_w = (double)blocks(p->t->values.cols, S->block) * side,
                  map_h =
-                     (double)blocks(p->t->values.rows, S->block) * S->cell_h;
+                     (double)blocks(p->t->values.rows, S->block_r) * S->cell_h;
     cairo_save(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
     cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
@@ -1184,7 +1191,8 @@ static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
 static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
                      const section *S, double mx, double my)
 {
-    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+    const size_t k = S->block, kr = S->block_r,
+                 nr = blocks(p->t->values.rows, kr),
                  nc = blocks(p->t->values.cols, k);
     const double cell = S->cell, cell_h = S->cell_h;
     if (nr * nc > RECT_LIMIT) {
@@ -1201,8 +1209,8 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
             for (size_t c = 0; c < nc; c++) {
                 double v;
                 rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
-                if (block_mean(p, k, r, c, &v))
-                    c8 = scale_color(p, r * k, v);
+                if (block_mean(p, kr, k, r, c, &v))
+                    c8 = scale_color(p, r * kr, v);
                 uint32_t px = (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
                 memcpy(data + r * (size_t)stride + c * 4, &px, 4);
             }
@@ -1224,11 +1232,11 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double x = mx + (double)c * cell, y = my + (double)r * cell_h, v;
-            if (!block_mean(p, k, r, c, &v)) {
+            if (!block_mean(p, kr, k, r, c, &v)) {
                 any_masked = true;
                 continue;
             }
-            rgb c8 = scale_color(p, r * k, v);
+            rgb c8 = scale_color(p, r * kr, v);
             cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
             /* under the next cell a little, so that an SVG or PDF viewer
@@ -1274,18 +1282,18 @@ static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
     draw_text(cr, TITLE_FONT, title, 0, mx, p->y, 0, 0, 0);
     draw_map(cr, pg, p, S, mx, my);
     double map_w = (double)blocks(t->values.cols, S->block) * S->cell;
-    double map_h = (double)blocks(t->values.rows, S->block) * S->cell_h;
+    double map_h = (double)blocks(t->values.rows, S->block_r) * S->cell_h;
     if (S->panel_bars)
         draw_bar(cr, &p->sc, mx + map_w + PANEL_BAR_GAP, my, map_h);
 
     /* a drawn cell's labels are those of its first row or column */
-    const size_t k = S->block, every = S->label_every * k,
-                 row_every = S->row_every * k;
+    const size_t k = S->block, kr = S->block_r, every = S->label_every * k,
+                 row_every = S->row_every * kr;
     const double cell = S->cell;
     cairo_set_source_rgb(cr, 0, 0, 0);
     for (size_t r = 0; r < t->rows->n; r += row_every)
         draw_text(cr, LABEL_FONT, t->rows->s[r], MAX_LABEL, mx - PAD,
-                  my + ((double)(r / k) + 0.5) * S->cell_h, 1.0, 0.5, 0);
+                  my + ((double)(r / kr) + 0.5) * S->cell_h, 1.0, 0.5, 0);
     double under = my + map_h + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
         double cx = mx + ((double)(c / k) + 0.5) * cell;

@@ -111,6 +111,19 @@ def check_model_view(d):
        "2 heads: the model view's columns say head 0, head 1", texts[:8])
 
 
+def check_wide(d):
+    """A wide table of few rows (5 x 2400) is summarised in blocks of one
+    row: each token keeps its row and its label."""
+    svg = os.path.join(d, "wide.svg")
+    plot(["O gato sobe no tapete", "--variant", "block", "--d-model", "4",
+          "--ff", "2400", "--tables", "ffn_hidden"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    note = [t for t in texts if t.startswith("Summarised")]
+    ok(note and "of 1 x 4 values" in note[0] and
+       all(w in texts for w in ("O", "gato", "sobe", "no", "tapete")),
+       "5 x 2400: blocks of 1 x 4, every row labelled", texts[:12])
+
+
 def check_style(d):
     """--color-scale, --cmap, --numbers, --precision and --colorbar
     (issue 26): read back from the SVG's shapes and text."""
@@ -446,6 +459,7 @@ def main():
         check_style(d)
         check_svg_text(d)
         check_model_view(d)
+        check_wide(d)
 
         # Mistakes.
         mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],
