@@ -290,7 +290,8 @@ static void set_defaults(options *opt)
 }
 
 /* A checkpoint's run (--model) takes its sizes, parameters and tokens
- * from the checkpoint, and shows its tables in text or CSV. */
+ * from the checkpoint; the lessons' options that change them, or that
+ * tie or average the lessons' modules, do not go with it. */
 static int validate_model(const options *opt, mx_error *err)
 {
     if (opt->model == NULL) {
@@ -299,39 +300,51 @@ static int validate_model(const options *opt, mx_error *err)
                              "--show-heads");
         return 0;
     }
+    enum { FIXED, TIES, AVERAGES };
     const struct {
         bool given;
         const char *name;
+        int why;
     } others[] = {
-        {opt->embeddings != NULL, "--embeddings"},
-        {opt->input != NULL, "--input"},
-        {opt->weights != NULL, "--weights"},
-        {opt->kv != NULL, "--kv"},
-        {opt->tie, "--tie"},
-        {opt->average, "--average"},
-        {opt->check, "--check"},
-        {opt->focus != NULL, "--focus"},
-        {opt->step, "--step"},
-        {opt->ff != 0, "--ff"},
-        {opt->d_model_given, "--d-model"},
-        {opt->tokens == TOKENS_CHARS, "--tokens"},
+        {opt->embeddings != NULL, "--embeddings", FIXED},
+        {opt->weights != NULL, "--weights", FIXED},
+        {opt->kv != NULL, "--kv", FIXED},
+        {opt->tie, "--tie", TIES},
+        {opt->average, "--average", AVERAGES},
+        {opt->ff != 0, "--ff", FIXED},
+        {opt->d_model_given, "--d-model", FIXED},
+        {opt->tokens == TOKENS_CHARS, "--tokens", FIXED},
         // the checkpoint fixes these (their defaults pass)
-        {opt->heads != 2, "--heads"},
-        {opt->d_out != 4, "--d-out"},
-        {opt->seed != 42, "--seed"},
-        {!opt->causal, "--no-causal"},
-        {!opt->scale, "--no-scale"},
-        {opt->qkv_bias, "--qkv-bias"},
+        {opt->heads != 2, "--heads", FIXED},
+        {opt->d_out != 4, "--d-out", FIXED},
+        {opt->seed != 42, "--seed", FIXED},
+        {!opt->causal, "--no-causal", FIXED},
+        {!opt->scale, "--no-scale", FIXED},
+        {opt->qkv_bias, "--qkv-bias", FIXED},
         {opt->variants != (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
-         "--variant"},
+         "--variant", FIXED},
     };
-    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        if (others[i].given)
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        if (!others[i].given)
+            continue;
+        if (others[i].why == TIES)
             return err_usage(err,
-                             _("%s: does not go with --model (the "
-                               "checkpoint's run shows its tables in text "
-                               "or CSV)"),
+                             _("%s: does not go with --model (it ties the "
+                               "lessons' wrapper and fused modules; a "
+                               "checkpoint has neither)"),
                              others[i].name);
+        if (others[i].why == AVERAGES)
+            return err_usage(err,
+                             _("%s: does not go with --model (a "
+                               "checkpoint's run does not average its "
+                               "heads; attn_entropy sums up each head)"),
+                             others[i].name);
+        return err_usage(err,
+                         _("%s: does not go with --model (the checkpoint "
+                           "fixes its sizes, parameters, tokens and causal "
+                           "self-attention)"),
+                         others[i].name);
+    }
     return 0;
 }
 
@@ -849,9 +862,14 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
     case OPT_MODEL:
         return set_path(&opt->model, "--model", arg, err);
     case OPT_LAYERS:
-        return set_path(&opt->layers, "--layers", arg, err);
     case OPT_SHOW_HEADS:
-        return set_path(&opt->show_heads, "--show-heads", arg, err);
+        if (arg[0] == '\0')
+            return err_usage(err,
+                             _("%s: the list is empty (give one such as "
+                               "0,3,5-7)"),
+                             id == OPT_LAYERS ? "--layers" : "--show-heads");
+        *(id == OPT_LAYERS ? &opt->layers : &opt->show_heads) = arg;
+        return 0;
     case OPT_TOKENS:
         if (strcmp(arg, "words") == 0)
             opt->tokens = TOKENS_WORDS;

@@ -366,7 +366,7 @@ static void json_word(FILE *out, const char *text, const char *translation)
  * summary line in the plural form of this run's numbers: tokens, key/value
  * tokens (kv) and heads. */
 static void json_page_words(FILE *out, const trace *tr, size_t tokens,
-                            size_t kv, size_t heads)
+                            size_t kv, size_t heads, bool layered)
 {
     fputs("\"labels\":{", out);
     json_word(out, "{0} tokens", ngettext("{0} token", "{0} tokens", tokens));
@@ -382,6 +382,14 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
         json_string(out, _(page_words[i]));
     }
     html_write_training_words(out, tr);
+    // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
+    // (page.js), where a lesson's run says "Variant"
+    if (layered) {
+        fputs(",\n", out);
+        json_string(out, "Layer");
+        fputc(':', out);
+        json_string(out, _("Layer"));
+    }
     fputs("},\n", out);
 }
 
@@ -434,16 +442,22 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
 {
     const table *inputs = trace_find_tokens(tr);
     const table *kv = trace_find_input(tr, TABLE_KV_INPUTS);
-    size_t heads = 0; /* the most heads of a variant */
+    size_t heads = 0;                   /* the most heads of a variant */
+    bool layered = false, flat = false; /* a checkpoint's layers or a
+                                           stack's blocks; a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
         if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD && !t->grad &&
             (size_t)t->head + 1 > heads)
             heads = (size_t)t->head + 1;
+        if (t->id == TABLE_ATTN_WEIGHTS && !t->grad) {
+            layered |= table_model_layer(t) >= 0;
+            flat |= table_model_layer(t) < 0;
+        }
     }
     fputc('{', out);
     json_page_words(out, tr, inputs->rows->n, kv != NULL ? kv->rows->n : 0,
-                    heads);
+                    heads, layered && !flat);
     json_colors(out, page->look);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",

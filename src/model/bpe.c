@@ -201,9 +201,23 @@ static int read_vocab(bpe *b, const char *path, mx_error *err)
     b->pieces = calloc(b->n_ids, sizeof *b->pieces);
     if (b->pieces == NULL)
         return err_nomem(err, path);
-    for (size_t i = 0; i < b->vocab.cap; i++)
-        if (b->vocab.keys[i] != NULL)
-            b->pieces[b->vocab.values[i]] = b->vocab.keys[i];
+    // every id from 0 to the largest, each for one token
+    for (size_t i = 0; i < b->vocab.cap; i++) {
+        char *key = b->vocab.keys[i];
+        if (key == NULL)
+            continue;
+        char **at = &b->pieces[b->vocab.values[i]];
+        if (*at != NULL)
+            return err_input(err,
+                             _("%s: the tokens %s and %s have one id, %ld"),
+                             path, *at, key, (long)b->vocab.values[i]);
+        *at = key;
+    }
+    for (size_t id = 0; id < b->n_ids; id++)
+        if (b->pieces[id] == NULL)
+            return err_input(
+                err, _("%s: no token has the id %zu (the ids go to %zu)"), path,
+                id, max_id);
     return 0;
 }
 
@@ -367,76 +381,171 @@ static size_t piece_at(const decoded *d, size_t i)
 
 /* ---- merges ---------------------------------------------------------------- */
 
-/* One piece's symbols: byte-encoded text, symbol k at text[start[k] ..
- * start[k + 1]). Merging two symbols removes a boundary. */
+/* encoder.py merges a piece round by round: the adjacent pair of lowest
+ * rank, then every occurrence of it, left to right. Scanning every pair
+ * each round is quadratic in a long word, so the pairs wait in a heap
+ * ordered by (rank, position) instead: the heap's top is the round's
+ * pair, and its occurrences come out left to right. A pair that a merge
+ * has since broken is recognised by its lengths and skipped. The ids are
+ * encoder.py's. */
+
+/* A pair of adjacent symbols: the left one starts at byte-encoded text
+ * offset pos, the lengths say which symbols they were. */
+typedef struct {
+    int32_t rank;
+    size_t pos, left_len, right_len;
+} pair_entry;
+
+typedef struct {
+    pair_entry *e; /* n of cap; owned */
+    size_t n, cap;
+} pair_heap;
+
+static bool pair_before(const pair_entry *a, const pair_entry *b)
+{
+    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static int heap_push(pair_heap *h, pair_entry x)
+{
+    if (h->n == h->cap) {
+        const size_t nc = h->cap ? 2 * h->cap : 64;
+        pair_entry *ne = realloc(h->e, nc * sizeof *ne);
+        if (ne == NULL)
+            return -1;
+        h->e = ne;
+        h->cap = nc;
+    }
+    size_t i = h->n++;
+    while (i > 0 && pair_before(&x, &h->e[(i - 1) / 2])) {
+        h->e[i] = h->e[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->e[i] = x;
+    return 0;
+}
+
+static pair_entry heap_pop(pair_heap *h)
+{
+    const pair_entry top = h->e[0], last = h->e[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && pair_before(&h->e[c + 1], &h->e[c]))
+            c++;
+        if (!pair_before(&h->e[c], &last))
+            break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->e[i] = last;
+    return top;
+}
+
+/* The symbols of one piece: byte-encoded text[0..tl); a symbol starts at
+ * a byte offset p with len[p] > 0 bytes, the next one at p + len[p];
+ * prev[p] is the one before (SIZE_MAX for the first). A merge grows the
+ * left symbol and sets the right one's len to 0. */
+typedef struct {
+    const char *text;
+    size_t tl;
+    size_t *len, *prev; /* tl each; owned by encode_piece */
+    char *pair;         /* room for two symbols and a space */
+} symbols;
+
+/* Pushes the pair starting at symbol p, if there is one and it has a
+ * rank. */
+static int push_pair(pair_heap *h, const symbols *s, const bpe *b, size_t p)
+{
+    if (p == SIZE_MAX || p + s->len[p] >= s->tl)
+        return 0;
+    const size_t q = p + s->len[p], a = s->len[p], c = s->len[q];
+    memcpy(s->pair, s->text + p, a);
+    s->pair[a] = ' ';
+    memcpy(s->pair + a + 1, s->text + q, c);
+    int32_t r;
+    if (!map_get(&b->ranks, s->pair, a + 1 + c, &r))
+        return 0;
+    return heap_push(h, (pair_entry){r, p, a, c});
+}
+
+/* Is the pair still as it was pushed? */
+static bool pair_holds(const symbols *s, const pair_entry *e)
+{
+    const size_t q = e->pos + e->left_len;
+    return s->len[e->pos] == e->left_len && q < s->tl &&
+           s->len[q] == e->right_len;
+}
+
+static int merge_piece(symbols *s, const bpe *b)
+{
+    pair_heap h = {0}, round = {0};
+    int rc = 0;
+    for (size_t p = 0; p < s->tl && rc == 0; p += s->len[p])
+        rc = push_pair(&h, s, b, p);
+    while (rc == 0 && h.n > 0) {
+        // the round's occurrences (one rank), left to right; the pairs
+        // that these merges make have other ranks and wait for later
+        // rounds
+        const int32_t rank = h.e[0].rank;
+        round.n = 0;
+        while (rc == 0 && h.n > 0 && h.e[0].rank == rank) {
+            const pair_entry e = heap_pop(&h);
+            if (pair_holds(s, &e))
+                rc = heap_push(&round, e);
+        }
+        // round is a heap too: popped in position order
+        while (rc == 0 && round.n > 0) {
+            const pair_entry e = heap_pop(&round);
+            if (!pair_holds(s, &e))
+                continue; // its left symbol was merged just before
+            const size_t q = e.pos + e.left_len;
+            s->len[e.pos] += s->len[q];
+            s->len[q] = 0;
+            const size_t next = e.pos + s->len[e.pos];
+            if (next < s->tl)
+                s->prev[next] = e.pos;
+            rc = push_pair(&h, s, b, s->prev[e.pos]);
+            if (rc == 0)
+                rc = push_pair(&h, s, b, e.pos);
+        }
+    }
+    free(h.e);
+    free(round.e);
+    return rc;
+}
+
+/* One piece's ids, appended to (*ids)[*n ..] (*cap allocated). */
 static int encode_piece(int32_t **ids, size_t *n, size_t *cap, const bpe *b,
                         const char *bytes, size_t len, mx_error *err)
 {
     char *text = malloc(2 * len + 1);
-    size_t *start = malloc((len + 1) * sizeof *start);
-    char *pair = malloc(4 * len + 2);
-    if (text == NULL || start == NULL || pair == NULL) {
-        free(text);
-        free(start);
-        free(pair);
-        return err_nomem(err, _("tokens"));
-    }
-    size_t tl = 0, syms = len;
-    for (size_t i = 0; i < len; i++) {
+    symbols s = {text, 0, malloc(2 * len * sizeof(size_t) + 1),
+                 malloc(2 * len * sizeof(size_t) + 1), malloc(4 * len + 2)};
+    int rc = 0;
+    if (text == NULL || s.len == NULL || s.prev == NULL || s.pair == NULL)
+        rc = err_nomem(err, _("tokens"));
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < len && rc == 0; i++) {
         const char *e = b->enc[(unsigned char)bytes[i]];
         const size_t el = strlen(e);
-        start[i] = tl;
-        memcpy(text + tl, e, el);
-        tl += el;
+        memcpy(text + s.tl, e, el);
+        memset(s.len + s.tl, 0, el * sizeof *s.len);
+        s.len[s.tl] = el;
+        s.prev[s.tl] = last;
+        last = s.tl;
+        s.tl += el;
     }
-    start[len] = tl;
-    while (syms > 1) {
-        // the adjacent pair of lowest rank
-        int32_t best = -1;
-        size_t best_k = 0;
-        for (size_t k = 0; k + 1 < syms; k++) {
-            const size_t a = start[k + 1] - start[k],
-                         c = start[k + 2] - start[k + 1];
-            memcpy(pair, text + start[k], a);
-            pair[a] = ' ';
-            memcpy(pair + a + 1, text + start[k + 1], c);
-            int32_t r;
-            if (map_get(&b->ranks, pair, a + 1 + c, &r) &&
-                (best < 0 || r < best)) {
-                best = r;
-                best_k = k;
-            }
-        }
-        if (best < 0)
-            break;
-        // merge every occurrence of that pair, left to right
-        const size_t a = start[best_k + 1] - start[best_k];
-        const size_t c = start[best_k + 2] - start[best_k + 1];
-        const char *first = text + start[best_k];
-        const char *second = text + start[best_k + 1];
-        size_t out = 0;
-        for (size_t k = 0; k < syms;) {
-            start[out++] = start[k];
-            // text never changes, only the boundaries: first and second
-            // stay valid while start[] is rewritten behind k
-            if (k + 1 < syms && start[k + 1] - start[k] == a &&
-                start[k + 2] - start[k + 1] == c &&
-                memcmp(text + start[k], first, a) == 0 &&
-                memcmp(text + start[k + 1], second, c) == 0)
-                k += 2;
-            else
-                k += 1;
-        }
-        start[out] = tl;
-        syms = out;
-    }
-    int rc = 0;
-    for (size_t k = 0; k < syms && rc == 0; k++) {
+    if (rc == 0 && merge_piece(&s, b) != 0)
+        rc = err_nomem(err, _("tokens"));
+    for (size_t p = 0; p < s.tl && rc == 0; p += s.len[p]) {
         int32_t id;
-        if (!map_get(&b->vocab, text + start[k], start[k + 1] - start[k],
-                     &id)) {
+        if (!map_get(&b->vocab, text + p, s.len[p], &id)) {
             rc = err_input(err, _("vocab.json has no token for the piece %.*s"),
-                           (int)(start[k + 1] - start[k]), text + start[k]);
+                           (int)s.len[p], text + p);
             break;
         }
         if (*n == *cap) {
@@ -452,13 +561,14 @@ static int encode_piece(int32_t **ids, size_t *n, size_t *cap, const bpe *b,
         (*ids)[(*n)++] = id;
     }
     free(text);
-    free(start);
-    free(pair);
+    free(s.len);
+    free(s.prev);
+    free(s.pair);
     return rc;
 }
 
 int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
-               size_t len, mx_error *err)
+               size_t len, size_t max, mx_error *err)
 {
     *ids = NULL;
     *n = 0;
@@ -487,7 +597,7 @@ int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
     d.at[d.n] = len;
     size_t cap = 0;
     int rc = 0;
-    for (size_t i = 0; i < d.n && rc == 0;) {
+    for (size_t i = 0; i < d.n && rc == 0 && *n <= max;) {
         const size_t k = piece_at(&d, i);
         rc = encode_piece(ids, n, &cap, b, text + d.at[i],
                           d.at[i + k] - d.at[i], err);

@@ -32,9 +32,10 @@ void bpe_free(bpe *b);
 size_t bpe_vocab_size(const bpe *b);
 
 /* Encodes text[0..len) (valid UTF-8) into *ids (*n of them, allocated
- * here; the caller frees). */
+ * here; the caller frees). Stops as soon as there are more than max ids:
+ * *n > max then tells that the text is longer, not its length. */
 int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
-               size_t len, mx_error *err);
+               size_t len, size_t max, mx_error *err);
 
 /* Token id's piece as a readable label into buf (size bytes): its bytes
  * as UTF-8 text, a leading space shown as U+2423 (␣), a newline as \n, a

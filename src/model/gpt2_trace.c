@@ -59,10 +59,11 @@ static int parse_list(bool *keep, size_t n, const char *list,
             if (end == q || *q == '-' || *q == '+' || hi < lo)
                 break;
         }
-        if (hi >= n)
+        if (hi >= n) // the number as typed: strtoul stops at ULONG_MAX
             return err_usage(
-                err, _("%s: %lu does not exist; the model has %zu (0 to %zu)"),
-                option, hi, n, n - 1);
+                err,
+                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+                option, (int)(end - p), p, n, n - 1);
         for (unsigned long i = lo; i <= hi; i++)
             keep[i] = true;
         if (*end == '\0')
@@ -82,7 +83,7 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     if (in->embeddings != NULL || in->kv != NULL)
         return err_usage(
             err,
-            _("%s: does not go with --model (the checkpoint's run shows its tables in text or CSV)"),
+            _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
             in->kv ? "--kv" : "--embeddings");
     const size_t dlen = strlen(mc->model);
     char *vocab = malloc(dlen + 16), *merges = malloc(dlen + 16);
@@ -128,8 +129,8 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
         parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
             0 ||
-        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len, err) !=
-            0) {
+        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len,
+                   c->n_positions, err) != 0) {
         run_free(r);
         return -1;
     }
@@ -138,12 +139,11 @@ static int run_open(checkpoint_run *r, const model_config *mc,
         return err_input(err, _("the text has no tokens"));
     }
     if (r->T > c->n_positions) {
-        const size_t T = r->T;
+        const size_t most = c->n_positions; // run_free clears *c
         run_free(r);
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            T, c->n_positions);
+            err, _("the text is more than %zu tokens, the model's n_positions"),
+            most);
     }
     r->pieces = calloc(r->T, sizeof *r->pieces);
     if (r->pieces == NULL) {

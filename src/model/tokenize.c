@@ -257,6 +257,20 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
 {
     if (spec == NULL || spec[0] == '\0')
         return err_usage(err, _("--focus: the word is empty"));
+    /* a checkpoint's labels show a leading space as U+2423 (model/bpe.h):
+     * " cat" names the token "\u2423cat" */
+    bool visible = false;
+    for (size_t i = 0; i < n && spec[0] == ' ' && !visible; i++)
+        visible = strncmp(tokens[i], "\u2423", strlen("\u2423")) == 0;
+    if (visible) {
+        char *shown = malloc(strlen(spec) + sizeof "\u2423");
+        if (shown == NULL)
+            return err_nomem(err, _("the --focus view"));
+        snprintf(shown, strlen(spec) + sizeof "\u2423", "\u2423%s", spec + 1);
+        const int rc = find_token(position, shown, tokens, n, err);
+        free(shown);
+        return rc;
+    }
     const char *at = strrchr(spec, '@');
     bool has_position = at != NULL && at[1] != '\0' &&
                         strspn(at + 1, "0123456789") == strlen(at + 1);

@@ -46,6 +46,7 @@
 #define BAR_WIDTH 16.0
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
+#define WIDE 4.0      /* a table this many times wider than tall is "wide" */
 #define LEGEND_H 50.0 /* the masked cells' legend under a bar */
 #define LABEL_SIZE 10.0
 #define TITLE_SIZE 11.0
@@ -280,8 +281,13 @@ typedef struct {
     size_t first, count;    /* its panels */
     size_t rows, cols;      /* the largest table's shape */
     size_t block;           /* a drawn cell is the mean of block x block */
-    double cell;            /* a drawn cell's side */
-    size_t label_every;     /* a label every label_every-th drawn cell */
+    size_t block_r;         /* rows of a block: block, or 1 in a wide
+                               table of few rows (block_r x block) */
+    double cell;            /* a drawn cell's width */
+    double cell_h;          /* and height: its width, or taller in a wide
+                               table of few rows (size_section) */
+    size_t label_every;     /* a label every label_every-th drawn column */
+    size_t row_every;       /* a label every row_every-th drawn row */
     double row_label_w;     /* the widest row label */
     double col_label_w;     /* the widest column label */
     double col_label_v;     /* the tallest column label turned or upright */
@@ -774,6 +780,21 @@ static void size_section(section *S, double line_h, double title_h)
     S->cell = cell;
     S->label_every = (size_t)ceil(line_h / cell);
     S->label_every = S->label_every < 1 ? 1 : S->label_every;
+    /* a wide table of few rows (GPT-2's logits, T x 50257) would be a
+     * strip too thin for its row labels: its rows are taller, a label
+     * each and the map as tall as a colour bar if the page allows */
+    const size_t cols_b = blocks(S->cols, S->block);
+    S->block_r = S->block;
+    if (cell < line_h && (double)cols_b >= WIDE * (double)S->rows &&
+        (double)S->rows * line_h <= MAX_SIDE)
+        S->block_r = 1; /* every row its own, however wide its blocks */
+    const size_t rows_b = blocks(S->rows, S->block_r);
+    S->cell_h = cell;
+    if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
+        S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
+                                    fmax(line_h, BAR_MIN / (double)rows_b)));
+    S->row_every = (size_t)ceil(line_h / S->cell_h);
+    S->row_every = S->row_every < 1 ? 1 : S->row_every;
     /* across the page when they fit, at a smaller size if need be */
     S->col_size = LABEL_SIZE;
     if (S->col_label_w > cell - 2.0 &&
@@ -783,7 +804,7 @@ static void size_section(section *S, double line_h, double title_h)
     S->rotate_cols = S->col_label_w * S->col_size / LABEL_SIZE > cell - 2.0;
     double col_label_h = S->rotate_cols ? S->col_label_v : line_h;
     double map_w = (double)blocks(S->cols, S->block) * cell;
-    double map_h = (double)blocks(S->rows, S->block) * cell;
+    double map_h = (double)rows_b * S->cell_h;
     double beside = S->panel_bars ? PANEL_BAR_GAP + S->panel_bar_w : 0;
     S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
     S->box_h = title_h + PAD + map_h + PAD + col_label_h;
@@ -935,10 +956,10 @@ static void write_notes(figure *pg)
         if (S->block > 1)
             snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                      /* TRANSLATORS: a picture too large to draw value by
-                      * value: table name, block size twice */
+                      * value: table name, a block's rows and columns */
                      _("Summarised: each cell of %s is the mean of a block "
                        "of %zu x %zu values."),
-                     S->name, S->block, S->block);
+                     S->name, S->block_r, S->block);
     }
     const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
     if (pg->dropped > 0 && model)
@@ -1073,13 +1094,13 @@ static void draw_masked(cairo_t *cr, double x, double y, double side)
 
 /* The mean of the unmasked values of block (br, bc), false if all are
  * masked. */
-static bool block_mean(const panel *p, size_t k, size_t br, size_t bc,
-                       double *mean)
+static bool block_mean(const panel *p, size_t kr, size_t k, size_t br,
+                       size_t bc, double *mean)
 {
     const matrix *m = &p->t->values;
     double sum = 0;
     size_t n = 0;
-    for (size_t r = br * k; r < m->rows && r < (br + 1) * k; r++)
+    for (size_t r = br * kr; r < m->rows && r < (br + 1) * kr; r++)
         for (size_t c = bc * k; c < m->cols && c < (bc + 1) * k; c++)
             if (!cell_masked(p, r, c)) {
                 sum += m->v[r * m->cols + c];
@@ -1119,15 +1140,16 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
 static void masked_path(cairo_t *cr, const panel *p, const section *S,
                         double mx, double my)
 {
-    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+    const size_t k = S->block, kr = S->block_r,
+                 nr = blocks(p->t->values.rows, kr),
                  nc = blocks(p->t->values.cols, k);
     cairo_new_path(cr);
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
             double v;
-            if (!block_mean(p, k, r, c, &v))
+            if (!block_mean(p, kr, k, r, c, &v))
                 cairo_rectangle(cr, mx + (double)c * S->cell,
-                                my + (double)r * S->cell, S->cell, S->cell);
+                                my + (double)r * S->cell_h, S->cell, S->cell_h);
         }
 }
 
@@ -1139,7 +1161,8 @@ static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
 {
     const double side = S->cell;
     const double map_w = (double)blocks(p->t->values.cols, S->block) * side,
-                 map_h = (double)blocks(p->t->values.rows, S->block) * side;
+                 map_h =
+                     (double)blocks(p->t->values.rows, S->block_r) * S->cell_h;
     cairo_save(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
     cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
@@ -1168,9 +1191,10 @@ static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,
 static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
                      const section *S, double mx, double my)
 {
-    const size_t k = S->block, nr = blocks(p->t->values.rows, k),
+    const size_t k = S->block, kr = S->block_r,
+                 nr = blocks(p->t->values.rows, kr),
                  nc = blocks(p->t->values.cols, k);
-    const double cell = S->cell;
+    const double cell = S->cell, cell_h = S->cell_h;
     if (nr * nc > RECT_LIMIT) {
         cairo_surface_t *img =
             cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)nc, (int)nr);
@@ -1185,15 +1209,15 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
             for (size_t c = 0; c < nc; c++) {
                 double v;
                 rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
-                if (block_mean(p, k, r, c, &v))
-                    c8 = scale_color(p, r * k, v);
+                if (block_mean(p, kr, k, r, c, &v))
+                    c8 = scale_color(p, r * kr, v);
                 uint32_t px = (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
                 memcpy(data + r * (size_t)stride + c * 4, &px, 4);
             }
         cairo_surface_mark_dirty(img);
         cairo_save(cr);
         cairo_translate(cr, mx, my);
-        cairo_scale(cr, cell, cell);
+        cairo_scale(cr, cell, cell_h);
         cairo_set_source_surface(cr, img, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
         cairo_rectangle(cr, 0, 0, (double)nc, (double)nr);
@@ -1207,18 +1231,18 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
     bool any_masked = false;
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
-            double x = mx + (double)c * cell, y = my + (double)r * cell, v;
-            if (!block_mean(p, k, r, c, &v)) {
+            double x = mx + (double)c * cell, y = my + (double)r * cell_h, v;
+            if (!block_mean(p, kr, k, r, c, &v)) {
                 any_masked = true;
                 continue;
             }
-            rgb c8 = scale_color(p, r * k, v);
+            rgb c8 = scale_color(p, r * kr, v);
             cairo_set_source_rgb(cr, c8.r / 255.0, c8.g / 255.0, c8.b / 255.0);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
             /* under the next cell a little, so that an SVG or PDF viewer
              * shows no seam between neighbours */
             cairo_rectangle(cr, x, y, cell + (c + 1 < nc ? overlap : 0),
-                            cell + (r + 1 < nr ? overlap : 0));
+                            cell_h + (r + 1 < nr ? overlap : 0));
             cairo_fill(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             if (values)
@@ -1258,18 +1282,19 @@ static void draw_panel(cairo_t *cr, const figure *pg, const panel *p)
     draw_text(cr, TITLE_FONT, title, 0, mx, p->y, 0, 0, 0);
     draw_map(cr, pg, p, S, mx, my);
     double map_w = (double)blocks(t->values.cols, S->block) * S->cell;
-    double map_h = (double)blocks(t->values.rows, S->block) * S->cell;
+    double map_h = (double)blocks(t->values.rows, S->block_r) * S->cell_h;
     if (S->panel_bars)
         draw_bar(cr, &p->sc, mx + map_w + PANEL_BAR_GAP, my, map_h);
 
     /* a drawn cell's labels are those of its first row or column */
-    const size_t k = S->block, every = S->label_every * k;
+    const size_t k = S->block, kr = S->block_r, every = S->label_every * k,
+                 row_every = S->row_every * kr;
     const double cell = S->cell;
     cairo_set_source_rgb(cr, 0, 0, 0);
-    for (size_t r = 0; r < t->rows->n; r += every)
+    for (size_t r = 0; r < t->rows->n; r += row_every)
         draw_text(cr, LABEL_FONT, t->rows->s[r], MAX_LABEL, mx - PAD,
-                  my + ((double)(r / k) + 0.5) * cell, 1.0, 0.5, 0);
-    double under = my + (double)blocks(t->values.rows, k) * cell + PAD;
+                  my + ((double)(r / kr) + 0.5) * S->cell_h, 1.0, 0.5, 0);
+    double under = my + map_h + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
         double cx = mx + ((double)(c / k) + 0.5) * cell;
         if (S->rotate_cols && upright(t->cols->s[c]))
@@ -1623,6 +1648,8 @@ struct model_view {
     double thumb;             /* a thumbnail's side */
     double label_w, header_h; /* row labels' width, the header's height */
     double grid_x, grid_y;    /* the grid's top left */
+    bool bare_heads; /* "head 12" is wider than a thumbnail: the columns
+                        say "12", the row labels' column "head" */
 };
 
 /* Whether t is a head's weights of a layer of a model or a stack. */
@@ -1738,6 +1765,15 @@ static color_range view_scale(const struct model_view *v)
     return (color_range){.map = v->map, .lo = 0.0, .hi = 1.0};
 }
 
+/* The heading of the row labels' column when the columns give only
+ * their heads' numbers. */
+static const char *view_head_word(void)
+{
+    /* TRANSLATORS: --plot's model view, above the layers' names when the
+     * columns are headed by bare head numbers (0, 1, ..., 24) */
+    return _("head");
+}
+
 /* Lays the view out; sets the page's size in points. */
 static void view_lay_out(figure *pg, cairo_t *cr)
 {
@@ -1749,6 +1785,17 @@ static void view_lay_out(figure *pg, cairo_t *cr)
     v->label_w = 0;
     for (size_t r = 0; r < v->rows; r++) {
         text_size(cr, LABEL_FONT, v->places[r], 0, false, &w, &h);
+        v->label_w = fmax(v->label_w, w);
+    }
+    v->bare_heads = false;
+    for (size_t c = 0; c < v->cols && !v->bare_heads; c++) {
+        char head[32];
+        snprintf(head, sizeof head, _("head %d"), v->heads[c]);
+        text_size(cr, LABEL_FONT, head, 0, false, &w, &h);
+        v->bare_heads = w > v->thumb + VIEW_GAP;
+    }
+    if (v->bare_heads) {
+        text_size(cr, LABEL_FONT, view_head_word(), 0, false, &w, &h);
         v->label_w = fmax(v->label_w, w);
     }
     double y = MARGIN;
@@ -1836,9 +1883,15 @@ static void draw_view(cairo_t *cr, const figure *pg)
         pango_cairo_show_layout(cr, layout);
     cairo_restore(cr);
     g_object_unref(layout);
+    if (v->bare_heads)
+        draw_text(cr, LABEL_FONT, view_head_word(), 0, v->grid_x - PAD,
+                  v->grid_y - PAD, 1.0, 1.0, 0);
     for (size_t c = 0; c < v->cols; c++) {
         char head[32];
-        snprintf(head, sizeof head, _("head %d"), v->heads[c]);
+        if (v->bare_heads)
+            snprintf(head, sizeof head, "%d", v->heads[c]);
+        else
+            snprintf(head, sizeof head, _("head %d"), v->heads[c]);
         draw_text(cr, LABEL_FONT, head, v->thumb + VIEW_GAP,
                   v->grid_x + (double)c * (v->thumb + VIEW_GAP) + v->thumb / 2,
                   v->grid_y - PAD, 0.5, 1.0, 0);
@@ -1887,7 +1940,11 @@ static void draw_view(cairo_t *cr, const figure *pg)
     draw_text(cr, LABEL_FONT, _("attention weight"), VIEW_BAR_H, bx - 6,
               v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
     const double ly = v->grid_y + VIEW_BAR_H + GAP;
-    draw_masked(cr, bx, ly, BAR_WIDTH);
+    // plain grey, as the thumbnails' masked cells (view_image)
+    cairo_set_source_rgb(cr, MASKED_GREY / 255.0, MASKED_GREY / 255.0,
+                         MASKED_GREY / 255.0);
+    cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
+    cairo_fill(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
     cairo_stroke(cr);

@@ -215,8 +215,9 @@ static int head_block(focus_stream *s, const table *context, int h)
     return 0;
 }
 
-/* The output of the variant (or the stacked block) whose tables just
- * ended: its out row, or its concat_context row, as chosen. */
+/* The output of the variant (or the stacked block, or the checkpoint's
+ * layer) whose tables just ended: its out (hidden) row, or its
+ * concat_context row, as chosen. */
 static void output_block(focus_stream *s)
 {
     if (s->output == NULL)
@@ -247,10 +248,11 @@ int focus_stream_put(focus_stream *s, const table *t, bool chosen,
             memset(s->head, 0, sizeof s->head);
         }
     } else if (chosen &&
-               (t->id == TABLE_OUT ||
+               (t->id == TABLE_OUT || t->id == TABLE_HIDDEN ||
                 (t->id == TABLE_CONCAT_CONTEXT && s->output == NULL))) {
-        /* the variant's output: out, else concat_context; the row is
-         * kept, the table may not be (trace.h) */
+        /* the variant's output: out (a checkpoint's layer: hidden), else
+         * concat_context; the row is kept, the table may not be
+         * (trace.h) */
         const size_t n = t->values.cols;
         float *row = malloc((n > 0 ? n : 1) * sizeof *row);
         if (row == NULL)

@@ -16,11 +16,14 @@ import io
 import json
 import math
 import os
+import random
 import re
 import shutil
+import string
 import struct
 import sys
 import tempfile
+import time
 
 from taplib import Program, done, ok
 
@@ -219,6 +222,78 @@ def main():
        "--explain: a note per kind of table in every language, all "
        "translated", {k: len(v[1]) for k, v in notes.items()})
 
+    # --check: every shown layer's and head's weights sum to 1 by row and
+    # the causal mask's cells are -inf with weight 0
+    T = len(open(os.path.join(two, "ids.txt")).read().split())
+    for extra, heads in (([], 4), (["--layers", "1", "--show-heads", "0"], 1)):
+        r = mha.run(["--model", two, "--check", "--tables", "tokens"] +
+                    extra + [text])
+        out = r.stdout.decode()
+        rows = re.search(r"row sums to 1: .* over (\d+) rows .*: ok", out)
+        masked = re.search(r"masked cells: (\d+) scores are -inf, largest "
+                           r"weight there 0, 0 cells .*: ok", out)
+        ok(r.returncode == 0 and rows and masked and
+           int(rows.group(1)) == heads * T and
+           int(masked.group(1)) == heads * T * (T - 1) // 2,
+           "--check %s: %d heads' rows sum to 1, the causal cells masked"
+           % (" ".join(extra), heads), out[-400:])
+
+    # --focus: one token through every layer: each head's Q, K, V and
+    # weights, the layer's output (hidden), ln_f's out; " cat" names the
+    # token shown as "␣cat"
+    r = mha.run(["--model", two, "--format", "csv", "--tables",
+                 "attn_weights,hidden,queries", text])
+    table = {}
+    for x in csv.DictReader(io.StringIO(r.stdout.decode())):
+        table[(x["layer"], x["head"], x["table"], x["row"], x["col"])] = \
+            float(x["value"])
+    r = mha.run(["--model", two, "--focus", " cat", "--width", "0", text])
+    out = r.stdout.decode()
+    blocks = {}
+    for block in out.split("\n\n")[1:]:
+        lines = block.splitlines()
+        blocks[lines[0]] = {l[2:11].strip(): l[11:].split()
+                            for l in lines[1:]}
+    want = ["[h.0] head 0", "[h.0] head 1", "[h.0] hidden", "[h.1] head 0",
+            "[h.1] head 1", "[h.1] hidden", "[gpt2] out"]
+    head = blocks.get("[h.1] head 1", {})
+    attends = dict(w.rstrip(",").split(" ") for w in
+                   re.findall(r"\S+ \d\.\d{4}", " ".join(
+                       head.get("attends", []))))
+    good = out.startswith("focus: \u2423cat (position 1 of %d)" % T) and \
+        list(blocks) == want and \
+        head.get("Q", [None])[0] == "%.4f" % table[("1", "1", "queries",
+                                                    "1", "0")] and \
+        blocks["[h.1] hidden"][""][0] == "%.4f" % table[("1", "", "hidden",
+                                                         "1", "0")] and \
+        attends == {"the": "%.4f" % table[("1", "1", "attn_weights", "1",
+                                           "0")],
+                    "\u2423cat": "%.4f" % table[("1", "1", "attn_weights",
+                                                 "1", "1")]}
+    ok(r.returncode == 0 and good,
+       "--focus ' cat': the token through every layer and head, its "
+       "values the tables'", out[:600])
+
+    # --input: each row's text a run of its own, its rows those of the
+    # text given alone
+    tmp = tempfile.mkdtemp()
+    try:
+        rows_csv = os.path.join(tmp, "texts.csv")
+        with open(rows_csv, "w", encoding="utf-8") as f:
+            f.write('text\nHello world\n"%s"\n' % text)
+        r = mha.run(["--model", two, "--input", rows_csv, "--column", "text",
+                     "--format", "csv", "--tables", "tokens,attn_weights"])
+        alone = mha.run(["--model", two, "--format", "csv", "--tables",
+                         "tokens,attn_weights", text])
+        lines = r.stdout.decode().splitlines()
+        second = [l[2:] for l in lines if l.startswith("1,")]
+        ok(r.returncode == 0 and lines[0].startswith("sentence,") and
+           any(l.startswith("0,") for l in lines) and
+           second == alone.stdout.decode().splitlines()[1:],
+           "--input: each text's tables, as if given alone", r.stderr)
+    finally:
+        shutil.rmtree(tmp)
+
     # parameters by name, as stored (BF16 widened exactly; the
     # "transformer." prefix not written)
     for case, name in (("two_layers", "h.1.attn.c_attn.weight"),
@@ -271,6 +346,26 @@ def main():
                texts.count("head 1") == 1 and svg.count("<image") == 5,
                "--plot: the model view, a row per layer and a column per "
                "head (four thumbnails and the colour bar)", texts[:12])
+        # --plot of a wide table (logits, T x vocab): a row label per
+        # token, the colour bar's ticks apart
+        svg_path = os.path.join(tmp, "logits.svg")
+        r = mha.run(["--model", two, "--plot", svg_path, "--tables",
+                     "logits", "the cat sat"])
+        if os.path.exists(svg_path):
+            svg = open(svg_path, encoding="utf-8").read()
+            found = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)" '
+                               r'font-size="([\d.]+)"[^>]*>([^<]*)</text>',
+                               svg)
+            texts = [t[3] for t in found]
+            ticks = sorted(float(y) for x, y, size, t in found
+                           if re.fullmatch(r"-?\d\.\d\d", t))
+            size = max(float(f[2]) for f in found)
+            ok(r.returncode == 0 and
+               all(w in texts for w in ("the", "\u2423cat", "\u2423sat")) and
+               len(ticks) >= 3 and
+               all(b - a > size for a, b in zip(ticks, ticks[1:])),
+               "--plot logits: every token's row labelled, the bar's "
+               "ticks apart", (texts[:6], ticks))
         # --html: the page, each layer a row of its model view
         page = os.path.join(tmp, "page.html")
         r = mha.run(["--model", two, "--html", page, text])
@@ -280,9 +375,10 @@ def main():
                           r'id="mha-data">\n(.*?)\n</script>', html, re.S)
         names = [v["name"] for v in json.loads(found.group(1))["variants"]] \
             if found else []
-        ok(r.returncode == 0 and names == ["h.0", "h.1"],
-           "--html: the page of a checkpoint's run, a variant per layer",
-           (r.stderr, names))
+        ok(r.returncode == 0 and names == ["h.0", "h.1"] and
+           '"Layer":"Layer"' in html,
+           "--html: the page of a checkpoint's run, a variant per layer, "
+           "its buttons named Layer", (r.stderr, names))
     finally:
         shutil.rmtree(tmp)
 
@@ -305,11 +401,32 @@ def main():
         with open(os.path.join(bad_config, "config.json"), "w") as f:
             f.write('{"n_layer": 1, "n_head": 1, "n_embd": 8, '
                     '"n_positions": 16, "vocab_size": 300}')
+        vocab = json.load(open(os.path.join(root, "tiny", "vocab.json")))
+        by_id = sorted(vocab, key=vocab.get)
+        shared_id = os.path.join(tmp, "shared_id")
+        shutil.copytree(os.path.join(root, "tiny"), shared_id)
+        with open(os.path.join(shared_id, "vocab.json"), "w") as f:
+            json.dump(dict(vocab, **{by_id[6]: vocab[by_id[5]]}), f)
+        gap = os.path.join(tmp, "gap")
+        shutil.copytree(os.path.join(root, "tiny"), gap)
+        with open(os.path.join(gap, "vocab.json"), "w") as f:
+            json.dump({k: v for k, v in vocab.items() if k != by_id[5]}, f)
         bad = [
             (["--model", two, "the cat " * 40], "longer than n_positions",
-             "n_positions"),
+             "more than 16 tokens"),
+            (["--model", shared_id, "hello"], "vocab.json: two tokens, one id",
+             "one id, %d" % vocab[by_id[5]]),
+            (["--model", gap, "hello"], "vocab.json: an id without a token",
+             "the id %d" % vocab[by_id[5]]),
             (["--model", two, "--layers", "2", text], "a layer it lacks",
-             "--layers"),
+             "--layers: 2 is out of range"),
+            (["--model", two, "--layers", "0-99999999999999999999", text],
+             "a layer past unsigned long, as typed",
+             "0-99999999999999999999 is out of range"),
+            (["--model", two, "--layers", "", text], "an empty --layers",
+             "--layers: the list is empty"),
+            (["--model", two, "--show-heads", "", text],
+             "an empty --show-heads", "--show-heads: the list is empty"),
             (["--model", two, "--show-heads", "0,x", text], "a bad head list",
              "--show-heads"),
             (["--model", two, "--explain", "--format", "csv", text],
@@ -320,6 +437,10 @@ def main():
              "--heads"),
             (["--model", two, "--variant", "block", text],
              "--variant with --model", "--variant"),
+            (["--model", two, "--tie", text], "--tie with --model",
+             "wrapper and fused modules"),
+            (["--model", two, "--average", text], "--average with --model",
+             "does not average its heads"),
             (["--model", two, "--tables", "h.9.ln_1.bias", "hello"],
              "a parameter the checkpoint lacks", "h.9.ln_1.bias"),
             (["--model", broken, "hello"], "merges.txt missing",
@@ -340,6 +461,18 @@ def main():
                err.count("\n") <= 2,
                "%s: status 2, one line, nothing printed" % what,
                "status %d: %s" % (r.returncode, err))
+        # a long text is refused once it passes n_positions, without
+        # tokenizing the rest (a megabyte, one 60,000-letter word first)
+        rng = random.Random(6)
+        long_text = " ".join("".join(rng.choice(string.ascii_lowercase)
+                                     for _ in range(60000))
+                             for _ in range(16)).encode()
+        start = time.monotonic()
+        r = mha.run(["--model", two, "-"], stdin=long_text)
+        took = time.monotonic() - start
+        ok(r.returncode == 2 and b"more than 16 tokens" in r.stderr and
+           took < 20, "a megabyte of text is refused in %.1f s" % took,
+           r.stderr)
     finally:
         shutil.rmtree(tmp)
     return done()

@@ -647,12 +647,16 @@ def check_model_view(driver, mha, tmp):
     from selenium.webdriver.common.keys import Keys
     two = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                        "reference", "gpt2", "two_layers")
-    for name, args, rows, heads in (
+    for name, args, rows, heads, group in (
             ("checkpoint", ["--model", two, "Hello world, hello"],
-             ["h.0", "h.1"], 2),
+             ["h.0", "h.1"], 2, "Layer"),
             ("stack", ["O gato sobe no tapete", "--variant", "fused,block",
                        "--layers", "2", "--d-model", "4", "--d-out", "4"],
-             ["fused", "block.0", "block.1"], 2)):
+             ["fused", "block.0", "block.1"], 2, "Variant"),
+            ("blocks", ["O gato sobe no tapete", "--variant", "block",
+                        "--layers", "3", "--d-model", "4", "--d-out", "4",
+                        "--lang", "pt_BR"],
+             ["block.0", "block.1", "block.2"], 2, "Layer")):
         page = os.path.join(tmp, "model-%s.html" % name)
         r = mha.run(args + ["--html", page])
         driver.get("file://" + page)
@@ -676,9 +680,16 @@ def check_model_view(driver, mha, tmp):
         at.send_keys(Keys.ENTER)
         shown = [b.get_attribute("data-head") for b in driver.find_elements(
             By.CSS_SELECTOR, "#head-toggles input") if b.is_selected()]
+        # a checkpoint's layers and a stack's blocks are "Layer" buttons
+        # (in the page's language), a mix with the lesson's variants is not
         variant = driver.find_element(
-            By.CSS_SELECTOR, "[aria-label=Variant] button[aria-pressed=true]"
-        ).text
+            By.CSS_SELECTOR,
+            "[aria-label=%s] button[aria-pressed=true]" % group).text
+        label = driver.find_element(
+            By.CSS_SELECTOR, "[aria-label=%s] .group-name" % group).text
+        if "pt_BR" in args:
+            ok(label == "Camada", "%s: the layer buttons are named in the "
+               "page's language" % name, label)
         ok(where == (rows[1], "1") and shown == ["1"] and
            variant == rows[1] and
            driver.find_element(By.ID, "model-view").get_attribute("hidden")

@@ -300,11 +300,11 @@ def page_lines(driver):
     lines = []
     driver.find_element(
         By.CSS_SELECTOR, "[aria-label=View] button[data-value=head]").click()
-    buttons = driver.find_elements(By.CSS_SELECTOR,
-                                   "[aria-label=Variant] button")
+    # the group is named Layer for a stack's blocks
+    group = "[aria-label=Variant] button, [aria-label=Layer] button"
+    buttons = driver.find_elements(By.CSS_SELECTOR, group)
     for i in range(len(buttons)):
-        driver.find_elements(By.CSS_SELECTOR,
-                             "[aria-label=Variant] button")[i].click()
+        driver.find_elements(By.CSS_SELECTOR, group)[i].click()
         lines += driver.execute_script(LINES)
     return lines
 

@@ -85,6 +85,45 @@ def svg_texts(path):
     return re.findall(r"<text ([^>]*)>([^<]*)</text>", svg)
 
 
+def check_model_view(d):
+    """The model view of a stack of blocks with 25 heads: "head 12" is
+    wider than a thumbnail, so the columns give the bare numbers under a
+    "head" heading; the masked legend is plain grey, as the thumbnails'
+    masked cells (no hatching)."""
+    svg = os.path.join(d, "model25.svg")
+    plot(["O gato sobe no tapete", "--variant", "block", "--layers", "2",
+          "--heads", "25", "--d-model", "25", "--d-out", "25", "--tables",
+          "attn_weights"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    with open(svg, encoding="utf-8") as f:
+        body = f.read()
+    numbers = [str(h) for h in range(25)]
+    ok("head" in texts and all(n in texts for n in numbers) and
+       not any("\u2026" in t or t.startswith("head ") for t in texts),
+       "25 heads: the model view's columns are the bare numbers 0 to 24",
+       texts[:30])
+    ok("85.882353%" in body and "61.960784%" not in body,
+       "the model view's masked legend is plain grey, as its thumbnails'")
+    plot(["O gato sobe no tapete", "--variant", "block", "--layers", "2",
+          "--d-model", "4", "--tables", "attn_weights"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    ok("head 0" in texts and "head 1" in texts and "head" not in texts,
+       "2 heads: the model view's columns say head 0, head 1", texts[:8])
+
+
+def check_wide(d):
+    """A wide table of few rows (5 x 2400) is summarised in blocks of one
+    row: each token keeps its row and its label."""
+    svg = os.path.join(d, "wide.svg")
+    plot(["O gato sobe no tapete", "--variant", "block", "--d-model", "4",
+          "--ff", "2400", "--tables", "ffn_hidden"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    note = [t for t in texts if t.startswith("Summarised")]
+    ok(note and "of 1 x 4 values" in note[0] and
+       all(w in texts for w in ("O", "gato", "sobe", "no", "tapete")),
+       "5 x 2400: blocks of 1 x 4, every row labelled", texts[:12])
+
+
 def check_style(d):
     """--color-scale, --cmap, --numbers, --precision and --colorbar
     (issue 26): read back from the SVG's shapes and text."""
@@ -419,6 +458,8 @@ def main():
 
         check_style(d)
         check_svg_text(d)
+        check_model_view(d)
+        check_wide(d)
 
         # Mistakes.
         mha.check_error(CLASSROOM + ["--plot", os.path.join(d, "x.jpg")],

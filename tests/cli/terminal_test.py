@@ -421,6 +421,30 @@ def step():
        "Enter past the last of %d steps ends the run, status 0" % n,
        plain[-500:])
 
+    # a checkpoint's run (--model) steps through its layers: each layer's
+    # tables, its heads side by side (the grid), then the model's
+    two = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "reference", "gpt2", "two_layers")
+    term = spawn(["--model", two, "the cat sat", "--step", "--tables",
+                  "tokens,ln_1,attn_weights,hidden,out"], 120, 40)
+    seen = term.read_until(b"[step 1 of", 20)
+    n = int(re.search(rb"\[step 1 of (\d+)", seen).group(1))
+    for k in range(2, n + 1):
+        term.write(b" ")
+        seen += term.read_until(b"[step %d of" % k, 10)
+    term.write(b"\r")
+    st, rest = term.finish(10)
+    seen += rest
+    term.close()
+    plain = text(seen)
+    order = ["[gpt2] tokens", "[h.0] ln_1", "[h.0] heads 0 to 1: "
+             "attn_weights", "[h.0] hidden", "[h.1] ln_1", "[h.1] heads 0 "
+             "to 1: attn_weights", "[h.1] hidden", "[gpt2] out"]
+    at = [plain.find(x) for x in order]
+    ok(st == 0 and n == len(order) and -1 not in at and at == sorted(at),
+       "--model --step: a step per layer's table and head, %d in order" % n,
+       (n, at, plain[-300:]))
+
     # a signal while waiting: the terminal restored, the signal's status
     for sig, key in ((signal.SIGTERM, None), (signal.SIGINT, b"\x03")):
         term = spawn(args, 80, 24)

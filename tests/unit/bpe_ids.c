@@ -6,6 +6,7 @@
  * The strings are separated by NUL bytes; for each, one line of its ids
  * separated by spaces, then its labels on the next line, separated by
  * tabs. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,7 @@ static int emit(const bpe *b, const char *s, size_t len)
     int32_t *ids;
     size_t n;
     mx_error err;
-    if (bpe_encode(&ids, &n, b, s, len, &err) != 0) {
+    if (bpe_encode(&ids, &n, b, s, len, SIZE_MAX, &err) != 0) {
         printf("error: %s\n\n", err.msg);
         return 0;
     }

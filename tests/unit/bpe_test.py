@@ -55,6 +55,18 @@ def random_strings(rng, n):
             for _ in range(n)]
 
 
+def long_words(rng):
+    """Long words, where merges meet and overlap (bpe.c's heap of pairs)."""
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz")
+                     for _ in range(rng.randint(200, 3000))) for _ in range(6)]
+    words += ["".join(rng.choice("ab") for _ in range(1500)),
+              "".join(rng.choice("eitn") for _ in range(2000)),
+              "aaab" * 300 + "ing" * 200, "x" * 2001, " " + "the" * 700,
+              "".join(rng.choice("0123456789") for _ in range(1000)),
+              "".join(rng.choice("éßñøжשع字かな한") for _ in range(800))]
+    return words
+
+
 NODE = r"""
 const fs = require('fs');
 const path = require('path');
@@ -80,7 +92,8 @@ def main():
     if node is None or not os.path.isdir(package):
         print("1..0 # SKIP node or the npm package gpt-3-encoder is missing")
         return 0
-    strings = BASE + random_strings(random.Random(24), 300)
+    strings = BASE + random_strings(random.Random(24), 300) + \
+        long_words(random.Random(6))
     ref = json.loads(subprocess.run(
         [node, "-e", NODE, modules], input=json.dumps(strings).encode(),
         stdout=subprocess.PIPE, check=True).stdout)

@@ -256,6 +256,13 @@
     return g;
   }
 
+  /* The group of data.variants' buttons: a checkpoint's layers or a
+   * stack's blocks (the program then writes the word "Layer"), or the
+   * lesson's variants. */
+  function variantGroup() {
+    return LABELS.Layer !== undefined ? 'Layer' : 'Variant';
+  }
+
   function summary() {
     var v = data.variants[0];
     var heads = Math.max.apply(null, data.variants.map(function (x) {
@@ -300,7 +307,7 @@
       {value: 'model', label: 'Model view'}
     ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : []),
     state.view, function (v) { state.view = v; draw(); }));
-    controls.appendChild(buttonGroup('Variant',
+    controls.appendChild(buttonGroup(variantGroup(),
       data.variants.map(function (v, i) {
         return {value: i, label: v.name, translate: false};
       }),
@@ -1444,7 +1451,7 @@
       b.checked = state.shown[Number(b.getAttribute('data-head'))];
     });
     pressValue('View', 'head');
-    pressValue('Variant', r);
+    pressValue(variantGroup(), r);
     draw();
   }
 
