@@ -530,7 +530,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
             return;
     } else if (id == TABLE_VOCAB) {
         char tokens[512], vocab[512];
-        if (c->chars) {
+        if (c->chars)
             snprintf(tokens, sizeof tokens,
                      ngettext("Tokenize (--tokens chars): every character "
                               "of the sentence is a token, spaces skipped, "
@@ -540,6 +540,25 @@ void explain_before(FILE *out, const table *t, const table *prev,
                               "%zu tokens.",
                               T),
                      T);
+        else
+            snprintf(tokens, sizeof tokens,
+                     ngettext("Tokenize: the sentence is split on whitespace "
+                              "into %zu token.",
+                              "Tokenize: the sentence is split on whitespace "
+                              "into %zu tokens.",
+                              T),
+                     T);
+        if (c->reloaded)
+            snprintf(vocab, sizeof vocab,
+                     ngettext("Vocabulary: the trained model's, the rows of "
+                              "its embedding.weight file (--weights): each "
+                              "token is looked up there (%zu entry).",
+                              "Vocabulary: the trained model's, the rows of "
+                              "its embedding.weight file (--weights): each "
+                              "token is looked up there (%zu entries).",
+                              c->vocab),
+                     c->vocab);
+        else if (c->chars)
             snprintf(vocab, sizeof vocab,
                      ngettext("Vocabulary: every distinct character gets an "
                               "id, in the order characters first appear "
@@ -549,14 +568,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                               "(%zu characters).",
                               c->vocab),
                      c->vocab);
-        } else {
-            snprintf(tokens, sizeof tokens,
-                     ngettext("Tokenize: the sentence is split on whitespace "
-                              "into %zu token.",
-                              "Tokenize: the sentence is split on whitespace "
-                              "into %zu tokens.",
-                              T),
-                     T);
+        else
             snprintf(vocab, sizeof vocab,
                      ngettext("Vocabulary: every distinct word gets an id, "
                               "in the order words first appear (%zu word).",
@@ -564,7 +576,6 @@ void explain_before(FILE *out, const table *t, const table *prev,
                               "in the order words first appear (%zu words).",
                               c->vocab),
                      c->vocab);
-        }
         /* TRANSLATORS: two sentences of --explain, one after the other */
         say(out, c->width, _("%s %s"), tokens, vocab);
         if (c->train)

@@ -228,6 +228,10 @@ def weights(tmp):
        text and "drawn after" not in text,
        "--explain of a trained --weights folder: the training starts from "
        "the folder's model, not from the seed", text[:400])
+    ok("its embedding.weight file (--weights): each token is looked up" in
+       text and "in the order words first appear" not in text,
+       "--explain of a trained --weights folder: the vocabulary is the "
+       "folder's", text[:400])
     # the folder, not --train, makes the run a trained one: the message
     # says so, not "--train: ..."
     single = ["--d-out", "8", "--variant", "single"]
