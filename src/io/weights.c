@@ -80,21 +80,37 @@ static const weights_file *trained_file(char *path, size_t size,
     return file;
 }
 
+/* The trained run's file of table id, rewound for reading, its path in
+ * path; NULL with *rc 0 when the folder has none, or with *rc -1 (err
+ * set) when it cannot be read from its start. */
+static FILE *rewound_file(char *path, size_t size, const weights_files *w,
+                          variant_id v, table_id id, int *rc, mx_error *err)
+{
+    const weights_file *file = trained_file(path, size, w, v, id);
+    *rc = 0;
+    if (file == NULL)
+        return NULL;
+    if (fseek(file->f, 0, SEEK_SET) != 0) {
+        *rc = err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
+        return NULL;
+    }
+    clearerr(file->f);
+    return file->f;
+}
+
 int weights_read_table(char ***rows, size_t *n, matrix *m,
                        const weights_files *w, variant_id v, table_id id,
                        const csv_style *style, size_t max_width, mx_error *err)
 {
     char path[4096];
-    const weights_file *file = trained_file(path, sizeof path, w, v, id);
+    int rc;
+    FILE *f = rewound_file(path, sizeof path, w, v, id, &rc, err);
     *rows = NULL;
     *n = 0;
-    if (file == NULL)
-        return 0;
-    if (fseek(file->f, 0, SEEK_SET) != 0)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-    clearerr(file->f);
-    return read_embeddings_stream(rows, n, m, file->f, path, style, max_width,
-                                  err) != 0
+    if (f == NULL)
+        return rc;
+    return read_embeddings_stream(rows, n, m, f, path, style, max_width, err) !=
+                   0
                ? -1
                : 1;
 }
@@ -103,13 +119,11 @@ int weights_load_table(matrix *m, const weights_files *w, variant_id v,
                        table_id id, const csv_style *style, mx_error *err)
 {
     char path[4096];
-    const weights_file *file = trained_file(path, sizeof path, w, v, id);
-    if (file == NULL)
-        return 0;
-    if (fseek(file->f, 0, SEEK_SET) != 0)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-    clearerr(file->f);
-    return read_weight_matrix_stream(m, file->f, path, style, err);
+    int rc;
+    FILE *f = rewound_file(path, sizeof path, w, v, id, &rc, err);
+    if (f == NULL)
+        return rc;
+    return read_weight_matrix_stream(m, f, path, style, err);
 }
 
 bool weights_has_table(const weights_files *w, variant_id v, table_id id)
