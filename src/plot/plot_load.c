@@ -10,12 +10,19 @@
  * catalogues (cli/i18n.c), from /proc/self/exe, so a copy run through
  * PATH, a symlink or a staged tree finds its own. A program linked with
  * the drawing itself (the unit tests) uses that instead.
+ *
+ * The pages are drawn on a thread of their own with a stack of
+ * DRAW_STACK bytes: cairo, pixman and pango need more stack than a small
+ * `ulimit -s` leaves the main thread (64 KiB overflowed in pixman). The
+ * thread blocks every signal, which stay the main thread's.
  */
 #define _GNU_SOURCE /* dlopen's flags */
 #include "plot/plot.h"
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,16 +122,67 @@ plot_file *plot_begin(outputs *tx, const char *path, size_t pages, size_t width,
     return pf;
 }
 
+/* The drawing thread's stack: what a default `ulimit -s` gives. */
+#define DRAW_STACK ((size_t)8 << 20)
+
+/* One call of the module's page or finish, and its result. */
+typedef struct {
+    plot_file *pf;
+    bool page; /* page (the fields below), or finish */
+    const trace *tr;
+    const table *const *tables;
+    size_t n;
+    const char *heading;
+    const plot_style *style;
+    mx_error *err;
+    int rc;
+} draw_call;
+
+static void *draw(void *p)
+{
+    draw_call *d = p;
+    d->rc = d->page ? d->pf->fn->page(d->pf->pic, d->tr, d->tables, d->n,
+                                      d->heading, d->style, d->err)
+                    : d->pf->fn->finish(d->pf->pic, d->err);
+    return NULL;
+}
+
+/* Runs d on a thread with a DRAW_STACK stack, or here when no thread can
+ * be made. */
+static int draw_on_own_stack(draw_call *d)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        draw(d);
+        return d->rc;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
+    pthread_t thread;
+    const bool made = pthread_attr_setstacksize(&attr, DRAW_STACK) == 0 &&
+                      pthread_create(&thread, &attr, draw, d) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (made)
+        pthread_join(thread, NULL);
+    else
+        draw(d);
+    return d->rc;
+}
+
 int plot_page(plot_file *pf, const trace *tr, const table *const *tables,
               size_t n, const char *heading, const plot_style *style,
               mx_error *err)
 {
-    return pf->fn->page(pf->pic, tr, tables, n, heading, style, err);
+    draw_call d = {pf, true, tr, tables, n, heading, style, err, -1};
+    return draw_on_own_stack(&d);
 }
 
 int plot_finish(plot_file *pf, mx_error *err)
 {
-    return pf->fn->finish(pf->pic, err);
+    draw_call d = {.pf = pf, .err = err, .rc = -1};
+    return draw_on_own_stack(&d);
 }
 
 void plot_free(plot_file *pf)
