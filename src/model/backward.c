@@ -10,32 +10,6 @@
 #include "numerics/matmul.h"
 #include "numerics/vecmath.h"
 
-void transpose(matrix *out, const matrix *in)
-{
-    // out (C, R) = in (R, C)^T
-    for (size_t r = 0; r < in->rows; r++)
-        for (size_t c = 0; c < in->cols; c++)
-            *matrix_at(out, c, r) = *matrix_at(in, r, c);
-}
-
-void matmul_full(matrix *c, const matrix *a, const matrix *b, workers *pool)
-{
-    // c (M, N) = a (M, K) @ b (K, N)
-    const matmul_problem p = {
-        .M = a->rows,
-        .N = b->cols,
-        .K = a->cols,
-        .a = a->v,
-        .lda = a->cols,
-        .b = b->v,
-        .ldb = b->cols,
-        .c = c->v,
-        .ldc = c->cols,
-        .shape = MATMUL_FULL,
-    };
-    matmul_run(&p, matmul_kernel_best(), pool);
-}
-
 /* The sums of cascade_sum's row_sum: n elements, each `width` floats
  * (a vector of 8, or 1), read as (n / 4, 4): four running sums, carried
  * up a level every 16 rows; the elements past the last whole row added

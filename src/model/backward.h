@@ -14,13 +14,6 @@
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
-/* out (rows, cols) = in (cols, rows)^T. */
-void transpose(matrix *out, const matrix *in);
-
-/* c (M, N) = a (M, K) @ b (K, N), every cell one sum in index order (as
- * BLAS sgemm sums for PyTorch's mm in every transpose case). */
-void matmul_full(matrix *c, const matrix *a, const matrix *b, workers *pool);
-
 /* nn.Linear's backward, y (T, O) = x (T, D) @ w (O, D)^T (+ b):
  *   dw (O, D) = dy^T @ x          (summed over the tokens in order)
  *   db (O)    = dy.sum(dim=0)     (NULL when the layer has no bias)

@@ -167,10 +167,10 @@ static bool all_finite(const matrix *m)
     return finite;
 }
 
-void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool)
+/* out (M, N) = a (M, K) @ b (K, N), of the given shape (matmul.h). */
+static void product(matrix *out, const matrix *a, const matrix *b,
+                    matmul_shape shape, workers *pool)
 {
-    // out (T, d) = a (T, S) @ b (S, d)
-    const bool lower = zero_above_diagonal(a) && all_finite(b);
     const matmul_problem p = {
         .M = a->rows,
         .N = b->cols,
@@ -183,9 +183,28 @@ void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool)
         .bias = NULL,
         .c = out->v,
         .ldc = out->cols,
-        .shape = lower ? MATMUL_LOWER_A : MATMUL_FULL,
+        .shape = shape,
     };
     matmul_run(&p, matmul_kernel_best(), pool);
+}
+
+void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool)
+{
+    // out (T, d) = a (T, S) @ b (S, d)
+    const bool lower = zero_above_diagonal(a) && all_finite(b);
+    product(out, a, b, lower ? MATMUL_LOWER_A : MATMUL_FULL, pool);
+}
+
+void matmul_full(matrix *c, const matrix *a, const matrix *b, workers *pool)
+{
+    product(c, a, b, MATMUL_FULL, pool);
+}
+
+void transpose(matrix *out, const matrix *in)
+{
+    for (size_t r = 0; r < in->rows; r++)
+        for (size_t c = 0; c < in->cols; c++)
+            *matrix_at(out, c, r) = *matrix_at(in, r, c);
 }
 
 void causal_mask(matrix *scores)

@@ -64,6 +64,14 @@ void causal_scores(matrix *out, const matrix *a, const matrix *b,
  * terms past the diagonal, which add exactly nothing, are left out. */
 void matmul(matrix *out, const matrix *a, const matrix *b, workers *pool);
 
+/* c (M, N) = a (M, K) @ b (K, N), every cell one sum in index order over
+ * all of K (as BLAS sgemm sums for PyTorch's mm in every transpose case):
+ * the backward passes' products. */
+void matmul_full(matrix *c, const matrix *a, const matrix *b, workers *pool);
+
+/* out (rows, cols) = in (cols, rows)^T. */
+void transpose(matrix *out, const matrix *in);
+
 /* Sets every cell above the diagonal (a later key) to -inf. */
 void causal_mask(matrix *scores);
 
