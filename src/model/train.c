@@ -412,11 +412,6 @@ static module_pass_fn pass_of(variant_id v)
     }
 }
 
-bool train_supports(variant_id v)
-{
-    return pass_of(v) != NULL;
-}
-
 /* ---- the whole pass ---------------------------------------------------- */
 
 int train_pass(float *loss, matrix *logits, const train_model *grad,

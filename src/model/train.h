@@ -76,9 +76,6 @@ typedef struct {
     void *ctx;
 } train_shown;
 
-/* Whether variant v can be trained (has a backward pass). */
-bool train_supports(variant_id v);
-
 /* One forward and backward pass of m on s: *loss, with logits (T, V) not
  * NULL the logits, with grad not NULL d loss / d every parameter into
  * grad's tables (overwritten) and, with shown not NULL, the gradient of
