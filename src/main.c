@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/cleanup.h"
-#include "cli/error.h"
-#include "cli/i18n.h"
+#include "base/cleanup.h"
+#include "base/error.h"
+#include "base/i18n.h"
 #include "cli/option_table.h"
+#include "cli/lang_arg.h"
 #include "cli/options.h"
 #include "cli/run.h"
 #include "cli/supervise.h"

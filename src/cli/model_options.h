@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "cli/options.h"
 #include "model/pipeline.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 /* Words the notebooks and PyTorch use for options named otherwise here. */
 static const struct {

@@ -7,7 +7,7 @@
 
 #include <getopt.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* Fills err (a usage error) for the unknown option getopt_long just met
  * ('?' returned; optind and optopt as it left them) among argv, whose

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/catalogue.h"
 
 const option_row option_rows[N_OPTIONS] = {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/gpt2.h"
 #include "model/stack.h"
 #include "cli/option_guess.h"

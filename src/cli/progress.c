@@ -1,7 +1,7 @@
 /* progress.c: the progress line of a long --input run. */
 #include "cli/progress.h"
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 #define PROGRESS_AFTER 1.0 /* seconds before the first line */
 #define PROGRESS_EVERY 0.2 /* seconds between redraws */

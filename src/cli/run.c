@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cleanup.h"
-#include "cli/i18n.h"
+#include "base/cleanup.h"
+#include "base/i18n.h"
 #include "cli/model_options.h"
 #include "cli/page_run.h"
 #include "cli/progress.h"
@@ -20,7 +20,7 @@
 #include "io/input.h"
 #include "io/spool.h"
 #include "io/stdout.h"
-#include "io/weights.h"
+#include "model/weights.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "plot/plot.h"

@@ -2,7 +2,7 @@
 #ifndef MHA_RUN_H
 #define MHA_RUN_H
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "cli/options.h"
 
 /* Runs the model over the sentence (or standard input's, with "-"), the

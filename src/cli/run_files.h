@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "cli/options.h"
 #include "html/html.h"
 #include "io/outputs.h"

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "cli/settings.h"
 #include "model/tokenize.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "cli/options.h"
 #include "model/trace.h"
 #include "render/check.h"

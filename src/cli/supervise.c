@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/cleanup.h"
-#include "cli/i18n.h"
+#include "base/cleanup.h"
+#include "base/i18n.h"
 
 /* One record of the notes (cleanup_note): its kind, the file's identity
  * and its path; false when the text is not a record. */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "html/html_parts.h"
 #include "html/page_assets.h"
 #include "html/page_core.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "io/outputs.h"
 #include "render/explain.h"
 #include "render/render.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "html/html_parts.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "numerics/tensor.h"
 #include "render/colormap.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "html/html.h"
 #include "model/trace.h"
 

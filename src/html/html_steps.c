@@ -14,7 +14,7 @@
 
 #include "render/explain.h"
 #include "html/html_parts.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/render.h"
 
 /* Lines of the step-through's tables: blocks of columns within this. */

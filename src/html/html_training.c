@@ -5,7 +5,7 @@
  * and its loss at every step, for the page's slider over the steps. */
 #include <stdio.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "html/html_parts.h"
 #include "model/trained.h"
 

@@ -1,8 +1,9 @@
 /* csv_in.c: strict CSV readers on top of libcsv. */
 #include "io/csv_in.h"
 
-#include "cli/i18n.h"
-#include "model/tokenize.h"
+#include "base/i18n.h"
+#include "base/limits.h"
+#include "base/text.h"
 
 #include <csv.h>
 #include <errno.h>

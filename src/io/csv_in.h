@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "numerics/tensor.h"
 
 #define MAX_CSV_BYTES ((size_t)64 << 20)   /* a file larger is refused */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 int read_stdin(char **text, size_t *len, mx_error *err)
 {

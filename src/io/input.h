@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* The most a sentence read from standard input may hold. */
 #define MAX_STDIN_BYTES (1u << 20)

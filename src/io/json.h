@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 #define JSON_MAX_DEPTH 64
 #define JSON_NONE ((size_t)-1)

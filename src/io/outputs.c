@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cleanup.h"
-#include "cli/i18n.h"
+#include "base/cleanup.h"
+#include "base/i18n.h"
 
 typedef struct {
     char *name;   /* where the file goes */

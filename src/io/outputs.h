@@ -56,7 +56,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 typedef struct outputs outputs;
 

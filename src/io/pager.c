@@ -2,7 +2,7 @@
 #include "io/pager.h"
 
 #include "io/fdio.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* The pager when neither variable names one: colours kept (-R), quits at
  * once when the text fits after all (-F), leaves it on the screen (-X). */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/json.h"
 
 static const struct {

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 #define SAFETENSORS_MAX_HEADER ((size_t)100 * 1000 * 1000)
 #define SAFETENSORS_MAX_DIMS 8

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "io/fdio.h"
-#include "cli/i18n.h"
-#include "model/tokenize.h"
+#include "base/i18n.h"
+#include "base/text.h"
 
 /* A descriptor of a file with no name in dir, or -1 (errno set). */
 static int unnamed_file(const char *dir)

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* A new, empty spool open for writing and reading; *out is NULL on
  * failure. */

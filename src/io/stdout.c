@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/pager.h"
 #include "io/spool.h"
 #include "io/terminal.h"

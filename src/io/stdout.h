@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* A standard descriptor that is closed (prog >&-) is held by /dev/null
  * opened the wrong way, so that no file the run opens takes its number

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/dropout.h"
 #include "model/heads.h"
 

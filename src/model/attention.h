@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/linear.h"
 #include "numerics/rng.h"
 #include "model/trace.h"

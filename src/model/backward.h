@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 

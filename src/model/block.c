@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/dropout.h"
 
 /* ---- the constructor: attention, norm1, ff, norm2 ----------------------- */

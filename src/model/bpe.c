@@ -8,7 +8,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/json.h"
 
 /* ---- a string -> int map (open addressing) -------------------------------- */

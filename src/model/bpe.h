@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 typedef struct bpe bpe; /* vocab.json and merges.txt, read */
 

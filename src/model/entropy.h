@@ -17,7 +17,7 @@
 #ifndef MHA_ENTROPY_H
 #define MHA_ENTROPY_H
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/json.h"
 #include "numerics/gelu.h"
 #include "numerics/matmul.h"

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "io/safetensors.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/bpe.h"
 #include "model/entropy.h"
 #include "model/gpt2.h"

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 

@@ -9,7 +9,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/entropy.h"
 
 /* The tables a head makes, in trace order (catalogue.h). */

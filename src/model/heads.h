@@ -31,7 +31,7 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/attention.h"
 #include "model/catalogue.h"
 #include "model/trace.h"

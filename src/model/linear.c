@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 void linear_free(linear *l)
 {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "numerics/rng.h"
 #include "numerics/tensor.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
-#include "io/weights.h"
+#include "base/i18n.h"
+#include "model/weights.h"
 #include "model/draws.h"
 #include "model/gpt2_trace.h"
 #include "model/tokenize.h"

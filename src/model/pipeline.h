@@ -16,14 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "io/csv_in.h"
 #include "model/catalogue.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/train.h"
 
-struct weights_files; /* io/weights.h */
+struct weights_files; /* model/weights.h */
 
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
@@ -80,7 +80,7 @@ typedef struct {
     size_t n_tables;
 
     /* the parameter files of a --weights folder, opened by its check
-     * (io/weights.h), or NULL */
+     * (model/weights.h), or NULL */
     const struct weights_files *weights;
 
     /* --positions: learned absolute positions, nn.Embedding(C, D) drawn

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/entropy.h"
 
 int stack_init(block_stack *s, const attention_config *cfg, size_t ff,

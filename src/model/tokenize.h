@@ -15,16 +15,9 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
-
-/* Largest accepted sentence, in tokens; checked before the model is built. */
-#define MAX_TOKENS 8000
-
-/* Longest accepted token, in bytes: the limit of one CSV cell
- * (MAX_FIELD_BYTES), whether the token comes from a file, the command
- * line or standard input. A label is printed once per row and column, so
- * this bounds the output too. */
-#define MAX_TOKEN_BYTES ((size_t)64 << 10)
+#include "base/error.h"
+#include "base/limits.h"
+#include "base/text.h"
 
 /* How a sentence becomes tokens (--tokens). */
 enum token_mode {
@@ -60,19 +53,5 @@ void tokenized_free(tokenized *t);
  * once, or "WORD@POSITION" (positions count from 0). */
 int find_token(size_t *position, const char *spec, const char *const *tokens,
                size_t n, mx_error *err);
-
-/* Nonzero when code point c separates words for Python's str.split(). */
-int is_split_space(int c);
-
-/* The length in bytes of the longest beginning of s (UTF-8) that is at
- * most max bytes and ends between two grapheme clusters (so never inside
- * a character, nor between a letter and its accent): where text is cut
- * to fit a message or a heading. An invalid byte is a cluster of its
- * own. */
-size_t text_prefix(const char *s, size_t max);
-
-/* Copies into dst (size bytes, size > 0) the beginning of s that fits,
- * cut by text_prefix; returns dst. */
-char *text_cut(char *dst, size_t size, const char *s);
 
 #endif

@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/catalogue.h"
 #include "numerics/tensor.h"
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/backward.h"
 #include "model/loss.h"
 #include "model/tokenize.h"

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/attention.h"
 #include "model/catalogue.h"
 #include "model/model.h"

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/attention.h"
 #include "model/train.h"
 #include "numerics/tensor.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
-#include "io/weights.h"
+#include "base/i18n.h"
+#include "model/weights.h"
 #include "model/variants.h"
 
 /* ---- the vocabulary ---------------------------------------------------- */

@@ -16,7 +16,7 @@
 #ifndef MHA_TRAINED_H
 #define MHA_TRAINED_H
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/attention.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"

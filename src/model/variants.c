@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 /* ---- single: SelfAttention, one head of width O ----------------------- */
 

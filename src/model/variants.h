@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/attention.h"
 #include "model/block.h"
 #include "model/stack.h"

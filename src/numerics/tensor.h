@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "numerics/workers.h"
 
 typedef struct {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "numerics/cgroup.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 struct workers {
     size_t threads;    /* the caller and threads - 1 helpers */
@@ -115,7 +115,7 @@ size_t workers_threads(const workers *w)
  * cannot be started leaves its share of the tasks to the others. The
  * helpers start with every signal blocked, and keep it so: a signal is
  * always handled by the thread that runs the program, so that the
- * clean-up a signal runs (cli/cleanup.h) never interrupts it halfway
+ * clean-up a signal runs (base/cleanup.h) never interrupts it halfway
  * through a change it made with the signals blocked. */
 static void start_helpers(workers *w)
 {

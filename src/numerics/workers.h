@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 typedef struct workers workers;
 

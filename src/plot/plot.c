@@ -24,7 +24,7 @@
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "plot/plot_figure.h"
 #include "io/outputs.h"
 

@@ -29,7 +29,7 @@
 
 #include <stdbool.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "io/outputs.h"
 #include "model/trace.h"
 #include "plot/plot_style.h"

@@ -25,7 +25,7 @@
 #include "render/colormap.h"
 #include "plot/svg_text.h"
 #include "render/heat.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 /* Sizes in points (1/72 inch); a PNG has PNG_SCALE pixels per point,
  * fewer when that would pass PNG_MAX_PIXELS. */

@@ -12,7 +12,7 @@
 
 #include <cairo.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/trace.h"
 #include "plot/plot_style.h"
 #include "plot/svg_text.h"

@@ -7,7 +7,7 @@
  * (bin/../lib/mha-explain/, MHA_PLOTDIR_FROM_BINDIR), then in the build
  * tree when the program is the one built there (MHA_BUILD_BINDIR), then
  * under the configured prefix (MHA_PLOTDIR): the same way as the
- * catalogues (cli/i18n.c), from /proc/self/exe, so a copy run through
+ * catalogues (base/i18n.c), from /proc/self/exe, so a copy run through
  * PATH, a symlink or a staged tree finds its own. A program linked with
  * the drawing itself (the unit tests) uses that instead.
  *
@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/i18n.h"
-#include "cli/program_dir.h"
+#include "base/i18n.h"
+#include "base/program_dir.h"
 #include "plot/plot_module.h"
 
 /* Defined where the drawing is linked into the program itself. */

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "io/outputs.h"
 #include "model/trace.h"
 #include "plot/plot_style.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/textwidth.h"
 
 /* *largest = d when d is larger, or NaN: a NaN, once seen, stays, so that

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "model/model.h"
 #include "model/variants.h"
 

@@ -5,7 +5,7 @@
  * sizes read from the tables themselves. */
 #include <stdio.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/explain.h"
 
 /* Whether t is the first table of its layer (the run's tables come layer

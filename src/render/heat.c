@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/colormap.h"
 #include "render/textwidth.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "render/heat.h"
 #include "io/outputs.h"
 #include "render/textbuf.h"

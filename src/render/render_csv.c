@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "numerics/floatfmt.h"
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/textbuf.h"
 
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)

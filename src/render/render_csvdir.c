@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/outputs.h"
 #include "numerics/floatfmt.h"
 #include "render/textbuf.h"

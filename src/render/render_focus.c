@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "render/shading.h"
 #include "render/textwidth.h"
 

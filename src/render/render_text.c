@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "numerics/floatfmt.h"
 #include "render/layout.h"
 #include "render/shading.h"

@@ -23,7 +23,7 @@
 
 #include "render/render.h"
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 #define TORCH_LINEWIDTH 80
 /* len("tensor(") + 1: the indent of rows after the first */

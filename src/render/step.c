@@ -12,7 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 #include "io/fdio.h"
 #include "io/keys.h"
 #include "render/layout.h"

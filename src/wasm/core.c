@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/error.h"
-#include "cli/i18n.h"
+#include "base/error.h"
+#include "base/i18n.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
 #include "cli/settings.h"

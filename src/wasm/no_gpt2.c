@@ -6,7 +6,7 @@
 #include "model/gpt2.h"
 #include "model/gpt2_trace.h"
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 /* The one message of a run with --model in the page. */
 static int no_checkpoints(mx_error *err)

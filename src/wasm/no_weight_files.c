@@ -1,11 +1,11 @@
-/* no_weight_files.c: the CSV reader io/weights.c calls, for the
+/* no_weight_files.c: the CSV reader model/weights.c calls, for the
  * WebAssembly core. The page has no file system, so no --weights folder
  * can be opened and this reader is never reached (weights_open_dir fails
  * first, with the program's message); the core carries no CSV parser
  * (libcsv) for it. */
 #include "io/csv_in.h"
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
                               const csv_style *style, mx_error *err)

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 struct workers {
     size_t threads; /* always 1 */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/weights.h"
+#include "model/weights.h"
 #include "model/pipeline.h"
 #include "model/variants.h"
 #include "tap.h"

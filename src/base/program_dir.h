@@ -1,5 +1,5 @@
 /* program_dir.h: where the running program is, to find the files
- * installed with it (its catalogues, cli/i18n.c; its picture module,
+ * installed with it (its catalogues, base/i18n.c; its picture module,
  * plot/plot_load.c) the same way from the build tree, through PATH or a
  * symlink, and in an installed or staged tree. */
 #ifndef MHA_PROGRAM_DIR_H

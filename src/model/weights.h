@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "io/csv_in.h"
-#include "cli/error.h"
+#include "base/error.h"
 #include "model/model.h"
 
 /* A parameter file the folder check found, open for reading. */

@@ -1,6 +1,6 @@
 /* program_dir.c: where the running program is (program_dir.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "cli/program_dir.h"
+#include "base/program_dir.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* weights.c: loading parameter files over the seeded parameters. */
-#include "io/weights.h"
+#include "model/weights.h"
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 #include <dirent.h>
 #include <errno.h>

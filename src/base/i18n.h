@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 /* A message translated into the chosen language. gettext never returns
  * NULL (without a translation it returns msgid); the test below says so
@@ -30,11 +30,6 @@ static inline const char *translated(const char *msgid)
 #define _(msgid) translated(msgid)
 /* A message marked for translation, translated later where it is used. */
 #define N_(msgid) (msgid)
-
-/* The value of --lang CODE or --lang=CODE among argv (up to "--"), or
- * NULL: the language must be chosen before the options are parsed, so
- * that their errors are in it too. */
-const char *i18n_lang_arg(int argc, char **argv);
 
 /* Chooses the language of messages: lang (from --lang; NULL for the
  * environment's LANGUAGE, LC_ALL, LC_MESSAGES, LANG) and finds the

@@ -1,12 +1,12 @@
 /* error.c: filling an mx_error. */
-#include "cli/error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/i18n.h"
+#include "base/i18n.h"
 
 /* clang-format off */
 __attribute__((format(printf, 3, 0)))

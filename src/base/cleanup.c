@@ -1,5 +1,5 @@
 /* cleanup.c: the signal handler that removes unfinished files. */
-#include "cli/cleanup.h"
+#include "base/cleanup.h"
 
 #include <errno.h>
 #include <stddef.h>
