@@ -352,7 +352,11 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
     char **names = calloc(T * K, sizeof *names);
     int result = -1;
     // one row of probabilities at a time: the softmax of each row is its own
-    if (names == NULL || matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
+    if (names == NULL) {
+        err_nomem(err, _("tokens"));
+        goto out;
+    }
+    if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
         matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
         goto out;
     for (size_t t = 0; t < T; t++) {
