@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/bpe.h"
-#include "model/gpt2.h"
+#include "model/gpt2/bpe.h"
+#include "model/gpt2/gpt2.h"
 
 #define SEPARATOR "\n--8<-- next file --8<--\n"
 
