@@ -165,7 +165,8 @@ static int run_open(checkpoint_run *r, const model_config *mc,
 }
 
 /* About the values of the whole trace: per shown layer and head, its six
- * tables; per shown layer, seven T x D tables and ffn_hidden; the rest. */
+ * tables; per shown layer, seven T x D tables and ffn_hidden; the rest,
+ * the logits (T x V) among them, shown or not. */
 static double run_values(const checkpoint_run *r, const model_config *mc)
 {
     const gpt2_config *c = &r->model.cfg;
@@ -351,11 +352,11 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
     matrix probs = {0}, top = {0};
     char **names = calloc(T * K, sizeof *names);
     int result = -1;
-    // one row of probabilities at a time: the softmax of each row is its own
     if (names == NULL) {
         err_nomem(err, _("tokens"));
         goto out;
     }
+    // one row of probabilities at a time: the softmax of each row is its own
     if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
         matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
         goto out;
