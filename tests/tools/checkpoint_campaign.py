@@ -134,11 +134,12 @@ CASES = [
      "vocab.json: token he appears twice"),
     ("vocab.json: a token given twice with a new id", edit_text(
         "vocab.json", lambda t: t.rstrip()[:-1] + b', "he": 300}'), [TEXT],
-     "vocab.json: the id of he is 300; with 283 tokens the ids go from 0 "
-     "to 282"),
+     "vocab.json: no token has the id 282, and he has the id 300: with 283 "
+     "tokens the ids go from 0 to 282"),
     ("vocab.json: an id of 4 billion", edit_json(
         "vocab.json", lambda v: v.update(extra=4000000000)), [TEXT],
-     "the id of extra is 4000000000; with 283 tokens the ids go from 0"),
+     "no token has the id 282, and extra has the id 4000000000: with 283 "
+     "tokens the ids go from 0 to 282"),
     ("vocab.json: more tokens than vocab_size", edit_json(
         "vocab.json", vocab_extra), [TEXT],
      "vocab.json has 283 tokens, more than the model's vocab_size 282"),

@@ -118,6 +118,45 @@ static void byte_tables(bpe *b)
     }
 }
 
+/* Every id of the object root (vocab.json) is a whole number below the
+ * number of tokens, as when each id from 0 to the largest names one
+ * token; else err names an id no token has and the largest, before
+ * anything is allocated for so many ids. */
+static int check_ids(const json_doc *doc, const json_node *root,
+                     const char *path, mx_error *err)
+{
+    const size_t count = root->len;
+    const json_node *largest = NULL;
+    size_t max_id = 0;
+    for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m)) {
+        size_t id;
+        if (!json_size(m, (size_t)1 << 52, &id))
+            return err_input(err, _("%s: the id of %s is not a whole number"),
+                             path, json_key(doc, m));
+        if (largest == NULL || id > max_id) {
+            largest = m;
+            max_id = id;
+        }
+    }
+    if (max_id < count)
+        return 0;
+    // count tokens, one id past count - 1: an id below count is free
+    bool *used = calloc(count, sizeof *used);
+    if (used == NULL)
+        return err_nomem(err, path);
+    for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m))
+        if ((size_t)m->number < count)
+            used[(size_t)m->number] = true;
+    size_t free_id = 0;
+    while (used[free_id])
+        free_id++;
+    free(used);
+    return err_input(
+        err,
+        _("%s: no token has the id %zu, and %s has the id %zu: with %zu tokens the ids go from 0 to %zu"),
+        path, free_id, json_key(doc, largest), max_id, count, count - 1);
+}
+
 static int read_vocab(bpe *b, const char *path, mx_error *err)
 {
     char *text;
@@ -139,26 +178,11 @@ static int read_vocab(bpe *b, const char *path, mx_error *err)
         json_free(&doc);
         return err_nomem(err, path);
     }
-    /* every id from 0 to the largest names one token, so the ids are
-     * below the number of tokens: checked before any id is used */
-    const size_t count = root->len;
+    int rc = check_ids(&doc, root, path, err);
     size_t max_id = 0;
-    int rc = 0;
     for (const json_node *m = json_first(&doc, root); m && rc == 0;
          m = json_next(&doc, m)) {
-        size_t id;
-        if (!json_size(m, (size_t)1 << 52, &id)) {
-            rc = err_input(err, _("%s: the id of %s is not a whole number"),
-                           path, json_key(&doc, m));
-            break;
-        }
-        if (id >= count) {
-            rc = err_input(
-                err,
-                _("%s: the id of %s is %zu; with %zu tokens the ids go from 0 to %zu"),
-                path, json_key(&doc, m), id, count, count - 1);
-            break;
-        }
+        const size_t id = (size_t)m->number; // below count: check_ids
         if (id > max_id)
             max_id = id;
         const int put =
