@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/model.h"
-#include "model/variants.h"
+#include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 #include "render/explain_parts.h"
 
 /* A param_fn: adds a present parameter's values to the weights or the
