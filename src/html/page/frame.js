@@ -97,6 +97,7 @@ function buildFrame() {
     heads.appendChild(headToggle(h));
   }
   controls.appendChild(heads);
+  controls.appendChild(lookControls());
   app.appendChild(controls);
   readout = el('p', {'class': 'readout', id: 'readout',
                      'aria-live': 'polite'});
@@ -122,6 +123,7 @@ function buildFrame() {
   if (!listening) {
     listening = true;
     document.addEventListener('keydown', stepKey);
+    document.addEventListener('keydown', lookKey);
     window.addEventListener('beforeprint', buildPrint);
     window.addEventListener('afterprint', function () {
       clear(views.print);

@@ -4,15 +4,35 @@
 
 /* ---- head view ---- */
 
-var TOP = 44;
-var X_QUERY = 330, X_KEY = 620;
+/* The view's geometry in CSS pixels (headGeometry sets it for each
+ * drawing): the SVG's width, the columns' titles' height (top), a row's
+ * height, the query column's right end and the key column's left, and the
+ * tokens' type size. */
+var HV = {width: 1220, top: 44, row: 30, xq: 330, xk: 620, font: 17};
 
-/* rows of 30 pixels; 22 for long sentences */
-function rowHeight() {
-  return Math.max(data.queries.length, data.keys.length) > 40 ? 22 : 30;
+/* The geometry that fills the room the window leaves the view (its
+ * width, and its height under the view's top, less the hint's): rows of
+ * at least 30 pixels (22 for long sentences), taller and in larger type
+ * (17 to 30 pixels; 40 in the presentation mode) when they fit. In CSS
+ * pixels, so that the browser's zoom makes everything larger. */
+function headGeometry() {
+  var rows = Math.max(data.queries.length, data.keys.length);
+  var least = rows > 40 ? 22 : 30, big = presenting() ? 40 : 30;
+  var width = Math.max(600, views.head.clientWidth ||
+                       document.documentElement.clientWidth - 40);
+  var top = views.head.getBoundingClientRect().top;
+  var room = window.innerHeight - top - (presenting() ? 16 : 64);
+  var row = Math.floor((room - 10) / Math.max(1, rows + 1.5));
+  row = Math.max(least, Math.min(Math.round(big * 2.4), row));
+  var font = Math.max(17, Math.min(big, Math.round(row * 0.55)));
+  HV = {width: width, top: Math.max(44, Math.round(font * 2.4)), row: row,
+        xq: Math.round(width * 0.36), xk: Math.round(width * 0.64),
+        font: font};
 }
 
-function rowY(i) { return TOP + i * rowHeight(); }
+function rowHeight() { return HV.row; }
+
+function rowY(i) { return HV.top + i * HV.row; }
 
 /* The lines of every shown head of v: how many the head view draws. */
 function lineCount(v) {
@@ -34,8 +54,8 @@ function headOffset(v, h) {
 function lineElement(v, h, i, j, w) {
   var dy = headOffset(v, h);
   return svgEl('line', {
-    x1: X_QUERY + 10, y1: rowY(i) - 5 + dy,
-    x2: X_KEY - 10, y2: rowY(j) - 5 + dy,
+    x1: HV.xq + 10, y1: rowY(i) - HV.font * 0.3 + dy,
+    x2: HV.xk - 10, y2: rowY(j) - HV.font * 0.3 + dy,
     stroke: headColour(h), 'stroke-width': 3,
     'stroke-opacity': Math.min(1, Math.max(0, parseFloat(w) || 0)),
     'data-variant': v.name, 'data-head': h,
@@ -59,7 +79,8 @@ function soloOnDoubleClick(box) {
 function drawHeadView() {
   var v = variant();
   var rows = Math.max(data.queries.length, data.keys.length);
-  var width = 1220, height = TOP + rows * rowHeight() + 10;
+  headGeometry();
+  var width = HV.width, height = HV.top + rows * rowHeight() + 10;
   var box = el('div', {'class': 'heads-box'});
   var hv = {
     v: v,
@@ -74,11 +95,16 @@ function drawHeadView() {
     tokens: {query: [], key: []}
   };
   var s = hv.s;
+  s.style.setProperty('--token-font', HV.font + 'px');
+  s.style.setProperty('--weight-font', Math.round(HV.font * 0.76) + 'px');
+  s.style.setProperty('--title-font', Math.round(HV.font * 0.82) + 'px');
   box.appendChild(s);
-  s.appendChild(svgEl('text', {'class': 'column-title', x: X_QUERY,
-                               y: 18, 'text-anchor': 'end'},
+  var titleY = Math.round(HV.font * 1.05);
+  s.appendChild(svgEl('text', {'class': 'column-title', x: HV.xq,
+                               y: titleY, 'text-anchor': 'end'},
                       tr('queries')));
-  s.appendChild(svgEl('text', {'class': 'column-title', x: X_KEY, y: 18},
+  s.appendChild(svgEl('text', {'class': 'column-title', x: HV.xk,
+                               y: titleY},
                       data.cross ? tr('keys (--kv)') : tr('keys')));
   s.appendChild(hv.lines);
   if (!hv.many) {
@@ -91,10 +117,12 @@ function drawHeadView() {
                                              weights.text(i, j)));
     });
   }
-  tokenColumn(hv, 'query', data.queries, X_QUERY, 'end',
-              X_QUERY - 10 - 13 * maxLength(data.queries));
-  tokenColumn(hv, 'key', data.keys, X_KEY, 'start',
-              X_KEY + 10 + 13 * maxLength(data.keys));
+  /* a character of the tokens is about 0.76 of their type's size wide */
+  var letter = HV.font * 0.76;
+  tokenColumn(hv, 'query', data.queries, HV.xq, 'end',
+              HV.xq - 10 - letter * maxLength(data.queries));
+  tokenColumn(hv, 'key', data.keys, HV.xk, 'start',
+              HV.xk + 10 + letter * maxLength(data.keys));
   /* one Tab stop for the tokens; the arrow keys move among them, up and
    * down a column, left and right across */
   arrowGrid(s, Math.max(data.queries.length, data.keys.length), 2,

@@ -209,30 +209,43 @@ function textWidth(texts, px) {
 /* The cells' size so that every shown head's table fits the window
  * under the view's top (8 heads of a short sentence on one 1280 x 720
  * screen): the number of columns of tables that draws the cells
- * largest, within 14 to 46 pixels wide. Sets the box's CSS
- * variables. */
+ * largest, from 14 to 120 pixels wide, the numbers in them from 8 to
+ * 30 pixels (at least 14 on a 1280 x 720 screen for a few heads of a
+ * short sentence), the tokens beside them from 14 to 26. In CSS pixels:
+ * the browser's zoom makes them larger. Sets the box's CSS variables. */
 function fitMatrices(box, n, rows, cols) {
   var top = box.getBoundingClientRect().top + window.scrollY;
   var W = Math.max(320, document.documentElement.clientWidth - 44);
-  var H = Math.max(240, window.innerHeight - top - 8);
-  var label = Math.max(textWidth(data.queries, 13),
-                       textWidth([tr('query \\ key')], 13)) + 12;
+  var H = Math.max(240, window.innerHeight - top -
+                   (presenting() ? 16 : 8));
+  var cw = matrixCells(n, rows, cols, W, H, 14);
+  var labelFont = cw < 30 ? 12 : Math.max(14, Math.min(26,
+                                                       Math.floor(cw / 4)));
+  if (labelFont > 14) cw = matrixCells(n, rows, cols, W, H, labelFont);
+  box.style.setProperty('--cell-w', cw + 'px');
+  box.style.setProperty('--cell-h', Math.max(12, Math.floor(cw * 0.74)) +
+                        'px');
+  box.style.setProperty('--cell-font', Math.max(8, Math.min(30,
+    Math.floor(cw / (3.2 + 0.5 * COLORS.decimals)))) + 'px');
+  box.style.setProperty('--label-font', labelFont + 'px');
+  box.classList.toggle('compact', cw < 30);
+}
+
+/* The width of the cells (14 to 120 pixels) of n tables of rows x cols
+ * in W x H pixels, the tokens labelling them in type of labelFont
+ * pixels: the number of columns of tables that draws them largest. */
+function matrixCells(n, rows, cols, W, H, labelFont) {
+  var label = Math.max(textWidth(data.queries, labelFont),
+                       textWidth([tr('query \\ key')], labelFont)) + 12;
   var best = null;
   for (var c = 1; c <= n; c++) {
     var lines = Math.ceil(n / c);
     var w = ((W - (c - 1) * 20) / c - label) / cols;
-    var h = ((H - (lines - 1) * 10) / lines - 48) / rows;
+    var h = ((H - (lines - 1) * 10) / lines - 2.4 * labelFont - 14) / rows;
     var cell = Math.min(w, h / 0.74);
     if (!best || cell > best.cell) best = {cell: cell, cols: c};
   }
-  var cw = Math.max(14, Math.min(46, Math.floor(best.cell)));
-  box.style.setProperty('--cell-w', cw + 'px');
-  box.style.setProperty('--cell-h', Math.max(12, Math.floor(cw * 0.74)) +
-                        'px');
-  box.style.setProperty('--cell-font', Math.max(8, Math.min(12,
-    Math.floor(cw / (3.2 + 0.5 * COLORS.decimals)))) + 'px');
-  box.style.setProperty('--label-font', (cw < 30 ? 12 : 14) + 'px');
-  box.classList.toggle('compact', cw < 30);
+  return Math.max(14, Math.min(120, Math.floor(best.cell)));
 }
 
 /* The legend of the colours: the map and what its ends are. */

@@ -52,8 +52,25 @@ function draw() {
   else drawStepView();
 }
 
+startLook();
 if (buildFrame()) draw();
 mark('mha-drawn');
+
+/* The views sized to the window (head, matrix and training) drawn again
+ * when its size changes: a resized window, the browser's zoom. */
+var sized = {w: window.innerWidth, h: window.innerHeight}, resizing = null;
+window.addEventListener('resize', function () {
+  if (resizing !== null) clearTimeout(resizing);
+  resizing = setTimeout(function () {
+    resizing = null;
+    if (sized.w === window.innerWidth && sized.h === window.innerHeight)
+      return;
+    sized = {w: window.innerWidth, h: window.innerHeight};
+    if (data.variants.length > 0 && ['head', 'matrix', 'training']
+        .indexOf(state.view) >= 0)
+      draw();
+  }, 150);
+});
 
 /* ---- the live page (editor.js) ---- */
 

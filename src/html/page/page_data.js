@@ -128,7 +128,7 @@ function lutOf(b64) {
 }
 
 var state = {
-  variant: 0,          /* index into data.variants */
+  variant: mostHeads(), /* index into data.variants */
   view: 'head',        /* 'head', 'matrix', 'neuron', 'steps',
                           'model' or 'training' (a trained run) */
   step: 0,             /* the step on view in 'steps' */
@@ -137,9 +137,21 @@ var state = {
                           pair, chosen when the view first opens */
   pinned: null,        /* {side, i}: the head view's clicked token */
   shown: [],           /* shown[h]: head h is drawn */
-  kept: null           /* the training view's kept step (an index into
+  kept: null,          /* the training view's kept step (an index into
                           training.steps); null: the last */
+  theme: 'auto'        /* 'auto' (the system's), 'light', 'dark' or
+                          'contrast' (look.js) */
 };
+
+/* The variant the page opens on: the first with the most heads (the
+ * lesson's single has one; the class wants to see several). */
+function mostHeads() {
+  var best = 0;
+  data.variants.forEach(function (v, i) {
+    if (v.heads.length > data.variants[best].heads.length) best = i;
+  });
+  return best;
+}
 
 function el(tag, attrs, text) {
   var e = document.createElement(tag);
@@ -169,11 +181,23 @@ function setAttrs(e, attrs) {
  * colours of 24 heads stay at least 14 CIELAB units apart, every
  * head's differs from the others' up to hundreds of heads. */
 function headColour(h) {
-  if (h < HEAD_COLOURS.length) return HEAD_COLOURS[h];
+  var dark = look.dark;
+  if (h < HEAD_COLOURS.length)
+    return dark ? HEAD_COLOURS_DARK[h] : HEAD_COLOURS[h];
   var k = h - HEAD_COLOURS.length;
   return hslColour((35 + k * 137.508) % 360, [0.9, 0.6, 0.75][k % 3],
-                   [0.38, 0.5, 0.28][k % 3]);
+                   (dark ? [0.62, 0.72, 0.82] : [0.38, 0.5, 0.28])[k % 3]);
 }
+
+/* On a dark page (look.js's dark and high-contrast themes): the same
+ * hues, light enough to see on black (Okabe and Ito's black is white
+ * there, their blue the sky blue's lighter neighbour). */
+var HEAD_COLOURS_DARK = ['#3DA5E0', '#F07F3C', '#19C294', '#E094C0',
+                         '#E69F00', '#9BD3F5', '#F0F0F0', '#E8D44D'];
+
+/* The page's look (look.js): whether its theme is a dark one (page.css
+ * says so in --scheme; read once per theme, not per line drawn). */
+var look = {dark: false};
 
 /* hue in degrees, saturation and lightness in [0, 1], as #RRGGBB */
 function hslColour(hue, sat, light) {

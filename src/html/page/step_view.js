@@ -29,12 +29,13 @@ function goStep(k) {
   draw();
 }
 
-/* The keys of --step while the steps are on view (not while a control
- * that uses them has the focus): Down, j, Enter, PageDown, Space and
- * Right scroll a step taller than the window (a line, or a window for
- * PageDown, Space and Right), then go on to the next step; Up, k,
- * PageUp, b and Left scroll back, then go back; n and p step at once.
- * A step opens at its own top. */
+/* The keys of --step while the steps are on view, wherever the focus is
+ * (but in a field, or on a button or disclosure whose own key Enter or
+ * Space is): Down, j, Enter, PageDown, Space and Right scroll a step
+ * taller than the window (a line, or a window for PageDown, Space and
+ * Right), then go on to the next step; Up, k, PageUp, b and Left scroll
+ * back, then go back; n and p step at once. A step opens at its own
+ * top. */
 var STEP_KEYS = {
   ArrowDown: 'line', j: 'line', Enter: 'line', PageDown: 'page',
   ' ': 'page', ArrowRight: 'page', n: 'next',
@@ -42,12 +43,24 @@ var STEP_KEYS = {
   ArrowLeft: '-page', p: '-next'
 };
 
+/* Whether Enter and Space are target's own keys: a button (but the Next
+ * button and the pressed Step through button, which go on to the next
+ * step), a link or the editor's disclosure. */
+function ownsEnter(target) {
+  var t = target && target.tagName;
+  if (t === 'SUMMARY' || t === 'A') return true;
+  if (t !== 'BUTTON') return false;
+  return !(target.getAttribute('data-step') === 'next' ||
+           (target.getAttribute('data-value') === 'steps' &&
+            target.getAttribute('aria-pressed') === 'true'));
+}
+
 function stepKey(e) {
   if (state.view !== 'steps' || e.altKey || e.ctrlKey || e.metaKey) return;
   var t = e.target && e.target.tagName;
   if (t === 'SELECT' || t === 'INPUT' || t === 'TEXTAREA') return;
   var move = STEP_KEYS[e.key];
-  if (!move || (t === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')))
+  if (!move || ((e.key === 'Enter' || e.key === ' ') && ownsEnter(e.target)))
     return;
   e.preventDefault();
   var back = move.charAt(0) === '-';
@@ -99,7 +112,8 @@ function drawStepView() {
   nav.appendChild(prev);
   nav.appendChild(next);
   nav.appendChild(el('span', {'class': 'step-count', id: 'step-count'},
-                     tr('step {0} of {1} (\u2190 and \u2192 keys)',
+                     tr('step {0} of {1} (\u2192, Space, Enter or ' +
+                        'PageDown: next; \u2190: back)',
                         state.step + 1, all.length)));
   views.steps.appendChild(nav);
   views.steps.appendChild(el('h2', {id: 'step-title',
