@@ -32,7 +32,7 @@
 
   /* The editor, above the views: a disclosure that opens on a click (or
    * Enter), closed at the start (a link's settings are run, the views
-   * keep the screen); a note
+   * keep the screen; it opens on a refused run); a note
    * instead when the page cannot recompute. */
   var box = el('details', {id: 'editor'});
   var summary = el('summary', {}, tr('Edit the run'));
@@ -427,11 +427,13 @@
     grad: run.grad
   };
 
-  /* A refused run: its message, and the views below, still the last run
-   * that was made, greyed (page.css). */
+  /* A refused run: its message (the editor opens to show it, a link's
+   * settings refused too), and the views below, still the last run that
+   * was made, greyed (page.css). */
   function setError(text) {
     error.textContent = text;
     error.hidden = text === '';
+    if (text !== '') box.open = true;
     form.setAttribute('aria-invalid', text === '' ? 'false' : 'true');
     app.classList.toggle('stale', text !== '');
   }

@@ -13,18 +13,22 @@ var HV = {width: 1220, top: 44, row: 30, xq: 330, xk: 620, font: 17};
 /* The geometry that fills the room the window leaves the view (its
  * width, and its height under the view's top, less the hint's): rows of
  * at least 30 pixels (22 for long sentences), taller and in larger type
- * (17 to 30 pixels; 40 in the presentation mode) when they fit. In CSS
- * pixels, so that the browser's zoom makes everything larger. */
+ * when they fit: the tokens' type from 17 pixels up to a 52nd of the
+ * width (at most 30; a 40th, at most 44, in the presentation mode). In
+ * CSS pixels, so that the browser's zoom makes the type larger: the
+ * most it takes is a share of the width in the screen's pixels, the
+ * least grows with the zoom. */
 function headGeometry() {
   var rows = Math.max(data.queries.length, data.keys.length);
-  var least = rows > 40 ? 22 : 30, big = presenting() ? 40 : 30;
   var width = Math.max(600, views.head.clientWidth ||
                        document.documentElement.clientWidth - 40);
+  var big = presenting() ? Math.min(44, width / 40)
+                         : Math.min(30, width / 52);
   var top = views.head.getBoundingClientRect().top;
   var room = window.innerHeight - top - (presenting() ? 16 : 64);
   var row = Math.floor((room - 10) / Math.max(1, rows + 1.5));
-  row = Math.max(least, Math.min(Math.round(big * 2.4), row));
-  var font = Math.max(17, Math.min(big, Math.round(row * 0.55)));
+  row = Math.max(rows > 40 ? 22 : 30, Math.min(Math.round(big * 3.2), row));
+  var font = Math.max(17, Math.min(Math.floor(big), Math.round(row * 0.55)));
   HV = {width: width, top: Math.max(44, Math.round(font * 2.4)), row: row,
         xq: Math.round(width * 0.36), xk: Math.round(width * 0.64),
         font: font};

@@ -56,10 +56,19 @@ function presenting() {
   return document.documentElement.classList.contains('present');
 }
 
-/* The presentation mode on or off; the views are sized again for the
- * room they have. */
+/* The presentation mode on or off (and in the URL's fragment); the views
+ * are sized again for the room they have. */
 function present(on) {
   document.documentElement.classList.toggle('present', on);
+  /* the URL's fragment says so too: a link, a reload or another
+   * language's page opens the same way */
+  var q = new URLSearchParams(location.hash.slice(1));
+  if (on) q.set('present', '');
+  else q.delete('present');
+  if (window.history && history.replaceState) {
+    history.replaceState(null, '', q.toString() === '' ?
+      location.pathname + location.search : '#' + q.toString());
+  }
   var b = document.getElementById('present-button');
   if (b) pressed(b, on);
   draw();

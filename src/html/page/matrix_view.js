@@ -215,7 +215,11 @@ function textWidth(texts, px) {
  * the browser's zoom makes them larger. Sets the box's CSS variables. */
 function fitMatrices(box, n, rows, cols) {
   var top = box.getBoundingClientRect().top + window.scrollY;
-  var W = Math.max(320, document.documentElement.clientWidth - 44);
+  /* room for a scrollbar that the page's height may yet bring, so that
+   * it cannot push a map down a line */
+  var bar = window.innerWidth === document.documentElement.clientWidth ?
+    18 : 0;
+  var W = Math.max(320, document.documentElement.clientWidth - 44 - bar);
   var H = Math.max(240, window.innerHeight - top -
                    (presenting() ? 16 : 8));
   var cw = matrixCells(n, rows, cols, W, H, 14);
