@@ -245,7 +245,7 @@ function matrixCells(n, rows, cols, W, H, labelFont) {
   for (var c = 1; c <= n; c++) {
     var lines = Math.ceil(n / c);
     var w = ((W - (c - 1) * 20) / c - label) / cols;
-    var h = ((H - (lines - 1) * 10) / lines - 2.4 * labelFont - 14) / rows;
+    var h = ((H - (lines - 1) * 10) / lines - 2.8 * labelFont - 14) / rows;
     var cell = Math.min(w, h / 0.74);
     if (!best || cell > best.cell) best = {cell: cell, cols: c};
   }

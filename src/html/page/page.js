@@ -18,6 +18,7 @@ function drawTrainingView() {
     el: el, svgEl: svgEl, setAttrs: setAttrs, tr: tr, decode: decode,
     floats: floats, matrixTable: matrixTable, matrixCanvas: matrixCanvas,
     lutIndex: lutIndex, mapOne: MAP_ONE, cellLimit: CELL_LIMIT,
+    fitMatrices: fitMatrices,
     headName: headName, state: state
   });
 }

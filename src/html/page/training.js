@@ -91,7 +91,7 @@ var mhaTrainingView = (function () {
                                'class': 'training-label'});
     var slider = p.el('input', {type: 'range', id: 'training-step', min: 0,
                                 max: kept - 1, step: 1, value: p.state.kept});
-    var grid = p.el('div', {'class': 'training-heads'});
+    var grid = p.el('div', {'class': 'training-heads matrices'});
     var figures = [];
     for (var h = 0; h < heads; h++) {
       if (!p.state.shown[h]) continue;
@@ -122,6 +122,10 @@ var mhaTrainingView = (function () {
     box.appendChild(label);
     box.appendChild(slider);
     box.appendChild(grid);
+    /* the maps as large as the window leaves them, as the matrix
+     * view's */
+    if (rows * cols <= p.cellLimit)
+      p.fitMatrices(grid, Math.max(1, figures.length), rows, cols);
     show(p.state.kept);
   };
 })();
