@@ -246,6 +246,17 @@ def check_presentation(driver, page):
        "the step-through in the presentation: its notes in %d px type" %
        note)
     shot(driver, "steps-1280x720-present")
+    ActionChains(driver).send_keys("n").perform()  # --step's next at once
+    second = step_number(driver)
+    ActionChains(driver).send_keys("p").perform()
+    back = [step_number(driver), driver.execute_script(
+        "return document.documentElement.classList.contains('present');")]
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    left = driver.execute_script(
+        "return document.documentElement.classList.contains('present');")
+    ok(second == 2 and back == [1, True] and left is False,
+       "in the step-through, p is --step's key for the step before (the "
+       "presentation stays); Escape leaves it", [second, back, left])
     media(driver, "dark")
     open_page(driver, page, "#present")
     shot(driver, "head-1280x720-present-dark")
