@@ -442,6 +442,17 @@ int options_validate_training(options *opt, mx_error *err)
     return 0;
 }
 
+/* Every name of --tables is a table of the program. */
+static int check_table_names(const options *opt, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
+            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
+                             opt->tables[i]);
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
@@ -536,6 +547,10 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--average: averages the heads of the "
                                 "wrapper, fused or block; --variant single "
                                 "has one head"));
+    /* the sizes of a --weights folder's trained model (its model.json)
+     * are checked once the folder is read (cli/weights_options.h) */
+    if (opt->weights != NULL && !opt->weights_read)
+        return check_table_names(opt, err);
     /* the single variant has one head of width d_out, so --heads is for
      * the others; the block's attention is d_model wide (its residual adds
      * the attention's output to its input), so --d-out is not for it */
@@ -571,12 +586,7 @@ static int validate(options *opt, mx_error *err)
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
-    for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
-            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
-                             opt->tables[i]);
-    return 0;
+    return check_table_names(opt, err);
 }
 
 /* A file, directory or column name: anything but empty. */
@@ -949,6 +959,8 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
             return unknown_option(longopts, argc, argv, err);
         if (c == ':')
             return err_usage(err, _("option '%s' needs a value"), seen);
+        if (option_id_of(c) >= 0)
+            opt->given[option_id_of(c)] = true;
         if (parse_one(opt, option_id_of(c), optarg, err) != 0)
             return -1;
     }
@@ -971,6 +983,11 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
         opt->sentence_from_stdin = true;
     else if (join_words(opt, optind, argc, argv, err) != 0)
         return -1;
+    return validate(opt, err);
+}
+
+int options_validate(options *opt, mx_error *err)
+{
     return validate(opt, err);
 }
 

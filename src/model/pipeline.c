@@ -404,8 +404,14 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
     size_t n_vocab = 0;
     matrix rows = {0};
     int found = 0;
-    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL && !found;
-         i++)
+    // a trained model's folder with model.json: its vocabulary, which
+    // every variant's embedding and lm_head rows must follow
+    const trained_manifest *saved =
+        mc->weights != NULL && mc->weights->manifest.present
+            ? &mc->weights->manifest
+            : NULL;
+    for (size_t i = 0;
+         i < MODEL_N_VARIANTS && mc->weights != NULL && !found && !saved; i++)
         if ((mc->variants & model_variants[i].bit) &&
             (found = weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
                                         model_variants[i].id, TABLE_EMBEDDING,
@@ -413,9 +419,10 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                                         err)) < 0)
             return -1;
     matrix_free(&rows);
-    const int rc =
-        training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
-                        (const char *const *)vocab, n_vocab, err);
+    const int rc = training_tokens(
+        tok, data != NULL ? data : &own, in, mc->tokens,
+        (const char *const *)(saved != NULL ? saved->vocab : vocab),
+        saved != NULL ? saved->n_vocab : n_vocab, err);
     for (size_t i = 0; i < n_vocab; i++)
         free(vocab[i]);
     free(vocab);
@@ -792,6 +799,10 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     if (mc->train) {
         // --train: each variant's notebook trained, then shown
         const trained_labels tlab = {vocab, dims, &lab};
+        // every variant's --weights files read before a table goes out
+        if (trace_streams(tr) && mc->weights != NULL &&
+            trained_check_files(mc, &cfg, &g, embedding, pos, &tlab, err) != 0)
+            goto done;
         for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
             if ((mc->variants & model_variants[i].bit) &&
                 trained_variant(tr, model_variants[i].id, mc, &cfg, &g,

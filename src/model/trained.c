@@ -610,6 +610,105 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     return rc;
 }
 
+/* The sizes of variant id's module in a run of mc (cfg the run's). */
+typedef struct {
+    model_dims run;  /* the run's sizes */
+    model_dims dims; /* the variant's (variant_dims) */
+    attention_config acfg;
+} variant_sizes;
+
+static variant_sizes sizes_of(variant_id id, const model_config *mc,
+                              const attention_config *cfg)
+{
+    const variant_row *row = variant_row_of(id);
+    variant_sizes s = {.run = {
+                           .d_model = cfg->d_model,
+                           .d_out = mc->d_out,
+                           .heads = mc->heads,
+                           .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
+                           .qkv_bias = mc->qkv_bias,
+                       }};
+    s.dims = variant_dims(row, &s.run);
+    s.acfg = variant_attention(row, cfg);
+    return s;
+}
+
+/* A variant's model as its training starts. */
+typedef struct {
+    matrix emb, pos; /* (V, D), (C, D) */
+    module_room m;
+    linear head; /* lm_head, (V, W) */
+} start_model;
+
+static void start_model_free(start_model *sm, variant_id id)
+{
+    variant_row_of(id)->free(&sm->m);
+    linear_free(&sm->head);
+    matrix_free(&sm->emb);
+    matrix_free(&sm->pos);
+}
+
+/* *sm: copies of embedding (V, D) and positions (C, D, or NULL) as
+ * drawn; the module, then lm_head = nn.Linear(W, V, bias=False), drawn
+ * from a copy of start; then with --weights the folder's files read over
+ * them (a trained run's files replace what was drawn). */
+static int start_model_make(start_model *sm, variant_id id,
+                            const model_config *mc, const variant_sizes *sz,
+                            const torch_rng *start, const matrix *embedding,
+                            const matrix *positions, const trained_labels *lab,
+                            mx_error *err)
+{
+    const size_t V = embedding->rows;
+    const char *const *words = (const char *const *)lab->vocab->s;
+    torch_rng g = *start;
+    if (matrix_alloc(&sm->emb, V, embedding->cols, N_("the embedding"), err) !=
+            0 ||
+        (positions != NULL &&
+         matrix_alloc(&sm->pos, positions->rows, positions->cols,
+                      N_("the positions"), err) != 0))
+        return -1;
+    memcpy(sm->emb.v, embedding->v, V * embedding->cols * sizeof(float));
+    if (positions != NULL)
+        memcpy(sm->pos.v, positions->v,
+               positions->rows * positions->cols * sizeof(float));
+    if (variant_row_of(id)->init(&sm->m, &sz->acfg, &sz->dims, &g, err) != 0 ||
+        linear_init(&sm->head, sz->dims.d_out, V, false, &g, err) != 0)
+        return -1;
+    if (mc->weights == NULL)
+        return 0;
+    const csv_style *style = &mc->weights_style;
+    if (weights_load(variant_by_id(id)->bit, &sz->run, &sm->m, mc->weights,
+                     style, err) != 0 ||
+        weights_load_words(&sm->emb, words, mc->weights, id, TABLE_EMBEDDING,
+                           style, err) != 0 ||
+        (positions != NULL &&
+         weights_load_table(&sm->pos, mc->weights, id, TABLE_POS_EMBEDDING,
+                            style, err) != 0) ||
+        weights_load_words(&sm->head.weight, words, mc->weights, id,
+                           TABLE_LM_HEAD, style, err) != 0)
+        return -1;
+    return 0;
+}
+
+int trained_check_files(const model_config *mc, const attention_config *cfg,
+                        const torch_rng *start, const matrix *embedding,
+                        const matrix *positions, const trained_labels *lab,
+                        mx_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
+        const variant_id id = model_variants[i].id;
+        if (!(mc->variants & model_variants[i].bit))
+            continue;
+        const variant_sizes sz = sizes_of(id, mc, cfg);
+        start_model sm = {0};
+        rc = start_model_make(&sm, id, mc, &sz, start, embedding, positions,
+                              lab, err);
+        start_model_free(&sm, id);
+    }
+    return rc;
+}
+
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -617,58 +716,26 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const trained_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const model_dims run = {
-        .d_model = cfg->d_model,
-        .d_out = mc->d_out,
-        .heads = mc->heads,
-        .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
-        .qkv_bias = mc->qkv_bias,
-    };
-    const model_dims dims = variant_dims(row, &run);
-    const attention_config acfg = variant_attention(row, cfg);
+    const variant_sizes sz = sizes_of(id, mc, cfg);
+    const model_dims dims = sz.dims;
+    const attention_config acfg = sz.acfg;
     const size_t steps = mc->training.steps, V = embedding->rows;
     const size_t T = lab->seq->tokens->n;
-    matrix emb = {0}, pos = {0}, lm_head = {0}, logits = {0};
-    linear head = {0};
-    module_room m = {0};
-    train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
-                         &head.weight};
+    start_model sm = {0};
+    matrix logits = {0};
+    train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, &sm.m,
+                         &sm.head.weight};
     train_model grads = {0};
     checkpoints ck = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
-    torch_rng g = *start;
     int rc = -1;
-    (void)lm_head;
     if (losses == NULL) {
         err_nomem(err, _("the losses"));
         goto done;
     }
-    // emb and pos as drawn; the module, then lm_head = nn.Linear(W, V,
-    // bias=False)
-    if (matrix_alloc(&emb, V, embedding->cols, N_("the embedding"), err) ||
-        (positions != NULL &&
-         matrix_alloc(&pos, positions->rows, positions->cols,
-                      N_("the positions"), err)) ||
-        matrix_alloc(&logits, T, V, N_("the logits"), err))
-        goto done;
-    memcpy(emb.v, embedding->v, V * embedding->cols * sizeof(float));
-    if (positions != NULL)
-        memcpy(pos.v, positions->v,
-               positions->rows * positions->cols * sizeof(float));
-    if (row->init(&m, &acfg, &dims, &g, err) != 0 ||
-        linear_init(&head, dims.d_out, V, false, &g, err) != 0)
-        goto done;
-    // --weights: a trained run's files replace what was drawn
-    if (mc->weights != NULL &&
-        (weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
-                      &mc->weights_style, err) != 0 ||
-         weights_load_table(&emb, mc->weights, id, TABLE_EMBEDDING,
-                            &mc->weights_style, err) != 0 ||
-         (positions != NULL &&
-          weights_load_table(&pos, mc->weights, id, TABLE_POS_EMBEDDING,
-                             &mc->weights_style, err) != 0) ||
-         weights_load_table(&head.weight, mc->weights, id, TABLE_LM_HEAD,
-                            &mc->weights_style, err) != 0))
+    if (start_model_make(&sm, id, mc, &sz, start, embedding, positions, lab,
+                         err) != 0 ||
+        matrix_alloc(&logits, T, V, N_("the logits"), err) != 0)
         goto done;
 
     // with checkpoints, the hook looks at the heads as the training goes
@@ -698,7 +765,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (shown_forward(tr, id, &m, &acfg, &in, mc->average, lab->seq, err) != 0)
+    if (shown_forward(tr, id, &sm.m, &acfg, &in, mc->average, lab->seq, err) !=
+        0)
         goto done;
 
     // logits and the loss at the final parameters; with --grad, one more
@@ -735,10 +803,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
 done:
     if (mc->grad && grads.module != NULL)
         train_grad_model_free(&grads, id);
-    row->free(&m);
-    linear_free(&head);
-    matrix_free(&emb);
-    matrix_free(&pos);
+    start_model_free(&sm, id);
     matrix_free(&logits);
     free(losses);
     free(ck.values);

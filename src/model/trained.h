@@ -71,4 +71,13 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const train_data *data, const size_t *ids,
                     const trained_labels *lab, mx_error *err);
 
+/* Before a streamed trained run writes anything: each variant's
+ * --weights files read, as trained_variant reads them, into a model
+ * freed again, so that a bad file of a later variant stops the run
+ * before the first table goes out. */
+int trained_check_files(const model_config *mc, const attention_config *cfg,
+                        const torch_rng *start, const matrix *embedding,
+                        const matrix *positions, const trained_labels *lab,
+                        mx_error *err);
+
 #endif
