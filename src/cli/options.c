@@ -314,6 +314,9 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->ff != 0, "--ff", FIXED},
         {opt->d_model_given, "--d-model", FIXED},
         {opt->tokens == TOKENS_CHARS, "--tokens", FIXED},
+        {opt->rules.lower, "--lower", FIXED},
+        {opt->rules.punct != PUNCT_KEEP, "--punct", FIXED},
+        {opt->unk, "--unk", FIXED},
         // the checkpoint fixes these (their defaults pass)
         {opt->heads != 2, "--heads", FIXED},
         {opt->d_out != 4, "--d-out", FIXED},
@@ -407,6 +410,8 @@ int options_validate_training(options *opt, mx_error *err)
         {opt->lr_given, "--lr"},
         {opt->corpus != NULL, "--corpus"},
         {opt->grad, "--grad"},
+        // a trained model's folder makes the run a trained one
+        {opt->unk && opt->weights == NULL, "--unk"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
@@ -521,9 +526,15 @@ static int validate(options *opt, mx_error *err)
                          _("%s: applies to %s, which this run does "
                            "not include"),
                          "--attn-dropout", "single, wrapper or fused");
-    if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
-        return err_usage(err, _("--tokens: the tokens are the embeddings "
-                                "file's labels, not a sentence to cut"));
+    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
+         opt->rules.punct != PUNCT_KEEP) &&
+        opt->embeddings != NULL)
+        return err_usage(err,
+                         _("%s: the tokens are the embeddings file's labels, "
+                           "not a sentence to cut"),
+                         opt->tokens == TOKENS_CHARS ? "--tokens"
+                         : opt->rules.lower          ? "--lower"
+                                                     : "--punct");
     if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
         return err_usage(err,
                          _("--style torch: prints text tables; it does not go "
@@ -888,6 +899,23 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         else
             return err_usage(err, _("--tokens: '%s' is not words or chars"),
                              arg);
+        return 0;
+    case OPT_LOWER:
+        opt->rules.lower = true;
+        return 0;
+    case OPT_PUNCT:
+        if (strcmp(arg, "keep") == 0)
+            opt->rules.punct = PUNCT_KEEP;
+        else if (strcmp(arg, "split") == 0)
+            opt->rules.punct = PUNCT_SPLIT;
+        else if (strcmp(arg, "drop") == 0)
+            opt->rules.punct = PUNCT_DROP;
+        else
+            return err_usage(err, _("--punct: '%s' is not keep, split or drop"),
+                             arg);
+        return 0;
+    case OPT_UNK:
+        opt->unk = true;
         return 0;
     case OPT_COLOR_SCALE:
         if (strcmp(arg, "table") == 0)

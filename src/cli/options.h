@@ -105,6 +105,8 @@ typedef struct {
     const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;    /* --kv SENTENCE: keys and values from it */
     enum token_mode tokens;       /* --tokens words|chars */
+    token_rules rules;            /* --lower, --punct */
+    bool unk;                     /* --unk */
     const char *lang;             /* --lang CODE (main.c applies it), or NULL */
     enum color_mode color;        /* --color */
     enum color_scale color_scale; /* --color-scale */

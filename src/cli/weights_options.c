@@ -105,6 +105,21 @@ static int take_manifest(options *run, const trained_manifest *m,
                          tokens == TOKENS_CHARS ? "chars" : "words",
                          MANIFEST_NAME);
     run->tokens = tokens;
+    static const char *const punct[] = {"keep", "split", "drop"};
+    if (given[OPT_PUNCT] && run->rules.punct != m->rules.punct)
+        return err_usage(err,
+                         _("--punct %s: the trained model in %s has punct "
+                           "%s (its %s); leave the option out"),
+                         punct[run->rules.punct], dir, punct[m->rules.punct],
+                         MANIFEST_NAME);
+    run->rules.punct = m->rules.punct;
+    bool lower = run->rules.lower, unk = run->unk;
+    if (take_flag(&lower, given[OPT_LOWER], "--lower", "lower", m->rules.lower,
+                  dir, err) != 0 ||
+        take_flag(&unk, given[OPT_UNK], "--unk", "unk", m->unk, dir, err) != 0)
+        return -1;
+    run->rules.lower = lower;
+    run->unk = unk;
     run->d_model_given = true;
     return 0;
 }

@@ -18,6 +18,9 @@
 /* The largest size a field may give: the options' (MAX_WIDTH). */
 #define MAX_MODEL_WIDTH 8192
 
+/* --punct's values, by enum punct_mode. */
+static const char *const punct_names[] = {"keep", "split", "drop"};
+
 /* ---- writing ------------------------------------------------------------ */
 
 /* s as a JSON string: quotes, backslashes and control characters
@@ -108,10 +111,13 @@ int manifest_text(char **text, size_t *len, const model_config *mc,
     fprintf(f,
             "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
             "  \"ff\": %zu,\n  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
-            "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n",
+            "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
+            "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
             D, mc->d_out, mc->heads, ff, bool_text(mc->qkv_bias),
             bool_text(mc->causal), bool_text(mc->scale), C,
-            mc->tokens == TOKENS_CHARS ? "chars" : "words");
+            mc->tokens == TOKENS_CHARS ? "chars" : "words",
+            bool_text(mc->rules.lower), punct_names[mc->rules.punct],
+            bool_text(mc->unk));
     fputs("  \"vocab\": [", f);
     for (size_t i = 0; i < vocab->rows->n; i++) {
         fputs(i ? ", " : "", f);
@@ -264,6 +270,21 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
     else
         return err_input(err, _("%s: 'tokens' must be \"words\" or \"chars\""),
                          path);
+    const json_node *punct = field(doc, "punct", JSON_STRING, path, err);
+    if (punct == NULL)
+        return -1;
+    size_t p = 0;
+    while (p < 3 && strcmp(json_str(doc, punct), punct_names[p]) != 0)
+        p++;
+    if (p == 3)
+        return err_input(err,
+                         _("%s: 'punct' must be \"keep\", \"split\" or "
+                           "\"drop\""),
+                         path);
+    m->rules.punct = (enum punct_mode)p;
+    if (bool_field(&m->rules.lower, doc, "lower", path, err) != 0 ||
+        bool_field(&m->unk, doc, "unk", path, err) != 0)
+        return -1;
     if (variants_field(&m->variants, doc, path, err) != 0 ||
         size_field(&m->d_model, doc, "d_model", 1, MAX_MODEL_WIDTH, path,
                    err) != 0 ||

@@ -7,7 +7,8 @@
  *   {"format": "mha-explain trained model", "version": 1,
  *    "variants": ["fused"], "d_model": 16, "d_out": 16, "heads": 2,
  *    "ff": 0, "qkv_bias": false, "causal": true, "scale": true,
- *    "positions": 12, "tokens": "words", "vocab": ["the", "cat", ...],
+ *    "positions": 12, "tokens": "words", "lower": false,
+ *    "punct": "keep", "unk": false, "vocab": ["the", "cat", ...],
  *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
  *                 "seed": 42, "corpus": "corpus.csv"},
  *    "final_loss": {"fused": 0.1234}}
@@ -44,7 +45,9 @@ typedef struct {
     bool qkv_bias, causal, scale;
     size_t positions; /* C, the learned positions' rows; 0: none */
     enum token_mode tokens;
-    char **vocab; /* the V words, in id order; owned */
+    token_rules rules; /* --lower, --punct */
+    bool unk;          /* --unk: the vocabulary has UNK_WORD */
+    char **vocab;      /* the V words, in id order; owned */
     size_t n_vocab;
 } trained_manifest;
 

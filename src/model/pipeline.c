@@ -349,20 +349,20 @@ static int check_weights(const model_config *mc, size_t D, mx_error *err)
  * how many of the tokens are the sentence's. */
 static int input_tokens(tokenized *tok, size_t *n_queries,
                         const model_input *in, enum token_mode mode,
-                        mx_error *err)
+                        const token_rules *rules, mx_error *err)
 {
     if (in->embeddings != NULL) {
         *n_queries = in->embeddings->rows;
         return tokenize_words(tok, in->words, in->embeddings->rows, err);
     }
-    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0)
+    if (tokenize_with(tok, in->sentence, in->len, mode, rules, err) != 0)
         return -1;
     *n_queries = tok->n_tokens;
     if (in->kv == NULL)
         return 0;
 
     tokenized other = {0};
-    if (tokenize_as(&other, in->kv, strlen(in->kv), mode, err) != 0) {
+    if (tokenize_with(&other, in->kv, strlen(in->kv), mode, rules, err) != 0) {
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
         tokenized_free(tok);
@@ -383,7 +383,7 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
     if (both == NULL)
         return err_nomem(err, _("the sentences"));
     snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
-    int rc = tokenize_as(tok, both, n, mode, err);
+    int rc = tokenize_with(tok, both, n, mode, rules, err);
     free(both);
     return rc;
 }
@@ -396,7 +396,7 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                       mx_error *err)
 {
     if (!mc->train)
-        return input_tokens(tok, n_queries, in, mc->tokens, err);
+        return input_tokens(tok, n_queries, in, mc->tokens, &mc->rules, err);
     train_data own = {0};
     // --weights of a trained run: its vocabulary, the rows of the first
     // embedding.weight file of the run's variants
@@ -420,7 +420,7 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
             return -1;
     matrix_free(&rows);
     const int rc = training_tokens(
-        tok, data != NULL ? data : &own, in, mc->tokens,
+        tok, data != NULL ? data : &own, in, mc,
         (const char *const *)(saved != NULL ? saved->vocab : vocab),
         saved != NULL ? saved->n_vocab : n_vocab, err);
     for (size_t i = 0; i < n_vocab; i++)

@@ -48,17 +48,25 @@ static void word_ids_place(word_ids *w, size_t i)
     w->slot[k] = i + 1;
 }
 
+/* Whether word has an id, *id. */
+static bool word_find(size_t *id, const word_ids *w, const char *word)
+{
+    if (w->n_slots == 0)
+        return false;
+    size_t k = hash_word(word) & (w->n_slots - 1);
+    for (; w->slot[k] != 0; k = (k + 1) & (w->n_slots - 1))
+        if (strcmp(w->words[w->slot[k] - 1], word) == 0) {
+            *id = w->slot[k] - 1;
+            return true;
+        }
+    return false;
+}
+
 /* *id = word's id, a new one when it is new. */
 static int word_id(size_t *id, word_ids *w, const char *word, mx_error *err)
 {
-    if (w->n_slots > 0) {
-        size_t k = hash_word(word) & (w->n_slots - 1);
-        for (; w->slot[k] != 0; k = (k + 1) & (w->n_slots - 1))
-            if (strcmp(w->words[w->slot[k] - 1], word) == 0) {
-                *id = w->slot[k] - 1;
-                return 0;
-            }
-    }
+    if (word_find(id, w, word))
+        return 0;
     if (w->n == w->cap) {
         const size_t cap = w->cap ? 2 * w->cap : 64;
         char **grown = realloc(w->words, cap * sizeof *grown);
@@ -111,11 +119,29 @@ static int corpus_error(mx_error *err, const model_input *in, size_t i)
     return err_input(err, _("--corpus: sentence %zu: %s"), i, why);
 }
 
+/* --unk: how words outside a closed vocabulary are read. */
+typedef struct {
+    bool on;   /* words are looked up, never added */
+    size_t id; /* UNK_WORD's id */
+} unk_map;
+
+/* *id = word's id (word_id), or with u on its id if it has one, else
+ * UNK_WORD's. */
+static int vocab_id(size_t *id, word_ids *w, const char *word, const unk_map *u,
+                    mx_error *err)
+{
+    if (!u->on)
+        return word_id(id, w, word, err);
+    if (!word_find(id, w, word))
+        *id = u->id;
+    return 0;
+}
+
 /* The corpus's sentences tokenized one by one into w and all (their
  * ids, *count of them); *lengths (n_corpus) their lengths. */
 static int corpus_ids(word_ids *w, size_t **all, size_t *count,
                       size_t **lengths, const model_input *in,
-                      enum token_mode mode, mx_error *err)
+                      const model_config *mc, const unk_map *u, mx_error *err)
 {
     size_t cap = 0;
     *lengths = calloc(in->n_corpus ? in->n_corpus : 1, sizeof **lengths);
@@ -123,8 +149,8 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
         return err_nomem(err, _("the corpus"));
     for (size_t i = 0; i < in->n_corpus; i++) {
         tokenized t = {0};
-        if (tokenize_as(&t, in->corpus[i], strlen(in->corpus[i]), mode, err) !=
-            0)
+        if (tokenize_with(&t, in->corpus[i], strlen(in->corpus[i]), mc->tokens,
+                          &mc->rules, err) != 0)
             return corpus_error(err, in, i);
         int rc = 0;
         if (t.n_tokens < 2) {
@@ -143,7 +169,7 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
             }
         }
         for (size_t k = 0; rc == 0 && k < t.n_tokens; k++)
-            rc = word_id(&(*all)[(*count)++], w, t.tokens[k], err);
+            rc = vocab_id(&(*all)[(*count)++], w, t.tokens[k], u, err);
         (*lengths)[i] = t.n_tokens;
         tokenized_free(&t);
         if (rc != 0)
@@ -163,8 +189,37 @@ static const char *new_word(const word_ids *w, const size_t *ids, size_t n,
     return NULL;
 }
 
+/* Token k of tok is word (UNK_WORD in place of a word outside the
+ * vocabulary: the tables' labels say what the model reads). */
+static int unk_label(tokenized *tok, size_t k, const char *word, mx_error *err)
+{
+    if (strcmp(tok->tokens[k], word) == 0)
+        return 0;
+    char *copy = strdup(word);
+    if (copy == NULL)
+        return err_nomem(err, _("a token"));
+    free(tok->tokens[k]);
+    tok->tokens[k] = copy;
+    return 0;
+}
+
+/* --unk: UNK_WORD's id in u, added to w unless it is there (a trained
+ * vocabulary must have it); u is on for what is read after. */
+static int unk_begin(unk_map *u, word_ids *w, bool trained, mx_error *err)
+{
+    if (trained && !word_find(&u->id, w, UNK_WORD))
+        return err_input(err,
+                         _("--unk: the trained vocabulary has no word '%s' "
+                           "(the model was trained without --unk)"),
+                         UNK_WORD);
+    if (word_id(&u->id, w, UNK_WORD, err) != 0)
+        return -1;
+    u->on = true;
+    return 0;
+}
+
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    enum token_mode mode, const char *const *vocab,
+                    const model_config *mc, const char *const *vocab,
                     size_t n_vocab, mx_error *err)
 {
     word_ids w = {0};
@@ -184,7 +239,8 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         return err_input(err, _("--weights: the embedding's rows name a word "
                                 "twice"));
     }
-    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0) {
+    if (tokenize_with(tok, in->sentence, in->len, mc->tokens, &mc->rules,
+                      err) != 0) {
         word_ids_free(&w);
         return -1;
     }
@@ -199,7 +255,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         word_ids_free(&w);
         return err_input(err, _("--corpus: the column holds no sentence"));
     }
-    if (corpus_ids(&w, &all, &count, &lengths, in, mode, err) != 0)
+    // --unk: a trained vocabulary is closed from the start; a corpus's
+    // once it is read; a sentence's after it
+    unk_map unk = {0};
+    if (mc->unk && vocab != NULL && unk_begin(&unk, &w, true, err) != 0)
+        goto done;
+    if (corpus_ids(&w, &all, &count, &lengths, in, mc, &unk, err) != 0)
+        goto done;
+    if (mc->unk && vocab == NULL && in->corpus != NULL &&
+        unk_begin(&unk, &w, false, err) != 0)
         goto done;
     // the shown sentence's ids, its new words after the corpus's
     const size_t T = tok->n_tokens;
@@ -209,10 +273,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         goto done;
     }
     for (size_t k = 0; k < T; k++)
-        if (word_id(&shown[k], &w, tok->tokens[k], err) != 0) {
+        if (vocab_id(&shown[k], &w, tok->tokens[k], &unk, err) != 0 ||
+            (mc->unk && unk_label(tok, k, w.words[shown[k]], err) != 0)) {
             free(shown);
             goto done;
         }
+    if (mc->unk && !unk.on && unk_begin(&unk, &w, false, err) != 0) {
+        free(shown);
+        goto done;
+    }
     const char *unknown =
         vocab == NULL ? NULL : new_word(&w, all, count, n_vocab);
     if (unknown != NULL ||

@@ -299,6 +299,30 @@ static void explain_inputs(FILE *out, const explain_context *c)
         (unsigned long long)c->seed, order);
 }
 
+/* ---- how words are made (--lower, --punct, --unk) ---------------------- */
+
+/* The rules that made the tokens, after the tokens' note. */
+static void explain_rules(FILE *out, const explain_context *c)
+{
+    if (c->rules.lower)
+        say(out, c->width,
+            _("Words are lower-cased first (--lower): 'O' and 'o' are one "
+              "word."));
+    if (c->rules.punct == PUNCT_SPLIT)
+        say(out, c->width,
+            _("Punctuation at either end of a word is split off, each mark "
+              "a token of its own (--punct split): 'peixe.' is 'peixe' and "
+              "'.'."));
+    else if (c->rules.punct == PUNCT_DROP)
+        say(out, c->width,
+            _("Punctuation at either end of a word is dropped (--punct "
+              "drop): 'peixe.' is 'peixe'."));
+    if (c->unk)
+        say(out, c->width,
+            _("A word outside the trained vocabulary is read as the word "
+              "<unk> (--unk), which the model learns like any other."));
+}
+
 /* ---- a trained run (--train) ------------------------------------------ */
 
 /* What --train did, before the tables (which are the trained model's). */
@@ -578,6 +602,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
                      c->vocab);
         /* TRANSLATORS: two sentences of --explain, one after the other */
         say(out, c->width, _("%s %s"), tokens, vocab);
+        explain_rules(out, c);
         if (c->train)
             explain_training(out, c);
         else if (!c->embeddings_given)

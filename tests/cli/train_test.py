@@ -439,6 +439,103 @@ def trained_folder_defects(tmp):
                         "the first table is printed" % " ".join(extra))
 
 
+def natural_sentences(tmp):
+    """--lower, --punct and --unk make words of sentences written as
+    sentences; the default keeps today's whitespace split."""
+    corpus = os.path.join(tmp, "corpus.csv")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write('frase\nO gato come o peixe.\n"O cachorro, feliz, corre."\n'
+                "A menina lê um livro!\nO peixe nada; o gato olha.\n")
+
+    def vocab(args):
+        r = MHA.run(args + ["--tables", "vocab", "--format", "csv",
+                            "--variant", "fused"])
+        return r.returncode, [row[4] for row in
+                              tables(r.stdout).get(("input", "vocab"), [])]
+
+    base = ["O gato come o peixe", "--train", "2", "--corpus", corpus,
+            "--column", "frase"]
+    status, words = vocab(base)
+    ok(status == 0 and "peixe." in words and "O" in words and "o" in words
+       and "cachorro," in words,
+       "the default keeps the whitespace split: 'peixe.', 'O' and 'o'",
+       words)
+    status, words = vocab(base + ["--lower", "--punct", "drop"])
+    ok(status == 0 and "peixe." not in words and "O" not in words and
+       words[:4] == ["o", "gato", "come", "peixe"] and "cachorro" in words
+       and "!" not in words,
+       "--lower --punct drop: a vocabulary without 'peixe.' or 'O'", words)
+    status, words = vocab(base + ["--punct", "split"])
+    ok(status == 0 and words[:6] == ["O", "gato", "come", "o", "peixe", "."]
+       and "," in words and "cachorro" in words,
+       "--punct split: each mark at a word's end a token of its own", words)
+    r = MHA.run(["Olá, guarda-chuva... (sim)", "--punct", "split",
+                 "--tables", "tokens", "--format", "csv", "--variant",
+                 "single"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["Olá", ",", "guarda-chuva", ".", ".", ".", "(", "sim", ")"],
+       "--punct split keeps punctuation inside a word", r.stdout[:300])
+    r = MHA.run(["Árvore ÉPICA Ωmega", "--lower", "--tables", "tokens",
+                 "--format", "csv", "--variant", "single"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["árvore", "épica", "ωmega"], "--lower lower-cases beyond ASCII",
+       r.stdout[:300])
+    MHA.check_error(["... !", "--punct", "drop"], "--punct drop",
+                    "a sentence of punctuation only with --punct drop: "
+                    "status 2")
+    MHA.check_error([S, "--punct", "all"], "--punct: 'all' is not keep, "
+                    "split or drop", "--punct all: status 2")
+    MHA.check_error([S, "--unk"], "--unk: goes with --train N",
+                    "--unk without a trained run: status 2")
+    # --unk: a word outside the corpus is <unk>, saved and read back
+    d = os.path.join(tmp, "unk")
+    r = MHA.run(["O gato come o bolo", "--train", "5", "--corpus", corpus,
+                 "--column", "frase", "--lower", "--punct", "drop", "--unk",
+                 "--variant", "fused", "--csv-dir", d, "--tables",
+                 "tokens", "--format", "csv"])
+    with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]][-1] ==
+       "<unk>" and m["vocab"][-1] == "<unk>" and "bolo" not in m["vocab"]
+       and m["lower"] is True and m["punct"] == "drop" and m["unk"] is True,
+       "--unk: 'bolo' outside the corpus is <unk>; model.json keeps the "
+       "rules", r.stderr)
+    r = MHA.run(["O Gato come o Sorvete!", "--weights", d, "--tables",
+                 "tokens", "--format", "csv"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["o", "gato", "come", "o", "<unk>"],
+       "--weights applies the saved rules: lower-cased, punctuation "
+       "dropped, an unknown word <unk>", r.stderr)
+    MHA.check_error(["o gato", "--weights", d, "--punct", "keep"],
+                    "--punct keep: the trained model in %s has punct drop"
+                    % d, "--punct against model.json: status 2")
+    r = MHA.run(["O gato", "--weights", d, "--explain", "--tables", "vocab"])
+    text = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok(r.returncode == 0 and "lower-cased first (--lower)" in text and
+       "dropped (--punct drop)" in text and "<unk> (--unk)" in text,
+       "--explain says which rules made the tokens", text[:500])
+    # continuing the training on new words: they are <unk>, learned
+    more = os.path.join(tmp, "more.csv")
+    with open(more, "w", encoding="utf-8") as f:
+        f.write("frase\nO bolo come gato\nO sorvete nada\n")
+    r = MHA.run(["o gato come", "--weights", d, "--train", "3", "--corpus",
+                 more, "--column", "frase", "--tables", "embedding.weight",
+                 "--format", "csv"])
+    before = tables(MHA.run(["o gato come", "--weights", d, "--tables",
+                             "embedding.weight", "--format",
+                             "csv"]).stdout)[("fused", "embedding.weight")]
+    after = tables(r.stdout)[("fused", "embedding.weight")]
+    ok(r.returncode == 0 and
+       [x[7] for x in after if x[4] == "<unk>"] !=
+       [x[7] for x in before if x[4] == "<unk>"],
+       "training on sentences with new words learns <unk>'s row", r.stderr)
+
+
 def concurrent_reader(tmp):
     """A reader of a trained folder while other runs replace it reads one
     training's model, never a mixture of two."""
@@ -548,6 +645,7 @@ def main():
         weights(tmp)
         self_describing(tmp)
         trained_folder_defects(tmp)
+        natural_sentences(tmp)
         concurrent_reader(tmp)
     return done()
 
