@@ -378,6 +378,22 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         snprintf(where + used, sizeof where - used, "%s%s@%zu",
                  found > 1 ? ", " : "", spec, i);
     }
+    /* a checkpoint's word after a space is the token "\u2423word": "gato"
+     * names "\u2423gato" when the sentence has no token "gato" */
+    if (found == 0 && strncmp(spec, "\u2423", strlen("\u2423")) != 0) {
+        char *shown = malloc(strlen(spec) + sizeof "\u2423");
+        if (shown == NULL)
+            return err_nomem(err, _("the --focus view"));
+        snprintf(shown, strlen(spec) + sizeof "\u2423", "\u2423%s", spec);
+        bool spaced = false;
+        for (size_t i = 0; i < n && !spaced; i++)
+            spaced = strcmp(tokens[i], shown) == 0;
+        const int rc =
+            spaced ? find_token(position, shown, tokens, n, err) : 1;
+        free(shown);
+        if (rc != 1)
+            return rc;
+    }
     if (found == 0) {
         /* the words it could be, in order, each once: whole tokens while
          * they fit, then ", ..." (a first token longer than the list is
