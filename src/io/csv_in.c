@@ -107,7 +107,9 @@ static void on_field(void *data, size_t len, void *user)
         utf8proc_ssize_t n =
             utf8proc_iterate(p + i, (utf8proc_ssize_t)(len - i), &c);
         if (n < 0) {
-            fail_at(r, line, column, _("the field is not valid UTF-8"));
+            fail_at(r, line, column,
+                    _("the field is not valid UTF-8 (a file saved as "
+                      "Latin-1 or Windows-1252? save it as \"CSV UTF-8\")"));
             return;
         }
         i += (size_t)n;
@@ -610,6 +612,24 @@ done:
     return rc;
 }
 
+/* "; its columns: 'a', 'b', ..." into buf: the header's names, each cut
+ * to 20 bytes between two characters, while they fit. */
+static void column_list(char *buf, size_t size, const csv_row *header)
+{
+    snprintf(buf, size, "%s", _("; its columns:"));
+    for (size_t i = 0; i < header->n; i++) {
+        const char *name = header->fields[i].text;
+        const size_t used = strlen(buf);
+        const size_t take = text_prefix(name, 20);
+        if (used + take + 8 >= size) {
+            snprintf(buf + used, size - used, " ...");
+            return;
+        }
+        snprintf(buf + used, size - used, "%s '%.*s%s'", i ? "," : "",
+                 (int)take, name, take < strlen(name) ? "..." : "");
+    }
+}
+
 int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
                           const char *path, const char *column,
                           const csv_style *style, mx_error *err)
@@ -639,9 +659,11 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
     }
     if (col == header->n) {
         char hint[128];
+        if (delimiter_hint(hint, sizeof hint, header, style->delimiter)[0] ==
+            '\0')
+            column_list(hint, sizeof hint, header);
         err_input(err, _("%s:%zu:1: no column named '%s' in the header%s"),
-                  path, header->fields[0].line, column,
-                  delimiter_hint(hint, sizeof hint, header, style->delimiter));
+                  path, header->fields[0].line, column, hint);
         goto done;
     }
 

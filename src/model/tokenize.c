@@ -388,8 +388,7 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         bool spaced = false;
         for (size_t i = 0; i < n && !spaced; i++)
             spaced = strcmp(tokens[i], shown) == 0;
-        const int rc =
-            spaced ? find_token(position, shown, tokens, n, err) : 1;
+        const int rc = spaced ? find_token(position, shown, tokens, n, err) : 1;
         free(shown);
         if (rc != 1)
             return rc;
