@@ -78,10 +78,11 @@ static void warn_diverged(const trace *tr)
  * long run holds few of them at once. */
 /* A train_watch (train.h): the step on the progress line ctx, erased
  * when the variant's training ends. */
-static void show_training(void *ctx, variant_id v, size_t step, size_t steps)
+static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
+                          float loss)
 {
     if (step < steps)
-        progress_training(ctx, variant_by_id(v)->name, step, steps);
+        progress_training(ctx, variant_by_id(v)->name, step, steps, loss);
     else
         progress_end(ctx);
 }

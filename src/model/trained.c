@@ -508,6 +508,7 @@ typedef struct {
     const train_watch *watch;
     variant_id variant;
     size_t steps;
+    const float *losses; /* each step's loss, as the training makes it */
 } step_look;
 
 /* The training's hook: tells the watch, then records the checkpoint. */
@@ -515,7 +516,8 @@ static int step_hook(void *ctx, size_t step, mx_error *err)
 {
     const step_look *look = ctx;
     if (look->watch != NULL)
-        look->watch->fn(look->watch->ctx, look->variant, step, look->steps);
+        look->watch->fn(look->watch->ctx, look->variant, step, look->steps,
+                        step > 0 ? look->losses[step - 1] : NAN);
     return look->ck != NULL ? checkpoint_hook(look->ck, step, err) : 0;
 }
 
@@ -815,7 +817,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                        .cfg = &acfg,
                        .ids = ids,
                        .seq = lab->seq};
-    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps};
+    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps,
+                      losses};
     const train_hook hook = {step_hook, &look};
     if (mc->checkpoints)
         checkpoints_choose(&ck, steps);
@@ -826,7 +829,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
         goto done;
     if (mc->watch != NULL)
-        mc->watch->fn(mc->watch->ctx, id, steps, steps);
+        mc->watch->fn(mc->watch->ctx, id, steps, steps,
+                      steps > 0 ? losses[steps - 1] : NAN);
 
     // the trained model's tables, and its forward pass on the sentence
     const matrix *x;

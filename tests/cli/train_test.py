@@ -617,12 +617,17 @@ def progress():
     status, err = on_pty([])
     steps = [int(k) for k in re.findall(
         r"\r\x1b\[Kmha-explain: training fused: step (\d+) of 300000", err)]
+    losses = re.findall(r"step (\d+) of 300000, loss (\d+\.\d{4})\r", err)
     ok(status == 0 and steps and steps == sorted(steps) and
        all(1 <= k <= 300000 for k in steps) and err.endswith("\r\x1b[K") and
        "\n" not in err,
        "--train on a terminal: 'training fused: step k of N' redrawn in "
        "place, k rising, erased at the end",
        "status %r, stderr %r" % (status, err[:300]))
+    ok(losses and all(int(k) > 1 for k, _ in losses) and
+       len(losses) == len(steps),
+       "the progress line shows the loss of the step before: 'step k of N, "
+       "loss 0.1234'", err[:300])
     status, err = on_pty(["--quiet"])
     ok(status == 0 and err == "", "--quiet: no progress line",
        "status %r, stderr %r" % (status, err[:300]))
