@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/manifest.h"
+#include "model/lesson/manifest.h"
 
 /* The variants of a set as "single,fused", as --variant writes them. */
 static void variant_list(char *buf, size_t size, unsigned variants)

@@ -15,7 +15,7 @@
 
 #include "base/error.h"
 #include "cli/options.h"
-#include "model/weights.h"
+#include "model/lesson/weights.h"
 
 /* *run = opt as the folder whose files are open in files makes it (see
  * above), checked again; files stays the caller's. */

@@ -1,0 +1,674 @@
+/* bpe.c: GPT-2's byte-level BPE (bpe.h). */
+#include "model/gpt2/bpe.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "base/i18n.h"
+#include "io/json.h"
+
+/* ---- a string -> int map (open addressing) -------------------------------- */
+
+typedef struct {
+    char **keys; /* cap slots, NULL when free; owned */
+    int32_t *values;
+    size_t cap, n;
+} str_map;
+
+static uint64_t hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static int map_init(str_map *m, size_t n)
+{
+    m->cap = 16;
+    while (m->cap < 2 * n + 16)
+        m->cap *= 2;
+    m->n = 0;
+    m->keys = calloc(m->cap, sizeof *m->keys);
+    m->values = calloc(m->cap, sizeof *m->values);
+    return m->keys && m->values ? 0 : -1;
+}
+
+static void map_free(str_map *m)
+{
+    if (m->keys != NULL)
+        for (size_t i = 0; i < m->cap; i++)
+            free(m->keys[i]);
+    free(m->keys);
+    free(m->values);
+}
+
+/* The slot of s[0..n): its key's, or the free one where it would go. */
+static size_t map_slot(const str_map *m, const char *s, size_t n)
+{
+    size_t i = hash(s, n) & (m->cap - 1);
+    while (m->keys[i] != NULL &&
+           (strlen(m->keys[i]) != n || memcmp(m->keys[i], s, n) != 0))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* Adds s -> v unless s is there; 1 if it was, -1 out of memory or full. */
+static int map_put(str_map *m, const char *s, size_t n, int32_t v)
+{
+    if (2 * (m->n + 1) > m->cap)
+        return -1;
+    size_t i = map_slot(m, s, n);
+    if (m->keys[i] != NULL)
+        return 1;
+    char *k = malloc(n + 1);
+    if (k == NULL)
+        return -1;
+    memcpy(k, s, n);
+    k[n] = '\0';
+    m->keys[i] = k;
+    m->values[i] = v;
+    m->n++;
+    return 0;
+}
+
+static bool map_get(const str_map *m, const char *s, size_t n, int32_t *v)
+{
+    size_t i = map_slot(m, s, n);
+    if (m->keys[i] == NULL)
+        return false;
+    *v = m->values[i];
+    return true;
+}
+
+/* ---- the tokenizer -------------------------------------------------------- */
+
+struct bpe {
+    str_map vocab; /* token (byte-encoded) -> id */
+    str_map ranks; /* "first second" -> rank */
+    char **pieces; /* id -> token (byte-encoded), n_ids; not owned (the
+                       vocab map's keys) */
+    size_t n_ids;
+    char enc[256][3]; /* byte -> its printable character, UTF-8 */
+    int dec[0x180];   /* printable code point -> byte, or -1 */
+};
+
+/* bytes_to_unicode(): printable bytes stand for themselves, the others
+ * (controls, space, ...) for 256, 257, ... in byte order. */
+static void byte_tables(bpe *b)
+{
+    int n = 0;
+    for (int i = 0; i < 0x180; i++)
+        b->dec[i] = -1;
+    for (int c = 0; c < 256; c++) {
+        const bool printable = (c >= '!' && c <= '~') ||
+                               (c >= 0xa1 && c <= 0xac) ||
+                               (c >= 0xae && c <= 0xff);
+        const int cp = printable ? c : 256 + n++;
+        utf8proc_uint8_t u[4];
+        const utf8proc_ssize_t len = utf8proc_encode_char(cp, u);
+        memset(b->enc[c], 0, sizeof b->enc[c]);
+        memcpy(b->enc[c], u, (size_t)len);
+        b->dec[cp] = c;
+    }
+}
+
+static int read_file(char **text, size_t *len, const char *path, mx_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    const size_t max = (size_t)64 << 20;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = cap <= 2 * max ? realloc(buf, cap + 1) : NULL;
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return err_input(err, _("%s: larger than %zu bytes"), path,
+                                 max);
+            }
+            buf = nb;
+        }
+        const size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (bad || n > max) {
+        free(buf);
+        return err_input(err, _("%s: cannot read"), path);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static int read_vocab(bpe *b, const char *path, mx_error *err)
+{
+    char *text;
+    size_t len;
+    if (read_file(&text, &len, path, err) != 0)
+        return -1;
+    json_doc doc;
+    const int rc = json_parse(&doc, text, len, path, err);
+    free(text);
+    if (rc != 0)
+        return -1;
+    const json_node *root = json_root(&doc);
+    if (root->type != JSON_OBJECT || root->len == 0) {
+        json_free(&doc);
+        return err_input(err, _("%s: not a JSON object of tokens and ids"),
+                         path);
+    }
+    if (map_init(&b->vocab, root->len) != 0) {
+        json_free(&doc);
+        return err_nomem(err, path);
+    }
+    size_t max_id = 0;
+    for (const json_node *m = json_first(&doc, root); m;
+         m = json_next(&doc, m)) {
+        size_t id;
+        if (!json_size(m, (size_t)1 << 30, &id)) {
+            err_input(err, _("%s: the id of %s is not a whole number"), path,
+                      json_key(&doc, m));
+            json_free(&doc);
+            return -1;
+        }
+        if (id > max_id)
+            max_id = id;
+        const int put =
+            map_put(&b->vocab, json_key(&doc, m), m->key_len, (int32_t)id);
+        if (put != 0) {
+            json_free(&doc);
+            return put > 0 ? err_input(err, _("%s: token %s appears twice"),
+                                       path, json_key(&doc, m))
+                           : err_nomem(err, path);
+        }
+    }
+    json_free(&doc);
+    b->n_ids = max_id + 1;
+    b->pieces = calloc(b->n_ids, sizeof *b->pieces);
+    if (b->pieces == NULL)
+        return err_nomem(err, path);
+    // every id from 0 to the largest, each for one token
+    for (size_t i = 0; i < b->vocab.cap; i++) {
+        char *key = b->vocab.keys[i];
+        if (key == NULL)
+            continue;
+        char **at = &b->pieces[b->vocab.values[i]];
+        if (*at != NULL)
+            return err_input(err,
+                             _("%s: the tokens %s and %s have one id, %ld"),
+                             path, *at, key, (long)b->vocab.values[i]);
+        *at = key;
+    }
+    for (size_t id = 0; id < b->n_ids; id++)
+        if (b->pieces[id] == NULL)
+            return err_input(
+                err, _("%s: no token has the id %zu (the ids go to %zu)"), path,
+                id, max_id);
+    return 0;
+}
+
+static int read_merges(bpe *b, const char *path, mx_error *err)
+{
+    char *text;
+    size_t len;
+    if (read_file(&text, &len, path, err) != 0)
+        return -1;
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    if (map_init(&b->ranks, lines) != 0) {
+        free(text);
+        return err_nomem(err, path);
+    }
+    int32_t rank = 0;
+    size_t line_no = 0;
+    for (char *line = text; line < text + len;) {
+        char *end = memchr(line, '\n', (size_t)(text + len - line));
+        if (end == NULL)
+            end = text + len;
+        line_no++;
+        size_t n = (size_t)(end - line);
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (n > 0 && !(line_no == 1 && strncmp(line, "#version", 8) == 0)) {
+            const char *space = memchr(line, ' ', n);
+            if (space == NULL || space == line || space == line + n - 1 ||
+                memchr(space + 1, ' ', (size_t)(line + n - space - 1))) {
+                free(text);
+                return err_input(
+                    err,
+                    _("%s:%zu: a merge is two tokens separated by one space"),
+                    path, line_no);
+            }
+            const int put = map_put(&b->ranks, line, n, rank++);
+            if (put < 0) {
+                free(text);
+                return err_nomem(err, path);
+            }
+        }
+        line = end + 1;
+    }
+    free(text);
+    if (rank == 0)
+        return err_input(err, _("%s: no merges"), path);
+    return 0;
+}
+
+int bpe_open(bpe **out, const char *vocab_path, const char *merges_path,
+             mx_error *err)
+{
+    *out = NULL;
+    bpe *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return err_nomem(err, vocab_path);
+    byte_tables(b);
+    if (read_vocab(b, vocab_path, err) != 0 ||
+        read_merges(b, merges_path, err) != 0) {
+        bpe_free(b);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+
+void bpe_free(bpe *b)
+{
+    if (b == NULL)
+        return;
+    map_free(&b->vocab);
+    map_free(&b->ranks);
+    free(b->pieces);
+    free(b);
+}
+
+size_t bpe_vocab_size(const bpe *b)
+{
+    return b->n_ids;
+}
+
+/* ---- the pre-tokenizer ----------------------------------------------------- */
+
+/* JavaScript's \s. */
+static bool is_space(int32_t c)
+{
+    return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+static bool is_letter(int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL ||
+           k == UTF8PROC_CATEGORY_LT || k == UTF8PROC_CATEGORY_LM ||
+           k == UTF8PROC_CATEGORY_LO;
+}
+
+static bool is_number(int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL ||
+           k == UTF8PROC_CATEGORY_NO;
+}
+
+static bool is_other(int32_t c)
+{
+    return !is_space(c) && !is_letter(c) && !is_number(c);
+}
+
+/* The code points of the text, decoded once. */
+typedef struct {
+    int32_t *cp; /* n code points */
+    size_t *at;  /* n + 1 byte offsets */
+    size_t n;
+} decoded;
+
+/* The end (in code points) of a run of class from i (i itself must be in
+ * it). */
+static size_t run_end(const decoded *d, size_t i, bool (*in)(int32_t))
+{
+    while (i < d->n && in(d->cp[i]))
+        i++;
+    return i;
+}
+
+/* The length, in code points, of the piece starting at i (> 0). */
+static size_t piece_at(const decoded *d, size_t i)
+{
+    const int32_t c = d->cp[i];
+    if (c == '\'' && i + 1 < d->n) {
+        static const char *const contractions[] = {"s", "t",  "re", "ve",
+                                                   "m", "ll", "d"};
+        for (size_t k = 0; k < 7; k++) {
+            const char *s = contractions[k];
+            size_t j = 0;
+            while (s[j] && i + 1 + j < d->n && d->cp[i + 1 + j] == s[j])
+                j++;
+            if (s[j] == '\0')
+                return 1 + j;
+        }
+    }
+    // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+'
+    bool (*const classes[])(int32_t) = {is_letter, is_number, is_other};
+    for (size_t k = 0; k < 3; k++) {
+        size_t j = i;
+        if (d->cp[j] == ' ' && j + 1 < d->n && classes[k](d->cp[j + 1]))
+            j++;
+        if (classes[k](d->cp[j]))
+            return run_end(d, j, classes[k]) - i;
+    }
+    // '\s+(?!\S)': a run of spaces, less its last if a non-space follows
+    // (and it is not the only one); else '\s+'
+    const size_t end = run_end(d, i, is_space);
+    if (end < d->n && end - i > 1)
+        return end - i - 1;
+    return end - i;
+}
+
+/* ---- merges ---------------------------------------------------------------- */
+
+/* encoder.py merges a piece round by round: the adjacent pair of lowest
+ * rank, then every occurrence of it, left to right. Scanning every pair
+ * each round is quadratic in a long word, so the pairs wait in a heap
+ * ordered by (rank, position) instead: the heap's top is the round's
+ * pair, and its occurrences come out left to right. A pair that a merge
+ * has since broken is recognised by its lengths and skipped. The ids are
+ * encoder.py's. */
+
+/* A pair of adjacent symbols: the left one starts at byte-encoded text
+ * offset pos, the lengths say which symbols they were. */
+typedef struct {
+    int32_t rank;
+    size_t pos, left_len, right_len;
+} pair_entry;
+
+typedef struct {
+    pair_entry *e; /* n of cap; owned */
+    size_t n, cap;
+} pair_heap;
+
+static bool pair_before(const pair_entry *a, const pair_entry *b)
+{
+    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static int heap_push(pair_heap *h, pair_entry x)
+{
+    if (h->n == h->cap) {
+        const size_t nc = h->cap ? 2 * h->cap : 64;
+        pair_entry *ne = realloc(h->e, nc * sizeof *ne);
+        if (ne == NULL)
+            return -1;
+        h->e = ne;
+        h->cap = nc;
+    }
+    size_t i = h->n++;
+    while (i > 0 && pair_before(&x, &h->e[(i - 1) / 2])) {
+        h->e[i] = h->e[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->e[i] = x;
+    return 0;
+}
+
+static pair_entry heap_pop(pair_heap *h)
+{
+    const pair_entry top = h->e[0], last = h->e[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && pair_before(&h->e[c + 1], &h->e[c]))
+            c++;
+        if (!pair_before(&h->e[c], &last))
+            break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->e[i] = last;
+    return top;
+}
+
+/* The symbols of one piece: byte-encoded text[0..tl); a symbol starts at
+ * a byte offset p with len[p] > 0 bytes, the next one at p + len[p];
+ * prev[p] is the one before (SIZE_MAX for the first). A merge grows the
+ * left symbol and sets the right one's len to 0. */
+typedef struct {
+    const char *text;
+    size_t tl;
+    size_t *len, *prev; /* tl each; owned by encode_piece */
+    char *pair;         /* room for two symbols and a space */
+} symbols;
+
+/* Pushes the pair starting at symbol p, if there is one and it has a
+ * rank. */
+static int push_pair(pair_heap *h, const symbols *s, const bpe *b, size_t p)
+{
+    if (p == SIZE_MAX || p + s->len[p] >= s->tl)
+        return 0;
+    const size_t q = p + s->len[p], a = s->len[p], c = s->len[q];
+    memcpy(s->pair, s->text + p, a);
+    s->pair[a] = ' ';
+    memcpy(s->pair + a + 1, s->text + q, c);
+    int32_t r;
+    if (!map_get(&b->ranks, s->pair, a + 1 + c, &r))
+        return 0;
+    return heap_push(h, (pair_entry){r, p, a, c});
+}
+
+/* Is the pair still as it was pushed? */
+static bool pair_holds(const symbols *s, const pair_entry *e)
+{
+    const size_t q = e->pos + e->left_len;
+    return s->len[e->pos] == e->left_len && q < s->tl &&
+           s->len[q] == e->right_len;
+}
+
+static int merge_piece(symbols *s, const bpe *b)
+{
+    pair_heap h = {0}, round = {0};
+    int rc = 0;
+    for (size_t p = 0; p < s->tl && rc == 0; p += s->len[p])
+        rc = push_pair(&h, s, b, p);
+    while (rc == 0 && h.n > 0) {
+        // the round's occurrences (one rank), left to right; the pairs
+        // that these merges make have other ranks and wait for later
+        // rounds
+        const int32_t rank = h.e[0].rank;
+        round.n = 0;
+        while (rc == 0 && h.n > 0 && h.e[0].rank == rank) {
+            const pair_entry e = heap_pop(&h);
+            if (pair_holds(s, &e))
+                rc = heap_push(&round, e);
+        }
+        // round is a heap too: popped in position order
+        while (rc == 0 && round.n > 0) {
+            const pair_entry e = heap_pop(&round);
+            if (!pair_holds(s, &e))
+                continue; // its left symbol was merged just before
+            const size_t q = e.pos + e.left_len;
+            s->len[e.pos] += s->len[q];
+            s->len[q] = 0;
+            const size_t next = e.pos + s->len[e.pos];
+            if (next < s->tl)
+                s->prev[next] = e.pos;
+            rc = push_pair(&h, s, b, s->prev[e.pos]);
+            if (rc == 0)
+                rc = push_pair(&h, s, b, e.pos);
+        }
+    }
+    free(h.e);
+    free(round.e);
+    return rc;
+}
+
+/* One piece's ids, appended to (*ids)[*n ..] (*cap allocated). */
+static int encode_piece(int32_t **ids, size_t *n, size_t *cap, const bpe *b,
+                        const char *bytes, size_t len, mx_error *err)
+{
+    char *text = malloc(2 * len + 1);
+    symbols s = {text, 0, malloc(2 * len * sizeof(size_t) + 1),
+                 malloc(2 * len * sizeof(size_t) + 1), malloc(4 * len + 2)};
+    int rc = 0;
+    if (text == NULL || s.len == NULL || s.prev == NULL || s.pair == NULL)
+        rc = err_nomem(err, _("tokens"));
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        const char *e = b->enc[(unsigned char)bytes[i]];
+        const size_t el = strlen(e);
+        memcpy(text + s.tl, e, el);
+        memset(s.len + s.tl, 0, el * sizeof *s.len);
+        s.len[s.tl] = el;
+        s.prev[s.tl] = last;
+        last = s.tl;
+        s.tl += el;
+    }
+    if (rc == 0 && merge_piece(&s, b) != 0)
+        rc = err_nomem(err, _("tokens"));
+    for (size_t p = 0; p < s.tl && rc == 0; p += s.len[p]) {
+        int32_t id;
+        if (!map_get(&b->vocab, text + p, s.len[p], &id)) {
+            rc = err_input(err, _("vocab.json has no token for the piece %.*s"),
+                           (int)s.len[p], text + p);
+            break;
+        }
+        if (*n == *cap) {
+            const size_t nc = *cap ? 2 * *cap : 64;
+            int32_t *ni = realloc(*ids, nc * sizeof *ni);
+            if (ni == NULL) {
+                rc = err_nomem(err, _("tokens"));
+                break;
+            }
+            *ids = ni;
+            *cap = nc;
+        }
+        (*ids)[(*n)++] = id;
+    }
+    free(text);
+    free(s.len);
+    free(s.prev);
+    free(s.pair);
+    return rc;
+}
+
+int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
+               size_t len, size_t max, mx_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    decoded d = {malloc((len + 1) * sizeof(int32_t)),
+                 malloc((len + 2) * sizeof(size_t)), 0};
+    if (d.cp == NULL || d.at == NULL) {
+        free(d.cp);
+        free(d.at);
+        return err_nomem(err, _("tokens"));
+    }
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t c;
+        const utf8proc_ssize_t k =
+            utf8proc_iterate((const utf8proc_uint8_t *)text + i,
+                             (utf8proc_ssize_t)(len - i), &c);
+        if (k <= 0) {
+            free(d.cp);
+            free(d.at);
+            return err_input(err,
+                             _("the text is not valid UTF-8 (at byte %zu)"), i);
+        }
+        d.at[d.n] = i;
+        d.cp[d.n++] = c;
+        i += (size_t)k;
+    }
+    d.at[d.n] = len;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < d.n && rc == 0 && *n <= max;) {
+        const size_t k = piece_at(&d, i);
+        rc = encode_piece(ids, n, &cap, b, text + d.at[i],
+                          d.at[i + k] - d.at[i], err);
+        i += k;
+    }
+    free(d.cp);
+    free(d.at);
+    if (rc != 0) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- labels ---------------------------------------------------------------- */
+
+void bpe_label(char *buf, size_t size, const bpe *b, int32_t id)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    if (id < 0 || (size_t)id >= b->n_ids || b->pieces[id] == NULL) {
+        snprintf(buf, size, "<id %ld>", (long)id);
+        return;
+    }
+    // the piece's raw bytes
+    unsigned char raw[256];
+    size_t n = 0;
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)b->pieces[id];
+    for (utf8proc_ssize_t k; *p && n < sizeof raw; p += k) {
+        utf8proc_int32_t c;
+        k = utf8proc_iterate(p, -1, &c);
+        if (k <= 0 || c < 0 || c >= 0x180 || b->dec[c] < 0)
+            break;
+        raw[n++] = (unsigned char)b->dec[c];
+    }
+    size_t out = 0;
+#define PUT(...)                                                     \
+    do {                                                             \
+        int w = snprintf(buf + out, size - out, __VA_ARGS__);        \
+        out = w < 0 || (size_t)w >= size - out ? size - 1 : out + w; \
+    } while (0)
+    for (size_t i = 0; i < n && out + 1 < size;) {
+        utf8proc_int32_t c;
+        const utf8proc_ssize_t k =
+            utf8proc_iterate(raw + i, (utf8proc_ssize_t)(n - i), &c);
+        if (i == 0 && raw[0] == ' ') {
+            PUT("\u2423");
+            i++;
+        } else if (raw[i] == '\n') {
+            PUT("\\n");
+            i++;
+        } else if (raw[i] == '\t') {
+            PUT("\\t");
+            i++;
+        } else if (k > 0 && c >= 0x20 && c != 0x7f) {
+            PUT("%.*s", (int)k, (const char *)raw + i);
+            i += (size_t)k;
+        } else {
+            // bytes that are not whole characters, or controls: in hex
+            PUT("<%02x", raw[i]);
+            i++;
+            while (i < n && out + 1 < size &&
+                   utf8proc_iterate(raw + i, (utf8proc_ssize_t)(n - i), &c) <=
+                       0) {
+                PUT(" %02x", raw[i]);
+                i++;
+            }
+            PUT(">");
+        }
+    }
+#undef PUT
+}

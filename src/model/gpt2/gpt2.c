@@ -1,0 +1,496 @@
+/* gpt2.c: a GPT-2 checkpoint folder and its forward pass (gpt2.h). */
+#include "model/gpt2/gpt2.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "io/json.h"
+#include "numerics/gelu.h"
+#include "numerics/matmul.h"
+
+/* ---- config.json --------------------------------------------------------- */
+
+/* Reads the whole of a small file (at most max bytes) into *text. */
+static int read_small(char **text, size_t *len, const char *path, size_t max,
+                      mx_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            char *b = cap <= max + 1 ? realloc(buf, cap) : NULL;
+            if (b == NULL) {
+                free(buf);
+                fclose(f);
+                return err_input(err, _("%s: larger than %zu bytes"), path,
+                                 max);
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return err_input(err, _("%s: cannot read"), path);
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static int config_size(size_t *out, const json_doc *doc, const char *key,
+                       const char *alt, const char *path, mx_error *err)
+{
+    const json_node *n = json_get(doc, json_root(doc), key);
+    if (n == NULL && alt != NULL)
+        n = json_get(doc, json_root(doc), alt);
+    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+        return err_input(err, _("%s: %s must be a positive whole number"), path,
+                         key);
+    return 0;
+}
+
+static int read_config(gpt2_config *c, const char *path, mx_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (read_small(&text, &len, path, (size_t)1 << 20, err) != 0)
+        return -1;
+    json_doc doc;
+    int rc = json_parse(&doc, text, len, path, err);
+    free(text);
+    if (rc != 0)
+        return -1;
+    rc = -1;
+    const json_node *root = json_root(&doc);
+    if (root->type != JSON_OBJECT) {
+        err_input(err, _("%s: not a JSON object"), path);
+        goto out;
+    }
+    if (config_size(&c->n_layer, &doc, "n_layer", NULL, path, err) != 0 ||
+        config_size(&c->n_head, &doc, "n_head", NULL, path, err) != 0 ||
+        config_size(&c->n_embd, &doc, "n_embd", NULL, path, err) != 0 ||
+        config_size(&c->n_positions, &doc, "n_positions", "n_ctx", path, err) !=
+            0 ||
+        config_size(&c->vocab_size, &doc, "vocab_size", NULL, path, err) != 0)
+        goto out;
+    const json_node *inner = json_get(&doc, root, "n_inner");
+    c->n_inner = 4 * c->n_embd;
+    if (inner != NULL && inner->type != JSON_NULL &&
+        config_size(&c->n_inner, &doc, "n_inner", NULL, path, err) != 0)
+        goto out;
+    const json_node *eps = json_get(&doc, root, "layer_norm_epsilon");
+    c->eps = 1e-5f;
+    if (eps != NULL) {
+        if (eps->type != JSON_NUMBER || !(eps->number > 0)) {
+            err_input(err,
+                      _("%s: layer_norm_epsilon must be a positive number"),
+                      path);
+            goto out;
+        }
+        c->eps = (float)eps->number;
+    }
+    const json_node *act = json_get(&doc, root, "activation_function");
+    if (act != NULL && (act->type != JSON_STRING ||
+                        strcmp(json_str(&doc, act), "gelu_new") != 0)) {
+        err_input(err, _("%s: activation_function must be gelu_new"), path);
+        goto out;
+    }
+    static const char *const unsupported[] = {"scale_attn_by_inverse_layer_idx",
+                                              "reorder_and_upcast_attn",
+                                              "add_cross_attention"};
+    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+        const json_node *b = json_get(&doc, root, unsupported[i]);
+        if (b != NULL && b->type == JSON_BOOL && b->number != 0) {
+            err_input(err, _("%s: %s is not supported"), path, unsupported[i]);
+            goto out;
+        }
+    }
+    if (c->n_embd % c->n_head != 0) {
+        err_input(err, _("%s: n_embd (%zu) is not a multiple of n_head (%zu)"),
+                  path, c->n_embd, c->n_head);
+        goto out;
+    }
+    rc = 0;
+out:
+    json_free(&doc);
+    return rc;
+}
+
+/* ---- the tensors ----------------------------------------------------------- */
+
+/* Binds *values to the tensor prefix + name, which must have the shape
+ * (d0) or (d0, d1) (d1 0: one dimension). */
+static int bind(const float **values, gpt2_model *m, const char *name,
+                size_t d0, size_t d1, mx_error *err)
+{
+    char full[128];
+    snprintf(full, sizeof full, "%s%s", m->prefix, name);
+    const st_tensor *t = safetensors_find(&m->st, full);
+    if (t == NULL)
+        return err_input(err, _("%s: tensor %s is missing"), m->st.path, full);
+    const size_t ndim = d1 ? 2 : 1;
+    if (t->ndim != ndim || t->shape[0] != d0 || (d1 && t->shape[1] != d1)) {
+        char got[96] = "", want[48];
+        for (size_t i = 0; i < t->ndim && strlen(got) < 64; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu",
+                     i ? ", " : "", t->shape[i]);
+        if (d1)
+            snprintf(want, sizeof want, "%zu, %zu", d0, d1);
+        else
+            snprintf(want, sizeof want, "%zu", d0);
+        return err_input(
+            err, _("%s: tensor %s has shape [%s]; config.json implies [%s]"),
+            m->st.path, full, got, want);
+    }
+    float *owned;
+    if (safetensors_floats(values, &owned, &m->st, t, err) != 0)
+        return -1;
+    if (owned != NULL)
+        m->owned[m->n_owned++] = owned;
+    return 0;
+}
+
+/* Every tensor named h.N. must have N < n_layer. */
+static int check_layers(const gpt2_model *m, mx_error *err)
+{
+    const size_t plen = strlen(m->prefix);
+    for (size_t i = 0; i < m->st.n; i++) {
+        const char *name = m->st.tensors[i].name;
+        if (strncmp(name, m->prefix, plen) != 0 ||
+            strncmp(name + plen, "h.", 2) != 0)
+            continue;
+        char *end;
+        unsigned long layer = strtoul(name + plen + 2, &end, 10);
+        if (*end == '.' && layer >= m->cfg.n_layer)
+            return err_input(
+                err, _("%s: tensor %s, but config.json says n_layer is %zu"),
+                m->st.path, name, m->cfg.n_layer);
+    }
+    return 0;
+}
+
+int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
+{
+    *m = (gpt2_model){0};
+    const size_t dlen = strlen(dir);
+    m->paths = malloc(2 * dlen + 64);
+    if (m->paths == NULL)
+        return err_nomem(err, dir);
+    char *config_path = m->paths, *st_path = m->paths + dlen + 32;
+    snprintf(config_path, dlen + 32, "%s/config.json", dir);
+    snprintf(st_path, dlen + 32, "%s/model.safetensors", dir);
+    if (read_config(&m->cfg, config_path, err) != 0 ||
+        safetensors_open(&m->st, st_path, err) != 0) {
+        gpt2_close(m);
+        return -1;
+    }
+    const gpt2_config *c = &m->cfg;
+    if (safetensors_find(&m->st, "transformer.wte.weight") != NULL)
+        snprintf(m->prefix, sizeof m->prefix, "transformer.");
+    m->layers = calloc(c->n_layer, sizeof *m->layers);
+    m->owned = calloc(4 + 12 * c->n_layer, sizeof *m->owned);
+    if (m->layers == NULL || m->owned == NULL) {
+        gpt2_close(m);
+        return err_nomem(err, dir);
+    }
+    const size_t D = c->n_embd, F = c->n_inner;
+    int rc = bind(&m->wte, m, "wte.weight", c->vocab_size, D, err);
+    if (rc == 0)
+        rc = bind(&m->wpe, m, "wpe.weight", c->n_positions, D, err);
+    for (size_t i = 0; rc == 0 && i < c->n_layer; i++) {
+        gpt2_layer *l = &m->layers[i];
+        const struct {
+            const float **to;
+            const char *name;
+            size_t d0, d1;
+        } want[] = {
+            {&l->ln_1_w, "ln_1.weight", D, 0},
+            {&l->ln_1_b, "ln_1.bias", D, 0},
+            {&l->c_attn_w, "attn.c_attn.weight", D, 3 * D},
+            {&l->c_attn_b, "attn.c_attn.bias", 3 * D, 0},
+            {&l->attn_proj_w, "attn.c_proj.weight", D, D},
+            {&l->attn_proj_b, "attn.c_proj.bias", D, 0},
+            {&l->ln_2_w, "ln_2.weight", D, 0},
+            {&l->ln_2_b, "ln_2.bias", D, 0},
+            {&l->c_fc_w, "mlp.c_fc.weight", D, F},
+            {&l->c_fc_b, "mlp.c_fc.bias", F, 0},
+            {&l->mlp_proj_w, "mlp.c_proj.weight", F, D},
+            {&l->mlp_proj_b, "mlp.c_proj.bias", D, 0},
+        };
+        for (size_t k = 0; rc == 0 && k < sizeof want / sizeof *want; k++) {
+            char name[96];
+            snprintf(name, sizeof name, "h.%zu.%s", i, want[k].name);
+            rc = bind(want[k].to, m, name, want[k].d0, want[k].d1, err);
+        }
+    }
+    if (rc == 0)
+        rc = bind(&m->ln_f_w, m, "ln_f.weight", D, 0, err);
+    if (rc == 0)
+        rc = bind(&m->ln_f_b, m, "ln_f.bias", D, 0, err);
+    if (rc == 0)
+        rc = check_layers(m, err);
+    if (rc != 0)
+        gpt2_close(m);
+    return rc;
+}
+
+void gpt2_close(gpt2_model *m)
+{
+    for (size_t i = 0; i < m->n_owned; i++)
+        free(m->owned[i]);
+    free(m->owned);
+    free(m->layers);
+    safetensors_close(&m->st);
+    free(m->paths);
+    *m = (gpt2_model){0};
+}
+
+bool gpt2_param_name(const char *name, int *layer)
+{
+    static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight",
+                                      "ln_f.bias"};
+    static const char *const parts[] = {"ln_1", "attn.c_attn", "attn.c_proj",
+                                        "ln_2", "mlp.c_fc",    "mlp.c_proj"};
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        if (strcmp(name, top[i]) == 0) {
+            if (layer != NULL)
+                *layer = -1;
+            return true;
+        }
+    if (strncmp(name, "h.", 2) != 0 || name[2] < '0' || name[2] > '9')
+        return false;
+    char *end;
+    const unsigned long n = strtoul(name + 2, &end, 10);
+    if (*end != '.' || n > 100000 || (name[2] == '0' && end != name + 3))
+        return false;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        const size_t len = strlen(parts[i]);
+        if (strncmp(end + 1, parts[i], len) == 0 &&
+            (strcmp(end + 1 + len, ".weight") == 0 ||
+             strcmp(end + 1 + len, ".bias") == 0)) {
+            if (layer != NULL)
+                *layer = (int)n;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- the forward pass ------------------------------------------------------ */
+
+/* out (T, N) = addmm(bias, x, w): x (T, K), w (K, N) stored in x out,
+ * each sum starting at its bias (matmul.h). */
+static void conv1d(matrix *out, const matrix *x, const float *w,
+                   const float *bias, workers *pool)
+{
+    const matmul_problem p = {
+        .M = x->rows,
+        .N = out->cols,
+        .K = x->cols,
+        .a = x->v,
+        .lda = x->cols,
+        .b = w,
+        .ldb = out->cols,
+        .bias = bias,
+        .bias_first = true,
+        .c = out->v,
+        .ldc = out->cols,
+        .shape = MATMUL_FULL,
+    };
+    matmul_run(&p, matmul_kernel_best(), pool);
+}
+
+static int see(const gpt2_run *run, enum gpt2_stage stage, int layer, int head,
+               const matrix *m, mx_error *err)
+{
+    return run->see ? run->see(run->ctx, stage, layer, head, m, err) : 0;
+}
+
+/* The work of one layer, allocated once for the pass. */
+typedef struct {
+    matrix a, qkv, q, k, v, scores, weights, ctx, concat, attn, fc, mlp;
+} layer_work;
+
+static void work_free(layer_work *w)
+{
+    matrix *all[] = {&w->a,      &w->qkv,    &w->q,       &w->k,
+                     &w->v,      &w->scores, &w->weights, &w->ctx,
+                     &w->concat, &w->attn,   &w->fc,      &w->mlp};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        matrix_free(all[i]);
+}
+
+static int work_alloc(layer_work *w, const gpt2_config *c, size_t T,
+                      mx_error *err)
+{
+    const size_t D = c->n_embd, hd = D / c->n_head;
+    *w = (layer_work){0};
+    if (matrix_alloc(&w->a, T, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->qkv, T, 3 * D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
+        matrix_alloc(&w->k, T, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->v, T, hd, N_("values"), err) != 0 ||
+        matrix_alloc(&w->scores, T, T, N_("attention scores"), err) != 0 ||
+        matrix_alloc(&w->weights, T, T, N_("attention weights"), err) != 0 ||
+        matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
+        matrix_alloc(&w->concat, T, D, N_("context"), err) != 0 ||
+        matrix_alloc(&w->attn, T, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->fc, T, c->n_inner, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->mlp, T, D, N_("hidden states"), err) != 0) {
+        work_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* One layer over h (T, D), in place. */
+static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
+                         size_t li, const gpt2_run *run, mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    const gpt2_layer *l = &m->layers[li];
+    const size_t D = c->n_embd, hd = D / c->n_head;
+    const int L = (int)li;
+    layer_norm(&w->a, h, l->ln_1_w, l->ln_1_b, c->eps);
+    if (see(run, GPT2_LN_1, L, -1, &w->a, err) != 0)
+        return -1;
+    conv1d(&w->qkv, &w->a, l->c_attn_w, l->c_attn_b, run->pool);
+    const float divisor = score_divisor(hd, true);
+    for (size_t hh = 0; hh < c->n_head; hh++) {
+        const int H = (int)hh;
+        take_columns(&w->q, &w->qkv, hh * hd);
+        take_columns(&w->k, &w->qkv, D + hh * hd);
+        take_columns(&w->v, &w->qkv, 2 * D + hh * hd);
+        if (see(run, GPT2_QUERIES, L, H, &w->q, err) != 0 ||
+            see(run, GPT2_KEYS, L, H, &w->k, err) != 0 ||
+            see(run, GPT2_VALUES, L, H, &w->v, err) != 0)
+            return -1;
+        // scores / sqrt(hd), then torch.where(causal, scores, finfo.min):
+        // shown as -inf; softmax gives both exactly 0
+        causal_scores(&w->scores, &w->q, &w->k, run->pool);
+        const size_t T = h->rows;
+        for (size_t i = 0; i < T; i++)
+            for (size_t j = 0; j <= i; j++)
+                *matrix_at(&w->scores, i, j) /= divisor;
+        softmax_rows(&w->weights, &w->scores, 1.0f);
+        matmul(&w->ctx, &w->weights, &w->v, run->pool);
+        put_columns(&w->concat, &w->ctx, hh * hd);
+        if (see(run, GPT2_SCORES, L, H, &w->scores, err) != 0 ||
+            see(run, GPT2_WEIGHTS, L, H, &w->weights, err) != 0 ||
+            see(run, GPT2_CONTEXT, L, H, &w->ctx, err) != 0)
+            return -1;
+    }
+    if (see(run, GPT2_CONCAT, L, -1, &w->concat, err) != 0)
+        return -1;
+    conv1d(&w->attn, &w->concat, l->attn_proj_w, l->attn_proj_b, run->pool);
+    add(h, &w->attn, h);
+    if (see(run, GPT2_ATTN_OUT, L, -1, &w->attn, err) != 0 ||
+        see(run, GPT2_RESIDUAL_1, L, -1, h, err) != 0)
+        return -1;
+    layer_norm(&w->a, h, l->ln_2_w, l->ln_2_b, c->eps);
+    if (see(run, GPT2_LN_2, L, -1, &w->a, err) != 0)
+        return -1;
+    conv1d(&w->fc, &w->a, l->c_fc_w, l->c_fc_b, run->pool);
+    gelu_new(w->fc.v, w->fc.rows * w->fc.cols);
+    if (see(run, GPT2_MLP_HIDDEN, L, -1, &w->fc, err) != 0)
+        return -1;
+    conv1d(&w->mlp, &w->fc, l->mlp_proj_w, l->mlp_proj_b, run->pool);
+    add(h, h, &w->mlp);
+    if (see(run, GPT2_MLP_OUT, L, -1, &w->mlp, err) != 0 ||
+        see(run, GPT2_HIDDEN, L, -1, h, err) != 0)
+        return -1;
+    return 0;
+}
+
+int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
+                 const gpt2_run *run, mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    const size_t D = c->n_embd;
+    if (T == 0)
+        return err_input(err, _("the text has no tokens"));
+    if (T > c->n_positions)
+        return err_input(
+            err,
+            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
+            T, c->n_positions);
+    for (size_t t = 0; t < T; t++)
+        if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
+            return err_input(
+                err, _("token id %ld is outside the vocabulary (%zu words)"),
+                (long)ids[t], c->vocab_size);
+    matrix h = {0};
+    layer_work w;
+    if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
+        return -1;
+    if (work_alloc(&w, c, T, err) != 0) {
+        matrix_free(&h);
+        return -1;
+    }
+    int rc = -1;
+    for (size_t t = 0; t < T; t++)
+        for (size_t d = 0; d < D; d++)
+            h.v[t * D + d] = m->wte[(size_t)ids[t] * D + d] + m->wpe[t * D + d];
+    if (see(run, GPT2_EMBEDDED, -1, -1, &h, err) != 0)
+        goto out;
+    for (size_t li = 0; li < c->n_layer; li++)
+        if (layer_forward(&h, &w, m, li, run, err) != 0)
+            goto out;
+    if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
+        goto out;
+    layer_norm(out, &h, m->ln_f_w, m->ln_f_b, c->eps);
+    if (see(run, GPT2_OUT, -1, -1, out, err) != 0)
+        goto fail_out;
+    if (run->logits) {
+        matrix logits = {0};
+        if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
+            goto fail_out;
+        // logits = out @ wte^T, lm_head's nn.Linear without a bias, a
+        // slice of the vocabulary at a time: each cell is its own sum, and
+        // the product packs one slice of wte, not a copy of all of it
+        const size_t slice = 4096;
+        for (size_t v0 = 0; v0 < c->vocab_size; v0 += slice) {
+            const size_t n =
+                c->vocab_size - v0 < slice ? c->vocab_size - v0 : slice;
+            const matmul_problem p = {
+                .M = T,
+                .N = n,
+                .K = D,
+                .a = out->v,
+                .lda = D,
+                .b = m->wte + v0 * D,
+                .ldb = D,
+                .b_transposed = true,
+                .c = logits.v + v0,
+                .ldc = c->vocab_size,
+                .shape = MATMUL_FULL,
+            };
+            matmul_run(&p, matmul_kernel_best(), run->pool);
+        }
+        rc = see(run, GPT2_LOGITS, -1, -1, &logits, err);
+        matrix_free(&logits);
+        if (rc != 0)
+            goto fail_out;
+    }
+    rc = 0;
+    goto out;
+fail_out:
+    matrix_free(out);
+out:
+    work_free(&w);
+    matrix_free(&h);
+    return rc;
+}

@@ -1,0 +1,117 @@
+/* gpt2.h: a GPT-2 checkpoint folder (--model DIR) and its forward pass,
+ * exactly as transformers' GPT2Model computes it (eager attention,
+ * float32, CPU).
+ *
+ * The folder is Hugging Face's: config.json and model.safetensors (and
+ * vocab.json and merges.txt, read by model/gpt2/bpe.h). Parameter names may
+ * carry GPT2LMHeadModel's "transformer." prefix or not; the mask buffers
+ * h.N.attn.bias and h.N.attn.masked_bias are skipped; lm_head is tied to
+ * wte. The tensors stay in the mapped file (io/safetensors.h); only F16
+ * and BF16 ones are widened into memory of their own.
+ *
+ * The forward pass, for T tokens (D = n_embd, H heads of hd = D / H, F =
+ * n_inner, V words):
+ *
+ *   h (T, D) = wte[ids] + wpe[0..T)
+ *   each layer: a = ln_1(h); qkv (T, 3D) = addmm(c_attn.bias, a,
+ *     c_attn.weight); per head q, k, v (T, hd) its columns of qkv;
+ *     scores (T, T) = q @ k^T / sqrt(hd), masked causally; weights =
+ *     softmax(scores); context (T, hd) = weights @ v; concat (T, D);
+ *     attn_out = addmm(attn.c_proj.bias, concat, attn.c_proj.weight);
+ *     h = attn_out + h; m = ln_2(h); fc (T, F) = gelu_new(addmm(c_fc...));
+ *     mlp_out = addmm(mlp.c_proj...); h = h + mlp_out
+ *   out (T, D) = ln_f(h); logits (T, V) = out @ wte^T on request
+ *
+ * Every table is handed to an observer as soon as it is made, which keeps
+ * it (the trace) or drops it; the pass itself holds one layer's work.
+ */
+#ifndef MHA_GPT2_H
+#define MHA_GPT2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "io/safetensors.h"
+#include "numerics/tensor.h"
+#include "numerics/workers.h"
+
+typedef struct {
+    size_t n_layer, n_head, n_embd, n_positions, vocab_size, n_inner;
+    float eps; /* layer_norm_epsilon */
+} gpt2_config;
+
+/* One layer's parameters, float32 (T x D inputs; W stored in x out). */
+typedef struct {
+    const float *ln_1_w, *ln_1_b;           /* (D) */
+    const float *c_attn_w, *c_attn_b;       /* (D, 3D), (3D) */
+    const float *attn_proj_w, *attn_proj_b; /* (D, D), (D) */
+    const float *ln_2_w, *ln_2_b;           /* (D) */
+    const float *c_fc_w, *c_fc_b;           /* (D, F), (F) */
+    const float *mlp_proj_w, *mlp_proj_b;   /* (F, D), (D) */
+} gpt2_layer;
+
+typedef struct {
+    gpt2_config cfg;
+    safetensors st;
+    char prefix[16];        /* "transformer." or "" */
+    const float *wte, *wpe; /* (V, D), (n_positions, D) */
+    const float *ln_f_w, *ln_f_b;
+    gpt2_layer *layers; /* n_layer; owned */
+    float **owned;      /* widened tensors; owned */
+    size_t n_owned;
+    char *paths; /* the file names, owned */
+} gpt2_model;
+
+/* Whether name is a GPT-2 parameter's name as the checkpoint writes it
+ * without "transformer.": wte.weight, wpe.weight, ln_f.weight, ln_f.bias,
+ * or h.N. then ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc or
+ * mlp.c_proj, then .weight or .bias; *layer (may be NULL) gets N, or -1
+ * outside the layers. */
+bool gpt2_param_name(const char *name, int *layer);
+
+/* Opens DIR's config.json and model.safetensors, and checks that every
+ * tensor is there with the shape config.json implies. */
+int gpt2_open(gpt2_model *m, const char *dir, mx_error *err);
+void gpt2_close(gpt2_model *m);
+
+/* What the forward pass hands the observer. */
+enum gpt2_stage {
+    GPT2_EMBEDDED,   /* (T, D) wte + wpe */
+    GPT2_LN_1,       /* (T, D) */
+    GPT2_QUERIES,    /* (T, hd), per head */
+    GPT2_KEYS,       /* (T, hd), per head */
+    GPT2_VALUES,     /* (T, hd), per head */
+    GPT2_SCORES,     /* (T, T), per head, scaled, -inf above the diagonal */
+    GPT2_WEIGHTS,    /* (T, T), per head */
+    GPT2_CONTEXT,    /* (T, hd), per head */
+    GPT2_CONCAT,     /* (T, D) */
+    GPT2_ATTN_OUT,   /* (T, D) attn.c_proj */
+    GPT2_RESIDUAL_1, /* (T, D) h after the attention */
+    GPT2_LN_2,       /* (T, D) */
+    GPT2_MLP_HIDDEN, /* (T, F) after gelu_new */
+    GPT2_MLP_OUT,    /* (T, D) mlp.c_proj */
+    GPT2_HIDDEN,     /* (T, D) the layer's output */
+    GPT2_OUT,        /* (T, D) ln_f */
+    GPT2_LOGITS,     /* (T, V) */
+};
+
+/* Called for every table; layer is -1 outside the layers, head -1
+ * outside the heads. Returns 0, or -1 with err set to stop the pass. */
+typedef int (*gpt2_observer)(void *ctx, enum gpt2_stage stage, int layer,
+                             int head, const matrix *m, mx_error *err);
+
+typedef struct {
+    gpt2_observer see; /* or NULL */
+    void *ctx;
+    bool logits;   /* make the logits */
+    workers *pool; /* or NULL */
+} gpt2_run;
+
+/* Runs ids (T of them, each < vocab_size, T <= n_positions) through m;
+ * out (T, D) gets ln_f's output, allocated here. */
+int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
+                 const gpt2_run *run, mx_error *err);
+
+#endif

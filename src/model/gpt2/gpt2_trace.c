@@ -1,0 +1,536 @@
+/* gpt2_trace.c: a GPT-2 checkpoint's run into the trace (gpt2_trace.h). */
+#include "model/gpt2/gpt2_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/gpt2/bpe.h"
+#include "model/entropy.h"
+#include "model/gpt2/gpt2.h"
+#include "numerics/workers.h"
+
+/* ---- the folder, the text --------------------------------------------------- */
+
+/* What a run reads: the checkpoint, its tokenizer, the text's ids. */
+typedef struct {
+    gpt2_model model;
+    bpe *tokenizer;
+    int32_t *ids; /* T ids; owned */
+    size_t T;
+    char **pieces; /* T labels; owned */
+    bool *layers;  /* n_layer: shown; owned */
+    bool *heads;   /* n_head: shown; owned */
+} checkpoint_run;
+
+static void run_free(checkpoint_run *r)
+{
+    gpt2_close(&r->model);
+    bpe_free(r->tokenizer);
+    free(r->ids);
+    if (r->pieces != NULL)
+        for (size_t i = 0; i < r->T; i++)
+            free(r->pieces[i]);
+    free(r->pieces);
+    free(r->layers);
+    free(r->heads);
+    *r = (checkpoint_run){0};
+}
+
+/* keep[0..n) = the members of LIST ("0,3,5-7"), or all of them. */
+static int parse_list(bool *keep, size_t n, const char *list,
+                      const char *option, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        keep[i] = list == NULL;
+    if (list == NULL)
+        return 0;
+    const char *p = list;
+    for (;;) {
+        char *end;
+        const unsigned long lo = strtoul(p, &end, 10);
+        unsigned long hi = lo;
+        if (end == p || *p == '-' || *p == '+')
+            break;
+        if (*end == '-') {
+            const char *q = end + 1;
+            hi = strtoul(q, &end, 10);
+            if (end == q || *q == '-' || *q == '+' || hi < lo)
+                break;
+        }
+        if (hi >= n) // the number as typed: strtoul stops at ULONG_MAX
+            return err_usage(
+                err,
+                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+                option, (int)(end - p), p, n, n - 1);
+        for (unsigned long i = lo; i <= hi; i++)
+            keep[i] = true;
+        if (*end == '\0')
+            return 0;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    return err_usage(err, _("%s: '%s' is not a list such as 0,3,5-7"), option,
+                     list);
+}
+
+static int run_open(checkpoint_run *r, const model_config *mc,
+                    const model_input *in, mx_error *err)
+{
+    *r = (checkpoint_run){0};
+    if (in->embeddings != NULL || in->kv != NULL)
+        return err_usage(
+            err,
+            _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
+            in->kv ? "--kv" : "--embeddings");
+    const size_t dlen = strlen(mc->model);
+    char *vocab = malloc(dlen + 16), *merges = malloc(dlen + 16);
+    int rc = vocab && merges ? 0 : err_nomem(err, mc->model);
+    if (rc == 0) {
+        snprintf(vocab, dlen + 16, "%s/vocab.json", mc->model);
+        snprintf(merges, dlen + 16, "%s/merges.txt", mc->model);
+        rc = gpt2_open(&r->model, mc->model, err);
+    }
+    if (rc == 0)
+        rc = bpe_open(&r->tokenizer, vocab, merges, err);
+    free(vocab);
+    free(merges);
+    if (rc != 0) {
+        run_free(r);
+        return -1;
+    }
+    const gpt2_config *c = &r->model.cfg;
+    if (bpe_vocab_size(r->tokenizer) > c->vocab_size) {
+        run_free(r);
+        return err_input(
+            err,
+            _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
+            mc->model, bpe_vocab_size(r->tokenizer), c->vocab_size);
+    }
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        if (gpt2_param_name(mc->tables[i], NULL) &&
+            safetensors_find(&r->model.st, full) == NULL) {
+            run_free(r);
+            return err_usage(err,
+                             _("--tables: the checkpoint has no tensor %s"),
+                             mc->tables[i]);
+        }
+    }
+    r->layers = calloc(c->n_layer, sizeof *r->layers);
+    r->heads = calloc(c->n_head, sizeof *r->heads);
+    if (r->layers == NULL || r->heads == NULL) {
+        run_free(r);
+        return err_nomem(err, mc->model);
+    }
+    if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
+        parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
+            0 ||
+        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len,
+                   c->n_positions, err) != 0) {
+        run_free(r);
+        return -1;
+    }
+    if (r->T == 0) {
+        run_free(r);
+        return err_input(err, _("the text has no tokens"));
+    }
+    if (r->T > c->n_positions) {
+        const size_t most = c->n_positions; // run_free clears *c
+        run_free(r);
+        return err_input(
+            err, _("the text is more than %zu tokens, the model's n_positions"),
+            most);
+    }
+    r->pieces = calloc(r->T, sizeof *r->pieces);
+    if (r->pieces == NULL) {
+        run_free(r);
+        return err_nomem(err, _("tokens"));
+    }
+    for (size_t i = 0; i < r->T; i++) {
+        char label[256];
+        bpe_label(label, sizeof label, r->tokenizer, r->ids[i]);
+        if ((r->pieces[i] = strdup(label)) == NULL) {
+            run_free(r);
+            return err_nomem(err, _("tokens"));
+        }
+    }
+    return 0;
+}
+
+/* About the values of the whole trace: per shown layer and head, its six
+ * tables; per shown layer, seven T x D tables and ffn_hidden; the rest. */
+static double run_values(const checkpoint_run *r, const model_config *mc)
+{
+    const gpt2_config *c = &r->model.cfg;
+    const double T = (double)r->T, D = (double)c->n_embd,
+                 hd = D / (double)c->n_head;
+    double layers = 0, heads = 0;
+    for (size_t i = 0; i < c->n_layer; i++)
+        layers += r->layers[i];
+    for (size_t i = 0; i < c->n_head; i++)
+        heads += r->heads[i];
+    double v = layers * (heads * (4 * T * hd + 2 * T * T) + 7 * T * D +
+                         T * (double)c->n_inner);
+    v += 3 * T * D + T * NEXT_TOKENS_K;
+    if (mc->logits)
+        v += T * (double)c->vocab_size;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        const st_tensor *t = safetensors_find(&r->model.st, full);
+        if (t != NULL && gpt2_param_name(mc->tables[i], NULL))
+            v += (double)st_tensor_count(t);
+    }
+    return v;
+}
+
+int gpt2_trace_check(double *values, const model_config *mc,
+                     const model_input *in, mx_error *err)
+{
+    checkpoint_run r;
+    *values = 0;
+    if (run_open(&r, mc, in, err) != 0)
+        return -1;
+    *values = run_values(&r, mc);
+    run_free(&r);
+    if (*values > (double)MAX_TRACE_VALUES)
+        return err_input(
+            err,
+            _("the run would hold about %.0f million values (at most %zu million): use fewer tokens, or --layers and --show-heads"),
+            *values / 1e6, MAX_TRACE_VALUES / 1000000);
+    return 0;
+}
+
+int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+                      const model_input *in, mx_error *err)
+{
+    checkpoint_run r;
+    if (run_open(&r, mc, in, err) != 0)
+        return -1;
+    const int rc = tokenize_words(tok, (const char *const *)r.pieces, r.T, err);
+    *n_queries = r.T;
+    run_free(&r);
+    return rc;
+}
+
+bool gpt2_trace_makes_table(const model_config *mc, const char *name)
+{
+    if (gpt2_param_name(name, NULL))
+        return true; /* the run checks that the checkpoint has it */
+    const table_id id = table_by_name(name, strlen(name));
+    if (id == TABLE_COUNT)
+        return false;
+    if (id == TABLE_LOGITS)
+        return mc->logits;
+    // the catalogue's sets of a checkpoint's tables
+    const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
+                           CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
+    return (made & table_bit(id)) != 0;
+}
+
+/* ---- the tables --------------------------------------------------------------- */
+
+/* What the observer needs to put each table the pass hands it. */
+typedef struct {
+    trace *tr;
+    const checkpoint_run *r;
+    const model_config *mc;
+    const labels *tokens, *queries, *keys, *values; /* T rows or columns */
+    const labels *dims, *ffn_dims, *head_dims, *vocab;
+    matrix entropy; /* (n_layer, n_head) attn_entropy, filled as the
+                       weights come */
+} recorder;
+
+/* A copy of m into a new table of the checkpoint's (rows x cols), or
+ * NULL. */
+static table *put_table(recorder *rc, variant_id v, int layer, int head,
+                        table_id id, const labels *rows, const labels *cols,
+                        const matrix *m, mx_error *err)
+{
+    const table_key key = {v, layer, head, id, false};
+    table *t = trace_new(rc->tr, &key, rows, cols, err);
+    if (t == NULL)
+        return NULL;
+    t->model = true;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    trace_release(rc->tr, t);
+    return t;
+}
+
+static int put(recorder *rc, variant_id v, int layer, int head, table_id id,
+               const labels *rows, const labels *cols, const matrix *m,
+               mx_error *err)
+{
+    return put_table(rc, v, layer, head, id, rows, cols, m, err) != NULL ? 0
+                                                                         : -1;
+}
+
+/* attn_entropy (n_layer, n_head) after the layers (variant "gpt2"): a
+ * row per layer ("h.3"), a column per head (model/entropy.h). */
+static int put_entropy(recorder *rc, mx_error *err)
+{
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
+                           false};
+    table *t = attn_entropy_record(rc->tr, &key, "h.", &rc->entropy, err);
+    if (t == NULL)
+        return -1;
+    t->model = true;
+    return 0;
+}
+
+/* The parameters --tables names, as the checkpoint has them: a weight
+ * (rows x cols) labelled in0.. x out0.. (Conv1D's in x out), wte and wpe
+ * id0.. and pos0.. x dim0.., a bias or a LayerNorm's weight one row. */
+static int put_params(recorder *rc, mx_error *err)
+{
+    const checkpoint_run *r = rc->r;
+    const model_config *mc = rc->mc;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        int layer;
+        if (!gpt2_param_name(mc->tables[i], &layer))
+            continue;
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
+        const st_tensor *st = safetensors_find(&r->model.st, full);
+        const float *v;
+        float *owned;
+        if (st == NULL ||
+            safetensors_floats(&v, &owned, &r->model.st, st, err) != 0)
+            return -1;
+        const size_t rows = st->ndim == 2 ? st->shape[0] : 1;
+        const size_t cols = st->ndim == 2 ? st->shape[1] : st->shape[0];
+        const char *name = mc->tables[i];
+        const bool embedding =
+            strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0;
+        const char *last = strrchr(name, '.') + 1;
+        const labels *rl =
+            st->ndim != 2 ? trace_literal_label(rc->tr, last, err)
+            : embedding   ? trace_index_labels(
+                                rc->tr, name[1] == 't' ? "id" : "pos", rows, err)
+                        : trace_index_labels(rc->tr, "in", rows, err);
+        const labels *cl = trace_index_labels(
+            rc->tr, embedding || st->ndim != 2 ? "dim" : "out", cols, err);
+        // a layer's parameters are its block's; ln_f is after the layers,
+        // wte and wpe make the input
+        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
+                                 : strncmp(name, "ln_f", 4) == 0
+                                     ? VARIANT_MODEL
+                                     : VARIANT_INPUT;
+        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
+                               TABLE_PARAM, false};
+        table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
+        if (t != NULL) {
+            t->model = true;
+            snprintf(t->param, sizeof t->param, "%s", name);
+            memcpy(t->values.v, v, rows * cols * sizeof *v);
+            trace_release(rc->tr, t);
+        }
+        free(owned);
+        if (t == NULL || trace_flush(rc->tr, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* next_tokens (T·k x 1): for each token, the k likeliest next tokens,
+ * "token → next", and their probabilities, softmax over the logits. */
+static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
+{
+    const checkpoint_run *r = rc->r;
+    const size_t T = logits->rows, V = logits->cols, K = NEXT_TOKENS_K;
+    matrix probs = {0}, top = {0};
+    char **names = calloc(T * K, sizeof *names);
+    int result = -1;
+    if (names == NULL || matrix_alloc(&probs, T, V, N_("logits"), err) != 0 ||
+        matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
+        goto out;
+    softmax_rows(&probs, logits, 1.0f);
+    for (size_t t = 0; t < T; t++) {
+        const float *p = matrix_at(&probs, t, 0);
+        size_t best[NEXT_TOKENS_K];
+        size_t n = 0;
+        // insertion into the k best so far: the larger probability, then
+        // the smaller id
+        for (size_t v = 0; v < V; v++) {
+            size_t at = n;
+            while (at > 0 && p[v] > p[best[at - 1]])
+                at--;
+            if (at >= K)
+                continue;
+            if (n < K)
+                n++;
+            memmove(best + at + 1, best + at, (n - 1 - at) * sizeof *best);
+            best[at] = v;
+        }
+        for (size_t k = 0; k < n; k++) {
+            char next[256], line[600];
+            bpe_label(next, sizeof next, r->tokenizer, (int32_t)best[k]);
+            snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[t], next);
+            if ((names[t * K + k] = strdup(line)) == NULL) {
+                err_nomem(err, _("tokens"));
+                goto out;
+            }
+            top.v[t * K + k] = p[best[k]];
+        }
+    }
+    const labels *rows =
+        trace_word_labels(rc->tr, "", (const char *const *)names, T * K, err);
+    const labels *col = trace_literal_label(rc->tr, "probability", err);
+    if (rows != NULL && col != NULL)
+        result = put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
+                     col, &top, err);
+out:
+    if (names != NULL)
+        for (size_t i = 0; i < T * K; i++)
+            free(names[i]);
+    free(names);
+    matrix_free(&probs);
+    matrix_free(&top);
+    return result;
+}
+
+static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
+                   const matrix *m, mx_error *err)
+{
+    recorder *rc = ctx;
+    const checkpoint_run *r = rc->r;
+    if (stage == GPT2_WEIGHTS)
+        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) =
+            attn_mean_entropy(m);
+    if (layer >= 0 && !r->layers[layer])
+        return 0;
+    if (head >= 0 && !r->heads[head])
+        return 0;
+    const variant_id B = VARIANT_ID_BLOCK;
+    switch (stage) {
+    case GPT2_EMBEDDED:
+        return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, rc->tokens,
+                   rc->dims, m, err);
+    case GPT2_LN_1:
+        return put(rc, B, layer, NO_HEAD, TABLE_LN_1, rc->tokens, rc->dims, m,
+                   err);
+    case GPT2_QUERIES:
+        return put(rc, B, layer, head, TABLE_QUERIES, rc->queries,
+                   rc->head_dims, m, err);
+    case GPT2_KEYS:
+        return put(rc, B, layer, head, TABLE_KEYS, rc->keys, rc->head_dims, m,
+                   err);
+    case GPT2_VALUES:
+        return put(rc, B, layer, head, TABLE_VALUES, rc->values, rc->head_dims,
+                   m, err);
+    case GPT2_SCORES:
+        return put(rc, B, layer, head, TABLE_ATTN_SCORES, rc->queries, rc->keys,
+                   m, err);
+    case GPT2_WEIGHTS:
+        return put(rc, B, layer, head, TABLE_ATTN_WEIGHTS, rc->queries,
+                   rc->keys, m, err);
+    case GPT2_CONTEXT:
+        return put(rc, B, layer, head, TABLE_HEAD_CONTEXT, rc->tokens,
+                   rc->head_dims, m, err);
+    case GPT2_CONCAT:
+        return put(rc, B, layer, NO_HEAD, TABLE_CONCAT_CONTEXT, rc->tokens,
+                   rc->dims, m, err);
+    case GPT2_ATTN_OUT:
+        return put(rc, B, layer, NO_HEAD, TABLE_ATTN_OUT, rc->tokens, rc->dims,
+                   m, err);
+    case GPT2_RESIDUAL_1:
+        return put(rc, B, layer, NO_HEAD, TABLE_RESIDUAL, rc->tokens, rc->dims,
+                   m, err);
+    case GPT2_LN_2:
+        return put(rc, B, layer, NO_HEAD, TABLE_LN_2, rc->tokens, rc->dims, m,
+                   err);
+    case GPT2_MLP_HIDDEN:
+        return put(rc, B, layer, NO_HEAD, TABLE_FFN_HIDDEN, rc->tokens,
+                   rc->ffn_dims, m, err);
+    case GPT2_MLP_OUT:
+        return put(rc, B, layer, NO_HEAD, TABLE_FFN_OUT, rc->tokens, rc->dims,
+                   m, err);
+    case GPT2_HIDDEN:
+        if (put(rc, B, layer, NO_HEAD, TABLE_HIDDEN, rc->tokens, rc->dims, m,
+                err) != 0)
+            return -1;
+        return trace_flush(rc->tr, err);
+    case GPT2_OUT:
+        if (put_entropy(rc, err) != 0)
+            return -1;
+        return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
+                   rc->dims, m, err);
+    case GPT2_LOGITS:
+        if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
+                                  rc->tokens, rc->vocab, m, err) != 0)
+            return -1;
+        return put_next_tokens(rc, m, err);
+    }
+    return 0;
+}
+
+int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
+                   mx_error *err)
+{
+    checkpoint_run r;
+    if (run_open(&r, mc, in, err) != 0)
+        return -1;
+    if (run_values(&r, mc) > (double)MAX_TRACE_VALUES) {
+        run_free(&r);
+        return err_input(
+            err,
+            _("the run would hold about %.0f million values (at most %zu million): use fewer tokens, or --layers and --show-heads"),
+            run_values(&r, mc) / 1e6, MAX_TRACE_VALUES / 1000000);
+    }
+    const gpt2_config *c = &r.model.cfg;
+    workers *pool = NULL;
+    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    if (workers_init(&pool, threads, err) != 0) {
+        run_free(&r);
+        return -1;
+    }
+    const char *const *words = (const char *const *)r.pieces;
+    recorder rec = {.tr = tr, .r = &r, .mc = mc};
+    if (matrix_alloc(&rec.entropy, c->n_layer, c->n_head,
+                     N_("attention weights"), err) != 0) {
+        workers_free(pool);
+        run_free(&r);
+        return -1;
+    }
+    rec.tokens = trace_word_labels(tr, "", words, r.T, err);
+    rec.queries = trace_word_labels(tr, "Q:", words, r.T, err);
+    rec.keys = trace_word_labels(tr, "K:", words, r.T, err);
+    rec.values = trace_word_labels(tr, "V:", words, r.T, err);
+    rec.dims = trace_index_labels(tr, "dim", c->n_embd, err);
+    rec.ffn_dims = trace_index_labels(tr, "dim", c->n_inner, err);
+    rec.head_dims = trace_index_labels(tr, "dim", c->n_embd / c->n_head, err);
+    rec.vocab = mc->logits ? trace_index_labels(tr, "id", c->vocab_size, err)
+                           : rec.dims;
+    const labels *id = trace_literal_label(tr, "id", err);
+    int rc = -1;
+    table *ids = NULL;
+    if (rec.tokens && rec.queries && rec.keys && rec.values && rec.dims &&
+        rec.ffn_dims && rec.head_dims && rec.vocab && id) {
+        const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_TOKENS, false};
+        ids = trace_new(tr, &key, rec.tokens, id, err);
+    }
+    if (ids != NULL) {
+        ids->model = true;
+        ids->integral = true;
+        for (size_t i = 0; i < r.T; i++)
+            ids->values.v[i] = (float)r.ids[i];
+        trace_release(tr, ids);
+        if (put_params(&rec, err) != 0)
+            goto done;
+        matrix out = {0};
+        const gpt2_run run = {observe, &rec, true, pool};
+        rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
+        matrix_free(&out);
+    }
+    if (rc == 0)
+        rc = trace_flush(tr, err);
+done:
+    matrix_free(&rec.entropy);
+    workers_free(pool);
+    run_free(&r);
+    return rc;
+}

@@ -1,0 +1,141 @@
+/* attention.h: the three attention modules of the notebooks.
+ *
+ *   single   one self-attention head of width O: W_query, W_key, W_value
+ *   wrapper  `heads` independent heads of width hd = O / heads, contexts
+ *            concatenated (MultiHeadAttentionWrapper)
+ *   fused    one W_query, W_key, W_value of width O split into heads by
+ *            view + transpose, contexts concatenated, then out_proj
+ *            (MultiHeadAttention)
+ *
+ * Parameters are made first (drawn from the generator, or given) and
+ * recorded under their state_dict() names (model.h), then a forward pass
+ * makes every intermediate as a table in the trace, under the names the
+ * notebooks use. attention.c writes the modules as the notebooks do;
+ * heads.c runs their heads (batches, threads, streaming, --average).
+ */
+#ifndef MHA_ATTENTION_H
+#define MHA_ATTENTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "model/linear.h"
+#include "numerics/rng.h"
+#include "model/trace.h"
+#include "numerics/tensor.h"
+#include "numerics/workers.h"
+
+typedef struct {
+    size_t d_model;       /* D */
+    size_t d_out;         /* O */
+    size_t heads;         /* H; hd = O / H */
+    bool causal;          /* mask later tokens */
+    bool scale;           /* divide scores by sqrt(head width) */
+    bool qkv_bias;        /* biases in W_query, W_key, W_value */
+    workers *pool;        /* the threads the heads and products share (NULL:
+                       the caller alone); the numbers never depend on it */
+    size_t heads_at_once; /* heads whose tables are made, computed and
+                             flushed together (trace.h); 0: all of them */
+    mean_stream *average; /* --average: every head's attn_weights added in
+                             head order, or NULL */
+    size_t batch;         /* B: the batch the dropout masks are drawn over
+                             (B x the shapes here); element 0 is computed */
+    double attn_dropout;  /* P of the modules' nn.Dropout on the weights
+                             (--attn-dropout), in training mode; 0: none */
+    double dropout;       /* P of the block's nn.Dropout on the attention
+                             and feed-forward outputs (--dropout); 0: none */
+    const torch_rng *dropout_rng; /* the generator as the forward pass
+                                     draws its first mask (P > 0 only) */
+    int layer; /* the layer its tables are made under (table_key): 0, or in
+                  a stack of blocks the block's index (model/lesson/stack.h) */
+    matrix *entropy; /* a stack's attn_entropy (L, H): each head's mean
+                        entropy (model/entropy.h) written at (layer, head)
+                        as its weights are made, or NULL */
+} attention_config;
+
+typedef struct single_params {
+    qkv attn; /* width O */
+} single_params;
+
+typedef struct wrapper_params {
+    size_t heads;
+    qkv *head; /* heads entries, each of width hd */
+} wrapper_params;
+
+typedef struct fused_params {
+    qkv attn;        /* width O, split into heads */
+    linear out_proj; /* O -> O, with bias */
+} fused_params;
+
+/* What attention reads: queries from x (T, D); keys and values from kv
+ * (S, D), which is x itself for self-attention and the other sentence for
+ * cross-attention (--kv). */
+typedef struct {
+    const matrix *x;
+    const matrix *kv;
+} attention_input;
+
+/* Row labels of the sequence, made once per sentence. */
+typedef struct {
+    const labels *tokens;  /* "gato" */
+    const labels *queries; /* "Q:gato" */
+    const labels *keys;    /* "K:gato", of the key/value sequence */
+    const labels *values;  /* "V:gato", of the key/value sequence */
+} sequence_labels;
+
+/* Draw parameters as the module's constructor does, in its order. Each
+ * *_free accepts a zeroed or partly made struct. */
+int single_init(single_params *p, const attention_config *cfg, torch_rng *g,
+                mx_error *err);
+int wrapper_init(wrapper_params *p, const attention_config *cfg, torch_rng *g,
+                 mx_error *err);
+int fused_init(fused_params *p, const attention_config *cfg, torch_rng *g,
+               mx_error *err);
+void single_free(single_params *p);
+void wrapper_free(wrapper_params *p);
+void fused_free(fused_params *p);
+
+/* --tie: the fused module's W_query, W_key and W_value become the
+ * wrapper's per-head matrices stacked (head h is rows [h*hd, (h+1)*hd)),
+ * biases likewise; out_proj keeps its own values. Both modules then
+ * compute the same concat_context. */
+void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
+
+/* --average: the table attn_weights_avg (T, S) of `variant`, the mean of
+ * its heads' attn_weights as nn.MultiheadAttention returns it with
+ * average_attn_weights=True (summed over the heads in PyTorch's order,
+ * divided by their number), from `sum`, the forward pass's cfg->average:
+ * the heads' tables may be gone (trace.h). Defined in heads.c, beside the
+ * running sum. */
+int record_average(trace *tr, variant_id variant, const mean_stream *sum,
+                   mx_error *err);
+
+/* Forward passes over in (queries from in->x, keys and values from
+ * in->kv), the parameters already recorded (model.h): each makes per head
+ * queries, keys, values, attn_scores, attn_weights, (with
+ * cfg->attn_dropout) dropout_mask and attn_weights_dropped, head_context, then
+ * (wrapper, fused) concat_context and (fused) out. The heads go in
+ * batches of cfg->heads_at_once: after each batch the trace is flushed
+ * and the batch's tables but head_context are released (trace.h);
+ * head_context and concat_context are released once read. */
+int single_forward(trace *tr, const single_params *p,
+                   const attention_config *cfg, const attention_input *in,
+                   const sequence_labels *lab, mx_error *err);
+int wrapper_forward(trace *tr, const wrapper_params *p,
+                    const attention_config *cfg, const attention_input *in,
+                    const sequence_labels *lab, mx_error *err);
+int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,
+                  const attention_input *in, const sequence_labels *lab,
+                  mx_error *err);
+
+/* The fused module's attention: per head queries ... head_context under
+ * `variant`, then concat_context and the output (T, O), made in the trace
+ * as the table out_id and returned in *out. fused_forward calls it with
+ * (fused, out); the Transformer block with (block, attn_out). */
+int fused_attend(const matrix **out, trace *tr, variant_id variant,
+                 table_id out_id, const fused_params *p,
+                 const attention_config *cfg, const attention_input *in,
+                 const sequence_labels *lab, mx_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/* block_train.c: the Transformer block's pass for --train (block.h),
+ * its forward as block_forward computes it with what the backward reads
+ * kept, then its backward in the order PyTorch's autograd runs it.
+ *
+ *   attn_out = attention(x)                  (the fused module)
+ *   sum1 = x + attn_out,  add_norm1 = norm1(sum1)
+ *   ffn_hidden = relu(add_norm1 @ ff.0^T + b0),  ffn_out = ffn_hidden @
+ *   ff.2^T + b2
+ *   sum2 = add_norm1 + ffn_out,  out = norm2(sum2)
+ *
+ * Backward: norm2, then ff.2, the ReLU and ff.0; add_norm1's gradient is
+ * the residual's plus ff.0's; norm1; then x's gradient is the residual's,
+ * plus the attention's W_value, W_query and W_key parts in that order.
+ * Shapes: T tokens, D = d_model, F the feed-forward width.
+ */
+#include "model/lesson/block.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/backward.h"
+#include "model/lesson/stack.h"
+#include "model/lesson/train_parts.h"
+
+int block_pass(matrix *dx, void *grad, const void *module,
+               const attention_config *cfg, const matrix *x, top_layer *top,
+               mx_error *err)
+{
+    // a trained block is a stack of one (training refuses --layers)
+    const block_params *p = &((const block_stack *)module)->blocks[0];
+    const size_t T = x->rows, D = x->cols, F = p->ff0.weight.rows;
+    fused_tape at = {0};
+    scratch s = {0};
+    matrix sum1 = {0}, norm1 = {0}, hidden = {0}, ffn = {0}, sum2 = {0},
+           out = {0}, dout = {0}, dsum2 = {0}, dhidden = {0}, dnorm1 = {0},
+           dsum1 = {0}, dyt_d = {0}, dyt_f = {0}, stats = {0};
+    int rc = -1;
+    if (fused_tape_forward(&at, &p->attention, cfg, x, err) != 0)
+        goto done;
+    matrix *td[] = {&sum1, &norm1, &ffn,    &sum2, &out,
+                    &dout, &dsum2, &dnorm1, &dsum1};
+    for (size_t i = 0; i < sizeof td / sizeof *td; i++)
+        if (scratch_alloc(&s, td[i], T, D, err) != 0)
+            goto done;
+    // stats (4, T): mean and rstd of norm1, then of norm2
+    if (scratch_alloc(&s, &hidden, T, F, err) ||
+        scratch_alloc(&s, &dhidden, T, F, err) ||
+        scratch_alloc(&s, &dyt_d, D, T, err) ||
+        scratch_alloc(&s, &dyt_f, F, T, err) ||
+        scratch_alloc(&s, &stats, 4, T, err))
+        goto done;
+    float *mean1 = matrix_at(&stats, 0, 0), *rstd1 = matrix_at(&stats, 1, 0);
+    float *mean2 = matrix_at(&stats, 2, 0), *rstd2 = matrix_at(&stats, 3, 0);
+
+    // add_norm1 (T, D) = LayerNorm(x + attn_out)
+    add(&sum1, x, &at.out);
+    layer_norm_saving(&norm1, mean1, rstd1, &sum1, p->norm1_weight.v,
+                      p->norm1_bias.v, LAYER_NORM_EPS);
+    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0^T + b0), ffn_out (T, D)
+    linear_forward(&hidden, &norm1, &p->ff0.weight, p->ff0.bias.v, cfg->pool);
+    relu(&hidden);
+    linear_forward(&ffn, &hidden, &p->ff2.weight, p->ff2.bias.v, cfg->pool);
+    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
+    add(&sum2, &norm1, &ffn);
+    layer_norm_saving(&out, mean2, rstd2, &sum2, p->norm2_weight.v,
+                      p->norm2_bias.v, LAYER_NORM_EPS);
+    if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
+        goto done;
+    if (top->dlm_head == NULL) {
+        rc = 0;
+        goto done;
+    }
+
+    block_params *g = &((block_stack *)grad)->blocks[0];
+    show_grad(top, TABLE_OUT, NO_HEAD, &dout);
+    // norm2: dsum2 (T, D)
+    layer_norm_backward(&dsum2, g->norm2_weight.v, g->norm2_bias.v, &dout,
+                        &sum2, mean2, rstd2, p->norm2_weight.v);
+    // ff.2: dhidden (T, F); the ReLU's: no gradient where its output is
+    // not above 0
+    show_grad(top, TABLE_FFN_OUT, NO_HEAD, &dsum2);
+    linear_grads(&dhidden, &g->ff2, &p->ff2, &dyt_d, &dsum2, &hidden, false,
+                 cfg->pool);
+    show_grad(top, TABLE_FFN_HIDDEN, NO_HEAD, &dhidden);
+    for (size_t i = 0; i < T * F; i++)
+        if (hidden.v[i] <= 0.0f)
+            dhidden.v[i] = 0.0f;
+    // ff.0: its part of add_norm1's gradient, added to the residual's
+    linear_grads(&dnorm1, &g->ff0, &p->ff0, &dyt_f, &dhidden, &norm1, false,
+                 cfg->pool);
+    for (size_t i = 0; i < T * D; i++)
+        dnorm1.v[i] = dsum2.v[i] + dnorm1.v[i];
+    show_grad(top, TABLE_ADD_NORM1, NO_HEAD, &dnorm1);
+    // norm1: dsum1 (T, D), the residual's part of dx and the attention's
+    // dout
+    layer_norm_backward(&dsum1, g->norm1_weight.v, g->norm1_bias.v, &dnorm1,
+                        &sum1, mean1, rstd1, p->norm1_weight.v);
+    show_grad(top, TABLE_ATTN_OUT, NO_HEAD, &dsum1);
+    memcpy(dx->v, dsum1.v, T * D * sizeof(float));
+    fused_tape_backward(dx, false, &g->attention, &at, &p->attention, &dsum1,
+                        cfg, x, top);
+    rc = 0;
+done:
+    fused_tape_free(&at);
+    scratch_free(&s);
+    return rc;
+}

@@ -1,0 +1,644 @@
+/* train.c: the training loop (train.h): each variant's forward pass with
+ * what its backward pass needs kept, the backward pass in the order
+ * PyTorch's autograd engine runs it, and the optimizer's step.
+ *
+ * Shapes: T tokens, D = d_model, O = d_out, H heads, hd = O / H, V words
+ * in the vocabulary, W the module's output width.
+ *
+ * Where one tensor feeds several layers (x feeds W_query, W_key and
+ * W_value), its gradient is the sum of theirs, added in the order the
+ * engine runs their backward nodes: the ready node made last first.
+ * That is W_value, W_key, W_query in the single head and in each head
+ * of the wrapper (the last head first), and W_value, W_query, W_key in
+ * the fused module (whose forward makes the keys first).
+ */
+#include "model/lesson/train.h"
+#include "model/lesson/train_parts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/backward.h"
+#include "model/loss.h"
+#include "model/tokenize.h"
+#include "model/lesson/variants.h"
+#include "numerics/rng.h"
+
+/* ---- working matrices ------------------------------------------------- */
+
+int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
+                  mx_error *err)
+{
+    if (s->n == s->cap) {
+        const size_t cap = s->cap ? 2 * s->cap : 16;
+        matrix **grown = realloc(s->m, cap * sizeof *grown);
+        if (grown == NULL)
+            return err_nomem(err, _("the training's working tables"));
+        s->m = grown;
+        s->cap = cap;
+    }
+    if (matrix_alloc(m, rows, cols, N_("the training's working tables"), err) !=
+        0)
+        return -1;
+    s->m[s->n++] = m;
+    return 0;
+}
+
+void scratch_free(scratch *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        matrix_free(s->m[i]);
+    free(s->m);
+    *s = (scratch){0};
+}
+
+/* a += b, element by element (a gradient accumulated). */
+static void add_into(matrix *a, const matrix *b)
+{
+    for (size_t i = 0; i < a->rows * a->cols; i++)
+        a->v[i] += b->v[i];
+}
+
+/* ---- one head -------------------------------------------------------- */
+
+static int head_alloc(head_work *h, scratch *s, size_t T, size_t hd,
+                      mx_error *err)
+{
+    matrix *wide[] = {&h->q, &h->k, &h->v, &h->context, &h->dq, &h->dk, &h->dv};
+    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+        if (scratch_alloc(s, wide[i], T, hd, err) != 0)
+            return -1;
+    if (scratch_alloc(s, &h->scores, T, T, err) != 0 ||
+        scratch_alloc(s, &h->weights, T, T, err) != 0)
+        return -1;
+    return 0;
+}
+
+/* attention over h's q, k, v, as attention.c's attend computes it:
+ * scores = q @ k^T (masked), weights = softmax(scores / sqrt(hd)),
+ * context = weights @ v. */
+static void head_forward(head_work *h, const attention_config *cfg)
+{
+    if (cfg->causal)
+        causal_scores(&h->scores, &h->q, &h->k, cfg->pool);
+    else
+        matmul_transposed(&h->scores, &h->q, &h->k, cfg->pool);
+    softmax_rows(&h->weights, &h->scores, score_divisor(h->q.cols, cfg->scale));
+    matmul(&h->context, &h->weights, &h->v, cfg->pool);
+}
+
+static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
+{
+    return scratch_alloc(s, &r->dweights, T, T, err) ||
+                   scratch_alloc(s, &r->dscores, T, T, err) ||
+                   scratch_alloc(s, &r->t_tt, T, T, err) ||
+                   scratch_alloc(s, &r->shown, T, T, err)
+               ? -1
+               : 0;
+}
+
+void show_grad(top_layer *t, table_id id, int head, const matrix *g)
+{
+    if (t->shown != NULL && t->shown_rc == 0)
+        t->shown_rc = t->shown->fn(t->shown->ctx, id, head, g);
+}
+
+void head_back(head_work *h, head_room *r, const matrix *dcontext,
+               const attention_config *cfg, top_layer *top, int head)
+{
+    const head_saved saved = {
+        .q = &h->q,
+        .k = &h->k,
+        .v = &h->v,
+        .weights = &h->weights,
+        .divisor = score_divisor(h->q.cols, cfg->scale),
+        .causal = cfg->causal,
+    };
+    head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores, &r->t_tt,
+                  top->shown != NULL ? &r->shown : NULL, &saved, dcontext,
+                  cfg->pool);
+    // the head's tables' gradients, in the order it makes them
+    show_grad(top, TABLE_QUERIES, head, &h->dq);
+    show_grad(top, TABLE_KEYS, head, &h->dk);
+    show_grad(top, TABLE_VALUES, head, &h->dv);
+    show_grad(top, TABLE_ATTN_SCORES, head, &r->shown);
+    show_grad(top, TABLE_ATTN_WEIGHTS, head, &r->dweights);
+    show_grad(top, TABLE_HEAD_CONTEXT, head, dcontext);
+}
+
+/* ---- the layer on top: lm_head and the loss ------------------------- */
+
+/* out (T, W) -> *loss; with t->dlm_head, dout (T, W). */
+int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
+             mx_error *err)
+{
+    const size_t T = out->rows, V = t->lm_head->rows, W = out->cols;
+    scratch s = {0};
+    matrix logits = {0}, logp = {0}, dlogits = {0}, dt = {0};
+    int rc = -1;
+    if (scratch_alloc(&s, &logits, T, V, err) ||
+        scratch_alloc(&s, &logp, T - 1, V, err) ||
+        (t->dlm_head != NULL && (scratch_alloc(&s, &dlogits, T, V, err) ||
+                                 scratch_alloc(&s, &dt, V, T, err))))
+        goto done;
+    // logits (T, V) = out (T, W) @ lm_head.weight (V, W)^T
+    linear_forward(&logits, out, t->lm_head, NULL, pool);
+    t->loss = cross_entropy(t->dlm_head != NULL ? &dlogits : NULL, &logp,
+                            &logits, t->ids);
+    if (t->logits != NULL)
+        memcpy(t->logits->v, logits.v, T * V * sizeof(float));
+    // dlm_head (V, W) = dlogits^T @ out, dout (T, W) = dlogits @ lm_head
+    if (t->dlm_head != NULL) {
+        show_grad(t, TABLE_LOGITS, NO_HEAD, &dlogits);
+        linear_backward(dout, t->dlm_head, NULL, &dt, NULL, &dlogits, out,
+                        t->lm_head, false, pool);
+    }
+    (void)W;
+    rc = 0;
+done:
+    scratch_free(&s);
+    return rc;
+}
+
+/* ---- the modules ------------------------------------------------------ */
+
+/* A layer's gradient: dW (and db) of y = x @ W^T (+ b) from dy, and dx
+ * into dx_part. */
+void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
+                  const matrix *dy, const matrix *x, bool by_columns,
+                  workers *pool)
+{
+    enum { MAX_ROWS = MAX_TOKENS };
+    const float *rows[MAX_ROWS];
+    linear_backward(dx_part, &g->weight, g->bias.v, dyt,
+                    dy->rows <= MAX_ROWS ? rows : NULL, dy, x, &l->weight,
+                    by_columns, pool);
+}
+
+/* W_query, W_key, W_value's backward from the head's dq, dk, dv; dx
+ * gets their three parts added in `order` (0 query, 1 key, 2 value),
+ * the first replacing what dx held when `first`. keys_by_columns: dk is
+ * laid out by columns (backward.h), as in the modules that take a batch
+ * (the keys' transpose(1, 2)); the single head's keys.T gives rows. */
+static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
+                      const matrix *dq, const matrix *dk, const matrix *dv,
+                      const int order[3], bool keys_by_columns, matrix *part,
+                      matrix *dyt, const matrix *x, workers *pool)
+{
+    linear *gl[3] = {&g->query, &g->key, &g->value};
+    const linear *pl[3] = {&p->query, &p->key, &p->value};
+    const matrix *dy[3] = {dq, dk, dv};
+    for (size_t i = 0; i < 3; i++) {
+        const int j = order[i];
+        linear_grads(part, gl[j], pl[j], dyt, dy[j], x,
+                     j == 1 && keys_by_columns, pool);
+        if (first && i == 0)
+            memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
+        else
+            add_into(dx, part);
+    }
+}
+
+static const int VALUE_KEY_QUERY[3] = {2, 1, 0};
+static const int VALUE_QUERY_KEY[3] = {2, 0, 1};
+
+/* SelfAttention: one head of width O; its context is the output. */
+static int single_pass(matrix *dx, void *grad, const void *module,
+                       const attention_config *cfg, const matrix *x,
+                       top_layer *top, mx_error *err)
+{
+    const single_params *p = module;
+    const size_t T = x->rows, O = cfg->d_out, D = x->cols;
+    scratch s = {0};
+    head_work h;
+    head_room r;
+    matrix dout = {0}, part = {0}, dyt = {0};
+    int rc = -1;
+    if (head_alloc(&h, &s, T, O, err) || head_room_alloc(&r, &s, T, err) ||
+        scratch_alloc(&s, &dout, T, O, err) ||
+        scratch_alloc(&s, &part, T, D, err) ||
+        scratch_alloc(&s, &dyt, O, T, err))
+        goto done;
+    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x)
+    linear_forward(&h.q, x, &p->attn.query.weight, p->attn.query.bias.v,
+                   cfg->pool);
+    linear_forward(&h.k, x, &p->attn.key.weight, p->attn.key.bias.v, cfg->pool);
+    linear_forward(&h.v, x, &p->attn.value.weight, p->attn.value.bias.v,
+                   cfg->pool);
+    head_forward(&h, cfg);
+    if (top_pass(&dout, top, &h.context, cfg->pool, err) != 0)
+        goto done;
+    if (top->dlm_head != NULL) {
+        single_params *g = grad;
+        head_back(&h, &r, &dout, cfg, top, 0);
+        qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
+                  VALUE_KEY_QUERY, false, &part, &dyt, x, cfg->pool);
+    }
+    rc = 0;
+done:
+    scratch_free(&s);
+    return rc;
+}
+
+/* MultiHeadAttentionWrapper: H heads of width hd, each with its own
+ * projections, contexts side by side (torch.cat). */
+static int wrapper_pass(matrix *dx, void *grad, const void *module,
+                        const attention_config *cfg, const matrix *x,
+                        top_layer *top, mx_error *err)
+{
+    const wrapper_params *p = module;
+    const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = p->heads;
+    const size_t hd = O / H;
+    scratch s = {0};
+    head_work *h = calloc(H, sizeof *h);
+    head_room r;
+    matrix out = {0}, dout = {0}, dctx = {0}, part = {0}, dyt = {0};
+    int rc = -1;
+    if (h == NULL) {
+        err_nomem(err, _("the training's working tables"));
+        goto done;
+    }
+    if (head_room_alloc(&r, &s, T, err) || scratch_alloc(&s, &out, T, O, err) ||
+        scratch_alloc(&s, &dout, T, O, err) ||
+        scratch_alloc(&s, &dctx, T, hd, err) ||
+        scratch_alloc(&s, &part, T, D, err) ||
+        scratch_alloc(&s, &dyt, hd, T, err))
+        goto done;
+    for (size_t i = 0; i < H; i++)
+        if (head_alloc(&h[i], &s, T, hd, err) != 0)
+            goto done;
+    for (size_t i = 0; i < H; i++) {
+        const qkv *w = &p->head[i];
+        linear_forward(&h[i].q, x, &w->query.weight, w->query.bias.v,
+                       cfg->pool);
+        linear_forward(&h[i].k, x, &w->key.weight, w->key.bias.v, cfg->pool);
+        linear_forward(&h[i].v, x, &w->value.weight, w->value.bias.v,
+                       cfg->pool);
+        head_forward(&h[i], cfg);
+        put_columns(&out, &h[i].context, i * hd);
+    }
+    if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
+        goto done;
+    if (top->dlm_head != NULL) {
+        wrapper_params *g = grad;
+        show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &dout);
+        // the last head's backward runs first
+        for (size_t i = H; i-- > 0;) {
+            take_columns(&dctx, &dout, i * hd);
+            head_back(&h[i], &r, &dctx, cfg, top, (int)i);
+            qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
+                      &h[i].dk, &h[i].dv, VALUE_KEY_QUERY, true, &part, &dyt, x,
+                      cfg->pool);
+        }
+    }
+    rc = 0;
+done:
+    scratch_free(&s);
+    free(h);
+    return rc;
+}
+
+/* MultiHeadAttention: W_query, W_key, W_value O wide, split into heads
+ * (view, transpose), contexts side by side, then out_proj. Its forward
+ * keeps in a fused_tape what its backward reads. */
+int fused_tape_forward(fused_tape *t, const fused_params *p,
+                       const attention_config *cfg, const matrix *x,
+                       mx_error *err)
+{
+    const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = cfg->heads;
+    const size_t hd = O / H;
+    *t = (fused_tape){.H = H, .hd = hd};
+    t->h = calloc(H, sizeof *t->h);
+    if (t->h == NULL)
+        return err_nomem(err, _("the training's working tables"));
+    matrix *wide[] = {&t->Q,       &t->K,  &t->V,  &t->concat, &t->out,
+                      &t->dconcat, &t->dQ, &t->dK, &t->dV};
+    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+        if (scratch_alloc(&t->s, wide[i], T, O, err) != 0)
+            return -1;
+    if (head_room_alloc(&t->r, &t->s, T, err) ||
+        scratch_alloc(&t->s, &t->dctx, T, hd, err) ||
+        scratch_alloc(&t->s, &t->part, T, D, err) ||
+        scratch_alloc(&t->s, &t->dyt, O, T, err))
+        return -1;
+    for (size_t i = 0; i < H; i++)
+        if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
+            return -1;
+    // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
+    linear_forward(&t->Q, x, &p->attn.query.weight, p->attn.query.bias.v,
+                   cfg->pool);
+    linear_forward(&t->K, x, &p->attn.key.weight, p->attn.key.bias.v,
+                   cfg->pool);
+    linear_forward(&t->V, x, &p->attn.value.weight, p->attn.value.bias.v,
+                   cfg->pool);
+    for (size_t i = 0; i < H; i++) {
+        take_columns(&t->h[i].q, &t->Q, i * hd);
+        take_columns(&t->h[i].k, &t->K, i * hd);
+        take_columns(&t->h[i].v, &t->V, i * hd);
+        head_forward(&t->h[i], cfg);
+        put_columns(&t->concat, &t->h[i].context, i * hd);
+    }
+    // out (T, O) = out_proj(concat_context)
+    linear_forward(&t->out, &t->concat, &p->out_proj.weight, p->out_proj.bias.v,
+                   cfg->pool);
+    return 0;
+}
+
+void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
+                         fused_tape *t, const fused_params *p,
+                         const matrix *dout, const attention_config *cfg,
+                         const matrix *x, top_layer *top)
+{
+    linear_grads(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt, dout,
+                 &t->concat, false, cfg->pool);
+    show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &t->dconcat);
+    for (size_t i = 0; i < t->H; i++) {
+        take_columns(&t->dctx, &t->dconcat, i * t->hd);
+        head_back(&t->h[i], &t->r, &t->dctx, cfg, top, (int)i);
+        put_columns(&t->dQ, &t->h[i].dq, i * t->hd);
+        put_columns(&t->dK, &t->h[i].dk, i * t->hd);
+        put_columns(&t->dV, &t->h[i].dv, i * t->hd);
+    }
+    qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
+              VALUE_QUERY_KEY, true, &t->part, &t->dyt, x, cfg->pool);
+}
+
+void fused_tape_free(fused_tape *t)
+{
+    scratch_free(&t->s);
+    free(t->h);
+    t->h = NULL;
+}
+
+static int fused_pass(matrix *dx, void *grad, const void *module,
+                      const attention_config *cfg, const matrix *x,
+                      top_layer *top, mx_error *err)
+{
+    const fused_params *p = module;
+    fused_tape t;
+    scratch s = {0};
+    matrix dout = {0};
+    int rc = -1;
+    if (fused_tape_forward(&t, p, cfg, x, err) != 0 ||
+        scratch_alloc(&s, &dout, x->rows, cfg->d_out, err) != 0 ||
+        top_pass(&dout, top, &t.out, cfg->pool, err) != 0)
+        goto done;
+    if (top->dlm_head != NULL) {
+        show_grad(top, TABLE_OUT, NO_HEAD, &dout);
+        fused_tape_backward(dx, true, grad, &t, p, &dout, cfg, x, top);
+    }
+    rc = 0;
+done:
+    fused_tape_free(&t);
+    scratch_free(&s);
+    return rc;
+}
+
+/* The modules with a backward pass, by variant id. */
+static module_pass_fn pass_of(variant_id v)
+{
+    switch (v) {
+    case VARIANT_ID_SINGLE:
+        return single_pass;
+    case VARIANT_ID_WRAPPER:
+        return wrapper_pass;
+    case VARIANT_ID_FUSED:
+        return fused_pass;
+    case VARIANT_ID_BLOCK:
+        return block_pass;
+    default:
+        return NULL;
+    }
+}
+
+/* ---- the whole pass ---------------------------------------------------- */
+
+int train_pass(float *loss, matrix *logits, const train_model *grad,
+               const train_model *m, variant_id v, const model_dims *dims,
+               const attention_config *cfg, const train_sentence *s,
+               const train_shown *shown, mx_error *err)
+{
+    (void)dims;
+    const size_t T = s->n, D = m->embedding->cols;
+    scratch sc = {0};
+    matrix x = {0}, dx = {0};
+    int rc = -1;
+    if (scratch_alloc(&sc, &x, T, D, err) || scratch_alloc(&sc, &dx, T, D, err))
+        goto done;
+    // x (T, D) = emb(ids) + pos(arange(T))
+    for (size_t t = 0; t < T; t++) {
+        float *row = matrix_at(&x, t, 0);
+        memcpy(row, matrix_at(m->embedding, s->ids[t], 0), D * sizeof(float));
+        if (m->positions != NULL)
+            for (size_t d = 0; d < D; d++)
+                row[d] += *matrix_at(m->positions, t, d);
+    }
+    top_layer top = {
+        .lm_head = m->lm_head,
+        .dlm_head = grad != NULL ? grad->lm_head : NULL,
+        .logits = logits,
+        .ids = s->ids,
+        .shown = grad != NULL ? shown : NULL,
+    };
+    if (pass_of(v)(&dx, grad != NULL ? grad->module : NULL, m->module, cfg, &x,
+                   &top, err) != 0)
+        goto done;
+    *loss = top.loss;
+    show_grad(&top, TABLE_INPUTS, NO_HEAD, &dx);
+    if (top.shown_rc != 0)
+        goto done;
+    if (grad != NULL) {
+        // the embedding's backward: row ids[t] adds dx[t], in token order
+        matrix *de = grad->embedding;
+        memset(de->v, 0, de->rows * de->cols * sizeof(float));
+        for (size_t t = 0; t < T; t++)
+            for (size_t d = 0; d < D; d++)
+                *matrix_at(de, s->ids[t], d) += *matrix_at(&dx, t, d);
+        if (grad->positions != NULL) {
+            matrix *dp = grad->positions;
+            memset(dp->v, 0, dp->rows * dp->cols * sizeof(float));
+            for (size_t t = 0; t < T; t++)
+                for (size_t d = 0; d < D; d++)
+                    *matrix_at(dp, t, d) += *matrix_at(&dx, t, d);
+        }
+    }
+    rc = 0;
+done:
+    scratch_free(&sc);
+    return rc;
+}
+
+/* ---- the parameters, listed in the order of params ------------------ */
+
+/* A parameter and its gradient. */
+typedef struct {
+    matrix *value, *grad;
+} param_pair;
+
+/* Where list_matrix appends: m has room for every parameter. */
+typedef struct {
+    matrix **m;
+    size_t n;
+} matrix_list;
+
+/* A param_fn: appends a present parameter's matrix (ctx: matrix_list),
+ * or with m NULL counts it. */
+static int list_matrix(const param_info *p, void *ctx)
+{
+    matrix_list *l = ctx;
+    if (p->present && p->value != NULL) {
+        if (l->m != NULL)
+            l->m[l->n] = p->value;
+        l->n++;
+    }
+    return 0;
+}
+
+/* Every parameter of m with its gradient in g, in params' order: [emb,
+ * pos, *module, lm_head], into *pairs (allocated; *n of them). */
+static int list_pairs(param_pair **pairs, size_t *n, const train_model *m,
+                      const train_model *g, variant_id v,
+                      const model_dims *dims, mx_error *err)
+{
+    const unsigned bit = variant_by_id(v)->bit;
+    matrix_list count = {NULL, 0};
+    model_params_each(bit, dims, m->module, list_matrix, &count);
+    const size_t total = count.n + 3;
+    matrix **mv = calloc(count.n + 1, sizeof *mv);
+    matrix **gv = calloc(count.n + 1, sizeof *gv);
+    *pairs = calloc(total, sizeof **pairs);
+    *n = 0;
+    if (mv == NULL || gv == NULL || *pairs == NULL) {
+        free(mv);
+        free(gv);
+        free(*pairs);
+        *pairs = NULL;
+        return err_nomem(err, _("the gradients"));
+    }
+    param_pair *p = *pairs;
+    p[(*n)++] = (param_pair){m->embedding, g->embedding};
+    if (m->positions != NULL)
+        p[(*n)++] = (param_pair){m->positions, g->positions};
+    matrix_list lm = {mv, 0}, lg = {gv, 0};
+    model_params_each(bit, dims, m->module, list_matrix, &lm);
+    model_params_each(bit, dims, g->module, list_matrix, &lg);
+    for (size_t i = 0; i < lm.n && i < lg.n; i++)
+        p[(*n)++] = (param_pair){mv[i], gv[i]};
+    p[(*n)++] = (param_pair){m->lm_head, g->lm_head};
+    free(mv);
+    free(gv);
+    return 0;
+}
+
+int train_grad_model(train_model *g, const train_model *m, variant_id v,
+                     const model_dims *dims, const attention_config *cfg,
+                     mx_error *err)
+{
+    const variant_row *row = variant_row_of(v);
+    *g = (train_model){0};
+    g->embedding = calloc(1, sizeof *g->embedding);
+    g->positions =
+        m->positions != NULL ? calloc(1, sizeof *g->positions) : NULL;
+    g->lm_head = calloc(1, sizeof *g->lm_head);
+    g->module = calloc(1, sizeof(module_room));
+    if (g->embedding == NULL || g->lm_head == NULL || g->module == NULL ||
+        (m->positions != NULL && g->positions == NULL)) {
+        train_grad_model_free(g, v);
+        return err_nomem(err, _("the gradients"));
+    }
+    torch_rng any;
+    rng_seed(&any, 0);
+    if (matrix_alloc(g->embedding, m->embedding->rows, m->embedding->cols,
+                     N_("the gradients"), err) != 0 ||
+        (g->positions != NULL &&
+         matrix_alloc(g->positions, m->positions->rows, m->positions->cols,
+                      N_("the gradients"), err) != 0) ||
+        matrix_alloc(g->lm_head, m->lm_head->rows, m->lm_head->cols,
+                     N_("the gradients"), err) != 0 ||
+        row->init(g->module, cfg, dims, &any, err) != 0) {
+        train_grad_model_free(g, v);
+        return -1;
+    }
+    return 0;
+}
+
+void train_grad_model_free(train_model *g, variant_id v)
+{
+    if (g->module != NULL)
+        variant_row_of(v)->free(g->module);
+    free(g->module);
+    matrix_free(g->embedding);
+    matrix_free(g->positions);
+    matrix_free(g->lm_head);
+    free(g->embedding);
+    free(g->positions);
+    free(g->lm_head);
+    *g = (train_model){0};
+}
+
+int train_run(float *losses, const train_model *m, variant_id v,
+              const model_dims *dims, const attention_config *cfg,
+              const train_sentence *sentences, size_t n,
+              const train_options *opt, mx_error *err)
+{
+    train_model g;
+    if (opt->steps == 0)
+        return 0;
+    if (train_grad_model(&g, m, v, dims, cfg, err) != 0)
+        return -1;
+    param_pair *pairs = NULL;
+    size_t np = 0;
+    // Adam's running averages, one pair per parameter, zeros at first
+    matrix *avg = NULL, *sq = NULL;
+    int rc = list_pairs(&pairs, &np, m, &g, v, dims, err);
+    if (rc == 0 && opt->optimizer == OPTIMIZER_ADAM) {
+        avg = calloc(np, sizeof *avg);
+        sq = calloc(np, sizeof *sq);
+        if (avg == NULL || sq == NULL)
+            rc = err_nomem(err, _("Adam's running averages"));
+    }
+    for (size_t i = 0; i < np && rc == 0 && avg != NULL; i++)
+        if (matrix_alloc(&avg[i], pairs[i].value->rows, pairs[i].value->cols,
+                         N_("Adam's running averages"), err) != 0 ||
+            matrix_alloc(&sq[i], pairs[i].value->rows, pairs[i].value->cols,
+                         N_("Adam's running averages"), err) != 0)
+            rc = -1;
+    for (size_t step = 0; step < opt->steps && rc == 0; step++) {
+        const train_sentence *s = &sentences[step % n];
+        if (opt->hook != NULL &&
+            opt->hook->fn(opt->hook->ctx, step, err) != 0) {
+            rc = -1;
+            break;
+        }
+        if (train_pass(&losses[step], NULL, &g, m, v, dims, cfg, s, NULL,
+                       err) != 0) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < np; i++) {
+            matrix *p = pairs[i].value, *gr = pairs[i].grad;
+            const size_t count = p->rows * p->cols;
+            // after the first step zero_grad() leaves zeros, and the new
+            // gradient is added to them: -0 becomes +0
+            if (step > 0)
+                for (size_t k = 0; k < count; k++)
+                    gr->v[k] += 0.0f;
+            if (opt->optimizer == OPTIMIZER_ADAM)
+                adam_update(p->v, avg[i].v, sq[i].v, gr->v, count, opt->lr,
+                            step + 1);
+            else
+                sgd_update(p->v, gr->v, count, opt->lr);
+        }
+    }
+    for (size_t i = 0; i < np && avg != NULL; i++) {
+        matrix_free(&avg[i]);
+        if (sq != NULL)
+            matrix_free(&sq[i]);
+    }
+    free(avg);
+    free(sq);
+    free(pairs);
+    train_grad_model_free(&g, v);
+    return rc;
+}

@@ -1,0 +1,110 @@
+/* train_parts.h: the pieces of the training's passes (train.c) that a
+ * module's pass in another file reuses (block_train.c): working
+ * matrices, the top layer (lm_head and the loss), nn.Linear's gradient
+ * and the fused attention's forward and backward.
+ *
+ * Shapes: T tokens, D = d_model, O = d_out, H heads, hd = O / H.
+ */
+#ifndef MHA_TRAIN_PARTS_H
+#define MHA_TRAIN_PARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "model/lesson/attention.h"
+#include "model/lesson/train.h"
+#include "numerics/tensor.h"
+
+/* The matrices one pass allocates, freed together. */
+typedef struct {
+    matrix **m;
+    size_t n, cap;
+} scratch;
+
+/* A zeroed m (rows, cols), to be freed with s. */
+int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
+                  mx_error *err);
+void scratch_free(scratch *s);
+
+/* What the module hands its output to: logits = out @ lm_head^T, the
+ * loss, and (when training) dout and lm_head's gradient; and where the
+ * intermediates' gradients go (--grad). */
+typedef struct {
+    const matrix *lm_head; /* (V, W) */
+    matrix *dlm_head;      /* (V, W), or NULL: no backward pass */
+    matrix *logits;        /* (T, V), kept by the caller or NULL */
+    const size_t *ids;     /* the sentence */
+    float loss;
+    const train_shown *shown; /* or NULL */
+    int shown_rc;             /* the first failure of shown->fn */
+} top_layer;
+
+/* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
+void show_grad(top_layer *t, table_id id, int head, const matrix *g);
+
+/* out (T, W) -> t->loss; with t->dlm_head, dout (T, W). */
+int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
+             mx_error *err);
+
+/* A module's pass: its forward over x (T, D), the top layer over its
+ * output, then (top->dlm_head not NULL) its backward into grad (a module
+ * of the same shapes) and dx (T, D). */
+typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
+                              const attention_config *cfg, const matrix *x,
+                              top_layer *top, mx_error *err);
+
+/* nn.Linear's gradients into g from dy, and dx into dx_part (backward.h;
+ * by_columns: dy laid out by columns). */
+void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
+                  const matrix *dy, const matrix *x, bool by_columns,
+                  workers *pool);
+
+/* A head's forward tables, kept for its backward pass. */
+typedef struct {
+    matrix q, k, v;    /* (T, hd) */
+    matrix scores;     /* (T, T) */
+    matrix weights;    /* (T, T) */
+    matrix context;    /* (T, hd) */
+    matrix dq, dk, dv; /* (T, hd) */
+} head_work;
+
+/* Room the heads' backward passes share: dweights, dscores (T, T) and a
+ * transpose (T, T); shown (T, T): the scores' gradient as shown. */
+typedef struct {
+    matrix dweights, dscores, t_tt, shown;
+} head_room;
+
+/* A head's backward pass from its dcontext (T, hd), its gradients handed
+ * to top->shown as head `head`. */
+void head_back(head_work *h, head_room *r, const matrix *dcontext,
+               const attention_config *cfg, top_layer *top, int head);
+
+/* The fused attention's forward over x (T, D), its out (T, O) and what
+ * its backward reads. */
+typedef struct {
+    scratch s;
+    head_work *h; /* H heads */
+    head_room r;
+    size_t H, hd;
+    matrix Q, K, V, concat, out;                 /* (T, O) */
+    matrix dconcat, dQ, dK, dV, dctx, part, dyt; /* working room */
+} fused_tape;
+
+int fused_tape_forward(fused_tape *t, const fused_params *p,
+                       const attention_config *cfg, const matrix *x,
+                       mx_error *err);
+/* g's gradients from dout (T, O); dx (T, D) gets W_value's, W_query's,
+ * then W_key's part added (the first replacing it when dx_first). */
+void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
+                         fused_tape *t, const fused_params *p,
+                         const matrix *dout, const attention_config *cfg,
+                         const matrix *x, top_layer *top);
+void fused_tape_free(fused_tape *t);
+
+/* The Transformer block's pass (block_train.c). */
+int block_pass(matrix *dx, void *grad, const void *module,
+               const attention_config *cfg, const matrix *x, top_layer *top,
+               mx_error *err);
+
+#endif
