@@ -632,7 +632,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     linear head = {0};
     module_room m = {0};
     train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
-                         &head.weight};
+                         &head.weight, mc->training.qkv_order};
     train_model grads = {0};
     checkpoints ck = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
