@@ -186,6 +186,15 @@ case("notebook_pt", variants=["single", "wrapper", "fused"],
 case("notebook_zh", variants=["fused"], sentence="我 喜欢 吃 牛舌",
      d_model=64, d_out=64, heads=4, seed=42, steps=50, optimizer="adam",
      qkv_bias=True, causal=False, order="qkv", zh=True)
+# the Chinese notebook's own size, 512 wide (some of its tables: the
+# whole run's CSV would be large)
+case("notebook_zh_512", variants=["fused"], sentence="我 喜欢 吃 牛舌",
+     d_model=512, d_out=512, heads=8, seed=42, steps=50, optimizer="adam",
+     qkv_bias=True, causal=False, order="qkv", zh=True,
+     tables=["W_key.bias", "out_proj.bias", "logits", "loss", "inputs.grad",
+             "embedding.weight.grad", "W_query.bias.grad", "W_key.bias.grad",
+             "W_value.bias.grad", "W_value.weight.grad", "out_proj.bias.grad",
+             "lm_head.weight.grad"])
 case("notebook_cantonese", variants=["block"],
      sentence="呢間 餐廳 嘅 牛舌 好 出名 ， 慢煮 牛舌 好 好食", d_model=16,
      d_out=16, heads=4, seed=42, steps=50, optimizer="adam", qkv_bias=True,
@@ -529,6 +538,8 @@ def args_of(c):
     if c["corpus"]:
         a += ["--corpus", "{DIR}/%s.corpus.csv" % c["name"], "--column",
               "text"]
+    if c.get("tables"):
+        a += ["--tables", ",".join(c["tables"])]
     a.append(c["sentence"])
     return a
 
@@ -581,6 +592,8 @@ def main():
                   encoding="utf-8", newline="\n") as f:
             f.write("variant,head,table,rows,cols,sha256\n")
             for variant, head, table, t in tables_of(c):
+                if c.get("tables") and table not in c["tables"]:
+                    continue
                 f.write("%s,%s,%s,%d,%d,%s\n" % (variant, head, table,
                                                  t.shape[0], t.shape[1],
                                                  digest(t)))
