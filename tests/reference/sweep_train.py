@@ -84,8 +84,19 @@ def main():
     rng = random.Random(seed)
     torch.set_num_threads(1)
     same = differ = 0
+    kinds = {}
     for i in range(n):
         c = draw(rng, i)
+        variant = c["variants"][0]
+        one = (c["d_out"] == 1 or c["d_out"] == c["heads"] or
+               c.get("ff") == 1)
+        for kind in ("%s %s" % (variant, c["order"]),
+                     "a layer or head one column wide" if one else None,
+                     "qkv-bias" if c["qkv_bias"] else None,
+                     "no causal mask" if not c["causal"] else None,
+                     c["optimizer"]):
+            if kind is not None:
+                kinds[kind] = kinds.get(kind, 0) + 1
         want = ref.tables_of(c)
         got, error = run(mha, c)
         wrong = []
@@ -103,6 +114,7 @@ def main():
             same += 1
         sys.stdout.flush()
     print("%d configurations: %d bit for bit, %d differ" % (n, same, differ))
+    print("; ".join("%s: %d" % kv for kv in sorted(kinds.items())))
     return 1 if differ else 0
 
 
