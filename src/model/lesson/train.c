@@ -21,8 +21,8 @@
  * module with heads one column wide), and as one contiguous run whenever
  * dy has one column.
  */
-#include "model/train.h"
-#include "model/train_parts.h"
+#include "model/lesson/train.h"
+#include "model/lesson/train_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,7 @@
 #include "model/backward.h"
 #include "model/loss.h"
 #include "model/tokenize.h"
-#include "model/variants.h"
+#include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
 /* ---- working matrices ------------------------------------------------- */
