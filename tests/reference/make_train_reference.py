@@ -27,8 +27,8 @@ projections (docs/exactness.md), so each order is the class that has it.
       book_classes.py: SelfAttention_v2 (single, --no-causal),
       CausalAttention (single), MultiHeadAttentionWrapper (wrapper, each
       head d_out / heads wide), MultiHeadAttention (fused); the block is
-      make_reference_teaching.py's post-norm TransformerBlock around the
-      fused module (keys first, as the book's).
+      make_reference_teaching.py's post-norm TransformerBlock with the
+      book's MultiHeadAttention as its attention.
   --qkv-order qkv (queries first): the notebooks' own classes, copied in
       make_reference_notebooks.py: the English lesson's
       EnMultiHeadAttention (fused) and EnTransformerBlock (block), the
@@ -301,7 +301,16 @@ def build_class(variant, c, T):
             if not causal:
                 m.mask.zero_()
             return m, o, batched, same
+        # the post-norm block with the book's MultiHeadAttention as its
+        # attention, made with the block's own draws
         m, width = build(variant, c, T)
+        state = torch.get_rng_state()
+        attention = book_classes.MultiHeadAttention(d, d, T, 0.0, h, bias)
+        torch.set_rng_state(state)
+        attention.load_state_dict(m.attention.state_dict())
+        if not causal:
+            attention.mask.zero_()
+        m.attention = attention
         return m, width, batched, same
     # queries first
     mask = causal_ones(T) if causal else None
