@@ -10,8 +10,8 @@
 
 #include "base/error.h"
 #include "render/heat.h"
-#include "model/model.h"
-#include "model/train.h"
+#include "model/lesson/model.h"
+#include "model/lesson/train.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 
@@ -89,7 +89,7 @@ typedef struct {
     bool d_model_given;     /* --d-model was on the command line */
 
     /* --weights DIR's parameter files, opened by run_job's check
-     * (model/weights.h), or NULL: a caller that runs the model without
+     * (model/lesson/weights.h), or NULL: a caller that runs the model without
      * run_job opens them itself (weights_open_dir), or the model runs on
      * the seeded values */
     const struct weights_files *weight_files;

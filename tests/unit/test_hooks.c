@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "io/safetensors.h"
-#include "model/attention.h"
-#include "model/gpt2.h"
+#include "model/lesson/attention.h"
+#include "model/gpt2/gpt2.h"
 #include "model/hooks.h"
 #include "numerics/rng.h"
 #include "tap.h"
