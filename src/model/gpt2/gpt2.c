@@ -11,6 +11,7 @@
 #include "model/layers/attention_head.h"
 #include "model/layers/dense.h"
 #include "model/layers/mlp.h"
+#include "model/layers/transformer_block.h"
 #include "numerics/matmul.h"
 
 /* ---- config.json --------------------------------------------------------- */
@@ -366,18 +367,18 @@ static head_spec gpt2_head(size_t hd)
                        .scale = SCALE_SCORES};
 }
 
-/* The attention of layer li over a = ln_1(h) (T, D): c_attn, each head,
+/* The attention of layer li over x = ln_1(h) (T, D): c_attn, each head,
  * concat (T, D), then attn_out = c_proj(concat) in w->attn. */
-static int attention(layer_work *w, const gpt2_model *m, size_t li,
-                     const gpt2_run *run, mx_error *err)
+static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
+                     size_t li, const gpt2_run *run, mx_error *err)
 {
     const gpt2_config *c = &m->cfg;
     const gpt2_layer *l = &m->layers[li];
     const size_t D = c->n_embd, hd = D / c->n_head;
     const int L = (int)li;
-    // qkv (T, 3D) = addmm(c_attn.bias, a, c_attn.weight)
+    // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
     const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
-    dense_forward(&w->qkv, &w->a, &c_attn, run->pool);
+    dense_forward(&w->qkv, x, &c_attn, run->pool);
     const head_spec spec = gpt2_head(hd);
     const head_tables t = {.q = &w->q,
                            .k = &w->k,
@@ -405,36 +406,69 @@ static int attention(layer_work *w, const gpt2_model *m, size_t li,
     return point(run, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn, err);
 }
 
-/* One layer over h (T, D), in place. */
+/* What a layer's block works with: the checkpoint's layer, the pass's
+ * working matrices and h, the hidden states it updates in place. */
+typedef struct {
+    layer_work *w;
+    matrix *h;
+    const gpt2_model *m;
+    size_t li;
+    const gpt2_run *run;
+} layer_pass;
+
+/* The block's attention over ln_1 (w->a): attn_out in w->attn. */
+static int layer_attend(void *ctx, const matrix **out, const matrix *x,
+                        mx_error *err)
+{
+    const layer_pass *p = ctx;
+    *out = &p->w->attn;
+    return attention(p->w, x, p->m, p->li, p->run, err);
+}
+
+/* Where the block's tables lie: ln_1 and ln_2 in a, the residual and the
+ * layer's output in h, in place; the MLP's in fc and mlp. */
+static matrix *layer_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    const layer_pass *p = ctx;
+    switch (id) {
+    case TABLE_RESIDUAL:
+    case TABLE_HIDDEN:
+        return p->h;
+    case TABLE_FFN_HIDDEN:
+        return &p->w->fc;
+    case TABLE_FFN_OUT:
+        return &p->w->mlp;
+    default: // ln_1, ln_2
+        return &p->w->a;
+    }
+}
+
+/* One layer over h (T, D), in place: GPT2Block, the one Transformer
+ * block (transformer_block.h) with the norms before, gelu_new, and
+ * attn_output + residual. */
 static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
                          size_t li, const gpt2_run *run, mx_error *err)
 {
     const gpt2_config *c = &m->cfg;
     const gpt2_layer *l = &m->layers[li];
     const size_t D = c->n_embd, F = c->n_inner;
-    const int L = (int)li;
-    // ln_1 (T, D), the attention, residual (T, D) = attn_out + h
-    layer_norm(&w->a, h, l->ln_1_w, l->ln_1_b, c->eps);
-    if (point(run, L, NO_HEAD, TABLE_LN_1, &w->a, err) != 0 ||
-        attention(w, m, li, run, err) != 0)
-        return -1;
-    add(h, &w->attn, h);
-    if (point(run, L, NO_HEAD, TABLE_RESIDUAL, h, err) != 0)
-        return -1;
-    // ln_2 (T, D), the MLP, hidden (T, D) = h + mlp_out
-    layer_norm(&w->a, h, l->ln_2_w, l->ln_2_b, c->eps);
-    if (point(run, L, NO_HEAD, TABLE_LN_2, &w->a, err) != 0)
-        return -1;
-    const mlp net = {.fc = conv1d(l->c_fc_w, l->c_fc_b, D, F),
-                     .proj = conv1d(l->mlp_proj_w, l->mlp_proj_b, F, D),
-                     .act = ACT_GELU_NEW};
-    const table_key at = {VARIANT_ID_BLOCK, L, NO_HEAD, TABLE_FFN_HIDDEN,
+    const block_layer b = {
+        .norm = NORM_BEFORE,
+        .norm1 = {l->ln_1_w, l->ln_1_b, c->eps},
+        .norm2 = {l->ln_2_w, l->ln_2_b, c->eps},
+        .ffn = {conv1d(l->c_fc_w, l->c_fc_b, D, F),
+                conv1d(l->mlp_proj_w, l->mlp_proj_b, F, D), ACT_GELU_NEW},
+        .attn_out_first = true,
+    };
+    layer_pass p = {w, h, m, li, run};
+    const block_attention attn = {layer_attend, &p};
+    const block_store store = {.get = layer_table, .ctx = &p};
+    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
                           false};
-    if (mlp_forward(&w->mlp, &w->fc, &w->a, &net, run->hooks, &at, run->pool,
-                    err) != 0)
-        return -1;
-    add(h, h, &w->mlp);
-    return point(run, L, NO_HEAD, TABLE_HIDDEN, h, err);
+    const matrix *out;
+    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
+                               run->pool, err);
 }
 
 int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
