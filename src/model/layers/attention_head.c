@@ -10,6 +10,7 @@
 
 #include "model/backward.h"
 #include "model/dropout.h"
+#include "model/layers/dense.h"
 
 /* q (T, hd) = W_query(x), k and v (S, hd) = W_key(kv), W_value(kv): the
  * head's own projections (nn.Linear: x @ W^T + b), or its columns of the
@@ -17,10 +18,7 @@
 static void project(const head_tables *t, const head_source *src, workers *pool)
 {
     if (src->own != NULL) {
-        const qkv *p = src->own;
-        linear_forward(t->q, src->x, &p->query.weight, p->query.bias.v, pool);
-        linear_forward(t->k, src->kv, &p->key.weight, p->key.bias.v, pool);
-        linear_forward(t->v, src->kv, &p->value.weight, p->value.bias.v, pool);
+        qkv_forward(t->q, t->k, t->v, src->own, src->x, src->kv, pool);
         return;
     }
     take_columns(t->q, src->from[0], src->first[0]);

@@ -33,3 +33,18 @@ void dense_forward(matrix *y, const matrix *x, const dense *l, workers *pool)
     };
     matmul_run(&p, matmul_kernel_best(), pool);
 }
+
+void linear_layer_forward(matrix *y, const matrix *x, const linear *l,
+                          workers *pool)
+{
+    const dense d = dense_of_linear(l);
+    dense_forward(y, x, &d, pool);
+}
+
+void qkv_forward(matrix *q, matrix *k, matrix *v, const qkv *p, const matrix *x,
+                 const matrix *kv, workers *pool)
+{
+    linear_layer_forward(q, x, &p->query, pool);
+    linear_layer_forward(k, kv, &p->key, pool);
+    linear_layer_forward(v, kv, &p->value, pool);
+}

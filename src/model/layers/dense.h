@@ -33,4 +33,13 @@ dense dense_of_linear(const linear *l);
 /* y (T, out) = the layer over x (T, in). */
 void dense_forward(matrix *y, const matrix *x, const dense *l, workers *pool);
 
+/* y (T, out) = the nn.Linear l over x (T, in). */
+void linear_layer_forward(matrix *y, const matrix *x, const linear *l,
+                          workers *pool);
+
+/* An attention's three projections, in this order: q (T, width) =
+ * W_query(x), k and v (S, width) = W_key(kv), W_value(kv). */
+void qkv_forward(matrix *q, matrix *k, matrix *v, const qkv *p, const matrix *x,
+                 const matrix *kv, workers *pool);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "base/i18n.h"
 #include "model/heads.h"
+#include "model/layers/dense.h"
 #include "model/hooks.h"
 
 /* ---- the constructors: which nn.Linear are drawn, in which order ------- */
@@ -201,8 +202,7 @@ static table *project_out(trace *tr, variant_id variant, table_id out_id,
     table *out = new_table(tr, variant, out_id, cfg->d_out, cfg, lab, err);
     if (out == NULL)
         return NULL;
-    linear_forward(&out->values, &concat->values, &out_proj->weight,
-                   out_proj->bias.v, cfg->pool);
+    linear_layer_forward(&out->values, &concat->values, out_proj, cfg->pool);
     trace_release(tr, concat);
     return module_point(cfg, variant, out_id, &out->values, err) == 0 ? out
                                                                       : NULL;
@@ -281,12 +281,7 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
         matrix_alloc(&K, S, O, N_("the keys"), err) == 0 &&
         matrix_alloc(&V, S, O, N_("the values"), err) == 0) {
         // Q, K, V = W_query(x), W_key(kv), W_value(kv)
-        linear_forward(&Q, in->x, &p->attn.query.weight, p->attn.query.bias.v,
-                       cfg->pool);
-        linear_forward(&K, in->kv, &p->attn.key.weight, p->attn.key.bias.v,
-                       cfg->pool);
-        linear_forward(&V, in->kv, &p->attn.value.weight, p->attn.value.bias.v,
-                       cfg->pool);
+        qkv_forward(&Q, &K, &V, &p->attn, in->x, in->kv, cfg->pool);
         rc = 0;
     }
 

@@ -21,6 +21,7 @@
 #include "base/i18n.h"
 #include "model/backward.h"
 #include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
 #include "model/loss.h"
 #include "model/tokenize.h"
 #include "model/lesson/variants.h"
@@ -325,12 +326,7 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
         if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
     // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&t->Q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&t->K, x, &p->attn.key.weight, p->attn.key.bias.v,
-                   cfg->pool);
-    linear_forward(&t->V, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
+    qkv_forward(&t->Q, &t->K, &t->V, &p->attn, x, x, cfg->pool);
     for (size_t i = 0; i < H; i++) {
         // head i's columns of Q, K, V (view, transpose)
         const head_source src = {.from = {&t->Q, &t->K, &t->V},
@@ -339,8 +335,7 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
         put_columns(&t->concat, &t->h[i].context, i * hd);
     }
     // out (T, O) = out_proj(concat_context)
-    linear_forward(&t->out, &t->concat, &p->out_proj.weight, p->out_proj.bias.v,
-                   cfg->pool);
+    linear_layer_forward(&t->out, &t->concat, &p->out_proj, cfg->pool);
     return 0;
 }
 
