@@ -13,14 +13,6 @@ static bool same_place(const table_key *a, const table_key *b)
            a->head == b->head && a->id == b->id && !a->grad && !b->grad;
 }
 
-bool hooks_replace(const forward_hooks *h, const table_key *at)
-{
-    for (size_t i = 0; h != NULL && i < h->n_replace; i++)
-        if (same_place(&h->replace[i].at, at))
-            return true;
-    return false;
-}
-
 /* m (T, n) = each column's mean over the T rows, repeated on every row:
  * the sums of x.mean(dim=0) (mean_rows, PyTorch's order). */
 static int mean_over_rows(matrix *m, mx_error *err)

@@ -71,7 +71,4 @@ static inline table_key hook_at(const table_key *at, table_id id)
 int hook_point(const forward_hooks *h, const table_key *at, matrix *m,
                mx_error *err);
 
-/* Whether a hook replaces the activation `at`. */
-bool hooks_replace(const forward_hooks *h, const table_key *at);
-
 #endif
