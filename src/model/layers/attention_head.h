@@ -60,6 +60,8 @@ typedef struct {
     scale_place scale; /* where the division is */
     double dropout;    /* P of nn.Dropout on the weights (training mode;
                           the lessons' --attn-dropout); 0: none */
+    /* positions: no family rotates q and k yet; a rotary family's
+       setting goes here, read by the forward's slot of positions */
 } head_spec;
 
 /* One head's activations, where the caller keeps them (the trace's
