@@ -57,6 +57,15 @@ OPTION(KV, "kv", 0, "SENTENCE", MODEL, 27,
           "no causal mask                    (default none)"))
 OPTION(TOKENS, "tokens", 0, "HOW", MODEL, 29,
        N_("words, or chars: a token per character (default words)"))
+OPTION(LOWER, "lower", 0, NULL, MODEL, 60,
+       N_("lower-case every word: 'O' and 'o' are one word\n"
+          "                                    (default as written)"))
+OPTION(PUNCT, "punct", 0, "HOW", MODEL, 61,
+       N_("punctuation at a word's ends: keep, split (a token\n"
+          "of its own) or drop                 (default keep)"))
+OPTION(UNK, "unk", 0, NULL, MODEL, 62,
+       N_("a trained run reads words outside its vocabulary\n"
+          "as the word <unk>, which it learns (default error)"))
 OPTION(POSITIONS, "positions", 0, NULL, MODEL, 57,
        N_("learned positions nn.Embedding(context, d_model)\n"
           "added to the embeddings, as GPT     (default none)"))
@@ -75,6 +84,10 @@ OPTION(CORPUS, "corpus", 0, "FILE", MODEL, 58,
 OPTION(GRAD, "grad", 0, NULL, MODEL, 59,
        N_("with --train, the gradients at the final\n"
           "parameters: <name>.grad tables      (default none)"))
+OPTION(QKV_ORDER, "qkv-order", 0, "ORDER", MODEL, 63,
+       N_("with --train, the order the class's forward computes\n"
+          "its projections: kqv (keys first, as the book) or\n"
+          "qkv; it changes the gradients only (default kqv)"))
 OPTION(EMBEDDINGS, "embeddings", 0, "FILE", INPUTS, 14,
        N_("one row per token: label, then its vector; d_model\n"
           "is the file's width, no embedding draws (default none)"))

@@ -47,6 +47,7 @@ html_run page_run_of(const options *opt, const model_input *in)
         .adam = opt->training.optimizer == OPTIMIZER_ADAM,
         .positions = opt->positions,
         .grad = opt->grad,
+        .queries_first = opt->training.qkv_order == QKV_ORDER_QKV,
         .layers = opt->block_layers,
         .editable = in->sentence != NULL && in->embeddings == NULL &&
                     opt->weights == NULL && opt->model == NULL &&
@@ -79,5 +80,14 @@ html_run page_run_of(const options *opt, const model_input *in)
         add_arg(&run, "--randn-input");
     if (opt->batch > 1)
         add_arg(&run, "--batch=%zu", opt->batch);
+    // how words are made: the page's runs cut them the same way
+    static const char *const punct[] = {
+        [PUNCT_KEEP] = "keep", [PUNCT_SPLIT] = "split", [PUNCT_DROP] = "drop"};
+    if (opt->rules.lower)
+        add_arg(&run, "--lower");
+    if (opt->rules.punct != PUNCT_KEEP)
+        add_arg(&run, "--punct=%s", punct[opt->rules.punct]);
+    if (opt->unk)
+        add_arg(&run, "--unk");
     return run;
 }

@@ -79,6 +79,10 @@ COMMANDS = {
     "model-csv-dir": ["--model", TINY, "hello world", "--tables",
                       "logits,next_tokens,h.0.attn.c_attn.weight",
                       "--threads", "1", "--csv-dir", "DIR/out"],
+    # a trained model's folder read back (model.json, every file checked
+    # before the first table), trained one step further
+    "train-weights": [S, "--weights", "MODEL", "--train", "1", "--format",
+                      "csv"],
     # the picture libraries (cairo, pango, fontconfig, GLib) allocate in
     # the run's child process (cli/supervise.h)
     "plot-html": [S, "--plot", "DIR/p.png", "--html", "DIR/p.html"],
@@ -210,13 +214,18 @@ def main():
         sentences = os.path.join(tmp, "sentences.csv")
         with open(sentences, "w") as f:
             f.write("s\nO gato\nO gato sobe\n\"a, b\"\n")
+        model = os.path.join(tmp, "trained-model")
+        subprocess.run([program, S, "--train", "2", "--positions",
+                        "--variant", "single,fused", "--d-model", "4",
+                        "--csv-dir", model, "--tables", "loss"],
+                       stdout=subprocess.DEVNULL, check=True)
         for name, template in COMMANDS.items():
             if only and name != only:
                 continue
             work = os.path.join(tmp, name)
             os.mkdir(work)
             args = [a.replace("DIR", work).replace("SENTENCES", sentences)
-                    for a in template]
+                    .replace("MODEL", model) for a in template]
             base = run(program, shim, args, 0, work)
             files = listing(work)
             ok(base[0] == 0 and base[3] > 0,
