@@ -6,8 +6,9 @@
 For each checkpoint of GPT2_DIR (tests/reference/make_gpt2_reference.py's),
 a copy whose vocab.json and merges.txt are replaced by the tokenizer.json
 tests/tools/gpt2_tokenizer_json.py writes from them must give the same
-standard output, byte for byte, as the folder itself: the tokens, every
-table, the CSV, next_tokens' labels. A folder with both keeps reading
+standard output and error, byte for byte, as the folder itself: the
+tokens, every table, the CSV, next_tokens' labels (and the same error
+where a text is longer than a small checkpoint's n_positions). A folder with both keeps reading
 vocab.json and merges.txt. A broken or unsupported tokenizer.json is
 status 2 with one line.
 """
@@ -57,10 +58,11 @@ def main():
                     b = mha.run(["--model", copy] + extra + [text])
                     n += 1
                     ran += a.returncode == 0 and len(a.stdout) > 0
-                    if (a.returncode, a.stdout) != (b.returncode, b.stdout):
+                    if (a.returncode, a.stdout, a.stderr) != \
+                            (b.returncode, b.stdout, b.stderr):
                         same.append((text, extra, a.stdout[:300],
                                      b.stdout[:300], b.stderr[:300]))
-            ok(not same and ran == n,
+            ok(not same and ran >= n // 2,
                f"{os.path.basename(folder)}: tokenizer.json gives the output "
                f"of vocab.json and merges.txt ({ran} of {n} runs succeed)",
                "\n".join(map(repr, same[:3])))
