@@ -71,8 +71,8 @@ static int read_added(hf_tokenizer *t, const json_doc *doc,
     for (const json_node *m = json_first(doc, list); m; m = json_next(doc, m)) {
         const json_node *c = json_get(doc, m, "content");
         if (c == NULL || c->type != JSON_STRING || c->len == 0)
-            return err_input(err, _("%s: an added token without content"),
-                             what);
+            return err_input(err, _("%s: %s has no \"%s\""), what,
+                             "added_tokens", "content");
         hf_added *a = &t->added[t->n_added];
         if (read_id(&a->id, json_get(doc, m, "id"), file_len, what,
                     json_str(doc, c), err) != 0)
@@ -159,10 +159,8 @@ static int special_id(int32_t *id, const hf_tokenizer *t, const char *s,
     if (tok_map_get(&t->added_map, s, strlen(s), id) ||
         tok_map_get(&t->vocab, s, strlen(s), id))
         return 0;
-    return err_input(err,
-                     _("%s: the post-processor's token %s is not in the "
-                       "vocabulary"),
-                     what, s);
+    return err_input(err, _("%s: the token %s is not in the vocabulary"), what,
+                     s);
 }
 
 /* One processor's special tokens: `before` go in front of the text and
@@ -208,8 +206,8 @@ static int read_template(hf_tokenizer *t, const json_doc *doc,
 {
     const json_node *single = json_get(doc, o, "single");
     if (single == NULL || single->type != JSON_ARRAY)
-        return err_input(err, _("%s: TemplateProcessing without \"single\""),
-                         what);
+        return err_input(err, _("%s: %s has no \"%s\""), what,
+                         "TemplateProcessing", "single");
     wrapping w = {0};
     bool seen_a = false;
     for (const json_node *m = json_first(doc, single); m;
@@ -226,13 +224,16 @@ static int read_template(hf_tokenizer *t, const json_doc *doc,
             seen_a = true;
         } else {
             return err_input(err,
-                             _("%s: a TemplateProcessing item that is "
-                               "neither a special token nor $A once"),
+                             _("%s: TemplateProcessing's \"single\" is not "
+                               "special tokens around $A"),
                              what);
         }
     }
     if (!seen_a)
-        return err_input(err, _("%s: TemplateProcessing without $A"), what);
+        return err_input(err,
+                         _("%s: TemplateProcessing's \"single\" is not "
+                           "special tokens around $A"),
+                         what);
     return wrap_apply(t, &w, what, err);
 }
 
@@ -250,8 +251,8 @@ static int read_post(hf_tokenizer *t, const json_doc *doc, const json_node *o,
     if (strcmp(type, "Sequence") == 0) {
         const json_node *list = json_get(doc, o, "processors");
         if (list == NULL || list->type != JSON_ARRAY)
-            return err_input(err, _("%s: a Sequence without \"processors\""),
-                             what);
+            return err_input(err, _("%s: %s has no \"%s\""), what, "Sequence",
+                             "processors");
         for (const json_node *m = json_first(doc, list); m;
              m = json_next(doc, m))
             if (read_post(t, doc, m, what, err) != 0)
@@ -266,16 +267,17 @@ static int read_post(hf_tokenizer *t, const json_doc *doc, const json_node *o,
         const json_node *s = sep ? json_first(doc, sep) : NULL;
         if (c == NULL || s == NULL || c->type != JSON_STRING ||
             s->type != JSON_STRING)
-            return err_input(err, _("%s: %s without its cls and sep tokens"),
-                             what, type);
+            return err_input(err, _("%s: %s has no \"%s\""), what, type,
+                             c == NULL || c->type != JSON_STRING ? "cls"
+                                                                 : "sep");
         wrapping w = {0};
         if (wrap_add(&w, t, false, json_str(doc, c), what, err) != 0 ||
             wrap_add(&w, t, true, json_str(doc, s), what, err) != 0)
             return -1;
         return wrap_apply(t, &w, what, err);
     }
-    return err_input(err, _("%s: the post-processor %s is not supported"), what,
-                     type[0] ? type : "?");
+    return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                     "post_processor", type);
 }
 
 static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
@@ -289,7 +291,8 @@ static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
         return err_input(err, _("%s: not a tokenizer.json (no \"model\")"),
                          what);
     if (added != NULL && added->type != JSON_ARRAY && added->type != JSON_NULL)
-        return err_input(err, _("%s: \"added_tokens\" is not a list"), what);
+        return err_input(err, _("%s: \"%s\" is not a list"), what,
+                         "added_tokens");
     const size_t n_added = added && added->type == JSON_ARRAY ? added->len : 0;
     if (read_vocab(t, doc, model, n_added, file_len, what, err) != 0 ||
         (n_added > 0 && read_added(t, doc, added, file_len, what, err) != 0) ||

@@ -91,8 +91,7 @@ static int read_merges(tok_model *m, const json_doc *doc, const json_node *o,
 {
     const json_node *merges = json_get(doc, o, "merges");
     if (merges == NULL || merges->type != JSON_ARRAY)
-        return err_input(err, _("%s: the BPE model has no \"merges\" list"),
-                         what);
+        return err_input(err, _("%s: %s has no \"%s\""), what, "BPE", "merges");
     if (tok_map_init(&m->ranks, merges->len) != 0)
         return err_nomem(err, what);
     tok_buf key = {0};
@@ -121,29 +120,24 @@ static int read_wordpiece(tok_model *m, const json_doc *doc, const json_node *o,
                           const char *what, mx_error *err)
 {
     m->kind = MODEL_WORDPIECE;
+    const char *unk = tok_model_unk_name(doc, o);
     const json_node *p = json_get(doc, o, "continuing_subword_prefix");
     if (p != NULL && p->type == JSON_STRING) {
         if (dup(&m->prefix, &m->prefix_len, doc, p, what, err) != 0)
             return -1;
     } else {
-        return err_input(err,
-                         _("%s: the WordPiece model has no "
-                           "continuing_subword_prefix"),
-                         what);
+        return err_input(err, _("%s: %s has no \"%s\""), what, "WordPiece",
+                         "continuing_subword_prefix");
     }
     size_t max = 100;
     const json_node *mx = json_get(doc, o, "max_input_chars_per_word");
     if (mx != NULL && !json_size(mx, (size_t)1 << 30, &max))
-        return err_input(err,
-                         _("%s: max_input_chars_per_word is not a "
-                           "whole number"),
-                         what);
+        return err_input(err, _("%s: \"%s\" is not a whole number"), what,
+                         "max_input_chars_per_word");
     m->max_chars = max;
     if (m->unk < 0)
-        return err_input(err,
-                         _("%s: the WordPiece model's unk_token is not "
-                           "in its vocabulary"),
-                         what);
+        return err_input(err, _("%s: the token %s is not in the vocabulary"),
+                         what, unk ? unk : "unk_token");
     return 0;
 }
 
@@ -153,7 +147,7 @@ int tok_model_read(tok_model **out, const json_doc *doc, const json_node *node,
     *out = NULL;
     const json_node *t = json_get(doc, node, "type");
     if (t == NULL || t->type != JSON_STRING)
-        return err_input(err, _("%s: the model has no \"type\""), what);
+        return err_input(err, _("%s: %s has no \"%s\""), what, "model", "type");
     tok_model *m = calloc(1, sizeof *m);
     if (m == NULL)
         return err_nomem(err, what);
@@ -171,18 +165,17 @@ int tok_model_read(tok_model **out, const json_doc *doc, const json_node *node,
         const json_node *sfx = text_member(doc, node, "end_of_word_suffix");
         rc = sfx ? dup(&m->suffix, &m->suffix_len, doc, sfx, what, err) : 0;
         if (rc == 0 && text_member(doc, node, "continuing_subword_prefix"))
-            rc = err_input(err,
-                           _("%s: a BPE continuing_subword_prefix is "
-                             "not supported"),
-                           what);
+            rc = err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                           "BPE", "continuing_subword_prefix");
         if (rc == 0 && json_get(doc, node, "dropout") != NULL &&
             json_get(doc, node, "dropout")->type == JSON_NUMBER)
-            rc = err_input(err, _("%s: BPE dropout is not supported"), what);
+            rc = err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                           "BPE", "dropout");
         rc = rc ? rc : read_merges(m, doc, node, what, err);
     } else if (strcmp(json_str(doc, t), "WordPiece") == 0) {
         rc = read_wordpiece(m, doc, node, what, err);
     } else {
-        rc = err_input(err, _("%s: the model type %s is not supported"), what,
+        rc = err_input(err, _("%s: %s \"%s\" is not supported"), what, "model",
                        json_str(doc, t));
     }
     if (rc != 0) {

@@ -50,8 +50,7 @@ static int copy_string(char **out, size_t *len, const json_doc *doc,
                        mx_error *err)
 {
     if (v == NULL || v->type != JSON_STRING)
-        return err_input(err, _("%s: the normalizer's \"%s\" is not a string"),
-                         what, key);
+        return err_input(err, _("%s: \"%s\" is not a string"), what, key);
     *out = malloc(v->len + 1);
     if (*out == NULL)
         return err_nomem(err, what);
@@ -72,8 +71,7 @@ static int read_pattern(tok_regex **re, const json_doc *doc, const json_node *o,
     if (r != NULL && r->type == JSON_STRING)
         return tok_regex_compile(re, json_str(doc, r), r->len,
                                  TOK_SPACE_UNICODE, what, err);
-    return err_input(err, _("%s: a pattern is neither a String nor a Regex"),
-                     what);
+    return err_input(err, _("%s: %s has no \"%s\""), what, "pattern", "String");
 }
 
 static int read_step(tok_norms *ns, const json_doc *doc, const json_node *o,
@@ -123,8 +121,8 @@ static int read_one(norm_step *st, const char *type, const json_doc *doc,
         // strip_accents: null follows lowercase
         st->accents = flag(doc, o, "strip_accents", st->lower);
     } else {
-        return err_input(err, _("%s: the normalizer %s is not supported"), what,
-                         type);
+        return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                         "normalizer", type);
     }
     return 0;
 }
@@ -134,13 +132,14 @@ static int read_step(tok_norms *ns, const json_doc *doc, const json_node *o,
 {
     const json_node *t = json_get(doc, o, "type");
     if (t == NULL || t->type != JSON_STRING)
-        return err_input(err, _("%s: a normalizer without a \"type\""), what);
+        return err_input(err, _("%s: %s has no \"%s\""), what, "normalizer",
+                         "type");
     const char *type = json_str(doc, t);
     if (strcmp(type, "Sequence") == 0) {
         const json_node *list = json_get(doc, o, "normalizers");
         if (list == NULL || list->type != JSON_ARRAY)
-            return err_input(err, _("%s: a Sequence without \"normalizers\""),
-                             what);
+            return err_input(err, _("%s: %s has no \"%s\""), what, "Sequence",
+                             "normalizers");
         for (const json_node *m = json_first(doc, list); m;
              m = json_next(doc, m))
             if (read_step(ns, doc, m, what, err) != 0)
@@ -148,8 +147,8 @@ static int read_step(tok_norms *ns, const json_doc *doc, const json_node *o,
         return 0;
     }
     if (ns->n == MAX_NORM_STEPS)
-        return err_input(err, _("%s: more than %d normalizers"), what,
-                         MAX_NORM_STEPS);
+        return err_input(err, _("%s: more than %d steps in the %s"), what,
+                         MAX_NORM_STEPS, "normalizer");
     return read_one(&ns->step[ns->n++], type, doc, o, what, err);
 }
 

@@ -90,16 +90,15 @@ static int read_split(pre_step *st, const json_doc *doc, const json_node *o,
     // keeps a String pattern's matches even when Removed
     if (behavior == NULL ||
         (strcmp(behavior, "Isolated") != 0 && strcmp(behavior, "Removed") != 0))
-        return err_input(err, _("%s: the Split behavior %s is not supported"),
-                         what, behavior ? behavior : "null");
+        return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                         "behavior", behavior ? behavior : "null");
     st->removed = strcmp(behavior, "Removed") == 0 && s == NULL;
     if (s != NULL && s->type == JSON_STRING)
         return tok_regex_literal(&st->re, json_str(doc, s), s->len, what, err);
     if (r != NULL && r->type == JSON_STRING)
         return tok_regex_compile(&st->re, json_str(doc, r), r->len,
                                  TOK_SPACE_UNICODE, what, err);
-    return err_input(err, _("%s: a pattern is neither a String nor a Regex"),
-                     what);
+    return err_input(err, _("%s: %s has no \"%s\""), what, "pattern", "String");
 }
 
 static int read_metaspace(pre_step *st, const json_doc *doc, const json_node *o,
@@ -110,10 +109,8 @@ static int read_metaspace(pre_step *st, const json_doc *doc, const json_node *o,
     if (rep == NULL)
         rep = "\u2581";
     if (flag(doc, o, "split", false))
-        return err_input(err,
-                         _("%s: Metaspace with \"split\": true is not "
-                           "supported"),
-                         what);
+        return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                         "Metaspace", "split");
     st->prepend = PREPEND_ALWAYS;
     if (scheme != NULL && strcmp(scheme, "first") == 0)
         st->prepend = PREPEND_FIRST;
@@ -167,8 +164,8 @@ static int read_one(pre_step *st, const char *type, const json_doc *doc,
         return tok_regex_compile(&st->re, gpt2_pattern, sizeof gpt2_pattern - 1,
                                  TOK_SPACE_JS, what, err);
     }
-    return err_input(err, _("%s: the pre-tokenizer %s is not supported"), what,
-                     type);
+    return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                     "pre_tokenizer", type);
 }
 
 static int read_step(tok_pretoks *ps, const json_doc *doc, const json_node *o,
@@ -176,13 +173,13 @@ static int read_step(tok_pretoks *ps, const json_doc *doc, const json_node *o,
 {
     const char *type = string_of(doc, o, "type");
     if (type == NULL)
-        return err_input(err, _("%s: a pre-tokenizer without a \"type\""),
-                         what);
+        return err_input(err, _("%s: %s has no \"%s\""), what, "pre_tokenizer",
+                         "type");
     if (strcmp(type, "Sequence") == 0) {
         const json_node *list = json_get(doc, o, "pretokenizers");
         if (list == NULL || list->type != JSON_ARRAY)
-            return err_input(err, _("%s: a Sequence without \"pretokenizers\""),
-                             what);
+            return err_input(err, _("%s: %s has no \"%s\""), what, "Sequence",
+                             "pretokenizers");
         for (const json_node *m = json_first(doc, list); m;
              m = json_next(doc, m))
             if (read_step(ps, doc, m, what, err) != 0)
@@ -190,8 +187,8 @@ static int read_step(tok_pretoks *ps, const json_doc *doc, const json_node *o,
         return 0;
     }
     if (ps->n == MAX_PRE_STEPS)
-        return err_input(err, _("%s: more than %d pre-tokenizers"), what,
-                         MAX_PRE_STEPS);
+        return err_input(err, _("%s: more than %d steps in the %s"), what,
+                         MAX_PRE_STEPS, "pre_tokenizer");
     return read_one(&ps->step[ps->n++], type, doc, o, what, err);
 }
 

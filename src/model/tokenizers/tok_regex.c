@@ -136,11 +136,8 @@ int tok_regex_compile(tok_regex **out, const char *pattern, size_t n,
     if (rc != 0) {
         tok_buf_free(&b);
         return rc == -1 ? err_nomem(err, what)
-                        : err_input(err,
-                                    _("%s: the pattern %.*s: \\S in a class, "
-                                      "or a class in (?i:...), is not "
-                                      "supported"),
-                                    what, (int)(n > 80 ? 80 : n), pattern);
+                        : err_input(err, _("%s: %s \"%s\" is not supported"),
+                                    what, "pattern", pattern);
     }
     const int c = compile(out, b.s, b.n, PCRE2_UCP, what, err);
     tok_buf_free(&b);
@@ -152,7 +149,8 @@ int tok_regex_literal(tok_regex **out, const char *s, size_t n,
 {
     *out = NULL;
     if (n == 0)
-        return err_input(err, _("%s: an empty pattern"), what);
+        return err_input(err, _("%s: %s \"%s\" is not supported"), what,
+                         "String", "");
     return compile(out, s, n, PCRE2_LITERAL, what, err);
 }
 
