@@ -71,9 +71,9 @@ size_t gpt2_tokenizer_vocab_size(const gpt2_tokenizer *t)
     return t->bpe ? bpe_vocab_size(t->bpe) : hf_tokenizer_vocab_size(t->hf);
 }
 
-const char *gpt2_tokenizer_file(const gpt2_tokenizer *t)
+bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t)
 {
-    return t->bpe ? "vocab.json" : "tokenizer.json";
+    return t->hf != NULL;
 }
 
 int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,

@@ -6,6 +6,7 @@
 #ifndef MHA_GPT2_TOKENIZER_H
 #define MHA_GPT2_TOKENIZER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,10 +18,10 @@ typedef struct gpt2_tokenizer gpt2_tokenizer;
 int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err);
 void gpt2_tokenizer_free(gpt2_tokenizer *t);
 
-/* The number of tokens (the largest id + 1), and the file that has
- * them ("vocab.json" or "tokenizer.json"), for messages. */
+/* The number of tokens (the largest id + 1), and whether they come from
+ * tokenizer.json (else vocab.json), for messages. */
 size_t gpt2_tokenizer_vocab_size(const gpt2_tokenizer *t);
-const char *gpt2_tokenizer_file(const gpt2_tokenizer *t);
+bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t);
 
 /* As bpe_encode: text[0..len) into *ids (*n, the caller frees), stopping
  * once there are more than max. */

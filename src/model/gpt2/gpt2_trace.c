@@ -96,8 +96,7 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
     if (n_tokens > c->vocab_size) {
         const size_t most = c->vocab_size;
-        const bool json =
-            strcmp(gpt2_tokenizer_file(r->tokenizer), "tokenizer.json") == 0;
+        const bool json = gpt2_tokenizer_from_json(r->tokenizer);
         run_free(r);
         return err_input(
             err,

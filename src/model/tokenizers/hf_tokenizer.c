@@ -14,13 +14,6 @@
 /* The largest tokenizer.json read (Llama 3's is 9 MB). */
 #define MAX_FILE ((size_t)256 << 20)
 
-static bool flag(const json_doc *doc, const json_node *o, const char *key,
-                 bool dflt)
-{
-    const json_node *v = json_get(doc, o, key);
-    return v != NULL && v->type == JSON_BOOL ? v->number != 0 : dflt;
-}
-
 /* An id: a whole number below the file's size (no file of n bytes
  * names more than n tokens), so the id -> token table is bounded. */
 static int read_id(int32_t *id, const json_node *v, size_t file_len,
@@ -83,10 +76,10 @@ static int read_added(hf_tokenizer *t, const json_doc *doc,
         memcpy(a->content, json_str(doc, c), c->len + 1);
         a->len = c->len;
         t->n_added++;
-        const bool special = flag(doc, m, "special", false);
-        a->raw = !flag(doc, m, "normalized", !special);
-        a->lstrip = flag(doc, m, "lstrip", false);
-        a->rstrip = flag(doc, m, "rstrip", false);
+        const bool special = tok_json_flag(doc, m, "special", false);
+        a->raw = !tok_json_flag(doc, m, "normalized", !special);
+        a->lstrip = tok_json_flag(doc, m, "lstrip", false);
+        a->rstrip = tok_json_flag(doc, m, "rstrip", false);
         if (tok_map_set(&t->vocab, a->content, a->len, a->id) != 0 ||
             tok_map_set(&t->added_map, a->content, a->len, a->id) != 0)
             return err_nomem(err, what);

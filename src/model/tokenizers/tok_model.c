@@ -24,12 +24,6 @@ struct tok_model {
     size_t max_chars; /* WordPiece: max_input_chars_per_word */
 };
 
-static bool flag(const json_doc *doc, const json_node *o, const char *key)
-{
-    const json_node *v = json_get(doc, o, key);
-    return v != NULL && v->type == JSON_BOOL && v->number != 0;
-}
-
 /* A string member, or NULL if absent, null or empty. */
 static const json_node *text_member(const json_doc *doc, const json_node *o,
                                     const char *key)
@@ -159,9 +153,9 @@ int tok_model_read(tok_model **out, const json_doc *doc, const json_node *node,
     int rc;
     if (strcmp(json_str(doc, t), "BPE") == 0) {
         m->kind = MODEL_BPE;
-        m->byte_fallback = flag(doc, node, "byte_fallback");
-        m->fuse_unk = flag(doc, node, "fuse_unk");
-        m->ignore_merges = flag(doc, node, "ignore_merges");
+        m->byte_fallback = tok_json_flag(doc, node, "byte_fallback", false);
+        m->fuse_unk = tok_json_flag(doc, node, "fuse_unk", false);
+        m->ignore_merges = tok_json_flag(doc, node, "ignore_merges", false);
         const json_node *sfx = text_member(doc, node, "end_of_word_suffix");
         rc = sfx ? dup(&m->suffix, &m->suffix_len, doc, sfx, what, err) : 0;
         if (rc == 0 && text_member(doc, node, "continuing_subword_prefix"))

@@ -38,13 +38,6 @@ struct tok_norms {
 
 /* ---- reading ------------------------------------------------------------- */
 
-static bool flag(const json_doc *doc, const json_node *o, const char *key,
-                 bool dflt)
-{
-    const json_node *v = json_get(doc, o, key);
-    return v != NULL && v->type == JSON_BOOL ? v->number != 0 : dflt;
-}
-
 static int copy_string(char **out, size_t *len, const json_doc *doc,
                        const json_node *v, const char *what, const char *key,
                        mx_error *err)
@@ -101,8 +94,8 @@ static int read_one(norm_step *st, const char *type, const json_doc *doc,
         st->kind = NORM_STRIP_ACCENTS;
     } else if (strcmp(type, "Strip") == 0) {
         st->kind = NORM_STRIP;
-        st->left = flag(doc, o, "strip_left", false);
-        st->right = flag(doc, o, "strip_right", false);
+        st->left = tok_json_flag(doc, o, "strip_left", false);
+        st->right = tok_json_flag(doc, o, "strip_right", false);
     } else if (strcmp(type, "Prepend") == 0) {
         st->kind = NORM_PREPEND;
         return copy_string(&st->text, &st->text_len, doc,
@@ -115,11 +108,11 @@ static int read_one(norm_step *st, const char *type, const json_doc *doc,
         return read_pattern(&st->re, doc, o, what, err);
     } else if (strcmp(type, "BertNormalizer") == 0) {
         st->kind = NORM_BERT;
-        st->clean = flag(doc, o, "clean_text", false);
-        st->chinese = flag(doc, o, "handle_chinese_chars", false);
-        st->lower = flag(doc, o, "lowercase", false);
+        st->clean = tok_json_flag(doc, o, "clean_text", false);
+        st->chinese = tok_json_flag(doc, o, "handle_chinese_chars", false);
+        st->lower = tok_json_flag(doc, o, "lowercase", false);
         // strip_accents: null follows lowercase
-        st->accents = flag(doc, o, "strip_accents", st->lower);
+        st->accents = tok_json_flag(doc, o, "strip_accents", st->lower);
     } else {
         return err_input(err, _("%s: %s \"%s\" is not supported"), what,
                          "normalizer", type);

@@ -64,13 +64,6 @@ void tok_byte_chars(char enc[256][3])
 
 /* ---- reading ------------------------------------------------------------- */
 
-static bool flag(const json_doc *doc, const json_node *o, const char *key,
-                 bool dflt)
-{
-    const json_node *v = json_get(doc, o, key);
-    return v != NULL && v->type == JSON_BOOL ? v->number != 0 : dflt;
-}
-
 static const char *string_of(const json_doc *doc, const json_node *o,
                              const char *key)
 {
@@ -85,7 +78,7 @@ static int read_split(pre_step *st, const json_doc *doc, const json_node *o,
     const json_node *s = p ? json_get(doc, p, "String") : NULL;
     const json_node *r = p ? json_get(doc, p, "Regex") : NULL;
     const char *behavior = string_of(doc, o, "behavior");
-    st->invert = flag(doc, o, "invert", false);
+    st->invert = tok_json_flag(doc, o, "invert", false);
     // the reference treats every behaviour but Removed as Isolated, and
     // keeps a String pattern's matches even when Removed
     if (behavior == NULL ||
@@ -108,7 +101,7 @@ static int read_metaspace(pre_step *st, const json_doc *doc, const json_node *o,
     const char *scheme = string_of(doc, o, "prepend_scheme");
     if (rep == NULL)
         rep = "\u2581";
-    if (flag(doc, o, "split", false))
+    if (tok_json_flag(doc, o, "split", false))
         return err_input(err, _("%s: %s \"%s\" is not supported"), what,
                          "Metaspace", "split");
     st->prepend = PREPEND_ALWAYS;
@@ -116,7 +109,7 @@ static int read_metaspace(pre_step *st, const json_doc *doc, const json_node *o,
         st->prepend = PREPEND_FIRST;
     else if (scheme != NULL && strcmp(scheme, "never") == 0)
         st->prepend = PREPEND_NEVER;
-    else if (scheme == NULL && !flag(doc, o, "add_prefix_space", true))
+    else if (scheme == NULL && !tok_json_flag(doc, o, "add_prefix_space", true))
         st->prepend = PREPEND_NEVER;
     st->rep_len = strlen(rep);
     st->rep = malloc(st->rep_len + 1);
@@ -153,13 +146,13 @@ static int read_one(pre_step *st, const char *type, const json_doc *doc,
     }
     if (strcmp(type, "Digits") == 0) {
         st->kind = PRE_DIGITS;
-        st->individual = flag(doc, o, "individual_digits", false);
+        st->individual = tok_json_flag(doc, o, "individual_digits", false);
         return 0;
     }
     if (strcmp(type, "ByteLevel") == 0) {
         st->kind = PRE_BYTE_LEVEL;
-        st->prefix_space = flag(doc, o, "add_prefix_space", false);
-        if (!flag(doc, o, "use_regex", true))
+        st->prefix_space = tok_json_flag(doc, o, "add_prefix_space", false);
+        if (!tok_json_flag(doc, o, "use_regex", true))
             return 0;
         return tok_regex_compile(&st->re, gpt2_pattern, sizeof gpt2_pattern - 1,
                                  TOK_SPACE_JS, what, err);

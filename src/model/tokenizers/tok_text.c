@@ -175,3 +175,10 @@ bool tok_is_js_space(int32_t c)
            (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
            c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
 }
+
+bool tok_json_flag(const json_doc *doc, const json_node *o, const char *key,
+                   bool dflt)
+{
+    const json_node *v = json_get(doc, o, key);
+    return v != NULL && v->type == JSON_BOOL ? v->number != 0 : dflt;
+}

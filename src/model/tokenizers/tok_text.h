@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/json.h"
+
 /* A growing string: s[0..n), NUL-terminated; owned. */
 typedef struct {
     char *s;
@@ -51,6 +53,11 @@ bool tok_map_get(const tok_map *m, const char *s, size_t n, int32_t *v);
 /* The code point at s[0..n) into *c; its length in bytes, 0 at the end or
  * on a byte that does not start a valid UTF-8 character. */
 size_t tok_utf8_next(const char *s, size_t n, int32_t *c);
+
+/* The boolean member key of object o; dflt if it is absent or not a
+ * boolean (null). */
+bool tok_json_flag(const json_doc *doc, const json_node *o, const char *key,
+                   bool dflt);
 
 /* JavaScript's \s (and the set String.prototype.trim removes). */
 bool tok_is_js_space(int32_t c);
