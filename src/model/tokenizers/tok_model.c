@@ -345,7 +345,7 @@ static int symbol_ids(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
     return m->unk < 0 ? 0 : push(ids, n, cap, m->unk);
 }
 
-static int bpe_encode(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
+static int encode_bpe(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
                       const char *piece, size_t len, mx_error *err)
 {
     int32_t id;
@@ -388,7 +388,7 @@ static int bpe_encode(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
 
 /* ---- WordPiece ------------------------------------------------------------ */
 
-static int wordpiece_encode(int32_t **ids, size_t *n, size_t *cap,
+static int encode_wordpiece(int32_t **ids, size_t *n, size_t *cap,
                             const tok_model *m, const char *piece, size_t len,
                             mx_error *err)
 {
@@ -452,6 +452,6 @@ int tok_model_encode(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
                      const char *piece, size_t len, mx_error *err)
 {
     if (m->kind == MODEL_BPE)
-        return bpe_encode(ids, n, cap, m, piece, len, err);
-    return wordpiece_encode(ids, n, cap, m, piece, len, err);
+        return encode_bpe(ids, n, cap, m, piece, len, err);
+    return encode_wordpiece(ids, n, cap, m, piece, len, err);
 }
