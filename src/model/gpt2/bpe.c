@@ -636,6 +636,14 @@ void bpe_label(char *buf, size_t size, const bpe *b, int32_t id)
             break;
         raw[n++] = (unsigned char)b->dec[c];
     }
+    bpe_label_bytes(buf, size, raw, n);
+}
+
+void bpe_label_bytes(char *buf, size_t size, const unsigned char *raw, size_t n)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
     size_t out = 0;
 #define PUT(...)                                                     \
     do {                                                             \

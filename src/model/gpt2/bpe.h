@@ -44,4 +44,8 @@ int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
  * gives "<id N>". */
 void bpe_label(char *buf, size_t size, const bpe *b, int32_t id);
 
+/* The same label for a piece's raw bytes raw[0..n). */
+void bpe_label_bytes(char *buf, size_t size, const unsigned char *raw,
+                     size_t n);
+
 #endif

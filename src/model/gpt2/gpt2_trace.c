@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/gpt2/bpe.h"
 #include "model/entropy.h"
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_tokenizer.h"
 #include "numerics/workers.h"
 
 /* ---- the folder, the text --------------------------------------------------- */
@@ -16,7 +16,7 @@
 /* What a run reads: the checkpoint, its tokenizer, the text's ids. */
 typedef struct {
     gpt2_model model;
-    bpe *tokenizer;
+    gpt2_tokenizer *tokenizer;
     int32_t *ids; /* T ids; owned */
     size_t T;
     char **pieces; /* T labels; owned */
@@ -27,7 +27,7 @@ typedef struct {
 static void run_free(checkpoint_run *r)
 {
     gpt2_close(&r->model);
-    bpe_free(r->tokenizer);
+    gpt2_tokenizer_free(r->tokenizer);
     free(r->ids);
     if (r->pieces != NULL)
         for (size_t i = 0; i < r->T; i++)
@@ -85,32 +85,26 @@ static int run_open(checkpoint_run *r, const model_config *mc,
             err,
             _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
             in->kv ? "--kv" : "--embeddings");
-    const size_t dlen = strlen(mc->model);
-    char *vocab = malloc(dlen + 16), *merges = malloc(dlen + 16);
-    int rc = vocab && merges ? 0 : err_nomem(err, mc->model);
-    if (rc == 0) {
-        snprintf(vocab, dlen + 16, "%s/vocab.json", mc->model);
-        snprintf(merges, dlen + 16, "%s/merges.txt", mc->model);
-        rc = gpt2_open(&r->model, mc->model, err);
-    }
+    int rc = gpt2_open(&r->model, mc->model, err);
     if (rc == 0)
-        rc = bpe_open(&r->tokenizer, vocab, merges, err);
-    free(vocab);
-    free(merges);
+        rc = gpt2_tokenizer_open(&r->tokenizer, mc->model, err);
     if (rc != 0) {
         run_free(r);
         return -1;
     }
     const gpt2_config *c = &r->model.cfg;
-    if (bpe_vocab_size(r->tokenizer) > c->vocab_size) {
+    const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
+    if (n_tokens > c->vocab_size) {
         // run_free clears *c and the tokenizer
-        const size_t tokens = bpe_vocab_size(r->tokenizer),
-                     most = c->vocab_size;
+        const size_t most = c->vocab_size;
+        const bool json = gpt2_tokenizer_from_json(r->tokenizer);
         run_free(r);
         return err_input(
             err,
-            _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->model, tokens, most);
+            json
+                ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
+                : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
+            mc->model, n_tokens, most);
     }
     for (size_t i = 0; i < mc->n_tables; i++) {
         char full[128];
@@ -132,8 +126,8 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
         parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
             0 ||
-        bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len,
-                   c->n_positions, err) != 0) {
+        gpt2_tokenizer_encode(&r->ids, &r->T, r->tokenizer, in->sentence,
+                              in->len, c->n_positions, err) != 0) {
         run_free(r);
         return -1;
     }
@@ -155,7 +149,7 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     }
     for (size_t i = 0; i < r->T; i++) {
         char label[256];
-        bpe_label(label, sizeof label, r->tokenizer, r->ids[i]);
+        gpt2_tokenizer_label(label, sizeof label, r->tokenizer, r->ids[i]);
         if ((r->pieces[i] = strdup(label)) == NULL) {
             run_free(r);
             return err_nomem(err, _("tokens"));
@@ -381,7 +375,8 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
         }
         for (size_t k = 0; k < n; k++) {
             char next[256], line[600];
-            bpe_label(next, sizeof next, r->tokenizer, (int32_t)best[k]);
+            gpt2_tokenizer_label(next, sizeof next, r->tokenizer,
+                                 (int32_t)best[k]);
             snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[t], next);
             if ((names[t * K + k] = strdup(line)) == NULL) {
                 err_nomem(err, _("tokens"));

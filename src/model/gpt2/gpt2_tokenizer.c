@@ -1,0 +1,127 @@
+/* gpt2_tokenizer.c: vocab.json and merges.txt, or tokenizer.json
+ * (gpt2_tokenizer.h). */
+#include "model/gpt2/gpt2_tokenizer.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/gpt2/bpe.h"
+#include "model/tokenizers/hf_tokenizer.h"
+#include "model/tokenizers/tok_pretok.h"
+#include "model/tokenizers/tok_text.h"
+
+struct gpt2_tokenizer {
+    bpe *bpe;         /* vocab.json and merges.txt, or NULL */
+    hf_tokenizer *hf; /* tokenizer.json, or NULL */
+    char enc[256][3]; /* bytes_to_unicode, to read tokenizer.json's pieces
+                          back into bytes */
+};
+
+static char *join(const char *dir, const char *name)
+{
+    const size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
+{
+    *out = NULL;
+    gpt2_tokenizer *t = calloc(1, sizeof *t);
+    char *vocab = join(dir, "vocab.json"), *merges = join(dir, "merges.txt");
+    char *json = join(dir, "tokenizer.json");
+    int rc = t && vocab && merges && json ? 0 : err_nomem(err, dir);
+    if (rc == 0) {
+        tok_byte_chars(t->enc);
+        // tokenizer.json only where neither of GPT-2's own files is there,
+        // so a folder that has them reads as it always did
+        const bool own = access(vocab, F_OK) == 0 || access(merges, F_OK) == 0;
+        if (!own && access(json, F_OK) == 0)
+            rc = hf_tokenizer_open(&t->hf, json, err);
+        else
+            rc = bpe_open(&t->bpe, vocab, merges, err);
+    }
+    free(vocab);
+    free(merges);
+    free(json);
+    if (rc != 0) {
+        gpt2_tokenizer_free(t);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+void gpt2_tokenizer_free(gpt2_tokenizer *t)
+{
+    if (t == NULL)
+        return;
+    bpe_free(t->bpe);
+    hf_tokenizer_free(t->hf);
+    free(t);
+}
+
+size_t gpt2_tokenizer_vocab_size(const gpt2_tokenizer *t)
+{
+    return t->bpe ? bpe_vocab_size(t->bpe) : hf_tokenizer_vocab_size(t->hf);
+}
+
+bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t)
+{
+    return t->hf != NULL;
+}
+
+int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
+                          const char *text, size_t len, size_t max,
+                          mx_error *err)
+{
+    if (t->bpe != NULL)
+        return bpe_encode(ids, n, t->bpe, text, len, max, err);
+    return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
+}
+
+/* A byte-level piece's bytes: each character back through
+ * bytes_to_unicode; the piece as it is if it is not byte-level. */
+static size_t piece_bytes(unsigned char *raw, size_t cap,
+                          const gpt2_tokenizer *t, const char *p, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n < cap;) {
+        int b = -1;
+        for (int c = 0; c < 256 && hf_tokenizer_byte_level(t->hf); c++) {
+            const size_t k = strlen(t->enc[c]);
+            if (k <= len - i && memcmp(p + i, t->enc[c], k) == 0) {
+                b = c;
+                i += k;
+                break;
+            }
+        }
+        if (b < 0)
+            b = (unsigned char)p[i++];
+        raw[n++] = (unsigned char)b;
+    }
+    return n;
+}
+
+void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,
+                          int32_t id)
+{
+    if (t->bpe != NULL) {
+        bpe_label(buf, size, t->bpe, id);
+        return;
+    }
+    size_t len;
+    const char *p = hf_tokenizer_piece(t->hf, id, &len);
+    if (p == NULL) {
+        if (size > 0)
+            snprintf(buf, size, "<id %ld>", (long)id);
+        return;
+    }
+    unsigned char raw[256];
+    bpe_label_bytes(buf, size, raw, piece_bytes(raw, sizeof raw, t, p, len));
+}

@@ -1,0 +1,36 @@
+/* gpt2_tokenizer.h: a GPT-2 checkpoint folder's tokenizer: vocab.json and
+ * merges.txt (bpe.h) where the folder has them, else its tokenizer.json
+ * (model/tokenizers/hf_tokenizer.h, byte-level BPE for GPT-2). Both give
+ * the same ids and the same labels for the same vocabulary and merges.
+ */
+#ifndef MHA_GPT2_TOKENIZER_H
+#define MHA_GPT2_TOKENIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+typedef struct gpt2_tokenizer gpt2_tokenizer;
+
+/* Opens the tokenizer of the folder dir; on failure *out is NULL. */
+int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err);
+void gpt2_tokenizer_free(gpt2_tokenizer *t);
+
+/* The number of tokens (the largest id + 1), and whether they come from
+ * tokenizer.json (else vocab.json), for messages. */
+size_t gpt2_tokenizer_vocab_size(const gpt2_tokenizer *t);
+bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t);
+
+/* As bpe_encode: text[0..len) into *ids (*n, the caller frees), stopping
+ * once there are more than max. */
+int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
+                          const char *text, size_t len, size_t max,
+                          mx_error *err);
+
+/* As bpe_label: token id as a readable label into buf (size bytes). */
+void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,
+                          int32_t id);
+
+#endif
