@@ -961,7 +961,8 @@ static void write_notes(figure *pg)
                        "of %zu x %zu values."),
                      S->name, S->block_r, S->block);
     }
-    const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
+    const bool model =
+        pg->n_panels > 0 && table_in_layered_model(pg->panels[0].t);
     if (pg->dropped > 0 && model)
         snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                  _("Summarised: %zu of %zu tables drawn; choose fewer with "
@@ -1688,7 +1689,7 @@ static int view_make(struct model_view **out, const trace *tr,
             continue;
         }
         chosen++;
-        layered += t->model || t->stacked;
+        layered += table_in_layered_model(t) || t->stacked;
     }
     if (layered == 0)
         return 0;

@@ -19,14 +19,30 @@ typedef struct {
     size_t tables, bad;
 } checker;
 
-static const char *stage_name(enum gpt2_stage s)
+/* The reference's name of each table the pass hands over, as
+ * tests/reference/make_gpt2_reference.py writes them. */
+static const char *ref_name(table_id id)
 {
-    static const char *const names[] = {
-        "embedded",    "ln_1",         "queries",      "keys",    "values",
-        "attn_scores", "attn_weights", "head_context", "concat",  "attn_out",
-        "residual_1",  "ln_2",         "mlp_hidden",   "mlp_out", "hidden",
-        "out",         "logits"};
-    return names[s];
+    static const char *const names[TABLE_COUNT] = {
+        [TABLE_INPUTS] = "embedded",
+        [TABLE_LN_1] = "ln_1",
+        [TABLE_QUERIES] = "queries",
+        [TABLE_KEYS] = "keys",
+        [TABLE_VALUES] = "values",
+        [TABLE_ATTN_SCORES] = "attn_scores",
+        [TABLE_ATTN_WEIGHTS] = "attn_weights",
+        [TABLE_HEAD_CONTEXT] = "head_context",
+        [TABLE_CONCAT_CONTEXT] = "concat",
+        [TABLE_ATTN_OUT] = "attn_out",
+        [TABLE_RESIDUAL] = "residual_1",
+        [TABLE_LN_2] = "ln_2",
+        [TABLE_FFN_HIDDEN] = "mlp_hidden",
+        [TABLE_FFN_OUT] = "mlp_out",
+        [TABLE_HIDDEN] = "hidden",
+        [TABLE_OUT] = "out",
+        [TABLE_LOGITS] = "logits",
+    };
+    return names[id] != NULL ? names[id] : "(not a checkpoint's table)";
 }
 
 static bool same(float a, float b)
@@ -38,19 +54,19 @@ static bool same(float a, float b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-static int compare(void *ctx, enum gpt2_stage stage, int layer, int head,
-                   const matrix *m, mx_error *err)
+static int compare(void *ctx, table_id id, int layer, int head, const matrix *m,
+                   mx_error *err)
 {
     (void)err;
     checker *c = ctx;
     char name[96];
     if (head >= 0)
         snprintf(name, sizeof name, "h.%d.head.%d.%s", layer, head,
-                 stage_name(stage));
+                 ref_name(id));
     else if (layer >= 0)
-        snprintf(name, sizeof name, "h.%d.%s", layer, stage_name(stage));
+        snprintf(name, sizeof name, "h.%d.%s", layer, ref_name(id));
     else
-        snprintf(name, sizeof name, "%s", stage_name(stage));
+        snprintf(name, sizeof name, "%s", ref_name(id));
     c->tables++;
     const st_tensor *t = safetensors_find(c->ref, name);
     if (t == NULL || t->ndim != 2 || t->shape[0] != m->rows ||

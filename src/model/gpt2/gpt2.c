@@ -313,10 +313,10 @@ static void conv1d(matrix *out, const matrix *x, const float *w,
     matmul_run(&p, matmul_kernel_best(), pool);
 }
 
-static int see(const gpt2_run *run, enum gpt2_stage stage, int layer, int head,
+static int see(const gpt2_run *run, table_id id, int layer, int head,
                const matrix *m, mx_error *err)
 {
-    return run->see ? run->see(run->ctx, stage, layer, head, m, err) : 0;
+    return run->see ? run->see(run->ctx, id, layer, head, m, err) : 0;
 }
 
 /* The work of one layer, allocated once for the pass. */
@@ -365,7 +365,7 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
     const size_t D = c->n_embd, hd = D / c->n_head;
     const int L = (int)li;
     layer_norm(&w->a, h, l->ln_1_w, l->ln_1_b, c->eps);
-    if (see(run, GPT2_LN_1, L, -1, &w->a, err) != 0)
+    if (see(run, TABLE_LN_1, L, -1, &w->a, err) != 0)
         return -1;
     conv1d(&w->qkv, &w->a, l->c_attn_w, l->c_attn_b, run->pool);
     const float divisor = score_divisor(hd, true);
@@ -374,9 +374,9 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
         take_columns(&w->q, &w->qkv, hh * hd);
         take_columns(&w->k, &w->qkv, D + hh * hd);
         take_columns(&w->v, &w->qkv, 2 * D + hh * hd);
-        if (see(run, GPT2_QUERIES, L, H, &w->q, err) != 0 ||
-            see(run, GPT2_KEYS, L, H, &w->k, err) != 0 ||
-            see(run, GPT2_VALUES, L, H, &w->v, err) != 0)
+        if (see(run, TABLE_QUERIES, L, H, &w->q, err) != 0 ||
+            see(run, TABLE_KEYS, L, H, &w->k, err) != 0 ||
+            see(run, TABLE_VALUES, L, H, &w->v, err) != 0)
             return -1;
         // scores / sqrt(hd), then torch.where(causal, scores, finfo.min):
         // shown as -inf; softmax gives both exactly 0
@@ -388,29 +388,29 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
         softmax_rows(&w->weights, &w->scores, 1.0f);
         matmul(&w->ctx, &w->weights, &w->v, run->pool);
         put_columns(&w->concat, &w->ctx, hh * hd);
-        if (see(run, GPT2_SCORES, L, H, &w->scores, err) != 0 ||
-            see(run, GPT2_WEIGHTS, L, H, &w->weights, err) != 0 ||
-            see(run, GPT2_CONTEXT, L, H, &w->ctx, err) != 0)
+        if (see(run, TABLE_ATTN_SCORES, L, H, &w->scores, err) != 0 ||
+            see(run, TABLE_ATTN_WEIGHTS, L, H, &w->weights, err) != 0 ||
+            see(run, TABLE_HEAD_CONTEXT, L, H, &w->ctx, err) != 0)
             return -1;
     }
-    if (see(run, GPT2_CONCAT, L, -1, &w->concat, err) != 0)
+    if (see(run, TABLE_CONCAT_CONTEXT, L, -1, &w->concat, err) != 0)
         return -1;
     conv1d(&w->attn, &w->concat, l->attn_proj_w, l->attn_proj_b, run->pool);
     add(h, &w->attn, h);
-    if (see(run, GPT2_ATTN_OUT, L, -1, &w->attn, err) != 0 ||
-        see(run, GPT2_RESIDUAL_1, L, -1, h, err) != 0)
+    if (see(run, TABLE_ATTN_OUT, L, -1, &w->attn, err) != 0 ||
+        see(run, TABLE_RESIDUAL, L, -1, h, err) != 0)
         return -1;
     layer_norm(&w->a, h, l->ln_2_w, l->ln_2_b, c->eps);
-    if (see(run, GPT2_LN_2, L, -1, &w->a, err) != 0)
+    if (see(run, TABLE_LN_2, L, -1, &w->a, err) != 0)
         return -1;
     conv1d(&w->fc, &w->a, l->c_fc_w, l->c_fc_b, run->pool);
     gelu_new(w->fc.v, w->fc.rows * w->fc.cols);
-    if (see(run, GPT2_MLP_HIDDEN, L, -1, &w->fc, err) != 0)
+    if (see(run, TABLE_FFN_HIDDEN, L, -1, &w->fc, err) != 0)
         return -1;
     conv1d(&w->mlp, &w->fc, l->mlp_proj_w, l->mlp_proj_b, run->pool);
     add(h, h, &w->mlp);
-    if (see(run, GPT2_MLP_OUT, L, -1, &w->mlp, err) != 0 ||
-        see(run, GPT2_HIDDEN, L, -1, h, err) != 0)
+    if (see(run, TABLE_FFN_OUT, L, -1, &w->mlp, err) != 0 ||
+        see(run, TABLE_HIDDEN, L, -1, h, err) != 0)
         return -1;
     return 0;
 }
@@ -444,7 +444,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     for (size_t t = 0; t < T; t++)
         for (size_t d = 0; d < D; d++)
             h.v[t * D + d] = m->wte[(size_t)ids[t] * D + d] + m->wpe[t * D + d];
-    if (see(run, GPT2_EMBEDDED, -1, -1, &h, err) != 0)
+    if (see(run, TABLE_INPUTS, -1, -1, &h, err) != 0)
         goto out;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, run, err) != 0)
@@ -452,7 +452,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     layer_norm(out, &h, m->ln_f_w, m->ln_f_b, c->eps);
-    if (see(run, GPT2_OUT, -1, -1, out, err) != 0)
+    if (see(run, TABLE_OUT, -1, -1, out, err) != 0)
         goto fail_out;
     if (run->logits) {
         matrix logits = {0};
@@ -480,7 +480,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
             };
             matmul_run(&p, matmul_kernel_best(), run->pool);
         }
-        rc = see(run, GPT2_LOGITS, -1, -1, &logits, err);
+        rc = see(run, TABLE_LOGITS, -1, -1, &logits, err);
         matrix_free(&logits);
         if (rc != 0)
             goto fail_out;

@@ -34,6 +34,7 @@
 
 #include "base/error.h"
 #include "io/safetensors.h"
+#include "model/catalogue.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -76,31 +77,26 @@ bool gpt2_param_name(const char *name, int *layer);
 int gpt2_open(gpt2_model *m, const char *dir, mx_error *err);
 void gpt2_close(gpt2_model *m);
 
-/* What the forward pass hands the observer. */
-enum gpt2_stage {
-    GPT2_EMBEDDED,   /* (T, D) wte + wpe */
-    GPT2_LN_1,       /* (T, D) */
-    GPT2_QUERIES,    /* (T, hd), per head */
-    GPT2_KEYS,       /* (T, hd), per head */
-    GPT2_VALUES,     /* (T, hd), per head */
-    GPT2_SCORES,     /* (T, T), per head, scaled, -inf above the diagonal */
-    GPT2_WEIGHTS,    /* (T, T), per head */
-    GPT2_CONTEXT,    /* (T, hd), per head */
-    GPT2_CONCAT,     /* (T, D) */
-    GPT2_ATTN_OUT,   /* (T, D) attn.c_proj */
-    GPT2_RESIDUAL_1, /* (T, D) h after the attention */
-    GPT2_LN_2,       /* (T, D) */
-    GPT2_MLP_HIDDEN, /* (T, F) after gelu_new */
-    GPT2_MLP_OUT,    /* (T, D) mlp.c_proj */
-    GPT2_HIDDEN,     /* (T, D) the layer's output */
-    GPT2_OUT,        /* (T, D) ln_f */
-    GPT2_LOGITS,     /* (T, V) */
-};
-
-/* Called for every table; layer is -1 outside the layers, head -1
- * outside the heads. Returns 0, or -1 with err set to stop the pass. */
-typedef int (*gpt2_observer)(void *ctx, enum gpt2_stage stage, int layer,
-                             int head, const matrix *m, mx_error *err);
+/* Called for every table, by its catalogue row (model/catalogue.h), as
+ * the pass makes it, in this order:
+ *
+ *   inputs        (T, D) wte + wpe, layer -1
+ *   in each layer L:
+ *     ln_1        (T, D)
+ *     per head H: queries, keys, values (T, hd); attn_scores (T, T),
+ *                 scaled, -inf above the diagonal; attn_weights (T, T);
+ *                 head_context (T, hd)
+ *     concat_context (T, D), attn_out (T, D) attn.c_proj, residual (T, D)
+ *     h after the attention, ln_2 (T, D), ffn_hidden (T, F) after
+ *     gelu_new, ffn_out (T, D) mlp.c_proj, hidden (T, D) the layer's
+ *     output
+ *   out           (T, D) ln_f, layer -1
+ *   logits        (T, V), layer -1
+ *
+ * layer is -1 outside the layers, head -1 outside the heads. Returns 0,
+ * or -1 with err set to stop the pass. */
+typedef int (*gpt2_observer)(void *ctx, table_id id, int layer, int head,
+                             const matrix *m, mx_error *err);
 
 typedef struct {
     gpt2_observer see; /* or NULL */

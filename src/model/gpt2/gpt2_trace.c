@@ -188,9 +188,15 @@ static double run_values(const checkpoint_run *r, const model_config *mc)
     return v;
 }
 
-int gpt2_trace_check(double *values, const model_config *mc,
-                     const model_input *in, mx_error *err)
+bool gpt2_trace_claims(const model_config *mc)
 {
+    return mc->model != NULL;
+}
+
+int gpt2_trace_check(double *values, const model_config *mc,
+                     const model_input *in, bool streamed, mx_error *err)
+{
+    (void)streamed;
     checkpoint_run r;
     *values = 0;
     if (run_open(&r, mc, in, err) != 0)
@@ -217,8 +223,10 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
     return rc;
 }
 
-bool gpt2_trace_makes_table(const model_config *mc, const char *name)
+bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
+                            const char *name)
 {
+    (void)in;
     if (gpt2_param_name(name, NULL))
         return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
@@ -255,7 +263,6 @@ static table *put_table(recorder *rc, variant_id v, int layer, int head,
     table *t = trace_new(rc->tr, &key, rows, cols, err);
     if (t == NULL)
         return NULL;
-    t->model = true;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(rc->tr, t);
     return t;
@@ -278,7 +285,6 @@ static int put_entropy(recorder *rc, mx_error *err)
     table *t = attn_entropy_record(rc->tr, &key, "h.", &rc->entropy, err);
     if (t == NULL)
         return -1;
-    t->model = true;
     return 0;
 }
 
@@ -324,7 +330,6 @@ static int put_params(recorder *rc, mx_error *err)
                                TABLE_PARAM, false};
         table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
         if (t != NULL) {
-            t->model = true;
             snprintf(t->param, sizeof t->param, "%s", name);
             memcpy(t->values.v, v, rows * cols * sizeof *v);
             trace_release(rc->tr, t);
@@ -393,78 +398,77 @@ out:
     return result;
 }
 
-static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
-                   const matrix *m, mx_error *err)
+/* The rows and the columns of the table id as the pass hands it. */
+static void table_labels(const labels **rows, const labels **cols,
+                         const recorder *rc, table_id id)
+{
+    *rows = rc->tokens;
+    *cols = rc->dims;
+    switch (id) {
+    case TABLE_QUERIES:
+        *rows = rc->queries;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_KEYS:
+        *rows = rc->keys;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_VALUES:
+        *rows = rc->values;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_ATTN_SCORES:
+    case TABLE_ATTN_WEIGHTS:
+        *rows = rc->queries;
+        *cols = rc->keys;
+        break;
+    case TABLE_HEAD_CONTEXT:
+        *cols = rc->head_dims;
+        break;
+    case TABLE_FFN_HIDDEN:
+        *cols = rc->ffn_dims;
+        break;
+    case TABLE_LOGITS:
+        *cols = rc->vocab;
+        break;
+    default: // (T, D)
+        break;
+    }
+}
+
+/* A gpt2_observer: each table the pass hands over put in the trace, in
+ * its layer's block (variant "block"), the input's (inputs) or after the
+ * layers (VARIANT_MODEL); a layer's end flushes the trace, ln_f's output
+ * comes after the model view, the logits (when asked for) before the
+ * next tokens. */
+static int observe(void *ctx, table_id id, int layer, int head, const matrix *m,
+                   mx_error *err)
 {
     recorder *rc = ctx;
     const checkpoint_run *r = rc->r;
-    if (stage == GPT2_WEIGHTS)
+    if (id == TABLE_ATTN_WEIGHTS)
         *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) =
             attn_mean_entropy(m);
     if (layer >= 0 && !r->layers[layer])
         return 0;
     if (head >= 0 && !r->heads[head])
         return 0;
-    const variant_id B = VARIANT_ID_BLOCK;
-    switch (stage) {
-    case GPT2_EMBEDDED:
-        return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_LN_1:
-        return put(rc, B, layer, NO_HEAD, TABLE_LN_1, rc->tokens, rc->dims, m,
-                   err);
-    case GPT2_QUERIES:
-        return put(rc, B, layer, head, TABLE_QUERIES, rc->queries,
-                   rc->head_dims, m, err);
-    case GPT2_KEYS:
-        return put(rc, B, layer, head, TABLE_KEYS, rc->keys, rc->head_dims, m,
-                   err);
-    case GPT2_VALUES:
-        return put(rc, B, layer, head, TABLE_VALUES, rc->values, rc->head_dims,
-                   m, err);
-    case GPT2_SCORES:
-        return put(rc, B, layer, head, TABLE_ATTN_SCORES, rc->queries, rc->keys,
-                   m, err);
-    case GPT2_WEIGHTS:
-        return put(rc, B, layer, head, TABLE_ATTN_WEIGHTS, rc->queries,
-                   rc->keys, m, err);
-    case GPT2_CONTEXT:
-        return put(rc, B, layer, head, TABLE_HEAD_CONTEXT, rc->tokens,
-                   rc->head_dims, m, err);
-    case GPT2_CONCAT:
-        return put(rc, B, layer, NO_HEAD, TABLE_CONCAT_CONTEXT, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_ATTN_OUT:
-        return put(rc, B, layer, NO_HEAD, TABLE_ATTN_OUT, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_RESIDUAL_1:
-        return put(rc, B, layer, NO_HEAD, TABLE_RESIDUAL, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_LN_2:
-        return put(rc, B, layer, NO_HEAD, TABLE_LN_2, rc->tokens, rc->dims, m,
-                   err);
-    case GPT2_MLP_HIDDEN:
-        return put(rc, B, layer, NO_HEAD, TABLE_FFN_HIDDEN, rc->tokens,
-                   rc->ffn_dims, m, err);
-    case GPT2_MLP_OUT:
-        return put(rc, B, layer, NO_HEAD, TABLE_FFN_OUT, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_HIDDEN:
-        if (put(rc, B, layer, NO_HEAD, TABLE_HIDDEN, rc->tokens, rc->dims, m,
-                err) != 0)
+    const variant_id where = layer >= 0           ? VARIANT_ID_BLOCK
+                             : id == TABLE_INPUTS ? VARIANT_INPUT
+                                                  : VARIANT_MODEL;
+    const labels *rows, *cols;
+    table_labels(&rows, &cols, rc, id);
+    if (id == TABLE_OUT && put_entropy(rc, err) != 0)
+        return -1;
+    if (id != TABLE_LOGITS || rc->mc->logits) {
+        if (put(rc, where, layer >= 0 ? layer : 0, head >= 0 ? head : NO_HEAD,
+                id, rows, cols, m, err) != 0)
             return -1;
-        return trace_flush(rc->tr, err);
-    case GPT2_OUT:
-        if (put_entropy(rc, err) != 0)
-            return -1;
-        return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_LOGITS:
-        if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
-                                  rc->tokens, rc->vocab, m, err) != 0)
-            return -1;
-        return put_next_tokens(rc, m, err);
     }
+    if (id == TABLE_HIDDEN)
+        return trace_flush(rc->tr, err);
+    if (id == TABLE_LOGITS)
+        return put_next_tokens(rc, m, err);
     return 0;
 }
 
@@ -514,7 +518,6 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         ids = trace_new(tr, &key, rec.tokens, id, err);
     }
     if (ids != NULL) {
-        ids->model = true;
         ids->integral = true;
         for (size_t i = 0; i < r.T; i++)
             ids->values.v[i] = (float)r.ids[i];

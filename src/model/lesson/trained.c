@@ -386,25 +386,25 @@ static int checkpoint_record(checkpoints *c, mx_error *err)
 {
     const size_t T = c->seq->tokens->n, D = c->model->embedding->cols;
     matrix x = {0};
-    trace scratch;
-    trace_init(&scratch);
+    trace pass_trace;
+    trace_init(&pass_trace);
     int rc = matrix_alloc(&x, T, D, N_("the training's working tables"), err);
     if (rc == 0) {
         inputs_of(&x, c->model, c->ids);
         const attention_input in = {&x, &x};
-        rc = c->row->forward(&scratch, c->model->module, c->cfg, &in, c->seq,
+        rc = c->row->forward(&pass_trace, c->model->module, c->cfg, &in, c->seq,
                              err);
     }
     for (int h = 0; rc == 0; h++) {
         const table_key key = {c->variant, 0, h, TABLE_ATTN_WEIGHTS, false};
-        const table *w = trace_find(&scratch, &key);
+        const table *w = trace_find(&pass_trace, &key);
         if (w == NULL)
             break;
         if (c->values == NULL) { /* the first checkpoint: the shapes */
             if (h == 0) {
                 c->T = w->values.rows;
                 c->S = w->values.cols;
-                while (trace_find(&scratch,
+                while (trace_find(&pass_trace,
                                   &(table_key){c->variant, 0, (int)c->heads,
                                                TABLE_ATTN_WEIGHTS, false}))
                     c->heads++;
@@ -417,7 +417,7 @@ static int checkpoint_record(checkpoints *c, mx_error *err)
             memcpy(c->values + ((c->done * c->heads + (size_t)h) * c->T) * c->S,
                    w->values.v, c->T * c->S * sizeof(float));
     }
-    trace_free(&scratch);
+    trace_free(&pass_trace);
     matrix_free(&x);
     c->done += rc == 0;
     return rc;

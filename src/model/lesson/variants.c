@@ -355,6 +355,7 @@ static const variant_row rows[] = {
             .free = single_drop,
             .params = single_list,
             .forward = single_run,
+            .train = single_pass,
             .size = single_size,
             .explain = single_explain,
             .tie = NULL,
@@ -367,6 +368,7 @@ static const variant_row rows[] = {
             .free = wrapper_drop,
             .params = wrapper_list,
             .forward = wrapper_run,
+            .train = wrapper_pass,
             .size = wrapper_size,
             .explain = wrapper_explain,
             .tie = NULL,
@@ -379,6 +381,7 @@ static const variant_row rows[] = {
             .free = fused_drop,
             .params = fused_list,
             .forward = fused_run,
+            .train = fused_pass,
             .size = fused_size,
             .explain = fused_explain,
             .tie = fused_tie,
@@ -391,6 +394,7 @@ static const variant_row rows[] = {
             .free = block_drop,
             .params = block_list,
             .forward = block_run,
+            .train = block_pass,
             .size = block_size,
             .explain = block_explain,
             .tie = NULL,
@@ -399,10 +403,17 @@ static const variant_row rows[] = {
 static_assert(sizeof rows / sizeof rows[0] == VARIANT_ID_COUNT - 1,
               "a row for every variant");
 
+bool variant_row_complete(const variant_row *row)
+{
+    return row->init != NULL && row->free != NULL && row->params != NULL &&
+           row->forward != NULL && row->train != NULL && row->size != NULL &&
+           row->explain != NULL;
+}
+
 const variant_row *variant_row_of(variant_id v)
 {
     assert(v > VARIANT_INPUT && v < VARIANT_ID_COUNT);
-    assert(rows[v - 1].forward != NULL); /* every variant has its row */
+    assert(variant_row_complete(&rows[v - 1])); /* every variant has its row */
     return &rows[v - 1];
 }
 
