@@ -369,47 +369,193 @@ static int draw_positions(const matrix **pos, matrix *own, trace *tr, size_t C,
     return 0;
 }
 
-int lesson_run(trace *tr, const model_config *mc, const model_input *in,
-               mx_error *err)
-{
-    tokenized tok = {0};
-    size_t T = 0;
-    workers *pool = NULL;
-    matrix randn = {0};     /* --randn-input: the batch (B x T, D) */
-    draw_plan *plan = NULL; /* --draw */
-    train_data data = {0};  /* --train: the sentences */
-    matrix drawn = {0};     /* --train: the embedding as drawn */
-    matrix positions = {0}; /* --positions: (C, D) */
-    int rc = -1;
+/* What a run of the lesson's variants holds while it runs (run_free). */
+typedef struct {
+    tokenized tok;
+    size_t T; /* the query tokens (then S key/value tokens) */
+    workers *pool;
+    matrix randn;          /* --randn-input: the batch (B x T, D) */
+    draw_plan *plan;       /* --draw */
+    train_data data;       /* --train: the sentences */
+    matrix drawn;          /* --train: the embedding as drawn */
+    matrix positions;      /* --positions: (C, D) */
+    const labels *vocab;   /* the words of the vocabulary */
+    const labels *dims;    /* dim0 .. dim(D-1) */
+    const labels *kv_rows; /* --kv: the other sentence's words */
+    sequence_labels lab;   /* tokens, Q:, K:, V: */
+} lesson_state;
 
-    if (run_tokens(&tok, &T, &data, mc, in, err) != 0)
-        return -1;
-    // a stack's tables name their block (model/lesson/stack.h)
-    tr->stacked_block = mc->block_layers > 0;
+static void run_free(lesson_state *s)
+{
+    free(s->plan);
+    matrix_free(&s->randn);
+    matrix_free(&s->drawn);
+    matrix_free(&s->positions);
+    train_data_free(&s->data);
+    workers_free(s->pool);
+    tokenized_free(&s->tok);
+}
+
+/* The run's size checked, its --weights files read first when it
+ * streams, its workers started; *batch: the heads it computes at once. */
+static int run_start(lesson_state *s, size_t *batch, const trace *tr,
+                     const model_config *mc, const model_input *in,
+                     mx_error *err)
+{
     double values;
-    size_t batch = 0;
     /* every product of the run is at most 2 x tokens x the values of its
      * whole trace in work: a run whose bound is below what threads share
      * (WORKERS_MIN_FLOPS) runs on one, without looking for processors and
      * control-group quotas (which costs a small run a tenth of its time) */
-    const double bound =
-        2.0 * (double)tok.n_tokens *
-        lesson_trace_size(mc, lesson_width(mc, in), tok.n_tokens,
-                          mc->train ? data.context : tok.n_tokens, tok.n_vocab);
+    const size_t C = mc->train ? s->data.context : s->tok.n_tokens;
+    const double bound = 2.0 * (double)s->tok.n_tokens *
+                         lesson_trace_size(mc, lesson_width(mc, in),
+                                           s->tok.n_tokens, C, s->tok.n_vocab);
     const size_t threads = mc->threads != 0            ? mc->threads
                            : bound < WORKERS_MIN_FLOPS ? 1
                                                        : workers_available();
-    if (lesson_check_size(&values, &batch, mc, in, &tok,
-                          mc->train ? data.context : tok.n_tokens,
-                          trace_streams(tr), threads, err) != 0 ||
+    if (lesson_check_size(&values, batch, mc, in, &s->tok, C, trace_streams(tr),
+                          threads, err) != 0 ||
         (trace_streams(tr) && mc->weights != NULL &&
-         check_weights(mc, lesson_width(mc, in), err) != 0) ||
-        workers_init(&pool, threads, err) != 0)
-        goto done;
-    // T query tokens, then S key/value tokens (S = 0 for self-attention)
-    const size_t S = tok.n_tokens - T, V = tok.n_vocab;
-    const size_t D = lesson_width(mc, in);
+         check_weights(mc, lesson_width(mc, in), err) != 0))
+        return -1;
+    return workers_init(&s->pool, threads, err);
+}
 
+/* The run's label sets, and its input tables of ids: vocab, tokens and
+ * with --kv kv_tokens. */
+static int record_tokens(lesson_state *s, trace *tr, const model_input *in,
+                         size_t D, mx_error *err)
+{
+    // T query tokens, then S key/value tokens (S = 0 for self-attention)
+    const size_t T = s->T, S = s->tok.n_tokens - T, V = s->tok.n_vocab;
+    const char *const *words = (const char *const *)s->tok.tokens;
+    const char *const *kv_words = words + T;
+    sequence_labels *lab = &s->lab;
+    s->vocab =
+        trace_word_labels(tr, "", (const char *const *)s->tok.vocab, V, err);
+    s->dims = trace_index_labels(tr, "dim", D, err);
+    s->kv_rows = trace_word_labels(tr, "", kv_words, S, err);
+    lab->tokens = trace_word_labels(tr, "", words, T, err);
+    lab->queries = trace_word_labels(tr, "Q:", words, T, err);
+    lab->keys =
+        trace_word_labels(tr, "K:", S ? kv_words : words, S ? S : T, err);
+    lab->values =
+        trace_word_labels(tr, "V:", S ? kv_words : words, S ? S : T, err);
+    if (!s->vocab || !s->dims || !s->kv_rows || !lab->tokens || !lab->queries ||
+        !lab->keys || !lab->values ||
+        record_ids(tr, TABLE_VOCAB, s->vocab, NULL, err) ||
+        record_ids(tr, TABLE_TOKENS, lab->tokens, s->tok.ids, err) ||
+        (in->kv != NULL &&
+         record_ids(tr, TABLE_KV_TOKENS, s->kv_rows, s->tok.ids + T, err)))
+        return -1;
+    return 0;
+}
+
+/* Where the input's draws go: torch.randn(B, T, D), or nn.Embedding(V,
+ * D)'s table, or none (--embeddings). */
+typedef struct {
+    const matrix *embedding; /* the table looked up, or NULL */
+    const matrix *given;     /* rows given (--embeddings, --randn-input) */
+    float *draws;            /* the values drawn, n of them */
+    size_t n;
+} input_draws;
+
+static int input_room(input_draws *d, lesson_state *s, trace *tr,
+                      const model_config *mc, const model_input *in, size_t B,
+                      size_t D, mx_error *err)
+{
+    const size_t T = s->T, V = s->tok.n_vocab;
+    *d = (input_draws){NULL, in->embeddings, NULL, 0};
+    if (mc->randn_input) {
+        if (matrix_alloc(&s->randn, B * T, D, N_("the random input"), err) != 0)
+            return -1;
+        // element 0's rows come first
+        *d = (input_draws){NULL, &s->randn, s->randn.v, B * T * D};
+    } else if (in->embeddings == NULL && mc->train) {
+        // each trained variant shows its own embedding (trained.h)
+        if (matrix_alloc(&s->drawn, V, D, N_("the embedding"), err) != 0)
+            return -1;
+        *d = (input_draws){&s->drawn, NULL, s->drawn.v, V * D};
+    } else if (in->embeddings == NULL) {
+        // torch.manual_seed(seed); emb = nn.Embedding(V, D)
+        const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_EMBEDDING,
+                               false};
+        table *e = trace_new(tr, &key, s->vocab, s->dims, err);
+        if (e == NULL)
+            return -1;
+        *d = (input_draws){&e->values, NULL, e->values.v, V * D};
+    }
+    return 0;
+}
+
+/* --draw: one generator through the order given, each module built and
+ * each forward pass's draws counted from it (draws.h). */
+static int plan_draws(lesson_state *s, const model_config *mc,
+                      const attention_config *cfg, const input_draws *d,
+                      torch_rng *g, mx_error *err)
+{
+    if ((s->plan = malloc(sizeof *s->plan)) == NULL)
+        return err_nomem(err, _("the order of the draws"));
+    const size_t S = s->tok.n_tokens - s->T;
+    const model_dims run = lesson_dims(mc, cfg->d_model);
+    const build_context ctx = {cfg, &run};
+    draw_order order = {.order = mc->draw,
+                        .n = mc->n_draw,
+                        .input = d->draws,
+                        .input_n = d->n,
+                        .build = build_drawn,
+                        .ctx = &ctx};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        order.forward_draws[model_variants[i].id] =
+            forward_draws(mc, cfg, model_variants[i].id, s->T, S ? S : s->T);
+    return draws_plan(s->plan, &order, g, err);
+}
+
+/* The input tables (inputs, and with --kv kv_inputs), then each chosen
+ * variant run from the generator g (or --draw's plan). */
+static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
+                        const model_input *in, const attention_config *cfg,
+                        const input_draws *d, const matrix *pos,
+                        const torch_rng *g, mx_error *err)
+{
+    // inputs (T, D), and with --kv kv_inputs (S, D)
+    const matrix *inputs =
+        record_inputs(tr, TABLE_INPUTS, s->lab.tokens, s->dims, d->embedding,
+                      s->tok.ids, d->given, pos, err);
+    const matrix *kv_inputs =
+        inputs == NULL || in->kv == NULL
+            ? inputs
+            : record_inputs(tr, TABLE_KV_INPUTS, s->kv_rows, s->dims,
+                            d->embedding, s->tok.ids + s->T, NULL, NULL, err);
+    if (kv_inputs == NULL)
+        return -1;
+    const attention_input x = {inputs, kv_inputs};
+    const draw_plan *plan = s->plan;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_id v = model_variants[i].id;
+        if ((mc->variants & model_variants[i].bit) &&
+            run_variant(tr, v, mc, cfg, plan != NULL ? &plan->build[v] : g,
+                        plan != NULL ? &plan->forward[v] : NULL, &x, &s->lab,
+                        err) != 0)
+            return -1;
+    }
+    return trace_flush(tr, err);
+}
+
+int lesson_run(trace *tr, const model_config *mc, const model_input *in,
+               mx_error *err)
+{
+    lesson_state s = {0};
+    size_t batch = 0;
+    if (run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
+        return -1;
+    // a stack's tables name their block (model/lesson/stack.h)
+    tr->stacked_block = mc->block_layers > 0;
+    int rc = -1;
+    const size_t D = lesson_width(mc, in);
+    if (run_start(&s, &batch, tr, mc, in, err) != 0)
+        goto done;
     const attention_config cfg = {
         .d_model = D,
         .d_out = mc->d_out,
@@ -417,137 +563,44 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
         .causal = mc->causal && in->kv == NULL,
         .scale = mc->scale,
         .qkv_bias = mc->qkv_bias,
-        .pool = pool,
+        .pool = s.pool,
         .heads_at_once = batch,
         .batch = mc->batch > 1 ? mc->batch : 1,
         .attn_dropout = mc->attn_dropout,
         .dropout = mc->dropout,
     };
-
-    const char *const *words = (const char *const *)tok.tokens;
-    const char *const *kv_words = words + T;
-    sequence_labels lab;
-    const labels *vocab =
-        trace_word_labels(tr, "", (const char *const *)tok.vocab, V, err);
-    const labels *dims = trace_index_labels(tr, "dim", D, err);
-    const labels *kv_rows = trace_word_labels(tr, "", kv_words, S, err);
-    lab.tokens = trace_word_labels(tr, "", words, T, err);
-    lab.queries = trace_word_labels(tr, "Q:", words, T, err);
-    lab.keys =
-        trace_word_labels(tr, "K:", S ? kv_words : words, S ? S : T, err);
-    lab.values =
-        trace_word_labels(tr, "V:", S ? kv_words : words, S ? S : T, err);
-    if (!vocab || !dims || !kv_rows || !lab.tokens || !lab.queries ||
-        !lab.keys || !lab.values ||
-        record_ids(tr, TABLE_VOCAB, vocab, NULL, err) ||
-        record_ids(tr, TABLE_TOKENS, lab.tokens, tok.ids, err) ||
-        (in->kv != NULL &&
-         record_ids(tr, TABLE_KV_TOKENS, kv_rows, tok.ids + T, err)))
+    input_draws d;
+    if (record_tokens(&s, tr, in, D, err) != 0 ||
+        input_room(&d, &s, tr, mc, in, cfg.batch, D, err) != 0)
         goto done;
-
     torch_rng g;
     rng_seed(&g, mc->seed);
-    // the input's draws: torch.randn(B, T, D), or nn.Embedding(V, D)'s
-    // table, or none (--embeddings)
-    const matrix *embedding = NULL, *given = in->embeddings;
-    float *draws = NULL;
-    size_t n_draws = 0;
-    if (mc->randn_input) {
-        if (matrix_alloc(&randn, cfg.batch * T, D, N_("the random input"),
-                         err) != 0)
-            goto done;
-        // element 0's rows come first
-        given = &randn;
-        draws = randn.v;
-        n_draws = cfg.batch * T * D;
-    } else if (in->embeddings == NULL && mc->train) {
-        // each trained variant shows its own embedding (trained.h)
-        if (matrix_alloc(&drawn, V, D, N_("the embedding"), err) != 0)
-            goto done;
-        embedding = &drawn;
-        draws = drawn.v;
-        n_draws = V * D;
-    } else if (in->embeddings == NULL) {
-        // torch.manual_seed(seed); emb = nn.Embedding(V, D)
-        const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_EMBEDDING,
-                               false};
-        table *e = trace_new(tr, &key, vocab, dims, err);
-        if (e == NULL)
-            goto done;
-        embedding = &e->values;
-        draws = e->values.v;
-        n_draws = V * D;
-    }
-    const model_dims run = lesson_dims(mc, D);
     if (mc->n_draw == 0)
         // each variant its own notebook: the input drawn first
-        rng_normal_fill(draws, n_draws, 0.0, 1.0, &g);
+        rng_normal_fill(d.draws, d.n, 0.0, 1.0, &g);
     // --positions: pos = nn.Embedding(C, D), right after the embedding
     const matrix *pos = NULL;
-    size_t contexts = mc->train ? data.context : T;
-    if (mc->positions && trained_positions(&contexts, mc, T, err) != 0)
+    size_t contexts = mc->train ? s.data.context : s.T;
+    if (mc->positions && (trained_positions(&contexts, mc, s.T, err) != 0 ||
+                          draw_positions(&pos, &s.positions, tr, contexts,
+                                         s.dims, mc->train, &g, err) != 0))
         goto done;
-    if (mc->positions && draw_positions(&pos, &positions, tr, contexts, dims,
-                                        mc->train, &g, err) != 0)
+    if (mc->n_draw != 0 && plan_draws(&s, mc, &cfg, &d, &g, err) != 0)
         goto done;
-    if (mc->n_draw != 0 && (plan = malloc(sizeof *plan)) == NULL) {
-        err_nomem(err, _("the order of the draws"));
-        goto done;
-    } else if (mc->n_draw != 0) {
-        const build_context ctx = {&cfg, &run};
-        draw_order order = {.order = mc->draw,
-                            .n = mc->n_draw,
-                            .input = draws,
-                            .input_n = n_draws,
-                            .build = build_drawn,
-                            .ctx = &ctx};
-        for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-            order.forward_draws[model_variants[i].id] =
-                forward_draws(mc, &cfg, model_variants[i].id, T, S ? S : T);
-        if (draws_plan(plan, &order, &g, err) != 0)
-            goto done;
-    }
-    if (mc->train) {
-        // --train: each variant's notebook trained, then shown
-        const trained_labels tlab = {vocab, dims, &lab};
-        for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-            if ((mc->variants & model_variants[i].bit) &&
-                trained_variant(tr, model_variants[i].id, mc, &cfg, &g,
-                                embedding, pos, &data, tok.ids, &tlab,
-                                err) != 0)
-                goto done;
-        rc = trace_flush(tr, err);
+    if (!mc->train) {
+        rc = run_variants(tr, &s, mc, in, &cfg, &d, pos, &g, err);
         goto done;
     }
-    // inputs (T, D), and with --kv kv_inputs (S, D)
-    const matrix *inputs = record_inputs(tr, TABLE_INPUTS, lab.tokens, dims,
-                                         embedding, tok.ids, given, pos, err);
-    const matrix *kv_inputs =
-        inputs == NULL || in->kv == NULL
-            ? inputs
-            : record_inputs(tr, TABLE_KV_INPUTS, kv_rows, dims, embedding,
-                            tok.ids + T, NULL, NULL, err);
-    if (kv_inputs == NULL)
-        goto done;
-
-    const attention_input x = {inputs, kv_inputs};
+    // --train: each variant's notebook trained, then shown
+    const trained_labels tlab = {s.vocab, s.dims, &s.lab};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if ((mc->variants & model_variants[i].bit) &&
-            run_variant(tr, model_variants[i].id, mc, &cfg,
-                        plan != NULL ? &plan->build[model_variants[i].id] : &g,
-                        plan != NULL ? &plan->forward[model_variants[i].id]
-                                     : NULL,
-                        &x, &lab, err) != 0)
+            trained_variant(tr, model_variants[i].id, mc, &cfg, &g, d.embedding,
+                            pos, &s.data, s.tok.ids, &tlab, err) != 0)
             goto done;
     rc = trace_flush(tr, err);
 done:
-    free(plan);
-    matrix_free(&randn);
-    matrix_free(&drawn);
-    matrix_free(&positions);
-    train_data_free(&data);
-    workers_free(pool);
-    tokenized_free(&tok);
+    run_free(&s);
     return rc;
 }
 

@@ -610,6 +610,72 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     return rc;
 }
 
+/* The variant's notebook as drawn from g (model's embedding, positions,
+ * module and lm_head, zeroed): emb and pos copies of the run's, then the
+ * module, then lm_head = nn.Linear(W, V, bias=False); a trained run's
+ * --weights files replace what was drawn. *logits gets its room for T
+ * tokens (T, V). The caller frees what it holds, whether this fails or
+ * not. */
+static int build_notebook(train_model *model, linear *head, matrix *logits,
+                          size_t T, variant_id id, const model_config *mc,
+                          const attention_config *acfg, const model_dims *run,
+                          const matrix *embedding, const matrix *positions,
+                          torch_rng *g, mx_error *err)
+{
+    const variant_row *row = variant_row_of(id);
+    const model_dims dims = variant_dims(row, run);
+    const size_t V = embedding->rows;
+    matrix *emb = model->embedding, *pos = model->positions;
+    if (matrix_alloc(emb, V, embedding->cols, N_("the embedding"), err) ||
+        (positions != NULL &&
+         matrix_alloc(pos, positions->rows, positions->cols,
+                      N_("the positions"), err)) ||
+        matrix_alloc(logits, T, V, N_("the logits"), err))
+        return -1;
+    memcpy(emb->v, embedding->v, V * embedding->cols * sizeof(float));
+    if (positions != NULL)
+        memcpy(pos->v, positions->v,
+               positions->rows * positions->cols * sizeof(float));
+    if (row->init(model->module, acfg, &dims, g, err) != 0 ||
+        linear_init(head, dims.d_out, V, false, g, err) != 0)
+        return -1;
+    if (mc->weights == NULL)
+        return 0;
+    if (weights_load(variant_by_id(id)->bit, run, model->module, mc->weights,
+                     &mc->weights_style, err) != 0 ||
+        weights_load_table(emb, mc->weights, id, TABLE_EMBEDDING,
+                           &mc->weights_style, err) != 0 ||
+        (positions != NULL &&
+         weights_load_table(pos, mc->weights, id, TABLE_POS_EMBEDDING,
+                            &mc->weights_style, err) != 0) ||
+        weights_load_table(&head->weight, mc->weights, id, TABLE_LM_HEAD,
+                           &mc->weights_style, err) != 0)
+        return -1;
+    return 0;
+}
+
+/* --grad: the pass over the shown sentence again, backward, into grads
+ * (made here; the caller frees it): every intermediate's gradient as it
+ * is made, then every parameter's. */
+static int record_gradients(trace *tr, train_model *grads,
+                            const train_model *model, variant_id id,
+                            const model_dims *dims,
+                            const attention_config *acfg,
+                            const train_sentence *shown, size_t steps,
+                            const trained_labels *lab, mx_error *err)
+{
+    float again;
+    grad_recorder rec = {tr, id, lab, err};
+    const train_shown to = {record_grad, &rec};
+    if (train_grad_model(grads, model, id, dims, acfg, err) != 0 ||
+        train_pass(&again, NULL, grads, model, id, dims, acfg, shown, &to,
+                   err) != 0)
+        return -1;
+    if (steps > 0)
+        grads_after_zero_grad(grads, dims, id);
+    return record_model(tr, id, true, grads, dims, lab, err);
+}
+
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -626,9 +692,9 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     };
     const model_dims dims = variant_dims(row, &run);
     const attention_config acfg = variant_attention(row, cfg);
-    const size_t steps = mc->training.steps, V = embedding->rows;
+    const size_t steps = mc->training.steps;
     const size_t T = lab->seq->tokens->n;
-    matrix emb = {0}, pos = {0}, lm_head = {0}, logits = {0};
+    matrix emb = {0}, pos = {0}, logits = {0};
     linear head = {0};
     module_room m = {0};
     train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
@@ -638,37 +704,12 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     float *losses = calloc(steps + 1, sizeof *losses);
     torch_rng g = *start;
     int rc = -1;
-    (void)lm_head;
     if (losses == NULL) {
         err_nomem(err, _("the losses"));
         goto done;
     }
-    // emb and pos as drawn; the module, then lm_head = nn.Linear(W, V,
-    // bias=False)
-    if (matrix_alloc(&emb, V, embedding->cols, N_("the embedding"), err) ||
-        (positions != NULL &&
-         matrix_alloc(&pos, positions->rows, positions->cols,
-                      N_("the positions"), err)) ||
-        matrix_alloc(&logits, T, V, N_("the logits"), err))
-        goto done;
-    memcpy(emb.v, embedding->v, V * embedding->cols * sizeof(float));
-    if (positions != NULL)
-        memcpy(pos.v, positions->v,
-               positions->rows * positions->cols * sizeof(float));
-    if (row->init(&m, &acfg, &dims, &g, err) != 0 ||
-        linear_init(&head, dims.d_out, V, false, &g, err) != 0)
-        goto done;
-    // --weights: a trained run's files replace what was drawn
-    if (mc->weights != NULL &&
-        (weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
-                      &mc->weights_style, err) != 0 ||
-         weights_load_table(&emb, mc->weights, id, TABLE_EMBEDDING,
-                            &mc->weights_style, err) != 0 ||
-         (positions != NULL &&
-          weights_load_table(&pos, mc->weights, id, TABLE_POS_EMBEDDING,
-                             &mc->weights_style, err) != 0) ||
-         weights_load_table(&head.weight, mc->weights, id, TABLE_LM_HEAD,
-                            &mc->weights_style, err) != 0))
+    if (build_notebook(&model, &head, &logits, T, id, mc, &acfg, &run,
+                       embedding, positions, &g, err) != 0)
         goto done;
 
     // with checkpoints, the hook looks at the heads as the training goes
@@ -711,21 +752,9 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
                     &logits, err) != 0)
         goto done;
-    if (mc->grad) {
-        // the same pass again, backward: every intermediate's gradient as
-        // it is made, then every parameter's
-        float again;
-        grad_recorder rec = {tr, id, lab, err};
-        const train_shown to = {record_grad, &rec};
-        if (train_grad_model(&grads, &model, id, &dims, &acfg, err) != 0 ||
-            train_pass(&again, NULL, &grads, &model, id, &dims, &acfg, &shown,
-                       &to, err) != 0)
-            goto done;
-        if (steps > 0)
-            grads_after_zero_grad(&grads, &dims, id);
-        if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
-            goto done;
-    }
+    if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
+                                     &shown, steps, lab, err) != 0)
+        goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
     if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||
