@@ -1,8 +1,9 @@
 /* family.h: the model families, each one row: how a run of the family
- * reads its configuration and checks its input, its tokenizer, its
- * parameters' names, its forward pass into the trace, the tables it can
- * make, the explanation --explain and the page give it, and what
- * headings and the CSV call its layers.
+ * checks its input and reads what it needs (a checkpoint's config.json
+ * and tokenizer) with its size estimate, its tokens, its forward pass
+ * into the trace, the tables a run makes, the explanation --explain and
+ * the page give it, and what headings and the CSV call its model and its
+ * layers.
  *
  * Two families today, each in its folder under model/:
  *
@@ -14,7 +15,9 @@
  * pipeline.h runs the row family_of gives a run's configuration; the
  * trace carries the row (trace.h), so that renderers read the names and
  * the explanation from it rather than asking which family it is. A new
- * family is a folder with its functions and one row of family.c.
+ * family is a folder with its functions, one row of family.c and its
+ * sources in src/meson.build (a family that reads files also has its
+ * stand-in in the page's core, src/wasm/, as no_gpt2.c).
  */
 #ifndef MHA_FAMILY_H
 #define MHA_FAMILY_H

@@ -687,8 +687,8 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
             return true;
         // a stack of blocks adds the model view (STACK_TABLES)
         const table_set stack =
-            v->id == VARIANT_ID_BLOCK && mc->block_layers > 0 ? STACK_TABLES
-                                                              : 0;
+            variant_row_of(v->id)->stacks && mc->block_layers > 0 ? STACK_TABLES
+                                                                  : 0;
         if (((v->tables | stack) & table_bit(id)) &&
             (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(mc, v)) &&
             (!(DROPOUT_TABLES & table_bit(id)) || mc->dropout > 0))

@@ -350,6 +350,7 @@ static const variant_row rows[] = {
     [VARIANT_ID_SINGLE - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_ONE,
             .init = single_make,
             .free = single_drop,
@@ -363,6 +364,7 @@ static const variant_row rows[] = {
     [VARIANT_ID_WRAPPER - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_APART,
             .init = wrapper_make,
             .free = wrapper_drop,
@@ -376,6 +378,7 @@ static const variant_row rows[] = {
     [VARIANT_ID_FUSED - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_SPLIT,
             .init = fused_make,
             .free = fused_drop,
@@ -389,6 +392,7 @@ static const variant_row rows[] = {
     [VARIANT_ID_BLOCK - 1] =
         {
             .d_model_wide = true,
+            .stacks = true,
             .heads = HEADS_SPLIT,
             .init = block_make,
             .free = block_drop,
@@ -402,6 +406,37 @@ static const variant_row rows[] = {
 };
 static_assert(sizeof rows / sizeof rows[0] == VARIANT_ID_COUNT - 1,
               "a row for every variant");
+
+/* Whether variant i's row takes `what` (variants_taking). */
+static bool takes(size_t i, enum variant_takes what)
+{
+    const variant_row *row = &rows[i];
+    const table_set tables = model_variants[i].tables;
+    switch (what) {
+    case TAKES_LAYERS:
+        return row->stacks;
+    case TAKES_FF:
+        return (tables & TABLE_BIT(FFN_HIDDEN)) != 0;
+    case TAKES_TIE:
+        return row->tie != NULL;
+    case TAKES_DROPOUT:
+        return (tables & DROPOUT_TABLES) != 0;
+    case TAKES_ATTN_DROPOUT:
+        return (tables & DROPOUT_TABLES) == 0;
+    case TAKES_AVERAGE:
+        return (tables & TABLE_BIT(ATTN_WEIGHTS_AVG)) != 0;
+    }
+    return false;
+}
+
+unsigned variants_taking(enum variant_takes what)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (takes(i, what))
+            set |= model_variants[i].bit;
+    return set;
+}
 
 bool variant_row_complete(const variant_row *row)
 {

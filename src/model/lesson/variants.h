@@ -65,6 +65,8 @@ typedef struct {
     /* Its attention is d_model wide whatever d_out says: the block's
      * residual adds the attention's output to its input. */
     bool d_model_wide;
+    /* --layers N stacks N of its modules (stack.h). */
+    bool stacks;
     enum head_making heads;
 
     /* Construction: draws the parameters into a zeroed module_room as the
@@ -100,6 +102,24 @@ typedef struct {
      * the wrapper's own run makes it. */
     void (*tie)(void *module, const void *wrapper);
 } variant_row;
+
+/* What an option needs of a variant to apply to it: the options read
+ * which variants they apply to from the rows (variants_taking). */
+enum variant_takes {
+    TAKES_LAYERS,       /* --layers N: its module can be stacked (stacks) */
+    TAKES_FF,           /* --ff: it has a feed-forward network (ffn_hidden
+                           among its tables) */
+    TAKES_TIE,          /* --tie: it can take the wrapper's heads (tie) */
+    TAKES_DROPOUT,      /* --dropout: it drops its outputs (DROPOUT_TABLES
+                           among its tables) */
+    TAKES_ATTN_DROPOUT, /* --attn-dropout: it drops its attention weights
+                           (the others) */
+    TAKES_AVERAGE,      /* --average: its heads have a mean
+                           (attn_weights_avg among its tables) */
+};
+
+/* The variants (a set of variant_bits) whose rows take `what`. */
+unsigned variants_taking(enum variant_takes what);
 
 /* Whether a row names every function a variant needs (all but tie). */
 bool variant_row_complete(const variant_row *row);
