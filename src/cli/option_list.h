@@ -57,6 +57,15 @@ OPTION(KV, "kv", 0, "SENTENCE", MODEL, 27,
           "no causal mask                    (default none)"))
 OPTION(TOKENS, "tokens", 0, "HOW", MODEL, 29,
        N_("words, or chars: a token per character (default words)"))
+OPTION(LOWER, "lower", 0, NULL, MODEL, 60,
+       N_("lower-case every word: 'O' and 'o' are one word\n"
+          "                                    (default as written)"))
+OPTION(PUNCT, "punct", 0, "HOW", MODEL, 61,
+       N_("punctuation at a word's ends: keep, split (a token\n"
+          "of its own) or drop                 (default keep)"))
+OPTION(UNK, "unk", 0, NULL, MODEL, 62,
+       N_("a trained run reads words outside its vocabulary\n"
+          "as the word <unk>, which it learns (default error)"))
 OPTION(POSITIONS, "positions", 0, NULL, MODEL, 57,
        N_("learned positions nn.Embedding(context, d_model)\n"
           "added to the embeddings, as GPT     (default none)"))

@@ -315,6 +315,9 @@ static int validate_model(const options *opt, mx_error *err)
         {opt->ff != 0, "--ff", FIXED},
         {opt->d_model_given, "--d-model", FIXED},
         {opt->tokens == TOKENS_CHARS, "--tokens", FIXED},
+        {opt->rules.lower, "--lower", FIXED},
+        {opt->rules.punct != PUNCT_KEEP, "--punct", FIXED},
+        {opt->unk, "--unk", FIXED},
         // the checkpoint fixes these (their defaults pass)
         {opt->heads != 2, "--heads", FIXED},
         {opt->d_out != 4, "--d-out", FIXED},
@@ -408,6 +411,8 @@ int options_validate_training(options *opt, mx_error *err)
         {opt->lr_given, "--lr"},
         {opt->corpus != NULL, "--corpus"},
         {opt->grad, "--grad"},
+        // a trained model's folder makes the run a trained one
+        {opt->unk && opt->weights == NULL, "--unk"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
@@ -440,6 +445,17 @@ int options_validate_training(options *opt, mx_error *err)
                            "a sentence, one step at a time; it does not "
                            "go with %s"),
                          other);
+    return 0;
+}
+
+/* Every name of --tables is a table of the program. */
+static int check_table_names(const options *opt, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
+            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
+                             opt->tables[i]);
     return 0;
 }
 
@@ -511,9 +527,15 @@ static int validate(options *opt, mx_error *err)
                          _("%s: applies to %s, which this run does "
                            "not include"),
                          "--attn-dropout", "single, wrapper or fused");
-    if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
-        return err_usage(err, _("--tokens: the tokens are the embeddings "
-                                "file's labels, not a sentence to cut"));
+    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
+         opt->rules.punct != PUNCT_KEEP) &&
+        opt->embeddings != NULL)
+        return err_usage(err,
+                         _("%s: the tokens are the embeddings file's labels, "
+                           "not a sentence to cut"),
+                         opt->tokens == TOKENS_CHARS ? "--tokens"
+                         : opt->rules.lower          ? "--lower"
+                                                     : "--punct");
     if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
         return err_usage(err,
                          _("--style torch: prints text tables; it does not go "
@@ -537,6 +559,10 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--average: averages the heads of the "
                                 "wrapper, fused or block; --variant single "
                                 "has one head"));
+    /* the sizes of a --weights folder's trained model (its model.json)
+     * are checked once the folder is read (cli/weights_options.h) */
+    if (opt->weights != NULL && !opt->weights_read)
+        return check_table_names(opt, err);
     /* the single variant has one head of width d_out, so --heads is for
      * the others; the block's attention is d_model wide (its residual adds
      * the attention's output to its input), so --d-out is not for it */
@@ -572,12 +598,7 @@ static int validate(options *opt, mx_error *err)
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
-    for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
-            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
-                             opt->tables[i]);
-    return 0;
+    return check_table_names(opt, err);
 }
 
 /* A file, directory or column name: anything but empty. */
@@ -880,6 +901,23 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
             return err_usage(err, _("--tokens: '%s' is not words or chars"),
                              arg);
         return 0;
+    case OPT_LOWER:
+        opt->rules.lower = true;
+        return 0;
+    case OPT_PUNCT:
+        if (strcmp(arg, "keep") == 0)
+            opt->rules.punct = PUNCT_KEEP;
+        else if (strcmp(arg, "split") == 0)
+            opt->rules.punct = PUNCT_SPLIT;
+        else if (strcmp(arg, "drop") == 0)
+            opt->rules.punct = PUNCT_DROP;
+        else
+            return err_usage(err, _("--punct: '%s' is not keep, split or drop"),
+                             arg);
+        return 0;
+    case OPT_UNK:
+        opt->unk = true;
+        return 0;
     case OPT_COLOR_SCALE:
         if (strcmp(arg, "table") == 0)
             opt->color_scale = SCALE_TABLE;
@@ -950,6 +988,8 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
             return unknown_option(longopts, argc, argv, err);
         if (c == ':')
             return err_usage(err, _("option '%s' needs a value"), seen);
+        if (option_id_of(c) >= 0)
+            opt->given[option_id_of(c)] = true;
         if (parse_one(opt, option_id_of(c), optarg, err) != 0)
             return -1;
     }
@@ -972,6 +1012,11 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
         opt->sentence_from_stdin = true;
     else if (join_words(opt, optind, argc, argv, err) != 0)
         return -1;
+    return validate(opt, err);
+}
+
+int options_validate(options *opt, mx_error *err)
+{
     return validate(opt, err);
 }
 

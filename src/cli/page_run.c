@@ -79,5 +79,14 @@ html_run page_run_of(const options *opt, const model_input *in)
         add_arg(&run, "--randn-input");
     if (opt->batch > 1)
         add_arg(&run, "--batch=%zu", opt->batch);
+    // how words are made: the page's runs cut them the same way
+    static const char *const punct[] = {
+        [PUNCT_KEEP] = "keep", [PUNCT_SPLIT] = "split", [PUNCT_DROP] = "drop"};
+    if (opt->rules.lower)
+        add_arg(&run, "--lower");
+    if (opt->rules.punct != PUNCT_KEEP)
+        add_arg(&run, "--punct=%s", punct[opt->rules.punct]);
+    if (opt->unk)
+        add_arg(&run, "--unk");
     return run;
 }

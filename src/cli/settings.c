@@ -69,6 +69,8 @@ explain_context explain_for(const options *opt, const trace *tr)
         .layers = opt->block_layers,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
+        .rules = opt->rules,
+        .unk = opt->unk,
         .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
         .width = screen_width(opt),
         .ff = opt->ff ? opt->ff
