@@ -84,6 +84,10 @@ OPTION(CORPUS, "corpus", 0, "FILE", MODEL, 58,
 OPTION(GRAD, "grad", 0, NULL, MODEL, 59,
        N_("with --train, the gradients at the final\n"
           "parameters: <name>.grad tables      (default none)"))
+OPTION(QKV_ORDER, "qkv-order", 0, "ORDER", MODEL, 63,
+       N_("with --train, the order the class's forward computes\n"
+          "its projections: kqv (keys first, as the book) or\n"
+          "qkv; it changes the gradients only (default kqv)"))
 OPTION(EMBEDDINGS, "embeddings", 0, "FILE", INPUTS, 14,
        N_("one row per token: label, then its vector; d_model\n"
           "is the file's width, no embedding draws (default none)"))

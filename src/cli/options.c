@@ -413,6 +413,7 @@ int options_validate_training(options *opt, mx_error *err)
         {opt->grad, "--grad"},
         // a trained model's folder makes the run a trained one
         {opt->unk && opt->weights == NULL, "--unk"},
+        {opt->qkv_order_given, "--qkv-order"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
@@ -771,6 +772,18 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         return set_path(&opt->corpus, "--corpus", arg, err);
     case OPT_GRAD:
         opt->grad = true;
+        return 0;
+    case OPT_QKV_ORDER:
+        opt->qkv_order_given = true;
+        if (strcmp(arg, "kqv") == 0)
+            opt->training.qkv_order = QKV_ORDER_KQV;
+        else if (strcmp(arg, "qkv") == 0)
+            opt->training.qkv_order = QKV_ORDER_QKV;
+        else
+            return err_usage(err,
+                             _("%s: unknown order '%s' (expected kqv or "
+                               "qkv)"),
+                             "--qkv-order", arg);
         return 0;
     case OPT_BATCH:
         return parse_size(&opt->batch, "--batch", arg, 1, MAX_BATCH, err);

@@ -53,11 +53,12 @@ typedef struct {
     bool randn_input;                  /* --randn-input */
     bool positions;                    /* --positions */
     bool train;                        /* --train N was given */
-    train_options training;            /* --train N, --lr, --optimizer */
-    bool lr_given;                     /* --lr was given */
-    const char *corpus;                /* --corpus FILE, or NULL */
-    bool grad;                         /* --grad */
-    size_t batch;                      /* --batch B, 1 to MAX_BATCH */
+    train_options training; /* --train N, --lr, --optimizer, --qkv-order */
+    bool lr_given;          /* --lr was given */
+    const char *corpus;     /* --corpus FILE, or NULL */
+    bool grad;              /* --grad */
+    bool qkv_order_given;   /* --qkv-order was given */
+    size_t batch;           /* --batch B, 1 to MAX_BATCH */
 
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;

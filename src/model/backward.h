@@ -20,9 +20,10 @@
  *   dx (T, D) = dy @ w            (NULL when not needed)
  * The sum that makes db depends on how autograd lays dy out in memory:
  * dy_by_columns when dy is the transpose of a contiguous (O, T) tensor
- * (the keys' gradient, which comes through k^T's), by rows otherwise.
- * dyt (O, T) and rows (T pointers; NULL without a bias) are working
- * room. */
+ * (the keys' gradient, which comes through k^T's), by rows otherwise;
+ * a dy of one column is one contiguous run either way, summed as
+ * such. dyt (O, T) and rows (T pointers; NULL without a bias) are
+ * working room. */
 void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
                      const float **rows, const matrix *dy, const matrix *x,
                      const matrix *w, bool dy_by_columns, workers *pool);
@@ -32,24 +33,6 @@ void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
  * vec::map2_reduce_all. */
 void softmax_backward(matrix *dscores, const matrix *dweights,
                       const matrix *weights);
-
-/* One head's attention backward, from its forward pass
- *   scores = q @ k^T, masked (-inf) above the diagonal when causal
- *   weights = softmax(scores / divisor), context = weights @ v
- * given dcontext (T, hd): dq (T, hd), dk and dv (S, hd); dweights (T,
- * S) holds d loss / d weights after it. dscores (T, S), t_st (S, T) are
- * working room; shown (T, S), when not NULL, gets d loss / d scores as
- * the table attn_scores shows them (the masked ones included, whose
- * gradient is +-0: their weight is 0). */
-typedef struct {
-    const matrix *q, *k, *v, *weights;
-    float divisor;
-    bool causal;
-} head_saved;
-
-void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
-                   matrix *dscores, matrix *t_st, matrix *shown,
-                   const head_saved *h, const matrix *dcontext, workers *pool);
 
 /* nn.LayerNorm's backward over the rows of x (T, D), as PyTorch's CPU
  * kernel computes it from the forward's mean and rstd (T each) and

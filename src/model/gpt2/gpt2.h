@@ -22,8 +22,9 @@
  *     mlp_out = addmm(mlp.c_proj...); h = h + mlp_out
  *   out (T, D) = ln_f(h); logits (T, V) = out @ wte^T on request
  *
- * Every table is handed to an observer as soon as it is made, which keeps
- * it (the trace) or drops it; the pass itself holds one layer's work.
+ * Every activation passes a hook point as soon as it is made (hooks.h):
+ * a recorder keeps it (the trace), a hook may replace it; the pass itself
+ * holds one layer's work.
  */
 #ifndef MHA_GPT2_H
 #define MHA_GPT2_H
@@ -34,7 +35,7 @@
 
 #include "base/error.h"
 #include "io/safetensors.h"
-#include "model/catalogue.h"
+#include "model/hooks.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -79,32 +80,19 @@ bool gpt2_param_name(const char *name, int *layer);
 int gpt2_open(gpt2_model *m, const char *dir, mx_error *err);
 void gpt2_close(gpt2_model *m);
 
-/* Called for every table, by its catalogue row (model/catalogue.h), as
- * the pass makes it, in this order:
- *
- *   inputs        (T, D) wte + wpe, layer -1
- *   in each layer L:
- *     ln_1        (T, D)
- *     per head H: queries, keys, values (T, hd); attn_scores (T, T),
- *                 scaled, -inf above the diagonal; attn_weights (T, T);
- *                 head_context (T, hd)
- *     concat_context (T, D), attn_out (T, D) attn.c_proj, residual (T, D)
- *     h after the attention, ln_2 (T, D), ffn_hidden (T, F) after
- *     gelu_new, ffn_out (T, D) mlp.c_proj, hidden (T, D) the layer's
- *     output
- *   out           (T, D) ln_f, layer -1
- *   logits        (T, V), layer -1
- *
- * layer is -1 outside the layers, head -1 outside the heads. Returns 0,
- * or -1 with err set to stop the pass. */
-typedef int (*gpt2_observer)(void *ctx, table_id id, int layer, int head,
-                             const matrix *m, mx_error *err);
-
+/* A run of the forward pass. Its hook points (hooks.h) are named by the
+ * tables' keys: inputs (wte + wpe) under the variant input; each layer's
+ * ln_1, its heads' queries, keys, values, attn_scores (scaled, -inf
+ * above the diagonal), attn_weights and head_context, concat_context,
+ * attn_out, residual (h after the attention), ln_2, ffn_hidden (after
+ * gelu_new), ffn_out (mlp.c_proj) and hidden (the layer's output) under
+ * the variant block with the layer (and head) in the key; out (ln_f) and
+ * logits under the variant model. */
 typedef struct {
-    gpt2_observer see; /* or NULL */
-    void *ctx;
-    bool logits;   /* make the logits */
-    workers *pool; /* or NULL */
+    const forward_hooks *hooks; /* the recorder and replacing hooks, or
+                                   NULL */
+    bool logits;                /* make the logits */
+    workers *pool;              /* or NULL */
 } gpt2_run;
 
 /* Runs ids (T of them, each < vocab_size, T <= n_positions) through m;

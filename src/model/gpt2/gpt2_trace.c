@@ -411,7 +411,8 @@ out:
     return result;
 }
 
-/* The rows and the columns of the table id as the pass hands it. */
+/* The rows and columns of a checkpoint's table id (T rows but
+ * next_tokens's). */
 static void table_labels(const labels **rows, const labels **cols,
                          const recorder *rc, table_id id)
 {
@@ -444,45 +445,38 @@ static void table_labels(const labels **rows, const labels **cols,
     case TABLE_LOGITS:
         *cols = rc->vocab;
         break;
-    default: // (T, D)
+    default:
         break;
     }
 }
 
-/* A gpt2_observer: each table the pass hands over put in the trace, in
- * its layer's block (variant "block"), the input's (inputs) or after the
- * layers (VARIANT_MODEL); a layer's end flushes the trace, ln_f's output
- * comes after the model view, the logits (when asked for) before the
- * next tokens. */
-static int observe(void *ctx, table_id id, int layer, int head, const matrix *m,
-                   mx_error *err)
+/* The recorder of the forward pass's hook points (hooks.h): each table
+ * of a shown layer and head copied into the trace under its key; a
+ * layer's end flushes the trace; attn_entropy goes before out and
+ * next_tokens after the logits. */
+static int record(void *ctx, const table_key *at, const matrix *m,
+                  mx_error *err)
 {
     recorder *rc = ctx;
     const checkpoint_run *r = rc->r;
-    if (id == TABLE_ATTN_WEIGHTS)
-        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) =
+    const bool layer = at->variant == VARIANT_ID_BLOCK;
+    if (at->id == TABLE_ATTN_WEIGHTS)
+        *matrix_at(&rc->entropy, (size_t)at->layer, (size_t)at->head) =
             attn_mean_entropy(m);
-    if (layer >= 0 && !r->layers[layer])
+    if ((layer && !r->layers[at->layer]) ||
+        (at->head != NO_HEAD && !r->heads[at->head]))
         return 0;
-    if (head >= 0 && !r->heads[head])
-        return 0;
-    const variant_id where = layer >= 0           ? VARIANT_ID_BLOCK
-                             : id == TABLE_INPUTS ? VARIANT_INPUT
-                                                  : VARIANT_MODEL;
-    const labels *rows, *cols;
-    table_labels(&rows, &cols, rc, id);
-    if (id == TABLE_OUT && put_entropy(rc, err) != 0)
+    if (at->id == TABLE_OUT && put_entropy(rc, err) != 0)
         return -1;
-    if (id != TABLE_LOGITS || rc->mc->logits) {
-        if (put(rc, where, layer >= 0 ? layer : 0, head >= 0 ? head : NO_HEAD,
-                id, rows, cols, m, err) != 0)
-            return -1;
-    }
-    if (id == TABLE_HIDDEN)
-        return trace_flush(rc->tr, err);
-    if (id == TABLE_LOGITS)
+    const labels *rows, *cols;
+    table_labels(&rows, &cols, rc, at->id);
+    if ((at->id != TABLE_LOGITS || rc->mc->logits) &&
+        put(rc, at->variant, at->layer, at->head, at->id, rows, cols, m, err) !=
+            0)
+        return -1;
+    if (at->id == TABLE_LOGITS)
         return put_next_tokens(rc, m, err);
-    return 0;
+    return layer && at->id == TABLE_HIDDEN ? trace_flush(rc->tr, err) : 0;
 }
 
 int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
@@ -538,7 +532,8 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         if (put_params(&rec, err) != 0)
             goto done;
         matrix out = {0};
-        const gpt2_run run = {observe, &rec, true, pool};
+        const forward_hooks hooks = {.record = record, .ctx = &rec};
+        const gpt2_run run = {&hooks, true, pool};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
         matrix_free(&out);
     }

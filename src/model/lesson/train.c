@@ -8,9 +8,18 @@
  * Where one tensor feeds several layers (x feeds W_query, W_key and
  * W_value), its gradient is the sum of theirs, added in the order the
  * engine runs their backward nodes: the ready node made last first.
- * That is W_value, W_key, W_query in the single head and in each head
- * of the wrapper (the last head first), and W_value, W_query, W_key in
- * the fused module (whose forward makes the keys first).
+ * That depends on the order the class's forward computes the three
+ * projections (train.h, --qkv-order): W_value's part first, then W_query's
+ * and W_key's when the keys come first (the book's classes), W_key's and
+ * W_query's when the queries do; in the wrapper each head in turn, the
+ * last head first.
+ *
+ * A bias's gradient sums dy (T, O) over the tokens in the order
+ * PyTorch's sum kernel reads it, which depends on how autograd lays dy
+ * out (backward.h): by columns where the class's view and transpose
+ * make it so (the keys of a batched module, every projection of a fused
+ * module with heads one column wide), and as one contiguous run whenever
+ * dy has one column.
  */
 #include "model/lesson/train.h"
 #include "model/lesson/train_parts.h"
@@ -20,6 +29,8 @@
 
 #include "base/i18n.h"
 #include "model/backward.h"
+#include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
 #include "model/loss.h"
 #include "model/tokenize.h"
 #include "model/lesson/variants.h"
@@ -75,17 +86,29 @@ static int head_alloc(head_work *h, scratch *s, size_t T, size_t hd,
     return 0;
 }
 
-/* attention over h's q, k, v, as attention.c's attend computes it:
- * scores = q @ k^T (masked), weights = softmax(scores / sqrt(hd)),
- * context = weights @ v. */
-static void head_forward(head_work *h, const attention_config *cfg)
+/* The lessons' head as training runs it: no dropout, no hooks
+ * (attention_head.h). */
+static head_spec train_head(const attention_config *cfg, size_t hd)
 {
-    if (cfg->causal)
-        causal_scores(&h->scores, &h->q, &h->k, cfg->pool);
-    else
-        matmul_transposed(&h->scores, &h->q, &h->k, cfg->pool);
-    softmax_rows(&h->weights, &h->scores, score_divisor(h->q.cols, cfg->scale));
-    matmul(&h->context, &h->weights, &h->v, cfg->pool);
+    return (head_spec){.causal = cfg->causal,
+                       .divisor = score_divisor(hd, cfg->scale),
+                       .scale = SCALE_IN_SOFTMAX};
+}
+
+/* Head h's forward pass from src, its tables kept in h for its backward
+ * pass: the one head forward of every model (attention_head.h). */
+static void head_forward(head_work *h, const head_source *src,
+                         const attention_config *cfg)
+{
+    const head_tables t = {.q = &h->q,
+                           .k = &h->k,
+                           .v = &h->v,
+                           .scores = &h->scores,
+                           .weights = &h->weights,
+                           .context = &h->context};
+    const head_spec spec = train_head(cfg, h->q.cols);
+    // without hooks the head cannot fail
+    (void)attention_head_forward(&t, src, &spec, NULL, NULL, cfg->pool, NULL);
 }
 
 static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
@@ -108,16 +131,11 @@ void head_back(head_work *h, head_room *r, const matrix *dcontext,
                const attention_config *cfg, top_layer *top, int head)
 {
     const head_saved saved = {
-        .q = &h->q,
-        .k = &h->k,
-        .v = &h->v,
-        .weights = &h->weights,
-        .divisor = score_divisor(h->q.cols, cfg->scale),
-        .causal = cfg->causal,
-    };
-    head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores, &r->t_tt,
-                  top->shown != NULL ? &r->shown : NULL, &saved, dcontext,
-                  cfg->pool);
+        .q = &h->q, .k = &h->k, .v = &h->v, .weights = &h->weights};
+    const head_spec spec = train_head(cfg, h->q.cols);
+    attention_head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores,
+                            &r->t_tt, top->shown != NULL ? &r->shown : NULL,
+                            &saved, &spec, dcontext, cfg->pool);
     // the head's tables' gradients, in the order it makes them
     show_grad(top, TABLE_QUERIES, head, &h->dq);
     show_grad(top, TABLE_KEYS, head, &h->dk);
@@ -177,31 +195,32 @@ void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
 }
 
 /* W_query, W_key, W_value's backward from the head's dq, dk, dv; dx
- * gets their three parts added in `order` (0 query, 1 key, 2 value),
- * the first replacing what dx held when `first`. keys_by_columns: dk is
- * laid out by columns (backward.h), as in the modules that take a batch
- * (the keys' transpose(1, 2)); the single head's keys.T gives rows. */
+ * gets their three parts added in the order autograd adds them for a
+ * class that computes them in `order` (train.h), the first replacing
+ * what dx held when `first`. by_columns[j] (0 query, 1 key, 2 value):
+ * that projection's gradient is laid out by columns (backward.h). */
 static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
                       const matrix *dq, const matrix *dk, const matrix *dv,
-                      const int order[3], bool keys_by_columns, matrix *part,
-                      matrix *dyt, const matrix *x, workers *pool)
+                      enum qkv_order order, const bool by_columns[3],
+                      matrix *part, matrix *dyt, const matrix *x, workers *pool)
 {
+    // the value's node is made last and runs first; then the later made
+    // of the other two
+    static const int value_query_key[3] = {2, 0, 1};
+    static const int value_key_query[3] = {2, 1, 0};
+    const int *run = order == QKV_ORDER_QKV ? value_key_query : value_query_key;
     linear *gl[3] = {&g->query, &g->key, &g->value};
     const linear *pl[3] = {&p->query, &p->key, &p->value};
     const matrix *dy[3] = {dq, dk, dv};
     for (size_t i = 0; i < 3; i++) {
-        const int j = order[i];
-        linear_grads(part, gl[j], pl[j], dyt, dy[j], x,
-                     j == 1 && keys_by_columns, pool);
+        const int j = run[i];
+        linear_grads(part, gl[j], pl[j], dyt, dy[j], x, by_columns[j], pool);
         if (first && i == 0)
             memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
         else
             add_into(dx, part);
     }
 }
-
-static const int VALUE_KEY_QUERY[3] = {2, 1, 0};
-static const int VALUE_QUERY_KEY[3] = {2, 0, 1};
 
 /* SelfAttention: one head of width O; its context is the output. */
 int single_pass(matrix *dx, void *grad, const void *module,
@@ -220,20 +239,20 @@ int single_pass(matrix *dx, void *grad, const void *module,
         scratch_alloc(&s, &part, T, D, err) ||
         scratch_alloc(&s, &dyt, O, T, err))
         goto done;
-    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&h.q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&h.k, x, &p->attn.key.weight, p->attn.key.bias.v, cfg->pool);
-    linear_forward(&h.v, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
-    head_forward(&h, cfg);
+    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x), then attention
+    const head_source src = {.own = &p->attn, .x = x, .kv = x};
+    head_forward(&h, &src, cfg);
     if (top_pass(&dout, top, &h.context, cfg->pool, err) != 0)
         goto done;
     if (top->dlm_head != NULL) {
         single_params *g = grad;
         head_back(&h, &r, &dout, cfg, top, 0);
+        // the causal head is the book's CausalAttention, over a batch:
+        // its keys.transpose(1, 2) lays dk out by columns; the unmasked
+        // one is SelfAttention_v2, over (T, D): its keys.T gives rows
+        const bool by_columns[3] = {false, cfg->causal, false};
         qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
-                  VALUE_KEY_QUERY, false, &part, &dyt, x, cfg->pool);
+                  top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
     }
     rc = 0;
 done:
@@ -269,13 +288,8 @@ int wrapper_pass(matrix *dx, void *grad, const void *module,
         if (head_alloc(&h[i], &s, T, hd, err) != 0)
             goto done;
     for (size_t i = 0; i < H; i++) {
-        const qkv *w = &p->head[i];
-        linear_forward(&h[i].q, x, &w->query.weight, w->query.bias.v,
-                       cfg->pool);
-        linear_forward(&h[i].k, x, &w->key.weight, w->key.bias.v, cfg->pool);
-        linear_forward(&h[i].v, x, &w->value.weight, w->value.bias.v,
-                       cfg->pool);
-        head_forward(&h[i], cfg);
+        const head_source src = {.own = &p->head[i], .x = x, .kv = x};
+        head_forward(&h[i], &src, cfg);
         put_columns(&out, &h[i].context, i * hd);
     }
     if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
@@ -284,12 +298,13 @@ int wrapper_pass(matrix *dx, void *grad, const void *module,
         wrapper_params *g = grad;
         show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &dout);
         // the last head's backward runs first
+        static const bool by_columns[3] = {false, true, false};
         for (size_t i = H; i-- > 0;) {
             take_columns(&dctx, &dout, i * hd);
             head_back(&h[i], &r, &dctx, cfg, top, (int)i);
             qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
-                      &h[i].dk, &h[i].dv, VALUE_KEY_QUERY, true, &part, &dyt, x,
-                      cfg->pool);
+                      &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
+                      &dyt, x, cfg->pool);
         }
     }
     rc = 0;
@@ -326,22 +341,16 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
         if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
     // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&t->Q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&t->K, x, &p->attn.key.weight, p->attn.key.bias.v,
-                   cfg->pool);
-    linear_forward(&t->V, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
+    qkv_forward(&t->Q, &t->K, &t->V, &p->attn, x, x, cfg->pool);
     for (size_t i = 0; i < H; i++) {
-        take_columns(&t->h[i].q, &t->Q, i * hd);
-        take_columns(&t->h[i].k, &t->K, i * hd);
-        take_columns(&t->h[i].v, &t->V, i * hd);
-        head_forward(&t->h[i], cfg);
+        // head i's columns of Q, K, V (view, transpose)
+        const head_source src = {.from = {&t->Q, &t->K, &t->V},
+                                 .first = {i * hd, i * hd, i * hd}};
+        head_forward(&t->h[i], &src, cfg);
         put_columns(&t->concat, &t->h[i].context, i * hd);
     }
     // out (T, O) = out_proj(concat_context)
-    linear_forward(&t->out, &t->concat, &p->out_proj.weight, p->out_proj.bias.v,
-                   cfg->pool);
+    linear_layer_forward(&t->out, &t->concat, &p->out_proj, cfg->pool);
     return 0;
 }
 
@@ -360,8 +369,12 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
         put_columns(&t->dK, &t->h[i].dk, i * t->hd);
         put_columns(&t->dV, &t->h[i].dv, i * t->hd);
     }
+    // view(b, T, H, hd).transpose(1, 2): the keys' gradient comes back by
+    // columns; the queries' and values' too when a head is one column
+    // wide (else reshape copies them into rows)
+    const bool by_columns[3] = {t->hd == 1, true, t->hd == 1};
     qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
-              VALUE_QUERY_KEY, true, &t->part, &t->dyt, x, cfg->pool);
+              top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
 }
 
 void fused_tape_free(fused_tape *t)
@@ -423,6 +436,7 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .logits = logits,
         .ids = s->ids,
         .shown = grad != NULL ? shown : NULL,
+        .qkv_order = m->qkv_order,
     };
     // the module's pass, as its variant's row names it (variants.h)
     if (variant_row_of(v)->train(&dx, grad != NULL ? grad->module : NULL,
