@@ -10,6 +10,7 @@
 #include "base/i18n.h"
 #include "model/gpt2/gpt2.h"
 #include "model/lesson/stack.h"
+#include "model/lesson/variants.h"
 #include "cli/option_guess.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
@@ -357,7 +358,7 @@ static int validate_stack(options *opt, mx_error *err)
 {
     if (opt->model != NULL || opt->layers == NULL)
         return 0;
-    if (!(opt->variants & VARIANT_BLOCK))
+    if (!(opt->variants & variants_taking(TAKES_LAYERS)))
         return err_usage(err, _("--layers: stacks the Transformer block: it "
                                 "goes with --variant block, or with --model "
                                 "DIR"));
@@ -486,11 +487,11 @@ static int validate(options *opt, mx_error *err)
     if (opt->input != NULL && opt->embeddings != NULL)
         return err_usage(err,
                          _("--embeddings: cannot be combined with --input"));
-    if (opt->ff != 0 && !(opt->variants & VARIANT_BLOCK))
+    if (opt->ff != 0 && !(opt->variants & variants_taking(TAKES_FF)))
         return err_usage(err,
                          _("--ff: sets the feed-forward width of "
                            "--variant block, which this run does not include"));
-    if (opt->tie && !(opt->variants & VARIANT_FUSED))
+    if (opt->tie && !(opt->variants & variants_taking(TAKES_TIE)))
         return err_usage(err, _("--tie: ties the fused module to the "
                                 "wrapper's heads; add fused to --variant"));
     if (opt->explain && opt->focus != NULL)
@@ -516,13 +517,13 @@ static int validate(options *opt, mx_error *err)
             return err_usage(err, _("--draw: names the variants to run; "
                                     "--variant lists others"));
     }
-    if (opt->dropout > 0 && !(opt->variants & VARIANT_BLOCK))
+    if (opt->dropout > 0 && !(opt->variants & variants_taking(TAKES_DROPOUT)))
         return err_usage(err,
                          _("%s: applies to %s, which this run does "
                            "not include"),
                          "--dropout", "block");
     if (opt->attn_dropout > 0 &&
-        !(opt->variants & (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED)))
+        !(opt->variants & variants_taking(TAKES_ATTN_DROPOUT)))
         return err_usage(err,
                          _("%s: applies to %s, which this run does "
                            "not include"),
@@ -555,7 +556,7 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
                                 "another delimiter than ',' (use "
                                 "--csv-delimiter ';')"));
-    if (opt->average && !(opt->variants & ~(unsigned)VARIANT_SINGLE))
+    if (opt->average && !(opt->variants & variants_taking(TAKES_AVERAGE)))
         return err_usage(err, _("--average: averages the heads of the "
                                 "wrapper, fused or block; --variant single "
                                 "has one head"));

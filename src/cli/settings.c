@@ -100,9 +100,7 @@ text_style text_style_of(const options *opt, const trace *tr,
         .precision = opt->precision,
         .full = opt->full,
         .color = use_color(opt),
-        .before = !opt->explain        ? NULL
-                  : opt->model != NULL ? explain_gpt2_before
-                                       : explain_before,
+        .before = opt->explain ? explain_table_before : NULL,
         .before_ctx = ctx,
         .width = screen_width(opt),
         .truecolor = terminal_truecolor(),

@@ -124,6 +124,13 @@ static void write_run(FILE *out, const html_run *run, const char *lang,
                 fputc(',', out);
             json_string(out, model_variants[i].name);
         }
+    // every variant the editor offers, in run order: the variants' rows
+    fputs("],\"variantChoices\":[", out);
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (i > 0)
+            fputc(',', out);
+        json_string(out, model_variants[i].name);
+    }
     fprintf(out,
             "],\"causal\":%s,\"scale\":%s,\"qkvBias\":%s,"
             "\"tokens\":\"%s\",\n",

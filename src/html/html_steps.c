@@ -79,11 +79,8 @@ static int json_step(FILE *out, step_id step, const table *const *tables,
     if (nf == NULL)
         return err_nomem(err, _("the --html page's data"));
     for (size_t i = 0; i < n; i++) {
-        // a checkpoint's tables have notes of their own (--model)
-        if (tables[i]->model)
-            explain_gpt2_before(nf, tables[i], prev, page->explain);
-        else
-            explain_before(nf, tables[i], prev, page->explain);
+        // each family's tables have the notes its row names
+        explain_table_before(nf, tables[i], prev, page->explain);
         prev = tables[i];
     }
     if (stream_text(nf, &notes) == NULL)

@@ -9,10 +9,11 @@ static const char *const variant_names[] = {"input",
 #define VARIANT_NAME(id, name, out_step, tables) name,
                                             VARIANT_LIST(VARIANT_NAME)
 #undef VARIANT_NAME
-                                                "gpt2"};
+                                                "model"};
 static_assert(sizeof variant_names / sizeof variant_names[0] ==
                   VARIANT_MODEL + 1,
-              "a name for every variant, and for a checkpoint's outputs");
+              "a name for every variant, and for a model's outputs after "
+              "its layers (which its family names: trace.h)");
 
 /* The step of each variant's table "out". */
 static const step_id variant_out_step[] = {

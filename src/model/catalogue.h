@@ -87,11 +87,11 @@ typedef enum {
     VARIANT_LIST(VARIANT_ID)
 #undef VARIANT_ID
         VARIANT_ID_COUNT,
-    /* A checkpoint's tables after its layers (--model, variant "gpt2"):
-     * ln_f and out, the logits, next_tokens and the model view
-     * attn_entropy. Like "input" not a module and not a --variant choice;
-     * it has no row of VARIANT_LIST and is not counted in
-     * VARIANT_ID_COUNT. */
+    /* A checkpoint's tables after its layers (--model): ln_f and out,
+     * the logits, next_tokens and the model view attn_entropy, named
+     * after the model by its family's row (model/family.h: "gpt2"). Like
+     * "input" not a module and not a --variant choice; it has no row of
+     * VARIANT_LIST and is not counted in VARIANT_ID_COUNT. */
     VARIANT_MODEL = VARIANT_ID_COUNT
 } variant_id;
 
@@ -118,9 +118,10 @@ typedef enum {
  * tables: the model view, as a checkpoint's run makes it. */
 #define STACK_TABLES TABLE_BIT(ATTN_ENTROPY)
 
-/* The name of a variant ("input", "single", ..., "gpt2" for
- * VARIANT_MODEL), as --variant, the headings, the CSV and the files spell
- * it. */
+/* The name of a variant ("input", "single", ..., "model" for
+ * VARIANT_MODEL, whose tables the headings, the CSV and the files name
+ * after the model: table_variant_name in trace.h), as --variant, the
+ * headings, the CSV and the files spell it. */
 const char *variant_id_name(variant_id v);
 
 /* ---- the steps of the computation ------------------------------------ */

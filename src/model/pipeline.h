@@ -1,13 +1,7 @@
-/* pipeline.h: one sentence through the chosen variants into a trace.
- *
- *   sentence -> tokens + vocabulary -> embedding table -> inputs
- *            -> single | wrapper | fused | block -> tables
- *
- * Each variant starts as a fresh notebook would: torch.manual_seed(seed),
- * nn.Embedding(V, D) (or with --randn-input torch.randn(B, T, D)) drawn
- * first, then the module's layers in order, then its forward pass's
- * dropout masks. With --draw, one generator goes through the order given
- * instead (draws.h).
+/* pipeline.h: one input through a model into a trace: the model's
+ * configuration and input, and the run, which the family the
+ * configuration asks for makes (model/family.h): the lesson's variants
+ * (model/lesson/lesson_run.h) or a checkpoint (model/gpt2/gpt2_trace.h).
  */
 #ifndef MHA_PIPELINE_H
 #define MHA_PIPELINE_H

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/family.h"
 
 void trace_init(trace *tr)
 {
     memset(tr, 0, sizeof *tr);
+    tr->family = family_default();
 }
 
 static void labels_free(labels *l)
@@ -198,12 +200,42 @@ const char *table_name(const table *t)
                                            : table_info_of(t->id)->name;
 }
 
+const char *table_model_name(const table *t)
+{
+    return t->family != NULL ? t->family->model_name : NULL;
+}
+
+const char *table_layer_name(const table *t)
+{
+    return t->family != NULL ? t->family->layer_name : NULL;
+}
+
+bool table_in_layered_model(const table *t)
+{
+    return table_layer_name(t) != NULL;
+}
+
 int table_model_layer(const table *t)
 {
-    return t->stacked || (t->model && t->variant != VARIANT_INPUT &&
-                          t->variant != VARIANT_MODEL)
+    return t->stacked ||
+                   (table_in_layered_model(t) && t->variant != VARIANT_INPUT &&
+                    t->variant != VARIANT_MODEL)
                ? t->layer
                : -1;
+}
+
+const char *table_variant_name(const table *t)
+{
+    const char *model = table_model_name(t);
+    return t->variant == VARIANT_MODEL && model != NULL
+               ? model
+               : variant_id_name(t->variant);
+}
+
+const char *table_source_name(const table *t)
+{
+    const char *model = table_model_name(t);
+    return model != NULL ? model : variant_id_name(t->variant);
 }
 
 const char *table_place(char *buf, size_t size, const table *t)
@@ -212,13 +244,11 @@ const char *table_place(char *buf, size_t size, const table *t)
         snprintf(buf, size, "%s.%d", variant_id_name(t->variant), t->layer);
         return buf;
     }
-    if (!t->model)
-        return variant_id_name(t->variant);
-    if (table_model_layer(t) >= 0)
-        snprintf(buf, size, "h.%d", t->layer);
-    else
-        snprintf(buf, size, "gpt2");
-    return buf;
+    if (table_model_layer(t) >= 0) {
+        snprintf(buf, size, "%s.%d", table_layer_name(t), t->layer);
+        return buf;
+    }
+    return table_source_name(t);
 }
 
 /* trace_new, with a parameter's state_dict() name (or NULL), set before
@@ -240,6 +270,7 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
     t->id = key->id;
     t->grad = key->grad;
     t->stacked = tr->stacked_block && key->variant == VARIANT_ID_BLOCK;
+    t->family = tr->family;
     if (param != NULL)
         snprintf(t->param, sizeof t->param, "%s", param);
     else if (key->grad)

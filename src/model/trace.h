@@ -37,6 +37,8 @@
 
 #define NO_HEAD (-1)
 
+struct model_family; /* model/family.h: the family whose run made a table */
+
 typedef struct {
     size_t n;
     char **s;  /* n NUL-terminated UTF-8 strings, owned */
@@ -68,13 +70,16 @@ typedef struct {
     const labels *cols; /* owned by the trace */
     matrix values;      /* owned; values.v is NULL once dropped (streaming:
                            released and handed to the sink) */
-    bool model;         /* made by a checkpoint's run (--model): headings
-                           and the CSV name its layer (table_place) */
-    bool stacked;       /* made by a block of a stack (--layers N, the
+    const struct model_family *family; /* the family of the run that made
+                                          it (the trace's): headings and
+                                          the CSV name its layer and its
+                                          model as the row says
+                                          (table_place) */
+    bool stacked;  /* made by a block of a stack (--layers N, the
                            trace's stacked_block): headings and the CSV
                            name its layer too */
-    bool emitted;       /* handed to the trace's sink */
-    bool released;      /* the forward pass will not read it again */
+    bool emitted;  /* handed to the trace's sink */
+    bool released; /* the forward pass will not read it again */
 } table;
 
 /* A table's name, as --tables, the headings and the CSV spell it: its
@@ -85,8 +90,28 @@ const char *table_name(const table *t);
  * ("fused"), for a stacked block's its variant and its index in the stack
  * ("block.2", as nn.Sequential names its modules), or for a checkpoint's
  * table its layer's name in the checkpoint ("h.3") or, outside the
- * layers, "gpt2". buf holds 16 bytes. */
+ * layers, the model's (its family's model_name). buf holds 16 bytes. */
 const char *table_place(char *buf, size_t size, const table *t);
+
+/* The variant of t's key by name: its variant's, or for a model's tables
+ * after its layers (VARIANT_MODEL) the model's name ("gpt2"). */
+const char *table_variant_name(const table *t);
+
+/* What made t, as the CSV's variant column and --csv-dir's files name
+ * it: the model's name for every table of a family that names its model
+ * (a checkpoint's), else its variant's. */
+const char *table_source_name(const table *t);
+
+/* Whether the table was made by a family whose tables have layers (a
+ * checkpoint's): headings, the CSV and the pictures name its layer. */
+bool table_in_layered_model(const table *t);
+
+/* The name of the model that made t ("gpt2"), or NULL for the lesson's
+ * variants (family.h's model_name). */
+const char *table_model_name(const table *t);
+
+/* A layer's name in the model that made t ("h"), or NULL. */
+const char *table_layer_name(const table *t);
 
 /* A checkpoint's table's layer or a stacked block's index, or -1 outside
  * the layers (a checkpoint's model-level tables, the input tables, the
@@ -121,6 +146,9 @@ typedef struct {
     bool stacked_block; /* the block is a stack of blocks (--layers N):
                            its tables are marked stacked, their layer the
                            block's index */
+    const struct model_family *family; /* of the run that fills it (set by
+                                          pipeline_run; trace_init: the
+                                          lesson's), given to every table */
 } trace;
 
 void trace_init(trace *tr);

@@ -160,7 +160,8 @@ static void write_notes(figure *pg)
                        "of %zu x %zu values."),
                      S->name, S->block_r, S->block);
     }
-    const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
+    const bool model =
+        pg->n_panels > 0 && table_in_layered_model(pg->panels[0].t);
     if (pg->dropped > 0 && model)
         snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
                  _("Summarised: %zu of %zu tables drawn; choose fewer with "

@@ -71,7 +71,7 @@ int fig_view_make(struct model_view **out, const trace *tr,
             continue;
         }
         chosen++;
-        layered += t->model || t->stacked;
+        layered += table_in_layered_model(t) || t->stacked;
     }
     if (layered == 0)
         return 0;

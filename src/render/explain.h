@@ -74,4 +74,9 @@ void explain_note(FILE *out, size_t screen, const char *text);
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);
 
+/* A before_table_fn: the note for t of the explanation its family's row
+ * names (explain_before, explain_gpt2_before; render/explain_family.c). */
+void explain_table_before(FILE *out, const table *t, const table *prev,
+                          const void *ctx);
+
 #endif

@@ -53,8 +53,7 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
         rc |= textbuf_add_char(&prefix, d);
     }
     if (rc == 0) {
-        const char *variant = t->model ? "gpt2" : variant_id_name(t->variant),
-                   *name = table_name(t);
+        const char *variant = table_source_name(t), *name = table_name(t);
         rc |= textbuf_add(&prefix, variant, strlen(variant));
         rc |= textbuf_add_char(&prefix, d);
         if (style->layer) {

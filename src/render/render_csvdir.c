@@ -43,16 +43,16 @@ int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
  * ("block.1.norm1.weight.csv", which --weights reads back) */
 static void file_name(char *buf, size_t size, const table *t)
 {
-    const char *variant = variant_id_name(t->variant), *name = table_name(t);
+    const char *variant = table_source_name(t), *name = table_name(t);
     char layer[32];
-    if (t->model && table_model_layer(t) >= 0 && t->id != TABLE_PARAM) {
-        snprintf(layer, sizeof layer, "gpt2.h%d", t->layer);
+    if (table_in_layered_model(t) && table_model_layer(t) >= 0 &&
+        t->id != TABLE_PARAM) {
+        snprintf(layer, sizeof layer, "%s.%s%d", variant, table_layer_name(t),
+                 t->layer);
         variant = layer;
     } else if (t->stacked && t->id != TABLE_PARAM) {
         snprintf(layer, sizeof layer, "%s.%d", variant, t->layer);
         variant = layer;
-    } else if (t->model) {
-        variant = "gpt2";
     }
     if (t->head == NO_HEAD)
         snprintf(buf, size, "%s.%s.csv", variant, name);

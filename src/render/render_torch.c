@@ -176,7 +176,7 @@ int torch_table(FILE *out, const table *t, const text_style *style,
     torch_formatter f;
     formatter_init(&f, kept, n, style->precision);
 
-    fprintf(out, "[%s] ", variant_id_name(t->variant));
+    fprintf(out, "[%s] ", table_variant_name(t));
     if (t->head != NO_HEAD)
         fprintf(out, _("head %d: "), t->head);
     fprintf(out, "%s (%zu x %zu)\ntensor([", table_name(t), R, C);

@@ -23,9 +23,16 @@ bool gpt2_param_name(const char *name, int *layer)
     return false;
 }
 
-int gpt2_trace_check(double *values, const model_config *mc,
-                     const model_input *in, mx_error *err)
+/* A run with --model is a checkpoint's, refused here. */
+bool gpt2_trace_claims(const model_config *mc)
 {
+    return mc->model != NULL;
+}
+
+int gpt2_trace_check(double *values, const model_config *mc,
+                     const model_input *in, bool streamed, mx_error *err)
+{
+    (void)streamed;
     (void)mc;
     (void)in;
     *values = 0;
@@ -51,8 +58,10 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     return no_checkpoints(err);
 }
 
-bool gpt2_trace_makes_table(const model_config *mc, const char *name)
+bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
+                            const char *name)
 {
+    (void)in;
     (void)mc;
     (void)name;
     return false;

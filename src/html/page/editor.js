@@ -138,7 +138,8 @@
 
   /* ---- the settings ---- */
 
-  var VARIANTS = ['single', 'wrapper', 'fused', 'block'];
+  /* The variants the editor offers: the program's rows, in run order. */
+  var VARIANTS = run.variantChoices;
 
   /* The settings as the URL fragment holds them, and back. */
   function toFragment(s) {

@@ -189,9 +189,15 @@ static double run_values(const checkpoint_run *r, const model_config *mc)
     return v;
 }
 
-int gpt2_trace_check(double *values, const model_config *mc,
-                     const model_input *in, mx_error *err)
+bool gpt2_trace_claims(const model_config *mc)
 {
+    return mc->model != NULL;
+}
+
+int gpt2_trace_check(double *values, const model_config *mc,
+                     const model_input *in, bool streamed, mx_error *err)
+{
+    (void)streamed;
     checkpoint_run r;
     *values = 0;
     if (run_open(&r, mc, in, err) != 0)
@@ -218,8 +224,10 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
     return rc;
 }
 
-bool gpt2_trace_makes_table(const model_config *mc, const char *name)
+bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
+                            const char *name)
 {
+    (void)in;
     if (gpt2_param_name(name, NULL))
         return true; /* the run checks that the checkpoint has it */
     const table_id id = table_by_name(name, strlen(name));
@@ -256,7 +264,6 @@ static table *put_table(recorder *rc, variant_id v, int layer, int head,
     table *t = trace_new(rc->tr, &key, rows, cols, err);
     if (t == NULL)
         return NULL;
-    t->model = true;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(rc->tr, t);
     return t;
@@ -279,7 +286,6 @@ static int put_entropy(recorder *rc, mx_error *err)
     table *t = attn_entropy_record(rc->tr, &key, "h.", &rc->entropy, err);
     if (t == NULL)
         return -1;
-    t->model = true;
     return 0;
 }
 
@@ -325,7 +331,6 @@ static int put_params(recorder *rc, mx_error *err)
                                TABLE_PARAM, false};
         table *t = rl && cl ? trace_new(rc->tr, &key, rl, cl, err) : NULL;
         if (t != NULL) {
-            t->model = true;
             snprintf(t->param, sizeof t->param, "%s", name);
             memcpy(t->values.v, v, rows * cols * sizeof *v);
             trace_release(rc->tr, t);
@@ -515,7 +520,6 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         ids = trace_new(tr, &key, rec.tokens, id, err);
     }
     if (ids != NULL) {
-        ids->model = true;
         ids->integral = true;
         for (size_t i = 0; i < r.T; i++)
             ids->values.v[i] = (float)r.ids[i];

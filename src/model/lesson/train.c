@@ -223,9 +223,9 @@ static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
 }
 
 /* SelfAttention: one head of width O; its context is the output. */
-static int single_pass(matrix *dx, void *grad, const void *module,
-                       const attention_config *cfg, const matrix *x,
-                       top_layer *top, mx_error *err)
+int single_pass(matrix *dx, void *grad, const void *module,
+                const attention_config *cfg, const matrix *x, top_layer *top,
+                mx_error *err)
 {
     const single_params *p = module;
     const size_t T = x->rows, O = cfg->d_out, D = x->cols;
@@ -262,9 +262,9 @@ done:
 
 /* MultiHeadAttentionWrapper: H heads of width hd, each with its own
  * projections, contexts side by side (torch.cat). */
-static int wrapper_pass(matrix *dx, void *grad, const void *module,
-                        const attention_config *cfg, const matrix *x,
-                        top_layer *top, mx_error *err)
+int wrapper_pass(matrix *dx, void *grad, const void *module,
+                 const attention_config *cfg, const matrix *x, top_layer *top,
+                 mx_error *err)
 {
     const wrapper_params *p = module;
     const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = p->heads;
@@ -384,9 +384,9 @@ void fused_tape_free(fused_tape *t)
     t->h = NULL;
 }
 
-static int fused_pass(matrix *dx, void *grad, const void *module,
-                      const attention_config *cfg, const matrix *x,
-                      top_layer *top, mx_error *err)
+int fused_pass(matrix *dx, void *grad, const void *module,
+               const attention_config *cfg, const matrix *x, top_layer *top,
+               mx_error *err)
 {
     const fused_params *p = module;
     fused_tape t;
@@ -406,23 +406,6 @@ done:
     fused_tape_free(&t);
     scratch_free(&s);
     return rc;
-}
-
-/* The modules with a backward pass, by variant id. */
-static module_pass_fn pass_of(variant_id v)
-{
-    switch (v) {
-    case VARIANT_ID_SINGLE:
-        return single_pass;
-    case VARIANT_ID_WRAPPER:
-        return wrapper_pass;
-    case VARIANT_ID_FUSED:
-        return fused_pass;
-    case VARIANT_ID_BLOCK:
-        return block_pass;
-    default:
-        return NULL;
-    }
 }
 
 /* ---- the whole pass ---------------------------------------------------- */
@@ -455,8 +438,9 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .shown = grad != NULL ? shown : NULL,
         .qkv_order = m->qkv_order,
     };
-    if (pass_of(v)(&dx, grad != NULL ? grad->module : NULL, m->module, cfg, &x,
-                   &top, err) != 0)
+    // the module's pass, as its variant's row names it (variants.h)
+    if (variant_row_of(v)->train(&dx, grad != NULL ? grad->module : NULL,
+                                 m->module, cfg, &x, &top, err) != 0)
         goto done;
     *loss = top.loss;
     show_grad(&top, TABLE_INPUTS, NO_HEAD, &dx);

@@ -107,7 +107,19 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          const matrix *x, top_layer *top);
 void fused_tape_free(fused_tape *t);
 
-/* The Transformer block's pass (block_train.c). */
+/* The modules' passes (module_pass_fn), which their variants' rows name
+ * (variants.h): SelfAttention's, MultiHeadAttentionWrapper's and
+ * MultiHeadAttention's (train.c), the Transformer block's
+ * (block_train.c). */
+int single_pass(matrix *dx, void *grad, const void *module,
+                const attention_config *cfg, const matrix *x, top_layer *top,
+                mx_error *err);
+int wrapper_pass(matrix *dx, void *grad, const void *module,
+                 const attention_config *cfg, const matrix *x, top_layer *top,
+                 mx_error *err);
+int fused_pass(matrix *dx, void *grad, const void *module,
+               const attention_config *cfg, const matrix *x, top_layer *top,
+               mx_error *err);
 int block_pass(matrix *dx, void *grad, const void *module,
                const attention_config *cfg, const matrix *x, top_layer *top,
                mx_error *err);

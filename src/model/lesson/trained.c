@@ -455,25 +455,25 @@ static int checkpoint_record(checkpoints *c, mx_error *err)
 {
     const size_t T = c->seq->tokens->n, D = c->model->embedding->cols;
     matrix x = {0};
-    trace scratch;
-    trace_init(&scratch);
+    trace pass_trace;
+    trace_init(&pass_trace);
     int rc = matrix_alloc(&x, T, D, N_("the training's working tables"), err);
     if (rc == 0) {
         inputs_of(&x, c->model, c->ids);
         const attention_input in = {&x, &x};
-        rc = c->row->forward(&scratch, c->model->module, c->cfg, &in, c->seq,
+        rc = c->row->forward(&pass_trace, c->model->module, c->cfg, &in, c->seq,
                              err);
     }
     for (int h = 0; rc == 0; h++) {
         const table_key key = {c->variant, 0, h, TABLE_ATTN_WEIGHTS, false};
-        const table *w = trace_find(&scratch, &key);
+        const table *w = trace_find(&pass_trace, &key);
         if (w == NULL)
             break;
         if (c->values == NULL) { /* the first checkpoint: the shapes */
             if (h == 0) {
                 c->T = w->values.rows;
                 c->S = w->values.cols;
-                while (trace_find(&scratch,
+                while (trace_find(&pass_trace,
                                   &(table_key){c->variant, 0, (int)c->heads,
                                                TABLE_ATTN_WEIGHTS, false}))
                     c->heads++;
@@ -486,7 +486,7 @@ static int checkpoint_record(checkpoints *c, mx_error *err)
             memcpy(c->values + ((c->done * c->heads + (size_t)h) * c->T) * c->S,
                    w->values.v, c->T * c->S * sizeof(float));
     }
-    trace_free(&scratch);
+    trace_free(&pass_trace);
     matrix_free(&x);
     c->done += rc == 0;
     return rc;
@@ -761,6 +761,28 @@ static int start_model_make(start_model *sm, variant_id id,
     return 0;
 }
 
+/* --grad: the pass over the shown sentence again, backward, into grads
+ * (made here; the caller frees it): every intermediate's gradient as it
+ * is made, then every parameter's. */
+static int record_gradients(trace *tr, train_model *grads,
+                            const train_model *model, variant_id id,
+                            const model_dims *dims,
+                            const attention_config *acfg,
+                            const train_sentence *shown, size_t steps,
+                            const trained_labels *lab, mx_error *err)
+{
+    float again;
+    grad_recorder rec = {tr, id, lab, err};
+    const train_shown to = {record_grad, &rec};
+    if (train_grad_model(grads, model, id, dims, acfg, err) != 0 ||
+        train_pass(&again, NULL, grads, model, id, dims, acfg, shown, &to,
+                   err) != 0)
+        return -1;
+    if (steps > 0)
+        grads_after_zero_grad(grads, dims, id);
+    return record_model(tr, id, true, grads, dims, lab, err);
+}
+
 int trained_check_files(const model_config *mc, const attention_config *cfg,
                         const torch_rng *start, const matrix *embedding,
                         const matrix *positions, const trained_labels *lab,
@@ -852,21 +874,9 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
                     &logits, err) != 0)
         goto done;
-    if (mc->grad) {
-        // the same pass again, backward: every intermediate's gradient as
-        // it is made, then every parameter's
-        float again;
-        grad_recorder rec = {tr, id, lab, err};
-        const train_shown to = {record_grad, &rec};
-        if (train_grad_model(&grads, &model, id, &dims, &acfg, err) != 0 ||
-            train_pass(&again, NULL, &grads, &model, id, &dims, &acfg, &shown,
-                       &to, err) != 0)
-            goto done;
-        if (steps > 0)
-            grads_after_zero_grad(&grads, &dims, id);
-        if (record_model(tr, id, true, &grads, &dims, lab, err) != 0)
-            goto done;
-    }
+    if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
+                                     &shown, steps, lab, err) != 0)
+        goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
     if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||

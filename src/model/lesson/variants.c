@@ -350,11 +350,13 @@ static const variant_row rows[] = {
     [VARIANT_ID_SINGLE - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_ONE,
             .init = single_make,
             .free = single_drop,
             .params = single_list,
             .forward = single_run,
+            .train = single_pass,
             .size = single_size,
             .explain = single_explain,
             .tie = NULL,
@@ -362,11 +364,13 @@ static const variant_row rows[] = {
     [VARIANT_ID_WRAPPER - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_APART,
             .init = wrapper_make,
             .free = wrapper_drop,
             .params = wrapper_list,
             .forward = wrapper_run,
+            .train = wrapper_pass,
             .size = wrapper_size,
             .explain = wrapper_explain,
             .tie = NULL,
@@ -374,11 +378,13 @@ static const variant_row rows[] = {
     [VARIANT_ID_FUSED - 1] =
         {
             .d_model_wide = false,
+            .stacks = false,
             .heads = HEADS_SPLIT,
             .init = fused_make,
             .free = fused_drop,
             .params = fused_list,
             .forward = fused_run,
+            .train = fused_pass,
             .size = fused_size,
             .explain = fused_explain,
             .tie = fused_tie,
@@ -386,11 +392,13 @@ static const variant_row rows[] = {
     [VARIANT_ID_BLOCK - 1] =
         {
             .d_model_wide = true,
+            .stacks = true,
             .heads = HEADS_SPLIT,
             .init = block_make,
             .free = block_drop,
             .params = block_list,
             .forward = block_run,
+            .train = block_pass,
             .size = block_size,
             .explain = block_explain,
             .tie = NULL,
@@ -399,10 +407,48 @@ static const variant_row rows[] = {
 static_assert(sizeof rows / sizeof rows[0] == VARIANT_ID_COUNT - 1,
               "a row for every variant");
 
+/* Whether variant i's row takes `what` (variants_taking). */
+static bool takes(size_t i, enum variant_takes what)
+{
+    const variant_row *row = &rows[i];
+    const table_set tables = model_variants[i].tables;
+    switch (what) {
+    case TAKES_LAYERS:
+        return row->stacks;
+    case TAKES_FF:
+        return (tables & TABLE_BIT(FFN_HIDDEN)) != 0;
+    case TAKES_TIE:
+        return row->tie != NULL;
+    case TAKES_DROPOUT:
+        return (tables & DROPOUT_TABLES) != 0;
+    case TAKES_ATTN_DROPOUT:
+        return (tables & DROPOUT_TABLES) == 0;
+    case TAKES_AVERAGE:
+        return (tables & TABLE_BIT(ATTN_WEIGHTS_AVG)) != 0;
+    }
+    return false;
+}
+
+unsigned variants_taking(enum variant_takes what)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (takes(i, what))
+            set |= model_variants[i].bit;
+    return set;
+}
+
+bool variant_row_complete(const variant_row *row)
+{
+    return row->init != NULL && row->free != NULL && row->params != NULL &&
+           row->forward != NULL && row->train != NULL && row->size != NULL &&
+           row->explain != NULL;
+}
+
 const variant_row *variant_row_of(variant_id v)
 {
     assert(v > VARIANT_INPUT && v < VARIANT_ID_COUNT);
-    assert(rows[v - 1].forward != NULL); /* every variant has its row */
+    assert(variant_row_complete(&rows[v - 1])); /* every variant has its row */
     return &rows[v - 1];
 }
 

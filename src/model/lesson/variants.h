@@ -5,11 +5,14 @@
  * The rows are indexed by variant_id. The catalogue's VARIANT_LIST
  * (catalogue.h) gives each variant's name, the step of its "out" and the
  * tables it makes besides its heads'; the row here gives the rest. The
- * pipeline (pipeline.c) loops over the rows and knows no variant by name.
+ * lesson's run (lesson_run.c), training (train.c), the size estimate
+ * (lesson_size.c), the page's list of variants (html_data.c) and
+ * --explain loop over the rows and know no variant by name.
  *
  * To add a variant: its line in VARIANT_LIST, its row and its member of
  * module_room here and in variants.c, and its module file (the struct of
- * its parameters, their init and free, its forward pass).
+ * its parameters, their init and free, its forward pass and its training
+ * pass).
  */
 #ifndef MHA_VARIANTS_H
 #define MHA_VARIANTS_H
@@ -22,6 +25,7 @@
 #include "model/lesson/block.h"
 #include "model/lesson/stack.h"
 #include "model/lesson/model.h"
+#include "model/lesson/train_parts.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
 
@@ -61,6 +65,8 @@ typedef struct {
     /* Its attention is d_model wide whatever d_out says: the block's
      * residual adds the attention's output to its input. */
     bool d_model_wide;
+    /* --layers N stacks N of its modules (stack.h). */
+    bool stacks;
     enum head_making heads;
 
     /* Construction: draws the parameters into a zeroed module_room as the
@@ -80,7 +86,11 @@ typedef struct {
                    const attention_input *in, const sequence_labels *lab,
                    mx_error *err);
 
-    /* Size estimate for t tokens (pipeline.c adds the parameters). */
+    /* Training (--train): the module's forward over x, the top layer
+     * over its output, then its backward (train_parts.h). */
+    module_pass_fn train;
+
+    /* Size estimate for t tokens (lesson_size.c adds the parameters). */
     variant_size (*size)(const model_dims *d, double t);
 
     /* Explanation: the sentence --explain opens the module with, into
@@ -92,6 +102,27 @@ typedef struct {
      * the wrapper's own run makes it. */
     void (*tie)(void *module, const void *wrapper);
 } variant_row;
+
+/* What an option needs of a variant to apply to it: the options read
+ * which variants they apply to from the rows (variants_taking). */
+enum variant_takes {
+    TAKES_LAYERS,       /* --layers N: its module can be stacked (stacks) */
+    TAKES_FF,           /* --ff: it has a feed-forward network (ffn_hidden
+                           among its tables) */
+    TAKES_TIE,          /* --tie: it can take the wrapper's heads (tie) */
+    TAKES_DROPOUT,      /* --dropout: it drops its outputs (DROPOUT_TABLES
+                           among its tables) */
+    TAKES_ATTN_DROPOUT, /* --attn-dropout: it drops its attention weights
+                           (the others) */
+    TAKES_AVERAGE,      /* --average: its heads have a mean
+                           (attn_weights_avg among its tables) */
+};
+
+/* The variants (a set of variant_bits) whose rows take `what`. */
+unsigned variants_taking(enum variant_takes what);
+
+/* Whether a row names every function a variant needs (all but tie). */
+bool variant_row_complete(const variant_row *row);
 
 /* The row of a module's variant (not VARIANT_INPUT). */
 const variant_row *variant_row_of(variant_id v);

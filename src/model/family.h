@@ -1,0 +1,79 @@
+/* family.h: the model families, each one row: how a run of the family
+ * checks its input and reads what it needs (a checkpoint's config.json
+ * and tokenizer) with its size estimate, its tokens, its forward pass
+ * into the trace, the tables a run makes, the explanation --explain and
+ * the page give it, and what headings and the CSV call its model and its
+ * layers.
+ *
+ * Two families today, each in its folder under model/:
+ *
+ *   lesson   the notebooks' attention modules (model/lesson/): single,
+ *            wrapper, fused and the Transformer block, drawn from the
+ *            seed, trained with --train
+ *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *
+ * pipeline.h runs the row family_of gives a run's configuration; the
+ * trace carries the row (trace.h), so that renderers read the names and
+ * the explanation from it rather than asking which family it is. A new
+ * family is a folder with its functions, one row of family.c and its
+ * sources in src/meson.build (a family that reads files also has its
+ * stand-in in the page's core, src/wasm/, as no_gpt2.c).
+ */
+#ifndef MHA_FAMILY_H
+#define MHA_FAMILY_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "model/catalogue.h"
+#include "model/pipeline.h"
+#include "model/tokenize.h"
+#include "model/trace.h"
+
+/* Which of the renderer's explanations --explain and the page use for a
+ * family's tables (render/explain.h reads it). */
+enum family_explain {
+    EXPLAIN_MODULES,    /* the lessons' notes: each module, step by step */
+    EXPLAIN_CHECKPOINT, /* what a real model adds: pieces, layers, the
+                           model view */
+};
+
+typedef struct model_family {
+    /* The name of the model outside its layers, as headings, the CSV's
+     * variant column and --csv-dir's files spell it ("gpt2"), or NULL:
+     * every table is named by its variant ("fused", "block"). */
+    const char *model_name;
+    /* A layer's name in headings before its index ("h": "[h.3]"), for a
+     * family whose tables have layers; NULL otherwise. */
+    const char *layer_name;
+    enum family_explain explain;
+
+    /* Whether a run of mc is of this family (the rows are asked in
+     * order; the last says yes to every run). */
+    bool (*claims)(const model_config *mc);
+    /* Reads what the run needs to start (a checkpoint's config.json, its
+     * tokenizer) and checks, without running, that the input tokenizes
+     * and the run fits the limits (pipeline_check); *values is about how
+     * many float values its whole trace holds: its size estimate. */
+    int (*check)(double *values, const model_config *mc, const model_input *in,
+                 bool streamed, mx_error *err);
+    /* The input's tokens, labelled as the run's tables label them
+     * (pipeline_tokens). */
+    int (*tokens)(tokenized *tok, size_t *n_queries, const model_config *mc,
+                  const model_input *in, mx_error *err);
+    /* The forward pass over the input into tr (pipeline_run). */
+    int (*run)(trace *tr, const model_config *mc, const model_input *in,
+               mx_error *err);
+    /* Whether a run of mc over in makes the table `name` (a catalogue row
+     * or a parameter's name; pipeline_makes_table). */
+    bool (*makes_table)(const model_config *mc, const model_input *in,
+                        const char *name);
+} model_family;
+
+/* The family of a run of mc: the first row that claims it. */
+const model_family *family_of(const model_config *mc);
+
+/* The family of a trace no run has filled: the lesson's, the last row. */
+const model_family *family_default(void);
+
+#endif
