@@ -11,7 +11,7 @@ model_config model_config_of(const options *opt)
     model_config mc = {
         .seed = opt->seed,
         .d_model = opt->d_model,
-        .d_model_given = opt->d_model_given,
+        .d_model_given = opt->given[OPT_D_MODEL],
         .d_out = opt->d_out,
         .heads = opt->heads,
         .ff = opt->ff,

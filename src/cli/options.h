@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "cli/option_table.h"
 #include "render/heat.h"
 #include "model/model.h"
 #include "model/train.h"
@@ -44,7 +45,6 @@ typedef struct {
     size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
 
     /* a notebook's order of draws, its input and its dropout */
-    bool variants_given;               /* --variant was given */
     variant_id draw[VARIANT_ID_COUNT]; /* --draw ORDER, n_draw items */
     size_t n_draw;                     /* 0 without --draw */
     double dropout;                    /* --dropout P, 0 to below 1 */
@@ -53,7 +53,6 @@ typedef struct {
     bool positions;                    /* --positions */
     bool train;                        /* --train N was given */
     train_options training;            /* --train N, --lr, --optimizer */
-    bool lr_given;                     /* --lr was given */
     const char *corpus;                /* --corpus FILE, or NULL */
     bool grad;                         /* --grad */
     size_t batch;                      /* --batch B, 1 to MAX_BATCH */
@@ -71,7 +70,6 @@ typedef struct {
     size_t plot_height;   /* SVG and PDF; 0 for the drawing's own size */
     plot_style plot_look; /* --cmap, --numbers, --colorbar, and
                              --color-scale and --precision for --plot */
-    bool precision_given; /* --precision was on the command line */
 
     const char *embeddings; /* --embeddings FILE, or NULL */
     const char *input;      /* --input FILE, or NULL */
@@ -86,7 +84,6 @@ typedef struct {
                                 --decimal-comma) */
     bool decimal_comma;     /* --decimal-comma */
     bool bom;               /* --bom */
-    bool d_model_given;     /* --d-model was on the command line */
 
     /* --weights DIR's parameter files, opened by run_job's check
      * (model/weights.h), or NULL: a caller that runs the model without
@@ -106,7 +103,6 @@ typedef struct {
     enum color_mode color;        /* --color */
     enum color_scale color_scale; /* --color-scale */
     size_t width;                 /* --width: text columns, 0 unlimited */
-    bool width_given;             /* --width was on the command line */
     size_t threads;               /* --threads, 1 to MAX_THREADS; 0 when
                                      not given: the processors available */
     enum layout_mode layout;      /* --layout */
@@ -119,6 +115,11 @@ typedef struct {
 
     bool show_help;
     bool show_version;
+
+    /* each option_id given on the command line, and its value as given
+     * (the last one; NULL for an option without a value) */
+    bool given[N_OPTIONS];
+    const char *arg[N_OPTIONS];
 } options;
 
 /* Parses argv into *opt (which it owns afterwards: options_free). On a

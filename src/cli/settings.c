@@ -15,7 +15,7 @@ bool use_color(const options *opt)
 
 size_t screen_width(const options *opt)
 {
-    if (opt->width_given)
+    if (opt->given[OPT_WIDTH])
         return opt->width;
     return terminal_columns(MAX_SCREEN_WIDTH);
 }
