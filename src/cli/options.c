@@ -399,6 +399,11 @@ static int validate(options *opt, mx_error *err)
     if (opt->randn_input && opt->embeddings != NULL)
         return err_usage(err, _("--randn-input: draws the input itself; it "
                                 "does not go with --embeddings"));
+    for (size_t i = 0; opt->embeddings != NULL && i < opt->n_draw; i++)
+        if (opt->draw[i] == VARIANT_INPUT)
+            return err_usage(err, _("--draw: input draws the input, which "
+                                    "--embeddings gives; name only the "
+                                    "variants"));
     if (opt->n_draw > 0 && opt->given[OPT_VARIANT]) {
         unsigned set = 0;
         for (size_t i = 0; i < opt->n_draw; i++)
