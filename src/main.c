@@ -20,7 +20,7 @@
 #include "cli/run.h"
 #include "cli/supervise.h"
 #include "io/stdout.h"
-#include "model/model.h"
+#include "model/lesson/model.h"
 #include "render/textwidth.h"
 
 /* Prints err on stderr, with the --help hint after a usage mistake, and

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/gpt2.h"
-#include "model/stack.h"
+#include "model/gpt2/gpt2.h"
+#include "model/lesson/stack.h"
 #include "cli/option_guess.h"
 #include "cli/option_read.h"
 #include "cli/option_table.h"
@@ -270,7 +270,7 @@ static int validate_applies(const options *opt, mx_error *err)
 }
 
 /* --layers N without --model: the lesson's block stacked N times
- * (model/stack.h), with --variant block. */
+ * (model/lesson/stack.h), with --variant block. */
 static int validate_stack(options *opt, mx_error *err)
 {
     if (opt->model != NULL || opt->layers == NULL)

@@ -11,8 +11,8 @@
 #include "base/error.h"
 #include "cli/option_table.h"
 #include "render/heat.h"
-#include "model/model.h"
-#include "model/train.h"
+#include "model/lesson/model.h"
+#include "model/lesson/train.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 
@@ -86,7 +86,7 @@ typedef struct {
     bool bom;               /* --bom */
 
     /* --weights DIR's parameter files, opened by run_job's check
-     * (model/weights.h), or NULL: a caller that runs the model without
+     * (model/lesson/weights.h), or NULL: a caller that runs the model without
      * run_job opens them itself (weights_open_dir), or the model runs on
      * the seeded values */
     const struct weights_files *weight_files;

@@ -20,7 +20,7 @@
 #include "io/input.h"
 #include "io/spool.h"
 #include "io/stdout.h"
-#include "model/weights.h"
+#include "model/lesson/weights.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "plot/plot.h"

@@ -27,7 +27,7 @@
 #include "html/html_parts.h"
 #include "html/page_assets.h"
 #include "html/page_core.h"
-#include "model/model.h"
+#include "model/lesson/model.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)

@@ -1,13 +1,13 @@
 /* html_training.c: a trained run's part of the --html page's data
  * (docs/html.md): for a variant trained with --train, its heads' weights
  * at the steps the training kept (attn_weights_steps, at most
- * TRAIN_CHECKPOINTS of them however long the training, model/trained.h)
+ * TRAIN_CHECKPOINTS of them however long the training, model/lesson/trained.h)
  * and its loss at every step, for the page's slider over the steps. */
 #include <stdio.h>
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
-#include "model/trained.h"
+#include "model/lesson/trained.h"
 
 /* The training view's words (training.js shows each through tr()). */
 static const char *const training_words[] = {

@@ -1,6 +1,6 @@
 /* json.h: a small JSON reader for the files of a checkpoint folder: the
  * safetensors header, config.json and vocab.json (io/safetensors.c,
- * model/gpt2.c, model/bpe.c).
+ * model/gpt2/gpt2.c, model/gpt2/bpe.c).
  *
  * The whole text is read into one document: an array of nodes, and one
  * buffer of strings, decoded (escapes and \uXXXX pairs as UTF-8) and each

@@ -14,14 +14,14 @@
  * F.dropout's noise: 0 where a value is dropped, 1 / (1 - P) where it
  * is kept.
  *
- * A trained run (--train, model/trained.h) makes, for each variant, its
+ * A trained run (--train, model/lesson/trained.h) makes, for each variant, its
  * own embedding.weight, pos_embedding.weight (--positions; an input table
  * without --train), lm_head.weight, inputs, logits (T x V) and loss
  * ((N+1) x 1), and with --grad the gradient of every table it makes: the
  * same row and shape, the key's grad set, named "<name>.grad".
  *
  * The rows from ln_1 on are made by a checkpoint's run (--model,
- * model/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
+ * model/gpt2/gpt2_trace.c) only: a GPT-2 layer's pre-norms, its residual
  * stream and its output, the model's logits and top next tokens (k per
  * token), and the model view: each layer's and head's mean attention
  * entropy, which a stack of blocks (--layers N) makes too
@@ -37,7 +37,7 @@
  *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
- * module, model/variants.c).
+ * module, model/lesson/variants.c).
  *
  * Shapes are in the notebook's letters: V words in the vocabulary, T
  * query tokens, S key/value tokens (T for self-attention), D = d_model,
@@ -95,7 +95,7 @@ typedef enum {
     VARIANT_MODEL = VARIANT_ID_COUNT
 } variant_id;
 
-/* What a checkpoint's run makes (--model, model/gpt2_trace.c), as a
+/* What a checkpoint's run makes (--model, model/gpt2/gpt2_trace.c), as a
  * variant's row gives its tables: the input's tokens and inputs; in each
  * layer (variant block, layer L) its heads' tables (but the dropout's)
  * and CHECKPOINT_LAYER_TABLES; after the layers (VARIANT_MODEL)
@@ -114,7 +114,7 @@ typedef enum {
      TABLE_BIT(NEXT_TOKENS))
 
 /* What a stack of the lesson's blocks (--variant block --layers N,
- * model/stack.h) makes once after its blocks, besides each block's
+ * model/lesson/stack.h) makes once after its blocks, besides each block's
  * tables: the model view, as a checkpoint's run makes it. */
 #define STACK_TABLES TABLE_BIT(ATTN_ENTROPY)
 

@@ -1,7 +1,7 @@
 /* entropy.h: the model view, each layer's and head's mean attention
  * entropy (the table attn_entropy, L x H), as a checkpoint's run
- * (--model, model/gpt2_trace.c) and a stack of blocks (--layers N,
- * model/stack.c) make it.
+ * (--model, model/gpt2/gpt2_trace.c) and a stack of blocks (--layers N,
+ * model/lesson/stack.c) make it.
  *
  * A head's entropy is the mean over its T queries of the entropy of the
  * query's row of attn_weights (T, S), in nats (natural log):

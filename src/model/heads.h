@@ -32,7 +32,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/attention.h"
+#include "model/lesson/attention.h"
 #include "model/catalogue.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"

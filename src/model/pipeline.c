@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/weights.h"
-#include "model/draws.h"
-#include "model/gpt2_trace.h"
+#include "model/lesson/weights.h"
+#include "model/lesson/draws.h"
+#include "model/gpt2/gpt2_trace.h"
 #include "model/tokenize.h"
-#include "model/trained.h"
-#include "model/variants.h"
+#include "model/lesson/trained.h"
+#include "model/lesson/variants.h"
 #include "numerics/rng.h"
 #include "numerics/workers.h"
 
@@ -666,7 +666,7 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
 
     if (run_tokens(&tok, &T, &data, mc, in, err) != 0)
         return -1;
-    // a stack's tables name their block (model/stack.h)
+    // a stack's tables name their block (model/lesson/stack.h)
     tr->stacked_block = mc->block_layers > 0;
     double values;
     size_t batch = 0;

@@ -21,9 +21,9 @@
 #include "model/catalogue.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
-#include "model/train.h"
+#include "model/lesson/train.h"
 
-struct weights_files; /* model/weights.h */
+struct weights_files; /* model/lesson/weights.h */
 
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
@@ -68,11 +68,11 @@ typedef struct {
     double dropout;         /* --dropout P: the block's, training mode */
     double attn_dropout;    /* --attn-dropout P: the modules' on the weights */
     const char *model;      /* --model: a GPT-2 checkpoint folder
-                                (model/gpt2_trace.h) runs instead of the
+                                (model/gpt2/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
     const char *layers;     /* its layers to show ("0,3,5-7"), or NULL */
     size_t block_layers;    /* --layers N with --variant block: the block
-                               stacked N times (model/stack.h); 0: alone */
+                               stacked N times (model/lesson/stack.h); 0: alone */
     const char *show_heads; /* its heads to show, or NULL */
     bool logits;            /* its table "logits" is asked for */
     const char *const *tables; /* --tables (its parameters are shown by
@@ -80,7 +80,7 @@ typedef struct {
     size_t n_tables;
 
     /* the parameter files of a --weights folder, opened by its check
-     * (model/weights.h), or NULL */
+     * (model/lesson/weights.h), or NULL */
     const struct weights_files *weights;
 
     /* --positions: learned absolute positions, nn.Embedding(C, D) drawn

@@ -7,8 +7,8 @@
 #include <utf8proc.h>
 
 #include "base/i18n.h"
-#include "model/model.h"
-#include "model/variants.h"
+#include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 
 /* A param_fn: adds a present parameter's values to the weights or the
  * biases (ctx: size_t[2]). */

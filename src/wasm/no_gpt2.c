@@ -1,10 +1,10 @@
-/* no_gpt2.c: model/gpt2.h and model/gpt2_trace.h for the WebAssembly
+/* no_gpt2.c: model/gpt2/gpt2.h and model/gpt2/gpt2_trace.h for the WebAssembly
  * core. --model reads a GPT-2 checkpoint folder, and the page has no
  * file system: the core carries no checkpoint reader (safetensors, the
  * BPE tokenizer), and a command line with --model is refused with one
  * message. Everything else runs the program's own code. */
-#include "model/gpt2.h"
-#include "model/gpt2_trace.h"
+#include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_trace.h"
 
 #include "base/i18n.h"
 

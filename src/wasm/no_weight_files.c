@@ -1,4 +1,4 @@
-/* no_weight_files.c: the CSV reader model/weights.c calls, for the
+/* no_weight_files.c: the CSV reader model/lesson/weights.c calls, for the
  * WebAssembly core. The page has no file system, so no --weights folder
  * can be opened and this reader is never reached (weights_open_dir fails
  * first, with the program's message); the core carries no CSV parser

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "io/csv_in.h"
-#include "model/weights.h"
+#include "model/lesson/weights.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
 #include "model/pipeline.h"

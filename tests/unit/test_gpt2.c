@@ -1,4 +1,4 @@
-/* test_gpt2.c: the GPT-2 forward pass (model/gpt2.h) against PyTorch, bit
+/* test_gpt2.c: the GPT-2 forward pass (model/gpt2/gpt2.h) against PyTorch, bit
  * for bit, on the small random checkpoints of
  * tests/reference/make_gpt2_reference.py (argv[1]: their folder). Every
  * table the pass makes is compared with the reference's table of the
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
-#include "model/gpt2.h"
+#include "model/gpt2/gpt2.h"
 #include "tap.h"
 
 typedef struct {

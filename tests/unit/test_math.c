@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/attention.h"
-#include "model/block.h"
-#include "model/stack.h"
+#include "model/lesson/attention.h"
+#include "model/lesson/block.h"
+#include "model/lesson/stack.h"
 #include "render/check.h"
-#include "model/model.h"
+#include "model/lesson/model.h"
 #include "numerics/rng.h"
 #include "tap.h"
 #include "numerics/tensor.h"

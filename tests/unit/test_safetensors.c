@@ -1,5 +1,5 @@
 /* test_safetensors.c: bad checkpoint folders get one line naming the
- * problem, with status 2 (io/safetensors.h, model/gpt2.h). Each case is a
+ * problem, with status 2 (io/safetensors.h, model/gpt2/gpt2.h). Each case is a
  * copy of the reference's "tiny" checkpoint (argv[1]/tiny) with one thing
  * broken, written to a temporary folder. */
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "io/safetensors.h"
-#include "model/gpt2.h"
+#include "model/gpt2/gpt2.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/mha-st-XXXXXX";

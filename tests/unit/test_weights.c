@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/weights.h"
+#include "model/lesson/weights.h"
 #include "model/pipeline.h"
-#include "model/variants.h"
+#include "model/lesson/variants.h"
 #include "tap.h"
 
 static void bail(const char *what)

@@ -1,14 +1,14 @@
 /* gpt2_trace.c: a GPT-2 checkpoint's run into the trace (gpt2_trace.h). */
-#include "model/gpt2_trace.h"
+#include "model/gpt2/gpt2_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/bpe.h"
+#include "model/gpt2/bpe.h"
 #include "model/entropy.h"
-#include "model/gpt2.h"
+#include "model/gpt2/gpt2.h"
 #include "numerics/workers.h"
 
 /* ---- the folder, the text --------------------------------------------------- */

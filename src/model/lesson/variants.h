@@ -18,10 +18,10 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/attention.h"
-#include "model/block.h"
-#include "model/stack.h"
-#include "model/model.h"
+#include "model/lesson/attention.h"
+#include "model/lesson/block.h"
+#include "model/lesson/stack.h"
+#include "model/lesson/model.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
 

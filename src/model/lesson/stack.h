@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/block.h"
+#include "model/lesson/block.h"
 
 /* The most blocks --layers stacks. */
 #define MAX_STACK_LAYERS 48

@@ -4,7 +4,7 @@
  * Shapes: T tokens, D = d_model (the attention's width O too), F the
  * feed-forward width.
  */
-#include "model/block.h"
+#include "model/lesson/block.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* variants.c: the rows of the variants (variants.h), in the order of
  * VARIANT_LIST: single, wrapper, fused, block. */
-#include "model/variants.h"
+#include "model/lesson/variants.h"
 
 #include <assert.h>
 #include <stdio.h>

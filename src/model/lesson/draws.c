@@ -1,5 +1,5 @@
 /* draws.c: the generator through a notebook's order of draws (draws.h). */
-#include "model/draws.h"
+#include "model/lesson/draws.h"
 
 /* The input's draws, then the forward passes that waited for it. */
 static void draw_input(draw_plan *plan, const draw_order *o, const bool *built,

@@ -1,5 +1,5 @@
 /* weights.c: loading parameter files over the seeded parameters. */
-#include "model/weights.h"
+#include "model/lesson/weights.h"
 
 #include "base/i18n.h"
 

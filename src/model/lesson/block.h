@@ -15,7 +15,7 @@
 #ifndef MHA_BLOCK_H
 #define MHA_BLOCK_H
 
-#include "model/attention.h"
+#include "model/lesson/attention.h"
 
 #define LAYER_NORM_EPS 1e-5f
 

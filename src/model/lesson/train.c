@@ -12,8 +12,8 @@
  * of the wrapper (the last head first), and W_value, W_query, W_key in
  * the fused module (whose forward makes the keys first).
  */
-#include "model/train.h"
-#include "model/train_parts.h"
+#include "model/lesson/train.h"
+#include "model/lesson/train_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@
 #include "model/backward.h"
 #include "model/loss.h"
 #include "model/tokenize.h"
-#include "model/variants.h"
+#include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
 /* ---- working matrices ------------------------------------------------- */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/attention.h"
-#include "model/train.h"
+#include "model/lesson/attention.h"
+#include "model/lesson/train.h"
 #include "numerics/tensor.h"
 
 /* The matrices one pass allocates, freed together. */

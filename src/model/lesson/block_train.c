@@ -13,14 +13,14 @@
  * plus the attention's W_value, W_query and W_key parts in that order.
  * Shapes: T tokens, D = d_model, F the feed-forward width.
  */
-#include "model/block.h"
+#include "model/lesson/block.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/backward.h"
-#include "model/stack.h"
-#include "model/train_parts.h"
+#include "model/lesson/stack.h"
+#include "model/lesson/train_parts.h"
 
 int block_pass(matrix *dx, void *grad, const void *module,
                const attention_config *cfg, const matrix *x, top_layer *top,

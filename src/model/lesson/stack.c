@@ -3,7 +3,7 @@
  * Shapes: T tokens, D = d_model, B the batch the dropout masks are drawn
  * over.
  */
-#include "model/stack.h"
+#include "model/lesson/stack.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 
 #include "io/csv_in.h"
 #include "base/error.h"
-#include "model/model.h"
+#include "model/lesson/model.h"
 
 /* A parameter file the folder check found, open for reading. */
 typedef struct {

@@ -6,7 +6,7 @@
  * d_model, O = d_out, H heads, hd = O / H the width of a head (O in the
  * single head).
  */
-#include "model/attention.h"
+#include "model/lesson/attention.h"
 
 #include <stdlib.h>
 #include <string.h>

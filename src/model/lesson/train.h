@@ -19,9 +19,9 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/attention.h"
+#include "model/lesson/attention.h"
 #include "model/catalogue.h"
-#include "model/model.h"
+#include "model/lesson/model.h"
 #include "model/optim.h"
 #include "numerics/tensor.h"
 

@@ -1,5 +1,5 @@
 /* gpt2.c: a GPT-2 checkpoint folder and its forward pass (gpt2.h). */
-#include "model/gpt2.h"
+#include "model/gpt2/gpt2.h"
 
 #include <errno.h>
 #include <stdio.h>

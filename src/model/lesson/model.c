@@ -1,12 +1,12 @@
 /* model.c: the variants of the model, in run order, and the listing of
  * each module's parameters, in state_dict() order. */
-#include "model/model.h"
+#include "model/lesson/model.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "model/variants.h"
+#include "model/lesson/variants.h"
 
 const variant_info model_variants[MODEL_N_VARIANTS] = {
 #define VARIANT_ROW(id, name, out_step, tables) \

@@ -1,6 +1,6 @@
 /* trained.c: the tokens of a training run and each variant's trained
  * notebook (trained.h). */
-#include "model/trained.h"
+#include "model/lesson/trained.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/weights.h"
-#include "model/variants.h"
+#include "model/lesson/weights.h"
+#include "model/lesson/variants.h"
 
 /* ---- the vocabulary ---------------------------------------------------- */
 

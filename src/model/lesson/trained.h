@@ -17,10 +17,10 @@
 #define MHA_TRAINED_H
 
 #include "base/error.h"
-#include "model/attention.h"
+#include "model/lesson/attention.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
-#include "model/train.h"
+#include "model/lesson/train.h"
 #include "numerics/rng.h"
 
 /* The widest table a trained run's file (--weights) may hold. */

@@ -48,7 +48,7 @@ typedef struct {
     const torch_rng *dropout_rng; /* the generator as the forward pass
                                      draws its first mask (P > 0 only) */
     int layer; /* the layer its tables are made under (table_key): 0, or in
-                  a stack of blocks the block's index (model/stack.h) */
+                  a stack of blocks the block's index (model/lesson/stack.h) */
     matrix *entropy; /* a stack's attn_entropy (L, H): each head's mean
                         entropy (model/entropy.h) written at (layer, head)
                         as its weights are made, or NULL */

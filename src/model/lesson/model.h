@@ -66,7 +66,7 @@ typedef struct model_dims {
     size_t ff;      /* F, the block's feed-forward width */
     bool qkv_bias;  /* W_query, W_key, W_value have biases */
     size_t layers;  /* --layers N: the block is a stack of N blocks
-                       (model/stack.h); 0: one block alone */
+                       (model/lesson/stack.h); 0: one block alone */
 } model_dims;
 
 /* What a parameter is, which decides the labels of its table. */
