@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/model.h"
+#include "model/lesson/model.h"
 
 /* The sections of --help, in its order; SECTION_GENERAL has no heading. */
 enum help_section {
