@@ -54,25 +54,27 @@ explain_context explain_for(const options *opt, const trace *tr)
     const table *vocab = trace_find_input(tr, TABLE_VOCAB);
     // a trained run (--train): each variant has its own inputs
     const table *tokens = trace_find_input(tr, TABLE_TOKENS);
+    // the model's sizes as the run made them (trace.h)
+    const trace_model *m = &tr->model;
     explain_context c = {
+        .checkpoint = m->checkpoint,
         .tokens = inputs   ? inputs->values.rows
                   : tokens ? tokens->values.rows
                            : 0,
         .vocab = vocab ? vocab->values.rows : 0,
-        .d_model = inputs ? inputs->values.cols : opt->d_model,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
+        .d_model = m->d_model,
+        .d_out = m->d_out,
+        .heads = m->heads,
         .seed = opt->seed,
-        .causal = opt->causal && opt->kv == NULL,
-        .scale = opt->scale,
-        .qkv_bias = opt->qkv_bias,
-        .layers = opt->block_layers,
+        .causal = m->causal,
+        .scale = m->scale,
+        .qkv_bias = m->qkv_bias,
+        .layers = m->layers,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
-        .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
+        .kv_tokens = kv_rows(tr),
         .width = screen_width(opt),
-        .ff = opt->ff ? opt->ff
-                      : 4 * (inputs ? inputs->values.cols : opt->d_model),
+        .ff = m->ff,
         .randn_input = opt->randn_input,
         .batch = opt->batch,
         .draw = opt->draw,
@@ -91,6 +93,18 @@ explain_context explain_for(const options *opt, const trace *tr)
     return c;
 }
 
+/* A before_table_fn: the notes of the run's model family, as the trace
+ * tells it (explain_for). */
+static void explain_run_before(FILE *out, const table *t, const table *prev,
+                               const void *ctx)
+{
+    const explain_context *c = ctx;
+    if (c->checkpoint)
+        explain_gpt2_before(out, t, prev, ctx);
+    else
+        explain_before(out, t, prev, ctx);
+}
+
 text_style text_style_of(const options *opt, const trace *tr,
                          const explain_context *ctx, bool grid)
 {
@@ -98,9 +112,7 @@ text_style text_style_of(const options *opt, const trace *tr,
         .precision = opt->precision,
         .full = opt->full,
         .color = use_color(opt),
-        .before = !opt->explain        ? NULL
-                  : opt->model != NULL ? explain_gpt2_before
-                                       : explain_before,
+        .before = opt->explain ? explain_run_before : NULL,
         .before_ctx = ctx,
         .width = screen_width(opt),
         .truecolor = terminal_truecolor(),

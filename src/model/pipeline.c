@@ -691,6 +691,17 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // T query tokens, then S key/value tokens (S = 0 for self-attention)
     const size_t S = tok.n_tokens - T, V = tok.n_vocab;
     const size_t D = model_width(mc, in);
+    const model_dims sizes = run_dims(mc, D);
+    tr->model = (trace_model){
+        .d_model = D,
+        .d_out = sizes.d_out,
+        .heads = sizes.heads,
+        .ff = sizes.ff,
+        .layers = sizes.layers,
+        .causal = mc->causal && in->kv == NULL,
+        .scale = mc->scale,
+        .qkv_bias = sizes.qkv_bias,
+    };
 
     const attention_config cfg = {
         .d_model = D,

@@ -488,6 +488,17 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         run_free(&r);
         return -1;
     }
+    tr->model = (trace_model){
+        .checkpoint = true,
+        .d_model = c->n_embd,
+        .d_out = c->n_embd,
+        .heads = c->n_head,
+        .ff = c->n_inner,
+        .layers = c->n_layer,
+        .causal = true,
+        .scale = true,
+        .qkv_bias = true,
+    };
     const char *const *words = (const char *const *)r.pieces;
     recorder rec = {.tr = tr, .r = &r, .mc = mc};
     if (matrix_alloc(&rec.entropy, c->n_layer, c->n_head,
