@@ -10,6 +10,7 @@
 #include "base/i18n.h"
 #include "model/gpt2/gpt2.h"
 #include "model/lesson/stack.h"
+#include "cli/index_list.h"
 #include "cli/option_guess.h"
 #include "cli/option_read.h"
 #include "cli/option_table.h"
@@ -269,11 +270,22 @@ static int validate_applies(const options *opt, mx_error *err)
     return 0;
 }
 
-/* --layers N without --model: the lesson's block stacked N times
- * (model/lesson/stack.h), with --variant block. */
-static int validate_stack(options *opt, mx_error *err)
+/* --layers: with --model, the checkpoint's layers shown (a list such as
+ * 0,3,5-7, as --show-heads its heads); without, N: the lesson's block
+ * stacked N times (model/lesson/stack.h), with --variant block. */
+static int validate_layers(options *opt, mx_error *err)
 {
-    if (opt->model != NULL || opt->layers == NULL)
+    if (opt->model != NULL && opt->layers != NULL &&
+        index_list_parse(&opt->layer_list, &opt->n_layer_list, opt->layers,
+                         "--layers", err) != 0)
+        return -1;
+    if (opt->model != NULL && opt->show_heads != NULL &&
+        index_list_parse(&opt->head_list, &opt->n_head_list, opt->show_heads,
+                         "--show-heads", err) != 0)
+        return -1;
+    if (opt->model != NULL)
+        return 0;
+    if (opt->layers == NULL)
         return 0;
     if (option_parse_size(&opt->block_layers, "--layers", opt->layers, 1,
                           MAX_STACK_LAYERS, err) != 0)
@@ -362,7 +374,7 @@ int options_validate_training(options *opt, mx_error *err)
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
-    if (validate_applies(opt, err) != 0 || validate_stack(opt, err) != 0)
+    if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0)
         return -1;
@@ -677,6 +689,10 @@ void options_free(options *opt)
         free(opt->tables[i]);
     free(opt->tables);
     free(opt->sentence);
+    free(opt->layer_list);
+    free(opt->head_list);
+    opt->layer_list = opt->head_list = NULL;
+    opt->n_layer_list = opt->n_head_list = 0;
     opt->tables = NULL;
     opt->n_tables = 0;
     opt->sentence = NULL;

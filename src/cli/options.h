@@ -13,6 +13,7 @@
 #include "render/heat.h"
 #include "model/lesson/model.h"
 #include "model/lesson/train.h"
+#include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 
@@ -71,19 +72,24 @@ typedef struct {
     plot_style plot_look; /* --cmap, --numbers, --colorbar, and
                              --color-scale and --precision for --plot */
 
-    const char *embeddings; /* --embeddings FILE, or NULL */
-    const char *input;      /* --input FILE, or NULL */
-    const char *column;     /* --column NAME, with --input */
-    const char *weights;    /* --weights DIR, or NULL */
-    const char *model;      /* --model DIR (a GPT-2 checkpoint), or NULL */
-    const char *layers;     /* --layers LIST, or NULL: every layer */
-    size_t block_layers;    /* --layers N without --model: the block
+    const char *embeddings;  /* --embeddings FILE, or NULL */
+    const char *input;       /* --input FILE, or NULL */
+    const char *column;      /* --column NAME, with --input */
+    const char *weights;     /* --weights DIR, or NULL */
+    const char *model;       /* --model DIR (a GPT-2 checkpoint), or NULL */
+    const char *layers;      /* --layers LIST, or NULL: every layer */
+    size_t block_layers;     /* --layers N without --model: the block
                                stacked N times; 0: one block */
-    const char *show_heads; /* --show-heads LIST, or NULL: every head */
-    char csv_delimiter;     /* --csv-delimiter, ',' (';' with
+    const char *show_heads;  /* --show-heads LIST, or NULL: every head */
+    index_range *layer_list; /* with --model, --layers read (n_layer_list
+                                ranges, owned; 0: every layer) */
+    size_t n_layer_list;
+    index_range *head_list; /* --show-heads read (n_head_list, owned) */
+    size_t n_head_list;
+    char csv_delimiter; /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
-    bool decimal_comma;     /* --decimal-comma */
-    bool bom;               /* --bom */
+    bool decimal_comma; /* --decimal-comma */
+    bool bom;           /* --bom */
 
     /* --weights DIR's parameter files, opened by run_job's check
      * (model/lesson/weights.h), or NULL: a caller that runs the model without

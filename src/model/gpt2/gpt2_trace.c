@@ -38,42 +38,30 @@ static void run_free(checkpoint_run *r)
     *r = (checkpoint_run){0};
 }
 
-/* keep[0..n) = the members of LIST ("0,3,5-7"), or all of them. */
-static int parse_list(bool *keep, size_t n, const char *list,
-                      const char *option, mx_error *err)
+/* keep[0..n) = the members of the n_ranges ranges, or all of them (none
+ * given); a range past the model's n is an error of the option named. */
+static int select_list(bool *keep, size_t n, const index_range *ranges,
+                       size_t n_ranges, const char *option, mx_error *err)
 {
     for (size_t i = 0; i < n; i++)
-        keep[i] = list == NULL;
-    if (list == NULL)
-        return 0;
-    const char *p = list;
-    for (;;) {
-        char *end;
-        const unsigned long lo = strtoul(p, &end, 10);
-        unsigned long hi = lo;
-        if (end == p || *p == '-' || *p == '+')
-            break;
-        if (*end == '-') {
-            const char *q = end + 1;
-            hi = strtoul(q, &end, 10);
-            if (end == q || *q == '-' || *q == '+' || hi < lo)
-                break;
-        }
-        if (hi >= n) // the number as typed: strtoul stops at ULONG_MAX
+        keep[i] = n_ranges == 0;
+    for (size_t k = 0; k < n_ranges; k++) {
+        if (ranges[k].hi >= n) {
+            char range[48];
+            const int len =
+                ranges[k].lo == ranges[k].hi
+                    ? snprintf(range, sizeof range, "%zu", ranges[k].lo)
+                    : snprintf(range, sizeof range, "%zu-%zu", ranges[k].lo,
+                               ranges[k].hi);
             return err_usage(
                 err,
                 _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
-                option, (int)(end - p), p, n, n - 1);
-        for (unsigned long i = lo; i <= hi; i++)
+                option, len, range, n, n - 1);
+        }
+        for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
             keep[i] = true;
-        if (*end == '\0')
-            return 0;
-        if (*end != ',')
-            break;
-        p = end + 1;
     }
-    return err_usage(err, _("%s: '%s' is not a list such as 0,3,5-7"), option,
-                     list);
+    return 0;
 }
 
 static int run_open(checkpoint_run *r, const model_config *mc,
@@ -126,9 +114,10 @@ static int run_open(checkpoint_run *r, const model_config *mc,
         run_free(r);
         return err_nomem(err, mc->model);
     }
-    if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
-        parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
-            0 ||
+    if (select_list(r->layers, c->n_layer, mc->layers, mc->n_layers, "--layers",
+                    err) != 0 ||
+        select_list(r->heads, c->n_head, mc->show_heads, mc->n_show_heads,
+                    "--show-heads", err) != 0 ||
         bpe_encode(&r->ids, &r->T, r->tokenizer, in->sentence, in->len,
                    c->n_positions, err) != 0) {
         run_free(r);
