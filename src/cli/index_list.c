@@ -35,7 +35,8 @@ int index_list_parse(index_range **out, size_t *n, const char *list,
             if (end == q || *q == '-' || *q == '+' || hi < lo)
                 break;
         }
-        (*out)[(*n)++] = (index_range){index_of(lo), index_of(hi)};
+        (*out)[(*n)++] =
+            (index_range){index_of(lo), index_of(hi), p, (size_t)(end - p)};
         if (*end == '\0')
             return 0;
         if (*end != ',' || *n == items)

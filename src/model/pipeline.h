@@ -28,7 +28,9 @@ struct weights_files; /* model/lesson/weights.h */
 /* Indices lo to hi, both included: one item of a list such as 0,3,5-7
  * (the command line reads the list, cli/index_list.h). */
 typedef struct {
-    size_t lo, hi;
+    size_t lo, hi;     /* SIZE_MAX: a number too large to read */
+    const char *typed; /* the item as it was typed, for the messages */
+    size_t typed_len;
 } index_range;
 
 /* The most float values a run may hold at once, checked before the model

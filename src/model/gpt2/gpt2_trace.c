@@ -46,18 +46,11 @@ static int select_list(bool *keep, size_t n, const index_range *ranges,
     for (size_t i = 0; i < n; i++)
         keep[i] = n_ranges == 0;
     for (size_t k = 0; k < n_ranges; k++) {
-        if (ranges[k].hi >= n) {
-            char range[48];
-            const int len =
-                ranges[k].lo == ranges[k].hi
-                    ? snprintf(range, sizeof range, "%zu", ranges[k].lo)
-                    : snprintf(range, sizeof range, "%zu-%zu", ranges[k].lo,
-                               ranges[k].hi);
+        if (ranges[k].hi >= n) // the number as typed
             return err_usage(
                 err,
                 _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
-                option, len, range, n, n - 1);
-        }
+                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
         for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
             keep[i] = true;
     }
