@@ -370,6 +370,48 @@ int options_validate_training(options *opt, mx_error *err)
     return 0;
 }
 
+/* --heads divides the widths it splits: d_out for the wrapper and fused,
+ * d_model for the block. */
+static int validate_heads(const options *opt, mx_error *err)
+{
+    /* the single variant has one head of width d_out, so --heads is for
+     * the others; the block's attention is d_model wide (its residual adds
+     * the attention's output to its input), so --d-out is not for it */
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
+        opt->d_out * opt->heads > MAX_WIDTH) {
+        /* the book's total width would pass the limit: the nearest
+         * width the heads divide instead */
+        size_t d = opt->d_out / opt->heads * opt->heads;
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width (--d-out %zu would do)"),
+                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+    }
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
+        /* as a 1-column head (see main.c's note), a d_out the heads do not
+         * divide suggests the book's wrapper call copied as it is */
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width; the book's "
+                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
+                           "num_heads=%zu) is --d-out %zu"),
+                         opt->heads, opt->d_out, opt->d_out, opt->heads,
+                         opt->d_out * opt->heads);
+    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu "
+                           "(each head needs d_out / heads columns)"),
+                         opt->heads, opt->d_out);
+    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
+        opt->d_model % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-model %zu "
+                           "(the block's attention is d_model wide: each "
+                           "head needs d_model / heads columns)"),
+                         opt->heads, opt->d_model);
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
@@ -447,41 +489,8 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
                                 "another delimiter than ',' (use "
                                 "--csv-delimiter ';')"));
-    /* the single variant has one head of width d_out, so --heads is for
-     * the others; the block's attention is d_model wide (its residual adds
-     * the attention's output to its input), so --d-out is not for it */
-    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
-        opt->d_out * opt->heads > MAX_WIDTH) {
-        /* the book's total width would pass the limit: the nearest
-         * width the heads divide instead */
-        size_t d = opt->d_out / opt->heads * opt->heads;
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu, "
-                           "the wrapper's total width (--d-out %zu would do)"),
-                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
-    }
-    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
-        /* as a 1-column head (see main.c's note), a d_out the heads do not
-         * divide suggests the book's wrapper call copied as it is */
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu, "
-                           "the wrapper's total width; the book's "
-                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
-                           "num_heads=%zu) is --d-out %zu"),
-                         opt->heads, opt->d_out, opt->d_out, opt->heads,
-                         opt->d_out * opt->heads);
-    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu "
-                           "(each head needs d_out / heads columns)"),
-                         opt->heads, opt->d_out);
-    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
-        opt->d_model % opt->heads != 0)
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-model %zu "
-                           "(the block's attention is d_model wide: each "
-                           "head needs d_model / heads columns)"),
-                         opt->heads, opt->d_model);
+    if (validate_heads(opt, err) != 0)
+        return -1;
     for (size_t i = 0; i < opt->n_tables; i++)
         if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
             !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
