@@ -18,6 +18,7 @@ int index_list_parse(index_range **out, size_t *n, const char *list,
     size_t items = 1;
     for (const char *p = list; *p != '\0'; p++)
         items += *p == ',';
+    free(*out); /* a list read before (the checks run again) */
     *out = calloc(items, sizeof **out);
     *n = 0;
     if (*out == NULL)

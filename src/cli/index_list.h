@@ -10,7 +10,8 @@
 #include "model/pipeline.h"
 
 /* Reads list, comma-separated whole numbers and ranges LO-HI (LO <= HI),
- * into *out (owned by the caller: free) and *n. A list that is not such
+ * into *out (owned by the caller: free; a list *out held before is
+ * freed) and *n. A list that is not such
  * a list is a usage error of the option named (option, "--layers"). */
 int index_list_parse(index_range **out, size_t *n, const char *list,
                      const char *option, mx_error *err);
