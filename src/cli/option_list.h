@@ -26,8 +26,9 @@
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  options.c's own parser
  * VALUE is the value's name in --help. Each default is written here once
- * (the help text repeats it for the reader: the cli tests check that the
- * two agree).
+ * (the help text repeats it for the reader: tests/unit/test_option_rows.c
+ * checks that the two agree, tests/tools/man_test.py that the man page
+ * lists the rows' options with their value names and defaults).
  *
  * The rows are grouped by section. The place in getopt_long's table is
  * the order the options were added: a shortened name that fits several
