@@ -27,6 +27,7 @@
 #include "render/check.h"
 #include "render/explain.h"
 #include "render/render.h"
+#include "render/step.h"
 #include "render/textwidth.h"
 
 /* Every name given to --tables must be a table this run makes: a name
@@ -212,8 +213,8 @@ static int open_output(FILE **out, FILE **spool, const options *opt,
  * time (--step). Closes the spool. */
 static int show_spool(FILE *spool, const options *opt, mx_error *err)
 {
-    return spool_to_stdout(spool, opt->step, may_page(opt->no_pager, opt->step),
-                           err);
+    return spool_to_stdout(spool, opt->step ? step_through : NULL,
+                           may_page(opt->no_pager, opt->step), err);
 }
 
 /* ---- putting the run's files in place ---------------------------------

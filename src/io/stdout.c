@@ -11,7 +11,6 @@
 #include "io/pager.h"
 #include "io/spool.h"
 #include "io/terminal.h"
-#include "render/step.h"
 
 void hold_closed_std_fds(void)
 {
@@ -70,16 +69,16 @@ int check_stdout(mx_error *err)
     return 0;
 }
 
-int spool_to_stdout(FILE *spool, bool step, bool page, mx_error *err)
+int spool_to_stdout(FILE *spool, step_fn *step, bool page, mx_error *err)
 {
-    if (!step && !page)
+    if (step == NULL && !page)
         return spool_copy(spool, STDOUT_FILENO, err);
     char *text = NULL;
     size_t len = 0;
     if (read_back(&text, &len, spool, err) != 0)
         return -1;
-    int rc = step ? step_through(text, len, STDIN_FILENO, STDOUT_FILENO, err)
-                  : page_text(text, len, terminal_rows());
+    int rc = step != NULL ? step(text, len, STDIN_FILENO, STDOUT_FILENO, err)
+                          : page_text(text, len, terminal_rows());
     free(text);
     return rc;
 }

@@ -32,9 +32,15 @@ int route_output(FILE **out, FILE **spool, bool spooled, mx_error *err);
  * is put in place (a full one is found only by writing). */
 int check_stdout(mx_error *err);
 
+/* Shows text (len bytes) one step at a time, reading keys from in_fd and
+ * writing to out_fd, as --step does (render/step.h's step_through). */
+typedef int step_fn(const char *text, size_t len, int in_fd, int out_fd,
+                    mx_error *err);
+
 /* The spooled text on stdout: as it is, through the pager (page), or a
- * step at a time (step, --step). Closes the spool. */
-int spool_to_stdout(FILE *spool, bool step, bool page, mx_error *err);
+ * step at a time by step (--step; NULL when not stepping). Closes the
+ * spool. */
+int spool_to_stdout(FILE *spool, step_fn *step, bool page, mx_error *err);
 
 /* Flushes and closes stdout after a run that ended with `status`. Any
  * write error is a failure (status 1): a full disk, or a closed pipe when

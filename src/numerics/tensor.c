@@ -62,8 +62,8 @@ void matrix_free(matrix *m)
  * Each function comes twice: a naive version that reads like the formula,
  * and the one the program uses, which hands the product to matmul.c: the
  * same sums in the same order, many at once in vector registers.
- * tests/unit/test_math.c and tests/unit/test_matmul.c check that they agree
- * bit for bit. */
+ * tests/unit/test_attention.c and tests/unit/test_matmul.c check that they
+ * agree bit for bit. */
 
 void linear_forward_naive(matrix *out, const matrix *x, const matrix *w,
                           const float *bias)

@@ -98,6 +98,13 @@ int text_table(FILE *out, const table *t, const text_style *style,
 int torch_table(FILE *out, const table *t, const text_style *style,
                 mx_error *err);
 
+/* The n tables of one name (a variant's heads in order, or a module's
+ * parameters of one shape) side by side as --layout grid prints them,
+ * when at least two fit in style->width (*done true); else nothing is
+ * written (*done false). */
+int text_grid(FILE *out, const table *const *group, size_t n,
+              const text_style *style, bool *done, mx_error *err);
+
 /* Aligned tables for a terminal, one after another, a blank line between.
  * With style->grid, the same table of every head of a variant comes
  * together (queries of heads 0, 1, ..., then keys, ...), side by side

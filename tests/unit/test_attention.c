@@ -1,6 +1,6 @@
-/* test_math.c: the arithmetic of attention, and the invariants a student
- * is told about: rows of weights sum to 1, masked weights are exactly 0,
- * and the wrapper's head h is the fused module's head h. */
+/* test_attention.c: the arithmetic of attention, and the invariants a
+ * student is told about: rows of weights sum to 1, masked weights are
+ * exactly 0, and the wrapper's head h is the fused module's head h. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

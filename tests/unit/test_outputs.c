@@ -1,6 +1,6 @@
-/* test_replace.c: outputs.h, a run's files put in place together.
+/* test_outputs.c: outputs.h, a run's files put in place together.
  *
- * Usage: test_replace (the argument meson passes is not used)
+ * Usage: test_outputs (the argument meson passes is not used)
  * Works in a fresh directory under $TMPDIR (else /tmp), removed at the
  * end. Makes the cases a run cannot make on purpose: a move that fails
  * after every name was checked (a temporary file removed behind the
@@ -297,7 +297,7 @@ static void test_turns(void)
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/test_replace.XXXXXX",
+    snprintf(dir, sizeof dir, "%s/test_outputs.XXXXXX",
              tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
     if (mkdtemp(dir) == NULL) {
         perror("mkdtemp");

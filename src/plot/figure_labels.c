@@ -1,0 +1,177 @@
+/* figure_labels.c: a --plot panel's title and its row and column labels,
+ * measured and drawn; Chinese, Japanese and Korean column labels go down
+ * the page upright (figure_parts.h). */
+#include "plot/figure_parts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "base/i18n.h"
+
+void fig_panel_title(char *out, size_t size, const panel *p, bool names)
+{
+    const table *t = p->t;
+    char who[96], layer[16];
+    const char *where = table_place(layer, sizeof layer, t);
+    if (t->head != NO_HEAD && p->training && p->step == 0)
+        /* TRANSLATORS: a picture's panel title: variant, head number */
+        snprintf(who, sizeof who, _("[%s] head %d, before training"), where,
+                 t->head);
+    else if (t->head != NO_HEAD && p->training)
+        /* TRANSLATORS: a picture's panel title: variant, head number,
+         * the number of training steps */
+        snprintf(who, sizeof who,
+                 ngettext("[%s] head %d, after %zu step",
+                          "[%s] head %d, after %zu steps", p->step),
+                 where, t->head, p->step);
+    else if (t->head != NO_HEAD)
+        /* TRANSLATORS: a picture's panel title: variant, head number */
+        snprintf(who, sizeof who, _("[%s] head %d"), where, t->head);
+    else if (t->id == TABLE_ATTN_WEIGHTS_AVG)
+        /* TRANSLATORS: a picture's panel title: the mean of a variant's
+         * heads' attention weights */
+        snprintf(who, sizeof who, _("[%s] mean of the heads"), where);
+    else {
+        snprintf(out, size, "[%s] %s", where, table_name(t));
+        return;
+    }
+    if (names)
+        snprintf(out, size, "%s: %s", who, table_name(t));
+    else
+        snprintf(out, size, "%s", who);
+}
+
+/* The UTF-8 character after c's (tokenize.c checked the text). */
+static const char *next_char(const char *c)
+{
+    const unsigned char b = (unsigned char)*c;
+    size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if (c[i] == '\0')
+            return c + i;
+    return c + n;
+}
+
+/* Whether a label holds Chinese, Japanese or Korean characters, which are
+ * never drawn sideways: a column label too wide for its cell goes down
+ * the page a character under another, each upright. */
+static bool upright(const char *label)
+{
+    for (const char *c = label; *c != '\0'; c = next_char(c)) {
+        gunichar u = g_utf8_get_char(c);
+        if ((u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
+            (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
+            (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000)
+            return true;
+    }
+    return false;
+}
+
+/* The characters of an upright label that fit in MAX_LABEL, each line_h
+ * tall. */
+static size_t upright_count(const char *label, double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1);
+    size_t most = (size_t)(MAX_LABEL / line_h);
+    return n < most ? n : most;
+}
+
+/* The widest label of a set, at most MAX_LABEL. */
+static double widest_label(cairo_t *cr, const labels *l)
+{
+    double widest = 0;
+    for (size_t k = 0; k < l->n; k++) {
+        double w, h;
+        fig_text_size(cr, LABEL_FONT, l->s[k], MAX_LABEL, false, &w, &h);
+        widest = w > widest ? w : widest;
+    }
+    return widest;
+}
+
+/* What does not depend on the page's scale: label and title widths. */
+void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
+                         double line_h)
+{
+    S->block = 1;
+    for (size_t i = S->first; i < S->first + S->count; i++) {
+        const labels *rows = p[i].t->rows, *cols = p[i].t->cols;
+        bool seen_rows = false, seen_cols = false; /* label sets are shared */
+        for (size_t j = S->first; j < i; j++) {
+            seen_rows |= p[j].t->rows == rows;
+            seen_cols |= p[j].t->cols == cols;
+        }
+        if (!seen_rows) {
+            double w = widest_label(cr, rows);
+            S->row_label_w = w > S->row_label_w ? w : S->row_label_w;
+        }
+        if (!seen_cols) {
+            double w = widest_label(cr, cols);
+            S->col_label_w = w > S->col_label_w ? w : S->col_label_w;
+            for (size_t k = 0; k < cols->n; k++) {
+                double v, h;
+                if (upright(cols->s[k]))
+                    v = (double)upright_count(cols->s[k], line_h) * line_h;
+                else
+                    fig_text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false,
+                                  &v, &h);
+                S->col_label_v = v > S->col_label_v ? v : S->col_label_v;
+            }
+        }
+        char title[256];
+        double w, h;
+        fig_panel_title(title, sizeof title, &p[i], names);
+        fig_text_size(cr, TITLE_FONT, title, 0, false, &w, &h);
+        S->title_w = w > S->title_w ? w : S->title_w;
+        if (S->panel_bars)
+            S->panel_bar_w =
+                fmax(S->panel_bar_w, fig_ticks_width(cr, &p[i].sc));
+    }
+}
+
+/* An upright label from (cx, top) down: one character a line, the last
+ * one that fits a vertical ellipsis when it is cut short. */
+static void draw_upright(cairo_t *cr, const char *label, double cx, double top,
+                         double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1),
+           shown = upright_count(label, line_h);
+    const char *c = label;
+    for (size_t i = 0; i < shown; i++, c = next_char(c)) {
+        char one[8] = "\xef\xb8\x99"; /* U+FE19 PRESENTATION FORM FOR
+                                       VERTICAL HORIZONTAL ELLIPSIS */
+        if (i + 1 < shown || shown == n)
+            snprintf(one, sizeof one, "%.*s", (int)(next_char(c) - c), c);
+        fig_draw_text(cr, LABEL_FONT, one, 0, cx,
+                      top + ((double)i + 0.5) * line_h, 0.5, 0.5, 0);
+    }
+}
+
+void fig_draw_labels(cairo_t *cr, const figure *pg, const panel *p, double mx,
+                     double my, double map_h)
+{
+    const section *S = &pg->sections[p->section];
+    const table *t = p->t;
+    /* a drawn cell's labels are those of its first row or column */
+    const size_t k = S->block, kr = S->block_r, every = S->label_every * k,
+                 row_every = S->row_every * kr;
+    const double cell = S->cell;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (size_t r = 0; r < t->rows->n; r += row_every)
+        fig_draw_text(cr, LABEL_FONT, t->rows->s[r], MAX_LABEL, mx - PAD,
+                      my + ((double)(r / kr) + 0.5) * S->cell_h, 1.0, 0.5, 0);
+    double under = my + map_h + PAD;
+    for (size_t c = 0; c < t->cols->n; c += every) {
+        double cx = mx + ((double)(c / k) + 0.5) * cell;
+        if (S->rotate_cols && upright(t->cols->s[c]))
+            draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
+        else if (S->rotate_cols) /* reading upwards, ending under it */
+            fig_draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under,
+                          1.0, 0.5, QUARTER_TURN);
+        else
+            fig_draw_text(cr, fig_font(false, S->col_size).name, t->cols->s[c],
+                          MAX_LABEL, cx, under, 0.5, 0, 0);
+    }
+}

@@ -1,0 +1,261 @@
+/* figure_layout.c: where every panel and colour bar of a --plot page
+ * goes, in points, and the blocks of values a drawn cell summarises when
+ * cells would be smaller than a pixel of the output (figure_parts.h). */
+#include "plot/figure_parts.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "base/i18n.h"
+
+size_t fig_blocks(size_t n, size_t k)
+{
+    return (n + k - 1) / k;
+}
+
+/* The cell size and the panel's box for the section's block size. */
+static void size_section(section *S, double line_h, double title_h)
+{
+    size_t longest = S->rows > S->cols ? S->rows : S->cols;
+    size_t nb = fig_blocks(longest, S->block);
+    double cell = floor(HEAT_SIDE / (double)nb);
+    cell = cell > MAX_CELL ? MAX_CELL : cell < MIN_CELL ? MIN_CELL : cell;
+    if ((double)nb * cell > MAX_SIDE)
+        cell = MAX_SIDE / (double)nb;
+    S->cell = cell;
+    S->label_every = (size_t)ceil(line_h / cell);
+    S->label_every = S->label_every < 1 ? 1 : S->label_every;
+    /* a wide table of few rows (GPT-2's logits, T x 50257) would be a
+     * strip too thin for its row labels: its rows are taller, a label
+     * each and the map as tall as a colour bar if the page allows */
+    const size_t cols_b = fig_blocks(S->cols, S->block);
+    S->block_r = S->block;
+    if (cell < line_h && (double)cols_b >= WIDE * (double)S->rows &&
+        (double)S->rows * line_h <= MAX_SIDE)
+        S->block_r = 1; /* every row its own, however wide its blocks */
+    const size_t rows_b = fig_blocks(S->rows, S->block_r);
+    S->cell_h = cell;
+    if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
+        S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
+                                    fmax(line_h, BAR_MIN / (double)rows_b)));
+    S->row_every = (size_t)ceil(line_h / S->cell_h);
+    S->row_every = S->row_every < 1 ? 1 : S->row_every;
+    /* across the page when they fit, at a smaller size if need be */
+    S->col_size = LABEL_SIZE;
+    if (S->col_label_w > cell - 2.0 &&
+        S->col_label_w * MIN_COL_SIZE / LABEL_SIZE <= cell - 2.0)
+        S->col_size =
+            floor(LABEL_SIZE * (cell - 2.0) / S->col_label_w * 10) / 10;
+    S->rotate_cols = S->col_label_w * S->col_size / LABEL_SIZE > cell - 2.0;
+    double col_label_h = S->rotate_cols ? S->col_label_v : line_h;
+    double map_w = (double)fig_blocks(S->cols, S->block) * cell;
+    double map_h = (double)rows_b * S->cell_h;
+    double beside = S->panel_bars ? PANEL_BAR_GAP + S->panel_bar_w : 0;
+    S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
+    S->box_h = title_h + PAD + map_h + PAD + col_label_h;
+    S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
+}
+
+/* Rows and columns of the grid for h heads: as square as h allows, wider
+ * than tall (2: 1x2, 8: 2x4, 12: 3x4). */
+static void grid_shape(size_t h, size_t *rows, size_t *cols)
+{
+    size_t r = (size_t)floor(sqrt((double)h));
+    r = r < 1 ? 1 : r;
+    *rows = r;
+    *cols = (h + r - 1) / r;
+}
+
+/* Places every panel and bar; sets the page's size. */
+static void place(figure *pg, cairo_t *cr)
+{
+    double y = pg->header_h, right = MARGIN;
+    pg->bar_w = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        section *S = &pg->sections[s];
+        double top = y, x = MARGIN, row_h = 0;
+        for (size_t i = S->first; i < S->first + S->count;) {
+            size_t run = 1; /* the panels of this variant */
+            while (i + run < S->first + S->count &&
+                   pg->panels[i + run].t->variant == pg->panels[i].t->variant)
+                run++;
+            size_t gr, gc;
+            grid_shape(run, &gr, &gc);
+            if (pg->flow > 0) { /* as many columns as the row holds */
+                gc = (size_t)floor(
+                    (pg->flow - MARGIN + GAP) / (S->box_w + GAP) + 1e-9);
+                gc = gc < 1 ? 1 : gc > run ? run : gc;
+                gr = (run + gc - 1) / gc;
+            }
+            double run_w = (double)gc * S->box_w + (double)(gc - 1) * GAP;
+            if (x > MARGIN) { /* each variant's grid below the last */
+                y += row_h;
+                x = MARGIN;
+                row_h = 0;
+            }
+            for (size_t k = 0; k < run; k++) {
+                pg->panels[i + k].x = x + (double)(k % gc) * (S->box_w + GAP);
+                pg->panels[i + k].y = y + (double)(k / gc) * (S->box_h + GAP);
+            }
+            right = x + run_w > right ? x + run_w : right;
+            x += run_w + GAP;
+            row_h = fmax(row_h, (double)gr * (S->box_h + GAP));
+            i += run;
+        }
+        y += row_h;
+        S->top = top + pg->title_h + PAD;
+        double bar_bottom =
+            S->shared_bar ? S->top + S->bar_h + (S->masked ? LEGEND_H : 0) : 0;
+        y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
+        double bw = fig_bar_width(cr, S);
+        pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;
+    }
+    /* room for a shared bar's upright caption */
+    pg->bar_x = pg->bar_w > 0 ? right + GAP + 20 : right;
+    pg->width =
+        ceil(fmax(pg->bar_x + pg->bar_w, pg->header_w + MARGIN) + MARGIN);
+    pg->height = ceil(y - GAP + MARGIN);
+}
+
+/* The heading and the notes, at most as wide as the panels (or 480
+ * points): their height. */
+
+static double header_height(figure *pg, cairo_t *cr, double width)
+{
+    double h = MARGIN, w, lh;
+    pg->header_w = 0;
+    if (pg->heading != NULL) {
+        fig_text_size(cr, HEADING_FONT, pg->heading, width, false, &w, &lh);
+        h += lh + 2 * PAD;
+        pg->header_w = w;
+    }
+    for (size_t i = 0; i < pg->n_notes; i++) {
+        fig_text_size(cr, LABEL_FONT, pg->notes[i], width, true, &w, &lh);
+        h += lh + (i + 1 == pg->n_notes ? PAD : 0);
+        pg->header_w = w > pg->header_w ? w : pg->header_w;
+    }
+    if (pg->n_loss > 0) { /* the loss curve, above the panels' legends */
+        h += CHART_H + GAP;
+        pg->header_w = fmax(pg->header_w, CHART_W);
+    }
+    w = fig_header_legends(pg, cr, 0, 0, false, &lh);
+    if (w > 0) {
+        h += lh + PAD + GAP;
+        pg->header_w = fmax(pg->header_w, w);
+    }
+    return h;
+}
+
+/* The notes of a summarised page: blocks of values, panels left out. */
+static void write_notes(figure *pg)
+{
+    pg->n_notes = 0;
+    for (size_t s = 0; s < pg->n_sections && pg->n_notes < 3; s++) {
+        const section *S = &pg->sections[s];
+        if (S->block > 1)
+            snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                     /* TRANSLATORS: a picture too large to draw value by
+                      * value: table name, a block's rows and columns */
+                     _("Summarised: each cell of %s is the mean of a block "
+                       "of %zu x %zu values."),
+                     S->name, S->block_r, S->block);
+    }
+    const bool model = pg->n_panels > 0 && pg->panels[0].t->model;
+    if (pg->dropped > 0 && model)
+        snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                 _("Summarised: %zu of %zu tables drawn; choose fewer with "
+                   "--tables, --layers or --show-heads."),
+                 pg->n_panels, pg->n_panels + pg->dropped);
+    else if (pg->dropped > 0)
+        snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                 _("Summarised: %zu of %zu tables drawn; choose fewer with "
+                   "--tables, --variant or --heads."),
+                 pg->n_panels, pg->n_panels + pg->dropped);
+}
+
+/* The output's units per point: fixed (width x height given) or what a
+ * page of this size gets. */
+double fig_page_scale(const figure *pg, bool png, double width, double height)
+{
+    if (width > 0)
+        return fmin(width / pg->width, height / pg->height);
+    if (!png)
+        return 1.0;
+    double most = sqrt(PNG_MAX_PIXELS / (pg->width * pg->height));
+    return most < PNG_SCALE ? most : PNG_SCALE;
+}
+
+/* Lays the page out with pg->flow for the output (png or not, size),
+ * summarising tables whose cells would be smaller than MIN_DRAWN output
+ * units. Returns the output's units per point. */
+static double fit(figure *pg, cairo_t *cr, bool png, double width,
+                  double height)
+{
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        section *S = &pg->sections[s];
+        size_t longest = S->rows > S->cols ? S->rows : S->cols;
+        S->block = (size_t)ceil((double)longest * MIN_DRAWN / MAX_SIDE);
+        S->block = S->block < 1 ? 1 : S->block;
+    }
+    double scale = 1.0;
+    for (int round = 0; round < 16; round++) {
+        for (size_t s = 0; s < pg->n_sections; s++)
+            size_section(&pg->sections[s], pg->line_h, pg->title_h);
+        write_notes(pg);
+        pg->header_h = pg->header_w = 0;
+        place(pg, cr);
+        pg->header_h = header_height(pg, cr, fmax(pg->width - 2 * MARGIN, 480));
+        place(pg, cr);
+        scale = fig_page_scale(pg, png, width, height);
+        bool again = false;
+        for (size_t s = 0; s < pg->n_sections; s++) {
+            section *S = &pg->sections[s];
+            size_t longest = S->rows > S->cols ? S->rows : S->cols;
+            if (S->cell * scale >= MIN_DRAWN * 0.999 || S->block >= longest)
+                continue;
+            size_t k =
+                (size_t)ceil((double)S->block * MIN_DRAWN / (S->cell * scale));
+            S->block = k > S->block ? k : S->block + 1;
+            S->block = S->block > longest ? longest : S->block;
+            again = true;
+        }
+        if (!again)
+            break;
+    }
+    return scale;
+}
+
+/* Measures the page's text, then lays it out: each variant's grid below
+ * the last (the 2 x 4 grid of 8 heads), or for a size given (--plot-size)
+ * the number of columns that draws the page largest. Returns the output's units
+ * per point. */
+double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
+                          double height)
+{
+    double unused;
+    fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
+    fig_text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
+    for (size_t s = 0; s < pg->n_sections; s++)
+        fig_measure_section(&pg->sections[s], cr, pg->panels, pg->show_names,
+                            pg->line_h);
+    pg->flow = 0;
+    double scale = fit(pg, cr, png, width, height);
+    if (width == 0)
+        return scale;
+    /* rows as wide as 2, 3, ... panels of a section */
+    double best = scale, best_flow = 0;
+    for (size_t s = 0; s < pg->n_sections; s++) {
+        const section *S = &pg->sections[s];
+        double box_w = S->box_w;
+        for (size_t m = 2; m <= S->count; m++) {
+            pg->flow = MARGIN + (double)m * box_w + (double)(m - 1) * GAP;
+            double tried = fit(pg, cr, png, width, height);
+            if (tried > best * 1.001) {
+                best = tried;
+                best_flow = pg->flow;
+            }
+        }
+    }
+    pg->flow = best_flow;
+    return fit(pg, cr, png, width, height);
+}

@@ -1,0 +1,32 @@
+/* explain_parts.h: what the files of --explain share (explain.h): the
+ * notes' sentences wrapped as "# " lines (explain_say.c) and a trained
+ * run's notes (explain_training.c). Not for use outside src/render/. */
+#ifndef MHA_EXPLAIN_PARTS_H
+#define MHA_EXPLAIN_PARTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "render/explain.h"
+
+/* Prints a note as "# " lines of at most 76 display cells (an ideograph
+ * counts two), fewer on a screen narrower than that (screen 0: no limit;
+ * EXPLAIN_NO_WRAP: one line). Lines break at spaces, or between Chinese
+ * characters, never inside a shape "(5, 2, 2)". */
+/* clang-format off */
+__attribute__((format(printf, 3, 4)))
+void explain_say(FILE *out, size_t screen, const char *fmt, ...);
+/* clang-format on */
+
+/* What --train did, before the tables (which are the trained model's). */
+void explain_training(FILE *out, const explain_context *c);
+
+/* The loss table's note: the loss, what one step does, and without
+ * --grad the backward pass the steps ran. width: a head's width. */
+void explain_loss(FILE *out, const explain_context *c, size_t width);
+
+/* The note before a gradient table t (--grad), or false for none. */
+bool explain_grad(FILE *out, const table *t, const table *prev,
+                  const explain_context *c, size_t width);
+
+#endif

@@ -1,0 +1,218 @@
+/* explain_training.c: the notes of a trained run (--train): the
+ * training, the loss, one update, and the backward pass before the
+ * gradients (--grad) (explain_parts.h). */
+#include "render/explain_parts.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "base/i18n.h"
+
+/* What --train did, before the tables (which are the trained model's). */
+void explain_training(FILE *out, const explain_context *c)
+{
+    const char *data =
+        c->corpus ? _("the sentences of the corpus, one per step, in turn")
+                  : _("this sentence");
+    if (c->reloaded) {
+        // what the saved model was trained on is not known here
+        explain_say(
+            out, c->width,
+            ngettext("Training (--train %zu): each variant starts from the "
+                     "trained model that --weights reads (its embedding, "
+                     "vocabulary and lm_head included), not from "
+                     "torch.manual_seed, and takes %zu step of %s on %s. "
+                     "The tables below are the model's on the sentence.",
+                     "Training (--train %zu): each variant starts from the "
+                     "trained model that --weights reads (its embedding, "
+                     "vocabulary and lm_head included), not from "
+                     "torch.manual_seed, and takes %zu steps of %s on %s. "
+                     "The tables below are the model's on the sentence.",
+                     c->steps),
+            c->steps, c->steps, c->adam ? "Adam" : "SGD", data);
+        return;
+    }
+    explain_say(
+        out, c->width,
+        ngettext("Training (--train %zu): each variant starts from weights "
+                 "drawn after torch.manual_seed(%llu), its own embedding "
+                 "and lm_head included, and takes %zu step of %s on %s, "
+                 "learning to predict every next word. The tables below "
+                 "are the trained model's on the sentence.",
+                 "Training (--train %zu): each variant starts from weights "
+                 "drawn after torch.manual_seed(%llu), its own embedding "
+                 "and lm_head included, and takes %zu steps of %s on %s, "
+                 "learning to predict every next word. The tables below "
+                 "are the trained model's on the sentence.",
+                 c->steps),
+        c->steps, (unsigned long long)c->seed, c->steps,
+        c->adam ? "Adam" : "SGD", data);
+    if (c->corpus)
+        explain_say(
+            out, c->width,
+            _("A word's row is learned from every sentence of the corpus it "
+              "appears in, so the tables now depend on the words: what each "
+              "word does in the corpus."));
+    else
+        explain_say(
+            out, c->width,
+            _("Trained on this sentence alone, the model learns its order of "
+              "ids: a sentence whose repeated words sit at the same places "
+              "would train to the same numbers. --corpus FILE trains on many "
+              "sentences, where the words themselves matter."));
+}
+
+/* The parts of the backward pass's note, in the order loss.backward()
+ * runs them: from the loss back to the embedding. */
+enum backward_part {
+    BACKWARD_START = 1,      /* the chain rule */
+    BACKWARD_LOSS = 2,       /* d loss / d logits */
+    BACKWARD_MODULE = 4,     /* a linear layer, the attention, the mask */
+    BACKWARD_EMBEDDING = 8,  /* the embedding */
+    BACKWARD_POSITIONS = 16, /* the positions (--positions) */
+};
+
+/* The parts of the backward pass's note (a set of backward_part).
+ * width: a head's width. */
+static void explain_backward(FILE *out, const explain_context *c, size_t width,
+                             unsigned parts)
+{
+    const size_t T = c->tokens;
+    char scaled[128] = "";
+    if (c->scale)
+        snprintf(scaled, sizeof scaled,
+                 _(", divided by sqrt(%zu) as the "
+                   "scores were"),
+                 width);
+    if (parts & BACKWARD_START)
+        explain_say(
+            out, c->width,
+            _("Backward pass: loss.backward() goes through the forward pass in "
+              "reverse and applies the chain rule at each operation, so every "
+              "parameter gets d loss / d parameter, a table of its own shape: "
+              "how fast the loss grows when that number grows."));
+    if (parts & BACKWARD_LOSS)
+        explain_say(
+            out, c->width,
+            _("Loss: d loss / d logits = (softmax(logits) - onehot(next "
+              "word)) / %zu on rows 0 to %zu, and 0 on the last row, which "
+              "predicts nothing."),
+            T > 1 ? T - 1 : 1, T > 1 ? T - 2 : 0);
+    if (parts & BACKWARD_MODULE) {
+        explain_say(
+            out, c->width,
+            _("A linear layer y = x @ W^T + b passes dy back as dx = dy @ W and "
+              "takes dW = dy^T @ x (and db = the column sums of dy): "
+              "lm_head.weight.grad = dlogits^T @ out, W_query.weight.grad = "
+              "dqueries^T @ inputs, and likewise for W_key, W_value and "
+              "out_proj."));
+        explain_say(
+            out, c->width,
+            _("Through the attention: with context = P @ values, dP = dcontext "
+              "@ values^T and dvalues = P^T @ dcontext; through the softmax, "
+              "row by row, dS = P * (dP - rowsum(P * dP))%s; then dqueries = "
+              "dS @ keys and dkeys = dS^T @ queries."),
+            scaled);
+        if (c->causal)
+            explain_say(
+                out, c->width,
+                _("Masked cells get no gradient: their weight P is exactly 0, "
+                  "so dS is 0 there, and nothing a token could not see moves "
+                  "its scores."));
+    }
+    if (parts & BACKWARD_EMBEDDING)
+        explain_say(
+            out, c->width,
+            _("Embedding: row w of embedding.weight.grad adds up d inputs over "
+              "the places where word w stands (a repeated word collects from "
+              "each); a word absent from the sentence gets 0."));
+    if (c->positions && (parts & BACKWARD_POSITIONS))
+        explain_say(
+            out, c->width,
+            _("Positions: row t of pos_embedding.weight.grad is row t of d "
+              "inputs, and the places past the sentence's end get 0."));
+}
+
+/* One update: the optimizer's rule. */
+static void explain_update(FILE *out, const explain_context *c)
+{
+    if (c->adam)
+        explain_say(
+            out, c->width,
+            _("Adam with --lr %g and torch.optim.Adam's defaults beta1 = "
+              "0.9, beta2 = 0.999, eps = 1e-8: per number, m = beta1*m + "
+              "(1-beta1)*grad and v = beta2*v + (1-beta2)*grad^2, both "
+              "starting at 0; at step k the bias corrections m / (1 - "
+              "beta1^k) and v / (1 - beta2^k) undo their start at 0; then p "
+              "-= lr * m_corrected / (sqrt(v_corrected) + eps). Each number "
+              "moves by at most about lr per step, whatever the size of its "
+              "gradient."),
+            c->lr);
+    else
+        explain_say(
+            out, c->width,
+            _("SGD (--lr %g): every number of every parameter takes a "
+              "step against its gradient, p -= lr * grad; a small enough "
+              "step lowers the loss on that step's sentence."),
+            c->lr);
+}
+
+/* The loss table (N + 1 rows), what one step does, and without --grad
+ * the backward pass the steps ran. */
+void explain_loss(FILE *out, const explain_context *c, size_t width)
+{
+    explain_say(
+        out, c->width,
+        _("Loss: next-word cross-entropy, F.cross_entropy(logits[:-1], "
+          "ids[1:]). Softmax turns row t of the logits into probabilities "
+          "p, and the loss is the mean over the %zu predictions of -log "
+          "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
+          "uniform one."),
+        c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
+    explain_say(
+        out, c->width,
+        _("Row step i is the loss before update i; the last row is the "
+          "sentence's loss at the final parameters. Each step: forward "
+          "pass, loss, opt.zero_grad(), loss.backward(), then the update."));
+    explain_update(out, c);
+    if (!c->grad) {
+        explain_backward(out, c, width,
+                         BACKWARD_START | BACKWARD_LOSS | BACKWARD_MODULE |
+                             BACKWARD_EMBEDDING | BACKWARD_POSITIONS);
+        explain_say(out, c->width,
+                    _("--grad shows these gradients as tables."));
+    }
+}
+
+/* The note before a gradient table t (--grad), or false for none: what
+ * the gradients are before a variant's first, then the part of the
+ * backward pass that makes each: the loss's (before logits.grad, the
+ * first the backward pass makes), the embedding's, the positions', the
+ * module's (before its first parameter). */
+bool explain_grad(FILE *out, const table *t, const table *prev,
+                  const explain_context *c, size_t width)
+{
+    const bool first =
+        prev == NULL || !prev->grad || prev->variant != t->variant;
+    unsigned parts = first ? BACKWARD_START : 0;
+    if (t->id == TABLE_EMBEDDING)
+        parts |= BACKWARD_EMBEDDING;
+    else if (t->id == TABLE_POS_EMBEDDING)
+        parts |= BACKWARD_POSITIONS;
+    else if (t->id == TABLE_LOGITS)
+        parts |= BACKWARD_LOSS;
+    else if (t->id == TABLE_PARAM && (first || prev->id != TABLE_PARAM))
+        parts |= BACKWARD_MODULE;
+    if (parts == 0)
+        return false;
+    if (first)
+        explain_say(
+            out, c->width,
+            _("Gradients (--grad): one more forward and backward pass on the "
+              "sentence at the final parameters, with no update. Each "
+              "<name>.grad table is d loss / d <name>: how fast the loss "
+              "changes as each number changes a little; 0: not at all, to "
+              "first order."));
+    explain_backward(out, c, width, parts);
+    return true;
+}
