@@ -211,6 +211,19 @@ static const char *const page_words[] = {
        "matrix views."),
     N_("Previous"),
     N_("Next"),
+    /* TRANSLATORS: the --html page's theme menu and its choices */
+    N_("Theme"),
+    N_("Automatic"),
+    N_("Light"),
+    N_("Dark"),
+    N_("High contrast"),
+    /* TRANSLATORS: the --html page's menu of the languages it is
+     * installed in */
+    N_("Language"),
+    /* TRANSLATORS: the --html page's button of its presentation mode
+     * (one view, the whole window, large type); p is its key */
+    N_("Present (p)"),
+    N_("Escape leaves the presentation"),
     N_("This run has no attention weights."),
     /* TRANSLATORS: {0} and {1} are numbers */
     N_("This run has {0} lines, more than {1} can be drawn at once: hover or "
@@ -221,8 +234,9 @@ static const char *const page_words[] = {
        "token; a double-click on a line shows only its head (again: every "
        "head)."),
     /* TRANSLATORS: the --html step-through's counter; {0} and {1} are
-     * numbers; keep the arrows */
-    N_("step {0} of {1} (← and → keys)"),
+     * numbers; keep the arrows; Space, Enter and PageDown are keys (as
+     * the keyboard's keys are named in your language) */
+    N_("step {0} of {1} (→, Space, Enter or PageDown: next; ←: back)"),
     /* TRANSLATORS: the titles of the --html page's steps */
     N_("Tokens"),
     N_("Embeddings"),

@@ -13,6 +13,7 @@ the same bytes; the file must appear whole or not at all.
 """
 import base64
 import csv
+import glob
 import io
 import json
 import math
@@ -280,20 +281,22 @@ def check_input(mha, tmp):
 PAGE_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                        "..", "src", "html", "page", "page.js")
 TRAINING_JS = os.path.join(os.path.dirname(PAGE_JS), "training.js")
+# the page's script: its files, one per view (src/meson.build's page_views)
+PAGE_PARTS = sorted(glob.glob(os.path.join(os.path.dirname(PAGE_JS),
+                                           "*.js")))
 LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
 
 
 def page_phrases(path=PAGE_JS):
-    """The English texts page.js and editor.js (or training.js) show
-    through tr(): their literals (or concatenations of them), the names of
-    buttonGroup() and picker() groups, the buttons' labels and the step
-    titles."""
-    with open(path, encoding="utf-8") as f:
-        js = f.read()
-    # the live page's editor too, on every page
-    if path == PAGE_JS:
-        with open(os.path.join(os.path.dirname(PAGE_JS), "editor.js"),
-                  encoding="utf-8") as f:
+    """The English texts the page's script (every file of src/html/page
+    but training.js, the live page's editor.js too: it is on every page)
+    or training.js shows through tr(): their literals (or concatenations
+    of them), the names of buttonGroup() and picker() groups, the buttons'
+    labels and the step titles."""
+    js = ""
+    for part in ([p for p in PAGE_PARTS if p != TRAINING_JS]
+                 if path == PAGE_JS else [path]):
+        with open(part, encoding="utf-8") as f:
             js += f.read()
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()

@@ -12,8 +12,9 @@ with the matrix view on screen. Then the lesson's training: 32 words at
 --d-model 64 --d-out 64 --heads 4 (the fused variant), trained in the
 editor for 300 Adam steps (--train 300), each time with another seed:
 timed from the event to the "Training..." status painted, and to the
-trained run painted. Prints the median and the slowest. Run by hand (not
-part of the test suite).
+trained run painted. Prints each page's size, the median and the
+slowest, and the machine's load average (the times mean little on a busy
+machine). Run by hand (not part of the test suite).
 """
 import os
 import statistics
@@ -126,6 +127,8 @@ def main():
                 page = os.path.join(tmp, "page.html")
                 subprocess.run([program] + args + ["--html", page],
                                check=True, stdout=subprocess.DEVNULL)
+                print("%s: the page is %d bytes" % (name,
+                                                   os.path.getsize(page)))
                 for view in ("head", "matrix"):
                     median, worst = measure(driver, page, repeats, view)
                     print("%s, %s view: median %.0f ms, slowest %.0f ms "
@@ -143,6 +146,7 @@ def main():
                   "painted after median %.0f ms (slowest %.0f)" % times)
         finally:
             driver.quit()
+    print("load average at the end: %.1f, %.1f, %.1f" % os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@
   }
 
   /* The editor, above the views: a disclosure that opens on a click (or
-   * Enter), open from the start when a link holds settings; a note
+   * Enter), closed at the start (a link's settings are run, the views
+   * keep the screen; it opens on a refused run); a note
    * instead when the page cannot recompute. */
   var box = el('details', {id: 'editor'});
   var summary = el('summary', {}, tr('Edit the run'));
@@ -159,6 +160,9 @@
     q.set('grad', s.grad ? 'on' : 'off');
     q.set('positions', s.positions ? 'on' : 'off');
     if (s.layers !== '') q.set('layers', s.layers);
+    /* the presentation mode (look.js) stays on in the link */
+    if (document.documentElement.classList.contains('present'))
+      q.set('present', '');
     return q.toString();
   }
 
@@ -423,11 +427,13 @@
     grad: run.grad
   };
 
-  /* A refused run: its message, and the views below, still the last run
-   * that was made, greyed (page.css). */
+  /* A refused run: its message (the editor opens to show it, a link's
+   * settings refused too), and the views below, still the last run that
+   * was made, greyed (page.css). */
   function setError(text) {
     error.textContent = text;
     error.hidden = text === '';
+    if (text !== '') box.open = true;
     form.setAttribute('aria-invalid', text === '' ? 'false' : 'true');
     app.classList.toggle('stale', text !== '');
   }
@@ -537,7 +543,6 @@
     var linked = location.hash.length > 1 ?
       fromFragment(location.hash.slice(1), written) : null;
     if (linked) {
-      box.open = true;
       show(linked);
       changed();
     }

@@ -3,7 +3,10 @@
 as C strings, and each NAME=FILE as an array of its own, NAME (a part
 the page holds only sometimes: the training view's script and style).
 
-The script is the JS files one after another. Their comments and the
+The script is the JS files one after another. The files between the
+arguments { and } are put inside one function,
+(function () { 'use strict'; ... })();, so that they share its names and
+nothing else: the page's views, one file each (page_data.js). Their comments and the
 indentation of their lines are left out (the sources are for readers,
 the page for browsers: this keeps a page small), outside string
 literals; the sources hold no template literals, and no regular
@@ -57,6 +60,10 @@ def main():
     parts.append("")
     script = b""
     for path in js:
+        if path in ("{", "}"):
+            script += (b"(function () {\n'use strict';\n" if path == "{"
+                       else b"})();\n")
+            continue
         with open(path, encoding="utf-8") as f:
             script += compact(f.read()).encode("utf-8")
     parts.append(array("page_js", script))

@@ -12,11 +12,14 @@
 var mhaTrainingView = (function () {
   'use strict';
 
-  var CURVE_W = 520, CURVE_H = 150, PAD = 36, LEFT = 64;
+  var PAD = 40, LEFT = 80;
 
-  /* The loss curve: an SVG polyline over the steps; returns the SVG and
-   * a function that puts the dot at a step. */
-  function lossCurve(loss, p) {
+  /* The loss curve: an SVG polyline over the steps, as wide as the view
+   * (width pixels, at least 520), a fifth of that high (150 to 300);
+   * returns the SVG and a function that puts the dot at a step. */
+  function lossCurve(loss, p, width) {
+    var CURVE_W = Math.max(520, Math.floor(width));
+    var CURVE_H = Math.max(150, Math.min(300, Math.round(CURVE_W / 5)));
     var n = loss.rows, lo = Infinity, hi = -Infinity;
     for (var i = 0; i < n; i++) {
       var x = loss.value(i, 0);
@@ -44,11 +47,11 @@ var mhaTrainingView = (function () {
                                          fill: 'none', stroke: '#1f77b4',
                                          'stroke-width': 2}));
     text(LEFT, PAD - 10, 'start', p.tr('loss at each training step'));
-    text(LEFT - 4, PAD + 4, 'end', hi.toPrecision(3));
-    text(LEFT - 4, PAD + h, 'end', lo.toPrecision(3));
-    text(LEFT, PAD + h + 16, 'start', '0');
-    text(LEFT + w, PAD + h + 16, 'end', String(n - 1));
-    text(LEFT + w / 2, PAD + h + 16, 'middle', p.tr('training step'));
+    text(LEFT - 6, PAD + 5, 'end', hi.toPrecision(3));
+    text(LEFT - 6, PAD + h, 'end', lo.toPrecision(3));
+    text(LEFT, PAD + h + 22, 'start', '0');
+    text(LEFT + w, PAD + h + 22, 'end', String(n - 1));
+    text(LEFT + w / 2, PAD + h + 22, 'middle', p.tr('training step'));
     var dot = p.svgEl('circle', {r: 5, fill: '#d62728', 'class': 'loss-dot'});
     svg.appendChild(dot);
     return {svg: svg, at: function (s) {
@@ -79,7 +82,7 @@ var mhaTrainingView = (function () {
     var rows = w.rows / (kept * heads), cols = w.cols;
     if (p.state.kept === null || p.state.kept >= kept)
       p.state.kept = kept - 1;
-    var curve = lossCurve(loss, p);
+    var curve = lossCurve(loss, p, box.clientWidth - 4);
     box.appendChild(p.el('p', {'class': 'hint'},
       p.tr('Move the slider to see the heads change as the model learns; ' +
            'the dot marks the step on the loss curve.')));
@@ -88,7 +91,7 @@ var mhaTrainingView = (function () {
                                'class': 'training-label'});
     var slider = p.el('input', {type: 'range', id: 'training-step', min: 0,
                                 max: kept - 1, step: 1, value: p.state.kept});
-    var grid = p.el('div', {'class': 'training-heads'});
+    var grid = p.el('div', {'class': 'training-heads matrices'});
     var figures = [];
     for (var h = 0; h < heads; h++) {
       if (!p.state.shown[h]) continue;
@@ -119,6 +122,10 @@ var mhaTrainingView = (function () {
     box.appendChild(label);
     box.appendChild(slider);
     box.appendChild(grid);
+    /* the maps as large as the window leaves them, as the matrix
+     * view's */
+    if (rows * cols <= p.cellLimit)
+      p.fitMatrices(grid, Math.max(1, figures.length), rows, cols);
     show(p.state.kept);
   };
 })();

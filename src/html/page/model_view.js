@@ -1,0 +1,106 @@
+/* model_view.js: the model view (part of the page's script,
+ * page_data.js says how): every head of every layer as a thumbnail. */
+
+/* ---- model view ---- */
+
+/* BertViz's model view: every head of every layer as a thumbnail of its
+ * weights, a row per entry of data.variants (a checkpoint's layers
+ * h.0, h.1, ..., a stack's blocks block.0, ..., or the lessons'
+ * modules) and a column per head, on the fixed scale 0 to 1 in the
+ * matrix view's colours. A click on a thumbnail, or Enter or space on
+ * the focused one (the arrow keys move over the grid, which is one Tab
+ * stop), opens that layer and head alone in the head view; the matrix
+ * view then shows it too. */
+var THUMB = 64;
+
+/* A head's weights m as a canvas THUMB pixels wide, grey where masked. */
+function thumbCanvas(m) {
+  var px = Math.max(1, Math.floor(THUMB / Math.max(m.rows, m.cols)));
+  var canvas = el('canvas', {'class': 'thumb', width: m.cols * px,
+                             height: m.rows * px, 'aria-hidden': 'true'});
+  var ctx = canvas.getContext('2d');
+  var image = ctx.createImageData(canvas.width, canvas.height);
+  var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
+  var lut = lutOf(COLORS.map).map(rgbaWord);
+  var grey = rgbaWord([221, 221, 221]);
+  for (var i = 0; i < m.rows; i++) {
+    var row = m.row(i);
+    for (var j = 0; j < m.cols; j++) {
+      var c = !unmasked(i, j) ? grey : lut[lutIndex(row[j])];
+      for (var y = i * px; y < (i + 1) * px; y++)
+        for (var x = j * px; x < (j + 1) * px; x++)
+          pixels[y * width + x] = c;
+    }
+  }
+  ctx.putImageData(image, 0, 0);
+  return canvas;
+}
+
+/* The buttons of group name (the frame's View or Variant) pressed as
+ * value is. */
+function pressValue(name, value) {
+  var g = app.querySelector('.controls > .group[aria-label="' + name +
+                            '"]');
+  if (!g) return;
+  g.querySelectorAll('button').forEach(function (b) {
+    pressed(b, b.getAttribute('data-value') === String(value));
+  });
+}
+
+/* Layer (data.variants entry) r and head h alone, in the head view. */
+function openHead(r, h) {
+  state.variant = r;
+  state.view = 'head';
+  for (var k = 0; k < state.shown.length; k++) state.shown[k] = k === h;
+  document.querySelectorAll('#head-toggles input').forEach(function (b) {
+    b.checked = state.shown[Number(b.getAttribute('data-head'))];
+  });
+  pressValue('View', 'head');
+  pressValue(variantGroup(), r);
+  draw();
+}
+
+function drawModelView() {
+  var cols = Math.max.apply(null, data.variants.map(function (v) {
+    return v.heads.length;
+  }));
+  var grid = el('table', {'class': 'model-grid'});
+  var head = el('tr', {});
+  head.appendChild(el('th', {}, ''));
+  for (var h = 0; h < cols; h++)
+    head.appendChild(el('th', {scope: 'col'}, headName(h)));
+  grid.appendChild(head);
+  var buttons = [];
+  data.variants.forEach(function (v, r) {
+    var line = el('tr', {});
+    line.appendChild(el('th', {scope: 'row'}, v.name));
+    buttons.push([]);
+    for (var h = 0; h < cols; h++) {
+      var td = el('td', {});
+      var m = v.heads[h] ? mat(v.heads[h], 'weights') : null;
+      if (m) {
+        var b = el('button', {type: 'button', 'class': 'thumb',
+                              'data-variant': v.name, 'data-head': h,
+                              'data-grid-row': r, 'data-grid-col': h,
+                              'aria-label': tr('{0} head {1}: open it in ' +
+                                'the head and matrix views', v.name, h)});
+        b.appendChild(thumbCanvas(m));
+        b.addEventListener('click', openHead.bind(null, r, h));
+        td.appendChild(b);
+        buttons[r].push(b);
+      } else {
+        buttons[r].push(null);
+      }
+      line.appendChild(td);
+    }
+    grid.appendChild(line);
+  });
+  views.model.appendChild(grid);
+  arrowGrid(grid, data.variants.length, cols, function (r, c) {
+    return buttons[r] && buttons[r][c] ? buttons[r][c] : null;
+  }, {r: state.variant, c: 0});
+  views.model.appendChild(el('p', {'class': 'summary hint'},
+    tr('Every layer\'s heads, weights from 0 to 1. Click a head, or ' +
+       'move with the arrow keys and press Enter, to open it in the head ' +
+       'and matrix views.')));
+}
