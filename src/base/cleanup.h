@@ -62,11 +62,12 @@ bool cleanup_caught(int sig);
 void cleanup_forward_to(pid_t pid);
 
 /* In the supervised run: each file (kind 'F', its device and inode; 'P'
- * for a file of a private folder, noted by its path before it is made)
- * and folder (kind 'D', noted before it is made) it makes, at dir/name
- * (dir NULL: name), is noted on
- * fd, so that its supervisor can remove what a crash or SIGKILL left
- * unfinished. Async-signal-safe; without cleanup_notes_to, nothing. */
+ * for a file of a private folder and 'T' for a temporary file beside its
+ * name, both noted by their path before they are made) and folder (kind
+ * 'D', noted before it is made) it makes, at dir/name (dir NULL: name),
+ * is noted on fd, so that its supervisor can remove what a crash or
+ * SIGKILL left unfinished. Async-signal-safe; without cleanup_notes_to,
+ * nothing. */
 void cleanup_notes_to(int fd);
 void cleanup_note(char kind, dev_t dev, ino_t ino, const char *dir,
                   const char *name);

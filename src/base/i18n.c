@@ -37,6 +37,84 @@ static int known_language(const char *code)
     return 0;
 }
 
+static int untranslated_locale(const char *name);
+
+/* The catalogue (or "en") that the language code names, into out (of
+ * size n): the code as --lang, LANGUAGE or a locale name spells it
+ * ("pt", "pt-BR", "pt_br", "pt_PT.UTF-8", "zh-TW@euro"), read without
+ * its codeset and modifier, case and '-' or '_' alike; a code whose
+ * country has no catalogue takes the first catalogue of its language
+ * (pt_PT: pt_BR; zh: zh_CN). False when none fits. */
+static bool catalogue_of(char *out, size_t n, const char *code)
+{
+    char want[16];
+    size_t len = strcspn(code, ".@:");
+    if (len == 0 || len >= sizeof want)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        const char c = code[i] == '-' ? '_' : code[i];
+        want[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    want[len] = '\0';
+    const size_t lang_len = strcspn(want, "_");
+    if (strcmp(want, "en") == 0 || strncmp(want, "en_", 3) == 0) {
+        snprintf(out, n, "en");
+        return true;
+    }
+    // the whole code first (pt_br), then its language alone (pt)
+    for (int whole = 1; whole >= 0; whole--) {
+        const char *p = MHA_LANGUAGES;
+        while (*p != '\0') {
+            const size_t k = strcspn(p, " ");
+            const size_t k_lang = strcspn(p, "_ ");
+            bool same = whole ? k == len : k_lang == lang_len;
+            for (size_t i = 0; same && i < (whole ? len : lang_len); i++) {
+                char c = p[i];
+                c = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+                same = c == want[i];
+            }
+            if (same && k > 0) {
+                snprintf(out, n, "%.*s", (int)k, p);
+                return true;
+            }
+            p += k;
+            p += strspn(p, " ");
+        }
+    }
+    return false;
+}
+
+/* LANGUAGE (a list, "pt:en") or else the locale's name, as catalogues:
+ * each entry that names one (catalogue_of) replaced by it, so that
+ * LANGUAGE=pt or LANG=pt_PT.UTF-8 finds the pt_BR messages. */
+static void language_from_environment(void)
+{
+    const char *names[] = {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"};
+    const char *v = NULL;
+    for (size_t i = 0; i < 4 && (v == NULL || v[0] == '\0'); i++)
+        v = getenv(names[i]);
+    if (v == NULL || v[0] == '\0' || untranslated_locale(v) ||
+        strncmp(v, "C.", 2) == 0)
+        return;
+    char list[256] = "";
+    bool translated = false;
+    for (const char *p = v; *p != '\0';) {
+        const size_t k = strcspn(p, ":");
+        char entry[64], code[16];
+        snprintf(entry, sizeof entry, "%.*s", (int)k, p);
+        if (catalogue_of(code, sizeof code, entry)) {
+            const size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "",
+                     code);
+            translated = translated || strcmp(code, "en") != 0;
+        }
+        p += k;
+        p += strspn(p, ":");
+    }
+    if (translated)
+        setenv("LANGUAGE", list, 1);
+}
+
 /* Nonzero when dir holds a catalogue of this program in one of the
  * translations. */
 static int has_catalogues(const char *dir)
@@ -104,6 +182,8 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
     }
     if (chosen)
         setlocale(LC_MESSAGES, "C.UTF-8");
+    if (!untranslated_locale(setlocale(LC_MESSAGES, NULL)))
+        language_from_environment();
     /* the catalogues are looked for only when a message may be
      * translated: in the C locale without --lang, gettext never does, nor
      * in C.UTF-8 without LANGUAGE (a run starts faster) */
@@ -129,12 +209,13 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
 
     if (lang == NULL)
         return 0;
-    if (!known_language(lang))
+    char code[16];
+    if (!catalogue_of(code, sizeof code, lang) || !known_language(code))
         return err_usage(err,
                          _("--lang: unknown language '%s' (available: "
                            "en %s)"),
                          lang, MHA_LANGUAGES);
-    setenv("LANGUAGE", lang, 1);
+    setenv("LANGUAGE", code, 1);
     if (untranslated_locale(setlocale(LC_MESSAGES, NULL)))
         setlocale(LC_MESSAGES, "C.UTF-8");
     textdomain(DOMAIN); /* gettext rereads LANGUAGE */
@@ -144,6 +225,9 @@ int i18n_init(const char *lang, const char *argv0, mx_error *err)
 bool i18n_has_catalogue(const char *lang, const char **dir)
 {
     *dir = bindtextdomain(DOMAIN, NULL);
+    char code[16];
+    if (catalogue_of(code, sizeof code, lang))
+        lang = code; /* "pt" is pt_BR's */
     if (strcmp(lang, "en") == 0)
         return true;
     char mo[PATH_MAX];

@@ -19,6 +19,8 @@ model_config model_config_of(const options *opt)
         .causal = opt->causal,
         .scale = opt->scale,
         .tokens = opt->tokens,
+        .rules = opt->rules,
+        .unk = opt->unk,
         .variants = opt->variants,
         .average = opt->average,
         .tie = opt->tie,

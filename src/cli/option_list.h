@@ -110,6 +110,21 @@ OPTION(TOKENS, "tokens", 0, MODEL, 29,
        CHOICE("HOW", tokens, TOKENS_WORDS, token_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("words, or chars: a token per character (default words)"))
+OPTION(LOWER, "lower", 0, MODEL, 60,
+       FLAG(rules.lower, false),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("lower-case every word: 'O' and 'o' are one word\n"
+                   "                                    (default as written)"))
+OPTION(PUNCT, "punct", 0, MODEL, 61,
+       CHOICE("HOW", rules.punct, PUNCT_KEEP, punct_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("punctuation at a word's ends: keep, split (a token\n"
+                   "of its own) or drop                 (default keep)"))
+OPTION(UNK, "unk", 0, MODEL, 62,
+       FLAG(unk, false),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("a trained run reads words outside its vocabulary\n"
+                   "as the word <unk>, which it learns (default error)"))
 OPTION(POSITIONS, "positions", 0, MODEL, 57,
        FLAG(positions, false),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,

@@ -46,6 +46,12 @@ static const option_choices token_choices = {
     N_("--tokens: '%s' is not words or chars"),
     false,
 };
+static const option_choices punct_choices = {
+    {{"keep", PUNCT_KEEP}, {"split", PUNCT_SPLIT}, {"drop", PUNCT_DROP}},
+    3,
+    N_("--punct: '%s' is not keep, split or drop"),
+    false,
+};
 static const option_choices scale_choices = {
     {{"table", SCALE_TABLE}, {"row", SCALE_ROW}, {"fixed", SCALE_FIXED}},
     3,

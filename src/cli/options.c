@@ -337,6 +337,8 @@ int options_validate_training(options *opt, mx_error *err)
         {opt->corpus != NULL, "--corpus"},
         {opt->grad, "--grad"},
         {opt->given[OPT_OPTIMIZER], "--optimizer"},
+        // a trained model's folder makes the run a trained one
+        {opt->unk && opt->weights == NULL, "--unk"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
@@ -367,6 +369,17 @@ int options_validate_training(options *opt, mx_error *err)
                            "a sentence, one step at a time; it does not "
                            "go with %s"),
                          other);
+    return 0;
+}
+
+/* Every name of --tables is a table of the program. */
+static int check_table_names(const options *opt, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
+            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
+                             opt->tables[i]);
     return 0;
 }
 
@@ -467,9 +480,15 @@ static int validate(options *opt, mx_error *err)
             return err_usage(err, _("--draw: names the variants to run; "
                                     "--variant lists others"));
     }
-    if (opt->tokens == TOKENS_CHARS && opt->embeddings != NULL)
-        return err_usage(err, _("--tokens: the tokens are the embeddings "
-                                "file's labels, not a sentence to cut"));
+    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
+         opt->rules.punct != PUNCT_KEEP) &&
+        opt->embeddings != NULL)
+        return err_usage(err,
+                         _("%s: the tokens are the embeddings file's labels, "
+                           "not a sentence to cut"),
+                         opt->tokens == TOKENS_CHARS ? "--tokens"
+                         : opt->rules.lower          ? "--lower"
+                                                     : "--punct");
     if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
         return err_usage(err,
                          _("--style torch: prints text tables; it does not go "
@@ -489,14 +508,13 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
                                 "another delimiter than ',' (use "
                                 "--csv-delimiter ';')"));
+    /* the sizes of a --weights folder's trained model (its model.json)
+     * are checked once the folder is read (cli/weights_options.h) */
+    if (opt->weights != NULL && !opt->weights_read)
+        return check_table_names(opt, err);
     if (validate_heads(opt, err) != 0)
         return -1;
-    for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
-            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
-                             opt->tables[i]);
-    return 0;
+    return check_table_names(opt, err);
 }
 
 /* A file, directory or column name: anything but empty. */
@@ -687,6 +705,11 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
         opt->sentence_from_stdin = true;
     else if (join_words(opt, optind, argc, argv, err) != 0)
         return -1;
+    return validate(opt, err);
+}
+
+int options_validate(options *opt, mx_error *err)
+{
     return validate(opt, err);
 }
 

@@ -96,6 +96,8 @@ typedef struct {
      * run_job opens them itself (weights_open_dir), or the model runs on
      * the seeded values */
     const struct weights_files *weight_files;
+    bool weights_read; /* the folder has set the sizes it holds, and
+                          they are checked (cli/weights_options.h) */
 
     bool tie;          /* --tie: fused W_q/W_k/W_v = stacked wrapper heads */
     bool check;        /* --check: verify the invariants */
@@ -105,6 +107,8 @@ typedef struct {
     const char *focus; /* --focus WORD or WORD@POSITION, or NULL */
     const char *kv;    /* --kv SENTENCE: keys and values from it */
     enum token_mode tokens;       /* --tokens words|chars */
+    token_rules rules;            /* --lower, --punct */
+    bool unk;                     /* --unk */
     const char *lang;             /* --lang CODE (main.c applies it), or NULL */
     enum color_mode color;        /* --color */
     enum color_scale color_scale; /* --color-scale */
@@ -141,6 +145,10 @@ int options_wants_table(const options *opt, const char *name);
  * them; run.c again once a --weights folder of a trained run turns
  * training on). */
 int options_validate_training(options *opt, mx_error *err);
+
+/* Every check of the options together (options_parse runs them; run.c
+ * again once a trained model's folder has set the sizes). */
+int options_validate(options *opt, mx_error *err);
 
 /* The first option given that a trained run does not take ("--kv",
  * "--layers", ...), or NULL. */

@@ -3,6 +3,8 @@
 
 #include "base/i18n.h"
 
+#include <math.h>
+
 #define PROGRESS_AFTER 1.0 /* seconds before the first line */
 #define PROGRESS_EVERY 0.2 /* seconds between redraws */
 
@@ -49,14 +51,23 @@ void progress_step(progress *p, size_t done, size_t total)
 }
 
 void progress_training(progress *p, const char *variant, size_t step,
-                       size_t steps)
+                       size_t steps, float loss)
 {
     if (!progress_due(p))
         return;
-    /* TRANSLATORS: the progress line of a long training (--train); %s is
-     * the variant (single, wrapper, fused, block) */
-    fprintf(p->out, _("mha-explain: training %s: step %zu of %zu"), variant,
-            step + 1, steps);
+    if (isfinite(loss))
+        /* TRANSLATORS: the progress line of a long training (--train); %s
+         * is the variant (single, wrapper, fused, block), %.4f the loss of
+         * the step before */
+        fprintf(p->out,
+                _("mha-explain: training %s: step %zu of %zu, loss "
+                  "%.4f"),
+                variant, step + 1, steps, (double)loss);
+    else
+        /* TRANSLATORS: the progress line of a long training (--train); %s
+         * is the variant (single, wrapper, fused, block) */
+        fprintf(p->out, _("mha-explain: training %s: step %zu of %zu"), variant,
+                step + 1, steps);
     fflush(p->out);
 }
 

@@ -31,9 +31,10 @@ void progress_begin(progress *p, FILE *out, bool enabled);
 void progress_step(progress *p, size_t done, size_t total);
 
 /* Step `step` (from 0) of `steps` of the variant's training (--train)
- * is starting. */
+ * is starting; loss is the step before's (NaN for none yet), shown when
+ * finite. */
 void progress_training(progress *p, const char *variant, size_t step,
-                       size_t steps);
+                       size_t steps, float loss);
 
 /* Erases the line, if one was drawn. */
 void progress_end(progress *p);

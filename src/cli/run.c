@@ -15,11 +15,13 @@
 #include "cli/run_files.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
+#include "cli/weights_options.h"
 #include "html/html.h"
 #include "io/csv_in.h"
 #include "io/input.h"
 #include "io/spool.h"
 #include "io/stdout.h"
+#include "model/lesson/manifest.h"
 #include "model/lesson/weights.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
@@ -77,12 +79,26 @@ static void warn_diverged(const trace *tr)
  * long run holds few of them at once. */
 /* A train_watch (train.h): the step on the progress line ctx, erased
  * when the variant's training ends. */
-static void show_training(void *ctx, variant_id v, size_t step, size_t steps)
+static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
+                          float loss)
 {
     if (step < steps)
-        progress_training(ctx, variant_by_id(v)->name, step, steps);
+        progress_training(ctx, variant_by_id(v)->name, step, steps, loss);
     else
         progress_end(ctx);
+}
+
+/* model.json of a trained run in its --csv-dir folder. */
+static int put_manifest(csv_dir_set *files, const model_config *mc,
+                        const trace *tr, const char *corpus, mx_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = manifest_text(&text, &len, mc, tr, corpus, err);
+    if (rc == 0)
+        rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
+    free(text);
+    return rc;
 }
 
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
@@ -139,6 +155,9 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     progress_end(&bar);
     if (rc == 0)
         warn_diverged(&tr);
+    /* a trained model's folder describes itself (model/manifest.h) */
+    if (rc == 0 && opt->train && o.files != NULL)
+        rc = put_manifest(o.files, &mc, &tr, opt->corpus, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
@@ -423,33 +442,8 @@ int run_job(const options *opt, mx_error *err)
                           opt->block_layers, opt->tie, err);
     if (rc != 0)
         return rc;
-    options with_files = *opt;
-    with_files.weight_files = &files;
-    /* a trained run's files (--csv-dir of --train): the run is one, with
-     * --train 0 unless given, and --positions when they have positions */
-    const char *trained = NULL; /* a variant with a trained embedding */
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
-        const variant_info *v = &model_variants[i];
-        if (!(opt->variants & v->bit))
-            continue;
-        if (weights_has_table(&files, v->id, TABLE_EMBEDDING)) {
-            with_files.train = true;
-            if (trained == NULL)
-                trained = v->name;
-        }
-        if (weights_has_table(&files, v->id, TABLE_POS_EMBEDDING))
-            with_files.positions = true;
-    }
-    const char *other = options_training_conflict(opt);
-    if (trained != NULL && !opt->train && other != NULL)
-        /* the folder, not --train, makes the run a trained one */
-        rc = err_usage(err,
-                       _("--weights %s: the folder holds a trained "
-                         "embedding (%s.embedding.weight.csv), which makes "
-                         "the run a trained one: it does not go with %s"),
-                       opt->weights, trained, other);
-    else if (with_files.train && !opt->train)
-        rc = options_validate_training(&with_files, err);
+    options with_files;
+    rc = weights_options(&with_files, opt, &files, err);
     if (rc != 0) {
         weights_files_free(&files);
         return rc;

@@ -72,6 +72,8 @@ explain_context explain_for(const options *opt, const trace *tr)
         .layers = m->layers,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
+        .rules = opt->rules,
+        .unk = opt->unk,
         .kv_tokens = kv_rows(tr),
         .width = screen_width(opt),
         .ff = m->ff,

@@ -61,6 +61,16 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
                             options_wants_table(o->opt, table_name(t)), err);
 }
 
+/* Whether t is part of a trained model (--train): a variant's embedding,
+ * positions, parameters or lm_head, which its --csv-dir folder always
+ * holds, so that --weights can read the model back. */
+static bool trained_model_table(const options *opt, const table *t)
+{
+    return opt->train && !t->grad && t->variant != VARIANT_INPUT &&
+           (t->id == TABLE_EMBEDDING || t->id == TABLE_POS_EMBEDDING ||
+            t->id == TABLE_PARAM || t->id == TABLE_LM_HEAD);
+}
+
 int put_table(void *ctx, const table *t, mx_error *err)
 {
     run_output *o = ctx;
@@ -69,7 +79,9 @@ int put_table(void *ctx, const table *t, mx_error *err)
     if (o->opt->focus != NULL && put_focus(o, t, err) != 0)
         return -1;
     if (!options_wants_table(o->opt, table_name(t)))
-        return 0;
+        return o->files != NULL && trained_model_table(o->opt, t)
+                   ? csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err)
+                   : 0;
     if (o->n++ == 0) /* the input tables are in the trace by now */
         o->notes = explain_for(o->opt, o->tr);
     if (o->files != NULL &&

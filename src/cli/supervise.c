@@ -69,17 +69,22 @@ static size_t each_note(int fd, char *buf, size_t size,
     return removed;
 }
 
-/* The child's file at path, if it is still the one it made ('F'), or a
+/* The child's file at path, if it is still the one it made ('F'), a
  * file it was making in its private folder ('P', noted before it was
- * made: any regular file there is the child's). */
+ * made: any regular file there is the child's), or a temporary file it
+ * was making beside its name ('T', noted before it was made: the child
+ * noted it again, 'F', before writing in it, so a 'T' file that is still
+ * empty and this user's is the child's). */
 static bool remove_file(char kind, dev_t dev, ino_t ino, const char *path)
 {
     struct stat st;
-    if ((kind != 'F' && kind != 'P') || lstat(path, &st) != 0 ||
+    if ((kind != 'F' && kind != 'P' && kind != 'T') || lstat(path, &st) != 0 ||
         !S_ISREG(st.st_mode))
         return false;
-    return (kind == 'P' || (st.st_dev == dev && st.st_ino == ino)) &&
-           unlink(path) == 0;
+    const bool mine =
+        kind == 'P' || (kind == 'F' && st.st_dev == dev && st.st_ino == ino) ||
+        (kind == 'T' && st.st_size == 0 && st.st_uid == geteuid());
+    return mine && unlink(path) == 0;
 }
 
 /* A folder the child made, if it is empty. */

@@ -107,7 +107,9 @@ static void on_field(void *data, size_t len, void *user)
         utf8proc_ssize_t n =
             utf8proc_iterate(p + i, (utf8proc_ssize_t)(len - i), &c);
         if (n < 0) {
-            fail_at(r, line, column, _("the field is not valid UTF-8"));
+            fail_at(r, line, column,
+                    _("the field is not valid UTF-8 (a file saved as "
+                      "Latin-1 or Windows-1252? save it as \"CSV UTF-8\")"));
             return;
         }
         i += (size_t)n;
@@ -610,6 +612,24 @@ done:
     return rc;
 }
 
+/* "; its columns: 'a', 'b', ..." into buf: the header's names, each cut
+ * to 20 bytes between two characters, while they fit. */
+static void column_list(char *buf, size_t size, const csv_row *header)
+{
+    snprintf(buf, size, "%s", _("; its columns:"));
+    for (size_t i = 0; i < header->n; i++) {
+        const char *name = header->fields[i].text;
+        const size_t used = strlen(buf);
+        const size_t take = text_prefix(name, 20);
+        if (used + take + 8 >= size) {
+            snprintf(buf + used, size - used, " ...");
+            return;
+        }
+        snprintf(buf + used, size - used, "%s '%.*s%s'", i ? "," : "",
+                 (int)take, name, take < strlen(name) ? "..." : "");
+    }
+}
+
 int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
                           const char *path, const char *column,
                           const csv_style *style, mx_error *err)
@@ -639,9 +659,11 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
     }
     if (col == header->n) {
         char hint[128];
+        if (delimiter_hint(hint, sizeof hint, header, style->delimiter)[0] ==
+            '\0')
+            column_list(hint, sizeof hint, header);
         err_input(err, _("%s:%zu:1: no column named '%s' in the header%s"),
-                  path, header->fields[0].line, column,
-                  delimiter_hint(hint, sizeof hint, header, style->delimiter));
+                  path, header->fields[0].line, column, hint);
         goto done;
     }
 
@@ -686,9 +708,11 @@ static int numbered_label(size_t *index, const char *label)
 }
 
 /* Rows and columns are read in the file's order: a numbered label that
- * names another position (rows sorted in a spreadsheet) is an error. */
-static int check_label_order(const csv_reader *r, const char *path,
-                             mx_error *err)
+ * names another position (rows sorted in a spreadsheet) is an error.
+ * With words, row i must be labelled words[i] (a trained vocabulary's
+ * rows: their labels are words, whatever they look like). */
+static int check_label_order(const csv_reader *r, const char *const *words,
+                             const char *path, mx_error *err)
 {
     size_t at = 0;
     for (size_t j = 1; j < r->rows[0].n; j++) {
@@ -703,7 +727,15 @@ static int check_label_order(const csv_reader *r, const char *path,
     }
     for (size_t i = 1; i < r->n_rows; i++) {
         const csv_field *c = &r->rows[i].fields[0];
-        if (numbered_label(&at, c->text) && at != i - 1)
+        if (words != NULL && strcmp(c->text, words[i - 1]) != 0)
+            return err_input(err,
+                             _("%s:%zu:%zu: row %zu is labelled '%.40s', but "
+                               "word %zu of the trained vocabulary is "
+                               "'%.40s' (the rows stay in the vocabulary's "
+                               "order, one per word)"),
+                             path, c->line, c->column, i - 1, c->text, i - 1,
+                             words[i - 1]);
+        if (words == NULL && numbered_label(&at, c->text) && at != i - 1)
             return err_input(err,
                              _("%s:%zu:%zu: the row labelled '%.40s' is row "
                                "%zu (rows and columns are read in the "
@@ -713,8 +745,9 @@ static int check_label_order(const csv_reader *r, const char *path,
     return 0;
 }
 
-int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
-                              const csv_style *style, mx_error *err)
+/* read_weight_matrix_stream, with words (or NULL) the rows' labels. */
+static int read_matrix(matrix *m, const char *const *words, FILE *f,
+                       const char *path, const csv_style *style, mx_error *err)
 {
     csv_reader r;
     /* reading stops one row or field past the expected shape */
@@ -741,7 +774,7 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
         goto done;
     }
     if (check_shape(&r, 2, style->delimiter, err) != 0 ||
-        check_label_order(&r, path, err) != 0)
+        check_label_order(&r, words, path, err) != 0)
         goto done;
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)
@@ -752,6 +785,19 @@ int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
 done:
     reader_free(&r);
     return rc;
+}
+
+int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
+                              const csv_style *style, mx_error *err)
+{
+    return read_matrix(m, NULL, f, path, style, err);
+}
+
+int read_word_matrix_stream(matrix *m, const char *const *words, FILE *f,
+                            const char *path, const csv_style *style,
+                            mx_error *err)
+{
+    return read_matrix(m, words, f, path, style, err);
 }
 
 /* ---- the same, from a path ---------------------------------------------- */

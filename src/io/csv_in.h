@@ -57,6 +57,12 @@ int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
 int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
                               const csv_style *style, mx_error *err);
 
+/* read_weight_matrix_stream for a table whose rows are a vocabulary's
+ * words (m->rows of them, in order): row i must be labelled words[i]. */
+int read_word_matrix_stream(matrix *m, const char *const *words, FILE *f,
+                            const char *path, const csv_style *style,
+                            mx_error *err);
+
 /* Frees an array of n strings and the array. */
 void free_strings(char **s, size_t n);
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "base/i18n.h"
 
@@ -284,10 +285,37 @@ static int parse_value(parser *p, int depth, size_t *index)
     return 0;
 }
 
+/* The offset of the first byte of text that is not UTF-8 (an overlong
+ * form, a surrogate, past U+10FFFF), or len. */
+static size_t utf8_end(const char *text, size_t len)
+{
+    size_t at = 0;
+    while (at < len) {
+        if ((unsigned char)text[at] < 0x80) {
+            at++;
+            continue;
+        }
+        utf8proc_int32_t c;
+        const size_t rest = len - at < 4 ? len - at : 4;
+        const utf8proc_ssize_t n = utf8proc_iterate(
+            (const utf8proc_uint8_t *)text + at, (utf8proc_ssize_t)rest, &c);
+        if (n <= 0)
+            return at;
+        at += (size_t)n;
+    }
+    return len;
+}
+
 int json_parse(json_doc *doc, const char *text, size_t len, const char *what,
                mx_error *err)
 {
     *doc = (json_doc){0};
+    /* JSON text is UTF-8 (RFC 8259), as Python's json and the
+     * safetensors library read it */
+    const size_t bad = utf8_end(text, len);
+    if (bad != len)
+        return err_input(err, _("%s: not valid UTF-8 (at byte %zu)"), what,
+                         bad);
     parser p = {doc, text, len, 0};
     size_t root;
     int r = parse_value(&p, 0, &root);
@@ -344,4 +372,37 @@ bool json_size(const json_node *node, size_t max, size_t *out)
         return false;
     *out = (size_t)node->number;
     return true;
+}
+
+/* A member's key, for sorting the members by key. */
+typedef struct {
+    const char *key;
+    size_t len;
+} key_ref;
+
+static int by_key(const void *a, const void *b)
+{
+    const key_ref *x = a, *y = b;
+    const size_t n = x->len < y->len ? x->len : y->len;
+    const int c = memcmp(x->key, y->key, n);
+    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int json_repeated_key(const char **key, const json_doc *doc, const json_node *o)
+{
+    *key = NULL;
+    if (o->type != JSON_OBJECT || o->len < 2)
+        return 0;
+    key_ref *keys = malloc(o->len * sizeof *keys);
+    if (keys == NULL)
+        return -1;
+    size_t n = 0;
+    for (const json_node *m = json_first(doc, o); m; m = json_next(doc, m))
+        keys[n++] = (key_ref){json_key(doc, m), m->key_len};
+    qsort(keys, n, sizeof *keys, by_key);
+    for (size_t i = 1; i < n && *key == NULL; i++)
+        if (by_key(&keys[i - 1], &keys[i]) == 0)
+            *key = keys[i].key;
+    free(keys);
+    return *key != NULL;
 }

@@ -2,11 +2,12 @@
  * safetensors header, config.json and vocab.json (io/safetensors.c,
  * model/gpt2/gpt2.c, model/gpt2/bpe.c).
  *
- * The whole text is read into one document: an array of nodes, and one
- * buffer of strings, decoded (escapes and \uXXXX pairs as UTF-8) and each
- * NUL-terminated. Nodes are known by their index; an object's or an
- * array's members follow one another through `next`. Nesting deeper than
- * JSON_MAX_DEPTH is refused, so no input exhausts the stack.
+ * The whole text, which must be UTF-8, is read into one document: an
+ * array of nodes, and one buffer of strings, decoded (escapes and \uXXXX
+ * pairs as UTF-8) and each NUL-terminated. Nodes are known by their
+ * index; an object's or an array's members follow one another through
+ * `next`. Nesting deeper than JSON_MAX_DEPTH is refused, so no input
+ * exhausts the stack.
  */
 #ifndef MHA_JSON_H
 #define MHA_JSON_H
@@ -78,6 +79,12 @@ static inline const char *json_key(const json_doc *doc, const json_node *m)
 {
     return doc->strings + m->key;
 }
+
+/* Whether two members of object o have one key (JSON allows it; Python
+ * keeps the last, the safetensors library refuses the file): 1 with *key
+ * that key, 0 when every key differs, -1 out of memory. */
+int json_repeated_key(const char **key, const json_doc *doc,
+                      const json_node *o);
 
 /* Whether node is a number that is a whole number in [0, max]; *out gets
  * it. */

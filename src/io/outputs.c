@@ -259,26 +259,53 @@ static int make_dirs(outputs *tx, const char *dir, mx_error *err)
     return rc;
 }
 
-/* mkdtemp(path), its name noted for the supervisor before the folder is
- * made (make_noted_dir): the XXXXXX at its end become random letters and
- * digits, tried again while the name is taken. Returns 0, or -1 with
- * errno set. */
-static int make_private_dir(char *path)
+/* The XXXXXX at the end of path become random letters and digits. */
+static int random_letters(char *path)
 {
     static const char letters[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     char *x = path + strlen(path) - 6;
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        return -1;
+    for (size_t i = 0; i < sizeof r; i++)
+        x[i] = letters[r[i] % (sizeof letters - 1)];
+    return 0;
+}
+
+/* mkdtemp(path), its name noted for the supervisor before the folder is
+ * made (make_noted_dir), tried again while the name is taken. Returns 0,
+ * or -1 with errno set. */
+static int make_private_dir(char *path)
+{
     for (int attempt = 0; attempt < 100; attempt++) {
-        unsigned char r[6];
-        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        if (random_letters(path) != 0)
             return -1;
-        for (size_t i = 0; i < sizeof r; i++)
-            x[i] = letters[r[i] % (sizeof letters - 1)];
         if (make_noted_dir(path, 0700) == 0)
             return 0;
         if (errno != EEXIST)
             return -1;
     }
+    return -1;
+}
+
+/* mkstemp(path), with each name noted for the supervisor before the file
+ * is made (kind 'T'): another thread of the run (pango's font loader)
+ * may crash at any moment, also between the making of the file and the
+ * note of its identity ('F'). The supervisor removes a 'T' file only
+ * while it is empty and this user's (cli/supervise.c). */
+static int make_noted_file(char *path)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        if (random_letters(path) != 0)
+            return -1;
+        cleanup_note('T', 0, 0, NULL, path);
+        const int fd = open(
+            path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
     return -1;
 }
 
@@ -325,7 +352,7 @@ int outputs_folder(outputs *tx, size_t *index, const char *dir, mx_error *err)
 
 /* ---- files ------------------------------------------------------------ */
 
-/* "dir/.name.XXXXXX" beside path, for mkstemp; at most 200 bytes of the
+/* "dir/.name.XXXXXX" beside path, for make_noted_file; at most 200 bytes of the
  * name, so that a name near the 255-byte limit still has a temporary and
  * a kept one. */
 static char *beside_name(const char *path)
@@ -398,7 +425,7 @@ static int make_temp(entry *e, const group *g, mx_error *err)
         fd = openat(e->at, e->temp,
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } else {
-        fd = mkstemp(e->temp);
+        fd = make_noted_file(e->temp);
     }
     if (fd < 0)
         return err_write(err, e->name, errno);
@@ -438,7 +465,7 @@ int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
         e->ino = st.st_ino;
         cleanup_note('F', st.st_dev, st.st_ino, g->private_dir, e->temp);
     }
-    /* mkstemp makes files private; give the file the usual permissions,
+    /* make_noted_file makes files private; give the file the usual permissions,
      * on the descriptor (never by name) */
     if (!failed && !g->folder) {
         mode_t mask = umask(0);

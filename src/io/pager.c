@@ -80,6 +80,11 @@ static bool run_pager(const char *cmd, const char *text, size_t len)
         close(fds[1]);
         signal(SIGPIPE, SIG_DFL); /* as the pager expects it */
         setenv("LESS", "FRX", 0); /* as git: when the user set none */
+        /* the text is UTF-8 whatever the locale (the messages are
+         * bound to UTF-8, a language needs no generated locale): less
+         * shows it as such unless the user chose a character set */
+        if (getenv("LESSCHARDEF") == NULL)
+            setenv("LESSCHARSET", "utf-8", 0);
         setenv("LV", "-c", 0);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);

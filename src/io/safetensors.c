@@ -100,13 +100,24 @@ static int read_header(safetensors *st, const char *text, size_t len,
         err_input(err, _("%s: the header is not a JSON object"), st->path);
         goto out;
     }
+    const char *twice;
+    const int repeated = json_repeated_key(&twice, &doc, root);
+    if (repeated != 0) {
+        if (repeated > 0)
+            err_input(err, _("%s: tensor %s appears twice in the header"),
+                      st->path, twice);
+        else
+            err_nomem(err, st->path);
+        goto out;
+    }
     st->tensors = calloc(root->len ? root->len : 1, sizeof *st->tensors);
     st->names = malloc(doc.strings_len ? doc.strings_len : 1);
     if (st->tensors == NULL || st->names == NULL) {
         err_nomem(err, st->path);
         goto out;
     }
-    memcpy(st->names, doc.strings, doc.strings_len);
+    if (doc.strings_len > 0) // "{}" has no strings at all
+        memcpy(st->names, doc.strings, doc.strings_len);
     for (const json_node *m = json_first(&doc, root); m;
          m = json_next(&doc, m)) {
         if (strcmp(json_key(&doc, m), "__metadata__") == 0)
@@ -144,7 +155,8 @@ out:
 int safetensors_open(safetensors *st, const char *path, mx_error *err)
 {
     *st = (safetensors){.path = path};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
         return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
     struct stat sb;

@@ -349,20 +349,20 @@ static int check_weights(const model_config *mc, size_t D, mx_error *err)
  * how many of the tokens are the sentence's. */
 static int input_tokens(tokenized *tok, size_t *n_queries,
                         const model_input *in, enum token_mode mode,
-                        mx_error *err)
+                        const token_rules *rules, mx_error *err)
 {
     if (in->embeddings != NULL) {
         *n_queries = in->embeddings->rows;
         return tokenize_words(tok, in->words, in->embeddings->rows, err);
     }
-    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0)
+    if (tokenize_with(tok, in->sentence, in->len, mode, rules, err) != 0)
         return -1;
     *n_queries = tok->n_tokens;
     if (in->kv == NULL)
         return 0;
 
     tokenized other = {0};
-    if (tokenize_as(&other, in->kv, strlen(in->kv), mode, err) != 0) {
+    if (tokenize_with(&other, in->kv, strlen(in->kv), mode, rules, err) != 0) {
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
         tokenized_free(tok);
@@ -383,7 +383,7 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
     if (both == NULL)
         return err_nomem(err, _("the sentences"));
     snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
-    int rc = tokenize_as(tok, both, n, mode, err);
+    int rc = tokenize_with(tok, both, n, mode, rules, err);
     free(both);
     return rc;
 }
@@ -396,7 +396,7 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                       mx_error *err)
 {
     if (!mc->train)
-        return input_tokens(tok, n_queries, in, mc->tokens, err);
+        return input_tokens(tok, n_queries, in, mc->tokens, &mc->rules, err);
     train_data own = {0};
     // --weights of a trained run: its vocabulary, the rows of the first
     // embedding.weight file of the run's variants
@@ -404,8 +404,14 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
     size_t n_vocab = 0;
     matrix rows = {0};
     int found = 0;
-    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL && !found;
-         i++)
+    // a trained model's folder with model.json: its vocabulary, which
+    // every variant's embedding and lm_head rows must follow
+    const trained_manifest *saved =
+        mc->weights != NULL && mc->weights->manifest.present
+            ? &mc->weights->manifest
+            : NULL;
+    for (size_t i = 0;
+         i < MODEL_N_VARIANTS && mc->weights != NULL && !found && !saved; i++)
         if ((mc->variants & model_variants[i].bit) &&
             (found = weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
                                         model_variants[i].id, TABLE_EMBEDDING,
@@ -413,9 +419,10 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                                         err)) < 0)
             return -1;
     matrix_free(&rows);
-    const int rc =
-        training_tokens(tok, data != NULL ? data : &own, in, mc->tokens,
-                        (const char *const *)vocab, n_vocab, err);
+    const int rc = training_tokens(
+        tok, data != NULL ? data : &own, in, mc,
+        (const char *const *)(saved != NULL ? saved->vocab : vocab),
+        saved != NULL ? saved->n_vocab : n_vocab, err);
     for (size_t i = 0; i < n_vocab; i++)
         free(vocab[i]);
     free(vocab);
@@ -803,6 +810,10 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     if (mc->train) {
         // --train: each variant's notebook trained, then shown
         const trained_labels tlab = {vocab, dims, &lab};
+        // every variant's --weights files read before a table goes out
+        if (trace_streams(tr) && mc->weights != NULL &&
+            trained_check_files(mc, &cfg, &g, embedding, pos, &tlab, err) != 0)
+            goto done;
         for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
             if ((mc->variants & model_variants[i].bit) &&
                 trained_variant(tr, model_variants[i].id, mc, &cfg, &g,

@@ -59,6 +59,9 @@ typedef struct {
                                 values from another sentence) */
     bool scale;              /* divide the scores by sqrt(head width) */
     enum token_mode tokens;  /* how a sentence becomes tokens */
+    token_rules rules;       /* --lower, --punct: how words are made */
+    bool unk;                /* --unk: a trained run's words outside its
+                                vocabulary are the word "<unk>" */
     unsigned variants;       /* the variants to run, a set of variant_bits */
     bool average;            /* attn_weights_avg, the heads' mean weights */
     bool tie;                /* the fused module takes the wrapper's heads */

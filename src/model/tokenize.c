@@ -96,8 +96,9 @@ int tokenize(tokenized *out, const char *text, size_t len, mx_error *err)
     return tokenize_as(out, text, len, TOKENS_WORDS, err);
 }
 
-int tokenize_as(tokenized *out, const char *text, size_t len,
-                enum token_mode mode, mx_error *err)
+/* Splits text into out's tokens (tokenize_as), without the vocabulary. */
+static int split_text(tokenized *out, const char *text, size_t len,
+                      enum token_mode mode, mx_error *err)
 {
     /* every token holds at least one byte of the text */
     const size_t room = len == 0 ? 1 : len < MAX_TOKENS ? len : MAX_TOKENS;
@@ -173,6 +174,124 @@ int tokenize_as(tokenized *out, const char *text, size_t len,
                          _("the sentence is empty: it holds only invisible "
                            "format characters (such as U+%04X)"),
                          (unsigned)first);
+    }
+    return 0;
+}
+
+int tokenize_as(tokenized *out, const char *text, size_t len,
+                enum token_mode mode, mx_error *err)
+{
+    return tokenize_with(out, text, len, mode, NULL, err);
+}
+
+/* ---- --lower and --punct ------------------------------------------------ */
+
+/* Whether c is punctuation: a Unicode category P* (Pc, Pd, Ps, Pe, Pi,
+ * Pf, Po). */
+static bool is_punct(utf8proc_int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;
+}
+
+/* The bytes of the code point at s[0..len) and the code point. */
+static size_t code_at(utf8proc_int32_t *c, const char *s, size_t len)
+{
+    const utf8proc_ssize_t n =
+        utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, c);
+    return n > 0 ? (size_t)n : 1;
+}
+
+/* word lower-cased, in place: a letter's lower case may take more bytes
+ * (U+023A to U+2C65), so the word is rewritten into *word, reallocated. */
+static int lower_word(char **word, mx_error *err)
+{
+    const size_t len = strlen(*word);
+    /* each code point's lower case takes at most 4 bytes */
+    char *low = malloc(4 * len + 1);
+    if (low == NULL)
+        return err_nomem(err, _("a token"));
+    size_t at = 0;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t c;
+        i += code_at(&c, *word + i, len - i);
+        at += (size_t)utf8proc_encode_char(utf8proc_tolower(c),
+                                           (utf8proc_uint8_t *)low + at);
+    }
+    low[at] = '\0';
+    free(*word);
+    *word = low;
+    return 0;
+}
+
+/* Appends the tokens of word (owned: moved into out or freed) under
+ * rules to out, whose arrays have room for `room` tokens. */
+static int add_ruled(tokenized *out, char *word, const token_rules *rules,
+                     mx_error *err)
+{
+    if (rules->lower && lower_word(&word, err) != 0) {
+        free(word);
+        return -1;
+    }
+    const size_t len = strlen(word);
+    if (rules->punct == PUNCT_KEEP) {
+        out->tokens[out->n_tokens++] = word;
+        return 0;
+    }
+    // the word's core: from its first to its last code point that is not
+    // punctuation (empty: all punctuation)
+    size_t start = len, end = 0;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t c;
+        const size_t n = code_at(&c, word + i, len - i);
+        if (!is_punct(c)) {
+            if (start == len)
+                start = i;
+            end = i + n;
+        }
+        i += n;
+    }
+    if (start == len)
+        start = end = len;
+    int rc = 0;
+    for (size_t i = 0; i < len && rc == 0;) {
+        utf8proc_int32_t c;
+        const size_t n =
+            i == start ? end - start : code_at(&c, word + i, len - i);
+        if (i == start || rules->punct == PUNCT_SPLIT)
+            rc = push_token(out, word + i, n, err);
+        i += n;
+    }
+    free(word);
+    return rc;
+}
+
+int tokenize_with(tokenized *out, const char *text, size_t len,
+                  enum token_mode mode, const token_rules *rules, mx_error *err)
+{
+    if (split_text(out, text, len, mode, err) != 0)
+        return -1;
+    if (rules != NULL && (rules->lower || rules->punct != PUNCT_KEEP)) {
+        // the pieces, made again into out's arrays under the rules
+        char **pieces = out->tokens;
+        const size_t n = out->n_tokens;
+        const size_t room = len == 0 ? 1 : len < MAX_TOKENS ? len : MAX_TOKENS;
+        out->tokens = calloc(room, sizeof *out->tokens);
+        out->n_tokens = 0;
+        int rc = out->tokens == NULL ? err_nomem(err, _("the token list")) : 0;
+        size_t i = 0;
+        for (; i < n && rc == 0; i++)
+            rc = add_ruled(out, pieces[i], rules, err);
+        for (; i < n; i++)
+            free(pieces[i]);
+        free(pieces);
+        if (rc == 0 && out->n_tokens == 0)
+            rc = err_input(err, _("the sentence is empty once its "
+                                  "punctuation is dropped (--punct drop)"));
+        if (rc != 0) {
+            tokenized_free(out);
+            return -1;
+        }
     }
     build_vocabulary(out);
     return 0;
@@ -258,6 +377,21 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         size_t used = strlen(where);
         snprintf(where + used, sizeof where - used, "%s%s@%zu",
                  found > 1 ? ", " : "", spec, i);
+    }
+    /* a checkpoint's word after a space is the token "\u2423word": "gato"
+     * names "\u2423gato" when the sentence has no token "gato" */
+    if (found == 0 && strncmp(spec, "\u2423", strlen("\u2423")) != 0) {
+        char *shown = malloc(strlen(spec) + sizeof "\u2423");
+        if (shown == NULL)
+            return err_nomem(err, _("the --focus view"));
+        snprintf(shown, strlen(spec) + sizeof "\u2423", "\u2423%s", spec);
+        bool spaced = false;
+        for (size_t i = 0; i < n && !spaced; i++)
+            spaced = strcmp(tokens[i], shown) == 0;
+        const int rc = spaced ? find_token(position, shown, tokens, n, err) : 1;
+        free(shown);
+        if (rc != 1)
+            return rc;
     }
     if (found == 0) {
         /* the words it could be, in order, each once: whole tokens while

@@ -13,6 +13,7 @@
 #ifndef MHA_TOKENIZE_H
 #define MHA_TOKENIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -24,6 +25,23 @@ enum token_mode {
     TOKENS_WORDS, /* split on whitespace, like str.split() */
     TOKENS_CHARS, /* one token per grapheme cluster, whitespace skipped */
 };
+
+/* What --punct does with the punctuation (Unicode categories P*) at the
+ * start and the end of a word; inside a word ("guarda-chuva", "3.5",
+ * "d'água") it stays. */
+enum punct_mode {
+    PUNCT_KEEP,  /* part of the word, as str.split() leaves it */
+    PUNCT_SPLIT, /* each mark a token of its own: "peixe." -> "peixe" "." */
+    PUNCT_DROP,  /* left out: "peixe." -> "peixe"; "--" -> nothing */
+};
+
+/* How words are made from a sentence's whitespace-split pieces: the
+ * default ({0}) keeps the pieces as they are. */
+typedef struct {
+    bool lower; /* --lower: each letter lower-cased (utf8proc_tolower,
+                   Unicode's simple case mapping) */
+    enum punct_mode punct;
+} token_rules;
 
 typedef struct {
     size_t n_tokens; /* T */
@@ -41,6 +59,13 @@ int tokenize(tokenized *out, const char *text, size_t len, mx_error *err);
 /* The same, cutting the text as mode says. */
 int tokenize_as(tokenized *out, const char *text, size_t len,
                 enum token_mode mode, mx_error *err);
+
+/* The same, then rules (NULL: none) applied to each piece: lower-cased
+ * first, then its punctuation at both ends split off or dropped. A
+ * sentence left with no token is an error. */
+int tokenize_with(tokenized *out, const char *text, size_t len,
+                  enum token_mode mode, const token_rules *rules,
+                  mx_error *err);
 
 /* Builds a tokenized from words that are already split (the row labels of
  * an embeddings file, say): vocabulary and ids as for a sentence. */

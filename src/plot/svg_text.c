@@ -101,29 +101,71 @@ static void puts_(strbuf *b, const char *s)
     put(b, s, strlen(s));
 }
 
-/* s with XML's five special characters escaped. */
+/* The length of the UTF-8 character at s (1 to 4), or 0 when s does not
+ * start one (a stray or overlong byte, a surrogate, past U+10FFFF). */
+static size_t utf8_length(const unsigned char *s)
+{
+    const unsigned char c = s[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* s with XML's five special characters escaped, and what XML 1.0 does not
+ * allow in a document shown by a stand-in, so that the label still shows
+ * that something is there: a control character U+0001 to U+001F (but
+ * tab, line feed and carriage return) by its picture, U+2401 to U+241F
+ * (U+001B, escape, as U+241B); U+FFFE, U+FFFF and bytes that are not
+ * UTF-8 by U+FFFD, the replacement character. */
 static void put_escaped(strbuf *b, const char *s)
 {
-    for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '&':
+    while (*s != '\0') {
+        const unsigned char c = (unsigned char)*s;
+        const size_t n = utf8_length((const unsigned char *)s);
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            const char picture[] = {'\xe2', '\x90', (char)(0x80 + c), '\0'};
+            puts_(b, picture);
+        } else if (n == 0 || (n == 3 && memcmp(s, "\xef\xbf", 2) == 0 &&
+                              (unsigned char)s[2] >= 0xbe)) {
+            puts_(b, "\xef\xbf\xbd"); /* U+FFFD */
+            s += n > 0 ? n - 1 : 0;
+        } else if (n > 1) {
+            put(b, s, n);
+            s += n - 1;
+        } else if (c == '&') {
             puts_(b, "&amp;");
-            break;
-        case '<':
+        } else if (c == '<') {
             puts_(b, "&lt;");
-            break;
-        case '>':
+        } else if (c == '>') {
             puts_(b, "&gt;");
-            break;
-        case '"':
+        } else if (c == '"') {
             puts_(b, "&quot;");
-            break;
-        case '\'':
+        } else if (c == '\'') {
             puts_(b, "&apos;");
-            break;
-        default:
+        } else {
             put(b, s, 1);
         }
+        s++;
     }
 }
 

@@ -183,7 +183,32 @@ static void explain_inputs(FILE *out, const explain_context *c)
         (unsigned long long)c->seed, order);
 }
 
-/* ---- a trained run (--train) ------------------------------------------ */
+/* ---- how words are made (--lower, --punct, --unk) ---------------------- */
+
+/* The rules that made the tokens, after the tokens' note. */
+static void explain_rules(FILE *out, const explain_context *c)
+{
+    if (c->rules.lower)
+        explain_say(
+            out, c->width,
+            _("Words are lower-cased first (--lower): 'O' and 'o' are one "
+              "word."));
+    if (c->rules.punct == PUNCT_SPLIT)
+        explain_say(
+            out, c->width,
+            _("Punctuation at either end of a word is split off, each mark "
+              "a token of its own (--punct split): 'peixe.' is 'peixe' and "
+              "'.'."));
+    else if (c->rules.punct == PUNCT_DROP)
+        explain_say(out, c->width,
+                    _("Punctuation at either end of a word is dropped (--punct "
+                      "drop): 'peixe.' is 'peixe'."));
+    if (c->unk)
+        explain_say(
+            out, c->width,
+            _("A word outside the trained vocabulary is read as the word "
+              "<unk> (--unk), which the model learns like any other."));
+}
 
 /* What a step's note reads: its table, the run, and the run's shapes. */
 typedef struct {
@@ -252,6 +277,7 @@ static void note_vocab(FILE *out, const note_shapes *n)
                  c->vocab);
     /* TRANSLATORS: two sentences of --explain, one after the other */
     explain_say(out, c->width, _("%s %s"), tokens, vocab);
+    explain_rules(out, c);
     if (c->train)
         explain_training(out, c);
     else if (!c->embeddings_given)

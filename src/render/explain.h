@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/tokenize.h"
 #include "model/trace.h"
 
 typedef struct {
@@ -26,6 +27,8 @@ typedef struct {
     size_t ff;             /* F, the block's feed-forward width */
     size_t layers;         /* --layers N: the block stacked N times */
     bool chars;            /* --tokens chars: one token per character */
+    token_rules rules;     /* --lower, --punct: how words were made */
+    bool unk;              /* --unk: words outside the vocabulary */
     size_t width;          /* the screen's width in cells, 0: no limit,
                               EXPLAIN_NO_WRAP: each sentence on one line */
 

@@ -186,6 +186,9 @@ int csv_dir_begin(csv_dir_set **set, outputs *tx, const char *dir,
                   mx_error *err);
 int csv_dir_add(csv_dir_set *set, const char *sub, const table *const *tables,
                 size_t n, const csv_out_style *style, mx_error *err);
+/* A file of other bytes (len of them) in the set: dir[/sub]/name. */
+int csv_dir_add_file(csv_dir_set *set, const char *sub, const char *name,
+                     const char *bytes, size_t len, mx_error *err);
 void csv_dir_end(csv_dir_set *set);
 
 /* The whole of it for one set of tables in dir itself, in a transaction

@@ -105,6 +105,25 @@ static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
     return rc;
 }
 
+/* Closes f, the file of the set at path that was written: a failed
+ * write is err's. */
+static int close_file(FILE *f, const char *path, mx_error *err)
+{
+    int failed = ferror(f);
+    int e = errno;
+    if (fflush(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (failed)
+        return err_write(err, path, e != 0 ? e : EIO);
+    return 0;
+}
+
 /* Writes t as a new file of the set. */
 static int write_file(csv_dir_set *s, const char *sub, const table *t,
                       const csv_out_style *style, mx_error *err)
@@ -119,19 +138,17 @@ static int write_file(csv_dir_set *s, const char *sub, const table *t,
         fclose(f);
         return err_nomem(err, _("the CSV output"));
     }
-    int failed = ferror(f);
-    int e = errno;
-    if (fflush(f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    if (failed)
-        return err_write(err, path, e != 0 ? e : EIO);
-    return 0;
+    return close_file(f, path, err);
+}
+
+int csv_dir_add_file(csv_dir_set *s, const char *sub, const char *name,
+                     const char *bytes, size_t len, mx_error *err)
+{
+    FILE *f = NULL;
+    if (outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
+        return -1;
+    fwrite(bytes, 1, len, f);
+    return close_file(f, outputs_last_name(s->tx), err);
 }
 
 int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,

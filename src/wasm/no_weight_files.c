@@ -28,3 +28,14 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *m, FILE *f,
     (void)max_width;
     return err_input(err, _("%s: the page reads no files"), path);
 }
+
+int read_word_matrix_stream(matrix *m, const char *const *words, FILE *f,
+                            const char *path, const csv_style *style,
+                            mx_error *err)
+{
+    (void)m;
+    (void)words;
+    (void)f;
+    (void)style;
+    return err_input(err, _("%s: the page reads no files"), path);
+}

@@ -19,5 +19,8 @@
 extern const uint32_t unicode_starts[]; /* the first is 0 */
 extern const uint16_t unicode_props[];
 extern const size_t unicode_n_runs;
+/* Each code point with another lower case, and that, rising */
+extern const uint32_t unicode_lower[][2];
+extern const size_t unicode_n_lower;
 
 #endif

@@ -7,7 +7,8 @@
  *
  * For every code point, its category, its width in columns and its
  * grapheme boundary class; written as the runs of code points that share
- * all three (unicode.h). */
+ * all three (unicode.h). Then every code point whose lower case
+ * (utf8proc_tolower, --lower) is another, with it. */
 #include <stdio.h>
 #include <utf8proc.h>
 
@@ -64,5 +65,13 @@ int main(void)
         if (pass == 1)
             fprintf(out, "const size_t unicode_n_runs = %zu;\n", n);
     }
+    // the lower cases: code point and lower case, in order
+    size_t n = 0;
+    fputs("const uint32_t unicode_lower[][2] = {\n", out);
+    for (utf8proc_int32_t c = 0; c < 0x110000; c++)
+        if (utf8proc_tolower(c) != c)
+            fprintf(out, "{0x%lx,0x%lx},%s", (long)c, (long)utf8proc_tolower(c),
+                    ++n % 4 == 0 ? "\n" : "");
+    fprintf(out, "};\nconst size_t unicode_n_lower = %zu;\n", n);
     return fflush(out) == 0 && !ferror(out) ? 0 : 1;
 }

@@ -32,6 +32,21 @@ utf8proc_category_t utf8proc_category(utf8proc_int32_t c)
     return (utf8proc_category_t)UNICODE_CATEGORY(props_of(c));
 }
 
+utf8proc_int32_t utf8proc_tolower(utf8proc_int32_t c)
+{
+    size_t lo = 0, hi = unicode_n_lower;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (unicode_lower[mid][0] == (uint32_t)c)
+            return (utf8proc_int32_t)unicode_lower[mid][1];
+        if (unicode_lower[mid][0] < (uint32_t)c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return c;
+}
+
 int utf8proc_charwidth(utf8proc_int32_t c)
 {
     return (int)UNICODE_WIDTH(props_of(c));

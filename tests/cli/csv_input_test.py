@@ -116,6 +116,22 @@ def sentence_files():
         write(bad, "id,text\n1,O gato\n2,   \n3,outra frase\n")
         check_error(["--input", bad, "--column", "text"], bad + ":3:",
                     "--input: a blank sentence names its line, nothing runs")
+        latin1 = os.path.join(tmp, "latin1.csv")
+        with open(latin1, "wb") as f:
+            f.write("frase\nO peixe nada no lago\nA ma\u00e7\u00e3 "
+                    "caiu\n".encode("latin-1"))
+        check_error(["--input", latin1, "--column", "frase"],
+                    latin1 + ":3:1: the field is not valid UTF-8 (a file "
+                    "saved as Latin-1 or Windows-1252? save it as \"CSV "
+                    "UTF-8\")",
+                    "a Latin-1 file: the line, and the hint to save it as "
+                    "CSV UTF-8")
+        two = os.path.join(tmp, "two.csv")
+        write(two, "frase,autor\nO gato,Ana\n")
+        check_error(["--input", two, "--column", "texto"],
+                    "no column named 'texto' in the header; its columns: "
+                    "'frase', 'autor'",
+                    "a wrong --column: the columns that exist")
     check_error(["--input", os.path.join(DATA, "sentences-pt.csv"), "--column", "nope"],
                 "no column named 'nope'", "--input: unknown column")
     check_error(["--input", os.path.join(DATA, "sentences-pt.csv")], "--column",

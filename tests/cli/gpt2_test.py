@@ -273,6 +273,10 @@ def main():
     ok(r.returncode == 0 and good,
        "--focus ' cat': the token through every layer and head, its "
        "values the tables'", out[:600])
+    plain = mha.run(["--model", two, "--focus", "cat", "--width", "0", text])
+    ok(plain.returncode == 0 and plain.stdout == r.stdout,
+       "--focus cat names the token \u2423cat, as ' cat' does",
+       plain.stderr[:300])
 
     # --input: each row's text a run of its own, its rows those of the
     # text given alone

@@ -142,6 +142,24 @@ def languages():
     ok(hint_of(r) == HINT["en"], "LC_ALL=C: English, as gettext does")
     r = run(bad, env=BARE)
     ok(hint_of(r) == HINT["en"], "no locale set: English")
+    # the codes people write: a language alone, '-' for '_', any case,
+    # a codeset; a country without a catalogue falls back to its language
+    for code, lang in (("pt", "pt_BR"), ("pt-BR", "pt_BR"), ("pt_br", "pt_BR"),
+                       ("PT_BR.utf8", "pt_BR"), ("pt_PT", "pt_BR"),
+                       ("zh-TW", "zh_TW"), ("zh_tw", "zh_TW"),
+                       ("zh", "zh_CN"), ("es-MX", "es"), ("en_GB", "en")):
+        r = run(["--lang", code] + bad, env=BARE)
+        ok(hint_of(r) == HINT[lang] and b"note" not in r.stderr,
+           "--lang %s: %s" % (code, lang), r.stderr)
+    for var, value in (("LANG", "pt_PT.UTF-8"), ("LANGUAGE", "pt"),
+                       ("LANGUAGE", "pt_PT:en"), ("LC_ALL", "zh_HK.UTF-8")):
+        extra = {var: value}
+        if var == "LANGUAGE":
+            extra["LC_ALL"] = "C.UTF-8"
+        r = run(bad, env=env(**extra))
+        want = "zh_CN" if value.startswith("zh") else "pt_BR"
+        ok(hint_of(r) == HINT[want], "%s=%s: %s" % (var, value, want),
+           r.stderr)
     r = check_error(["--lang", "fr", "a"], "--lang: unknown language 'fr' "
                     "(available: en pt_BR es zh_CN zh_TW)", hint=True)
     r = run(["--lang", "fr", "a"], env=env(LANG="pt_BR.UTF-8"))

@@ -41,7 +41,8 @@ def spawn(args, columns, rows, env_extra=None):
     """The program on a new pty of that size (ptylib.Terminal)."""
     env = dict(os.environ, TERM="xterm-256color")
     for name in ("COLUMNS", "NO_COLOR", "PAGER", "MHA_EXPLAIN_PAGER",
-                 "LINES", "COLORTERM", "LESS"):
+                 "LINES", "COLORTERM", "LESS", "LESSCHARSET",
+                 "LESSCHARDEF"):
         env.pop(name, None)
     env.update(env_extra or {})
     return Terminal(MHA.command(args), env, columns, rows)
@@ -288,6 +289,23 @@ def pager():
            "status %d, %d bytes shown, %d paged" % (status, len(text),
                                                     len(paged)))
         os.remove(got)
+        # the text is UTF-8 whatever the locale: less is told so (a
+        # pt_BR run with no generated locale showed cabe<C3><A7>a), unless
+        # the user chose a character set
+        charset = "echo \"$LESSCHARSET\" > '%s'" % got
+        for extra, want in (({}, "utf-8"), ({"LESSCHARSET": "latin1"},
+                                            "latin1"),
+                            ({"LESSCHARDEF": "8bcccbcc18b95.b"}, "")):
+            env = dict({"MHA_EXPLAIN_PAGER": charset, "LANG": "pt_BR.UTF-8",
+                        "LC_ALL": ""}, **extra)
+            env.pop("LESSCHARSET", None) if not extra else None
+            status, text = on_pty(long_run, 120, env=env)
+            seen = open(got).read().strip() if os.path.exists(got) else None
+            ok(status == 0 and seen == want,
+               "the pager's LESSCHARSET with %s: %r" % (extra or "none", want),
+               "status %d, saw %r" % (status, seen))
+            if os.path.exists(got):
+                os.remove(got)
         status, text = on_pty(long_run, 120, env={"PAGER": keep})
         ok(status == 0 and text == "" and os.path.exists(got),
            "... else through $PAGER")

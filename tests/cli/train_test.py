@@ -10,8 +10,10 @@ tests/reference/train_reference_test.py. Prints TAP.
 """
 import csv
 import io
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -242,13 +244,325 @@ def weights(tmp):
                     "trained one: it does not go with --embeddings" % d,
                     "--embeddings with a trained --weights folder: status 2, "
                     "naming the folder's embedding")
-    # a trained block is one block: --layers reads a stack's files
-    # (block.K.LAYER) and says so
+    # a trained block is one block: --layers does not go with its folder;
+    # a folder without model.json (an older version's) says why by its
+    # files' names (a stack's files are block.K.LAYER)
+    MHA.check_error([S, "--weights", d, "--variant", "block", "--layers",
+                     "1"], "does not go with --layers",
+                    "--layers 1 over a trained block's folder: status 2")
+    os.remove(os.path.join(d, "model.json"))
     MHA.check_error([S, "--weights", d, "--variant", "block", "--d-model",
                      "8", "--layers", "1"],
                     "a file of one block, not of a stack",
-                    "--layers 1 over a trained block's folder: status 2, "
-                    "saying its files are one block's")
+                    "--layers 1 over a trained block's folder without "
+                    "model.json: status 2, saying its files are one block's")
+
+
+def train_into(d, extra, sentence=S):
+    r = MHA.run([sentence, "--train", "20", "--csv-dir", d, "--tables",
+                 "loss", "--format", "csv"] + extra)
+    ok(r.returncode == 0, "a trained run saves into %s" % os.path.basename(d),
+       r.stderr)
+    return r
+
+
+def final_losses(stdout):
+    """{variant: its last loss value} of a --format csv output."""
+    return {v: rows[-1][7] for (v, t), rows in tables(stdout).items()
+            if t == "loss"}
+
+
+def self_describing(tmp):
+    """--csv-dir of a trained run writes the whole model and model.json,
+    whatever --tables says; --weights reads it back with no size or
+    variant option, refuses an option that contradicts it and never
+    mixes trained and seeded modules."""
+    d = os.path.join(tmp, "modelo")
+    sizes = ["--d-model", "8", "--d-out", "8", "--heads", "2", "--variant",
+             "fused", "--positions"]
+    trained = train_into(d, sizes)
+    names = sorted(os.listdir(d))
+    ok("model.json" in names and "fused.W_query.weight.csv" in names and
+       "fused.embedding.weight.csv" in names and
+       "fused.pos_embedding.weight.csv" in names and
+       "fused.lm_head.weight.csv" in names and
+       "fused.out_proj.bias.csv" in names and "fused.inputs.csv" not in names,
+       "--tables loss --csv-dir of a trained run: the parameters, the "
+       "embedding, the positions, lm_head and model.json besides loss",
+       names)
+    with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    ok(m["variants"] == ["fused"] and m["d_model"] == 8 and m["d_out"] == 8
+       and m["heads"] == 2 and m["positions"] == 6 and
+       m["tokens"] == "words" and
+       m["vocab"] == ["the", "cat", "sat", "on", "mat"] and
+       m["training"]["steps"] == 20 and m["training"]["optimizer"] == "adam"
+       and str(m["final_loss"]["fused"]) ==
+       final_losses(trained.stdout)["fused"],
+       "model.json: the variants, sizes, positions, tokens, vocabulary, "
+       "the training's options and its final loss", m)
+    again = MHA.run([S, "--weights", d, "--tables", "loss", "--format",
+                     "csv"])
+    ok(again.returncode == 0 and list(tables(again.stdout)) ==
+       [("fused", "loss")] and final_losses(again.stdout) ==
+       final_losses(trained.stdout),
+       "--weights DIR with no size or variant option: exactly the trained "
+       "fused module, its final loss again", again.stderr)
+    same = MHA.run([S, "--weights", d, "--tables", "loss", "--format",
+                    "csv"] + sizes)
+    ok(same.returncode == 0 and same.stdout == again.stdout,
+       "options that repeat model.json's values are accepted")
+    for opt, fragment in ((["--heads", "4"], "--heads 4: the trained model "
+                           "in %s has heads 2" % d),
+                          (["--d-model", "16"], "--d-model 16: the trained "
+                           "model in %s has d_model 8" % d),
+                          (["--variant", "single,fused"], "--variant "
+                           "single,fused: the trained model in %s has the "
+                           "variants fused" % d),
+                          (["--no-causal"], "--no-causal: the trained "
+                           "model in %s has causal true" % d),
+                          (["--tokens", "chars"], "--tokens chars: the "
+                           "trained model in %s has tokens words" % d)):
+        MHA.check_error([S, "--weights", d] + opt, fragment,
+                        "%s against model.json: status 2 naming both "
+                        "values" % " ".join(opt))
+    # --explain: what runs is the trained module, and says so
+    r = MHA.run([S, "--weights", d, "--explain"])
+    text = r.stdout.decode("utf-8")
+    ok(r.returncode == 0 and "[fused]" in text and "[single]" not in text
+       and "[wrapper]" not in text and
+       "the trained model that --weights reads" in " ".join(
+           line[2:] for line in text.split("\n") if line.startswith("# ")),
+       "--explain of the folder: only the trained fused module runs, and "
+       "the note says it starts from the trained model")
+    # a folder that holds no parameter: empty, or --tables-filtered by an
+    # older version (no model.json, no parameter file)
+    empty = os.path.join(tmp, "vazio")
+    os.mkdir(empty)
+    MHA.check_error([S, "--weights", empty],
+                    "--weights %s: the folder holds no parameter file of "
+                    "the modules this run includes (single, wrapper, "
+                    "fused): expected the files --csv-dir writes, such as "
+                    "single.W_query.weight.csv" % empty,
+                    "an empty --weights folder: status 2 naming it and "
+                    "what was expected")
+    old = os.path.join(tmp, "filtered")
+    os.mkdir(old)
+    for name in ("fused.loss.csv", "fused.head0.attn_weights.csv"):
+        shutil.copy(os.path.join(d, name if name.endswith("loss.csv")
+                                 else "fused.loss.csv"),
+                    os.path.join(old, name))
+    MHA.check_error([S, "--weights", old, "--variant", "fused"],
+                    "--weights %s: the folder holds no parameter file of "
+                    "the modules this run includes (fused)" % old,
+                    "an older --tables-filtered folder: status 2 naming it")
+    # a file of the model missing: named, never drawn from the seed
+    part = os.path.join(tmp, "part")
+    shutil.copytree(d, part)
+    os.remove(os.path.join(part, "fused.W_key.weight.csv"))
+    MHA.check_error([S, "--weights", part],
+                    "%s/fused.W_key.weight.csv: missing" % part,
+                    "model.json with a parameter file missing: status 2 "
+                    "naming it")
+    # an older folder (no model.json) of a trained fused module: without
+    # --variant only fused runs; a --variant with a seeded one is refused
+    legacy = os.path.join(tmp, "legacy")
+    shutil.copytree(d, legacy)
+    os.remove(os.path.join(legacy, "model.json"))
+    r = MHA.run([S, "--weights", legacy, "--tables", "loss", "--format",
+                 "csv"] + sizes[:6] + ["--positions"])
+    ok(r.returncode == 0 and list(tables(r.stdout)) == [("fused", "loss")]
+       and final_losses(r.stdout) == final_losses(trained.stdout),
+       "a folder without model.json: its trained variants only", r.stderr)
+    MHA.check_error([S, "--weights", legacy, "--variant", "single,fused",
+                     "--d-model", "8", "--d-out", "8"],
+                    "a run does not mix trained and seeded modules",
+                    "a folder without model.json and a --variant it has not "
+                    "trained: status 2")
+
+
+def trained_folder_defects(tmp):
+    """Trained folders under hostile edits: each is refused with status 2
+    before anything is printed, or read as the model it is."""
+    # a word that looks like a position label (mp3, v2, covid19)
+    w = os.path.join(tmp, "mp3")
+    train_into(w, [], "play the mp3 file v2 covid19 now")
+    r = MHA.run(["play the mp3 file", "--weights", w, "--tables", "loss",
+                 "--format", "csv"])
+    ok(r.returncode == 0 and len(final_losses(r.stdout)) == 3,
+       "a trained vocabulary with mp3, v2, covid19 reads back", r.stderr)
+    d = os.path.join(tmp, "cat")
+    train_into(d, [], S)
+
+    def edited(name, edit):
+        e = os.path.join(tmp, name)
+        shutil.copytree(d, e)
+        edit(e)
+        return e
+
+    def sort_rows(path):
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(lines[:1] + sorted(lines[1:]))
+
+    for table in ("embedding", "lm_head"):
+        e = edited("sorted-" + table, lambda e: sort_rows(
+            os.path.join(e, "fused.%s.weight.csv" % table)))
+        MHA.check_error([S, "--weights", e],
+                        "fused.%s.weight.csv:2:1: row 0 is labelled 'cat', "
+                        "but word 0 of the trained vocabulary is 'the'"
+                        % table,
+                        "rows of %s.weight sorted in a spreadsheet: status "
+                        "2, never vectors paired with other words" % table)
+    for table in ("embedding", "lm_head"):
+        e = edited("bias-" + table, lambda e: shutil.copy(
+            os.path.join(e, "fused.%s.weight.csv" % table),
+            os.path.join(e, "fused.%s.bias.csv" % table)))
+        MHA.check_error([S, "--weights", e],
+                        "fused.%s.bias.csv: a trained model's %s has no bias"
+                        % (table, table),
+                        "fused.%s.bias.csv: refused, status 2" % table)
+
+    def drop_row(e):
+        path = os.path.join(e, "fused.embedding.weight.csv")
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(lines[:3] + lines[4:])
+
+    e = edited("bad-fused", drop_row)
+    for extra in ([], ["--layout", "stack"], ["--format", "csv"]):
+        MHA.check_error([S, "--weights", e] + extra,
+                        "fused.embedding.weight.csv: has 4 rows",
+                        "a bad file of the last variant %s: status 2 before "
+                        "the first table is printed" % " ".join(extra))
+
+
+def natural_sentences(tmp):
+    """--lower, --punct and --unk make words of sentences written as
+    sentences; the default keeps today's whitespace split."""
+    corpus = os.path.join(tmp, "corpus.csv")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write('frase\nO gato come o peixe.\n"O cachorro, feliz, corre."\n'
+                "A menina lê um livro!\nO peixe nada; o gato olha.\n")
+
+    def vocab(args):
+        r = MHA.run(args + ["--tables", "vocab", "--format", "csv",
+                            "--variant", "fused"])
+        return r.returncode, [row[4] for row in
+                              tables(r.stdout).get(("input", "vocab"), [])]
+
+    base = ["O gato come o peixe", "--train", "2", "--corpus", corpus,
+            "--column", "frase"]
+    status, words = vocab(base)
+    ok(status == 0 and "peixe." in words and "O" in words and "o" in words
+       and "cachorro," in words,
+       "the default keeps the whitespace split: 'peixe.', 'O' and 'o'",
+       words)
+    status, words = vocab(base + ["--lower", "--punct", "drop"])
+    ok(status == 0 and "peixe." not in words and "O" not in words and
+       words[:4] == ["o", "gato", "come", "peixe"] and "cachorro" in words
+       and "!" not in words,
+       "--lower --punct drop: a vocabulary without 'peixe.' or 'O'", words)
+    status, words = vocab(base + ["--punct", "split"])
+    ok(status == 0 and words[:6] == ["O", "gato", "come", "o", "peixe", "."]
+       and "," in words and "cachorro" in words,
+       "--punct split: each mark at a word's end a token of its own", words)
+    r = MHA.run(["Olá, guarda-chuva... (sim)", "--punct", "split",
+                 "--tables", "tokens", "--format", "csv", "--variant",
+                 "single"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["Olá", ",", "guarda-chuva", ".", ".", ".", "(", "sim", ")"],
+       "--punct split keeps punctuation inside a word", r.stdout[:300])
+    r = MHA.run(["Árvore ÉPICA Ωmega", "--lower", "--tables", "tokens",
+                 "--format", "csv", "--variant", "single"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["árvore", "épica", "ωmega"], "--lower lower-cases beyond ASCII",
+       r.stdout[:300])
+    MHA.check_error(["... !", "--punct", "drop"], "--punct drop",
+                    "a sentence of punctuation only with --punct drop: "
+                    "status 2")
+    MHA.check_error([S, "--punct", "all"], "--punct: 'all' is not keep, "
+                    "split or drop", "--punct all: status 2")
+    MHA.check_error([S, "--unk"], "--unk: goes with --train N",
+                    "--unk without a trained run: status 2")
+    # --unk: a word outside the corpus is <unk>, saved and read back
+    d = os.path.join(tmp, "unk")
+    r = MHA.run(["O gato come o bolo", "--train", "5", "--corpus", corpus,
+                 "--column", "frase", "--lower", "--punct", "drop", "--unk",
+                 "--variant", "fused", "--csv-dir", d, "--tables",
+                 "tokens", "--format", "csv"])
+    with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]][-1] ==
+       "<unk>" and m["vocab"][-1] == "<unk>" and "bolo" not in m["vocab"]
+       and m["lower"] is True and m["punct"] == "drop" and m["unk"] is True,
+       "--unk: 'bolo' outside the corpus is <unk>; model.json keeps the "
+       "rules", r.stderr)
+    r = MHA.run(["O Gato come o Sorvete!", "--weights", d, "--tables",
+                 "tokens", "--format", "csv"])
+    ok(r.returncode == 0 and [row[4] for row in
+                              tables(r.stdout)[("input", "tokens")]] ==
+       ["o", "gato", "come", "o", "<unk>"],
+       "--weights applies the saved rules: lower-cased, punctuation "
+       "dropped, an unknown word <unk>", r.stderr)
+    MHA.check_error(["o gato", "--weights", d, "--punct", "keep"],
+                    "--punct keep: the trained model in %s has punct drop"
+                    % d, "--punct against model.json: status 2")
+    r = MHA.run(["O gato", "--weights", d, "--explain", "--tables", "vocab"])
+    text = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok(r.returncode == 0 and "lower-cased first (--lower)" in text and
+       "dropped (--punct drop)" in text and "<unk> (--unk)" in text,
+       "--explain says which rules made the tokens", text[:500])
+    # continuing the training on new words: they are <unk>, learned
+    more = os.path.join(tmp, "more.csv")
+    with open(more, "w", encoding="utf-8") as f:
+        f.write("frase\nO bolo come gato\nO sorvete nada\n")
+    r = MHA.run(["o gato come", "--weights", d, "--train", "3", "--corpus",
+                 more, "--column", "frase", "--tables", "embedding.weight",
+                 "--format", "csv"])
+    before = tables(MHA.run(["o gato come", "--weights", d, "--tables",
+                             "embedding.weight", "--format",
+                             "csv"]).stdout)[("fused", "embedding.weight")]
+    after = tables(r.stdout)[("fused", "embedding.weight")]
+    ok(r.returncode == 0 and
+       [x[7] for x in after if x[4] == "<unk>"] !=
+       [x[7] for x in before if x[4] == "<unk>"],
+       "training on sentences with new words learns <unk>'s row", r.stderr)
+
+
+def concurrent_reader(tmp):
+    """A reader of a trained folder while other runs replace it reads one
+    training's model, never a mixture of two."""
+    a, b, w = (os.path.join(tmp, n) for n in ("A", "B", "W"))
+    args = {a: ["--seed", "1"], b: ["--seed", "2"]}
+    for d in (a, b):
+        train_into(d, args[d])
+    read = [S, "--tables", "loss", "--format", "csv", "--weights"]
+    want = {MHA.run(read + [d]).stdout for d in (a, b)}
+    ok(len(want) == 2, "two trainings, two models")
+    train_into(w, args[a])
+    cmd = MHA.command([S, "--train", "20", "--csv-dir", w, "--tables",
+                       "loss", "--format", "csv"])
+    writer = subprocess.Popen(
+        ["sh", "-c", 'i=0; while [ $i -lt 60 ]; do "$@" --seed $((i % 2 + 1))'
+         ' >/dev/null || exit 1; i=$((i + 1)); done', "sh"] + cmd)
+    seen, bad = 0, []
+    while writer.poll() is None or seen < 20:
+        r = MHA.run(read + [w])
+        seen += 1
+        if r.returncode != 0 or r.stdout not in want:
+            bad.append((r.returncode, r.stdout[:300], r.stderr[:300]))
+        if seen > 2000:
+            break
+    ok(writer.wait() == 0 and not bad,
+       "%d reads of a folder being replaced 60 times: each one training's "
+       "model" % seen, bad[:3])
 
 
 def memory(tmp):
@@ -303,12 +617,17 @@ def progress():
     status, err = on_pty([])
     steps = [int(k) for k in re.findall(
         r"\r\x1b\[Kmha-explain: training fused: step (\d+) of 300000", err)]
+    losses = re.findall(r"step (\d+) of 300000, loss (\d+\.\d{4})\r", err)
     ok(status == 0 and steps and steps == sorted(steps) and
        all(1 <= k <= 300000 for k in steps) and err.endswith("\r\x1b[K") and
        "\n" not in err,
        "--train on a terminal: 'training fused: step k of N' redrawn in "
        "place, k rising, erased at the end",
        "status %r, stderr %r" % (status, err[:300]))
+    ok(losses and all(int(k) > 1 for k, _ in losses) and
+       len(losses) == len(steps),
+       "the progress line shows the loss of the step before: 'step k of N, "
+       "loss 0.1234'", err[:300])
     status, err = on_pty(["--quiet"])
     ok(status == 0 and err == "", "--quiet: no progress line",
        "status %r, stderr %r" % (status, err[:300]))
@@ -329,6 +648,10 @@ def main():
         diverges()
         threads()
         weights(tmp)
+        self_describing(tmp)
+        trained_folder_defects(tmp)
+        natural_sentences(tmp)
+        concurrent_reader(tmp)
     return done()
 
 

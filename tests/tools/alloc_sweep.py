@@ -10,12 +10,12 @@ each whole, and status 2). Never status 0 with different output, never a
 crash.
 
 Usage: alloc_sweep.py MHA_EXPLAIN LIBFAILMALLOC [--quick | --sample K]
-                      [--only NAME]
+                      [--only NAME | --only crashes]
 
 --quick (the test suite) tries every N up to 80 and then 80 spread over
-the rest of each run; --sample K tries K values of N spread over each
-run; without either every N is tried (minutes; hours for the runs that
-draw pictures).
+the rest of each run (every N of the short runs of EVERY_N); --sample K
+tries K values of N spread over each run; without either every N is
+tried (minutes; hours for the runs that draw pictures).
 
 Runs that draw pictures (LIBRARY_RUNS) may also end on a signal raised
 inside cairo, pango, fontconfig or GLib, which abort or crash when an
@@ -23,7 +23,10 @@ allocation fails: such a run must have left nothing behind, its stdout
 empty and the supervising parent's line last on stderr
 (cli/supervise.h). Those, runs that hang, and whole runs with a
 library's warning on stderr are counted apart and reported.
-Prints TAP, and a summary line per command. Python 3 standard library.
+Then a crash at the worst moment, right after a temporary file is made
+and before the run could note it for the supervising parent (CRASHES):
+nothing may be left. Prints TAP, and a summary line per command. Python
+3 standard library.
 """
 import os
 import signal
@@ -37,6 +40,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from taplib import done, ok  # noqa: E402
 
 S = "O gato sobe no tapete"
+# the repository's tiny GPT-2 checkpoint, for --model runs
+TINY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                    "reference", "gpt2", "tiny")
 # name: arguments (DIR is a folder the run may write into)
 COMMANDS = {
     "text": [S],
@@ -67,12 +73,27 @@ COMMANDS = {
               "1", "--format", "csv"],
     "train-csv-dir": [S, "--train", "1", "--grad", "--optimizer", "sgd",
                       "--variant", "wrapper", "--csv-dir", "DIR/out"],
+    # a checkpoint folder: config.json, the safetensors header, vocab.json
+    # and merges.txt read, BPE, the layers' tables, the logits
+    "model": ["--model", TINY, "hello, hello world!", "--threads", "1"],
+    "model-csv-dir": ["--model", TINY, "hello world", "--tables",
+                      "logits,next_tokens,h.0.attn.c_attn.weight",
+                      "--threads", "1", "--csv-dir", "DIR/out"],
+    # a trained model's folder read back (model.json, every file checked
+    # before the first table), trained one step further
+    "train-weights": [S, "--weights", "MODEL", "--train", "1", "--format",
+                      "csv"],
     # the picture libraries (cairo, pango, fontconfig, GLib) allocate in
     # the run's child process (cli/supervise.h)
     "plot-html": [S, "--plot", "DIR/p.png", "--html", "DIR/p.html"],
     "input-plot-pdf": ["--input", "SENTENCES", "--column", "s", "--plot",
                        "DIR/p.pdf"],
 }
+
+# Runs short enough (about 1000 allocations) to try every N even with
+# --quick: a checkpoint's run allocates its tables late, after the forward
+# pass, where a spread of 80 values of N may miss one.
+EVERY_N = ("model", "model-csv-dir")
 
 # Runs whose failures may come from inside the picture libraries: those
 # may abort, crash or print their own warnings when an allocation fails.
@@ -147,6 +168,40 @@ def listing(top):
     return sorted(found)
 
 
+# A crash at the worst moment: right after a file is made, before the
+# run notes it (failmalloc.c's MHA_CRASH_ON_CREATE): (name, arguments,
+# text of the path whose making crashes)
+CRASHES = [
+    ("a picture's temporary file", [S, "--plot", "DIR/p.png", "--html",
+                                    "DIR/p.html"], ".p.png."),
+    ("a page's temporary file", [S, "--html", "DIR/p.html"], ".p.html."),
+    ("a file of --csv-dir's private folder", [S, "--csv-dir", "DIR/out"],
+     "n0"),
+]
+
+
+def crash_on_create(program, shim, tmp):
+    """Each of CRASHES ends on SIGSEGV, the parent says so, and nothing
+    is left: the file was noted before it was made."""
+    for number, (name, template, text) in enumerate(CRASHES):
+        work = os.path.join(tmp, "crash%d" % number)
+        os.mkdir(work)
+        args = [a.replace("DIR", work) for a in template]
+        env = dict(os.environ, LD_PRELOAD=shim, MHA_CRASH_ON_CREATE=text,
+                   TMPDIR=work)
+        p = subprocess.run([program] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env, cwd=work,
+                           timeout=60)
+        lines = p.stderr.decode("utf-8", "replace").splitlines()
+        left = listing(work)
+        ok(p.returncode == -signal.SIGSEGV and p.stdout == b"" and
+           lines[-1:] == ["mha-explain: the run ended on signal 11 "
+                          "(Segmentation fault); its unfinished files were "
+                          "removed"] and left == [],
+           "a crash right after %s is made: nothing left" % name,
+           (p.returncode, p.stderr[-300:], left))
+
+
 def main():
     program, shim = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     quick = "--quick" in sys.argv
@@ -159,13 +214,18 @@ def main():
         sentences = os.path.join(tmp, "sentences.csv")
         with open(sentences, "w") as f:
             f.write("s\nO gato\nO gato sobe\n\"a, b\"\n")
+        model = os.path.join(tmp, "model")
+        subprocess.run([program, S, "--train", "2", "--positions",
+                        "--variant", "single,fused", "--d-model", "4",
+                        "--csv-dir", model, "--tables", "loss"],
+                       stdout=subprocess.DEVNULL, check=True)
         for name, template in COMMANDS.items():
             if only and name != only:
                 continue
             work = os.path.join(tmp, name)
             os.mkdir(work)
             args = [a.replace("DIR", work).replace("SENTENCES", sentences)
-                    for a in template]
+                    .replace("MODEL", model) for a in template]
             base = run(program, shim, args, 0, work)
             files = listing(work)
             ok(base[0] == 0 and base[3] > 0,
@@ -175,7 +235,7 @@ def main():
             if sample and total > sample:
                 ns = sorted({1 + (total - 1) * k // (sample - 1)
                              for k in range(sample)})
-            elif quick and total > 160:
+            elif quick and total > 160 and name not in EVERY_N:
                 step = (total - 80) / 80.0
                 ns = list(range(1, 81)) + sorted(
                     {80 + int(step * k) for k in range(1, 81)})
@@ -252,6 +312,8 @@ def main():
                "or a clean failure" % name,
                "\n".join("N=%d status %s stdout %r stderr %r left %r" % b
                          for b in bad[:8]))
+        if only in (None, "crashes"):
+            crash_on_create(program, shim, tmp)
     print("# all: %(runs)d runs, %(same)d as without a failure, "
           "%(failed)d clean failures (%(cut)d with the text cut short)"
           % totals)

@@ -798,6 +798,19 @@ def cpu_limit(tmp):
        (p.returncode, p.stderr[:300], os.listdir(top)))
 
 
+def reachable_copy():
+    """A folder of /tmp that every user may enter, holding a copy of the
+    program: the checkout may sit in a folder the other user cannot enter
+    (a fresh clone in a `mktemp -d` folder). The copy finds no picture
+    module and no catalogues beside it: the case needs neither."""
+    folder = tempfile.mkdtemp(prefix="mha-program-", dir="/tmp")
+    os.chmod(folder, 0o755)
+    copy = os.path.join(folder, "mha-explain")
+    shutil.copy(MHA.path, copy)
+    os.chmod(copy, 0o755)
+    return folder, MHA.prefix + [copy]
+
+
 def sticky_folder(tmp):
     """In a sticky world-writable folder (/tmp), another user's file that
     this user may not replace: status 1, the file kept, no kept link
@@ -806,6 +819,7 @@ def sticky_folder(tmp):
         ok(True, "# SKIP sticky folder: needs root to act as other users")
         return
     top = tempfile.mkdtemp(prefix="mha-sticky-", dir="/tmp")
+    program_dir, program = reachable_copy()
     try:
         os.chmod(top, 0o1777)
         target = os.path.join(top, "p.html")
@@ -818,7 +832,7 @@ def sticky_folder(tmp):
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)
-        p = subprocess.run(MHA.command([S, "--html", target]), cwd=top,
+        p = subprocess.run(program + [S, "--html", target], cwd=top,
                            preexec_fn=other_user, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE,
                            env=dict(os.environ, TMPDIR=top), timeout=600)
@@ -832,6 +846,7 @@ def sticky_folder(tmp):
         for n in os.listdir(top):
             os.remove(os.path.join(top, n))
         os.rmdir(top)
+        shutil.rmtree(program_dir)
 
 
 def limited(**limits):

@@ -7,6 +7,12 @@
  *                      descriptor K (calls counted; 1 if the N-th came)
  *   MHA_FAIL_BACKTRACE=1   print where the failed call came from on
  *                      stderr (to read one case of the sweep by hand)
+ *   MHA_CRASH_ON_CREATE=TEXT   the first open or openat that creates a
+ *                      file (O_CREAT) whose path holds TEXT raises
+ *                      SIGSEGV as soon as the file exists: a crash at
+ *                      the worst moment, before the program can note the
+ *                      file (a thread of the picture libraries may crash
+ *                      at any moment)
  *
  * Counting starts when main does: allocations of the libraries' own
  * initialisers before main (GLib's, which abort by design when one
@@ -15,10 +21,15 @@
  * on to glibc's allocator (__libc_malloc and friends). Used by
  * tests/tools/alloc_sweep.py.
  */
-#define _GNU_SOURCE /* RTLD_NEXT */
+#define _GNU_SOURCE /* RTLD_NEXT, open64 */
+/* open and open64 both defined below: neither names the other */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +124,81 @@ char *strndup(const char *s, size_t max)
         p[n] = '\0';
     }
     return p;
+}
+
+/* Raises SIGSEGV after fd, a file made at path, when
+ * MHA_CRASH_ON_CREATE asks for it. */
+static int crash_if_asked(int fd, const char *path, int flags)
+{
+    const char *text = getenv("MHA_CRASH_ON_CREATE");
+    if (in_main && fd >= 0 && (flags & O_CREAT) && text != NULL &&
+        text[0] != '\0' && strstr(path, text) != NULL) {
+        /* as a fault would: delivered even where the thread blocks
+         * signals (the picture's drawing thread blocks them all) */
+        sigset_t segv;
+        sigemptyset(&segv);
+        sigaddset(&segv, SIGSEGV);
+        sigprocmask(SIG_UNBLOCK, &segv, NULL);
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    return fd;
+}
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    const mode_t mode =
+        (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+    va_end(ap);
+    open_fn next;
+    void *found = dlsym(RTLD_NEXT, "open");
+    memcpy(&next, &found, sizeof next);
+    return crash_if_asked(next(path, flags, mode), path, flags);
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    const mode_t mode =
+        (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+    va_end(ap);
+    openat_fn next;
+    void *found = dlsym(RTLD_NEXT, "openat");
+    memcpy(&next, &found, sizeof next);
+    return crash_if_asked(next(dir, path, flags, mode), path, flags);
+}
+
+/* the names the program calls with 64-bit file offsets */
+int open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    const mode_t mode =
+        (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+    va_end(ap);
+    open_fn next;
+    void *found = dlsym(RTLD_NEXT, "open64");
+    memcpy(&next, &found, sizeof next);
+    return crash_if_asked(next(path, flags, mode), path, flags);
+}
+
+int openat64(int dir, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    const mode_t mode =
+        (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+    va_end(ap);
+    openat_fn next;
+    void *found = dlsym(RTLD_NEXT, "openat64");
+    memcpy(&next, &found, sizeof next);
+    return crash_if_asked(next(dir, path, flags, mode), path, flags);
 }
 
 /* main, wrapped so that counting starts with it */

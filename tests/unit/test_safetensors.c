@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/safetensors.h"
@@ -149,6 +150,10 @@ int main(int argc, char **argv)
          "\"wpe.weight\":{\"dtype\":\"Q4\"", "unknown dtype"},
         {"a missing tensor", "\"ln_f.bias\"", "\"ln_f.bias_gone\"",
          "ln_f.bias is missing"},
+        {"a tensor name of invalid UTF-8", "\"ln_f.bias\"", "\"ln_f.bias\xff\"",
+         "not valid UTF-8 (at byte"},
+        {"a tensor named twice", "\"wpe.weight\"", "\"ln_f.bias\"",
+         "tensor ln_f.bias appears twice in the header"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         char *at = strstr(header, edits[i].from);
@@ -164,13 +169,16 @@ int main(int argc, char **argv)
         refused(edits[i].what, edits[i].want);
         free(h);
     }
+    with_header("{}", st, st_len);
+    refused("a header of no tensors", "the 0 tensors of model.safetensors");
     spill("model.safetensors", st, st_len);
 
     // config.json disagreeing with the tensors, or malformed
     spill_text("config.json", "{\"n_layer\": 2, \"n_head\": 1, \"n_embd\": 8, "
                               "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("more layers in config.json than tensors",
-            "h.1.ln_1.weight is missing");
+            "n_layer is 2, but the 16 tensors of model.safetensors make at "
+            "most 1 layers");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 3, \"n_embd\": 8, "
                               "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("n_embd not a multiple of n_head", "not a multiple");
@@ -182,10 +190,29 @@ int main(int argc, char **argv)
     refused("no vocab_size", "vocab_size must be");
     spill_text("config.json", "{\"n_layer\": 1,");
     refused("config.json not JSON", "not valid JSON");
+    spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
+                              "\"n_positions\": 16, \"vocab_size\": 282, "
+                              "\"n_layer\": 2}");
+    refused("a key of config.json given twice",
+            "config.json: the key n_layer appears twice");
+    spill_text("config.json", "{\"n_layer\": 4000000000, \"n_head\": 1, "
+                              "\"n_embd\": 8, \"n_positions\": 16, "
+                              "\"vocab_size\": 282}");
+    refused("n_layer past what the tensors make",
+            "n_layer is 4000000000, but the 16 tensors of model.safetensors "
+            "make at most 1 layers");
+    spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
+                              "\"model_type\": \"gpt\xc0\xaf\", "
+                              "\"n_positions\": 16, \"vocab_size\": 282}");
+    refused("config.json with an overlong UTF-8 form", "not valid UTF-8");
     char cfg_path[600];
     snprintf(cfg_path, sizeof cfg_path, "%s/config.json", tmp);
     unlink(cfg_path);
     refused("no config.json", "cannot open");
+    // a FIFO is refused at once, not waited on
+    if (ok(mkfifo(cfg_path, 0600) == 0, "a FIFO config.json is made"))
+        refused("a FIFO config.json", "config.json: not a regular file");
+    unlink(cfg_path);
 
     // widening: F16 and BF16 exactly
     ok(st_half_to_float(0x3c00) == 1.0f, "F16 1");

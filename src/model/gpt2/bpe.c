@@ -9,6 +9,7 @@
 #include <utf8proc.h>
 
 #include "base/i18n.h"
+#include "io/file_read.h"
 #include "io/json.h"
 
 /* ---- a string -> int map (open addressing) -------------------------------- */
@@ -117,53 +118,55 @@ static void byte_tables(bpe *b)
     }
 }
 
-static int read_file(char **text, size_t *len, const char *path, mx_error *err)
+/* Every id of the object root (vocab.json) is a whole number below the
+ * number of tokens, as when each id from 0 to the largest names one
+ * token; else err names an id no token has and the largest, before
+ * anything is allocated for so many ids. */
+static int check_ids(const json_doc *doc, const json_node *root,
+                     const char *path, mx_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    const size_t max = (size_t)64 << 20;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = cap <= 2 * max ? realloc(buf, cap + 1) : NULL;
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                return err_input(err, _("%s: larger than %zu bytes"), path,
-                                 max);
-            }
-            buf = nb;
+    const size_t count = root->len;
+    const json_node *largest = NULL;
+    size_t max_id = 0;
+    for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m)) {
+        size_t id;
+        if (!json_size(m, (size_t)1 << 52, &id))
+            return err_input(err, _("%s: the id of %s is not a whole number"),
+                             path, json_key(doc, m));
+        if (largest == NULL || id > max_id) {
+            largest = m;
+            max_id = id;
         }
-        const size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
     }
-    const int bad = ferror(f);
-    fclose(f);
-    if (bad || n > max) {
-        free(buf);
-        return err_input(err, _("%s: cannot read"), path);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
+    if (max_id < count)
+        return 0;
+    // count tokens, one id past count - 1: an id below count is free
+    bool *used = calloc(count, sizeof *used);
+    if (used == NULL)
+        return err_nomem(err, path);
+    for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m))
+        if ((size_t)m->number < count)
+            used[(size_t)m->number] = true;
+    size_t free_id = 0;
+    while (used[free_id])
+        free_id++;
+    free(used);
+    return err_input(
+        err,
+        _("%s: no token has the id %zu, and %s has the id %zu: with %zu tokens the ids go from 0 to %zu"),
+        path, free_id, json_key(doc, largest), max_id, count, count - 1);
 }
 
 static int read_vocab(bpe *b, const char *path, mx_error *err)
 {
     char *text;
     size_t len;
-    if (read_file(&text, &len, path, err) != 0)
+    if (file_read_small(&text, &len, path, (size_t)64 << 20, err) != 0)
         return -1;
     json_doc doc;
-    const int rc = json_parse(&doc, text, len, path, err);
+    const int parsed = json_parse(&doc, text, len, path, err);
     free(text);
-    if (rc != 0)
+    if (parsed != 0)
         return -1;
     const json_node *root = json_root(&doc);
     if (root->type != JSON_OBJECT || root->len == 0) {
@@ -175,26 +178,24 @@ static int read_vocab(bpe *b, const char *path, mx_error *err)
         json_free(&doc);
         return err_nomem(err, path);
     }
+    int rc = check_ids(&doc, root, path, err);
     size_t max_id = 0;
-    for (const json_node *m = json_first(&doc, root); m;
+    for (const json_node *m = json_first(&doc, root); m && rc == 0;
          m = json_next(&doc, m)) {
-        size_t id;
-        if (!json_size(m, (size_t)1 << 30, &id)) {
-            err_input(err, _("%s: the id of %s is not a whole number"), path,
-                      json_key(&doc, m));
-            json_free(&doc);
-            return -1;
-        }
+        const size_t id = (size_t)m->number; // below count: check_ids
         if (id > max_id)
             max_id = id;
         const int put =
             map_put(&b->vocab, json_key(&doc, m), m->key_len, (int32_t)id);
-        if (put != 0) {
-            json_free(&doc);
-            return put > 0 ? err_input(err, _("%s: token %s appears twice"),
-                                       path, json_key(&doc, m))
-                           : err_nomem(err, path);
-        }
+        if (put > 0)
+            rc = err_input(err, _("%s: token %s appears twice"), path,
+                           json_key(&doc, m));
+        else if (put < 0)
+            rc = err_nomem(err, path);
+    }
+    if (rc != 0) {
+        json_free(&doc);
+        return -1;
     }
     json_free(&doc);
     b->n_ids = max_id + 1;
@@ -225,7 +226,7 @@ static int read_merges(bpe *b, const char *path, mx_error *err)
 {
     char *text;
     size_t len;
-    if (read_file(&text, &len, path, err) != 0)
+    if (file_read_small(&text, &len, path, (size_t)64 << 20, err) != 0)
         return -1;
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)

@@ -7,48 +7,12 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/file_read.h"
 #include "io/json.h"
 #include "numerics/gelu.h"
 #include "numerics/matmul.h"
 
 /* ---- config.json --------------------------------------------------------- */
-
-/* Reads the whole of a small file (at most max bytes) into *text. */
-static int read_small(char **text, size_t *len, const char *path, size_t max,
-                      mx_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            char *b = cap <= max + 1 ? realloc(buf, cap) : NULL;
-            if (b == NULL) {
-                free(buf);
-                fclose(f);
-                return err_input(err, _("%s: larger than %zu bytes"), path,
-                                 max);
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    const int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return err_input(err, _("%s: cannot read"), path);
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
 
 static int config_size(size_t *out, const json_doc *doc, const char *key,
                        const char *alt, const char *path, mx_error *err)
@@ -66,7 +30,7 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    if (read_small(&text, &len, path, (size_t)1 << 20, err) != 0)
+    if (file_read_small(&text, &len, path, (size_t)1 << 20, err) != 0)
         return -1;
     json_doc doc;
     int rc = json_parse(&doc, text, len, path, err);
@@ -77,6 +41,17 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
     const json_node *root = json_root(&doc);
     if (root->type != JSON_OBJECT) {
         err_input(err, _("%s: not a JSON object"), path);
+        goto out;
+    }
+    /* a key given twice is refused: Python's json keeps the last value,
+     * a reader that kept the first would run another model */
+    const char *twice;
+    const int repeated = json_repeated_key(&twice, &doc, root);
+    if (repeated != 0) {
+        if (repeated > 0)
+            err_input(err, _("%s: the key %s appears twice"), path, twice);
+        else
+            err_nomem(err, path);
         goto out;
     }
     if (config_size(&c->n_layer, &doc, "n_layer", NULL, path, err) != 0 ||
@@ -198,10 +173,21 @@ int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
         return -1;
     }
     const gpt2_config *c = &m->cfg;
+    /* each layer has GPT2_LAYER_TENSORS tensors: a larger n_layer is
+     * refused before anything is allocated for its layers */
+    const size_t tensors = m->st.n, most = tensors / GPT2_LAYER_TENSORS;
+    if (c->n_layer > most) {
+        const size_t layers = c->n_layer; // gpt2_close clears *c
+        gpt2_close(m);
+        return err_input(
+            err,
+            _("%s/config.json: n_layer is %zu, but the %zu tensors of model.safetensors make at most %zu layers (%d tensors each)"),
+            dir, layers, tensors, most, GPT2_LAYER_TENSORS);
+    }
     if (safetensors_find(&m->st, "transformer.wte.weight") != NULL)
         snprintf(m->prefix, sizeof m->prefix, "transformer.");
     m->layers = calloc(c->n_layer, sizeof *m->layers);
-    m->owned = calloc(4 + 12 * c->n_layer, sizeof *m->owned);
+    m->owned = calloc(4 + GPT2_LAYER_TENSORS * c->n_layer, sizeof *m->owned);
     if (m->layers == NULL || m->owned == NULL) {
         gpt2_close(m);
         return err_nomem(err, dir);
@@ -230,6 +216,8 @@ int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
             {&l->mlp_proj_w, "mlp.c_proj.weight", F, D},
             {&l->mlp_proj_b, "mlp.c_proj.bias", D, 0},
         };
+        _Static_assert(sizeof want / sizeof *want == GPT2_LAYER_TENSORS,
+                       "a layer's tensors");
         for (size_t k = 0; rc == 0 && k < sizeof want / sizeof *want; k++) {
             char name[96];
             snprintf(name, sizeof name, "h.%zu.%s", i, want[k].name);

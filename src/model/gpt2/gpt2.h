@@ -42,7 +42,9 @@ typedef struct {
     float eps; /* layer_norm_epsilon */
 } gpt2_config;
 
-/* One layer's parameters, float32 (T x D inputs; W stored in x out). */
+/* One layer's parameters, float32 (T x D inputs; W stored in x out):
+ * GPT2_LAYER_TENSORS tensors of the checkpoint. */
+#define GPT2_LAYER_TENSORS 12
 typedef struct {
     const float *ln_1_w, *ln_1_b;           /* (D) */
     const float *c_attn_w, *c_attn_b;       /* (D, 3D), (3D) */

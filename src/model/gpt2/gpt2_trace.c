@@ -84,11 +84,14 @@ static int run_open(checkpoint_run *r, const model_config *mc,
     }
     const gpt2_config *c = &r->model.cfg;
     if (bpe_vocab_size(r->tokenizer) > c->vocab_size) {
+        // run_free clears *c and the tokenizer
+        const size_t tokens = bpe_vocab_size(r->tokenizer),
+                     most = c->vocab_size;
         run_free(r);
         return err_input(
             err,
             _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->model, bpe_vocab_size(r->tokenizer), c->vocab_size);
+            mc->model, tokens, most);
     }
     for (size_t i = 0; i < mc->n_tables; i++) {
         char full[128];
@@ -144,7 +147,8 @@ static int run_open(checkpoint_run *r, const model_config *mc,
 }
 
 /* About the values of the whole trace: per shown layer and head, its six
- * tables; per shown layer, seven T x D tables and ffn_hidden; the rest. */
+ * tables; per shown layer, seven T x D tables and ffn_hidden; the rest,
+ * the logits (T x V) among them, shown or not. */
 static double run_values(const checkpoint_run *r, const model_config *mc)
 {
     const gpt2_config *c = &r->model.cfg;
@@ -157,9 +161,12 @@ static double run_values(const checkpoint_run *r, const model_config *mc)
         heads += r->heads[i];
     double v = layers * (heads * (4 * T * hd + 2 * T * T) + 7 * T * D +
                          T * (double)c->n_inner);
-    v += 3 * T * D + T * NEXT_TOKENS_K;
+    // the logits are always computed (next_tokens needs them), with one
+    // row of their probabilities; a second copy when they are shown
+    const double V = (double)c->vocab_size;
+    v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
     if (mc->logits)
-        v += T * (double)c->vocab_size;
+        v += T * V;
     for (size_t i = 0; i < mc->n_tables; i++) {
         char full[128];
         snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
@@ -327,12 +334,18 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
     matrix probs = {0}, top = {0};
     char **names = calloc(T * K, sizeof *names);
     int result = -1;
-    if (names == NULL || matrix_alloc(&probs, T, V, N_("logits"), err) != 0 ||
+    if (names == NULL) {
+        err_nomem(err, _("tokens"));
+        goto out;
+    }
+    // one row of probabilities at a time: the softmax of each row is its own
+    if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
         matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
         goto out;
-    softmax_rows(&probs, logits, 1.0f);
     for (size_t t = 0; t < T; t++) {
-        const float *p = matrix_at(&probs, t, 0);
+        const matrix row = {1, V, logits->v + t * V};
+        softmax_rows(&probs, &row, 1.0f);
+        const float *p = probs.v;
         size_t best[NEXT_TOKENS_K];
         size_t n = 0;
         // insertion into the k best so far: the larger probability, then

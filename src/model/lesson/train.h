@@ -42,7 +42,7 @@ typedef struct {
  * go out (a progress line on a terminal: cli/progress.h); it cannot stop
  * the training and does not look at the parameters. */
 typedef struct {
-    void (*fn)(void *ctx, variant_id v, size_t step, size_t steps);
+    void (*fn)(void *ctx, variant_id v, size_t step, size_t steps, float loss);
     void *ctx;
 } train_watch;
 

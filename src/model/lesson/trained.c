@@ -48,17 +48,25 @@ static void word_ids_place(word_ids *w, size_t i)
     w->slot[k] = i + 1;
 }
 
+/* Whether word has an id, *id. */
+static bool word_find(size_t *id, const word_ids *w, const char *word)
+{
+    if (w->n_slots == 0)
+        return false;
+    size_t k = hash_word(word) & (w->n_slots - 1);
+    for (; w->slot[k] != 0; k = (k + 1) & (w->n_slots - 1))
+        if (strcmp(w->words[w->slot[k] - 1], word) == 0) {
+            *id = w->slot[k] - 1;
+            return true;
+        }
+    return false;
+}
+
 /* *id = word's id, a new one when it is new. */
 static int word_id(size_t *id, word_ids *w, const char *word, mx_error *err)
 {
-    if (w->n_slots > 0) {
-        size_t k = hash_word(word) & (w->n_slots - 1);
-        for (; w->slot[k] != 0; k = (k + 1) & (w->n_slots - 1))
-            if (strcmp(w->words[w->slot[k] - 1], word) == 0) {
-                *id = w->slot[k] - 1;
-                return 0;
-            }
-    }
+    if (word_find(id, w, word))
+        return 0;
     if (w->n == w->cap) {
         const size_t cap = w->cap ? 2 * w->cap : 64;
         char **grown = realloc(w->words, cap * sizeof *grown);
@@ -111,11 +119,29 @@ static int corpus_error(mx_error *err, const model_input *in, size_t i)
     return err_input(err, _("--corpus: sentence %zu: %s"), i, why);
 }
 
+/* --unk: how words outside a closed vocabulary are read. */
+typedef struct {
+    bool on;   /* words are looked up, never added */
+    size_t id; /* UNK_WORD's id */
+} unk_map;
+
+/* *id = word's id (word_id), or with u on its id if it has one, else
+ * UNK_WORD's. */
+static int vocab_id(size_t *id, word_ids *w, const char *word, const unk_map *u,
+                    mx_error *err)
+{
+    if (!u->on)
+        return word_id(id, w, word, err);
+    if (!word_find(id, w, word))
+        *id = u->id;
+    return 0;
+}
+
 /* The corpus's sentences tokenized one by one into w and all (their
  * ids, *count of them); *lengths (n_corpus) their lengths. */
 static int corpus_ids(word_ids *w, size_t **all, size_t *count,
                       size_t **lengths, const model_input *in,
-                      enum token_mode mode, mx_error *err)
+                      const model_config *mc, const unk_map *u, mx_error *err)
 {
     size_t cap = 0;
     *lengths = calloc(in->n_corpus ? in->n_corpus : 1, sizeof **lengths);
@@ -123,8 +149,8 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
         return err_nomem(err, _("the corpus"));
     for (size_t i = 0; i < in->n_corpus; i++) {
         tokenized t = {0};
-        if (tokenize_as(&t, in->corpus[i], strlen(in->corpus[i]), mode, err) !=
-            0)
+        if (tokenize_with(&t, in->corpus[i], strlen(in->corpus[i]), mc->tokens,
+                          &mc->rules, err) != 0)
             return corpus_error(err, in, i);
         int rc = 0;
         if (t.n_tokens < 2) {
@@ -143,7 +169,7 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
             }
         }
         for (size_t k = 0; rc == 0 && k < t.n_tokens; k++)
-            rc = word_id(&(*all)[(*count)++], w, t.tokens[k], err);
+            rc = vocab_id(&(*all)[(*count)++], w, t.tokens[k], u, err);
         (*lengths)[i] = t.n_tokens;
         tokenized_free(&t);
         if (rc != 0)
@@ -163,8 +189,37 @@ static const char *new_word(const word_ids *w, const size_t *ids, size_t n,
     return NULL;
 }
 
+/* Token k of tok is word (UNK_WORD in place of a word outside the
+ * vocabulary: the tables' labels say what the model reads). */
+static int unk_label(tokenized *tok, size_t k, const char *word, mx_error *err)
+{
+    if (strcmp(tok->tokens[k], word) == 0)
+        return 0;
+    char *copy = strdup(word);
+    if (copy == NULL)
+        return err_nomem(err, _("a token"));
+    free(tok->tokens[k]);
+    tok->tokens[k] = copy;
+    return 0;
+}
+
+/* --unk: UNK_WORD's id in u, added to w unless it is there (a trained
+ * vocabulary must have it); u is on for what is read after. */
+static int unk_begin(unk_map *u, word_ids *w, bool trained, mx_error *err)
+{
+    if (trained && !word_find(&u->id, w, UNK_WORD))
+        return err_input(err,
+                         _("--unk: the trained vocabulary has no word '%s' "
+                           "(the model was trained without --unk)"),
+                         UNK_WORD);
+    if (word_id(&u->id, w, UNK_WORD, err) != 0)
+        return -1;
+    u->on = true;
+    return 0;
+}
+
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    enum token_mode mode, const char *const *vocab,
+                    const model_config *mc, const char *const *vocab,
                     size_t n_vocab, mx_error *err)
 {
     word_ids w = {0};
@@ -184,7 +239,8 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         return err_input(err, _("--weights: the embedding's rows name a word "
                                 "twice"));
     }
-    if (tokenize_as(tok, in->sentence, in->len, mode, err) != 0) {
+    if (tokenize_with(tok, in->sentence, in->len, mc->tokens, &mc->rules,
+                      err) != 0) {
         word_ids_free(&w);
         return -1;
     }
@@ -199,7 +255,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         word_ids_free(&w);
         return err_input(err, _("--corpus: the column holds no sentence"));
     }
-    if (corpus_ids(&w, &all, &count, &lengths, in, mode, err) != 0)
+    // --unk: a trained vocabulary is closed from the start; a corpus's
+    // once it is read; a sentence's after it
+    unk_map unk = {0};
+    if (mc->unk && vocab != NULL && unk_begin(&unk, &w, true, err) != 0)
+        goto done;
+    if (corpus_ids(&w, &all, &count, &lengths, in, mc, &unk, err) != 0)
+        goto done;
+    if (mc->unk && vocab == NULL && in->corpus != NULL &&
+        unk_begin(&unk, &w, false, err) != 0)
         goto done;
     // the shown sentence's ids, its new words after the corpus's
     const size_t T = tok->n_tokens;
@@ -209,10 +273,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         goto done;
     }
     for (size_t k = 0; k < T; k++)
-        if (word_id(&shown[k], &w, tok->tokens[k], err) != 0) {
+        if (vocab_id(&shown[k], &w, tok->tokens[k], &unk, err) != 0 ||
+            (mc->unk && unk_label(tok, k, w.words[shown[k]], err) != 0)) {
             free(shown);
             goto done;
         }
+    if (mc->unk && !unk.on && unk_begin(&unk, &w, false, err) != 0) {
+        free(shown);
+        goto done;
+    }
     const char *unknown =
         vocab == NULL ? NULL : new_word(&w, all, count, n_vocab);
     if (unknown != NULL ||
@@ -439,6 +508,7 @@ typedef struct {
     const train_watch *watch;
     variant_id variant;
     size_t steps;
+    const float *losses; /* each step's loss, as the training makes it */
 } step_look;
 
 /* The training's hook: tells the watch, then records the checkpoint. */
@@ -446,7 +516,8 @@ static int step_hook(void *ctx, size_t step, mx_error *err)
 {
     const step_look *look = ctx;
     if (look->watch != NULL)
-        look->watch->fn(look->watch->ctx, look->variant, step, look->steps);
+        look->watch->fn(look->watch->ctx, look->variant, step, look->steps,
+                        step > 0 ? look->losses[step - 1] : NAN);
     return look->ck != NULL ? checkpoint_hook(look->ck, step, err) : 0;
 }
 
@@ -610,6 +681,105 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     return rc;
 }
 
+/* The sizes of variant id's module in a run of mc (cfg the run's). */
+typedef struct {
+    model_dims run;  /* the run's sizes */
+    model_dims dims; /* the variant's (variant_dims) */
+    attention_config acfg;
+} variant_sizes;
+
+static variant_sizes sizes_of(variant_id id, const model_config *mc,
+                              const attention_config *cfg)
+{
+    const variant_row *row = variant_row_of(id);
+    variant_sizes s = {.run = {
+                           .d_model = cfg->d_model,
+                           .d_out = mc->d_out,
+                           .heads = mc->heads,
+                           .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
+                           .qkv_bias = mc->qkv_bias,
+                       }};
+    s.dims = variant_dims(row, &s.run);
+    s.acfg = variant_attention(row, cfg);
+    return s;
+}
+
+/* A variant's model as its training starts. */
+typedef struct {
+    matrix emb, pos; /* (V, D), (C, D) */
+    module_room m;
+    linear head; /* lm_head, (V, W) */
+} start_model;
+
+static void start_model_free(start_model *sm, variant_id id)
+{
+    variant_row_of(id)->free(&sm->m);
+    linear_free(&sm->head);
+    matrix_free(&sm->emb);
+    matrix_free(&sm->pos);
+}
+
+/* *sm: copies of embedding (V, D) and positions (C, D, or NULL) as
+ * drawn; the module, then lm_head = nn.Linear(W, V, bias=False), drawn
+ * from a copy of start; then with --weights the folder's files read over
+ * them (a trained run's files replace what was drawn). */
+static int start_model_make(start_model *sm, variant_id id,
+                            const model_config *mc, const variant_sizes *sz,
+                            const torch_rng *start, const matrix *embedding,
+                            const matrix *positions, const trained_labels *lab,
+                            mx_error *err)
+{
+    const size_t V = embedding->rows;
+    const char *const *words = (const char *const *)lab->vocab->s;
+    torch_rng g = *start;
+    if (matrix_alloc(&sm->emb, V, embedding->cols, N_("the embedding"), err) !=
+            0 ||
+        (positions != NULL &&
+         matrix_alloc(&sm->pos, positions->rows, positions->cols,
+                      N_("the positions"), err) != 0))
+        return -1;
+    memcpy(sm->emb.v, embedding->v, V * embedding->cols * sizeof(float));
+    if (positions != NULL)
+        memcpy(sm->pos.v, positions->v,
+               positions->rows * positions->cols * sizeof(float));
+    if (variant_row_of(id)->init(&sm->m, &sz->acfg, &sz->dims, &g, err) != 0 ||
+        linear_init(&sm->head, sz->dims.d_out, V, false, &g, err) != 0)
+        return -1;
+    if (mc->weights == NULL)
+        return 0;
+    const csv_style *style = &mc->weights_style;
+    if (weights_load(variant_by_id(id)->bit, &sz->run, &sm->m, mc->weights,
+                     style, err) != 0 ||
+        weights_load_words(&sm->emb, words, mc->weights, id, TABLE_EMBEDDING,
+                           style, err) != 0 ||
+        (positions != NULL &&
+         weights_load_table(&sm->pos, mc->weights, id, TABLE_POS_EMBEDDING,
+                            style, err) != 0) ||
+        weights_load_words(&sm->head.weight, words, mc->weights, id,
+                           TABLE_LM_HEAD, style, err) != 0)
+        return -1;
+    return 0;
+}
+
+int trained_check_files(const model_config *mc, const attention_config *cfg,
+                        const torch_rng *start, const matrix *embedding,
+                        const matrix *positions, const trained_labels *lab,
+                        mx_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
+        const variant_id id = model_variants[i].id;
+        if (!(mc->variants & model_variants[i].bit))
+            continue;
+        const variant_sizes sz = sizes_of(id, mc, cfg);
+        start_model sm = {0};
+        rc = start_model_make(&sm, id, mc, &sz, start, embedding, positions,
+                              lab, err);
+        start_model_free(&sm, id);
+    }
+    return rc;
+}
+
 int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -617,58 +787,26 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const trained_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const model_dims run = {
-        .d_model = cfg->d_model,
-        .d_out = mc->d_out,
-        .heads = mc->heads,
-        .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
-        .qkv_bias = mc->qkv_bias,
-    };
-    const model_dims dims = variant_dims(row, &run);
-    const attention_config acfg = variant_attention(row, cfg);
+    const variant_sizes sz = sizes_of(id, mc, cfg);
+    const model_dims dims = sz.dims;
+    const attention_config acfg = sz.acfg;
     const size_t steps = mc->training.steps, V = embedding->rows;
     const size_t T = lab->seq->tokens->n;
-    matrix emb = {0}, pos = {0}, lm_head = {0}, logits = {0};
-    linear head = {0};
-    module_room m = {0};
-    train_model model = {&emb, positions != NULL ? &pos : NULL, &m,
-                         &head.weight};
+    start_model sm = {0};
+    matrix logits = {0};
+    train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, &sm.m,
+                         &sm.head.weight};
     train_model grads = {0};
     checkpoints ck = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
-    torch_rng g = *start;
     int rc = -1;
-    (void)lm_head;
     if (losses == NULL) {
         err_nomem(err, _("the losses"));
         goto done;
     }
-    // emb and pos as drawn; the module, then lm_head = nn.Linear(W, V,
-    // bias=False)
-    if (matrix_alloc(&emb, V, embedding->cols, N_("the embedding"), err) ||
-        (positions != NULL &&
-         matrix_alloc(&pos, positions->rows, positions->cols,
-                      N_("the positions"), err)) ||
-        matrix_alloc(&logits, T, V, N_("the logits"), err))
-        goto done;
-    memcpy(emb.v, embedding->v, V * embedding->cols * sizeof(float));
-    if (positions != NULL)
-        memcpy(pos.v, positions->v,
-               positions->rows * positions->cols * sizeof(float));
-    if (row->init(&m, &acfg, &dims, &g, err) != 0 ||
-        linear_init(&head, dims.d_out, V, false, &g, err) != 0)
-        goto done;
-    // --weights: a trained run's files replace what was drawn
-    if (mc->weights != NULL &&
-        (weights_load(variant_by_id(id)->bit, &run, &m, mc->weights,
-                      &mc->weights_style, err) != 0 ||
-         weights_load_table(&emb, mc->weights, id, TABLE_EMBEDDING,
-                            &mc->weights_style, err) != 0 ||
-         (positions != NULL &&
-          weights_load_table(&pos, mc->weights, id, TABLE_POS_EMBEDDING,
-                             &mc->weights_style, err) != 0) ||
-         weights_load_table(&head.weight, mc->weights, id, TABLE_LM_HEAD,
-                            &mc->weights_style, err) != 0))
+    if (start_model_make(&sm, id, mc, &sz, start, embedding, positions, lab,
+                         err) != 0 ||
+        matrix_alloc(&logits, T, V, N_("the logits"), err) != 0)
         goto done;
 
     // with checkpoints, the hook looks at the heads as the training goes
@@ -679,7 +817,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                        .cfg = &acfg,
                        .ids = ids,
                        .seq = lab->seq};
-    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps};
+    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps,
+                      losses};
     const train_hook hook = {step_hook, &look};
     if (mc->checkpoints)
         checkpoints_choose(&ck, steps);
@@ -690,7 +829,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
         goto done;
     if (mc->watch != NULL)
-        mc->watch->fn(mc->watch->ctx, id, steps, steps);
+        mc->watch->fn(mc->watch->ctx, id, steps, steps,
+                      steps > 0 ? losses[steps - 1] : NAN);
 
     // the trained model's tables, and its forward pass on the sentence
     const matrix *x;
@@ -698,7 +838,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (shown_forward(tr, id, &m, &acfg, &in, mc->average, lab->seq, err) != 0)
+    if (shown_forward(tr, id, &sm.m, &acfg, &in, mc->average, lab->seq, err) !=
+        0)
         goto done;
 
     // logits and the loss at the final parameters; with --grad, one more
@@ -735,10 +876,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
 done:
     if (mc->grad && grads.module != NULL)
         train_grad_model_free(&grads, id);
-    row->free(&m);
-    linear_free(&head);
-    matrix_free(&emb);
-    matrix_free(&pos);
+    start_model_free(&sm, id);
     matrix_free(&logits);
     free(losses);
     free(ck.values);

@@ -31,6 +31,9 @@
  * the page and the pictures stay small however long the training. */
 #define TRAIN_CHECKPOINTS 11
 
+/* The word --unk puts in place of one outside the vocabulary. */
+#define UNK_WORD "<unk>"
+
 /* The sentences trained on, as ids of the run's vocabulary. */
 typedef struct {
     train_sentence *s; /* n sentences; their ids point into ids */
@@ -48,9 +51,13 @@ typedef struct {
  * *data, which owns the vocabulary's words (free *tok first). Every
  * sentence needs two tokens (one to predict from). With vocab (n_vocab
  * words, a trained embedding's rows: --weights) the vocabulary is that,
- * and a word outside it is an error naming it. */
+ * and a word outside it is an error naming it. Sentences are cut as
+ * mc->tokens and mc->rules say. With mc->unk, the vocabulary has the
+ * word UNK_WORD (after the corpus's words, or the sentence's without a
+ * corpus), and a word outside the trained vocabulary (the --weights
+ * one, else the corpus's) is that word, in the tokens too. */
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    enum token_mode mode, const char *const *vocab,
+                    const model_config *mc, const char *const *vocab,
                     size_t n_vocab, mx_error *err);
 void train_data_free(train_data *data);
 
@@ -70,5 +77,14 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const matrix *embedding, const matrix *positions,
                     const train_data *data, const size_t *ids,
                     const trained_labels *lab, mx_error *err);
+
+/* Before a streamed trained run writes anything: each variant's
+ * --weights files read, as trained_variant reads them, into a model
+ * freed again, so that a bad file of a later variant stops the run
+ * before the first table goes out. */
+int trained_check_files(const model_config *mc, const attention_config *cfg,
+                        const torch_rng *start, const matrix *embedding,
+                        const matrix *positions, const trained_labels *lab,
+                        mx_error *err);
 
 #endif

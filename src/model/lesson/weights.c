@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +127,18 @@ int weights_load_table(matrix *m, const weights_files *w, variant_id v,
     return read_weight_matrix_stream(m, f, path, style, err);
 }
 
+int weights_load_words(matrix *m, const char *const *words,
+                       const weights_files *w, variant_id v, table_id id,
+                       const csv_style *style, mx_error *err)
+{
+    char path[4096];
+    int rc;
+    FILE *f = rewound_file(path, sizeof path, w, v, id, &rc, err);
+    if (f == NULL)
+        return rc;
+    return read_word_matrix_stream(m, words, f, path, style, err);
+}
+
 bool weights_has_table(const weights_files *w, variant_id v, table_id id)
 {
     char path[4096];
@@ -149,6 +162,7 @@ static bool trained_layer(const char *layer, const char *suffix)
 
 void weights_files_free(weights_files *w)
 {
+    manifest_free(&w->manifest);
     for (size_t i = 0; i < w->n; i++) {
         fclose(w->files[i].f);
         free(w->files[i].name);
@@ -244,21 +258,13 @@ static int keep_open(weights_files *w, int dir_fd, const char *name,
     return 0;
 }
 
-int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
-                     size_t heads, size_t layers, bool tie, mx_error *err)
+/* The check of every file DIR lists (weights_open_dir), d open on it. */
+static int check_listing(weights_files *w, DIR *d, unsigned variants,
+                         size_t heads, size_t layers, bool tie, mx_error *err)
 {
     // names only: the shapes of the listed parameters are not used
     const model_dims dims = {.heads = heads, .layers = layers};
-    *w = (weights_files){0};
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return err_input(err, _("--weights: cannot open %s: %s"), dir,
-                         strerror(errno));
-    w->dir = strdup(dir);
-    if (w->dir == NULL) {
-        closedir(d);
-        return err_input(err, "%s", strerror(ENOMEM));
-    }
+    const char *dir = w->dir;
     int rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
@@ -300,8 +306,21 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
                      e->d_name + vlen + 1);
             layer_match m = {layer, false, false};
             model_params_each(v->bit, &dims, NULL, match_layer, &m);
-            // a trained run's tables (--csv-dir of --train)
-            m.found = m.found || trained_layer(layer, ".weight");
+            // a trained run's tables (--csv-dir of --train): weights
+            // only (nn.Embedding has no bias, lm_head is made without)
+            const bool bias = ends_with(e->d_name, ".bias.csv", &(size_t){0});
+            if (!m.found && trained_layer(layer, ".weight")) {
+                if (bias) {
+                    rc = err_input(err,
+                                   _("%s/%s: a trained model's %s has no "
+                                     "bias (nn.Embedding has none, and "
+                                     "lm_head is nn.Linear(..., "
+                                     "bias=False)): remove the file"),
+                                   dir, e->d_name, layer);
+                    continue;
+                }
+                m.found = true;
+            }
             // with --layers N, a file of one block (a run without
             // --layers, a trained block): its name has no block number
             layer_match one = {layer, false, false};
@@ -335,7 +354,182 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
                              "its module: single, wrapper, fused or block"),
                            dir, e->d_name);
     }
+    return rc;
+}
+
+/* The folder's model.json (manifest.h), when there is one, read through
+ * its descriptor dir_fd into w->manifest. */
+static int read_manifest(weights_files *w, int dir_fd, mx_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", w->dir, MANIFEST_NAME);
+    const int fd = openat(dir_fd, MANIFEST_NAME,
+                          O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT ? 0
+                               : err_input(err, _("%s: cannot open: %s"), path,
+                                           strerror(errno));
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        rc = err_input(err, _("%s: not a regular file"), path);
+    else if ((size_t)st.st_size > MANIFEST_MAX_BYTES)
+        rc = err_input(err, _("%s: larger than %zu MiB"), path,
+                       MANIFEST_MAX_BYTES >> 20);
+    char *text = rc == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+    if (rc == 0 && text == NULL)
+        rc = err_nomem(err, _("the model's description"));
+    size_t len = 0;
+    while (rc == 0 && len <= (size_t)st.st_size) {
+        const ssize_t got = read(fd, text + len, (size_t)st.st_size + 1 - len);
+        if (got < 0)
+            rc =
+                err_input(err, _("%s: cannot read: %s"), path, strerror(errno));
+        else if (got == 0)
+            break;
+        else
+            len += (size_t)got;
+    }
+    if (rc == 0 && len > (size_t)st.st_size)
+        rc = err_input(err, _("%s: larger than %zu MiB"), path,
+                       MANIFEST_MAX_BYTES >> 20);
+    if (rc == 0)
+        rc = manifest_parse(&w->manifest, text, len, path, err);
+    free(text);
+    close(fd);
+    return rc;
+}
+
+/* What a complete model's check looks for: a file the model lacks. */
+typedef struct {
+    const weights_files *w;
+    const char *variant;
+    mx_error *err;
+} model_files;
+
+/* A param_fn: a present parameter of the model must have its file. */
+static int has_param_file(const param_info *p, void *ctx)
+{
+    const model_files *m = ctx;
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.csv", m->variant, p->name);
+    if (!p->present || file_named(m->w, name) != NULL)
+        return 0;
+    return err_input(m->err,
+                     _("%s/%s: missing: the folder's %s describes a trained "
+                       "%s module, and each of its parameters has a file"),
+                     m->w->dir, name, MANIFEST_NAME, m->variant);
+}
+
+/* With model.json: every file of each variant it describes is there, and
+ * no pos_embedding file beside a model without positions. */
+static int check_model_files(const weights_files *w, mx_error *err)
+{
+    const trained_manifest *t = &w->manifest;
+    const model_dims dims = {.d_model = t->d_model,
+                             .d_out = t->d_out,
+                             .heads = t->heads,
+                             .ff = t->ff,
+                             .qkv_bias = t->qkv_bias};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *v = &model_variants[i];
+        if (!(t->variants & v->bit))
+            continue;
+        const table_id tables[] = {TABLE_EMBEDDING, TABLE_LM_HEAD,
+                                   TABLE_POS_EMBEDDING};
+        for (size_t k = 0; k < sizeof tables / sizeof *tables; k++) {
+            const bool want = tables[k] != TABLE_POS_EMBEDDING || t->positions;
+            if (weights_has_table(w, v->id, tables[k]) == want)
+                continue;
+            const char *name = table_info_of(tables[k])->name;
+            if (want)
+                return err_input(err,
+                                 _("%s/%s.%s.csv: missing: the folder's %s "
+                                   "describes a trained %s module, and each "
+                                   "of its parameters has a file"),
+                                 w->dir, v->name, name, MANIFEST_NAME, v->name);
+            return err_input(err,
+                             _("%s/%s.%s.csv: the folder's %s describes a "
+                               "model without positions: the file is not "
+                               "its own (remove it)"),
+                             w->dir, v->name, name, MANIFEST_NAME);
+        }
+        model_files m = {w, v->name, err};
+        if (model_params_each(v->bit, &dims, NULL, has_param_file, &m) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The variants of a set as "single, fused". */
+static void variant_names(char *buf, size_t size, unsigned variants)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (variants & model_variants[i].bit) {
+            const size_t used = strlen(buf);
+            snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                     model_variants[i].name);
+        }
+}
+
+/* A param_fn: the first parameter's name into ctx (a char[128]). */
+static int first_name(const param_info *p, void *ctx)
+{
+    snprintf(ctx, 128, "%s", p->name);
+    return 1;
+}
+
+/* The error of a folder with no parameter file of the run's variants: an
+ * empty folder, or one of tables without parameters (--tables). */
+static int no_parameter(const char *dir, unsigned variants, size_t heads,
+                        mx_error *err)
+{
+    char names[64], param[128] = "";
+    variant_names(names, sizeof names, variants);
+    const unsigned first = variants & (0u - variants);
+    const model_dims dims = {.heads = heads};
+    model_params_each(first, &dims, NULL, first_name, param);
+    return err_input(err,
+                     _("--weights %s: the folder holds no parameter file of "
+                       "the modules this run includes (%s): expected the "
+                       "files --csv-dir writes, such as %s.%s.csv"),
+                     dir, names, variant_id_name(variant_of_bit(first)), param);
+}
+
+int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
+                     size_t heads, size_t layers, bool tie, mx_error *err)
+{
+    *w = (weights_files){0};
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return err_input(err, _("--weights: cannot open %s: %s"), dir,
+                         strerror(errno));
+    w->dir = strdup(dir);
+    if (w->dir == NULL) {
+        closedir(d);
+        return err_input(err, "%s", strerror(ENOMEM));
+    }
+    /* a run that puts --csv-dir files here holds the lock exclusively
+     * while it moves them in: the files opened below are one run's;
+     * closedir lets go of it */
+    flock(dirfd(d), LOCK_SH);
+    int rc = read_manifest(w, dirfd(d), err);
+    if (rc == 0 && w->manifest.present) {
+        // the model's own variants and heads name its files
+        variants = w->manifest.variants;
+        heads = w->manifest.heads;
+        layers = 0;
+        tie = false;
+    }
+    if (rc == 0)
+        rc = check_listing(w, d, variants, heads, layers, tie, err);
     closedir(d);
+    if (rc == 0 && w->manifest.present)
+        rc = check_model_files(w, err);
+    if (rc == 0 && w->n == 0)
+        rc = no_parameter(dir, variants | (tie ? VARIANT_WRAPPER : 0u), heads,
+                          err);
     if (rc != 0)
         weights_files_free(w);
     return rc;

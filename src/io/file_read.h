@@ -1,0 +1,20 @@
+/* file_read.h: reading the whole of a small file of a checkpoint folder
+ * (config.json, vocab.json, merges.txt: model/gpt2.c, model/bpe.c).
+ *
+ * A checkpoint folder's files are regular files: a FIFO, a device or a
+ * folder put in their place is refused without waiting on it (the file
+ * is opened with O_NONBLOCK, then checked).
+ */
+#ifndef MHA_FILE_READ_H
+#define MHA_FILE_READ_H
+
+#include <stddef.h>
+
+#include "base/error.h"
+
+/* Reads the regular file at path, at most max bytes, into *text (owned
+ * by the caller, NUL-terminated after its *len bytes). */
+int file_read_small(char **text, size_t *len, const char *path, size_t max,
+                    mx_error *err);
+
+#endif

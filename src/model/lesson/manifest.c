@@ -1,0 +1,329 @@
+/* manifest.c: model.json written after a trained run and read back by
+ * --weights (manifest.h). */
+#include "model/lesson/manifest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "io/json.h"
+#include "model/lesson/model.h"
+#include "numerics/floatfmt.h"
+
+#define MANIFEST_FORMAT "mha-explain trained model"
+#define MANIFEST_VERSION 1
+
+/* The largest size a field may give: the options' (MAX_WIDTH). */
+#define MAX_MODEL_WIDTH 8192
+
+/* --punct's values, by enum punct_mode. */
+static const char *const punct_names[] = {"keep", "split", "drop"};
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* s as a JSON string: quotes, backslashes and control characters
+ * escaped; the rest (valid UTF-8) as it is. */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s != '\0'; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static const char *bool_text(bool b)
+{
+    return b ? "true" : "false";
+}
+
+/* The rows of variant v's table id in tr, or 0 when it has none. */
+static size_t rows_of(const trace *tr, variant_id v, table_id id)
+{
+    const table_key key = {v, 0, NO_HEAD, id, false};
+    const table *t = trace_find(tr, &key);
+    return t != NULL ? t->rows->n : 0;
+}
+
+/* "final_loss": each variant's loss at the final parameters (the last
+ * row of its loss table), null when not finite. */
+static void put_losses(FILE *f, const model_config *mc, const trace *tr)
+{
+    fputs("  \"final_loss\": {", f);
+    const char *sep = "";
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        const variant_info *v = &model_variants[i];
+        if (!(mc->variants & v->bit))
+            continue;
+        const table_key key = {v->id, 0, NO_HEAD, TABLE_LOSS, false};
+        const table *t = trace_find(tr, &key);
+        fprintf(f, "%s\"%s\": ", sep, v->name);
+        sep = ", ";
+        const float loss = t != NULL && t->values.v != NULL
+                               ? t->values.v[t->values.rows - 1]
+                               : NAN;
+        char text[FLOAT_TEXT_SIZE];
+        if (isfinite(loss)) {
+            float_text(text, loss, false);
+            fputs(text, f);
+        } else {
+            fputs("null", f);
+        }
+    }
+    fputs("}\n", f);
+}
+
+int manifest_text(char **text, size_t *len, const model_config *mc,
+                  const trace *tr, const char *corpus, mx_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    const table *vocab = trace_find_input(tr, TABLE_VOCAB);
+    if (vocab == NULL)
+        return err_input(err, _("the trained run made no vocabulary"));
+    FILE *f = open_memstream(text, len);
+    if (f == NULL)
+        return err_nomem(err, _("the model's description"));
+    size_t C = 0;
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n",
+            MANIFEST_FORMAT, MANIFEST_VERSION);
+    fputs("  \"variants\": [", f);
+    const char *sep = "";
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (mc->variants & model_variants[i].bit) {
+            fprintf(f, "%s\"%s\"", sep, model_variants[i].name);
+            sep = ", ";
+            if (C == 0)
+                C = rows_of(tr, model_variants[i].id, TABLE_POS_EMBEDDING);
+        }
+    const size_t D = mc->d_model;
+    const size_t ff = !(mc->variants & VARIANT_BLOCK) ? 0
+                      : mc->ff != 0                   ? mc->ff
+                                                      : 4 * D;
+    fprintf(f,
+            "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
+            "  \"ff\": %zu,\n  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
+            "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
+            "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
+            D, mc->d_out, mc->heads, ff, bool_text(mc->qkv_bias),
+            bool_text(mc->causal), bool_text(mc->scale), C,
+            mc->tokens == TOKENS_CHARS ? "chars" : "words",
+            bool_text(mc->rules.lower), punct_names[mc->rules.punct],
+            bool_text(mc->unk));
+    fputs("  \"vocab\": [", f);
+    for (size_t i = 0; i < vocab->rows->n; i++) {
+        fputs(i ? ", " : "", f);
+        put_string(f, vocab->rows->s[i]);
+    }
+    fprintf(f,
+            "],\n  \"training\": {\"steps\": %zu, \"optimizer\": \"%s\", "
+            "\"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
+            mc->training.steps,
+            mc->training.optimizer == OPTIMIZER_ADAM ? "adam" : "sgd",
+            mc->training.lr, (unsigned long long)mc->seed);
+    if (corpus != NULL)
+        put_string(f, corpus);
+    else
+        fputs("null", f);
+    fputs("},\n", f);
+    put_losses(f, mc, tr);
+    fputs("}\n", f);
+    if (ferror(f) != 0) {
+        fclose(f);
+        free(*text);
+        *text = NULL;
+        return err_nomem(err, _("the model's description"));
+    }
+    if (fclose(f) != 0) {
+        free(*text);
+        *text = NULL;
+        return err_nomem(err, _("the model's description"));
+    }
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* The member named key of the root, which must be of type want; err
+ * names the field otherwise. */
+static const json_node *field(const json_doc *doc, const char *key,
+                              enum json_type want, const char *path,
+                              mx_error *err)
+{
+    const json_node *n = json_get(doc, json_root(doc), key);
+    if (n == NULL || n->type != want) {
+        err_input(err, _("%s: the field '%s' is missing or of the wrong type"),
+                  path, key);
+        return NULL;
+    }
+    return n;
+}
+
+/* A whole number field in [lo, hi]. */
+static int size_field(size_t *out, const json_doc *doc, const char *key,
+                      size_t lo, size_t hi, const char *path, mx_error *err)
+{
+    const json_node *n = field(doc, key, JSON_NUMBER, path, err);
+    if (n == NULL)
+        return -1;
+    if (!json_size(n, hi, out) || *out < lo)
+        return err_input(err,
+                         _("%s: the field '%s' must be a whole number from "
+                           "%zu to %zu"),
+                         path, key, lo, hi);
+    return 0;
+}
+
+static int bool_field(bool *out, const json_doc *doc, const char *key,
+                      const char *path, mx_error *err)
+{
+    const json_node *n = field(doc, key, JSON_BOOL, path, err);
+    if (n == NULL)
+        return -1;
+    *out = n->number != 0;
+    return 0;
+}
+
+/* "variants": a non-empty list of distinct variant names. */
+static int variants_field(unsigned *out, const json_doc *doc, const char *path,
+                          mx_error *err)
+{
+    const json_node *list = field(doc, "variants", JSON_ARRAY, path, err);
+    if (list == NULL)
+        return -1;
+    *out = 0;
+    for (const json_node *n = json_first(doc, list); n != NULL;
+         n = json_next(doc, n)) {
+        const char *name = n->type == JSON_STRING ? json_str(doc, n) : "";
+        const variant_info *v = variant_by_name(name, strlen(name));
+        if (v == NULL || (*out & v->bit))
+            return err_input(err,
+                             _("%s: 'variants' lists '%s': each of single, "
+                               "wrapper, fused, block at most once"),
+                             path, name);
+        *out |= v->bit;
+    }
+    if (*out == 0)
+        return err_input(err, _("%s: 'variants' lists no variant"), path);
+    return 0;
+}
+
+/* "vocab": the words, distinct and non-empty, at most MAX_TOKENS. */
+static int vocab_field(trained_manifest *m, const json_doc *doc,
+                       const char *path, mx_error *err)
+{
+    const json_node *list = field(doc, "vocab", JSON_ARRAY, path, err);
+    if (list == NULL)
+        return -1;
+    if (list->len == 0 || list->len > MAX_TOKENS)
+        return err_input(err, _("%s: 'vocab' must hold from 1 to %d words"),
+                         path, MAX_TOKENS);
+    m->vocab = calloc(list->len, sizeof *m->vocab);
+    if (m->vocab == NULL)
+        return err_nomem(err, _("the vocabulary"));
+    for (const json_node *n = json_first(doc, list); n != NULL;
+         n = json_next(doc, n)) {
+        if (n->type != JSON_STRING || n->len == 0 ||
+            strlen(json_str(doc, n)) != n->len)
+            return err_input(err,
+                             _("%s: 'vocab' word %zu is not a non-empty "
+                               "string"),
+                             path, m->n_vocab);
+        m->vocab[m->n_vocab] = strdup(json_str(doc, n));
+        if (m->vocab[m->n_vocab] == NULL)
+            return err_nomem(err, _("the vocabulary"));
+        m->n_vocab++;
+    }
+    return 0;
+}
+
+/* The fields that describe the model (manifest.h). */
+static int read_fields(trained_manifest *m, const json_doc *doc,
+                       const char *path, mx_error *err)
+{
+    const json_node *format = field(doc, "format", JSON_STRING, path, err);
+    if (format == NULL)
+        return -1;
+    size_t version = 0;
+    if (strcmp(json_str(doc, format), MANIFEST_FORMAT) != 0 ||
+        size_field(&version, doc, "version", 1, 1000, path, err) != 0 ||
+        version != MANIFEST_VERSION)
+        return err_input(err,
+                         _("%s: not a model description this version "
+                           "reads (\"format\": \"%s\", \"version\": %d)"),
+                         path, MANIFEST_FORMAT, MANIFEST_VERSION);
+    const json_node *tokens = field(doc, "tokens", JSON_STRING, path, err);
+    if (tokens == NULL)
+        return -1;
+    if (strcmp(json_str(doc, tokens), "words") == 0)
+        m->tokens = TOKENS_WORDS;
+    else if (strcmp(json_str(doc, tokens), "chars") == 0)
+        m->tokens = TOKENS_CHARS;
+    else
+        return err_input(err, _("%s: 'tokens' must be \"words\" or \"chars\""),
+                         path);
+    const json_node *punct = field(doc, "punct", JSON_STRING, path, err);
+    if (punct == NULL)
+        return -1;
+    size_t p = 0;
+    while (p < 3 && strcmp(json_str(doc, punct), punct_names[p]) != 0)
+        p++;
+    if (p == 3)
+        return err_input(err,
+                         _("%s: 'punct' must be \"keep\", \"split\" or "
+                           "\"drop\""),
+                         path);
+    m->rules.punct = (enum punct_mode)p;
+    if (bool_field(&m->rules.lower, doc, "lower", path, err) != 0 ||
+        bool_field(&m->unk, doc, "unk", path, err) != 0)
+        return -1;
+    if (variants_field(&m->variants, doc, path, err) != 0 ||
+        size_field(&m->d_model, doc, "d_model", 1, MAX_MODEL_WIDTH, path,
+                   err) != 0 ||
+        size_field(&m->d_out, doc, "d_out", 1, MAX_MODEL_WIDTH, path, err) !=
+            0 ||
+        size_field(&m->heads, doc, "heads", 1, MAX_MODEL_WIDTH, path, err) !=
+            0 ||
+        size_field(&m->ff, doc, "ff", 0, MAX_MODEL_WIDTH, path, err) != 0 ||
+        size_field(&m->positions, doc, "positions", 0, MAX_TOKENS, path, err) !=
+            0 ||
+        bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||
+        bool_field(&m->causal, doc, "causal", path, err) != 0 ||
+        bool_field(&m->scale, doc, "scale", path, err) != 0)
+        return -1;
+    return vocab_field(m, doc, path, err);
+}
+
+int manifest_parse(trained_manifest *m, const char *text, size_t len,
+                   const char *path, mx_error *err)
+{
+    *m = (trained_manifest){0};
+    json_doc doc;
+    if (json_parse(&doc, text, len, path, err) != 0)
+        return -1;
+    int rc = json_root(&doc)->type == JSON_OBJECT
+                 ? read_fields(m, &doc, path, err)
+                 : err_input(err, _("%s: not a JSON object"), path);
+    json_free(&doc);
+    if (rc != 0)
+        manifest_free(m);
+    else
+        m->present = true;
+    return rc;
+}
+
+void manifest_free(trained_manifest *m)
+{
+    for (size_t i = 0; i < m->n_vocab; i++)
+        free(m->vocab[i]);
+    free(m->vocab);
+    *m = (trained_manifest){0};
+}

@@ -1,0 +1,69 @@
+/* manifest.h: model.json, what a trained model's folder says about
+ * itself.
+ *
+ * --csv-dir of a trained run (--train) writes, beside the parameter
+ * files, a small JSON object (docs/cli.md, "A trained model's folder"):
+ *
+ *   {"format": "mha-explain trained model", "version": 1,
+ *    "variants": ["fused"], "d_model": 16, "d_out": 16, "heads": 2,
+ *    "ff": 0, "qkv_bias": false, "causal": true, "scale": true,
+ *    "positions": 12, "tokens": "words", "lower": false,
+ *    "punct": "keep", "unk": false, "vocab": ["the", "cat", ...],
+ *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
+ *                 "seed": 42, "corpus": "corpus.csv"},
+ *    "final_loss": {"fused": 0.1234}}
+ *
+ * --weights reads it back (manifest_parse): the sizes, the variants, the
+ * positions, the tokenizing rules and the vocabulary the folder's files
+ * hold, so a reloaded run needs none of those options. "training" and
+ * "final_loss" tell how the model was made; nothing reads them back.
+ */
+#ifndef MHA_MANIFEST_H
+#define MHA_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "model/pipeline.h"
+#include "model/tokenize.h"
+#include "model/trace.h"
+
+/* The file's name in the folder. */
+#define MANIFEST_NAME "model.json"
+
+/* The largest model.json read (its vocabulary of at most MAX_TOKENS
+ * words of at most a CSV cell each stays far below). */
+#define MANIFEST_MAX_BYTES ((size_t)16 << 20)
+
+/* What model.json describes. */
+typedef struct {
+    bool present;      /* the folder holds a model.json */
+    unsigned variants; /* the trained variants, a set of variant_bits */
+    size_t d_model, d_out, heads;
+    size_t ff; /* the block's feed-forward width (0 without a block) */
+    bool qkv_bias, causal, scale;
+    size_t positions; /* C, the learned positions' rows; 0: none */
+    enum token_mode tokens;
+    token_rules rules; /* --lower, --punct */
+    bool unk;          /* --unk: the vocabulary has UNK_WORD */
+    char **vocab;      /* the V words, in id order; owned */
+    size_t n_vocab;
+} trained_manifest;
+
+/* model.json's text for the trained run mc whose tables are in tr (its
+ * vocabulary, positions and losses), into *text (len bytes, owned by the
+ * caller). corpus is --corpus's file, or NULL. */
+int manifest_text(char **text, size_t *len, const model_config *mc,
+                  const trace *tr, const char *corpus, mx_error *err);
+
+/* Parses model.json's text (len bytes; path names it in messages) into
+ * *m, which owns the vocabulary afterwards (manifest_free). Anything
+ * missing, of the wrong type or out of range is an error naming the
+ * field. */
+int manifest_parse(trained_manifest *m, const char *text, size_t len,
+                   const char *path, mx_error *err);
+
+void manifest_free(trained_manifest *m);
+
+#endif

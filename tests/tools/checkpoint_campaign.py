@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""The hostile-input campaign for checkpoint folders (--model DIR): copies
+of the repository's tiny GPT-2 checkpoint, each with one file made wrong,
+run as campaign.py runs its cases (a fresh folder, a --csv-dir and a
+--plot it must not leave behind). Each must fail with status 2, one line
+on stderr naming the problem, nothing on stdout and nothing left on disk,
+within a minute (a FIFO in the folder must not be waited on). Then a
+token holding characters XML 1.0 forbids, drawn as SVG: the picture must
+be well-formed XML and still show that the characters are there.
+
+CI runs it against the normal build and the ASan/UBSan build, where a
+sanitizer's report on stderr fails the one-line check.
+
+Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from campaign import judge_failure, leftovers
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
+TINY = sys.argv[2]
+
+
+def read_safetensors(path):
+    """(header text, data bytes) of a .safetensors file."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = struct.unpack("<Q", blob[:8])[0]
+    return blob[8:8 + n], blob[8 + n:]
+
+
+def write_safetensors(path, header, data=b"", size=None):
+    """A .safetensors file of header (bytes) and data; size: the file's
+    length, made up with a hole (a sparse file) past the data."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + data)
+        if size is not None:
+            f.truncate(size)
+
+
+def copy(tmp, name, change):
+    """tmp/name, a copy of the tiny checkpoint that change(folder) spoils."""
+    folder = os.path.join(tmp, name)
+    shutil.copytree(TINY, folder)
+    change(folder)
+    return folder
+
+
+def edit_json(file, change):
+    """A change rewriting folder/file, a JSON object, by change(obj)."""
+    def apply(folder):
+        path = os.path.join(folder, file)
+        with open(path, encoding="utf-8") as f:
+            obj = json.load(f)
+        change(obj)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(obj, f)
+    return apply
+
+
+def edit_text(file, change):
+    """A change rewriting folder/file's bytes by change(bytes)."""
+    def apply(folder):
+        path = os.path.join(folder, file)
+        with open(path, "rb") as f:
+            text = f.read()
+        with open(path, "wb") as f:
+            f.write(change(text))
+    return apply
+
+
+def fifo(file):
+    def apply(folder):
+        os.remove(os.path.join(folder, file))
+        os.mkfifo(os.path.join(folder, file))
+    return apply
+
+
+def edit_header(change):
+    """A change of model.safetensors's header text (bytes), the data
+    kept."""
+    def apply(folder):
+        path = os.path.join(folder, "model.safetensors")
+        header, data = read_safetensors(path)
+        write_safetensors(path, change(header), data)
+    return apply
+
+
+def duplicate_tensor(header):
+    """The header with wte.weight's entry written twice."""
+    entry = json.dumps(json.loads(header)["wte.weight"]).encode()
+    return b'{"wte.weight": ' + entry + b", " + header[1:]
+
+
+def sparse_vocabulary(folder):
+    """vocab_size 2^25: wte (2^25, 8) in a hole at the end of the file."""
+    V = 1 << 25
+    path = os.path.join(folder, "model.safetensors")
+    header, data = read_safetensors(path)
+    tensors = json.loads(header)
+    del tensors["wte.weight"]
+    kept = bytearray()
+    entries = [t for name, t in tensors.items() if name != "__metadata__"]
+    for t in sorted(entries, key=lambda t: t["data_offsets"][0]):
+        b, e = t["data_offsets"]
+        t["data_offsets"] = [len(kept), len(kept) + e - b]
+        kept += data[b:e]
+    tensors["wte.weight"] = {"dtype": "F32", "shape": [V, 8],
+                             "data_offsets": [len(kept), len(kept) + V * 32]}
+    text = json.dumps(tensors).encode()
+    write_safetensors(path, text, bytes(kept), 8 + len(text) + len(kept)
+                      + V * 32)
+    edit_json("config.json", lambda c: c.update(vocab_size=V))(folder)
+
+
+def vocab_extra(v):
+    v["extra"] = len(v)
+
+
+# (name, how the copy is spoiled, arguments after --model DIR, fragment
+#  of the one line on stderr)
+TEXT = "hello world"
+CASES = [
+    ("vocab.json: a token given twice", edit_text(
+        "vocab.json", lambda t: t.rstrip()[:-1] + b', "he": 5}'), [TEXT],
+     "vocab.json: token he appears twice"),
+    ("vocab.json: a token given twice with a new id", edit_text(
+        "vocab.json", lambda t: t.rstrip()[:-1] + b', "he": 300}'), [TEXT],
+     "vocab.json: no token has the id 282, and he has the id 300: with 283 "
+     "tokens the ids go from 0 to 282"),
+    ("vocab.json: an id of 4 billion", edit_json(
+        "vocab.json", lambda v: v.update(extra=4000000000)), [TEXT],
+     "no token has the id 282, and extra has the id 4000000000: with 283 "
+     "tokens the ids go from 0 to 282"),
+    ("vocab.json: more tokens than vocab_size", edit_json(
+        "vocab.json", vocab_extra), [TEXT],
+     "vocab.json has 283 tokens, more than the model's vocab_size 282"),
+    ("vocab.json: invalid UTF-8", edit_text(
+        "vocab.json", lambda t: t.replace(b'"he"', b'"h\xffe"', 1)), [TEXT],
+     "vocab.json: not valid UTF-8 (at byte"),
+    ("config.json: a FIFO", fifo("config.json"), [TEXT],
+     "config.json: not a regular file"),
+    ("model.safetensors: a FIFO", fifo("model.safetensors"), [TEXT],
+     "model.safetensors: not a regular file"),
+    ("vocab.json: a FIFO", fifo("vocab.json"), [TEXT],
+     "vocab.json: not a regular file"),
+    ("merges.txt: a FIFO", fifo("merges.txt"), [TEXT],
+     "merges.txt: not a regular file"),
+    ("config.json: a key given twice", edit_text(
+        "config.json", lambda t: t.rstrip()[:-1] + b', "n_layer": 2}'),
+     [TEXT], "config.json: the key n_layer appears twice"),
+    ("config.json: n_layer 4 billion", edit_json(
+        "config.json", lambda c: c.update(n_layer=4000000000)), [TEXT],
+     "config.json: n_layer is 4000000000, but the 16 tensors of "
+     "model.safetensors make at most 1 layers (12 tensors each)"),
+    ("config.json: invalid UTF-8", edit_text(
+        "config.json", lambda t: t.replace(b'"gpt2"', b'"gpt\xc0\xaf"')),
+     [TEXT], "config.json: not valid UTF-8 (at byte"),
+    ("model.safetensors: the header {}", edit_header(lambda h: b"{}"),
+     [TEXT], "n_layer is 1, but the 0 tensors of model.safetensors"),
+    ("model.safetensors: a tensor named twice", edit_header(
+        duplicate_tensor), [TEXT],
+     "model.safetensors: tensor wte.weight appears twice in the header"),
+    ("model.safetensors: a tensor name of invalid UTF-8", edit_header(
+        lambda h: h[:-1] + b', "bad\xff": {"dtype": "F32", "shape": [0], '
+        b'"data_offsets": [0, 0]}}'), [TEXT],
+     "model.safetensors: not valid UTF-8 (at byte"),
+    ("vocab_size 2^25: the logits count in the size check",
+     sparse_vocabulary, ["hello, hello world! hello world", "--tables",
+                         "out"], "million values"),
+]
+
+
+def run(tmp, number, args):
+    """campaign.py's run of a case, with a minute's limit: the
+    completed process (status -1 past the limit) and what it left."""
+    work = os.path.join(tmp, "run%d" % number)
+    tmpdir = os.path.join(work, "tmp")
+    os.makedirs(tmpdir)
+    before = set(leftovers(work, tmpdir))
+    full = ["--csv-dir", os.path.join(work, "out"), "--plot",
+            os.path.join(work, "picture.png")] + args
+    env = dict(os.environ, TMPDIR=tmpdir)
+    try:
+        r = subprocess.run(MHA.command(full), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=env, cwd=tmp, timeout=60)
+    except subprocess.TimeoutExpired as e:
+        r = subprocess.CompletedProcess(e.cmd, -1, e.stdout or b"",
+                                        b"(still running after 60 s) " +
+                                        (e.stderr or b""))
+    return r, sorted(set(leftovers(work, tmpdir)) - before)
+
+
+def checkpoints(tmp):
+    for number, (name, change, args, fragment) in enumerate(CASES):
+        folder = copy(tmp, "model%d" % number, change)
+        r, left = run(tmp, number, ["--model", folder] + args)
+        judge_failure(r, left, name, 2, fragment, False)
+
+
+def svg_controls(tmp):
+    """A token with U+0001, escape, U+FFFE and U+FFFF, drawn as SVG."""
+    path = os.path.join(tmp, "controls.svg")
+    r = MHA.run(["a\x01b c\x1b d\ufffe\uffffe", "--plot", path,
+                 "--variant", "single"])
+    labels = []
+    try:
+        root = ET.parse(path).getroot()
+        labels = ["".join(t.itertext()) for t in root.iter(
+            "{http://www.w3.org/2000/svg}text")]
+        well_formed = True
+    except (ET.ParseError, OSError) as e:
+        well_formed = str(e)
+    ok(r.returncode == 0 and well_formed is True,
+       "--plot p.svg: controls, U+FFFE and U+FFFF in a token: well-formed",
+       (r.returncode, r.stderr[:300], well_formed))
+    ok("K:a\u2401b" in labels and "K:c\u241b" in labels and
+       "K:d\ufffd\ufffde" in labels,
+       "--plot p.svg: each forbidden character shows as a stand-in "
+       "(U+2401, U+241B, U+FFFD)", sorted(set(labels))[:20])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoints(tmp)
+        svg_controls(tmp)
+    print("# checkpoint campaign: %d spoiled checkpoint folders, 1 SVG of "
+          "forbidden characters" % len(CASES))
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
