@@ -155,6 +155,12 @@ OPTION(GRAD, "grad", 0, MODEL, 59,
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("with --train, the gradients at the final\n"
                    "parameters: <name>.grad tables      (default none)"))
+OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
+       CHOICE("ORDER", training.qkv_order, QKV_ORDER_KQV, qkv_order_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("with --train, the order the class's forward computes\n"
+                   "its projections: kqv (keys first, as the book) or\n"
+                   "qkv; it changes the gradients only (default kqv)"))
 OPTION(EMBEDDINGS, "embeddings", 0, INPUTS, 14,
        NAME("FILE", embeddings),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,

@@ -22,6 +22,12 @@ static const option_choices optimizer_choices = {
     N_("%s: unknown optimizer '%s' (expected sgd or adam)"),
     true,
 };
+static const option_choices qkv_order_choices = {
+    {{"kqv", QKV_ORDER_KQV}, {"qkv", QKV_ORDER_QKV}},
+    2,
+    N_("%s: unknown order '%s' (expected kqv or qkv)"),
+    true,
+};
 static const option_choices style_choices = {
     {{"table", false}, {"torch", true}},
     2,

@@ -339,6 +339,7 @@ int options_validate_training(options *opt, mx_error *err)
         {opt->given[OPT_OPTIMIZER], "--optimizer"},
         // a trained model's folder makes the run a trained one
         {opt->unk && opt->weights == NULL, "--unk"},
+        {opt->given[OPT_QKV_ORDER], "--qkv-order"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)

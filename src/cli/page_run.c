@@ -47,6 +47,7 @@ html_run page_run_of(const options *opt, const model_input *in)
         .adam = opt->training.optimizer == OPTIMIZER_ADAM,
         .positions = opt->positions,
         .grad = opt->grad,
+        .queries_first = opt->training.qkv_order == QKV_ORDER_QKV,
         .layers = opt->block_layers,
         .editable = in->sentence != NULL,
     };

@@ -70,7 +70,7 @@ static void page_language(char *lang, size_t n)
 }
 
 /* "train":300,"lr":"0.05","optimizer":"adam","positions":false,
- * "grad":false,"layers":2, with a comma after it: the run's training and
+ * "grad":false,"qkvOrder":"kqv","layers":2, with a comma after it: the run's training and
  * stacking (null: the option not given; --lr in its shortest decimal that
  * reads back the same). */
 static void write_training_run(FILE *out, const html_run *run)
@@ -89,9 +89,11 @@ static void write_training_run(FILE *out, const html_run *run)
         fprintf(out, "\"lr\":\"%s\",", lr);
     else
         fputs("\"lr\":null,", out);
-    fprintf(out, "\"optimizer\":\"%s\",\"positions\":%s,\"grad\":%s,",
+    fprintf(out,
+            "\"optimizer\":\"%s\",\"positions\":%s,\"grad\":%s,"
+            "\"qkvOrder\":\"%s\",",
             run->adam ? "adam" : "sgd", run->positions ? "true" : "false",
-            run->grad ? "true" : "false");
+            run->grad ? "true" : "false", run->queries_first ? "qkv" : "kqv");
     if (run->layers > 0)
         fprintf(out, "\"layers\":%zu,\n", run->layers);
     else

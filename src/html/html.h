@@ -38,10 +38,11 @@ typedef struct {
     size_t train_steps;
     double lr; /* --lr, when lr_given */
     bool lr_given;
-    bool adam;      /* --optimizer adam (sgd: false) */
-    bool positions; /* --positions */
-    bool grad;      /* --grad */
-    size_t layers;  /* --layers N with --variant block; 0: not given */
+    bool adam;          /* --optimizer adam (sgd: false) */
+    bool positions;     /* --positions */
+    bool grad;          /* --grad */
+    bool queries_first; /* --qkv-order qkv: kept, the editor shows no field */
+    size_t layers;      /* --layers N with --variant block; 0: not given */
     char fixed[HTML_RUN_FIXED][HTML_RUN_ARG];
     size_t n_fixed;
     bool editable; /* false: the run has an option the editor cannot

@@ -83,8 +83,9 @@ void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
     transpose(dyt, dy);
     matmul_full(dw, dyt, x, pool);
     // db (O) = the sum of dy (T, O) over the tokens (cascade_sum): along
-    // each column of dy^T when autograd holds dy by columns
-    if (db != NULL && dy_by_columns) {
+    // each column of dy^T when autograd holds dy by columns, and when dy
+    // has one column (its tokens are then one contiguous run)
+    if (db != NULL && (dy_by_columns || dy->cols == 1)) {
         for (size_t o = 0; o < dy->cols; o++)
             db[o] = inner_sum(matrix_at(dyt, o, 0), dy->rows);
     } else if (db != NULL && rows != NULL) {

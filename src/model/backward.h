@@ -20,9 +20,10 @@
  *   dx (T, D) = dy @ w            (NULL when not needed)
  * The sum that makes db depends on how autograd lays dy out in memory:
  * dy_by_columns when dy is the transpose of a contiguous (O, T) tensor
- * (the keys' gradient, which comes through k^T's), by rows otherwise.
- * dyt (O, T) and rows (T pointers; NULL without a bias) are working
- * room. */
+ * (the keys' gradient, which comes through k^T's), by rows otherwise;
+ * a dy of one column is one contiguous run either way, summed as
+ * such. dyt (O, T) and rows (T pointers; NULL without a bias) are
+ * working room. */
 void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
                      const float **rows, const matrix *dy, const matrix *x,
                      const matrix *w, bool dy_by_columns, workers *pool);

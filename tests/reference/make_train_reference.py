@@ -6,22 +6,48 @@ Each case runs issue 23's notebook recipe with real PyTorch:
     torch.manual_seed(seed)
     emb = nn.Embedding(len(vocab), d_model)        # words in order of first appearance
     pos = nn.Embedding(context_length, d_model)    # only with --positions
-    module = Variant(...)                           # as make_reference.py builds it
+    module = Variant(...)                           # the notebook's own class
     lm_head = nn.Linear(width, len(vocab), bias=False)
     opt = torch.optim.SGD(params, lr=lr)            # or Adam
     for step in range(N):
         ids = sentences[step % len(sentences)]
         x = emb(ids) + pos(torch.arange(len(ids)))
-        logits = lm_head(module(x))                 # (1, T, d) for wrapper, fused, block
+        logits = lm_head(module(x))                 # (1, T, d) for the batched classes
         loss = F.cross_entropy(logits[:-1], ids[1:])
         opt.zero_grad(); loss.backward(); opt.step()
 
 then the shown sentence's loss and (with --grad) one more backward pass at
-the final parameters (every parameter's gradient and, kept with
-retain_grad() by forwards written as the modules' own, every intermediate
-table's). A case without steps is --positions without --train: the input
-tables and each variant's output. For each case it writes, into OUTDIR (default: the
-`train` folder beside this script):
+the final parameters.
+
+The module is a class as its notebook wrote it, never a rewrite: how x's
+gradient adds up depends on the order the class's forward computes its
+projections (docs/exactness.md), so each order is the class that has it.
+
+  --qkv-order kqv (keys first): the book's classes, copied verbatim in
+      book_classes.py: SelfAttention_v2 (single, --no-causal),
+      CausalAttention (single), MultiHeadAttentionWrapper (wrapper, each
+      head d_out / heads wide), MultiHeadAttention (fused); the block is
+      make_reference_teaching.py's post-norm TransformerBlock with the
+      book's MultiHeadAttention as its attention.
+  --qkv-order qkv (queries first): the notebooks' own classes, copied in
+      make_reference_notebooks.py: the English lesson's
+      EnMultiHeadAttention (fused) and EnTransformerBlock (block), the
+      Chinese notebook's ZhMultiHeadAttention (fused), the chapter-3
+      modules written with dropout (CausalAttention and Wrapper: single
+      and wrapper over a batch), and make_reference.py's SelfAttention
+      (single over (T, d), --no-causal, --no-scale).
+
+Parameters, their gradients, the loss of every step, the logits and the
+gradients of the inputs and logits come from that class. The gradients of
+the intermediate tables (queries.grad, attn_weights.grad, ...), which do
+not depend on the order, come from a second backward pass at the same
+parameters through forwards written as make_reference.py's modules, each
+intermediate kept with retain_grad(); its loss and logits must equal the
+class's bit for bit.
+
+A case without steps is --positions without --train: the input tables
+and each variant's output. For each case it writes, into OUTDIR (default:
+the `train` folder beside this script):
 
   NAME.args    the mha-explain arguments, one a line
   NAME.digest  one line per table PyTorch computed:
@@ -39,6 +65,7 @@ tests/reference/train_reference_test.py runs each case's arguments with
 
 import hashlib
 import os
+import random
 import struct
 import sys
 
@@ -46,6 +73,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import book_classes
+import make_reference_notebooks as notebooks
 from make_reference import (MultiHeadAttention, MultiHeadAttentionWrapper,
                             SelfAttention)
 from make_reference_teaching import TransformerBlock
@@ -59,26 +88,31 @@ LONG = ("one two three four five six seven eight nine ten one two three "
 CASES = []
 
 
-def random_words(n):
-    import random
-    rng = random.Random(1)
+def random_words(n, seed=1):
+    rng = random.Random(seed)
     words = ("the cat sat on mat and dog ran to house big small red blue "
              "tree sky run jump over under").split()
     return " ".join(rng.choice(words) for _ in range(n))
 
 
+WORDS8 = random_words(8, 8)
+WORDS13 = random_words(13, 13)
+WORDS24 = random_words(24, 24)
 WORDS32 = random_words(32)
+WORDS40 = random_words(40, 40)
 WORDS64 = random_words(64)
 
 
 def case(name, **kw):
     c = dict(name=name, sentence=SHOWN, d_model=8, d_out=8, heads=2, seed=123,
              variants=["single"], steps=1, lr=None, optimizer="sgd",
-             positions=False, corpus=None, grad=True, threads=1)
+             positions=False, corpus=None, grad=True, threads=1,
+             order="kqv", order_given=False)
     c.update(kw)
     CASES.append(c)
 
 
+# The book's classes (keys first, the default order)
 # single, SGD: one step, then many
 case("train_single_sgd_1", steps=1)
 case("train_single_sgd_200", steps=200, lr=0.05)
@@ -107,14 +141,71 @@ case("train_corpus", variants=["single", "wrapper", "fused", "block"],
      optimizer="adam", steps=60, lr=0.01, positions=True, threads=2,
      corpus=["a dog ran to a park", "the cat saw a dog",
              "dogs and cats play in the park today"])
-
-
-# without the causal mask, without scaling
+# without the causal mask (the classes' mask buffer cleared)
 case("train_no_causal", variants=["single", "wrapper", "fused"],
      sentence=LONG, d_model=8, d_out=12, heads=3, steps=25, lr=0.02,
      optimizer="adam", causal=False, qkv_bias=True)
-case("train_no_scale", variants=["single", "fused"], steps=25, lr=0.1,
-     optimizer="sgd", scale=False)
+# layers one column wide, 300 Adam steps over repeated words: --d-out 1
+# (single; fused, whose out_proj is then one column too), heads one
+# column wide (wrapper, fused, block), the block's --ff 1
+case("train_width1_single", variants=["single"], sentence=WORDS40, d_model=3,
+     d_out=1, heads=1, steps=300, optimizer="adam", qkv_bias=True)
+case("train_width1_heads", variants=["wrapper", "fused"], sentence=WORDS24,
+     d_model=5, d_out=4, heads=4, steps=300, optimizer="adam",
+     qkv_bias=True, order_given=True)
+case("train_width1_dout1", variants=["fused"], sentence=WORDS13, d_model=3,
+     d_out=1, heads=1, steps=300, optimizer="adam", qkv_bias=True,
+     causal=False)
+case("train_width1_block", variants=["block"], sentence=WORDS32, d_model=4,
+     d_out=4, heads=4, ff=1, steps=300, optimizer="adam", qkv_bias=True)
+
+# The notebooks' classes that compute the queries first (--qkv-order qkv)
+case("train_qkv_all", variants=["single", "wrapper", "fused", "block"],
+     sentence=LONG, d_model=8, d_out=8, heads=2, steps=300, lr=0.01,
+     optimizer="adam", qkv_bias=True, order="qkv")
+case("train_qkv_no_causal", variants=["single", "wrapper", "fused", "block"],
+     sentence=WORDS13, d_model=8, d_out=8, heads=4, steps=100,
+     optimizer="adam", qkv_bias=True, causal=False, positions=True,
+     order="qkv")
+case("train_qkv_sgd", variants=["single", "wrapper"], sentence=WORDS8,
+     d_model=6, d_out=6, heads=3, steps=40, lr=0.2, order="qkv")
+case("train_qkv_width1", variants=["single", "wrapper", "fused", "block"],
+     sentence=WORDS40, d_model=4, d_out=4, heads=4, ff=1, steps=300,
+     optimizer="adam", qkv_bias=True, order="qkv")
+case("train_qkv_width1_single", variants=["single"], sentence=WORDS24,
+     d_model=3, d_out=1, heads=1, steps=300, optimizer="adam",
+     qkv_bias=True, order="qkv")
+# without scaling: a class of make_reference.py's, queries first
+case("train_no_scale", variants=["single"], steps=25, lr=0.1,
+     optimizer="sgd", scale=False, order="qkv")
+
+# Each notebook's class as written, 50 Adam steps (docs/notebooks.md)
+case("notebook_pt", variants=["single", "wrapper", "fused"],
+     sentence="O gato sobe no tapete", d_model=3, d_out=4, heads=2, seed=42,
+     steps=50, optimizer="adam", order_given=True)
+case("notebook_zh", variants=["fused"], sentence="我 喜欢 吃 牛舌",
+     d_model=64, d_out=64, heads=4, seed=42, steps=50, optimizer="adam",
+     qkv_bias=True, causal=False, order="qkv", zh=True)
+# the Chinese notebook's own size, 512 wide (some of its tables: the
+# whole run's CSV would be large)
+case("notebook_zh_512", variants=["fused"], sentence="我 喜欢 吃 牛舌",
+     d_model=512, d_out=512, heads=8, seed=42, steps=50, optimizer="adam",
+     qkv_bias=True, causal=False, order="qkv", zh=True,
+     tables=["W_key.bias", "out_proj.bias", "logits", "loss", "inputs.grad",
+             "embedding.weight.grad", "W_query.bias.grad", "W_key.bias.grad",
+             "W_value.bias.grad", "W_value.weight.grad", "out_proj.bias.grad",
+             "lm_head.weight.grad"])
+case("notebook_cantonese", variants=["block"],
+     sentence="呢間 餐廳 嘅 牛舌 好 出名 ， 慢煮 牛舌 好 好食", d_model=16,
+     d_out=16, heads=4, seed=42, steps=50, optimizer="adam", qkv_bias=True,
+     order="qkv")
+case("notebook_en", variants=["fused", "block"],
+     sentence="法國 紅酒 慢煮 阿根廷 牛舌 配", d_model=64, d_out=64, heads=4,
+     seed=42, steps=50, optimizer="adam", qkv_bias=True, causal=False,
+     order="qkv")
+case("notebook_es", variants=["wrapper", "fused"],
+     sentence="El gato sube a la alfombra", d_model=3, d_out=4, heads=2,
+     seed=123, steps=50, optimizer="adam", order_given=True)
 
 # --positions without --train: the forward pass over emb(ids) + pos(arange)
 case("positions_forward", variants=["single", "wrapper", "fused", "block"],
@@ -157,6 +248,8 @@ def words_of(sentence):
 
 
 def build(variant, c, T):
+    """make_reference.py's module of the variant (the forwards `traced`
+    follows) and its output width."""
     d, o, h = c["d_model"], c["d_out"], c["heads"]
     bias = c.get("qkv_bias", False)
     causal, scale = c.get("causal", True), c.get("scale", True)
@@ -166,7 +259,92 @@ def build(variant, c, T):
         return MultiHeadAttentionWrapper(d, o, T, h, bias, causal, scale), o
     if variant == "fused":
         return MultiHeadAttention(d, o, T, h, bias, causal, scale), o
-    return TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias), d
+    block = TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias)
+    block.attention.causal = causal
+    return block, d
+
+
+def causal_ones(T):
+    """The lesson's mask argument: 1 where a token may look."""
+    return torch.tril(torch.ones(T, T))
+
+
+def build_class(variant, c, T):
+    """The notebook class that computes the projections in c's order:
+    (module, its output width, apply(module, x (T, d)) -> (T, width),
+    {its parameter's name: mha-explain's})."""
+    d, o, h = c["d_model"], c["d_out"], c["heads"]
+    bias = c.get("qkv_bias", False)
+    causal, scale = c.get("causal", True), c.get("scale", True)
+    batched = (lambda m, x: m(x.unsqueeze(0))[0])
+    plain = (lambda m, x: m(x))
+    same = {}
+    if not scale:
+        # no book or lesson class leaves the scaling out
+        assert c["order"] == "qkv" and variant == "single" and not bias
+        return SelfAttention(d, o, bias, causal, scale), o, plain, same
+    if c["order"] == "kqv":
+        if variant == "single" and not causal:
+            return book_classes.SelfAttention_v2(d, o, bias), o, plain, same
+        if variant == "single":
+            return (book_classes.CausalAttention(d, o, T, 0.0, bias), o,
+                    batched, same)
+        if variant == "wrapper":
+            m = book_classes.MultiHeadAttentionWrapper(d, o // h, T, 0.0, h,
+                                                       bias)
+            for head in m.heads:
+                if not causal:
+                    head.mask.zero_()
+            return m, o, batched, same
+        if variant == "fused":
+            m = book_classes.MultiHeadAttention(d, o, T, 0.0, h, bias)
+            if not causal:
+                m.mask.zero_()
+            return m, o, batched, same
+        # the post-norm block with the book's MultiHeadAttention as its
+        # attention, made with the block's own draws
+        m, width = build(variant, c, T)
+        state = torch.get_rng_state()
+        attention = book_classes.MultiHeadAttention(d, d, T, 0.0, h, bias)
+        torch.set_rng_state(state)
+        attention.load_state_dict(m.attention.state_dict())
+        if not causal:
+            attention.mask.zero_()
+        m.attention = attention
+        return m, width, batched, same
+    # queries first
+    mask = causal_ones(T) if causal else None
+    if variant == "single" and not causal:
+        return SelfAttention(d, o, bias, False, True), o, plain, same
+    if variant == "single":
+        return (notebooks.CausalAttention(d, o, bias, True, 0.0), o, batched,
+                same)
+    if variant == "wrapper":
+        return (notebooks.Wrapper(d, o, h, bias, causal, 0.0), o, batched,
+                same)
+    # the lessons' classes have a bias on every projection and are
+    # d_model wide
+    assert bias and d == o
+    if variant == "fused" and c.get("zh"):
+        names = {"W_q": "W_query", "W_k": "W_key", "W_v": "W_value",
+                 "W_o": "out_proj"}
+        assert not causal
+        return (notebooks.ZhMultiHeadAttention(d, h), o,
+                lambda m, x: m(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0),
+                               None)[0][0], names)
+    names = {"query": "W_query", "key": "W_key", "value": "W_value",
+             "out": "out_proj", "feed_forward": "ff"}
+    if variant == "fused":
+        return (notebooks.EnMultiHeadAttention(d, h), o,
+                lambda m, x: m(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0),
+                               mask)[0][0], names)
+    return (notebooks.EnTransformerBlock(d, h, c.get("ff") or 4 * d, 0.0), d,
+            lambda m, x: m(x.unsqueeze(0), mask)[0][0], names)
+
+
+def renamed(name, names):
+    """mha-explain's name of a class's parameter."""
+    return ".".join(names.get(part, part) for part in name.split("."))
 
 
 def retain(seen, name, t, head=None):
@@ -257,33 +435,23 @@ def fused_traced(m, x, seen, c):
     return m.out_proj(context)
 
 
-def forward(variant, module, lm_head, emb, pos, ids):
-    x = emb(ids)
-    if pos is not None:
-        x = x + pos(torch.arange(len(ids)))
-    if variant == "single":
-        out = module(x)
-    else:
-        out = module(x.unsqueeze(0))[0]
-    return lm_head(out)
-
-
 def loss_of(logits, ids):
     return F.cross_entropy(logits[:-1], ids[1:])
 
 
 def run_variant(c, variant, vocab, sentences, shown):
-    """{table name: 2-D tensor} of one variant's notebook run."""
+    """[(table name, head or None, 2-D tensor)] of one variant's notebook
+    run."""
     torch.manual_seed(c["seed"])
     context = max(len(s) for s in sentences + [shown])
     emb = nn.Embedding(len(vocab), c["d_model"])
     pos = nn.Embedding(context, c["d_model"]) if c["positions"] else None
-    module, width = build(variant, c, context)
+    module, width, apply, names = build_class(variant, c, context)
     lm_head = nn.Linear(width, len(vocab), bias=False)
     named = [("embedding.weight", emb.weight)]
     if pos is not None:
         named.append(("pos_embedding.weight", pos.weight))
-    named += list(module.named_parameters())
+    named += [(renamed(n, names), p) for n, p in module.named_parameters()]
     named.append(("lm_head.weight", lm_head.weight))
     params = [p for _, p in named]
     lr = c["lr"] if c["lr"] is not None else \
@@ -292,22 +460,26 @@ def run_variant(c, variant, vocab, sentences, shown):
         opt = torch.optim.Adam(params, lr=lr)
     else:
         opt = torch.optim.SGD(params, lr=lr)
+
+    def inputs_of(ids):
+        x = emb(ids)
+        if pos is not None:
+            x = x + pos(torch.arange(len(ids)))
+        return x
+
     losses = []
     for step in range(c["steps"]):
         ids = sentences[step % len(sentences)]
-        loss = loss_of(forward(variant, module, lm_head, emb, pos, ids), ids)
+        loss = loss_of(lm_head(apply(module, inputs_of(ids))), ids)
         losses.append(loss.detach().clone())
         opt.zero_grad()
         loss.backward()
         opt.step()
     opt.zero_grad()
-    seen = []
-    x = emb(shown)
-    if pos is not None:
-        x = x + pos(torch.arange(len(shown)))
-    retain(seen, "inputs", x)
-    logits = retain(seen, "logits",
-                    lm_head(traced(variant, module, x, seen, c)))
+    x = inputs_of(shown)
+    x.retain_grad()
+    logits = lm_head(apply(module, x))
+    logits.retain_grad()
     loss = loss_of(logits, shown)
     losses.append(loss.detach().clone())
     tables = []
@@ -315,18 +487,37 @@ def run_variant(c, variant, vocab, sentences, shown):
         tables.append((name, None, p.detach().clone()))
     tables.append(("logits", None, logits.detach().clone()))
     tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
-    if c["grad"]:
-        loss.backward()
-        for name, head, t in seen:
-            g = t.grad.detach().clone()
-            if head == "split":
-                for h in range(g.shape[1]):
-                    tables.append((name + ".grad", h, g[0, h]))
-            else:
-                tables.append((name + ".grad", head,
-                               g[0] if g.dim() == 3 else g))
+    if not c["grad"]:
+        return tables
+    loss.backward()
+    tables.append(("inputs.grad", None, x.grad.detach().clone()))
+    tables.append(("logits.grad", None, logits.grad.detach().clone()))
+    for name, p in named:
+        tables.append((name + ".grad", None, p.grad.detach().clone()))
+
+    # the intermediates' gradients, through make_reference.py's module at
+    # the same parameters
+    twin, _ = build(variant, c, context)
+    twin_params = dict(twin.named_parameters())
+    assert len(twin_params) == len(named) - 2 - (pos is not None)
+    with torch.no_grad():
         for name, p in named:
-            tables.append((name + ".grad", None, p.grad.detach().clone()))
+            if name in twin_params:
+                twin_params[name].copy_(p)
+    seen = []
+    x2 = inputs_of(shown).detach().requires_grad_()
+    logits2 = lm_head(traced(variant, twin, x2, seen, c))
+    loss2 = loss_of(logits2, shown)
+    assert torch.equal(logits2, logits) and torch.equal(loss2, loss), \
+        "the twin's forward is the class's"
+    loss2.backward()
+    for name, head, t in seen:
+        g = t.grad.detach().clone()
+        if head == "split":
+            for h in range(g.shape[1]):
+                tables.append((name + ".grad", h, g[0, h]))
+        else:
+            tables.append((name + ".grad", head, g[0] if g.dim() == 3 else g))
     return tables
 
 
@@ -341,6 +532,10 @@ def args_of(c):
         a += ["--lr", repr(c["lr"])]
     if c.get("qkv_bias"):
         a.append("--qkv-bias")
+    if c.get("ff"):
+        a += ["--ff", str(c["ff"])]
+    if c["order"] != "kqv" or c["order_given"]:
+        a += ["--qkv-order", c["order"]]
     if not c.get("causal", True):
         a.append("--no-causal")
     if not c.get("scale", True):
@@ -352,6 +547,8 @@ def args_of(c):
     if c["corpus"]:
         a += ["--corpus", "{DIR}/%s.corpus.csv" % c["name"], "--column",
               "text"]
+    if c.get("tables"):
+        a += ["--tables", ",".join(c["tables"])]
     a.append(c["sentence"])
     return a
 
@@ -404,6 +601,8 @@ def main():
                   encoding="utf-8", newline="\n") as f:
             f.write("variant,head,table,rows,cols,sha256\n")
             for variant, head, table, t in tables_of(c):
+                if c.get("tables") and table not in c["tables"]:
+                    continue
                 f.write("%s,%s,%s,%d,%d,%s\n" % (variant, head, table,
                                                  t.shape[0], t.shape[1],
                                                  digest(t)))

@@ -34,7 +34,10 @@ def check(name):
     with open(os.path.join(DIR, name + ".args"), encoding="utf-8") as f:
         args = [a.replace("{DIR}", DIR) for a in f.read().split("\n")[:-1]]
     r = MHA.run(args + ["--format", "csv"])
-    ok(r.returncode == 0 and r.stderr == b"", "%s runs" % name, r.stderr)
+    # the one note a run may print: the wrapper's heads of one column
+    notes = [line for line in r.stderr.split(b"\n") if line and
+             not line.startswith(b"mha-explain: note: --d-out ")]
+    ok(r.returncode == 0 and not notes, "%s runs" % name, r.stderr)
     got = {}
     for row in list(csv.reader(io.StringIO(r.stdout.decode("utf-8"))))[1:]:
         got.setdefault((row[0], row[1], row[2]), []).append(row)

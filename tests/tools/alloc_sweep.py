@@ -214,7 +214,7 @@ def main():
         sentences = os.path.join(tmp, "sentences.csv")
         with open(sentences, "w") as f:
             f.write("s\nO gato\nO gato sobe\n\"a, b\"\n")
-        model = os.path.join(tmp, "model")
+        model = os.path.join(tmp, "trained-model")
         subprocess.run([program, S, "--train", "2", "--positions",
                         "--variant", "single,fused", "--d-model", "4",
                         "--csv-dir", model, "--tables", "loss"],

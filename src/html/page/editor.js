@@ -215,6 +215,8 @@
       a.push('--train', s.train, '--optimizer', s.optimizer);
       if (s.lr !== '') a.push('--lr', s.lr);
       if (s.grad) a.push('--grad');
+      // the class's order of projections: the run's, kept
+      if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
     }
     return a.concat(run.fixed, ['--', s.sentence]);
   }

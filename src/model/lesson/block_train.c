@@ -10,7 +10,8 @@
  *
  * Backward: norm2, then ff.2, the ReLU and ff.0; add_norm1's gradient is
  * the residual's plus ff.0's; norm1; then x's gradient is the residual's,
- * plus the attention's W_value, W_query and W_key parts in that order.
+ * plus the attention's W_value part and its other two in the order its
+ * class computes them (train.h).
  * Shapes: T tokens, D = d_model, F the feed-forward width.
  */
 #include "model/lesson/block.h"

@@ -8,9 +8,18 @@
  * Where one tensor feeds several layers (x feeds W_query, W_key and
  * W_value), its gradient is the sum of theirs, added in the order the
  * engine runs their backward nodes: the ready node made last first.
- * That is W_value, W_key, W_query in the single head and in each head
- * of the wrapper (the last head first), and W_value, W_query, W_key in
- * the fused module (whose forward makes the keys first).
+ * That depends on the order the class's forward computes the three
+ * projections (train.h, --qkv-order): W_value's part first, then W_query's
+ * and W_key's when the keys come first (the book's classes), W_key's and
+ * W_query's when the queries do; in the wrapper each head in turn, the
+ * last head first.
+ *
+ * A bias's gradient sums dy (T, O) over the tokens in the order
+ * PyTorch's sum kernel reads it, which depends on how autograd lays dy
+ * out (backward.h): by columns where the class's view and transpose
+ * make it so (the keys of a batched module, every projection of a fused
+ * module with heads one column wide), and as one contiguous run whenever
+ * dy has one column.
  */
 #include "model/lesson/train.h"
 #include "model/lesson/train_parts.h"
@@ -177,31 +186,32 @@ void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
 }
 
 /* W_query, W_key, W_value's backward from the head's dq, dk, dv; dx
- * gets their three parts added in `order` (0 query, 1 key, 2 value),
- * the first replacing what dx held when `first`. keys_by_columns: dk is
- * laid out by columns (backward.h), as in the modules that take a batch
- * (the keys' transpose(1, 2)); the single head's keys.T gives rows. */
+ * gets their three parts added in the order autograd adds them for a
+ * class that computes them in `order` (train.h), the first replacing
+ * what dx held when `first`. by_columns[j] (0 query, 1 key, 2 value):
+ * that projection's gradient is laid out by columns (backward.h). */
 static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
                       const matrix *dq, const matrix *dk, const matrix *dv,
-                      const int order[3], bool keys_by_columns, matrix *part,
-                      matrix *dyt, const matrix *x, workers *pool)
+                      enum qkv_order order, const bool by_columns[3],
+                      matrix *part, matrix *dyt, const matrix *x, workers *pool)
 {
+    // the value's node is made last and runs first; then the later made
+    // of the other two
+    static const int value_query_key[3] = {2, 0, 1};
+    static const int value_key_query[3] = {2, 1, 0};
+    const int *run = order == QKV_ORDER_QKV ? value_key_query : value_query_key;
     linear *gl[3] = {&g->query, &g->key, &g->value};
     const linear *pl[3] = {&p->query, &p->key, &p->value};
     const matrix *dy[3] = {dq, dk, dv};
     for (size_t i = 0; i < 3; i++) {
-        const int j = order[i];
-        linear_grads(part, gl[j], pl[j], dyt, dy[j], x,
-                     j == 1 && keys_by_columns, pool);
+        const int j = run[i];
+        linear_grads(part, gl[j], pl[j], dyt, dy[j], x, by_columns[j], pool);
         if (first && i == 0)
             memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
         else
             add_into(dx, part);
     }
 }
-
-static const int VALUE_KEY_QUERY[3] = {2, 1, 0};
-static const int VALUE_QUERY_KEY[3] = {2, 0, 1};
 
 /* SelfAttention: one head of width O; its context is the output. */
 static int single_pass(matrix *dx, void *grad, const void *module,
@@ -232,8 +242,12 @@ static int single_pass(matrix *dx, void *grad, const void *module,
     if (top->dlm_head != NULL) {
         single_params *g = grad;
         head_back(&h, &r, &dout, cfg, top, 0);
+        // the causal head is the book's CausalAttention, over a batch:
+        // its keys.transpose(1, 2) lays dk out by columns; the unmasked
+        // one is SelfAttention_v2, over (T, D): its keys.T gives rows
+        const bool by_columns[3] = {false, cfg->causal, false};
         qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
-                  VALUE_KEY_QUERY, false, &part, &dyt, x, cfg->pool);
+                  top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
     }
     rc = 0;
 done:
@@ -284,12 +298,13 @@ static int wrapper_pass(matrix *dx, void *grad, const void *module,
         wrapper_params *g = grad;
         show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &dout);
         // the last head's backward runs first
+        static const bool by_columns[3] = {false, true, false};
         for (size_t i = H; i-- > 0;) {
             take_columns(&dctx, &dout, i * hd);
             head_back(&h[i], &r, &dctx, cfg, top, (int)i);
             qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
-                      &h[i].dk, &h[i].dv, VALUE_KEY_QUERY, true, &part, &dyt, x,
-                      cfg->pool);
+                      &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
+                      &dyt, x, cfg->pool);
         }
     }
     rc = 0;
@@ -360,8 +375,12 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
         put_columns(&t->dK, &t->h[i].dk, i * t->hd);
         put_columns(&t->dV, &t->h[i].dv, i * t->hd);
     }
+    // view(b, T, H, hd).transpose(1, 2): the keys' gradient comes back by
+    // columns; the queries' and values' too when a head is one column
+    // wide (else reshape copies them into rows)
+    const bool by_columns[3] = {t->hd == 1, true, t->hd == 1};
     qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
-              VALUE_QUERY_KEY, true, &t->part, &t->dyt, x, cfg->pool);
+              top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
 }
 
 void fused_tape_free(fused_tape *t)
@@ -440,6 +459,7 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .logits = logits,
         .ids = s->ids,
         .shown = grad != NULL ? shown : NULL,
+        .qkv_order = m->qkv_order,
     };
     if (pass_of(v)(&dx, grad != NULL ? grad->module : NULL, m->module, cfg, &x,
                    &top, err) != 0)

@@ -46,10 +46,21 @@ typedef struct {
     void *ctx;
 } train_watch;
 
+/* The order in which the module class's forward computes its three
+ * projections (--qkv-order). The forward tables do not depend on it; the
+ * gradient of their input x does: autograd adds the three parts in the
+ * order it runs their backward nodes, the ready node made last first, so
+ * W_value's part, then the later of the other two's, then the earlier's:
+ *   QKV_ORDER_KQV  keys, queries, values (the book's classes):
+ *                  dx = (dV + dQ) + dK
+ *   QKV_ORDER_QKV  queries, keys, values: dx = (dV + dK) + dQ */
+enum qkv_order { QKV_ORDER_KQV, QKV_ORDER_QKV };
+
 typedef struct {
     size_t steps;                  /* N */
     double lr;                     /* the learning rate */
     enum optimizer_kind optimizer; /* SGD or Adam */
+    enum qkv_order qkv_order;      /* the class's order of projections */
     const train_hook *hook;        /* or NULL */
 } train_options;
 
@@ -66,6 +77,7 @@ typedef struct {
     matrix *positions; /* (C, D) pos.weight, or NULL without --positions */
     void *module;      /* the variant's module (a module_room, variants.h) */
     matrix *lm_head;   /* (V, W) lm_head.weight */
+    enum qkv_order qkv_order; /* how its class adds x's gradient */
 } train_model;
 
 /* Where --grad's gradients of the intermediate tables go: fn(ctx, id,

@@ -28,8 +28,10 @@ int scratch_alloc(scratch *s, matrix *m, size_t rows, size_t cols,
 void scratch_free(scratch *s);
 
 /* What the module hands its output to: logits = out @ lm_head^T, the
- * loss, and (when training) dout and lm_head's gradient; and where the
- * intermediates' gradients go (--grad). */
+ * loss, and (when training) dout and lm_head's gradient; where the
+ * intermediates' gradients go (--grad); and the order in which the
+ * module's class computes its projections, which decides how x's
+ * gradient adds up (train.h). */
 typedef struct {
     const matrix *lm_head; /* (V, W) */
     matrix *dlm_head;      /* (V, W), or NULL: no backward pass */
@@ -38,6 +40,7 @@ typedef struct {
     float loss;
     const train_shown *shown; /* or NULL */
     int shown_rc;             /* the first failure of shown->fn */
+    enum qkv_order qkv_order;
 } top_layer;
 
 /* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
@@ -55,7 +58,8 @@ typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
                               top_layer *top, mx_error *err);
 
 /* nn.Linear's gradients into g from dy, and dx into dx_part (backward.h;
- * by_columns: dy laid out by columns). */
+ * by_columns: dy laid out by columns; a dy of one column is summed as
+ * one contiguous run either way). */
 void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
                   const matrix *dy, const matrix *x, bool by_columns,
                   workers *pool);
@@ -94,8 +98,9 @@ typedef struct {
 int fused_tape_forward(fused_tape *t, const fused_params *p,
                        const attention_config *cfg, const matrix *x,
                        mx_error *err);
-/* g's gradients from dout (T, O); dx (T, D) gets W_value's, W_query's,
- * then W_key's part added (the first replacing it when dx_first). */
+/* g's gradients from dout (T, O); dx (T, D) gets W_value's part, then
+ * the other two in top->qkv_order's order (train.h), added (the first
+ * replacing what dx held when dx_first). */
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          fused_tape *t, const fused_params *p,
                          const matrix *dout, const attention_config *cfg,

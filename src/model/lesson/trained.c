@@ -795,7 +795,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     start_model sm = {0};
     matrix logits = {0};
     train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, &sm.m,
-                         &sm.head.weight};
+                         &sm.head.weight, mc->training.qkv_order};
     train_model grads = {0};
     checkpoints ck = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
