@@ -97,7 +97,7 @@ static void language_from_environment(void)
         strncmp(v, "C.", 2) == 0)
         return;
     char list[256] = "";
-    bool translated = false;
+    bool any_translation = false;
     for (const char *p = v; *p != '\0';) {
         const size_t k = strcspn(p, ":");
         char entry[64], code[16];
@@ -106,12 +106,12 @@ static void language_from_environment(void)
             const size_t used = strlen(list);
             snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "",
                      code);
-            translated = translated || strcmp(code, "en") != 0;
+            any_translation = any_translation || strcmp(code, "en") != 0;
         }
         p += k;
         p += strspn(p, ":");
     }
-    if (translated)
+    if (any_translation)
         setenv("LANGUAGE", list, 1);
 }
 

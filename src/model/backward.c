@@ -139,37 +139,6 @@ void softmax_backward(matrix *dscores, const matrix *dweights,
     }
 }
 
-void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
-                   matrix *dscores, matrix *t_st, matrix *shown,
-                   const head_saved *h, const matrix *dcontext, workers *pool)
-{
-    // context = weights @ v: dweights (T, S) = dcontext (T, hd) @ v^T,
-    // dv (S, hd) = weights^T (S, T) @ dcontext
-    matmul_transposed(dweights, dcontext, h->v, pool);
-    transpose(t_st, h->weights);
-    matmul_full(dv, t_st, dcontext, pool);
-
-    // weights = softmax(scores / divisor): the softmax's backward, then
-    // the division's (dscores / divisor), then the mask's (masked cells
-    // get no gradient)
-    softmax_backward(dscores, dweights, h->weights);
-    for (size_t i = 0; i < dscores->rows * dscores->cols; i++)
-        dscores->v[i] /= h->divisor;
-    // d loss / d attn_scores (the scores as shown, -inf where masked)
-    if (shown != NULL)
-        memcpy(shown->v, dscores->v,
-               dscores->rows * dscores->cols * sizeof(float));
-    for (size_t t = 0; t < dscores->rows; t++)
-        for (size_t s = t + 1; h->causal && s < dscores->cols; s++)
-            *matrix_at(dscores, t, s) = 0.0f;
-
-    // scores = q @ k^T: dq (T, hd) = dscores @ k, dk (S, hd) = dscores^T
-    // @ q
-    matmul_full(dq, dscores, h->k, pool);
-    transpose(t_st, dscores);
-    matmul_full(dk, t_st, h->q, pool);
-}
-
 void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,
                          const matrix *dy, const matrix *x, const float *mean,
                          const float *rstd, const float *gamma)

@@ -34,24 +34,6 @@ void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
 void softmax_backward(matrix *dscores, const matrix *dweights,
                       const matrix *weights);
 
-/* One head's attention backward, from its forward pass
- *   scores = q @ k^T, masked (-inf) above the diagonal when causal
- *   weights = softmax(scores / divisor), context = weights @ v
- * given dcontext (T, hd): dq (T, hd), dk and dv (S, hd); dweights (T,
- * S) holds d loss / d weights after it. dscores (T, S), t_st (S, T) are
- * working room; shown (T, S), when not NULL, gets d loss / d scores as
- * the table attn_scores shows them (the masked ones included, whose
- * gradient is +-0: their weight is 0). */
-typedef struct {
-    const matrix *q, *k, *v, *weights;
-    float divisor;
-    bool causal;
-} head_saved;
-
-void head_backward(matrix *dq, matrix *dk, matrix *dv, matrix *dweights,
-                   matrix *dscores, matrix *t_st, matrix *shown,
-                   const head_saved *h, const matrix *dcontext, workers *pool);
-
 /* nn.LayerNorm's backward over the rows of x (T, D), as PyTorch's CPU
  * kernel computes it from the forward's mean and rstd (T each) and
  * gamma (D): dx (T, D), and dgamma, dbeta (D) summed over the rows in

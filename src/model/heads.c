@@ -107,8 +107,7 @@ static int new_head_outputs(head_work *work, trace *tr, const table_key *at,
     return 0;
 }
 
-/* Makes every table of head h under plan's variant and cfg's layer, then
- * (plan->split) fills its q, k, v. */
+/* Makes every table of head h under plan's variant and cfg's layer. */
 static int new_head(head_work *work, trace *tr, const head_plan *plan,
                     const attention_config *cfg, size_t h, bool dropout,
                     const sequence_labels *lab, mx_error *err)
@@ -118,8 +117,6 @@ static int new_head(head_work *work, trace *tr, const head_plan *plan,
     work->t.h = h;
     if (new_head_qkv(work, tr, &at, (int)h, plan->width, lab, err) != 0)
         return -1;
-    if (plan->split != NULL)
-        plan->split(&work->t, plan->ctx);
     return new_head_outputs(work, tr, &at, (int)h, dropout, lab, err);
 }
 
@@ -133,26 +130,27 @@ static size_t batch_size(const attention_config *cfg, size_t heads)
 }
 
 typedef struct {
-    const head_work *head;
+    head_work *head;
     const head_plan *plan;
 } heads_job;
 
 static void attend_task(void *ctx, size_t h)
 {
     const heads_job *job = ctx;
-    job->plan->attend(&job->head[h].t, job->plan->ctx);
+    head_work *w = &job->head[h];
+    w->rc = job->plan->attend(&w->t, job->plan->ctx, &w->err);
 }
 
 /* The n heads' attention, shared out over the threads (each head writes
  * only its own tables); a lone head shares out its products instead. */
-static void attend_heads(const head_work *head, size_t n, const head_plan *plan,
+static void attend_heads(head_work *head, size_t n, const head_plan *plan,
                          const attention_config *cfg, const attention_input *in)
 {
     const double T = (double)in->x->rows, S = (double)in->kv->rows;
     const double hd = (double)plan->width, D = (double)cfg->d_model;
     // scores and context: 2 T S hd each; projections: 2 (T + 2 S) D hd
     double flops = 4.0 * T * S * hd + 10.0 * T * S;
-    if (plan->split == NULL)
+    if (plan->projects)
         flops += 2.0 * (T + 2.0 * S) * D * hd;
     heads_job job = {head, plan};
     workers_run(cfg->pool, n, flops * (double)n, attend_task, &job);
@@ -168,6 +166,11 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
                         const attention_input *in, mx_error *err)
 {
     attend_heads(work, n, plan, cfg, in);
+    for (size_t h = 0; h < n; h++)
+        if (work[h].rc != 0) {
+            *err = work[h].err;
+            return -1;
+        }
     for (size_t h = 0; h < n; h++) {
         if (cfg->average != NULL)
             mean_stream_add(cfg->average, work[h].t.weights->v);

@@ -34,37 +34,23 @@
 #include "base/error.h"
 #include "model/lesson/attention.h"
 #include "model/catalogue.h"
+#include "model/layers/attention_head.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
-
-/* One head's tables, as its computation reads and writes them. */
-typedef struct {
-    size_t h;        /* the head, 0 .. H-1 */
-    matrix *q;       /* queries (T, hd) */
-    matrix *k;       /* keys (S, hd) */
-    matrix *v;       /* values (S, hd) */
-    matrix *scores;  /* attn_scores (T, S) */
-    matrix *weights; /* attn_weights (T, S) */
-    matrix *mask;    /* dropout_mask (T, S), or NULL without dropout */
-    matrix *dropped; /* attn_weights_dropped (T, S), or NULL likewise */
-    /* the generator as this head's mask is drawn (with mask only) */
-    const torch_rng *drop;
-    matrix *context; /* head_context (T, hd) */
-} head_tables;
 
 /* What a module's heads are. */
 typedef struct {
     variant_id variant;
     size_t heads; /* H */
     size_t width; /* hd: the width of a head's q, k, v and context */
-    /* On the caller's thread, once head t->h's tables are made: fills
-     * its q, k, v (the fused module's split of its one projection); NULL
-     * when each head projects its own in attend. */
-    void (*split)(const head_tables *t, const void *ctx);
-    /* On a worker, once per head: its attention, writing its scores,
-     * weights and context (and first its q, k, v when split is NULL). */
-    void (*attend)(const head_tables *t, const void *ctx);
-    const void *ctx; /* handed to split and attend */
+    /* Whether each head projects x itself (its own W_query, W_key,
+     * W_value), rather than taking its columns of the module's: the
+     * work shared over the threads. */
+    bool projects;
+    /* On a worker, once per head: its attention (the head's q, k, v,
+     * scores, weights and context), 0 or -1 with err set. */
+    int (*attend)(const head_tables *t, const void *ctx, mx_error *err);
+    const void *ctx; /* handed to attend */
     /* With cfg->attn_dropout: the mask values drawn from one head's mask
      * to the next's (the fused module's weights are one (B, H, T, S)
      * tensor, so T x S; the wrapper's heads each drop their own (B, T, S)
@@ -81,6 +67,8 @@ typedef struct {
     table *made[HEAD_TABLE_COUNT]; /* in the trace, by head_table(id);
                                       NULL for a table not made */
     torch_rng drop;                /* t.drop points here */
+    int rc;                        /* attend's result, and its error */
+    mx_error err;
 } head_work;
 
 /* A module's heads, once run: their head_context tables stay for the

@@ -19,14 +19,24 @@ typedef struct {
     size_t tables, bad;
 } checker;
 
-static const char *stage_name(enum gpt2_stage s)
+/* The reference's name of the table id (its catalogue row's, but
+ * where the reference script names it otherwise). */
+static const char *reference_name(table_id id)
 {
-    static const char *const names[] = {
-        "embedded",    "ln_1",         "queries",      "keys",    "values",
-        "attn_scores", "attn_weights", "head_context", "concat",  "attn_out",
-        "residual_1",  "ln_2",         "mlp_hidden",   "mlp_out", "hidden",
-        "out",         "logits"};
-    return names[s];
+    switch (id) {
+    case TABLE_INPUTS:
+        return "embedded";
+    case TABLE_CONCAT_CONTEXT:
+        return "concat";
+    case TABLE_RESIDUAL:
+        return "residual_1";
+    case TABLE_FFN_HIDDEN:
+        return "mlp_hidden";
+    case TABLE_FFN_OUT:
+        return "mlp_out";
+    default:
+        return table_info_of(id)->name;
+    }
 }
 
 static bool same(float a, float b)
@@ -38,19 +48,22 @@ static bool same(float a, float b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-static int compare(void *ctx, enum gpt2_stage stage, int layer, int head,
-                   const matrix *m, mx_error *err)
+/* The recorder of the forward pass's hook points (model/hooks.h): each
+ * table compared with the reference's of the same name. */
+static int compare(void *ctx, const table_key *at, const matrix *m,
+                   mx_error *err)
 {
     (void)err;
     checker *c = ctx;
     char name[96];
-    if (head >= 0)
-        snprintf(name, sizeof name, "h.%d.head.%d.%s", layer, head,
-                 stage_name(stage));
-    else if (layer >= 0)
-        snprintf(name, sizeof name, "h.%d.%s", layer, stage_name(stage));
+    const char *row = reference_name(at->id);
+    if (at->head != NO_HEAD)
+        snprintf(name, sizeof name, "h.%d.head.%d.%s", at->layer, at->head,
+                 row);
+    else if (at->variant == VARIANT_ID_BLOCK)
+        snprintf(name, sizeof name, "h.%d.%s", at->layer, row);
     else
-        snprintf(name, sizeof name, "%s", stage_name(stage));
+        snprintf(name, sizeof name, "%s", row);
     c->tables++;
     const st_tensor *t = safetensors_find(c->ref, name);
     if (t == NULL || t->ndim != 2 || t->shape[0] != m->rows ||
@@ -108,7 +121,8 @@ static void run_case(const char *dir, const char *name)
         return;
     }
     checker c = {&ref, name, 0, 0};
-    gpt2_run run = {compare, &c, true, NULL};
+    const forward_hooks hooks = {.record = compare, .ctx = &c};
+    gpt2_run run = {&hooks, true, NULL};
     matrix out = {0};
     ok(gpt2_forward(&out, &m, ids, T, &run, &err) == 0, "%s: runs", name);
     ok(c.bad == 0 && c.tables == ref.n,

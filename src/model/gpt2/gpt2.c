@@ -9,7 +9,10 @@
 #include "base/i18n.h"
 #include "io/file_read.h"
 #include "io/json.h"
-#include "numerics/gelu.h"
+#include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
+#include "model/layers/mlp.h"
+#include "model/layers/transformer_block.h"
 #include "numerics/matmul.h"
 
 /* ---- config.json --------------------------------------------------------- */
@@ -279,32 +282,31 @@ bool gpt2_param_name(const char *name, int *layer)
 
 /* ---- the forward pass ------------------------------------------------------ */
 
-/* out (T, N) = addmm(bias, x, w): x (T, K), w (K, N) stored in x out,
- * each sum starting at its bias (matmul.h). */
-static void conv1d(matrix *out, const matrix *x, const float *w,
-                   const float *bias, workers *pool)
+/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
+static int point(const gpt2_run *run, int L, int h, table_id id, matrix *m,
+                 mx_error *err)
 {
-    const matmul_problem p = {
-        .M = x->rows,
-        .N = out->cols,
-        .K = x->cols,
-        .a = x->v,
-        .lda = x->cols,
-        .b = w,
-        .ldb = out->cols,
-        .bias = bias,
-        .bias_first = true,
-        .c = out->v,
-        .ldc = out->cols,
-        .shape = MATMUL_FULL,
-    };
-    matmul_run(&p, matmul_kernel_best(), pool);
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {VARIANT_ID_BLOCK, L, h, id, false};
+    return hook_point(run->hooks, &at, m, err);
 }
 
-static int see(const gpt2_run *run, enum gpt2_stage stage, int layer, int head,
-               const matrix *m, mx_error *err)
+/* The hook point of table id outside the layers (variant v) over m. */
+static int outer_point(const gpt2_run *run, variant_id v, table_id id,
+                       matrix *m, mx_error *err)
 {
-    return run->see ? run->see(run->ctx, stage, layer, head, m, err) : 0;
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {v, 0, NO_HEAD, id, false};
+    return hook_point(run->hooks, &at, m, err);
+}
+
+/* A Conv1D of the checkpoint: weight (in, out), bias (out). */
+static dense conv1d(const float *weight, const float *bias, size_t in,
+                    size_t out)
+{
+    return (dense){weight, bias, in, out, true};
 }
 
 /* The work of one layer, allocated once for the pass. */
@@ -344,63 +346,117 @@ static int work_alloc(layer_work *w, const gpt2_config *c, size_t T,
     return 0;
 }
 
-/* One layer over h (T, D), in place. */
-static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
-                         size_t li, const gpt2_run *run, mx_error *err)
+/* GPT-2's head (attention_head.h): attn_weights / torch.full([], hd **
+ * 0.5), then torch.where(causal, attn_weights, finfo.min). */
+static head_spec gpt2_head(size_t hd)
+{
+    return (head_spec){.causal = true,
+                       .divisor = score_divisor(hd, true),
+                       .scale = SCALE_SCORES};
+}
+
+/* The attention of layer li over x = ln_1(h) (T, D): c_attn, each head,
+ * concat (T, D), then attn_out = c_proj(concat) in w->attn. */
+static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
+                     size_t li, const gpt2_run *run, mx_error *err)
 {
     const gpt2_config *c = &m->cfg;
     const gpt2_layer *l = &m->layers[li];
     const size_t D = c->n_embd, hd = D / c->n_head;
     const int L = (int)li;
-    layer_norm(&w->a, h, l->ln_1_w, l->ln_1_b, c->eps);
-    if (see(run, GPT2_LN_1, L, -1, &w->a, err) != 0)
-        return -1;
-    conv1d(&w->qkv, &w->a, l->c_attn_w, l->c_attn_b, run->pool);
-    const float divisor = score_divisor(hd, true);
+    // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
+    const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
+    dense_forward(&w->qkv, x, &c_attn, run->pool);
+    const head_spec spec = gpt2_head(hd);
+    const head_tables t = {.q = &w->q,
+                           .k = &w->k,
+                           .v = &w->v,
+                           .scores = &w->scores,
+                           .weights = &w->weights,
+                           .context = &w->ctx};
     for (size_t hh = 0; hh < c->n_head; hh++) {
-        const int H = (int)hh;
-        take_columns(&w->q, &w->qkv, hh * hd);
-        take_columns(&w->k, &w->qkv, D + hh * hd);
-        take_columns(&w->v, &w->qkv, 2 * D + hh * hd);
-        if (see(run, GPT2_QUERIES, L, H, &w->q, err) != 0 ||
-            see(run, GPT2_KEYS, L, H, &w->k, err) != 0 ||
-            see(run, GPT2_VALUES, L, H, &w->v, err) != 0)
+        // head hh's q, k, v: its columns of qkv.split(D) (view, permute)
+        const head_source src = {
+            .from = {&w->qkv, &w->qkv, &w->qkv},
+            .first = {hh * hd, D + hh * hd, 2 * D + hh * hd}};
+        const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
+                              false};
+        if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
+                                   err) != 0)
             return -1;
-        // scores / sqrt(hd), then torch.where(causal, scores, finfo.min):
-        // shown as -inf; softmax gives both exactly 0
-        causal_scores(&w->scores, &w->q, &w->k, run->pool);
-        const size_t T = h->rows;
-        for (size_t i = 0; i < T; i++)
-            for (size_t j = 0; j <= i; j++)
-                *matrix_at(&w->scores, i, j) /= divisor;
-        softmax_rows(&w->weights, &w->scores, 1.0f);
-        matmul(&w->ctx, &w->weights, &w->v, run->pool);
         put_columns(&w->concat, &w->ctx, hh * hd);
-        if (see(run, GPT2_SCORES, L, H, &w->scores, err) != 0 ||
-            see(run, GPT2_WEIGHTS, L, H, &w->weights, err) != 0 ||
-            see(run, GPT2_CONTEXT, L, H, &w->ctx, err) != 0)
-            return -1;
     }
-    if (see(run, GPT2_CONCAT, L, -1, &w->concat, err) != 0)
+    if (point(run, L, NO_HEAD, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
         return -1;
-    conv1d(&w->attn, &w->concat, l->attn_proj_w, l->attn_proj_b, run->pool);
-    add(h, &w->attn, h);
-    if (see(run, GPT2_ATTN_OUT, L, -1, &w->attn, err) != 0 ||
-        see(run, GPT2_RESIDUAL_1, L, -1, h, err) != 0)
-        return -1;
-    layer_norm(&w->a, h, l->ln_2_w, l->ln_2_b, c->eps);
-    if (see(run, GPT2_LN_2, L, -1, &w->a, err) != 0)
-        return -1;
-    conv1d(&w->fc, &w->a, l->c_fc_w, l->c_fc_b, run->pool);
-    gelu_new(w->fc.v, w->fc.rows * w->fc.cols);
-    if (see(run, GPT2_MLP_HIDDEN, L, -1, &w->fc, err) != 0)
-        return -1;
-    conv1d(&w->mlp, &w->fc, l->mlp_proj_w, l->mlp_proj_b, run->pool);
-    add(h, h, &w->mlp);
-    if (see(run, GPT2_MLP_OUT, L, -1, &w->mlp, err) != 0 ||
-        see(run, GPT2_HIDDEN, L, -1, h, err) != 0)
-        return -1;
-    return 0;
+    // attn_out (T, D) = addmm(attn.c_proj.bias, concat, attn.c_proj.weight)
+    const dense c_proj = conv1d(l->attn_proj_w, l->attn_proj_b, D, D);
+    dense_forward(&w->attn, &w->concat, &c_proj, run->pool);
+    return point(run, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn, err);
+}
+
+/* What a layer's block works with: the checkpoint's layer, the pass's
+ * working matrices and h, the hidden states it updates in place. */
+typedef struct {
+    layer_work *w;
+    matrix *h;
+    const gpt2_model *m;
+    size_t li;
+    const gpt2_run *run;
+} layer_pass;
+
+/* The block's attention over ln_1 (w->a): attn_out in w->attn. */
+static int layer_attend(void *ctx, const matrix **out, const matrix *x,
+                        mx_error *err)
+{
+    const layer_pass *p = ctx;
+    *out = &p->w->attn;
+    return attention(p->w, x, p->m, p->li, p->run, err);
+}
+
+/* Where the block's tables lie: ln_1 and ln_2 in a, the residual and the
+ * layer's output in h, in place; the MLP's in fc and mlp. */
+static matrix *layer_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    const layer_pass *p = ctx;
+    switch (id) {
+    case TABLE_RESIDUAL:
+    case TABLE_HIDDEN:
+        return p->h;
+    case TABLE_FFN_HIDDEN:
+        return &p->w->fc;
+    case TABLE_FFN_OUT:
+        return &p->w->mlp;
+    default: // ln_1, ln_2
+        return &p->w->a;
+    }
+}
+
+/* One layer over h (T, D), in place: GPT2Block, the one Transformer
+ * block (transformer_block.h) with the norms before, gelu_new, and
+ * attn_output + residual. */
+static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
+                         size_t li, const gpt2_run *run, mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    const gpt2_layer *l = &m->layers[li];
+    const size_t D = c->n_embd, F = c->n_inner;
+    const block_layer b = {
+        .norm = NORM_BEFORE,
+        .norm1 = {l->ln_1_w, l->ln_1_b, c->eps},
+        .norm2 = {l->ln_2_w, l->ln_2_b, c->eps},
+        .ffn = {conv1d(l->c_fc_w, l->c_fc_b, D, F),
+                conv1d(l->mlp_proj_w, l->mlp_proj_b, F, D), ACT_GELU_NEW},
+        .attn_out_first = true,
+    };
+    layer_pass p = {w, h, m, li, run};
+    const block_attention attn = {layer_attend, &p};
+    const block_store store = {.get = layer_table, .ctx = &p};
+    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
+                          false};
+    const matrix *out;
+    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
+                               run->pool, err);
 }
 
 int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
@@ -432,7 +488,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     for (size_t t = 0; t < T; t++)
         for (size_t d = 0; d < D; d++)
             h.v[t * D + d] = m->wte[(size_t)ids[t] * D + d] + m->wpe[t * D + d];
-    if (see(run, GPT2_EMBEDDED, -1, -1, &h, err) != 0)
+    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto out;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, run, err) != 0)
@@ -440,7 +496,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     layer_norm(out, &h, m->ln_f_w, m->ln_f_b, c->eps);
-    if (see(run, GPT2_OUT, -1, -1, out, err) != 0)
+    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
         goto fail_out;
     if (run->logits) {
         matrix logits = {0};
@@ -468,7 +524,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
             };
             matmul_run(&p, matmul_kernel_best(), run->pool);
         }
-        rc = see(run, GPT2_LOGITS, -1, -1, &logits, err);
+        rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
         matrix_free(&logits);
         if (rc != 0)
             goto fail_out;

@@ -22,8 +22,9 @@
  *     mlp_out = addmm(mlp.c_proj...); h = h + mlp_out
  *   out (T, D) = ln_f(h); logits (T, V) = out @ wte^T on request
  *
- * Every table is handed to an observer as soon as it is made, which keeps
- * it (the trace) or drops it; the pass itself holds one layer's work.
+ * Every activation passes a hook point as soon as it is made (hooks.h):
+ * a recorder keeps it (the trace), a hook may replace it; the pass itself
+ * holds one layer's work.
  */
 #ifndef MHA_GPT2_H
 #define MHA_GPT2_H
@@ -34,6 +35,7 @@
 
 #include "base/error.h"
 #include "io/safetensors.h"
+#include "model/hooks.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -78,37 +80,19 @@ bool gpt2_param_name(const char *name, int *layer);
 int gpt2_open(gpt2_model *m, const char *dir, mx_error *err);
 void gpt2_close(gpt2_model *m);
 
-/* What the forward pass hands the observer. */
-enum gpt2_stage {
-    GPT2_EMBEDDED,   /* (T, D) wte + wpe */
-    GPT2_LN_1,       /* (T, D) */
-    GPT2_QUERIES,    /* (T, hd), per head */
-    GPT2_KEYS,       /* (T, hd), per head */
-    GPT2_VALUES,     /* (T, hd), per head */
-    GPT2_SCORES,     /* (T, T), per head, scaled, -inf above the diagonal */
-    GPT2_WEIGHTS,    /* (T, T), per head */
-    GPT2_CONTEXT,    /* (T, hd), per head */
-    GPT2_CONCAT,     /* (T, D) */
-    GPT2_ATTN_OUT,   /* (T, D) attn.c_proj */
-    GPT2_RESIDUAL_1, /* (T, D) h after the attention */
-    GPT2_LN_2,       /* (T, D) */
-    GPT2_MLP_HIDDEN, /* (T, F) after gelu_new */
-    GPT2_MLP_OUT,    /* (T, D) mlp.c_proj */
-    GPT2_HIDDEN,     /* (T, D) the layer's output */
-    GPT2_OUT,        /* (T, D) ln_f */
-    GPT2_LOGITS,     /* (T, V) */
-};
-
-/* Called for every table; layer is -1 outside the layers, head -1
- * outside the heads. Returns 0, or -1 with err set to stop the pass. */
-typedef int (*gpt2_observer)(void *ctx, enum gpt2_stage stage, int layer,
-                             int head, const matrix *m, mx_error *err);
-
+/* A run of the forward pass. Its hook points (hooks.h) are named by the
+ * tables' keys: inputs (wte + wpe) under the variant input; each layer's
+ * ln_1, its heads' queries, keys, values, attn_scores (scaled, -inf
+ * above the diagonal), attn_weights and head_context, concat_context,
+ * attn_out, residual (h after the attention), ln_2, ffn_hidden (after
+ * gelu_new), ffn_out (mlp.c_proj) and hidden (the layer's output) under
+ * the variant block with the layer (and head) in the key; out (ln_f) and
+ * logits under the variant model. */
 typedef struct {
-    gpt2_observer see; /* or NULL */
-    void *ctx;
-    bool logits;   /* make the logits */
-    workers *pool; /* or NULL */
+    const forward_hooks *hooks; /* the recorder and replacing hooks, or
+                                   NULL */
+    bool logits;                /* make the logits */
+    workers *pool;              /* or NULL */
 } gpt2_run;
 
 /* Runs ids (T of them, each < vocab_size, T <= n_positions) through m;

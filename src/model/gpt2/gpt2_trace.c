@@ -388,79 +388,72 @@ out:
     return result;
 }
 
-static int observe(void *ctx, enum gpt2_stage stage, int layer, int head,
-                   const matrix *m, mx_error *err)
+/* The rows and columns of a checkpoint's table id (T rows but
+ * next_tokens's). */
+static void table_labels(const labels **rows, const labels **cols,
+                         const recorder *rc, table_id id)
+{
+    *rows = rc->tokens;
+    *cols = rc->dims;
+    switch (id) {
+    case TABLE_QUERIES:
+        *rows = rc->queries;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_KEYS:
+        *rows = rc->keys;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_VALUES:
+        *rows = rc->values;
+        *cols = rc->head_dims;
+        break;
+    case TABLE_ATTN_SCORES:
+    case TABLE_ATTN_WEIGHTS:
+        *rows = rc->queries;
+        *cols = rc->keys;
+        break;
+    case TABLE_HEAD_CONTEXT:
+        *cols = rc->head_dims;
+        break;
+    case TABLE_FFN_HIDDEN:
+        *cols = rc->ffn_dims;
+        break;
+    case TABLE_LOGITS:
+        *cols = rc->vocab;
+        break;
+    default:
+        break;
+    }
+}
+
+/* The recorder of the forward pass's hook points (hooks.h): each table
+ * of a shown layer and head copied into the trace under its key; a
+ * layer's end flushes the trace; attn_entropy goes before out and
+ * next_tokens after the logits. */
+static int record(void *ctx, const table_key *at, const matrix *m,
+                  mx_error *err)
 {
     recorder *rc = ctx;
     const checkpoint_run *r = rc->r;
-    if (stage == GPT2_WEIGHTS)
-        *matrix_at(&rc->entropy, (size_t)layer, (size_t)head) =
+    const bool layer = at->variant == VARIANT_ID_BLOCK;
+    if (at->id == TABLE_ATTN_WEIGHTS)
+        *matrix_at(&rc->entropy, (size_t)at->layer, (size_t)at->head) =
             attn_mean_entropy(m);
-    if (layer >= 0 && !r->layers[layer])
+    if ((layer && !r->layers[at->layer]) ||
+        (at->head != NO_HEAD && !r->heads[at->head]))
         return 0;
-    if (head >= 0 && !r->heads[head])
-        return 0;
-    const variant_id B = VARIANT_ID_BLOCK;
-    switch (stage) {
-    case GPT2_EMBEDDED:
-        return put(rc, VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_LN_1:
-        return put(rc, B, layer, NO_HEAD, TABLE_LN_1, rc->tokens, rc->dims, m,
-                   err);
-    case GPT2_QUERIES:
-        return put(rc, B, layer, head, TABLE_QUERIES, rc->queries,
-                   rc->head_dims, m, err);
-    case GPT2_KEYS:
-        return put(rc, B, layer, head, TABLE_KEYS, rc->keys, rc->head_dims, m,
-                   err);
-    case GPT2_VALUES:
-        return put(rc, B, layer, head, TABLE_VALUES, rc->values, rc->head_dims,
-                   m, err);
-    case GPT2_SCORES:
-        return put(rc, B, layer, head, TABLE_ATTN_SCORES, rc->queries, rc->keys,
-                   m, err);
-    case GPT2_WEIGHTS:
-        return put(rc, B, layer, head, TABLE_ATTN_WEIGHTS, rc->queries,
-                   rc->keys, m, err);
-    case GPT2_CONTEXT:
-        return put(rc, B, layer, head, TABLE_HEAD_CONTEXT, rc->tokens,
-                   rc->head_dims, m, err);
-    case GPT2_CONCAT:
-        return put(rc, B, layer, NO_HEAD, TABLE_CONCAT_CONTEXT, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_ATTN_OUT:
-        return put(rc, B, layer, NO_HEAD, TABLE_ATTN_OUT, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_RESIDUAL_1:
-        return put(rc, B, layer, NO_HEAD, TABLE_RESIDUAL, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_LN_2:
-        return put(rc, B, layer, NO_HEAD, TABLE_LN_2, rc->tokens, rc->dims, m,
-                   err);
-    case GPT2_MLP_HIDDEN:
-        return put(rc, B, layer, NO_HEAD, TABLE_FFN_HIDDEN, rc->tokens,
-                   rc->ffn_dims, m, err);
-    case GPT2_MLP_OUT:
-        return put(rc, B, layer, NO_HEAD, TABLE_FFN_OUT, rc->tokens, rc->dims,
-                   m, err);
-    case GPT2_HIDDEN:
-        if (put(rc, B, layer, NO_HEAD, TABLE_HIDDEN, rc->tokens, rc->dims, m,
-                err) != 0)
-            return -1;
-        return trace_flush(rc->tr, err);
-    case GPT2_OUT:
-        if (put_entropy(rc, err) != 0)
-            return -1;
-        return put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_OUT, rc->tokens,
-                   rc->dims, m, err);
-    case GPT2_LOGITS:
-        if (rc->mc->logits && put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
-                                  rc->tokens, rc->vocab, m, err) != 0)
-            return -1;
+    if (at->id == TABLE_OUT && put_entropy(rc, err) != 0)
+        return -1;
+    const labels *rows, *cols;
+    table_labels(&rows, &cols, rc, at->id);
+    if ((at->id != TABLE_LOGITS || rc->mc->logits) &&
+        put(rc, at->variant, at->layer, at->head, at->id, rows, cols, m, err) !=
+            0)
+        return -1;
+    if (at->id == TABLE_LOGITS)
         return put_next_tokens(rc, m, err);
-    }
-    return 0;
+    return layer && at->id == TABLE_HIDDEN ? trace_flush(rc->tr, err) : 0;
 }
 
 int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
@@ -528,7 +521,8 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         if (put_params(&rec, err) != 0)
             goto done;
         matrix out = {0};
-        const gpt2_run run = {observe, &rec, true, pool};
+        const forward_hooks hooks = {.record = record, .ctx = &rec};
+        const gpt2_run run = {&hooks, true, pool};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
         matrix_free(&out);
     }

@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/dropout.h"
 #include "model/heads.h"
+#include "model/layers/dense.h"
+#include "model/hooks.h"
 
 /* ---- the constructors: which nn.Linear are drawn, in which order ------- */
 
@@ -108,85 +109,52 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper)
 
 /* ---- the layers ------------------------------------------------------- */
 
-/* queries = W_query(x), keys = W_key(kv), values = W_value(kv):
- * q (T, width) = x (T, D) @ W_query.weight^T (+ bias), k and v (S, width)
- * likewise from kv (S, D). */
-static void project_qkv(matrix *q, matrix *k, matrix *v, const qkv *p,
-                        const attention_input *in, workers *pool)
+/* The lessons' head: masked -inf, then softmax(attn_scores / sqrt(hd))
+ * (attention_head.h). */
+static head_spec lesson_head(const attention_config *cfg, size_t hd)
 {
-    linear_forward(q, in->x, &p->query.weight, p->query.bias.v, pool);
-    linear_forward(k, in->kv, &p->key.weight, p->key.bias.v, pool);
-    linear_forward(v, in->kv, &p->value.weight, p->value.bias.v, pool);
-}
-
-/* One head's attention, from its q (T, hd), k and v (S, hd):
- *   attn_scores (T, S)   = q @ k^T, later keys -inf when causal
- *   attn_weights (T, S)  = softmax(attn_scores / sqrt(hd), dim=-1)
- *   (--attn-dropout: dropout_mask (T, S), attn_weights_dropped (T, S) =
- *    attn_weights * dropout_mask, which the context then reads)
- *   head_context (T, hd) = attn_weights @ v
- * (the scores are kept raw, -inf where masked). */
-static void attend(const head_tables *t, const attention_config *cfg)
-{
-    // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
-    if (cfg->causal)
-        causal_scores(t->scores, t->q, t->k, cfg->pool);
-    else
-        matmul_transposed(t->scores, t->q, t->k, cfg->pool);
-
-    // attn_weights (T, S) = softmax(attn_scores / sqrt(hd))
-    const float divisor = score_divisor(t->q->cols, cfg->scale);
-    softmax_rows(t->weights, t->scores, divisor);
-
-    // --attn-dropout: attn_weights = self.dropout(attn_weights), training
-    // mode: dropout_mask (T, S), attn_weights_dropped (T, S)
-    const matrix *weights = t->weights;
-    if (t->mask != NULL) {
-        torch_rng g = *t->drop;
-        const size_t n = t->weights->rows * t->weights->cols;
-        dropout_noise(t->mask->v, n, cfg->attn_dropout, &g);
-        dropout_apply(t->dropped->v, t->weights->v, t->mask->v, n);
-        weights = t->dropped;
-    }
-
-    // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
-    matmul(t->context, weights, t->v, cfg->pool);
+    return (head_spec){.causal = cfg->causal,
+                       .divisor = score_divisor(hd, cfg->scale),
+                       .scale = SCALE_IN_SOFTMAX,
+                       .dropout = cfg->attn_dropout};
 }
 
 /* Where the heads' q, k and v come from, and what they attend with. */
 typedef struct {
+    variant_id variant;
     const attention_config *cfg;
     const attention_input *in;
     const qkv *own;          /* head h's own W_query, W_key, W_value */
     const matrix *Q, *K, *V; /* the fused module's: Q (T, O), K, V (S, O) */
-} head_source;
+} module_heads;
 
-/* A head of the wrapper, or the single head: head(x), its own
- * projections, then its attention. */
-static void own_head(const head_tables *t, const void *ctx)
+/* One head of a module: a head of the wrapper or the single head with
+ * its own projections of x, or a head of the fused module with its
+ * columns of Q, K and V (view (T, H, hd), then transpose (H, T, hd));
+ * then its attention (attention_head.h). */
+static int module_head(const head_tables *t, const void *ctx, mx_error *err)
 {
-    const head_source *src = ctx;
-    project_qkv(t->q, t->k, t->v, &src->own[t->h], src->in, src->cfg->pool);
-    attend(t, src->cfg);
+    const module_heads *src = ctx;
+    const size_t hd = t->q->cols, first = t->h * hd;
+    head_source from = {.x = src->in->x, .kv = src->in->kv};
+    if (src->own != NULL)
+        from.own = &src->own[t->h];
+    else
+        from = (head_source){.from = {src->Q, src->K, src->V},
+                             .first = {first, first, first}};
+    const head_spec spec = lesson_head(src->cfg, hd);
+    const table_key at = {src->variant, src->cfg->layer, (int)t->h,
+                          TABLE_QUERIES, false};
+    return attention_head_forward(t, &from, &spec, src->cfg->hooks, &at,
+                                  src->cfg->pool, err);
 }
 
-/* The split into heads, view (T, H, hd) then transpose (H, T, hd): head
- * h's q (T, hd), k and v (S, hd) are columns [h*hd, (h+1)*hd) of Q, K, V.
- */
-static void split_head(const head_tables *t, const void *ctx)
+/* The hook point of the module's table id over m. */
+static int module_point(const attention_config *cfg, variant_id variant,
+                        table_id id, matrix *m, mx_error *err)
 {
-    const head_source *src = ctx;
-    const size_t hd = t->q->cols;
-    take_columns(t->q, src->Q, t->h * hd);
-    take_columns(t->k, src->K, t->h * hd);
-    take_columns(t->v, src->V, t->h * hd);
-}
-
-/* A head of the fused module, its q, k and v split off: its attention. */
-static void split_off_head(const head_tables *t, const void *ctx)
-{
-    const head_source *src = ctx;
-    attend(t, src->cfg);
+    const table_key at = {variant, cfg->layer, NO_HEAD, id, false};
+    return hook_point(cfg->hooks, &at, m, err);
 }
 
 /* A new table id (T, width) of variant in cfg's layer, one row per
@@ -217,7 +185,10 @@ static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
         put_columns(&concat->values, heads_context(heads, h), h * hd);
         heads_release_context(tr, heads, h);
     }
-    return concat;
+    return module_point(cfg, variant, TABLE_CONCAT_CONTEXT, &concat->values,
+                        err) == 0
+               ? concat
+               : NULL;
 }
 
 /* The output projection, out (T, O) = out_proj(concat_context) =
@@ -231,10 +202,10 @@ static table *project_out(trace *tr, variant_id variant, table_id out_id,
     table *out = new_table(tr, variant, out_id, cfg->d_out, cfg, lab, err);
     if (out == NULL)
         return NULL;
-    linear_forward(&out->values, &concat->values, &out_proj->weight,
-                   out_proj->bias.v, cfg->pool);
+    linear_layer_forward(&out->values, &concat->values, out_proj, cfg->pool);
     trace_release(tr, concat);
-    return out;
+    return module_point(cfg, variant, out_id, &out->values, err) == 0 ? out
+                                                                      : NULL;
 }
 
 /* ---- the forward methods ---------------------------------------------- */
@@ -245,11 +216,13 @@ int single_forward(trace *tr, const single_params *p,
                    const attention_config *cfg, const attention_input *in,
                    const sequence_labels *lab, mx_error *err)
 {
-    const head_source src = {.cfg = cfg, .in = in, .own = &p->attn};
+    const module_heads src = {
+        .variant = VARIANT_ID_SINGLE, .cfg = cfg, .in = in, .own = &p->attn};
     const head_plan plan = {.variant = VARIANT_ID_SINGLE,
                             .heads = 1,
                             .width = cfg->d_out,
-                            .attend = own_head,
+                            .projects = true,
+                            .attend = module_head,
                             .ctx = &src,
                             .dropout_stride = 0};
     head_set heads = {0};
@@ -265,11 +238,13 @@ int wrapper_forward(trace *tr, const wrapper_params *p,
                     const attention_config *cfg, const attention_input *in,
                     const sequence_labels *lab, mx_error *err)
 {
-    const head_source src = {.cfg = cfg, .in = in, .own = p->head};
+    const module_heads src = {
+        .variant = VARIANT_ID_WRAPPER, .cfg = cfg, .in = in, .own = p->head};
     const head_plan plan = {.variant = VARIANT_ID_WRAPPER,
                             .heads = p->heads,
                             .width = cfg->d_out / cfg->heads,
-                            .attend = own_head,
+                            .projects = true,
+                            .attend = module_head,
                             .ctx = &src,
                             .what = N_("the wrapper's heads"),
                             // each head drops its own (B, T, S) weights
@@ -305,17 +280,18 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
     if (matrix_alloc(&Q, T, O, N_("the queries"), err) == 0 &&
         matrix_alloc(&K, S, O, N_("the keys"), err) == 0 &&
         matrix_alloc(&V, S, O, N_("the values"), err) == 0) {
-        project_qkv(&Q, &K, &V, &p->attn, in, cfg->pool);
+        // Q, K, V = W_query(x), W_key(kv), W_value(kv)
+        qkv_forward(&Q, &K, &V, &p->attn, in->x, in->kv, cfg->pool);
         rc = 0;
     }
 
     // the heads: each split off Q, K and V, then its attention
-    const head_source src = {.cfg = cfg, .in = in, .Q = &Q, .K = &K, .V = &V};
+    const module_heads src = {
+        .variant = variant, .cfg = cfg, .in = in, .Q = &Q, .K = &K, .V = &V};
     const head_plan plan = {.variant = variant,
                             .heads = cfg->heads,
                             .width = O / cfg->heads,
-                            .split = split_head,
-                            .attend = split_off_head,
+                            .attend = module_head,
                             .ctx = &src,
                             .what = N_("the heads"),
                             // one (B, H, T, S) tensor: element 0's heads

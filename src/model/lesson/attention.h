@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "model/hooks.h"
 #include "model/linear.h"
 #include "numerics/rng.h"
 #include "model/trace.h"
@@ -52,6 +53,8 @@ typedef struct {
     matrix *entropy; /* a stack's attn_entropy (L, H): each head's mean
                         entropy (model/entropy.h) written at (layer, head)
                         as its weights are made, or NULL */
+    const forward_hooks *hooks; /* the hooks replacing activations (hooks.h; no
+                           recorder: the tables are the trace's), or NULL */
 } attention_config;
 
 typedef struct single_params {

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/dropout.h"
 
 /* ---- the constructor: attention, norm1, ff, norm2 ----------------------- */
 
@@ -55,87 +54,59 @@ void block_free(block_params *p)
     matrix_free(&p->norm2_bias);
 }
 
-/* ---- the layers ------------------------------------------------------- */
+/* ---- the forward method ----------------------------------------------- */
 
-/* A residual connection and its LayerNorm: out (T, D) = LayerNorm(a + b)
- * with weight and bias (1, D); sum (T, D) holds a + b. */
-static void add_norm(matrix *out, matrix *sum, const matrix *a, const matrix *b,
-                     const matrix *weight, const matrix *bias)
+/* The block's parameters as the one Transformer block computes them
+ * (transformer_block.h): post-norm, ReLU, with the run's --dropout. */
+block_layer block_layer_of(const block_params *p, const attention_config *cfg)
 {
-    add(sum, a, b);
-    layer_norm(out, sum, weight->v, bias->v, LAYER_NORM_EPS);
+    return (block_layer){
+        .norm = NORM_AFTER,
+        .norm1 = {p->norm1_weight.v, p->norm1_bias.v, LAYER_NORM_EPS},
+        .norm2 = {p->norm2_weight.v, p->norm2_bias.v, LAYER_NORM_EPS},
+        .ffn = {dense_of_linear(&p->ff0), dense_of_linear(&p->ff2), ACT_RELU},
+        .dropout = cfg->dropout,
+        .dropout_rng = cfg->dropout_rng,
+        .batch = cfg->batch,
+    };
 }
 
-/* The feed-forward network ff over x (T, D):
- *   hidden (T, F) = ReLU(x @ ff.0.weight^T + ff.0.bias)
- *   out (T, D)    = hidden @ ff.2.weight^T + ff.2.bias */
-static void feed_forward(matrix *out, matrix *hidden, const matrix *x,
-                         const linear *ff0, const linear *ff2, workers *pool)
-{
-    linear_forward(hidden, x, &ff0->weight, ff0->bias.v, pool);
-    relu(hidden);
-    linear_forward(out, hidden, &ff2->weight, ff2->bias.v, pool);
-}
-
-/* The block's tables after the attention, made in the trace. */
+/* What the block's forward pass reads and where it writes. */
 typedef struct {
-    matrix *attn_mask;  /* attn_out_dropout_mask (T, D), or NULL */
-    matrix *add_norm1;  /* (T, D) */
-    matrix *ffn_hidden; /* (T, F) */
-    matrix *ffn_out;    /* (T, D) */
-    matrix *ffn_mask;   /* ffn_out_dropout_mask (T, D), or NULL */
-    matrix *out;        /* (T, D) */
-} block_tables;
+    trace *tr;
+    const block_params *p;
+    const attention_config *cfg;
+    const attention_input *in;
+    const sequence_labels *lab;
+    const labels *dims, *wide; /* D and F columns */
+} block_run;
 
-/* A new table id (T, width) of the block in cfg's layer, one row per
- * token. */
-static matrix *new_block_table(trace *tr, table_id id, const labels *cols,
-                               const attention_config *cfg,
-                               const sequence_labels *lab, mx_error *err)
+/* The attention sublayer: the fused module over x, its tables under the
+ * block, its output the table attn_out. */
+static int block_attend(void *ctx, const matrix **out, const matrix *x,
+                        mx_error *err)
 {
-    const table_key key = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, id, false};
-    table *t = trace_new(tr, &key, lab->tokens, cols, err);
+    const block_run *r = ctx;
+    const attention_input in = {x, r->in->kv};
+    return fused_attend(out, r->tr, VARIANT_ID_BLOCK, TABLE_ATTN_OUT,
+                        &r->p->attention, r->cfg, &in, r->lab, err);
+}
+
+/* The block's table id, made in the trace under cfg's layer, one row per
+ * token (F columns for ffn_hidden, D for the others). */
+static matrix *block_table(void *ctx, table_id id, mx_error *err)
+{
+    const block_run *r = ctx;
+    const table_key key = {VARIANT_ID_BLOCK, r->cfg->layer, NO_HEAD, id, false};
+    table *t = trace_new(r->tr, &key, r->lab->tokens,
+                         id == TABLE_FFN_HIDDEN ? r->wide : r->dims, err);
     return t == NULL ? NULL : &t->values;
 }
-
-/* Makes (with dropout) attn_out_dropout_mask, add_norm1, ffn_hidden,
- * ffn_out, (with dropout) ffn_out_dropout_mask and out under variant
- * block, one row per token, D or F wide. */
-static int new_block_tables(block_tables *t, trace *tr, size_t D, size_t F,
-                            const attention_config *cfg,
-                            const sequence_labels *lab, mx_error *err)
-{
-    const bool dropout = cfg->dropout > 0;
-    const labels *dims = trace_index_labels(tr, "dim", D, err);
-    const labels *wide = trace_index_labels(tr, "dim", F, err);
-    if (dims == NULL || wide == NULL)
-        return -1;
-    *t = (block_tables){0};
-    if (dropout &&
-        (t->attn_mask = new_block_table(tr, TABLE_ATTN_OUT_DROPOUT_MASK, dims,
-                                        cfg, lab, err)) == NULL)
-        return -1;
-    if ((t->add_norm1 = new_block_table(tr, TABLE_ADD_NORM1, dims, cfg, lab,
-                                        err)) == NULL ||
-        (t->ffn_hidden = new_block_table(tr, TABLE_FFN_HIDDEN, wide, cfg, lab,
-                                         err)) == NULL ||
-        (t->ffn_out =
-             new_block_table(tr, TABLE_FFN_OUT, dims, cfg, lab, err)) == NULL)
-        return -1;
-    if (dropout &&
-        (t->ffn_mask = new_block_table(tr, TABLE_FFN_OUT_DROPOUT_MASK, dims,
-                                       cfg, lab, err)) == NULL)
-        return -1;
-    t->out = new_block_table(tr, TABLE_OUT, dims, cfg, lab, err);
-    return t->out == NULL ? -1 : 0;
-}
-
-/* ---- the forward method ----------------------------------------------- */
 
 /* TransformerBlock.forward over x (T, D) (post-norm; with --dropout P
  * in training mode, nn.Dropout(P) on the attention's and the
  * feed-forward's outputs, their masks drawn over the (B, T, D) batch one
- * after the other):
+ * after the other), as transformer_block.h computes it:
  *   attn_out (T, D)   = attention(x)
  *   attn_out_dropout_mask (T, D)  (--dropout)
  *   add_norm1 (T, D)  = norm1(x + dropout(attn_out))
@@ -147,50 +118,37 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   mx_error *err)
 {
     const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
-    // attn_out (T, D) = the fused module over x
-    const matrix *attn_out;
-    if (fused_attend(&attn_out, tr, VARIANT_ID_BLOCK, TABLE_ATTN_OUT,
-                     &p->attention, cfg, in, lab, err) != 0)
+    block_run r = {tr,
+                   p,
+                   cfg,
+                   in,
+                   lab,
+                   trace_index_labels(tr, "dim", D, err),
+                   trace_index_labels(tr, "dim", F, err)};
+    if (r.dims == NULL || r.wide == NULL)
         return -1;
-
-    block_tables t;
-    const bool dropout = cfg->dropout > 0;
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep
     matrix sum = {0}, dropped = {0};
-    if (new_block_tables(&t, tr, D, F, cfg, lab, err) != 0 ||
-        matrix_alloc(&sum, T, D, N_("a residual"), err) != 0 ||
+    const bool dropout = cfg->dropout > 0;
+    if (matrix_alloc(&sum, T, D, N_("a residual"), err) != 0 ||
         (dropout && matrix_alloc(&dropped, T, D, N_("a residual"), err) != 0)) {
         matrix_free(&sum);
         return -1;
     }
-    torch_rng g;
-    if (dropout)
-        g = *cfg->dropout_rng;
-
-    // add_norm1 (T, D) = LayerNorm(x + dropout(attn_out))
-    const matrix *attn = attn_out;
-    if (dropout) {
-        dropout_noise(t.attn_mask->v, T * D, cfg->dropout, &g);
-        // the rest of the batch's mask, then the feed-forward's
-        rng_bernoulli_skip((cfg->batch - 1) * T * D, &g);
-        dropout_apply(dropped.v, attn_out->v, t.attn_mask->v, T * D);
-        attn = &dropped;
-    }
-    add_norm(t.add_norm1, &sum, in->x, attn, &p->norm1_weight, &p->norm1_bias);
-    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0.weight^T + ff.0.bias),
-    // ffn_out (T, D) = ffn_hidden @ ff.2.weight^T + ff.2.bias
-    feed_forward(t.ffn_out, t.ffn_hidden, t.add_norm1, &p->ff0, &p->ff2,
-                 cfg->pool);
-    // out (T, D) = LayerNorm(add_norm1 + dropout(ffn_out))
-    const matrix *ffn = t.ffn_out;
-    if (dropout) {
-        dropout_noise(t.ffn_mask->v, T * D, cfg->dropout, &g);
-        dropout_apply(dropped.v, t.ffn_out->v, t.ffn_mask->v, T * D);
-        ffn = &dropped;
-    }
-    add_norm(t.out, &sum, t.add_norm1, ffn, &p->norm2_weight, &p->norm2_bias);
+    const block_layer b = block_layer_of(p, cfg);
+    const block_attention attn = {block_attend, &r};
+    const block_store store = {.get = block_table,
+                               .ctx = &r,
+                               .sum1 = &sum,
+                               .sum2 = &sum,
+                               .dropped = &dropped};
+    const table_key at = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
+                          false};
+    const matrix *out;
+    const int rc = block_layer_forward(&out, &b, &attn, &store, in->x,
+                                       cfg->hooks, &at, cfg->pool, err);
     matrix_free(&sum);
     matrix_free(&dropped);
-    return 0;
+    return rc;
 }

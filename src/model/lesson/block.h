@@ -15,6 +15,7 @@
 #ifndef MHA_BLOCK_H
 #define MHA_BLOCK_H
 
+#include "model/layers/transformer_block.h"
 #include "model/lesson/attention.h"
 
 #define LAYER_NORM_EPS 1e-5f
@@ -32,6 +33,10 @@ typedef struct block_params {
 int block_init(block_params *p, const attention_config *cfg, size_t ff,
                torch_rng *g, mx_error *err);
 void block_free(block_params *p);
+
+/* The block as the one Transformer block of model/layers/ computes it
+ * (post-norm, ReLU, cfg's --dropout); its parameters stay in p. */
+block_layer block_layer_of(const block_params *p, const attention_config *cfg);
 
 /* The forward pass, the parameters already recorded (model.h): the fused
  * attention's tables as attn_out, then (with cfg->dropout)

@@ -23,6 +23,37 @@
 #include "model/lesson/stack.h"
 #include "model/lesson/train_parts.h"
 
+/* What the block's forward keeps for its backward pass: the attention's
+ * tape and the block's tables. */
+typedef struct {
+    fused_tape at;
+    const fused_params *attention;
+    const attention_config *cfg;
+    matrix *norm1, *hidden, *ffn, *out;
+} block_tape;
+
+/* The attention sublayer: the fused module's forward, its tape kept. */
+static int tape_attend(void *ctx, const matrix **out, const matrix *x,
+                       mx_error *err)
+{
+    block_tape *t = ctx;
+    if (fused_tape_forward(&t->at, t->attention, t->cfg, x, err) != 0)
+        return -1;
+    *out = &t->at.out;
+    return 0;
+}
+
+/* Where the block's tables lie: the pass's working matrices. */
+static matrix *tape_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    const block_tape *t = ctx;
+    return id == TABLE_ADD_NORM1    ? t->norm1
+           : id == TABLE_FFN_HIDDEN ? t->hidden
+           : id == TABLE_FFN_OUT    ? t->ffn
+                                    : t->out;
+}
+
 int block_pass(matrix *dx, void *grad, const void *module,
                const attention_config *cfg, const matrix *x, top_layer *top,
                mx_error *err)
@@ -30,14 +61,18 @@ int block_pass(matrix *dx, void *grad, const void *module,
     // a trained block is a stack of one (training refuses --layers)
     const block_params *p = &((const block_stack *)module)->blocks[0];
     const size_t T = x->rows, D = x->cols, F = p->ff0.weight.rows;
-    fused_tape at = {0};
     scratch s = {0};
     matrix sum1 = {0}, norm1 = {0}, hidden = {0}, ffn = {0}, sum2 = {0},
            out = {0}, dout = {0}, dsum2 = {0}, dhidden = {0}, dnorm1 = {0},
            dsum1 = {0}, dyt_d = {0}, dyt_f = {0}, stats = {0};
+    block_tape tape = {.attention = &p->attention,
+                       .cfg = cfg,
+                       .norm1 = &norm1,
+                       .hidden = &hidden,
+                       .ffn = &ffn,
+                       .out = &out};
+    fused_tape *at = &tape.at;
     int rc = -1;
-    if (fused_tape_forward(&at, &p->attention, cfg, x, err) != 0)
-        goto done;
     matrix *td[] = {&sum1, &norm1, &ffn,    &sum2, &out,
                     &dout, &dsum2, &dnorm1, &dsum1};
     for (size_t i = 0; i < sizeof td / sizeof *td; i++)
@@ -53,18 +88,27 @@ int block_pass(matrix *dx, void *grad, const void *module,
     float *mean1 = matrix_at(&stats, 0, 0), *rstd1 = matrix_at(&stats, 1, 0);
     float *mean2 = matrix_at(&stats, 2, 0), *rstd2 = matrix_at(&stats, 3, 0);
 
-    // add_norm1 (T, D) = LayerNorm(x + attn_out)
-    add(&sum1, x, &at.out);
-    layer_norm_saving(&norm1, mean1, rstd1, &sum1, p->norm1_weight.v,
-                      p->norm1_bias.v, LAYER_NORM_EPS);
-    // ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0^T + b0), ffn_out (T, D)
-    linear_forward(&hidden, &norm1, &p->ff0.weight, p->ff0.bias.v, cfg->pool);
-    relu(&hidden);
-    linear_forward(&ffn, &hidden, &p->ff2.weight, p->ff2.bias.v, cfg->pool);
-    // out (T, D) = LayerNorm(add_norm1 + ffn_out)
-    add(&sum2, &norm1, &ffn);
-    layer_norm_saving(&out, mean2, rstd2, &sum2, p->norm2_weight.v,
-                      p->norm2_bias.v, LAYER_NORM_EPS);
+    // the forward pass, as the block's (transformer_block.h) without
+    // dropout, keeping the attention's tape, both residual sums and the
+    // norms' means and rstds:
+    //   add_norm1 (T, D) = LayerNorm(x + attn_out)
+    //   ffn_hidden (T, F) = ReLU(add_norm1 @ ff.0^T + b0), ffn_out (T, D)
+    //   out (T, D) = LayerNorm(add_norm1 + ffn_out)
+    block_layer b = block_layer_of(p, cfg);
+    b.dropout = 0;
+    const block_attention attn = {tape_attend, &tape};
+    const block_store store = {.get = tape_table,
+                               .ctx = &tape,
+                               .sum1 = &sum1,
+                               .sum2 = &sum2,
+                               .mean1 = mean1,
+                               .rstd1 = rstd1,
+                               .mean2 = mean2,
+                               .rstd2 = rstd2};
+    const matrix *y;
+    if (block_layer_forward(&y, &b, &attn, &store, x, NULL, NULL, cfg->pool,
+                            err) != 0)
+        goto done;
     if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
         goto done;
     if (top->dlm_head == NULL) {
@@ -98,11 +142,11 @@ int block_pass(matrix *dx, void *grad, const void *module,
                         &sum1, mean1, rstd1, p->norm1_weight.v);
     show_grad(top, TABLE_ATTN_OUT, NO_HEAD, &dsum1);
     memcpy(dx->v, dsum1.v, T * D * sizeof(float));
-    fused_tape_backward(dx, false, &g->attention, &at, &p->attention, &dsum1,
+    fused_tape_backward(dx, false, &g->attention, at, &p->attention, &dsum1,
                         cfg, x, top);
     rc = 0;
 done:
-    fused_tape_free(&at);
+    fused_tape_free(at);
     scratch_free(&s);
     return rc;
 }

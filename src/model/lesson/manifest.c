@@ -70,8 +70,8 @@ static void put_losses(FILE *f, const model_config *mc, const trace *tr)
         const float loss = t != NULL && t->values.v != NULL
                                ? t->values.v[t->values.rows - 1]
                                : NAN;
-        char text[FLOAT_TEXT_SIZE];
         if (isfinite(loss)) {
+            char text[FLOAT_TEXT_SIZE];
             float_text(text, loss, false);
             fputs(text, f);
         } else {

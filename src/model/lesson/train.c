@@ -29,6 +29,8 @@
 
 #include "base/i18n.h"
 #include "model/backward.h"
+#include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
 #include "model/loss.h"
 #include "model/tokenize.h"
 #include "model/lesson/variants.h"
@@ -84,17 +86,29 @@ static int head_alloc(head_work *h, scratch *s, size_t T, size_t hd,
     return 0;
 }
 
-/* attention over h's q, k, v, as attention.c's attend computes it:
- * scores = q @ k^T (masked), weights = softmax(scores / sqrt(hd)),
- * context = weights @ v. */
-static void head_forward(head_work *h, const attention_config *cfg)
+/* The lessons' head as training runs it: no dropout, no hooks
+ * (attention_head.h). */
+static head_spec train_head(const attention_config *cfg, size_t hd)
 {
-    if (cfg->causal)
-        causal_scores(&h->scores, &h->q, &h->k, cfg->pool);
-    else
-        matmul_transposed(&h->scores, &h->q, &h->k, cfg->pool);
-    softmax_rows(&h->weights, &h->scores, score_divisor(h->q.cols, cfg->scale));
-    matmul(&h->context, &h->weights, &h->v, cfg->pool);
+    return (head_spec){.causal = cfg->causal,
+                       .divisor = score_divisor(hd, cfg->scale),
+                       .scale = SCALE_IN_SOFTMAX};
+}
+
+/* Head h's forward pass from src, its tables kept in h for its backward
+ * pass: the one head forward of every model (attention_head.h). */
+static void head_forward(head_work *h, const head_source *src,
+                         const attention_config *cfg)
+{
+    const head_tables t = {.q = &h->q,
+                           .k = &h->k,
+                           .v = &h->v,
+                           .scores = &h->scores,
+                           .weights = &h->weights,
+                           .context = &h->context};
+    const head_spec spec = train_head(cfg, h->q.cols);
+    // without hooks the head cannot fail
+    (void)attention_head_forward(&t, src, &spec, NULL, NULL, cfg->pool, NULL);
 }
 
 static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
@@ -117,16 +131,11 @@ void head_back(head_work *h, head_room *r, const matrix *dcontext,
                const attention_config *cfg, top_layer *top, int head)
 {
     const head_saved saved = {
-        .q = &h->q,
-        .k = &h->k,
-        .v = &h->v,
-        .weights = &h->weights,
-        .divisor = score_divisor(h->q.cols, cfg->scale),
-        .causal = cfg->causal,
-    };
-    head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores, &r->t_tt,
-                  top->shown != NULL ? &r->shown : NULL, &saved, dcontext,
-                  cfg->pool);
+        .q = &h->q, .k = &h->k, .v = &h->v, .weights = &h->weights};
+    const head_spec spec = train_head(cfg, h->q.cols);
+    attention_head_backward(&h->dq, &h->dk, &h->dv, &r->dweights, &r->dscores,
+                            &r->t_tt, top->shown != NULL ? &r->shown : NULL,
+                            &saved, &spec, dcontext, cfg->pool);
     // the head's tables' gradients, in the order it makes them
     show_grad(top, TABLE_QUERIES, head, &h->dq);
     show_grad(top, TABLE_KEYS, head, &h->dk);
@@ -230,13 +239,9 @@ static int single_pass(matrix *dx, void *grad, const void *module,
         scratch_alloc(&s, &part, T, D, err) ||
         scratch_alloc(&s, &dyt, O, T, err))
         goto done;
-    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&h.q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&h.k, x, &p->attn.key.weight, p->attn.key.bias.v, cfg->pool);
-    linear_forward(&h.v, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
-    head_forward(&h, cfg);
+    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x), then attention
+    const head_source src = {.own = &p->attn, .x = x, .kv = x};
+    head_forward(&h, &src, cfg);
     if (top_pass(&dout, top, &h.context, cfg->pool, err) != 0)
         goto done;
     if (top->dlm_head != NULL) {
@@ -283,13 +288,8 @@ static int wrapper_pass(matrix *dx, void *grad, const void *module,
         if (head_alloc(&h[i], &s, T, hd, err) != 0)
             goto done;
     for (size_t i = 0; i < H; i++) {
-        const qkv *w = &p->head[i];
-        linear_forward(&h[i].q, x, &w->query.weight, w->query.bias.v,
-                       cfg->pool);
-        linear_forward(&h[i].k, x, &w->key.weight, w->key.bias.v, cfg->pool);
-        linear_forward(&h[i].v, x, &w->value.weight, w->value.bias.v,
-                       cfg->pool);
-        head_forward(&h[i], cfg);
+        const head_source src = {.own = &p->head[i], .x = x, .kv = x};
+        head_forward(&h[i], &src, cfg);
         put_columns(&out, &h[i].context, i * hd);
     }
     if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
@@ -341,22 +341,16 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
         if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
     // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    linear_forward(&t->Q, x, &p->attn.query.weight, p->attn.query.bias.v,
-                   cfg->pool);
-    linear_forward(&t->K, x, &p->attn.key.weight, p->attn.key.bias.v,
-                   cfg->pool);
-    linear_forward(&t->V, x, &p->attn.value.weight, p->attn.value.bias.v,
-                   cfg->pool);
+    qkv_forward(&t->Q, &t->K, &t->V, &p->attn, x, x, cfg->pool);
     for (size_t i = 0; i < H; i++) {
-        take_columns(&t->h[i].q, &t->Q, i * hd);
-        take_columns(&t->h[i].k, &t->K, i * hd);
-        take_columns(&t->h[i].v, &t->V, i * hd);
-        head_forward(&t->h[i], cfg);
+        // head i's columns of Q, K, V (view, transpose)
+        const head_source src = {.from = {&t->Q, &t->K, &t->V},
+                                 .first = {i * hd, i * hd, i * hd}};
+        head_forward(&t->h[i], &src, cfg);
         put_columns(&t->concat, &t->h[i].context, i * hd);
     }
     // out (T, O) = out_proj(concat_context)
-    linear_forward(&t->out, &t->concat, &p->out_proj.weight, p->out_proj.bias.v,
-                   cfg->pool);
+    linear_layer_forward(&t->out, &t->concat, &p->out_proj, cfg->pool);
     return 0;
 }
 

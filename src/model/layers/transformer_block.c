@@ -1,0 +1,142 @@
+/* transformer_block.c: the Transformer block of every model
+ * (transformer_block.h).
+ *
+ * Shapes: T tokens, D the model's width, F the network's.
+ */
+#include "model/layers/transformer_block.h"
+
+#include "model/dropout.h"
+
+/* The tables of one residual sublayer. */
+typedef struct {
+    table_id normed;   /* norm before: the sublayer's normed input */
+    table_id mask;     /* its output's dropout mask */
+    table_id out_post; /* norm after: norm(x + sublayer) */
+    table_id out_pre;  /* norm before: x + sublayer */
+} sublayer_tables;
+
+static const sublayer_tables ATTENTION = {
+    TABLE_LN_1, TABLE_ATTN_OUT_DROPOUT_MASK, TABLE_ADD_NORM1, TABLE_RESIDUAL};
+static const sublayer_tables FEED_FORWARD = {
+    TABLE_LN_2, TABLE_FFN_OUT_DROPOUT_MASK, TABLE_OUT, TABLE_HIDDEN};
+
+/* What one pass of the block works with. */
+typedef struct {
+    const block_layer *b;
+    const block_attention *attn;
+    const block_store *s;
+    const forward_hooks *hk;
+    const table_key *at;
+    workers *pool;
+    torch_rng drop; /* the dropout masks' generator */
+} block_pass;
+
+/* The store's table id, passed through its hook point once computed. */
+static matrix *get(const block_pass *p, table_id id, mx_error *err)
+{
+    return p->s->get(p->s->ctx, id, err);
+}
+
+static int point(const block_pass *p, table_id id, matrix *m, mx_error *err)
+{
+    if (p->hk == NULL)
+        return 0;
+    const table_key key = hook_at(p->at, id);
+    return hook_point(p->hk, &key, m, err);
+}
+
+/* The sublayer itself over in (T, D): *f (T, D), the attention's output
+ * or the feed-forward network's (ffn_hidden and ffn_out from the store). */
+static int sublayer_run(const matrix **f, block_pass *p, bool attention,
+                        const matrix *in, mx_error *err)
+{
+    if (attention)
+        return p->attn->run(p->attn->ctx, f, in, err);
+    matrix *hidden = get(p, TABLE_FFN_HIDDEN, err);
+    matrix *out = hidden == NULL ? NULL : get(p, TABLE_FFN_OUT, err);
+    if (out == NULL || mlp_forward(out, hidden, in, &p->b->ffn, p->hk, p->at,
+                                   p->pool, err) != 0)
+        return -1;
+    *f = out;
+    return 0;
+}
+
+/* With dropout: the mask of f (T, D) drawn, *f the dropped output (the
+ * store's dropped); after the attention's, the rest of the batch's mask
+ * is skipped, then the feed-forward's follows. */
+static int sublayer_dropout(const matrix **f, block_pass *p, bool attention,
+                            table_id mask_id, mx_error *err)
+{
+    const size_t n = (*f)->rows * (*f)->cols;
+    matrix *mask = get(p, mask_id, err);
+    if (mask == NULL)
+        return -1;
+    dropout_noise(mask->v, n, p->b->dropout, &p->drop);
+    if (attention)
+        rng_bernoulli_skip((p->b->batch - 1) * n, &p->drop);
+    dropout_apply(p->s->dropped->v, (*f)->v, mask->v, n);
+    *f = p->s->dropped;
+    return point(p, mask_id, mask, err);
+}
+
+/* One residual sublayer over x (T, D) into *y (T, D): norm(x +
+ * sublayer(x)) after, x + sublayer(norm(x)) before. */
+static int sublayer(const matrix **y, block_pass *p, bool attention,
+                    const matrix *x, mx_error *err)
+{
+    const block_layer *b = p->b;
+    const sublayer_tables *ids = attention ? &ATTENTION : &FEED_FORWARD;
+    const layer_norm_params *n = attention ? &b->norm1 : &b->norm2;
+    // norm before: ln_1 (T, D) or ln_2 (T, D) = norm(x)
+    const matrix *in = x;
+    if (b->norm == NORM_BEFORE) {
+        matrix *normed = get(p, ids->normed, err);
+        if (normed == NULL)
+            return -1;
+        layer_norm(normed, x, n->weight, n->bias, n->eps);
+        if (point(p, ids->normed, normed, err) != 0)
+            return -1;
+        in = normed;
+    }
+    const matrix *f;
+    if (sublayer_run(&f, p, attention, in, err) != 0 ||
+        (b->dropout > 0 &&
+         sublayer_dropout(&f, p, attention, ids->mask, err) != 0))
+        return -1;
+    matrix *out =
+        get(p, b->norm == NORM_BEFORE ? ids->out_pre : ids->out_post, err);
+    if (out == NULL)
+        return -1;
+    if (b->norm == NORM_BEFORE) {
+        // residual or hidden (T, D) = x + f, in PyTorch's order
+        if (attention && b->attn_out_first)
+            add(out, f, x);
+        else
+            add(out, x, f);
+        *y = out;
+        return point(p, ids->out_pre, out, err);
+    }
+    // add_norm1 or out (T, D) = norm(x + f), the sum kept for training
+    matrix *sum = attention ? p->s->sum1 : p->s->sum2;
+    add(sum, x, f);
+    layer_norm_saving(out, attention ? p->s->mean1 : p->s->mean2,
+                      attention ? p->s->rstd1 : p->s->rstd2, sum, n->weight,
+                      n->bias, n->eps);
+    *y = out;
+    return point(p, ids->out_post, out, err);
+}
+
+int block_layer_forward(const matrix **out, const block_layer *b,
+                        const block_attention *attn, const block_store *s,
+                        const matrix *x, const forward_hooks *hk,
+                        const table_key *at, workers *pool, mx_error *err)
+{
+    block_pass p = {
+        .b = b, .attn = attn, .s = s, .hk = hk, .at = at, .pool = pool};
+    if (b->dropout > 0)
+        p.drop = *b->dropout_rng;
+    const matrix *mid;
+    if (sublayer(&mid, &p, true, x, err) != 0)
+        return -1;
+    return sublayer(out, &p, false, mid, err);
+}

@@ -1,0 +1,100 @@
+/* transformer_block.h: the Transformer block of every model, written once:
+ * two residual sublayers, the attention and the feed-forward network
+ * (mlp.h), each with its LayerNorm after (the lessons' block) or before
+ * (GPT-2):
+ *
+ *   norm after (post-norm), the lesson's TransformerBlock:
+ *     attn_out  = attention(x)                      (the caller's)
+ *     add_norm1 = norm1(x + dropout(attn_out))
+ *     ffn_hidden, ffn_out = ffn(add_norm1)
+ *     out       = norm2(add_norm1 + dropout(ffn_out))
+ *   norm before (pre-norm), GPT2Block:
+ *     ln_1      = ln_1(x)
+ *     attn_out  = attention(ln_1)                   (the caller's)
+ *     residual  = attn_out + x
+ *     ln_2      = ln_2(residual)
+ *     ffn_hidden, ffn_out = ffn(ln_2)
+ *     hidden    = residual + ffn_out
+ *
+ * with the dropout masks attn_out_dropout_mask and ffn_out_dropout_mask
+ * when the block has nn.Dropout in training mode (the lessons' --dropout).
+ * Each of those tables passes its hook point (hooks.h), the attention's
+ * own in the caller's attention. Where the activations lie is the
+ * caller's: the trace's tables (the lessons), a training pass's tape
+ * (which also keeps the LayerNorms' means and rstds for the backward
+ * pass), GPT-2's working matrices; the block asks for each as it computes
+ * it, in the order above.
+ *
+ * Shapes: T tokens, D the model's width, F the network's.
+ */
+#ifndef MHA_TRANSFORMER_BLOCK_H
+#define MHA_TRANSFORMER_BLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "model/hooks.h"
+#include "model/layers/mlp.h"
+#include "model/trace.h"
+#include "numerics/rng.h"
+#include "numerics/tensor.h"
+#include "numerics/workers.h"
+
+/* nn.LayerNorm(D)'s parameters. */
+typedef struct {
+    const float *weight, *bias; /* (D) */
+    float eps;
+} layer_norm_params;
+
+typedef enum {
+    NORM_AFTER,  /* post-norm: norm(x + sublayer(x)) */
+    NORM_BEFORE, /* pre-norm: x + sublayer(norm(x)) */
+} norm_place;
+
+/* One block: its parameters and how its family computes it. */
+typedef struct {
+    norm_place norm;
+    layer_norm_params norm1, norm2;
+    mlp ffn;
+    /* GPT2Block adds attn_output + residual (the attention's output
+     * first), the lessons x + attn_out: the same sum, written as PyTorch
+     * writes it */
+    bool attn_out_first;
+    double dropout;               /* P of nn.Dropout on both sublayers'
+                                     outputs; 0: none */
+    const torch_rng *dropout_rng; /* the generator as the first mask is
+                                     drawn (P > 0 only) */
+    size_t batch; /* B: each mask is drawn over (B, T, D), element 0 used */
+} block_layer;
+
+/* The block's attention sublayer: *out (T, D) = attention(x), lying where
+ * the attention keeps it (the attn_out table). */
+typedef struct {
+    int (*run)(void *ctx, const matrix **out, const matrix *x, mx_error *err);
+    void *ctx;
+} block_attention;
+
+/* Where the block's activations lie: get(ctx, id, err) gives the matrix
+ * of table id (T rows), made when first asked, or NULL with err set.
+ * sum1 and sum2 (T, D) hold post-norm's residual sums (the same matrix
+ * when they need not be kept), dropped (T, D) a sublayer's output after
+ * its dropout (with dropout only). */
+typedef struct {
+    matrix *(*get)(void *ctx, table_id id, mx_error *err);
+    void *ctx;
+    matrix *sum1, *sum2, *dropped;
+    /* training: norm1's and norm2's row means and rstds (T each), for
+     * their backward passes; NULL: not kept */
+    float *mean1, *rstd1, *mean2, *rstd2;
+} block_store;
+
+/* The block over x (T, D): *out (T, D) is its output (out or hidden),
+ * where the store keeps it; its hook points at `at`'s place (variant and
+ * layer) through hk (may be NULL). Returns 0, or -1 with err set. */
+int block_layer_forward(const matrix **out, const block_layer *b,
+                        const block_attention *attn, const block_store *s,
+                        const matrix *x, const forward_hooks *hk,
+                        const table_key *at, workers *pool, mx_error *err);
+
+#endif
