@@ -11,7 +11,7 @@ model_config model_config_of(const options *opt)
     model_config mc = {
         .seed = opt->seed,
         .d_model = opt->d_model,
-        .d_model_given = opt->d_model_given,
+        .d_model_given = opt->given[OPT_D_MODEL],
         .d_out = opt->d_out,
         .heads = opt->heads,
         .ff = opt->ff,
@@ -33,9 +33,11 @@ model_config model_config_of(const options *opt)
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
         .model = opt->model,
-        .layers = opt->layers,
+        .layers = opt->layer_list,
+        .n_layers = opt->n_layer_list,
         .block_layers = opt->block_layers,
-        .show_heads = opt->show_heads,
+        .show_heads = opt->head_list,
+        .n_show_heads = opt->n_head_list,
         .logits = opt->tables != NULL &&
                   options_wants_table(opt, table_info_of(TABLE_LOGITS)->name),
         .tables = (const char *const *)opt->tables,

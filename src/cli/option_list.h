@@ -1,11 +1,37 @@
 /* option_list.h: every command-line option, one row each, in --help's
- * order (jq's opcode_list.h, git's OPT_* rows). option_table.c includes it
- * for the ids, getopt_long's table, the short options and --help; to add an
- * option, add its row here, then its case in options.c's parse_one.
+ * order (git's OPT_* rows of parse-options.h). option_table.c includes it
+ * for the ids, the rows, getopt_long's table, the short options and
+ * --help; options.c reads every value, default, range and applicability
+ * from the rows, and the live page (page_run.c) what it does with each.
+ * To add an option, add its row here, and its field to options.h.
  *
- *   OPTION(id, long name, short letter or 0,
- *          the value's name in --help, or NULL for an option without one,
- *          --help section, place in getopt_long's table, help text)
+ *   OPTION(id, long name, short letter or 0, --help section,
+ *          place in getopt_long's table,
+ *          how its value is read and where it is stored (below),
+ *          .applies = where it does something, and/or
+ *          .takes = what a variant's row must take for the option to
+ *                   apply to it (model/lesson/variants.h: --ff goes with
+ *                   the variants that have a feed-forward network),
+ *          [.off_lesson, .off_checkpoint = why it does nothing where it
+ *           does not apply, when the common message says too little,]
+ *          .page = what the live page does with it,
+ *          .help = its help text)
+ *
+ * How a value is read (option_table.c defines these, option_table.h
+ * tells the types):
+ *   FLAG(field, default)         no value: the bool field is flipped
+ *   SIZE(VALUE, field, default, lo, hi)  a whole number in [lo, hi]
+ *   PROBABILITY(VALUE, field)    0 <= P < 1       (default 0)
+ *   RATE(VALUE, field)           positive, finite (set by options.c)
+ *   NAME(VALUE, field)           not empty        (default NULL)
+ *   TEXT(VALUE, field)           any text         (default NULL)
+ *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
+ *   CHOICE(VALUE, field, default, choices)  one of the choices' names
+ *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  options.c's own parser
+ * VALUE is the value's name in --help. Each default is written here once
+ * (the help text repeats it for the reader: tests/unit/test_option_rows.c
+ * checks that the two agree, tests/tools/man_test.py that the man page
+ * lists the rows' options with their value names and defaults).
  *
  * The rows are grouped by section. The place in getopt_long's table is
  * the order the options were added: a shortened name that fits several
@@ -19,194 +45,338 @@
  * the first are indented to that column. */
 
 /* clang-format off */
-OPTION(D_MODEL, "d-model", 0, "N", MODEL, 0,
+OPTION(D_MODEL, "d-model", 0, MODEL, 0,
+       SIZE("N", d_model, 3, 1, MAX_WIDTH),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        /* TRANSLATORS: the help of an option in --help, from column 21
         * to at most 80 (the lines after the first are indented to
         * column 21); option names and values (N, FILE) stay English. */
-       N_("embedding width d_in                 (default 3)"))
-OPTION(D_OUT, "d-out", 0, "N", MODEL, 1,
-       N_("attention width, split over heads    (default 4)"))
-OPTION(HEADS, "heads", 0, "N", MODEL, 2,
-       N_("number of heads; must divide d_out   (default 2)"))
-OPTION(SEED, "seed", 0, "N", MODEL, 3,
-       N_("as torch.manual_seed(N)              (default 42)"))
-OPTION(NO_CAUSAL, "no-causal", 0, NULL, MODEL, 4,
-       N_("let tokens see later tokens too  (default causal)"))
-OPTION(NO_SCALE, "no-scale", 0, NULL, MODEL, 5,
-       N_("no division by sqrt(head_dim)    (default scaled)"))
-OPTION(QKV_BIAS, "qkv-bias", 0, NULL, MODEL, 6,
-       N_("biases in W_query, W_key, W_value  (default none)"))
-OPTION(VARIANT, "variant", 0, "LIST", MODEL, 7,
-       N_("modules to run, comma-separated: single, wrapper,\n"
-          "fused, block     (default single,wrapper,fused)"))
-OPTION(DRAW, "draw", 0, "ORDER", MODEL, 43,
-       N_("input and variants, comma-separated, drawn in\n"
-          "this order from one seed, as a notebook builds\n"
-          "them (default: each variant from the seed, input\n"
-          "first)"))
-OPTION(DROPOUT, "dropout", 0, "P", MODEL, 44,
-       N_("the block's nn.Dropout(P) on the attention and\n"
-          "feed-forward outputs, training mode  (default 0)"))
-OPTION(ATTN_DROPOUT, "attn-dropout", 0, "P", MODEL, 45,
-       N_("dropout P on the attention weights of single,\n"
-          "wrapper and fused, training mode     (default 0)"))
-OPTION(FF, "ff", 0, "N", MODEL, 28,
-       N_("the block's feed-forward width (default 4 x d_model)"))
-OPTION(KV, "kv", 0, "SENTENCE", MODEL, 27,
-       N_("cross-attention: keys and values from SENTENCE,\n"
-          "no causal mask                    (default none)"))
-OPTION(TOKENS, "tokens", 0, "HOW", MODEL, 29,
-       N_("words, or chars: a token per character (default words)"))
-OPTION(LOWER, "lower", 0, NULL, MODEL, 60,
-       N_("lower-case every word: 'O' and 'o' are one word\n"
-          "                                    (default as written)"))
-OPTION(PUNCT, "punct", 0, "HOW", MODEL, 61,
-       N_("punctuation at a word's ends: keep, split (a token\n"
-          "of its own) or drop                 (default keep)"))
-OPTION(UNK, "unk", 0, NULL, MODEL, 62,
-       N_("a trained run reads words outside its vocabulary\n"
-          "as the word <unk>, which it learns (default error)"))
-OPTION(POSITIONS, "positions", 0, NULL, MODEL, 57,
-       N_("learned positions nn.Embedding(context, d_model)\n"
-          "added to the embeddings, as GPT     (default none)"))
-OPTION(TRAIN, "train", 0, "N", MODEL, 54,
-       N_("train each variant N steps to predict the next\n"
-          "word, then show it (0 to 1000000)   (default none)"))
-OPTION(LR, "lr", 0, "RATE", MODEL, 55,
-       N_("the learning rate  (default 0.01 with adam, 0.1\n"
-          "with sgd)"))
-OPTION(OPTIMIZER, "optimizer", 0, "NAME", MODEL, 56,
-       N_("sgd or adam, torch.optim's defaults (default adam)"))
-OPTION(CORPUS, "corpus", 0, "FILE", MODEL, 58,
-       N_("with --train, train on the sentences of FILE's\n"
-          "--column NAME, one per step, cycling (default the\n"
-          "sentence)"))
-OPTION(GRAD, "grad", 0, NULL, MODEL, 59,
-       N_("with --train, the gradients at the final\n"
-          "parameters: <name>.grad tables      (default none)"))
-OPTION(QKV_ORDER, "qkv-order", 0, "ORDER", MODEL, 63,
-       N_("with --train, the order the class's forward computes\n"
-          "its projections: kqv (keys first, as the book) or\n"
-          "qkv; it changes the gradients only (default kqv)"))
-OPTION(EMBEDDINGS, "embeddings", 0, "FILE", INPUTS, 14,
-       N_("one row per token: label, then its vector; d_model\n"
-          "is the file's width, no embedding draws (default none)"))
-OPTION(RANDN_INPUT, "randn-input", 0, NULL, INPUTS, 46,
-       N_("the input is torch.randn(B, T, d_model), not an\n"
-          "embedding lookup; element 0 is shown (default off)"))
-OPTION(BATCH, "batch", 0, "B", INPUTS, 47,
-       N_("the batch B the input and dropout masks are drawn\n"
-          "for, 1 to 1024                       (default 1)"))
-OPTION(INPUT, "input", 0, "FILE", INPUTS, 15,
-       N_("one run per data row of FILE ...    (default none)"))
-OPTION(COLUMN, "column", 0, "NAME", INPUTS, 16,
-       N_("... taking the sentence from column NAME"))
-OPTION(QUIET, "quiet", 0, NULL, INPUTS, 40,
-       N_("no progress line on a terminal  (default shown\n"
-          "after a second of --input or --train)"))
-OPTION(WEIGHTS, "weights", 0, "DIR", INPUTS, 17,
-       N_("parameter CSVs named as --csv-dir writes them\n"
-          "replace the seeded ones             (default none)"))
-OPTION(MODEL, "model", 0, "DIR", INPUTS, 51,
-       N_("a GPT-2 checkpoint folder from the Hugging Face\n"
-          "hub: config.json, model.safetensors, vocab.json\n"
-          "and merges.txt                      (default none)"))
-OPTION(LAYERS, "layers", 0, "LIST", INPUTS, 52,
-       N_("with --model, the layers shown: 0,3,5-7 (default\n"
-          "all); with --variant block, a count N: N blocks\n"
-          "stacked as nn.Sequential        (default one block)"))
-OPTION(SHOW_HEADS, "show-heads", 0, "LIST", INPUTS, 53,
-       N_("with --model, the heads shown: 0,3,5-7  (default all)"))
-OPTION(CSV_DELIMITER, "csv-delimiter", 0, "C", INPUTS, 18,
-       N_("field separator of CSV read and written: one\n"
-          "character or 'tab'  (default ',', ';' with\n"
-          "--decimal-comma)"))
-OPTION(DECIMAL_COMMA, "decimal-comma", 0, NULL, INPUTS, 19,
-       N_("numbers in CSV as 0,25               (default 0.25)"))
-OPTION(BOM, "bom", 0, NULL, INPUTS, 20,
-       N_("start written CSV with a UTF-8 byte-order mark\n"
-          "                                      (default none)"))
-OPTION(FORMAT, "format", 0, "FMT", OUTPUT, 9,
-       N_("text, or csv for tidy CSV          (default text)"))
-OPTION(TABLES, "tables", 0, "LIST", OUTPUT, 8,
-       N_("only these tables, comma-separated  (default all)"))
-OPTION(PRECISION, "precision", 0, "N", OUTPUT, 10,
-       N_("decimals in text, 0 to 12             (default 4)"))
-OPTION(FULL, "full", 0, NULL, OUTPUT, 11,
-       N_("print big tables whole      (default summarised)"))
-OPTION(STYLE, "style", 0, "HOW", OUTPUT, 12,
-       N_("text tables: table, or torch as print(tensor)\n"
-          "                                     (default table)"))
-OPTION(CSV_DIR, "csv-dir", 0, "DIR", OUTPUT, 13,
-       N_("also write one matrix CSV per table  (default none)"))
-OPTION(HTML, "html", 0, "FILE", OUTPUT, 33,
-       N_("also write an interactive page    (default none)"))
-OPTION(COLOR, "color", 0, "WHEN", OUTPUT, 26,
-       N_("shade attention weights and scores: auto (on a\n"
-          "terminal, unless NO_COLOR is set), always, never\n"
-          "                                      (default auto)"))
-OPTION(COLOR_SCALE, "color-scale", 0, "S", OUTPUT, 32,
-       N_("colours from each table's smallest to largest\n"
-          "value (table), each row's (row), or 0 to 1 for\n"
-          "weights (fixed), on the terminal, in --plot and\n"
-          "in --html                        (default table)"))
-OPTION(WIDTH, "width", 0, "N", OUTPUT, 30,
-       N_("text columns; 0 for no limit (default: the\n"
-          "terminal's width, else $COLUMNS, else 80)"))
-OPTION(LANG, "lang", 0, "CODE", OUTPUT, 31,
-       N_("messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
-          "from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)"))
-OPTION(PLOT, "plot", 0, "FILE", PICTURES, 34,
-       N_("also draw every head's attention weights, or the\n"
-          "--tables chosen, to FILE: .png, .svg or .pdf\n"
-          "                                     (default none)"))
-OPTION(PLOT_SIZE, "plot-size", 0, "WxH", PICTURES, 35,
-       N_("the picture's size: pixels for .png, points for\n"
-          ".svg and .pdf          (default: fit the panels)"))
-OPTION(CMAP, "cmap", 0, "NAME", PICTURES, 48,
-       N_("the colour map of --plot and --html, as matplotlib\n"
-          "names it: viridis, magma, Blues, RdBu, coolwarm,\n"
-          "... and NAME_r reversed  (default viridis; RdBu_r\n"
-          "for tables of both signs)"))
-OPTION(NUMBERS, "numbers", 0, "WHEN", PICTURES, 49,
-       N_("values in --plot's cells, with --precision\n"
-          "decimals (default 2): on, off  (default on)"))
-OPTION(COLORBAR, "colorbar", 0, "WHERE", PICTURES, 50,
-       N_("--plot's colour bars: panel (one per panel, on its\n"
-          "own scale), shared (one per table name), none\n"
-          "(default panel; shared with --color-scale fixed)"))
-OPTION(LAYOUT, "layout", 0, "HOW", TERMINAL, 37,
-       N_("the same table of every head side by side (grid)\n"
-          "or one under another (stack) (default: grid on a\n"
-          "terminal where the heads fit, else stack)"))
-OPTION(NO_PAGER, "no-pager", 0, NULL, TERMINAL, 38,
-       N_("never page; output longer than the screen goes\n"
-          "through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
-          "less -FRX                        (default paged)"))
-OPTION(STEP, "step", 0, NULL, TERMINAL, 39,
-       N_("one step per screen: space, Enter, Down or\n"
-          "PageDown scroll a tall step, then go on; b, Up or\n"
-          "PageUp back; q quits                (default off)"))
-OPTION(EXPLAIN, "explain", 0, NULL, TEACHING, 24,
-       N_("plain sentences and shapes before each step, and\n"
-          "each module's parameter count         (default off)"))
-OPTION(FOCUS, "focus", 0, "WORD", TEACHING, 25,
-       N_("one token across every head: Q, K, V, whom it\n"
-          "attends to, who attends to it, its context;\n"
-          "WORD@POSITION for a repeated word    (default none)"))
-OPTION(TIE, "tie", 0, NULL, TEACHING, 21,
-       N_("fused W_query/W_key/W_value = the wrapper's heads\n"
-          "stacked, so both compute the same context (off)"))
-OPTION(CHECK, "check", 0, NULL, TEACHING, 22,
-       N_("verify that weight rows sum to 1, masked weights\n"
-          "are 0 and, with --tie, wrapper equals fused (off)"))
-OPTION(AVERAGE, "average", 0, NULL, TEACHING, 23,
-       N_("add attn_weights_avg, the mean over heads   (off)"))
-OPTION(THREADS, "threads", 0, "N", SPEED, 36,
-       N_("threads sharing the work, 1 to 256 (default: the\n"
-          "processors this process may use)"))
-OPTION(HELP, "help", 'h', NULL, GENERAL, 41,
-       N_("show this help and exit"))
-OPTION(VERSION, "version", 'V', NULL, GENERAL, 42,
-       N_("show the version and exit"))
+       .help = N_("embedding width d_in                 (default 3)"))
+OPTION(D_OUT, "d-out", 0, MODEL, 1,
+       SIZE("N", d_out, 4, 1, MAX_WIDTH),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("attention width, split over heads    (default 4)"))
+OPTION(HEADS, "heads", 0, MODEL, 2,
+       SIZE("N", heads, 2, 1, MAX_HEADS),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("number of heads; must divide d_out   (default 2)"))
+OPTION(SEED, "seed", 0, MODEL, 3,
+       OWN("N", seed, 42),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("as torch.manual_seed(N)              (default 42)"))
+OPTION(NO_CAUSAL, "no-causal", 0, MODEL, 4,
+       FLAG(causal, true),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("let tokens see later tokens too  (default causal)"))
+OPTION(NO_SCALE, "no-scale", 0, MODEL, 5,
+       FLAG(scale, true),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("no division by sqrt(head_dim)    (default scaled)"))
+OPTION(QKV_BIAS, "qkv-bias", 0, MODEL, 6,
+       FLAG(qkv_bias, false),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("biases in W_query, W_key, W_value  (default none)"))
+OPTION(VARIANT, "variant", 0, MODEL, 7,
+       OWN("LIST", variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("modules to run, comma-separated: single, wrapper,\n"
+                   "fused, block     (default single,wrapper,fused)"))
+OPTION(DRAW, "draw", 0, MODEL, 43,
+       OWN_VALUE("ORDER"),
+       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .help = N_("input and variants, comma-separated, drawn in\n"
+                   "this order from one seed, as a notebook builds\n"
+                   "them (default: each variant from the seed, input\n"
+                   "first)"))
+OPTION(DROPOUT, "dropout", 0, MODEL, 44,
+       PROBABILITY("P", dropout),
+       .takes = TAKES_DROPOUT, .page = PAGE_KEEPS,
+       .help = N_("the block's nn.Dropout(P) on the attention and\n"
+                   "feed-forward outputs, training mode  (default 0)"))
+OPTION(ATTN_DROPOUT, "attn-dropout", 0, MODEL, 45,
+       PROBABILITY("P", attn_dropout),
+       .takes = TAKES_ATTN_DROPOUT, .page = PAGE_KEEPS,
+       .help = N_("dropout P on the attention weights of single,\n"
+                   "wrapper and fused, training mode     (default 0)"))
+OPTION(FF, "ff", 0, MODEL, 28,
+       SIZE("N", ff, 0, 1, 4 * MAX_WIDTH),
+       .takes = TAKES_FF, .page = PAGE_KEEPS,
+       .off_lesson = N_("--ff: sets the feed-forward width of --variant "
+                        "block, which this run does not include"),
+       .help = N_("the block's feed-forward width (default 4 x d_model)"))
+OPTION(KV, "kv", 0, MODEL, 27,
+       TEXT("SENTENCE", kv),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("cross-attention: keys and values from SENTENCE,\n"
+                   "no causal mask                    (default none)"))
+OPTION(TOKENS, "tokens", 0, MODEL, 29,
+       CHOICE("HOW", tokens, TOKENS_WORDS, token_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("words, or chars: a token per character (default words)"))
+OPTION(LOWER, "lower", 0, MODEL, 60,
+       FLAG(rules.lower, false),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("lower-case every word: 'O' and 'o' are one word\n"
+                   "                                    (default as written)"))
+OPTION(PUNCT, "punct", 0, MODEL, 61,
+       CHOICE("HOW", rules.punct, PUNCT_KEEP, punct_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("punctuation at a word's ends: keep, split (a token\n"
+                   "of its own) or drop                 (default keep)"))
+OPTION(UNK, "unk", 0, MODEL, 62,
+       FLAG(unk, false),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("a trained run reads words outside its vocabulary\n"
+                   "as the word <unk>, which it learns (default error)"))
+OPTION(POSITIONS, "positions", 0, MODEL, 57,
+       FLAG(positions, false),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("learned positions nn.Embedding(context, d_model)\n"
+                   "added to the embeddings, as GPT     (default none)"))
+OPTION(TRAIN, "train", 0, MODEL, 54,
+       SIZE("N", training.steps, 0, 0, TRAIN_MAX_STEPS),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("train each variant N steps to predict the next\n"
+                   "word, then show it (0 to 1000000)   (default none)"))
+OPTION(LR, "lr", 0, MODEL, 55,
+       RATE("RATE", training.lr),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("the learning rate  (default 0.01 with adam, 0.1\n"
+                   "with sgd)"))
+OPTION(OPTIMIZER, "optimizer", 0, MODEL, 56,
+       CHOICE("NAME", training.optimizer, OPTIMIZER_ADAM, optimizer_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("sgd or adam, torch.optim's defaults (default adam)"))
+OPTION(CORPUS, "corpus", 0, MODEL, 58,
+       NAME("FILE", corpus),
+       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .help = N_("with --train, train on the sentences of FILE's\n"
+                   "--column NAME, one per step, cycling (default the\n"
+                   "sentence)"))
+OPTION(GRAD, "grad", 0, MODEL, 59,
+       FLAG(grad, false),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("with --train, the gradients at the final\n"
+                   "parameters: <name>.grad tables      (default none)"))
+OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
+       CHOICE("ORDER", training.qkv_order, QKV_ORDER_KQV, qkv_order_choices),
+       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .help = N_("with --train, the order the class's forward computes\n"
+                   "its projections: kqv (keys first, as the book) or\n"
+                   "qkv; it changes the gradients only (default kqv)"))
+OPTION(EMBEDDINGS, "embeddings", 0, INPUTS, 14,
+       NAME("FILE", embeddings),
+       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .help = N_("one row per token: label, then its vector; d_model\n"
+                   "is the file's width, no embedding draws (default none)"))
+OPTION(RANDN_INPUT, "randn-input", 0, INPUTS, 46,
+       FLAG(randn_input, false),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("the input is torch.randn(B, T, d_model), not an\n"
+                   "embedding lookup; element 0 is shown (default off)"))
+OPTION(BATCH, "batch", 0, INPUTS, 47,
+       SIZE("B", batch, 1, 1, MAX_BATCH),
+       .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       .help = N_("the batch B the input and dropout masks are drawn\n"
+                   "for, 1 to 1024                       (default 1)"))
+OPTION(INPUT, "input", 0, INPUTS, 15,
+       NAME("FILE", input),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("one run per data row of FILE ...    (default none)"))
+OPTION(COLUMN, "column", 0, INPUTS, 16,
+       NAME("NAME", column),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("... taking the sentence from column NAME"))
+OPTION(QUIET, "quiet", 0, INPUTS, 40,
+       FLAG(quiet, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("no progress line on a terminal  (default shown\n"
+                   "after a second of --input or --train)"))
+OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
+       NAME("DIR", weights),
+       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .help = N_("parameter CSVs named as --csv-dir writes them\n"
+                   "replace the seeded ones             (default none)"))
+OPTION(MODEL, "model", 0, INPUTS, 51,
+       NAME("DIR", model),
+       .applies = APPLIES_ANY, .page = PAGE_CANNOT,
+       .help = N_("a GPT-2 checkpoint folder from the Hugging Face\n"
+                   "hub: config.json, model.safetensors, vocab.json\n"
+                   "and merges.txt                      (default none)"))
+OPTION(LAYERS, "layers", 0, INPUTS, 52,
+       LIST("LIST", layers),
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LAYERS,
+       .page = PAGE_EDITS,
+       .off_lesson = N_("--layers: stacks the Transformer block: it goes "
+                        "with --variant block, or with --model DIR"),
+       .help = N_("with --model, the layers shown: 0,3,5-7 (default\n"
+                   "all); with --variant block, a count N: N blocks\n"
+                   "stacked as nn.Sequential        (default one block)"))
+OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
+       LIST("LIST", show_heads),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR"),
+       .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
+OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
+       OWN("C", csv_delimiter, 0),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("field separator of CSV read and written: one\n"
+                   "character or 'tab'  (default ',', ';' with\n"
+                   "--decimal-comma)"))
+OPTION(DECIMAL_COMMA, "decimal-comma", 0, INPUTS, 19,
+       FLAG(decimal_comma, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("numbers in CSV as 0,25               (default 0.25)"))
+OPTION(BOM, "bom", 0, INPUTS, 20,
+       FLAG(bom, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("start written CSV with a UTF-8 byte-order mark\n"
+                   "                                      (default none)"))
+OPTION(FORMAT, "format", 0, OUTPUT, 9,
+       CHOICE("FMT", format, FORMAT_TEXT, format_choices),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("text, or csv for tidy CSV          (default text)"))
+OPTION(TABLES, "tables", 0, OUTPUT, 8,
+       OWN_VALUE("LIST"),
+       .applies = APPLIES_ANY, .page = PAGE_CANNOT,
+       .help = N_("only these tables, comma-separated  (default all)"))
+OPTION(PRECISION, "precision", 0, OUTPUT, 10,
+       SIZE("N", precision, 4, 0, MAX_PRECISION),
+       .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       .help = N_("decimals in text, 0 to 12             (default 4)"))
+OPTION(FULL, "full", 0, OUTPUT, 11,
+       FLAG(full, false),
+       .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       .help = N_("print big tables whole      (default summarised)"))
+OPTION(STYLE, "style", 0, OUTPUT, 12,
+       CHOICE("HOW", torch_style, false, style_choices),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("text tables: table, or torch as print(tensor)\n"
+                   "                                     (default table)"))
+OPTION(CSV_DIR, "csv-dir", 0, OUTPUT, 13,
+       NAME("DIR", csv_dir),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("also write one matrix CSV per table  (default none)"))
+OPTION(HTML, "html", 0, OUTPUT, 33,
+       NAME("FILE", html),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("also write an interactive page    (default none)"))
+OPTION(COLOR, "color", 0, OUTPUT, 26,
+       CHOICE("WHEN", color, COLOR_AUTO, color_choices),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("shade attention weights and scores: auto (on a\n"
+                   "terminal, unless NO_COLOR is set), always, never\n"
+                   "                                      (default auto)"))
+OPTION(COLOR_SCALE, "color-scale", 0, OUTPUT, 32,
+       CHOICE("S", color_scale, SCALE_TABLE, scale_choices),
+       .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       .help = N_("colours from each table's smallest to largest\n"
+                   "value (table), each row's (row), or 0 to 1 for\n"
+                   "weights (fixed), on the terminal, in --plot and\n"
+                   "in --html                        (default table)"))
+OPTION(WIDTH, "width", 0, OUTPUT, 30,
+       SIZE("N", width, 0, 0, MAX_SCREEN_WIDTH),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("text columns; 0 for no limit (default: the\n"
+                   "terminal's width, else $COLUMNS, else 80)"))
+OPTION(LANG, "lang", 0, OUTPUT, 31,
+       TEXT("CODE", lang),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
+                   "from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)"))
+OPTION(PLOT, "plot", 0, PICTURES, 34,
+       OWN("FILE", plot, 0),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("also draw every head's attention weights, or the\n"
+                   "--tables chosen, to FILE: .png, .svg or .pdf\n"
+                   "                                     (default none)"))
+OPTION(PLOT_SIZE, "plot-size", 0, PICTURES, 35,
+       OWN_VALUE("WxH"),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("the picture's size: pixels for .png, points for\n"
+                   ".svg and .pdf          (default: fit the panels)"))
+OPTION(CMAP, "cmap", 0, PICTURES, 48,
+       OWN("NAME", plot_look.cmap, 0),
+       .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       .help = N_("the colour map of --plot and --html, as matplotlib\n"
+                   "names it: viridis, magma, Blues, RdBu, coolwarm,\n"
+                   "... and NAME_r reversed  (default viridis; RdBu_r\n"
+                   "for tables of both signs)"))
+OPTION(NUMBERS, "numbers", 0, PICTURES, 49,
+       CHOICE("WHEN", plot_look.numbers, true, number_choices),
+       .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       .help = N_("values in --plot's cells, with --precision\n"
+                   "decimals (default 2): on, off  (default on)"))
+OPTION(COLORBAR, "colorbar", 0, PICTURES, 50,
+       CHOICE("WHERE", plot_look.bars, BARS_AUTO, bar_choices),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("--plot's colour bars: panel (one per panel, on its\n"
+                   "own scale), shared (one per table name), none\n"
+                   "(default panel; shared with --color-scale fixed)"))
+OPTION(LAYOUT, "layout", 0, TERMINAL, 37,
+       CHOICE("HOW", layout, LAYOUT_AUTO, layout_choices),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("the same table of every head side by side (grid)\n"
+                   "or one under another (stack) (default: grid on a\n"
+                   "terminal where the heads fit, else stack)"))
+OPTION(NO_PAGER, "no-pager", 0, TERMINAL, 38,
+       FLAG(no_pager, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("never page; output longer than the screen goes\n"
+                   "through $MHA_EXPLAIN_PAGER, else $PAGER, else\n"
+                   "less -FRX                        (default paged)"))
+OPTION(STEP, "step", 0, TERMINAL, 39,
+       FLAG(step, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("one step per screen: space, Enter, Down or\n"
+                   "PageDown scroll a tall step, then go on; b, Up or\n"
+                   "PageUp back; q quits                (default off)"))
+OPTION(EXPLAIN, "explain", 0, TEACHING, 24,
+       FLAG(explain, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("plain sentences and shapes before each step, and\n"
+                   "each module's parameter count         (default off)"))
+OPTION(FOCUS, "focus", 0, TEACHING, 25,
+       NAME("WORD", focus),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("one token across every head: Q, K, V, whom it\n"
+                   "attends to, who attends to it, its context;\n"
+                   "WORD@POSITION for a repeated word    (default none)"))
+OPTION(TIE, "tie", 0, TEACHING, 21,
+       FLAG(tie, false),
+       .takes = TAKES_TIE, .page = PAGE_KEEPS,
+       .off_lesson = N_("--tie: ties the fused module to the wrapper's "
+                        "heads; add fused to --variant"),
+       .off_checkpoint = N_("%s: does not go with --model (it ties the "
+                            "lessons' wrapper and fused modules; a "
+                            "checkpoint has neither)"),
+       .help = N_("fused W_query/W_key/W_value = the wrapper's heads\n"
+                   "stacked, so both compute the same context (off)"))
+OPTION(CHECK, "check", 0, TEACHING, 22,
+       FLAG(check, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("verify that weight rows sum to 1, masked weights\n"
+                   "are 0 and, with --tie, wrapper equals fused (off)"))
+OPTION(AVERAGE, "average", 0, TEACHING, 23,
+       FLAG(average, false),
+       .takes = TAKES_AVERAGE, .page = PAGE_KEEPS,
+       .off_lesson = N_("--average: averages the heads of the wrapper, "
+                        "fused or block; --variant single has one head"),
+       .off_checkpoint = N_("%s: does not go with --model (a checkpoint's "
+                            "run does not average its heads; attn_entropy "
+                            "sums up each head)"),
+       .help = N_("add attn_weights_avg, the mean over heads   (off)"))
+OPTION(THREADS, "threads", 0, SPEED, 36,
+       SIZE("N", threads, 0, 1, MAX_THREADS),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("threads sharing the work, 1 to 256 (default: the\n"
+                   "processors this process may use)"))
+OPTION(HELP, "help", 'h', GENERAL, 41,
+       FLAG(show_help, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("show this help and exit"))
+OPTION(VERSION, "version", 'V', GENERAL, 42,
+       FLAG(show_version, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("show the version and exit"))
 /* clang-format on */

@@ -6,11 +6,99 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "cli/options.h"
 #include "model/catalogue.h"
 
+/* The names of each TYPE_CHOICE option, and the message for others. */
+static const option_choices format_choices = {
+    {{"text", FORMAT_TEXT}, {"csv", FORMAT_CSV}},
+    2,
+    N_("%s: unknown format '%s' (expected text or csv)"),
+    true,
+};
+static const option_choices optimizer_choices = {
+    {{"sgd", OPTIMIZER_SGD}, {"adam", OPTIMIZER_ADAM}},
+    2,
+    N_("%s: unknown optimizer '%s' (expected sgd or adam)"),
+    true,
+};
+static const option_choices qkv_order_choices = {
+    {{"kqv", QKV_ORDER_KQV}, {"qkv", QKV_ORDER_QKV}},
+    2,
+    N_("%s: unknown order '%s' (expected kqv or qkv)"),
+    true,
+};
+static const option_choices style_choices = {
+    {{"table", false}, {"torch", true}},
+    2,
+    N_("%s: unknown style '%s' (expected table or torch)"),
+    true,
+};
+static const option_choices number_choices = {
+    {{"on", true}, {"off", false}},
+    2,
+    N_("--numbers: '%s' is not on or off"),
+    false,
+};
+static const option_choices bar_choices = {
+    {{"panel", BARS_PANEL}, {"shared", BARS_SHARED}, {"none", BARS_NONE}},
+    3,
+    N_("--colorbar: '%s' is not panel, shared or none"),
+    false,
+};
+static const option_choices token_choices = {
+    {{"words", TOKENS_WORDS}, {"chars", TOKENS_CHARS}},
+    2,
+    N_("--tokens: '%s' is not words or chars"),
+    false,
+};
+static const option_choices punct_choices = {
+    {{"keep", PUNCT_KEEP}, {"split", PUNCT_SPLIT}, {"drop", PUNCT_DROP}},
+    3,
+    N_("--punct: '%s' is not keep, split or drop"),
+    false,
+};
+static const option_choices scale_choices = {
+    {{"table", SCALE_TABLE}, {"row", SCALE_ROW}, {"fixed", SCALE_FIXED}},
+    3,
+    N_("--color-scale: '%s' is not table, row or fixed"),
+    false,
+};
+static const option_choices color_choices = {
+    {{"auto", COLOR_AUTO}, {"always", COLOR_ALWAYS}, {"never", COLOR_NEVER}},
+    3,
+    N_("--color: '%s' is not auto, always or never"),
+    false,
+};
+static const option_choices layout_choices = {
+    {{"auto", LAYOUT_AUTO}, {"grid", LAYOUT_GRID}, {"stack", LAYOUT_STACK}},
+    3,
+    N_("--layout: '%s' is not auto, grid or stack"),
+    false,
+};
+
+/* How option_list.h's rows name their value's type and storage. */
+#define FIELD(f) .at = offsetof(options, f), .size = sizeof(((options *)0)->f)
+#define FLAG(f, d) .type = TYPE_FLAG, FIELD(f), .def = (d)
+#define SIZE(v, f, d, l, h) \
+    .value = v, .type = TYPE_SIZE, FIELD(f), .def = (d), .lo = (l), .hi = (h)
+#define PROBABILITY(v, f) .value = v, .type = TYPE_PROBABILITY, FIELD(f)
+#define RATE(v, f) .value = v, .type = TYPE_RATE, FIELD(f)
+#define NAME(v, f) .value = v, .type = TYPE_NAME, FIELD(f)
+#define TEXT(v, f) .value = v, .type = TYPE_TEXT, FIELD(f)
+#define LIST(v, f) .value = v, .type = TYPE_LIST, FIELD(f)
+#define CHOICE(v, f, d, list) \
+    .value = v, .type = TYPE_CHOICE, FIELD(f), .def = (d), .choices = &(list)
+#define OWN(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), .def = (d)
+#define OWN_VALUE(v) .value = v, .type = TYPE_OWN
+
 const option_row option_rows[N_OPTIONS] = {
-#define OPTION(id, name, short_name, value, section, place, help) \
-    [OPT_##id] = {name, short_name, value, SECTION_##section, place, help},
+#define OPTION(id, name_, short_, section_, place_, ...) \
+    [OPT_##id] = {.name = name_,                         \
+                  .short_name = short_,                  \
+                  .section = SECTION_##section_,         \
+                  .place = place_,                       \
+                  __VA_ARGS__},
 #include "cli/option_list.h"
 #undef OPTION
 };
@@ -19,7 +107,7 @@ const option_row option_rows[N_OPTIONS] = {
  * rows, as bits, are the N lowest bits. */
 static_assert(N_OPTIONS <= 64, "the check below counts places in 64 bits");
 static_assert((0
-#define OPTION(id, name, short_name, value, section, place, help) \
+#define OPTION(id, name, short_name, section, place, ...) \
     | (UINT64_C(1) << (place))
 #include "cli/option_list.h"
 #undef OPTION
@@ -107,18 +195,18 @@ static void print_tables(FILE *out)
     fputc('\n', out);
 }
 
-void option_getopt_table(struct option table[N_OPTIONS + 1])
+void option_getopt_table(struct option out[N_OPTIONS + 1])
 {
     for (int id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
-        table[o->place] = (struct option){
+        out[o->place] = (struct option){
             .name = o->name,
             .has_arg = o->value != NULL ? required_argument : no_argument,
             .flag = NULL,
             .val = o->short_name != 0 ? o->short_name : OPTION_VAL_BASE + id,
         };
     }
-    table[N_OPTIONS] = (struct option){0};
+    out[N_OPTIONS] = (struct option){0};
 }
 
 void option_short_string(char *out, size_t size)
@@ -188,4 +276,9 @@ void options_print_usage(FILE *out)
     }
     print_tables(out);
     fputs(_(usage_tail), out);
+}
+
+unsigned option_applies(const option_row *o)
+{
+    return o->applies | variants_taking(o->takes);
 }

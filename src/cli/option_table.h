@@ -1,11 +1,19 @@
 /* option_table.h: the options of option_list.h as the program uses them:
- * their ids, getopt_long's table and short options, and the --help text.
+ * their ids, their rows (what each stores, its default and range, where
+ * it applies, what the live page does with it), getopt_long's table and
+ * short options, and the --help text.
  */
 #ifndef MHA_OPTION_TABLE_H
 #define MHA_OPTION_TABLE_H
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 
 /* The sections of --help, in its order; SECTION_GENERAL has no heading. */
 enum help_section {
@@ -22,21 +30,89 @@ enum help_section {
 
 /* One id per option (OPT_D_MODEL, ...), in option_list.h's order. */
 enum option_id {
-#define OPTION(id, name, short_name, value, section, place, help) OPT_##id,
+#define OPTION(id, name, short_name, section, place, ...) OPT_##id,
 #include "cli/option_list.h"
 #undef OPTION
     N_OPTIONS
 };
 
+/* What an option's value is, and how options.c reads it into the field
+ * of the options struct its row names. */
+enum option_type {
+    TYPE_FLAG,        /* no value: the field (a bool) becomes the opposite
+                         of its default */
+    TYPE_SIZE,        /* a decimal whole number from lo to hi */
+    TYPE_PROBABILITY, /* a number P, 0 <= P < 1 (a double) */
+    TYPE_RATE,        /* a positive, finite number (a double) */
+    TYPE_NAME,        /* a file, folder, column or word: not empty */
+    TYPE_TEXT,        /* any text, the empty one included */
+    TYPE_LIST,        /* a list such as 0,3,5-7: not empty */
+    TYPE_CHOICE,      /* one of the names of the row's choices */
+    TYPE_OWN,         /* read by options.c's own parser of the option */
+};
+
+/* Where an option does something: a set of the lessons' variant_bits
+ * (model.h) and APPLIES_CHECKPOINT for a checkpoint's run (--model).
+ * An option given where it does nothing is a usage error. */
+#define APPLIES_CHECKPOINT (1u << 16)
+#define APPLIES_LESSON                                             \
+    ((unsigned)(VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED | \
+                VARIANT_BLOCK))
+#define APPLIES_ANY (APPLIES_LESSON | APPLIES_CHECKPOINT)
+
+/* What the live page (--html, docs/html.md) does with an option given. */
+enum page_use {
+    PAGE_NONE,   /* nothing: the option does not shape the page's data */
+    PAGE_EDITS,  /* its editor shows and changes the setting */
+    PAGE_KEEPS,  /* its editor keeps it as it was given, unedited */
+    PAGE_CANNOT, /* the page cannot repeat the run: not editable */
+};
+
+/* The names a TYPE_CHOICE option takes and the value each one stores. */
+typedef struct {
+    const char *name;
+    int value;
+} option_choice;
+
+typedef struct {
+    option_choice each[4];
+    size_t n;
+    /* the message for any other value: with named, "%s" the option's
+     * name then "%s" the value; else only the value */
+    const char *wrong;
+    bool named;
+} option_choices;
+
 /* One option: a row of option_list.h. */
 typedef struct {
     const char *name;          /* the long name, without "--" */
     char short_name;           /* the letter of -x, or 0 */
-    const char *value;         /* the value's name in --help, or NULL when
-                                  the option takes no value */
     enum help_section section; /* where --help shows it */
     int place;                 /* its row in getopt_long's table */
-    const char *help;          /* its --help text, untranslated */
+
+    const char *value;     /* the value's name in --help, or NULL when the
+                              option takes no value */
+    enum option_type type; /* how its value is read */
+    size_t at, size;       /* where it is stored: the offset and size of
+                              its field in the options struct (0, 0: a
+                              TYPE_OWN option that stores it itself) */
+    uint64_t def;          /* the field's default (integer fields; the
+                              others start as 0 or NULL) */
+    size_t lo, hi;         /* TYPE_SIZE: the range */
+    const option_choices *choices; /* TYPE_CHOICE: the names */
+
+    unsigned applies;           /* where it does something (APPLIES_*) */
+    enum variant_takes takes;   /* the lessons' variants it applies to, as
+                                   their rows say (variants_taking), added
+                                   to applies; TAKES_NOTHING: applies alone */
+    const char *off_lesson;     /* the message when given where it does
+                               nothing, or NULL for the common one: for a
+                               lesson's variants not in the run (no
+                               argument) */
+    const char *off_checkpoint; /* ... with --model ("%s" the option) */
+    enum page_use page;         /* what the live page does with it */
+
+    const char *help; /* its --help text, untranslated */
 } option_row;
 
 extern const option_row option_rows[N_OPTIONS];
@@ -47,7 +123,7 @@ extern const option_row option_rows[N_OPTIONS];
 
 /* getopt_long's table: every option in the order of its place, then the
  * row of zeros that ends it. */
-void option_getopt_table(struct option table[N_OPTIONS + 1]);
+void option_getopt_table(struct option out[N_OPTIONS + 1]);
 
 /* getopt_long's short options: ':' (so that a missing value is told
  * apart), then each short letter, with ':' after one that takes a value.
@@ -60,5 +136,9 @@ int option_id_of(int c);
 
 /* The --help text, in the chosen language. */
 void options_print_usage(FILE *out);
+
+/* Where option o does something (APPLIES_*): its row's applies, and the
+ * variants whose rows take it. */
+unsigned option_applies(const option_row *o);
 
 #endif

@@ -10,45 +10,12 @@
 #include "base/i18n.h"
 #include "model/gpt2/gpt2.h"
 #include "model/lesson/stack.h"
-#include "model/lesson/variants.h"
+#include "cli/index_list.h"
 #include "cli/option_guess.h"
+#include "cli/option_read.h"
 #include "cli/option_table.h"
 #include "numerics/workers.h"
 #include "render/colormap.h"
-
-/* A decimal whole number with no sign, spaces or suffix, in [lo, hi]. */
-static int parse_size(size_t *out, const char *opt, const char *text, size_t lo,
-                      size_t hi, mx_error *err)
-{
-    size_t value = 0;
-    int ok = text[0] != '\0';
-    for (const char *p = text; *p != '\0' && ok; p++) {
-        if (*p < '0' || *p > '9')
-            ok = 0;
-        else if (value > (SIZE_MAX - (size_t)(*p - '0')) / 10)
-            value = SIZE_MAX; /* saturate: reported as out of range */
-        else
-            value = value * 10 + (size_t)(*p - '0');
-    }
-    if (!ok && text[0] == '-' && text[1] != '\0' &&
-        strspn(text + 1, "0123456789") == strlen(text + 1))
-        return err_usage(err,
-                         _("%s: '%s' is out of range (expected %zu to "
-                           "%zu)"),
-                         opt, text, lo, hi);
-    if (!ok) {
-        return err_usage(err,
-                         _("%s: '%s' is not a whole number (expected %zu "
-                           "to %zu)"),
-                         opt, text, lo, hi);
-    }
-    if (value < lo || value > hi) {
-        return err_usage(err, _("%s: %s is out of range (expected %zu to %zu)"),
-                         opt, text, lo, hi);
-    }
-    *out = value;
-    return 0;
-}
 
 /* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1, with an optional
  * sign (+42 is 42); negative values wrap around as two's complement. Only
@@ -151,39 +118,6 @@ static int parse_draw(options *opt, const char *text, mx_error *err)
     return 0;
 }
 
-/* A dropout probability P, 0 <= P < 1, as a decimal number. */
-static int parse_probability(double *out, const char *opt, const char *text,
-                             mx_error *err)
-{
-    char *end = NULL;
-    errno = 0;
-    const double p = strtod(text, &end);
-    // (!(p >= 0 && p < 1) also refuses NaN)
-    if (end == text || *end != '\0' || errno != 0 || !(p >= 0 && p < 1))
-        return err_usage(err,
-                         _("%s: '%s' is not a probability (expected a "
-                           "number from 0 up to, but not including, 1)"),
-                         opt, text);
-    *out = p;
-    return 0;
-}
-
-/* --lr RATE: a positive, finite decimal number. */
-static int parse_rate(double *out, const char *text, mx_error *err)
-{
-    char *end = NULL;
-    errno = 0;
-    const double r = strtod(text, &end);
-    // (!(r > 0) also refuses NaN)
-    if (end == text || *end != '\0' || errno != 0 || !(r > 0) || isinf(r))
-        return err_usage(err,
-                         _("%s: '%s' is not a learning rate (expected a "
-                           "positive, finite number)"),
-                         "--lr", text);
-    *out = r;
-    return 0;
-}
-
 /* A param_fn: stops the listing (returns 1) at the parameter whose name
  * ctx (a const char *) points to. */
 static int is_named(const param_info *p, void *ctx)
@@ -273,97 +207,89 @@ static int join_words(options *opt, int first, int argc, char **argv,
     return 0;
 }
 
-static void set_defaults(options *opt)
+/* The rows' own messages are formats of the option's name: the compiler
+ * cannot check a format read from a row; the po test's msgfmt -c checks
+ * their translations. */
+static int refuse(mx_error *err, const char *msgid, const char *flag)
 {
-    memset(opt, 0, sizeof *opt);
-    opt->d_model = 3;
-    opt->d_out = 4;
-    opt->heads = 2;
-    opt->seed = 42;
-    opt->causal = true;
-    opt->scale = true;
-    opt->variants = VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED;
-    opt->format = FORMAT_TEXT;
-    opt->precision = 4;
-    opt->batch = 1;
-    opt->training.optimizer = OPTIMIZER_ADAM;
-    opt->plot_look = plot_style_default();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    return err_usage(err, _(msgid), flag);
+#pragma GCC diagnostic pop
 }
 
-/* A checkpoint's run (--model) takes its sizes, parameters and tokens
- * from the checkpoint; the lessons' options that change them, or that
- * tie or average the lessons' modules, do not go with it. */
-static int validate_model(const options *opt, mx_error *err)
+/* "single, wrapper or fused": the names of a set of variant_bits. */
+static void variant_names(char *out, size_t size, unsigned set)
 {
-    if (opt->model == NULL) {
-        if (opt->show_heads != NULL)
-            return err_usage(err, _("%s: goes with --model DIR"),
-                             "--show-heads");
-        return 0;
-    }
-    enum { FIXED, TIES, AVERAGES };
-    const struct {
-        bool given;
-        const char *name;
-        int why;
-    } others[] = {
-        {opt->embeddings != NULL, "--embeddings", FIXED},
-        {opt->weights != NULL, "--weights", FIXED},
-        {opt->kv != NULL, "--kv", FIXED},
-        {opt->tie, "--tie", TIES},
-        {opt->average, "--average", AVERAGES},
-        {opt->ff != 0, "--ff", FIXED},
-        {opt->d_model_given, "--d-model", FIXED},
-        {opt->tokens == TOKENS_CHARS, "--tokens", FIXED},
-        {opt->rules.lower, "--lower", FIXED},
-        {opt->rules.punct != PUNCT_KEEP, "--punct", FIXED},
-        {opt->unk, "--unk", FIXED},
-        // the checkpoint fixes these (their defaults pass)
-        {opt->heads != 2, "--heads", FIXED},
-        {opt->d_out != 4, "--d-out", FIXED},
-        {opt->seed != 42, "--seed", FIXED},
-        {!opt->causal, "--no-causal", FIXED},
-        {!opt->scale, "--no-scale", FIXED},
-        {opt->qkv_bias, "--qkv-bias", FIXED},
-        {opt->variants != (VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
-         "--variant", FIXED},
-    };
-    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-        if (!others[i].given)
+    size_t n = 0, left = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        left += (set & model_variants[i].bit) != 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(set & model_variants[i].bit))
             continue;
-        if (others[i].why == TIES)
-            return err_usage(err,
-                             _("%s: does not go with --model (it ties the "
-                               "lessons' wrapper and fused modules; a "
-                               "checkpoint has neither)"),
-                             others[i].name);
-        if (others[i].why == AVERAGES)
-            return err_usage(err,
-                             _("%s: does not go with --model (a "
-                               "checkpoint's run does not average its "
-                               "heads; attn_entropy sums up each head)"),
-                             others[i].name);
+        left--;
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%s",
+                              model_variants[i].name,
+                              left > 1    ? ", "
+                              : left == 1 ? " or "
+                                          : "");
+    }
+}
+
+/* Every option given does something in this run, as its row says: a
+ * checkpoint's run (--model) takes its sizes, parameters and tokens from
+ * the checkpoint, so the lessons' options do not go with it, whatever
+ * their value; a lesson's option needs a variant it applies to. */
+static int validate_applies(const options *opt, mx_error *err)
+{
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        char flag[40], names[64];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        if (!opt->given[id])
+            continue;
+        const unsigned applies = option_applies(o);
+        if (opt->model != NULL && !(applies & APPLIES_CHECKPOINT))
+            return refuse(err,
+                          o->off_checkpoint != NULL
+                              ? o->off_checkpoint
+                              : N_("%s: does not go with --model (the "
+                                   "checkpoint fixes its sizes, parameters, "
+                                   "tokens and causal self-attention)"),
+                          flag);
+        if (opt->model != NULL || (applies & opt->variants) != 0)
+            continue;
+        if (o->off_lesson != NULL)
+            return refuse(err, o->off_lesson, flag);
+        variant_names(names, sizeof names, applies & APPLIES_LESSON);
         return err_usage(err,
-                         _("%s: does not go with --model (the checkpoint "
-                           "fixes its sizes, parameters, tokens and causal "
-                           "self-attention)"),
-                         others[i].name);
+                         _("%s: applies to %s, which this run does "
+                           "not include"),
+                         flag, names);
     }
     return 0;
 }
 
-/* --layers N without --model: the lesson's block stacked N times
- * (model/lesson/stack.h), with --variant block. */
-static int validate_stack(options *opt, mx_error *err)
+/* --layers: with --model, the checkpoint's layers shown (a list such as
+ * 0,3,5-7, as --show-heads its heads); without, N: the lesson's block
+ * stacked N times (model/lesson/stack.h), with --variant block. */
+static int validate_layers(options *opt, mx_error *err)
 {
-    if (opt->model != NULL || opt->layers == NULL)
+    if (opt->model != NULL && opt->layers != NULL &&
+        index_list_parse(&opt->layer_list, &opt->n_layer_list, opt->layers,
+                         "--layers", err) != 0)
+        return -1;
+    if (opt->model != NULL && opt->show_heads != NULL &&
+        index_list_parse(&opt->head_list, &opt->n_head_list, opt->show_heads,
+                         "--show-heads", err) != 0)
+        return -1;
+    if (opt->model != NULL)
         return 0;
-    if (!(opt->variants & variants_taking(TAKES_LAYERS)))
-        return err_usage(err, _("--layers: stacks the Transformer block: it "
-                                "goes with --variant block, or with --model "
-                                "DIR"));
-    if (parse_size(&opt->block_layers, "--layers", opt->layers, 1,
-                   MAX_STACK_LAYERS, err) != 0)
+    if (opt->layers == NULL)
+        return 0;
+    if (option_parse_size(&opt->block_layers, "--layers", opt->layers, 1,
+                          MAX_STACK_LAYERS, err) != 0)
         return -1;
     if (opt->kv != NULL || opt->average)
         return err_usage(err,
@@ -408,20 +334,19 @@ int options_validate_training(options *opt, mx_error *err)
         bool given;
         const char *name;
     } needs_train[] = {
-        {opt->lr_given, "--lr"},
+        {opt->given[OPT_LR], "--lr"},
         {opt->corpus != NULL, "--corpus"},
         {opt->grad, "--grad"},
+        {opt->given[OPT_OPTIMIZER], "--optimizer"},
         // a trained model's folder makes the run a trained one
         {opt->unk && opt->weights == NULL, "--unk"},
-        {opt->qkv_order_given, "--qkv-order"},
+        {opt->given[OPT_QKV_ORDER], "--qkv-order"},
     };
     if (!opt->train) {
         for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
             if (needs_train[i].given)
                 return err_usage(err, _("%s: goes with --train N"),
                                  needs_train[i].name);
-        if (opt->training.optimizer != OPTIMIZER_ADAM)
-            return err_usage(err, _("%s: goes with --train N"), "--optimizer");
         if (opt->positions && (opt->embeddings != NULL || opt->randn_input ||
                                opt->n_draw > 0 || opt->kv != NULL))
             return err_usage(err,
@@ -433,7 +358,7 @@ int options_validate_training(options *opt, mx_error *err)
                                                 : "--draw");
         return 0;
     }
-    if (!opt->lr_given)
+    if (!opt->given[OPT_LR])
         opt->training.lr =
             opt->training.optimizer == OPTIMIZER_ADAM ? 0.01 : 0.1;
     if (opt->corpus != NULL && opt->column == NULL)
@@ -460,110 +385,10 @@ static int check_table_names(const options *opt, mx_error *err)
     return 0;
 }
 
-/* Checks that need every option: sizes that fit together, table names,
- * inputs that go together. */
-static int validate(options *opt, mx_error *err)
+/* --heads divides the widths it splits: d_out for the wrapper and fused,
+ * d_model for the block. */
+static int validate_heads(const options *opt, mx_error *err)
 {
-    if (validate_model(opt, err) != 0 || validate_stack(opt, err) != 0)
-        return -1;
-    if (options_validate_training(opt, err) != 0)
-        return -1;
-    if (opt->input != NULL && opt->column == NULL)
-        return err_usage(err, _("--input: say which column holds the "
-                                "sentences with --column NAME"));
-    if (opt->column != NULL && opt->input == NULL && opt->corpus == NULL)
-        return err_usage(err, _("--column: goes with --input FILE or --corpus "
-                                "FILE"));
-    if (opt->plot_width != 0 && opt->plot == NULL)
-        return err_usage(err, _("--plot-size: goes with --plot FILE"));
-    if (opt->plot_look.cmap != NULL && opt->plot == NULL && opt->html == NULL)
-        return err_usage(err, _("--cmap: goes with --plot FILE or --html "
-                                "FILE"));
-    if (opt->plot_look.bars != BARS_AUTO && opt->plot == NULL)
-        return err_usage(err, _("--colorbar: goes with --plot FILE"));
-    opt->plot_look.scale = opt->color_scale;
-    if (opt->precision_given)
-        opt->plot_look.decimals = opt->precision;
-    if (opt->input != NULL && opt->embeddings != NULL)
-        return err_usage(err,
-                         _("--embeddings: cannot be combined with --input"));
-    if (opt->ff != 0 && !(opt->variants & variants_taking(TAKES_FF)))
-        return err_usage(err,
-                         _("--ff: sets the feed-forward width of "
-                           "--variant block, which this run does not include"));
-    if (opt->tie && !(opt->variants & variants_taking(TAKES_TIE)))
-        return err_usage(err, _("--tie: ties the fused module to the "
-                                "wrapper's heads; add fused to --variant"));
-    if (opt->explain && opt->focus != NULL)
-        return err_usage(err, _("--explain: explains the full tables; it does "
-                                "not go with --focus's compact view"));
-    if (opt->kv != NULL &&
-        (opt->input != NULL || opt->embeddings != NULL || opt->randn_input))
-        return err_usage(err,
-                         _("--kv: cross-attention takes two sentences, "
-                           "not %s"),
-                         opt->input         ? "--input"
-                         : opt->randn_input ? "--randn-input"
-                                            : "--embeddings");
-    if (opt->randn_input && opt->embeddings != NULL)
-        return err_usage(err, _("--randn-input: draws the input itself; it "
-                                "does not go with --embeddings"));
-    if (opt->n_draw > 0 && opt->variants_given) {
-        unsigned set = 0;
-        for (size_t i = 0; i < opt->n_draw; i++)
-            if (opt->draw[i] != VARIANT_INPUT)
-                set |= variant_by_id(opt->draw[i])->bit;
-        if (set != opt->variants)
-            return err_usage(err, _("--draw: names the variants to run; "
-                                    "--variant lists others"));
-    }
-    if (opt->dropout > 0 && !(opt->variants & variants_taking(TAKES_DROPOUT)))
-        return err_usage(err,
-                         _("%s: applies to %s, which this run does "
-                           "not include"),
-                         "--dropout", "block");
-    if (opt->attn_dropout > 0 &&
-        !(opt->variants & variants_taking(TAKES_ATTN_DROPOUT)))
-        return err_usage(err,
-                         _("%s: applies to %s, which this run does "
-                           "not include"),
-                         "--attn-dropout", "single, wrapper or fused");
-    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
-         opt->rules.punct != PUNCT_KEEP) &&
-        opt->embeddings != NULL)
-        return err_usage(err,
-                         _("%s: the tokens are the embeddings file's labels, "
-                           "not a sentence to cut"),
-                         opt->tokens == TOKENS_CHARS ? "--tokens"
-                         : opt->rules.lower          ? "--lower"
-                                                     : "--punct");
-    if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
-        return err_usage(err,
-                         _("--style torch: prints text tables; it does not go "
-                           "with %s"),
-                         opt->focus != NULL ? "--focus" : "--format csv");
-    if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
-        return err_usage(err,
-                         _("%s: a text view; it does not go with "
-                           "--format csv"),
-                         opt->focus != NULL ? "--focus" : "--explain");
-    if (opt->step && opt->format == FORMAT_CSV)
-        return err_usage(err, _("--step: pauses between text tables; it "
-                                "does not go with --format csv"));
-    if (opt->csv_delimiter == '\0')
-        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
-    else if (opt->decimal_comma && opt->csv_delimiter == ',')
-        return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
-                                "another delimiter than ',' (use "
-                                "--csv-delimiter ';')"));
-    if (opt->average && !(opt->variants & variants_taking(TAKES_AVERAGE)))
-        return err_usage(err, _("--average: averages the heads of the "
-                                "wrapper, fused or block; --variant single "
-                                "has one head"));
-    /* the sizes of a --weights folder's trained model (its model.json)
-     * are checked once the folder is read (cli/weights_options.h) */
-    if (opt->weights != NULL && !opt->weights_read)
-        return check_table_names(opt, err);
     /* the single variant has one head of width d_out, so --heads is for
      * the others; the block's attention is d_model wide (its residual adds
      * the attention's output to its input), so --d-out is not for it */
@@ -599,6 +424,98 @@ static int validate(options *opt, mx_error *err)
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
                          opt->heads, opt->d_model);
+    return 0;
+}
+
+/* Checks that need every option: sizes that fit together, table names,
+ * inputs that go together. */
+static int validate(options *opt, mx_error *err)
+{
+    if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0)
+        return -1;
+    if (options_validate_training(opt, err) != 0)
+        return -1;
+    if (opt->input != NULL && opt->column == NULL)
+        return err_usage(err, _("--input: say which column holds the "
+                                "sentences with --column NAME"));
+    if (opt->column != NULL && opt->input == NULL && opt->corpus == NULL)
+        return err_usage(err, _("--column: goes with --input FILE or --corpus "
+                                "FILE"));
+    if (opt->plot_width != 0 && opt->plot == NULL)
+        return err_usage(err, _("--plot-size: goes with --plot FILE"));
+    if (opt->plot_look.cmap != NULL && opt->plot == NULL && opt->html == NULL)
+        return err_usage(err, _("--cmap: goes with --plot FILE or --html "
+                                "FILE"));
+    if (opt->plot_look.bars != BARS_AUTO && opt->plot == NULL)
+        return err_usage(err, _("--colorbar: goes with --plot FILE"));
+    opt->plot_look.scale = opt->color_scale;
+    if (opt->given[OPT_PRECISION])
+        opt->plot_look.decimals = opt->precision;
+    if (opt->input != NULL && opt->embeddings != NULL)
+        return err_usage(err,
+                         _("--embeddings: cannot be combined with --input"));
+    if (opt->explain && opt->focus != NULL)
+        return err_usage(err, _("--explain: explains the full tables; it does "
+                                "not go with --focus's compact view"));
+    if (opt->kv != NULL &&
+        (opt->input != NULL || opt->embeddings != NULL || opt->randn_input))
+        return err_usage(err,
+                         _("--kv: cross-attention takes two sentences, "
+                           "not %s"),
+                         opt->input         ? "--input"
+                         : opt->randn_input ? "--randn-input"
+                                            : "--embeddings");
+    if (opt->randn_input && opt->embeddings != NULL)
+        return err_usage(err, _("--randn-input: draws the input itself; it "
+                                "does not go with --embeddings"));
+    for (size_t i = 0; opt->embeddings != NULL && i < opt->n_draw; i++)
+        if (opt->draw[i] == VARIANT_INPUT)
+            return err_usage(err, _("--draw: input draws the input, which "
+                                    "--embeddings gives; name only the "
+                                    "variants"));
+    if (opt->n_draw > 0 && opt->given[OPT_VARIANT]) {
+        unsigned set = 0;
+        for (size_t i = 0; i < opt->n_draw; i++)
+            if (opt->draw[i] != VARIANT_INPUT)
+                set |= variant_by_id(opt->draw[i])->bit;
+        if (set != opt->variants)
+            return err_usage(err, _("--draw: names the variants to run; "
+                                    "--variant lists others"));
+    }
+    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
+         opt->rules.punct != PUNCT_KEEP) &&
+        opt->embeddings != NULL)
+        return err_usage(err,
+                         _("%s: the tokens are the embeddings file's labels, "
+                           "not a sentence to cut"),
+                         opt->tokens == TOKENS_CHARS ? "--tokens"
+                         : opt->rules.lower          ? "--lower"
+                                                     : "--punct");
+    if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
+        return err_usage(err,
+                         _("--style torch: prints text tables; it does not go "
+                           "with %s"),
+                         opt->focus != NULL ? "--focus" : "--format csv");
+    if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
+        return err_usage(err,
+                         _("%s: a text view; it does not go with "
+                           "--format csv"),
+                         opt->focus != NULL ? "--focus" : "--explain");
+    if (opt->step && opt->format == FORMAT_CSV)
+        return err_usage(err, _("--step: pauses between text tables; it "
+                                "does not go with --format csv"));
+    if (opt->csv_delimiter == '\0')
+        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
+    else if (opt->decimal_comma && opt->csv_delimiter == ',')
+        return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
+                                "another delimiter than ',' (use "
+                                "--csv-delimiter ';')"));
+    /* the sizes of a --weights folder's trained model (its model.json)
+     * are checked once the folder is read (cli/weights_options.h) */
+    if (opt->weights != NULL && !opt->weights_read)
+        return check_table_names(opt, err);
+    if (validate_heads(opt, err) != 0)
+        return -1;
     return check_table_names(opt, err);
 }
 
@@ -711,116 +628,18 @@ static int parse_plot_size(options *opt, const char *arg, mx_error *err)
     return 0;
 }
 
-/* The value of option id (option_list.h), arg, into *opt. */
-static int parse_one(options *opt, int id, const char *arg, mx_error *err)
+/* The value of an option of TYPE_OWN (option_list.h), arg, into *opt. */
+static int parse_own(options *opt, int id, const char *arg, mx_error *err)
 {
-    size_t n = 0;
     switch (id) {
-    case OPT_D_MODEL:
-        opt->d_model_given = true;
-        return parse_size(&opt->d_model, "--d-model", arg, 1, MAX_WIDTH, err);
-    case OPT_D_OUT:
-        return parse_size(&opt->d_out, "--d-out", arg, 1, MAX_WIDTH, err);
-    case OPT_HEADS:
-        return parse_size(&opt->heads, "--heads", arg, 1, MAX_HEADS, err);
     case OPT_SEED:
         return parse_seed(&opt->seed, arg, err);
-    case OPT_NO_CAUSAL:
-        opt->causal = false;
-        return 0;
-    case OPT_NO_SCALE:
-        opt->scale = false;
-        return 0;
-    case OPT_QKV_BIAS:
-        opt->qkv_bias = true;
-        return 0;
     case OPT_VARIANT:
-        opt->variants_given = true;
         return parse_variants(&opt->variants, arg, err);
     case OPT_DRAW:
         return parse_draw(opt, arg, err);
-    case OPT_DROPOUT:
-        return parse_probability(&opt->dropout, "--dropout", arg, err);
-    case OPT_ATTN_DROPOUT:
-        return parse_probability(&opt->attn_dropout, "--attn-dropout", arg,
-                                 err);
-    case OPT_RANDN_INPUT:
-        opt->randn_input = true;
-        return 0;
-    case OPT_POSITIONS:
-        opt->positions = true;
-        return 0;
-    case OPT_TRAIN:
-        opt->train = true;
-        return parse_size(&opt->training.steps, "--train", arg, 0,
-                          TRAIN_MAX_STEPS, err);
-    case OPT_LR:
-        opt->lr_given = true;
-        return parse_rate(&opt->training.lr, arg, err);
-    case OPT_OPTIMIZER:
-        if (strcmp(arg, "sgd") == 0)
-            opt->training.optimizer = OPTIMIZER_SGD;
-        else if (strcmp(arg, "adam") == 0)
-            opt->training.optimizer = OPTIMIZER_ADAM;
-        else
-            return err_usage(err,
-                             _("%s: unknown optimizer '%s' (expected sgd or "
-                               "adam)"),
-                             "--optimizer", arg);
-        return 0;
-    case OPT_CORPUS:
-        return set_path(&opt->corpus, "--corpus", arg, err);
-    case OPT_GRAD:
-        opt->grad = true;
-        return 0;
-    case OPT_QKV_ORDER:
-        opt->qkv_order_given = true;
-        if (strcmp(arg, "kqv") == 0)
-            opt->training.qkv_order = QKV_ORDER_KQV;
-        else if (strcmp(arg, "qkv") == 0)
-            opt->training.qkv_order = QKV_ORDER_QKV;
-        else
-            return err_usage(err,
-                             _("%s: unknown order '%s' (expected kqv or "
-                               "qkv)"),
-                             "--qkv-order", arg);
-        return 0;
-    case OPT_BATCH:
-        return parse_size(&opt->batch, "--batch", arg, 1, MAX_BATCH, err);
     case OPT_TABLES:
         return parse_tables(opt, arg, err);
-    case OPT_FORMAT:
-        if (strcmp(arg, "text") == 0)
-            opt->format = FORMAT_TEXT;
-        else if (strcmp(arg, "csv") == 0)
-            opt->format = FORMAT_CSV;
-        else
-            return err_usage(err,
-                             _("%s: unknown format '%s' (expected text "
-                               "or csv)"),
-                             "--format", arg);
-        return 0;
-    case OPT_PRECISION:
-        if (parse_size(&n, "--precision", arg, 0, MAX_PRECISION, err) != 0)
-            return -1;
-        opt->precision = (int)n;
-        opt->precision_given = true;
-        return 0;
-    case OPT_FULL:
-        opt->full = true;
-        return 0;
-    case OPT_STYLE:
-        if (strcmp(arg, "table") != 0 && strcmp(arg, "torch") != 0)
-            return err_usage(err,
-                             _("%s: unknown style '%s' (expected table or "
-                               "torch)"),
-                             "--style", arg);
-        opt->torch_style = strcmp(arg, "torch") == 0;
-        return 0;
-    case OPT_CSV_DIR:
-        return set_path(&opt->csv_dir, "--csv-dir", arg, err);
-    case OPT_HTML:
-        return set_path(&opt->html, "--html", arg, err);
     case OPT_PLOT:
         if (set_path(&opt->plot, "--plot", arg, err) != 0)
             return -1;
@@ -829,165 +648,29 @@ static int parse_one(options *opt, int id, const char *arg, mx_error *err)
         return parse_plot_size(opt, arg, err);
     case OPT_CMAP:
         return parse_cmap(opt, arg, err);
-    case OPT_NUMBERS:
-        if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
-            return err_usage(err, _("--numbers: '%s' is not on or off"), arg);
-        opt->plot_look.numbers = strcmp(arg, "on") == 0;
-        return 0;
-    case OPT_COLORBAR:
-        if (strcmp(arg, "panel") == 0)
-            opt->plot_look.bars = BARS_PANEL;
-        else if (strcmp(arg, "shared") == 0)
-            opt->plot_look.bars = BARS_SHARED;
-        else if (strcmp(arg, "none") == 0)
-            opt->plot_look.bars = BARS_NONE;
-        else
-            return err_usage(err,
-                             _("--colorbar: '%s' is not panel, shared or "
-                               "none"),
-                             arg);
-        return 0;
-    case OPT_EMBEDDINGS:
-        return set_path(&opt->embeddings, "--embeddings", arg, err);
-    case OPT_INPUT:
-        return set_path(&opt->input, "--input", arg, err);
-    case OPT_COLUMN:
-        return set_path(&opt->column, "--column", arg, err);
-    case OPT_WEIGHTS:
-        return set_path(&opt->weights, "--weights", arg, err);
     case OPT_CSV_DELIMITER:
         return parse_delimiter(&opt->csv_delimiter, arg, err);
-    case OPT_DECIMAL_COMMA:
-        opt->decimal_comma = true;
-        return 0;
-    case OPT_BOM:
-        opt->bom = true;
-        return 0;
-    case OPT_TIE:
-        opt->tie = true;
-        return 0;
-    case OPT_CHECK:
-        opt->check = true;
-        return 0;
-    case OPT_AVERAGE:
-        opt->average = true;
-        return 0;
-    case OPT_QUIET:
-        opt->quiet = true;
-        return 0;
-    case OPT_EXPLAIN:
-        opt->explain = true;
-        return 0;
-    case OPT_FOCUS:
-        return set_path(&opt->focus, "--focus", arg, err);
-    case OPT_FF:
-        return parse_size(&opt->ff, "--ff", arg, 1, 4 * MAX_WIDTH, err);
-    case OPT_THREADS:
-        return parse_size(&opt->threads, "--threads", arg, 1, MAX_THREADS, err);
-    case OPT_WIDTH:
-        opt->width_given = true;
-        return parse_size(&opt->width, "--width", arg, 0, MAX_SCREEN_WIDTH,
-                          err);
-    case OPT_KV:
-        opt->kv = arg;
-        return 0;
-    case OPT_LANG:
-        opt->lang = arg;
-        return 0;
-    case OPT_MODEL:
-        return set_path(&opt->model, "--model", arg, err);
-    case OPT_LAYERS:
-    case OPT_SHOW_HEADS:
-        if (arg[0] == '\0')
-            return err_usage(err,
-                             _("%s: the list is empty (give one such as "
-                               "0,3,5-7)"),
-                             id == OPT_LAYERS ? "--layers" : "--show-heads");
-        *(id == OPT_LAYERS ? &opt->layers : &opt->show_heads) = arg;
-        return 0;
-    case OPT_TOKENS:
-        if (strcmp(arg, "words") == 0)
-            opt->tokens = TOKENS_WORDS;
-        else if (strcmp(arg, "chars") == 0)
-            opt->tokens = TOKENS_CHARS;
-        else
-            return err_usage(err, _("--tokens: '%s' is not words or chars"),
-                             arg);
-        return 0;
-    case OPT_LOWER:
-        opt->rules.lower = true;
-        return 0;
-    case OPT_PUNCT:
-        if (strcmp(arg, "keep") == 0)
-            opt->rules.punct = PUNCT_KEEP;
-        else if (strcmp(arg, "split") == 0)
-            opt->rules.punct = PUNCT_SPLIT;
-        else if (strcmp(arg, "drop") == 0)
-            opt->rules.punct = PUNCT_DROP;
-        else
-            return err_usage(err, _("--punct: '%s' is not keep, split or drop"),
-                             arg);
-        return 0;
-    case OPT_UNK:
-        opt->unk = true;
-        return 0;
-    case OPT_COLOR_SCALE:
-        if (strcmp(arg, "table") == 0)
-            opt->color_scale = SCALE_TABLE;
-        else if (strcmp(arg, "row") == 0)
-            opt->color_scale = SCALE_ROW;
-        else if (strcmp(arg, "fixed") == 0)
-            opt->color_scale = SCALE_FIXED;
-        else
-            return err_usage(err,
-                             _("--color-scale: '%s' is not table, row or "
-                               "fixed"),
-                             arg);
-        return 0;
-    case OPT_COLOR:
-        if (strcmp(arg, "auto") == 0)
-            opt->color = COLOR_AUTO;
-        else if (strcmp(arg, "always") == 0)
-            opt->color = COLOR_ALWAYS;
-        else if (strcmp(arg, "never") == 0)
-            opt->color = COLOR_NEVER;
-        else
-            return err_usage(err,
-                             _("--color: '%s' is not auto, always or "
-                               "never"),
-                             arg);
-        return 0;
-    case OPT_LAYOUT:
-        if (strcmp(arg, "auto") == 0)
-            opt->layout = LAYOUT_AUTO;
-        else if (strcmp(arg, "grid") == 0)
-            opt->layout = LAYOUT_GRID;
-        else if (strcmp(arg, "stack") == 0)
-            opt->layout = LAYOUT_STACK;
-        else
-            return err_usage(
-                err, _("--layout: '%s' is not auto, grid or stack"), arg);
-        return 0;
-    case OPT_NO_PAGER:
-        opt->no_pager = true;
-        return 0;
-    case OPT_STEP:
-        opt->step = true;
-        return 0;
-    case OPT_HELP:
-        opt->show_help = true;
-        return 0;
-    case OPT_VERSION:
-        opt->show_version = true;
-        return 0;
     default:
         return err_usage(err, _("internal error: option %d not handled"), id);
     }
 }
 
+/* The value of option id, arg, into *opt: by its row, or its own way. */
+static int parse_one(options *opt, int id, const char *arg, mx_error *err)
+{
+    const int rc = option_read(opt, id, arg, err);
+    if (rc == 1 && parse_own(opt, id, arg, err) != 0)
+        return -1;
+    if (rc < 0)
+        return -1;
+    opt->given[id] = true;
+    opt->arg[id] = arg;
+    return 0;
+}
+
 int options_parse(options *opt, int argc, char **argv, mx_error *err)
 {
-    set_defaults(opt);
+    option_defaults(opt);
     opterr = 0; /* our messages, not getopt's */
     optind = 0; /* 0, not 1: GNU getopt then forgets any earlier parse */
     struct option longopts[N_OPTIONS + 1];
@@ -1001,11 +684,10 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
             return unknown_option(longopts, argc, argv, err);
         if (c == ':')
             return err_usage(err, _("option '%s' needs a value"), seen);
-        if (option_id_of(c) >= 0)
-            opt->given[option_id_of(c)] = true;
         if (parse_one(opt, option_id_of(c), optarg, err) != 0)
             return -1;
     }
+    opt->train = opt->given[OPT_TRAIN];
     if (opt->show_help || opt->show_version)
         return 0;
 
@@ -1041,6 +723,10 @@ void options_free(options *opt)
         free(opt->tables[i]);
     free(opt->tables);
     free(opt->sentence);
+    free(opt->layer_list);
+    free(opt->head_list);
+    opt->layer_list = opt->head_list = NULL;
+    opt->n_layer_list = opt->n_head_list = 0;
     opt->tables = NULL;
     opt->n_tables = 0;
     opt->sentence = NULL;

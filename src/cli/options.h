@@ -13,6 +13,7 @@
 #include "render/heat.h"
 #include "model/lesson/model.h"
 #include "model/lesson/train.h"
+#include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 
@@ -45,7 +46,6 @@ typedef struct {
     size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
 
     /* a notebook's order of draws, its input and its dropout */
-    bool variants_given;               /* --variant was given */
     variant_id draw[VARIANT_ID_COUNT]; /* --draw ORDER, n_draw items */
     size_t n_draw;                     /* 0 without --draw */
     double dropout;                    /* --dropout P, 0 to below 1 */
@@ -53,12 +53,10 @@ typedef struct {
     bool randn_input;                  /* --randn-input */
     bool positions;                    /* --positions */
     bool train;                        /* --train N was given */
-    train_options training; /* --train N, --lr, --optimizer, --qkv-order */
-    bool lr_given;          /* --lr was given */
-    const char *corpus;     /* --corpus FILE, or NULL */
-    bool grad;              /* --grad */
-    bool qkv_order_given;   /* --qkv-order was given */
-    size_t batch;           /* --batch B, 1 to MAX_BATCH */
+    train_options training;            /* --train N, --lr, --optimizer */
+    const char *corpus;                /* --corpus FILE, or NULL */
+    bool grad;                         /* --grad */
+    size_t batch;                      /* --batch B, 1 to MAX_BATCH */
 
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;
@@ -73,22 +71,25 @@ typedef struct {
     size_t plot_height;   /* SVG and PDF; 0 for the drawing's own size */
     plot_style plot_look; /* --cmap, --numbers, --colorbar, and
                              --color-scale and --precision for --plot */
-    bool precision_given; /* --precision was on the command line */
 
-    const char *embeddings; /* --embeddings FILE, or NULL */
-    const char *input;      /* --input FILE, or NULL */
-    const char *column;     /* --column NAME, with --input */
-    const char *weights;    /* --weights DIR, or NULL */
-    const char *model;      /* --model DIR (a GPT-2 checkpoint), or NULL */
-    const char *layers;     /* --layers LIST, or NULL: every layer */
-    size_t block_layers;    /* --layers N without --model: the block
+    const char *embeddings;  /* --embeddings FILE, or NULL */
+    const char *input;       /* --input FILE, or NULL */
+    const char *column;      /* --column NAME, with --input */
+    const char *weights;     /* --weights DIR, or NULL */
+    const char *model;       /* --model DIR (a GPT-2 checkpoint), or NULL */
+    const char *layers;      /* --layers LIST, or NULL: every layer */
+    size_t block_layers;     /* --layers N without --model: the block
                                stacked N times; 0: one block */
-    const char *show_heads; /* --show-heads LIST, or NULL: every head */
-    char csv_delimiter;     /* --csv-delimiter, ',' (';' with
+    const char *show_heads;  /* --show-heads LIST, or NULL: every head */
+    index_range *layer_list; /* with --model, --layers read (n_layer_list
+                                ranges, owned; 0: every layer) */
+    size_t n_layer_list;
+    index_range *head_list; /* --show-heads read (n_head_list, owned) */
+    size_t n_head_list;
+    char csv_delimiter; /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
-    bool decimal_comma;     /* --decimal-comma */
-    bool bom;               /* --bom */
-    bool d_model_given;     /* --d-model was on the command line */
+    bool decimal_comma; /* --decimal-comma */
+    bool bom;           /* --bom */
 
     /* --weights DIR's parameter files, opened by run_job's check
      * (model/lesson/weights.h), or NULL: a caller that runs the model without
@@ -112,7 +113,6 @@ typedef struct {
     enum color_mode color;        /* --color */
     enum color_scale color_scale; /* --color-scale */
     size_t width;                 /* --width: text columns, 0 unlimited */
-    bool width_given;             /* --width was on the command line */
     size_t threads;               /* --threads, 1 to MAX_THREADS; 0 when
                                      not given: the processors available */
     enum layout_mode layout;      /* --layout */
@@ -125,7 +125,11 @@ typedef struct {
 
     bool show_help;
     bool show_version;
-    bool given[N_OPTIONS]; /* each option that was on the command line */
+
+    /* each option_id given on the command line, and its value as given
+     * (the last one; NULL for an option without a value) */
+    bool given[N_OPTIONS];
+    const char *arg[N_OPTIONS];
 } options;
 
 /* Parses argv into *opt (which it owns afterwards: options_free). On a

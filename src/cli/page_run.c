@@ -43,51 +43,25 @@ html_run page_run_of(const options *opt, const model_input *in)
         .train = opt->train,
         .train_steps = opt->training.steps,
         .lr = opt->training.lr,
-        .lr_given = opt->lr_given,
+        .lr_given = opt->given[OPT_LR],
         .adam = opt->training.optimizer == OPTIMIZER_ADAM,
         .positions = opt->positions,
         .grad = opt->grad,
         .queries_first = opt->training.qkv_order == QKV_ORDER_QKV,
         .layers = opt->block_layers,
-        .editable = in->sentence != NULL && in->embeddings == NULL &&
-                    opt->weights == NULL && opt->model == NULL &&
-                    opt->tables == NULL && opt->n_draw == 0 &&
-                    opt->corpus == NULL, /* the page reads no files */
+        .editable = in->sentence != NULL,
     };
-    static const char *const scales[] = {
-        [SCALE_TABLE] = "table", [SCALE_ROW] = "row", [SCALE_FIXED] = "fixed"};
-    if (opt->precision_given)
-        add_arg(&run, "--precision=%d", opt->precision);
-    if (opt->full)
-        add_arg(&run, "--full");
-    if (opt->plot_look.cmap != NULL)
-        add_arg(&run, "--cmap=%s", opt->plot_look.cmap);
-    if (opt->color_scale != SCALE_TABLE)
-        add_arg(&run, "--color-scale=%s", scales[opt->color_scale]);
-    if (!opt->plot_look.numbers)
-        add_arg(&run, "--numbers=off");
-    if (opt->average)
-        add_arg(&run, "--average");
-    if (opt->tie)
-        add_arg(&run, "--tie");
-    if (opt->ff != 0)
-        add_arg(&run, "--ff=%zu", opt->ff);
-    if (opt->dropout > 0)
-        add_arg(&run, "--dropout=%.17g", opt->dropout);
-    if (opt->attn_dropout > 0)
-        add_arg(&run, "--attn-dropout=%.17g", opt->attn_dropout);
-    if (opt->randn_input)
-        add_arg(&run, "--randn-input");
-    if (opt->batch > 1)
-        add_arg(&run, "--batch=%zu", opt->batch);
-    // how words are made: the page's runs cut them the same way
-    static const char *const punct[] = {
-        [PUNCT_KEEP] = "keep", [PUNCT_SPLIT] = "split", [PUNCT_DROP] = "drop"};
-    if (opt->rules.lower)
-        add_arg(&run, "--lower");
-    if (opt->rules.punct != PUNCT_KEEP)
-        add_arg(&run, "--punct=%s", punct[opt->rules.punct]);
-    if (opt->unk)
-        add_arg(&run, "--unk");
+    // the options the page keeps, as they were given, in --help's order
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS)
+            continue;
+        if (o->page == PAGE_CANNOT)
+            run.editable = false;
+        else if (opt->arg[id] == NULL)
+            add_arg(&run, "--%s", o->name);
+        else
+            add_arg(&run, "--%s=%s", o->name, opt->arg[id]);
+    }
     return run;
 }

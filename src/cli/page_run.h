@@ -8,12 +8,12 @@
 #include "model/pipeline.h"
 
 /* The run of opt over in, as the page's editor shows and recomputes it:
- * the sentence and the settings it edits, and as arguments the options
- * that change the page's data without being edited (--precision, --full,
- * the colours, --average, --tie, --ff, the dropout, --randn-input,
- * --batch). A run the editor cannot repeat (over --embeddings, with
- * --weights, --model, --draw or --tables) is not editable; each sentence
- * of --input is edited as if run alone. */
+ * the sentence and the settings it edits, and as arguments, as they were
+ * given, the options whose rows the page keeps (option_list.h: they
+ * change the page's data without being edited). A run with an option the
+ * page cannot have (over --embeddings, with --weights, --model, --draw
+ * or --tables) is not editable; each sentence of --input is edited as if
+ * run alone. */
 html_run page_run_of(const options *opt, const model_input *in);
 
 #endif

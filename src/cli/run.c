@@ -203,8 +203,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
             .precision = opt->precision, .full = opt->full, .trace = &tr};
         const html_run run = page_run_of(opt, in);
         const html_page page = {.look = &opt->plot_look,
-                                .masked = opt->causal && opt->kv == NULL,
-                                .scaled = opt->scale,
+                                .masked = tr.model.causal,
+                                .scaled = tr.model.scale,
                                 .text = &text,
                                 .explain = &notes,
                                 .run = &run};

@@ -15,7 +15,7 @@ bool use_color(const options *opt)
 
 size_t screen_width(const options *opt)
 {
-    if (opt->width_given)
+    if (opt->given[OPT_WIDTH])
         return opt->width;
     return terminal_columns(MAX_SCREEN_WIDTH);
 }
@@ -54,27 +54,29 @@ explain_context explain_for(const options *opt, const trace *tr)
     const table *vocab = trace_find_input(tr, TABLE_VOCAB);
     // a trained run (--train): each variant has its own inputs
     const table *tokens = trace_find_input(tr, TABLE_TOKENS);
+    // the model's sizes as the run made them (trace.h)
+    const trace_model *m = &tr->model;
     explain_context c = {
+        .checkpoint = m->checkpoint,
         .tokens = inputs   ? inputs->values.rows
                   : tokens ? tokens->values.rows
                            : 0,
         .vocab = vocab ? vocab->values.rows : 0,
-        .d_model = inputs ? inputs->values.cols : opt->d_model,
-        .d_out = opt->d_out,
-        .heads = opt->heads,
+        .d_model = m->d_model,
+        .d_out = m->d_out,
+        .heads = m->heads,
         .seed = opt->seed,
-        .causal = opt->causal && opt->kv == NULL,
-        .scale = opt->scale,
-        .qkv_bias = opt->qkv_bias,
-        .layers = opt->block_layers,
+        .causal = m->causal,
+        .scale = m->scale,
+        .qkv_bias = m->qkv_bias,
+        .layers = m->layers,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
         .rules = opt->rules,
         .unk = opt->unk,
-        .kv_tokens = opt->kv != NULL ? kv_rows(tr) : 0,
+        .kv_tokens = kv_rows(tr),
         .width = screen_width(opt),
-        .ff = opt->ff ? opt->ff
-                      : 4 * (inputs ? inputs->values.cols : opt->d_model),
+        .ff = m->ff,
         .randn_input = opt->randn_input,
         .batch = opt->batch,
         .draw = opt->draw,

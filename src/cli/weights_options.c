@@ -120,7 +120,7 @@ static int take_manifest(options *run, const trained_manifest *m,
         return -1;
     run->rules.lower = lower;
     run->unk = unk;
-    run->d_model_given = true;
+    run->given[OPT_D_MODEL] = true;
     return 0;
 }
 

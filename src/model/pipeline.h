@@ -19,6 +19,14 @@
 
 struct weights_files; /* model/lesson/weights.h */
 
+/* Indices lo to hi, both included: one item of a list such as 0,3,5-7
+ * (the command line reads the list, cli/index_list.h). */
+typedef struct {
+    size_t lo, hi;     /* SIZE_MAX: a number too large to read */
+    const char *typed; /* the item as it was typed, for the messages */
+    size_t typed_len;
+} index_range;
+
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
  * kept to the end and the heads in flight of a run that streams them. */
@@ -62,16 +70,20 @@ typedef struct {
                                           variant from the seed, input
                                           first */
     size_t n_draw;
-    double dropout;         /* --dropout P: the block's, training mode */
-    double attn_dropout;    /* --attn-dropout P: the modules' on the weights */
-    const char *model;      /* --model: a GPT-2 checkpoint folder
+    double dropout;      /* --dropout P: the block's, training mode */
+    double attn_dropout; /* --attn-dropout P: the modules' on the weights */
+    const char *model;   /* --model: a GPT-2 checkpoint folder
                                 (model/gpt2/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
-    const char *layers;     /* its layers to show ("0,3,5-7"), or NULL */
-    size_t block_layers;    /* --layers N with --variant block: the block
+    const index_range *layers; /* its layers to show (n_layers ranges; 0:
+                                  every layer) */
+    size_t n_layers;
+    size_t block_layers;           /* --layers N with --variant block: the block
                                stacked N times (model/lesson/stack.h); 0: alone */
-    const char *show_heads; /* its heads to show, or NULL */
-    bool logits;            /* its table "logits" is asked for */
+    const index_range *show_heads; /* its heads to show (n_show_heads
+                                      ranges; 0: every head) */
+    size_t n_show_heads;
+    bool logits;               /* its table "logits" is asked for */
     const char *const *tables; /* --tables (its parameters are shown by
                                   name), or NULL */
     size_t n_tables;

@@ -135,8 +135,25 @@ static inline step_id table_step_for(const table *t)
  * or -1 with err set, which stops the run. */
 typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
 
+/* The model a run made, as its tables show it (what --explain, the page
+ * and the headings tell of it), set by the pipeline before its first
+ * table: its architecture, never how the command line asked for it. */
 typedef struct {
-    table **tables; /* n_tables tables, each allocated on its own; owned */
+    bool checkpoint; /* a checkpoint's run (--model), else the lessons' */
+    size_t d_model;  /* D, the embedding width */
+    size_t d_out;    /* O, the attention's width, all heads together */
+    size_t heads;    /* H */
+    size_t ff;       /* F, the feed-forward width */
+    size_t layers;   /* the blocks stacked (--layers N) or the
+                        checkpoint's layers; 0: one block alone */
+    bool causal;     /* the causal mask applies (not with --kv) */
+    bool scale;      /* the scores are divided by sqrt(head width) */
+    bool qkv_bias;   /* W_query, W_key, W_value have biases */
+} trace_model;
+
+typedef struct {
+    trace_model model; /* the model that made the tables */
+    table **tables;    /* n_tables tables, each allocated on its own; owned */
     size_t n_tables, cap_tables;
     labels **label_sets;
     size_t n_label_sets, cap_label_sets;

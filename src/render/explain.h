@@ -14,11 +14,12 @@
 #include "model/trace.h"
 
 typedef struct {
-    size_t tokens;  /* T */
-    size_t vocab;   /* V */
-    size_t d_model; /* D */
-    size_t d_out;   /* O */
-    size_t heads;   /* H */
+    bool checkpoint; /* a checkpoint's run (--model): explain_gpt2_before */
+    size_t tokens;   /* T */
+    size_t vocab;    /* V */
+    size_t d_model;  /* D */
+    size_t d_out;    /* O */
+    size_t heads;    /* H */
     uint64_t seed;
     bool causal, scale, qkv_bias;
     bool embeddings_given; /* --embeddings: no embedding table */

@@ -91,8 +91,8 @@ static int write_page_data(FILE *out, const options *opt, const trace *tr,
     const text_style text = {
         .precision = opt->precision, .full = opt->full, .trace = tr};
     const html_page page = {.look = &opt->plot_look,
-                            .masked = opt->causal && opt->kv == NULL,
-                            .scaled = opt->scale,
+                            .masked = tr->model.causal,
+                            .scaled = tr->model.scale,
                             .text = &text,
                             .explain = &notes};
     return html_write_data(out, tr, &page, err);

@@ -181,6 +181,20 @@ CASES = [
     (["--randn-input", "--embeddings", "e.csv"], b"", 2,
      "--randn-input: draws the input itself; it does not go with "
      "--embeddings", True),
+    (["--draw", "input,single", "--embeddings", "e.csv"], b"", 2,
+     "--draw: input draws the input, which --embeddings gives", True),
+    (["--lr", "0x1p-3", "--train", "1", S], b"", 2,
+     "--lr: '0x1p-3' is not a learning rate", True),
+    (["--lr", "1e-400", "--train", "1", S], b"", 2,
+     "--lr: '1e-400' is not a learning rate", True),
+    (["--attn-dropout", "0x1p-3", S], b"", 2,
+     "--attn-dropout: '0x1p-3' is not a probability", True),
+    (["--dropout", " 0.5", "--variant", "block", "--d-model", "4", S], b"",
+     2, "--dropout: ' 0.5' is not a probability", True),
+    (["--dropout", "0", S], b"", 2,
+     "--dropout: applies to block, which this run does not include", True),
+    (["--optimizer", "adam", S], b"", 2, "--optimizer: goes with --train N",
+     True),
     (["--randn-input", "--kv", "a b", S], b"", 2,
      "--kv: cross-attention takes two sentences, not --randn-input", True),
     (["--batch", "0", S], b"", 2, "--batch: 0 is out of range", True),
@@ -365,6 +379,15 @@ def accepted_inputs(tmp):
     ok(r.returncode == 0 and r.stdout.rstrip().endswith(b",0"),
        "0.(200 zeros)1 reads as 0, as float() then torch.tensor() read it",
        (r.stdout[-80:], r.stderr))
+    # a number too small to be told from 0 rounds, as float() rounds it:
+    # to a subnormal (a learning rate) or to 0 (a probability)
+    r = MHA.run(["--attn-dropout", "1e-400", S, "--variant", "single",
+                 "--tables", "tokens"])
+    ok(r.returncode == 0, "--attn-dropout 1e-400 is 0", r.stderr)
+    r = MHA.run(["--lr", "1e-320", "--train", "1", "the cat sat",
+                 "--variant", "single", "--tables", "loss", "--format",
+                 "csv"])
+    ok(r.returncode == 0, "--lr 1e-320 is a subnormal rate", r.stderr)
     # bidirectional controls are escaped in text, kept in CSV
     rlo = "ab\u202ecd"
     for ch in ["\u202a", "\u202e", "\u2066", "\u2069", "\u200e", "\u200f",

@@ -10,13 +10,15 @@ Build the commit to compare with beside this one, for example
         && ninja -C /tmp/old/build
 
 The cases: the goldens and reference cases of tests/, the README's
-commands, and a grid of options over a few sentences. Exits 1 on any
+commands, a grid of options over a few sentences, and runs that train,
+read a checkpoint, set the draws, stack blocks or write a page. Exits 1 on any
 difference. Used to show that a change of structure leaves behaviour as
 it was."""
 
 import glob
 import itertools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -69,6 +71,76 @@ FILE_SETS = [
 ]
 
 
+# Runs that train, read a checkpoint (SOURCE_ROOT/... is the source root),
+# set the draws, stack blocks or write a page, and the options a
+# checkpoint's run or a lesson's variants leave without effect.
+MORE_SETS = [
+    ["--train", "3"], ["--train", "5", "--optimizer", "sgd", "--lr", "0.05"],
+    ["--train", "2", "--grad", "--variant", "fused"],
+    ["--train", "2", "--positions", "--variant", "block", "--d-model", "4"],
+    ["--train", "2", "--explain", "--variant", "wrapper"],
+    ["--train", "2", "--format", "csv", "--variant", "single"],
+    ["--train", "2", "--lr", "1e-320"], ["--train", "2", "--lr", "0x1p-3"],
+    ["--train", "2", "--lr", "0"], ["--train", "2", "--kv", "x"],
+    ["--lr", "0.1"], ["--optimizer", "adam"], ["--optimizer", "sgd"],
+    ["--model", "{root}/tests/reference/gpt2/tiny"],
+    ["--model", "{root}/tests/reference/gpt2/two_layers", "--layers", "1",
+     "--show-heads", "0"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--explain"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--format", "csv"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--tables", "logits"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--heads", "2"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--heads", "3"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--d-out", "4"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--tie"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--average"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--randn-input"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--attn-dropout", "0.5"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--batch", "4"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--positions"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--train", "2"],
+    ["--model", "{root}/tests/reference/gpt2/tiny", "--variant", "single"],
+    ["--show-heads", "0"],
+    ["--draw", "input,fused,single", "--heads", "2"],
+    ["--draw", "block,input", "--d-model", "4", "--dropout", "0.25"],
+    ["--draw", "wrapper,input", "--variant", "fused"],
+    ["--randn-input", "--batch", "3", "--attn-dropout", "0.5"],
+    ["--attn-dropout", "1e-400"], ["--attn-dropout", "0x1p-3"],
+    ["--dropout", "1e-400", "--variant", "block", "--d-model", "4"],
+    ["--dropout", "0.5"], ["--dropout", "0"], ["--attn-dropout", "0",
+                                              "--variant", "block"],
+    ["--ff", "8"], ["--tie", "--variant", "wrapper"],
+    ["--average", "--variant", "single"],
+    ["--variant", "block", "--d-model", "4", "--layers", "3"],
+    ["--variant", "block", "--d-model", "4", "--layers", "2", "--explain",
+     "--dropout", "0.1"],
+    ["--layers", "2"], ["--layers", ""], ["--variant", "block", "--layers",
+                                          "0"],
+]
+FILE_MORE = [
+    ["--html", "{d}/page.html", "--train", "3"],
+    ["--html", "{d}/page.html", "--precision", "3", "--full", "--cmap",
+     "Blues", "--color-scale", "row", "--numbers", "off", "--average"],
+    ["--html", "{d}/page.html", "--tie", "--attn-dropout", "0.25",
+     "--randn-input", "--batch", "2"],
+    ["--html", "{d}/page.html", "--variant", "block", "--d-model", "4",
+     "--ff", "6", "--dropout", "0.5", "--layers", "2"],
+    ["--html", "{d}/page.html", "--draw", "input,single"],
+    ["--html", "{d}/page.html", "--tables", "attn_weights"],
+    ["--html", "{d}/page.html", "--model",
+     "{root}/tests/reference/gpt2/tiny"],
+    ["--plot", "{d}/p.svg", "--model", "{root}/tests/reference/gpt2/tiny"],
+    ["--csv-dir", "{d}/csv", "--train", "2"],
+]
+
+
+# A live page's WebAssembly core is the program's own code compiled, which
+# any change of the code changes: the pages are compared without it (the
+# wasm-core and html-live tests run it).
+CORE = re.compile(rb'(<script type="application/octet-stream" '
+                  rb'id="mha-core">)[^<]*')
+
+
 def run(binary, args, stdin, cwd):
     env = dict(os.environ, LANGUAGE="", LC_ALL="C.UTF-8",
                SOURCE_DATE_EPOCH="1700000000", COLUMNS="100")
@@ -79,7 +151,7 @@ def run(binary, args, stdin, cwd):
         for n in names:
             p = os.path.join(root, n)
             with open(p, "rb") as f:
-                files[os.path.relpath(p, cwd)] = f.read()
+                files[os.path.relpath(p, cwd)] = CORE.sub(b"\\1", f.read())
     return r.returncode, r.stdout, r.stderr, files
 
 
@@ -104,6 +176,16 @@ def cases(root):
         yield [s] + opts, b""
     for s, opts in itertools.product(SENTENCES[:2], FILE_SETS):
         yield [s] + opts, b""
+    for s, opts in itertools.product(SENTENCES[::2], MORE_SETS):
+        yield [s] + [o.replace("{root}", root) for o in opts], b""
+    for opts in FILE_MORE:
+        yield ([SENTENCES[2]] + [o.replace("{root}", root) for o in opts],
+               b"")
+    emb = os.path.join(root, "tests", "reference", "cases",
+                       "decimals_embeddings.csv")
+    yield ["--embeddings", emb, "--draw", "input,single"], b""
+    yield ["--embeddings", emb, "--draw", "single"], b""
+    yield ["--embeddings", emb, "--randn-input"], b""
     yield ["-"], "um dois três".encode()
 
 

@@ -38,42 +38,23 @@ static void run_free(checkpoint_run *r)
     *r = (checkpoint_run){0};
 }
 
-/* keep[0..n) = the members of LIST ("0,3,5-7"), or all of them. */
-static int parse_list(bool *keep, size_t n, const char *list,
-                      const char *option, mx_error *err)
+/* keep[0..n) = the members of the n_ranges ranges, or all of them (none
+ * given); a range past the model's n is an error of the option named. */
+static int select_list(bool *keep, size_t n, const index_range *ranges,
+                       size_t n_ranges, const char *option, mx_error *err)
 {
     for (size_t i = 0; i < n; i++)
-        keep[i] = list == NULL;
-    if (list == NULL)
-        return 0;
-    const char *p = list;
-    for (;;) {
-        char *end;
-        const unsigned long lo = strtoul(p, &end, 10);
-        unsigned long hi = lo;
-        if (end == p || *p == '-' || *p == '+')
-            break;
-        if (*end == '-') {
-            const char *q = end + 1;
-            hi = strtoul(q, &end, 10);
-            if (end == q || *q == '-' || *q == '+' || hi < lo)
-                break;
-        }
-        if (hi >= n) // the number as typed: strtoul stops at ULONG_MAX
+        keep[i] = n_ranges == 0;
+    for (size_t k = 0; k < n_ranges; k++) {
+        if (ranges[k].hi >= n) // the number as typed
             return err_usage(
                 err,
                 _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
-                option, (int)(end - p), p, n, n - 1);
-        for (unsigned long i = lo; i <= hi; i++)
+                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
+        for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
             keep[i] = true;
-        if (*end == '\0')
-            return 0;
-        if (*end != ',')
-            break;
-        p = end + 1;
     }
-    return err_usage(err, _("%s: '%s' is not a list such as 0,3,5-7"), option,
-                     list);
+    return 0;
 }
 
 static int run_open(checkpoint_run *r, const model_config *mc,
@@ -123,9 +104,10 @@ static int run_open(checkpoint_run *r, const model_config *mc,
         run_free(r);
         return err_nomem(err, mc->model);
     }
-    if (parse_list(r->layers, c->n_layer, mc->layers, "--layers", err) != 0 ||
-        parse_list(r->heads, c->n_head, mc->show_heads, "--show-heads", err) !=
-            0 ||
+    if (select_list(r->layers, c->n_layer, mc->layers, mc->n_layers, "--layers",
+                    err) != 0 ||
+        select_list(r->heads, c->n_head, mc->show_heads, mc->n_show_heads,
+                    "--show-heads", err) != 0 ||
         gpt2_tokenizer_encode(&r->ids, &r->T, r->tokenizer, in->sentence,
                               in->len, c->n_positions, err) != 0) {
         run_free(r);
@@ -494,6 +476,17 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         run_free(&r);
         return -1;
     }
+    tr->model = (trace_model){
+        .checkpoint = true,
+        .d_model = c->n_embd,
+        .d_out = c->n_embd,
+        .heads = c->n_head,
+        .ff = c->n_inner,
+        .layers = c->n_layer,
+        .causal = true,
+        .scale = true,
+        .qkv_bias = true,
+    };
     const char *const *words = (const char *const *)r.pieces;
     recorder rec = {.tr = tr, .r = &r, .mc = mc};
     if (matrix_alloc(&rec.entropy, c->n_layer, c->n_head,

@@ -563,6 +563,18 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
     const size_t D = lesson_width(mc, in);
     if (run_start(&s, &batch, tr, mc, in, err) != 0)
         goto done;
+    // the model the run makes, as the renderers and the page show it
+    const model_dims sizes = lesson_dims(mc, D);
+    tr->model = (trace_model){
+        .d_model = D,
+        .d_out = sizes.d_out,
+        .heads = sizes.heads,
+        .ff = sizes.ff,
+        .layers = sizes.layers,
+        .causal = mc->causal && in->kv == NULL,
+        .scale = mc->scale,
+        .qkv_bias = sizes.qkv_bias,
+    };
     const attention_config cfg = {
         .d_model = D,
         .d_out = mc->d_out,

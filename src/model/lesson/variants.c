@@ -413,6 +413,8 @@ static bool takes(size_t i, enum variant_takes what)
     const variant_row *row = &rows[i];
     const table_set tables = model_variants[i].tables;
     switch (what) {
+    case TAKES_NOTHING:
+        return false;
     case TAKES_LAYERS:
         return row->stacks;
     case TAKES_FF:

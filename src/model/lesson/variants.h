@@ -106,6 +106,7 @@ typedef struct {
 /* What an option needs of a variant to apply to it: the options read
  * which variants they apply to from the rows (variants_taking). */
 enum variant_takes {
+    TAKES_NOTHING,      /* no variant: the option row lists its own */
     TAKES_LAYERS,       /* --layers N: its module can be stacked (stacks) */
     TAKES_FF,           /* --ff: it has a feed-forward network (ffn_hidden
                            among its tables) */

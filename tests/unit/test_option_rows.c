@@ -1,0 +1,178 @@
+/* test_option_rows.c: the option rows (cli/option_list.h) and what is
+ * made of them: each default the help text tells is the row's; an option
+ * given where its row says it does nothing is a usage error (a lesson's
+ * option with a checkpoint's --model, whatever its value; a variant's
+ * option without that variant); the live page keeps, as given, the
+ * options whose rows it keeps, and cannot repeat a run with one it cannot
+ * have. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/option_table.h"
+#include "cli/options.h"
+#include "cli/page_run.h"
+#include "tap.h"
+
+/* A value row o takes (its lowest, its first name, ...), or NULL for a
+ * flag. */
+static const char *a_value(const option_row *o, int id, char *buf, size_t n)
+{
+    static const char *const own[N_OPTIONS] = {
+        [OPT_SEED] = "7",       [OPT_VARIANT] = "wrapper",
+        [OPT_DRAW] = "wrapper", [OPT_TABLES] = "out",
+        [OPT_PLOT] = "p.svg",   [OPT_PLOT_SIZE] = "100x100",
+        [OPT_CMAP] = "magma",   [OPT_CSV_DELIMITER] = ";",
+    };
+    switch (o->type) {
+    case TYPE_FLAG:
+        return NULL;
+    case TYPE_SIZE:
+        snprintf(buf, n, "%zu", o->lo > 0 ? o->lo : 1);
+        return buf;
+    case TYPE_PROBABILITY:
+    case TYPE_RATE:
+        return "0.5";
+    case TYPE_CHOICE:
+        return o->choices->each[o->choices->n - 1].name;
+    case TYPE_OWN:
+        return own[id];
+    default:
+        return "x";
+    }
+}
+
+/* Parses "mha-explain ARGS... the cat" (args NULL-terminated). */
+static int parse(options *opt, const char *const *args)
+{
+    static char words[16][64];
+    char *argv[16];
+    int argc = 0;
+    snprintf(words[argc], sizeof words[argc], "mha-explain");
+    for (; *args != NULL && argc < 14; args++)
+        snprintf(words[++argc], sizeof words[0], "%s", *args);
+    snprintf(words[++argc], sizeof words[0], "the cat");
+    for (int i = 0; i <= argc; i++)
+        argv[i] = words[i];
+    argv[++argc] = NULL;
+    mx_error err = {0};
+    return options_parse(opt, argc, argv, &err) == 0 ? 0 : err.status;
+}
+
+/* The default the help text tells, "(default N)", is the row's. */
+static void help_defaults(void)
+{
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        const char *d = strstr(o->help, "(default ");
+        if (o->type != TYPE_SIZE && o->type != TYPE_OWN)
+            continue;
+        if (d == NULL || d[9] < '0' || d[9] > '9')
+            continue;
+        char *end = NULL;
+        const unsigned long long told = strtoull(d + 9, &end, 10);
+        if (*end != ')')
+            continue; /* such as "(default 4 x d_model)" */
+        ok(told == o->def, "--%s: the help's default %llu is the row's",
+           o->name, told);
+    }
+}
+
+/* A lesson's option with --model is a usage error, whatever its value:
+ * its default value too. */
+static void checkpoint_refusals(void)
+{
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (option_applies(o) & APPLIES_CHECKPOINT)
+            continue;
+        char flag[40], buf[32];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        const char *v = a_value(o, id, buf, sizeof buf);
+        const char *args[] = {"--model", "dir", flag, v, NULL};
+        options opt;
+        ok(parse(&opt, args) == 2, "%s %s with --model: a usage error", flag,
+           v != NULL ? v : "");
+        options_free(&opt);
+    }
+}
+
+/* An option for some variants only, given without them. */
+static void variant_refusals(void)
+{
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        const unsigned lessons = option_applies(o) & APPLIES_LESSON;
+        if (lessons == APPLIES_LESSON)
+            continue;
+        const variant_info *other = NULL;
+        for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+            if (!(lessons & model_variants[i].bit))
+                other = &model_variants[i];
+        char flag[40], buf[32];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        const char *v = a_value(o, id, buf, sizeof buf);
+        const char *args[] = {"--variant", other->name, flag, v, NULL};
+        options opt;
+        ok(parse(&opt, args) == 2, "%s without %s: a usage error", flag,
+           lessons != 0 ? "its variants" : "--model");
+        options_free(&opt);
+    }
+}
+
+/* The page keeps the options its rows keep, as given, and is not
+ * editable with one it cannot have. */
+static void page_uses(void)
+{
+    const char *const keeps[] = {"--precision=06",
+                                 "--full",
+                                 "--color-scale=row",
+                                 "--numbers=off",
+                                 "--tie",
+                                 "--average",
+                                 "--randn-input",
+                                 "--attn-dropout=0.250",
+                                 "--batch=2",
+                                 NULL};
+    options opt;
+    ok(parse(&opt, keeps) == 0, "the page's kept options parse");
+    const model_input in = {.sentence = opt.sentence};
+    html_run run = page_run_of(&opt, &in);
+    bool same = run.editable && run.n_fixed == 9;
+    for (size_t i = 0; same && keeps[i] != NULL; i++) {
+        bool found = false;
+        for (size_t k = 0; k < run.n_fixed; k++)
+            found = found || strcmp(run.fixed[k], keeps[i]) == 0;
+        same = found;
+    }
+    ok(same, "the page keeps each kept option as it was given");
+    options_free(&opt);
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (o->page != PAGE_CANNOT || id == OPT_EMBEDDINGS || id == OPT_MODEL)
+            continue; /* (those two take no sentence, or another run) */
+        char flag[40], buf[32];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        const char *v = a_value(o, id, buf, sizeof buf);
+        const char *args[] = {
+            flag, v,          v != NULL && id == OPT_CORPUS ? "--train" : NULL,
+            "1",  "--column", "s",
+            NULL};
+        if (parse(&opt, args) != 0) {
+            ok(0, "%s parses", flag);
+            continue;
+        }
+        const model_input in2 = {.sentence = opt.sentence};
+        run = page_run_of(&opt, &in2);
+        ok(!run.editable, "%s: the page cannot repeat the run", flag);
+        options_free(&opt);
+    }
+}
+
+int main(void)
+{
+    help_defaults();
+    checkpoint_refusals();
+    variant_refusals();
+    page_uses();
+    return tap_done();
+}
