@@ -100,6 +100,11 @@ def main():
             mha.check_error(["--model", bad, "hello"], fragment,
                             f"a bad tokenizer.json ({fragment}): status 2, "
                             f"one line")
+        # a FIFO in place of tokenizer.json is refused, not waited on
+        os.remove(path)
+        os.mkfifo(path)
+        mha.check_error(["--model", bad, "hello"], "not a regular file",
+                        "a FIFO tokenizer.json: status 2 at once, one line")
     return done()
 
 

@@ -2,12 +2,12 @@
  * hf_encode.c's. */
 #include "model/tokenizers/hf_tokenizer.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/file_read.h"
 #include "io/json.h"
 #include "model/tokenizers/hf_parts.h"
 
@@ -327,33 +327,12 @@ int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
 int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
     char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = cap <= 2 * MAX_FILE ? realloc(buf, cap) : NULL;
-            if (nb == NULL) {
-                rc = err_input(err, _("%s: larger than %zu bytes"), path,
-                               MAX_FILE);
-                break;
-            }
-            buf = nb;
-        }
-        const size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (rc == 0 && (ferror(f) || n > MAX_FILE))
-        rc = err_input(err, _("%s: cannot read"), path);
-    fclose(f);
-    if (rc == 0)
-        rc = hf_tokenizer_read(out, buf, n, path, err);
+    size_t n = 0;
+    // a regular file only: a FIFO in its place is refused, not waited on
+    if (file_read_small(&buf, &n, path, MAX_FILE, err) != 0)
+        return -1;
+    const int rc = hf_tokenizer_read(out, buf, n, path, err);
     free(buf);
     return rc;
 }
