@@ -36,8 +36,8 @@
  * The rows are grouped by section. The place in getopt_long's table is
  * the order the options were added: a shortened name that fits several
  * lists them in it, and a mistyped one is guessed in it (option_guess.c);
- * a new option takes the next number, and option_table.c checks that
- * every place is taken once. No include guard: each use defines OPTION
+ * a new option takes a number below 128 that no row has (gaps are
+ * allowed), and option_table.c checks that every place is taken once. No include guard: each use defines OPTION
  * and includes the list.
  *
  * The help text is one message per option, translated whole. --help

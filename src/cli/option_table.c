@@ -103,16 +103,37 @@ const option_row option_rows[N_OPTIONS] = {
 #undef OPTION
 };
 
-/* Every place in getopt_long's table is taken once: the places of the N
- * rows, as bits, are the N lowest bits. */
-static_assert(N_OPTIONS <= 64, "the check below counts places in 64 bits");
-static_assert((0
+/* Every place in getopt_long's table is taken once. Places are below 128
+ * and may leave gaps: a new option takes a number no row has. In each
+ * 64-place word, the sum of the rows' bits equals their OR only when no
+ * bit is counted twice. */
+#define PLACE_BIT(place, word) \
+    ((place) / 64 == (word) ? UINT64_C(1) << ((place) % 64) : UINT64_C(0))
 #define OPTION(id, name, short_name, section, place, ...) \
-    | (UINT64_C(1) << (place))
+    static_assert((place) >= 0 && (place) < 2 * 64,       \
+                  "option_list.h: a place is not below 128");
 #include "cli/option_list.h"
 #undef OPTION
-               ) == UINT64_MAX >> (64 - N_OPTIONS),
-              "option_list.h: the places are 0 to N_OPTIONS - 1, each once");
+static_assert((0
+#define OPTION(id, name, short_name, section, place, ...) +PLACE_BIT(place, 0)
+#include "cli/option_list.h"
+#undef OPTION
+               ) == (0
+#define OPTION(id, name, short_name, section, place, ...) | PLACE_BIT(place, 0)
+#include "cli/option_list.h"
+#undef OPTION
+                     ),
+              "option_list.h: two rows take the same place below 64");
+static_assert((0
+#define OPTION(id, name, short_name, section, place, ...) +PLACE_BIT(place, 1)
+#include "cli/option_list.h"
+#undef OPTION
+               ) == (0
+#define OPTION(id, name, short_name, section, place, ...) | PLACE_BIT(place, 1)
+#include "cli/option_list.h"
+#undef OPTION
+                     ),
+              "option_list.h: two rows take the same place from 64 to 127");
 
 /* The headings of --help's sections. */
 static const char *const section_heading[N_SECTIONS] = {
@@ -197,9 +218,16 @@ static void print_tables(FILE *out)
 
 void option_getopt_table(struct option out[N_OPTIONS + 1])
 {
-    for (int id = 0; id < N_OPTIONS; id++) {
+    /* the rows in the order of their places (the places may leave gaps) */
+    int n = 0;
+    for (int place = 0; place < 2 * 64; place++) {
+        int id = 0;
+        while (id < N_OPTIONS && option_rows[id].place != place)
+            id++;
+        if (id == N_OPTIONS)
+            continue;
         const option_row *o = &option_rows[id];
-        out[o->place] = (struct option){
+        out[n++] = (struct option){
             .name = o->name,
             .has_arg = o->value != NULL ? required_argument : no_argument,
             .flag = NULL,
