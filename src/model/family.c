@@ -1,12 +1,24 @@
 /* family.c: the rows of the model families (family.h). */
 #include "model/family.h"
 
+#include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2_trace.h"
 #include "model/lesson/lesson_run.h"
 
-/* Asked in order: a checkpoint's family claims the runs that name a
- * checkpoint, the lesson's every other run. */
+/* Asked in order: BERT claims the checkpoints whose config.json says
+ * "model_type": "bert", GPT-2 every other checkpoint, the lesson's every
+ * other run. */
 static const model_family families[] = {
+    {
+        .model_name = "bert",
+        .layer_name = "layer",
+        .explain = EXPLAIN_CHECKPOINT,
+        .claims = bert_trace_claims,
+        .check = bert_trace_check,
+        .tokens = bert_trace_tokens,
+        .run = bert_trace_run,
+        .makes_table = bert_trace_makes_table,
+    },
     {
         .model_name = "gpt2",
         .layer_name = "h",
