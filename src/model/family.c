@@ -12,7 +12,7 @@ static const model_family families[] = {
     {
         .model_name = "bert",
         .layer_name = "layer",
-        .explain = EXPLAIN_CHECKPOINT,
+        .explain = EXPLAIN_BERT,
         .claims = bert_trace_claims,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,

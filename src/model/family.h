@@ -5,11 +5,13 @@
  * the page give it, and what headings and the CSV call its model and its
  * layers.
  *
- * Two families today, each in its folder under model/:
+ * Three families today, each in its folder under model/:
  *
  *   lesson   the notebooks' attention modules (model/lesson/): single,
  *            wrapper, fused and the Transformer block, drawn from the
  *            seed, trained with --train
+ *   bert     a BERT checkpoint folder (--model DIR whose config.json
+ *            says "model_type": "bert", model/bert/)
  *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
  *
  * pipeline.h runs the row family_of gives a run's configuration; the
@@ -36,6 +38,8 @@ enum family_explain {
     EXPLAIN_MODULES,    /* the lessons' notes: each module, step by step */
     EXPLAIN_CHECKPOINT, /* what a real model adds: pieces, layers, the
                            model view */
+    EXPLAIN_BERT,       /* what BERT changes: both directions, [CLS] and
+                           [SEP], post-norm, the masked-word head */
 };
 
 typedef struct model_family {

@@ -70,8 +70,11 @@ void check_table(check_report *r, const trace *tr, const table *t)
         check_masked_grad(r, t);
     if (t->grad)
         return;
+    // a checkpoint's trace says whether its heads are causal (BERT's see
+    // both directions); the lessons' runs, the options
+    const bool causal = tr->model.checkpoint ? tr->model.causal : r->causal;
     if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
-        check_head(r, t, trace_mask_of(tr, t), r->causal);
+        check_head(r, t, trace_mask_of(tr, t), causal);
     if (t->id != TABLE_CONCAT_CONTEXT || t->variant != VARIANT_ID_FUSED)
         return;
     // the wrapper runs before the fused module

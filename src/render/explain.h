@@ -75,8 +75,13 @@ void explain_note(FILE *out, size_t screen, const char *text);
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);
 
+/* The same for a BERT checkpoint's run (render/explain_bert.c). */
+void explain_bert_before(FILE *out, const table *t, const table *prev,
+                         const void *ctx);
+
 /* A before_table_fn: the note for t of the explanation its family's row
- * names (explain_before, explain_gpt2_before; render/explain_family.c). */
+ * names (explain_before, explain_gpt2_before, explain_bert_before;
+ * render/explain_family.c). */
 void explain_table_before(FILE *out, const table *t, const table *prev,
                           const void *ctx);
 
