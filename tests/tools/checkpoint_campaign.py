@@ -11,7 +11,11 @@ be well-formed XML and still show that the characters are there.
 CI runs it against the normal build and the ASan/UBSan build, where a
 sanitizer's report on stderr fails the one-line check.
 
-Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT
+The same for the BERT family, on copies of a small BERT checkpoint
+(BERT_CASES): a config.json the family cannot honour, a missing tensor, a
+tensor of the wrong shape, a text longer than max_position_embeddings.
+
+Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT [BERT_CHECKPOINT]
 """
 import json
 import os
@@ -27,6 +31,7 @@ from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
 TINY = sys.argv[2]
+BERT = sys.argv[3] if len(sys.argv) > 3 else None
 
 
 def read_safetensors(path):
@@ -46,10 +51,11 @@ def write_safetensors(path, header, data=b"", size=None):
             f.truncate(size)
 
 
-def copy(tmp, name, change):
-    """tmp/name, a copy of the tiny checkpoint that change(folder) spoils."""
+def copy(tmp, name, change, source=TINY):
+    """tmp/name, a copy of the checkpoint source (the tiny GPT-2's) that
+    change(folder) spoils."""
     folder = os.path.join(tmp, name)
-    shutil.copytree(TINY, folder)
+    shutil.copytree(source, folder)
     change(folder)
     return folder
 
@@ -179,6 +185,49 @@ CASES = [
 ]
 
 
+def drop_tensor(name):
+    """A change of model.safetensors's header without the tensor name."""
+    def change(header):
+        tensors = json.loads(header)
+        del tensors[name]
+        text = json.dumps(tensors).encode()
+        return text + b" " * (-len(text) % 8)
+    return edit_header(change)
+
+
+# The BERT family's cases, on a copy of BERT_CHECKPOINT (its "mlm" case:
+# 2 layers, 2 heads, hidden_size 16, intermediate_size 24, 24 positions)
+BERT_TEXT = "the cat [MASK] on the mat ."
+BERT_CASES = [
+    ("bert config.json: hidden_act relu", edit_json(
+        "config.json", lambda c: c.update(hidden_act="relu")), [BERT_TEXT],
+     'config.json: hidden_act is "relu"; the BERT family takes only "gelu"'),
+    ("bert config.json: relative positions", edit_json(
+        "config.json",
+        lambda c: c.update(position_embedding_type="relative_key")),
+     [BERT_TEXT], "config.json: position_embedding_type is \"relative_key\""),
+    ("bert config.json: 3 heads for a width of 16", edit_json(
+        "config.json", lambda c: c.update(num_attention_heads=3)),
+     [BERT_TEXT], "config.json: hidden_size (16) is not a multiple of "
+     "num_attention_heads (3)"),
+    ("bert config.json: num_hidden_layers 4 billion", edit_json(
+        "config.json", lambda c: c.update(num_hidden_layers=4000000000)),
+     [BERT_TEXT], "config.json: num_hidden_layers is 4000000000"),
+    ("bert model.safetensors: a tensor missing", drop_tensor(
+        "bert.encoder.layer.1.output.dense.bias"), [BERT_TEXT],
+     "tensor bert.encoder.layer.1.output.dense.bias is missing"),
+    ("bert config.json: intermediate_size the tensors do not have",
+     edit_json("config.json", lambda c: c.update(intermediate_size=25)),
+     [BERT_TEXT], "tensor bert.encoder.layer.0.intermediate.dense.weight "
+     "has shape [24, 16]; config.json implies [25, 16]"),
+    ("bert: a text longer than max_position_embeddings", lambda f: None,
+     [" ".join(["the"] * 23)],
+     "the text is more than 24 tokens, the model's max_position_embeddings"),
+    ("bert tokenizer.json: a FIFO", fifo("tokenizer.json"), [BERT_TEXT],
+     "tokenizer.json: not a regular file"),
+]
+
+
 def run(tmp, number, args):
     """campaign.py's run of a case, with a minute's limit: the
     completed process (status -1 past the limit) and what it left."""
@@ -204,6 +253,12 @@ def checkpoints(tmp):
     for number, (name, change, args, fragment) in enumerate(CASES):
         folder = copy(tmp, "model%d" % number, change)
         r, left = run(tmp, number, ["--model", folder] + args)
+        judge_failure(r, left, name, 2, fragment, False)
+    for number, (name, change, args, fragment) in enumerate(BERT_CASES):
+        if BERT is None:
+            break
+        folder = copy(tmp, "bert%d" % number, change, BERT)
+        r, left = run(tmp, len(CASES) + number, ["--model", folder] + args)
         judge_failure(r, left, name, 2, fragment, False)
 
 
@@ -234,7 +289,8 @@ def main():
         checkpoints(tmp)
         svg_controls(tmp)
     print("# checkpoint campaign: %d spoiled checkpoint folders, 1 SVG of "
-          "forbidden characters" % len(CASES))
+          "forbidden characters" %
+          (len(CASES) + (len(BERT_CASES) if BERT else 0)))
     return done()
 
 
