@@ -105,8 +105,10 @@ static void run_case(const char *dir, const char *name)
     char path[512], file[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     bert_model m;
-    mx_error err;
-    if (!ok(bert_open(&m, path, &err) == 0, "%s: opens (%s)", name, err.msg))
+    mx_error err = {0};
+    const int opened = bert_open(&m, path, &err);
+    if (!ok(opened == 0, "%s: opens%s%s", name, opened ? ": " : "",
+            opened ? err.msg : ""))
         return;
     int32_t ids[512], types[512] = {0};
     snprintf(file, sizeof file, "%s/ids.txt", path);
@@ -152,7 +154,7 @@ static void check_gelu(const char *dir)
     char path[512];
     snprintf(path, sizeof path, "%s/gelu.safetensors", dir);
     safetensors st;
-    mx_error err;
+    mx_error err = {0};
     if (!ok(safetensors_open(&st, path, &err) == 0, "gelu.safetensors opens"))
         return;
     const char *names[2][2] = {{"x", "y"}, {"x1", "y1"}};
