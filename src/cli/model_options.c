@@ -33,6 +33,7 @@ model_config model_config_of(const options *opt)
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
         .model = opt->model,
+        .pair = opt->pair,
         .layers = opt->layer_list,
         .n_layers = opt->n_layer_list,
         .block_layers = opt->block_layers,

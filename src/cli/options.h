@@ -77,6 +77,7 @@ typedef struct {
     const char *column;      /* --column NAME, with --input */
     const char *weights;     /* --weights DIR, or NULL */
     const char *model;       /* --model DIR (a GPT-2 checkpoint), or NULL */
+    const char *pair;        /* --pair TEXT: BERT's second text, or NULL */
     const char *layers;      /* --layers LIST, or NULL: every layer */
     size_t block_layers;     /* --layers N without --model: the block
                                stacked N times; 0: one block */

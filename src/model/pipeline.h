@@ -75,6 +75,8 @@ typedef struct {
     const char *model;   /* --model: a GPT-2 checkpoint folder
                                 (model/gpt2/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
+    const char *pair;    /* --pair: a BERT checkpoint's second text (token
+                         type 1), or NULL */
     const index_range *layers; /* its layers to show (n_layers ranges; 0:
                                   every layer) */
     size_t n_layers;

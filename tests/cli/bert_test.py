@@ -8,7 +8,8 @@ tests/reference/make_bert_reference.py (with and without the masked-word
 head and the "bert." prefix), each with its tokenizer.json, its text and
 PyTorch's tables (reference.safetensors). For each, every value of the
 tidy CSV must be PyTorch's float32 exactly, and the tokens the script's
-ids ([CLS] ... [SEP]). Then next_tokens at each [MASK], the options that
+ids ([CLS] ... [SEP], and with --pair the second text and [SEP] of token
+type 1). Then next_tokens at each [MASK], the options that
 keep a run small, the headings, --check, --explain, and bad checkpoints:
 status 2, one line, nothing on standard output.
 """
@@ -54,8 +55,10 @@ def check_case(mha, folder):
            .split()]
     ref = read_safetensors(os.path.join(folder, "reference.safetensors"))
     names = [n for n in NAMES if n != "logits" or "logits" in ref]
+    pair = os.path.join(folder, "pair.txt")
+    second = ["--pair", open(pair).read()] if os.path.exists(pair) else []
     r = mha.run(["--model", folder, "--format", "csv", "--tables",
-                 ",".join(["tokens"] + names), text])
+                 ",".join(["tokens"] + names), text] + second)
     ok(r.returncode == 0, "%s: runs" % name, r.stderr.decode())
     rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
     got_ids = [int(float(x["value"])) for x in rows if x["table"] == "tokens"]
@@ -219,6 +222,14 @@ def main():
         ok(r.returncode == 0 and word in notes and "[CLS]" in notes,
            "--explain --lang %s says BERT reads both ways" % lang,
            r.stderr.decode() + out[:300])
+    gpt2 = os.path.join(root, "..", "gpt2", "tiny")
+    run_fails(mha, ["--model", gpt2, "--pair", "world", "hello"],
+              "--pair with a GPT-2 checkpoint: refused", "--pair")
+    run_fails(mha, ["--pair", "b", "a b"], "--pair without --model: refused",
+              "--pair")
+    run_fails(mha, ["--model", mlm, "--pair", " ".join(["the"] * 12), text],
+              "--pair past max_position_embeddings: refused",
+              "max_position_embeddings")
     bad_checkpoints(mha, root)
     done()
 

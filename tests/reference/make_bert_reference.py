@@ -17,6 +17,9 @@ in OUTDIR):
   text.txt, ids.txt  the text and its ids: [CLS], each word's id (every
                      word of the texts is a whole word of the vocabulary,
                      lower-case, so WordPiece keeps it whole), [SEP]
+  pair.txt           a second text (--pair), for the case that has one:
+                     its ids and [SEP] follow, of token type 1
+  types.txt          the token types, BertEmbeddings' token_type_ids
   reference.safetensors
                      every table of the forward pass as PyTorch computes
                      it: "embedded", "layer.L.head.H.queries" (keys,
@@ -572,12 +575,15 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat",
          "sit", "bird", "tree", "in", "it"]
 
 # name, layers, heads, hidden, intermediate, masked-word head (and the
-# "bert." prefix), text, seed
+# "bert." prefix), text, seed, second text (--pair) or None
 CASES = [
-    ("mlm", 2, 2, 16, 24, True, "the cat [MASK] on the mat .", 11),
-    ("base", 1, 4, 20, 37, False, "a dog ran to the park , and it is big", 12),
+    ("mlm", 2, 2, 16, 24, True, "the cat [MASK] on the mat .", 11, None),
+    ("base", 1, 4, 20, 37, False, "a dog ran to the park , and it is big", 12,
+     None),
     ("mlm_wide", 2, 3, 24, 40, True,
-     "the [MASK] sat in a tree and the dog [MASK] to the park .", 13),
+     "the [MASK] sat in a tree and the dog [MASK] to the park .", 13, None),
+    ("mlm_pair", 1, 2, 16, 20, True, "the cat sat .", 14,
+     "the dog [MASK] to the park ."),
 ]
 
 
@@ -590,7 +596,8 @@ def bert_json(path):
     write(pieces, path, True)
 
 
-def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed):
+def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
+              pair):
     torch.manual_seed(seed)
     config = types.SimpleNamespace(
         vocab_size=len(VOCAB), hidden_size=d, num_hidden_layers=n_layer,
@@ -617,6 +624,12 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed):
 
     ids = [VOCAB.index("[CLS]")] + [VOCAB.index(w) for w in text.split()] + \
           [VOCAB.index("[SEP]")]
+    type_ids = [0] * len(ids)
+    if pair is not None:  # BERT's pair: [CLS] A [SEP] B [SEP], B of type 1
+        second = [VOCAB.index(w) for w in pair.split()] + \
+                 [VOCAB.index("[SEP]")]
+        ids += second
+        type_ids += [1] * len(second)
     tables = {}
 
     def keep(key):
@@ -684,7 +697,8 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed):
         extended = attention_mask[:, None, None, :]
         extended = extended.to(dtype=torch.float32)
         extended = (1.0 - extended) * -10000.0
-        hidden = embeddings(input_ids=input_ids)
+        hidden = embeddings(input_ids=input_ids,
+                            token_type_ids=torch.tensor([type_ids]))
         out = encoder(hidden, attention_mask=extended)
         tables["out"] = out[0].clone()
         if mlm:
@@ -720,6 +734,11 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed):
         f.write(text)
     with open(os.path.join(folder, "ids.txt"), "w") as f:
         f.write(" ".join(str(i) for i in ids) + "\n")
+    with open(os.path.join(folder, "types.txt"), "w") as f:
+        f.write(" ".join(str(i) for i in type_ids) + "\n")
+    if pair is not None:
+        with open(os.path.join(folder, "pair.txt"), "w") as f:
+            f.write(pair)
     write_safetensors(os.path.join(folder, "reference.safetensors"),
                       sorted(tables.items()))
 

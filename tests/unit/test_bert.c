@@ -113,6 +113,8 @@ static void run_case(const char *dir, const char *name)
     int32_t ids[512], types[512] = {0};
     snprintf(file, sizeof file, "%s/ids.txt", path);
     const size_t T = read_ids(ids, 512, file);
+    snprintf(file, sizeof file, "%s/types.txt", path);
+    ok(read_ids(types, 512, file) == T, "%s: a token type for each id", name);
     snprintf(file, sizeof file, "%s/reference.safetensors", path);
     safetensors ref;
     if (!ok(safetensors_open(&ref, file, &err) == 0, "%s: reference opens",

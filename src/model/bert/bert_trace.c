@@ -9,6 +9,7 @@
 #include "model/bert/bert.h"
 #include "model/entropy.h"
 #include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/hf_tokenizer.h"
 #include "numerics/workers.h"
 
 /* The k likeliest words next_tokens shows at each place. */
@@ -85,8 +86,46 @@ static int check_tables(const bert_checkpoint *r, const model_config *mc,
     return 0;
 }
 
+/* --pair: the second text's ids appended to the first's, as BERT's pair
+ * template lays them out (BertProcessing, and BertConverter's
+ * TemplateProcessing): [CLS] A [SEP] B [SEP], B and the [SEP] after it of
+ * token type 1; *first gets the count of type 0. */
+static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
+                       size_t max, mx_error *err)
+{
+    const struct hf_tokenizer *hf = gpt2_tokenizer_json(r->tokenizer);
+    if (hf == NULL)
+        return err_input(err, _("--pair: the checkpoint has no %s"),
+                         "tokenizer.json");
+    int32_t *b = NULL;
+    size_t n = 0;
+    if (hf_tokenizer_encode(&b, &n, hf, pair, strlen(pair), false, max, err) !=
+        0)
+        return -1;
+    const int32_t *before, *after;
+    size_t n_before, n_after;
+    hf_tokenizer_specials(&before, &n_before, &after, &n_after, hf);
+    *first = r->T;
+    const size_t T = r->T + n + n_after;
+    int32_t *ids = T <= max + 1 ? realloc(r->ids, T * sizeof *ids) : NULL;
+    if (ids != NULL) {
+        memcpy(ids + r->T, b, n * sizeof *ids);
+        memcpy(ids + r->T + n, after, n_after * sizeof *ids);
+        r->ids = ids;
+        r->T = T;
+    }
+    free(b);
+    if (T > max)
+        return err_input(
+            err,
+            _("the text is more than %zu tokens, the model's max_position_embeddings"),
+            max);
+    return ids == NULL ? err_nomem(err, _("tokens")) : 0;
+}
+
 /* The text's ids (with [CLS] and [SEP]), their types and labels. */
-static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
+static int read_text(bert_checkpoint *r, const model_config *mc,
+                     const model_input *in, mx_error *err)
 {
     const bert_config *c = &r->model.cfg;
     if (gpt2_tokenizer_encode(&r->ids, &r->T, r->tokenizer, in->sentence,
@@ -99,10 +138,16 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
             err,
             _("the text is more than %zu tokens, the model's max_position_embeddings"),
             c->n_positions);
-    r->types = calloc(r->T, sizeof *r->types); // one text: type 0
+    size_t first = r->T; // the tokens of type 0
+    if (mc->pair != NULL &&
+        append_pair(r, &first, mc->pair, c->n_positions, err) != 0)
+        return -1;
+    r->types = calloc(r->T, sizeof *r->types);
     r->pieces = calloc(r->T, sizeof *r->pieces);
     if (r->types == NULL || r->pieces == NULL)
         return err_nomem(err, _("tokens"));
+    for (size_t i = first; i < r->T; i++)
+        r->types[i] = 1;
     for (size_t i = 0; i < r->T; i++) {
         char label[256];
         gpt2_tokenizer_label(label, sizeof label, r->tokenizer, r->ids[i]);
@@ -141,7 +186,7 @@ static int open_all(bert_checkpoint *r, const model_config *mc,
         select_list(r->heads, c->n_head, mc->show_heads, mc->n_show_heads,
                     "--show-heads", err) != 0)
         return -1;
-    return read_text(r, in, err);
+    return read_text(r, mc, in, err);
 }
 
 static int run_open(bert_checkpoint *r, const model_config *mc,

@@ -76,6 +76,11 @@ bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t)
     return t->hf != NULL;
 }
 
+const struct hf_tokenizer *gpt2_tokenizer_json(const gpt2_tokenizer *t)
+{
+    return t->hf;
+}
+
 int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
                           const char *text, size_t len, size_t max,
                           mx_error *err)

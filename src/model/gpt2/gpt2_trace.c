@@ -66,6 +66,9 @@ static int run_open(checkpoint_run *r, const model_config *mc,
             err,
             _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
             in->kv ? "--kv" : "--embeddings");
+    if (mc->pair != NULL)
+        return err_usage(err, _("--pair: a second text is for a BERT "
+                                "checkpoint; this one is GPT-2's"));
     int rc = gpt2_open(&r->model, mc->model, err);
     if (rc == 0)
         rc = gpt2_tokenizer_open(&r->tokenizer, mc->model, err);
