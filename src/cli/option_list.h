@@ -205,9 +205,8 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
                    "and merges.txt                      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        NAME("TEXT", pair),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_CANNOT,
-       .off_lesson = N_("--pair: a second text for a BERT checkpoint; it "
-                        "goes with --model DIR"),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
                    "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
 OPTION(LAYERS, "layers", 0, INPUTS, 52,

@@ -222,6 +222,20 @@ def main():
         ok(r.returncode == 0 and word in notes and "[CLS]" in notes,
            "--explain --lang %s says BERT reads both ways" % lang,
            r.stderr.decode() + out[:300])
+    # parameters by BertModel's names, the file's "bert." prefix or not
+    stored = read_safetensors(os.path.join(mlm, "model.safetensors"))
+    for param, key in (("encoder.layer.1.attention.self.query.weight",
+                        "bert.encoder.layer.1.attention.self.query.weight"),
+                       ("cls.predictions.bias", "cls.predictions.bias"),
+                       ("embeddings.token_type_embeddings.weight",
+                        "bert.embeddings.token_type_embeddings.weight")):
+        r = mha.run(["--model", mlm, "--format", "csv", "--tables", param,
+                     text])
+        rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+        got = [f32(float(x["value"])) for x in rows]
+        ok(r.returncode == 0 and got == list(stored[key][1]) and
+           all(x["table"] == param for x in rows),
+           "--tables %s: the checkpoint's tensor" % param, r.stderr.decode())
     gpt2 = os.path.join(root, "..", "gpt2", "tiny")
     run_fails(mha, ["--model", gpt2, "--pair", "world", "hello"],
               "--pair with a GPT-2 checkpoint: refused", "--pair")

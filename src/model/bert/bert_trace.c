@@ -61,6 +61,15 @@ static int select_list(bool *keep, size_t n, const index_range *ranges,
     return 0;
 }
 
+/* The checkpoint's name of the parameter name as --tables gives it:
+ * "bert." before it in BertForMaskedLM's file, but before cls.*. */
+static void full_name(char *full, size_t size, const bert_checkpoint *r,
+                      const char *name)
+{
+    snprintf(full, size, "%s%s",
+             strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix, name);
+}
+
 /* --tables: logits and next_tokens need the masked-word head; a
  * parameter must be in the file. */
 static int check_tables(const bert_checkpoint *r, const model_config *mc,
@@ -76,8 +85,7 @@ static int check_tables(const bert_checkpoint *r, const model_config *mc,
                 _("--tables: %s needs the masked-word head (cls.predictions.*), which this checkpoint does not have"),
                 name);
         char full[160];
-        snprintf(full, sizeof full, "%s%s",
-                 strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix, name);
+        full_name(full, sizeof full, r, name);
         if (bert_param_name(name, NULL) &&
             safetensors_find(&r->model.st, full) == NULL)
             return err_usage(
@@ -221,9 +229,14 @@ static double run_values(const bert_checkpoint *r, const model_config *mc)
         if (mc->logits)
             v += T * V;
     }
-    for (size_t i = 0; i < mc->n_tables; i++)
-        if (bert_param_name(mc->tables[i], NULL))
-            v += 3 * D * (double)(c->vocab_size + c->n_inner);
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        const char *name = mc->tables[i];
+        char full[160];
+        full_name(full, sizeof full, r, name);
+        const st_tensor *t = safetensors_find(&r->model.st, full);
+        if (t != NULL && bert_param_name(name, NULL))
+            v += (double)st_tensor_count(t);
+    }
     return v;
 }
 
@@ -323,8 +336,7 @@ static int put_params(recorder *rc, mx_error *err)
         if (!bert_param_name(name, &layer))
             continue;
         char full[160];
-        snprintf(full, sizeof full, "%s%s",
-                 strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix, name);
+        full_name(full, sizeof full, r, name);
         const st_tensor *st = safetensors_find(&r->model.st, full);
         const float *v;
         float *owned;
