@@ -16,7 +16,7 @@
  *
  * A bias's gradient sums dy (T, O) over the tokens in the order
  * PyTorch's sum kernel reads it, which depends on how autograd lays dy
- * out (backward.h): by columns where the class's view and transpose
+ * out (dense.h): by columns where the class's view and transpose
  * make it so (the keys of a batched module, every projection of a fused
  * module with heads one column wide), and as one contiguous run whenever
  * dy has one column.
@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/backward.h"
 #include "model/layers/attention_head.h"
 #include "model/layers/dense.h"
 #include "model/loss.h"
@@ -62,13 +61,6 @@ void scratch_free(scratch *s)
         matrix_free(s->m[i]);
     free(s->m);
     *s = (scratch){0};
-}
-
-/* a += b, element by element (a gradient accumulated). */
-static void add_into(matrix *a, const matrix *b)
-{
-    for (size_t i = 0; i < a->rows * a->cols; i++)
-        a->v[i] += b->v[i];
 }
 
 /* ---- one head -------------------------------------------------------- */
@@ -181,47 +173,6 @@ done:
 
 /* ---- the modules ------------------------------------------------------ */
 
-/* A layer's gradient: dW (and db) of y = x @ W^T (+ b) from dy, and dx
- * into dx_part. */
-void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
-                  const matrix *dy, const matrix *x, bool by_columns,
-                  workers *pool)
-{
-    enum { MAX_ROWS = MAX_TOKENS };
-    const float *rows[MAX_ROWS];
-    linear_backward(dx_part, &g->weight, g->bias.v, dyt,
-                    dy->rows <= MAX_ROWS ? rows : NULL, dy, x, &l->weight,
-                    by_columns, pool);
-}
-
-/* W_query, W_key, W_value's backward from the head's dq, dk, dv; dx
- * gets their three parts added in the order autograd adds them for a
- * class that computes them in `order` (train.h), the first replacing
- * what dx held when `first`. by_columns[j] (0 query, 1 key, 2 value):
- * that projection's gradient is laid out by columns (backward.h). */
-static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
-                      const matrix *dq, const matrix *dk, const matrix *dv,
-                      enum qkv_order order, const bool by_columns[3],
-                      matrix *part, matrix *dyt, const matrix *x, workers *pool)
-{
-    // the value's node is made last and runs first; then the later made
-    // of the other two
-    static const int value_query_key[3] = {2, 0, 1};
-    static const int value_key_query[3] = {2, 1, 0};
-    const int *run = order == QKV_ORDER_QKV ? value_key_query : value_query_key;
-    linear *gl[3] = {&g->query, &g->key, &g->value};
-    const linear *pl[3] = {&p->query, &p->key, &p->value};
-    const matrix *dy[3] = {dq, dk, dv};
-    for (size_t i = 0; i < 3; i++) {
-        const int j = run[i];
-        linear_grads(part, gl[j], pl[j], dyt, dy[j], x, by_columns[j], pool);
-        if (first && i == 0)
-            memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
-        else
-            add_into(dx, part);
-    }
-}
-
 /* SelfAttention: one head of width O; its context is the output. */
 int single_pass(matrix *dx, void *grad, const void *module,
                 const attention_config *cfg, const matrix *x, top_layer *top,
@@ -251,8 +202,8 @@ int single_pass(matrix *dx, void *grad, const void *module,
         // its keys.transpose(1, 2) lays dk out by columns; the unmasked
         // one is SelfAttention_v2, over (T, D): its keys.T gives rows
         const bool by_columns[3] = {false, cfg->causal, false};
-        qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
-                  top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
+        qkv_backward(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
+                     top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
     }
     rc = 0;
 done:
@@ -302,9 +253,9 @@ int wrapper_pass(matrix *dx, void *grad, const void *module,
         for (size_t i = H; i-- > 0;) {
             take_columns(&dctx, &dout, i * hd);
             head_back(&h[i], &r, &dctx, cfg, top, (int)i);
-            qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
-                      &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
-                      &dyt, x, cfg->pool);
+            qkv_backward(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
+                         &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
+                         &dyt, x, cfg->pool);
         }
     }
     rc = 0;
@@ -359,8 +310,8 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          const matrix *dout, const attention_config *cfg,
                          const matrix *x, top_layer *top)
 {
-    linear_grads(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt, dout,
-                 &t->concat, false, cfg->pool);
+    linear_layer_backward(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt,
+                          dout, &t->concat, false, cfg->pool);
     show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &t->dconcat);
     for (size_t i = 0; i < t->H; i++) {
         take_columns(&t->dctx, &t->dconcat, i * t->hd);
@@ -373,8 +324,8 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
     // columns; the queries' and values' too when a head is one column
     // wide (else reshape copies them into rows)
     const bool by_columns[3] = {t->hd == 1, true, t->hd == 1};
-    qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
-              top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
+    qkv_backward(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
+                 top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
 }
 
 void fused_tape_free(fused_tape *t)

@@ -1,7 +1,7 @@
 /* train_parts.h: the pieces of the training's passes (train.c) that a
  * module's pass in another file reuses (block_train.c): working
- * matrices, the top layer (lm_head and the loss), nn.Linear's gradient
- * and the fused attention's forward and backward.
+ * matrices, the top layer (lm_head and the loss) and the fused
+ * attention's forward and backward.
  *
  * Shapes: T tokens, D = d_model, O = d_out, H heads, hd = O / H.
  */
@@ -56,13 +56,6 @@ int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
 typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
                               const attention_config *cfg, const matrix *x,
                               top_layer *top, mx_error *err);
-
-/* nn.Linear's gradients into g from dy, and dx into dx_part (backward.h;
- * by_columns: dy laid out by columns; a dy of one column is summed as
- * one contiguous run either way). */
-void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
-                  const matrix *dy, const matrix *x, bool by_columns,
-                  workers *pool);
 
 /* A head's forward tables, kept for its backward pass. */
 typedef struct {
