@@ -266,8 +266,36 @@ done:
 }
 
 /* MultiHeadAttention: W_query, W_key, W_value O wide, split into heads
- * (view, transpose), contexts side by side, then out_proj. Its forward
- * keeps in a fused_tape what its backward reads. */
+ * (view, transpose), contexts side by side, then out_proj: the fused
+ * module's one pass (attention.h), which keeps in a fused_tape what its
+ * backward reads. */
+
+/* The heads one after another, each over its columns of Q, K and V. */
+static int tape_heads(void *ctx, mx_error *err)
+{
+    (void)err;
+    fused_tape *t = ctx;
+    for (size_t i = 0; i < t->H; i++) {
+        const head_source src = fused_head_source(&t->store, i, t->hd);
+        head_forward(&t->h[i], &src, t->cfg);
+    }
+    return 0;
+}
+
+static const matrix *tape_context(void *ctx, size_t h)
+{
+    const fused_tape *t = ctx;
+    return &t->h[h].context;
+}
+
+/* concat_context and out: the tape's. */
+static matrix *tape_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    fused_tape *t = ctx;
+    return id == TABLE_CONCAT_CONTEXT ? &t->concat : &t->out;
+}
+
 int fused_tape_forward(fused_tape *t, const fused_params *p,
                        const attention_config *cfg, const matrix *x,
                        mx_error *err)
@@ -291,18 +319,19 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
     for (size_t i = 0; i < H; i++)
         if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
-    // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    qkv_forward(&t->Q, &t->K, &t->V, &p->attn, x, x, cfg->pool);
-    for (size_t i = 0; i < H; i++) {
-        // head i's columns of Q, K, V (view, transpose)
-        const head_source src = {.from = {&t->Q, &t->K, &t->V},
-                                 .first = {i * hd, i * hd, i * hd}};
-        head_forward(&t->h[i], &src, cfg);
-        put_columns(&t->concat, &t->h[i].context, i * hd);
-    }
-    // out (T, O) = out_proj(concat_context)
-    linear_layer_forward(&t->out, &t->concat, &p->out_proj, cfg->pool);
-    return 0;
+    // the fused module's pass (attention.h), its tables in the tape
+    t->cfg = cfg;
+    t->store = (fused_store){.Q = &t->Q,
+                             .K = &t->K,
+                             .V = &t->V,
+                             .heads = tape_heads,
+                             .context = tape_context,
+                             .get = tape_table,
+                             .ctx = t,
+                             .out_id = TABLE_OUT};
+    const matrix *out;
+    return fused_module_forward(&out, &t->store, p, cfg, NULL, VARIANT_ID_FUSED,
+                                x, x, err);
 }
 
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,

@@ -84,7 +84,9 @@ typedef struct {
     head_work *h; /* H heads */
     head_room r;
     size_t H, hd;
-    matrix Q, K, V, concat, out;                 /* (T, O) */
+    matrix Q, K, V, concat, out; /* (T, O) */
+    fused_store store;           /* the module's pass over them (attention.h) */
+    const attention_config *cfg;
     matrix dconcat, dQ, dK, dV, dctx, part, dyt; /* working room */
 } fused_tape;
 
