@@ -110,10 +110,10 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
  * its heads' attn_weights as nn.MultiheadAttention returns it with
  * average_attn_weights=True (summed over the heads in PyTorch's order,
  * divided by their number), from `sum`, the forward pass's cfg->average:
- * the heads' tables may be gone (trace.h). Defined in heads.c, beside the
- * running sum. */
+ * the heads' tables may be gone (trace.h); then its hook point through
+ * hk (may be NULL). Defined in heads.c, beside the running sum. */
 int record_average(trace *tr, variant_id variant, const mean_stream *sum,
-                   mx_error *err);
+                   const forward_hooks *hk, mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv), the parameters already recorded (model.h): each makes per head

@@ -154,8 +154,15 @@ int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
         goto done;
     // logits (T, V) = out (T, W) @ lm_head.weight (V, W)^T
     linear_forward(&logits, out, t->lm_head, NULL, pool);
+    table_key at = {t->variant, 0, NO_HEAD, TABLE_LOGITS, false};
+    if (hook_point(t->hooks, &at, &logits, err) != 0)
+        goto done;
     t->loss = cross_entropy(t->dlm_head != NULL ? &dlogits : NULL, &logp,
                             &logits, t->ids);
+    matrix loss = {.rows = 1, .cols = 1, .v = &t->loss};
+    at.id = TABLE_LOSS;
+    if (hook_point(t->hooks, &at, &loss, err) != 0)
+        goto done;
     if (t->logits != NULL)
         memcpy(t->logits->v, logits.v, T * V * sizeof(float));
     // dlm_head (V, W) = dlogits^T @ out, dout (T, W) = dlogits @ lm_head
@@ -417,6 +424,8 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .ids = s->ids,
         .shown = grad != NULL ? shown : NULL,
         .qkv_order = m->qkv_order,
+        .hooks = cfg->hooks,
+        .variant = v,
     };
     // the module's pass, as its variant's row names it (variants.h)
     if (variant_row_of(v)->train(&dx, grad != NULL ? grad->module : NULL,

@@ -41,12 +41,17 @@ typedef struct {
     const train_shown *shown; /* or NULL */
     int shown_rc;             /* the first failure of shown->fn */
     enum qkv_order qkv_order;
+    /* the hook points logits (T, V) and loss (1, 1) of the variant's
+       place, through hooks (may be NULL) */
+    const forward_hooks *hooks;
+    variant_id variant;
 } top_layer;
 
 /* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
 void show_grad(top_layer *t, table_id id, int head, const matrix *g);
 
-/* out (T, W) -> t->loss; with t->dlm_head, dout (T, W). */
+/* out (T, W) -> t->loss, the logits and the loss each through its hook
+ * point; with t->dlm_head, dout (T, W). */
 int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
              mx_error *err);
 
