@@ -108,8 +108,8 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
     with_sum.dropout_rng = &drop;
     module_room m = {0}, heads = {0};
     if (make_module(&m, &drop, id, mc, &with_sum, &dims, start, err) == 0 &&
-        (!tie || make_module(&heads, NULL, VARIANT_ID_WRAPPER, mc, &with_sum,
-                             &dims, start, err) == 0)) {
+        (!tie || make_module(&heads, NULL, row->tie_from, mc, &with_sum, &dims,
+                             start, err) == 0)) {
         if (forward != NULL)
             drop = *forward;
         if (tie)
@@ -120,7 +120,7 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
         }
     }
     if (tie)
-        variant_row_of(VARIANT_ID_WRAPPER)->free(&heads);
+        variant_row_of(row->tie_from)->free(&heads);
     row->free(&m);
     if (rc == 0 && with_sum.average != NULL)
         rc = record_average(tr, id, with_sum.average, cfg->hooks, err);
@@ -559,8 +559,12 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
     size_t batch = 0;
     if (run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
         return -1;
-    // a stack's tables name their block (model/lesson/stack.h)
-    tr->stacked_block = mc->block_layers > 0;
+    // a stack's tables name their block (model/lesson/stack.h): the
+    // variant whose row stacks
+    tr->stacked_variant = VARIANT_INPUT;
+    for (size_t i = 0; mc->block_layers > 0 && i < MODEL_N_VARIANTS; i++)
+        if (variant_row_of(model_variants[i].id)->stacks)
+            tr->stacked_variant = model_variants[i].id;
     int rc = -1;
     const size_t D = lesson_width(mc, in);
     if (run_start(&s, &batch, tr, mc, in, err) != 0)
