@@ -202,13 +202,23 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         const text_style text = {
             .precision = opt->precision, .full = opt->full, .trace = &tr};
         const html_run run = page_run_of(opt, in);
+        // a trained model's page carries the model (html.h)
+        html_model model = {0};
+        char *manifest = NULL;
+        if (run.model)
+            rc = manifest_text(&manifest, &model.len, &mc, &tr, opt->corpus,
+                               err);
+        model.manifest = manifest;
         const html_page page = {.look = &opt->plot_look,
                                 .masked = tr.model.causal,
                                 .scaled = tr.model.scale,
                                 .text = &text,
                                 .explain = &notes,
-                                .run = &run};
-        rc = html_add(files->html, &tr, &page, err);
+                                .run = &run,
+                                .model = run.model ? &model : NULL};
+        if (rc == 0)
+            rc = html_add(files->html, &tr, &page, err);
+        free(manifest);
     }
     text_stream_end(&o.text);
     trace_free(&tr);
