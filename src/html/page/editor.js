@@ -388,15 +388,15 @@
       if (i > 0) known.appendChild(document.createTextNode(' '));
       known.appendChild(el('code', {'class': 'model-word'}, w));
     });
+    box.appendChild(known);
     if (rules.length > 0)
-      known.appendChild(el('span', {}, ' ' + tr(
+      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
         'Words are made by {0}, as the training made them.',
         rules.join(' '))));
     if (model.dir === null)
-      known.appendChild(el('span', {}, ' ' + tr(
+      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
         'The model is in this page only: --csv-dir DIR saves it as a ' +
         'folder for --weights.')));
-    box.appendChild(known);
   }
 
   var error = el('p', {id: 'editor-error', role: 'alert',
