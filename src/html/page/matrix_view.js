@@ -129,6 +129,21 @@ function rgbaWord(c) {
   return new Uint32Array(b.buffer)[0];
 }
 
+/* The masked cells' pixel on a canvas: the theme's --masked-b (page.css),
+ * the colour of the hatched cells' darker stripe, so that a masked value
+ * is as dark as the theme's masked cells (light grey on white, dark grey
+ * on black); the views are drawn again when the theme changes. */
+function maskedWord() {
+  var css = getComputedStyle(document.documentElement)
+    .getPropertyValue('--masked-b').trim();
+  if (/^#[0-9a-f]{3}$/i.test(css))
+    css = '#' + css.charAt(1) + css.charAt(1) + css.charAt(2) +
+      css.charAt(2) + css.charAt(3) + css.charAt(3);
+  var hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  return rgbaWord(hex ? [parseInt(hex[1], 16), parseInt(hex[2], 16),
+                         parseInt(hex[3], 16)] : [221, 221, 221]);
+}
+
 
 /* A big head: a canvas, a few pixels per value; the pointer or the
  * arrow keys pick a value, whose exact text goes to the readout. */
@@ -148,7 +163,7 @@ function matrixCanvas(v, h, m, kind, r) {
   var ctx = canvas.getContext('2d');
   var image = ctx.createImageData(canvas.width, canvas.height);
   var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
-  var lut = r.lut.map(rgbaWord), grey = rgbaWord([221, 221, 221]);
+  var lut = r.lut.map(rgbaWord), grey = maskedWord();
   for (var i = 0; i < m.rows; i++) {
     var row = m.row(i);
     for (var j = 0; j < m.cols; j++) {
