@@ -160,13 +160,20 @@ def check_loss_curve(driver, page):
         got = driver.execute_script("""
             var s = document.querySelector('svg.loss-curve');
             var t = s.querySelector('text');
+            var cell = document.querySelector(
+              '.training-head td.cell:not(.masked)');
             return [s.getBoundingClientRect().width,
                     document.getElementById('training-view').clientWidth,
-                    parseFloat(getComputedStyle(t).fontSize)];""")
+                    parseFloat(getComputedStyle(t).fontSize),
+                    cell ? parseFloat(getComputedStyle(cell).fontSize) : 0];
+            """)
         ok(got[0] >= got[1] - 8 and got[0] >= 0.9 * (w - 60) and
            got[2] >= 14,
            "%dx%d: the loss curve is as wide as its view, its labels %d px"
            % (w, h, got[2]), got)
+        ok(got[3] >= 14,
+           "%dx%d: the training view's maps write their numbers in %d px"
+           % (w, h, got[3]), got)
         shot(driver, "training-%dx%d-light" % (w, h))
 
 

@@ -227,16 +227,20 @@ function textWidth(texts, px) {
  * largest, from 14 to 120 pixels wide, the numbers in them from 8 to
  * 30 pixels (at least 14 on a 1280 x 720 screen for a few heads of a
  * short sentence), the tokens beside them from 14 to 26. In CSS pixels:
- * the browser's zoom makes them larger. Sets the box's CSS variables. */
-function fitMatrices(box, n, rows, cols) {
+ * the browser's zoom makes them larger. Sets the box's CSS variables.
+ * least (a fraction of the window's height, or none) is the least height
+ * the tables take, when more of the view is above them (the training
+ * view's loss curve and slider): the page scrolls to them rather than
+ * draw them too small to read. */
+function fitMatrices(box, n, rows, cols, least) {
   var top = box.getBoundingClientRect().top + window.scrollY;
   /* room for a scrollbar that the page's height may yet bring, so that
    * it cannot push a map down a line */
   var bar = window.innerWidth === document.documentElement.clientWidth ?
     18 : 0;
   var W = Math.max(320, document.documentElement.clientWidth - 44 - bar);
-  var H = Math.max(240, window.innerHeight - top -
-                   (presenting() ? 16 : 8));
+  var H = Math.max(240, (least || 0) * window.innerHeight,
+                   window.innerHeight - top - (presenting() ? 16 : 8));
   var cw = matrixCells(n, rows, cols, W, H, 14);
   var labelFont = cw < 30 ? 12 : Math.max(14, Math.min(26,
                                                        Math.floor(cw / 4)));
