@@ -110,8 +110,7 @@ static void write_model_run(FILE *out, const html_run *run, const trace *tr)
     const table *embedding = NULL;
     for (size_t i = 0; i < trace_count(tr) && embedding == NULL; i++) {
         const table *t = trace_at(tr, i);
-        if (t->id == TABLE_EMBEDDING && t->variant != VARIANT_INPUT &&
-            !t->grad)
+        if (t->id == TABLE_EMBEDDING && t->variant != VARIANT_INPUT && !t->grad)
             embedding = t;
     }
     if (!run->model || embedding == NULL) {
@@ -187,8 +186,7 @@ static void write_run(FILE *out, const html_run *run, const trace *tr,
 }
 
 /* The live page's parts after the data (see the top of this file). */
-static void write_live_parts(FILE *out, const html_page *page,
-                             const trace *tr)
+static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
 {
     const html_run *run = page->run;
     char lang[32];

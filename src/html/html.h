@@ -81,7 +81,7 @@ typedef struct {
                                       width EXPLAIN_NO_WRAP */
     const plot_style *look;         /* the matrix view's colours and numbers, as
                                --plot draws them (NULL: the defaults) */
-    const html_run *run; /* the editor's command line (html.c), or NULL */
+    const html_run *run;     /* the editor's command line (html.c), or NULL */
     const html_model *model; /* with run->model: the model it carries */
 } html_page;
 

@@ -8,8 +8,8 @@
 
 #include "base/i18n.h"
 
-int next_tokens_top(size_t *best, float *prob, size_t *n,
-                    const matrix *logits, mx_error *err)
+int next_tokens_top(size_t *best, float *prob, size_t *n, const matrix *logits,
+                    mx_error *err)
 {
     const size_t T = logits->rows, V = logits->cols;
     const size_t K = V < NEXT_TOKENS_K ? V : NEXT_TOKENS_K;
@@ -44,8 +44,7 @@ int next_tokens_top(size_t *best, float *prob, size_t *n,
 }
 
 int next_tokens_record(trace *tr, const table_key *key, const matrix *logits,
-                       const labels *tokens, const labels *words,
-                       mx_error *err)
+                       const labels *tokens, const labels *words, mx_error *err)
 {
     const size_t T = logits->rows;
     size_t *best = calloc(T * NEXT_TOKENS_K + 1, sizeof *best);
@@ -71,8 +70,8 @@ int next_tokens_record(trace *tr, const table_key *key, const matrix *logits,
     const labels *rows =
         trace_word_labels(tr, "", (const char *const *)names, T * K, err);
     const labels *col = trace_literal_label(tr, "probability", err);
-    table *t = rows != NULL && col != NULL ? trace_new(tr, key, rows, col, err)
-                                           : NULL;
+    table *t =
+        rows != NULL && col != NULL ? trace_new(tr, key, rows, col, err) : NULL;
     if (t != NULL) {
         memcpy(t->values.v, prob, T * K * sizeof *prob);
         rc = 0;

@@ -22,8 +22,8 @@
 /* For each row t of logits (T, V): the n = min(NEXT_TOKENS_K, V)
  * likeliest ids into best[t·n .. t·n + n) and their probabilities into
  * prob[t·n ..] (both T·NEXT_TOKENS_K long); *n set. */
-int next_tokens_top(size_t *best, float *prob, size_t *n,
-                    const matrix *logits, mx_error *err);
+int next_tokens_top(size_t *best, float *prob, size_t *n, const matrix *logits,
+                    mx_error *err);
 
 /* The next_tokens table of key's variant (T·n x 1), from logits (T, V):
  * its rows "tokens[t] → words[id]", its column "probability". */

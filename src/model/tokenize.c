@@ -323,8 +323,8 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
 /* A word the sentence makes of several tokens (a checkpoint's pieces:
  * "gato" of "\u2423g" and "ato"): an error listing them, for --focus to
  * name one; 0 when the word is not there in pieces. */
-static int word_in_pieces(const char *spec, const char *const *tokens,
-                          size_t n, mx_error *err)
+static int word_in_pieces(const char *spec, const char *const *tokens, size_t n,
+                          mx_error *err)
 {
     const size_t space = strlen("\u2423"), len = strlen(spec);
     for (size_t i = 0; i < n; i++) {

@@ -168,8 +168,9 @@ static mx_result *refused(const mx_error *err)
     return answer(err->status != 0 ? err->status : 2, text, len);
 }
 
-EXPORT(mx_run) mx_result *mx_run(const char *args, size_t len, int csv,
-                                 unsigned char *model, size_t model_len)
+EXPORT(mx_run)
+mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
+                  size_t model_len)
 {
     mx_error err = {0};
     char *copy = malloc(len + 1);

@@ -345,8 +345,7 @@ static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
     top.rows = T * n;
     for (size_t i = 0; i < T * n; i++) {
         char next[256], line[600];
-        gpt2_tokenizer_label(next, sizeof next, r->tokenizer,
-                             (int32_t)best[i]);
+        gpt2_tokenizer_label(next, sizeof next, r->tokenizer, (int32_t)best[i]);
         snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[i / n], next);
         if ((names[i] = strdup(line)) == NULL) {
             err_nomem(err, _("tokens"));

@@ -113,8 +113,7 @@ static double training_size(const model_config *mc, const model_dims *dims,
         double params = v * d + lm_head + (mc->positions ? c * d : 0);
         model_params_each(info->bit, dims, NULL, add_param_size, &params);
         kept += (mc->grad ? 2 : 1) * params + t * v + t * NEXT_TOKENS_K +
-                steps +
-                (mc->grad ? row->size(&module, t).tables : 0) +
+                steps + (mc->grad ? row->size(&module, t).tables : 0) +
                 (mc->checkpoints ? shots * heads * t * t : 0);
         const double pass = copies * params + lm_head + 4 * c * v +
                             2 * row->size(&module, c).tables;

@@ -532,8 +532,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     const table_key next = {id, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
                     &logits, err) != 0 ||
-        next_tokens_record(tr, &next, &logits, lab->seq->tokens, words,
-                           err) != 0)
+        next_tokens_record(tr, &next, &logits, lab->seq->tokens, words, err) !=
+            0)
         goto done;
     if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
                                      &shown, steps, lab, err) != 0)
