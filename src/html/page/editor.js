@@ -373,7 +373,6 @@
   /* A trained model's page: only the sentence is edited (the model fixes
    * the rest), and the page says which words the model knows. */
   if (model) {
-    form.classList.add('model-form');
     [form.querySelector('.edit-kv'), numbers, variants, switches,
      training].forEach(function (part) { part.hidden = true; });
     var rules = [];
