@@ -3,10 +3,22 @@
 
 #include "model/gpt2/gpt2_trace.h"
 #include "model/lesson/lesson_run.h"
+#include "model/llama/llama_trace.h"
 
-/* Asked in order: a checkpoint's family claims the runs that name a
- * checkpoint, the lesson's every other run. */
+/* Asked in order: the Llama-style family claims the checkpoints whose
+ * config.json names it, GPT-2's the other checkpoints, the lesson's every
+ * other run. */
 static const model_family families[] = {
+    {
+        .model_name = "llama",
+        .layer_name = "layers",
+        .explain = EXPLAIN_CHECKPOINT,
+        .claims = llama_trace_claims,
+        .check = llama_trace_check,
+        .tokens = llama_trace_tokens,
+        .run = llama_trace_run,
+        .makes_table = llama_trace_makes_table,
+    },
     {
         .model_name = "gpt2",
         .layer_name = "h",
