@@ -107,14 +107,21 @@ static int open_index(safetensors_set *s, const char *dir,
     for (const json_node *m = json_first(doc, map); m && rc == 0;
          m = json_next(doc, m)) {
         const char *name = json_key(doc, m), *file = json_str(doc, m);
+        const char *first = NULL;
         size_t found = 0;
-        for (size_t k = 0; k < s->n_files; k++) {
+        for (size_t k = 0; k < s->n_files && rc == 0; k++) {
             if (safetensors_find(&s->files[k], name) == NULL)
                 continue;
-            found++;
-            if (strcmp(strrchr(s->paths[k], '/') + 1, file) != 0 || found > 1)
-                rc = err_input(err, _("%s: tensor %s is in %s, not only in %s"),
-                               index_path, name, s->paths[k], file);
+            const char *here = strrchr(s->paths[k], '/') + 1;
+            if (found++ > 0)
+                rc = err_input(err,
+                               _("%s: tensor %s is in two files, %s and %s"),
+                               index_path, name, first, here);
+            else if (strcmp(here, file) != 0)
+                rc = err_input(
+                    err, _("%s: tensor %s is in %s, but weight_map names %s"),
+                    index_path, name, here, file);
+            first = here;
         }
         if (rc == 0 && found == 0)
             rc = err_input(err, _("%s: tensor %s is not in %s"), index_path,
