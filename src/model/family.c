@@ -12,7 +12,7 @@ static const model_family families[] = {
     {
         .model_name = "llama",
         .layer_name = "layers",
-        .explain = EXPLAIN_CHECKPOINT,
+        .explain = EXPLAIN_ROTARY,
         .claims = llama_trace_claims,
         .check = llama_trace_check,
         .tokens = llama_trace_tokens,

@@ -36,6 +36,8 @@ enum family_explain {
     EXPLAIN_MODULES,    /* the lessons' notes: each module, step by step */
     EXPLAIN_CHECKPOINT, /* what a real model adds: pieces, layers, the
                            model view */
+    EXPLAIN_ROTARY,     /* a Llama-style model: RMSNorm, rotary positions,
+                           shared key/value heads, the gated network */
 };
 
 typedef struct model_family {
