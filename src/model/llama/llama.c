@@ -28,6 +28,10 @@ static int bind(const float **values, llama_model *m, const char *name,
     const st_tensor *t = safetensors_set_find(&m->st, full, &in);
     if (t == NULL)
         return err_input(err, _("%s: tensor %s is missing"), m->st.shown, full);
+    if (t->dtype == ST_OTHER) // its own message before its shape's
+        return err_input(err,
+                         _("%s: tensor %s is %s; F32, F16 or BF16 is needed"),
+                         in->path, full, t->dtype_name);
     const size_t ndim = d1 ? 2 : 1;
     if (t->ndim != ndim || t->shape[0] != d0 || (d1 && t->shape[1] != d1)) {
         char got[96] = "", want[48];
