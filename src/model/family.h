@@ -5,12 +5,14 @@
  * the page give it, and what headings and the CSV call its model and its
  * layers.
  *
- * Two families today, each in its folder under model/:
+ * Three families today, each in its folder under model/:
  *
  *   lesson   the notebooks' attention modules (model/lesson/): single,
  *            wrapper, fused and the Transformer block, drawn from the
  *            seed, trained with --train
  *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *   llama    a Llama-style checkpoint folder (--model DIR whose
+ *            config.json says llama, qwen2 or mistral, model/llama/)
  *
  * pipeline.h runs the row family_of gives a run's configuration; the
  * trace carries the row (trace.h), so that renderers read the names and

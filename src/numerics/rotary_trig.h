@@ -8,7 +8,10 @@
  * short Cody-Waite reduction when every lane of the 8 is below 125 in
  * magnitude, a longer one otherwise. Which one a value gets therefore
  * depends on its 7 neighbours in the tensor, and so it does here: the
- * functions take the whole row as PyTorch lays it out.
+ * functions take the whole row as PyTorch lays it out. The long
+ * reduction follows a newer SLEEF than Debian's torch 1.13 links: equal
+ * on every angle checked below 4096, it differs in the last bit on about
+ * one angle in 50 000 above 7000 radians.
  */
 #ifndef MHA_ROTARY_TRIG_H
 #define MHA_ROTARY_TRIG_H
