@@ -187,6 +187,87 @@ static void row(float *out, const float *x, size_t n, bool cosine)
     }
 }
 
+/* ---- powf: SLEEF's xpowf, for a positive base ------------------------- */
+
+#define L2Uf 0.693145751953125f
+#define L2Lf 1.428606765330187045e-06f
+#define R_LN2f \
+    1.442695040888963407359924681001892137426645954152985934135449406931f
+
+static df df_scale(df x, float s)
+{
+    return (df){x.x * s, x.y * s};
+}
+
+static df df_div(df n, df d)
+{
+    const float t = 1.0f / d.x, s = n.x * t;
+    const float u = fmaf(t, n.x, -s);
+    const float v = fmaf(-d.y, t, fmaf(-d.x, t, 1.0f));
+    return (df){s, fmaf(s, v, fmaf(n.y, t, u))};
+}
+
+/* log(d) for a positive normal d as a double-float (logkf). */
+static df logk(float d)
+{
+    uint32_t bits;
+    const float scaled = d * (1.0f / 0.75f);
+    memcpy(&bits, &scaled, sizeof bits);
+    const int e = (int)((bits >> 23) & 0xff) - 0x7f;
+    const float m = ldexpf(d, -e);
+    const df x = df_div(df_add2_ff(-1, m), df_add2_ff(1, m));
+    const df x2 = df_square(x);
+    float t = 0.240320354700088500976562f;
+    t = fmaf(t, x2.x, 0.285112679004669189453125f);
+    t = fmaf(t, x2.x, 0.400007992982864379882812f);
+    const df c = {0.66666662693023681640625f, 3.69183861259614332084311e-09f};
+    const df ln2 = {0.69314718246459960938f, -1.904654323148236017e-09f};
+    return df_add2_df_df(
+        df_mul_df_f(ln2, (float)e),
+        df_add2_df_df(df_scale(x, 2),
+                      df_mul_df_df(df_mul_df_df(x2, x),
+                                   df_add2_df_df(df_mul_df_f(x2, t), c))));
+}
+
+/* exp(d) of a double-float (expkf). */
+static float expk(df d)
+{
+    const float q = rintf((d.x + d.y) * R_LN2f);
+    df s = df_add2_df_f(d, q * -L2Uf);
+    s = df_add2_df_f(s, q * -L2Lf);
+    s = df_normalize(s);
+    float u = 0.00136324646882712841033936f;
+    u = fmaf(u, s.x, 0.00836596917361021041870117f);
+    u = fmaf(u, s.x, 0.0416710823774337768554688f);
+    u = fmaf(u, s.x, 0.166665524244308471679688f);
+    u = fmaf(u, s.x, 0.499999850988388061523438f);
+    // dfadd_vf2_vf2_vf2(s, dfsqu(s) * u), then 1 + that
+    const df sq = df_mul_df_f(df_square(s), u);
+    const float a = s.x + sq.x;
+    df t = {a, (((s.x - a) + sq.x) + s.y) + sq.y};
+    t = df_add_f_df(1, t);
+    if (d.x < -104)
+        return 0;
+    return ldexpf(t.x + t.y, (int)q);
+}
+
+/* base ** y for base > 0, finite y, as Sleef_powf8_u10. */
+static float sleef_powf(float base, float y)
+{
+    if (y == 0 || base == 1)
+        return 1;
+    return expk(df_mul_df_f(logk(base), y));
+}
+
+void torch_pow_row(float *out, float base, const float *y, size_t n)
+{
+    // cpu_kernel_vec: pairs of 8-lane vectors through SLEEF, the rest
+    // through the C library's powf (the scalar loop)
+    const size_t vectors = n / 16 * 16;
+    for (size_t i = 0; i < n; i++)
+        out[i] = i < vectors ? sleef_powf(base, y[i]) : powf(base, y[i]);
+}
+
 void torch_sin_row(float *out, const float *x, size_t n)
 {
     row(out, x, n, false);

@@ -23,4 +23,10 @@
 void torch_sin_row(float *out, const float *x, size_t n);
 void torch_cos_row(float *out, const float *x, size_t n);
 
+/* out[i] = base ** y[i] for i < n, base > 0 a scalar and y the n
+ * contiguous values of a tensor, as torch.pow computes it: whole groups
+ * of 16 with SLEEF's powf (Sleef_powf8_u10), the rest with the C
+ * library's powf. out may be y. */
+void torch_pow_row(float *out, float base, const float *y, size_t n);
+
 #endif

@@ -72,9 +72,13 @@ CASES = [
     ("llama_gqa4_bf16", "llama", 2, 4, 1, 32, 48, False, "BF16", 1,
      500000.0, 1e-5, "the cat sat on the mat, hello world", 12),
     ("qwen2_bias_f16", "qwen2", 2, 2, 2, 24, 36, True, "F16", 1, 1000000.0,
-     1e-6, "I'm here, aren't you? the end", 13),
+     1e-6, "I'm here, the end", 13),
     ("mistral_sharded", "mistral", 3, 4, 2, 16, 24, False, "F32", 2,
      10000.0, 1e-5, "the end of the world", 14),
+    # a head 48 wide: torch.pow takes SLEEF's powf for the first 16
+    # frequencies, the C library's for the last 8
+    ("llama_head48_bf16", "llama", 1, 2, 1, 96, 40, True, "BF16", 1,
+     10000.0, 1e-5, "hello world, the cat", 15),
 ]
 
 

@@ -1,7 +1,6 @@
 /* rotary.c: rotary position embeddings (rotary.h). */
 #include "model/layers/rotary.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "base/i18n.h"
@@ -24,11 +23,11 @@ int rotary_table_init(rotary_table *r, size_t T, size_t hd, double theta,
     // inv_freq = 1.0 / (base ** (arange(0, hd, 2).float() / hd)): the
     // exponent a float division, base ** e through the tensor's pow, then
     // the reciprocal
-    const float base = (float)theta;
-    for (size_t j = 0; j < half; j++) {
-        const float e = (float)(2 * j) / (float)hd;
-        inv[j] = 1.0f / powf(base, e);
-    }
+    for (size_t j = 0; j < half; j++)
+        inv[j] = (float)(2 * j) / (float)hd;
+    torch_pow_row(inv, (float)theta, inv, half);
+    for (size_t j = 0; j < half; j++)
+        inv[j] = 1.0f / inv[j];
     // emb (T, hd) = cat(freqs, freqs), freqs[t][j] = inv_freq[j] * t (a
     // product of one term), kept in cos until cos and sin are taken
     float *emb = r->cos.v;

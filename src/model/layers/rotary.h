@@ -9,11 +9,8 @@
  *                      rotate_half(x) = cat(-x[hd/2:], x[:hd/2])
  *
  * Each product and sum rounded to float as the tensor operations round
- * them; cos and sin as torch.cos and torch.sin compute them
- * (numerics/rotary_trig.h), the power as the C library's powf, which
- * PyTorch's scalar pow calls (for hd/2 of 16 or more it takes SLEEF's
- * vector powf instead: checked equal for head widths 64 and 128 with the
- * usual rope_theta values, not for every width).
+ * them; cos, sin and the power as torch.cos, torch.sin and torch.pow
+ * compute them (numerics/rotary_trig.h).
  *
  * Rotating the query at position m and the key at position n turns their
  * dot product into a function of m - n: the teaching point of --explain.
