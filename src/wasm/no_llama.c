@@ -1,7 +1,15 @@
-/* no_llama.c: model/llama/llama_trace.h for the WebAssembly core. The
- * page has no file system, so it claims no run: a command line with
- * --model goes to no_gpt2.c's refusal. */
+/* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
+ * core. The page has no file system, so it claims no run: a command line
+ * with --model goes to no_gpt2.c's refusal. */
+#include "model/llama/llama.h"
 #include "model/llama/llama_trace.h"
+
+bool llama_param_name(const char *name, int *layer)
+{
+    (void)name;
+    (void)layer;
+    return false;
+}
 
 bool llama_trace_claims(const model_config *mc)
 {

@@ -216,6 +216,21 @@ def main():
        and {x["head"] for x in rows} <= {"", "2"}
        and any(x["table"] == "queries_rotated" for x in rows),
        "--layers 1 --show-heads 2 keep layer 1's head 2")
+    # a parameter by its name without "model.", F16 widened exactly
+    qwen = os.path.join(root, "qwen2_bias_f16")
+    r = mha.run(["--model", qwen, "--format", "csv", "--tables",
+                 "layers.1.self_attn.k_proj.bias", "hello"])
+    got = [f32(float(x["value"])) for x in
+           csv.DictReader(io.StringIO(r.stdout.decode()))]
+    with open(os.path.join(qwen, "model.safetensors"), "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    entry = json.loads(data[8:8 + n])["model.layers.1.self_attn.k_proj.bias"]
+    b, e = entry["data_offsets"]
+    want = list(struct.unpack("<%de" % ((e - b) // 2), data[8 + n + b:8 + n + e]))
+    ok(r.returncode == 0 and got == want,
+       "--tables layers.1.self_attn.k_proj.bias: the F16 tensor, widened",
+       "%s\n%s" % (got[:4], want[:4]))
     r = mha.run(["--model", folder, "--check", text])
     ok(r.returncode == 0 and b"[check]" in r.stdout, "--check passes",
        r.stderr.decode())
