@@ -12,8 +12,10 @@
  * key) marked as a checkpoint's (table.model), so that headings write
  * "[h.3]" and the CSV has a layer column. --layers and --show-heads keep
  * only some layers and heads (every layer is computed: each feeds the
- * next). next_tokens holds, for each token, the NEXT_TOKENS_K likeliest
- * next tokens and their probabilities (softmax of the logits).
+ * next). The tables go into the trace through the recorder the checkpoint
+ * families share (model/checkpoint_record.h): next_tokens holds, for
+ * each token, the CHECKPOINT_NEXT_TOKENS_K likeliest next tokens and their
+ * probabilities (softmax of the logits).
  */
 #ifndef MHA_GPT2_TRACE_H
 #define MHA_GPT2_TRACE_H
@@ -23,8 +25,6 @@
 #include "base/error.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
-
-#define NEXT_TOKENS_K 5
 
 /* Whether a run of mc is a checkpoint's: --model names its folder. */
 bool gpt2_trace_claims(const model_config *mc);
