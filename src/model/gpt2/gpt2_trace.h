@@ -12,10 +12,8 @@
  * key) marked as a checkpoint's (table.model), so that headings write
  * "[h.3]" and the CSV has a layer column. --layers and --show-heads keep
  * only some layers and heads (every layer is computed: each feeds the
- * next). The tables go into the trace through the recorder the checkpoint
- * families share (model/checkpoint_record.h): next_tokens holds, for
- * each token, the CHECKPOINT_NEXT_TOKENS_K likeliest next tokens and their
- * probabilities (softmax of the logits).
+ * next). next_tokens holds, for each token, the NEXT_TOKENS_K likeliest
+ * next tokens and their probabilities (softmax of the logits).
  */
 #ifndef MHA_GPT2_TRACE_H
 #define MHA_GPT2_TRACE_H
@@ -23,6 +21,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
+#include "model/next_tokens.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 
