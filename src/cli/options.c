@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/bert/bert.h"
-#include "model/gpt2/gpt2.h"
+#include "model/family.h"
 #include "model/lesson/stack.h"
 #include "cli/index_list.h"
 #include "cli/option_guess.h"
@@ -386,8 +385,7 @@ static int check_table_names(const options *opt, mx_error *err)
 {
     for (size_t i = 0; i < opt->n_tables; i++)
         if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && (gpt2_param_name(opt->tables[i], NULL) ||
-                                     bert_param_name(opt->tables[i], NULL))))
+            !(opt->model != NULL && family_param_name(opt->tables[i])))
             return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);
     return 0;

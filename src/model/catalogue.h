@@ -113,6 +113,14 @@ typedef enum {
     (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
      TABLE_BIT(NEXT_TOKENS))
 
+/* What a Llama-style checkpoint makes besides a GPT-2 checkpoint's
+ * tables: each head's queries and keys after the rotary positions, and
+ * which key/value head each query head reads (kv_heads, H x 1, before the
+ * layers). */
+#define ROTARY_HEAD_TABLES \
+    (TABLE_BIT(QUERIES_ROTATED) | TABLE_BIT(KEYS_ROTATED))
+#define ROTARY_MODEL_TABLES TABLE_BIT(KV_HEADS)
+
 /* What a stack of the lesson's blocks (--variant block --layers N,
  * model/lesson/stack.h) makes once after its blocks, besides each block's
  * tables: the model view, as a checkpoint's run makes it. */
@@ -208,6 +216,9 @@ enum table_mask {
     TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")            \
     TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                  \
     TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")              \
+    TABLE(QUERIES_ROTATED, "queries_rotated", PER_HEAD, QKV, NONE, NONE,      \
+          "T x hd")                                                           \
+    TABLE(KEYS_ROTATED, "keys_rotated", PER_HEAD, QKV, NONE, NONE, "S x hd")  \
     TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S") \
     TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,     \
           "T x S")                                                            \
@@ -239,7 +250,8 @@ enum table_mask {
     TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
           NONE, "(K·H·T) x S")                                                \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
-    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
+    TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

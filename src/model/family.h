@@ -13,6 +13,8 @@
  *   bert     a BERT checkpoint folder (--model DIR whose config.json
  *            says "model_type": "bert", model/bert/)
  *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *   llama    a Llama-style checkpoint folder (--model DIR whose
+ *            config.json says llama, qwen2 or mistral, model/llama/)
  *
  * pipeline.h runs the row family_of gives a run's configuration; the
  * trace carries the row (trace.h), so that renderers read the names and
@@ -40,6 +42,8 @@ enum family_explain {
                            model view */
     EXPLAIN_BERT,       /* what BERT changes: both directions, [CLS] and
                            [SEP], post-norm, the masked-word head */
+    EXPLAIN_ROTARY,     /* a Llama-style model: RMSNorm, rotary positions,
+                           shared key/value heads, the gated network */
 };
 
 typedef struct model_family {
@@ -72,10 +76,19 @@ typedef struct model_family {
      * or a parameter's name; pipeline_makes_table). */
     bool (*makes_table)(const model_config *mc, const model_input *in,
                         const char *name);
+    /* Whether name is one of a checkpoint's parameters, as --tables
+     * names them ("h.0.attn.c_attn.weight"); *layer (if not NULL) its
+     * layer, or -1. NULL for a family whose parameters are not named so
+     * (the lesson's: --tables' own names). */
+    bool (*param_name)(const char *name, int *layer);
 } model_family;
 
 /* The family of a run of mc: the first row that claims it. */
 const model_family *family_of(const model_config *mc);
+
+/* Whether some family names a checkpoint parameter name (--tables with
+ * --model, checked before the folder says which family it is). */
+bool family_param_name(const char *name);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);

@@ -78,6 +78,11 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
 /* The same for a BERT checkpoint's run (render/explain_bert.c). */
 void explain_bert_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);
+/* The same for a Llama-style checkpoint's run (render/explain_llama.c):
+ * RMSNorm, rotary positions, shared key/value heads, the gated
+ * feed-forward network. */
+void explain_llama_before(FILE *out, const table *t, const table *prev,
+                          const void *ctx);
 
 /* A before_table_fn: the note for t of the explanation its family's row
  * names (explain_before, explain_gpt2_before, explain_bert_before;
