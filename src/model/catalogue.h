@@ -239,7 +239,8 @@ enum table_mask {
     TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
           NONE, "(K·H·T) x S")                                                \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
-    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
+    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 12")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,
