@@ -84,6 +84,7 @@ int generate_run(generation *out, const generate_model *gm,
         generated_token *t = &out->tokens[out->n++];
         sampling_pick(&t->token, &t->effect, &room, logits, &o->how, &g);
         t->p = room.probs[t->token];
+        t->p_logits = room.model_probs[t->token];
         t->positions = positions;
         top_tokens(t, room.probs, V);
         if (t->token == gm->end) {

@@ -58,7 +58,8 @@ typedef struct {
  * first, then the smaller id), and what the warpers left. */
 typedef struct {
     int32_t token;
-    float p;
+    float p;        /* in the distribution it was picked from */
+    float p_logits; /* in the model's, softmax of the logits */
     int32_t top[GENERATE_TOP];
     float top_p[GENERATE_TOP];
     size_t n_top;

@@ -16,9 +16,11 @@ int sampling_room_init(sampling_room *r, size_t V, mx_error *err)
     r->sorted = malloc(V * sizeof *r->sorted);
     r->sorted_probs = malloc(V * sizeof *r->sorted_probs);
     r->q = malloc(V * sizeof *r->q);
+    r->model_probs = malloc(V * sizeof *r->model_probs);
     r->order = malloc(V * sizeof *r->order);
     if (r->scores == NULL || r->probs == NULL || r->sorted == NULL ||
-        r->sorted_probs == NULL || r->q == NULL || r->order == NULL) {
+        r->sorted_probs == NULL || r->q == NULL || r->order == NULL ||
+        r->model_probs == NULL) {
         sampling_room_free(r);
         return err_nomem(err, _("logits"));
     }
@@ -32,6 +34,7 @@ void sampling_room_free(sampling_room *r)
     free(r->sorted);
     free(r->sorted_probs);
     free(r->q);
+    free(r->model_probs);
     free(r->order);
     *r = (sampling_room){0};
 }
@@ -123,11 +126,13 @@ void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
 {
     const size_t V = r->V;
     sampling_effect e = {V, V};
+    // the model's distribution: softmax of the logits
     memcpy(r->scores, logits, V * sizeof *r->scores);
+    softmax_row(r->model_probs, r->scores, V);
     if (!how->sample) {
         // next_tokens = torch.argmax(next_tokens_scores, dim=-1)
         *token = (int32_t)argmax(logits, V);
-        softmax_row(r->probs, r->scores, V);
+        memcpy(r->probs, r->model_probs, V * sizeof *r->probs);
         if (effect != NULL)
             *effect = e;
         return;

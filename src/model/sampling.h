@@ -54,7 +54,8 @@ typedef struct {
 typedef struct {
     size_t V;
     float *scores, *probs, *sorted, *sorted_probs, *q; /* (V) each */
-    sampling_pair *order;                              /* (V) */
+    float *model_probs;   /* (V) softmax of the logits, before any warper */
+    sampling_pair *order; /* (V) */
 } sampling_room;
 
 int sampling_room_init(sampling_room *r, size_t V, mx_error *err);
@@ -62,8 +63,9 @@ void sampling_room_free(sampling_room *r);
 
 /* The next token from logits (V): *token, and in r->probs the
  * distribution it was picked from (softmax of the logits for greedy, of
- * the warped scores when sampling); g is the generator (sampling only),
- * effect (may be NULL) what the warpers did. */
+ * the warped scores when sampling), in r->model_probs the model's own
+ * (softmax of the logits); g is the generator (sampling only), effect
+ * (may be NULL) what the warpers did. */
 void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
                    const float *logits, const sampling *how, torch_rng *g);
 

@@ -30,6 +30,9 @@ each case of CASES below, with the checkpoints of gpt2/
   "p" (N)           each one's probability in the distribution it was
                     picked from: softmax of the logits (greedy), of the
                     warped scores (sampling)
+  "p_logits" (N)     its probability in the model's softmax of the logits
+  "kept" (N, 2)     the tokens with a finite score after top-k and after
+                    top-p (the vocabulary's size for a warper not used)
   "top" (N, 5), "top_p" (N, 5)
                     the five likeliest tokens there, the larger
                     probability first, then the smaller id
@@ -470,7 +473,8 @@ def get_logits_warper(temperature, top_k, top_p):
 
 def generate(model, input_ids, sample, warpers, max_new_tokens, eos):
     """The loop of greedy_search / sample for one sequence; returns, per
-    new token, (token, the distribution it was picked from)."""
+    new token, (token, the distribution it was picked from, the model's
+    softmax of the logits, the tokens left after top-k and after top-p)."""
     model_kwargs = {"use_cache": True,
                     "attention_mask": input_ids.new_ones(input_ids.shape)}
     picked = []
@@ -479,16 +483,25 @@ def generate(model, input_ids, sample, warpers, max_new_tokens, eos):
         model_inputs = model.prepare_inputs_for_generation(input_ids, **model_kwargs)
         logits, past = model(**model_inputs)
         next_token_logits = logits[:, -1, :]
+        vocab = next_token_logits.shape[-1]
+        kept = [vocab, vocab]
         if sample:
             next_token_scores = next_token_logits
             for warper in warpers:
                 next_token_scores = warper(input_ids, next_token_scores)
+                finite = int(torch.isfinite(next_token_scores).sum())
+                if isinstance(warper, TopKLogitsWarper):
+                    kept = [finite, finite]
+                elif isinstance(warper, TopPLogitsWarper):
+                    kept[1] = finite
             probs = nn.functional.softmax(next_token_scores, dim=-1)
             next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)
         else:
             next_tokens = torch.argmax(next_token_logits, dim=-1)
             probs = nn.functional.softmax(next_token_logits, dim=-1)
-        picked.append((int(next_tokens[0]), probs[0].clone()))
+        model_probs = nn.functional.softmax(next_token_logits, dim=-1)
+        picked.append((int(next_tokens[0]), probs[0].clone(),
+                       model_probs[0].clone(), kept))
         input_ids = torch.cat([input_ids, next_tokens[:, None]], dim=-1)
         # _update_model_kwargs_for_generation
         model_kwargs["past_key_values"] = past
@@ -561,20 +574,23 @@ def run_case(outdir, case):
             eos = generate(model, ids, sample, warpers, n, None)[2][0]
         torch.manual_seed(seed)
         picked = generate(model, ids, sample, warpers, n, eos)
-    tokens = torch.tensor([float(t) for t, _ in picked])
-    p = torch.stack([probs[t] for t, probs in picked])
-    tops = [top5(probs) for _, probs in picked]
+    tokens = torch.tensor([float(t) for t, _, _, _ in picked])
+    p = torch.stack([probs[t] for t, probs, _, _ in picked])
+    p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])
+    kept = torch.tensor([[float(k) for k in kept] for _, _, _, kept in picked])
+    tops = [top5(probs) for _, probs, _, _ in picked]
     top = torch.tensor([[float(v) for v in t] for t, _ in tops])
     top_p_ = torch.stack([torch.stack([probs[v] for v in t])
-                          for (t, _), (_, probs) in zip(tops, picked)])
+                          for (t, _), (_, probs, _, _) in zip(tops, picked)])
     settings = torch.tensor([float(sample), temperature, float(top_k), top_p,
                              float(seed), float(n),
                              float(eos if eos is not None else -1)],
                             dtype=torch.float64).to(torch.float32)
     write_safetensors(os.path.join(outdir, name + ".safetensors"),
-                      [("tokens", tokens), ("p", p), ("top", top),
+                      [("tokens", tokens), ("p", p), ("p_logits", p_logits),
+                       ("kept", kept), ("top", top),
                        ("top_p", top_p_), ("settings", settings)])
-    print(name, checkpoint, [t for t, _ in picked])
+    print(name, checkpoint, [t[0] for t in picked])
 
 
 def main():

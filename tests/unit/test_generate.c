@@ -81,9 +81,12 @@ static void run_case(const char *dir, const gen_case *c)
     mx_error err;
     if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
         return;
-    size_t n_tok = 0, n_p = 0, n_top = 0, n_top_p = 0, n_set = 0;
+    size_t n_tok = 0, n_p = 0, n_top = 0, n_top_p = 0, n_set = 0, n_pl = 0,
+           n_kept = 0;
     float *tokens = ref_values(&n_tok, &ref, "tokens");
     float *p = ref_values(&n_p, &ref, "p");
+    float *p_logits = ref_values(&n_pl, &ref, "p_logits");
+    float *kept = ref_values(&n_kept, &ref, "kept");
     float *top = ref_values(&n_top, &ref, "top");
     float *top_p = ref_values(&n_top_p, &ref, "top_p");
     float *set = ref_values(&n_set, &ref, "settings");
@@ -129,11 +132,14 @@ static void run_case(const char *dir, const gen_case *c)
     }
     if (ok(rc == 0 && gen.n == n_tok, "%s: %zu tokens (want %zu)", c->name,
            gen.n, n_tok)) {
-        size_t wrong_tok = 0, wrong_p = 0, wrong_top = 0;
+        size_t wrong_tok = 0, wrong_p = 0, wrong_top = 0, wrong_kept = 0;
         for (size_t i = 0; i < gen.n; i++) {
             const generated_token *t = &gen.tokens[i];
             wrong_tok += (float)t->token != tokens[i];
-            wrong_p += !same_bits(t->p, p[i]);
+            wrong_p +=
+                !same_bits(t->p, p[i]) || !same_bits(t->p_logits, p_logits[i]);
+            wrong_kept += (float)t->effect.after_top_k != kept[2 * i] ||
+                          (float)t->effect.after_top_p != kept[2 * i + 1];
             for (size_t k = 0; k < 5; k++)
                 wrong_top += t->n_top != 5 ||
                              (float)t->top[k] != top[i * 5 + k] ||
@@ -141,8 +147,13 @@ static void run_case(const char *dir, const gen_case *c)
         }
         ok(wrong_tok == 0, "%s: every token is generate()'s (%zu differ)",
            c->name, wrong_tok);
-        ok(wrong_p == 0, "%s: every probability bit for bit (%zu differ)",
+        ok(wrong_p == 0,
+           "%s: every probability, picked and the model's, bit for bit "
+           "(%zu differ)",
            c->name, wrong_p);
+        ok(wrong_kept == 0,
+           "%s: the tokens top-k and top-p left at each step (%zu differ)",
+           c->name, wrong_kept);
         ok(wrong_top == 0,
            "%s: the five likeliest at each step, bit for bit (%zu differ)",
            c->name, wrong_top);
@@ -158,6 +169,8 @@ static void run_case(const char *dir, const gen_case *c)
 out:
     free(tokens);
     free(p);
+    free(p_logits);
+    free(kept);
     free(top);
     free(top_p);
     free(set);

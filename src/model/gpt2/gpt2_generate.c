@@ -70,10 +70,12 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 
 /* ---- into the trace ---------------------------------------------------- */
 
-/* generated (N x 12), after the model's tables: a row per new token,
- * labelled with its piece; its id and probability, then the
- * GENERATE_TOP likeliest tokens there with their probabilities (id -1
- * and probability 0 where the vocabulary has fewer). */
+/* generated (N x 15), after the model's tables: a row per new token,
+ * labelled with its piece; its id, its probability where it was picked
+ * and in the model's softmax of the logits, the tokens top-k and top-p
+ * left (V when off), then the GENERATE_TOP likeliest tokens where it was
+ * picked with their probabilities (id -1 and probability 0 where the
+ * vocabulary has fewer). */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
@@ -107,9 +109,12 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
         float *row = t->values.v + i * W;
         row[0] = (float)g->token;
         row[1] = g->p;
+        row[2] = g->p_logits;
+        row[3] = (float)g->effect.after_top_k;
+        row[4] = (float)g->effect.after_top_p;
         for (size_t k = 0; k < GENERATE_TOP; k++) {
-            row[2 + 2 * k] = k < g->n_top ? (float)g->top[k] : -1.0f;
-            row[3 + 2 * k] = k < g->n_top ? g->top_p[k] : 0.0f;
+            row[5 + 2 * k] = k < g->n_top ? (float)g->top[k] : -1.0f;
+            row[6 + 2 * k] = k < g->n_top ? g->top_p[k] : 0.0f;
         }
     }
     trace_release(tr, t);

@@ -45,9 +45,9 @@ generate_model gpt2_generator_model(gpt2_generator *g);
 
 /* --generate over a checkpoint's run: the model continues the prompt's
  * T ids as mc says (generate.h) over a cache of its own, and the trace
- * gets the table generated (N x 12: each new token, labelled with its
- * piece, its id and probability, then the five likeliest there with
- * theirs) under the model's variant, and tr->model.continued and
+ * gets the table generated (N x 15: each new token, labelled with its
+ * piece, its id and probability, then what the warpers left and the five
+ * likeliest there with theirs) under the model's variant, and tr->model.continued and
  * context_full. */
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
