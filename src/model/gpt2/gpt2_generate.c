@@ -79,10 +79,11 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
-    static const char *const columns[] = {"id",   "probability", "top1", "p1",
-                                          "top2", "p2",          "top3", "p3",
-                                          "top4", "p4",          "top5", "p5"};
-    _Static_assert(sizeof columns / sizeof *columns == 2 + 2 * GENERATE_TOP,
+    static const char *const columns[] = {
+        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
+        "top1", "p1",          "top2",     "p2",         "top3",
+        "p3",   "top4",        "p4",       "top5",       "p5"};
+    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
                    "a column per alternative and its probability");
     const size_t N = gen->n, W = sizeof columns / sizeof *columns;
     char **names = calloc(N > 0 ? N : 1, sizeof *names);
