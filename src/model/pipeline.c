@@ -2,6 +2,7 @@
  * (model/family.h), into a trace. */
 #include "model/pipeline.h"
 
+#include "base/i18n.h"
 #include "model/family.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
@@ -14,7 +15,11 @@ int pipeline_check(double *values, const model_config *mc,
                    const model_input *in, bool streamed, mx_error *err)
 {
     *values = 0;
-    return family_of(mc)->check(values, mc, in, streamed, err);
+    const model_family *family = family_of(mc);
+    if (mc->generate > 0 && !family->lm_head)
+        return err_usage(err, _("--generate: this model has no lm_head to "
+                                "continue the text with"));
+    return family->check(values, mc, in, streamed, err);
 }
 
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
