@@ -169,7 +169,7 @@ def main():
     for args in (["--generate", "2"], ["--variant", "block", "--train", "2",
                                        "--generate", "2"],
                  ["--sample"]):
-        PROGRAM.check_error(args + ["the cat"], "lm_head",
+        PROGRAM.check_error(args + ["the cat"], "goes with --model DIR",
                             "%s without --model: no lm_head to generate "
                             "with" % " ".join(args))
     done()
