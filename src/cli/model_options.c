@@ -47,6 +47,12 @@ model_config model_config_of(const options *opt)
         .train = opt->train,
         .training = opt->training,
         .grad = opt->grad,
+        .generate = opt->generate,
+        .sampling = {.sample = opt->sample,
+                     .temperature = opt->temperature,
+                     .top_k = opt->top_k,
+                     .top_p = opt->top_p},
+        .stop = opt->stop,
         .checkpoints =
             opt->train &&
             (opt->plot != NULL || opt->html != NULL ||

@@ -10,6 +10,7 @@
 #include "base/i18n.h"
 #include "model/family.h"
 #include "model/lesson/stack.h"
+#include "cli/generate_options.h"
 #include "cli/index_list.h"
 #include "cli/option_guess.h"
 #include "cli/option_read.h"
@@ -440,7 +441,8 @@ static int validate(options *opt, mx_error *err)
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
         validate_goes_with(opt, err) != 0)
         return -1;
-    if (options_validate_training(opt, err) != 0)
+    if (options_validate_training(opt, err) != 0 ||
+        generate_options_validate(opt, err) != 0)
         return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
@@ -648,6 +650,9 @@ static int parse_own(options *opt, int id, const char *arg, mx_error *err)
         return parse_cmap(opt, arg, err);
     case OPT_CSV_DELIMITER:
         return parse_delimiter(&opt->csv_delimiter, arg, err);
+    case OPT_TEMPERATURE:
+    case OPT_TOP_P:
+        return generate_option_parse(opt, id, arg, err);
     default:
         return err_usage(err, _("internal error: option %d not handled"), id);
     }

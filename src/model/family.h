@@ -55,6 +55,12 @@ typedef struct model_family {
      * family whose tables have layers; NULL otherwise. */
     const char *layer_name;
     enum family_explain explain;
+    /* Whether the family continues a text (--generate, model/generate.h):
+     * such a family's run then gives the generation loop its step over a
+     * cache it keeps (a generate_model: GPT-2's is
+     * model/gpt2/gpt2_generate.h) after its forward pass. A run of
+     * --generate with another family is refused, naming it. */
+    bool generates;
 
     /* Whether a run of mc is of this family (the rows are asked in
      * order; the last says yes to every run). */

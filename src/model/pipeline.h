@@ -16,6 +16,7 @@
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/lesson/train.h"
+#include "model/sampling.h"
 
 struct weights_files; /* model/lesson/weights.h */
 
@@ -104,6 +105,13 @@ typedef struct {
     bool grad;                /* --grad: gradients at the final parameters */
     bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
                                and --html or when --tables names it */
+
+    /* --generate N: the model continues the text by at most N tokens
+     * (model/generate.h), picked as `sampling` says, the generator seeded
+     * with seed; 0: no generation */
+    size_t generate;
+    sampling sampling;
+    const char *stop; /* --stop TEXT, or NULL */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

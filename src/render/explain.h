@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/sampling.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
@@ -50,6 +51,8 @@ typedef struct {
     bool corpus;    /* --corpus: trained on its sentences */
     bool reloaded;  /* --weights of a trained run: the training starts
                        from its files, not from the seed */
+
+    sampling how; /* --generate: greedy, or --sample's warpers */
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however

@@ -113,6 +113,16 @@ static size_t piece_bytes(unsigned char *raw, size_t cap,
     return n;
 }
 
+size_t gpt2_tokenizer_bytes(unsigned char *raw, size_t cap,
+                            const gpt2_tokenizer *t, int32_t id)
+{
+    if (t->bpe != NULL)
+        return bpe_bytes(raw, cap, t->bpe, id);
+    size_t len;
+    const char *p = hf_tokenizer_piece(t->hf, id, &len);
+    return p != NULL ? piece_bytes(raw, cap, t, p, len) : 0;
+}
+
 void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,
                           int32_t id)
 {

@@ -8,6 +8,7 @@
 #include "base/i18n.h"
 #include "model/entropy.h"
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_generate.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "numerics/workers.h"
 
@@ -220,6 +221,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
         return false;
     if (id == TABLE_LOGITS)
         return mc->logits;
+    if (id == TABLE_GENERATED)
+        return mc->generate > 0;
     // the catalogue's sets of a checkpoint's tables
     const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
                            CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
@@ -504,9 +507,12 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
             goto done;
         matrix out = {0};
         const forward_hooks hooks = {.record = record, .ctx = &rec};
-        const gpt2_run run = {&hooks, true, pool};
+        const gpt2_run run = {&hooks, true, pool, NULL};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
         matrix_free(&out);
+        if (rc == 0 && mc->generate > 0)
+            rc = gpt2_generate_into(tr, &r.model, r.tokenizer, r.ids, r.T, mc,
+                                    pool, err);
     }
     if (rc == 0)
         rc = trace_flush(tr, err);
