@@ -75,7 +75,13 @@ static void warn_diverged(const trace *tr)
  * stderr; the tokens so far are kept. */
 static void note_context(const trace *tr)
 {
-    if (tr->model.context_full > 0)
+    if (tr->model.context_full > 0 && tr->family->model_name == NULL)
+        fprintf(stderr,
+                _("mha-explain: note: --generate: the lesson model takes at "
+                  "most %zu positions (the longest sentence it was trained "
+                  "on): generation stopped there, with the words so far\n"),
+                tr->model.context_full);
+    else if (tr->model.context_full > 0)
         fprintf(stderr,
                 _("mha-explain: note: --generate: the model takes at most "
                   "%zu positions (n_positions): generation stopped there, "

@@ -451,9 +451,25 @@ def loss_of(logits, ids):
     return F.cross_entropy(logits[:-1], ids[1:])
 
 
-def run_variant(c, variant, vocab, sentences, shown):
-    """[(table name, head or None, 2-D tensor)] of one variant's notebook
-    run."""
+class Notebook:
+    """One variant's notebook as trained: emb, pos (or None), module (its
+    class, called through apply), lm_head, the named parameters and the
+    loss before each step."""
+
+    def inputs_of(self, ids):
+        x = self.emb(ids)
+        if self.pos is not None:
+            x = x + self.pos(torch.arange(len(ids)))
+        return x
+
+    def logits(self, ids):
+        """lm_head(module(emb(ids) + pos(arange(T)))): (T, V)."""
+        return self.lm_head(self.apply(self.module, self.inputs_of(ids)))
+
+
+def train_notebook(c, variant, vocab, sentences, shown):
+    """The notebook of one variant, drawn from the seed and trained for
+    c["steps"] steps over the sentences in turn."""
     torch.manual_seed(c["seed"])
     context = max(len(s) for s in sentences + [shown])
     emb = nn.Embedding(len(vocab), c["d_model"])
@@ -473,21 +489,30 @@ def run_variant(c, variant, vocab, sentences, shown):
     else:
         opt = torch.optim.SGD(params, lr=lr)
 
-    def inputs_of(ids):
-        x = emb(ids)
-        if pos is not None:
-            x = x + pos(torch.arange(len(ids)))
-        return x
-
-    losses = []
+    nb = Notebook()
+    nb.emb, nb.pos, nb.module, nb.apply, nb.lm_head = (emb, pos, module,
+                                                       apply, lm_head)
+    nb.width, nb.names, nb.named, nb.context = width, names, named, context
+    nb.losses = []
     for step in range(c["steps"]):
         ids = sentences[step % len(sentences)]
-        loss = loss_of(lm_head(apply(module, inputs_of(ids))), ids)
-        losses.append(loss.detach().clone())
+        loss = loss_of(nb.logits(ids), ids)
+        nb.losses.append(loss.detach().clone())
         opt.zero_grad()
         loss.backward()
         opt.step()
     opt.zero_grad()
+    return nb
+
+
+def run_variant(c, variant, vocab, sentences, shown):
+    """[(table name, head or None, 2-D tensor)] of one variant's notebook
+    run."""
+    nb = train_notebook(c, variant, vocab, sentences, shown)
+    emb, pos, module, apply, lm_head = (nb.emb, nb.pos, nb.module, nb.apply,
+                                        nb.lm_head)
+    named, context, losses, inputs_of = (nb.named, nb.context, nb.losses,
+                                         nb.inputs_of)
     x = inputs_of(shown)
     x.retain_grad()
     logits = lm_head(apply(module, x))

@@ -552,12 +552,25 @@ static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
     return trace_flush(tr, err);
 }
 
+/* --generate: a lesson model has an lm_head once trained
+ * (lesson_generate.h). */
+static int check_generates(const model_config *mc, mx_error *err)
+{
+    if (mc->generate > 0 && !mc->train)
+        return err_usage(err,
+                         _("--generate: a lesson model has an lm_head only "
+                           "once trained: it goes with --train N, a trained "
+                           "--weights DIR, or --model DIR"));
+    return 0;
+}
+
 int lesson_run(trace *tr, const model_config *mc, const model_input *in,
                mx_error *err)
 {
     lesson_state s = {0};
     size_t batch = 0;
-    if (run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
+    if (check_generates(mc, err) != 0 ||
+        run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
         return -1;
     // a stack's tables name their block (model/lesson/stack.h): the
     // variant whose row stacks
@@ -682,6 +695,7 @@ static bool trained_makes(const model_config *mc, const model_input *in,
     const table_id id = table_by_name(name, n);
     return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
+           (id == TABLE_GENERATED && mc->generate > 0) ||
            (id == TABLE_ATTN_WEIGHTS_STEPS && mc->checkpoints);
 }
 
@@ -742,6 +756,8 @@ int lesson_check(double *values, const model_config *mc, const model_input *in,
     train_data data = {0}; /* --train: the sentences, for their lengths */
     size_t n_queries, batch;
     *values = 0;
+    if (check_generates(mc, err) != 0)
+        return -1;
     if (run_tokens(&tok, &n_queries, mc->train ? &data : NULL, mc, in, err) !=
         0) {
         train_data_free(&data);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/lesson/lesson_generate.h"
 #include "model/lesson/weights.h"
 #include "model/lesson/variants.h"
 #include "model/next_tokens.h"
@@ -535,6 +536,11 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     &logits, err) != 0 ||
         next_tokens_record(tr, &next, &logits, lab->seq->tokens, words, err) !=
             0)
+        goto done;
+    // --generate: the trained model continues the sentence
+    if (mc->generate > 0 &&
+        lesson_generate_into(tr, id, mc, &model, &dims, &acfg, ids, T,
+                             data->context, words, err) != 0)
         goto done;
     if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
                                      &shown, steps, lab, err) != 0)

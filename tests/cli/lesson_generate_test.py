@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""--generate N with a trained lesson model, end to end.
+
+    lesson_generate_test.py MHA_EXPLAIN REFERENCE_DIR
+
+REFERENCE_DIR is tests/reference/lesson_generate: each case's arguments
+(--train on a corpus, --generate, greedy or --sample with the warpers)
+and the words PyTorch's notebook picked when called in a loop on the
+whole sequence (make_lesson_generate_reference.py). Every value of each
+variant's table generated in the tidy CSV must be PyTorch's float32
+exactly; then the positions' limit, the model read back with --weights,
+and bad input: status 2, one line, nothing on standard output.
+"""
+import csv
+import io
+import json
+import os
+import struct
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+PROGRAM = Program(sys.argv[1])
+REF = sys.argv[2]
+COLUMNS = ["id", "probability", "p_logits", "top_k_kept", "top_p_kept"] + \
+    [c for k in range(1, 6) for c in ("top%d" % k, "p%d" % k)]
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def from_bits(h):
+    return struct.unpack(">f", bytes.fromhex(h))[0]
+
+
+def args_of(name):
+    with open(os.path.join(REF, name + ".args"), encoding="utf-8") as fh:
+        return [a.replace("{DIR}", REF) for a in fh.read().splitlines()]
+
+
+def generated(args):
+    """The run's generated tables: {variant: [row {column: value}]}."""
+    r = PROGRAM.run(args + ["--tables", "generated", "--format", "csv"])
+    tables = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        rows = tables.setdefault(row["variant"], {})
+        rows.setdefault(int(row["row"]), {})[row["col_label"]] = \
+            float(row["value"])
+    return r, {v: [t[i] for i in sorted(t)] for v, t in tables.items()}
+
+
+def expected(name):
+    with open(os.path.join(REF, name + ".json"), encoding="utf-8") as fh:
+        ref = json.load(fh)
+    want = {}
+    for variant, rows in ref["variants"].items():
+        want[variant] = [
+            {c: (from_bits(v) if isinstance(v, str) else float(v))
+             for c, v in zip(COLUMNS, row)} for row in rows]
+    return ref, want
+
+
+def differing(got, want):
+    """How many values differ, and the rows' counts."""
+    wrong = 0
+    for variant, rows in want.items():
+        mine = got.get(variant, [])
+        wrong += abs(len(mine) - len(rows))
+        for a, b in zip(mine, rows):
+            wrong += sum(f32(a.get(c, float("nan"))) != b[c] for c in COLUMNS)
+    return wrong + len(set(got) - set(want))
+
+
+def matches_reference(name):
+    ref, want = expected(name)
+    r, got = generated(args_of(name))
+    err = r.stderr.decode()
+    n = sum(len(rows) for rows in want.values())
+    wrong = differing(got, want)
+    ok(r.returncode == 0 and wrong == 0,
+       "%s: every value of generated is PyTorch's (%d rows in %d variants, "
+       "%d differ)" % (name, n, len(want), wrong), err)
+    full = ref["context_full"]
+    said = "at most %d positions" % full in err
+    ok(len(err.splitlines()) == (1 if full else 0) and (said or not full),
+       "%s: %s" % (name, "the positions full: one note on stderr" if full
+                   else "no note"), err)
+    return got
+
+
+def main():
+    greedy = matches_reference("greedy")
+    matches_reference("sample_warped")
+    matches_reference("sample_default")
+    matches_reference("greedy_no_positions")
+
+    # the same seed, the same words
+    args = args_of("sample_warped") + ["--tables", "generated"]
+    a, b = PROGRAM.run(args), PROGRAM.run(args)
+    ok(a.returncode == 0 and a.stdout == b.stdout and b"saw" in a.stdout,
+       "the same seed gives the same words")
+
+    # the trained model saved with --csv-dir and read back with --weights
+    # generates the same words
+    args = args_of("greedy")
+    prompt = args.pop()
+    with tempfile.TemporaryDirectory() as d:
+        folder = os.path.join(d, "model")
+        r = PROGRAM.run(args + ["--csv-dir", folder, "--tables", "loss",
+                                prompt])
+        ok(r.returncode == 0, "the trained model saved", r.stderr.decode())
+        r, again = generated(["--weights", folder, "--generate", "20",
+                              prompt])
+        ok(r.returncode == 0 and again == greedy,
+           "read back with --weights, it generates the same words and "
+           "probabilities (%d variants)" % len(again), r.stderr.decode())
+
+    # --stop: the words stop at the first that ends with the text
+    r, got = generated(args_of("greedy")[:-1] + ["--variant", "fused",
+                                                  "--stop", "park",
+                                                  "the dog"])
+    words = [int(row["id"]) for row in got.get("fused", [])]
+    full = [int(row["id"]) for row in greedy["fused"]]
+    ok(r.returncode == 0 and 0 < len(words) < len(full) and
+       words == full[:len(words)],
+       "--stop park: the words so far, up to park", (words, full))
+
+    # bad input: one line, status 2
+    PROGRAM.check_error(["--generate", "2", "the cat"], "once trained",
+                        "--generate with an untrained lesson model")
+    PROGRAM.check_error(["--variant", "fused", "--generate", "2", "--sample",
+                         "the cat"], "once trained",
+                        "--generate --sample with an untrained lesson model")
+    for extra, fragment in [
+            (["--generate", "0"], "--generate"),
+            (["--generate", "2", "--top-k", "3"], "goes with --sample"),
+            (["--generate", "2", "--sample", "--temperature", "0"],
+             "not a temperature"),
+            (["--generate", "2", "--sample", "--top-p", "1.5"],
+             "not a probability"),
+            (["--sample"], "goes with --generate")]:
+        PROGRAM.check_error(["--variant", "fused", "--train", "2"] + extra +
+                            ["the cat"], fragment)
+    done()
+
+
+if __name__ == "__main__":
+    main()
