@@ -670,6 +670,11 @@ static void note_out(FILE *out, const note_shapes *n)
     }
 }
 
+static void note_generated(FILE *out, const note_shapes *n)
+{
+    explain_lesson_generated(out, n->t, n->c);
+}
+
 /* The note before the first table of each step, by catalogue id. A table
  * without one (a parameter) has none: its module's note covered it. */
 static note_fn *const notes[TABLE_COUNT] = {
@@ -680,6 +685,7 @@ static note_fn *const notes[TABLE_COUNT] = {
     [TABLE_LOGITS] = note_logits,
     [TABLE_NEXT_TOKENS] = note_next_tokens,
     [TABLE_LOSS] = note_loss,
+    [TABLE_GENERATED] = note_generated,
     [TABLE_INPUTS] = note_inputs,
     [TABLE_KV_INPUTS] = note_kv_inputs,
     [TABLE_QUERIES] = note_queries,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "render/explain.h"
+#include "render/explain_parts.h"
 
 /* Whether t is the first table of its layer (the run's tables come layer
  * by layer). */
@@ -27,7 +27,7 @@ static bool starts_layer(const table *t, const table *prev)
 static void explain_generated(FILE *out, const table *t,
                               const explain_context *c)
 {
-    const size_t N = t->values.rows, W = t->values.cols;
+    const size_t N = t->values.rows;
     char text[2048];
     snprintf(text, sizeof text,
              _("Generation: a step of the model per new token. The first "
@@ -39,6 +39,13 @@ static void explain_generated(FILE *out, const table *t,
                "layer. The last of these %zu steps saw %zu positions."),
              c->tokens, N, c->tokens + (N > 0 ? N - 1 : 0));
     explain_note(out, c->width, text);
+    explain_picking(out, t, c);
+}
+
+void explain_picking(FILE *out, const table *t, const explain_context *c)
+{
+    const size_t N = t->values.rows, W = t->values.cols;
+    char text[2048];
     if (!c->how.sample || t->values.v == NULL || W < 5) {
         explain_note(out, c->width,
                      _("Greedy: each step takes the likeliest token of the "

@@ -29,4 +29,14 @@ void explain_loss(FILE *out, const explain_context *c, size_t width);
 bool explain_grad(FILE *out, const table *t, const table *prev,
                   const explain_context *c, size_t width);
 
+/* How each generated token was picked (generated, N x 15,
+ * model/generate.h): greedy, or the warpers with each step's numbers read
+ * from the table (explain_gpt2.c). */
+void explain_picking(FILE *out, const table *t, const explain_context *c);
+
+/* A trained lesson model's generated table: each step runs the whole
+ * sequence again, then how each word was picked (explain_training.c). */
+void explain_lesson_generated(FILE *out, const table *t,
+                              const explain_context *c);
+
 #endif

@@ -216,3 +216,21 @@ bool explain_grad(FILE *out, const table *t, const table *prev,
     explain_backward(out, c, width, parts);
     return true;
 }
+
+void explain_lesson_generated(FILE *out, const table *t,
+                              const explain_context *c)
+{
+    const size_t N = t->values.rows;
+    explain_say(
+        out, c->width,
+        _("Generation: the trained model writes one word per step, "
+          "from its vocabulary. The lesson's modules keep no KV "
+          "cache: each step runs the whole sequence so far again, "
+          "through the embedding, the module and lm_head, and takes the "
+          "last row's logits, so a step computes every row of each "
+          "table, not one; a checkpoint's cache, with --model, "
+          "computes only the new row. The last of these %zu steps "
+          "ran %zu words."),
+        N, c->tokens + (N > 0 ? N - 1 : 0));
+    explain_picking(out, t, c);
+}

@@ -102,6 +102,13 @@ def main():
     ok(a.returncode == 0 and a.stdout == b.stdout and b"saw" in a.stdout,
        "the same seed gives the same words")
 
+    # --explain: no cache, the whole sequence each step, and the warpers
+    e = PROGRAM.run(args_of("sample_warped") + ["--tables", "generated",
+                                                "--explain"]).stdout.decode()
+    ok("no KV cache" in e and "whole sequence" in e and "top-p" in e and
+       "1: 5, 2," in e, "--explain: no cache, and each step's warpers",
+       e[:600])
+
     # the trained model saved with --csv-dir and read back with --weights
     # generates the same words
     args = args_of("greedy")
