@@ -12,8 +12,9 @@
  *     logits = step([token])              one row over the kept cache
  *
  * A family that has an lm_head gives generation its step (a
- * generate_model): GPT-2 today (model/gpt2/gpt2_generate.h); any family
- * whose model keeps a cache fits the same loop. The generator is seeded
+ * generate_model): GPT-2 (model/gpt2/gpt2_generate.h), whose step keeps
+ * a cache, and a trained lesson model (model/lesson/lesson_generate.h),
+ * whose step runs the whole sequence again. The generator is seeded
  * right before the first step, as torch.manual_seed(seed) before
  * model.generate(...).
  */
