@@ -52,6 +52,10 @@ model_config model_config_of(const options *opt)
              (opt->tables != NULL &&
               options_wants_table(
                   opt, table_info_of(TABLE_ATTN_WEIGHTS_STEPS)->name))),
+        .ablate = opt->ablate_heads,
+        .n_ablate = opt->n_ablate_heads,
+        .ablate_all = opt->ablate_all,
+        .ablate_mode = opt->ablate_mode,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

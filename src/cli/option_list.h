@@ -366,6 +366,22 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
                             "run does not average its heads; attn_entropy "
                             "sums up each head)"),
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
+OPTION(ABLATE, "ablate", 0, TEACHING, 88,
+       TEXT("HEADS", ablate),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_CANNOT,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, switch heads off: L.H[,L.H...] (the\n"
+                   "run is the ablated model's, with ablation_effect\n"
+                   "and ablation_loss), or all-heads: each head alone,\n"
+                   "the loss change in ablation_map   (default none)"))
+OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
+       CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_CANNOT,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("an ablated head's output z: zero, or mean (each\n"
+                   "column its mean over the positions) (default zero)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE("N", threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -11,6 +11,7 @@
 #include "model/gpt2/gpt2.h"
 #include "model/lesson/stack.h"
 #include "cli/index_list.h"
+#include "cli/intervene_options.h"
 #include "cli/option_guess.h"
 #include "cli/option_read.h"
 #include "cli/option_table.h"
@@ -431,7 +432,8 @@ static int validate_heads(const options *opt, mx_error *err)
  * inputs that go together. */
 static int validate(options *opt, mx_error *err)
 {
-    if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0)
+    if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
+        validate_interventions(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0)
         return -1;
@@ -723,6 +725,7 @@ void options_free(options *opt)
         free(opt->tables[i]);
     free(opt->tables);
     free(opt->sentence);
+    interventions_free(opt);
     free(opt->layer_list);
     free(opt->head_list);
     opt->layer_list = opt->head_list = NULL;

@@ -86,6 +86,12 @@ typedef struct {
     size_t n_layer_list;
     index_range *head_list; /* --show-heads read (n_head_list, owned) */
     size_t n_head_list;
+    const char *ablate;      /* --ablate HEADS, or NULL */
+    head_ref *ablate_heads;  /* --ablate L.H,... read (n_ablate_heads,
+                                owned) */
+    size_t n_ablate_heads;
+    bool ablate_all;         /* --ablate all-heads */
+    hook_action ablate_mode; /* --ablate-mode: HOOK_ZERO or HOOK_MEAN */
     char csv_delimiter; /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
     bool decimal_comma; /* --decimal-comma */

@@ -26,6 +26,7 @@
 
 #include "base/error.h"
 #include "model/catalogue.h"
+#include "model/lm.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
@@ -68,6 +69,10 @@ typedef struct model_family {
      * or a parameter's name; pipeline_makes_table). */
     bool (*makes_table)(const model_config *mc, const model_input *in,
                         const char *name);
+    /* A family whose model has an lm_head: the model the interventions
+     * run again and again (model/lm.h, model/intervene/); NULL: the
+     * family cannot do them. Its run applies mc->replace (hooks.h). */
+    const lm_ops *lm;
 } model_family;
 
 /* The family of a run of mc: the first row that claims it. */

@@ -1,8 +1,14 @@
 /* pipeline.c: a run of the family its configuration asks for
- * (model/family.h), into a trace. */
+ * (model/family.h), into a trace, and the interventions it asks for
+ * (model/intervene/). */
 #include "model/pipeline.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
 #include "model/family.h"
+#include "model/intervene/ablate.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
@@ -10,11 +16,28 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
     return family_of(mc)->tokens(tok, n_queries, mc, in, err);
 }
 
+/* The interventions need a model with an lm_head (the family's .lm). */
+static int check_interventions(const model_family *family,
+                               const model_config *mc, const model_input *in,
+                               mx_error *err)
+{
+    if (!intervene_asked(mc))
+        return 0;
+    if (family->lm == NULL)
+        return err_usage(
+            err,
+            _("--ablate: needs a model with an lm_head (--model DIR); this family cannot run it"));
+    return ablate_check(family->lm, mc, in, err);
+}
+
 int pipeline_check(double *values, const model_config *mc,
                    const model_input *in, bool streamed, mx_error *err)
 {
     *values = 0;
-    return family_of(mc)->check(values, mc, in, streamed, err);
+    const model_family *family = family_of(mc);
+    if (family->check(values, mc, in, streamed, err) != 0)
+        return -1;
+    return check_interventions(family, mc, in, err);
 }
 
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
@@ -24,11 +47,28 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    return family->run(tr, mc, in, err);
+    if (check_interventions(family, mc, in, err) != 0)
+        return -1;
+    // the run is the ablated model's: the family applies the hooks
+    model_config run = *mc;
+    replace_hook *hooks = NULL;
+    if (ablate_hooks(&hooks, &run.n_replace, mc, err) != 0)
+        return -1;
+    run.replace = hooks;
+    int rc = family->run(tr, &run, in, err);
+    if (rc == 0 && intervene_asked(mc))
+        rc = ablate_record(tr, family->lm, mc, in, err);
+    free(hooks);
+    return rc;
 }
 
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name)
 {
-    return family_of(mc)->makes_table(mc, in, name);
+    const model_family *family = family_of(mc);
+    const table_id id = table_by_name(name, strlen(name));
+    if (family->lm != NULL && id != TABLE_COUNT &&
+        ablate_makes_table(mc, id))
+        return true;
+    return family->makes_table(mc, in, name);
 }

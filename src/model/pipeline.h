@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "io/csv_in.h"
 #include "model/catalogue.h"
+#include "model/hooks.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/lesson/train.h"
@@ -26,6 +27,14 @@ typedef struct {
     const char *typed; /* the item as it was typed, for the messages */
     size_t typed_len;
 } index_range;
+
+/* A head of a layered model (--ablate L.H): its layer and its number
+ * in the layer, and the item as typed, for the messages. */
+typedef struct {
+    size_t layer, head; /* SIZE_MAX: a number too large to read */
+    const char *typed;
+    size_t typed_len;
+} head_ref;
 
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
@@ -102,6 +111,18 @@ typedef struct {
     bool grad;                /* --grad: gradients at the final parameters */
     bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
                                and --html or when --tables names it */
+
+    /* --ablate: the heads switched off (n_ablate of them; the run's
+     * tables are the ablated model's) or, with ablate_all, each head in
+     * turn; how (--ablate-mode); model/intervene/ablate.h */
+    const head_ref *ablate;
+    size_t n_ablate;
+    bool ablate_all;
+    hook_action ablate_mode; /* HOOK_ZERO or HOOK_MEAN */
+    /* the hooks a family's run applies to its activations (hooks.h):
+     * pipeline_run sets them from --ablate */
+    const replace_hook *replace;
+    size_t n_replace;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

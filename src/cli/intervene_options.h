@@ -1,0 +1,17 @@
+/* intervene_options.h: the options of the interventions on a model with
+ * an lm_head (model/intervene/): --ablate and --ablate-mode, read and
+ * checked together. */
+#ifndef MHA_INTERVENE_OPTIONS_H
+#define MHA_INTERVENE_OPTIONS_H
+
+#include "base/error.h"
+#include "cli/options.h"
+
+/* Reads --ablate (all-heads, or a list of heads) and refuses the
+ * options of an intervention given without it. */
+int validate_interventions(options *opt, mx_error *err);
+
+/* Frees what validate_interventions read. */
+void interventions_free(options *opt);
+
+#endif
