@@ -52,6 +52,7 @@ int head_list_parse(head_ref **out, size_t *n, const char *list,
     *out = NULL;
     *n = 0;
     return err_usage(
-        err, _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 (layer.head)"),
+        err,
+        _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 (layer.head)"),
         option, list);
 }

@@ -14,8 +14,7 @@ int validate_interventions(options *opt, mx_error *err)
 {
     if (opt->ablate == NULL) {
         if (opt->given[OPT_ABLATE_MODE])
-            return err_usage(err, _("%s: goes with --ablate"),
-                             "--ablate-mode");
+            return err_usage(err, _("%s: goes with --ablate"), "--ablate-mode");
         return 0;
     }
     opt->ablate_all = strcmp(opt->ablate, ALL_HEADS) == 0;

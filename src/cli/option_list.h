@@ -368,7 +368,7 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT("HEADS", ablate),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_CANNOT,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR (a model with an "
                         "lm_head)"),
        .help = N_("with --model, switch heads off: L.H[,L.H...] (the\n"
@@ -377,7 +377,7 @@ OPTION(ABLATE, "ablate", 0, TEACHING, 88,
                    "the loss change in ablation_map   (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_CANNOT,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR (a model with an "
                         "lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"

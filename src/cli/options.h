@@ -86,16 +86,16 @@ typedef struct {
     size_t n_layer_list;
     index_range *head_list; /* --show-heads read (n_head_list, owned) */
     size_t n_head_list;
-    const char *ablate;      /* --ablate HEADS, or NULL */
-    head_ref *ablate_heads;  /* --ablate L.H,... read (n_ablate_heads,
+    const char *ablate;     /* --ablate HEADS, or NULL */
+    head_ref *ablate_heads; /* --ablate L.H,... read (n_ablate_heads,
                                 owned) */
     size_t n_ablate_heads;
     bool ablate_all;         /* --ablate all-heads */
     hook_action ablate_mode; /* --ablate-mode: HOOK_ZERO or HOOK_MEAN */
-    char csv_delimiter; /* --csv-delimiter, ',' (';' with
+    char csv_delimiter;      /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
-    bool decimal_comma; /* --decimal-comma */
-    bool bom;           /* --bom */
+    bool decimal_comma;      /* --decimal-comma */
+    bool bom;                /* --bom */
 
     /* --weights DIR's parameter files, opened by run_job's check
      * (model/lesson/weights.h), or NULL: a caller that runs the model without

@@ -120,8 +120,8 @@ typedef enum {
  * token's loss on the next one and their mean, clean, ablated and the
  * change); --ablate all-heads ablation_map (L x H: the change of the
  * mean loss when that head alone is ablated). */
-#define ABLATION_TABLES (TABLE_BIT(ABLATION_EFFECT) | TABLE_BIT(ABLATION_LOSS))
-#define ABLATION_MAP_TABLES TABLE_BIT(ABLATION_MAP)
+#define ABLATION_TABLES (TABLE_BIT(ABLATE_EFFECT) | TABLE_BIT(ABLATE_LOSS))
+#define ABLATION_MAP_TABLES TABLE_BIT(ABLATE_MAP)
 
 /* What a stack of the lesson's blocks (--variant block --layers N,
  * model/lesson/stack.h) makes once after its blocks, besides each block's
@@ -249,12 +249,11 @@ enum table_mask {
     TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
           NONE, "(K·H·T) x S")                                                \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
-    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
-    TABLE(ABLATION_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,     \
+    TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,       \
           "T·k x 3")                                                          \
-    TABLE(ABLATION_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE,         \
-          "T x 3")                                                            \
-    TABLE(ABLATION_MAP, "ablation_map", MODULE, OUTPUT, SCORES, NONE, "L x H")
+    TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")  \
+    TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")    \
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

@@ -67,8 +67,7 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
 {
     const model_family *family = family_of(mc);
     const table_id id = table_by_name(name, strlen(name));
-    if (family->lm != NULL && id != TABLE_COUNT &&
-        ablate_makes_table(mc, id))
+    if (family->lm != NULL && id != TABLE_COUNT && ablate_makes_table(mc, id))
         return true;
     return family->makes_table(mc, in, name);
 }

@@ -75,6 +75,11 @@ void explain_note(FILE *out, size_t screen, const char *text);
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);
 
+/* The note before an intervention's table t (ablation_effect, ...;
+ * render/explain_intervene.c), the same for every family with an
+ * lm_head, or NULL for another table. */
+const char *explain_intervention(const table *t);
+
 /* A before_table_fn: the note for t of the explanation its family's row
  * names (explain_before, explain_gpt2_before; render/explain_family.c). */
 void explain_table_before(FILE *out, const table *t, const table *prev,

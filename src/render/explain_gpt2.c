@@ -122,6 +122,7 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
                  "softmax of its logits.");
         break;
     default:
+        note = explain_intervention(t);
         break;
     }
     if (note != NULL)

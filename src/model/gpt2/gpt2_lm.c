@@ -51,8 +51,7 @@ static int encode(int32_t **ids, size_t *T, const lm_session *s,
 {
     const size_t most = s->model.cfg.n_positions;
     *ids = NULL;
-    if (gpt2_tokenizer_encode(ids, T, s->tokenizer, text, len, most, err) !=
-        0)
+    if (gpt2_tokenizer_encode(ids, T, s->tokenizer, text, len, most, err) != 0)
         return -1;
     if (*T == 0 || *T > most) {
         free(*ids);

@@ -28,8 +28,7 @@ bool ablate_makes_table(const model_config *mc, table_id id)
 }
 
 /* The hook that ablates head `head` of layer `layer` as mc says. */
-static replace_hook head_hook(const model_config *mc, size_t layer,
-                              size_t head)
+static replace_hook head_hook(const model_config *mc, size_t layer, size_t head)
 {
     const replace_hook k = {
         .at = {VARIANT_ID_BLOCK, (int)layer, (int)head, TABLE_HEAD_CONTEXT,
@@ -47,7 +46,7 @@ int ablate_hooks(replace_hook **out, size_t *n, const model_config *mc,
     if (mc->n_ablate == 0)
         return 0;
     if ((*out = calloc(mc->n_ablate, sizeof **out)) == NULL)
-        return err_nomem(err, "--ablate");
+        return err_nomem(err, _("logits"));
     for (size_t i = 0; i < mc->n_ablate; i++)
         (*out)[i] = head_hook(mc, mc->ablate[i].layer, mc->ablate[i].head);
     *n = mc->n_ablate;
@@ -78,9 +77,9 @@ int ablate_check(const lm_ops *lm, const model_config *mc,
         return -1;
     int rc = check_heads(&run.shape, mc, err);
     if (rc == 0 && run.T < 2)
-        rc = err_input(err,
-                       _("--ablate: the text has one token; the loss needs "
-                         "a next token to predict"));
+        rc =
+            err_input(err, _("--ablate: the text has one token; the loss needs "
+                             "a next token to predict"));
     lm_text_close(&run);
     return rc;
 }
@@ -153,7 +152,7 @@ static int put_effect(trace *tr, const lm_text *run, const matrix *clean,
     char **names = calloc(T * k, sizeof *names);
     int rc = -1;
     if (v == NULL || names == NULL) {
-        err_nomem(err, "ablation_effect");
+        err_nomem(err, _("logits"));
         goto out;
     }
     if (matrix_alloc(&pc, 1, V, N_("logits"), err) != 0 ||
@@ -171,17 +170,17 @@ static int put_effect(trace *tr, const lm_text *run, const matrix *clean,
             const size_t row = t * k + j;
             arrow_label(line, sizeof line, run, t, (int32_t)best[j]);
             if ((names[row] = strdup(line)) == NULL) {
-                err_nomem(err, "ablation_effect");
+                err_nomem(err, _("logits"));
                 goto out;
             }
             v[row * 3] = pc.v[best[j]];
             v[row * 3 + 1] = pa.v[best[j]];
-            v[row * 3 + 2] = ablated->v[t * V + best[j]] -
-                             clean->v[t * V + best[j]];
+            v[row * 3 + 2] =
+                ablated->v[t * V + best[j]] - clean->v[t * V + best[j]];
         }
     }
     static const char *const cols[] = {"clean", "ablated", "logit_change"};
-    rc = put_named(tr, TABLE_ABLATION_EFFECT, names, T * k, cols, 3, v, err);
+    rc = put_named(tr, TABLE_ABLATE_EFFECT, names, T * k, cols, 3, v, err);
 out:
     free_names(names, T * k);
     free(v);
@@ -199,7 +198,7 @@ static int put_loss(trace *tr, const lm_text *run, const lm_loss *clean,
     char **names = calloc(T, sizeof *names);
     int rc = -1;
     if (v == NULL || names == NULL) {
-        err_nomem(err, "ablation_loss");
+        err_nomem(err, _("logits"));
         goto out;
     }
     for (size_t t = 0; t < T; t++) {
@@ -210,7 +209,7 @@ static int put_loss(trace *tr, const lm_text *run, const lm_loss *clean,
         else
             arrow_label(line, sizeof line, run, t, run->ids[t + 1]);
         if ((names[t] = strdup(line)) == NULL) {
-            err_nomem(err, "ablation_loss");
+            err_nomem(err, _("logits"));
             goto out;
         }
         v[t * 3] = mean ? clean->mean : clean->each[t];
@@ -218,7 +217,7 @@ static int put_loss(trace *tr, const lm_text *run, const lm_loss *clean,
         v[t * 3 + 2] = v[t * 3 + 1] - v[t * 3];
     }
     static const char *const cols[] = {"clean", "ablated", "change"};
-    rc = put_named(tr, TABLE_ABLATION_LOSS, names, T, cols, 3, v, err);
+    rc = put_named(tr, TABLE_ABLATE_LOSS, names, T, cols, 3, v, err);
 out:
     free_names(names, T);
     free(v);
@@ -262,7 +261,7 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
     const size_t L = run->shape.layers, H = run->shape.heads;
     matrix map = {0}, logits = {0};
     lm_loss clean = {0}, ablated = {0};
-    int rc = matrix_alloc(&map, L, H, "ablation_map", err);
+    int rc = matrix_alloc(&map, L, H, N_("logits"), err);
     if (rc == 0)
         rc = lm_text_logits(&logits, run, NULL, 0, err);
     if (rc == 0)
@@ -279,7 +278,7 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
                 *matrix_at(&map, l, h) = ablated.mean - clean.mean;
         }
     if (rc == 0)
-        rc = lm_put_map(tr, TABLE_ABLATION_MAP, &map, err);
+        rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, err);
     lm_loss_free(&clean);
     lm_loss_free(&ablated);
     matrix_free(&logits);

@@ -39,8 +39,7 @@ typedef struct {
     void *ctx;
 } keeper;
 
-static int keep(void *ctx, const table_key *at, const matrix *m,
-                mx_error *err)
+static int keep(void *ctx, const table_key *at, const matrix *m, mx_error *err)
 {
     keeper *k = ctx;
     if (at->id == TABLE_LOGITS && at->variant == VARIANT_MODEL) {
@@ -89,7 +88,7 @@ int lm_loss_of(lm_loss *loss, const matrix *logits, const lm_text *run,
         matrix_alloc(&logp, T - 1, V, N_("logits"), err) != 0) {
         free(targets);
         lm_loss_free(loss);
-        return err_nomem(err, N_("logits"));
+        return err_nomem(err, _("logits"));
     }
     for (size_t t = 0; t < T; t++)
         targets[t] = (size_t)run->ids[t];

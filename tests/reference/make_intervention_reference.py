@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Make PyTorch's tables for the interventions' tests
+(tests/unit/test_interventions.c).
+
+The model is transformers' GPT-2 (GPT2Model and its blocks, copied
+verbatim from modeling_gpt2.py in make_hook_reference.py, which says
+from where), with GPT2LMHeadModel's tied lm_head, F.linear(out,
+wte.weight), run on the small random checkpoints of gpt2/
+(make_gpt2_reference.py) over each one's text (ids.txt).
+
+A head is ablated as a user of PyTorch does it: a forward pre-hook on
+the attention's output projection h.L.attn.c_proj replaces the head's
+columns of its input (the heads' outputs z side by side, TransformerLens's
+hook_z): zero sets them to 0, mean sets each column to its mean over the
+positions, x[..., cols].mean(dim=1, keepdim=True). Several heads of one
+layer are replaced in the order given.
+
+For each case NAME it writes, into interventions/CHECKPOINT.safetensors
+(or OUTDIR):
+
+  NAME.out        ln_f's output of the ablated model (T x D)
+  NAME.effect     (T*k x 3): for each position t, the k = 5 likeliest next
+                  tokens of the clean run (torch.topk of the clean
+                  softmax): clean probability, ablated probability,
+                  ablated logit - clean logit
+  NAME.loss       (T x 3): F.cross_entropy(logits[:-1], ids[1:],
+                  reduction='none') then its mean (reduction='mean');
+                  clean, ablated, ablated - clean
+  NAME.map        (all-heads cases, L x H): the mean loss with that head
+                  alone ablated, minus the clean one
+
+How to run it (Debian's python3-torch, CPU, float32):
+
+    /usr/bin/python3 tests/reference/make_intervention_reference.py [OUTDIR]
+"""
+
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make_gpt2_reference import write_safetensors  # noqa: E402
+from make_hook_reference import Config, GPT2Model, read_safetensors  # noqa: E402,E501
+
+K = 5
+
+# checkpoint -> cases: (name, heads as (layer, head), mode); heads None:
+# every head alone (--ablate all-heads)
+CASES = {
+    "two_layers": [
+        ("zero_0.1", [(0, 1)], "zero"),
+        ("mean_1.0_0.1", [(1, 0), (0, 1)], "mean"),
+        ("zero_1.0_1.1", [(1, 0), (1, 1)], "zero"),
+        ("all_zero", None, "zero"),
+        ("all_mean", None, "mean"),
+    ],
+    "four_heads_bf16": [
+        ("mean_0.2", [(0, 2)], "mean"),
+        ("all_zero", None, "zero"),
+    ],
+}
+
+
+def load(name):
+    folder = os.path.join(HERE, "gpt2", name)
+    config = Config(os.path.join(folder, "config.json"))
+    params = read_safetensors(os.path.join(folder, "model.safetensors"))
+    params = {k[len("transformer."):] if k.startswith("transformer.") else k:
+              v for k, v in params.items()}
+    params = {k: v for k, v in params.items()
+              if not k.endswith(".attn.bias") and
+              not k.endswith(".attn.masked_bias")}
+    model = GPT2Model(config)
+    model.load_state_dict(params)
+    model.eval()
+    with open(os.path.join(folder, "ids.txt")) as fh:
+        ids = torch.tensor([[int(i) for i in fh.read().split()]])
+    return model, config, ids
+
+
+def ablating(heads, hd, mode):
+    """A forward pre-hook on c_proj replacing the heads' columns."""
+    def hook(module, inputs):
+        x = inputs[0].clone()
+        for h in heads:
+            cols = slice(h * hd, (h + 1) * hd)
+            if mode == "zero":
+                x[..., cols] = 0
+            else:
+                x[..., cols] = x[..., cols].mean(dim=1, keepdim=True)
+        return (x,)
+    return hook
+
+
+def run(model, ids, heads, hd, mode):
+    """(ln_f's output, logits) with heads [(layer, head)] ablated."""
+    handles = []
+    for layer in sorted({layer for layer, _ in heads}):
+        mine = [h for l, h in heads if l == layer]
+        handles.append(model.h[layer].attn.c_proj.register_forward_pre_hook(
+            ablating(mine, hd, mode)))
+    out = model(ids)
+    for handle in handles:
+        handle.remove()
+    return out, F.linear(out, model.wte.weight)
+
+
+def losses(logits, ids):
+    each = F.cross_entropy(logits[0, :-1], ids[0, 1:], reduction="none")
+    mean = F.cross_entropy(logits[0, :-1], ids[0, 1:])
+    return torch.cat([each, mean.view(1)])
+
+
+def checkpoint_cases(outdir, name):
+    model, config, ids = load(name)
+    hd = config.hidden_size // config.num_attention_heads
+    L, H = config.num_hidden_layers, config.num_attention_heads
+    tables = []
+    with torch.no_grad():
+        _, clean = run(model, ids, [], hd, "zero")
+        clean_loss = losses(clean, ids)
+        for case, heads, mode in CASES[name]:
+            if heads is None:
+                m = torch.empty(L, H)
+                for layer in range(L):
+                    for head in range(H):
+                        _, logits = run(model, ids, [(layer, head)], hd, mode)
+                        m[layer, head] = losses(logits, ids)[-1] - \
+                            clean_loss[-1]
+                tables.append((case + ".map", m))
+                continue
+            out, ablated = run(model, ids, heads, hd, mode)
+            pc = torch.softmax(clean[0], dim=-1)
+            pa = torch.softmax(ablated[0], dim=-1)
+            top = torch.topk(pc, K, dim=-1).indices
+            effect = torch.stack([
+                torch.gather(pc, 1, top),
+                torch.gather(pa, 1, top),
+                torch.gather(ablated[0], 1, top) -
+                torch.gather(clean[0], 1, top)], dim=-1).reshape(-1, 3)
+            ablated_loss = losses(ablated, ids)
+            loss = torch.stack([clean_loss, ablated_loss,
+                                ablated_loss - clean_loss], dim=-1)
+            tables += [(case + ".out", out[0]), (case + ".effect", effect),
+                       (case + ".loss", loss)]
+    write_safetensors(os.path.join(outdir, name + ".safetensors"),
+                      [(n, t.contiguous()) for n, t in tables])
+
+
+def main():
+    torch.set_num_threads(1)
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        HERE, "interventions")
+    os.makedirs(outdir, exist_ok=True)
+    for name in CASES:
+        checkpoint_cases(outdir, name)
+
+
+if __name__ == "__main__":
+    main()
