@@ -56,6 +56,11 @@ model_config model_config_of(const options *opt)
         .n_ablate = opt->n_ablate_heads,
         .ablate_all = opt->ablate_all,
         .ablate_mode = opt->ablate_mode,
+        .patch = opt->patch,
+        .patch_clean = opt->patch_clean,
+        .patch_corrupt = opt->patch_corrupt,
+        .patch_answer = opt->patch_answer,
+        .patch_wrong = opt->patch_wrong,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

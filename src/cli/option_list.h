@@ -382,6 +382,44 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                         "lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
+OPTION(PATCH, "patch", 0, TEACHING, 90,
+       FLAG(patch, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, activation patching: each head's\n"
+                   "output (patch_heads) and the residual stream at\n"
+                   "each layer and position (patch_resid) put from the\n"
+                   "--clean run into the --corrupt one; 0 corrupted, 1\n"
+                   "clean, by --answer's logit minus --wrong's (off)"))
+OPTION(CLEAN, "clean", 0, TEACHING, 91,
+       TEXT("TEXT", patch_clean),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the clean text (the run's tables are\n"
+                   "its own)                             (default none)"))
+OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
+       TEXT("TEXT", patch_corrupt),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the corrupted text, as many tokens as\n"
+                   "--clean                              (default none)"))
+OPTION(ANSWER, "answer", 0, TEACHING, 93,
+       TEXT("TOKEN", patch_answer),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the clean text's next token, one\n"
+                   "token such as ' Mary'               (default none)"))
+OPTION(WRONG, "wrong", 0, TEACHING, 94,
+       TEXT("TOKEN", patch_wrong),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the token it is measured against, one\n"
+                   "token such as ' John'               (default none)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE("N", threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -703,6 +703,10 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
                              file_input, argv[optind]);
         return validate(opt, err);
     }
+    if (opt->patch)
+        return patch_sentence(opt, argc - optind, argv[optind], err) != 0
+                   ? -1
+                   : validate(opt, err);
     if (optind == argc)
         return err_usage(err, _("no sentence given"));
     if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)

@@ -122,6 +122,11 @@ typedef enum {
  * mean loss when that head alone is ablated). */
 #define ABLATION_TABLES (TABLE_BIT(ABLATE_EFFECT) | TABLE_BIT(ABLATE_LOSS))
 #define ABLATION_MAP_TABLES TABLE_BIT(ABLATE_MAP)
+/* --patch (model/intervene/patch.h): patch_heads (L x H, each head's
+ * output patched from the clean run into the corrupted one) and
+ * patch_resid (L x T, the residual stream before each layer at each
+ * position), the normalised logit difference, 0 corrupted, 1 clean. */
+#define PATCH_TABLES (TABLE_BIT(PATCH_HEADS) | TABLE_BIT(PATCH_RESID))
 
 /* What a stack of the lesson's blocks (--variant block --layers N,
  * model/lesson/stack.h) makes once after its blocks, besides each block's
@@ -253,6 +258,8 @@ enum table_mask {
           "T·k x 3")                                                          \
     TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")  \
     TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")    \
+    TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")    \
+    TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")    \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
 typedef enum {

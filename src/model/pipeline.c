@@ -6,28 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/i18n.h"
 #include "model/family.h"
 #include "model/intervene/ablate.h"
+#include "model/intervene/intervene.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
     return family_of(mc)->tokens(tok, n_queries, mc, in, err);
-}
-
-/* The interventions need a model with an lm_head (the family's .lm). */
-static int check_interventions(const model_family *family,
-                               const model_config *mc, const model_input *in,
-                               mx_error *err)
-{
-    if (!intervene_asked(mc))
-        return 0;
-    if (family->lm == NULL)
-        return err_usage(
-            err,
-            _("--ablate: needs a model with an lm_head (--model DIR); this family cannot run it"));
-    return ablate_check(family->lm, mc, in, err);
 }
 
 int pipeline_check(double *values, const model_config *mc,
@@ -37,7 +23,7 @@ int pipeline_check(double *values, const model_config *mc,
     const model_family *family = family_of(mc);
     if (family->check(values, mc, in, streamed, err) != 0)
         return -1;
-    return check_interventions(family, mc, in, err);
+    return intervene_check(family->lm, mc, in, err);
 }
 
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
@@ -47,7 +33,7 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    if (check_interventions(family, mc, in, err) != 0)
+    if (intervene_check(family->lm, mc, in, err) != 0)
         return -1;
     // the run is the ablated model's: the family applies the hooks
     model_config run = *mc;
@@ -56,8 +42,8 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
         return -1;
     run.replace = hooks;
     int rc = family->run(tr, &run, in, err);
-    if (rc == 0 && intervene_asked(mc))
-        rc = ablate_record(tr, family->lm, mc, in, err);
+    if (rc == 0)
+        rc = intervene_record(tr, family->lm, mc, in, err);
     free(hooks);
     return rc;
 }
@@ -67,7 +53,8 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
 {
     const model_family *family = family_of(mc);
     const table_id id = table_by_name(name, strlen(name));
-    if (family->lm != NULL && id != TABLE_COUNT && ablate_makes_table(mc, id))
+    if (family->lm != NULL && id != TABLE_COUNT &&
+        intervene_makes_table(mc, id))
         return true;
     return family->makes_table(mc, in, name);
 }

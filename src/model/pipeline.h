@@ -119,6 +119,11 @@ typedef struct {
     size_t n_ablate;
     bool ablate_all;
     hook_action ablate_mode; /* HOOK_ZERO or HOOK_MEAN */
+    /* --patch: activation patching from the clean text into the
+     * corrupted one (same token count), measured by the logit difference
+     * of answer against wrong (model/intervene/patch.h), or NULL */
+    const char *patch_clean, *patch_corrupt, *patch_answer, *patch_wrong;
+    bool patch;
     /* the hooks a family's run applies to its activations (hooks.h):
      * pipeline_run sets them from --ablate */
     const replace_hook *replace;

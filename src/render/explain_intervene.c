@@ -31,6 +31,24 @@ const char *explain_intervention(const table *t)
                  "per layer and a column per head. The heads with the "
                  "largest rise matter most for this text; a randomly drawn "
                  "checkpoint shows no such pattern.");
+    case TABLE_PATCH_HEADS:
+        return _(
+            "Activation patching: the --corrupt text run again with one "
+            "head's output z taken from the --clean run, a head at a "
+            "time, a row per layer and a column per head. The score is "
+            "how much of the logit difference (--answer minus --wrong "
+            "at the last token) that one head brings back: 0 is the "
+            "corrupted run, 1 the clean one. A score of 0.8 means this "
+            "head alone restores eight tenths of the difference: it carries "
+            "much of what tells the two texts apart. Scores may pass 1 or go "
+            "below 0, and heads that share a job may each score low.");
+    case TABLE_PATCH_RESID:
+        return _("The residual stream before each layer, patched at one "
+                 "position at a time: where (which token) and when (which "
+                 "layer) the model holds what tells the two texts apart. "
+                 "Early layers need the position where the texts differ; "
+                 "where later layers need the last position, the "
+                 "information has been moved there by attention.");
     default:
         return NULL;
     }

@@ -29,6 +29,22 @@ For each case NAME it writes, into interventions/CHECKPOINT.safetensors
   NAME.map        (all-heads cases, L x H): the mean loss with that head
                   alone ablated, minus the clean one
 
+Activation patching, as TransformerLens's patching.py
+(generic_activation_patch, commit 4cd36aaeb5dad931d085bd5d46a12b402fe15272)
+runs it with the metric of its demo Activation_Patching_in_TL_Demo.ipynb
+(get_logit_diff and ioi_metric, copied verbatim below): each patch runs
+the corrupted ids with one activation of the clean run put in by a hook,
+
+  patch_heads  (L x H)  get_act_patch_attn_head_out_all_pos: hook_z of
+                        head H in layer L (here a pre-hook on c_proj
+                        setting the head's columns, all positions)
+  patch_resid  (L x T)  get_act_patch_resid_pre: the input of block L at
+                        one position (a pre-hook on h[L])
+
+into PATCH_CASE.safetensors' "NAME.heads" and "NAME.resid". The texts'
+ids are those the tokenizer of the checkpoint gives them (listed in
+PATCH_CASES; the tokenizer is tested against encoder.py on its own).
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_intervention_reference.py [OUTDIR]
@@ -150,6 +166,100 @@ def checkpoint_cases(outdir, name):
                       [(n, t.contiguous()) for n, t in tables])
 
 
+# checkpoint -> (name, clean ids, corrupt ids, answer id, wrong id):
+#   two_layers: "the cat sat on the mat" / "the mat sat on the cat",
+#               " cat" against " mat"
+#   four_heads_bf16: "the end hello world the" / "the world hello end the",
+#               " end" against " world"
+PATCH_CASES = {
+    "two_layers": ("cat_mat", [278, 271, 273, 277, 268, 275],
+                   [278, 275, 273, 277, 268, 271], 271, 275),
+    "four_heads_bf16": ("end_world", [278, 281, 220, 259, 264, 268],
+                        [278, 264, 220, 259, 281, 268], 281, 264),
+}
+
+
+# ---- TransformerLens's demos/Activation_Patching_in_TL_Demo.ipynb
+# ---- (commit above), verbatim
+def get_logit_diff(logits, answer_token_indices):
+    if len(logits.shape)==3:
+        # Get final logits only
+        logits = logits[:, -1, :]
+    correct_logits = logits.gather(1, answer_token_indices[:, 0].unsqueeze(1))
+    incorrect_logits = logits.gather(1, answer_token_indices[:, 1].unsqueeze(1))
+    return (correct_logits - incorrect_logits).mean()
+# ---- end of the copy
+
+
+def lm_logits(model, ids, c_proj_hooks=(), block_hooks=()):
+    """GPT2LMHeadModel's logits with pre-hooks on attn.c_proj and blocks."""
+    handles = [model.h[l].attn.c_proj.register_forward_pre_hook(h)
+               for l, h in c_proj_hooks]
+    handles += [model.h[l].register_forward_pre_hook(h)
+                for l, h in block_hooks]
+    out = model(ids)
+    for handle in handles:
+        handle.remove()
+    return F.linear(out, model.wte.weight)
+
+
+def patch_case(outdir, name):
+    model, config, _ = load(name)
+    case, clean, corrupt, answer, wrong = PATCH_CASES[name]
+    hd = config.hidden_size // config.num_attention_heads
+    L, H = config.num_hidden_layers, config.num_attention_heads
+    clean_tokens = torch.tensor([clean])
+    corrupted_tokens = torch.tensor([corrupt])
+    answer_token_indices = torch.tensor([[answer, wrong]])
+    T = len(clean)
+    # the clean run's cache: each layer's c_proj input (hook_z side by
+    # side) and each block's input (hook_resid_pre)
+    cache = {}
+
+    def saving(key):
+        def hook(module, inputs):
+            cache[key] = inputs[0].clone()
+        return hook
+    with torch.no_grad():
+        clean_logits = lm_logits(
+            model, clean_tokens,
+            [(l, saving(("z", l))) for l in range(L)],
+            [(l, saving(("resid_pre", l))) for l in range(L)])
+        corrupted_logits = lm_logits(model, corrupted_tokens)
+        # ---- the demo's baselines and ioi_metric, verbatim
+        clean_logit_diff = get_logit_diff(clean_logits, answer_token_indices).item()
+        corrupted_logit_diff = get_logit_diff(corrupted_logits, answer_token_indices).item()
+        CLEAN_BASELINE = clean_logit_diff
+        CORRUPTED_BASELINE = corrupted_logit_diff
+        def ioi_metric(logits, answer_token_indices=answer_token_indices):
+            return (get_logit_diff(logits, answer_token_indices) - CORRUPTED_BASELINE) / (CLEAN_BASELINE  - CORRUPTED_BASELINE)
+        # ---- end of the copy
+        heads = torch.zeros(L, H)
+        for layer in range(L):
+            for head in range(H):
+                def set_head(module, inputs, layer=layer, head=head):
+                    x = inputs[0].clone()
+                    cols = slice(head * hd, (head + 1) * hd)
+                    x[:, :, cols] = cache[("z", layer)][:, :, cols]
+                    return (x,)
+                logits = lm_logits(model, corrupted_tokens,
+                                   [(layer, set_head)])
+                heads[layer, head] = ioi_metric(logits).item()
+        resid = torch.zeros(L, T)
+        for layer in range(L):
+            for pos in range(T):
+                def set_pos(module, inputs, layer=layer, pos=pos):
+                    x = inputs[0].clone()
+                    x[:, pos, ...] = cache[("resid_pre", layer)][:, pos, ...]
+                    return (x,)
+                logits = lm_logits(model, corrupted_tokens, (),
+                                   [(layer, set_pos)])
+                resid[layer, pos] = ioi_metric(logits).item()
+    tables = [(case + ".heads", heads), (case + ".resid", resid)]
+    write_safetensors(os.path.join(outdir, "patch_%s.safetensors" % name),
+                      [(n, t.contiguous()) for n, t in tables])
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -157,6 +267,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     for name in CASES:
         checkpoint_cases(outdir, name)
+    for name in PATCH_CASES:
+        patch_case(outdir, name)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
  * (tests/reference/make_intervention_reference.py; argv[1]:
  * tests/reference). Zero and mean, one head, several heads of one layer
  * and of two, and every head alone (all-heads): the ablated model's out,
- * ablation_effect, ablation_loss and ablation_map bit for bit. */
+ * ablation_effect, ablation_loss and ablation_map bit for bit; and
+ * --patch's patch_heads and patch_resid against TransformerLens's
+ * patching loop and its demo's normalised logit difference. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,45 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
     free(text);
 }
 
+/* --patch on checkpoint ckpt: clean against corrupt, answer against
+ * wrong. */
+static void patch_case(const char *refdir, const char *ckpt, const char *name,
+                       const char *clean, const char *corrupt,
+                       const char *answer, const char *wrong)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(path, sizeof path, "%s/interventions/patch_%s.safetensors", refdir,
+             ckpt);
+    safetensors ref;
+    mx_error err;
+    if (safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s %s: reference read", ckpt, name);
+        return;
+    }
+    const model_config mc = {.model = dir,
+                             .threads = 1,
+                             .patch = true,
+                             .patch_clean = clean,
+                             .patch_corrupt = corrupt,
+                             .patch_answer = answer,
+                             .patch_wrong = wrong};
+    const model_input in = {.sentence = clean, .len = strlen(clean)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s %s: the run", ckpt, name))
+        diag("%s", err.msg);
+    snprintf(key, sizeof key, "%s.heads", name);
+    ok(same_as(model_table(&tr, TABLE_PATCH_HEADS), &ref, key),
+       "%s %s: patch_heads", ckpt, name);
+    snprintf(key, sizeof key, "%s.resid", name);
+    ok(same_as(model_table(&tr, TABLE_PATCH_RESID), &ref, key),
+       "%s %s: patch_resid", ckpt, name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -130,5 +171,9 @@ int main(int argc, char **argv)
     ablate_case(ref, "two_layers", "all_mean", NULL, 0, HOOK_MEAN);
     ablate_case(ref, "four_heads_bf16", "mean_0.2", h02, 1, HOOK_MEAN);
     ablate_case(ref, "four_heads_bf16", "all_zero", NULL, 0, HOOK_ZERO);
+    patch_case(ref, "two_layers", "cat_mat", "the cat sat on the mat",
+               "the mat sat on the cat", " cat", " mat");
+    patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
+               "the world hello end the", " end", " world");
     return tap_done();
 }

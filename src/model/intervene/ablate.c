@@ -7,17 +7,11 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/family.h"
 #include "model/intervene/lm_runs.h"
 #include "model/loss.h"
 
 /* The k likeliest next tokens of each position, as next_tokens shows. */
 #define EFFECT_K 5
-
-bool intervene_asked(const model_config *mc)
-{
-    return mc->n_ablate > 0 || mc->ablate_all;
-}
 
 bool ablate_makes_table(const model_config *mc, table_id id)
 {
@@ -278,7 +272,7 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
                 *matrix_at(&map, l, h) = ablated.mean - clean.mean;
         }
     if (rc == 0)
-        rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, err);
+        rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
     lm_loss_free(&clean);
     lm_loss_free(&ablated);
     matrix_free(&logits);

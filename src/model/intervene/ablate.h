@@ -34,9 +34,6 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Whether mc asks for an intervention (model/intervene/). */
-bool intervene_asked(const model_config *mc);
-
 /* The hooks of mc's ablated heads, one per head (*n of them; *out
  * malloc'ed, the caller's, NULL for none). */
 int ablate_hooks(replace_hook **out, size_t *n, const model_config *mc,

@@ -106,15 +106,43 @@ void lm_loss_free(lm_loss *loss)
     *loss = (lm_loss){0};
 }
 
-int lm_put_map(trace *tr, table_id id, const matrix *map, mx_error *err)
+char **lm_labels(const lm_text *run, const int32_t *ids, size_t T,
+                 mx_error *err)
+{
+    char **names = calloc(T > 0 ? T : 1, sizeof *names);
+    for (size_t t = 0; names != NULL && t < T; t++) {
+        char label[256];
+        run->lm->label(label, sizeof label, run->s, ids[t]);
+        if ((names[t] = strdup(label)) == NULL) {
+            lm_labels_free(names, T);
+            names = NULL;
+        }
+    }
+    if (names == NULL)
+        err_nomem(err, _("tokens"));
+    return names;
+}
+
+void lm_labels_free(char **names, size_t T)
+{
+    if (names != NULL)
+        for (size_t t = 0; t < T; t++)
+            free(names[t]);
+    free(names);
+}
+
+int lm_put_map(trace *tr, table_id id, const matrix *map,
+               const char *const *cols, mx_error *err)
 {
     char prefix[64];
     const char *layer = tr->family != NULL ? tr->family->layer_name : NULL;
     snprintf(prefix, sizeof prefix, "%s.", layer != NULL ? layer : "layer");
     const labels *rows = trace_index_labels(tr, prefix, map->rows, err);
-    const labels *cols = trace_index_labels(tr, "", map->cols, err);
+    const labels *cl = cols != NULL
+                           ? trace_word_labels(tr, "", cols, map->cols, err)
+                           : trace_index_labels(tr, "", map->cols, err);
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, id, false};
-    table *t = rows && cols ? trace_new(tr, &key, rows, cols, err) : NULL;
+    table *t = rows && cl ? trace_new(tr, &key, rows, cl, err) : NULL;
     if (t == NULL)
         return -1;
     memcpy(t->values.v, map->v, map->rows * map->cols * sizeof *map->v);

@@ -56,9 +56,17 @@ int lm_loss_of(lm_loss *loss, const matrix *logits, const lm_text *run,
                mx_error *err);
 void lm_loss_free(lm_loss *loss);
 
-/* The table id (L x H, or L x T with positions) of map under the model
- * after its layers: a row per layer ("h.3", the family's layer name), a
- * column per head (or per position, labelled by the tokens). */
-int lm_put_map(trace *tr, table_id id, const matrix *map, mx_error *err);
+/* The table id (L x H, or L x T) of map under the model after its
+ * layers: a row per layer ("h.3", the family's layer name), a column per
+ * head (its number), or named by cols (a token per position) when cols
+ * is not NULL. */
+int lm_put_map(trace *tr, table_id id, const matrix *map,
+               const char *const *cols, mx_error *err);
+
+/* The labels of the text's tokens (run->T of them), malloc'ed, each
+ * freed by lm_labels_free. */
+char **lm_labels(const lm_text *run, const int32_t *ids, size_t T,
+                 mx_error *err);
+void lm_labels_free(char **names, size_t T);
 
 #endif
