@@ -30,18 +30,32 @@ static int validate_patch(const options *opt, mx_error *err)
                                "missing)"),
                              option_rows[id].name);
     }
-    if (opt->patch && opt->ablate != NULL)
-        return err_usage(err, _("--patch: does not go with --ablate (one "
-                                "intervention at a time)"));
+    if (opt->repeat_random > 0 && !opt->head_scores)
+        return err_usage(err, _("%s: goes with --head-scores"),
+                         "--repeat-random");
+    if (opt->model != NULL && opt->given[OPT_SEED] && opt->repeat_random == 0)
+        return err_usage(err,
+                         _("%s: with --model, goes with "
+                           "--repeat-random (the checkpoint's "
+                           "parameters are not drawn)"),
+                         "--seed");
+    if (opt->patch + (opt->ablate != NULL) + opt->head_scores > 1)
+        return err_usage(err, _("--ablate, --patch and --head-scores: one "
+                                "intervention at a time"));
     return 0;
 }
 
 int patch_sentence(options *opt, int n_words, const char *first, mx_error *err)
 {
-    if (n_words > 0)
+    if (n_words > 0 && opt->patch)
         return err_usage(err,
                          _("--patch: the texts are --clean's and "
                            "--corrupt's, so '%s' cannot be a sentence too"),
+                         first);
+    if (n_words > 0)
+        return err_usage(err,
+                         _("--repeat-random: the text is drawn, so '%s' "
+                           "cannot be a sentence too"),
                          first);
     // the run's tables are the clean text's (an empty text when --clean
     // is missing, which validate_patch refuses)

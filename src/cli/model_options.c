@@ -61,6 +61,8 @@ model_config model_config_of(const options *opt)
         .patch_corrupt = opt->patch_corrupt,
         .patch_answer = opt->patch_answer,
         .patch_wrong = opt->patch_wrong,
+        .head_scores = opt->head_scores,
+        .repeat_random = opt->repeat_random,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

@@ -62,7 +62,7 @@ OPTION(HEADS, "heads", 0, MODEL, 2,
        .help = N_("number of heads; must divide d_out   (default 2)"))
 OPTION(SEED, "seed", 0, MODEL, 3,
        OWN("N", seed, 42),
-       .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("as torch.manual_seed(N)              (default 42)"))
 OPTION(NO_CAUSAL, "no-causal", 0, MODEL, 4,
        FLAG(causal, true),
@@ -420,6 +420,23 @@ OPTION(WRONG, "wrong", 0, TEACHING, 94,
                         "lm_head)"),
        .help = N_("with --patch, the token it is measured against, one\n"
                    "token such as ' John'               (default none)"))
+OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
+       FLAG(head_scores, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, each head's previous-token,\n"
+                   "duplicate-token and induction score, as\n"
+                   "TransformerLens's head detector (head_scores)\n"
+                   "                                            (off)"))
+OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
+       SIZE("N", repeat_random, 0, 1, 512),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --head-scores, the text is N random tokens of\n"
+                   "the vocabulary drawn from --seed, then the same N\n"
+                   "again (no sentence)                 (default none)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE("N", threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -703,7 +703,7 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
                              file_input, argv[optind]);
         return validate(opt, err);
     }
-    if (opt->patch)
+    if (opt->patch || opt->repeat_random > 0)
         return patch_sentence(opt, argc - optind, argv[optind], err) != 0
                    ? -1
                    : validate(opt, err);

@@ -97,6 +97,8 @@ typedef struct {
     const char *patch_corrupt; /* --corrupt TEXT, or NULL */
     const char *patch_answer;  /* --answer TOKEN, or NULL */
     const char *patch_wrong;   /* --wrong TOKEN, or NULL */
+    bool head_scores;          /* --head-scores */
+    size_t repeat_random;      /* --repeat-random N, 0: not given */
     char csv_delimiter;        /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
     bool decimal_comma;        /* --decimal-comma */

@@ -127,6 +127,9 @@ typedef enum {
  * patch_resid (L x T, the residual stream before each layer at each
  * position), the normalised logit difference, 0 corrupted, 1 clean. */
 #define PATCH_TABLES (TABLE_BIT(PATCH_HEADS) | TABLE_BIT(PATCH_RESID))
+/* --head-scores (model/intervene/head_scores.h): head_scores, each
+ * head's previous-token, duplicate-token and induction score. */
+#define HEAD_SCORE_TABLES TABLE_BIT(HEAD_SCORES)
 
 /* What a stack of the lesson's blocks (--variant block --layers N,
  * model/lesson/stack.h) makes once after its blocks, besides each block's
@@ -260,6 +263,8 @@ enum table_mask {
     TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")    \
     TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")    \
     TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")    \
+    TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,            \
+          "(L·H) x 3")                                                        \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
 
 typedef enum {

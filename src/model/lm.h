@@ -23,9 +23,10 @@
 #include "model/hooks.h"
 #include "model/pipeline.h"
 
-/* The sizes the interventions need: L layers of H heads, V words. */
+/* The sizes the interventions need: L layers of H heads, V words, at
+ * most `positions` tokens. */
 typedef struct {
-    size_t layers, heads, vocab;
+    size_t layers, heads, vocab, positions;
 } lm_shape;
 
 typedef struct lm_session lm_session; /* the family's own */

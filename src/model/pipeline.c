@@ -21,7 +21,9 @@ int pipeline_check(double *values, const model_config *mc,
 {
     *values = 0;
     const model_family *family = family_of(mc);
-    if (family->check(values, mc, in, streamed, err) != 0)
+    // --repeat-random draws its text: the run is the intervention's alone
+    if (mc->repeat_random == 0 &&
+        family->check(values, mc, in, streamed, err) != 0)
         return -1;
     return intervene_check(family->lm, mc, in, err);
 }
@@ -41,7 +43,7 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     if (ablate_hooks(&hooks, &run.n_replace, mc, err) != 0)
         return -1;
     run.replace = hooks;
-    int rc = family->run(tr, &run, in, err);
+    int rc = mc->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0)
         rc = intervene_record(tr, family->lm, mc, in, err);
     free(hooks);

@@ -124,6 +124,13 @@ typedef struct {
      * of answer against wrong (model/intervene/patch.h), or NULL */
     const char *patch_clean, *patch_corrupt, *patch_answer, *patch_wrong;
     bool patch;
+    /* --head-scores: each head's previous-token, duplicate-token and
+     * induction score (model/intervene/head_scores.h) */
+    bool head_scores;
+    /* --repeat-random N: the text is N token ids drawn as
+     * torch.randint(0, V, (N,)) after manual_seed(seed), then the same N
+     * again; no sentence (0: the sentence) */
+    size_t repeat_random;
     /* the hooks a family's run applies to its activations (hooks.h):
      * pipeline_run sets them from --ablate */
     const replace_hook *replace;

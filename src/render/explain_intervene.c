@@ -49,6 +49,18 @@ const char *explain_intervention(const table *t)
                  "Early layers need the position where the texts differ; "
                  "where later layers need the last position, the "
                  "information has been moved there by attention.");
+    case TABLE_HEAD_SCORES:
+        return _("Head scores, as TransformerLens's head detector: the share "
+                 "of each head's attention (its attn_weights) that falls "
+                 "where a kind of head would look: the previous token; an "
+                 "earlier copy of the current token (duplicate); the token "
+                 "after an earlier copy (induction, which predicts that "
+                 "what followed before follows again). A row per head, 1 "
+                 "when all its attention goes there. A score describes "
+                 "where a head looks on this text, a correlation: it does "
+                 "not show that the model uses the head, which --ablate "
+                 "and --patch test. Induction needs a repeated text: "
+                 "--repeat-random N.");
     default:
         return NULL;
     }

@@ -45,6 +45,18 @@ into PATCH_CASE.safetensors' "NAME.heads" and "NAME.resid". The texts'
 ids are those the tokenizer of the checkpoint gives them (listed in
 PATCH_CASES; the tokenizer is tested against encoder.py on its own).
 
+Head scores, as TransformerLens's head_detector.py (the same commit)
+defines them: its get_*_detection_pattern functions and
+compute_head_attention_similarity_score, copied verbatim below, with
+detect_head's defaults (error_measure "mul", exclude_bos and
+exclude_current_token False), on each head's attention pattern (the
+softmax weights, taken by a forward hook on attn.attn_dropout, which
+evaluation mode leaves as they are). Into
+scores_CHECKPOINT.safetensors, "NAME.scores" ((L*H) x 3: previous
+token, duplicate token, induction, a row per head, layer by layer); the
+ids are a text's (SCORE_CASES) or torch.randint(0, V, (N,)) after
+torch.manual_seed(SEED), then the same N again (--repeat-random N).
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_intervention_reference.py [OUTDIR]
@@ -53,6 +65,7 @@ How to run it (Debian's python3-torch, CPU, float32):
 import os
 import sys
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -260,6 +273,152 @@ def patch_case(outdir, name):
                       [(n, t.contiguous()) for n, t in tables])
 
 
+# checkpoint -> [(name, ids or (N, SEED) for --repeat-random N --seed SEED)]
+#   two_layers "the cat sat on the cat sat"
+#   four_heads_bf16 "the end the end hello the end"
+SCORE_CASES = {
+    "two_layers": [("text", [278, 271, 273, 277, 268, 271, 273]),
+                   ("random_5_3", (5, 3))],
+    "four_heads_bf16": [("text", [278, 281, 268, 281, 220, 259, 268, 281]),
+                        ("random_12_7", (12, 7))],
+}
+
+
+# ---- TransformerLens's transformer_lens/head_detector.py (commit above),
+# ---- verbatim
+def get_previous_token_head_detection_pattern(
+    tokens: torch.Tensor,  # [batch (1) x pos]
+) -> torch.Tensor:
+    """Outputs a detection score for [previous token heads](https://dynalist.io/d/n2ZWtnoYHrU1s4vnFSAQ519J#z=0O5VOHe9xeZn8Ertywkh7ioc).
+
+    Args:
+      tokens: Tokens being fed to the model.
+    """
+    detection_pattern = torch.zeros(tokens.shape[-1], tokens.shape[-1])
+    # Adds a diagonal of 1's below the main diagonal.
+    detection_pattern[1:, :-1] = torch.eye(tokens.shape[-1] - 1)
+    return torch.tril(detection_pattern)
+
+
+# Duplicate token head
+def get_duplicate_token_head_detection_pattern(
+    tokens: torch.Tensor,  # [batch (1) x pos]
+) -> torch.Tensor:
+    """Outputs a detection score for [duplicate token heads](https://dynalist.io/d/n2ZWtnoYHrU1s4vnFSAQ519J#z=2UkvedzOnghL5UHUgVhROxeo).
+
+    Args:
+      sequence: String being fed to the model.
+    """
+    # [pos x pos]
+    token_pattern = tokens.repeat(tokens.shape[-1], 1).numpy()
+
+    # If token_pattern[i][j] matches its transpose, then token j and token i are duplicates.
+    eq_mask = np.equal(token_pattern, token_pattern.T).astype(int)
+
+    np.fill_diagonal(eq_mask, 0)  # Current token is always a duplicate of itself. Ignore that.
+    detection_pattern = eq_mask.astype(int)
+    return torch.tril(torch.as_tensor(detection_pattern).float())
+
+
+# Induction head
+def get_induction_head_detection_pattern(
+    tokens: torch.Tensor,  # [batch (1) x pos]
+) -> torch.Tensor:
+    """Outputs a detection score for [induction heads](https://dynalist.io/d/n2ZWtnoYHrU1s4vnFSAQ519J#z=_tFVuP5csv5ORIthmqwj0gSY).
+
+    Args:
+      sequence: String being fed to the model.
+    """
+    duplicate_pattern = get_duplicate_token_head_detection_pattern(tokens)
+
+    # Shift all items one to the right
+    shifted_tensor = torch.roll(duplicate_pattern, shifts=1, dims=1)
+
+    # Replace first column with 0's
+    # we don't care about bos but shifting to the right moves the last column to the first,
+    # and the last column might contain non-zero values.
+    zeros_column = torch.zeros(duplicate_pattern.shape[0], 1)
+    result_tensor = torch.cat((zeros_column, shifted_tensor[:, 1:]), dim=1)
+    return torch.tril(result_tensor)
+
+
+def compute_head_attention_similarity_score(
+    attention_pattern: torch.Tensor,  # [q_pos k_pos]
+    detection_pattern: torch.Tensor,  # [seq_len seq_len] (seq_len == q_pos == k_pos)
+    *,
+    exclude_bos: bool,
+    exclude_current_token: bool,
+    error_measure: str,
+) -> float:
+    """Compute the similarity between `attention_pattern` and `detection_pattern`."""
+    # mul
+
+    if error_measure == "mul":
+        if exclude_bos:
+            attention_pattern[:, 0] = 0
+        if exclude_current_token:
+            attention_pattern.fill_diagonal_(0)
+        score = attention_pattern * detection_pattern
+        return (score.sum() / attention_pattern.sum()).item()
+
+    # abs
+
+    abs_diff = (attention_pattern - detection_pattern).abs()
+    assert (abs_diff - torch.tril(abs_diff).to(abs_diff.device)).sum() == 0
+
+    size = len(abs_diff)
+    if exclude_bos:
+        abs_diff[:, 0] = 0
+    if exclude_current_token:
+        abs_diff.fill_diagonal_(0)
+
+    return 1 - round((abs_diff.mean() * size).item(), 3)
+# ---- end of the copy
+
+
+def scores_case(outdir, name):
+    model, config, _ = load(name)
+    L, H = config.num_hidden_layers, config.num_attention_heads
+    tables = []
+    for case, ids in SCORE_CASES[name]:
+        if isinstance(ids, tuple):
+            n, seed = ids
+            torch.manual_seed(seed)
+            half = torch.randint(0, config.vocab_size, (n,))
+            tokens = torch.cat([half, half]).view(1, -1)
+        else:
+            tokens = torch.tensor([ids])
+        patterns = {}
+
+        def keeping(layer):
+            def hook(module, inputs, output):
+                patterns[layer] = output[0].clone()  # [n_heads q_pos k_pos]
+            return hook
+        handles = [model.h[l].attn.attn_dropout.register_forward_hook(
+            keeping(l)) for l in range(L)]
+        with torch.no_grad():
+            model(tokens)
+        for handle in handles:
+            handle.remove()
+        detections = [get_previous_token_head_detection_pattern(tokens),
+                      get_duplicate_token_head_detection_pattern(tokens),
+                      get_induction_head_detection_pattern(tokens)]
+        scores = torch.empty(L * H, 3)
+        for layer in range(L):
+            for head in range(H):
+                for k, d in enumerate(detections):
+                    scores[layer * H + head, k] = \
+                        compute_head_attention_similarity_score(
+                            patterns[layer][head, :, :].clone(),
+                            detection_pattern=d, exclude_bos=False,
+                            exclude_current_token=False,
+                            error_measure="mul")
+        tables.append((case + ".scores", scores))
+        tables.append((case + ".ids", tokens[0].float().view(-1, 1)))
+    write_safetensors(os.path.join(outdir, "scores_%s.safetensors" % name),
+                      [(n, t.contiguous()) for n, t in tables])
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -269,6 +428,8 @@ def main():
         checkpoint_cases(outdir, name)
     for name in PATCH_CASES:
         patch_case(outdir, name)
+    for name in SCORE_CASES:
+        scores_case(outdir, name)
 
 
 if __name__ == "__main__":

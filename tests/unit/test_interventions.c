@@ -7,7 +7,10 @@
  * and of two, and every head alone (all-heads): the ablated model's out,
  * ablation_effect, ablation_loss and ablation_map bit for bit; and
  * --patch's patch_heads and patch_resid against TransformerLens's
- * patching loop and its demo's normalised logit difference. */
+ * patching loop and its demo's normalised logit difference; and
+ * --head-scores (on a text, and on --repeat-random's tokens) against
+ * TransformerLens's head detector. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,40 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
     safetensors_close(&ref);
 }
 
+/* --head-scores on checkpoint ckpt over text, or with --repeat-random n
+ * --seed seed when text is NULL. */
+static void scores_case(const char *refdir, const char *ckpt, const char *name,
+                        const char *text, size_t n, uint64_t seed)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(path, sizeof path, "%s/interventions/scores_%s.safetensors",
+             refdir, ckpt);
+    safetensors ref;
+    mx_error err;
+    if (safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s %s: reference read", ckpt, name);
+        return;
+    }
+    const model_config mc = {.model = dir,
+                             .threads = 1,
+                             .head_scores = true,
+                             .repeat_random = text == NULL ? n : 0,
+                             .seed = seed};
+    const model_input in = {.sentence = text != NULL ? text : "",
+                            .len = text != NULL ? strlen(text) : 0};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s %s: the run", ckpt, name))
+        diag("%s", err.msg);
+    snprintf(key, sizeof key, "%s.scores", name);
+    ok(same_as(model_table(&tr, TABLE_HEAD_SCORES), &ref, key),
+       "%s %s: head_scores", ckpt, name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -175,5 +212,10 @@ int main(int argc, char **argv)
                "the mat sat on the cat", " cat", " mat");
     patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
                "the world hello end the", " end", " world");
+    scores_case(ref, "two_layers", "text", "the cat sat on the cat sat", 0, 0);
+    scores_case(ref, "two_layers", "random_5_3", NULL, 5, 3);
+    scores_case(ref, "four_heads_bf16", "text", "the end the end hello the end",
+                0, 0);
+    scores_case(ref, "four_heads_bf16", "random_12_7", NULL, 12, 7);
     return tap_done();
 }

@@ -41,7 +41,7 @@ static int open_session(lm_session **out, lm_shape *shape,
         return -1;
     }
     const gpt2_config *c = &s->model.cfg;
-    *shape = (lm_shape){c->n_layer, c->n_head, c->vocab_size};
+    *shape = (lm_shape){c->n_layer, c->n_head, c->vocab_size, c->n_positions};
     *out = s;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "model/family.h"
 #include "model/loss.h"
+#include "numerics/rng.h"
 
 int lm_text_open(lm_text *run, const lm_ops *lm, const model_config *mc,
                  const char *text, size_t len, mx_error *err)
@@ -28,6 +29,42 @@ void lm_text_close(lm_text *run)
         run->lm->close(run->s);
     free(run->ids);
     *run = (lm_text){0};
+}
+
+int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
+                   size_t n, uint64_t seed, mx_error *err)
+{
+    *run = (lm_text){.lm = lm};
+    if (lm->open(&run->s, &run->shape, mc, err) != 0)
+        return -1;
+    if (2 * n > run->shape.positions) {
+        const size_t most = run->shape.positions;
+        lm_text_close(run);
+        return err_input(
+            err,
+            _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
+            n, most);
+    }
+    if ((run->ids = calloc(2 * n, sizeof *run->ids)) == NULL) {
+        lm_text_close(run);
+        return err_nomem(err, _("tokens"));
+    }
+    torch_rng g;
+    rng_seed(&g, seed);
+    // random_from_to: a 32-bit draw modulo the range (below 2^32)
+    for (size_t i = 0; i < n; i++)
+        run->ids[i] = (int32_t)(rng_next32(&g) % run->shape.vocab);
+    memcpy(run->ids + n, run->ids, n * sizeof *run->ids);
+    run->T = 2 * n;
+    return 0;
+}
+
+int lm_text_of(lm_text *run, const lm_ops *lm, const model_config *mc,
+               const model_input *in, mx_error *err)
+{
+    if (mc->repeat_random > 0)
+        return lm_text_random(run, lm, mc, mc->repeat_random, mc->seed, err);
+    return lm_text_open(run, lm, mc, in->sentence, in->len, err);
 }
 
 /* What a pass's recorder does: keeps the logits, and passes every point

@@ -30,6 +30,17 @@ int lm_text_open(lm_text *run, const lm_ops *lm, const model_config *mc,
                  const char *text, size_t len, mx_error *err);
 void lm_text_close(lm_text *run);
 
+/* Opens mc's model over n token ids drawn as torch.randint(0, V, (n,))
+ * after torch.manual_seed(seed) (each id the generator's next 32-bit
+ * value modulo V), then the same n again: 2n ids. */
+int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
+                   size_t n, uint64_t seed, mx_error *err);
+
+/* lm_text_random for mc's --repeat-random, else lm_text_open over the
+ * input's sentence. */
+int lm_text_of(lm_text *run, const lm_ops *lm, const model_config *mc,
+               const model_input *in, mx_error *err);
+
 /* One forward pass over ids (T of them) with the n replacing hooks, also
  * calling record(ctx, ...) at every hook point when it is not NULL;
  * *logits (T, V) gets the logits, allocated here. */
