@@ -63,9 +63,13 @@ async function loadCore(mo) {
 
 /* The program's run: {status, stdout, message (stderr's first line
  * without "mha-explain: ")}. */
+let nativeRuns = 0;
 function native(args, env) {
-  /* CI runs the program under valgrind through this prefix (taplib.py) */
-  const prefix = (process.env.MHA_EXPLAIN_PREFIX || '').split(/\s+/)
+  /* CI runs the program under valgrind through this prefix, every
+   * MHA_EXPLAIN_PREFIX_EVERY-th run (taplib.py) */
+  const every = Math.max(1, Number(process.env.MHA_EXPLAIN_PREFIX_EVERY) || 1);
+  const prefix = (nativeRuns++ % every === 0 ?
+                  (process.env.MHA_EXPLAIN_PREFIX || '') : '').split(/\s+/)
     .filter((w) => w !== '');
   const command = prefix.length > 0 ? prefix[0] : mha;
   const r = spawnSync(command, prefix.slice(1).concat(prefix.length > 0 ?

