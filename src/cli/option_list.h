@@ -15,6 +15,8 @@
  *          [.off_lesson, .off_checkpoint = why it does nothing where it
  *           does not apply, when the common message says too little,]
  *          .page = what the live page does with it,
+ *          [GOES_WITH(message, OPT_A[, OPT_B]): given, it needs one of
+ *           those options, else the message ("%s" its --name),]
  *          .help = its help text)
  *
  * How a value is read (option_table.c defines these, option_table.h
@@ -126,6 +128,8 @@ OPTION(PUNCT, "punct", 0, MODEL, 61,
 OPTION(UNK, "unk", 0, MODEL, 62,
        FLAG(unk, false),
        .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
+       /* a trained model's folder makes the run a trained one */
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN, OPT_WEIGHTS),
        .help = N_("a trained run reads words outside its vocabulary\n"
                    "as the word <unk>, which it learns (default error)"))
 OPTION(POSITIONS, "positions", 0, MODEL, 57,
@@ -141,26 +145,31 @@ OPTION(TRAIN, "train", 0, MODEL, 54,
 OPTION(LR, "lr", 0, MODEL, 55,
        RATE("RATE", training.lr),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("the learning rate  (default 0.01 with adam, 0.1\n"
                    "with sgd)"))
 OPTION(OPTIMIZER, "optimizer", 0, MODEL, 56,
        CHOICE("NAME", training.optimizer, OPTIMIZER_ADAM, optimizer_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("sgd or adam, torch.optim's defaults (default adam)"))
 OPTION(CORPUS, "corpus", 0, MODEL, 58,
        NAME("FILE", corpus),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, train on the sentences of FILE's\n"
                    "--column NAME, one per step, cycling (default the\n"
                    "sentence)"))
 OPTION(GRAD, "grad", 0, MODEL, 59,
        FLAG(grad, false),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, the gradients at the final\n"
                    "parameters: <name>.grad tables      (default none)"))
 OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
        CHOICE("ORDER", training.qkv_order, QKV_ORDER_KQV, qkv_order_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, the order the class's forward computes\n"
                    "its projections: kqv (keys first, as the book) or\n"
                    "qkv; it changes the gradients only (default kqv)"))
@@ -186,6 +195,8 @@ OPTION(INPUT, "input", 0, INPUTS, 15,
 OPTION(COLUMN, "column", 0, INPUTS, 16,
        NAME("NAME", column),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
+       GOES_WITH(N_("--column: goes with --input FILE or --corpus FILE"),
+                 OPT_INPUT, OPT_CORPUS),
        .help = N_("... taking the sentence from column NAME"))
 OPTION(QUIET, "quiet", 0, INPUTS, 40,
        FLAG(quiet, false),
@@ -293,11 +304,14 @@ OPTION(PLOT, "plot", 0, PICTURES, 34,
 OPTION(PLOT_SIZE, "plot-size", 0, PICTURES, 35,
        OWN_VALUE("WxH"),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
+       GOES_WITH(N_("--plot-size: goes with --plot FILE"), OPT_PLOT),
        .help = N_("the picture's size: pixels for .png, points for\n"
                    ".svg and .pdf          (default: fit the panels)"))
 OPTION(CMAP, "cmap", 0, PICTURES, 48,
        OWN("NAME", plot_look.cmap, 0),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
+       GOES_WITH(N_("--cmap: goes with --plot FILE or --html FILE"),
+                 OPT_PLOT, OPT_HTML),
        .help = N_("the colour map of --plot and --html, as matplotlib\n"
                    "names it: viridis, magma, Blues, RdBu, coolwarm,\n"
                    "... and NAME_r reversed  (default viridis; RdBu_r\n"
@@ -310,6 +324,7 @@ OPTION(NUMBERS, "numbers", 0, PICTURES, 49,
 OPTION(COLORBAR, "colorbar", 0, PICTURES, 50,
        CHOICE("WHERE", plot_look.bars, BARS_AUTO, bar_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
+       GOES_WITH(N_("--colorbar: goes with --plot FILE"), OPT_PLOT),
        .help = N_("--plot's colour bars: panel (one per panel, on its\n"
                    "own scale), shared (one per table name), none\n"
                    "(default panel; shared with --color-scale fixed)"))

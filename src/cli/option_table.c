@@ -97,6 +97,12 @@ static const option_choices layout_choices = {
     .value = v, .type = TYPE_CHOICE, FIELD(f), .def = (d), .choices = &(list)
 #define OWN(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), .def = (d)
 #define OWN_VALUE(v) .value = v, .type = TYPE_OWN
+/* The options an option goes with (one of them), and the message when
+ * none is given. */
+#define GOES_WITH(msg, ...)                                        \
+    .goes_with = {.with = {__VA_ARGS__},                           \
+                  .n = sizeof((int[]){__VA_ARGS__}) / sizeof(int), \
+                  .message = (msg)}
 
 const option_row option_rows[N_OPTIONS] = {
 #define OPTION(id, name_, short_, section_, place_, ...) \

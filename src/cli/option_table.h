@@ -83,6 +83,15 @@ typedef struct {
     bool named;
 } option_choices;
 
+/* What an option goes with (option_list.h's GOES_WITH): given without
+ * any of the n options `with` names, it is refused with message ("%s"
+ * its --name). */
+typedef struct {
+    int with[2];         /* option ids */
+    size_t n;            /* 0: it goes alone */
+    const char *message; /* untranslated */
+} option_goes_with;
+
 /* One option: a row of option_list.h. */
 typedef struct {
     const char *name;          /* the long name, without "--" */
@@ -111,6 +120,7 @@ typedef struct {
                                argument) */
     const char *off_checkpoint; /* ... with --model ("%s" the option) */
     enum page_use page;         /* what the live page does with it */
+    option_goes_with goes_with; /* the options it needs, or none */
 
     const char *help; /* its --help text, untranslated */
 } option_row;

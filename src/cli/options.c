@@ -328,26 +328,12 @@ const char *options_training_conflict(const options *opt)
 /* --train and the options that go with it. A trained run learns a table
  * of words, so it needs a sentence (not --embeddings, --randn-input or
  * --input), and its steps draw nothing (no dropout, no --draw); its
- * options need --train. */
+ * options need --train (their rows say so: validate_goes_with). */
 int options_validate_training(options *opt, mx_error *err)
 {
-    const struct {
-        bool given;
-        const char *name;
-    } needs_train[] = {
-        {opt->given[OPT_LR], "--lr"},
-        {opt->corpus != NULL, "--corpus"},
-        {opt->grad, "--grad"},
-        {opt->given[OPT_OPTIMIZER], "--optimizer"},
-        // a trained model's folder makes the run a trained one
-        {opt->unk && opt->weights == NULL, "--unk"},
-        {opt->given[OPT_QKV_ORDER], "--qkv-order"},
-    };
+    // the options that go with --train alone are refused without it by
+    // their rows (GOES_WITH, validate_goes_with)
     if (!opt->train) {
-        for (size_t i = 0; i < sizeof needs_train / sizeof *needs_train; i++)
-            if (needs_train[i].given)
-                return err_usage(err, _("%s: goes with --train N"),
-                                 needs_train[i].name);
         if (opt->positions && (opt->embeddings != NULL || opt->randn_input ||
                                opt->n_draw > 0 || opt->kv != NULL))
             return err_usage(err,
@@ -372,6 +358,26 @@ int options_validate_training(options *opt, mx_error *err)
                            "a sentence, one step at a time; it does not "
                            "go with %s"),
                          other);
+    return 0;
+}
+
+/* Every option given goes with what its row says it goes with
+ * (option_list.h's GOES_WITH): one of the options it names is given too,
+ * else its row's message. */
+static int validate_goes_with(const options *opt, mx_error *err)
+{
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_goes_with *g = &option_rows[id].goes_with;
+        if (g->n == 0 || !opt->given[id])
+            continue;
+        bool with = false;
+        for (size_t i = 0; i < g->n; i++)
+            with = with || opt->given[g->with[i]];
+        char flag[40];
+        snprintf(flag, sizeof flag, "--%s", option_rows[id].name);
+        if (!with)
+            return refuse(err, g->message, flag);
+    }
     return 0;
 }
 
@@ -433,6 +439,7 @@ static int validate_heads(const options *opt, mx_error *err)
 static int validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
+        validate_goes_with(opt, err) != 0 ||
         validate_interventions(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0)
@@ -440,16 +447,6 @@ static int validate(options *opt, mx_error *err)
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
-    if (opt->column != NULL && opt->input == NULL && opt->corpus == NULL)
-        return err_usage(err, _("--column: goes with --input FILE or --corpus "
-                                "FILE"));
-    if (opt->plot_width != 0 && opt->plot == NULL)
-        return err_usage(err, _("--plot-size: goes with --plot FILE"));
-    if (opt->plot_look.cmap != NULL && opt->plot == NULL && opt->html == NULL)
-        return err_usage(err, _("--cmap: goes with --plot FILE or --html "
-                                "FILE"));
-    if (opt->plot_look.bars != BARS_AUTO && opt->plot == NULL)
-        return err_usage(err, _("--colorbar: goes with --plot FILE"));
     opt->plot_look.scale = opt->color_scale;
     if (opt->given[OPT_PRECISION])
         opt->plot_look.decimals = opt->precision;

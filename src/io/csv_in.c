@@ -1,5 +1,10 @@
-/* csv_in.c: strict CSV readers on top of libcsv. */
+/* csv_in.c: strict CSV readers on top of libcsv: a whole file read as
+ * rows of fields with their positions, numbers as PyTorch reads them,
+ * and the --embeddings reader. The --input and --corpus sentences
+ * (csv_sentences.c) and the weight matrices (csv_matrix.c) are read
+ * through the same reader (csv_parts.h). */
 #include "io/csv_in.h"
+#include "io/csv_parts.h"
 
 #include "base/i18n.h"
 #include "base/limits.h"
@@ -15,45 +20,6 @@
 #include <utf8proc.h>
 
 /* ---- a whole file as rows of fields, with positions ------------------- */
-
-typedef struct {
-    char *text;          /* NUL-terminated; checked to hold no NUL byte */
-    size_t line, column; /* where the field starts, from 1 */
-} csv_field;
-
-typedef struct {
-    csv_field *fields;
-    size_t n;
-} csv_row;
-
-typedef struct {
-    const char *path;
-    csv_row *rows;
-    size_t n_rows, cap_rows;
-    /* the row being read */
-    csv_field *fields;
-    size_t n_fields, cap_fields;
-    /* limits */
-    size_t max_rows, max_fields;
-    /* position of the byte being fed, and of the next field's start */
-    size_t line, column;
-    size_t field_line, field_column;
-    bool failed;
-    bool hit_limit;     /* failed because of max_rows or max_fields */
-    size_t field_bytes; /* bytes fed since the last field ended */
-    /* with min_width > 0 and a header at least that wide, every row is
-     * checked against the header as it ends, and fields past the
-     * header's width are counted, not kept: memory stays in proportion
-     * to what can be accepted */
-    size_t min_width;
-    bool numbers; /* with min_width: every cell after the first is a number,
-                     checked as it is read */
-    bool decimal_comma;
-    size_t extra, extra_line, extra_column; /* fields past the width */
-    bool narrow; /* the header is narrower than min_width: reading stopped
-                    after it, for check_shape to say so */
-    mx_error *err;
-} csv_reader;
 
 /* clang-format off */
 __attribute__((format(printf, 4, 5)))
@@ -79,7 +45,7 @@ static void free_fields(csv_field *f, size_t n)
     free(f);
 }
 
-static void reader_free(csv_reader *r)
+void reader_free(csv_reader *r)
 {
     for (size_t i = 0; i < r->n_rows; i++)
         free_fields(r->rows[i].fields, r->rows[i].n);
@@ -287,9 +253,9 @@ static int feed(csv_reader *r, struct csv_parser *p, unsigned char byte)
 /* Reads the whole of f into rows; path names it in messages. With
  * min_width, rows are checked against the header's width while reading
  * (see csv_reader), and with numbers their cells after the first too. */
-static int read_csv(csv_reader *r, FILE *f, const char *path,
-                    const csv_style *style, size_t max_rows, size_t max_fields,
-                    size_t min_width, bool numbers, mx_error *err)
+int read_csv(csv_reader *r, FILE *f, const char *path, const csv_style *style,
+             size_t max_rows, size_t max_fields, size_t min_width, bool numbers,
+             mx_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
@@ -468,8 +434,8 @@ int parse_csv_number(float *out, const char *text, bool decimal_comma,
 }
 
 /* Reads field f as a number into *out, or fails at its position. */
-static int field_number(float *out, const csv_field *f, const char *path,
-                        bool decimal_comma, mx_error *err)
+int field_number(float *out, const csv_field *f, const char *path,
+                 bool decimal_comma, mx_error *err)
 {
     const char *why = NULL;
     if (parse_csv_number(out, f->text, decimal_comma, &why) != 0) {
@@ -484,8 +450,8 @@ static int field_number(float *out, const csv_field *f, const char *path,
 /* When a header came out as one column that holds another common
  * delimiter, a hint such as "; the header holds ';': try --csv-delimiter
  * ';'"; otherwise "". */
-static const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
-                                  char delimiter)
+const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
+                           char delimiter)
 {
     buf[0] = '\0';
     if (header->n != 1)
@@ -511,8 +477,8 @@ static const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
 
 /* Checks that there is a header and at least one data row, all rows as
  * wide as the header. */
-static int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
-                       mx_error *err)
+int check_shape(const csv_reader *r, size_t min_fields, char delimiter,
+                mx_error *err)
 {
     if (r->n_rows == 0)
         return err_input(
@@ -558,7 +524,7 @@ void free_strings(char **s, size_t n)
     free(s);
 }
 
-/* ---- the three readers -------------------------------------------------- */
+/* ---- the embeddings ------------------------------------------------------ */
 
 int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
                            const char *path, const csv_style *style,
@@ -612,197 +578,9 @@ done:
     return rc;
 }
 
-/* "; its columns: 'a', 'b', ..." into buf: the header's names, each cut
- * to 20 bytes between two characters, while they fit. */
-static void column_list(char *buf, size_t size, const csv_row *header)
-{
-    snprintf(buf, size, "%s", _("; its columns:"));
-    for (size_t i = 0; i < header->n; i++) {
-        const char *name = header->fields[i].text;
-        const size_t used = strlen(buf);
-        const size_t take = text_prefix(name, 20);
-        if (used + take + 8 >= size) {
-            snprintf(buf + used, size - used, " ...");
-            return;
-        }
-        snprintf(buf + used, size - used, "%s '%.*s%s'", i ? "," : "",
-                 (int)take, name, take < strlen(name) ? "..." : "");
-    }
-}
-
-int read_sentences_stream(char ***sentences, size_t **lines, size_t *n, FILE *f,
-                          const char *path, const char *column,
-                          const csv_style *style, mx_error *err)
-{
-    csv_reader r;
-    *sentences = NULL;
-    *lines = NULL;
-    *n = 0;
-    if (read_csv(&r, f, path, style, MAX_SENTENCES + 1, 1024, 1, false, err) !=
-        0)
-        return -1;
-    int rc = -1;
-    if (check_shape(&r, 1, style->delimiter, err) != 0)
-        goto done;
-
-    const csv_row *header = &r.rows[0];
-    size_t col = header->n;
-    for (size_t i = 0; i < header->n; i++) {
-        if (strcmp(header->fields[i].text, column) != 0)
-            continue;
-        if (col != header->n) {
-            err_input(err, _("%s:%zu:%zu: two columns are named '%s'"), path,
-                      header->fields[i].line, header->fields[i].column, column);
-            goto done;
-        }
-        col = i;
-    }
-    if (col == header->n) {
-        char hint[128];
-        if (delimiter_hint(hint, sizeof hint, header, style->delimiter)[0] ==
-            '\0')
-            column_list(hint, sizeof hint, header);
-        err_input(err, _("%s:%zu:1: no column named '%s' in the header%s"),
-                  path, header->fields[0].line, column, hint);
-        goto done;
-    }
-
-    const size_t count = r.n_rows - 1;
-    char **s = calloc(count, sizeof *s);
-    size_t *l = calloc(count, sizeof *l);
-    if (s == NULL || l == NULL) {
-        free(s);
-        free(l);
-        err_nomem(err, _("the sentences"));
-        goto done;
-    }
-    for (size_t i = 0; i < count; i++) {
-        csv_field *cell = &r.rows[i + 1].fields[col];
-        s[i] = cell->text;
-        l[i] = cell->line;
-        cell->text = NULL;
-    }
-    *sentences = s;
-    *lines = l;
-    *n = count;
-    rc = 0;
-done:
-    reader_free(&r);
-    return rc;
-}
-
-/* A label such as --csv-dir writes, letters then a number ("out3",
- * "in0", "dim2"), names its position: *index is that number. Other
- * labels name none (0). */
-static int numbered_label(size_t *index, const char *label)
-{
-    const char *p = label;
-    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-        p++;
-    if (p == label || *p < '0' || *p > '9' || strlen(p) > 9)
-        return 0;
-    *index = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        *index = *index * 10 + (size_t)(*p - '0');
-    return *p == '\0';
-}
-
-/* Rows and columns are read in the file's order: a numbered label that
- * names another position (rows sorted in a spreadsheet) is an error.
- * With words, row i must be labelled words[i] (a trained vocabulary's
- * rows: their labels are words, whatever they look like). */
-static int check_label_order(const csv_reader *r, const char *const *words,
-                             const char *path, mx_error *err)
-{
-    size_t at = 0;
-    for (size_t j = 1; j < r->rows[0].n; j++) {
-        const csv_field *c = &r->rows[0].fields[j];
-        if (numbered_label(&at, c->text) && at != j - 1)
-            return err_input(err,
-                             _("%s:%zu:%zu: the column labelled '%.40s' is "
-                               "column %zu (rows and columns are read in "
-                               "the file's order; their labels must "
-                               "agree)"),
-                             path, c->line, c->column, c->text, j - 1);
-    }
-    for (size_t i = 1; i < r->n_rows; i++) {
-        const csv_field *c = &r->rows[i].fields[0];
-        if (words != NULL && strcmp(c->text, words[i - 1]) != 0)
-            return err_input(err,
-                             _("%s:%zu:%zu: row %zu is labelled '%.40s', but "
-                               "word %zu of the trained vocabulary is "
-                               "'%.40s' (the rows stay in the vocabulary's "
-                               "order, one per word)"),
-                             path, c->line, c->column, i - 1, c->text, i - 1,
-                             words[i - 1]);
-        if (words == NULL && numbered_label(&at, c->text) && at != i - 1)
-            return err_input(err,
-                             _("%s:%zu:%zu: the row labelled '%.40s' is row "
-                               "%zu (rows and columns are read in the "
-                               "file's order; their labels must agree)"),
-                             path, c->line, c->column, c->text, i - 1);
-    }
-    return 0;
-}
-
-/* read_weight_matrix_stream, with words (or NULL) the rows' labels. */
-static int read_matrix(matrix *m, const char *const *words, FILE *f,
-                       const char *path, const csv_style *style, mx_error *err)
-{
-    csv_reader r;
-    /* reading stops one row or field past the expected shape */
-    if (read_csv(&r, f, path, style, m->rows + 2, m->cols + 2, 0, false, err) !=
-        0) {
-        if (!r.hit_limit)
-            return -1;
-        return err_input(err,
-                         _("%s: has more than %zu rows x %zu columns of "
-                           "numbers (a header row and a label column besides)"),
-                         path, m->rows, m->cols);
-    }
-    int rc = -1;
-    if (r.n_rows != m->rows + 1 || r.rows[0].n != m->cols + 1) {
-        char hint[128] = "";
-        if (r.n_rows > 0)
-            delimiter_hint(hint, sizeof hint, &r.rows[0], style->delimiter);
-        err_input(err,
-                  _("%s: has %zu rows x %zu columns of numbers, expected "
-                    "%zu x %zu (a header row and a label column besides)%s"),
-                  path, r.n_rows > 0 ? r.n_rows - 1 : 0,
-                  r.n_rows > 0 && r.rows[0].n > 0 ? r.rows[0].n - 1 : 0,
-                  m->rows, m->cols, hint);
-        goto done;
-    }
-    if (check_shape(&r, 2, style->delimiter, err) != 0 ||
-        check_label_order(&r, words, path, err) != 0)
-        goto done;
-    for (size_t i = 0; i < m->rows; i++)
-        for (size_t j = 0; j < m->cols; j++)
-            if (field_number(matrix_at(m, i, j), &r.rows[i + 1].fields[j + 1],
-                             path, style->decimal_comma, err) != 0)
-                goto done;
-    rc = 0;
-done:
-    reader_free(&r);
-    return rc;
-}
-
-int read_weight_matrix_stream(matrix *m, FILE *f, const char *path,
-                              const csv_style *style, mx_error *err)
-{
-    return read_matrix(m, NULL, f, path, style, err);
-}
-
-int read_word_matrix_stream(matrix *m, const char *const *words, FILE *f,
-                            const char *path, const csv_style *style,
-                            mx_error *err)
-{
-    return read_matrix(m, words, f, path, style, err);
-}
-
 /* ---- the same, from a path ---------------------------------------------- */
 
-static FILE *open_csv(const char *path, mx_error *err)
+FILE *open_csv(const char *path, mx_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -821,33 +599,6 @@ int read_embeddings(char ***words, size_t *n, matrix *inputs, const char *path,
         return -1;
     int rc = read_embeddings_stream(words, n, inputs, f, path, style, max_width,
                                     err);
-    fclose(f);
-    return rc;
-}
-
-int read_sentences(char ***sentences, size_t **lines, size_t *n,
-                   const char *path, const char *column, const csv_style *style,
-                   mx_error *err)
-{
-    FILE *f = open_csv(path, err);
-    *sentences = NULL;
-    *lines = NULL;
-    *n = 0;
-    if (f == NULL)
-        return -1;
-    int rc =
-        read_sentences_stream(sentences, lines, n, f, path, column, style, err);
-    fclose(f);
-    return rc;
-}
-
-int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
-                       mx_error *err)
-{
-    FILE *f = open_csv(path, err);
-    if (f == NULL)
-        return -1;
-    int rc = read_weight_matrix_stream(m, f, path, style, err);
     fclose(f);
     return rc;
 }

@@ -22,13 +22,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/i18n.h"
+#include "io/folder_locks.h"
 
 typedef struct {
     char *name;   /* where the file goes */
@@ -61,10 +61,9 @@ struct outputs {
     size_t n_groups, cap_groups;
     char **made; /* (n_made) folders made, outermost first */
     size_t n_made, cap_made;
-    int *locks; /* (n_locks) the locked folders' descriptors */
-    size_t n_locks;
-    bool moving;       /* files may be in place: a signal takes them back */
-    cleanup_hook hook; /* remove_unfinished, until outputs_end */
+    folder_locks locks; /* the folders the commit locked */
+    bool moving;        /* files may be in place: a signal takes them back */
+    cleanup_hook hook;  /* remove_unfinished, until outputs_end */
 };
 
 static int grow(void *array, size_t *cap, size_t n, size_t size)
@@ -494,57 +493,16 @@ static char *parent_of(const char *name)
     return strndup(name, (size_t)(slash - name));
 }
 
-/* Locks folder path (flock on a descriptor of it), unless it is locked
- * already; a folder that cannot be opened is not locked. */
-static void lock_folder(outputs *tx, const char *path, struct stat *locked)
-{
-    int fd = path != NULL
-                 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-                 : -1;
-    struct stat st;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return;
-    }
-    for (size_t i = 0; i < tx->n_locks; i++) {
-        if (locked[i].st_dev == st.st_dev && locked[i].st_ino == st.st_ino) {
-            close(fd);
-            return;
-        }
-    }
-    locked[tx->n_locks] = st;
-    tx->locks[tx->n_locks++] = fd;
-}
-
-/* Orders two folders by device and inode. */
-static int by_identity(const void *a, const void *b)
-{
-    const struct stat *x = a, *y = b;
-    if (x->st_dev != y->st_dev)
-        return x->st_dev < y->st_dev ? -1 : 1;
-    if (x->st_ino != y->st_ino)
-        return x->st_ino < y->st_ino ? -1 : 1;
-    return 0;
-}
-
 /* Locks every folder a file goes in: a folder group's dir, the folder of
- * each file made beside its name. Every run takes its locks in the order
- * of the folders' device and inode numbers, so two runs never wait for
- * each other in a circle. */
+ * each file made beside its name (folder_locks.h: in one order for every
+ * run). */
 static int lock_folders(outputs *tx, mx_error *err)
 {
-    size_t most = tx->n + tx->n_groups;
-    struct stat *locked = malloc((most > 0 ? most : 1) * sizeof *locked);
-    tx->locks = malloc((most > 0 ? most : 1) * sizeof *tx->locks);
-    if (locked == NULL || tx->locks == NULL) {
-        free(locked);
-        return err_nomem(err, _("the file list"));
-    }
+    if (folder_locks_init(&tx->locks, tx->n + tx->n_groups, err) != 0)
+        return -1;
     for (size_t g = 0; g < tx->n_groups; g++)
         if (tx->groups[g].folder)
-            lock_folder(tx, tx->groups[g].dir, locked);
+            folder_locks_add(&tx->locks, tx->groups[g].dir);
     const char *last = NULL; /* pages of one run share a folder */
     size_t last_len = 0;
     for (size_t i = 0; i < tx->n; i++) {
@@ -558,24 +516,10 @@ static int lock_folders(outputs *tx, mx_error *err)
         last = e->name;
         last_len = len;
         char *parent = parent_of(e->name);
-        lock_folder(tx, parent, locked);
+        folder_locks_add(&tx->locks, parent);
         free(parent);
     }
-    /* the descriptors sorted with their folders */
-    for (size_t i = 1; i < tx->n_locks; i++) {
-        for (size_t j = i; j > 0 && by_identity(&locked[j - 1], &locked[j]) > 0;
-             j--) {
-            struct stat s = locked[j];
-            locked[j] = locked[j - 1];
-            locked[j - 1] = s;
-            int fd = tx->locks[j];
-            tx->locks[j] = tx->locks[j - 1];
-            tx->locks[j - 1] = fd;
-        }
-    }
-    free(locked);
-    for (size_t i = 0; i < tx->n_locks; i++)
-        flock(tx->locks[i], LOCK_EX);
+    folder_locks_take(&tx->locks);
     return 0;
 }
 
@@ -784,8 +728,7 @@ void outputs_end(outputs *tx, bool keep)
     cleanup_pop(&tx->hook);
     cleanup_unblock(&old);
     /* the other runs waiting for these folders go on */
-    for (size_t i = 0; i < tx->n_locks; i++)
-        close(tx->locks[i]);
+    folder_locks_free(&tx->locks);
     for (size_t i = 0; i < tx->n; i++) {
         free(tx->entries[i].name);
         free(tx->entries[i].temp);
@@ -799,7 +742,6 @@ void outputs_end(outputs *tx, bool keep)
     free(tx->entries);
     free(tx->groups);
     free(tx->made);
-    free(tx->locks);
     free(tx);
 }
 

@@ -240,7 +240,7 @@ void heads_free(head_set *set)
 /* ---- --average ---------------------------------------------------------- */
 
 int record_average(trace *tr, variant_id variant, const mean_stream *sum,
-                   mx_error *err)
+                   const forward_hooks *hk, mx_error *err)
 {
     // the labels of the heads' weights, which stay when their values go
     const table_key head0 = {variant, 0, 0, TABLE_ATTN_WEIGHTS, false},
@@ -253,5 +253,7 @@ int record_average(trace *tr, variant_id variant, const mean_stream *sum,
         return -1;
     // avg (T, S) = the (1, H, T, S) stack of the heads' weights, as
     // nn.MultiheadAttention averages it over dim 1
-    return mean_stream_finish(avg->values.v, sum, err);
+    if (mean_stream_finish(avg->values.v, sum, err) != 0)
+        return -1;
+    return hook_point(hk, &key, &avg->values, err);
 }

@@ -269,7 +269,8 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
     t->head = key->head;
     t->id = key->id;
     t->grad = key->grad;
-    t->stacked = tr->stacked_block && key->variant == VARIANT_ID_BLOCK;
+    t->stacked = tr->stacked_variant != VARIANT_INPUT &&
+                 key->variant == tr->stacked_variant;
     t->family = tr->family;
     if (param != NULL)
         snprintf(t->param, sizeof t->param, "%s", param);

@@ -76,7 +76,7 @@ typedef struct {
                                           model as the row says
                                           (table_place) */
     bool stacked;  /* made by a block of a stack (--layers N, the
-                           trace's stacked_block): headings and the CSV
+                           trace's stacked_variant): headings and the CSV
                            name its layer too */
     bool emitted;  /* handed to the trace's sink */
     bool released; /* the forward pass will not read it again */
@@ -159,10 +159,11 @@ typedef struct {
     size_t n_label_sets, cap_label_sets;
     trace_sink_fn sink; /* or NULL: the whole trace is kept */
     void *sink_ctx;
-    size_t n_emitted;   /* tables [0, n_emitted) went to the sink */
-    bool stacked_block; /* the block is a stack of blocks (--layers N):
-                           its tables are marked stacked, their layer the
-                           block's index */
+    size_t n_emitted; /* tables [0, n_emitted) went to the sink */
+    /* the variant whose module is a stack (--layers N: its row stacks),
+       or VARIANT_INPUT: none; its tables are marked stacked, their
+       layer the block's index */
+    variant_id stacked_variant;
     const struct model_family *family; /* of the run that fills it (set by
                                           pipeline_run; trace_init: the
                                           lesson's), given to every table */

@@ -727,3 +727,28 @@ void add(matrix *out, const matrix *a, const matrix *b)
     for (size_t i = 0; i < a->rows * a->cols; i++)
         out->v[i] = a->v[i] + b->v[i];
 }
+
+/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
+ * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
+ * products left to right, else 8 lanes each starting at a product and
+ * adding the next of its lane with a fused multiply-add, folded in
+ * halves. The product is (a * b) * c, rounded at each step but the
+ * last of a lane's fused ones. */
+float products_sum(const float *a, const float *b, const float *c, size_t n)
+{
+    float lane[8];
+    if (n < 8) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
+            sum = i == 0 ? p : sum + p;
+        }
+        return sum;
+    }
+    for (size_t l = 0; l < 8; l++)
+        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
+    for (size_t i = 8; i < n; i++)
+        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
+                                : fmaf(a[i], b[i], lane[i % 8]);
+    return fold_lanes8(lane);
+}

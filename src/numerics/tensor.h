@@ -172,4 +172,9 @@ void relu(matrix *x);
 /* out = a + b, element by element (a residual connection). */
 void add(matrix *out, const matrix *a, const matrix *b);
 
+/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) over n values, as
+ * PyTorch's vec::map3_reduce_all (map2_reduce_all) adds it: the sums of
+ * the softmax's and LayerNorm's backward passes. */
+float products_sum(const float *a, const float *b, const float *c, size_t n);
+
 #endif

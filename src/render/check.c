@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/lesson/variants.h"
 #include "render/textwidth.h"
 
 /* *largest = d when d is larger, or NaN: a NaN, once seen, stays, so that
@@ -72,10 +73,16 @@ void check_table(check_report *r, const trace *tr, const table *t)
         return;
     if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
         check_head(r, t, trace_mask_of(tr, t), r->causal);
-    if (t->id != TABLE_CONCAT_CONTEXT || t->variant != VARIANT_ID_FUSED)
+    // a module that takes another's heads (--tie, its variant's row) is
+    // compared with it: the fused module's concat_context with the
+    // wrapper's, which runs before it
+    if (t->id != TABLE_CONCAT_CONTEXT || t->variant == VARIANT_INPUT ||
+        t->variant >= VARIANT_ID_COUNT)
         return;
-    // the wrapper runs before the fused module
-    const table_key wrapper = {VARIANT_ID_WRAPPER, t->layer, NO_HEAD,
+    const variant_row *row = variant_row_of(t->variant);
+    if (row->tie == NULL)
+        return;
+    const table_key wrapper = {row->tie_from, t->layer, NO_HEAD,
                                TABLE_CONCAT_CONTEXT, false};
     const table *a = trace_find(tr, &wrapper);
     if (a != NULL && a->values.rows == t->values.rows &&

@@ -3,14 +3,19 @@
  * the output projection (tests/reference/make_hook_reference.py; argv[1]:
  * tests/reference). Zero, set and mean, on the lessons' fused module and
  * on GPT-2's checkpoints tiny and two_layers; every compared table bit for
- * bit, and the plain runs too. */
+ * bit, and the plain runs too. And training's points: its logits zeroed
+ * before the loss is taken (the loss is then ln V), and the recorder
+ * handed the logits and the loss the pass returns. */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/safetensors.h"
 #include "model/lesson/attention.h"
+#include "model/lesson/train.h"
+#include "model/lesson/variants.h"
 #include "model/gpt2/gpt2.h"
 #include "model/hooks.h"
 #include "numerics/rng.h"
@@ -255,6 +260,101 @@ static void gpt2_case(const char *dir, const char *name, int layer, int head)
     gpt2_close(&m);
 }
 
+/* ---- training's logits and loss ------------------------------------- */
+
+/* What the recorder saw: the ids of the points in order, and the last
+ * loss. */
+typedef struct {
+    table_id ids[8];
+    size_t n, logits_rows, logits_cols;
+    float loss;
+} seen_points;
+
+static int see(void *ctx, const table_key *at, const matrix *m, mx_error *err)
+{
+    (void)err;
+    seen_points *s = ctx;
+    if (s->n < 8)
+        s->ids[s->n++] = at->id;
+    if (at->id == TABLE_LOGITS) {
+        s->logits_rows = m->rows;
+        s->logits_cols = m->cols;
+    }
+    if (at->id == TABLE_LOSS && m->rows == 1 && m->cols == 1)
+        s->loss = m->v[0];
+    return 0;
+}
+
+/* One training pass (no backward) of the fused module, MultiHeadAttention
+ * (4, 6, 3 heads) over 5 tokens of a vocabulary of V = 7, drawn after
+ * manual_seed(7), through hk: its loss into *loss. */
+static int train_fused(float *loss, const forward_hooks *hk)
+{
+    enum { V = 7, T = 5, D = 4, O = 6 };
+    const attention_config cfg = {.d_model = D,
+                                  .d_out = O,
+                                  .heads = 3,
+                                  .causal = true,
+                                  .scale = true,
+                                  .hooks = hk};
+    const model_dims dims = {.d_model = D, .d_out = O, .heads = 3};
+    const variant_row *row = variant_row_of(VARIANT_ID_FUSED);
+    torch_rng g;
+    mx_error err;
+    rng_seed(&g, 7);
+    matrix emb = {0}, head = {0};
+    module_room module = {0};
+    int rc = -1;
+    if (matrix_alloc(&emb, V, D, "test", &err) == 0 &&
+        matrix_alloc(&head, V, O, "test", &err) == 0) {
+        rng_normal_fill(emb.v, V * D, 0, 1, &g);
+        rng_normal_fill(head.v, V * O, 0, 1, &g);
+        rc = row->init(&module, &cfg, &dims, &g, &err);
+    }
+    const size_t ids[T] = {0, 3, 1, 6, 3};
+    const train_model m = {.embedding = &emb,
+                           .module = &module,
+                           .lm_head = &head,
+                           .qkv_order = QKV_ORDER_KQV};
+    const train_sentence sentence = {ids, T};
+    if (rc == 0)
+        rc = train_pass(loss, NULL, NULL, &m, VARIANT_ID_FUSED, &dims, &cfg,
+                        &sentence, NULL, &err);
+    row->free(&module);
+    matrix_free(&emb);
+    matrix_free(&head);
+    return rc;
+}
+
+static void training_points(void)
+{
+    float plain = NAN, zeroed = NAN;
+    const replace_hook z = {
+        .at = {VARIANT_ID_FUSED, 0, NO_HEAD, TABLE_LOGITS, false},
+        .action = HOOK_ZERO};
+    const forward_hooks zero = {.replace = &z, .n_replace = 1};
+    const int rc_plain = train_fused(&plain, NULL);
+    const int rc_zero = train_fused(&zeroed, &zero);
+    // every word equally likely: -log_softmax = ln V on every row
+    ok(rc_plain == 0 && rc_zero == 0 && fabs(zeroed - log(7.0)) < 1e-6 &&
+           fabs(plain - log(7.0)) > 1e-3,
+       "training, logits zeroed before the loss: loss %.9g is ln 7 (plain "
+       "%.9g)",
+       (double)zeroed, (double)plain);
+
+    seen_points seen = {0};
+    float recorded = NAN;
+    const forward_hooks rec = {.record = see, .ctx = &seen};
+    const int rc_rec = train_fused(&recorded, &rec);
+    ok(rc_rec == 0 && memcmp(&recorded, &plain, sizeof plain) == 0 &&
+           seen.n == 2 && seen.ids[0] == TABLE_LOGITS &&
+           seen.ids[1] == TABLE_LOSS && seen.logits_rows == 5 &&
+           seen.logits_cols == 7 &&
+           memcmp(&seen.loss, &plain, sizeof plain) == 0,
+       "training's recorder: the logits (5, 7), then the loss the pass "
+       "returns, unchanged");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -262,6 +362,7 @@ int main(int argc, char **argv)
         return 0;
     }
     lesson_fused(argv[1]);
+    training_points();
     gpt2_case(argv[1], "tiny", 0, 0);
     gpt2_case(argv[1], "two_layers", 0, 1);
     return tap_done();

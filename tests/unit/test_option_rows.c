@@ -4,7 +4,8 @@
  * option with a checkpoint's --model, whatever its value; a variant's
  * option without that variant); the live page keeps, as given, the
  * options whose rows it keeps, and cannot repeat a run with one it cannot
- * have. */
+ * have; an option whose row says what it goes with is refused alone with
+ * its row's message, and not with that message beside one of them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +42,9 @@ static const char *a_value(const option_row *o, int id, char *buf, size_t n)
     }
 }
 
-/* Parses "mha-explain ARGS... the cat" (args NULL-terminated). */
-static int parse(options *opt, const char *const *args)
+/* Parses "mha-explain ARGS... the cat" (args NULL-terminated); err
+ * the error, if any. */
+static int parse_err(options *opt, const char *const *args, mx_error *err)
 {
     static char words[16][64];
     char *argv[16];
@@ -54,8 +56,14 @@ static int parse(options *opt, const char *const *args)
     for (int i = 0; i <= argc; i++)
         argv[i] = words[i];
     argv[++argc] = NULL;
-    mx_error err = {0};
-    return options_parse(opt, argc, argv, &err) == 0 ? 0 : err.status;
+    *err = (mx_error){0};
+    return options_parse(opt, argc, argv, err) == 0 ? 0 : err->status;
+}
+
+static int parse(options *opt, const char *const *args)
+{
+    mx_error err;
+    return parse_err(opt, args, &err);
 }
 
 /* The default the help text tells, "(default N)", is the row's. */
@@ -168,11 +176,54 @@ static void page_uses(void)
     }
 }
 
+/* A row's GOES_WITH: alone, the option is refused with its row's message
+ * (which names it); with one of the options it goes with, not so. */
+static void goes_with(void)
+{
+    size_t rows = 0;
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (o->goes_with.n == 0)
+            continue;
+        rows++;
+        char flag[40], buf[32], wflag[40], wbuf[32], want[160];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(want, sizeof want, o->goes_with.message, flag);
+#pragma GCC diagnostic pop
+        const char *v = a_value(o, id, buf, sizeof buf);
+        const char *alone[] = {flag, v, NULL};
+        options opt;
+        mx_error err;
+        const int rc = parse_err(&opt, alone, &err);
+        options_free(&opt);
+        ok(rc == 2 && strcmp(err.msg, want) == 0 &&
+               strncmp(err.msg, flag, strlen(flag)) == 0,
+           "%s alone: '%s'", flag, err.msg);
+        for (size_t i = 0; i < o->goes_with.n; i++) {
+            const option_row *w = &option_rows[o->goes_with.with[i]];
+            snprintf(wflag, sizeof wflag, "--%s", w->name);
+            const char *wv =
+                a_value(w, o->goes_with.with[i], wbuf, sizeof wbuf);
+            const char *with[] = {wflag, wv != NULL ? wv : flag,
+                                  wv != NULL ? flag : v, wv != NULL ? v : NULL,
+                                  NULL};
+            parse_err(&opt, with, &err);
+            options_free(&opt);
+            ok(strcmp(err.msg, want) != 0, "%s with %s: not '%s'", flag, wflag,
+               want);
+        }
+    }
+    ok(rows >= 10, "%zu rows say what they go with", rows);
+}
+
 int main(void)
 {
     help_defaults();
     checkpoint_refusals();
     variant_refusals();
     page_uses();
+    goes_with();
     return tap_done();
 }

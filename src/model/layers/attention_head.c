@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-#include "model/backward.h"
 #include "model/dropout.h"
 #include "model/layers/dense.h"
 
@@ -102,6 +101,24 @@ int attention_head_forward(const head_tables *t, const head_source *src,
     // head_context (T, hd) = attn_weights (T, S) @ v (S, hd)
     matmul(t->context, weights, t->v, pool);
     return point(hk, at, TABLE_HEAD_CONTEXT, t->context, err);
+}
+
+/* softmax's backward over each row: dscores (T, S) = weights *
+ * (dweights - rowsum(dweights * weights)), the row sum in the order of
+ * vec::map2_reduce_all. */
+static void softmax_backward(matrix *dscores, const matrix *dweights,
+                             const matrix *weights)
+{
+    // dscores, dweights, weights (T, S)
+    const size_t S = weights->cols;
+    for (size_t t = 0; t < weights->rows; t++) {
+        const float *dp = matrix_at(dweights, t, 0);
+        const float *p = matrix_at(weights, t, 0);
+        float *ds = matrix_at(dscores, t, 0);
+        const float sum = products_sum(dp, p, NULL, S);
+        for (size_t s = 0; s < S; s++)
+            ds[s] = (dp[s] - sum) * p[s];
+    }
 }
 
 void attention_head_backward(matrix *dq, matrix *dk, matrix *dv,

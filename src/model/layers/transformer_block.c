@@ -93,7 +93,7 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
         matrix *normed = get(p, ids->normed, err);
         if (normed == NULL)
             return -1;
-        layer_norm(normed, x, n->weight, n->bias, n->eps);
+        layer_norm_forward(normed, NULL, NULL, x, n);
         if (point(p, ids->normed, normed, err) != 0)
             return -1;
         in = normed;
@@ -119,9 +119,8 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
     // add_norm1 or out (T, D) = norm(x + f), the sum kept for training
     matrix *sum = attention ? p->s->sum1 : p->s->sum2;
     add(sum, x, f);
-    layer_norm_saving(out, attention ? p->s->mean1 : p->s->mean2,
-                      attention ? p->s->rstd1 : p->s->rstd2, sum, n->weight,
-                      n->bias, n->eps);
+    layer_norm_forward(out, attention ? p->s->mean1 : p->s->mean2,
+                       attention ? p->s->rstd1 : p->s->rstd2, sum, n);
     *y = out;
     return point(p, ids->out_post, out, err);
 }

@@ -1,4 +1,6 @@
-/* transformer_block.h: the Transformer block of every model, written once:
+/* transformer_block.h: the Transformer block of every model, written once,
+ * its forward pass and beside it its backward pass
+ * (transformer_block_backward.c):
  * two residual sublayers, the attention and the feed-forward network
  * (mlp.h), each with its LayerNorm after (the lessons' block) or before
  * (GPT-2):
@@ -35,17 +37,12 @@
 
 #include "base/error.h"
 #include "model/hooks.h"
+#include "model/layers/layer_norm.h"
 #include "model/layers/mlp.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
-
-/* nn.LayerNorm(D)'s parameters. */
-typedef struct {
-    const float *weight, *bias; /* (D) */
-    float eps;
-} layer_norm_params;
 
 typedef enum {
     NORM_AFTER,  /* post-norm: norm(x + sublayer(x)) */
@@ -96,5 +93,46 @@ int block_layer_forward(const matrix **out, const block_layer *b,
                         const block_attention *attn, const block_store *s,
                         const matrix *x, const forward_hooks *hk,
                         const table_key *at, workers *pool, mx_error *err);
+
+/* ---- backward ---------------------------------------------------------- */
+
+/* What the forward pass of a post-norm block without dropout kept for its
+ * backward pass (the store's). */
+typedef struct {
+    const matrix *sum1;                         /* x + attn_out (T, D) */
+    const matrix *norm1;                        /* add_norm1 (T, D) */
+    const matrix *hidden;                       /* ffn_hidden (T, F) */
+    const matrix *sum2;                         /* add_norm1 + ffn_out (T, D) */
+    const float *mean1, *rstd1, *mean2, *rstd2; /* the norms' (T each) */
+} block_saved;
+
+/* The block as training holds it: the norms' weights (D) and where their
+ * gradients go, the feed-forward network's layers and gradients. */
+typedef struct {
+    const float *norm1_weight, *norm2_weight;
+    float *dnorm1_weight, *dnorm1_bias, *dnorm2_weight, *dnorm2_bias;
+    mlp_linears ffn;
+} block_grads;
+
+/* Working room of the backward pass: dsum2 and dnorm1 (T, D), dhidden
+ * (T, F), dyt_d (D, T) and dyt_f (F, T). */
+typedef struct {
+    matrix *dsum2, *dnorm1, *dhidden, *dyt_d, *dyt_f;
+} block_room;
+
+/* The backward pass of the lessons' block (norm after, ReLU, no dropout:
+ * the block training runs) from dout (T, D) = d loss / d out, in the
+ * order PyTorch's autograd runs it:
+ *   norm2's: dsum2 (T, D), the gradient of add_norm1 + ffn_out;
+ *   the network's (mlp_backward), its part of add_norm1's gradient added
+ *   to the residual's (grad point add_norm1);
+ *   norm1's: dattn (T, D) = d loss / d (x + attn_out) (grad point
+ *   attn_out).
+ * x's gradient is dattn (the residual's) plus the attention's backward
+ * pass from dattn: the caller's, as the attention is. */
+void block_layer_backward(matrix *dattn, const block_grads *g,
+                          const block_room *r, const block_saved *s,
+                          const matrix *dout, const grad_points *gp,
+                          workers *pool);
 
 #endif

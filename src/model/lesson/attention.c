@@ -124,24 +124,28 @@ typedef struct {
     variant_id variant;
     const attention_config *cfg;
     const attention_input *in;
-    const qkv *own;          /* head h's own W_query, W_key, W_value */
-    const matrix *Q, *K, *V; /* the fused module's: Q (T, O), K, V (S, O) */
+    const qkv *own;           /* head h's own W_query, W_key, W_value */
+    const fused_store *fused; /* or the fused module's Q, K and V */
 } module_heads;
+
+head_source fused_head_source(const fused_store *s, size_t h, size_t hd)
+{
+    return (head_source){.from = {s->Q, s->K, s->V},
+                         .first = {h * hd, h * hd, h * hd}};
+}
 
 /* One head of a module: a head of the wrapper or the single head with
  * its own projections of x, or a head of the fused module with its
- * columns of Q, K and V (view (T, H, hd), then transpose (H, T, hd));
- * then its attention (attention_head.h). */
+ * columns of Q, K and V; then its attention (attention_head.h). */
 static int module_head(const head_tables *t, const void *ctx, mx_error *err)
 {
     const module_heads *src = ctx;
-    const size_t hd = t->q->cols, first = t->h * hd;
+    const size_t hd = t->q->cols;
     head_source from = {.x = src->in->x, .kv = src->in->kv};
     if (src->own != NULL)
         from.own = &src->own[t->h];
     else
-        from = (head_source){.from = {src->Q, src->K, src->V},
-                             .first = {first, first, first}};
+        from = fused_head_source(src->fused, t->h, hd);
     const head_spec spec = lesson_head(src->cfg, hd);
     const table_key at = {src->variant, src->cfg->layer, (int)t->h,
                           TABLE_QUERIES, false};
@@ -149,12 +153,13 @@ static int module_head(const head_tables *t, const void *ctx, mx_error *err)
                                   src->cfg->pool, err);
 }
 
-/* The hook point of the module's table id over m. */
-static int module_point(const attention_config *cfg, variant_id variant,
-                        table_id id, matrix *m, mx_error *err)
+/* The hook point through hk of the module's table id over m. */
+static int module_point(const forward_hooks *hk, const attention_config *cfg,
+                        variant_id variant, table_id id, matrix *m,
+                        mx_error *err)
 {
     const table_key at = {variant, cfg->layer, NO_HEAD, id, false};
-    return hook_point(cfg->hooks, &at, m, err);
+    return hook_point(hk, &at, m, err);
 }
 
 /* A new table id (T, width) of variant in cfg's layer, one row per
@@ -168,10 +173,9 @@ static table *new_table(trace *tr, variant_id variant, table_id id,
     return dims == NULL ? NULL : trace_new(tr, &key, lab->tokens, dims, err);
 }
 
-/* The concatenation, concat_context (T, O): the heads' head_context (T,
- * hd) side by side, head h in columns [h*hd, (h+1)*hd) (the wrapper's
- * torch.cat(..., dim=-1), the fused module's transpose back to (T, H,
- * hd) and view (T, O)). The contexts are released once read. */
+/* The wrapper's concatenation, concat_context (T, O): the heads'
+ * head_context (T, hd) side by side, head h in columns [h*hd, (h+1)*hd)
+ * (torch.cat(..., dim=-1)). The contexts are released once read. */
 static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
                            size_t width, const attention_config *cfg,
                            const sequence_labels *lab, mx_error *err)
@@ -185,27 +189,98 @@ static table *concat_heads(trace *tr, variant_id variant, const head_set *heads,
         put_columns(&concat->values, heads_context(heads, h), h * hd);
         heads_release_context(tr, heads, h);
     }
-    return module_point(cfg, variant, TABLE_CONCAT_CONTEXT, &concat->values,
-                        err) == 0
+    return module_point(cfg->hooks, cfg, variant, TABLE_CONCAT_CONTEXT,
+                        &concat->values, err) == 0
                ? concat
                : NULL;
 }
 
-/* The output projection, out (T, O) = out_proj(concat_context) =
- * concat_context (T, O) @ out_proj.weight^T + out_proj.bias, made as the
- * table out_id of variant. concat is released once read. */
-static table *project_out(trace *tr, variant_id variant, table_id out_id,
-                          table *concat, const linear *out_proj,
-                          const attention_config *cfg,
-                          const sequence_labels *lab, mx_error *err)
+/* ---- the fused module, written once --------------------------------- */
+
+int fused_module_forward(const matrix **out, const fused_store *s,
+                         const fused_params *p, const attention_config *cfg,
+                         const forward_hooks *hk, variant_id variant,
+                         const matrix *x, const matrix *kv, mx_error *err)
 {
-    table *out = new_table(tr, variant, out_id, cfg->d_out, cfg, lab, err);
-    if (out == NULL)
-        return NULL;
-    linear_layer_forward(&out->values, &concat->values, out_proj, cfg->pool);
-    trace_release(tr, concat);
-    return module_point(cfg, variant, out_id, &out->values, err) == 0 ? out
-                                                                      : NULL;
+    const size_t H = cfg->heads, hd = cfg->d_out / H;
+    // Q (T, O), K and V (S, O) = W_query(x), W_key(kv), W_value(kv): one
+    // projection for all heads
+    qkv_forward(s->Q, s->K, s->V, &p->attn, x, kv, cfg->pool);
+    // the heads: each split off Q, K and V, then its attention
+    if (s->heads(s->ctx, err) != 0)
+        return -1;
+    // concat_context (T, O): transpose back (T, H, hd) and view (T, O),
+    // head h in columns [h*hd, (h+1)*hd)
+    matrix *concat = s->get(s->ctx, TABLE_CONCAT_CONTEXT, err);
+    if (concat == NULL)
+        return -1;
+    for (size_t h = 0; h < H; h++)
+        put_columns(concat, s->context(s->ctx, h), h * hd);
+    if (module_point(hk, cfg, variant, TABLE_CONCAT_CONTEXT, concat, err) != 0)
+        return -1;
+    // out (T, O) = out_proj(concat_context) = concat_context (T, O) @
+    // out_proj.weight^T + out_proj.bias
+    matrix *o = s->get(s->ctx, s->out_id, err);
+    if (o == NULL)
+        return -1;
+    linear_layer_forward(o, concat, &p->out_proj, cfg->pool);
+    *out = o;
+    return module_point(hk, cfg, variant, s->out_id, o, err);
+}
+
+/* The lessons' fused module: its tables in the trace, its projections
+ * working matrices the trace does not keep (fused_store's ctx). */
+typedef struct {
+    trace *tr;
+    variant_id variant;
+    const attention_config *cfg;
+    const attention_input *in;
+    const sequence_labels *lab;
+    const fused_store *store;
+    head_set heads;
+    matrix Q, K, V;
+    table *concat;
+} lesson_fused;
+
+/* The heads in batches (heads.c); then Q, K and V freed. */
+static int lesson_fused_heads(void *ctx, mx_error *err)
+{
+    lesson_fused *f = ctx;
+    const size_t T = f->in->x->rows, S = f->in->kv->rows, O = f->cfg->d_out;
+    const module_heads src = {
+        .variant = f->variant, .cfg = f->cfg, .in = f->in, .fused = f->store};
+    const head_plan plan = {.variant = f->variant,
+                            .heads = f->cfg->heads,
+                            .width = O / f->cfg->heads,
+                            .attend = module_head,
+                            .ctx = &src,
+                            .what = N_("the heads"),
+                            // one (B, H, T, S) tensor: element 0's heads
+                            // first
+                            .dropout_stride = T * S};
+    const int rc =
+        heads_run(&f->heads, f->tr, &plan, f->cfg, f->in, f->lab, err);
+    matrix_free(&f->Q);
+    matrix_free(&f->K);
+    matrix_free(&f->V);
+    return rc;
+}
+
+static const matrix *lesson_fused_context(void *ctx, size_t h)
+{
+    const lesson_fused *f = ctx;
+    return heads_context(&f->heads, h);
+}
+
+/* concat_context and the output: new tables of the variant. */
+static matrix *lesson_fused_table(void *ctx, table_id id, mx_error *err)
+{
+    lesson_fused *f = ctx;
+    table *t =
+        new_table(f->tr, f->variant, id, f->cfg->d_out, f->cfg, f->lab, err);
+    if (t != NULL && id == TABLE_CONCAT_CONTEXT)
+        f->concat = t;
+    return t == NULL ? NULL : &t->values;
 }
 
 /* ---- the forward methods ---------------------------------------------- */
@@ -272,51 +347,34 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
                  const sequence_labels *lab, mx_error *err)
 {
     const size_t T = in->x->rows, S = in->kv->rows, O = cfg->d_out;
-    matrix Q = {0}, K = {0}, V = {0};
+    lesson_fused f = {
+        .tr = tr, .variant = variant, .cfg = cfg, .in = in, .lab = lab};
+    const fused_store store = {.Q = &f.Q,
+                               .K = &f.K,
+                               .V = &f.V,
+                               .heads = lesson_fused_heads,
+                               .context = lesson_fused_context,
+                               .get = lesson_fused_table,
+                               .ctx = &f,
+                               .out_id = out_id};
+    f.store = &store;
     int rc = -1;
-
-    // Q (T, O), K and V (S, O) = x @ W^T: one projection for all heads,
-    // working matrices that the trace does not keep
-    if (matrix_alloc(&Q, T, O, N_("the queries"), err) == 0 &&
-        matrix_alloc(&K, S, O, N_("the keys"), err) == 0 &&
-        matrix_alloc(&V, S, O, N_("the values"), err) == 0) {
-        // Q, K, V = W_query(x), W_key(kv), W_value(kv)
-        qkv_forward(&Q, &K, &V, &p->attn, in->x, in->kv, cfg->pool);
-        rc = 0;
-    }
-
-    // the heads: each split off Q, K and V, then its attention
-    const module_heads src = {
-        .variant = variant, .cfg = cfg, .in = in, .Q = &Q, .K = &K, .V = &V};
-    const head_plan plan = {.variant = variant,
-                            .heads = cfg->heads,
-                            .width = O / cfg->heads,
-                            .attend = module_head,
-                            .ctx = &src,
-                            .what = N_("the heads"),
-                            // one (B, H, T, S) tensor: element 0's heads
-                            // first
-                            .dropout_stride = T * S};
-    head_set heads = {0};
-    if (rc == 0)
-        rc = heads_run(&heads, tr, &plan, cfg, in, lab, err);
-    matrix_free(&Q);
-    matrix_free(&K);
-    matrix_free(&V);
-
-    // concat_context (T, O): transpose back (T, H, hd) and view (T, O)
-    table *concat =
-        rc == 0 ? concat_heads(tr, variant, &heads, O, cfg, lab, err) : NULL;
-    heads_free(&heads);
-
-    // out (T, O) = out_proj(concat_context)
-    const table *o = concat == NULL ? NULL
-                                    : project_out(tr, variant, out_id, concat,
-                                                  &p->out_proj, cfg, lab, err);
-    if (o == NULL)
-        return -1;
-    *out = &o->values;
-    return 0;
+    // Q (T, O), K and V (S, O): working matrices the trace does not keep
+    if (matrix_alloc(&f.Q, T, O, N_("the queries"), err) == 0 &&
+        matrix_alloc(&f.K, S, O, N_("the keys"), err) == 0 &&
+        matrix_alloc(&f.V, S, O, N_("the values"), err) == 0)
+        rc = fused_module_forward(out, &store, p, cfg, cfg->hooks, variant,
+                                  in->x, in->kv, err);
+    matrix_free(&f.Q);
+    matrix_free(&f.K);
+    matrix_free(&f.V);
+    // the contexts and concat_context are released once read
+    for (size_t h = 0; h < f.heads.n && f.concat != NULL; h++)
+        heads_release_context(tr, &f.heads, h);
+    if (f.concat != NULL && rc == 0)
+        trace_release(tr, f.concat);
+    heads_free(&f.heads);
+    return rc;
 }
 
 int fused_forward(trace *tr, const fused_params *p, const attention_config *cfg,

@@ -21,6 +21,7 @@
 
 #include "base/error.h"
 #include "model/hooks.h"
+#include "model/layers/attention_head.h"
 #include "model/linear.h"
 #include "numerics/rng.h"
 #include "model/trace.h"
@@ -109,10 +110,10 @@ void fused_tie_to_wrapper(fused_params *fused, const wrapper_params *wrapper);
  * its heads' attn_weights as nn.MultiheadAttention returns it with
  * average_attn_weights=True (summed over the heads in PyTorch's order,
  * divided by their number), from `sum`, the forward pass's cfg->average:
- * the heads' tables may be gone (trace.h). Defined in heads.c, beside the
- * running sum. */
+ * the heads' tables may be gone (trace.h); then its hook point through
+ * hk (may be NULL). Defined in heads.c, beside the running sum. */
 int record_average(trace *tr, variant_id variant, const mean_stream *sum,
-                   mx_error *err);
+                   const forward_hooks *hk, mx_error *err);
 
 /* Forward passes over in (queries from in->x, keys and values from
  * in->kv), the parameters already recorded (model.h): each makes per head
@@ -140,5 +141,41 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
                  table_id out_id, const fused_params *p,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err);
+
+/* Where a pass of the fused module keeps its activations: the lessons'
+ * forward keeps them in the trace (fused_attend), training's in its tape
+ * (train_parts.h). */
+typedef struct {
+    matrix *Q, *K, *V; /* the projections: Q (T, O), K and V (S, O) */
+    /* runs every head over its columns of Q, K and V (fused_head_source)
+       into its head_context; Q, K and V are not read after it */
+    int (*heads)(void *ctx, mx_error *err);
+    /* head h's head_context (T, hd), once the heads have run */
+    const matrix *(*context)(void *ctx, size_t h);
+    /* the matrix of table id (concat_context, then out_id) (T, O), made
+       when asked, or NULL with err set */
+    matrix *(*get)(void *ctx, table_id id, mx_error *err);
+    void *ctx;
+    table_id out_id; /* the output's table (out; attn_out in the block) */
+} fused_store;
+
+/* MultiHeadAttention.forward, the one pass of the fused module both
+ * the lessons' forward and training run, over x (T, D) (keys and values
+ * over kv (S, D)):
+ *   Q (T, O), K and V (S, O)   = W_query(x), W_key(kv), W_value(kv)
+ *   per head (view, transpose)  its columns of Q, K and V: attention
+ *   concat_context (T, O)      = the heads' contexts side by side
+ *   out (T, O)                 = out_proj(concat_context)
+ * concat_context and out pass their hook points (cfg->layer's, under
+ * variant) through hk (may be NULL); *out is where s keeps the output.
+ * Returns 0, or -1 with err set. */
+int fused_module_forward(const matrix **out, const fused_store *s,
+                         const fused_params *p, const attention_config *cfg,
+                         const forward_hooks *hk, variant_id variant,
+                         const matrix *x, const matrix *kv, mx_error *err);
+
+/* Head h's q, k and v (hd wide) as the fused module splits them: its
+ * columns of Q, K and V (view (T, H, hd), then transpose (H, T, hd)). */
+head_source fused_head_source(const fused_store *s, size_t h, size_t hd);
 
 #endif

@@ -8,10 +8,10 @@
  *   ff.2^T + b2
  *   sum2 = add_norm1 + ffn_out,  out = norm2(sum2)
  *
- * Backward: norm2, then ff.2, the ReLU and ff.0; add_norm1's gradient is
- * the residual's plus ff.0's; norm1; then x's gradient is the residual's,
- * plus the attention's W_value part and its other two in the order its
- * class computes them (train.h).
+ * Backward: the block's (transformer_block.h: norm2, then ff.2, the ReLU
+ * and ff.0; add_norm1's gradient is the residual's plus ff.0's; norm1);
+ * then x's gradient is the residual's, plus the attention's W_value part
+ * and its other two in the order its class computes them (dense.h).
  * Shapes: T tokens, D = d_model, F the feed-forward width.
  */
 #include "model/lesson/block.h"
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/backward.h"
 #include "model/lesson/stack.h"
 #include "model/lesson/train_parts.h"
 
@@ -52,6 +51,13 @@ static matrix *tape_table(void *ctx, table_id id, mx_error *err)
            : id == TABLE_FFN_HIDDEN ? t->hidden
            : id == TABLE_FFN_OUT    ? t->ffn
                                     : t->out;
+}
+
+/* A grad_points function: the block's gradients to the top layer's
+ * shown (ctx), as tables outside the heads. */
+static void show_block_grad(void *ctx, table_id id, const matrix *g)
+{
+    show_grad(ctx, id, NO_HEAD, g);
 }
 
 int block_pass(matrix *dx, void *grad, const void *module,
@@ -118,29 +124,33 @@ int block_pass(matrix *dx, void *grad, const void *module,
 
     block_params *g = &((block_stack *)grad)->blocks[0];
     show_grad(top, TABLE_OUT, NO_HEAD, &dout);
-    // norm2: dsum2 (T, D)
-    layer_norm_backward(&dsum2, g->norm2_weight.v, g->norm2_bias.v, &dout,
-                        &sum2, mean2, rstd2, p->norm2_weight.v);
-    // ff.2: dhidden (T, F); the ReLU's: no gradient where its output is
-    // not above 0
-    show_grad(top, TABLE_FFN_OUT, NO_HEAD, &dsum2);
-    linear_grads(&dhidden, &g->ff2, &p->ff2, &dyt_d, &dsum2, &hidden, false,
-                 cfg->pool);
-    show_grad(top, TABLE_FFN_HIDDEN, NO_HEAD, &dhidden);
-    for (size_t i = 0; i < T * F; i++)
-        if (hidden.v[i] <= 0.0f)
-            dhidden.v[i] = 0.0f;
-    // ff.0: its part of add_norm1's gradient, added to the residual's
-    linear_grads(&dnorm1, &g->ff0, &p->ff0, &dyt_f, &dhidden, &norm1, false,
-                 cfg->pool);
-    for (size_t i = 0; i < T * D; i++)
-        dnorm1.v[i] = dsum2.v[i] + dnorm1.v[i];
-    show_grad(top, TABLE_ADD_NORM1, NO_HEAD, &dnorm1);
-    // norm1: dsum1 (T, D), the residual's part of dx and the attention's
-    // dout
-    layer_norm_backward(&dsum1, g->norm1_weight.v, g->norm1_bias.v, &dnorm1,
-                        &sum1, mean1, rstd1, p->norm1_weight.v);
-    show_grad(top, TABLE_ATTN_OUT, NO_HEAD, &dsum1);
+    // the block's backward (transformer_block.h): norm2, the feed-forward
+    // network, norm1, into dsum1 (T, D), the gradient of x + attn_out
+    const block_grads bg = {
+        .norm1_weight = p->norm1_weight.v,
+        .norm2_weight = p->norm2_weight.v,
+        .dnorm1_weight = g->norm1_weight.v,
+        .dnorm1_bias = g->norm1_bias.v,
+        .dnorm2_weight = g->norm2_weight.v,
+        .dnorm2_bias = g->norm2_bias.v,
+        .ffn = {
+            .fc = &p->ff0, .proj = &p->ff2, .dfc = &g->ff0, .dproj = &g->ff2}};
+    const block_room room = {.dsum2 = &dsum2,
+                             .dnorm1 = &dnorm1,
+                             .dhidden = &dhidden,
+                             .dyt_d = &dyt_d,
+                             .dyt_f = &dyt_f};
+    const block_saved saved = {.sum1 = &sum1,
+                               .norm1 = &norm1,
+                               .hidden = &hidden,
+                               .sum2 = &sum2,
+                               .mean1 = mean1,
+                               .rstd1 = rstd1,
+                               .mean2 = mean2,
+                               .rstd2 = rstd2};
+    const grad_points gp = {show_block_grad, top};
+    block_layer_backward(&dsum1, &bg, &room, &saved, &dout, &gp, cfg->pool);
+    // x's gradient: the residual's, then the attention's
     memcpy(dx->v, dsum1.v, T * D * sizeof(float));
     fused_tape_backward(dx, false, &g->attention, at, &p->attention, &dsum1,
                         cfg, x, top);

@@ -108,8 +108,8 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
     with_sum.dropout_rng = &drop;
     module_room m = {0}, heads = {0};
     if (make_module(&m, &drop, id, mc, &with_sum, &dims, start, err) == 0 &&
-        (!tie || make_module(&heads, NULL, VARIANT_ID_WRAPPER, mc, &with_sum,
-                             &dims, start, err) == 0)) {
+        (!tie || make_module(&heads, NULL, row->tie_from, mc, &with_sum, &dims,
+                             start, err) == 0)) {
         if (forward != NULL)
             drop = *forward;
         if (tie)
@@ -120,10 +120,10 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
         }
     }
     if (tie)
-        variant_row_of(VARIANT_ID_WRAPPER)->free(&heads);
+        variant_row_of(row->tie_from)->free(&heads);
     row->free(&m);
     if (rc == 0 && with_sum.average != NULL)
-        rc = record_average(tr, id, with_sum.average, err);
+        rc = record_average(tr, id, with_sum.average, cfg->hooks, err);
     mean_stream_free(&sum);
     return rc == 0 ? trace_flush(tr, err) : rc;
 }
@@ -258,7 +258,8 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
 static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
                                    const labels *dims, const matrix *embedding,
                                    const size_t *ids, const matrix *given,
-                                   const matrix *positions, mx_error *err)
+                                   const matrix *positions,
+                                   const forward_hooks *hk, mx_error *err)
 {
     const table_key key = {VARIANT_INPUT, 0, NO_HEAD, name, false};
     table *t = trace_new(tr, &key, rows, dims, err);
@@ -276,7 +277,7 @@ static const matrix *record_inputs(trace *tr, table_id name, const labels *rows,
     for (size_t r = 0; positions != NULL && r < rows->n; r++)
         for (size_t d = 0; d < D; d++)
             *matrix_at(&t->values, r, d) += *matrix_at(positions, r, d);
-    return &t->values;
+    return hook_point(hk, &key, &t->values, err) == 0 ? &t->values : NULL;
 }
 
 /* What build_drawn builds a module with: the run's attention and sizes. */
@@ -529,12 +530,13 @@ static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
     // inputs (T, D), and with --kv kv_inputs (S, D)
     const matrix *inputs =
         record_inputs(tr, TABLE_INPUTS, s->lab.tokens, s->dims, d->embedding,
-                      s->tok.ids, d->given, pos, err);
+                      s->tok.ids, d->given, pos, cfg->hooks, err);
     const matrix *kv_inputs =
         inputs == NULL || in->kv == NULL
             ? inputs
             : record_inputs(tr, TABLE_KV_INPUTS, s->kv_rows, s->dims,
-                            d->embedding, s->tok.ids + s->T, NULL, NULL, err);
+                            d->embedding, s->tok.ids + s->T, NULL, NULL,
+                            cfg->hooks, err);
     if (kv_inputs == NULL)
         return -1;
     const attention_input x = {inputs, kv_inputs};
@@ -557,8 +559,12 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
     size_t batch = 0;
     if (run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
         return -1;
-    // a stack's tables name their block (model/lesson/stack.h)
-    tr->stacked_block = mc->block_layers > 0;
+    // a stack's tables name their block (model/lesson/stack.h): the
+    // variant whose row stacks
+    tr->stacked_variant = VARIANT_INPUT;
+    for (size_t i = 0; mc->block_layers > 0 && i < MODEL_N_VARIANTS; i++)
+        if (variant_row_of(model_variants[i].id)->stacks)
+            tr->stacked_variant = model_variants[i].id;
     int rc = -1;
     const size_t D = lesson_width(mc, in);
     if (run_start(&s, &batch, tr, mc, in, err) != 0)

@@ -51,7 +51,8 @@ static const matrix *block_out(const trace *tr, const attention_config *cfg)
  * variant block outside its layers (its place "block", the CSV's layer
  * empty), as a checkpoint's is under "gpt2"; a row per block ("block.2",
  * as the headings name it), a column per head. */
-static int record_entropy(trace *tr, const matrix *entropy, mx_error *err)
+static int record_entropy(trace *tr, const matrix *entropy,
+                          const forward_hooks *hk, mx_error *err)
 {
     const table_key key = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
                            false};
@@ -59,7 +60,7 @@ static int record_entropy(trace *tr, const matrix *entropy, mx_error *err)
     if (t == NULL)
         return -1;
     t->stacked = false; // the whole stack's, not block 0's
-    return 0;
+    return hook_point(hk, &key, &t->values, err);
 }
 
 int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
@@ -97,7 +98,7 @@ int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
         assert(x.x != NULL);
     }
     if (rc == 0)
-        rc = record_entropy(tr, &entropy, err);
+        rc = record_entropy(tr, &entropy, cfg->hooks, err);
     matrix_free(&entropy);
     return rc;
 }

@@ -16,7 +16,7 @@
  *
  * A bias's gradient sums dy (T, O) over the tokens in the order
  * PyTorch's sum kernel reads it, which depends on how autograd lays dy
- * out (backward.h): by columns where the class's view and transpose
+ * out (dense.h): by columns where the class's view and transpose
  * make it so (the keys of a batched module, every projection of a fused
  * module with heads one column wide), and as one contiguous run whenever
  * dy has one column.
@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/backward.h"
 #include "model/layers/attention_head.h"
 #include "model/layers/dense.h"
 #include "model/loss.h"
@@ -62,13 +61,6 @@ void scratch_free(scratch *s)
         matrix_free(s->m[i]);
     free(s->m);
     *s = (scratch){0};
-}
-
-/* a += b, element by element (a gradient accumulated). */
-static void add_into(matrix *a, const matrix *b)
-{
-    for (size_t i = 0; i < a->rows * a->cols; i++)
-        a->v[i] += b->v[i];
 }
 
 /* ---- one head -------------------------------------------------------- */
@@ -162,8 +154,15 @@ int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
         goto done;
     // logits (T, V) = out (T, W) @ lm_head.weight (V, W)^T
     linear_forward(&logits, out, t->lm_head, NULL, pool);
+    table_key at = {t->variant, 0, NO_HEAD, TABLE_LOGITS, false};
+    if (hook_point(t->hooks, &at, &logits, err) != 0)
+        goto done;
     t->loss = cross_entropy(t->dlm_head != NULL ? &dlogits : NULL, &logp,
                             &logits, t->ids);
+    matrix loss = {.rows = 1, .cols = 1, .v = &t->loss};
+    at.id = TABLE_LOSS;
+    if (hook_point(t->hooks, &at, &loss, err) != 0)
+        goto done;
     if (t->logits != NULL)
         memcpy(t->logits->v, logits.v, T * V * sizeof(float));
     // dlm_head (V, W) = dlogits^T @ out, dout (T, W) = dlogits @ lm_head
@@ -180,47 +179,6 @@ done:
 }
 
 /* ---- the modules ------------------------------------------------------ */
-
-/* A layer's gradient: dW (and db) of y = x @ W^T (+ b) from dy, and dx
- * into dx_part. */
-void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
-                  const matrix *dy, const matrix *x, bool by_columns,
-                  workers *pool)
-{
-    enum { MAX_ROWS = MAX_TOKENS };
-    const float *rows[MAX_ROWS];
-    linear_backward(dx_part, &g->weight, g->bias.v, dyt,
-                    dy->rows <= MAX_ROWS ? rows : NULL, dy, x, &l->weight,
-                    by_columns, pool);
-}
-
-/* W_query, W_key, W_value's backward from the head's dq, dk, dv; dx
- * gets their three parts added in the order autograd adds them for a
- * class that computes them in `order` (train.h), the first replacing
- * what dx held when `first`. by_columns[j] (0 query, 1 key, 2 value):
- * that projection's gradient is laid out by columns (backward.h). */
-static void qkv_grads(matrix *dx, bool first, qkv *g, const qkv *p,
-                      const matrix *dq, const matrix *dk, const matrix *dv,
-                      enum qkv_order order, const bool by_columns[3],
-                      matrix *part, matrix *dyt, const matrix *x, workers *pool)
-{
-    // the value's node is made last and runs first; then the later made
-    // of the other two
-    static const int value_query_key[3] = {2, 0, 1};
-    static const int value_key_query[3] = {2, 1, 0};
-    const int *run = order == QKV_ORDER_QKV ? value_key_query : value_query_key;
-    linear *gl[3] = {&g->query, &g->key, &g->value};
-    const linear *pl[3] = {&p->query, &p->key, &p->value};
-    const matrix *dy[3] = {dq, dk, dv};
-    for (size_t i = 0; i < 3; i++) {
-        const int j = run[i];
-        linear_grads(part, gl[j], pl[j], dyt, dy[j], x, by_columns[j], pool);
-        if (first && i == 0)
-            memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
-        else
-            add_into(dx, part);
-    }
-}
 
 /* SelfAttention: one head of width O; its context is the output. */
 int single_pass(matrix *dx, void *grad, const void *module,
@@ -251,8 +209,8 @@ int single_pass(matrix *dx, void *grad, const void *module,
         // its keys.transpose(1, 2) lays dk out by columns; the unmasked
         // one is SelfAttention_v2, over (T, D): its keys.T gives rows
         const bool by_columns[3] = {false, cfg->causal, false};
-        qkv_grads(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
-                  top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
+        qkv_backward(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
+                     top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
     }
     rc = 0;
 done:
@@ -302,9 +260,9 @@ int wrapper_pass(matrix *dx, void *grad, const void *module,
         for (size_t i = H; i-- > 0;) {
             take_columns(&dctx, &dout, i * hd);
             head_back(&h[i], &r, &dctx, cfg, top, (int)i);
-            qkv_grads(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
-                      &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
-                      &dyt, x, cfg->pool);
+            qkv_backward(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
+                         &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
+                         &dyt, x, cfg->pool);
         }
     }
     rc = 0;
@@ -315,8 +273,36 @@ done:
 }
 
 /* MultiHeadAttention: W_query, W_key, W_value O wide, split into heads
- * (view, transpose), contexts side by side, then out_proj. Its forward
- * keeps in a fused_tape what its backward reads. */
+ * (view, transpose), contexts side by side, then out_proj: the fused
+ * module's one pass (attention.h), which keeps in a fused_tape what its
+ * backward reads. */
+
+/* The heads one after another, each over its columns of Q, K and V. */
+static int tape_heads(void *ctx, mx_error *err)
+{
+    (void)err;
+    fused_tape *t = ctx;
+    for (size_t i = 0; i < t->H; i++) {
+        const head_source src = fused_head_source(&t->store, i, t->hd);
+        head_forward(&t->h[i], &src, t->cfg);
+    }
+    return 0;
+}
+
+static const matrix *tape_context(void *ctx, size_t h)
+{
+    const fused_tape *t = ctx;
+    return &t->h[h].context;
+}
+
+/* concat_context and out: the tape's. */
+static matrix *tape_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    fused_tape *t = ctx;
+    return id == TABLE_CONCAT_CONTEXT ? &t->concat : &t->out;
+}
+
 int fused_tape_forward(fused_tape *t, const fused_params *p,
                        const attention_config *cfg, const matrix *x,
                        mx_error *err)
@@ -340,18 +326,19 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
     for (size_t i = 0; i < H; i++)
         if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
-    // Q, K, V (T, O) = W_query(x), W_key(x), W_value(x)
-    qkv_forward(&t->Q, &t->K, &t->V, &p->attn, x, x, cfg->pool);
-    for (size_t i = 0; i < H; i++) {
-        // head i's columns of Q, K, V (view, transpose)
-        const head_source src = {.from = {&t->Q, &t->K, &t->V},
-                                 .first = {i * hd, i * hd, i * hd}};
-        head_forward(&t->h[i], &src, cfg);
-        put_columns(&t->concat, &t->h[i].context, i * hd);
-    }
-    // out (T, O) = out_proj(concat_context)
-    linear_layer_forward(&t->out, &t->concat, &p->out_proj, cfg->pool);
-    return 0;
+    // the fused module's pass (attention.h), its tables in the tape
+    t->cfg = cfg;
+    t->store = (fused_store){.Q = &t->Q,
+                             .K = &t->K,
+                             .V = &t->V,
+                             .heads = tape_heads,
+                             .context = tape_context,
+                             .get = tape_table,
+                             .ctx = t,
+                             .out_id = TABLE_OUT};
+    const matrix *out;
+    return fused_module_forward(&out, &t->store, p, cfg, NULL, VARIANT_ID_FUSED,
+                                x, x, err);
 }
 
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
@@ -359,8 +346,8 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          const matrix *dout, const attention_config *cfg,
                          const matrix *x, top_layer *top)
 {
-    linear_grads(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt, dout,
-                 &t->concat, false, cfg->pool);
+    linear_layer_backward(&t->dconcat, &g->out_proj, &p->out_proj, &t->dyt,
+                          dout, &t->concat, false, cfg->pool);
     show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &t->dconcat);
     for (size_t i = 0; i < t->H; i++) {
         take_columns(&t->dctx, &t->dconcat, i * t->hd);
@@ -373,8 +360,8 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
     // columns; the queries' and values' too when a head is one column
     // wide (else reshape copies them into rows)
     const bool by_columns[3] = {t->hd == 1, true, t->hd == 1};
-    qkv_grads(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
-              top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
+    qkv_backward(dx, dx_first, &g->attn, &p->attn, &t->dQ, &t->dK, &t->dV,
+                 top->qkv_order, by_columns, &t->part, &t->dyt, x, cfg->pool);
 }
 
 void fused_tape_free(fused_tape *t)
@@ -437,6 +424,8 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
         .ids = s->ids,
         .shown = grad != NULL ? shown : NULL,
         .qkv_order = m->qkv_order,
+        .hooks = cfg->hooks,
+        .variant = v,
     };
     // the module's pass, as its variant's row names it (variants.h)
     if (variant_row_of(v)->train(&dx, grad != NULL ? grad->module : NULL,

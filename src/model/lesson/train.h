@@ -8,9 +8,9 @@
  *
  * one sentence per step, cycling. W is the module's output width (d_out;
  * d_model in the block). The gradients are those of loss.backward(): the
- * module's backward passes (backward.h), the loss's (loss.h), the
- * embedding's (repeated words add up in token order); the step is
- * optim.h's.
+ * module's backward passes (each beside its forward in model/layers/),
+ * the loss's (loss.h), the embedding's (repeated words add up in token
+ * order); the step is optim.h's.
  */
 #ifndef MHA_TRAIN_H
 #define MHA_TRAIN_H
@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "model/lesson/attention.h"
+#include "model/layers/dense.h"
 #include "model/catalogue.h"
 #include "model/lesson/model.h"
 #include "model/optim.h"
@@ -46,15 +47,8 @@ typedef struct {
     void *ctx;
 } train_watch;
 
-/* The order in which the module class's forward computes its three
- * projections (--qkv-order). The forward tables do not depend on it; the
- * gradient of their input x does: autograd adds the three parts in the
- * order it runs their backward nodes, the ready node made last first, so
- * W_value's part, then the later of the other two's, then the earlier's:
- *   QKV_ORDER_KQV  keys, queries, values (the book's classes):
- *                  dx = (dV + dQ) + dK
- *   QKV_ORDER_QKV  queries, keys, values: dx = (dV + dK) + dQ */
-enum qkv_order { QKV_ORDER_KQV, QKV_ORDER_QKV };
+/* enum qkv_order, the order of the class's projections (--qkv-order),
+ * is dense.h's: it decides how qkv_backward adds x's gradient. */
 
 typedef struct {
     size_t steps;                  /* N */

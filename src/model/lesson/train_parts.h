@@ -1,7 +1,7 @@
 /* train_parts.h: the pieces of the training's passes (train.c) that a
  * module's pass in another file reuses (block_train.c): working
- * matrices, the top layer (lm_head and the loss), nn.Linear's gradient
- * and the fused attention's forward and backward.
+ * matrices, the top layer (lm_head and the loss) and the fused
+ * attention's forward and backward.
  *
  * Shapes: T tokens, D = d_model, O = d_out, H heads, hd = O / H.
  */
@@ -41,12 +41,17 @@ typedef struct {
     const train_shown *shown; /* or NULL */
     int shown_rc;             /* the first failure of shown->fn */
     enum qkv_order qkv_order;
+    /* the hook points logits (T, V) and loss (1, 1) of the variant's
+       place, through hooks (may be NULL) */
+    const forward_hooks *hooks;
+    variant_id variant;
 } top_layer;
 
 /* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
 void show_grad(top_layer *t, table_id id, int head, const matrix *g);
 
-/* out (T, W) -> t->loss; with t->dlm_head, dout (T, W). */
+/* out (T, W) -> t->loss, the logits and the loss each through its hook
+ * point; with t->dlm_head, dout (T, W). */
 int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
              mx_error *err);
 
@@ -56,13 +61,6 @@ int top_pass(matrix *dout, top_layer *t, const matrix *out, workers *pool,
 typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
                               const attention_config *cfg, const matrix *x,
                               top_layer *top, mx_error *err);
-
-/* nn.Linear's gradients into g from dy, and dx into dx_part (backward.h;
- * by_columns: dy laid out by columns; a dy of one column is summed as
- * one contiguous run either way). */
-void linear_grads(matrix *dx_part, linear *g, const linear *l, matrix *dyt,
-                  const matrix *dy, const matrix *x, bool by_columns,
-                  workers *pool);
 
 /* A head's forward tables, kept for its backward pass. */
 typedef struct {
@@ -91,7 +89,9 @@ typedef struct {
     head_work *h; /* H heads */
     head_room r;
     size_t H, hd;
-    matrix Q, K, V, concat, out;                 /* (T, O) */
+    matrix Q, K, V, concat, out; /* (T, O) */
+    fused_store store;           /* the module's pass over them (attention.h) */
+    const attention_config *cfg;
     matrix dconcat, dQ, dK, dV, dctx, part, dyt; /* working room */
 } fused_tape;
 

@@ -69,7 +69,8 @@ static void inputs_of(matrix *x, const train_model *m, const size_t *ids)
  * them, into a new table of variant v; *x points at its values. */
 static int record_inputs(const matrix **x, trace *tr, variant_id v,
                          const train_model *m, const size_t *ids,
-                         const trained_labels *lab, mx_error *err)
+                         const trained_labels *lab, const forward_hooks *hk,
+                         mx_error *err)
 {
     const table_key key = {v, 0, NO_HEAD, TABLE_INPUTS, false};
     table *t = trace_new(tr, &key, lab->seq->tokens, lab->dims, err);
@@ -77,7 +78,7 @@ static int record_inputs(const matrix **x, trace *tr, variant_id v,
         return -1;
     inputs_of(&t->values, m, ids);
     *x = &t->values;
-    return 0;
+    return hook_point(hk, &key, &t->values, err);
 }
 
 /* ---- checkpoints: the heads' weights as the training goes ------------- */
@@ -333,7 +334,7 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     if (rc == 0)
         rc = row->forward(tr, module, &with_sum, in, seq, err);
     if (rc == 0 && avg)
-        rc = record_average(tr, id, &sum, err);
+        rc = record_average(tr, id, &sum, cfg->hooks, err);
     mean_stream_free(&sum);
     return rc;
 }
@@ -514,7 +515,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     // the trained model's tables, and its forward pass on the sentence
     const matrix *x;
     if (record_model(tr, id, false, &model, &dims, lab, err) != 0 ||
-        record_inputs(&x, tr, id, &model, ids, lab, err) != 0)
+        record_inputs(&x, tr, id, &model, ids, lab, acfg.hooks, err) != 0)
         goto done;
     const attention_input in = {x, x};
     if (shown_forward(tr, id, &sm.m, &acfg, &in, mc->average, lab->seq, err) !=

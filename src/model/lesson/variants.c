@@ -388,6 +388,7 @@ static const variant_row rows[] = {
             .size = fused_size,
             .explain = fused_explain,
             .tie = fused_tie,
+            .tie_from = VARIANT_ID_WRAPPER,
         },
     [VARIANT_ID_BLOCK - 1] =
         {

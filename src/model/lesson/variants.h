@@ -98,9 +98,11 @@ typedef struct {
     void (*explain)(char *text, size_t size, const model_dims *d);
 
     /* --tie, the fused row only (NULL in the others): the module takes the
-     * heads of `wrapper`, a module of VARIANT_ID_WRAPPER drawn and read as
-     * the wrapper's own run makes it. */
+     * heads of `wrapper`, a module of variant tie_from drawn and read as
+     * that variant's own run makes it (--check then compares the two
+     * variants' concat_context). */
     void (*tie)(void *module, const void *wrapper);
+    variant_id tie_from; /* with tie: VARIANT_ID_WRAPPER */
 } variant_row;
 
 /* What an option needs of a variant to apply to it: the options read

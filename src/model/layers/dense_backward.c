@@ -1,14 +1,18 @@
-/* backward.c: the layers' backward passes (backward.h). Every matrix
+/* dense_backward.c: the affine layer's backward pass beside its forward
+ * (dense.h): nn.Linear's gradients, and an attention's three projections'
+ * with their input's gradient added in autograd's order. Every matrix
  * product is one float32 sum per cell in index order, each product
  * rounded before it is added: what BLAS sgemm computes for mm's backward
- * (grad.mm(w), x.t().mm(grad)) and bmm's in every transpose case. */
-#include "model/backward.h"
+ * (grad.mm(w), x.t().mm(grad)) and bmm's in every transpose case.
+ *
+ * Shapes: T tokens, D the layer's input width, O its output width.
+ */
+#include "model/layers/dense.h"
 
-#include <math.h>
 #include <string.h>
 
+#include "model/tokenize.h"
 #include "numerics/matmul.h"
-#include "numerics/vecmath.h"
 
 /* The sums of cascade_sum's row_sum: n elements, each `width` floats
  * (a vector of 8, or 1), read as (n / 4, 4): four running sums, carried
@@ -98,77 +102,39 @@ void linear_backward(matrix *dx, matrix *dw, float *db, matrix *dyt,
         matmul_full(dx, dy, w, pool);
 }
 
-/* sum_i a[i] * b[i] * c[i] (or a[i] * b[i] with c NULL) as
- * vec::map3_reduce_all (map2_reduce_all) adds it: under 8 values the
- * products left to right, else 8 lanes each starting at a product and
- * adding the next of its lane with a fused multiply-add, folded in
- * halves. The product is (a * b) * c, rounded at each step but the
- * last of a lane's fused ones. */
-static float products_sum(const float *a, const float *b, const float *c,
-                          size_t n)
+void linear_layer_backward(matrix *dx, linear *g, const linear *l, matrix *dyt,
+                           const matrix *dy, const matrix *x,
+                           bool dy_by_columns, workers *pool)
 {
-    float lane[8];
-    if (n < 8) {
-        float sum = 0.0f;
-        for (size_t i = 0; i < n; i++) {
-            const float p = c != NULL ? a[i] * b[i] * c[i] : a[i] * b[i];
-            sum = i == 0 ? p : sum + p;
-        }
-        return sum;
-    }
-    for (size_t l = 0; l < 8; l++)
-        lane[l] = c != NULL ? a[l] * b[l] * c[l] : a[l] * b[l];
-    for (size_t i = 8; i < n; i++)
-        lane[i % 8] = c != NULL ? fmaf(a[i] * b[i], c[i], lane[i % 8])
-                                : fmaf(a[i], b[i], lane[i % 8]);
-    return fold_lanes8(lane);
+    enum { MAX_ROWS = MAX_TOKENS };
+    const float *rows[MAX_ROWS];
+    linear_backward(dx, &g->weight, g->bias.v, dyt,
+                    dy->rows <= MAX_ROWS ? rows : NULL, dy, x, &l->weight,
+                    dy_by_columns, pool);
 }
 
-void softmax_backward(matrix *dscores, const matrix *dweights,
-                      const matrix *weights)
+void qkv_backward(matrix *dx, bool dx_first, qkv *g, const qkv *p,
+                  const matrix *dq, const matrix *dk, const matrix *dv,
+                  enum qkv_order order, const bool by_columns[3], matrix *part,
+                  matrix *dyt, const matrix *x, workers *pool)
 {
-    // dscores, dweights, weights (T, S)
-    const size_t S = weights->cols;
-    for (size_t t = 0; t < weights->rows; t++) {
-        const float *dp = matrix_at(dweights, t, 0);
-        const float *p = matrix_at(weights, t, 0);
-        float *ds = matrix_at(dscores, t, 0);
-        const float sum = products_sum(dp, p, NULL, S);
-        for (size_t s = 0; s < S; s++)
-            ds[s] = (dp[s] - sum) * p[s];
-    }
-}
-
-void layer_norm_backward(matrix *dx, float *dgamma, float *dbeta,
-                         const matrix *dy, const matrix *x, const float *mean,
-                         const float *rstd, const float *gamma)
-{
-    // dx, dy, x (T, D); dgamma, dbeta, gamma (D); mean, rstd (T)
-    const size_t T = x->rows, D = x->cols;
-    const float scale = 1.0f / (float)D;
-    for (size_t d = 0; d < D; d++)
-        dgamma[d] = dbeta[d] = 0.0f;
-    for (size_t t = 0; t < T; t++) {
-        const float *g = matrix_at(dy, t, 0), *xr = matrix_at(x, t, 0);
-        const float a = rstd[t], m = mean[t];
-        // dgamma += dy * (a * x - a * mean), dbeta += dy, row by row
-        const float shift = -a * m;
-        for (size_t d = 0; d < D; d++) {
-            dgamma[d] = fmaf(g[d], fmaf(a, xr[d], shift), dgamma[d]);
-            dbeta[d] += g[d];
-        }
-        // ds = sum(dy * x * gamma), db = sum(dy * gamma)
-        const float ds = products_sum(g, xr, gamma, D);
-        const float db = products_sum(g, gamma, NULL, D);
-        const float b = fmaf(db, m, -ds) * a * a * a * scale;
-        const float c = fmaf(-b, m, -(db * a * scale));
-        float *out = matrix_at(dx, t, 0);
-        for (size_t d = 0; d < D; d++)
-            out[d] = fmaf(b, xr[d], a * g[d] * gamma[d]) + c;
-    }
-    // the second pass adds each (one thread's) buffer to 0
-    for (size_t d = 0; d < D; d++) {
-        dgamma[d] = 0.0f + dgamma[d];
-        dbeta[d] = 0.0f + dbeta[d];
+    // the value's node is made last and runs first; then the later made
+    // of the other two
+    static const int value_query_key[3] = {2, 0, 1};
+    static const int value_key_query[3] = {2, 1, 0};
+    const int *run = order == QKV_ORDER_QKV ? value_key_query : value_query_key;
+    linear *gl[3] = {&g->query, &g->key, &g->value};
+    const linear *pl[3] = {&p->query, &p->key, &p->value};
+    const matrix *dy[3] = {dq, dk, dv};
+    for (size_t i = 0; i < 3; i++) {
+        const int j = run[i];
+        linear_layer_backward(part, gl[j], pl[j], dyt, dy[j], x, by_columns[j],
+                              pool);
+        // dx += part, element by element (the first replacing it)
+        if (dx_first && i == 0)
+            memcpy(dx->v, part->v, dx->rows * dx->cols * sizeof(float));
+        else
+            for (size_t e = 0; e < dx->rows * dx->cols; e++)
+                dx->v[e] += part->v[e];
     }
 }
