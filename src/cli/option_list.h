@@ -155,7 +155,7 @@ OPTION(OPTIMIZER, "optimizer", 0, MODEL, 56,
        .help = N_("sgd or adam, torch.optim's defaults (default adam)"))
 OPTION(CORPUS, "corpus", 0, MODEL, 58,
        NAME("FILE", corpus),
-       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .applies = APPLIES_LESSON, .page = PAGE_MODEL,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, train on the sentences of FILE's\n"
                    "--column NAME, one per step, cycling (default the\n"
@@ -205,7 +205,7 @@ OPTION(QUIET, "quiet", 0, INPUTS, 40,
                    "after a second of --input or --train)"))
 OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
        NAME("DIR", weights),
-       .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
+       .applies = APPLIES_LESSON, .page = PAGE_MODEL,
        .help = N_("parameter CSVs named as --csv-dir writes them\n"
                    "replace the seeded ones             (default none)"))
 OPTION(MODEL, "model", 0, INPUTS, 51,
@@ -249,7 +249,7 @@ OPTION(FORMAT, "format", 0, OUTPUT, 9,
        .help = N_("text, or csv for tidy CSV          (default text)"))
 OPTION(TABLES, "tables", 0, OUTPUT, 8,
        OWN_VALUE("LIST"),
-       .applies = APPLIES_ANY, .page = PAGE_CANNOT,
+       .applies = APPLIES_ANY, .page = PAGE_MODEL,
        .help = N_("only these tables, comma-separated  (default all)"))
 OPTION(PRECISION, "precision", 0, OUTPUT, 10,
        SIZE("N", precision, 4, 0, MAX_PRECISION),

@@ -66,6 +66,10 @@ enum page_use {
     PAGE_EDITS,  /* its editor shows and changes the setting */
     PAGE_KEEPS,  /* its editor keeps it as it was given, unedited */
     PAGE_CANNOT, /* the page cannot repeat the run: not editable */
+    PAGE_MODEL,  /* a trained run's page carries its model instead (the
+                    training's corpus, the folder it was read from): the
+                    editor runs the sentence over that model; any other
+                    run's page cannot repeat it */
 };
 
 /* The names a TYPE_CHOICE option takes and the value each one stores. */

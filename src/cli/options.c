@@ -509,10 +509,11 @@ static int validate(options *opt, mx_error *err)
         return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
                                 "another delimiter than ',' (use "
                                 "--csv-delimiter ';')"));
-    /* the sizes of a --weights folder's trained model (its model.json)
-     * are checked once the folder is read (cli/weights_options.h) */
+    /* the sizes of a --weights folder's trained model (its model.json),
+     * and the --tables names that depend on them (heads.3...), are
+     * checked once the folder is read (cli/weights_options.h) */
     if (opt->weights != NULL && !opt->weights_read)
-        return check_table_names(opt, err);
+        return 0;
     if (validate_heads(opt, err) != 0)
         return -1;
     return check_table_names(opt, err);

@@ -51,12 +51,22 @@ html_run page_run_of(const options *opt, const model_input *in)
         .layers = opt->block_layers,
         .editable = in->sentence != NULL,
     };
+    // a trained run from a corpus or a folder: the page carries its model
+    static const char *const punct[] = {"keep", "split", "drop"};
+    run.lower = opt->rules.lower;
+    run.unk = opt->unk;
+    run.punct = punct[opt->rules.punct];
+    for (size_t id = 0; id < N_OPTIONS && opt->train; id++)
+        if (opt->given[id] && option_rows[id].page == PAGE_MODEL)
+            run.model = true;
+    run.model_dir = opt->weights != NULL ? opt->weights : opt->csv_dir;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
-        if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS)
+        if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS ||
+            (o->page == PAGE_MODEL && run.model))
             continue;
-        if (o->page == PAGE_CANNOT)
+        if (o->page == PAGE_CANNOT || o->page == PAGE_MODEL)
             run.editable = false;
         else if (opt->arg[id] == NULL)
             add_arg(&run, "--%s", o->name);

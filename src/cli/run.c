@@ -101,6 +101,35 @@ static int put_manifest(csv_dir_set *files, const model_config *mc,
     return rc;
 }
 
+/* The run's --html page (a trained model's page carries the model,
+ * html.h). */
+static int put_page(html_set *html, const options *opt, const model_input *in,
+                    const model_config *mc, const trace *tr, mx_error *err)
+{
+    explain_context notes = explain_for(opt, tr);
+    notes.width = EXPLAIN_NO_WRAP;
+    const text_style text = {
+        .precision = opt->precision, .full = opt->full, .trace = tr};
+    const html_run run = page_run_of(opt, in);
+    html_model model = {0};
+    char *manifest = NULL;
+    int rc = run.model ? manifest_text(&manifest, &model.len, mc, tr,
+                                       opt->corpus, err)
+                       : 0;
+    model.manifest = manifest;
+    const html_page page = {.look = &opt->plot_look,
+                            .masked = tr->model.causal,
+                            .scaled = tr->model.scale,
+                            .text = &text,
+                            .explain = &notes,
+                            .run = &run,
+                            .model = run.model ? &model : NULL};
+    if (rc == 0)
+        rc = html_add(html, tr, &page, err);
+    free(manifest);
+    return rc;
+}
+
 static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                           const model_input *in, long index,
                           const char *heading, run_files *files,
@@ -196,20 +225,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
             *check_failed = true;
     }
     /* the page is written whole, under a temporary name, last */
-    if (rc == 0 && files->html != NULL) {
-        explain_context notes = explain_for(opt, &tr);
-        notes.width = EXPLAIN_NO_WRAP;
-        const text_style text = {
-            .precision = opt->precision, .full = opt->full, .trace = &tr};
-        const html_run run = page_run_of(opt, in);
-        const html_page page = {.look = &opt->plot_look,
-                                .masked = tr.model.causal,
-                                .scaled = tr.model.scale,
-                                .text = &text,
-                                .explain = &notes,
-                                .run = &run};
-        rc = html_add(files->html, &tr, &page, err);
-    }
+    if (rc == 0 && files->html != NULL)
+        rc = put_page(files->html, opt, in, &mc, &tr, err);
     text_stream_end(&o.text);
     trace_free(&tr);
     return rc;

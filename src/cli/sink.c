@@ -5,6 +5,7 @@
 
 #include "base/i18n.h"
 #include "cli/settings.h"
+#include "model/lesson/manifest.h"
 #include "model/tokenize.h"
 
 const table **select_tables(const trace *tr, const options *opt, size_t *n)
@@ -61,14 +62,10 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
                             options_wants_table(o->opt, table_name(t)), err);
 }
 
-/* Whether t is part of a trained model (--train): a variant's embedding,
- * positions, parameters or lm_head, which its --csv-dir folder always
- * holds, so that --weights can read the model back. */
+/* Whether t is part of a trained model (--train): manifest_table. */
 static bool trained_model_table(const options *opt, const table *t)
 {
-    return opt->train && !t->grad && t->variant != VARIANT_INPUT &&
-           (t->id == TABLE_EMBEDDING || t->id == TABLE_POS_EMBEDDING ||
-            t->id == TABLE_PARAM || t->id == TABLE_LM_HEAD);
+    return opt->train && manifest_table(t);
 }
 
 int put_table(void *ctx, const table *t, mx_error *err)

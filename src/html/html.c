@@ -12,7 +12,8 @@
  * The live page (docs/html.md) adds, after the data, the command line its
  * editor starts from (id="mha-run"), the WebAssembly core (id="mha-core",
  * src/wasm) and the catalogue of the page's language for the core's
- * messages (id="mha-messages"), both gzip'd in base64 (page_core.h).
+ * messages (id="mha-messages"), both gzip'd in base64 (page_core.h), and
+ * for a trained model's run the model (id="mha-model", html_model.c).
  * A program built without the core writes only mha-run, which says so.
  */
 #include "html/html.h"
@@ -100,10 +101,43 @@ static void write_training_run(FILE *out, const html_run *run)
         fputs("\"layers\":null,\n", out);
 }
 
+/* {"dir": "modelo", "words": [...], "lower": true, "punct": "split",
+ * "unk": false}: the trained model a model run's page carries (html.h),
+ * its words those of its first variant's embedding; null for any other
+ * run. */
+static void write_model_run(FILE *out, const html_run *run, const trace *tr)
+{
+    const table *embedding = NULL;
+    for (size_t i = 0; i < trace_count(tr) && embedding == NULL; i++) {
+        const table *t = trace_at(tr, i);
+        if (t->id == TABLE_EMBEDDING && t->variant != VARIANT_INPUT && !t->grad)
+            embedding = t;
+    }
+    if (!run->model || embedding == NULL) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"dir\":", out);
+    if (run->model_dir != NULL)
+        json_string(out, run->model_dir);
+    else
+        fputs("null", out);
+    fputs(",\"words\":[", out);
+    for (size_t i = 0; i < embedding->rows->n; i++) {
+        if (i > 0)
+            fputc(',', out);
+        json_string(out, embedding->rows->s[i]);
+    }
+    fprintf(out, "],\"lower\":%s,\"punct\":\"%s\",\"unk\":%s}",
+            run->lower ? "true" : "false", run->punct,
+            run->unk ? "true" : "false");
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
- * (html_run), with the language and whether the page carries the core. */
-static void write_run(FILE *out, const html_run *run, const char *lang,
-                      bool live)
+ * (html_run), with the language, whether the page carries the core and
+ * the model it carries (or null). */
+static void write_run(FILE *out, const html_run *run, const trace *tr,
+                      const char *lang, bool live)
 {
     fputs("{\"sentence\":", out);
     json_string(out, run->sentence);
@@ -145,21 +179,30 @@ static void write_run(FILE *out, const html_run *run, const char *lang,
     }
     fputs("],\"lang\":", out);
     json_string(out, lang);
-    fprintf(out, ",\"editable\":%s,\"live\":%s}",
+    fprintf(out, ",\"editable\":%s,\"live\":%s,\n\"model\":",
             run->editable ? "true" : "false", live ? "true" : "false");
+    write_model_run(out, run, tr);
+    fputc('}', out);
 }
 
 /* The live page's parts after the data (see the top of this file). */
-static void write_live_parts(FILE *out, const html_run *run)
+static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
 {
+    const html_run *run = page->run;
     char lang[32];
     page_language(lang, sizeof lang);
     const bool live = page_core[0] != '\0';
     fputs("<script type=\"application/json\" id=\"mha-run\">\n", out);
-    write_run(out, run, lang, live);
+    write_run(out, run, tr, lang, live);
     fputs("\n</script>\n", out);
     if (!live)
         return;
+    if (run->model && page->model != NULL) {
+        fputs("<script type=\"application/octet-stream\" id=\"mha-model\">",
+              out);
+        html_write_model(out, tr, page->model);
+        fputs("</script>\n", out);
+    }
     fputs("<script type=\"application/octet-stream\" id=\"mha-core\">", out);
     fputs(page_core, out);
     fputs("</script>\n", out);
@@ -221,7 +264,7 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         return -1;
     fputs("\n</script>\n", out);
     if (page->run != NULL)
-        write_live_parts(out, page->run);
+        write_live_parts(out, page, tr);
     fputs("<script>\n", out);
     if (training)
         fputs(page_training_js, out);
@@ -306,6 +349,10 @@ int html_add(html_set *set, const trace *tr, const html_page *page,
     if (trace_find_tokens(tr) == NULL)
         return err_input(err, _("--html: the run has no tokens to show"));
     assert(set->made < set->pages); /* one call per page */
+    size_t model_bytes = 0;
+    if (page->run != NULL && page->run->model && page->model != NULL &&
+        html_model_size(&model_bytes, tr, page->model, err) != 0)
+        return -1;
     const char *path = set->finals[set->made++];
     FILE *f = NULL;
     if (outputs_create(set->tx, &f, set->group, NULL, path, err) != 0)

@@ -47,7 +47,29 @@ typedef struct {
     size_t n_fixed;
     bool editable; /* false: the run has an option the editor cannot
                       keep (an input file, --weights, --draw, ...) */
+    /* A trained run from a corpus or a --weights folder: the page carries
+     * the trained model (html_page's model) and its editor runs the
+     * sentence over it (--weights model_dir and the kept options), with
+     * the word rules below. model_dir is the folder's name on the
+     * command line the page shows (--weights', else --csv-dir's, else
+     * NULL: the model is in the page only). */
+    bool model;
+    const char *model_dir;
+    bool lower, unk;   /* --lower, --unk */
+    const char *punct; /* --punct keep|split|drop */
 } html_run;
+
+/* The trained model a page of a model run carries (html_model.c): its
+ * model.json (model/lesson/manifest.h), and its tables, taken from the
+ * run's trace. */
+typedef struct {
+    const char *manifest; /* model.json's text, len bytes */
+    size_t len;
+} html_model;
+
+/* The largest trained model a page carries, in bytes before base64 (a
+ * page under 2 MB: the rest of a classroom page is about 400 kB). */
+#define HTML_MODEL_MAX_BYTES ((size_t)1 << 20)
 
 /* What the page says about the run besides its tables. */
 typedef struct {
@@ -59,7 +81,8 @@ typedef struct {
                                       width EXPLAIN_NO_WRAP */
     const plot_style *look;         /* the matrix view's colours and numbers, as
                                --plot draws them (NULL: the defaults) */
-    const html_run *run; /* the editor's command line (html.c), or NULL */
+    const html_run *run;     /* the editor's command line (html.c), or NULL */
+    const html_model *model; /* with run->model: the model it carries */
 } html_page;
 
 /* The pages of a run: one, or with --input one per sentence. */

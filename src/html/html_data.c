@@ -52,35 +52,50 @@ static void json_labels(FILE *out, const labels *l)
     fputc(']', out);
 }
 
+/* RFC 4648's alphabet. */
+static const char digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void base64_put(base64_out *b, unsigned char byte)
+{
+    b->group[b->have++] = byte;
+    if (b->have < 3)
+        return;
+    fputc(digits[b->group[0] >> 2], b->out);
+    fputc(digits[((b->group[0] & 3) << 4) | (b->group[1] >> 4)], b->out);
+    fputc(digits[((b->group[1] & 15) << 2) | (b->group[2] >> 6)], b->out);
+    fputc(digits[b->group[2] & 63], b->out);
+    b->have = 0;
+}
+
+void base64_end(base64_out *b)
+{
+    if (b->have == 0)
+        return;
+    if (b->have == 1)
+        b->group[1] = 0;
+    fputc(digits[b->group[0] >> 2], b->out);
+    fputc(digits[((b->group[0] & 3) << 4) | (b->group[1] >> 4)], b->out);
+    fputc(b->have == 2 ? digits[(b->group[1] & 15) << 2] : '=', b->out);
+    fputc('=', b->out);
+    b->have = 0;
+}
+
+void base64_float(base64_out *b, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 4; i++)
+        base64_put(b, (unsigned char)(bits >> (8 * i)));
+}
+
 /* The bytes of n floats, little-endian, in base64 (RFC 4648, padded). */
 static void base64_floats(FILE *out, const float *v, size_t n)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    unsigned char group[3];
-    size_t have = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, &v[i], sizeof bits);
-        for (int b = 0; b < 4; b++) {
-            group[have++] = (unsigned char)(bits >> (8 * b));
-            if (have == 3) {
-                fputc(digits[group[0] >> 2], out);
-                fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
-                fputc(digits[((group[1] & 15) << 2) | (group[2] >> 6)], out);
-                fputc(digits[group[2] & 63], out);
-                have = 0;
-            }
-        }
-    }
-    if (have > 0) {
-        if (have == 1)
-            group[1] = 0;
-        fputc(digits[group[0] >> 2], out);
-        fputc(digits[((group[0] & 3) << 4) | (group[1] >> 4)], out);
-        fputc(have == 2 ? digits[(group[1] & 15) << 2] : '=', out);
-        fputc('=', out);
-    }
+    base64_out b = {.out = out};
+    for (size_t i = 0; i < n; i++)
+        base64_float(&b, v[i]);
+    base64_end(&b);
 }
 
 void json_floats(FILE *out, const float *v, size_t rows, size_t cols)
@@ -365,6 +380,15 @@ static const char *const page_words[] = {
        "the run it was written with."),
     /* TRANSLATORS: {0} is the browser's description of the fault */
     N_("The page's core stopped ({0}); change a setting to try again."),
+    /* TRANSLATORS: the editor of a trained model's page; {0} is a number
+     * of words, which the words themselves follow */
+    N_("This trained model knows {0} words; a sentence of them runs over "
+       "it, as --weights runs it:"),
+    /* TRANSLATORS: {0} is the options that made the words: --lower
+     * --punct split */
+    N_("Words are made by {0}, as the training made them."),
+    N_("The model is in this page only: --csv-dir DIR saves it as a folder "
+       "for --weights."),
 };
 
 /* "text":"translation", with a comma after it. */
@@ -411,8 +435,6 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
  * green and blue of each in turn (768 bytes: no padding). */
 static void json_colormap(FILE *out, const char *name)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     colormap m;
     colormap_find(&m, name);
     fputc('"', out);

@@ -18,6 +18,19 @@
  * end the <script> element that holds it. */
 void json_string(FILE *out, const char *s);
 
+/* Bytes written in base64 (RFC 4648, padded) as they come:
+ * base64_put each byte (base64_float: a float32's 4 bytes, little-endian),
+ * then base64_end. */
+typedef struct {
+    FILE *out;
+    unsigned char group[3];
+    size_t have;
+} base64_out;
+
+void base64_put(base64_out *b, unsigned char byte);
+void base64_float(base64_out *b, float v);
+void base64_end(base64_out *b);
+
 /* {"rows":r,"cols":c,"f32":"..."}: the rows x cols floats at v, their
  * little-endian bytes in base64. */
 void json_floats(FILE *out, const float *v, size_t rows, size_t cols);
@@ -46,5 +59,19 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
  * [sentences], "text": tables}, ...]. */
 int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
                      const html_page *page, mx_error *err);
+
+/* The trained model a model run's page carries (html.h), in base64: its
+ * files as a --weights folder holds them, each its name ('\0'-ended),
+ * its length (4 bytes, little-endian) and its bytes: model.json's text,
+ * then each of the trace's model tables (manifest_table), named
+ * "<variant>.<name>.csv" as --csv-dir names it, in the page's own form:
+ * rows and cols (4 bytes each, little-endian), the rows' labels (each
+ * '\0'-ended) and the rows x cols float32 values (little-endian). The
+ * WebAssembly core reads it as the run's --weights folder
+ * (src/wasm/page_folder.c). An error when it would pass
+ * HTML_MODEL_MAX_BYTES. */
+int html_model_size(size_t *bytes, const trace *tr, const html_model *model,
+                    mx_error *err);
+void html_write_model(FILE *out, const trace *tr, const html_model *model);
 
 #endif

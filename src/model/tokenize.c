@@ -320,6 +320,46 @@ int tokenize_words(tokenized *out, const char *const *words, size_t n,
     return 0;
 }
 
+/* A word the sentence makes of several tokens (a checkpoint's pieces:
+ * "gato" of "\u2423g" and "ato"): an error listing them, for --focus to
+ * name one; 0 when the word is not there in pieces. */
+static int word_in_pieces(const char *spec, const char *const *tokens, size_t n,
+                          mx_error *err)
+{
+    const size_t space = strlen("\u2423"), len = strlen(spec);
+    for (size_t i = 0; i < n; i++) {
+        size_t at = 0, j = i;
+        for (; j < n && at < len; j++) {
+            const char *t = tokens[j];
+            // the space before the word, alone or with its first letters
+            const bool spaced = j == i && strncmp(t, "\u2423", space) == 0;
+            if (spaced)
+                t += space;
+            const size_t k = strlen(t);
+            if ((k == 0 && !spaced) || k > len - at ||
+                strncmp(spec + at, t, k) != 0)
+                break;
+            at += k;
+        }
+        if (at != len || j - i < 2)
+            continue;
+        // the piece to suggest: the first with a letter of the word
+        const size_t pick = strcmp(tokens[i], "\u2423") == 0 ? i + 1 : i;
+        char pieces[300] = "";
+        for (size_t p = i; p < j; p++) {
+            const size_t used = strlen(pieces);
+            snprintf(pieces + used, sizeof pieces - used, "%s'%s'",
+                     p > i ? ", " : "", tokens[p]);
+        }
+        return err_usage(err,
+                         _("--focus: '%s' is not one token: the sentence "
+                           "splits it into %zu tokens, %s; focus one of "
+                           "them, such as --focus '%s@%zu'"),
+                         spec, j - i, pieces, tokens[pick], pick);
+    }
+    return 0;
+}
+
 int find_token(size_t *position, const char *spec, const char *const *tokens,
                size_t n, mx_error *err)
 {
@@ -393,6 +433,8 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
         if (rc != 1)
             return rc;
     }
+    if (found == 0 && word_in_pieces(spec, tokens, n, err) != 0)
+        return -1;
     if (found == 0) {
         /* the words it could be, in order, each once: whole tokens while
          * they fit, then ", ..." (a first token longer than the list is

@@ -8,6 +8,7 @@
 #include "base/i18n.h"
 #include "model/lesson/model.h"
 #include "model/lesson/variants.h"
+#include "model/next_tokens.h"
 #include "render/explain_parts.h"
 
 /* A param_fn: adds a present parameter's values to the weights or the
@@ -360,6 +361,19 @@ static void note_logits(FILE *out, const note_shapes *n)
                 O, c->vocab, T, O, O, c->vocab, T, c->vocab);
 }
 
+static void note_next_tokens(FILE *out, const note_shapes *n)
+{
+    const explain_context *c = n->c;
+    const size_t k = c->vocab < NEXT_TOKENS_K ? c->vocab : NEXT_TOKENS_K;
+    explain_say(out, c->width,
+                _("Next words: torch.softmax(logits, -1) turns row t of the "
+                  "logits into probabilities over the %zu words of the "
+                  "vocabulary; the table lists the %zu likeliest after "
+                  "each token, \"token \u2192 next\", the likeliest "
+                  "first: what the trained model predicts."),
+                c->vocab, k);
+}
+
 static void note_loss(FILE *out, const note_shapes *n)
 {
     const explain_context *c = n->c;
@@ -664,6 +678,7 @@ static note_fn *const notes[TABLE_COUNT] = {
     [TABLE_EMBEDDING] = note_embedding,
     [TABLE_POS_EMBEDDING] = note_pos_embedding,
     [TABLE_LOGITS] = note_logits,
+    [TABLE_NEXT_TOKENS] = note_next_tokens,
     [TABLE_LOSS] = note_loss,
     [TABLE_INPUTS] = note_inputs,
     [TABLE_KV_INPUTS] = note_kv_inputs,

@@ -12,10 +12,12 @@
 #include "cli/model_options.h"
 #include "cli/options.h"
 #include "cli/settings.h"
+#include "cli/weights_options.h"
 #include "html/html_parts.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "render/render.h"
+#include "wasm/page_folder.h"
 
 /* Exported under their own names, for the page's script. */
 #define EXPORT(name) __attribute__((export_name(#name)))
@@ -99,6 +101,27 @@ static int write_page_data(FILE *out, const options *opt, const trace *tr,
 }
 
 /* The run of one parsed command line, written to out. */
+static int run_options(FILE *out, const options *opt, bool csv, mx_error *err);
+
+/* The run of a command line with --weights: the folder is the trained
+ * model the page carries (model, len bytes; NULL: none), read as the
+ * program reads a folder (cli/run.c, run_job). */
+static int run_weights(FILE *out, const options *opt, bool csv,
+                       unsigned char *model, size_t len, mx_error *err)
+{
+    if (model == NULL)
+        return err_input(err, _("%s: the page reads no files"), opt->weights);
+    weights_files files;
+    if (page_folder_open(&files, opt->weights, model, len, err) != 0)
+        return -1;
+    options with_files;
+    int rc = weights_options(&with_files, opt, &files, err);
+    if (rc == 0)
+        rc = run_options(out, &with_files, csv, err);
+    weights_files_free(&files);
+    return rc;
+}
+
 static int run_options(FILE *out, const options *opt, bool csv, mx_error *err)
 {
     if (opt->sentence == NULL || opt->sentence_from_stdin)
@@ -145,7 +168,9 @@ static mx_result *refused(const mx_error *err)
     return answer(err->status != 0 ? err->status : 2, text, len);
 }
 
-EXPORT(mx_run) mx_result *mx_run(const char *args, size_t len, int csv)
+EXPORT(mx_run)
+mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
+                  size_t model_len)
 {
     mx_error err = {0};
     char *copy = malloc(len + 1);
@@ -164,7 +189,9 @@ EXPORT(mx_run) mx_result *mx_run(const char *args, size_t len, int csv)
     } else {
         options opt;
         rc = options_parse(&opt, argc, argv, &err);
-        if (rc == 0)
+        if (rc == 0 && opt.weights != NULL)
+            rc = run_weights(out, &opt, csv != 0, model, model_len, &err);
+        else if (rc == 0)
             rc = run_options(out, &opt, csv != 0, &err);
         options_free(&opt);
     }

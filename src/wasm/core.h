@@ -35,9 +35,12 @@ int mx_catalogue(unsigned char *bytes, size_t len);
 
 /* Runs `mha-explain ARGS` where args holds the arguments after the
  * program's name, each ending in '\0', len bytes in all: the page's data
- * (csv 0) or the CSV output (csv 1). NULL only when there is no memory
- * for the answer; mx_result_free frees it. */
-mx_result *mx_run(const char *args, size_t len, int csv);
+ * (csv 0) or the CSV output (csv 1). model (model_len bytes, or NULL) is
+ * the trained model the page carries (html_parts.h), which a --weights
+ * of the command line reads as its folder (page_folder.h). NULL only
+ * when there is no memory for the answer; mx_result_free frees it. */
+mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
+                  size_t model_len);
 void mx_result_free(mx_result *r);
 
 #endif

@@ -153,6 +153,10 @@ CASES = [
     ([S, "--focus", "cat"], b"", 2, "'cat' is not a token of the sentence "
      "(its tokens: O, gato, sobe, no, tapete)", True),
     (["a a b", "--focus", "c"], b"", 2, "(its tokens: a, b)", True),
+    # a word of two tokens (--punct split): its pieces
+    (["o peixe. nada", "--punct", "split", "--focus", "peixe."], b"", 2,
+     "'peixe.' is not one token: the sentence splits it into 2 tokens, "
+     "'peixe', '.'; focus one of them, such as --focus 'peixe@1'", True),
     # a notebook's order of draws, random input and dropout
     (["--draw", "fused,input,fused", S], b"", 2,
      "--draw: 'fused' is listed twice in 'fused,input,fused'", True),

@@ -277,6 +277,24 @@ def main():
     ok(plain.returncode == 0 and plain.stdout == r.stdout,
        "--focus cat names the token \u2423cat, as ' cat' does",
        plain.stderr[:300])
+    # a word the tokenizer splits: the error lists its pieces, and the
+    # piece it suggests is focused
+    mha.check_error(["--model", two, "--focus", "cats", "the cats sat"],
+                    "--focus: 'cats' is not one token: the sentence splits "
+                    "it into 2 tokens, '\u2423cat', 's'; focus one of them, "
+                    "such as --focus '\u2423cat@1'",
+                    "--focus cats, split into \u2423cat and s: status 2, "
+                    "the pieces listed")
+    mha.check_error(["--model", two, "--focus", "gato", "O gato"],
+                    "splits it into 4 tokens, '\u2423', 'g', 'at', 'o'; "
+                    "focus one of them, such as --focus 'g@2'",
+                    "--focus gato, its space a token of its own: the first "
+                    "piece with a letter suggested")
+    piece = mha.run(["--model", two, "--focus", "\u2423cat@1", "--width",
+                     "0", "the cats sat"])
+    ok(piece.returncode == 0 and piece.stdout.decode().startswith(
+        "focus: \u2423cat (position 1 of 4)"),
+       "the suggested --focus '\u2423cat@1' runs", piece.stderr[:300])
 
     # --input: each row's text a run of its own, its rows those of the
     # text given alone

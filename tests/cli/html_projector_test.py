@@ -160,13 +160,20 @@ def check_loss_curve(driver, page):
         got = driver.execute_script("""
             var s = document.querySelector('svg.loss-curve');
             var t = s.querySelector('text');
+            var cell = document.querySelector(
+              '.training-head td.cell:not(.masked)');
             return [s.getBoundingClientRect().width,
                     document.getElementById('training-view').clientWidth,
-                    parseFloat(getComputedStyle(t).fontSize)];""")
+                    parseFloat(getComputedStyle(t).fontSize),
+                    cell ? parseFloat(getComputedStyle(cell).fontSize) : 0];
+            """)
         ok(got[0] >= got[1] - 8 and got[0] >= 0.9 * (w - 60) and
            got[2] >= 14,
            "%dx%d: the loss curve is as wide as its view, its labels %d px"
            % (w, h, got[2]), got)
+        ok(got[3] >= 14,
+           "%dx%d: the training view's maps write their numbers in %d px"
+           % (w, h, got[3]), got)
         shot(driver, "training-%dx%d-light" % (w, h))
 
 
@@ -371,6 +378,46 @@ def check_themes(driver, page, eight):
     media(driver)
 
 
+def check_masked_canvas(driver, big):
+    """A head drawn on a canvas (more than 40 x 40 values): its masked
+    values take the theme's masked colour (--masked-b), light grey on a
+    light page and dark grey on a dark one, as the hatched cells do."""
+    viewport(driver, 1280, 720)
+    for name, (scheme, more) in [("light", ("light", "no-preference")),
+                                 ("dark", ("dark", "no-preference")),
+                                 ("contrast", ("light", "more"))]:
+        media(driver, scheme, more)
+        open_page(driver, big)
+        view(driver, "matrix")
+        got = driver.execute_script("""
+            var c = document.querySelector('canvas[data-head="0"]');
+            if (!c) return null;
+            var p = c.getContext('2d').getImageData(c.width - 1, 0, 1, 1)
+              .data;
+            return ['rgb(' + p[0] + ', ' + p[1] + ', ' + p[2] + ')',
+                    getComputedStyle(document.documentElement)
+                      .getPropertyValue('--masked-b').trim(),
+                    getComputedStyle(document.body).backgroundColor];""")
+        if got is None:
+            ok(False, "%s: the 45-word head is drawn on a canvas" % name)
+            continue
+        masked = rgb_of(got[0])
+        digits = got[1][1:]
+        if len(digits) == 3:
+            digits = "".join(c + c for c in digits)
+        want = tuple(int(digits[k:k + 2], 16) for k in (0, 2, 4)) \
+            if re.match(r"^[0-9a-fA-F]{6}$", digits) else None
+        dark = name != "light"
+        ok(tuple(masked) == want and
+           (lightness(masked) < 30 if dark else lightness(masked) > 80),
+           "%s: a canvas head's masked values are the theme's masked "
+           "colour %s (lightness %.0f on a page of %.0f)" %
+           (name, got[1], lightness(masked), lightness(rgb_of(got[2]))),
+           got)
+        shot(driver, "canvas-1280x720-" + name)
+    media(driver)
+
+
 def check_variant(driver, mha, tmp):
     page = os.path.join(tmp, "order.html")
     r = mha.run(["the cat sat", "--heads", "3", "--d-out", "6",
@@ -518,7 +565,10 @@ def main():
         page = os.path.join(tmp, "classroom.html")
         trained = os.path.join(tmp, "trained.html")
         eight = os.path.join(tmp, "eight.html")
-        for args, path in [(["O gato sobe no tapete", "--heads", "2"], page),
+        big = os.path.join(tmp, "big.html")
+        words = " ".join("w%d" % i for i in range(45))
+        for args, path in [([words, "--variant", "fused"], big),
+                           (["O gato sobe no tapete", "--heads", "2"], page),
                            (["O gato sobe no tapete", "--heads", "2",
                              "--train", "30"], trained),
                            (["the cat sat on the mat", "--heads", "8",
@@ -532,6 +582,7 @@ def main():
             check_editor(driver, page)
             check_presentation(driver, page)
             check_themes(driver, page, eight)
+            check_masked_canvas(driver, big)
             check_variant(driver, mha, tmp)
             check_step_keys(driver, page)
             check_keyboard(driver, page)

@@ -326,6 +326,21 @@ def self_describing(tmp):
         MHA.check_error([S, "--weights", d] + opt, fragment,
                         "%s against model.json: status 2 naming both "
                         "values" % " ".join(opt))
+    # a --tables name of a head is checked against the folder's heads, not
+    # --heads' default (2)
+    four = os.path.join(tmp, "quatro")
+    train_into(four, ["--variant", "wrapper", "--heads", "4", "--d-out",
+                      "8"])
+    r = MHA.run([S, "--weights", four, "--tables", "heads.3.W_query.weight",
+                 "--format", "csv"])
+    ok(r.returncode == 0 and list(tables(r.stdout)) ==
+       [("wrapper", "heads.3.W_query.weight")],
+       "--tables heads.3.W_query.weight of a 4-head folder: its fourth "
+       "head's W_query", r.stderr)
+    MHA.check_error([S, "--weights", four, "--tables",
+                     "heads.4.W_query.weight"],
+                    "--tables: unknown table 'heads.4.W_query.weight'",
+                    "--tables heads.4 of a 4-head folder: status 2, unknown")
     # --explain: what runs is the trained module, and says so
     r = MHA.run([S, "--weights", d, "--explain"])
     text = r.stdout.decode("utf-8")

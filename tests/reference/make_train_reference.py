@@ -37,7 +37,9 @@ projections (docs/exactness.md), so each order is the class that has it.
       and wrapper over a batch), and make_reference.py's SelfAttention
       (single over (T, d), --no-causal, --no-scale).
 
-Parameters, their gradients, the loss of every step, the logits and the
+Parameters, their gradients, the loss of every step, the logits, the
+likeliest next words' probabilities (next_tokens: torch.softmax of the
+logits, topk) and the
 gradients of the inputs and logits come from that class. The gradients of
 the intermediate tables (queries.grad, attn_weights.grad, ...), which do
 not depend on the order, come from a second backward pass at the same
@@ -435,6 +437,16 @@ def fused_traced(m, x, seen, c):
     return m.out_proj(context)
 
 
+def next_tokens(logits):
+    """next_tokens' values: at each position the probabilities of the k
+    likeliest next words (k = 5, or the vocabulary when smaller), the
+    largest first: torch.softmax over the logits' rows, then topk. (A tie
+    between two words gives the same values in either order.)"""
+    probs = torch.softmax(logits.detach(), -1)
+    return torch.topk(probs, min(5, probs.shape[-1]), dim=-1).values \
+        .reshape(-1, 1).clone()
+
+
 def loss_of(logits, ids):
     return F.cross_entropy(logits[:-1], ids[1:])
 
@@ -486,6 +498,7 @@ def run_variant(c, variant, vocab, sentences, shown):
     for name, p in named:
         tables.append((name, None, p.detach().clone()))
     tables.append(("logits", None, logits.detach().clone()))
+    tables.append(("next_tokens", None, next_tokens(logits)))
     tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
     if not c["grad"]:
         return tables

@@ -10,6 +10,12 @@
  * page's language (the core speaks the catalogue of <script
  * id="mha-messages">). The URL's fragment holds the settings, so a link
  * or a bookmark opens the same run.
+ *
+ * The page of a trained model (a run trained on a corpus, or read with
+ * --weights) carries the model (<script id="mha-model">, html_model.c):
+ * its editor edits the sentence only, runs it over that model as
+ * `--weights DIR` runs it (the core reads the model as the folder), and
+ * lists the words the model knows.
  */
 (function () {
   'use strict';
@@ -92,6 +98,8 @@
 
   var core = null;
   var ready = false; /* a core is loaded and may run */
+  var model = run.model; /* the trained model the page carries, or null */
+  var modelBytes = null, modelAt = 0; /* its bytes, in the core's memory */
   var encoder = new TextEncoder(), decoder = new TextDecoder();
 
   function putBytes(bytes) {
@@ -108,7 +116,8 @@
       return a + '\u0000';
     }).join(''));
     var p = putBytes(bytes);
-    var r = p ? core.mx_run(p, bytes.length, 0) : 0;
+    var r = p ? core.mx_run(p, bytes.length, 0, modelAt,
+                            modelBytes ? modelBytes.length : 0) : 0;
     if (p) core.mx_free(p);
     if (!r) return {status: 2, text: 'out of memory'};
     var words = new Uint32Array(core.memory.buffer, r, 3);
@@ -128,6 +137,18 @@
     }).then(function (made) {
       core = made.instance.exports;
       core._initialize();
+      /* the model, in the core's memory for as long as the core lives */
+      modelAt = 0;
+      if (model) {
+        if (!modelBytes) {
+          var bin = atob(document.getElementById('mha-model')
+                         .textContent.trim());
+          modelBytes = new Uint8Array(bin.length);
+          for (var i = 0; i < bin.length; i++)
+            modelBytes[i] = bin.charCodeAt(i);
+        }
+        modelAt = putBytes(modelBytes);
+      }
       if (!document.getElementById('mha-messages')) return null;
       return unpack('mha-messages').then(function (mo) {
         var p = putBytes(new Uint8Array(mo));
@@ -194,15 +215,22 @@
   /* Whether settings s train (--train N: steps given, and not 0), and
    * stack blocks (--layers N: with the block variant, a number given). */
   function trains(s) {
-    return s.train !== '' && s.train !== '0';
+    return !model && s.train !== '' && s.train !== '0';
   }
 
   function stacks(s) {
     return s.layers !== '' && s.variants.indexOf('block') >= 0;
   }
 
+  /* The folder of the model on the command line. */
+  var MODEL_DIR = model && model.dir !== null ? model.dir : 'MODEL';
+
   /* The command line of settings s, after the program's name. */
   function argsOf(s) {
+    /* a trained model's page: the sentence over the model, as --weights
+     * runs it, with the options the run kept */
+    if (model)
+      return ['--weights', MODEL_DIR].concat(run.fixed, ['--', s.sentence]);
     var a = ['--seed', String(s.seed), '--d-model', String(s.dModel),
              '--d-out', String(s.dOut), '--heads', String(s.heads),
              '--variant', s.variants.join(','), '--tokens', s.tokens];
@@ -341,6 +369,34 @@
     tr('Gradients at the final parameters (--grad)')));
   form.appendChild(training);
   box.appendChild(form);
+
+  /* A trained model's page: only the sentence is edited (the model fixes
+   * the rest), and the page says which words the model knows. */
+  if (model) {
+    [form.querySelector('.edit-kv'), numbers, variants, switches,
+     training].forEach(function (part) { part.hidden = true; });
+    var rules = [];
+    if (model.lower) rules.push('--lower');
+    if (model.punct !== 'keep') rules.push('--punct ' + model.punct);
+    if (model.unk) rules.push('--unk');
+    var known = el('p', {'class': 'model-words', id: 'model-words'});
+    known.appendChild(el('span', {}, tr(
+      'This trained model knows {0} words; a sentence of them runs over ' +
+      'it, as --weights runs it:', model.words.length) + ' '));
+    model.words.forEach(function (w, i) {
+      if (i > 0) known.appendChild(document.createTextNode(' '));
+      known.appendChild(el('code', {'class': 'model-word'}, w));
+    });
+    box.appendChild(known);
+    if (rules.length > 0)
+      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
+        'Words are made by {0}, as the training made them.',
+        rules.join(' '))));
+    if (model.dir === null)
+      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
+        'The model is in this page only: --csv-dir DIR saves it as a ' +
+        'folder for --weights.')));
+  }
 
   var error = el('p', {id: 'editor-error', role: 'alert',
                        'aria-live': 'assertive', hidden: ''});

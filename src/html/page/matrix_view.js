@@ -129,6 +129,21 @@ function rgbaWord(c) {
   return new Uint32Array(b.buffer)[0];
 }
 
+/* The masked cells' pixel on a canvas: the theme's --masked-b (page.css),
+ * the colour of the hatched cells' darker stripe, so that a masked value
+ * is as dark as the theme's masked cells (light grey on white, dark grey
+ * on black); the views are drawn again when the theme changes. */
+function maskedWord() {
+  var css = getComputedStyle(document.documentElement)
+    .getPropertyValue('--masked-b').trim();
+  if (/^#[0-9a-f]{3}$/i.test(css))
+    css = '#' + css.charAt(1) + css.charAt(1) + css.charAt(2) +
+      css.charAt(2) + css.charAt(3) + css.charAt(3);
+  var hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  return rgbaWord(hex ? [parseInt(hex[1], 16), parseInt(hex[2], 16),
+                         parseInt(hex[3], 16)] : [221, 221, 221]);
+}
+
 
 /* A big head: a canvas, a few pixels per value; the pointer or the
  * arrow keys pick a value, whose exact text goes to the readout. */
@@ -148,7 +163,7 @@ function matrixCanvas(v, h, m, kind, r) {
   var ctx = canvas.getContext('2d');
   var image = ctx.createImageData(canvas.width, canvas.height);
   var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
-  var lut = r.lut.map(rgbaWord), grey = rgbaWord([221, 221, 221]);
+  var lut = r.lut.map(rgbaWord), grey = maskedWord();
   for (var i = 0; i < m.rows; i++) {
     var row = m.row(i);
     for (var j = 0; j < m.cols; j++) {
@@ -212,16 +227,20 @@ function textWidth(texts, px) {
  * largest, from 14 to 120 pixels wide, the numbers in them from 8 to
  * 30 pixels (at least 14 on a 1280 x 720 screen for a few heads of a
  * short sentence), the tokens beside them from 14 to 26. In CSS pixels:
- * the browser's zoom makes them larger. Sets the box's CSS variables. */
-function fitMatrices(box, n, rows, cols) {
+ * the browser's zoom makes them larger. Sets the box's CSS variables.
+ * least (a fraction of the window's height, or none) is the least height
+ * the tables take, when more of the view is above them (the training
+ * view's loss curve and slider): the page scrolls to them rather than
+ * draw them too small to read. */
+function fitMatrices(box, n, rows, cols, least) {
   var top = box.getBoundingClientRect().top + window.scrollY;
   /* room for a scrollbar that the page's height may yet bring, so that
    * it cannot push a map down a line */
   var bar = window.innerWidth === document.documentElement.clientWidth ?
     18 : 0;
   var W = Math.max(320, document.documentElement.clientWidth - 44 - bar);
-  var H = Math.max(240, window.innerHeight - top -
-                   (presenting() ? 16 : 8));
+  var H = Math.max(240, (least || 0) * window.innerHeight,
+                   window.innerHeight - top - (presenting() ? 16 : 8));
   var cw = matrixCells(n, rows, cols, W, H, 14);
   var labelFont = cw < 30 ? 12 : Math.max(14, Math.min(26,
                                                        Math.floor(cw / 4)));

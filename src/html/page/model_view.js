@@ -13,7 +13,8 @@
  * view then shows it too. */
 var THUMB = 64;
 
-/* A head's weights m as a canvas THUMB pixels wide, grey where masked. */
+/* A head's weights m as a canvas THUMB pixels wide, the theme's masked
+ * colour where masked. */
 function thumbCanvas(m) {
   var px = Math.max(1, Math.floor(THUMB / Math.max(m.rows, m.cols)));
   var canvas = el('canvas', {'class': 'thumb', width: m.cols * px,
@@ -22,7 +23,7 @@ function thumbCanvas(m) {
   var image = ctx.createImageData(canvas.width, canvas.height);
   var pixels = new Uint32Array(image.data.buffer), width = canvas.width;
   var lut = lutOf(COLORS.map).map(rgbaWord);
-  var grey = rgbaWord([221, 221, 221]);
+  var grey = maskedWord();
   for (var i = 0; i < m.rows; i++) {
     var row = m.row(i);
     for (var j = 0; j < m.cols; j++) {

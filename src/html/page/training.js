@@ -123,9 +123,10 @@ var mhaTrainingView = (function () {
     box.appendChild(slider);
     box.appendChild(grid);
     /* the maps as large as the window leaves them, as the matrix
-     * view's */
+     * view's, and at least 60% of its height: below the loss curve they
+     * would be too small to read on a projector */
     if (rows * cols <= p.cellLimit)
-      p.fitMatrices(grid, Math.max(1, figures.length), rows, cols);
+      p.fitMatrices(grid, Math.max(1, figures.length), rows, cols, 0.6);
     show(p.state.kept);
   };
 })();

@@ -325,55 +325,35 @@ static int put_params(recorder *rc, mx_error *err)
 }
 
 /* next_tokens (T·k x 1): for each token, the k likeliest next tokens,
- * "token → next", and their probabilities, softmax over the logits. */
+ * "token → next", and their probabilities, softmax over the logits
+ * (next_tokens.h). */
 static int put_next_tokens(recorder *rc, const matrix *logits, mx_error *err)
 {
     const checkpoint_run *r = rc->r;
-    const size_t T = logits->rows, V = logits->cols, K = NEXT_TOKENS_K;
-    matrix probs = {0}, top = {0};
+    const size_t T = logits->rows, K = NEXT_TOKENS_K;
+    size_t *best = calloc(T * K, sizeof *best), n = 0;
     char **names = calloc(T * K, sizeof *names);
+    matrix top = {0};
     int result = -1;
-    if (names == NULL) {
+    if (names == NULL || best == NULL) {
         err_nomem(err, _("tokens"));
         goto out;
     }
-    // one row of probabilities at a time: the softmax of each row is its own
-    if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
-        matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
+    if (matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0 ||
+        next_tokens_top(best, top.v, &n, logits, err) != 0)
         goto out;
-    for (size_t t = 0; t < T; t++) {
-        const matrix row = {1, V, logits->v + t * V};
-        softmax_rows(&probs, &row, 1.0f);
-        const float *p = probs.v;
-        size_t best[NEXT_TOKENS_K];
-        size_t n = 0;
-        // insertion into the k best so far: the larger probability, then
-        // the smaller id
-        for (size_t v = 0; v < V; v++) {
-            size_t at = n;
-            while (at > 0 && p[v] > p[best[at - 1]])
-                at--;
-            if (at >= K)
-                continue;
-            if (n < K)
-                n++;
-            memmove(best + at + 1, best + at, (n - 1 - at) * sizeof *best);
-            best[at] = v;
-        }
-        for (size_t k = 0; k < n; k++) {
-            char next[256], line[600];
-            gpt2_tokenizer_label(next, sizeof next, r->tokenizer,
-                                 (int32_t)best[k]);
-            snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[t], next);
-            if ((names[t * K + k] = strdup(line)) == NULL) {
-                err_nomem(err, _("tokens"));
-                goto out;
-            }
-            top.v[t * K + k] = p[best[k]];
+    top.rows = T * n;
+    for (size_t i = 0; i < T * n; i++) {
+        char next[256], line[600];
+        gpt2_tokenizer_label(next, sizeof next, r->tokenizer, (int32_t)best[i]);
+        snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[i / n], next);
+        if ((names[i] = strdup(line)) == NULL) {
+            err_nomem(err, _("tokens"));
+            goto out;
         }
     }
     const labels *rows =
-        trace_word_labels(rc->tr, "", (const char *const *)names, T * K, err);
+        trace_word_labels(rc->tr, "", (const char *const *)names, T * n, err);
     const labels *col = trace_literal_label(rc->tr, "probability", err);
     if (rows != NULL && col != NULL)
         result = put(rc, VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, rows,
@@ -383,7 +363,7 @@ out:
         for (size_t i = 0; i < T * K; i++)
             free(names[i]);
     free(names);
-    matrix_free(&probs);
+    free(best);
     matrix_free(&top);
     return result;
 }

@@ -21,10 +21,9 @@
 #include <stdbool.h>
 
 #include "base/error.h"
+#include "model/next_tokens.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
-
-#define NEXT_TOKENS_K 5
 
 /* Whether a run of mc is a checkpoint's: --model names its folder. */
 bool gpt2_trace_claims(const model_config *mc);

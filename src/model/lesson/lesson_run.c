@@ -680,7 +680,8 @@ static bool trained_makes(const model_config *mc, const model_input *in,
                lesson_makes_table(&plain, in, base);
     }
     const table_id id = table_by_name(name, n);
-    return id == TABLE_LM_HEAD || id == TABLE_LOGITS || id == TABLE_LOSS ||
+    return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
+           id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
            (id == TABLE_ATTN_WEIGHTS_STEPS && mc->checkpoints);
 }
 

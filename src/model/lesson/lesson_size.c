@@ -5,6 +5,7 @@
 #include "base/i18n.h"
 #include "model/lesson/trained.h"
 #include "model/lesson/variants.h"
+#include "model/next_tokens.h"
 
 /* A param_fn: adds a parameter's size, present or not (ctx: a double). */
 static int add_param_size(const param_info *p, void *ctx)
@@ -85,7 +86,7 @@ static dropout_size dropout_tables(const model_config *mc,
 /* --train: what a trained run holds besides a run's tables. Each
  * variant keeps its trained embedding, positions, parameters and lm_head
  * (p values), with --grad their gradients and the intermediates', its
- * logits (T, V), the losses and attn_weights_steps. While a variant
+ * logits (T, V), next_tokens (T x k), the losses and attn_weights_steps. While a variant
  * trains (one at a time) it holds besides: p for the parameters, p for
  * their gradients and (Adam) 2p for the running lesson_averages, lm_head packed
  * once more for the logits' product, the top's logits, log-probabilities,
@@ -111,8 +112,8 @@ static double training_size(const model_config *mc, const model_dims *dims,
         const double lm_head = v * (double)module.d_out;
         double params = v * d + lm_head + (mc->positions ? c * d : 0);
         model_params_each(info->bit, dims, NULL, add_param_size, &params);
-        kept += (mc->grad ? 2 : 1) * params + t * v + steps +
-                (mc->grad ? row->size(&module, t).tables : 0) +
+        kept += (mc->grad ? 2 : 1) * params + t * v + t * NEXT_TOKENS_K +
+                steps + (mc->grad ? row->size(&module, t).tables : 0) +
                 (mc->checkpoints ? shots * heads * t * t : 0);
         const double pass = copies * params + lm_head + 4 * c * v +
                             2 * row->size(&module, c).tables;

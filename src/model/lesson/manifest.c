@@ -327,3 +327,10 @@ void manifest_free(trained_manifest *m)
     free(m->vocab);
     *m = (trained_manifest){0};
 }
+
+bool manifest_table(const table *t)
+{
+    return !t->grad && t->variant != VARIANT_INPUT &&
+           (t->id == TABLE_EMBEDDING || t->id == TABLE_POS_EMBEDDING ||
+            t->id == TABLE_PARAM || t->id == TABLE_LM_HEAD);
+}

@@ -66,4 +66,10 @@ int manifest_parse(trained_manifest *m, const char *text, size_t len,
 
 void manifest_free(trained_manifest *m);
 
+/* Whether t, a table of a trained run, is one of its model's files: a
+ * variant's embedding, positions, parameters or lm_head (not a
+ * gradient), which its --csv-dir folder always holds and a live page of
+ * the run carries (html.h), so that --weights can read the model back. */
+bool manifest_table(const table *t);
+
 #endif

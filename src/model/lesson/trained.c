@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "model/lesson/weights.h"
 #include "model/lesson/variants.h"
+#include "model/next_tokens.h"
 
 /* ---- a trained variant ------------------------------------------------- */
 
@@ -529,8 +530,11 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                    &shown, NULL, err) != 0)
         goto done;
     const labels *words = lab->vocab;
+    const table_key next = {id, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
-                    &logits, err) != 0)
+                    &logits, err) != 0 ||
+        next_tokens_record(tr, &next, &logits, lab->seq->tokens, words, err) !=
+            0)
         goto done;
     if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
                                      &shown, steps, lab, err) != 0)
