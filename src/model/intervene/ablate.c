@@ -9,9 +9,7 @@
 #include "base/i18n.h"
 #include "model/intervene/lm_runs.h"
 #include "model/loss.h"
-
-/* The k likeliest next tokens of each position, as next_tokens shows. */
-#define EFFECT_K 5
+#include "model/next_tokens.h"
 
 bool ablate_makes_table(const model_config *mc, table_id id)
 {
@@ -116,69 +114,50 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* best[0..k) = the k largest of p (V), the larger first, then the
- * smaller id (next_tokens's order); returns k (at most V). */
-static size_t top_k(size_t *best, const float *p, size_t V, size_t k)
-{
-    size_t n = 0;
-    for (size_t v = 0; v < V; v++) {
-        size_t at = n;
-        while (at > 0 && p[v] > p[best[at - 1]])
-            at--;
-        if (at >= k)
-            continue;
-        if (n < k)
-            n++;
-        memmove(best + at + 1, best + at, (n - 1 - at) * sizeof *best);
-        best[at] = v;
-    }
-    return n;
-}
-
-/* ablation_effect (T·k x 3) from the clean and ablated logits (T, V). */
+/* ablation_effect (T·k x 3) from the clean and ablated logits (T, V):
+ * the clean run's next_tokens (model/next_tokens.h), then the same ids'
+ * ablated probabilities and logits. */
 static int put_effect(trace *tr, const lm_text *run, const matrix *clean,
                       const matrix *ablated, mx_error *err)
 {
-    const size_t T = clean->rows, V = clean->cols;
-    const size_t k = V < EFFECT_K ? V : EFFECT_K;
-    matrix pc = {0}, pa = {0};
-    float *v = calloc(T * k * 3, sizeof *v);
-    char **names = calloc(T * k, sizeof *names);
+    const size_t T = clean->rows, V = clean->cols, K = NEXT_TOKENS_K;
+    matrix pa = {0};
+    size_t k = 0;
+    size_t *best = calloc(T * K, sizeof *best);
+    float *pc = calloc(T * K, sizeof *pc);
+    float *v = calloc(T * K * 3, sizeof *v);
+    char **names = calloc(T * K, sizeof *names);
     int rc = -1;
-    if (v == NULL || names == NULL) {
+    if (best == NULL || pc == NULL || v == NULL || names == NULL) {
         err_nomem(err, _("logits"));
         goto out;
     }
-    if (matrix_alloc(&pc, 1, V, N_("logits"), err) != 0 ||
+    if (next_tokens_top(best, pc, &k, clean, err) != 0 ||
         matrix_alloc(&pa, 1, V, N_("logits"), err) != 0)
         goto out;
     for (size_t t = 0; t < T; t++) {
-        const matrix rc_row = {1, V, clean->v + t * V};
         const matrix ra_row = {1, V, ablated->v + t * V};
-        softmax_rows(&pc, &rc_row, 1.0f);
         softmax_rows(&pa, &ra_row, 1.0f);
-        size_t best[EFFECT_K];
-        top_k(best, pc.v, V, k);
         for (size_t j = 0; j < k; j++) {
             char line[600];
-            const size_t row = t * k + j;
-            arrow_label(line, sizeof line, run, t, (int32_t)best[j]);
+            const size_t row = t * k + j, id = best[row];
+            arrow_label(line, sizeof line, run, t, (int32_t)id);
             if ((names[row] = strdup(line)) == NULL) {
                 err_nomem(err, _("logits"));
                 goto out;
             }
-            v[row * 3] = pc.v[best[j]];
-            v[row * 3 + 1] = pa.v[best[j]];
-            v[row * 3 + 2] =
-                ablated->v[t * V + best[j]] - clean->v[t * V + best[j]];
+            v[row * 3] = pc[row];
+            v[row * 3 + 1] = pa.v[id];
+            v[row * 3 + 2] = ablated->v[t * V + id] - clean->v[t * V + id];
         }
     }
     static const char *const cols[] = {"clean", "ablated", "logit_change"};
     rc = put_named(tr, TABLE_ABLATE_EFFECT, names, T * k, cols, 3, v, err);
 out:
-    free_names(names, T * k);
+    free_names(names, T * K);
+    free(best);
+    free(pc);
     free(v);
-    matrix_free(&pc);
     matrix_free(&pa);
     return rc;
 }
