@@ -33,12 +33,6 @@ static int validate_patch(const options *opt, mx_error *err)
     if (opt->repeat_random > 0 && !opt->head_scores)
         return err_usage(err, _("%s: goes with --head-scores"),
                          "--repeat-random");
-    if (opt->model != NULL && opt->given[OPT_SEED] && opt->repeat_random == 0)
-        return err_usage(err,
-                         _("%s: with --model, goes with "
-                           "--repeat-random (the checkpoint's "
-                           "parameters are not drawn)"),
-                         "--seed");
     if (opt->patch + (opt->ablate != NULL) + opt->head_scores > 1)
         return err_usage(err, _("--ablate, --patch and --head-scores: one "
                                 "intervention at a time"));

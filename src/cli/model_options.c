@@ -33,6 +33,7 @@ model_config model_config_of(const options *opt)
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
         .model = opt->model,
+        .pair = opt->pair,
         .layers = opt->layer_list,
         .n_layers = opt->n_layer_list,
         .block_layers = opt->block_layers,
@@ -46,6 +47,12 @@ model_config model_config_of(const options *opt)
         .train = opt->train,
         .training = opt->training,
         .grad = opt->grad,
+        .generate = opt->generate,
+        .sampling = {.sample = opt->sample,
+                     .temperature = opt->temperature,
+                     .top_k = opt->top_k,
+                     .top_p = opt->top_p},
+        .stop = opt->stop,
         .checkpoints =
             opt->train &&
             (opt->plot != NULL || opt->html != NULL ||

@@ -173,6 +173,50 @@ OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
        .help = N_("with --train, the order the class's forward computes\n"
                    "its projections: kqv (keys first, as the book) or\n"
                    "qkv; it changes the gradients only (default kqv)"))
+OPTION(GENERATE, "generate", 0, MODEL, 76,
+       SIZE("N", generate, 0, 1, MAX_GENERATE),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("continue the text by N new tokens (1 to 100000),\n"
+                   "greedy, as generate(use_cache=True) (default none)"))
+OPTION(SAMPLE, "sample", 0, MODEL, 77,
+       FLAG(sample, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("with --generate, draw each token as\n"
+                   "generate(do_sample=True), seeded by --seed\n"
+                   "                                    (default greedy)"))
+OPTION(TEMPERATURE, "temperature", 0, MODEL, 78,
+       OWN_VALUE("T"),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("with --sample, divide the logits by T > 0\n"
+                   "                                    (default 1.0)"))
+OPTION(TOP_K, "top-k", 0, MODEL, 79,
+       SIZE("K", top_k, 50, 1, MAX_TOP_K),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("with --sample, keep the K likeliest tokens, as\n"
+                   "Hugging Face's default               (default 50)"))
+OPTION(TOP_P, "top-p", 0, MODEL, 80,
+       OWN_VALUE("P"),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("with --sample, keep the likeliest tokens whose\n"
+                   "probabilities add up to P, 0 < P <= 1\n"
+                   "                                    (default 1.0)"))
+OPTION(STOP, "stop", 0, MODEL, 81,
+       NAME("TEXT", stop),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: continues the text of a checkpoint with an "
+                        "lm_head: it goes with --model DIR"),
+       .help = N_("with --generate, stop once the new text holds\n"
+                   "TEXT (and at the end-of-text token) (default none)"))
 OPTION(EMBEDDINGS, "embeddings", 0, INPUTS, 14,
        NAME("FILE", embeddings),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
@@ -214,6 +258,12 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
        .help = N_("a GPT-2 checkpoint folder from the Hugging Face\n"
                    "hub: config.json, model.safetensors, vocab.json\n"
                    "and merges.txt                      (default none)"))
+OPTION(PAIR, "pair", 0, INPUTS, 70,
+       NAME("TEXT", pair),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR"),
+       .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
+                   "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
 OPTION(LAYERS, "layers", 0, INPUTS, 52,
        LIST("LIST", layers),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LAYERS,

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/gpt2/gpt2.h"
+#include "model/family.h"
 #include "model/lesson/stack.h"
+#include "cli/generate_options.h"
 #include "cli/index_list.h"
 #include "cli/intervene_options.h"
 #include "cli/option_guess.h"
@@ -386,7 +387,7 @@ static int check_table_names(const options *opt, mx_error *err)
 {
     for (size_t i = 0; i < opt->n_tables; i++)
         if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && gpt2_param_name(opt->tables[i], NULL)))
+            !(opt->model != NULL && family_param_name(opt->tables[i])))
             return err_usage(err, _("%s: unknown table '%s'"), "--tables",
                              opt->tables[i]);
     return 0;
@@ -442,7 +443,8 @@ static int validate(options *opt, mx_error *err)
         validate_goes_with(opt, err) != 0 ||
         validate_interventions(opt, err) != 0)
         return -1;
-    if (options_validate_training(opt, err) != 0)
+    if (options_validate_training(opt, err) != 0 ||
+        generate_options_validate(opt, err) != 0)
         return -1;
     if (opt->input != NULL && opt->column == NULL)
         return err_usage(err, _("--input: say which column holds the "
@@ -650,6 +652,9 @@ static int parse_own(options *opt, int id, const char *arg, mx_error *err)
         return parse_cmap(opt, arg, err);
     case OPT_CSV_DELIMITER:
         return parse_delimiter(&opt->csv_delimiter, arg, err);
+    case OPT_TEMPERATURE:
+    case OPT_TOP_P:
+        return generate_option_parse(opt, id, arg, err);
     default:
         return err_usage(err, _("internal error: option %d not handled"), id);
     }

@@ -24,7 +24,9 @@
 #define MAX_SCREEN_WIDTH 100000 /* --width */
 #define MIN_PLOT_SIDE 32        /* --plot-size, each side */
 #define MAX_PLOT_SIDE 8192
-#define MAX_BATCH 1024 /* --batch */
+#define MAX_BATCH 1024              /* --batch */
+#define MAX_GENERATE 100000         /* --generate */
+#define MAX_TOP_K ((size_t)1 << 30) /* --top-k */
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV };
 
@@ -58,6 +60,14 @@ typedef struct {
     bool grad;                         /* --grad */
     size_t batch;                      /* --batch B, 1 to MAX_BATCH */
 
+    /* generation (cli/generate_options.h) */
+    size_t generate;    /* --generate N; 0: none */
+    bool sample;        /* --sample */
+    double temperature; /* --temperature T (1 when not given) */
+    size_t top_k;       /* --top-k K */
+    double top_p;       /* --top-p P (1 when not given) */
+    const char *stop;   /* --stop TEXT, or NULL */
+
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;
     enum output_format format;
@@ -77,6 +87,7 @@ typedef struct {
     const char *column;      /* --column NAME, with --input */
     const char *weights;     /* --weights DIR, or NULL */
     const char *model;       /* --model DIR (a GPT-2 checkpoint), or NULL */
+    const char *pair;        /* --pair TEXT: BERT's second text, or NULL */
     const char *layers;      /* --layers LIST, or NULL: every layer */
     size_t block_layers;     /* --layers N without --model: the block
                                stacked N times; 0: one block */

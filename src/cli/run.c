@@ -23,6 +23,7 @@
 #include "io/stdout.h"
 #include "model/lesson/manifest.h"
 #include "model/lesson/weights.h"
+#include "model/family.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "plot/plot.h"
@@ -68,6 +69,28 @@ static void warn_diverged(const trace *tr)
                 break;
             }
     }
+}
+
+/* --generate: the model's positions filled stops generation, said on
+ * stderr; the tokens so far are kept. */
+static void note_context(const trace *tr)
+{
+    if (tr->model.context_full > 0)
+        fprintf(stderr,
+                _("mha-explain: note: --generate: the model takes at most "
+                  "%zu positions (n_positions): generation stopped there, "
+                  "with the tokens so far\n"),
+                tr->model.context_full);
+}
+
+/* --generate in text: the prompt and, between the marks, the new text. */
+static void show_continued(FILE *out, const trace *tr)
+{
+    if (tr->model.continued != NULL && tr->family->model_name != NULL)
+        fprintf(out,
+                _("\n[%s] the text continued (the new text between "
+                  "\u27e6 \u27e7):\n%s\n"),
+                tr->family->model_name, tr->model.continued);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -182,8 +205,10 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     if (rc == 0)
         rc = pipeline_run(&tr, &mc, in, err);
     progress_end(&bar);
-    if (rc == 0)
+    if (rc == 0) {
         warn_diverged(&tr);
+        note_context(&tr);
+    }
     /* a trained model's folder describes itself (model/manifest.h) */
     if (rc == 0 && opt->train && o.files != NULL)
         rc = put_manifest(o.files, &mc, &tr, opt->corpus, err);
@@ -227,6 +252,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     /* the page is written whole, under a temporary name, last */
     if (rc == 0 && files->html != NULL)
         rc = put_page(files->html, opt, in, &mc, &tr, err);
+    if (rc == 0 && opt->format == FORMAT_TEXT && opt->focus == NULL)
+        show_continued(out, &tr);
     text_stream_end(&o.text);
     trace_free(&tr);
     return rc;

@@ -91,6 +91,10 @@ explain_context explain_for(const options *opt, const trace *tr)
         .positions = opt->positions,
         .corpus = opt->corpus != NULL,
         .reloaded = opt->train && opt->weights != NULL,
+        .how = {.sample = opt->sample,
+                .temperature = opt->temperature,
+                .top_k = opt->top_k,
+                .top_p = opt->top_p},
     };
     return c;
 }

@@ -130,6 +130,13 @@ typedef enum {
 /* --head-scores (model/intervene/head_scores.h): head_scores, each
  * head's previous-token, duplicate-token and induction score. */
 #define HEAD_SCORE_TABLES TABLE_BIT(HEAD_SCORES)
+/* What a Llama-style checkpoint makes besides a GPT-2 checkpoint's
+ * tables: each head's queries and keys after the rotary positions, and
+ * which key/value head each query head reads (kv_heads, H x 1, before the
+ * layers). */
+#define ROTARY_HEAD_TABLES \
+    (TABLE_BIT(QUERIES_ROTATED) | TABLE_BIT(KEYS_ROTATED))
+#define ROTARY_MODEL_TABLES TABLE_BIT(KV_HEADS)
 
 /* What a stack of the lesson's blocks (--variant block --layers N,
  * model/lesson/stack.h) makes once after its blocks, besides each block's
@@ -226,6 +233,9 @@ enum table_mask {
     TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")            \
     TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                  \
     TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")              \
+    TABLE(QUERIES_ROTATED, "queries_rotated", PER_HEAD, QKV, NONE, NONE,      \
+          "T x hd")                                                           \
+    TABLE(KEYS_ROTATED, "keys_rotated", PER_HEAD, QKV, NONE, NONE, "S x hd")  \
     TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S") \
     TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,     \
           "T x S")                                                            \
@@ -265,7 +275,9 @@ enum table_mask {
     TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")    \
     TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,            \
           "(L·H) x 3")                                                        \
-    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
+    TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
+    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

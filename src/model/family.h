@@ -5,12 +5,16 @@
  * the page give it, and what headings and the CSV call its model and its
  * layers.
  *
- * Two families today, each in its folder under model/:
+ * Three families today, each in its folder under model/:
  *
  *   lesson   the notebooks' attention modules (model/lesson/): single,
  *            wrapper, fused and the Transformer block, drawn from the
  *            seed, trained with --train
+ *   bert     a BERT checkpoint folder (--model DIR whose config.json
+ *            says "model_type": "bert", model/bert/)
  *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *   llama    a Llama-style checkpoint folder (--model DIR whose
+ *            config.json says llama, qwen2 or mistral, model/llama/)
  *
  * pipeline.h runs the row family_of gives a run's configuration; the
  * trace carries the row (trace.h), so that renderers read the names and
@@ -37,6 +41,10 @@ enum family_explain {
     EXPLAIN_MODULES,    /* the lessons' notes: each module, step by step */
     EXPLAIN_CHECKPOINT, /* what a real model adds: pieces, layers, the
                            model view */
+    EXPLAIN_BERT,       /* what BERT changes: both directions, [CLS] and
+                           [SEP], post-norm, the masked-word head */
+    EXPLAIN_ROTARY,     /* a Llama-style model: RMSNorm, rotary positions,
+                           shared key/value heads, the gated network */
 };
 
 typedef struct model_family {
@@ -48,6 +56,12 @@ typedef struct model_family {
      * family whose tables have layers; NULL otherwise. */
     const char *layer_name;
     enum family_explain explain;
+    /* Whether the family continues a text (--generate, model/generate.h):
+     * such a family's run then gives the generation loop its step over a
+     * cache it keeps (a generate_model: GPT-2's is
+     * model/gpt2/gpt2_generate.h) after its forward pass. A run of
+     * --generate with another family is refused, naming it. */
+    bool generates;
 
     /* Whether a run of mc is of this family (the rows are asked in
      * order; the last says yes to every run). */
@@ -73,10 +87,19 @@ typedef struct model_family {
      * run again and again (model/lm.h, model/intervene/); NULL: the
      * family cannot do them. Its run applies mc->replace (hooks.h). */
     const lm_ops *lm;
+    /* Whether name is one of a checkpoint's parameters, as --tables
+     * names them ("h.0.attn.c_attn.weight"); *layer (if not NULL) its
+     * layer, or -1. NULL for a family whose parameters are not named so
+     * (the lesson's: --tables' own names). */
+    bool (*param_name)(const char *name, int *layer);
 } model_family;
 
 /* The family of a run of mc: the first row that claims it. */
 const model_family *family_of(const model_config *mc);
+
+/* Whether some family names a checkpoint parameter name (--tables with
+ * --model, checked before the folder says which family it is). */
+bool family_param_name(const char *name);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);

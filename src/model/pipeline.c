@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "model/family.h"
 #include "model/intervene/ablate.h"
 #include "model/intervene/intervene.h"
@@ -16,11 +17,25 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
     return family_of(mc)->tokens(tok, n_queries, mc, in, err);
 }
 
+/* --generate goes with a family that continues a text. */
+static int check_generates(const model_family *family, const model_config *mc,
+                           mx_error *err)
+{
+    if (mc->generate > 0 && !family->generates)
+        return err_usage(err,
+                         _("--generate: this program does not continue "
+                           "texts with a %s model"),
+                         family->model_name ? family->model_name : "lesson");
+    return 0;
+}
+
 int pipeline_check(double *values, const model_config *mc,
                    const model_input *in, bool streamed, mx_error *err)
 {
     *values = 0;
     const model_family *family = family_of(mc);
+    if (check_generates(family, mc, err) != 0)
+        return -1;
     // --repeat-random draws its text: the run is the intervention's alone
     if (mc->repeat_random == 0 &&
         family->check(values, mc, in, streamed, err) != 0)
@@ -32,6 +47,8 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
     const model_family *family = family_of(mc);
+    if (check_generates(family, mc, err) != 0)
+        return -1;
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;

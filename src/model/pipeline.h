@@ -17,6 +17,7 @@
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/lesson/train.h"
+#include "model/sampling.h"
 
 struct weights_files; /* model/lesson/weights.h */
 
@@ -84,6 +85,8 @@ typedef struct {
     const char *model;   /* --model: a GPT-2 checkpoint folder
                                 (model/gpt2/gpt2_trace.h) runs instead of the
                                 variants, or NULL */
+    const char *pair;    /* --pair: a BERT checkpoint's second text (token
+                         type 1), or NULL */
     const index_range *layers; /* its layers to show (n_layers ranges; 0:
                                   every layer) */
     size_t n_layers;
@@ -135,6 +138,12 @@ typedef struct {
      * pipeline_run sets them from --ablate */
     const replace_hook *replace;
     size_t n_replace;
+    /* --generate N: the model continues the text by at most N tokens
+     * (model/generate.h), picked as `sampling` says, the generator seeded
+     * with seed; 0: no generation */
+    size_t generate;
+    sampling sampling;
+    const char *stop; /* --stop TEXT, or NULL */
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -149,6 +149,11 @@ typedef struct {
     bool causal;     /* the causal mask applies (not with --kv) */
     bool scale;      /* the scores are divided by sqrt(head width) */
     bool qkv_bias;   /* W_query, W_key, W_value have biases */
+    /* --generate: the prompt then, between the marks, the new text
+     * (UTF-8, owned by the trace's labels), or NULL; and the model's
+     * positions when generation stopped there (0: it did not) */
+    const char *continued;
+    size_t context_full;
 } trace_model;
 
 typedef struct {

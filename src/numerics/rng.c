@@ -231,6 +231,13 @@ void rng_bernoulli_fill(float *out, size_t n, double p, torch_rng *g)
         out[i] = rng_double01(g) < p ? 1.0f : 0.0f;
 }
 
+void rng_exponential_fill(float *out, size_t n, torch_rng *g)
+{
+    // transformation::exponential: -1 / lambda * log(1 - u), lambda 1
+    for (size_t i = 0; i < n; i++)
+        out[i] = (float)(-1.0 / 1.0 * log(1.0 - rng_double01(g)));
+}
+
 void rng_bernoulli_skip(size_t n, torch_rng *g)
 {
     for (size_t i = 0; i < n; i++)

@@ -54,6 +54,14 @@ void rng_bernoulli_fill(float *out, size_t n, double p, torch_rng *g);
 /* Skips what rng_bernoulli_fill would draw for n values. */
 void rng_bernoulli_skip(size_t n, torch_rng *g);
 
+/* tensor.exponential_(1) on n float32 values, in memory order, as
+ * PyTorch's CPU kernel without MKL (exponential_kernel of
+ * aten/src/ATen/native/cpu/DistributionTemplates.h): each value one
+ * at::exponential_distribution<double>, a 53-bit uniform u from one
+ * 64-bit draw, then (float)(-log(1 - u)). torch.multinomial draws these
+ * (model/sampling.h). */
+void rng_exponential_fill(float *out, size_t n, torch_rng *g);
+
 /* nn.Linear(in, out): weight (out, in) from kaiming_uniform_(a=sqrt(5)),
  * then, when bias is not NULL, bias (out) from uniform_(+-1/sqrt(in)). */
 void rng_linear_init(float *weight, float *bias, size_t in, size_t out,

@@ -71,8 +71,11 @@ void check_table(check_report *r, const trace *tr, const table *t)
         check_masked_grad(r, t);
     if (t->grad)
         return;
+    // a checkpoint's trace says whether its heads are causal (BERT's see
+    // both directions); the lessons' runs, the options
+    const bool causal = tr->model.checkpoint ? tr->model.causal : r->causal;
     if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
-        check_head(r, t, trace_mask_of(tr, t), r->causal);
+        check_head(r, t, trace_mask_of(tr, t), causal);
     // a module that takes another's heads (--tie, its variant's row) is
     // compared with it: the fused module's concat_context with the
     // wrapper's, which runs before it

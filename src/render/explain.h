@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/sampling.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
@@ -50,6 +51,8 @@ typedef struct {
     bool corpus;    /* --corpus: trained on its sentences */
     bool reloaded;  /* --weights of a trained run: the training starts
                        from its files, not from the seed */
+
+    sampling how; /* --generate: greedy, or --sample's warpers */
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however
@@ -79,9 +82,18 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
  * render/explain_intervene.c), the same for every family with an
  * lm_head, or NULL for another table. */
 const char *explain_intervention(const table *t);
+/* The same for a BERT checkpoint's run (render/explain_bert.c). */
+void explain_bert_before(FILE *out, const table *t, const table *prev,
+                         const void *ctx);
+/* The same for a Llama-style checkpoint's run (render/explain_llama.c):
+ * RMSNorm, rotary positions, shared key/value heads, the gated
+ * feed-forward network. */
+void explain_llama_before(FILE *out, const table *t, const table *prev,
+                          const void *ctx);
 
 /* A before_table_fn: the note for t of the explanation its family's row
- * names (explain_before, explain_gpt2_before; render/explain_family.c). */
+ * names (explain_before, explain_gpt2_before, explain_bert_before;
+ * render/explain_family.c). */
 void explain_table_before(FILE *out, const table *t, const table *prev,
                           const void *ctx);
 

@@ -8,6 +8,8 @@
 static const before_table_fn explainers[] = {
     [EXPLAIN_MODULES] = explain_before,
     [EXPLAIN_CHECKPOINT] = explain_gpt2_before,
+    [EXPLAIN_BERT] = explain_bert_before,
+    [EXPLAIN_ROTARY] = explain_llama_before,
 };
 
 void explain_table_before(FILE *out, const table *t, const table *prev,

@@ -4,6 +4,7 @@
  * table of its kind (head 0 of the first layer shown for a head's), its
  * sizes read from the tables themselves. */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "render/explain.h"
@@ -14,6 +15,59 @@ static bool starts_layer(const table *t, const table *prev)
 {
     return table_model_layer(t) >= 0 &&
            (prev == NULL || table_model_layer(prev) != t->layer);
+}
+
+/* Most steps the note on generated lists. */
+#define STEPS_SAID 10
+
+/* generated (N x 15, model/gpt2/gpt2_generate.h): why a step costs one
+ * row, then how each token was picked, with each step's numbers read
+ * from the table: the tokens top-k and top-p left, the token's
+ * probability in the model's softmax and where it was drawn. */
+static void explain_generated(FILE *out, const table *t,
+                              const explain_context *c)
+{
+    const size_t N = t->values.rows, W = t->values.cols;
+    char text[2048];
+    snprintf(text, sizeof text,
+             _("Generation: a step of the model per new token. The first "
+               "step ran the prompt's %zu tokens and kept every layer's keys "
+               "and values (the KV cache); each later step feeds only the "
+               "new token, whose one query row per head is scored against "
+               "every cached key: a step computes one row of each table, "
+               "not one per token so far, and the cache grows by one row a "
+               "layer. The last of these %zu steps saw %zu positions."),
+             c->tokens, N, c->tokens + (N > 0 ? N - 1 : 0));
+    explain_note(out, c->width, text);
+    if (!c->how.sample || t->values.v == NULL || W < 5) {
+        explain_note(out, c->width,
+                     _("Greedy: each step takes the likeliest token of the "
+                       "softmax of its logits (probability and p_logits "
+                       "are the same)."));
+        return;
+    }
+    snprintf(text, sizeof text,
+             _("Sampling, as generate(do_sample=True): the logits divided by "
+               "the temperature %g (below 1 the distribution sharpens, above "
+               "1 it flattens), top-k keeps the %zu likeliest, top-p the "
+               "likeliest whose probabilities add up to %g; softmax over "
+               "what is left, then one draw (torch.multinomial). Each step: "
+               "the tokens left after top-k and top-p, and the token's "
+               "probability in the model's softmax, then after the "
+               "warpers:"),
+             c->how.temperature, c->how.top_k, c->how.top_p);
+    size_t len = strlen(text);
+    for (size_t i = 0; i < N && i < STEPS_SAID && len + 64 < sizeof text; i++) {
+        const float *row = t->values.v + i * W;
+        const int w = snprintf(text + len, sizeof text - len,
+                               " %zu: %.0f, %.0f, %.4g → %.4g%s", i + 1,
+                               (double)row[3], (double)row[4], (double)row[2],
+                               (double)row[1], i + 1 < N ? ";" : ".");
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (N > STEPS_SAID && len + 8 < sizeof text)
+        snprintf(text + len, sizeof text - len, " ...");
+    explain_note(out, c->width, text);
 }
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
@@ -121,6 +175,10 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         note = _("For each token, the five likeliest next tokens: the "
                  "softmax of its logits.");
         break;
+    case TABLE_GENERATED:
+        explain_generated(out, t, c);
+        fputc('\n', out);
+        return;
     default:
         note = explain_intervention(t);
         break;

@@ -94,7 +94,7 @@ BAD = [
     ([text, "--clean", "the cat"], "--clean: goes with --patch"),
     ([text, "--head-scores", "--ablate", "0.1"], "one intervention at a time"),
     (["--head-scores", "--repeat-random", "9"], "more than the model's 16"),
-    ([text, "--seed", "3"], "goes with --repeat-random"),
+    ([text, "--seed", "3"], "--seed: with --model"),
     (["--repeat-random", "3"], "goes with --head-scores"),
 ]
 for args, want in BAD:

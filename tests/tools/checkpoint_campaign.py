@@ -11,7 +11,18 @@ be well-formed XML and still show that the characters are there.
 CI runs it against the normal build and the ASan/UBSan build, where a
 sanitizer's report on stderr fails the one-line check.
 
-Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT
+The same for the BERT family, on copies of a small BERT checkpoint
+(BERT_CASES): a config.json the family cannot honour, a missing tensor, a
+tensor of the wrong shape, a text longer than max_position_embeddings.
+
+The same for Llama-style folders (config.json's model_type llama, qwen2
+or mistral), copies of the checkpoints of
+tests/reference/make_llama_reference.py: config keys the family cannot
+honour, sizes that do not divide, tensors missing, of another shape or
+dtype, and shard indexes naming a missing file, a path outside the
+folder, a tensor its file lacks.
+
+Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT [BERT_CHECKPOINT [LLAMA_DIR]]
 """
 import json
 import os
@@ -27,6 +38,8 @@ from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
 TINY = sys.argv[2]
+BERT = sys.argv[3] if len(sys.argv) > 3 else None
+LLAMA = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def read_safetensors(path):
@@ -46,10 +59,11 @@ def write_safetensors(path, header, data=b"", size=None):
             f.truncate(size)
 
 
-def copy(tmp, name, change):
-    """tmp/name, a copy of the tiny checkpoint that change(folder) spoils."""
+def copy(tmp, name, change, source=TINY):
+    """tmp/name, a copy of the checkpoint source (the tiny GPT-2's) that
+    change(folder) spoils."""
     folder = os.path.join(tmp, name)
-    shutil.copytree(TINY, folder)
+    shutil.copytree(source, folder)
     change(folder)
     return folder
 
@@ -179,6 +193,139 @@ CASES = [
 ]
 
 
+def drop_tensor(name):
+    """A change of model.safetensors's header without the tensor name."""
+    def change(header):
+        tensors = json.loads(header)
+        del tensors[name]
+        text = json.dumps(tensors).encode()
+        return text + b" " * (-len(text) % 8)
+    return edit_header(change)
+
+
+# The BERT family's cases, on a copy of BERT_CHECKPOINT (its "mlm" case:
+# 2 layers, 2 heads, hidden_size 16, intermediate_size 24, 24 positions)
+BERT_TEXT = "the cat [MASK] on the mat ."
+BERT_CASES = [
+    ("bert config.json: hidden_act relu", edit_json(
+        "config.json", lambda c: c.update(hidden_act="relu")), [BERT_TEXT],
+     'config.json: hidden_act is "relu"; the BERT family takes only "gelu"'),
+    ("bert config.json: relative positions", edit_json(
+        "config.json",
+        lambda c: c.update(position_embedding_type="relative_key")),
+     [BERT_TEXT], "config.json: position_embedding_type is \"relative_key\""),
+    ("bert config.json: 3 heads for a width of 16", edit_json(
+        "config.json", lambda c: c.update(num_attention_heads=3)),
+     [BERT_TEXT], "config.json: hidden_size (16) is not a multiple of "
+     "num_attention_heads (3)"),
+    ("bert config.json: num_hidden_layers 4 billion", edit_json(
+        "config.json", lambda c: c.update(num_hidden_layers=4000000000)),
+     [BERT_TEXT], "config.json: num_hidden_layers is 4000000000"),
+    ("bert model.safetensors: a tensor missing", drop_tensor(
+        "bert.encoder.layer.1.output.dense.bias"), [BERT_TEXT],
+     "tensor bert.encoder.layer.1.output.dense.bias is missing"),
+    ("bert config.json: intermediate_size the tensors do not have",
+     edit_json("config.json", lambda c: c.update(intermediate_size=25)),
+     [BERT_TEXT], "tensor bert.encoder.layer.0.intermediate.dense.weight "
+     "has shape [24, 16]; config.json implies [25, 16]"),
+    ("bert: a text longer than max_position_embeddings", lambda f: None,
+     [" ".join(["the"] * 23)],
+     "the text is more than 24 tokens, the model's max_position_embeddings"),
+    ("bert tokenizer.json: a FIFO", fifo("tokenizer.json"), [BERT_TEXT],
+     "tokenizer.json: not a regular file"),
+]
+
+
+def edit_tensor(name, change):
+    """A change of model.safetensors's entry for tensor name (a dict, or
+    None to take it out)."""
+    def apply(folder):
+        path = os.path.join(folder, "model.safetensors")
+        header, data = read_safetensors(path)
+        tensors = json.loads(header)
+        entry = change(tensors.pop(name))
+        if entry is not None:
+            tensors[name] = entry
+        write_safetensors(path, json.dumps(tensors).encode(), data)
+    return apply
+
+
+def edit_index(change):
+    """A change of the first tensor's file in the shard index."""
+    def apply(folder):
+        path = os.path.join(folder, "model.safetensors.index.json")
+        with open(path) as f:
+            index = json.load(f)
+        first = sorted(index["weight_map"])[0]
+        index["weight_map"][first] = change(index["weight_map"][first])
+        with open(path, "w") as f:
+            json.dump(index, f)
+    return apply
+
+
+def reshaped(entry):
+    entry["shape"] = [4, 4]
+    return entry
+
+
+def retyped(entry):
+    entry["dtype"] = "F64"
+    entry["shape"] = [8]
+    return entry
+
+
+# (name, the checkpoint copied, how the copy is spoiled, arguments, the
+#  fragment of the one line on stderr)
+LLAMA_CASES = [
+    ("llama: rope_scaling", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(
+            rope_scaling={"rope_type": "linear", "factor": 2.0})), [TEXT],
+     "config.json: rope_scaling is not supported"),
+    ("mistral: a sliding window", "mistral_sharded", edit_json(
+        "config.json", lambda c: c.update(sliding_window=4096)), [TEXT],
+     "config.json: sliding_window is not supported"),
+    ("llama: heads not dividing hidden_size", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(num_attention_heads=3)), [TEXT],
+     "hidden_size (16) is not a multiple of num_attention_heads (3)"),
+    ("llama: kv heads not dividing heads", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(num_key_value_heads=3)), [TEXT],
+     "num_attention_heads (4) is not a multiple of num_key_value_heads (3)"),
+    ("llama: an odd head width", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(hidden_size=12)), [TEXT],
+     "the head width 3 is odd"),
+    ("llama: num_hidden_layers 4 billion", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(num_hidden_layers=4000000000)),
+     [TEXT], "num_hidden_layers is 4000000000, but the 20 tensors"),
+    ("llama: a tensor missing", "llama_tied_f32", edit_tensor(
+        "model.layers.1.mlp.up_proj.weight", lambda e: None), [TEXT],
+     "tensor model.layers.1.mlp.up_proj.weight is missing"),
+    ("llama: a tensor of another shape", "llama_tied_f32", edit_tensor(
+        "model.norm.weight", reshaped), [TEXT],
+     "tensor model.norm.weight has shape [4, 4]; config.json implies [16]"),
+    ("llama: an F64 tensor", "llama_tied_f32", edit_tensor(
+        "model.norm.weight", retyped), [TEXT],
+     "tensor model.norm.weight is F64; F32, F16 or BF16 is needed"),
+    ("llama: the vocabulary larger than the embedding", "llama_tied_f32",
+     edit_json("config.json", lambda c: c.update(vocab_size=300)), [TEXT],
+     "tensor model.embed_tokens.weight has shape [285, 16]; config.json "
+     "implies [300, 16]"),
+    ("mistral: the index names a missing shard", "mistral_sharded",
+     edit_index(lambda f: "model-00003-of-00003.safetensors"), [TEXT],
+     "model-00003-of-00003.safetensors: cannot open"),
+    ("mistral: the index names a file outside the folder",
+     "mistral_sharded", edit_index(lambda f: "../model.safetensors"),
+     [TEXT], "weight_map names ../model.safetensors, not a file of the "
+     "folder"),
+    ("mistral: the index names the wrong shard", "mistral_sharded",
+     edit_index(lambda f: f.replace("00001-of", "00003-of").replace(
+         "00002-of", "00001-of").replace("00003-of", "00002-of")), [TEXT],
+     "but weight_map names model-0000"),
+    ("mistral: a shard a FIFO", "mistral_sharded",
+     fifo("model-00002-of-00002.safetensors"), [TEXT],
+     "not a regular file"),
+]
+
+
 def run(tmp, number, args):
     """campaign.py's run of a case, with a minute's limit: the
     completed process (status -1 past the limit) and what it left."""
@@ -204,6 +351,21 @@ def checkpoints(tmp):
     for number, (name, change, args, fragment) in enumerate(CASES):
         folder = copy(tmp, "model%d" % number, change)
         r, left = run(tmp, number, ["--model", folder] + args)
+        judge_failure(r, left, name, 2, fragment, False)
+    for number, (name, change, args, fragment) in enumerate(BERT_CASES):
+        if BERT is None:
+            break
+        folder = copy(tmp, "bert%d" % number, change, BERT)
+        r, left = run(tmp, len(CASES) + number, ["--model", folder] + args)
+        judge_failure(r, left, name, 2, fragment, False)
+
+
+def llama_checkpoints(tmp):
+    for number, (name, base, change, args, fragment) in enumerate(
+            LLAMA_CASES):
+        folder = copy(tmp, "llama%d" % number, change,
+                      os.path.join(LLAMA, base))
+        r, left = run(tmp, 100 + number, ["--model", folder] + args)
         judge_failure(r, left, name, 2, fragment, False)
 
 
@@ -232,9 +394,13 @@ def svg_controls(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         checkpoints(tmp)
+        if LLAMA is not None:
+            llama_checkpoints(tmp)
         svg_controls(tmp)
     print("# checkpoint campaign: %d spoiled checkpoint folders, 1 SVG of "
-          "forbidden characters" % len(CASES))
+          "forbidden characters" %
+          (len(CASES) + (len(BERT_CASES) if BERT else 0) +
+           (len(LLAMA_CASES) if LLAMA else 0)))
     return done()
 
 

@@ -204,7 +204,7 @@ static void gpt2_case(const char *dir, const char *name, int layer, int head)
 
     kept plain = {.layer = layer};
     forward_hooks hk = {.record = keep, .ctx = &plain};
-    gpt2_run run = {&hk, true, NULL};
+    gpt2_run run = {&hk, true, NULL, NULL};
     matrix out = {0};
     ok(gpt2_forward(&out, &m, ids, T, &run, &err) == 0 &&
            same_as(&out, &ref, "out") && same_as(&plain.logits, &ref, "logits"),

@@ -404,6 +404,22 @@ int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
 
 /* ---- labels ---------------------------------------------------------------- */
 
+size_t bpe_bytes(unsigned char *raw, size_t cap, const bpe *b, int32_t id)
+{
+    if (id < 0 || (size_t)id >= b->n_ids || b->pieces[id] == NULL)
+        return 0;
+    size_t n = 0;
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)b->pieces[id];
+    for (utf8proc_ssize_t k; *p && n < cap; p += k) {
+        utf8proc_int32_t c;
+        k = utf8proc_iterate(p, -1, &c);
+        if (k <= 0 || c < 0 || c >= 0x180 || b->dec[c] < 0)
+            break;
+        raw[n++] = (unsigned char)b->dec[c];
+    }
+    return n;
+}
+
 void bpe_label(char *buf, size_t size, const bpe *b, int32_t id)
 {
     if (size == 0)
@@ -415,15 +431,7 @@ void bpe_label(char *buf, size_t size, const bpe *b, int32_t id)
     }
     // the piece's raw bytes
     unsigned char raw[256];
-    size_t n = 0;
-    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)b->pieces[id];
-    for (utf8proc_ssize_t k; *p && n < sizeof raw; p += k) {
-        utf8proc_int32_t c;
-        k = utf8proc_iterate(p, -1, &c);
-        if (k <= 0 || c < 0 || c >= 0x180 || b->dec[c] < 0)
-            break;
-        raw[n++] = (unsigned char)b->dec[c];
-    }
+    const size_t n = bpe_bytes(raw, sizeof raw, b, id);
     bpe_label_bytes(buf, size, raw, n);
 }
 

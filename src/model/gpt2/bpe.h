@@ -37,6 +37,10 @@ size_t bpe_vocab_size(const bpe *b);
 int bpe_encode(int32_t **ids, size_t *n, const bpe *b, const char *text,
                size_t len, size_t max, mx_error *err);
 
+/* The raw bytes of token id (at most cap) into raw; returns their count
+ * (0 for an id without a piece). */
+size_t bpe_bytes(unsigned char *raw, size_t cap, const bpe *b, int32_t id);
+
 /* Token id's piece as a readable label into buf (size bytes): its bytes
  * as UTF-8 text, a leading space shown as U+2423 (␣), a newline as \n, a
  * tab as \t, other control bytes and bytes that are not whole UTF-8

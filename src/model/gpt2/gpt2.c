@@ -80,6 +80,19 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
         }
         c->eps = (float)eps->number;
     }
+    const json_node *eos = json_get(&doc, root, "eos_token_id");
+    c->eos = -1;
+    if (eos != NULL && eos->type != JSON_NULL) {
+        size_t id;
+        if (!json_size(eos, c->vocab_size - 1, &id)) {
+            err_input(err,
+                      _("%s: eos_token_id must be a token id below "
+                        "vocab_size (%zu)"),
+                      path, c->vocab_size);
+            goto out;
+        }
+        c->eos = (long)id;
+    }
     const json_node *act = json_get(&doc, root, "activation_function");
     if (act != NULL && (act->type != JSON_STRING ||
                         strcmp(json_str(&doc, act), "gelu_new") != 0)) {
@@ -323,7 +336,8 @@ static void work_free(layer_work *w)
         matrix_free(all[i]);
 }
 
-static int work_alloc(layer_work *w, const gpt2_config *c, size_t T,
+/* For T new tokens over S keys (S = T without a cache). */
+static int work_alloc(layer_work *w, const gpt2_config *c, size_t T, size_t S,
                       mx_error *err)
 {
     const size_t D = c->n_embd, hd = D / c->n_head;
@@ -331,10 +345,10 @@ static int work_alloc(layer_work *w, const gpt2_config *c, size_t T,
     if (matrix_alloc(&w->a, T, D, N_("hidden states"), err) != 0 ||
         matrix_alloc(&w->qkv, T, 3 * D, N_("hidden states"), err) != 0 ||
         matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
-        matrix_alloc(&w->k, T, hd, N_("keys"), err) != 0 ||
-        matrix_alloc(&w->v, T, hd, N_("values"), err) != 0 ||
-        matrix_alloc(&w->scores, T, T, N_("attention scores"), err) != 0 ||
-        matrix_alloc(&w->weights, T, T, N_("attention weights"), err) != 0 ||
+        matrix_alloc(&w->k, S, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->v, S, hd, N_("values"), err) != 0 ||
+        matrix_alloc(&w->scores, T, S, N_("attention scores"), err) != 0 ||
+        matrix_alloc(&w->weights, T, S, N_("attention weights"), err) != 0 ||
         matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
         matrix_alloc(&w->concat, T, D, N_("context"), err) != 0 ||
         matrix_alloc(&w->attn, T, D, N_("hidden states"), err) != 0 ||
@@ -347,10 +361,12 @@ static int work_alloc(layer_work *w, const gpt2_config *c, size_t T,
 }
 
 /* GPT-2's head (attention_head.h): attn_weights / torch.full([], hd **
- * 0.5), then torch.where(causal, attn_weights, finfo.min). */
-static head_spec gpt2_head(size_t hd)
+ * 0.5), then torch.where(causal, attn_weights, finfo.min). The causal
+ * mask of one new token over the cache, bias[:, :, S - 1 : S, :S], hides
+ * nothing: causal is the prompt's square mask only. */
+static head_spec gpt2_head(size_t hd, bool causal)
 {
-    return (head_spec){.causal = true,
+    return (head_spec){.causal = causal,
                        .divisor = score_divisor(hd, true),
                        .scale = SCALE_SCORES};
 }
@@ -367,7 +383,19 @@ static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
     // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
     const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
     dense_forward(&w->qkv, x, &c_attn, run->pool);
-    const head_spec spec = gpt2_head(hd);
+    // with a cache: key = torch.cat((past_key, key), dim=-2), value
+    // likewise; keys (S, D), values (S, D) of every head, S = past + T
+    kv_cache *cache = run->cache;
+    matrix keys = w->qkv, values = w->qkv;
+    size_t k_first = D, v_first = 2 * D, past = 0;
+    if (cache != NULL) {
+        past = cache->len;
+        kv_cache_put(cache, li, &w->qkv, D, 2 * D);
+        keys = kv_cache_keys(cache, li, past + x->rows);
+        values = kv_cache_values(cache, li, past + x->rows);
+        k_first = v_first = 0;
+    }
+    const head_spec spec = gpt2_head(hd, past == 0);
     const head_tables t = {.q = &w->q,
                            .k = &w->k,
                            .v = &w->v,
@@ -377,8 +405,8 @@ static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
     for (size_t hh = 0; hh < c->n_head; hh++) {
         // head hh's q, k, v: its columns of qkv.split(D) (view, permute)
         const head_source src = {
-            .from = {&w->qkv, &w->qkv, &w->qkv},
-            .first = {hh * hd, D + hh * hd, 2 * D + hh * hd}};
+            .from = {&w->qkv, &keys, &values},
+            .first = {hh * hd, k_first + hh * hd, v_first + hh * hd}};
         const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
                               false};
         if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
@@ -464,13 +492,14 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
 {
     const gpt2_config *c = &m->cfg;
     const size_t D = c->n_embd;
+    const size_t past = run->cache != NULL ? run->cache->len : 0;
     if (T == 0)
         return err_input(err, _("the text has no tokens"));
-    if (T > c->n_positions)
+    if (T > c->n_positions - past)
         return err_input(
             err,
             _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            T, c->n_positions);
+            past + T, c->n_positions);
     for (size_t t = 0; t < T; t++)
         if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
             return err_input(
@@ -480,19 +509,22 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     layer_work w;
     if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
         return -1;
-    if (work_alloc(&w, c, T, err) != 0) {
+    if (work_alloc(&w, c, T, past + T, err) != 0) {
         matrix_free(&h);
         return -1;
     }
     int rc = -1;
     for (size_t t = 0; t < T; t++)
         for (size_t d = 0; d < D; d++)
-            h.v[t * D + d] = m->wte[(size_t)ids[t] * D + d] + m->wpe[t * D + d];
+            h.v[t * D + d] =
+                m->wte[(size_t)ids[t] * D + d] + m->wpe[(past + t) * D + d];
     if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto out;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, run, err) != 0)
             goto out;
+    if (run->cache != NULL)
+        kv_cache_advance(run->cache, T);
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     layer_norm(out, &h, m->ln_f_w, m->ln_f_b, c->eps);
@@ -502,28 +534,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
         matrix logits = {0};
         if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
             goto fail_out;
-        // logits = out @ wte^T, lm_head's nn.Linear without a bias, a
-        // slice of the vocabulary at a time: each cell is its own sum, and
-        // the product packs one slice of wte, not a copy of all of it
-        const size_t slice = 4096;
-        for (size_t v0 = 0; v0 < c->vocab_size; v0 += slice) {
-            const size_t n =
-                c->vocab_size - v0 < slice ? c->vocab_size - v0 : slice;
-            const matmul_problem p = {
-                .M = T,
-                .N = n,
-                .K = D,
-                .a = out->v,
-                .lda = D,
-                .b = m->wte + v0 * D,
-                .ldb = D,
-                .b_transposed = true,
-                .c = logits.v + v0,
-                .ldc = c->vocab_size,
-                .shape = MATMUL_FULL,
-            };
-            matmul_run(&p, matmul_kernel_best(), run->pool);
-        }
+        gpt2_logits(&logits, m, out, run->pool);
         rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
         matrix_free(&logits);
         if (rc != 0)
@@ -537,4 +548,31 @@ out:
     work_free(&w);
     matrix_free(&h);
     return rc;
+}
+
+void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
+                 workers *pool)
+{
+    const size_t T = out->rows, D = m->cfg.n_embd, V = m->cfg.vocab_size;
+    // logits = out @ wte^T, lm_head's nn.Linear without a bias, a slice of
+    // the vocabulary at a time: each cell is its own sum, and the product
+    // packs one slice of wte, not a copy of all of it
+    const size_t slice = 4096;
+    for (size_t v0 = 0; v0 < V; v0 += slice) {
+        const size_t n = V - v0 < slice ? V - v0 : slice;
+        const matmul_problem p = {
+            .M = T,
+            .N = n,
+            .K = D,
+            .a = out->v,
+            .lda = D,
+            .b = m->wte + v0 * D,
+            .ldb = D,
+            .b_transposed = true,
+            .c = logits->v + v0,
+            .ldc = V,
+            .shape = MATMUL_FULL,
+        };
+        matmul_run(&p, matmul_kernel_best(), pool);
+    }
 }

@@ -36,12 +36,15 @@
 #include "base/error.h"
 #include "io/safetensors.h"
 #include "model/hooks.h"
+#include "model/layers/kv_cache.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
 typedef struct {
     size_t n_layer, n_head, n_embd, n_positions, vocab_size, n_inner;
     float eps; /* layer_norm_epsilon */
+    long eos;  /* eos_token_id (GPT-2's <|endoftext|>, 50256), or -1 when
+                  config.json has none */
 } gpt2_config;
 
 /* One layer's parameters, float32 (T x D inputs; W stored in x out):
@@ -93,11 +96,24 @@ typedef struct {
                                    NULL */
     bool logits;                /* make the logits */
     workers *pool;              /* or NULL */
+    /* NULL: the pass attends over its own T tokens. Else generation's
+     * cache (kv_cache.h): the T tokens sit at positions cache->len .. and
+     * each query row attends over every cached key and its own tokens'
+     * (causally); their keys and values are kept and cache->len moves on
+     * by T. A cache that holds positions takes one token at a time, as
+     * generate() feeds it. */
+    kv_cache *cache;
 } gpt2_run;
 
-/* Runs ids (T of them, each < vocab_size, T <= n_positions) through m;
- * out (T, D) gets ln_f's output, allocated here. */
+/* Runs ids (T of them, each < vocab_size, T <= n_positions, after the
+ * cache's positions with a cache) through m; out (T, D) gets ln_f's
+ * output, allocated here. */
 int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
                  const gpt2_run *run, mx_error *err);
+
+/* logits (T, V) = out (T, D) @ wte^T: GPT2LMHeadModel's lm_head, tied to
+ * wte, without a bias; logits allocated by the caller. */
+void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
+                 workers *pool);
 
 #endif

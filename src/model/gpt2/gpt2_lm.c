@@ -75,7 +75,7 @@ static int forward(lm_session *s, const int32_t *ids, size_t T,
                    const forward_hooks *hk, mx_error *err)
 {
     matrix out = {0};
-    const gpt2_run run = {hk, true, s->pool};
+    const gpt2_run run = {hk, true, s->pool, NULL};
     const int rc = gpt2_forward(&out, &s->model, ids, T, &run, err);
     matrix_free(&out);
     return rc;

@@ -76,6 +76,11 @@ bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t)
     return t->hf != NULL;
 }
 
+const struct hf_tokenizer *gpt2_tokenizer_json(const gpt2_tokenizer *t)
+{
+    return t->hf;
+}
+
 int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
                           const char *text, size_t len, size_t max,
                           mx_error *err)
@@ -106,6 +111,16 @@ static size_t piece_bytes(unsigned char *raw, size_t cap,
         raw[n++] = (unsigned char)b;
     }
     return n;
+}
+
+size_t gpt2_tokenizer_bytes(unsigned char *raw, size_t cap,
+                            const gpt2_tokenizer *t, int32_t id)
+{
+    if (t->bpe != NULL)
+        return bpe_bytes(raw, cap, t->bpe, id);
+    size_t len;
+    const char *p = hf_tokenizer_piece(t->hf, id, &len);
+    return p != NULL ? piece_bytes(raw, cap, t, p, len) : 0;
 }
 
 void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,

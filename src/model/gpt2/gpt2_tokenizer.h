@@ -29,6 +29,15 @@ int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
                           const char *text, size_t len, size_t max,
                           mx_error *err);
 
+/* The tokenizer.json reader, or NULL when the folder's vocab.json and
+ * merges.txt are read. */
+struct hf_tokenizer;
+const struct hf_tokenizer *gpt2_tokenizer_json(const gpt2_tokenizer *t);
+/* The raw bytes of token id (at most cap) into raw; returns their count
+ * (generated text, --stop). */
+size_t gpt2_tokenizer_bytes(unsigned char *raw, size_t cap,
+                            const gpt2_tokenizer *t, int32_t id);
+
 /* As bpe_label: token id as a readable label into buf (size bytes). */
 void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,
                           int32_t id);

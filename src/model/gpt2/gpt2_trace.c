@@ -8,6 +8,7 @@
 #include "base/i18n.h"
 #include "model/entropy.h"
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_generate.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "numerics/workers.h"
 
@@ -66,6 +67,9 @@ static int run_open(checkpoint_run *r, const model_config *mc,
             err,
             _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
             in->kv ? "--kv" : "--embeddings");
+    if (mc->pair != NULL)
+        return err_usage(err, _("--pair: a second text is for a BERT "
+                                "checkpoint; this one is GPT-2's"));
     int rc = gpt2_open(&r->model, mc->model, err);
     if (rc == 0)
         rc = gpt2_tokenizer_open(&r->tokenizer, mc->model, err);
@@ -217,6 +221,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
         return false;
     if (id == TABLE_LOGITS)
         return mc->logits;
+    if (id == TABLE_GENERATED)
+        return mc->generate > 0;
     // the catalogue's sets of a checkpoint's tables
     const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
                            CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
@@ -504,9 +510,12 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
                                      .n_replace = mc->n_replace,
                                      .record = record,
                                      .ctx = &rec};
-        const gpt2_run run = {&hooks, true, pool};
+        const gpt2_run run = {&hooks, true, pool, NULL};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
         matrix_free(&out);
+        if (rc == 0 && mc->generate > 0)
+            rc = gpt2_generate_into(tr, &r.model, r.tokenizer, r.ids, r.T, mc,
+                                    pool, err);
     }
     if (rc == 0)
         rc = trace_flush(tr, err);

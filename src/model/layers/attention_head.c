@@ -26,20 +26,30 @@ static void project(const head_tables *t, const head_source *src, workers *pool)
 }
 
 /* attn_scores (T, S) = q @ k^T, later keys -inf when causal; with
- * SCALE_SCORES divided by the divisor (the masked cells stay -inf). */
-static void scores(const head_tables *t, const head_spec *spec, workers *pool)
+ * SCALE_SCORES divided by the divisor, with SCALE_SCORES_TIMES multiplied
+ * by the factor (the masked cells stay -inf). */
+static void scores(const head_tables *t, const matrix *q, const matrix *k,
+                   const head_spec *spec, workers *pool)
 {
     if (spec->causal)
-        causal_scores(t->scores, t->q, t->k, pool);
+        causal_scores(t->scores, q, k, pool);
     else
-        matmul_transposed(t->scores, t->q, t->k, pool);
-    if (spec->scale != SCALE_SCORES)
+        matmul_transposed(t->scores, q, k, pool);
+    if (spec->scale == SCALE_IN_SOFTMAX)
         return;
-    // GPT-2: attn_weights / torch.full([], hd ** 0.5), then the mask
+    // GPT-2: attn_weights / torch.full([], hd ** 0.5), then the mask;
+    // Llama-style: attn_weights * scaling, then + the mask's 0
     for (size_t i = 0; i < t->scores->rows; i++) {
         const size_t live = spec->causal ? i + 1 : t->scores->cols;
-        for (size_t j = 0; j < live; j++)
-            *matrix_at(t->scores, i, j) /= spec->divisor;
+        for (size_t j = 0; j < live; j++) {
+            float *s = matrix_at(t->scores, i, j);
+            if (spec->scale == SCALE_SCORES)
+                *s /= spec->divisor;
+            else
+                *s *= spec->factor;
+            if (spec->mask_added)
+                *s += 0.0f;
+        }
     }
 }
 
@@ -74,10 +84,20 @@ int attention_head_forward(const head_tables *t, const head_source *src,
         point(hk, at, TABLE_VALUES, t->v, err) != 0)
         return -1;
 
-    // positions: none of the families rotates q and k yet
+    // positions: a rotary family's q and k rotated by their positions
+    const matrix *q = t->q, *k = t->k;
+    if (spec->rope != NULL) {
+        rotary_apply(t->q_rot, t->q, spec->rope);
+        rotary_apply(t->k_rot, t->k, spec->rope);
+        if (point(hk, at, TABLE_QUERIES_ROTATED, t->q_rot, err) != 0 ||
+            point(hk, at, TABLE_KEYS_ROTATED, t->k_rot, err) != 0)
+            return -1;
+        q = t->q_rot;
+        k = t->k_rot;
+    }
 
     // attn_scores (T, S) = q (T, hd) @ k (S, hd)^T, later keys masked
-    scores(t, spec, pool);
+    scores(t, q, k, spec, pool);
     if (point(hk, at, TABLE_ATTN_SCORES, t->scores, err) != 0)
         return -1;
 
@@ -140,10 +160,14 @@ void attention_head_backward(matrix *dq, matrix *dk, matrix *dv,
     const size_t n = dscores->rows * dscores->cols;
     // d loss / d attn_scores: the scaled scores' before the division
     // when the table holds them scaled, else the raw scores'
-    if (shown != NULL && spec->scale == SCALE_SCORES)
+    if (shown != NULL && spec->scale != SCALE_IN_SOFTMAX)
         memcpy(shown->v, dscores->v, n * sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        dscores->v[i] /= spec->divisor;
+    for (size_t i = 0; i < n; i++) {
+        if (spec->scale == SCALE_SCORES_TIMES)
+            dscores->v[i] *= spec->factor;
+        else
+            dscores->v[i] /= spec->divisor;
+    }
     if (shown != NULL && spec->scale == SCALE_IN_SOFTMAX)
         memcpy(shown->v, dscores->v, n * sizeof(float));
     for (size_t t = 0; t < dscores->rows; t++)

@@ -6,8 +6,10 @@
  *
  *   q (T, hd), k, v (S, hd)  the head's projections (hook points queries,
  *                            keys, values)
- *   positions                none of the families has them yet (a
- *                            rotary family rotates q and k here)
+ *   positions                a rotary family's q and k rotated by
+ *                            their positions (layers/rotary.h; hook
+ *                            points queries_rotated, keys_rotated), the
+ *                            scores taken from them; none for the others
  *   attn_scores (T, S)       q @ k^T, masked causally (hook point)
  *   attn_weights (T, S)      softmax of the scaled scores (hook point)
  *   dropout                  with attn_dropout: dropout_mask and
@@ -27,6 +29,9 @@
  *                 holds the scaled scores (SCALE_SCORES); a masked cell
  *                 is -inf here, finfo.min there, and softmax makes both
  *                 exactly 0.
+ *   Llama-style   torch.matmul(q, k^T) * scaling (hd ** -0.5), then +
+ *                 the causal mask (0 on the live cells, so a -0 score
+ *                 becomes +0): SCALE_SCORES_TIMES with mask_added.
  *
  * Projections (Linear's x @ W^T + b, or Conv1D's addmm(b, x, W)) are
  * made by the module (dense.h): a head's own (the single head, the
@@ -41,6 +46,7 @@
 
 #include "base/error.h"
 #include "model/hooks.h"
+#include "model/layers/rotary.h"
 #include "model/linear.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
@@ -49,8 +55,9 @@
 
 /* Where the scores are divided by sqrt(hd) (see above). */
 typedef enum {
-    SCALE_IN_SOFTMAX, /* the lessons: attn_scores raw */
-    SCALE_SCORES,     /* GPT-2: attn_scores scaled */
+    SCALE_IN_SOFTMAX,   /* the lessons: attn_scores raw */
+    SCALE_SCORES,       /* GPT-2: attn_scores scaled */
+    SCALE_SCORES_TIMES, /* Llama-style: attn_scores times factor */
 } scale_place;
 
 /* How a family's head computes (see above). */
@@ -60,8 +67,12 @@ typedef struct {
     scale_place scale; /* where the division is */
     double dropout;    /* P of nn.Dropout on the weights (training mode;
                           the lessons' --attn-dropout); 0: none */
-    /* positions: no family rotates q and k yet; a rotary family's
-       setting goes here, read by the forward's slot of positions */
+    float factor;      /* SCALE_SCORES_TIMES: hd ** -0.5 as a float */
+    bool mask_added;   /* the live cells + 0.0f (a mask added, not
+                          where()'s) */
+    /* positions: the cos and sin (T, hd) that rotate q and k (a rotary
+       family), or NULL */
+    const rotary_table *rope;
 } head_spec;
 
 /* One head's activations, where the caller keeps them (the trace's
@@ -71,6 +82,8 @@ typedef struct {
     matrix *q;       /* queries (T, hd) */
     matrix *k;       /* keys (S, hd) */
     matrix *v;       /* values (S, hd) */
+    matrix *q_rot;   /* queries_rotated (T, hd), with rope only */
+    matrix *k_rot;   /* keys_rotated (S, hd), with rope only */
     matrix *scores;  /* attn_scores (T, S) */
     matrix *weights; /* attn_weights (T, S) */
     matrix *mask;    /* dropout_mask (T, S), or NULL without dropout */

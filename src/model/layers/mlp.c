@@ -5,6 +5,7 @@
 #include "model/layers/mlp.h"
 
 #include "numerics/gelu.h"
+#include "numerics/gelu_erf.h"
 
 int mlp_forward(matrix *out, matrix *hidden, const matrix *x, const mlp *f,
                 const forward_hooks *hk, const table_key *at, workers *pool,
@@ -14,8 +15,10 @@ int mlp_forward(matrix *out, matrix *hidden, const matrix *x, const mlp *f,
     dense_forward(hidden, x, &f->fc, pool);
     if (f->act == ACT_RELU)
         relu(hidden);
-    else
+    else if (f->act == ACT_GELU_NEW)
         gelu_new(hidden->v, hidden->rows * hidden->cols);
+    else
+        gelu_erf(hidden->v, hidden->rows * hidden->cols);
     if (hk != NULL) {
         const table_key key = hook_at(at, TABLE_FFN_HIDDEN);
         if (hook_point(hk, &key, hidden, err) != 0)

@@ -5,7 +5,9 @@
  *   ffn_out (T, D)    = proj(ffn_hidden) (hook point ffn_out)
  *
  * the lessons' block: fc = ff.0 and proj = ff.2 (nn.Linear), act = ReLU;
- * GPT-2: mlp.c_fc and mlp.c_proj (Conv1D), act = gelu_new.
+ * GPT-2: mlp.c_fc and mlp.c_proj (Conv1D), act = gelu_new;
+ * BERT: intermediate.dense and output.dense (nn.Linear), act = the exact
+ * GELU (erf).
  */
 #ifndef MHA_MLP_H
 #define MHA_MLP_H
@@ -20,6 +22,7 @@
 typedef enum {
     ACT_RELU,     /* nn.ReLU: clamp_min(x, 0) */
     ACT_GELU_NEW, /* GPT-2's gelu_new (numerics/gelu.h) */
+    ACT_GELU_ERF, /* BERT's exact GELU (numerics/gelu_erf.h) */
 } activation;
 
 typedef struct {

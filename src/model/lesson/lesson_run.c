@@ -711,7 +711,9 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
         // block's masks with --dropout)
         const bool head_dropout =
             id == TABLE_DROPOUT_MASK || id == TABLE_ATTN_WEIGHTS_DROPPED;
+        // (no lesson module has rotary positions)
         if (table_info_of(id)->kind == KIND_PER_HEAD &&
+            (table_bit(id) & ROTARY_HEAD_TABLES) == 0 &&
             (!head_dropout ||
              (mc->attn_dropout > 0 && !lesson_drops_outputs(v->id))))
             return true;

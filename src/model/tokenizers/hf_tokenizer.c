@@ -371,3 +371,13 @@ const char *hf_tokenizer_piece(const hf_tokenizer *t, int32_t id, size_t *len)
     *len = t->piece_len[id];
     return t->pieces[id];
 }
+
+void hf_tokenizer_specials(const int32_t **before, size_t *n_before,
+                           const int32_t **after, size_t *n_after,
+                           const hf_tokenizer *t)
+{
+    *before = t->before;
+    *n_before = t->n_before;
+    *after = t->after;
+    *n_after = t->n_after;
+}

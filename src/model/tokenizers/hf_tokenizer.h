@@ -52,6 +52,12 @@ int hf_tokenizer_encode(int32_t **ids, size_t *n, const hf_tokenizer *t,
                         const char *text, size_t len, bool add_special,
                         size_t max, mx_error *err);
 
+/* The post-processor's special tokens around one text: n_before ids in
+ * front of it, n_after behind it ([CLS] and [SEP] for BERT). */
+void hf_tokenizer_specials(const int32_t **before, size_t *n_before,
+                           const int32_t **after, size_t *n_after,
+                           const hf_tokenizer *t);
+
 /* Token id's string (*len bytes), or NULL for an id no token has. */
 const char *hf_tokenizer_piece(const hf_tokenizer *t, int32_t id, size_t *len);
 

@@ -1,0 +1,333 @@
+/* bert_forward.c: BERT's forward pass (bert.h), over the layers every
+ * family shares (model/layers/): the heads of attention_head.h (no mask,
+ * the scores scaled), nn.Linear's dense, the post-norm block with the
+ * exact GELU.
+ *
+ * Shapes: T tokens, D = hidden_size, H heads of hd = D / H, F =
+ * intermediate_size, V words.
+ */
+#include "model/bert/bert.h"
+
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
+#include "model/layers/mlp.h"
+#include "model/layers/transformer_block.h"
+#include "numerics/gelu_erf.h"
+#include "numerics/matmul.h"
+
+/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
+static int point(const bert_run *run, int L, table_id id, matrix *m,
+                 mx_error *err)
+{
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {VARIANT_ID_BLOCK, L, NO_HEAD, id, false};
+    return hook_point(run->hooks, &at, m, err);
+}
+
+/* The hook point of table id outside the layers (variant v) over m. */
+static int outer_point(const bert_run *run, variant_id v, table_id id,
+                       matrix *m, mx_error *err)
+{
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {v, 0, NO_HEAD, id, false};
+    return hook_point(run->hooks, &at, m, err);
+}
+
+/* An nn.Linear of the checkpoint: weight (out, in), bias (out). */
+static dense linear_of(const float *weight, const float *bias, size_t in,
+                       size_t out)
+{
+    return (dense){weight, bias, in, out, false};
+}
+
+/* The work of one layer, allocated once for the pass. */
+typedef struct {
+    matrix Q, K, V, q, k, v, scores, weights, ctx, concat, attn, a, sum, fc,
+        ffn;
+} layer_work;
+
+#define WORK_MATRICES 15
+
+static void work_list(matrix *all[WORK_MATRICES], layer_work *w)
+{
+    matrix *list[WORK_MATRICES] = {&w->Q,   &w->K,      &w->V,      &w->q,
+                                   &w->k,   &w->v,      &w->scores, &w->weights,
+                                   &w->ctx, &w->concat, &w->attn,   &w->a,
+                                   &w->sum, &w->fc,     &w->ffn};
+    memcpy(all, list, sizeof list);
+}
+
+static void work_free(layer_work *w)
+{
+    matrix *all[WORK_MATRICES];
+    work_list(all, w);
+    for (size_t i = 0; i < WORK_MATRICES; i++)
+        matrix_free(all[i]);
+}
+
+static int work_alloc(layer_work *w, const bert_config *c, size_t T,
+                      mx_error *err)
+{
+    const size_t D = c->d, hd = D / c->n_head, F = c->n_inner;
+    *w = (layer_work){0};
+    matrix *all[WORK_MATRICES];
+    work_list(all, w);
+    // rows x cols of each, in work_list's order
+    const size_t cols[WORK_MATRICES] = {D,  D, D, hd, hd, hd, T, T,
+                                        hd, D, D, D,  D,  F,  D};
+    for (size_t i = 0; i < WORK_MATRICES; i++)
+        if (matrix_alloc(all[i], T, cols[i], N_("hidden states"), err) != 0) {
+            work_free(w);
+            return -1;
+        }
+    return 0;
+}
+
+/* BERT's head (attention_head.h): attention_scores / math.sqrt(hd),
+ * then + the extended mask, which for one text without padding is
+ * (1.0 - 1) * -10000.0 = -0.0 everywhere and changes no score. */
+static head_spec bert_head(size_t hd)
+{
+    return (head_spec){.causal = false,
+                       .divisor = score_divisor(hd, true),
+                       .scale = SCALE_SCORES};
+}
+
+/* BertAttention's self part and output dense over x (T, D): query, key,
+ * value, each head, concat (T, D), then attn_out = dense(concat) in
+ * w->attn. */
+static int attention(layer_work *w, const matrix *x, const bert_model *m,
+                     size_t li, const bert_run *run, mx_error *err)
+{
+    const bert_config *c = &m->cfg;
+    const bert_layer *l = &m->layers[li];
+    const size_t D = c->d, hd = D / c->n_head;
+    const int L = (int)li;
+    // Q, K, V (T, D) = x @ W^T + b, three nn.Linear
+    const dense q = linear_of(l->q_w, l->q_b, D, D);
+    const dense k = linear_of(l->k_w, l->k_b, D, D);
+    const dense v = linear_of(l->v_w, l->v_b, D, D);
+    dense_forward(&w->Q, x, &q, run->pool);
+    dense_forward(&w->K, x, &k, run->pool);
+    dense_forward(&w->V, x, &v, run->pool);
+    const head_spec spec = bert_head(hd);
+    const head_tables t = {.q = &w->q,
+                           .k = &w->k,
+                           .v = &w->v,
+                           .scores = &w->scores,
+                           .weights = &w->weights,
+                           .context = &w->ctx};
+    for (size_t hh = 0; hh < c->n_head; hh++) {
+        // head hh's q, k, v: its columns of Q, K, V (transpose_for_scores)
+        const head_source src = {.from = {&w->Q, &w->K, &w->V},
+                                 .first = {hh * hd, hh * hd, hh * hd}};
+        const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
+                              false};
+        if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
+                                   err) != 0)
+            return -1;
+        put_columns(&w->concat, &w->ctx, hh * hd);
+    }
+    if (point(run, L, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
+        return -1;
+    // attn_out (T, D) = attention.output.dense(concat)
+    const dense o = linear_of(l->attn_out_w, l->attn_out_b, D, D);
+    dense_forward(&w->attn, &w->concat, &o, run->pool);
+    return point(run, L, TABLE_ATTN_OUT, &w->attn, err);
+}
+
+/* What a layer's block works with. */
+typedef struct {
+    layer_work *w;
+    matrix *h;
+    const bert_model *m;
+    size_t li;
+    const bert_run *run;
+} layer_pass;
+
+static int layer_attend(void *ctx, const matrix **out, const matrix *x,
+                        mx_error *err)
+{
+    const layer_pass *p = ctx;
+    *out = &p->w->attn;
+    return attention(p->w, x, p->m, p->li, p->run, err);
+}
+
+/* Where the block's tables lie: add_norm1 in a, the MLP's in fc and ffn,
+ * the layer's output in h (the block reads h, its input, only before it
+ * writes it). */
+static matrix *layer_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    const layer_pass *p = ctx;
+    switch (id) {
+    case TABLE_FFN_HIDDEN:
+        return &p->w->fc;
+    case TABLE_FFN_OUT:
+        return &p->w->ffn;
+    case TABLE_OUT:
+        return p->h;
+    default: // add_norm1
+        return &p->w->a;
+    }
+}
+
+/* One BertLayer over h (T, D), in place: the one Transformer block
+ * (transformer_block.h) with its norms after, the exact GELU. */
+static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
+                         size_t li, const bert_run *run, mx_error *err)
+{
+    const bert_config *c = &m->cfg;
+    const bert_layer *l = &m->layers[li];
+    const size_t D = c->d, F = c->n_inner;
+    const block_layer b = {
+        .norm = NORM_AFTER,
+        .norm1 = {l->ln1_w, l->ln1_b, c->eps},
+        .norm2 = {l->ln2_w, l->ln2_b, c->eps},
+        .ffn = {linear_of(l->inter_w, l->inter_b, D, F),
+                linear_of(l->out_w, l->out_b, F, D), ACT_GELU_ERF},
+    };
+    layer_pass p = {w, h, m, li, run};
+    const block_attention attn = {layer_attend, &p};
+    const block_store store = {
+        .get = layer_table, .ctx = &p, .sum1 = &w->sum, .sum2 = &w->sum};
+    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_OUT, false};
+    const matrix *out;
+    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
+                               run->pool, err);
+}
+
+/* BertEmbeddings: h (T, D) = LayerNorm((word[ids] + token_type[types]) +
+ * position[0..T)), dropout off. */
+static void embed(matrix *h, matrix *sum, const bert_model *m,
+                  const int32_t *ids, const int32_t *types, size_t T)
+{
+    const size_t D = m->cfg.d;
+    for (size_t t = 0; t < T; t++)
+        for (size_t d = 0; d < D; d++) {
+            const float word = m->word[(size_t)ids[t] * D + d];
+            const float type = m->types[(size_t)types[t] * D + d];
+            sum->v[t * D + d] = (word + type) + m->pos[t * D + d];
+        }
+    layer_norm(h, sum, m->emb_ln_w, m->emb_ln_b, m->cfg.eps);
+}
+
+/* BertOnlyMLMHead over out (T, D): logits (T, V) = decoder(LayerNorm(
+ * gelu(dense(out)))) + bias, the decoder a slice of the vocabulary at a
+ * time (each cell its own sum, its bias added last as nn.Linear adds
+ * it). */
+static int mlm_logits(matrix *logits, const matrix *out, const bert_model *m,
+                      workers *pool, mx_error *err)
+{
+    const bert_config *c = &m->cfg;
+    const size_t D = c->d, T = out->rows;
+    matrix x = {0}, y = {0};
+    if (matrix_alloc(&x, T, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&y, T, D, N_("hidden states"), err) != 0) {
+        matrix_free(&x);
+        return -1;
+    }
+    const dense transform = linear_of(m->mlm.dense_w, m->mlm.dense_b, D, D);
+    dense_forward(&x, out, &transform, pool);
+    gelu_erf(x.v, T * D);
+    layer_norm(&y, &x, m->mlm.ln_w, m->mlm.ln_b, c->eps);
+    const size_t slice = 4096;
+    for (size_t v0 = 0; v0 < c->vocab_size; v0 += slice) {
+        const size_t n =
+            c->vocab_size - v0 < slice ? c->vocab_size - v0 : slice;
+        const matmul_problem p = {
+            .M = T,
+            .N = n,
+            .K = D,
+            .a = y.v,
+            .lda = D,
+            .b = m->mlm.decoder + v0 * D,
+            .ldb = D,
+            .b_transposed = true,
+            .bias = m->mlm.bias + v0,
+            .bias_first = false,
+            .c = logits->v + v0,
+            .ldc = c->vocab_size,
+            .shape = MATMUL_FULL,
+        };
+        matmul_run(&p, matmul_kernel_best(), pool);
+    }
+    matrix_free(&x);
+    matrix_free(&y);
+    return 0;
+}
+
+/* The input's checks: T tokens that fit, ids and types in range. */
+static int check_input(const bert_config *c, const int32_t *ids,
+                       const int32_t *types, size_t T, mx_error *err)
+{
+    if (T == 0)
+        return err_input(err, _("the text has no tokens"));
+    if (T > c->n_positions)
+        return err_input(
+            err,
+            _("the text is more than %zu tokens, the model's max_position_embeddings"),
+            c->n_positions);
+    for (size_t t = 0; t < T; t++) {
+        if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
+            return err_input(
+                err, _("token id %ld is outside the vocabulary (%zu words)"),
+                (long)ids[t], c->vocab_size);
+        if (types[t] < 0 || (size_t)types[t] >= c->n_types)
+            return err_input(
+                err,
+                _("token type %ld is outside the model's type_vocab_size (%zu)"),
+                (long)types[t], c->n_types);
+    }
+    return 0;
+}
+
+int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
+                 const int32_t *types, size_t T, const bert_run *run,
+                 mx_error *err)
+{
+    const bert_config *c = &m->cfg;
+    const size_t D = c->d;
+    if (check_input(c, ids, types, T, err) != 0)
+        return -1;
+    matrix h = {0};
+    layer_work w;
+    if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
+        return -1;
+    if (work_alloc(&w, c, T, err) != 0) {
+        matrix_free(&h);
+        return -1;
+    }
+    int rc = -1;
+    embed(&h, &w.sum, m, ids, types, T);
+    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
+        goto done;
+    for (size_t li = 0; li < c->n_layer; li++)
+        if (layer_forward(&h, &w, m, li, run, err) != 0)
+            goto done;
+    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, &h, err) != 0)
+        goto done;
+    if (run->logits && m->has_mlm) {
+        matrix logits = {0};
+        if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
+            goto done;
+        rc = mlm_logits(&logits, &h, m, run->pool, err);
+        if (rc == 0)
+            rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
+        matrix_free(&logits);
+        if (rc != 0)
+            goto done;
+    }
+    *out = h; // the last layer's output, the caller's now
+    h = (matrix){0};
+    rc = 0;
+done:
+    work_free(&w);
+    matrix_free(&h);
+    return rc;
+}

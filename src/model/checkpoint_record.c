@@ -1,0 +1,228 @@
+/* checkpoint_record.c: a checkpoint's tables into the trace
+ * (checkpoint_record.h). */
+#include "model/checkpoint_record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/entropy.h"
+
+int checkpoint_select(bool *keep, size_t n, const index_range *ranges,
+                      size_t n_ranges, const char *option, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        keep[i] = n_ranges == 0;
+    for (size_t k = 0; k < n_ranges; k++) {
+        if (ranges[k].hi >= n) // the number as typed
+            return err_usage(
+                err,
+                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
+        for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
+            keep[i] = true;
+    }
+    return 0;
+}
+
+int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
+{
+    trace *tr = r->tr;
+    if (matrix_alloc(&r->entropy, r->n_layer, r->n_head,
+                     N_("attention weights"), err) != 0)
+        return -1;
+    r->tokens = trace_word_labels(tr, "", r->pieces, r->T, err);
+    r->queries = trace_word_labels(tr, "Q:", r->pieces, r->T, err);
+    r->keys = trace_word_labels(tr, "K:", r->pieces, r->T, err);
+    r->values = trace_word_labels(tr, "V:", r->pieces, r->T, err);
+    r->dims = trace_index_labels(tr, "dim", r->d_model, err);
+    r->ffn_dims = trace_index_labels(tr, "dim", r->d_ffn, err);
+    r->head_dims = trace_index_labels(tr, "dim", r->head_dim, err);
+    r->vocab = r->mc->logits ? trace_index_labels(tr, "id", r->vocab_size, err)
+                             : r->dims;
+    if (!(r->tokens && r->queries && r->keys && r->values && r->dims &&
+          r->ffn_dims && r->head_dims && r->vocab)) {
+        checkpoint_record_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+void checkpoint_record_free(checkpoint_recorder *r)
+{
+    matrix_free(&r->entropy);
+}
+
+int checkpoint_record_ids(checkpoint_recorder *r, const int32_t *ids,
+                          mx_error *err)
+{
+    const labels *id = trace_literal_label(r->tr, "id", err);
+    if (id == NULL)
+        return -1;
+    const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_TOKENS, false};
+    table *t = trace_new(r->tr, &key, r->tokens, id, err);
+    if (t == NULL)
+        return -1;
+    t->integral = true;
+    for (size_t i = 0; i < r->T; i++)
+        t->values.v[i] = (float)ids[i];
+    trace_release(r->tr, t);
+    return 0;
+}
+
+/* A copy of m into a new table (rows x cols). */
+static int put(checkpoint_recorder *r, const table_key *key, const labels *rows,
+               const labels *cols, const matrix *m, mx_error *err)
+{
+    table *t = trace_new(r->tr, key, rows, cols, err);
+    if (t == NULL)
+        return -1;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    trace_release(r->tr, t);
+    return 0;
+}
+
+/* attn_entropy (n_layer, n_head) after the layers: a row per layer, a
+ * column per head (model/entropy.h). */
+static int put_entropy(checkpoint_recorder *r, mx_error *err)
+{
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
+                           false};
+    return attn_entropy_record(r->tr, &key, r->layer_prefix, &r->entropy,
+                               err) != NULL
+               ? 0
+               : -1;
+}
+
+/* The k best ids of the V probabilities p into best (the larger
+ * probability, then the smaller id); their number. */
+static size_t top_k(size_t *best, const float *p, size_t V, size_t K)
+{
+    size_t n = 0;
+    for (size_t v = 0; v < V; v++) {
+        size_t at = n;
+        while (at > 0 && p[v] > p[best[at - 1]])
+            at--;
+        if (at >= K)
+            continue;
+        if (n < K)
+            n++;
+        memmove(best + at + 1, best + at, (n - 1 - at) * sizeof *best);
+        best[at] = v;
+    }
+    return n;
+}
+
+/* next_tokens (T·k x 1): for each token, the k likeliest next tokens,
+ * "token → next", and their probabilities. */
+static int put_next_tokens(checkpoint_recorder *r, const matrix *logits,
+                           mx_error *err)
+{
+    const size_t T = logits->rows, V = logits->cols,
+                 K = CHECKPOINT_NEXT_TOKENS_K;
+    matrix probs = {0}, top = {0};
+    char **names = calloc(T * K, sizeof *names);
+    int result = -1;
+    if (names == NULL) {
+        err_nomem(err, _("tokens"));
+        goto out;
+    }
+    if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
+        matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
+        goto out;
+    for (size_t t = 0; t < T; t++) {
+        const matrix row = {1, V, logits->v + t * V};
+        softmax_rows(&probs, &row, 1.0f);
+        size_t best[CHECKPOINT_NEXT_TOKENS_K];
+        const size_t n = top_k(best, probs.v, V, K);
+        for (size_t k = 0; k < n; k++) {
+            char next[256], line[600];
+            r->label(r->label_ctx, (int32_t)best[k], next, sizeof next);
+            snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[t], next);
+            if ((names[t * K + k] = strdup(line)) == NULL) {
+                err_nomem(err, _("tokens"));
+                goto out;
+            }
+            top.v[t * K + k] = probs.v[best[k]];
+        }
+    }
+    const labels *rows =
+        trace_word_labels(r->tr, "", (const char *const *)names, T * K, err);
+    const labels *col = trace_literal_label(r->tr, "probability", err);
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
+    if (rows != NULL && col != NULL)
+        result = put(r, &key, rows, col, &top, err);
+out:
+    if (names != NULL)
+        for (size_t i = 0; i < T * K; i++)
+            free(names[i]);
+    free(names);
+    matrix_free(&probs);
+    matrix_free(&top);
+    return result;
+}
+
+/* The rows and columns of a checkpoint's table id. */
+static void table_labels(const labels **rows, const labels **cols,
+                         const checkpoint_recorder *r, table_id id)
+{
+    *rows = r->tokens;
+    *cols = r->dims;
+    switch (id) {
+    case TABLE_QUERIES:
+    case TABLE_QUERIES_ROTATED:
+        *rows = r->queries;
+        *cols = r->head_dims;
+        break;
+    case TABLE_KEYS:
+    case TABLE_KEYS_ROTATED:
+        *rows = r->keys;
+        *cols = r->head_dims;
+        break;
+    case TABLE_VALUES:
+        *rows = r->values;
+        *cols = r->head_dims;
+        break;
+    case TABLE_ATTN_SCORES:
+    case TABLE_ATTN_WEIGHTS:
+        *rows = r->queries;
+        *cols = r->keys;
+        break;
+    case TABLE_HEAD_CONTEXT:
+        *cols = r->head_dims;
+        break;
+    case TABLE_FFN_HIDDEN:
+        *cols = r->ffn_dims;
+        break;
+    case TABLE_LOGITS:
+        *cols = r->vocab;
+        break;
+    default:
+        break;
+    }
+}
+
+int checkpoint_record(void *ctx, const table_key *at, const matrix *m,
+                      mx_error *err)
+{
+    checkpoint_recorder *r = ctx;
+    const bool layer = at->variant == VARIANT_ID_BLOCK;
+    if (at->id == TABLE_ATTN_WEIGHTS)
+        *matrix_at(&r->entropy, (size_t)at->layer, (size_t)at->head) =
+            attn_mean_entropy(m);
+    if ((layer && !r->layers[at->layer]) ||
+        (at->head != NO_HEAD && !r->heads[at->head]))
+        return 0;
+    if (at->id == TABLE_OUT && put_entropy(r, err) != 0)
+        return -1;
+    const labels *rows, *cols;
+    table_labels(&rows, &cols, r, at->id);
+    const table_key key = {at->variant, at->layer, at->head, at->id, false};
+    if ((at->id != TABLE_LOGITS || r->mc->logits) &&
+        put(r, &key, rows, cols, m, err) != 0)
+        return -1;
+    if (at->id == TABLE_LOGITS)
+        return put_next_tokens(r, m, err);
+    return layer && at->id == TABLE_HIDDEN ? trace_flush(r->tr, err) : 0;
+}

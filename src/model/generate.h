@@ -1,0 +1,91 @@
+/* generate.h: a model writes, one token at a time, as Hugging Face's
+ * generate() runs its loop (generation/utils.py, greedy and sample, with
+ * use_cache=True):
+ *
+ *   logits = step(prompt)                 the prompt's T rows, keeping
+ *                                         every layer's keys and values
+ *   for each new token:
+ *     token = pick(logits[-1])            sampling.h: greedy, or the
+ *                                         warpers and torch.multinomial
+ *     stop at the end-of-text token, at --stop's text, or when the
+ *     context is full
+ *     logits = step([token])              one row over the kept cache
+ *
+ * A family that has an lm_head gives generation its step (a
+ * generate_model): GPT-2 today (model/gpt2/gpt2_generate.h); any family
+ * whose model keeps a cache fits the same loop. The generator is seeded
+ * right before the first step, as torch.manual_seed(seed) before
+ * model.generate(...).
+ */
+#ifndef MHA_GENERATE_H
+#define MHA_GENERATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "model/sampling.h"
+
+/* The alternatives shown at each step (the generated table). */
+#define GENERATE_TOP 5
+
+/* What a family gives generation. */
+typedef struct {
+    void *ctx;
+    size_t vocab;   /* V */
+    size_t context; /* the most positions the model takes */
+    int32_t end;    /* the end-of-text token, or -1 */
+    /* Feeds n tokens after those fed before (their keys and values are
+     * kept) and writes the next token's logits (V), the last row's. */
+    int (*step)(void *ctx, float *logits, const int32_t *ids, size_t n,
+                mx_error *err);
+    /* The bytes of token id into buf (size bytes, not terminated);
+     * returns their count (for --stop). */
+    size_t (*bytes)(void *ctx, unsigned char *buf, size_t size, int32_t id);
+} generate_model;
+
+/* How to generate. */
+typedef struct {
+    size_t n;         /* --generate N: at most N new tokens */
+    sampling how;     /* greedy or sampled (sampling.h) */
+    uint64_t seed;    /* torch.manual_seed(seed) before the first step */
+    const char *stop; /* --stop TEXT, or NULL */
+} generate_options;
+
+/* One generated token: it, its probability in the distribution it was
+ * picked from, the GENERATE_TOP likeliest there (the larger probability
+ * first, then the smaller id), and what the warpers left. */
+typedef struct {
+    int32_t token;
+    float p;        /* in the distribution it was picked from */
+    float p_logits; /* in the model's, softmax of the logits */
+    int32_t top[GENERATE_TOP];
+    float top_p[GENERATE_TOP];
+    size_t n_top;
+    size_t positions; /* the keys its query row saw: prompt + earlier */
+    sampling_effect effect;
+} generated_token;
+
+/* Why generation ended. */
+enum generate_end {
+    GENERATE_END_LENGTH,  /* N tokens */
+    GENERATE_END_TOKEN,   /* the end-of-text token */
+    GENERATE_END_STOP,    /* --stop's text */
+    GENERATE_END_CONTEXT, /* the model's positions are full */
+};
+
+typedef struct {
+    generated_token *tokens; /* n of them; owned */
+    size_t n;
+    enum generate_end end;
+} generation;
+
+/* Runs the loop above from the prompt's T tokens (T >= 1, T <= context).
+ * On success *out owns the tokens (generation_free). */
+int generate_run(generation *out, const generate_model *gm,
+                 const generate_options *o, const int32_t *prompt, size_t T,
+                 mx_error *err);
+void generation_free(generation *g);
+
+#endif

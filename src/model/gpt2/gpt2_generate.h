@@ -1,0 +1,57 @@
+/* gpt2_generate.h: GPT-2's step for generation (model/generate.h):
+ * GPT2LMHeadModel's forward with use_cache=True, as generate() calls it.
+ *
+ *   first step   the prompt's T ids at positions 0 .. T - 1, the causal
+ *                mask; every layer's keys and values (T, D) kept
+ *   later steps  one id at position past (wpe[past]); its query row (1,
+ *                hd) per head over the past + 1 cached keys, no mask;
+ *                its keys and values appended
+ *   logits (V)   lm_head (tied to wte) of ln_f's last row
+ *
+ * Each step is gpt2_forward over the same layers (model/layers/) with the
+ * cache (kv_cache.h) in its run: the numbers are the ones
+ * past_key_values gives.
+ */
+#ifndef MHA_GPT2_GENERATE_H
+#define MHA_GPT2_GENERATE_H
+
+#include "base/error.h"
+#include "model/generate.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/layers/kv_cache.h"
+#include "numerics/workers.h"
+
+/* What GPT-2's steps keep between them; one owner (the cache). */
+typedef struct {
+    const gpt2_model *m;
+    const gpt2_tokenizer *tok;
+    workers *pool;
+    kv_cache cache; /* n_layer x positions x D, keys and values */
+} gpt2_generator;
+
+/* A generator over m for at most `positions` positions (prompt and new
+ * tokens, at most n_positions). */
+int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
+                        const gpt2_tokenizer *tok, workers *pool,
+                        size_t positions, mx_error *err);
+void gpt2_generator_free(gpt2_generator *g);
+
+/* The generate_model of g (generate.h): its step, its tokens' bytes, its
+ * vocabulary, context (n_positions) and end-of-text token. */
+generate_model gpt2_generator_model(gpt2_generator *g);
+
+/* --generate over a checkpoint's run: the model continues the prompt's
+ * T ids as mc says (generate.h) over a cache of its own, and the trace
+ * gets the table generated (N x 15: each new token, labelled with its
+ * piece, its id and probability, then what the warpers left and the five
+ * likeliest there with theirs) under the model's variant, and tr->model.continued and
+ * context_full. */
+int gpt2_generate_into(trace *tr, const gpt2_model *m,
+                       const gpt2_tokenizer *tok, const int32_t *prompt,
+                       size_t T, const model_config *mc, workers *pool,
+                       mx_error *err);
+
+#endif

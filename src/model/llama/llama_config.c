@@ -1,0 +1,204 @@
+/* llama_config.c: a Llama-style config.json (llama_config.h). */
+#include "model/llama/llama_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "io/file_read.h"
+#include "io/json.h"
+
+static const llama_kind kinds[] = {
+    {"llama", false},
+    {"qwen2", true},
+    {"mistral", false},
+};
+
+const llama_kind *llama_kind_of(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strcmp(kinds[i].model_type, model_type) == 0)
+            return &kinds[i];
+    return NULL;
+}
+
+/* The config's keys that ask for what the forward pass does not do: a
+ * value other than null or false is refused, naming the key. */
+static const char *const unsupported[] = {
+    "rope_scaling",
+    "sliding_window",
+    "use_sliding_window",
+    "mlp_bias",
+    "partial_rotary_factor",
+    "attn_logit_softcapping",
+    "final_logit_softcapping",
+};
+
+static int positive(size_t *out, const json_doc *doc, const char *key,
+                    size_t fallback, const char *path, mx_error *err)
+{
+    const json_node *n = json_get(doc, json_root(doc), key);
+    if (n == NULL && fallback != 0) {
+        *out = fallback;
+        return 0;
+    }
+    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+        return err_input(err, _("%s: %s must be a positive whole number"), path,
+                         key);
+    return 0;
+}
+
+static int number(double *out, const json_doc *doc, const char *key,
+                  double fallback, const char *path, mx_error *err)
+{
+    const json_node *n = json_get(doc, json_root(doc), key);
+    *out = fallback;
+    if (n == NULL)
+        return 0;
+    if (n->type != JSON_NUMBER || !(n->number > 0) || n->number > 1e30)
+        return err_input(err, _("%s: %s must be a positive number"), path, key);
+    *out = n->number;
+    return 0;
+}
+
+/* The keys every Llama-style config has, and their defaults. */
+static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
+                      mx_error *err)
+{
+    if (positive(&c->n_layer, doc, "num_hidden_layers", 0, path, err) != 0 ||
+        positive(&c->n_head, doc, "num_attention_heads", 0, path, err) != 0 ||
+        positive(&c->n_kv_head, doc, "num_key_value_heads", c->n_head, path,
+                 err) != 0 ||
+        positive(&c->hidden, doc, "hidden_size", 0, path, err) != 0 ||
+        positive(&c->inter, doc, "intermediate_size", 0, path, err) != 0 ||
+        positive(&c->vocab_size, doc, "vocab_size", 0, path, err) != 0 ||
+        positive(&c->n_positions, doc, "max_position_embeddings", 2048, path,
+                 err) != 0)
+        return -1;
+    double eps, theta;
+    if (number(&eps, doc, "rms_norm_eps", 1e-6, path, err) != 0 ||
+        number(&theta, doc, "rope_theta", 10000.0, path, err) != 0)
+        return -1;
+    c->eps = (float)eps;
+    c->theta = theta;
+    const json_node *tie = json_get(doc, json_root(doc), "tie_word_embeddings");
+    if (tie != NULL && tie->type != JSON_BOOL)
+        return err_input(err, _("%s: %s must be true or false"), path,
+                         "tie_word_embeddings");
+    c->tied = tie != NULL && tie->number != 0;
+    const json_node *bias = json_get(doc, json_root(doc), "attention_bias");
+    if (bias != NULL && bias->type != JSON_BOOL)
+        return err_input(err, _("%s: %s must be true or false"), path,
+                         "attention_bias");
+    c->o_bias = bias != NULL && bias->number != 0;
+    c->qkv_bias = c->qkv_bias || c->o_bias;
+    return 0;
+}
+
+/* What the sizes must satisfy for the forward pass. */
+static int check_sizes(const llama_config *c, const json_doc *doc,
+                       const char *path, mx_error *err)
+{
+    if (c->hidden % c->n_head != 0)
+        return err_input(
+            err,
+            _("%s: hidden_size (%zu) is not a multiple of num_attention_heads (%zu)"),
+            path, c->hidden, c->n_head);
+    if (c->n_head % c->n_kv_head != 0)
+        return err_input(
+            err,
+            _("%s: num_attention_heads (%zu) is not a multiple of num_key_value_heads (%zu)"),
+            path, c->n_head, c->n_kv_head);
+    const size_t hd = c->hidden / c->n_head;
+    if (hd % 2 != 0)
+        return err_input(
+            err,
+            _("%s: the head width %zu is odd; rotary positions need it even"),
+            path, hd);
+    size_t head_dim;
+    const json_node *h = json_get(doc, json_root(doc), "head_dim");
+    if (h != NULL && h->type != JSON_NULL &&
+        (!json_size(h, (size_t)1 << 32, &head_dim) || head_dim != hd))
+        return err_input(
+            err,
+            _("%s: head_dim must be hidden_size / num_attention_heads (%zu)"),
+            path, hd);
+    const json_node *act = json_get(doc, json_root(doc), "hidden_act");
+    if (act != NULL &&
+        (act->type != JSON_STRING || strcmp(json_str(doc, act), "silu") != 0))
+        return err_input(err, _("%s: hidden_act must be silu"), path);
+    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+        const json_node *n = json_get(doc, json_root(doc), unsupported[i]);
+        if (n != NULL && n->type != JSON_NULL &&
+            !(n->type == JSON_BOOL && n->number == 0) &&
+            !(strcmp(unsupported[i], "partial_rotary_factor") == 0 &&
+              n->type == JSON_NUMBER && n->number == 1))
+            return err_input(err, _("%s: %s is not supported"), path,
+                             unsupported[i]);
+    }
+    return 0;
+}
+
+int llama_read_config(llama_config *c, const char *path, mx_error *err)
+{
+    *c = (llama_config){0};
+    char *text = NULL;
+    size_t len = 0;
+    if (file_read_small(&text, &len, path, (size_t)1 << 20, err) != 0)
+        return -1;
+    json_doc doc;
+    int rc = json_parse(&doc, text, len, path, err);
+    free(text);
+    if (rc != 0)
+        return -1;
+    rc = -1;
+    const json_node *root = json_root(&doc);
+    const char *twice = NULL;
+    const json_node *type = json_get(&doc, root, "model_type");
+    const llama_kind *kind = NULL;
+    int repeated = 0;
+    if (root->type != JSON_OBJECT) {
+        err_input(err, _("%s: not a JSON object"), path);
+    } else if ((repeated = json_repeated_key(&twice, &doc, root)) != 0) {
+        if (repeated > 0)
+            err_input(err, _("%s: the key %s appears twice"), path, twice);
+        else
+            err_nomem(err, path);
+    } else if (type == NULL || type->type != JSON_STRING ||
+               (kind = llama_kind_of(json_str(&doc, type))) == NULL) {
+        err_input(err, _("%s: model_type must be llama, qwen2 or mistral"),
+                  path);
+    } else {
+        snprintf(c->model_type, sizeof c->model_type, "%s", kind->model_type);
+        c->qkv_bias = kind->qkv_bias;
+        if (read_sizes(c, &doc, path, err) == 0 &&
+            check_sizes(c, &doc, path, err) == 0)
+            rc = 0;
+    }
+    json_free(&doc);
+    return rc;
+}
+
+bool llama_claims_dir(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/config.json", dir) >= (int)sizeof path)
+        return false;
+    char *text = NULL;
+    size_t len = 0;
+    mx_error err;
+    if (file_read_small(&text, &len, path, (size_t)1 << 20, &err) != 0)
+        return false;
+    json_doc doc;
+    bool claims = false;
+    if (json_parse(&doc, text, len, path, &err) == 0) {
+        const json_node *type = json_get(&doc, json_root(&doc), "model_type");
+        claims = json_root(&doc)->type == JSON_OBJECT && type != NULL &&
+                 type->type == JSON_STRING &&
+                 llama_kind_of(json_str(&doc, type)) != NULL;
+        json_free(&doc);
+    }
+    free(text);
+    return claims;
+}

@@ -1,0 +1,274 @@
+/* llama_forward.c: the forward pass of a Llama-style checkpoint
+ * (llama.h), over the layers of model/layers/: RMSNorm, the heads with
+ * their rotary positions, the gated feed-forward network. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/i18n.h"
+#include "model/layers/attention_head.h"
+#include "model/layers/dense.h"
+#include "model/layers/rotary.h"
+#include "model/layers/swiglu.h"
+#include "model/llama/llama.h"
+#include "numerics/matmul.h"
+#include "numerics/rms_norm.h"
+
+/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
+static int point(const llama_run *run, int L, int h, table_id id, matrix *m,
+                 mx_error *err)
+{
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {VARIANT_ID_BLOCK, L, h, id, false};
+    return hook_point(run->hooks, &at, m, err);
+}
+
+/* The hook point of table id outside the layers (variant v) over m. */
+static int outer_point(const llama_run *run, variant_id v, table_id id,
+                       matrix *m, mx_error *err)
+{
+    if (run->hooks == NULL)
+        return 0;
+    const table_key at = {v, 0, NO_HEAD, id, false};
+    return hook_point(run->hooks, &at, m, err);
+}
+
+/* An nn.Linear of the checkpoint: weight (out, in), bias (out) or NULL. */
+static dense linear_of(const float *weight, const float *bias, size_t in,
+                       size_t out)
+{
+    return (dense){weight, bias, in, out, false};
+}
+
+/* The work of one layer, allocated once for the pass. */
+typedef struct {
+    matrix a, q_all, k_all, v_all; /* (T, D), (T, H hd), (T, KV hd) */
+    matrix q, k, v, q_rot, k_rot, scores, weights, ctx; /* one head's */
+    matrix concat, attn, hidden, up, ffn; /* (T, D), (T, D), (T, F) x 2,
+                                               (T, D) */
+} layer_work;
+
+static void work_free(layer_work *w)
+{
+    matrix *all[] = {&w->a,       &w->q_all, &w->k_all,  &w->v_all, &w->q,
+                     &w->k,       &w->v,     &w->q_rot,  &w->k_rot, &w->scores,
+                     &w->weights, &w->ctx,   &w->concat, &w->attn,  &w->hidden,
+                     &w->up,      &w->ffn};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        matrix_free(all[i]);
+}
+
+static int work_alloc(layer_work *w, const llama_config *c, size_t T,
+                      mx_error *err)
+{
+    const size_t D = c->hidden, hd = D / c->n_head, KV = c->n_kv_head * hd;
+    const char *hs = N_("hidden states");
+    *w = (layer_work){0};
+    if (matrix_alloc(&w->a, T, D, hs, err) != 0 ||
+        matrix_alloc(&w->q_all, T, D, N_("queries"), err) != 0 ||
+        matrix_alloc(&w->k_all, T, KV, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->v_all, T, KV, N_("values"), err) != 0 ||
+        matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
+        matrix_alloc(&w->k, T, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->v, T, hd, N_("values"), err) != 0 ||
+        matrix_alloc(&w->q_rot, T, hd, N_("queries"), err) != 0 ||
+        matrix_alloc(&w->k_rot, T, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->scores, T, T, N_("attention scores"), err) != 0 ||
+        matrix_alloc(&w->weights, T, T, N_("attention weights"), err) != 0 ||
+        matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
+        matrix_alloc(&w->concat, T, D, N_("context"), err) != 0 ||
+        matrix_alloc(&w->attn, T, D, hs, err) != 0 ||
+        matrix_alloc(&w->hidden, T, c->inter, hs, err) != 0 ||
+        matrix_alloc(&w->up, T, c->inter, hs, err) != 0 ||
+        matrix_alloc(&w->ffn, T, D, hs, err) != 0) {
+        work_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* The attention of layer li over a = input_layernorm(h) (T, D): q_proj,
+ * k_proj, v_proj, each query head over its key/value head, concat (T,
+ * D), then attn_out = o_proj(concat) in w->attn. */
+static int attention(layer_work *w, const llama_model *m, size_t li,
+                     const rotary_table *rope, const llama_run *run,
+                     mx_error *err)
+{
+    const llama_config *c = &m->cfg;
+    const llama_layer *l = &m->layers[li];
+    const size_t D = c->hidden, hd = D / c->n_head, KV = c->n_kv_head * hd;
+    const size_t groups = c->n_head / c->n_kv_head;
+    const int L = (int)li;
+    const dense q_proj = linear_of(l->q_w, l->q_b, D, D);
+    const dense k_proj = linear_of(l->k_w, l->k_b, D, KV);
+    const dense v_proj = linear_of(l->v_w, l->v_b, D, KV);
+    dense_forward(&w->q_all, &w->a, &q_proj, run->pool);
+    dense_forward(&w->k_all, &w->a, &k_proj, run->pool);
+    dense_forward(&w->v_all, &w->a, &v_proj, run->pool);
+    // eager_attention_forward: matmul(q, k^T) * scaling + the causal mask
+    const head_spec spec = {.causal = true,
+                            .divisor = 1.0f,
+                            .scale = SCALE_SCORES_TIMES,
+                            .factor = (float)pow((double)hd, -0.5),
+                            .mask_added = true,
+                            .rope = rope};
+    const head_tables t = {.q = &w->q,
+                           .k = &w->k,
+                           .v = &w->v,
+                           .q_rot = &w->q_rot,
+                           .k_rot = &w->k_rot,
+                           .scores = &w->scores,
+                           .weights = &w->weights,
+                           .context = &w->ctx};
+    for (size_t hh = 0; hh < c->n_head; hh++) {
+        // query head hh reads key/value head hh / groups (repeat_kv)
+        const size_t kv = hh / groups;
+        const head_source src = {.from = {&w->q_all, &w->k_all, &w->v_all},
+                                 .first = {hh * hd, kv * hd, kv * hd}};
+        const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
+                              false};
+        if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
+                                   err) != 0)
+            return -1;
+        put_columns(&w->concat, &w->ctx, hh * hd);
+    }
+    if (point(run, L, NO_HEAD, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
+        return -1;
+    const dense o_proj = linear_of(l->o_w, l->o_b, D, D);
+    dense_forward(&w->attn, &w->concat, &o_proj, run->pool);
+    return point(run, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn, err);
+}
+
+/* One LlamaDecoderLayer over h (T, D), in place: h = h + attention(norm
+ * (h)); h = h + mlp(norm(h)), residual + the sublayer as the layer adds
+ * them. */
+static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
+                         size_t li, const rotary_table *rope,
+                         const llama_run *run, mx_error *err)
+{
+    const llama_config *c = &m->cfg;
+    const llama_layer *l = &m->layers[li];
+    const int L = (int)li;
+    const size_t n = h->rows * h->cols, D = c->hidden, F = c->inter;
+    rms_norm(&w->a, h, l->ln_1, c->eps);
+    if (point(run, L, NO_HEAD, TABLE_LN_1, &w->a, err) != 0 ||
+        attention(w, m, li, rope, run, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        h->v[i] = h->v[i] + w->attn.v[i];
+    if (point(run, L, NO_HEAD, TABLE_RESIDUAL, h, err) != 0)
+        return -1;
+    rms_norm(&w->a, h, l->ln_2, c->eps);
+    if (point(run, L, NO_HEAD, TABLE_LN_2, &w->a, err) != 0)
+        return -1;
+    const swiglu mlp = {linear_of(l->gate_w, NULL, D, F),
+                        linear_of(l->up_w, NULL, D, F),
+                        linear_of(l->down_w, NULL, F, D)};
+    swiglu_forward(&w->hidden, &w->ffn, &w->up, &w->a, &mlp, run->pool);
+    if (point(run, L, NO_HEAD, TABLE_FFN_HIDDEN, &w->hidden, err) != 0 ||
+        point(run, L, NO_HEAD, TABLE_FFN_OUT, &w->ffn, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        h->v[i] = h->v[i] + w->ffn.v[i];
+    return point(run, L, NO_HEAD, TABLE_HIDDEN, h, err);
+}
+
+/* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
+ * the vocabulary at a time (each cell is its own sum). */
+static void logits_of(matrix *logits, const matrix *out, const llama_model *m,
+                      workers *pool)
+{
+    const size_t V = m->cfg.vocab_size, D = m->cfg.hidden, slice = 4096;
+    for (size_t v0 = 0; v0 < V; v0 += slice) {
+        const size_t n = V - v0 < slice ? V - v0 : slice;
+        const matmul_problem p = {
+            .M = out->rows,
+            .N = n,
+            .K = D,
+            .a = out->v,
+            .lda = D,
+            .b = m->lm_head + v0 * D,
+            .ldb = D,
+            .b_transposed = true,
+            .c = logits->v + v0,
+            .ldc = V,
+            .shape = MATMUL_FULL,
+        };
+        matmul_run(&p, matmul_kernel_best(), pool);
+    }
+}
+
+/* The ids checked against the model's sizes. */
+static int check_ids(const llama_config *c, const int32_t *ids, size_t T,
+                     mx_error *err)
+{
+    if (T == 0)
+        return err_input(err, _("the text has no tokens"));
+    if (T > c->n_positions)
+        return err_input(
+            err,
+            _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
+            T, c->n_positions);
+    for (size_t t = 0; t < T; t++)
+        if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
+            return err_input(
+                err, _("token id %ld is outside the vocabulary (%zu words)"),
+                (long)ids[t], c->vocab_size);
+    return 0;
+}
+
+int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
+                  size_t T, const llama_run *run, mx_error *err)
+{
+    const llama_config *c = &m->cfg;
+    const size_t D = c->hidden;
+    if (check_ids(c, ids, T, err) != 0)
+        return -1;
+    matrix h = {0};
+    layer_work w;
+    rotary_table rope;
+    if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
+        return -1;
+    if (work_alloc(&w, c, T, err) != 0) {
+        matrix_free(&h);
+        return -1;
+    }
+    if (rotary_table_init(&rope, T, D / c->n_head, c->theta, err) != 0) {
+        work_free(&w);
+        matrix_free(&h);
+        return -1;
+    }
+    int rc = -1;
+    for (size_t t = 0; t < T; t++)
+        for (size_t d = 0; d < D; d++)
+            h.v[t * D + d] = m->embed[(size_t)ids[t] * D + d];
+    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
+        goto out;
+    for (size_t li = 0; li < c->n_layer; li++)
+        if (layer_forward(&h, &w, m, li, &rope, run, err) != 0)
+            goto out;
+    if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
+        goto out;
+    rms_norm(out, &h, m->norm, c->eps);
+    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
+        goto fail_out;
+    if (run->logits) {
+        matrix logits = {0};
+        if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
+            goto fail_out;
+        logits_of(&logits, out, m, run->pool);
+        rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
+        matrix_free(&logits);
+        if (rc != 0)
+            goto fail_out;
+    }
+    rc = 0;
+    goto out;
+fail_out:
+    matrix_free(out);
+out:
+    rotary_table_free(&rope);
+    work_free(&w);
+    matrix_free(&h);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* no_bert.c: model/bert/bert.h and model/bert/bert_trace.h for the
+ * WebAssembly core, which reads no checkpoint folder: the BERT family
+ * claims no run there, and no_gpt2.c refuses every run with --model. */
+#include "model/bert/bert.h"
+#include "model/bert/bert_trace.h"
+
+bool bert_param_name(const char *name, int *layer)
+{
+    (void)name;
+    (void)layer;
+    return false;
+}
+
+bool bert_trace_claims(const model_config *mc)
+{
+    (void)mc;
+    return false;
+}
+
+int bert_trace_check(double *values, const model_config *mc,
+                     const model_input *in, bool streamed, mx_error *err)
+{
+    (void)mc;
+    (void)in;
+    (void)streamed;
+    (void)err;
+    *values = 0;
+    return -1; // not reached: the row claims no run
+}
+
+int bert_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+                      const model_input *in, mx_error *err)
+{
+    (void)tok;
+    (void)mc;
+    (void)in;
+    (void)err;
+    *n_queries = 0;
+    return -1; // not reached: the row claims no run
+}
+
+int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
+                   mx_error *err)
+{
+    (void)tr;
+    (void)mc;
+    (void)in;
+    (void)err;
+    return -1; // not reached: the row claims no run
+}
+
+bool bert_trace_makes_table(const model_config *mc, const model_input *in,
+                            const char *name)
+{
+    (void)mc;
+    (void)in;
+    (void)name;
+    return false;
+}

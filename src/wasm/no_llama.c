@@ -1,0 +1,60 @@
+/* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
+ * core. The page has no file system, so it claims no run: a command line
+ * with --model goes to no_gpt2.c's refusal. */
+#include "model/llama/llama.h"
+#include "model/llama/llama_trace.h"
+
+bool llama_param_name(const char *name, int *layer)
+{
+    (void)name;
+    (void)layer;
+    return false;
+}
+
+bool llama_trace_claims(const model_config *mc)
+{
+    (void)mc;
+    return false;
+}
+
+int llama_trace_check(double *values, const model_config *mc,
+                      const model_input *in, bool streamed, mx_error *err)
+{
+    (void)mc;
+    (void)in;
+    (void)streamed;
+    (void)err;
+    *values = 0;
+    return -1; /* not reached: the row claims no run */
+}
+
+int llama_trace_tokens(tokenized *tok, size_t *n_queries,
+                       const model_config *mc, const model_input *in,
+                       mx_error *err)
+{
+    (void)tok;
+    (void)mc;
+    (void)in;
+    (void)err;
+    *n_queries = 0;
+    return -1; /* not reached */
+}
+
+int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
+                    mx_error *err)
+{
+    (void)tr;
+    (void)mc;
+    (void)in;
+    (void)err;
+    return -1; /* not reached */
+}
+
+bool llama_trace_makes_table(const model_config *mc, const model_input *in,
+                             const char *name)
+{
+    (void)mc;
+    (void)in;
+    (void)name;
+    return false;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""--generate N: a GPT-2 checkpoint continues the text, end to end.
+
+    generate_test.py MHA_EXPLAIN REFERENCE_DIR
+
+REFERENCE_DIR is tests/reference: the checkpoints of gpt2/ and the tokens
+transformers' generate() picked for them in generate/
+(make_generate_reference.py). Each value of the table generated in the
+tidy CSV, greedy and sampled, must be PyTorch's float32 exactly; then
+the context limit, --stop, the text output, --explain, and bad input:
+status 2, one line, nothing on standard output.
+"""
+import csv
+import io
+import json
+import os
+import struct
+import sys
+
+from taplib import Program, done, ok
+
+PROGRAM = Program(sys.argv[1])
+REF = sys.argv[2]
+
+
+def read_safetensors(path):
+    """name -> list of float32 values of an F32 .safetensors file."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        lo, hi = t["data_offsets"]
+        out[name] = list(struct.unpack("<%df" % ((hi - lo) // 4),
+                                       body[lo:hi]))
+    return out
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def text_of(checkpoint):
+    with open(os.path.join(REF, "gpt2", checkpoint, "text.txt")) as fh:
+        return fh.read()
+
+
+def generated_csv(args):
+    r = PROGRAM.run(args + ["--tables", "generated", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    table = {}
+    for row in rows:
+        table.setdefault(int(row["row"]), {})[row["col_label"]] = \
+            float(row["value"])
+    return r, [table[i] for i in sorted(table)]
+
+
+def matches_reference(name, checkpoint, extra):
+    ref = read_safetensors(os.path.join(REF, "generate", name +
+                                        ".safetensors"))
+    model = os.path.join(REF, "gpt2", checkpoint)
+    r, rows = generated_csv(["--model", model, "--generate",
+                             str(int(ref["settings"][5]))] + extra +
+                            [text_of(checkpoint)])
+    n = len(ref["tokens"])
+    wrong = 0
+    for i, row in enumerate(rows[:n]):
+        want = {"id": ref["tokens"][i], "probability": ref["p"][i],
+                "p_logits": ref["p_logits"][i],
+                "top_k_kept": ref["kept"][2 * i],
+                "top_p_kept": ref["kept"][2 * i + 1]}
+        for k in range(5):
+            want["top%d" % (k + 1)] = ref["top"][5 * i + k]
+            want["p%d" % (k + 1)] = ref["top_p"][5 * i + k]
+        wrong += sum(f32(row.get(c, float("nan"))) != v
+                     for c, v in want.items())
+    ok(r.returncode == 0 and len(rows) == n and wrong == 0,
+       "%s: every value of generated is PyTorch's (%d rows, %d differ)"
+       % (name, len(rows), wrong), r.stderr.decode())
+
+
+def main():
+    matches_reference("greedy", "two_layers", [])
+    matches_reference("greedy_wide", "wide", [])
+    matches_reference("sample_warped", "two_layers",
+                      ["--sample", "--seed", "3", "--temperature", "0.8",
+                       "--top-k", "20", "--top-p", "0.9"])
+    matches_reference("sample_default", "wide", ["--sample", "--seed", "42"])
+
+    two = os.path.join(REF, "gpt2", "two_layers")
+    wide = os.path.join(REF, "gpt2", "wide")
+    # the context: 16 positions, 6 in the prompt: 11 tokens, then a note
+    r, rows = generated_csv(["--model", two, "--generate", "30",
+                             text_of("two_layers")])
+    err = r.stderr.decode()
+    ok(r.returncode == 0 and len(rows) == 11 and "16 positions" in err
+       and len(err.splitlines()) == 1,
+       "the model's positions full: the tokens so far and a one-line note",
+       err)
+
+    # the same seed, the same text; the text output shows it continued
+    args = ["--model", wide, "--generate", "8", "--sample", "--seed", "5",
+            "--tables", "generated", "the cat"]
+    a, b = PROGRAM.run(args), PROGRAM.run(args)
+    out = a.stdout.decode()
+    ok(a.returncode == 0 and a.stdout == b.stdout,
+       "the same seed gives the same text")
+    last = out.rstrip("\n").splitlines()[-1]
+    ok("the text continued" in out and last.startswith("the cat\u27e6")
+       and last.endswith("\u27e7"),
+       "the text output ends with the prompt and the new text marked", last)
+
+    # --stop: the new text ends once it holds the text
+    r, rows = generated_csv(["--model", wide, "--generate", "12",
+                             "the cat and the hat"])
+    full = PROGRAM.run(["--model", wide, "--generate", "12", "--tables",
+                        "generated", "the cat and the hat"])
+    new = full.stdout.decode().rstrip("\n").splitlines()[-1]
+    new = new.split("\u27e6", 1)[1].rstrip("\u27e7")
+    # the first letter of the new text after its first character
+    stop = next((c for c in new[1:] if c.isascii() and c.isalnum()), "")
+    s = PROGRAM.run(["--model", wide, "--generate", "12", "--stop", stop,
+                     "--tables", "generated", "the cat and the hat"])
+    cut = s.stdout.decode().rstrip("\n").splitlines()[-1]
+    cut = cut.split("\u27e6", 1)[1].rstrip("\u27e7")
+    ok(stop != "" and s.returncode == 0 and cut.endswith(stop) and
+       stop not in cut[:-1] and new.startswith(cut) and len(cut) < len(new),
+       "--stop %r: the new text stops where it first holds it" % stop,
+       (new, cut))
+
+    # --explain: why a step costs one row, and the warpers' numbers
+    e = PROGRAM.run(["--model", wide, "--generate", "3", "--sample",
+                     "--top-p", "0.8", "--explain", "--tables", "generated",
+                     "the cat"]).stdout.decode()
+    ok("KV cache" in e and "one row of each table" in e and
+       "top-p" in e and "1: 50," in e,
+       "--explain: the cache and each step's warpers", e[:400])
+
+    # bad input: one line, status 2
+    base = ["--model", wide]
+    for args, fragment in [
+            (["--generate", "0"], "--generate"),
+            (["--generate", "100001"], "--generate"),
+            (["--generate", "-1"], "--generate"),
+            (["--sample"], "goes with --generate"),
+            (["--stop", "x"], "goes with --generate"),
+            (["--generate", "2", "--temperature", "2"], "goes with --sample"),
+            (["--generate", "2", "--top-k", "5"], "goes with --sample"),
+            (["--generate", "2", "--top-p", "0.5"], "goes with --sample"),
+            (["--generate", "2", "--sample", "--temperature", "0"],
+             "not a temperature"),
+            (["--generate", "2", "--sample", "--temperature", "-1"],
+             "not a temperature"),
+            (["--generate", "2", "--sample", "--temperature", "inf"],
+             "not a temperature"),
+            (["--generate", "2", "--sample", "--temperature", "nan"],
+             "not a temperature"),
+            (["--generate", "2", "--sample", "--top-k", "0"], "--top-k"),
+            (["--generate", "2", "--sample", "--top-p", "0"],
+             "not a probability"),
+            (["--generate", "2", "--sample", "--top-p", "1.01"],
+             "not a probability"),
+            (["--generate", "2", "--seed", "3"], "goes with --sample")]:
+        PROGRAM.check_error(base + args + ["the cat"], fragment)
+    for args in (["--generate", "2"], ["--variant", "block", "--train", "2",
+                                       "--generate", "2"],
+                 ["--sample"]):
+        PROGRAM.check_error(args + ["the cat"], "goes with --model DIR",
+                            "%s without --model: no lm_head to generate "
+                            "with" % " ".join(args))
+    # the families that do not continue a text (yet) are refused by name
+    for family, folder in (("bert", os.path.join(REF, "bert", "mlm")),
+                           ("llama", os.path.join(REF, "llama",
+                                                  "llama_tied_f32"))):
+        PROGRAM.check_error(["--model", folder, "--generate", "2", "the cat"],
+                            "does not continue texts with a %s model" %
+                            family, "--generate with a %s checkpoint" % family)
+    done()
+
+
+if __name__ == "__main__":
+    main()

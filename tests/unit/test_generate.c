@@ -1,0 +1,200 @@
+/* test_generate.c: generation (model/generate.h) of GPT-2 checkpoints
+ * with the KV cache, greedy and sampled, against transformers' generate()
+ * loop run in torch 1.13 (tests/reference/make_generate_reference.py;
+ * argv[1]: tests/reference): every new token, its probability and the
+ * five likeliest there bit for bit, and where generation ends (the
+ * end-of-text token, the context). Also torch's exponential_() draws,
+ * which torch.multinomial makes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "model/generate.h"
+#include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_generate.h"
+#include "model/gpt2/gpt2_tokenizer.h"
+#include "numerics/rng.h"
+#include "tap.h"
+
+/* The reference's tensor name: its values (owned by the caller) and
+ * count, or NULL. */
+static float *ref_values(size_t *n, const safetensors *ref, const char *name)
+{
+    const st_tensor *t = safetensors_find(ref, name);
+    const float *v;
+    float *owned;
+    mx_error err;
+    if (t == NULL || safetensors_floats(&v, &owned, ref, t, &err) != 0)
+        return NULL;
+    *n = st_tensor_count(t);
+    float *copy = malloc(*n * sizeof *copy + 1);
+    if (copy != NULL)
+        memcpy(copy, v, *n * sizeof *v);
+    free(owned);
+    return copy;
+}
+
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void exponential(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/exponential.safetensors", dir);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    size_t n = 0;
+    float *want = ref_values(&n, &ref, "values");
+    float got[1000];
+    torch_rng g;
+    rng_seed(&g, 7);
+    rng_exponential_fill(got, 1000, &g);
+    size_t wrong = 0;
+    for (size_t i = 0; want != NULL && i < n && i < 1000; i++)
+        wrong += !same_bits(got[i], want[i]);
+    ok(want != NULL && n == 1000 && wrong == 0,
+       "exponential_(): 1000 draws after manual_seed(7), bit for bit "
+       "(%zu differ)",
+       wrong);
+    free(want);
+    safetensors_close(&ref);
+}
+
+/* A case of the reference: its checkpoint, and with context the run asks
+ * for more tokens than the model's positions leave (it must end there). */
+typedef struct {
+    const char *name, *checkpoint;
+    bool context;
+} gen_case;
+
+static void run_case(const char *dir, const gen_case *c)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/%s.safetensors", dir, c->name);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    size_t n_tok = 0, n_p = 0, n_top = 0, n_top_p = 0, n_set = 0, n_pl = 0,
+           n_kept = 0;
+    float *tokens = ref_values(&n_tok, &ref, "tokens");
+    float *p = ref_values(&n_p, &ref, "p");
+    float *p_logits = ref_values(&n_pl, &ref, "p_logits");
+    float *kept = ref_values(&n_kept, &ref, "kept");
+    float *top = ref_values(&n_top, &ref, "top");
+    float *top_p = ref_values(&n_top_p, &ref, "top_p");
+    float *set = ref_values(&n_set, &ref, "settings");
+    gpt2_model m;
+    gpt2_tokenizer *tok = NULL;
+    char folder[4096], ids_path[4200];
+    snprintf(folder, sizeof folder, "%s/gpt2/%s", dir, c->checkpoint);
+    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", folder);
+    int32_t ids[256];
+    size_t T = 0;
+    FILE *f = fopen(ids_path, "r");
+    long id;
+    while (f != NULL && T < 256 && fscanf(f, "%ld", &id) == 1)
+        ids[T++] = (int32_t)id;
+    if (f != NULL)
+        fclose(f);
+    if (!ok(tokens && p && top && top_p && set && n_set == 7 && n_p == n_tok &&
+                n_top == 5 * n_tok && T > 0 && gpt2_open(&m, folder, &err) == 0,
+            "%s: reference and checkpoint read", c->name))
+        goto out;
+    if (gpt2_tokenizer_open(&tok, folder, &err) != 0) {
+        gpt2_close(&m);
+        ok(false, "%s: tokenizer", c->name);
+        goto out;
+    }
+    m.cfg.eos = (long)set[6];
+    const size_t asked = c->context ? 2 * m.cfg.n_positions : (size_t)set[5];
+    const generate_options o = {
+        .n = asked,
+        .how = {.sample = set[0] != 0,
+                .temperature = (double)set[1],
+                .top_k = (size_t)set[2],
+                .top_p = (double)set[3]},
+        .seed = (uint64_t)set[4],
+    };
+    gpt2_generator g;
+    generation gen = {0};
+    int rc = gpt2_generator_init(&g, &m, tok, NULL, T + asked, &err);
+    if (rc == 0) {
+        const generate_model gm = gpt2_generator_model(&g);
+        rc = generate_run(&gen, &gm, &o, ids, T, &err);
+        gpt2_generator_free(&g);
+    }
+    if (ok(rc == 0 && gen.n == n_tok, "%s: %zu tokens (want %zu)", c->name,
+           gen.n, n_tok)) {
+        size_t wrong_tok = 0, wrong_p = 0, wrong_top = 0, wrong_kept = 0;
+        for (size_t i = 0; i < gen.n; i++) {
+            const generated_token *t = &gen.tokens[i];
+            wrong_tok += (float)t->token != tokens[i];
+            wrong_p +=
+                !same_bits(t->p, p[i]) || !same_bits(t->p_logits, p_logits[i]);
+            wrong_kept += (float)t->effect.after_top_k != kept[2 * i] ||
+                          (float)t->effect.after_top_p != kept[2 * i + 1];
+            for (size_t k = 0; k < 5; k++)
+                wrong_top += t->n_top != 5 ||
+                             (float)t->top[k] != top[i * 5 + k] ||
+                             !same_bits(t->top_p[k], top_p[i * 5 + k]);
+        }
+        ok(wrong_tok == 0, "%s: every token is generate()'s (%zu differ)",
+           c->name, wrong_tok);
+        ok(wrong_p == 0,
+           "%s: every probability, picked and the model's, bit for bit "
+           "(%zu differ)",
+           c->name, wrong_p);
+        ok(wrong_kept == 0,
+           "%s: the tokens top-k and top-p left at each step (%zu differ)",
+           c->name, wrong_kept);
+        ok(wrong_top == 0,
+           "%s: the five likeliest at each step, bit for bit (%zu differ)",
+           c->name, wrong_top);
+        const enum generate_end want = c->context    ? GENERATE_END_CONTEXT
+                                       : set[6] >= 0 ? GENERATE_END_TOKEN
+                                                     : GENERATE_END_LENGTH;
+        ok(gen.end == want, "%s: ends as it should (%d, want %d)", c->name,
+           (int)gen.end, (int)want);
+    }
+    generation_free(&gen);
+    gpt2_tokenizer_free(tok);
+    gpt2_close(&m);
+out:
+    free(tokens);
+    free(p);
+    free(p_logits);
+    free(kept);
+    free(top);
+    free(top_p);
+    free(set);
+    safetensors_close(&ref);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_generate tests/reference\n");
+        return 2;
+    }
+    static const gen_case cases[] = {
+        {"greedy", "two_layers", false},
+        {"greedy_wide", "wide", false},
+        {"greedy_context", "two_layers", true},
+        {"greedy_eos", "two_layers", false},
+        {"sample_default", "wide", false},
+        {"sample_warped", "two_layers", false},
+        {"sample_top_p", "four_heads_bf16", false},
+        {"sample_cold", "odd_inner_f16", false},
+    };
+    exponential(argv[1]);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        run_case(argv[1], &cases[i]);
+    return tap_done();
+}
