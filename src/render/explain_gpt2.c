@@ -17,9 +17,6 @@ static bool starts_layer(const table *t, const table *prev)
            (prev == NULL || table_model_layer(prev) != t->layer);
 }
 
-/* Most steps the note on generated lists. */
-#define STEPS_SAID 10
-
 /* generated (N x 15, model/gpt2/gpt2_generate.h): why a step costs one
  * row, then how each token was picked, with each step's numbers read
  * from the table: the tokens top-k and top-p left, the token's
@@ -40,41 +37,6 @@ static void explain_generated(FILE *out, const table *t,
              c->tokens, N, c->tokens + (N > 0 ? N - 1 : 0));
     explain_note(out, c->width, text);
     explain_picking(out, t, c);
-}
-
-void explain_picking(FILE *out, const table *t, const explain_context *c)
-{
-    const size_t N = t->values.rows, W = t->values.cols;
-    char text[2048];
-    if (!c->how.sample || t->values.v == NULL || W < 5) {
-        explain_note(out, c->width,
-                     _("Greedy: each step takes the likeliest token of the "
-                       "softmax of its logits (probability and p_logits "
-                       "are the same)."));
-        return;
-    }
-    snprintf(text, sizeof text,
-             _("Sampling, as generate(do_sample=True): the logits divided by "
-               "the temperature %g (below 1 the distribution sharpens, above "
-               "1 it flattens), top-k keeps the %zu likeliest, top-p the "
-               "likeliest whose probabilities add up to %g; softmax over "
-               "what is left, then one draw (torch.multinomial). Each step: "
-               "the tokens left after top-k and top-p, and the token's "
-               "probability in the model's softmax, then after the "
-               "warpers:"),
-             c->how.temperature, c->how.top_k, c->how.top_p);
-    size_t len = strlen(text);
-    for (size_t i = 0; i < N && i < STEPS_SAID && len + 64 < sizeof text; i++) {
-        const float *row = t->values.v + i * W;
-        const int w = snprintf(text + len, sizeof text - len,
-                               " %zu: %.0f, %.0f, %.4g → %.4g%s", i + 1,
-                               (double)row[3], (double)row[4], (double)row[2],
-                               (double)row[1], i + 1 < N ? ";" : ".");
-        len += w > 0 ? (size_t)w : 0;
-    }
-    if (N > STEPS_SAID && len + 8 < sizeof text)
-        snprintf(text + len, sizeof text - len, " ...");
-    explain_note(out, c->width, text);
 }
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
@@ -187,6 +149,7 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         fputc('\n', out);
         return;
     default:
+        note = explain_intervention(t);
         break;
     }
     if (note != NULL)

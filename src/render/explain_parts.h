@@ -31,7 +31,8 @@ bool explain_grad(FILE *out, const table *t, const table *prev,
 
 /* How each generated token was picked (generated, N x 15,
  * model/generate.h): greedy, or the warpers with each step's numbers read
- * from the table (explain_gpt2.c). */
+ * from the table (explain_training.c; a checkpoint's note ends with it
+ * too). */
 void explain_picking(FILE *out, const table *t, const explain_context *c);
 
 /* A trained lesson model's generated table: each step runs the whole
