@@ -4,7 +4,6 @@
  * table of its kind (head 0 of the first layer shown for a head's), its
  * sizes read from the tables themselves. */
 #include <stdio.h>
-#include <string.h>
 
 #include "base/i18n.h"
 #include "render/explain_parts.h"
