@@ -338,7 +338,7 @@ static void matmul_row(const matmul_problem *p)
         // b^T (N, K): eight rows j at a time, each its own sum along k
         enum { R = 8 };
         for (size_t j0 = 0; j0 < p->N; j0 += R) {
-            const size_t n = p->N - j0 < R ? p->N - j0 : R;
+            const size_t n = j0 + R <= p->N ? (size_t)R : p->N - j0;
             float sum[R];
             const float *row[R];
             for (size_t r = 0; r < n; r++) {

@@ -61,11 +61,10 @@ float torch_row_sum(const float *x, size_t n)
 void rms_norm(matrix *out, const matrix *x, const float *weight, float eps)
 {
     const size_t T = x->rows, D = x->cols;
-    float *sq = out->v; // x * x, a row at a time, in the output's row
     for (size_t t = 0; t < T; t++) {
         const float *row = x->v + t * D;
         float *o = out->v + t * D;
-        sq = o;
+        float *sq = o; // x * x, a row at a time, in the output's row
         for (size_t d = 0; d < D; d++)
             sq[d] = row[d] * row[d];
         const float variance = torch_row_sum(sq, D) / (float)D;

@@ -175,7 +175,7 @@ static float sincos_u1(float d, bool cosine, bool short_path)
 static void row(float *out, const float *x, size_t n, bool cosine)
 {
     for (size_t g = 0; g < n; g += 8) {
-        const size_t m = n - g < 8 ? n - g : 8;
+        const size_t m = g + 8 <= n ? 8 : n - g;
         // the short reduction only when all 8 lanes are below 125 (the
         // padding lanes are zeros)
         bool short_path = true;

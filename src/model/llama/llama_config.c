@@ -157,7 +157,7 @@ int llama_read_config(llama_config *c, const char *path, mx_error *err)
     const char *twice = NULL;
     const json_node *type = json_get(&doc, root, "model_type");
     const llama_kind *kind = NULL;
-    int repeated = 0;
+    int repeated;
     if (root->type != JSON_OBJECT) {
         err_input(err, _("%s: not a JSON object"), path);
     } else if ((repeated = json_repeated_key(&twice, &doc, root)) != 0) {
