@@ -142,11 +142,6 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
     return v;
 }
 
-bool llama_trace_claims(const model_config *mc)
-{
-    return mc->model != NULL && llama_claims_dir(mc->model);
-}
-
 static int too_big(double values, mx_error *err)
 {
     if (values <= (double)MAX_TRACE_VALUES)
