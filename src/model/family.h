@@ -12,7 +12,8 @@
  *            seed, trained with --train
  *   bert     a BERT checkpoint folder (--model DIR whose config.json
  *            says "model_type": "bert", model/bert/)
- *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *   gpt2     a GPT-2 checkpoint folder (--model DIR whose config.json
+ *            says "gpt2" or names no model_type, model/gpt2/)
  *   llama    a Llama-style checkpoint folder (--model DIR whose
  *            config.json says llama, qwen2 or mistral, model/llama/)
  *
