@@ -53,7 +53,9 @@ int generate_options_validate(options *opt, mx_error *err)
     if ((opt->sample || opt->stop != NULL) && opt->generate == 0)
         return err_usage(err, _("%s: goes with --generate N"),
                          opt->sample ? "--sample" : "--stop");
-    if (opt->model != NULL && opt->given[OPT_SEED] && !opt->sample)
+    // (--repeat-random draws from it too: intervene_options.c)
+    if (opt->model != NULL && opt->given[OPT_SEED] && !opt->sample &&
+        opt->repeat_random == 0)
         return err_usage(err, _("--seed: with --model, seeds --sample's "
                                 "draws: it goes with --sample"));
     return 0;

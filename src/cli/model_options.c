@@ -59,6 +59,17 @@ model_config model_config_of(const options *opt)
              (opt->tables != NULL &&
               options_wants_table(
                   opt, table_info_of(TABLE_ATTN_WEIGHTS_STEPS)->name))),
+        .ablate = opt->ablate_heads,
+        .n_ablate = opt->n_ablate_heads,
+        .ablate_all = opt->ablate_all,
+        .ablate_mode = opt->ablate_mode,
+        .patch = opt->patch,
+        .patch_clean = opt->patch_clean,
+        .patch_corrupt = opt->patch_corrupt,
+        .patch_answer = opt->patch_answer,
+        .patch_wrong = opt->patch_wrong,
+        .head_scores = opt->head_scores,
+        .repeat_random = opt->repeat_random,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
         mc.draw[i] = opt->draw[i];

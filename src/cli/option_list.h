@@ -431,6 +431,77 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
                             "run does not average its heads; attn_entropy "
                             "sums up each head)"),
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
+OPTION(ABLATE, "ablate", 0, TEACHING, 88,
+       TEXT("HEADS", ablate),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, switch heads off: L.H[,L.H...] (the\n"
+                   "run is the ablated model's, with ablation_effect\n"
+                   "and ablation_loss), or all-heads: each head alone,\n"
+                   "the loss change in ablation_map   (default none)"))
+OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
+       CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("an ablated head's output z: zero, or mean (each\n"
+                   "column its mean over the positions) (default zero)"))
+OPTION(PATCH, "patch", 0, TEACHING, 90,
+       FLAG(patch, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, activation patching: each head's\n"
+                   "output (patch_heads) and the residual stream at\n"
+                   "each layer and position (patch_resid) put from the\n"
+                   "--clean run into the --corrupt one; 0 corrupted, 1\n"
+                   "clean, by --answer's logit minus --wrong's (off)"))
+OPTION(CLEAN, "clean", 0, TEACHING, 91,
+       TEXT("TEXT", patch_clean),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the clean text (the run's tables are\n"
+                   "its own)                             (default none)"))
+OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
+       TEXT("TEXT", patch_corrupt),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the corrupted text, as many tokens as\n"
+                   "--clean                              (default none)"))
+OPTION(ANSWER, "answer", 0, TEACHING, 93,
+       TEXT("TOKEN", patch_answer),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the clean text's next token, one\n"
+                   "token such as ' Mary'               (default none)"))
+OPTION(WRONG, "wrong", 0, TEACHING, 94,
+       TEXT("TOKEN", patch_wrong),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --patch, the token it is measured against, one\n"
+                   "token such as ' John'               (default none)"))
+OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
+       FLAG(head_scores, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, each head's previous-token,\n"
+                   "duplicate-token and induction score, as\n"
+                   "TransformerLens's head detector (head_scores)\n"
+                   "                                            (off)"))
+OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
+       SIZE("N", repeat_random, 0, 1, 512),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --head-scores, the text is N random tokens of\n"
+                   "the vocabulary drawn from --seed, then the same N\n"
+                   "again (no sentence)                 (default none)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE("N", threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -46,6 +46,12 @@ static const option_choices bar_choices = {
     N_("--colorbar: '%s' is not panel, shared or none"),
     false,
 };
+static const option_choices ablate_mode_choices = {
+    {{"zero", HOOK_ZERO}, {"mean", HOOK_MEAN}},
+    2,
+    N_("--ablate-mode: '%s' is not zero or mean"),
+    false,
+};
 static const option_choices token_choices = {
     {{"words", TOKENS_WORDS}, {"chars", TOKENS_CHARS}},
     2,

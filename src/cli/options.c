@@ -12,6 +12,7 @@
 #include "model/lesson/stack.h"
 #include "cli/generate_options.h"
 #include "cli/index_list.h"
+#include "cli/intervene_options.h"
 #include "cli/option_guess.h"
 #include "cli/option_read.h"
 #include "cli/option_table.h"
@@ -439,7 +440,8 @@ static int validate_heads(const options *opt, mx_error *err)
 static int validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
-        validate_goes_with(opt, err) != 0)
+        validate_goes_with(opt, err) != 0 ||
+        validate_interventions(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0 ||
         generate_options_validate(opt, err) != 0)
@@ -704,6 +706,10 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
                              file_input, argv[optind]);
         return validate(opt, err);
     }
+    if (opt->patch || opt->repeat_random > 0)
+        return patch_sentence(opt, argc - optind, argv[optind], err) != 0
+                   ? -1
+                   : validate(opt, err);
     if (optind == argc)
         return err_usage(err, _("no sentence given"));
     if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)
@@ -726,6 +732,7 @@ void options_free(options *opt)
         free(opt->tables[i]);
     free(opt->tables);
     free(opt->sentence);
+    interventions_free(opt);
     free(opt->layer_list);
     free(opt->head_list);
     opt->layer_list = opt->head_list = NULL;

@@ -97,10 +97,23 @@ typedef struct {
     size_t n_layer_list;
     index_range *head_list; /* --show-heads read (n_head_list, owned) */
     size_t n_head_list;
-    char csv_delimiter; /* --csv-delimiter, ',' (';' with
+    const char *ablate;     /* --ablate HEADS, or NULL */
+    head_ref *ablate_heads; /* --ablate L.H,... read (n_ablate_heads,
+                                owned) */
+    size_t n_ablate_heads;
+    bool ablate_all;           /* --ablate all-heads */
+    hook_action ablate_mode;   /* --ablate-mode: HOOK_ZERO or HOOK_MEAN */
+    bool patch;                /* --patch */
+    const char *patch_clean;   /* --clean TEXT, or NULL */
+    const char *patch_corrupt; /* --corrupt TEXT, or NULL */
+    const char *patch_answer;  /* --answer TOKEN, or NULL */
+    const char *patch_wrong;   /* --wrong TOKEN, or NULL */
+    bool head_scores;          /* --head-scores */
+    size_t repeat_random;      /* --repeat-random N, 0: not given */
+    char csv_delimiter;        /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */
-    bool decimal_comma; /* --decimal-comma */
-    bool bom;           /* --bom */
+    bool decimal_comma;        /* --decimal-comma */
+    bool bom;                  /* --bom */
 
     /* --weights DIR's parameter files, opened by run_job's check
      * (model/lesson/weights.h), or NULL: a caller that runs the model without

@@ -113,6 +113,23 @@ typedef enum {
     (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
      TABLE_BIT(NEXT_TOKENS))
 
+/* What the interventions add after a run of a model with an lm_head
+ * (model/intervene/): --ablate L.H ablation_effect (for each token, the
+ * k likeliest next tokens of the clean run: their probability clean and
+ * ablated, and the change of their logit) and ablation_loss (each
+ * token's loss on the next one and their mean, clean, ablated and the
+ * change); --ablate all-heads ablation_map (L x H: the change of the
+ * mean loss when that head alone is ablated). */
+#define ABLATION_TABLES (TABLE_BIT(ABLATE_EFFECT) | TABLE_BIT(ABLATE_LOSS))
+#define ABLATION_MAP_TABLES TABLE_BIT(ABLATE_MAP)
+/* --patch (model/intervene/patch.h): patch_heads (L x H, each head's
+ * output patched from the clean run into the corrupted one) and
+ * patch_resid (L x T, the residual stream before each layer at each
+ * position), the normalised logit difference, 0 corrupted, 1 clean. */
+#define PATCH_TABLES (TABLE_BIT(PATCH_HEADS) | TABLE_BIT(PATCH_RESID))
+/* --head-scores (model/intervene/head_scores.h): head_scores, each
+ * head's previous-token, duplicate-token and induction score. */
+#define HEAD_SCORE_TABLES TABLE_BIT(HEAD_SCORES)
 /* What a Llama-style checkpoint makes besides a GPT-2 checkpoint's
  * tables: each head's queries and keys after the rotary positions, and
  * which key/value head each query head reads (kv_heads, H x 1, before the
@@ -250,6 +267,14 @@ enum table_mask {
     TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
           NONE, "(K·H·T) x S")                                                \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
+    TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,       \
+          "T·k x 3")                                                          \
+    TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")  \
+    TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")    \
+    TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")    \
+    TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")    \
+    TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,            \
+          "(L·H) x 3")                                                        \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")

@@ -6,7 +6,7 @@
 
 #include "base/i18n.h"
 #include "io/model_type.h"
-
+#include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
@@ -59,6 +59,7 @@ static const model_family families[] = {
         .tokens = gpt2_trace_tokens,
         .run = gpt2_trace_run,
         .makes_table = gpt2_trace_makes_table,
+        .lm = &gpt2_lm,
         .param_name = gpt2_param_name,
     },
     {

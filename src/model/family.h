@@ -31,6 +31,7 @@
 
 #include "base/error.h"
 #include "model/catalogue.h"
+#include "model/lm.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
@@ -87,6 +88,10 @@ typedef struct model_family {
      * or a parameter's name; pipeline_makes_table). */
     bool (*makes_table)(const model_config *mc, const model_input *in,
                         const char *name);
+    /* A family whose model has an lm_head: the model the interventions
+     * run again and again (model/lm.h, model/intervene/); NULL: the
+     * family cannot do them. Its run applies mc->replace (hooks.h). */
+    const lm_ops *lm;
     /* Whether name is one of a checkpoint's parameters, as --tables
      * names them ("h.0.attn.c_attn.weight"); *layer (if not NULL) its
      * layer, or -1. NULL for a family whose parameters are not named so

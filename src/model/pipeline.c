@@ -1,9 +1,15 @@
 /* pipeline.c: a run of the family its configuration asks for
- * (model/family.h), into a trace. */
+ * (model/family.h), into a trace, and the interventions it asks for
+ * (model/intervene/). */
 #include "model/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/intervene/ablate.h"
+#include "model/intervene/intervene.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
@@ -33,7 +39,11 @@ int pipeline_check(double *values, const model_config *mc,
     const model_family *family = family_of(mc, err);
     if (family == NULL || check_generates(family, mc, err) != 0)
         return -1;
-    return family->check(values, mc, in, streamed, err);
+    // --repeat-random draws its text: the run is the intervention's alone
+    if (mc->repeat_random == 0 &&
+        family->check(values, mc, in, streamed, err) != 0)
+        return -1;
+    return intervene_check(family->lm, mc, in, err);
 }
 
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
@@ -45,7 +55,19 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    return family->run(tr, mc, in, err);
+    if (intervene_check(family->lm, mc, in, err) != 0)
+        return -1;
+    // the run is the ablated model's: the family applies the hooks
+    model_config run = *mc;
+    replace_hook *hooks = NULL;
+    if (ablate_hooks(&hooks, &run.n_replace, mc, err) != 0)
+        return -1;
+    run.replace = hooks;
+    int rc = mc->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
+    if (rc == 0)
+        rc = intervene_record(tr, family->lm, mc, in, err);
+    free(hooks);
+    return rc;
 }
 
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
@@ -54,5 +76,11 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
     mx_error err;
     const model_family *family = family_of(mc, &err);
     // a model_type no family reads: pipeline_check refuses the run
-    return family == NULL || family->makes_table(mc, in, name);
+    if (family == NULL)
+        return true;
+    const table_id id = table_by_name(name, strlen(name));
+    if (family->lm != NULL && id != TABLE_COUNT &&
+        intervene_makes_table(mc, id))
+        return true;
+    return family->makes_table(mc, in, name);
 }

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "io/csv_in.h"
 #include "model/catalogue.h"
+#include "model/hooks.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/lesson/train.h"
@@ -27,6 +28,14 @@ typedef struct {
     const char *typed; /* the item as it was typed, for the messages */
     size_t typed_len;
 } index_range;
+
+/* A head of a layered model (--ablate L.H): its layer and its number
+ * in the layer, and the item as typed, for the messages. */
+typedef struct {
+    size_t layer, head; /* SIZE_MAX: a number too large to read */
+    const char *typed;
+    size_t typed_len;
+} head_ref;
 
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
@@ -106,6 +115,29 @@ typedef struct {
     bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
                                and --html or when --tables names it */
 
+    /* --ablate: the heads switched off (n_ablate of them; the run's
+     * tables are the ablated model's) or, with ablate_all, each head in
+     * turn; how (--ablate-mode); model/intervene/ablate.h */
+    const head_ref *ablate;
+    size_t n_ablate;
+    bool ablate_all;
+    hook_action ablate_mode; /* HOOK_ZERO or HOOK_MEAN */
+    /* --patch: activation patching from the clean text into the
+     * corrupted one (same token count), measured by the logit difference
+     * of answer against wrong (model/intervene/patch.h), or NULL */
+    const char *patch_clean, *patch_corrupt, *patch_answer, *patch_wrong;
+    bool patch;
+    /* --head-scores: each head's previous-token, duplicate-token and
+     * induction score (model/intervene/head_scores.h) */
+    bool head_scores;
+    /* --repeat-random N: the text is N token ids drawn as
+     * torch.randint(0, V, (N,)) after manual_seed(seed), then the same N
+     * again; no sentence (0: the sentence) */
+    size_t repeat_random;
+    /* the hooks a family's run applies to its activations (hooks.h):
+     * pipeline_run sets them from --ablate */
+    const replace_hook *replace;
+    size_t n_replace;
     /* --generate N: the model continues the text by at most N tokens
      * (model/generate.h), picked as `sampling` says, the generator seeded
      * with seed; 0: no generation */

@@ -417,6 +417,61 @@ static float row_sum_ilp(const float *const *x, size_t n, size_t c)
     return ((partial[0] + partial[1]) + partial[2]) + partial[3];
 }
 
+/* multi_row_sum over n values x[0], x[step], ...: cascade_column's sums
+ * on a strided row. */
+static float cascade_strided(const float *x, size_t step, size_t n)
+{
+    enum { LEVELS = 4, POWER = 4, STEP = 1 << POWER };
+    float acc[LEVELS] = {0.0f, 0.0f, 0.0f, 0.0f};
+    size_t i = 0;
+    while (i + STEP <= n) {
+        for (size_t j = 0; j < STEP; j++, i++)
+            acc[0] += x[i * step];
+        for (size_t j = 1; j < LEVELS; j++) {
+            acc[j] += acc[j - 1];
+            acc[j - 1] = 0.0f;
+            if ((i & ((size_t)(STEP - 1) << (j * POWER))) != 0)
+                break;
+        }
+    }
+    for (; i < n; i++)
+        acc[0] += x[i * step];
+    for (size_t j = 1; j < LEVELS; j++)
+        acc[0] += acc[j];
+    return acc[0];
+}
+
+/* row_sum of `size` items of width `width` floats (a vector of 8 lanes,
+ * or one float), lane l: four cascades over items k, k + 4, ..., the
+ * leftover items added to the first, then the partials folded. */
+static float row_sum_lane(const float *x, size_t width, size_t size, size_t l)
+{
+    const size_t m = size / 4;
+    float partial[4];
+    for (size_t k = 0; k < 4; k++)
+        partial[k] = cascade_strided(x + k * width + l, 4 * width, m);
+    for (size_t i = 4 * m; i < size; i++)
+        partial[0] += x[i * width + l];
+    return ((partial[0] + partial[1]) + partial[2]) + partial[3];
+}
+
+float sum_all(const float *x, size_t n)
+{
+    enum { LANES = 8 };
+    if (n < LANES)
+        return row_sum_lane(x, 1, n, 0);
+    const size_t vectors = n / LANES;
+    float lanes[LANES];
+    for (size_t l = 0; l < LANES; l++)
+        lanes[l] = row_sum_lane(x, LANES, vectors, l);
+    float sum = 0.0f;
+    for (size_t k = vectors * LANES; k < n; k++)
+        sum += x[k];
+    for (size_t l = 0; l < LANES; l++)
+        sum += lanes[l];
+    return sum;
+}
+
 float vec_sum(const float *x, size_t n)
 {
     return pytorch_sum(x, n, n);

@@ -116,6 +116,13 @@ void sum_rows(float *out, const float *const *x, size_t rows, size_t n);
  * folded in halves. */
 float vec_sum(const float *x, size_t n);
 
+/* x.sum() of a contiguous tensor of n values (a full reduction): PyTorch's
+ * CPU sum kernel over one contiguous row, vectorized_inner_sum (n >= 8:
+ * 8 lanes, each read as four cascades of (n / 32) values, then the
+ * values past the last whole vector from 0, then the lanes in order) or
+ * scalar_inner_sum (n < 8: four cascades, folded). */
+float sum_all(const float *x, size_t n);
+
 /* mean_rows over rows that come one at a time, each forgotten once added
  * (the heads' weights of a streamed run, trace.h): the same sums in the
  * same order, so the same bits. Kept: the running sums of the cascade's

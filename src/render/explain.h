@@ -78,6 +78,10 @@ void explain_note(FILE *out, size_t screen, const char *text);
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);
 
+/* The note before an intervention's table t (ablation_effect, ...;
+ * render/explain_intervene.c), the same for every family with an
+ * lm_head, or NULL for another table. */
+const char *explain_intervention(const table *t);
 /* The same for a BERT checkpoint's run (render/explain_bert.c). */
 void explain_bert_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);

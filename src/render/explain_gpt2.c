@@ -180,6 +180,7 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
         fputc('\n', out);
         return;
     default:
+        note = explain_intervention(t);
         break;
     }
     if (note != NULL)

@@ -4,6 +4,7 @@
  * BPE tokenizer), and a command line with --model is refused with one
  * message. Everything else runs the program's own code. */
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_lm.h"
 #include "model/gpt2/gpt2_trace.h"
 
 #include "base/i18n.h"
@@ -71,3 +72,15 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
     (void)name;
     return false;
 }
+
+/* The interventions' model (model/gpt2/gpt2_lm.h): none in the page. */
+static int no_lm_open(lm_session **s, lm_shape *shape, const model_config *mc,
+                      mx_error *err)
+{
+    (void)mc;
+    *s = NULL;
+    *shape = (lm_shape){0};
+    return no_checkpoints(err);
+}
+
+const lm_ops gpt2_lm = {.open = no_lm_open};

@@ -501,7 +501,10 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         if (put_params(&rec, err) != 0)
             goto done;
         matrix out = {0};
-        const forward_hooks hooks = {.record = record, .ctx = &rec};
+        const forward_hooks hooks = {.replace = mc->replace,
+                                     .n_replace = mc->n_replace,
+                                     .record = record,
+                                     .ctx = &rec};
         const gpt2_run run = {&hooks, true, pool, NULL};
         rc = gpt2_forward(&out, &r.model, r.ids, r.T, &run, err);
         matrix_free(&out);

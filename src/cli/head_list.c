@@ -1,0 +1,58 @@
+/* head_list.c: a list of heads such as 9.6,9.9,10.0 (head_list.h). */
+#include "cli/head_list.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/i18n.h"
+
+/* A whole number at p (digits only) into *v, SIZE_MAX when too large;
+ * returns the end, or p when there is no digit. */
+static const char *whole(size_t *v, const char *p)
+{
+    *v = 0;
+    const char *q = p;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        const size_t d = (size_t)(*q - '0');
+        *v = *v > (SIZE_MAX - d) / 10 ? SIZE_MAX : *v * 10 + d;
+    }
+    return q;
+}
+
+int head_list_parse(head_ref **out, size_t *n, const char *list,
+                    const char *option, mx_error *err)
+{
+    size_t items = 1;
+    for (const char *p = list; *p != '\0'; p++)
+        items += *p == ',';
+    free(*out);
+    *out = calloc(items, sizeof **out);
+    *n = 0;
+    if (*out == NULL)
+        return err_nomem(err, option);
+    const char *p = list;
+    for (;;) {
+        head_ref h = {.typed = p};
+        const char *end = whole(&h.layer, p);
+        if (end == p || *end != '.')
+            break;
+        const char *q = end + 1;
+        end = whole(&h.head, q);
+        if (end == q)
+            break;
+        h.typed_len = (size_t)(end - p);
+        (*out)[(*n)++] = h;
+        if (*end == '\0')
+            return 0;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return err_usage(
+        err,
+        _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 (layer.head)"),
+        option, list);
+}

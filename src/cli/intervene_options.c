@@ -1,0 +1,83 @@
+/* intervene_options.c: --ablate, --ablate-mode and --patch with its texts
+ * (intervene_options.h). */
+#include "cli/intervene_options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "cli/head_list.h"
+
+/* --ablate's word for every head, one at a time. */
+static const char ALL_HEADS[] = "all-heads";
+
+/* The options that go with --patch only. */
+static const int PATCH_PARTS[] = {OPT_CLEAN, OPT_CORRUPT, OPT_ANSWER,
+                                  OPT_WRONG};
+#define N_PATCH_PARTS (sizeof PATCH_PARTS / sizeof PATCH_PARTS[0])
+
+static int validate_patch(const options *opt, mx_error *err)
+{
+    for (size_t i = 0; i < N_PATCH_PARTS; i++) {
+        const int id = PATCH_PARTS[i];
+        if (!opt->patch && opt->given[id])
+            return err_usage(err, _("--%s: goes with --patch"),
+                             option_rows[id].name);
+        if (opt->patch && !opt->given[id])
+            return err_usage(err,
+                             _("--patch: needs --clean TEXT, --corrupt TEXT, "
+                               "--answer TOKEN and --wrong TOKEN (--%s is "
+                               "missing)"),
+                             option_rows[id].name);
+    }
+    if (opt->repeat_random > 0 && !opt->head_scores)
+        return err_usage(err, _("%s: goes with --head-scores"),
+                         "--repeat-random");
+    if (opt->patch + (opt->ablate != NULL) + opt->head_scores > 1)
+        return err_usage(err, _("--ablate, --patch and --head-scores: one "
+                                "intervention at a time"));
+    return 0;
+}
+
+int patch_sentence(options *opt, int n_words, const char *first, mx_error *err)
+{
+    if (n_words > 0 && opt->patch)
+        return err_usage(err,
+                         _("--patch: the texts are --clean's and "
+                           "--corrupt's, so '%s' cannot be a sentence too"),
+                         first);
+    if (n_words > 0)
+        return err_usage(err,
+                         _("--repeat-random: the text is drawn, so '%s' "
+                           "cannot be a sentence too"),
+                         first);
+    // the run's tables are the clean text's (an empty text when --clean
+    // is missing, which validate_patch refuses)
+    opt->sentence = strdup(opt->patch_clean != NULL ? opt->patch_clean : "");
+    if (opt->sentence == NULL)
+        return err_nomem(err, _("the sentence"));
+    return 0;
+}
+
+int validate_interventions(options *opt, mx_error *err)
+{
+    if (validate_patch(opt, err) != 0)
+        return -1;
+    if (opt->ablate == NULL) {
+        if (opt->given[OPT_ABLATE_MODE])
+            return err_usage(err, _("%s: goes with --ablate"), "--ablate-mode");
+        return 0;
+    }
+    opt->ablate_all = strcmp(opt->ablate, ALL_HEADS) == 0;
+    if (opt->ablate_all)
+        return 0;
+    return head_list_parse(&opt->ablate_heads, &opt->n_ablate_heads,
+                           opt->ablate, "--ablate", err);
+}
+
+void interventions_free(options *opt)
+{
+    free(opt->ablate_heads);
+    opt->ablate_heads = NULL;
+    opt->n_ablate_heads = 0;
+}

@@ -1,0 +1,141 @@
+/* head_scores.c: each head's previous-token, duplicate-token and
+ * induction score (head_scores.h). */
+#include "model/intervene/head_scores.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/family.h"
+#include "model/intervene/lm_runs.h"
+
+enum { PREVIOUS, DUPLICATE, INDUCTION, N_KINDS };
+
+/* D (T x T) of kind for ids, as head_detector.py's
+ * get_*_detection_pattern makes it. */
+static void detection_pattern(float *d, int kind, const int32_t *ids, size_t T)
+{
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++) {
+            bool on = false;
+            if (kind == PREVIOUS)
+                on = j + 1 == i;
+            else if (kind == DUPLICATE)
+                on = j < i && ids[j] == ids[i];
+            else
+                on = j > 0 && j <= i && ids[j - 1] == ids[i] && j - 1 != i;
+            d[i * T + j] = on ? 1.0f : 0.0f;
+        }
+}
+
+/* What the recorder fills: scores (L·H, 3) from each head's weights. */
+typedef struct {
+    const float *patterns; /* N_KINDS patterns of T x T */
+    size_t T, H;
+    float *product; /* T x T working room */
+    matrix *scores;
+} scorer;
+
+/* compute_head_attention_similarity_score with "mul": (A * D).sum() /
+ * A.sum(). */
+static int score_head(void *ctx, const table_key *at, const matrix *m,
+                      mx_error *err)
+{
+    (void)err;
+    scorer *s = ctx;
+    if (at->variant != VARIANT_ID_BLOCK || at->id != TABLE_ATTN_WEIGHTS)
+        return 0;
+    const size_t n = s->T * s->T;
+    const float total = sum_all(m->v, n);
+    const size_t row = (size_t)at->layer * s->H + (size_t)at->head;
+    for (int k = 0; k < N_KINDS; k++) {
+        const float *d = s->patterns + (size_t)k * n;
+        for (size_t i = 0; i < n; i++)
+            s->product[i] = m->v[i] * d[i];
+        *matrix_at(s->scores, row, (size_t)k) = sum_all(s->product, n) / total;
+    }
+    return 0;
+}
+
+/* The rows' names, "h.L.H" (the family's layer name). */
+static char **head_names(const trace *tr, size_t L, size_t H, mx_error *err)
+{
+    const char *layer = tr->family != NULL ? tr->family->layer_name : NULL;
+    char **names = calloc(L * H, sizeof *names);
+    for (size_t i = 0; names != NULL && i < L * H; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%zu.%zu",
+                 layer != NULL ? layer : "layer", i / H, i % H);
+        if ((names[i] = strdup(name)) == NULL) {
+            lm_labels_free(names, L * H);
+            names = NULL;
+        }
+    }
+    if (names == NULL)
+        err_nomem(err, _("attention weights"));
+    return names;
+}
+
+int head_scores_check(const lm_ops *lm, const model_config *mc,
+                      const model_input *in, mx_error *err)
+{
+    lm_text run;
+    if (lm_text_of(&run, lm, mc, in, err) != 0)
+        return -1;
+    const size_t T = run.T;
+    lm_text_close(&run);
+    if (T < 2)
+        return err_input(err, _("--head-scores: the text has one token; a "
+                                "head's pattern needs two or more"));
+    return 0;
+}
+
+int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
+                       const model_input *in, mx_error *err)
+{
+    lm_text run;
+    if (lm_text_of(&run, lm, mc, in, err) != 0)
+        return -1;
+    const size_t T = run.T, L = run.shape.layers, H = run.shape.heads;
+    float *patterns = calloc(N_KINDS * T * T, sizeof *patterns);
+    float *product = calloc(T * T, sizeof *product);
+    matrix scores = {0}, logits = {0};
+    char **names = NULL;
+    int rc = -1;
+    if (patterns == NULL || product == NULL) {
+        err_nomem(err, _("attention weights"));
+        goto out;
+    }
+    if (matrix_alloc(&scores, L * H, N_KINDS, N_("attention weights"), err) !=
+        0)
+        goto out;
+    for (int k = 0; k < N_KINDS; k++)
+        detection_pattern(patterns + (size_t)k * T * T, k, run.ids, T);
+    scorer s = {patterns, T, H, product, &scores};
+    if (lm_run_ids(&logits, &run, run.ids, T, NULL, 0, score_head, &s, err) !=
+        0)
+        goto out;
+    if ((names = head_names(tr, L, H, err)) == NULL)
+        goto out;
+    static const char *const cols[] = {"previous_token", "duplicate_token",
+                                       "induction"};
+    const labels *rows =
+        trace_word_labels(tr, "", (const char *const *)names, L * H, err);
+    const labels *cl = trace_word_labels(tr, "", cols, N_KINDS, err);
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_HEAD_SCORES, false};
+    table *t = rows && cl ? trace_new(tr, &key, rows, cl, err) : NULL;
+    if (t == NULL)
+        goto out;
+    memcpy(t->values.v, scores.v, L * H * N_KINDS * sizeof *scores.v);
+    trace_release(tr, t);
+    rc = trace_flush(tr, err);
+out:
+    lm_labels_free(names, L * H);
+    matrix_free(&scores);
+    matrix_free(&logits);
+    free(patterns);
+    free(product);
+    lm_text_close(&run);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* lm_runs.h: what every intervention does with a language model
+ * (model/lm.h): open it over a text, run it with replacing hooks and
+ * keep its logits, the loss of the logits on the text, and an L x H map
+ * as a table.
+ */
+#ifndef MHA_LM_RUNS_H
+#define MHA_LM_RUNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "model/hooks.h"
+#include "model/lm.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "numerics/tensor.h"
+
+/* A model opened over a text: its session, sizes and the text's ids. */
+typedef struct {
+    const lm_ops *lm;
+    lm_session *s;
+    lm_shape shape;
+    int32_t *ids; /* T; owned */
+    size_t T;
+} lm_text;
+
+/* Opens mc's model over the len bytes of text. */
+int lm_text_open(lm_text *run, const lm_ops *lm, const model_config *mc,
+                 const char *text, size_t len, mx_error *err);
+void lm_text_close(lm_text *run);
+
+/* Opens mc's model over n token ids drawn as torch.randint(0, V, (n,))
+ * after torch.manual_seed(seed) (each id the generator's next 32-bit
+ * value modulo V), then the same n again: 2n ids. */
+int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
+                   size_t n, uint64_t seed, mx_error *err);
+
+/* lm_text_random for mc's --repeat-random, else lm_text_open over the
+ * input's sentence. */
+int lm_text_of(lm_text *run, const lm_ops *lm, const model_config *mc,
+               const model_input *in, mx_error *err);
+
+/* One forward pass over ids (T of them) with the n replacing hooks, also
+ * calling record(ctx, ...) at every hook point when it is not NULL;
+ * *logits (T, V) gets the logits, allocated here. */
+int lm_run_ids(matrix *logits, lm_text *run, const int32_t *ids, size_t T,
+               const replace_hook *replace, size_t n,
+               int (*record)(void *ctx, const table_key *at, const matrix *m,
+                             mx_error *err),
+               void *ctx, mx_error *err);
+
+/* lm_run_ids over the text's own ids, without a recorder. */
+int lm_text_logits(matrix *logits, lm_text *run, const replace_hook *replace,
+                   size_t n, mx_error *err);
+
+/* The loss of logits (T, V) on the text's next tokens, as
+ * F.cross_entropy(logits[:-1], ids[1:]) (model/loss.h): each[t] =
+ * -log_softmax(logits[t])[ids[t+1]] (reduction='none'), mean the
+ * mean. */
+typedef struct {
+    float *each; /* T - 1; owned */
+    float mean;
+} lm_loss;
+
+int lm_loss_of(lm_loss *loss, const matrix *logits, const lm_text *run,
+               mx_error *err);
+void lm_loss_free(lm_loss *loss);
+
+/* The table id (L x H, or L x T) of map under the model after its
+ * layers: a row per layer ("h.3", the family's layer name), a column per
+ * head (its number), or named by cols (a token per position) when cols
+ * is not NULL. */
+int lm_put_map(trace *tr, table_id id, const matrix *map,
+               const char *const *cols, mx_error *err);
+
+/* The labels of the text's tokens (run->T of them), malloc'ed, each
+ * freed by lm_labels_free. */
+char **lm_labels(const lm_text *run, const int32_t *ids, size_t T,
+                 mx_error *err);
+void lm_labels_free(char **names, size_t T);
+
+#endif

@@ -1,0 +1,265 @@
+/* patch.c: activation patching (patch.h). */
+#include "model/intervene/patch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/intervene/lm_runs.h"
+
+/* The two texts' ids over one opened model, the answer's and the wrong
+ * token's id. */
+typedef struct {
+    lm_text run;      /* the clean text's */
+    int32_t *corrupt; /* run.T ids; owned */
+    int32_t answer, wrong;
+} patch_texts;
+
+static void texts_close(patch_texts *p)
+{
+    lm_text_close(&p->run);
+    free(p->corrupt);
+    *p = (patch_texts){0};
+}
+
+/* The one token of text, or an error naming its pieces. */
+static int one_token(int32_t *id, const lm_text *run, const char *option,
+                     const char *text, mx_error *err)
+{
+    int32_t *ids = NULL;
+    size_t n = 0;
+    if (run->lm->encode(&ids, &n, run->s, text, strlen(text), err) != 0)
+        return err_input(err, _("%s: '%s' has no token"), option, text);
+    if (n == 1) {
+        *id = ids[0];
+        free(ids);
+        return 0;
+    }
+    char pieces[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used + 1 < sizeof pieces; i++) {
+        char label[256];
+        run->lm->label(label, sizeof label, run->s, ids[i]);
+        const int k = snprintf(pieces + used, sizeof pieces - used, "%s%s",
+                               i > 0 ? ", " : "", label);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    free(ids);
+    return err_input(err, _("%s: '%s' is %zu tokens (%s); give one token"),
+                     option, text, n, pieces);
+}
+
+static int texts_open(patch_texts *p, const lm_ops *lm, const model_config *mc,
+                      mx_error *err)
+{
+    *p = (patch_texts){0};
+    size_t n = 0;
+    const char *clean = mc->patch_clean, *corrupt = mc->patch_corrupt;
+    if (lm_text_open(&p->run, lm, mc, clean, strlen(clean), err) != 0)
+        return -1;
+    int rc =
+        lm->encode(&p->corrupt, &n, p->run.s, corrupt, strlen(corrupt), err);
+    if (rc == 0 && n != p->run.T)
+        rc = err_input(
+            err,
+            _("--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count"),
+            p->run.T, n);
+    if (rc == 0)
+        rc = one_token(&p->answer, &p->run, "--answer", mc->patch_answer, err);
+    if (rc == 0)
+        rc = one_token(&p->wrong, &p->run, "--wrong", mc->patch_wrong, err);
+    if (rc != 0)
+        texts_close(p);
+    return rc;
+}
+
+int patch_check(const lm_ops *lm, const model_config *mc, mx_error *err)
+{
+    patch_texts p;
+    if (texts_open(&p, lm, mc, err) != 0)
+        return -1;
+    texts_close(&p);
+    return 0;
+}
+
+/* ---- the runs ------------------------------------------------------------ */
+
+/* The activations a run keeps: every head's z (L·H of them, (T, hd)) and
+ * the residual stream before each layer (L of them, (T, D)). */
+typedef struct {
+    size_t L, H;
+    matrix *z;     /* L·H, or NULL: not kept */
+    matrix *resid; /* L */
+} kept;
+
+static void kept_free(kept *k)
+{
+    for (size_t i = 0; k->z != NULL && i < k->L * k->H; i++)
+        matrix_free(&k->z[i]);
+    for (size_t i = 0; k->resid != NULL && i < k->L; i++)
+        matrix_free(&k->resid[i]);
+    free(k->z);
+    free(k->resid);
+    *k = (kept){0};
+}
+
+/* A copy of m into *to. */
+static int keep_copy(matrix *to, const matrix *m, mx_error *err)
+{
+    matrix_free(to);
+    if (matrix_alloc(to, m->rows, m->cols, N_("hidden states"), err) != 0)
+        return -1;
+    memcpy(to->v, m->v, m->rows * m->cols * sizeof *m->v);
+    return 0;
+}
+
+/* The residual stream before layer `layer`'s hook point: the inputs
+ * (wte + wpe) before layer 0, the output of layer L - 1 before layer L. */
+static table_key resid_pre_at(size_t layer)
+{
+    if (layer == 0)
+        return (table_key){VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, false};
+    return (table_key){VARIANT_ID_BLOCK, (int)layer - 1, NO_HEAD, TABLE_HIDDEN,
+                       false};
+}
+
+/* The recorder that keeps what kept asks for. */
+static int keep_point(void *ctx, const table_key *at, const matrix *m,
+                      mx_error *err)
+{
+    kept *k = ctx;
+    if (k->z != NULL && at->variant == VARIANT_ID_BLOCK &&
+        at->id == TABLE_HEAD_CONTEXT)
+        return keep_copy(&k->z[(size_t)at->layer * k->H + (size_t)at->head], m,
+                         err);
+    for (size_t l = 0; l < k->L; l++) {
+        const table_key r = resid_pre_at(l);
+        if (r.variant == at->variant && r.layer == at->layer &&
+            r.id == at->id && at->head == NO_HEAD)
+            return keep_copy(&k->resid[l], m, err);
+    }
+    return 0;
+}
+
+static int kept_alloc(kept *k, size_t L, size_t H, bool heads, mx_error *err)
+{
+    *k = (kept){.L = L, .H = H};
+    k->resid = calloc(L, sizeof *k->resid);
+    if (heads)
+        k->z = calloc(L * H, sizeof *k->z);
+    if (k->resid == NULL || (heads && k->z == NULL)) {
+        kept_free(k);
+        return err_nomem(err, N_("hidden states"));
+    }
+    return 0;
+}
+
+/* logits[T-1][answer] - logits[T-1][wrong], get_logit_diff's. */
+static float logit_diff(const matrix *logits, const patch_texts *p)
+{
+    const float *last = matrix_at(logits, logits->rows - 1, 0);
+    return last[p->answer] - last[p->wrong];
+}
+
+/* The normalised metric of ioi_metric: the numerator in float32 (a
+ * tensor minus a Python float), the denominator a Python float (the
+ * baselines' difference in double) that the tensor is divided by. */
+static float metric(float diff, float clean, float corrupt)
+{
+    const float num = diff - corrupt;
+    const double den = (double)clean - (double)corrupt;
+    return num / (float)den;
+}
+
+/* The corrupted text with the one hook k, its metric into *out. */
+static int patched(float *out, patch_texts *p, const replace_hook *k,
+                   float clean, float corrupt, mx_error *err)
+{
+    matrix logits = {0};
+    if (lm_run_ids(&logits, &p->run, p->corrupt, p->run.T, k, 1, NULL, NULL,
+                   err) != 0)
+        return -1;
+    *out = metric(logit_diff(&logits, p), clean, corrupt);
+    matrix_free(&logits);
+    return 0;
+}
+
+/* patch_heads (L x H) and patch_resid (L x T). */
+static int patch_maps(matrix *heads, matrix *resid, patch_texts *p,
+                      const kept *ck, const kept *kk, float cb, float kb,
+                      mx_error *err)
+{
+    const size_t L = ck->L, H = ck->H, T = p->run.T;
+    int rc = 0;
+    for (size_t l = 0; rc == 0 && l < L; l++)
+        for (size_t h = 0; rc == 0 && h < H; h++) {
+            const replace_hook k = {
+                {VARIANT_ID_BLOCK, (int)l, (int)h, TABLE_HEAD_CONTEXT, false},
+                HOOK_SET,
+                &ck->z[l * H + h]};
+            rc = patched(matrix_at(heads, l, h), p, &k, cb, kb, err);
+        }
+    matrix value = {0};
+    for (size_t l = 0; rc == 0 && l < L; l++)
+        for (size_t t = 0; rc == 0 && t < T; t++) {
+            // the corrupted stream with position t's row from the clean one
+            rc = keep_copy(&value, &kk->resid[l], err);
+            if (rc != 0)
+                break;
+            memcpy(matrix_at(&value, t, 0), matrix_at(&ck->resid[l], t, 0),
+                   value.cols * sizeof *value.v);
+            const replace_hook k = {resid_pre_at(l), HOOK_SET, &value};
+            rc = patched(matrix_at(resid, l, t), p, &k, cb, kb, err);
+        }
+    matrix_free(&value);
+    return rc;
+}
+
+int patch_record(trace *tr, const lm_ops *lm, const model_config *mc,
+                 mx_error *err)
+{
+    patch_texts p;
+    if (texts_open(&p, lm, mc, err) != 0)
+        return -1;
+    const size_t L = p.run.shape.layers, H = p.run.shape.heads, T = p.run.T;
+    kept ck = {0}, kk = {0};
+    matrix logits = {0}, heads = {0}, resid = {0};
+    char **cols = NULL;
+    float cb = 0, kb = 0;
+    int rc = kept_alloc(&ck, L, H, true, err);
+    if (rc == 0)
+        rc = kept_alloc(&kk, L, H, false, err);
+    if (rc == 0)
+        rc = lm_run_ids(&logits, &p.run, p.run.ids, T, NULL, 0, keep_point, &ck,
+                        err);
+    if (rc == 0) {
+        cb = logit_diff(&logits, &p);
+        matrix_free(&logits);
+        rc = lm_run_ids(&logits, &p.run, p.corrupt, T, NULL, 0, keep_point, &kk,
+                        err);
+    }
+    if (rc == 0) {
+        kb = logit_diff(&logits, &p);
+        rc = matrix_alloc(&heads, L, H, N_("logits"), err);
+    }
+    if (rc == 0)
+        rc = matrix_alloc(&resid, L, T, N_("logits"), err);
+    if (rc == 0)
+        rc = patch_maps(&heads, &resid, &p, &ck, &kk, cb, kb, err);
+    if (rc == 0)
+        rc = lm_put_map(tr, TABLE_PATCH_HEADS, &heads, NULL, err);
+    if (rc == 0 && (cols = lm_labels(&p.run, p.run.ids, T, err)) == NULL)
+        rc = -1;
+    if (rc == 0)
+        rc = lm_put_map(tr, TABLE_PATCH_RESID, &resid,
+                        (const char *const *)cols, err);
+    lm_labels_free(cols, T);
+    matrix_free(&logits);
+    matrix_free(&heads);
+    matrix_free(&resid);
+    kept_free(&ck);
+    kept_free(&kk);
+    texts_close(&p);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* lm.h: a language model that the interventions run again and again
+ * (model/intervene/): a family whose model has an lm_head gives these
+ * functions in its row (model/family.h, .lm), and every intervention
+ * works on it without asking which family it is.
+ *
+ * A session holds the opened model (its parameters, its tokenizer and
+ * the threads of its forward pass) for many forward passes over one
+ * text or several. Each pass hands every activation to its hook points
+ * (hooks.h), named by the tables' keys as the family's run names them:
+ * a head's head_context (TransformerLens's hook_z) under the variant
+ * block with its layer and head, the residual stream before a layer
+ * (inputs, variant input, before layer 0; hidden of layer L - 1 before
+ * layer L) and the logits (T, V) under VARIANT_MODEL. The interventions
+ * replace the first two and read the logits with a recorder.
+ */
+#ifndef MHA_LM_H
+#define MHA_LM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "model/hooks.h"
+#include "model/pipeline.h"
+
+/* The sizes the interventions need: L layers of H heads, V words, at
+ * most `positions` tokens. */
+typedef struct {
+    size_t layers, heads, vocab, positions;
+} lm_shape;
+
+typedef struct lm_session lm_session; /* the family's own */
+
+typedef struct {
+    /* Opens the model of mc (its checkpoint, its tokenizer): *s owned
+     * by the caller (close). */
+    int (*open)(lm_session **s, lm_shape *shape, const model_config *mc,
+                mx_error *err);
+    /* The len bytes of text as token ids: *ids (*T of them) malloc'ed,
+     * the caller's; a text with no tokens, or more than the model's
+     * positions, is an error. */
+    int (*encode)(int32_t **ids, size_t *T, const lm_session *s,
+                  const char *text, size_t len, mx_error *err);
+    /* id as the tables label a token, into buf (size bytes). */
+    void (*label)(char *buf, size_t size, const lm_session *s, int32_t id);
+    /* One forward pass over ids (T of them) with the hooks hk, which see
+     * the logits among its activations. */
+    int (*forward)(lm_session *s, const int32_t *ids, size_t T,
+                   const forward_hooks *hk, mx_error *err);
+    void (*close)(lm_session *s);
+} lm_ops;
+
+#endif

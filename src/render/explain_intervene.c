@@ -1,0 +1,67 @@
+/* explain_intervene.c: --explain before the interventions' tables
+ * (model/intervene/): what each experiment measures, and what it does
+ * not. */
+#include "base/i18n.h"
+#include "render/explain.h"
+
+const char *explain_intervention(const table *t)
+{
+    switch (t->id) {
+    case TABLE_ABLATE_EFFECT:
+        return _("Ablation: the heads --ablate names were switched off (their "
+                 "output z set to zero, or to its mean over the positions), "
+                 "and every table above is the ablated model's. For each "
+                 "token, the clean run's five likeliest next tokens: their "
+                 "probability without and with the ablation, and how much "
+                 "each logit changed. Switching a head off is an "
+                 "intervention: what changes here is caused by the head, "
+                 "where its attention weights only show a correlation. No "
+                 "change does not prove the head useless: other heads may "
+                 "make up for it.");
+    case TABLE_ABLATE_LOSS:
+        return _("The loss on each next token of the text and their mean, "
+                 "clean and ablated: a rise means the model needed those "
+                 "heads for this text. Mean ablation keeps a head's average "
+                 "output and removes only what depends on the tokens; zero "
+                 "ablation also pushes the next layers to values they never "
+                 "see, so part of its effect is that artefact.");
+    case TABLE_ABLATE_MAP:
+        return _("The ablation map: each head switched off alone, the others "
+                 "on, and the change in the mean loss on this text, a row "
+                 "per layer and a column per head. The heads with the "
+                 "largest rise matter most for this text; a randomly drawn "
+                 "checkpoint shows no such pattern.");
+    case TABLE_PATCH_HEADS:
+        return _(
+            "Activation patching: the --corrupt text run again with one "
+            "head's output z taken from the --clean run, a head at a "
+            "time, a row per layer and a column per head. The score is "
+            "how much of the logit difference (--answer minus --wrong "
+            "at the last token) that one head brings back: 0 is the "
+            "corrupted run, 1 the clean one. A score of 0.8 means this "
+            "head alone restores eight tenths of the difference: it carries "
+            "much of what tells the two texts apart. Scores may pass 1 or go "
+            "below 0, and heads that share a job may each score low.");
+    case TABLE_PATCH_RESID:
+        return _("The residual stream before each layer, patched at one "
+                 "position at a time: where (which token) and when (which "
+                 "layer) the model holds what tells the two texts apart. "
+                 "Early layers need the position where the texts differ; "
+                 "where later layers need the last position, the "
+                 "information has been moved there by attention.");
+    case TABLE_HEAD_SCORES:
+        return _("Head scores, as TransformerLens's head detector: the share "
+                 "of each head's attention (its attn_weights) that falls "
+                 "where a kind of head would look: the previous token; an "
+                 "earlier copy of the current token (duplicate); the token "
+                 "after an earlier copy (induction, which predicts that "
+                 "what followed before follows again). A row per head, 1 "
+                 "when all its attention goes there. A score describes "
+                 "where a head looks on this text, a correlation: it does "
+                 "not show that the model uses the head, which --ablate "
+                 "and --patch test. Induction needs a repeated text: "
+                 "--repeat-random N.");
+    default:
+        return NULL;
+    }
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""--ablate, --patch and --head-scores on the command line.
+
+    interventions_test.py MHA_EXPLAIN GPT2_DIR
+
+The numbers are checked against PyTorch by tests/unit/test_interventions.c;
+here: the tables a run makes (and --tables accepts), the CSV's labels,
+and bad input: status 2, one line on standard error (a usage error adds
+the --help hint), nothing on standard output.
+"""
+import csv
+import io
+import os
+import sys
+
+from taplib import Program, done, ok
+
+mha = Program(sys.argv[1])
+
+
+def run(args):
+    """The program's run with its output as text."""
+    r = mha.run(args)
+    r.stdout = r.stdout.decode("utf-8")
+    r.stderr = r.stderr.decode("utf-8")
+    return r
+
+
+model = os.path.join(sys.argv[2], "two_layers")
+text = "the cat sat on the mat"
+
+
+def tables_of(args):
+    r = run(["--model", model, "--format", "csv"] + args)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    return r, rows, {row["table"] for row in rows}
+
+
+r, rows, made = tables_of([text, "--ablate", "0.1"])
+ok(r.returncode == 0 and {"ablation_effect", "ablation_loss"} <= made and
+   "ablation_map" not in made, "--ablate 0.1: the ablated run and its tables",
+   r.stderr)
+loss = [row for row in rows if row["table"] == "ablation_loss"]
+ok(len(loss) == 6 * 3 and loss[-1]["row_label"] == "mean" and
+   [row["col_label"] for row in loss[:3]] == ["clean", "ablated", "change"],
+   "ablation_loss: a row per next token, then the mean", loss[-3:])
+r, rows, made = tables_of([text, "--ablate", "all-heads",
+                           "--ablate-mode", "mean",
+                           "--tables", "ablation_map"])
+ok(r.returncode == 0 and made == {"ablation_map"} and len(rows) == 4 and
+   rows[0]["row_label"] == "h.0", "--ablate all-heads: the L x H map",
+   r.stdout + r.stderr)
+r, rows, made = tables_of(["--patch", "--clean", text,
+                           "--corrupt", "the mat sat on the cat",
+                           "--answer", " cat", "--wrong", " mat",
+                           "--tables", "patch_heads,patch_resid"])
+resid = [row for row in rows if row["table"] == "patch_resid"]
+ok(r.returncode == 0 and made == {"patch_heads", "patch_resid"} and
+   len(resid) == 2 * 6 and resid[1]["col_label"] == "\u2423cat",
+   "--patch: patch_heads and patch_resid, columns the clean tokens",
+   r.stdout[-400:] + r.stderr)
+r, rows, made = tables_of(["--head-scores", "--repeat-random", "4",
+                           "--seed", "5"])
+ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and
+   rows[0]["row_label"] == "h.0.0" and
+   all(0 <= float(row["value"]) <= 1 for row in rows),
+   "--head-scores --repeat-random: head_scores alone, each in [0, 1]",
+   r.stdout + r.stderr)
+r2 = run(["--model", model, "--format", "csv", "--head-scores",
+              "--repeat-random", "4", "--seed", "5"])
+r3 = run(["--model", model, "--format", "csv", "--head-scores",
+              "--repeat-random", "4", "--seed", "6"])
+ok(r2.stdout == r.stdout and r3.stdout != r.stdout,
+   "--repeat-random: the same seed draws the same tokens, another not")
+
+BAD = [
+    ([text, "--ablate", "2.0"], "--ablate: 2.0 is out of range"),
+    ([text, "--ablate", "0.2"], "--ablate: 0.2 is out of range"),
+    ([text, "--ablate", "1"], "is not a list of heads"),
+    ([text, "--ablate", "0.1,"], "is not a list of heads"),
+    (["the", "--ablate", "0.1"], "the text has one token"),
+    ([text, "--ablate-mode", "mean"], "--ablate-mode: goes with --ablate"),
+    ([text, "--ablate", "0.1", "--ablate-mode", "half"], "is not zero or mean"),
+    (["--patch", "--clean", "the cat", "--corrupt", "the cat sat",
+      "--answer", " cat", "--wrong", " mat"],
+     "--clean is 2 tokens and --corrupt 3"),
+    (["--patch", "--clean", "the cat", "--corrupt", "the mat",
+      "--answer", " catapult", "--wrong", " mat"], "give one token"),
+    (["--patch", "--clean", "the cat", "--answer", " cat", "--wrong", " mat"],
+     "--corrupt is missing"),
+    (["--patch", "--clean", "the cat", "--corrupt", "the mat",
+      "--answer", " cat", "--wrong", " mat", "extra"],
+     "cannot be a sentence too"),
+    ([text, "--clean", "the cat"], "--clean: goes with --patch"),
+    ([text, "--head-scores", "--ablate", "0.1"], "one intervention at a time"),
+    (["--head-scores", "--repeat-random", "9"], "more than the model's 16"),
+    ([text, "--seed", "3"], "--seed: with --model"),
+    (["--repeat-random", "3"], "goes with --head-scores"),
+]
+for args, want in BAD:
+    r = run(["--model", model] + args)
+    first = r.stderr.splitlines()[0] if r.stderr else ""
+    ok(r.returncode == 2 and r.stdout == "" and want in first and
+       len(r.stderr.splitlines()) <= 2,
+       "refused with status 2: %s" % " ".join(args), r.stderr)
+r = run([text, "--ablate", "0.1"])
+ok(r.returncode == 2 and "goes with --model DIR" in r.stderr,
+   "--ablate without --model: refused, status 2", r.stderr)
+sys.exit(done())

@@ -1,0 +1,221 @@
+/* test_interventions.c: --ablate on GPT-2's checkpoints two_layers and
+ * four_heads_bf16 (tests/reference/gpt2/), through pipeline_run as the
+ * command line runs it, against PyTorch with forward pre-hooks on the
+ * attention's output projection
+ * (tests/reference/make_intervention_reference.py; argv[1]:
+ * tests/reference). Zero and mean, one head, several heads of one layer
+ * and of two, and every head alone (all-heads): the ablated model's out,
+ * ablation_effect, ablation_loss and ablation_map bit for bit; and
+ * --patch's patch_heads and patch_resid against TransformerLens's
+ * patching loop and its demo's normalised logit difference; and
+ * --head-scores (on a text, and on --repeat-random's tokens) against
+ * TransformerLens's head detector. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "tap.h"
+
+/* Whether t holds the reference's table name bit for bit. */
+static bool same_as(const table *t, const safetensors *ref, const char *name)
+{
+    const st_tensor *want = safetensors_find(ref, name);
+    const float *v;
+    float *owned;
+    mx_error err;
+    if (t == NULL || want == NULL || want->ndim != 2 ||
+        safetensors_floats(&v, &owned, ref, want, &err) != 0)
+        return false;
+    const bool same =
+        want->shape[0] == t->values.rows && want->shape[1] == t->values.cols &&
+        memcmp(v, t->values.v, t->values.rows * t->values.cols * sizeof *v) ==
+            0;
+    if (!same && want->shape[0] == t->values.rows &&
+        want->shape[1] == t->values.cols)
+        for (size_t i = 0; i < t->values.rows * t->values.cols; i++)
+            if (v[i] != t->values.v[i]) {
+                diag("%s: first difference at %zu: %.9g, PyTorch %.9g", name, i,
+                     (double)t->values.v[i], (double)v[i]);
+                break;
+            }
+    free(owned);
+    return same;
+}
+
+static const table *model_table(const trace *tr, table_id id)
+{
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, id, false};
+    return trace_find(tr, &key);
+}
+
+/* The text of the checkpoint's folder (text.txt), malloc'ed. */
+static char *read_text(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/text.txt", dir);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *text = calloc(1, 4096);
+    if (text != NULL)
+        text[fread(text, 1, 4095, f)] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* One case: heads (n of them; 0: all-heads) ablated as mode says. */
+static void ablate_case(const char *refdir, const char *ckpt, const char *name,
+                        const head_ref *heads, size_t n, hook_action mode)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(path, sizeof path, "%s/interventions/%s.safetensors", refdir,
+             ckpt);
+    safetensors ref;
+    mx_error err;
+    char *text = read_text(dir);
+    if (text == NULL || safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s %s: reference and text read", ckpt, name);
+        free(text);
+        return;
+    }
+    const model_config mc = {.model = dir,
+                             .threads = 1,
+                             .ablate = heads,
+                             .n_ablate = n,
+                             .ablate_all = n == 0,
+                             .ablate_mode = mode};
+    const model_input in = {.sentence = text, .len = strlen(text)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s %s: the run", ckpt, name))
+        diag("%s", err.msg);
+    if (n == 0) {
+        snprintf(key, sizeof key, "%s.map", name);
+        ok(same_as(model_table(&tr, TABLE_ABLATE_MAP), &ref, key),
+           "%s %s: ablation_map", ckpt, name);
+        ok(model_table(&tr, TABLE_ABLATE_EFFECT) == NULL,
+           "%s %s: no ablation_effect", ckpt, name);
+    } else {
+        snprintf(key, sizeof key, "%s.out", name);
+        ok(same_as(model_table(&tr, TABLE_OUT), &ref, key),
+           "%s %s: the ablated model's out", ckpt, name);
+        snprintf(key, sizeof key, "%s.effect", name);
+        ok(same_as(model_table(&tr, TABLE_ABLATE_EFFECT), &ref, key),
+           "%s %s: ablation_effect", ckpt, name);
+        snprintf(key, sizeof key, "%s.loss", name);
+        ok(same_as(model_table(&tr, TABLE_ABLATE_LOSS), &ref, key),
+           "%s %s: ablation_loss", ckpt, name);
+    }
+    trace_free(&tr);
+    safetensors_close(&ref);
+    free(text);
+}
+
+/* --patch on checkpoint ckpt: clean against corrupt, answer against
+ * wrong. */
+static void patch_case(const char *refdir, const char *ckpt, const char *name,
+                       const char *clean, const char *corrupt,
+                       const char *answer, const char *wrong)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(path, sizeof path, "%s/interventions/patch_%s.safetensors", refdir,
+             ckpt);
+    safetensors ref;
+    mx_error err;
+    if (safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s %s: reference read", ckpt, name);
+        return;
+    }
+    const model_config mc = {.model = dir,
+                             .threads = 1,
+                             .patch = true,
+                             .patch_clean = clean,
+                             .patch_corrupt = corrupt,
+                             .patch_answer = answer,
+                             .patch_wrong = wrong};
+    const model_input in = {.sentence = clean, .len = strlen(clean)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s %s: the run", ckpt, name))
+        diag("%s", err.msg);
+    snprintf(key, sizeof key, "%s.heads", name);
+    ok(same_as(model_table(&tr, TABLE_PATCH_HEADS), &ref, key),
+       "%s %s: patch_heads", ckpt, name);
+    snprintf(key, sizeof key, "%s.resid", name);
+    ok(same_as(model_table(&tr, TABLE_PATCH_RESID), &ref, key),
+       "%s %s: patch_resid", ckpt, name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
+/* --head-scores on checkpoint ckpt over text, or with --repeat-random n
+ * --seed seed when text is NULL. */
+static void scores_case(const char *refdir, const char *ckpt, const char *name,
+                        const char *text, size_t n, uint64_t seed)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(path, sizeof path, "%s/interventions/scores_%s.safetensors",
+             refdir, ckpt);
+    safetensors ref;
+    mx_error err;
+    if (safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s %s: reference read", ckpt, name);
+        return;
+    }
+    const model_config mc = {.model = dir,
+                             .threads = 1,
+                             .head_scores = true,
+                             .repeat_random = text == NULL ? n : 0,
+                             .seed = seed};
+    const model_input in = {.sentence = text != NULL ? text : "",
+                            .len = text != NULL ? strlen(text) : 0};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s %s: the run", ckpt, name))
+        diag("%s", err.msg);
+    snprintf(key, sizeof key, "%s.scores", name);
+    ok(same_as(model_table(&tr, TABLE_HEAD_SCORES), &ref, key),
+       "%s %s: head_scores", ckpt, name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("1..0 # SKIP no reference folder\n");
+        return 0;
+    }
+    const char *ref = argv[1];
+    const head_ref h01[] = {{0, 1, "0.1", 3}};
+    const head_ref h10_01[] = {{1, 0, "1.0", 3}, {0, 1, "0.1", 3}};
+    const head_ref h10_11[] = {{1, 0, "1.0", 3}, {1, 1, "1.1", 3}};
+    const head_ref h02[] = {{0, 2, "0.2", 3}};
+    ablate_case(ref, "two_layers", "zero_0.1", h01, 1, HOOK_ZERO);
+    ablate_case(ref, "two_layers", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
+    ablate_case(ref, "two_layers", "zero_1.0_1.1", h10_11, 2, HOOK_ZERO);
+    ablate_case(ref, "two_layers", "all_zero", NULL, 0, HOOK_ZERO);
+    ablate_case(ref, "two_layers", "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_case(ref, "four_heads_bf16", "mean_0.2", h02, 1, HOOK_MEAN);
+    ablate_case(ref, "four_heads_bf16", "all_zero", NULL, 0, HOOK_ZERO);
+    patch_case(ref, "two_layers", "cat_mat", "the cat sat on the mat",
+               "the mat sat on the cat", " cat", " mat");
+    patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
+               "the world hello end the", " end", " world");
+    scores_case(ref, "two_layers", "text", "the cat sat on the cat sat", 0, 0);
+    scores_case(ref, "two_layers", "random_5_3", NULL, 5, 3);
+    scores_case(ref, "four_heads_bf16", "text", "the end the end hello the end",
+                0, 0);
+    scores_case(ref, "four_heads_bf16", "random_12_7", NULL, 12, 7);
+    return tap_done();
+}
