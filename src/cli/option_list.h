@@ -377,7 +377,8 @@ OPTION(COLORBAR, "colorbar", 0, PICTURES, 50,
        GOES_WITH(N_("--colorbar: goes with --plot FILE"), OPT_PLOT),
        .help = N_("--plot's colour bars: panel (one per panel, on its\n"
                    "own scale), shared (one per table name), none\n"
-                   "(default panel; shared with --color-scale fixed)"))
+                   "(default shared; panel with --color-scale row or\n"
+                   "a single panel)"))
 OPTION(LAYOUT, "layout", 0, TERMINAL, 37,
        CHOICE("HOW", layout, LAYOUT_AUTO, layout_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "base/i18n.h"
 
 /* A masked cell: neutral grey, with darker diagonal hatching when it is
@@ -163,8 +165,17 @@ void fig_draw_colour_bar(cairo_t *cr, const section *S, double x)
     double ly = y;
     if (S->shared_bar) {
         fig_draw_bar(cr, &S->sc, x, y, height);
-        fig_draw_text(cr, LABEL_FONT, bar_caption(S), height, x - 6,
-                      y + height / 2, 0.5, 1.0, QUARTER_TURN);
+        const char *caption = bar_caption(S);
+        double w, line_h;
+        fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &w, &line_h);
+        size_t n = (size_t)g_utf8_strlen(caption, -1);
+        if (fig_upright(caption)) /* Chinese never sideways */
+            fig_draw_upright(cr, caption, x - 6 - line_h / 2,
+                             y + fmax(0.0, (height - (double)n * line_h) / 2),
+                             line_h);
+        else
+            fig_draw_text(cr, LABEL_FONT, caption, height, x - 6,
+                          y + height / 2, 0.5, 1.0, QUARTER_TURN);
         ly = y + height + 20;
     }
     if (S->masked && S->shared_bar) {

@@ -55,10 +55,7 @@ static const char *next_char(const char *c)
     return c + n;
 }
 
-/* Whether a label holds Chinese, Japanese or Korean characters, which are
- * never drawn sideways: a column label too wide for its cell goes down
- * the page a character under another, each upright. */
-static bool upright(const char *label)
+bool fig_upright(const char *label)
 {
     for (const char *c = label; *c != '\0'; c = next_char(c)) {
         gunichar u = g_utf8_get_char(c);
@@ -112,7 +109,7 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
             S->col_label_w = w > S->col_label_w ? w : S->col_label_w;
             for (size_t k = 0; k < cols->n; k++) {
                 double v, h;
-                if (upright(cols->s[k]))
+                if (fig_upright(cols->s[k]))
                     v = (double)upright_count(cols->s[k], line_h) * line_h;
                 else
                     fig_text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false,
@@ -131,10 +128,8 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
     }
 }
 
-/* An upright label from (cx, top) down: one character a line, the last
- * one that fits a vertical ellipsis when it is cut short. */
-static void draw_upright(cairo_t *cr, const char *label, double cx, double top,
-                         double line_h)
+void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
+                      double line_h)
 {
     size_t n = (size_t)g_utf8_strlen(label, -1),
            shown = upright_count(label, line_h);
@@ -165,8 +160,8 @@ void fig_draw_labels(cairo_t *cr, const figure *pg, const panel *p, double mx,
     double under = my + map_h + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
         double cx = mx + ((double)(c / k) + 0.5) * cell;
-        if (S->rotate_cols && upright(t->cols->s[c]))
-            draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
+        if (S->rotate_cols && fig_upright(t->cols->s[c]))
+            fig_draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
         else if (S->rotate_cols) /* reading upwards, ending under it */
             fig_draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under,
                           1.0, 0.5, QUARTER_TURN);

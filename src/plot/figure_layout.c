@@ -88,7 +88,9 @@ static void place(figure *pg, cairo_t *cr)
                 gr = (run + gc - 1) / gc;
             }
             double run_w = (double)gc * S->box_w + (double)(gc - 1) * GAP;
-            if (x > MARGIN) { /* each variant's grid below the last */
+            /* each variant's grid below the last; with a flow beside it
+             * when the row holds the whole grid */
+            if (x > MARGIN && (pg->flow == 0 || x + run_w > pg->flow + 1e-6)) {
                 y += row_h;
                 x = MARGIN;
                 row_h = 0;

@@ -228,17 +228,24 @@ static bool centred(const colormap *m, const plot_style *st)
 }
 
 /* Every panel's colour scale (plot_style.h): weights from 0 to 1 with
- * --color-scale fixed; otherwise each panel's own range (a bar each),
- * each row's (row), or with --colorbar shared the range of every panel of
- * the table name (one bar). */
+ * --color-scale fixed; each row's own range (row); otherwise the range of
+ * every panel of the table name (one bar: --colorbar shared, the default
+ * for several panels) or each panel's own (a bar each: --colorbar
+ * panel). */
 int fig_scale_panels(figure *pg, mx_error *err)
 {
     const plot_style *st = &pg->style;
-    enum plot_bars bars = st->bars;
-    if (bars == BARS_AUTO)
-        bars = st->scale == SCALE_FIXED ? BARS_SHARED : BARS_PANEL;
     for (size_t s = 0; s < pg->n_sections; s++) {
         section *S = &pg->sections[s];
+        /* by default the panels of a table name side by side (the heads)
+         * share one range, so that a colour means one value across them;
+         * with --color-scale row each row has its own */
+        enum plot_bars bars = st->bars;
+        if (bars == BARS_AUTO)
+            bars = st->scale == SCALE_FIXED ||
+                           (st->scale == SCALE_TABLE && S->count > 1)
+                       ? BARS_SHARED
+                       : BARS_PANEL;
         double lo = 0, hi = 0;
         bool any = false;
         S->rows = S->cols = 0;

@@ -75,6 +75,17 @@ font_name fig_font(bool bold, double points);
 #define TITLE_FONT fig_font(true, TITLE_SIZE).name
 #define HEADING_FONT fig_font(true, HEADING_SIZE).name
 
+/* Whether a label holds Chinese, Japanese or Korean characters, which are
+ * never drawn sideways: a column label too wide for its cell, or a colour
+ * bar's caption, goes down the page a character under another, each
+ * upright. */
+bool fig_upright(const char *label);
+
+/* An upright label from (cx, top) down: one character a line, the last
+ * one that fits a vertical ellipsis when it is cut short. */
+void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
+                      double line_h);
+
 /* The size of text in font, hinting off so that every surface measures
  * alike; wider than `width` points (when width > 0) it is wrapped (wrap)
  * or cut with an ellipsis. */

@@ -12,7 +12,8 @@
 
 /* --colorbar: where the colour bars go. */
 enum plot_bars {
-    BARS_AUTO,   /* panel, or shared with --color-scale fixed */
+    BARS_AUTO,   /* shared for several panels or --color-scale fixed;
+                    panel for one, or with --color-scale row */
     BARS_PANEL,  /* one beside each panel, on the panel's own scale */
     BARS_SHARED, /* one per table name, its panels on one scale */
     BARS_NONE,   /* none (each panel on its own scale) */

@@ -135,6 +135,7 @@ def check_style(d):
                         ("off", ["--numbers", "off"]),
                         ("three", ["--precision", "3"]),
                         ("shared", ["--colorbar", "shared"]),
+                        ("panel", ["--colorbar", "panel"]),
                         ("none", ["--colorbar", "none"])):
         svgs[name] = os.path.join(d, "style-%s.svg" % name)
         plot(CLASSROOM + extra, svgs[name])
@@ -172,10 +173,33 @@ def check_style(d):
        "--numbers off: no numbers in the cells")
     images = {k: open(v, encoding="utf-8").read().count("<image")
               for k, v in svgs.items()}
-    ok(images["table"] == 5 and images["shared"] == 1 and
-       images["none"] == 0,
-       "--colorbar: a bar beside each of the 5 panels by default, one "
-       "shared, or none", images)
+    ok(images["table"] == 1 and images["shared"] == 1 and
+       images["panel"] == 5 and images["none"] == 0,
+       "--colorbar: one bar for the 5 panels by default and with shared, a "
+       "bar beside each with panel, or none", images)
+    # the default bar's range is every head's: its five ticks run from the
+    # smallest weight of all 5 panels to the largest, and only that one
+    # smallest cell is viridis' bottom (a range per panel, --colorbar
+    # panel, makes each panel's smallest the bottom)
+    def ticks(name):
+        texts = svg_texts(svgs[name])
+        label = [re.search(r'font-size="[\d.]+"', a).group(0)
+                 for a, t in texts if t.startswith("Q:")][0]
+        return [float(t) for a, t in texts
+                if re.fullmatch(r"\d\.\d\d", t) and label in a]
+    lowest = min(float(t) for t in cell_numbers("table", 2))
+    shared = ticks("table")
+    ok(len(shared) == 5 and min(shared) == lowest and max(shared) == 1.0,
+       "by default one bar from the smallest weight of every head, %.2f, "
+       "to 1.00" % lowest, shared)
+    ok(fills["table"].count(viridis_bottom) == 1,
+       "by default one cell, the smallest of all heads, is viridis' "
+       "bottom colour", fills["table"].count(viridis_bottom))
+    own = ticks("panel")
+    ok(len(own) == 25 and own.count(1.0) == 5 and
+       fills["panel"].count(viridis_bottom) == 5,
+       "--colorbar panel: each panel's own bar to 1.00, its smallest "
+       "weight at viridis' bottom", own)
     texts = svg_texts(svgs["table"])
     labels = [a for a, t in texts if t.startswith("K:")]
     ok(labels and not any("rotate" in a for a in labels),
@@ -358,21 +382,39 @@ def main():
             head = f.read(400)
         ok('width="400pt" height="300pt"' in head, "--plot-size 400X300: an "
            "SVG of 400 x 300 points", head)
-        # One grid per variant, never two variants' panels on one row (this
-        # asserted side-by-side variants before issue 26 asked for a grid
-        # per variant).
-        wide = os.path.join(d, "wide.pdf")
-        plot(CLASSROOM + ["--plot-size", "1600x900"], wide)
-        boxes = subprocess.run([tool("pdftotext"), "-bbox", wide, "-"],
-                               capture_output=True).stdout.decode("utf-8")
-        top = {}
-        for m in re.finditer(r'yMin="([\d.]+)"[^>]*>\[(\w+)\]<', boxes):
-            top.setdefault(m.group(2), []).append(float(m.group(1)))
-        ok(set(top) == {"single", "wrapper", "fused"} and
-           max(top["single"]) < min(top["wrapper"]) and
-           max(top["wrapper"]) < min(top["fused"]),
-           "--plot-size 1600x900: single, wrapper and fused each a grid of "
-           "its own, one below the other", top)
+        # A slide: each variant's grid whole (never two variants' heads
+        # mixed in a grid), beside the last when the row holds it, so that
+        # the panels use the page rather than leave wide blank margins.
+        for size in ("1600x900", "1280x720"):
+            wide = os.path.join(d, "slide-%s.pdf" % size)
+            plot(CLASSROOM + ["--plot-size", size], wide)
+            boxes = subprocess.run([tool("pdftotext"), "-bbox", wide, "-"],
+                                   capture_output=True).stdout.decode("utf-8")
+            top, left = {}, {}
+            for m in re.finditer(r'xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>'
+                                 r'\[(\w+)\]<', boxes):
+                top.setdefault(m.group(3), []).append(float(m.group(2)))
+                left.setdefault(m.group(3), []).append(float(m.group(1)))
+            ok(set(top) == {"single", "wrapper", "fused"} and
+               len(set(top["wrapper"])) == 1 and
+               len(set(top["fused"])) == 1 and
+               top["single"] == top["wrapper"][:1] and
+               max(left["single"]) < min(left["wrapper"]) and
+               top["wrapper"][0] < top["fused"][0],
+               "--plot-size %s: single beside wrapper's two heads, fused's "
+               "two below, each variant's grid whole" % size, (top, left))
+            xs = [float(v) for v in re.findall(r'x(?:Min|Max)="([\d.]+)"',
+                                               boxes)]
+            ys = [float(v) for v in re.findall(r'y(?:Min|Max)="([\d.]+)"',
+                                               boxes)]
+            w, h = (float(v) for v in size.split("x"))
+            ok(xs and ys and min(xs) >= 0 and max(xs) <= w and
+               min(ys) >= 0 and max(ys) <= h and
+               max(xs) - min(xs) > 0.85 * w and max(ys) - min(ys) > 0.85 * h,
+               "--plot-size %s: the text spans %.0f x %.0f of %.0f x %.0f "
+               "points, every label on the page" %
+               (size, max(xs) - min(xs) if xs else 0,
+                max(ys) - min(ys) if ys else 0, w, h))
         eight = os.path.join(d, "eight.pdf")
         plot(["O gato sobe no tapete", "--heads", "8", "--d-out", "16"],
              eight)

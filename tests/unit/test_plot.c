@@ -577,6 +577,51 @@ static void test_row_blues(const char *dir)
     cairo_surface_destroy(img);
 }
 
+/* Head 1 of the two-head trace: half of head 0's weights. */
+static bool half_weight(size_t r, size_t c, rgb *want)
+{
+    *want = viridis((double)weight(r, c) / 2.0);
+    return c <= r;
+}
+
+/* Two heads side by side, head 1's weights half of head 0's (0 to 0.5):
+ * by default both are on one range, 0 to 1, so head 1's largest weight,
+ * 0.5, is viridis' middle and not its top, as it would be on a range of
+ * its own (--colorbar panel). */
+static void test_shared_heads(const char *dir)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/heads.png", dir);
+    trace tr;
+    trace_init(&tr);
+    make_trace(&tr);
+    const table *w0 = trace_find(&tr, &head0[1]);
+    const table *s0 = trace_find(&tr, &head0[0]);
+    table_key k1[2] = {head0[0], head0[1]};
+    k1[0].head = k1[1].head = 1;
+    mx_error err = {0};
+    table *s1 = trace_new(&tr, &k1[0], s0->rows, s0->cols, &err);
+    table *w1 = trace_new(&tr, &k1[1], w0->rows, w0->cols, &err);
+    if (s1 == NULL || w1 == NULL)
+        bail(err.msg);
+    for (size_t i = 0; i < TOKENS * TOKENS; i++) {
+        s1->values.v[i] = s0->values.v[i];
+        w1->values.v[i] = w0->values.v[i] / 2.0f;
+    }
+    int rc = draw(path, &tr, NULL, 0, 0, 0, &err);
+    trace_free(&tr);
+    ok(rc == 0, "two heads are drawn (%s)", err.msg);
+    /* reading order finds head 1's first cell (0.5) before head 0's 0.5
+     * in its third row */
+    int masked = 0;
+    int good = check_cells(path, TOKENS, TOKENS, half_weight, &masked);
+    unlink(path);
+    ok(good == TOKENS * (TOKENS + 1) / 2 && masked == TOKENS * (TOKENS - 1) / 2,
+       "two heads share one colour range by default: head 1's weights "
+       "(0 to 0.5) at their place on 0 to 1 (%d of %d cells)",
+       good, TOKENS * (TOKENS + 1) / 2);
+}
+
 static void test_unwritable(void)
 {
     trace tr;
@@ -607,6 +652,7 @@ int main(void)
     test_sizes(dir);
     test_colormaps();
     test_row_blues(dir);
+    test_shared_heads(dir);
     test_unwritable();
     unlink(path);
     ok(rmdir(dir) == 0, "no temporary file is left beside the picture");
