@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "model/entropy.h"
+#include "model/next_tokens.h"
 
 int checkpoint_select(bool *keep, size_t n, const index_range *ranges,
                       size_t n_ranges, const char *option, mx_error *err)
@@ -95,60 +96,36 @@ static int put_entropy(checkpoint_recorder *r, mx_error *err)
                : -1;
 }
 
-/* The k best ids of the V probabilities p into best (the larger
- * probability, then the smaller id); their number. */
-static size_t top_k(size_t *best, const float *p, size_t V, size_t K)
-{
-    size_t n = 0;
-    for (size_t v = 0; v < V; v++) {
-        size_t at = n;
-        while (at > 0 && p[v] > p[best[at - 1]])
-            at--;
-        if (at >= K)
-            continue;
-        if (n < K)
-            n++;
-        memmove(best + at + 1, best + at, (n - 1 - at) * sizeof *best);
-        best[at] = v;
-    }
-    return n;
-}
-
-/* next_tokens (T·k x 1): for each token, the k likeliest next tokens,
- * "token → next", and their probabilities. */
+/* next_tokens (T·n x 1): for each token, the n likeliest next tokens,
+ * "token → next", and their probabilities, softmax over the logits
+ * (next_tokens.h). */
 static int put_next_tokens(checkpoint_recorder *r, const matrix *logits,
                            mx_error *err)
 {
-    const size_t T = logits->rows, V = logits->cols,
-                 K = CHECKPOINT_NEXT_TOKENS_K;
-    matrix probs = {0}, top = {0};
+    const size_t T = logits->rows, K = NEXT_TOKENS_K;
+    size_t *best = calloc(T * K, sizeof *best), n = 0;
     char **names = calloc(T * K, sizeof *names);
+    matrix top = {0};
     int result = -1;
-    if (names == NULL) {
+    if (names == NULL || best == NULL) {
         err_nomem(err, _("tokens"));
         goto out;
     }
-    if (matrix_alloc(&probs, 1, V, N_("logits"), err) != 0 ||
-        matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0)
+    if (matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0 ||
+        next_tokens_top(best, top.v, &n, logits, err) != 0)
         goto out;
-    for (size_t t = 0; t < T; t++) {
-        const matrix row = {1, V, logits->v + t * V};
-        softmax_rows(&probs, &row, 1.0f);
-        size_t best[CHECKPOINT_NEXT_TOKENS_K];
-        const size_t n = top_k(best, probs.v, V, K);
-        for (size_t k = 0; k < n; k++) {
-            char next[256], line[600];
-            r->label(r->label_ctx, (int32_t)best[k], next, sizeof next);
-            snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[t], next);
-            if ((names[t * K + k] = strdup(line)) == NULL) {
-                err_nomem(err, _("tokens"));
-                goto out;
-            }
-            top.v[t * K + k] = probs.v[best[k]];
+    top.rows = T * n;
+    for (size_t i = 0; i < T * n; i++) {
+        char next[256], line[600];
+        r->label(r->label_ctx, (int32_t)best[i], next, sizeof next);
+        snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[i / n], next);
+        if ((names[i] = strdup(line)) == NULL) {
+            err_nomem(err, _("tokens"));
+            goto out;
         }
     }
     const labels *rows =
-        trace_word_labels(r->tr, "", (const char *const *)names, T * K, err);
+        trace_word_labels(r->tr, "", (const char *const *)names, T * n, err);
     const labels *col = trace_literal_label(r->tr, "probability", err);
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
     if (rows != NULL && col != NULL)
@@ -158,7 +135,7 @@ out:
         for (size_t i = 0; i < T * K; i++)
             free(names[i]);
     free(names);
-    matrix_free(&probs);
+    free(best);
     matrix_free(&top);
     return result;
 }

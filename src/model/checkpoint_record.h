@@ -21,8 +21,6 @@
 #include "model/trace.h"
 #include "numerics/tensor.h"
 
-#define CHECKPOINT_NEXT_TOKENS_K 5
-
 typedef struct {
     trace *tr;
     const model_config *mc;

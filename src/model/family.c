@@ -1,6 +1,11 @@
 /* family.c: the rows of the model families (family.h). */
 #include "model/family.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "io/model_type.h"
 #include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
@@ -10,16 +15,22 @@
 #include "model/llama/llama.h"
 #include "model/llama/llama_trace.h"
 
-/* Asked in order: BERT claims the checkpoints whose config.json says
- * "model_type": "bert", the Llama-style family those it names (llama,
- * qwen2, mistral), GPT-2's the other checkpoints, the lesson's every
- * other run. */
+/* The model_types each checkpoint family reads (config.json's
+ * "model_type"): family_of claims by them, and its refusal lists them. */
+static const char *const bert_types[] = {"bert", NULL};
+static const char *const llama_types[] = {"llama", "qwen2", "mistral", NULL};
+static const char *const gpt2_types[] = {"gpt2", NULL};
+
+/* BERT reads the checkpoints whose config.json says "model_type": "bert",
+ * the Llama-style family those it names (llama, qwen2, mistral), GPT-2's
+ * "gpt2" and those naming no model_type, the lesson's every run without
+ * --model (the last row). */
 static const model_family families[] = {
     {
         .model_name = "bert",
         .layer_name = "layer",
         .explain = EXPLAIN_BERT,
-        .claims = bert_trace_claims,
+        .model_types = bert_types,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
         .run = bert_trace_run,
@@ -30,7 +41,7 @@ static const model_family families[] = {
         .model_name = "llama",
         .layer_name = "layers",
         .explain = EXPLAIN_ROTARY,
-        .claims = llama_trace_claims,
+        .model_types = llama_types,
         .check = llama_trace_check,
         .tokens = llama_trace_tokens,
         .run = llama_trace_run,
@@ -42,7 +53,8 @@ static const model_family families[] = {
         .layer_name = "h",
         .explain = EXPLAIN_CHECKPOINT,
         .generates = true,
-        .claims = gpt2_trace_claims,
+        .model_types = gpt2_types,
+        .untyped = true,
         .check = gpt2_trace_check,
         .tokens = gpt2_trace_tokens,
         .run = gpt2_trace_run,
@@ -55,7 +67,7 @@ static const model_family families[] = {
         .layer_name = NULL,
         .explain = EXPLAIN_MODULES,
         .generates = true, /* once trained (model/lesson/lesson_generate.h) */
-        .claims = lesson_claims,
+        .model_types = NULL,
         .check = lesson_check,
         .tokens = lesson_tokens,
         .run = lesson_run,
@@ -79,10 +91,44 @@ bool family_param_name(const char *name)
     return false;
 }
 
-const model_family *family_of(const model_config *mc)
+/* Whether row lists type. */
+static bool lists(const model_family *row, const char *type)
 {
+    for (size_t i = 0; row->model_types != NULL && row->model_types[i]; i++)
+        if (strcmp(row->model_types[i], type) == 0)
+            return true;
+    return false;
+}
+
+/* Refuses the model_type no row lists, naming those the rows list. */
+static int refuse_type(const char *dir, const char *type, mx_error *err)
+{
+    char known[256] = "";
+    size_t used = 0;
     for (size_t i = 0; i < N_FAMILIES; i++)
-        if (families[i].claims(mc))
+        for (size_t j = 0; families[i].model_types != NULL &&
+                           families[i].model_types[j] != NULL;
+             j++) {
+            int n = snprintf(known + used, sizeof known - used, "%s%s",
+                             used > 0 ? ", " : "", families[i].model_types[j]);
+            if (n > 0 && (size_t)n < sizeof known - used)
+                used += (size_t)n;
+        }
+    return err_input(err,
+                     _("%s/config.json: this program reads no model_type "
+                       "'%s' (it reads %s)"),
+                     dir, type, known);
+}
+
+const model_family *family_of(const model_config *mc, mx_error *err)
+{
+    if (mc->model == NULL)
+        return family_default();
+    char type[64];
+    const bool named = read_model_type(type, sizeof type, mc->model);
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (named ? lists(&families[i], type) : families[i].untyped)
             return &families[i];
-    return family_default(); // not reached: the last row claims every run
+    refuse_type(mc->model, type, err);
+    return NULL;
 }

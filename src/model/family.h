@@ -12,7 +12,8 @@
  *            seed, trained with --train
  *   bert     a BERT checkpoint folder (--model DIR whose config.json
  *            says "model_type": "bert", model/bert/)
- *   gpt2     a GPT-2 checkpoint folder (--model DIR, model/gpt2/)
+ *   gpt2     a GPT-2 checkpoint folder (--model DIR whose config.json
+ *            says "gpt2" or names no model_type, model/gpt2/)
  *   llama    a Llama-style checkpoint folder (--model DIR whose
  *            config.json says llama, qwen2 or mistral, model/llama/)
  *
@@ -63,9 +64,13 @@ typedef struct model_family {
      * --generate with another family is refused, naming it. */
     bool generates;
 
-    /* Whether a run of mc is of this family (the rows are asked in
-     * order; the last says yes to every run). */
-    bool (*claims)(const model_config *mc);
+    /* The model_types of the checkpoints the family reads, as their
+     * config.json names them ("bert"), ending in NULL; NULL for the
+     * lesson's family, which has every run without --model. */
+    const char *const *model_types;
+    /* Whether the family also reads a checkpoint whose config.json names
+     * no model_type (GPT-2's, the first family the program read). */
+    bool untyped;
     /* Reads what the run needs to start (a checkpoint's config.json, its
      * tokenizer) and checks, without running, that the input tokenizes
      * and the run fits the limits (pipeline_check); *values is about how
@@ -94,8 +99,12 @@ typedef struct model_family {
     bool (*param_name)(const char *name, int *layer);
 } model_family;
 
-/* The family of a run of mc: the first row that claims it. */
-const model_family *family_of(const model_config *mc);
+/* The family of a run of mc: the lesson's without --model, else the row
+ * that lists the model_type of the checkpoint's config.json, or the one
+ * that reads a config.json naming none. NULL, with err saying so (naming
+ * the model_type and those the rows list), for a model_type no row
+ * lists. */
+const model_family *family_of(const model_config *mc, mx_error *err);
 
 /* Whether some family names a checkpoint parameter name (--tables with
  * --model, checked before the folder says which family it is). */

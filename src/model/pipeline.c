@@ -14,7 +14,10 @@
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
-    return family_of(mc)->tokens(tok, n_queries, mc, in, err);
+    const model_family *family = family_of(mc, err);
+    if (family == NULL)
+        return -1;
+    return family->tokens(tok, n_queries, mc, in, err);
 }
 
 /* --generate goes with a family that continues a text. */
@@ -33,8 +36,8 @@ int pipeline_check(double *values, const model_config *mc,
                    const model_input *in, bool streamed, mx_error *err)
 {
     *values = 0;
-    const model_family *family = family_of(mc);
-    if (check_generates(family, mc, err) != 0)
+    const model_family *family = family_of(mc, err);
+    if (family == NULL || check_generates(family, mc, err) != 0)
         return -1;
     // --repeat-random draws its text: the run is the intervention's alone
     if (mc->repeat_random == 0 &&
@@ -46,8 +49,8 @@ int pipeline_check(double *values, const model_config *mc,
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
                  mx_error *err)
 {
-    const model_family *family = family_of(mc);
-    if (check_generates(family, mc, err) != 0)
+    const model_family *family = family_of(mc, err);
+    if (family == NULL || check_generates(family, mc, err) != 0)
         return -1;
     // the tables carry their family: headings, the CSV and --explain read
     // its row
@@ -70,7 +73,11 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
 bool pipeline_makes_table(const model_config *mc, const model_input *in,
                           const char *name)
 {
-    const model_family *family = family_of(mc);
+    mx_error err;
+    const model_family *family = family_of(mc, &err);
+    // a model_type no family reads: pipeline_check refuses the run
+    if (family == NULL)
+        return true;
     const table_id id = table_by_name(name, strlen(name));
     if (family->lm != NULL && id != TABLE_COUNT &&
         intervene_makes_table(mc, id))

@@ -11,12 +11,6 @@ bool bert_param_name(const char *name, int *layer)
     return false;
 }
 
-bool bert_trace_claims(const model_config *mc)
-{
-    (void)mc;
-    return false;
-}
-
 int bert_trace_check(double *values, const model_config *mc,
                      const model_input *in, bool streamed, mx_error *err)
 {

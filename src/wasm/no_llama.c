@@ -11,12 +11,6 @@ bool llama_param_name(const char *name, int *layer)
     return false;
 }
 
-bool llama_trace_claims(const model_config *mc)
-{
-    (void)mc;
-    return false;
-}
-
 int llama_trace_check(double *values, const model_config *mc,
                       const model_input *in, bool streamed, mx_error *err)
 {

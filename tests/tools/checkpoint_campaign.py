@@ -22,6 +22,9 @@ honour, sizes that do not divide, tensors missing, of another shape or
 dtype, and shard indexes naming a missing file, a path outside the
 folder, a tensor its file lacks.
 
+A config.json naming a model_type no family reads (t5, mamba) is refused
+naming it and the model_types the program reads.
+
 Usage: checkpoint_campaign.py MHA_EXPLAIN TINY_CHECKPOINT [BERT_CHECKPOINT [LLAMA_DIR]]
 """
 import json
@@ -190,6 +193,14 @@ CASES = [
     ("vocab_size 2^25: the logits count in the size check",
      sparse_vocabulary, ["hello, hello world! hello world", "--tables",
                          "out"], "million values"),
+    ("config.json: a model_type no family reads (t5)", edit_json(
+        "config.json", lambda c: c.update(model_type="t5")), [TEXT],
+     "config.json: this program reads no model_type 't5' (it reads bert, "
+     "llama, qwen2, mistral, gpt2)"),
+    ("config.json: a model_type no family reads (mamba), with --generate",
+     edit_json("config.json", lambda c: c.update(model_type="mamba")),
+     [TEXT, "--generate", "2"],
+     "config.json: this program reads no model_type 'mamba'"),
 ]
 
 

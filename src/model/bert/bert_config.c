@@ -121,23 +121,3 @@ int bert_config_read(bert_config *c, const char *path, mx_error *err)
     json_free(&doc);
     return rc;
 }
-
-bool bert_config_claims(const char *dir)
-{
-    const size_t n = strlen(dir) + sizeof "/config.json";
-    char *path = malloc(n);
-    if (path == NULL)
-        return false;
-    snprintf(path, n, "%s/config.json", dir);
-    mx_error err;
-    json_doc doc;
-    bool bert = false;
-    if (parse(&doc, path, &err) == 0) {
-        const json_node *t = json_get(&doc, json_root(&doc), "model_type");
-        bert = t != NULL && t->type == JSON_STRING &&
-               strcmp(json_str(&doc, t), "bert") == 0;
-        json_free(&doc);
-    }
-    free(path);
-    return bert;
-}

@@ -27,9 +27,4 @@ typedef struct {
 /* Reads and checks the file at path. */
 int bert_config_read(bert_config *c, const char *path, mx_error *err);
 
-/* Whether config.json in dir names the BERT family ("model_type":
- * "bert"); false when it cannot be read (the GPT-2 family's reader then
- * says why). */
-bool bert_config_claims(const char *dir);
-
 #endif

@@ -240,11 +240,6 @@ static double run_values(const bert_checkpoint *r, const model_config *mc)
     return v;
 }
 
-bool bert_trace_claims(const model_config *mc)
-{
-    return mc->model != NULL && bert_config_claims(mc->model);
-}
-
 int bert_trace_check(double *values, const model_config *mc,
                      const model_input *in, bool streamed, mx_error *err)
 {

@@ -26,10 +26,6 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Whether a run of mc is a BERT checkpoint's: --model names a folder
- * whose config.json's model_type is "bert". */
-bool bert_trace_claims(const model_config *mc);
-
 /* The checks of pipeline_check: the folder opens, the text tokenizes and
  * fits max_position_embeddings, --layers and --show-heads name layers
  * and heads it has, --tables names logits or next_tokens only with the

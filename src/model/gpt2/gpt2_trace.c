@@ -175,11 +175,6 @@ static double run_values(const checkpoint_run *r, const model_config *mc)
     return v;
 }
 
-bool gpt2_trace_claims(const model_config *mc)
-{
-    return mc->model != NULL;
-}
-
 int gpt2_trace_check(double *values, const model_config *mc,
                      const model_input *in, bool streamed, mx_error *err)
 {

@@ -25,9 +25,6 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Whether a run of mc is a checkpoint's: --model names its folder. */
-bool gpt2_trace_claims(const model_config *mc);
-
 /* The checks of pipeline_check for a checkpoint's run: the folder opens,
  * the text tokenizes and fits n_positions, --layers and --show-heads name
  * layers and heads it has; *values is about the size of its whole trace

@@ -15,12 +15,6 @@
 #include "numerics/rng.h"
 #include "numerics/workers.h"
 
-bool lesson_claims(const model_config *mc)
-{
-    (void)mc;
-    return true;
-}
-
 /* Adds a column of ids (the vocab or tokens table): ids[i], or i when ids
  * is NULL. */
 static int record_ids(trace *tr, table_id name, const labels *rows,

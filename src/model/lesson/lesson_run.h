@@ -21,9 +21,6 @@
 #include "model/tokenize.h"
 #include "model/trace.h"
 
-/* Every run is the lesson's that no other family claims. */
-bool lesson_claims(const model_config *mc);
-
 /* pipeline_check for the lesson's variants. */
 int lesson_check(double *values, const model_config *mc, const model_input *in,
                  bool streamed, mx_error *err);

@@ -54,9 +54,6 @@ typedef struct {
     bool o_bias;   /* o_proj has one (attention_bias) */
 } llama_config;
 
-/* Whether the config.json of dir names a Llama-style model_type. */
-bool llama_claims_dir(const char *dir);
-
 /* One layer's parameters, float32, as nn.Linear stores them (out, in). */
 typedef struct {
     const float *ln_1, *ln_2;            /* (D) input_ and

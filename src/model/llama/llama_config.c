@@ -179,26 +179,3 @@ int llama_read_config(llama_config *c, const char *path, mx_error *err)
     json_free(&doc);
     return rc;
 }
-
-bool llama_claims_dir(const char *dir)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/config.json", dir) >= (int)sizeof path)
-        return false;
-    char *text = NULL;
-    size_t len = 0;
-    mx_error err;
-    if (file_read_small(&text, &len, path, (size_t)1 << 20, &err) != 0)
-        return false;
-    json_doc doc;
-    bool claims = false;
-    if (json_parse(&doc, text, len, path, &err) == 0) {
-        const json_node *type = json_get(&doc, json_root(&doc), "model_type");
-        claims = json_root(&doc)->type == JSON_OBJECT && type != NULL &&
-                 type->type == JSON_STRING &&
-                 llama_kind_of(json_str(&doc, type)) != NULL;
-        json_free(&doc);
-    }
-    free(text);
-    return claims;
-}

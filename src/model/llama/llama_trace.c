@@ -10,6 +10,7 @@
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
+#include "model/next_tokens.h"
 #include "numerics/workers.h"
 
 /* What a run reads: the checkpoint, its tokenizer, the text's ids. */
@@ -129,7 +130,7 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
         heads += r->heads[i];
     double v = layers * (heads * (6 * T * hd + 2 * T * T) + 7 * T * D +
                          2 * T * (double)c->inter);
-    v += 3 * T * D + T * CHECKPOINT_NEXT_TOKENS_K + T * V + V;
+    v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
     if (mc->logits)
         v += T * V;
     for (size_t i = 0; i < mc->n_tables; i++) {
@@ -140,11 +141,6 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
             v += (double)st_tensor_count(t);
     }
     return v;
-}
-
-bool llama_trace_claims(const model_config *mc)
-{
-    return mc->model != NULL && llama_claims_dir(mc->model);
 }
 
 static int too_big(double values, mx_error *err)

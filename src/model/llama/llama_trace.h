@@ -24,10 +24,6 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Whether a run of mc is of the family: --model names a folder whose
- * config.json says llama, qwen2 or mistral. */
-bool llama_trace_claims(const model_config *mc);
-
 int llama_trace_check(double *values, const model_config *mc,
                       const model_input *in, bool streamed, mx_error *err);
 int llama_trace_tokens(tokenized *tok, size_t *n_queries,
