@@ -1,6 +1,7 @@
 /* lesson_generate.c: a trained lesson model writes (lesson_generate.h). */
 #include "model/lesson/lesson_generate.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
     lesson_steps *s = ctx;
     // generate_run steps only while the sequence is shorter than the
     // context (s->cap), and the prompt fits the positions
+    assert(s->n + n <= s->cap);
     for (size_t i = 0; i < n; i++)
         s->ids[s->n + i] = (size_t)ids[i];
     s->n += n;
