@@ -118,7 +118,7 @@ static void run_case(const char *dir, const char *name)
     }
     checker c = {&ref, name, 0, 0};
     const forward_hooks hooks = {.record = compare, .ctx = &c};
-    llama_run run = {&hooks, true, NULL};
+    llama_run run = {&hooks, true, NULL, NULL};
     matrix out = {0};
     ok(llama_forward(&out, &m, ids, T, &run, &err) == 0, "%s: runs", name);
     ok(c.bad == 0 && c.tables == ref.n,

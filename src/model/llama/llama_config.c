@@ -62,6 +62,28 @@ static int number(double *out, const json_doc *doc, const char *key,
     return 0;
 }
 
+/* eos_token_id: absent or null (none), one token id, or a list of them. */
+static int read_eos(llama_config *c, const json_doc *doc, const char *path,
+                    mx_error *err)
+{
+    const json_node *eos = json_get(doc, json_root(doc), "eos_token_id");
+    c->n_eos = 0;
+    if (eos == NULL || eos->type == JSON_NULL)
+        return 0;
+    const bool list = eos->type == JSON_ARRAY;
+    for (const json_node *id = list ? json_first(doc, eos) : eos; id != NULL;
+         id = list ? json_next(doc, id) : NULL) {
+        size_t v;
+        if (c->n_eos == LLAMA_MAX_EOS || !json_size(id, c->vocab_size - 1, &v))
+            return err_input(
+                err,
+                _("%s: eos_token_id must be a token id below vocab_size (%zu), or a list of at most %d"),
+                path, c->vocab_size, LLAMA_MAX_EOS);
+        c->eos[c->n_eos++] = (int32_t)v;
+    }
+    return 0;
+}
+
 /* The keys every Llama-style config has, and their defaults. */
 static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
                       mx_error *err)
@@ -93,7 +115,7 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
                          "attention_bias");
     c->o_bias = bias != NULL && bias->number != 0;
     c->qkv_bias = c->qkv_bias || c->o_bias;
-    return 0;
+    return read_eos(c, doc, path, err);
 }
 
 /* What the sizes must satisfy for the forward pass. */
