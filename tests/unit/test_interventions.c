@@ -1,5 +1,7 @@
 /* test_interventions.c: --ablate on GPT-2's checkpoints two_layers and
- * four_heads_bf16 (tests/reference/gpt2/), through pipeline_run as the
+ * four_heads_bf16 (tests/reference/gpt2/), and on Llama-style ones
+ * (tests/reference/llama/, make_llama_intervention_reference.py, with
+ * hooks on o_proj and the decoder layers), through pipeline_run as the
  * command line runs it, against PyTorch with forward pre-hooks on the
  * attention's output projection
  * (tests/reference/make_intervention_reference.py; argv[1]:
@@ -46,6 +48,15 @@ static bool same_as(const table *t, const safetensors *ref, const char *name)
     return same;
 }
 
+/* The folder of tests/reference holding checkpoint ckpt: llama/ for the
+ * Llama-style ones (make_llama_reference.py), else gpt2/. */
+static const char *family_dir(const char *ckpt)
+{
+    return strncmp(ckpt, "llama", 5) == 0 || strncmp(ckpt, "qwen2", 5) == 0
+               ? "llama"
+               : "gpt2";
+}
+
 static const table *model_table(const trace *tr, table_id id)
 {
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, id, false};
@@ -72,7 +83,7 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
                         const head_ref *heads, size_t n, hook_action mode)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/%s.safetensors", refdir,
              ckpt);
     safetensors ref;
@@ -124,7 +135,7 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
                        const char *answer, const char *wrong)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/patch_%s.safetensors", refdir,
              ckpt);
     safetensors ref;
@@ -162,7 +173,7 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
                         const char *text, size_t n, uint64_t seed)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/scores_%s.safetensors",
              refdir, ckpt);
     safetensors ref;
@@ -217,5 +228,18 @@ int main(int argc, char **argv)
     scores_case(ref, "four_heads_bf16", "text", "the end the end hello the end",
                 0, 0);
     scores_case(ref, "four_heads_bf16", "random_12_7", NULL, 12, 7);
+    // a Llama-style checkpoint's heads (make_llama_intervention_reference.py):
+    // GQA 4 in BF16, untied; Qwen2's biases, tied, in F16
+    const head_ref h11[] = {{1, 1, "1.1", 3}};
+    ablate_case(ref, "llama_gqa4_bf16", "zero_0.1", h01, 1, HOOK_ZERO);
+    ablate_case(ref, "llama_gqa4_bf16", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
+    ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_case(ref, "qwen2_bias_f16", "zero_1.1", h11, 1, HOOK_ZERO);
+    ablate_case(ref, "qwen2_bias_f16", "all_zero", NULL, 0, HOOK_ZERO);
+    patch_case(ref, "llama_gqa4_bf16", "cat_mat", "the cat sat on the mat",
+               "the mat sat on the cat", " cat", " mat");
+    scores_case(ref, "llama_tied_f32", "text", "the cat sat on the cat sat", 0,
+                0);
+    scores_case(ref, "llama_tied_f32", "random_6_4", NULL, 6, 4);
     return tap_done();
 }
