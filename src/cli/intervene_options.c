@@ -36,6 +36,12 @@ static int validate_patch(const options *opt, mx_error *err)
     if (opt->patch + (opt->ablate != NULL) + opt->head_scores > 1)
         return err_usage(err, _("--ablate, --patch and --head-scores: one "
                                 "intervention at a time"));
+    // the lens reads the model as it is: not an ablated or patched one
+    if (opt->logit_lens && (opt->patch || opt->ablate != NULL))
+        return err_usage(err,
+                         _("--logit-lens: reads the model as it is, so "
+                           "it does not go with %s"),
+                         opt->patch ? "--patch" : "--ablate");
     return 0;
 }
 

@@ -201,6 +201,61 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
     safetensors_close(&ref);
 }
 
+/* --logit-lens on checkpoint ckpt over its text: each layer's logit_lens
+ * (ids and probabilities) against make_logit_lens_reference.py's. */
+static void lens_case(const char *refdir, const char *ckpt, size_t layers)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
+    snprintf(path, sizeof path, "%s/logit_lens/%s.safetensors", refdir, ckpt);
+    safetensors ref;
+    mx_error err;
+    char *text = read_text(dir);
+    if (text == NULL || safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s logit lens: reference and text read", ckpt);
+        free(text);
+        return;
+    }
+    const model_config mc = {.model = dir, .threads = 1, .logit_lens = true};
+    const model_input in = {.sentence = text, .len = strlen(text)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0, "%s logit lens: the run", ckpt))
+        diag("%s", err.msg);
+    for (size_t l = 0; l < layers; l++) {
+        const table_key at = {VARIANT_ID_BLOCK, (int)l, NO_HEAD,
+                              TABLE_LOGIT_LENS, false};
+        const table *t = trace_find(&tr, &at);
+        // the table's two columns apart, as the reference stores them
+        matrix ids = {0}, probs = {0};
+        bool made = t != NULL && t->values.cols == 2 &&
+                    matrix_alloc(&ids, t->values.rows, 1, "ids", &err) == 0 &&
+                    matrix_alloc(&probs, t->values.rows, 1, "probs", &err) == 0;
+        for (size_t i = 0; made && i < t->values.rows; i++) {
+            ids.v[i] = t->values.v[2 * i];
+            probs.v[i] = t->values.v[2 * i + 1];
+        }
+        table id_t = {.values = ids}, prob_t = {.values = probs};
+        snprintf(key, sizeof key, "%zu.ids", l);
+        const bool same_ids = made && same_as(&id_t, &ref, key);
+        snprintf(key, sizeof key, "%zu.probs", l);
+        ok(same_ids && same_as(&prob_t, &ref, key),
+           "%s logit lens, layer %zu: every top token and probability bit for "
+           "bit",
+           ckpt, l);
+        matrix_free(&ids);
+        matrix_free(&probs);
+    }
+    const table_key past = {VARIANT_ID_BLOCK, (int)layers, NO_HEAD,
+                            TABLE_LOGIT_LENS, false};
+    ok(trace_find(&tr, &past) == NULL, "%s logit lens: one table per layer",
+       ckpt);
+    trace_free(&tr);
+    safetensors_close(&ref);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -241,5 +296,10 @@ int main(int argc, char **argv)
     scores_case(ref, "llama_tied_f32", "text", "the cat sat on the cat sat", 0,
                 0);
     scores_case(ref, "llama_tied_f32", "random_6_4", NULL, 6, 4);
+    // the logit lens of either family (make_logit_lens_reference.py)
+    lens_case(ref, "two_layers", 2);
+    lens_case(ref, "four_heads_bf16", 3);
+    lens_case(ref, "llama_gqa4_bf16", 2);
+    lens_case(ref, "qwen2_bias_f16", 2);
     return tap_done();
 }

@@ -7,6 +7,7 @@
 #include "base/i18n.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
+#include "numerics/rms_norm.h"
 #include "numerics/workers.h"
 
 struct lm_session {
@@ -80,10 +81,26 @@ static int forward(lm_session *s, const int32_t *ids, size_t T,
     return rc;
 }
 
+/* The final RMSNorm, then lm_head (embed_tokens when tied). */
+static int unembed(lm_session *s, matrix *logits, const matrix *resid,
+                   mx_error *err)
+{
+    const llama_model *m = &s->model;
+    matrix out = {0};
+    if (matrix_alloc(&out, resid->rows, m->cfg.hidden, N_("hidden states"),
+                     err) != 0)
+        return -1;
+    rms_norm(&out, resid, m->norm, m->cfg.eps);
+    llama_logits(logits, m, &out, s->pool);
+    matrix_free(&out);
+    return 0;
+}
+
 const lm_ops llama_lm = {
     .open = open_session,
     .encode = encode,
     .label = label,
     .forward = forward,
+    .unembed = unembed,
     .close = close_session,
 };
