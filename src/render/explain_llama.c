@@ -109,7 +109,8 @@ void explain_llama_before(FILE *out, const table *t, const table *prev,
         return;
     }
     // what the family shares with GPT-2's notes (scores, weights, the
-    // layer's output, the model view, next tokens); t as the table before
+    // layer's output, the model view, next tokens, generation); t as the
+    // table before
     // keeps GPT-2's layer note out
     switch (t->id) {
     case TABLE_ATTN_SCORES:
@@ -117,6 +118,7 @@ void explain_llama_before(FILE *out, const table *t, const table *prev,
     case TABLE_HIDDEN:
     case TABLE_ATTN_ENTROPY:
     case TABLE_NEXT_TOKENS:
+    case TABLE_GENERATED:
         explain_gpt2_before(out, t, t, ctx);
         break;
     default:
