@@ -278,7 +278,7 @@ enum table_mask {
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
-    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 2")
+    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

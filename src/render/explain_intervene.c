@@ -68,7 +68,7 @@ const char *explain_intervention(const table *t)
         return _("The logit lens: the model's final norm and lm_head applied "
                  "to the residual stream after each layer, as if the model "
                  "stopped there. For each layer and each token, the five "
-                 "likeliest next tokens with their ids and probabilities. "
+                 "likeliest next tokens with their probabilities. "
                  "The last layer's lens is the model's own next_tokens; "
                  "earlier layers show how the guess forms layer by layer. It "
                  "reads the stream through a head trained only on the last "

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
+#include "model/gpt2/gpt2_tokenizer.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "tap.h"
@@ -201,8 +202,30 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
     safetensors_close(&ref);
 }
 
+/* Whether each row of the lens table t is labelled "token → next" with
+ * next the piece of the reference's id (ids, rows of them): the pieces
+ * as the checkpoint's tokenizer.json labels them. */
+static bool same_labels(const table *t, const gpt2_tokenizer *tok,
+                        const float *ids, size_t rows)
+{
+    if (t == NULL || t->rows->n != rows)
+        return false;
+    for (size_t i = 0; i < rows; i++) {
+        char want[256];
+        gpt2_tokenizer_label(want, sizeof want, tok, (int32_t)ids[i]);
+        const char *arrow = strstr(t->rows->s[i], " \u2192 ");
+        if (arrow == NULL || strcmp(arrow + strlen(" \u2192 "), want) != 0) {
+            diag("row %zu: %s, PyTorch's next token %s", i, t->rows->s[i],
+                 want);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* --logit-lens on checkpoint ckpt over its text: each layer's logit_lens
- * (ids and probabilities) against make_logit_lens_reference.py's. */
+ * (its probabilities, and the tokens its labels name) against
+ * make_logit_lens_reference.py's. */
 static void lens_case(const char *refdir, const char *ckpt, size_t layers)
 {
     char dir[256], path[600], key[96];
@@ -210,6 +233,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
     snprintf(path, sizeof path, "%s/logit_lens/%s.safetensors", refdir, ckpt);
     safetensors ref;
     mx_error err;
+    gpt2_tokenizer *tok = NULL;
     char *text = read_text(dir);
     if (text == NULL || safetensors_open(&ref, path, &err) != 0) {
         ok(0, "%s logit lens: reference and text read", ckpt);
@@ -221,36 +245,33 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
     trace tr;
     trace_init(&tr);
     const int rc = pipeline_run(&tr, &mc, &in, &err);
-    if (!ok(rc == 0, "%s logit lens: the run", ckpt))
+    if (!ok(rc == 0 && gpt2_tokenizer_open(&tok, dir, &err) == 0,
+            "%s logit lens: the run", ckpt))
         diag("%s", err.msg);
-    for (size_t l = 0; l < layers; l++) {
+    for (size_t l = 0; tok != NULL && l < layers; l++) {
         const table_key at = {VARIANT_ID_BLOCK, (int)l, NO_HEAD,
                               TABLE_LOGIT_LENS, false};
         const table *t = trace_find(&tr, &at);
-        // the table's two columns apart, as the reference stores them
-        matrix ids = {0}, probs = {0};
-        bool made = t != NULL && t->values.cols == 2 &&
-                    matrix_alloc(&ids, t->values.rows, 1, "ids", &err) == 0 &&
-                    matrix_alloc(&probs, t->values.rows, 1, "probs", &err) == 0;
-        for (size_t i = 0; made && i < t->values.rows; i++) {
-            ids.v[i] = t->values.v[2 * i];
-            probs.v[i] = t->values.v[2 * i + 1];
-        }
-        table id_t = {.values = ids}, prob_t = {.values = probs};
         snprintf(key, sizeof key, "%zu.ids", l);
-        const bool same_ids = made && same_as(&id_t, &ref, key);
+        const st_tensor *ids_t = safetensors_find(&ref, key);
+        const float *ids;
+        float *owned = NULL;
+        const bool named =
+            ids_t != NULL &&
+            safetensors_floats(&ids, &owned, &ref, ids_t, &err) == 0 &&
+            same_labels(t, tok, ids, st_tensor_count(ids_t));
+        free(owned);
         snprintf(key, sizeof key, "%zu.probs", l);
-        ok(same_ids && same_as(&prob_t, &ref, key),
+        ok(named && same_as(t, &ref, key),
            "%s logit lens, layer %zu: every top token and probability bit for "
            "bit",
            ckpt, l);
-        matrix_free(&ids);
-        matrix_free(&probs);
     }
     const table_key past = {VARIANT_ID_BLOCK, (int)layers, NO_HEAD,
                             TABLE_LOGIT_LENS, false};
     ok(trace_find(&tr, &past) == NULL, "%s logit lens: one table per layer",
        ckpt);
+    gpt2_tokenizer_free(tok);
     trace_free(&tr);
     safetensors_close(&ref);
     free(text);

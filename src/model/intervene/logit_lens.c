@@ -46,18 +46,19 @@ static int keep_hidden(void *ctx, const table_key *at, const matrix *m,
     return 0;
 }
 
-/* logit_lens of layer L (T·n x 2: the token's id, its probability) from
- * its lens logits (T, V). */
-static int put_layer(trace *tr, const lm_text *run, size_t L,
+/* logit_lens of layer L (T·n x 1) from its lens logits (T, V); names
+ * (T·K, NULL) gets its rows' labels, the caller's to free: the trace
+ * tells word lists apart by their address, so each layer's list stays
+ * allocated until every layer's table is made. */
+static int put_layer(trace *tr, char **names, const lm_text *run, size_t L,
                      const matrix *lens, mx_error *err)
 {
     const size_t T = lens->rows, K = NEXT_TOKENS_K;
     size_t n = 0;
     size_t *best = calloc(T * K, sizeof *best);
     float *prob = calloc(T * K, sizeof *prob);
-    char **names = calloc(T * K, sizeof *names);
     int rc = -1;
-    if (best == NULL || prob == NULL || names == NULL) {
+    if (best == NULL || prob == NULL) {
         err_nomem(err, _("logits"));
         goto out;
     }
@@ -75,24 +76,16 @@ static int put_layer(trace *tr, const lm_text *run, size_t L,
     }
     const labels *rows =
         trace_word_labels(tr, "", (const char *const *)names, T * n, err);
-    static const char *const columns[] = {"id", "probability"};
-    const labels *col = trace_word_labels(tr, "", columns, 2, err);
+    const labels *col = trace_literal_label(tr, "probability", err);
     const table_key key = {VARIANT_ID_BLOCK, (int)L, NO_HEAD, TABLE_LOGIT_LENS,
                            false};
     table *t = rows && col ? trace_new(tr, &key, rows, col, err) : NULL;
     if (t == NULL)
         goto out;
-    for (size_t i = 0; i < T * n; i++) {
-        t->values.v[2 * i] = (float)best[i];
-        t->values.v[2 * i + 1] = prob[i];
-    }
+    memcpy(t->values.v, prob, T * n * sizeof *prob);
     trace_release(tr, t);
     rc = trace_flush(tr, err);
 out:
-    if (names != NULL)
-        for (size_t i = 0; i < T * K; i++)
-            free(names[i]);
-    free(names);
     free(prob);
     free(best);
     return rc;
@@ -109,8 +102,12 @@ int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
     const size_t T = run.T, L = run.shape.layers, V = run.shape.vocab;
     lens_keep k = {.T = T, .layers = L};
     matrix logits = {0}, lens = {0};
-    int rc =
-        lm_run_ids(&logits, &run, run.ids, T, NULL, 0, keep_hidden, &k, err);
+    // every layer's row labels, layer l's from l·T·K
+    const size_t K = NEXT_TOKENS_K;
+    char **names = calloc(L * T * K, sizeof *names);
+    int rc = names != NULL ? lm_run_ids(&logits, &run, run.ids, T, NULL, 0,
+                                        keep_hidden, &k, err)
+                           : err_nomem(err, _("tokens"));
     if (rc == 0 && k.resid.v == NULL)
         rc = err_set(err, 1, _("the model made no residual stream"));
     if (rc == 0)
@@ -121,8 +118,12 @@ int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
         const matrix resid = {T, D, k.resid.v + l * T * D};
         rc = lm->unembed(run.s, &lens, &resid, err);
         if (rc == 0)
-            rc = put_layer(tr, &run, l, &lens, err);
+            rc = put_layer(tr, names + l * T * K, &run, l, &lens, err);
     }
+    if (names != NULL)
+        for (size_t i = 0; i < L * T * K; i++)
+            free(names[i]);
+    free(names);
     matrix_free(&lens);
     matrix_free(&logits);
     matrix_free(&k.resid);

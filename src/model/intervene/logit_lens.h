@@ -6,11 +6,11 @@
  *                    output, the table hidden)
  *   lens_L (T, V)    lm_head(final_norm(resid_L)) (model/lm.h, unembed)
  *   logit_lens       for each layer L, the table logit_lens of layer L
- *                    (T·k x 2): row t·k + j is position t's j-th
- *                    likeliest next token in softmax(lens_L[t]),
- *                    labelled "token → next", its id and probability
- *                    (model/next_tokens.h's order: the larger first, a
- *                    tie to the smaller id)
+ *                    (T·k x 1), as next_tokens: row t·k + j is
+ *                    position t's j-th likeliest next token in
+ *                    softmax(lens_L[t]), labelled "token → next", its
+ *                    probability (model/next_tokens.h's order: the larger
+ *                    first, a tie to the smaller id)
  *
  * The last layer's lens is the model's own next_tokens. A family whose
  * model has no lm_head cannot make it (refused before the run).
