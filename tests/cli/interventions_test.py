@@ -124,6 +124,8 @@ BAD = [
     (["--repeat-random", "3"], "goes with --head-scores"),
     ([text, "--logit-lens", "--ablate", "0.1"],
      "--logit-lens: reads the model as it is"),
+    (["--head-scores", "--repeat-random", "4", "--logit-lens"],
+     "--logit-lens: reads the sentence"),
 ]
 for args, want in BAD:
     r = run(["--model", model] + args)
