@@ -10,6 +10,9 @@
  *   figure_bars.c    colour bars and the masked cells' legends
  *   figure_loss.c    a trained run's loss curve
  *   figure_view.c    the model view: every layer's heads in one grid
+ *   figure_maps.c    the interventions' maps: their axes and scales
+ *   figure_marks.c   the model view's marks: head scores, shared
+ *                    key/value heads
  *   plot_figure.c    the page as a whole (plot_figure.h)
  *
  * The tables are grouped by colour scale (a "section": one table name,
@@ -157,6 +160,9 @@ typedef struct {
     double col_size;        /* their size in points when they go across */
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
+    double axis_h;          /* a map's title of its columns' axis, with
+                               its gap (figure_maps.c), or 0 */
+    double caption_w;       /* and its colour bar's caption, or 0 */
 } section;
 
 struct figure {
@@ -264,6 +270,32 @@ double fig_header_legends(const figure *pg, cairo_t *cr, double x, double y,
 /* Each trained variant's loss as a line over the steps, in a CHART_W x
  * CHART_H box from (x, y). */
 void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y);
+
+/* ---- the interventions' maps (figure_maps.c) -------------------------- */
+
+/* The most maps a run makes. */
+#define FIG_MAPS_MAX 8
+
+/* The maps of the interventions tr made, in trace order, into out (room
+ * for FIG_MAPS_MAX): those drawn rather than the model view, and when
+ * the page has no model view (view false) the head scores too. */
+size_t fig_maps_of_run(const table **out, const trace *tr, bool view);
+
+/* A map's colour scale: centred on 0 for signed values, 0 to 1 for
+ * shares; one bar beside the maps. After fig_scale_panels. */
+void fig_maps_scale(figure *pg);
+
+/* The room of a map's axis titles, added to the section's measures
+ * (after fig_measure_section). */
+void fig_maps_measure(section *S, cairo_t *cr, double line_h);
+
+/* The caption of a map's colour bar, or NULL for another table. */
+const char *fig_map_caption(const section *S);
+
+/* A map panel's axis titles around its map (mx, my, map_w x map_h);
+ * nothing for another table. */
+void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
+                       double my, double map_w, double map_h);
 
 /* ---- the model view (figure_view.c) ----------------------------------- */
 
