@@ -297,6 +297,41 @@ const char *fig_map_caption(const section *S);
 void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
                        double my, double map_w, double map_h);
 
+/* ---- the model view's marks (figure_marks.c) -------------------------- */
+
+/* What the model view marks on its heads: each head's scores
+ * (head_scores, --head-scores) and the heads that share a key/value head
+ * (kv_heads, when some do); NULL when the run has none. */
+typedef struct {
+    const table *scores; /* (L·H) x 3, rows "h.L.H" */
+    const table *kv;     /* H x 1: the key/value head of each query head */
+    colormap map;        /* the scores' colours, 0 to 1 */
+} view_marks;
+
+void fig_marks_find(view_marks *m, const trace *tr);
+
+/* The height of the scores' strip under each thumbnail, and of the
+ * brackets over the columns' headings (0 when there are none). */
+double fig_marks_strip_h(const view_marks *m);
+double fig_marks_groups_h(const view_marks *m, double line_h);
+
+/* The scores of head `head` of the layer at place, under its thumbnail
+ * (x, y the thumbnail's bottom left, thumb its side). */
+void fig_marks_draw_scores(cairo_t *cr, const view_marks *m, const char *place,
+                           int head, double x, double y, double thumb);
+
+/* The brackets of the heads that share a key/value head over the
+ * columns (heads[c] at x + c * pitch, thumb wide), their ends down to y. */
+void fig_marks_draw_groups(cairo_t *cr, const view_marks *m, const int *heads,
+                           size_t cols, double x, double y, double pitch,
+                           double thumb);
+
+/* The legends of the marks: their size, and drawn from (x, y). */
+void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
+                           double *h);
+void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x,
+                           double y);
+
 /* ---- the model view (figure_view.c) ----------------------------------- */
 
 /* The model view of the chosen tables (every table of tr when tables is
