@@ -70,6 +70,15 @@ function buildFrame() {
   app.appendChild(el('p', {'class': 'summary'}, summary()));
   if (data.variants.length === 0) {
     app.appendChild(el('p', {}, tr('This run has no attention weights.')));
+    if (hasMaps()) { /* the maps alone (--repeat-random's head scores) */
+      readout = el('p', {'class': 'readout', id: 'readout',
+                         'aria-live': 'polite'});
+      app.appendChild(readout);
+      views.maps = el('section', {id: 'maps-view',
+                                  'aria-label': 'Interventions'});
+      app.appendChild(views.maps);
+      drawMapsView();
+    }
     return false;
   }
   var controls = el('div', {'class': 'controls'});
@@ -79,7 +88,8 @@ function buildFrame() {
     {value: 'neuron', label: 'Neuron view'},
     {value: 'steps', label: 'Step through'},
     {value: 'model', label: 'Model view'}
-  ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : []),
+  ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
+   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : []),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -118,6 +128,9 @@ function buildFrame() {
   views.training = el('section', {id: 'training-view',
                                   'aria-label': 'Training'});
   app.appendChild(views.training);
+  views.maps = el('section', {id: 'maps-view',
+                              'aria-label': 'Interventions'});
+  app.appendChild(views.maps);
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

@@ -70,6 +70,8 @@ function drawModelView() {
   head.appendChild(el('th', {}, ''));
   for (var h = 0; h < cols; h++)
     head.appendChild(el('th', {scope: 'col'}, headName(h)));
+  var groups = kvGroupRow(cols);
+  if (groups) grid.appendChild(groups);
   grid.appendChild(head);
   var buttons = [];
   data.variants.forEach(function (v, r) {
@@ -88,6 +90,8 @@ function drawModelView() {
         b.appendChild(thumbCanvas(m));
         b.addEventListener('click', openHead.bind(null, r, h));
         td.appendChild(b);
+        var strip = scoreStrip(v.name, h);
+        if (strip) td.appendChild(strip);
         buttons[r].push(b);
       } else {
         buttons[r].push(null);
@@ -104,4 +108,5 @@ function drawModelView() {
     tr('Every layer\'s heads, weights from 0 to 1. Click a head, or ' +
        'move with the arrow keys and press Enter, to open it in the head ' +
        'and matrix views.')));
+  views.model.appendChild(headMarksLegend());
 }
