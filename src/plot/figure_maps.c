@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "base/i18n.h"
 #include "render/map_axes.h"
 
@@ -75,6 +77,8 @@ void fig_maps_measure(section *S, cairo_t *cr, double line_h)
         return;
     double h;
     fig_text_size(cr, LABEL_FONT, _(m->measure), 0, false, &S->caption_w, &h);
+    if (fig_upright(_(m->measure))) /* a character under another */
+        S->caption_w = (double)g_utf8_strlen(_(m->measure), -1) * line_h;
     S->caption_w += 2 * PAD;
     // the rows' title turned up, left of the row labels; the columns'
     // under the column labels
@@ -94,7 +98,14 @@ void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
     fig_draw_text(cr, LABEL_FONT, _(m->cols), fmax(map_w, S->box_w),
                   mx + map_w / 2, my + map_h + PAD + col_label_h + PAD, 0.5,
                   0.0, 0);
-    fig_draw_text(cr, LABEL_FONT, _(m->rows), fmax(map_h, BAR_MIN),
+    const char *rows = _(m->rows);
+    if (fig_upright(rows)) { /* Chinese never sideways */
+        const double n = (double)g_utf8_strlen(rows, -1);
+        fig_draw_upright(cr, rows, p->x + pg->line_h / 2,
+                         my + (map_h - n * pg->line_h) / 2, pg->line_h);
+        return;
+    }
+    fig_draw_text(cr, LABEL_FONT, rows, fmax(map_h, BAR_MIN),
                   p->x + pg->line_h / 2, my + map_h / 2, 0.5, 0.5,
                   QUARTER_TURN);
 }
