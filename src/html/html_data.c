@@ -420,7 +420,7 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
         json_string(out, _(page_words[i]));
     }
     html_write_training_words(out, tr);
-    html_write_maps_words(out);
+    html_write_maps_words(out, tr);
     // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
     // (page.js), where a lesson's run says "Variant"
     if (layered) {

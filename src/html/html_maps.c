@@ -1,6 +1,6 @@
 /* html_maps.c: the maps of the interventions and the model view's marks
  * in the --html page's data (html_parts.h), for the Interventions view
- * (page/maps_view.js) and the model view's marks (page/head_marks.js).
+ * and the model view's marks (page/maps.js, in such a page only).
  *
  *   "maps":[{"table":"ablation_map","rows":["h.0",...],"cols":["0",...],
  *            "rowsTitle":"layer","colsTitle":"head ablated",
@@ -20,7 +20,7 @@
 #include "render/colormap.h"
 #include "render/map_axes.h"
 
-/* The page's words of the two views (maps_view.js, head_marks.js). */
+/* The page's words of the two views (maps.js). */
 static const char *const maps_words[] = {
     /* TRANSLATORS: the --html page's view of the interventions' maps */
     N_("Interventions"),
@@ -42,8 +42,30 @@ static const char *const maps_words[] = {
     N_("scores: previous token {0}, duplicate token {1}, induction {2}"),
 };
 
-void html_write_maps_words(FILE *out)
+/* Whether some query heads of kv_heads t share a key/value head. */
+static bool kv_shared(const table *t)
 {
+    bool shared = false;
+    for (size_t h = 1; t->values.cols == 1 && h < t->values.rows; h++)
+        shared |= t->values.v[h] == t->values.v[h - 1];
+    return shared;
+}
+
+bool html_has_maps(const trace *tr)
+{
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (!t->grad && (map_axes_of(t->id) != NULL ||
+                         (t->id == TABLE_KV_HEADS && kv_shared(t))))
+            return true;
+    }
+    return false;
+}
+
+void html_write_maps_words(FILE *out, const trace *tr)
+{
+    if (!html_has_maps(tr))
+        return;
     for (size_t i = 0; i < sizeof maps_words / sizeof maps_words[0]; i++) {
         fputs(",\n", out);
         json_string(out, maps_words[i]);
@@ -70,10 +92,7 @@ static void json_kv_heads(FILE *out, const trace *tr)
         const table *t = trace_at(tr, i);
         if (t->id != TABLE_KV_HEADS || t->grad || t->values.cols != 1)
             continue;
-        bool shared = false;
-        for (size_t h = 1; h < t->values.rows; h++)
-            shared |= t->values.v[h] == t->values.v[h - 1];
-        if (!shared)
+        if (!kv_shared(t))
             return;
         fputs("\"kvHeads\":[", out);
         for (size_t h = 0; h < t->values.rows; h++)

@@ -206,9 +206,35 @@ def check_kv(driver, mha, tmp):
        "a key/value head per head, no scores: no marks")
 
 
+def check_words(mha, tmp):
+    """The Interventions view's and the marks' words (every text their
+    scripts show through tr()) are in the labels of a page with maps,
+    translated, and in no page without maps or key/value heads."""
+    from html_test import MAPS_JS, page_data, page_phrases
+    want = page_phrases(MAPS_JS) | {"Interventions"}
+    page = os.path.join(tmp, "words.html")
+    for lang in ["en", "pt_BR", "es", "zh_CN", "zh_TW"]:
+        r = mha.run(["--model", GPT2, TEXT, "--ablate", "all-heads",
+                     "--html", page, "--lang", lang])
+        with open(page, encoding="utf-8") as f:
+            labels = page_data(f.read()).get("labels", {})
+        missing = sorted(want - set(labels))
+        same = [k for k in want if k in labels and
+                (labels[k] == k) != (lang == "en")]
+        ok(r.returncode == 0 and len(want) > 5 and not missing and not same,
+           "--lang %s: the Interventions view's words, translated" % lang,
+           (missing, same))
+    r = mha.run(["--model", GPT2, TEXT, "--html", page])
+    with open(page, encoding="utf-8") as f:
+        labels = page_data(f.read()).get("labels", {})
+    ok(r.returncode == 0 and not (want & set(labels)),
+       "a page without maps or key/value heads holds none of them")
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
+        check_words(mha, tmp)
         profile = os.path.join(tmp, "profile")
         os.mkdir(profile)
         driver, why = start_browser(profile)

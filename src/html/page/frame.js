@@ -77,7 +77,7 @@ function buildFrame() {
       views.maps = el('section', {id: 'maps-view',
                                   'aria-label': 'Interventions'});
       app.appendChild(views.maps);
-      drawMapsView();
+      MAPS.drawMapsView(views.maps);
     }
     return false;
   }

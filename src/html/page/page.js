@@ -52,7 +52,7 @@ function draw() {
   else if (state.view === 'neuron') drawNeuronView();
   else if (state.view === 'model') drawModelView();
   else if (state.view === 'training') drawTrainingView();
-  else if (state.view === 'maps') drawMapsView();
+  else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
   else drawStepView();
 }
 
