@@ -62,8 +62,9 @@ void fig_maps_scale(figure *pg)
         }
         sc.by_row = false;
         S->sc = sc;
-        // one bar beside the maps, with its caption (what the colour is)
-        S->shared_bar = true;
+        // one bar beside the maps, with its caption (what the colour
+        // is), unless --colorbar none
+        S->shared_bar = pg->style.bars != BARS_NONE;
         S->panel_bars = false;
         for (size_t i = S->first; i < S->first + S->count; i++)
             pg->panels[i].sc = sc;
