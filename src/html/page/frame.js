@@ -70,15 +70,6 @@ function buildFrame() {
   app.appendChild(el('p', {'class': 'summary'}, summary()));
   if (data.variants.length === 0) {
     app.appendChild(el('p', {}, tr('This run has no attention weights.')));
-    if (hasMaps()) { /* the maps alone (--repeat-random's head scores) */
-      readout = el('p', {'class': 'readout', id: 'readout',
-                         'aria-live': 'polite'});
-      app.appendChild(readout);
-      views.maps = el('section', {id: 'maps-view',
-                                  'aria-label': 'Interventions'});
-      app.appendChild(views.maps);
-      MAPS.drawMapsView(views.maps);
-    }
     return false;
   }
   var controls = el('div', {'class': 'controls'});
