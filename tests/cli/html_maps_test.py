@@ -116,6 +116,11 @@ def check_maps(driver, mha, tmp):
        "a click on ablation_map's cell h.1, 1 opens head 1 of h.1 alone",
        head_view_of(driver))
     open_page(driver, page, "maps")
+    driver.execute_script("window.dispatchEvent(new Event('beforeprint'))")
+    what = driver.find_elements(By.CSS_SELECTOR, ".print-what")
+    ok(what and "interventions" in what[0].get_attribute("textContent"),
+       "printed from the Interventions view, the page says so",
+       [w.get_attribute("textContent") for w in what])
     cell = [c for c in map_cells(driver, "ablation_map")
             if c.get_attribute("data-row") == "h.0" and
             c.get_attribute("data-col") == "1"][0]
