@@ -77,6 +77,16 @@ def main():
         ok(t is not None and
            centred(t, tick_index(t, "change of the mean loss"), 5),
            "the ablation map's bar is centred on 0", t)
+        with open(svg, encoding="utf-8") as f:
+            fills = {tuple(round(float(c) * 255 / 100) for c in m.groups())
+                     for m in re.finditer(
+                         r"fill:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)",
+                         f.read())}
+        # RdBu_r's ends: the largest change (the scale's top) is its
+        # darkest red; no cell is its darkest blue (nothing is as low)
+        ok((103, 0, 31) in fills and (5, 48, 97) not in fills,
+           "the largest change is RdBu_r's top, the smallest (-0.07 "
+           "against 0.31) not its bottom", sorted(fills)[:20])
         t = svg_of(["--model", GPT2] + PATCH, svg)
         ok(t is not None and "[gpt2] patch_heads" in t and
            "[gpt2] patch_resid" in t and "head patched" in t and
