@@ -13,29 +13,19 @@
 #include "model/next_tokens.h"
 #include "numerics/workers.h"
 
-/* What a run reads: the checkpoint, its tokenizer, the text's ids. */
+/* What a run reads: the checkpoint, its tokenizer, and the text and
+ * what is shown (checkpoint_run.h). */
 typedef struct {
+    checkpoint_run run;
     llama_model model;
     gpt2_tokenizer *tokenizer;
-    int32_t *ids; /* T ids; owned */
-    size_t T;
-    char **pieces; /* T labels; owned */
-    bool *layers;  /* n_layer: shown; owned */
-    bool *heads;   /* n_head: shown; owned */
 } llama_trace_run_state;
 
 static void run_free(llama_trace_run_state *r)
 {
     llama_close(&r->model);
     gpt2_tokenizer_free(r->tokenizer);
-    free(r->ids);
-    if (r->pieces != NULL)
-        for (size_t i = 0; i < r->T; i++)
-            free(r->pieces[i]);
-    free(r->pieces);
-    free(r->layers);
-    free(r->heads);
-    *r = (llama_trace_run_state){0};
+    checkpoint_run_free(&r->run);
 }
 
 /* The parameter name of --tables as the checkpoint spells it. */
@@ -46,29 +36,17 @@ static void full_name(char *buf, size_t size, const llama_model *m,
              name);
 }
 
-static int run_labels(llama_trace_run_state *r, mx_error *err)
+static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
-    r->pieces = calloc(r->T, sizeof *r->pieces);
-    if (r->pieces == NULL)
-        return err_nomem(err, _("tokens"));
-    for (size_t i = 0; i < r->T; i++) {
-        char label[256];
-        gpt2_tokenizer_label(label, sizeof label, r->tokenizer, r->ids[i]);
-        if ((r->pieces[i] = strdup(label)) == NULL)
-            return err_nomem(err, _("tokens"));
-    }
-    return 0;
+    gpt2_tokenizer_label(buf, size, ctx, id);
 }
 
 static int run_open(llama_trace_run_state *r, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
     *r = (llama_trace_run_state){0};
-    if (in->embeddings != NULL || in->kv != NULL)
-        return err_usage(
-            err,
-            _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
-            in->kv ? "--kv" : "--embeddings");
+    if (checkpoint_run_refuse(in, err) != 0)
+        return -1;
     int rc = llama_open(&r->model, mc->model, err);
     if (rc == 0)
         rc = gpt2_tokenizer_open(&r->tokenizer, mc->model, err);
@@ -86,30 +64,23 @@ static int run_open(llama_trace_run_state *r, const model_config *mc,
             rc = err_usage(err, _("--tables: the checkpoint has no tensor %s"),
                            mc->tables[i]);
     }
-    if (rc == 0) {
-        r->layers = calloc(c->n_layer, sizeof *r->layers);
-        r->heads = calloc(c->n_head, sizeof *r->heads);
-        if (r->layers == NULL || r->heads == NULL)
-            rc = err_nomem(err, mc->model);
-    }
+    checkpoint_run *run = &r->run;
     if (rc == 0)
-        rc = checkpoint_select(r->layers, c->n_layer, mc->layers, mc->n_layers,
-                               "--layers", err);
+        rc = checkpoint_run_shown(run, c->n_layer, c->n_head, mc, err);
     if (rc == 0)
-        rc = checkpoint_select(r->heads, c->n_head, mc->show_heads,
-                               mc->n_show_heads, "--show-heads", err);
-    if (rc == 0)
-        rc = gpt2_tokenizer_encode(&r->ids, &r->T, r->tokenizer, in->sentence,
-                                   in->len, c->n_positions, err);
-    if (rc == 0 && r->T == 0)
+        rc = gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
+                                   in->sentence, in->len, c->n_positions, err);
+    if (rc == 0 && run->T == 0)
         rc = err_input(err, _("the text has no tokens"));
-    if (rc == 0 && r->T > c->n_positions)
+    if (rc == 0 && run->T > c->n_positions)
         rc = err_input(
             err,
             _("the text is more than %zu tokens, the model's max_position_embeddings"),
             c->n_positions);
+    run->label = label_of;
+    run->label_ctx = r->tokenizer;
     if (rc == 0)
-        rc = run_labels(r, err);
+        rc = checkpoint_run_labels(run, err);
     if (rc != 0)
         run_free(r);
     return rc;
@@ -121,13 +92,10 @@ static int run_open(llama_trace_run_state *r, const model_config *mc,
 static double run_values(const llama_trace_run_state *r, const model_config *mc)
 {
     const llama_config *c = &r->model.cfg;
-    const double T = (double)r->T, D = (double)c->hidden,
+    const double T = (double)r->run.T, D = (double)c->hidden,
                  hd = D / (double)c->n_head, V = (double)c->vocab_size;
-    double layers = 0, heads = 0;
-    for (size_t i = 0; i < c->n_layer; i++)
-        layers += r->layers[i];
-    for (size_t i = 0; i < c->n_head; i++)
-        heads += r->heads[i];
+    const double layers = (double)checkpoint_run_layers_shown(&r->run),
+                 heads = (double)checkpoint_run_heads_shown(&r->run);
     double v = layers * (heads * (6 * T * hd + 2 * T * T) + 7 * T * D +
                          2 * T * (double)c->inter);
     v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
@@ -143,16 +111,6 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
     return v;
 }
 
-static int too_big(double values, mx_error *err)
-{
-    if (values <= (double)MAX_TRACE_VALUES)
-        return 0;
-    return err_input(
-        err,
-        _("the run would hold about %.0f million values (at most %zu million): use fewer tokens, or --layers and --show-heads"),
-        values / 1e6, MAX_TRACE_VALUES / 1000000);
-}
-
 int llama_trace_check(double *values, const model_config *mc,
                       const model_input *in, bool streamed, mx_error *err)
 {
@@ -163,7 +121,7 @@ int llama_trace_check(double *values, const model_config *mc,
         return -1;
     *values = run_values(&r, mc);
     run_free(&r);
-    return too_big(*values, err);
+    return checkpoint_run_fits(*values, err);
 }
 
 int llama_trace_tokens(tokenized *tok, size_t *n_queries,
@@ -173,8 +131,7 @@ int llama_trace_tokens(tokenized *tok, size_t *n_queries,
     llama_trace_run_state r;
     if (run_open(&r, mc, in, err) != 0)
         return -1;
-    const int rc = tokenize_words(tok, (const char *const *)r.pieces, r.T, err);
-    *n_queries = r.T;
+    const int rc = checkpoint_run_tokens(tok, n_queries, &r.run, err);
     run_free(&r);
     return rc;
 }
@@ -197,11 +154,6 @@ bool llama_trace_makes_table(const model_config *mc, const model_input *in,
 }
 
 /* ---- the tables -------------------------------------------------------- */
-
-static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
-{
-    gpt2_tokenizer_label(buf, size, ctx, id);
-}
 
 /* kv_heads (H x 1): the key/value head each query head reads. */
 static int put_kv_heads(trace *tr, const llama_config *c, mx_error *err)
@@ -277,7 +229,7 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
     llama_trace_run_state r;
     if (run_open(&r, mc, in, err) != 0)
         return -1;
-    if (too_big(run_values(&r, mc), err) != 0) {
+    if (checkpoint_run_fits(run_values(&r, mc), err) != 0) {
         run_free(&r);
         return -1;
     }
@@ -302,23 +254,17 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
     checkpoint_recorder rec = {
         .tr = tr,
         .mc = mc,
-        .pieces = (const char *const *)r.pieces,
-        .T = r.T,
-        .layers = r.layers,
-        .heads = r.heads,
-        .n_layer = c->n_layer,
-        .n_head = c->n_head,
+        .run = &r.run,
         .d_model = c->hidden,
         .d_ffn = c->inter,
         .head_dim = c->hidden / c->n_head,
         .vocab_size = c->vocab_size,
         .layer_prefix = "layers.",
-        .label = label_of,
-        .label_ctx = r.tokenizer,
+        .layer_output = TABLE_HIDDEN,
     };
     int rc = checkpoint_record_init(&rec, err);
     if (rc == 0)
-        rc = checkpoint_record_ids(&rec, r.ids, err);
+        rc = checkpoint_record_ids(&rec, err);
     if (rc == 0)
         rc = put_kv_heads(tr, c, err);
     if (rc == 0)
@@ -327,7 +273,7 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
         matrix out = {0};
         const forward_hooks hooks = {.record = checkpoint_record, .ctx = &rec};
         const llama_run run = {&hooks, true, pool};
-        rc = llama_forward(&out, &r.model, r.ids, r.T, &run, err);
+        rc = llama_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
         matrix_free(&out);
     }
     if (rc == 0)
