@@ -57,6 +57,35 @@ int checkpoint_record_ids(checkpoint_recorder *r, mx_error *err)
     return 0;
 }
 
+int checkpoint_record_param(trace *tr, const checkpoint_param *p,
+                            const safetensors *in, const st_tensor *st,
+                            mx_error *err)
+{
+    const float *v;
+    float *owned;
+    if (st == NULL || safetensors_floats(&v, &owned, in, st, err) != 0)
+        return -1;
+    const bool two_d = st->ndim == 2;
+    const size_t rows = two_d ? st->shape[0] : 1;
+    const size_t cols = two_d ? st->shape[1] : st->shape[0];
+    const labels *rl =
+        two_d ? trace_index_labels(tr, p->rows, rows, err)
+              : trace_literal_label(tr, strrchr(p->name, '.') + 1, err);
+    const labels *cl =
+        trace_index_labels(tr, two_d ? p->cols : "dim", cols, err);
+    const table_key key = {p->layer >= 0 ? VARIANT_ID_BLOCK : p->where,
+                           p->layer >= 0 ? p->layer : 0, NO_HEAD, TABLE_PARAM,
+                           false};
+    table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
+    if (t != NULL) {
+        snprintf(t->param, sizeof t->param, "%s", p->name);
+        memcpy(t->values.v, v, rows * cols * sizeof *v);
+        trace_release(tr, t);
+    }
+    free(owned);
+    return t == NULL ? -1 : trace_flush(tr, err);
+}
+
 /* A copy of m into a new table (rows x cols). */
 static int put(checkpoint_recorder *r, const table_key *key, const labels *rows,
                const labels *cols, const matrix *m, mx_error *err)

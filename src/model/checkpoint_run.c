@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "numerics/workers.h"
 
 void checkpoint_run_free(checkpoint_run *r)
 {
@@ -104,6 +105,16 @@ int checkpoint_run_fits(double values, mx_error *err)
         err,
         _("the run would hold about %.0f million values (at most %zu million): use fewer tokens, or --layers and --show-heads"),
         values / 1e6, MAX_TRACE_VALUES / 1000000);
+}
+
+int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
+                        mx_error *err)
+{
+    *pool = NULL;
+    if (checkpoint_run_fits(values, err) != 0)
+        return -1;
+    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    return workers_init(pool, threads, err);
 }
 
 int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,

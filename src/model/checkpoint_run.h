@@ -8,7 +8,7 @@
  *         checkpoint_run_shown (layers, heads), the family's tokenizer
  *         into ids and T, checkpoint_run_labels (pieces)
  *   size: checkpoint_run_layers_shown, checkpoint_run_heads_shown,
- *         checkpoint_run_fits
+ *         checkpoint_run_fits; then checkpoint_run_pool for the forward
  */
 #ifndef MHA_CHECKPOINT_RUN_H
 #define MHA_CHECKPOINT_RUN_H
@@ -20,6 +20,7 @@
 #include "base/error.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
+#include "numerics/workers.h"
 
 /* A token id's label into buf (size bytes), as the tokenizer ctx writes
  * it. */
@@ -60,6 +61,11 @@ size_t checkpoint_run_heads_shown(const checkpoint_run *r);
 /* 0 when a run of about values floats fits MAX_TRACE_VALUES; else an
  * error naming what makes it smaller. */
 int checkpoint_run_fits(double values, mx_error *err);
+
+/* *pool: mc->threads workers (0: as many as the machine has) for a run
+ * of about values floats, which must fit (checkpoint_run_fits). */
+int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
+                        mx_error *err);
 
 /* The run's tokens as the words of tok (its labels), *n_queries = T. */
 int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,

@@ -250,8 +250,9 @@ bool bert_trace_makes_table(const model_config *mc, const model_input *in,
 /* ---- the tables --------------------------------------------------------------- */
 
 /* The parameters --tables names, as the checkpoint has them: a weight
- * (out x in, nn.Linear's) labelled out0.. x in0.., an embedding id0.. or
- * pos0.. x dim0.., a bias or a LayerNorm's weight one row. */
+ * (out x in, nn.Linear's) labelled out0.. x in0.., an embedding id0.. x
+ * dim0.., a bias or a LayerNorm's weight one row; the embeddings make
+ * the input, the masked-word head is after the layers. */
 static int put_params(trace *tr, const bert_checkpoint *r,
                       const model_config *mc, mx_error *err)
 {
@@ -262,36 +263,15 @@ static int put_params(trace *tr, const bert_checkpoint *r,
             continue;
         char full[160];
         full_name(full, sizeof full, r, name);
-        const st_tensor *st = safetensors_find(&r->model.st, full);
-        const float *v;
-        float *owned;
-        if (st == NULL ||
-            safetensors_floats(&v, &owned, &r->model.st, st, err) != 0)
-            return -1;
-        const size_t rows = st->ndim == 2 ? st->shape[0] : 1;
-        const size_t cols = st->ndim == 2 ? st->shape[1] : st->shape[0];
         const bool embedding = strstr(name, "_embeddings.") != NULL;
-        const char *last = strrchr(name, '.') + 1;
-        const labels *rl = st->ndim != 2 ? trace_literal_label(tr, last, err)
-                           : embedding
-                               ? trace_index_labels(tr, "id", rows, err)
-                               : trace_index_labels(tr, "out", rows, err);
-        const labels *cl = trace_index_labels(
-            tr, embedding || st->ndim != 2 ? "dim" : "in", cols, err);
-        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
-                                 : strncmp(name, "embeddings.", 11) == 0
-                                     ? VARIANT_INPUT
-                                     : VARIANT_MODEL;
-        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
-                               TABLE_PARAM, false};
-        table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
-        if (t != NULL) {
-            snprintf(t->param, sizeof t->param, "%s", name);
-            memcpy(t->values.v, v, rows * cols * sizeof *v);
-            trace_release(tr, t);
-        }
-        free(owned);
-        if (t == NULL || trace_flush(tr, err) != 0)
+        const checkpoint_param p = {
+            name, layer,
+            strncmp(name, "embeddings.", 11) == 0 ? VARIANT_INPUT
+                                                  : VARIANT_MODEL,
+            embedding ? "id" : "out", embedding ? "dim" : "in"};
+        if (checkpoint_record_param(tr, &p, &r->model.st,
+                                    safetensors_find(&r->model.st, full),
+                                    err) != 0)
             return -1;
     }
     return 0;
@@ -320,17 +300,12 @@ int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
     bert_checkpoint r;
     if (run_open(&r, mc, in, err) != 0)
         return -1;
-    if (checkpoint_run_fits(run_values(&r, mc), err) != 0) {
+    workers *pool;
+    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
         run_free(&r);
         return -1;
     }
     const bert_config *c = &r.model.cfg;
-    workers *pool = NULL;
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (workers_init(&pool, threads, err) != 0) {
-        run_free(&r);
-        return -1;
-    }
     tr->model = (trace_model){
         .checkpoint = true,
         .d_model = c->d,

@@ -175,51 +175,30 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
 
 /* The parameters --tables names, as the checkpoint has them: a weight
  * (rows x cols) labelled in0.. x out0.. (Conv1D's in x out), wte and wpe
- * id0.. and pos0.. x dim0.., a bias or a LayerNorm's weight one row. */
+ * id0.. and pos0.. x dim0.., a bias or a LayerNorm's weight one row; wte
+ * and wpe make the input, ln_f is after the layers. */
 static int put_params(trace *tr, const gpt2_trace_run_state *r,
                       const model_config *mc, mx_error *err)
 {
     for (size_t i = 0; i < mc->n_tables; i++) {
+        const char *name = mc->tables[i];
         int layer;
-        if (!gpt2_param_name(mc->tables[i], &layer))
+        if (!gpt2_param_name(name, &layer))
             continue;
         char full[128];
-        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
-        const st_tensor *st = safetensors_find(&r->model.st, full);
-        const float *v;
-        float *owned;
-        if (st == NULL ||
-            safetensors_floats(&v, &owned, &r->model.st, st, err) != 0)
-            return -1;
-        const size_t rows = st->ndim == 2 ? st->shape[0] : 1;
-        const size_t cols = st->ndim == 2 ? st->shape[1] : st->shape[0];
-        const char *name = mc->tables[i];
+        snprintf(full, sizeof full, "%s%s", r->model.prefix, name);
         const bool embedding =
             strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0;
-        const char *last = strrchr(name, '.') + 1;
-        const labels *rl =
-            st->ndim != 2 ? trace_literal_label(tr, last, err)
-            : embedding ? trace_index_labels(tr, name[1] == 't' ? "id" : "pos",
-                                             rows, err)
-                        : trace_index_labels(tr, "in", rows, err);
-        const labels *cl = trace_index_labels(
-            tr, embedding || st->ndim != 2 ? "dim" : "out", cols, err);
-        // a layer's parameters are its block's; ln_f is after the layers,
-        // wte and wpe make the input
-        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
-                                 : strncmp(name, "ln_f", 4) == 0
-                                     ? VARIANT_MODEL
-                                     : VARIANT_INPUT;
-        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
-                               TABLE_PARAM, false};
-        table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
-        if (t != NULL) {
-            snprintf(t->param, sizeof t->param, "%s", name);
-            memcpy(t->values.v, v, rows * cols * sizeof *v);
-            trace_release(tr, t);
-        }
-        free(owned);
-        if (t == NULL || trace_flush(tr, err) != 0)
+        const checkpoint_param p = {
+            name, layer,
+            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL : VARIANT_INPUT,
+            !embedding       ? "in"
+            : name[1] == 't' ? "id"
+                             : "pos",
+            embedding ? "dim" : "out"};
+        if (checkpoint_record_param(tr, &p, &r->model.st,
+                                    safetensors_find(&r->model.st, full),
+                                    err) != 0)
             return -1;
     }
     return 0;
@@ -231,17 +210,12 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     gpt2_trace_run_state r;
     if (run_open(&r, mc, in, err) != 0)
         return -1;
-    if (checkpoint_run_fits(run_values(&r, mc), err) != 0) {
+    workers *pool;
+    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
         run_free(&r);
         return -1;
     }
     const gpt2_config *c = &r.model.cfg;
-    workers *pool = NULL;
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (workers_init(&pool, threads, err) != 0) {
-        run_free(&r);
-        return -1;
-    }
     tr->model = (trace_model){
         .checkpoint = true,
         .d_model = c->n_embd,

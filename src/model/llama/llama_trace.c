@@ -176,48 +176,25 @@ static int put_kv_heads(trace *tr, const llama_config *c, mx_error *err)
 
 /* The parameters --tables names: a weight (out x in) labelled out0.. x
  * in0.., embed_tokens and lm_head id0.. x dim0.., a norm's weight one
- * row. */
+ * row; embed_tokens is the input's, norm and lm_head after the layers. */
 static int put_params(trace *tr, const llama_trace_run_state *r,
                       const model_config *mc, mx_error *err)
 {
     for (size_t i = 0; i < mc->n_tables; i++) {
+        const char *name = mc->tables[i];
         int layer;
-        if (!llama_param_name(mc->tables[i], &layer))
+        if (!llama_param_name(name, &layer))
             continue;
         char full[160];
-        full_name(full, sizeof full, &r->model, mc->tables[i]);
+        full_name(full, sizeof full, &r->model, name);
         const safetensors *in;
         const st_tensor *st = safetensors_set_find(&r->model.st, full, &in);
-        const float *v;
-        float *owned;
-        if (st == NULL || safetensors_floats(&v, &owned, in, st, err) != 0)
-            return -1;
-        const size_t rows = st->ndim == 2 ? st->shape[0] : 1;
-        const size_t cols = st->ndim == 2 ? st->shape[1] : st->shape[0];
-        const char *name = mc->tables[i];
-        const bool vocab =
-            strncmp(name, "embed", 5) == 0 || strncmp(name, "lm_head", 7) == 0;
-        const char *last = strrchr(name, '.') + 1;
-        const labels *rl =
-            st->ndim != 2
-                ? trace_literal_label(tr, last, err)
-                : trace_index_labels(tr, vocab ? "id" : "out", rows, err);
-        const labels *cl = trace_index_labels(
-            tr, vocab || st->ndim != 2 ? "dim" : "in", cols, err);
-        const variant_id where = layer >= 0 ? VARIANT_ID_BLOCK
-                                 : strncmp(name, "embed", 5) == 0
-                                     ? VARIANT_INPUT
-                                     : VARIANT_MODEL;
-        const table_key key = {where, layer >= 0 ? layer : 0, NO_HEAD,
-                               TABLE_PARAM, false};
-        table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
-        if (t != NULL) {
-            snprintf(t->param, sizeof t->param, "%s", name);
-            memcpy(t->values.v, v, rows * cols * sizeof *v);
-            trace_release(tr, t);
-        }
-        free(owned);
-        if (t == NULL || trace_flush(tr, err) != 0)
+        const bool embed = strncmp(name, "embed", 5) == 0;
+        const bool vocab = embed || strncmp(name, "lm_head", 7) == 0;
+        const checkpoint_param p = {name, layer,
+                                    embed ? VARIANT_INPUT : VARIANT_MODEL,
+                                    vocab ? "id" : "out", vocab ? "dim" : "in"};
+        if (checkpoint_record_param(tr, &p, in, st, err) != 0)
             return -1;
     }
     return 0;
@@ -229,17 +206,12 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
     llama_trace_run_state r;
     if (run_open(&r, mc, in, err) != 0)
         return -1;
-    if (checkpoint_run_fits(run_values(&r, mc), err) != 0) {
+    workers *pool;
+    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
         run_free(&r);
         return -1;
     }
     const llama_config *c = &r.model.cfg;
-    workers *pool = NULL;
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (workers_init(&pool, threads, err) != 0) {
-        run_free(&r);
-        return -1;
-    }
     tr->model = (trace_model){
         .checkpoint = true,
         .d_model = c->hidden,
