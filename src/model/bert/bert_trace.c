@@ -32,6 +32,7 @@ static void run_free(bert_checkpoint *r)
     checkpoint_run_free(&r->run);
 }
 
+/* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
     gpt2_tokenizer_label(buf, size, ctx, id);

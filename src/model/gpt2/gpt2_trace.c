@@ -30,6 +30,7 @@ static void run_free(gpt2_trace_run_state *r)
     checkpoint_run_free(&r->run);
 }
 
+/* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
     gpt2_tokenizer_label(buf, size, ctx, id);
@@ -187,15 +188,15 @@ static int put_params(trace *tr, const gpt2_trace_run_state *r,
             continue;
         char full[128];
         snprintf(full, sizeof full, "%s%s", r->model.prefix, name);
-        const bool embedding =
-            strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0;
+        const char *rows = "in", *cols = "out"; // Conv1D's in x out
+        if (strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0) {
+            rows = name[1] == 't' ? "id" : "pos";
+            cols = "dim";
+        }
         const checkpoint_param p = {
             name, layer,
-            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL : VARIANT_INPUT,
-            !embedding       ? "in"
-            : name[1] == 't' ? "id"
-                             : "pos",
-            embedding ? "dim" : "out"};
+            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL : VARIANT_INPUT, rows,
+            cols};
         if (checkpoint_record_param(tr, &p, &r->model.st,
                                     safetensors_find(&r->model.st, full),
                                     err) != 0)

@@ -36,6 +36,7 @@ static void full_name(char *buf, size_t size, const llama_model *m,
              name);
 }
 
+/* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
     gpt2_tokenizer_label(buf, size, ctx, id);
