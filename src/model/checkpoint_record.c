@@ -22,9 +22,10 @@ int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
     r->queries = trace_word_labels(tr, "Q:", pieces, run->T, err);
     r->keys = trace_word_labels(tr, "K:", pieces, run->T, err);
     r->values = trace_word_labels(tr, "V:", pieces, run->T, err);
-    r->dims = trace_index_labels(tr, "dim", r->d_model, err);
-    r->ffn_dims = trace_index_labels(tr, "dim", r->d_ffn, err);
-    r->head_dims = trace_index_labels(tr, "dim", r->head_dim, err);
+    const trace_model *m = &tr->model; // D, F and a head's D / H
+    r->dims = trace_index_labels(tr, "dim", m->d_model, err);
+    r->ffn_dims = trace_index_labels(tr, "dim", m->ff, err);
+    r->head_dims = trace_index_labels(tr, "dim", m->d_model / m->heads, err);
     r->vocab = r->mc->logits && r->vocab_size > 0
                    ? trace_index_labels(tr, "id", r->vocab_size, err)
                    : r->dims;

@@ -7,9 +7,10 @@
  * the logits: made once here, from the tables passing the hook points,
  * for every checkpoint family.
  *
- * What a family gives it as data: the trace, the run's configuration,
- * its checkpoint_run (the tokens' labels, the layers and heads shown,
- * how an id is written), the sizes for the labels, the prefix of
+ * What a family gives it as data: the trace (its model, tr->model, set:
+ * the labels' sizes D, F and D / H come from it), the run's
+ * configuration, its checkpoint_run (the tokens' labels, the layers and
+ * heads shown, how an id is written), the vocabulary's size, the prefix of
  * attn_entropy's rows, the id its layers' output passes as, and the
  * token whose places alone next_tokens shows (a masked-word model's
  * [MASK]).
@@ -32,7 +33,6 @@ typedef struct {
     trace *tr;
     const model_config *mc;
     const checkpoint_run *run;
-    size_t d_model, d_ffn, head_dim;
     size_t vocab_size;        /* V; 0: the model makes no logits (no
                                  masked-word head) */
     const char *layer_prefix; /* attn_entropy's rows ("h.") */
