@@ -9,6 +9,7 @@
  *                    the pass hands it compared with the reference's of
  *                    the same name ("h.3.head.1.queries", "h.3.hidden",
  *                    "logits" with the prefix "h.")
+ *   reference_case   a case's ids and PyTorch's tables
  *   reference_done   every table compared equal, and every reference
  *                    table made
  *   reference_main   a run_case per case of cases.txt
@@ -128,6 +129,21 @@ static size_t reference_ids(int32_t *ids, size_t cap, const char *path)
     if (f != NULL)
         fclose(f);
     return T;
+}
+
+/* The case folder path's ids (ids.txt: at most cap, *T of them) and
+ * PyTorch's tables (reference.safetensors, into ref: one test); false
+ * when they do not open. */
+static bool reference_case(int32_t *ids, size_t cap, size_t *T,
+                           safetensors *ref, const char *path, const char *name)
+{
+    char file[600];
+    snprintf(file, sizeof file, "%s/ids.txt", path);
+    *T = reference_ids(ids, cap, file);
+    snprintf(file, sizeof file, "%s/reference.safetensors", path);
+    mx_error err;
+    return ok(safetensors_open(ref, file, &err) == 0, "%s: reference opens",
+              name);
 }
 
 /* The test's main: run_case(DIR, CASE) for each case of DIR/cases.txt

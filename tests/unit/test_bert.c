@@ -34,18 +34,15 @@ static void run_case(const char *dir, const char *name)
             opened ? err.msg : ""))
         return;
     int32_t ids[512], types[512] = {0};
-    snprintf(file, sizeof file, "%s/ids.txt", path);
-    const size_t T = reference_ids(ids, 512, file);
-    snprintf(file, sizeof file, "%s/types.txt", path);
-    ok(reference_ids(types, 512, file) == T, "%s: a token type for each id",
-       name);
-    snprintf(file, sizeof file, "%s/reference.safetensors", path);
+    size_t T;
     safetensors ref;
-    if (!ok(safetensors_open(&ref, file, &err) == 0, "%s: reference opens",
-            name)) {
+    if (!reference_case(ids, 512, &T, &ref, path, name)) {
         bert_close(&m);
         return;
     }
+    snprintf(file, sizeof file, "%s/types.txt", path);
+    ok(reference_ids(types, 512, file) == T, "%s: a token type for each id",
+       name);
     ok(m.has_mlm == (safetensors_find(&ref, "logits") != NULL),
        "%s: the masked-word head found where the checkpoint has it", name);
     reference_checker c = {

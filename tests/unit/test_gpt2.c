@@ -29,15 +29,10 @@ static void run_case(const char *dir, const char *name)
     mx_error err;
     if (!ok(gpt2_open(&m, path, &err) == 0, "%s: opens (%s)", name, err.msg))
         return;
-    char ids_path[600];
-    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
     int32_t ids[1024];
-    const size_t T = reference_ids(ids, 1024, ids_path);
-    char ref_path[600];
-    snprintf(ref_path, sizeof ref_path, "%s/reference.safetensors", path);
+    size_t T;
     safetensors ref;
-    if (!ok(safetensors_open(&ref, ref_path, &err) == 0, "%s: reference opens",
-            name)) {
+    if (!reference_case(ids, 1024, &T, &ref, path, name)) {
         gpt2_close(&m);
         return;
     }
