@@ -58,9 +58,10 @@ int checkpoint_record_ids(checkpoint_recorder *r, mx_error *err)
     return 0;
 }
 
-int checkpoint_record_param(trace *tr, const checkpoint_param *p,
-                            const safetensors *in, const st_tensor *st,
-                            mx_error *err)
+/* The parameter p, the tensor st of the file in (NULL: an error), into
+ * the trace, and the trace flushed. */
+static int put_param(trace *tr, const checkpoint_param *p,
+                     const safetensors *in, const st_tensor *st, mx_error *err)
 {
     const float *v;
     float *owned;
@@ -85,6 +86,20 @@ int checkpoint_record_param(trace *tr, const checkpoint_param *p,
     }
     free(owned);
     return t == NULL ? -1 : trace_flush(tr, err);
+}
+
+int checkpoint_record_params(checkpoint_recorder *r, mx_error *err)
+{
+    const checkpoint_run *run = r->run;
+    for (size_t i = 0; i < r->mc->n_tables; i++) {
+        checkpoint_param p;
+        const safetensors *in;
+        const st_tensor *st;
+        if (run->find_param(run->find_ctx, r->mc->tables[i], &p, &in, &st) &&
+            put_param(r->tr, &p, in, st, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* A copy of m into a new table (rows x cols). */

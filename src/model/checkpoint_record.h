@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "io/safetensors.h"
 #include "model/checkpoint_run.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
@@ -57,21 +56,11 @@ void checkpoint_record_free(checkpoint_recorder *r);
  * trace. */
 int checkpoint_record_ids(checkpoint_recorder *r, mx_error *err);
 
-/* A parameter --tables names, as its family places and labels it. */
-typedef struct {
-    const char *name; /* as --tables gives it ("h.0.attn.c_attn.weight") */
-    int layer;        /* its layer, or -1 */
-    variant_id where; /* outside the layers: VARIANT_INPUT or VARIANT_MODEL */
-    const char *rows, *cols; /* a matrix's labels: "out", "in", "id"... */
-} checkpoint_param;
-
-/* The parameter p, the tensor st of the file in (NULL: an error), into
- * the trace as its own table, and the trace flushed: a matrix (rows x
- * cols) labelled p->rows0.. x p->cols0.., a vector one row named after
- * the name's last part (bias, weight) x dim0... */
-int checkpoint_record_param(trace *tr, const checkpoint_param *p,
-                            const safetensors *in, const st_tensor *st,
-                            mx_error *err);
+/* The parameters --tables names (run->find_param's), each into the
+ * trace as its own table, the trace flushed after each: a matrix (rows x
+ * cols) labelled p.rows0.. x p.cols0.., a vector one row named after the
+ * name's last part (bias, weight) x dim0... */
+int checkpoint_record_params(checkpoint_recorder *r, mx_error *err);
 
 /* The hook points' record function; ctx is a checkpoint_recorder. */
 int checkpoint_record(void *ctx, const table_key *at, const matrix *m,

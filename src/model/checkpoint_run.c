@@ -65,6 +65,42 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                        "--show-heads", err);
 }
 
+int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
+                                 mx_error *err)
+{
+    checkpoint_param p;
+    const safetensors *in;
+    const st_tensor *st;
+    if (r->find_param(r->find_ctx, name, &p, &in, &st) && st == NULL)
+        return err_usage(err, _("--tables: the checkpoint has no tensor %s"),
+                         name);
+    return 0;
+}
+
+int checkpoint_run_params_present(const checkpoint_run *r,
+                                  const model_config *mc, mx_error *err)
+{
+    for (size_t i = 0; i < mc->n_tables; i++)
+        if (checkpoint_run_param_present(r, mc->tables[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+double checkpoint_run_params_values(const checkpoint_run *r,
+                                    const model_config *mc)
+{
+    double v = 0;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        checkpoint_param p;
+        const safetensors *in;
+        const st_tensor *st;
+        if (r->find_param(r->find_ctx, mc->tables[i], &p, &in, &st) &&
+            st != NULL)
+            v += (double)st_tensor_count(st);
+    }
+    return v;
+}
+
 int checkpoint_run_labels(checkpoint_run *r, mx_error *err)
 {
     r->pieces = calloc(r->T, sizeof *r->pieces);

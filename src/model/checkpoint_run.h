@@ -5,9 +5,12 @@
  * llama_trace.c), and its recorder reads it (checkpoint_record.h).
  *
  *   open: checkpoint_run_refuse (the inputs a checkpoint fixes),
- *         checkpoint_run_shown (layers, heads), the family's tokenizer
- *         into ids and T, checkpoint_run_labels (pieces)
+ *         checkpoint_run_params_present (--tables' parameters, found by
+ *         the family's find_param), checkpoint_run_shown (layers,
+ *         heads), the family's tokenizer into ids and T,
+ *         checkpoint_run_labels (pieces)
  *   size: checkpoint_run_layers_shown, checkpoint_run_heads_shown,
+ *         checkpoint_run_params_values,
  *         checkpoint_run_fits; then checkpoint_run_pool for the forward
  */
 #ifndef MHA_CHECKPOINT_RUN_H
@@ -18,6 +21,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "io/safetensors.h"
+#include "model/catalogue.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "numerics/workers.h"
@@ -26,6 +31,21 @@
  * it. */
 typedef void checkpoint_label(const void *ctx, int32_t id, char *buf,
                               size_t size);
+
+/* A parameter --tables names, as its family places and labels it. */
+typedef struct {
+    const char *name; /* as --tables gives it ("h.0.attn.c_attn.weight") */
+    int layer;        /* its layer, or -1 */
+    variant_id where; /* outside the layers: VARIANT_INPUT or VARIANT_MODEL */
+    const char *rows, *cols; /* a matrix's labels: "out", "in", "id"... */
+} checkpoint_param;
+
+/* Where a family finds the parameter --tables names as name, ctx its
+ * run: false when name is none of its parameters; else *p, and the file
+ * *in and its tensor *st (NULL: the checkpoint lacks it). */
+typedef bool checkpoint_find_param(const void *ctx, const char *name,
+                                   checkpoint_param *p, const safetensors **in,
+                                   const st_tensor **st);
 
 typedef struct {
     int32_t *ids; /* T ids; owned */
@@ -36,6 +56,8 @@ typedef struct {
     size_t n_layer, n_head;
     checkpoint_label *label; /* how an id is written, by label_ctx */
     const void *label_ctx;
+    checkpoint_find_param *find_param; /* a parameter, in find_ctx */
+    const void *find_ctx;
 } checkpoint_run;
 
 /* Frees what r owns; r zeroed. */
@@ -50,6 +72,20 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err);
  * model's is an error of its option. */
 int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                          const model_config *mc, mx_error *err);
+
+/* name, when it is a parameter (by r->find_param), is in the
+ * checkpoint; else an error naming it. */
+int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
+                                 mx_error *err);
+
+/* Every parameter --tables names is in the checkpoint; else an error
+ * naming the first that is not. */
+int checkpoint_run_params_present(const checkpoint_run *r,
+                                  const model_config *mc, mx_error *err);
+
+/* The floats of the parameters --tables names. */
+double checkpoint_run_params_values(const checkpoint_run *r,
+                                    const model_config *mc);
 
 /* r->pieces: the label of each of the T ids, by r->label. */
 int checkpoint_run_labels(checkpoint_run *r, mx_error *err);

@@ -47,6 +47,30 @@ static void full_name(char *full, size_t size, const bert_checkpoint *r,
              strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix, name);
 }
 
+/* A parameter --tables names, as the checkpoint has it
+ * (checkpoint_find_param): a weight (out x in, nn.Linear's) labelled
+ * out0.. x in0.., an embedding id0.. x dim0.., a bias or a LayerNorm's
+ * weight one row; the embeddings make the input, the masked-word head is
+ * after the layers. */
+static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
+                       const safetensors **in, const st_tensor **st)
+{
+    const bert_checkpoint *r = ctx;
+    int layer;
+    if (!bert_param_name(name, &layer))
+        return false;
+    char full[160];
+    full_name(full, sizeof full, r, name);
+    *in = &r->model.st;
+    *st = safetensors_find(*in, full);
+    const bool embedding = strstr(name, "_embeddings.") != NULL;
+    *p = (checkpoint_param){
+        name, layer,
+        strncmp(name, "embeddings.", 11) == 0 ? VARIANT_INPUT : VARIANT_MODEL,
+        embedding ? "id" : "out", embedding ? "dim" : "in"};
+    return true;
+}
+
 /* --tables: logits and next_tokens need the masked-word head; a
  * parameter must be in the file. */
 static int check_tables(const bert_checkpoint *r, const model_config *mc,
@@ -61,12 +85,8 @@ static int check_tables(const bert_checkpoint *r, const model_config *mc,
                 err,
                 _("--tables: %s needs the masked-word head (cls.predictions.*), which this checkpoint does not have"),
                 name);
-        char full[160];
-        full_name(full, sizeof full, r, name);
-        if (bert_param_name(name, NULL) &&
-            safetensors_find(&r->model.st, full) == NULL)
-            return err_usage(
-                err, _("--tables: the checkpoint has no tensor %s"), name);
+        if (checkpoint_run_param_present(&r->run, name, err) != 0)
+            return -1;
     }
     return 0;
 }
@@ -151,6 +171,8 @@ static int open_all(bert_checkpoint *r, const model_config *mc,
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
             mc->model, n_tokens, c->vocab_size);
+    r->run.find_param = find_param;
+    r->run.find_ctx = r;
     if (check_tables(r, mc, err) != 0)
         return -1;
     r->run.label = label_of;
@@ -190,15 +212,7 @@ static double run_values(const bert_checkpoint *r, const model_config *mc)
         if (mc->logits)
             v += T * V;
     }
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        const char *name = mc->tables[i];
-        char full[160];
-        full_name(full, sizeof full, r, name);
-        const st_tensor *t = safetensors_find(&r->model.st, full);
-        if (t != NULL && bert_param_name(name, NULL))
-            v += (double)st_tensor_count(t);
-    }
-    return v;
+    return v + checkpoint_run_params_values(&r->run, mc);
 }
 
 int bert_trace_check(double *values, const model_config *mc,
@@ -250,41 +264,13 @@ bool bert_trace_makes_table(const model_config *mc, const model_input *in,
 
 /* ---- the tables --------------------------------------------------------------- */
 
-/* The parameters --tables names, as the checkpoint has them: a weight
- * (out x in, nn.Linear's) labelled out0.. x in0.., an embedding id0.. x
- * dim0.., a bias or a LayerNorm's weight one row; the embeddings make
- * the input, the masked-word head is after the layers. */
-static int put_params(trace *tr, const bert_checkpoint *r,
-                      const model_config *mc, mx_error *err)
-{
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        const char *name = mc->tables[i];
-        int layer;
-        if (!bert_param_name(name, &layer))
-            continue;
-        char full[160];
-        full_name(full, sizeof full, r, name);
-        const bool embedding = strstr(name, "_embeddings.") != NULL;
-        const checkpoint_param p = {
-            name, layer,
-            strncmp(name, "embeddings.", 11) == 0 ? VARIANT_INPUT
-                                                  : VARIANT_MODEL,
-            embedding ? "id" : "out", embedding ? "dim" : "in"};
-        if (checkpoint_record_param(tr, &p, &r->model.st,
-                                    safetensors_find(&r->model.st, full),
-                                    err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* The tokens, the parameters --tables names, and the forward pass's
  * tables through rec's hook points. */
 static int forward(checkpoint_recorder *rec, const bert_checkpoint *r,
                    workers *pool, mx_error *err)
 {
     if (checkpoint_record_ids(rec, err) != 0 ||
-        put_params(rec->tr, r, rec->mc, err) != 0)
+        checkpoint_record_params(rec, err) != 0)
         return -1;
     matrix out = {0};
     const forward_hooks hooks = {.record = checkpoint_record, .ctx = rec};

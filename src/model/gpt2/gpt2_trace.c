@@ -36,6 +36,34 @@ static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
     gpt2_tokenizer_label(buf, size, ctx, id);
 }
 
+/* A parameter --tables names, as the checkpoint has it
+ * (checkpoint_find_param): a weight (rows x cols) labelled in0.. x out0..
+ * (Conv1D's in x out), wte and wpe id0.. and pos0.. x dim0.., a bias or
+ * a LayerNorm's weight one row; wte and wpe make the input, ln_f is after
+ * the layers. */
+static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
+                       const safetensors **in, const st_tensor **st)
+{
+    const gpt2_trace_run_state *r = ctx;
+    int layer;
+    if (!gpt2_param_name(name, &layer))
+        return false;
+    char full[128];
+    snprintf(full, sizeof full, "%s%s", r->model.prefix, name);
+    *in = &r->model.st;
+    *st = safetensors_find(*in, full);
+    const char *rows = "in", *cols = "out";
+    if (strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0) {
+        rows = name[1] == 't' ? "id" : "pos";
+        cols = "dim";
+    }
+    *p = (checkpoint_param){name, layer,
+                            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL
+                                                          : VARIANT_INPUT,
+                            rows, cols};
+    return true;
+}
+
 /* The checkpoint, its tokenizer, and --tables' parameters in it. */
 static int open_model(gpt2_trace_run_state *r, const model_config *mc,
                       mx_error *err)
@@ -52,16 +80,9 @@ static int open_model(gpt2_trace_run_state *r, const model_config *mc,
                 ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
                 : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
             mc->model, n_tokens, c->vocab_size);
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        char full[128];
-        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
-        if (gpt2_param_name(mc->tables[i], NULL) &&
-            safetensors_find(&r->model.st, full) == NULL)
-            return err_usage(err,
-                             _("--tables: the checkpoint has no tensor %s"),
-                             mc->tables[i]);
-    }
-    return 0;
+    r->run.find_param = find_param;
+    r->run.find_ctx = r;
+    return checkpoint_run_params_present(&r->run, mc, err);
 }
 
 /* The text's ids and labels, the layers and heads shown. */
@@ -119,14 +140,7 @@ static double run_values(const gpt2_trace_run_state *r, const model_config *mc)
     v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
     if (mc->logits)
         v += T * V;
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        char full[128];
-        snprintf(full, sizeof full, "%s%s", r->model.prefix, mc->tables[i]);
-        const st_tensor *t = safetensors_find(&r->model.st, full);
-        if (t != NULL && gpt2_param_name(mc->tables[i], NULL))
-            v += (double)st_tensor_count(t);
-    }
-    return v;
+    return v + checkpoint_run_params_values(&r->run, mc);
 }
 
 int gpt2_trace_check(double *values, const model_config *mc,
@@ -174,37 +188,6 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
 
 /* ---- the tables --------------------------------------------------------------- */
 
-/* The parameters --tables names, as the checkpoint has them: a weight
- * (rows x cols) labelled in0.. x out0.. (Conv1D's in x out), wte and wpe
- * id0.. and pos0.. x dim0.., a bias or a LayerNorm's weight one row; wte
- * and wpe make the input, ln_f is after the layers. */
-static int put_params(trace *tr, const gpt2_trace_run_state *r,
-                      const model_config *mc, mx_error *err)
-{
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        const char *name = mc->tables[i];
-        int layer;
-        if (!gpt2_param_name(name, &layer))
-            continue;
-        char full[128];
-        snprintf(full, sizeof full, "%s%s", r->model.prefix, name);
-        const char *rows = "in", *cols = "out"; // Conv1D's in x out
-        if (strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0) {
-            rows = name[1] == 't' ? "id" : "pos";
-            cols = "dim";
-        }
-        const checkpoint_param p = {
-            name, layer,
-            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL : VARIANT_INPUT, rows,
-            cols};
-        if (checkpoint_record_param(tr, &p, &r->model.st,
-                                    safetensors_find(&r->model.st, full),
-                                    err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
                    mx_error *err)
 {
@@ -240,7 +223,7 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     if (rc == 0)
         rc = checkpoint_record_ids(&rec, err);
     if (rc == 0)
-        rc = put_params(tr, &r, mc, err);
+        rc = checkpoint_record_params(&rec, err);
     if (rc == 0) {
         matrix out = {0};
         const forward_hooks hooks = {.replace = mc->replace,

@@ -42,6 +42,27 @@ static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
     gpt2_tokenizer_label(buf, size, ctx, id);
 }
 
+/* A parameter --tables names (checkpoint_find_param): a weight (out x
+ * in) labelled out0.. x in0.., embed_tokens and lm_head id0.. x dim0.., a
+ * norm's weight one row; embed_tokens is the input's, norm and lm_head
+ * after the layers. */
+static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
+                       const safetensors **in, const st_tensor **st)
+{
+    const llama_trace_run_state *r = ctx;
+    int layer;
+    if (!llama_param_name(name, &layer))
+        return false;
+    char full[160];
+    full_name(full, sizeof full, &r->model, name);
+    *st = safetensors_set_find(&r->model.st, full, in);
+    const bool embed = strncmp(name, "embed", 5) == 0;
+    const bool vocab = embed || strncmp(name, "lm_head", 7) == 0;
+    *p = (checkpoint_param){name, layer, embed ? VARIANT_INPUT : VARIANT_MODEL,
+                            vocab ? "id" : "out", vocab ? "dim" : "in"};
+    return true;
+}
+
 static int run_open(llama_trace_run_state *r, const model_config *mc,
                     const model_input *in, mx_error *err)
 {
@@ -57,14 +78,10 @@ static int run_open(llama_trace_run_state *r, const model_config *mc,
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
             mc->model, gpt2_tokenizer_vocab_size(r->tokenizer), c->vocab_size);
-    for (size_t i = 0; rc == 0 && i < mc->n_tables; i++) {
-        char full[160];
-        full_name(full, sizeof full, &r->model, mc->tables[i]);
-        if (llama_param_name(mc->tables[i], NULL) &&
-            safetensors_set_find(&r->model.st, full, NULL) == NULL)
-            rc = err_usage(err, _("--tables: the checkpoint has no tensor %s"),
-                           mc->tables[i]);
-    }
+    r->run.find_param = find_param;
+    r->run.find_ctx = r;
+    if (rc == 0)
+        rc = checkpoint_run_params_present(&r->run, mc, err);
     checkpoint_run *run = &r->run;
     if (rc == 0)
         rc = checkpoint_run_shown(run, c->n_layer, c->n_head, mc, err);
@@ -102,14 +119,7 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
     v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
     if (mc->logits)
         v += T * V;
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        char full[160];
-        full_name(full, sizeof full, &r->model, mc->tables[i]);
-        const st_tensor *t = safetensors_set_find(&r->model.st, full, NULL);
-        if (t != NULL && llama_param_name(mc->tables[i], NULL))
-            v += (double)st_tensor_count(t);
-    }
-    return v;
+    return v + checkpoint_run_params_values(&r->run, mc);
 }
 
 int llama_trace_check(double *values, const model_config *mc,
@@ -175,32 +185,6 @@ static int put_kv_heads(trace *tr, const llama_config *c, mx_error *err)
     return 0;
 }
 
-/* The parameters --tables names: a weight (out x in) labelled out0.. x
- * in0.., embed_tokens and lm_head id0.. x dim0.., a norm's weight one
- * row; embed_tokens is the input's, norm and lm_head after the layers. */
-static int put_params(trace *tr, const llama_trace_run_state *r,
-                      const model_config *mc, mx_error *err)
-{
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        const char *name = mc->tables[i];
-        int layer;
-        if (!llama_param_name(name, &layer))
-            continue;
-        char full[160];
-        full_name(full, sizeof full, &r->model, name);
-        const safetensors *in;
-        const st_tensor *st = safetensors_set_find(&r->model.st, full, &in);
-        const bool embed = strncmp(name, "embed", 5) == 0;
-        const bool vocab = embed || strncmp(name, "lm_head", 7) == 0;
-        const checkpoint_param p = {name, layer,
-                                    embed ? VARIANT_INPUT : VARIANT_MODEL,
-                                    vocab ? "id" : "out", vocab ? "dim" : "in"};
-        if (checkpoint_record_param(tr, &p, in, st, err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
                     mx_error *err)
 {
@@ -238,7 +222,7 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
     if (rc == 0)
         rc = put_kv_heads(tr, c, err);
     if (rc == 0)
-        rc = put_params(tr, &r, mc, err);
+        rc = checkpoint_record_params(&rec, err);
     if (rc == 0) {
         matrix out = {0};
         const forward_hooks hooks = {.record = checkpoint_record, .ctx = &rec};
