@@ -1,6 +1,7 @@
 /* checkpoint_run.h: what a run of any checkpoint family reads besides its
- * own model and tokenizer: the text's ids and their labels, and the
- * layers and heads that --layers and --show-heads show. A family's run
+ * own model and tokenizer: the text's ids and their labels, the layers
+ * and heads that --layers and --show-heads show, and where the family
+ * finds a parameter --tables names (its find_param). A family's run
  * holds one beside what is its own (gpt2_trace.c, bert_trace.c,
  * llama_trace.c), and its recorder reads it (checkpoint_record.h).
  *
