@@ -148,9 +148,8 @@ static void write_model_run(FILE *out, const html_run *run,
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
-static void write_run(FILE *out, const html_run *run,
-                      const html_model *model, const trace *tr,
-                      const char *lang, bool live)
+static void write_run(FILE *out, const html_run *run, const html_model *model,
+                      const trace *tr, const char *lang, bool live)
 {
     fputs("{\"sentence\":", out);
     json_string(out, run->sentence);

@@ -108,8 +108,8 @@ void html_write_model(FILE *out, const trace *tr, const html_model *model)
     if (model->corpus != NULL) {
         put_head(&b, PAGE_CORPUS_NAME, corpus_bytes(model));
         for (size_t i = 0; i < model->n_corpus; i++) {
-            put_u32(&b, model->corpus_lines != NULL ? model->corpus_lines[i]
-                                                    : i);
+            put_u32(&b,
+                    model->corpus_lines != NULL ? model->corpus_lines[i] : i);
             put_text(&b, model->corpus[i], strlen(model->corpus[i]) + 1);
         }
     }

@@ -136,8 +136,8 @@ static int run_options(FILE *out, const options *opt, bool csv,
     size_t *lines = NULL, n_corpus = 0;
     int rc = 0;
     if (opt->corpus != NULL) {
-        rc = page_folder_corpus(&corpus, &lines, &n_corpus, opt->corpus,
-                                model, len, err);
+        rc = page_folder_corpus(&corpus, &lines, &n_corpus, opt->corpus, model,
+                                len, err);
         in.corpus = (const char *const *)corpus;
         in.n_corpus = n_corpus;
         in.corpus_lines = lines;

@@ -111,8 +111,8 @@ static int find_file(size_t *at, size_t *n, const char *name,
 }
 
 int page_folder_corpus(char ***sentences, size_t **lines, size_t *n,
-                       const char *path, const unsigned char *bytes,
-                       size_t len, mx_error *err)
+                       const char *path, const unsigned char *bytes, size_t len,
+                       mx_error *err)
 {
     *sentences = NULL;
     *lines = NULL;
@@ -123,9 +123,10 @@ int page_folder_corpus(char ***sentences, size_t **lines, size_t *n,
     // count, then copy: each sentence its line (4 bytes) and its text
     size_t count = 0;
     for (size_t i = 0; i < size; count++) {
-        const size_t text = size - i < 4 ? 0 : strnlen((const char *)bytes +
-                                                           at + i + 4,
-                                                       size - i - 4);
+        const size_t text =
+            size - i < 4
+                ? 0
+                : strnlen((const char *)bytes + at + i + 4, size - i - 4);
         if (size - i < 4 || text == size - i - 4)
             return broken(path, err);
         i += 4 + text + 1;

@@ -21,7 +21,7 @@ int page_folder_open(weights_files *w, const char *dir, unsigned char *bytes,
  * file in *lines (owned). An error naming path when the page carries
  * none. */
 int page_folder_corpus(char ***sentences, size_t **lines, size_t *n,
-                       const char *path, const unsigned char *bytes,
-                       size_t len, mx_error *err);
+                       const char *path, const unsigned char *bytes, size_t len,
+                       mx_error *err);
 
 #endif
