@@ -435,11 +435,12 @@
       if (i > 0) known.appendChild(document.createTextNode(' '));
       known.appendChild(el('code', {'class': 'model-word'}, w));
     });
-    box.appendChild(known);
+    /* under the sentence, before the training's fields */
+    form.insertBefore(known, training);
     if (rules.length > 0)
-      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
+      form.insertBefore(el('p', {'class': 'editor-hint'}, tr(
         'Words are made by {0}, as the training made them.',
-        rules.join(' '))));
+        rules.join(' '))), training);
     /* the sentence's words under its field, those the model does not
      * know marked (as the program refuses them, or reads them as <unk>) */
     var marks = el('p', {'class': 'sentence-words', id: 'sentence-words',
@@ -477,6 +478,8 @@
                            w.word));
     });
     marks.setAttribute('data-unknown', String(unknown));
+    /* all known: nothing to mark, the line is not shown */
+    marks.hidden = unknown === 0;
   }
 
   var error = el('p', {id: 'editor-error', role: 'alert',
