@@ -265,6 +265,11 @@ static const char *const page_words[] = {
     N_("Add and norm"),
     N_("Feed-forward"),
     N_("Add and norm again"),
+    /* TRANSLATORS: the titles of a pre-norm block's (GPT-2's, Llama's)
+     * ln_1 and ln_2 steps: the normalisation comes before the sublayer,
+     * the residual sum after it */
+    N_("Normalisation before attention"),
+    N_("Normalisation before the feed-forward"),
     N_("Backward pass"),
     N_("Training: the loss at each step"),
     N_("heads: {0}"),
