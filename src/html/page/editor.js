@@ -458,7 +458,12 @@
   function markWords() {
     var marks = document.getElementById('sentence-words');
     if (!marks || !ready) return;
-    var words = wordsCore(fields.sentence.value);
+    var words = null;
+    try {
+      words = wordsCore(fields.sentence.value);
+    } catch (e) {
+      /* a core that stopped: no marks; the next run loads a fresh one */
+    }
     while (marks.firstChild) marks.removeChild(marks.firstChild);
     if (!words) return;
     var unknown = 0;
