@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "wasm/page_files.h"
+
 /* A run's answer: status 0 and the text, or the program's exit status
  * (2: a refused command line) and its one-line message. */
 typedef struct {
@@ -32,6 +34,12 @@ void mx_free(void *p);
  * from now on) as the language of messages; NULL: English. -1 when they
  * are no .mo catalogue (messages stay English). */
 int mx_catalogue(unsigned char *bytes, size_t len);
+
+/* Takes the n files of files (page_files.h: the array, each path and
+ * bytes from mx_alloc; the core owns them from now on) as the folder a
+ * --model DIR of the command line reads, each file at "DIR/NAME";
+ * the folder given before is freed. NULL and 0: none. */
+void mx_folder(page_file *files, size_t n);
 
 /* Runs `mha-explain ARGS` where args holds the arguments after the
  * program's name, each ending in '\0', len bytes in all: the page's data

@@ -9,8 +9,8 @@ DecompressionStream. A catalogue holds only the messages the core can
 say: xgettext lists the msgids of the core's SOURCEs (with the keywords
 of po/meson.build), msgmerge keeps po/LANG.po's translations of those,
 and msgfmt compiles them. Every translated page carries its catalogue, so
-the messages of what the page cannot run (checkpoint families,
-generation, interventions) are left out. Without a module (built without
+the messages of what the page cannot run (the checkpoint families but
+GPT-2, --help's texts) are left out. Without a module (built without
 the WebAssembly toolchain) page_core is empty and there are no
 catalogues: the page is the static one.
 """
@@ -40,8 +40,26 @@ def core_catalogue(po, template, msgmerge, msgfmt):
     merged = subprocess.run(
         [msgmerge, "--quiet", "--no-fuzzy-matching", "--no-wrap", "-o", "-",
          po, template], check=True, stdout=subprocess.PIPE).stdout
-    return subprocess.run([msgfmt, "-o", "-", "-"], input=merged, check=True,
+    # no hash table: messages.c finds a msgid by a binary search of the
+    # sorted msgids, and the table would be bytes in every page
+    return subprocess.run([msgfmt, "--no-hash", "-o", "-", "-"],
+                          input=merged, check=True,
                           stdout=subprocess.PIPE).stdout
+
+
+def without_help(source, tmp):
+    """source, or for the option rows (cli/option_list.h) a copy of them
+    whose help texts are not messages: the core prints no --help (it is
+    built with MHA_NO_HELP, cli/option_table.c), so their translations
+    stay out of the page."""
+    if os.path.basename(source) != "option_list.h":
+        return source
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    copy = os.path.join(tmp, "option_list.h")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text.replace(".help = N_(", ".help = ("))
+    return copy
 
 
 def main():
@@ -58,6 +76,7 @@ def main():
         with open(wasm, "rb") as f:
             core = packed(f.read())
         with tempfile.TemporaryDirectory() as tmp:
+            sources = [without_help(src, tmp) for src in sources]
             template = os.path.join(tmp, "core.pot")
             subprocess.run(
                 [xgettext, "--from-code=UTF-8", "--keyword=_",
