@@ -60,6 +60,7 @@ html_run page_run_of(const options *opt, const model_input *in)
         if (opt->given[id] && option_rows[id].page == PAGE_MODEL)
             run.model = true;
     run.model_dir = opt->weights != NULL ? opt->weights : opt->csv_dir;
+    run.checkpoint = opt->model;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

@@ -57,6 +57,9 @@ typedef struct {
     const char *model_dir;
     bool lower, unk;   /* --lower, --unk */
     const char *punct; /* --punct keep|split|drop */
+    /* --model DIR: the checkpoint folder the run read (the page asks for
+     * it: model_open.js), or NULL */
+    const char *checkpoint;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its
