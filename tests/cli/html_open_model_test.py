@@ -278,6 +278,25 @@ def main():
                      if not u.startswith("file://" + page)]
             ok(not asked, "no request but the page itself", asked)
 
+            # a Portuguese page: its words and the program's message in
+            # Portuguese
+            pt = os.path.join(tmp, "pt.html")
+            mha.run(["O gato sobe no tapete", "--heads", "2", "--lang",
+                     "pt_BR", "--html", pt], env=ENV)
+            driver.get("file://" + pt)
+            summary = driver.find_element(
+                By.CSS_SELECTOR, "#model-open summary").text
+            state = choose(driver, os.path.join(tmp, "unknown_type"))
+            got = driver.find_element(By.ID, "model-open-error").text
+            r = mha.run(["--lang", "pt_BR", "--model", "unknown_type",
+                         "hello"], env=ENV, cwd=tmp)
+            want = r.stderr.decode("utf-8").split("\n")[0].replace(
+                "mha-explain: ", "", 1)
+            ok(summary == "Abrir um modelo" and state == "error" and
+               got == want and "model_type" in got,
+               "a Portuguese page: its words and the program's message in "
+               "Portuguese", [summary, got, want])
+
             # a page written from a folder asks for it
             named = os.path.join(tmp, "named.html")
             r = mha.run(["--model", os.path.join(tmp, "tiny"), "--html",

@@ -88,6 +88,7 @@
   function setError(message) {
     error.textContent = message;
     error.hidden = message === '';
+    if (message !== '') box.open = true;
     app.classList.toggle('stale', message !== '');
     box.setAttribute('data-state', message === '' ? 'ok' : 'error');
   }
