@@ -1,6 +1,6 @@
 /* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
- * core. The page has no file system, so it claims no run: a command line
- * with --model goes to no_gpt2.c's refusal. */
+ * core, which reads GPT-2's checkpoint folders only (page_files.c): the
+ * Llama family claims no run there. */
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"

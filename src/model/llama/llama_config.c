@@ -43,7 +43,7 @@ static int positive(size_t *out, const json_doc *doc, const char *key,
         *out = fallback;
         return 0;
     }
-    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
         return err_input(err, _("%s: %s must be a positive whole number"), path,
                          key);
     return 0;
@@ -141,7 +141,7 @@ static int check_sizes(const llama_config *c, const json_doc *doc,
     size_t head_dim;
     const json_node *h = json_get(doc, json_root(doc), "head_dim");
     if (h != NULL && h->type != JSON_NULL &&
-        (!json_size(h, (size_t)1 << 32, &head_dim) || head_dim != hd))
+        (!json_size(h, (uint64_t)1 << 32, &head_dim) || head_dim != hd))
         return err_input(
             err,
             _("%s: head_dim must be hidden_size / num_attention_heads (%zu)"),
