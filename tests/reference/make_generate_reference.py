@@ -42,6 +42,15 @@ each case of CASES below, with the checkpoints of gpt2/
 and exponential.safetensors: "values", torch.manual_seed(7) then
 torch.empty(1000).exponential_() (the draws torch.multinomial makes).
 
+top_p_ties.safetensors: TopPLogitsWarper on rows of scores with many
+tied values, the cut falling inside a run of ties, where which tokens
+go depends on the order torch.sort (not stable on the CPU) leaves them:
+  "scores" (R, V)   the scores
+  "top_p" (R)       each row's P
+  "warped" (R, V)   the warper's output (-inf where a token is dropped)
+The script checks that a stable sort would drop other tokens in some of
+the rows, so the comparison can tell the two orders apart.
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_generate_reference.py [OUTDIR]
@@ -593,6 +602,40 @@ def run_case(outdir, case):
     print(name, checkpoint, [t[0] for t in picked])
 
 
+def top_p_ties(outdir):
+    """TopPLogitsWarper on tied scores (see the docstring)."""
+    g = torch.Generator().manual_seed(5)
+    rows, ps, warped = [], [], []
+    differs = 0
+    for V, levels, p in [(12, 2, 0.5), (40, 3, 0.7), (40, 2, 0.45),
+                         (100, 3, 0.5), (257, 4, 0.6), (1000, 3, 0.35),
+                         (1000, 2, 0.8), (5000, 5, 0.5)]:
+        scores = torch.randint(0, levels, (1, V), generator=g).float() / 2
+        out = TopPLogitsWarper(top_p=p)(None, scores)
+        # the same cut over a stable sort, to show the order matters
+        _, order = torch.sort(scores, descending=False, stable=True)
+        cum = scores[0, order[0]].softmax(dim=-1).cumsum(dim=-1)
+        drop = cum <= (1 - p)
+        drop[-1] = False
+        stable = scores.clone()
+        stable[0, order[0][drop]] = -float("inf")
+        differs += not torch.equal(torch.isinf(stable), torch.isinf(out))
+        rows.append(scores[0])
+        ps.append(p)
+        warped.append(out[0])
+    assert differs > 0, "a stable sort keeps the same tokens in every row"
+    V = max(r.numel() for r in rows)
+    pad = lambda r, fill: torch.cat([r, torch.full((V - r.numel(),), fill)])
+    write_safetensors(os.path.join(outdir, "top_p_ties.safetensors"),
+                      [("scores", torch.stack([pad(r, float("nan"))
+                                               for r in rows])),
+                       ("top_p", torch.tensor(ps)),
+                       ("warped", torch.stack([pad(r, float("nan"))
+                                               for r in warped]))])
+    print("top_p_ties: %d rows, %d where a stable sort differs" %
+          (len(rows), differs))
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE,
@@ -601,6 +644,7 @@ def main():
     torch.manual_seed(7)
     write_safetensors(os.path.join(outdir, "exponential.safetensors"),
                       [("values", torch.empty(1000).exponential_())])
+    top_p_ties(outdir)
     for case in CASES:
         run_case(outdir, case)
 

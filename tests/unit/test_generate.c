@@ -4,7 +4,8 @@
  * argv[1]: tests/reference): every new token, its probability and the
  * five likeliest there bit for bit, and where generation ends (the
  * end-of-text token, the context). Also torch's exponential_() draws,
- * which torch.multinomial makes. */
+ * which torch.multinomial makes, and top-p over tied scores: the tokens
+ * TopPLogitsWarper drops where torch.sort leaves ties in its own order. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,59 @@ static void exponential(const char *dir)
        "(%zu differ)",
        wrong);
     free(want);
+    safetensors_close(&ref);
+}
+
+/* top-p over rows of tied scores: the warped scores, -inf where
+ * TopPLogitsWarper dropped a token, bit for bit (a stable sort of the
+ * ties drops other tokens in most of these rows). */
+static void top_p_ties(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/top_p_ties.safetensors", dir);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    size_t n_s = 0, n_p = 0, n_w = 0;
+    float *scores = ref_values(&n_s, &ref, "scores");
+    float *ps = ref_values(&n_p, &ref, "top_p");
+    float *warped = ref_values(&n_w, &ref, "warped");
+    const size_t R = n_p, W = R > 0 ? n_s / R : 0;
+    size_t wrong = 0, kept_wrong = 0, rows = 0;
+    for (size_t r = 0; scores && ps && warped && n_w == n_s && r < R; r++) {
+        const float *row = scores + r * W, *want = warped + r * W;
+        size_t V = 0;
+        while (V < W && !isnan(row[V]))
+            V++;
+        sampling_room room;
+        if (sampling_room_init(&room, V, &err) != 0)
+            break;
+        const sampling how = {.sample = true,
+                              .temperature = 1.0,
+                              .top_k = 0,
+                              .top_p = (double)ps[r]};
+        torch_rng g;
+        rng_seed(&g, 0);
+        int32_t token;
+        sampling_effect e;
+        sampling_pick(&token, &e, &room, row, &how, &g);
+        size_t finite = 0;
+        for (size_t v = 0; v < V; v++) {
+            wrong += !same_bits(room.scores[v], want[v]);
+            finite += !isinf(want[v]);
+        }
+        kept_wrong += e.after_top_p != finite;
+        sampling_room_free(&room);
+        rows++;
+    }
+    ok(R > 0 && rows == R && wrong == 0 && kept_wrong == 0,
+       "top-p over tied scores: the tokens dropped are TopPLogitsWarper's "
+       "after torch.sort (%zu rows, %zu scores and %zu counts differ)",
+       rows, wrong, kept_wrong);
+    free(scores);
+    free(ps);
+    free(warped);
     safetensors_close(&ref);
 }
 
@@ -194,6 +248,7 @@ int main(int argc, char **argv)
         {"sample_cold", "odd_inner_f16", false},
     };
     exponential(argv[1]);
+    top_p_ties(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         run_case(argv[1], &cases[i]);
     return tap_done();
