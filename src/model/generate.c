@@ -132,3 +132,42 @@ done:
     sampling_room_free(&room);
     return rc;
 }
+
+int generation_put_table(trace *tr, variant_id v, const generation *g,
+                         const char *const *names, mx_error *err)
+{
+    static const char *const columns[] = {
+        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
+        "top1", "p1",          "top2",     "p2",         "top3",
+        "p3",   "top4",        "p4",       "top5",       "p5"};
+    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
+                   "a column per alternative and its probability");
+    const size_t N = g->n, W = sizeof columns / sizeof *columns;
+    // the names are the caller's, freed after the call: a set of their own
+    const labels *rows = trace_new_word_labels(tr, "", names, N, err);
+    const labels *cols =
+        rows != NULL ? trace_word_labels(tr, "", columns, W, err) : NULL;
+    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED, false};
+    table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
+    if (t == NULL)
+        return -1;
+    // the ids and the counts: id, top_k_kept, top_p_kept, top1 .. top5
+    t->integral_cols = table_bit_col(0) | table_bit_col(3) | table_bit_col(4);
+    for (size_t k = 0; k < GENERATE_TOP; k++)
+        t->integral_cols |= table_bit_col(5 + 2 * k);
+    for (size_t i = 0; i < N; i++) {
+        const generated_token *gt = &g->tokens[i];
+        float *row = t->values.v + i * W;
+        row[0] = (float)gt->token;
+        row[1] = gt->p;
+        row[2] = gt->p_logits;
+        row[3] = (float)gt->effect.after_top_k;
+        row[4] = (float)gt->effect.after_top_p;
+        for (size_t k = 0; k < GENERATE_TOP; k++) {
+            row[5 + 2 * k] = k < gt->n_top ? (float)gt->top[k] : -1.0f;
+            row[6 + 2 * k] = k < gt->n_top ? gt->top_p[k] : 0.0f;
+        }
+    }
+    trace_release(tr, t);
+    return 0;
+}

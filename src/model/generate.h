@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "model/sampling.h"
+#include "model/trace.h"
 
 /* The alternatives shown at each step (the generated table). */
 #define GENERATE_TOP 5
@@ -88,5 +89,16 @@ int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err);
 void generation_free(generation *g);
+
+/* The table generated (N x 15) of g under variant v, its rows labelled
+ * names (N: each new token's piece or word): each token's id, its
+ * probability where it was picked and in the model's softmax of the
+ * logits, the tokens top-k and top-p left (V when off), then the
+ * GENERATE_TOP likeliest where it was picked with their probabilities
+ * (id -1 and probability 0 where the vocabulary has fewer). The columns
+ * of ids and counts are integral (printed without decimals). Every
+ * family that generates puts it so. */
+int generation_put_table(trace *tr, variant_id v, const generation *g,
+                         const char *const *names, mx_error *err);
 
 #endif

@@ -161,6 +161,22 @@ const labels *trace_word_labels(trace *tr, const char *prefix,
     return l;
 }
 
+const labels *trace_new_word_labels(trace *tr, const char *prefix,
+                                    const char *const *words, size_t n,
+                                    mx_error *err)
+{
+    /* a key no other set has: the count of sets so far */
+    char key[48];
+    snprintf(key, sizeof key, "new:%zu", tr->n_label_sets);
+    labels *l = new_labels(tr, key, n, err);
+    if (l == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (set_label(l, prefix, words[i], err) != 0)
+            return NULL;
+    return l;
+}
+
 const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
                                  mx_error *err)
 {

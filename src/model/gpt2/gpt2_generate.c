@@ -70,22 +70,12 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 
 /* ---- into the trace ---------------------------------------------------- */
 
-/* generated (N x 15), after the model's tables: a row per new token,
- * labelled with its piece; its id, its probability where it was picked
- * and in the model's softmax of the logits, the tokens top-k and top-p
- * left (V when off), then the GENERATE_TOP likeliest tokens where it was
- * picked with their probabilities (id -1 and probability 0 where the
- * vocabulary has fewer). */
+/* generated (N x 15), after the model's tables (generate.h's table),
+ * each row labelled with its token's piece. */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
-    static const char *const columns[] = {
-        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
-        "top1", "p1",          "top2",     "p2",         "top3",
-        "p3",   "top4",        "p4",       "top5",       "p5"};
-    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
-                   "a column per alternative and its probability");
-    const size_t N = gen->n, W = sizeof columns / sizeof *columns;
+    const size_t N = gen->n;
     char **names = calloc(N > 0 ? N : 1, sizeof *names);
     if (names == NULL)
         return err_nomem(err, _("tokens"));
@@ -98,28 +88,8 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
             goto out;
         }
     }
-    const labels *rows =
-        trace_word_labels(tr, "", (const char *const *)names, N, err);
-    const labels *cols = trace_word_labels(tr, "", columns, W, err);
-    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_GENERATED, false};
-    table *t = rows && cols ? trace_new(tr, &key, rows, cols, err) : NULL;
-    if (t == NULL)
-        goto out;
-    for (size_t i = 0; i < N; i++) {
-        const generated_token *g = &gen->tokens[i];
-        float *row = t->values.v + i * W;
-        row[0] = (float)g->token;
-        row[1] = g->p;
-        row[2] = g->p_logits;
-        row[3] = (float)g->effect.after_top_k;
-        row[4] = (float)g->effect.after_top_p;
-        for (size_t k = 0; k < GENERATE_TOP; k++) {
-            row[5 + 2 * k] = k < g->n_top ? (float)g->top[k] : -1.0f;
-            row[6 + 2 * k] = k < g->n_top ? g->top_p[k] : 0.0f;
-        }
-    }
-    trace_release(tr, t);
-    result = 0;
+    result = generation_put_table(tr, VARIANT_MODEL, gen,
+                                  (const char *const *)names, err);
 out:
     for (size_t i = 0; i < N; i++)
         free(names[i]);
