@@ -220,6 +220,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .header = index <= 0,
         .sentence = index,
         .layer = options_layered(opt),
+        .step = opt->generate > 0 && opt->kv_steps,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;

@@ -17,6 +17,11 @@
  * whose step runs the whole sequence again. The generator is seeded
  * right before the first step, as torch.manual_seed(seed) before
  * model.generate(...).
+ *
+ * Asked to (generate_options.steps), the loop records every step after
+ * the prompt's: the family's step hands it each head's activations
+ * (generate_model.listen), and the loop keeps them as the step's tables,
+ * so a family that keeps a cache gets them without code of its own.
  */
 #ifndef MHA_GENERATE_H
 #define MHA_GENERATE_H
@@ -26,6 +31,9 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "model/hooks.h"
+#include "model/layers/kv_cache.h"
+#include "model/pipeline.h"
 #include "model/sampling.h"
 #include "model/trace.h"
 
@@ -33,7 +41,7 @@
 #define GENERATE_TOP 5
 
 /* What a family gives generation. */
-typedef struct {
+typedef struct generate_model {
     void *ctx;
     size_t vocab;   /* V */
     size_t context; /* the most positions the model takes */
@@ -45,6 +53,15 @@ typedef struct {
     /* The bytes of token id into buf (size bytes, not terminated);
      * returns their count (for --stop). */
     size_t (*bytes)(void *ctx, unsigned char *buf, size_t size, int32_t id);
+    /* For the steps' tables (--kv-steps), a family that keeps a cache:
+     * from now on its step hands every activation to hooks (hooks.h;
+     * NULL: none again), under the keys of its own run's tables; the
+     * label of token id into buf (NUL-terminated); and its cache, whose
+     * size kv_cache_size shows. NULL when the family has no cache (the
+     * lesson models, which run the whole sequence again). */
+    void (*listen)(void *ctx, const forward_hooks *hooks);
+    void (*label)(void *ctx, char *buf, size_t size, int32_t id);
+    const kv_cache *cache;
 } generate_model;
 
 /* How to generate. */
@@ -53,6 +70,16 @@ typedef struct {
     sampling how;     /* greedy or sampled (sampling.h) */
     uint64_t seed;    /* torch.manual_seed(seed) before the first step */
     const char *stop; /* --stop TEXT, or NULL */
+    /* --kv-steps: each step after the prompt's puts its heads' tables
+     * into steps (the step in their key: the new token's query row over
+     * every cached key, generate_model.listen), flushed after the step,
+     * and kv_cache_size after the last; NULL: no tables (generation
+     * holds the model and its cache only) */
+    trace *steps;
+    /* the layers and heads whose steps' tables are kept (--layers,
+     * --show-heads: n ranges each; 0: every one) */
+    const index_range *layers, *heads;
+    size_t n_layers, n_heads;
 } generate_options;
 
 /* One generated token: it, its probability in the distribution it was

@@ -63,8 +63,11 @@ typedef struct {
     int head;
     table_id id;
     bool grad;
-    char param[64];         /* TABLE_PARAM: its state_dict() name */
-    bool integral;          /* values are ids: print without decimals */
+    int step;       /* a generation step's table (model/generate.h): the step,
+                 from 1, set after trace_new; 0 outside generation's
+                 steps. trace_find finds the tables outside them */
+    char param[64]; /* TABLE_PARAM: its state_dict() name */
+    bool integral;  /* values are ids: print without decimals */
     uint64_t integral_cols; /* bit c (table_bit_col): column c holds ids
                                or counts, printed without decimals (a
                                table whose other columns have them) */
@@ -273,7 +276,12 @@ const table *trace_find_input(const trace *tr, table_id id);
  * input's tokens. NULL when the run has neither. */
 const table *trace_find_tokens(const trace *tr);
 
-/* The table `id` of t's variant and layer, of head `head`, or NULL. */
+/* The table with this key made at generation step `step` (0: outside
+ * the steps, as trace_find), or NULL. */
+const table *trace_find_step(const trace *tr, const table_key *key, int step);
+
+/* The table `id` of t's variant, layer and step, of head `head`, or
+ * NULL. */
 const table *trace_find_beside(const trace *tr, const table *t, int head,
                                table_id id);
 

@@ -196,6 +196,10 @@ static void print_header(FILE *out, const table *t, bool summarised,
     char line[512], place[16];
     int n = snprintf(line, sizeof line, "[%s] ",
                      table_place(place, sizeof place, t));
+    if (t->step > 0)
+        /* TRANSLATORS: a generation step's table, before "head %d: " */
+        n += snprintf(line + n, sizeof line - (size_t)n, _("step %d, "),
+                      t->step);
     if (t->head != NO_HEAD)
         n += snprintf(line + n, sizeof line - (size_t)n, _("head %d: "),
                       t->head);

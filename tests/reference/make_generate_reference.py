@@ -42,6 +42,18 @@ each case of CASES below, with the checkpoints of gpt2/
 and exponential.safetensors: "values", torch.manual_seed(7) then
 torch.empty(1000).exponential_() (the draws torch.multinomial makes).
 
+and for the cases of STEP_CASES, CASE.steps.safetensors: every step
+after the prompt's (one token over the cache), as GPT2Attention._attn
+receives and returns them, read by wrapping each layer's _attn (the
+method itself runs unchanged; softmax's input is its scores):
+  "s{S}.l{L}.h{H}.q" (1, hd)          the new token's query row
+  "s{S}.l{L}.h{H}.k", ".v" (P, hd)    the cached keys and values
+                                      (torch.cat((past_key, key)))
+  "s{S}.l{L}.h{H}.scores" (1, P)      what softmax receives
+  "s{S}.l{L}.h{H}.weights" (1, P)     attn_weights
+  "s{S}.l{L}.h{H}.context" (1, hd)    attn_output, before _merge_heads
+with S the step (1 .. N - 1) and P the positions cached after it.
+
 top_p_ties.safetensors: TopPLogitsWarper on rows of scores with many
 tied values, the cut falling inside a run of ties, where which tokens
 go depends on the order torch.sort (not stable on the CPU) leaves them:
@@ -567,6 +579,39 @@ def load(name):
     return model, ids
 
 
+# the cases whose steps' tables are written (CASE.steps.safetensors)
+STEP_CASES = ["greedy", "sample_top_p"]
+
+
+def spy_on_attention(model, record):
+    """Wraps each layer's GPT2Attention._attn (an instance attribute over
+    the class's method, which runs as it is) to hand record(layer, q, k,
+    v, scores, weights, context) its tensors; scores is what
+    nn.functional.softmax receives inside it."""
+    for layer, block in enumerate(model.transformer.h):
+        attn = block.attn
+
+        def _attn(query, key, value, attention_mask=None, head_mask=None,
+                  layer=layer, method=attn._attn):
+            seen = {}
+            softmax = nn.functional.softmax
+
+            def capture(x, dim=None, **kwargs):
+                seen["scores"] = x.clone()
+                return softmax(x, dim=dim, **kwargs)
+
+            nn.functional.softmax = capture
+            try:
+                out, weights = method(query, key, value, attention_mask,
+                                      head_mask)
+            finally:
+                nn.functional.softmax = softmax
+            record(layer, query, key, value, seen["scores"], weights, out)
+            return out, weights
+
+        attn._attn = _attn
+
+
 def top5(probs):
     order = sorted(range(probs.numel()), key=lambda v: (-float(probs[v]), v))
     return order[:5], [float(probs[v]) for v in order[:5]]
@@ -577,12 +622,31 @@ def run_case(outdir, case):
      eos) = case
     model, ids = load(checkpoint)
     warpers = get_logits_warper(temperature, top_k, top_p)
+    steps = []  # per forward: {name: tensor}
     with torch.no_grad():
         if eos == "third":
             torch.manual_seed(seed)
             eos = generate(model, ids, sample, warpers, n, None)[2][0]
+        if name in STEP_CASES:
+            def record(layer, q, k, v, scores, weights, context):
+                if layer == 0:
+                    steps.append({})
+                if q.shape[-2] != 1:  # the prompt's forward
+                    return
+                s = len(steps) - 1
+                for h in range(q.shape[1]):
+                    for part, t in (("q", q), ("k", k), ("v", v),
+                                    ("scores", scores), ("weights", weights),
+                                    ("context", context)):
+                        steps[-1]["s%d.l%d.h%d.%s" % (s, layer, h, part)] = \
+                            t[0, h].clone()
+            spy_on_attention(model, record)
         torch.manual_seed(seed)
         picked = generate(model, ids, sample, warpers, n, eos)
+    if steps:
+        tensors = [(k, v) for st in steps for k, v in sorted(st.items())]
+        write_safetensors(os.path.join(outdir, name + ".steps.safetensors"),
+                          tensors)
     tokens = torch.tensor([float(t) for t, _, _, _ in picked])
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])

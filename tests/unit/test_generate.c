@@ -120,11 +120,74 @@ static void top_p_ties(const char *dir)
     safetensors_close(&ref);
 }
 
+/* The steps' tables of a generation recorded into tr (--kv-steps)
+ * against GPT2Attention._attn's tensors at each step after the prompt's
+ * (CASE.steps.safetensors): the new token's query row, the cached keys
+ * and values, the scores, the weights and the context of every layer and
+ * head, bit for bit. */
+static void compare_steps(const trace *tr, const char *dir, const char *name,
+                          size_t n_layer, size_t n_head, size_t steps)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/%s.steps.safetensors", dir, name);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    static const struct {
+        const char *part;
+        table_id id;
+    } parts[] = {{"q", TABLE_QUERIES},
+                 {"k", TABLE_KEYS},
+                 {"v", TABLE_VALUES},
+                 {"scores", TABLE_ATTN_SCORES},
+                 {"weights", TABLE_ATTN_WEIGHTS},
+                 {"context", TABLE_HEAD_CONTEXT}};
+    size_t tables = 0, missing = 0, wrong = 0, values = 0;
+    for (size_t st = 1; st < steps; st++)
+        for (size_t l = 0; l < n_layer; l++)
+            for (size_t h = 0; h < n_head; h++)
+                for (size_t p = 0; p < sizeof parts / sizeof *parts; p++) {
+                    char tensor[128];
+                    snprintf(tensor, sizeof tensor, "s%zu.l%zu.h%zu.%s", st, l,
+                             h, parts[p].part);
+                    const table_key key = {VARIANT_ID_BLOCK, (int)l, (int)h,
+                                           parts[p].id, false};
+                    const table *t = trace_find_step(tr, &key, (int)st);
+                    size_t n = 0;
+                    float *want = ref_values(&n, &ref, tensor);
+                    tables++;
+                    if (t == NULL || want == NULL ||
+                        n != t->values.rows * t->values.cols)
+                        missing++;
+                    for (size_t i = 0;
+                         t != NULL && want != NULL &&
+                         n == t->values.rows * t->values.cols && i < n;
+                         i++) {
+                        wrong += !same_bits(t->values.v[i], want[i]);
+                        values++;
+                    }
+                    free(want);
+                }
+    ok(tables > 0 && missing == 0 && wrong == 0,
+       "%s: every step's q, cached k and v, scores, weights and context, "
+       "each layer and head, bit for bit (%zu tables, %zu values; %zu "
+       "missing, %zu differ)",
+       name, tables, values, missing, wrong);
+    const table_key size_key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_KV_CACHE_SIZE,
+                                false};
+    const table *cs = trace_find(tr, &size_key);
+    ok(cs != NULL && cs->values.rows == steps && cs->values.cols == 3,
+       "%s: kv_cache_size has a row per step (%zu)", name, steps);
+    safetensors_close(&ref);
+}
+
 /* A case of the reference: its checkpoint, and with context the run asks
  * for more tokens than the model's positions leave (it must end there). */
 typedef struct {
     const char *name, *checkpoint;
     bool context;
+    bool steps; /* the steps' tables too (CASE.steps.safetensors) */
 } gen_case;
 
 static void run_case(const char *dir, const gen_case *c)
@@ -176,14 +239,24 @@ static void run_case(const char *dir, const gen_case *c)
                 .top_p = (double)set[3]},
         .seed = (uint64_t)set[4],
     };
+    trace steps;
+    trace_init(&steps);
+    generate_options with = o;
+    with.steps = c->steps ? &steps : NULL;
     gpt2_generator g;
     generation gen = {0};
     int rc = gpt2_generator_init(&g, &m, tok, NULL, T + asked, &err);
     if (rc == 0) {
         const generate_model gm = gpt2_generator_model(&g);
-        rc = generate_run(&gen, &gm, &o, ids, T, &err);
+        rc = generate_run(&gen, &gm, &with, ids, T, &err);
         gpt2_generator_free(&g);
     }
+    if (c->steps && rc == 0)
+        compare_steps(&steps, dir, c->name, m.cfg.n_layer, m.cfg.n_head, gen.n);
+    else if (rc == 0)
+        ok(trace_count(&steps) == 0, "%s: without --kv-steps no table is kept",
+           c->name);
+    trace_free(&steps);
     if (ok(rc == 0 && gen.n == n_tok, "%s: %zu tokens (want %zu)", c->name,
            gen.n, n_tok)) {
         size_t wrong_tok = 0, wrong_p = 0, wrong_top = 0, wrong_kept = 0;
@@ -238,14 +311,14 @@ int main(int argc, char **argv)
         return 2;
     }
     static const gen_case cases[] = {
-        {"greedy", "two_layers", false},
-        {"greedy_wide", "wide", false},
-        {"greedy_context", "two_layers", true},
-        {"greedy_eos", "two_layers", false},
-        {"sample_default", "wide", false},
-        {"sample_warped", "two_layers", false},
-        {"sample_top_p", "four_heads_bf16", false},
-        {"sample_cold", "odd_inner_f16", false},
+        {"greedy", "two_layers", false, true},
+        {"greedy_wide", "wide", false, false},
+        {"greedy_context", "two_layers", true, false},
+        {"greedy_eos", "two_layers", false, false},
+        {"sample_default", "wide", false, false},
+        {"sample_warped", "two_layers", false, false},
+        {"sample_top_p", "four_heads_bf16", false, true},
+        {"sample_cold", "odd_inner_f16", false, false},
     };
     exponential(argv[1]);
     top_p_ties(argv[1]);

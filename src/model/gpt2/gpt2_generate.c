@@ -35,8 +35,10 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
             err,
             _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
             g->cache.len + n, g->cache.cap);
-    const gpt2_run run = {
-        .hooks = NULL, .logits = false, .pool = g->pool, .cache = &g->cache};
+    const gpt2_run run = {.hooks = g->hooks,
+                          .logits = false,
+                          .pool = g->pool,
+                          .cache = &g->cache};
     matrix out = {0};
     if (gpt2_forward(&out, g->m, ids, n, &run, err) != 0)
         return -1;
@@ -56,6 +58,18 @@ static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
     return gpt2_tokenizer_bytes(buf, size, g->tok, id);
 }
 
+static void label(void *ctx, char *buf, size_t size, int32_t id)
+{
+    const gpt2_generator *g = ctx;
+    gpt2_tokenizer_label(buf, size, g->tok, id);
+}
+
+static void listen(void *ctx, const forward_hooks *hooks)
+{
+    gpt2_generator *g = ctx;
+    g->hooks = hooks;
+}
+
 generate_model gpt2_generator_model(gpt2_generator *g)
 {
     return (generate_model){
@@ -65,6 +79,9 @@ generate_model gpt2_generator_model(gpt2_generator *g)
         .end = (int32_t)g->m->cfg.eos,
         .step = step,
         .bytes = bytes,
+        .listen = listen,
+        .label = label,
+        .cache = &g->cache,
     };
 }
 
@@ -182,7 +199,12 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
     const generate_options o = {.n = mc->generate,
                                 .how = mc->sampling,
                                 .seed = mc->seed,
-                                .stop = mc->stop};
+                                .stop = mc->stop,
+                                .steps = mc->kv_steps ? tr : NULL,
+                                .layers = mc->layers,
+                                .n_layers = mc->n_layers,
+                                .heads = mc->show_heads,
+                                .n_heads = mc->n_show_heads};
     generation gen;
     int status = generate_run(&gen, &gm, &o, prompt, T, err);
     const size_t positions = g.cache.cap;
