@@ -207,10 +207,7 @@ OPTION(STOP, "stop", 0, MODEL, 81,
                    "TEXT (and at the end-of-text token) (default none)"))
 OPTION(KV_STEPS, "kv-steps", 0, MODEL, 104,
        FLAG(kv_steps, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("--kv-steps: a lesson model keeps no KV cache (each "
-                        "step runs the whole sequence again): it goes with "
-                        "--model DIR"),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
        GOES_WITH(N_("%s: goes with --generate N"), OPT_GENERATE),
        .help = N_("with --generate, keep each step's tables: the new\n"
                    "token's query row over the cached keys and values,\n"

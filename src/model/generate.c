@@ -1,6 +1,7 @@
 /* generate.c: the generation loop over a family's step (generate.h). */
 #include "model/generate.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,8 @@ static int record_step(void *ctx, const table_key *at, const matrix *m,
     }
     if (dims == NULL)
         return -1;
-    if (rows->n != m->rows || cols->n != m->cols)
-        return err_input(err, _("a generation step's %s is %zu x %zu"),
-                         table_info_of(at->id)->name, m->rows, m->cols);
+    // one token fed over the positions cached: (1 or S) x (hd or S)
+    assert(rows->n == m->rows && cols->n == m->cols);
     table *t = trace_new(r->tr, at, rows, cols, err);
     if (t == NULL)
         return -1;
