@@ -444,6 +444,9 @@ static void print_grid_header(FILE *out, const table *first, const table *last,
                       _("%s to %s (%zu x %zu each)"), table_name(first),
                       table_name(last), first->values.rows, first->values.cols);
     else {
+        if (first->step > 0)
+            n += snprintf(line + n, sizeof line - (size_t)n, _("step %d, "),
+                          first->step);
         n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
                       first->head, last->head);
         n +=

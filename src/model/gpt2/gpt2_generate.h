@@ -29,7 +29,7 @@ typedef struct {
     const gpt2_model *m;
     const gpt2_tokenizer *tok;
     workers *pool;
-    kv_cache cache; /* n_layer x positions x D, keys and values */
+    kv_cache cache;             /* n_layer x positions x D, keys and values */
     const forward_hooks *hooks; /* the steps' hook points, or NULL */
 } gpt2_generator;
 
