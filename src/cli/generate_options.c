@@ -59,6 +59,11 @@ int generate_options_validate(options *opt, mx_error *err)
                          _("--kv-steps: a lesson model keeps no KV cache (each "
                            "step runs the whole sequence again): it goes with "
                            "--model DIR"));
+    // the picture and the page show a run's tables outside the steps
+    if (opt->kv_steps && (opt->plot != NULL || opt->html != NULL))
+        return err_usage(err, _("--kv-steps: the steps' tables go to text "
+                                "and CSV; --plot and --html do not show "
+                                "them yet"));
     // (--repeat-random draws from it too: intervene_options.c)
     if (opt->model != NULL && opt->given[OPT_SEED] && !opt->sample &&
         opt->repeat_random == 0)
