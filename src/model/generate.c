@@ -282,7 +282,9 @@ int generate_run(generation *out, const generate_model *gm,
                 goto done;
         }
     }
-    rc = record ? put_cache_size(o->steps, gm->cache, held, steps, err) : 0;
+    rc = record && gm->cache != NULL
+             ? put_cache_size(o->steps, gm->cache, held, steps, err)
+             : 0;
 done:
     if (record)
         gm->listen(gm->ctx, NULL);
