@@ -130,15 +130,6 @@ def kv_steps():
        "kv_cache_size (8 x 3)" in text,
        "--kv-steps: headings with the step, --layers and --show-heads "
        "kept, kv_cache_size a row per step", text[-800:])
-    r = PROGRAM.run(args + ["--kv-steps", "--explain", "--tables", "keys",
-                            "--show-heads", "0"])
-    text = " ".join(line.lstrip("# ") for line in
-                    r.stdout.decode().splitlines())
-    ok(r.returncode == 0 and "Generation step 1: the token picked last is "
-       "fed alone, at position 6" in text and "against the 13 keys" in text
-       and "one row of each table, not 13" in text,
-       "--kv-steps --explain: each step's note, one row over the cached keys",
-       text[-600:])
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "csv")
