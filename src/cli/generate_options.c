@@ -53,17 +53,6 @@ int generate_options_validate(options *opt, mx_error *err)
     if ((opt->sample || opt->stop != NULL) && opt->generate == 0)
         return err_usage(err, _("%s: goes with --generate N"),
                          opt->sample ? "--sample" : "--stop");
-    // a model that keeps a cache: a checkpoint's (not a lesson model's)
-    if (opt->kv_steps && opt->generate > 0 && opt->model == NULL)
-        return err_usage(err,
-                         _("--kv-steps: a lesson model keeps no KV cache (each "
-                           "step runs the whole sequence again): it goes with "
-                           "--model DIR"));
-    // the picture and the page show a run's tables outside the steps
-    if (opt->kv_steps && (opt->plot != NULL || opt->html != NULL))
-        return err_usage(err, _("--kv-steps: the steps' tables go to text "
-                                "and CSV; --plot and --html do not show "
-                                "them yet"));
     // (--repeat-random draws from it too: intervene_options.c)
     if (opt->model != NULL && opt->given[OPT_SEED] && !opt->sample &&
         opt->repeat_random == 0)

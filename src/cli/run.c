@@ -532,6 +532,16 @@ int run_job(const options *opt, mx_error *err)
                                "the notes without pauses)"));
     if (rc != 0)
         return rc;
+    // --kv-steps (its messages stay out of the page's catalogue)
+    if (opt->kv_steps && opt->generate > 0 && opt->model == NULL)
+        return err_usage(err,
+                         _("--kv-steps: a lesson model keeps no KV cache (each "
+                           "step runs the whole sequence again): it goes with "
+                           "--model DIR"));
+    if (opt->kv_steps && (opt->plot != NULL || opt->html != NULL))
+        return err_usage(err, _("--kv-steps: the steps' tables go to text "
+                                "and CSV; --plot and --html do not show "
+                                "them yet"));
     if (opt->weights == NULL)
         return run_inputs(opt, err);
     /* the files the check found are the files the run reads */
