@@ -53,6 +53,7 @@ model_config model_config_of(const options *opt)
                      .top_k = opt->top_k,
                      .top_p = opt->top_p},
         .stop = opt->stop,
+        .kv_steps = opt->kv_steps,
         .checkpoints =
             opt->train &&
             (opt->plot != NULL || opt->html != NULL ||

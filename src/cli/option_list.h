@@ -205,6 +205,14 @@ OPTION(STOP, "stop", 0, MODEL, 81,
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("with --generate, stop once the new text holds\n"
                    "TEXT (and at the end-of-text token) (default none)"))
+OPTION(KV_STEPS, "kv-steps", 0, MODEL, 104,
+       FLAG(kv_steps, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       GOES_WITH(N_("%s: goes with --generate N"), OPT_GENERATE),
+       .help = N_("with --generate, keep each step's tables: the new\n"
+                   "token's query row over the cached keys and values,\n"
+                   "every layer and head, and the cache's size\n"
+                   "                                    (default off)"))
 OPTION(EMBEDDINGS, "embeddings", 0, INPUTS, 14,
        NAME("FILE", embeddings),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,

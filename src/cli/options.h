@@ -67,6 +67,7 @@ typedef struct {
     size_t top_k;       /* --top-k K */
     double top_p;       /* --top-p P (1 when not given) */
     const char *stop;   /* --stop TEXT, or NULL */
+    bool kv_steps;      /* --kv-steps: each step's tables kept */
 
     char **tables; /* --tables, owned; NULL means every table */
     size_t n_tables;

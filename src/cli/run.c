@@ -31,6 +31,7 @@
 #include "render/explain.h"
 #include "render/render.h"
 #include "render/step.h"
+#include "render/textbuf.h"
 #include "render/textwidth.h"
 
 /* Every name given to --tables must be a table this run makes: a name
@@ -89,6 +90,48 @@ static void note_context(const trace *tr)
                 tr->model.context_full);
 }
 
+/* A label as the terminal shows it (controls escaped) added to b. */
+static int add_label(textbuf *b, const char *s)
+{
+    char *shown = display_escape(s);
+    const int rc = shown != NULL ? textbuf_add(b, shown, strlen(shown)) : -1;
+    free(shown);
+    return rc;
+}
+
+/* A lesson model's continuation, for each variant that generated: the
+ * prompt's words, then between the marks each new word after a space
+ * (the text --stop reads). Left out when memory runs out. */
+static void show_lesson_continued(FILE *out, const trace *tr)
+{
+    const table *prompt = trace_find_tokens(tr);
+    for (size_t i = 0; prompt != NULL && i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (t->id != TABLE_GENERATED || t->grad)
+            continue;
+        textbuf b = {0};
+        int rc = 0;
+        for (size_t r = 0; r < prompt->rows->n; r++) {
+            if (r > 0)
+                rc |= textbuf_add_char(&b, ' ');
+            rc |= add_label(&b, prompt->rows->s[r]);
+        }
+        rc |= textbuf_add(&b, "\u27e6", strlen("\u27e6"));
+        for (size_t r = 0; r < t->rows->n; r++) {
+            rc |= textbuf_add_char(&b, ' ');
+            rc |= add_label(&b, t->rows->s[r]);
+        }
+        rc |= textbuf_add(&b, "\u27e7", strlen("\u27e7"));
+        rc |= textbuf_add_char(&b, '\0');
+        if (rc == 0)
+            fprintf(out,
+                    _("\n[%s] the text continued (the new text between "
+                      "\u27e6 \u27e7):\n%s\n"),
+                    table_variant_name(t), b.s);
+        textbuf_free(&b);
+    }
+}
+
 /* --generate in text: the prompt and, between the marks, the new text. */
 static void show_continued(FILE *out, const trace *tr)
 {
@@ -97,6 +140,8 @@ static void show_continued(FILE *out, const trace *tr)
                 _("\n[%s] the text continued (the new text between "
                   "\u27e6 \u27e7):\n%s\n"),
                 tr->family->model_name, tr->model.continued);
+    else if (tr->family->model_name == NULL)
+        show_lesson_continued(out, tr);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -177,6 +222,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .header = index <= 0,
         .sentence = index,
         .layer = options_layered(opt),
+        .step = opt->generate > 0 && opt->kv_steps,
     };
     run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
     o.file_csv.bom = opt->bom;
@@ -486,6 +532,16 @@ int run_job(const options *opt, mx_error *err)
                                "the notes without pauses)"));
     if (rc != 0)
         return rc;
+    // --kv-steps (its messages stay out of the page's catalogue)
+    if (opt->kv_steps && opt->generate > 0 && opt->model == NULL)
+        return err_usage(err,
+                         _("--kv-steps: a lesson model keeps no KV cache (each "
+                           "step runs the whole sequence again): it goes with "
+                           "--model DIR"));
+    if (opt->kv_steps && (opt->plot != NULL || opt->html != NULL))
+        return err_usage(err, _("--kv-steps: the steps' tables go to text "
+                                "and CSV; --plot and --html do not show "
+                                "them yet"));
     if (opt->weights == NULL)
         return run_inputs(opt, err);
     /* the files the check found are the files the run reads */

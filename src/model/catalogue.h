@@ -35,6 +35,15 @@
  * the pictures and the page: text and CSV show it only when --tables
  * names it (ON_REQUEST_TABLES).
  *
+ * --generate N with --kv-steps (model/generate.h) makes, at each
+ * generation step after the prompt's, every head's tables again under the
+ * same rows with the step in their key: the new token's query row (1 x
+ * hd), the cached keys and values (S x hd, every position so far), its
+ * scores and weights over them (1 x S) and its context (1 x hd); and
+ * after the steps kv_cache_size, a row per step: the positions cached,
+ * the values the cache holds (keys and values of every layer) and their
+ * bytes.
+ *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
  * module, model/lesson/variants.c).
@@ -278,7 +287,8 @@ enum table_mask {
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
-    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")
+    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")   \
+    TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

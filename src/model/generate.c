@@ -1,6 +1,8 @@
 /* generate.c: the generation loop over a family's step (generate.h). */
 #include "model/generate.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,138 @@ static bool is_end(const generate_model *gm, int32_t token)
     return token == gm->end;
 }
 
+/* ---- the steps' tables (--kv-steps) ----------------------------------- */
+
+/* What the hooks of a step record: the step's number and the labels of
+ * its rows, into tr. */
+typedef struct {
+    trace *tr;
+    const generate_options *o; /* the layers and heads kept */
+    int step;
+    const labels *q;     /* the fed token's query row: "Q:<token>" */
+    const labels *k, *v; /* every cached position: "K:<token>", "V:<token>" */
+} step_recorder;
+
+/* Whether i is in the n ranges (none: every i is). */
+static bool in_ranges(const index_range *r, size_t n, size_t i)
+{
+    for (size_t k = 0; k < n; k++)
+        if (r[k].lo <= i && i <= r[k].hi)
+            return true;
+    return n == 0;
+}
+
+/* A head's activation at `at` (q, k, v, scores, weights, context, and the
+ * rotary positions' q and k) as the step's table; the rest (the layers'
+ * norms, MLP, ...) is not kept. */
+static int record_step(void *ctx, const table_key *at, const matrix *m,
+                       mx_error *err)
+{
+    step_recorder *r = ctx;
+    if (at->head == NO_HEAD || at->grad ||
+        !in_ranges(r->o->layers, r->o->n_layers, (size_t)at->layer) ||
+        !in_ranges(r->o->heads, r->o->n_heads, (size_t)at->head))
+        return 0;
+    const labels *dims = trace_index_labels(r->tr, "dim", m->cols, err);
+    const labels *rows = NULL, *cols = dims;
+    switch (at->id) {
+    case TABLE_QUERIES:
+    case TABLE_QUERIES_ROTATED:
+    case TABLE_HEAD_CONTEXT:
+        rows = r->q;
+        break;
+    case TABLE_KEYS:
+    case TABLE_KEYS_ROTATED:
+        rows = r->k;
+        break;
+    case TABLE_VALUES:
+        rows = r->v;
+        break;
+    case TABLE_ATTN_SCORES:
+    case TABLE_ATTN_WEIGHTS:
+        rows = r->q;
+        cols = r->k;
+        break;
+    default: // no dropout in generation
+        return 0;
+    }
+    if (dims == NULL)
+        return -1;
+    // one token fed over the positions cached: (1 or S) x (hd or S)
+    assert(rows->n == m->rows && cols->n == m->cols);
+    table *t = trace_new(r->tr, at, rows, cols, err);
+    if (t == NULL)
+        return -1;
+    t->step = r->step;
+    memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
+    trace_release(r->tr, t);
+    return 0;
+}
+
+/* A token's label into buf: the family's, or its id. */
+static void token_label(char *buf, size_t size, const generate_model *gm,
+                        int32_t id)
+{
+    if (gm->label != NULL)
+        gm->label(gm->ctx, buf, size, id);
+    else
+        snprintf(buf, size, "%ld", (long)id);
+}
+
+/* The recorder's labels for a step that feeds seq[n - 1] over the n
+ * positions seq (n). */
+static int step_labels(step_recorder *r, const generate_model *gm,
+                       const int32_t *seq, size_t n, mx_error *err)
+{
+    char **words = calloc(n, sizeof *words);
+    int rc = words == NULL ? err_nomem(err, _("tokens")) : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char piece[256];
+        token_label(piece, sizeof piece, gm, seq[i]);
+        if ((words[i] = strdup(piece)) == NULL)
+            rc = err_nomem(err, _("tokens"));
+    }
+    if (rc == 0) {
+        const char *const *w = (const char *const *)words;
+        r->q = trace_new_word_labels(r->tr, "Q:", w + n - 1, 1, err);
+        r->k = r->q ? trace_new_word_labels(r->tr, "K:", w, n, err) : NULL;
+        r->v = r->k ? trace_new_word_labels(r->tr, "V:", w, n, err) : NULL;
+        rc = r->v != NULL ? 0 : -1;
+    }
+    for (size_t i = 0; words != NULL && i < n; i++)
+        free(words[i]);
+    free(words);
+    return rc;
+}
+
+/* kv_cache_size (steps x 3) of a cache of L layers of width columns,
+ * after each step: the positions it held (positions[s]), the keys' and
+ * values' floats, their bytes. */
+static int put_cache_size(trace *tr, const kv_cache *c, const size_t *positions,
+                          size_t steps, mx_error *err)
+{
+    static const char *const columns[] = {"positions", "values", "bytes"};
+    const labels *rows = trace_index_labels(tr, "step", steps, err);
+    const labels *cols =
+        rows ? trace_word_labels(tr, "", columns, 3, err) : NULL;
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_KV_CACHE_SIZE,
+                           false};
+    table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
+    if (t == NULL)
+        return -1;
+    t->integral = true;
+    for (size_t s = 0; s < steps; s++) {
+        // keys and values, (L, positions, width) each
+        const double values =
+            2.0 * (double)c->n_layer * (double)positions[s] * (double)c->width;
+        t->values.v[3 * s] = (float)positions[s];
+        t->values.v[3 * s + 1] = (float)values;
+        t->values.v[3 * s + 2] = (float)(values * sizeof(float));
+    }
+    trace_release(tr, t);
+    return trace_flush(tr, err);
+}
+
 int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err)
@@ -77,17 +211,31 @@ int generate_run(generation *out, const generate_model *gm,
         return logits == NULL ? err_nomem(err, _("logits")) : -1;
     }
     out->tokens = calloc(o->n > 0 ? o->n : 1, sizeof *out->tokens);
+    // the steps' tables: the sequence so far (its labels) and the
+    // positions the cache held after each step
+    const bool record = o->steps != NULL && gm->listen != NULL;
+    int32_t *seq = record ? malloc((T + o->n) * sizeof *seq) : NULL;
+    size_t *held = record ? malloc((o->n + 1) * sizeof *held) : NULL;
+    size_t steps = 0;
+    step_recorder rec = {.tr = o->steps, .o = o};
+    const forward_hooks hooks = {.record = record_step, .ctx = &rec};
     int rc = -1;
-    if (out->tokens == NULL) {
+    if (out->tokens == NULL || (record && (seq == NULL || held == NULL))) {
         err_nomem(err, _("tokens"));
         goto done;
     }
+    if (record)
+        memcpy(seq, prompt, T * sizeof *seq);
     // torch.manual_seed(seed), then model.generate(...)
     torch_rng g;
     rng_seed(&g, o->seed);
     if (gm->step(gm->ctx, logits, prompt, T, err) != 0)
         goto done;
     size_t positions = T;
+    if (record) {
+        held[steps++] = positions;
+        gm->listen(gm->ctx, &hooks);
+    }
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
@@ -128,16 +276,72 @@ int generate_run(generation *out, const generate_model *gm,
             break;
         }
         // the next step: one token over the kept cache
+        if (record) {
+            seq[positions] = t->token;
+            rec.step = (int)(i + 1);
+            if (step_labels(&rec, gm, seq, positions + 1, err) != 0)
+                goto done;
+        }
         if (gm->step(gm->ctx, logits, &t->token, 1, err) != 0)
             goto done;
         positions++;
+        if (record) {
+            held[steps++] = positions;
+            if (trace_flush(o->steps, err) != 0)
+                goto done;
+        }
     }
-    rc = 0;
+    rc = record && gm->cache != NULL
+             ? put_cache_size(o->steps, gm->cache, held, steps, err)
+             : 0;
 done:
+    if (record)
+        gm->listen(gm->ctx, NULL);
+    free(seq);
+    free(held);
     if (rc != 0)
         generation_free(out);
     free(text);
     free(logits);
     sampling_room_free(&room);
     return rc;
+}
+
+int generation_put_table(trace *tr, variant_id v, const generation *g,
+                         const char *const *names, mx_error *err)
+{
+    static const char *const columns[] = {
+        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
+        "top1", "p1",          "top2",     "p2",         "top3",
+        "p3",   "top4",        "p4",       "top5",       "p5"};
+    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
+                   "a column per alternative and its probability");
+    const size_t N = g->n, W = sizeof columns / sizeof *columns;
+    // the names are the caller's, freed after the call: a set of their own
+    const labels *rows = trace_new_word_labels(tr, "", names, N, err);
+    const labels *cols =
+        rows != NULL ? trace_word_labels(tr, "", columns, W, err) : NULL;
+    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED, false};
+    table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
+    if (t == NULL)
+        return -1;
+    // the ids and the counts: id, top_k_kept, top_p_kept, top1 .. top5
+    t->integral_cols = table_bit_col(0) | table_bit_col(3) | table_bit_col(4);
+    for (size_t k = 0; k < GENERATE_TOP; k++)
+        t->integral_cols |= table_bit_col(5 + 2 * k);
+    for (size_t i = 0; i < N; i++) {
+        const generated_token *gt = &g->tokens[i];
+        float *row = t->values.v + i * W;
+        row[0] = (float)gt->token;
+        row[1] = gt->p;
+        row[2] = gt->p_logits;
+        row[3] = (float)gt->effect.after_top_k;
+        row[4] = (float)gt->effect.after_top_p;
+        for (size_t k = 0; k < GENERATE_TOP; k++) {
+            row[5 + 2 * k] = k < gt->n_top ? (float)gt->top[k] : -1.0f;
+            row[6 + 2 * k] = k < gt->n_top ? gt->top_p[k] : 0.0f;
+        }
+    }
+    trace_release(tr, t);
+    return 0;
 }

@@ -17,6 +17,11 @@
  * whose step runs the whole sequence again. The generator is seeded
  * right before the first step, as torch.manual_seed(seed) before
  * model.generate(...).
+ *
+ * Asked to (generate_options.steps), the loop records every step after
+ * the prompt's: the family's step hands it each head's activations
+ * (generate_model.listen), and the loop keeps them as the step's tables,
+ * so a family that keeps a cache gets them without code of its own.
  */
 #ifndef MHA_GENERATE_H
 #define MHA_GENERATE_H
@@ -26,13 +31,17 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "model/hooks.h"
+#include "model/layers/kv_cache.h"
+#include "model/pipeline.h"
 #include "model/sampling.h"
+#include "model/trace.h"
 
 /* The alternatives shown at each step (the generated table). */
 #define GENERATE_TOP 5
 
 /* What a family gives generation. */
-typedef struct {
+typedef struct generate_model {
     void *ctx;
     size_t vocab;   /* V */
     size_t context; /* the most positions the model takes */
@@ -48,6 +57,15 @@ typedef struct {
     /* The bytes of token id into buf (size bytes, not terminated);
      * returns their count (for --stop). */
     size_t (*bytes)(void *ctx, unsigned char *buf, size_t size, int32_t id);
+    /* For the steps' tables (--kv-steps), a family that keeps a cache:
+     * from now on its step hands every activation to hooks (hooks.h;
+     * NULL: none again), under the keys of its own run's tables; the
+     * label of token id into buf (NUL-terminated); and its cache, whose
+     * size kv_cache_size shows. NULL when the family has no cache (the
+     * lesson models, which run the whole sequence again). */
+    void (*listen)(void *ctx, const forward_hooks *hooks);
+    void (*label)(void *ctx, char *buf, size_t size, int32_t id);
+    const kv_cache *cache;
 } generate_model;
 
 /* How to generate. */
@@ -56,6 +74,16 @@ typedef struct {
     sampling how;     /* greedy or sampled (sampling.h) */
     uint64_t seed;    /* torch.manual_seed(seed) before the first step */
     const char *stop; /* --stop TEXT, or NULL */
+    /* --kv-steps: each step after the prompt's puts its heads' tables
+     * into steps (the step in their key: the new token's query row over
+     * every cached key, generate_model.listen), flushed after the step,
+     * and kv_cache_size after the last; NULL: no tables (generation
+     * holds the model and its cache only) */
+    trace *steps;
+    /* the layers and heads whose steps' tables are kept (--layers,
+     * --show-heads: n ranges each; 0: every one) */
+    const index_range *layers, *heads;
+    size_t n_layers, n_heads;
 } generate_options;
 
 /* One generated token: it, its probability in the distribution it was
@@ -92,5 +120,16 @@ int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err);
 void generation_free(generation *g);
+
+/* The table generated (N x 15) of g under variant v, its rows labelled
+ * names (N: each new token's piece or word): each token's id, its
+ * probability where it was picked and in the model's softmax of the
+ * logits, the tokens top-k and top-p left (V when off), then the
+ * GENERATE_TOP likeliest where it was picked with their probabilities
+ * (id -1 and probability 0 where the vocabulary has fewer). The columns
+ * of ids and counts are integral (printed without decimals). Every
+ * family that generates puts it so. */
+int generation_put_table(trace *tr, variant_id v, const generation *g,
+                         const char *const *names, mx_error *err);
 
 #endif

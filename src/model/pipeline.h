@@ -147,6 +147,8 @@ typedef struct {
     size_t generate;
     sampling sampling;
     const char *stop; /* --stop TEXT, or NULL */
+    /* --kv-steps: each generation step's tables kept (generate.h) */
+    bool kv_steps;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -57,23 +57,14 @@ static void softmax_row(float *out, float *x, size_t V)
     softmax_rows(&o, &in, 1.0f);
 }
 
-/* ascending by value, then by token: a stable sort of the scores */
-static int by_value(const void *a, const void *b)
-{
-    const sampling_pair *x = a, *y = b;
-    if (x->value < y->value)
-        return -1;
-    if (x->value > y->value)
-        return 1;
-    return x->token < y->token ? -1 : x->token > y->token;
-}
-
-/* r->order: the scores with their tokens, sorted ascending. */
+/* r->order: the scores with their tokens, sorted ascending as
+ * torch.sort(scores, descending=False) sorts them, tied scores in its
+ * order (torch_sort.h). */
 static void sort_scores(sampling_room *r)
 {
     for (size_t i = 0; i < r->V; i++)
-        r->order[i] = (sampling_pair){r->scores[i], (uint32_t)i};
-    qsort(r->order, r->V, sizeof *r->order, by_value);
+        r->order[i] = (sort_pair){r->scores[i], (uint32_t)i};
+    torch_sort_ascending(r->order, r->V);
 }
 
 /* TopKLogitsWarper: the K-th largest score kept with every larger one;
@@ -113,7 +104,7 @@ static size_t top_p(sampling_room *r, double p)
     for (size_t i = 0; i + 1 < V; i++) {
         cum += (double)r->sorted_probs[i];
         if ((float)cum <= bound)
-            r->scores[r->order[i].token] = -INFINITY;
+            r->scores[r->order[i].index] = -INFINITY;
     }
     size_t left = 0;
     for (size_t i = 0; i < V; i++)

@@ -7,7 +7,9 @@
  *               TemperatureLogitsWarper  scores / T            (T != 1)
  *               TopKLogitsWarper         scores < the K-th largest
  *                                        -> -inf               (K != 0)
- *               TopPLogitsWarper         sorted ascending, softmax,
+ *               TopPLogitsWarper         sorted ascending (torch.sort,
+ *                                        tied scores in its order:
+ *                                        torch_sort.h), softmax,
  *                                        cumsum; the smallest whose
  *                                        cumulative probability is
  *                                        <= 1 - P -> -inf, the largest
@@ -29,6 +31,7 @@
 
 #include "base/error.h"
 #include "numerics/rng.h"
+#include "numerics/torch_sort.h"
 
 /* How the next token is picked. */
 typedef struct {
@@ -44,18 +47,12 @@ typedef struct {
     size_t after_top_k, after_top_p; /* V when the warper is off */
 } sampling_effect;
 
-/* A score and its token, for sorting. */
-typedef struct {
-    float value;
-    uint32_t token;
-} sampling_pair;
-
 /* Working room for a step over V logits; one owner. */
 typedef struct {
     size_t V;
     float *scores, *probs, *sorted, *sorted_probs, *q; /* (V) each */
-    float *model_probs;   /* (V) softmax of the logits, before any warper */
-    sampling_pair *order; /* (V) */
+    float *model_probs; /* (V) softmax of the logits, before any warper */
+    sort_pair *order;   /* (V) the scores with their tokens, sorted */
 } sampling_room;
 
 int sampling_room_init(sampling_room *r, size_t V, mx_error *err);

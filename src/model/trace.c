@@ -179,6 +179,22 @@ const labels *trace_word_labels(trace *tr, const char *prefix,
     return l;
 }
 
+const labels *trace_new_word_labels(trace *tr, const char *prefix,
+                                    const char *const *words, size_t n,
+                                    mx_error *err)
+{
+    /* a key no other set has: the count of sets so far */
+    char key[48];
+    snprintf(key, sizeof key, "new:%zu", tr->n_label_sets);
+    labels *l = new_labels(tr, key, n, err);
+    if (l == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (set_label(l, prefix, words[i], err) != 0)
+            return NULL;
+    return l;
+}
+
 const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
                                  mx_error *err)
 {
@@ -323,16 +339,21 @@ int trace_add_param(trace *tr, const table_key *key, const char *name,
     return 0;
 }
 
-const table *trace_find(const trace *tr, const table_key *key)
+const table *trace_find_step(const trace *tr, const table_key *key, int step)
 {
     for (size_t i = 0; i < tr->n_tables; i++) {
         const table *t = tr->tables[i];
         if (t->id == key->id && t->head == key->head &&
             t->variant == key->variant && t->layer == key->layer &&
-            t->grad == key->grad)
+            t->grad == key->grad && t->step == step)
             return t;
     }
     return NULL;
+}
+
+const table *trace_find(const trace *tr, const table_key *key)
+{
+    return trace_find_step(tr, key, 0);
 }
 
 const table *trace_find_input(const trace *tr, table_id id)
@@ -356,7 +377,7 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
                                table_id id)
 {
     const table_key key = {t->variant, t->layer, head, id, false};
-    return trace_find(tr, &key);
+    return trace_find_step(tr, &key, t->step);
 }
 
 const table *trace_mask_of(const trace *tr, const table *t)

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "model/catalogue.h"
@@ -62,13 +63,19 @@ typedef struct {
     int head;
     table_id id;
     bool grad;
-    char param[64];     /* TABLE_PARAM: its state_dict() name */
-    bool integral;      /* values are ids: print without decimals */
-    int summary;        /* a summary's decimals in text (attn_entropy's 2),
+    int step;       /* a generation step's table (model/generate.h): the step,
+                 from 1, set after trace_new; 0 outside generation's
+                 steps. trace_find finds the tables outside them */
+    char param[64]; /* TABLE_PARAM: its state_dict() name */
+    bool integral;  /* values are ids: print without decimals */
+    uint64_t integral_cols; /* bit c (table_bit_col): column c holds ids
+                               or counts, printed without decimals (a
+                               table whose other columns have them) */
+    int summary;            /* a summary's decimals in text (attn_entropy's 2),
                            fewer when --precision asks; 0: --precision's */
-    const labels *rows; /* owned by the trace */
-    const labels *cols; /* owned by the trace */
-    matrix values;      /* owned; values.v is NULL once dropped (streaming:
+    const labels *rows;     /* owned by the trace */
+    const labels *cols;     /* owned by the trace */
+    matrix values;          /* owned; values.v is NULL once dropped (streaming:
                            released and handed to the sink) */
     const struct model_family *family; /* the family of the run that made
                                           it (the trace's): headings and
@@ -81,6 +88,17 @@ typedef struct {
     bool emitted;  /* handed to the trace's sink */
     bool released; /* the forward pass will not read it again */
 } table;
+
+/* Column c as a bit of table.integral_cols (columns from 64 on have
+ * none). */
+#define table_bit_col(c) ((c) < 64 ? (uint64_t)1 << (c) : 0)
+
+/* Whether column c of t is printed without decimals: the whole table's
+ * integral, or the column's bit. */
+static inline bool table_col_integral(const table *t, size_t c)
+{
+    return t->integral || (c < 64 && (t->integral_cols >> c & 1) != 0);
+}
 
 /* A table's name, as --tables, the headings and the CSV spell it: its
  * catalogue row's, or a parameter's state_dict() name. */
@@ -204,6 +222,14 @@ const labels *trace_word_labels(trace *tr, const char *prefix,
                                 const char *const *words, size_t n,
                                 mx_error *err);
 
+/* Labels "<prefix><word>" for each word in a set of their own, never
+ * shared: for words in a list that is freed after the call, whose
+ * address a later list may have (trace_word_labels tells lists apart by
+ * address). */
+const labels *trace_new_word_labels(trace *tr, const char *prefix,
+                                    const char *const *words, size_t n,
+                                    mx_error *err);
+
 /* Labels "<prefix>0" .. "<prefix>(n-1)", e.g. "dim0". */
 const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
                                  mx_error *err);
@@ -250,7 +276,12 @@ const table *trace_find_input(const trace *tr, table_id id);
  * input's tokens. NULL when the run has neither. */
 const table *trace_find_tokens(const trace *tr);
 
-/* The table `id` of t's variant and layer, of head `head`, or NULL. */
+/* The table with this key made at generation step `step` (0: outside
+ * the steps, as trace_find), or NULL. */
+const table *trace_find_step(const trace *tr, const table_key *key, int step);
+
+/* The table `id` of t's variant, layer and step, of head `head`, or
+ * NULL. */
 const table *trace_find_beside(const trace *tr, const table *t, int head,
                                table_id id);
 

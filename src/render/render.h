@@ -56,6 +56,9 @@ typedef struct {
     long sentence;      /* >= 0: a leading `sentence` column (--input) */
     bool layer;         /* a `layer` column after `variant` (--model): the
                            checkpoint's layer, empty outside its layers */
+    bool step;          /* a `step` column after `layer` (--generate with
+                           --kv-steps): the generation step, empty outside
+                           the steps */
 } csv_out_style;
 
 /* Renders one table in a text style (the table's lines, no blank line). */
@@ -152,7 +155,8 @@ void focus_stream_free(focus_stream *s);
 
 /* The tidy CSV of the contract:
  * variant,head,table,row,row_label,col,col_label,value
- * (with style->layer: variant,layer,head,...) */
+ * (with style->layer: variant,layer,head,...; with style->step a step
+ * column after layer: variant,layer,step,head,...) */
 int render_csv(FILE *out, const table *const *tables, size_t n,
                const csv_out_style *style, mx_error *err);
 

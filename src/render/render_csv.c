@@ -61,6 +61,11 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
                 rc |= textbuf_add_size(&prefix, (size_t)table_model_layer(t));
             rc |= textbuf_add_char(&prefix, d);
         }
+        if (style->step) {
+            if (t->step > 0)
+                rc |= textbuf_add_size(&prefix, (size_t)t->step);
+            rc |= textbuf_add_char(&prefix, d);
+        }
         if (t->head != NO_HEAD)
             rc |= textbuf_add_size(&prefix, (size_t)t->head);
         rc |= textbuf_add_char(&prefix, d);
@@ -134,6 +139,8 @@ static void write_header(csv_stream *s)
         fprintf(s->out, "variant%c", d);
         if (s->style->layer)
             fprintf(s->out, "layer%c", d);
+        if (s->style->step)
+            fprintf(s->out, "step%c", d);
         fprintf(s->out,
                 "head%ctable%crow%crow_label%ccol%ccol_label%c"
                 "value\n",

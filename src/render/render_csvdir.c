@@ -40,7 +40,9 @@ int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
  * "gpt2.<its name>.csv" ("gpt2.h.3.attn.c_attn.weight.csv"); a stacked
  * block's (--layers N) "block.<L>.<table>.csv" or
  * "block.<L>.head<h>.<table>.csv", a parameter under its name
- * ("block.1.norm1.weight.csv", which --weights reads back) */
+ * ("block.1.norm1.weight.csv", which --weights reads back); a
+ * generation step's (--kv-steps) with the step after the layer,
+ * "gpt2.h<L>.step<s>.head<h>.<table>.csv" */
 static void file_name(char *buf, size_t size, const table *t)
 {
     const char *variant = table_source_name(t), *name = table_name(t);
@@ -53,6 +55,11 @@ static void file_name(char *buf, size_t size, const table *t)
     } else if (t->stacked && t->id != TABLE_PARAM) {
         snprintf(layer, sizeof layer, "%s.%d", variant, t->layer);
         variant = layer;
+    }
+    char step[64];
+    if (t->step > 0) { // a generation step's: "gpt2.h0.step3.head1.keys.csv"
+        snprintf(step, sizeof step, "%s.step%d", variant, t->step);
+        variant = step;
     }
     if (t->head == NO_HEAD)
         snprintf(buf, size, "%s.%s.csv", variant, name);

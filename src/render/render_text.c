@@ -77,8 +77,11 @@ static bool needs_scientific(const table *t)
     return false;
 }
 
+/* A value of t's column col (NO_COLUMN for a legend's bound). */
+#define NO_COLUMN SIZE_MAX
+
 static void format_value(char *buf, size_t size, float v, const table *t,
-                         bool scientific, const text_style *style)
+                         size_t col, bool scientific, const text_style *style)
 {
     if (isinf(v))
         snprintf(buf, size, v < 0 ? "-inf" : "inf");
@@ -87,10 +90,11 @@ static void format_value(char *buf, size_t size, float v, const table *t,
     else if (scientific)
         snprintf(buf, size, "%.*e", style->precision, (double)v);
     else {
-        const int digits = t->summary > 0 && t->summary < style->precision
-                               ? t->summary
-                           : t->integral ? 0
-                                         : style->precision;
+        const int digits =
+            t->summary > 0 && t->summary < style->precision ? t->summary
+            : (col == NO_COLUMN ? t->integral : table_col_integral(t, col))
+                ? 0
+                : style->precision;
         if (size < FLOAT_TEXT_SIZE || float_fixed_text(buf, v, digits) == 0)
             snprintf(buf, size, "%.*f", digits, (double)v);
     }
@@ -130,8 +134,10 @@ static void print_legend(FILE *out, const table *t, const shading *sh,
     }
     const bool fixed = on_fixed_scale(t, style->scale);
     char a[64], b[64];
-    format_value(a, sizeof a, (float)sh->lo[0], t, scientific, style);
-    format_value(b, sizeof b, (float)sh->hi[0], t, scientific, style);
+    format_value(a, sizeof a, (float)sh->lo[0], t, NO_COLUMN, scientific,
+                 style);
+    format_value(b, sizeof b, (float)sh->hi[0], t, NO_COLUMN, scientific,
+                 style);
     heat_legend(out, a, b, fixed ? _("fixed") : _("the table's range"), masked,
                 style->width, style->truecolor);
 }
@@ -190,6 +196,10 @@ static void print_header(FILE *out, const table *t, bool summarised,
     char line[512], place[16];
     int n = snprintf(line, sizeof line, "[%s] ",
                      table_place(place, sizeof place, t));
+    if (t->step > 0)
+        /* TRANSLATORS: a generation step's table, before "head %d: " */
+        n += snprintf(line + n, sizeof line - (size_t)n, _("step %d, "),
+                      t->step);
     if (t->head != NO_HEAD)
         n += snprintf(line + n, sizeof line - (size_t)n, _("head %d: "),
                       t->head);
@@ -247,7 +257,7 @@ static void print_block(FILE *out, const table *t, const text_style *style,
             fputs(shaded ? " " : "  ", out);
             if (ri[i] != SKIP && ci[j] != SKIP) {
                 const float v = *matrix_at(&t->values, ri[i], ci[j]);
-                format_value(buf, sizeof buf, v, t, scientific, style);
+                format_value(buf, sizeof buf, v, t, ci[j], scientific, style);
                 colored =
                     shaded && shade_start(out, t, sh, style, ri[i], ci[j]);
             }
@@ -327,7 +337,7 @@ static int view_init(table_view *v, const table *t, const text_style *style,
             char buf[64];
             format_value(buf, sizeof buf,
                          *matrix_at(&t->values, v->ri[i], v->ci[j]), t,
-                         v->scientific, style);
+                         v->ci[j], v->scientific, style);
             if (strlen(buf) > v->width[j])
                 v->width[j] = strlen(buf);
         }
@@ -404,10 +414,10 @@ static int panel_text(char **text, const table_view *v, const text_style *style,
                     v->scientific, &v->sh);
         if (short_legend) {
             char lo[64], hi[64];
-            format_value(lo, sizeof lo, (float)v->sh.lo[0], v->t, v->scientific,
-                         style);
-            format_value(hi, sizeof hi, (float)v->sh.hi[0], v->t, v->scientific,
-                         style);
+            format_value(lo, sizeof lo, (float)v->sh.lo[0], v->t, NO_COLUMN,
+                         v->scientific, style);
+            format_value(hi, sizeof hi, (float)v->sh.hi[0], v->t, NO_COLUMN,
+                         v->scientific, style);
             fputs("  ", out);
             heat_ramp(out, lo, hi, style->truecolor);
             fputc('\n', out);
@@ -434,6 +444,9 @@ static void print_grid_header(FILE *out, const table *first, const table *last,
                       _("%s to %s (%zu x %zu each)"), table_name(first),
                       table_name(last), first->values.rows, first->values.cols);
     else {
+        if (first->step > 0)
+            n += snprintf(line + n, sizeof line - (size_t)n, _("step %d, "),
+                          first->step);
         n += snprintf(line + n, sizeof line - (size_t)n, _("heads %d to %d: "),
                       first->head, last->head);
         n +=

@@ -25,7 +25,8 @@
  * (embedding.weight, inputs, kv_*), a module's parameters, a head's
  * projections (queries, keys, values), and each other table on its own
  * (scores, weights, context, concatenation, output, ...); another variant
- * or head is always a new step. */
+ * or head is always a new step. A generation step's tables (--kv-steps:
+ * every layer's and head's) are one step, a screen per generation step. */
 bool step_starts(const table *t, const table *prev);
 
 /* Shows text (len bytes, steps separated by STEP_MARK) one step at a

@@ -6,6 +6,10 @@
 
 bool step_starts(const table *t, const table *prev)
 {
+    // a generation step's tables (--kv-steps), every layer and head of
+    // it, are one step of their own
+    if (t->step > 0 || (prev != NULL && prev->step > 0))
+        return prev == NULL || t->step != prev->step;
     // a step of the catalogue (catalogue.h), for one variant, layer and
     // head
     return prev == NULL || t->variant != prev->variant ||

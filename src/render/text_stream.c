@@ -107,7 +107,11 @@ static size_t gather(size_t *idx, const table *const *tables, size_t n,
     const table_id id = tables[from]->id;
     size_t k = 0;
     for (size_t i = from; i < n; i++) {
-        if (tables[i]->head == NO_HEAD || tables[i]->variant != variant)
+        // a generation step's heads (--kv-steps) follow one another with
+        // no table between layers or steps: a grid is of one of each
+        if (tables[i]->head == NO_HEAD || tables[i]->variant != variant ||
+            tables[i]->layer != tables[from]->layer ||
+            tables[i]->step != tables[from]->step)
             break;
         if (!printed[i] && tables[i]->id == id)
             idx[k++] = i;

@@ -83,7 +83,66 @@ def matches_reference(name, checkpoint, extra, family="gpt2"):
        % (name, len(rows), wrong), r.stderr.decode())
 
 
+PARTS = {"queries": "q", "keys": "k", "values": "v",
+         "attn_scores": "scores", "attn_weights": "weights",
+         "head_context": "context"}
+
+
+def kv_steps():
+    """--kv-steps: the steps' tables in the tidy CSV, with their step,
+    against GPT2Attention._attn's tensors (greedy.steps.safetensors); the
+    step column only in such a run; --csv-dir's names."""
+    ref = read_safetensors(os.path.join(REF, "generate",
+                                        "greedy.steps.safetensors"))
+    two = os.path.join(REF, "gpt2", "two_layers")
+    args = ["--model", two, "--generate", "8", text_of("two_layers")]
+    r = PROGRAM.run(args + ["--kv-steps", "--format", "csv"])
+    lines = r.stdout.decode().splitlines()
+    ok(r.returncode == 0 and lines and lines[0].startswith(
+        "variant,layer,step,head,table,"),
+       "--kv-steps: the tidy CSV has a step column after layer",
+       lines[:1])
+    got, outside = {}, 0
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        if row["step"] == "":
+            outside += 1
+            continue
+        name = "s%s.l%s.h%s.%s" % (row["step"], row["layer"], row["head"],
+                                   PARTS.get(row["table"], row["table"]))
+        got.setdefault(name, []).append(float(row["value"]))
+    wrong = sum(1 for k, v in ref.items()
+                if [f32(x) for x in got.get(k, [])] != v)
+    ok(r.returncode == 0 and len(got) == len(ref) and wrong == 0 and
+       outside > 0,
+       "--kv-steps: every step's q, cached k and v, scores, weights and "
+       "context in the CSV are PyTorch's (%d tables, %d differ; the "
+       "prompt's tables have an empty step)" % (len(got), wrong))
+    r = PROGRAM.run(args + ["--format", "csv", "--tables", "keys"])
+    ok(r.returncode == 0 and r.stdout.decode().startswith(
+        "variant,layer,head,table,"),
+       "without --kv-steps, no step column", r.stdout[:80])
+    r = PROGRAM.run(args + ["--kv-steps", "--tables",
+                            "kv_cache_size,attn_weights", "--show-heads",
+                            "1", "--layers", "0"])
+    text = r.stdout.decode()
+    ok(r.returncode == 0 and "[h.0] step 7, head 1: attn_weights (1 x 13)"
+       in text and "head 0:" not in text and "[h.1]" not in text and
+       "kv_cache_size (8 x 3)" in text,
+       "--kv-steps: headings with the step, --layers and --show-heads "
+       "kept, kv_cache_size a row per step", text[-800:])
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "csv")
+        r = PROGRAM.run(args + ["--kv-steps", "--csv-dir", out,
+                                "--tables", "keys"])
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        ok(r.returncode == 0 and "gpt2.h1.step7.head0.keys.csv" in names
+           and "gpt2.h1.head0.keys.csv" in names,
+           "--csv-dir: a step's files are named with it", names[:6])
+
+
 def main():
+    kv_steps()
     matches_reference("greedy", "two_layers", [])
     matches_reference("greedy_wide", "wide", [])
     matches_reference("sample_warped", "two_layers",
@@ -154,6 +213,17 @@ def main():
        "--explain: the cache and each step's warpers", e[:400])
 
     # bad input: one line, status 2
+    PROGRAM.check_error(["--variant", "fused", "--train", "2", "--generate",
+                         "2", "--kv-steps", "the cat"], "keeps no KV cache",
+                        "--kv-steps with a lesson model")
+    two_ = os.path.join(REF, "gpt2", "two_layers")
+    for out in ("--plot", "--html"):
+        PROGRAM.check_error(["--model", two_, "--generate", "2", "--kv-steps",
+                             out, os.path.join(REF, "never-written" +
+                                               (".png" if out == "--plot"
+                                                else ".html")),
+                             "the cat"], "do not show them yet",
+                            "--kv-steps with " + out)
     base = ["--model", wide]
     for args, fragment in [
             (["--generate", "0"], "--generate"),

@@ -96,6 +96,29 @@ def main():
     matches_reference("sample_default")
     matches_reference("greedy_no_positions")
 
+    # the text: each variant's continuation between the marks, the words
+    # of its generated table each after a space; the ids without decimals
+    args = args_of("greedy")
+    r = PROGRAM.run(args + ["--tables", "generated"])
+    text = r.stdout.decode()
+    c = PROGRAM.run(args + ["--tables", "generated", "--format", "csv"])
+    words = {}
+    for row in csv.DictReader(io.StringIO(c.stdout.decode())):
+        if row["col_label"] == "id":
+            words.setdefault(row["variant"], []).append(row["row_label"])
+    lines = ["[%s] the text continued (the new text between \u27e6 \u27e7):\n"
+             "%s\u27e6%s\u27e7" % (v, args[-1], "".join(" " + w for w in ws))
+             for v, ws in words.items()]
+    ok(r.returncode == 0 and len(words) == 4 and
+       all(line in text for line in lines),
+       "the text shows each variant's continuation between the marks",
+       text[-600:])
+    first = [ln for ln in text.splitlines() if ln.startswith("ran ")]
+    ok(first and first[0].split()[1] == "9" and ".0000" not in
+       first[0].split()[4] and "." in first[0].split()[2],
+       "generated prints ids and counts as integers, probabilities with "
+       "decimals", first)
+
     # the same seed, the same words
     args = args_of("sample_warped") + ["--tables", "generated"]
     a, b = PROGRAM.run(args), PROGRAM.run(args)

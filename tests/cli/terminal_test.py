@@ -463,6 +463,39 @@ def step():
        "--model --step: a step per layer's table and head, %d in order" % n,
        (n, at, plain[-300:]))
 
+    # --kv-steps: a screen per generation step, every layer's heads in it
+    term = spawn(["--model", two, "the cat sat", "--generate", "3",
+                  "--kv-steps", "--step", "--tables",
+                  "attn_weights,generated"], 120, 40)
+    seen = term.read_until(b"[step 1 of", 20)
+    n = int(re.search(rb"\[step 1 of (\d+)", seen).group(1))
+    screens_seen = [seen]
+    for k in range(2, n + 1):
+        term.write(b" ")
+        screens_seen.append(term.read_until(b"[step %d of" % k, 10))
+    term.write(b"\r")
+    st, rest = term.finish(10)
+    screens_seen[-1] += rest
+    term.close()
+    plain = [text(x) for x in screens_seen]
+    where = {}
+    for i, screen in enumerate(plain):
+        for x in ("[h.0] step 1, heads 0 to 1: attn_weights",
+                  "[h.1] step 1, heads 0 to 1: attn_weights",
+                  "[h.0] step 2, heads 0 to 1: attn_weights",
+                  "[h.1] step 2, heads 0 to 1: attn_weights",
+                  "[gpt2] generated"):
+            if x in screen and x not in where:
+                where[x] = i
+    ok(st == 0 and n == 5 and len(where) == 5 and
+       where["[h.0] step 1, heads 0 to 1: attn_weights"] ==
+       where["[h.1] step 1, heads 0 to 1: attn_weights"] == 2 and
+       where["[h.0] step 2, heads 0 to 1: attn_weights"] ==
+       where["[h.1] step 2, heads 0 to 1: attn_weights"] == 3 and
+       where["[gpt2] generated"] == 4,
+       "--kv-steps --step: a screen per generation step with every layer's "
+       "heads (%d screens)" % n, (n, where, plain[-1][-300:]))
+
     # a signal while waiting: the terminal restored, the signal's status
     for sig, key in ((signal.SIGTERM, None), (signal.SIGINT, b"\x03")):
         term = spawn(args, 80, 24)

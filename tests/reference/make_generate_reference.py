@@ -42,6 +42,27 @@ each case of CASES below, with the checkpoints of gpt2/
 and exponential.safetensors: "values", torch.manual_seed(7) then
 torch.empty(1000).exponential_() (the draws torch.multinomial makes).
 
+and for the cases of STEP_CASES, CASE.steps.safetensors: every step
+after the prompt's (one token over the cache), as GPT2Attention._attn
+receives and returns them, read by wrapping each layer's _attn (the
+method itself runs unchanged; softmax's input is its scores):
+  "s{S}.l{L}.h{H}.q" (1, hd)          the new token's query row
+  "s{S}.l{L}.h{H}.k", ".v" (P, hd)    the cached keys and values
+                                      (torch.cat((past_key, key)))
+  "s{S}.l{L}.h{H}.scores" (1, P)      what softmax receives
+  "s{S}.l{L}.h{H}.weights" (1, P)     attn_weights
+  "s{S}.l{L}.h{H}.context" (1, hd)    attn_output, before _merge_heads
+with S the step (1 .. N - 1) and P the positions cached after it.
+
+top_p_ties.safetensors: TopPLogitsWarper on rows of scores with many
+tied values, the cut falling inside a run of ties, where which tokens
+go depends on the order torch.sort (not stable on the CPU) leaves them:
+  "scores" (R, V)   the scores
+  "top_p" (R)       each row's P
+  "warped" (R, V)   the warper's output (-inf where a token is dropped)
+The script checks that a stable sort would drop other tokens in some of
+the rows, so the comparison can tell the two orders apart.
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_generate_reference.py [OUTDIR]
@@ -558,6 +579,39 @@ def load(name):
     return model, ids
 
 
+# the cases whose steps' tables are written (CASE.steps.safetensors)
+STEP_CASES = ["greedy", "sample_top_p"]
+
+
+def spy_on_attention(model, record):
+    """Wraps each layer's GPT2Attention._attn (an instance attribute over
+    the class's method, which runs as it is) to hand record(layer, q, k,
+    v, scores, weights, context) its tensors; scores is what
+    nn.functional.softmax receives inside it."""
+    for layer, block in enumerate(model.transformer.h):
+        attn = block.attn
+
+        def _attn(query, key, value, attention_mask=None, head_mask=None,
+                  layer=layer, method=attn._attn):
+            seen = {}
+            softmax = nn.functional.softmax
+
+            def capture(x, dim=None, **kwargs):
+                seen["scores"] = x.clone()
+                return softmax(x, dim=dim, **kwargs)
+
+            nn.functional.softmax = capture
+            try:
+                out, weights = method(query, key, value, attention_mask,
+                                      head_mask)
+            finally:
+                nn.functional.softmax = softmax
+            record(layer, query, key, value, seen["scores"], weights, out)
+            return out, weights
+
+        attn._attn = _attn
+
+
 def top5(probs):
     order = sorted(range(probs.numel()), key=lambda v: (-float(probs[v]), v))
     return order[:5], [float(probs[v]) for v in order[:5]]
@@ -568,12 +622,31 @@ def run_case(outdir, case):
      eos) = case
     model, ids = load(checkpoint)
     warpers = get_logits_warper(temperature, top_k, top_p)
+    steps = []  # per forward: {name: tensor}
     with torch.no_grad():
         if eos == "third":
             torch.manual_seed(seed)
             eos = generate(model, ids, sample, warpers, n, None)[2][0]
+        if name in STEP_CASES:
+            def record(layer, q, k, v, scores, weights, context):
+                if layer == 0:
+                    steps.append({})
+                if q.shape[-2] != 1:  # the prompt's forward
+                    return
+                s = len(steps) - 1
+                for h in range(q.shape[1]):
+                    for part, t in (("q", q), ("k", k), ("v", v),
+                                    ("scores", scores), ("weights", weights),
+                                    ("context", context)):
+                        steps[-1]["s%d.l%d.h%d.%s" % (s, layer, h, part)] = \
+                            t[0, h].clone()
+            spy_on_attention(model, record)
         torch.manual_seed(seed)
         picked = generate(model, ids, sample, warpers, n, eos)
+    if steps:
+        tensors = [(k, v) for st in steps for k, v in sorted(st.items())]
+        write_safetensors(os.path.join(outdir, name + ".steps.safetensors"),
+                          tensors)
     tokens = torch.tensor([float(t) for t, _, _, _ in picked])
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])
@@ -593,6 +666,40 @@ def run_case(outdir, case):
     print(name, checkpoint, [t[0] for t in picked])
 
 
+def top_p_ties(outdir):
+    """TopPLogitsWarper on tied scores (see the docstring)."""
+    g = torch.Generator().manual_seed(5)
+    rows, ps, warped = [], [], []
+    differs = 0
+    for V, levels, p in [(12, 2, 0.5), (40, 3, 0.7), (40, 2, 0.45),
+                         (100, 3, 0.5), (257, 4, 0.6), (1000, 3, 0.35),
+                         (1000, 2, 0.8), (5000, 5, 0.5)]:
+        scores = torch.randint(0, levels, (1, V), generator=g).float() / 2
+        out = TopPLogitsWarper(top_p=p)(None, scores)
+        # the same cut over a stable sort, to show the order matters
+        _, order = torch.sort(scores, descending=False, stable=True)
+        cum = scores[0, order[0]].softmax(dim=-1).cumsum(dim=-1)
+        drop = cum <= (1 - p)
+        drop[-1] = False
+        stable = scores.clone()
+        stable[0, order[0][drop]] = -float("inf")
+        differs += not torch.equal(torch.isinf(stable), torch.isinf(out))
+        rows.append(scores[0])
+        ps.append(p)
+        warped.append(out[0])
+    assert differs > 0, "a stable sort keeps the same tokens in every row"
+    V = max(r.numel() for r in rows)
+    pad = lambda r, fill: torch.cat([r, torch.full((V - r.numel(),), fill)])
+    write_safetensors(os.path.join(outdir, "top_p_ties.safetensors"),
+                      [("scores", torch.stack([pad(r, float("nan"))
+                                               for r in rows])),
+                       ("top_p", torch.tensor(ps)),
+                       ("warped", torch.stack([pad(r, float("nan"))
+                                               for r in warped]))])
+    print("top_p_ties: %d rows, %d where a stable sort differs" %
+          (len(rows), differs))
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE,
@@ -601,6 +708,7 @@ def main():
     torch.manual_seed(7)
     write_safetensors(os.path.join(outdir, "exponential.safetensors"),
                       [("values", torch.empty(1000).exponential_())])
+    top_p_ties(outdir)
     for case in CASES:
         run_case(outdir, case)
 

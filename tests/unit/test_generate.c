@@ -6,7 +6,8 @@
  * token, its probability and the
  * five likeliest there bit for bit, and where generation ends (the
  * end-of-text token, the context). Also torch's exponential_() draws,
- * which torch.multinomial makes. */
+ * which torch.multinomial makes, and top-p over tied scores: the tokens
+ * TopPLogitsWarper drops where torch.sort leaves ties in its own order. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,121 @@ static void exponential(const char *dir)
     safetensors_close(&ref);
 }
 
+/* top-p over rows of tied scores: the warped scores, -inf where
+ * TopPLogitsWarper dropped a token, bit for bit (a stable sort of the
+ * ties drops other tokens in most of these rows). */
+static void top_p_ties(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/top_p_ties.safetensors", dir);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    size_t n_s = 0, n_p = 0, n_w = 0;
+    float *scores = ref_values(&n_s, &ref, "scores");
+    float *ps = ref_values(&n_p, &ref, "top_p");
+    float *warped = ref_values(&n_w, &ref, "warped");
+    const size_t R = n_p, W = R > 0 ? n_s / R : 0;
+    size_t wrong = 0, kept_wrong = 0, rows = 0;
+    for (size_t r = 0; scores && ps && warped && n_w == n_s && r < R; r++) {
+        const float *row = scores + r * W, *want = warped + r * W;
+        size_t V = 0;
+        while (V < W && !isnan(row[V]))
+            V++;
+        sampling_room room;
+        if (sampling_room_init(&room, V, &err) != 0)
+            break;
+        const sampling how = {.sample = true,
+                              .temperature = 1.0,
+                              .top_k = 0,
+                              .top_p = (double)ps[r]};
+        torch_rng g;
+        rng_seed(&g, 0);
+        int32_t token;
+        sampling_effect e;
+        sampling_pick(&token, &e, &room, row, &how, &g);
+        size_t finite = 0;
+        for (size_t v = 0; v < V; v++) {
+            wrong += !same_bits(room.scores[v], want[v]);
+            finite += !isinf(want[v]);
+        }
+        kept_wrong += e.after_top_p != finite;
+        sampling_room_free(&room);
+        rows++;
+    }
+    ok(R > 0 && rows == R && wrong == 0 && kept_wrong == 0,
+       "top-p over tied scores: the tokens dropped are TopPLogitsWarper's "
+       "after torch.sort (%zu rows, %zu scores and %zu counts differ)",
+       rows, wrong, kept_wrong);
+    free(scores);
+    free(ps);
+    free(warped);
+    safetensors_close(&ref);
+}
+
+/* The steps' tables of a generation recorded into tr (--kv-steps)
+ * against GPT2Attention._attn's tensors at each step after the prompt's
+ * (CASE.steps.safetensors): the new token's query row, the cached keys
+ * and values, the scores, the weights and the context of every layer and
+ * head, bit for bit. */
+static void compare_steps(const trace *tr, const char *dir, const char *name,
+                          size_t n_layer, size_t n_head, size_t steps)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/generate/%s.steps.safetensors", dir, name);
+    safetensors ref;
+    mx_error err;
+    if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
+        return;
+    static const struct {
+        const char *part;
+        table_id id;
+    } parts[] = {{"q", TABLE_QUERIES},
+                 {"k", TABLE_KEYS},
+                 {"v", TABLE_VALUES},
+                 {"scores", TABLE_ATTN_SCORES},
+                 {"weights", TABLE_ATTN_WEIGHTS},
+                 {"context", TABLE_HEAD_CONTEXT}};
+    size_t tables = 0, missing = 0, wrong = 0, values = 0;
+    for (size_t st = 1; st < steps; st++)
+        for (size_t l = 0; l < n_layer; l++)
+            for (size_t h = 0; h < n_head; h++)
+                for (size_t p = 0; p < sizeof parts / sizeof *parts; p++) {
+                    char tensor[128];
+                    snprintf(tensor, sizeof tensor, "s%zu.l%zu.h%zu.%s", st, l,
+                             h, parts[p].part);
+                    const table_key key = {VARIANT_ID_BLOCK, (int)l, (int)h,
+                                           parts[p].id, false};
+                    const table *t = trace_find_step(tr, &key, (int)st);
+                    size_t n = 0;
+                    float *want = ref_values(&n, &ref, tensor);
+                    tables++;
+                    if (t == NULL || want == NULL ||
+                        n != t->values.rows * t->values.cols)
+                        missing++;
+                    for (size_t i = 0;
+                         t != NULL && want != NULL &&
+                         n == t->values.rows * t->values.cols && i < n;
+                         i++) {
+                        wrong += !same_bits(t->values.v[i], want[i]);
+                        values++;
+                    }
+                    free(want);
+                }
+    ok(tables > 0 && missing == 0 && wrong == 0,
+       "%s: every step's q, cached k and v, scores, weights and context, "
+       "each layer and head, bit for bit (%zu tables, %zu values; %zu "
+       "missing, %zu differ)",
+       name, tables, values, missing, wrong);
+    const table_key size_key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_KV_CACHE_SIZE,
+                                false};
+    const table *cs = trace_find(tr, &size_key);
+    ok(cs != NULL && cs->values.rows == steps && cs->values.cols == 3,
+       "%s: kv_cache_size has a row per step (%zu)", name, steps);
+    safetensors_close(&ref);
+}
+
 /* A case of the reference: its checkpoint, and with context the run asks
  * for more tokens than the model's positions leave (it must end there);
  * llama: a checkpoint of tests/reference/llama/ (else gpt2/). */
@@ -77,6 +193,7 @@ typedef struct {
     const char *name, *checkpoint;
     bool context;
     bool llama;
+    bool steps; /* the steps' tables too (CASE.steps.safetensors) */
 } gen_case;
 
 /* Either family's model, opened from folder, with the end-of-text token
@@ -196,13 +313,24 @@ static void run_case(const char *dir, const gen_case *c)
                 .top_p = (double)set[3]},
         .seed = (uint64_t)set[4],
     };
+    trace steps;
+    trace_init(&steps);
+    generate_options with = o;
+    with.steps = c->steps ? &steps : NULL;
     generation gen = {0};
     generate_model gm;
     int rc = model_generator(&gm, &m, tok, T + asked, &err);
     if (rc == 0) {
-        rc = generate_run(&gen, &gm, &o, ids, T, &err);
+        rc = generate_run(&gen, &gm, &with, ids, T, &err);
         model_generator_free(&m);
     }
+    if (c->steps && rc == 0)
+        compare_steps(&steps, dir, c->name, m.gpt2.cfg.n_layer, m.gpt2.cfg.n_head,
+                      gen.n);
+    else if (rc == 0)
+        ok(trace_count(&steps) == 0, "%s: without --kv-steps no table is kept",
+           c->name);
+    trace_free(&steps);
     if (ok(rc == 0 && gen.n == n_tok, "%s: %zu tokens (want %zu)", c->name,
            gen.n, n_tok)) {
         size_t wrong_tok = 0, wrong_p = 0, wrong_top = 0, wrong_kept = 0;
@@ -257,26 +385,27 @@ int main(int argc, char **argv)
         return 2;
     }
     static const gen_case cases[] = {
-        {"greedy", "two_layers", false, false},
-        {"greedy_wide", "wide", false, false},
-        {"greedy_context", "two_layers", true, false},
-        {"greedy_eos", "two_layers", false, false},
-        {"sample_default", "wide", false, false},
-        {"sample_warped", "two_layers", false, false},
-        {"sample_top_p", "four_heads_bf16", false, false},
-        {"sample_cold", "odd_inner_f16", false, false},
+        {"greedy", "two_layers", false, false, true},
+        {"greedy_wide", "wide", false, false, false},
+        {"greedy_context", "two_layers", true, false, false},
+        {"greedy_eos", "two_layers", false, false, false},
+        {"sample_default", "wide", false, false, false},
+        {"sample_warped", "two_layers", false, false, false},
+        {"sample_top_p", "four_heads_bf16", false, false, true},
+        {"sample_cold", "odd_inner_f16", false, false, false},
         // a Llama-style checkpoint's: tied and not, GQA 2 and 4, BF16, F16
         // and sharded, Qwen2's biases
-        {"greedy_tied", "llama_tied_f32", false, true},
-        {"greedy_gqa4_bf16", "llama_gqa4_bf16", false, true},
-        {"greedy_context", "llama_tied_f32", true, true},
-        {"greedy_eos", "qwen2_bias_f16", false, true},
-        {"sample_warped", "llama_gqa4_bf16", false, true},
-        {"sample_qwen2", "qwen2_bias_f16", false, true},
-        {"sample_sharded", "mistral_sharded", false, true},
-        {"sample_head48", "llama_head48_bf16", false, true},
+        {"greedy_tied", "llama_tied_f32", false, true, false},
+        {"greedy_gqa4_bf16", "llama_gqa4_bf16", false, true, false},
+        {"greedy_context", "llama_tied_f32", true, true, false},
+        {"greedy_eos", "qwen2_bias_f16", false, true, false},
+        {"sample_warped", "llama_gqa4_bf16", false, true, false},
+        {"sample_qwen2", "qwen2_bias_f16", false, true, false},
+        {"sample_sharded", "mistral_sharded", false, true, false},
+        {"sample_head48", "llama_head48_bf16", false, true, false},
     };
     exponential(argv[1]);
+    top_p_ties(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         run_case(argv[1], &cases[i]);
     return tap_done();

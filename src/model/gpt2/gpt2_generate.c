@@ -35,8 +35,10 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
             err,
             _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
             g->cache.len + n, g->cache.cap);
-    const gpt2_run run = {
-        .hooks = NULL, .logits = false, .pool = g->pool, .cache = &g->cache};
+    const gpt2_run run = {.hooks = g->hooks,
+                          .logits = false,
+                          .pool = g->pool,
+                          .cache = &g->cache};
     matrix out = {0};
     if (gpt2_forward(&out, g->m, ids, n, &run, err) != 0)
         return -1;
@@ -56,6 +58,18 @@ static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
     return gpt2_tokenizer_bytes(buf, size, g->tok, id);
 }
 
+static void label(void *ctx, char *buf, size_t size, int32_t id)
+{
+    const gpt2_generator *g = ctx;
+    gpt2_tokenizer_label(buf, size, g->tok, id);
+}
+
+static void listen(void *ctx, const forward_hooks *hooks)
+{
+    gpt2_generator *g = ctx;
+    g->hooks = hooks;
+}
+
 generate_model gpt2_generator_model(gpt2_generator *g)
 {
     return (generate_model){
@@ -65,27 +79,20 @@ generate_model gpt2_generator_model(gpt2_generator *g)
         .end = (int32_t)g->m->cfg.eos,
         .step = step,
         .bytes = bytes,
+        .listen = listen,
+        .label = label,
+        .cache = &g->cache,
     };
 }
 
 /* ---- into the trace ---------------------------------------------------- */
 
-/* generated (N x 15), after the model's tables: a row per new token,
- * labelled with its piece; its id, its probability where it was picked
- * and in the model's softmax of the logits, the tokens top-k and top-p
- * left (V when off), then the GENERATE_TOP likeliest tokens where it was
- * picked with their probabilities (id -1 and probability 0 where the
- * vocabulary has fewer). */
+/* generated (N x 15), after the model's tables (generate.h's table),
+ * each row labelled with its token's piece. */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
-    static const char *const columns[] = {
-        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
-        "top1", "p1",          "top2",     "p2",         "top3",
-        "p3",   "top4",        "p4",       "top5",       "p5"};
-    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
-                   "a column per alternative and its probability");
-    const size_t N = gen->n, W = sizeof columns / sizeof *columns;
+    const size_t N = gen->n;
     char **names = calloc(N > 0 ? N : 1, sizeof *names);
     if (names == NULL)
         return err_nomem(err, _("tokens"));
@@ -98,28 +105,8 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
             goto out;
         }
     }
-    const labels *rows =
-        trace_word_labels(tr, "", (const char *const *)names, N, err);
-    const labels *cols = trace_word_labels(tr, "", columns, W, err);
-    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_GENERATED, false};
-    table *t = rows && cols ? trace_new(tr, &key, rows, cols, err) : NULL;
-    if (t == NULL)
-        goto out;
-    for (size_t i = 0; i < N; i++) {
-        const generated_token *g = &gen->tokens[i];
-        float *row = t->values.v + i * W;
-        row[0] = (float)g->token;
-        row[1] = g->p;
-        row[2] = g->p_logits;
-        row[3] = (float)g->effect.after_top_k;
-        row[4] = (float)g->effect.after_top_p;
-        for (size_t k = 0; k < GENERATE_TOP; k++) {
-            row[5 + 2 * k] = k < g->n_top ? (float)g->top[k] : -1.0f;
-            row[6 + 2 * k] = k < g->n_top ? g->top_p[k] : 0.0f;
-        }
-    }
-    trace_release(tr, t);
-    result = 0;
+    result = generation_put_table(tr, VARIANT_MODEL, gen,
+                                  (const char *const *)names, err);
 out:
     for (size_t i = 0; i < N; i++)
         free(names[i]);
@@ -212,7 +199,12 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
     const generate_options o = {.n = mc->generate,
                                 .how = mc->sampling,
                                 .seed = mc->seed,
-                                .stop = mc->stop};
+                                .stop = mc->stop,
+                                .steps = mc->kv_steps ? tr : NULL,
+                                .layers = mc->layers,
+                                .n_layers = mc->n_layers,
+                                .heads = mc->show_heads,
+                                .n_heads = mc->n_show_heads};
     generation gen;
     int status = generate_run(&gen, &gm, &o, prompt, T, err);
     const size_t positions = g.cache.cap;

@@ -29,7 +29,8 @@ typedef struct {
     const gpt2_model *m;
     const gpt2_tokenizer *tok;
     workers *pool;
-    kv_cache cache; /* n_layer x positions x D, keys and values */
+    kv_cache cache;             /* n_layer x positions x D, keys and values */
+    const forward_hooks *hooks; /* the steps' hook points, or NULL */
 } gpt2_generator;
 
 /* A generator over m for at most `positions` positions (prompt and new
@@ -39,8 +40,9 @@ int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
                         size_t positions, mx_error *err);
 void gpt2_generator_free(gpt2_generator *g);
 
-/* The generate_model of g (generate.h): its step, its tokens' bytes, its
- * vocabulary, context (n_positions) and end-of-text token. */
+/* The generate_model of g (generate.h): its step, its tokens' bytes and
+ * labels, its vocabulary, context (n_positions) and end-of-text token,
+ * and its cache with the hooks its steps hand their activations to. */
 generate_model gpt2_generator_model(gpt2_generator *g);
 
 /* --generate over a checkpoint's run: the model continues the prompt's

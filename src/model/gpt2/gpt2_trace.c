@@ -180,6 +180,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
         return mc->logits;
     if (id == TABLE_GENERATED)
         return mc->generate > 0;
+    if (id == TABLE_KV_CACHE_SIZE)
+        return mc->generate > 0 && mc->kv_steps;
     // the catalogue's sets of a checkpoint's tables
     const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
                            CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;

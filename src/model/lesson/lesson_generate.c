@@ -62,45 +62,20 @@ static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
     return k + 1;
 }
 
-/* generated (N x 15) of variant v, each row labelled with its word: the
- * columns of a checkpoint's (model/gpt2/gpt2_generate.h). */
+/* generated (N x 15) of variant v (generate.h's table), each row
+ * labelled with its word. */
 static int put_generated(trace *tr, variant_id v, const labels *vocab,
                          const generation *gen, mx_error *err)
 {
-    static const char *const columns[] = {
-        "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
-        "top1", "p1",          "top2",     "p2",         "top3",
-        "p3",   "top4",        "p4",       "top5",       "p5"};
-    _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
-                   "a column per alternative and its probability");
-    const size_t N = gen->n, W = sizeof columns / sizeof *columns;
+    const size_t N = gen->n;
     const char **names = calloc(N > 0 ? N : 1, sizeof *names);
     if (names == NULL)
         return err_nomem(err, _("tokens"));
     for (size_t i = 0; i < N; i++)
         names[i] = vocab->s[gen->tokens[i].token];
-    const labels *rows = trace_word_labels(tr, "", names, N, err);
+    const int rc = generation_put_table(tr, v, gen, names, err);
     free(names);
-    const labels *cols =
-        rows != NULL ? trace_word_labels(tr, "", columns, W, err) : NULL;
-    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED, false};
-    table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
-    if (t == NULL)
-        return -1;
-    for (size_t i = 0; i < N; i++) {
-        const generated_token *g = &gen->tokens[i];
-        float *row = t->values.v + i * W;
-        row[0] = (float)g->token;
-        row[1] = g->p;
-        row[2] = g->p_logits;
-        row[3] = (float)g->effect.after_top_k;
-        row[4] = (float)g->effect.after_top_p;
-        for (size_t k = 0; k < GENERATE_TOP; k++) {
-            row[5 + 2 * k] = k < g->n_top ? (float)g->top[k] : -1.0f;
-            row[6 + 2 * k] = k < g->n_top ? g->top_p[k] : 0.0f;
-        }
-    }
-    return 0;
+    return rc;
 }
 
 int lesson_generate_into(trace *tr, variant_id id, const model_config *mc,
