@@ -248,7 +248,7 @@ def weights(tmp):
     # a folder without model.json (an older version's) says why by its
     # files' names (a stack's files are block.K.LAYER)
     MHA.check_error([S, "--weights", d, "--variant", "block", "--layers",
-                     "1"], "does not go with --layers",
+                     "1"], "is one block, not a stack",
                     "--layers 1 over a trained block's folder: status 2")
     os.remove(os.path.join(d, "model.json"))
     MHA.check_error([S, "--weights", d, "--variant", "block", "--d-model",
@@ -256,6 +256,58 @@ def weights(tmp):
                     "a file of one block, not of a stack",
                     "--layers 1 over a trained block's folder without "
                     "model.json: status 2, saying its files are one block's")
+
+
+def loss_values(stdout):
+    """The loss table's values of a --format csv output, a stack's
+    (with its layer column) or not."""
+    rows = list(csv.reader(io.StringIO(stdout.decode("utf-8"))))
+    table, value = rows[0].index("table"), rows[0].index("value")
+    return [row[value] for row in rows[1:] if row[table] == "loss"]
+
+
+def stacks(tmp):
+    """A trained stack of blocks (--layers N) and attention-only blocks
+    (--attn-only): saved with their layers, read back to the same loss;
+    options that do not fit refused."""
+    for extra in (["--layers", "2"], ["--layers", "2", "--attn-only"],
+                  ["--attn-only"]):
+        d = os.path.join(tmp, "stack" + "".join(extra).replace("-", ""))
+        sizes = ["--d-model", "8", "--heads", "2", "--variant", "block",
+                 "--positions"] + extra
+        r = MHA.run([S, "--train", "30", "--csv-dir", d, "--tables", "loss",
+                     "--format", "csv"] + sizes)
+        with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+            saved = json.load(f)
+        layers = int(extra[1]) if extra[0] == "--layers" else 0
+        ok(r.returncode == 0 and saved["layers"] == layers and
+           saved["attn_only"] == ("--attn-only" in extra) and
+           (saved["ff"] == 0) == ("--attn-only" in extra),
+           "%s: trained and saved, model.json says so" % " ".join(extra),
+           r.stderr)
+        again = MHA.run([S, "--weights", d, "--tables", "loss", "--format",
+                         "csv"])
+        first, back = loss_values(r.stdout), loss_values(again.stdout)
+        ok(again.returncode == 0 and len(first) == 31 and
+           back == first[-1:],
+           "%s: --weights reads the stack back, the same final loss" %
+           " ".join(extra), again.stderr)
+        names = set(os.listdir(d))
+        ok(("block.1.attention.W_query.weight.csv" in names) == (layers > 1)
+           and ("block.0.norm1.weight.csv" in names or
+                "block.norm1.weight.csv" in names) ==
+           ("--attn-only" not in extra),
+           "%s: the folder holds each block's files, an attention-only "
+           "block no norm" % " ".join(extra), sorted(names))
+    MHA.check_error([S, "--variant", "block", "--attn-only", "--ff", "8"],
+                    "--ff: does not go with --attn-only",
+                    "--attn-only with --ff: status 2")
+    MHA.check_error([S, "--variant", "block", "--attn-only", "--dropout",
+                     "0.1"], "--dropout: does not go with --attn-only",
+                    "--attn-only with --dropout: status 2")
+    MHA.check_error([S, "--variant", "fused", "--attn-only"],
+                    "--attn-only: leaves the feed-forward network out",
+                    "--attn-only without the block: status 2")
 
 
 def train_into(d, extra, sentence=S):
@@ -663,6 +715,7 @@ def main():
         diverges()
         threads()
         weights(tmp)
+        stacks(tmp)
         self_describing(tmp)
         trained_folder_defects(tmp)
         natural_sentences(tmp)

@@ -47,6 +47,16 @@ parameters through forwards written as make_reference.py's modules, each
 intermediate kept with retain_grad(); its loss and logits must equal the
 class's bit for bit.
 
+A stack (--layers N) is nn.Sequential(*[block for _ in range(N)]) of
+those blocks, each drawn after the one before, as a notebook stacks
+them. The attention-only block (--attn-only) has no class in the book or
+the lessons: AttnOnlyBlock below is the block with its feed-forward
+sublayer and its LayerNorms taken out, as the induction-heads work's
+attention-only models are, `x + self.attention(x)` with the book's
+MultiHeadAttention. A stack's tables are listed under the head column
+"L/H" (block L, head H; "L/" a block's table outside the heads), as
+train_reference_test.py reads the CSV's layer and head columns.
+
 A case without steps is --positions without --train: the input tables
 and each variant's output. For each case it writes, into OUTDIR (default:
 the `train` folder beside this script):
@@ -105,6 +115,26 @@ WORDS40 = random_words(40, 40)
 WORDS64 = random_words(64)
 
 
+class AttnOnlyBlock(nn.Module):
+    """The attention-only block: the book's MultiHeadAttention and the
+    residual stream, no feed-forward network and no LayerNorm."""
+
+    def __init__(self, attention):
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x):
+        return x + self.attention(x)
+
+
+def repeated_random(n, seed):
+    """n random words of a 20-word list, then the same n again."""
+    rng = random.Random(seed)
+    words = ["w%d" % i for i in range(20)]
+    first = [rng.choice(words) for _ in range(n)]
+    return " ".join(first + first)
+
+
 def case(name, **kw):
     c = dict(name=name, sentence=SHOWN, d_model=8, d_out=8, heads=2, seed=123,
              variants=["single"], steps=1, lr=None, optimizer="sgd",
@@ -161,6 +191,22 @@ case("train_width1_dout1", variants=["fused"], sentence=WORDS13, d_model=3,
 case("train_width1_block", variants=["block"], sentence=WORDS32, d_model=4,
      d_out=4, heads=4, ff=1, steps=300, optimizer="adam", qkv_bias=True)
 
+# stacks of blocks (--layers N) and attention-only blocks (--attn-only)
+case("train_stack_sgd", variants=["block"], sentence=WORDS13, d_model=8,
+     heads=2, layers=2, steps=30, lr=0.05, optimizer="sgd")
+case("train_stack_adam", variants=["block"], sentence=LONG, d_model=8,
+     heads=4, layers=3, steps=60, lr=0.01, optimizer="adam", positions=True,
+     qkv_bias=True)
+case("train_attn_only_sgd", variants=["block"], sentence=WORDS13, d_model=8,
+     heads=2, attn_only=True, steps=30, lr=0.05, optimizer="sgd")
+case("train_attn_only_stack_adam", variants=["block"],
+     sentence=repeated_random(8, 3), d_model=16, heads=4, layers=2,
+     attn_only=True, steps=80, lr=0.01, optimizer="adam", positions=True)
+case("train_attn_only_stack_corpus", variants=["block"],
+     sentence=repeated_random(6, 9), d_model=8, heads=2, layers=2,
+     attn_only=True, steps=40, lr=0.02, optimizer="adam", positions=True,
+     corpus=[repeated_random(6, s) for s in range(4)], causal=True)
+
 # The notebooks' classes that compute the queries first (--qkv-order qkv)
 case("train_qkv_all", variants=["single", "wrapper", "fused", "block"],
      sentence=LONG, d_model=8, d_out=8, heads=2, steps=300, lr=0.01,
@@ -213,6 +259,9 @@ case("notebook_es", variants=["wrapper", "fused"],
 case("positions_forward", variants=["single", "wrapper", "fused", "block"],
      sentence=LONG, d_model=8, d_out=8, heads=2, steps=None, positions=True,
      grad=False)
+case("positions_forward_attn_only", variants=["block"], sentence=LONG,
+     d_model=8, d_out=8, heads=2, steps=None, positions=True, grad=False,
+     attn_only=True, layers=2)
 
 
 def forward_tables(c):
@@ -241,7 +290,10 @@ def forward_tables(c):
                 module(x.unsqueeze(0))[0]
         name = {"single": "head_context", "wrapper": "concat_context"}.get(
             variant, "out")
-        out.append((variant, "0" if variant == "single" else "", name, y))
+        head = "0" if variant == "single" else ""
+        if variant == "block" and c.get("layers"):
+            head = "%d/" % (c["layers"] - 1)  # the last block's out
+        out.append((variant, head, name, y))
     return out
 
 
@@ -261,6 +313,13 @@ def build(variant, c, T):
         return MultiHeadAttentionWrapper(d, o, T, h, bias, causal, scale), o
     if variant == "fused":
         return MultiHeadAttention(d, o, T, h, bias, causal, scale), o
+    if c.get("layers"):
+        one = dict(c, layers=None)
+        return nn.Sequential(*[build(variant, one, T)[0]
+                               for _ in range(c["layers"])]), d
+    if c.get("attn_only"):
+        attention = MultiHeadAttention(d, d, T, h, bias, causal, scale)
+        return AttnOnlyBlock(attention), d
     block = TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias)
     block.attention.causal = causal
     return block, d
@@ -303,6 +362,18 @@ def build_class(variant, c, T):
             if not causal:
                 m.mask.zero_()
             return m, o, batched, same
+        if c.get("layers"):
+            # nn.Sequential(*[block for _ in range(N)]), each block drawn
+            # after the one before
+            one = dict(c, layers=None)
+            blocks = [build_class(variant, one, T)[0]
+                      for _ in range(c["layers"])]
+            return nn.Sequential(*blocks), d, batched, same
+        if c.get("attn_only"):
+            m = book_classes.MultiHeadAttention(d, d, T, 0.0, h, bias)
+            if not causal:
+                m.mask.zero_()
+            return AttnOnlyBlock(m), d, batched, same
         # the post-norm block with the book's MultiHeadAttention as its
         # attention, made with the block's own draws
         m, width = build(variant, c, T)
@@ -315,6 +386,7 @@ def build_class(variant, c, T):
         m.attention = attention
         return m, width, batched, same
     # queries first
+    assert not c.get("layers") and not c.get("attn_only")
     mask = causal_ones(T) if causal else None
     if variant == "single" and not causal:
         return SelfAttention(d, o, bias, False, True), o, plain, same
@@ -400,6 +472,18 @@ def traced(variant, module, x, seen, c):
         w = retain(seen, "attn_weights", torch.softmax(scores, dim=-1), 0)
         return retain(seen, "head_context", w @ v, 0)
     x3 = x.unsqueeze(0)
+    if variant == "block" and c.get("layers"):
+        # each block in turn, its tables under its index
+        one = dict(c, layers=None)
+        for i, block in enumerate(module):
+            own = []
+            x = traced(variant, block, x, own, one)
+            seen += [(name, (i, head), t) for name, head, t in own]
+        return x
+    if variant == "block" and c.get("attn_only"):
+        attn = retain(seen, "attn_out",
+                      fused_traced(module.attention, x3, seen, c))
+        return retain(seen, "out", x3 + attn)[0]
     if variant == "wrapper":
         contexts = []
         for h, head in enumerate(module.heads):
@@ -551,12 +635,24 @@ def run_variant(c, variant, vocab, sentences, shown):
     loss2.backward()
     for name, head, t in seen:
         g = t.grad.detach().clone()
+        layer, head = head if isinstance(head, tuple) else (None, head)
         if head == "split":
             for h in range(g.shape[1]):
-                tables.append((name + ".grad", h, g[0, h]))
+                tables.append((name + ".grad", (layer, h), g[0, h]))
         else:
-            tables.append((name + ".grad", head, g[0] if g.dim() == 3 else g))
+            tables.append((name + ".grad", (layer, head),
+                           g[0] if g.dim() == 3 else g))
     return tables
+
+
+def head_column(c, name, head):
+    """The digest's head column of a table: its head (or empty), in a
+    stack "L/H" with L its block (a parameter's from its name)."""
+    layer, head = head if isinstance(head, tuple) else (None, head)
+    if c.get("layers") and layer is None and name.split(".")[0].isdigit():
+        layer = int(name.split(".")[0])
+    h = "" if head is None else str(head)
+    return h if layer is None else "%d/%s" % (layer, h)
 
 
 def args_of(c):
@@ -572,6 +668,10 @@ def args_of(c):
         a.append("--qkv-bias")
     if c.get("ff"):
         a += ["--ff", str(c["ff"])]
+    if c.get("layers"):
+        a += ["--layers", str(c["layers"])]
+    if c.get("attn_only"):
+        a.append("--attn-only")
     if c["order"] != "kqv" or c["order_given"]:
         a += ["--qkv-order", c["order"]]
     if not c.get("causal", True):
@@ -609,7 +709,7 @@ def tables_of(c):
                                          shown):
             if t.dim() == 1:
                 t = t.unsqueeze(0)
-            out.append((variant, "" if head is None else str(head), name, t))
+            out.append((variant, head_column(c, name, head), name, t))
     return out
 
 

@@ -220,7 +220,7 @@ static void fused_tie(void *module, const void *wrapper)
 static int block_make(void *module, const attention_config *cfg,
                       const model_dims *d, torch_rng *g, mx_error *err)
 {
-    return stack_init(module, cfg, d->ff, d->layers, g, err);
+    return stack_init(module, cfg, d->attn_only ? 0 : d->ff, d->layers, g, err);
 }
 
 static void block_drop(void *module)
@@ -229,7 +229,7 @@ static void block_drop(void *module)
 }
 
 /* One block's parameters under prefix: attention.*, norm1, ff.0 (D -> F),
- * ff.2 (F -> D), norm2. */
+ * ff.2 (F -> D), norm2; the attention-only block's attention.* alone. */
 static int list_block(const param_lister *to, const char *prefix,
                       const model_dims *d, block_params *b)
 {
@@ -242,6 +242,8 @@ static int list_block(const param_lister *to, const char *prefix,
     snprintf(norm2, sizeof norm2, "%snorm2", prefix);
     int rc =
         list_fused(to, attention, d, false, b != NULL ? &b->attention : NULL);
+    if (d->attn_only)
+        return rc;
     if (rc == 0)
         rc = list_norm(to, norm1, D, b ? &b->norm1_weight : NULL,
                        b ? &b->norm1_bias : NULL);
