@@ -314,19 +314,33 @@ static variant_size block_size(const model_dims *d, double t)
 
 static void block_explain(char *text, size_t size, const model_dims *d)
 {
-    snprintf(text, size,
-             ngettext("The Transformer block: the fused attention (%zu "
-                      "head), then a residual connection and LayerNorm, then "
-                      "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                      "then another residual connection and LayerNorm "
-                      "(post-norm, evaluation mode: no dropout).",
-                      "The Transformer block: the fused attention (%zu "
-                      "heads), then a residual connection and LayerNorm, then "
-                      "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                      "then another residual connection and LayerNorm "
-                      "(post-norm, evaluation mode: no dropout).",
-                      d->heads),
-             d->heads, d->d_model, d->ff, d->d_model);
+    if (d->attn_only)
+        snprintf(text, size,
+                 ngettext("The attention-only block: the fused attention "
+                          "(%zu head) and a residual connection, out = x + "
+                          "attention(x), with no feed-forward network and no "
+                          "LayerNorm, as the induction-heads work's models.",
+                          "The attention-only block: the fused attention "
+                          "(%zu heads) and a residual connection, out = x + "
+                          "attention(x), with no feed-forward network and no "
+                          "LayerNorm, as the induction-heads work's models.",
+                          d->heads),
+                 d->heads);
+    else
+        snprintf(
+            text, size,
+            ngettext("The Transformer block: the fused attention (%zu "
+                     "head), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     "The Transformer block: the fused attention (%zu "
+                     "heads), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     d->heads),
+            d->heads, d->d_model, d->ff, d->d_model);
     const size_t n = strlen(text);
     if (d->layers > 0 && n + 1 < size) {
         text[n] = ' ';
