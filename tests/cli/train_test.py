@@ -310,6 +310,76 @@ def stacks(tmp):
                     "--attn-only without the block: status 2")
 
 
+def csv_tables(stdout):
+    """{(table, layer, head): [(row, col, value)]} of a --format csv
+    output, a stack's (with its layer column) or not."""
+    rows = list(csv.reader(io.StringIO(stdout.decode("utf-8"))))
+    h = rows[0]
+    col = {name: h.index(name) for name in h}
+    out = {}
+    for r in rows[1:]:
+        key = (r[col["table"]], r[col["layer"]] if "layer" in col else "",
+               r[col["head"]])
+        out.setdefault(key, []).append((int(r[col["row"]]),
+                                        int(r[col["col"]]),
+                                        float(r[col["value"]])))
+    return out
+
+
+def induction(weights, ids):
+    """head_detector.py's induction score of a head's weights
+    {(i, j): a}, in double: (A * D).sum() / A.sum()."""
+    total = sum(weights.values())
+    on = sum(a for (i, j), a in weights.items()
+             if 0 < j <= i and ids[j - 1] == ids[i])
+    return on / total
+
+
+def score_steps():
+    """head_scores_steps: a row per step taken, a column per head of
+    every block; its last row the scores of the trained model's own
+    attn_weights on the shown sentence."""
+    words = "a b c d e a b c d e".split()
+    for steps, extra in ((12, ["--layers", "2", "--attn-only"]),
+                         (250, ["--variant", "fused"])):
+        args = [" ".join(words), "--train", str(steps), "--d-model", "8",
+                "--heads", "2", "--tables",
+                "head_scores_steps,attn_weights", "--format", "csv",
+                "--positions"]
+        if extra[0] == "--layers":
+            args += ["--variant", "block"]
+        r = MHA.run(args + extra)
+        t = csv_tables(r.stdout)
+        scores = [v for (name, _, _), v in t.items()
+                  if name == "head_scores_steps"]
+        layers = 2 if "--layers" in extra else 1
+        variant = "block" if layers == 2 else "fused"
+        want_rows = min(steps + 1, 101)
+        ok(r.returncode == 0 and len(scores) == 1 and
+           len(scores[0]) == want_rows * layers * 2,
+           "--train %d %s: head_scores_steps has %d steps x %d heads" %
+           (steps, " ".join(extra), want_rows, layers * 2), r.stderr)
+        if not scores:
+            continue
+        last = {c: v for row, c, v in scores[0] if row == want_rows - 1}
+        ids = [words.index(w) for w in words]
+        wrong = []
+        for layer in range(layers):
+            for head in range(2):
+                w = t.get(("attn_weights", str(layer) if layers > 1 else "",
+                           str(head)), [])
+                got = last.get(layer * 2 + head)
+                want = induction({(i, j): a for i, j, a in w}, ids)
+                if got is None or abs(got - want) > 1e-6:
+                    wrong.append((layer, head, got, want))
+        ok(not wrong, "--train %d %s: the last step's scores are the "
+           "trained heads' induction scores on the shown sentence" %
+           (steps, " ".join(extra)), wrong)
+    r = MHA.run([S, "--train", "3", "--tables", "loss", "--format", "csv"])
+    ok(r.returncode == 0 and b"head_scores_steps" not in r.stdout,
+       "head_scores_steps only when asked for (--tables, --plot, --html)")
+
+
 def train_into(d, extra, sentence=S):
     r = MHA.run([sentence, "--train", "20", "--csv-dir", d, "--tables",
                  "loss", "--format", "csv"] + extra)
@@ -716,6 +786,7 @@ def main():
         threads()
         weights(tmp)
         stacks(tmp)
+        score_steps()
         self_describing(tmp)
         trained_folder_defects(tmp)
         natural_sentences(tmp)
