@@ -95,28 +95,35 @@ int score_steps_look(score_steps *s, size_t step, mx_error *err)
     return s->done < s->n && s->step[s->done] == step ? score_now(s, err) : 0;
 }
 
-/* Names "<variant>.<layer>.<head>" of the L·H columns, or of the K rows
- * "step<n>": n names into a new label set of tr. */
+/* The labels of the K rows, "step<n>", or of the L·H columns,
+ * "<variant>.<layer>.<head>": a new label set of tr. The trace tells its
+ * word lists apart by their address, their prefix and their count, so
+ * the prefix names what the words are ("step", the variant's "block."):
+ * a list of another variant at the same address gets its own set. */
 static const labels *name_labels(trace *tr, const score_steps *s, bool rows,
                                  mx_error *err)
 {
     const size_t n = rows ? s->n : s->layers * s->heads;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "%s",
+             rows ? "step" : variant_id_name(s->variant));
+    if (!rows)
+        strncat(prefix, ".", sizeof prefix - strlen(prefix) - 1);
     char **names = calloc(n + 1, sizeof *names);
     int rc = names == NULL ? err_nomem(err, _("the trace")) : 0;
-    const char *variant = variant_id_name(s->variant);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        char name[96];
+        char name[64];
         if (rows)
-            snprintf(name, sizeof name, "step%zu", s->step[i]);
+            snprintf(name, sizeof name, "%zu", s->step[i]);
         else
-            snprintf(name, sizeof name, "%s.%zu.%zu", variant, i / s->heads,
-                     i % s->heads);
+            snprintf(name, sizeof name, "%zu.%zu", i / s->heads, i % s->heads);
         if ((names[i] = strdup(name)) == NULL)
             rc = err_nomem(err, _("the trace"));
     }
     const labels *l =
-        rc == 0 ? trace_word_labels(tr, "", (const char *const *)names, n, err)
-                : NULL;
+        rc == 0
+            ? trace_word_labels(tr, prefix, (const char *const *)names, n, err)
+            : NULL;
     for (size_t i = 0; names != NULL && i < n; i++)
         free(names[i]);
     free(names);
