@@ -57,6 +57,12 @@ MultiHeadAttention. A stack's tables are listed under the head column
 "L/H" (block L, head H; "L/" a block's table outside the heads), as
 train_reference_test.py reads the CSV's layer and head columns.
 
+With scores, a case also computes head_scores_steps: every head's
+induction score on the shown sentence at up to 101 steps of the
+training, TransformerLens's head_detector.py functions (as
+make_intervention_reference.py copies them) over the attention weights
+of make_reference.py's module at the parameters of that step.
+
 A case without steps is --positions without --train: the input tables
 and each variant's output. For each case it writes, into OUTDIR (default:
 the `train` folder beside this script):
@@ -206,6 +212,17 @@ case("train_attn_only_stack_corpus", variants=["block"],
      sentence=repeated_random(6, 9), d_model=8, heads=2, layers=2,
      attn_only=True, steps=40, lr=0.02, optimizer="adam", positions=True,
      corpus=[repeated_random(6, s) for s in range(4)], causal=True)
+
+# head_scores_steps: every head's induction score as the training goes
+case("train_scores_attn_only_stack", variants=["block"],
+     sentence=repeated_random(6, 5), d_model=8, heads=2, layers=2,
+     attn_only=True, steps=150, lr=0.01, optimizer="adam", positions=True,
+     corpus=[repeated_random(6, s) for s in range(10, 16)], scores=True,
+     tables=["loss", "head_scores_steps", "lm_head.weight"])
+case("train_scores_fused", variants=["single", "wrapper", "fused"],
+     sentence=repeated_random(5, 2), d_model=8, d_out=8, heads=2, steps=40,
+     lr=0.05, optimizer="sgd", scores=True,
+     tables=["loss", "head_scores_steps"])
 
 # The notebooks' classes that compute the queries first (--qkv-order qkv)
 case("train_qkv_all", variants=["single", "wrapper", "fused", "block"],
@@ -551,9 +568,10 @@ class Notebook:
         return self.lm_head(self.apply(self.module, self.inputs_of(ids)))
 
 
-def train_notebook(c, variant, vocab, sentences, shown):
+def train_notebook(c, variant, vocab, sentences, shown, look=None):
     """The notebook of one variant, drawn from the seed and trained for
-    c["steps"] steps over the sentences in turn."""
+    c["steps"] steps over the sentences in turn; look(step, nb), if
+    given, before each step and after the last (step N)."""
     torch.manual_seed(c["seed"])
     context = max(len(s) for s in sentences + [shown])
     emb = nn.Embedding(len(vocab), c["d_model"])
@@ -579,20 +597,71 @@ def train_notebook(c, variant, vocab, sentences, shown):
     nb.width, nb.names, nb.named, nb.context = width, names, named, context
     nb.losses = []
     for step in range(c["steps"]):
+        if look is not None:
+            look(step, nb)
         ids = sentences[step % len(sentences)]
         loss = loss_of(nb.logits(ids), ids)
         nb.losses.append(loss.detach().clone())
         opt.zero_grad()
         loss.backward()
         opt.step()
+    if look is not None:
+        look(c["steps"], nb)
     opt.zero_grad()
     return nb
+
+
+def scores_look(c, variant, shown, rows):
+    """head_scores_steps: at K = min(N + 1, 101) steps evenly spaced
+    from 0 to N, every head's (block by block) induction score on the
+    shown sentence, as TransformerLens's head detector computes it
+    (make_intervention_reference.py's copies of head_detector.py's
+    functions) from the attention weights of make_reference.py's module
+    at the notebook's parameters then; a row of rows per step."""
+    import make_intervention_reference as detector
+    steps = c["steps"]
+    k = min(steps + 1, 101)
+    chosen = {i * steps // (k - 1) if k > 1 else 0 for i in range(k)}
+    d = detector.get_induction_head_detection_pattern(shown.unsqueeze(0))
+
+    def score(a):
+        return detector.compute_head_attention_similarity_score(
+            a.clone(), detection_pattern=d, exclude_bos=False,
+            exclude_current_token=False, error_measure="mul")
+
+    def look(step, nb):
+        if step not in chosen:
+            return
+        twin, _ = build(variant, c, nb.context)
+        params = dict(twin.named_parameters())
+        with torch.no_grad():
+            for name, p in nb.named:
+                if name in params:
+                    params[name].copy_(p)
+        seen = []
+        traced(variant, twin, nb.inputs_of(shown).detach().requires_grad_(),
+               seen, c)
+        row = []
+        for name, head, t in seen:
+            head = head[1] if isinstance(head, tuple) else head
+            if name != "attn_weights":
+                continue
+            w = t.detach()
+            if head == "split":
+                row += [score(w[0, h]) for h in range(w.shape[1])]
+            else:
+                row.append(score(w[0] if w.dim() == 3 else w))
+        rows.append(row)
+    return look
 
 
 def run_variant(c, variant, vocab, sentences, shown):
     """[(table name, head or None, 2-D tensor)] of one variant's notebook
     run."""
-    nb = train_notebook(c, variant, vocab, sentences, shown)
+    scores = []
+    look = scores_look(c, variant, shown, scores) if c.get("scores") \
+        else None
+    nb = train_notebook(c, variant, vocab, sentences, shown, look)
     emb, pos, module, apply, lm_head = (nb.emb, nb.pos, nb.module, nb.apply,
                                         nb.lm_head)
     named, context, losses, inputs_of = (nb.named, nb.context, nb.losses,
@@ -609,6 +678,8 @@ def run_variant(c, variant, vocab, sentences, shown):
     tables.append(("logits", None, logits.detach().clone()))
     tables.append(("next_tokens", None, next_tokens(logits)))
     tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
+    if scores:
+        tables.append(("head_scores_steps", None, torch.tensor(scores)))
     if not c["grad"]:
         return tables
     loss.backward()
