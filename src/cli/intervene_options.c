@@ -36,6 +36,16 @@ static int validate_patch(const options *opt, mx_error *err)
     if (opt->patch + (opt->ablate != NULL) + opt->head_scores > 1)
         return err_usage(err, _("--ablate, --patch and --head-scores: one "
                                 "intervention at a time"));
+    // the lens reads the model as it is: not an ablated or patched one
+    // the lens reads the model as it is, over the sentence
+    if (opt->logit_lens && (opt->patch || opt->ablate != NULL))
+        return err_usage(err,
+                         _("--logit-lens: reads the model as it is, so "
+                           "it does not go with %s"),
+                         opt->patch ? "--patch" : "--ablate");
+    if (opt->logit_lens && opt->repeat_random > 0)
+        return err_usage(err, _("--logit-lens: reads the sentence, so it "
+                                "does not go with --repeat-random"));
     return 0;
 }
 

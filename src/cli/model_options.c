@@ -72,6 +72,7 @@ model_config model_config_of(const options *opt)
         .patch_answer = opt->patch_answer,
         .patch_wrong = opt->patch_wrong,
         .head_scores = opt->head_scores,
+        .logit_lens = opt->logit_lens,
         .repeat_random = opt->repeat_random,
     };
     for (size_t i = 0; i < opt->n_draw; i++)

@@ -499,6 +499,15 @@ OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
        .help = N_("with --head-scores, the text is N random tokens of\n"
                    "the vocabulary drawn from --seed, then the same N\n"
                    "again (no sentence)                 (default none)"))
+OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
+       FLAG(logit_lens, false),
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR (a model with an "
+                        "lm_head)"),
+       .help = N_("with --model, the final norm and the lm_head over\n"
+                   "the residual stream after each layer: each layer's\n"
+                   "likeliest next tokens at each position (logit_lens)\n"
+                   "                                            (off)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE("N", threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

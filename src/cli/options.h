@@ -111,6 +111,7 @@ typedef struct {
     const char *patch_answer;  /* --answer TOKEN, or NULL */
     const char *patch_wrong;   /* --wrong TOKEN, or NULL */
     bool head_scores;          /* --head-scores */
+    bool logit_lens;           /* --logit-lens */
     size_t repeat_random;      /* --repeat-random N, 0: not given */
     char csv_delimiter;        /* --csv-delimiter, ',' (';' with
                                 --decimal-comma) */

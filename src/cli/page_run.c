@@ -66,6 +66,7 @@ html_run page_run_of(const options *opt, const model_input *in)
                         : opt->csv_dir;
     run.corpus = run.model ? opt->corpus : NULL;
     run.column = run.corpus != NULL ? opt->column : NULL;
+    run.checkpoint = opt->model;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

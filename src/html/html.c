@@ -12,7 +12,7 @@
  * The live page (docs/html.md) adds, after the data, the command line its
  * editor starts from (id="mha-run"), the WebAssembly core (id="mha-core",
  * src/wasm) and the catalogue of the page's language for the core's
- * messages (id="mha-messages"), both gzip'd in base64 (page_core.h), and
+ * messages (id="mha-messages"), both gzip'd in base 85 (page_core.h), and
  * for a trained model's run the model (id="mha-model", html_model.c).
  * A program built without the core writes only mha-run, which says so.
  */
@@ -194,6 +194,11 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     fprintf(out, ",\"editable\":%s,\"live\":%s,\n\"model\":",
             run->editable ? "true" : "false", live ? "true" : "false");
     write_model_run(out, run, model, tr);
+    fputs(",\n\"checkpoint\":", out);
+    if (run->checkpoint != NULL)
+        json_string(out, run->checkpoint);
+    else
+        fputs("null", out);
     fputc('}', out);
 }
 

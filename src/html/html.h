@@ -57,6 +57,9 @@ typedef struct {
     const char *model_dir;
     bool lower, unk;   /* --lower, --unk */
     const char *punct; /* --punct keep|split|drop */
+    /* --model DIR: the checkpoint folder the run read (the page asks for
+     * it: model_open.js), or NULL */
+    const char *checkpoint;
     /* --corpus FILE --column NAME of a model run trained on a corpus (the
      * page carries its sentences, and its editor keeps training on them:
      * --train K --corpus FILE), or NULL */

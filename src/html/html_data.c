@@ -394,6 +394,20 @@ static const char *const page_words[] = {
     N_("Words are made by {0}, as the training made them."),
     N_("The model is in this page only: --csv-dir DIR saves it as a folder "
        "for --weights."),
+    /* TRANSLATORS: the live --html page's "Open a model" (model_open.js):
+     * a checkpoint folder on the reader's computer run in the page */
+    N_("Open a model"),
+    N_("Choose a checkpoint folder on this computer, or drop it here "
+       "(config.json, model.safetensors, vocab.json and merges.txt). It is "
+       "read here; nothing is sent anywhere."),
+    /* TRANSLATORS: {0} is a folder's name */
+    N_("This page was made from the folder {0}: choose it to run the model "
+       "here."),
+    N_("Text"),
+    /* TRANSLATORS: {0} is a file, {1} its size, {2} the largest size */
+    N_("{0}: {1} bytes, more than the {2} bytes the page can hold"),
+    /* TRANSLATORS: {0} is a file's name, {1} and {2} numbers */
+    N_("Reading {0} ({1} of {2})…"),
     /* TRANSLATORS: the legend of a trained model's training fields */
     N_("Keep training (--train, on --corpus)"),
     /* TRANSLATORS: {0} is a number of sentences, {1} the corpus's file,

@@ -70,3 +70,8 @@ int file_read_small(char **text, size_t *len, const char *path, size_t max,
     *len = n;
     return 0;
 }
+
+bool file_present(const char *path)
+{
+    return access(path, F_OK) == 0;
+}

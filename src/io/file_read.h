@@ -8,6 +8,7 @@
 #ifndef MHA_FILE_READ_H
 #define MHA_FILE_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -16,5 +17,8 @@
  * by the caller, NUL-terminated after its *len bytes). */
 int file_read_small(char **text, size_t *len, const char *path, size_t max,
                     mx_error *err);
+
+/* Whether something is at path (access(path, F_OK)). */
+bool file_present(const char *path);
 
 #endif

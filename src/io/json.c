@@ -364,10 +364,12 @@ const json_node *json_get(const json_doc *doc, const json_node *o,
     return NULL;
 }
 
-bool json_size(const json_node *node, size_t max, size_t *out)
+bool json_size(const json_node *node, uint64_t max, size_t *out)
 {
+    /* on a 32-bit target (the page's core) size_t ends below max */
+    const uint64_t limit = max < SIZE_MAX ? max : (uint64_t)SIZE_MAX;
     if (node == NULL || node->type != JSON_NUMBER || !(node->number >= 0) ||
-        node->number > (double)max ||
+        node->number > (double)limit ||
         node->number != (double)(size_t)node->number)
         return false;
     *out = (size_t)node->number;

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 
@@ -86,8 +87,9 @@ static inline const char *json_key(const json_doc *doc, const json_node *m)
 int json_repeated_key(const char **key, const json_doc *doc,
                       const json_node *o);
 
-/* Whether node is a number that is a whole number in [0, max]; *out gets
+/* Whether node is a number that is a whole number in [0, max], and
+ * within size_t (max may be past SIZE_MAX on a 32-bit target); *out gets
  * it. */
-bool json_size(const json_node *node, size_t max, size_t *out);
+bool json_size(const json_node *node, uint64_t max, size_t *out);
 
 #endif

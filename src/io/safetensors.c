@@ -1,16 +1,11 @@
-/* safetensors.c: mapping and checking a .safetensors file (safetensors.h).
- */
+/* safetensors.c: checking a .safetensors file's bytes and reading its
+ * tensors (safetensors.h); safetensors_map.c maps the file. */
 #include "io/safetensors.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/i18n.h"
 #include "io/json.h"
@@ -65,7 +60,7 @@ static int read_entry(st_tensor *t, const json_doc *doc, const json_node *m,
     t->ndim = 0;
     for (const json_node *d = json_first(doc, shape); d;
          d = json_next(doc, d)) {
-        if (!json_size(d, (size_t)1 << 48, &t->shape[t->ndim]))
+        if (!json_size(d, (uint64_t)1 << 48, &t->shape[t->ndim]))
             return err_input(
                 err, _("%s: tensor %s: a dimension is not a whole number"),
                 st->path, name);
@@ -74,8 +69,8 @@ static int read_entry(st_tensor *t, const json_doc *doc, const json_node *m,
         bytes *= t->shape[t->ndim++];
     }
     const json_node *b = json_first(doc, off), *e = json_next(doc, b);
-    if (!json_size(b, (size_t)1 << 52, &t->begin) ||
-        !json_size(e, (size_t)1 << 52, &t->end) || t->end < t->begin ||
+    if (!json_size(b, (uint64_t)1 << 52, &t->begin) ||
+        !json_size(e, (uint64_t)1 << 52, &t->end) || t->end < t->begin ||
         t->end > st->data_len)
         return err_input(
             err,
@@ -152,64 +147,44 @@ out:
     return rc;
 }
 
-int safetensors_open(safetensors *st, const char *path, mx_error *err)
+int safetensors_read(safetensors *st, const char *path,
+                     const unsigned char *bytes, size_t size, mx_error *err)
 {
     *st = (safetensors){.path = path};
-    /* O_NONBLOCK: a FIFO is refused below, not waited on */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return err_input(err, _("%s: not a regular file"), path);
-    }
-    const size_t size = (size_t)sb.st_size;
-    if (size < 8) {
-        close(fd);
+    if (size < 8)
         return err_input(
             err,
             _("%s: truncated: %zu bytes, too short for a safetensors header"),
             path, size);
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return err_input(err, _("%s: cannot map: %s"), path, strerror(errno));
-    st->map = map;
-    st->map_len = size;
-    const unsigned char *bytes = map;
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = (n << 8) | bytes[i];
-    if (n > size - 8) {
-        safetensors_close(st);
+    if (n > size - 8)
         return err_input(
             err,
             _("%s: the header's length (%llu bytes) is past the end of the file (%zu bytes)"),
             path, (unsigned long long)n, size);
-    }
-    if (n > SAFETENSORS_MAX_HEADER) {
-        safetensors_close(st);
+    if (n > SAFETENSORS_MAX_HEADER)
         return err_input(err, _("%s: the header is %llu bytes, more than %zu"),
                          path, (unsigned long long)n, SAFETENSORS_MAX_HEADER);
-    }
     st->data = bytes + 8 + n;
     st->data_len = size - 8 - (size_t)n;
     if (read_header(st, (const char *)bytes + 8, (size_t)n, err) != 0) {
-        safetensors_close(st);
+        safetensors_forget(st);
         return -1;
     }
     return 0;
 }
 
-void safetensors_close(safetensors *st)
+void safetensors_forget(safetensors *st)
 {
-    if (st->map != NULL)
-        munmap(st->map, st->map_len);
     free(st->tensors);
     free(st->names);
-    *st = (safetensors){0};
+    st->tensors = NULL;
+    st->names = NULL;
+    st->n = 0;
+    st->data = NULL;
+    st->data_len = 0;
 }
 
 const st_tensor *safetensors_find(const safetensors *st, const char *name)

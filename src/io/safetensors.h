@@ -45,10 +45,19 @@ typedef struct {
     char *names; /* their names, NUL-terminated one after another; owned */
 } safetensors;
 
-/* Maps and checks the file at path (which must outlive st). */
+/* Maps and checks the file at path (which must outlive st), with
+ * safetensors_read (safetensors_map.c). */
 int safetensors_open(safetensors *st, const char *path, mx_error *err);
-/* Unmaps; accepts a zeroed or closed st. */
+/* Unmaps and forgets; accepts a zeroed or closed st. */
 void safetensors_close(safetensors *st);
+
+/* Checks the size bytes of the file at path (bytes and path must outlive
+ * st, which does not own them: st->map stays NULL) and reads its header.
+ * On failure nothing is kept. */
+int safetensors_read(safetensors *st, const char *path,
+                     const unsigned char *bytes, size_t size, mx_error *err);
+/* Frees what safetensors_read allocated (the tensors and their names). */
+void safetensors_forget(safetensors *st);
 
 /* The tensor named name, or NULL. */
 const st_tensor *safetensors_find(const safetensors *st, const char *name);

@@ -282,7 +282,8 @@ enum table_mask {
           "(L·H) x 3")                                                        \
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
-    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")
+    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
+    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

@@ -13,6 +13,7 @@
 #include "model/gpt2/gpt2_trace.h"
 #include "model/lesson/lesson_run.h"
 #include "model/llama/llama.h"
+#include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"
 
 /* The model_types each checkpoint family reads (config.json's
@@ -41,11 +42,13 @@ static const model_family families[] = {
         .model_name = "llama",
         .layer_name = "layers",
         .explain = EXPLAIN_ROTARY,
+        .generates = true,
         .model_types = llama_types,
         .check = llama_trace_check,
         .tokens = llama_trace_tokens,
         .run = llama_trace_run,
         .makes_table = llama_trace_makes_table,
+        .lm = &llama_lm,
         .param_name = llama_param_name,
     },
     {

@@ -21,8 +21,8 @@
  * trace carries the row (trace.h), so that renderers read the names and
  * the explanation from it rather than asking which family it is. A new
  * family is a folder with its functions, one row of family.c and its
- * sources in src/meson.build (a family that reads files also has its
- * stand-in in the page's core, src/wasm/, as no_gpt2.c).
+ * sources in src/meson.build (a family the page's core does not carry
+ * has its stand-in there, src/wasm/, as no_bert.c).
  */
 #ifndef MHA_FAMILY_H
 #define MHA_FAMILY_H

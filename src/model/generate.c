@@ -53,6 +53,15 @@ static bool found_stop(const unsigned char *text, size_t before, size_t len,
     return false;
 }
 
+/* Whether token is one of the model's end-of-text tokens. */
+static bool is_end(const generate_model *gm, int32_t token)
+{
+    for (size_t i = 0; i < gm->n_more_ends; i++)
+        if (token == gm->more_ends[i])
+            return true;
+    return token == gm->end;
+}
+
 int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err)
@@ -87,7 +96,7 @@ int generate_run(generation *out, const generate_model *gm,
         t->p_logits = room.model_probs[t->token];
         t->positions = positions;
         top_tokens(t, room.probs, V);
-        if (t->token == gm->end) {
+        if (is_end(gm, t->token)) {
             out->end = GENERATE_END_TOKEN;
             break;
         }

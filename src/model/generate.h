@@ -37,6 +37,10 @@ typedef struct {
     size_t vocab;   /* V */
     size_t context; /* the most positions the model takes */
     int32_t end;    /* the end-of-text token, or -1 */
+    /* more end-of-text tokens, any of which ends generation too (a Llama
+     * 3 config.json lists several), or NULL */
+    const int32_t *more_ends;
+    size_t n_more_ends;
     /* Feeds n tokens after those fed before (their keys and values are
      * kept) and writes the next token's logits (V), the last row's. */
     int (*step)(void *ctx, float *logits, const int32_t *ids, size_t n,

@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/pipeline.h"
+#include "numerics/tensor.h"
 
 /* The sizes the interventions need: L layers of H heads, V words, at
  * most `positions` tokens. */
@@ -47,6 +48,12 @@ typedef struct {
      * the logits among its activations. */
     int (*forward)(lm_session *s, const int32_t *ids, size_t T,
                    const forward_hooks *hk, mx_error *err);
+    /* The model's head over rows of the residual stream: logits (rows, V)
+     * = lm_head(final_norm(resid (rows, D))), the norm and lm_head the
+     * forward pass applies after its last layer (the logit lens, model/
+     * intervene/logit_lens.h); logits allocated by the caller. */
+    int (*unembed)(lm_session *s, matrix *logits, const matrix *resid,
+                   mx_error *err);
     void (*close)(lm_session *s);
 } lm_ops;
 

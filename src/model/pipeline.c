@@ -10,6 +10,7 @@
 #include "model/family.h"
 #include "model/intervene/ablate.h"
 #include "model/intervene/intervene.h"
+#include "model/intervene/logit_lens.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                     const model_input *in, mx_error *err)
@@ -43,6 +44,8 @@ int pipeline_check(double *values, const model_config *mc,
     if (mc->repeat_random == 0 &&
         family->check(values, mc, in, streamed, err) != 0)
         return -1;
+    if (logit_lens_check(family->lm, mc, err) != 0)
+        return -1;
     return intervene_check(family->lm, mc, in, err);
 }
 
@@ -55,7 +58,8 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    if (intervene_check(family->lm, mc, in, err) != 0)
+    if (logit_lens_check(family->lm, mc, err) != 0 ||
+        intervene_check(family->lm, mc, in, err) != 0)
         return -1;
     // the run is the ablated model's: the family applies the hooks
     model_config run = *mc;
@@ -66,6 +70,8 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     int rc = mc->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0)
         rc = intervene_record(tr, family->lm, mc, in, err);
+    if (rc == 0)
+        rc = logit_lens_record(tr, family->lm, mc, in, err);
     free(hooks);
     return rc;
 }
@@ -82,5 +88,7 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
     if (family->lm != NULL && id != TABLE_COUNT &&
         intervene_makes_table(mc, id))
         return true;
+    if (family->lm != NULL && id == TABLE_LOGIT_LENS)
+        return mc->logit_lens;
     return family->makes_table(mc, in, name);
 }

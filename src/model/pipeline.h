@@ -133,6 +133,9 @@ typedef struct {
     /* --head-scores: each head's previous-token, duplicate-token and
      * induction score (model/intervene/head_scores.h) */
     bool head_scores;
+    /* --logit-lens: the lm_head over the residual stream after each
+     * layer (model/intervene/logit_lens.h) */
+    bool logit_lens;
     /* --repeat-random N: the text is N token ids drawn as
      * torch.randint(0, V, (N,)) after manual_seed(seed), then the same N
      * again; no sentence (0: the sentence) */

@@ -141,17 +141,35 @@ static int set_label(labels *l, const char *prefix, const char *text,
     return 0;
 }
 
+/* Whether the set l holds prefix followed by each of the n words. */
+static bool same_words(const labels *l, const char *prefix,
+                       const char *const *words, size_t n)
+{
+    const size_t a = strlen(prefix);
+    if (l->n != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(l->s[i], prefix, a) != 0 || strcmp(l->s[i] + a, words[i]))
+            return false;
+    return true;
+}
+
 const labels *trace_word_labels(trace *tr, const char *prefix,
                                 const char *const *words, size_t n,
                                 mx_error *err)
 {
-    /* Word lists are told apart by address: one list per sentence. */
-    char key[96];
+    /* Word lists are told apart by address: one list per sentence. A
+     * list freed and another made at its address is told apart by its
+     * words: it gets a set of its own, under a key no other set has. */
+    char key[128];
     snprintf(key, sizeof key, "words:%s:%p:%zu", prefix, (const void *)words,
              n);
     const labels *found = find_labels(tr, key);
-    if (found != NULL)
+    if (found != NULL && same_words(found, prefix, words, n))
         return found;
+    if (found != NULL)
+        snprintf(key, sizeof key, "words:%s:%p:%zu#%zu", prefix,
+                 (const void *)words, n, tr->n_label_sets);
     labels *l = new_labels(tr, key, n, err);
     if (l == NULL)
         return NULL;

@@ -12,7 +12,8 @@
  * by layer). */
 static bool starts_layer(const table *t, const table *prev)
 {
-    return table_model_layer(t) >= 0 &&
+    // the logit lens reads each layer after the run: not a layer's start
+    return table_model_layer(t) >= 0 && t->id != TABLE_LOGIT_LENS &&
            (prev == NULL || table_model_layer(prev) != t->layer);
 }
 

@@ -1,6 +1,6 @@
-/* explain_intervene.c: --explain before the interventions' tables
- * (model/intervene/): what each experiment measures, and what it does
- * not. */
+/* explain_intervene.c: --explain before the interventions' tables and the
+ * logit lens's (model/intervene/): what each experiment measures, and
+ * what it does not. */
 #include "base/i18n.h"
 #include "render/explain.h"
 
@@ -61,6 +61,20 @@ const char *explain_intervention(const table *t)
                  "not show that the model uses the head, which --ablate "
                  "and --patch test. Induction needs a repeated text: "
                  "--repeat-random N.");
+    case TABLE_LOGIT_LENS:
+        // once, before the first layer's lens
+        if (t->layer != 0)
+            return NULL;
+        return _("The logit lens: the model's final norm and lm_head applied "
+                 "to the residual stream after each layer, as if the model "
+                 "stopped there. For each layer and each token, the five "
+                 "likeliest next tokens with their probabilities. "
+                 "The last layer's lens is the model's own next_tokens; "
+                 "earlier layers show how the guess forms layer by layer. It "
+                 "reads the stream through a head trained only on the last "
+                 "layer's output, so an early layer may hold what it knows in "
+                 "a form this head cannot read: a poor guess there does not "
+                 "prove the layer knows nothing.");
     default:
         return NULL;
     }

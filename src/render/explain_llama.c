@@ -12,7 +12,8 @@
 /* Whether t is the first table of its layer. */
 static bool starts_layer(const table *t, const table *prev)
 {
-    return table_model_layer(t) >= 0 &&
+    // the logit lens reads each layer after the run: not a layer's start
+    return table_model_layer(t) >= 0 && t->id != TABLE_LOGIT_LENS &&
            (prev == NULL || table_model_layer(prev) != t->layer);
 }
 
@@ -108,7 +109,8 @@ void explain_llama_before(FILE *out, const table *t, const table *prev,
         return;
     }
     // what the family shares with GPT-2's notes (scores, weights, the
-    // layer's output, the model view, next tokens); t as the table before
+    // layer's output, the model view, next tokens, generation); t as the
+    // table before
     // keeps GPT-2's layer note out
     switch (t->id) {
     case TABLE_ATTN_SCORES:
@@ -116,9 +118,16 @@ void explain_llama_before(FILE *out, const table *t, const table *prev,
     case TABLE_HIDDEN:
     case TABLE_ATTN_ENTROPY:
     case TABLE_NEXT_TOKENS:
+    case TABLE_GENERATED:
         explain_gpt2_before(out, t, t, ctx);
         break;
     default:
+        // the interventions' and the logit lens's, every family's
+        note = explain_intervention(t);
+        if (note != NULL) {
+            explain_note(out, c->width, note);
+            fputc('\n', out);
+        }
         break;
     }
 }

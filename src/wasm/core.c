@@ -29,6 +29,11 @@ EXPORT(mx_free) void mx_free(void *p)
     free(p);
 }
 
+EXPORT(mx_folder) void mx_folder(page_file *files, size_t n)
+{
+    page_files_set(files, n);
+}
+
 /* argv for "mha-explain", with "--html page.html" for the page's data
  * (the run is the one --html writes a page of), then the '\0'-ended
  * strings of args (len bytes): (*argc + 1) pointers, the last NULL; NULL

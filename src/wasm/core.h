@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "wasm/page_files.h"
 
 /* Exported under their own names, for the page's script. */
 #define EXPORT(name) __attribute__((export_name(#name)))
@@ -37,6 +38,12 @@ void mx_free(void *p);
  * from now on) as the language of messages; NULL: English. -1 when they
  * are no .mo catalogue (messages stay English). */
 int mx_catalogue(unsigned char *bytes, size_t len);
+
+/* Takes the n files of files (page_files.h: the array, each path and
+ * bytes from mx_alloc; the core owns them from now on) as the folder a
+ * --model DIR of the command line reads, each file at "DIR/NAME";
+ * the folder given before is freed. NULL and 0: none. */
+void mx_folder(page_file *files, size_t n);
 
 /* Runs `mha-explain ARGS` where args holds the arguments after the
  * program's name, each ending in '\0', len bytes in all: the page's data

@@ -4,17 +4,16 @@
 C strings (page_core.h).
 
 The module and each language's .mo catalogue are compressed with gzip and
-written in base64; the page decompresses them with the browser's
+written in base 85 (base85 below); the page decompresses them with the browser's
 DecompressionStream. A catalogue holds only the messages the core can
 say: xgettext lists the msgids of the core's SOURCEs (with the keywords
 of po/meson.build), msgmerge keeps po/LANG.po's translations of those,
 and msgfmt compiles them. Every translated page carries its catalogue, so
-the messages of what the page cannot run (checkpoint families,
-generation, interventions) are left out. Without a module (built without
+the messages of what the page cannot run (the checkpoint families but
+GPT-2, --help's texts) are left out. Without a module (built without
 the WebAssembly toolchain) page_core is empty and there are no
 catalogues: the page is the static one.
 """
-import base64
 import gzip
 import os
 import subprocess
@@ -30,9 +29,30 @@ def array(name, data):
     return "\n".join(lines)
 
 
+# Base 85 (as Ascii85: each 4 bytes, big-endian, as 5 digits; a last
+# group of n < 4 bytes as its first n + 1 digits) over the printable
+# ASCII characters but < > & ' " \ ` ( and :, so that the text can hold
+# neither "</script" nor "url(" nor "http://": 5 characters for 4 bytes
+# where base64 takes 5.33. editor.js (unpack) has the same digits.
+BASE85 = "".join(chr(c) for c in range(33, 127) if chr(c) not in "<>&'\"\\`(:")
+
+
+def base85(data):
+    out = []
+    for i in range(0, len(data), 4):
+        group = data[i:i + 4]
+        v = int.from_bytes(group + b"\0" * (4 - len(group)), "big")
+        digits = []
+        for _ in range(5):
+            digits.append(BASE85[v % 85])
+            v //= 85
+        out.append("".join(reversed(digits))[:len(group) + 1])
+    return "".join(out).encode("ascii")
+
+
 def packed(data):
-    """gzip (no time stamp: the same input gives the same page), base64."""
-    return base64.b64encode(gzip.compress(data, 9, mtime=0))
+    """gzip (no time stamp: the same input gives the same page), base 85."""
+    return base85(gzip.compress(data, 9, mtime=0))
 
 
 def core_catalogue(po, template, msgmerge, msgfmt):
@@ -40,8 +60,26 @@ def core_catalogue(po, template, msgmerge, msgfmt):
     merged = subprocess.run(
         [msgmerge, "--quiet", "--no-fuzzy-matching", "--no-wrap", "-o", "-",
          po, template], check=True, stdout=subprocess.PIPE).stdout
-    return subprocess.run([msgfmt, "-o", "-", "-"], input=merged, check=True,
+    # no hash table: messages.c finds a msgid by a binary search of the
+    # sorted msgids, and the table would be bytes in every page
+    return subprocess.run([msgfmt, "--no-hash", "-o", "-", "-"],
+                          input=merged, check=True,
                           stdout=subprocess.PIPE).stdout
+
+
+def without_help(source, tmp):
+    """source, or for the option rows (cli/option_list.h) a copy of them
+    whose help texts are not messages: the core prints no --help (it is
+    built with MHA_NO_HELP, cli/option_table.c), so their translations
+    stay out of the page."""
+    if os.path.basename(source) != "option_list.h":
+        return source
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    copy = os.path.join(tmp, "option_list.h")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text.replace(".help = N_(", ".help = ("))
+    return copy
 
 
 def main():
@@ -58,6 +96,7 @@ def main():
         with open(wasm, "rb") as f:
             core = packed(f.read())
         with tempfile.TemporaryDirectory() as tmp:
+            sources = [without_help(src, tmp) for src in sources]
             template = os.path.join(tmp, "core.pot")
             subprocess.run(
                 [xgettext, "--from-code=UTF-8", "--keyword=_",

@@ -1,6 +1,6 @@
 /* no_bert.c: model/bert/bert.h and model/bert/bert_trace.h for the
- * WebAssembly core, which reads no checkpoint folder: the BERT family
- * claims no run there, and no_gpt2.c refuses every run with --model. */
+ * WebAssembly core, which reads GPT-2's checkpoint folders only
+ * (page_files.c): the BERT family claims no run there. */
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
 

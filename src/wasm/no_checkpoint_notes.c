@@ -1,9 +1,9 @@
 /* no_checkpoint_notes.c: the --explain notes of the checkpoint families
  * (render/explain_gpt2.c, explain_bert.c, explain_llama.c and the
- * interventions' explain_intervene.c) for the WebAssembly core, which runs
- * no checkpoint (no_gpt2.c, no_bert.c and no_llama.c claim no run): their
+ * interventions' explain_intervene.c) for the WebAssembly core: their
  * notes, and their messages in the page's catalogues, stay out of the
- * page. */
+ * page, which is the smaller for it; a GPT-2 folder opened in the page
+ * (page_files.c) shows its tables without these notes. */
 #include "render/explain.h"
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,

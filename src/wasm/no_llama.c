@@ -1,7 +1,8 @@
 /* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
- * core. The page has no file system, so it claims no run: a command line
- * with --model goes to no_gpt2.c's refusal. */
+ * core, which reads GPT-2's checkpoint folders only (page_files.c): the
+ * Llama family claims no run there. */
 #include "model/llama/llama.h"
+#include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"
 
 bool llama_param_name(const char *name, int *layer)
@@ -52,3 +53,16 @@ bool llama_trace_makes_table(const model_config *mc, const model_input *in,
     (void)name;
     return false;
 }
+
+/* The interventions' model (model/llama/llama_lm.h): none in the page. */
+static int no_lm_open(lm_session **s, lm_shape *shape, const model_config *mc,
+                      mx_error *err)
+{
+    (void)mc;
+    (void)shape;
+    (void)err;
+    *s = NULL;
+    return -1; /* not reached: the row claims no run */
+}
+
+const lm_ops llama_lm = {.open = no_lm_open};

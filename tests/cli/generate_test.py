@@ -44,8 +44,8 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-def text_of(checkpoint):
-    with open(os.path.join(REF, "gpt2", checkpoint, "text.txt")) as fh:
+def text_of(checkpoint, family="gpt2"):
+    with open(os.path.join(REF, family, checkpoint, "text.txt")) as fh:
         return fh.read()
 
 
@@ -59,13 +59,13 @@ def generated_csv(args):
     return r, [table[i] for i in sorted(table)]
 
 
-def matches_reference(name, checkpoint, extra):
-    ref = read_safetensors(os.path.join(REF, "generate", name +
-                                        ".safetensors"))
-    model = os.path.join(REF, "gpt2", checkpoint)
+def matches_reference(name, checkpoint, extra, family="gpt2"):
+    folder = "generate" if family == "gpt2" else family + "_generate"
+    ref = read_safetensors(os.path.join(REF, folder, name + ".safetensors"))
+    model = os.path.join(REF, family, checkpoint)
     r, rows = generated_csv(["--model", model, "--generate",
                              str(int(ref["settings"][5]))] + extra +
-                            [text_of(checkpoint)])
+                            [text_of(checkpoint, family)])
     n = len(ref["tokens"])
     wrong = 0
     for i, row in enumerate(rows[:n]):
@@ -90,6 +90,19 @@ def main():
                       ["--sample", "--seed", "3", "--temperature", "0.8",
                        "--top-k", "20", "--top-p", "0.9"])
     matches_reference("sample_default", "wide", ["--sample", "--seed", "42"])
+    # a Llama-style checkpoint (make_llama_generate_reference.py)
+    matches_reference("greedy_gqa4_bf16", "llama_gqa4_bf16", [], "llama")
+    matches_reference("sample_warped", "llama_gqa4_bf16",
+                      ["--sample", "--seed", "3", "--temperature", "0.8",
+                       "--top-k", "20", "--top-p", "0.9"], "llama")
+    tied = os.path.join(REF, "llama", "llama_tied_f32")
+    r, rows = generated_csv(["--model", tied, "--generate", "80",
+                             text_of("llama_tied_f32", "llama")])
+    err = r.stderr.decode()
+    ok(r.returncode == 0 and len(rows) == 56 and "64 positions" in err
+       and len(err.splitlines()) == 1,
+       "llama: the model's positions full: the tokens so far and a "
+       "one-line note", err)
 
     two = os.path.join(REF, "gpt2", "two_layers")
     wide = os.path.join(REF, "gpt2", "wide")
@@ -173,10 +186,8 @@ def main():
                         "lm_head to generate with")
     PROGRAM.check_error(["--sample", "the cat"], "goes with --generate",
                         "--sample without --generate")
-    # the families that do not continue a text (yet) are refused by name
-    for family, folder in (("bert", os.path.join(REF, "bert", "mlm")),
-                           ("llama", os.path.join(REF, "llama",
-                                                  "llama_tied_f32"))):
+    # the families that do not continue a text are refused by name
+    for family, folder in (("bert", os.path.join(REF, "bert", "mlm")),):
         PROGRAM.check_error(["--model", folder, "--generate", "2", "the cat"],
                             "does not continue texts with a %s model" %
                             family, "--generate with a %s checkpoint" % family)

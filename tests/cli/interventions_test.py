@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""--ablate, --patch and --head-scores on the command line.
+"""--ablate, --patch, --head-scores and --logit-lens on the command line.
 
     interventions_test.py MHA_EXPLAIN GPT2_DIR
+
+(GPT2_DIR is tests/reference/gpt2; its sibling llama/ holds the
+Llama-style checkpoints and bert/ a BERT one.)
 
 The numbers are checked against PyTorch by tests/unit/test_interventions.c;
 here: the tables a run makes (and --tables accepts), the CSV's labels,
@@ -73,6 +76,29 @@ r3 = run(["--model", model, "--format", "csv", "--head-scores",
 ok(r2.stdout == r.stdout and r3.stdout != r.stdout,
    "--repeat-random: the same seed draws the same tokens, another not")
 
+# --logit-lens: a table per layer, T·5 rows of probabilities; the
+# last layer's probabilities are next_tokens'
+for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
+                                 "llama_gqa4_bf16")):
+    r = run(["--model", ckpt, "--format", "csv", "--logit-lens", "--tables",
+             "logit_lens,next_tokens", text])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    lens = [row for row in rows if row["table"] == "logit_lens"]
+    layers = sorted({int(row["layer"]) for row in lens})
+    last = [row["value"] for row in lens if int(row["layer"]) == layers[-1]]
+    nxt = [row["value"] for row in rows if row["table"] == "next_tokens"]
+    ok(r.returncode == 0 and layers == [0, 1] and
+       len(lens) == 2 * len(nxt) and
+       {row["col_label"] for row in lens} == {"probability"} and
+       "\u2192" in lens[0]["row_label"] and last == nxt,
+       "--logit-lens (%s): a table per layer, the last one next_tokens"
+       % os.path.basename(ckpt), r.stdout[-400:] + r.stderr)
+r = run(["--model", os.path.join(sys.argv[2], "..", "bert", "mlm"),
+         "--logit-lens", text])
+ok(r.returncode == 2 and r.stdout == "" and
+   "--logit-lens: needs a model with an lm_head" in r.stderr,
+   "--logit-lens with BERT: refused, status 2", r.stderr)
+
 BAD = [
     ([text, "--ablate", "2.0"], "--ablate: 2.0 is out of range"),
     ([text, "--ablate", "0.2"], "--ablate: 0.2 is out of range"),
@@ -96,6 +122,10 @@ BAD = [
     (["--head-scores", "--repeat-random", "9"], "more than the model's 16"),
     ([text, "--seed", "3"], "--seed: with --model"),
     (["--repeat-random", "3"], "goes with --head-scores"),
+    ([text, "--logit-lens", "--ablate", "0.1"],
+     "--logit-lens: reads the model as it is"),
+    (["--head-scores", "--repeat-random", "4", "--logit-lens"],
+     "--logit-lens: reads the sentence"),
 ]
 for args, want in BAD:
     r = run(["--model", model] + args)
@@ -106,4 +136,8 @@ for args, want in BAD:
 r = run([text, "--ablate", "0.1"])
 ok(r.returncode == 2 and "goes with --model DIR" in r.stderr,
    "--ablate without --model: refused, status 2", r.stderr)
+r = run([text, "--logit-lens"])
+ok(r.returncode == 2 and r.stdout == "" and
+   "--logit-lens: goes with --model DIR" in r.stderr,
+   "--logit-lens without --model: refused, status 2", r.stderr)
 sys.exit(done())

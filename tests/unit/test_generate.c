@@ -1,7 +1,9 @@
-/* test_generate.c: generation (model/generate.h) of GPT-2 checkpoints
- * with the KV cache, greedy and sampled, against transformers' generate()
- * loop run in torch 1.13 (tests/reference/make_generate_reference.py;
- * argv[1]: tests/reference): every new token, its probability and the
+/* test_generate.c: generation (model/generate.h) of GPT-2 and Llama-style
+ * checkpoints with the KV cache, greedy and sampled, against
+ * transformers' generate() loop run in torch 1.13
+ * (tests/reference/make_generate_reference.py and
+ * make_llama_generate_reference.py; argv[1]: tests/reference): every new
+ * token, its probability and the
  * five likeliest there bit for bit, and where generation ends (the
  * end-of-text token, the context). Also torch's exponential_() draws,
  * which torch.multinomial makes. */
@@ -15,6 +17,8 @@
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
 #include "model/gpt2/gpt2_tokenizer.h"
+#include "model/llama/llama.h"
+#include "model/llama/llama_generate.h"
 #include "numerics/rng.h"
 #include "tap.h"
 
@@ -67,16 +71,85 @@ static void exponential(const char *dir)
 }
 
 /* A case of the reference: its checkpoint, and with context the run asks
- * for more tokens than the model's positions leave (it must end there). */
+ * for more tokens than the model's positions leave (it must end there);
+ * llama: a checkpoint of tests/reference/llama/ (else gpt2/). */
 typedef struct {
     const char *name, *checkpoint;
     bool context;
+    bool llama;
 } gen_case;
+
+/* Either family's model, opened from folder, with the end-of-text token
+ * eos (-1: none). */
+typedef struct {
+    gpt2_model gpt2;
+    llama_model llama;
+    gpt2_generator g;
+    llama_generator lg;
+    bool is_llama;
+} any_model;
+
+static int model_open(any_model *a, const char *folder, bool llama, long eos,
+                      mx_error *err)
+{
+    *a = (any_model){.is_llama = llama};
+    if (!llama) {
+        if (gpt2_open(&a->gpt2, folder, err) != 0)
+            return -1;
+        a->gpt2.cfg.eos = eos;
+        return 0;
+    }
+    if (llama_open(&a->llama, folder, err) != 0)
+        return -1;
+    a->llama.cfg.n_eos = eos >= 0;
+    a->llama.cfg.eos[0] = (int32_t)eos;
+    return 0;
+}
+
+static size_t model_positions(const any_model *a)
+{
+    return a->is_llama ? a->llama.cfg.n_positions : a->gpt2.cfg.n_positions;
+}
+
+/* The generator over a's model for positions positions, and its step. */
+static int model_generator(generate_model *gm, any_model *a,
+                           const gpt2_tokenizer *tok, size_t positions,
+                           mx_error *err)
+{
+    if (a->is_llama) {
+        if (llama_generator_init(&a->lg, &a->llama, tok, NULL, positions,
+                                 err) != 0)
+            return -1;
+        *gm = llama_generator_model(&a->lg);
+        return 0;
+    }
+    if (gpt2_generator_init(&a->g, &a->gpt2, tok, NULL, positions, err) != 0)
+        return -1;
+    *gm = gpt2_generator_model(&a->g);
+    return 0;
+}
+
+static void model_generator_free(any_model *a)
+{
+    if (a->is_llama)
+        llama_generator_free(&a->lg);
+    else
+        gpt2_generator_free(&a->g);
+}
+
+static void model_close(any_model *a)
+{
+    if (a->is_llama)
+        llama_close(&a->llama);
+    else
+        gpt2_close(&a->gpt2);
+}
 
 static void run_case(const char *dir, const gen_case *c)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/generate/%s.safetensors", dir, c->name);
+    snprintf(path, sizeof path, "%s/%s/%s.safetensors", dir,
+             c->llama ? "llama_generate" : "generate", c->name);
     safetensors ref;
     mx_error err;
     if (!ok(safetensors_open(&ref, path, &err) == 0, "%s opens", path))
@@ -90,10 +163,11 @@ static void run_case(const char *dir, const gen_case *c)
     float *top = ref_values(&n_top, &ref, "top");
     float *top_p = ref_values(&n_top_p, &ref, "top_p");
     float *set = ref_values(&n_set, &ref, "settings");
-    gpt2_model m;
+    any_model m;
     gpt2_tokenizer *tok = NULL;
     char folder[4096], ids_path[4200];
-    snprintf(folder, sizeof folder, "%s/gpt2/%s", dir, c->checkpoint);
+    snprintf(folder, sizeof folder, "%s/%s/%s", dir,
+             c->llama ? "llama" : "gpt2", c->checkpoint);
     snprintf(ids_path, sizeof ids_path, "%s/ids.txt", folder);
     int32_t ids[256];
     size_t T = 0;
@@ -104,16 +178,16 @@ static void run_case(const char *dir, const gen_case *c)
     if (f != NULL)
         fclose(f);
     if (!ok(tokens && p && top && top_p && set && n_set == 7 && n_p == n_tok &&
-                n_top == 5 * n_tok && T > 0 && gpt2_open(&m, folder, &err) == 0,
+                n_top == 5 * n_tok && T > 0 &&
+                model_open(&m, folder, c->llama, (long)set[6], &err) == 0,
             "%s: reference and checkpoint read", c->name))
         goto out;
     if (gpt2_tokenizer_open(&tok, folder, &err) != 0) {
-        gpt2_close(&m);
+        model_close(&m);
         ok(false, "%s: tokenizer", c->name);
         goto out;
     }
-    m.cfg.eos = (long)set[6];
-    const size_t asked = c->context ? 2 * m.cfg.n_positions : (size_t)set[5];
+    const size_t asked = c->context ? 2 * model_positions(&m) : (size_t)set[5];
     const generate_options o = {
         .n = asked,
         .how = {.sample = set[0] != 0,
@@ -122,13 +196,12 @@ static void run_case(const char *dir, const gen_case *c)
                 .top_p = (double)set[3]},
         .seed = (uint64_t)set[4],
     };
-    gpt2_generator g;
     generation gen = {0};
-    int rc = gpt2_generator_init(&g, &m, tok, NULL, T + asked, &err);
+    generate_model gm;
+    int rc = model_generator(&gm, &m, tok, T + asked, &err);
     if (rc == 0) {
-        const generate_model gm = gpt2_generator_model(&g);
         rc = generate_run(&gen, &gm, &o, ids, T, &err);
-        gpt2_generator_free(&g);
+        model_generator_free(&m);
     }
     if (ok(rc == 0 && gen.n == n_tok, "%s: %zu tokens (want %zu)", c->name,
            gen.n, n_tok)) {
@@ -165,7 +238,7 @@ static void run_case(const char *dir, const gen_case *c)
     }
     generation_free(&gen);
     gpt2_tokenizer_free(tok);
-    gpt2_close(&m);
+    model_close(&m);
 out:
     free(tokens);
     free(p);
@@ -184,14 +257,24 @@ int main(int argc, char **argv)
         return 2;
     }
     static const gen_case cases[] = {
-        {"greedy", "two_layers", false},
-        {"greedy_wide", "wide", false},
-        {"greedy_context", "two_layers", true},
-        {"greedy_eos", "two_layers", false},
-        {"sample_default", "wide", false},
-        {"sample_warped", "two_layers", false},
-        {"sample_top_p", "four_heads_bf16", false},
-        {"sample_cold", "odd_inner_f16", false},
+        {"greedy", "two_layers", false, false},
+        {"greedy_wide", "wide", false, false},
+        {"greedy_context", "two_layers", true, false},
+        {"greedy_eos", "two_layers", false, false},
+        {"sample_default", "wide", false, false},
+        {"sample_warped", "two_layers", false, false},
+        {"sample_top_p", "four_heads_bf16", false, false},
+        {"sample_cold", "odd_inner_f16", false, false},
+        // a Llama-style checkpoint's: tied and not, GQA 2 and 4, BF16, F16
+        // and sharded, Qwen2's biases
+        {"greedy_tied", "llama_tied_f32", false, true},
+        {"greedy_gqa4_bf16", "llama_gqa4_bf16", false, true},
+        {"greedy_context", "llama_tied_f32", true, true},
+        {"greedy_eos", "qwen2_bias_f16", false, true},
+        {"sample_warped", "llama_gqa4_bf16", false, true},
+        {"sample_qwen2", "qwen2_bias_f16", false, true},
+        {"sample_sharded", "mistral_sharded", false, true},
+        {"sample_head48", "llama_head48_bf16", false, true},
     };
     exponential(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

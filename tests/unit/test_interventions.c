@@ -1,5 +1,7 @@
 /* test_interventions.c: --ablate on GPT-2's checkpoints two_layers and
- * four_heads_bf16 (tests/reference/gpt2/), through pipeline_run as the
+ * four_heads_bf16 (tests/reference/gpt2/), and on Llama-style ones
+ * (tests/reference/llama/, make_llama_intervention_reference.py, with
+ * hooks on o_proj and the decoder layers), through pipeline_run as the
  * command line runs it, against PyTorch with forward pre-hooks on the
  * attention's output projection
  * (tests/reference/make_intervention_reference.py; argv[1]:
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
+#include "model/gpt2/gpt2_tokenizer.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "tap.h"
@@ -46,6 +49,15 @@ static bool same_as(const table *t, const safetensors *ref, const char *name)
     return same;
 }
 
+/* The folder of tests/reference holding checkpoint ckpt: llama/ for the
+ * Llama-style ones (make_llama_reference.py), else gpt2/. */
+static const char *family_dir(const char *ckpt)
+{
+    return strncmp(ckpt, "llama", 5) == 0 || strncmp(ckpt, "qwen2", 5) == 0
+               ? "llama"
+               : "gpt2";
+}
+
 static const table *model_table(const trace *tr, table_id id)
 {
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, id, false};
@@ -72,7 +84,7 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
                         const head_ref *heads, size_t n, hook_action mode)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/%s.safetensors", refdir,
              ckpt);
     safetensors ref;
@@ -124,7 +136,7 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
                        const char *answer, const char *wrong)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/patch_%s.safetensors", refdir,
              ckpt);
     safetensors ref;
@@ -162,7 +174,7 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
                         const char *text, size_t n, uint64_t seed)
 {
     char dir[256], path[600], key[96];
-    snprintf(dir, sizeof dir, "%s/gpt2/%s", refdir, ckpt);
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
     snprintf(path, sizeof path, "%s/interventions/scores_%s.safetensors",
              refdir, ckpt);
     safetensors ref;
@@ -188,6 +200,81 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
        "%s %s: head_scores", ckpt, name);
     trace_free(&tr);
     safetensors_close(&ref);
+}
+
+/* Whether each row of the lens table t is labelled "token → next" with
+ * next the piece of the reference's id (ids, rows of them): the pieces
+ * as the checkpoint's tokenizer.json labels them. */
+static bool same_labels(const table *t, const gpt2_tokenizer *tok,
+                        const float *ids, size_t rows)
+{
+    if (t == NULL || t->rows->n != rows)
+        return false;
+    for (size_t i = 0; i < rows; i++) {
+        char want[256];
+        gpt2_tokenizer_label(want, sizeof want, tok, (int32_t)ids[i]);
+        const char *arrow = strstr(t->rows->s[i], " \u2192 ");
+        if (arrow == NULL || strcmp(arrow + strlen(" \u2192 "), want) != 0) {
+            diag("row %zu: %s, PyTorch's next token %s", i, t->rows->s[i],
+                 want);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --logit-lens on checkpoint ckpt over its text: each layer's logit_lens
+ * (its probabilities, and the tokens its labels name) against
+ * make_logit_lens_reference.py's. */
+static void lens_case(const char *refdir, const char *ckpt, size_t layers)
+{
+    char dir[256], path[600], key[96];
+    snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
+    snprintf(path, sizeof path, "%s/logit_lens/%s.safetensors", refdir, ckpt);
+    safetensors ref;
+    mx_error err;
+    gpt2_tokenizer *tok = NULL;
+    char *text = read_text(dir);
+    if (text == NULL || safetensors_open(&ref, path, &err) != 0) {
+        ok(0, "%s logit lens: reference and text read", ckpt);
+        free(text);
+        return;
+    }
+    const model_config mc = {.model = dir, .threads = 1, .logit_lens = true};
+    const model_input in = {.sentence = text, .len = strlen(text)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    if (!ok(rc == 0 && gpt2_tokenizer_open(&tok, dir, &err) == 0,
+            "%s logit lens: the run", ckpt))
+        diag("%s", err.msg);
+    for (size_t l = 0; tok != NULL && l < layers; l++) {
+        const table_key at = {VARIANT_ID_BLOCK, (int)l, NO_HEAD,
+                              TABLE_LOGIT_LENS, false};
+        const table *t = trace_find(&tr, &at);
+        snprintf(key, sizeof key, "%zu.ids", l);
+        const st_tensor *ids_t = safetensors_find(&ref, key);
+        const float *ids;
+        float *owned = NULL;
+        const bool named =
+            ids_t != NULL &&
+            safetensors_floats(&ids, &owned, &ref, ids_t, &err) == 0 &&
+            same_labels(t, tok, ids, st_tensor_count(ids_t));
+        free(owned);
+        snprintf(key, sizeof key, "%zu.probs", l);
+        ok(named && same_as(t, &ref, key),
+           "%s logit lens, layer %zu: every top token and probability bit for "
+           "bit",
+           ckpt, l);
+    }
+    const table_key past = {VARIANT_ID_BLOCK, (int)layers, NO_HEAD,
+                            TABLE_LOGIT_LENS, false};
+    ok(trace_find(&tr, &past) == NULL, "%s logit lens: one table per layer",
+       ckpt);
+    gpt2_tokenizer_free(tok);
+    trace_free(&tr);
+    safetensors_close(&ref);
+    free(text);
 }
 
 int main(int argc, char **argv)
@@ -217,5 +304,23 @@ int main(int argc, char **argv)
     scores_case(ref, "four_heads_bf16", "text", "the end the end hello the end",
                 0, 0);
     scores_case(ref, "four_heads_bf16", "random_12_7", NULL, 12, 7);
+    // a Llama-style checkpoint's heads (make_llama_intervention_reference.py):
+    // GQA 4 in BF16, untied; Qwen2's biases, tied, in F16
+    const head_ref h11[] = {{1, 1, "1.1", 3}};
+    ablate_case(ref, "llama_gqa4_bf16", "zero_0.1", h01, 1, HOOK_ZERO);
+    ablate_case(ref, "llama_gqa4_bf16", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
+    ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_case(ref, "qwen2_bias_f16", "zero_1.1", h11, 1, HOOK_ZERO);
+    ablate_case(ref, "qwen2_bias_f16", "all_zero", NULL, 0, HOOK_ZERO);
+    patch_case(ref, "llama_gqa4_bf16", "cat_mat", "the cat sat on the mat",
+               "the mat sat on the cat", " cat", " mat");
+    scores_case(ref, "llama_tied_f32", "text", "the cat sat on the cat sat", 0,
+                0);
+    scores_case(ref, "llama_tied_f32", "random_6_4", NULL, 6, 4);
+    // the logit lens of either family (make_logit_lens_reference.py)
+    lens_case(ref, "two_layers", 2);
+    lens_case(ref, "four_heads_bf16", 3);
+    lens_case(ref, "llama_gqa4_bf16", 2);
+    lens_case(ref, "qwen2_bias_f16", 2);
     return tap_done();
 }

@@ -48,7 +48,7 @@ static void run_case(const char *dir, const char *name)
         .masked = -FLT_MAX / 2,
     };
     const forward_hooks hooks = {.record = reference_check, .ctx = &c};
-    llama_run run = {&hooks, true, NULL};
+    llama_run run = {&hooks, true, NULL, NULL};
     matrix out = {0};
     ok(llama_forward(&out, &m, ids, T, &run, &err) == 0, "%s: runs", name);
     reference_done(&c);

@@ -19,7 +19,7 @@ static int size_key(size_t *out, const json_doc *doc, const char *key,
         *out = dflt;
         return 0;
     }
-    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
         return err_input(err, _("%s: %s must be a positive whole number"), path,
                          key);
     return 0;

@@ -58,7 +58,7 @@ static int check_ids(const json_doc *doc, const json_node *root,
     size_t max_id = 0;
     for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m)) {
         size_t id;
-        if (!json_size(m, (size_t)1 << 52, &id))
+        if (!json_size(m, (uint64_t)1 << 52, &id))
             return err_input(err, _("%s: the id of %s is not a whole number"),
                              path, json_key(doc, m));
         if (largest == NULL || id > max_id) {

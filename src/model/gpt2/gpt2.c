@@ -23,7 +23,7 @@ static int config_size(size_t *out, const json_doc *doc, const char *key,
     const json_node *n = json_get(doc, json_root(doc), key);
     if (n == NULL && alt != NULL)
         n = json_get(doc, json_root(doc), alt);
-    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
         return err_input(err, _("%s: %s must be a positive whole number"), path,
                          key);
     return 0;

@@ -226,3 +226,13 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
     generation_free(&gen);
     return status;
 }
+
+int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
+                        const int32_t *prompt, size_t T, const generation *gen,
+                        size_t positions, mx_error *err)
+{
+    tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
+    if (put_generated(tr, tok, gen, err) != 0)
+        return -1;
+    return put_continued(tr, tok, prompt, T, gen, err);
+}

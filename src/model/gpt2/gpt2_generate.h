@@ -54,4 +54,12 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        size_t T, const model_config *mc, workers *pool,
                        mx_error *err);
 
+/* The tables of a generation by a model with a tokenizer.json tokenizer
+ * (GPT-2's, a Llama-style checkpoint's), as gpt2_generate_into puts
+ * them: generated, tr->model.continued, and context_full (positions
+ * when the context ended it). */
+int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
+                        const int32_t *prompt, size_t T, const generation *gen,
+                        size_t positions, mx_error *err);
+
 #endif

@@ -81,10 +81,26 @@ static int forward(lm_session *s, const int32_t *ids, size_t T,
     return rc;
 }
 
+/* ln_f, then the lm_head tied to wte. */
+static int unembed(lm_session *s, matrix *logits, const matrix *resid,
+                   mx_error *err)
+{
+    const gpt2_model *m = &s->model;
+    matrix out = {0};
+    if (matrix_alloc(&out, resid->rows, m->cfg.n_embd, N_("hidden states"),
+                     err) != 0)
+        return -1;
+    layer_norm(&out, resid, m->ln_f_w, m->ln_f_b, m->cfg.eps);
+    gpt2_logits(logits, m, &out, s->pool);
+    matrix_free(&out);
+    return 0;
+}
+
 const lm_ops gpt2_lm = {
     .open = open_session,
     .encode = encode,
     .label = label,
     .forward = forward,
+    .unembed = unembed,
     .close = close_session,
 };

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "io/file_read.h"
 #include "model/gpt2/bpe.h"
 #include "model/tokenizers/hf_tokenizer.h"
 #include "model/tokenizers/tok_pretok.h"
@@ -40,8 +40,8 @@ int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
         tok_byte_chars(t->enc);
         // tokenizer.json only where neither of GPT-2's own files is there,
         // so a folder that has them reads as it always did
-        const bool own = access(vocab, F_OK) == 0 || access(merges, F_OK) == 0;
-        if (!own && access(json, F_OK) == 0)
+        const bool own = file_present(vocab) || file_present(merges);
+        if (!own && file_present(json))
             rc = hf_tokenizer_open(&t->hf, json, err);
         else
             rc = bpe_open(&t->bpe, vocab, merges, err);

@@ -88,7 +88,11 @@ int attention_head_forward(const head_tables *t, const head_source *src,
     const matrix *q = t->q, *k = t->k;
     if (spec->rope != NULL) {
         rotary_apply(t->q_rot, t->q, spec->rope);
-        rotary_apply(t->k_rot, t->k, spec->rope);
+        if (spec->keys_rotated)
+            memcpy(t->k_rot->v, t->k->v,
+                   t->k->rows * t->k->cols * sizeof *t->k->v);
+        else
+            rotary_apply(t->k_rot, t->k, spec->rope);
         if (point(hk, at, TABLE_QUERIES_ROTATED, t->q_rot, err) != 0 ||
             point(hk, at, TABLE_KEYS_ROTATED, t->k_rot, err) != 0)
             return -1;

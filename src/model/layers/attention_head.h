@@ -73,6 +73,10 @@ typedef struct {
     /* positions: the cos and sin (T, hd) that rotate q and k (a rotary
        family), or NULL */
     const rotary_table *rope;
+    /* with rope: the keys come rotated already (generation's cache keeps
+       them so, as past_key_values does), and only the queries are
+       rotated; keys_rotated then shows them as they are */
+    bool keys_rotated;
 } head_spec;
 
 /* One head's activations, where the caller keeps them (the trace's

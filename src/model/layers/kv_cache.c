@@ -55,6 +55,14 @@ void kv_cache_put(kv_cache *c, size_t layer, const matrix *from, size_t k_first,
     }
 }
 
+void kv_cache_put_kv(kv_cache *c, size_t layer, const matrix *k,
+                     const matrix *v)
+{
+    const size_t n = k->rows * c->width;
+    memcpy(c->k + (layer * c->cap + c->len) * c->width, k->v, n * sizeof *k->v);
+    memcpy(c->v + (layer * c->cap + c->len) * c->width, v->v, n * sizeof *v->v);
+}
+
 void kv_cache_advance(kv_cache *c, size_t T)
 {
     c->len += T;

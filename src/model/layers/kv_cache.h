@@ -46,6 +46,12 @@ matrix kv_cache_values(const kv_cache *c, size_t layer, size_t rows);
 void kv_cache_put(kv_cache *c, size_t layer, const matrix *from, size_t k_first,
                   size_t v_first);
 
+/* Copies k (T, width) and v (T, width) into layer L's positions len ..
+ * len + T - 1, for a model whose keys and values are two matrices (a
+ * Llama-style k_proj and v_proj, the keys already rotated). */
+void kv_cache_put_kv(kv_cache *c, size_t layer, const matrix *k,
+                     const matrix *v);
+
 /* The T positions every layer has put are kept: len += T. */
 void kv_cache_advance(kv_cache *c, size_t T);
 

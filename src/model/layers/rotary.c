@@ -9,6 +9,12 @@
 int rotary_table_init(rotary_table *r, size_t T, size_t hd, double theta,
                       mx_error *err)
 {
+    return rotary_table_init_from(r, 0, T, hd, theta, err);
+}
+
+int rotary_table_init_from(rotary_table *r, size_t first, size_t T, size_t hd,
+                           double theta, mx_error *err)
+{
     *r = (rotary_table){0};
     const size_t half = hd / 2;
     float *inv = malloc((half ? half : 1) * sizeof *inv);
@@ -28,12 +34,13 @@ int rotary_table_init(rotary_table *r, size_t T, size_t hd, double theta,
     torch_pow_row(inv, (float)theta, inv, half);
     for (size_t j = 0; j < half; j++)
         inv[j] = 1.0f / inv[j];
-    // emb (T, hd) = cat(freqs, freqs), freqs[t][j] = inv_freq[j] * t (a
-    // product of one term), kept in cos until cos and sin are taken
+    // emb (T, hd) = cat(freqs, freqs), freqs[t][j] = inv_freq[j] * (first
+    // + t) (a product of one term), kept in cos until cos and sin are
+    // taken
     float *emb = r->cos.v;
     for (size_t t = 0; t < T; t++)
         for (size_t j = 0; j < half; j++) {
-            const float f = inv[j] * (float)t;
+            const float f = inv[j] * (float)(first + t);
             emb[t * hd + j] = f;
             emb[t * hd + half + j] = f;
         }

@@ -32,6 +32,13 @@ typedef struct {
  * theta (rope_theta). */
 int rotary_table_init(rotary_table *r, size_t T, size_t hd, double theta,
                       mx_error *err);
+
+/* The table of the T positions first .. first + T - 1 (a step of
+ * generation after first cached positions: position_ids =
+ * cache_position), computed as a tensor of its own T rows, as
+ * LlamaRotaryEmbedding computes each step's. */
+int rotary_table_init_from(rotary_table *r, size_t first, size_t T, size_t hd,
+                           double theta, mx_error *err);
 void rotary_table_free(rotary_table *r);
 
 /* out (T, hd) = in (T, hd) rotated by each row's position. */

@@ -41,8 +41,12 @@
 #include "base/error.h"
 #include "io/safetensors_set.h"
 #include "model/hooks.h"
+#include "model/layers/kv_cache.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
+
+/* The most end-of-text tokens config.json's eos_token_id lists. */
+#define LLAMA_MAX_EOS 8
 
 typedef struct {
     char model_type[16];
@@ -52,6 +56,10 @@ typedef struct {
     bool tied;     /* tie_word_embeddings */
     bool qkv_bias; /* q_proj, k_proj, v_proj have biases (Qwen2) */
     bool o_bias;   /* o_proj has one (attention_bias) */
+    /* eos_token_id: one id or a list of them (Llama 3 lists several);
+       generation stops at any */
+    int32_t eos[LLAMA_MAX_EOS];
+    size_t n_eos;
 } llama_config;
 
 /* One layer's parameters, float32, as nn.Linear stores them (out, in). */
@@ -87,11 +95,25 @@ typedef struct {
     const forward_hooks *hooks; /* or NULL */
     bool logits;                /* make the logits */
     workers *pool;              /* or NULL */
+    /* NULL: the pass attends over its own T tokens. Else generation's
+     * cache (kv_cache.h, KV hd wide): the T tokens sit at positions
+     * cache->len .., rotated by those positions; their rotated keys and
+     * their values are kept, and each query row attends over every
+     * cached key and its own tokens' (causally); cache->len moves on by
+     * T. After the first step a step takes one token, as generate()
+     * feeds it. */
+    kv_cache *cache;
 } llama_run;
 
-/* Runs ids (T of them, each < vocab_size, T <= n_positions) through m;
+/* Runs ids (T of them, each < vocab_size, T <= n_positions, after the
+ * cache's positions with a cache) through m;
  * out (T, D) gets the final norm's output, allocated here. */
 int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
                   size_t T, const llama_run *run, mx_error *err);
+
+/* logits (T, V) = out (T, D) @ lm_head^T (embed_tokens when tied),
+ * nn.Linear without a bias; logits allocated by the caller. */
+void llama_logits(matrix *logits, const llama_model *m, const matrix *out,
+                  workers *pool);
 
 #endif

@@ -43,7 +43,7 @@ static int positive(size_t *out, const json_doc *doc, const char *key,
         *out = fallback;
         return 0;
     }
-    if (!json_size(n, (size_t)1 << 32, out) || *out == 0)
+    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
         return err_input(err, _("%s: %s must be a positive whole number"), path,
                          key);
     return 0;
@@ -59,6 +59,28 @@ static int number(double *out, const json_doc *doc, const char *key,
     if (n->type != JSON_NUMBER || !(n->number > 0) || n->number > 1e30)
         return err_input(err, _("%s: %s must be a positive number"), path, key);
     *out = n->number;
+    return 0;
+}
+
+/* eos_token_id: absent or null (none), one token id, or a list of them. */
+static int read_eos(llama_config *c, const json_doc *doc, const char *path,
+                    mx_error *err)
+{
+    const json_node *eos = json_get(doc, json_root(doc), "eos_token_id");
+    c->n_eos = 0;
+    if (eos == NULL || eos->type == JSON_NULL)
+        return 0;
+    const bool list = eos->type == JSON_ARRAY;
+    for (const json_node *id = list ? json_first(doc, eos) : eos; id != NULL;
+         id = list ? json_next(doc, id) : NULL) {
+        size_t v;
+        if (c->n_eos == LLAMA_MAX_EOS || !json_size(id, c->vocab_size - 1, &v))
+            return err_input(
+                err,
+                _("%s: eos_token_id must be a token id below vocab_size (%zu), or a list of at most %d"),
+                path, c->vocab_size, LLAMA_MAX_EOS);
+        c->eos[c->n_eos++] = (int32_t)v;
+    }
     return 0;
 }
 
@@ -93,7 +115,7 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
                          "attention_bias");
     c->o_bias = bias != NULL && bias->number != 0;
     c->qkv_bias = c->qkv_bias || c->o_bias;
-    return 0;
+    return read_eos(c, doc, path, err);
 }
 
 /* What the sizes must satisfy for the forward pass. */
@@ -119,7 +141,7 @@ static int check_sizes(const llama_config *c, const json_doc *doc,
     size_t head_dim;
     const json_node *h = json_get(doc, json_root(doc), "head_dim");
     if (h != NULL && h->type != JSON_NULL &&
-        (!json_size(h, (size_t)1 << 32, &head_dim) || head_dim != hd))
+        (!json_size(h, (uint64_t)1 << 32, &head_dim) || head_dim != hd))
         return err_input(
             err,
             _("%s: head_dim must be hidden_size / num_attention_heads (%zu)"),

@@ -40,25 +40,30 @@ static dense linear_of(const float *weight, const float *bias, size_t in,
     return (dense){weight, bias, in, out, false};
 }
 
-/* The work of one layer, allocated once for the pass. */
+/* The work of one layer, allocated once for the pass, for T new tokens
+ * over S keys (S = T without a cache). */
 typedef struct {
     matrix a, q_all, k_all, v_all; /* (T, D), (T, H hd), (T, KV hd) */
-    matrix q, k, v, q_rot, k_rot, scores, weights, ctx; /* one head's */
+    matrix k_new;                  /* (T, KV hd): with a cache, the new
+                                      keys rotated */
+    matrix q, k, v, q_rot, k_rot, scores, weights, ctx; /* one head's: q
+                                      (T, hd), k, v (S, hd), scores (T,
+                                      S) */
     matrix concat, attn, hidden, up, ffn; /* (T, D), (T, D), (T, F) x 2,
                                                (T, D) */
 } layer_work;
 
 static void work_free(layer_work *w)
 {
-    matrix *all[] = {&w->a,       &w->q_all, &w->k_all,  &w->v_all, &w->q,
-                     &w->k,       &w->v,     &w->q_rot,  &w->k_rot, &w->scores,
-                     &w->weights, &w->ctx,   &w->concat, &w->attn,  &w->hidden,
-                     &w->up,      &w->ffn};
+    matrix *all[] = {&w->a,      &w->q_all,   &w->k_all, &w->v_all,  &w->k_new,
+                     &w->q,      &w->k,       &w->v,     &w->q_rot,  &w->k_rot,
+                     &w->scores, &w->weights, &w->ctx,   &w->concat, &w->attn,
+                     &w->hidden, &w->up,      &w->ffn};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         matrix_free(all[i]);
 }
 
-static int work_alloc(layer_work *w, const llama_config *c, size_t T,
+static int work_alloc(layer_work *w, const llama_config *c, size_t T, size_t S,
                       mx_error *err)
 {
     const size_t D = c->hidden, hd = D / c->n_head, KV = c->n_kv_head * hd;
@@ -68,13 +73,14 @@ static int work_alloc(layer_work *w, const llama_config *c, size_t T,
         matrix_alloc(&w->q_all, T, D, N_("queries"), err) != 0 ||
         matrix_alloc(&w->k_all, T, KV, N_("keys"), err) != 0 ||
         matrix_alloc(&w->v_all, T, KV, N_("values"), err) != 0 ||
+        matrix_alloc(&w->k_new, T, KV, N_("keys"), err) != 0 ||
         matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
-        matrix_alloc(&w->k, T, hd, N_("keys"), err) != 0 ||
-        matrix_alloc(&w->v, T, hd, N_("values"), err) != 0 ||
+        matrix_alloc(&w->k, S, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->v, S, hd, N_("values"), err) != 0 ||
         matrix_alloc(&w->q_rot, T, hd, N_("queries"), err) != 0 ||
-        matrix_alloc(&w->k_rot, T, hd, N_("keys"), err) != 0 ||
-        matrix_alloc(&w->scores, T, T, N_("attention scores"), err) != 0 ||
-        matrix_alloc(&w->weights, T, T, N_("attention weights"), err) != 0 ||
+        matrix_alloc(&w->k_rot, S, hd, N_("keys"), err) != 0 ||
+        matrix_alloc(&w->scores, T, S, N_("attention scores"), err) != 0 ||
+        matrix_alloc(&w->weights, T, S, N_("attention weights"), err) != 0 ||
         matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
         matrix_alloc(&w->concat, T, D, N_("context"), err) != 0 ||
         matrix_alloc(&w->attn, T, D, hs, err) != 0 ||
@@ -105,13 +111,35 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
     dense_forward(&w->q_all, &w->a, &q_proj, run->pool);
     dense_forward(&w->k_all, &w->a, &k_proj, run->pool);
     dense_forward(&w->v_all, &w->a, &v_proj, run->pool);
+    // with a cache: past_key_value.update(key_states, value_states), the
+    // keys rotated by their positions first (apply_rotary_pos_emb comes
+    // before the update); keys (S, KV hd), values likewise, S = past + T
+    kv_cache *cache = run->cache;
+    const size_t T = w->a.rows, past = cache != NULL ? cache->len : 0;
+    matrix keys = w->k_all, values = w->v_all;
+    if (cache != NULL) {
+        // the new keys of key/value head j: (T, hd) in the first rows of
+        // the head's working matrices (S >= T)
+        matrix k = {T, hd, w->k.v}, k_rot = {T, hd, w->k_rot.v};
+        for (size_t j = 0; j < c->n_kv_head; j++) {
+            take_columns(&k, &w->k_all, j * hd);
+            rotary_apply(&k_rot, &k, rope);
+            put_columns(&w->k_new, &k_rot, j * hd);
+        }
+        kv_cache_put_kv(cache, li, &w->k_new, &w->v_all);
+        keys = kv_cache_keys(cache, li, past + T);
+        values = kv_cache_values(cache, li, past + T);
+    }
     // eager_attention_forward: matmul(q, k^T) * scaling + the causal mask
-    const head_spec spec = {.causal = true,
+    // of the prompt (finfo.min above the diagonal, +0 elsewhere); a
+    // single row's mask is min * False, -0, which changes no score
+    const head_spec spec = {.causal = past == 0,
                             .divisor = 1.0f,
                             .scale = SCALE_SCORES_TIMES,
                             .factor = (float)pow((double)hd, -0.5),
-                            .mask_added = true,
-                            .rope = rope};
+                            .mask_added = past == 0 && T > 1,
+                            .rope = rope,
+                            .keys_rotated = cache != NULL};
     const head_tables t = {.q = &w->q,
                            .k = &w->k,
                            .v = &w->v,
@@ -123,7 +151,7 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
     for (size_t hh = 0; hh < c->n_head; hh++) {
         // query head hh reads key/value head hh / groups (repeat_kv)
         const size_t kv = hh / groups;
-        const head_source src = {.from = {&w->q_all, &w->k_all, &w->v_all},
+        const head_source src = {.from = {&w->q_all, &keys, &values},
                                  .first = {hh * hd, kv * hd, kv * hd}};
         const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
                               false};
@@ -175,8 +203,8 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
 
 /* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
  * the vocabulary at a time (each cell is its own sum). */
-static void logits_of(matrix *logits, const matrix *out, const llama_model *m,
-                      workers *pool)
+void llama_logits(matrix *logits, const llama_model *m, const matrix *out,
+                  workers *pool)
 {
     const size_t V = m->cfg.vocab_size, D = m->cfg.hidden, slice = 4096;
     for (size_t v0 = 0; v0 < V; v0 += slice) {
@@ -200,15 +228,15 @@ static void logits_of(matrix *logits, const matrix *out, const llama_model *m,
 
 /* The ids checked against the model's sizes. */
 static int check_ids(const llama_config *c, const int32_t *ids, size_t T,
-                     mx_error *err)
+                     size_t past, mx_error *err)
 {
     if (T == 0)
         return err_input(err, _("the text has no tokens"));
-    if (T > c->n_positions)
+    if (T > c->n_positions - past)
         return err_input(
             err,
             _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
-            T, c->n_positions);
+            past + T, c->n_positions);
     for (size_t t = 0; t < T; t++)
         if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
             return err_input(
@@ -222,18 +250,21 @@ int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
 {
     const llama_config *c = &m->cfg;
     const size_t D = c->hidden;
-    if (check_ids(c, ids, T, err) != 0)
+    const size_t past = run->cache != NULL ? run->cache->len : 0;
+    if (check_ids(c, ids, T, past, err) != 0)
         return -1;
     matrix h = {0};
     layer_work w;
     rotary_table rope;
     if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
         return -1;
-    if (work_alloc(&w, c, T, err) != 0) {
+    if (work_alloc(&w, c, T, past + T, err) != 0) {
         matrix_free(&h);
         return -1;
     }
-    if (rotary_table_init(&rope, T, D / c->n_head, c->theta, err) != 0) {
+    // position_embeddings of position_ids = cache_position (past ..)
+    if (rotary_table_init_from(&rope, past, T, D / c->n_head, c->theta, err) !=
+        0) {
         work_free(&w);
         matrix_free(&h);
         return -1;
@@ -247,6 +278,8 @@ int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, &rope, run, err) != 0)
             goto out;
+    if (run->cache != NULL)
+        kv_cache_advance(run->cache, T);
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     rms_norm(out, &h, m->norm, c->eps);
@@ -256,7 +289,7 @@ int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
         matrix logits = {0};
         if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
             goto fail_out;
-        logits_of(&logits, out, m, run->pool);
+        llama_logits(&logits, m, out, run->pool);
         rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
         matrix_free(&logits);
         if (rc != 0)

@@ -10,6 +10,7 @@
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
+#include "model/llama/llama_generate.h"
 #include "model/next_tokens.h"
 #include "numerics/workers.h"
 
@@ -158,6 +159,8 @@ bool llama_trace_makes_table(const model_config *mc, const model_input *in,
         return false;
     if (id == TABLE_LOGITS)
         return mc->logits;
+    if (id == TABLE_GENERATED)
+        return mc->generate > 0;
     const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
                            CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
                            ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES;
@@ -225,11 +228,17 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
         rc = checkpoint_record_params(&rec, err);
     if (rc == 0) {
         matrix out = {0};
-        const forward_hooks hooks = {.record = checkpoint_record, .ctx = &rec};
-        const llama_run run = {&hooks, true, pool};
+        const forward_hooks hooks = {.replace = mc->replace,
+                                     .n_replace = mc->n_replace,
+                                     .record = checkpoint_record,
+                                     .ctx = &rec};
+        const llama_run run = {&hooks, true, pool, NULL};
         rc = llama_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
         matrix_free(&out);
     }
+    if (rc == 0 && mc->generate > 0)
+        rc = llama_generate_into(tr, &r.model, r.tokenizer, r.run.ids, r.run.T,
+                                 mc, pool, err);
     if (rc == 0)
         rc = trace_flush(tr, err);
     checkpoint_record_free(&rec);

@@ -1,0 +1,95 @@
+/* llama_generate.c: a Llama-style checkpoint's step for generation
+ * (llama_generate.h). */
+#include "model/llama/llama_generate.h"
+
+#include "base/i18n.h"
+#include "model/gpt2/gpt2_generate.h"
+
+int llama_generator_init(llama_generator *g, const llama_model *m,
+                         const gpt2_tokenizer *tok, workers *pool,
+                         size_t positions, mx_error *err)
+{
+    *g = (llama_generator){.m = m, .tok = tok, .pool = pool};
+    const llama_config *c = &m->cfg;
+    if (positions > c->n_positions)
+        positions = c->n_positions;
+    const size_t kv_width = c->n_kv_head * (c->hidden / c->n_head);
+    return kv_cache_init(&g->cache, c->n_layer, positions, kv_width, err);
+}
+
+void llama_generator_free(llama_generator *g)
+{
+    kv_cache_free(&g->cache);
+}
+
+/* model(input_ids, past_key_values=past, use_cache=True,
+ * logits_to_keep=1): ids (n) after the cached positions; logits (V) of
+ * the last row. */
+static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
+                mx_error *err)
+{
+    llama_generator *g = ctx;
+    if (g->cache.len + n > g->cache.cap)
+        return err_input(
+            err,
+            _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
+            g->cache.len + n, g->cache.cap);
+    const llama_run run = {
+        .hooks = NULL, .logits = false, .pool = g->pool, .cache = &g->cache};
+    matrix out = {0};
+    if (llama_forward(&out, g->m, ids, n, &run, err) != 0)
+        return -1;
+    // logits = lm_head(hidden_states[:, -1:, :])
+    const size_t D = g->m->cfg.hidden;
+    const matrix last = {1, D, out.v + (n - 1) * D};
+    matrix row = {1, g->m->cfg.vocab_size, logits};
+    llama_logits(&row, g->m, &last, g->pool);
+    matrix_free(&out);
+    return 0;
+}
+
+static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
+{
+    const llama_generator *g = ctx;
+    return gpt2_tokenizer_bytes(buf, size, g->tok, id);
+}
+
+generate_model llama_generator_model(llama_generator *g)
+{
+    const llama_config *c = &g->m->cfg;
+    return (generate_model){
+        .ctx = g,
+        .vocab = c->vocab_size,
+        .context = g->cache.cap,
+        .end = c->n_eos > 0 ? c->eos[0] : -1,
+        .more_ends = c->n_eos > 1 ? c->eos + 1 : NULL,
+        .n_more_ends = c->n_eos > 1 ? c->n_eos - 1 : 0,
+        .step = step,
+        .bytes = bytes,
+    };
+}
+
+int llama_generate_into(trace *tr, const llama_model *m,
+                        const gpt2_tokenizer *tok, const int32_t *prompt,
+                        size_t T, const model_config *mc, workers *pool,
+                        mx_error *err)
+{
+    llama_generator g;
+    if (llama_generator_init(&g, m, tok, pool, T + mc->generate, err) != 0)
+        return -1;
+    const generate_model gm = llama_generator_model(&g);
+    const generate_options o = {.n = mc->generate,
+                                .how = mc->sampling,
+                                .seed = mc->seed,
+                                .stop = mc->stop};
+    generation gen;
+    const int status = generate_run(&gen, &gm, &o, prompt, T, err);
+    const size_t positions = g.cache.cap;
+    llama_generator_free(&g);
+    if (status != 0)
+        return -1;
+    const int rc =
+        gpt2_generation_put(tr, tok, prompt, T, &gen, positions, err);
+    generation_free(&gen);
+    return rc;
+}
