@@ -37,6 +37,7 @@ model_config model_config_of(const options *opt)
         .layers = opt->layer_list,
         .n_layers = opt->n_layer_list,
         .block_layers = opt->block_layers,
+        .attn_only = opt->attn_only,
         .show_heads = opt->head_list,
         .n_show_heads = opt->n_head_list,
         .logits = opt->tables != NULL &&
@@ -58,8 +59,10 @@ model_config model_config_of(const options *opt)
             opt->train &&
             (opt->plot != NULL || opt->html != NULL ||
              (opt->tables != NULL &&
-              options_wants_table(
-                  opt, table_info_of(TABLE_ATTN_WEIGHTS_STEPS)->name))),
+              (options_wants_table(
+                   opt, table_info_of(TABLE_ATTN_WEIGHTS_STEPS)->name) ||
+               options_wants_table(
+                   opt, table_info_of(TABLE_HEAD_SCORES_STEPS)->name)))),
         .ablate = opt->ablate_heads,
         .n_ablate = opt->n_ablate_heads,
         .ablate_all = opt->ablate_all,

@@ -106,6 +106,14 @@ OPTION(FF, "ff", 0, MODEL, 28,
        .off_lesson = N_("--ff: sets the feed-forward width of --variant "
                         "block, which this run does not include"),
        .help = N_("the block's feed-forward width (default 4 x d_model)"))
+OPTION(ATTN_ONLY, "attn-only", 0, MODEL, 108,
+       FLAG(attn_only, false),
+       .takes = TAKES_FF, .page = PAGE_KEEPS,
+       .off_lesson = N_("--attn-only: leaves the feed-forward network out "
+                        "of --variant block, which this run does not "
+                        "include"),
+       .help = N_("the block without its feed-forward network and\n"
+                   "norms: out = x + attention(x)      (default off)"))
 OPTION(KV, "kv", 0, MODEL, 27,
        TEXT("SENTENCE", kv),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,

@@ -302,6 +302,17 @@ static int validate_layers(options *opt, mx_error *err)
     return 0;
 }
 
+/* --attn-only: the block has no feed-forward network to size or drop. */
+static int validate_attn_only(const options *opt, mx_error *err)
+{
+    if (opt->attn_only && (opt->given[OPT_FF] || opt->dropout > 0))
+        return err_usage(err,
+                         _("%s: does not go with --attn-only (the block "
+                           "has no feed-forward network)"),
+                         opt->given[OPT_FF] ? "--ff" : "--dropout");
+    return 0;
+}
+
 const char *options_training_conflict(const options *opt)
 {
     const struct {
@@ -318,7 +329,6 @@ const char *options_training_conflict(const options *opt)
         {opt->attn_dropout > 0, "--attn-dropout"},
         {opt->batch > 1, "--batch"},
         {opt->model != NULL, "--model"},
-        {opt->layers != NULL, "--layers"},
     };
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         if (others[i].given)
@@ -440,6 +450,7 @@ static int validate_heads(const options *opt, mx_error *err)
 static int validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
+        validate_attn_only(opt, err) != 0 ||
         validate_goes_with(opt, err) != 0 ||
         validate_interventions(opt, err) != 0)
         return -1;

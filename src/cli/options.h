@@ -46,6 +46,8 @@ typedef struct {
     bool qkv_bias;     /* --qkv-bias */
     unsigned variants; /* --variant, a set of variant_bits */
     size_t ff;         /* --ff, the block's hidden width (0: 4 x D) */
+    bool attn_only;    /* --attn-only: the block without its feed-forward
+                          network and norms (model/lesson/block.h) */
 
     /* a notebook's order of draws, its input and its dropout */
     variant_id draw[VARIANT_ID_COUNT]; /* --draw ORDER, n_draw items */

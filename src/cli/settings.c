@@ -70,6 +70,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .scale = m->scale,
         .qkv_bias = m->qkv_bias,
         .layers = m->layers,
+        .attn_only = m->attn_only,
         .embeddings_given = opt->embeddings != NULL,
         .chars = opt->tokens == TOKENS_CHARS,
         .rules = opt->rules,

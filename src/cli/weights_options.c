@@ -77,8 +77,16 @@ static int take_manifest(options *run, const trained_manifest *m,
                          asked, dir, saved, MANIFEST_NAME);
     if (!given[OPT_VARIANT])
         run->variants = m->variants;
+    if (given[OPT_LAYERS] && m->layers == 0)
+        return err_usage(err,
+                         _("--layers %zu: the trained model in %s is one "
+                           "block, not a stack (its %s); leave the option "
+                           "out"),
+                         run->block_layers, dir, MANIFEST_NAME);
     bool positions = run->positions;
-    if (take_size(&run->d_model, given[OPT_D_MODEL], "--d-model", "d_model",
+    if (take_size(&run->block_layers, given[OPT_LAYERS], "--layers", "layers",
+                  m->layers, dir, err) != 0 ||
+        take_size(&run->d_model, given[OPT_D_MODEL], "--d-model", "d_model",
                   m->d_model, dir, err) != 0 ||
         take_size(&run->d_out, given[OPT_D_OUT], "--d-out", "d_out", m->d_out,
                   dir, err) != 0 ||
@@ -86,6 +94,8 @@ static int take_manifest(options *run, const trained_manifest *m,
                   dir, err) != 0 ||
         take_size(&run->ff, given[OPT_FF] && m->ff != 0, "--ff", "ff", m->ff,
                   dir, err) != 0 ||
+        take_flag(&run->attn_only, given[OPT_ATTN_ONLY], "--attn-only",
+                  "attn_only", m->attn_only, dir, err) != 0 ||
         take_flag(&run->qkv_bias, given[OPT_QKV_BIAS], "--qkv-bias", "qkv_bias",
                   m->qkv_bias, dir, err) != 0 ||
         take_flag(&run->causal, given[OPT_NO_CAUSAL], "--no-causal", "causal",

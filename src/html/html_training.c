@@ -1,8 +1,10 @@
 /* html_training.c: a trained run's part of the --html page's data
  * (docs/html.md): for a variant trained with --train, its heads' weights
  * at the steps the training kept (attn_weights_steps, at most
- * TRAIN_CHECKPOINTS of them however long the training, model/lesson/trained.h)
- * and its loss at every step, for the page's slider over the steps. */
+ * TRAIN_CHECKPOINTS of them however long the training, model/lesson/trained.h),
+ * its loss at every step and each head's induction score at the steps
+ * head_scores_steps took (model/lesson/score_steps.h), for the page's
+ * slider over the steps. */
 #include <stdio.h>
 
 #include "base/i18n.h"
@@ -20,6 +22,7 @@ static const char *const training_words[] = {
     N_("training step"),
     N_("Move the slider to see the heads change as the model learns; the "
        "dot marks the step on the loss curve."),
+    N_("each head's induction score"),
 };
 
 bool html_has_training(const trace *tr)
@@ -49,11 +52,33 @@ static size_t row_step(const table *c, size_t r)
     return sscanf(c->rows->s[r], "step%zu/", &step) == 1 ? step : 0;
 }
 
+/* head_scores_steps of variant v, if the run made it: ,"scores":
+ * {"steps":[0,...,N],"heads":["block.0.0",...],"values":(K, L·H)}. */
+static void write_scores(FILE *out, const trace *tr, variant_id v)
+{
+    const table_key key = {v, 0, NO_HEAD, TABLE_HEAD_SCORES_STEPS, false};
+    const table *s = trace_find(tr, &key);
+    if (s == NULL)
+        return;
+    fputs(",\n\"scores\":{\"steps\":[", out);
+    for (size_t i = 0; i < s->values.rows; i++)
+        fprintf(out, "%s%zu", i > 0 ? "," : "", row_step(s, i));
+    fputs("],\"heads\":[", out);
+    for (size_t c = 0; c < s->values.cols; c++) {
+        fputs(c > 0 ? "," : "", out);
+        json_string(out, s->cols->s[c]);
+    }
+    fputs("],\n\"values\":", out);
+    json_floats(out, s->values.v, s->values.rows, s->values.cols);
+    fputc('}', out);
+}
+
 void html_write_training(FILE *out, const trace *tr, const table *w0)
 {
     const table_key ck = {w0->variant, w0->layer, NO_HEAD,
                           TABLE_ATTN_WEIGHTS_STEPS, false};
-    const table_key lk = {w0->variant, w0->layer, NO_HEAD, TABLE_LOSS, false};
+    // the loss is the whole model's (layer 0), the weights each block's
+    const table_key lk = {w0->variant, 0, NO_HEAD, TABLE_LOSS, false};
     const table *c = trace_find(tr, &ck), *loss = trace_find(tr, &lk);
     size_t heads = 0;
     while (trace_find_beside(tr, w0, (int)heads, TABLE_ATTN_WEIGHTS) != NULL)
@@ -71,5 +96,6 @@ void html_write_training(FILE *out, const trace *tr, const table *w0)
     json_floats(out, c->values.v, c->values.rows, c->values.cols);
     fputs(",\n\"loss\":", out);
     json_floats(out, loss->values.v, loss->values.rows, loss->values.cols);
+    write_scores(out, tr, w0->variant);
     fputc('}', out);
 }

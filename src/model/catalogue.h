@@ -31,9 +31,12 @@
  * tables of --grad and, for --plot and --html, attn_weights_steps: every
  * head's attn_weights on the shown sentence at K steps of the training
  * (trained.h), rows "step<n>/head<h>/Q:<word>", the first before any
- * update, the last after the last one. attn_weights_steps is made for
- * the pictures and the page: text and CSV show it only when --tables
- * names it (ON_REQUEST_TABLES).
+ * update, the last after the last one (a stack's, one table per block),
+ * and head_scores_steps: each head's induction score on the shown
+ * sentence at up to SCORE_STEPS_MAX steps (model/lesson/score_steps.h),
+ * a row per step, a column per head. The two are made for the pictures
+ * and the page: text and CSV show them only when --tables names them
+ * (ON_REQUEST_TABLES).
  *
  * --generate N with --kv-steps (model/generate.h) makes, at each
  * generation step after the prompt's, every head's tables again under the
@@ -275,6 +278,8 @@ enum table_mask {
     TABLE(LOSS, "loss", MODULE, UPDATE, NONE, NONE, "(N+1) x 1")              \
     TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
           NONE, "(K·H·T) x S")                                                \
+    TABLE(HEAD_SCORES_STEPS, "head_scores_steps", MODULE, UPDATE, NONE, NONE, \
+          "K x (L·H)")                                                        \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
     TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,       \
           "T·k x 3")                                                          \
@@ -318,7 +323,8 @@ typedef struct {
 } table_info;
 
 /* Tables shown in text and CSV only when --tables names them. */
-#define ON_REQUEST_TABLES TABLE_BIT(ATTN_WEIGHTS_STEPS)
+#define ON_REQUEST_TABLES \
+    (TABLE_BIT(ATTN_WEIGHTS_STEPS) | TABLE_BIT(HEAD_SCORES_STEPS))
 
 /* The row of a table id. */
 const table_info *table_info_of(table_id id);

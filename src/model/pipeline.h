@@ -58,6 +58,8 @@ typedef struct {
     size_t d_out;            /* O */
     size_t heads;            /* H */
     size_t ff;               /* F, the block's hidden width (0: 4 x D) */
+    bool attn_only;          /* --attn-only: the block's attention and
+                                residual only (model/lesson/block.h) */
     bool qkv_bias;           /* W_query, W_key, W_value have biases */
     bool causal;             /* mask later tokens (never with keys and
                                 values from another sentence) */
@@ -112,8 +114,9 @@ typedef struct {
     train_options training;   /* --train N, --lr, --optimizer (train.h) */
     const train_watch *watch; /* --train: told of each step, or NULL */
     bool grad;                /* --grad: gradients at the final parameters */
-    bool checkpoints;         /* attn_weights_steps (catalogue.h), for --plot
-                               and --html or when --tables names it */
+    bool checkpoints;         /* attn_weights_steps and head_scores_steps
+                                 (catalogue.h), for --plot and --html or
+                                 when --tables names one */
 
     /* --ablate: the heads switched off (n_ablate of them; the run's
      * tables are the ablated model's) or, with ablate_all, each head in

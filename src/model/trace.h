@@ -164,6 +164,7 @@ typedef struct {
     size_t ff;       /* F, the feed-forward width */
     size_t layers;   /* the blocks stacked (--layers N) or the
                         checkpoint's layers; 0: one block alone */
+    bool attn_only;  /* the lesson's blocks are attention-only */
     bool causal;     /* the causal mask applies (not with --kv) */
     bool scale;      /* the scores are divided by sqrt(head width) */
     bool qkv_bias;   /* W_query, W_key, W_value have biases */

@@ -145,6 +145,8 @@ static double header_height(figure *pg, cairo_t *cr, double width)
         h += CHART_H + GAP;
         pg->header_w = fmax(pg->header_w, CHART_W);
     }
+    if (pg->n_loss > 0 && pg->scores != NULL) /* the scores beside it */
+        pg->header_w = fmax(pg->header_w, 2 * CHART_W + GAP);
     w = fig_header_legends(pg, cr, 0, 0, false, &lh);
     if (w > 0) {
         h += lh + PAD + GAP;

@@ -69,11 +69,9 @@ static void loss_range(chart *ch, const figure *pg)
     ch->steps = steps;
 }
 
-/* The steps' ticks under the box, at round numbers, about four. */
-static void step_ticks(cairo_t *cr, const chart *ch)
+void fig_step_ticks(cairo_t *cr, double x0, double y0, double w, double h,
+                    size_t steps)
 {
-    const size_t steps = ch->steps;
-    const double x0 = ch->x0, y0 = ch->y0, w = ch->w, h = ch->h;
     char tick[48];
     const double raw_every = steps > 4 ? (double)steps / 4 : 1;
     const double every_mag = pow(10, floor(log10(raw_every)));
@@ -176,7 +174,7 @@ void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y)
         axis_text(tick, sizeof tick, v, false);
         fig_draw_text(cr, LABEL_FONT, tick, 0, x0 - 6, ty, 1.0, 0.5, 0);
     }
-    step_ticks(cr, &ch);
+    fig_step_ticks(cr, ch.x0, ch.y0, ch.w, ch.h, ch.steps);
     /* TRANSLATORS: the axes of --plot's loss curve */
     fig_draw_text(cr, LABEL_FONT, _("training step"), 0, x0 + w / 2,
                   y + CHART_H, 0.5, 1.0, 0);

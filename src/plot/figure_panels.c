@@ -113,6 +113,12 @@ int fig_collect_panels(figure *pg, const trace *tr, const table *const *tables,
     size_t n_found = 0, n_names = 0, n_variants = 0;
     for (size_t i = 0; i < cap; i++) {
         const table *t = tables != NULL ? tables[i] : trace_at(tr, i);
+        // a trained run's heads' scores: curves beside its loss
+        if (t->id == TABLE_HEAD_SCORES_STEPS) {
+            if (pg->scores == NULL)
+                pg->scores = t;
+            continue;
+        }
         // a trained run's loss: a curve above the panels
         if (t->id == TABLE_LOSS && !t->grad) {
             if (pg->n_loss < VARIANT_ID_COUNT)

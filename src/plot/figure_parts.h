@@ -9,6 +9,7 @@
  *   figure_heat.c    a panel's heat map
  *   figure_bars.c    colour bars and the masked cells' legends
  *   figure_loss.c    a trained run's loss curve
+ *   figure_scores.c  its heads' induction scores over the training
  *   figure_view.c    the model view: every layer's heads in one grid
  *   figure_maps.c    the interventions' maps: their axes and scales
  *   figure_marks.c   the model view's marks: head scores, shared
@@ -190,7 +191,8 @@ struct figure {
     struct model_view *view; /* the model view instead of panels, or NULL */
     const table *loss[VARIANT_ID_COUNT]; /* a trained run's loss curves */
     size_t n_loss;
-    table *before; /* n_before heads' weights before training: copies of
+    const table *scores; /* its head_scores_steps (the first), or NULL */
+    table *before;       /* n_before heads' weights before training: copies of
                       the trained heads' tables whose values point into
                       attn_weights_steps; owned (not their values) */
     size_t n_before;
@@ -273,6 +275,18 @@ double fig_header_legends(const figure *pg, cairo_t *cr, double x, double y,
 /* Each trained variant's loss as a line over the steps, in a CHART_W x
  * CHART_H box from (x, y). */
 void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y);
+
+/* The ticks of steps 0 to steps under the chart box (x0, y0, w, h), at
+ * round numbers, about four. */
+void fig_step_ticks(cairo_t *cr, double x0, double y0, double w, double h,
+                    size_t steps);
+
+/* ---- the heads' scores over the training (figure_scores.c) ----------- */
+
+/* pg->scores, each head's induction score at the steps it was taken, as
+ * a line over the steps in a CHART_W x CHART_H box from (x, y), beside
+ * the loss curve. */
+void fig_draw_scores_chart(cairo_t *cr, const figure *pg, double x, double y);
 
 /* ---- the interventions' maps (figure_maps.c) -------------------------- */
 

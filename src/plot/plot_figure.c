@@ -38,6 +38,8 @@ static void draw_page(cairo_t *cr, const figure *pg)
     }
     if (pg->n_loss > 0) {
         fig_draw_loss_chart(cr, pg, MARGIN, y + PAD);
+        if (pg->scores != NULL)
+            fig_draw_scores_chart(cr, pg, MARGIN + CHART_W + GAP, y + PAD);
         y += CHART_H + GAP;
     }
     fig_header_legends(pg, cr, MARGIN, y + PAD, true, &h);

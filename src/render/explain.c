@@ -42,6 +42,7 @@ static model_dims dims_of(const explain_context *c)
         .ff = c->ff,
         .qkv_bias = c->qkv_bias,
         .layers = c->layers,
+        .attn_only = c->attn_only,
     };
 }
 

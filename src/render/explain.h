@@ -27,6 +27,7 @@ typedef struct {
     size_t kv_tokens;      /* S with --kv (cross-attention), else 0 */
     size_t ff;             /* F, the block's feed-forward width */
     size_t layers;         /* --layers N: the block stacked N times */
+    bool attn_only;        /* --attn-only: blocks of attention alone */
     bool chars;            /* --tokens chars: one token per character */
     token_rules rules;     /* --lower, --punct: how words were made */
     bool unk;              /* --unk: words outside the vocabulary */

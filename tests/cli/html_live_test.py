@@ -226,7 +226,7 @@ def check_training(driver, mha, tmp):
                                    train="0")),
              ("two blocks stacked", dict(variants=["block"], dModel="4",
                                          layers="2")),
-             ("stacked and trained (refused)", dict(train="5")),
+             ("stacked and trained", dict(train="5")),
              ("block unticked: --layers left out",
               dict(train="0", variants=["fused"], layers="2")),
              ("back to the written run",

@@ -248,7 +248,7 @@ def weights(tmp):
     # a folder without model.json (an older version's) says why by its
     # files' names (a stack's files are block.K.LAYER)
     MHA.check_error([S, "--weights", d, "--variant", "block", "--layers",
-                     "1"], "does not go with --layers",
+                     "1"], "is one block, not a stack",
                     "--layers 1 over a trained block's folder: status 2")
     os.remove(os.path.join(d, "model.json"))
     MHA.check_error([S, "--weights", d, "--variant", "block", "--d-model",
@@ -256,6 +256,128 @@ def weights(tmp):
                     "a file of one block, not of a stack",
                     "--layers 1 over a trained block's folder without "
                     "model.json: status 2, saying its files are one block's")
+
+
+def loss_values(stdout):
+    """The loss table's values of a --format csv output, a stack's
+    (with its layer column) or not."""
+    rows = list(csv.reader(io.StringIO(stdout.decode("utf-8"))))
+    table, value = rows[0].index("table"), rows[0].index("value")
+    return [row[value] for row in rows[1:] if row[table] == "loss"]
+
+
+def stacks(tmp):
+    """A trained stack of blocks (--layers N) and attention-only blocks
+    (--attn-only): saved with their layers, read back to the same loss;
+    options that do not fit refused."""
+    for extra in (["--layers", "2"], ["--layers", "2", "--attn-only"],
+                  ["--attn-only"]):
+        d = os.path.join(tmp, "stack" + "".join(extra).replace("-", ""))
+        sizes = ["--d-model", "8", "--heads", "2", "--variant", "block",
+                 "--positions"] + extra
+        r = MHA.run([S, "--train", "30", "--csv-dir", d, "--tables", "loss",
+                     "--format", "csv"] + sizes)
+        with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+            saved = json.load(f)
+        layers = int(extra[1]) if extra[0] == "--layers" else 0
+        ok(r.returncode == 0 and saved["layers"] == layers and
+           saved["attn_only"] == ("--attn-only" in extra) and
+           (saved["ff"] == 0) == ("--attn-only" in extra),
+           "%s: trained and saved, model.json says so" % " ".join(extra),
+           r.stderr)
+        again = MHA.run([S, "--weights", d, "--tables", "loss", "--format",
+                         "csv"])
+        first, back = loss_values(r.stdout), loss_values(again.stdout)
+        ok(again.returncode == 0 and len(first) == 31 and
+           back == first[-1:],
+           "%s: --weights reads the stack back, the same final loss" %
+           " ".join(extra), again.stderr)
+        names = set(os.listdir(d))
+        ok(("block.1.attention.W_query.weight.csv" in names) == (layers > 1)
+           and ("block.0.norm1.weight.csv" in names or
+                "block.norm1.weight.csv" in names) ==
+           ("--attn-only" not in extra),
+           "%s: the folder holds each block's files, an attention-only "
+           "block no norm" % " ".join(extra), sorted(names))
+    MHA.check_error([S, "--variant", "block", "--attn-only", "--ff", "8"],
+                    "--ff: does not go with --attn-only",
+                    "--attn-only with --ff: status 2")
+    MHA.check_error([S, "--variant", "block", "--attn-only", "--dropout",
+                     "0.1"], "--dropout: does not go with --attn-only",
+                    "--attn-only with --dropout: status 2")
+    MHA.check_error([S, "--variant", "fused", "--attn-only"],
+                    "--attn-only: leaves the feed-forward network out",
+                    "--attn-only without the block: status 2")
+
+
+def csv_tables(stdout):
+    """{(table, layer, head): [(row, col, value)]} of a --format csv
+    output, a stack's (with its layer column) or not."""
+    rows = list(csv.reader(io.StringIO(stdout.decode("utf-8"))))
+    h = rows[0]
+    col = {name: h.index(name) for name in h}
+    out = {}
+    for r in rows[1:]:
+        key = (r[col["table"]], r[col["layer"]] if "layer" in col else "",
+               r[col["head"]])
+        out.setdefault(key, []).append((int(r[col["row"]]),
+                                        int(r[col["col"]]),
+                                        float(r[col["value"]])))
+    return out
+
+
+def induction(weights, ids):
+    """head_detector.py's induction score of a head's weights
+    {(i, j): a}, in double: (A * D).sum() / A.sum()."""
+    total = sum(weights.values())
+    on = sum(a for (i, j), a in weights.items()
+             if 0 < j <= i and ids[j - 1] == ids[i])
+    return on / total
+
+
+def score_steps():
+    """head_scores_steps: a row per step taken, a column per head of
+    every block; its last row the scores of the trained model's own
+    attn_weights on the shown sentence."""
+    words = "a b c d e a b c d e".split()
+    for steps, extra in ((12, ["--layers", "2", "--attn-only"]),
+                         (250, ["--variant", "fused"])):
+        args = [" ".join(words), "--train", str(steps), "--d-model", "8",
+                "--heads", "2", "--tables",
+                "head_scores_steps,attn_weights", "--format", "csv",
+                "--positions"]
+        if extra[0] == "--layers":
+            args += ["--variant", "block"]
+        r = MHA.run(args + extra)
+        t = csv_tables(r.stdout)
+        scores = [v for (name, _, _), v in t.items()
+                  if name == "head_scores_steps"]
+        layers = 2 if "--layers" in extra else 1
+        variant = "block" if layers == 2 else "fused"
+        want_rows = min(steps + 1, 101)
+        ok(r.returncode == 0 and len(scores) == 1 and
+           len(scores[0]) == want_rows * layers * 2,
+           "--train %d %s: head_scores_steps has %d steps x %d heads" %
+           (steps, " ".join(extra), want_rows, layers * 2), r.stderr)
+        if not scores:
+            continue
+        last = {c: v for row, c, v in scores[0] if row == want_rows - 1}
+        ids = [words.index(w) for w in words]
+        wrong = []
+        for layer in range(layers):
+            for head in range(2):
+                w = t.get(("attn_weights", str(layer) if layers > 1 else "",
+                           str(head)), [])
+                got = last.get(layer * 2 + head)
+                want = induction({(i, j): a for i, j, a in w}, ids)
+                if got is None or abs(got - want) > 1e-6:
+                    wrong.append((layer, head, got, want))
+        ok(not wrong, "--train %d %s: the last step's scores are the "
+           "trained heads' induction scores on the shown sentence" %
+           (steps, " ".join(extra)), wrong)
+    r = MHA.run([S, "--train", "3", "--tables", "loss", "--format", "csv"])
+    ok(r.returncode == 0 and b"head_scores_steps" not in r.stdout,
+       "head_scores_steps only when asked for (--tables, --plot, --html)")
 
 
 def train_into(d, extra, sentence=S):
@@ -663,6 +785,8 @@ def main():
         diverges()
         threads()
         weights(tmp)
+        stacks(tmp)
+        score_steps()
         self_describing(tmp)
         trained_folder_defects(tmp)
         natural_sentences(tmp)

@@ -11,7 +11,11 @@ tables (TAP).
     title and axes as text) and each head before and after training;
     --tables loss draws the curve alone;
   - --html: the checkpoints in the page's data, and a slider over them
-    (checked in Chromium by html_browser_test.py).
+    (checked in Chromium by html_browser_test.py);
+  - head_scores_steps of a trained stack of attention-only blocks: the
+    same values in the page's data as in the CSV, every block's
+    attn_weights_steps, and --plot's chart of the scores beside the
+    loss curve.
 
 Usage: training_views_test.py MHA_EXPLAIN"""
 import base64
@@ -219,11 +223,67 @@ def page(d):
         ok('"training"' not in f.read(), "without --train, no training data")
 
 
+def page_data(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="mha-data">\n(.*?)\n'
+                  r'</script>', text, re.S)
+    return json.loads(m.group(1))
+
+
+def scores_views(d):
+    stack = ["a b c d a b c d", "--d-model", "8", "--heads", "2",
+             "--variant", "block", "--layers", "2", "--attn-only",
+             "--positions", "--train", "40"]
+    r = mha.run(stack + ["--tables", "head_scores_steps,attn_weights_steps",
+                         "--format", "csv"])
+    table = list(csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))))
+    scores = [x for x in table if x["table"] == "head_scores_steps"]
+    steps = [x for x in table if x["table"] == "attn_weights_steps"]
+    ok(r.returncode == 0 and len(scores) == 41 * 4 and
+       [x["col_label"] for x in scores[:4]] ==
+       ["block.0.0", "block.0.1", "block.1.0", "block.1.1"] and
+       {x["layer"] for x in steps} == {"0", "1"} and
+       len(steps) == 2 * 11 * 2 * 8 * 8,
+       "a stack: head_scores_steps, 41 steps x 4 heads, and each block's "
+       "attn_weights_steps", r.stderr)
+    path = os.path.join(d, "stack.html")
+    r = mha.run(stack + ["--html", path])
+    data = page_data(path)
+    f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+    for v in data["variants"]:
+        s = (v.get("training") or {}).get("scores")
+        ok(s is not None and s["steps"] == list(range(41)) and
+           s["heads"] == ["block.0.0", "block.0.1", "block.1.0",
+                          "block.1.1"] and
+           f32s(s["values"]) == [f32(float(x["value"])) for x in scores],
+           "%s: the page's scores are head_scores_steps'" % v["name"])
+    svg_path = os.path.join(d, "stack.svg")
+    r = mha.run(stack + ["--tables", "loss,head_scores_steps", "--plot",
+                         svg_path])
+    if r.returncode != 0 and b"no plotting" in r.stderr:
+        return
+    with open(svg_path, encoding="utf-8") as f:
+        svg = f.read()
+    texts = svg_texts(svg)
+    lines = [curve(svg, c) for c in ("rgb(12.2%,46.7%,70.6%)",
+                                      "rgb(100%,49.8%,5.5%)",
+                                      "rgb(17.3%,62.7%,17.3%)",
+                                      "rgb(83.9%,15.3%,15.7%)")]
+    ok(r.returncode == 0 and "each head&apos;s induction score" in texts and
+       "induction score" in texts and "block.1.1" in texts and
+       all(len(p) > 20 and p[0][0] < p[-1][0] for p in lines[1:]),
+       "--plot: the scores' chart beside the loss curve, a line per head "
+       "from step 0 to step 40 (cairo leaves out points in line)",
+       [len(p) for p in lines])
+
+
 def main():
     checkpoints()
     with tempfile.TemporaryDirectory() as d:
         plots(d)
         page(d)
+        scores_views(d)
     return done()
 
 

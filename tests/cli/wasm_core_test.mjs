@@ -257,6 +257,11 @@ try {
     [['the cat sat on the mat', '--variant', 'block,single', '--layers', '2',
       '--d-model', '4', '--d-out', '4', '--positions'], false],
     [['the cat sat on the mat', '--positions', '--no-causal'], true],
+    [['the cat', '--train', '3', '--variant', 'block', '--layers', '2',
+      '--d-model', '4', '--d-out', '4'], true],
+    [['the cat sat on the mat', '--train', '5', '--variant', 'block',
+      '--layers', '2', '--attn-only', '--d-model', '4', '--d-out', '4'],
+     true],
     /* refused, in the program's words */
     [['one', '--train', '5'], false],
     [['the cat', '--lr', '0.1'], false],
@@ -266,8 +271,6 @@ try {
     [['the cat', '--train', '5', '--lr', '-1'], false],
     [['the cat', '--train', '5', '--lr', 'fast'], false],
     [['the cat', '--train', '1000001'], false],
-    [['the cat', '--train', '3', '--variant', 'block', '--layers', '2',
-      '--d-model', '4', '--d-out', '4'], false],
     [['the cat', '--layers', '2'], false],
     [['the cat', '--variant', 'block', '--layers', '49', '--d-model', '4',
       '--d-out', '4'], false],
@@ -286,7 +289,7 @@ try {
          name + ': the same page data', firstDifference(got.text, want));
     }
   }
-  ok(trainedRuns === 10 && trainedRefused === 13,
+  ok(trainedRuns === 12 && trainedRefused === 12,
      `training command lines: ${trainedRuns} run, ${trainedRefused} refused`);
 
   /* the classroom example's page data */

@@ -47,6 +47,22 @@ parameters through forwards written as make_reference.py's modules, each
 intermediate kept with retain_grad(); its loss and logits must equal the
 class's bit for bit.
 
+A stack (--layers N) is nn.Sequential(*[block for _ in range(N)]) of
+those blocks, each drawn after the one before, as a notebook stacks
+them. The attention-only block (--attn-only) has no class in the book or
+the lessons: AttnOnlyBlock below is the block with its feed-forward
+sublayer and its LayerNorms taken out, as the induction-heads work's
+attention-only models are, `x + self.attention(x)` with the book's
+MultiHeadAttention. A stack's tables are listed under the head column
+"L/H" (block L, head H; "L/" a block's table outside the heads), as
+train_reference_test.py reads the CSV's layer and head columns.
+
+With scores, a case also computes head_scores_steps: every head's
+induction score on the shown sentence at up to 101 steps of the
+training, TransformerLens's head_detector.py functions (as
+make_intervention_reference.py copies them) over the attention weights
+of make_reference.py's module at the parameters of that step.
+
 A case without steps is --positions without --train: the input tables
 and each variant's output. For each case it writes, into OUTDIR (default:
 the `train` folder beside this script):
@@ -105,6 +121,26 @@ WORDS40 = random_words(40, 40)
 WORDS64 = random_words(64)
 
 
+class AttnOnlyBlock(nn.Module):
+    """The attention-only block: the book's MultiHeadAttention and the
+    residual stream, no feed-forward network and no LayerNorm."""
+
+    def __init__(self, attention):
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x):
+        return x + self.attention(x)
+
+
+def repeated_random(n, seed):
+    """n random words of a 20-word list, then the same n again."""
+    rng = random.Random(seed)
+    words = ["w%d" % i for i in range(20)]
+    first = [rng.choice(words) for _ in range(n)]
+    return " ".join(first + first)
+
+
 def case(name, **kw):
     c = dict(name=name, sentence=SHOWN, d_model=8, d_out=8, heads=2, seed=123,
              variants=["single"], steps=1, lr=None, optimizer="sgd",
@@ -161,6 +197,33 @@ case("train_width1_dout1", variants=["fused"], sentence=WORDS13, d_model=3,
 case("train_width1_block", variants=["block"], sentence=WORDS32, d_model=4,
      d_out=4, heads=4, ff=1, steps=300, optimizer="adam", qkv_bias=True)
 
+# stacks of blocks (--layers N) and attention-only blocks (--attn-only)
+case("train_stack_sgd", variants=["block"], sentence=WORDS13, d_model=8,
+     heads=2, layers=2, steps=30, lr=0.05, optimizer="sgd")
+case("train_stack_adam", variants=["block"], sentence=LONG, d_model=8,
+     heads=4, layers=3, steps=60, lr=0.01, optimizer="adam", positions=True,
+     qkv_bias=True)
+case("train_attn_only_sgd", variants=["block"], sentence=WORDS13, d_model=8,
+     heads=2, attn_only=True, steps=30, lr=0.05, optimizer="sgd")
+case("train_attn_only_stack_adam", variants=["block"],
+     sentence=repeated_random(8, 3), d_model=16, heads=4, layers=2,
+     attn_only=True, steps=80, lr=0.01, optimizer="adam", positions=True)
+case("train_attn_only_stack_corpus", variants=["block"],
+     sentence=repeated_random(6, 9), d_model=8, heads=2, layers=2,
+     attn_only=True, steps=40, lr=0.02, optimizer="adam", positions=True,
+     corpus=[repeated_random(6, s) for s in range(4)], causal=True)
+
+# head_scores_steps: every head's induction score as the training goes
+case("train_scores_attn_only_stack", variants=["block"],
+     sentence=repeated_random(6, 5), d_model=8, heads=2, layers=2,
+     attn_only=True, steps=150, lr=0.01, optimizer="adam", positions=True,
+     corpus=[repeated_random(6, s) for s in range(10, 16)], scores=True,
+     tables=["loss", "head_scores_steps", "lm_head.weight"])
+case("train_scores_fused", variants=["single", "wrapper", "fused"],
+     sentence=repeated_random(5, 2), d_model=8, d_out=8, heads=2, steps=40,
+     lr=0.05, optimizer="sgd", scores=True,
+     tables=["loss", "head_scores_steps"])
+
 # The notebooks' classes that compute the queries first (--qkv-order qkv)
 case("train_qkv_all", variants=["single", "wrapper", "fused", "block"],
      sentence=LONG, d_model=8, d_out=8, heads=2, steps=300, lr=0.01,
@@ -213,6 +276,9 @@ case("notebook_es", variants=["wrapper", "fused"],
 case("positions_forward", variants=["single", "wrapper", "fused", "block"],
      sentence=LONG, d_model=8, d_out=8, heads=2, steps=None, positions=True,
      grad=False)
+case("positions_forward_attn_only", variants=["block"], sentence=LONG,
+     d_model=8, d_out=8, heads=2, steps=None, positions=True, grad=False,
+     attn_only=True, layers=2)
 
 
 def forward_tables(c):
@@ -241,7 +307,10 @@ def forward_tables(c):
                 module(x.unsqueeze(0))[0]
         name = {"single": "head_context", "wrapper": "concat_context"}.get(
             variant, "out")
-        out.append((variant, "0" if variant == "single" else "", name, y))
+        head = "0" if variant == "single" else ""
+        if variant == "block" and c.get("layers"):
+            head = "%d/" % (c["layers"] - 1)  # the last block's out
+        out.append((variant, head, name, y))
     return out
 
 
@@ -261,6 +330,13 @@ def build(variant, c, T):
         return MultiHeadAttentionWrapper(d, o, T, h, bias, causal, scale), o
     if variant == "fused":
         return MultiHeadAttention(d, o, T, h, bias, causal, scale), o
+    if c.get("layers"):
+        one = dict(c, layers=None)
+        return nn.Sequential(*[build(variant, one, T)[0]
+                               for _ in range(c["layers"])]), d
+    if c.get("attn_only"):
+        attention = MultiHeadAttention(d, d, T, h, bias, causal, scale)
+        return AttnOnlyBlock(attention), d
     block = TransformerBlock(d, h, c.get("ff") or 4 * d, T, bias)
     block.attention.causal = causal
     return block, d
@@ -303,6 +379,18 @@ def build_class(variant, c, T):
             if not causal:
                 m.mask.zero_()
             return m, o, batched, same
+        if c.get("layers"):
+            # nn.Sequential(*[block for _ in range(N)]), each block drawn
+            # after the one before
+            one = dict(c, layers=None)
+            blocks = [build_class(variant, one, T)[0]
+                      for _ in range(c["layers"])]
+            return nn.Sequential(*blocks), d, batched, same
+        if c.get("attn_only"):
+            m = book_classes.MultiHeadAttention(d, d, T, 0.0, h, bias)
+            if not causal:
+                m.mask.zero_()
+            return AttnOnlyBlock(m), d, batched, same
         # the post-norm block with the book's MultiHeadAttention as its
         # attention, made with the block's own draws
         m, width = build(variant, c, T)
@@ -315,6 +403,7 @@ def build_class(variant, c, T):
         m.attention = attention
         return m, width, batched, same
     # queries first
+    assert not c.get("layers") and not c.get("attn_only")
     mask = causal_ones(T) if causal else None
     if variant == "single" and not causal:
         return SelfAttention(d, o, bias, False, True), o, plain, same
@@ -400,6 +489,18 @@ def traced(variant, module, x, seen, c):
         w = retain(seen, "attn_weights", torch.softmax(scores, dim=-1), 0)
         return retain(seen, "head_context", w @ v, 0)
     x3 = x.unsqueeze(0)
+    if variant == "block" and c.get("layers"):
+        # each block in turn, its tables under its index
+        one = dict(c, layers=None)
+        for i, block in enumerate(module):
+            own = []
+            x = traced(variant, block, x, own, one)
+            seen += [(name, (i, head), t) for name, head, t in own]
+        return x
+    if variant == "block" and c.get("attn_only"):
+        attn = retain(seen, "attn_out",
+                      fused_traced(module.attention, x3, seen, c))
+        return retain(seen, "out", x3 + attn)[0]
     if variant == "wrapper":
         contexts = []
         for h, head in enumerate(module.heads):
@@ -467,9 +568,10 @@ class Notebook:
         return self.lm_head(self.apply(self.module, self.inputs_of(ids)))
 
 
-def train_notebook(c, variant, vocab, sentences, shown):
+def train_notebook(c, variant, vocab, sentences, shown, look=None):
     """The notebook of one variant, drawn from the seed and trained for
-    c["steps"] steps over the sentences in turn."""
+    c["steps"] steps over the sentences in turn; look(step, nb), if
+    given, before each step and after the last (step N)."""
     torch.manual_seed(c["seed"])
     context = max(len(s) for s in sentences + [shown])
     emb = nn.Embedding(len(vocab), c["d_model"])
@@ -495,20 +597,71 @@ def train_notebook(c, variant, vocab, sentences, shown):
     nb.width, nb.names, nb.named, nb.context = width, names, named, context
     nb.losses = []
     for step in range(c["steps"]):
+        if look is not None:
+            look(step, nb)
         ids = sentences[step % len(sentences)]
         loss = loss_of(nb.logits(ids), ids)
         nb.losses.append(loss.detach().clone())
         opt.zero_grad()
         loss.backward()
         opt.step()
+    if look is not None:
+        look(c["steps"], nb)
     opt.zero_grad()
     return nb
+
+
+def scores_look(c, variant, shown, rows):
+    """head_scores_steps: at K = min(N + 1, 101) steps evenly spaced
+    from 0 to N, every head's (block by block) induction score on the
+    shown sentence, as TransformerLens's head detector computes it
+    (make_intervention_reference.py's copies of head_detector.py's
+    functions) from the attention weights of make_reference.py's module
+    at the notebook's parameters then; a row of rows per step."""
+    import make_intervention_reference as detector
+    steps = c["steps"]
+    k = min(steps + 1, 101)
+    chosen = {i * steps // (k - 1) if k > 1 else 0 for i in range(k)}
+    d = detector.get_induction_head_detection_pattern(shown.unsqueeze(0))
+
+    def score(a):
+        return detector.compute_head_attention_similarity_score(
+            a.clone(), detection_pattern=d, exclude_bos=False,
+            exclude_current_token=False, error_measure="mul")
+
+    def look(step, nb):
+        if step not in chosen:
+            return
+        twin, _ = build(variant, c, nb.context)
+        params = dict(twin.named_parameters())
+        with torch.no_grad():
+            for name, p in nb.named:
+                if name in params:
+                    params[name].copy_(p)
+        seen = []
+        traced(variant, twin, nb.inputs_of(shown).detach().requires_grad_(),
+               seen, c)
+        row = []
+        for name, head, t in seen:
+            head = head[1] if isinstance(head, tuple) else head
+            if name != "attn_weights":
+                continue
+            w = t.detach()
+            if head == "split":
+                row += [score(w[0, h]) for h in range(w.shape[1])]
+            else:
+                row.append(score(w[0] if w.dim() == 3 else w))
+        rows.append(row)
+    return look
 
 
 def run_variant(c, variant, vocab, sentences, shown):
     """[(table name, head or None, 2-D tensor)] of one variant's notebook
     run."""
-    nb = train_notebook(c, variant, vocab, sentences, shown)
+    scores = []
+    look = scores_look(c, variant, shown, scores) if c.get("scores") \
+        else None
+    nb = train_notebook(c, variant, vocab, sentences, shown, look)
     emb, pos, module, apply, lm_head = (nb.emb, nb.pos, nb.module, nb.apply,
                                         nb.lm_head)
     named, context, losses, inputs_of = (nb.named, nb.context, nb.losses,
@@ -525,6 +678,8 @@ def run_variant(c, variant, vocab, sentences, shown):
     tables.append(("logits", None, logits.detach().clone()))
     tables.append(("next_tokens", None, next_tokens(logits)))
     tables.append(("loss", None, torch.stack(losses).reshape(-1, 1)))
+    if scores:
+        tables.append(("head_scores_steps", None, torch.tensor(scores)))
     if not c["grad"]:
         return tables
     loss.backward()
@@ -551,12 +706,24 @@ def run_variant(c, variant, vocab, sentences, shown):
     loss2.backward()
     for name, head, t in seen:
         g = t.grad.detach().clone()
+        layer, head = head if isinstance(head, tuple) else (None, head)
         if head == "split":
             for h in range(g.shape[1]):
-                tables.append((name + ".grad", h, g[0, h]))
+                tables.append((name + ".grad", (layer, h), g[0, h]))
         else:
-            tables.append((name + ".grad", head, g[0] if g.dim() == 3 else g))
+            tables.append((name + ".grad", (layer, head),
+                           g[0] if g.dim() == 3 else g))
     return tables
+
+
+def head_column(c, name, head):
+    """The digest's head column of a table: its head (or empty), in a
+    stack "L/H" with L its block (a parameter's from its name)."""
+    layer, head = head if isinstance(head, tuple) else (None, head)
+    if c.get("layers") and layer is None and name.split(".")[0].isdigit():
+        layer = int(name.split(".")[0])
+    h = "" if head is None else str(head)
+    return h if layer is None else "%d/%s" % (layer, h)
 
 
 def args_of(c):
@@ -572,6 +739,10 @@ def args_of(c):
         a.append("--qkv-bias")
     if c.get("ff"):
         a += ["--ff", str(c["ff"])]
+    if c.get("layers"):
+        a += ["--layers", str(c["layers"])]
+    if c.get("attn_only"):
+        a.append("--attn-only")
     if c["order"] != "kqv" or c["order_given"]:
         a += ["--qkv-order", c["order"]]
     if not c.get("causal", True):
@@ -609,7 +780,7 @@ def tables_of(c):
                                          shown):
             if t.dim() == 1:
                 t = t.unsqueeze(0)
-            out.append((variant, "" if head is None else str(head), name, t))
+            out.append((variant, head_column(c, name, head), name, t))
     return out
 
 

@@ -9,7 +9,9 @@ program runs NAME.args ({DIR} replaced by DIR) with --format csv; then
 every table of NAME.digest (each parameter after training, the loss of
 every step, the logits, every gradient at the final parameters) must be
 in the output with that shape, and its values, as float32 bits, must
-have that SHA-256: every value is PyTorch's. Prints TAP.
+have that SHA-256: every value is PyTorch's. A stack's CSV (--layers N)
+has a layer column: its tables are listed under the head "L/H" (block
+L, head H, or "L/" outside the heads). Prints TAP.
 """
 import csv
 import hashlib
@@ -39,7 +41,14 @@ def check(name):
              not line.startswith(b"mha-explain: note: --d-out ")]
     ok(r.returncode == 0 and not notes, "%s runs" % name, r.stderr)
     got = {}
-    for row in list(csv.reader(io.StringIO(r.stdout.decode("utf-8"))))[1:]:
+    rows = list(csv.reader(io.StringIO(r.stdout.decode("utf-8"))))
+    header = rows[0] if rows else []
+    layered = "layer" in header
+    for row in rows[1:]:
+        if layered:
+            # variant, layer, head, ...: the key's head is "L/H" in a block
+            head = "%s/%s" % (row[1], row[2]) if row[1] else row[2]
+            row = [row[0], head] + row[3:]
         got.setdefault((row[0], row[1], row[2]), []).append(row)
     with open(os.path.join(DIR, name + ".digest"), encoding="utf-8") as f:
         want = list(csv.DictReader(f))

@@ -6,9 +6,11 @@
  *
  * A trained variant has v.training: its heads' weights at the steps the
  * program kept (at most 11, the first before training and the last after
- * it) and its loss at every step. The view draws the loss curve with a
- * dot at the chosen step, a slider over the kept steps, and each shown
- * head's weights there. */
+ * it) and its loss at every step, and, when the program took them
+ * (head_scores_steps), each head's induction score at up to 101 steps.
+ * The view draws the loss curve with a dot at the chosen step, the
+ * scores' lines with a mark at that step, a slider over the kept steps,
+ * and each shown head's weights there. */
 var mhaTrainingView = (function () {
   'use strict';
 
@@ -61,6 +63,63 @@ var mhaTrainingView = (function () {
     }};
   }
 
+  /* Each head's induction score over the steps (s: t.scores), as lines
+   * on a 0 to 1 scale, a chart as wide as the loss curve; returns the SVG
+   * and a function that puts the mark at a step. */
+  var HEAD_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
+                      '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+  function scoresChart(s, p, width) {
+    var W = Math.max(520, Math.floor(width));
+    var H = Math.max(150, Math.min(300, Math.round(W / 5)));
+    var v = p.decode(s.values), n = s.steps.length;
+    var last = s.steps[n - 1] || 0;
+    var w = W - LEFT - PAD, h = H - 2 * PAD;
+    function px(step) { return LEFT + (last > 0 ? w * step / last : w / 2); }
+    function py(x) { return PAD + h * (1 - Math.min(1, Math.max(0, x))); }
+    var title = p.tr('each head\'s induction score');
+    var svg = p.svgEl('svg', {'class': 'score-curve', width: W, height: H,
+                              role: 'img', 'aria-label': title});
+    function text(x, y, anchor, words) {
+      svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
+                              words));
+    }
+    svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: w, height: h,
+                                     fill: 'none', stroke: '#888'}));
+    for (var c = 0; c < s.heads.length; c++) {
+      var points = [];
+      for (var r = 0; r < n; r++)
+        if (isFinite(v.value(r, c)))
+          points.push(px(s.steps[r]).toFixed(1) + ',' +
+                      py(v.value(r, c)).toFixed(1));
+      var colour = HEAD_COLOURS[c % HEAD_COLOURS.length];
+      svg.appendChild(p.svgEl('polyline', {points: points.join(' '),
+                                           fill: 'none', stroke: colour,
+                                           'stroke-width': 2,
+                                           'data-head': s.heads[c]}));
+      if (c < 12) {
+        var lx = LEFT + 8 + 110 * (c % 4);
+        var ly = PAD + 14 + 14 * Math.floor(c / 4);
+        svg.appendChild(p.svgEl('line', {x1: lx, y1: ly - 4, x2: lx + 14,
+                                         y2: ly - 4, stroke: colour,
+                                         'stroke-width': 2}));
+        text(lx + 18, ly, 'start', s.heads[c]);
+      }
+    }
+    text(LEFT, PAD - 10, 'start', title);
+    text(LEFT - 6, PAD + 5, 'end', '1');
+    text(LEFT - 6, PAD + h, 'end', '0');
+    text(LEFT, PAD + h + 22, 'start', '0');
+    text(LEFT + w, PAD + h + 22, 'end', String(last));
+    text(LEFT + w / 2, PAD + h + 22, 'middle', p.tr('training step'));
+    var mark = p.svgEl('line', {y1: PAD, y2: PAD + h, stroke: '#d62728',
+                                'stroke-dasharray': '4 3',
+                                'class': 'score-mark'});
+    svg.appendChild(mark);
+    return {svg: svg, at: function (step) {
+      p.setAttrs(mark, {x1: px(step), x2: px(step), 'data-step': step});
+    }};
+  }
+
   /* Head h's weights at kept step k, as the matrix view draws a head (a
    * table of cells, a canvas for a big head), on the weights' fixed
    * scale, 0 to 1, whatever the page's scale: the steps compare. */
@@ -87,6 +146,9 @@ var mhaTrainingView = (function () {
       p.tr('Move the slider to see the heads change as the model learns; ' +
            'the dot marks the step on the loss curve.')));
     box.appendChild(curve.svg);
+    var scores = t.scores ? scoresChart(t.scores, p, box.clientWidth - 4)
+                          : null;
+    if (scores) box.appendChild(scores.svg);
     var label = p.el('label', {'for': 'training-step',
                                'class': 'training-label'});
     var slider = p.el('input', {type: 'range', id: 'training-step', min: 0,
@@ -115,6 +177,7 @@ var mhaTrainingView = (function () {
                               f.figure.lastChild);
       });
       curve.at(step);
+      if (scores) scores.at(step);
     }
     slider.addEventListener('input', function () {
       show(Number(slider.value));

@@ -38,7 +38,24 @@ typedef struct {
 } scorer;
 
 /* compute_head_attention_similarity_score with "mul": (A * D).sum() /
- * A.sum(). */
+ * A.sum() of a (n = T² values) and pattern d, product the room for A * D. */
+static float pattern_score(const float *a, const float *d, float *product,
+                           size_t n)
+{
+    const float total = sum_all(a, n);
+    for (size_t i = 0; i < n; i++)
+        product[i] = a[i] * d[i];
+    return sum_all(product, n) / total;
+}
+
+float head_induction_score(const matrix *a, const int32_t *ids, float *room)
+{
+    const size_t T = a->rows, n = T * T;
+    detection_pattern(room, INDUCTION, ids, T);
+    return pattern_score(a->v, room, room + n, n);
+}
+
+/* A head's three scores into its row of s->scores. */
 static int score_head(void *ctx, const table_key *at, const matrix *m,
                       mx_error *err)
 {
@@ -47,14 +64,10 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
     if (at->variant != VARIANT_ID_BLOCK || at->id != TABLE_ATTN_WEIGHTS)
         return 0;
     const size_t n = s->T * s->T;
-    const float total = sum_all(m->v, n);
     const size_t row = (size_t)at->layer * s->H + (size_t)at->head;
-    for (int k = 0; k < N_KINDS; k++) {
-        const float *d = s->patterns + (size_t)k * n;
-        for (size_t i = 0; i < n; i++)
-            s->product[i] = m->v[i] * d[i];
-        *matrix_at(s->scores, row, (size_t)k) = sum_all(s->product, n) / total;
-    }
+    for (int k = 0; k < N_KINDS; k++)
+        *matrix_at(s->scores, row, (size_t)k) =
+            pattern_score(m->v, s->patterns + (size_t)k * n, s->product, n);
     return 0;
 }
 

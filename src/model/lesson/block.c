@@ -26,14 +26,19 @@ static int norm_init(matrix *weight, matrix *bias, size_t D, mx_error *err)
 
 /* TransformerBlock(D, H, F): attention = MultiHeadAttention(D, D, H),
  * norm1 = nn.LayerNorm(D), ff = nn.Sequential(nn.Linear(D, F), nn.ReLU(),
- * nn.Linear(F, D)), norm2 = nn.LayerNorm(D). */
+ * nn.Linear(F, D)), norm2 = nn.LayerNorm(D); with ff 0 the
+ * attention-only block, its attention alone. */
 int block_init(block_params *p, const attention_config *cfg, size_t ff,
                torch_rng *g, mx_error *err)
 {
     const size_t D = cfg->d_model;
     memset(p, 0, sizeof *p);
-    if (fused_init(&p->attention, cfg, g, err) != 0 ||
-        norm_init(&p->norm1_weight, &p->norm1_bias, D, err) != 0 ||
+    p->attn_only = ff == 0;
+    if (fused_init(&p->attention, cfg, g, err) != 0)
+        return -1;
+    if (p->attn_only)
+        return 0;
+    if (norm_init(&p->norm1_weight, &p->norm1_bias, D, err) != 0 ||
         linear_init(&p->ff0, D, ff, true, g, err) != 0 ||
         linear_init(&p->ff2, ff, D, true, g, err) != 0 ||
         norm_init(&p->norm2_weight, &p->norm2_bias, D, err) != 0) {
@@ -103,6 +108,21 @@ static matrix *block_table(void *ctx, table_id id, mx_error *err)
     return t == NULL ? NULL : &t->values;
 }
 
+/* The attention-only block over x (T, D):
+ *   attn_out (T, D) = attention(x)
+ *   out (T, D)      = x + attn_out */
+static int attn_only_forward(block_run *r, const table_key *at, mx_error *err)
+{
+    const matrix *attn;
+    if (block_attend(r, &attn, r->in->x, err) != 0)
+        return -1;
+    matrix *out = block_table(r, TABLE_OUT, err);
+    if (out == NULL)
+        return -1;
+    add(out, r->in->x, attn);
+    return hook_point(r->cfg->hooks, at, out, err);
+}
+
 /* TransformerBlock.forward over x (T, D) (post-norm; with --dropout P
  * in training mode, nn.Dropout(P) on the attention's and the
  * feed-forward's outputs, their masks drawn over the (B, T, D) batch one
@@ -117,7 +137,8 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
 {
-    const size_t T = in->x->rows, D = cfg->d_model, F = p->ff0.weight.rows;
+    const size_t T = in->x->rows, D = cfg->d_model;
+    const size_t F = p->attn_only ? D : p->ff0.weight.rows;
     block_run r = {tr,
                    p,
                    cfg,
@@ -127,6 +148,10 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                    trace_index_labels(tr, "dim", F, err)};
     if (r.dims == NULL || r.wide == NULL)
         return -1;
+    const table_key at = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
+                          false};
+    if (p->attn_only)
+        return attn_only_forward(&r, &at, err);
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep
     matrix sum = {0}, dropped = {0};
@@ -143,8 +168,6 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                                .sum1 = &sum,
                                .sum2 = &sum,
                                .dropped = &dropped};
-    const table_key at = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
-                          false};
     const matrix *out;
     const int rc = block_layer_forward(&out, &b, &attn, &store, in->x,
                                        cfg->hooks, &at, cfg->pool, err);

@@ -584,6 +584,7 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
         .heads = sizes.heads,
         .ff = sizes.ff,
         .layers = sizes.layers,
+        .attn_only = sizes.attn_only,
         .causal = mc->causal && in->kv == NULL,
         .scale = mc->scale,
         .qkv_bias = sizes.qkv_bias,
@@ -690,7 +691,8 @@ static bool trained_makes(const model_config *mc, const model_input *in,
     return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
            (id == TABLE_GENERATED && mc->generate > 0) ||
-           (id == TABLE_ATTN_WEIGHTS_STEPS && mc->checkpoints);
+           ((id == TABLE_ATTN_WEIGHTS_STEPS || id == TABLE_HEAD_SCORES_STEPS) &&
+            mc->checkpoints);
 }
 
 bool lesson_makes_table(const model_config *mc, const model_input *in,
@@ -703,7 +705,12 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
         return makes_input(id, mc, in);
     const model_dims dims = {.heads = mc->heads,
                              .qkv_bias = mc->qkv_bias,
-                             .layers = mc->block_layers};
+                             .layers = mc->block_layers,
+                             .attn_only = mc->attn_only};
+    // --attn-only: the block makes attn_out and out, none of these
+    const table_set feed_forward = TABLE_BIT(ADD_NORM1) |
+                                   TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) |
+                                   DROPOUT_TABLES;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(mc->variants & v->bit))
@@ -729,7 +736,8 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
         const table_set stack =
             variant_row_of(v->id)->stacks && mc->block_layers > 0 ? STACK_TABLES
                                                                   : 0;
-        if (((v->tables | stack) & table_bit(id)) &&
+        const table_set left_out = mc->attn_only ? feed_forward : 0;
+        if (((v->tables | stack) & ~left_out & table_bit(id)) &&
             (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(mc, v)) &&
             (!(DROPOUT_TABLES & table_bit(id)) || mc->dropout > 0))
             return true;

@@ -24,6 +24,7 @@ model_dims lesson_dims(const model_config *mc, size_t D)
         .ff = mc->ff ? mc->ff : 4 * D,
         .qkv_bias = mc->qkv_bias,
         .layers = mc->block_layers,
+        .attn_only = mc->attn_only,
     };
 }
 

@@ -10,6 +10,7 @@
 #include "base/i18n.h"
 #include "io/json.h"
 #include "model/lesson/model.h"
+#include "model/lesson/stack.h"
 #include "numerics/floatfmt.h"
 
 #define MANIFEST_FORMAT "mha-explain trained model"
@@ -105,15 +106,18 @@ int manifest_text(char **text, size_t *len, const model_config *mc,
                 C = rows_of(tr, model_variants[i].id, TABLE_POS_EMBEDDING);
         }
     const size_t D = mc->d_model;
-    const size_t ff = !(mc->variants & VARIANT_BLOCK) ? 0
-                      : mc->ff != 0                   ? mc->ff
-                                                      : 4 * D;
+    const bool block = (mc->variants & VARIANT_BLOCK) != 0;
+    const size_t ff = !block || mc->attn_only ? 0
+                      : mc->ff != 0           ? mc->ff
+                                              : 4 * D;
     fprintf(f,
             "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
-            "  \"ff\": %zu,\n  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
+            "  \"ff\": %zu,\n  \"layers\": %zu,\n  \"attn_only\": %s,\n"
+            "  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
-            D, mc->d_out, mc->heads, ff, bool_text(mc->qkv_bias),
+            D, mc->d_out, mc->heads, ff, block ? mc->block_layers : 0,
+            bool_text(block && mc->attn_only), bool_text(mc->qkv_bias),
             bool_text(mc->causal), bool_text(mc->scale), C,
             mc->tokens == TOKENS_CHARS ? "chars" : "words",
             bool_text(mc->rules.lower), punct_names[mc->rules.punct],
@@ -190,6 +194,13 @@ static int bool_field(bool *out, const json_doc *doc, const char *key,
         return -1;
     *out = n->number != 0;
     return 0;
+}
+
+/* A field a folder written before it lacks: missing, *out is left as it
+ * was; present, it must be of its type. */
+static bool has_field(const json_doc *doc, const char *key)
+{
+    return json_get(doc, json_root(doc), key) != NULL;
 }
 
 /* "variants": a non-empty list of distinct variant names. */
@@ -293,6 +304,11 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
         size_field(&m->heads, doc, "heads", 1, MAX_MODEL_WIDTH, path, err) !=
             0 ||
         size_field(&m->ff, doc, "ff", 0, MAX_MODEL_WIDTH, path, err) != 0 ||
+        (has_field(doc, "layers") &&
+         size_field(&m->layers, doc, "layers", 0, MAX_STACK_LAYERS, path,
+                    err) != 0) ||
+        (has_field(doc, "attn_only") &&
+         bool_field(&m->attn_only, doc, "attn_only", path, err) != 0) ||
         size_field(&m->positions, doc, "positions", 0, MAX_TOKENS, path, err) !=
             0 ||
         bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||

@@ -6,7 +6,8 @@
  *
  *   {"format": "mha-explain trained model", "version": 1,
  *    "variants": ["fused"], "d_model": 16, "d_out": 16, "heads": 2,
- *    "ff": 0, "qkv_bias": false, "causal": true, "scale": true,
+ *    "ff": 0, "layers": 0, "attn_only": false,
+ *    "qkv_bias": false, "causal": true, "scale": true,
  *    "positions": 12, "tokens": "words", "lower": false,
  *    "punct": "keep", "unk": false, "vocab": ["the", "cat", ...],
  *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
@@ -15,7 +16,9 @@
  *
  * --weights reads it back (manifest_parse): the sizes, the variants, the
  * positions, the tokenizing rules and the vocabulary the folder's files
- * hold, so a reloaded run needs none of those options. "training" and
+ * hold, so a reloaded run needs none of those options ("layers" and
+ * "attn_only", the block's --layers N and --attn-only, may be missing
+ * in a folder written before them: 0 and false). "training" and
  * "final_loss" tell how the model was made; nothing reads them back.
  */
 #ifndef MHA_MANIFEST_H
@@ -41,7 +44,9 @@ typedef struct {
     bool present;      /* the folder holds a model.json */
     unsigned variants; /* the trained variants, a set of variant_bits */
     size_t d_model, d_out, heads;
-    size_t ff; /* the block's feed-forward width (0 without a block) */
+    size_t ff;      /* the block's feed-forward width (0 without a block) */
+    size_t layers;  /* --layers N: the block stacked N times; 0: alone */
+    bool attn_only; /* --attn-only: blocks without feed-forward network */
     bool qkv_bias, causal, scale;
     size_t positions; /* C, the learned positions' rows; 0: none */
     enum token_mode tokens;

@@ -67,6 +67,8 @@ typedef struct model_dims {
     bool qkv_bias;  /* W_query, W_key, W_value have biases */
     size_t layers;  /* --layers N: the block is a stack of N blocks
                        (model/lesson/stack.h); 0: one block alone */
+    bool attn_only; /* --attn-only: each block its attention and the
+                       residual only (block.h), ff unused */
 } model_dims;
 
 /* What a parameter is, which decides the labels of its table. */

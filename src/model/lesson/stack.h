@@ -44,7 +44,7 @@ typedef struct block_stack {
 
 /* Draws the blocks in order, as nn.Sequential's list of
  * TransformerBlock(D, H, F) does. layers: --layers N, or 0 for one block
- * alone. ff is F. s must be zeroed; on failure the caller still frees
+ * alone. ff is F, 0 for attention-only blocks. s must be zeroed; on failure the caller still frees
  * it. */
 int stack_init(block_stack *s, const attention_config *cfg, size_t ff,
                size_t layers, torch_rng *g, mx_error *err);

@@ -116,7 +116,7 @@ static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
 void show_grad(top_layer *t, table_id id, int head, const matrix *g)
 {
     if (t->shown != NULL && t->shown_rc == 0)
-        t->shown_rc = t->shown->fn(t->shown->ctx, id, head, g);
+        t->shown_rc = t->shown->fn(t->shown->ctx, id, t->layer, head, g);
 }
 
 void head_back(head_work *h, head_room *r, const matrix *dcontext,
@@ -397,6 +397,18 @@ done:
 
 /* ---- the whole pass ---------------------------------------------------- */
 
+void train_inputs(matrix *x, const train_model *m, const size_t *ids)
+{
+    const size_t D = x->cols;
+    for (size_t t = 0; t < x->rows; t++) {
+        float *row = matrix_at(x, t, 0);
+        memcpy(row, matrix_at(m->embedding, ids[t], 0), D * sizeof(float));
+        if (m->positions != NULL)
+            for (size_t d = 0; d < D; d++)
+                row[d] += *matrix_at(m->positions, t, d);
+    }
+}
+
 int train_pass(float *loss, matrix *logits, const train_model *grad,
                const train_model *m, variant_id v, const model_dims *dims,
                const attention_config *cfg, const train_sentence *s,
@@ -410,13 +422,7 @@ int train_pass(float *loss, matrix *logits, const train_model *grad,
     if (scratch_alloc(&sc, &x, T, D, err) || scratch_alloc(&sc, &dx, T, D, err))
         goto done;
     // x (T, D) = emb(ids) + pos(arange(T))
-    for (size_t t = 0; t < T; t++) {
-        float *row = matrix_at(&x, t, 0);
-        memcpy(row, matrix_at(m->embedding, s->ids[t], 0), D * sizeof(float));
-        if (m->positions != NULL)
-            for (size_t d = 0; d < D; d++)
-                row[d] += *matrix_at(m->positions, t, d);
-    }
+    train_inputs(&x, m, s->ids);
     top_layer top = {
         .lm_head = m->lm_head,
         .dlm_head = grad != NULL ? grad->lm_head : NULL,

@@ -75,12 +75,17 @@ typedef struct {
 } train_model;
 
 /* Where --grad's gradients of the intermediate tables go: fn(ctx, id,
- * head, g) with g = d loss / d table id of head `head` (NO_HEAD for a
- * module's table), as the backward pass makes them. */
+ * layer, head, g) with g = d loss / d table id of head `head` (NO_HEAD
+ * for a module's table) in block `layer` of a stack (0 elsewhere), as
+ * the backward pass makes them. */
 typedef struct {
-    int (*fn)(void *ctx, table_id id, int head, const matrix *g);
+    int (*fn)(void *ctx, table_id id, int layer, int head, const matrix *g);
     void *ctx;
 } train_shown;
+
+/* x (T, D) = emb(ids) + pos(arange(T)) of m, as the training computes
+ * it (T = x->rows). */
+void train_inputs(matrix *x, const train_model *m, const size_t *ids);
 
 /* One forward and backward pass of m on s: *loss, with logits (T, V) not
  * NULL the logits, with grad not NULL d loss / d every parameter into

@@ -40,6 +40,8 @@ typedef struct {
     float loss;
     const train_shown *shown; /* or NULL */
     int shown_rc;             /* the first failure of shown->fn */
+    int layer;                /* the block whose gradients go to shown (a
+                                 stack's, stack.h; 0 elsewhere) */
     enum qkv_order qkv_order;
     /* the hook points logits (T, V) and loss (1, 1) of the variant's
        place, through hooks (may be NULL) */
@@ -47,7 +49,8 @@ typedef struct {
     variant_id variant;
 } top_layer;
 
-/* Hands d loss / d table id (of head `head`, or NO_HEAD) to t->shown. */
+/* Hands d loss / d table id (of head `head`, or NO_HEAD, in block
+ * t->layer) to t->shown. */
 void show_grad(top_layer *t, table_id id, int head, const matrix *g);
 
 /* out (T, W) -> t->loss, the logits and the loss each through its hook

@@ -8,11 +8,23 @@
 
 #include "base/i18n.h"
 #include "model/lesson/lesson_generate.h"
+#include "model/lesson/score_steps.h"
 #include "model/lesson/weights.h"
 #include "model/lesson/variants.h"
 #include "model/next_tokens.h"
 
 /* ---- a trained variant ------------------------------------------------- */
+
+/* A new table of the whole model (the embedding, lm_head, the inputs,
+ * the logits, the losses), not of one block of a stack (stack.h). */
+static table *model_table(trace *tr, const table_key *key, const labels *rows,
+                          const labels *cols, mx_error *err)
+{
+    table *t = trace_new(tr, key, rows, cols, err);
+    if (t != NULL)
+        t->stacked = false;
+    return t;
+}
 
 /* A table (rows x cols labels) of variant v, a copy of m. */
 static int record_copy(trace *tr, variant_id v, table_id id, bool grad,
@@ -20,7 +32,7 @@ static int record_copy(trace *tr, variant_id v, table_id id, bool grad,
                        mx_error *err)
 {
     const table_key key = {v, 0, NO_HEAD, id, grad};
-    table *t = trace_new(tr, &key, rows, cols, err);
+    table *t = model_table(tr, &key, rows, cols, err);
     if (t == NULL)
         return -1;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof(float));
@@ -54,19 +66,6 @@ static int record_model(trace *tr, variant_id v, bool grad,
                        m->lm_head, err);
 }
 
-/* x (T, D) = emb(ids) + pos(arange(T)), as the training computes it. */
-static void inputs_of(matrix *x, const train_model *m, const size_t *ids)
-{
-    const size_t D = x->cols;
-    for (size_t r = 0; r < x->rows; r++) {
-        float *row = matrix_at(x, r, 0);
-        memcpy(row, matrix_at(m->embedding, ids[r], 0), D * sizeof(float));
-        if (m->positions != NULL)
-            for (size_t d = 0; d < D; d++)
-                row[d] += *matrix_at(m->positions, r, d);
-    }
-}
-
 /* inputs (T, D) = emb(ids) + pos(arange(T)), as the training computes
  * them, into a new table of variant v; *x points at its values. */
 static int record_inputs(const matrix **x, trace *tr, variant_id v,
@@ -75,10 +74,10 @@ static int record_inputs(const matrix **x, trace *tr, variant_id v,
                          mx_error *err)
 {
     const table_key key = {v, 0, NO_HEAD, TABLE_INPUTS, false};
-    table *t = trace_new(tr, &key, lab->seq->tokens, lab->dims, err);
+    table *t = model_table(tr, &key, lab->seq->tokens, lab->dims, err);
     if (t == NULL)
         return -1;
-    inputs_of(&t->values, m, ids);
+    train_inputs(&t->values, m, ids);
     *x = &t->values;
     return hook_point(hk, &key, &t->values, err);
 }
@@ -86,8 +85,9 @@ static int record_inputs(const matrix **x, trace *tr, variant_id v,
 /* ---- checkpoints: the heads' weights as the training goes ------------- */
 
 /* What the training's hook (train.h) records for attn_weights_steps: the
- * shown sentence's attn_weights of every head at the chosen steps, a
- * forward pass of the module as it is then, into a trace of its own. */
+ * shown sentence's attn_weights of every head (of every block of a
+ * stack) at the chosen steps, a forward pass of the module as it is
+ * then, into a trace of its own. */
 typedef struct {
     variant_id variant;
     const variant_row *row;
@@ -97,8 +97,9 @@ typedef struct {
     const sequence_labels *seq;
     size_t step[TRAIN_CHECKPOINTS]; /* the chosen steps, rising */
     size_t n, done;                 /* chosen, recorded */
-    size_t heads, T, S;             /* known at the first checkpoint */
-    float *values;                  /* (n·heads·T, S), owned */
+    size_t layers, heads, T, S;     /* known at the first checkpoint */
+    float *values;                  /* (n·layers·heads·T, S), owned:
+                                       step, then block, then head */
 } checkpoints;
 
 /* K = min(N + 1, TRAIN_CHECKPOINTS) steps from 0 to N, evenly spaced:
@@ -110,6 +111,14 @@ static void checkpoints_choose(checkpoints *c, size_t N)
         c->step[k] = c->n > 1 ? k * N / (c->n - 1) : 0;
 }
 
+/* The weights of head h of block l in t, a forward pass's trace. */
+static const table *checkpoint_weights(const trace *t, variant_id v, size_t l,
+                                       size_t h)
+{
+    const table_key key = {v, (int)l, (int)h, TABLE_ATTN_WEIGHTS, false};
+    return trace_find(t, &key);
+}
+
 /* The module's heads' weights now, as checkpoint c->done. */
 static int checkpoint_record(checkpoints *c, mx_error *err)
 {
@@ -119,33 +128,33 @@ static int checkpoint_record(checkpoints *c, mx_error *err)
     trace_init(&pass_trace);
     int rc = matrix_alloc(&x, T, D, N_("the training's working tables"), err);
     if (rc == 0) {
-        inputs_of(&x, c->model, c->ids);
+        train_inputs(&x, c->model, c->ids);
         const attention_input in = {&x, &x};
         rc = c->row->forward(&pass_trace, c->model->module, c->cfg, &in, c->seq,
                              err);
     }
-    for (int h = 0; rc == 0; h++) {
-        const table_key key = {c->variant, 0, h, TABLE_ATTN_WEIGHTS, false};
-        const table *w = trace_find(&pass_trace, &key);
-        if (w == NULL)
-            break;
-        if (c->values == NULL) { /* the first checkpoint: the shapes */
-            if (h == 0) {
-                c->T = w->values.rows;
-                c->S = w->values.cols;
-                while (trace_find(&pass_trace,
-                                  &(table_key){c->variant, 0, (int)c->heads,
-                                               TABLE_ATTN_WEIGHTS, false}))
-                    c->heads++;
-            }
-            c->values = calloc(c->n * c->heads * c->T * c->S, sizeof(float));
-            if (c->values == NULL)
-                rc = err_nomem(err, _("the training's working tables"));
-        }
-        if (rc == 0 && (size_t)h < c->heads)
-            memcpy(c->values + ((c->done * c->heads + (size_t)h) * c->T) * c->S,
-                   w->values.v, c->T * c->S * sizeof(float));
+    const table *w0 =
+        rc == 0 ? checkpoint_weights(&pass_trace, c->variant, 0, 0) : NULL;
+    if (w0 != NULL && c->values == NULL) { /* the first checkpoint: shapes */
+        c->T = w0->values.rows;
+        c->S = w0->values.cols;
+        while (checkpoint_weights(&pass_trace, c->variant, 0, c->heads))
+            c->heads++;
+        while (checkpoint_weights(&pass_trace, c->variant, c->layers, 0))
+            c->layers++;
+        c->values =
+            calloc(c->n * c->layers * c->heads * c->T * c->S, sizeof(float));
+        if (c->values == NULL)
+            rc = err_nomem(err, _("the training's working tables"));
     }
+    for (size_t l = 0; rc == 0 && w0 != NULL && l < c->layers; l++)
+        for (size_t h = 0; h < c->heads; h++) {
+            const table *w = checkpoint_weights(&pass_trace, c->variant, l, h);
+            const size_t at = (c->done * c->layers + l) * c->heads + h;
+            if (w != NULL)
+                memcpy(c->values + at * c->T * c->S, w->values.v,
+                       c->T * c->S * sizeof(float));
+        }
     trace_free(&pass_trace);
     matrix_free(&x);
     c->done += rc == 0;
@@ -162,9 +171,10 @@ static int checkpoint_hook(void *ctx, size_t step, mx_error *err)
 }
 
 /* What the training's hook looks at before each step: the checkpoints
- * (or NULL) and the run's watch (or NULL). */
+ * and the heads' scores (or NULL) and the run's watch (or NULL). */
 typedef struct {
     checkpoints *ck;
+    score_steps *scores;
     const train_watch *watch;
     variant_id variant;
     size_t steps;
@@ -178,11 +188,13 @@ static int step_hook(void *ctx, size_t step, mx_error *err)
     if (look->watch != NULL)
         look->watch->fn(look->watch->ctx, look->variant, step, look->steps,
                         step > 0 ? look->losses[step - 1] : NAN);
+    if (look->scores != NULL && score_steps_look(look->scores, step, err) != 0)
+        return -1;
     return look->ck != NULL ? checkpoint_hook(look->ck, step, err) : 0;
 }
 
-/* attn_weights_steps (n·heads·T, S) of variant v, rows
- * "step<n>/head<h>/Q:<word>", columns the keys. */
+/* attn_weights_steps (n·heads·T, S) of variant v, one table per block
+ * (its layer), rows "step<n>/head<h>/Q:<word>", columns the keys. */
 static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
 {
     const size_t rows = c->n * c->heads * c->T;
@@ -210,12 +222,19 @@ static int record_checkpoints(trace *tr, const checkpoints *c, mx_error *err)
     free(names);
     if (row_labels == NULL)
         return -1;
-    const table_key key = {c->variant, 0, NO_HEAD, TABLE_ATTN_WEIGHTS_STEPS,
-                           false};
-    table *t = trace_new(tr, &key, row_labels, c->seq->keys, err);
-    if (t == NULL)
-        return -1;
-    memcpy(t->values.v, c->values, rows * c->S * sizeof(float));
+    const size_t head = c->T * c->S;
+    for (size_t l = 0; l < c->layers; l++) {
+        const table_key key = {c->variant, (int)l, NO_HEAD,
+                               TABLE_ATTN_WEIGHTS_STEPS, false};
+        table *t = trace_new(tr, &key, row_labels, c->seq->keys, err);
+        if (t == NULL)
+            return -1;
+        // step k's heads of block l
+        for (size_t k = 0; k < c->n; k++)
+            memcpy(t->values.v + k * c->heads * head,
+                   c->values + (k * c->layers + l) * c->heads * head,
+                   c->heads * head * sizeof(float));
+    }
     return 0;
 }
 
@@ -259,7 +278,8 @@ typedef struct {
     mx_error *err;
 } grad_recorder;
 
-static int record_grad(void *ctx, table_id id, int head, const matrix *g)
+static int record_grad(void *ctx, table_id id, int layer, int head,
+                       const matrix *g)
 {
     const grad_recorder *r = ctx;
     const sequence_labels *seq = r->lab->seq;
@@ -289,10 +309,13 @@ static int record_grad(void *ctx, table_id id, int head, const matrix *g)
         cols = trace_index_labels(r->tr, "dim", g->cols, r->err);
     if (cols == NULL)
         return -1;
-    const table_key key = {r->variant, 0, head, id, true};
+    const table_key key = {r->variant, layer, head, id, true};
     table *t = trace_new(r->tr, &key, rows, cols, r->err);
     if (t == NULL)
         return -1;
+    // the inputs' and the logits' gradients are the model's, not a block's
+    if (id == TABLE_INPUTS || id == TABLE_LOGITS)
+        t->stacked = false;
     memcpy(t->values.v, g->v, g->rows * g->cols * sizeof(float));
     return 0;
 }
@@ -306,7 +329,7 @@ static int record_losses(trace *tr, variant_id v, const float *losses,
     if (rows == NULL || col == NULL)
         return -1;
     const table_key key = {v, 0, NO_HEAD, TABLE_LOSS, false};
-    table *t = trace_new(tr, &key, rows, col, err);
+    table *t = model_table(tr, &key, rows, col, err);
     if (t == NULL)
         return -1;
     memcpy(t->values.v, losses, steps * sizeof(float));
@@ -358,6 +381,8 @@ static variant_sizes sizes_of(variant_id id, const model_config *mc,
                            .heads = mc->heads,
                            .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
                            .qkv_bias = mc->qkv_bias,
+                           .layers = mc->block_layers,
+                           .attn_only = mc->attn_only,
                        }};
     s.dims = variant_dims(row, &s.run);
     s.acfg = variant_attention(row, cfg);
@@ -480,6 +505,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                          &sm.head.weight, mc->training.qkv_order};
     train_model grads = {0};
     checkpoints ck = {0};
+    score_steps scores = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
     int rc = -1;
     if (losses == NULL) {
@@ -499,16 +525,29 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                        .cfg = &acfg,
                        .ids = ids,
                        .seq = lab->seq};
-    step_look look = {mc->checkpoints ? &ck : NULL, mc->watch, id, steps,
+    scores = (score_steps){.variant = id,
+                           .row = row,
+                           .model = &model,
+                           .cfg = &acfg,
+                           .ids = ids,
+                           .seq = lab->seq};
+    step_look look = {mc->checkpoints ? &ck : NULL,
+                      mc->checkpoints ? &scores : NULL,
+                      mc->watch,
+                      id,
+                      steps,
                       losses};
     const train_hook hook = {step_hook, &look};
-    if (mc->checkpoints)
+    if (mc->checkpoints) {
         checkpoints_choose(&ck, steps);
+        score_steps_choose(&scores, steps);
+    }
     if (mc->checkpoints || mc->watch != NULL)
         training.hook = &hook;
     if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n, &training,
                   err) != 0 ||
-        (mc->checkpoints && checkpoint_hook(&ck, steps, err) != 0))
+        (mc->checkpoints && (checkpoint_hook(&ck, steps, err) != 0 ||
+                             score_steps_look(&scores, steps, err) != 0)))
         goto done;
     if (mc->watch != NULL)
         mc->watch->fn(mc->watch->ctx, id, steps, steps,
@@ -533,9 +572,15 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     const labels *words = lab->vocab;
     const table_key next = {id, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
     if (record_copy(tr, id, TABLE_LOGITS, false, lab->seq->tokens, words,
-                    &logits, err) != 0 ||
-        next_tokens_record(tr, &next, &logits, lab->seq->tokens, words, err) !=
-            0)
+                    &logits, err) != 0)
+        goto done;
+    // next_tokens is the whole model's, made as no stack's table
+    const variant_id stacked = tr->stacked_variant;
+    tr->stacked_variant = VARIANT_INPUT;
+    const int next_rc =
+        next_tokens_record(tr, &next, &logits, lab->seq->tokens, words, err);
+    tr->stacked_variant = stacked;
+    if (next_rc != 0)
         goto done;
     // --generate: the trained model continues the sentence
     if (mc->generate > 0 &&
@@ -548,7 +593,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
     if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||
-        (mc->checkpoints && record_checkpoints(tr, &ck, err) != 0))
+        (mc->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
+                             score_steps_record(tr, &scores, err) != 0)))
         goto done;
     rc = trace_flush(tr, err);
 done:
@@ -558,5 +604,6 @@ done:
     matrix_free(&logits);
     free(losses);
     free(ck.values);
+    score_steps_free(&scores);
     return rc;
 }

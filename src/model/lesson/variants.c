@@ -220,7 +220,7 @@ static void fused_tie(void *module, const void *wrapper)
 static int block_make(void *module, const attention_config *cfg,
                       const model_dims *d, torch_rng *g, mx_error *err)
 {
-    return stack_init(module, cfg, d->ff, d->layers, g, err);
+    return stack_init(module, cfg, d->attn_only ? 0 : d->ff, d->layers, g, err);
 }
 
 static void block_drop(void *module)
@@ -229,7 +229,7 @@ static void block_drop(void *module)
 }
 
 /* One block's parameters under prefix: attention.*, norm1, ff.0 (D -> F),
- * ff.2 (F -> D), norm2. */
+ * ff.2 (F -> D), norm2; the attention-only block's attention.* alone. */
 static int list_block(const param_lister *to, const char *prefix,
                       const model_dims *d, block_params *b)
 {
@@ -242,6 +242,8 @@ static int list_block(const param_lister *to, const char *prefix,
     snprintf(norm2, sizeof norm2, "%snorm2", prefix);
     int rc =
         list_fused(to, attention, d, false, b != NULL ? &b->attention : NULL);
+    if (d->attn_only)
+        return rc;
     if (rc == 0)
         rc = list_norm(to, norm1, D, b ? &b->norm1_weight : NULL,
                        b ? &b->norm1_bias : NULL);
@@ -312,19 +314,33 @@ static variant_size block_size(const model_dims *d, double t)
 
 static void block_explain(char *text, size_t size, const model_dims *d)
 {
-    snprintf(text, size,
-             ngettext("The Transformer block: the fused attention (%zu "
-                      "head), then a residual connection and LayerNorm, then "
-                      "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                      "then another residual connection and LayerNorm "
-                      "(post-norm, evaluation mode: no dropout).",
-                      "The Transformer block: the fused attention (%zu "
-                      "heads), then a residual connection and LayerNorm, then "
-                      "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
-                      "then another residual connection and LayerNorm "
-                      "(post-norm, evaluation mode: no dropout).",
-                      d->heads),
-             d->heads, d->d_model, d->ff, d->d_model);
+    if (d->attn_only)
+        snprintf(text, size,
+                 ngettext("The attention-only block: the fused attention "
+                          "(%zu head) and a residual connection, out = x + "
+                          "attention(x), with no feed-forward network and no "
+                          "LayerNorm, as the induction-heads work's models.",
+                          "The attention-only block: the fused attention "
+                          "(%zu heads) and a residual connection, out = x + "
+                          "attention(x), with no feed-forward network and no "
+                          "LayerNorm, as the induction-heads work's models.",
+                          d->heads),
+                 d->heads);
+    else
+        snprintf(
+            text, size,
+            ngettext("The Transformer block: the fused attention (%zu "
+                     "head), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     "The Transformer block: the fused attention (%zu "
+                     "heads), then a residual connection and LayerNorm, then "
+                     "a feed-forward network (%zu -> %zu -> %zu with ReLU), "
+                     "then another residual connection and LayerNorm "
+                     "(post-norm, evaluation mode: no dropout).",
+                     d->heads),
+            d->heads, d->d_model, d->ff, d->d_model);
     const size_t n = strlen(text);
     if (d->layers > 0 && n + 1 < size) {
         text[n] = ' ';

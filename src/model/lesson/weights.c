@@ -263,7 +263,8 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
                          size_t heads, size_t layers, bool tie, mx_error *err)
 {
     // names only: the shapes of the listed parameters are not used
-    const model_dims dims = {.heads = heads, .layers = layers};
+    const model_dims dims = {
+        .heads = heads, .layers = layers, .attn_only = w->manifest.attn_only};
     const char *dir = w->dir;
     int rc = 0;
     struct dirent *e;
@@ -430,7 +431,9 @@ static int check_model_files(const weights_files *w, mx_error *err)
                              .d_out = t->d_out,
                              .heads = t->heads,
                              .ff = t->ff,
-                             .qkv_bias = t->qkv_bias};
+                             .qkv_bias = t->qkv_bias,
+                             .layers = t->layers,
+                             .attn_only = t->attn_only};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
         if (!(t->variants & v->bit))
@@ -516,10 +519,10 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
     flock(dirfd(d), LOCK_SH);
     int rc = read_manifest(w, dirfd(d), err);
     if (rc == 0 && w->manifest.present) {
-        // the model's own variants and heads name its files
+        // the model's own variants, heads and blocks name its files
         variants = w->manifest.variants;
         heads = w->manifest.heads;
-        layers = 0;
+        layers = w->manifest.layers;
         tie = false;
     }
     if (rc == 0)
