@@ -1,5 +1,6 @@
 /* safetensors.c: mapping and checking a .safetensors file (safetensors.h).
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "io/safetensors.h"
 
 #include <errno.h>
@@ -260,6 +261,27 @@ float st_bf16_to_float(unsigned short h)
     return f;
 }
 
+/* Drops the whole pages of the map inside [src, src + len) from memory
+ * once their values are copied: the map is read-only and never written,
+ * so a later read of them (another tensor's bytes on a shared page are
+ * never dropped) maps the file's same bytes again. A widened BF16 model
+ * then holds its float32 copy, not that copy and its file. */
+static void release_pages(const unsigned char *src, size_t len)
+{
+#ifdef MADV_DONTNEED
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    const uintptr_t p = (uintptr_t)page, lo = ((uintptr_t)src + p - 1) / p * p,
+                    hi = ((uintptr_t)src + len) / p * p;
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#else
+    (void)src;
+    (void)len;
+#endif
+}
+
 int safetensors_floats(const float **values, float **owned,
                        const safetensors *st, const st_tensor *t, mx_error *err)
 {
@@ -287,6 +309,7 @@ int safetensors_floats(const float **values, float **owned,
                 t->dtype == ST_F16 ? st_half_to_float(h) : st_bf16_to_float(h);
         }
     }
+    release_pages(src, n * (t->dtype == ST_F32 ? 4 : 2));
     *values = out;
     *owned = out;
     return 0;

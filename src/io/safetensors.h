@@ -58,8 +58,9 @@ size_t st_tensor_count(const st_tensor *t);
 
 /* t's values as float32: *values points into the map for an aligned F32
  * tensor (*owned NULL), or into *owned, allocated here (F16 and BF16
- * widened exactly, a misaligned F32 copied); the caller frees *owned. Any
- * other dtype is refused. */
+ * widened exactly, a misaligned F32 copied, and the file's pages under
+ * it then dropped from memory: they are read again only if used again);
+ * the caller frees *owned. Any other dtype is refused. */
 int safetensors_floats(const float **values, float **owned,
                        const safetensors *st, const st_tensor *t,
                        mx_error *err);
