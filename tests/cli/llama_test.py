@@ -143,6 +143,25 @@ def bad_checkpoints(mha, root, tmp):
         err = refused(mha, ["--model", folder, "hello"], what)
         ok(word in err, "%s: the message names %s" % (what, word), err)
 
+    # Qwen2Config keeps sliding_window only with use_sliding_window true
+    # (Qwen2.5's config.json names a window of 32768 and does not use it)
+    qwen = os.path.join(root, "qwen2_bias_f16")
+    want = mha.run(["--model", qwen, "--format", "csv", "hello"]).stdout
+    for used, refuse in ((False, False), (None, False), (True, True)):
+        folder = copy(qwen, "window%s" % used)
+        edit_config(folder, lambda c: c.update(
+            sliding_window=32768, **({} if used is None else
+                                     {"use_sliding_window": used})))
+        what = "qwen2, sliding_window with use_sliding_window %s" % (
+            "absent" if used is None else str(used).lower())
+        if refuse:
+            err = refused(mha, ["--model", folder, "hello"], what)
+            ok("sliding_window" in err, what + ": names sliding_window", err)
+        else:
+            r = mha.run(["--model", folder, "--format", "csv", "hello"])
+            ok(r.returncode == 0 and r.stdout == want,
+               what + ": the window is unused; the same run", r.stderr)
+
     # a tensor missing, a tensor of another shape, another dtype
     src = os.path.join(base, "model.safetensors")
     with open(src, "rb") as f:

@@ -103,8 +103,9 @@ cfg = {"architectures": ["LlamaForCausalLM" if kind == "llama" else
        "max_position_embeddings": 8192, "rms_norm_eps": float(eps),
        "rope_theta": float(theta), "tie_word_embeddings": True,
        "vocab_size": V, "torch_dtype": "bfloat16"}
-if kind == "qwen2":
-    cfg["use_sliding_window"] = False
+if kind == "qwen2":  # as Qwen2.5-0.5B's config.json has them
+    cfg.update(use_sliding_window=False, sliding_window=32768,
+               max_window_layers=24)
 json.dump(cfg, open(os.path.join(folder, "config.json"), "w"), indent=2)
 '''
 
