@@ -173,12 +173,14 @@ n = struct.unpack("<Q", data[:8])[0]
 header = json.loads(data[8:8 + n])
 P = {}
 for name, t in header.items():
-    if name == "__metadata__":
-        continue
+    if name == "__metadata__" or t["dtype"] not in ("F32", "BF16", "F16"):
+        continue  # the metadata, and buffers such as GPT-2's BOOL masks
     b, e = t["data_offsets"]
     dt = {"F32": torch.float32, "BF16": torch.bfloat16,
           "F16": torch.float16}[t["dtype"]]
     size = torch.tensor([], dtype=dt).element_size()
+    if name.startswith("transformer."):  # GPT2LMHeadModel's names
+        name = name[len("transformer."):]
     P[name] = torch.frombuffer(data, dtype=dt, offset=8 + n + b,
                                count=(e - b) // size).view(t["shape"]).float()
 T = len(ids)
