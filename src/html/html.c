@@ -254,6 +254,9 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         html_has_training(tr) || (page->run != NULL && page_core[0] != '\0');
     if (training)
         fputs(page_training_css, out);
+    const bool maps = html_has_maps(tr);
+    if (maps)
+        fputs(page_maps_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
@@ -268,6 +271,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     fputs("<script>\n", out);
     if (training)
         fputs(page_training_js, out);
+    if (maps)
+        fputs(page_maps_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

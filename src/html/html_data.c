@@ -420,6 +420,7 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
         json_string(out, _(page_words[i]));
     }
     html_write_training_words(out, tr);
+    html_write_maps_words(out, tr);
     // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
     // (page.js), where a lesson's run says "Variant"
     if (layered) {
@@ -495,6 +496,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     json_page_words(out, tr, inputs->rows->n, kv != NULL ? kv->rows->n : 0,
                     heads, layered && !flat);
     json_colors(out, page->look);
+    html_write_maps(out, tr);
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");

@@ -49,6 +49,22 @@ bool html_has_training(const trace *tr);
  * run's page only (html_training.c): inside the page's "labels". */
 void html_write_training_words(FILE *out, const trace *tr);
 
+/* "maps":[...], the maps of the interventions the run made, and
+ * "kvHeads":[...], the key/value head of each query head when some share
+ * one, each followed by a comma; nothing for a run without them
+ * (html_maps.c). */
+void html_write_maps(FILE *out, const trace *tr);
+
+/* Whether the run made a map of the interventions, or has query heads
+ * that share key/value heads: its page holds maps.js and maps.css, and
+ * their words (html_maps.c). */
+bool html_has_maps(const trace *tr);
+
+/* ,"text":"translation" for each word of the Interventions view and the
+ * model view's marks, inside the page's "labels", in a run with maps or
+ * key/value heads only (html_maps.c). */
+void html_write_maps_words(FILE *out, const trace *tr);
+
 /* The page's data object (docs/html.md): tokens, flags, and for each
  * variant with attention weights its heads' matrices and its steps. */
 int html_write_data(FILE *out, const trace *tr, const html_page *page,

@@ -9,5 +9,9 @@ extern const char page_css[];
 extern const char page_js[];
 extern const char page_training_js[];
 extern const char page_training_css[];
+/* the Interventions view and the model view's marks, maps.js and
+ * maps.css, in the page of a run with them only (html_has_maps) */
+extern const char page_maps_js[];
+extern const char page_maps_css[];
 
 #endif

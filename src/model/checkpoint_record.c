@@ -10,38 +10,25 @@
 #include "model/entropy.h"
 #include "model/next_tokens.h"
 
-int checkpoint_select(bool *keep, size_t n, const index_range *ranges,
-                      size_t n_ranges, const char *option, mx_error *err)
-{
-    for (size_t i = 0; i < n; i++)
-        keep[i] = n_ranges == 0;
-    for (size_t k = 0; k < n_ranges; k++) {
-        if (ranges[k].hi >= n) // the number as typed
-            return err_usage(
-                err,
-                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
-                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
-        for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
-            keep[i] = true;
-    }
-    return 0;
-}
-
 int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
 {
     trace *tr = r->tr;
-    if (matrix_alloc(&r->entropy, r->n_layer, r->n_head,
+    const checkpoint_run *run = r->run;
+    if (matrix_alloc(&r->entropy, run->n_layer, run->n_head,
                      N_("attention weights"), err) != 0)
         return -1;
-    r->tokens = trace_word_labels(tr, "", r->pieces, r->T, err);
-    r->queries = trace_word_labels(tr, "Q:", r->pieces, r->T, err);
-    r->keys = trace_word_labels(tr, "K:", r->pieces, r->T, err);
-    r->values = trace_word_labels(tr, "V:", r->pieces, r->T, err);
-    r->dims = trace_index_labels(tr, "dim", r->d_model, err);
-    r->ffn_dims = trace_index_labels(tr, "dim", r->d_ffn, err);
-    r->head_dims = trace_index_labels(tr, "dim", r->head_dim, err);
-    r->vocab = r->mc->logits ? trace_index_labels(tr, "id", r->vocab_size, err)
-                             : r->dims;
+    const char *const *pieces = (const char *const *)run->pieces;
+    r->tokens = trace_word_labels(tr, "", pieces, run->T, err);
+    r->queries = trace_word_labels(tr, "Q:", pieces, run->T, err);
+    r->keys = trace_word_labels(tr, "K:", pieces, run->T, err);
+    r->values = trace_word_labels(tr, "V:", pieces, run->T, err);
+    const trace_model *m = &tr->model; // D, F and a head's D / H
+    r->dims = trace_index_labels(tr, "dim", m->d_model, err);
+    r->ffn_dims = trace_index_labels(tr, "dim", m->ff, err);
+    r->head_dims = trace_index_labels(tr, "dim", m->d_model / m->heads, err);
+    r->vocab = r->mc->logits && r->vocab_size > 0
+                   ? trace_index_labels(tr, "id", r->vocab_size, err)
+                   : r->dims;
     if (!(r->tokens && r->queries && r->keys && r->values && r->dims &&
           r->ffn_dims && r->head_dims && r->vocab)) {
         checkpoint_record_free(r);
@@ -55,8 +42,7 @@ void checkpoint_record_free(checkpoint_recorder *r)
     matrix_free(&r->entropy);
 }
 
-int checkpoint_record_ids(checkpoint_recorder *r, const int32_t *ids,
-                          mx_error *err)
+int checkpoint_record_ids(checkpoint_recorder *r, mx_error *err)
 {
     const labels *id = trace_literal_label(r->tr, "id", err);
     if (id == NULL)
@@ -66,9 +52,53 @@ int checkpoint_record_ids(checkpoint_recorder *r, const int32_t *ids,
     if (t == NULL)
         return -1;
     t->integral = true;
-    for (size_t i = 0; i < r->T; i++)
-        t->values.v[i] = (float)ids[i];
+    for (size_t i = 0; i < r->run->T; i++)
+        t->values.v[i] = (float)r->run->ids[i];
     trace_release(r->tr, t);
+    return 0;
+}
+
+/* The parameter p, the tensor st of the file in (NULL: an error), into
+ * the trace, and the trace flushed. */
+static int put_param(trace *tr, const checkpoint_param *p,
+                     const safetensors *in, const st_tensor *st, mx_error *err)
+{
+    const float *v;
+    float *owned;
+    if (st == NULL || safetensors_floats(&v, &owned, in, st, err) != 0)
+        return -1;
+    const bool two_d = st->ndim == 2;
+    const size_t rows = two_d ? st->shape[0] : 1;
+    const size_t cols = two_d ? st->shape[1] : st->shape[0];
+    const labels *rl =
+        two_d ? trace_index_labels(tr, p->rows, rows, err)
+              : trace_literal_label(tr, strrchr(p->name, '.') + 1, err);
+    const labels *cl =
+        trace_index_labels(tr, two_d ? p->cols : "dim", cols, err);
+    const table_key key = {p->layer >= 0 ? VARIANT_ID_BLOCK : p->where,
+                           p->layer >= 0 ? p->layer : 0, NO_HEAD, TABLE_PARAM,
+                           false};
+    table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
+    if (t != NULL) {
+        snprintf(t->param, sizeof t->param, "%s", p->name);
+        memcpy(t->values.v, v, rows * cols * sizeof *v);
+        trace_release(tr, t);
+    }
+    free(owned);
+    return t == NULL ? -1 : trace_flush(tr, err);
+}
+
+int checkpoint_record_params(checkpoint_recorder *r, mx_error *err)
+{
+    const checkpoint_run *run = r->run;
+    for (size_t i = 0; i < r->mc->n_tables; i++) {
+        checkpoint_param p;
+        const safetensors *in;
+        const st_tensor *st;
+        if (run->find_param(run->find_ctx, r->mc->tables[i], &p, &in, &st) &&
+            put_param(r->tr, &p, in, st, err) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -96,14 +126,25 @@ static int put_entropy(checkpoint_recorder *r, mx_error *err)
                : -1;
 }
 
-/* next_tokens (T·n x 1): for each token, the n likeliest next tokens,
- * "token → next", and their probabilities, softmax over the logits
- * (next_tokens.h). */
+/* Whether the text has the token only_at (NULL: no). */
+static bool has_piece(const checkpoint_run *run, const char *only_at)
+{
+    for (size_t i = 0; only_at != NULL && i < run->T; i++)
+        if (strcmp(run->pieces[i], only_at) == 0)
+            return true;
+    return false;
+}
+
+/* next_tokens (P·n x 1): at each place (only_at's alone when the text
+ * has it), the n likeliest next tokens, "token → next", and their probabilities, softmax over the
+ * logits (next_tokens.h). */
 static int put_next_tokens(checkpoint_recorder *r, const matrix *logits,
                            mx_error *err)
 {
+    const checkpoint_run *run = r->run;
     const size_t T = logits->rows, K = NEXT_TOKENS_K;
-    size_t *best = calloc(T * K, sizeof *best), n = 0;
+    const bool only = has_piece(run, r->only_at);
+    size_t *best = calloc(T * K, sizeof *best), n = 0, shown = 0;
     char **names = calloc(T * K, sizeof *names);
     matrix top = {0};
     int result = -1;
@@ -114,18 +155,21 @@ static int put_next_tokens(checkpoint_recorder *r, const matrix *logits,
     if (matrix_alloc(&top, T * K, 1, N_("logits"), err) != 0 ||
         next_tokens_top(best, top.v, &n, logits, err) != 0)
         goto out;
-    top.rows = T * n;
     for (size_t i = 0; i < T * n; i++) {
+        if (only && strcmp(run->pieces[i / n], r->only_at) != 0)
+            continue;
         char next[256], line[600];
-        r->label(r->label_ctx, (int32_t)best[i], next, sizeof next);
-        snprintf(line, sizeof line, "%s \u2192 %s", r->pieces[i / n], next);
-        if ((names[i] = strdup(line)) == NULL) {
+        run->label(run->label_ctx, (int32_t)best[i], next, sizeof next);
+        snprintf(line, sizeof line, "%s \u2192 %s", run->pieces[i / n], next);
+        if ((names[shown] = strdup(line)) == NULL) {
             err_nomem(err, _("tokens"));
             goto out;
         }
+        top.v[shown++] = top.v[i]; // shown <= i: the rows kept, in order
     }
+    top.rows = shown;
     const labels *rows =
-        trace_word_labels(r->tr, "", (const char *const *)names, T * n, err);
+        trace_word_labels(r->tr, "", (const char *const *)names, shown, err);
     const labels *col = trace_literal_label(r->tr, "probability", err);
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_NEXT_TOKENS, false};
     if (rows != NULL && col != NULL)
@@ -188,18 +232,20 @@ int checkpoint_record(void *ctx, const table_key *at, const matrix *m,
     if (at->id == TABLE_ATTN_WEIGHTS)
         *matrix_at(&r->entropy, (size_t)at->layer, (size_t)at->head) =
             attn_mean_entropy(m);
-    if ((layer && !r->layers[at->layer]) ||
-        (at->head != NO_HEAD && !r->heads[at->head]))
+    if ((layer && !r->run->layers[at->layer]) ||
+        (at->head != NO_HEAD && !r->run->heads[at->head]))
         return 0;
-    if (at->id == TABLE_OUT && put_entropy(r, err) != 0)
+    const table_id id =
+        layer && at->id == r->layer_output ? TABLE_HIDDEN : at->id;
+    if (id == TABLE_OUT && put_entropy(r, err) != 0)
         return -1;
     const labels *rows, *cols;
-    table_labels(&rows, &cols, r, at->id);
-    const table_key key = {at->variant, at->layer, at->head, at->id, false};
-    if ((at->id != TABLE_LOGITS || r->mc->logits) &&
+    table_labels(&rows, &cols, r, id);
+    const table_key key = {at->variant, at->layer, at->head, id, false};
+    if ((id != TABLE_LOGITS || r->mc->logits) &&
         put(r, &key, rows, cols, m, err) != 0)
         return -1;
-    if (at->id == TABLE_LOGITS)
+    if (id == TABLE_LOGITS)
         return put_next_tokens(r, m, err);
-    return layer && at->id == TABLE_HIDDEN ? trace_flush(r->tr, err) : 0;
+    return layer && id == TABLE_HIDDEN ? trace_flush(r->tr, err) : 0;
 }

@@ -63,6 +63,9 @@ static void tick_text(char *out, size_t size, const color_range *sc, int n)
 /* The caption beside a bar, and the legend of its masked cells. */
 static const char *bar_caption(const section *S)
 {
+    const char *map = fig_map_caption(S);
+    if (map != NULL)
+        return map;
     if (S->shade == SHADE_WEIGHTS)
         return _("attention weight");
     if (S->shade == SHADE_SCORES)

@@ -185,4 +185,5 @@ void fig_draw_panel(cairo_t *cr, const figure *pg, const panel *p)
         fig_draw_bar(cr, &p->sc, mx + map_w + PANEL_BAR_GAP, my, map_h);
 
     fig_draw_labels(cr, pg, p, mx, my, map_h);
+    fig_draw_map_axes(cr, pg, p, mx, my, map_w, map_h);
 }

@@ -52,8 +52,10 @@ static void size_section(section *S, double line_h, double title_h)
     double map_h = (double)rows_b * S->cell_h;
     double beside = S->panel_bars ? PANEL_BAR_GAP + S->panel_bar_w : 0;
     S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
-    S->box_h = title_h + PAD + map_h + PAD + col_label_h;
+    S->box_h = title_h + PAD + map_h + PAD + col_label_h + S->axis_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
+    /* a map's bar as tall as its caption (figure_maps.c) */
+    S->bar_h = fmax(S->bar_h, S->caption_w);
 }
 
 /* Rows and columns of the grid for h heads: as square as h allows, wider
@@ -238,9 +240,11 @@ double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
     double unused;
     fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &unused, &pg->line_h);
     fig_text_size(cr, TITLE_FONT, "Ag", 0, false, &unused, &pg->title_h);
-    for (size_t s = 0; s < pg->n_sections; s++)
+    for (size_t s = 0; s < pg->n_sections; s++) {
         fig_measure_section(&pg->sections[s], cr, pg->panels, pg->show_names,
                             pg->line_h);
+        fig_maps_measure(&pg->sections[s], cr, pg->line_h);
+    }
     pg->flow = 0;
     double scale = fit(pg, cr, png, width, height);
     if (width == 0)

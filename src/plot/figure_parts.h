@@ -10,6 +10,9 @@
  *   figure_bars.c    colour bars and the masked cells' legends
  *   figure_loss.c    a trained run's loss curve
  *   figure_view.c    the model view: every layer's heads in one grid
+ *   figure_maps.c    the interventions' maps: their axes and scales
+ *   figure_marks.c   the model view's marks: head scores, shared
+ *                    key/value heads
  *   plot_figure.c    the page as a whole (plot_figure.h)
  *
  * The tables are grouped by colour scale (a "section": one table name,
@@ -157,6 +160,9 @@ typedef struct {
     double col_size;        /* their size in points when they go across */
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
+    double axis_h;          /* a map's title of its columns' axis, with
+                               its gap (figure_maps.c), or 0 */
+    double caption_w;       /* and its colour bar's caption, or 0 */
 } section;
 
 struct figure {
@@ -264,6 +270,67 @@ double fig_header_legends(const figure *pg, cairo_t *cr, double x, double y,
 /* Each trained variant's loss as a line over the steps, in a CHART_W x
  * CHART_H box from (x, y). */
 void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y);
+
+/* ---- the interventions' maps (figure_maps.c) -------------------------- */
+
+/* The most maps a run makes. */
+#define FIG_MAPS_MAX 8
+
+/* The maps of the interventions tr made, in trace order, into out (room
+ * for FIG_MAPS_MAX): those drawn rather than the model view, and when
+ * the page has no model view (view false) the head scores too. */
+size_t fig_maps_of_run(const table **out, const trace *tr, bool view);
+
+/* A map's colour scale: centred on 0 for signed values, 0 to 1 for
+ * shares; one bar beside the maps. After fig_scale_panels. */
+void fig_maps_scale(figure *pg);
+
+/* The room of a map's axis titles, added to the section's measures
+ * (after fig_measure_section). */
+void fig_maps_measure(section *S, cairo_t *cr, double line_h);
+
+/* The caption of a map's colour bar, or NULL for another table. */
+const char *fig_map_caption(const section *S);
+
+/* A map panel's axis titles around its map (mx, my, map_w x map_h);
+ * nothing for another table. */
+void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
+                       double my, double map_w, double map_h);
+
+/* ---- the model view's marks (figure_marks.c) -------------------------- */
+
+/* What the model view marks on its heads: each head's scores
+ * (head_scores, --head-scores) and the heads that share a key/value head
+ * (kv_heads, when some do); NULL when the run has none. */
+typedef struct {
+    const table *scores; /* (L·H) x 3, rows "h.L.H" */
+    const table *kv;     /* H x 1: the key/value head of each query head */
+    colormap map;        /* the scores' colours, 0 to 1 */
+} view_marks;
+
+void fig_marks_find(view_marks *m, const trace *tr);
+
+/* The height of the scores' strip under each thumbnail, and of the
+ * brackets over the columns' headings (0 when there are none). */
+double fig_marks_strip_h(const view_marks *m);
+double fig_marks_groups_h(const view_marks *m, double line_h);
+
+/* The scores of head `head` of the layer at place, under its thumbnail
+ * (x, y the thumbnail's bottom left, thumb its side). */
+void fig_marks_draw_scores(cairo_t *cr, const view_marks *m, const char *place,
+                           int head, double x, double y, double thumb);
+
+/* The brackets of the heads that share a key/value head over the
+ * columns (heads[c] at x + c * pitch, thumb wide), their ends down to y. */
+void fig_marks_draw_groups(cairo_t *cr, const view_marks *m, const int *heads,
+                           size_t cols, double x, double y, double pitch,
+                           double thumb);
+
+/* The legends of the marks: their size, and drawn from (x, y). */
+void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
+                           double *h);
+void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x,
+                           double y);
 
 /* ---- the model view (figure_view.c) ----------------------------------- */
 

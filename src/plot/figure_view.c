@@ -31,8 +31,12 @@ struct model_view {
     double thumb;             /* a thumbnail's side */
     double label_w, header_h; /* row labels' width, the header's height */
     double grid_x, grid_y;    /* the grid's top left */
-    bool bare_heads; /* "head 12" is wider than a thumbnail: the columns
+    bool bare_heads;  /* "head 12" is wider than a thumbnail: the columns
                         say "12", the row labels' column "head" */
+    view_marks marks; /* head scores, shared key/value heads
+                           (figure_marks.c) */
+    double row_pitch; /* from a row's top to the next's */
+    double legend_y;  /* the marks' legends, under the masked legend */
 };
 
 /* Whether t is a head's weights of a layer of a model or a stack. */
@@ -129,6 +133,7 @@ int fig_view_make(struct model_view **out, const trace *tr,
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
         colormap_find(&v->map, "viridis");
+    fig_marks_find(&v->marks, tr);
     *out = v;
     return 0;
 }
@@ -193,16 +198,23 @@ void fig_view_lay_out(figure *pg, cairo_t *cr)
     fig_text_size(cr, LABEL_FONT, "head 0", 0, false, &w, &h);
     v->header_h = h;
     v->grid_x = MARGIN + v->label_w + PAD;
-    v->grid_y = y + h + PAD;
+    v->grid_y = y + fig_marks_groups_h(&v->marks, h) + h + PAD;
+    v->row_pitch = v->thumb + VIEW_GAP + fig_marks_strip_h(&v->marks);
     const color_range sc = view_scale(v);
     fig_text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &w, &h);
+    double legend_w, legend_h;
+    fig_marks_legend_size(cr, &v->marks, &legend_w, &legend_h);
+    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + 2 * h + GAP;
     pg->width = fmax(v->grid_x + grid_w + GAP +
-                         fmax(fig_ticks_width(cr, &sc), BAR_WIDTH + 6 + w),
+                         fmax(fmax(fig_ticks_width(cr, &sc), legend_w),
+                              BAR_WIDTH + 6 + w),
                      MARGIN + text_w) +
                 MARGIN;
-    pg->height = fmax(v->grid_y + (double)v->rows * (v->thumb + VIEW_GAP),
-                      v->grid_y + VIEW_BAR_H + 2 * GAP + BAR_WIDTH) +
-                 MARGIN;
+    pg->height =
+        fmax(v->grid_y + (double)v->rows * v->row_pitch,
+             legend_h > 0 ? v->legend_y + legend_h
+                          : v->grid_y + VIEW_BAR_H + 2 * GAP + BAR_WIDTH) +
+        MARGIN;
 }
 
 /* One head's weights (T, S) as an image, each weight a k x k square
@@ -259,6 +271,9 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     if (v->bare_heads)
         fig_draw_text(cr, LABEL_FONT, view_head_word(), 0, v->grid_x - PAD,
                       v->grid_y - PAD, 1.0, 1.0, 0);
+    fig_marks_draw_groups(cr, &v->marks, v->heads, v->cols, v->grid_x,
+                          v->grid_y - PAD - v->header_h - 2.0,
+                          v->thumb + VIEW_GAP, v->thumb);
     for (size_t c = 0; c < v->cols; c++) {
         char head[32];
         if (v->bare_heads)
@@ -271,7 +286,7 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
                       v->grid_y - PAD, 0.5, 1.0, 0);
     }
     for (size_t r = 0; r < v->rows; r++) {
-        const double ty = v->grid_y + (double)r * (v->thumb + VIEW_GAP);
+        const double ty = v->grid_y + (double)r * v->row_pitch;
         cairo_set_source_rgb(cr, 0, 0, 0);
         fig_draw_text(cr, LABEL_FONT, v->places[r], 0, v->grid_x - PAD,
                       ty + v->thumb / 2, 1.0, 0.5, 0);
@@ -305,6 +320,8 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
             cairo_set_line_width(cr, 0.5);
             cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
             cairo_stroke(cr);
+            fig_marks_draw_scores(cr, &v->marks, v->places[r], t->head, tx,
+                                  ty + v->thumb, v->thumb);
         }
     }
     // the one colour bar, its caption, and the masked cells' legend
@@ -324,4 +341,5 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     cairo_stroke(cr);
     fig_draw_text(cr, LABEL_FONT, _("masked\n(weight 0)"), 0,
                   bx + BAR_WIDTH + 6, ly, 0, 0, 0);
+    fig_marks_draw_legend(cr, &v->marks, bx, v->legend_y);
 }

@@ -72,13 +72,24 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
     }
     fig->heading = heading;
     fig->style = style != NULL ? *style : plot_style_default();
-    // every layer's heads: the model view
-    if (fig_view_make(&fig->view, tr, tables, n, &fig->style, err) != 0) {
+    // the maps of --ablate all-heads and --patch, else every layer's
+    // heads: the model view (marked with any head scores), else the head
+    // scores' map
+    const table *maps[FIG_MAPS_MAX];
+    size_t n_maps = tables == NULL ? fig_maps_of_run(maps, tr, true) : 0;
+    if (n_maps == 0 &&
+        fig_view_make(&fig->view, tr, tables, n, &fig->style, err) != 0) {
         figure_release(fig);
         return NULL;
     }
     if (fig->view != NULL)
         return fig;
+    if (tables == NULL && n_maps == 0)
+        n_maps = fig_maps_of_run(maps, tr, false);
+    if (n_maps > 0) {
+        tables = maps;
+        n = n_maps;
+    }
     if (fig_collect_panels(fig, tr, tables, n, err) != 0) {
         figure_release(fig);
         return NULL;
@@ -97,6 +108,7 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
         figure_release(fig);
         return NULL;
     }
+    fig_maps_scale(fig);
     return fig;
 }
 

@@ -79,7 +79,8 @@ function buildFrame() {
     {value: 'neuron', label: 'Neuron view'},
     {value: 'steps', label: 'Step through'},
     {value: 'model', label: 'Model view'}
-  ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : []),
+  ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
+   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : []),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -118,6 +119,9 @@ function buildFrame() {
   views.training = el('section', {id: 'training-view',
                                   'aria-label': 'Training'});
   app.appendChild(views.training);
+  views.maps = el('section', {id: 'maps-view',
+                              'aria-label': 'Interventions'});
+  app.appendChild(views.maps);
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

@@ -13,6 +13,23 @@
  * view then shows it too. */
 var THUMB = 64;
 
+/* The Interventions view and the model view's marks (maps.js, which a
+ * page holds when its run made a map of the interventions or its query
+ * heads share key/value heads), or null. */
+var MAPS = typeof mhaMaps !== 'function' ? null : mhaMaps({
+  el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
+  darkTextOn: darkTextOn, mapOne: MAP_ONE, mapBoth: MAP_BOTH,
+  decimals: COLORS.decimals, openHead: openHead, soloHead: soloHead,
+  arrowGrid: arrowGrid,
+  data: function () { return data; },
+  readout: function () { return readout; }
+});
+
+/* Whether the page has maps to show in its Interventions view. */
+function hasMaps() {
+  return !!(MAPS && data.maps && data.maps.length);
+}
+
 /* A head's weights m as a canvas THUMB pixels wide, the theme's masked
  * colour where masked. */
 function thumbCanvas(m) {
@@ -70,6 +87,8 @@ function drawModelView() {
   head.appendChild(el('th', {}, ''));
   for (var h = 0; h < cols; h++)
     head.appendChild(el('th', {scope: 'col'}, headName(h)));
+  var groups = MAPS && MAPS.kvGroupRow(cols);
+  if (groups) grid.appendChild(groups);
   grid.appendChild(head);
   var buttons = [];
   data.variants.forEach(function (v, r) {
@@ -88,6 +107,8 @@ function drawModelView() {
         b.appendChild(thumbCanvas(m));
         b.addEventListener('click', openHead.bind(null, r, h));
         td.appendChild(b);
+        var strip = MAPS && MAPS.scoreStrip(v.name, h);
+        if (strip) td.appendChild(strip);
         buttons[r].push(b);
       } else {
         buttons[r].push(null);
@@ -104,4 +125,5 @@ function drawModelView() {
     tr('Every layer\'s heads, weights from 0 to 1. Click a head, or ' +
        'move with the arrow keys and press Enter, to open it in the head ' +
        'and matrix views.')));
+  if (MAPS) views.model.appendChild(MAPS.headMarksLegend());
 }

@@ -34,6 +34,7 @@ function draw() {
   clear(views.steps);
   clear(views.model);
   clear(views.training);
+  clear(views.maps);
   readout.textContent = '';
   views.head.hidden = state.view !== 'head';
   views.matrix.hidden = state.view !== 'matrix';
@@ -41,6 +42,7 @@ function draw() {
   views.steps.hidden = state.view !== 'steps';
   views.model.hidden = state.view !== 'model';
   views.training.hidden = state.view !== 'training';
+  views.maps.hidden = state.view !== 'maps';
   document.querySelectorAll('#head-toggles input').forEach(function (b) {
     var h = Number(b.getAttribute('data-head'));
     b.disabled = h >= variant().heads.length;
@@ -50,6 +52,7 @@ function draw() {
   else if (state.view === 'neuron') drawNeuronView();
   else if (state.view === 'model') drawModelView();
   else if (state.view === 'training') drawTrainingView();
+  else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
   else drawStepView();
 }
 
@@ -87,6 +90,7 @@ function reload(newData) {
   state.kept = null;
   /* a run no longer trained has no training view */
   if (state.view === 'training' && !hasTraining()) state.view = 'head';
+  if (state.view === 'maps' && !hasMaps()) state.view = 'head';
   clear(app);
   if (buildFrame()) {
     if (state.step >= steps().length) state.step = 0;

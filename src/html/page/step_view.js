@@ -237,7 +237,9 @@ function focusStep(which) {
 function buildPrint() {
   clear(views.print);
   var names = {head: 'Head view', matrix: 'Matrix view',
-               neuron: 'Neuron view', steps: 'Step through'};
+               neuron: 'Neuron view', steps: 'Step through',
+               model: 'Model view', training: 'Training',
+               maps: 'Interventions'};
   var which = state.view === 'matrix' ? ' (attn_' + state.matrix + ')'
     : state.view === 'neuron' ? tr(' (head {0}, query {1}, key {2})',
                                    state.neuron.head, state.neuron.query,

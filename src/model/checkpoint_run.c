@@ -1,0 +1,161 @@
+/* checkpoint_run.c: the text, labels and shown layers and heads of a
+ * checkpoint's run (checkpoint_run.h). */
+#include "model/checkpoint_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "numerics/workers.h"
+
+void checkpoint_run_free(checkpoint_run *r)
+{
+    free(r->ids);
+    if (r->pieces != NULL)
+        for (size_t i = 0; i < r->T; i++)
+            free(r->pieces[i]);
+    free(r->pieces);
+    free(r->layers);
+    free(r->heads);
+    *r = (checkpoint_run){0};
+}
+
+int checkpoint_run_refuse(const model_input *in, mx_error *err)
+{
+    if (in->embeddings == NULL && in->kv == NULL)
+        return 0;
+    return err_usage(
+        err,
+        _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
+        in->kv ? "--kv" : "--embeddings");
+}
+
+/* keep[0..n) = the members of the ranges (all when none is given); a
+ * range past n is an error of the option named. */
+static int select_list(bool *keep, size_t n, const index_range *ranges,
+                       size_t n_ranges, const char *option, mx_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        keep[i] = n_ranges == 0;
+    for (size_t k = 0; k < n_ranges; k++) {
+        if (ranges[k].hi >= n) // the number as typed
+            return err_usage(
+                err,
+                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
+        for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
+            keep[i] = true;
+    }
+    return 0;
+}
+
+int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
+                         const model_config *mc, mx_error *err)
+{
+    r->n_layer = n_layer;
+    r->n_head = n_head;
+    r->layers = calloc(n_layer, sizeof *r->layers);
+    r->heads = calloc(n_head, sizeof *r->heads);
+    if (r->layers == NULL || r->heads == NULL)
+        return err_nomem(err, mc->model);
+    if (select_list(r->layers, n_layer, mc->layers, mc->n_layers, "--layers",
+                    err) != 0)
+        return -1;
+    return select_list(r->heads, n_head, mc->show_heads, mc->n_show_heads,
+                       "--show-heads", err);
+}
+
+int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
+                                 mx_error *err)
+{
+    checkpoint_param p;
+    const safetensors *in;
+    const st_tensor *st;
+    if (r->find_param(r->find_ctx, name, &p, &in, &st) && st == NULL)
+        return err_usage(err, _("--tables: the checkpoint has no tensor %s"),
+                         name);
+    return 0;
+}
+
+int checkpoint_run_params_present(const checkpoint_run *r,
+                                  const model_config *mc, mx_error *err)
+{
+    for (size_t i = 0; i < mc->n_tables; i++)
+        if (checkpoint_run_param_present(r, mc->tables[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+double checkpoint_run_params_values(const checkpoint_run *r,
+                                    const model_config *mc)
+{
+    double v = 0;
+    for (size_t i = 0; i < mc->n_tables; i++) {
+        checkpoint_param p;
+        const safetensors *in;
+        const st_tensor *st;
+        if (r->find_param(r->find_ctx, mc->tables[i], &p, &in, &st) &&
+            st != NULL)
+            v += (double)st_tensor_count(st);
+    }
+    return v;
+}
+
+int checkpoint_run_labels(checkpoint_run *r, mx_error *err)
+{
+    r->pieces = calloc(r->T, sizeof *r->pieces);
+    if (r->pieces == NULL)
+        return err_nomem(err, _("tokens"));
+    for (size_t i = 0; i < r->T; i++) {
+        char label[256];
+        r->label(r->label_ctx, r->ids[i], label, sizeof label);
+        if ((r->pieces[i] = strdup(label)) == NULL)
+            return err_nomem(err, _("tokens"));
+    }
+    return 0;
+}
+
+static size_t count(const bool *keep, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += keep[i];
+    return k;
+}
+
+size_t checkpoint_run_layers_shown(const checkpoint_run *r)
+{
+    return count(r->layers, r->n_layer);
+}
+
+size_t checkpoint_run_heads_shown(const checkpoint_run *r)
+{
+    return count(r->heads, r->n_head);
+}
+
+int checkpoint_run_fits(double values, mx_error *err)
+{
+    if (values <= (double)MAX_TRACE_VALUES)
+        return 0;
+    return err_input(
+        err,
+        _("the run would hold about %.0f million values (at most %zu million): use fewer tokens, or --layers and --show-heads"),
+        values / 1e6, MAX_TRACE_VALUES / 1000000);
+}
+
+int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
+                        mx_error *err)
+{
+    *pool = NULL;
+    if (checkpoint_run_fits(values, err) != 0)
+        return -1;
+    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    return workers_init(pool, threads, err);
+}
+
+int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,
+                          const checkpoint_run *r, mx_error *err)
+{
+    *n_queries = r->T;
+    return tokenize_words(tok, (const char *const *)r->pieces, r->T, err);
+}

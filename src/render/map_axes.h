@@ -1,0 +1,37 @@
+/* map_axes.h: what the maps of the interventions show, for --plot
+ * (plot/figure_maps.c) and the --html page's Interventions view
+ * (html/html_maps.c): --ablate all-heads' ablation_map and --patch's
+ * patch_heads (layers x heads), patch_resid (layers x positions), and
+ * --head-scores' head_scores (heads x the three scores).
+ *
+ * Each map is one row: the titles of its axes, the caption of its colour
+ * scale, and whether its values are signed (a change, or a score that
+ * may pass 1 or go below 0: a diverging map centred on 0, as
+ * TransformerLens's patching demos draw them) or a share from 0 to 1 (the
+ * head scores: one fixed scale, so that colours compare between runs).
+ * The texts are msgids: show them through _(). */
+#ifndef MHA_MAP_AXES_H
+#define MHA_MAP_AXES_H
+
+#include <stdbool.h>
+
+#include "model/catalogue.h"
+
+typedef struct {
+    table_id id;
+    const char *rows;    /* the title of its rows' axis */
+    const char *cols;    /* and of its columns' */
+    const char *measure; /* what a colour says */
+    bool signed_values;  /* centred on 0; else from 0 to 1 */
+    bool over_view;      /* --plot draws it rather than the model view;
+                            the head scores go on the model view when the
+                            run has one (plot/figure_marks.c) */
+    bool of_heads;       /* a cell is a head: its row a layer and its
+                            column a head, or (head_scores) its row
+                            "layer.head" */
+} map_axes;
+
+/* The row of table id, or NULL when it is not a map. */
+const map_axes *map_axes_of(table_id id);
+
+#endif
