@@ -59,7 +59,13 @@ html_run page_run_of(const options *opt, const model_input *in)
     for (size_t id = 0; id < N_OPTIONS && opt->train; id++)
         if (opt->given[id] && option_rows[id].page == PAGE_MODEL)
             run.model = true;
-    run.model_dir = opt->weights != NULL ? opt->weights : opt->csv_dir;
+    // the folder of the model the page carries: --weights' unless the
+    // run trained it further (then --csv-dir's, where it was saved)
+    run.model_dir = opt->weights != NULL && opt->training.steps == 0
+                        ? opt->weights
+                        : opt->csv_dir;
+    run.corpus = run.model ? opt->corpus : NULL;
+    run.column = run.corpus != NULL ? opt->column : NULL;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

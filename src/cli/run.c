@@ -140,7 +140,9 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
     const text_style text = {
         .precision = opt->precision, .full = opt->full, .trace = tr};
     const html_run run = page_run_of(opt, in);
-    html_model model = {0};
+    html_model model = {.corpus = in->corpus,
+                        .corpus_lines = in->corpus_lines,
+                        .n_corpus = in->corpus != NULL ? in->n_corpus : 0};
     char *manifest = NULL;
     int rc = run.model ? manifest_text(&manifest, &model.len, mc, tr,
                                        opt->corpus, err)

@@ -102,10 +102,12 @@ static void write_training_run(FILE *out, const html_run *run)
 }
 
 /* {"dir": "modelo", "words": [...], "lower": true, "punct": "split",
- * "unk": false}: the trained model a model run's page carries (html.h),
- * its words those of its first variant's embedding; null for any other
- * run. */
-static void write_model_run(FILE *out, const html_run *run, const trace *tr)
+ * "unk": false, "corpus": {"file": "corpus.csv", "column": "frase",
+ * "sentences": 30}}: the trained model a model run's page carries
+ * (html.h), its words those of its first variant's embedding, and the
+ * corpus it carries (null: none); null for any other run. */
+static void write_model_run(FILE *out, const html_run *run,
+                            const html_model *model, const trace *tr)
 {
     const table *embedding = NULL;
     for (size_t i = 0; i < trace_count(tr) && embedding == NULL; i++) {
@@ -128,16 +130,26 @@ static void write_model_run(FILE *out, const html_run *run, const trace *tr)
             fputc(',', out);
         json_string(out, embedding->rows->s[i]);
     }
-    fprintf(out, "],\"lower\":%s,\"punct\":\"%s\",\"unk\":%s}",
+    fprintf(out, "],\"lower\":%s,\"punct\":\"%s\",\"unk\":%s,",
             run->lower ? "true" : "false", run->punct,
             run->unk ? "true" : "false");
+    // the corpus the editor keeps training on: its file, column, size
+    if (run->corpus != NULL && model != NULL && model->corpus != NULL) {
+        fputs("\"corpus\":{\"file\":", out);
+        json_string(out, run->corpus);
+        fputs(",\"column\":", out);
+        json_string(out, run->column != NULL ? run->column : "");
+        fprintf(out, ",\"sentences\":%zu}}", model->n_corpus);
+    } else {
+        fputs("\"corpus\":null}", out);
+    }
 }
 
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
-static void write_run(FILE *out, const html_run *run, const trace *tr,
-                      const char *lang, bool live)
+static void write_run(FILE *out, const html_run *run, const html_model *model,
+                      const trace *tr, const char *lang, bool live)
 {
     fputs("{\"sentence\":", out);
     json_string(out, run->sentence);
@@ -181,7 +193,7 @@ static void write_run(FILE *out, const html_run *run, const trace *tr,
     json_string(out, lang);
     fprintf(out, ",\"editable\":%s,\"live\":%s,\n\"model\":",
             run->editable ? "true" : "false", live ? "true" : "false");
-    write_model_run(out, run, tr);
+    write_model_run(out, run, model, tr);
     fputc('}', out);
 }
 
@@ -193,7 +205,7 @@ static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
     page_language(lang, sizeof lang);
     const bool live = page_core[0] != '\0';
     fputs("<script type=\"application/json\" id=\"mha-run\">\n", out);
-    write_run(out, run, tr, lang, live);
+    write_run(out, run, page->model, tr, lang, live);
     fputs("\n</script>\n", out);
     if (!live)
         return;

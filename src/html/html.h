@@ -57,6 +57,10 @@ typedef struct {
     const char *model_dir;
     bool lower, unk;   /* --lower, --unk */
     const char *punct; /* --punct keep|split|drop */
+    /* --corpus FILE --column NAME of a model run trained on a corpus (the
+     * page carries its sentences, and its editor keeps training on them:
+     * --train K --corpus FILE), or NULL */
+    const char *corpus, *column;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its
@@ -65,6 +69,11 @@ typedef struct {
 typedef struct {
     const char *manifest; /* model.json's text, len bytes */
     size_t len;
+    /* the sentences it was trained on (--corpus, n_corpus of them, each
+     * with the line of the file it came from), or NULL */
+    const char *const *corpus;
+    const size_t *corpus_lines;
+    size_t n_corpus;
 } html_model;
 
 /* The largest trained model a page carries, in bytes before base64 (a

@@ -265,6 +265,11 @@ static const char *const page_words[] = {
     N_("Add and norm"),
     N_("Feed-forward"),
     N_("Add and norm again"),
+    /* TRANSLATORS: the titles of a pre-norm block's (GPT-2's, Llama's)
+     * ln_1 and ln_2 steps: the normalisation comes before the sublayer,
+     * the residual sum after it */
+    N_("Normalisation before attention"),
+    N_("Normalisation before the feed-forward"),
     N_("Backward pass"),
     N_("Training: the loss at each step"),
     N_("heads: {0}"),
@@ -389,6 +394,16 @@ static const char *const page_words[] = {
     N_("Words are made by {0}, as the training made them."),
     N_("The model is in this page only: --csv-dir DIR saves it as a folder "
        "for --weights."),
+    /* TRANSLATORS: the legend of a trained model's training fields */
+    N_("Keep training (--train, on --corpus)"),
+    /* TRANSLATORS: {0} is a number of sentences, {1} the corpus's file,
+     * {2} its column */
+    N_("The page carries the {0} sentences of {1} (column {2}): more steps "
+       "of training on them start from this trained model, as --weights "
+       "DIR --train N --corpus FILE does."),
+    /* TRANSLATORS: the mark on a word of the sentence */
+    N_("Not in the trained vocabulary: the program refuses the sentence."),
+    N_("Not in the trained vocabulary: read as <unk>."),
 };
 
 /* "text":"translation", with a comma after it. */

@@ -31,6 +31,16 @@ static size_t table_bytes(const table *t)
     return n;
 }
 
+/* The bytes of the corpus's sentences in the page's form: each its
+ * line, then its text. */
+static size_t corpus_bytes(const html_model *model)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < model->n_corpus; i++)
+        n += 4 + strlen(model->corpus[i]) + 1;
+    return n;
+}
+
 int html_model_size(size_t *bytes, const trace *tr, const html_model *model,
                     mx_error *err)
 {
@@ -44,6 +54,8 @@ int html_model_size(size_t *bytes, const trace *tr, const html_model *model,
         n += file_bytes(name, table_bytes(t));
         values += t->values.rows * t->values.cols;
     }
+    if (model->corpus != NULL)
+        n += file_bytes(PAGE_CORPUS_NAME, corpus_bytes(model));
     *bytes = n;
     if (n > HTML_MODEL_MAX_BYTES)
         return err_input(err,
@@ -92,6 +104,14 @@ void html_write_model(FILE *out, const trace *tr, const html_model *model)
             put_text(&b, t->rows->s[r], strlen(t->rows->s[r]) + 1);
         for (size_t k = 0; k < t->values.rows * t->values.cols; k++)
             base64_float(&b, t->values.v[k]);
+    }
+    if (model->corpus != NULL) {
+        put_head(&b, PAGE_CORPUS_NAME, corpus_bytes(model));
+        for (size_t i = 0; i < model->n_corpus; i++) {
+            put_u32(&b,
+                    model->corpus_lines != NULL ? model->corpus_lines[i] : i);
+            put_text(&b, model->corpus[i], strlen(model->corpus[i]) + 1);
+        }
     }
     base64_end(&b);
 }

@@ -84,8 +84,13 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
  * rows and cols (4 bytes each, little-endian), the rows' labels (each
  * '\0'-ended) and the rows x cols float32 values (little-endian). The
  * WebAssembly core reads it as the run's --weights folder
- * (src/wasm/page_folder.c). An error when it would pass
- * HTML_MODEL_MAX_BYTES. */
+ * (src/wasm/page_folder.c). A model trained on a corpus carries its
+ * sentences last, as the file PAGE_CORPUS_NAME: each sentence's line in
+ * the corpus's file (4 bytes, little-endian) and its text ('\0'-ended),
+ * which the core reads as --corpus's sentences. An error when it would
+ * pass HTML_MODEL_MAX_BYTES. */
+#define PAGE_CORPUS_NAME "corpus"
+
 int html_model_size(size_t *bytes, const trace *tr, const html_model *model,
                     mx_error *err);
 void html_write_model(FILE *out, const trace *tr, const html_model *model);

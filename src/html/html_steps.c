@@ -66,6 +66,22 @@ static void json_notes(FILE *out, char *notes)
     fputc(']', out);
 }
 
+/* The title of a step that differs from its id's (step_view.js): a
+ * pre-norm block (GPT-2, Llama) normalises before it adds, so its ln_1
+ * and ln_2 steps are normalisations, not the post-norm "Add and norm".
+ * NULL: the id's title. English, as the page's words are (html_data.c
+ * has their translations). */
+static const char *step_title(const table *const *tables, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (tables[i]->id == TABLE_LN_1)
+            return "Normalisation before attention";
+        if (tables[i]->id == TABLE_LN_2)
+            return "Normalisation before the feed-forward";
+    }
+    return NULL;
+}
+
 /* {"step":...,"note":[...],"text":...} for the n tables of one step;
  * prev is the table before the step's first (NULL: the first of its
  * variant, which gets the module's note). */
@@ -100,6 +116,11 @@ static int json_step(FILE *out, step_id step, const table *const *tables,
     if (rc == 0) {
         fputs("{\"step\":", out);
         json_string(out, step_id_name(step));
+        const char *title = step_title(tables, n);
+        if (title != NULL) {
+            fputs(",\"title\":", out);
+            json_string(out, title);
+        }
         fputs(",\"note\":", out);
         json_notes(out, notes);
         fputs(",\n\"text\":", out);

@@ -26,9 +26,10 @@ static bool block_mean(const panel *p, size_t kr, size_t k, size_t br,
     return n > 0;
 }
 
-/* The value written in a cell, in a font that fits the cell's width. */
+/* The value written in the middle of a cell (cell x cell_h), in a font
+ * that fits its width and its height. */
 static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
-                     double y, double cell)
+                     double y, double cell, double cell_h)
 {
     char value[48];
     if (fabs(v) < 0.5 * pow(10.0, -decimals))
@@ -37,7 +38,7 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
         snprintf(value, sizeof value, "%.*f", decimals, v);
     else
         snprintf(value, sizeof value, "%.3g", v);
-    double size = cell * 0.24;
+    double size = fmin(cell * 0.24, cell_h * 0.45);
     double w, h;
     fig_text_size(cr, fig_font(false, size).name, value, 0, false, &w, &h);
     if (w > cell * 0.9)
@@ -49,7 +50,7 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
     double ink = lum > 0.408 ? 0.0 : 1.0;
     cairo_set_source_rgb(cr, ink, ink, ink);
     fig_draw_text(cr, fig_font(false, size).name, value, 0, x + cell / 2,
-                  y + cell / 2, 0.5, 0.5, 0);
+                  y + cell_h / 2, 0.5, 0.5, 0);
 }
 
 /* The path of a panel's masked cells. */
@@ -162,7 +163,7 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
             cairo_fill(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             if (values)
-                annotate(cr, v, pg->style.decimals, c8, x, y, cell);
+                annotate(cr, v, pg->style.decimals, c8, x, y, cell, cell_h);
         }
     if (any_masked)
         draw_masked_cells(cr, p, S, mx, my);

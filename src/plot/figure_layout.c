@@ -14,17 +14,15 @@ size_t fig_blocks(size_t n, size_t k)
 }
 
 /* The cell size and the panel's box for the section's block size. */
-static void size_section(section *S, double line_h, double title_h)
+static void size_section(section *S, const figure *pg)
 {
+    const double line_h = pg->line_h, title_h = pg->title_h;
     size_t longest = S->rows > S->cols ? S->rows : S->cols;
     size_t nb = fig_blocks(longest, S->block);
     double cell = floor(HEAT_SIDE / (double)nb);
     cell = cell > MAX_CELL ? MAX_CELL : cell < MIN_CELL ? MIN_CELL : cell;
     if ((double)nb * cell > MAX_SIDE)
         cell = MAX_SIDE / (double)nb;
-    S->cell = cell;
-    S->label_every = (size_t)ceil(line_h / cell);
-    S->label_every = S->label_every < 1 ? 1 : S->label_every;
     /* a wide table of few rows (GPT-2's logits, T x 50257) would be a
      * strip too thin for its row labels: its rows are taller, a label
      * each and the map as tall as a colour bar if the page allows */
@@ -38,6 +36,11 @@ static void size_section(section *S, double line_h, double title_h)
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
                                     fmax(line_h, BAR_MIN / (double)rows_b)));
+    // a size given: the cells stretched to fill the page (stretch)
+    S->cell_h *= pg->stretch_h;
+    cell *= pg->stretch_w;
+    S->cell = cell;
+    S->label_every = (size_t)fmax(1.0, ceil(line_h / cell));
     S->row_every = (size_t)ceil(line_h / S->cell_h);
     S->row_every = S->row_every < 1 ? 1 : S->row_every;
     /* across the page when they fit, at a smaller size if need be */
@@ -205,7 +208,7 @@ static double fit(figure *pg, cairo_t *cr, bool png, double width,
     double scale = 1.0;
     for (int round = 0; round < 16; round++) {
         for (size_t s = 0; s < pg->n_sections; s++)
-            size_section(&pg->sections[s], pg->line_h, pg->title_h);
+            size_section(&pg->sections[s], pg);
         write_notes(pg);
         pg->header_h = pg->header_w = 0;
         place(pg, cr);
@@ -230,6 +233,53 @@ static double fit(figure *pg, cairo_t *cr, bool png, double width,
     return scale;
 }
 
+/* The most a cell is stretched: twice as tall as wide, or as wide as
+ * tall. */
+#define MAX_STRETCH 2.0
+
+/* A size given: the cells heightened (a page wider than the panels'
+ * drawing) or, when each variant's grid is as square as its heads allow,
+ * widened (a page taller) so that the drawing fills the page rather than
+ * leaving blank bands, each cell at most MAX_STRETCH times as long one
+ * way as the other. The page's height (width) grows linearly with the
+ * stretch but for the colour bars' bounds: a few secant steps find it.
+ * Returns the output's units per point. */
+static double stretch(figure *pg, cairo_t *cr, bool png, double width,
+                      double height, double scale)
+{
+    const bool taller = width / pg->width < height / pg->height;
+    if (!taller && pg->flow > 0)
+        return scale; /* a wider cell would change the rows' columns */
+    double *k = taller ? &pg->stretch_h : &pg->stretch_w;
+    const double want = taller ? height / width : width / height;
+    double k0 = 1.0,
+           r0 = taller ? pg->height / pg->width : pg->width / pg->height;
+    if (r0 >= want * 0.99)
+        return scale;
+    double k1 = MAX_STRETCH;
+    for (int step = 0; step < 4; step++) {
+        *k = k1;
+        scale = fit(pg, cr, png, width, height);
+        const double r1 =
+            taller ? pg->height / pg->width : pg->width / pg->height;
+        if (fabs(r1 - want) < want * 0.005 || fabs(r1 - r0) < 1e-9)
+            break;
+        const double next = k1 + (want - r1) * (k1 - k0) / (r1 - r0);
+        k0 = k1;
+        r0 = r1;
+        k1 = fmin(MAX_STRETCH, fmax(1.0, next));
+    }
+    /* never past the page: the last stretch that fits */
+    if ((taller ? pg->height / pg->width : pg->width / pg->height) >
+        want * 1.001) {
+        *k = fmax(1.0, *k * want /
+                           (taller ? pg->height / pg->width
+                                   : pg->width / pg->height));
+        scale = fit(pg, cr, png, width, height);
+    }
+    return scale;
+}
+
 /* Measures the page's text, then lays it out: each variant's grid below
  * the last (the 2 x 4 grid of 8 heads), or for a size given (--plot-size)
  * the number of columns that draws the page largest. Returns the output's units
@@ -246,15 +296,16 @@ double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
         fig_maps_measure(&pg->sections[s], cr, pg->line_h);
     }
     pg->flow = 0;
+    pg->stretch_w = pg->stretch_h = 1.0;
     double scale = fit(pg, cr, png, width, height);
     if (width == 0)
         return scale;
-    /* rows as wide as 2, 3, ... panels of a section */
+    /* rows as wide as 1, 2, 3, ... panels of a section */
     double best = scale, best_flow = 0;
     for (size_t s = 0; s < pg->n_sections; s++) {
         const section *S = &pg->sections[s];
         double box_w = S->box_w;
-        for (size_t m = 2; m <= S->count; m++) {
+        for (size_t m = 1; m <= S->count; m++) {
             pg->flow = MARGIN + (double)m * box_w + (double)(m - 1) * GAP;
             double tried = fit(pg, cr, png, width, height);
             if (tried > best * 1.001) {
@@ -264,5 +315,6 @@ double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
         }
     }
     pg->flow = best_flow;
-    return fit(pg, cr, png, width, height);
+    scale = fit(pg, cr, png, width, height);
+    return stretch(pg, cr, png, width, height, scale);
 }

@@ -176,6 +176,9 @@ struct figure {
     double flow;     /* each variant's grid below the last, as square as
                         its heads allow (0), or in rows of panels at most
                         this wide */
+    double stretch_w, stretch_h; /* a size given (--plot-size): the cells
+                                    widened or heightened to fill the page
+                                    the panels leave blank (1: square) */
     const char *heading;
     char notes[4][256];
     size_t n_notes;

@@ -19,9 +19,6 @@
 #include "render/render.h"
 #include "wasm/page_folder.h"
 
-/* Exported under their own names, for the page's script. */
-#define EXPORT(name) __attribute__((export_name(#name)))
-
 EXPORT(mx_alloc) void *mx_alloc(size_t n)
 {
     return malloc(n > 0 ? n : 1);
@@ -100,8 +97,11 @@ static int write_page_data(FILE *out, const options *opt, const trace *tr,
     return html_write_data(out, tr, &page, err);
 }
 
-/* The run of one parsed command line, written to out. */
-static int run_options(FILE *out, const options *opt, bool csv, mx_error *err);
+/* The run of one parsed command line, written to out; model (len bytes,
+ * or NULL) the trained model the page carries, whose corpus a --corpus
+ * of the command line reads. */
+static int run_options(FILE *out, const options *opt, bool csv,
+                       const unsigned char *model, size_t len, mx_error *err);
 
 /* The run of a command line with --weights: the folder is the trained
  * model the page carries (model, len bytes; NULL: none), read as the
@@ -117,35 +117,53 @@ static int run_weights(FILE *out, const options *opt, bool csv,
     options with_files;
     int rc = weights_options(&with_files, opt, &files, err);
     if (rc == 0)
-        rc = run_options(out, &with_files, csv, err);
+        rc = run_options(out, &with_files, csv, model, len, err);
     weights_files_free(&files);
     return rc;
 }
 
-static int run_options(FILE *out, const options *opt, bool csv, mx_error *err)
+static int run_options(FILE *out, const options *opt, bool csv,
+                       const unsigned char *model, size_t len, mx_error *err)
 {
     if (opt->sentence == NULL || opt->sentence_from_stdin)
         return err_usage(err, "%s",
                          _("the page runs a sentence given on its "
                            "command line"));
-    const model_input in = {
+    model_input in = {
         .sentence = opt->sentence, .len = strlen(opt->sentence), .kv = opt->kv};
+    // --corpus FILE --column NAME: the sentences the page carries
+    char **corpus = NULL;
+    size_t *lines = NULL, n_corpus = 0;
+    int rc = 0;
+    if (opt->corpus != NULL) {
+        rc = page_folder_corpus(&corpus, &lines, &n_corpus, opt->corpus, model,
+                                len, err);
+        in.corpus = (const char *const *)corpus;
+        in.n_corpus = n_corpus;
+        in.corpus_lines = lines;
+        in.corpus_file = opt->corpus;
+        in.corpus_column = opt->column;
+    }
     const model_config mc = model_config_of(opt);
     trace tr;
     trace_init(&tr);
     double values = 0;
-    int rc = check_run(&values, opt, &in, false, err);
+    if (rc == 0)
+        rc = check_run(&values, opt, &in, false, err);
     if (rc == 0)
         rc = pipeline_run(&tr, &mc, &in, err);
     if (rc == 0)
         rc = csv ? write_csv(out, opt, &tr, err)
                  : write_page_data(out, opt, &tr, err);
     trace_free(&tr);
+    for (size_t i = 0; i < n_corpus; i++)
+        free(corpus[i]);
+    free(corpus);
+    free(lines);
     return rc;
 }
 
-/* The answer: text, or the error's status and message. */
-static mx_result *answer(int status, char *text, size_t len)
+mx_result *mx_answer(int status, char *text, size_t len)
 {
     mx_result *r = malloc(sizeof *r);
     if (r == NULL) {
@@ -158,14 +176,14 @@ static mx_result *answer(int status, char *text, size_t len)
     return r;
 }
 
-static mx_result *refused(const mx_error *err)
+mx_result *mx_refused(const mx_error *err)
 {
     const size_t len = strlen(err->msg);
     char *text = malloc(len + 1);
     if (text == NULL)
         return NULL;
     memcpy(text, err->msg, len + 1);
-    return answer(err->status != 0 ? err->status : 2, text, len);
+    return mx_answer(err->status != 0 ? err->status : 2, text, len);
 }
 
 EXPORT(mx_run)
@@ -192,7 +210,7 @@ mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
         if (rc == 0 && opt.weights != NULL)
             rc = run_weights(out, &opt, csv != 0, model, model_len, &err);
         else if (rc == 0)
-            rc = run_options(out, &opt, csv != 0, &err);
+            rc = run_options(out, &opt, csv != 0, model, model_len, &err);
         options_free(&opt);
     }
     if (out != NULL && fclose(out) != 0 && rc == 0)
@@ -201,9 +219,9 @@ mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
     free(copy);
     if (rc != 0) {
         free(text);
-        return refused(&err);
+        return mx_refused(&err);
     }
-    return answer(0, text, text_len);
+    return mx_answer(0, text, text_len);
 }
 
 EXPORT(mx_result_free) void mx_result_free(mx_result *r)

@@ -16,6 +16,11 @@
 
 #include <stddef.h>
 
+#include "base/error.h"
+
+/* Exported under their own names, for the page's script. */
+#define EXPORT(name) __attribute__((export_name(#name)))
+
 /* A run's answer: status 0 and the text, or the program's exit status
  * (2: a refused command line) and its one-line message. */
 typedef struct {
@@ -42,5 +47,18 @@ int mx_catalogue(unsigned char *bytes, size_t len);
 mx_result *mx_run(const char *args, size_t len, int csv, unsigned char *model,
                   size_t model_len);
 void mx_result_free(mx_result *r);
+
+/* The words of the sentence text (len bytes) as the trained model the
+ * page carries (model, model_len bytes) reads them (page_words.c): a
+ * JSON list [{"word": "O", "known": true}, ...] of its whitespace pieces
+ * in order, known false for a piece with a token outside the trained
+ * vocabulary (the run refuses it, or with --unk reads it as <unk>). */
+mx_result *mx_words(const char *text, size_t len, unsigned char *model,
+                    size_t model_len);
+
+/* For the entry points: the answer text (owned, len bytes; status 0), or
+ * the error's status and message. NULL without memory. */
+mx_result *mx_answer(int status, char *text, size_t len);
+mx_result *mx_refused(const mx_error *err);
 
 #endif

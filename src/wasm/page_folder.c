@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "html/html_parts.h"
 #include "io/csv_in.h"
 
 /* A u32, little-endian, at p. */
@@ -72,6 +73,8 @@ int page_folder_open(weights_files *w, const char *dir, unsigned char *bytes,
         if (strcmp(name, MANIFEST_NAME) == 0)
             rc = manifest_parse(&w->manifest, (const char *)bytes + at, n,
                                 MANIFEST_NAME, err);
+        else if (strcmp(name, PAGE_CORPUS_NAME) == 0)
+            ; /* the corpus: --corpus's (page_folder_corpus) */
         else
             rc = add_file(w, name, bytes + at, n, err);
         at += n;
@@ -81,6 +84,70 @@ int page_folder_open(weights_files *w, const char *dir, unsigned char *bytes,
     if (rc != 0)
         weights_files_free(w);
     return rc;
+}
+
+/* The file named name among the page's bytes: *at its bytes, *n their
+ * length; 0 when there is none. */
+static int find_file(size_t *at, size_t *n, const char *name,
+                     const unsigned char *bytes, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        const char *here = (const char *)bytes + i;
+        const size_t name_len = strnlen(here, len - i);
+        if (name_len == len - i || len - i - name_len - 1 < 4)
+            return 0;
+        const size_t size = get_u32(bytes + i + name_len + 1);
+        i += name_len + 1 + 4;
+        if (size > len - i)
+            return 0;
+        if (strcmp(here, name) == 0) {
+            *at = i;
+            *n = size;
+            return 1;
+        }
+        i += size;
+    }
+    return 0;
+}
+
+int page_folder_corpus(char ***sentences, size_t **lines, size_t *n,
+                       const char *path, const unsigned char *bytes, size_t len,
+                       mx_error *err)
+{
+    *sentences = NULL;
+    *lines = NULL;
+    *n = 0;
+    size_t at = 0, size = 0;
+    if (bytes == NULL || !find_file(&at, &size, PAGE_CORPUS_NAME, bytes, len))
+        return broken(path, err);
+    // count, then copy: each sentence its line (4 bytes) and its text
+    size_t count = 0;
+    for (size_t i = 0; i < size; count++) {
+        const size_t text =
+            size - i < 4
+                ? 0
+                : strnlen((const char *)bytes + at + i + 4, size - i - 4);
+        if (size - i < 4 || text == size - i - 4)
+            return broken(path, err);
+        i += 4 + text + 1;
+    }
+    *sentences = calloc(count > 0 ? count : 1, sizeof **sentences);
+    *lines = calloc(count > 0 ? count : 1, sizeof **lines);
+    if (*sentences == NULL || *lines == NULL) {
+        free(*sentences);
+        free(*lines);
+        *sentences = NULL;
+        *lines = NULL;
+        return err_nomem(err, _("the token list"));
+    }
+    for (size_t i = 0; *n < count; (*n)++) {
+        (*lines)[*n] = get_u32(bytes + at + i);
+        const char *text = (const char *)bytes + at + i + 4;
+        if (((*sentences)[*n] = strdup(text)) == NULL)
+            return err_nomem(err, _("the token list"));
+        i += 4 + strlen(text) + 1;
+    }
+    return 0;
 }
 
 /* ---- the readers of a table in the page's form ----------------------- */

@@ -15,4 +15,13 @@
 int page_folder_open(weights_files *w, const char *dir, unsigned char *bytes,
                      size_t len, mx_error *err);
 
+/* --corpus path of the core: the sentences the page carries with its
+ * model (PAGE_CORPUS_NAME, html_parts.h) in *sentences (n, owned,
+ * each and the array, also on failure) and their lines in the corpus's
+ * file in *lines (owned). An error naming path when the page carries
+ * none. */
+int page_folder_corpus(char ***sentences, size_t **lines, size_t *n,
+                       const char *path, const unsigned char *bytes, size_t len,
+                       mx_error *err);
+
 #endif

@@ -21,6 +21,7 @@ tests/cli/html_test.py checks the page's data without one.
 import csv
 import io
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -716,6 +717,50 @@ def check_model_view(driver, mha, tmp):
            "another" % name, (maps, shown, errors))
 
 
+STEP_TITLES = """
+var next = document.querySelector('[data-step=next]'), out = [];
+for (var k = 0; k < 400; k++) {
+  var t = document.getElementById('step-title');
+  out.push([t.getAttribute('data-step-id'), t.textContent]);
+  if (next.disabled) break;
+  next.click();
+}
+return out;"""
+
+
+def check_prenorm_titles(driver, mha, tmp):
+    """GPT-2 normalises before it adds: its ln_1 and ln_2 steps are titled
+    as normalisations before the sublayer, in the page's language, and
+    a post-norm block's steps as add and norm."""
+    two = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "reference", "gpt2", "two_layers")
+    for name, args, want in (
+            ("gpt2", ["--model", two, "Hello world, hello"],
+             {"norm1": "Normalização antes da atenção",
+              "norm2": "Normalização antes do feed-forward"}),
+            ("block", ["O gato sobe no tapete", "--variant", "block",
+                       "--d-model", "4", "--d-out", "4"],
+             {"norm1": "Soma e normalização",
+              "norm2": "Soma e normalização, de novo"})):
+        page = os.path.join(tmp, "titles-%s.html" % name)
+        r = mha.run(args + ["--html", page, "--lang", "pt_BR"])
+        driver.get("file://" + page)
+        driver.find_element(By.CSS_SELECTOR,
+                            "[aria-label=View] button[data-value=steps]"
+                            ).click()
+        titles = driver.execute_script(STEP_TITLES)
+        # "3. Normalização antes da atenção (h.0)": its number, its
+        # layer; each layer's steps the same
+        got = {}
+        for step, title in titles:
+            if step in want:
+                bare = re.sub(r"^\d+\. | \([^)]*\)$", "", title)
+                got.setdefault(step, set()).add(bare)
+        want = {k: {v} for k, v in want.items()}
+        ok(r.returncode == 0 and got == want,
+           "%s: the normalisation steps are titled %s" % (name, want), got)
+
+
 def check_classroom_page(driver, mha, tmp):
     """Issue 26: the step counter in the page's language; Chinese step
     tables as HTML tables whose columns line up, weights and scores
@@ -972,6 +1017,7 @@ def main():
             check_head_colours(driver, mha, tmp)
             check_classroom_page(driver, mha, tmp)
             check_model_view(driver, mha, tmp)
+            check_prenorm_titles(driver, mha, tmp)
             check_training(driver, mha, tmp)
         finally:
             driver.quit()

@@ -13,7 +13,13 @@ value `--format csv` of the same command line writes, and a sentence
 with a word the model does not know must show the program's refusal. The
 page lists the words the model knows (model.json's vocabulary); the
 command line it shows makes the page on screen. A model with --unk takes
-any word. A model too large for a page is refused with status 2 and no
+any word. The sentence field marks the words the model does not know:
+exactly the whitespace pieces that `mha-explain PIECE --weights DIR`
+refuses (with --unk: that it reads as <unk>). A page whose model was
+trained on a corpus carries the corpus, and the class keeps training on
+it: after each number of further steps (and learning rate) is typed, the
+page's data and head view must be those of `SENTENCE --weights DIR
+--train K --corpus FILE --column NAME --optimizer adam [--lr RATE]`. A model too large for a page is refused with status 2 and no
 page. Exits 77 (skipped) when no browser can be run.
 """
 import csv
@@ -36,7 +42,8 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from html_browser_test import requests_made, start_browser  # noqa: E402
 from html_live_test import (PAGE_DATA, page_lines, type_into,  # noqa: E402
-                            wait_ready)
+                            wait_ready, wait_recomputed)
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from taplib import Program, done, ok  # noqa: E402
 
 ENV = {"LANGUAGE": "", "LC_ALL": "C.UTF-8"}
@@ -53,12 +60,20 @@ def page_data(path):
     return json.loads(html[start:html.index("\n</script>", start)])
 
 
-def native(mha, tmp, sentence, folder):
-    """`SENTENCE --weights folder`: (status, CSV weights, page data,
+def page_run(path):
+    """The page's command line (<script id="mha-run">)."""
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    start = html.index('id="mha-run">\n') + len('id="mha-run">\n')
+    return json.loads(html[start:html.index("\n</script>", start)])
+
+
+def native(mha, tmp, sentence, folder, extra=()):
+    """`SENTENCE --weights folder EXTRA`: (status, CSV weights, page data,
     message)."""
     page = os.path.join(tmp, "native.html")
-    r = mha.run(["--format", "csv", "--html", page, "--weights", folder,
-                 "--", sentence], env=ENV, cwd=tmp)
+    r = mha.run(["--format", "csv", "--html", page, "--weights", folder] +
+                list(extra) + ["--", sentence], env=ENV, cwd=tmp)
     message = r.stderr.decode("utf-8").split("\n")[0]
     if r.returncode != 0:
         return r.returncode, None, None, message[len("mha-explain: "):]
@@ -70,9 +85,10 @@ def native(mha, tmp, sentence, folder):
     return 0, values, page_data(page), ""
 
 
-def compare(driver, mha, tmp, sentence, folder, name):
+def compare(driver, mha, tmp, sentence, folder, name, extra=()):
     """The page after the sentence was typed, against the program."""
-    status, values, data, message = native(mha, tmp, sentence, folder)
+    status, values, data, message = native(mha, tmp, sentence, folder,
+                                           extra)
     error = driver.find_element(By.ID, "editor-error")
     if status != 0:
         ok(error.is_displayed() and error.text == message,
@@ -104,7 +120,79 @@ def check_command(driver, mha, tmp):
        command, r.stderr)
 
 
-def check_page(driver, mha, tmp, page, folder, sentences, label):
+def marked(driver):
+    """The words the sentence field marks as unknown."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#sentence-words "
+        "mark.unknown-word')).map(function (m) { return m.textContent; });")
+
+
+def refused_pieces(mha, tmp, sentence, folder, unk):
+    """The whitespace pieces of sentence the program does not know, each
+    run alone: refused (status 2), or with --unk read as <unk>."""
+    with open(os.path.join(tmp, folder, "model.json"),
+              encoding="utf-8") as f:
+        first = json.load(f)["vocab"][0]
+    out = []
+    for piece in sentence.split():
+        # after a word the model knows: a trained model reads two tokens
+        # or more (the next word to predict)
+        r = mha.run(["--weights", folder, "--tables", "tokens", "--format",
+                     "csv", "--", first + " " + piece], env=ENV, cwd=tmp)
+        if unk:
+            rows = list(csv.DictReader(io.StringIO(
+                r.stdout.decode("utf-8"))))
+            if any(row["row_label"] == "<unk>" and row["row"] != "0"
+                   for row in rows):
+                out.append(piece)
+        elif r.returncode == 2:
+            out.append(piece)
+    return out
+
+
+def check_marks(driver, mha, tmp, folder, sentences, label, unk=False):
+    """Typing each sentence (no change event: the marks follow the keys)
+    marks the pieces the program does not know."""
+    for sentence in sentences:
+        e = driver.find_element(By.CSS_SELECTOR, "[data-edit=sentence]")
+        e.send_keys(Keys.CONTROL, "a")
+        e.send_keys(sentence)
+        want = refused_pieces(mha, tmp, sentence, folder, unk)
+        got = marked(driver)
+        ok(got == want and (unk or want),
+           "%s: %r marks %s, as the program takes them" %
+           (label, sentence, want), got)
+        e.send_keys(Keys.TAB)
+
+
+def check_training(driver, mha, tmp, folder, sentence, label):
+    """Further training in the page on the corpus it carries."""
+    note = driver.find_element(By.ID, "model-corpus").text
+    ok("5 sentences of corpus.csv" in note and "frase" in note,
+       "%s: the page says which corpus it carries" % label, note)
+    type_into(driver, "sentence", sentence)
+    for steps, lr in (("12", ""), ("7", "0.05")):
+        type_into(driver, "train", steps)
+        ok(wait_recomputed(driver), "%s: %s further steps recomputed" %
+           (label, steps))
+        if lr:
+            type_into(driver, "lr", lr)
+            ok(wait_recomputed(driver), "%s: lr %s recomputed" % (label, lr))
+        extra = ["--train", steps, "--corpus", "corpus.csv", "--column",
+                 "frase", "--optimizer", "adam"] + (["--lr", lr] if lr
+                                                    else [])
+        if compare(driver, mha, tmp, sentence, folder,
+                   "%s: %s further steps, lr %s" % (label, steps,
+                                                    lr or "default"),
+                   extra):
+            check_command(driver, mha, tmp)
+    type_into(driver, "lr", "")
+    type_into(driver, "train", "0")
+    ok(wait_recomputed(driver), "%s: back to the trained model" % label)
+
+
+def check_page(driver, mha, tmp, page, folder, sentences, label,
+               corpus=False):
     """The page's editor over the model of folder."""
     driver.get("file://" + page)
     driver.get_log("performance")
@@ -123,7 +211,9 @@ def check_page(driver, mha, tmp, page, folder, sentences, label):
         "return Array.from(document.querySelectorAll('[data-edit]'))"
         ".filter(function (e) { return e.offsetParent !== null; })"
         ".map(function (e) { return e.getAttribute('data-edit'); });")
-    ok(hidden == ["sentence"], "%s: only the sentence is edited" % label,
+    edited = ["sentence"] + (["train", "optimizer", "lr", "grad"]
+                             if corpus else [])
+    ok(hidden == edited, "%s: only %s edited" % (label, ", ".join(edited)),
        hidden)
     for sentence in sentences:
         if not driver.execute_script(
@@ -133,6 +223,8 @@ def check_page(driver, mha, tmp, page, folder, sentences, label):
         if compare(driver, mha, tmp, sentence, folder,
                    "%s: %r" % (label, sentence)):
             check_command(driver, mha, tmp)
+    if corpus:
+        check_training(driver, mha, tmp, folder, sentences[0], label)
     errors = [e for e in driver.get_log("browser")
               if e["level"] in ("SEVERE", "WARNING")]
     ok(not errors, "%s: no console error or warning" % label, errors[:3])
@@ -161,6 +253,15 @@ def main():
         r = mha.run(["A menina come o peixe.", "--weights", "modelo",
                      "--html", "reloaded.html"], env=ENV, cwd=tmp)
         ok(r.returncode == 0, "a --weights run writes its page", r.stderr)
+        r = mha.run(["A menina come o peixe.", "--weights", "modelo",
+                     "--train", "3", "--corpus", "corpus.csv", "--column",
+                     "frase", "--csv-dir", "modelo3", "--html",
+                     "further.html"], env=ENV, cwd=tmp)
+        ok(r.returncode == 0, "a --weights run trained further writes its "
+           "page and its folder", r.stderr)
+        ok(page_run(os.path.join(tmp, "further.html"))["model"]["dir"] ==
+           "modelo3", "the page of a model trained further names the "
+           "folder it was saved in, not the one it started from")
         r = mha.run(["o gato dorme", "--train", "20", "--corpus",
                      "corpus.csv", "--column", "frase", "--unk", "--lower",
                      "--punct", "drop", "--csv-dir", "unk",
@@ -201,12 +302,23 @@ def main():
                          "O rio nada", "O gato come o bolo.",
                          "o gato " * 8]
             check_page(driver, mha, tmp, os.path.join(tmp, "trained.html"),
-                       "modelo", sentences, "trained page")
+                       "modelo", sentences, "trained page", corpus=True)
+            check_marks(driver, mha, tmp, "modelo",
+                        ["O gato come o bolo.", "A Menina, brava, canta!"],
+                        "trained page")
             check_page(driver, mha, tmp, os.path.join(tmp, "reloaded.html"),
                        "modelo", sentences[:3], "--weights page")
+            check_marks(driver, mha, tmp, "modelo", ["o rato roeu a roupa"],
+                        "--weights page")
+            check_page(driver, mha, tmp, os.path.join(tmp, "further.html"),
+                       "modelo3", sentences[1:2], "--weights --train page",
+                       corpus=True)
             check_page(driver, mha, tmp, os.path.join(tmp, "unk.html"),
                        "unk", ["O gato come o bolo de chocolate!"],
-                       "--unk page")
+                       "--unk page", corpus=True)
+            check_marks(driver, mha, tmp, "unk",
+                        ["O gato come o bolo de chocolate!"], "--unk page",
+                        unk=True)
         finally:
             driver.quit()
     return done()

@@ -415,6 +415,26 @@ def main():
                "points, every label on the page" %
                (size, max(xs) - min(xs) if xs else 0,
                 max(ys) - min(ys) if ys else 0, w, h))
+        # One variant on a slide or a page: its cells taller or wider than
+        # square, so that the drawing fills the page (no blank bands).
+        for variant, size in (("fused", "1920x1080"), ("single", "1280x720"),
+                              ("fused", "595x842")):
+            one = os.path.join(d, "one-%s-%s.pdf" % (variant, size))
+            plot(CLASSROOM + ["--variant", variant, "--plot-size", size], one)
+            boxes = subprocess.run([tool("pdftotext"), "-bbox", one, "-"],
+                                   capture_output=True).stdout.decode("utf-8")
+            xs = [float(v) for v in re.findall(r'x(?:Min|Max)="([\d.]+)"',
+                                               boxes)]
+            ys = [float(v) for v in re.findall(r'y(?:Min|Max)="([\d.]+)"',
+                                               boxes)]
+            w, h = (float(v) for v in size.split("x"))
+            ok(xs and ys and min(xs) >= 0 and max(xs) <= w and
+               min(ys) >= 0 and max(ys) <= h and
+               max(xs) - min(xs) > 0.85 * w and max(ys) - min(ys) > 0.85 * h,
+               "--variant %s --plot-size %s: the text spans %.0f x %.0f of "
+               "%.0f x %.0f points, no blank band" %
+               (variant, size, max(xs) - min(xs) if xs else 0,
+                max(ys) - min(ys) if ys else 0, w, h))
         eight = os.path.join(d, "eight.pdf")
         plot(["O gato sobe no tapete", "--heads", "8", "--d-out", "16"],
              eight)

@@ -10,9 +10,15 @@
 // refused by the core with the program's message and exit status. Some of
 // them also compare the page's data (the JSON of <script id="mha-data">
 // the program writes with --html) and the messages in every language, the
-// core speaking the program's .mo catalogue. TAP on stdout.
+// core speaking the program's .mo catalogue. The trained model a page
+// carries (<script id="mha-model">, with its corpus) is handed to the
+// core as its --weights folder and --corpus file: further training in the
+// core must give the program's CSV of `--weights DIR --train K --corpus
+// FILE`, and mx_words must mark the words the program refuses. TAP on
+// stdout.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
+  from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WASI } from 'node:wasi';
@@ -45,11 +51,20 @@ async function loadCore(mo) {
       throw new Error('the core refused the catalogue');
   }
   const enc = new TextEncoder(), dec = new TextDecoder();
-  return function run(args, csv) {
-    const bytes = enc.encode(args.map((a) => a + '\0').join(''));
+  /* bytes in the core's memory: [pointer, length] */
+  const put = (bytes) => {
     const p = x.mx_alloc(bytes.length);
     new Uint8Array(x.memory.buffer, p, bytes.length).set(bytes);
-    const r = x.mx_run(p, bytes.length, csv ? 1 : 0);
+    return [p, bytes.length];
+  };
+  /* model: the bytes of a page's carried model (a run with --weights), or
+   * none; words: the sentence args[0] given to mx_words instead */
+  const run = function (args, csv, model, words) {
+    const [m, mlen] = model ? put(model) : [0, 0];
+    const [p, len] = put(enc.encode(words ? args[0] :
+                                    args.map((a) => a + '\0').join('')));
+    const r = words ? x.mx_words(p, len, m, mlen)
+                    : x.mx_run(p, len, csv ? 1 : 0, m, mlen);
     x.mx_free(p);
     const v = new Uint32Array(x.memory.buffer, r, 3);
     const out = {
@@ -57,8 +72,24 @@ async function loadCore(mo) {
       text: dec.decode(new Uint8Array(x.memory.buffer, v[1], v[2]).slice())
     };
     x.mx_result_free(r);
+    if (m) x.mx_free(m);
     return out;
   };
+  return run;
+}
+
+/* The trained model a page written by the program carries: the bytes of
+ * its <script id="mha-model">. */
+function carriedModel(args, dir) {
+  const path = join(dir, 'model.html');
+  const r = native(['--html', path].concat(args));
+  if (r.status !== 0) return null;
+  const html = readFileSync(path, 'utf8');
+  const tag = 'id="mha-model">';
+  const start = html.indexOf(tag);
+  if (start < 0) return null;
+  const end = html.indexOf('</script>', start);
+  return Buffer.from(html.slice(start + tag.length, end).trim(), 'base64');
 }
 
 /* The program's run: {status, stdout, message (stderr's first line
@@ -262,6 +293,62 @@ try {
   const classroom = ['O gato sobe no tapete', '--heads', '2'];
   ok(run(classroom, false).text === pageData(classroom, dir),
      'the classroom page\'s data');
+
+  /* a trained model's page: the model and its corpus, carried; further
+   * training in the core on the carried sentences */
+  writeFileSync(join(dir, 'corpus.csv'),
+                'frase\n"O gato come o peixe."\n"O cachorro, bravo, late."\n' +
+                '"A menina lê o livro."\n"O peixe nada no rio."\n');
+  const sizes = ['--d-model', '8', '--d-out', '8', '--heads', '2'];
+  const corpus = ['--corpus', join(dir, 'corpus.csv'), '--column', 'frase'];
+  const trainedArgs = ['O gato come o peixe.', '--train', '20', '--lower',
+                       '--punct', 'split', '--variant', 'fused',
+                       '--csv-dir', join(dir, 'modelo')].concat(sizes, corpus);
+  const carried = carriedModel(trainedArgs, dir);
+  ok(carried !== null, 'a corpus-trained run\'s page carries its model');
+  if (carried !== null) {
+    const folder = join(dir, 'modelo');
+    for (const further of [['--train', '6'],
+                           ['--train', '3', '--optimizer', 'sgd', '--lr',
+                            '0.2', '--grad']]) {
+      const args = ['--weights', folder].concat(further, corpus,
+                                                ['--', 'A menina come o peixe.']);
+      const want = native(['--format', 'csv'].concat(args));
+      const got = run(args, true, carried);
+      ok(want.status === 0 && got.status === 0 && got.text === want.stdout,
+         `${JSON.stringify(further)} on the carried corpus: the program's ` +
+         'CSV of --weights --train --corpus',
+         got.status !== 0 ? got.text : firstDifference(got.text,
+                                                       want.stdout));
+    }
+    const words = run(['O gato come o bolo, e dorme!'], false, carried,
+                      true);
+    const marks = words.status === 0 ? JSON.parse(words.text) : null;
+    const refusedWords = [];
+    for (const piece of 'O gato come o bolo, e dorme!'.split(' ')) {
+      if (native(['--weights', folder, '--', 'o ' + piece]).status === 2)
+        refusedWords.push(piece);
+    }
+    ok(marks !== null && JSON.stringify(marks.filter((w) => !w.known)
+                                        .map((w) => w.word)) ===
+       JSON.stringify(refusedWords) && refusedWords.length === 3,
+       `mx_words marks ${JSON.stringify(refusedWords)}, the words the ` +
+       'program refuses', words.text);
+    /* a page whose model carries no corpus, or broken bytes */
+    const bare = carriedModel(['A menina come o peixe.', '--weights',
+                               folder], dir);
+    const noCorpus = run(['--weights', folder, '--train', '2'].concat(
+      corpus, ['--', 'o gato']), true, bare);
+    ok(bare !== null && noCorpus.status === 2 &&
+       noCorpus.text === `${join(dir, 'corpus.csv')}: the page reads no files`,
+       'a page without a corpus refuses --corpus, naming the file',
+       noCorpus.text);
+    const broken = run(['--weights', folder, '--train', '2'].concat(
+      corpus, ['--', 'o gato']), true, carried.subarray(0,
+                                                         carried.length - 3));
+    ok(broken.status === 2, 'a carried model cut short is refused',
+       broken.text);
+  }
 
   /* messages and page words in every language, with its catalogue */
   for (const lang of LANGS) {

@@ -15,7 +15,11 @@
  * --weights) carries the model (<script id="mha-model">, html_model.c):
  * its editor edits the sentence only, runs it over that model as
  * `--weights DIR` runs it (the core reads the model as the folder), and
- * lists the words the model knows.
+ * lists the words the model knows. A model trained on a corpus carries
+ * its sentences too: the class keeps training it on them (`--weights DIR
+ * --train K --corpus FILE`, the core reading the carried sentences as
+ * the file's), and the sentence field marks the words the model does not
+ * know, as the program refuses them.
  */
 (function () {
   'use strict';
@@ -130,6 +134,23 @@
     return out;
   }
 
+  /* The words of a sentence as the carried model reads them (core.h,
+   * mx_words): [{word, known}], or null when the core cannot say. */
+  function wordsCore(sentence) {
+    var bytes = encoder.encode(sentence);
+    var p = putBytes(bytes);
+    var r = p ? core.mx_words(p, bytes.length, modelAt,
+                              modelBytes ? modelBytes.length : 0) : 0;
+    if (p) core.mx_free(p);
+    if (!r) return null;
+    var words = new Uint32Array(core.memory.buffer, r, 3);
+    var status = words[0] | 0;
+    var text = decoder.decode(new Uint8Array(core.memory.buffer, words[1],
+                                             words[2]));
+    core.mx_result_free(r);
+    return status === 0 ? JSON.parse(text) : null;
+  }
+
   function loadCore() {
     var memory = function () { return core.memory; };
     return unpack('mha-core').then(function (wasm) {
@@ -215,7 +236,7 @@
   /* Whether settings s train (--train N: steps given, and not 0), and
    * stack blocks (--layers N: with the block variant, a number given). */
   function trains(s) {
-    return !model && s.train !== '' && s.train !== '0';
+    return (!model || !!model.corpus) && s.train !== '' && s.train !== '0';
   }
 
   function stacks(s) {
@@ -230,7 +251,8 @@
     /* a trained model's page: the sentence over the model, as --weights
      * runs it, with the options the run kept */
     if (model)
-      return ['--weights', MODEL_DIR].concat(run.fixed, ['--', s.sentence]);
+      return ['--weights', MODEL_DIR].concat(keepTraining(s), run.fixed,
+                                             ['--', s.sentence]);
     var a = ['--seed', String(s.seed), '--d-model', String(s.dModel),
              '--d-out', String(s.dOut), '--heads', String(s.heads),
              '--variant', s.variants.join(','), '--tokens', s.tokens];
@@ -248,6 +270,19 @@
       if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
     }
     return a.concat(run.fixed, ['--', s.sentence]);
+  }
+
+  /* A trained model's page with its corpus: the further training on it,
+   * with the run's other training options (none when s trains not). */
+  function keepTraining(s) {
+    if (!trains(s)) return [];
+    var a = ['--train', s.train, '--corpus', model.corpus.file, '--column',
+             model.corpus.column, '--optimizer', s.optimizer];
+    if (s.lr !== '') a.push('--lr', s.lr);
+    if (s.grad) a.push('--grad');
+    if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
+    if (run.seed !== '42') a.push('--seed', run.seed);
+    return a;
   }
 
   /* The command line as a shell would take it. */
@@ -375,6 +410,19 @@
   if (model) {
     [form.querySelector('.edit-kv'), numbers, variants, switches,
      training].forEach(function (part) { part.hidden = true; });
+    /* its corpus: the class keeps training the model on it */
+    if (model.corpus) {
+      training.hidden = false;
+      training.querySelector('legend').textContent =
+        tr('Keep training (--train, on --corpus)');
+      training.insertBefore(el('p', {'class': 'editor-hint',
+                                     id: 'model-corpus'}, tr(
+        'The page carries the {0} sentences of {1} (column {2}): more ' +
+        'steps of training on them start from this trained model, as ' +
+        '--weights DIR --train N --corpus FILE does.',
+        model.corpus.sentences, model.corpus.file, model.corpus.column)),
+        training.children[1]);
+    }
     var rules = [];
     if (model.lower) rules.push('--lower');
     if (model.punct !== 'keep') rules.push('--punct ' + model.punct);
@@ -387,15 +435,56 @@
       if (i > 0) known.appendChild(document.createTextNode(' '));
       known.appendChild(el('code', {'class': 'model-word'}, w));
     });
-    box.appendChild(known);
+    /* under the sentence, before the training's fields */
+    form.insertBefore(known, training);
     if (rules.length > 0)
-      box.appendChild(el('p', {'class': 'editor-hint'}, tr(
+      form.insertBefore(el('p', {'class': 'editor-hint'}, tr(
         'Words are made by {0}, as the training made them.',
-        rules.join(' '))));
+        rules.join(' '))), training);
+    /* the sentence's words under its field, those the model does not
+     * know marked (as the program refuses them, or reads them as <unk>) */
+    var marks = el('p', {'class': 'sentence-words', id: 'sentence-words',
+                         'aria-live': 'polite'});
+    var sentenceField = form.querySelector('.edit-sentence');
+    sentenceField.appendChild(marks);
+    fields.sentence.addEventListener('input', markWords);
     if (model.dir === null)
       box.appendChild(el('p', {'class': 'editor-hint'}, tr(
         'The model is in this page only: --csv-dir DIR saves it as a ' +
         'folder for --weights.')));
+  }
+
+  /* Marks the sentence's words the carried model does not know. */
+  function markWords() {
+    var marks = document.getElementById('sentence-words');
+    if (!marks || !ready) return;
+    var words = null;
+    try {
+      words = wordsCore(fields.sentence.value);
+    } catch (e) {
+      /* a core that stopped: no marks; the next run loads a fresh one */
+    }
+    while (marks.firstChild) marks.removeChild(marks.firstChild);
+    if (!words) return;
+    var unknown = 0;
+    words.forEach(function (w, i) {
+      if (i > 0) marks.appendChild(document.createTextNode(' '));
+      if (w.known) {
+        marks.appendChild(el('span', {'class': 'known-word'}, w.word));
+        return;
+      }
+      unknown++;
+      var why = model.unk ?
+        tr('Not in the trained vocabulary: read as <unk>.') :
+        tr('Not in the trained vocabulary: the program refuses the ' +
+           'sentence.');
+      marks.appendChild(el('mark', {'class': 'unknown-word', title: why,
+                                    'aria-label': w.word + ': ' + why},
+                           w.word));
+    });
+    marks.setAttribute('data-unknown', String(unknown));
+    /* all known: nothing to mark, the line is not shown */
+    marks.hidden = unknown === 0;
   }
 
   var error = el('p', {id: 'editor-error', role: 'alert',
@@ -481,7 +570,8 @@
     scale: run.scale, qkvBias: run.qkvBias, tokens: run.tokens,
     positions: run.positions,
     layers: run.layers === null ? '' : String(run.layers),
-    train: run.train === null ? '0' : String(run.train),
+    /* a trained model's page starts from the model: no further step */
+    train: run.train === null || model ? '0' : String(run.train),
     optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
     grad: run.grad
   };
@@ -597,12 +687,14 @@
       e.disabled = false;
     });
     follow();
+    if (model) markWords();
     box.setAttribute('data-ready', 'true');
     status.textContent = '';
     var linked = location.hash.length > 1 ?
       fromFragment(location.hash.slice(1), written) : null;
     if (linked) {
       show(linked);
+      if (model) markWords();
       changed();
     }
   }, function () {

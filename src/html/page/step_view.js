@@ -15,7 +15,10 @@ var STEP_TITLES = {
   backward: 'Backward pass', update: 'Training: the loss at each step'
 };
 
+/* A step's title: its own (a pre-norm block's normalisations,
+ * html_steps.c), else its id's. */
 function stepTitle(step) {
+  if (step.title) return tr(step.title);
   return STEP_TITLES[step.step] ? tr(STEP_TITLES[step.step]) : step.step;
 }
 
