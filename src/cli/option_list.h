@@ -259,9 +259,9 @@ OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
 OPTION(MODEL, "model", 0, INPUTS, 51,
        NAME("DIR", model),
        .applies = APPLIES_ANY, .page = PAGE_CANNOT,
-       .help = N_("a GPT-2 checkpoint folder from the Hugging Face\n"
-                   "hub: config.json, model.safetensors, vocab.json\n"
-                   "and merges.txt                      (default none)"))
+       .help = N_("a model folder from the Hugging Face hub: GPT-2,\n"
+                   "Llama-style (llama, qwen2, mistral) or BERT;\n"
+                   "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        NAME("TEXT", pair),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,

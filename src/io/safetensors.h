@@ -48,6 +48,11 @@ typedef struct {
 /* Maps and checks the file at path (which must outlive st), with
  * safetensors_read (safetensors_map.c). */
 int safetensors_open(safetensors *st, const char *path, mx_error *err);
+/* Drops from memory the mapped pages wholly inside [src, src + len), a
+ * tensor's bytes once they are widened to float32 (nothing when st holds
+ * bytes it did not map) (safetensors_map.c). */
+void safetensors_release(const safetensors *st, const unsigned char *src,
+                         size_t len);
 /* Unmaps and forgets; accepts a zeroed or closed st. */
 void safetensors_close(safetensors *st);
 
@@ -67,8 +72,9 @@ size_t st_tensor_count(const st_tensor *t);
 
 /* t's values as float32: *values points into the map for an aligned F32
  * tensor (*owned NULL), or into *owned, allocated here (F16 and BF16
- * widened exactly, a misaligned F32 copied); the caller frees *owned. Any
- * other dtype is refused. */
+ * widened exactly, a misaligned F32 copied, and the file's pages under
+ * it then dropped from memory: they are read again only if used again);
+ * the caller frees *owned. Any other dtype is refused. */
 int safetensors_floats(const float **values, float **owned,
                        const safetensors *st, const st_tensor *t,
                        mx_error *err);

@@ -1,6 +1,7 @@
 /* safetensors_map.c: a .safetensors file mapped, then checked by
  * safetensors_read (safetensors.h). The page's core has no files: it
  * reads the bytes the page holds instead (src/wasm/page_files.c). */
+#define _DEFAULT_SOURCE /* madvise */
 #include "io/safetensors.h"
 
 #include <errno.h>
@@ -60,4 +61,23 @@ void safetensors_close(safetensors *st)
         munmap(st->map, st->map_len);
     safetensors_forget(st);
     *st = (safetensors){0};
+}
+
+/* Drops the whole pages of the map inside [src, src + len) from memory
+ * once their values are copied: the map is read-only and never written,
+ * so a later read of them (another tensor's bytes on a shared page are
+ * never dropped) maps the file's same bytes again. A widened BF16 model
+ * then holds its float32 copy, not that copy and its file. */
+void safetensors_release(const safetensors *st, const unsigned char *src,
+                         size_t len)
+{
+    if (st->map == NULL)
+        return;
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    const uintptr_t p = (uintptr_t)page, lo = ((uintptr_t)src + p - 1) / p * p,
+                    hi = ((uintptr_t)src + len) / p * p;
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

@@ -24,6 +24,14 @@ int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err)
     return no_tokenizer_json(path, err);
 }
 
+int hf_tokenizer_open_config(hf_tokenizer **out, const char *path,
+                             const char *config, mx_error *err)
+{
+    (void)config;
+    *out = NULL;
+    return no_tokenizer_json(path, err);
+}
+
 /* Not reached: no tokenizer is ever opened. */
 void hf_tokenizer_free(hf_tokenizer *t)
 {

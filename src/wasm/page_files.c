@@ -90,3 +90,12 @@ void safetensors_close(safetensors *st)
     safetensors_forget(st);
     *st = (safetensors){0};
 }
+
+/* The page's bytes are its own, not a map: nothing to drop. */
+void safetensors_release(const safetensors *st, const unsigned char *src,
+                         size_t len)
+{
+    (void)st;
+    (void)src;
+    (void)len;
+}

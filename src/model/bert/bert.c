@@ -54,14 +54,13 @@ static int bind(const float **values, bert_model *m, const char *prefix,
             err, _("%s: tensor %s has shape [%s]; config.json implies [%s]"),
             m->st.path, t->name, got, want);
     }
-    if (t->dtype != ST_F32)
-        return err_input(
-            err, _("%s: tensor %s is %s; the BERT family reads F32 tensors"),
-            m->st.path, t->name, t->dtype_name);
+    if (t->dtype != ST_F32 && m->n_owned == m->max_owned)
+        return err_nomem(err, t->name); // more binds than bert_open counted
     float *owned = NULL;
     if (safetensors_floats(values, &owned, &m->st, t, err) != 0)
         return -1;
-    free(owned); // NULL: an F32 tensor stays in the mapped file
+    if (owned != NULL) // widened, or an F32 tensor off its alignment
+        m->owned[m->n_owned++] = owned;
     return 0;
 }
 
@@ -213,7 +212,10 @@ int bert_open(bert_model *m, const char *dir, mx_error *err)
     if (safetensors_find(&m->st, "bert.embeddings.word_embeddings.weight"))
         snprintf(m->prefix, sizeof m->prefix, "bert.");
     m->layers = calloc(c->n_layer, sizeof *m->layers);
-    if (m->layers == NULL) {
+    // the embeddings' 5 tensors, the head's 6 and each layer's
+    m->max_owned = 16 + BERT_LAYER_TENSORS * c->n_layer;
+    m->owned = calloc(m->max_owned, sizeof *m->owned);
+    if (m->layers == NULL || m->owned == NULL) {
         bert_close(m);
         return err_nomem(err, dir);
     }
@@ -227,6 +229,9 @@ int bert_open(bert_model *m, const char *dir, mx_error *err)
 void bert_close(bert_model *m)
 {
     free(m->layers);
+    for (size_t i = 0; i < m->n_owned; i++)
+        free(m->owned[i]);
+    free(m->owned);
     safetensors_close(&m->st);
     free(m->paths);
     *m = (bert_model){0};

@@ -74,6 +74,9 @@ typedef struct {
                                         (n_types, D) */
     const float *emb_ln_w, *emb_ln_b;
     bert_layer *layers; /* n_layer; owned */
+    float **owned;      /* the F16 and BF16 tensors widened to float32
+                           (model.float()); owned */
+    size_t n_owned, max_owned;
     bool has_mlm;
     bert_mlm_head mlm;
     char *paths; /* the file names, owned */
@@ -86,7 +89,9 @@ typedef struct {
 bool bert_param_name(const char *name, int *layer);
 
 /* Opens DIR's config.json and model.safetensors, and checks that every
- * tensor is there with the shape config.json implies. */
+ * tensor is there with the shape config.json implies. F32 tensors stay in
+ * the mapped file; F16 and BF16 ones are widened to float32 exactly, as
+ * model.float() widens them. */
 int bert_open(bert_model *m, const char *dir, mx_error *err);
 void bert_close(bert_model *m);
 

@@ -35,20 +35,23 @@ int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
     gpt2_tokenizer *t = calloc(1, sizeof *t);
     char *vocab = join(dir, "vocab.json"), *merges = join(dir, "merges.txt");
     char *json = join(dir, "tokenizer.json");
-    int rc = t && vocab && merges && json ? 0 : err_nomem(err, dir);
+    char *config = join(dir, "tokenizer_config.json");
+    int rc = t && vocab && merges && json && config ? 0 : err_nomem(err, dir);
     if (rc == 0) {
         tok_byte_chars(t->enc);
         // tokenizer.json only where neither of GPT-2's own files is there,
         // so a folder that has them reads as it always did
         const bool own = file_present(vocab) || file_present(merges);
         if (!own && file_present(json))
-            rc = hf_tokenizer_open(&t->hf, json, err);
+            rc = hf_tokenizer_open_config(
+                &t->hf, json, file_present(config) ? config : NULL, err);
         else
             rc = bpe_open(&t->bpe, vocab, merges, err);
     }
     free(vocab);
     free(merges);
     free(json);
+    free(config);
     if (rc != 0) {
         gpt2_tokenizer_free(t);
         return -1;

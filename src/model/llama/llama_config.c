@@ -10,9 +10,9 @@
 #include "io/json.h"
 
 static const llama_kind kinds[] = {
-    {"llama", false},
-    {"qwen2", true},
-    {"mistral", false},
+    {"llama", false, false},
+    {"qwen2", true, true},
+    {"mistral", false, false},
 };
 
 const llama_kind *llama_kind_of(const char *model_type)
@@ -119,8 +119,8 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
 }
 
 /* What the sizes must satisfy for the forward pass. */
-static int check_sizes(const llama_config *c, const json_doc *doc,
-                       const char *path, mx_error *err)
+static int check_sizes(const llama_config *c, const llama_kind *kind,
+                       const json_doc *doc, const char *path, mx_error *err)
 {
     if (c->hidden % c->n_head != 0)
         return err_input(
@@ -150,7 +150,13 @@ static int check_sizes(const llama_config *c, const json_doc *doc,
     if (act != NULL &&
         (act->type != JSON_STRING || strcmp(json_str(doc, act), "silu") != 0))
         return err_input(err, _("%s: hidden_act must be silu"), path);
+    const json_node *used = json_get(doc, json_root(doc), "use_sliding_window");
+    const bool window_used =
+        used != NULL && used->type == JSON_BOOL && used->number != 0;
     for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+        if (kind->window_if_used && !window_used &&
+            strcmp(unsupported[i], "sliding_window") == 0)
+            continue; // None in the config the modeling code sees
         const json_node *n = json_get(doc, json_root(doc), unsupported[i]);
         if (n != NULL && n->type != JSON_NULL &&
             !(n->type == JSON_BOOL && n->number == 0) &&
@@ -195,7 +201,7 @@ int llama_read_config(llama_config *c, const char *path, mx_error *err)
         snprintf(c->model_type, sizeof c->model_type, "%s", kind->model_type);
         c->qkv_bias = kind->qkv_bias;
         if (read_sizes(c, &doc, path, err) == 0 &&
-            check_sizes(c, &doc, path, err) == 0)
+            check_sizes(c, kind, &doc, path, err) == 0)
             rc = 0;
     }
     json_free(&doc);

@@ -9,11 +9,14 @@
 #include "base/error.h"
 #include "model/llama/llama.h"
 
-/* The model_types of the family, one row each: name and whether q, k
- * and v have biases. */
+/* The model_types of the family, one row each: name, whether q, k and v
+ * have biases, and whether sliding_window counts only when
+ * use_sliding_window is true (Qwen2Config sets it to None otherwise, so
+ * Qwen2.5's configs name a window they do not use). */
 typedef struct {
     const char *model_type;
     bool qkv_bias;
+    bool window_if_used;
 } llama_kind;
 
 /* The row of model_type, or NULL. */

@@ -273,8 +273,14 @@ static int read_post(hf_tokenizer *t, const json_doc *doc, const json_node *o,
                      "post_processor", type);
 }
 
+/* tokenizer_config.json's case keys (hf_tokenizer_open_config). */
+typedef struct {
+    bool lower;
+    int accents; /* 0, 1, or -1: null */
+} bert_case;
+
 static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
-                    const char *what, mx_error *err)
+                    const bert_case *cased, const char *what, mx_error *err)
 {
     const json_node *root = json_root(doc);
     const json_node *model = json_get(doc, root, "model");
@@ -291,8 +297,11 @@ static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
         (n_added > 0 && read_added(t, doc, added, file_len, what, err) != 0) ||
         id_table(t, what, err) != 0 ||
         tok_norms_read(&t->norms, doc, json_get(doc, root, "normalizer"), what,
-                       err) != 0 ||
-        tok_pretoks_read(&t->pretoks, doc, json_get(doc, root, "pre_tokenizer"),
+                       err) != 0)
+        return -1;
+    if (cased != NULL) // before the added tokens are normalised
+        tok_norms_bert_case(t->norms, cased->lower, cased->accents);
+    if (tok_pretoks_read(&t->pretoks, doc, json_get(doc, root, "pre_tokenizer"),
                          what, err) != 0 ||
         tok_model_read(&t->model, doc, model, &t->vocab, what, err) != 0 ||
         normalised_added(t, what, err) != 0 ||
@@ -302,8 +311,8 @@ static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
     return 0;
 }
 
-int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
-                      const char *what, mx_error *err)
+static int read_text(hf_tokenizer **out, const char *text, size_t len,
+                     const bert_case *cased, const char *what, mx_error *err)
 {
     *out = NULL;
     json_doc doc;
@@ -314,7 +323,7 @@ int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
         json_free(&doc);
         return err_nomem(err, what);
     }
-    const int rc = read_doc(t, &doc, len, what, err);
+    const int rc = read_doc(t, &doc, len, cased, what, err);
     json_free(&doc);
     if (rc != 0) {
         hf_tokenizer_free(t);
@@ -324,17 +333,76 @@ int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
     return 0;
 }
 
-int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err)
+int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
+                      const char *what, mx_error *err)
+{
+    return read_text(out, text, len, NULL, what, err);
+}
+
+/* A flag of tokenizer_config.json: true or false; *v stays as it is when
+ * the key is absent, and is -1 for null where null is allowed. */
+static int config_flag(int *v, const json_doc *doc, const char *key,
+                       bool null_ok, const char *path, mx_error *err)
+{
+    const json_node *n = json_get(doc, json_root(doc), key);
+    if (n == NULL)
+        return 0;
+    if (n->type == JSON_BOOL) {
+        *v = n->number != 0;
+        return 0;
+    }
+    if (n->type == JSON_NULL && null_ok) {
+        *v = -1;
+        return 0;
+    }
+    return err_input(err, _("%s: \"%s\" is not true or false"), path, key);
+}
+
+/* tokenizer_config.json at path into *c. */
+static int read_config(bert_case *c, const char *path, mx_error *err)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    if (file_read_small(&buf, &n, path, MAX_FILE, err) != 0)
+        return -1;
+    json_doc doc;
+    int rc = json_parse(&doc, buf, n, path, err);
+    free(buf);
+    if (rc != 0)
+        return -1;
+    int lower = 1, accents = -1; // BertTokenizerFast's defaults
+    if (json_root(&doc)->type != JSON_OBJECT)
+        rc = err_input(err, _("%s: not a JSON object"), path);
+    else if (config_flag(&lower, &doc, "do_lower_case", false, path, err) ||
+             config_flag(&accents, &doc, "strip_accents", true, path, err))
+        rc = -1;
+    json_free(&doc);
+    c->lower = lower != 0;
+    c->accents = accents;
+    return rc;
+}
+
+int hf_tokenizer_open_config(hf_tokenizer **out, const char *path,
+                             const char *config, mx_error *err)
 {
     *out = NULL;
+    bert_case cased;
+    if (config != NULL && read_config(&cased, config, err) != 0)
+        return -1;
     char *buf = NULL;
     size_t n = 0;
     // a regular file only: a FIFO in its place is refused, not waited on
     if (file_read_small(&buf, &n, path, MAX_FILE, err) != 0)
         return -1;
-    const int rc = hf_tokenizer_read(out, buf, n, path, err);
+    const int rc =
+        read_text(out, buf, n, config != NULL ? &cased : NULL, path, err);
     free(buf);
     return rc;
+}
+
+int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err)
+{
+    return hf_tokenizer_open_config(out, path, NULL, err);
 }
 
 void hf_tokenizer_free(hf_tokenizer *t)

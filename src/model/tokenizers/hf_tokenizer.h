@@ -32,6 +32,15 @@ typedef struct hf_tokenizer hf_tokenizer;
 /* Reads the file at path; on failure *out is NULL. */
 int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err);
 
+/* Reads the file at path, then tokenizer_config.json at config (NULL:
+ * none) as transformers' BertTokenizerFast reads it: over a
+ * BertNormalizer, "do_lower_case" (true when absent) sets lowercase and
+ * "strip_accents" (null when absent: it follows lowercase) sets
+ * strip_accents; other normalisers are left as they are. A config that
+ * is not a JSON object, or either key of another type, is refused. */
+int hf_tokenizer_open_config(hf_tokenizer **out, const char *path,
+                             const char *config, mx_error *err);
+
 /* Reads tokenizer.json's text[0..len); `what` names it in errors. */
 int hf_tokenizer_read(hf_tokenizer **out, const char *text, size_t len,
                       const char *what, mx_error *err);

@@ -120,6 +120,15 @@ static int read_one(norm_step *st, const char *type, const json_doc *doc,
     return 0;
 }
 
+void tok_norms_bert_case(tok_norms *n, bool lower, int accents)
+{
+    for (size_t i = 0; n != NULL && i < n->n; i++)
+        if (n->step[i].kind == NORM_BERT) {
+            n->step[i].lower = lower;
+            n->step[i].accents = accents < 0 ? lower : accents != 0;
+        }
+}
+
 static int read_step(tok_norms *ns, const json_doc *doc, const json_node *o,
                      const char *what, mx_error *err)
 {

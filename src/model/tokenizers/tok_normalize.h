@@ -18,6 +18,7 @@
 #ifndef MHA_TOK_NORMALIZE_H
 #define MHA_TOK_NORMALIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -31,6 +32,12 @@ typedef struct tok_norms tok_norms; /* the steps, read */
 int tok_norms_read(tok_norms **out, const json_doc *doc, const json_node *node,
                    const char *what, mx_error *err);
 void tok_norms_free(tok_norms *n);
+
+/* transformers' BertTokenizerFast over a BertNormalizer step (no other
+ * step is touched): its lowercase becomes lower, its strip_accents
+ * accents (-1: null, which follows lowercase), as the tokenizer's
+ * do_lower_case and strip_accents rebuild the normaliser. */
+void tok_norms_bert_case(tok_norms *n, bool lower, int accents);
 
 /* text[0..len) normalised into *out (reset first). */
 int tok_norms_apply(tok_buf *out, const tok_norms *n, const char *text,
