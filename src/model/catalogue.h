@@ -292,7 +292,7 @@ enum table_mask {
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
-    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")   \
+    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")    \
     TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3")
 
 typedef enum {

@@ -325,8 +325,8 @@ static void run_case(const char *dir, const gen_case *c)
         model_generator_free(&m);
     }
     if (c->steps && rc == 0)
-        compare_steps(&steps, dir, c->name, m.gpt2.cfg.n_layer, m.gpt2.cfg.n_head,
-                      gen.n);
+        compare_steps(&steps, dir, c->name, m.gpt2.cfg.n_layer,
+                      m.gpt2.cfg.n_head, gen.n);
     else if (rc == 0)
         ok(trace_count(&steps) == 0, "%s: without --kv-steps no table is kept",
            c->name);

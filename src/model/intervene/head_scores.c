@@ -8,52 +8,16 @@
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/intervene/head_patterns.h"
 #include "model/intervene/lm_runs.h"
-
-enum { PREVIOUS, DUPLICATE, INDUCTION, N_KINDS };
-
-/* D (T x T) of kind for ids, as head_detector.py's
- * get_*_detection_pattern makes it. */
-static void detection_pattern(float *d, int kind, const int32_t *ids, size_t T)
-{
-    for (size_t i = 0; i < T; i++)
-        for (size_t j = 0; j < T; j++) {
-            bool on = false;
-            if (kind == PREVIOUS)
-                on = j + 1 == i;
-            else if (kind == DUPLICATE)
-                on = j < i && ids[j] == ids[i];
-            else
-                on = j > 0 && j <= i && ids[j - 1] == ids[i] && j - 1 != i;
-            d[i * T + j] = on ? 1.0f : 0.0f;
-        }
-}
 
 /* What the recorder fills: scores (L·H, 3) from each head's weights. */
 typedef struct {
-    const float *patterns; /* N_KINDS patterns of T x T */
+    const float *patterns; /* HEAD_PATTERNS patterns of T x T */
     size_t T, H;
     float *product; /* T x T working room */
     matrix *scores;
 } scorer;
-
-/* compute_head_attention_similarity_score with "mul": (A * D).sum() /
- * A.sum() of a (n = T² values) and pattern d, product the room for A * D. */
-static float pattern_score(const float *a, const float *d, float *product,
-                           size_t n)
-{
-    const float total = sum_all(a, n);
-    for (size_t i = 0; i < n; i++)
-        product[i] = a[i] * d[i];
-    return sum_all(product, n) / total;
-}
-
-float head_induction_score(const matrix *a, const int32_t *ids, float *room)
-{
-    const size_t T = a->rows, n = T * T;
-    detection_pattern(room, INDUCTION, ids, T);
-    return pattern_score(a->v, room, room + n, n);
-}
 
 /* A head's three scores into its row of s->scores. */
 static int score_head(void *ctx, const table_key *at, const matrix *m,
@@ -65,9 +29,9 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
         return 0;
     const size_t n = s->T * s->T;
     const size_t row = (size_t)at->layer * s->H + (size_t)at->head;
-    for (int k = 0; k < N_KINDS; k++)
-        *matrix_at(s->scores, row, (size_t)k) =
-            pattern_score(m->v, s->patterns + (size_t)k * n, s->product, n);
+    for (int k = 0; k < HEAD_PATTERNS; k++)
+        *matrix_at(s->scores, row, (size_t)k) = head_pattern_score(
+            m->v, s->patterns + (size_t)k * n, s->product, n);
     return 0;
 }
 
@@ -111,7 +75,7 @@ int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
     if (lm_text_of(&run, lm, mc, in, err) != 0)
         return -1;
     const size_t T = run.T, L = run.shape.layers, H = run.shape.heads;
-    float *patterns = calloc(N_KINDS * T * T, sizeof *patterns);
+    float *patterns = calloc(HEAD_PATTERNS * T * T, sizeof *patterns);
     float *product = calloc(T * T, sizeof *product);
     matrix scores = {0}, logits = {0};
     char **names = NULL;
@@ -120,11 +84,11 @@ int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
         err_nomem(err, _("attention weights"));
         goto out;
     }
-    if (matrix_alloc(&scores, L * H, N_KINDS, N_("attention weights"), err) !=
-        0)
+    if (matrix_alloc(&scores, L * H, HEAD_PATTERNS, N_("attention weights"),
+                     err) != 0)
         goto out;
-    for (int k = 0; k < N_KINDS; k++)
-        detection_pattern(patterns + (size_t)k * T * T, k, run.ids, T);
+    for (int k = 0; k < HEAD_PATTERNS; k++)
+        head_detection_pattern(patterns + (size_t)k * T * T, k, run.ids, T);
     scorer s = {patterns, T, H, product, &scores};
     if (lm_run_ids(&logits, &run, run.ids, T, NULL, 0, score_head, &s, err) !=
         0)
@@ -135,12 +99,12 @@ int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
                                        "induction"};
     const labels *rows =
         trace_word_labels(tr, "", (const char *const *)names, L * H, err);
-    const labels *cl = trace_word_labels(tr, "", cols, N_KINDS, err);
+    const labels *cl = trace_word_labels(tr, "", cols, HEAD_PATTERNS, err);
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_HEAD_SCORES, false};
     table *t = rows && cl ? trace_new(tr, &key, rows, cl, err) : NULL;
     if (t == NULL)
         goto out;
-    memcpy(t->values.v, scores.v, L * H * N_KINDS * sizeof *scores.v);
+    memcpy(t->values.v, scores.v, L * H * HEAD_PATTERNS * sizeof *scores.v);
     trace_release(tr, t);
     rc = trace_flush(tr, err);
 out:

@@ -39,9 +39,4 @@ int head_scores_check(const lm_ops *lm, const model_config *mc,
 int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
                        const model_input *in, mx_error *err);
 
-/* One head's induction score, as above, from its attn_weights a (T x T)
- * over the tokens ids (T); room holds 2·T² floats. A trained lesson
- * model's head_scores_steps (model/lesson/score_steps.h) uses it. */
-float head_induction_score(const matrix *a, const int32_t *ids, float *room);
-
 #endif

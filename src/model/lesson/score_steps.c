@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/intervene/head_scores.h"
+#include "model/intervene/head_patterns.h"
 
 void score_steps_choose(score_steps *s, size_t N)
 {
