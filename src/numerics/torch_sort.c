@@ -168,7 +168,7 @@ static void unguarded_linear_insert(sort_pair *last)
 }
 
 /* std::__insertion_sort */
-static void insertion_sort(sort_pair *first, sort_pair *last)
+static void insertion_sort(sort_pair *first, const sort_pair *last)
 {
     if (first == last)
         return;
