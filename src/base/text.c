@@ -55,3 +55,14 @@ char *text_cut(char *dst, size_t size, const char *s)
     dst[n] = '\0';
     return dst;
 }
+
+void text_join(char *dst, size_t size, const char *a, const char *b)
+{
+    const size_t na = strlen(a), nb = strlen(b);
+    if (na + nb >= size) {
+        dst[0] = '\0';
+        return;
+    }
+    memcpy(dst, a, na);
+    memcpy(dst + na, b, nb + 1);
+}

@@ -20,4 +20,9 @@ size_t text_prefix(const char *s, size_t max);
  * cut by text_prefix; returns dst. */
 char *text_cut(char *dst, size_t size, const char *s);
 
+/* a then b into dst (size bytes, size > 0), as a checkpoint's prefix and
+ * a parameter's name make its full name; dst is empty when they do not
+ * fit (a name that long is no parameter of any file). */
+void text_join(char *dst, size_t size, const char *a, const char *b);
+
 #endif

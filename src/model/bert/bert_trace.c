@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/text.h"
 #include "model/bert/bert.h"
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2_tokenizer.h"
@@ -43,8 +44,8 @@ static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 static void full_name(char *full, size_t size, const bert_checkpoint *r,
                       const char *name)
 {
-    snprintf(full, size, "%s%s",
-             strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix, name);
+    text_join(full, size, strncmp(name, "cls.", 4) == 0 ? "" : r->model.prefix,
+              name);
 }
 
 /* A parameter --tables names, as the checkpoint has it

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/text.h"
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
@@ -33,8 +34,7 @@ static void run_free(llama_trace_run_state *r)
 static void full_name(char *buf, size_t size, const llama_model *m,
                       const char *name)
 {
-    snprintf(buf, size, "%s%s", strcmp(name, "lm_head.weight") ? m->prefix : "",
-             name);
+    text_join(buf, size, strcmp(name, "lm_head.weight") ? m->prefix : "", name);
 }
 
 /* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
