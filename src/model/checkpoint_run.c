@@ -159,3 +159,23 @@ int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,
     *n_queries = r->T;
     return tokenize_words(tok, (const char *const *)r->pieces, r->T, err);
 }
+
+bool checkpoint_makes_table(const model_config *mc, const char *name,
+                            bool (*param_name)(const char *name, int *layer),
+                            table_set made)
+{
+    if (param_name(name, NULL))
+        return true;
+    const table_id id = table_by_name(name, strlen(name));
+    if (id == TABLE_COUNT)
+        return false;
+    if (id == TABLE_LOGITS)
+        return mc->logits;
+    if ((made & table_bit(id)) == 0)
+        return false;
+    if (id == TABLE_GENERATED)
+        return mc->generate > 0;
+    if (id == TABLE_KV_CACHE_SIZE)
+        return mc->generate > 0 && mc->kv_steps;
+    return true;
+}

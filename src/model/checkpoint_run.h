@@ -104,6 +104,15 @@ int checkpoint_run_fits(double values, mx_error *err);
 int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
                         mx_error *err);
 
+/* Whether a checkpoint family's run makes the table or parameter name
+ * (a family row's makes_table): a parameter (param_name, the family's;
+ * the run checks that the file has it), logits when asked for, and the
+ * tables of `made` (the family's sets of the catalogue), generated with
+ * --generate and kv_cache_size with --kv-steps among them. */
+bool checkpoint_makes_table(const model_config *mc, const char *name,
+                            bool (*param_name)(const char *name, int *layer),
+                            table_set made);
+
 /* The run's tokens as the words of tok (its labels), *n_queries = T. */
 int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,
                           const checkpoint_run *r, mx_error *err);

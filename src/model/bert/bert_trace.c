@@ -251,16 +251,10 @@ bool bert_trace_makes_table(const model_config *mc, const model_input *in,
                             const char *name)
 {
     (void)in;
-    if (bert_param_name(name, NULL))
-        return true; /* the run checks that the checkpoint has it */
-    const table_id id = table_by_name(name, strlen(name));
-    if (id == TABLE_COUNT)
-        return false;
-    if (id == TABLE_LOGITS)
-        return mc->logits; /* the run checks the masked-word head */
-    const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
-                           BERT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
-    return (made & table_bit(id)) != 0;
+    return checkpoint_makes_table(
+        mc, name, bert_param_name,
+        CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES | BERT_LAYER_TABLES |
+            CHECKPOINT_MODEL_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */

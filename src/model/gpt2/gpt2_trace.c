@@ -171,21 +171,11 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
                             const char *name)
 {
     (void)in;
-    if (gpt2_param_name(name, NULL))
-        return true; /* the run checks that the checkpoint has it */
-    const table_id id = table_by_name(name, strlen(name));
-    if (id == TABLE_COUNT)
-        return false;
-    if (id == TABLE_LOGITS)
-        return mc->logits;
-    if (id == TABLE_GENERATED)
-        return mc->generate > 0;
-    if (id == TABLE_KV_CACHE_SIZE)
-        return mc->generate > 0 && mc->kv_steps;
-    // the catalogue's sets of a checkpoint's tables
-    const table_set made = CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
-                           CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES;
-    return (made & table_bit(id)) != 0;
+    return checkpoint_makes_table(
+        mc, name, gpt2_param_name,
+        CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
+            CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
+            table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE));
 }
 
 /* ---- the tables --------------------------------------------------------------- */
