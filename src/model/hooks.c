@@ -69,3 +69,21 @@ int hook_point(const forward_hooks *h, const table_key *at, matrix *m,
             return -1;
     return h->record != NULL ? h->record(h->ctx, at, m, err) : 0;
 }
+
+int hook_layer_point(const forward_hooks *h, int L, int head, table_id id,
+                     matrix *m, mx_error *err)
+{
+    if (h == NULL)
+        return 0;
+    const table_key at = {VARIANT_ID_BLOCK, L, head, id, false};
+    return hook_point(h, &at, m, err);
+}
+
+int hook_outer_point(const forward_hooks *h, variant_id v, table_id id,
+                     matrix *m, mx_error *err)
+{
+    if (h == NULL)
+        return 0;
+    const table_key at = {v, 0, NO_HEAD, id, false};
+    return hook_point(h, &at, m, err);
+}

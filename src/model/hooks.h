@@ -71,4 +71,14 @@ static inline table_key hook_at(const table_key *at, table_id id)
 int hook_point(const forward_hooks *h, const table_key *at, matrix *m,
                mx_error *err);
 
+/* The hook point of table id in layer L of a model's blocks (variant
+ * block; head h, or NO_HEAD) over m, as hook_point. */
+int hook_layer_point(const forward_hooks *h, int L, int head, table_id id,
+                     matrix *m, mx_error *err);
+
+/* The hook point of table id outside the layers (variant v, layer 0, no
+ * head) over m, as hook_point. */
+int hook_outer_point(const forward_hooks *h, variant_id v, table_id id,
+                     matrix *m, mx_error *err);
+
 #endif

@@ -18,33 +18,6 @@
 #include "numerics/gelu_erf.h"
 #include "numerics/matmul.h"
 
-/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
-static int point(const bert_run *run, int L, table_id id, matrix *m,
-                 mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {VARIANT_ID_BLOCK, L, NO_HEAD, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
-/* The hook point of table id outside the layers (variant v) over m. */
-static int outer_point(const bert_run *run, variant_id v, table_id id,
-                       matrix *m, mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {v, 0, NO_HEAD, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
-/* An nn.Linear of the checkpoint: weight (out, in), bias (out). */
-static dense linear_of(const float *weight, const float *bias, size_t in,
-                       size_t out)
-{
-    return (dense){weight, bias, in, out, false};
-}
-
 /* The work of one layer, allocated once for the pass. */
 typedef struct {
     matrix Q, K, V, q, k, v, scores, weights, ctx, concat, attn, a, sum, fc,
@@ -109,9 +82,9 @@ static int attention(layer_work *w, const matrix *x, const bert_model *m,
     const size_t D = c->d, hd = D / c->n_head;
     const int L = (int)li;
     // Q, K, V (T, D) = x @ W^T + b, three nn.Linear
-    const dense q = linear_of(l->q_w, l->q_b, D, D);
-    const dense k = linear_of(l->k_w, l->k_b, D, D);
-    const dense v = linear_of(l->v_w, l->v_b, D, D);
+    const dense q = dense_linear(l->q_w, l->q_b, D, D);
+    const dense k = dense_linear(l->k_w, l->k_b, D, D);
+    const dense v = dense_linear(l->v_w, l->v_b, D, D);
     dense_forward(&w->Q, x, &q, run->pool);
     dense_forward(&w->K, x, &k, run->pool);
     dense_forward(&w->V, x, &v, run->pool);
@@ -133,12 +106,14 @@ static int attention(layer_work *w, const matrix *x, const bert_model *m,
             return -1;
         put_columns(&w->concat, &w->ctx, hh * hd);
     }
-    if (point(run, L, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
+                         &w->concat, err) != 0)
         return -1;
     // attn_out (T, D) = attention.output.dense(concat)
-    const dense o = linear_of(l->attn_out_w, l->attn_out_b, D, D);
+    const dense o = dense_linear(l->attn_out_w, l->attn_out_b, D, D);
     dense_forward(&w->attn, &w->concat, &o, run->pool);
-    return point(run, L, TABLE_ATTN_OUT, &w->attn, err);
+    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn,
+                            err);
 }
 
 /* What a layer's block works with. */
@@ -189,8 +164,8 @@ static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
         .norm = NORM_AFTER,
         .norm1 = {l->ln1_w, l->ln1_b, c->eps},
         .norm2 = {l->ln2_w, l->ln2_b, c->eps},
-        .ffn = {linear_of(l->inter_w, l->inter_b, D, F),
-                linear_of(l->out_w, l->out_b, F, D), ACT_GELU_ERF},
+        .ffn = {dense_linear(l->inter_w, l->inter_b, D, F),
+                dense_linear(l->out_w, l->out_b, F, D), ACT_GELU_ERF},
     };
     layer_pass p = {w, h, m, li, run};
     const block_attention attn = {layer_attend, &p};
@@ -232,7 +207,7 @@ static int mlm_logits(matrix *logits, const matrix *out, const bert_model *m,
         matrix_free(&x);
         return -1;
     }
-    const dense transform = linear_of(m->mlm.dense_w, m->mlm.dense_b, D, D);
+    const dense transform = dense_linear(m->mlm.dense_w, m->mlm.dense_b, D, D);
     dense_forward(&x, out, &transform, pool);
     gelu_erf(x.v, T * D);
     layer_norm(&y, &x, m->mlm.ln_w, m->mlm.ln_b, c->eps);
@@ -305,12 +280,12 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
     }
     int rc = -1;
     embed(&h, &w.sum, m, ids, types, T);
-    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto done;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, run, err) != 0)
             goto done;
-    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, &h, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_OUT, &h, err) != 0)
         goto done;
     if (run->logits && m->has_mlm) {
         matrix logits = {0};
@@ -318,7 +293,8 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
             goto done;
         rc = mlm_logits(&logits, &h, m, run->pool, err);
         if (rc == 0)
-            rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
+            rc = hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_LOGITS,
+                                  &logits, err);
         matrix_free(&logits);
         if (rc != 0)
             goto done;

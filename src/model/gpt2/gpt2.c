@@ -295,26 +295,6 @@ bool gpt2_param_name(const char *name, int *layer)
 
 /* ---- the forward pass ------------------------------------------------------ */
 
-/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
-static int point(const gpt2_run *run, int L, int h, table_id id, matrix *m,
-                 mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {VARIANT_ID_BLOCK, L, h, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
-/* The hook point of table id outside the layers (variant v) over m. */
-static int outer_point(const gpt2_run *run, variant_id v, table_id id,
-                       matrix *m, mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {v, 0, NO_HEAD, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
 /* A Conv1D of the checkpoint: weight (in, out), bias (out). */
 static dense conv1d(const float *weight, const float *bias, size_t in,
                     size_t out)
@@ -414,12 +394,14 @@ static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
             return -1;
         put_columns(&w->concat, &w->ctx, hh * hd);
     }
-    if (point(run, L, NO_HEAD, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
+                         &w->concat, err) != 0)
         return -1;
     // attn_out (T, D) = addmm(attn.c_proj.bias, concat, attn.c_proj.weight)
     const dense c_proj = conv1d(l->attn_proj_w, l->attn_proj_b, D, D);
     dense_forward(&w->attn, &w->concat, &c_proj, run->pool);
-    return point(run, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn, err);
+    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn,
+                            err);
 }
 
 /* What a layer's block works with: the checkpoint's layer, the pass's
@@ -518,7 +500,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
         for (size_t d = 0; d < D; d++)
             h.v[t * D + d] =
                 m->wte[(size_t)ids[t] * D + d] + m->wpe[(past + t) * D + d];
-    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto out;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, run, err) != 0)
@@ -528,14 +510,15 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     layer_norm(out, &h, m->ln_f_w, m->ln_f_b, c->eps);
-    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
         goto fail_out;
     if (run->logits) {
         matrix logits = {0};
         if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
             goto fail_out;
         gpt2_logits(&logits, m, out, run->pool);
-        rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
+        rc = hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_LOGITS, &logits,
+                              err);
         matrix_free(&logits);
         if (rc != 0)
             goto fail_out;

@@ -12,6 +12,12 @@ dense dense_of_linear(const linear *l)
                    .conv1d = false};
 }
 
+dense dense_linear(const float *weight, const float *bias, size_t in,
+                   size_t out)
+{
+    return (dense){weight, bias, in, out, false};
+}
+
 void dense_forward(matrix *y, const matrix *x, const dense *l, workers *pool)
 {
     // y (T, out) = x (T, in) @ W^T + b (nn.Linear: W is b^T, packed by

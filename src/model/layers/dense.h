@@ -32,6 +32,11 @@ typedef struct {
 /* An nn.Linear's parameters as a dense. */
 dense dense_of_linear(const linear *l);
 
+/* A checkpoint's nn.Linear as a dense: weight (out, in), bias (out) or
+ * NULL, where the checkpoint keeps them. */
+dense dense_linear(const float *weight, const float *bias, size_t in,
+                   size_t out);
+
 /* y (T, out) = the layer over x (T, in). */
 void dense_forward(matrix *y, const matrix *x, const dense *l, workers *pool);
 

@@ -13,33 +13,6 @@
 #include "numerics/matmul.h"
 #include "numerics/rms_norm.h"
 
-/* The hook point of table id of layer L (head h, or NO_HEAD) over m. */
-static int point(const llama_run *run, int L, int h, table_id id, matrix *m,
-                 mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {VARIANT_ID_BLOCK, L, h, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
-/* The hook point of table id outside the layers (variant v) over m. */
-static int outer_point(const llama_run *run, variant_id v, table_id id,
-                       matrix *m, mx_error *err)
-{
-    if (run->hooks == NULL)
-        return 0;
-    const table_key at = {v, 0, NO_HEAD, id, false};
-    return hook_point(run->hooks, &at, m, err);
-}
-
-/* An nn.Linear of the checkpoint: weight (out, in), bias (out) or NULL. */
-static dense linear_of(const float *weight, const float *bias, size_t in,
-                       size_t out)
-{
-    return (dense){weight, bias, in, out, false};
-}
-
 /* The work of one layer, allocated once for the pass, for T new tokens
  * over S keys (S = T without a cache). */
 typedef struct {
@@ -105,9 +78,9 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
     const size_t D = c->hidden, hd = D / c->n_head, KV = c->n_kv_head * hd;
     const size_t groups = c->n_head / c->n_kv_head;
     const int L = (int)li;
-    const dense q_proj = linear_of(l->q_w, l->q_b, D, D);
-    const dense k_proj = linear_of(l->k_w, l->k_b, D, KV);
-    const dense v_proj = linear_of(l->v_w, l->v_b, D, KV);
+    const dense q_proj = dense_linear(l->q_w, l->q_b, D, D);
+    const dense k_proj = dense_linear(l->k_w, l->k_b, D, KV);
+    const dense v_proj = dense_linear(l->v_w, l->v_b, D, KV);
     dense_forward(&w->q_all, &w->a, &q_proj, run->pool);
     dense_forward(&w->k_all, &w->a, &k_proj, run->pool);
     dense_forward(&w->v_all, &w->a, &v_proj, run->pool);
@@ -160,11 +133,13 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
             return -1;
         put_columns(&w->concat, &w->ctx, hh * hd);
     }
-    if (point(run, L, NO_HEAD, TABLE_CONCAT_CONTEXT, &w->concat, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
+                         &w->concat, err) != 0)
         return -1;
-    const dense o_proj = linear_of(l->o_w, l->o_b, D, D);
+    const dense o_proj = dense_linear(l->o_w, l->o_b, D, D);
     dense_forward(&w->attn, &w->concat, &o_proj, run->pool);
-    return point(run, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn, err);
+    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn,
+                            err);
 }
 
 /* One LlamaDecoderLayer over h (T, D), in place: h = h + attention(norm
@@ -179,26 +154,28 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
     const int L = (int)li;
     const size_t n = h->rows * h->cols, D = c->hidden, F = c->inter;
     rms_norm(&w->a, h, l->ln_1, c->eps);
-    if (point(run, L, NO_HEAD, TABLE_LN_1, &w->a, err) != 0 ||
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_LN_1, &w->a, err) != 0 ||
         attention(w, m, li, rope, run, err) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
         h->v[i] = h->v[i] + w->attn.v[i];
-    if (point(run, L, NO_HEAD, TABLE_RESIDUAL, h, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_RESIDUAL, h, err) != 0)
         return -1;
     rms_norm(&w->a, h, l->ln_2, c->eps);
-    if (point(run, L, NO_HEAD, TABLE_LN_2, &w->a, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_LN_2, &w->a, err) != 0)
         return -1;
-    const swiglu mlp = {linear_of(l->gate_w, NULL, D, F),
-                        linear_of(l->up_w, NULL, D, F),
-                        linear_of(l->down_w, NULL, F, D)};
+    const swiglu mlp = {dense_linear(l->gate_w, NULL, D, F),
+                        dense_linear(l->up_w, NULL, D, F),
+                        dense_linear(l->down_w, NULL, F, D)};
     swiglu_forward(&w->hidden, &w->ffn, &w->up, &w->a, &mlp, run->pool);
-    if (point(run, L, NO_HEAD, TABLE_FFN_HIDDEN, &w->hidden, err) != 0 ||
-        point(run, L, NO_HEAD, TABLE_FFN_OUT, &w->ffn, err) != 0)
+    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_FFN_HIDDEN, &w->hidden,
+                         err) != 0 ||
+        hook_layer_point(run->hooks, L, NO_HEAD, TABLE_FFN_OUT, &w->ffn, err) !=
+            0)
         return -1;
     for (size_t i = 0; i < n; i++)
         h->v[i] = h->v[i] + w->ffn.v[i];
-    return point(run, L, NO_HEAD, TABLE_HIDDEN, h, err);
+    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_HIDDEN, h, err);
 }
 
 /* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
@@ -273,7 +250,7 @@ int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
     for (size_t t = 0; t < T; t++)
         for (size_t d = 0; d < D; d++)
             h.v[t * D + d] = m->embed[(size_t)ids[t] * D + d];
-    if (outer_point(run, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto out;
     for (size_t li = 0; li < c->n_layer; li++)
         if (layer_forward(&h, &w, m, li, &rope, run, err) != 0)
@@ -283,14 +260,15 @@ int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
     if (matrix_alloc(out, T, D, N_("hidden states"), err) != 0)
         goto out;
     rms_norm(out, &h, m->norm, c->eps);
-    if (outer_point(run, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
+    if (hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_OUT, out, err) != 0)
         goto fail_out;
     if (run->logits) {
         matrix logits = {0};
         if (matrix_alloc(&logits, T, c->vocab_size, N_("logits"), err) != 0)
             goto fail_out;
         llama_logits(&logits, m, out, run->pool);
-        rc = outer_point(run, VARIANT_MODEL, TABLE_LOGITS, &logits, err);
+        rc = hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_LOGITS, &logits,
+                              err);
         matrix_free(&logits);
         if (rc != 0)
             goto fail_out;
