@@ -1,106 +1,79 @@
 /* gpt2_lm.c: a GPT-2 checkpoint as the interventions' language model
- * (gpt2_lm.h). */
+ * (gpt2_lm.h): its row of checkpoint_lm.h. */
 #include "model/gpt2/gpt2_lm.h"
 
-#include <stdlib.h>
-
 #include "base/i18n.h"
+#include "model/checkpoint_lm.h"
 #include "model/gpt2/gpt2.h"
-#include "model/gpt2/gpt2_tokenizer.h"
-#include "model/pipeline.h"
-#include "numerics/workers.h"
 
-struct lm_session {
-    gpt2_model model;
-    gpt2_tokenizer *tokenizer;
-    workers *pool;
-};
-
-static void close_session(lm_session *s)
+static int open_model(void *m, const char *dir, mx_error *err)
 {
-    if (s == NULL)
-        return;
-    gpt2_close(&s->model);
-    gpt2_tokenizer_free(s->tokenizer);
-    workers_free(s->pool);
-    free(s);
+    return gpt2_open(m, dir, err);
 }
 
-static int open_session(lm_session **out, lm_shape *shape,
-                        const model_config *mc, mx_error *err)
+static void close_model(void *m)
 {
-    lm_session *s = calloc(1, sizeof *s);
-    *out = NULL;
-    if (s == NULL)
-        return err_nomem(err, mc->model);
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (gpt2_open(&s->model, mc->model, err) != 0 ||
-        gpt2_tokenizer_open(&s->tokenizer, mc->model, err) != 0 ||
-        workers_init(&s->pool, threads, err) != 0) {
-        close_session(s);
-        return -1;
-    }
-    const gpt2_config *c = &s->model.cfg;
-    *shape = (lm_shape){c->n_layer, c->n_head, c->vocab_size, c->n_positions};
-    *out = s;
-    return 0;
+    gpt2_close(m);
 }
 
-static int encode(int32_t **ids, size_t *T, const lm_session *s,
-                  const char *text, size_t len, mx_error *err)
+static lm_shape shape(const void *m)
 {
-    const size_t most = s->model.cfg.n_positions;
-    *ids = NULL;
-    if (gpt2_tokenizer_encode(ids, T, s->tokenizer, text, len, most, err) != 0)
-        return -1;
-    if (*T == 0 || *T > most) {
-        free(*ids);
-        *ids = NULL;
-        return *T == 0
-                   ? err_input(err, _("the text has no tokens"))
-                   : err_input(
-                         err,
-                         _("the text is more than %zu tokens, the model's n_positions"),
-                         most);
-    }
-    return 0;
+    const gpt2_config *c = &((const gpt2_model *)m)->cfg;
+    return (lm_shape){c->n_layer, c->n_head, c->vocab_size, c->n_positions};
 }
 
-static void label(char *buf, size_t size, const lm_session *s, int32_t id)
+static size_t width(const void *m)
 {
-    gpt2_tokenizer_label(buf, size, s->tokenizer, id);
+    return ((const gpt2_model *)m)->cfg.n_embd;
 }
 
-static int forward(lm_session *s, const int32_t *ids, size_t T,
-                   const forward_hooks *hk, mx_error *err)
+static int too_long(mx_error *err, size_t most)
+{
+    return err_input(
+        err, _("the text is more than %zu tokens, the model's n_positions"),
+        most);
+}
+
+static int forward(const void *m, const int32_t *ids, size_t T,
+                   const forward_hooks *hk, workers *pool, mx_error *err)
 {
     matrix out = {0};
-    const gpt2_run run = {hk, true, s->pool, NULL};
-    const int rc = gpt2_forward(&out, &s->model, ids, T, &run, err);
+    const gpt2_run run = {hk, true, pool, NULL};
+    const int rc = gpt2_forward(&out, m, ids, T, &run, err);
     matrix_free(&out);
     return rc;
 }
 
-/* ln_f, then the lm_head tied to wte. */
-static int unembed(lm_session *s, matrix *logits, const matrix *resid,
-                   mx_error *err)
+/* ln_f. */
+static void final_norm(matrix *out, const void *model, const matrix *resid)
 {
-    const gpt2_model *m = &s->model;
-    matrix out = {0};
-    if (matrix_alloc(&out, resid->rows, m->cfg.n_embd, N_("hidden states"),
-                     err) != 0)
-        return -1;
-    layer_norm(&out, resid, m->ln_f_w, m->ln_f_b, m->cfg.eps);
-    gpt2_logits(logits, m, &out, s->pool);
-    matrix_free(&out);
-    return 0;
+    const gpt2_model *m = model;
+    layer_norm(out, resid, m->ln_f_w, m->ln_f_b, m->cfg.eps);
 }
 
-const lm_ops gpt2_lm = {
-    .open = open_session,
-    .encode = encode,
-    .label = label,
+/* The lm_head tied to wte. */
+static void logits(matrix *logits, const void *m, const matrix *normed,
+                   workers *pool)
+{
+    gpt2_logits(logits, m, normed, pool);
+}
+
+static const checkpoint_lm_row row = {
+    .model_size = sizeof(gpt2_model),
+    .open = open_model,
+    .close = close_model,
+    .shape = shape,
+    .width = width,
+    .too_long = too_long,
     .forward = forward,
-    .unembed = unembed,
-    .close = close_session,
+    .final_norm = final_norm,
+    .logits = logits,
 };
+
+static int open_lm(lm_session **s, lm_shape *shape_out, const model_config *mc,
+                   mx_error *err)
+{
+    return checkpoint_lm_open(s, shape_out, &row, mc, err);
+}
+
+const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);

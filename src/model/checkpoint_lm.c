@@ -1,0 +1,97 @@
+/* checkpoint_lm.c: a checkpoint family's model as the interventions'
+ * language model (checkpoint_lm.h). */
+#include "model/checkpoint_lm.h"
+
+#include <stdlib.h>
+
+#include "base/i18n.h"
+#include "model/gpt2/gpt2_tokenizer.h"
+
+struct lm_session {
+    const checkpoint_lm_row *row;
+    void *model; /* the family's model, row->model_size bytes; owned */
+    gpt2_tokenizer *tokenizer;
+    workers *pool;
+    size_t positions; /* the most tokens a text may have */
+};
+
+void checkpoint_lm_close(lm_session *s)
+{
+    if (s == NULL)
+        return;
+    if (s->model != NULL)
+        s->row->close(s->model);
+    free(s->model);
+    gpt2_tokenizer_free(s->tokenizer);
+    workers_free(s->pool);
+    free(s);
+}
+
+int checkpoint_lm_open(lm_session **out, lm_shape *shape,
+                       const checkpoint_lm_row *row, const model_config *mc,
+                       mx_error *err)
+{
+    lm_session *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (s != NULL) {
+        s->row = row;
+        s->model = calloc(1, row->model_size);
+    }
+    if (s == NULL || s->model == NULL) {
+        checkpoint_lm_close(s);
+        return err_nomem(err, mc->model);
+    }
+    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    if (row->open(s->model, mc->model, err) != 0 ||
+        gpt2_tokenizer_open(&s->tokenizer, mc->model, err) != 0 ||
+        workers_init(&s->pool, threads, err) != 0) {
+        checkpoint_lm_close(s);
+        return -1;
+    }
+    *shape = row->shape(s->model);
+    s->positions = shape->positions;
+    *out = s;
+    return 0;
+}
+
+int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
+                         const char *text, size_t len, mx_error *err)
+{
+    const size_t most = s->positions;
+    *ids = NULL;
+    if (gpt2_tokenizer_encode(ids, T, s->tokenizer, text, len, most, err) != 0)
+        return -1;
+    if (*T == 0 || *T > most) {
+        free(*ids);
+        *ids = NULL;
+        return *T == 0 ? err_input(err, _("the text has no tokens"))
+                       : s->row->too_long(err, most);
+    }
+    return 0;
+}
+
+void checkpoint_lm_label(char *buf, size_t size, const lm_session *s,
+                         int32_t id)
+{
+    gpt2_tokenizer_label(buf, size, s->tokenizer, id);
+}
+
+int checkpoint_lm_forward(lm_session *s, const int32_t *ids, size_t T,
+                          const forward_hooks *hk, mx_error *err)
+{
+    return s->row->forward(s->model, ids, T, hk, s->pool, err);
+}
+
+/* The final norm, then lm_head. */
+int checkpoint_lm_unembed(lm_session *s, matrix *logits, const matrix *resid,
+                          mx_error *err)
+{
+    matrix out = {0};
+    if (matrix_alloc(&out, resid->rows, s->row->width(s->model),
+                     N_("hidden states"), err) != 0)
+        return -1;
+    s->row->final_norm(&out, s->model, resid);
+    s->row->logits(logits, s->model, &out, s->pool);
+    matrix_free(&out);
+    return 0;
+}

@@ -1,0 +1,83 @@
+/* checkpoint_lm.h: a checkpoint family's model as the interventions'
+ * language model (lm.h), written once for every family: the session (the
+ * model, the folder's tokenizer, the workers of its forward pass), a
+ * text's ids, a token's label, one forward pass with hooks, and the head
+ * over the residual stream. What is the family's own is a row: how its
+ * model opens and closes, its sizes, its forward pass, and its final norm
+ * and lm_head.
+ *
+ * A family gives its lm_ops (family.h, .lm) as checkpoint_lm_ops with its
+ * own open, which names its row:
+ *
+ *     static int open_lm(lm_session **s, lm_shape *shape,
+ *                        const model_config *mc, mx_error *err)
+ *     {
+ *         return checkpoint_lm_open(s, shape, &row, mc, err);
+ *     }
+ *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);
+ */
+#ifndef MHA_CHECKPOINT_LM_H
+#define MHA_CHECKPOINT_LM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "model/hooks.h"
+#include "model/lm.h"
+#include "model/pipeline.h"
+#include "numerics/tensor.h"
+#include "numerics/workers.h"
+
+/* A family's part of its language model. `model` is the family's model
+ * struct (model_size bytes, zeroed before open). */
+typedef struct {
+    size_t model_size;
+    /* Opens the checkpoint folder dir into model. */
+    int (*open)(void *model, const char *dir, mx_error *err);
+    void (*close)(void *model);
+    /* L layers of H heads, V words, the positions; and D, the width of
+     * the residual stream. */
+    lm_shape (*shape)(const void *model);
+    size_t (*width)(const void *model);
+    /* Refuses a text of more tokens than `most`, the model's positions,
+     * naming its config.json key; returns -1. */
+    int (*too_long)(mx_error *err, size_t most);
+    /* One forward pass over ids (T of them) with the hooks hk; the
+     * logits made (they pass their hook point). */
+    int (*forward)(const void *model, const int32_t *ids, size_t T,
+                   const forward_hooks *hk, workers *pool, mx_error *err);
+    /* out (rows, D) = the norm after the last layer over resid (rows, D). */
+    void (*final_norm)(matrix *out, const void *model, const matrix *resid);
+    /* logits (rows, V) = lm_head(normed (rows, D)); allocated by the
+     * caller. */
+    void (*logits)(matrix *logits, const void *model, const matrix *normed,
+                   workers *pool);
+} checkpoint_lm_row;
+
+/* lm_ops.open for the family of `row`: the checkpoint folder mc->model,
+ * its tokenizer and mc->threads workers (0: as many as the processors). */
+int checkpoint_lm_open(lm_session **s, lm_shape *shape,
+                       const checkpoint_lm_row *row, const model_config *mc,
+                       mx_error *err);
+
+/* The rest of lm_ops, the same for every checkpoint family. */
+int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
+                         const char *text, size_t len, mx_error *err);
+void checkpoint_lm_label(char *buf, size_t size, const lm_session *s,
+                         int32_t id);
+int checkpoint_lm_forward(lm_session *s, const int32_t *ids, size_t T,
+                          const forward_hooks *hk, mx_error *err);
+int checkpoint_lm_unembed(lm_session *s, matrix *logits, const matrix *resid,
+                          mx_error *err);
+void checkpoint_lm_close(lm_session *s);
+
+/* A checkpoint family's lm_ops, given its open. */
+#define CHECKPOINT_LM_OPS(open_fn)                                      \
+    {                                                                   \
+        .open = (open_fn), .encode = checkpoint_lm_encode,              \
+        .label = checkpoint_lm_label, .forward = checkpoint_lm_forward, \
+        .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close, \
+    }
+
+#endif
