@@ -152,6 +152,30 @@ FILE_MORE = [
     ["--plot", "{d}/p.svg", "--model", "{root}/tests/reference/gpt2/tiny"],
     ["--csv-dir", "{d}/csv", "--train", "2"],
 ]
+# The checkpoints' interventions, logit lens and generation, whole
+# command lines.
+MODEL_RUNS = [
+    [m, "--format", "csv", "the cat sat on the mat"] + opts
+    for m in ("{root}/tests/reference/gpt2/two_layers",
+              "{root}/tests/reference/llama/llama_gqa4_bf16",
+              "{root}/tests/reference/bert/mlm")
+    for opts in (["--ablate", "0.1"],
+                 ["--ablate", "1.0,0.1", "--ablate-mode", "mean"],
+                 ["--ablate", "all-heads"], ["--logit-lens"],
+                 ["--generate", "4"],
+                 ["--generate", "3", "--sample", "--seed", "5"],
+                 ["--ablate", "2.0"], ["--ablate-mode", "mean"])
+] + [
+    [m, "--format", "csv"] + opts
+    for m in ("{root}/tests/reference/gpt2/two_layers",
+              "{root}/tests/reference/llama/llama_gqa4_bf16",
+              "{root}/tests/reference/bert/mlm")
+    for opts in (["--head-scores", "--repeat-random", "4"],
+                 ["--patch", "--clean", "the cat sat", "--corrupt",
+                  "the dog sat", "--answer", " cat", "--wrong", " dog"],
+                 ["--patch", "--clean", "the cat", "--corrupt",
+                  "the cat sat", "--answer", " cat", "--wrong", " mat"])
+]
 
 
 # A live page's WebAssembly core is the program's own code compiled, which
@@ -201,6 +225,8 @@ def cases(root):
     for opts in FILE_MORE:
         yield ([SENTENCES[2]] + [o.replace("{root}", root) for o in opts],
                b"")
+    for opts in MODEL_RUNS:
+        yield ["--model"] + [o.replace("{root}", root) for o in opts], b""
     emb = os.path.join(root, "tests", "reference", "cases",
                        "decimals_embeddings.csv")
     yield ["--embeddings", emb, "--draw", "input,single"], b""
