@@ -32,7 +32,7 @@ model_config model_config_of(const options *opt)
         .n_draw = opt->n_draw,
         .dropout = opt->dropout,
         .attn_dropout = opt->attn_dropout,
-        .model = opt->model,
+        .checkpoint = opt->model,
         .pair = opt->pair,
         .layers = opt->layer_list,
         .n_layers = opt->n_layer_list,

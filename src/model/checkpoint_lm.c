@@ -39,11 +39,11 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     }
     if (s == NULL || s->model == NULL) {
         checkpoint_lm_close(s);
-        return err_nomem(err, mc->model);
+        return err_nomem(err, mc->checkpoint);
     }
     const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (row->open(s->model, mc->model, err) != 0 ||
-        gpt2_tokenizer_open(&s->tokenizer, mc->model, err) != 0 ||
+    if (row->open(s->model, mc->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&s->tokenizer, mc->checkpoint, err) != 0 ||
         workers_init(&s->pool, threads, err) != 0) {
         checkpoint_lm_close(s);
         return -1;

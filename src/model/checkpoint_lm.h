@@ -55,7 +55,7 @@ typedef struct {
                    workers *pool);
 } checkpoint_lm_row;
 
-/* lm_ops.open for the family of `row`: the checkpoint folder mc->model,
+/* lm_ops.open for the family of `row`: the checkpoint folder mc->checkpoint,
  * its tokenizer and mc->threads workers (0: as many as the processors). */
 int checkpoint_lm_open(lm_session **s, lm_shape *shape,
                        const checkpoint_lm_row *row, const model_config *mc,

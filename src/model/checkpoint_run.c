@@ -57,7 +57,7 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
     r->layers = calloc(n_layer, sizeof *r->layers);
     r->heads = calloc(n_head, sizeof *r->heads);
     if (r->layers == NULL || r->heads == NULL)
-        return err_nomem(err, mc->model);
+        return err_nomem(err, mc->checkpoint);
     if (select_list(r->layers, n_layer, mc->layers, mc->n_layers, "--layers",
                     err) != 0)
         return -1;

@@ -82,12 +82,12 @@ typedef struct {
                                           variant from the seed, input
                                           first */
     size_t n_draw;
-    double dropout;      /* --dropout P: the block's, training mode */
-    double attn_dropout; /* --attn-dropout P: the modules' on the weights */
-    const char *model;   /* --model: a GPT-2 checkpoint folder
-                                (model/gpt2/gpt2_trace.h) runs instead of the
-                                variants, or NULL */
-    const char *pair;    /* --pair: a BERT checkpoint's second text (token
+    double dropout;         /* --dropout P: the block's, training mode */
+    double attn_dropout;    /* --attn-dropout P: the modules' on the weights */
+    const char *checkpoint; /* --model: a checkpoint folder, which its
+                               family (model/family.h) runs instead of the
+                               variants, or NULL */
+    const char *pair;       /* --pair: a BERT checkpoint's second text (token
                          type 1), or NULL */
     const index_range *layers; /* its layers to show (n_layers ranges; 0:
                                   every layer) */

@@ -95,7 +95,7 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
         free(text);
         return;
     }
-    const model_config mc = {.model = dir,
+    const model_config mc = {.checkpoint = dir,
                              .threads = 1,
                              .ablate = heads,
                              .n_ablate = n,
@@ -145,7 +145,7 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
         ok(0, "%s %s: reference read", ckpt, name);
         return;
     }
-    const model_config mc = {.model = dir,
+    const model_config mc = {.checkpoint = dir,
                              .threads = 1,
                              .patch = true,
                              .patch_clean = clean,
@@ -183,7 +183,7 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
         ok(0, "%s %s: reference read", ckpt, name);
         return;
     }
-    const model_config mc = {.model = dir,
+    const model_config mc = {.checkpoint = dir,
                              .threads = 1,
                              .head_scores = true,
                              .repeat_random = text == NULL ? n : 0,
@@ -240,7 +240,8 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
         free(text);
         return;
     }
-    const model_config mc = {.model = dir, .threads = 1, .logit_lens = true};
+    const model_config mc = {
+        .checkpoint = dir, .threads = 1, .logit_lens = true};
     const model_input in = {.sentence = text, .len = strlen(text)};
     trace tr;
     trace_init(&tr);

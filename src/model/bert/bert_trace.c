@@ -162,8 +162,8 @@ static int open_all(bert_checkpoint *r, const model_config *mc,
 {
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    if (bert_open(&r->model, mc->model, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, mc->model, err) != 0)
+    if (bert_open(&r->model, mc->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err) != 0)
         return -1;
     const bert_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
@@ -171,7 +171,7 @@ static int open_all(bert_checkpoint *r, const model_config *mc,
         return err_input(
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->model, n_tokens, c->vocab_size);
+            mc->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     if (check_tables(r, mc, err) != 0)

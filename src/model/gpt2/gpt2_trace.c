@@ -68,8 +68,8 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
 static int open_model(gpt2_trace_run_state *r, const model_config *mc,
                       mx_error *err)
 {
-    if (gpt2_open(&r->model, mc->model, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, mc->model, err) != 0)
+    if (gpt2_open(&r->model, mc->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err) != 0)
         return -1;
     const gpt2_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
@@ -79,7 +79,7 @@ static int open_model(gpt2_trace_run_state *r, const model_config *mc,
             gpt2_tokenizer_from_json(r->tokenizer)
                 ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
                 : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->model, n_tokens, c->vocab_size);
+            mc->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     return checkpoint_run_params_present(&r->run, mc, err);

@@ -70,15 +70,16 @@ static int run_open(llama_trace_run_state *r, const model_config *mc,
     *r = (llama_trace_run_state){0};
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    int rc = llama_open(&r->model, mc->model, err);
+    int rc = llama_open(&r->model, mc->checkpoint, err);
     if (rc == 0)
-        rc = gpt2_tokenizer_open(&r->tokenizer, mc->model, err);
+        rc = gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err);
     const llama_config *c = &r->model.cfg;
     if (rc == 0 && gpt2_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
         rc = err_input(
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->model, gpt2_tokenizer_vocab_size(r->tokenizer), c->vocab_size);
+            mc->checkpoint, gpt2_tokenizer_vocab_size(r->tokenizer),
+            c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     if (rc == 0)
