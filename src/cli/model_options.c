@@ -6,9 +6,9 @@
 
 #include "model/tokenize.h"
 
-model_config model_config_of(const options *opt)
+run_request run_request_of(const options *opt)
 {
-    model_config mc = {
+    run_request rq = {
         .seed = opt->seed,
         .d_model = opt->d_model,
         .d_model_given = opt->given[OPT_D_MODEL],
@@ -77,18 +77,18 @@ model_config model_config_of(const options *opt)
         .repeat_random = opt->repeat_random,
     };
     for (size_t i = 0; i < opt->n_draw; i++)
-        mc.draw[i] = opt->draw[i];
-    return mc;
+        rq.draw[i] = opt->draw[i];
+    return rq;
 }
 
 /* --focus WORD or WORD@POSITION names one of the sentence's tokens (not
  * those of --kv). */
-static int check_focus(const model_config *mc, const char *focus,
+static int check_focus(const run_request *rq, const char *focus,
                        const model_input *in, mx_error *err)
 {
     tokenized tok = {0};
     size_t n_queries, position;
-    int rc = pipeline_tokens(&tok, &n_queries, mc, in, err);
+    int rc = pipeline_tokens(&tok, &n_queries, rq, in, err);
     if (rc == 0)
         rc = find_token(&position, focus, (const char *const *)tok.tokens,
                         n_queries, err);
@@ -99,9 +99,9 @@ static int check_focus(const model_config *mc, const char *focus,
 int check_run(double *values, const options *opt, const model_input *in,
               bool streamed, mx_error *err)
 {
-    const model_config mc = model_config_of(opt);
-    int rc = pipeline_check(values, &mc, in, streamed, err);
+    const run_request rq = run_request_of(opt);
+    int rc = pipeline_check(values, &rq, in, streamed, err);
     if (rc == 0 && opt->focus != NULL)
-        rc = check_focus(&mc, opt->focus, in, err);
+        rc = check_focus(&rq, opt->focus, in, err);
     return rc;
 }

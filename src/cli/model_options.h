@@ -1,8 +1,8 @@
-/* model_options.h: the model a command line asks for (model_config,
+/* model_options.h: the model a command line asks for (run_request,
  * model/pipeline.h), and the checks of a run before it starts.
  *
  * The model core never reads the options: the command line hands it a
- * model_config made here, and checks what is the command line's own
+ * run_request made here, and checks what is the command line's own
  * (--focus) after the model's checks, in the order a run meets them. */
 #ifndef MHA_MODEL_OPTIONS_H
 #define MHA_MODEL_OPTIONS_H
@@ -14,7 +14,7 @@
 #include "model/pipeline.h"
 
 /* The model of the options: sizes, variants, --weights and how to run. */
-model_config model_config_of(const options *opt);
+run_request run_request_of(const options *opt);
 
 /* Checks, without building anything, a run of opt over in: the input
  * tokenizes and the run fits the limits (pipeline_check, which sets

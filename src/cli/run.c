@@ -40,9 +40,9 @@
 static int check_tables_made(const options *opt, const model_input *in,
                              mx_error *err)
 {
-    const model_config mc = model_config_of(opt);
+    const run_request rq = run_request_of(opt);
     for (size_t k = 0; k < opt->n_tables; k++)
-        if (!pipeline_makes_table(&mc, in, opt->tables[k]))
+        if (!pipeline_makes_table(&rq, in, opt->tables[k]))
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
                                "(it comes with another --variant or "
@@ -163,12 +163,12 @@ static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
 }
 
 /* model.json of a trained run in its --csv-dir folder. */
-static int put_manifest(csv_dir_set *files, const model_config *mc,
+static int put_manifest(csv_dir_set *files, const run_request *rq,
                         const trace *tr, const char *corpus, mx_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = manifest_text(&text, &len, mc, tr, corpus, err);
+    int rc = manifest_text(&text, &len, rq, tr, corpus, err);
     if (rc == 0)
         rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
     free(text);
@@ -178,7 +178,7 @@ static int put_manifest(csv_dir_set *files, const model_config *mc,
 /* The run's --html page (a trained model's page carries the model,
  * html.h). */
 static int put_page(html_set *html, const options *opt, const model_input *in,
-                    const model_config *mc, const trace *tr, mx_error *err)
+                    const run_request *rq, const trace *tr, mx_error *err)
 {
     explain_context notes = explain_for(opt, tr);
     notes.width = EXPLAIN_NO_WRAP;
@@ -189,7 +189,7 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
                         .corpus_lines = in->corpus_lines,
                         .n_corpus = in->corpus != NULL ? in->n_corpus : 0};
     char *manifest = NULL;
-    int rc = run.model ? manifest_text(&manifest, &model.len, mc, tr,
+    int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr,
                                        opt->corpus, err)
                        : 0;
     model.manifest = manifest;
@@ -249,15 +249,15 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                             : "\n",
                 heading);
     /* a long training shows its step on a terminal */
-    model_config mc = model_config_of(opt);
+    run_request rq = run_request_of(opt);
     progress bar;
     const train_watch watch = {show_training, &bar};
     progress_begin(&bar, stderr,
-                   mc.train && !opt->quiet && isatty(STDERR_FILENO));
+                   rq.train && !opt->quiet && isatty(STDERR_FILENO));
     if (bar.out != NULL)
-        mc.watch = &watch;
+        rq.watch = &watch;
     if (rc == 0)
-        rc = pipeline_run(&tr, &mc, in, err);
+        rc = pipeline_run(&tr, &rq, in, err);
     progress_end(&bar);
     if (rc == 0) {
         warn_diverged(&tr);
@@ -265,7 +265,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     }
     /* a trained model's folder describes itself (model/manifest.h) */
     if (rc == 0 && opt->train && o.files != NULL)
-        rc = put_manifest(o.files, &mc, &tr, opt->corpus, err);
+        rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
@@ -305,7 +305,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     }
     /* the page is written whole, under a temporary name, last */
     if (rc == 0 && files->html != NULL)
-        rc = put_page(files->html, opt, in, &mc, &tr, err);
+        rc = put_page(files->html, opt, in, &rq, &tr, err);
     if (rc == 0 && opt->format == FORMAT_TEXT && opt->focus == NULL)
         show_continued(out, &tr);
     text_stream_end(&o.text);

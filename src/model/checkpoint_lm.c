@@ -28,7 +28,7 @@ void checkpoint_lm_close(lm_session *s)
 }
 
 int checkpoint_lm_open(lm_session **out, lm_shape *shape,
-                       const checkpoint_lm_row *row, const model_config *mc,
+                       const checkpoint_lm_row *row, const run_request *rq,
                        mx_error *err)
 {
     lm_session *s = calloc(1, sizeof *s);
@@ -39,11 +39,11 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     }
     if (s == NULL || s->model == NULL) {
         checkpoint_lm_close(s);
-        return err_nomem(err, mc->checkpoint);
+        return err_nomem(err, rq->checkpoint);
     }
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
-    if (row->open(s->model, mc->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&s->tokenizer, mc->checkpoint, err) != 0 ||
+    const size_t threads = rq->threads != 0 ? rq->threads : workers_available();
+    if (row->open(s->model, rq->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&s->tokenizer, rq->checkpoint, err) != 0 ||
         workers_init(&s->pool, threads, err) != 0) {
         checkpoint_lm_close(s);
         return -1;

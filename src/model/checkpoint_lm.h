@@ -10,9 +10,9 @@
  * own open, which names its row:
  *
  *     static int open_lm(lm_session **s, lm_shape *shape,
- *                        const model_config *mc, mx_error *err)
+ *                        const run_request *rq, mx_error *err)
  *     {
- *         return checkpoint_lm_open(s, shape, &row, mc, err);
+ *         return checkpoint_lm_open(s, shape, &row, rq, err);
  *     }
  *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);
  */
@@ -55,10 +55,10 @@ typedef struct {
                    workers *pool);
 } checkpoint_lm_row;
 
-/* lm_ops.open for the family of `row`: the checkpoint folder mc->checkpoint,
- * its tokenizer and mc->threads workers (0: as many as the processors). */
+/* lm_ops.open for the family of `row`: the checkpoint folder rq->checkpoint,
+ * its tokenizer and rq->threads workers (0: as many as the processors). */
 int checkpoint_lm_open(lm_session **s, lm_shape *shape,
-                       const checkpoint_lm_row *row, const model_config *mc,
+                       const checkpoint_lm_row *row, const run_request *rq,
                        mx_error *err);
 
 /* The rest of lm_ops, the same for every checkpoint family. */

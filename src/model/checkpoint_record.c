@@ -26,7 +26,7 @@ int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
     r->dims = trace_index_labels(tr, "dim", m->d_model, err);
     r->ffn_dims = trace_index_labels(tr, "dim", m->ff, err);
     r->head_dims = trace_index_labels(tr, "dim", m->d_model / m->heads, err);
-    r->vocab = r->mc->logits && r->vocab_size > 0
+    r->vocab = r->rq->logits && r->vocab_size > 0
                    ? trace_index_labels(tr, "id", r->vocab_size, err)
                    : r->dims;
     if (!(r->tokens && r->queries && r->keys && r->values && r->dims &&
@@ -91,11 +91,11 @@ static int put_param(trace *tr, const checkpoint_param *p,
 int checkpoint_record_params(checkpoint_recorder *r, mx_error *err)
 {
     const checkpoint_run *run = r->run;
-    for (size_t i = 0; i < r->mc->n_tables; i++) {
+    for (size_t i = 0; i < r->rq->n_tables; i++) {
         checkpoint_param p;
         const safetensors *in;
         const st_tensor *st;
-        if (run->find_param(run->find_ctx, r->mc->tables[i], &p, &in, &st) &&
+        if (run->find_param(run->find_ctx, r->rq->tables[i], &p, &in, &st) &&
             put_param(r->tr, &p, in, st, err) != 0)
             return -1;
     }
@@ -242,7 +242,7 @@ int checkpoint_record(void *ctx, const table_key *at, const matrix *m,
     const labels *rows, *cols;
     table_labels(&rows, &cols, r, id);
     const table_key key = {at->variant, at->layer, at->head, id, false};
-    if ((id != TABLE_LOGITS || r->mc->logits) &&
+    if ((id != TABLE_LOGITS || r->rq->logits) &&
         put(r, &key, rows, cols, m, err) != 0)
         return -1;
     if (id == TABLE_LOGITS)

@@ -30,7 +30,7 @@
 
 typedef struct {
     trace *tr;
-    const model_config *mc;
+    const run_request *rq;
     const checkpoint_run *run;
     size_t vocab_size;        /* V; 0: the model makes no logits (no
                                  masked-word head) */

@@ -50,18 +50,18 @@ static int select_list(bool *keep, size_t n, const index_range *ranges,
 }
 
 int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
-                         const model_config *mc, mx_error *err)
+                         const run_request *rq, mx_error *err)
 {
     r->n_layer = n_layer;
     r->n_head = n_head;
     r->layers = calloc(n_layer, sizeof *r->layers);
     r->heads = calloc(n_head, sizeof *r->heads);
     if (r->layers == NULL || r->heads == NULL)
-        return err_nomem(err, mc->checkpoint);
-    if (select_list(r->layers, n_layer, mc->layers, mc->n_layers, "--layers",
+        return err_nomem(err, rq->checkpoint);
+    if (select_list(r->layers, n_layer, rq->layers, rq->n_layers, "--layers",
                     err) != 0)
         return -1;
-    return select_list(r->heads, n_head, mc->show_heads, mc->n_show_heads,
+    return select_list(r->heads, n_head, rq->show_heads, rq->n_show_heads,
                        "--show-heads", err);
 }
 
@@ -78,23 +78,23 @@ int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
 }
 
 int checkpoint_run_params_present(const checkpoint_run *r,
-                                  const model_config *mc, mx_error *err)
+                                  const run_request *rq, mx_error *err)
 {
-    for (size_t i = 0; i < mc->n_tables; i++)
-        if (checkpoint_run_param_present(r, mc->tables[i], err) != 0)
+    for (size_t i = 0; i < rq->n_tables; i++)
+        if (checkpoint_run_param_present(r, rq->tables[i], err) != 0)
             return -1;
     return 0;
 }
 
 double checkpoint_run_params_values(const checkpoint_run *r,
-                                    const model_config *mc)
+                                    const run_request *rq)
 {
     double v = 0;
-    for (size_t i = 0; i < mc->n_tables; i++) {
+    for (size_t i = 0; i < rq->n_tables; i++) {
         checkpoint_param p;
         const safetensors *in;
         const st_tensor *st;
-        if (r->find_param(r->find_ctx, mc->tables[i], &p, &in, &st) &&
+        if (r->find_param(r->find_ctx, rq->tables[i], &p, &in, &st) &&
             st != NULL)
             v += (double)st_tensor_count(st);
     }
@@ -143,13 +143,13 @@ int checkpoint_run_fits(double values, mx_error *err)
         values / 1e6, MAX_TRACE_VALUES / 1000000);
 }
 
-int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
+int checkpoint_run_pool(workers **pool, double values, const run_request *rq,
                         mx_error *err)
 {
     *pool = NULL;
     if (checkpoint_run_fits(values, err) != 0)
         return -1;
-    const size_t threads = mc->threads != 0 ? mc->threads : workers_available();
+    const size_t threads = rq->threads != 0 ? rq->threads : workers_available();
     return workers_init(pool, threads, err);
 }
 
@@ -160,7 +160,7 @@ int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,
     return tokenize_words(tok, (const char *const *)r->pieces, r->T, err);
 }
 
-bool checkpoint_makes_table(const model_config *mc, const char *name,
+bool checkpoint_makes_table(const run_request *rq, const char *name,
                             bool (*param_name)(const char *name, int *layer),
                             table_set made)
 {
@@ -170,12 +170,12 @@ bool checkpoint_makes_table(const model_config *mc, const char *name,
     if (id == TABLE_COUNT)
         return false;
     if (id == TABLE_LOGITS)
-        return mc->logits;
+        return rq->logits;
     if ((made & table_bit(id)) == 0)
         return false;
     if (id == TABLE_GENERATED)
-        return mc->generate > 0;
+        return rq->generate > 0;
     if (id == TABLE_KV_CACHE_SIZE)
-        return mc->generate > 0 && mc->kv_steps;
+        return rq->generate > 0 && rq->kv_steps;
     return true;
 }

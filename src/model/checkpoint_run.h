@@ -72,7 +72,7 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err);
  * --show-heads, all of them when none is given; a number past the
  * model's is an error of its option. */
 int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
-                         const model_config *mc, mx_error *err);
+                         const run_request *rq, mx_error *err);
 
 /* name, when it is a parameter (by r->find_param), is in the
  * checkpoint; else an error naming it. */
@@ -82,11 +82,11 @@ int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
 /* Every parameter --tables names is in the checkpoint; else an error
  * naming the first that is not. */
 int checkpoint_run_params_present(const checkpoint_run *r,
-                                  const model_config *mc, mx_error *err);
+                                  const run_request *rq, mx_error *err);
 
 /* The floats of the parameters --tables names. */
 double checkpoint_run_params_values(const checkpoint_run *r,
-                                    const model_config *mc);
+                                    const run_request *rq);
 
 /* r->pieces: the label of each of the T ids, by r->label. */
 int checkpoint_run_labels(checkpoint_run *r, mx_error *err);
@@ -99,9 +99,9 @@ size_t checkpoint_run_heads_shown(const checkpoint_run *r);
  * error naming what makes it smaller. */
 int checkpoint_run_fits(double values, mx_error *err);
 
-/* *pool: mc->threads workers (0: as many as the machine has) for a run
+/* *pool: rq->threads workers (0: as many as the machine has) for a run
  * of about values floats, which must fit (checkpoint_run_fits). */
-int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
+int checkpoint_run_pool(workers **pool, double values, const run_request *rq,
                         mx_error *err);
 
 /* Whether a checkpoint family's run makes the table or parameter name
@@ -109,7 +109,7 @@ int checkpoint_run_pool(workers **pool, double values, const model_config *mc,
  * the run checks that the file has it), logits when asked for, and the
  * tables of `made` (the family's sets of the catalogue), generated with
  * --generate and kv_cache_size with --kv-steps among them. */
-bool checkpoint_makes_table(const model_config *mc, const char *name,
+bool checkpoint_makes_table(const run_request *rq, const char *name,
                             bool (*param_name)(const char *name, int *layer),
                             table_set made);
 

@@ -123,15 +123,15 @@ static int refuse_type(const char *dir, const char *type, mx_error *err)
                      dir, type, known);
 }
 
-const model_family *family_of(const model_config *mc, mx_error *err)
+const model_family *family_of(const run_request *rq, mx_error *err)
 {
-    if (mc->checkpoint == NULL)
+    if (rq->checkpoint == NULL)
         return family_default();
     char type[64];
-    const bool named = read_model_type(type, sizeof type, mc->checkpoint);
+    const bool named = read_model_type(type, sizeof type, rq->checkpoint);
     for (size_t i = 0; i < N_FAMILIES; i++)
         if (named ? lists(&families[i], type) : families[i].untyped)
             return &families[i];
-    refuse_type(mc->checkpoint, type, err);
+    refuse_type(rq->checkpoint, type, err);
     return NULL;
 }

@@ -75,22 +75,22 @@ typedef struct model_family {
      * tokenizer) and checks, without running, that the input tokenizes
      * and the run fits the limits (pipeline_check); *values is about how
      * many float values its whole trace holds: its size estimate. */
-    int (*check)(double *values, const model_config *mc, const model_input *in,
+    int (*check)(double *values, const run_request *rq, const model_input *in,
                  bool streamed, mx_error *err);
     /* The input's tokens, labelled as the run's tables label them
      * (pipeline_tokens). */
-    int (*tokens)(tokenized *tok, size_t *n_queries, const model_config *mc,
+    int (*tokens)(tokenized *tok, size_t *n_queries, const run_request *rq,
                   const model_input *in, mx_error *err);
     /* The forward pass over the input into tr (pipeline_run). */
-    int (*run)(trace *tr, const model_config *mc, const model_input *in,
+    int (*run)(trace *tr, const run_request *rq, const model_input *in,
                mx_error *err);
-    /* Whether a run of mc over in makes the table `name` (a catalogue row
+    /* Whether a run of rq over in makes the table `name` (a catalogue row
      * or a parameter's name; pipeline_makes_table). */
-    bool (*makes_table)(const model_config *mc, const model_input *in,
+    bool (*makes_table)(const run_request *rq, const model_input *in,
                         const char *name);
     /* A family whose model has an lm_head: the model the interventions
      * run again and again (model/lm.h, model/intervene/); NULL: the
-     * family cannot do them. Its run applies mc->replace (hooks.h). */
+     * family cannot do them. Its run applies rq->replace (hooks.h). */
     const lm_ops *lm;
     /* Whether name is one of a checkpoint's parameters, as --tables
      * names them ("h.0.attn.c_attn.weight"); *layer (if not NULL) its
@@ -99,12 +99,12 @@ typedef struct model_family {
     bool (*param_name)(const char *name, int *layer);
 } model_family;
 
-/* The family of a run of mc: the lesson's without --model, else the row
+/* The family of a run of rq: the lesson's without --model, else the row
  * that lists the model_type of the checkpoint's config.json, or the one
  * that reads a config.json naming none. NULL, with err saying so (naming
  * the model_type and those the rows list), for a model_type no row
  * lists. */
-const model_family *family_of(const model_config *mc, mx_error *err);
+const model_family *family_of(const run_request *rq, mx_error *err);
 
 /* Whether some family names a checkpoint parameter name (--tables with
  * --model, checked before the folder says which family it is). */

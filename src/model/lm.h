@@ -33,9 +33,9 @@ typedef struct {
 typedef struct lm_session lm_session; /* the family's own */
 
 typedef struct {
-    /* Opens the model of mc (its checkpoint, its tokenizer): *s owned
+    /* Opens the model of rq (its checkpoint, its tokenizer): *s owned
      * by the caller (close). */
-    int (*open)(lm_session **s, lm_shape *shape, const model_config *mc,
+    int (*open)(lm_session **s, lm_shape *shape, const run_request *rq,
                 mx_error *err);
     /* The len bytes of text as token ids: *ids (*T of them) malloc'ed,
      * the caller's; a text with no tokens, or more than the model's

@@ -12,20 +12,20 @@
 #include "model/intervene/intervene.h"
 #include "model/intervene/logit_lens.h"
 
-int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int pipeline_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
-    const model_family *family = family_of(mc, err);
+    const model_family *family = family_of(rq, err);
     if (family == NULL)
         return -1;
-    return family->tokens(tok, n_queries, mc, in, err);
+    return family->tokens(tok, n_queries, rq, in, err);
 }
 
 /* --generate goes with a family that continues a text. */
-static int check_generates(const model_family *family, const model_config *mc,
+static int check_generates(const model_family *family, const run_request *rq,
                            mx_error *err)
 {
-    if (mc->generate > 0 && !family->generates)
+    if (rq->generate > 0 && !family->generates)
         return err_usage(err,
                          _("--generate: this program does not continue "
                            "texts with a %s model"),
@@ -33,62 +33,62 @@ static int check_generates(const model_family *family, const model_config *mc,
     return 0;
 }
 
-int pipeline_check(double *values, const model_config *mc,
-                   const model_input *in, bool streamed, mx_error *err)
+int pipeline_check(double *values, const run_request *rq, const model_input *in,
+                   bool streamed, mx_error *err)
 {
     *values = 0;
-    const model_family *family = family_of(mc, err);
-    if (family == NULL || check_generates(family, mc, err) != 0)
+    const model_family *family = family_of(rq, err);
+    if (family == NULL || check_generates(family, rq, err) != 0)
         return -1;
     // --repeat-random draws its text: the run is the intervention's alone
-    if (mc->repeat_random == 0 &&
-        family->check(values, mc, in, streamed, err) != 0)
+    if (rq->repeat_random == 0 &&
+        family->check(values, rq, in, streamed, err) != 0)
         return -1;
-    if (logit_lens_check(family->lm, mc, err) != 0)
+    if (logit_lens_check(family->lm, rq, err) != 0)
         return -1;
-    return intervene_check(family->lm, mc, in, err);
+    return intervene_check(family->lm, rq, in, err);
 }
 
-int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
+int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
                  mx_error *err)
 {
-    const model_family *family = family_of(mc, err);
-    if (family == NULL || check_generates(family, mc, err) != 0)
+    const model_family *family = family_of(rq, err);
+    if (family == NULL || check_generates(family, rq, err) != 0)
         return -1;
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    if (logit_lens_check(family->lm, mc, err) != 0 ||
-        intervene_check(family->lm, mc, in, err) != 0)
+    if (logit_lens_check(family->lm, rq, err) != 0 ||
+        intervene_check(family->lm, rq, in, err) != 0)
         return -1;
     // the run is the ablated model's: the family applies the hooks
-    model_config run = *mc;
+    run_request run = *rq;
     replace_hook *hooks = NULL;
-    if (ablate_hooks(&hooks, &run.n_replace, mc, err) != 0)
+    if (ablate_hooks(&hooks, &run.n_replace, rq, err) != 0)
         return -1;
     run.replace = hooks;
-    int rc = mc->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
+    int rc = rq->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0)
-        rc = intervene_record(tr, family->lm, mc, in, err);
+        rc = intervene_record(tr, family->lm, rq, in, err);
     if (rc == 0)
-        rc = logit_lens_record(tr, family->lm, mc, in, err);
+        rc = logit_lens_record(tr, family->lm, rq, in, err);
     free(hooks);
     return rc;
 }
 
-bool pipeline_makes_table(const model_config *mc, const model_input *in,
+bool pipeline_makes_table(const run_request *rq, const model_input *in,
                           const char *name)
 {
     mx_error err;
-    const model_family *family = family_of(mc, &err);
+    const model_family *family = family_of(rq, &err);
     // a model_type no family reads: pipeline_check refuses the run
     if (family == NULL)
         return true;
     const table_id id = table_by_name(name, strlen(name));
     if (family->lm != NULL && id != TABLE_COUNT &&
-        intervene_makes_table(mc, id))
+        intervene_makes_table(rq, id))
         return true;
     if (family->lm != NULL && id == TABLE_LOGIT_LENS)
-        return mc->logit_lens;
-    return family->makes_table(mc, in, name);
+        return rq->logit_lens;
+    return family->makes_table(rq, in, name);
 }

@@ -48,7 +48,7 @@ typedef struct {
 #define MAX_INPUT_VALUES ((size_t)1 << 33)
 
 /* The model a run builds: its sizes, its variants and how they run. The
- * command line makes one from what it was given (model_config_of, in
+ * command line makes one from what it was given (run_request_of, in
  * src/cli). */
 typedef struct {
     uint64_t seed;           /* torch.manual_seed(seed) before each variant
@@ -152,7 +152,7 @@ typedef struct {
     const char *stop; /* --stop TEXT, or NULL */
     /* --kv-steps: each generation step's tables kept (generate.h) */
     bool kv_steps;
-} model_config;
+} run_request;
 
 /* What the model reads: a sentence, or rows of given embeddings. */
 typedef struct {
@@ -176,16 +176,16 @@ typedef struct {
 /* Checks, without building anything, that the input tokenizes and that
  * the run fits the limits, streamed or keeping its whole trace (trace.h);
  * *values is about how many float values its whole trace makes. */
-int pipeline_check(double *values, const model_config *mc,
-                   const model_input *in, bool streamed, mx_error *err);
+int pipeline_check(double *values, const run_request *rq, const model_input *in,
+                   bool streamed, mx_error *err);
 
 /* The tokens of the input as a run makes them: the sentence's, then with
  * --kv the other sentence's; *n_queries says how many are the
  * sentence's. On success *tok owns them (tokenized_free). */
-int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int pipeline_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                     const model_input *in, mx_error *err);
 
-/* Runs the model of mc over the input and appends every table to tr
+/* Runs the model of rq over the input and appends every table to tr
  * (with --kv also the tables kv_tokens and kv_inputs; the vocabulary is
  * the sentence's words then the other sentence's new words, and there is
  * no causal mask)
@@ -197,12 +197,12 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
  * what it holds at once, the heads are computed a few at a time, and
  * every --weights file is read before the first table goes to the sink;
  * the last table has gone to the sink when it returns. */
-int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
+int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
                  mx_error *err);
 
-/* Whether a run of mc over in makes a table of this name (the tables of
+/* Whether a run of rq over in makes a table of this name (the tables of
  * pipeline_run, known before it runs: --tables is checked with it). */
-bool pipeline_makes_table(const model_config *mc, const model_input *in,
+bool pipeline_makes_table(const run_request *rq, const model_input *in,
                           const char *name);
 
 #endif

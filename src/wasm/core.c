@@ -149,14 +149,14 @@ static int run_options(FILE *out, const options *opt, bool csv,
         in.corpus_file = opt->corpus;
         in.corpus_column = opt->column;
     }
-    const model_config mc = model_config_of(opt);
+    const run_request rq = run_request_of(opt);
     trace tr;
     trace_init(&tr);
     double values = 0;
     if (rc == 0)
         rc = check_run(&values, opt, &in, false, err);
     if (rc == 0)
-        rc = pipeline_run(&tr, &mc, &in, err);
+        rc = pipeline_run(&tr, &rq, &in, err);
     if (rc == 0)
         rc = csv ? write_csv(out, opt, &tr, err)
                  : write_page_data(out, opt, &tr, err);

@@ -11,10 +11,10 @@ bool bert_param_name(const char *name, int *layer)
     return false;
 }
 
-int bert_trace_check(double *values, const model_config *mc,
+int bert_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err)
 {
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)streamed;
     (void)err;
@@ -22,31 +22,31 @@ int bert_trace_check(double *values, const model_config *mc,
     return -1; // not reached: the row claims no run
 }
 
-int bert_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
     (void)tok;
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)err;
     *n_queries = 0;
     return -1; // not reached: the row claims no run
 }
 
-int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err)
 {
     (void)tr;
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)err;
     return -1; // not reached: the row claims no run
 }
 
-bool bert_trace_makes_table(const model_config *mc, const model_input *in,
+bool bert_trace_makes_table(const run_request *rq, const model_input *in,
                             const char *name)
 {
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)name;
     return false;

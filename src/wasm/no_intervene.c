@@ -8,19 +8,19 @@
 
 #include "base/i18n.h"
 
-/* The option of mc that asks for an intervention, or NULL. */
-static const char *asked(const model_config *mc)
+/* The option of rq that asks for an intervention, or NULL. */
+static const char *asked(const run_request *rq)
 {
-    return mc->patch                            ? "--patch"
-           : mc->head_scores                    ? "--head-scores"
-           : mc->n_ablate > 0 || mc->ablate_all ? "--ablate"
-           : mc->logit_lens                     ? "--logit-lens"
+    return rq->patch                            ? "--patch"
+           : rq->head_scores                    ? "--head-scores"
+           : rq->n_ablate > 0 || rq->ablate_all ? "--ablate"
+           : rq->logit_lens                     ? "--logit-lens"
                                                 : NULL;
 }
 
-static int refuse(const model_config *mc, mx_error *err)
+static int refuse(const run_request *rq, mx_error *err)
 {
-    const char *option = asked(mc);
+    const char *option = asked(rq);
     if (option == NULL)
         return 0;
     return err_usage(err,
@@ -29,54 +29,54 @@ static int refuse(const model_config *mc, mx_error *err)
                      option);
 }
 
-bool intervene_asked(const model_config *mc)
+bool intervene_asked(const run_request *rq)
 {
-    return asked(mc) != NULL;
+    return asked(rq) != NULL;
 }
 
-int intervene_check(const lm_ops *lm, const model_config *mc,
+int intervene_check(const lm_ops *lm, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
     (void)lm;
     (void)in;
-    return refuse(mc, err);
+    return refuse(rq, err);
 }
 
-int intervene_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int intervene_record(trace *tr, const lm_ops *lm, const run_request *rq,
                      const model_input *in, mx_error *err)
 {
     (void)tr;
     (void)lm;
     (void)in;
-    return refuse(mc, err);
+    return refuse(rq, err);
 }
 
-bool intervene_makes_table(const model_config *mc, table_id id)
+bool intervene_makes_table(const run_request *rq, table_id id)
 {
-    (void)mc;
+    (void)rq;
     (void)id;
     return false;
 }
 
-int logit_lens_check(const lm_ops *lm, const model_config *mc, mx_error *err)
+int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
 {
     (void)lm;
-    return refuse(mc, err);
+    return refuse(rq, err);
 }
 
-int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
     (void)tr;
     (void)lm;
     (void)in;
-    return refuse(mc, err);
+    return refuse(rq, err);
 }
 
-int ablate_hooks(replace_hook **out, size_t *n, const model_config *mc,
+int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
                  mx_error *err)
 {
     *out = NULL;
     *n = 0;
-    return refuse(mc, err);
+    return refuse(rq, err);
 }

@@ -12,10 +12,10 @@ bool llama_param_name(const char *name, int *layer)
     return false;
 }
 
-int llama_trace_check(double *values, const model_config *mc,
+int llama_trace_check(double *values, const run_request *rq,
                       const model_input *in, bool streamed, mx_error *err)
 {
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)streamed;
     (void)err;
@@ -23,42 +23,41 @@ int llama_trace_check(double *values, const model_config *mc,
     return -1; /* not reached: the row claims no run */
 }
 
-int llama_trace_tokens(tokenized *tok, size_t *n_queries,
-                       const model_config *mc, const model_input *in,
-                       mx_error *err)
+int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
+                       const model_input *in, mx_error *err)
 {
     (void)tok;
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)err;
     *n_queries = 0;
     return -1; /* not reached */
 }
 
-int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
                     mx_error *err)
 {
     (void)tr;
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)err;
     return -1; /* not reached */
 }
 
-bool llama_trace_makes_table(const model_config *mc, const model_input *in,
+bool llama_trace_makes_table(const run_request *rq, const model_input *in,
                              const char *name)
 {
-    (void)mc;
+    (void)rq;
     (void)in;
     (void)name;
     return false;
 }
 
 /* The interventions' model (model/llama/llama_lm.h): none in the page. */
-static int no_lm_open(lm_session **s, lm_shape *shape, const model_config *mc,
+static int no_lm_open(lm_session **s, lm_shape *shape, const run_request *rq,
                       mx_error *err)
 {
-    (void)mc;
+    (void)rq;
     (void)shape;
     (void)err;
     *s = NULL;

@@ -37,17 +37,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n_tokens > 64)
         return 0; /* keep each run small */
 
-    char *argv[] = {"mha-explain", "--average", "--variant",
-                    "single,wrapper,fused,block", "--d-out", "3",
-                    "--heads", "1", "x", NULL};
+    char *argv[] = {
+        "mha-explain", "--average", "--variant", "single,wrapper,fused,block",
+        "--d-out",     "3",         "--heads",   "1",
+        "x",           NULL};
     options opt;
     if (options_parse(&opt, 9, argv, &err) != 0)
         abort();
     trace tr;
     trace_init(&tr);
     const model_input in = {.sentence = (const char *)data, .len = size};
-    const model_config mc = model_config_of(&opt);
-    if (pipeline_run(&tr, &mc, &in, &err) != 0)
+    const run_request rq = run_request_of(&opt);
+    if (pipeline_run(&tr, &rq, &in, &err) != 0)
         abort();
 
     const size_t n = trace_count(&tr);
@@ -60,8 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     const text_style style = {.precision = 4};
-    const csv_out_style csv = {.delimiter = ',', .header = true,
-                               .sentence = -1};
+    const csv_out_style csv = {
+        .delimiter = ',', .header = true, .sentence = -1};
     if (out == NULL ||
         render_text(out, (const table *const *)tables, n, &style, &err) != 0)
         abort();

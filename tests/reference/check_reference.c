@@ -233,8 +233,8 @@ int main(int cargc, char **cargv)
                                    opt.block_layers, opt.tie, &err) == 0;
             opt.weight_files = &files;
         }
-        const model_config mc = model_config_of(&opt);
-        ran = ran && pipeline_run(&tr, &mc, &in, &err) == 0;
+        const run_request rq = run_request_of(&opt);
+        ran = ran && pipeline_run(&tr, &rq, &in, &err) == 0;
         ok(ran, "the pipeline runs%s%s", ran ? "" : ": ", err.msg);
         if (opt.weight_files != NULL)
             weights_files_free(&files);

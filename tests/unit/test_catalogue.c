@@ -76,11 +76,11 @@ static void check_shapes(const char *const *args, const sizes *z,
     parse(&opt, argv, args);
     const model_input in = {
         .sentence = opt.sentence, .len = strlen(opt.sentence), .kv = opt.kv};
-    const model_config mc = model_config_of(&opt);
+    const run_request rq = run_request_of(&opt);
     trace tr;
     trace_init(&tr);
     mx_error err = {0};
-    if (pipeline_run(&tr, &mc, &in, &err) != 0) {
+    if (pipeline_run(&tr, &rq, &in, &err) != 0) {
         printf("Bail out! %s\n", err.msg);
         exit(1);
     }
@@ -106,7 +106,7 @@ static void check_shapes(const char *const *args, const sizes *z,
         if (id == TABLE_PARAM)
             continue;
         const char *name = table_info_of((table_id)id)->name;
-        if (pipeline_makes_table(&mc, &in, name) != made[id]) {
+        if (pipeline_makes_table(&rq, &in, name) != made[id]) {
             disagree++;
             printf("# %s: made %d, pipeline_makes_table says %d\n", name,
                    made[id], !made[id]);

@@ -95,16 +95,16 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
         free(text);
         return;
     }
-    const model_config mc = {.checkpoint = dir,
-                             .threads = 1,
-                             .ablate = heads,
-                             .n_ablate = n,
-                             .ablate_all = n == 0,
-                             .ablate_mode = mode};
+    const run_request rq = {.checkpoint = dir,
+                            .threads = 1,
+                            .ablate = heads,
+                            .n_ablate = n,
+                            .ablate_all = n == 0,
+                            .ablate_mode = mode};
     const model_input in = {.sentence = text, .len = strlen(text)};
     trace tr;
     trace_init(&tr);
-    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
     if (!ok(rc == 0, "%s %s: the run", ckpt, name))
         diag("%s", err.msg);
     if (n == 0) {
@@ -145,17 +145,17 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
         ok(0, "%s %s: reference read", ckpt, name);
         return;
     }
-    const model_config mc = {.checkpoint = dir,
-                             .threads = 1,
-                             .patch = true,
-                             .patch_clean = clean,
-                             .patch_corrupt = corrupt,
-                             .patch_answer = answer,
-                             .patch_wrong = wrong};
+    const run_request rq = {.checkpoint = dir,
+                            .threads = 1,
+                            .patch = true,
+                            .patch_clean = clean,
+                            .patch_corrupt = corrupt,
+                            .patch_answer = answer,
+                            .patch_wrong = wrong};
     const model_input in = {.sentence = clean, .len = strlen(clean)};
     trace tr;
     trace_init(&tr);
-    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
     if (!ok(rc == 0, "%s %s: the run", ckpt, name))
         diag("%s", err.msg);
     snprintf(key, sizeof key, "%s.heads", name);
@@ -183,16 +183,16 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
         ok(0, "%s %s: reference read", ckpt, name);
         return;
     }
-    const model_config mc = {.checkpoint = dir,
-                             .threads = 1,
-                             .head_scores = true,
-                             .repeat_random = text == NULL ? n : 0,
-                             .seed = seed};
+    const run_request rq = {.checkpoint = dir,
+                            .threads = 1,
+                            .head_scores = true,
+                            .repeat_random = text == NULL ? n : 0,
+                            .seed = seed};
     const model_input in = {.sentence = text != NULL ? text : "",
                             .len = text != NULL ? strlen(text) : 0};
     trace tr;
     trace_init(&tr);
-    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
     if (!ok(rc == 0, "%s %s: the run", ckpt, name))
         diag("%s", err.msg);
     snprintf(key, sizeof key, "%s.scores", name);
@@ -240,12 +240,12 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
         free(text);
         return;
     }
-    const model_config mc = {
+    const run_request rq = {
         .checkpoint = dir, .threads = 1, .logit_lens = true};
     const model_input in = {.sentence = text, .len = strlen(text)};
     trace tr;
     trace_init(&tr);
-    const int rc = pipeline_run(&tr, &mc, &in, &err);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
     if (!ok(rc == 0 && gpt2_tokenizer_open(&tok, dir, &err) == 0,
             "%s logit lens: the run", ckpt))
         diag("%s", err.msg);

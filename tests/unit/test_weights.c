@@ -31,7 +31,7 @@ static void write_text(const char *path, const char *text)
 static int run_query_weight(float got[4], const weights_files *files,
                             mx_error *err)
 {
-    const model_config mc = {
+    const run_request rq = {
         .seed = 123,
         .d_model = 2,
         .d_out = 2,
@@ -45,7 +45,7 @@ static int run_query_weight(float got[4], const weights_files *files,
     const model_input in = {.sentence = "a b", .len = 3};
     trace tr;
     trace_init(&tr);
-    int rc = pipeline_run(&tr, &mc, &in, err);
+    int rc = pipeline_run(&tr, &rq, &in, err);
     bool found = false;
     for (size_t i = 0; rc == 0 && i < trace_count(&tr); i++) {
         const table *t = trace_at(&tr, i);

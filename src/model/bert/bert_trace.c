@@ -74,11 +74,11 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
 
 /* --tables: logits and next_tokens need the masked-word head; a
  * parameter must be in the file. */
-static int check_tables(const bert_checkpoint *r, const model_config *mc,
+static int check_tables(const bert_checkpoint *r, const run_request *rq,
                         mx_error *err)
 {
-    for (size_t i = 0; i < mc->n_tables; i++) {
-        const char *name = mc->tables[i];
+    for (size_t i = 0; i < rq->n_tables; i++) {
+        const char *name = rq->tables[i];
         const table_id id = table_by_name(name, strlen(name));
         if ((id == TABLE_LOGITS || id == TABLE_NEXT_TOKENS) &&
             !r->model.has_mlm)
@@ -130,7 +130,7 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
 }
 
 /* The text's ids (with [CLS] and [SEP]), their types and labels. */
-static int read_text(bert_checkpoint *r, const model_config *mc,
+static int read_text(bert_checkpoint *r, const run_request *rq,
                      const model_input *in, mx_error *err)
 {
     const bert_config *c = &r->model.cfg;
@@ -146,8 +146,8 @@ static int read_text(bert_checkpoint *r, const model_config *mc,
             _("the text is more than %zu tokens, the model's max_position_embeddings"),
             c->n_positions);
     size_t first = run->T; // the tokens of type 0
-    if (mc->pair != NULL &&
-        append_pair(r, &first, mc->pair, c->n_positions, err) != 0)
+    if (rq->pair != NULL &&
+        append_pair(r, &first, rq->pair, c->n_positions, err) != 0)
         return -1;
     r->types = calloc(run->T, sizeof *r->types);
     if (r->types == NULL)
@@ -157,13 +157,13 @@ static int read_text(bert_checkpoint *r, const model_config *mc,
     return checkpoint_run_labels(run, err);
 }
 
-static int open_all(bert_checkpoint *r, const model_config *mc,
+static int open_all(bert_checkpoint *r, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    if (bert_open(&r->model, mc->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err) != 0)
+    if (bert_open(&r->model, rq->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err) != 0)
         return -1;
     const bert_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
@@ -171,23 +171,23 @@ static int open_all(bert_checkpoint *r, const model_config *mc,
         return err_input(
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->checkpoint, n_tokens, c->vocab_size);
+            rq->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
-    if (check_tables(r, mc, err) != 0)
+    if (check_tables(r, rq, err) != 0)
         return -1;
     r->run.label = label_of;
     r->run.label_ctx = r->tokenizer;
-    if (checkpoint_run_shown(&r->run, c->n_layer, c->n_head, mc, err) != 0)
+    if (checkpoint_run_shown(&r->run, c->n_layer, c->n_head, rq, err) != 0)
         return -1;
-    return read_text(r, mc, in, err);
+    return read_text(r, rq, in, err);
 }
 
-static int run_open(bert_checkpoint *r, const model_config *mc,
+static int run_open(bert_checkpoint *r, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
     *r = (bert_checkpoint){0};
-    if (open_all(r, mc, in, err) != 0) {
+    if (open_all(r, rq, in, err) != 0) {
         run_free(r);
         return -1;
     }
@@ -197,7 +197,7 @@ static int run_open(bert_checkpoint *r, const model_config *mc,
 /* About the values of the whole trace: per shown layer and head, its six
  * tables; per shown layer, six T x D tables and ffn_hidden; the rest,
  * the logits (T x V) among them with the masked-word head. */
-static double run_values(const bert_checkpoint *r, const model_config *mc)
+static double run_values(const bert_checkpoint *r, const run_request *rq)
 {
     const bert_config *c = &r->model.cfg;
     const double T = (double)r->run.T, D = (double)c->d,
@@ -210,30 +210,30 @@ static double run_values(const bert_checkpoint *r, const model_config *mc)
     if (r->model.has_mlm) {
         const double V = (double)c->vocab_size;
         v += T * NEXT_TOKENS_K + T * V + V + 2 * T * D;
-        if (mc->logits)
+        if (rq->logits)
             v += T * V;
     }
-    return v + checkpoint_run_params_values(&r->run, mc);
+    return v + checkpoint_run_params_values(&r->run, rq);
 }
 
-int bert_trace_check(double *values, const model_config *mc,
+int bert_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err)
 {
     (void)streamed;
     bert_checkpoint r;
     *values = 0;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
-    *values = run_values(&r, mc);
+    *values = run_values(&r, rq);
     run_free(&r);
     return checkpoint_run_fits(*values, err);
 }
 
-int bert_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
     bert_checkpoint r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     const int rc = checkpoint_run_tokens(tok, n_queries, &r.run, err);
     run_free(&r);
@@ -247,12 +247,12 @@ int bert_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
     (TABLE_BIT(CONCAT_CONTEXT) | TABLE_BIT(ATTN_OUT) | TABLE_BIT(ADD_NORM1) | \
      TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | TABLE_BIT(HIDDEN))
 
-bool bert_trace_makes_table(const model_config *mc, const model_input *in,
+bool bert_trace_makes_table(const run_request *rq, const model_input *in,
                             const char *name)
 {
     (void)in;
     return checkpoint_makes_table(
-        mc, name, bert_param_name,
+        rq, name, bert_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES | BERT_LAYER_TABLES |
             CHECKPOINT_MODEL_TABLES);
 }
@@ -276,14 +276,14 @@ static int forward(checkpoint_recorder *rec, const bert_checkpoint *r,
     return rc == 0 ? trace_flush(rec->tr, err) : -1;
 }
 
-int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err)
 {
     bert_checkpoint r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     workers *pool;
-    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
+    if (checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
         run_free(&r);
         return -1;
     }
@@ -303,7 +303,7 @@ int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
     // its hidden; next_tokens shows the words at each [MASK]
     checkpoint_recorder rec = {
         .tr = tr,
-        .mc = mc,
+        .rq = rq,
         .run = &r.run,
         .vocab_size = r.model.has_mlm ? c->vocab_size : 0,
         .layer_prefix = "layer.",

@@ -30,19 +30,19 @@
  * fits max_position_embeddings, --layers and --show-heads name layers
  * and heads it has, --tables names logits or next_tokens only with the
  * masked-word head; *values is about the size of its whole trace. */
-int bert_trace_check(double *values, const model_config *mc,
+int bert_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err);
 
 /* The text's tokens, labelled as the tables label them. */
-int bert_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                       const model_input *in, mx_error *err);
 
 /* Runs the checkpoint over the text into tr (see above). */
-int bert_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err);
 
 /* Whether a BERT run makes a table of this name. */
-bool bert_trace_makes_table(const model_config *mc, const model_input *in,
+bool bert_trace_makes_table(const run_request *rq, const model_input *in,
                             const char *name);
 
 #endif

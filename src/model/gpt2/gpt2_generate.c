@@ -189,22 +189,22 @@ static int put_continued(trace *tr, const gpt2_tokenizer *tok,
 
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
-                       size_t T, const model_config *mc, workers *pool,
+                       size_t T, const run_request *rq, workers *pool,
                        mx_error *err)
 {
     gpt2_generator g;
-    if (gpt2_generator_init(&g, m, tok, pool, T + mc->generate, err) != 0)
+    if (gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err) != 0)
         return -1;
     const generate_model gm = gpt2_generator_model(&g);
-    const generate_options o = {.n = mc->generate,
-                                .how = mc->sampling,
-                                .seed = mc->seed,
-                                .stop = mc->stop,
-                                .steps = mc->kv_steps ? tr : NULL,
-                                .layers = mc->layers,
-                                .n_layers = mc->n_layers,
-                                .heads = mc->show_heads,
-                                .n_heads = mc->n_show_heads};
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop,
+                                .steps = rq->kv_steps ? tr : NULL,
+                                .layers = rq->layers,
+                                .n_layers = rq->n_layers,
+                                .heads = rq->show_heads,
+                                .n_heads = rq->n_show_heads};
     generation gen;
     int status = generate_run(&gen, &gm, &o, prompt, T, err);
     const size_t positions = g.cache.cap;

@@ -46,14 +46,14 @@ void gpt2_generator_free(gpt2_generator *g);
 generate_model gpt2_generator_model(gpt2_generator *g);
 
 /* --generate over a checkpoint's run: the model continues the prompt's
- * T ids as mc says (generate.h) over a cache of its own, and the trace
+ * T ids as rq says (generate.h) over a cache of its own, and the trace
  * gets the table generated (N x 15: each new token, labelled with its
  * piece, its id and probability, then what the warpers left and the five
  * likeliest there with theirs) under the model's variant, and tr->model.continued and
  * context_full. */
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
-                       size_t T, const model_config *mc, workers *pool,
+                       size_t T, const run_request *rq, workers *pool,
                        mx_error *err);
 
 /* The tables of a generation by a model with a tokenizer.json tokenizer

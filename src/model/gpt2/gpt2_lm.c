@@ -70,10 +70,10 @@ static const checkpoint_lm_row row = {
     .logits = logits,
 };
 
-static int open_lm(lm_session **s, lm_shape *shape_out, const model_config *mc,
+static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
                    mx_error *err)
 {
-    return checkpoint_lm_open(s, shape_out, &row, mc, err);
+    return checkpoint_lm_open(s, shape_out, &row, rq, err);
 }
 
 const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);

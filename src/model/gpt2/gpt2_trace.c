@@ -65,11 +65,11 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
 }
 
 /* The checkpoint, its tokenizer, and --tables' parameters in it. */
-static int open_model(gpt2_trace_run_state *r, const model_config *mc,
+static int open_model(gpt2_trace_run_state *r, const run_request *rq,
                       mx_error *err)
 {
-    if (gpt2_open(&r->model, mc->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err) != 0)
+    if (gpt2_open(&r->model, rq->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err) != 0)
         return -1;
     const gpt2_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
@@ -79,21 +79,21 @@ static int open_model(gpt2_trace_run_state *r, const model_config *mc,
             gpt2_tokenizer_from_json(r->tokenizer)
                 ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
                 : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->checkpoint, n_tokens, c->vocab_size);
+            rq->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
-    return checkpoint_run_params_present(&r->run, mc, err);
+    return checkpoint_run_params_present(&r->run, rq, err);
 }
 
 /* The text's ids and labels, the layers and heads shown. */
-static int open_text(gpt2_trace_run_state *r, const model_config *mc,
+static int open_text(gpt2_trace_run_state *r, const run_request *rq,
                      const model_input *in, mx_error *err)
 {
     const gpt2_config *c = &r->model.cfg;
     checkpoint_run *run = &r->run;
     run->label = label_of;
     run->label_ctx = r->tokenizer;
-    if (checkpoint_run_shown(run, c->n_layer, c->n_head, mc, err) != 0 ||
+    if (checkpoint_run_shown(run, c->n_layer, c->n_head, rq, err) != 0 ||
         gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer, in->sentence,
                               in->len, c->n_positions, err) != 0)
         return -1;
@@ -106,16 +106,16 @@ static int open_text(gpt2_trace_run_state *r, const model_config *mc,
     return checkpoint_run_labels(run, err);
 }
 
-static int run_open(gpt2_trace_run_state *r, const model_config *mc,
+static int run_open(gpt2_trace_run_state *r, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
     *r = (gpt2_trace_run_state){0};
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    if (mc->pair != NULL)
+    if (rq->pair != NULL)
         return err_usage(err, _("--pair: a second text is for a BERT "
                                 "checkpoint; this one is GPT-2's"));
-    if (open_model(r, mc, err) != 0 || open_text(r, mc, in, err) != 0) {
+    if (open_model(r, rq, err) != 0 || open_text(r, rq, in, err) != 0) {
         run_free(r);
         return -1;
     }
@@ -125,7 +125,7 @@ static int run_open(gpt2_trace_run_state *r, const model_config *mc,
 /* About the values of the whole trace: per shown layer and head, its six
  * tables; per shown layer, seven T x D tables and ffn_hidden; the rest,
  * the logits (T x V) among them, shown or not. */
-static double run_values(const gpt2_trace_run_state *r, const model_config *mc)
+static double run_values(const gpt2_trace_run_state *r, const run_request *rq)
 {
     const gpt2_config *c = &r->model.cfg;
     const double T = (double)r->run.T, D = (double)c->n_embd,
@@ -138,41 +138,41 @@ static double run_values(const gpt2_trace_run_state *r, const model_config *mc)
     // row of their probabilities; a second copy when they are shown
     const double V = (double)c->vocab_size;
     v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
-    if (mc->logits)
+    if (rq->logits)
         v += T * V;
-    return v + checkpoint_run_params_values(&r->run, mc);
+    return v + checkpoint_run_params_values(&r->run, rq);
 }
 
-int gpt2_trace_check(double *values, const model_config *mc,
+int gpt2_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err)
 {
     (void)streamed;
     gpt2_trace_run_state r;
     *values = 0;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
-    *values = run_values(&r, mc);
+    *values = run_values(&r, rq);
     run_free(&r);
     return checkpoint_run_fits(*values, err);
 }
 
-int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
     gpt2_trace_run_state r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     const int rc = checkpoint_run_tokens(tok, n_queries, &r.run, err);
     run_free(&r);
     return rc;
 }
 
-bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
+bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
                             const char *name)
 {
     (void)in;
     return checkpoint_makes_table(
-        mc, name, gpt2_param_name,
+        rq, name, gpt2_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE));
@@ -180,14 +180,14 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
 
 /* ---- the tables --------------------------------------------------------------- */
 
-int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err)
 {
     gpt2_trace_run_state r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     workers *pool;
-    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
+    if (checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
         run_free(&r);
         return -1;
     }
@@ -205,7 +205,7 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
     };
     checkpoint_recorder rec = {
         .tr = tr,
-        .mc = mc,
+        .rq = rq,
         .run = &r.run,
         .vocab_size = c->vocab_size,
         .layer_prefix = "h.",
@@ -218,17 +218,17 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         rc = checkpoint_record_params(&rec, err);
     if (rc == 0) {
         matrix out = {0};
-        const forward_hooks hooks = {.replace = mc->replace,
-                                     .n_replace = mc->n_replace,
+        const forward_hooks hooks = {.replace = rq->replace,
+                                     .n_replace = rq->n_replace,
                                      .record = checkpoint_record,
                                      .ctx = &rec};
         const gpt2_run run = {&hooks, true, pool, NULL};
         rc = gpt2_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
         matrix_free(&out);
     }
-    if (rc == 0 && mc->generate > 0)
+    if (rc == 0 && rq->generate > 0)
         rc = gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids, r.run.T,
-                                mc, pool, err);
+                                rq, pool, err);
     if (rc == 0)
         rc = trace_flush(tr, err);
     checkpoint_record_free(&rec);

@@ -29,20 +29,20 @@
  * the text tokenizes and fits n_positions, --layers and --show-heads name
  * layers and heads it has; *values is about the size of its whole trace
  * (a run keeps its whole trace, streamed or not). */
-int gpt2_trace_check(double *values, const model_config *mc,
+int gpt2_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err);
 
 /* The text's tokens, labelled as the tables label them, for the CLI. */
-int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                       const model_input *in, mx_error *err);
 
 /* Runs the checkpoint over the text into tr (see above). */
-int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err);
 
 /* Whether a checkpoint's run makes a table of this name (whatever the
  * input). */
-bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
+bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
                             const char *name);
 
 #endif

@@ -11,46 +11,46 @@
 #include "model/loss.h"
 #include "model/next_tokens.h"
 
-bool ablate_makes_table(const model_config *mc, table_id id)
+bool ablate_makes_table(const run_request *rq, table_id id)
 {
-    const table_set made = mc->ablate_all     ? ABLATION_MAP_TABLES
-                           : mc->n_ablate > 0 ? ABLATION_TABLES
+    const table_set made = rq->ablate_all     ? ABLATION_MAP_TABLES
+                           : rq->n_ablate > 0 ? ABLATION_TABLES
                                               : 0;
     return (made & table_bit(id)) != 0;
 }
 
-/* The hook that ablates head `head` of layer `layer` as mc says. */
-static replace_hook head_hook(const model_config *mc, size_t layer, size_t head)
+/* The hook that ablates head `head` of layer `layer` as rq says. */
+static replace_hook head_hook(const run_request *rq, size_t layer, size_t head)
 {
     const replace_hook k = {
         .at = {VARIANT_ID_BLOCK, (int)layer, (int)head, TABLE_HEAD_CONTEXT,
                false},
-        .action = mc->ablate_mode,
+        .action = rq->ablate_mode,
     };
     return k;
 }
 
-int ablate_hooks(replace_hook **out, size_t *n, const model_config *mc,
+int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
                  mx_error *err)
 {
     *out = NULL;
     *n = 0;
-    if (mc->n_ablate == 0)
+    if (rq->n_ablate == 0)
         return 0;
-    if ((*out = calloc(mc->n_ablate, sizeof **out)) == NULL)
+    if ((*out = calloc(rq->n_ablate, sizeof **out)) == NULL)
         return err_nomem(err, _("logits"));
-    for (size_t i = 0; i < mc->n_ablate; i++)
-        (*out)[i] = head_hook(mc, mc->ablate[i].layer, mc->ablate[i].head);
-    *n = mc->n_ablate;
+    for (size_t i = 0; i < rq->n_ablate; i++)
+        (*out)[i] = head_hook(rq, rq->ablate[i].layer, rq->ablate[i].head);
+    *n = rq->n_ablate;
     return 0;
 }
 
 /* Each head of --ablate within the model's L layers and H heads. */
-static int check_heads(const lm_shape *shape, const model_config *mc,
+static int check_heads(const lm_shape *shape, const run_request *rq,
                        mx_error *err)
 {
-    for (size_t i = 0; i < mc->n_ablate; i++) {
-        const head_ref *h = &mc->ablate[i];
+    for (size_t i = 0; i < rq->n_ablate; i++) {
+        const head_ref *h = &rq->ablate[i];
         if (h->layer >= shape->layers || h->head >= shape->heads)
             return err_usage(
                 err,
@@ -61,13 +61,13 @@ static int check_heads(const lm_shape *shape, const model_config *mc,
     return 0;
 }
 
-int ablate_check(const lm_ops *lm, const model_config *mc,
-                 const model_input *in, mx_error *err)
+int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
+                 mx_error *err)
 {
     lm_text run;
-    if (lm_text_open(&run, lm, mc, in->sentence, in->len, err) != 0)
+    if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;
-    int rc = check_heads(&run.shape, mc, err);
+    int rc = check_heads(&run.shape, rq, err);
     if (rc == 0 && run.T < 2)
         rc =
             err_input(err, _("--ablate: the text has one token; the loss needs "
@@ -199,14 +199,14 @@ out:
 
 /* --ablate L.H,...: the run with those heads ablated against the clean
  * one. */
-static int record_heads(trace *tr, lm_text *run, const model_config *mc,
+static int record_heads(trace *tr, lm_text *run, const run_request *rq,
                         mx_error *err)
 {
     matrix clean = {0}, ablated = {0};
     lm_loss lc = {0}, la = {0};
     replace_hook *hooks = NULL;
     size_t n = 0;
-    int rc = ablate_hooks(&hooks, &n, mc, err);
+    int rc = ablate_hooks(&hooks, &n, rq, err);
     if (rc == 0)
         rc = lm_text_logits(&clean, run, NULL, 0, err);
     if (rc == 0)
@@ -228,7 +228,7 @@ static int record_heads(trace *tr, lm_text *run, const model_config *mc,
 }
 
 /* --ablate all-heads: ablation_map (L x H), each head alone. */
-static int record_map(trace *tr, lm_text *run, const model_config *mc,
+static int record_map(trace *tr, lm_text *run, const run_request *rq,
                       mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
@@ -241,7 +241,7 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
         rc = lm_loss_of(&clean, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
         for (size_t h = 0; rc == 0 && h < H; h++) {
-            const replace_hook k = head_hook(mc, l, h);
+            const replace_hook k = head_hook(rq, l, h);
             matrix_free(&logits);
             lm_loss_free(&ablated);
             rc = lm_text_logits(&logits, run, &k, 1, err);
@@ -259,16 +259,16 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
     return rc;
 }
 
-int ablate_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int ablate_record(trace *tr, const lm_ops *lm, const run_request *rq,
                   const model_input *in, mx_error *err)
 {
     lm_text run;
-    if (lm_text_open(&run, lm, mc, in->sentence, in->len, err) != 0)
+    if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;
-    int rc = check_heads(&run.shape, mc, err);
+    int rc = check_heads(&run.shape, rq, err);
     if (rc == 0)
-        rc = mc->ablate_all ? record_map(tr, &run, mc, err)
-                            : record_heads(tr, &run, mc, err);
+        rc = rq->ablate_all ? record_map(tr, &run, rq, err)
+                            : record_heads(tr, &run, rq, err);
     lm_text_close(&run);
     return rc;
 }

@@ -34,21 +34,21 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* The hooks of mc's ablated heads, one per head (*n of them; *out
+/* The hooks of rq's ablated heads, one per head (*n of them; *out
  * malloc'ed, the caller's, NULL for none). */
-int ablate_hooks(replace_hook **out, size_t *n, const model_config *mc,
+int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
                  mx_error *err);
 
 /* Checks the heads of --ablate against the model's sizes and the text
  * (at least two tokens: a loss needs a next token), without running. */
-int ablate_check(const lm_ops *lm, const model_config *mc,
-                 const model_input *in, mx_error *err);
+int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
+                 mx_error *err);
 
-/* Appends the tables of the ablation mc asks for to tr. */
-int ablate_record(trace *tr, const lm_ops *lm, const model_config *mc,
+/* Appends the tables of the ablation rq asks for to tr. */
+int ablate_record(trace *tr, const lm_ops *lm, const run_request *rq,
                   const model_input *in, mx_error *err);
 
-/* Whether the ablation of mc makes the table id. */
-bool ablate_makes_table(const model_config *mc, table_id id);
+/* Whether the ablation of rq makes the table id. */
+bool ablate_makes_table(const run_request *rq, table_id id);
 
 #endif

@@ -54,11 +54,11 @@ static char **head_names(const trace *tr, size_t L, size_t H, mx_error *err)
     return names;
 }
 
-int head_scores_check(const lm_ops *lm, const model_config *mc,
+int head_scores_check(const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
     lm_text run;
-    if (lm_text_of(&run, lm, mc, in, err) != 0)
+    if (lm_text_of(&run, lm, rq, in, err) != 0)
         return -1;
     const size_t T = run.T;
     lm_text_close(&run);
@@ -68,11 +68,11 @@ int head_scores_check(const lm_ops *lm, const model_config *mc,
     return 0;
 }
 
-int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
                        const model_input *in, mx_error *err)
 {
     lm_text run;
-    if (lm_text_of(&run, lm, mc, in, err) != 0)
+    if (lm_text_of(&run, lm, rq, in, err) != 0)
         return -1;
     const size_t T = run.T, L = run.shape.layers, H = run.shape.heads;
     float *patterns = calloc(HEAD_PATTERNS * T * T, sizeof *patterns);

@@ -32,11 +32,11 @@
 #include "model/trace.h"
 
 /* Checks the text without running: at least two tokens. */
-int head_scores_check(const lm_ops *lm, const model_config *mc,
+int head_scores_check(const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err);
 
 /* Appends head_scores for the text of in to tr. */
-int head_scores_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
                        const model_input *in, mx_error *err);
 
 #endif

@@ -13,19 +13,19 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Whether mc asks for an intervention. */
-bool intervene_asked(const model_config *mc);
+/* Whether rq asks for an intervention. */
+bool intervene_asked(const run_request *rq);
 
 /* Checks them without running: lm NULL (a family without an lm_head)
  * is refused. */
-int intervene_check(const lm_ops *lm, const model_config *mc,
+int intervene_check(const lm_ops *lm, const run_request *rq,
                     const model_input *in, mx_error *err);
 
 /* Appends their tables to tr, after the family's run. */
-int intervene_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int intervene_record(trace *tr, const lm_ops *lm, const run_request *rq,
                      const model_input *in, mx_error *err);
 
 /* Whether they make the table id. */
-bool intervene_makes_table(const model_config *mc, table_id id);
+bool intervene_makes_table(const run_request *rq, table_id id);
 
 #endif

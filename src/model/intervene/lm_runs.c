@@ -11,11 +11,11 @@
 #include "model/loss.h"
 #include "numerics/rng.h"
 
-int lm_text_open(lm_text *run, const lm_ops *lm, const model_config *mc,
+int lm_text_open(lm_text *run, const lm_ops *lm, const run_request *rq,
                  const char *text, size_t len, mx_error *err)
 {
     *run = (lm_text){.lm = lm};
-    if (lm->open(&run->s, &run->shape, mc, err) != 0 ||
+    if (lm->open(&run->s, &run->shape, rq, err) != 0 ||
         lm->encode(&run->ids, &run->T, run->s, text, len, err) != 0) {
         lm_text_close(run);
         return -1;
@@ -31,11 +31,11 @@ void lm_text_close(lm_text *run)
     *run = (lm_text){0};
 }
 
-int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
+int lm_text_random(lm_text *run, const lm_ops *lm, const run_request *rq,
                    size_t n, uint64_t seed, mx_error *err)
 {
     *run = (lm_text){.lm = lm};
-    if (lm->open(&run->s, &run->shape, mc, err) != 0)
+    if (lm->open(&run->s, &run->shape, rq, err) != 0)
         return -1;
     if (2 * n > run->shape.positions) {
         const size_t most = run->shape.positions;
@@ -59,12 +59,12 @@ int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
     return 0;
 }
 
-int lm_text_of(lm_text *run, const lm_ops *lm, const model_config *mc,
+int lm_text_of(lm_text *run, const lm_ops *lm, const run_request *rq,
                const model_input *in, mx_error *err)
 {
-    if (mc->repeat_random > 0)
-        return lm_text_random(run, lm, mc, mc->repeat_random, mc->seed, err);
-    return lm_text_open(run, lm, mc, in->sentence, in->len, err);
+    if (rq->repeat_random > 0)
+        return lm_text_random(run, lm, rq, rq->repeat_random, rq->seed, err);
+    return lm_text_open(run, lm, rq, in->sentence, in->len, err);
 }
 
 /* What a pass's recorder does: keeps the logits, and passes every point

@@ -25,20 +25,20 @@ typedef struct {
     size_t T;
 } lm_text;
 
-/* Opens mc's model over the len bytes of text. */
-int lm_text_open(lm_text *run, const lm_ops *lm, const model_config *mc,
+/* Opens rq's model over the len bytes of text. */
+int lm_text_open(lm_text *run, const lm_ops *lm, const run_request *rq,
                  const char *text, size_t len, mx_error *err);
 void lm_text_close(lm_text *run);
 
-/* Opens mc's model over n token ids drawn as torch.randint(0, V, (n,))
+/* Opens rq's model over n token ids drawn as torch.randint(0, V, (n,))
  * after torch.manual_seed(seed) (each id the generator's next 32-bit
  * value modulo V), then the same n again: 2n ids. */
-int lm_text_random(lm_text *run, const lm_ops *lm, const model_config *mc,
+int lm_text_random(lm_text *run, const lm_ops *lm, const run_request *rq,
                    size_t n, uint64_t seed, mx_error *err);
 
-/* lm_text_random for mc's --repeat-random, else lm_text_open over the
+/* lm_text_random for rq's --repeat-random, else lm_text_open over the
  * input's sentence. */
-int lm_text_of(lm_text *run, const lm_ops *lm, const model_config *mc,
+int lm_text_of(lm_text *run, const lm_ops *lm, const run_request *rq,
                const model_input *in, mx_error *err);
 
 /* One forward pass over ids (T of them) with the n replacing hooks, also

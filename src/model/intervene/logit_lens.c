@@ -10,9 +10,9 @@
 #include "model/intervene/lm_runs.h"
 #include "model/next_tokens.h"
 
-int logit_lens_check(const lm_ops *lm, const model_config *mc, mx_error *err)
+int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
 {
-    if (!mc->logit_lens)
+    if (!rq->logit_lens)
         return 0;
     if (lm == NULL || lm->unembed == NULL)
         return err_usage(
@@ -91,13 +91,13 @@ out:
     return rc;
 }
 
-int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
-    if (!mc->logit_lens)
+    if (!rq->logit_lens)
         return 0;
     lm_text run;
-    if (lm_text_open(&run, lm, mc, in->sentence, in->len, err) != 0)
+    if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;
     const size_t T = run.T, L = run.shape.layers, V = run.shape.vocab;
     lens_keep k = {.T = T, .layers = L};

@@ -27,11 +27,11 @@
 
 /* Checks --logit-lens without running: lm NULL (a family without an
  * lm_head) is refused. */
-int logit_lens_check(const lm_ops *lm, const model_config *mc, mx_error *err);
+int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err);
 
 /* Appends the tables logit_lens of every layer to tr, after the family's
  * run over the input's sentence. */
-int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err);
 
 #endif

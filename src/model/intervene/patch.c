@@ -50,13 +50,13 @@ static int one_token(int32_t *id, const lm_text *run, const char *option,
                      option, text, n, pieces);
 }
 
-static int texts_open(patch_texts *p, const lm_ops *lm, const model_config *mc,
+static int texts_open(patch_texts *p, const lm_ops *lm, const run_request *rq,
                       mx_error *err)
 {
     *p = (patch_texts){0};
     size_t n = 0;
-    const char *clean = mc->patch_clean, *corrupt = mc->patch_corrupt;
-    if (lm_text_open(&p->run, lm, mc, clean, strlen(clean), err) != 0)
+    const char *clean = rq->patch_clean, *corrupt = rq->patch_corrupt;
+    if (lm_text_open(&p->run, lm, rq, clean, strlen(clean), err) != 0)
         return -1;
     int rc =
         lm->encode(&p->corrupt, &n, p->run.s, corrupt, strlen(corrupt), err);
@@ -66,18 +66,18 @@ static int texts_open(patch_texts *p, const lm_ops *lm, const model_config *mc,
             _("--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count"),
             p->run.T, n);
     if (rc == 0)
-        rc = one_token(&p->answer, &p->run, "--answer", mc->patch_answer, err);
+        rc = one_token(&p->answer, &p->run, "--answer", rq->patch_answer, err);
     if (rc == 0)
-        rc = one_token(&p->wrong, &p->run, "--wrong", mc->patch_wrong, err);
+        rc = one_token(&p->wrong, &p->run, "--wrong", rq->patch_wrong, err);
     if (rc != 0)
         texts_close(p);
     return rc;
 }
 
-int patch_check(const lm_ops *lm, const model_config *mc, mx_error *err)
+int patch_check(const lm_ops *lm, const run_request *rq, mx_error *err)
 {
     patch_texts p;
-    if (texts_open(&p, lm, mc, err) != 0)
+    if (texts_open(&p, lm, rq, err) != 0)
         return -1;
     texts_close(&p);
     return 0;
@@ -216,11 +216,11 @@ static int patch_maps(matrix *heads, matrix *resid, patch_texts *p,
     return rc;
 }
 
-int patch_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
                  mx_error *err)
 {
     patch_texts p;
-    if (texts_open(&p, lm, mc, err) != 0)
+    if (texts_open(&p, lm, rq, err) != 0)
         return -1;
     const size_t L = p.run.shape.layers, H = p.run.shape.heads, T = p.run.T;
     kept ck = {0}, kk = {0};

@@ -35,10 +35,10 @@
 
 /* Checks the texts (the same token count), the answer and the wrong
  * token (one token each), without running. */
-int patch_check(const lm_ops *lm, const model_config *mc, mx_error *err);
+int patch_check(const lm_ops *lm, const run_request *rq, mx_error *err);
 
 /* Appends patch_heads and patch_resid to tr. */
-int patch_record(trace *tr, const lm_ops *lm, const model_config *mc,
+int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
                  mx_error *err);
 
 #endif

@@ -78,7 +78,7 @@ static int put_generated(trace *tr, variant_id v, const labels *vocab,
     return rc;
 }
 
-int lesson_generate_into(trace *tr, variant_id id, const model_config *mc,
+int lesson_generate_into(trace *tr, variant_id id, const run_request *rq,
                          const train_model *m, const model_dims *dims,
                          const attention_config *cfg, const size_t *prompt,
                          size_t T, size_t context, const labels *vocab,
@@ -110,10 +110,10 @@ int lesson_generate_into(trace *tr, variant_id id, const model_config *mc,
                                .end = -1,
                                .step = step,
                                .bytes = bytes};
-    const generate_options o = {.n = mc->generate,
-                                .how = mc->sampling,
-                                .seed = mc->seed,
-                                .stop = mc->stop};
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop};
     generation gen;
     int rc = generate_run(&gen, &gm, &o, start, T, err);
     free(start);

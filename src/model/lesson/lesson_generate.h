@@ -26,14 +26,14 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-/* Variant id's trained model m continues the prompt's T ids as mc says
+/* Variant id's trained model m continues the prompt's T ids as rq says
  * (generate.h); the trace gets the table generated (N x 15, as a
  * checkpoint's: each new word with its id and probability, what the
  * warpers left and the five likeliest with theirs) under the variant,
  * and tr->model.context_full when the positions filled. context is the
  * longest sentence trained on; vocab holds the V words; cfg and dims are
  * the module's. */
-int lesson_generate_into(trace *tr, variant_id id, const model_config *mc,
+int lesson_generate_into(trace *tr, variant_id id, const run_request *rq,
                          const train_model *m, const model_dims *dims,
                          const attention_config *cfg, const size_t *prompt,
                          size_t T, size_t context, const labels *vocab,

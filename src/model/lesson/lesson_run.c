@@ -37,7 +37,7 @@ static int record_ids(trace *tr, table_id name, const labels *rows,
  * after the construction. cfg and dims are the run's. The caller frees
  * it with the row's free, whether this fails or not. */
 static int make_module(module_room *m, torch_rng *after, variant_id id,
-                       const model_config *mc, const attention_config *cfg,
+                       const run_request *rq, const attention_config *cfg,
                        const model_dims *dims, const torch_rng *start,
                        mx_error *err)
 {
@@ -49,10 +49,10 @@ static int make_module(module_room *m, torch_rng *after, variant_id id,
         return -1;
     if (after != NULL)
         *after = g;
-    if (mc->weights == NULL)
+    if (rq->weights == NULL)
         return 0;
-    return weights_load(variant_by_id(id)->bit, dims, m, mc->weights,
-                        &mc->weights_style, err);
+    return weights_load(variant_by_id(id)->bit, dims, m, rq->weights,
+                        &rq->weights_style, err);
 }
 
 /* Records module m's parameters as tables of the variant, in state_dict()
@@ -70,18 +70,18 @@ static int record_params(trace *tr, variant_id id, module_room *m,
  * --weights files, recorded, then the forward pass, whose dropout masks
  * are drawn from forward (NULL: from the generator as the construction
  * left it). */
-static int run_variant(trace *tr, variant_id id, const model_config *mc,
+static int run_variant(trace *tr, variant_id id, const run_request *rq,
                        const attention_config *cfg, const torch_rng *start,
                        const torch_rng *forward, const attention_input *x,
                        const sequence_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const model_dims dims = lesson_dims(mc, cfg->d_model);
+    const model_dims dims = lesson_dims(rq, cfg->d_model);
     int rc = -1;
     // --average: the heads' weights summed as they are made
     mean_stream sum = {0};
     attention_config with_sum = *cfg;
-    if (lesson_averages(mc, variant_by_id(id))) {
+    if (lesson_averages(rq, variant_by_id(id))) {
         if (mean_stream_init(&sum, cfg->heads, x->x->rows * x->kv->rows, err) !=
             0) {
             mean_stream_free(&sum);
@@ -92,7 +92,7 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
     // --tie, the one variant that takes another's parameters: the fused
     // module takes the wrapper's heads, drawn and read as the wrapper's
     // own run makes them
-    const bool tie = mc->tie && row->tie != NULL;
+    const bool tie = rq->tie && row->tie != NULL;
     // the dropout this variant has, and where its masks start
     torch_rng drop;
     if (lesson_drops_outputs(id))
@@ -101,8 +101,8 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
         with_sum.dropout = 0;
     with_sum.dropout_rng = &drop;
     module_room m = {0}, heads = {0};
-    if (make_module(&m, &drop, id, mc, &with_sum, &dims, start, err) == 0 &&
-        (!tie || make_module(&heads, NULL, row->tie_from, mc, &with_sum, &dims,
+    if (make_module(&m, &drop, id, rq, &with_sum, &dims, start, err) == 0 &&
+        (!tie || make_module(&heads, NULL, row->tie_from, rq, &with_sum, &dims,
                              start, err) == 0)) {
         if (forward != NULL)
             drop = *forward;
@@ -126,26 +126,26 @@ static int run_variant(trace *tr, variant_id id, const model_config *mc,
  * read into freshly made parameters (then freed), so that a bad file
  * stops the run before the first table goes out, as in a run that keeps
  * its trace. */
-static int check_weights(const model_config *mc, size_t D, mx_error *err)
+static int check_weights(const run_request *rq, size_t D, mx_error *err)
 {
     const attention_config cfg = {
         .d_model = D,
-        .d_out = mc->d_out,
-        .heads = mc->heads,
-        .qkv_bias = mc->qkv_bias,
+        .d_out = rq->d_out,
+        .heads = rq->heads,
+        .qkv_bias = rq->qkv_bias,
     };
-    const model_dims dims = lesson_dims(mc, D);
+    const model_dims dims = lesson_dims(rq, D);
     // --tie reads the wrapper's files for the fused module too
-    const unsigned read = mc->variants | (mc->tie ? VARIANT_WRAPPER : 0u);
+    const unsigned read = rq->variants | (rq->tie ? VARIANT_WRAPPER : 0u);
     torch_rng start;
-    rng_seed(&start, mc->seed);
+    rng_seed(&start, rq->seed);
     int rc = 0;
     for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
         const variant_info *v = &model_variants[i];
         if (!(read & v->bit))
             continue;
         module_room m = {0};
-        rc = make_module(&m, NULL, v->id, mc, &cfg, &dims, &start, err);
+        rc = make_module(&m, NULL, v->id, rq, &cfg, &dims, &start, err);
         variant_row_of(v->id)->free(&m);
     }
     return rc;
@@ -200,11 +200,11 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
  * training_tokens, its sentences in *data (freed by the caller) or, with
  * data NULL, freed here. */
 static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
-                      const model_config *mc, const model_input *in,
+                      const run_request *rq, const model_input *in,
                       mx_error *err)
 {
-    if (!mc->train)
-        return input_tokens(tok, n_queries, in, mc->tokens, &mc->rules, err);
+    if (!rq->train)
+        return input_tokens(tok, n_queries, in, rq->tokens, &rq->rules, err);
     train_data own = {0};
     // --weights of a trained run: its vocabulary, the rows of the first
     // embedding.weight file of the run's variants
@@ -215,20 +215,20 @@ static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
     // a trained model's folder with model.json: its vocabulary, which
     // every variant's embedding and lm_head rows must follow
     const trained_manifest *saved =
-        mc->weights != NULL && mc->weights->manifest.present
-            ? &mc->weights->manifest
+        rq->weights != NULL && rq->weights->manifest.present
+            ? &rq->weights->manifest
             : NULL;
     for (size_t i = 0;
-         i < MODEL_N_VARIANTS && mc->weights != NULL && !found && !saved; i++)
-        if ((mc->variants & model_variants[i].bit) &&
-            (found = weights_read_table(&vocab, &n_vocab, &rows, mc->weights,
+         i < MODEL_N_VARIANTS && rq->weights != NULL && !found && !saved; i++)
+        if ((rq->variants & model_variants[i].bit) &&
+            (found = weights_read_table(&vocab, &n_vocab, &rows, rq->weights,
                                         model_variants[i].id, TABLE_EMBEDDING,
-                                        &mc->weights_style, TRAINED_MAX_WIDTH,
+                                        &rq->weights_style, TRAINED_MAX_WIDTH,
                                         err)) < 0)
             return -1;
     matrix_free(&rows);
     const int rc = training_tokens(
-        tok, data != NULL ? data : &own, in, mc,
+        tok, data != NULL ? data : &own, in, rq,
         (const char *const *)(saved != NULL ? saved->vocab : vocab),
         saved != NULL ? saved->n_vocab : n_vocab, err);
     for (size_t i = 0; i < n_vocab; i++)
@@ -298,14 +298,14 @@ static int build_drawn(variant_id v, torch_rng *g, const void *ctx,
  * keys and values: the block's two (B, T, D) masks with --dropout, the
  * modules' (B, H, T, S) masks with --attn-dropout (H = 1 in the single
  * head). */
-static size_t forward_draws(const model_config *mc, const attention_config *cfg,
+static size_t forward_draws(const run_request *rq, const attention_config *cfg,
                             variant_id id, size_t T, size_t S)
 {
     const size_t B = cfg->batch;
     if (lesson_drops_outputs(id)) // each block of a stack draws its two
-        return mc->dropout > 0 ? 2 * B * T * cfg->d_model * lesson_blocks(mc)
+        return rq->dropout > 0 ? 2 * B * T * cfg->d_model * lesson_blocks(rq)
                                : 0;
-    if (!(mc->attn_dropout > 0))
+    if (!(rq->attn_dropout > 0))
         return 0;
     const size_t H = variant_row_of(id)->heads == HEADS_ONE ? 1 : cfg->heads;
     return H * B * T * S;
@@ -314,18 +314,18 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
 /* With --weights of a trained run with positions, *C is the number of
  * positions it learned (its pos_embedding.weight's rows), which the
  * sentence's T tokens must not pass; otherwise *C stays. */
-static int trained_positions(size_t *C, const model_config *mc, size_t T,
+static int trained_positions(size_t *C, const run_request *rq, size_t T,
                              mx_error *err)
 {
-    for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++) {
-        if (!(mc->variants & model_variants[i].bit))
+    for (size_t i = 0; i < MODEL_N_VARIANTS && rq->weights != NULL; i++) {
+        if (!(rq->variants & model_variants[i].bit))
             continue;
         char **rows = NULL;
         size_t n = 0;
         matrix m = {0};
         const int rc = weights_read_table(
-            &rows, &n, &m, mc->weights, model_variants[i].id,
-            TABLE_POS_EMBEDDING, &mc->weights_style, TRAINED_MAX_WIDTH, err);
+            &rows, &n, &m, rq->weights, model_variants[i].id,
+            TABLE_POS_EMBEDDING, &rq->weights_style, TRAINED_MAX_WIDTH, err);
         for (size_t r = 0; r < n; r++)
             free(rows[r]);
         free(rows);
@@ -401,7 +401,7 @@ static void run_free(lesson_state *s)
 /* The run's size checked, its --weights files read first when it
  * streams, its workers started; *batch: the heads it computes at once. */
 static int run_start(lesson_state *s, size_t *batch, const trace *tr,
-                     const model_config *mc, const model_input *in,
+                     const run_request *rq, const model_input *in,
                      mx_error *err)
 {
     double values;
@@ -409,17 +409,17 @@ static int run_start(lesson_state *s, size_t *batch, const trace *tr,
      * whole trace in work: a run whose bound is below what threads share
      * (WORKERS_MIN_FLOPS) runs on one, without looking for processors and
      * control-group quotas (which costs a small run a tenth of its time) */
-    const size_t C = mc->train ? s->data.context : s->tok.n_tokens;
+    const size_t C = rq->train ? s->data.context : s->tok.n_tokens;
     const double bound = 2.0 * (double)s->tok.n_tokens *
-                         lesson_trace_size(mc, lesson_width(mc, in),
+                         lesson_trace_size(rq, lesson_width(rq, in),
                                            s->tok.n_tokens, C, s->tok.n_vocab);
-    const size_t threads = mc->threads != 0            ? mc->threads
+    const size_t threads = rq->threads != 0            ? rq->threads
                            : bound < WORKERS_MIN_FLOPS ? 1
                                                        : workers_available();
-    if (lesson_check_size(&values, batch, mc, in, &s->tok, C, trace_streams(tr),
+    if (lesson_check_size(&values, batch, rq, in, &s->tok, C, trace_streams(tr),
                           threads, err) != 0 ||
-        (trace_streams(tr) && mc->weights != NULL &&
-         check_weights(mc, lesson_width(mc, in), err) != 0))
+        (trace_streams(tr) && rq->weights != NULL &&
+         check_weights(rq, lesson_width(rq, in), err) != 0))
         return -1;
     return workers_init(&s->pool, threads, err);
 }
@@ -464,17 +464,17 @@ typedef struct {
 } input_draws;
 
 static int input_room(input_draws *d, lesson_state *s, trace *tr,
-                      const model_config *mc, const model_input *in, size_t B,
+                      const run_request *rq, const model_input *in, size_t B,
                       size_t D, mx_error *err)
 {
     const size_t T = s->T, V = s->tok.n_vocab;
     *d = (input_draws){NULL, in->embeddings, NULL, 0};
-    if (mc->randn_input) {
+    if (rq->randn_input) {
         if (matrix_alloc(&s->randn, B * T, D, N_("the random input"), err) != 0)
             return -1;
         // element 0's rows come first
         *d = (input_draws){NULL, &s->randn, s->randn.v, B * T * D};
-    } else if (in->embeddings == NULL && mc->train) {
+    } else if (in->embeddings == NULL && rq->train) {
         // each trained variant shows its own embedding (trained.h)
         if (matrix_alloc(&s->drawn, V, D, N_("the embedding"), err) != 0)
             return -1;
@@ -493,30 +493,30 @@ static int input_room(input_draws *d, lesson_state *s, trace *tr,
 
 /* --draw: one generator through the order given, each module built and
  * each forward pass's draws counted from it (draws.h). */
-static int plan_draws(lesson_state *s, const model_config *mc,
+static int plan_draws(lesson_state *s, const run_request *rq,
                       const attention_config *cfg, const input_draws *d,
                       torch_rng *g, mx_error *err)
 {
     if ((s->plan = malloc(sizeof *s->plan)) == NULL)
         return err_nomem(err, _("the order of the draws"));
     const size_t S = s->tok.n_tokens - s->T;
-    const model_dims run = lesson_dims(mc, cfg->d_model);
+    const model_dims run = lesson_dims(rq, cfg->d_model);
     const build_context ctx = {cfg, &run};
-    draw_order order = {.order = mc->draw,
-                        .n = mc->n_draw,
+    draw_order order = {.order = rq->draw,
+                        .n = rq->n_draw,
                         .input = d->draws,
                         .input_n = d->n,
                         .build = build_drawn,
                         .ctx = &ctx};
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         order.forward_draws[model_variants[i].id] =
-            forward_draws(mc, cfg, model_variants[i].id, s->T, S ? S : s->T);
+            forward_draws(rq, cfg, model_variants[i].id, s->T, S ? S : s->T);
     return draws_plan(s->plan, &order, g, err);
 }
 
 /* The input tables (inputs, and with --kv kv_inputs), then each chosen
  * variant run from the generator g (or --draw's plan). */
-static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
+static int run_variants(trace *tr, lesson_state *s, const run_request *rq,
                         const model_input *in, const attention_config *cfg,
                         const input_draws *d, const matrix *pos,
                         const torch_rng *g, mx_error *err)
@@ -537,8 +537,8 @@ static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
     const draw_plan *plan = s->plan;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_id v = model_variants[i].id;
-        if ((mc->variants & model_variants[i].bit) &&
-            run_variant(tr, v, mc, cfg, plan != NULL ? &plan->build[v] : g,
+        if ((rq->variants & model_variants[i].bit) &&
+            run_variant(tr, v, rq, cfg, plan != NULL ? &plan->build[v] : g,
                         plan != NULL ? &plan->forward[v] : NULL, &x, &s->lab,
                         err) != 0)
             return -1;
@@ -548,9 +548,9 @@ static int run_variants(trace *tr, lesson_state *s, const model_config *mc,
 
 /* --generate: a lesson model has an lm_head once trained
  * (lesson_generate.h). */
-static int check_generates(const model_config *mc, mx_error *err)
+static int check_generates(const run_request *rq, mx_error *err)
 {
-    if (mc->generate > 0 && !mc->train)
+    if (rq->generate > 0 && !rq->train)
         return err_usage(err,
                          _("--generate: a lesson model has an lm_head only "
                            "once trained: it goes with --train N, a trained "
@@ -558,26 +558,26 @@ static int check_generates(const model_config *mc, mx_error *err)
     return 0;
 }
 
-int lesson_run(trace *tr, const model_config *mc, const model_input *in,
+int lesson_run(trace *tr, const run_request *rq, const model_input *in,
                mx_error *err)
 {
     lesson_state s = {0};
     size_t batch = 0;
-    if (check_generates(mc, err) != 0 ||
-        run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
+    if (check_generates(rq, err) != 0 ||
+        run_tokens(&s.tok, &s.T, &s.data, rq, in, err) != 0)
         return -1;
     // a stack's tables name their block (model/lesson/stack.h): the
     // variant whose row stacks
     tr->stacked_variant = VARIANT_INPUT;
-    for (size_t i = 0; mc->block_layers > 0 && i < MODEL_N_VARIANTS; i++)
+    for (size_t i = 0; rq->block_layers > 0 && i < MODEL_N_VARIANTS; i++)
         if (variant_row_of(model_variants[i].id)->stacks)
             tr->stacked_variant = model_variants[i].id;
     int rc = -1;
-    const size_t D = lesson_width(mc, in);
-    if (run_start(&s, &batch, tr, mc, in, err) != 0)
+    const size_t D = lesson_width(rq, in);
+    if (run_start(&s, &batch, tr, rq, in, err) != 0)
         goto done;
     // the model the run makes, as the renderers and the page show it
-    const model_dims sizes = lesson_dims(mc, D);
+    const model_dims sizes = lesson_dims(rq, D);
     tr->model = (trace_model){
         .d_model = D,
         .d_out = sizes.d_out,
@@ -585,54 +585,54 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
         .ff = sizes.ff,
         .layers = sizes.layers,
         .attn_only = sizes.attn_only,
-        .causal = mc->causal && in->kv == NULL,
-        .scale = mc->scale,
+        .causal = rq->causal && in->kv == NULL,
+        .scale = rq->scale,
         .qkv_bias = sizes.qkv_bias,
     };
     const attention_config cfg = {
         .d_model = D,
-        .d_out = mc->d_out,
-        .heads = mc->heads,
-        .causal = mc->causal && in->kv == NULL,
-        .scale = mc->scale,
-        .qkv_bias = mc->qkv_bias,
+        .d_out = rq->d_out,
+        .heads = rq->heads,
+        .causal = rq->causal && in->kv == NULL,
+        .scale = rq->scale,
+        .qkv_bias = rq->qkv_bias,
         .pool = s.pool,
         .heads_at_once = batch,
-        .batch = mc->batch > 1 ? mc->batch : 1,
-        .attn_dropout = mc->attn_dropout,
-        .dropout = mc->dropout,
+        .batch = rq->batch > 1 ? rq->batch : 1,
+        .attn_dropout = rq->attn_dropout,
+        .dropout = rq->dropout,
     };
     input_draws d;
     if (record_tokens(&s, tr, in, D, err) != 0 ||
-        input_room(&d, &s, tr, mc, in, cfg.batch, D, err) != 0)
+        input_room(&d, &s, tr, rq, in, cfg.batch, D, err) != 0)
         goto done;
     torch_rng g;
-    rng_seed(&g, mc->seed);
-    if (mc->n_draw == 0)
+    rng_seed(&g, rq->seed);
+    if (rq->n_draw == 0)
         // each variant its own notebook: the input drawn first
         rng_normal_fill(d.draws, d.n, 0.0, 1.0, &g);
     // --positions: pos = nn.Embedding(C, D), right after the embedding
     const matrix *pos = NULL;
-    size_t contexts = mc->train ? s.data.context : s.T;
-    if (mc->positions && (trained_positions(&contexts, mc, s.T, err) != 0 ||
+    size_t contexts = rq->train ? s.data.context : s.T;
+    if (rq->positions && (trained_positions(&contexts, rq, s.T, err) != 0 ||
                           draw_positions(&pos, &s.positions, tr, contexts,
-                                         s.dims, mc->train, &g, err) != 0))
+                                         s.dims, rq->train, &g, err) != 0))
         goto done;
-    if (mc->n_draw != 0 && plan_draws(&s, mc, &cfg, &d, &g, err) != 0)
+    if (rq->n_draw != 0 && plan_draws(&s, rq, &cfg, &d, &g, err) != 0)
         goto done;
-    if (!mc->train) {
-        rc = run_variants(tr, &s, mc, in, &cfg, &d, pos, &g, err);
+    if (!rq->train) {
+        rc = run_variants(tr, &s, rq, in, &cfg, &d, pos, &g, err);
         goto done;
     }
     // --train: each variant's notebook trained, then shown
     const trained_labels tlab = {s.vocab, s.dims, &s.lab};
     // every variant's --weights files read before a table goes out
-    if (trace_streams(tr) && mc->weights != NULL &&
-        trained_check_files(mc, &cfg, &g, d.embedding, pos, &tlab, err) != 0)
+    if (trace_streams(tr) && rq->weights != NULL &&
+        trained_check_files(rq, &cfg, &g, d.embedding, pos, &tlab, err) != 0)
         goto done;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if ((mc->variants & model_variants[i].bit) &&
-            trained_variant(tr, model_variants[i].id, mc, &cfg, &g, d.embedding,
+        if ((rq->variants & model_variants[i].bit) &&
+            trained_variant(tr, model_variants[i].id, rq, &cfg, &g, d.embedding,
                             pos, &s.data, s.tok.ids, &tlab, err) != 0)
             goto done;
     rc = trace_flush(tr, err);
@@ -650,7 +650,7 @@ static int is_present_named(const param_info *p, void *ctx)
 }
 
 /* Whether the run makes the input table id (lesson_run). */
-static bool makes_input(table_id id, const model_config *mc,
+static bool makes_input(table_id id, const run_request *rq,
                         const model_input *in)
 {
     switch (id) {
@@ -658,9 +658,9 @@ static bool makes_input(table_id id, const model_config *mc,
     case TABLE_KV_INPUTS:
         return in->kv != NULL;
     case TABLE_EMBEDDING:
-        return in->embeddings == NULL && !mc->randn_input;
+        return in->embeddings == NULL && !rq->randn_input;
     case TABLE_POS_EMBEDDING:
-        return mc->positions;
+        return rq->positions;
     default:
         return true;
     }
@@ -669,17 +669,17 @@ static bool makes_input(table_id id, const model_config *mc,
 /* Whether a trained run (--train) makes the table `name` besides the
  * tables of a run without training: lm_head.weight, logits, loss, and
  * with --grad the gradients of the parameters it makes. */
-static bool trained_makes(const model_config *mc, const model_input *in,
+static bool trained_makes(const run_request *rq, const model_input *in,
                           const char *name)
 {
     const size_t n = strlen(name), suffix = strlen(".grad");
-    if (mc->grad && n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
+    if (rq->grad && n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
         char base[sizeof((table *)NULL)->param];
         if (n - suffix >= sizeof base)
             return false;
         memcpy(base, name, n - suffix);
         base[n - suffix] = '\0';
-        model_config plain = *mc;
+        run_request plain = *rq;
         plain.grad = false;
         // every table but the ids, the loss and the mean of the heads
         const table_id id = table_by_name(base, strlen(base));
@@ -690,30 +690,30 @@ static bool trained_makes(const model_config *mc, const model_input *in,
     const table_id id = table_by_name(name, n);
     return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
-           (id == TABLE_GENERATED && mc->generate > 0) ||
+           (id == TABLE_GENERATED && rq->generate > 0) ||
            ((id == TABLE_ATTN_WEIGHTS_STEPS || id == TABLE_HEAD_SCORES_STEPS) &&
-            mc->checkpoints);
+            rq->checkpoints);
 }
 
-bool lesson_makes_table(const model_config *mc, const model_input *in,
+bool lesson_makes_table(const run_request *rq, const model_input *in,
                         const char *name)
 {
-    if (mc->train && trained_makes(mc, in, name))
+    if (rq->train && trained_makes(rq, in, name))
         return true;
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
-        return makes_input(id, mc, in);
-    const model_dims dims = {.heads = mc->heads,
-                             .qkv_bias = mc->qkv_bias,
-                             .layers = mc->block_layers,
-                             .attn_only = mc->attn_only};
+        return makes_input(id, rq, in);
+    const model_dims dims = {.heads = rq->heads,
+                             .qkv_bias = rq->qkv_bias,
+                             .layers = rq->block_layers,
+                             .attn_only = rq->attn_only};
     // --attn-only: the block makes attn_out and out, none of these
     const table_set feed_forward = TABLE_BIT(ADD_NORM1) |
                                    TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) |
                                    DROPOUT_TABLES;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
-        if (!(mc->variants & v->bit))
+        if (!(rq->variants & v->bit))
             continue;
         if (id == TABLE_COUNT) { /* a parameter's name, or no table's */
             if (model_params_each(v->bit, &dims, NULL, is_present_named,
@@ -730,44 +730,44 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
         if (table_info_of(id)->kind == KIND_PER_HEAD &&
             (table_bit(id) & ROTARY_HEAD_TABLES) == 0 &&
             (!head_dropout ||
-             (mc->attn_dropout > 0 && !lesson_drops_outputs(v->id))))
+             (rq->attn_dropout > 0 && !lesson_drops_outputs(v->id))))
             return true;
         // a stack of blocks adds the model view (STACK_TABLES)
         const table_set stack =
-            variant_row_of(v->id)->stacks && mc->block_layers > 0 ? STACK_TABLES
+            variant_row_of(v->id)->stacks && rq->block_layers > 0 ? STACK_TABLES
                                                                   : 0;
-        const table_set left_out = mc->attn_only ? feed_forward : 0;
+        const table_set left_out = rq->attn_only ? feed_forward : 0;
         if (((v->tables | stack) & ~left_out & table_bit(id)) &&
-            (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(mc, v)) &&
-            (!(DROPOUT_TABLES & table_bit(id)) || mc->dropout > 0))
+            (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(rq, v)) &&
+            (!(DROPOUT_TABLES & table_bit(id)) || rq->dropout > 0))
             return true;
     }
     return false;
 }
 
-int lesson_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int lesson_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                   const model_input *in, mx_error *err)
 {
-    return run_tokens(tok, n_queries, NULL, mc, in, err);
+    return run_tokens(tok, n_queries, NULL, rq, in, err);
 }
 
-int lesson_check(double *values, const model_config *mc, const model_input *in,
+int lesson_check(double *values, const run_request *rq, const model_input *in,
                  bool streamed, mx_error *err)
 {
     tokenized tok = {0};
     train_data data = {0}; /* --train: the sentences, for their lengths */
     size_t n_queries, batch;
     *values = 0;
-    if (check_generates(mc, err) != 0)
+    if (check_generates(rq, err) != 0)
         return -1;
-    if (run_tokens(&tok, &n_queries, mc->train ? &data : NULL, mc, in, err) !=
+    if (run_tokens(&tok, &n_queries, rq->train ? &data : NULL, rq, in, err) !=
         0) {
         train_data_free(&data);
         return -1;
     }
-    const size_t C = mc->train ? data.context : tok.n_tokens;
+    const size_t C = rq->train ? data.context : tok.n_tokens;
     int rc =
-        lesson_check_size(values, &batch, mc, in, &tok, C, streamed, 1, err);
+        lesson_check_size(values, &batch, rq, in, &tok, C, streamed, 1, err);
     tokenized_free(&tok);
     train_data_free(&data);
     return rc;

@@ -22,21 +22,21 @@
 #include "model/trace.h"
 
 /* pipeline_check for the lesson's variants. */
-int lesson_check(double *values, const model_config *mc, const model_input *in,
+int lesson_check(double *values, const run_request *rq, const model_input *in,
                  bool streamed, mx_error *err);
 
 /* pipeline_tokens for the lesson's variants: the sentence split, or the
  * embeddings' labels; with --kv the other sentence's after; with --train
  * the trained vocabulary's ids. */
-int lesson_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
+int lesson_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                   const model_input *in, mx_error *err);
 
 /* pipeline_run for the lesson's variants. */
-int lesson_run(trace *tr, const model_config *mc, const model_input *in,
+int lesson_run(trace *tr, const run_request *rq, const model_input *in,
                mx_error *err);
 
 /* pipeline_makes_table for the lesson's variants. */
-bool lesson_makes_table(const model_config *mc, const model_input *in,
+bool lesson_makes_table(const run_request *rq, const model_input *in,
                         const char *name);
 
 #endif

@@ -15,47 +15,47 @@ static int add_param_size(const param_info *p, void *ctx)
 }
 
 /* The model's sizes for a run of width D (d_model). */
-model_dims lesson_dims(const model_config *mc, size_t D)
+model_dims lesson_dims(const run_request *rq, size_t D)
 {
     return (model_dims){
         .d_model = D,
-        .d_out = mc->d_out,
-        .heads = mc->heads,
-        .ff = mc->ff ? mc->ff : 4 * D,
-        .qkv_bias = mc->qkv_bias,
-        .layers = mc->block_layers,
-        .attn_only = mc->attn_only,
+        .d_out = rq->d_out,
+        .heads = rq->heads,
+        .ff = rq->ff ? rq->ff : 4 * D,
+        .qkv_bias = rq->qkv_bias,
+        .layers = rq->block_layers,
+        .attn_only = rq->attn_only,
     };
 }
 
 /* Whether variant v makes attn_weights_avg in this run: with --average,
  * in a module whose tables include it (one of several heads). */
-bool lesson_averages(const model_config *mc, const variant_info *v)
+bool lesson_averages(const run_request *rq, const variant_info *v)
 {
-    return mc->average && (v->tables & TABLE_BIT(ATTN_WEIGHTS_AVG));
+    return rq->average && (v->tables & TABLE_BIT(ATTN_WEIGHTS_AVG));
 }
 
 /* Adds the parameters of the run's variants, present or not, to *n. */
-static void add_params_size(double *n, const model_config *mc,
+static void add_params_size(double *n, const run_request *rq,
                             const model_dims *dims)
 {
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (mc->variants & model_variants[i].bit)
+        if (rq->variants & model_variants[i].bit)
             model_params_each(model_variants[i].bit, dims, NULL, add_param_size,
                               n);
 }
 
 /* The values of --randn-input's batch (B x T, D), held through the run. */
-static double randn_size(const model_config *mc, double t, double d)
+static double randn_size(const run_request *rq, double t, double d)
 {
-    return mc->randn_input ? (double)(mc->batch > 1 ? mc->batch : 1) * t * d
+    return rq->randn_input ? (double)(rq->batch > 1 ? rq->batch : 1) * t * d
                            : 0;
 }
 
 /* The blocks of the block variant: --layers N stacks N, else one. */
-size_t lesson_blocks(const model_config *mc)
+size_t lesson_blocks(const run_request *rq)
 {
-    return mc->block_layers > 0 ? mc->block_layers : 1;
+    return rq->block_layers > 0 ? rq->block_layers : 1;
 }
 
 /* Whether variant id's dropout is the block's, on its outputs
@@ -73,14 +73,14 @@ typedef struct {
     double per_head; /* one head's mask and dropped weights */
 } dropout_size;
 
-static dropout_size dropout_tables(const model_config *mc,
+static dropout_size dropout_tables(const run_request *rq,
                                    const variant_info *info, double t, double d)
 {
     dropout_size n = {0, 0};
     if (lesson_drops_outputs(info->id))
-        n.module = mc->dropout > 0 ? 2 * t * d * (double)lesson_blocks(mc) : 0;
+        n.module = rq->dropout > 0 ? 2 * t * d * (double)lesson_blocks(rq) : 0;
     else
-        n.per_head = mc->attn_dropout > 0 ? 2 * t * t : 0;
+        n.per_head = rq->attn_dropout > 0 ? 2 * t * t : 0;
     return n;
 }
 
@@ -94,28 +94,28 @@ static dropout_size dropout_tables(const model_config *mc,
  * their gradient and its transpose (4 x C x V), and the backward pass's
  * tape, about twice the variant's tables over C tokens. C is the longest
  * sentence trained on; T the shown sentence. */
-static double training_size(const model_config *mc, const model_dims *dims,
+static double training_size(const run_request *rq, const model_dims *dims,
                             double t, double c, double v, double d)
 {
-    if (!mc->train)
+    if (!rq->train)
         return 0;
-    const double copies = mc->training.optimizer == OPTIMIZER_ADAM ? 4.0 : 2.0;
-    const double steps = (double)mc->training.steps + 1;
+    const double copies = rq->training.optimizer == OPTIMIZER_ADAM ? 4.0 : 2.0;
+    const double steps = (double)rq->training.steps + 1;
     const double shots = steps < TRAIN_CHECKPOINTS ? steps : TRAIN_CHECKPOINTS;
     double kept = 0, training = 0;
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
-        if (!(mc->variants & info->bit))
+        if (!(rq->variants & info->bit))
             continue;
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, dims);
         const double heads = row->heads == HEADS_ONE ? 1 : (double)module.heads;
         const double lm_head = v * (double)module.d_out;
-        double params = v * d + lm_head + (mc->positions ? c * d : 0);
+        double params = v * d + lm_head + (rq->positions ? c * d : 0);
         model_params_each(info->bit, dims, NULL, add_param_size, &params);
-        kept += (mc->grad ? 2 : 1) * params + t * v + t * NEXT_TOKENS_K +
-                steps + (mc->grad ? row->size(&module, t).tables : 0) +
-                (mc->checkpoints ? shots * heads * t * t : 0);
+        kept += (rq->grad ? 2 : 1) * params + t * v + t * NEXT_TOKENS_K +
+                steps + (rq->grad ? row->size(&module, t).tables : 0) +
+                (rq->checkpoints ? shots * heads * t * t : 0);
         const double pass = copies * params + lm_head + 4 * c * v +
                             2 * row->size(&module, c).tables;
         if (pass > training)
@@ -127,21 +127,21 @@ static double training_size(const model_config *mc, const model_dims *dims,
 /* About how many float values the whole trace of this run holds, counted
  * in double so that absurd sizes cannot overflow: T tokens shown, C the
  * longest sentence a trained run learns from (T without --train). */
-double lesson_trace_size(const model_config *mc, size_t D, size_t T, size_t C,
+double lesson_trace_size(const run_request *rq, size_t D, size_t T, size_t C,
                          size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
-    const model_dims dims = lesson_dims(mc, D);
-    double n = v * d + t * d + v + t + randn_size(mc, t, d) +
-               training_size(mc, &dims, t, (double)C, v, d);
-    add_params_size(&n, mc, &dims);
+    const model_dims dims = lesson_dims(rq, D);
+    double n = v * d + t * d + v + t + randn_size(rq, t, d) +
+               training_size(rq, &dims, t, (double)C, v, d);
+    add_params_size(&n, rq, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
-        if (!(mc->variants & info->bit))
+        if (!(rq->variants & info->bit))
             continue;
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, &dims);
-        const dropout_size drop = dropout_tables(mc, info, t, d);
+        const dropout_size drop = dropout_tables(rq, info, t, d);
         const double heads = row->heads == HEADS_ONE ? 1 : (double)dims.heads;
         n += row->size(&module, t).tables + drop.module + heads * drop.per_head;
     }
@@ -158,25 +158,25 @@ typedef struct {
     double per_head; /* one head's queries, keys, values, scores, weights */
 } stream_size;
 
-static stream_size streamed_size(const model_config *mc, size_t D, size_t T,
+static stream_size streamed_size(const run_request *rq, size_t D, size_t T,
                                  size_t C, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
-    const model_dims dims = lesson_dims(mc, D);
-    stream_size n = {.kept = v * d + t * d + v + t + randn_size(mc, t, d) +
-                             training_size(mc, &dims, t, (double)C, v, d)};
-    add_params_size(&n.kept, mc, &dims);
+    const model_dims dims = lesson_dims(rq, D);
+    stream_size n = {.kept = v * d + t * d + v + t + randn_size(rq, t, d) +
+                             training_size(rq, &dims, t, (double)C, v, d)};
+    add_params_size(&n.kept, rq, &dims);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *info = &model_variants[i];
-        if (!(mc->variants & info->bit))
+        if (!(rq->variants & info->bit))
             continue;
         const variant_row *row = variant_row_of(info->id);
         const model_dims module = variant_dims(row, &dims);
         const variant_size s = row->size(&module, t);
-        const dropout_size drop = dropout_tables(mc, info, t, d);
+        const dropout_size drop = dropout_tables(rq, info, t, d);
         // --average: the table, and while the heads run their sum and
         // head 0's scores
-        const bool avg = lesson_averages(mc, info);
+        const bool avg = lesson_averages(rq, info);
         n.kept += s.kept + drop.module + (avg ? 2 * t * t : 0);
         if (avg && s.work + t * t > n.work)
             n.work = s.work + t * t;
@@ -201,17 +201,17 @@ static size_t heads_at_once(const stream_size *n, size_t threads)
 }
 
 /* The model width: --d-model, or the embeddings' width. */
-size_t lesson_width(const model_config *mc, const model_input *in)
+size_t lesson_width(const run_request *rq, const model_input *in)
 {
-    return in->embeddings != NULL ? in->embeddings->cols : mc->d_model;
+    return in->embeddings != NULL ? in->embeddings->cols : rq->d_model;
 }
 
 /* Whether the run has a variant whose attention is d_model wide (the
  * block's), whose heads must then divide d_model. */
-static bool runs_d_model_wide(const model_config *mc)
+static bool runs_d_model_wide(const run_request *rq)
 {
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if ((mc->variants & model_variants[i].bit) &&
+        if ((rq->variants & model_variants[i].bit) &&
             variant_row_of(model_variants[i].id)->d_model_wide)
             return true;
     return false;
@@ -222,29 +222,29 @@ static bool runs_d_model_wide(const model_config *mc)
  * streamed run (trace.h) is held to what it holds at once with one head
  * in flight; *batch is how many heads it may then compute at once on
  * `threads` threads. */
-int lesson_check_size(double *values, size_t *batch, const model_config *mc,
+int lesson_check_size(double *values, size_t *batch, const run_request *rq,
                       const model_input *in, const tokenized *tok, size_t C,
                       bool streamed, size_t threads, mx_error *err)
 {
-    const size_t D = lesson_width(mc, in);
-    if (in->embeddings != NULL && mc->d_model_given && mc->d_model != D)
+    const size_t D = lesson_width(rq, in);
+    if (in->embeddings != NULL && rq->d_model_given && rq->d_model != D)
         return err_usage(err,
                          ngettext("--d-model %zu: the embeddings have %zu "
                                   "column (d_model is taken from the file)",
                                   "--d-model %zu: the embeddings have %zu "
                                   "columns (d_model is taken from the file)",
                                   D),
-                         mc->d_model, D);
-    if (runs_d_model_wide(mc) && D % mc->heads != 0)
+                         rq->d_model, D);
+    if (runs_d_model_wide(rq) && D % rq->heads != 0)
         return err_usage(err,
                          _("--heads: %zu heads do not divide --d-model %zu "
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
-                         mc->heads, D);
+                         rq->heads, D);
     const double whole =
-        lesson_trace_size(mc, D, tok->n_tokens, C, tok->n_vocab);
+        lesson_trace_size(rq, D, tok->n_tokens, C, tok->n_vocab);
     const stream_size part =
-        streamed_size(mc, D, tok->n_tokens, C, tok->n_vocab);
+        streamed_size(rq, D, tok->n_tokens, C, tok->n_vocab);
     const double least = part.kept + part.work + part.per_head;
     const double max = (double)MAX_TRACE_VALUES;
     *values = whole;

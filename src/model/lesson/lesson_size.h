@@ -14,17 +14,17 @@
 #include "model/tokenize.h"
 
 /* The model's sizes for a run of width D (d_model). */
-model_dims lesson_dims(const model_config *mc, size_t D);
+model_dims lesson_dims(const run_request *rq, size_t D);
 
 /* The model width: --d-model, or the embeddings' width. */
-size_t lesson_width(const model_config *mc, const model_input *in);
+size_t lesson_width(const run_request *rq, const model_input *in);
 
 /* The blocks of the block variant: --layers N stacks N, else one. */
-size_t lesson_blocks(const model_config *mc);
+size_t lesson_blocks(const run_request *rq);
 
 /* Whether variant v makes attn_weights_avg in this run: with --average,
  * in a module whose tables include it (one of several heads). */
-bool lesson_averages(const model_config *mc, const variant_info *v);
+bool lesson_averages(const run_request *rq, const variant_info *v);
 
 /* Whether variant id's dropout is the block's, on its outputs
  * (--dropout), rather than the modules' on the weights (--attn-dropout). */
@@ -34,7 +34,7 @@ bool lesson_drops_outputs(variant_id id);
  * in double so that absurd sizes cannot overflow: T tokens shown, C the
  * longest sentence a trained run learns from (T without --train), V
  * words in the vocabulary. */
-double lesson_trace_size(const model_config *mc, size_t D, size_t T, size_t C,
+double lesson_trace_size(const run_request *rq, size_t D, size_t T, size_t C,
                          size_t V);
 
 /* The run fits the limits; *values is the size of its whole trace. C is
@@ -42,7 +42,7 @@ double lesson_trace_size(const model_config *mc, size_t D, size_t T, size_t C,
  * streamed run (trace.h) is held to what it holds at once with one head
  * in flight; *batch is how many heads it may then compute at once on
  * `threads` threads. */
-int lesson_check_size(double *values, size_t *batch, const model_config *mc,
+int lesson_check_size(double *values, size_t *batch, const run_request *rq,
                       const model_input *in, const tokenized *tok, size_t C,
                       bool streamed, size_t threads, mx_error *err);
 

@@ -56,13 +56,13 @@ static size_t rows_of(const trace *tr, variant_id v, table_id id)
 
 /* "final_loss": each variant's loss at the final parameters (the last
  * row of its loss table), null when not finite. */
-static void put_losses(FILE *f, const model_config *mc, const trace *tr)
+static void put_losses(FILE *f, const run_request *rq, const trace *tr)
 {
     fputs("  \"final_loss\": {", f);
     const char *sep = "";
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
         const variant_info *v = &model_variants[i];
-        if (!(mc->variants & v->bit))
+        if (!(rq->variants & v->bit))
             continue;
         const table_key key = {v->id, 0, NO_HEAD, TABLE_LOSS, false};
         const table *t = trace_find(tr, &key);
@@ -82,7 +82,7 @@ static void put_losses(FILE *f, const model_config *mc, const trace *tr)
     fputs("}\n", f);
 }
 
-int manifest_text(char **text, size_t *len, const model_config *mc,
+int manifest_text(char **text, size_t *len, const run_request *rq,
                   const trace *tr, const char *corpus, mx_error *err)
 {
     *text = NULL;
@@ -99,16 +99,16 @@ int manifest_text(char **text, size_t *len, const model_config *mc,
     fputs("  \"variants\": [", f);
     const char *sep = "";
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (mc->variants & model_variants[i].bit) {
+        if (rq->variants & model_variants[i].bit) {
             fprintf(f, "%s\"%s\"", sep, model_variants[i].name);
             sep = ", ";
             if (C == 0)
                 C = rows_of(tr, model_variants[i].id, TABLE_POS_EMBEDDING);
         }
-    const size_t D = mc->d_model;
-    const bool block = (mc->variants & VARIANT_BLOCK) != 0;
-    const size_t ff = !block || mc->attn_only ? 0
-                      : mc->ff != 0           ? mc->ff
+    const size_t D = rq->d_model;
+    const bool block = (rq->variants & VARIANT_BLOCK) != 0;
+    const size_t ff = !block || rq->attn_only ? 0
+                      : rq->ff != 0           ? rq->ff
                                               : 4 * D;
     fprintf(f,
             "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
@@ -116,12 +116,12 @@ int manifest_text(char **text, size_t *len, const model_config *mc,
             "  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
-            D, mc->d_out, mc->heads, ff, block ? mc->block_layers : 0,
-            bool_text(block && mc->attn_only), bool_text(mc->qkv_bias),
-            bool_text(mc->causal), bool_text(mc->scale), C,
-            mc->tokens == TOKENS_CHARS ? "chars" : "words",
-            bool_text(mc->rules.lower), punct_names[mc->rules.punct],
-            bool_text(mc->unk));
+            D, rq->d_out, rq->heads, ff, block ? rq->block_layers : 0,
+            bool_text(block && rq->attn_only), bool_text(rq->qkv_bias),
+            bool_text(rq->causal), bool_text(rq->scale), C,
+            rq->tokens == TOKENS_CHARS ? "chars" : "words",
+            bool_text(rq->rules.lower), punct_names[rq->rules.punct],
+            bool_text(rq->unk));
     fputs("  \"vocab\": [", f);
     for (size_t i = 0; i < vocab->rows->n; i++) {
         fputs(i ? ", " : "", f);
@@ -130,15 +130,15 @@ int manifest_text(char **text, size_t *len, const model_config *mc,
     fprintf(f,
             "],\n  \"training\": {\"steps\": %zu, \"optimizer\": \"%s\", "
             "\"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
-            mc->training.steps,
-            mc->training.optimizer == OPTIMIZER_ADAM ? "adam" : "sgd",
-            mc->training.lr, (unsigned long long)mc->seed);
+            rq->training.steps,
+            rq->training.optimizer == OPTIMIZER_ADAM ? "adam" : "sgd",
+            rq->training.lr, (unsigned long long)rq->seed);
     if (corpus != NULL)
         put_string(f, corpus);
     else
         fputs("null", f);
     fputs("},\n", f);
-    put_losses(f, mc, tr);
+    put_losses(f, rq, tr);
     fputs("}\n", f);
     if (ferror(f) != 0) {
         fclose(f);

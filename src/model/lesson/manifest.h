@@ -56,10 +56,10 @@ typedef struct {
     size_t n_vocab;
 } trained_manifest;
 
-/* model.json's text for the trained run mc whose tables are in tr (its
+/* model.json's text for the trained run rq whose tables are in tr (its
  * vocabulary, positions and losses), into *text (len bytes, owned by the
  * caller). corpus is --corpus's file, or NULL. */
-int manifest_text(char **text, size_t *len, const model_config *mc,
+int manifest_text(char **text, size_t *len, const run_request *rq,
                   const trace *tr, const char *corpus, mx_error *err);
 
 /* Parses model.json's text (len bytes; path names it in messages) into

@@ -139,7 +139,7 @@ static int vocab_id(size_t *id, word_ids *w, const char *word, const unk_map *u,
  * ids, *count of them); *lengths (n_corpus) their lengths. */
 static int corpus_ids(word_ids *w, size_t **all, size_t *count,
                       size_t **lengths, const model_input *in,
-                      const model_config *mc, const unk_map *u, mx_error *err)
+                      const run_request *rq, const unk_map *u, mx_error *err)
 {
     size_t cap = 0;
     *lengths = calloc(in->n_corpus ? in->n_corpus : 1, sizeof **lengths);
@@ -147,8 +147,8 @@ static int corpus_ids(word_ids *w, size_t **all, size_t *count,
         return err_nomem(err, _("the corpus"));
     for (size_t i = 0; i < in->n_corpus; i++) {
         tokenized t = {0};
-        if (tokenize_with(&t, in->corpus[i], strlen(in->corpus[i]), mc->tokens,
-                          &mc->rules, err) != 0)
+        if (tokenize_with(&t, in->corpus[i], strlen(in->corpus[i]), rq->tokens,
+                          &rq->rules, err) != 0)
             return corpus_error(err, in, i);
         int rc = 0;
         if (t.n_tokens < 2) {
@@ -266,7 +266,7 @@ static int data_sentences(train_data *data, size_t **all, const size_t *lengths,
 }
 
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    const model_config *mc, const char *const *vocab,
+                    const run_request *rq, const char *const *vocab,
                     size_t n_vocab, mx_error *err)
 {
     word_ids w = {0};
@@ -278,7 +278,7 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         word_ids_free(&w);
         return -1;
     }
-    if (tokenize_with(tok, in->sentence, in->len, mc->tokens, &mc->rules,
+    if (tokenize_with(tok, in->sentence, in->len, rq->tokens, &rq->rules,
                       err) != 0) {
         word_ids_free(&w);
         return -1;
@@ -297,11 +297,11 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
     // --unk: a trained vocabulary is closed from the start; a corpus's
     // once it is read; a sentence's after it
     unk_map unk = {0};
-    if (mc->unk && vocab != NULL && unk_begin(&unk, &w, true, err) != 0)
+    if (rq->unk && vocab != NULL && unk_begin(&unk, &w, true, err) != 0)
         goto done;
-    if (corpus_ids(&w, &all, &count, &lengths, in, mc, &unk, err) != 0)
+    if (corpus_ids(&w, &all, &count, &lengths, in, rq, &unk, err) != 0)
         goto done;
-    if (mc->unk && vocab == NULL && in->corpus != NULL &&
+    if (rq->unk && vocab == NULL && in->corpus != NULL &&
         unk_begin(&unk, &w, false, err) != 0)
         goto done;
     // the shown sentence's ids, its new words after the corpus's
@@ -313,11 +313,11 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
     }
     for (size_t k = 0; k < T; k++)
         if (vocab_id(&shown[k], &w, tok->tokens[k], &unk, err) != 0 ||
-            (mc->unk && unk_label(tok, k, w.words[shown[k]], err) != 0)) {
+            (rq->unk && unk_label(tok, k, w.words[shown[k]], err) != 0)) {
             free(shown);
             goto done;
         }
-    if (mc->unk && !unk.on && unk_begin(&unk, &w, false, err) != 0) {
+    if (rq->unk && !unk.on && unk_begin(&unk, &w, false, err) != 0) {
         free(shown);
         goto done;
     }

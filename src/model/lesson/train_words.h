@@ -32,12 +32,12 @@ typedef struct {
  * sentence needs two tokens (one to predict from). With vocab (n_vocab
  * words, a trained embedding's rows: --weights) the vocabulary is that,
  * and a word outside it is an error naming it. Sentences are cut as
- * mc->tokens and mc->rules say. With mc->unk, the vocabulary has the
+ * rq->tokens and rq->rules say. With rq->unk, the vocabulary has the
  * word UNK_WORD (after the corpus's words, or the sentence's without a
  * corpus), and a word outside the trained vocabulary (the --weights
  * one, else the corpus's) is that word, in the tokens too. */
 int training_tokens(tokenized *tok, train_data *data, const model_input *in,
-                    const model_config *mc, const char *const *vocab,
+                    const run_request *rq, const char *const *vocab,
                     size_t n_vocab, mx_error *err);
 void train_data_free(train_data *data);
 

@@ -364,25 +364,25 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     return rc;
 }
 
-/* The sizes of variant id's module in a run of mc (cfg the run's). */
+/* The sizes of variant id's module in a run of rq (cfg the run's). */
 typedef struct {
     model_dims run;  /* the run's sizes */
     model_dims dims; /* the variant's (variant_dims) */
     attention_config acfg;
 } variant_sizes;
 
-static variant_sizes sizes_of(variant_id id, const model_config *mc,
+static variant_sizes sizes_of(variant_id id, const run_request *rq,
                               const attention_config *cfg)
 {
     const variant_row *row = variant_row_of(id);
     variant_sizes s = {.run = {
                            .d_model = cfg->d_model,
-                           .d_out = mc->d_out,
-                           .heads = mc->heads,
-                           .ff = mc->ff ? mc->ff : 4 * cfg->d_model,
-                           .qkv_bias = mc->qkv_bias,
-                           .layers = mc->block_layers,
-                           .attn_only = mc->attn_only,
+                           .d_out = rq->d_out,
+                           .heads = rq->heads,
+                           .ff = rq->ff ? rq->ff : 4 * cfg->d_model,
+                           .qkv_bias = rq->qkv_bias,
+                           .layers = rq->block_layers,
+                           .attn_only = rq->attn_only,
                        }};
     s.dims = variant_dims(row, &s.run);
     s.acfg = variant_attention(row, cfg);
@@ -409,7 +409,7 @@ static void start_model_free(start_model *sm, variant_id id)
  * from a copy of start; then with --weights the folder's files read over
  * them (a trained run's files replace what was drawn). */
 static int start_model_make(start_model *sm, variant_id id,
-                            const model_config *mc, const variant_sizes *sz,
+                            const run_request *rq, const variant_sizes *sz,
                             const torch_rng *start, const matrix *embedding,
                             const matrix *positions, const trained_labels *lab,
                             mx_error *err)
@@ -430,17 +430,17 @@ static int start_model_make(start_model *sm, variant_id id,
     if (variant_row_of(id)->init(&sm->m, &sz->acfg, &sz->dims, &g, err) != 0 ||
         linear_init(&sm->head, sz->dims.d_out, V, false, &g, err) != 0)
         return -1;
-    if (mc->weights == NULL)
+    if (rq->weights == NULL)
         return 0;
-    const csv_style *style = &mc->weights_style;
-    if (weights_load(variant_by_id(id)->bit, &sz->run, &sm->m, mc->weights,
+    const csv_style *style = &rq->weights_style;
+    if (weights_load(variant_by_id(id)->bit, &sz->run, &sm->m, rq->weights,
                      style, err) != 0 ||
-        weights_load_words(&sm->emb, words, mc->weights, id, TABLE_EMBEDDING,
+        weights_load_words(&sm->emb, words, rq->weights, id, TABLE_EMBEDDING,
                            style, err) != 0 ||
         (positions != NULL &&
-         weights_load_table(&sm->pos, mc->weights, id, TABLE_POS_EMBEDDING,
+         weights_load_table(&sm->pos, rq->weights, id, TABLE_POS_EMBEDDING,
                             style, err) != 0) ||
-        weights_load_words(&sm->head.weight, words, mc->weights, id,
+        weights_load_words(&sm->head.weight, words, rq->weights, id,
                            TABLE_LM_HEAD, style, err) != 0)
         return -1;
     return 0;
@@ -468,7 +468,7 @@ static int record_gradients(trace *tr, train_model *grads,
     return record_model(tr, id, true, grads, dims, lab, err);
 }
 
-int trained_check_files(const model_config *mc, const attention_config *cfg,
+int trained_check_files(const run_request *rq, const attention_config *cfg,
                         const torch_rng *start, const matrix *embedding,
                         const matrix *positions, const trained_labels *lab,
                         mx_error *err)
@@ -476,33 +476,33 @@ int trained_check_files(const model_config *mc, const attention_config *cfg,
     int rc = 0;
     for (size_t i = 0; i < MODEL_N_VARIANTS && rc == 0; i++) {
         const variant_id id = model_variants[i].id;
-        if (!(mc->variants & model_variants[i].bit))
+        if (!(rq->variants & model_variants[i].bit))
             continue;
-        const variant_sizes sz = sizes_of(id, mc, cfg);
+        const variant_sizes sz = sizes_of(id, rq, cfg);
         start_model sm = {0};
-        rc = start_model_make(&sm, id, mc, &sz, start, embedding, positions,
+        rc = start_model_make(&sm, id, rq, &sz, start, embedding, positions,
                               lab, err);
         start_model_free(&sm, id);
     }
     return rc;
 }
 
-int trained_variant(trace *tr, variant_id id, const model_config *mc,
+int trained_variant(trace *tr, variant_id id, const run_request *rq,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
                     const train_data *data, const size_t *ids,
                     const trained_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const variant_sizes sz = sizes_of(id, mc, cfg);
+    const variant_sizes sz = sizes_of(id, rq, cfg);
     const model_dims dims = sz.dims;
     const attention_config acfg = sz.acfg;
-    const size_t steps = mc->training.steps, V = embedding->rows;
+    const size_t steps = rq->training.steps, V = embedding->rows;
     const size_t T = lab->seq->tokens->n;
     start_model sm = {0};
     matrix logits = {0};
     train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, &sm.m,
-                         &sm.head.weight, mc->training.qkv_order};
+                         &sm.head.weight, rq->training.qkv_order};
     train_model grads = {0};
     checkpoints ck = {0};
     score_steps scores = {0};
@@ -512,13 +512,13 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         err_nomem(err, _("the losses"));
         goto done;
     }
-    if (start_model_make(&sm, id, mc, &sz, start, embedding, positions, lab,
+    if (start_model_make(&sm, id, rq, &sz, start, embedding, positions, lab,
                          err) != 0 ||
         matrix_alloc(&logits, T, V, N_("the logits"), err) != 0)
         goto done;
 
     // with checkpoints, the hook looks at the heads as the training goes
-    train_options training = mc->training;
+    train_options training = rq->training;
     ck = (checkpoints){.variant = id,
                        .row = row,
                        .model = &model,
@@ -531,26 +531,26 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                            .cfg = &acfg,
                            .ids = ids,
                            .seq = lab->seq};
-    step_look look = {mc->checkpoints ? &ck : NULL,
-                      mc->checkpoints ? &scores : NULL,
-                      mc->watch,
+    step_look look = {rq->checkpoints ? &ck : NULL,
+                      rq->checkpoints ? &scores : NULL,
+                      rq->watch,
                       id,
                       steps,
                       losses};
     const train_hook hook = {step_hook, &look};
-    if (mc->checkpoints) {
+    if (rq->checkpoints) {
         checkpoints_choose(&ck, steps);
         score_steps_choose(&scores, steps);
     }
-    if (mc->checkpoints || mc->watch != NULL)
+    if (rq->checkpoints || rq->watch != NULL)
         training.hook = &hook;
     if (train_run(losses, &model, id, &dims, &acfg, data->s, data->n, &training,
                   err) != 0 ||
-        (mc->checkpoints && (checkpoint_hook(&ck, steps, err) != 0 ||
+        (rq->checkpoints && (checkpoint_hook(&ck, steps, err) != 0 ||
                              score_steps_look(&scores, steps, err) != 0)))
         goto done;
-    if (mc->watch != NULL)
-        mc->watch->fn(mc->watch->ctx, id, steps, steps,
+    if (rq->watch != NULL)
+        rq->watch->fn(rq->watch->ctx, id, steps, steps,
                       steps > 0 ? losses[steps - 1] : NAN);
 
     // the trained model's tables, and its forward pass on the sentence
@@ -559,7 +559,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         record_inputs(&x, tr, id, &model, ids, lab, acfg.hooks, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (shown_forward(tr, id, &sm.m, &acfg, &in, mc->average, lab->seq, err) !=
+    if (shown_forward(tr, id, &sm.m, &acfg, &in, rq->average, lab->seq, err) !=
         0)
         goto done;
 
@@ -583,22 +583,22 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
     if (next_rc != 0)
         goto done;
     // --generate: the trained model continues the sentence
-    if (mc->generate > 0 &&
-        lesson_generate_into(tr, id, mc, &model, &dims, &acfg, ids, T,
+    if (rq->generate > 0 &&
+        lesson_generate_into(tr, id, rq, &model, &dims, &acfg, ids, T,
                              data->context, words, err) != 0)
         goto done;
-    if (mc->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
+    if (rq->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
                                      &shown, steps, lab, err) != 0)
         goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
     if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||
-        (mc->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
+        (rq->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
                              score_steps_record(tr, &scores, err) != 0)))
         goto done;
     rc = trace_flush(tr, err);
 done:
-    if (mc->grad && grads.module != NULL)
+    if (rq->grad && grads.module != NULL)
         train_grad_model_free(&grads, id);
     start_model_free(&sm, id);
     matrix_free(&logits);

@@ -9,7 +9,7 @@
  * shown sentence (as without --train), logits (T, V), with --grad every
  * parameter's gradient at the final parameters (<name>.grad), then loss
  * (N + 1, 1: the loss before each step, then the shown sentence's at the
- * final parameters), then with mc->checkpoints attn_weights_steps: every
+ * final parameters), then with rq->checkpoints attn_weights_steps: every
  * head's weights on the shown sentence at K <= TRAIN_CHECKPOINTS steps
  * (catalogue.h), step 0 first and step N last.
  */
@@ -43,7 +43,7 @@ typedef struct {
  * the embedding and the positions), trained from embedding (V, D) and
  * positions (C, D, or NULL) over data, its tables recorded in tr (see
  * above). ids (T) are the shown sentence's. cfg is the run's. */
-int trained_variant(trace *tr, variant_id id, const model_config *mc,
+int trained_variant(trace *tr, variant_id id, const run_request *rq,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
                     const train_data *data, const size_t *ids,
@@ -53,7 +53,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
  * --weights files read, as trained_variant reads them, into a model
  * freed again, so that a bad file of a later variant stops the run
  * before the first table goes out. */
-int trained_check_files(const model_config *mc, const attention_config *cfg,
+int trained_check_files(const run_request *rq, const attention_config *cfg,
                         const torch_rng *start, const matrix *embedding,
                         const matrix *positions, const trained_labels *lab,
                         mx_error *err);

@@ -71,17 +71,17 @@ generate_model llama_generator_model(llama_generator *g)
 
 int llama_generate_into(trace *tr, const llama_model *m,
                         const gpt2_tokenizer *tok, const int32_t *prompt,
-                        size_t T, const model_config *mc, workers *pool,
+                        size_t T, const run_request *rq, workers *pool,
                         mx_error *err)
 {
     llama_generator g;
-    if (llama_generator_init(&g, m, tok, pool, T + mc->generate, err) != 0)
+    if (llama_generator_init(&g, m, tok, pool, T + rq->generate, err) != 0)
         return -1;
     const generate_model gm = llama_generator_model(&g);
-    const generate_options o = {.n = mc->generate,
-                                .how = mc->sampling,
-                                .seed = mc->seed,
-                                .stop = mc->stop};
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop};
     generation gen;
     const int status = generate_run(&gen, &gm, &o, prompt, T, err);
     const size_t positions = g.cache.cap;

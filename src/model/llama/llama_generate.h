@@ -48,12 +48,12 @@ void llama_generator_free(llama_generator *g);
 generate_model llama_generator_model(llama_generator *g);
 
 /* --generate over a checkpoint's run: the model continues the prompt's
- * T ids as mc says over a cache of its own, and the trace gets the
+ * T ids as rq says over a cache of its own, and the trace gets the
  * table generated, tr->model.continued and context_full, as GPT-2's
  * (gpt2_generate.h). */
 int llama_generate_into(trace *tr, const llama_model *m,
                         const gpt2_tokenizer *tok, const int32_t *prompt,
-                        size_t T, const model_config *mc, workers *pool,
+                        size_t T, const run_request *rq, workers *pool,
                         mx_error *err);
 
 #endif

@@ -64,29 +64,29 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
     return true;
 }
 
-static int run_open(llama_trace_run_state *r, const model_config *mc,
+static int run_open(llama_trace_run_state *r, const run_request *rq,
                     const model_input *in, mx_error *err)
 {
     *r = (llama_trace_run_state){0};
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    int rc = llama_open(&r->model, mc->checkpoint, err);
+    int rc = llama_open(&r->model, rq->checkpoint, err);
     if (rc == 0)
-        rc = gpt2_tokenizer_open(&r->tokenizer, mc->checkpoint, err);
+        rc = gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err);
     const llama_config *c = &r->model.cfg;
     if (rc == 0 && gpt2_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
         rc = err_input(
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            mc->checkpoint, gpt2_tokenizer_vocab_size(r->tokenizer),
+            rq->checkpoint, gpt2_tokenizer_vocab_size(r->tokenizer),
             c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     if (rc == 0)
-        rc = checkpoint_run_params_present(&r->run, mc, err);
+        rc = checkpoint_run_params_present(&r->run, rq, err);
     checkpoint_run *run = &r->run;
     if (rc == 0)
-        rc = checkpoint_run_shown(run, c->n_layer, c->n_head, mc, err);
+        rc = checkpoint_run_shown(run, c->n_layer, c->n_head, rq, err);
     if (rc == 0)
         rc = gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
                                    in->sentence, in->len, c->n_positions, err);
@@ -109,7 +109,7 @@ static int run_open(llama_trace_run_state *r, const model_config *mc,
 /* About the values of the whole trace: per shown layer and head its
  * eight tables; per shown layer seven T x D tables and two T x F; the
  * logits (T x V) and the rest. */
-static double run_values(const llama_trace_run_state *r, const model_config *mc)
+static double run_values(const llama_trace_run_state *r, const run_request *rq)
 {
     const llama_config *c = &r->model.cfg;
     const double T = (double)r->run.T, D = (double)c->hidden,
@@ -119,42 +119,41 @@ static double run_values(const llama_trace_run_state *r, const model_config *mc)
     double v = layers * (heads * (6 * T * hd + 2 * T * T) + 7 * T * D +
                          2 * T * (double)c->inter);
     v += 3 * T * D + T * NEXT_TOKENS_K + T * V + V;
-    if (mc->logits)
+    if (rq->logits)
         v += T * V;
-    return v + checkpoint_run_params_values(&r->run, mc);
+    return v + checkpoint_run_params_values(&r->run, rq);
 }
 
-int llama_trace_check(double *values, const model_config *mc,
+int llama_trace_check(double *values, const run_request *rq,
                       const model_input *in, bool streamed, mx_error *err)
 {
     (void)streamed;
     llama_trace_run_state r;
     *values = 0;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
-    *values = run_values(&r, mc);
+    *values = run_values(&r, rq);
     run_free(&r);
     return checkpoint_run_fits(*values, err);
 }
 
-int llama_trace_tokens(tokenized *tok, size_t *n_queries,
-                       const model_config *mc, const model_input *in,
-                       mx_error *err)
+int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
+                       const model_input *in, mx_error *err)
 {
     llama_trace_run_state r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     const int rc = checkpoint_run_tokens(tok, n_queries, &r.run, err);
     run_free(&r);
     return rc;
 }
 
-bool llama_trace_makes_table(const model_config *mc, const model_input *in,
+bool llama_trace_makes_table(const run_request *rq, const model_input *in,
                              const char *name)
 {
     (void)in;
     return checkpoint_makes_table(
-        mc, name, llama_param_name,
+        rq, name, llama_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES |
@@ -182,14 +181,14 @@ static int put_kv_heads(trace *tr, const llama_config *c, mx_error *err)
     return 0;
 }
 
-int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
                     mx_error *err)
 {
     llama_trace_run_state r;
-    if (run_open(&r, mc, in, err) != 0)
+    if (run_open(&r, rq, in, err) != 0)
         return -1;
     workers *pool;
-    if (checkpoint_run_pool(&pool, run_values(&r, mc), mc, err) != 0) {
+    if (checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
         run_free(&r);
         return -1;
     }
@@ -207,7 +206,7 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
     };
     checkpoint_recorder rec = {
         .tr = tr,
-        .mc = mc,
+        .rq = rq,
         .run = &r.run,
         .vocab_size = c->vocab_size,
         .layer_prefix = "layers.",
@@ -222,17 +221,17 @@ int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
         rc = checkpoint_record_params(&rec, err);
     if (rc == 0) {
         matrix out = {0};
-        const forward_hooks hooks = {.replace = mc->replace,
-                                     .n_replace = mc->n_replace,
+        const forward_hooks hooks = {.replace = rq->replace,
+                                     .n_replace = rq->n_replace,
                                      .record = checkpoint_record,
                                      .ctx = &rec};
         const llama_run run = {&hooks, true, pool, NULL};
         rc = llama_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
         matrix_free(&out);
     }
-    if (rc == 0 && mc->generate > 0)
+    if (rc == 0 && rq->generate > 0)
         rc = llama_generate_into(tr, &r.model, r.tokenizer, r.run.ids, r.run.T,
-                                 mc, pool, err);
+                                 rq, pool, err);
     if (rc == 0)
         rc = trace_flush(tr, err);
     checkpoint_record_free(&rec);

@@ -24,14 +24,13 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
-int llama_trace_check(double *values, const model_config *mc,
+int llama_trace_check(double *values, const run_request *rq,
                       const model_input *in, bool streamed, mx_error *err);
-int llama_trace_tokens(tokenized *tok, size_t *n_queries,
-                       const model_config *mc, const model_input *in,
-                       mx_error *err);
-int llama_trace_run(trace *tr, const model_config *mc, const model_input *in,
+int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
+                       const model_input *in, mx_error *err);
+int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
                     mx_error *err);
-bool llama_trace_makes_table(const model_config *mc, const model_input *in,
+bool llama_trace_makes_table(const run_request *rq, const model_input *in,
                              const char *name);
 
 #endif
