@@ -47,23 +47,45 @@ typedef struct {
  * largest runs. */
 #define MAX_INPUT_VALUES ((size_t)1 << 33)
 
-/* The model a run builds: its sizes, its variants and how they run. The
- * command line makes one from what it was given (run_request_of, in
- * src/cli). */
+/* The architecture of the lesson's modules, as llm.c's GPT2Config: the
+ * sizes and choices their constructors take (the notebooks'
+ * MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads,
+ * qkv_bias), TransformerBlock, a stack of blocks) and nothing of a run. A
+ * checkpoint's architecture is its config.json's, which its family reads;
+ * what a run shows of either comes from the trace (trace_model). */
 typedef struct {
+    size_t d_model;      /* D, when no embeddings are given */
+    size_t d_out;        /* O */
+    size_t heads;        /* H */
+    size_t ff;           /* F, the block's hidden width (0: 4 x D) */
+    size_t block_layers; /* --layers N with --variant block: the block
+                            stacked N times (model/lesson/stack.h); 0:
+                            alone */
+    bool attn_only;      /* --attn-only: the block's attention and residual
+                            only (model/lesson/block.h) */
+    bool qkv_bias;       /* W_query, W_key, W_value have biases */
+    bool causal;         /* mask later tokens (never with keys and values
+                            from another sentence) */
+    bool scale;          /* divide the scores by sqrt(head width) */
+    /* --positions: learned absolute positions, nn.Embedding(C, D) drawn
+     * right after the embedding and added to it (C: the longest
+     * sentence, the corpus's included) */
+    bool positions;
+    double dropout;      /* --dropout P: the block's, training mode */
+    double attn_dropout; /* --attn-dropout P: the modules' on the weights */
+} model_config;
+
+/* What a run computes and shows: the model (the lesson's architecture, or
+ * a checkpoint folder), its variants, the tables, the interventions,
+ * generation and training, and how it runs. The command line makes one
+ * from what it was given (run_request_of, in src/cli). */
+typedef struct {
+    /* the lesson's modules (a checkpoint's own architecture is read from
+     * its folder) */
+    model_config model;
     uint64_t seed;           /* torch.manual_seed(seed) before each variant
                                 (once, with --draw) */
-    size_t d_model;          /* D, when no embeddings are given */
     bool d_model_given;      /* D was asked for: the embeddings must agree */
-    size_t d_out;            /* O */
-    size_t heads;            /* H */
-    size_t ff;               /* F, the block's hidden width (0: 4 x D) */
-    bool attn_only;          /* --attn-only: the block's attention and
-                                residual only (model/lesson/block.h) */
-    bool qkv_bias;           /* W_query, W_key, W_value have biases */
-    bool causal;             /* mask later tokens (never with keys and
-                                values from another sentence) */
-    bool scale;              /* divide the scores by sqrt(head width) */
     enum token_mode tokens;  /* how a sentence becomes tokens */
     token_rules rules;       /* --lower, --punct: how words are made */
     bool unk;                /* --unk: a trained run's words outside its
@@ -82,18 +104,14 @@ typedef struct {
                                           variant from the seed, input
                                           first */
     size_t n_draw;
-    double dropout;         /* --dropout P: the block's, training mode */
-    double attn_dropout;    /* --attn-dropout P: the modules' on the weights */
     const char *checkpoint; /* --model: a checkpoint folder, which its
                                family (model/family.h) runs instead of the
                                variants, or NULL */
-    const char *pair;       /* --pair: a BERT checkpoint's second text (token
-                         type 1), or NULL */
+    const char *pair; /* --pair: a BERT checkpoint's second text (token type
+                         1), or NULL */
     const index_range *layers; /* its layers to show (n_layers ranges; 0:
                                   every layer) */
     size_t n_layers;
-    size_t block_layers;           /* --layers N with --variant block: the block
-                               stacked N times (model/lesson/stack.h); 0: alone */
     const index_range *show_heads; /* its heads to show (n_show_heads
                                       ranges; 0: every head) */
     size_t n_show_heads;
@@ -106,10 +124,6 @@ typedef struct {
      * (model/lesson/weights.h), or NULL */
     const struct weights_files *weights;
 
-    /* --positions: learned absolute positions, nn.Embedding(C, D) drawn
-     * right after the embedding and added to it (C: the longest
-     * sentence, the corpus's included) */
-    bool positions;
     bool train;               /* --train N given (N may be 0) */
     train_options training;   /* --train N, --lr, --optimizer (train.h) */
     const train_watch *watch; /* --train: told of each step, or NULL */

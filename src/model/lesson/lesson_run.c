@@ -130,9 +130,9 @@ static int check_weights(const run_request *rq, size_t D, mx_error *err)
 {
     const attention_config cfg = {
         .d_model = D,
-        .d_out = rq->d_out,
-        .heads = rq->heads,
-        .qkv_bias = rq->qkv_bias,
+        .d_out = rq->model.d_out,
+        .heads = rq->model.heads,
+        .qkv_bias = rq->model.qkv_bias,
     };
     const model_dims dims = lesson_dims(rq, D);
     // --tie reads the wrapper's files for the fused module too
@@ -303,9 +303,10 @@ static size_t forward_draws(const run_request *rq, const attention_config *cfg,
 {
     const size_t B = cfg->batch;
     if (lesson_drops_outputs(id)) // each block of a stack draws its two
-        return rq->dropout > 0 ? 2 * B * T * cfg->d_model * lesson_blocks(rq)
-                               : 0;
-    if (!(rq->attn_dropout > 0))
+        return rq->model.dropout > 0
+                   ? 2 * B * T * cfg->d_model * lesson_blocks(rq)
+                   : 0;
+    if (!(rq->model.attn_dropout > 0))
         return 0;
     const size_t H = variant_row_of(id)->heads == HEADS_ONE ? 1 : cfg->heads;
     return H * B * T * S;
@@ -569,7 +570,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     // a stack's tables name their block (model/lesson/stack.h): the
     // variant whose row stacks
     tr->stacked_variant = VARIANT_INPUT;
-    for (size_t i = 0; rq->block_layers > 0 && i < MODEL_N_VARIANTS; i++)
+    for (size_t i = 0; rq->model.block_layers > 0 && i < MODEL_N_VARIANTS; i++)
         if (variant_row_of(model_variants[i].id)->stacks)
             tr->stacked_variant = model_variants[i].id;
     int rc = -1;
@@ -585,22 +586,22 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
         .ff = sizes.ff,
         .layers = sizes.layers,
         .attn_only = sizes.attn_only,
-        .causal = rq->causal && in->kv == NULL,
-        .scale = rq->scale,
+        .causal = rq->model.causal && in->kv == NULL,
+        .scale = rq->model.scale,
         .qkv_bias = sizes.qkv_bias,
     };
     const attention_config cfg = {
         .d_model = D,
-        .d_out = rq->d_out,
-        .heads = rq->heads,
-        .causal = rq->causal && in->kv == NULL,
-        .scale = rq->scale,
-        .qkv_bias = rq->qkv_bias,
+        .d_out = rq->model.d_out,
+        .heads = rq->model.heads,
+        .causal = rq->model.causal && in->kv == NULL,
+        .scale = rq->model.scale,
+        .qkv_bias = rq->model.qkv_bias,
         .pool = s.pool,
         .heads_at_once = batch,
         .batch = rq->batch > 1 ? rq->batch : 1,
-        .attn_dropout = rq->attn_dropout,
-        .dropout = rq->dropout,
+        .attn_dropout = rq->model.attn_dropout,
+        .dropout = rq->model.dropout,
     };
     input_draws d;
     if (record_tokens(&s, tr, in, D, err) != 0 ||
@@ -614,9 +615,10 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     // --positions: pos = nn.Embedding(C, D), right after the embedding
     const matrix *pos = NULL;
     size_t contexts = rq->train ? s.data.context : s.T;
-    if (rq->positions && (trained_positions(&contexts, rq, s.T, err) != 0 ||
-                          draw_positions(&pos, &s.positions, tr, contexts,
-                                         s.dims, rq->train, &g, err) != 0))
+    if (rq->model.positions &&
+        (trained_positions(&contexts, rq, s.T, err) != 0 ||
+         draw_positions(&pos, &s.positions, tr, contexts, s.dims, rq->train, &g,
+                        err) != 0))
         goto done;
     if (rq->n_draw != 0 && plan_draws(&s, rq, &cfg, &d, &g, err) != 0)
         goto done;
@@ -660,7 +662,7 @@ static bool makes_input(table_id id, const run_request *rq,
     case TABLE_EMBEDDING:
         return in->embeddings == NULL && !rq->randn_input;
     case TABLE_POS_EMBEDDING:
-        return rq->positions;
+        return rq->model.positions;
     default:
         return true;
     }
@@ -703,10 +705,10 @@ bool lesson_makes_table(const run_request *rq, const model_input *in,
     const table_id id = table_by_name(name, strlen(name));
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, rq, in);
-    const model_dims dims = {.heads = rq->heads,
-                             .qkv_bias = rq->qkv_bias,
-                             .layers = rq->block_layers,
-                             .attn_only = rq->attn_only};
+    const model_dims dims = {.heads = rq->model.heads,
+                             .qkv_bias = rq->model.qkv_bias,
+                             .layers = rq->model.block_layers,
+                             .attn_only = rq->model.attn_only};
     // --attn-only: the block makes attn_out and out, none of these
     const table_set feed_forward = TABLE_BIT(ADD_NORM1) |
                                    TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) |
@@ -730,16 +732,17 @@ bool lesson_makes_table(const run_request *rq, const model_input *in,
         if (table_info_of(id)->kind == KIND_PER_HEAD &&
             (table_bit(id) & ROTARY_HEAD_TABLES) == 0 &&
             (!head_dropout ||
-             (rq->attn_dropout > 0 && !lesson_drops_outputs(v->id))))
+             (rq->model.attn_dropout > 0 && !lesson_drops_outputs(v->id))))
             return true;
         // a stack of blocks adds the model view (STACK_TABLES)
         const table_set stack =
-            variant_row_of(v->id)->stacks && rq->block_layers > 0 ? STACK_TABLES
-                                                                  : 0;
-        const table_set left_out = rq->attn_only ? feed_forward : 0;
+            variant_row_of(v->id)->stacks && rq->model.block_layers > 0
+                ? STACK_TABLES
+                : 0;
+        const table_set left_out = rq->model.attn_only ? feed_forward : 0;
         if (((v->tables | stack) & ~left_out & table_bit(id)) &&
             (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(rq, v)) &&
-            (!(DROPOUT_TABLES & table_bit(id)) || rq->dropout > 0))
+            (!(DROPOUT_TABLES & table_bit(id)) || rq->model.dropout > 0))
             return true;
     }
     return false;

@@ -19,12 +19,12 @@ model_dims lesson_dims(const run_request *rq, size_t D)
 {
     return (model_dims){
         .d_model = D,
-        .d_out = rq->d_out,
-        .heads = rq->heads,
-        .ff = rq->ff ? rq->ff : 4 * D,
-        .qkv_bias = rq->qkv_bias,
-        .layers = rq->block_layers,
-        .attn_only = rq->attn_only,
+        .d_out = rq->model.d_out,
+        .heads = rq->model.heads,
+        .ff = rq->model.ff ? rq->model.ff : 4 * D,
+        .qkv_bias = rq->model.qkv_bias,
+        .layers = rq->model.block_layers,
+        .attn_only = rq->model.attn_only,
     };
 }
 
@@ -55,7 +55,7 @@ static double randn_size(const run_request *rq, double t, double d)
 /* The blocks of the block variant: --layers N stacks N, else one. */
 size_t lesson_blocks(const run_request *rq)
 {
-    return rq->block_layers > 0 ? rq->block_layers : 1;
+    return rq->model.block_layers > 0 ? rq->model.block_layers : 1;
 }
 
 /* Whether variant id's dropout is the block's, on its outputs
@@ -78,9 +78,10 @@ static dropout_size dropout_tables(const run_request *rq,
 {
     dropout_size n = {0, 0};
     if (lesson_drops_outputs(info->id))
-        n.module = rq->dropout > 0 ? 2 * t * d * (double)lesson_blocks(rq) : 0;
+        n.module =
+            rq->model.dropout > 0 ? 2 * t * d * (double)lesson_blocks(rq) : 0;
     else
-        n.per_head = rq->attn_dropout > 0 ? 2 * t * t : 0;
+        n.per_head = rq->model.attn_dropout > 0 ? 2 * t * t : 0;
     return n;
 }
 
@@ -111,7 +112,7 @@ static double training_size(const run_request *rq, const model_dims *dims,
         const model_dims module = variant_dims(row, dims);
         const double heads = row->heads == HEADS_ONE ? 1 : (double)module.heads;
         const double lm_head = v * (double)module.d_out;
-        double params = v * d + lm_head + (rq->positions ? c * d : 0);
+        double params = v * d + lm_head + (rq->model.positions ? c * d : 0);
         model_params_each(info->bit, dims, NULL, add_param_size, &params);
         kept += (rq->grad ? 2 : 1) * params + t * v + t * NEXT_TOKENS_K +
                 steps + (rq->grad ? row->size(&module, t).tables : 0) +
@@ -203,7 +204,7 @@ static size_t heads_at_once(const stream_size *n, size_t threads)
 /* The model width: --d-model, or the embeddings' width. */
 size_t lesson_width(const run_request *rq, const model_input *in)
 {
-    return in->embeddings != NULL ? in->embeddings->cols : rq->d_model;
+    return in->embeddings != NULL ? in->embeddings->cols : rq->model.d_model;
 }
 
 /* Whether the run has a variant whose attention is d_model wide (the
@@ -227,20 +228,20 @@ int lesson_check_size(double *values, size_t *batch, const run_request *rq,
                       bool streamed, size_t threads, mx_error *err)
 {
     const size_t D = lesson_width(rq, in);
-    if (in->embeddings != NULL && rq->d_model_given && rq->d_model != D)
+    if (in->embeddings != NULL && rq->d_model_given && rq->model.d_model != D)
         return err_usage(err,
                          ngettext("--d-model %zu: the embeddings have %zu "
                                   "column (d_model is taken from the file)",
                                   "--d-model %zu: the embeddings have %zu "
                                   "columns (d_model is taken from the file)",
                                   D),
-                         rq->d_model, D);
-    if (runs_d_model_wide(rq) && D % rq->heads != 0)
+                         rq->model.d_model, D);
+    if (runs_d_model_wide(rq) && D % rq->model.heads != 0)
         return err_usage(err,
                          _("--heads: %zu heads do not divide --d-model %zu "
                            "(the block's attention is d_model wide: each "
                            "head needs d_model / heads columns)"),
-                         rq->heads, D);
+                         rq->model.heads, D);
     const double whole =
         lesson_trace_size(rq, D, tok->n_tokens, C, tok->n_vocab);
     const stream_size part =

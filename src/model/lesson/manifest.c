@@ -105,20 +105,22 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             if (C == 0)
                 C = rows_of(tr, model_variants[i].id, TABLE_POS_EMBEDDING);
         }
-    const size_t D = rq->d_model;
+    const size_t D = rq->model.d_model;
     const bool block = (rq->variants & VARIANT_BLOCK) != 0;
-    const size_t ff = !block || rq->attn_only ? 0
-                      : rq->ff != 0           ? rq->ff
-                                              : 4 * D;
+    const size_t ff = !block || rq->model.attn_only ? 0
+                      : rq->model.ff != 0           ? rq->model.ff
+                                                    : 4 * D;
     fprintf(f,
             "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
             "  \"ff\": %zu,\n  \"layers\": %zu,\n  \"attn_only\": %s,\n"
             "  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
-            D, rq->d_out, rq->heads, ff, block ? rq->block_layers : 0,
-            bool_text(block && rq->attn_only), bool_text(rq->qkv_bias),
-            bool_text(rq->causal), bool_text(rq->scale), C,
+            D, rq->model.d_out, rq->model.heads, ff,
+            block ? rq->model.block_layers : 0,
+            bool_text(block && rq->model.attn_only),
+            bool_text(rq->model.qkv_bias), bool_text(rq->model.causal),
+            bool_text(rq->model.scale), C,
             rq->tokens == TOKENS_CHARS ? "chars" : "words",
             bool_text(rq->rules.lower), punct_names[rq->rules.punct],
             bool_text(rq->unk));

@@ -377,12 +377,12 @@ static variant_sizes sizes_of(variant_id id, const run_request *rq,
     const variant_row *row = variant_row_of(id);
     variant_sizes s = {.run = {
                            .d_model = cfg->d_model,
-                           .d_out = rq->d_out,
-                           .heads = rq->heads,
-                           .ff = rq->ff ? rq->ff : 4 * cfg->d_model,
-                           .qkv_bias = rq->qkv_bias,
-                           .layers = rq->block_layers,
-                           .attn_only = rq->attn_only,
+                           .d_out = rq->model.d_out,
+                           .heads = rq->model.heads,
+                           .ff = rq->model.ff ? rq->model.ff : 4 * cfg->d_model,
+                           .qkv_bias = rq->model.qkv_bias,
+                           .layers = rq->model.block_layers,
+                           .attn_only = rq->model.attn_only,
                        }};
     s.dims = variant_dims(row, &s.run);
     s.acfg = variant_attention(row, cfg);
