@@ -33,7 +33,6 @@ run_request run_request_of(const options *opt)
         .model.dropout = opt->dropout,
         .model.attn_dropout = opt->attn_dropout,
         .checkpoint = opt->model,
-        .pair = opt->pair,
         .layers = opt->layer_list,
         .n_layers = opt->n_layer_list,
         .model.block_layers = opt->block_layers,

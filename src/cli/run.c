@@ -398,7 +398,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
     double work = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
-                                .len = strlen(sentences[i])};
+                                .len = strlen(sentences[i]),
+                                .pair = opt->pair};
         double values = 0;
         const bool streamed = !keeps_all(opt, use_grid(opt, &in));
         if (check_run(&values, opt, &in, streamed, err) != 0) {
@@ -427,7 +428,8 @@ static int run_sentence_file(const options *opt, mx_error *err)
     progress_begin(&bar, stderr, !opt->quiet && isatty(STDERR_FILENO));
     for (size_t i = 0; i < n && rc == 0; i++) {
         const model_input in = {.sentence = sentences[i],
-                                .len = strlen(sentences[i])};
+                                .len = strlen(sentences[i]),
+                                .pair = opt->pair};
         progress_step(&bar, i, n);
         char heading[512], sub[64];
         char *shown = display_escape(sentences[i]);
@@ -478,7 +480,8 @@ static int run_sentence(const options *opt, mx_error *err)
     char *from_stdin = NULL;
     model_input in = {.sentence = opt->sentence,
                       .len = opt->sentence ? strlen(opt->sentence) : 0,
-                      .kv = opt->kv};
+                      .kv = opt->kv,
+                      .pair = opt->pair};
     // --corpus FILE --column NAME: the sentences trained on
     char **corpus = NULL;
     size_t *lines = NULL, n_corpus = 0;

@@ -104,11 +104,9 @@ typedef struct {
                                           variant from the seed, input
                                           first */
     size_t n_draw;
-    const char *checkpoint; /* --model: a checkpoint folder, which its
+    const char *checkpoint;    /* --model: a checkpoint folder, which its
                                family (model/family.h) runs instead of the
                                variants, or NULL */
-    const char *pair; /* --pair: a BERT checkpoint's second text (token type
-                         1), or NULL */
     const index_range *layers; /* its layers to show (n_layers ranges; 0:
                                   every layer) */
     size_t n_layers;
@@ -172,10 +170,12 @@ typedef struct {
 typedef struct {
     const char *sentence; /* the text, when embeddings is NULL */
     size_t len;
-    const char *const *words;  /* with --embeddings: a label per row */
-    const matrix *embeddings;  /* (T, D) rows from the file, or NULL */
-    const char *kv;            /* --kv: keys and values from this sentence,
+    const char *const *words; /* with --embeddings: a label per row */
+    const matrix *embeddings; /* (T, D) rows from the file, or NULL */
+    const char *kv;           /* --kv: keys and values from this sentence,
                                   or NULL for self-attention */
+    /* --pair: a BERT checkpoint's second text (token type 1), or NULL */
+    const char *pair;
     const char *const *corpus; /* --corpus: the sentences trained on, in
                                   order (n_corpus), or NULL: the sentence */
     size_t n_corpus;

@@ -134,8 +134,10 @@ static int run_options(FILE *out, const options *opt, bool csv,
         return err_usage(err, "%s",
                          _("the page runs a sentence given on its "
                            "command line"));
-    model_input in = {
-        .sentence = opt->sentence, .len = strlen(opt->sentence), .kv = opt->kv};
+    model_input in = {.sentence = opt->sentence,
+                      .len = strlen(opt->sentence),
+                      .kv = opt->kv,
+                      .pair = opt->pair};
     // --corpus FILE --column NAME: the sentences the page carries
     char **corpus = NULL;
     size_t *lines = NULL, n_corpus = 0;

@@ -209,7 +209,7 @@ int main(int cargc, char **cargv)
     int parsed = options_parse(&opt, argc, argv, &err) == 0;
     ok(parsed, "the arguments parse%s%s", parsed ? "" : ": ", err.msg);
     if (parsed) {
-        model_input in = {.kv = opt.kv};
+        model_input in = {.kv = opt.kv, .pair = opt.pair};
         char **words = NULL;
         size_t n_words = 0;
         matrix rows = {0};

@@ -130,8 +130,7 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
 }
 
 /* The text's ids (with [CLS] and [SEP]), their types and labels. */
-static int read_text(bert_checkpoint *r, const run_request *rq,
-                     const model_input *in, mx_error *err)
+static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
 {
     const bert_config *c = &r->model.cfg;
     checkpoint_run *run = &r->run;
@@ -146,8 +145,8 @@ static int read_text(bert_checkpoint *r, const run_request *rq,
             _("the text is more than %zu tokens, the model's max_position_embeddings"),
             c->n_positions);
     size_t first = run->T; // the tokens of type 0
-    if (rq->pair != NULL &&
-        append_pair(r, &first, rq->pair, c->n_positions, err) != 0)
+    if (in->pair != NULL &&
+        append_pair(r, &first, in->pair, c->n_positions, err) != 0)
         return -1;
     r->types = calloc(run->T, sizeof *r->types);
     if (r->types == NULL)
@@ -180,7 +179,7 @@ static int open_all(bert_checkpoint *r, const run_request *rq,
     r->run.label_ctx = r->tokenizer;
     if (checkpoint_run_shown(&r->run, c->n_layer, c->n_head, rq, err) != 0)
         return -1;
-    return read_text(r, rq, in, err);
+    return read_text(r, in, err);
 }
 
 static int run_open(bert_checkpoint *r, const run_request *rq,

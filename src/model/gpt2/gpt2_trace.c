@@ -112,7 +112,7 @@ static int run_open(gpt2_trace_run_state *r, const run_request *rq,
     *r = (gpt2_trace_run_state){0};
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
-    if (rq->pair != NULL)
+    if (in->pair != NULL)
         return err_usage(err, _("--pair: a second text is for a BERT "
                                 "checkpoint; this one is GPT-2's"));
     if (open_model(r, rq, err) != 0 || open_text(r, rq, in, err) != 0) {
