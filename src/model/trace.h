@@ -157,17 +157,20 @@ typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
  * and the headings tell of it), set by the pipeline before its first
  * table: its architecture, never how the command line asked for it. */
 typedef struct {
-    bool checkpoint; /* a checkpoint's run (--model), else the lessons' */
-    size_t d_model;  /* D, the embedding width */
-    size_t d_out;    /* O, the attention's width, all heads together */
-    size_t heads;    /* H */
-    size_t ff;       /* F, the feed-forward width */
-    size_t layers;   /* the blocks stacked (--layers N) or the
+    bool checkpoint;     /* a checkpoint's run (--model), else the lessons' */
+    size_t d_model;      /* D, the embedding width */
+    size_t d_out;        /* O, the attention's width, all heads together */
+    size_t heads;        /* H */
+    size_t ff;           /* F, the feed-forward width */
+    size_t layers;       /* the blocks stacked (--layers N) or the
                         checkpoint's layers; 0: one block alone */
-    bool attn_only;  /* the lesson's blocks are attention-only */
-    bool causal;     /* the causal mask applies (not with --kv) */
-    bool scale;      /* the scores are divided by sqrt(head width) */
-    bool qkv_bias;   /* W_query, W_key, W_value have biases */
+    bool attn_only;      /* the lesson's blocks are attention-only */
+    bool causal;         /* the causal mask applies (not with --kv) */
+    bool scale;          /* the scores are divided by sqrt(head width) */
+    bool qkv_bias;       /* W_query, W_key, W_value have biases */
+    bool positions;      /* learned absolute positions are added to the input */
+    double dropout;      /* the block's dropout P, training mode (0: none) */
+    double attn_dropout; /* the modules' dropout P on the weights */
     /* --generate: the prompt then, between the marks, the new text
      * (UTF-8, owned by the trace's labels), or NULL; and the model's
      * positions when generation stopped there (0: it did not) */

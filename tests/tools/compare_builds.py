@@ -56,6 +56,10 @@ OPTION_SETS = [
     ["--lang", "es", "--focus", "gato", "--heads", "2"],
     ["--lang", "zh_CN", "--check"],
     ["--heads", "3"], ["--d-out", "5", "--heads", "2"],
+    ["--explain", "--variant", "block", "--d-model", "4", "--heads", "2",
+     "--dropout", "0.25", "--attn-dropout", "0.5", "--positions"],
+    ["--explain", "--train", "2", "--positions", "--variant", "fused",
+     "--attn-dropout", "0.1"],
 ]
 FILE_SETS = [
     ["--html", "{d}/page.html", "--heads", "2"],

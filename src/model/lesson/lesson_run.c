@@ -589,6 +589,9 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
         .causal = rq->model.causal && in->kv == NULL,
         .scale = rq->model.scale,
         .qkv_bias = sizes.qkv_bias,
+        .positions = rq->model.positions,
+        .dropout = rq->model.dropout,
+        .attn_dropout = rq->model.attn_dropout,
     };
     const attention_config cfg = {
         .d_model = D,
