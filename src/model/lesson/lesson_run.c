@@ -76,7 +76,7 @@ static int run_variant(trace *tr, variant_id id, const run_request *rq,
                        const sequence_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const model_dims dims = lesson_dims(rq, cfg->d_model);
+    const model_dims dims = lesson_dims(&rq->model, cfg->d_model);
     int rc = -1;
     // --average: the heads' weights summed as they are made
     mean_stream sum = {0};
@@ -134,7 +134,7 @@ static int check_weights(const run_request *rq, size_t D, mx_error *err)
         .heads = rq->model.heads,
         .qkv_bias = rq->model.qkv_bias,
     };
-    const model_dims dims = lesson_dims(rq, D);
+    const model_dims dims = lesson_dims(&rq->model, D);
     // --tie reads the wrapper's files for the fused module too
     const unsigned read = rq->variants | (rq->tie ? VARIANT_WRAPPER : 0u);
     torch_rng start;
@@ -304,7 +304,7 @@ static size_t forward_draws(const run_request *rq, const attention_config *cfg,
     const size_t B = cfg->batch;
     if (lesson_drops_outputs(id)) // each block of a stack draws its two
         return rq->model.dropout > 0
-                   ? 2 * B * T * cfg->d_model * lesson_blocks(rq)
+                   ? 2 * B * T * cfg->d_model * lesson_blocks(&rq->model)
                    : 0;
     if (!(rq->model.attn_dropout > 0))
         return 0;
@@ -501,7 +501,7 @@ static int plan_draws(lesson_state *s, const run_request *rq,
     if ((s->plan = malloc(sizeof *s->plan)) == NULL)
         return err_nomem(err, _("the order of the draws"));
     const size_t S = s->tok.n_tokens - s->T;
-    const model_dims run = lesson_dims(rq, cfg->d_model);
+    const model_dims run = lesson_dims(&rq->model, cfg->d_model);
     const build_context ctx = {cfg, &run};
     draw_order order = {.order = rq->draw,
                         .n = rq->n_draw,
@@ -578,7 +578,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     if (run_start(&s, &batch, tr, rq, in, err) != 0)
         goto done;
     // the model the run makes, as the renderers and the page show it
-    const model_dims sizes = lesson_dims(rq, D);
+    const model_dims sizes = lesson_dims(&rq->model, D);
     tr->model = (trace_model){
         .d_model = D,
         .d_out = sizes.d_out,

@@ -14,17 +14,18 @@ static int add_param_size(const param_info *p, void *ctx)
     return 0;
 }
 
-/* The model's sizes for a run of width D (d_model). */
-model_dims lesson_dims(const run_request *rq, size_t D)
+/* The sizes of the lesson's modules of architecture m for a run of width
+ * D (d_model). */
+model_dims lesson_dims(const model_config *m, size_t D)
 {
     return (model_dims){
         .d_model = D,
-        .d_out = rq->model.d_out,
-        .heads = rq->model.heads,
-        .ff = rq->model.ff ? rq->model.ff : 4 * D,
-        .qkv_bias = rq->model.qkv_bias,
-        .layers = rq->model.block_layers,
-        .attn_only = rq->model.attn_only,
+        .d_out = m->d_out,
+        .heads = m->heads,
+        .ff = m->ff ? m->ff : 4 * D,
+        .qkv_bias = m->qkv_bias,
+        .layers = m->block_layers,
+        .attn_only = m->attn_only,
     };
 }
 
@@ -53,9 +54,9 @@ static double randn_size(const run_request *rq, double t, double d)
 }
 
 /* The blocks of the block variant: --layers N stacks N, else one. */
-size_t lesson_blocks(const run_request *rq)
+size_t lesson_blocks(const model_config *m)
 {
-    return rq->model.block_layers > 0 ? rq->model.block_layers : 1;
+    return m->block_layers > 0 ? m->block_layers : 1;
 }
 
 /* Whether variant id's dropout is the block's, on its outputs
@@ -78,8 +79,9 @@ static dropout_size dropout_tables(const run_request *rq,
 {
     dropout_size n = {0, 0};
     if (lesson_drops_outputs(info->id))
-        n.module =
-            rq->model.dropout > 0 ? 2 * t * d * (double)lesson_blocks(rq) : 0;
+        n.module = rq->model.dropout > 0
+                       ? 2 * t * d * (double)lesson_blocks(&rq->model)
+                       : 0;
     else
         n.per_head = rq->model.attn_dropout > 0 ? 2 * t * t : 0;
     return n;
@@ -132,7 +134,7 @@ double lesson_trace_size(const run_request *rq, size_t D, size_t T, size_t C,
                          size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
-    const model_dims dims = lesson_dims(rq, D);
+    const model_dims dims = lesson_dims(&rq->model, D);
     double n = v * d + t * d + v + t + randn_size(rq, t, d) +
                training_size(rq, &dims, t, (double)C, v, d);
     add_params_size(&n, rq, &dims);
@@ -163,7 +165,7 @@ static stream_size streamed_size(const run_request *rq, size_t D, size_t T,
                                  size_t C, size_t V)
 {
     const double t = (double)T, v = (double)V, d = (double)D;
-    const model_dims dims = lesson_dims(rq, D);
+    const model_dims dims = lesson_dims(&rq->model, D);
     stream_size n = {.kept = v * d + t * d + v + t + randn_size(rq, t, d) +
                              training_size(rq, &dims, t, (double)C, v, d)};
     add_params_size(&n.kept, rq, &dims);

@@ -13,14 +13,15 @@
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 
-/* The model's sizes for a run of width D (d_model). */
-model_dims lesson_dims(const run_request *rq, size_t D);
+/* The sizes of the lesson's modules of architecture m for a run of width
+ * D (d_model). */
+model_dims lesson_dims(const model_config *m, size_t D);
 
 /* The model width: --d-model, or the embeddings' width. */
 size_t lesson_width(const run_request *rq, const model_input *in);
 
 /* The blocks of the block variant: --layers N stacks N, else one. */
-size_t lesson_blocks(const run_request *rq);
+size_t lesson_blocks(const model_config *m);
 
 /* Whether variant v makes attn_weights_avg in this run: with --average,
  * in a module whose tables include it (one of several heads). */
