@@ -152,10 +152,14 @@ typedef struct {
     const char *stop; /* --stop TEXT, or NULL */
     /* --kv-steps: each generation step's tables kept (generate.h) */
     bool kv_steps;
+    /* the input a lesson model is trained on (its corpus, its sentence),
+     * which the interventions' lesson model trains on again
+     * (model/lesson/lesson_lm.h): set by pipeline.c for them, else NULL */
+    const struct model_input *trained_on;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */
-typedef struct {
+typedef struct model_input {
     const char *sentence; /* the text, when embeddings is NULL */
     size_t len;
     const char *const *words;  /* with --embeddings: a label per row */
