@@ -29,6 +29,9 @@ struct lm_session {
     start_model sm;
     train_model model; /* sm's, once trained */
     bool trained;
+    bool corpus;  /* trained on --corpus: mean ablation is over it */
+    float *zmean; /* (L·H, hd): each head's z, its mean over the corpus;
+                     NULL until a mean ablation needs it */
 };
 
 static void close_session(lm_session *s)
@@ -36,6 +39,7 @@ static void close_session(lm_session *s)
     if (s == NULL)
         return;
     trained_start_free(&s->sm, LM_VARIANT);
+    free(s->zmean);
     matrix_free(&s->drawn);
     matrix_free(&s->pos);
     trace_free(&s->names);
@@ -81,6 +85,7 @@ static int open_session(lm_session **out, lm_shape *shape,
     s->mc.n_replace = 0;
     s->mc.watch = NULL;
     s->mc.trained_on = NULL;
+    s->corpus = in->corpus != NULL;
     size_t T;
     if (lesson_run_tokens(&s->tok, &T, &s->data, mc, in, err) != 0) {
         close_session(s);
@@ -220,23 +225,49 @@ static int record_renamed(void *ctx, const table_key *at, const matrix *m,
     return r->outer->record(r->outer->ctx, &k, m, err);
 }
 
-/* The caller's replacing hooks with hidden named out: *out (n), the
- * caller's. */
-static int renamed_replace(replace_hook **out, const forward_hooks *hk,
-                           mx_error *err)
+/* The caller's replacing hooks as the block names its tables: hidden
+ * is block L - 1's out; on a model trained on --corpus, a mean over the
+ * positions is the corpus's mean, set on each of the T rows (values[i],
+ * made here). *out (n) and values (n), the caller's. */
+static int renamed_replace(replace_hook **out, matrix **values,
+                           const lm_session *s, const forward_hooks *hk,
+                           size_t T, mx_error *err)
 {
     *out = NULL;
+    *values = NULL;
     if (hk == NULL || hk->n_replace == 0)
         return 0;
-    if ((*out = calloc(hk->n_replace, sizeof **out)) == NULL)
+    const size_t n = hk->n_replace, H = s->sz.acfg.heads;
+    const size_t hd = s->sz.acfg.d_out / H;
+    if ((*out = calloc(n, sizeof **out)) == NULL ||
+        (*values = calloc(n, sizeof **values)) == NULL)
         return err_nomem(err, _("the hooks"));
-    for (size_t i = 0; i < hk->n_replace; i++) {
-        (*out)[i] = hk->replace[i];
-        table_key *at = &(*out)[i].at;
-        if (at->variant == LM_VARIANT && at->id == TABLE_HIDDEN)
-            at->id = TABLE_OUT;
+    for (size_t i = 0; i < n; i++) {
+        replace_hook *k = &(*out)[i];
+        *k = hk->replace[i];
+        if (k->at.variant == LM_VARIANT && k->at.id == TABLE_HIDDEN)
+            k->at.id = TABLE_OUT;
+        if (s->zmean == NULL || k->action != HOOK_MEAN ||
+            k->at.id != TABLE_HEAD_CONTEXT)
+            continue;
+        matrix *v = &(*values)[i];
+        if (matrix_alloc(v, T, hd, N_("the hooks"), err) != 0)
+            return -1;
+        const float *mean =
+            s->zmean + ((size_t)k->at.layer * H + (size_t)k->at.head) * hd;
+        for (size_t t = 0; t < T; t++)
+            memcpy(matrix_at(v, t, 0), mean, hd * sizeof *mean);
+        k->action = HOOK_SET;
+        k->value = v;
     }
     return 0;
+}
+
+static void free_values(matrix *values, size_t n)
+{
+    for (size_t i = 0; values != NULL && i < n; i++)
+        matrix_free(&values[i]);
+    free(values);
 }
 
 /* Labels of the ids' words in tr: tokens, Q:, K:, V:. */
@@ -292,31 +323,111 @@ static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
     return hook_point(hk, &at_logits, logits, err);
 }
 
+/* Whether hk asks for a mean of a head's z. */
+static bool asks_mean(const forward_hooks *hk)
+{
+    for (size_t i = 0; hk != NULL && i < hk->n_replace; i++)
+        if (hk->replace[i].action == HOOK_MEAN &&
+            hk->replace[i].at.id == TABLE_HEAD_CONTEXT)
+            return true;
+    return false;
+}
+
+static int corpus_means(lm_session *s, mx_error *err);
+
 static int forward(lm_session *s, const int32_t *ids, size_t T,
                    const forward_hooks *hk, mx_error *err)
 {
     if (!s->trained && train_session(s, err) != 0)
         return -1;
-    replace_hook *replace = NULL;
-    if (renamed_replace(&replace, hk, err) != 0)
+    if (s->corpus && s->zmean == NULL && asks_mean(hk) &&
+        corpus_means(s, err) != 0)
         return -1;
+    replace_hook *replace = NULL;
+    matrix *values = NULL;
+    const size_t n = hk != NULL ? hk->n_replace : 0;
     renamed_hooks r = {hk};
     const forward_hooks inner = {
-        replace, replace != NULL ? hk->n_replace : 0,
-        hk != NULL && hk->record != NULL ? record_renamed : NULL, &r};
+        NULL, n, hk != NULL && hk->record != NULL ? record_renamed : NULL, &r};
     trace tr;
     trace_init(&tr);
     tr.stacked_variant = s->mc.block_layers > 0 ? LM_VARIANT : VARIANT_INPUT;
     matrix x = {0}, logits = {0};
-    int rc = matrix_alloc(&x, T, s->cfg.d_model, N_("the inputs"), err);
+    int rc = renamed_replace(&replace, &values, s, hk, T, err);
+    forward_hooks with = inner;
+    with.replace = replace;
+    if (rc == 0)
+        rc = matrix_alloc(&x, T, s->cfg.d_model, N_("the inputs"), err);
     if (rc == 0)
         rc = matrix_alloc(&logits, T, s->tok.n_vocab, N_("the logits"), err);
     if (rc == 0)
-        rc = run_pass(&tr, &x, &logits, s, ids, T, &inner, err);
+        rc = run_pass(&tr, &x, &logits, s, ids, T, &with, err);
     matrix_free(&x);
     matrix_free(&logits);
     trace_free(&tr);
     free(replace);
+    free_values(values, n);
+    return rc;
+}
+
+/* ---- the mean of each head's z over the corpus ------------------------ */
+
+/* Each head's z over the sentences, one after the other: head (l, h)'s
+ * rows in z[(l·H + h)·N·hd ...], N rows in all, the next at `row`. */
+typedef struct {
+    size_t H, hd, N, row;
+    float *z;
+} z_rows;
+
+static int keep_z(void *ctx, const table_key *at, const matrix *m,
+                  mx_error *err)
+{
+    (void)err;
+    const z_rows *k = ctx;
+    if (at->variant != LM_VARIANT || at->id != TABLE_HEAD_CONTEXT)
+        return 0;
+    float *head =
+        k->z + ((size_t)at->layer * k->H + (size_t)at->head) * k->N * k->hd;
+    memcpy(head + k->row * k->hd, m->v, m->rows * k->hd * sizeof *m->v);
+    return 0;
+}
+
+/* s->zmean (L·H, hd): the clean model over every sentence of the corpus,
+ * each head's z (T_i, hd) one sentence after the other (torch.cat over
+ * the positions), then x.mean over the N positions in PyTorch's order
+ * (mean_rows). */
+static int corpus_means(lm_session *s, mx_error *err)
+{
+    const size_t L = s->layers, H = s->sz.acfg.heads;
+    z_rows k = {H, s->sz.acfg.d_out / H, 0, 0, NULL};
+    for (size_t i = 0; i < s->data.n; i++)
+        k.N += s->data.s[i].n;
+    k.z = calloc(L * H * k.N * k.hd, sizeof *k.z);
+    const float **rows = calloc(k.N, sizeof *rows);
+    float *mean = calloc(L * H * k.hd, sizeof *mean);
+    int32_t *ids = calloc(s->C, sizeof *ids);
+    int rc = k.z && rows && mean && ids ? 0 : err_nomem(err, _("the corpus"));
+    const forward_hooks hk = {NULL, 0, keep_z, &k};
+    for (size_t i = 0; rc == 0 && i < s->data.n; i++) {
+        const train_sentence *t = &s->data.s[i];
+        for (size_t j = 0; j < t->n; j++)
+            ids[j] = (int32_t)t->ids[j];
+        rc = forward(s, ids, t->n, &hk, err);
+        k.row += t->n;
+    }
+    for (size_t head = 0; rc == 0 && head < L * H; head++) {
+        for (size_t r = 0; r < k.N; r++)
+            rows[r] = k.z + (head * k.N + r) * k.hd;
+        mean_rows(mean + head * k.hd, rows, k.N, k.hd);
+    }
+    if (rc == 0) {
+        s->zmean = mean;
+        mean = NULL;
+    }
+    free(k.z);
+    free(rows);
+    free(mean);
+    free(ids);
     return rc;
 }
 
