@@ -452,6 +452,15 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                         "--variant block (a model with an lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
+OPTION(METRIC, "metric", 0, TEACHING, 82,
+       CHOICE("NAME", metric, METRIC_LOSS, metric_choices),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
+       .help = N_("with --ablate all-heads, what ablation_map measures:\n"
+                   "loss (the mean loss), logit-diff (--answer's logit\n"
+                   "minus --wrong's at the last token) or prob\n"
+                   "(--answer's probability there)  (default loss)"))
 OPTION(PATCH, "patch", 0, TEACHING, 90,
        FLAG(patch, false),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,

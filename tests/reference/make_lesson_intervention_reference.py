@@ -34,8 +34,10 @@ NAME.corpus.txt (the corpus, a sentence a line) and NAME.safetensors:
   logits        the clean model's logits on the sentence (T x V)
   A.effect      (T*k x 3), A.loss (T x 3): as make_intervention_
                 reference.py's, for the ablation case A
-  A.map         (L x H) for an all-heads case: the mean loss with that
-                head alone ablated, minus the clean one
+  A.map         (L x H) for an all-heads case: the mean loss (or the
+                case's --metric: the demo's get_logit_diff at the last
+                token, or torch.softmax's probability of the answer
+                there) with that head alone ablated, minus the clean one
   patch.heads   (L x H), patch.resid (L x T)
   scores        ((L*H) x 3): previous token, duplicate token, induction
 
@@ -72,7 +74,9 @@ CASES = [
          ablations=[("zero_1.0", [(1, 0)], "zero"),
                     ("mean_0.1_1.1", [(0, 1), (1, 1)], "mean"),
                     ("all_zero", None, "zero"),
-                    ("all_mean", None, "mean")],
+                    ("all_mean", None, "mean"),
+                    ("all_logit_diff", None, "zero",
+                     ("logit-diff", "mat", "rug"))],
          patch=("the cat sat on the", "the dog sat on the", "mat", "rug"),
          scores="the cat sat on the cat sat on"),
     dict(name="block", sentence="the dog sat on the rug", d_model=8,
@@ -80,7 +84,8 @@ CASES = [
          optimizer="sgd", positions=False, corpus=CORPUS, order="kqv",
          ablations=[("zero_0.1", [(0, 1)], "zero"),
                     ("mean_0.0", [(0, 0)], "mean"),
-                    ("all_mean", None, "mean")],
+                    ("all_mean", None, "mean"),
+                    ("all_prob", None, "mean", ("prob", "the", None))],
          patch=("the cat sat on the", "the dog sat on the", "mat", "rug"),
          scores="the dog sat on the dog sat on"),
 ]
@@ -151,19 +156,35 @@ def losses(logits, ids):
     return torch.cat([each, mean.view(1)])
 
 
-def ablation_tables(nb, c, ids, hd, L, H, zall):
+def metric_of(metric, vocab):
+    """--metric's measure of logits (T, V) over ids: the mean loss, the
+    demo's get_logit_diff at the last token, or the softmax's probability
+    of the answer there."""
+    kind, answer, wrong = metric or ("loss", None, None)
+    if kind == "logit-diff":
+        indices = torch.tensor([[vocab[answer], vocab[wrong]]])
+        return lambda logits, ids: get_logit_diff(logits[None], indices)
+    if kind == "prob":
+        return lambda logits, ids: torch.softmax(logits[-1],
+                                                 dim=-1)[vocab[answer]]
+    return lambda logits, ids: losses(logits, ids)[-1]
+
+
+def ablation_tables(nb, c, vocab, ids, hd, L, H, zall):
     tables = []
     clean = run(nb, c, ids)
     clean_loss = losses(clean, ids)
     tables.append(("logits", clean))
-    for case, heads, mode in c["ablations"]:
+    for case, heads, mode, *metric in c["ablations"]:
         if heads is None:
+            measure = metric_of(metric[0] if metric else None, vocab)
             m = torch.empty(L, H)
             for layer in range(L):
                 for head in range(H):
                     logits = ablated(nb, c, ids, [(layer, head)], hd, mode,
                                      zall)
-                    m[layer, head] = losses(logits, ids)[-1] - clean_loss[-1]
+                    m[layer, head] = measure(logits, ids) - \
+                        measure(clean, ids)
             tables.append((case + ".map", m))
             continue
         abl = ablated(nb, c, ids, heads, hd, mode, zall)
@@ -268,7 +289,7 @@ def run_case(outdir, c):
     hd = c["d_model"] // H
     with torch.no_grad():
         zall = corpus_means(nb, c, sentences)
-        tables = ablation_tables(nb, c, shown, hd, L, H, zall)
+        tables = ablation_tables(nb, c, vocab, shown, hd, L, H, zall)
         tables += patch_tables(nb, c, vocab, hd, L, H)
         tables += score_tables(nb, c, vocab, L, H)
     write_safetensors(os.path.join(outdir, c["name"] + ".safetensors"),

@@ -7,7 +7,8 @@
  * blocks and its attention's dropout
  * (tests/reference/make_lesson_intervention_reference.py; argv[1]:
  * tests/reference). The run's logits (the trained model), then
- * ablation_effect, ablation_loss, ablation_map, patch_heads,
+ * ablation_effect, ablation_loss, ablation_map (of the loss, of the
+ * logit difference and of the answer's probability: --metric), patch_heads,
  * patch_resid and head_scores bit for bit. */
 #include <stdint.h>
 #include <stdio.h>
@@ -141,10 +142,17 @@ static bool open_ref(safetensors *ref, const char *refdir, const char *name)
     return safetensors_open(ref, path, &err) == 0;
 }
 
-/* --ablate heads (n of them; 0: all-heads) as mode says. */
+/* --metric and its tokens, for all-heads. */
+typedef struct {
+    enum ablate_metric kind;
+    const char *answer, *wrong;
+} metric_case;
+
+/* --ablate heads (n of them; 0: all-heads) as mode says, all-heads
+ * measured by metric (NULL: the loss). */
 static void ablate_case(const char *refdir, const lesson_case *c,
                         const char *name, const head_ref *heads, size_t n,
-                        hook_action mode)
+                        hook_action mode, const metric_case *metric)
 {
     char key[96];
     safetensors ref;
@@ -155,6 +163,11 @@ static void ablate_case(const char *refdir, const lesson_case *c,
     mc.n_ablate = n;
     mc.ablate_all = n == 0;
     mc.ablate_mode = mode;
+    if (metric != NULL) {
+        mc.metric = metric->kind;
+        mc.patch_answer = metric->answer;
+        mc.patch_wrong = metric->wrong;
+    }
     trace tr;
     ok(run_case(&tr, &mc, refdir, c, c->sentence), "%s %s: the run", c->name,
        name);
@@ -226,14 +239,18 @@ int main(int argc, char **argv)
     const head_ref h01_11[] = {{0, 1, "0.1", 3}, {1, 1, "1.1", 3}};
     const head_ref h01[] = {{0, 1, "0.1", 3}};
     const head_ref h00[] = {{0, 0, "0.0", 3}};
-    ablate_case(ref, &stack, "zero_1.0", h10, 1, HOOK_ZERO);
-    ablate_case(ref, &stack, "mean_0.1_1.1", h01_11, 2, HOOK_MEAN);
-    ablate_case(ref, &stack, "all_zero", NULL, 0, HOOK_ZERO);
-    ablate_case(ref, &stack, "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_case(ref, &stack, "zero_1.0", h10, 1, HOOK_ZERO, NULL);
+    ablate_case(ref, &stack, "mean_0.1_1.1", h01_11, 2, HOOK_MEAN, NULL);
+    ablate_case(ref, &stack, "all_zero", NULL, 0, HOOK_ZERO, NULL);
+    ablate_case(ref, &stack, "all_mean", NULL, 0, HOOK_MEAN, NULL);
+    const metric_case diff = {METRIC_LOGIT_DIFF, "mat", "rug"};
+    ablate_case(ref, &stack, "all_logit_diff", NULL, 0, HOOK_ZERO, &diff);
     patch_scores_case(ref, &stack, "the cat sat on the cat sat on");
-    ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO);
-    ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN);
-    ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO, NULL);
+    ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN, NULL);
+    ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN, NULL);
+    const metric_case prob = {METRIC_PROB, "the", NULL};
+    ablate_case(ref, &block, "all_prob", NULL, 0, HOOK_MEAN, &prob);
     patch_scores_case(ref, &block, "the dog sat on the dog sat on");
     return tap_done();
 }
