@@ -718,7 +718,7 @@ void explain_before(FILE *out, const table *t, const table *prev,
     // a trained model's interventions: tables of the whole model
     // (model/lesson/lesson_lm.h), outside the modules
     if (t->variant == VARIANT_MODEL) {
-        const char *note = explain_intervention(t);
+        const char *note = explain_lesson_intervention(t);
         if (note != NULL) {
             explain_note(out, c->width, note);
             fputc('\n', out);
