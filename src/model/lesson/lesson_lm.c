@@ -48,7 +48,8 @@ static void close_session(lm_session *s)
     free(s);
 }
 
-/* The run is one trained block model, undropped. */
+/* The run is one trained block model (--train refuses --dropout and
+ * --draw: the forward pass is the training's, without dropout). */
 static int check_run(const model_config *mc, mx_error *err)
 {
     if (!mc->train)
@@ -60,10 +61,6 @@ static int check_run(const model_config *mc, mx_error *err)
         return err_usage(
             err, _("--ablate, --patch and --head-scores: a lesson model is "
                    "one --variant block (a block, or --layers N of them)"));
-    if (mc->dropout > 0 || mc->attn_dropout > 0 || mc->n_draw > 0)
-        return err_usage(
-            err, _("--ablate, --patch and --head-scores: a lesson model runs "
-                   "without --dropout, --attn-dropout and --draw"));
     return 0;
 }
 
