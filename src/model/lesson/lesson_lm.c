@@ -407,6 +407,13 @@ static int corpus_means(lm_session *s, mx_error *err)
     const forward_hooks hk = {NULL, 0, keep_z, &k};
     for (size_t i = 0; rc == 0 && i < s->data.n; i++) {
         const train_sentence *t = &s->data.s[i];
+        if (t->n > s->C) {
+            rc = err_input(
+                err,
+                _("the text is %zu words, more than the model's %zu positions"),
+                t->n, s->C);
+            break;
+        }
         for (size_t j = 0; j < t->n; j++)
             ids[j] = (int32_t)t->ids[j];
         rc = forward(s, ids, t->n, &hk, err);
