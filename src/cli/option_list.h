@@ -441,10 +441,11 @@ OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
-       .help = N_("with --model, switch heads off: L.H[,L.H...] (the\n"
-                   "run is the ablated model's, with ablation_effect\n"
-                   "and ablation_loss), or all-heads: each head alone,\n"
-                   "the loss change in ablation_map   (default none)"))
+       .help = N_("with --model or a trained --variant block, switch\n"
+                   "heads off: L.H[,L.H...] (a checkpoint's run is the\n"
+                   "ablated model's), with ablation_effect and\n"
+                   "ablation_loss; or all-heads: each head alone, the\n"
+                   "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
