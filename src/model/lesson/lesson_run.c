@@ -199,7 +199,7 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
 /* The run's tokens (input_tokens); a trained run's (--train) from
  * training_tokens, its sentences in *data (freed by the caller) or, with
  * data NULL, freed here. */
-static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
+int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                       const run_request *rq, const model_input *in,
                       mx_error *err)
 {
@@ -315,7 +315,7 @@ static size_t forward_draws(const run_request *rq, const attention_config *cfg,
 /* With --weights of a trained run with positions, *C is the number of
  * positions it learned (its pos_embedding.weight's rows), which the
  * sentence's T tokens must not pass; otherwise *C stays. */
-static int trained_positions(size_t *C, const run_request *rq, size_t T,
+int lesson_trained_positions(size_t *C, const run_request *rq, size_t T,
                              mx_error *err)
 {
     for (size_t i = 0; i < MODEL_N_VARIANTS && rq->weights != NULL; i++) {
@@ -565,7 +565,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     lesson_state s = {0};
     size_t batch = 0;
     if (check_generates(rq, err) != 0 ||
-        run_tokens(&s.tok, &s.T, &s.data, rq, in, err) != 0)
+        lesson_run_tokens(&s.tok, &s.T, &s.data, rq, in, err) != 0)
         return -1;
     // a stack's tables name their block (model/lesson/stack.h): the
     // variant whose row stacks
@@ -619,7 +619,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     const matrix *pos = NULL;
     size_t contexts = rq->train ? s.data.context : s.T;
     if (rq->model.positions &&
-        (trained_positions(&contexts, rq, s.T, err) != 0 ||
+        (lesson_trained_positions(&contexts, rq, s.T, err) != 0 ||
          draw_positions(&pos, &s.positions, tr, contexts, s.dims, rq->train, &g,
                         err) != 0))
         goto done;
@@ -754,7 +754,7 @@ bool lesson_makes_table(const run_request *rq, const model_input *in,
 int lesson_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                   const model_input *in, mx_error *err)
 {
-    return run_tokens(tok, n_queries, NULL, rq, in, err);
+    return lesson_run_tokens(tok, n_queries, NULL, rq, in, err);
 }
 
 int lesson_check(double *values, const run_request *rq, const model_input *in,
@@ -766,8 +766,8 @@ int lesson_check(double *values, const run_request *rq, const model_input *in,
     *values = 0;
     if (check_generates(rq, err) != 0)
         return -1;
-    if (run_tokens(&tok, &n_queries, rq->train ? &data : NULL, rq, in, err) !=
-        0) {
+    if (lesson_run_tokens(&tok, &n_queries, rq->train ? &data : NULL, rq, in,
+                          err) != 0) {
         train_data_free(&data);
         return -1;
     }
