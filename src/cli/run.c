@@ -9,6 +9,7 @@
 
 #include "base/cleanup.h"
 #include "base/i18n.h"
+#include "cli/intervene_options.h"
 #include "cli/model_options.h"
 #include "cli/page_run.h"
 #include "cli/progress.h"
@@ -556,10 +557,12 @@ int run_job(const options *opt, mx_error *err)
     options with_files;
     rc = weights_options(&with_files, opt, &files, err);
     if (rc != 0) {
+        interventions_free(&with_files);
         weights_files_free(&files);
         return rc;
     }
     rc = run_inputs(&with_files, err);
+    interventions_free(&with_files);
     weights_files_free(&files);
     return rc;
 }

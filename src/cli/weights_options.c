@@ -160,6 +160,10 @@ int weights_options(options *run, const options *opt,
                     const weights_files *files, mx_error *err)
 {
     *run = *opt;
+    // the copy reads --ablate's heads into a list of its own (its
+    // options_validate), which the caller frees (interventions_free)
+    run->ablate_heads = NULL;
+    run->n_ablate_heads = 0;
     run->weight_files = files;
     run->weights_read = true;
     const trained_manifest *m = &files->manifest;

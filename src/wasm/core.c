@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/i18n.h"
+#include "cli/intervene_options.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
 #include "cli/settings.h"
@@ -123,6 +124,7 @@ static int run_weights(FILE *out, const options *opt, bool csv,
     int rc = weights_options(&with_files, opt, &files, err);
     if (rc == 0)
         rc = run_options(out, &with_files, csv, model, len, err);
+    interventions_free(&with_files);
     weights_files_free(&files);
     return rc;
 }
