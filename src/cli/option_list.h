@@ -536,4 +536,9 @@ OPTION(VERSION, "version", 'V', GENERAL, 42,
        FLAG(show_version, false),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("show the version and exit"))
+OPTION(MAN, "man", 0, GENERAL, 97,
+       FLAG(show_man, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("write the options as a man page in the --lang\n"
+                   "language (roff) and exit"))
 /* clang-format on */

@@ -326,6 +326,11 @@ static void print_option(FILE *out, const option_row *o)
     }
 }
 
+const char *option_section_heading(enum help_section s)
+{
+    return section_heading[s];
+}
+
 void options_print_usage(FILE *out)
 {
     fputs(_(usage_head), out);
