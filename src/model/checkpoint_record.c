@@ -220,7 +220,7 @@ static void table_labels(const labels **rows, const labels **cols,
     case TABLE_LOGITS:
         *cols = r->vocab;
         break;
-    case TABLE_POOLER_OUTPUT:
+    case TABLE_POOLER:
         *rows = r->first;
         break;
     default:

@@ -66,7 +66,7 @@ static const char *note_of(char *text, size_t size, const table *t, size_t rows,
     case TABLE_OUT:
         return _("out: the last layer's output, one vector per token, each "
                  "made from the whole text.");
-    case TABLE_POOLER_OUTPUT:
+    case TABLE_POOLER:
         snprintf(text, size,
                  _("The pooler (BertModel's pooler): the first token's "
                    "output, [CLS]'s, through one more nn.Linear and tanh, "

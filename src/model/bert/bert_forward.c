@@ -280,8 +280,7 @@ static int pooler_output(const matrix *out, const bert_model *m,
     dense_forward(&pooled, &first, &pool_dense, run->pool);
     for (size_t d = 0; d < D; d++)
         pooled.v[d] = sleef_tanhf(pooled.v[d]);
-    const int rc =
-        outer_point(run, VARIANT_MODEL, TABLE_POOLER_OUTPUT, &pooled, err);
+    const int rc = outer_point(run, VARIANT_MODEL, TABLE_POOLER, &pooled, err);
     matrix_free(&pooled);
     return rc;
 }

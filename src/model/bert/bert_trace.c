@@ -86,7 +86,7 @@ static int check_tables(const bert_checkpoint *r, const model_config *mc,
                 err,
                 _("--tables: %s needs the masked-word head (cls.predictions.*), which this checkpoint does not have"),
                 name);
-        if (id == TABLE_POOLER_OUTPUT && !r->model.has_pooler)
+        if (id == TABLE_POOLER && !r->model.has_pooler)
             return err_usage(
                 err,
                 _("--tables: %s needs BertModel's pooler (pooler.dense.*), which this checkpoint does not have"),
