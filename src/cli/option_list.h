@@ -53,7 +53,8 @@ OPTION(D_MODEL, "d-model", 0, MODEL, 0,
        /* TRANSLATORS: the name of an option's value in --help and the
         * man page ("--d-model N", "--corpus FILE"), upper case where
         * the language has it, one word without spaces; the help texts
-        * quote it as translated here. */
+        * and messages quote it as translated here. A letter that stands
+        * for a number in a formula (N, P, T, K, B) may stay as it is. */
        SIZE(N_("N"), d_model, 3, 1, MAX_WIDTH),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        /* TRANSLATORS: the help of an option in --help, from column 21
