@@ -60,6 +60,11 @@ BertModel.forward calls it, self.pooler(sequence_output).
 How to run it (Debian's python3-torch, CPU, float32, one thread):
 
     /usr/bin/python3 tests/reference/make_bert_reference.py [OUTDIR]
+
+with src/transformers/models/bert/modeling_bert.py of huggingface/
+transformers at the commit above saved under /work/hf-src/ (or $HF_SRC),
+for BertPooler (hf_source.py). The cases without the pooler do not read
+it, and their data is what the script wrote before the pooler cases.
 """
 
 import json
