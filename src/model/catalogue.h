@@ -293,7 +293,9 @@ enum table_mask {
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
     TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")    \
-    TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3")
+    TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3") \
+    TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
+          "L x T")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,

@@ -36,6 +36,13 @@ static void size_section(section *S, const figure *pg)
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
                                     fmax(line_h, BAR_MIN / (double)rows_b)));
+    // a table with a text in each cell (the logit lens's tokens): cells
+    // wide and tall enough to read it, when it has few enough columns
+    const table *first = pg->panels[S->first].t;
+    if (first->cells != NULL && S->block == 1 && S->cols <= TEXT_CELLS_MAX) {
+        cell = fmax(cell, TEXT_CELL_W);
+        S->cell_h = fmax(S->cell_h, TEXT_CELL_H);
+    }
     // a size given: the cells stretched to fill the page (stretch)
     S->cell_h *= pg->stretch_h;
     cell *= pg->stretch_w;

@@ -61,7 +61,10 @@
 #define QUARTER_TURN (-1.57079632679489661923) /* text reading upwards */
 #define CHART_W 440.0 /* the loss curve of a trained run, with its axes */
 #define CHART_H 230.0
-#define MASKED_GREY 219 /* 0.86 of 255: masked cells in an image */
+#define MASKED_GREY 219  /* 0.86 of 255: masked cells in an image */
+#define TEXT_CELL_W 52.0 /* a cell that holds a text and its value */
+#define TEXT_CELL_H 34.0
+#define TEXT_CELLS_MAX 40 /* columns of such cells drawn that wide */
 
 /* ---- fonts and text (figure_text.c) ----------------------------------- */
 
