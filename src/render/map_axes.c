@@ -23,6 +23,11 @@ static const map_axes maps[] = {
      * after a layer */
     {TABLE_LOGIT_LENS_GRID, N_("layer"), N_("position (the token read)"),
      N_("probability of the likeliest next token"), false, true, false, true},
+    /* TRANSLATORS: the axes and colour scale of the strip under a
+     * generation's heads in --plot: the probability of each token the
+     * model chose */
+    {TABLE_GENERATED_P, N_("chosen"), N_("token generated, step by step"),
+     N_("probability of the chosen token"), false, true, false, true},
 };
 
 const map_axes *map_axes_of_picture(table_id id)
