@@ -539,8 +539,8 @@ int run_job(const options *opt, mx_error *err)
                            "step runs the whole sequence again): it goes with "
                            "--model DIR"));
     if (opt->kv_steps && opt->html != NULL)
-        return err_usage(err, _("--kv-steps: the steps' tables go to text "
-                                "and CSV; --plot and --html do not show "
+        return err_usage(err, _("--kv-steps: the steps' tables go to text, "
+                                "CSV and --plot; --html does not show "
                                 "them yet"));
     if (opt->weights == NULL)
         return run_inputs(opt, err);
