@@ -221,7 +221,7 @@ static inline bool shade_fixed_scale(enum table_shade shade)
 /* Which cells are masked: where a score is -inf. */
 enum table_mask {
     MASK_NONE,
-    MASK_OWN,        /* its own -inf cells (the scores) */
+    MASK_OWN,        /* its own -inf cells (the scores), or NaN ones */
     MASK_HEAD,       /* the same head's attn_scores */
     MASK_FIRST_HEAD, /* head 0's attn_scores (every head has one mask) */
 };
@@ -297,7 +297,7 @@ enum table_mask {
     TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
           "L x T")                                                             \
     TABLE(ATTN_WEIGHTS_GENERATED, "attn_weights_generated", MODULE, WEIGHTS,   \
-          WEIGHTS, NONE, "(T+N-1) x (T+N-1)")                                  \
+          WEIGHTS, OWN, "(T+N-1) x (T+N-1)")                                   \
     TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")
 
 typedef enum {
