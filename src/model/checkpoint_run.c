@@ -175,7 +175,7 @@ bool checkpoint_makes_table(const run_request *rq, const char *name,
         return false;
     if (id == TABLE_GENERATED)
         return rq->generate > 0;
-    if (id == TABLE_KV_CACHE_SIZE)
+    if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return rq->generate > 0 && rq->kv_steps;
     return true;
 }

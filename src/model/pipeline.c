@@ -94,7 +94,8 @@ bool pipeline_makes_table(const run_request *rq, const model_input *in,
     if (family->lm != NULL && id != TABLE_COUNT &&
         intervene_makes_table(rq, id))
         return true;
-    if (family->lm != NULL && id == TABLE_LOGIT_LENS)
+    if (family->lm != NULL &&
+        (id == TABLE_LOGIT_LENS || id == TABLE_LOGIT_LENS_GRID))
         return rq->logit_lens;
     return family->makes_table(rq, in, name);
 }
