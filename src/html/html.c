@@ -274,6 +274,9 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     const bool maps = html_has_maps(tr);
     if (maps)
         fputs(page_maps_css, out);
+    const bool generation = html_has_generation(tr);
+    if (generation)
+        fputs(page_generation_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
@@ -290,6 +293,8 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         fputs(page_training_js, out);
     if (maps)
         fputs(page_maps_js, out);
+    if (generation)
+        fputs(page_generation_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

@@ -65,6 +65,19 @@ bool html_has_maps(const trace *tr);
  * key/value heads only (html_maps.c). */
 void html_write_maps_words(FILE *out, const trace *tr);
 
+/* "generation":{...}, a generation run's new tokens, their likeliest
+ * alternatives and each step's heads' rows, followed by a comma; nothing
+ * for a run that did not generate (html_generation.c). */
+int html_write_generation(FILE *out, const trace *tr, mx_error *err);
+
+/* Whether the run generated (--generate N): its page holds
+ * generation.js and generation.css, and their words (html_generation.c). */
+bool html_has_generation(const trace *tr);
+
+/* ,"text":"translation" for each word of the Generation view, inside the
+ * page's "labels", in a generation run's page only (html_generation.c). */
+void html_write_generation_words(FILE *out, const trace *tr);
+
 /* The page's data object (docs/html.md): tokens, flags, and for each
  * variant with attention weights its heads' matrices and its steps. */
 int html_write_data(FILE *out, const trace *tr, const html_page *page,

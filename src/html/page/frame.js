@@ -80,7 +80,9 @@ function buildFrame() {
     {value: 'steps', label: 'Step through'},
     {value: 'model', label: 'Model view'}
   ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
-   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : []),
+   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : [])
+   .concat(hasGeneration() ? [{value: 'generation', label: 'Generation'}]
+                           : []),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -122,6 +124,9 @@ function buildFrame() {
   views.maps = el('section', {id: 'maps-view',
                               'aria-label': 'Interventions'});
   app.appendChild(views.maps);
+  views.generation = el('section', {id: 'generation-view',
+                                    'aria-label': 'Generation'});
+  app.appendChild(views.generation);
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

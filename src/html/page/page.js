@@ -2,6 +2,24 @@
  * page_data.js says how): the view chosen, the training view's pieces,
  * and the live page's reload (editor.js calls window.mhaPage). */
 
+/* ---- generation (--generate N): the Generation view ---- */
+
+/* The Generation view (generation.js, which a page holds when its run
+ * generated), or null. */
+var GEN = typeof mhaGeneration !== 'function' ? null : mhaGeneration({
+  el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
+  headName: headName, arrowGrid: arrowGrid, clear: clear,
+  darkTextOn: darkTextOn,
+  colors: function () { return COLORS; },
+  data: function () { return data; },
+  readout: function () { return readout; }
+});
+
+/* Whether the page has a generation to show. */
+function hasGeneration() {
+  return !!(GEN && data.generation && data.generation.tokens.length);
+}
+
 /* ---- training (--train): the heads over the training's steps ---- */
 
 /* A trained run's page, and every live page (its editor trains),
@@ -35,6 +53,7 @@ function draw() {
   clear(views.model);
   clear(views.training);
   clear(views.maps);
+  clear(views.generation);
   readout.textContent = '';
   views.head.hidden = state.view !== 'head';
   views.matrix.hidden = state.view !== 'matrix';
@@ -43,6 +62,7 @@ function draw() {
   views.model.hidden = state.view !== 'model';
   views.training.hidden = state.view !== 'training';
   views.maps.hidden = state.view !== 'maps';
+  views.generation.hidden = state.view !== 'generation';
   document.querySelectorAll('#head-toggles input').forEach(function (b) {
     var h = Number(b.getAttribute('data-head'));
     b.disabled = h >= variant().heads.length;
@@ -53,6 +73,7 @@ function draw() {
   else if (state.view === 'model') drawModelView();
   else if (state.view === 'training') drawTrainingView();
   else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
+  else if (state.view === 'generation') GEN.draw(views.generation);
   else drawStepView();
 }
 
@@ -91,6 +112,7 @@ function reload(newData) {
   /* a run no longer trained has no training view */
   if (state.view === 'training' && !hasTraining()) state.view = 'head';
   if (state.view === 'maps' && !hasMaps()) state.view = 'head';
+  if (state.view === 'generation' && !hasGeneration()) state.view = 'head';
   clear(app);
   if (buildFrame()) {
     if (state.step >= steps().length) state.step = 0;

@@ -242,7 +242,7 @@ function buildPrint() {
   var names = {head: 'Head view', matrix: 'Matrix view',
                neuron: 'Neuron view', steps: 'Step through',
                model: 'Model view', training: 'Training',
-               maps: 'Interventions'};
+               maps: 'Interventions', generation: 'Generation'};
   var which = state.view === 'matrix' ? ' (attn_' + state.matrix + ')'
     : state.view === 'neuron' ? tr(' (head {0}, query {1}, key {2})',
                                    state.neuron.head, state.neuron.query,
