@@ -145,6 +145,36 @@ static void write_model_run(FILE *out, const html_run *run,
     }
 }
 
+/* s as a JSON string, or null. */
+static void json_string_or_null(FILE *out, const char *s)
+{
+    if (s != NULL)
+        json_string(out, s);
+    else
+        fputs("null", out);
+}
+
+/* "generate":{"n":5,"sample":true,"temperature":"0.8","topK":null,
+ * "topP":null,"stop":null}: the generation's settings as given (null:
+ * not given), or "generate":null for a run that does not generate. */
+static void write_generate_run(FILE *out, const html_run *run)
+{
+    if (run->generate == 0) {
+        fputs(",\n\"generate\":null", out);
+        return;
+    }
+    fprintf(out, ",\n\"generate\":{\"n\":%zu,\"sample\":%s,\"temperature\":",
+            run->generate, run->sample ? "true" : "false");
+    json_string_or_null(out, run->temperature);
+    fputs(",\"topK\":", out);
+    json_string_or_null(out, run->top_k);
+    fputs(",\"topP\":", out);
+    json_string_or_null(out, run->top_p);
+    fputs(",\"stop\":", out);
+    json_string_or_null(out, run->stop);
+    fputc('}', out);
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
@@ -199,6 +229,7 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
         json_string(out, run->checkpoint);
     else
         fputs("null", out);
+    write_generate_run(out, run);
     fputc('}', out);
 }
 

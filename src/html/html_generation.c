@@ -47,6 +47,18 @@ static const char *const generation_words[] = {
        "last token only (step 1)."),
     N_("Move the slider, or focus it and use the arrow keys, to go through "
        "the steps."),
+    /* TRANSLATORS: the live page's generation settings (--generate and
+     * the options that go with it, kept as the program spells them) */
+    N_("Generation (--generate)"),
+    N_("New tokens (--generate; 0: none)"),
+    N_("Draw each token (--sample; else the likeliest)"),
+    N_("Temperature (--temperature)"),
+    N_("Top k (--top-k)"),
+    N_("Top p (--top-p)"),
+    N_("Stop at (--stop; empty: none)"),
+    /* TRANSLATORS: the live page's status while it generates; {0} is the
+     * number of tokens asked for */
+    N_("Generating {0} tokens…"),
 };
 
 /* The generated table of the run, or NULL. */

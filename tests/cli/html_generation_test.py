@@ -21,7 +21,9 @@ Exits 77 (skipped) when no browser can run.
 """
 import csv
 import io
+import json
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -32,6 +34,7 @@ from taplib import Program, done, ok  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 GPT2 = os.path.join(sys.argv[2], "two_layers")
 SHOTS = sys.argv[3] if len(sys.argv) > 3 else None
@@ -131,6 +134,101 @@ def check_step(driver, s, steps, weights, prompt, layered, name):
     return cells
 
 
+PAGE_DATA = """
+return JSON.stringify(window.mhaPage.data(), function (k, v) {
+  return k === 'decoded' || k === 'derivedWeights' ? undefined : v;
+});"""
+
+
+def program_data(mha, command, tmp, lang):
+    """The data of the page the program writes for command (a shell
+    line) in language lang, or None when it refuses it."""
+    shown = os.path.join(tmp, "shown.html")
+    r = mha.run(["--lang", lang, "--html", shown] + shlex.split(command)[1:])
+    if r.returncode != 0:
+        return None
+    with open(shown, encoding="utf-8") as f:
+        html = f.read()
+    start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
+    return json.loads(html[start:html.index("\n</script>", start)])
+
+
+def set_field(driver, prefix, name, value):
+    """A generation setting typed (or a box clicked) with the keyboard,
+    then Tab: the browser sends the change event."""
+    e = driver.find_element(By.ID, prefix + name)
+    if e.get_attribute("type") == "checkbox":
+        if e.is_selected() != value:
+            e.send_keys(Keys.SPACE)
+    else:
+        e.send_keys(Keys.CONTROL, "a")
+        e.send_keys(value)
+    e.send_keys(Keys.TAB)
+
+
+def editor(driver, mha, tmp):
+    """A lesson page trained with --generate: the generation's settings
+    in the editor, each change recomputed in the page as the program
+    makes the page of the command line it shows."""
+    page = os.path.join(tmp, "edit.html")
+    r = mha.run(["the cat sat on the mat the cat", "--train", "20",
+                 "--generate", "2", "--heads", "2", "--variant", "wrapper",
+                 "--lang", "pt_BR", "--html", page])
+    ok(r.returncode == 0, "editor: the page is written", r.stderr)
+    driver.get("file://" + page)
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "var e = document.getElementById('editor');"
+        "return e && e.getAttribute('data-ready') === 'true';"))
+    driver.find_element(By.CSS_SELECTOR, "#editor summary").click()
+    legend = driver.find_element(By.CSS_SELECTOR,
+                                 "#edit-generation legend").text
+    ok(legend == "Geração (--generate)" and driver.find_element(
+        By.ID, "edit-generate").get_attribute("value") == "2" and
+       not driver.find_element(By.ID, "edit-temperature").is_enabled(),
+       "editor: the run's generation settings, in Portuguese, the sampling "
+       "options off without --sample", legend)
+    settings = [("generate", "3"), ("sample", True), ("temperature", "0.7"),
+                ("top-k", "4"), ("top-p", "0.9"), ("seed", "11"),
+                ("stop", "mat"), ("sample", False), ("generate", "0")]
+    for name, value in settings:
+        busy = []
+        driver.execute_script(
+            "window.mhaBusy = [];"
+            "new MutationObserver(function () {"
+            "  var s = document.getElementById('editor-status');"
+            "  window.mhaBusy.push(s.textContent); })"
+            ".observe(document.getElementById('editor-status'),"
+            "         {childList: true, characterData: true, subtree: true});")
+        if name == "seed":
+            e = driver.find_element(By.ID, "edit-seed")
+            e.send_keys(Keys.CONTROL, "a")
+            e.send_keys(value + Keys.TAB)
+        else:
+            set_field(driver, "edit-", name, value)
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "return document.getElementById('editor')"
+            ".getAttribute('data-recomputed') !== 'busy';"))
+        busy = driver.execute_script("return window.mhaBusy;")
+        command = driver.find_element(By.ID, "editor-command").text
+        want = program_data(mha, command, tmp, "pt_BR")
+        got = json.loads(driver.execute_script(PAGE_DATA))
+        state = driver.find_element(By.ID, "editor").get_attribute(
+            "data-recomputed")
+        ok(want is not None and state == "ok" and want == got,
+           "editor, %s %s: the page's data is the program's for %s"
+           % (name, value, command), state)
+        generating = driver.find_element(By.ID, "edit-generate") \
+            .get_attribute("value") != "0"
+        ok(not generating or any("Gerando" in b for b in busy),
+           "editor, %s %s: the status said Generating first" % (name, value),
+           busy)
+        if name == "top-p":
+            shot(driver, "generation-editor-pt_BR")
+    ok("generation" not in got and not driver.find_elements(
+        By.CSS_SELECTOR, '.controls button[data-value="generation"]'),
+       "editor: no tokens to generate, no Generation view")
+
+
 def main():
     mha = Program(sys.argv[1])
     tmp = tempfile.mkdtemp()
@@ -206,6 +304,7 @@ def main():
         ok(len(cells) == 2 * 6 and wrong == 0,
            "lesson: the prompt's last row of each head is the CSV's",
            "%d cells, %d differ" % (len(cells), wrong))
+        editor(driver, mha, tmp)
         # Portuguese
         page = os.path.join(tmp, "pt.html")
         r = mha.run(["--lang", "pt_BR", "--model", GPT2, TEXT, "--generate",

@@ -216,3 +216,105 @@ function mhaGeneration(p) {
 
   return {draw: draw};
 }
+
+/* The generation's settings in a live page (docs/html.md): the editor's
+ * form (editor.js: a lesson model's page) or the "Open a model" box
+ * (model_open.js: a checkpoint's page) holds them when the page holds
+ * this script, a generation run's page. p: {el, tr, prefix (of the
+ * fields' ids), seed (whether the settings have a --seed field of their
+ * own: a page whose editor has none), initial (mha-run's "generate"),
+ * seedValue}. Its answer: the fieldset (box), the arguments of the
+ * settings (args; none without tokens to generate), the tokens asked
+ * for (steps), and the status to show while they are generated (busy).
+ * The program checks the values, as typed; --temperature, --top-k and
+ * --top-p are used with --sample only (disabled without it), as the
+ * program refuses them alone. */
+function mhaGenerationFields(p) {
+  'use strict';
+  var el = p.el, tr = p.tr, g = p.initial || {}, fields = {};
+  var box = el('fieldset', {'class': 'edit-generation',
+                            id: p.prefix + 'generation'});
+  box.appendChild(el('legend', {}, tr('Generation (--generate)')));
+  /* the status's words, kept: a run without generation has none */
+  var busyWords = tr('Generating {0} tokens\u2026', '{0}');
+
+  function add(name, label, attrs, value) {
+    var id = p.prefix + name;
+    var wrap = el('div', {'class': attrs.type === 'checkbox' ? 'edit-check'
+                                   : 'edit-field edit-' + name});
+    attrs.id = id;
+    attrs['data-edit'] = name;
+    var input = el('input', attrs);
+    if (attrs.type === 'checkbox') {
+      input.checked = !!value;
+      wrap.appendChild(input);
+      wrap.appendChild(el('label', {'for': id}, label));
+    } else {
+      input.value = value === null || value === undefined ? '' : value;
+      wrap.appendChild(el('label', {'for': id}, label));
+      wrap.appendChild(input);
+    }
+    fields[name] = input;
+    box.appendChild(wrap);
+  }
+
+  add('generate', tr('New tokens (--generate; 0: none)'),
+      {type: 'number', min: '0', step: '1'}, g.n || 0);
+  add('sample', tr('Draw each token (--sample; else the likeliest)'),
+      {type: 'checkbox'}, g.sample);
+  add('temperature', tr('Temperature (--temperature)'),
+      {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
+       placeholder: '1.0'}, g.temperature);
+  add('top-k', tr('Top k (--top-k)'),
+      {type: 'text', inputmode: 'numeric', size: '6', autocomplete: 'off',
+       placeholder: '50'}, g.topK);
+  add('top-p', tr('Top p (--top-p)'),
+      {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
+       placeholder: '1.0'}, g.topP);
+  add('stop', tr('Stop at (--stop; empty: none)'),
+      {type: 'text', size: '12', autocomplete: 'off', spellcheck: 'false'},
+      g.stop);
+  if (p.seed)
+    add('gen-seed', tr('Seed (--seed)'),
+        {type: 'text', inputmode: 'numeric', size: '8', autocomplete: 'off'},
+        p.seedValue);
+
+  function steps() {
+    var n = fields.generate.value.trim(), x = Number(n);
+    return n === '' || x === 0 ? 0 : x || n;
+  }
+
+  /* the options that go with others disabled without them */
+  function follow() {
+    var on = steps() !== 0;
+    ['sample', 'stop', 'gen-seed'].forEach(function (name) {
+      if (fields[name]) fields[name].disabled = !on;
+    });
+    ['temperature', 'top-k', 'top-p'].forEach(function (name) {
+      fields[name].disabled = !on || !fields.sample.checked;
+    });
+  }
+  box.addEventListener('change', follow);
+  follow();
+
+  function args() {
+    if (steps() === 0) return [];
+    var a = ['--generate', fields.generate.value.trim()];
+    if (fields.sample.checked) {
+      a.push('--sample');
+      [['temperature', '--temperature'], ['top-k', '--top-k'],
+       ['top-p', '--top-p']].forEach(function (o) {
+        var v = fields[o[0]].value.trim();
+        if (v !== '') a.push(o[1], v);
+      });
+    }
+    if (fields.stop.value !== '') a.push('--stop', fields.stop.value);
+    if (fields['gen-seed']) a.push('--seed', fields['gen-seed'].value.trim());
+    return a;
+  }
+
+  return {
+    box: box, args: args, steps: steps, follow: follow,
+    busy: function () { return busyWords.split('{0}').join(steps()); }
+  };
+}
