@@ -70,8 +70,8 @@ html_run page_run_of(const options *opt, const model_input *in)
     // the generation's settings, which the editor shows
     run.generate = opt->generate;
     run.sample = opt->sample;
-    run.temperature = opt->given[OPT_TEMPERATURE] ? opt->arg[OPT_TEMPERATURE]
-                                                  : NULL;
+    run.temperature =
+        opt->given[OPT_TEMPERATURE] ? opt->arg[OPT_TEMPERATURE] : NULL;
     run.top_k = opt->given[OPT_TOP_K] ? opt->arg[OPT_TOP_K] : NULL;
     run.top_p = opt->given[OPT_TOP_P] ? opt->arg[OPT_TOP_P] : NULL;
     run.stop = opt->stop;

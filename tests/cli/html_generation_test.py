@@ -24,6 +24,7 @@ import io
 import json
 import os
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -229,8 +230,88 @@ def editor(driver, mha, tmp):
        "editor: no tokens to generate, no Generation view")
 
 
+def model_runs(driver):
+    return driver.execute_script("return window.mhaModelRuns || 0;")
+
+
+def wait_model_run(driver, before, seconds=60):
+    """The Open a model box's state once a run ended after `before`."""
+    end = time.time() + seconds
+    while time.time() < end:
+        if model_runs(driver) > before:
+            return driver.find_element(By.ID, "model-open") \
+                .get_attribute("data-state")
+        time.sleep(0.05)
+    return None
+
+
+def open_model(driver, mha, tmp):
+    """A checkpoint's generation page: the folder opened in the page, then
+    each generation setting changed; every run's generation equals the
+    program's for the same command line."""
+    folder = os.path.join(tmp, "two_layers")
+    if not os.path.isdir(folder):
+        shutil.copytree(GPT2, folder)
+    page = os.path.join(tmp, "model.html")
+    r = mha.run(["--model", GPT2, TEXT, "--generate", "2", "--html", page])
+    ok(r.returncode == 0, "Open a model: the page is written", r.stderr)
+    driver.get("file://" + page)
+    time.sleep(0.5)
+    driver.execute_script(
+        "document.addEventListener('mha-model-ran', function () {"
+        " window.mhaModelRuns = (window.mhaModelRuns || 0) + 1; });"
+        "window.mhaBusy = [];"
+        "new MutationObserver(function () {"
+        "  window.mhaBusy.push(document.getElementById("
+        "    'model-open-status').textContent); })"
+        ".observe(document.getElementById('model-open-status'),"
+        "         {childList: true, characterData: true, subtree: true});")
+    before = model_runs(driver)
+    driver.find_element(By.ID, "model-open-folder").send_keys(folder)
+    state = wait_model_run(driver, before)
+    ok(state == "ok" and driver.find_element(
+        By.ID, "model-open-generate").get_attribute("value") == "2",
+       "Open a model: the folder runs with the page's generation settings",
+       state)
+    settings = [(None, None), ("generate", "4"), ("sample", True),
+                ("temperature", "1.5"), ("top-k", "7"), ("gen-seed", "5"),
+                ("top-p", "0.8")]
+    for name, value in settings:
+        before = model_runs(driver)
+        if name is not None:
+            set_field(driver, "model-open-", name, value)
+            state = wait_model_run(driver, before)
+        val = lambda n: driver.find_element(  # noqa: E731
+            By.ID, "model-open-" + n).get_attribute("value")
+        args = ["--model", "two_layers", "--generate", val("generate")]
+        if driver.find_element(By.ID, "model-open-sample").is_selected():
+            args += ["--sample"]
+            for n in ("temperature", "top-k", "top-p"):
+                if val(n):
+                    args += ["--" + n, val(n)]
+            args += ["--seed", val("gen-seed")]
+        args += ["--", TEXT]
+        shown = os.path.join(tmp, "program.html")
+        r = mha.run(["--html", shown] + args, cwd=tmp)
+        with open(shown, encoding="utf-8") as f:
+            html = f.read()
+        start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
+        want = json.loads(html[start:html.index("\n</script>", start)])
+        got = json.loads(driver.execute_script(PAGE_DATA))
+        ok(r.returncode == 0 and state == "ok" and
+           want["generation"] == got.get("generation"),
+           "Open a model, %s %s: the generation is the program's for %s"
+           % (name, value, " ".join(args)), state)
+    busy = driver.execute_script("return window.mhaBusy;")
+    ok(any(b.startswith("Generating 4 tokens") for b in busy),
+       "Open a model: the status said Generating before the runs", busy)
+    driver.find_element(
+        By.CSS_SELECTOR, '.controls button[data-value="generation"]').click()
+    shot(driver, "generation-open-model")
+
+
 def main():
-    mha = Program(sys.argv[1])
+    mha = Program(os.path.abspath(sys.argv[1]))
     tmp = tempfile.mkdtemp()
     driver, why = start_browser(os.path.join(tmp, "profile"))
     if driver is None:
@@ -305,6 +386,7 @@ def main():
            "lesson: the prompt's last row of each head is the CSV's",
            "%d cells, %d differ" % (len(cells), wrong))
         editor(driver, mha, tmp)
+        open_model(driver, mha, tmp)
         # Portuguese
         page = os.path.join(tmp, "pt.html")
         r = mha.run(["--lang", "pt_BR", "--model", GPT2, TEXT, "--generate",

@@ -56,6 +56,13 @@
     box.parentNode.replaceChild(p, box);
   }
 
+  /* The digits of the core's base 85 (src/wasm/embed_core.py): the
+   * printable ASCII characters but < > & ' " \ ` ( and :. Set before
+   * the page may stop here: model_open.js unpacks its core with them on
+   * a page its editor does not edit. */
+  var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
+    'abcdefghijklmnopqrstuvwxyz{|}~';
+
   if (!run.live) {
     note(tr('This page cannot recompute: the program that wrote it was ' +
             'built without its WebAssembly core. Run mha-explain again to ' +
@@ -75,11 +82,6 @@
   }
 
   /* ---- the core ---- */
-
-  /* The digits of the core's base 85 (src/wasm/embed_core.py): the
-   * printable ASCII characters but < > & ' " \ ` ( and :. */
-  var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
-    'abcdefghijklmnopqrstuvwxyz{|}~';
 
   /* The bytes of base 85 text: each 5 digits 4 bytes, big-endian; a
    * last group of n + 1 digits n bytes (the missing digits the largest). */

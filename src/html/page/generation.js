@@ -227,8 +227,8 @@ function mhaGeneration(p) {
  * settings (args; none without tokens to generate), the tokens asked
  * for (steps), and the status to show while they are generated (busy).
  * The program checks the values, as typed; --temperature, --top-k and
- * --top-p are used with --sample only (disabled without it), as the
- * program refuses them alone. */
+ * --top-p (and the seed of their own) are used with --sample only
+ * (disabled without it), as the program refuses them alone. */
 function mhaGenerationFields(p) {
   'use strict';
   var el = p.el, tr = p.tr, g = p.initial || {}, fields = {};
@@ -287,11 +287,9 @@ function mhaGenerationFields(p) {
   /* the options that go with others disabled without them */
   function follow() {
     var on = steps() !== 0;
-    ['sample', 'stop', 'gen-seed'].forEach(function (name) {
-      if (fields[name]) fields[name].disabled = !on;
-    });
-    ['temperature', 'top-k', 'top-p'].forEach(function (name) {
-      fields[name].disabled = !on || !fields.sample.checked;
+    fields.sample.disabled = fields.stop.disabled = !on;
+    ['temperature', 'top-k', 'top-p', 'gen-seed'].forEach(function (name) {
+      if (fields[name]) fields[name].disabled = !on || !fields.sample.checked;
     });
   }
   box.addEventListener('change', follow);
@@ -308,8 +306,11 @@ function mhaGenerationFields(p) {
         if (v !== '') a.push(o[1], v);
       });
     }
+    /* a seed of their own seeds the draws (the program refuses it
+     * without them) */
+    if (fields.sample.checked && fields['gen-seed'])
+      a.push('--seed', fields['gen-seed'].value.trim());
     if (fields.stop.value !== '') a.push('--stop', fields.stop.value);
-    if (fields['gen-seed']) a.push('--seed', fields['gen-seed'].value.trim());
     return a;
   }
 
