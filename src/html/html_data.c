@@ -450,7 +450,7 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
     }
     html_write_training_words(out, tr);
     html_write_maps_words(out, tr);
-    html_write_generation_words(out, tr);
+    html_write_lens_words(out, tr);
     // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
     // (page.js), where a lesson's run says "Variant"
     if (layered) {
@@ -529,7 +529,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     heads, layered && !flat);
     json_colors(out, page->look);
     html_write_maps(out, tr);
-    if (html_write_generation(out, tr, err) != 0)
+    if (html_write_generation(out, tr, err) != 0 ||
+        html_write_lens(out, tr, err) != 0)
         return -1;
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",

@@ -17,49 +17,14 @@
  * generation step's table (model/generate.h: the new token fed over the
  * cache). "weights" is written only when every step has them (a lesson
  * model, which keeps no cache, has the prompt's alone). M is a matrix as
- * every matrix of the page (html_data.c). */
+ * every matrix of the page (html_data.c). The view's words are not the
+ * data's labels: the editor's command line carries them (html.c), so
+ * that the page's core, which writes the data again, leaves them out. */
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
-
-/* The page's words of the Generation view (generation.js). */
-static const char *const generation_words[] = {
-    /* TRANSLATORS: the --html page's view of --generate's steps */
-    N_("Generation"),
-    /* TRANSLATORS: {0} the step on view, {1} the number of steps */
-    N_("Step {0} of {1}"),
-    /* TRANSLATORS: {0} the new token, {1} its probability */
-    N_("The model picked {0} with probability {1}."),
-    N_("The next token's likeliest choices at this step (the one picked is "
-       "marked):"),
-    N_("picked"),
-    /* TRANSLATORS: {0} a token, {1} its probability, {2} its rank */
-    N_("{0}: probability {1}, rank {2}"),
-    N_("Each head's attention row of the last token over the tokens so far "
-       "(the keys its cache holds), from which the next token was "
-       "predicted:"),
-    /* TRANSLATORS: {0} a layer, {1} a head, {2} a key token, {3} the
-     * weight */
-    N_("{0}, head {1}, key {2}: {3}"),
-    N_("This model keeps no cache: its heads are shown for the prompt's "
-       "last token only (step 1)."),
-    N_("Move the slider, or focus it and use the arrow keys, to go through "
-       "the steps."),
-    /* TRANSLATORS: the live page's generation settings (--generate and
-     * the options that go with it, kept as the program spells them) */
-    N_("Generation (--generate)"),
-    N_("New tokens (--generate; 0: none)"),
-    N_("Draw each token (--sample; else the likeliest)"),
-    N_("Temperature (--temperature)"),
-    N_("Top k (--top-k)"),
-    N_("Top p (--top-p)"),
-    N_("Stop at (--stop; empty: none)"),
-    /* TRANSLATORS: the live page's status while it generates; {0} is the
-     * number of tokens asked for */
-    N_("Generating {0} tokens…"),
-};
 
 /* The generated table of the run, or NULL. */
 static const table *generated_of(const trace *tr)
@@ -75,19 +40,6 @@ static const table *generated_of(const trace *tr)
 bool html_has_generation(const trace *tr)
 {
     return generated_of(tr) != NULL;
-}
-
-void html_write_generation_words(FILE *out, const trace *tr)
-{
-    if (!html_has_generation(tr))
-        return;
-    for (size_t i = 0; i < sizeof generation_words / sizeof *generation_words;
-         i++) {
-        fputs(",\n", out);
-        json_string(out, generation_words[i]);
-        fputc(':', out);
-        json_string(out, _(generation_words[i]));
-    }
 }
 
 /* Whether head-0 attn_weights t (of the prompt) is a layer of the model

@@ -17,5 +17,8 @@ extern const char page_maps_css[];
  * a generation run only (html_has_generation) */
 extern const char page_generation_js[];
 extern const char page_generation_css[];
+/* the Logit lens view, lens.js, in the page of a run with --logit-lens
+ * only (html_has_lens) */
+extern const char page_lens_js[];
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """html_generation_test: the Generation view of a --generate run's --html
-page, in headless Chromium at 1280 x 720 (and 1920 x 1080).
+page, its settings in the live page, and the Logit lens view, in
+headless Chromium at 1280 x 720 (and 1920 x 1080).
 
 - a GPT-2 test checkpoint, greedy, and sampled with --kv-steps: at every
   step of the slider (moved with the arrow keys), the text shows the
@@ -12,6 +13,12 @@ page, in headless Chromium at 1280 x 720 (and 1920 x 1080).
   --kv-steps after it);
 - a lesson model after --train: its bars and its prompt's row, and the
   note that it keeps no cache for the steps after;
+- the generation's settings in a lesson page's editor and in the Open
+  a model box of a checkpoint's page: after each change (typed with the
+  keyboard) the page's data is the program's for the command line, and
+  the status said Generating first;
+- --logit-lens: the grid's cells are the CSV's likeliest next tokens
+  and probabilities; a cell opens its layer with the keyboard;
 - a page written without --generate has no Generation view and no
   view's script; stdout is the same with and without --html;
 - Portuguese words (--lang pt_BR), no console error, no request.
@@ -310,6 +317,50 @@ def open_model(driver, mha, tmp):
     shot(driver, "generation-open-model")
 
 
+def logit_lens(driver, mha, tmp):
+    """--logit-lens: the grid of layers x positions, each cell the CSV's
+    likeliest next token and its probability; a cell opens its layer."""
+    args = ["--model", GPT2, TEXT, "--logit-lens"]
+    page = os.path.join(tmp, "lens.html")
+    r = mha.run(args + ["--html", page])
+    ok(r.returncode == 0, "logit lens: the page is written", r.stderr)
+    want = {}
+    for row in csv_rows(mha, args, "logit_lens"):
+        want.setdefault(("h." + row["layer"]), []).append(
+            (row["row_label"], row["value"]))
+    driver.get("file://" + page)
+    time.sleep(0.4)
+    driver.find_element(
+        By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
+    time.sleep(0.2)
+    cells = driver.find_elements(By.CSS_SELECTOR, "td.lens-cell")
+    tokens = TEXT.split(" ")
+    wrong = 0
+    for c in cells:
+        rows = want.get(c.get_attribute("data-layer"), [])
+        k = len(rows) // len(tokens)
+        t = int(c.get_attribute("data-position"))
+        label, value = rows[t * k] if rows else ("", "")
+        wrong += not (label.endswith(" \u2192 " + c.get_attribute("data-next"))
+                      and value == c.get_attribute("data-p"))
+    ok(len(cells) == 2 * 6 and wrong == 0,
+       "logit lens: %d cells, each the likeliest next token of the CSV with "
+       "its probability" % len(cells), "%d differ" % wrong)
+    shot(driver, "logit-lens-1280x720")
+    first = driver.find_element(By.CSS_SELECTOR, 'td.lens-cell[tabindex="0"]')
+    first.send_keys(Keys.ARROW_DOWN)
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    time.sleep(0.2)
+    pressed = [b.text for b in driver.find_elements(
+        By.CSS_SELECTOR, '.controls button[aria-pressed="true"]')]
+    heads = [b.is_selected() for b in driver.find_elements(
+        By.CSS_SELECTOR, "#head-toggles input")]
+    ok(not driver.find_element(By.ID, "head-view").get_attribute("hidden")
+       and "h.1" in pressed and all(heads),
+       "logit lens: the arrow keys and Enter open the cell's layer in the "
+       "head view, every head shown", (pressed, heads))
+
+
 def main():
     mha = Program(os.path.abspath(sys.argv[1]))
     tmp = tempfile.mkdtemp()
@@ -387,6 +438,7 @@ def main():
            "%d cells, %d differ" % (len(cells), wrong))
         editor(driver, mha, tmp)
         open_model(driver, mha, tmp)
+        logit_lens(driver, mha, tmp)
         # Portuguese
         page = os.path.join(tmp, "pt.html")
         r = mha.run(["--lang", "pt_BR", "--model", GPT2, TEXT, "--generate",

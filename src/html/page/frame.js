@@ -81,8 +81,9 @@ function buildFrame() {
     {value: 'model', label: 'Model view'}
   ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
    .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : [])
-   .concat(hasGeneration() ? [{value: 'generation', label: 'Generation'}]
-                           : []),
+   .concat(hasGeneration() ? [{value: 'generation', label: GEN.title(),
+                               translate: false}] : [])
+   .concat(hasLens() ? [{value: 'lens', label: 'Logit lens'}] : []),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -127,6 +128,8 @@ function buildFrame() {
   views.generation = el('section', {id: 'generation-view',
                                     'aria-label': 'Generation'});
   app.appendChild(views.generation);
+  views.lens = el('section', {id: 'lens-view', 'aria-label': 'Logit lens'});
+  app.appendChild(views.lens);
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

@@ -16,9 +16,24 @@
  * next token was predicted, coloured on the fixed scale 0 to 1 as the
  * model view colours the weights. Every number is the program's float32,
  * written as the CSV writes it in the cells' data-* attributes. */
+/* The words of the Generation view and settings in the page's language:
+ * the editor's command line carries them (mha-run's "generate", html.c),
+ * not the data's labels, which the page's core writes again. say(text,
+ * ...) is tr(text, ...) with them. */
+function mhaGenerationSay(tr) {
+  'use strict';
+  var run = document.getElementById('mha-run');
+  var g = run ? JSON.parse(run.textContent).generate : null;
+  var words = g && g.words || {};
+  return function (text) {
+    return tr.apply(null, [words[text] || text].concat(
+      Array.prototype.slice.call(arguments, 1)));
+  };
+}
+
 function mhaGeneration(p) {
   'use strict';
-  var el = p.el, tr = p.tr, decode = p.decode;
+  var el = p.el, tr = mhaGenerationSay(p.tr), decode = p.decode;
   var at = 0; /* the step on view */
 
   function gen() { return p.data().generation; }
@@ -214,7 +229,7 @@ function mhaGeneration(p) {
     drawStep(box, g, width);
   }
 
-  return {draw: draw};
+  return {draw: draw, title: function () { return tr('Generation'); }};
 }
 
 /* The generation's settings in a live page (docs/html.md): the editor's
@@ -231,12 +246,13 @@ function mhaGeneration(p) {
  * (disabled without it), as the program refuses them alone. */
 function mhaGenerationFields(p) {
   'use strict';
-  var el = p.el, tr = p.tr, g = p.initial || {}, fields = {};
+  var el = p.el, g = p.initial || {}, fields = {};
+  var say = mhaGenerationSay(p.tr);
   var box = el('fieldset', {'class': 'edit-generation',
                             id: p.prefix + 'generation'});
-  box.appendChild(el('legend', {}, tr('Generation (--generate)')));
+  box.appendChild(el('legend', {}, say('Generation (--generate)')));
   /* the status's words, kept: a run without generation has none */
-  var busyWords = tr('Generating {0} tokens\u2026', '{0}');
+  var busyWords = say('Generating {0} tokens\u2026', '{0}');
 
   function add(name, label, attrs, value) {
     var id = p.prefix + name;
@@ -258,24 +274,24 @@ function mhaGenerationFields(p) {
     box.appendChild(wrap);
   }
 
-  add('generate', tr('New tokens (--generate; 0: none)'),
+  add('generate', say('New tokens (--generate; 0: none)'),
       {type: 'number', min: '0', step: '1'}, g.n || 0);
-  add('sample', tr('Draw each token (--sample; else the likeliest)'),
+  add('sample', say('Draw each token (--sample; else the likeliest)'),
       {type: 'checkbox'}, g.sample);
-  add('temperature', tr('Temperature (--temperature)'),
+  add('temperature', say('Temperature (--temperature)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
        placeholder: '1.0'}, g.temperature);
-  add('top-k', tr('Top k (--top-k)'),
+  add('top-k', say('Top k (--top-k)'),
       {type: 'text', inputmode: 'numeric', size: '6', autocomplete: 'off',
        placeholder: '50'}, g.topK);
-  add('top-p', tr('Top p (--top-p)'),
+  add('top-p', say('Top p (--top-p)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
        placeholder: '1.0'}, g.topP);
-  add('stop', tr('Stop at (--stop; empty: none)'),
+  add('stop', say('Stop at (--stop; empty: none)'),
       {type: 'text', size: '12', autocomplete: 'off', spellcheck: 'false'},
       g.stop);
   if (p.seed)
-    add('gen-seed', tr('Seed (--seed)'),
+    add('gen-seed', p.tr('Seed (--seed)'),
         {type: 'text', inputmode: 'numeric', size: '8', autocomplete: 'off'},
         p.seedValue);
 

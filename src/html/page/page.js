@@ -2,18 +2,26 @@
  * page_data.js says how): the view chosen, the training view's pieces,
  * and the live page's reload (editor.js calls window.mhaPage). */
 
-/* ---- generation (--generate N): the Generation view ---- */
+/* ---- generation (--generate N) and the logit lens (--logit-lens) ---- */
 
-/* The Generation view (generation.js, which a page holds when its run
- * generated), or null. */
-var GEN = typeof mhaGeneration !== 'function' ? null : mhaGeneration({
+/* The pieces of the page the views of generation.js and lens.js (which a
+ * page holds when its run generated, or made the logit lens) draw with;
+ * each view, or null. */
+var PIECES = {
   el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
-  headName: headName, arrowGrid: arrowGrid, clear: clear,
-  darkTextOn: darkTextOn,
+  darkTextOn: darkTextOn, arrowGrid: arrowGrid, openHead: openHead,
+  soloHead: soloHead, headName: headName, clear: clear,
   colors: function () { return COLORS; },
   data: function () { return data; },
   readout: function () { return readout; }
-});
+};
+var GEN = typeof mhaGeneration === 'function' ? mhaGeneration(PIECES) : null;
+var LENS = typeof mhaLens === 'function' ? mhaLens(PIECES) : null;
+
+/* Whether the page has a logit lens to show. */
+function hasLens() {
+  return !!(LENS && data.logitLens && data.logitLens.layers.length);
+}
 
 /* Whether the page has a generation to show. */
 function hasGeneration() {
@@ -54,6 +62,7 @@ function draw() {
   clear(views.training);
   clear(views.maps);
   clear(views.generation);
+  clear(views.lens);
   readout.textContent = '';
   views.head.hidden = state.view !== 'head';
   views.matrix.hidden = state.view !== 'matrix';
@@ -63,6 +72,7 @@ function draw() {
   views.training.hidden = state.view !== 'training';
   views.maps.hidden = state.view !== 'maps';
   views.generation.hidden = state.view !== 'generation';
+  views.lens.hidden = state.view !== 'lens';
   document.querySelectorAll('#head-toggles input').forEach(function (b) {
     var h = Number(b.getAttribute('data-head'));
     b.disabled = h >= variant().heads.length;
@@ -74,6 +84,7 @@ function draw() {
   else if (state.view === 'training') drawTrainingView();
   else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
   else if (state.view === 'generation') GEN.draw(views.generation);
+  else if (state.view === 'lens') LENS.draw(views.lens);
   else drawStepView();
 }
 
@@ -113,6 +124,7 @@ function reload(newData) {
   if (state.view === 'training' && !hasTraining()) state.view = 'head';
   if (state.view === 'maps' && !hasMaps()) state.view = 'head';
   if (state.view === 'generation' && !hasGeneration()) state.view = 'head';
+  if (state.view === 'lens' && !hasLens()) state.view = 'head';
   clear(app);
   if (buildFrame()) {
     if (state.step >= steps().length) state.step = 0;

@@ -242,7 +242,8 @@ function buildPrint() {
   var names = {head: 'Head view', matrix: 'Matrix view',
                neuron: 'Neuron view', steps: 'Step through',
                model: 'Model view', training: 'Training',
-               maps: 'Interventions', generation: 'Generation'};
+               maps: 'Interventions', generation: 'Generation',
+               lens: 'Logit lens'};
   var which = state.view === 'matrix' ? ' (attn_' + state.matrix + ')'
     : state.view === 'neuron' ? tr(' (head {0}, query {1}, key {2})',
                                    state.neuron.head, state.neuron.query,
