@@ -81,9 +81,9 @@ function buildFrame() {
     {value: 'model', label: 'Model view'}
   ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
    .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : [])
-   .concat(hasGeneration() ? [{value: 'generation', label: GEN.title(),
-                               translate: false}] : [])
-   .concat(hasLens() ? [{value: 'lens', label: 'Logit lens'}] : []),
+   .concat(extraViews().map(function (v) {
+     return {value: v, label: EXTRA[v].title(), translate: false};
+   })),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -125,11 +125,10 @@ function buildFrame() {
   views.maps = el('section', {id: 'maps-view',
                               'aria-label': 'Interventions'});
   app.appendChild(views.maps);
-  views.generation = el('section', {id: 'generation-view',
-                                    'aria-label': 'Generation'});
-  app.appendChild(views.generation);
-  views.lens = el('section', {id: 'lens-view', 'aria-label': 'Logit lens'});
-  app.appendChild(views.lens);
+  Object.keys(EXTRA).forEach(function (v) {
+    views[v] = el('section', {id: v + '-view'});
+    app.appendChild(views[v]);
+  });
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

@@ -229,7 +229,13 @@ function mhaGeneration(p) {
     drawStep(box, g, width);
   }
 
-  return {draw: draw, title: function () { return tr('Generation'); }};
+  return {
+    draw: draw,
+    title: function () { return tr('Generation'); },
+    has: function () {
+      return !!(gen() && gen().tokens.length);
+    }
+  };
 }
 
 /* The generation's settings in a live page (docs/html.md): the editor's

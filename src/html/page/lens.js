@@ -87,5 +87,12 @@ function mhaLens(p) {
     view.appendChild(table);
   }
 
-  return {draw: draw};
+  return {
+    draw: draw,
+    title: function () { return tr('Logit lens'); },
+    has: function () {
+      var lens = p.data().logitLens;
+      return !!(lens && lens.layers.length);
+    }
+  };
 }

@@ -4,9 +4,10 @@
 
 /* ---- generation (--generate N) and the logit lens (--logit-lens) ---- */
 
-/* The pieces of the page the views of generation.js and lens.js (which a
- * page holds when its run generated, or made the logit lens) draw with;
- * each view, or null. */
+/* The views a page holds only when its run made them: generation.js's
+ * (a run that generated) and lens.js's (the logit lens), by name, each
+ * {title(), has(), draw(box)} or null, drawn with these pieces of the
+ * page. */
 var PIECES = {
   el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
   darkTextOn: darkTextOn, arrowGrid: arrowGrid, openHead: openHead,
@@ -15,17 +16,16 @@ var PIECES = {
   data: function () { return data; },
   readout: function () { return readout; }
 };
-var GEN = typeof mhaGeneration === 'function' ? mhaGeneration(PIECES) : null;
-var LENS = typeof mhaLens === 'function' ? mhaLens(PIECES) : null;
+var EXTRA = {
+  generation: typeof mhaGeneration === 'function' && mhaGeneration(PIECES),
+  lens: typeof mhaLens === 'function' && mhaLens(PIECES)
+};
 
-/* Whether the page has a logit lens to show. */
-function hasLens() {
-  return !!(LENS && data.logitLens && data.logitLens.layers.length);
-}
-
-/* Whether the page has a generation to show. */
-function hasGeneration() {
-  return !!(GEN && data.generation && data.generation.tokens.length);
+/* The names of the views of EXTRA this run has. */
+function extraViews() {
+  return Object.keys(EXTRA).filter(function (v) {
+    return EXTRA[v] && EXTRA[v].has();
+  });
 }
 
 /* ---- training (--train): the heads over the training's steps ---- */
@@ -61,8 +61,6 @@ function draw() {
   clear(views.model);
   clear(views.training);
   clear(views.maps);
-  clear(views.generation);
-  clear(views.lens);
   readout.textContent = '';
   views.head.hidden = state.view !== 'head';
   views.matrix.hidden = state.view !== 'matrix';
@@ -71,8 +69,10 @@ function draw() {
   views.model.hidden = state.view !== 'model';
   views.training.hidden = state.view !== 'training';
   views.maps.hidden = state.view !== 'maps';
-  views.generation.hidden = state.view !== 'generation';
-  views.lens.hidden = state.view !== 'lens';
+  Object.keys(EXTRA).forEach(function (v) {
+    clear(views[v]);
+    views[v].hidden = state.view !== v;
+  });
   document.querySelectorAll('#head-toggles input').forEach(function (b) {
     var h = Number(b.getAttribute('data-head'));
     b.disabled = h >= variant().heads.length;
@@ -83,8 +83,7 @@ function draw() {
   else if (state.view === 'model') drawModelView();
   else if (state.view === 'training') drawTrainingView();
   else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
-  else if (state.view === 'generation') GEN.draw(views.generation);
-  else if (state.view === 'lens') LENS.draw(views.lens);
+  else if (EXTRA[state.view]) EXTRA[state.view].draw(views[state.view]);
   else drawStepView();
 }
 
@@ -123,8 +122,8 @@ function reload(newData) {
   /* a run no longer trained has no training view */
   if (state.view === 'training' && !hasTraining()) state.view = 'head';
   if (state.view === 'maps' && !hasMaps()) state.view = 'head';
-  if (state.view === 'generation' && !hasGeneration()) state.view = 'head';
-  if (state.view === 'lens' && !hasLens()) state.view = 'head';
+  if (state.view in EXTRA && extraViews().indexOf(state.view) < 0)
+    state.view = 'head';
   clear(app);
   if (buildFrame()) {
     if (state.step >= steps().length) state.step = 0;

@@ -242,8 +242,7 @@ function buildPrint() {
   var names = {head: 'Head view', matrix: 'Matrix view',
                neuron: 'Neuron view', steps: 'Step through',
                model: 'Model view', training: 'Training',
-               maps: 'Interventions', generation: 'Generation',
-               lens: 'Logit lens'};
+               maps: 'Interventions'};
   var which = state.view === 'matrix' ? ' (attn_' + state.matrix + ')'
     : state.view === 'neuron' ? tr(' (head {0}, query {1}, key {2})',
                                    state.neuron.head, state.neuron.query,
@@ -251,7 +250,9 @@ function buildPrint() {
     : '';
   views.print.appendChild(el('p', {'class': 'print-what'},
     tr('Above: the {0} of {1}{2}. Below: every step of {1}.',
-       tr(names[state.view]).toLowerCase(), variant().name, which)));
+       (EXTRA[state.view] ? EXTRA[state.view].title()
+                          : tr(names[state.view])).toLowerCase(),
+       variant().name, which)));
   views.print.appendChild(el('h2', {}, tr('Step by step: {0}',
                                           variant().name)));
   steps().forEach(function (step, k) {
