@@ -662,15 +662,14 @@
     follow();
     var s = read();
     var mine = ++waiting;
-    var generates = GEN !== null && GEN.steps() !== 0;
+    var generates = GEN && GEN.steps();
     if (!trains(s) && !generates) {
       finish(s);
       return;
     }
     code.textContent = commandOf(s);
-    status.textContent = (trains(s) ? [tr('Training {0} steps\u2026', s.train)]
-                                    : []).concat(generates ? [GEN.busy()] : [])
-      .join(' ');
+    status.textContent = ((trains(s) ? tr('Training {0} steps\u2026', s.train)
+                           : '') + (generates ? ' ' + GEN.busy() : '')).trim();
     box.setAttribute('data-recomputed', 'busy');
     app.classList.add('stale');
     var go = function () {

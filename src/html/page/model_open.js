@@ -262,13 +262,11 @@
   /* A run that generates may take seconds: the status says so before the
    * page stops for it (after the next painted frame). */
   function runSoon() {
-    if (!GEN || GEN.steps() === 0 || !core || dir === null) {
+    if (!GEN || !GEN.steps() || !core || dir === null) {
       runText();
       return;
     }
     status.textContent = GEN.busy();
-    box.setAttribute('data-state', 'busy');
-    app.classList.add('stale');
     requestAnimationFrame(function () { setTimeout(runText, 0); });
   }
   text.addEventListener('change', runSoon);

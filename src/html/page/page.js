@@ -17,8 +17,8 @@ var PIECES = {
   readout: function () { return readout; }
 };
 var EXTRA = {
-  generation: typeof mhaGeneration === 'function' && mhaGeneration(PIECES),
-  lens: typeof mhaLens === 'function' && mhaLens(PIECES)
+  generation: window.mhaGeneration && mhaGeneration(PIECES),
+  lens: window.mhaLens && mhaLens(PIECES)
 };
 
 /* The names of the views of EXTRA this run has. */
