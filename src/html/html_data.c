@@ -450,6 +450,7 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
     }
     html_write_training_words(out, tr);
     html_write_maps_words(out, tr);
+    html_write_lens_words(out, tr);
     // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
     // (page.js), where a lesson's run says "Variant"
     if (layered) {
@@ -513,6 +514,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
                                            stack's blocks; a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
+        if (t->step > 0) // a generation step's: the Generation view's
+            continue;
         if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD && !t->grad &&
             (size_t)t->head + 1 > heads)
             heads = (size_t)t->head + 1;
@@ -526,6 +529,9 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     heads, layered && !flat);
     json_colors(out, page->look);
     html_write_maps(out, tr);
+    if (html_write_generation(out, tr, err) != 0 ||
+        html_write_lens(out, tr, err) != 0)
+        return -1;
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");
@@ -541,7 +547,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad)
+        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad ||
+            t->step > 0)
             continue;
         if (n++ > 0)
             fputs(",\n", out);

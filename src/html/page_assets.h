@@ -13,5 +13,12 @@ extern const char page_training_css[];
  * maps.css, in the page of a run with them only (html_has_maps) */
 extern const char page_maps_js[];
 extern const char page_maps_css[];
+/* the Generation view, generation.js and generation.css, in the page of
+ * a generation run only (html_has_generation) */
+extern const char page_generation_js[];
+extern const char page_generation_css[];
+/* the Logit lens view, lens.js, in the page of a run with --logit-lens
+ * only (html_has_lens) */
+extern const char page_lens_js[];
 
 #endif

@@ -71,6 +71,12 @@
   text.value = run.sentence;
   textField.appendChild(text);
   box.appendChild(textField);
+  /* the generation's settings (generation.js, in a generation run's
+   * page), with a seed of their own */
+  var GEN = typeof mhaGenerationFields === 'function' && run.generate ?
+    mhaGenerationFields({el: el, tr: tr, prefix: 'model-open-', seed: true,
+                         initial: run.generate, seedValue: run.seed}) : null;
+  if (GEN) box.appendChild(GEN.box);
   var error = el('p', {id: 'model-open-error', role: 'alert', hidden: ''});
   var status = el('p', {id: 'model-open-status', role: 'status',
                         'aria-live': 'polite'});
@@ -125,7 +131,8 @@
   function runText() {
     if (!core || dir === null) return;
     var t0 = performance.now();
-    var args = ['--model', dir, '--', text.value];
+    var args = ['--model', dir].concat(GEN ? GEN.args() : [],
+                                       ['--', text.value]);
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';
     }).join(''));
@@ -198,7 +205,7 @@
       }, Promise.resolve()).then(function () {
         core.mx_folder(table, top.length);
         dir = folder;
-        runText();
+        runSoon();
       });
     }).catch(function (e) {
       core = null;
@@ -252,5 +259,16 @@
       return entry ? entries(entry, '', into) : null;
     })).then(function () { open(into); });
   });
-  text.addEventListener('change', runText);
+  /* A run that generates may take seconds: the status says so before the
+   * page stops for it (after the next painted frame). */
+  function runSoon() {
+    if (!GEN || !GEN.steps() || !core || dir === null) {
+      runText();
+      return;
+    }
+    status.textContent = GEN.busy();
+    requestAnimationFrame(function () { setTimeout(runText, 0); });
+  }
+  text.addEventListener('change', runSoon);
+  if (GEN) GEN.box.addEventListener('change', runSoon);
 })();

@@ -87,8 +87,14 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 
 /* ---- into the trace ---------------------------------------------------- */
 
+/* A token's piece as a table's label (generation_put_top). */
+static void piece_label(const void *ctx, char *buf, size_t size, int32_t id)
+{
+    gpt2_tokenizer_label(buf, size, ctx, id);
+}
+
 /* generated (N x 15), after the model's tables (generate.h's table),
- * each row labelled with its token's piece. */
+ * each row labelled with its token's piece, and generated_top. */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
@@ -107,6 +113,9 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
     }
     result = generation_put_table(tr, VARIANT_MODEL, gen,
                                   (const char *const *)names, err);
+    if (result == 0)
+        result =
+            generation_put_top(tr, VARIANT_MODEL, gen, piece_label, tok, err);
 out:
     for (size_t i = 0; i < N; i++)
         free(names[i]);
@@ -200,7 +209,9 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
                                 .how = mc->sampling,
                                 .seed = mc->seed,
                                 .stop = mc->stop,
-                                .steps = mc->kv_steps ? tr : NULL,
+                                .steps =
+                                    mc->kv_steps || mc->page_steps ? tr : NULL,
+                                .weights_only = !mc->kv_steps,
                                 .layers = mc->layers,
                                 .n_layers = mc->n_layers,
                                 .heads = mc->show_heads,
