@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/intervene/ablate_map.h"
 #include "model/intervene/lm_runs.h"
 #include "model/loss.h"
 #include "model/next_tokens.h"
@@ -227,16 +228,15 @@ static int record_heads(trace *tr, lm_text *run, const model_config *mc,
     return rc;
 }
 
-/* --ablate all-heads: ablation_map (L x H), each head alone. */
-static int record_map(trace *tr, lm_text *run, const model_config *mc,
+/* map (L x H): each head alone ablated in a whole forward pass, for a
+ * family without lm_ops.layers. */
+static int map_passes(matrix *map, lm_text *run, const model_config *mc,
                       mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
-    matrix map = {0}, logits = {0};
+    matrix logits = {0};
     lm_loss clean = {0}, ablated = {0};
-    int rc = matrix_alloc(&map, L, H, N_("logits"), err);
-    if (rc == 0)
-        rc = lm_text_logits(&logits, run, NULL, 0, err);
+    int rc = lm_text_logits(&logits, run, NULL, 0, err);
     if (rc == 0)
         rc = lm_loss_of(&clean, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
@@ -248,13 +248,29 @@ static int record_map(trace *tr, lm_text *run, const model_config *mc,
             if (rc == 0)
                 rc = lm_loss_of(&ablated, &logits, run, err);
             if (rc == 0)
-                *matrix_at(&map, l, h) = ablated.mean - clean.mean;
+                *matrix_at(map, l, h) = ablated.mean - clean.mean;
         }
-    if (rc == 0)
-        rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
     lm_loss_free(&clean);
     lm_loss_free(&ablated);
     matrix_free(&logits);
+    return rc;
+}
+
+/* --ablate all-heads: ablation_map (L x H), each head alone; from the
+ * residual stream before its layer when the family runs its layers
+ * (ablate_map.h). */
+static int record_map(trace *tr, lm_text *run, const model_config *mc,
+                      mx_error *err)
+{
+    matrix map = {0};
+    int rc = matrix_alloc(&map, run->shape.layers, run->shape.heads,
+                          N_("logits"), err);
+    if (rc == 0)
+        rc = run->lm->layers != NULL
+                 ? ablate_map_shared(&map, run, mc->ablate_mode, err)
+                 : map_passes(&map, run, mc, err);
+    if (rc == 0)
+        rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
     matrix_free(&map);
     return rc;
 }
