@@ -11,7 +11,7 @@ enum {
     /* the most rows (copies x T) run through the layers at once: a
      * product over a few hundred rows reads each weight once for all of
      * them, and the working matrices stay a few times one pass's */
-    ROWS_AT_ONCE = 512,
+    ROWS_AT_ONCE = 256,
 };
 
 /* The recorder of the clean pass: keeps the residual stream before layer
