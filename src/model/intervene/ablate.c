@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "model/intervene/ablate_map.h"
 #include "model/intervene/lm_runs.h"
+#include "model/intervene/metric.h"
 #include "model/loss.h"
 #include "model/next_tokens.h"
 
@@ -68,7 +69,10 @@ int ablate_check(const lm_ops *lm, const model_config *mc,
     lm_text run;
     if (lm_text_open(&run, lm, mc, in->sentence, in->len, err) != 0)
         return -1;
+    lm_metric metric;
     int rc = check_heads(&run.shape, mc, err);
+    if (rc == 0)
+        rc = lm_metric_open(&metric, &run, mc, err);
     if (rc == 0 && run.T < 2)
         rc =
             err_input(err, _("--ablate: the text has one token; the loss needs "
@@ -229,46 +233,46 @@ static int record_heads(trace *tr, lm_text *run, const model_config *mc,
 }
 
 /* map (L x H): each head alone ablated in a whole forward pass, for a
- * family without lm_ops.layers. */
+ * family without lm_ops.layers: the change of the metric's measure. */
 static int map_passes(matrix *map, lm_text *run, const model_config *mc,
-                      mx_error *err)
+                      const lm_metric *metric, mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
     matrix logits = {0};
-    lm_loss clean = {0}, ablated = {0};
+    float clean = 0, ablated = 0;
     int rc = lm_text_logits(&logits, run, NULL, 0, err);
     if (rc == 0)
-        rc = lm_loss_of(&clean, &logits, run, err);
+        rc = lm_metric_of(&clean, metric, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
         for (size_t h = 0; rc == 0 && h < H; h++) {
             const replace_hook k = head_hook(mc, l, h);
             matrix_free(&logits);
-            lm_loss_free(&ablated);
             rc = lm_text_logits(&logits, run, &k, 1, err);
             if (rc == 0)
-                rc = lm_loss_of(&ablated, &logits, run, err);
+                rc = lm_metric_of(&ablated, metric, &logits, run, err);
             if (rc == 0)
-                *matrix_at(map, l, h) = ablated.mean - clean.mean;
+                *matrix_at(map, l, h) = ablated - clean;
         }
-    lm_loss_free(&clean);
-    lm_loss_free(&ablated);
     matrix_free(&logits);
     return rc;
 }
 
-/* --ablate all-heads: ablation_map (L x H), each head alone; from the
- * residual stream before its layer when the family runs its layers
- * (ablate_map.h). */
+/* --ablate all-heads: ablation_map (L x H), each head alone: the change
+ * of --metric's measure (metric.h); from the residual stream before its
+ * layer when the family runs its layers (ablate_map.h). */
 static int record_map(trace *tr, lm_text *run, const model_config *mc,
                       mx_error *err)
 {
     matrix map = {0};
+    lm_metric metric;
     int rc = matrix_alloc(&map, run->shape.layers, run->shape.heads,
                           N_("logits"), err);
     if (rc == 0)
+        rc = lm_metric_open(&metric, run, mc, err);
+    if (rc == 0)
         rc = run->lm->layers != NULL
-                 ? ablate_map_shared(&map, run, mc->ablate_mode, err)
-                 : map_passes(&map, run, mc, err);
+                 ? ablate_map_shared(&map, run, mc->ablate_mode, &metric, err)
+                 : map_passes(&map, run, mc, &metric, err);
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
     matrix_free(&map);

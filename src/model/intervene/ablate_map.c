@@ -64,10 +64,10 @@ static int group_alloc(group *g, size_t n, size_t T, size_t D, size_t V,
 }
 
 /* Heads h0 .. h0 + n - 1 of layer l, each ablated alone from before (the
- * clean stream before l): their mean losses minus clean into map. */
+ * clean stream before l): their metrics minus clean into map. */
 static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
                      size_t l, size_t h0, size_t n, hook_action action,
-                     float clean, mx_error *err)
+                     const lm_metric *metric, float clean, mx_error *err)
 {
     const size_t T = before->rows, D = before->cols, V = run->shape.vocab;
     matrix resid = {n * T, D, g->resid.v};
@@ -87,30 +87,29 @@ static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
         return -1;
     for (size_t i = 0; i < n; i++) {
         const matrix one = {T, V, logits.v + i * T * V};
-        lm_loss loss;
-        if (lm_loss_of(&loss, &one, run, err) != 0)
+        float value;
+        if (lm_metric_of(&value, metric, &one, run, err) != 0)
             return -1;
-        *matrix_at(map, l, h0 + i) = loss.mean - clean;
-        lm_loss_free(&loss);
+        *matrix_at(map, l, h0 + i) = value - clean;
     }
     return 0;
 }
 
 int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      mx_error *err)
+                      const lm_metric *metric, mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
     const size_t V = run->shape.vocab, T = run->T;
     matrix before = {0}, logits = {0};
-    lm_loss clean = {0};
+    float clean = 0;
     group g = {0};
-    // the clean pass: its loss, and the stream before layer 0
+    // the clean pass: its measure, and the stream before layer 0
     int rc = lm_run_ids(&logits, run, run->ids, T, NULL, 0, keep_inputs,
                         &before, err);
     if (rc == 0 && before.v == NULL)
         rc = err_set(err, 1, _("the model made no logits"));
     if (rc == 0)
-        rc = lm_loss_of(&clean, &logits, run, err);
+        rc = lm_metric_of(&clean, metric, &logits, run, err);
     matrix_free(&logits);
     size_t most = T < ROWS_AT_ONCE ? ROWS_AT_ONCE / T : 1;
     if (most > H)
@@ -120,15 +119,14 @@ int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
     for (size_t l = 0; rc == 0 && l < L; l++) {
         for (size_t h0 = 0; rc == 0 && h0 < H; h0 += most) {
             const size_t n = H - h0 < most ? H - h0 : most;
-            rc = run_group(map, &g, run, &before, l, h0, n, action, clean.mean,
-                           err);
+            rc = run_group(map, &g, run, &before, l, h0, n, action, metric,
+                           clean, err);
         }
         // the clean stream before layer l + 1
         if (rc == 0 && l + 1 < L)
             rc = run->lm->layers(run->s, &before, 1, l, 1, NULL, err);
     }
     group_free(&g);
-    lm_loss_free(&clean);
     matrix_free(&before);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* ablate_map.h: --ablate all-heads's map (ablate.h's ablation_map, L x
- * H: the mean loss with one head ablated minus the clean one) on a model
+ * H: --metric's measure with one head ablated minus the clean one,
+ * metric.h) on a model
  * whose family runs its layers from the residual stream (lm.h's
  * layers).
  *
@@ -12,7 +13,7 @@
  *     n copies of before, stacked (n * T, D), one per head h of l
  *     (n = every head, or fewer when the rows would pass ROWS_AT_ONCE)
  *     layers l .. L-1 over them, copy i with head h's z ablated
- *     logits = the model's head over each copy, then its loss
+ *     logits = the model's head over each copy, then its measure
  *     before = layer l over before (the clean stream moves on)
  *
  * Every row of a product or a norm is its own sum, and each copy attends
@@ -26,12 +27,13 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/intervene/lm_runs.h"
+#include "model/intervene/metric.h"
 #include "numerics/tensor.h"
 
-/* map (L, H, allocated by the caller) = the mean loss of the text with
- * each head alone ablated as `action` says (HOOK_ZERO or HOOK_MEAN) minus
- * the clean run's. run's model must have lm_ops.layers. */
+/* map (L, H, allocated by the caller) = the metric of the text with each
+ * head alone ablated as `action` says (HOOK_ZERO or HOOK_MEAN) minus the
+ * clean run's. run's model must have lm_ops.layers. */
 int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      mx_error *err);
+                      const lm_metric *metric, mx_error *err);
 
 #endif
