@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/matmul_wide.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define MATMUL_X86 1
@@ -369,6 +371,10 @@ void matmul_run(const matmul_problem *p, matmul_kernel k, workers *pool)
         matmul_row(p);
         return;
     }
+    // AVX-512 over a whole problem: each tile's sums kept in registers
+    // over all of K (matmul_wide.h)
+    if (k == MATMUL_AVX512 && matmul_wide_run(p, pool))
+        return;
     const kernel_info *kern = &kernels[k];
     const size_t panels = (p->N + kern->nr - 1) / kern->nr;
     // packed (panels, K, nr); the sizes are those of b, already allocated

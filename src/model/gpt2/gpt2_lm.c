@@ -96,6 +96,12 @@ static int unembed(lm_session *s, matrix *logits, const matrix *resid,
     return 0;
 }
 
+static int layers(lm_session *s, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, mx_error *err)
+{
+    return gpt2_layers(resid, &s->model, n, first, count, hooks, s->pool, err);
+}
+
 const lm_ops gpt2_lm = {
     .open = open_session,
     .encode = encode,
@@ -103,4 +109,5 @@ const lm_ops gpt2_lm = {
     .forward = forward,
     .unembed = unembed,
     .close = close_session,
+    .layers = layers,
 };
