@@ -15,7 +15,7 @@
  * portable C, AVX2 and AVX-512, the best the processor has chosen when
  * the program runs. Panels of columns are shared out over the threads.
  * A single row of a (M = 1, a generated token's) reads b where it lies,
- * unpacked: packing would copy all of b for one row.
+ * unpacked: packing would copy all of b for one row (matvec.h).
  */
 #ifndef MHA_MATMUL_H
 #define MHA_MATMUL_H
