@@ -36,7 +36,13 @@ bool use_grid(const options *opt, const model_input *in)
 
 bool keeps_all(const options *opt, bool grid)
 {
-    return opt->html != NULL || opt->plot != NULL ||
+    // a generation's heads step by step (attn_weights_generated) are made
+    // from the prompt's weights and the steps' at the end
+    const bool steps_joined =
+        opt->kv_steps && opt->tables != NULL &&
+        options_wants_table(opt,
+                            table_info_of(TABLE_ATTN_WEIGHTS_GENERATED)->name);
+    return opt->html != NULL || opt->plot != NULL || steps_joined ||
            (opt->format == FORMAT_TEXT && !opt->torch_style &&
             opt->focus == NULL && grid);
 }

@@ -25,7 +25,8 @@
  * stream and its output, the model's logits and top next tokens (k per
  * token), and the model view: each layer's and head's mean attention
  * entropy, which a stack of blocks (--layers N) makes too
- * (STACK_TABLES).
+ * (STACK_TABLES). A BERT checkpoint with BertModel's pooler makes
+ * pooler_output: tanh(pooler.dense(the first token's out)), one row.
  *
  * A trained run (--train) adds lm_head.weight, logits, loss, the .grad
  * tables of --grad and, for --plot and --html, attn_weights_steps: every
@@ -124,6 +125,9 @@ typedef enum {
 #define CHECKPOINT_MODEL_TABLES                                     \
     (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
      TABLE_BIT(NEXT_TOKENS))
+/* What a BERT checkpoint with BertModel's pooler (pooler.dense.*) makes
+ * after its layers besides them. */
+#define POOLER_TABLES TABLE_BIT(POOLER)
 
 /* What the interventions add after a run of a model with an lm_head
  * (model/intervene/): --ablate L.H ablation_effect (for each token, the
@@ -221,7 +225,7 @@ static inline bool shade_fixed_scale(enum table_shade shade)
 /* Which cells are masked: where a score is -inf. */
 enum table_mask {
     MASK_NONE,
-    MASK_OWN,        /* its own -inf cells (the scores) */
+    MASK_OWN,        /* its own -inf cells (the scores), or NaN ones */
     MASK_HEAD,       /* the same head's attn_scores */
     MASK_FIRST_HEAD, /* head 0's attn_scores (every head has one mask) */
 };
@@ -229,71 +233,77 @@ enum table_mask {
 /* TABLE(ID, name, kind, step, shade, mask, shape), in the order a run
  * makes them. PARAM stands for every parameter: its name is its
  * state_dict() name, listed by model.h. */
-#define TABLE_LIST(TABLE)                                                     \
-    TABLE(VOCAB, "vocab", INPUT, TOKENS, NONE, NONE, "V x 1")                 \
-    TABLE(TOKENS, "tokens", INPUT, TOKENS, NONE, NONE, "T x 1")               \
-    TABLE(KV_TOKENS, "kv_tokens", INPUT, TOKENS, NONE, NONE, "S x 1")         \
-    TABLE(EMBEDDING, "embedding.weight", INPUT, EMBEDDINGS, NONE, NONE,       \
-          "V x D")                                                            \
-    TABLE(POS_EMBEDDING, "pos_embedding.weight", INPUT, EMBEDDINGS, NONE,     \
-          NONE, "C x D")                                                      \
-    TABLE(INPUTS, "inputs", INPUT, EMBEDDINGS, NONE, NONE, "T x D")           \
-    TABLE(KV_INPUTS, "kv_inputs", INPUT, EMBEDDINGS, NONE, NONE, "S x D")     \
-    TABLE(PARAM, "", PARAMETER, PARAMETERS, NONE, NONE, "")                   \
-    TABLE(LM_HEAD, "lm_head.weight", PARAMETER, PARAMETERS, NONE, NONE,       \
-          "V x W")                                                            \
-    TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")            \
-    TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                  \
-    TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")              \
-    TABLE(QUERIES_ROTATED, "queries_rotated", PER_HEAD, QKV, NONE, NONE,      \
-          "T x hd")                                                           \
-    TABLE(KEYS_ROTATED, "keys_rotated", PER_HEAD, QKV, NONE, NONE, "S x hd")  \
-    TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S") \
-    TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,     \
-          "T x S")                                                            \
-    TABLE(DROPOUT_MASK, "dropout_mask", PER_HEAD, WEIGHTS, NONE, NONE,        \
-          "T x S")                                                            \
-    TABLE(ATTN_WEIGHTS_DROPPED, "attn_weights_dropped", PER_HEAD, WEIGHTS,    \
-          WEIGHTS, HEAD, "T x S")                                             \
-    TABLE(HEAD_CONTEXT, "head_context", PER_HEAD, CONTEXT, NONE, NONE,        \
-          "T x hd")                                                           \
-    TABLE(ATTN_WEIGHTS_AVG, "attn_weights_avg", MODULE, WEIGHTS, WEIGHTS,     \
-          FIRST_HEAD, "T x S")                                                \
-    TABLE(CONCAT_CONTEXT, "concat_context", MODULE, CONCAT, NONE, NONE,       \
-          "T x O")                                                            \
-    TABLE(ATTN_OUT, "attn_out", MODULE, OUTPUT, NONE, NONE, "T x O")          \
-    TABLE(ATTN_OUT_DROPOUT_MASK, "attn_out_dropout_mask", MODULE, OUTPUT,     \
-          NONE, NONE, "T x D")                                                \
-    TABLE(ADD_NORM1, "add_norm1", MODULE, NORM1, NONE, NONE, "T x D")         \
-    TABLE(FFN_HIDDEN, "ffn_hidden", MODULE, FFN, NONE, NONE, "T x F")         \
-    TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")               \
-    TABLE(FFN_OUT_DROPOUT_MASK, "ffn_out_dropout_mask", MODULE, FFN, NONE,    \
-          NONE, "T x D")                                                      \
-    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")                    \
-    TABLE(LN_1, "ln_1", MODULE, NORM1, NONE, NONE, "T x D")                   \
-    TABLE(RESIDUAL, "residual", MODULE, OUTPUT, NONE, NONE, "T x D")          \
-    TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                   \
-    TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                 \
-    TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")              \
-    TABLE(LOSS, "loss", MODULE, UPDATE, NONE, NONE, "(N+1) x 1")              \
-    TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,     \
-          NONE, "(K·H·T) x S")                                                \
-    TABLE(HEAD_SCORES_STEPS, "head_scores_steps", MODULE, UPDATE, NONE, NONE, \
-          "K x (L·H)")                                                        \
-    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
-    TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,       \
-          "T·k x 3")                                                          \
-    TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")  \
-    TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")    \
-    TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")    \
-    TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")    \
-    TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,            \
-          "(L·H) x 3")                                                        \
-    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H") \
-    TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")             \
-    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")       \
-    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")    \
-    TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3")
+#define TABLE_LIST(TABLE)                                                      \
+    TABLE(VOCAB, "vocab", INPUT, TOKENS, NONE, NONE, "V x 1")                  \
+    TABLE(TOKENS, "tokens", INPUT, TOKENS, NONE, NONE, "T x 1")                \
+    TABLE(KV_TOKENS, "kv_tokens", INPUT, TOKENS, NONE, NONE, "S x 1")          \
+    TABLE(EMBEDDING, "embedding.weight", INPUT, EMBEDDINGS, NONE, NONE,        \
+          "V x D")                                                             \
+    TABLE(POS_EMBEDDING, "pos_embedding.weight", INPUT, EMBEDDINGS, NONE,      \
+          NONE, "C x D")                                                       \
+    TABLE(INPUTS, "inputs", INPUT, EMBEDDINGS, NONE, NONE, "T x D")            \
+    TABLE(KV_INPUTS, "kv_inputs", INPUT, EMBEDDINGS, NONE, NONE, "S x D")      \
+    TABLE(PARAM, "", PARAMETER, PARAMETERS, NONE, NONE, "")                    \
+    TABLE(LM_HEAD, "lm_head.weight", PARAMETER, PARAMETERS, NONE, NONE,        \
+          "V x W")                                                             \
+    TABLE(QUERIES, "queries", PER_HEAD, QKV, NONE, NONE, "T x hd")             \
+    TABLE(KEYS, "keys", PER_HEAD, QKV, NONE, NONE, "S x hd")                   \
+    TABLE(VALUES, "values", PER_HEAD, QKV, NONE, NONE, "S x hd")               \
+    TABLE(QUERIES_ROTATED, "queries_rotated", PER_HEAD, QKV, NONE, NONE,       \
+          "T x hd")                                                            \
+    TABLE(KEYS_ROTATED, "keys_rotated", PER_HEAD, QKV, NONE, NONE, "S x hd")   \
+    TABLE(ATTN_SCORES, "attn_scores", PER_HEAD, SCORES, SCORES, OWN, "T x S")  \
+    TABLE(ATTN_WEIGHTS, "attn_weights", PER_HEAD, WEIGHTS, WEIGHTS, HEAD,      \
+          "T x S")                                                             \
+    TABLE(DROPOUT_MASK, "dropout_mask", PER_HEAD, WEIGHTS, NONE, NONE,         \
+          "T x S")                                                             \
+    TABLE(ATTN_WEIGHTS_DROPPED, "attn_weights_dropped", PER_HEAD, WEIGHTS,     \
+          WEIGHTS, HEAD, "T x S")                                              \
+    TABLE(HEAD_CONTEXT, "head_context", PER_HEAD, CONTEXT, NONE, NONE,         \
+          "T x hd")                                                            \
+    TABLE(ATTN_WEIGHTS_AVG, "attn_weights_avg", MODULE, WEIGHTS, WEIGHTS,      \
+          FIRST_HEAD, "T x S")                                                 \
+    TABLE(CONCAT_CONTEXT, "concat_context", MODULE, CONCAT, NONE, NONE,        \
+          "T x O")                                                             \
+    TABLE(ATTN_OUT, "attn_out", MODULE, OUTPUT, NONE, NONE, "T x O")           \
+    TABLE(ATTN_OUT_DROPOUT_MASK, "attn_out_dropout_mask", MODULE, OUTPUT,      \
+          NONE, NONE, "T x D")                                                 \
+    TABLE(ADD_NORM1, "add_norm1", MODULE, NORM1, NONE, NONE, "T x D")          \
+    TABLE(FFN_HIDDEN, "ffn_hidden", MODULE, FFN, NONE, NONE, "T x F")          \
+    TABLE(FFN_OUT, "ffn_out", MODULE, FFN, NONE, NONE, "T x D")                \
+    TABLE(FFN_OUT_DROPOUT_MASK, "ffn_out_dropout_mask", MODULE, FFN, NONE,     \
+          NONE, "T x D")                                                       \
+    TABLE(OUT, "out", MODULE, OUTPUT, NONE, NONE, "T x O")                     \
+    TABLE(LN_1, "ln_1", MODULE, NORM1, NONE, NONE, "T x D")                    \
+    TABLE(RESIDUAL, "residual", MODULE, OUTPUT, NONE, NONE, "T x D")           \
+    TABLE(LN_2, "ln_2", MODULE, NORM2, NONE, NONE, "T x D")                    \
+    TABLE(HIDDEN, "hidden", MODULE, FFN, NONE, NONE, "T x D")                  \
+    TABLE(LOGITS, "logits", MODULE, OUTPUT, NONE, NONE, "T x V")               \
+    TABLE(LOSS, "loss", MODULE, UPDATE, NONE, NONE, "(N+1) x 1")               \
+    TABLE(ATTN_WEIGHTS_STEPS, "attn_weights_steps", MODULE, UPDATE, NONE,      \
+          NONE, "(K·H·T) x S")                                                 \
+    TABLE(HEAD_SCORES_STEPS, "head_scores_steps", MODULE, UPDATE, NONE, NONE,  \
+          "K x (L·H)")                                                         \
+    TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")   \
+    TABLE(POOLER, "pooler_output", MODULE, OUTPUT, NONE, NONE, "1 x D")        \
+    TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,        \
+          "T·k x 3")                                                           \
+    TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")   \
+    TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")     \
+    TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")     \
+    TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")     \
+    TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,             \
+          "(L·H) x 3")                                                         \
+    TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")  \
+    TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")              \
+    TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")        \
+    TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")     \
+    TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3") \
+    TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
+          "L x T")                                                             \
+    TABLE(ATTN_WEIGHTS_GENERATED, "attn_weights_generated", MODULE, WEIGHTS,   \
+          WEIGHTS, OWN, "(T+N-1) x (T+N-1)")                                   \
+    TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,
@@ -322,9 +332,15 @@ typedef struct {
     const char *shape; /* rows x cols in the notebook's letters */
 } table_info;
 
+/* The tables of a generation's picture (model/generate_maps.h), made
+ * with --generate N --kv-steps. */
+#define GENERATE_MAP_TABLES \
+    (TABLE_BIT(ATTN_WEIGHTS_GENERATED) | TABLE_BIT(GENERATED_P))
+
 /* Tables shown in text and CSV only when --tables names them. */
-#define ON_REQUEST_TABLES \
-    (TABLE_BIT(ATTN_WEIGHTS_STEPS) | TABLE_BIT(HEAD_SCORES_STEPS))
+#define ON_REQUEST_TABLES                                           \
+    (TABLE_BIT(ATTN_WEIGHTS_STEPS) | TABLE_BIT(HEAD_SCORES_STEPS) | \
+     TABLE_BIT(ATTN_WEIGHTS_GENERATED) | TABLE_BIT(GENERATED_P))
 
 /* The row of a table id. */
 const table_info *table_info_of(table_id id);

@@ -175,7 +175,7 @@ bool checkpoint_makes_table(const model_config *mc, const char *name,
         return false;
     if (id == TABLE_GENERATED)
         return mc->generate > 0;
-    if (id == TABLE_KV_CACHE_SIZE)
+    if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return mc->generate > 0 && mc->kv_steps;
     return true;
 }

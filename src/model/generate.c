@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/generate_maps.h"
 
 void generation_free(generation *g)
 {
@@ -132,9 +133,8 @@ static int record_step(void *ctx, const table_key *at, const matrix *m,
     return 0;
 }
 
-/* A token's label into buf: the family's, or its id. */
-static void token_label(char *buf, size_t size, const generate_model *gm,
-                        int32_t id)
+void generate_token_label(char *buf, size_t size, const generate_model *gm,
+                          int32_t id)
 {
     if (gm->label != NULL)
         gm->label(gm->ctx, buf, size, id);
@@ -151,7 +151,7 @@ static int step_labels(step_recorder *r, const generate_model *gm,
     int rc = words == NULL ? err_nomem(err, _("tokens")) : 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char piece[256];
-        token_label(piece, sizeof piece, gm, seq[i]);
+        generate_token_label(piece, sizeof piece, gm, seq[i]);
         if ((words[i] = strdup(piece)) == NULL)
             rc = err_nomem(err, _("tokens"));
     }
@@ -294,6 +294,10 @@ int generate_run(generation *out, const generate_model *gm,
     rc = record && gm->cache != NULL
              ? put_cache_size(o->steps, gm->cache, held, steps, err)
              : 0;
+    // the pictures' tables: the heads' weights step by step, and each
+    // chosen token's probability
+    if (rc == 0 && record)
+        rc = generation_put_maps(o->steps, gm, seq, T, steps - 1, out, err);
 done:
     if (record)
         gm->listen(gm->ctx, NULL);

@@ -121,6 +121,11 @@ int generate_run(generation *out, const generate_model *gm,
                  mx_error *err);
 void generation_free(generation *g);
 
+/* The label of token id into buf (NUL-terminated): the family's
+ * (generate_model.label), or its id. */
+void generate_token_label(char *buf, size_t size, const generate_model *gm,
+                          int32_t id);
+
 /* The table generated (N x 15) of g under variant v, its rows labelled
  * names (N: each new token's piece or word): each token's id, its
  * probability where it was picked and in the model's softmax of the

@@ -94,7 +94,8 @@ bool pipeline_makes_table(const model_config *mc, const model_input *in,
     if (family->lm != NULL && id != TABLE_COUNT &&
         intervene_makes_table(mc, id))
         return true;
-    if (family->lm != NULL && id == TABLE_LOGIT_LENS)
+    if (family->lm != NULL &&
+        (id == TABLE_LOGIT_LENS || id == TABLE_LOGIT_LENS_GRID))
         return mc->logit_lens;
     return family->makes_table(mc, in, name);
 }

@@ -75,6 +75,10 @@ typedef struct {
                            fewer when --precision asks; 0: --precision's */
     const labels *rows;     /* owned by the trace */
     const labels *cols;     /* owned by the trace */
+    const labels *cells;    /* rows x cols texts written in the cells
+                               beside their values (logit_lens_grid's
+                               tokens), row by row, or NULL; owned by the
+                               trace */
     matrix values;          /* owned; values.v is NULL once dropped (streaming:
                            released and handed to the sink) */
     const struct model_family *family; /* the family of the run that made

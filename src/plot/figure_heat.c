@@ -53,6 +53,30 @@ static void annotate(cairo_t *cr, double v, int decimals, rgb c8, double x,
                   y + cell_h / 2, 0.5, 0.5, 0);
 }
 
+/* A cell's text (table.cells: the logit lens's token) in the cell's upper
+ * half, ink as annotate's, cut to the cell's width; its value under it
+ * when values are written. */
+static void annotate_text(cairo_t *cr, const char *text, double v,
+                          bool with_value, int decimals, rgb c8, double x,
+                          double y, double cell, double cell_h)
+{
+    const double size = fmin(LABEL_SIZE, cell_h * 0.36);
+    if (size < 5.0)
+        return;
+    double lum = (0.2126 * c8.r + 0.7152 * c8.g + 0.0722 * c8.b) / 255.0;
+    double ink = lum > 0.408 ? 0.0 : 1.0;
+    cairo_set_source_rgb(cr, ink, ink, ink);
+    const double top = with_value ? y + cell_h * 0.3 : y + cell_h / 2;
+    fig_draw_text(cr, fig_font(true, size).name, text, cell * 0.92,
+                  x + cell / 2, top, 0.5, 0.5, 0);
+    if (!with_value)
+        return;
+    char value[48];
+    snprintf(value, sizeof value, "%.*f", decimals, v);
+    fig_draw_text(cr, fig_font(false, size * 0.9).name, value, cell * 0.92,
+                  x + cell / 2, y + cell_h * 0.72, 0.5, 0.5, 0);
+}
+
 /* The path of a panel's masked cells. */
 static void masked_path(cairo_t *cr, const panel *p, const section *S,
                         double mx, double my)
@@ -144,6 +168,9 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
         return;
     }
     bool values = pg->style.numbers && cell >= ANNOTATE_FROM && k == 1;
+    // a table with a text in each cell writes it (and its value) instead
+    const bool texts =
+        p->t->cells != NULL && k == 1 && kr == 1 && cell >= ANNOTATE_FROM;
     const double overlap = fmin(0.5, cell / 8);
     bool any_masked = false;
     for (size_t r = 0; r < nr; r++)
@@ -162,7 +189,11 @@ static void draw_map(cairo_t *cr, const figure *pg, const panel *p,
                             cell_h + (r + 1 < nr ? overlap : 0));
             cairo_fill(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
-            if (values)
+            if (texts)
+                annotate_text(cr, p->t->cells->s[r * p->t->values.cols + c], v,
+                              pg->style.numbers, pg->style.decimals, c8, x, y,
+                              cell, cell_h);
+            else if (values)
                 annotate(cr, v, pg->style.decimals, c8, x, y, cell, cell_h);
         }
     if (any_masked)

@@ -36,6 +36,13 @@ static void size_section(section *S, const figure *pg)
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
                                     fmax(line_h, BAR_MIN / (double)rows_b)));
+    // a table with a text in each cell (the logit lens's tokens): cells
+    // wide and tall enough to read it, when it has few enough columns
+    const table *first = pg->panels[S->first].t;
+    if (first->cells != NULL && S->block == 1 && S->cols <= TEXT_CELLS_MAX) {
+        cell = fmax(cell, TEXT_CELL_W);
+        S->cell_h = fmax(S->cell_h, TEXT_CELL_H);
+    }
     // a size given: the cells stretched to fill the page (stretch)
     S->cell_h *= pg->stretch_h;
     cell *= pg->stretch_w;
@@ -71,6 +78,17 @@ static void grid_shape(size_t h, size_t *rows, size_t *cols)
     *cols = (h + r - 1) / r;
 }
 
+/* Whether panels a and b go in one grid: the same variant, and for a
+ * generation's heads (attn_weights_generated) the same layer, a row of
+ * heads per layer. */
+static bool same_grid(const panel *a, const panel *b)
+{
+    if (a->t->variant != b->t->variant)
+        return false;
+    return a->t->id != TABLE_ATTN_WEIGHTS_GENERATED ||
+           a->t->layer == b->t->layer;
+}
+
 /* Places every panel and bar; sets the page's size. */
 static void place(figure *pg, cairo_t *cr)
 {
@@ -82,10 +100,14 @@ static void place(figure *pg, cairo_t *cr)
         for (size_t i = S->first; i < S->first + S->count;) {
             size_t run = 1; /* the panels of this variant */
             while (i + run < S->first + S->count &&
-                   pg->panels[i + run].t->variant == pg->panels[i].t->variant)
+                   same_grid(&pg->panels[i + run], &pg->panels[i]))
                 run++;
             size_t gr, gc;
             grid_shape(run, &gr, &gc);
+            if (pg->panels[i].t->id == TABLE_ATTN_WEIGHTS_GENERATED) {
+                gr = 1; /* a layer's heads side by side */
+                gc = run;
+            }
             if (pg->flow > 0) { /* as many columns as the row holds */
                 gc = (size_t)floor(
                     (pg->flow - MARGIN + GAP) / (S->box_w + GAP) + 1e-9);

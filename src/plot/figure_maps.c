@@ -15,7 +15,7 @@
 /* The row of a section's tables (by its name), or NULL. */
 static const map_axes *section_map(const section *S)
 {
-    return map_axes_of(table_by_name(S->name, strlen(S->name)));
+    return map_axes_of_picture(table_by_name(S->name, strlen(S->name)));
 }
 
 size_t fig_maps_of_run(const table **out, const trace *tr, bool view)
@@ -23,7 +23,7 @@ size_t fig_maps_of_run(const table **out, const trace *tr, bool view)
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr) && n < FIG_MAPS_MAX; i++) {
         const table *t = trace_at(tr, i);
-        const map_axes *m = t->grad ? NULL : map_axes_of(t->id);
+        const map_axes *m = t->grad ? NULL : map_axes_of_picture(t->id);
         if (m != NULL && (m->over_view || !view) && t->values.rows > 0 &&
             t->values.cols > 0)
             out[n++] = t;

@@ -12,6 +12,7 @@
  *   figure_scores.c  its heads' induction scores over the training
  *   figure_view.c    the model view: every layer's heads in one grid
  *   figure_maps.c    the interventions' maps: their axes and scales
+ *   figure_generation.c  a generation's heads step by step
  *   figure_marks.c   the model view's marks: head scores, shared
  *                    key/value heads
  *   plot_figure.c    the page as a whole (plot_figure.h)
@@ -27,6 +28,7 @@
 
 #include <cairo.h>
 
+#include "base/error.h"
 #include "model/trace.h"
 #include "plot/plot_figure.h"
 #include "plot/plot_style.h"
@@ -61,7 +63,10 @@
 #define QUARTER_TURN (-1.57079632679489661923) /* text reading upwards */
 #define CHART_W 440.0 /* the loss curve of a trained run, with its axes */
 #define CHART_H 230.0
-#define MASKED_GREY 219 /* 0.86 of 255: masked cells in an image */
+#define MASKED_GREY 219  /* 0.86 of 255: masked cells in an image */
+#define TEXT_CELL_W 52.0 /* a cell that holds a text and its value */
+#define TEXT_CELL_H 34.0
+#define TEXT_CELLS_MAX 40 /* columns of such cells drawn that wide */
 
 /* ---- fonts and text (figure_text.c) ----------------------------------- */
 
@@ -313,6 +318,14 @@ const char *fig_map_caption(const section *S);
  * nothing for another table. */
 void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
                        double my, double map_w, double map_h);
+
+/* ---- a generation's page (figure_generation.c) ------------------------ */
+
+/* The tables of a generation's picture, in trace order: every head's
+ * attn_weights_generated, then generated_p; *out (owned by the caller)
+ * NULL and *n 0 when the run made none. */
+int fig_generation_of_run(const table ***out, size_t *n, const trace *tr,
+                          mx_error *err);
 
 /* ---- the model view's marks (figure_marks.c) -------------------------- */
 

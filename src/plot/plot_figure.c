@@ -78,7 +78,18 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
     // heads: the model view (marked with any head scores), else the head
     // scores' map
     const table *maps[FIG_MAPS_MAX];
-    size_t n_maps = tables == NULL ? fig_maps_of_run(maps, tr, true) : 0;
+    // a generation with --kv-steps: its heads growing a row per step
+    // and the chosen tokens' probabilities, else the maps
+    const table **grown = NULL;
+    size_t n_maps = 0;
+    if (tables == NULL) {
+        if (fig_generation_of_run(&grown, &n_maps, tr, err) != 0) {
+            figure_release(fig);
+            return NULL;
+        }
+        if (n_maps == 0)
+            n_maps = fig_maps_of_run(maps, tr, true);
+    }
     if (n_maps == 0 &&
         fig_view_make(&fig->view, tr, tables, n, &fig->style, err) != 0) {
         figure_release(fig);
@@ -89,10 +100,12 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
     if (tables == NULL && n_maps == 0)
         n_maps = fig_maps_of_run(maps, tr, false);
     if (n_maps > 0) {
-        tables = maps;
+        tables = grown != NULL ? grown : maps;
         n = n_maps;
     }
-    if (fig_collect_panels(fig, tr, tables, n, err) != 0) {
+    const int collected = fig_collect_panels(fig, tr, tables, n, err);
+    free(grown);
+    if (collected != 0) {
         figure_release(fig);
         return NULL;
     }

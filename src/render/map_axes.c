@@ -10,20 +10,36 @@ static const map_axes maps[] = {
      * interventions (--ablate all-heads, --patch, --head-scores) in
      * --plot and the --html page */
     {TABLE_ABLATE_MAP, N_("layer"), N_("head ablated"),
-     N_("change of the mean loss (or of --metric)"), true, true, true},
+     N_("change of the mean loss (or of --metric)"), true, true, true, false},
     {TABLE_PATCH_HEADS, N_("layer"), N_("head patched"),
-     N_("restored: 0 corrupted, 1 clean"), true, true, true},
+     N_("restored: 0 corrupted, 1 clean"), true, true, true, false},
     {TABLE_PATCH_RESID, N_("layer"),
      N_("position patched (residual stream before the layer)"),
-     N_("restored: 0 corrupted, 1 clean"), true, true, false},
+     N_("restored: 0 corrupted, 1 clean"), true, true, false, false},
     {TABLE_HEAD_SCORES, N_("head (layer.head)"), N_("pattern"),
-     N_("share of attention on the pattern"), false, false, true},
+     N_("share of attention on the pattern"), false, false, true, false},
+    /* TRANSLATORS: the axes and colour scale of --logit-lens's grid in
+     * --plot: a cell is the likeliest next token at a position, read
+     * after a layer */
+    {TABLE_LOGIT_LENS_GRID, N_("layer"), N_("position (the token read)"),
+     N_("probability of the likeliest next token"), false, true, false, true},
+    /* TRANSLATORS: the axes and colour scale of the strip under a
+     * generation's heads in --plot: the probability of each token the
+     * model chose */
+    {TABLE_GENERATED_P, N_("chosen"), N_("token generated, step by step"),
+     N_("probability of the chosen token"), false, true, false, true},
 };
 
-const map_axes *map_axes_of(table_id id)
+const map_axes *map_axes_of_picture(table_id id)
 {
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         if (maps[i].id == id)
             return &maps[i];
     return NULL;
+}
+
+const map_axes *map_axes_of(table_id id)
+{
+    const map_axes *m = map_axes_of_picture(id);
+    return m != NULL && !m->picture_only ? m : NULL;
 }

@@ -29,9 +29,15 @@ typedef struct {
     bool of_heads;       /* a cell is a head: its row a layer and its
                             column a head, or (head_scores) its row
                             "layer.head" */
+    bool picture_only;   /* drawn by --plot only (the logit lens's grid,
+                            whose tokens the page shows its own way) */
 } map_axes;
 
-/* The row of table id, or NULL when it is not a map. */
+/* The row of table id, or NULL when it is not a map (or a map of the
+ * pictures only). */
 const map_axes *map_axes_of(table_id id);
+
+/* The row of table id among the maps --plot draws, or NULL. */
+const map_axes *map_axes_of_picture(table_id id);
 
 #endif

@@ -100,6 +100,29 @@ static void format_value(char *buf, size_t size, float v, const table *t,
     }
 }
 
+/* The size of a cell's text: a value, or a token and its value. */
+#define CELL_TEXT_SIZE 160
+
+/* Cell (r, c) of t as printed: its value, after its text when the table
+ * writes one in each cell (table.cells: "␣cat 0.0614"), made safe for
+ * the terminal and cut to fit buf. */
+static void cell_text(char *buf, size_t size, const table *t, size_t r,
+                      size_t c, bool scientific, const text_style *style)
+{
+    char value[64];
+    format_value(value, sizeof value, *matrix_at(&t->values, r, c), t, c,
+                 scientific, style);
+    char *word = t->cells != NULL
+                     ? display_escape(t->cells->s[r * t->values.cols + c])
+                     : NULL;
+    if (word != NULL)
+        snprintf(buf, size, "%.*s %s", (int)(size - strlen(value) - 2), word,
+                 value);
+    else
+        snprintf(buf, size, "%s", value);
+    free(word);
+}
+
 /* ---- --color: a heat map readable by colour-blind viewers ------------ */
 
 /* Starts the colour of the cell (i, j); returns false for cells left
@@ -252,12 +275,11 @@ static void print_block(FILE *out, const table *t, const text_style *style,
             put_cell(out, ri[i] == SKIP ? ELLIPSIS : row_names[i], label_width,
                      false);
         for (size_t j = first; j < end; j++) {
-            char buf[64] = ELLIPSIS;
+            char buf[CELL_TEXT_SIZE] = ELLIPSIS;
             bool colored = false;
             fputs(shaded ? " " : "  ", out);
             if (ri[i] != SKIP && ci[j] != SKIP) {
-                const float v = *matrix_at(&t->values, ri[i], ci[j]);
-                format_value(buf, sizeof buf, v, t, ci[j], scientific, style);
+                cell_text(buf, sizeof buf, t, ri[i], ci[j], scientific, style);
                 colored =
                     shaded && shade_start(out, t, sh, style, ri[i], ci[j]);
             }
@@ -334,12 +356,11 @@ static int view_init(table_view *v, const table *t, const text_style *style,
         for (size_t i = 0; i < v->nr; i++) {
             if (v->ri[i] == SKIP)
                 continue;
-            char buf[64];
-            format_value(buf, sizeof buf,
-                         *matrix_at(&t->values, v->ri[i], v->ci[j]), t,
-                         v->ci[j], v->scientific, style);
-            if (strlen(buf) > v->width[j])
-                v->width[j] = strlen(buf);
+            char buf[CELL_TEXT_SIZE];
+            cell_text(buf, sizeof buf, t, v->ri[i], v->ci[j], v->scientific,
+                      style);
+            if (display_width(buf) > v->width[j])
+                v->width[j] = display_width(buf);
         }
     }
     return 0;

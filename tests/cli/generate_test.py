@@ -141,8 +141,59 @@ def kv_steps():
            "--csv-dir: a step's files are named with it", names[:6])
 
 
+LLAMA_PARTS = {"queries_rotated": "q", "keys_rotated": "k", "values": "v",
+               "attn_scores": "scores", "attn_weights": "weights",
+               "head_context": "context"}
+
+
+def llama_kv_steps():
+    """--kv-steps with a Llama-style checkpoint whose query heads share
+    key/value heads: every step's tables against what
+    eager_attention_forward received and returned
+    (llama_generate/greedy_steps.steps.safetensors): the query rotated,
+    the cache's rotated keys and its values of the key/value head each
+    query head reads, scores, weights, context."""
+    ref = read_safetensors(os.path.join(REF, "llama_generate",
+                                        "greedy_steps.steps.safetensors"))
+    tied = os.path.join(REF, "llama", "llama_tied_f32")
+    matches_reference("greedy_steps", "llama_tied_f32", [], "llama")
+    r = PROGRAM.run(["--model", tied, "--generate", "4", "--kv-steps",
+                     "--format", "csv", text_of("llama_tied_f32", "llama")])
+    got, tables = {}, set()
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        if row["step"] == "":
+            continue
+        tables.add(row["table"])
+        if row["table"] not in LLAMA_PARTS:
+            continue
+        name = "s%s.l%s.h%s.%s" % (row["step"], row["layer"], row["head"],
+                                   LLAMA_PARTS[row["table"]])
+        got.setdefault(name, []).append(float(row["value"]))
+    wrong = sorted(k for k, v in ref.items()
+                   if [f32(x) for x in got.get(k, [])] != v)
+    ok(r.returncode == 0 and len(ref) == 3 * 2 * 4 * 6 and
+       len(got) == len(ref) and not wrong,
+       "llama --kv-steps: every step's rotated q, cached rotated k and v of "
+       "the key/value head read, scores, weights and context are PyTorch's "
+       "(%d tables, %d differ)" % (len(got), len(wrong)), wrong[:4])
+    ok("keys" not in tables and "keys_rotated" in tables,
+       "llama --kv-steps: the keys shown once, rotated as the cache keeps "
+       "them", sorted(tables))
+    r = PROGRAM.run(["--model", tied, "--generate", "4", "--kv-steps",
+                     "--tables", "kv_cache_size", "--format", "csv",
+                     text_of("llama_tied_f32", "llama")])
+    sizes = [float(x["value"]) for x in csv.DictReader(
+        io.StringIO(r.stdout.decode())) if x["col_label"] == "bytes"]
+    # 2 layers x (keys, values) x positions x KV hd (2 x 4) floats
+    ok(r.returncode == 0 and sizes == [2 * 2 * p * 8 * 4 for p in
+                                       (9, 10, 11, 12)],
+       "llama kv_cache_size: the cache holds num_key_value_heads' keys and "
+       "values", sizes)
+
+
 def main():
     kv_steps()
+    llama_kv_steps()
     matches_reference("greedy", "two_layers", [])
     matches_reference("greedy_wide", "wide", [])
     matches_reference("sample_warped", "two_layers",
@@ -217,13 +268,10 @@ def main():
                          "2", "--kv-steps", "the cat"], "keeps no KV cache",
                         "--kv-steps with a lesson model")
     two_ = os.path.join(REF, "gpt2", "two_layers")
-    for out in ("--plot", "--html"):
-        PROGRAM.check_error(["--model", two_, "--generate", "2", "--kv-steps",
-                             out, os.path.join(REF, "never-written" +
-                                               (".png" if out == "--plot"
-                                                else ".html")),
-                             "the cat"], "do not show them yet",
-                            "--kv-steps with " + out)
+    PROGRAM.check_error(["--model", two_, "--generate", "2", "--kv-steps",
+                         "--html", os.path.join(REF, "never-written.html"),
+                         "the cat"], "does not show them yet",
+                        "--kv-steps with --html")
     base = ["--model", wide]
     for args, fragment in [
             (["--generate", "0"], "--generate"),

@@ -39,6 +39,21 @@ OUTDIR) for each case of CASES below, with the checkpoints of llama/
 of make_generate_reference.py's files ("tokens", "p", "p_logits",
 "kept", "top", "top_p", "settings").
 
+For the cases of STEP_CASES it also writes CASE.steps.safetensors: every
+step after the prompt's (one token over the cache), as
+eager_attention_forward receives and returns them, read by wrapping the
+function the attention classes call (it runs unchanged; softmax's input
+is its scores):
+  "s{S}.l{L}.h{H}.q" (1, hd)          query head H's row, rotated
+  "s{S}.l{L}.h{H}.k", ".v" (P, hd)    the cached keys (rotated) and
+                                      values of the key/value head H
+                                      reads, H // num_key_value_groups,
+                                      as DynamicLayer.update returns them
+  "s{S}.l{L}.h{H}.scores" (1, P)      what softmax receives
+  "s{S}.l{L}.h{H}.weights" (1, P)     attn_weights
+  "s{S}.l{L}.h{H}.context" (1, hd)    attn_output's row of head H
+with S the step (1 .. N - 1) and P the positions cached after it.
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_llama_generate_reference.py [OUTDIR]
@@ -74,7 +89,11 @@ CASES = [
     ("sample_sharded", "mistral_sharded", True, 1.3, 0, 0.7, 7, 10, None),
     ("sample_head48", "llama_head48_bf16", True, 0.5, 100, 0.95, 12345, 8,
      None),
+    ("greedy_steps", "llama_tied_f32", False, 1.0, 0, 1.0, 0, 4, None),
 ]
+
+# the cases whose steps' tables are written (CASE.steps.safetensors)
+STEP_CASES = ["greedy_steps"]
 
 
 # ---- cache_utils.py at 004999d972e478164dd7e8e508350937c803531e ----------
@@ -362,6 +381,59 @@ def load(name):
     return model, cfg, ids
 
 
+def spy_on_attention(record):
+    """Wraps eager_attention_forward, which the attention classes look up
+    in make_llama_reference's module when they run, to hand
+    record(module, query, key, value, scores, weights, output) its
+    tensors; the function itself runs as it is, and scores is what
+    nn.functional.softmax receives inside it. Returns what undoes it."""
+    method = ml.eager_attention_forward
+
+    def eager_attention_forward(module, query, key, value, attention_mask,
+                                scaling, dropout=0.0, **kwargs):
+        seen = {}
+        softmax = nn.functional.softmax
+
+        def capture(x, dim=None, **kw):
+            seen["scores"] = x.clone()
+            return softmax(x, dim=dim, **kw)
+
+        nn.functional.softmax = capture
+        try:
+            out, weights = method(module, query, key, value, attention_mask,
+                                  scaling, dropout, **kwargs)
+        finally:
+            nn.functional.softmax = softmax
+        record(module, query, key, value, seen["scores"], weights, out)
+        return out, weights
+
+    ml.eager_attention_forward = eager_attention_forward
+
+    def undo():
+        ml.eager_attention_forward = method
+    return undo
+
+
+def step_recorder(steps):
+    """record() for spy_on_attention: each forward after the prompt's
+    (one query row) into steps, a dict per forward."""
+    def record(module, q, k, v, scores, weights, out):
+        if module.layer_idx == 0:
+            steps.append({})
+        if q.shape[-2] != 1:  # the prompt's forward
+            return
+        s, layer = len(steps) - 1, module.layer_idx
+        groups = module.num_key_value_groups
+        for h in range(q.shape[1]):
+            kv = h // groups  # repeat_kv
+            for part, t in (("q", q[0, h]), ("k", k[0, kv]), ("v", v[0, kv]),
+                            ("scores", scores[0, h]),
+                            ("weights", weights[0, h]),
+                            ("context", out[0, :, h])):
+                steps[-1]["s%d.l%d.h%d.%s" % (s, layer, h, part)] = t.clone()
+    return record
+
+
 def run_case(outdir, case):
     (name, checkpoint, sample, temperature, top_k, top_p, seed, n,
      eos) = case
@@ -369,12 +441,22 @@ def run_case(outdir, case):
     if n is None:
         n = cfg.max_position_embeddings - ids.shape[1] + 1
     warpers = get_logits_warper(temperature, top_k, top_p)
+    steps = []  # per forward: {name: tensor}
     with torch.no_grad():
         if eos == "third":
             torch.manual_seed(seed)
             eos = generate(model, ids, sample, warpers, n, None)[2][0]
+        undo = (spy_on_attention(step_recorder(steps))
+                if name in STEP_CASES else (lambda: None))
         torch.manual_seed(seed)
-        picked = generate(model, ids, sample, warpers, n, eos)
+        try:
+            picked = generate(model, ids, sample, warpers, n, eos)
+        finally:
+            undo()
+    if steps:
+        tensors = [(k, v) for st in steps for k, v in sorted(st.items())]
+        write_safetensors(os.path.join(outdir, name + ".steps.safetensors"),
+                          tensors)
     tokens = torch.tensor([float(t) for t, _, _, _ in picked])
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])

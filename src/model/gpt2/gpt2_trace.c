@@ -175,7 +175,8 @@ bool gpt2_trace_makes_table(const model_config *mc, const model_input *in,
         mc, name, gpt2_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
-            table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE));
+            table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE) |
+            GENERATE_MAP_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */

@@ -46,12 +46,22 @@ static int keep_hidden(void *ctx, const table_key *at, const matrix *m,
     return 0;
 }
 
+/* What the grid keeps of each layer's lens: at row L·T + t, position
+ * t's likeliest next token (its label, the caller's to free) and its
+ * probability. */
+typedef struct {
+    char **top; /* L·T labels */
+    float *p;   /* L·T */
+} lens_grid;
+
 /* logit_lens of layer L (T·n x 1) from its lens logits (T, V); names
  * (T·K, NULL) gets its rows' labels, the caller's to free: the trace
  * tells word lists apart by their address, so each layer's list stays
- * allocated until every layer's table is made. */
-static int put_layer(trace *tr, char **names, const lm_text *run, size_t L,
-                     const matrix *lens, mx_error *err)
+ * allocated until every layer's table is made. The likeliest token of
+ * each position goes into the grid's row L. */
+static int put_layer(trace *tr, char **names, lens_grid *grid,
+                     const lm_text *run, size_t L, const matrix *lens,
+                     mx_error *err)
 {
     const size_t T = lens->rows, K = NEXT_TOKENS_K;
     size_t n = 0;
@@ -69,10 +79,13 @@ static int put_layer(trace *tr, char **names, const lm_text *run, size_t L,
         run->lm->label(from, sizeof from, run->s, run->ids[i / n]);
         run->lm->label(to, sizeof to, run->s, (int32_t)best[i]);
         snprintf(both, sizeof both, "%s \u2192 %s", from, to);
-        if ((names[i] = strdup(both)) == NULL) {
+        if ((names[i] = strdup(both)) == NULL ||
+            (i % n == 0 && (grid->top[L * T + i / n] = strdup(to)) == NULL)) {
             err_nomem(err, _("tokens"));
             goto out;
         }
+        if (i % n == 0)
+            grid->p[L * T + i / n] = prob[i];
     }
     const labels *rows =
         trace_word_labels(tr, "", (const char *const *)names, T * n, err);
@@ -91,6 +104,43 @@ out:
     return rc;
 }
 
+/* logit_lens_grid (L x T): row L, column t the probability of position
+ * t's likeliest next token after layer L, the token written in the cell
+ * (table.cells); the columns labelled with the positions' tokens. */
+static int put_grid(trace *tr, const lens_grid *grid, const lm_text *run,
+                    size_t L, size_t T, mx_error *err)
+{
+    char **from = calloc(T, sizeof *from);
+    int rc = from != NULL ? 0 : err_nomem(err, _("tokens"));
+    for (size_t t = 0; rc == 0 && t < T; t++) {
+        char piece[256];
+        run->lm->label(piece, sizeof piece, run->s, run->ids[t]);
+        if ((from[t] = strdup(piece)) == NULL)
+            rc = err_nomem(err, _("tokens"));
+    }
+    const labels *rows =
+        rc == 0 ? trace_index_labels(tr, "layer", L, err) : NULL;
+    const labels *cols =
+        rows ? trace_new_word_labels(tr, "", (const char *const *)from, T, err)
+             : NULL;
+    const labels *cells =
+        cols ? trace_new_word_labels(tr, "", (const char *const *)grid->top,
+                                     L * T, err)
+             : NULL;
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGIT_LENS_GRID,
+                           false};
+    table *tab = cells != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
+    if (tab != NULL) {
+        tab->cells = cells;
+        memcpy(tab->values.v, grid->p, L * T * sizeof *grid->p);
+        trace_release(tr, tab);
+    }
+    for (size_t t = 0; from != NULL && t < T; t++)
+        free(from[t]);
+    free(from);
+    return tab != NULL ? trace_flush(tr, err) : -1;
+}
+
 int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
                       const model_input *in, mx_error *err)
 {
@@ -105,9 +155,12 @@ int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
     // every layer's row labels, layer l's from l·T·K
     const size_t K = NEXT_TOKENS_K;
     char **names = calloc(L * T * K, sizeof *names);
-    int rc = names != NULL ? lm_run_ids(&logits, &run, run.ids, T, NULL, 0,
-                                        keep_hidden, &k, err)
-                           : err_nomem(err, _("tokens"));
+    lens_grid grid = {calloc(L * T, sizeof *grid.top),
+                      calloc(L * T, sizeof *grid.p)};
+    int rc = names != NULL && grid.top != NULL && grid.p != NULL
+                 ? lm_run_ids(&logits, &run, run.ids, T, NULL, 0, keep_hidden,
+                              &k, err)
+                 : err_nomem(err, _("tokens"));
     if (rc == 0 && k.resid.v == NULL)
         rc = err_set(err, 1, _("the model made no residual stream"));
     if (rc == 0)
@@ -118,8 +171,14 @@ int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
         const matrix resid = {T, D, k.resid.v + l * T * D};
         rc = lm->unembed(run.s, &lens, &resid, err);
         if (rc == 0)
-            rc = put_layer(tr, names + l * T * K, &run, l, &lens, err);
+            rc = put_layer(tr, names + l * T * K, &grid, &run, l, &lens, err);
     }
+    if (rc == 0)
+        rc = put_grid(tr, &grid, &run, L, T, err);
+    for (size_t i = 0; grid.top != NULL && i < L * T; i++)
+        free(grid.top[i]);
+    free(grid.top);
+    free(grid.p);
     if (names != NULL)
         for (size_t i = 0; i < L * T * K; i++)
             free(names[i]);

@@ -11,6 +11,10 @@
  *                    softmax(lens_L[t]), labelled "token → next", its
  *                    probability (model/next_tokens.h's order: the larger
  *                    first, a tie to the smaller id)
+ *   logit_lens_grid  after the layers' tables (L x T): row L, column t
+ *                    the probability of position t's likeliest next
+ *                    token after layer L, the token in the cell's text
+ *                    (table.cells), the columns the positions' tokens
  *
  * The last layer's lens is the model's own next_tokens. A family whose
  * model has no lm_head cannot make it (refused before the run).
@@ -29,8 +33,8 @@
  * lm_head) is refused. */
 int logit_lens_check(const lm_ops *lm, const model_config *mc, mx_error *err);
 
-/* Appends the tables logit_lens of every layer to tr, after the family's
- * run over the input's sentence. */
+/* Appends the tables logit_lens of every layer, then logit_lens_grid, to
+ * tr, after the family's run over the input's sentence. */
 int logit_lens_record(trace *tr, const lm_ops *lm, const model_config *mc,
                       const model_input *in, mx_error *err);
 

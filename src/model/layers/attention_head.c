@@ -79,8 +79,10 @@ int attention_head_forward(const head_tables *t, const head_source *src,
 {
     // queries, keys, values: the projections
     project(t, src, pool);
+    // keys that come rotated (a cache's) are shown once, as keys_rotated:
+    // the keys before rotation are not kept
     if (point(hk, at, TABLE_QUERIES, t->q, err) != 0 ||
-        point(hk, at, TABLE_KEYS, t->k, err) != 0 ||
+        (!spec->keys_rotated && point(hk, at, TABLE_KEYS, t->k, err) != 0) ||
         point(hk, at, TABLE_VALUES, t->v, err) != 0)
         return -1;
 

@@ -75,7 +75,8 @@ typedef struct {
     const rotary_table *rope;
     /* with rope: the keys come rotated already (generation's cache keeps
        them so, as past_key_values does), and only the queries are
-       rotated; keys_rotated then shows them as they are */
+       rotated; keys_rotated then shows them as they are, and the hook
+       point keys is not reached (the keys before rotation are not kept) */
     bool keys_rotated;
 } head_spec;
 

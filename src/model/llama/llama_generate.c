@@ -34,8 +34,10 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
             err,
             _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
             g->cache.len + n, g->cache.cap);
-    const llama_run run = {
-        .hooks = NULL, .logits = false, .pool = g->pool, .cache = &g->cache};
+    const llama_run run = {.hooks = g->hooks,
+                           .logits = false,
+                           .pool = g->pool,
+                           .cache = &g->cache};
     matrix out = {0};
     if (llama_forward(&out, g->m, ids, n, &run, err) != 0)
         return -1;
@@ -54,6 +56,18 @@ static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
     return gpt2_tokenizer_bytes(buf, size, g->tok, id);
 }
 
+static void label(void *ctx, char *buf, size_t size, int32_t id)
+{
+    const llama_generator *g = ctx;
+    gpt2_tokenizer_label(buf, size, g->tok, id);
+}
+
+static void listen(void *ctx, const forward_hooks *hooks)
+{
+    llama_generator *g = ctx;
+    g->hooks = hooks;
+}
+
 generate_model llama_generator_model(llama_generator *g)
 {
     const llama_config *c = &g->m->cfg;
@@ -66,6 +80,9 @@ generate_model llama_generator_model(llama_generator *g)
         .n_more_ends = c->n_eos > 1 ? c->n_eos - 1 : 0,
         .step = step,
         .bytes = bytes,
+        .listen = listen,
+        .label = label,
+        .cache = &g->cache,
     };
 }
 
@@ -81,7 +98,12 @@ int llama_generate_into(trace *tr, const llama_model *m,
     const generate_options o = {.n = mc->generate,
                                 .how = mc->sampling,
                                 .seed = mc->seed,
-                                .stop = mc->stop};
+                                .stop = mc->stop,
+                                .steps = mc->kv_steps ? tr : NULL,
+                                .layers = mc->layers,
+                                .n_layers = mc->n_layers,
+                                .heads = mc->show_heads,
+                                .n_heads = mc->n_show_heads};
     generation gen;
     const int status = generate_run(&gen, &gm, &o, prompt, T, err);
     const size_t positions = g.cache.cap;

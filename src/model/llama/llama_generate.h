@@ -34,6 +34,7 @@ typedef struct {
     const gpt2_tokenizer *tok;
     workers *pool;
     kv_cache cache; /* n_layer x positions x KV hd, keys and values */
+    const forward_hooks *hooks; /* the steps' hook points, or NULL */
 } llama_generator;
 
 /* A generator over m for at most `positions` positions (prompt and new
@@ -43,8 +44,11 @@ int llama_generator_init(llama_generator *g, const llama_model *m,
                          size_t positions, mx_error *err);
 void llama_generator_free(llama_generator *g);
 
-/* The generate_model of g (generate.h): its step, its tokens' bytes, its
- * vocabulary, context and end-of-text tokens. */
+/* The generate_model of g (generate.h): its step, its tokens' bytes and
+ * labels, its vocabulary, context and end-of-text tokens, and its cache
+ * with the hooks its steps hand their activations to (--kv-steps: each
+ * query head's row over the cached keys of the key/value head it reads,
+ * the keys rotated as the cache keeps them, as keys_rotated). */
 generate_model llama_generator_model(llama_generator *g);
 
 /* --generate over a checkpoint's run: the model continues the prompt's

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""plot_generate_test: the pictures and grids of generation and of the
+logit lens (TAP).
+
+--generate N --kv-steps makes attn_weights_generated (each head's rows:
+the prompt's attn_weights, then each step's new token over the cache)
+and generated_p (each chosen token's probability): their values must be
+the --kv-steps tables' and the table generated's, in GPT-2 and in a
+Llama-style checkpoint whose query heads share key/value heads. --plot
+draws them: a PNG of the size asked, not blank, an SVG whose texts name
+each kept head's panel, the generated tokens between the new text's
+marks and the strip's caption. --logit-lens's grid (logit_lens_grid):
+each cell the first row of the layer's logit_lens for that position, in
+CSV and in the text grid (the token beside its probability), and drawn
+with its tokens written in the cells.
+
+Usage: plot_generate_test.py MHA_EXPLAIN REFERENCE_DIR
+A build without plotting skips the pictures."""
+import csv
+import html
+import io
+import math
+import os
+import re
+import struct
+import sys
+import tempfile
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import Program, done, ok  # noqa: E402
+
+mha = Program(sys.argv[1])
+REF = sys.argv[2]
+GPT2 = os.path.join(REF, "gpt2", "two_layers")
+WIDE = os.path.join(REF, "gpt2", "wide")  # 96 positions, 2 x 6 heads
+LLAMA = os.path.join(REF, "llama", "llama_tied_f32")
+PROMPT20 = "the cat sat on the mat, the dog ran off"  # 20 tokens of wide's
+
+
+def rows_of(args):
+    r = mha.run(args + ["--format", "csv"])
+    return r, list(csv.DictReader(io.StringIO(r.stdout.decode())))
+
+
+def tables(rows):
+    """(table, layer, head, step) -> {(row, col): value text}."""
+    out = {}
+    for x in rows:
+        key = (x["table"], x.get("layer", ""), x.get("head", ""),
+               x.get("step", ""))
+        out.setdefault(key, {})[(int(x["row"]), int(x["col"]))] = x["value"]
+    return out
+
+
+def shape(cells):
+    return (max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1)
+
+
+def check_generated(model, name, n):
+    """attn_weights_generated against the prompt's and the steps' weights,
+    generated_p against generated."""
+    r, rows = rows_of(["--model", model, "--generate", str(n), "--kv-steps",
+                       "--tables", "attn_weights,attn_weights_generated,"
+                       "generated,generated_p", "the cat sat on the mat"])
+    t = tables(rows)
+    heads = [k for k in t if k[0] == "attn_weights_generated"]
+    wrong, checked = [], 0
+    for k in heads:
+        _, layer, head, _ = k
+        grown = t[k]
+        prompt = t.get(("attn_weights", layer, head, ""), {})
+        T = shape(prompt)[0] if prompt else 0
+        R = shape(grown)[0]
+        if T == 0 or shape(grown) != (R, R) or R != T + n - 1:
+            wrong.append((k, "shape"))
+            continue
+        for i in range(R):
+            if i < T:
+                want = [prompt[(i, j)] for j in range(i + 1)]
+            else:
+                step = t.get(("attn_weights", layer, head, str(i - T + 1)))
+                want = [step[(0, j)] for j in range(i + 1)] if step else None
+            got = [grown[(i, j)] for j in range(R)]
+            if (want is None or got[:i + 1] != want or
+                    any(v != "nan" for v in got[i + 1:])):
+                wrong.append((k, i))
+            checked += 1
+    gen = t.get(("generated", "", "", ""), {})
+    probs = t.get(("generated_p", "", "", ""), {})
+    names = {}
+    for x in rows:
+        if x["table"] == "generated" and x["row"] == "0":
+            names[x["col_label"]] = int(x["col"])
+    p_col = names.get("probability")
+    strip = [probs.get((0, i)) for i in range(n)]
+    want_p = [gen.get((i, p_col)) for i in range(n)]
+    ok(r.returncode == 0 and len(heads) > 0 and checked > 0 and not wrong,
+       "%s: attn_weights_generated's rows are the prompt's attn_weights, "
+       "then each step's (%d heads, %d rows; the later keys nan)"
+       % (name, len(heads), checked), wrong[:3])
+    ok(p_col is not None and None not in strip and strip == want_p,
+       "%s: generated_p is generated's probability column" % name,
+       (strip, want_p))
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return struct.unpack(">II", head[16:24]) if head[:8] == \
+        b"\x89PNG\r\n\x1a\n" else None
+
+
+def png_colours(path):
+    """How many different bytes the PNG's pixels hold (1: blank)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at, idat = 8, b""
+    while at < len(data):
+        (n,) = struct.unpack(">I", data[at:at + 4])
+        kind = data[at + 4:at + 8]
+        if kind == b"IDAT":
+            idat += data[at + 8:at + 8 + n]
+        at += 12 + n
+    return len(set(zlib.decompress(idat)))
+
+
+def svg_texts(args, path):
+    r = mha.run(args + ["--plot", path])
+    if r.returncode != 0:
+        print("# " + r.stderr.decode("utf-8", "replace"))
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [html.unescape(x) for x in
+                re.findall(r"<text [^>]*>([^<]*)</text>", f.read())]
+
+
+def check_pictures(d):
+    png = os.path.join(d, "gen.png")
+    args = ["--model", WIDE, "--generate", "10", "--kv-steps", PROMPT20]
+    r = mha.run(args + ["--plot", png, "--plot-size", "900x700"])
+    size = png_size(png) if os.path.exists(png) else None
+    ok(r.returncode == 0 and size == (900, 700) and png_colours(png) > 8,
+       "--generate 10 --kv-steps --plot: a PNG of the size asked, not "
+       "blank", (size, r.stderr[-200:]))
+    r = mha.run(args + ["--plot", png])
+    size = png_size(png)
+    ok(r.returncode == 0 and size is not None and size[0] > 400 and
+       size[1] > 400, "--plot of its own size", size)
+    t = svg_texts(args + ["--layers", "1", "--show-heads", "0"],
+                  os.path.join(d, "gen.svg"))
+    titles = [x for x in t if "attn_weights_generated" in x]
+    marked = {x[3:-1] for x in t if x.startswith("Q:\u27e6")}
+    _, rows = rows_of(args + ["--tables", "generated"])
+    chosen = {x["row_label"] for x in rows}
+    ok(titles == ["[h.1] head 0: attn_weights_generated"] and marked and
+       marked <= chosen and "probability of the chosen token" in t,
+       "--layers 1 --show-heads 0: one head's panel, its rows of generated "
+       "tokens marked, the probabilities' strip", (titles, marked, chosen))
+    t = svg_texts(["--model", LLAMA, "--generate", "4", "--kv-steps",
+                   "the cat sat on the mat"], os.path.join(d, "llama.svg"))
+    titles = [x for x in t if "attn_weights_generated" in x]
+    ok(len(titles) == 2 * 4 and "probability of the chosen token" in t,
+       "llama: a panel per layer and head", titles)
+    t = svg_texts(["--model", GPT2, "--logit-lens", "the cat sat on the mat"],
+                  os.path.join(d, "lens.svg"))
+    _, rows = rows_of(["--model", GPT2, "--logit-lens", "--tables",
+                       "logit_lens", "the cat sat on the mat"])
+    tops = {x["row_label"].split(" \u2192 ", 1)[1] for x in rows
+            if int(x["row"]) % 5 == 0}
+    ok("probability of the likeliest next token" in t and
+       "[gpt2] logit_lens_grid" in t and tops and tops <= set(t),
+       "--logit-lens --plot: the grid with every cell's token written",
+       (sorted(tops), t[:12]))
+    png = os.path.join(d, "lens.png")
+    r = mha.run(["--model", WIDE, "--logit-lens", PROMPT20, "--plot", png,
+                 "--plot-size", "500x300"])
+    ok(r.returncode == 0 and png_size(png) == (500, 300) and
+       png_colours(png) > 8, "--logit-lens --plot at a small size",
+       r.stderr[-200:])
+
+
+def check_lens_grid():
+    r, rows = rows_of(["--model", WIDE, "--logit-lens", "--tables",
+                       "logit_lens,logit_lens_grid", PROMPT20])
+    lens = [x for x in rows if x["table"] == "logit_lens"]
+    grid = [x for x in rows if x["table"] == "logit_lens_grid"]
+    T = len({x["col"] for x in grid})
+    want = {}
+    for x in lens:
+        row = int(x["row"])
+        if row % 5 == 0:
+            want[(int(x["layer"]), row // 5)] = x["value"]
+    got = {(int(x["row"]), int(x["col"])): x["value"] for x in grid}
+    ok(r.returncode == 0 and T > 10 and got == want,
+       "logit_lens_grid: each cell is the layer's likeliest next token's "
+       "probability (%d cells)" % len(got))
+    text = mha.run(["--model", GPT2, "--logit-lens", "--tables",
+                    "logit_lens_grid", "--full", "--width", "0",
+                    "the cat sat"]).stdout.decode()
+    _, small = rows_of(["--model", GPT2, "--logit-lens", "--tables",
+                        "logit_lens", "the cat sat"])
+    line0 = next((ln for ln in text.splitlines()
+                  if ln.startswith("layer0")), "")
+    cells = ["%s %.4f" % (x["row_label"].split(" \u2192 ", 1)[1],
+                          float(x["value"]))
+             for x in small if x["layer"] == "0" and int(x["row"]) % 5 == 0]
+    ok(len(cells) == 3 and all(c in line0 for c in cells),
+       "the text grid: each cell the token beside its probability",
+       (line0, cells))
+
+
+def main():
+    check_generated(GPT2, "gpt2", 5)
+    check_generated(LLAMA, "llama", 4)
+    check_lens_grid()
+    r = mha.run(["--model", GPT2, "--generate", "2", "--kv-steps", "--html",
+                 os.path.join(REF, "never-written.html"), "the cat"])
+    ok(r.returncode == 2 and "--html does not show them yet" in
+       r.stderr.decode() and not os.path.exists(
+           os.path.join(REF, "never-written.html")),
+       "--kv-steps with --html: refused, status 2, no file",
+       r.stderr.decode())
+    with tempfile.TemporaryDirectory() as d:
+        probe = mha.run(["the cat", "--plot", os.path.join(d, "p.png")])
+        if probe.returncode != 0 and b"without" in probe.stderr:
+            print("# this build draws no pictures")
+        else:
+            check_pictures(d)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
