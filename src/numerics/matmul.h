@@ -17,7 +17,7 @@
  * kept in registers over all of K (matmul_wide.h). Panels of columns are
  * shared out over the threads.
  * A single row of a (M = 1, a generated token's) reads b where it lies,
- * unpacked: packing would copy all of b for one row.
+ * unpacked: packing would copy all of b for one row (matvec.h).
  */
 #ifndef MHA_MATMUL_H
 #define MHA_MATMUL_H

@@ -606,8 +606,9 @@ void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
     const size_t T = out->rows, D = m->cfg.n_embd, V = m->cfg.vocab_size;
     // logits = out @ wte^T, lm_head's nn.Linear without a bias, a slice of
     // the vocabulary at a time: each cell is its own sum, and the product
-    // packs one slice of wte, not a copy of all of it
-    const size_t slice = 4096;
+    // packs one slice of wte, not a copy of all of it (a generated
+    // token's one row packs nothing, and takes the whole vocabulary)
+    const size_t slice = T == 1 ? V : 4096;
     for (size_t v0 = 0; v0 < V; v0 += slice) {
         const size_t n = V - v0 < slice ? V - v0 : slice;
         const matmul_problem p = {

@@ -217,19 +217,31 @@ int gpt2_trace_run(trace *tr, const model_config *mc, const model_input *in,
         rc = checkpoint_record_ids(&rec, err);
     if (rc == 0)
         rc = checkpoint_record_params(&rec, err);
+    // --generate: the prompt's forward fills the generation's cache and
+    // the first step takes its last row, unless activations are replaced
+    // (generation runs the model as it is)
+    gpt2_generator g = {0};
+    const bool prefill = mc->generate > 0 && mc->n_replace == 0;
+    if (rc == 0 && prefill)
+        rc = gpt2_generator_init(&g, &r.model, r.tokenizer, pool,
+                                 r.run.T + mc->generate, err);
     if (rc == 0) {
         matrix out = {0};
         const forward_hooks hooks = {.replace = mc->replace,
                                      .n_replace = mc->n_replace,
                                      .record = checkpoint_record,
                                      .ctx = &rec};
-        const gpt2_run run = {&hooks, true, pool, NULL};
+        const gpt2_run run = {&hooks, true, pool, prefill ? &g.cache : NULL};
         rc = gpt2_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
+        if (rc == 0 && prefill)
+            rc = gpt2_generator_prefilled(&g, &out, err);
         matrix_free(&out);
     }
     if (rc == 0 && mc->generate > 0)
-        rc = gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids, r.run.T,
-                                mc, pool, err);
+        rc = prefill ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, mc, err)
+                     : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
+                                          r.run.T, mc, pool, err);
+    gpt2_generator_free(&g);
     if (rc == 0)
         rc = trace_flush(tr, err);
     checkpoint_record_free(&rec);
