@@ -408,6 +408,17 @@ static const char *const page_words[] = {
     N_("{0}: {1} bytes, more than the {2} bytes the page can hold"),
     /* TRANSLATORS: {0} is a file's name, {1} and {2} numbers */
     N_("Reading {0} ({1} of {2})…"),
+    /* TRANSLATORS: the page of a --model run, whose worker reads
+     * Llama-style and BERT folders too */
+    N_("Choose a checkpoint folder on this computer, or drop it here "
+       "(config.json, its .safetensors files, and tokenizer.json or "
+       "vocab.json and merges.txt). It is read here; nothing is sent "
+       "anywhere."),
+    /* TRANSLATORS: {0} and {1} are numbers: the model's layers are read
+     * one after another */
+    N_("Loading layer {0} of {1}…"),
+    /* TRANSLATORS: the model runs over the typed text */
+    N_("Running the model…"),
     /* TRANSLATORS: the legend of a trained model's training fields */
     N_("Keep training (--train, on --corpus)"),
     /* TRANSLATORS: {0} is a number of sentences, {1} the corpus's file,

@@ -32,7 +32,11 @@
   /* The files of a folder the program reads (model/gpt2: config.json,
    * model.safetensors, and vocab.json with merges.txt or tokenizer.json). */
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
-                'merges.txt', 'tokenizer.json'];
+                'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
+                'model.safetensors.index.json'];
+  /* The pages of --model runs run the model in a worker, which reads
+   * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
+  var runner = window.mhaModelRunner ? window.mhaModelRunner(page) : null;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -47,7 +51,11 @@
     .split('/').pop() : null;
   var box = el('details', {id: 'model-open'});
   box.appendChild(el('summary', {}, tr('Open a model')));
-  box.appendChild(el('p', {'class': 'editor-hint'}, tr(
+  box.appendChild(el('p', {'class': 'editor-hint'}, runner ? tr(
+    'Choose a checkpoint folder on this computer, or drop it here ' +
+    '(config.json, its .safetensors files, and tokenizer.json or ' +
+    'vocab.json and merges.txt). It is read here; nothing is sent ' +
+    'anywhere.') : tr(
     'Choose a checkpoint folder on this computer, or drop it here ' +
     '(config.json, model.safetensors, vocab.json and merges.txt). It is ' +
     'read here; nothing is sent anywhere.')));
@@ -121,11 +129,44 @@
     return p;
   }
 
+  /* A run's answer on the page. */
+  function show(out, t0) {
+    if (out.status !== 0) {
+      setError(out.text);
+      status.textContent = '';
+    } else {
+      setError('');
+      page.reload(JSON.parse(out.text));
+      status.textContent = tr('Recomputed in {0} ms.',
+                              Math.round(performance.now() - t0));
+    }
+    document.dispatchEvent(new CustomEvent('mha-model-ran',
+                                           {detail: {status: out.status}}));
+  }
+
+  /* The text run in the worker: the page answers meanwhile, and a newer
+   * text ends the run still under way. */
+  function runInWorker(args) {
+    var t0 = performance.now();
+    box.setAttribute('data-state', 'busy');
+    status.textContent = tr('Running the model\u2026');
+    return runner.run(args).then(function (out) {
+      if (out.cancelled) return;
+      show(out.failed === undefined ? out : {status: 1, text: tr(
+        'The page\'s core stopped ({0}); change a setting to try again.',
+        out.failed)}, t0);
+    }, function (e) {
+      show({status: 1, text: tr('The page\'s core stopped ({0}); change ' +
+                                'a setting to try again.', e.message)}, t0);
+    });
+  }
+
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
+    var args = ['--model', dir, '--', text.value];
+    if (runner && dir !== null) return runInWorker(args);
     if (!core || dir === null) return;
     var t0 = performance.now();
-    var args = ['--model', dir, '--', text.value];
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';
     }).join(''));
@@ -145,17 +186,7 @@
       out = {status: 1, text: tr('The page\'s core stopped ({0}); change ' +
                                  'a setting to try again.', e.message)};
     }
-    if (out.status !== 0) {
-      setError(out.text);
-      status.textContent = '';
-    } else {
-      setError('');
-      page.reload(JSON.parse(out.text));
-      status.textContent = tr('Recomputed in {0} ms.',
-                              Math.round(performance.now() - t0));
-    }
-    document.dispatchEvent(new CustomEvent('mha-model-ran',
-                                           {detail: {status: out.status}}));
+    show(out, t0);
   }
 
   /* The folder's files (File objects with their folder's path): the ones
@@ -165,7 +196,8 @@
       files[0].path.split('/')[0] : 'MODEL';
     /* the folder's own files (not those of a folder inside it) */
     var top = files.filter(function (f) {
-      return WANTED.indexOf(f.name) >= 0 &&
+      return (WANTED.indexOf(f.name) >= 0 ||
+              /^model.*\.safetensors$/.test(f.name)) &&
         (f.path === f.name || f.path === folder + '/' + f.name);
     });
     var large = top.filter(function (f) { return f.file.size > MAX_FILE; });
@@ -177,6 +209,19 @@
     }
     dir = null;
     box.setAttribute('data-state', 'busy');
+    if (runner)
+      return runner.open(folder, top, function (m) {
+        status.textContent = m.type === 'layer' ?
+          tr('Loading layer {0} of {1}\u2026', m.k, m.n) :
+          tr('Reading {0} ({1} of {2})\u2026', m.name, m.i, m.n);
+      }).then(function () {
+        dir = folder;
+        return runText();
+      }, function (e) {
+        setError(tr('The page\'s core stopped ({0}); change a setting to ' +
+                    'try again.', e.message));
+        status.textContent = '';
+      });
     return loadCore().then(function (made) {
       core = made;
       var table = core.mx_alloc(12 * top.length);
