@@ -34,9 +34,6 @@
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
                 'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
                 'model.safetensors.index.json'];
-  /* The pages of --model runs run the model in a worker, which reads
-   * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
-  var runner = window.mhaModelRunner ? window.mhaModelRunner(page) : null;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -51,11 +48,7 @@
     .split('/').pop() : null;
   var box = el('details', {id: 'model-open'});
   box.appendChild(el('summary', {}, tr('Open a model')));
-  box.appendChild(el('p', {'class': 'editor-hint'}, runner ? tr(
-    'Choose a checkpoint folder on this computer, or drop it here ' +
-    '(config.json, its .safetensors files, and tokenizer.json or ' +
-    'vocab.json and merges.txt). It is read here; nothing is sent ' +
-    'anywhere.') : tr(
+  box.appendChild(el('p', {'class': 'editor-hint'}, tr(
     'Choose a checkpoint folder on this computer, or drop it here ' +
     '(config.json, model.safetensors, vocab.json and merges.txt). It is ' +
     'read here; nothing is sent anywhere.')));
@@ -144,27 +137,15 @@
                                            {detail: {status: out.status}}));
   }
 
-  /* The text run in the worker: the page answers meanwhile, and a newer
-   * text ends the run still under way. */
-  function runInWorker(args) {
-    var t0 = performance.now();
-    box.setAttribute('data-state', 'busy');
-    status.textContent = tr('Running the model\u2026');
-    return runner.run(args).then(function (out) {
-      if (out.cancelled) return;
-      show(out.failed === undefined ? out : {status: 1, text: tr(
-        'The page\'s core stopped ({0}); change a setting to try again.',
-        out.failed)}, t0);
-    }, function (e) {
-      show({status: 1, text: tr('The page\'s core stopped ({0}); change ' +
-                                'a setting to try again.', e.message)}, t0);
-    });
-  }
+  /* The pages of --model runs run the model in a worker, which reads
+   * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
+  var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
+    box: box, status: status, setError: setError, show: show}) : null;
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
     var args = ['--model', dir, '--', text.value];
-    if (runner && dir !== null) return runInWorker(args);
+    if (runner && dir !== null) return runner.run(args);
     if (!core || dir === null) return;
     var t0 = performance.now();
     var bytes = new TextEncoder().encode(args.map(function (a) {
@@ -210,17 +191,9 @@
     dir = null;
     box.setAttribute('data-state', 'busy');
     if (runner)
-      return runner.open(folder, top, function (m) {
-        status.textContent = m.type === 'layer' ?
-          tr('Loading layer {0} of {1}\u2026', m.k, m.n) :
-          tr('Reading {0} ({1} of {2})\u2026', m.name, m.i, m.n);
-      }).then(function () {
-        dir = folder;
+      return runner.open(folder, top).then(function (ready) {
+        dir = ready ? folder : null;
         return runText();
-      }, function (e) {
-        setError(tr('The page\'s core stopped ({0}); change a setting to ' +
-                    'try again.', e.message));
-        status.textContent = '';
       });
     return loadCore().then(function (made) {
       core = made;
