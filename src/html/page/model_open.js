@@ -141,6 +141,8 @@
    * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
   var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
     box: box, status: status, setError: setError, show: show}) : null;
+  /* for tests/tools/live_timing.py: command lines of its own */
+  page.modelRunner = runner;
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
