@@ -9,7 +9,8 @@ The page of `mha-explain --model DIR --html` carries the families core
 and runs it in a Web Worker (model_runner.js, model_worker.js). In such
 a page at 1280 x 720, reference checkpoints of tests/reference/llama
 (F32, F16, BF16, grouped-query heads, Qwen2's biases, a sharded folder)
-and tests/reference/bert (F32, F16) are chosen in the folder picker:
+and tests/reference/bert (F32, F16), and a GPT-2 folder (BF16), are
+chosen in the folder picker:
 the page's data must be the program's page's for the same folder and
 text (the steps' notes aside) and every layer's and head's attn_scores
 and attn_weights `--format csv`'s, bit for bit. While a folder loads,
@@ -63,7 +64,8 @@ def statuses(driver):
 
 def layers_of(folder):
     with open(os.path.join(folder, "config.json")) as f:
-        return json.load(f)["num_hidden_layers"]
+        config = json.load(f)
+    return config.get("num_hidden_layers", config.get("n_layer"))
 
 
 def open_page(driver, page):
@@ -81,9 +83,11 @@ def main():
         cases = [("llama", c) for c in sorted(os.listdir(llama))
                  if "." not in c]
         cases += [("bert", c) for c in ("mlm", "mlm_f16")]
+        cases += [("gpt2", "four_heads_bf16")]
+        source = {"llama": llama, "bert": bert, "gpt2": gpt2}
         for family, c in cases:
-            shutil.copytree(os.path.join(llama if family == "llama" else bert,
-                                         c), os.path.join(tmp, c))
+            shutil.copytree(os.path.join(source[family], c),
+                            os.path.join(tmp, c))
         first = cases[0][1]
         page = os.path.join(tmp, "page.html")
         r = mha.run(["--model", os.path.join(tmp, first), "--html", page,
