@@ -285,6 +285,9 @@ TRAINING_JS = os.path.join(os.path.dirname(PAGE_JS), "training.js")
 # words are in the page of a run with maps or key/value heads only
 # (html_maps_test.py checks them there)
 MAPS_JS = os.path.join(os.path.dirname(PAGE_JS), "maps.js")
+# the worker's glue of a --model run's page (model_runner.js): its words
+# are in the page of a checkpoint's run only
+RUNNER_JS = os.path.join(os.path.dirname(PAGE_JS), "model_runner.js")
 # the page's script: its files, one per view (src/meson.build's page_views)
 PAGE_PARTS = sorted(glob.glob(os.path.join(os.path.dirname(PAGE_JS),
                                            "*.js")))
@@ -298,7 +301,8 @@ def page_phrases(path=PAGE_JS):
     of them), the names of buttonGroup() and picker() groups, the buttons'
     labels and the step titles."""
     js = ""
-    for part in ([p for p in PAGE_PARTS if p not in (TRAINING_JS, MAPS_JS)]
+    for part in ([p for p in PAGE_PARTS
+                  if p not in (TRAINING_JS, MAPS_JS, RUNNER_JS)]
                  if path == PAGE_JS else [path]):
         with open(part, encoding="utf-8") as f:
             js += f.read()
@@ -326,6 +330,7 @@ def words(mha, tmp):
     # trained run's page only
     training = page_phrases(TRAINING_JS) | {"Training"}
     maps = page_phrases(MAPS_JS) | {"Interventions"}
+    runner = page_phrases(RUNNER_JS) - page_phrases()
     phrases = page_phrases()
     ok(len(phrases) > 20 and len(training) > 4,
        "page.js shows %d texts through tr(), training.js %d"
@@ -355,12 +360,22 @@ def words(mha, tmp):
            not untranslated, "--lang %s%s: the page's words in its labels"
            % (lang, ", trained" if trained else ""),
            (missing, blanks, untranslated[:5]))
-        leaked |= set(labels) & maps
+        leaked |= set(labels) & (maps | runner)
         if not trained:
             leaked |= set(labels) & training
     ok(not leaked, "the training view's words only in a trained run's "
-       "page, the Interventions view's in a run with maps",
-       sorted(leaked))
+       "page, the Interventions view's in a run with maps, the model "
+       "worker's in a checkpoint's run", sorted(leaked))
+    gpt2 = os.path.join(os.path.dirname(PAGE_JS), "..", "..", "..", "tests",
+                        "reference", "gpt2", "tiny")
+    r = mha.run(["--model", gpt2, "--lang", "pt_BR", "--html", path,
+                 "hello world"])
+    with open(path, encoding="utf-8") as f:
+        labels = page_data(f.read()).get("labels", {})
+    ok(r.returncode == 0 and len(runner) >= 3 and
+       all(labels.get(w, w) != w for w in runner),
+       "the model worker's words translated in a checkpoint's run's page "
+       "(%d)" % len(runner), sorted(runner - set(labels)))
 
 
 def main():
