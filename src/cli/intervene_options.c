@@ -16,11 +16,19 @@ static const int PATCH_PARTS[] = {OPT_CLEAN, OPT_CORRUPT, OPT_ANSWER,
                                   OPT_WRONG};
 #define N_PATCH_PARTS (sizeof PATCH_PARTS / sizeof PATCH_PARTS[0])
 
+/* Whether option id (--answer, --wrong) names a token --metric
+ * measures. */
+static bool measured(const options *opt, int id)
+{
+    return (id == OPT_ANSWER && opt->metric != METRIC_LOSS) ||
+           (id == OPT_WRONG && opt->metric == METRIC_LOGIT_DIFF);
+}
+
 static int validate_patch(const options *opt, mx_error *err)
 {
     for (size_t i = 0; i < N_PATCH_PARTS; i++) {
         const int id = PATCH_PARTS[i];
-        if (!opt->patch && opt->given[id])
+        if (!opt->patch && opt->given[id] && !measured(opt, id))
             return err_usage(err, _("--%s: goes with --patch"),
                              option_rows[id].name);
         if (opt->patch && !opt->given[id])
@@ -69,9 +77,26 @@ int patch_sentence(options *opt, int n_words, const char *first, mx_error *err)
     return 0;
 }
 
+/* --metric: with --ablate all-heads, and the tokens it measures. */
+static int validate_metric(const options *opt, mx_error *err)
+{
+    if (!opt->given[OPT_METRIC])
+        return 0;
+    if (opt->ablate == NULL || strcmp(opt->ablate, ALL_HEADS) != 0)
+        return err_usage(err, _("%s: goes with --ablate all-heads"),
+                         "--metric");
+    if (opt->metric == METRIC_LOGIT_DIFF &&
+        (opt->patch_answer == NULL || opt->patch_wrong == NULL))
+        return err_usage(err, _("--metric logit-diff: needs --answer TOKEN "
+                                "and --wrong TOKEN"));
+    if (opt->metric == METRIC_PROB && opt->patch_answer == NULL)
+        return err_usage(err, _("--metric prob: needs --answer TOKEN"));
+    return 0;
+}
+
 int validate_interventions(options *opt, mx_error *err)
 {
-    if (validate_patch(opt, err) != 0)
+    if (validate_patch(opt, err) != 0 || validate_metric(opt, err) != 0)
         return -1;
     if (opt->ablate == NULL) {
         if (opt->given[OPT_ABLATE_MODE])

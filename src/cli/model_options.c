@@ -67,6 +67,7 @@ model_config model_config_of(const options *opt)
         .n_ablate = opt->n_ablate_heads,
         .ablate_all = opt->ablate_all,
         .ablate_mode = opt->ablate_mode,
+        .metric = opt->metric,
         .patch = opt->patch,
         .patch_clean = opt->patch_clean,
         .patch_corrupt = opt->patch_corrupt,

@@ -438,25 +438,35 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT("HEADS", ablate),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
-       .help = N_("with --model, switch heads off: L.H[,L.H...] (the\n"
-                   "run is the ablated model's, with ablation_effect\n"
-                   "and ablation_loss), or all-heads: each head alone,\n"
-                   "the loss change in ablation_map   (default none)"))
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
+       .help = N_("with --model or a trained --variant block, switch\n"
+                   "heads off: L.H[,L.H...] (a checkpoint's run is the\n"
+                   "ablated model's), with ablation_effect and\n"
+                   "ablation_loss; or all-heads: each head alone, the\n"
+                   "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
+OPTION(METRIC, "metric", 0, TEACHING, 82,
+       CHOICE("NAME", metric, METRIC_LOSS, metric_choices),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
+       .help = N_("with --ablate all-heads, what ablation_map measures:\n"
+                   "loss (the mean loss), logit-diff (--answer's logit\n"
+                   "minus --wrong's at the last token) or prob\n"
+                   "(--answer's probability there)  (default loss)"))
 OPTION(PATCH, "patch", 0, TEACHING, 90,
        FLAG(patch, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --model, activation patching: each head's\n"
                    "output (patch_heads) and the residual stream at\n"
                    "each layer and position (patch_resid) put from the\n"
@@ -464,37 +474,37 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
        TEXT("TEXT", patch_clean),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text (the run's tables are\n"
                    "its own)                             (default none)"))
 OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
        TEXT("TEXT", patch_corrupt),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the corrupted text, as many tokens as\n"
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
        TEXT("TOKEN", patch_answer),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
                    "token such as ' Mary'               (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT("TOKEN", patch_wrong),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the token it is measured against, one\n"
                    "token such as ' John'               (default none)"))
 OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        FLAG(head_scores, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --model, each head's previous-token,\n"
                    "duplicate-token and induction score, as\n"
                    "TransformerLens's head detector (head_scores)\n"

@@ -52,6 +52,14 @@ static const option_choices ablate_mode_choices = {
     N_("--ablate-mode: '%s' is not zero or mean"),
     false,
 };
+static const option_choices metric_choices = {
+    {{"loss", METRIC_LOSS},
+     {"logit-diff", METRIC_LOGIT_DIFF},
+     {"prob", METRIC_PROB}},
+    3,
+    N_("--metric: '%s' is not loss, logit-diff or prob"),
+    false,
+};
 static const option_choices token_choices = {
     {{"words", TOKENS_WORDS}, {"chars", TOKENS_CHARS}},
     2,

@@ -106,6 +106,7 @@ typedef struct {
     size_t n_ablate_heads;
     bool ablate_all;           /* --ablate all-heads */
     hook_action ablate_mode;   /* --ablate-mode: HOOK_ZERO or HOOK_MEAN */
+    enum ablate_metric metric; /* --metric: what ablation_map measures */
     bool patch;                /* --patch */
     const char *patch_clean;   /* --clean TEXT, or NULL */
     const char *patch_corrupt; /* --corrupt TEXT, or NULL */

@@ -11,6 +11,7 @@
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_trace.h"
+#include "model/lesson/lesson_lm.h"
 #include "model/lesson/lesson_run.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
@@ -75,6 +76,7 @@ static const model_family families[] = {
         .tokens = lesson_tokens,
         .run = lesson_run,
         .makes_table = lesson_makes_table,
+        .lm = &lesson_lm, /* once trained, --variant block (lesson_lm.h) */
     },
 };
 

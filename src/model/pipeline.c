@@ -46,7 +46,10 @@ int pipeline_check(double *values, const model_config *mc,
         return -1;
     if (logit_lens_check(family->lm, mc, err) != 0)
         return -1;
-    return intervene_check(family->lm, mc, in, err);
+    // a lesson model trains on the input again (model/lesson/lesson_lm.h)
+    model_config with = *mc;
+    with.trained_on = in;
+    return intervene_check(family->lm, &with, in, err);
 }
 
 int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
@@ -58,8 +61,11 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
+    // a lesson model trains on the input again (model/lesson/lesson_lm.h)
+    model_config with = *mc;
+    with.trained_on = in;
     if (logit_lens_check(family->lm, mc, err) != 0 ||
-        intervene_check(family->lm, mc, in, err) != 0)
+        intervene_check(family->lm, &with, in, err) != 0)
         return -1;
     // the run is the ablated model's: the family applies the hooks
     model_config run = *mc;
@@ -69,7 +75,7 @@ int pipeline_run(trace *tr, const model_config *mc, const model_input *in,
     run.replace = hooks;
     int rc = mc->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0)
-        rc = intervene_record(tr, family->lm, mc, in, err);
+        rc = intervene_record(tr, family->lm, &with, in, err);
     if (rc == 0)
         rc = logit_lens_record(tr, family->lm, mc, in, err);
     free(hooks);

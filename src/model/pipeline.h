@@ -47,6 +47,14 @@ typedef struct {
  * largest runs. */
 #define MAX_INPUT_VALUES ((size_t)1 << 33)
 
+/* What --ablate all-heads measures of each head (--metric,
+ * model/intervene/metric.h): the change, ablated - clean, of */
+enum ablate_metric {
+    METRIC_LOSS,       /* the mean loss on the text's next tokens */
+    METRIC_LOGIT_DIFF, /* logits[T-1][answer] - logits[T-1][wrong] */
+    METRIC_PROB,       /* softmax(logits[T-1])[answer] */
+};
+
 /* The model a run builds: its sizes, its variants and how they run. The
  * command line makes one from what it was given (model_config_of, in
  * src/cli). */
@@ -125,6 +133,9 @@ typedef struct {
     size_t n_ablate;
     bool ablate_all;
     hook_action ablate_mode; /* HOOK_ZERO or HOOK_MEAN */
+    /* what ablation_map measures (--metric); its answer and wrong tokens
+     * are patch_answer and patch_wrong (--answer, --wrong) */
+    enum ablate_metric metric;
     /* --patch: activation patching from the clean text into the
      * corrupted one (same token count), measured by the logit difference
      * of answer against wrong (model/intervene/patch.h), or NULL */
@@ -152,10 +163,14 @@ typedef struct {
     const char *stop; /* --stop TEXT, or NULL */
     /* --kv-steps: each generation step's tables kept (generate.h) */
     bool kv_steps;
+    /* the input a lesson model is trained on (its corpus, its sentence),
+     * which the interventions' lesson model trains on again
+     * (model/lesson/lesson_lm.h): set by pipeline.c for them, else NULL */
+    const struct model_input *trained_on;
 } model_config;
 
 /* What the model reads: a sentence, or rows of given embeddings. */
-typedef struct {
+typedef struct model_input {
     const char *sentence; /* the text, when embeddings is NULL */
     size_t len;
     const char *const *words;  /* with --embeddings: a label per row */

@@ -715,6 +715,16 @@ void explain_before(FILE *out, const table *t, const table *prev,
                     const void *ctx)
 {
     const explain_context *c = ctx;
+    // a trained model's interventions: tables of the whole model
+    // (model/lesson/lesson_lm.h), outside the modules
+    if (t->variant == VARIANT_MODEL) {
+        const char *note = explain_lesson_intervention(t);
+        if (note != NULL) {
+            explain_note(out, c->width, note);
+            fputc('\n', out);
+        }
+        return;
+    }
     const size_t T = c->tokens, H = c->heads;
     const size_t O = attention_width(t->variant, c);
     const size_t hd = O / H;

@@ -83,6 +83,10 @@ void explain_gpt2_before(FILE *out, const table *t, const table *prev,
  * render/explain_intervene.c), the same for every family with an
  * lm_head, or NULL for another table. */
 const char *explain_intervention(const table *t);
+/* The same for a trained lesson model (model/lesson/lesson_lm.h), whose
+ * run shows the model as it is and whose mean ablation is over the
+ * corpus it was trained on. */
+const char *explain_lesson_intervention(const table *t);
 /* The same for a BERT checkpoint's run (render/explain_bert.c). */
 void explain_bert_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);

@@ -27,10 +27,13 @@ const char *explain_intervention(const table *t)
                  "see, so part of its effect is that artefact.");
     case TABLE_ABLATE_MAP:
         return _("The ablation map: each head switched off alone, the others "
-                 "on, and the change in the mean loss on this text, a row "
-                 "per layer and a column per head. The heads with the "
-                 "largest rise matter most for this text; a randomly drawn "
-                 "checkpoint shows no such pattern.");
+                 "on, and the change in the mean loss on this text (or in "
+                 "what --metric measures: logit-diff, --answer's logit "
+                 "minus --wrong's at the last token; prob, --answer's "
+                 "probability there), a row per layer and a column per "
+                 "head. The heads with the largest change matter most for "
+                 "this text; a randomly drawn checkpoint shows no such "
+                 "pattern.");
     case TABLE_PATCH_HEADS:
         return _(
             "Activation patching: the --corrupt text run again with one "
@@ -78,4 +81,22 @@ const char *explain_intervention(const table *t)
     default:
         return NULL;
     }
+}
+
+const char *explain_lesson_intervention(const table *t)
+{
+    if (t->id != TABLE_ABLATE_EFFECT)
+        return explain_intervention(t);
+    return _("Ablation of the trained model: the heads --ablate names were "
+             "switched off (their output z set to zero or, with "
+             "--ablate-mode mean, to its mean over every position of "
+             "every sentence of --corpus, the text's own without one). "
+             "The tables above are the trained model's as it is; here, "
+             "for each token, its five likeliest next tokens: their "
+             "probability without and with the ablation, and how much "
+             "each logit changed. Switching a head off is an "
+             "intervention: what changes here is caused by the head, "
+             "where its attention weights only show a correlation. No "
+             "change does not prove the head useless: other heads may "
+             "make up for it.");
 }

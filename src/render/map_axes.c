@@ -10,7 +10,7 @@ static const map_axes maps[] = {
      * interventions (--ablate all-heads, --patch, --head-scores) in
      * --plot and the --html page */
     {TABLE_ABLATE_MAP, N_("layer"), N_("head ablated"),
-     N_("change of the mean loss"), true, true, true},
+     N_("change of the mean loss (or of --metric)"), true, true, true},
     {TABLE_PATCH_HEADS, N_("layer"), N_("head patched"),
      N_("restored: 0 corrupted, 1 clean"), true, true, true},
     {TABLE_PATCH_RESID, N_("layer"),

@@ -38,3 +38,9 @@ const char *explain_intervention(const table *t)
     (void)t;
     return NULL;
 }
+
+const char *explain_lesson_intervention(const table *t)
+{
+    (void)t;
+    return NULL;
+}

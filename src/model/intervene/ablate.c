@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "model/intervene/lm_runs.h"
+#include "model/intervene/metric.h"
 #include "model/loss.h"
 #include "model/next_tokens.h"
 
@@ -67,7 +68,10 @@ int ablate_check(const lm_ops *lm, const model_config *mc,
     lm_text run;
     if (lm_text_open(&run, lm, mc, in->sentence, in->len, err) != 0)
         return -1;
+    lm_metric metric;
     int rc = check_heads(&run.shape, mc, err);
+    if (rc == 0)
+        rc = lm_metric_open(&metric, &run, mc, err);
     if (rc == 0 && run.T < 2)
         rc =
             err_input(err, _("--ablate: the text has one token; the loss needs "
@@ -227,33 +231,34 @@ static int record_heads(trace *tr, lm_text *run, const model_config *mc,
     return rc;
 }
 
-/* --ablate all-heads: ablation_map (L x H), each head alone. */
+/* --ablate all-heads: ablation_map (L x H), each head alone: the change
+ * of --metric's measure (metric.h). */
 static int record_map(trace *tr, lm_text *run, const model_config *mc,
                       mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
     matrix map = {0}, logits = {0};
-    lm_loss clean = {0}, ablated = {0};
+    lm_metric metric;
+    float clean = 0, ablated = 0;
     int rc = matrix_alloc(&map, L, H, N_("logits"), err);
+    if (rc == 0)
+        rc = lm_metric_open(&metric, run, mc, err);
     if (rc == 0)
         rc = lm_text_logits(&logits, run, NULL, 0, err);
     if (rc == 0)
-        rc = lm_loss_of(&clean, &logits, run, err);
+        rc = lm_metric_of(&clean, &metric, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
         for (size_t h = 0; rc == 0 && h < H; h++) {
             const replace_hook k = head_hook(mc, l, h);
             matrix_free(&logits);
-            lm_loss_free(&ablated);
             rc = lm_text_logits(&logits, run, &k, 1, err);
             if (rc == 0)
-                rc = lm_loss_of(&ablated, &logits, run, err);
+                rc = lm_metric_of(&ablated, &metric, &logits, run, err);
             if (rc == 0)
-                *matrix_at(&map, l, h) = ablated.mean - clean.mean;
+                *matrix_at(&map, l, h) = ablated - clean;
         }
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
-    lm_loss_free(&clean);
-    lm_loss_free(&ablated);
     matrix_free(&logits);
     matrix_free(&map);
     return rc;

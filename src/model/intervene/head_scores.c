@@ -38,12 +38,11 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
 /* The rows' names, "h.L.H" (the family's layer name). */
 static char **head_names(const trace *tr, size_t L, size_t H, mx_error *err)
 {
-    const char *layer = tr->family != NULL ? tr->family->layer_name : NULL;
+    const char *layer = lm_layer_name(tr);
     char **names = calloc(L * H, sizeof *names);
     for (size_t i = 0; names != NULL && i < L * H; i++) {
         char name[64];
-        snprintf(name, sizeof name, "%s.%zu.%zu",
-                 layer != NULL ? layer : "layer", i / H, i % H);
+        snprintf(name, sizeof name, "%s.%zu.%zu", layer, i / H, i % H);
         if ((names[i] = strdup(name)) == NULL) {
             lm_labels_free(names, L * H);
             names = NULL;

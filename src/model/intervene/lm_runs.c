@@ -168,12 +168,19 @@ void lm_labels_free(char **names, size_t T)
     free(names);
 }
 
+const char *lm_layer_name(const trace *tr)
+{
+    const char *layer = tr->family != NULL ? tr->family->layer_name : NULL;
+    if (layer == NULL && tr->stacked_variant != VARIANT_INPUT)
+        layer = variant_id_name(tr->stacked_variant);
+    return layer != NULL ? layer : "layer";
+}
+
 int lm_put_map(trace *tr, table_id id, const matrix *map,
                const char *const *cols, mx_error *err)
 {
     char prefix[64];
-    const char *layer = tr->family != NULL ? tr->family->layer_name : NULL;
-    snprintf(prefix, sizeof prefix, "%s.", layer != NULL ? layer : "layer");
+    snprintf(prefix, sizeof prefix, "%s.", lm_layer_name(tr));
     const labels *rows = trace_index_labels(tr, prefix, map->rows, err);
     const labels *cl = cols != NULL
                            ? trace_word_labels(tr, "", cols, map->cols, err)

@@ -67,6 +67,10 @@ int lm_loss_of(lm_loss *loss, const matrix *logits, const lm_text *run,
                mx_error *err);
 void lm_loss_free(lm_loss *loss);
 
+/* What the maps' rows call a layer: the family's layer name ("h"), else
+ * the stacked variant's name (a lesson model's "block"), else "layer". */
+const char *lm_layer_name(const trace *tr);
+
 /* The table id (L x H, or L x T) of map under the model after its
  * layers: a row per layer ("h.3", the family's layer name), a column per
  * head (its number), or named by cols (a token per position) when cols

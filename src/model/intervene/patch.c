@@ -23,9 +23,8 @@ static void texts_close(patch_texts *p)
     *p = (patch_texts){0};
 }
 
-/* The one token of text, or an error naming its pieces. */
-static int one_token(int32_t *id, const lm_text *run, const char *option,
-                     const char *text, mx_error *err)
+int patch_one_token(int32_t *id, const lm_text *run, const char *option,
+                    const char *text, mx_error *err)
 {
     int32_t *ids = NULL;
     size_t n = 0;
@@ -66,9 +65,11 @@ static int texts_open(patch_texts *p, const lm_ops *lm, const model_config *mc,
             _("--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count"),
             p->run.T, n);
     if (rc == 0)
-        rc = one_token(&p->answer, &p->run, "--answer", mc->patch_answer, err);
+        rc = patch_one_token(&p->answer, &p->run, "--answer", mc->patch_answer,
+                             err);
     if (rc == 0)
-        rc = one_token(&p->wrong, &p->run, "--wrong", mc->patch_wrong, err);
+        rc = patch_one_token(&p->wrong, &p->run, "--wrong", mc->patch_wrong,
+                             err);
     if (rc != 0)
         texts_close(p);
     return rc;

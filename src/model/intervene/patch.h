@@ -27,8 +27,10 @@
 #define MHA_PATCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/error.h"
+#include "model/intervene/lm_runs.h"
 #include "model/lm.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
@@ -40,5 +42,10 @@ int patch_check(const lm_ops *lm, const model_config *mc, mx_error *err);
 /* Appends patch_heads and patch_resid to tr. */
 int patch_record(trace *tr, const lm_ops *lm, const model_config *mc,
                  mx_error *err);
+
+/* *id: the one token of text (option's value: --answer, --wrong), or an
+ * error naming its pieces. */
+int patch_one_token(int32_t *id, const lm_text *run, const char *option,
+                    const char *text, mx_error *err);
 
 #endif

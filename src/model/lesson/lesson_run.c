@@ -199,7 +199,7 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
 /* The run's tokens (input_tokens); a trained run's (--train) from
  * training_tokens, its sentences in *data (freed by the caller) or, with
  * data NULL, freed here. */
-static int run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
+int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                       const model_config *mc, const model_input *in,
                       mx_error *err)
 {
@@ -314,7 +314,7 @@ static size_t forward_draws(const model_config *mc, const attention_config *cfg,
 /* With --weights of a trained run with positions, *C is the number of
  * positions it learned (its pos_embedding.weight's rows), which the
  * sentence's T tokens must not pass; otherwise *C stays. */
-static int trained_positions(size_t *C, const model_config *mc, size_t T,
+int lesson_trained_positions(size_t *C, const model_config *mc, size_t T,
                              mx_error *err)
 {
     for (size_t i = 0; i < MODEL_N_VARIANTS && mc->weights != NULL; i++) {
@@ -564,7 +564,7 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
     lesson_state s = {0};
     size_t batch = 0;
     if (check_generates(mc, err) != 0 ||
-        run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
+        lesson_run_tokens(&s.tok, &s.T, &s.data, mc, in, err) != 0)
         return -1;
     // a stack's tables name their block (model/lesson/stack.h): the
     // variant whose row stacks
@@ -614,9 +614,10 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
     // --positions: pos = nn.Embedding(C, D), right after the embedding
     const matrix *pos = NULL;
     size_t contexts = mc->train ? s.data.context : s.T;
-    if (mc->positions && (trained_positions(&contexts, mc, s.T, err) != 0 ||
-                          draw_positions(&pos, &s.positions, tr, contexts,
-                                         s.dims, mc->train, &g, err) != 0))
+    if (mc->positions &&
+        (lesson_trained_positions(&contexts, mc, s.T, err) != 0 ||
+         draw_positions(&pos, &s.positions, tr, contexts, s.dims, mc->train, &g,
+                        err) != 0))
         goto done;
     if (mc->n_draw != 0 && plan_draws(&s, mc, &cfg, &d, &g, err) != 0)
         goto done;
@@ -748,7 +749,7 @@ bool lesson_makes_table(const model_config *mc, const model_input *in,
 int lesson_tokens(tokenized *tok, size_t *n_queries, const model_config *mc,
                   const model_input *in, mx_error *err)
 {
-    return run_tokens(tok, n_queries, NULL, mc, in, err);
+    return lesson_run_tokens(tok, n_queries, NULL, mc, in, err);
 }
 
 int lesson_check(double *values, const model_config *mc, const model_input *in,
@@ -760,8 +761,8 @@ int lesson_check(double *values, const model_config *mc, const model_input *in,
     *values = 0;
     if (check_generates(mc, err) != 0)
         return -1;
-    if (run_tokens(&tok, &n_queries, mc->train ? &data : NULL, mc, in, err) !=
-        0) {
+    if (lesson_run_tokens(&tok, &n_queries, mc->train ? &data : NULL, mc, in,
+                          err) != 0) {
         train_data_free(&data);
         return -1;
     }

@@ -20,6 +20,7 @@
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
+#include "model/lesson/train_words.h"
 
 /* pipeline_check for the lesson's variants. */
 int lesson_check(double *values, const model_config *mc, const model_input *in,
@@ -38,5 +39,22 @@ int lesson_run(trace *tr, const model_config *mc, const model_input *in,
 /* pipeline_makes_table for the lesson's variants. */
 bool lesson_makes_table(const model_config *mc, const model_input *in,
                         const char *name);
+
+/* What a trained lesson model is made of, as lesson_run makes it, for
+ * the interventions' lesson model (lesson_lm.h). */
+
+/* The run's tokens: the input's, or a trained run's (--train) from
+ * training_tokens (train_words.h), with --weights the folder's
+ * vocabulary; its sentences in *data (freed by the caller) or, with data
+ * NULL, freed here. */
+int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
+                      const model_config *mc, const model_input *in,
+                      mx_error *err);
+
+/* With --weights of a trained run with positions, *C is the number of
+ * positions it learned, which the sentence's T tokens must not pass;
+ * otherwise *C stays. */
+int lesson_trained_positions(size_t *C, const model_config *mc, size_t T,
+                             mx_error *err);
 
 #endif

@@ -364,15 +364,8 @@ static int shown_forward(trace *tr, variant_id id, const void *module,
     return rc;
 }
 
-/* The sizes of variant id's module in a run of mc (cfg the run's). */
-typedef struct {
-    model_dims run;  /* the run's sizes */
-    model_dims dims; /* the variant's (variant_dims) */
-    attention_config acfg;
-} variant_sizes;
-
-static variant_sizes sizes_of(variant_id id, const model_config *mc,
-                              const attention_config *cfg)
+variant_sizes trained_sizes_of(variant_id id, const model_config *mc,
+                               const attention_config *cfg)
 {
     const variant_row *row = variant_row_of(id);
     variant_sizes s = {.run = {
@@ -389,14 +382,7 @@ static variant_sizes sizes_of(variant_id id, const model_config *mc,
     return s;
 }
 
-/* A variant's model as its training starts. */
-typedef struct {
-    matrix emb, pos; /* (V, D), (C, D) */
-    module_room m;
-    linear head; /* lm_head, (V, W) */
-} start_model;
-
-static void start_model_free(start_model *sm, variant_id id)
+void trained_start_free(start_model *sm, variant_id id)
 {
     variant_row_of(id)->free(&sm->m);
     linear_free(&sm->head);
@@ -408,11 +394,10 @@ static void start_model_free(start_model *sm, variant_id id)
  * drawn; the module, then lm_head = nn.Linear(W, V, bias=False), drawn
  * from a copy of start; then with --weights the folder's files read over
  * them (a trained run's files replace what was drawn). */
-static int start_model_make(start_model *sm, variant_id id,
-                            const model_config *mc, const variant_sizes *sz,
-                            const torch_rng *start, const matrix *embedding,
-                            const matrix *positions, const trained_labels *lab,
-                            mx_error *err)
+int trained_start_make(start_model *sm, variant_id id, const model_config *mc,
+                       const variant_sizes *sz, const torch_rng *start,
+                       const matrix *embedding, const matrix *positions,
+                       const trained_labels *lab, mx_error *err)
 {
     const size_t V = embedding->rows;
     const char *const *words = (const char *const *)lab->vocab->s;
@@ -478,11 +463,11 @@ int trained_check_files(const model_config *mc, const attention_config *cfg,
         const variant_id id = model_variants[i].id;
         if (!(mc->variants & model_variants[i].bit))
             continue;
-        const variant_sizes sz = sizes_of(id, mc, cfg);
+        const variant_sizes sz = trained_sizes_of(id, mc, cfg);
         start_model sm = {0};
-        rc = start_model_make(&sm, id, mc, &sz, start, embedding, positions,
-                              lab, err);
-        start_model_free(&sm, id);
+        rc = trained_start_make(&sm, id, mc, &sz, start, embedding, positions,
+                                lab, err);
+        trained_start_free(&sm, id);
     }
     return rc;
 }
@@ -494,7 +479,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
                     const trained_labels *lab, mx_error *err)
 {
     const variant_row *row = variant_row_of(id);
-    const variant_sizes sz = sizes_of(id, mc, cfg);
+    const variant_sizes sz = trained_sizes_of(id, mc, cfg);
     const model_dims dims = sz.dims;
     const attention_config acfg = sz.acfg;
     const size_t steps = mc->training.steps, V = embedding->rows;
@@ -512,8 +497,8 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
         err_nomem(err, _("the losses"));
         goto done;
     }
-    if (start_model_make(&sm, id, mc, &sz, start, embedding, positions, lab,
-                         err) != 0 ||
+    if (trained_start_make(&sm, id, mc, &sz, start, embedding, positions, lab,
+                           err) != 0 ||
         matrix_alloc(&logits, T, V, N_("the logits"), err) != 0)
         goto done;
 
@@ -600,7 +585,7 @@ int trained_variant(trace *tr, variant_id id, const model_config *mc,
 done:
     if (mc->grad && grads.module != NULL)
         train_grad_model_free(&grads, id);
-    start_model_free(&sm, id);
+    trained_start_free(&sm, id);
     matrix_free(&logits);
     free(losses);
     free(ck.values);

@@ -22,6 +22,7 @@
 #include "model/tokenize.h"
 #include "model/lesson/train.h"
 #include "model/lesson/train_words.h"
+#include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
 /* The widest table a trained run's file (--weights) may hold. */
@@ -57,5 +58,32 @@ int trained_check_files(const model_config *mc, const attention_config *cfg,
                         const torch_rng *start, const matrix *embedding,
                         const matrix *positions, const trained_labels *lab,
                         mx_error *err);
+
+/* The sizes of variant id's module in a run of mc (cfg the run's). */
+typedef struct {
+    model_dims run;  /* the run's sizes */
+    model_dims dims; /* the variant's (variant_dims) */
+    attention_config acfg;
+} variant_sizes;
+
+variant_sizes trained_sizes_of(variant_id id, const model_config *mc,
+                               const attention_config *cfg);
+
+/* A variant's model as its training starts. */
+typedef struct {
+    matrix emb, pos; /* (V, D), (C, D) */
+    module_room m;
+    linear head; /* lm_head, (V, W) */
+} start_model;
+
+/* *sm (zeroed): copies of embedding (V, D) and positions (C, D, or NULL)
+ * as drawn; the module, then lm_head = nn.Linear(W, V, bias=False),
+ * drawn from a copy of start; then with --weights the folder's files read
+ * over them. trained_start_free frees it, made or not. */
+int trained_start_make(start_model *sm, variant_id id, const model_config *mc,
+                       const variant_sizes *sz, const torch_rng *start,
+                       const matrix *embedding, const matrix *positions,
+                       const trained_labels *lab, mx_error *err);
+void trained_start_free(start_model *sm, variant_id id);
 
 #endif

@@ -1,0 +1,455 @@
+/* lesson_lm.c: a trained lesson model as the interventions' language
+ * model (lesson_lm.h). */
+#include "model/lesson/lesson_lm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/lesson/lesson_run.h"
+#include "model/lesson/lesson_size.h"
+#include "model/lesson/trained.h"
+#include "model/lesson/variants.h"
+#include "numerics/rng.h"
+
+/* The one variant whose model the interventions run. */
+#define LM_VARIANT VARIANT_ID_BLOCK
+
+struct lm_session {
+    model_config mc; /* the run's, without hooks */
+    tokenized tok;   /* the shown sentence's words; the vocabulary */
+    train_data data; /* the sentences trained on */
+    trace names;     /* owns the labels below */
+    const labels *vocab, *dims;
+    attention_config cfg; /* the run's module, one thread, no hooks */
+    variant_sizes sz;
+    size_t C, layers;  /* positions; blocks */
+    matrix drawn, pos; /* emb and pos as drawn, (V, D) and (C, D) */
+    start_model sm;
+    train_model model; /* sm's, once trained */
+    bool trained;
+    bool corpus;  /* trained on --corpus: mean ablation is over it */
+    float *zmean; /* (L·H, hd): each head's z, its mean over the corpus;
+                     NULL until a mean ablation needs it */
+};
+
+static void close_session(lm_session *s)
+{
+    if (s == NULL)
+        return;
+    trained_start_free(&s->sm, LM_VARIANT);
+    free(s->zmean);
+    matrix_free(&s->drawn);
+    matrix_free(&s->pos);
+    trace_free(&s->names);
+    tokenized_free(&s->tok);
+    train_data_free(&s->data);
+    free(s);
+}
+
+/* The run is one trained block model (--train refuses --dropout and
+ * --draw: the forward pass is the training's, without dropout). */
+static int check_run(const model_config *mc, mx_error *err)
+{
+    if (!mc->train)
+        return err_usage(
+            err, _("--ablate, --patch and --head-scores: a lesson model has "
+                   "an lm_head only once trained (--train N, or a trained "
+                   "--weights DIR)"));
+    if (mc->variants != VARIANT_BLOCK)
+        return err_usage(
+            err, _("--ablate, --patch and --head-scores: a lesson model is "
+                   "one --variant block (a block, or --layers N of them)"));
+    return 0;
+}
+
+static int open_session(lm_session **out, lm_shape *shape,
+                        const model_config *mc, mx_error *err)
+{
+    const model_input *in = mc->trained_on;
+    *out = NULL;
+    if (in == NULL)
+        return err_set(err, 1, _("the lesson model has no input"));
+    if (check_run(mc, err) != 0)
+        return -1;
+    lm_session *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_nomem(err, _("the model"));
+    trace_init(&s->names);
+    s->mc = *mc;
+    s->mc.replace = NULL;
+    s->mc.n_replace = 0;
+    s->mc.watch = NULL;
+    s->mc.trained_on = NULL;
+    s->corpus = in->corpus != NULL;
+    size_t T;
+    if (lesson_run_tokens(&s->tok, &T, &s->data, mc, in, err) != 0) {
+        close_session(s);
+        return -1;
+    }
+    const size_t D = lesson_width(mc, in), V = s->tok.n_vocab;
+    s->C = s->data.context;
+    s->cfg = (attention_config){.d_model = D,
+                                .d_out = mc->d_out,
+                                .heads = mc->heads,
+                                .causal = mc->causal,
+                                .scale = mc->scale,
+                                .qkv_bias = mc->qkv_bias,
+                                .batch = 1};
+    s->sz = trained_sizes_of(LM_VARIANT, mc, &s->cfg);
+    s->layers = mc->block_layers > 0 ? mc->block_layers : 1;
+    s->vocab = trace_word_labels(&s->names, "",
+                                 (const char *const *)s->tok.vocab, V, err);
+    s->dims = trace_index_labels(&s->names, "dim", D, err);
+    if (s->vocab == NULL || s->dims == NULL ||
+        (mc->positions && lesson_trained_positions(&s->C, mc, T, err) != 0)) {
+        close_session(s);
+        return -1;
+    }
+    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C};
+    *out = s;
+    return 0;
+}
+
+/* The model as the run trains it: torch.manual_seed(seed), emb (V, D),
+ * pos (C, D), the blocks and lm_head drawn (or read from --weights), then
+ * the training's steps (trained.h). */
+static int train_session(lm_session *s, mx_error *err)
+{
+    const size_t V = s->tok.n_vocab, D = s->cfg.d_model;
+    torch_rng g;
+    rng_seed(&g, s->mc.seed);
+    if (matrix_alloc(&s->drawn, V, D, N_("the embedding"), err) != 0 ||
+        (s->mc.positions &&
+         matrix_alloc(&s->pos, s->C, D, N_("the positions"), err) != 0))
+        return -1;
+    rng_normal_fill(s->drawn.v, V * D, 0.0, 1.0, &g);
+    if (s->mc.positions)
+        rng_normal_fill(s->pos.v, s->C * D, 0.0, 1.0, &g);
+    const matrix *pos = s->mc.positions ? &s->pos : NULL;
+    const trained_labels lab = {s->vocab, s->dims, NULL};
+    if (trained_start_make(&s->sm, LM_VARIANT, &s->mc, &s->sz, &g, &s->drawn,
+                           pos, &lab, err) != 0)
+        return -1;
+    s->model =
+        (train_model){&s->sm.emb, pos != NULL ? &s->sm.pos : NULL, &s->sm.m,
+                      &s->sm.head.weight, s->mc.training.qkv_order};
+    train_options opt = s->mc.training;
+    opt.hook = NULL;
+    float *losses = calloc(opt.steps + 1, sizeof *losses);
+    if (losses == NULL)
+        return err_nomem(err, _("the losses"));
+    const int rc = train_run(losses, &s->model, LM_VARIANT, &s->sz.dims,
+                             &s->sz.acfg, s->data.s, s->data.n, &opt, err);
+    free(losses);
+    s->trained = rc == 0;
+    return rc;
+}
+
+/* The word's id in the vocabulary, or -1. */
+static ptrdiff_t word_id(const lm_session *s, const char *word)
+{
+    for (size_t i = 0; i < s->tok.n_vocab; i++)
+        if (strcmp(s->tok.vocab[i], word) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+static int encode(int32_t **ids, size_t *T, const lm_session *s,
+                  const char *text, size_t len, mx_error *err)
+{
+    tokenized t = {0};
+    *ids = NULL;
+    *T = 0;
+    if (tokenize_with(&t, text, len, s->mc.tokens, &s->mc.rules, err) != 0)
+        return -1;
+    int rc = 0;
+    if (t.n_tokens > s->C)
+        rc = err_input(
+            err,
+            _("the text is %zu words, more than the model's %zu positions"),
+            t.n_tokens, s->C);
+    else if ((*ids = calloc(t.n_tokens, sizeof **ids)) == NULL)
+        rc = err_nomem(err, _("tokens"));
+    const ptrdiff_t unk = s->mc.unk ? word_id(s, UNK_WORD) : -1;
+    for (size_t i = 0; rc == 0 && i < t.n_tokens; i++) {
+        ptrdiff_t id = word_id(s, t.tokens[i]);
+        if (id < 0 && unk < 0)
+            rc = err_input(err,
+                           _("the word '%s' is not in the trained vocabulary"),
+                           t.tokens[i]);
+        (*ids)[i] = (int32_t)(id >= 0 ? id : unk);
+    }
+    if (rc == 0)
+        *T = t.n_tokens;
+    else {
+        free(*ids);
+        *ids = NULL;
+    }
+    tokenized_free(&t);
+    return rc;
+}
+
+static void label(char *buf, size_t size, const lm_session *s, int32_t id)
+{
+    snprintf(buf, size, "%s", s->tok.vocab[id]);
+}
+
+/* ---- the forward pass with the checkpoints' hook points --------------- */
+
+/* A block's out under the name of the residual stream before the next
+ * block: hidden (lm.h), as a checkpoint's layer names it. */
+static table_key as_hidden(const table_key *at)
+{
+    table_key k = *at;
+    if (k.variant == LM_VARIANT && k.id == TABLE_OUT && k.head == NO_HEAD)
+        k.id = TABLE_HIDDEN;
+    return k;
+}
+
+/* What the block's hook points hand on: the caller's hooks, named as
+ * the block names its tables. */
+typedef struct {
+    const forward_hooks *outer;
+} renamed_hooks;
+
+static int record_renamed(void *ctx, const table_key *at, const matrix *m,
+                          mx_error *err)
+{
+    const renamed_hooks *r = ctx;
+    const table_key k = as_hidden(at);
+    return r->outer->record(r->outer->ctx, &k, m, err);
+}
+
+/* The caller's replacing hooks as the block names its tables: hidden
+ * is block L - 1's out; on a model trained on --corpus, a mean over the
+ * positions is the corpus's mean, set on each of the T rows (values[i],
+ * made here). *out (n) and values (n), the caller's. */
+static int renamed_replace(replace_hook **out, matrix **values,
+                           const lm_session *s, const forward_hooks *hk,
+                           size_t T, mx_error *err)
+{
+    *out = NULL;
+    *values = NULL;
+    if (hk == NULL || hk->n_replace == 0)
+        return 0;
+    const size_t n = hk->n_replace, H = s->sz.acfg.heads;
+    const size_t hd = s->sz.acfg.d_out / H;
+    if ((*out = calloc(n, sizeof **out)) == NULL ||
+        (*values = calloc(n, sizeof **values)) == NULL)
+        return err_nomem(err, _("the hooks"));
+    for (size_t i = 0; i < n; i++) {
+        replace_hook *k = &(*out)[i];
+        *k = hk->replace[i];
+        if (k->at.variant == LM_VARIANT && k->at.id == TABLE_HIDDEN)
+            k->at.id = TABLE_OUT;
+        if (s->zmean == NULL || k->action != HOOK_MEAN ||
+            k->at.id != TABLE_HEAD_CONTEXT)
+            continue;
+        matrix *v = &(*values)[i];
+        if (matrix_alloc(v, T, hd, N_("the hooks"), err) != 0)
+            return -1;
+        const float *mean =
+            s->zmean + ((size_t)k->at.layer * H + (size_t)k->at.head) * hd;
+        for (size_t t = 0; t < T; t++)
+            memcpy(matrix_at(v, t, 0), mean, hd * sizeof *mean);
+        k->action = HOOK_SET;
+        k->value = v;
+    }
+    return 0;
+}
+
+static void free_values(matrix *values, size_t n)
+{
+    for (size_t i = 0; values != NULL && i < n; i++)
+        matrix_free(&values[i]);
+    free(values);
+}
+
+/* Labels of the ids' words in tr: tokens, Q:, K:, V:. */
+static int sequence_of(sequence_labels *seq, trace *tr, const lm_session *s,
+                       const int32_t *ids, size_t T, mx_error *err)
+{
+    const char **words = calloc(T > 0 ? T : 1, sizeof *words);
+    if (words == NULL)
+        return err_nomem(err, _("tokens"));
+    for (size_t t = 0; t < T; t++)
+        words[t] = s->tok.vocab[ids[t]];
+    seq->tokens = trace_word_labels(tr, "", words, T, err);
+    seq->queries = trace_word_labels(tr, "Q:", words, T, err);
+    seq->keys = trace_word_labels(tr, "K:", words, T, err);
+    seq->values = trace_word_labels(tr, "V:", words, T, err);
+    free(words);
+    return seq->tokens && seq->queries && seq->keys && seq->values ? 0 : -1;
+}
+
+/* x (T, D) = emb(ids) + pos(arange(T)), through the hook point inputs,
+ * then the blocks into tr (their hook points through hk), then logits
+ * (T, V) = lm_head(out) through the hook point logits. */
+static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
+                    const int32_t *ids, size_t T, const forward_hooks *hk,
+                    mx_error *err)
+{
+    size_t *at = calloc(T, sizeof *at);
+    if (at == NULL)
+        return err_nomem(err, _("tokens"));
+    for (size_t t = 0; t < T; t++)
+        at[t] = (size_t)ids[t];
+    train_inputs(x, &s->model, at);
+    free(at);
+    const table_key inputs = {VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, false};
+    sequence_labels seq;
+    if (hook_point(hk, &inputs, x, err) != 0 ||
+        sequence_of(&seq, tr, s, ids, T, err) != 0)
+        return -1;
+    attention_config acfg = s->sz.acfg;
+    acfg.hooks = hk;
+    const attention_input in = {x, x};
+    if (variant_row_of(LM_VARIANT)
+            ->forward(tr, &s->sm.m, &acfg, &in, &seq, err) != 0)
+        return -1;
+    const table_key last = {LM_VARIANT, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
+                            false};
+    const table *out = trace_find(tr, &last);
+    if (out == NULL)
+        return err_set(err, 1, _("the model made no logits"));
+    linear_forward(logits, &out->values, s->model.lm_head, NULL, NULL);
+    const table_key at_logits = {VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS,
+                                 false};
+    return hook_point(hk, &at_logits, logits, err);
+}
+
+/* Whether hk asks for a mean of a head's z. */
+static bool asks_mean(const forward_hooks *hk)
+{
+    for (size_t i = 0; hk != NULL && i < hk->n_replace; i++)
+        if (hk->replace[i].action == HOOK_MEAN &&
+            hk->replace[i].at.id == TABLE_HEAD_CONTEXT)
+            return true;
+    return false;
+}
+
+static int corpus_means(lm_session *s, mx_error *err);
+
+static int forward(lm_session *s, const int32_t *ids, size_t T,
+                   const forward_hooks *hk, mx_error *err)
+{
+    if (!s->trained && train_session(s, err) != 0)
+        return -1;
+    if (s->corpus && s->zmean == NULL && asks_mean(hk) &&
+        corpus_means(s, err) != 0)
+        return -1;
+    replace_hook *replace = NULL;
+    matrix *values = NULL;
+    const size_t n = hk != NULL ? hk->n_replace : 0;
+    renamed_hooks r = {hk};
+    const forward_hooks inner = {
+        NULL, n, hk != NULL && hk->record != NULL ? record_renamed : NULL, &r};
+    trace tr;
+    trace_init(&tr);
+    tr.stacked_variant = s->mc.block_layers > 0 ? LM_VARIANT : VARIANT_INPUT;
+    matrix x = {0}, logits = {0};
+    int rc = renamed_replace(&replace, &values, s, hk, T, err);
+    forward_hooks with = inner;
+    with.replace = replace;
+    if (rc == 0)
+        rc = matrix_alloc(&x, T, s->cfg.d_model, N_("the inputs"), err);
+    if (rc == 0)
+        rc = matrix_alloc(&logits, T, s->tok.n_vocab, N_("the logits"), err);
+    if (rc == 0)
+        rc = run_pass(&tr, &x, &logits, s, ids, T, &with, err);
+    matrix_free(&x);
+    matrix_free(&logits);
+    trace_free(&tr);
+    free(replace);
+    free_values(values, n);
+    return rc;
+}
+
+/* ---- the mean of each head's z over the corpus ------------------------ */
+
+/* Each head's z over the sentences, one after the other: head (l, h)'s
+ * rows in z[(l·H + h)·N·hd ...], N rows in all, the next at `row`. */
+typedef struct {
+    size_t H, hd, N, row;
+    float *z;
+} z_rows;
+
+static int keep_z(void *ctx, const table_key *at, const matrix *m,
+                  mx_error *err)
+{
+    (void)err;
+    const z_rows *k = ctx;
+    if (at->variant != LM_VARIANT || at->id != TABLE_HEAD_CONTEXT)
+        return 0;
+    float *head =
+        k->z + ((size_t)at->layer * k->H + (size_t)at->head) * k->N * k->hd;
+    memcpy(head + k->row * k->hd, m->v, m->rows * k->hd * sizeof *m->v);
+    return 0;
+}
+
+/* s->zmean (L·H, hd): the clean model over every sentence of the corpus,
+ * each head's z (T_i, hd) one sentence after the other (torch.cat over
+ * the positions), then x.mean over the N positions in PyTorch's order
+ * (mean_rows). */
+static int corpus_means(lm_session *s, mx_error *err)
+{
+    const size_t L = s->layers, H = s->sz.acfg.heads;
+    z_rows k = {H, s->sz.acfg.d_out / H, 0, 0, NULL};
+    for (size_t i = 0; i < s->data.n; i++)
+        k.N += s->data.s[i].n;
+    k.z = calloc(L * H * k.N * k.hd, sizeof *k.z);
+    const float **rows = calloc(k.N, sizeof *rows);
+    float *mean = calloc(L * H * k.hd, sizeof *mean);
+    int32_t *ids = calloc(s->C, sizeof *ids);
+    int rc = k.z && rows && mean && ids ? 0 : err_nomem(err, _("the corpus"));
+    const forward_hooks hk = {NULL, 0, keep_z, &k};
+    for (size_t i = 0; rc == 0 && i < s->data.n; i++) {
+        const train_sentence *t = &s->data.s[i];
+        if (t->n > s->C) {
+            rc = err_input(
+                err,
+                _("the text is %zu words, more than the model's %zu positions"),
+                t->n, s->C);
+            break;
+        }
+        for (size_t j = 0; j < t->n; j++)
+            ids[j] = (int32_t)t->ids[j];
+        rc = forward(s, ids, t->n, &hk, err);
+        k.row += t->n;
+    }
+    for (size_t head = 0; rc == 0 && head < L * H; head++) {
+        for (size_t r = 0; r < k.N; r++)
+            rows[r] = k.z + (head * k.N + r) * k.hd;
+        mean_rows(mean + head * k.hd, rows, k.N, k.hd);
+    }
+    if (rc == 0) {
+        s->zmean = mean;
+        mean = NULL;
+    }
+    free(k.z);
+    free(rows);
+    free(mean);
+    free(ids);
+    return rc;
+}
+
+/* No final norm: logits (rows, V) = resid (rows, D) @ lm_head^T. */
+static int unembed(lm_session *s, matrix *logits, const matrix *resid,
+                   mx_error *err)
+{
+    if (!s->trained && train_session(s, err) != 0)
+        return -1;
+    linear_forward(logits, resid, s->model.lm_head, NULL, NULL);
+    return 0;
+}
+
+const lm_ops lesson_lm = {
+    .open = open_session,
+    .encode = encode,
+    .label = label,
+    .forward = forward,
+    .unembed = unembed,
+    .close = close_session,
+};

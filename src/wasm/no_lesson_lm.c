@@ -1,0 +1,20 @@
+/* no_lesson_lm.c: model/lesson/lesson_lm.h for the WebAssembly core,
+ * which runs no interventions (no_intervene.c refuses them before a
+ * model opens): the lesson model opens nowhere on the page. */
+#include "model/lesson/lesson_lm.h"
+
+#include "base/i18n.h"
+
+static int open_none(lm_session **s, lm_shape *shape, const model_config *mc,
+                     mx_error *err)
+{
+    (void)shape;
+    (void)mc;
+    *s = NULL;
+    return err_usage(err,
+                     _("%s: the page runs no interventions; run "
+                       "mha-explain on the command line"),
+                     "--ablate");
+}
+
+const lm_ops lesson_lm = {.open = open_none};

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""--ablate, --patch, --head-scores and --metric on a trained lesson
+model, on the command line.
+
+    lesson_interventions_test.py MHA_EXPLAIN
+
+The numbers are checked against PyTorch by
+tests/unit/test_lesson_interventions.c; here: the tables a run makes,
+their labels (the blocks' names), the model read back from --csv-dir's
+folder with --weights, --explain's note, and bad input: status 2, one
+line on standard error (a usage error adds the --help hint), nothing on
+standard output.
+"""
+import csv
+import io
+import os
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+mha = Program(sys.argv[1])
+tmp = tempfile.mkdtemp()
+corpus = os.path.join(tmp, "corpus.csv")
+with open(corpus, "w", encoding="utf-8") as f:
+    f.write("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
+            "a cat saw the dog\n")
+MODEL = ["--corpus", corpus, "--column", "text", "--variant", "block",
+         "--layers", "2", "--attn-only", "--d-model", "8", "--heads", "2",
+         "--positions", "--seed", "1", "--threads", "1"]
+TRAIN = MODEL + ["--train", "20"]
+text = "the cat sat on the mat"
+
+
+def tables_of(args):
+    r = mha.run(args + ["--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))))
+    return r, rows, {row["table"] for row in rows}
+
+
+r, rows, made = tables_of(TRAIN + [text, "--ablate", "1.0",
+                                   "--ablate-mode", "mean"])
+ok(r.returncode == 0 and {"ablation_effect", "ablation_loss"} <= made,
+   "--ablate 1.0: ablation_effect and ablation_loss", r.stderr)
+loss = [row for row in rows if row["table"] == "ablation_loss"]
+ok(len(loss) == 6 * 3 and loss[-1]["row_label"] == "mean",
+   "ablation_loss: a row per next word, then the mean", loss[-3:])
+r, rows, made = tables_of(TRAIN + [text, "--ablate", "all-heads",
+                                   "--tables", "ablation_map"])
+ok(r.returncode == 0 and made == {"ablation_map"} and len(rows) == 4 and
+   [rows[0]["row_label"], rows[2]["row_label"]] == ["block.0", "block.1"],
+   "--ablate all-heads: the 2 x 2 map, a row per block", rows[:3])
+r, rows, made = tables_of(TRAIN + ["the cat sat on the", "--ablate",
+                                   "all-heads", "--metric", "logit-diff",
+                                   "--answer", "mat", "--wrong", "rug",
+                                   "--tables", "ablation_map"])
+ok(r.returncode == 0 and len(rows) == 4,
+   "--metric logit-diff: the map of the logit difference", r.stderr)
+r, rows, made = tables_of(TRAIN + ["--patch", "--clean", "the cat sat on",
+                                   "--corrupt", "the dog sat on",
+                                   "--answer", "the", "--wrong", "a",
+                                   "--tables", "patch_heads,patch_resid"])
+ok(r.returncode == 0 and made == {"patch_heads", "patch_resid"},
+   "--patch: patch_heads and patch_resid", r.stderr)
+r, rows, made = tables_of(TRAIN + ["the cat sat on the cat",
+                                   "--head-scores", "--tables",
+                                   "head_scores"])
+ok(r.returncode == 0 and len(rows) == 4 * 3 and
+   rows[0]["row_label"] == "block.0.0", "--head-scores: a row per head",
+   rows[:1])
+
+# the trained model written, then read back: the same ablation
+folder = os.path.join(tmp, "model")
+r = mha.run(TRAIN + [text, "--csv-dir", folder])
+ok(r.returncode == 0, "--csv-dir writes the trained model", r.stderr)
+_, trained, _ = tables_of(TRAIN + [text, "--ablate", "1.0",
+                                   "--tables", "ablation_loss"])
+r, read, _ = tables_of(["--weights", folder, "--variant", "block", text,
+                        "--ablate", "1.0", "--tables", "ablation_loss"])
+ok(r.returncode == 0 and read == trained and len(read) == 18,
+   "--weights DIR: the model read back ablates as trained", r.stderr)
+
+r = mha.run(TRAIN + [text, "--ablate", "all-heads", "--tables",
+                     "ablation_map", "--explain"])
+ok(r.returncode == 0 and b"The ablation map" in r.stdout,
+   "--explain: the map's note", r.stderr)
+
+# bad input
+mha.check_error(["--variant", "block", "--d-model", "8", text, "--ablate",
+                 "0.1"], "only once trained", hint=True)
+mha.check_error(["--corpus", corpus, "--column", "text", "--train", "5",
+                 "--variant", "block,fused", "--d-model", "8", text,
+                 "--ablate", "0.1"], "one --variant block", hint=True)
+mha.check_error(["--train", "5", text, "--ablate", "0.1"],
+                "a trained --variant block", hint=True)
+mha.check_error(TRAIN + [text, "--ablate", "2.0"], "out of range",
+                hint=True)
+mha.check_error(TRAIN + ["--patch", "--clean", "the cat sat",
+                         "--corrupt", "the cow sat", "--answer", "on",
+                         "--wrong", "a"], "'cow' is not in the trained",
+                hint=False)
+mha.check_error(TRAIN + [text, "--ablate", "0.1", "--metric", "prob",
+                         "--answer", "mat"], "--metric: goes with --ablate "
+                "all-heads", hint=True)
+mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
+                         "prob"], "--metric prob: needs --answer",
+                hint=True)
+mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
+                         "logit-diff", "--answer", "mat"],
+                "needs --answer TOKEN and --wrong TOKEN", hint=True)
+mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
+                         "prob", "--answer", "mat rug"],
+                "'mat rug' is 2 tokens (mat, rug)", hint=False)
+mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
+                         "odds"], "is not loss, logit-diff or prob",
+                hint=True)
+done()

@@ -1,0 +1,256 @@
+/* test_lesson_interventions.c: --ablate (zero; mean over the corpus;
+ * one head, two, every head alone), --patch and --head-scores on a
+ * trained lesson model (--variant block: two attention-only blocks with
+ * positions, Adam; one Transformer block, SGD), through pipeline_run as
+ * the command line runs it, against PyTorch's notebook trained the same
+ * way and run with forward hooks on its attention's out_proj, its
+ * blocks and its attention's dropout
+ * (tests/reference/make_lesson_intervention_reference.py; argv[1]:
+ * tests/reference). The run's logits (the trained model), then
+ * ablation_effect, ablation_loss, ablation_map (of the loss, of the
+ * logit difference and of the answer's probability: --metric), patch_heads,
+ * patch_resid and head_scores bit for bit. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "model/pipeline.h"
+#include "model/trace.h"
+#include "tap.h"
+
+/* Whether t holds the reference's table name bit for bit. */
+static bool same_as(const table *t, const safetensors *ref, const char *name)
+{
+    const st_tensor *want = safetensors_find(ref, name);
+    const float *v;
+    float *owned;
+    mx_error err;
+    if (t == NULL || want == NULL || want->ndim != 2 ||
+        safetensors_floats(&v, &owned, ref, want, &err) != 0)
+        return false;
+    const size_t n = t->values.rows * t->values.cols;
+    const bool shaped =
+        want->shape[0] == t->values.rows && want->shape[1] == t->values.cols;
+    const bool same = shaped && memcmp(v, t->values.v, n * sizeof *v) == 0;
+    for (size_t i = 0; shaped && !same && i < n; i++)
+        if (v[i] != t->values.v[i]) {
+            diag("%s: first difference at %zu: %.9g, PyTorch %.9g", name, i,
+                 (double)t->values.v[i], (double)v[i]);
+            break;
+        }
+    free(owned);
+    return same;
+}
+
+/* A case of the reference script (its CASES): the model and its training. */
+typedef struct {
+    const char *name, *sentence;
+    size_t heads, layers, steps;
+    bool attn_only, positions;
+    uint64_t seed;
+    double lr;
+    enum optimizer_kind optimizer;
+} lesson_case;
+
+/* The corpus of case c (a sentence a line): lines[] (at most 16), their
+ * text in *buf (owned). */
+static size_t read_corpus(const char **lines, char **buf, const char *refdir,
+                          const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/lesson_interventions/%s.corpus.txt", refdir,
+             name);
+    FILE *f = fopen(path, "r");
+    *buf = calloc(4096, 1);
+    size_t n = 0;
+    if (f == NULL || *buf == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return 0;
+    }
+    const size_t len = fread(*buf, 1, 4095, f);
+    fclose(f);
+    for (char *p = *buf; p < *buf + len && n < 16;) {
+        char *end = strchr(p, '\n');
+        if (end == NULL)
+            break;
+        *end = '\0';
+        lines[n++] = p;
+        p = end + 1;
+    }
+    return n;
+}
+
+static model_config config_of(const lesson_case *c)
+{
+    return (model_config){
+        .seed = c->seed,
+        .d_model = 8,
+        .d_model_given = true,
+        .d_out = 8,
+        .heads = c->heads,
+        .attn_only = c->attn_only,
+        .causal = true,
+        .scale = true,
+        .tokens = TOKENS_WORDS,
+        .variants = VARIANT_BLOCK,
+        .threads = 1,
+        .block_layers = c->layers,
+        .positions = c->positions,
+        .train = true,
+        .training = {.steps = c->steps,
+                     .lr = c->lr,
+                     .optimizer = c->optimizer,
+                     .qkv_order = QKV_ORDER_KQV},
+    };
+}
+
+/* The run of mc over the sentence with the case's corpus, into tr. */
+static bool run_case(trace *tr, const model_config *mc, const char *refdir,
+                     const lesson_case *c, const char *sentence)
+{
+    const char *lines[16];
+    char *buf;
+    const size_t n = read_corpus(lines, &buf, refdir, c->name);
+    const model_input in = {.sentence = sentence,
+                            .len = strlen(sentence),
+                            .corpus = lines,
+                            .n_corpus = n};
+    mx_error err;
+    trace_init(tr);
+    const int rc = n > 0 ? pipeline_run(tr, mc, &in, &err) : -1;
+    if (rc != 0)
+        diag("%s", n > 0 ? err.msg : "no corpus");
+    free(buf);
+    return rc == 0;
+}
+
+static const table *find(const trace *tr, variant_id v, table_id id)
+{
+    const table_key key = {v, 0, NO_HEAD, id, false};
+    return trace_find(tr, &key);
+}
+
+static bool open_ref(safetensors *ref, const char *refdir, const char *name)
+{
+    char path[600];
+    mx_error err;
+    snprintf(path, sizeof path, "%s/lesson_interventions/%s.safetensors",
+             refdir, name);
+    return safetensors_open(ref, path, &err) == 0;
+}
+
+/* --metric and its tokens, for all-heads. */
+typedef struct {
+    enum ablate_metric kind;
+    const char *answer, *wrong;
+} metric_case;
+
+/* --ablate heads (n of them; 0: all-heads) as mode says, all-heads
+ * measured by metric (NULL: the loss). */
+static void ablate_case(const char *refdir, const lesson_case *c,
+                        const char *name, const head_ref *heads, size_t n,
+                        hook_action mode, const metric_case *metric)
+{
+    char key[96];
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    model_config mc = config_of(c);
+    mc.ablate = heads;
+    mc.n_ablate = n;
+    mc.ablate_all = n == 0;
+    mc.ablate_mode = mode;
+    if (metric != NULL) {
+        mc.metric = metric->kind;
+        mc.patch_answer = metric->answer;
+        mc.patch_wrong = metric->wrong;
+    }
+    trace tr;
+    ok(run_case(&tr, &mc, refdir, c, c->sentence), "%s %s: the run", c->name,
+       name);
+    ok(same_as(find(&tr, VARIANT_ID_BLOCK, TABLE_LOGITS), &ref, "logits"),
+       "%s %s: the trained model's logits", c->name, name);
+    if (n == 0) {
+        snprintf(key, sizeof key, "%s.map", name);
+        ok(same_as(find(&tr, VARIANT_MODEL, TABLE_ABLATE_MAP), &ref, key),
+           "%s %s: ablation_map", c->name, name);
+    } else {
+        snprintf(key, sizeof key, "%s.effect", name);
+        ok(same_as(find(&tr, VARIANT_MODEL, TABLE_ABLATE_EFFECT), &ref, key),
+           "%s %s: ablation_effect", c->name, name);
+        snprintf(key, sizeof key, "%s.loss", name);
+        ok(same_as(find(&tr, VARIANT_MODEL, TABLE_ABLATE_LOSS), &ref, key),
+           "%s %s: ablation_loss", c->name, name);
+    }
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
+/* --patch --clean "the cat sat on the" --corrupt "the dog sat on the"
+ * --answer mat --wrong rug, and --head-scores on scored. */
+static void patch_scores_case(const char *refdir, const lesson_case *c,
+                              const char *scored)
+{
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    const char *clean = "the cat sat on the";
+    model_config mc = config_of(c);
+    mc.patch = true;
+    mc.patch_clean = clean;
+    mc.patch_corrupt = "the dog sat on the";
+    mc.patch_answer = "mat";
+    mc.patch_wrong = "rug";
+    trace tr;
+    ok(run_case(&tr, &mc, refdir, c, clean), "%s patch: the run", c->name);
+    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_PATCH_HEADS), &ref,
+               "patch.heads"),
+       "%s: patch_heads", c->name);
+    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_PATCH_RESID), &ref,
+               "patch.resid"),
+       "%s: patch_resid", c->name);
+    trace_free(&tr);
+    mc = config_of(c);
+    mc.head_scores = true;
+    ok(run_case(&tr, &mc, refdir, c, scored), "%s scores: the run", c->name);
+    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_HEAD_SCORES), &ref, "scores"),
+       "%s: head_scores", c->name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("1..0 # SKIP no reference folder\n");
+        return 0;
+    }
+    const char *ref = argv[1];
+    const lesson_case stack = {
+        "stack",       "the cat sat on the mat", 2, 2, 60, true, true, 5, 0.02,
+        OPTIMIZER_ADAM};
+    const lesson_case block = {
+        "block",      "the dog sat on the rug", 2, 0, 30, false, false, 7, 0.1,
+        OPTIMIZER_SGD};
+    const head_ref h10[] = {{1, 0, "1.0", 3}};
+    const head_ref h01_11[] = {{0, 1, "0.1", 3}, {1, 1, "1.1", 3}};
+    const head_ref h01[] = {{0, 1, "0.1", 3}};
+    const head_ref h00[] = {{0, 0, "0.0", 3}};
+    ablate_case(ref, &stack, "zero_1.0", h10, 1, HOOK_ZERO, NULL);
+    ablate_case(ref, &stack, "mean_0.1_1.1", h01_11, 2, HOOK_MEAN, NULL);
+    ablate_case(ref, &stack, "all_zero", NULL, 0, HOOK_ZERO, NULL);
+    ablate_case(ref, &stack, "all_mean", NULL, 0, HOOK_MEAN, NULL);
+    const metric_case diff = {METRIC_LOGIT_DIFF, "mat", "rug"};
+    ablate_case(ref, &stack, "all_logit_diff", NULL, 0, HOOK_ZERO, &diff);
+    patch_scores_case(ref, &stack, "the cat sat on the cat sat on");
+    ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO, NULL);
+    ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN, NULL);
+    ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN, NULL);
+    const metric_case prob = {METRIC_PROB, "the", NULL};
+    ablate_case(ref, &block, "all_prob", NULL, 0, HOOK_MEAN, &prob);
+    patch_scores_case(ref, &block, "the dog sat on the dog sat on");
+    return tap_done();
+}
