@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 #include "cli/option_table.h"
 #include "cli/lang_arg.h"
+#include "cli/man_page.h"
 #include "cli/options.h"
 #include "cli/run.h"
 #include "cli/supervise.h"
@@ -110,9 +111,11 @@ int main(int argc, char **argv)
     }
     if (opt.lang != NULL && opt.lang != lang)
         note_missing_catalogue(opt.lang);
-    if (opt.show_help || opt.show_version) {
+    if (opt.show_help || opt.show_version || opt.show_man) {
         if (opt.show_help)
             print_paged(options_print_usage, may_page(opt.no_pager, opt.step));
+        else if (opt.show_man)
+            options_print_man(stdout);
         else
             puts("mha-explain " MHA_VERSION);
         options_free(&opt);

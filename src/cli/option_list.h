@@ -30,7 +30,9 @@
  *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  options.c's own parser
- * VALUE is the value's name in --help. Each default is written here once
+ * VALUE is the value's name in --help, N_("FILE"): a placeholder the
+ * reader's language translates, as the help texts that quote it do. Each
+ * default is written here once
  * (the help text repeats it for the reader: tests/unit/test_option_rows.c
  * checks that the two agree, tests/tools/man_test.py that the man page
  * lists the rows' options with their value names and defaults).
@@ -48,22 +50,28 @@
 
 /* clang-format off */
 OPTION(D_MODEL, "d-model", 0, MODEL, 0,
-       SIZE("N", d_model, 3, 1, MAX_WIDTH),
+       /* TRANSLATORS: the name of an option's value in --help and the
+        * man page ("--d-model N", "--corpus FILE"), upper case where
+        * the language has it, one word without spaces; the help texts
+        * and messages quote it as translated here. A letter that stands
+        * for a number in a formula (N, P, T, K, B) may stay as it is. */
+       SIZE(N_("N"), d_model, 3, 1, MAX_WIDTH),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        /* TRANSLATORS: the help of an option in --help, from column 21
         * to at most 80 (the lines after the first are indented to
-        * column 21); option names and values (N, FILE) stay English. */
+        * column 21); option names stay English, and a value's name
+        * (N, FILE, ...) is written as its own translation. */
        .help = N_("embedding width d_in                 (default 3)"))
 OPTION(D_OUT, "d-out", 0, MODEL, 1,
-       SIZE("N", d_out, 4, 1, MAX_WIDTH),
+       SIZE(N_("N"), d_out, 4, 1, MAX_WIDTH),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("attention width, split over heads    (default 4)"))
 OPTION(HEADS, "heads", 0, MODEL, 2,
-       SIZE("N", heads, 2, 1, MAX_HEADS),
+       SIZE(N_("N"), heads, 2, 1, MAX_HEADS),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("number of heads; must divide d_out   (default 2)"))
 OPTION(SEED, "seed", 0, MODEL, 3,
-       OWN("N", seed, 42),
+       OWN(N_("N"), seed, 42),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("as torch.manual_seed(N)              (default 42)"))
 OPTION(NO_CAUSAL, "no-causal", 0, MODEL, 4,
@@ -79,29 +87,29 @@ OPTION(QKV_BIAS, "qkv-bias", 0, MODEL, 6,
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("biases in W_query, W_key, W_value  (default none)"))
 OPTION(VARIANT, "variant", 0, MODEL, 7,
-       OWN("LIST", variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
+       OWN(N_("LIST"), variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("modules to run, comma-separated: single, wrapper,\n"
                    "fused, block     (default single,wrapper,fused)"))
 OPTION(DRAW, "draw", 0, MODEL, 43,
-       OWN_VALUE("ORDER"),
+       OWN_VALUE(N_("ORDER")),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
        .help = N_("input and variants, comma-separated, drawn in\n"
                    "this order from one seed, as a notebook builds\n"
                    "them (default: each variant from the seed, input\n"
                    "first)"))
 OPTION(DROPOUT, "dropout", 0, MODEL, 44,
-       PROBABILITY("P", dropout),
+       PROBABILITY(N_("P"), dropout),
        .takes = TAKES_DROPOUT, .page = PAGE_KEEPS,
        .help = N_("the block's nn.Dropout(P) on the attention and\n"
                    "feed-forward outputs, training mode  (default 0)"))
 OPTION(ATTN_DROPOUT, "attn-dropout", 0, MODEL, 45,
-       PROBABILITY("P", attn_dropout),
+       PROBABILITY(N_("P"), attn_dropout),
        .takes = TAKES_ATTN_DROPOUT, .page = PAGE_KEEPS,
        .help = N_("dropout P on the attention weights of single,\n"
                    "wrapper and fused, training mode     (default 0)"))
 OPTION(FF, "ff", 0, MODEL, 28,
-       SIZE("N", ff, 0, 1, 4 * MAX_WIDTH),
+       SIZE(N_("N"), ff, 0, 1, 4 * MAX_WIDTH),
        .takes = TAKES_FF, .page = PAGE_KEEPS,
        .off_lesson = N_("--ff: sets the feed-forward width of --variant "
                         "block, which this run does not include"),
@@ -115,12 +123,12 @@ OPTION(ATTN_ONLY, "attn-only", 0, MODEL, 108,
        .help = N_("the block without its feed-forward network and\n"
                    "norms: out = x + attention(x)      (default off)"))
 OPTION(KV, "kv", 0, MODEL, 27,
-       TEXT("SENTENCE", kv),
+       TEXT(N_("SENTENCE"), kv),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("cross-attention: keys and values from SENTENCE,\n"
                    "no causal mask                    (default none)"))
 OPTION(TOKENS, "tokens", 0, MODEL, 29,
-       CHOICE("HOW", tokens, TOKENS_WORDS, token_choices),
+       CHOICE(N_("HOW"), tokens, TOKENS_WORDS, token_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("words, or chars: a token per character (default words)"))
 OPTION(LOWER, "lower", 0, MODEL, 60,
@@ -129,7 +137,7 @@ OPTION(LOWER, "lower", 0, MODEL, 60,
        .help = N_("lower-case every word: 'O' and 'o' are one word\n"
                    "                                    (default as written)"))
 OPTION(PUNCT, "punct", 0, MODEL, 61,
-       CHOICE("HOW", rules.punct, PUNCT_KEEP, punct_choices),
+       CHOICE(N_("HOW"), rules.punct, PUNCT_KEEP, punct_choices),
        .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
        .help = N_("punctuation at a word's ends: keep, split (a token\n"
                    "of its own) or drop                 (default keep)"))
@@ -146,23 +154,23 @@ OPTION(POSITIONS, "positions", 0, MODEL, 57,
        .help = N_("learned positions nn.Embedding(context, d_model)\n"
                    "added to the embeddings, as GPT     (default none)"))
 OPTION(TRAIN, "train", 0, MODEL, 54,
-       SIZE("N", training.steps, 0, 0, TRAIN_MAX_STEPS),
+       SIZE(N_("N"), training.steps, 0, 0, TRAIN_MAX_STEPS),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        .help = N_("train each variant N steps to predict the next\n"
                    "word, then show it (0 to 1000000)   (default none)"))
 OPTION(LR, "lr", 0, MODEL, 55,
-       RATE("RATE", training.lr),
+       RATE(N_("RATE"), training.lr),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("the learning rate  (default 0.01 with adam, 0.1\n"
                    "with sgd)"))
 OPTION(OPTIMIZER, "optimizer", 0, MODEL, 56,
-       CHOICE("NAME", training.optimizer, OPTIMIZER_ADAM, optimizer_choices),
+       CHOICE(N_("NAME"), training.optimizer, OPTIMIZER_ADAM, optimizer_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("sgd or adam, torch.optim's defaults (default adam)"))
 OPTION(CORPUS, "corpus", 0, MODEL, 58,
-       NAME("FILE", corpus),
+       NAME(N_("FILE"), corpus),
        .applies = APPLIES_LESSON, .page = PAGE_MODEL,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, train on the sentences of FILE's\n"
@@ -175,14 +183,14 @@ OPTION(GRAD, "grad", 0, MODEL, 59,
        .help = N_("with --train, the gradients at the final\n"
                    "parameters: <name>.grad tables      (default none)"))
 OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
-       CHOICE("ORDER", training.qkv_order, QKV_ORDER_KQV, qkv_order_choices),
+       CHOICE(N_("ORDER"), training.qkv_order, QKV_ORDER_KQV, qkv_order_choices),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("with --train, the order the class's forward computes\n"
                    "its projections: kqv (keys first, as the book) or\n"
                    "qkv; it changes the gradients only (default kqv)"))
 OPTION(GENERATE, "generate", 0, MODEL, 76,
-       SIZE("N", generate, 0, 1, MAX_GENERATE),
+       SIZE(N_("N"), generate, 0, 1, MAX_GENERATE),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("continue the text by N new tokens (1 to 100000),\n"
                    "greedy, as generate(use_cache=True) (default none)"))
@@ -193,23 +201,23 @@ OPTION(SAMPLE, "sample", 0, MODEL, 77,
                    "generate(do_sample=True), seeded by --seed\n"
                    "                                    (default greedy)"))
 OPTION(TEMPERATURE, "temperature", 0, MODEL, 78,
-       OWN_VALUE("T"),
+       OWN_VALUE(N_("T")),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("with --sample, divide the logits by T > 0\n"
                    "                                    (default 1.0)"))
 OPTION(TOP_K, "top-k", 0, MODEL, 79,
-       SIZE("K", top_k, 50, 1, MAX_TOP_K),
+       SIZE(N_("K"), top_k, 50, 1, MAX_TOP_K),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("with --sample, keep the K likeliest tokens, as\n"
                    "Hugging Face's default               (default 50)"))
 OPTION(TOP_P, "top-p", 0, MODEL, 80,
-       OWN_VALUE("P"),
+       OWN_VALUE(N_("P")),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("with --sample, keep the likeliest tokens whose\n"
                    "probabilities add up to P, 0 < P <= 1\n"
                    "                                    (default 1.0)"))
 OPTION(STOP, "stop", 0, MODEL, 81,
-       NAME("TEXT", stop),
+       NAME(N_("TEXT"), stop),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("with --generate, stop once the new text holds\n"
                    "TEXT (and at the end-of-text token) (default none)"))
@@ -222,7 +230,7 @@ OPTION(KV_STEPS, "kv-steps", 0, MODEL, 104,
                    "every layer and head, and the cache's size\n"
                    "                                    (default off)"))
 OPTION(EMBEDDINGS, "embeddings", 0, INPUTS, 14,
-       NAME("FILE", embeddings),
+       NAME(N_("FILE"), embeddings),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
        .help = N_("one row per token: label, then its vector; d_model\n"
                    "is the file's width, no embedding draws (default none)"))
@@ -232,16 +240,16 @@ OPTION(RANDN_INPUT, "randn-input", 0, INPUTS, 46,
        .help = N_("the input is torch.randn(B, T, d_model), not an\n"
                    "embedding lookup; element 0 is shown (default off)"))
 OPTION(BATCH, "batch", 0, INPUTS, 47,
-       SIZE("B", batch, 1, 1, MAX_BATCH),
+       SIZE(N_("B"), batch, 1, 1, MAX_BATCH),
        .applies = APPLIES_LESSON, .page = PAGE_KEEPS,
        .help = N_("the batch B the input and dropout masks are drawn\n"
                    "for, 1 to 1024                       (default 1)"))
 OPTION(INPUT, "input", 0, INPUTS, 15,
-       NAME("FILE", input),
+       NAME(N_("FILE"), input),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("one run per data row of FILE ...    (default none)"))
 OPTION(COLUMN, "column", 0, INPUTS, 16,
-       NAME("NAME", column),
+       NAME(N_("NAME"), column),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        GOES_WITH(N_("--column: goes with --input FILE or --corpus FILE"),
                  OPT_INPUT, OPT_CORPUS),
@@ -252,24 +260,24 @@ OPTION(QUIET, "quiet", 0, INPUTS, 40,
        .help = N_("no progress line on a terminal  (default shown\n"
                    "after a second of --input or --train)"))
 OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
-       NAME("DIR", weights),
+       NAME(N_("DIR"), weights),
        .applies = APPLIES_LESSON, .page = PAGE_MODEL,
        .help = N_("parameter CSVs named as --csv-dir writes them\n"
                    "replace the seeded ones             (default none)"))
 OPTION(MODEL, "model", 0, INPUTS, 51,
-       NAME("DIR", model),
+       NAME(N_("DIR"), model),
        .applies = APPLIES_ANY, .page = PAGE_CANNOT,
        .help = N_("a model folder from the Hugging Face hub: GPT-2,\n"
                    "Llama-style (llama, qwen2, mistral) or BERT;\n"
                    "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
-       NAME("TEXT", pair),
+       NAME(N_("TEXT"), pair),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
                    "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
 OPTION(LAYERS, "layers", 0, INPUTS, 52,
-       LIST("LIST", layers),
+       LIST(N_("LIST"), layers),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LAYERS,
        .page = PAGE_EDITS,
        .off_lesson = N_("--layers: stacks the Transformer block: it goes "
@@ -278,12 +286,12 @@ OPTION(LAYERS, "layers", 0, INPUTS, 52,
                    "all); with --variant block, a count N: N blocks\n"
                    "stacked as nn.Sequential        (default one block)"))
 OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
-       LIST("LIST", show_heads),
+       LIST(N_("LIST"), show_heads),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
-       OWN("C", csv_delimiter, 0),
+       OWN(N_("C"), csv_delimiter, 0),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("field separator of CSV read and written: one\n"
                    "character or 'tab'  (default ',', ';' with\n"
@@ -298,15 +306,15 @@ OPTION(BOM, "bom", 0, INPUTS, 20,
        .help = N_("start written CSV with a UTF-8 byte-order mark\n"
                    "                                      (default none)"))
 OPTION(FORMAT, "format", 0, OUTPUT, 9,
-       CHOICE("FMT", format, FORMAT_TEXT, format_choices),
+       CHOICE(N_("FMT"), format, FORMAT_TEXT, format_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("text, or csv for tidy CSV          (default text)"))
 OPTION(TABLES, "tables", 0, OUTPUT, 8,
-       OWN_VALUE("LIST"),
+       OWN_VALUE(N_("LIST")),
        .applies = APPLIES_ANY, .page = PAGE_MODEL,
        .help = N_("only these tables, comma-separated  (default all)"))
 OPTION(PRECISION, "precision", 0, OUTPUT, 10,
-       SIZE("N", precision, 4, 0, MAX_PRECISION),
+       SIZE(N_("N"), precision, 4, 0, MAX_PRECISION),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        .help = N_("decimals in text, 0 to 12             (default 4)"))
 OPTION(FULL, "full", 0, OUTPUT, 11,
@@ -314,55 +322,55 @@ OPTION(FULL, "full", 0, OUTPUT, 11,
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        .help = N_("print big tables whole      (default summarised)"))
 OPTION(STYLE, "style", 0, OUTPUT, 12,
-       CHOICE("HOW", torch_style, false, style_choices),
+       CHOICE(N_("HOW"), torch_style, false, style_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("text tables: table, or torch as print(tensor)\n"
                    "                                     (default table)"))
 OPTION(CSV_DIR, "csv-dir", 0, OUTPUT, 13,
-       NAME("DIR", csv_dir),
+       NAME(N_("DIR"), csv_dir),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("also write one matrix CSV per table  (default none)"))
 OPTION(HTML, "html", 0, OUTPUT, 33,
-       NAME("FILE", html),
+       NAME(N_("FILE"), html),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("also write an interactive page    (default none)"))
 OPTION(COLOR, "color", 0, OUTPUT, 26,
-       CHOICE("WHEN", color, COLOR_AUTO, color_choices),
+       CHOICE(N_("WHEN"), color, COLOR_AUTO, color_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("shade attention weights and scores: auto (on a\n"
                    "terminal, unless NO_COLOR is set), always, never\n"
                    "                                      (default auto)"))
 OPTION(COLOR_SCALE, "color-scale", 0, OUTPUT, 32,
-       CHOICE("S", color_scale, SCALE_TABLE, scale_choices),
+       CHOICE(N_("S"), color_scale, SCALE_TABLE, scale_choices),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        .help = N_("colours from each table's smallest to largest\n"
                    "value (table), each row's (row), or 0 to 1 for\n"
                    "weights (fixed), on the terminal, in --plot and\n"
                    "in --html                        (default table)"))
 OPTION(WIDTH, "width", 0, OUTPUT, 30,
-       SIZE("N", width, 0, 0, MAX_SCREEN_WIDTH),
+       SIZE(N_("N"), width, 0, 0, MAX_SCREEN_WIDTH),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("text columns; 0 for no limit (default: the\n"
                    "terminal's width, else $COLUMNS, else 80)"))
 OPTION(LANG, "lang", 0, OUTPUT, 31,
-       TEXT("CODE", lang),
+       TEXT(N_("CODE"), lang),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("messages in en, pt_BR, es, zh_CN or zh_TW (default\n"
                    "from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)"))
 OPTION(PLOT, "plot", 0, PICTURES, 34,
-       OWN("FILE", plot, 0),
+       OWN(N_("FILE"), plot, 0),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("also draw every head's attention weights, or the\n"
                    "--tables chosen, to FILE: .png, .svg or .pdf\n"
                    "                                     (default none)"))
 OPTION(PLOT_SIZE, "plot-size", 0, PICTURES, 35,
-       OWN_VALUE("WxH"),
+       OWN_VALUE(N_("WxH")),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        GOES_WITH(N_("--plot-size: goes with --plot FILE"), OPT_PLOT),
        .help = N_("the picture's size: pixels for .png, points for\n"
                    ".svg and .pdf          (default: fit the panels)"))
 OPTION(CMAP, "cmap", 0, PICTURES, 48,
-       OWN("NAME", plot_look.cmap, 0),
+       OWN(N_("NAME"), plot_look.cmap, 0),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        GOES_WITH(N_("--cmap: goes with --plot FILE or --html FILE"),
                  OPT_PLOT, OPT_HTML),
@@ -371,12 +379,12 @@ OPTION(CMAP, "cmap", 0, PICTURES, 48,
                    "... and NAME_r reversed  (default viridis; RdBu_r\n"
                    "for tables of both signs)"))
 OPTION(NUMBERS, "numbers", 0, PICTURES, 49,
-       CHOICE("WHEN", plot_look.numbers, true, number_choices),
+       CHOICE(N_("WHEN"), plot_look.numbers, true, number_choices),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        .help = N_("values in --plot's cells, with --precision\n"
                    "decimals (default 2): on, off  (default on)"))
 OPTION(COLORBAR, "colorbar", 0, PICTURES, 50,
-       CHOICE("WHERE", plot_look.bars, BARS_AUTO, bar_choices),
+       CHOICE(N_("WHERE"), plot_look.bars, BARS_AUTO, bar_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        GOES_WITH(N_("--colorbar: goes with --plot FILE"), OPT_PLOT),
        .help = N_("--plot's colour bars: panel (one per panel, on its\n"
@@ -384,7 +392,7 @@ OPTION(COLORBAR, "colorbar", 0, PICTURES, 50,
                    "(default shared; panel with --color-scale row or\n"
                    "a single panel)"))
 OPTION(LAYOUT, "layout", 0, TERMINAL, 37,
-       CHOICE("HOW", layout, LAYOUT_AUTO, layout_choices),
+       CHOICE(N_("HOW"), layout, LAYOUT_AUTO, layout_choices),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("the same table of every head side by side (grid)\n"
                    "or one under another (stack) (default: grid on a\n"
@@ -407,7 +415,7 @@ OPTION(EXPLAIN, "explain", 0, TEACHING, 24,
        .help = N_("plain sentences and shapes before each step, and\n"
                    "each module's parameter count         (default off)"))
 OPTION(FOCUS, "focus", 0, TEACHING, 25,
-       NAME("WORD", focus),
+       NAME(N_("WORD"), focus),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("one token across every head: Q, K, V, whom it\n"
                    "attends to, who attends to it, its context;\n"
@@ -437,7 +445,7 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
                             "sums up each head)"),
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
-       TEXT("HEADS", ablate),
+       TEXT(N_("HEADS"), ablate),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
@@ -447,14 +455,14 @@ OPTION(ABLATE, "ablate", 0, TEACHING, 88,
                    "ablation_loss; or all-heads: each head alone, the\n"
                    "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
-       CHOICE("HOW", ablate_mode, HOOK_ZERO, ablate_mode_choices),
+       CHOICE(N_("HOW"), ablate_mode, HOOK_ZERO, ablate_mode_choices),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
-       CHOICE("NAME", metric, METRIC_LOSS, metric_choices),
+       CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
@@ -473,28 +481,28 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
                    "--clean run into the --corrupt one; 0 corrupted, 1\n"
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
-       TEXT("TEXT", patch_clean),
+       TEXT(N_("TEXT"), patch_clean),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text (the run's tables are\n"
                    "its own)                             (default none)"))
 OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
-       TEXT("TEXT", patch_corrupt),
+       TEXT(N_("TEXT"), patch_corrupt),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the corrupted text, as many tokens as\n"
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
-       TEXT("TOKEN", patch_answer),
+       TEXT(N_("TOKEN"), patch_answer),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
                    "token such as ' Mary'               (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
-       TEXT("TOKEN", patch_wrong),
+       TEXT(N_("TOKEN"), patch_wrong),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
@@ -510,7 +518,7 @@ OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
                    "TransformerLens's head detector (head_scores)\n"
                    "                                            (off)"))
 OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
-       SIZE("N", repeat_random, 0, 1, 512),
+       SIZE(N_("N"), repeat_random, 0, 1, 512),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR (a model with an "
                         "lm_head)"),
@@ -527,7 +535,7 @@ OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
                    "likeliest next tokens at each position (logit_lens)\n"
                    "                                            (off)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
-       SIZE("N", threads, 0, 1, MAX_THREADS),
+       SIZE(N_("N"), threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("threads sharing the work, 1 to 256 (default: the\n"
                    "processors this process may use)"))
@@ -539,4 +547,9 @@ OPTION(VERSION, "version", 'V', GENERAL, 42,
        FLAG(show_version, false),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("show the version and exit"))
+OPTION(MAN, "man", 0, GENERAL, 97,
+       FLAG(show_man, false),
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .help = N_("write the options as a man page in the --lang\n"
+                   "language (roff) and exit"))
 /* clang-format on */

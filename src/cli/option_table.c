@@ -8,6 +8,7 @@
 #include "base/i18n.h"
 #include "cli/options.h"
 #include "model/catalogue.h"
+#include "render/textwidth.h"
 
 /* The names of each TYPE_CHOICE option, and the message for others. */
 static const option_choices format_choices = {
@@ -298,7 +299,8 @@ int option_id_of(int c)
 /* The column where the help of every option starts. */
 #define HELP_COLUMN 21
 
-/* One option's lines of --help: "  -x, --name VALUE", then its help from
+/* One option's lines of --help: "  -x, --name VALUE" (VALUE in the
+ * reader's language, its width in terminal cells), then its help from
  * HELP_COLUMN, each further line of it indented to that column. */
 static void print_option(FILE *out, const option_row *o)
 {
@@ -307,8 +309,11 @@ static void print_option(FILE *out, const option_row *o)
     if (o->short_name != 0)
         used += fprintf(out, "-%c, ", o->short_name);
     used += fprintf(out, "--%s", o->name);
-    if (o->value != NULL)
-        used += fprintf(out, " %s", o->value);
+    if (o->value != NULL) {
+        const char *value = _(o->value);
+        fprintf(out, " %s", value);
+        used += 1 + (int)display_width(value);
+    }
     if (used > HELP_COLUMN - 2) {
         fputc('\n', out);
         used = 0;
@@ -327,6 +332,11 @@ static void print_option(FILE *out, const option_row *o)
         fprintf(out, "%.*s\n%*s", (int)(end - line), line, HELP_COLUMN, "");
         line = end + 1;
     }
+}
+
+const char *option_section_heading(enum help_section s)
+{
+    return section_heading[s];
 }
 
 void options_print_usage(FILE *out)

@@ -151,6 +151,10 @@ int option_id_of(int c);
 /* The --help text, in the chosen language. */
 void options_print_usage(FILE *out);
 
+/* The untranslated heading of --help's section s ("Output:"), or NULL
+ * for the section without one. */
+const char *option_section_heading(enum help_section s);
+
 /* Where option o does something (APPLIES_*): its row's applies, and the
  * variants whose rows take it. */
 unsigned option_applies(const option_row *o);

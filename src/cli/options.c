@@ -704,7 +704,7 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
             return -1;
     }
     opt->train = opt->given[OPT_TRAIN];
-    if (opt->show_help || opt->show_version)
+    if (opt->show_help || opt->show_version || opt->show_man)
         return 0;
 
     const char *file_input =

@@ -154,6 +154,7 @@ typedef struct {
 
     bool show_help;
     bool show_version;
+    bool show_man;
 
     /* each option_id given on the command line, and its value as given
      * (the last one; NULL for an option without a value) */

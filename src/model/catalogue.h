@@ -25,7 +25,8 @@
  * stream and its output, the model's logits and top next tokens (k per
  * token), and the model view: each layer's and head's mean attention
  * entropy, which a stack of blocks (--layers N) makes too
- * (STACK_TABLES).
+ * (STACK_TABLES). A BERT checkpoint with BertModel's pooler makes
+ * pooler_output: tanh(pooler.dense(the first token's out)), one row.
  *
  * A trained run (--train) adds lm_head.weight, logits, loss, the .grad
  * tables of --grad and, for --plot and --html, attn_weights_steps: every
@@ -124,6 +125,9 @@ typedef enum {
 #define CHECKPOINT_MODEL_TABLES                                     \
     (TABLE_BIT(ATTN_ENTROPY) | TABLE_BIT(OUT) | TABLE_BIT(LOGITS) | \
      TABLE_BIT(NEXT_TOKENS))
+/* What a BERT checkpoint with BertModel's pooler (pooler.dense.*) makes
+ * after its layers besides them. */
+#define POOLER_TABLES TABLE_BIT(POOLER)
 
 /* What the interventions add after a run of a model with an lm_head
  * (model/intervene/): --ablate L.H ablation_effect (for each token, the
@@ -281,6 +285,7 @@ enum table_mask {
     TABLE(HEAD_SCORES_STEPS, "head_scores_steps", MODULE, UPDATE, NONE, NONE, \
           "K x (L·H)")                                                        \
     TABLE(NEXT_TOKENS, "next_tokens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")  \
+    TABLE(POOLER, "pooler_output", MODULE, OUTPUT, NONE, NONE, "1 x D")       \
     TABLE(ABLATE_EFFECT, "ablation_effect", MODULE, OUTPUT, NONE, NONE,       \
           "T·k x 3")                                                          \
     TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")  \

@@ -22,6 +22,7 @@ int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
     r->queries = trace_word_labels(tr, "Q:", pieces, run->T, err);
     r->keys = trace_word_labels(tr, "K:", pieces, run->T, err);
     r->values = trace_word_labels(tr, "V:", pieces, run->T, err);
+    r->first = trace_word_labels(tr, "", pieces, 1, err);
     const trace_model *m = &tr->model; // D, F and a head's D / H
     r->dims = trace_index_labels(tr, "dim", m->d_model, err);
     r->ffn_dims = trace_index_labels(tr, "dim", m->ff, err);
@@ -29,8 +30,8 @@ int checkpoint_record_init(checkpoint_recorder *r, mx_error *err)
     r->vocab = r->mc->logits && r->vocab_size > 0
                    ? trace_index_labels(tr, "id", r->vocab_size, err)
                    : r->dims;
-    if (!(r->tokens && r->queries && r->keys && r->values && r->dims &&
-          r->ffn_dims && r->head_dims && r->vocab)) {
+    if (!(r->tokens && r->queries && r->keys && r->values && r->first &&
+          r->dims && r->ffn_dims && r->head_dims && r->vocab)) {
         checkpoint_record_free(r);
         return -1;
     }
@@ -218,6 +219,9 @@ static void table_labels(const labels **rows, const labels **cols,
         break;
     case TABLE_LOGITS:
         *cols = r->vocab;
+        break;
+    case TABLE_POOLER:
+        *rows = r->first;
         break;
     default:
         break;

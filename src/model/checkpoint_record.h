@@ -44,6 +44,7 @@ typedef struct {
 
     /* made by checkpoint_record_init */
     const labels *tokens, *queries, *keys, *values;
+    const labels *first; /* the first token's alone (pooler_output) */
     const labels *dims, *ffn_dims, *head_dims, *vocab;
     matrix entropy; /* (n_layer, n_head), filled as the weights come */
 } checkpoint_recorder;

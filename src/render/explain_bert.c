@@ -1,7 +1,8 @@
 /* explain_bert.c: --explain for a BERT checkpoint's run: what BERT
  * changes from the lessons' block and from GPT-2: WordPiece with [CLS],
  * [SEP] and ## pieces, segment embeddings, attention in both directions
- * (no mask), post-norm layers, the exact GELU, the masked-word head. Each
+ * (no mask), post-norm layers, the exact GELU, the pooler, the
+ * masked-word head. Each
  * note comes before the first table of its kind (head 0 for a head's),
  * its sizes read from the tables themselves. */
 #include <stdio.h>
@@ -65,6 +66,15 @@ static const char *note_of(char *text, size_t size, const table *t, size_t rows,
     case TABLE_OUT:
         return _("out: the last layer's output, one vector per token, each "
                  "made from the whole text.");
+    case TABLE_POOLER:
+        snprintf(text, size,
+                 _("The pooler (BertModel's pooler): the first token's "
+                   "output, [CLS]'s, through one more nn.Linear and tanh, "
+                   "%zu values between -1 and 1 for the whole text. A "
+                   "classifier fine-tuned on BERT (sentiment, a pair's "
+                   "relation) reads this vector."),
+                 cols);
+        return text;
     case TABLE_LOGITS:
         snprintf(text, size,
                  _("The logits: the masked-word head (cls.predictions: "

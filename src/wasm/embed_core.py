@@ -18,6 +18,7 @@ catalogues: the page is the static one.
 """
 import gzip
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -71,15 +72,17 @@ def core_catalogue(po, template, msgmerge, msgfmt):
 
 def without_help(source, tmp):
     """source, or for the option rows (cli/option_list.h) a copy of them
-    whose help texts are not messages: the core prints no --help (it is
-    built with MHA_NO_HELP, cli/option_table.c), so their translations
-    stay out of the page."""
+    whose help texts and value names (N_("FILE")) are not messages: the
+    core prints no --help (it is built with MHA_NO_HELP,
+    cli/option_table.c), so their translations stay out of the page."""
     if os.path.basename(source) != "option_list.h":
         return source
     with open(source, encoding="utf-8") as f:
         text = f.read()
     copy = os.path.join(tmp, "option_list.h")
     with open(copy, "w", encoding="utf-8") as f:
+        text = re.sub(r"\b(SIZE|PROBABILITY|RATE|NAME|TEXT|LIST|CHOICE|OWN"
+                      r"|OWN_VALUE)\(N_\((\"[^\"]*\")\)", r"\1(\2", text)
         f.write(text.replace(".help = N_(", ".help = ("))
     return copy
 

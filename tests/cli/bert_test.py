@@ -6,7 +6,8 @@
 BERT_DIR holds the small random checkpoints of
 tests/reference/make_bert_reference.py (with and without the masked-word
 head and the "bert." prefix), each with its tokenizer.json, its text and
-PyTorch's tables (reference.safetensors). For each, every value of the
+PyTorch's tables (reference.safetensors), with BertModel's pooler in the
+cases that have pooler.dense.*. For each, every value of the
 tidy CSV must be PyTorch's float32 exactly, and the tokens the script's
 ids ([CLS] ... [SEP], and with --pair the second text and [SEP] of token
 type 1). Then next_tokens at each [MASK], the options that
@@ -36,7 +37,10 @@ NAMES = {"inputs": "embedded", "queries": "queries", "keys": "keys",
          "concat_context": "concat", "attn_out": "attn_out",
          "add_norm1": "add_norm1", "ffn_hidden": "ffn_hidden",
          "ffn_out": "ffn_out", "hidden": "out", "out": "out",
-         "logits": "logits"}
+         "logits": "logits", "pooler_output": "pooler_output"}
+# tables only some checkpoints make: with the masked-word head, with the
+# pooler
+OPTIONAL = ("logits", "pooler_output")
 
 
 def reference_name(row):
@@ -55,7 +59,7 @@ def check_case(mha, folder):
     ids = [int(x) for x in open(os.path.join(folder, "ids.txt")).read()
            .split()]
     ref = read_safetensors(os.path.join(folder, "reference.safetensors"))
-    names = [n for n in NAMES if n != "logits" or "logits" in ref]
+    names = [n for n in NAMES if n not in OPTIONAL or n in ref]
     pair = os.path.join(folder, "pair.txt")
     second = ["--pair", open(pair).read()] if os.path.exists(pair) else []
     r = mha.run(["--model", folder, "--format", "csv", "--tables",
@@ -140,6 +144,10 @@ def bad_checkpoints(mha, root):
                         "next_tokens", "a dog"],
                   "next_tokens without the masked-word head: refused",
                   "cls.predictions")
+        run_fails(mha, ["--model", src, "--tables", "pooler_output",
+                        "a dog"],
+                  "pooler_output without the pooler: refused",
+                  "pooler.dense")
     finally:
         shutil.rmtree(tmp)
 

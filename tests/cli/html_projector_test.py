@@ -174,7 +174,39 @@ def check_loss_curve(driver, page):
         ok(got[3] >= 14,
            "%dx%d: the training view's maps write their numbers in %d px"
            % (w, h, got[3]), got)
+        check_training_band(driver, w, h)
         shot(driver, "training-%dx%d-light" % (w, h))
+
+
+def check_training_band(driver, w, h):
+    """The training view starts under the controls, no empty readout band
+    above its hint; a value pointed at in its maps is read at the window's
+    foot, the view not moved."""
+    gap = driver.execute_script("""
+        var c = document.querySelector('#app > .controls');
+        var hint = document.querySelector('#training-view .hint');
+        return hint.getBoundingClientRect().top -
+               c.getBoundingClientRect().bottom;""")
+    ok(gap <= 40,
+       "%dx%d: the training view's hint %d px under the controls, no empty "
+       "band above it" % (w, h, gap), gap)
+    cell = driver.find_elements(
+        By.CSS_SELECTOR, "#training-view td.cell:not(.masked)")[1]
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})",
+                          cell)
+    top = driver.execute_script("return document.getElementById("
+                                "'training-view').getBoundingClientRect().top")
+    ActionChains(driver).move_to_element(cell).perform()
+    got = driver.execute_script("""
+        var r = document.getElementById('readout');
+        var b = r.getBoundingClientRect();
+        return [r.textContent, b.bottom, innerHeight,
+                document.getElementById('training-view')
+                  .getBoundingClientRect().top];""")
+    ok("attn_weights" in got[0] and abs(got[1] - got[2]) <= 1 and
+       got[3] == top,
+       "%dx%d: a training map's value is read at the window's foot, the "
+       "view unmoved" % (w, h), got + [top])
 
 
 def check_editor(driver, page):

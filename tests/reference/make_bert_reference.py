@@ -11,7 +11,11 @@ in OUTDIR):
                      BertForMaskedLM's "bert." prefix and its masked-word
                      head cls.predictions.* (the decoder tied to the word
                      embeddings, so not stored, as save_pretrained leaves
-                     it out), or BertModel's names without either
+                     it out), or BertModel's names without either;
+                     with the pooler (the cases that say so),
+                     pooler.dense.* (BertModel's, and BertForPreTraining's
+                     under "bert.", whose next-sentence head
+                     cls.seq_relationship.* is stored too)
   tokenizer.json     a WordPiece tokenizer as BertTokenizerFast writes it
                      (tests/unit/hf_tokenizer_test.py's bert_json) over
                      a small vocabulary
@@ -27,8 +31,9 @@ in OUTDIR):
                      values, attn_scores, attn_weights, head_context),
                      "layer.L.concat", "layer.L.attn_out",
                      "layer.L.add_norm1", "layer.L.ffn_hidden",
-                     "layer.L.ffn_out", "layer.L.out", "out" and, with the
-                     head, "logits"
+                     "layer.L.ffn_out", "layer.L.out", "out", with the
+                     head "logits", and with the pooler "pooler_output"
+                     (1 x hidden: BertPooler over the first token)
 
 and gelu.safetensors: F.gelu over 4096 values as one tensor and over 64
 of them one at a time (make_gelu).
@@ -47,9 +52,19 @@ padding is BertModel's (1.0 - mask[:, None, None, :]) * -10000.0
 (get_extended_attention_mask). The tables are read with forward hooks on
 the modules, and a global hook on nn.Softmax for the scores and weights.
 
+BertPooler, which the copies above do not have, is not copied: it is
+loaded at run time from a saved copy of the same file, checked by its
+SHA-256 (hf_source.py, which says where to save it), and called as
+BertModel.forward calls it, self.pooler(sequence_output).
+
 How to run it (Debian's python3-torch, CPU, float32, one thread):
 
     /usr/bin/python3 tests/reference/make_bert_reference.py [OUTDIR]
+
+with src/transformers/models/bert/modeling_bert.py of huggingface/
+transformers at the commit above saved under /work/hf-src/ (or $HF_SRC),
+for BertPooler (hf_source.py). The cases without the pooler do not read
+it, and their data is what the script wrote before the pooler cases.
 """
 
 import json
@@ -68,6 +83,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "unit"))
 from make_gpt2_reference import write_safetensors  # noqa: E402
+from hf_source import load as load_hf  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -576,7 +592,8 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat",
          "sit", "bird", "tree", "in", "it"]
 
 # name, layers, heads, hidden, intermediate, masked-word head (and the
-# "bert." prefix), text, seed, second text (--pair) or None
+# "bert." prefix), text, seed, second text (--pair) or None[, the file's
+# dtype[, the pooler]]
 CASES = [
     ("mlm", 2, 2, 16, 24, True, "the cat [MASK] on the mat .", 11, None),
     ("base", 1, 4, 20, 37, False, "a dog ran to the park , and it is big", 12,
@@ -588,6 +605,13 @@ CASES = [
     # stored as F16: the forward runs on model.half().float()'s weights
     ("mlm_f16", 2, 2, 16, 24, True, "a [MASK] sat on the mat .", 15, None,
      "F16"),
+    # with BertModel's pooler: BertModel's own names, and
+    # BertForPreTraining's (the masked-word head, the pooler and the
+    # next-sentence head, under "bert.") as bert-base-uncased ships them
+    ("pooler", 1, 2, 16, 20, False, "the dog sat on a red mat .", 16, None,
+     "F32", True),
+    ("mlm_pooler", 2, 4, 24, 36, True, "the [MASK] ran in the park", 17,
+     "it is big .", "F32", True),
 ]
 
 
@@ -601,7 +625,7 @@ def bert_json(path):
 
 
 def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
-              pair, dtype="F32"):
+              pair, dtype="F32", pooled=False):
     torch.manual_seed(seed)
     config = types.SimpleNamespace(
         vocab_size=len(VOCAB), hidden_size=d, num_hidden_layers=n_layer,
@@ -615,6 +639,11 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
     encoder = BertEncoder(config)
     head = BertOnlyMLMHead(config) if mlm else None
     modules = [("embeddings", embeddings), ("encoder", encoder)]
+    if pooled:  # made after the others: their draws stay the same
+        pooler = load_hf("bert", ["BertPooler"])["BertPooler"](config)
+        modules.append(("pooler", pooler))
+        if mlm:  # BertForPreTraining's next-sentence head, only stored
+            nsp = nn.Linear(d, 2)
     with torch.no_grad():
         # LayerNorms and biases away from their ones and zeros
         for _, mod in modules + ([("cls", head)] if mlm else []):
@@ -712,6 +741,8 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
                             token_type_ids=torch.tensor([type_ids]))
         out = encoder(hidden, attention_mask=extended)
         tables["out"] = out[0].clone()
+        if pooled:  # BertModel.forward: self.pooler(sequence_output)
+            tables["pooler_output"] = pooler(out).clone()
         if mlm:
             tables["logits"] = head(out)[0].clone()
     handle.remove()
@@ -723,15 +754,23 @@ def make_case(outdir, name, n_layer, n_head, d, inner, mlm, text, seed,
               embeddings.state_dict().items() if k != "position_ids"]
     params += [(prefix + "encoder." + k, v) for k, v in
                encoder.state_dict().items()]
+    if pooled:
+        params += [(prefix + "pooler." + k, v) for k, v in
+                   pooler.state_dict().items()]
     if mlm:
         params += [("cls." + k, v) for k, v in head.state_dict().items()
                    if k not in ("predictions.decoder.weight",
                                 "predictions.decoder.bias")]
+    if mlm and pooled:
+        params += [("cls.seq_relationship." + k, v.detach()) for k, v in
+                   nsp.state_dict().items()]
     if dtype != "F32":
         params = [(k, v.to(half) if v.is_floating_point() else v)
                   for k, v in params]
     write_safetensors(os.path.join(folder, "model.safetensors"), params)
-    cfg = {"architectures": ["BertForMaskedLM" if mlm else "BertModel"],
+    architecture = ("BertForPreTraining" if pooled else "BertForMaskedLM") \
+        if mlm else "BertModel"
+    cfg = {"architectures": [architecture],
            "model_type": "bert", "hidden_size": d,
            "num_hidden_layers": n_layer, "num_attention_heads": n_head,
            "intermediate_size": inner, "hidden_act": "gelu",

@@ -1,7 +1,9 @@
 /* test_bert.c: the BERT forward pass (model/bert/bert.h) against PyTorch,
  * bit for bit, on the small random checkpoints of
  * tests/reference/make_bert_reference.py (argv[1]: their folder), with
- * and without the masked-word head and the "bert." prefix. Every table
+ * and without the masked-word head, the pooler (pooler_output, BertPooler
+ * run by the reference as transformers' file writes it) and the "bert."
+ * prefix. Every table
  * the pass makes is compared with the reference's table of the same
  * name, and every table of the reference is made. The exact GELU
  * (numerics/gelu_erf.h) is checked on its own against F.gelu's values,
@@ -45,6 +47,8 @@ static void run_case(const char *dir, const char *name)
        name);
     ok(m.has_mlm == (safetensors_find(&ref, "logits") != NULL),
        "%s: the masked-word head found where the checkpoint has it", name);
+    ok(m.has_pooler == (safetensors_find(&ref, "pooler_output") != NULL),
+       "%s: the pooler found where the checkpoint has it", name);
     reference_checker c = {
         .ref = &ref,
         .case_name = name,

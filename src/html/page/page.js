@@ -36,6 +36,10 @@ function draw() {
   clear(views.training);
   clear(views.maps);
   readout.textContent = '';
+  /* the training view's maps are far below the top: their readout goes
+   * over the window's foot while it says something, and no empty band
+   * is kept for it above the view */
+  readout.classList.toggle('at-foot', state.view === 'training');
   views.head.hidden = state.view !== 'head';
   views.matrix.hidden = state.view !== 'matrix';
   views.neuron.hidden = state.view !== 'neuron';

@@ -138,6 +138,23 @@ static int bind_head(bert_model *m, mx_error *err)
     return 0;
 }
 
+/* BertModel's pooler where the file has pooler.dense.weight (under the
+ * model's prefix): its weight and bias. */
+static int bind_pooler(bert_model *m, mx_error *err)
+{
+    const size_t D = m->cfg.d;
+    char prefix[32], full[160];
+    snprintf(prefix, sizeof prefix, "%spooler.", m->prefix);
+    if (find(m, prefix, "dense.weight", full, sizeof full) == NULL)
+        return 0;
+    m->has_pooler = true;
+    const wanted w[] = {
+        {&m->pooler.dense_w, "dense.weight", D, D},
+        {&m->pooler.dense_b, "dense.bias", D, 0},
+    };
+    return bind_all(m, prefix, w, sizeof w / sizeof *w, err);
+}
+
 /* Every tensor named encoder.layer.N. must have N < num_hidden_layers. */
 static int check_layers(const bert_model *m, mx_error *err)
 {
@@ -177,7 +194,7 @@ static int bind_model(bert_model *m, mx_error *err)
     for (size_t i = 0; i < c->n_layer; i++)
         if (bind_layer(m, i, err) != 0)
             return -1;
-    if (bind_head(m, err) != 0)
+    if (bind_head(m, err) != 0 || bind_pooler(m, err) != 0)
         return -1;
     return check_layers(m, err);
 }
@@ -212,7 +229,8 @@ int bert_open(bert_model *m, const char *dir, mx_error *err)
     if (safetensors_find(&m->st, "bert.embeddings.word_embeddings.weight"))
         snprintf(m->prefix, sizeof m->prefix, "bert.");
     m->layers = calloc(c->n_layer, sizeof *m->layers);
-    // the embeddings' 5 tensors, the head's 6 and each layer's
+    // the embeddings' 5 tensors, the head's 6, the pooler's 2 and each
+    // layer's
     m->max_owned = 16 + BERT_LAYER_TENSORS * c->n_layer;
     m->owned = calloc(m->max_owned, sizeof *m->owned);
     if (m->layers == NULL || m->owned == NULL) {

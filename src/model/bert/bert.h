@@ -7,7 +7,8 @@
  * tokenizer.json (WordPiece, read by model/tokenizers/). Parameter names
  * may carry BertForMaskedLM's "bert." prefix or not (BertModel); the
  * masked-word head (cls.predictions.*) is used where the file has it, its
- * decoder tied to the word embeddings. LayerNorm parameters named .gamma
+ * decoder tied to the word embeddings, and so is BertModel's pooler
+ * (pooler.dense.*, which BertForMaskedLM has not). LayerNorm parameters named .gamma
  * and .beta (older checkpoints) are read as .weight and .bias.
  *
  * The forward pass, for T tokens of one text (D = hidden_size, H heads
@@ -26,6 +27,8 @@
  *     ffn_out = output.dense(ffn_hidden)
  *     hidden = output.LayerNorm(ffn_out + add_norm1)
  *   out (T, D) = the last layer's hidden
+ *   with the pooler (BertPooler): pooler_output (1, D) =
+ *     tanh(pooler.dense(out[0])), the first token's ([CLS]) alone
  *   with the head: logits (T, V) = decoder(LayerNorm(gelu(
  *     transform.dense(out)))) + cls.predictions.bias
  *
@@ -66,6 +69,11 @@ typedef struct {
     const float *bias;              /* (V) */
 } bert_mlm_head;
 
+/* BertModel's pooler, pooler.dense: an nn.Linear, then tanh. */
+typedef struct {
+    const float *dense_w, *dense_b; /* (D, D), (D) */
+} bert_pooler;
+
 typedef struct {
     bert_config cfg;
     safetensors st;
@@ -79,6 +87,8 @@ typedef struct {
     size_t n_owned, max_owned;
     bool has_mlm;
     bert_mlm_head mlm;
+    bool has_pooler;
+    bert_pooler pooler;
     char *paths; /* the file names, owned */
 } bert_model;
 
@@ -105,7 +115,8 @@ typedef struct {
 
 /* Runs ids with their token types (T of each, ids < vocab_size, types <
  * type_vocab_size, T <= max_position_embeddings) through m; out (T, D)
- * gets the last layer's output, allocated here. */
+ * gets the last layer's output, allocated here. With the pooler,
+ * pooler_output passes its hook point after out (before the logits). */
 int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
                  const int32_t *types, size_t T, const bert_run *run,
                  mx_error *err);

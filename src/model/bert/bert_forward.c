@@ -15,6 +15,7 @@
 #include "model/layers/dense.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
+#include "numerics/gelu.h"
 #include "numerics/gelu_erf.h"
 #include "numerics/matmul.h"
 
@@ -262,6 +263,28 @@ static int mlm_logits(matrix *logits, const matrix *out, const bert_model *m,
     return 0;
 }
 
+/* BertPooler over out (T, D): pooled (1, D) = tanh(dense(out[0])), the
+ * first token's row alone (hidden_states[:, 0]); nn.Tanh is torch.tanh,
+ * SLEEF's tanhf on every value (gelu.h). */
+static int pooler_output(const matrix *out, const bert_model *m,
+                         const bert_run *run, mx_error *err)
+{
+    const size_t D = m->cfg.d;
+    matrix pooled = {0};
+    if (matrix_alloc(&pooled, 1, D, N_("hidden states"), err) != 0)
+        return -1;
+    // the first token's row, a view of out: (1, D)
+    const matrix first = {.rows = 1, .cols = D, .v = out->v};
+    const dense pool_dense =
+        linear_of(m->pooler.dense_w, m->pooler.dense_b, D, D);
+    dense_forward(&pooled, &first, &pool_dense, run->pool);
+    for (size_t d = 0; d < D; d++)
+        pooled.v[d] = sleef_tanhf(pooled.v[d]);
+    const int rc = outer_point(run, VARIANT_MODEL, TABLE_POOLER, &pooled, err);
+    matrix_free(&pooled);
+    return rc;
+}
+
 /* The input's checks: T tokens that fit, ids and types in range. */
 static int check_input(const bert_config *c, const int32_t *ids,
                        const int32_t *types, size_t T, mx_error *err)
@@ -311,6 +334,8 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
         if (layer_forward(&h, &w, m, li, run, err) != 0)
             goto done;
     if (outer_point(run, VARIANT_MODEL, TABLE_OUT, &h, err) != 0)
+        goto done;
+    if (m->has_pooler && pooler_output(&h, m, run, err) != 0)
         goto done;
     if (run->logits && m->has_mlm) {
         matrix logits = {0};

@@ -72,8 +72,8 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
     return true;
 }
 
-/* --tables: logits and next_tokens need the masked-word head; a
- * parameter must be in the file. */
+/* --tables: logits and next_tokens need the masked-word head,
+ * pooler_output the pooler; a parameter must be in the file. */
 static int check_tables(const bert_checkpoint *r, const model_config *mc,
                         mx_error *err)
 {
@@ -85,6 +85,11 @@ static int check_tables(const bert_checkpoint *r, const model_config *mc,
             return err_usage(
                 err,
                 _("--tables: %s needs the masked-word head (cls.predictions.*), which this checkpoint does not have"),
+                name);
+        if (id == TABLE_POOLER && !r->model.has_pooler)
+            return err_usage(
+                err,
+                _("--tables: %s needs BertModel's pooler (pooler.dense.*), which this checkpoint does not have"),
                 name);
         if (checkpoint_run_param_present(&r->run, name, err) != 0)
             return -1;
@@ -254,7 +259,7 @@ bool bert_trace_makes_table(const model_config *mc, const model_input *in,
     return checkpoint_makes_table(
         mc, name, bert_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES | BERT_LAYER_TABLES |
-            CHECKPOINT_MODEL_TABLES);
+            CHECKPOINT_MODEL_TABLES | POOLER_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */

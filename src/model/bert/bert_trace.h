@@ -9,7 +9,9 @@
  *           head_context, concat_context, attn_out, add_norm1,
  *           ffn_hidden (after the exact GELU), ffn_out, hidden (the
  *           layer's output, after its second LayerNorm)
- *        -> out (the last layer's output); with the masked-word head
+ *        -> out (the last layer's output); with BertModel's pooler,
+ *           pooler_output (tanh of pooler.dense over [CLS]'s out, 1 x D);
+ *           with the masked-word head
  *           (cls.predictions), next_tokens: the k likeliest words at
  *           each [MASK] (at every token when the text has none), and
  *           logits when asked for
