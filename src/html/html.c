@@ -300,10 +300,20 @@ static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
         html_write_model(out, tr, page->model);
         fputs("</script>\n", out);
     }
+    /* the page of a --model run: the families core, run in a worker */
+    const bool families = run->checkpoint != NULL;
     fputs("<script type=\"application/octet-stream\" id=\"mha-core\">", out);
-    fputs(page_core, out);
+    fputs(families ? page_core_families : page_core, out);
     fputs("</script>\n", out);
-    for (const page_catalogue *c = page_catalogues; c->lang != NULL; c++)
+    if (families) {
+        fputs("<script type=\"text/plain\" id=\"mha-worker\">\n", out);
+        fputs(page_core_imports_js, out);
+        fputs(page_model_worker_js, out);
+        fputs("</script>\n", out);
+    }
+    for (const page_catalogue *c = families ? page_core_families_catalogues
+                                            : page_catalogues;
+         c->lang != NULL; c++)
         if (strcmp(c->lang, lang) == 0) {
             fprintf(out,
                     "<script type=\"application/octet-stream\" "
@@ -331,6 +341,10 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     /* the live page compiles its core: WebAssembly, and nothing else */
     if (page->run != NULL && page_core[0] != '\0')
         fputs(" 'wasm-unsafe-eval'", out);
+    /* and a --model run's page runs it in a worker of its own text */
+    if (page->run != NULL && page_core[0] != '\0' &&
+        page->run->checkpoint != NULL)
+        fputs("; worker-src blob:", out);
     fputs("\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n"
@@ -377,6 +391,9 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         fputs(page_generation_js, out);
     if (html_has_lens(tr))
         fputs(page_lens_js, out);
+    if (page->run != NULL && page_core[0] != '\0' &&
+        page->run->checkpoint != NULL)
+        fputs(page_model_runner_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

@@ -291,6 +291,9 @@ MAPS_JS = os.path.join(os.path.dirname(PAGE_JS), "maps.js")
 GENERATION_JS = os.path.join(os.path.dirname(PAGE_JS), "generation.js")
 # the Logit lens view (lens.js): its words in a --logit-lens run's page
 LENS_JS = os.path.join(os.path.dirname(PAGE_JS), "lens.js")
+# the worker's glue of a --model run's page (model_runner.js): its words
+# are in the page of a checkpoint's run only
+RUNNER_JS = os.path.join(os.path.dirname(PAGE_JS), "model_runner.js")
 # the page's script: its files, one per view (src/meson.build's page_views)
 PAGE_PARTS = sorted(glob.glob(os.path.join(os.path.dirname(PAGE_JS),
                                            "*.js")))
@@ -305,7 +308,8 @@ def page_phrases(path=PAGE_JS, call="tr"):
     labels and the step titles."""
     js = ""
     for part in ([p for p in PAGE_PARTS
-                  if p not in (TRAINING_JS, MAPS_JS, GENERATION_JS, LENS_JS)]
+                  if p not in (TRAINING_JS, MAPS_JS, GENERATION_JS, LENS_JS,
+                               RUNNER_JS)]
                  if path == PAGE_JS else [path]):
         with open(part, encoding="utf-8") as f:
             js += f.read()
@@ -339,6 +343,7 @@ def words(mha, tmp):
     generation = (page_phrases(GENERATION_JS) |
                   page_phrases(GENERATION_JS, "say")) - page_phrases()
     lens = page_phrases(LENS_JS) | {"Logit lens"}
+    runner = page_phrases(RUNNER_JS) - page_phrases()
     phrases = page_phrases()
     ok(len(phrases) > 20 and len(training) > 4,
        "page.js shows %d texts through tr(), training.js %d"
@@ -368,12 +373,13 @@ def words(mha, tmp):
            not untranslated, "--lang %s%s: the page's words in its labels"
            % (lang, ", trained" if trained else ""),
            (missing, blanks, untranslated[:5]))
-        leaked |= set(labels) & (maps | generation | lens)
+        leaked |= set(labels) & (maps | generation | lens | runner)
         if not trained:
             leaked |= set(labels) & training
     ok(not leaked, "the training view's words only in a trained run's "
        "page, the Interventions and Generation views' in a run with maps "
-       "or a generation", sorted(leaked))
+       "or a generation, the model worker's in a checkpoint's run",
+       sorted(leaked))
     # a generation run's page: the Generation view's words, translated,
     # with the run's generation settings
     for lang in LANGS:
@@ -391,6 +397,16 @@ def words(mha, tmp):
         ok(r.returncode == 0 and not missing and not untranslated,
            "--lang %s, --generate: the Generation view's words with its "
            "settings" % lang, (missing, untranslated[:5]))
+    gpt2 = os.path.join(os.path.dirname(PAGE_JS), "..", "..", "..", "tests",
+                        "reference", "gpt2", "tiny")
+    r = mha.run(["--model", gpt2, "--lang", "pt_BR", "--html", path,
+                 "hello world"])
+    with open(path, encoding="utf-8") as f:
+        labels = page_data(f.read()).get("labels", {})
+    ok(r.returncode == 0 and len(runner) >= 3 and
+       all(labels.get(w, w) != w for w in runner),
+       "the model worker's words translated in a checkpoint's run's page "
+       "(%d)" % len(runner), sorted(runner - set(labels)))
 
 
 def main():

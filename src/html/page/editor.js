@@ -84,8 +84,14 @@
   /* ---- the core ---- */
 
   /* The bytes of base 85 text: each 5 digits 4 bytes, big-endian; a
-   * last group of n + 1 digits n bytes (the missing digits the largest). */
+   * last group of n + 1 digits n bytes (the missing digits the largest).
+   * The digits are set here, not beside the function: a page that cannot
+   * be edited returns before them, and its "Open a model" unpacks too. */
   function base85(text) {
+    /* The digits of the core's base 85 (src/wasm/embed_core.py): the
+     * printable ASCII characters but < > & ' " \ ` ( and :. */
+    var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
+      'abcdefghijklmnopqrstuvwxyz{|}~';
     var digit = new Uint8Array(128);
     for (var d = 0; d < 85; d++) digit[BASE85.charCodeAt(d)] = d;
     var n = text.length, rest = n % 5;

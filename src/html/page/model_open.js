@@ -32,7 +32,8 @@
   /* The files of a folder the program reads (model/gpt2: config.json,
    * model.safetensors, and vocab.json with merges.txt or tokenizer.json). */
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
-                'merges.txt', 'tokenizer.json'];
+                'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
+                'model.safetensors.index.json'];
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -127,12 +128,35 @@
     return p;
   }
 
+  /* A run's answer on the page. */
+  function show(out, t0) {
+    if (out.status !== 0) {
+      setError(out.text);
+      status.textContent = '';
+    } else {
+      setError('');
+      page.reload(JSON.parse(out.text));
+      status.textContent = tr('Recomputed in {0} ms.',
+                              Math.round(performance.now() - t0));
+    }
+    document.dispatchEvent(new CustomEvent('mha-model-ran',
+                                           {detail: {status: out.status}}));
+  }
+
+  /* The pages of --model runs run the model in a worker, which reads
+   * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
+  var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
+    box: box, status: status, setError: setError, show: show}) : null;
+  /* for tests/tools/live_timing.py: command lines of its own */
+  page.modelRunner = runner;
+
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
-    if (!core || dir === null) return;
-    var t0 = performance.now();
     var args = ['--model', dir].concat(GEN ? GEN.args() : [],
                                        ['--', text.value]);
+    if (runner && dir !== null) return runner.run(args);
+    if (!core || dir === null) return;
+    var t0 = performance.now();
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';
     }).join(''));
@@ -152,17 +176,7 @@
       out = {status: 1, text: tr('The page\'s core stopped ({0}); change ' +
                                  'a setting to try again.', e.message)};
     }
-    if (out.status !== 0) {
-      setError(out.text);
-      status.textContent = '';
-    } else {
-      setError('');
-      page.reload(JSON.parse(out.text));
-      status.textContent = tr('Recomputed in {0} ms.',
-                              Math.round(performance.now() - t0));
-    }
-    document.dispatchEvent(new CustomEvent('mha-model-ran',
-                                           {detail: {status: out.status}}));
+    show(out, t0);
   }
 
   /* The folder's files (File objects with their folder's path): the ones
@@ -172,7 +186,8 @@
       files[0].path.split('/')[0] : 'MODEL';
     /* the folder's own files (not those of a folder inside it) */
     var top = files.filter(function (f) {
-      return WANTED.indexOf(f.name) >= 0 &&
+      return (WANTED.indexOf(f.name) >= 0 ||
+              /^model.*\.safetensors$/.test(f.name)) &&
         (f.path === f.name || f.path === folder + '/' + f.name);
     });
     var large = top.filter(function (f) { return f.file.size > MAX_FILE; });
@@ -184,6 +199,11 @@
     }
     dir = null;
     box.setAttribute('data-state', 'busy');
+    if (runner)
+      return runner.open(folder, top).then(function (ready) {
+        dir = ready ? folder : null;
+        return runText();
+      });
     return loadCore().then(function (made) {
       core = made;
       var table = core.mx_alloc(12 * top.length);
