@@ -54,6 +54,7 @@ run_request run_request_of(const options *opt)
                      .top_p = opt->top_p},
         .stop = opt->stop,
         .kv_steps = opt->kv_steps,
+        .page_steps = opt->html != NULL,
         .checkpoints =
             opt->train &&
             (opt->plot != NULL || opt->html != NULL ||

@@ -191,34 +191,34 @@ OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
                    "qkv; it changes the gradients only (default kqv)"))
 OPTION(GENERATE, "generate", 0, MODEL, 76,
        SIZE(N_("N"), generate, 0, 1, MAX_GENERATE),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("continue the text by N new tokens (1 to 100000),\n"
                    "greedy, as generate(use_cache=True) (default none)"))
 OPTION(SAMPLE, "sample", 0, MODEL, 77,
        FLAG(sample, false),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --generate, draw each token as\n"
                    "generate(do_sample=True), seeded by --seed\n"
                    "                                    (default greedy)"))
 OPTION(TEMPERATURE, "temperature", 0, MODEL, 78,
        OWN_VALUE(N_("T")),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --sample, divide the logits by T > 0\n"
                    "                                    (default 1.0)"))
 OPTION(TOP_K, "top-k", 0, MODEL, 79,
        SIZE(N_("K"), top_k, 50, 1, MAX_TOP_K),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --sample, keep the K likeliest tokens, as\n"
                    "Hugging Face's default               (default 50)"))
 OPTION(TOP_P, "top-p", 0, MODEL, 80,
        OWN_VALUE(N_("P")),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --sample, keep the likeliest tokens whose\n"
                    "probabilities add up to P, 0 < P <= 1\n"
                    "                                    (default 1.0)"))
 OPTION(STOP, "stop", 0, MODEL, 81,
        NAME(N_("TEXT"), stop),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --generate, stop once the new text holds\n"
                    "TEXT (and at the end-of-text token) (default none)"))
 OPTION(KV_STEPS, "kv-steps", 0, MODEL, 104,

@@ -67,6 +67,14 @@ html_run page_run_of(const options *opt, const model_input *in)
     run.corpus = run.model ? opt->corpus : NULL;
     run.column = run.corpus != NULL ? opt->column : NULL;
     run.checkpoint = opt->model;
+    // the generation's settings, which the editor shows
+    run.generate = opt->generate;
+    run.sample = opt->sample;
+    run.temperature =
+        opt->given[OPT_TEMPERATURE] ? opt->arg[OPT_TEMPERATURE] : NULL;
+    run.top_k = opt->given[OPT_TOP_K] ? opt->arg[OPT_TOP_K] : NULL;
+    run.top_p = opt->given[OPT_TOP_P] ? opt->arg[OPT_TOP_P] : NULL;
+    run.stop = opt->stop;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

@@ -542,10 +542,6 @@ int run_job(const options *opt, mx_error *err)
                          _("--kv-steps: a lesson model keeps no KV cache (each "
                            "step runs the whole sequence again): it goes with "
                            "--model DIR"));
-    if (opt->kv_steps && opt->html != NULL)
-        return err_usage(err, _("--kv-steps: the steps' tables go to text, "
-                                "CSV and --plot; --html does not show "
-                                "them yet"));
     if (opt->weights == NULL)
         return run_inputs(opt, err);
     /* the files the check found are the files the run reads */

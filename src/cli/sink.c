@@ -8,6 +8,15 @@
 #include "model/lesson/manifest.h"
 #include "model/tokenize.h"
 
+/* Whether t goes to the text, the CSV and the pictures: a table --tables
+ * asks for, and a generation step's (model/generate.h) only with
+ * --kv-steps (without it the steps' weights are the page's alone). */
+static bool shows_table(const options *opt, const table *t)
+{
+    return options_wants_table(opt, table_name(t)) &&
+           (t->step == 0 || opt->kv_steps);
+}
+
 const table **select_tables(const trace *tr, const options *opt, size_t *n)
 {
     const table **out = calloc(trace_count(tr) + 1, sizeof *out);
@@ -15,7 +24,7 @@ const table **select_tables(const trace *tr, const options *opt, size_t *n)
         return NULL;
     *n = 0;
     for (size_t i = 0; i < trace_count(tr); i++)
-        if (options_wants_table(opt, table_name(trace_at(tr, i))))
+        if (shows_table(opt, trace_at(tr, i)))
             out[(*n)++] = trace_at(tr, i);
     return out;
 }
@@ -71,11 +80,14 @@ static bool trained_model_table(const options *opt, const table *t)
 int put_table(void *ctx, const table *t, mx_error *err)
 {
     run_output *o = ctx;
+    // the steps' weights kept for the page alone: as if not made
+    if (t->step > 0 && !o->opt->kv_steps)
+        return 0;
     if (o->opt->check)
         check_table(&o->report, o->tr, t);
     if (o->opt->focus != NULL && put_focus(o, t, err) != 0)
         return -1;
-    if (!options_wants_table(o->opt, table_name(t)))
+    if (!shows_table(o->opt, t))
         return o->files != NULL && trained_model_table(o->opt, t)
                    ? csv_dir_add(o->files, o->sub, &t, 1, &o->file_csv, err)
                    : 0;

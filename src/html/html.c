@@ -145,6 +145,85 @@ static void write_model_run(FILE *out, const html_run *run,
     }
 }
 
+/* s as a JSON string, or null. */
+static void json_string_or_null(FILE *out, const char *s)
+{
+    if (s != NULL)
+        json_string(out, s);
+    else
+        fputs("null", out);
+}
+
+/* The words of the Generation view and of the generation's settings
+ * (page/generation.js): carried with the settings, so that the core
+ * (which writes the data's labels again) leaves them out of its
+ * catalogue. */
+static const char *const generate_words[] = {
+    /* TRANSLATORS: the --html page's view of --generate's steps */
+    N_("Generation"),
+    /* TRANSLATORS: {0} the step on view, {1} the number of steps */
+    N_("Step {0} of {1}"),
+    /* TRANSLATORS: {0} the new token, {1} its probability */
+    N_("The model picked {0} with probability {1}."),
+    N_("The next token's likeliest choices at this step (the one picked is "
+       "marked):"),
+    N_("picked"),
+    /* TRANSLATORS: {0} a token, {1} its probability, {2} its rank */
+    N_("{0}: probability {1}, rank {2}"),
+    N_("Each head's attention row of the last token over the tokens so far "
+       "(the keys its cache holds), from which the next token was "
+       "predicted:"),
+    /* TRANSLATORS: {0} a layer, {1} a head, {2} a key token, {3} the
+     * weight */
+    N_("{0}, head {1}, key {2}: {3}"),
+    N_("This model keeps no cache: its heads are shown for the prompt's "
+       "last token only (step 1)."),
+    N_("Move the slider, or focus it and use the arrow keys, to go through "
+       "the steps."),
+    /* TRANSLATORS: the live page's generation settings (--generate and
+     * the options that go with it, kept as the program spells them) */
+    N_("Generation (--generate)"),
+    N_("New tokens (--generate; 0: none)"),
+    N_("Draw each token (--sample; else the likeliest)"),
+    N_("Temperature (--temperature)"),
+    N_("Top k (--top-k)"),
+    N_("Top p (--top-p)"),
+    N_("Stop at (--stop; empty: none)"),
+    /* TRANSLATORS: the live page's status while it generates; {0} is the
+     * number of tokens asked for */
+    N_("Generating {0} tokens…"),
+};
+
+/* "generate":{"n":5,"sample":true,"temperature":"0.8","topK":null,
+ * "topP":null,"stop":null,"words":{...}}: the generation's settings as
+ * given (null: not given) and their words in the page's language, or
+ * "generate":null for a run that does not generate. */
+static void write_generate_run(FILE *out, const html_run *run)
+{
+    if (run->generate == 0) {
+        fputs(",\n\"generate\":null", out);
+        return;
+    }
+    fprintf(out, ",\n\"generate\":{\"n\":%zu,\"sample\":%s,\"temperature\":",
+            run->generate, run->sample ? "true" : "false");
+    json_string_or_null(out, run->temperature);
+    fputs(",\"topK\":", out);
+    json_string_or_null(out, run->top_k);
+    fputs(",\"topP\":", out);
+    json_string_or_null(out, run->top_p);
+    fputs(",\"stop\":", out);
+    json_string_or_null(out, run->stop);
+    fputs(",\"words\":{", out);
+    for (size_t i = 0; i < sizeof generate_words / sizeof *generate_words;
+         i++) {
+        fputs(i > 0 ? "," : "", out);
+        json_string(out, generate_words[i]);
+        fputc(':', out);
+        json_string(out, _(generate_words[i]));
+    }
+    fputs("}}", out);
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
@@ -199,6 +278,7 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
         json_string(out, run->checkpoint);
     else
         fputs("null", out);
+    write_generate_run(out, run);
     fputc('}', out);
 }
 
@@ -220,10 +300,20 @@ static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
         html_write_model(out, tr, page->model);
         fputs("</script>\n", out);
     }
+    /* the page of a --model run: the families core, run in a worker */
+    const bool families = run->checkpoint != NULL;
     fputs("<script type=\"application/octet-stream\" id=\"mha-core\">", out);
-    fputs(page_core, out);
+    fputs(families ? page_core_families : page_core, out);
     fputs("</script>\n", out);
-    for (const page_catalogue *c = page_catalogues; c->lang != NULL; c++)
+    if (families) {
+        fputs("<script type=\"text/plain\" id=\"mha-worker\">\n", out);
+        fputs(page_core_imports_js, out);
+        fputs(page_model_worker_js, out);
+        fputs("</script>\n", out);
+    }
+    for (const page_catalogue *c = families ? page_core_families_catalogues
+                                            : page_catalogues;
+         c->lang != NULL; c++)
         if (strcmp(c->lang, lang) == 0) {
             fprintf(out,
                     "<script type=\"application/octet-stream\" "
@@ -251,6 +341,10 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     /* the live page compiles its core: WebAssembly, and nothing else */
     if (page->run != NULL && page_core[0] != '\0')
         fputs(" 'wasm-unsafe-eval'", out);
+    /* and a --model run's page runs it in a worker of its own text */
+    if (page->run != NULL && page_core[0] != '\0' &&
+        page->run->checkpoint != NULL)
+        fputs("; worker-src blob:", out);
     fputs("\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n"
@@ -274,6 +368,9 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     const bool maps = html_has_maps(tr);
     if (maps)
         fputs(page_maps_css, out);
+    const bool generation = html_has_generation(tr);
+    if (generation)
+        fputs(page_generation_css, out);
     fputs("</style>\n</head>\n<body>\n"
           "<noscript>This page draws its views with JavaScript; the same "
           "numbers are in mha-explain's text and CSV output.</noscript>\n"
@@ -290,6 +387,13 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         fputs(page_training_js, out);
     if (maps)
         fputs(page_maps_js, out);
+    if (generation)
+        fputs(page_generation_js, out);
+    if (html_has_lens(tr))
+        fputs(page_lens_js, out);
+    if (page->run != NULL && page_core[0] != '\0' &&
+        page->run->checkpoint != NULL)
+        fputs(page_model_runner_js, out);
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

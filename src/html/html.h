@@ -64,6 +64,12 @@ typedef struct {
      * page carries its sentences, and its editor keeps training on them:
      * --train K --corpus FILE), or NULL */
     const char *corpus, *column;
+    /* --generate N (0: none), --sample, and --temperature, --top-k,
+     * --top-p and --stop as given (NULL: not given): the editor's
+     * generation settings (page/generation.js) */
+    size_t generate;
+    bool sample;
+    const char *temperature, *top_k, *top_p, *stop;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its

@@ -429,6 +429,33 @@ static void json_word(FILE *out, const char *text, const char *translation)
     fputs(",\n", out);
 }
 
+/* The words of "Open a model" in the page of a checkpoint's run, whose
+ * worker reads Llama-style and BERT folders (model_runner.js): only
+ * there, as the worker is. */
+static const char *const checkpoint_words[] = {
+    /* TRANSLATORS: the page of a --model run, whose worker reads
+     * Llama-style and BERT folders too */
+    N_("Choose a checkpoint folder on this computer, or drop it here "
+       "(config.json, its .safetensors files, and tokenizer.json or "
+       "vocab.json and merges.txt). It is read here; nothing is sent "
+       "anywhere."),
+    /* TRANSLATORS: {0} and {1} are numbers: the model's layers are read
+     * one after another */
+    N_("Loading layer {0} of {1}…"),
+    /* TRANSLATORS: the model runs over the typed text */
+    N_("Running the model…"),
+};
+
+/* Whether the run is a checkpoint's (--model): its tables name the
+ * model. */
+static bool checkpoint_run(const trace *tr)
+{
+    for (size_t i = 0; i < trace_count(tr); i++)
+        if (table_model_name(trace_at(tr, i)) != NULL)
+            return true;
+    return false;
+}
+
 /* "labels":{"Head view":"Vista de cabezas",...}, the counts of the
  * summary line in the plural form of this run's numbers: tokens, key/value
  * tokens (kv) and heads. */
@@ -450,6 +477,15 @@ static void json_page_words(FILE *out, const trace *tr, size_t tokens,
     }
     html_write_training_words(out, tr);
     html_write_maps_words(out, tr);
+    html_write_lens_words(out, tr);
+    for (size_t i = 0; checkpoint_run(tr) &&
+                       i < sizeof checkpoint_words / sizeof checkpoint_words[0];
+         i++) {
+        fputs(",\n", out);
+        json_string(out, checkpoint_words[i]);
+        fputc(':', out);
+        json_string(out, _(checkpoint_words[i]));
+    }
     // the buttons of a checkpoint's layers or a stack's blocks: "Layer"
     // (page.js), where a lesson's run says "Variant"
     if (layered) {
@@ -513,6 +549,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
                                            stack's blocks; a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
+        if (t->step > 0) // a generation step's: the Generation view's
+            continue;
         if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD && !t->grad &&
             (size_t)t->head + 1 > heads)
             heads = (size_t)t->head + 1;
@@ -526,6 +564,9 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     heads, layered && !flat);
     json_colors(out, page->look);
     html_write_maps(out, tr);
+    if (html_write_generation(out, tr, err) != 0 ||
+        html_write_lens(out, tr, err) != 0)
+        return -1;
     fprintf(out, "\"masked\":%s,\"scaled\":%s,\"cross\":%s,\n\"queries\":",
             page->masked ? "true" : "false", page->scaled ? "true" : "false",
             kv != NULL ? "true" : "false");
@@ -541,7 +582,8 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad)
+        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad ||
+            t->step > 0)
             continue;
         if (n++ > 0)
             fputs(",\n", out);

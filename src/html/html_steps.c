@@ -148,7 +148,7 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
     // the tables made for the page's own views (catalogue.h) stay out
     for (size_t i = 0; i < trace_count(tr); i++)
         if (trace_at(tr, i)->variant == variant &&
-            trace_at(tr, i)->layer == layer &&
+            trace_at(tr, i)->layer == layer && trace_at(tr, i)->step == 0 &&
             !(ON_REQUEST_TABLES & table_bit(trace_at(tr, i)->id)))
             mine[n++] = trace_at(tr, i);
     fputc('[', out);

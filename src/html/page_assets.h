@@ -13,5 +13,18 @@ extern const char page_training_css[];
  * maps.css, in the page of a run with them only (html_has_maps) */
 extern const char page_maps_js[];
 extern const char page_maps_css[];
+/* the Generation view, generation.js and generation.css, in the page of
+ * a generation run only (html_has_generation) */
+extern const char page_generation_js[];
+extern const char page_generation_css[];
+/* the Logit lens view, lens.js, in the page of a run with --logit-lens
+ * only (html_has_lens) */
+extern const char page_lens_js[];
+/* the families core's worker (model_runner.js, the page's side; and the
+ * worker's text, core_imports.js then model_worker.js), in the pages of
+ * --model runs only (html.c) */
+extern const char page_model_runner_js[];
+extern const char page_core_imports_js[];
+extern const char page_model_worker_js[];
 
 #endif

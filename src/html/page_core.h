@@ -18,4 +18,11 @@ typedef struct {
 
 extern const page_catalogue page_catalogues[];
 
+/* The families core (src/wasm/meson.build): page_core with the
+ * Llama-style and BERT families and tokenizer.json, and the catalogues of
+ * its messages; the pages of --model runs carry it instead of page_core
+ * (html.c). Empty, and no catalogues, when page_core is. */
+extern const char *const page_core_families;
+extern const page_catalogue page_core_families_catalogues[];
+
 #endif

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/i18n.h"
 #include "io/file_read.h"
@@ -140,8 +139,7 @@ int safetensors_set_open(safetensors_set *s, const char *dir, mx_error *err)
         err_nomem(err, dir);
         goto out;
     }
-    struct stat sb;
-    if (stat(single, &sb) == 0 || stat(index, &sb) != 0) {
+    if (file_present(single) || !file_present(index)) {
         // one file (its own error when it is not there either)
         if (room(s, 1, dir, err) == 0)
             rc = add_file(s, dir, "model.safetensors", err);

@@ -46,7 +46,9 @@
  * scores and weights over them (1 x S) and its context (1 x hd); and
  * after the steps kv_cache_size, a row per step: the positions cached,
  * the values the cache holds (keys and values of every layer) and their
- * bytes.
+ * bytes. --generate N also makes generated_top, the ten likeliest
+ * tokens at each step with their probabilities, for the page's
+ * Generation view: text and CSV show it only when --tables names it.
  *
  * To add a table: add its row to TABLE_LIST, then write the code that
  * fills it. To add a variant: add its row to VARIANT_LIST (and its
@@ -297,6 +299,8 @@ enum table_mask {
     TABLE(ATTN_ENTROPY, "attn_entropy", MODULE, WEIGHTS, NONE, NONE, "L x H")  \
     TABLE(KV_HEADS, "kv_heads", MODULE, QKV, NONE, NONE, "H x 1")              \
     TABLE(GENERATED, "generated", MODULE, OUTPUT, NONE, NONE, "N x 15")        \
+    TABLE(GENERATED_TOP, "generated_top", MODULE, OUTPUT, NONE, NONE,          \
+          "N·k x 2")                                                           \
     TABLE(LOGIT_LENS, "logit_lens", MODULE, OUTPUT, NONE, NONE, "T·k x 1")     \
     TABLE(KV_CACHE_SIZE, "kv_cache_size", MODULE, OUTPUT, NONE, NONE, "N x 3") \
     TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
@@ -340,7 +344,8 @@ typedef struct {
 /* Tables shown in text and CSV only when --tables names them. */
 #define ON_REQUEST_TABLES                                           \
     (TABLE_BIT(ATTN_WEIGHTS_STEPS) | TABLE_BIT(HEAD_SCORES_STEPS) | \
-     TABLE_BIT(ATTN_WEIGHTS_GENERATED) | TABLE_BIT(GENERATED_P))
+     TABLE_BIT(ATTN_WEIGHTS_GENERATED) | TABLE_BIT(GENERATED_P) |   \
+     TABLE_BIT(GENERATED_TOP))
 
 /* The row of a table id. */
 const table_info *table_info_of(table_id id);

@@ -95,3 +95,11 @@ int checkpoint_lm_unembed(lm_session *s, matrix *logits, const matrix *resid,
     matrix_free(&out);
     return 0;
 }
+
+int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
+                         size_t count, const forward_hooks *hooks,
+                         mx_error *err)
+{
+    return s->row->layers(s->model, resid, n, first, count, hooks, s->pool,
+                          err);
+}

@@ -14,7 +14,7 @@
  *     {
  *         return checkpoint_lm_open(s, shape, &row, rq, err);
  *     }
- *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);
+ *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers);
  */
 #ifndef MHA_CHECKPOINT_LM_H
 #define MHA_CHECKPOINT_LM_H
@@ -53,6 +53,11 @@ typedef struct {
      * caller. */
     void (*logits)(matrix *logits, const void *model, const matrix *normed,
                    workers *pool);
+    /* lm_ops.layers over the model (resid of n texts, the layers first
+     * .. first + count - 1), or NULL: the family has none. */
+    int (*layers)(const void *model, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, workers *pool,
+                  mx_error *err);
 } checkpoint_lm_row;
 
 /* lm_ops.open for the family of `row`: the checkpoint folder rq->checkpoint,
@@ -71,13 +76,18 @@ int checkpoint_lm_forward(lm_session *s, const int32_t *ids, size_t T,
 int checkpoint_lm_unembed(lm_session *s, matrix *logits, const matrix *resid,
                           mx_error *err);
 void checkpoint_lm_close(lm_session *s);
+int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
+                         size_t count, const forward_hooks *hooks,
+                         mx_error *err);
 
-/* A checkpoint family's lm_ops, given its open. */
-#define CHECKPOINT_LM_OPS(open_fn)                                      \
+/* A checkpoint family's lm_ops, given its open and its layers
+ * (checkpoint_lm_layers for a row with layers, else NULL). */
+#define CHECKPOINT_LM_OPS(open_fn, layers_fn)                           \
     {                                                                   \
         .open = (open_fn), .encode = checkpoint_lm_encode,              \
         .label = checkpoint_lm_label, .forward = checkpoint_lm_forward, \
         .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close, \
+        .layers = (layers_fn),                                          \
     }
 
 #endif

@@ -173,7 +173,7 @@ bool checkpoint_makes_table(const run_request *rq, const char *name,
         return rq->logits;
     if ((made & table_bit(id)) == 0)
         return false;
-    if (id == TABLE_GENERATED)
+    if (id == TABLE_GENERATED || id == TABLE_GENERATED_TOP)
         return rq->generate > 0;
     if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return rq->generate > 0 && rq->kv_steps;

@@ -15,8 +15,8 @@ void generation_free(generation *g)
     *g = (generation){0};
 }
 
-/* The GENERATE_TOP likeliest of p (V): the larger probability first, then
- * the smaller id. */
+/* The GENERATE_VIEW_TOP likeliest of p (V): the larger probability
+ * first, then the smaller id. */
 static void top_tokens(generated_token *t, const float *p, size_t V)
 {
     size_t n = 0;
@@ -24,9 +24,9 @@ static void top_tokens(generated_token *t, const float *p, size_t V)
         size_t at = n;
         while (at > 0 && p[v] > t->top_p[at - 1])
             at--;
-        if (at >= GENERATE_TOP)
+        if (at >= GENERATE_VIEW_TOP)
             continue;
-        if (n < GENERATE_TOP)
+        if (n < GENERATE_VIEW_TOP)
             n++;
         memmove(t->top + at + 1, t->top + at, (n - 1 - at) * sizeof *t->top);
         memmove(t->top_p + at + 1, t->top_p + at,
@@ -34,7 +34,8 @@ static void top_tokens(generated_token *t, const float *p, size_t V)
         t->top[at] = (int32_t)v;
         t->top_p[at] = p[v];
     }
-    t->n_top = n;
+    t->n_view_top = n;
+    t->n_top = n < GENERATE_TOP ? n : GENERATE_TOP;
 }
 
 /* Whether the generated text (its bytes so far, text[0..len)) ends with
@@ -94,6 +95,7 @@ static int record_step(void *ctx, const table_key *at, const matrix *m,
 {
     step_recorder *r = ctx;
     if (at->head == NO_HEAD || at->grad ||
+        (r->o->weights_only && at->id != TABLE_ATTN_WEIGHTS) ||
         !in_ranges(r->o->layers, r->o->n_layers, (size_t)at->layer) ||
         !in_ranges(r->o->heads, r->o->n_heads, (size_t)at->head))
         return 0;
@@ -291,7 +293,7 @@ int generate_run(generation *out, const generate_model *gm,
                 goto done;
         }
     }
-    rc = record && gm->cache != NULL
+    rc = record && gm->cache != NULL && !o->weights_only
              ? put_cache_size(o->steps, gm->cache, held, steps, err)
              : 0;
     // the pictures' tables: the heads' weights step by step, and each
@@ -348,4 +350,42 @@ int generation_put_table(trace *tr, variant_id v, const generation *g,
     }
     trace_release(tr, t);
     return 0;
+}
+
+int generation_put_top(trace *tr, variant_id v, const generation *g,
+                       token_labeller label, const void *ctx, mx_error *err)
+{
+    static const char *const columns[] = {"id", "probability"};
+    // as many alternatives at every step: the vocabulary's size, at most
+    // GENERATE_VIEW_TOP
+    const size_t k = g->n > 0 ? g->tokens[0].n_view_top : 0, N = g->n;
+    char **names = calloc(N * k + 1, sizeof *names);
+    int rc = names == NULL ? err_nomem(err, _("tokens")) : 0;
+    for (size_t i = 0; rc == 0 && i < N * k; i++) {
+        char piece[256];
+        label(ctx, piece, sizeof piece, g->tokens[i / k].top[i % k]);
+        if ((names[i] = strdup(piece)) == NULL)
+            rc = err_nomem(err, _("tokens"));
+    }
+    const labels *rows =
+        rc == 0 ? trace_new_word_labels(tr, "", (const char *const *)names,
+                                        N * k, err)
+                : NULL;
+    const labels *cols =
+        rows != NULL ? trace_word_labels(tr, "", columns, 2, err) : NULL;
+    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED_TOP, false};
+    table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
+    if (t != NULL) {
+        t->integral_cols = table_bit_col(0);
+        for (size_t i = 0; i < N * k; i++) {
+            const generated_token *gt = &g->tokens[i / k];
+            t->values.v[2 * i] = (float)gt->top[i % k];
+            t->values.v[2 * i + 1] = gt->top_p[i % k];
+        }
+        trace_release(tr, t);
+    }
+    for (size_t i = 0; names != NULL && i < N * k; i++)
+        free(names[i]);
+    free(names);
+    return t != NULL ? 0 : -1;
 }

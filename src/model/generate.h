@@ -37,8 +37,10 @@
 #include "model/sampling.h"
 #include "model/trace.h"
 
-/* The alternatives shown at each step (the generated table). */
+/* The alternatives shown at each step: in the generated table, and in
+ * generated_top (the page's Generation view). */
 #define GENERATE_TOP 5
+#define GENERATE_VIEW_TOP 10
 
 /* What a family gives generation. */
 typedef struct generate_model {
@@ -74,6 +76,10 @@ typedef struct {
     sampling how;     /* greedy or sampled (sampling.h) */
     uint64_t seed;    /* torch.manual_seed(seed) before the first step */
     const char *stop; /* --stop TEXT, or NULL */
+    /* only each head's attn_weights among the steps' tables, and no
+     * kv_cache_size: what the --html page's Generation view shows of a
+     * run without --kv-steps */
+    bool weights_only;
     /* --kv-steps: each step after the prompt's puts its heads' tables
      * into steps (the step in their key: the new token's query row over
      * every cached key, generate_model.listen), flushed after the step,
@@ -87,16 +93,18 @@ typedef struct {
 } generate_options;
 
 /* One generated token: it, its probability in the distribution it was
- * picked from, the GENERATE_TOP likeliest there (the larger probability
- * first, then the smaller id), and what the warpers left. */
+ * picked from, the GENERATE_VIEW_TOP likeliest there (the larger
+ * probability first, then the smaller id; the first GENERATE_TOP are the
+ * generated table's), and what the warpers left. */
 typedef struct {
     int32_t token;
     float p;        /* in the distribution it was picked from */
     float p_logits; /* in the model's, softmax of the logits */
-    int32_t top[GENERATE_TOP];
-    float top_p[GENERATE_TOP];
-    size_t n_top;
-    size_t positions; /* the keys its query row saw: prompt + earlier */
+    int32_t top[GENERATE_VIEW_TOP];
+    float top_p[GENERATE_VIEW_TOP];
+    size_t n_top;      /* of the first GENERATE_TOP: at most V */
+    size_t n_view_top; /* of all GENERATE_VIEW_TOP: at most V */
+    size_t positions;  /* the keys its query row saw: prompt + earlier */
     sampling_effect effect;
 } generated_token;
 
@@ -136,5 +144,16 @@ void generate_token_label(char *buf, size_t size, const generate_model *gm,
  * family that generates puts it so. */
 int generation_put_table(trace *tr, variant_id v, const generation *g,
                          const char *const *names, mx_error *err);
+
+/* The table generated_top ((N·k) x 2) of g under variant v: at each
+ * step, its k likeliest tokens (k = GENERATE_VIEW_TOP, or V when the
+ * vocabulary is smaller), the larger probability first, each a row
+ * labelled by label(ctx, ...) with its id and probability where the
+ * token was picked. Text and CSV show it only when --tables names it;
+ * the page's Generation view draws it. */
+typedef void (*token_labeller)(const void *ctx, char *buf, size_t size,
+                               int32_t id);
+int generation_put_top(trace *tr, variant_id v, const generation *g,
+                       token_labeller label, const void *ctx, mx_error *err);
 
 #endif

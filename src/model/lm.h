@@ -55,6 +55,15 @@ typedef struct {
     int (*unembed)(lm_session *s, matrix *logits, const matrix *resid,
                    mx_error *err);
     void (*close)(lm_session *s);
+    /* The layers first .. first + count - 1 over resid (n * T rows, the
+     * residual stream before layer first of n texts of T tokens each,
+     * stacked), in place, each text's rows as forward's pass over that
+     * text alone computes them; the heads' tables of text i pass the
+     * replacing hooks hooks[i] (hooks NULL: none; no recorder), the
+     * others no hook point. NULL for a family without it: an
+     * intervention then runs whole forward passes. */
+    int (*layers)(lm_session *s, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, mx_error *err);
 } lm_ops;
 
 #endif

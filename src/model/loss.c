@@ -9,6 +9,7 @@
 #include "model/loss.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "numerics/vecmath.h"
 
@@ -20,9 +21,10 @@ static void log_softmax_row(float *out, const float *x, size_t n)
     for (size_t i = 0; i < n; i++)
         if (x[i] > max || isnan(x[i]))
             max = isnan(max) ? max : x[i];
-    // the exponentials, summed in the order of vec::map_reduce_all
-    for (size_t i = 0; i < n; i++)
-        out[i] = sleef_expf(x[i] - max);
+    // the exponentials (sleef_expf(x - max), by expf_row's fastest
+    // path), summed in the order of vec::map_reduce_all
+    memcpy(out, x, n * sizeof *out);
+    expf_row(out, n, max);
     const float log_sum = sleef_logf(vec_sum(out, n));
     for (size_t i = 0; i < n; i++)
         out[i] = (x[i] - max) - log_sum;

@@ -175,6 +175,10 @@ typedef struct {
     const char *stop; /* --stop TEXT, or NULL */
     /* --kv-steps: each generation step's tables kept (generate.h) */
     bool kv_steps;
+    /* --html: each generation step's attn_weights kept for the page's
+     * Generation view (all the steps' tables with kv_steps); text and CSV
+     * show a step's tables only with kv_steps */
+    bool page_steps;
     /* the input a lesson model is trained on (its corpus, its sentence),
      * which the interventions' lesson model trains on again
      * (model/lesson/lesson_lm.h): set by pipeline.c for them, else NULL */

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/matmul_wide.h"
+#include "numerics/matvec.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define MATMUL_X86 1
@@ -314,49 +317,6 @@ static void panel_task(void *ctx, size_t panel)
     }
 }
 
-/* ---- one row ---------------------------------------------------------- */
-
-/* c (1, N) = a (1, K) @ b, a generated token's row: b read once where it
- * lies, without packing (the panels would copy all of b for one row).
- * Each c[j] is still its sum in index order, starting at 0 or its bias,
- * the bias added last otherwise: many sums at once, none reordered. */
-static void matmul_row(const matmul_problem *p)
-{
-    const bool first = p->bias != NULL && p->bias_first;
-    float *c = p->c;
-    if (!p->b_transposed) {
-        // b (K, N): row k adds a[k] * b[k][j] to every sum j
-        for (size_t j = 0; j < p->N; j++)
-            c[j] = first ? p->bias[j] : 0.0f;
-        for (size_t k = 0; k < p->K; k++) {
-            const float ak = p->a[k];
-            const float *bk = p->b + k * p->ldb;
-            for (size_t j = 0; j < p->N; j++)
-                c[j] += ak * bk[j];
-        }
-    } else {
-        // b^T (N, K): eight rows j at a time, each its own sum along k
-        enum { R = 8 };
-        for (size_t j0 = 0; j0 < p->N; j0 += R) {
-            const size_t n = j0 + R <= p->N ? (size_t)R : p->N - j0;
-            float sum[R];
-            const float *row[R];
-            for (size_t r = 0; r < n; r++) {
-                sum[r] = first ? p->bias[j0 + r] : 0.0f;
-                row[r] = p->b + (j0 + r) * p->ldb;
-            }
-            for (size_t k = 0; k < p->K; k++)
-                for (size_t r = 0; r < n; r++)
-                    sum[r] += p->a[k] * row[r][k];
-            for (size_t r = 0; r < n; r++)
-                c[j0 + r] = sum[r];
-        }
-    }
-    if (p->bias != NULL && !first)
-        for (size_t j = 0; j < p->N; j++)
-            c[j] += p->bias[j];
-}
-
 void matmul_run(const matmul_problem *p, matmul_kernel k, workers *pool)
 {
     if (p->M == 0 || p->N == 0)
@@ -366,9 +326,13 @@ void matmul_run(const matmul_problem *p, matmul_kernel k, workers *pool)
         return;
     }
     if (p->M == 1 && p->shape == MATMUL_FULL) {
-        matmul_row(p);
+        matvec_run(p, k, pool); /* a generated token's row (matvec.h) */
         return;
     }
+    // AVX-512 over a whole problem: each tile's sums kept in registers
+    // over all of K (matmul_wide.h)
+    if (k == MATMUL_AVX512 && matmul_wide_run(p, pool))
+        return;
     const kernel_info *kern = &kernels[k];
     const size_t panels = (p->N + kern->nr - 1) / kern->nr;
     // packed (panels, K, nr); the sizes are those of b, already allocated

@@ -13,9 +13,11 @@
  * into panels of MR rows; a kernel keeps an MR x NR tile of sums in
  * registers and adds one product to each per k. There are three kernels:
  * portable C, AVX2 and AVX-512, the best the processor has chosen when
- * the program runs. Panels of columns are shared out over the threads.
+ * the program runs; AVX-512 computes a MATMUL_FULL problem with its sums
+ * kept in registers over all of K (matmul_wide.h). Panels of columns are
+ * shared out over the threads.
  * A single row of a (M = 1, a generated token's) reads b where it lies,
- * unpacked: packing would copy all of b for one row.
+ * unpacked: packing would copy all of b for one row (matvec.h).
  */
 #ifndef MHA_MATMUL_H
 #define MHA_MATMUL_H

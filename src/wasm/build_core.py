@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """build_core.py OUT.wasm DEPFILE CLANG FLAGS... -- SOURCES...: the page's
-WebAssembly core, compiled one source at a time (each with its header
-dependencies, gathered into DEPFILE for ninja) and linked as a reactor
+WebAssembly core, compiled one source to an object each, as many at a
+time as there are processors (each with its header dependencies,
+gathered into DEPFILE for ninja) and linked as a reactor
 module whose exports are core.h's functions.
 
 FLAGS are clang's for each compilation (target, sysroot, warnings,
 include directories); the link adds -mexec-model=reactor, drops unused
 sections and strips the names.
 """
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -21,15 +23,23 @@ def main():
     flags, sources = rest[:split], rest[split + 1:]
     deps = set()
     with tempfile.TemporaryDirectory() as tmp:
-        objects = []
-        for i, src in enumerate(sources):
-            obj = os.path.join(tmp, "%d.o" % i)
+        objects = [os.path.join(tmp, "%d.o" % i) for i in range(len(sources))]
+
+        def compile_one(i):
             dep = os.path.join(tmp, "%d.d" % i)
-            cmd = [clang] + flags + ["-MD", "-MF", dep, "-c", src, "-o", obj]
-            if subprocess.call(cmd) != 0:
+            cmd = [clang] + flags + ["-MD", "-MF", dep, "-c", sources[i],
+                                     "-o", objects[i]]
+            return subprocess.call(cmd)
+
+        # one compilation per processor at a time (the two cores are
+        # built side by side by ninja, each file its own process)
+        with concurrent.futures.ThreadPoolExecutor(
+                max_workers=os.cpu_count() or 1) as pool:
+            if any(rc != 0 for rc in pool.map(compile_one,
+                                              range(len(sources)))):
                 return 1
-            objects.append(obj)
-            with open(dep) as f:
+        for i in range(len(sources)):
+            with open(os.path.join(tmp, "%d.d" % i)) as f:
                 text = f.read().replace("\\\n", " ")
             deps.update(text.split(":", 1)[1].split())
         link = ([clang] + flags + ["-mexec-model=reactor",

@@ -21,6 +21,8 @@
 
 /* Exported under their own names, for the page's script. */
 #define EXPORT(name) __attribute__((export_name(#name)))
+/* A function the page gives the core (module "mha": core_imports.js). */
+#define IMPORT(name) __attribute__((import_module("mha"), import_name(#name)))
 
 /* A run's answer: status 0 and the text, or the program's exit status
  * (2: a refused command line) and its one-line message. */

@@ -1,8 +1,10 @@
 /* no_bert.c: model/bert/bert.h and model/bert/bert_trace.h for the
- * WebAssembly core, which reads GPT-2's checkpoint folders only
- * (page_files.c): the BERT family claims no run there. */
+ * WebAssembly core every live page carries, which reads GPT-2's
+ * checkpoint folders only (page_files.c): a BERT folder is refused,
+ * naming the page that reads it (the families core's, page_families.h). */
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
+#include "wasm/page_families.h"
 
 bool bert_param_name(const char *name, int *layer)
 {
@@ -14,12 +16,10 @@ bool bert_param_name(const char *name, int *layer)
 int bert_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err)
 {
-    (void)rq;
     (void)in;
     (void)streamed;
-    (void)err;
     *values = 0;
-    return -1; // not reached: the row claims no run
+    return page_reads_gpt2_only(rq->checkpoint, err);
 }
 
 int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
@@ -30,7 +30,7 @@ int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
     (void)in;
     (void)err;
     *n_queries = 0;
-    return -1; // not reached: the row claims no run
+    return -1; // not reached: the check refuses the run
 }
 
 int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
@@ -40,7 +40,7 @@ int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
     (void)rq;
     (void)in;
     (void)err;
-    return -1; // not reached: the row claims no run
+    return -1; // not reached: the check refuses the run
 }
 
 bool bert_trace_makes_table(const run_request *rq, const model_input *in,

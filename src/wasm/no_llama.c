@@ -1,9 +1,11 @@
 /* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
- * core, which reads GPT-2's checkpoint folders only (page_files.c): the
- * Llama family claims no run there. */
+ * core every live page carries, which reads GPT-2's checkpoint folders
+ * only (page_files.c): a Llama-style folder is refused, naming the page
+ * that reads it (the families core's, page_families.h). */
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"
+#include "wasm/page_families.h"
 
 bool llama_param_name(const char *name, int *layer)
 {
@@ -15,12 +17,10 @@ bool llama_param_name(const char *name, int *layer)
 int llama_trace_check(double *values, const run_request *rq,
                       const model_input *in, bool streamed, mx_error *err)
 {
-    (void)rq;
     (void)in;
     (void)streamed;
-    (void)err;
     *values = 0;
-    return -1; /* not reached: the row claims no run */
+    return page_reads_gpt2_only(rq->checkpoint, err);
 }
 
 int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
@@ -61,7 +61,7 @@ static int no_lm_open(lm_session **s, lm_shape *shape, const run_request *rq,
     (void)shape;
     (void)err;
     *s = NULL;
-    return -1; /* not reached: the row claims no run */
+    return -1; /* not reached: the check refuses the run */
 }
 
 const lm_ops llama_lm = {.open = no_lm_open};

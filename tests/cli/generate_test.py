@@ -267,11 +267,8 @@ def main():
     PROGRAM.check_error(["--variant", "fused", "--train", "2", "--generate",
                          "2", "--kv-steps", "the cat"], "keeps no KV cache",
                         "--kv-steps with a lesson model")
-    two_ = os.path.join(REF, "gpt2", "two_layers")
-    PROGRAM.check_error(["--model", two_, "--generate", "2", "--kv-steps",
-                         "--html", os.path.join(REF, "never-written.html"),
-                         "the cat"], "does not show them yet",
-                        "--kv-steps with --html")
+    # --kv-steps goes with --plot (plot_generate_test.py) and --html
+    # (html_generation_test.py)
     base = ["--model", wide]
     for args, fragment in [
             (["--generate", "0"], "--generate"),

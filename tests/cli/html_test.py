@@ -285,26 +285,37 @@ TRAINING_JS = os.path.join(os.path.dirname(PAGE_JS), "training.js")
 # words are in the page of a run with maps or key/value heads only
 # (html_maps_test.py checks them there)
 MAPS_JS = os.path.join(os.path.dirname(PAGE_JS), "maps.js")
+# the Generation view and the generation's settings (generation.js): their
+# words are in a generation run's page only (html_generation_test.py
+# checks them there)
+GENERATION_JS = os.path.join(os.path.dirname(PAGE_JS), "generation.js")
+# the Logit lens view (lens.js): its words in a --logit-lens run's page
+LENS_JS = os.path.join(os.path.dirname(PAGE_JS), "lens.js")
+# the worker's glue of a --model run's page (model_runner.js): its words
+# are in the page of a checkpoint's run only
+RUNNER_JS = os.path.join(os.path.dirname(PAGE_JS), "model_runner.js")
 # the page's script: its files, one per view (src/meson.build's page_views)
 PAGE_PARTS = sorted(glob.glob(os.path.join(os.path.dirname(PAGE_JS),
                                            "*.js")))
 LANGS = ["en", "pt_BR", "es", "zh_CN", "zh_TW"]
 
 
-def page_phrases(path=PAGE_JS):
+def page_phrases(path=PAGE_JS, call="tr"):
     """The English texts the page's script (every file of src/html/page
     but training.js, the live page's editor.js too: it is on every page)
     or training.js shows through tr(): their literals (or concatenations
     of them), the names of buttonGroup() and picker() groups, the buttons'
     labels and the step titles."""
     js = ""
-    for part in ([p for p in PAGE_PARTS if p not in (TRAINING_JS, MAPS_JS)]
+    for part in ([p for p in PAGE_PARTS
+                  if p not in (TRAINING_JS, MAPS_JS, GENERATION_JS, LENS_JS,
+                               RUNNER_JS)]
                  if path == PAGE_JS else [path]):
         with open(part, encoding="utf-8") as f:
             js += f.read()
     lit = r"'(?:[^'\\]|\\.)*'"
     phrases = set()
-    for m in re.finditer(r"\btr\(\s*((?:%s\s*\+?\s*)+)" % lit, js):
+    for m in re.finditer(r"\b%s\(\s*((?:%s\s*\+?\s*)+)" % (call, lit), js):
         text = "".join(p[1:-1] for p in re.findall(lit, m.group(1)))
         phrases.add(re.sub(r"\\(u[0-9a-fA-F]{4}|.)",
                            lambda e: chr(int(e.group(1)[1:], 16))
@@ -326,6 +337,13 @@ def words(mha, tmp):
     # trained run's page only
     training = page_phrases(TRAINING_JS) | {"Training"}
     maps = page_phrases(MAPS_JS) | {"Interventions"}
+    # (its settings' seed field says what the editor's says)
+    # the Generation view's and its settings' words: the command line's
+    # (mha-run's "generate"), not the labels
+    generation = (page_phrases(GENERATION_JS) |
+                  page_phrases(GENERATION_JS, "say")) - page_phrases()
+    lens = page_phrases(LENS_JS) | {"Logit lens"}
+    runner = page_phrases(RUNNER_JS) - page_phrases()
     phrases = page_phrases()
     ok(len(phrases) > 20 and len(training) > 4,
        "page.js shows %d texts through tr(), training.js %d"
@@ -337,7 +355,7 @@ def words(mha, tmp):
                     + (["--train", "2"] if trained else []))
         phrases = page_phrases() | training if trained else \
             page_phrases() - training
-        phrases -= maps
+        phrases -= maps | generation | lens
         with open(path, encoding="utf-8") as f:
             text = f.read()
         labels = page_data(text).get("labels", {})
@@ -355,12 +373,40 @@ def words(mha, tmp):
            not untranslated, "--lang %s%s: the page's words in its labels"
            % (lang, ", trained" if trained else ""),
            (missing, blanks, untranslated[:5]))
-        leaked |= set(labels) & maps
+        leaked |= set(labels) & (maps | generation | lens | runner)
         if not trained:
             leaked |= set(labels) & training
     ok(not leaked, "the training view's words only in a trained run's "
-       "page, the Interventions view's in a run with maps",
+       "page, the Interventions and Generation views' in a run with maps "
+       "or a generation, the model worker's in a checkpoint's run",
        sorted(leaked))
+    # a generation run's page: the Generation view's words, translated,
+    # with the run's generation settings
+    for lang in LANGS:
+        r = mha.run(["O gato sobe no tapete", "--train", "2", "--generate",
+                     "1", "--html", path, "--lang", lang])
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        run = json.loads(re.search(r'id="mha-run">(.*?)</script>', text,
+                                   re.S).group(1))
+        labels = (run.get("generate") or {}).get("words", {})
+        missing = sorted(generation - set(labels))
+        untranslated = [k for k in generation & set(labels)
+                        if (k == labels[k]) != (lang == "en") and
+                        k not in ("Top k (--top-k)", "Top p (--top-p)")]
+        ok(r.returncode == 0 and not missing and not untranslated,
+           "--lang %s, --generate: the Generation view's words with its "
+           "settings" % lang, (missing, untranslated[:5]))
+    gpt2 = os.path.join(os.path.dirname(PAGE_JS), "..", "..", "..", "tests",
+                        "reference", "gpt2", "tiny")
+    r = mha.run(["--model", gpt2, "--lang", "pt_BR", "--html", path,
+                 "hello world"])
+    with open(path, encoding="utf-8") as f:
+        labels = page_data(f.read()).get("labels", {})
+    ok(r.returncode == 0 and len(runner) >= 3 and
+       all(labels.get(w, w) != w for w in runner),
+       "the model worker's words translated in a checkpoint's run's page "
+       "(%d)" % len(runner), sorted(runner - set(labels)))
 
 
 def main():

@@ -1,5 +1,6 @@
-/* test_matmul.c: every matrix-product kernel this processor runs gives
- * the naive loop's bits, on random shapes (odd sizes, sizes around the
+/* test_matmul.c: every matrix-product kernel this processor runs (with
+ * AVX-512, matmul_wide.c's for the full shape) gives the naive loop's
+ * bits, on random shapes (odd sizes, sizes around the
  * tiles and the blocks of K), with b given either way, with and without a
  * bias, with the causal shapes, alone and on a pool of threads; and the
  * thread pool runs every task exactly once.

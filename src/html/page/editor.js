@@ -56,6 +56,13 @@
     box.parentNode.replaceChild(p, box);
   }
 
+  /* The digits of the core's base 85 (src/wasm/embed_core.py): the
+   * printable ASCII characters but < > & ' " \ ` ( and :. Set before
+   * the page may stop here: model_open.js unpacks its core with them on
+   * a page its editor does not edit. */
+  var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
+    'abcdefghijklmnopqrstuvwxyz{|}~';
+
   if (!run.live) {
     note(tr('This page cannot recompute: the program that wrote it was ' +
             'built without its WebAssembly core. Run mha-explain again to ' +
@@ -76,14 +83,15 @@
 
   /* ---- the core ---- */
 
-  /* The digits of the core's base 85 (src/wasm/embed_core.py): the
-   * printable ASCII characters but < > & ' " \ ` ( and :. */
-  var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
-    'abcdefghijklmnopqrstuvwxyz{|}~';
-
   /* The bytes of base 85 text: each 5 digits 4 bytes, big-endian; a
-   * last group of n + 1 digits n bytes (the missing digits the largest). */
+   * last group of n + 1 digits n bytes (the missing digits the largest).
+   * The digits are set here, not beside the function: a page that cannot
+   * be edited returns before them, and its "Open a model" unpacks too. */
   function base85(text) {
+    /* The digits of the core's base 85 (src/wasm/embed_core.py): the
+     * printable ASCII characters but < > & ' " \ ` ( and :. */
+    var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
+      'abcdefghijklmnopqrstuvwxyz{|}~';
     var digit = new Uint8Array(128);
     for (var d = 0; d < 85; d++) digit[BASE85.charCodeAt(d)] = d;
     var n = text.length, rest = n % 5;
@@ -270,10 +278,11 @@
 
   /* The command line of settings s, after the program's name. */
   function argsOf(s) {
+    var gen = GEN ? GEN.args() : [];
     /* a trained model's page: the sentence over the model, as --weights
      * runs it, with the options the run kept */
     if (model)
-      return ['--weights', MODEL_DIR].concat(keepTraining(s), run.fixed,
+      return ['--weights', MODEL_DIR].concat(keepTraining(s), run.fixed, gen,
                                              ['--', s.sentence]);
     var a = ['--seed', String(s.seed), '--d-model', String(s.dModel),
              '--d-out', String(s.dOut), '--heads', String(s.heads),
@@ -291,7 +300,7 @@
       // the class's order of projections: the run's, kept
       if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
     }
-    return a.concat(run.fixed, ['--', s.sentence]);
+    return a.concat(run.fixed, gen, ['--', s.sentence]);
   }
 
   /* A trained model's page with its corpus: the further training on it,
@@ -425,6 +434,12 @@
   training.appendChild(check('grad',
     tr('Gradients at the final parameters (--grad)')));
   form.appendChild(training);
+  /* the generation's settings (generation.js, in a generation run's
+   * page): a trained model's page has no seed field of its own */
+  var GEN = typeof mhaGenerationFields === 'function' && run.generate ?
+    mhaGenerationFields({el: el, tr: tr, prefix: 'edit-', seed: !!model,
+                         initial: run.generate, seedValue: run.seed}) : null;
+  if (GEN) form.appendChild(GEN.box);
   box.appendChild(form);
 
   /* A trained model's page: only the sentence is edited (the model fixes
@@ -557,6 +572,7 @@
       f.disabled = !trains(s);
     });
     fields.lr.placeholder = s.optimizer === 'sgd' ? '0.1' : '0.01';
+    if (GEN) GEN.follow();
   }
 
   /* The settings on the form; numbers stay as typed, for the program to
@@ -652,12 +668,14 @@
     follow();
     var s = read();
     var mine = ++waiting;
-    if (!trains(s)) {
+    var generates = GEN && GEN.steps();
+    if (!trains(s) && !generates) {
       finish(s);
       return;
     }
     code.textContent = commandOf(s);
-    status.textContent = tr('Training {0} steps\u2026', s.train);
+    status.textContent = ((trains(s) ? tr('Training {0} steps\u2026', s.train)
+                           : '') + (generates ? ' ' + GEN.busy() : '')).trim();
     box.setAttribute('data-recomputed', 'busy');
     app.classList.add('stale');
     var go = function () {

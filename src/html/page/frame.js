@@ -80,7 +80,10 @@ function buildFrame() {
     {value: 'steps', label: 'Step through'},
     {value: 'model', label: 'Model view'}
   ].concat(hasTraining() ? [{value: 'training', label: 'Training'}] : [])
-   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : []),
+   .concat(hasMaps() ? [{value: 'maps', label: 'Interventions'}] : [])
+   .concat(extraViews().map(function (v) {
+     return {value: v, label: EXTRA[v].title(), translate: false};
+   })),
   state.view, function (v) { state.view = v; draw(); }));
   controls.appendChild(buttonGroup(variantGroup(),
     data.variants.map(function (v, i) {
@@ -122,6 +125,10 @@ function buildFrame() {
   views.maps = el('section', {id: 'maps-view',
                               'aria-label': 'Interventions'});
   app.appendChild(views.maps);
+  Object.keys(EXTRA).forEach(function (v) {
+    views[v] = el('section', {id: v + '-view'});
+    app.appendChild(views[v]);
+  });
   views.print = el('section', {id: 'print-view', 'aria-hidden': 'true'});
   app.appendChild(views.print);
   if (!listening) {

@@ -32,7 +32,8 @@
   /* The files of a folder the program reads (model/gpt2: config.json,
    * model.safetensors, and vocab.json with merges.txt or tokenizer.json). */
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
-                'merges.txt', 'tokenizer.json'];
+                'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
+                'model.safetensors.index.json'];
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -71,6 +72,12 @@
   text.value = run.sentence;
   textField.appendChild(text);
   box.appendChild(textField);
+  /* the generation's settings (generation.js, in a generation run's
+   * page), with a seed of their own */
+  var GEN = typeof mhaGenerationFields === 'function' && run.generate ?
+    mhaGenerationFields({el: el, tr: tr, prefix: 'model-open-', seed: true,
+                         initial: run.generate, seedValue: run.seed}) : null;
+  if (GEN) box.appendChild(GEN.box);
   var error = el('p', {id: 'model-open-error', role: 'alert', hidden: ''});
   var status = el('p', {id: 'model-open-status', role: 'status',
                         'aria-live': 'polite'});
@@ -121,11 +128,35 @@
     return p;
   }
 
+  /* A run's answer on the page. */
+  function show(out, t0) {
+    if (out.status !== 0) {
+      setError(out.text);
+      status.textContent = '';
+    } else {
+      setError('');
+      page.reload(JSON.parse(out.text));
+      status.textContent = tr('Recomputed in {0} ms.',
+                              Math.round(performance.now() - t0));
+    }
+    document.dispatchEvent(new CustomEvent('mha-model-ran',
+                                           {detail: {status: out.status}}));
+  }
+
+  /* The pages of --model runs run the model in a worker, which reads
+   * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
+  var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
+    box: box, status: status, setError: setError, show: show}) : null;
+  /* for tests/tools/live_timing.py: command lines of its own */
+  page.modelRunner = runner;
+
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
+    var args = ['--model', dir].concat(GEN ? GEN.args() : [],
+                                       ['--', text.value]);
+    if (runner && dir !== null) return runner.run(args);
     if (!core || dir === null) return;
     var t0 = performance.now();
-    var args = ['--model', dir, '--', text.value];
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';
     }).join(''));
@@ -145,17 +176,7 @@
       out = {status: 1, text: tr('The page\'s core stopped ({0}); change ' +
                                  'a setting to try again.', e.message)};
     }
-    if (out.status !== 0) {
-      setError(out.text);
-      status.textContent = '';
-    } else {
-      setError('');
-      page.reload(JSON.parse(out.text));
-      status.textContent = tr('Recomputed in {0} ms.',
-                              Math.round(performance.now() - t0));
-    }
-    document.dispatchEvent(new CustomEvent('mha-model-ran',
-                                           {detail: {status: out.status}}));
+    show(out, t0);
   }
 
   /* The folder's files (File objects with their folder's path): the ones
@@ -165,7 +186,8 @@
       files[0].path.split('/')[0] : 'MODEL';
     /* the folder's own files (not those of a folder inside it) */
     var top = files.filter(function (f) {
-      return WANTED.indexOf(f.name) >= 0 &&
+      return (WANTED.indexOf(f.name) >= 0 ||
+              /^model.*\.safetensors$/.test(f.name)) &&
         (f.path === f.name || f.path === folder + '/' + f.name);
     });
     var large = top.filter(function (f) { return f.file.size > MAX_FILE; });
@@ -177,6 +199,11 @@
     }
     dir = null;
     box.setAttribute('data-state', 'busy');
+    if (runner)
+      return runner.open(folder, top).then(function (ready) {
+        dir = ready ? folder : null;
+        return runText();
+      });
     return loadCore().then(function (made) {
       core = made;
       var table = core.mx_alloc(12 * top.length);
@@ -198,7 +225,7 @@
       }, Promise.resolve()).then(function () {
         core.mx_folder(table, top.length);
         dir = folder;
-        runText();
+        runSoon();
       });
     }).catch(function (e) {
       core = null;
@@ -252,5 +279,16 @@
       return entry ? entries(entry, '', into) : null;
     })).then(function () { open(into); });
   });
-  text.addEventListener('change', runText);
+  /* A run that generates may take seconds: the status says so before the
+   * page stops for it (after the next painted frame). */
+  function runSoon() {
+    if (!GEN || !GEN.steps() || !core || dir === null) {
+      runText();
+      return;
+    }
+    status.textContent = GEN.busy();
+    requestAnimationFrame(function () { setTimeout(runText, 0); });
+  }
+  text.addEventListener('change', runSoon);
+  if (GEN) GEN.box.addEventListener('change', runSoon);
 })();

@@ -2,6 +2,32 @@
  * page_data.js says how): the view chosen, the training view's pieces,
  * and the live page's reload (editor.js calls window.mhaPage). */
 
+/* ---- generation (--generate N) and the logit lens (--logit-lens) ---- */
+
+/* The views a page holds only when its run made them: generation.js's
+ * (a run that generated) and lens.js's (the logit lens), by name, each
+ * {title(), has(), draw(box)} or null, drawn with these pieces of the
+ * page. */
+var PIECES = {
+  el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
+  darkTextOn: darkTextOn, arrowGrid: arrowGrid, openHead: openHead,
+  soloHead: soloHead, headName: headName, clear: clear,
+  colors: function () { return COLORS; },
+  data: function () { return data; },
+  readout: function () { return readout; }
+};
+var EXTRA = {
+  generation: window.mhaGeneration && mhaGeneration(PIECES),
+  lens: window.mhaLens && mhaLens(PIECES)
+};
+
+/* The names of the views of EXTRA this run has. */
+function extraViews() {
+  return Object.keys(EXTRA).filter(function (v) {
+    return EXTRA[v] && EXTRA[v].has();
+  });
+}
+
 /* ---- training (--train): the heads over the training's steps ---- */
 
 /* A trained run's page, and every live page (its editor trains),
@@ -47,6 +73,10 @@ function draw() {
   views.model.hidden = state.view !== 'model';
   views.training.hidden = state.view !== 'training';
   views.maps.hidden = state.view !== 'maps';
+  Object.keys(EXTRA).forEach(function (v) {
+    clear(views[v]);
+    views[v].hidden = state.view !== v;
+  });
   document.querySelectorAll('#head-toggles input').forEach(function (b) {
     var h = Number(b.getAttribute('data-head'));
     b.disabled = h >= variant().heads.length;
@@ -57,6 +87,7 @@ function draw() {
   else if (state.view === 'model') drawModelView();
   else if (state.view === 'training') drawTrainingView();
   else if (state.view === 'maps') MAPS.drawMapsView(views.maps);
+  else if (EXTRA[state.view]) EXTRA[state.view].draw(views[state.view]);
   else drawStepView();
 }
 
@@ -95,6 +126,8 @@ function reload(newData) {
   /* a run no longer trained has no training view */
   if (state.view === 'training' && !hasTraining()) state.view = 'head';
   if (state.view === 'maps' && !hasMaps()) state.view = 'head';
+  if (state.view in EXTRA && extraViews().indexOf(state.view) < 0)
+    state.view = 'head';
   clear(app);
   if (buildFrame()) {
     if (state.step >= steps().length) state.step = 0;

@@ -250,7 +250,9 @@ function buildPrint() {
     : '';
   views.print.appendChild(el('p', {'class': 'print-what'},
     tr('Above: the {0} of {1}{2}. Below: every step of {1}.',
-       tr(names[state.view]).toLowerCase(), variant().name, which)));
+       (EXTRA[state.view] ? EXTRA[state.view].title()
+                          : tr(names[state.view])).toLowerCase(),
+       variant().name, which)));
   views.print.appendChild(el('h2', {}, tr('Step by step: {0}',
                                           variant().name)));
   steps().forEach(function (step, k) {

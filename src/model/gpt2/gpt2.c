@@ -1,6 +1,7 @@
 /* gpt2.c: a GPT-2 checkpoint folder and its forward pass (gpt2.h). */
 #include "model/gpt2/gpt2.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,11 @@ static dense conv1d(const float *weight, const float *bias, size_t in,
 /* The work of one layer, allocated once for the pass. */
 typedef struct {
     matrix a, qkv, q, k, v, scores, weights, ctx, concat, attn, fc, mlp;
+    /* 0 or 1: the rows are one text. n (gpt2_layers): n texts of T
+     * tokens each, stacked, text i's heads' tables through each_text[i]
+     * (each_text NULL: the run's hooks) */
+    size_t texts;
+    const forward_hooks *each_text;
 } layer_work;
 
 static void work_free(layer_work *w)
@@ -316,24 +322,25 @@ static void work_free(layer_work *w)
         matrix_free(all[i]);
 }
 
-/* For T new tokens over S keys (S = T without a cache). */
-static int work_alloc(layer_work *w, const gpt2_config *c, size_t T, size_t S,
-                      mx_error *err)
+/* For rows (texts of T new tokens each) over S keys (S = T without a
+ * cache): a head's tables are one text's. */
+static int work_alloc(layer_work *w, const gpt2_config *c, size_t rows,
+                      size_t T, size_t S, mx_error *err)
 {
     const size_t D = c->n_embd, hd = D / c->n_head;
     *w = (layer_work){0};
-    if (matrix_alloc(&w->a, T, D, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->qkv, T, 3 * D, N_("hidden states"), err) != 0 ||
+    if (matrix_alloc(&w->a, rows, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->qkv, rows, 3 * D, N_("hidden states"), err) != 0 ||
         matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
         matrix_alloc(&w->k, S, hd, N_("keys"), err) != 0 ||
         matrix_alloc(&w->v, S, hd, N_("values"), err) != 0 ||
         matrix_alloc(&w->scores, T, S, N_("attention scores"), err) != 0 ||
         matrix_alloc(&w->weights, T, S, N_("attention weights"), err) != 0 ||
         matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
-        matrix_alloc(&w->concat, T, D, N_("context"), err) != 0 ||
-        matrix_alloc(&w->attn, T, D, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->fc, T, c->n_inner, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->mlp, T, D, N_("hidden states"), err) != 0) {
+        matrix_alloc(&w->concat, rows, D, N_("context"), err) != 0 ||
+        matrix_alloc(&w->attn, rows, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->fc, rows, c->n_inner, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&w->mlp, rows, D, N_("hidden states"), err) != 0) {
         work_free(w);
         return -1;
     }
@@ -351,28 +358,24 @@ static head_spec gpt2_head(size_t hd, bool causal)
                        .scale = SCALE_SCORES};
 }
 
-/* The attention of layer li over x = ln_1(h) (T, D): c_attn, each head,
- * concat (T, D), then attn_out = c_proj(concat) in w->attn. */
-static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
-                     size_t li, const gpt2_run *run, mx_error *err)
+/* Every head of layer li over one text's rows of qkv (T, 3D), into its
+ * rows of concat (T, D), the heads' tables passing the hooks hk. */
+static int text_heads(layer_work *w, matrix *rows, matrix *concat,
+                      const gpt2_model *m, size_t li, const gpt2_run *run,
+                      const forward_hooks *hk, mx_error *err)
 {
     const gpt2_config *c = &m->cfg;
-    const gpt2_layer *l = &m->layers[li];
     const size_t D = c->n_embd, hd = D / c->n_head;
-    const int L = (int)li;
-    // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
-    const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
-    dense_forward(&w->qkv, x, &c_attn, run->pool);
     // with a cache: key = torch.cat((past_key, key), dim=-2), value
     // likewise; keys (S, D), values (S, D) of every head, S = past + T
     kv_cache *cache = run->cache;
-    matrix keys = w->qkv, values = w->qkv;
+    matrix keys = *rows, values = *rows;
     size_t k_first = D, v_first = 2 * D, past = 0;
     if (cache != NULL) {
         past = cache->len;
-        kv_cache_put(cache, li, &w->qkv, D, 2 * D);
-        keys = kv_cache_keys(cache, li, past + x->rows);
-        values = kv_cache_values(cache, li, past + x->rows);
+        kv_cache_put(cache, li, rows, D, 2 * D);
+        keys = kv_cache_keys(cache, li, past + rows->rows);
+        values = kv_cache_values(cache, li, past + rows->rows);
         k_first = v_first = 0;
     }
     const head_spec spec = gpt2_head(hd, past == 0);
@@ -385,14 +388,40 @@ static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
     for (size_t hh = 0; hh < c->n_head; hh++) {
         // head hh's q, k, v: its columns of qkv.split(D) (view, permute)
         const head_source src = {
-            .from = {&w->qkv, &keys, &values},
+            .from = {rows, &keys, &values},
             .first = {hh * hd, k_first + hh * hd, v_first + hh * hd}};
-        const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
+        const table_key at = {VARIANT_ID_BLOCK, (int)li, (int)hh, TABLE_QUERIES,
                               false};
-        if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
-                                   err) != 0)
+        if (attention_head_forward(&t, &src, &spec, hk, &at, run->pool, err) !=
+            0)
             return -1;
-        put_columns(&w->concat, &w->ctx, hh * hd);
+        put_columns(concat, &w->ctx, hh * hd);
+    }
+    return 0;
+}
+
+/* The attention of layer li over x = ln_1(h) (T, D): c_attn, each head,
+ * concat (T, D), then attn_out = c_proj(concat) in w->attn. Stacked
+ * texts (w->texts) each attend to their own rows. */
+static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
+                     size_t li, const gpt2_run *run, mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    const gpt2_layer *l = &m->layers[li];
+    const size_t D = c->n_embd;
+    const int L = (int)li;
+    // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
+    const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
+    dense_forward(&w->qkv, x, &c_attn, run->pool);
+    const size_t texts = w->texts > 1 ? w->texts : 1;
+    const size_t T = x->rows / texts;
+    for (size_t i = 0; i < texts; i++) {
+        matrix rows = {T, 3 * D, w->qkv.v + i * T * 3 * D};
+        matrix concat = {T, D, w->concat.v + i * T * D};
+        const forward_hooks *hk =
+            w->each_text != NULL ? &w->each_text[i] : run->hooks;
+        if (text_heads(w, &rows, &concat, m, li, run, hk, err) != 0)
+            return -1;
     }
     if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
                          &w->concat, err) != 0)
@@ -491,7 +520,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     layer_work w;
     if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
         return -1;
-    if (work_alloc(&w, c, T, past + T, err) != 0) {
+    if (work_alloc(&w, c, T, T, past + T, err) != 0) {
         matrix_free(&h);
         return -1;
     }
@@ -533,14 +562,36 @@ out:
     return rc;
 }
 
+int gpt2_layers(matrix *h, const gpt2_model *m, size_t n, size_t first,
+                size_t count, const forward_hooks *hooks, workers *pool,
+                mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    assert(n > 0 && h->rows % n == 0 && h->cols == c->n_embd &&
+           first + count <= c->n_layer);
+    const size_t T = h->rows / n;
+    layer_work w;
+    if (work_alloc(&w, c, h->rows, T, T, err) != 0)
+        return -1;
+    w.texts = n;
+    w.each_text = hooks;
+    const gpt2_run run = {NULL, false, pool, NULL};
+    int rc = 0;
+    for (size_t li = first; rc == 0 && li < first + count; li++)
+        rc = layer_forward(h, &w, m, li, &run, err);
+    work_free(&w);
+    return rc;
+}
+
 void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
                  workers *pool)
 {
     const size_t T = out->rows, D = m->cfg.n_embd, V = m->cfg.vocab_size;
     // logits = out @ wte^T, lm_head's nn.Linear without a bias, a slice of
     // the vocabulary at a time: each cell is its own sum, and the product
-    // packs one slice of wte, not a copy of all of it
-    const size_t slice = 4096;
+    // packs one slice of wte, not a copy of all of it (a generated
+    // token's one row packs nothing, and takes the whole vocabulary)
+    const size_t slice = T == 1 ? V : 4096;
     for (size_t v0 = 0; v0 < V; v0 += slice) {
         const size_t n = V - v0 < slice ? V - v0 : slice;
         const matmul_problem p = {

@@ -111,6 +111,18 @@ typedef struct {
 int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
                  const gpt2_run *run, mx_error *err);
 
+/* The layers first .. first + count - 1 over h (n * T rows, D): n texts
+ * of T tokens each, stacked, in place, each text's rows as a pass of
+ * gpt2_forward over that text alone computes them (every product and
+ * norm works row by row; each text attends to its own rows). Their hook
+ * points are the heads' tables only: text i's through hooks[i] (hooks
+ * may be NULL, and holds replacing hooks without a recorder). The
+ * interventions run many ablated texts at once this way, from the
+ * residual stream a clean pass kept before a layer. */
+int gpt2_layers(matrix *h, const gpt2_model *m, size_t n, size_t first,
+                size_t count, const forward_hooks *hooks, workers *pool,
+                mx_error *err);
+
 /* logits (T, V) = out (T, D) @ wte^T: GPT2LMHeadModel's lm_head, tied to
  * wte, without a bias; logits allocated by the caller. */
 void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,

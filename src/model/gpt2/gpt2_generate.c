@@ -22,6 +22,22 @@ int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
 void gpt2_generator_free(gpt2_generator *g)
 {
     kv_cache_free(&g->cache);
+    free(g->first);
+    g->first = NULL;
+}
+
+int gpt2_generator_prefilled(gpt2_generator *g, const matrix *out,
+                             mx_error *err)
+{
+    const size_t D = g->m->cfg.n_embd, V = g->m->cfg.vocab_size;
+    free(g->first);
+    g->first = malloc(V * sizeof *g->first);
+    if (g->first == NULL)
+        return err_nomem(err, _("logits"));
+    const matrix last = {1, D, out->v + (out->rows - 1) * D};
+    matrix row = {1, V, g->first};
+    gpt2_logits(&row, g->m, &last, g->pool);
+    return 0;
 }
 
 /* model(input_ids, past_key_values=past, use_cache=True): ids (n) after
@@ -30,6 +46,13 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
                 mx_error *err)
 {
     gpt2_generator *g = ctx;
+    if (g->first != NULL && g->cache.len == n) {
+        // the prompt, already run into the cache (gpt2_generator_prefilled)
+        memcpy(logits, g->first, g->m->cfg.vocab_size * sizeof *logits);
+        free(g->first);
+        g->first = NULL;
+        return 0;
+    }
     if (g->cache.len + n > g->cache.cap)
         return err_input(
             err,
@@ -87,8 +110,14 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 
 /* ---- into the trace ---------------------------------------------------- */
 
+/* A token's piece as a table's label (generation_put_top). */
+static void piece_label(const void *ctx, char *buf, size_t size, int32_t id)
+{
+    gpt2_tokenizer_label(buf, size, ctx, id);
+}
+
 /* generated (N x 15), after the model's tables (generate.h's table),
- * each row labelled with its token's piece. */
+ * each row labelled with its token's piece, and generated_top. */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
                          const generation *gen, mx_error *err)
 {
@@ -107,6 +136,9 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
     }
     result = generation_put_table(tr, VARIANT_MODEL, gen,
                                   (const char *const *)names, err);
+    if (result == 0)
+        result =
+            generation_put_top(tr, VARIANT_MODEL, gen, piece_label, tok, err);
 out:
     for (size_t i = 0; i < N; i++)
         free(names[i]);
@@ -187,35 +219,41 @@ static int put_continued(trace *tr, const gpt2_tokenizer *tok,
     return 0;
 }
 
+int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
+                       size_t T, const run_request *rq, mx_error *err)
+{
+    const generate_model gm = gpt2_generator_model(g);
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop,
+                                .steps =
+                                    rq->kv_steps || rq->page_steps ? tr : NULL,
+                                .weights_only = !rq->kv_steps,
+                                .layers = rq->layers,
+                                .n_layers = rq->n_layers,
+                                .heads = rq->show_heads,
+                                .n_heads = rq->n_show_heads};
+    generation gen;
+    if (generate_run(&gen, &gm, &o, prompt, T, err) != 0)
+        return -1;
+    int status =
+        gpt2_generation_put(tr, g->tok, prompt, T, &gen, g->cache.cap, err);
+    generation_free(&gen);
+    return status;
+}
+
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err)
 {
     gpt2_generator g;
-    if (gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err) != 0)
-        return -1;
-    const generate_model gm = gpt2_generator_model(&g);
-    const generate_options o = {.n = rq->generate,
-                                .how = rq->sampling,
-                                .seed = rq->seed,
-                                .stop = rq->stop,
-                                .steps = rq->kv_steps ? tr : NULL,
-                                .layers = rq->layers,
-                                .n_layers = rq->n_layers,
-                                .heads = rq->show_heads,
-                                .n_heads = rq->n_show_heads};
-    generation gen;
-    int status = generate_run(&gen, &gm, &o, prompt, T, err);
-    const size_t positions = g.cache.cap;
+    int status =
+        gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err) == 0
+            ? gpt2_generate_with(tr, &g, prompt, T, rq, err)
+            : -1;
     gpt2_generator_free(&g);
-    if (status != 0)
-        return -1;
-    tr->model.context_full = gen.end == GENERATE_END_CONTEXT ? positions : 0;
-    status = put_generated(tr, tok, &gen, err);
-    if (status == 0)
-        status = put_continued(tr, tok, prompt, T, &gen, err);
-    generation_free(&gen);
     return status;
 }
 

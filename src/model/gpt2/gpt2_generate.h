@@ -31,6 +31,10 @@ typedef struct {
     workers *pool;
     kv_cache cache;             /* n_layer x positions x D, keys and values */
     const forward_hooks *hooks; /* the steps' hook points, or NULL */
+    /* the prompt's next-token logits (V) when a forward already ran the
+     * prompt into the cache (gpt2_generator_prefilled), taken by the
+     * first step; or NULL. Owned. */
+    float *first;
 } gpt2_generator;
 
 /* A generator over m for at most `positions` positions (prompt and new
@@ -39,6 +43,13 @@ int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
                         const gpt2_tokenizer *tok, workers *pool,
                         size_t positions, mx_error *err);
 void gpt2_generator_free(gpt2_generator *g);
+
+/* After gpt2_forward of the prompt with g's cache in its run (and no
+ * activation replaced), out being its ln_f output (T, D): the first step
+ * takes lm_head of out's last row, computed here, instead of running the
+ * prompt again (the same bits: the same operations on the same rows). */
+int gpt2_generator_prefilled(gpt2_generator *g, const matrix *out,
+                             mx_error *err);
 
 /* The generate_model of g (generate.h): its step, its tokens' bytes and
  * labels, its vocabulary, context (n_positions) and end-of-text token,
@@ -55,6 +66,11 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err);
+
+/* gpt2_generate_into with the generator g, made over m for at least T +
+ * rq->generate positions (and perhaps prefilled); g stays the caller's. */
+int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
+                       size_t T, const run_request *rq, mx_error *err);
 
 /* The tables of a generation by a model with a tokenizer.json tokenizer
  * (GPT-2's, a Llama-style checkpoint's), as gpt2_generate_into puts

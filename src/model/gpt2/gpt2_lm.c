@@ -58,6 +58,13 @@ static void logits(matrix *logits, const void *m, const matrix *normed,
     gpt2_logits(logits, m, normed, pool);
 }
 
+static int layers(const void *m, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, workers *pool,
+                  mx_error *err)
+{
+    return gpt2_layers(resid, m, n, first, count, hooks, pool, err);
+}
+
 static const checkpoint_lm_row row = {
     .model_size = sizeof(gpt2_model),
     .open = open_model,
@@ -68,6 +75,7 @@ static const checkpoint_lm_row row = {
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,
+    .layers = layers,
 };
 
 static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
@@ -76,4 +84,4 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
     return checkpoint_lm_open(s, shape_out, &row, rq, err);
 }
 
-const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm);
+const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers);

@@ -175,8 +175,8 @@ bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
         rq, name, gpt2_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
-            table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE) |
-            GENERATE_MAP_TABLES);
+            table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */
@@ -217,19 +217,31 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         rc = checkpoint_record_ids(&rec, err);
     if (rc == 0)
         rc = checkpoint_record_params(&rec, err);
+    // --generate: the prompt's forward fills the generation's cache and
+    // the first step takes its last row, unless activations are replaced
+    // (generation runs the model as it is)
+    gpt2_generator g = {0};
+    const bool prefill = rq->generate > 0 && rq->n_replace == 0;
+    if (rc == 0 && prefill)
+        rc = gpt2_generator_init(&g, &r.model, r.tokenizer, pool,
+                                 r.run.T + rq->generate, err);
     if (rc == 0) {
         matrix out = {0};
         const forward_hooks hooks = {.replace = rq->replace,
                                      .n_replace = rq->n_replace,
                                      .record = checkpoint_record,
                                      .ctx = &rec};
-        const gpt2_run run = {&hooks, true, pool, NULL};
+        const gpt2_run run = {&hooks, true, pool, prefill ? &g.cache : NULL};
         rc = gpt2_forward(&out, &r.model, r.run.ids, r.run.T, &run, err);
+        if (rc == 0 && prefill)
+            rc = gpt2_generator_prefilled(&g, &out, err);
         matrix_free(&out);
     }
     if (rc == 0 && rq->generate > 0)
-        rc = gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids, r.run.T,
-                                rq, pool, err);
+        rc = prefill ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, rq, err)
+                     : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
+                                          r.run.T, rq, pool, err);
+    gpt2_generator_free(&g);
     if (rc == 0)
         rc = trace_flush(tr, err);
     checkpoint_record_free(&rec);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/intervene/ablate_map.h"
 #include "model/intervene/lm_runs.h"
 #include "model/intervene/metric.h"
 #include "model/loss.h"
@@ -231,35 +232,49 @@ static int record_heads(trace *tr, lm_text *run, const run_request *rq,
     return rc;
 }
 
-/* --ablate all-heads: ablation_map (L x H), each head alone: the change
- * of --metric's measure (metric.h). */
-static int record_map(trace *tr, lm_text *run, const run_request *rq,
-                      mx_error *err)
+/* map (L x H): each head alone ablated in a whole forward pass, for a
+ * family without lm_ops.layers: the change of the metric's measure. */
+static int map_passes(matrix *map, lm_text *run, const run_request *rq,
+                      const lm_metric *metric, mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
-    matrix map = {0}, logits = {0};
-    lm_metric metric;
+    matrix logits = {0};
     float clean = 0, ablated = 0;
-    int rc = matrix_alloc(&map, L, H, N_("logits"), err);
+    int rc = lm_text_logits(&logits, run, NULL, 0, err);
     if (rc == 0)
-        rc = lm_metric_open(&metric, run, rq, err);
-    if (rc == 0)
-        rc = lm_text_logits(&logits, run, NULL, 0, err);
-    if (rc == 0)
-        rc = lm_metric_of(&clean, &metric, &logits, run, err);
+        rc = lm_metric_of(&clean, metric, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
         for (size_t h = 0; rc == 0 && h < H; h++) {
             const replace_hook k = head_hook(rq, l, h);
             matrix_free(&logits);
             rc = lm_text_logits(&logits, run, &k, 1, err);
             if (rc == 0)
-                rc = lm_metric_of(&ablated, &metric, &logits, run, err);
+                rc = lm_metric_of(&ablated, metric, &logits, run, err);
             if (rc == 0)
-                *matrix_at(&map, l, h) = ablated - clean;
+                *matrix_at(map, l, h) = ablated - clean;
         }
+    matrix_free(&logits);
+    return rc;
+}
+
+/* --ablate all-heads: ablation_map (L x H), each head alone: the change
+ * of --metric's measure (metric.h); from the residual stream before its
+ * layer when the family runs its layers (ablate_map.h). */
+static int record_map(trace *tr, lm_text *run, const run_request *rq,
+                      mx_error *err)
+{
+    matrix map = {0};
+    lm_metric metric;
+    int rc = matrix_alloc(&map, run->shape.layers, run->shape.heads,
+                          N_("logits"), err);
+    if (rc == 0)
+        rc = lm_metric_open(&metric, run, rq, err);
+    if (rc == 0)
+        rc = run->lm->layers != NULL
+                 ? ablate_map_shared(&map, run, rq->ablate_mode, &metric, err)
+                 : map_passes(&map, run, rq, &metric, err);
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);
-    matrix_free(&logits);
     matrix_free(&map);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "model/lesson/lesson_generate.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,15 @@ static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
     return k + 1;
 }
 
+/* Word id of the vocabulary ctx (labels) as a table's label. */
+static void word_label(const void *ctx, char *buf, size_t size, int32_t id)
+{
+    const labels *vocab = ctx;
+    snprintf(buf, size, "%s", vocab->s[id]);
+}
+
 /* generated (N x 15) of variant v (generate.h's table), each row
- * labelled with its word. */
+ * labelled with its word, and generated_top. */
 static int put_generated(trace *tr, variant_id v, const labels *vocab,
                          const generation *gen, mx_error *err)
 {
@@ -73,8 +81,10 @@ static int put_generated(trace *tr, variant_id v, const labels *vocab,
         return err_nomem(err, _("tokens"));
     for (size_t i = 0; i < N; i++)
         names[i] = vocab->s[gen->tokens[i].token];
-    const int rc = generation_put_table(tr, v, gen, names, err);
+    int rc = generation_put_table(tr, v, gen, names, err);
     free(names);
+    if (rc == 0)
+        rc = generation_put_top(tr, v, gen, word_label, vocab, err);
     return rc;
 }
 

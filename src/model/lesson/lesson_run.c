@@ -695,7 +695,8 @@ static bool trained_makes(const run_request *rq, const model_input *in,
     const table_id id = table_by_name(name, n);
     return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
-           (id == TABLE_GENERATED && rq->generate > 0) ||
+           ((id == TABLE_GENERATED || id == TABLE_GENERATED_TOP) &&
+            rq->generate > 0) ||
            ((id == TABLE_ATTN_WEIGHTS_STEPS || id == TABLE_HEAD_SCORES_STEPS) &&
             rq->checkpoints);
 }

@@ -179,11 +179,13 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
 }
 
 /* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
- * the vocabulary at a time (each cell is its own sum). */
+ * the vocabulary at a time (each cell is its own sum); a generated
+ * token's one row packs nothing, and takes the whole vocabulary at once. */
 void llama_logits(matrix *logits, const llama_model *m, const matrix *out,
                   workers *pool)
 {
-    const size_t V = m->cfg.vocab_size, D = m->cfg.hidden, slice = 4096;
+    const size_t V = m->cfg.vocab_size, D = m->cfg.hidden;
+    const size_t slice = out->rows == 1 ? V : 4096;
     for (size_t v0 = 0; v0 < V; v0 += slice) {
         const size_t n = V - v0 < slice ? V - v0 : slice;
         const matmul_problem p = {

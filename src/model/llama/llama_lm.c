@@ -78,4 +78,4 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
     return checkpoint_lm_open(s, shape_out, &row, rq, err);
 }
 
-const lm_ops llama_lm = CHECKPOINT_LM_OPS(open_lm);
+const lm_ops llama_lm = CHECKPOINT_LM_OPS(open_lm, NULL);

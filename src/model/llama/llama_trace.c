@@ -157,8 +157,8 @@ bool llama_trace_makes_table(const run_request *rq, const model_input *in,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES |
-            table_bit(TABLE_GENERATED) | table_bit(TABLE_KV_CACHE_SIZE) |
-            GENERATE_MAP_TABLES);
+            table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
 }
 
 /* ---- the tables -------------------------------------------------------- */

@@ -1,0 +1,25 @@
+/* no_lens_page.c: html/html_lens.c's part of the page's data for the
+ * WebAssembly core. The core makes no logit lens (no_intervene.c refuses
+ * --logit-lens), so its pages have none: no data, no words (and the
+ * view's words stay out of the core's catalogue). */
+#include "html/html_parts.h"
+
+bool html_has_lens(const trace *tr)
+{
+    (void)tr;
+    return false;
+}
+
+void html_write_lens_words(FILE *out, const trace *tr)
+{
+    (void)out;
+    (void)tr;
+}
+
+int html_write_lens(FILE *out, const trace *tr, mx_error *err)
+{
+    (void)out;
+    (void)tr;
+    (void)err;
+    return 0;
+}
