@@ -146,7 +146,9 @@
   /* The pages of --model runs run the model in a worker, which reads
    * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
   var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
-    box: box, status: status, setError: setError, show: show}) : null;
+    box: box, status: status, setError: setError, show: show,
+    busy: function () { return GEN && GEN.steps() ? GEN.busy() : null; }
+  }) : null;
   /* for tests/tools/live_timing.py: command lines of its own */
   page.modelRunner = runner;
 

@@ -129,7 +129,9 @@ window.mhaModelRunner = function (page, ui) {
     run: function (args) {
       var t0 = performance.now();
       ui.box.setAttribute('data-state', 'busy');
-      ui.status.textContent = tr('Running the model\u2026');
+      /* a run that generates says so (the settings' busy text) */
+      ui.status.textContent = (ui.busy && ui.busy()) ||
+        tr('Running the model\u2026');
       return run(args).then(function (out) {
         if (out.cancelled) return;
         ui.show(out.failed === undefined ? out :
