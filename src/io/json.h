@@ -1,6 +1,6 @@
 /* json.h: a small JSON reader for the files of a checkpoint folder: the
  * safetensors header, config.json and vocab.json (io/safetensors.c,
- * model/gpt2/gpt2.c, model/gpt2/bpe.c).
+ * model/gpt2/gpt2.c, model/tokenizers/bpe.c).
  *
  * The whole text, which must be UTF-8, is read into one document: an
  * array of nodes, and one buffer of strings, decoded (escapes and \uXXXX

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "base/i18n.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 
 struct lm_session {
     const checkpoint_lm_row *row;

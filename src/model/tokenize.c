@@ -365,7 +365,7 @@ int find_token(size_t *position, const char *spec, const char *const *tokens,
 {
     if (spec == NULL || spec[0] == '\0')
         return err_usage(err, _("--focus: the word is empty"));
-    /* a checkpoint's labels show a leading space as U+2423 (model/gpt2/bpe.h):
+    /* a checkpoint's labels show a leading space as U+2423 (model/tokenizers/bpe.h):
      * " cat" names the token "\u2423cat" */
     bool visible = false;
     for (size_t i = 0; i < n && spec[0] == ' ' && !visible; i++)

@@ -6,7 +6,7 @@
  * (page_regex.c, utf8proc_forms.c), some 24 kB more of every page
  * (docs/html.md). Here a folder whose tokenizer is tokenizer.json alone
  * is refused with one message, naming the page that reads it, and a
- * GPT-2 folder with vocab.json and merges.txt runs (model/gpt2/bpe.c
+ * GPT-2 folder with vocab.json and merges.txt runs (model/tokenizers/bpe.c
  * splits the text by hand, as the program does). */
 #include "model/tokenizers/hf_tokenizer.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/gpt2/bpe.h"
+#include "model/tokenizers/bpe.h"
 #include "model/gpt2/gpt2.h"
 
 #define SEPARATOR "\n--8<-- next file --8<--\n"

@@ -1,4 +1,4 @@
-/* bpe_ids.c: the ids of GPT-2's tokenizer (model/gpt2/bpe.h) for each string
+/* bpe_ids.c: the ids of GPT-2's tokenizer (model/tokenizers/bpe.h) for each string
  * on standard input, for tests/unit/bpe_test.py.
  *
  *   bpe_ids VOCAB.json MERGES.txt < strings
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/gpt2/bpe.h"
+#include "model/tokenizers/bpe.h"
 
 static int emit(const bpe *b, const char *s, size_t len)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPT-2's tokenizer (src/model/gpt2/bpe.c) against the reference encoders.
+"""GPT-2's tokenizer (src/model/tokenizers/bpe.c) against the reference encoders.
 
     bpe_test.py BPE_IDS NODE_MODULES
 

@@ -17,7 +17,7 @@
 #include "model/generate.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
 #include "numerics/rng.h"

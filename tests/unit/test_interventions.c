@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "tap.h"

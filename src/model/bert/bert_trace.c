@@ -9,7 +9,7 @@
 #include "base/text.h"
 #include "model/bert/bert.h"
 #include "model/checkpoint_record.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/next_tokens.h"
 #include "model/tokenizers/hf_tokenizer.h"
 #include "numerics/workers.h"

@@ -3,7 +3,7 @@
  * float32, CPU).
  *
  * The folder is Hugging Face's: config.json and model.safetensors (and
- * vocab.json and merges.txt, read by model/gpt2/bpe.h). Parameter names may
+ * vocab.json and merges.txt, read by model/tokenizers/bpe.h). Parameter names may
  * carry GPT2LMHeadModel's "transformer." prefix or not; the mask buffers
  * h.N.attn.bias and h.N.attn.masked_bias are skipped; lm_head is tied to
  * wte. The tensors stay in the mapped file (io/safetensors.h); only F16

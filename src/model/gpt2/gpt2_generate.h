@@ -20,7 +20,7 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "model/gpt2/gpt2.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/layers/kv_cache.h"
 #include "numerics/workers.h"
 

@@ -9,7 +9,7 @@
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/next_tokens.h"
 #include "numerics/workers.h"
 

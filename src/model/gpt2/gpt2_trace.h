@@ -2,7 +2,7 @@
  * trace: what pipeline.c does for the lessons' variants, for a real
  * model.
  *
- *   text -> BPE tokens (model/gpt2/bpe.h) -> tokens, inputs (wte + wpe)
+ *   text -> BPE tokens (model/tokenizers/bpe.h) -> tokens, inputs (wte + wpe)
  *        -> each layer h.L: ln_1, each head's queries ... head_context,
  *           concat_context, attn_out, residual, ln_2, ffn_hidden (after
  *           gelu_new), ffn_out, hidden (the layer's output)

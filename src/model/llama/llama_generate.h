@@ -21,7 +21,7 @@
 
 #include "base/error.h"
 #include "model/generate.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/layers/kv_cache.h"
 #include "model/llama/llama.h"
 #include "model/pipeline.h"

@@ -9,7 +9,7 @@
 #include "base/i18n.h"
 #include "base/text.h"
 #include "model/checkpoint_record.h"
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
 #include "model/next_tokens.h"

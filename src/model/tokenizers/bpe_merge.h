@@ -1,5 +1,5 @@
 /* bpe_merge.h: byte-pair encoding's merges over one word's symbols, by the
- * ranks of adjacent pairs. GPT-2's tokenizer (model/gpt2/bpe.c, after
+ * ranks of adjacent pairs. GPT-2's tokenizer (model/tokenizers/bpe.c, after
  * openai's encoder.py) and tokenizer.json's BPE model (tok_model.c, after
  * Hugging Face's tokenizers) both merge here; they differ only in the
  * order of merges (bpe_merge_order) and in how a pair is written as a

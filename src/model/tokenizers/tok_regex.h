@@ -5,7 +5,7 @@
  *
  * PCRE2 does the matching: the patterns are read from the file (Qwen2's,
  * Llama 3's, SmolLM's, GPT-4o's differ), and a hand-written matcher over
- * utf8proc's categories, as model/gpt2/bpe.c has for GPT-2's one fixed
+ * utf8proc's categories, as model/tokenizers/bpe.c has for GPT-2's one fixed
  * pattern, would have to be a regex engine itself. Before compiling, the
  * pattern is rewritten where PCRE2's Unicode mode and the reference differ:
  *   \s, \S   the set given (Unicode's White_Space for a Split pattern,

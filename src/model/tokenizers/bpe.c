@@ -1,5 +1,5 @@
 /* bpe.c: GPT-2's byte-level BPE (bpe.h). */
-#include "model/gpt2/bpe.h"
+#include "model/tokenizers/bpe.h"
 
 #include <errno.h>
 #include <stdbool.h>

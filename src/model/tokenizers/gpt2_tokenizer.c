@@ -1,6 +1,6 @@
 /* gpt2_tokenizer.c: vocab.json and merges.txt, or tokenizer.json
  * (gpt2_tokenizer.h). */
-#include "model/gpt2/gpt2_tokenizer.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "io/file_read.h"
-#include "model/gpt2/bpe.h"
+#include "model/tokenizers/bpe.h"
 #include "model/tokenizers/hf_tokenizer.h"
 #include "model/tokenizers/tok_pretok.h"
 #include "model/tokenizers/tok_text.h"
