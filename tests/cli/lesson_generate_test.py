@@ -200,6 +200,17 @@ def main():
        "1: 5, 2," in e, "--explain: no cache, and each step's warpers",
        e[:600])
 
+    # --explain: what a cache would save, with the run's numbers: the
+    # prompt's 2 words, then 3, 4 and 5 positions run again (14 rows); a
+    # cache computes 2, then one a step (5)
+    e = PROGRAM.run(args_of("steps") + ["--tables", "generated",
+                                        "--explain"]).stdout.decode()
+    said = " ".join(ln[2:] for ln in e.splitlines() if ln.startswith("# "))
+    ok("these 4 steps computed 14 rows" in said and
+       "would compute 5 of them, the prompt's 2" in said and "9 fewer" in said,
+       "--explain: what a cache would save, with the run's numbers",
+       said[:900])
+
     # the trained model saved with --csv-dir and read back with --weights
     # generates the same words
     args = args_of("greedy")
