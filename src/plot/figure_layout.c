@@ -64,14 +64,16 @@ static void size_section(section *S, const figure *pg)
     S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
     S->box_h = title_h + PAD + map_h + PAD + col_label_h + S->axis_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
-    /* a map's bar as tall as its caption (figure_maps.c), but no taller
-     * than the map's panel under its title (a logit lens of two layers):
-     * its caption then wraps beside it, a sideways one (bar_lines) */
+    /* a map's bar as tall as its caption (figure_maps.c); a map of texts
+     * in its cells (the logit lens), no taller than its panel under its
+     * title (a lens of two layers), its caption then wrapped beside it,
+     * a sideways one (bar_lines) */
     S->bar_h = fmax(S->bar_h, S->caption_w);
     const char *caption = fig_map_caption(S);
     const double room = map_h + PAD + col_label_h + S->axis_h;
     S->bar_lines = 1;
-    if (caption != NULL && !fig_upright(caption) && S->bar_h > room) {
+    if (caption != NULL && first->cells != NULL && !fig_upright(caption) &&
+        S->bar_h > room) {
         S->bar_h = fmax(room, BAR_SHORTEST);
         S->bar_lines = (size_t)ceil(S->caption_w / S->bar_h);
     }

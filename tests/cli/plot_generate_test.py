@@ -194,7 +194,19 @@ def check_pictures(d):
                        "logit_lens", "the cat sat on the mat"])
     tops = {x["row_label"].split(" \u2192 ", 1)[1] for x in rows
             if int(x["row"]) % 5 == 0}
-    ok("probability of the likeliest next token" in t and
+    # the bar no taller than the grid's panel: its caption on two lines,
+    # and no empty band under the grid (the page ends a margin below the
+    # columns' title)
+    with open(os.path.join(d, "lens.svg"), encoding="utf-8") as f:
+        svg = f.read()
+    height = float(re.search(r'<svg [^>]*height="([0-9.]+)pt"', svg).group(1))
+    title_y = float(re.search(r'<text [^>]*y="([0-9.]+)"[^>]*>position \(',
+                              svg).group(1))
+    ok(0 < height - title_y <= 40,
+       "--logit-lens --plot of two layers: no empty band under the grid",
+       (height, title_y))
+    ok("probability of the likeliest next token" in
+       " ".join(x.strip() for x in t) and
        "[gpt2] logit_lens_grid" in t and tops and tops <= set(t),
        "--logit-lens --plot: the grid with every cell's token written",
        (sorted(tops), t[:12]))
