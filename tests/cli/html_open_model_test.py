@@ -16,8 +16,8 @@ safetensors file truncated, an unknown model_type) show the program's
 message, a file over 2 GB is refused with its size, and the page keeps
 working. A page written with `--model DIR` opens asking for that
 folder, and its core (the families core) gives the program's page's data
-for GPT-2 folders, the step-through's notes too. No console error, no request. Exits 77
-(skipped) without a browser or the WebAssembly core.
+for GPT-2 folders, the step-through's notes too. No console error, no
+request. Exits 77 (skipped) without a browser or the WebAssembly core.
 """
 import base64
 import csv

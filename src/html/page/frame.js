@@ -112,7 +112,8 @@ function buildFrame() {
   readout = el('p', {'class': 'readout', id: 'readout',
                      'aria-live': 'polite'});
   app.appendChild(readout);
-  views.head = el('section', {id: 'head-view', 'aria-label': tr('Head view')});
+  views.head = el('section', {id: 'head-view',
+                              'aria-label': tr('Head view')});
   views.matrix = el('section', {id: 'matrix-view',
                                 'aria-label': tr('Matrix view')});
   views.neuron = el('section', {id: 'neuron-view',
@@ -123,7 +124,8 @@ function buildFrame() {
   app.appendChild(views.matrix);
   app.appendChild(views.neuron);
   app.appendChild(views.steps);
-  views.model = el('section', {id: 'model-view', 'aria-label': tr('Model view')});
+  views.model = el('section', {id: 'model-view',
+                               'aria-label': tr('Model view')});
   app.appendChild(views.model);
   views.training = el('section', {id: 'training-view',
                                   'aria-label': tr('Training')});
