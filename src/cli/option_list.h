@@ -446,7 +446,7 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT(N_("HEADS"), ablate),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block, switch\n"
@@ -456,7 +456,7 @@ OPTION(ABLATE, "ablate", 0, TEACHING, 88,
                    "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE(N_("HOW"), ablate_mode, HOOK_ZERO, ablate_mode_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("an ablated head's output z: zero, or mean (each\n"
