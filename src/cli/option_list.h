@@ -446,7 +446,7 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT(N_("HEADS"), ablate),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("switch heads off: L.H[,L.H...] (the run's tables\n"
                    "are the ablated model's; with --model or a trained\n"
                    "--variant block also ablation_effect and\n"
@@ -454,7 +454,7 @@ OPTION(ABLATE, "ablate", 0, TEACHING, 88,
                    "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE(N_("HOW"), ablate_mode, HOOK_ZERO, ablate_mode_choices),
-       .applies = APPLIES_ANY, .page = PAGE_NONE,
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,

@@ -135,6 +135,8 @@ function drawHeadView() {
               return col[Math.min(r, col.length - 1)] || null;
             });
   soloOnDoubleClick(hv.lines);
+  var switches = headSwitches(v);
+  if (switches) views.head.appendChild(switches);
   if (hv.many) {
     views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
       tr('This run has {0} lines, more than {1} can be drawn at once: ' +
@@ -287,4 +289,41 @@ function maxLength(words) {
   return Math.min(12, Math.max.apply(null, words.map(function (w) {
     return w.length;
   })));
+}
+
+/* ---- switching heads off (the live page, editor.js) ---- */
+
+/* The layer of entry v of data.variants: N of a stack's block.N or a
+ * checkpoint's h.N, else 0. */
+function variantLayer(v) {
+  var m = /\.(\d+)$/.exec(v.name);
+  return m ? Number(m[1]) : 0;
+}
+
+/* Whether head h of v is switched off in the run on view (--ablate). */
+function headIsOff(v, h) {
+  var p = window.mhaPage;
+  var off = p && p.ablated ? p.ablated : [];
+  return off.indexOf(variantLayer(v) + '.' + h) >= 0;
+}
+
+/* A button per head of v that switches it off (adds L.H to the
+ * editor's --ablate) or on again, the run recomputed by the page's core;
+ * null where the page cannot recompute such a run (editor.js). */
+function headSwitches(v) {
+  var p = window.mhaPage;
+  if (!p || !p.canSwitch || !p.canSwitch()) return null;
+  var box = el('div', {'class': 'head-switches'});
+  v.heads.forEach(function (head, h) {
+    var name = variantLayer(v) + '.' + h, off = headIsOff(v, h);
+    var b = el('button', {type: 'button', 'class': 'head-switch',
+                          'data-head-off': name,
+                          'data-off': off ? 'true' : 'false'},
+               headName(h) + ': ' + (off ? tr('Switch this head on')
+                                         : tr('Switch this head off')));
+    b.style.borderColor = headColour(h);
+    b.addEventListener('click', function () { p.toggleHead(name); });
+    box.appendChild(b);
+  });
+  return box;
 }
