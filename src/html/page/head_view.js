@@ -135,8 +135,6 @@ function drawHeadView() {
               return col[Math.min(r, col.length - 1)] || null;
             });
   soloOnDoubleClick(hv.lines);
-  var switches = headSwitches(v);
-  if (switches) views.head.appendChild(switches);
   if (hv.many) {
     views.head.appendChild(el('p', {'class': 'notice', id: 'head-notice'},
       tr('This run has {0} lines, more than {1} can be drawn at once: ' +
@@ -144,6 +142,9 @@ function drawHeadView() {
          LINE_LIMIT)));
   }
   views.head.appendChild(box);
+  /* under the drawing, so that it keeps the top of the view */
+  var switches = headSwitches(v);
+  if (switches) views.head.appendChild(switches);
   views.head.appendChild(el('p', {'class': 'summary hint'},
     tr('Hover or focus (Tab) a token to follow its lines; its weights ' +
        'appear beside the other column, one per shown head.') + ' ' +
