@@ -20,7 +20,7 @@
 
 #include "base/error.h"
 #include "base/page/page_link.h"
-#include "wasm/page_files.h"
+#include "io/page_files.h"
 
 /* A run's answer: status 0 and the text, or the program's exit status
  * (2: a refused command line) and its one-line message. */
@@ -36,7 +36,7 @@ void mx_free(void *p);
 
 /* mx_catalogue, the language of messages: base/page/include/libintl.h. */
 
-/* Takes the n files of files (page_files.h: the array, each path and
+/* Takes the n files of files (io/page_files.h: the array, each path and
  * bytes from mx_alloc; the core owns them from now on) as the folder a
  * --model DIR of the command line reads, each file at "DIR/NAME";
  * the folder given before is freed. NULL and 0: none. */
