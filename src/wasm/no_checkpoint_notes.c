@@ -3,7 +3,7 @@
  * interventions' explain_intervene.c) for the WebAssembly core: their
  * notes, and their messages in the page's catalogues, stay out of the
  * page, which is the smaller for it; a GPT-2 folder opened in the page
- * (page_files.c) shows its tables without these notes. */
+ * (io/page_files.c) shows its tables without these notes. */
 #include "render/explain.h"
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,

@@ -4,7 +4,7 @@
  *
  * The core is built without GNU gettext, which reads its catalogues from
  * files the browser does not have. The sources call gettext and ngettext
- * only, through base/i18n.h; this header declares those two. */
+ * only, through base/translate.h; this header declares those two. */
 #ifndef MHA_PAGE_LIBINTL_H
 #define MHA_PAGE_LIBINTL_H
 
