@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/i18n.h"
+#include "base/translate.h"
 
 /* clang-format off */
 __attribute__((format(printf, 3, 0)))

@@ -10,6 +10,7 @@
 #include "base/i18n.h"
 #include "model/family.h"
 #include "model/lesson/stack.h"
+#include "model/lesson/variants.h"
 #include "cli/generate_options.h"
 #include "cli/index_list.h"
 #include "cli/intervene_options.h"

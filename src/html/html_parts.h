@@ -1,7 +1,8 @@
 /* html_parts.h: the pieces html.c puts into the --html page.
  *
  * html_data.c writes the run's numbers as JSON (each matrix as the
- * little-endian bytes of its float32 values in base64); html_steps.c
+ * little-endian bytes of its float32 values in base64, json_out.h), and
+ * calls each view's writer for its part; html_steps.c
  * writes the step-through: each step's --explain note and its tables as
  * the text output prints them. */
 #ifndef MHA_HTML_PARTS_H
@@ -12,28 +13,8 @@
 
 #include "base/error.h"
 #include "html/html.h"
+#include "html/json_out.h"
 #include "model/trace.h"
-
-/* s as a JSON string; '<', '>' and '&' escaped too, so that no text can
- * end the <script> element that holds it. */
-void json_string(FILE *out, const char *s);
-
-/* Bytes written in base64 (RFC 4648, padded) as they come:
- * base64_put each byte (base64_float: a float32's 4 bytes, little-endian),
- * then base64_end. */
-typedef struct {
-    FILE *out;
-    unsigned char group[3];
-    size_t have;
-} base64_out;
-
-void base64_put(base64_out *b, unsigned char byte);
-void base64_float(base64_out *b, float v);
-void base64_end(base64_out *b);
-
-/* {"rows":r,"cols":c,"f32":"..."}: the rows x cols floats at v, their
- * little-endian bytes in base64. */
-void json_floats(FILE *out, const float *v, size_t rows, size_t cols);
 
 /* ,"training":{...}: a trained variant's heads at the training's kept
  * steps and its loss (html_training.c), after the variant's heads; w0 is

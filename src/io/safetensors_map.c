@@ -1,6 +1,6 @@
 /* safetensors_map.c: a .safetensors file mapped, then checked by
  * safetensors_read (safetensors.h). The page's core has no files: it
- * reads the bytes the page holds instead (src/wasm/page_files.c). */
+ * reads the bytes the page holds instead (page_files.c). */
 #define _DEFAULT_SOURCE /* madvise */
 #include "io/safetensors.h"
 

@@ -22,7 +22,8 @@
  * the explanation from it rather than asking which family it is. A new
  * family is a folder with its functions, one row of family.c and its
  * sources in src/meson.build (a family the page's core does not carry
- * has its stand-in there, src/wasm/, as no_bert.c).
+ * has its page's version in its folder, named in src/wasm/meson.build,
+ * as bert/bert_page.c).
  */
 #ifndef MHA_FAMILY_H
 #define MHA_FAMILY_H

@@ -9,12 +9,6 @@
 #include "base/i18n.h"
 #include "model/generate_maps.h"
 
-void generation_free(generation *g)
-{
-    free(g->tokens);
-    *g = (generation){0};
-}
-
 /* The GENERATE_VIEW_TOP likeliest of p (V): the larger probability
  * first, then the smaller id. */
 static void top_tokens(generated_token *t, const float *p, size_t V)
@@ -133,15 +127,6 @@ static int record_step(void *ctx, const table_key *at, const matrix *m,
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(r->tr, t);
     return 0;
-}
-
-void generate_token_label(char *buf, size_t size, const generate_model *gm,
-                          int32_t id)
-{
-    if (gm->label != NULL)
-        gm->label(gm->ctx, buf, size, id);
-    else
-        snprintf(buf, size, "%ld", (long)id);
 }
 
 /* The recorder's labels for a step that feeds seq[n - 1] over the n

@@ -1,6 +1,7 @@
 /* generate_maps.h: what --plot draws of a generation with --kv-steps
- * (generate.h): each layer's heads attending as the text grows, and the
- * probability of each token chosen.
+ * (generate.h runs it, generate.c calls this; its tokens: generation.h):
+ * each layer's heads attending as the text grows, and the probability of
+ * each token chosen.
  *
  *   attn_weights_generated   per layer and head, R x R (R = T + S: the
  *                            prompt's T positions and the S tokens fed
@@ -29,7 +30,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "model/generate.h"
+#include "model/generation.h"
 #include "model/trace.h"
 
 /* Appends the tables above to tr, after generation g from the prompt's T

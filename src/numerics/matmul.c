@@ -180,33 +180,6 @@ static const kernel_info kernels[MATMUL_KERNELS] = {
 #endif
 };
 
-bool matmul_kernel_supported(matmul_kernel k)
-{
-    switch (k) {
-    case MATMUL_PORTABLE:
-        return true;
-#if MATMUL_X86
-    case MATMUL_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2");
-    case MATMUL_AVX512:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f");
-#endif
-    default:
-        return false;
-    }
-}
-
-matmul_kernel matmul_kernel_best(void)
-{
-    if (matmul_kernel_supported(MATMUL_AVX512))
-        return MATMUL_AVX512;
-    if (matmul_kernel_supported(MATMUL_AVX2))
-        return MATMUL_AVX2;
-    return MATMUL_PORTABLE;
-}
-
 const char *matmul_kernel_name(matmul_kernel k)
 {
     return k < MATMUL_KERNELS ? kernels[k].name : "?";

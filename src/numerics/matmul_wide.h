@@ -1,5 +1,5 @@
 /* matmul_wide.h: the AVX-512 kernel's product of a whole problem
- * (matmul.h's MATMUL_FULL shape), each output summed in the same order:
+ * (matmul_problem.h's MATMUL_FULL shape), each output summed in the same order:
  * 0 or its bias, then a[i][0] * b[0][j], a[i][1] * b[1][j], ... each
  * product rounded before its add, the bias added last when it is not
  * first.
@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "numerics/matmul.h"
+#include "numerics/matmul_problem.h"
 #include "numerics/workers.h"
 
 /* Computes p (its shape MATMUL_FULL) on a processor with AVX-512, sharing

@@ -3,7 +3,7 @@
  *
  *   c (1, N) = a (1, K) @ b (K, N), plus bias (N) when given
  *
- * The problem is matmul.h's with M = 1 and shape MATMUL_FULL, and every
+ * The problem is matmul_problem.h's with M = 1 and shape MATMUL_FULL, and every
  * c[j] is the same float32 sum: its bias or 0, then a[0] * b[0][j], a[1]
  * * b[1][j], ... added in index order, each product rounded before it
  * is added, the bias added last when it was not first. Many sums are
@@ -29,7 +29,7 @@
 #ifndef MHA_MATVEC_H
 #define MHA_MATVEC_H
 
-#include "numerics/matmul.h"
+#include "numerics/matmul_problem.h"
 #include "numerics/workers.h"
 
 /* Computes p (p->M must be 1) with kernel k (which must be supported),

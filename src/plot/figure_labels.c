@@ -1,13 +1,11 @@
 /* figure_labels.c: a --plot panel's title and its row and column labels,
  * measured and drawn; Chinese, Japanese and Korean column labels go down
- * the page upright (figure_parts.h). */
+ * the page upright (figure_text.c's fig_draw_upright; figure_parts.h). */
 #include "plot/figure_parts.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <glib.h>
 
 #include "base/i18n.h"
 
@@ -44,38 +42,6 @@ void fig_panel_title(char *out, size_t size, const panel *p, bool names)
         snprintf(out, size, "%s", who);
 }
 
-/* The UTF-8 character after c's (tokenize.c checked the text). */
-static const char *next_char(const char *c)
-{
-    const unsigned char b = (unsigned char)*c;
-    size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    for (size_t i = 1; i < n; i++)
-        if (c[i] == '\0')
-            return c + i;
-    return c + n;
-}
-
-bool fig_upright(const char *label)
-{
-    for (const char *c = label; *c != '\0'; c = next_char(c)) {
-        gunichar u = g_utf8_get_char(c);
-        if ((u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
-            (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
-            (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000)
-            return true;
-    }
-    return false;
-}
-
-/* The characters of an upright label that fit in MAX_LABEL, each line_h
- * tall. */
-static size_t upright_count(const char *label, double line_h)
-{
-    size_t n = (size_t)g_utf8_strlen(label, -1);
-    size_t most = (size_t)(MAX_LABEL / line_h);
-    return n < most ? n : most;
-}
-
 /* The widest label of a set, at most MAX_LABEL. */
 static double widest_label(cairo_t *cr, const labels *l)
 {
@@ -110,7 +76,7 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
             for (size_t k = 0; k < cols->n; k++) {
                 double v, h;
                 if (fig_upright(cols->s[k]))
-                    v = (double)upright_count(cols->s[k], line_h) * line_h;
+                    v = (double)fig_upright_count(cols->s[k], line_h) * line_h;
                 else
                     fig_text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false,
                                   &v, &h);
@@ -125,22 +91,6 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
         if (S->panel_bars)
             S->panel_bar_w =
                 fmax(S->panel_bar_w, fig_ticks_width(cr, &p[i].sc));
-    }
-}
-
-void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
-                      double line_h)
-{
-    size_t n = (size_t)g_utf8_strlen(label, -1),
-           shown = upright_count(label, line_h);
-    const char *c = label;
-    for (size_t i = 0; i < shown; i++, c = next_char(c)) {
-        char one[8] = "\xef\xb8\x99"; /* U+FE19 PRESENTATION FORM FOR
-                                       VERTICAL HORIZONTAL ELLIPSIS */
-        if (i + 1 < shown || shown == n)
-            snprintf(one, sizeof one, "%.*s", (int)(next_char(c) - c), c);
-        fig_draw_text(cr, LABEL_FONT, one, 0, cx,
-                      top + ((double)i + 0.5) * line_h, 0.5, 0.5, 0);
     }
 }
 

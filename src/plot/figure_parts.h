@@ -91,6 +91,10 @@ font_name fig_font(bool bold, double points);
  * upright. */
 bool fig_upright(const char *label);
 
+/* The characters of an upright label that fit in MAX_LABEL, each line_h
+ * tall. */
+size_t fig_upright_count(const char *label, double line_h);
+
 /* An upright label from (cx, top) down: one character a line, the last
  * one that fits a vertical ellipsis when it is cut short. */
 void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,

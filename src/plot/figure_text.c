@@ -1,5 +1,6 @@
 /* figure_text.c: the fonts of a --plot page, and its text measured with
- * pango, drawn, or logged as an SVG's text (svg_text.h)
+ * pango, drawn, or logged as an SVG's text (svg_text.h); Chinese,
+ * Japanese and Korean labels drawn upright, one character a line
  * (figure_parts.h). */
 #include "plot/figure_parts.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib.h>
 #include <pango/pangocairo.h>
 
 #include "base/i18n.h"
@@ -228,4 +230,50 @@ void fig_draw_paragraph(cairo_t *cr, const char *text, double width, double x,
         pango_cairo_show_layout(cr, layout);
     cairo_restore(cr);
     g_object_unref(layout);
+}
+
+/* The UTF-8 character after c's (tokenize.c checked the text). */
+static const char *next_char(const char *c)
+{
+    const unsigned char b = (unsigned char)*c;
+    size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if (c[i] == '\0')
+            return c + i;
+    return c + n;
+}
+
+bool fig_upright(const char *label)
+{
+    for (const char *c = label; *c != '\0'; c = next_char(c)) {
+        gunichar u = g_utf8_get_char(c);
+        if ((u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
+            (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
+            (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000)
+            return true;
+    }
+    return false;
+}
+
+size_t fig_upright_count(const char *label, double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1);
+    size_t most = (size_t)(MAX_LABEL / line_h);
+    return n < most ? n : most;
+}
+
+void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
+                      double line_h)
+{
+    size_t n = (size_t)g_utf8_strlen(label, -1),
+           shown = fig_upright_count(label, line_h);
+    const char *c = label;
+    for (size_t i = 0; i < shown; i++, c = next_char(c)) {
+        char one[8] = "\xef\xb8\x99"; /* U+FE19 PRESENTATION FORM FOR
+                                       VERTICAL HORIZONTAL ELLIPSIS */
+        if (i + 1 < shown || shown == n)
+            snprintf(one, sizeof one, "%.*s", (int)(next_char(c) - c), c);
+        fig_draw_text(cr, LABEL_FONT, one, 0, cx,
+                      top + ((double)i + 0.5) * line_h, 0.5, 0.5, 0);
+    }
 }

@@ -7,7 +7,7 @@
  * gives back the page's data (html_data.c, the same JSON the program
  * embeds) or the bytes `--format csv` prints. A refused command line
  * gives the program's message, in the language of the catalogue the page
- * handed over (messages.c).
+ * handed over (base/page/libintl.c).
  *
  * Memory crosses with mx_alloc and mx_free; a result is three 32-bit
  * words in the module's memory: status, text pointer, text length. */
@@ -16,13 +16,11 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
-#include "wasm/page_files.h"
+#include <libintl.h> /* mx_catalogue: base/page/libintl.c */
 
-/* Exported under their own names, for the page's script. */
-#define EXPORT(name) __attribute__((export_name(#name)))
-/* A function the page gives the core (module "mha": core_imports.js). */
-#define IMPORT(name) __attribute__((import_module("mha"), import_name(#name)))
+#include "base/error.h"
+#include "base/page/page_link.h"
+#include "io/page_files.h"
 
 /* A run's answer: status 0 and the text, or the program's exit status
  * (2: a refused command line) and its one-line message. */
@@ -36,12 +34,9 @@ typedef struct {
 void *mx_alloc(size_t n);
 void mx_free(void *p);
 
-/* Takes the .mo catalogue bytes (from mx_alloc; the core owns them
- * from now on) as the language of messages; NULL: English. -1 when they
- * are no .mo catalogue (messages stay English). */
-int mx_catalogue(unsigned char *bytes, size_t len);
+/* mx_catalogue, the language of messages: base/page/include/libintl.h. */
 
-/* Takes the n files of files (page_files.h: the array, each path and
+/* Takes the n files of files (io/page_files.h: the array, each path and
  * bytes from mx_alloc; the core owns them from now on) as the folder a
  * --model DIR of the command line reads, each file at "DIR/NAME";
  * the folder given before is freed. NULL and 0: none. */

@@ -76,7 +76,7 @@ def core_catalogue(po, template, msgmerge, msgfmt):
     merged = subprocess.run(
         [msgmerge, "--quiet", "--no-fuzzy-matching", "--no-wrap", "-o", "-",
          po, template], check=True, stdout=subprocess.PIPE).stdout
-    # no hash table: messages.c finds a msgid by a binary search of the
+    # no hash table: base/page/libintl.c finds a msgid by a binary search of the
     # sorted msgids, and the table would be bytes in every page
     return subprocess.run([msgfmt, "--no-hash", "-o", "-", "-"],
                           input=merged, check=True,

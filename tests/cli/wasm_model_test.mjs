@@ -1,6 +1,6 @@
 // wasm_model_test.mjs MHA_EXPLAIN MHA_CORE.wasm GPT2_CASES_DIR: the page's
 // WebAssembly core reading a checkpoint folder the page hands it
-// (mx_folder, src/wasm/page_files.c) against the program reading the same
+// (mx_folder, src/io/page_files.c) against the program reading the same
 // folder from the disk, in node (node:wasi), without a browser.
 //
 // For every GPT-2 reference checkpoint (tests/reference/gpt2/*: F32, F16

@@ -11,6 +11,7 @@
 #include "model/lesson/stack.h"
 #include "render/check.h"
 #include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 #include "numerics/rng.h"
 #include "tap.h"
 #include "numerics/tensor.h"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/matmul.h"
 #include "numerics/matvec.h"
 #include "tap.h"
 #include "numerics/workers.h"

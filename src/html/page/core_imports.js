@@ -1,5 +1,6 @@
 /* core_imports.js: what the families core asks of the browser (module
- * "mha" of its imports; src/wasm/page_regex.c and utf8proc_forms.c):
+ * "mha" of its imports; src/model/tokenizers/tok_regex_page.c and
+ * src/base/page/utf8proc_forms.c):
  * tokenizer.json's patterns matched by the browser's RegExp with the
  * flags "gu", Unicode's normal forms and the upper case, as the
  * reference, @huggingface/tokenizers, has them. memory() is the core's

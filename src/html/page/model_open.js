@@ -3,7 +3,7 @@
  * A reader chooses a checkpoint folder on the computer (a folder picker,
  * or the folder dropped on the box); its files are read by the browser
  * and copied once into the memory of a core of their own (the page's
- * WebAssembly core, src/wasm: page_files.c serves them where the program
+ * WebAssembly core, src/wasm: io/page_files.c serves them where the program
  * reads its disk). Nothing is sent anywhere and nothing is kept in the
  * page. The typed text then runs as `mha-explain --model DIR TEXT` runs,
  * with the program's own code: every view is drawn from the data the

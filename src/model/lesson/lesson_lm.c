@@ -50,7 +50,7 @@ static void close_session(lm_session *s)
 
 /* The run is one trained block model (--train refuses --dropout and
  * --draw: the forward pass is the training's, without dropout). */
-static int check_run(const run_request *rq, mx_error *err)
+static int check_trained_block(const run_request *rq, mx_error *err)
 {
     if (!rq->train)
         return err_usage(
@@ -71,7 +71,7 @@ static int open_session(lm_session **out, lm_shape *shape,
     *out = NULL;
     if (in == NULL)
         return err_set(err, 1, _("the lesson model has no input"));
-    if (check_run(rq, err) != 0)
+    if (check_trained_block(rq, err) != 0)
         return -1;
     lm_session *s = calloc(1, sizeof *s);
     if (s == NULL)

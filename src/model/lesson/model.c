@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/lesson/variants.h"
-
 const variant_info model_variants[MODEL_N_VARIANTS] = {
 #define VARIANT_ROW(id, name, out_step, tables) \
     {name, VARIANT_##id, VARIANT_ID_##id, tables},
@@ -44,18 +42,6 @@ variant_id variant_of_bit(unsigned bit)
 }
 
 /* ---- parameters ------------------------------------------------------ */
-
-int model_params_each(unsigned variant, const model_dims *d, void *module,
-                      param_fn fn, void *ctx)
-{
-    const variant_id id = variant_of_bit(variant);
-    if (id == VARIANT_INPUT)
-        return 0;
-    const variant_row *row = variant_row_of(id);
-    const param_lister to = {fn, ctx};
-    const model_dims dims = variant_dims(row, d);
-    return row->params(&to, &dims, module);
-}
 
 /* Lists layer + suffix; value may be NULL. */
 static int param(const param_lister *to, const char *layer, const char *suffix,

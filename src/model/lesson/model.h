@@ -9,9 +9,10 @@
  *
  * Every place that needs the parameters (recording them in the trace,
  * loading and checking --weights files, validating --tables, counting
- * them for --explain) loops over model_params_each, which lists a
- * module's parameters in state_dict() order with their names, shapes and
- * storage: the variant's row lists them with the layers below. Adding a
+ * them for --explain) loops over model_params_each (variants.h), which
+ * lists a module's parameters in state_dict() order with their names,
+ * shapes and storage: the variant's row lists them with the layers
+ * below (list_linear, list_qkv, list_norm). Adding a
  * parameter touches the row's listing (variants.c) and the forward code
  * only.
  */
@@ -98,14 +99,6 @@ typedef struct {
 
 /* Called for each parameter; a nonzero return stops the listing. */
 typedef int (*param_fn)(const param_info *p, void *ctx);
-
-/* Calls fn(p, ctx) for each parameter of `variant` (one bit of
- * variant_bits) in state_dict() order, absent biases included, and
- * returns the first nonzero result, or 0. module is the variant's module
- * (its row's storage, variants.h), or NULL to list names and shapes
- * only. */
-int model_params_each(unsigned variant, const model_dims *dims, void *module,
-                      param_fn fn, void *ctx);
 
 /* ---- the layers a module's listing is made of ------------------------- */
 

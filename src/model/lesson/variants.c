@@ -487,3 +487,15 @@ attention_config variant_attention(const variant_row *row,
         cfg.d_out = cfg.d_model;
     return cfg;
 }
+
+int model_params_each(unsigned variant, const model_dims *d, void *module,
+                      param_fn fn, void *ctx)
+{
+    const variant_id id = variant_of_bit(variant);
+    if (id == VARIANT_INPUT)
+        return 0;
+    const variant_row *row = variant_row_of(id);
+    const param_lister to = {fn, ctx};
+    const model_dims dims = variant_dims(row, d);
+    return row->params(&to, &dims, module);
+}

@@ -136,4 +136,12 @@ model_dims variant_dims(const variant_row *row, const model_dims *run);
 attention_config variant_attention(const variant_row *row,
                                    const attention_config *run);
 
+/* Calls fn(p, ctx) for each parameter of `variant` (one bit of
+ * variant_bits) in state_dict() order, absent biases included, and
+ * returns the first nonzero result, or 0. module is the variant's module
+ * (its row's storage, variants.h), or NULL to list names and shapes
+ * only. */
+int model_params_each(unsigned variant, const model_dims *dims, void *module,
+                      param_fn fn, void *ctx);
+
 #endif

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/lesson/variants.h"
+
 /* Where a module's parameter files are read from. */
 typedef struct {
     const weights_files *files;

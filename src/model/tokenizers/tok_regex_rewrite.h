@@ -2,7 +2,7 @@
  * matcher's Unicode mode and the reference's differ (tok_regex.h): \s and
  * \S as the set given, (?i:...) on ASCII letters only. The program's
  * matcher (PCRE2, tok_regex.c) and the page's (the browser's RegExp,
- * src/wasm/page_regex.c) compile the same rewritten text; code points are
+ * tok_regex_page.c) compile the same rewritten text; code points are
  * written \x{...}. */
 #ifndef MHA_TOK_REGEX_REWRITE_H
 #define MHA_TOK_REGEX_REWRITE_H

@@ -1,29 +1,17 @@
-/* no_hf_tokenizer.c: model/tokenizers/hf_tokenizer.h for the core every
- * live page carries. The program reads tokenizer.json with its
+/* hf_tokenizer_page.c: model/tokenizers/hf_tokenizer.h for the core every
+ * live page carries (src/wasm/meson.build names it in the place of
+ * hf_tokenizer.c and hf_encode.c). The program reads tokenizer.json with its
  * pre-tokenizers' patterns matched by PCRE2 and its normalisers by
  * utf8proc's full tables; the families core, which the pages of --model
  * runs carry, reads it through the browser's RegExp and normal forms
- * (page_regex.c, utf8proc_forms.c), some 24 kB more of every page
+ * (tok_regex_page.c, base/page/utf8proc_forms.c), some 24 kB more of every page
  * (docs/html.md). Here a folder whose tokenizer is tokenizer.json alone
  * is refused with one message, naming the page that reads it, and a
  * GPT-2 folder with vocab.json and merges.txt runs (model/tokenizers/bpe.c
  * splits the text by hand, as the program does). */
 #include "model/tokenizers/hf_tokenizer.h"
 
-#include "base/i18n.h"
-#include "wasm/page_families.h"
-
-int page_reads_gpt2_only(const char *path, mx_error *err)
-{
-    /* TRANSLATORS: DIR and FILE are the value names of --model and
-     * --html: write them as your --help does (msgid "DIR", "FILE") */
-    return err_input(err,
-                     _("%s: this page reads GPT-2 folders with vocab.json "
-                       "and merges.txt; the page of mha-explain --model DIR "
-                       "--html FILE reads tokenizer.json, Llama-style and "
-                       "BERT folders too"),
-                     path);
-}
+#include "model/families_page.h"
 
 static int no_tokenizer_json(const char *path, mx_error *err)
 {

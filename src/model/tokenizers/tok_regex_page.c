@@ -1,5 +1,5 @@
-/* page_regex.c: model/tokenizers/tok_regex.h for the families core
- * (src/wasm/meson.build). tokenizer.json's patterns are matched by the
+/* tok_regex_page.c: model/tokenizers/tok_regex.h for the page's families
+ * core (src/wasm/meson.build names it in tok_regex.c's place). tokenizer.json's patterns are matched by the
  * browser's RegExp with the flags "gu" (the page's import regex_find,
  * src/html/page/core_imports.js), which is how the reference,
  * @huggingface/tokenizers, matches them; PCRE2, the program's matcher, is
@@ -18,7 +18,7 @@
 #include "base/i18n.h"
 #include "model/tokenizers/tok_regex_rewrite.h"
 #include "model/tokenizers/tok_text.h"
-#include "wasm/core.h"
+#include "base/page/page_link.h"
 
 struct tok_regex {
     tok_buf pattern; /* as rewritten, or the literal string */

@@ -1,6 +1,7 @@
-/* no_lens_page.c: html/html_lens.c's part of the page's data for the
- * WebAssembly core. The core makes no logit lens (no_intervene.c refuses
- * --logit-lens), so its pages have none: no data, no words (and the
+/* html_lens_page.c: html/html_lens.c's part of the page's data for the
+ * WebAssembly core (src/wasm/meson.build names it in html_lens.c's
+ * place). The core makes no logit lens
+ * (model/intervene/intervene_page.c refuses --logit-lens), so its pages have none: no data, no words (and the
  * view's words stay out of the core's catalogue). */
 #include "html/html_parts.h"
 

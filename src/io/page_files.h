@@ -2,9 +2,10 @@
  * (docs/html.md, "A model on the page"), as the WebAssembly core's file
  * system: io/file_read.h's and io/safetensors.h's file functions, which
  * the program serves from the disk, served from the files' bytes the page
- * copied into the core's memory. */
-#ifndef MHA_WASM_PAGE_FILES_H
-#define MHA_WASM_PAGE_FILES_H
+ * copied into the core's memory (page_files.c, which src/wasm/meson.build
+ * names in file_read.c's and safetensors_map.c's place). */
+#ifndef MHA_IO_PAGE_FILES_H
+#define MHA_IO_PAGE_FILES_H
 
 #include <stddef.h>
 

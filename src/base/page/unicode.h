@@ -4,8 +4,8 @@
  * unicode_starts[i + 1] - 1 (the last, up to 0x10ffff), and
  * unicode_props[i] holds its category (bits 0-4), its width in columns
  * (bits 5-6) and its grapheme boundary class (bits 7-12). */
-#ifndef MHA_WASM_UNICODE_H
-#define MHA_WASM_UNICODE_H
+#ifndef MHA_PAGE_UNICODE_H
+#define MHA_PAGE_UNICODE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
  * The header is the installed utf8proc.h, copied into the build. */
 #include <utf8proc.h>
 
-#include "wasm/unicode.h"
+#include "base/page/unicode.h"
 
 /* The properties of c (any code point outside 0 .. 0x10ffff: those of
  * code point 0, as utf8proc gives its first property). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <utf8proc.h>
 
-#include "wasm/core.h"
+#include "base/page/page_link.h"
 
 /* text[0..n) (UTF-8) in normal form `form` (0 NFC, 1 NFKC, 2 NFD, 3
  * NFKD), written to out when its length fits cap: its length in bytes,

@@ -1,6 +1,7 @@
-/* no_lesson_lm.c: model/lesson/lesson_lm.h for the WebAssembly core,
- * which runs no interventions (no_intervene.c refuses them before a
- * model opens): the lesson model opens nowhere on the page. */
+/* lesson_lm_page.c: model/lesson/lesson_lm.h for the page's WebAssembly
+ * core (src/wasm/meson.build names it in lesson_lm.c's place), which
+ * runs no interventions (model/intervene/intervene_page.c refuses them
+ * before a model opens): the lesson model opens nowhere on the page. */
 #include "model/lesson/lesson_lm.h"
 
 #include "base/i18n.h"

@@ -8,9 +8,9 @@
  *
  * The bytes were copied once into the core's memory by the page, and a
  * tensor is used where it lies, as the program uses its mapped file.
- * The folder is, with the catalogue (messages.c), the state the core
+ * The folder is, with the catalogue (base/page/libintl.c), the state the core
  * keeps between calls: the program's readers are given a path only. */
-#include "wasm/page_files.h"
+#include "io/page_files.h"
 
 #include <stdlib.h>
 #include <string.h>

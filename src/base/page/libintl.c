@@ -1,9 +1,10 @@
-/* messages.c: gettext and ngettext for the WebAssembly core (its
- * include/libintl.h), over one GNU .mo catalogue held in memory.
+/* libintl.c: gettext and ngettext for the WebAssembly core, which has
+ * no GNU gettext (include/libintl.h, found as <libintl.h> by the core's
+ * sources), over one GNU .mo catalogue held in memory.
  *
  * The page hands the core the catalogue of its language (the messages
  * the core can print, taken from po/LANG.po at build time by
- * catalogue.py) with mx_catalogue(); without one, every message is the
+ * src/wasm/embed_core.py) with mx_catalogue(); without one, every message is the
  * English msgid, as gettext gives without a translation.
  *
  * .mo layout (GNU gettext manual, "The Format of GNU MO Files"): a
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wasm/core.h"
+#include "base/page/page_link.h"
 
 static struct {
     unsigned char *bytes; /* the .mo file, owned; NULL: none */
@@ -90,8 +91,7 @@ static int plural_rule_of(const char *header)
     return PLURAL_NOT_ONE;
 }
 
-__attribute__((export_name("mx_catalogue"))) int
-mx_catalogue(unsigned char *bytes, size_t len)
+EXPORT(mx_catalogue) int mx_catalogue(unsigned char *bytes, size_t len)
 {
     free(catalogue.bytes);
     catalogue.bytes = NULL;

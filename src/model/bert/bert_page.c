@@ -1,10 +1,12 @@
-/* no_bert.c: model/bert/bert.h and model/bert/bert_trace.h for the
- * WebAssembly core every live page carries, which reads GPT-2's
- * checkpoint folders only (page_files.c): a BERT folder is refused,
- * naming the page that reads it (the families core's, page_families.h). */
+/* bert_page.c: model/bert/bert.h and model/bert/bert_trace.h for the
+ * WebAssembly core every live page carries (src/wasm/meson.build names
+ * it in the place of this folder's files), which reads GPT-2's
+ * checkpoint folders only (io/page_files.c): a BERT folder is refused,
+ * naming the page that reads it (the families core's,
+ * model/families_page.h). */
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
-#include "wasm/page_families.h"
+#include "model/families_page.h"
 
 bool bert_param_name(const char *name, int *layer)
 {

@@ -1,5 +1,6 @@
-/* no_intervene.c: model/intervene/intervene.h, logit_lens.h and ablate.h
- * for the WebAssembly core. The page offers no intervention and no logit
+/* intervene_page.c: model/intervene/intervene.h, logit_lens.h and ablate.h
+ * for the page's WebAssembly core (src/wasm/meson.build names it in the
+ * place of this folder's interventions). The page offers no intervention and no logit
  * lens (their options shape no page, option_list.h): asked anyway, the
  * run is refused, naming the option. */
 #include "model/intervene/ablate.h"

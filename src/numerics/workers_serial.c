@@ -1,5 +1,6 @@
-/* workers_serial.c: numerics/workers.h for the WebAssembly core, which
- * has one thread: every task runs in turn, in index order, as the native
+/* workers_serial.c: numerics/workers.h for the page's WebAssembly core
+ * (src/wasm/meson.build names it in workers.c's place), which has one
+ * thread: every task runs in turn, in index order, as the native
  * pool does with one thread. Each task writes its own results, so the
  * values are the same however many threads run them. */
 #include "numerics/workers.h"

@@ -1,4 +1,5 @@
-/* no_terminal.c: io/terminal.h for the WebAssembly core. The page is no
+/* terminal_page.c: io/terminal.h for the page's WebAssembly core
+ * (src/wasm/meson.build names it in terminal.c's place). The page is no
  * terminal: no colour, 80 columns and 24 rows, the native functions'
  * answers when standard output is not a terminal and neither COLUMNS nor
  * LINES is set. */

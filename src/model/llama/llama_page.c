@@ -1,11 +1,12 @@
-/* no_llama.c: model/llama/llama.h and llama_trace.h for the WebAssembly
- * core every live page carries, which reads GPT-2's checkpoint folders
- * only (page_files.c): a Llama-style folder is refused, naming the page
- * that reads it (the families core's, page_families.h). */
+/* llama_page.c: model/llama/llama.h and llama_trace.h for the WebAssembly
+ * core every live page carries (src/wasm/meson.build names it in the
+ * place of this folder's files), which reads GPT-2's checkpoint folders
+ * only (io/page_files.c): a Llama-style folder is refused, naming the
+ * page that reads it (the families core's, model/families_page.h). */
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"
-#include "wasm/page_families.h"
+#include "model/families_page.h"
 
 bool llama_param_name(const char *name, int *layer)
 {

@@ -1,9 +1,9 @@
-/* page_families.h: the refusal of the core every live page carries for
+/* families_page.h: the refusal of the core every live page carries for
  * what only the families core reads (src/wasm/meson.build): Llama-style
- * and BERT folders, and tokenizer.json (no_llama.c, no_bert.c,
- * no_hf_tokenizer.c). */
-#ifndef MHA_WASM_PAGE_FAMILIES_H
-#define MHA_WASM_PAGE_FAMILIES_H
+ * and BERT folders, and tokenizer.json (llama/llama_page.c,
+ * bert/bert_page.c, tokenizers/hf_tokenizer_page.c). */
+#ifndef MHA_MODEL_FAMILIES_PAGE_H
+#define MHA_MODEL_FAMILIES_PAGE_H
 
 #include "base/error.h"
 

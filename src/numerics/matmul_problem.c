@@ -1,0 +1,36 @@
+/* matmul_problem.c: which kernels this processor runs
+ * (matmul_problem.h). */
+#include "numerics/matmul_problem.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define MATMUL_X86 1
+#else
+#define MATMUL_X86 0
+#endif
+
+bool matmul_kernel_supported(matmul_kernel k)
+{
+    switch (k) {
+    case MATMUL_PORTABLE:
+        return true;
+#if MATMUL_X86
+    case MATMUL_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2");
+    case MATMUL_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f");
+#endif
+    default:
+        return false;
+    }
+}
+
+matmul_kernel matmul_kernel_best(void)
+{
+    if (matmul_kernel_supported(MATMUL_AVX512))
+        return MATMUL_AVX512;
+    if (matmul_kernel_supported(MATMUL_AVX2))
+        return MATMUL_AVX2;
+    return MATMUL_PORTABLE;
+}
