@@ -14,11 +14,12 @@ them is not counted:
   parameter list opens a function; its lines run from the line of its
   name to its closing brace.
 - JS (src/html/page/*.js): a brace after `function (...)`, `name(...)`
-  (a method) or `=>` opens a function. A function's lines are its own:
-  a function written inside it (a callback, the module pattern
-  `(function () { ... })()`) is measured by itself, and its lines
-  between its first and its last are not counted again in the one
-  around it, so every line counts in exactly one function.
+  (a method) or `=>` opens a function. A function's lines are those
+  that hold code of its own: a function written inside it (a callback,
+  the functions of the module pattern `(function () { ... })()`) is
+  measured by itself, and its lines, like blank lines and comments, are
+  not counted in the one around it. So a module's wrapper counts its
+  own statements, not the file.
 
 The third TAP line measures a sample whose functions' lengths are known
 (braces in strings, comments, macros, regular expressions and template
@@ -288,27 +289,37 @@ def assigned_name(code, k):
 
 def js_functions(text):
     """The functions a JS text defines: (name, first line, last line,
-    own lines)."""
+    own lines), own lines being those holding code of its own."""
     code = blank(text, js=True)
-    found = []
-    stack = []  # per open brace: None, or [name, first line, inner lines]
+    spans = []  # (head's start, closing brace, name)
+    stack = []  # per open brace: None, or (name, head's start)
     for i, c in enumerate(code):
         if c == "{":
-            head = js_function_at(code, i)
-            if head is None:
-                stack.append(None)
-            else:
-                stack.append([head[0], code.count("\n", 0, head[1]) + 1, 0])
+            stack.append(js_function_at(code, i))
         elif c == "}" and stack:
             top = stack.pop()
-            if top is None:
-                continue
-            name, first, inner = top
-            last = code.count("\n", 0, i) + 1
-            found.append((name, first, last, last - first + 1 - inner))
-            outer = next((s for s in reversed(stack) if s is not None), None)
-            if outer is not None:
-                outer[2] += max(0, last - first - 1)
+            if top is not None:
+                spans.append((top[1], i, top[0]))
+    # Each character belongs to the innermost function around it: paint
+    # the functions outer first, inner over them.
+    owner = [-1] * len(code)
+    order = sorted(range(len(spans)), key=lambda s: (spans[s][0],
+                                                     -spans[s][1]))
+    for s in order:
+        start, close, _ = spans[s]
+        owner[start:close + 1] = [s] * (close + 1 - start)
+    own = [set() for _ in spans]
+    line = 1
+    for i, c in enumerate(code):
+        if c == "\n":
+            line += 1
+        elif not c.isspace() and owner[i] >= 0:
+            own[owner[i]].add(line)
+    found = []
+    for s, (start, close, name) in enumerate(spans):
+        first = code.count("\n", 0, start) + 1
+        last = code.count("\n", 0, close) + 1
+        found.append((name, first, last, len(own[s])))
     return found
 
 
@@ -350,6 +361,15 @@ function outer(a) {
     return z;
   } };
 }
+(function () {
+  /* a comment
+   * over lines */
+
+  function inner() {
+    return 1;
+  }
+  inner();
+})();
 '''
 
 
@@ -360,7 +380,8 @@ def sample_ok():
           js_functions(SAMPLE_JS)]
     want_c = [("f", 5, 11), ("g", 13, 13)]
     want_js = [("(function)", 3, 5, 3), ("m", 7, 7, 1), ("k", 7, 9, 3),
-               ("outer", 2, 10, 7)]
+               ("outer", 2, 10, 7), ("inner", 15, 17, 3),
+               ("(function)", 11, 19, 3)]
     return c == want_c and js == want_js, c, js
 
 
@@ -386,7 +407,8 @@ def main():
             every.append((own, "%s:%d %s" % (rel, first, name), last - first + 1))
             if own > FUNCTION_LIMIT:
                 whole = "" if own == last - first + 1 else \
-                    " (%d with the functions inside it)" % (last - first + 1)
+                    " of its own code (%d from its first line to its last)" % (
+                        last - first + 1)
                 bucket.append("%s:%d %s: %d lines%s" % (rel, first, name, own,
                                                         whole))
     if "--list" in sys.argv[2:]:
