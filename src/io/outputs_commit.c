@@ -4,6 +4,8 @@
  * until outputs_end), then every name checked again; any failure takes
  * every move back. */
 #define _XOPEN_SOURCE 700 /* S_ISVTX */
+#include "io/outputs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,6 +1,7 @@
 /* outputs_parts.h: what the files of the outputs' transaction share
  * (outputs.h): its entries, groups and state, and the pieces the commit
- * (outputs_commit.c) takes from outputs.c. Internal to io/outputs*.c. */
+ * (outputs_commit.c) takes from outputs.c. Internal to io/outputs*.c,
+ * which include outputs.h (its typedef of struct outputs) beside it. */
 #ifndef MHA_OUTPUTS_PARTS_H
 #define MHA_OUTPUTS_PARTS_H
 
@@ -11,7 +12,6 @@
 #include "base/cleanup.h"
 #include "base/error.h"
 #include "io/folder_locks.h"
-#include "io/outputs.h"
 
 typedef struct {
     char *name;   /* where the file goes */
@@ -56,9 +56,10 @@ void outputs_look_at_name(const entry *e, bool *mine, bool *missing);
 /* The folder path exists (made now if missing, remembered to be removed
  * if the run fails). follow: path may be a symlink to a folder (one the
  * user named), else not (one the run adds inside it). */
-int outputs_make_dir(outputs *tx, const char *path, bool follow, mx_error *err);
+int outputs_make_dir(struct outputs *tx, const char *path, bool follow,
+                     mx_error *err);
 
 /* Every move taken back and forgotten. */
-void outputs_undo(outputs *tx);
+void outputs_undo(struct outputs *tx);
 
 #endif
