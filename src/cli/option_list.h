@@ -1,8 +1,9 @@
 /* option_list.h: every command-line option, one row each, in --help's
  * order (git's OPT_* rows of parse-options.h). option_table.c includes it
  * for the ids, the rows, getopt_long's table, the short options and
- * --help; options.c reads every value, default, range and applicability
- * from the rows, and the live page (page_run.c) what it does with each.
+ * --help; option_read.c reads every value, default and range from the
+ * rows, option_checks.c where each applies and what it goes with, and
+ * the live page (page_run.c) what it does with each.
  * To add an option, add its row here, and its field to options.h.
  *
  *   OPTION(id, long name, short letter or 0, --help section,
@@ -24,12 +25,12 @@
  *   FLAG(field, default)         no value: the bool field is flipped
  *   SIZE(VALUE, field, default, lo, hi)  a whole number in [lo, hi]
  *   PROBABILITY(VALUE, field)    0 <= P < 1       (default 0)
- *   RATE(VALUE, field)           positive, finite (set by options.c)
+ *   RATE(VALUE, field)           positive, finite (set by option_checks.c)
  *   NAME(VALUE, field)           not empty        (default NULL)
  *   TEXT(VALUE, field)           any text         (default NULL)
  *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
- *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  options.c's own parser
+ *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
  * VALUE is the value's name in --help, N_("FILE"): a placeholder the
  * reader's language translates, as the help texts that quote it do. Each
  * default is written here once

@@ -1,7 +1,7 @@
 /* option_read.h: an option's value read by its row of option_list.h
  * (option_table.h): the whole numbers, probabilities, rates, names,
  * lists and choices, each into the field the row names, and every
- * field's default. options.c reads the options of TYPE_OWN itself. */
+ * field's default. option_own.c reads the options of TYPE_OWN. */
 #ifndef MHA_OPTION_READ_H
 #define MHA_OPTION_READ_H
 

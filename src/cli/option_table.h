@@ -36,8 +36,8 @@ enum option_id {
     N_OPTIONS
 };
 
-/* What an option's value is, and how options.c reads it into the field
- * of the options struct its row names. */
+/* What an option's value is, and how option_read.c reads it into the
+ * field of the options struct its row names. */
 enum option_type {
     TYPE_FLAG,        /* no value: the field (a bool) becomes the opposite
                          of its default */
@@ -48,7 +48,7 @@ enum option_type {
     TYPE_TEXT,        /* any text, the empty one included */
     TYPE_LIST,        /* a list such as 0,3,5-7: not empty */
     TYPE_CHOICE,      /* one of the names of the row's choices */
-    TYPE_OWN,         /* read by options.c's own parser of the option */
+    TYPE_OWN,         /* read by option_own.c's parser of the option */
 };
 
 /* Where an option does something: a set of the lessons' variant_bits

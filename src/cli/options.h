@@ -171,9 +171,9 @@ void options_free(options *opt);
 /* Nonzero when the table name passes the --tables filter. */
 int options_wants_table(const options *opt, const char *name);
 
-/* The checks of --train and the options that go with it (validate runs
- * them; run.c again once a --weights folder of a trained run turns
- * training on). */
+/* The checks of --train and the options that go with it
+ * (options_validate runs them; run.c again once a --weights folder of a
+ * trained run turns training on). */
 int options_validate_training(options *opt, mx_error *err);
 
 /* Every check of the options together (options_parse runs them; run.c

@@ -1,5 +1,6 @@
 /* outputs.c: the transaction that puts a run's files in place together
- * (see outputs.h).
+ * (see outputs.h): its files and folders made, its moves taken back, its
+ * end; outputs_commit.c moves the files in place.
  *
  * Each file is an entry: its name, its temporary name (relative to `at`:
  * the working directory for a file made beside its name, the private
@@ -14,7 +15,6 @@
  * changed only with the signals blocked, and every name it needs is made
  * beforehand.
  */
-#define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include "io/outputs.h"
 
 #include <errno.h>
@@ -29,42 +29,7 @@
 #include "base/cleanup.h"
 #include "base/i18n.h"
 #include "io/folder_locks.h"
-
-typedef struct {
-    char *name;   /* where the file goes */
-    char *temp;   /* its temporary name, relative to at */
-    char *kept;   /* "<temp>.old": the file it replaces, while kept */
-    char *sub;    /* a folder group's sub folder to make, or NULL */
-    int at;       /* AT_FDCWD, or the private folder's descriptor */
-    size_t group; /* the entry's group */
-    dev_t dev;    /* the file this run wrote */
-    ino_t ino;
-    bool made;     /* the temporary file exists (not yet moved) */
-    bool has_kept; /* the replaced file is at kept */
-    bool linked;   /* kept is a hard link: name still held the old file
-                      until this one was moved there */
-    bool placed;   /* the file was renamed to name */
-} entry;
-
-typedef struct {
-    bool folder;       /* files in dir's private folder, else beside names */
-    char *dir;         /* a folder group's dir, as the caller spelt it */
-    char *private_dir; /* dir/.mha-explain-unfinished.XXXXXX, or NULL */
-    int fd;            /* the private folder's descriptor, or -1 */
-    size_t files;      /* the group's files so far: n0, n1, ... */
-} group;
-
-struct outputs {
-    entry *entries; /* (n) in the order they were made */
-    size_t n, cap;
-    group *groups; /* (n_groups) in the order they were begun */
-    size_t n_groups, cap_groups;
-    char **made; /* (n_made) folders made, outermost first */
-    size_t n_made, cap_made;
-    folder_locks locks; /* the folders the commit locked */
-    bool moving;        /* files may be in place: a signal takes them back */
-    cleanup_hook hook;  /* remove_unfinished, until outputs_end */
-};
+#include "io/outputs_parts.h"
 
 static int grow(void *array, size_t *cap, size_t n, size_t size)
 {
@@ -83,7 +48,7 @@ static int grow(void *array, size_t *cap, size_t n, size_t size)
 
 /* Whether the file at e->name is the one this run wrote (mine) or there is
  * none (missing); async-signal-safe. */
-static void look_at_name(const entry *e, bool *mine, bool *missing)
+void outputs_look_at_name(const entry *e, bool *mine, bool *missing)
 {
     struct stat st;
     int rc = lstat(e->name, &st);
@@ -99,7 +64,7 @@ static void look_at_name(const entry *e, bool *mine, bool *missing)
 static void take_back(const entry *e)
 {
     bool mine, missing;
-    look_at_name(e, &mine, &missing);
+    outputs_look_at_name(e, &mine, &missing);
     if (e->has_kept) {
         if (e->placed ? mine || missing : missing)
             renameat(e->at, e->kept, AT_FDCWD, e->name);
@@ -134,6 +99,17 @@ static void remove_unfinished(const void *ctx)
             rmdir(tx->groups[g].private_dir);
     for (size_t i = tx->n_made; i-- > 0;)
         rmdir(tx->made[i]);
+}
+
+/* Every move taken back and forgotten. */
+void outputs_undo(outputs *tx)
+{
+    take_all_back(tx);
+    for (size_t i = 0; i < tx->n; i++) {
+        entry *e = &tx->entries[i];
+        e->has_kept = e->linked = e->placed = false;
+    }
+    tx->moving = false;
 }
 
 /* ---- beginning -------------------------------------------------------- */
@@ -200,7 +176,7 @@ static int make_noted_dir(const char *path, mode_t mode)
  * user named (follow) may be a symlink to one; a folder the run adds
  * inside it (sentence<k>) may not: the run never writes through a link.
  * A folder that another run makes between the look and mkdir is used. */
-static int make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
+int outputs_make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
 {
     struct stat st;
     if ((follow ? stat(path, &st) : lstat(path, &st)) == 0) {
@@ -251,7 +227,7 @@ static int make_dirs(outputs *tx, const char *dir, mx_error *err)
             continue;
         char saved = path[i];
         path[i] = '\0';
-        rc = make_dir(tx, path, true, err);
+        rc = outputs_make_dir(tx, path, true, err);
         path[i] = saved;
     }
     free(path);
@@ -480,216 +456,6 @@ int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
     return 0;
 }
 
-/* ---- committing ------------------------------------------------------- */
-
-/* The folder name is in, as its own string ("." for a bare name). */
-static char *parent_of(const char *name)
-{
-    const char *slash = strrchr(name, '/');
-    if (slash == NULL)
-        return strdup(".");
-    if (slash == name)
-        return strdup("/");
-    return strndup(name, (size_t)(slash - name));
-}
-
-/* Locks every folder a file goes in: a folder group's dir, the folder of
- * each file made beside its name (folder_locks.h: in one order for every
- * run). */
-static int lock_folders(outputs *tx, mx_error *err)
-{
-    if (folder_locks_init(&tx->locks, tx->n + tx->n_groups, err) != 0)
-        return -1;
-    for (size_t g = 0; g < tx->n_groups; g++)
-        if (tx->groups[g].folder)
-            folder_locks_add(&tx->locks, tx->groups[g].dir);
-    const char *last = NULL; /* pages of one run share a folder */
-    size_t last_len = 0;
-    for (size_t i = 0; i < tx->n; i++) {
-        const entry *e = &tx->entries[i];
-        if (tx->groups[e->group].folder)
-            continue;
-        const char *slash = strrchr(e->name, '/');
-        size_t len = slash != NULL ? (size_t)(slash - e->name) : 0;
-        if (last != NULL && len == last_len && memcmp(last, e->name, len) == 0)
-            continue;
-        last = e->name;
-        last_len = len;
-        char *parent = parent_of(e->name);
-        folder_locks_add(&tx->locks, parent);
-        free(parent);
-    }
-    folder_locks_take(&tx->locks);
-    return 0;
-}
-
-/* Before anything moves: every name can take its file. */
-static int check_entry(const outputs *tx, const entry *e, mx_error *err)
-{
-    struct stat st;
-    if (tx->groups[e->group].folder) {
-        if (e->sub != NULL && lstat(e->sub, &st) == 0) {
-            if (S_ISLNK(st.st_mode))
-                return err_input(err,
-                                 _("--csv-dir: %s is a symbolic link (the run "
-                                   "does not write through it)"),
-                                 e->sub);
-            if (!S_ISDIR(st.st_mode))
-                return err_input(err, _("--csv-dir: %s is not a directory"),
-                                 e->sub);
-        }
-    }
-    if (lstat(e->name, &st) != 0) {
-        if (errno == ENOENT || tx->groups[e->group].folder)
-            return 0;
-        return err_write(err, e->name, errno);
-    }
-    if (S_ISLNK(st.st_mode))
-        return err_set(err, EXIT_OUTPUT_ERROR,
-                       _("cannot write %s: it is a symbolic link (name "
-                         "the file itself, or a new one)"),
-                       e->name);
-    if (S_ISDIR(st.st_mode))
-        return err_write(err, e->name, EISDIR);
-    if (!S_ISREG(st.st_mode)) {
-        if (tx->groups[e->group].folder)
-            return err_write(err, e->name, EEXIST);
-        return err_set(err, EXIT_OUTPUT_ERROR,
-                       _("cannot write %s: it exists and is not a "
-                         "regular file"),
-                       e->name);
-    }
-    return 0;
-}
-
-/* The new file takes the permission bits of the regular file it
- * replaces (a private file stays private), set on its descriptor: the
- * temporary name is never followed. */
-static void take_mode(const entry *e, mode_t mode)
-{
-    int fd = openat(e->at, e->temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        fchmod(fd, mode & 0777);
-    close(fd);
-}
-
-/* Whether this process may replace the file st at name: in a sticky
- * folder (/tmp) only the owner of the file or of the folder may (or a
- * privileged process). Refused there, the kept link could not be removed
- * either, so the run stops before it makes one. */
-static bool may_replace(const char *name, const struct stat *st)
-{
-    const uid_t me = geteuid();
-    if (me == 0 || st->st_uid == me)
-        return true;
-    char *parent = parent_of(name);
-    struct stat dir;
-    const bool ok = parent == NULL || stat(parent, &dir) != 0 ||
-                    !(dir.st_mode & S_ISVTX) || dir.st_uid == me;
-    free(parent);
-    return ok;
-}
-
-/* Moves e's file to its name with one rename, the file there kept as
- * e->kept: a hard link (the name never goes missing), else moved. */
-static int place(outputs *tx, entry *e, mx_error *err)
-{
-    if (e->sub != NULL && make_dir(tx, e->sub, false, err) != 0)
-        return -1;
-    struct stat st;
-    if (lstat(e->name, &st) == 0 && !may_replace(e->name, &st))
-        return err_write(err, e->name, EPERM);
-    if (lstat(e->name, &st) == 0) {
-        if (S_ISREG(st.st_mode))
-            take_mode(e, st.st_mode);
-        /* a file gone meanwhile (ENOENT) leaves nothing to keep */
-        if (linkat(AT_FDCWD, e->name, e->at, e->kept, 0) == 0) {
-            e->has_kept = e->linked = true;
-        } else if (errno == EEXIST) {
-            return err_write(err, e->name, EEXIST);
-        } else if (errno != ENOENT) {
-            /* a file system without hard links: moved aside */
-            if (renameat(AT_FDCWD, e->name, e->at, e->kept) == 0)
-                e->has_kept = true;
-            else if (errno != ENOENT)
-                return err_write(err, e->name, errno);
-        }
-    }
-    if (renameat(e->at, e->temp, AT_FDCWD, e->name) != 0)
-        return err_write(err, e->name, errno);
-    e->placed = true;
-    e->made = false;
-    return 0;
-}
-
-/* After every file is placed: each is still at its name, not replaced by
- * a later file of the run with the same name (--plot and --html naming
- * one file, or --html a file of --csv-dir, whatever the spelling). */
-static int check_intact(const entry *e, mx_error *err)
-{
-    bool mine, missing;
-    look_at_name(e, &mine, &missing);
-    if (mine)
-        return 0;
-    return err_usage(err,
-                     _("%s: two outputs of this run have that name "
-                       "(--plot, --html and --csv-dir must name "
-                       "different files)"),
-                     e->name);
-}
-
-/* Every move taken back and forgotten. */
-static void undo(outputs *tx)
-{
-    take_all_back(tx);
-    for (size_t i = 0; i < tx->n; i++) {
-        entry *e = &tx->entries[i];
-        e->has_kept = e->linked = e->placed = false;
-    }
-    tx->moving = false;
-}
-
-/* Checks, places and checks again, group by group; with the signals
- * blocked. */
-static int commit_blocked(outputs *tx, mx_error *err)
-{
-    for (size_t g = 0; g < tx->n_groups; g++)
-        for (size_t i = 0; i < tx->n; i++)
-            if (tx->entries[i].group == g &&
-                check_entry(tx, &tx->entries[i], err) != 0)
-                return -1;
-    tx->moving = true;
-    for (size_t g = 0; g < tx->n_groups; g++)
-        for (size_t i = 0; i < tx->n; i++)
-            if (tx->entries[i].group == g &&
-                place(tx, &tx->entries[i], err) != 0)
-                return -1;
-    for (size_t g = 0; g < tx->n_groups; g++)
-        for (size_t i = 0; i < tx->n; i++)
-            if (tx->entries[i].group == g &&
-                check_intact(&tx->entries[i], err) != 0)
-                return -1;
-    return 0;
-}
-
-int outputs_commit(outputs *tx, mx_error *err)
-{
-    /* another run's files in these folders go first; a signal meanwhile
-     * removes this run's temporary files */
-    if (lock_folders(tx, err) != 0)
-        return -1;
-    sigset_t old;
-    cleanup_block(&old);
-    int rc = commit_blocked(tx, err);
-    if (rc != 0)
-        undo(tx);
-    cleanup_unblock(&old);
-    return rc;
-}
-
 /* ---- ending ----------------------------------------------------------- */
 
 void outputs_end(outputs *tx, bool keep)
@@ -707,7 +473,7 @@ void outputs_end(outputs *tx, bool keep)
             free(tx->made[i]);
         tx->n_made = 0;
     } else {
-        undo(tx);
+        outputs_undo(tx);
     }
     tx->moving = false;
     for (size_t i = 0; i < tx->n; i++)

@@ -14,6 +14,7 @@
 #include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_lm.h"
 #include "model/lesson/lesson_run.h"
+#include "model/lesson/lesson_tokens.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
 #include "model/llama/llama_trace.h"

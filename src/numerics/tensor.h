@@ -1,5 +1,6 @@
 /* tensor.h: small row-major float32 matrices and the few operations that
- * attention needs.
+ * attention needs (tensor.c the matrices and products, softmax.c,
+ * sums.c, layer_norm.c).
  *
  * Shapes use the letters of the notebooks:
  *   T  tokens (sequence length)     D  model width (d_in, d_model)

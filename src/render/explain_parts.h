@@ -1,6 +1,7 @@
 /* explain_parts.h: what the files of --explain share (explain.h): the
- * notes' sentences wrapped as "# " lines (explain_say.c) and a trained
- * run's notes (explain_training.c). Not for use outside src/render/. */
+ * notes' sentences wrapped as "# " lines (explain_say.c), a module's
+ * opening words (explain_module.c) and a trained run's notes
+ * (explain_training.c). Not for use outside src/render/. */
 #ifndef MHA_EXPLAIN_PARTS_H
 #define MHA_EXPLAIN_PARTS_H
 
@@ -17,6 +18,21 @@
 __attribute__((format(printf, 3, 4)))
 void explain_say(FILE *out, size_t screen, const char *fmt, ...);
 /* clang-format on */
+
+/* A module's opening words, at its first table: its sentence (its row's,
+ * variants.h), then its parameters counted. */
+void explain_module(FILE *out, variant_id variant, const explain_context *c);
+
+/* With --batch B > 1: the masks cover the batch, element 0's shown. */
+void explain_batch_masks(FILE *out, const explain_context *c);
+
+/* The inputs: looked up, given in a file or drawn (--randn-input); then
+ * the order of --draw. */
+void explain_inputs(FILE *out, const explain_context *c);
+
+/* The rules that made the words (--lower, --punct, --unk), after the
+ * tokens' note. */
+void explain_rules(FILE *out, const explain_context *c);
 
 /* What --train did, before the tables (which are the trained model's). */
 void explain_training(FILE *out, const explain_context *c);

@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "model/lesson/lesson_run.h"
+#include "model/lesson/lesson_tokens.h"
 #include "model/lesson/lesson_size.h"
 #include "model/lesson/trained.h"
 #include "model/lesson/variants.h"

@@ -1,5 +1,6 @@
 /* lesson_run.c: tokens -> embeddings -> attention variants -> trace, for
- * the lesson's family (lesson_run.h). */
+ * the lesson's family (lesson_run.h); the tokens are lesson_tokens.c's,
+ * which tables a run makes lesson_tables.c's. */
 #include "model/lesson/lesson_run.h"
 
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "model/lesson/draws.h"
 #include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_size.h"
+#include "model/lesson/lesson_tokens.h"
 #include "model/lesson/trained.h"
 #include "model/lesson/variants.h"
 #include "model/lesson/weights.h"
@@ -156,101 +158,6 @@ static int check_weights(const run_request *rq, size_t D, mx_error *err)
         variant_row_of(v->id)->free(&m);
     }
     return rc;
-}
-
-/* Tokens of the input: the sentence split, or the embeddings' labels.
- * With --kv, the two sentences one after the other (so the vocabulary is
- * the sentence's words, then the other's new words), and *n_queries says
- * how many of the tokens are the sentence's. */
-static int input_tokens(tokenized *tok, size_t *n_queries,
-                        const model_input *in, enum token_mode mode,
-                        const token_rules *rules, mx_error *err)
-{
-    if (in->embeddings != NULL) {
-        *n_queries = in->embeddings->rows;
-        return tokenize_words(tok, in->words, in->embeddings->rows, err);
-    }
-    if (tokenize_with(tok, in->sentence, in->len, mode, rules, err) != 0)
-        return -1;
-    *n_queries = tok->n_tokens;
-    if (in->kv == NULL)
-        return 0;
-
-    tokenized other = {0};
-    if (tokenize_with(&other, in->kv, strlen(in->kv), mode, rules, err) != 0) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        tokenized_free(tok);
-        return err_input(err, _("--kv: %s"), why);
-    }
-    const size_t n_other = other.n_tokens;
-    tokenized_free(&other);
-    if (*n_queries + n_other > MAX_TOKENS) {
-        tokenized_free(tok);
-        return err_input(err,
-                         _("the sentence and --kv have %zu tokens together, "
-                           "more than %d"),
-                         *n_queries + n_other, MAX_TOKENS);
-    }
-    size_t n = in->len + 1 + strlen(in->kv);
-    char *both = malloc(n + 1);
-    tokenized_free(tok);
-    if (both == NULL)
-        return err_nomem(err, _("the sentences"));
-    snprintf(both, n + 1, "%.*s %s", (int)in->len, in->sentence, in->kv);
-    int rc = tokenize_with(tok, both, n, mode, rules, err);
-    free(both);
-    return rc;
-}
-
-/* The run's tokens (input_tokens); a trained run's (--train) from
- * training_tokens, its sentences in *data (freed by the caller) or, with
- * data NULL, freed here. */
-int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
-                      const run_request *rq, const model_input *in,
-                      mx_error *err)
-{
-    if (!rq->train)
-        return input_tokens(tok, n_queries, in, rq->tokens, &rq->rules, err);
-    train_data own = {0};
-    // --weights of a trained run: its vocabulary, the rows of the first
-    // embedding.weight file of the run's variants
-    char **vocab = NULL;
-    size_t n_vocab = 0;
-    matrix rows = {0};
-    int found = 0;
-    // a trained model's folder with model.json: its vocabulary, which
-    // every variant's embedding and lm_head rows must follow
-    const trained_manifest *saved =
-        rq->weights != NULL && rq->weights->manifest.present
-            ? &rq->weights->manifest
-            : NULL;
-    for (size_t i = 0;
-         i < MODEL_N_VARIANTS && rq->weights != NULL && !found && !saved; i++)
-        if ((rq->variants & model_variants[i].bit) &&
-            (found = weights_read_table(&vocab, &n_vocab, &rows, rq->weights,
-                                        model_variants[i].id, TABLE_EMBEDDING,
-                                        &rq->weights_style, TRAINED_MAX_WIDTH,
-                                        err)) < 0)
-            return -1;
-    matrix_free(&rows);
-    const int rc = training_tokens(
-        tok, data != NULL ? data : &own, in, rq,
-        (const char *const *)(saved != NULL ? saved->vocab : vocab),
-        saved != NULL ? saved->n_vocab : n_vocab, err);
-    for (size_t i = 0; i < n_vocab; i++)
-        free(vocab[i]);
-    free(vocab);
-    if (rc != 0)
-        return -1;
-    if (data == NULL) {
-        // the vocabulary's words go with own: its size stays
-        free(tok->vocab);
-        tok->vocab = NULL;
-        train_data_free(&own);
-    }
-    *n_queries = tok->n_tokens;
-    return 0;
 }
 
 /* Rows ids[0..n) of the embedding table, or of the given embeddings,
@@ -651,121 +558,6 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
 done:
     run_free(&s);
     return rc;
-}
-
-/* A param_fn: stops the listing (returns 1) at the present parameter
- * whose name ctx (a const char *) points to. */
-static int is_present_named(const param_info *p, void *ctx)
-{
-    const char *const *name = ctx;
-    return p->present && strcmp(p->name, *name) == 0;
-}
-
-/* Whether the run makes the input table id (lesson_run). */
-static bool makes_input(table_id id, const run_request *rq,
-                        const model_input *in)
-{
-    switch (id) {
-    case TABLE_KV_TOKENS:
-    case TABLE_KV_INPUTS:
-        return in->kv != NULL;
-    case TABLE_EMBEDDING:
-        return in->embeddings == NULL && !rq->randn_input;
-    case TABLE_POS_EMBEDDING:
-        return rq->model.positions;
-    default:
-        return true;
-    }
-}
-
-/* Whether a trained run (--train) makes the table `name` besides the
- * tables of a run without training: lm_head.weight, logits, loss, and
- * with --grad the gradients of the parameters it makes. */
-static bool trained_makes(const run_request *rq, const model_input *in,
-                          const char *name)
-{
-    const size_t n = strlen(name), suffix = strlen(".grad");
-    if (rq->grad && n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
-        char base[sizeof((table *)NULL)->param];
-        if (n - suffix >= sizeof base)
-            return false;
-        memcpy(base, name, n - suffix);
-        base[n - suffix] = '\0';
-        run_request plain = *rq;
-        plain.grad = false;
-        // every table but the ids, the loss and the mean of the heads
-        const table_id id = table_by_name(base, strlen(base));
-        return id != TABLE_VOCAB && id != TABLE_TOKENS && id != TABLE_LOSS &&
-               id != TABLE_ATTN_WEIGHTS_AVG &&
-               lesson_makes_table(&plain, in, base);
-    }
-    const table_id id = table_by_name(name, n);
-    return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
-           id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
-           ((id == TABLE_GENERATED || id == TABLE_GENERATED_TOP) &&
-            rq->generate > 0) ||
-           ((id == TABLE_KV_CACHE_SIZE ||
-             (id != TABLE_COUNT && (table_bit(id) & GENERATE_MAP_TABLES))) &&
-            rq->generate > 0 && rq->kv_steps) ||
-           ((id == TABLE_ATTN_WEIGHTS_STEPS || id == TABLE_HEAD_SCORES_STEPS) &&
-            rq->checkpoints);
-}
-
-bool lesson_makes_table(const run_request *rq, const model_input *in,
-                        const char *name)
-{
-    if (rq->train && trained_makes(rq, in, name))
-        return true;
-    const table_id id = table_by_name(name, strlen(name));
-    if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
-        return makes_input(id, rq, in);
-    const model_dims dims = {.heads = rq->model.heads,
-                             .qkv_bias = rq->model.qkv_bias,
-                             .layers = rq->model.block_layers,
-                             .attn_only = rq->model.attn_only};
-    // --attn-only: the block makes attn_out and out, none of these
-    const table_set feed_forward = TABLE_BIT(ADD_NORM1) |
-                                   TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) |
-                                   DROPOUT_TABLES;
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
-        const variant_info *v = &model_variants[i];
-        if (!(rq->variants & v->bit))
-            continue;
-        if (id == TABLE_COUNT) { /* a parameter's name, or no table's */
-            if (model_params_each(v->bit, &dims, NULL, is_present_named,
-                                  &name) != 0)
-                return true;
-            continue;
-        }
-        // every head's tables (the dropout's with --attn-dropout in the
-        // modules that drop weights), and what the module makes once (the
-        // block's masks with --dropout)
-        const bool head_dropout =
-            id == TABLE_DROPOUT_MASK || id == TABLE_ATTN_WEIGHTS_DROPPED;
-        // (no lesson module has rotary positions)
-        if (table_info_of(id)->kind == KIND_PER_HEAD &&
-            (table_bit(id) & ROTARY_HEAD_TABLES) == 0 &&
-            (!head_dropout ||
-             (rq->model.attn_dropout > 0 && !lesson_drops_outputs(v->id))))
-            return true;
-        // a stack of blocks adds the model view (STACK_TABLES)
-        const table_set stack =
-            variant_row_of(v->id)->stacks && rq->model.block_layers > 0
-                ? STACK_TABLES
-                : 0;
-        const table_set left_out = rq->model.attn_only ? feed_forward : 0;
-        if (((v->tables | stack) & ~left_out & table_bit(id)) &&
-            (id != TABLE_ATTN_WEIGHTS_AVG || lesson_averages(rq, v)) &&
-            (!(DROPOUT_TABLES & table_bit(id)) || rq->model.dropout > 0))
-            return true;
-    }
-    return false;
-}
-
-int lesson_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
-                  const model_input *in, mx_error *err)
-{
-    return lesson_run_tokens(tok, n_queries, NULL, rq, in, err);
 }
 
 int lesson_check(double *values, const run_request *rq, const model_input *in,

@@ -26,30 +26,17 @@
 int lesson_check(double *values, const run_request *rq, const model_input *in,
                  bool streamed, mx_error *err);
 
-/* pipeline_tokens for the lesson's variants: the sentence split, or the
- * embeddings' labels; with --kv the other sentence's after; with --train
- * the trained vocabulary's ids. */
-int lesson_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
-                  const model_input *in, mx_error *err);
-
 /* pipeline_run for the lesson's variants. */
 int lesson_run(trace *tr, const run_request *rq, const model_input *in,
                mx_error *err);
 
-/* pipeline_makes_table for the lesson's variants. */
+/* pipeline_makes_table for the lesson's variants (lesson_tables.c). The
+ * family's tokens are lesson_tokens.h's. */
 bool lesson_makes_table(const run_request *rq, const model_input *in,
                         const char *name);
 
 /* What a trained lesson model is made of, as lesson_run makes it, for
  * the interventions' lesson model (lesson_lm.h). */
-
-/* The run's tokens: the input's, or a trained run's (--train) from
- * training_tokens (train_words.h), with --weights the folder's
- * vocabulary; its sentences in *data (freed by the caller) or, with data
- * NULL, freed here. */
-int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
-                      const run_request *rq, const model_input *in,
-                      mx_error *err);
 
 /* With --weights of a trained run with positions, *C is the number of
  * positions it learned, which the sentence's T tokens must not pass;

@@ -1,0 +1,372 @@
+/* option_checks.c: the checks that need every option (options.h's
+ * options_validate): each option given does something in this run and
+ * goes with what its row says, sizes fit together, --tables names
+ * tables, inputs go together. */
+#include "cli/options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/i18n.h"
+#include "model/family.h"
+#include "model/lesson/stack.h"
+#include "model/lesson/variants.h"
+#include "cli/generate_options.h"
+#include "cli/index_list.h"
+#include "cli/intervene_options.h"
+#include "cli/option_read.h"
+
+/* A param_fn: stops the listing (returns 1) at the parameter whose name
+ * ctx (a const char *) points to. */
+static int is_named(const param_info *p, void *ctx)
+{
+    const char *const *name = ctx;
+    return strcmp(p->name, *name) == 0;
+}
+
+static int known_table(const char *name, size_t heads, size_t layers)
+{
+    // a gradient (--grad): a known table's name and ".grad"
+    const size_t n = strlen(name), suffix = strlen(".grad");
+    if (n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
+        char base[64];
+        if (n - suffix >= sizeof base)
+            return 0;
+        memcpy(base, name, n - suffix);
+        base[n - suffix] = '\0';
+        return known_table(base, heads, layers);
+    }
+    // a table of the catalogue, or a parameter of any variant, biases
+    // included
+    if (table_by_name(name, strlen(name)) != TABLE_COUNT)
+        return 1;
+    const model_dims names_only = {.heads = heads, .layers = layers};
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (model_params_each(model_variants[i].bit, &names_only, NULL,
+                              is_named, &name) != 0)
+            return 1;
+    return 0;
+}
+
+/* The rows' own messages are formats of the option's name: the compiler
+ * cannot check a format read from a row; the po test's msgfmt -c checks
+ * their translations. */
+static int refuse(mx_error *err, const char *msgid, const char *flag)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    return err_usage(err, _(msgid), flag);
+#pragma GCC diagnostic pop
+}
+
+/* "single, wrapper or fused": the names of a set of variant_bits. */
+static void variant_names(char *out, size_t size, unsigned set)
+{
+    size_t n = 0, left = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        left += (set & model_variants[i].bit) != 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(set & model_variants[i].bit))
+            continue;
+        left--;
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%s",
+                              model_variants[i].name,
+                              left > 1    ? ", "
+                              : left == 1 ? " or "
+                                          : "");
+    }
+}
+
+/* Every option given does something in this run, as its row says: a
+ * checkpoint's run (--model) takes its sizes, parameters and tokens from
+ * the checkpoint, so the lessons' options do not go with it, whatever
+ * their value; a lesson's option needs a variant it applies to. */
+static int validate_applies(const options *opt, mx_error *err)
+{
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        char flag[40], names[64];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        if (!opt->given[id])
+            continue;
+        const unsigned applies = option_applies(o);
+        if (opt->model != NULL && !(applies & APPLIES_CHECKPOINT))
+            return refuse(err,
+                          o->off_checkpoint != NULL
+                              ? o->off_checkpoint
+                              : N_("%s: does not go with --model (the "
+                                   "checkpoint fixes its sizes, parameters, "
+                                   "tokens and causal self-attention)"),
+                          flag);
+        if (opt->model != NULL || (applies & opt->variants) != 0)
+            continue;
+        if (o->off_lesson != NULL)
+            return refuse(err, o->off_lesson, flag);
+        variant_names(names, sizeof names, applies & APPLIES_LESSON);
+        return err_usage(err,
+                         _("%s: applies to %s, which this run does "
+                           "not include"),
+                         flag, names);
+    }
+    return 0;
+}
+
+/* --layers: with --model, the checkpoint's layers shown (a list such as
+ * 0,3,5-7, as --show-heads its heads); without, N: the lesson's block
+ * stacked N times (model/lesson/stack.h), with --variant block. */
+static int validate_layers(options *opt, mx_error *err)
+{
+    if (opt->model != NULL && opt->layers != NULL &&
+        index_list_parse(&opt->layer_list, &opt->n_layer_list, opt->layers,
+                         "--layers", err) != 0)
+        return -1;
+    if (opt->model != NULL && opt->show_heads != NULL &&
+        index_list_parse(&opt->head_list, &opt->n_head_list, opt->show_heads,
+                         "--show-heads", err) != 0)
+        return -1;
+    if (opt->model != NULL)
+        return 0;
+    if (opt->layers == NULL)
+        return 0;
+    if (option_parse_size(&opt->block_layers, "--layers", opt->layers, 1,
+                          MAX_STACK_LAYERS, err) != 0)
+        return -1;
+    if (opt->kv != NULL || opt->average)
+        return err_usage(err,
+                         _("%s: does not go with --layers (a stack of "
+                           "blocks attends over its own sentence, one "
+                           "layer after another)"),
+                         opt->kv != NULL ? "--kv" : "--average");
+    return 0;
+}
+
+/* --attn-only: the block has no feed-forward network to size or drop. */
+static int validate_attn_only(const options *opt, mx_error *err)
+{
+    if (opt->attn_only && (opt->given[OPT_FF] || opt->dropout > 0))
+        return err_usage(err,
+                         _("%s: does not go with --attn-only (the block "
+                           "has no feed-forward network)"),
+                         opt->given[OPT_FF] ? "--ff" : "--dropout");
+    return 0;
+}
+
+const char *options_training_conflict(const options *opt)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } others[] = {
+        {opt->embeddings != NULL, "--embeddings"},
+        {opt->randn_input, "--randn-input"},
+        {opt->input != NULL, "--input"},
+        {opt->kv != NULL, "--kv"},
+        {opt->n_draw > 0, "--draw"},
+        {opt->tie, "--tie"},
+        {opt->dropout > 0, "--dropout"},
+        {opt->attn_dropout > 0, "--attn-dropout"},
+        {opt->batch > 1, "--batch"},
+        {opt->model != NULL, "--model"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (others[i].given)
+            return others[i].name;
+    return NULL;
+}
+
+/* --train and the options that go with it. A trained run learns a table
+ * of words, so it needs a sentence (not --embeddings, --randn-input or
+ * --input), and its steps draw nothing (no dropout, no --draw); its
+ * options need --train (their rows say so: validate_goes_with). */
+int options_validate_training(options *opt, mx_error *err)
+{
+    // the options that go with --train alone are refused without it by
+    // their rows (GOES_WITH, validate_goes_with)
+    if (!opt->train) {
+        if (opt->positions && (opt->embeddings != NULL || opt->randn_input ||
+                               opt->n_draw > 0 || opt->kv != NULL))
+            return err_usage(err,
+                             _("--positions: adds learned positions to an "
+                               "embedding lookup; it does not go with %s"),
+                             opt->embeddings    ? "--embeddings"
+                             : opt->randn_input ? "--randn-input"
+                             : opt->kv          ? "--kv"
+                                                : "--draw");
+        return 0;
+    }
+    if (!opt->given[OPT_LR])
+        opt->training.lr =
+            opt->training.optimizer == OPTIMIZER_ADAM ? 0.01 : 0.1;
+    if (opt->corpus != NULL && opt->column == NULL)
+        return err_usage(err, _("--corpus: say which column holds the "
+                                "sentences with --column NAME"));
+    const char *other = options_training_conflict(opt);
+    if (other != NULL)
+        return err_usage(err,
+                         _("--train: learns an embedding of the words of "
+                           "a sentence, one step at a time; it does not "
+                           "go with %s"),
+                         other);
+    return 0;
+}
+
+/* Every option given goes with what its row says it goes with
+ * (option_list.h's GOES_WITH): one of the options it names is given too,
+ * else its row's message. */
+static int validate_goes_with(const options *opt, mx_error *err)
+{
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_goes_with *g = &option_rows[id].goes_with;
+        if (g->n == 0 || !opt->given[id])
+            continue;
+        bool with = false;
+        for (size_t i = 0; i < g->n; i++)
+            with = with || opt->given[g->with[i]];
+        char flag[40];
+        snprintf(flag, sizeof flag, "--%s", option_rows[id].name);
+        if (!with)
+            return refuse(err, g->message, flag);
+    }
+    return 0;
+}
+
+/* Every name of --tables is a table of the program. */
+static int check_table_names(const options *opt, mx_error *err)
+{
+    for (size_t i = 0; i < opt->n_tables; i++)
+        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
+            !(opt->model != NULL && family_param_name(opt->tables[i])))
+            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
+                             opt->tables[i]);
+    return 0;
+}
+
+/* --heads divides the widths it splits: d_out for the wrapper and fused,
+ * d_model for the block. */
+static int validate_heads(const options *opt, mx_error *err)
+{
+    /* the single variant has one head of width d_out, so --heads is for
+     * the others; the block's attention is d_model wide (its residual adds
+     * the attention's output to its input), so --d-out is not for it */
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
+        opt->d_out * opt->heads > MAX_WIDTH) {
+        /* the book's total width would pass the limit: the nearest
+         * width the heads divide instead */
+        size_t d = opt->d_out / opt->heads * opt->heads;
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width (--d-out %zu would do)"),
+                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+    }
+    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
+        /* as a 1-column head (see main.c's note), a d_out the heads do not
+         * divide suggests the book's wrapper call copied as it is */
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu, "
+                           "the wrapper's total width; the book's "
+                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
+                           "num_heads=%zu) is --d-out %zu"),
+                         opt->heads, opt->d_out, opt->d_out, opt->heads,
+                         opt->d_out * opt->heads);
+    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-out %zu "
+                           "(each head needs d_out / heads columns)"),
+                         opt->heads, opt->d_out);
+    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
+        opt->d_model % opt->heads != 0)
+        return err_usage(err,
+                         _("--heads: %zu heads do not divide --d-model %zu "
+                           "(the block's attention is d_model wide: each "
+                           "head needs d_model / heads columns)"),
+                         opt->heads, opt->d_model);
+    return 0;
+}
+
+/* Checks that need every option: sizes that fit together, table names,
+ * inputs that go together. */
+int options_validate(options *opt, mx_error *err)
+{
+    if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
+        validate_attn_only(opt, err) != 0 ||
+        validate_goes_with(opt, err) != 0 ||
+        validate_interventions(opt, err) != 0)
+        return -1;
+    if (options_validate_training(opt, err) != 0 ||
+        generate_options_validate(opt, err) != 0)
+        return -1;
+    if (opt->input != NULL && opt->column == NULL)
+        return err_usage(err, _("--input: say which column holds the "
+                                "sentences with --column NAME"));
+    opt->plot_look.scale = opt->color_scale;
+    if (opt->given[OPT_PRECISION])
+        opt->plot_look.decimals = opt->precision;
+    if (opt->input != NULL && opt->embeddings != NULL)
+        return err_usage(err,
+                         _("--embeddings: cannot be combined with --input"));
+    if (opt->explain && opt->focus != NULL)
+        return err_usage(err, _("--explain: explains the full tables; it does "
+                                "not go with --focus's compact view"));
+    if (opt->kv != NULL &&
+        (opt->input != NULL || opt->embeddings != NULL || opt->randn_input))
+        return err_usage(err,
+                         _("--kv: cross-attention takes two sentences, "
+                           "not %s"),
+                         opt->input         ? "--input"
+                         : opt->randn_input ? "--randn-input"
+                                            : "--embeddings");
+    if (opt->randn_input && opt->embeddings != NULL)
+        return err_usage(err, _("--randn-input: draws the input itself; it "
+                                "does not go with --embeddings"));
+    for (size_t i = 0; opt->embeddings != NULL && i < opt->n_draw; i++)
+        if (opt->draw[i] == VARIANT_INPUT)
+            return err_usage(err, _("--draw: input draws the input, which "
+                                    "--embeddings gives; name only the "
+                                    "variants"));
+    if (opt->n_draw > 0 && opt->given[OPT_VARIANT]) {
+        unsigned set = 0;
+        for (size_t i = 0; i < opt->n_draw; i++)
+            if (opt->draw[i] != VARIANT_INPUT)
+                set |= variant_by_id(opt->draw[i])->bit;
+        if (set != opt->variants)
+            return err_usage(err, _("--draw: names the variants to run; "
+                                    "--variant lists others"));
+    }
+    if ((opt->tokens == TOKENS_CHARS || opt->rules.lower ||
+         opt->rules.punct != PUNCT_KEEP) &&
+        opt->embeddings != NULL)
+        return err_usage(err,
+                         _("%s: the tokens are the embeddings file's labels, "
+                           "not a sentence to cut"),
+                         opt->tokens == TOKENS_CHARS ? "--tokens"
+                         : opt->rules.lower          ? "--lower"
+                                                     : "--punct");
+    if (opt->torch_style && (opt->format == FORMAT_CSV || opt->focus))
+        return err_usage(err,
+                         _("--style torch: prints text tables; it does not go "
+                           "with %s"),
+                         opt->focus != NULL ? "--focus" : "--format csv");
+    if (opt->format == FORMAT_CSV && (opt->focus != NULL || opt->explain))
+        return err_usage(err,
+                         _("%s: a text view; it does not go with "
+                           "--format csv"),
+                         opt->focus != NULL ? "--focus" : "--explain");
+    if (opt->step && opt->format == FORMAT_CSV)
+        return err_usage(err, _("--step: pauses between text tables; it "
+                                "does not go with --format csv"));
+    if (opt->csv_delimiter == '\0')
+        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
+    else if (opt->decimal_comma && opt->csv_delimiter == ',')
+        return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
+                                "another delimiter than ',' (use "
+                                "--csv-delimiter ';')"));
+    /* the sizes of a --weights folder's trained model (its model.json),
+     * and the --tables names that depend on them (heads.3...), are
+     * checked once the folder is read (cli/weights_options.h) */
+    if (opt->weights != NULL && !opt->weights_read)
+        return 0;
+    if (validate_heads(opt, err) != 0)
+        return -1;
+    return check_table_names(opt, err);
+}
