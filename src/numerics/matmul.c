@@ -308,6 +308,19 @@ typedef struct {
     float *packed; /* panels of b: panel j at packed + j * K * nr */
 } job;
 
+/* dst = src (n floats), four at a time: a copy of a constant size is a
+ * load and a store where memcpy of a panel's row would be a call (in
+ * WebAssembly, without bulk memory, a loop in the C library), once for
+ * each k of every panel. */
+static void copy_floats(float *dst, const float *src, size_t n)
+{
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        memcpy(dst + j, src + j, 4 * sizeof *dst);
+    for (; j < n; j++)
+        dst[j] = src[j];
+}
+
 /* bp (K, nr) = columns [j0, j0 + nr) of b, zero past column N. */
 static void pack_panel(float *bp, const matmul_problem *p, size_t j0, size_t nr)
 {
@@ -325,7 +338,7 @@ static void pack_panel(float *bp, const matmul_problem *p, size_t j0, size_t nr)
         }
     } else {
         for (size_t k = 0; k < p->K; k++)
-            memcpy(bp + k * nr, p->b + k * p->ldb + j0, cols * sizeof *bp);
+            copy_floats(bp + k * nr, p->b + k * p->ldb + j0, cols);
     }
     for (size_t k = 0; k < p->K; k++)
         for (size_t j = cols; j < nr; j++)
@@ -362,8 +375,8 @@ static void panel_task(void *ctx, size_t panel)
             const bool first = p->bias != NULL && p->bias_first;
             if (k0 > 0)
                 for (size_t r = 0; r < rows; r++)
-                    memcpy(tile + r * nr, p->c + (i0 + r) * p->ldc + j0,
-                           cols * sizeof *tile);
+                    copy_floats(tile + r * nr, p->c + (i0 + r) * p->ldc + j0,
+                                cols);
             else if (first)
                 for (size_t r = 0; r < mr; r++)
                     for (size_t j = 0; j < nr; j++)
@@ -377,7 +390,7 @@ static void panel_task(void *ctx, size_t panel)
                     for (size_t j = 0; j < cols; j++)
                         dst[j] = src[j] + p->bias[j0 + j];
                 else
-                    memcpy(dst, src, cols * sizeof *dst);
+                    copy_floats(dst, src, cols);
             }
         }
     }

@@ -7,8 +7,9 @@
 //   the same with --generate 4 (a generated token: the difference / 4),
 //   --format csv --tables tokens (the forward alone, almost no output).
 //
-// Prints each run's median and slowest, the answers' sizes and the load
-// average. Run by hand (docs/html.md, "Speed of a model on the page"),
+// Prints each run's median and slowest, the median of the processor time
+// it took (which a busy machine changes less than the time), the answers'
+// sizes and the load average. Run by hand (docs/html.md, "Speed of a model on the page"),
 // e.g. node tests/tools/core_timing.mjs build/src/wasm/mha-core-families.wasm
 // src/html/page/core_imports.js /tmp/mha-gpt2-small
 import { readFileSync, readdirSync } from 'node:fs';
@@ -62,12 +63,13 @@ console.log(`the folder copied in: ${(performance.now() - t0).toFixed(0)} ms`);
 function run(args, csv) {
   const bytes = enc.encode(args.map((a) => a + '\0').join(''));
   const p = put(bytes);
-  const t = performance.now();
+  const t = performance.now(), c = process.cpuUsage();
   const r = x.mx_run(p, bytes.length, csv, 0, 0);
-  const ms = performance.now() - t;
+  const ms = performance.now() - t, used = process.cpuUsage(c);
+  const cpu = (used.user + used.system) / 1000;
   x.mx_free(p);
   const v = new Uint32Array(x.memory.buffer, r, 3);
-  const out = { ms, status: v[0] | 0, len: v[2] };
+  const out = { ms, cpu, status: v[0] | 0, len: v[2] };
   if (out.status !== 0)
     throw new Error(new TextDecoder().decode(
       new Uint8Array(x.memory.buffer, v[1], v[2]).slice()));
@@ -87,20 +89,23 @@ const cases = [
   ['--format csv --tables tokens',
    ['--model', name, '--format', 'csv', '--tables', 'tokens', '--', TEXT], 1],
 ];
-const medians = [];
+const medians = [], cpus = [];
 for (const [label, args, csv] of cases) {
-  const times = [];
+  const times = [], cpu = [];
   let len = 0;
   for (let i = 0; i < repeats; i++) {
     const r = run(args, csv);
     times.push(r.ms);
+    cpu.push(r.cpu);
     len = r.len;
   }
   medians.push(median(times));
+  cpus.push(median(cpu));
   console.log(`${label}: median ${median(times).toFixed(0)} ms, slowest ` +
-              `${Math.max(...times).toFixed(0)} ms (${repeats} runs; ` +
-              `answer ${len} bytes)`);
+              `${Math.max(...times).toFixed(0)} ms, processor time ` +
+              `${median(cpu).toFixed(0)} ms (${repeats} runs; answer ${len} ` +
+              `bytes)`);
 }
 console.log(`one generated token: ${((medians[1] - medians[0]) / 4)
-  .toFixed(0)} ms`);
+  .toFixed(0)} ms, processor time ${((cpus[1] - cpus[0]) / 4).toFixed(0)} ms`);
 console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(', ')}`);
