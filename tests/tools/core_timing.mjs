@@ -4,7 +4,7 @@
 // page does (mx_folder), then REPEATS runs (default 3) of each of
 //
 //   the page's data (what an edit of the text asks the worker for),
-//   the same with --generate 4 (a generated token: the difference / 4),
+//   the same with --generate 16 (a generated token: the difference / 16),
 //   --format csv --tables tokens (the forward alone, almost no output).
 //
 // Prints each run's median and slowest, the median of the processor time
@@ -84,8 +84,8 @@ const median = (a) => {
 
 const cases = [
   ['the page\'s data', ['--model', name, '--', TEXT], 0],
-  ['the page\'s data, --generate 4',
-   ['--model', name, '--generate', '4', '--', TEXT], 0],
+  ['the page\'s data, --generate 16',
+   ['--model', name, '--generate', '16', '--', TEXT], 0],
   ['--format csv --tables tokens',
    ['--model', name, '--format', 'csv', '--tables', 'tokens', '--', TEXT], 1],
 ];
@@ -106,6 +106,6 @@ for (const [label, args, csv] of cases) {
               `${median(cpu).toFixed(0)} ms (${repeats} runs; answer ${len} ` +
               `bytes)`);
 }
-console.log(`one generated token: ${((medians[1] - medians[0]) / 4)
-  .toFixed(0)} ms, processor time ${((cpus[1] - cpus[0]) / 4).toFixed(0)} ms`);
+console.log(`one generated token: ${((medians[1] - medians[0]) / 16)
+  .toFixed(0)} ms, processor time ${((cpus[1] - cpus[0]) / 16).toFixed(0)} ms`);
 console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(', ')}`);
