@@ -288,6 +288,12 @@ static const char *const page_words[] = {
      * {1} the token, {2} the weights of the other side's tokens */
     N_("query {0} \"{1}\" → {2}"),
     N_("key {0} \"{1}\" → {2}"),
+    /* TRANSLATORS: the --html head view's names for a screen reader: a
+     * token ({0} its number, {1} the token), the lines of a variant or
+     * layer ({0}, kept as is) */
+    N_("query {0}: {1}"),
+    N_("key {0}: {1}"),
+    N_("attention lines of {0}"),
     /* TRANSLATORS: the --html matrix view; {0} is a variant's name, {1} a
      * head, {2} and {4} token numbers, {3} and {5} the tokens, {6}
      * attn_weights or attn_scores (kept as is), {7} the value (kept last) */

@@ -1,9 +1,11 @@
 /* no_checkpoint_notes.c: the --explain notes of the checkpoint families
  * (render/explain_gpt2.c, explain_bert.c, explain_llama.c and the
- * interventions' explain_intervene.c) for the WebAssembly core: their
- * notes, and their messages in the page's catalogues, stay out of the
- * page, which is the smaller for it; a GPT-2 folder opened in the page
- * (page_files.c) shows its tables without these notes. */
+ * interventions' explain_intervene.c) for the core every live page
+ * carries: their notes, and their messages in the page's catalogues, stay
+ * out of the classroom pages, which are the smaller for it; a GPT-2
+ * folder opened in such a page (page_files.c) shows its tables without
+ * these notes. The families core, which the page of a --model run
+ * carries, has the notes themselves (meson.build). */
 #include "render/explain.h"
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,

@@ -15,6 +15,8 @@
 
 int page_reads_gpt2_only(const char *path, mx_error *err)
 {
+    /* TRANSLATORS: DIR and FILE are the value names of --model and
+     * --html: write them as your --help does (msgid "DIR", "FILE") */
     return err_input(err,
                      _("%s: this page reads GPT-2 folders with vocab.json "
                        "and merges.txt; the page of mha-explain --model DIR "

@@ -12,7 +12,6 @@
  * keeps between calls: the program's readers are given a path only. */
 #include "wasm/page_files.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +44,14 @@ static const page_file *find(const char *path)
     return NULL;
 }
 
+/* The program's message for a file the folder lacks: its strerror(ENOENT)
+ * comes from the C library's catalogue in the program's language, which
+ * the core lacks; here it is the core's own msgid, translated in
+ * po/LANG.po with the C library's words (glibc's libc.mo). */
 static int cannot_open(const char *path, mx_error *err)
 {
-    return err_input(err, _("%s: cannot open: %s"), path, strerror(ENOENT));
+    return err_input(err, _("%s: cannot open: %s"), path,
+                     _("No such file or directory"));
 }
 
 int file_read_small(char **text, size_t *len, const char *path, size_t max,

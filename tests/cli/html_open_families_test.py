@@ -12,7 +12,7 @@ a page at 1280 x 720, reference checkpoints of tests/reference/llama
 and tests/reference/bert (F32, F16), and a GPT-2 folder (BF16), are
 chosen in the folder picker:
 the page's data must be the program's page's for the same folder and
-text (the steps' notes aside) and every layer's and head's attn_scores
+text (the step-through's notes too) and every layer's and head's attn_scores
 and attn_weights `--format csv`'s, bit for bit. While a folder loads,
 the status says "Loading layer k of N" for every layer in turn; a text
 given while another runs ends that run with its worker, and the second

@@ -8,14 +8,16 @@ checkpoints (tests/reference/gpt2: F32 and BF16) are chosen in its folder
 picker, as a reader chooses a folder on the computer. After each, the
 page's data (every layer and head: scores, weights, softmax's parts,
 queries and keys; the tokens; the steps' tables) must be the data of the
-page the program writes with `--model DIR --html`, and every layer's and
+page the program writes with `--model DIR --html` but the step-through's
+notes, which the classroom page's core leaves out, and every layer's and
 head's attn_scores and attn_weights must be `--format csv`'s, bit for bit;
 a new text typed in runs again. Broken folders (merges.txt missing, a
 safetensors file truncated, an unknown model_type) show the program's
 message, a file over 2 GB is refused with its size, and the page keeps
-working. A page written with `--model DIR`
-opens asking for that folder. No console error, no request. Exits 77
-(skipped) without a browser or the WebAssembly core.
+working. A page written with `--model DIR` opens asking for that
+folder, and its core (the families core) gives the program's page's data
+for GPT-2 folders, the step-through's notes too. No console error, no
+request. Exits 77 (skipped) without a browser or the WebAssembly core.
 """
 import base64
 import csv
@@ -94,14 +96,24 @@ def program_data(mha, cwd, name, text):
                                 re.S).group(1))
 
 
-def without_notes(data):
-    """data without the steps' sentences (--explain's notes of the
-    checkpoint families stay out of the page's core) and its labels."""
+def without_labels(data):
+    """data without its labels (the page's words, which the page keeps
+    from the page it was written as)."""
     data = json.loads(json.dumps(data))
     data.pop("labels", None)
-    for steps in [data["steps"]] + [v["steps"] for v in data["variants"]]:
-        for s in steps:
-            s.pop("note", None)
+    return data
+
+
+def steps_of(data):
+    return [s for steps in [data["steps"]] +
+            [v["steps"] for v in data["variants"]] for s in steps]
+
+
+def without_notes(data):
+    """data without its labels and the steps' notes."""
+    data = without_labels(data)
+    for s in steps_of(data):
+        s.pop("note", None)
     return data
 
 
@@ -144,12 +156,26 @@ def check_csv(mha, cwd, name, text, data, label):
        "%d differ" % differ)
 
 
-def check_run(driver, mha, cwd, name, text, label):
+def check_run(driver, mha, cwd, name, text, label, notes=True):
+    """The page's data against the program's page for --model name text:
+    the same, the step-through's notes too; with notes=False (the
+    classroom page's core, which leaves the checkpoint families' notes
+    out: src/wasm/no_checkpoint_notes.c), the same but the notes, and
+    the page's steps without one."""
     data = json.loads(driver.execute_script(PAGE_DATA))
     want = program_data(mha, cwd, name, text)
-    ok(without_notes(data) == without_notes(want),
-       "%s: the page's data is the program's page's (%d layers)" %
-       (label, len(want["variants"])))
+    n_notes = sum(bool(s.get("note")) for s in steps_of(want))
+    if notes:
+        ok(without_labels(data) == without_labels(want) and n_notes > 0,
+           "%s: the page's data is the program's page's, the "
+           "step-through's %d notes too (%d layers)" %
+           (label, n_notes, len(want["variants"])))
+    else:
+        ok(without_notes(data) == without_notes(want) and
+           not any(s.get("note") for s in steps_of(data)),
+           "%s: the page's data is the program's page's but the "
+           "checkpoint's notes, which the classroom core leaves out "
+           "(%d layers)" % (label, len(want["variants"])))
     check_csv(mha, cwd, name, text, data, label)
 
 
@@ -204,7 +230,7 @@ def main():
                 state = choose(driver, os.path.join(tmp, c))
                 ok(state == "ok", "%s: the folder is opened and run" % c,
                    driver.find_element(By.ID, "model-open-error").text)
-                check_run(driver, mha, tmp, c, text, c)
+                check_run(driver, mha, tmp, c, text, c, notes=False)
             if shots:
                 driver.save_screenshot(os.path.join(shots, "open-model.png"))
 
@@ -215,7 +241,7 @@ def main():
             field.send_keys("hello, hello world!" + Keys.ENTER)
             ok(wait_state(driver, before) == "ok", "a typed text runs")
             check_run(driver, mha, tmp, "four_heads_bf16",
-                      "hello, hello world!", "typed text")
+                      "hello, hello world!", "typed text", notes=False)
 
             # broken folders: the program's message, the views kept
             def broken(name, change):
@@ -269,7 +295,7 @@ def main():
             state = choose(driver, os.path.join(tmp, "tiny"))
             ok(state == "ok", "after a broken folder, a good one runs")
             check_run(driver, mha, tmp, "tiny", "hello, hello world!",
-                      "tiny after the errors")
+                      "tiny after the errors", notes=False)
 
             errors = [e for e in driver.get_log("browser")
                       if e["level"] in ("SEVERE", "WARNING")]
@@ -306,6 +332,16 @@ def main():
             note = driver.find_element(By.ID, "model-open-named").text
             ok(box.get_attribute("open") is not None and "tiny" in note,
                "a --model page opens asking for its folder, named", note)
+            # its core (the families core, in a worker) has the
+            # checkpoint's step-through notes: the program's page's
+            driver.execute_script(
+                "document.addEventListener('mha-model-ran', function () {"
+                " window.mhaModelRuns = (window.mhaModelRuns || 0) + 1; });")
+            for c in ("tiny", "two_layers"):
+                state = choose(driver, os.path.join(tmp, c))
+                ok(state == "ok", "a --model page: %s is opened and run" % c,
+                   driver.find_element(By.ID, "model-open-error").text)
+                check_run(driver, mha, tmp, c, "hello", "a --model page, " + c)
             if shots:
                 driver.save_screenshot(os.path.join(shots,
                                                     "open-model-named.png"))

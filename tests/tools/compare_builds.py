@@ -176,7 +176,7 @@ MODEL_RUNS = [
               "{root}/tests/reference/bert/mlm")
     for opts in (["--head-scores", "--repeat-random", "4"],
                  ["--patch", "--clean", "the cat sat", "--corrupt",
-                  "the dog sat", "--answer", " cat", "--wrong", " dog"],
+                  "the mat sat", "--answer", " cat", "--wrong", " mat"],
                  ["--patch", "--clean", "the cat", "--corrupt",
                   "the cat sat", "--answer", " cat", "--wrong", " mat"])
 ]
@@ -212,8 +212,10 @@ def cases(root):
             root, "tests", "**", "*.args"), recursive=True)):
         if "golden" in args_file:
             continue
+        # {DIR}: the case's folder, as the tests that run it give it
         with open(args_file, encoding="utf-8") as f:
-            yield [a for a in f.read().splitlines()], b""
+            yield [a.replace("{DIR}", os.path.dirname(args_file))
+                   for a in f.read().splitlines()], b""
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
         for line in f:
             line = line.strip()

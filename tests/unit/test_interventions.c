@@ -11,7 +11,8 @@
  * --patch's patch_heads and patch_resid against TransformerLens's
  * patching loop and its demo's normalised logit difference; and
  * --head-scores (on a text, and on --repeat-random's tokens) against
- * TransformerLens's head detector. */
+ * TransformerLens's head detector; and --logit-lens's logit_lens on GPT-2
+ * and Llama-style checkpoints against make_logit_lens_reference.py's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

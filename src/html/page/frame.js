@@ -14,8 +14,12 @@ function pressed(button, on) {
 }
 
 function buttonGroup(name, items, current, onPick) {
-  var g = el('div', {'class': 'group', role: 'group', 'aria-label': name});
-  g.appendChild(el('span', {'class': 'group-name'}, tr(name)));
+  /* named in the page's language (aria-labelledby) where the contract's
+   * aria-label keeps the English name */
+  var g = el('div', {'class': 'group', role: 'group', 'aria-label': name,
+                     'aria-labelledby': 'group-' + name});
+  g.appendChild(el('span', {'class': 'group-name', id: 'group-' + name},
+                   tr(name)));
   var buttons = items.map(function (item) {
     var b = el('button', {type: 'button', 'data-value': item.value},
                item.translate === false ? item.label : tr(item.label));
@@ -91,8 +95,10 @@ function buildFrame() {
     }),
     state.variant, function (i) { state.variant = i; draw(); }));
   var heads = el('div', {'class': 'group', id: 'head-toggles',
-                         role: 'group', 'aria-label': 'Heads'});
-  heads.appendChild(el('span', {'class': 'group-name'}, tr('Heads')));
+                         role: 'group', 'aria-label': 'Heads',
+                         'aria-labelledby': 'group-Heads'});
+  heads.appendChild(el('span', {'class': 'group-name', id: 'group-Heads'},
+                       tr('Heads')));
   var nHeads = Math.max.apply(null, data.variants.map(function (v) {
     return v.heads.length;
   }));
@@ -106,24 +112,26 @@ function buildFrame() {
   readout = el('p', {'class': 'readout', id: 'readout',
                      'aria-live': 'polite'});
   app.appendChild(readout);
-  views.head = el('section', {id: 'head-view', 'aria-label': 'Head view'});
+  views.head = el('section', {id: 'head-view',
+                              'aria-label': tr('Head view')});
   views.matrix = el('section', {id: 'matrix-view',
-                                'aria-label': 'Matrix view'});
+                                'aria-label': tr('Matrix view')});
   views.neuron = el('section', {id: 'neuron-view',
-                                'aria-label': 'Neuron view'});
+                                'aria-label': tr('Neuron view')});
   views.steps = el('section', {id: 'step-view',
-                               'aria-label': 'Step through'});
+                               'aria-label': tr('Step through')});
   app.appendChild(views.head);
   app.appendChild(views.matrix);
   app.appendChild(views.neuron);
   app.appendChild(views.steps);
-  views.model = el('section', {id: 'model-view', 'aria-label': 'Model view'});
+  views.model = el('section', {id: 'model-view',
+                               'aria-label': tr('Model view')});
   app.appendChild(views.model);
   views.training = el('section', {id: 'training-view',
-                                  'aria-label': 'Training'});
+                                  'aria-label': tr('Training')});
   app.appendChild(views.training);
   views.maps = el('section', {id: 'maps-view',
-                              'aria-label': 'Interventions'});
+                              'aria-label': tr('Interventions')});
   app.appendChild(views.maps);
   Object.keys(EXTRA).forEach(function (v) {
     views[v] = el('section', {id: v + '-view'});

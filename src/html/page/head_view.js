@@ -93,7 +93,7 @@ function drawHeadView() {
     s: svgEl('svg', {'class': 'heads', width: width, height: height,
                      viewBox: '0 0 ' + width + ' ' + height,
                      role: 'img',
-                     'aria-label': 'attention lines of ' + v.name}),
+                     'aria-label': tr('attention lines of {0}', v.name)}),
     lines: svgEl('g', {'class': 'lines'}),
     weightTexts: {query: [], key: []},
     tokens: {query: [], key: []}
@@ -160,7 +160,8 @@ function tokenColumn(hv, side, words, x, anchor, weightX) {
                            'data-side': side, 'data-token': i,
                            'data-grid-row': i,
                            'data-grid-col': side === 'query' ? 0 : 1,
-                           'aria-label': side + ' ' + i + ': ' + word},
+                           'aria-label': tr(side === 'query' ?
+                             'query {0}: {1}' : 'key {0}: {1}', i, word)},
                   word);
     t.addEventListener('mouseenter', function () { follow(hv, side, i); });
     t.addEventListener('focus', function () { follow(hv, side, i); });

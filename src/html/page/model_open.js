@@ -58,12 +58,19 @@
       'This page was made from the folder {0}: choose it to run the model ' +
       'here.', named)));
   }
+  /* the browser's own button and its count of files speak the
+   * browser's language: the input is drawn by its label, a button in
+   * the page's words (page.css), and the folder chosen is named */
   var picker = el('input', {type: 'file', id: 'model-open-folder',
-                            webkitdirectory: '', multiple: ''});
+                            'class': 'folder-input', webkitdirectory: '',
+                            multiple: ''});
   var pick = el('div', {'class': 'edit-field'});
-  pick.appendChild(el('label', {'for': 'model-open-folder'},
-                      tr('Open a model')));
   pick.appendChild(picker);
+  pick.appendChild(el('label', {'for': 'model-open-folder',
+                                'class': 'folder-button'},
+                      tr('Open a model')));
+  var chosen = el('span', {id: 'model-open-chosen'});
+  pick.appendChild(chosen);
   box.appendChild(pick);
   var textField = el('div', {'class': 'edit-field'});
   textField.appendChild(el('label', {'for': 'model-open-text'}, tr('Text')));
@@ -186,6 +193,7 @@
   function open(files) {
     var folder = files.length > 0 && files[0].path.indexOf('/') > 0 ?
       files[0].path.split('/')[0] : 'MODEL';
+    chosen.textContent = folder;
     /* the folder's own files (not those of a folder inside it) */
     var top = files.filter(function (f) {
       return (WANTED.indexOf(f.name) >= 0 ||

@@ -1,6 +1,7 @@
-/* test_tokenizer.c: splitting, vocabulary and ids, as Python's str.split()
- * and a first-seen vocabulary give them; and cutting into grapheme
- * clusters (--tokens chars). */
+/* test_tokenize.c: model/tokenize.h, the lessons' words: splitting,
+ * vocabulary and ids, as Python's str.split() and a first-seen
+ * vocabulary give them; and cutting into grapheme clusters (--tokens
+ * chars). */
 #include <string.h>
 
 #include "tap.h"
