@@ -446,19 +446,15 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT(N_("HEADS"), ablate),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR or a trained "
-                        "--variant block (a model with an lm_head)"),
-       .help = N_("with --model or a trained --variant block, switch\n"
-                   "heads off: L.H[,L.H...] (a checkpoint's run is the\n"
-                   "ablated model's), with ablation_effect and\n"
-                   "ablation_loss; or all-heads: each head alone, the\n"
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
+       .help = N_("switch heads off: L.H[,L.H...] (the run's tables\n"
+                   "are the ablated model's; with --model or a trained\n"
+                   "--variant block also ablation_effect and\n"
+                   "ablation_loss); or all-heads: each head alone, the\n"
                    "loss change in ablation_map          (default none)"))
 OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE(N_("HOW"), ablate_mode, HOOK_ZERO, ablate_mode_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR or a trained "
-                        "--variant block (a model with an lm_head)"),
+       .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("an ablated head's output z: zero, or mean (each\n"
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
@@ -475,9 +471,10 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
-       .help = N_("with --model, activation patching: each head's\n"
-                   "output (patch_heads) and the residual stream at\n"
-                   "each layer and position (patch_resid) put from the\n"
+       .help = N_("with --model or a trained --variant block,\n"
+                   "activation patching: each head's output\n"
+                   "(patch_heads) and the residual stream at each\n"
+                   "layer and position (patch_resid) put from the\n"
                    "--clean run into the --corrupt one; 0 corrupted, 1\n"
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
@@ -513,10 +510,10 @@ OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
-       .help = N_("with --model, each head's previous-token,\n"
-                   "duplicate-token and induction score, as\n"
-                   "TransformerLens's head detector (head_scores)\n"
-                   "                                            (off)"))
+       .help = N_("with --model or a trained --variant block, each\n"
+                   "head's previous-token, duplicate-token and\n"
+                   "induction score, as TransformerLens's head\n"
+                   "detector (head_scores)                      (off)"))
 OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
        SIZE(N_("N"), repeat_random, 0, 1, 512),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,

@@ -75,6 +75,9 @@ html_run page_run_of(const options *opt, const model_input *in)
     run.top_k = opt->given[OPT_TOP_K] ? opt->arg[OPT_TOP_K] : NULL;
     run.top_p = opt->given[OPT_TOP_P] ? opt->arg[OPT_TOP_P] : NULL;
     run.stop = opt->stop;
+    run.ablate = opt->given[OPT_ABLATE] ? opt->arg[OPT_ABLATE] : NULL;
+    run.ablate_mode =
+        opt->given[OPT_ABLATE_MODE] ? opt->arg[OPT_ABLATE_MODE] : NULL;
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

@@ -279,6 +279,10 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     else
         fputs("null", out);
     write_generate_run(out, run);
+    fputs(",\n\"ablate\":", out);
+    json_string_or_null(out, run->ablate);
+    fputs(",\"ablateMode\":", out);
+    json_string_or_null(out, run->ablate_mode);
     fputc('}', out);
 }
 

@@ -70,6 +70,9 @@ typedef struct {
     size_t generate;
     bool sample;
     const char *temperature, *top_k, *top_p, *stop;
+    /* --ablate L.H,... and --ablate-mode as given (NULL: not given): the
+     * heads a lesson page's head view switches off (page/head_view.js) */
+    const char *ablate, *ablate_mode;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its

@@ -273,6 +273,13 @@ static const char *const page_words[] = {
     N_("Backward pass"),
     N_("Training: the loss at each step"),
     N_("heads: {0}"),
+    /* TRANSLATORS: the live page's head view: a button on each head
+     * that runs the model again with that head's output set to zero
+     * (--ablate), and the mark of such a head in the model view */
+    N_("Switch this head off"),
+    N_("Switch this head on"),
+    N_("{0}: switched off"),
+    N_("Ablated heads (--ablate-mode)"),
     N_("causal mask"),
     N_("no mask"),
     N_("scores scaled by 1/√head_dim"),

@@ -11,6 +11,7 @@
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_trace.h"
+#include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_lm.h"
 #include "model/lesson/lesson_run.h"
 #include "model/llama/llama.h"
@@ -77,6 +78,7 @@ static const model_family families[] = {
         .run = lesson_run,
         .makes_table = lesson_makes_table,
         .lm = &lesson_lm, /* once trained, --variant block (lesson_lm.h) */
+        .ablate_alone = lesson_ablate_alone, /* untrained (lesson_ablate.h) */
     },
 };
 

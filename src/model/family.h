@@ -92,6 +92,13 @@ typedef struct model_family {
      * run again and again (model/lm.h, model/intervene/); NULL: the
      * family cannot do them. Its run applies rq->replace (hooks.h). */
     const lm_ops *lm;
+    /* A run of the family without an lm_head that still switches heads
+     * off in its own pass (--ablate L.H on the lesson's untrained
+     * modules, model/lesson/lesson_ablate.h): 1 for such a run (its run
+     * applies rq->replace; no intervention's tables), 0 for a run the
+     * interventions take as lm's, -1 with err set (a head out of range).
+     * NULL: every run is lm's. */
+    int (*ablate_alone)(const run_request *rq, mx_error *err);
     /* Whether name is one of a checkpoint's parameters, as --tables
      * names them ("h.0.attn.c_attn.weight"); *layer (if not NULL) its
      * layer, or -1. NULL for a family whose parameters are not named so

@@ -33,6 +33,13 @@ static int check_generates(const model_family *family, const run_request *rq,
     return 0;
 }
 
+/* The family's ablate_alone (family.h), 0 for a family without one. */
+static int ablates_alone(const model_family *family, const run_request *rq,
+                         mx_error *err)
+{
+    return family->ablate_alone != NULL ? family->ablate_alone(rq, err) : 0;
+}
+
 int pipeline_check(double *values, const run_request *rq, const model_input *in,
                    bool streamed, mx_error *err)
 {
@@ -46,6 +53,10 @@ int pipeline_check(double *values, const run_request *rq, const model_input *in,
         return -1;
     if (logit_lens_check(family->lm, rq, err) != 0)
         return -1;
+    // a run without an lm_head that switches heads off in its own pass
+    const int alone = ablates_alone(family, rq, err);
+    if (alone != 0)
+        return alone < 0 ? -1 : 0;
     // a lesson model trains on the input again (model/lesson/lesson_lm.h)
     run_request with = *rq;
     with.trained_on = in;
@@ -64,8 +75,9 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     // a lesson model trains on the input again (model/lesson/lesson_lm.h)
     run_request with = *rq;
     with.trained_on = in;
-    if (logit_lens_check(family->lm, rq, err) != 0 ||
-        intervene_check(family->lm, &with, in, err) != 0)
+    const int alone = ablates_alone(family, rq, err);
+    if (alone < 0 || logit_lens_check(family->lm, rq, err) != 0 ||
+        (alone == 0 && intervene_check(family->lm, &with, in, err) != 0))
         return -1;
     // the run is the ablated model's: the family applies the hooks
     run_request run = *rq;
@@ -74,7 +86,7 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
         return -1;
     run.replace = hooks;
     int rc = rq->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
-    if (rc == 0)
+    if (rc == 0 && alone == 0)
         rc = intervene_record(tr, family->lm, &with, in, err);
     if (rc == 0)
         rc = logit_lens_record(tr, family->lm, rq, in, err);
@@ -92,7 +104,7 @@ bool pipeline_makes_table(const run_request *rq, const model_input *in,
         return true;
     const table_id id = table_by_name(name, strlen(name));
     if (family->lm != NULL && id != TABLE_COUNT &&
-        intervene_makes_table(rq, id))
+        ablates_alone(family, rq, &err) == 0 && intervene_makes_table(rq, id))
         return true;
     if (family->lm != NULL &&
         (id == TABLE_LOGIT_LENS || id == TABLE_LOGIT_LENS_GRID))

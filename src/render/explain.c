@@ -745,6 +745,11 @@ void explain_before(FILE *out, const table *t, const table *prev,
         .fused = heads == HEADS_SPLIT,
     };
 
+    if (c->ablated > 0 && t->variant != VARIANT_INPUT &&
+        (prev == NULL || prev->variant == VARIANT_INPUT)) {
+        explain_note(out, c->width, explain_lesson_ablation());
+        fputc('\n', out);
+    }
     if (t->variant != VARIANT_INPUT && starts_variant(t, prev))
         explain_module(out, t->variant, c);
     if (t->head > 0)

@@ -54,6 +54,10 @@ typedef struct {
                        from its files, not from the seed */
 
     sampling how; /* --generate: greedy, or --sample's warpers */
+
+    /* --ablate L.H in a run without an lm_head: the heads switched off
+     * (explain_lesson_ablation), else 0 */
+    size_t ablated;
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however
@@ -87,6 +91,9 @@ const char *explain_intervention(const table *t);
  * run shows the model as it is and whose mean ablation is over the
  * corpus it was trained on. */
 const char *explain_lesson_intervention(const table *t);
+/* The note before the first module of a lesson run without an lm_head
+ * whose heads --ablate switched off (render/explain_ablation.c). */
+const char *explain_lesson_ablation(void);
 /* The same for a BERT checkpoint's run (render/explain_bert.c). */
 void explain_bert_before(FILE *out, const table *t, const table *prev,
                          const void *ctx);

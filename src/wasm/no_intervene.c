@@ -58,10 +58,12 @@ bool intervene_makes_table(const run_request *rq, table_id id)
     return false;
 }
 
+/* A lesson run's --ablate L.H is its own pass's (lesson_ablate.h):
+ * pipeline.c asks intervene_check of every other intervention. */
 int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
 {
     (void)lm;
-    return refuse(rq, err);
+    return rq->logit_lens ? refuse(rq, err) : 0;
 }
 
 int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
@@ -70,13 +72,5 @@ int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
     (void)tr;
     (void)lm;
     (void)in;
-    return refuse(rq, err);
-}
-
-int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
-                 mx_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    return refuse(rq, err);
+    return rq->logit_lens ? refuse(rq, err) : 0;
 }

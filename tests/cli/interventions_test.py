@@ -133,9 +133,17 @@ for args, want in BAD:
     ok(r.returncode == 2 and r.stdout == "" and want in first and
        len(r.stderr.splitlines()) <= 2,
        "refused with status 2: %s" % " ".join(args), r.stderr)
-r = run([text, "--ablate", "0.1"])
-ok(r.returncode == 2 and "goes with --model DIR" in r.stderr,
-   "--ablate without --model: refused, status 2", r.stderr)
+# a lesson run switches its modules' heads off itself, without an lm_head:
+# no ablation table (model/lesson/lesson_ablate.h); all-heads needs one
+r = run([text, "--ablate", "0.1", "--heads", "2", "--format", "csv"])
+ok(r.returncode == 0 and ",head_context," in r.stdout and
+   "ablation_effect" not in r.stdout,
+   "--ablate without --model: the lesson's modules, no ablation_effect",
+   r.stderr)
+r = run([text, "--ablate", "all-heads"])
+ok(r.returncode == 2 and "an lm_head only once trained" in r.stderr,
+   "--ablate all-heads without --model or --train: refused, status 2",
+   r.stderr)
 r = run([text, "--logit-lens"])
 ok(r.returncode == 2 and r.stdout == "" and
    "--logit-lens: goes with --model DIR" in r.stderr,

@@ -87,12 +87,22 @@ ok(r.returncode == 0 and b"The ablation map" in r.stdout,
 
 # bad input
 mha.check_error(["--variant", "block", "--d-model", "8", text, "--ablate",
-                 "0.1"], "only once trained", hint=True)
+                 "all-heads"], "only once trained", hint=True)
+mha.check_error(["--variant", "block", "--d-model", "8", "--patch",
+                 "--clean", "the cat", "--corrupt", "the mat", "--answer",
+                 "sat", "--wrong", "on"], "only once trained", hint=True)
+# without --train the modules switch their own heads off (no lm_head):
+# a head beyond every chosen module's is refused
+mha.check_error(["--variant", "block", "--d-model", "8", "--heads", "2",
+                 text, "--ablate", "0.2"], "out of range", hint=True)
+mha.check_error(["--variant", "block", "--layers", "2", "--d-model", "8",
+                 "--heads", "2", text, "--ablate", "2.0"], "out of range",
+                hint=True)
 mha.check_error(["--corpus", corpus, "--column", "text", "--train", "5",
                  "--variant", "block,fused", "--d-model", "8", text,
                  "--ablate", "0.1"], "one --variant block", hint=True)
 mha.check_error(["--train", "5", text, "--ablate", "0.1"],
-                "a trained --variant block", hint=True)
+                "one --variant block", hint=True)
 mha.check_error(TRAIN + [text, "--ablate", "2.0"], "out of range",
                 hint=True)
 mha.check_error(TRAIN + ["--patch", "--clean", "the cat sat",

@@ -32,6 +32,13 @@
   var run = JSON.parse(runScript.textContent);
   var tr = page.tr;
   var app = document.getElementById('app');
+  /* --ablate's heads ("L.H"), which the head and model views mark as
+   * switched off (head_view.js); all-heads marks none */
+  function headList(text) {
+    return !text || text === 'all-heads' ? [] :
+      text.split(',').filter(function (w) { return w !== ''; });
+  }
+  page.ablated = run.model || run.checkpoint ? [] : headList(run.ablate);
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -233,6 +240,8 @@
     q.set('grad', s.grad ? 'on' : 'off');
     q.set('positions', s.positions ? 'on' : 'off');
     if (s.layers !== '') q.set('layers', s.layers);
+    if (s.ablate.length > 0) q.set('ablate', s.ablate.join(','));
+    q.set('ablate-mode', s.ablateMode);
     /* the presentation mode (look.js) stays on in the link */
     if (document.documentElement.classList.contains('present'))
       q.set('present', '');
@@ -260,6 +269,8 @@
     if (q.has('grad')) t.grad = q.get('grad') === 'on';
     if (q.has('positions')) t.positions = q.get('positions') === 'on';
     t.layers = q.has('layers') ? q.get('layers') : '';
+    t.ablate = headList(q.get('ablate'));
+    if (q.has('ablate-mode')) t.ablateMode = q.get('ablate-mode');
     return t;
   }
 
@@ -271,6 +282,13 @@
 
   function stacks(s) {
     return s.layers !== '' && s.variants.indexOf('block') >= 0;
+  }
+
+  /* Whether settings s switch heads off in the modules' own pass
+   * (--ablate L.H on an untrained lesson run): the head view's switches
+   * (head_view.js) add and take away heads. */
+  function ablates(s) {
+    return !model && !run.checkpoint && !trains(s) && s.ablate.length > 0;
   }
 
   /* The folder of the model on the command line. */
@@ -293,6 +311,10 @@
     if (s.kv !== null) a.push('--kv', s.kv);
     if (s.positions) a.push('--positions');
     if (stacks(s)) a.push('--layers', s.layers);
+    if (ablates(s)) {
+      a.push('--ablate', s.ablate.join(','));
+      if (s.ablateMode !== 'zero') a.push('--ablate-mode', s.ablateMode);
+    }
     if (trains(s)) {
       a.push('--train', s.train, '--optimizer', s.optimizer);
       if (s.lr !== '') a.push('--lr', s.lr);
@@ -411,6 +433,17 @@
   switches.appendChild(tokens);
   switches.appendChild(check('positions',
     tr('Learned positions added to the embeddings (--positions)')));
+  /* how the head view's switched-off heads are replaced: zero or mean */
+  var modes = el('div', {'class': 'edit-field edit-ablate-mode'});
+  modes.appendChild(el('label', {'for': 'edit-ablate-mode'},
+                       tr('Ablated heads (--ablate-mode)')));
+  fields['ablate-mode'] = el('select', {id: 'edit-ablate-mode',
+                                        'data-edit': 'ablate-mode'});
+  ['zero', 'mean'].forEach(function (m) {
+    fields['ablate-mode'].appendChild(el('option', {value: m}, m));
+  });
+  modes.appendChild(fields['ablate-mode']);
+  switches.appendChild(modes);
   form.appendChild(switches);
 
   var training = el('fieldset', {'class': 'edit-training'});
@@ -557,6 +590,8 @@
     fields.optimizer.value = s.optimizer;
     fields.lr.value = s.lr;
     fields.grad.checked = s.grad;
+    ablated = s.ablate.slice();
+    fields['ablate-mode'].value = s.ablateMode;
     follow();
   }
 
@@ -597,7 +632,9 @@
       train: fields.train.value.trim(),
       optimizer: fields.optimizer.value,
       lr: fields.lr.value.trim(),
-      grad: fields.grad.checked
+      grad: fields.grad.checked,
+      ablate: ablated.slice(),
+      ablateMode: fields['ablate-mode'].value
     };
   }
 
@@ -611,7 +648,8 @@
     /* a trained model's page starts from the model: no further step */
     train: run.train === null || model ? '0' : String(run.train),
     optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
-    grad: run.grad
+    grad: run.grad, ablate: page.ablated.slice(),
+    ablateMode: run.ablateMode === null ? 'zero' : run.ablateMode
   };
 
   /* A refused run: its message (the editor opens to show it, a link's
@@ -652,6 +690,7 @@
       return -1;
     }
     setError('');
+    page.ablated = ablates(s) ? s.ablate.slice() : [];
     page.reload(JSON.parse(r.text));
     var ms = performance.now() - t0;
     status.textContent = tr('Recomputed in {0} ms.', Math.round(ms));
@@ -698,6 +737,24 @@
   }
 
   form.addEventListener('change', changed);
+
+  /* The head view's switch of head name ("L.H"): the head added to
+   * --ablate, or taken away, and the run recomputed; the focus stays on
+   * the switch, drawn again. Offered on a lesson run that does not
+   * train (page.canSwitch). */
+  var ablated = [];
+  page.canSwitch = function () {
+    return ready && !model && !run.checkpoint && !trains(read());
+  };
+  page.toggleHead = function (name) {
+    if (!page.canSwitch()) return;
+    var i = ablated.indexOf(name);
+    if (i < 0) ablated.push(name);
+    else ablated.splice(i, 1);
+    changed();
+    var b = document.querySelector('[data-head-off="' + name + '"]');
+    if (b) b.focus();
+  };
 
   /* On paper, the run's command line heads the handout (page.css): the
    * disclosure is opened for the printing, and closed again after. */

@@ -142,6 +142,9 @@ function drawHeadView() {
          LINE_LIMIT)));
   }
   views.head.appendChild(box);
+  /* under the drawing, so that it keeps the top of the view */
+  var switches = headSwitches(v);
+  if (switches) views.head.appendChild(switches);
   views.head.appendChild(el('p', {'class': 'summary hint'},
     tr('Hover or focus (Tab) a token to follow its lines; its weights ' +
        'appear beside the other column, one per shown head.') + ' ' +
@@ -288,4 +291,41 @@ function maxLength(words) {
   return Math.min(12, Math.max.apply(null, words.map(function (w) {
     return w.length;
   })));
+}
+
+/* ---- switching heads off (the live page, editor.js) ---- */
+
+/* The layer of entry v of data.variants: N of a stack's block.N or a
+ * checkpoint's h.N, else 0. */
+function variantLayer(v) {
+  var m = /\.(\d+)$/.exec(v.name);
+  return m ? Number(m[1]) : 0;
+}
+
+/* Whether head h of v is switched off in the run on view (--ablate). */
+function headIsOff(v, h) {
+  var p = window.mhaPage;
+  var off = p && p.ablated ? p.ablated : [];
+  return off.indexOf(variantLayer(v) + '.' + h) >= 0;
+}
+
+/* A button per head of v that switches it off (adds L.H to the
+ * editor's --ablate) or on again, the run recomputed by the page's core;
+ * null where the page cannot recompute such a run (editor.js). */
+function headSwitches(v) {
+  var p = window.mhaPage;
+  if (!p || !p.canSwitch || !p.canSwitch()) return null;
+  var box = el('div', {'class': 'head-switches'});
+  v.heads.forEach(function (head, h) {
+    var name = variantLayer(v) + '.' + h, off = headIsOff(v, h);
+    var b = el('button', {type: 'button', 'class': 'head-switch',
+                          'data-head-off': name,
+                          'data-off': off ? 'true' : 'false'},
+               headName(h) + ': ' + (off ? tr('Switch this head on')
+                                         : tr('Switch this head off')));
+    b.style.borderColor = headColour(h);
+    b.addEventListener('click', function () { p.toggleHead(name); });
+    box.appendChild(b);
+  });
+  return box;
 }

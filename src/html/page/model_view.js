@@ -107,6 +107,12 @@ function drawModelView() {
         b.appendChild(thumbCanvas(m));
         b.addEventListener('click', openHead.bind(null, r, h));
         td.appendChild(b);
+        if (headIsOff(v, h)) {
+          /* switched off (--ablate): the thumbnail dimmed, and said */
+          b.classList.add('head-off');
+          td.appendChild(el('span', {'class': 'head-off-mark'},
+                            tr('{0}: switched off', headName(h))));
+        }
         var strip = MAPS && MAPS.scoreStrip(v.name, h);
         if (strip) td.appendChild(strip);
         buttons[r].push(b);

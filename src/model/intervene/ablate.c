@@ -21,32 +21,6 @@ bool ablate_makes_table(const run_request *rq, table_id id)
     return (made & table_bit(id)) != 0;
 }
 
-/* The hook that ablates head `head` of layer `layer` as rq says. */
-static replace_hook head_hook(const run_request *rq, size_t layer, size_t head)
-{
-    const replace_hook k = {
-        .at = {VARIANT_ID_BLOCK, (int)layer, (int)head, TABLE_HEAD_CONTEXT,
-               false},
-        .action = rq->ablate_mode,
-    };
-    return k;
-}
-
-int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
-                 mx_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    if (rq->n_ablate == 0)
-        return 0;
-    if ((*out = calloc(rq->n_ablate, sizeof **out)) == NULL)
-        return err_nomem(err, _("logits"));
-    for (size_t i = 0; i < rq->n_ablate; i++)
-        (*out)[i] = head_hook(rq, rq->ablate[i].layer, rq->ablate[i].head);
-    *n = rq->n_ablate;
-    return 0;
-}
-
 /* Each head of --ablate within the model's L layers and H heads. */
 static int check_heads(const lm_shape *shape, const run_request *rq,
                        mx_error *err)
@@ -245,7 +219,7 @@ static int map_passes(matrix *map, lm_text *run, const run_request *rq,
         rc = lm_metric_of(&clean, metric, &logits, run, err);
     for (size_t l = 0; rc == 0 && l < L; l++)
         for (size_t h = 0; rc == 0 && h < H; h++) {
-            const replace_hook k = head_hook(rq, l, h);
+            const replace_hook k = ablate_head_hook(rq, l, h);
             matrix_free(&logits);
             rc = lm_text_logits(&logits, run, &k, 1, err);
             if (rc == 0)

@@ -34,6 +34,10 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 
+/* The hook that ablates head `head` of layer `layer` as rq says
+ * (--ablate-mode), named under the variant block. */
+replace_hook ablate_head_hook(const run_request *rq, size_t layer, size_t head);
+
 /* The hooks of rq's ablated heads, one per head (*n of them; *out
  * malloc'ed, the caller's, NULL for none). */
 int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,

@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "model/lesson/draws.h"
+#include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_size.h"
 #include "model/lesson/trained.h"
 #include "model/lesson/variants.h"
@@ -108,10 +109,16 @@ static int run_variant(trace *tr, variant_id id, const run_request *rq,
             drop = *forward;
         if (tie)
             row->tie(&m, &heads);
-        if (record_params(tr, id, &m, &dims, err) == 0) {
-            const attention_config acfg = variant_attention(row, &with_sum);
+        // --ablate without an lm_head: this variant's heads switched off
+        forward_hooks hk;
+        replace_hook *own = NULL;
+        if (record_params(tr, id, &m, &dims, err) == 0 &&
+            lesson_ablate_hooks(&hk, &own, rq, id, err) == 0) {
+            attention_config acfg = variant_attention(row, &with_sum);
+            acfg.hooks = hk.replace != NULL ? &hk : acfg.hooks;
             rc = row->forward(tr, &m, &acfg, x, lab, err);
         }
+        free(own);
     }
     if (tie)
         variant_row_of(row->tie_from)->free(&heads);
