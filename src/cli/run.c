@@ -536,12 +536,6 @@ int run_job(const options *opt, mx_error *err)
                                "the notes without pauses)"));
     if (rc != 0)
         return rc;
-    // --kv-steps (its messages stay out of the page's catalogue)
-    if (opt->kv_steps && opt->generate > 0 && opt->model == NULL)
-        return err_usage(err,
-                         _("--kv-steps: a lesson model keeps no KV cache (each "
-                           "step runs the whole sequence again): it goes with "
-                           "--model DIR"));
     if (opt->weights == NULL)
         return run_inputs(opt, err);
     /* the files the check found are the files the run reads */

@@ -176,6 +176,10 @@ static const char *const generate_words[] = {
     /* TRANSLATORS: {0} a layer, {1} a head, {2} a key token, {3} the
      * weight */
     N_("{0}, head {1}, key {2}: {3}"),
+    N_("Each head's attention row of the last token over the tokens so far, "
+       "from which the next token was predicted. This model keeps no cache: "
+       "at each step it ran every token again, and this is the last row of "
+       "that pass:"),
     N_("This model keeps no cache: its heads are shown for the prompt's "
        "last token only (step 1)."),
     N_("Move the slider, or focus it and use the arrow keys, to go through "

@@ -3,6 +3,9 @@
  * Generation view (page/generation.js, in such a page only).
  *
  *   "generation":{"variant":"gpt2","prompt":5,
+ *     "cached":true,                      a checkpoint's KV cache; false:
+ *                                         a lesson model's, which runs
+ *                                         the whole sequence again
  *     "tokens":[" sat",...],              the N new tokens
  *     "generated":M,                      the table generated (N x 15)
  *     "k":10,"topTokens":["<d5>",...],    generated_top's k rows a step
@@ -15,8 +18,10 @@
  * position over the keys so far, layer by layer, head by head. Step 0's
  * is the last row of the prompt's attn_weights; step s > 0's is the
  * generation step's table (model/generate.h: the new token fed over the
- * cache). "weights" is written only when every step has them (a lesson
- * model, which keeps no cache, has the prompt's alone). M is a matrix as
+ * cache; a lesson model's, the last row of its pass over the whole
+ * sequence). "weights" is written only when every step has them (else
+ * the prompt's alone: a checkpoint's steps kept for some layers only,
+ * --layers). M is a matrix as
  * every matrix of the page (html_data.c). The view's words are not the
  * data's labels: the editor's command line carries them (html.c), so
  * that the page's core, which writes the data again, leaves them out. */
@@ -140,8 +145,10 @@ int html_write_generation(FILE *out, const trace *tr, mx_error *err)
     const size_t k = top != NULL ? top->values.rows / N : 0;
     fputs("\"generation\":{\"variant\":", out);
     json_string(out, table_variant_name(g));
-    fprintf(out, ",\"prompt\":%zu,\n\"tokens\":[",
-            trace_find_tokens(tr)->rows->n);
+    // a checkpoint's run-wide tables are the model's: it keeps a cache
+    fprintf(out, ",\"prompt\":%zu,\"cached\":%s,\n\"tokens\":[",
+            trace_find_tokens(tr)->rows->n,
+            g->variant == VARIANT_MODEL ? "true" : "false");
     for (size_t i = 0; i < N; i++) {
         fputs(i > 0 ? "," : "", out);
         json_string(out, g->rows->s[i]);

@@ -173,18 +173,18 @@ static int step_labels(step_recorder *r, const generate_model *gm,
 /* kv_cache_size (steps x 3) of a cache of L layers of width columns,
  * after each step: the positions it held (positions[s]), the keys' and
  * values' floats, their bytes. */
-static int put_cache_size(trace *tr, const kv_cache *c, const size_t *positions,
-                          size_t steps, mx_error *err)
+static int put_cache_size(trace *tr, variant_id v, const kv_cache *c,
+                          const size_t *positions, size_t steps, mx_error *err)
 {
     static const char *const columns[] = {"positions", "values", "bytes"};
     const labels *rows = trace_index_labels(tr, "step", steps, err);
     const labels *cols =
         rows ? trace_word_labels(tr, "", columns, 3, err) : NULL;
-    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_KV_CACHE_SIZE,
-                           false};
+    const table_key key = {v, 0, NO_HEAD, TABLE_KV_CACHE_SIZE, false};
     table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
     if (t == NULL)
         return -1;
+    t->stacked = false; /* the whole model's, not a block's (stack.h) */
     t->integral = true;
     for (size_t s = 0; s < steps; s++) {
         // keys and values, (L, positions, width) each
@@ -294,12 +294,16 @@ int generate_run(generation *out, const generate_model *gm,
         }
     }
     rc = record && gm->cache != NULL && !o->weights_only
-             ? put_cache_size(o->steps, gm->cache, held, steps, err)
+             ? put_cache_size(o->steps,
+                              o->variant != VARIANT_INPUT ? o->variant
+                                                          : VARIANT_MODEL,
+                              gm->cache, held, steps, err)
              : 0;
     // the pictures' tables: the heads' weights step by step, and each
     // chosen token's probability
     if (rc == 0 && record)
-        rc = generation_put_maps(o->steps, gm, seq, T, steps - 1, out, err);
+        rc = generation_put_maps(o->steps, gm, seq, T, steps - 1, out,
+                                 o->variant, err);
 done:
     if (record)
         gm->listen(gm->ctx, NULL);
@@ -331,6 +335,7 @@ int generation_put_table(trace *tr, variant_id v, const generation *g,
     table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
     if (t == NULL)
         return -1;
+    t->stacked = false; /* the whole model's, not a block's (stack.h) */
     // the ids and the counts: id, top_k_kept, top_p_kept, top1 .. top5
     t->integral_cols = table_bit_col(0) | table_bit_col(3) | table_bit_col(4);
     for (size_t k = 0; k < GENERATE_TOP; k++)
@@ -376,6 +381,7 @@ int generation_put_top(trace *tr, variant_id v, const generation *g,
     const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED_TOP, false};
     table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
     if (t != NULL) {
+        t->stacked = false; /* the whole model's, not a block's */
         t->integral_cols = table_bit_col(0);
         for (size_t i = 0; i < N * k; i++) {
             const generated_token *gt = &g->tokens[i / k];

@@ -14,7 +14,8 @@
  * A family that has an lm_head gives generation its step (a
  * generate_model): GPT-2 (model/gpt2/gpt2_generate.h), whose step keeps
  * a cache, and a trained lesson model (model/lesson/lesson_generate.h),
- * whose step runs the whole sequence again. The generator is seeded
+ * whose step runs the whole sequence again (its steps' tables are the
+ * last rows of that pass). The generator is seeded
  * right before the first step, as torch.manual_seed(seed) before
  * model.generate(...).
  *
@@ -59,12 +60,15 @@ typedef struct generate_model {
     /* The bytes of token id into buf (size bytes, not terminated);
      * returns their count (for --stop). */
     size_t (*bytes)(void *ctx, unsigned char *buf, size_t size, int32_t id);
-    /* For the steps' tables (--kv-steps), a family that keeps a cache:
-     * from now on its step hands every activation to hooks (hooks.h;
-     * NULL: none again), under the keys of its own run's tables; the
-     * label of token id into buf (NUL-terminated); and its cache, whose
-     * size kv_cache_size shows. NULL when the family has no cache (the
-     * lesson models, which run the whole sequence again). */
+    /* For the steps' tables (--kv-steps): from now on its step hands
+     * every activation to hooks (hooks.h; NULL: none again), under the
+     * keys of its own run's tables, the new token's rows (a family that
+     * keeps a cache computes no other; a lesson model, which runs the
+     * whole sequence again, hands on the last rows,
+     * model/lesson/lesson_steps.h); the label of token id into buf
+     * (NUL-terminated); and its cache, whose size kv_cache_size shows
+     * (a lesson model's: the cache it would keep). NULL: no steps'
+     * tables. */
     void (*listen)(void *ctx, const forward_hooks *hooks);
     void (*label)(void *ctx, char *buf, size_t size, int32_t id);
     const kv_cache *cache;
@@ -90,6 +94,11 @@ typedef struct {
      * --show-heads: n ranges each; 0: every one) */
     const index_range *layers, *heads;
     size_t n_layers, n_heads;
+    /* the variant whose heads the pictures' tables are made for, under
+     * which kv_cache_size and generated_p are put (a lesson model's; a
+     * run may generate with several); VARIANT_INPUT: every head, those
+     * two under VARIANT_MODEL (a checkpoint's) */
+    variant_id variant;
 } generate_options;
 
 /* One generated token: it, its probability in the distribution it was

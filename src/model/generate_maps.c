@@ -80,7 +80,7 @@ static int put_head(trace *tr, const table *prompt, size_t T, size_t S,
 
 /* generated_p (1 x N): each chosen token's probability where it was
  * picked, the columns labelled with the tokens. */
-static int put_probabilities(trace *tr, const generate_model *gm,
+static int put_probabilities(trace *tr, variant_id v, const generate_model *gm,
                              const generation *g, mx_error *err)
 {
     int32_t *ids = malloc((g->n > 0 ? g->n : 1) * sizeof *ids);
@@ -92,10 +92,11 @@ static int put_probabilities(trace *tr, const generate_model *gm,
     free(ids);
     const labels *row =
         cols != NULL ? trace_literal_label(tr, "probability", err) : NULL;
-    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_GENERATED_P, false};
+    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED_P, false};
     table *t = row != NULL ? trace_new(tr, &key, row, cols, err) : NULL;
     if (t == NULL)
         return -1;
+    t->stacked = false; /* the whole model's, not a block's (stack.h) */
     for (size_t i = 0; i < g->n; i++)
         t->values.v[i] = g->tokens[i].p;
     trace_release(tr, t);
@@ -103,7 +104,8 @@ static int put_probabilities(trace *tr, const generate_model *gm,
 }
 
 int generation_put_maps(trace *tr, const generate_model *gm, const int32_t *seq,
-                        size_t T, size_t S, const generation *g, mx_error *err)
+                        size_t T, size_t S, const generation *g, variant_id v,
+                        mx_error *err)
 {
     if (g->n == 0)
         return 0;
@@ -119,12 +121,13 @@ int generation_put_maps(trace *tr, const generate_model *gm, const int32_t *seq,
         const table *t = trace_at(tr, i);
         if (t->id != TABLE_ATTN_WEIGHTS || t->grad || t->step != 0 ||
             t->head == NO_HEAD || t->values.v == NULL || t->values.rows != T ||
-            t->values.cols != T)
+            t->values.cols != T || (v != VARIANT_INPUT && t->variant != v))
             continue;
         if (put_head(tr, t, T, S, rows, cols, err) != 0)
             return -1;
     }
-    if (put_probabilities(tr, gm, g, err) != 0)
+    if (put_probabilities(tr, v != VARIANT_INPUT ? v : VARIANT_MODEL, gm, g,
+                          err) != 0)
         return -1;
     return trace_flush(tr, err);
 }

@@ -33,8 +33,11 @@
 #include "model/trace.h"
 
 /* Appends the tables above to tr, after generation g from the prompt's T
- * tokens fed S steps (seq: the T + S tokens fed). */
+ * tokens fed S steps (seq: the T + S tokens fed): for the heads of
+ * variant v, generated_p under v (a lesson model's), or with v
+ * VARIANT_INPUT for every head, generated_p under VARIANT_MODEL. */
 int generation_put_maps(trace *tr, const generate_model *gm, const int32_t *seq,
-                        size_t T, size_t S, const generation *g, mx_error *err);
+                        size_t T, size_t S, const generation *g, variant_id v,
+                        mx_error *err);
 
 #endif

@@ -176,9 +176,9 @@ void fig_draw_colour_bar(cairo_t *cr, const section *S, double x)
             fig_draw_upright(cr, caption, x - 6 - line_h / 2,
                              y + fmax(0.0, (height - (double)n * line_h) / 2),
                              line_h);
-        else
-            fig_draw_text(cr, LABEL_FONT, caption, height, x - 6,
-                          y + height / 2, 0.5, 1.0, QUARTER_TURN);
+        else // on more lines beside a bar shorter than it (bar_lines)
+            fig_draw_wrapped(cr, LABEL_FONT, caption, height, x - 6,
+                             y + height / 2, 0.5, 1.0, QUARTER_TURN);
         ly = y + height + 20;
     }
     if (S->masked && S->shared_bar) {

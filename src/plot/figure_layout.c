@@ -64,8 +64,19 @@ static void size_section(section *S, const figure *pg)
     S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
     S->box_h = title_h + PAD + map_h + PAD + col_label_h + S->axis_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
-    /* a map's bar as tall as its caption (figure_maps.c) */
+    /* a map's bar as tall as its caption (figure_maps.c); a map of texts
+     * in its cells (the logit lens), no taller than its panel under its
+     * title (a lens of two layers), its caption then wrapped beside it,
+     * a sideways one (bar_lines) */
     S->bar_h = fmax(S->bar_h, S->caption_w);
+    const char *caption = fig_map_caption(S);
+    const double room = map_h + PAD + col_label_h + S->axis_h;
+    S->bar_lines = 1;
+    if (caption != NULL && first->cells != NULL && !fig_upright(caption) &&
+        S->bar_h > room) {
+        S->bar_h = fmax(room, BAR_SHORTEST);
+        S->bar_lines = (size_t)ceil(S->caption_w / S->bar_h);
+    }
 }
 
 /* Rows and columns of the grid for h heads: as square as h allows, wider
@@ -139,8 +150,14 @@ static void place(figure *pg, cairo_t *cr)
         double bw = fig_bar_width(cr, S);
         pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;
     }
-    /* room for a shared bar's upright caption */
-    pg->bar_x = pg->bar_w > 0 ? right + GAP + 20 : right;
+    /* room for a shared bar's upright caption, of one line or more */
+    size_t lines = 1;
+    for (size_t s = 0; s < pg->n_sections; s++)
+        if (pg->sections[s].shared_bar && pg->sections[s].bar_lines > lines)
+            lines = pg->sections[s].bar_lines;
+    pg->bar_x = pg->bar_w > 0
+                    ? right + GAP + 20 + (double)(lines - 1) * pg->line_h
+                    : right;
     pg->width =
         ceil(fmax(pg->bar_x + pg->bar_w, pg->header_w + MARGIN) + MARGIN);
     pg->height = ceil(y - GAP + MARGIN);

@@ -53,6 +53,7 @@
 #define BAR_WIDTH 16.0
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
+#define BAR_SHORTEST 80.0 /* a map's bar kept within its panel */
 #define WIDE 4.0      /* a table this many times wider than tall is "wide" */
 #define LEGEND_H 50.0 /* the masked cells' legend under a bar */
 #define LABEL_SIZE 10.0
@@ -108,6 +109,11 @@ void fig_text_size(cairo_t *cr, const char *font, const char *text,
 void fig_draw_text(cairo_t *cr, const char *font, const char *text,
                    double width, double x, double y, double ax, double ay,
                    double angle);
+
+/* fig_draw_text with the text wrapped to width, each line centred. */
+void fig_draw_wrapped(cairo_t *cr, const char *font, const char *text,
+                      double width, double x, double y, double ax, double ay,
+                      double angle);
 
 /* Draws text in LABEL_FONT wrapped to width from its top left (x, y), or
  * logs it as fig_draw_text does. */
@@ -166,6 +172,7 @@ typedef struct {
     double col_size;        /* their size in points when they go across */
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
+    size_t bar_lines;       /* the lines its caption wraps to beside it */
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
     double caption_w;       /* and its colour bar's caption, or 0 */

@@ -171,11 +171,14 @@ static void font_parts(const char *font, const char **families, bool *bold,
     *families = font_families();
 }
 
-void fig_draw_text(cairo_t *cr, const char *font, const char *text,
-                   double width, double x, double y, double ax, double ay,
-                   double angle)
+/* fig_draw_text, wrapped to width (each line centred) when wrap. */
+static void draw_layout_text(cairo_t *cr, const char *font, const char *text,
+                             double width, bool wrap, double x, double y,
+                             double ax, double ay, double angle)
 {
-    PangoLayout *layout = text_layout(cr, font, text, width, false);
+    PangoLayout *layout = text_layout(cr, font, text, width, wrap);
+    if (wrap)
+        pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
     int pw, ph;
     pango_layout_get_size(layout, &pw, &ph);
     cairo_save(cr);
@@ -195,6 +198,20 @@ void fig_draw_text(cairo_t *cr, const char *font, const char *text,
     }
     cairo_restore(cr);
     g_object_unref(layout);
+}
+
+void fig_draw_text(cairo_t *cr, const char *font, const char *text,
+                   double width, double x, double y, double ax, double ay,
+                   double angle)
+{
+    draw_layout_text(cr, font, text, width, false, x, y, ax, ay, angle);
+}
+
+void fig_draw_wrapped(cairo_t *cr, const char *font, const char *text,
+                      double width, double x, double y, double ax, double ay,
+                      double angle)
+{
+    draw_layout_text(cr, font, text, width, true, x, y, ax, ay, angle);
 }
 
 void fig_draw_paragraph(cairo_t *cr, const char *text, double width, double x,

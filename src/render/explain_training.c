@@ -271,5 +271,19 @@ void explain_lesson_generated(FILE *out, const table *t,
           "computes only the new row. The last of these %zu steps "
           "ran %zu words."),
         N, c->tokens + (N > 0 ? N - 1 : 0));
+    // what a cache would save: the first step runs the prompt's T rows,
+    // step s its T + s; a cache computes the T, then one a step
+    const size_t T = c->tokens, fed = N > 0 ? N - 1 : 0;
+    const size_t rows = N > 0 ? T + fed * T + fed * (fed + 1) / 2 : 0;
+    const size_t cached = N > 0 ? T + fed : 0;
+    explain_say(out, c->width,
+                _("What a cache would save: these %zu steps computed %zu rows "
+                  "of queries, keys and values in each head, every position "
+                  "again at each step. A KV cache would compute %zu of them, "
+                  "the prompt's %zu and then one a step, %zu fewer, and keep "
+                  "every position's keys and values instead: kv_cache_size "
+                  "counts them with --kv-steps, and the steps' tables show "
+                  "the rows a cache would have made."),
+                N, rows, cached, T, rows - cached);
     explain_picking(out, t, c);
 }

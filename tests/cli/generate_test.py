@@ -264,9 +264,7 @@ def main():
        "--explain: the cache and each step's warpers", e[:400])
 
     # bad input: one line, status 2
-    PROGRAM.check_error(["--variant", "fused", "--train", "2", "--generate",
-                         "2", "--kv-steps", "the cat"], "keeps no KV cache",
-                        "--kv-steps with a lesson model")
+    # (a lesson model's --kv-steps: lesson_generate_test.py)
     # --kv-steps goes with --plot (plot_generate_test.py) and --html
     # (html_generation_test.py)
     base = ["--model", wide]

@@ -11,8 +11,11 @@ headless Chromium at 1280 x 720 (and 1920 x 1080).
   head's cell is the CSV's weight of the last token over the keys so far
   (the prompt's attn_weights at the first step, the step's table of
   --kv-steps after it);
-- a lesson model after --train: its bars and its prompt's row, and the
-  note that it keeps no cache for the steps after;
+- a lesson model after --train (the wrapper, and a stack of two
+  blocks), which runs the whole sequence again at each step: at every
+  step its bars, and every layer's and head's row of the last token,
+  the CSV's (the prompt's attn_weights at the first step, the step's
+  table of --kv-steps after it);
 - the generation's settings in a lesson page's editor and in the Open
   a model box of a checkpoint's page: after each change (typed with the
   keyboard) the page's data is the program's for the command line, and
@@ -47,6 +50,10 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 GPT2 = os.path.join(sys.argv[2], "two_layers")
 SHOTS = sys.argv[3] if len(sys.argv) > 3 else None
 TEXT = "the cat sat on the mat"
+# a lesson model's corpus: its longest sentence leaves room to generate
+CORPUS = ["--corpus", os.path.join(sys.argv[2], "..", "lesson_generate",
+                                   "greedy.corpus.csv"), "--column", "text",
+          "--positions"]
 
 
 def csv_rows(mha, args, tables):
@@ -131,7 +138,7 @@ def check_step(driver, s, steps, weights, prompt, layered, name):
         return cells
     wrong, S = 0, prompt + s
     for layer, head, key, value in cells:
-        lay = layer[2:] if layered else ""
+        lay = layer.rsplit(".", 1)[-1] if layered else ""
         k = ((str(s), lay, head, 0, int(key)) if s > 0 else
              ("0", lay, head, prompt - 1, int(key)))
         wrong += weights.get(k) != value
@@ -399,6 +406,11 @@ def main():
                 check_step(driver, s, steps, weights, 6, True, name)
                 if s == 2:
                     shot(driver, "generation-%s-1280x720" % name)
+            captions = [e.text for e in driver.find_elements(
+                By.CSS_SELECTOR, ".gen-heads .gen-caption")]
+            ok(len(captions) == 1 and "the keys its cache holds" in
+               captions[0], "%s: the heads' caption names the cache" % name,
+               captions)
             count = driver.find_element(By.ID, "generation-count").text
             ok(count == "Step %d of %d" % (len(steps), len(steps)) and
                ("%d of %d" % (len(steps), len(steps)))
@@ -422,20 +434,43 @@ def main():
             if name == "greedy":
                 open_view(driver, page, (1920, 1080))
                 shot(driver, "generation-greedy-1920x1080")
-        # a lesson model after --train: its prompt's row, no cache after
-        args = [TEXT, "--train", "30", "--generate", "3", "--variant",
-                "wrapper", "--heads", "2"]
-        page = os.path.join(tmp, "lesson.html")
-        r = mha.run(args + ["--html", page])
-        ok(r.returncode == 0, "lesson: the page is written", r.stderr)
-        steps, weights = expected(mha, args, "wrapper")
-        open_view(driver, page)
-        cells = check_step(driver, 0, steps, None, 6, False, "lesson")
-        wrong = sum(weights.get(("0", "", h, 5, int(k))) != v
-                    for _, h, k, v in cells)
-        ok(len(cells) == 2 * 6 and wrong == 0,
-           "lesson: the prompt's last row of each head is the CSV's",
-           "%d cells, %d differ" % (len(cells), wrong))
+        # a lesson model after --train: every step's rows, as the
+        # checkpoints'
+        lessons = [
+            ("lesson", CORPUS + ["--train", "30", "--generate", "3",
+                                 "--variant", "wrapper", "--heads", "2",
+                                 "the cat"], "wrapper", False),
+            ("lesson stack", CORPUS + ["--train", "40", "--generate", "5",
+                                       "--variant", "block", "--layers", "2",
+                                       "--d-model", "4", "--heads", "2",
+                                       "the dog ran"], "block", True)]
+        for name, args, variant, layered in lessons:
+            page = os.path.join(tmp, name.replace(" ", "_") + ".html")
+            r = mha.run(args + ["--html", page])
+            ok(r.returncode == 0, "%s: the page is written" % name, r.stderr)
+            steps, _ = expected(mha, args, variant)
+            _, weights = expected(mha, args + ["--kv-steps"], variant)
+            open_view(driver, page)
+            slider = driver.find_element(By.ID, "generation-step")
+            ok(len(steps) == int(args[args.index("--generate") + 1]),
+               "%s: the slider goes over the %d steps" % (name, len(steps)))
+            for s in range(len(steps)):
+                if s > 0:
+                    slider.send_keys(Keys.ARROW_RIGHT)
+                    time.sleep(0.05)
+                cells = check_step(driver, s, steps, weights,
+                                   len(args[-1].split()), layered, name)
+                heads = {(c[0], c[1]) for c in cells}
+                ok(len(heads) == (4 if layered else 2),
+                   "%s step %d: a row for every layer and head" %
+                   (name, s + 1), heads)
+            captions = [e.text for e in driver.find_elements(
+                By.CSS_SELECTOR, ".gen-heads .gen-caption")]
+            ok(len(captions) == 1 and "keeps no cache" in captions[0] and
+               "last row of that pass" in captions[0],
+               "%s: the heads' caption says it keeps no cache" % name,
+               captions)
+            shot(driver, "generation-%s" % name.replace(" ", "-"))
         editor(driver, mha, tmp)
         open_model(driver, mha, tmp)
         logit_lens(driver, mha, tmp)

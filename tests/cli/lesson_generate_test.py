@@ -8,8 +8,10 @@ REFERENCE_DIR is tests/reference/lesson_generate: each case's arguments
 and the words PyTorch's notebook picked when called in a loop on the
 whole sequence (make_lesson_generate_reference.py). Every value of each
 variant's table generated in the tidy CSV must be PyTorch's float32
-exactly; then the positions' limit, the model read back with --weights,
-and bad input: status 2, one line, nothing on standard output.
+exactly; with --kv-steps, every value of each step's tables (the book's
+classes' tensors at that step, read by hooks); then the positions'
+limit, the model read back with --weights, and bad input: status 2, one
+line, nothing on standard output.
 """
 import csv
 import io
@@ -90,11 +92,77 @@ def matches_reference(name):
     return got
 
 
+STEP_TABLES = ["queries", "keys", "values", "attn_scores", "attn_weights",
+               "head_context"]
+
+
+def step_tables(stdout):
+    """The tidy CSV's tables of the generation steps: {(variant, step,
+    layer, head, table): {(row, col): value}}, and kv_cache_size's rows
+    per variant: {variant: {row: {column: value}}}."""
+    tables, cache = {}, {}
+    for row in csv.DictReader(io.StringIO(stdout.decode())):
+        if row["table"] == "kv_cache_size":
+            cache.setdefault(row["variant"], {}).setdefault(
+                int(row["row"]), {})[row["col_label"]] = float(row["value"])
+        if row["step"] == "":
+            continue
+        key = (row["variant"], int(row["step"]), int(row.get("layer") or 0),
+               int(row["head"]), row["table"])
+        tables.setdefault(key, {})[(int(row["row"]), int(row["col"]))] = \
+            float(row["value"])
+    return tables, cache
+
+
+def matches_steps(name, layers):
+    """--kv-steps: each step's tables are PyTorch's, bit for bit, and
+    kv_cache_size counts what a cache would hold."""
+    with open(os.path.join(REF, name + ".steps.json"), encoding="utf-8") as fh:
+        ref = json.load(fh)
+    args = args_of(name)
+    r = PROGRAM.run(args + ["--format", "csv"])
+    got, cache = step_tables(r.stdout)
+    n = wrong = values = 0
+    for variant, kept in ref.items():
+        for step, layer, head, table, rows, cols, hexes in kept:
+            want = [from_bits(hexes[8 * i:8 * i + 8])
+                    for i in range(rows * cols)]
+            mine = got.pop((variant, step, layer, head, table), {})
+            n += 1
+            values += len(want)
+            wrong += len(mine) != len(want) or any(
+                f32(mine.get((i // cols, i % cols), float("nan"))) != w
+                for i, w in enumerate(want))
+    ok(r.returncode == 0 and n > 0 and wrong == 0 and not got,
+       "%s --kv-steps: every step's q, k, v, scores, weights and context "
+       "are PyTorch's (%d tables, %d values, %d differ, %d not in the "
+       "reference)" % (name, n, values, wrong, len(got)),
+       r.stderr.decode()[-400:])
+    # a cache of the keys and values (every layer, all heads' columns)
+    # would hold 2 x L x P x width values after each step
+    steps = {s for kept in ref.values() for s, *_ in kept}
+    T = len(args[-1].split())
+    width = {v: sum(c for s, l, h, t, _, c, _ in kept
+                    if s == 1 and l == 0 and t == "keys")
+             for v, kept in ref.items()}
+    right = all(
+        [cache.get(v, {}).get(s) for s in range(len(steps) + 1)] ==
+        [{"positions": T + s, "values": 2 * layers * (T + s) * width[v],
+          "bytes": 8 * layers * (T + s) * width[v]}
+         for s in range(len(steps) + 1)] for v in ref)
+    ok(right, "%s: kv_cache_size, per step what a cache would hold" % name,
+       cache)
+
+
 def main():
+    matches_steps("steps", 1)
+    matches_steps("steps_stack", 2)
     greedy = matches_reference("greedy")
     matches_reference("sample_warped")
     matches_reference("sample_default")
     matches_reference("greedy_no_positions")
+    matches_reference("steps")
+    matches_reference("steps_stack")
 
     # the text: each variant's continuation between the marks, the words
     # of its generated table each after a space; the ids without decimals
@@ -131,6 +199,17 @@ def main():
     ok("no KV cache" in e and "whole sequence" in e and "top-p" in e and
        "1: 5, 2," in e, "--explain: no cache, and each step's warpers",
        e[:600])
+
+    # --explain: what a cache would save, with the run's numbers: the
+    # prompt's 2 words, then 3, 4 and 5 positions run again (14 rows); a
+    # cache computes 2, then one a step (5)
+    e = PROGRAM.run(args_of("steps") + ["--tables", "generated",
+                                        "--explain"]).stdout.decode()
+    said = " ".join(ln[2:] for ln in e.splitlines() if ln.startswith("# "))
+    ok("these 4 steps computed 14 rows" in said and
+       "would compute 5 of them, the prompt's 2" in said and "9 fewer" in said,
+       "--explain: what a cache would save, with the run's numbers",
+       said[:900])
 
     # the trained model saved with --csv-dir and read back with --weights
     # generates the same words

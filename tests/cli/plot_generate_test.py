@@ -9,7 +9,9 @@ the --kv-steps tables' and the table generated's, in GPT-2 and in a
 Llama-style checkpoint whose query heads share key/value heads. --plot
 draws them: a PNG of the size asked, not blank, an SVG whose texts name
 each kept head's panel, the generated tokens between the new text's
-marks and the strip's caption. --logit-lens's grid (logit_lens_grid):
+marks and the strip's caption. The same of a trained lesson model,
+which runs the whole sequence again at each step (a stack of two
+blocks). --logit-lens's grid (logit_lens_grid):
 each cell the first row of the layer's logit_lens for that position, in
 CSV and in the text grid (the token beside its probability), and drawn
 with its tokens written in the cells.
@@ -36,6 +38,13 @@ GPT2 = os.path.join(REF, "gpt2", "two_layers")
 WIDE = os.path.join(REF, "gpt2", "wide")  # 96 positions, 2 x 6 heads
 LLAMA = os.path.join(REF, "llama", "llama_tied_f32")
 PROMPT20 = "the cat sat on the mat, the dog ran off"  # 20 tokens of wide's
+# a trained lesson model of two heads; LESSON: a stack of two blocks
+TRAINED = ["--train", "60", "--optimizer", "adam", "--lr", "0.02",
+           "--d-model", "8", "--d-out", "8", "--heads", "2", "--seed", "123",
+           "--positions", "--corpus",
+           os.path.join(REF, "lesson_generate", "greedy.corpus.csv"),
+           "--column", "text"]
+LESSON = TRAINED + ["--variant", "block", "--layers", "2"]
 
 
 def rows_of(args):
@@ -59,8 +68,10 @@ def shape(cells):
 
 def check_generated(model, name, n):
     """attn_weights_generated against the prompt's and the steps' weights,
-    generated_p against generated."""
-    r, rows = rows_of(["--model", model, "--generate", str(n), "--kv-steps",
+    generated_p against generated; model: a checkpoint's folder, or the
+    arguments of a trained lesson model."""
+    model = ["--model", model] if isinstance(model, str) else model
+    r, rows = rows_of(model + ["--generate", str(n), "--kv-steps",
                        "--tables", "attn_weights,attn_weights_generated,"
                        "generated,generated_p", "the cat sat on the mat"])
     t = tables(rows)
@@ -162,13 +173,40 @@ def check_pictures(d):
     titles = [x for x in t if "attn_weights_generated" in x]
     ok(len(titles) == 2 * 4 and "probability of the chosen token" in t,
        "llama: a panel per layer and head", titles)
+    png = os.path.join(d, "lesson.png")
+    r = mha.run(LESSON + ["--generate", "6", "--kv-steps", "--plot", png,
+                          "the cat"])
+    ok(r.returncode == 0 and png_size(png) is not None and
+       png_colours(png) > 8, "a lesson model's generation: a PNG, not blank",
+       r.stderr[-200:])
+    t = svg_texts(LESSON + ["--generate", "6", "--kv-steps", "the cat"],
+                  os.path.join(d, "lesson.svg"))
+    titles = [x for x in t if "attn_weights_generated" in x]
+    marked = [x for x in t if x.startswith("Q:\u27e6")]
+    ok(titles == ["[block.%d] head %d: attn_weights_generated" % (l, h)
+                  for l in range(2) for h in range(2)] and
+       len(marked) == 4 * 5 and "probability of the chosen token" in t,
+       "a lesson model: a panel per block and head, the 5 tokens fed after "
+       "the prompt marked in each, the probabilities' strip", (titles, marked))
     t = svg_texts(["--model", GPT2, "--logit-lens", "the cat sat on the mat"],
                   os.path.join(d, "lens.svg"))
     _, rows = rows_of(["--model", GPT2, "--logit-lens", "--tables",
                        "logit_lens", "the cat sat on the mat"])
     tops = {x["row_label"].split(" \u2192 ", 1)[1] for x in rows
             if int(x["row"]) % 5 == 0}
-    ok("probability of the likeliest next token" in t and
+    # the bar no taller than the grid's panel: its caption on two lines,
+    # and no empty band under the grid (the page ends a margin below the
+    # columns' title)
+    with open(os.path.join(d, "lens.svg"), encoding="utf-8") as f:
+        svg = f.read()
+    height = float(re.search(r'<svg [^>]*height="([0-9.]+)pt"', svg).group(1))
+    title_y = float(re.search(r'<text [^>]*y="([0-9.]+)"[^>]*>position \(',
+                              svg).group(1))
+    ok(0 < height - title_y <= 40,
+       "--logit-lens --plot of two layers: no empty band under the grid",
+       (height, title_y))
+    ok("probability of the likeliest next token" in
+       " ".join(x.strip() for x in t) and
        "[gpt2] logit_lens_grid" in t and tops and tops <= set(t),
        "--logit-lens --plot: the grid with every cell's token written",
        (sorted(tops), t[:12]))
@@ -213,6 +251,8 @@ def check_lens_grid():
 def main():
     check_generated(GPT2, "gpt2", 5)
     check_generated(LLAMA, "llama", 4)
+    check_generated(TRAINED + ["--variant", "fused"], "lesson fused", 4)
+    check_generated(LESSON, "lesson block --layers 2", 5)
     check_lens_grid()
     # the page shows the steps (html_generation_test.py checks its numbers)
     with tempfile.TemporaryDirectory() as d:

@@ -22,11 +22,24 @@ The warpers (temperature, top-k, top-p, in _get_logits_warper's order)
 are make_generate_reference.py's, copied from transformers'
 generation/logits_process.py.
 
+A case with kv_steps (--kv-steps) also records each step's tables: at
+step s (the sequence fed has T + s positions, s >= 1), the tensors the
+class computes in that step's whole forward pass, read by forward hooks
+on the class's own submodules (W_query, W_key, W_value: q, k, v; the
+dropout's input: the weights; the module's output, or out_proj's input
+in the fused class: the context) and by a TorchFunctionMode that keeps
+what `attn_scores.masked_fill_(...)` leaves (the scores) in the
+attention module running. A head's tables are its columns (the fused
+class's view into heads); a step's tables are the last position's row
+of q, scores, weights and context, and every position's k and v.
+
 It writes, into OUTDIR (default: the `lesson_generate` folder beside
 this script), for each case:
 
   NAME.args        the mha-explain arguments, one a line ({DIR}: OUTDIR)
   NAME.corpus.csv  the corpus, column text
+  NAME.steps.json  (kv_steps) {variant: [[step, layer, head, table, rows,
+                   cols, hex bits row by row], ...]}
   NAME.json        {"context_full": C or 0, "variants": {variant: rows}},
                    a row per new word: its id, its probability where it
                    was picked and in the model's softmax, the tokens
@@ -45,6 +58,7 @@ import sys
 
 import torch
 import torch.nn as nn
+from torch.overrides import TorchFunctionMode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -65,7 +79,8 @@ def case(name, **kw):
              seed=123, variants=["fused"], steps=80, lr=0.02,
              optimizer="adam", positions=True, corpus=CORPUS, grad=False,
              threads=1, order="kqv", order_given=False, generate=6,
-             sample=False, temperature=1.0, top_k=0, top_p=1.0)
+             sample=False, temperature=1.0, top_k=0, top_p=1.0,
+             kv_steps=False)
     c.update(kw)
     CASES.append(c)
 
@@ -82,9 +97,101 @@ case("sample_default", variants=["wrapper"], sample=True, top_k=50,
 # sentence (context_length), which bounds the sequence as the positions do
 case("greedy_no_positions", variants=["single"], positions=False,
      generate=16, steps=40, optimizer="sgd", lr=0.2)
+# --kv-steps: each step's tables, every variant (the book's classes), and
+# a stack of two blocks
+case("steps", variants=["single", "wrapper", "fused", "block"], generate=4,
+     kv_steps=True)
+case("steps_stack", variants=["block"], layers=2, generate=3,
+     sentence="a dog", kv_steps=True, steps=60)
 
 
-def generate(nb, prompt, c):
+class ScoresKept(TorchFunctionMode):
+    """Keeps what each Tensor.masked_fill_ leaves (the classes'
+    attn_scores, masked) in the list kept() gives."""
+
+    def __init__(self, kept):
+        super().__init__()
+        self.kept = kept
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func is torch.Tensor.masked_fill_:
+            self.kept().append(out.detach().clone())
+        return out
+
+
+def attention_modules(nb, c, variant):
+    """[(layer, head or None, module)]: the attention classes the
+    notebook's module runs, block by block; the wrapper's heads each."""
+    m = nb.module
+    if variant == "wrapper":
+        return [(0, h, a) for h, a in enumerate(m.heads)]
+    if variant != "block":
+        return [(0, None, m)]
+    if c.get("layers"):
+        return [(i, None, block.attention) for i, block in enumerate(m)]
+    return [(0, None, m.attention)]
+
+
+def record_step(nb, c, variant, forward, step, out):
+    """forward(), step `step`'s pass of the loop, run with the hooks; its
+    tables appended to out: [step, layer, head, table, 2-D tensor].
+    Returns what forward returns."""
+    seen = {}  # ((layer, head), part) -> tensor
+    handles = []
+    running = []
+
+    def keep(key, part, of_input):
+        def hook(module, inputs, output):
+            t = inputs[0] if of_input else output
+            seen[(key, part)] = t.detach().clone()
+        return hook
+
+    def entering(key):
+        def hook(module, inputs):
+            running.append(key)
+        return hook
+
+    for layer, h, a in attention_modules(nb, c, variant):
+        key = (layer, h)
+        handles.append(a.register_forward_pre_hook(entering(key)))
+        for part, sub in (("q", a.W_query), ("k", a.W_key), ("v", a.W_value)):
+            handles.append(sub.register_forward_hook(keep(key, part, False)))
+        handles.append(a.dropout.register_forward_hook(
+            keep(key, "weights", True)))
+        if hasattr(a, "out_proj"):
+            handles.append(a.out_proj.register_forward_hook(
+                keep(key, "context", True)))
+        else:
+            handles.append(a.register_forward_hook(
+                keep(key, "context", False)))
+    with ScoresKept(lambda: seen.setdefault((running[-1], "scores"), [])):
+        result = forward()
+    for handle in handles:
+        handle.remove()
+    for layer, h, a in attention_modules(nb, c, variant):
+        key = (layer, h)
+        scores = seen[(key, "scores")][0][0]   # (P, P), or (H, P, P)
+        weights = seen[(key, "weights")][0]
+        q, k, v, context = (seen[(key, p)][0]
+                            for p in ("q", "k", "v", "context"))
+        fused = scores.dim() == 3
+        for head in range(scores.shape[0]) if fused else [h or 0]:
+            if fused:
+                cut = slice(head * a.head_dim, (head + 1) * a.head_dim)
+                parts = (q[:, cut], k[:, cut], v[:, cut], scores[head],
+                         weights[head], context[:, cut])
+            else:
+                parts = (q, k, v, scores, weights, context)
+            for name, t, last in zip(
+                    ("queries", "keys", "values", "attn_scores",
+                     "attn_weights", "head_context"), parts,
+                    (True, False, False, True, True, True)):
+                out.append([step, layer, head, name, t[-1:] if last else t])
+    return result
+
+
+def generate(nb, prompt, c, steps=None, variant=None):
     """The loop above; per new word (token, probs picked from, the model's
     probs, [kept after top-k, after top-p]), and whether the positions
     filled."""
@@ -96,7 +203,13 @@ def generate(nb, prompt, c):
     torch.manual_seed(c["seed"])
     with torch.no_grad():
         while True:
-            logits = nb.logits(torch.tensor(ids))[-1:]
+            fed = torch.tensor(ids)
+            if steps is not None and len(ids) > len(prompt):
+                # a step after the prompt's: its tables kept
+                logits = record_step(nb, c, variant, lambda: nb.logits(fed),
+                                     len(ids) - len(prompt), steps)[-1:]
+            else:
+                logits = nb.logits(fed)[-1:]
             vocab = logits.shape[-1]
             kept = [vocab, vocab]
             if c["sample"]:
@@ -144,6 +257,8 @@ def args_of(c):
     a = train.args_of(c)
     shown = a.pop()
     a += ["--generate", str(c["generate"])]
+    if c["kv_steps"]:
+        a.append("--kv-steps")
     if c["sample"]:
         a.append("--sample")
         if c["temperature"] != 1.0:
@@ -163,15 +278,26 @@ def run_case(outdir, c):
     sentences = [torch.tensor([vocab[w] for w in s]) for s in corpus]
     shown = torch.tensor([vocab[w] for w in shown_words])
     out = {"context_full": 0, "variants": {}}
+    steps = {}
     for variant in c["variants"]:
         nb = train.train_notebook(c, variant, vocab, sentences, shown)
-        picked, full = generate(nb, shown.tolist(), c)
+        kept = [] if c["kv_steps"] else None
+        picked, full = generate(nb, shown.tolist(), c, kept, variant)
+        if kept is not None:
+            steps[variant] = [[s, layer, head, name, t.shape[0], t.shape[1],
+                               "".join(bits(x) for x in t.reshape(-1))]
+                              for s, layer, head, name, t in kept]
         if full:
             out["context_full"] = nb.context
         out["variants"][variant] = rows_of(picked)
         words = list(vocab)
         print(c["name"], variant, " ".join(words[t] for t, _, _, _ in picked))
     name = c["name"]
+    if c["kv_steps"]:
+        with open(os.path.join(outdir, name + ".steps.json"), "w",
+                  encoding="utf-8", newline="\n") as f:
+            json.dump(steps, f, indent=0)
+            f.write("\n")
     with open(os.path.join(outdir, name + ".json"), "w", encoding="utf-8",
               newline="\n") as f:
         json.dump(out, f, indent=1)

@@ -123,10 +123,14 @@ function mhaGeneration(p) {
         'last token only (step 1).')));
       return box;
     }
-    box.appendChild(el('p', {'class': 'gen-caption'}, tr(
+    box.appendChild(el('p', {'class': 'gen-caption'}, g.cached ? tr(
       'Each head\'s attention row of the last token over the tokens so far ' +
       '(the keys its cache holds), from which the next token was ' +
-      'predicted:')));
+      'predicted:') : tr(
+      'Each head\'s attention row of the last token over the tokens so far, ' +
+      'from which the next token was predicted. This model keeps no cache: ' +
+      'at each step it ran every token again, and this is the last row of ' +
+      'that pass:')));
     var m = decode(all[step]), keys = p.data().queries.slice(0, g.prompt)
       .concat(g.tokens.slice(0, step));
     var lut = p.lutOf(p.colors().map), cells = [];

@@ -9,6 +9,7 @@
 
 #include "base/i18n.h"
 #include "model/generate.h"
+#include "model/lesson/lesson_steps.h"
 
 /* What the steps share: the model and the sequence so far. */
 typedef struct {
@@ -19,6 +20,11 @@ typedef struct {
     const labels *vocab;
     size_t *ids; /* (cap) the prompt, then the new words */
     size_t n, cap;
+    /* the steps' tables (--kv-steps, the page): whom a step hands its
+       heads' tables to (NULL: no one), and the cache the module would
+       keep, which kv_cache_size shows (lesson_steps.h) */
+    const forward_hooks *listener;
+    kv_cache would_keep;
 } lesson_steps;
 
 /* ids (n) appended to the sequence; logits (V) of its last row:
@@ -40,12 +46,25 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
         return -1;
     float loss;
     const train_sentence seq = {s->ids, s->n};
-    const int rc = train_pass(&loss, &all, NULL, s->m, s->variant, s->dims,
-                              &s->cfg, &seq, NULL, err);
+    int rc = train_pass(&loss, &all, NULL, s->m, s->variant, s->dims, &s->cfg,
+                        &seq, NULL, err);
     if (rc == 0)
         memcpy(logits, matrix_at(&all, s->n - 1, 0), V * sizeof *logits);
     matrix_free(&all);
+    // the step's tables: the last rows of the module's pass over the
+    // whole sequence again
+    if (rc == 0 && s->listener != NULL)
+        rc = lesson_step_record(&s->would_keep.width, &s->would_keep.n_layer,
+                                s->listener, s->variant, s->m, &s->cfg, s->ids,
+                                s->n, err);
     return rc;
+}
+
+/* generate_model.listen: the steps from now on hand their tables to hk. */
+static void listen(void *ctx, const forward_hooks *hk)
+{
+    lesson_steps *s = ctx;
+    s->listener = hk;
 }
 
 /* --stop reads the new text as the words joined by spaces: a space,
@@ -68,6 +87,13 @@ static void word_label(const void *ctx, char *buf, size_t size, int32_t id)
 {
     const labels *vocab = ctx;
     snprintf(buf, size, "%s", vocab->s[id]);
+}
+
+/* generate_model.label: word id of the steps' vocabulary. */
+static void step_label(void *ctx, char *buf, size_t size, int32_t id)
+{
+    const lesson_steps *s = ctx;
+    word_label(s->vocab, buf, size, id);
 }
 
 /* generated (N x 15) of variant v (generate.h's table), each row
@@ -114,16 +140,25 @@ int lesson_generate_into(trace *tr, variant_id id, const run_request *rq,
     }
     for (size_t i = 0; i < T; i++)
         start[i] = (int32_t)prompt[i];
+    // with --kv-steps (or for the page) the steps' tables, as a cache
+    // would have made them
+    const bool steps = rq->kv_steps || rq->page_steps;
     const generate_model gm = {.ctx = &s,
                                .vocab = m->lm_head->rows,
                                .context = C,
                                .end = -1,
                                .step = step,
-                               .bytes = bytes};
+                               .bytes = bytes,
+                               .listen = steps ? listen : NULL,
+                               .label = step_label,
+                               .cache = &s.would_keep};
     const generate_options o = {.n = rq->generate,
                                 .how = rq->sampling,
                                 .seed = rq->seed,
-                                .stop = rq->stop};
+                                .stop = rq->stop,
+                                .steps = steps ? tr : NULL,
+                                .weights_only = !rq->kv_steps,
+                                .variant = id};
     generation gen;
     int rc = generate_run(&gen, &gm, &o, start, T, err);
     free(start);

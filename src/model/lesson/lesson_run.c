@@ -704,6 +704,9 @@ static bool trained_makes(const run_request *rq, const model_input *in,
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
            ((id == TABLE_GENERATED || id == TABLE_GENERATED_TOP) &&
             rq->generate > 0) ||
+           ((id == TABLE_KV_CACHE_SIZE ||
+             (id != TABLE_COUNT && (table_bit(id) & GENERATE_MAP_TABLES))) &&
+            rq->generate > 0 && rq->kv_steps) ||
            ((id == TABLE_ATTN_WEIGHTS_STEPS || id == TABLE_HEAD_SCORES_STEPS) &&
             rq->checkpoints);
 }
