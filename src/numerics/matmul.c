@@ -26,6 +26,15 @@
 #define MATMUL_X86 0
 #endif
 
+/* WebAssembly's 128-bit SIMD (clang -msimd128: the page's families
+ * core, src/wasm/meson.build) */
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define MATMUL_WASM_SIMD 1
+#else
+#define MATMUL_WASM_SIMD 0
+#endif
+
 #ifdef __clang__
 /* gcc never contracts with -ffp-contract=off (meson.build); clang is told
  * here as well */
@@ -68,10 +77,6 @@ static void kernel_portable(float *tile, const float *const *arow,
             tile[r * NR + j] = acc[r][j];
 }
 
-#if MATMUL_X86
-
-/* ---- AVX2: 6 x 16, twelve vectors of 8 sums ------------------------------ */
-
 /* One step of a tile row: acc0, acc1 += a * (b0, b1), each product
  * rounded before the add. */
 #define STEP2(add, mul, acc0, acc1, a) \
@@ -79,6 +84,10 @@ static void kernel_portable(float *tile, const float *const *arow,
         acc0 = add(acc0, mul(a, b0));  \
         acc1 = add(acc1, mul(a, b1));  \
     } while (0)
+
+#if MATMUL_X86
+
+/* ---- AVX2: 6 x 16, twelve vectors of 8 sums ------------------------------ */
 
 /* The kernels start from the tile, so a first block zeroes it first. The
  * sums live in named variables: the compiler keeps every one in a
@@ -163,6 +172,52 @@ kernel_avx512(float *tile, const float *const *arow, const float *bp, size_t kc,
 
 #endif
 
+#if MATMUL_WASM_SIMD
+
+/* ---- WebAssembly SIMD: 4 x 8, eight vectors of 4 sums -------------------- */
+
+/* f32x4.mul then f32x4.add: each product rounded before its add, as the
+ * portable kernel's (WebAssembly has no fused multiply-add but relaxed
+ * SIMD's, which is not used) */
+static void kernel_simd128(float *tile, const float *const *arow,
+                           const float *bp, size_t kc, bool load)
+{
+    enum { NR = 8 };
+    if (!load)
+        memset(tile, 0, 4 * NR * sizeof *tile);
+    v128_t c00 = wasm_v128_load(tile + 0 * NR),
+           c01 = wasm_v128_load(tile + 0 * NR + 4);
+    v128_t c10 = wasm_v128_load(tile + 1 * NR),
+           c11 = wasm_v128_load(tile + 1 * NR + 4);
+    v128_t c20 = wasm_v128_load(tile + 2 * NR),
+           c21 = wasm_v128_load(tile + 2 * NR + 4);
+    v128_t c30 = wasm_v128_load(tile + 3 * NR),
+           c31 = wasm_v128_load(tile + 3 * NR + 4);
+    const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
+    for (size_t k = 0; k < kc; k++) {
+        const v128_t b0 = wasm_v128_load(bp + k * NR);
+        const v128_t b1 = wasm_v128_load(bp + k * NR + 4);
+        STEP2(wasm_f32x4_add, wasm_f32x4_mul, c00, c01,
+              wasm_f32x4_splat(a0[k]));
+        STEP2(wasm_f32x4_add, wasm_f32x4_mul, c10, c11,
+              wasm_f32x4_splat(a1[k]));
+        STEP2(wasm_f32x4_add, wasm_f32x4_mul, c20, c21,
+              wasm_f32x4_splat(a2[k]));
+        STEP2(wasm_f32x4_add, wasm_f32x4_mul, c30, c31,
+              wasm_f32x4_splat(a3[k]));
+    }
+    wasm_v128_store(tile + 0 * NR, c00);
+    wasm_v128_store(tile + 0 * NR + 4, c01);
+    wasm_v128_store(tile + 1 * NR, c10);
+    wasm_v128_store(tile + 1 * NR + 4, c11);
+    wasm_v128_store(tile + 2 * NR, c20);
+    wasm_v128_store(tile + 2 * NR + 4, c21);
+    wasm_v128_store(tile + 3 * NR, c30);
+    wasm_v128_store(tile + 3 * NR + 4, c31);
+}
+
+#endif
+
 typedef struct {
     size_t mr, nr;
     kernel_fn run;
@@ -177,6 +232,11 @@ static const kernel_info kernels[MATMUL_KERNELS] = {
 #else
     [MATMUL_AVX2] = {4, 8, kernel_portable, "avx2"},
     [MATMUL_AVX512] = {4, 8, kernel_portable, "avx512"},
+#endif
+#if MATMUL_WASM_SIMD
+    [MATMUL_SIMD128] = {4, 8, kernel_simd128, "simd128"},
+#else
+    [MATMUL_SIMD128] = {4, 8, kernel_portable, "simd128"},
 #endif
 };
 
@@ -215,6 +275,19 @@ typedef struct {
     float *packed; /* panels of b: panel j at packed + j * K * nr */
 } job;
 
+/* dst = src (n floats), four at a time: a copy of a constant size is a
+ * load and a store where memcpy of a panel's row would be a call (in
+ * WebAssembly, without bulk memory, a loop in the C library), once for
+ * each k of every panel. */
+static void copy_floats(float *dst, const float *src, size_t n)
+{
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        memcpy(dst + j, src + j, 4 * sizeof *dst);
+    for (; j < n; j++)
+        dst[j] = src[j];
+}
+
 /* bp (K, nr) = columns [j0, j0 + nr) of b, zero past column N. */
 static void pack_panel(float *bp, const matmul_problem *p, size_t j0, size_t nr)
 {
@@ -232,7 +305,7 @@ static void pack_panel(float *bp, const matmul_problem *p, size_t j0, size_t nr)
         }
     } else {
         for (size_t k = 0; k < p->K; k++)
-            memcpy(bp + k * nr, p->b + k * p->ldb + j0, cols * sizeof *bp);
+            copy_floats(bp + k * nr, p->b + k * p->ldb + j0, cols);
     }
     for (size_t k = 0; k < p->K; k++)
         for (size_t j = cols; j < nr; j++)
@@ -269,8 +342,8 @@ static void panel_task(void *ctx, size_t panel)
             const bool first = p->bias != NULL && p->bias_first;
             if (k0 > 0)
                 for (size_t r = 0; r < rows; r++)
-                    memcpy(tile + r * nr, p->c + (i0 + r) * p->ldc + j0,
-                           cols * sizeof *tile);
+                    copy_floats(tile + r * nr, p->c + (i0 + r) * p->ldc + j0,
+                                cols);
             else if (first)
                 for (size_t r = 0; r < mr; r++)
                     for (size_t j = 0; j < nr; j++)
@@ -284,7 +357,7 @@ static void panel_task(void *ctx, size_t panel)
                     for (size_t j = 0; j < cols; j++)
                         dst[j] = src[j] + p->bias[j0 + j];
                 else
-                    memcpy(dst, src, cols * sizeof *dst);
+                    copy_floats(dst, src, cols);
             }
         }
     }

@@ -11,9 +11,10 @@
  *
  * b is packed into panels of NR columns (K rows of NR floats each) and a
  * into panels of MR rows; a kernel keeps an MR x NR tile of sums in
- * registers and adds one product to each per k. There are three kernels:
+ * registers and adds one product to each per k. There are four kernels:
  * portable C, AVX2 and AVX-512, the best the processor has chosen when
- * the program runs; AVX-512 computes a MATMUL_FULL problem with its sums
+ * the program runs, and WebAssembly's SIMD in a core built with it
+ * (src/wasm/meson.build); AVX-512 computes a MATMUL_FULL problem with its sums
  * kept in registers over all of K (matmul_wide.h). Panels of columns are
  * shared out over the threads.
  * A single row of a (M = 1, a generated token's) reads b where it lies,
@@ -28,7 +29,7 @@
 #include "numerics/matmul_problem.h"
 #include "numerics/workers.h"
 
-/* "portable", "avx2", "avx512". */
+/* "portable", "avx2", "avx512", "simd128". */
 const char *matmul_kernel_name(matmul_kernel k);
 
 /* Computes p with kernel k (which must be supported), sharing panels out

@@ -7,6 +7,12 @@
 #else
 #define MATMUL_X86 0
 #endif
+/* a WebAssembly core built with -msimd128 (src/wasm/meson.build) */
+#if defined(__wasm_simd128__)
+#define MATMUL_WASM_SIMD 1
+#else
+#define MATMUL_WASM_SIMD 0
+#endif
 
 bool matmul_kernel_supported(matmul_kernel k)
 {
@@ -21,6 +27,10 @@ bool matmul_kernel_supported(matmul_kernel k)
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f");
 #endif
+#if MATMUL_WASM_SIMD
+    case MATMUL_SIMD128:
+        return true;
+#endif
     default:
         return false;
     }
@@ -28,6 +38,8 @@ bool matmul_kernel_supported(matmul_kernel k)
 
 matmul_kernel matmul_kernel_best(void)
 {
+    if (matmul_kernel_supported(MATMUL_SIMD128))
+        return MATMUL_SIMD128;
     if (matmul_kernel_supported(MATMUL_AVX512))
         return MATMUL_AVX512;
     if (matmul_kernel_supported(MATMUL_AVX2))

@@ -12,6 +12,7 @@ typedef enum {
     MATMUL_PORTABLE, /* plain C, any processor */
     MATMUL_AVX2,     /* 8 floats per instruction */
     MATMUL_AVX512,   /* 16 floats per instruction */
+    MATMUL_SIMD128,  /* WebAssembly SIMD, 4 floats per instruction */
     MATMUL_KERNELS
 } matmul_kernel;
 

@@ -20,6 +20,15 @@
 #define MATVEC_X86 0
 #endif
 
+/* WebAssembly's 128-bit SIMD (clang -msimd128: the page's families
+ * core) */
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define MATVEC_WASM_SIMD 1
+#else
+#define MATVEC_WASM_SIMD 0
+#endif
+
 #ifdef __clang__
 /* gcc never contracts with -ffp-contract=off (meson.build); clang is told
  * here as well */
@@ -75,7 +84,7 @@ void matvec_run_plain(const matmul_problem *p, size_t j0, size_t j1)
  * [done, j1). */
 typedef size_t (*slice_fn)(const matmul_problem *p, size_t j0, size_t j1);
 
-#if MATVEC_X86
+#if MATVEC_X86 || MATVEC_WASM_SIMD
 
 /* The sums of rows [j0, j0 + n) of b^T from the terms k >= k0 on, their
  * first terms already in c[j0 ..]; then the bias when it comes last. */
@@ -92,14 +101,16 @@ static void rows_finish(const matmul_problem *p, size_t j0, size_t n, size_t k0)
     }
 }
 
+#endif
+
 /* ---- b (K, N): vectors of sums along a row of b --------------------------- */
 
 /* c[j] += a[k] * b[k][j], then a[k + 1] * b[k + 1][j], ...: four rows of
  * b per pass over the slice, each sum loaded and stored once per pass
- * and added to in order of k. */
-#define COLUMNS_KERNEL(name, isa, V, W, load, store, add, mul, set1, zero)    \
-    __attribute__((target(isa))) static size_t name(const matmul_problem *p,  \
-                                                    size_t j0, size_t j1)     \
+ * and added to in order of k. ATTRS: the function's attributes (its
+ * instruction set). */
+#define COLUMNS_KERNEL(name, ATTRS, V, W, load, store, add, mul, set1, zero)  \
+    ATTRS static size_t name(const matmul_problem *p, size_t j0, size_t j1)   \
     {                                                                         \
         const bool first = p->bias != NULL && p->bias_first;                  \
         const size_t end = j0 + (j1 - j0) / W * W, K = p->K, ldb = p->ldb;    \
@@ -133,14 +144,16 @@ static void rows_finish(const matmul_problem *p, size_t j0, size_t n, size_t k0)
         return end;                                                           \
     }
 
+#if MATVEC_X86
+
 /* target avx2 without fma: the compiler has no fused multiply-add to
  * reach for */
-COLUMNS_KERNEL(columns_avx2, "avx2", __m256, 8, _mm256_loadu_ps,
-               _mm256_storeu_ps, _mm256_add_ps, _mm256_mul_ps, _mm256_set1_ps,
-               _mm256_setzero_ps)
-COLUMNS_KERNEL(columns_avx512, "avx512f", __m512, 16, _mm512_loadu_ps,
-               _mm512_storeu_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_set1_ps,
-               _mm512_setzero_ps)
+COLUMNS_KERNEL(columns_avx2, __attribute__((target("avx2"))), __m256, 8,
+               _mm256_loadu_ps, _mm256_storeu_ps, _mm256_add_ps, _mm256_mul_ps,
+               _mm256_set1_ps, _mm256_setzero_ps)
+COLUMNS_KERNEL(columns_avx512, __attribute__((target("avx512f"))), __m512, 16,
+               _mm512_loadu_ps, _mm512_storeu_ps, _mm512_add_ps, _mm512_mul_ps,
+               _mm512_set1_ps, _mm512_setzero_ps)
 
 /* ---- b^T (N, K): rows turned into vectors --------------------------------- */
 
@@ -235,6 +248,76 @@ ROWS_KERNEL(rows_avx512, "avx512f", __m512, 16, four_rows, _mm512_loadu_ps,
 
 #endif
 
+#if MATVEC_WASM_SIMD
+
+/* ---- WebAssembly SIMD: 4 sums a vector ------------------------------------ */
+
+static inline v128_t zero_simd128(void)
+{
+    return wasm_f32x4_splat(0.0f);
+}
+
+/* f32x4.mul then f32x4.add: each product rounded before its add */
+COLUMNS_KERNEL(columns_simd128, , v128_t, 4, wasm_v128_load, wasm_v128_store,
+               wasm_f32x4_add, wasm_f32x4_mul, wasm_f32x4_splat, zero_simd128)
+
+/* b^T (N, K), eight rows at a time in two vectors of 4 sums, over the
+ * terms k < K / 4 * 4; rows_finish adds the rest. Each row's four terms
+ * at k .. k + 3 are one load; a 4 x 4 transpose of four rows makes t_i
+ * the four rows' terms at k + i, added to their sums in order of k. */
+static size_t rows_simd128(const matmul_problem *p, size_t j0, size_t j1)
+{
+    enum { R = 8 };
+    const bool first = p->bias != NULL && p->bias_first;
+    const size_t K4 = p->K / 4 * 4, ldb = p->ldb;
+    size_t j = j0;
+    for (; j + R <= j1; j += R) {
+        v128_t s0 = first ? wasm_v128_load(p->bias + j) : zero_simd128();
+        v128_t s1 = first ? wasm_v128_load(p->bias + j + 4) : zero_simd128();
+        const float *rows = p->b + j * ldb;
+        for (size_t k = 0; k < K4; k += 4) {
+            const v128_t a0 = wasm_f32x4_splat(p->a[k]);
+            const v128_t a1 = wasm_f32x4_splat(p->a[k + 1]);
+            const v128_t a2 = wasm_f32x4_splat(p->a[k + 2]);
+            const v128_t a3 = wasm_f32x4_splat(p->a[k + 3]);
+            for (size_t g = 0; g < 2; g++) {
+                const float *r = rows + g * 4 * ldb + k;
+                const v128_t v0 = wasm_v128_load(r);
+                const v128_t v1 = wasm_v128_load(r + ldb);
+                const v128_t v2 = wasm_v128_load(r + 2 * ldb);
+                const v128_t v3 = wasm_v128_load(r + 3 * ldb);
+                const v128_t u0 = wasm_i32x4_shuffle(v0, v1, 0, 4, 1, 5);
+                const v128_t u1 = wasm_i32x4_shuffle(v0, v1, 2, 6, 3, 7);
+                const v128_t u2 = wasm_i32x4_shuffle(v2, v3, 0, 4, 1, 5);
+                const v128_t u3 = wasm_i32x4_shuffle(v2, v3, 2, 6, 3, 7);
+                v128_t s = g == 0 ? s0 : s1;
+                s = wasm_f32x4_add(
+                    s,
+                    wasm_f32x4_mul(a0, wasm_i32x4_shuffle(u0, u2, 0, 1, 4, 5)));
+                s = wasm_f32x4_add(
+                    s,
+                    wasm_f32x4_mul(a1, wasm_i32x4_shuffle(u0, u2, 2, 3, 6, 7)));
+                s = wasm_f32x4_add(
+                    s,
+                    wasm_f32x4_mul(a2, wasm_i32x4_shuffle(u1, u3, 0, 1, 4, 5)));
+                s = wasm_f32x4_add(
+                    s,
+                    wasm_f32x4_mul(a3, wasm_i32x4_shuffle(u1, u3, 2, 3, 6, 7)));
+                if (g == 0)
+                    s0 = s;
+                else
+                    s1 = s;
+            }
+        }
+        wasm_v128_store(p->c + j, s0);
+        wasm_v128_store(p->c + j + 4, s1);
+        rows_finish(p, j, R, K4);
+    }
+    return j;
+}
+
+#endif
+
 /* ---- slices over the threads ---------------------------------------------- */
 
 /* The kernels of each matmul_kernel: b (K, N), b^T (N, K); NULL: the
@@ -245,12 +328,18 @@ static const slice_fn columns_of[MATMUL_KERNELS] = {
     [MATMUL_AVX2] = columns_avx2,
     [MATMUL_AVX512] = columns_avx512,
 #endif
+#if MATVEC_WASM_SIMD
+    [MATMUL_SIMD128] = columns_simd128,
+#endif
 };
 static const slice_fn rows_of[MATMUL_KERNELS] = {
     [MATMUL_PORTABLE] = NULL,
 #if MATVEC_X86
     [MATMUL_AVX2] = rows_avx2,
     [MATMUL_AVX512] = rows_avx512,
+#endif
+#if MATVEC_WASM_SIMD
+    [MATMUL_SIMD128] = rows_simd128,
 #endif
 };
 

@@ -8,9 +8,17 @@ module whose exports are core.h's functions.
 FLAGS are clang's for each compilation (target, sysroot, warnings,
 include directories); the link adds -mexec-model=reactor, drops unused
 sections and strips the names.
+
+Where binaryen's wasm-opt is on the PATH, the linked module is optimised
+with it at FLAGS' last -O level, as clang's own link would run it; this
+script runs it (the link is given no -O) so that the features the
+module uses are named to it (-msimd128: --enable-simd): the link strips
+the section that would name them, and wasm-opt would refuse the module.
+Without wasm-opt the linked module is the core.
 """
 import concurrent.futures
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,11 +50,19 @@ def main():
             with open(os.path.join(tmp, "%d.d" % i)) as f:
                 text = f.read().replace("\\\n", " ")
             deps.update(text.split(":", 1)[1].split())
-        link = ([clang] + flags + ["-mexec-model=reactor",
-                                   "-Wl,--gc-sections", "-Wl,--strip-all",
-                                   "-o", out] + objects)
+        levels = [f for f in flags if f.startswith("-O")]
+        link = ([clang] + [f for f in flags if not f.startswith("-O")] +
+                ["-mexec-model=reactor", "-Wl,--gc-sections",
+                 "-Wl,--strip-all", "-o", out] + objects)
         if subprocess.call(link) != 0:
             return 1
+        wasm_opt = shutil.which("wasm-opt")
+        if wasm_opt is not None and levels and levels[-1] != "-O0":
+            features = ["--enable-simd"] if "-msimd128" in flags else []
+            level = "-Os" if levels[-1] == "-O" else levels[-1]
+            if subprocess.call([wasm_opt, out, level] + features +
+                               ["-o", out]) != 0:
+                return 1
     with open(depfile, "w") as f:
         f.write("%s: %s\n" % (out.replace(" ", "\\ "),
                               " ".join(d.replace(" ", "\\ ")

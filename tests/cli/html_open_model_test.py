@@ -160,7 +160,7 @@ def check_run(driver, mha, cwd, name, text, label, notes=True):
     """The page's data against the program's page for --model name text:
     the same, the step-through's notes too; with notes=False (the
     classroom page's core, which leaves the checkpoint families' notes
-    out: src/wasm/no_checkpoint_notes.c), the same but the notes, and
+    out: src/render/explain_checkpoints_page.c), the same but the notes, and
     the page's steps without one."""
     data = json.loads(driver.execute_script(PAGE_DATA))
     want = program_data(mha, cwd, name, text)
