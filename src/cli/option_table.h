@@ -52,13 +52,14 @@ enum option_type {
 };
 
 /* Where an option does something: a set of the lessons' variant_bits
- * (model.h) and APPLIES_CHECKPOINT for a checkpoint's run (--model).
+ * (model.h; APPLIES_LESSON: every row of VARIANT_LIST) and
+ * APPLIES_CHECKPOINT for a checkpoint's run (--model).
  * An option given where it does nothing is a usage error. */
 #define APPLIES_CHECKPOINT (1u << 16)
-#define APPLIES_LESSON                                             \
-    ((unsigned)(VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED | \
-                VARIANT_BLOCK))
+#define APPLIES_LESSON VARIANTS_ALL
 #define APPLIES_ANY (APPLIES_LESSON | APPLIES_CHECKPOINT)
+_Static_assert((APPLIES_LESSON & APPLIES_CHECKPOINT) == 0,
+               "APPLIES_CHECKPOINT must lie above every variant's bit");
 
 /* What the live page (--html, docs/html.md) does with an option given. */
 enum page_use {

@@ -27,7 +27,10 @@
   var page = window.mhaPage;
   var runScript = document.getElementById('mha-run');
   if (!page || !runScript) return;
-  /* the core's loading, for model_open.js's core of its own */
+  /* the core's bytes and its WASI imports (core_bytes.js), also for
+   * model_open.js's core of its own */
+  var unpack = window.mhaCoreBytes.unpack;
+  var wasiImports = window.mhaCoreBytes.wasiImports;
   page.coreParts = {unpack: unpack, wasiImports: wasiImports};
   var run = JSON.parse(runScript.textContent);
   var tr = page.tr;
@@ -89,53 +92,6 @@
   }
 
   /* ---- the core ---- */
-
-  /* The bytes of base 85 text: each 5 digits 4 bytes, big-endian; a
-   * last group of n + 1 digits n bytes (the missing digits the largest).
-   * The digits are set here, not beside the function: a page that cannot
-   * be edited returns before them, and its "Open a model" unpacks too. */
-  function base85(text) {
-    /* The digits of the core's base 85 (src/wasm/embed_core.py): the
-     * printable ASCII characters but < > & ' " \ ` ( and :. */
-    var BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
-      'abcdefghijklmnopqrstuvwxyz{|}~';
-    var digit = new Uint8Array(128);
-    for (var d = 0; d < 85; d++) digit[BASE85.charCodeAt(d)] = d;
-    var n = text.length, rest = n % 5;
-    var bytes = new Uint8Array((n - rest) / 5 * 4 + (rest > 0 ? rest - 1 : 0));
-    for (var i = 0, o = 0; i < n; i += 5) {
-      var v = 0;
-      for (var j = 0; j < 5; j++)
-        v = v * 85 + (i + j < n ? digit[text.charCodeAt(i + j)] : 84);
-      for (j = 0; j < 4 && o < bytes.length; j++)
-        bytes[o++] = Math.floor(v / Math.pow(256, 3 - j)) % 256;
-    }
-    return bytes;
-  }
-
-  /* The bytes of a gzip'd base 85 script element. */
-  function unpack(id) {
-    var bytes = base85(document.getElementById(id).textContent.trim());
-    var stream = new Blob([bytes]).stream()
-      .pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer();
-  }
-
-  /* WASI, as far as the core reaches it: it writes no file and never
-   * exits (its messages come back in its results). */
-  function wasiImports(memory) {
-    var EBADF = 8;
-    return {
-      wasi_snapshot_preview1: {
-        fd_close: function () { return EBADF; },
-        fd_seek: function () { return EBADF; },
-        fd_write: function (fd, iovs, n, written) {
-          new DataView(memory().buffer).setUint32(written, 0, true);
-          return EBADF;
-        }
-      }
-    };
-  }
 
   var core = null;
   var ready = false; /* a core is loaded and may run */

@@ -37,6 +37,8 @@ enum variant_bits {
 };
 
 #define MODEL_N_VARIANTS (VARIANT_ID_COUNT - 1)
+/* Every variant of VARIANT_LIST, as a set of variant_bits. */
+#define VARIANTS_ALL ((unsigned)((1u << MODEL_N_VARIANTS) - 1u))
 
 typedef struct {
     const char *name; /* as --variant, the tables and the files name it */

@@ -9,10 +9,12 @@
  * (lesson_size.c), the page's list of variants (html_data.c) and
  * --explain loop over the rows and know no variant by name.
  *
- * To add a variant: its line in VARIANT_LIST, its row and its member of
- * module_room here and in variants.c, and its module file (the struct of
- * its parameters, their init and free, its forward pass and its training
- * pass).
+ * To add a variant: its line in VARIANT_LIST (catalogue.h), its member
+ * of module_room here, its row in variants.c, its module's files (the
+ * struct of its parameters, their init and free, its forward pass; its
+ * training pass in a file of its own, as model/heads.h and train_parts.h
+ * each define a head_work) and src/meson.build (docs/architecture.md,
+ * "What an addition touches").
  */
 #ifndef MHA_VARIANTS_H
 #define MHA_VARIANTS_H
