@@ -7,9 +7,10 @@
  *
  * pow(2) is x * x; mean is PyTorch's sum then a division by D, the sum
  * over the contiguous last dimension in the order of its CPU kernel
- * (cascade_sum's vectorized_inner_sum: 8 lanes, each lane's vectors in
- * four interleaved cascades, then the leftover values, then the lanes in
- * order); rsqrt is 1 / sqrt, each rounded.
+ * (sum_all, numerics/tensor.h: cascade_sum's vectorized_inner_sum, 8
+ * lanes, each lane's vectors in four interleaved cascades, then the
+ * leftover values, then the lanes in order); rsqrt is 1 / sqrt, each
+ * rounded.
  */
 #ifndef MHA_RMS_NORM_H
 #define MHA_RMS_NORM_H
@@ -17,10 +18,6 @@
 #include <stddef.h>
 
 #include "numerics/tensor.h"
-
-/* x.sum(-1) of one contiguous row of n values, as PyTorch's CPU kernel
- * adds them. */
-float torch_row_sum(const float *x, size_t n);
 
 /* out (T, D) = RMSNorm of each row of x (T, D) with weight (D) and eps. */
 void rms_norm(matrix *out, const matrix *x, const float *weight, float eps);
