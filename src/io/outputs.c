@@ -48,7 +48,7 @@ static int grow(void *array, size_t *cap, size_t n, size_t size)
 
 /* Whether the file at e->name is the one this run wrote (mine) or there is
  * none (missing); async-signal-safe. */
-void outputs_look_at_name(const entry *e, bool *mine, bool *missing)
+void outputs_look_at_name(const output_entry *e, bool *mine, bool *missing)
 {
     struct stat st;
     int rc = lstat(e->name, &st);
@@ -61,7 +61,7 @@ void outputs_look_at_name(const entry *e, bool *mine, bool *missing)
  * replaced dropped, this run's file removed where it replaced nothing. A
  * file at the name that this run did not write stays; so does a kept
  * file that is the only copy of the old one. Async-signal-safe. */
-static void take_back(const entry *e)
+static void take_back(const output_entry *e)
 {
     bool mine, missing;
     outputs_look_at_name(e, &mine, &missing);
@@ -106,7 +106,7 @@ void outputs_undo(outputs *tx)
 {
     take_all_back(tx);
     for (size_t i = 0; i < tx->n; i++) {
-        entry *e = &tx->entries[i];
+        output_entry *e = &tx->entries[i];
         e->has_kept = e->linked = e->placed = false;
     }
     tx->moving = false;
@@ -352,7 +352,7 @@ static char *folder_name(size_t i)
 }
 
 /* e's name, and in a folder group the folder sub to make. */
-static int name_entry(entry *e, const group *g, const char *sub,
+static int name_entry(output_entry *e, const group *g, const char *sub,
                       const char *name)
 {
     if (!g->folder) {
@@ -377,7 +377,7 @@ static int name_entry(entry *e, const group *g, const char *sub,
 
 /* Makes entry e's temporary file, with the signals blocked; its
  * descriptor, or -1 with err set. */
-static int make_temp(entry *e, const group *g, mx_error *err)
+static int make_temp(output_entry *e, const group *g, mx_error *err)
 {
     int fd = -1;
     if (g->folder) {
@@ -417,7 +417,7 @@ int outputs_create(outputs *tx, FILE **f, size_t index, const char *sub,
     sigset_t old;
     cleanup_block(&old);
     int fd = -1;
-    entry *e = NULL;
+    output_entry *e = NULL;
     if (grow(&tx->entries, &tx->cap, tx->n, sizeof *tx->entries) != 0) {
         err_nomem(err, _("the file list"));
     } else {

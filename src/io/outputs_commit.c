@@ -45,7 +45,7 @@ static int lock_folders(outputs *tx, mx_error *err)
     const char *last = NULL; /* pages of one run share a folder */
     size_t last_len = 0;
     for (size_t i = 0; i < tx->n; i++) {
-        const entry *e = &tx->entries[i];
+        const output_entry *e = &tx->entries[i];
         if (tx->groups[e->group].folder)
             continue;
         const char *slash = strrchr(e->name, '/');
@@ -63,7 +63,7 @@ static int lock_folders(outputs *tx, mx_error *err)
 }
 
 /* Before anything moves: every name can take its file. */
-static int check_entry(const outputs *tx, const entry *e, mx_error *err)
+static int check_entry(const outputs *tx, const output_entry *e, mx_error *err)
 {
     struct stat st;
     if (tx->groups[e->group].folder) {
@@ -104,7 +104,7 @@ static int check_entry(const outputs *tx, const entry *e, mx_error *err)
 /* The new file takes the permission bits of the regular file it
  * replaces (a private file stays private), set on its descriptor: the
  * temporary name is never followed. */
-static void take_mode(const entry *e, mode_t mode)
+static void take_mode(const output_entry *e, mode_t mode)
 {
     int fd = openat(e->at, e->temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -134,7 +134,7 @@ static bool may_replace(const char *name, const struct stat *st)
 
 /* Moves e's file to its name with one rename, the file there kept as
  * e->kept: a hard link (the name never goes missing), else moved. */
-static int place(outputs *tx, entry *e, mx_error *err)
+static int place(outputs *tx, output_entry *e, mx_error *err)
 {
     if (e->sub != NULL && outputs_make_dir(tx, e->sub, false, err) != 0)
         return -1;
@@ -167,7 +167,7 @@ static int place(outputs *tx, entry *e, mx_error *err)
 /* After every file is placed: each is still at its name, not replaced by
  * a later file of the run with the same name (--plot and --html naming
  * one file, or --html a file of --csv-dir, whatever the spelling). */
-static int check_intact(const entry *e, mx_error *err)
+static int check_intact(const output_entry *e, mx_error *err)
 {
     bool mine, missing;
     outputs_look_at_name(e, &mine, &missing);

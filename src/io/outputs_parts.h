@@ -27,7 +27,7 @@ typedef struct {
     bool linked;   /* kept is a hard link: name still held the old file
                       until this one was moved there */
     bool placed;   /* the file was renamed to name */
-} entry;
+} output_entry;
 
 typedef struct {
     bool folder;       /* files in dir's private folder, else beside names */
@@ -38,7 +38,7 @@ typedef struct {
 } group;
 
 struct outputs {
-    entry *entries; /* (n) in the order they were made */
+    output_entry *entries; /* (n) in the order they were made */
     size_t n, cap;
     group *groups; /* (n_groups) in the order they were begun */
     size_t n_groups, cap_groups;
@@ -51,7 +51,7 @@ struct outputs {
 
 /* Whether the file at e->name is the one this run wrote (mine) or there is
  * none (missing); async-signal-safe. */
-void outputs_look_at_name(const entry *e, bool *mine, bool *missing);
+void outputs_look_at_name(const output_entry *e, bool *mine, bool *missing);
 
 /* The folder path exists (made now if missing, remembered to be removed
  * if the run fails). follow: path may be a symlink to a folder (one the
