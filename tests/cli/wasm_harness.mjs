@@ -35,8 +35,9 @@ export function pageImports(importsPath) {
 
 /* The core of wasmPath, with the page's imports when given (a function of
  * the memory, as mhaCoreImports): give(dir) copies the folder's files
- * into its memory as the page does; run(args) is {status, text}, its
- * output or its refusal. */
+ * into its memory as the page does; run(args[, csv]) is {status, text},
+ * its output or its refusal (csv 1, the default: as the command line
+ * writes it; 0: the page's data, as the page's worker asks). */
 export async function loadCore(wasmPath, coreImports) {
   const wasi = new WASI({ version: 'preview1', args: [], env: {} });
   const module = await WebAssembly.compile(readFileSync(wasmPath));
@@ -67,10 +68,10 @@ export async function loadCore(wasmPath, coreImports) {
       });
       x.mx_folder(table, names.length);
     },
-    run(args) {
+    run(args, csv = 1) {
       const bytes = enc.encode(args.map((a) => a + '\0').join(''));
       const p = put(bytes);
-      const r = x.mx_run(p, bytes.length, 1, 0, 0);
+      const r = x.mx_run(p, bytes.length, csv, 0, 0);
       x.mx_free(p);
       const v = new Uint32Array(x.memory.buffer, r, 3);
       const out = {
