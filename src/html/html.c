@@ -182,6 +182,11 @@ static const char *const generate_words[] = {
        "that pass:"),
     N_("This model keeps no cache: its heads are shown for the prompt's "
        "last token only (step 1)."),
+    /* TRANSLATORS: a checkpoint's generation whose steps' rows were not
+     * kept (a Llama-style checkpoint without --kv-steps) */
+    N_("This model keeps a cache, but this run kept its heads' rows for the "
+       "prompt only (--kv-steps keeps every step's): they are shown at step "
+       "1 only."),
     N_("Move the slider, or focus it and use the arrow keys, to go through "
        "the steps."),
     /* TRANSLATORS: the live page's generation settings (--generate and

@@ -355,6 +355,10 @@ static const char *const page_words[] = {
     N_("{0}: {1} bytes, more than the {2} bytes the page can hold"),
     /* TRANSLATORS: {0} is a file's name, {1} and {2} numbers */
     N_("Reading {0} ({1} of {2})…"),
+    /* TRANSLATORS: {0} is the folder of the model: the status while a
+     * folder's first run reads its model (and says what is wrong with
+     * it) */
+    N_("Loading the model in {0}…"),
     /* TRANSLATORS: the legend of a trained model's training fields */
     N_("Keep training (--train, on --corpus)"),
     /* TRANSLATORS: {0} is a number of sentences, {1} the corpus's file,

@@ -19,9 +19,9 @@
  * is the last row of the prompt's attn_weights; step s > 0's is the
  * generation step's table (model/generate.h: the new token fed over the
  * cache; a lesson model's, the last row of its pass over the whole
- * sequence). "weights" is written only when every step has them (else
- * the prompt's alone: a checkpoint's steps kept for some layers only,
- * --layers). M is a matrix as
+ * sequence). "weights" is written only when every step has them, else
+ * the prompt's alone: a Llama-style checkpoint keeps its steps' tables
+ * with --kv-steps only (its page's caption says so). M is a matrix as
  * every matrix of the page (html_data.c). The view's words are not the
  * data's labels: the editor's command line carries them (html.c), so
  * that the page's core, which writes the data again, leaves them out. */
@@ -119,7 +119,7 @@ static int write_weights(FILE *out, const trace *tr, const table *g,
     if (every)
         fputc(']', out);
     else if (L > 0 && H > 0 && step_rows(v, tr, w0, L, H, 0)) {
-        // the prompt's alone (a model without a cache)
+        // the prompt's alone (the steps' tables not kept)
         fputs(",\n\"weights\":[", out);
         json_floats(out, v, L * H, T);
         fputc(']', out);

@@ -12,7 +12,8 @@ tiny --generate 2 --html` (the families core, in a worker) is opened at
 the text (typed, Enter runs it), the generation's new tokens (typed:
 "Generating" shows), the view buttons (Enter) and the step-through's Next
 (Enter, to its last step). A Llama folder is opened too, then every bad
-folder of the CLI's tests (a file missing, a safetensors file truncated,
+folder of the CLI's tests (the status saying the folder's model loads,
+never that it generates, before the message) (a file missing, a safetensors file truncated,
 too short or its header past its end, an unknown model_type, a
 vocabulary or a tokenizer that does not match the weights, a file too
 large): each shows the program's message for --lang L, word for word,
@@ -320,13 +321,23 @@ def walk(driver, lang, shown, mha, tmp, tiny, llama, bad, shots):
 
     for name, folder in bad:
         state = choose(driver, folder)
-        shown.extend(statuses(driver))
+        seen = statuses(driver)
+        shown.extend(seen)
         got = driver.find_element(By.ID, "model-open-error").text
         status, want = cli_message(mha, lang, name, tmp)
         ok(state == "error" and got != "" and (got == want or
                                                 name == "too_large"),
            "%s: %s: the program's message in the page's language" %
            (lang, name), [got, want, status])
+        # while the folder loads, the status says so (not that it
+        # generates), then the error alone
+        loading = tr("Loading the model in {0}\u2026", name)
+        ok(name == "too_large" or
+           (loading in seen and loading != "Loading the model in %s\u2026"
+            % name and not any(generating.split("3")[0] in s for s in seen)
+            and seen[-1] == ""),
+           "%s: %s: the status says the model loads, then the error" %
+           (lang, name), seen)
         shown.append(got)
         grab()
     if shots:

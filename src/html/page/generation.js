@@ -118,7 +118,10 @@ function mhaGeneration(p) {
     var all = g.weights || [];
     var step = all.length > s ? s : -1;
     if (step < 0) {
-      box.appendChild(el('p', {'class': 'summary hint'}, tr(
+      box.appendChild(el('p', {'class': 'summary hint'}, g.cached ? tr(
+        'This model keeps a cache, but this run kept its heads\' rows for ' +
+        'the prompt only (--kv-steps keeps every step\'s): they are shown ' +
+        'at step 1 only.') : tr(
         'This model keeps no cache: its heads are shown for the prompt\'s ' +
         'last token only (step 1).')));
       return box;

@@ -98,6 +98,13 @@
   row.appendChild(box);
 
   var core = null, dir = null;
+  /* the folder whose first run is still to come: that run reads its
+   * model (and finds what is wrong with it), which its status says */
+  var fresh = null;
+
+  function loading() {
+    return tr('Loading the model in {0}\u2026', fresh);
+  }
 
   function setError(message) {
     error.textContent = message;
@@ -137,6 +144,7 @@
 
   /* A run's answer on the page. */
   function show(out, t0) {
+    fresh = null;
     if (out.status !== 0) {
       setError(out.text);
       status.textContent = '';
@@ -154,7 +162,10 @@
    * Llama-style and BERT folders too (model_runner.js); null elsewhere. */
   var runner = window.mhaModelRunner ? window.mhaModelRunner(page, {
     box: box, status: status, setError: setError, show: show,
-    busy: function () { return GEN && GEN.steps() ? GEN.busy() : null; }
+    busy: function () {
+      return fresh !== null ? loading() :
+        GEN && GEN.steps() ? GEN.busy() : null;
+    }
   }) : null;
   /* for tests/tools/live_timing.py: command lines of its own */
   page.modelRunner = runner;
@@ -208,6 +219,7 @@
       return Promise.resolve();
     }
     dir = null;
+    fresh = folder;
     box.setAttribute('data-state', 'busy');
     if (runner)
       return runner.open(folder, top).then(function (ready) {
@@ -289,14 +301,17 @@
       return entry ? entries(entry, '', into) : null;
     })).then(function () { open(into); });
   });
-  /* A run that generates may take seconds: the status says so before the
-   * page stops for it (after the next painted frame). */
+  /* A run that generates, or the first run of a folder, may take
+   * seconds: the status says so before the page stops for it (after the
+   * next painted frame). */
   function runSoon() {
-    if (!GEN || !GEN.steps() || !core || dir === null) {
+    var busy = fresh !== null ? loading() : GEN && GEN.steps() ? GEN.busy() :
+      null;
+    if (busy === null || !core || dir === null) {
       runText();
       return;
     }
-    status.textContent = GEN.busy();
+    status.textContent = busy;
     requestAnimationFrame(function () { setTimeout(runText, 0); });
   }
   text.addEventListener('change', runSoon);
