@@ -11,6 +11,9 @@ headless Chromium at 1280 x 720 (and 1920 x 1080).
   head's cell is the CSV's weight of the last token over the keys so far
   (the prompt's attn_weights at the first step, the step's table of
   --kv-steps after it);
+- a Llama-style checkpoint without --kv-steps, which keeps the prompt's
+  rows only: after the first step, the caption says the model keeps a
+  cache and --kv-steps keeps every step's;
 - a lesson model after --train (the wrapper, and a stack of two
   blocks), which runs the whole sequence again at each step: at every
   step its bars, and every layer's and head's row of the last token,
@@ -48,6 +51,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 GPT2 = os.path.join(sys.argv[2], "two_layers")
+LLAMA = os.path.join(sys.argv[2], "..", "llama", "llama_tied_f32")
 SHOTS = sys.argv[3] if len(sys.argv) > 3 else None
 TEXT = "the cat sat on the mat"
 # a lesson model's corpus: its longest sentence leaves room to generate
@@ -434,6 +438,25 @@ def main():
             if name == "greedy":
                 open_view(driver, page, (1920, 1080))
                 shot(driver, "generation-greedy-1920x1080")
+        # a Llama-style checkpoint keeps its steps' rows with --kv-steps
+        # only: without it, the prompt's; its caption says the model keeps
+        # a cache
+        page = os.path.join(tmp, "llama.html")
+        r = mha.run(["--model", LLAMA, TEXT, "--generate", "3", "--html",
+                     page])
+        ok(r.returncode == 0, "llama: the page is written", r.stderr)
+        open_view(driver, page)
+        driver.find_element(By.ID, "generation-step").send_keys(
+            Keys.ARROW_RIGHT)
+        time.sleep(0.05)
+        hint = driver.find_elements(By.CSS_SELECTOR, ".gen-heads .hint")
+        hint = hint[0].text if hint else ""
+        ok("keeps a cache" in hint and "--kv-steps" in hint and
+           "no cache" not in hint and not driver.find_elements(
+               By.CSS_SELECTOR, "td.gen-weight"),
+           "llama without --kv-steps, step 2: no rows, and the caption says "
+           "the model keeps a cache and --kv-steps keeps the steps'", hint)
+        shot(driver, "generation-llama-step2")
         # a lesson model after --train: every step's rows, as the
         # checkpoints'
         lessons = [
