@@ -100,9 +100,23 @@ double fig_ticks_width(cairo_t *cr, const color_range *sc)
 
 /* The right-hand column's width for a section: its shared bar, and the
  * legend of its masked cells. */
+double fig_strip_caption(cairo_t *cr, const section *S, double *w)
+{
+    double h = 0;
+    *w = 0;
+    if (S->strip && S->shared_bar) {
+        fig_text_size(cr, LABEL_FONT, bar_caption(S), STRIP_CAPTION_W, true, w,
+                      &h);
+        h += STRIP_CAPTION_GAP;
+    }
+    return h;
+}
+
 double fig_bar_width(cairo_t *cr, const section *S)
 {
     double widest = S->shared_bar ? fig_ticks_width(cr, &S->sc) : 0, w, h;
+    fig_strip_caption(cr, S, &w);
+    widest = fmax(widest, w);
     if (S->masked && S->shared_bar) {
         fig_text_size(cr, LABEL_FONT, masked_legend(S), 0, false, &w, &h);
         widest = fmax(widest, BAR_WIDTH + 6 + w);
@@ -145,7 +159,8 @@ void fig_draw_bar(cairo_t *cr, const color_range *sc, double x, double y,
     cairo_set_line_width(cr, 0.75);
     cairo_rectangle(cr, x, y, BAR_WIDTH, height);
     cairo_stroke(cr);
-    int step = height < 90.0 ? 2 : 1;
+    // five ticks; three on a short bar, the ends alone on a strip's
+    int step = height < 50.0 ? 4 : height < 90.0 ? 2 : 1;
     for (int k = 0; k <= 4; k += step) {
         double ty = y + height * (1.0 - k / 4.0);
         char tick[64];
@@ -172,14 +187,17 @@ void fig_draw_colour_bar(cairo_t *cr, const section *S, double x)
         double w, line_h;
         fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &w, &line_h);
         size_t n = (size_t)g_utf8_strlen(caption, -1);
-        if (fig_upright(caption)) /* Chinese never sideways */
+        if (S->strip) // across, under the bar of a strip's one row
+            fig_draw_wrapped(cr, LABEL_FONT, caption, STRIP_CAPTION_W, x,
+                             y + height + STRIP_CAPTION_GAP, 0, 0, 0);
+        else if (fig_upright(caption)) /* Chinese never sideways */
             fig_draw_upright(cr, caption, x - 6 - line_h / 2,
                              y + fmax(0.0, (height - (double)n * line_h) / 2),
                              line_h);
         else // on more lines beside a bar shorter than it (bar_lines)
             fig_draw_wrapped(cr, LABEL_FONT, caption, height, x - 6,
                              y + height / 2, 0.5, 1.0, QUARTER_TURN);
-        ly = y + height + 20;
+        ly = y + height + fig_strip_caption(cr, S, &w) + 20;
     }
     if (S->masked && S->shared_bar) {
         draw_masked(cr, x, ly, BAR_WIDTH);

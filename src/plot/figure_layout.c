@@ -77,6 +77,11 @@ static void size_section(section *S, const figure *pg)
         S->bar_h = fmax(room, BAR_SHORTEST);
         S->bar_lines = (size_t)ceil(S->caption_w / S->bar_h);
     }
+    /* a map of one row (generated_p): a bar as tall as the row, its
+     * caption under it */
+    S->strip = caption != NULL && rows_b == 1;
+    if (S->strip)
+        S->bar_h = fmax(map_h, BAR_STRIP);
 }
 
 /* Rows and columns of the grid for h heads: as square as h allows, wider
@@ -144,8 +149,11 @@ static void place(figure *pg, cairo_t *cr)
         }
         y += row_h;
         S->top = top + pg->title_h + PAD;
-        double bar_bottom =
-            S->shared_bar ? S->top + S->bar_h + (S->masked ? LEGEND_H : 0) : 0;
+        double cw, bar_bottom = S->shared_bar
+                                    ? S->top + S->bar_h +
+                                          fig_strip_caption(cr, S, &cw) +
+                                          (S->masked ? LEGEND_H : 0)
+                                    : 0;
         y = bar_bottom + GAP > y ? bar_bottom + GAP : y;
         double bw = fig_bar_width(cr, S);
         pg->bar_w = bw > pg->bar_w ? bw : pg->bar_w;

