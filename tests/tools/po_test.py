@@ -8,6 +8,8 @@ Prints TAP. The template is made afresh from po/POTFILES with xgettext
   - the .po holds every message of the sources (msgcmp);
   - it compiles with msgfmt -c (format strings agree with the English);
   - every message is translated and none is fuzzy.
+The Chinese catalogues write 词元 / 詞元 for a token, as the page does,
+never the English word but in names (--tokens, next_tokens).
 Also no source file outside POTFILES calls _() or ngettext(), and no
 message reaches the user without gettext: no bare string literal is the
 message of err_usage, err_input, err_set, fail_at, err_nomem, err_write or
@@ -95,6 +97,22 @@ def untranslated(source):
     return found
 
 
+def latin_tokens(po):
+    """The translations of po that write the English word token(s) (or
+    Token) where the language has its own word: every one but a name the
+    program writes as it is (an option, a table, a file, a field of
+    model.json between quotes)."""
+    with open(po, encoding="utf-8") as f:
+        text = f.read()
+    found = []
+    for m in re.finditer(r'^msgstr(?:\[\d\])? ((?:".*"\n?)+)', text, re.M):
+        value = "".join(re.findall(r'"(.*)"', m.group(1)))
+        found += [value for w in re.finditer(
+            r'(?<![\w.\-\u201c\u300c])(?<!\\")[Tt]okens?'
+            r'(?![\w.\-\u201d\u300d])(?!\\")', value)]
+    return found
+
+
 def main():
     langs = lines("LINGUAS")
     sources = lines("POTFILES")
@@ -127,6 +145,12 @@ def main():
                is not None,
                "%s.po: all %d messages translated, none fuzzy" % (lang, n),
                stats)
+    for lang, word in (("zh_CN", "\u8bcd\u5143"),
+                       ("zh_TW", "\u8a5e\u5143")):
+        latin = latin_tokens(os.path.join(PO, lang + ".po"))
+        ok(not latin, "%s.po writes %s for a token, as the page does (Latin "
+           "\"token\" only in names: --tokens, next_tokens, "
+           "tokenizer.json)" % (lang, word), latin[:5])
     marked = []
     names = sorted(os.path.relpath(p, ROOT) for p in
                    glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]"),
