@@ -22,33 +22,18 @@ import csv
 import io
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-except ImportError:
-    # Debian's python3-selenium lives with the system Python
-    if sys.executable != "/usr/bin/python3" and os.path.exists(
-            "/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("1..0 # SKIP python3-selenium is not installed")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chromium import browser, requests_made  # noqa: E402  (skips: 77)
 from taplib import Program, done, ok  # noqa: E402
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  "--no-first-run", "--window-size=1280,720"]
+from selenium.webdriver.common.action_chains import ActionChains  # noqa
+from selenium.webdriver.common.by import By  # noqa: E402
 
 # Every line still drawn: displayed and not transparent.
 VISIBLE_LINES = """
@@ -84,31 +69,6 @@ def rest_mouse(driver):
         driver.find_element(By.TAG_NAME, "h1")).perform()
 
 
-def find(names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-def start_browser(profile):
-    chromium = find(["chromium", "chromium-browser", "google-chrome"])
-    driver = find(["chromedriver", "chromium-driver"])
-    if chromium is None or driver is None:
-        return None, "chromium or chromium-driver is not installed"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for flag in CHROMIUM_FLAGS + ["--user-data-dir=" + profile]:
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs",
-                        {"browser": "ALL", "performance": "ALL"})
-    try:
-        return webdriver.Chrome(service=Service(driver), options=opts), None
-    except Exception as e:  # no display, sandbox, version mismatch...
-        return None, "chromium does not start: %s" % str(e).splitlines()[0]
-
-
 def csv_values(mha, args):
     """{(variant, head, table, row, col): value} from --format csv."""
     r = mha.run(args + ["--format", "csv"])
@@ -118,17 +78,6 @@ def csv_values(mha, args):
         out[(row["variant"], row["head"], row["table"], row["row"],
              row["col"])] = row["value"]
     return out
-
-
-def requests_made(driver):
-    """URLs the page asked for (Network.requestWillBeSent)."""
-    import json
-    urls = []
-    for entry in driver.get_log("performance"):
-        msg = json.loads(entry["message"])["message"]
-        if msg.get("method") == "Network.requestWillBeSent":
-            urls.append(msg["params"]["request"]["url"])
-    return urls
 
 
 def check_page(driver, mha, tmp, name, args, tq, tk, masked):
@@ -996,12 +945,7 @@ def check_training(driver, mha, tmp):
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        driver = browser(tmp)
         try:
             check_page(driver, mha, tmp, "classroom",
                        ["the cat sat on the mat", "--heads", "2"],

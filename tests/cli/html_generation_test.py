@@ -43,7 +43,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import requests_made, start_browser  # noqa: E402
+from chromium import browser, requests_made  # noqa: E402  (skips: 77)
 from taplib import Program, done, ok  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -375,10 +375,7 @@ def logit_lens(driver, mha, tmp):
 def main():
     mha = Program(os.path.abspath(sys.argv[1]))
     tmp = tempfile.mkdtemp()
-    driver, why = start_browser(os.path.join(tmp, "profile"))
-    if driver is None:
-        print("skipped: " + why)
-        sys.exit(77)
+    driver = browser(tmp)
     # the browser's own start (its new tab page), before any page
     driver.get("about:blank")
     time.sleep(1)

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import start_browser  # noqa: E402  (skips: 77)
+from chromium import browser  # noqa: E402  (skips: 77)
 from taplib import Program, done, ok  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -240,12 +240,7 @@ def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
         check_words(mha, tmp)
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        driver = browser(tmp)
         driver.set_window_size(1280, 720)
         try:
             check_maps(driver, mha, tmp)

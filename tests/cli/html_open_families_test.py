@@ -29,20 +29,13 @@ import shutil
 import sys
 import tempfile
 
-try:
-    from selenium.webdriver.common.by import By
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.path.exists(
-            "/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("1..0 # SKIP python3-selenium is not installed")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import requests_made, start_browser  # noqa: E402
+from chromium import browser, need_core, requests_made  # noqa: E402
 from html_open_model_test import (ENV, check_run, choose, runs,  # noqa: E402
                                   wait_state)
 from taplib import Program, done, ok  # noqa: E402
+
+from selenium.webdriver.common.by import By  # noqa: E402
 
 # the status line's texts, as they were shown
 WATCH = """
@@ -78,8 +71,6 @@ def main():
     llama, bert, gpt2 = (os.path.abspath(a) for a in sys.argv[2:5])
     shots = sys.argv[5] if len(sys.argv) > 5 else None
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
         cases = [("llama", c) for c in sorted(os.listdir(llama))
                  if "." not in c]
         cases += [("bert", c) for c in ("mlm", "mlm_f16")]
@@ -92,18 +83,10 @@ def main():
         page = os.path.join(tmp, "page.html")
         r = mha.run(["--model", os.path.join(tmp, first), "--html", page,
                      "hello world"], env=ENV)
-        with open(page, encoding="utf-8") as f:
-            html = f.read()
-        if 'id="mha-core"' not in html:
-            print("1..0 # SKIP the program was built without the "
-                  "WebAssembly core (src/wasm)")
-            return 77
+        html = need_core(page)
         ok('id="mha-worker"' in html and "worker-src blob:" in html,
            "the page of a --model run carries the worker and allows it")
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        driver = browser(tmp)
         try:
             driver.set_window_size(1280, 720)
             open_page(driver, page)

@@ -31,19 +31,12 @@ import sys
 import tempfile
 import time
 
-try:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.path.exists(
-            "/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("1..0 # SKIP python3-selenium is not installed")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import requests_made, start_browser  # noqa: E402
+from chromium import browser, need_core, requests_made  # noqa: E402
 from taplib import Program, done, ok  # noqa: E402
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 ENV = {"LANGUAGE": "", "LC_ALL": "C.UTF-8"}
 
@@ -190,20 +183,11 @@ def main():
     cases = os.path.abspath(sys.argv[2])
     shots = sys.argv[3] if len(sys.argv) > 3 else None
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
         page = os.path.join(tmp, "page.html")
         r = mha.run(["O gato sobe no tapete", "--heads", "2", "--html",
                      page], env=ENV)
-        with open(page, encoding="utf-8") as f:
-            if 'id="mha-core"' not in f.read():
-                print("1..0 # SKIP the program was built without the "
-                      "WebAssembly core (src/wasm)")
-                return 77
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        need_core(page)
+        driver = browser(tmp)
         try:
             driver.set_window_size(1280, 720)
             for c in ("two_layers", "four_heads_bf16", "tiny"):

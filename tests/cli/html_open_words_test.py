@@ -37,22 +37,15 @@ import sys
 import tempfile
 import time
 
-try:
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.path.exists(
-            "/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("1..0 # SKIP python3-selenium is not installed")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import start_browser  # noqa: E402
+from chromium import browser, need_core  # noqa: E402  (skips: 77)
 from html_open_families_test import WATCH, statuses  # noqa: E402
 from html_open_model_test import ENV, choose, runs, wait_state  # noqa: E402
 from taplib import Program, done, ok  # noqa: E402
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 LANGS = ("pt_BR", "zh_CN")
 
@@ -370,8 +363,6 @@ def main():
     gpt2, llama_dir, po_dir = (os.path.abspath(a) for a in sys.argv[2:5])
     shots = sys.argv[5] if len(sys.argv) > 5 else None
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
         tiny = os.path.join(tmp, "tiny")
         llama = os.path.join(tmp, "llama")
         shutil.copytree(os.path.join(gpt2, "tiny"), tiny)
@@ -379,15 +370,8 @@ def main():
         bad = broken_folders(tmp, tiny, llama)
         probe = os.path.join(tmp, "probe.html")
         mha.run(["--model", tiny, "--html", probe, "hello"], env=ENV)
-        with open(probe, encoding="utf-8") as f:
-            if 'id="mha-core"' not in f.read():
-                print("1..0 # SKIP the program was built without the "
-                      "WebAssembly core (src/wasm)")
-                return 77
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        need_core(probe)
+        driver = browser(tmp)
         folders = {"tiny", "llama"} | {name for name, _ in bad}
         try:
             driver.set_window_size(1280, 720)

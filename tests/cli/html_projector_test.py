@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import start_browser  # noqa: E402  (skips: 77)
+from chromium import browser  # noqa: E402  (skips: 77)
 from taplib import Program, done, ok  # noqa: E402
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa
@@ -588,12 +588,7 @@ def check_languages(driver, mha, tmp):
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        driver = browser(tmp)
         page = os.path.join(tmp, "classroom.html")
         trained = os.path.join(tmp, "trained.html")
         eight = os.path.join(tmp, "eight.html")

@@ -23,18 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WASI } from 'node:wasi';
 
+import { done, ok } from './wasm_harness.mjs';
+
 const [mha, wasmPath, casesDir, localeDir] = process.argv.slice(2);
 const LANGS = ['pt_BR', 'es', 'zh_CN', 'zh_TW'];
-let n = 0, failed = 0;
-
-function ok(cond, name, detail) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${name}`);
-  if (!cond && detail !== undefined)
-    console.log(String(detail).split('\n').slice(0, 8).map((l) => '# ' + l)
-      .join('\n'));
-}
 
 /* A fresh instance of the core (each language's catalogue in its own). */
 async function loadCore(mo) {
@@ -396,5 +388,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`1..${n}`);
-process.exit(failed > 0 ? 1 : 0);
+done();

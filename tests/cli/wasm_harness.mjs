@@ -1,8 +1,9 @@
-// wasm_harness.mjs: what the tests of a page's core reading a checkpoint
-// folder share (wasm_model_test.mjs, wasm_families_test.mjs): TAP lines,
-// the core loaded in node (node:wasi) and handed a folder as the page
-// hands it (mx_folder), the program run on the same folder from the
-// disk, and the two compared.
+// wasm_harness.mjs: what the tests of a page's core share: TAP lines
+// (every one, wasm_core_test.mjs too); for those reading a checkpoint
+// folder (wasm_model_test.mjs, wasm_families_test.mjs), the core loaded
+// in node (node:wasi) and handed a folder as the page hands it
+// (mx_folder), the program run on the same folder from the disk, and the
+// two compared.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
