@@ -14,7 +14,8 @@ chosen in the folder picker:
 the page's data must be the program's page's for the same folder and
 text (the step-through's notes too) and every layer's and head's attn_scores
 and attn_weights `--format csv`'s, bit for bit. While a folder loads,
-the status says "Loading layer k of N" for every layer in turn; a text
+the status says "Loading layer k of N" for every layer in turn, then
+"Loading the model in DIR" for its first run; a text
 given while another runs ends that run with its worker, and the second
 is run and shown alone; a
 Portuguese page says its progress in Portuguese; a classroom page (the
@@ -106,11 +107,15 @@ def main():
                 want = ["Loading layer %d of %d\u2026" % (k, n)
                         for k in range(1, n + 1)]
                 got = [s for s in seen if s.startswith("Loading layer")]
+                # the folder's first run reads its model: the status
+                # names it
                 ok(sorted(set(got)) == want and got[0] == want[0] and
                    got[-1] == want[-1] and
-                   any(s == "Running the model\u2026" for s in seen),
+                   "Loading the model in %s\u2026" % c in seen and
+                   seen.index("Loading the model in %s\u2026" % c) >
+                   seen.index(want[-1]),
                    "%s: 'Loading layer k of %d' for every layer in turn, "
-                   "then 'Running the model'" % (c, n), seen)
+                   "then 'Loading the model in %s'" % (c, n, c), seen)
                 if shots and c == first:
                     driver.save_screenshot(os.path.join(shots,
                                                         "open-llama.png"))
