@@ -98,8 +98,8 @@ double fig_ticks_width(cairo_t *cr, const color_range *sc)
     return BAR_WIDTH + 6 + widest;
 }
 
-/* The right-hand column's width for a section: its shared bar, and the
- * legend of its masked cells. */
+/* The height of a strip's caption under its bar, wrapped (*w wide), or
+ * 0 for another section. */
 double fig_strip_caption(cairo_t *cr, const section *S, double *w)
 {
     double h = 0;
@@ -112,6 +112,8 @@ double fig_strip_caption(cairo_t *cr, const section *S, double *w)
     return h;
 }
 
+/* The right-hand column's width for a section: its shared bar (and a
+ * strip's caption under it), and the legend of its masked cells. */
 double fig_bar_width(cairo_t *cr, const section *S)
 {
     double widest = S->shared_bar ? fig_ticks_width(cr, &S->sc) : 0, w, h;
