@@ -90,6 +90,13 @@
                         'aria-live': 'polite'});
   box.appendChild(error);
   box.appendChild(status);
+  /* the command line of the run on view (a folder opened) */
+  var command = el('p', {'class': 'editor-command', hidden: ''});
+  command.appendChild(el('span', {}, tr('The same run on the command line:') +
+                                     ' '));
+  var code = el('code', {id: 'model-open-command'});
+  command.appendChild(code);
+  box.appendChild(command);
   /* beside the editor, on its line while both are closed (page.css): the
    * views keep the window's height */
   var row = el('div', {'class': 'run-boxes'});
@@ -135,17 +142,21 @@
     return p;
   }
 
-  /* A run's answer on the page. */
+  /* A run's answer on the page: the model's heads switched off in it
+   * (SW, below; none without the switches) are the ones on view. */
   function show(out, t0) {
     if (out.status !== 0) {
       setError(out.text);
       status.textContent = '';
     } else {
       setError('');
+      if (SW) SW.drawing();
+      else page.ablated = [];
       page.reload(JSON.parse(out.text));
       status.textContent = tr('Recomputed in {0} ms.',
                               Math.round(performance.now() - t0));
     }
+    if (SW) SW.drawn(out.status);
     document.dispatchEvent(new CustomEvent('mha-model-ran',
                                            {detail: {status: out.status}}));
   }
@@ -158,13 +169,32 @@
   }) : null;
   /* for tests/tools/live_timing.py: command lines of its own */
   page.modelRunner = runner;
+  /* the head view's switches, where the families core runs --ablate
+   * (model_switches.js, in the pages of --model runs) */
+  var SW = runner && window.mhaModelSwitches ? window.mhaModelSwitches(page, {
+    el: el, run: run, rerun: function () { runSoon(); },
+    ready: function () { return dir !== null; }
+  }) : null;
+  if (SW) {
+    box.insertBefore(SW.field, error);
+    SW.mode.addEventListener('change', runSoon);
+  }
+
+  /* A word of the command line as a shell would take it. */
+  function shellWord(w) {
+    return /^[A-Za-z0-9_.,=:+\/-]+$/.test(w) ? w :
+      '\'' + w.split('\'').join('\'\\\'\'') + '\'';
+  }
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
     var args = ['--model', dir].concat(GEN ? GEN.args() : [],
+                                       SW ? SW.args() : [],
                                        ['--', text.value]);
-    if (runner && dir !== null) return runner.run(args);
-    if (!core || dir === null) return;
+    if (dir === null || (!runner && !core)) return;
+    code.textContent = ['mha-explain'].concat(args).map(shellWord).join(' ');
+    command.hidden = false;
+    if (runner) return runner.run(args);
     var t0 = performance.now();
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';
