@@ -90,13 +90,6 @@
                         'aria-live': 'polite'});
   box.appendChild(error);
   box.appendChild(status);
-  /* the command line of the run on view (a folder opened) */
-  var command = el('p', {'class': 'editor-command', hidden: ''});
-  command.appendChild(el('span', {}, tr('The same run on the command line:') +
-                                     ' '));
-  var code = el('code', {id: 'model-open-command'});
-  command.appendChild(code);
-  box.appendChild(command);
   /* beside the editor, on its line while both are closed (page.css): the
    * views keep the window's height */
   var row = el('div', {'class': 'run-boxes'});
@@ -172,29 +165,20 @@
   /* the head view's switches, where the families core runs --ablate
    * (model_switches.js, in the pages of --model runs) */
   var SW = runner && window.mhaModelSwitches ? window.mhaModelSwitches(page, {
-    el: el, run: run, rerun: function () { runSoon(); },
+    el: el, run: run, box: box, before: error, rerun: runSoon,
     ready: function () { return dir !== null; }
   }) : null;
-  if (SW) {
-    box.insertBefore(SW.field, error);
-    SW.mode.addEventListener('change', runSoon);
-  }
-
-  /* A word of the command line as a shell would take it. */
-  function shellWord(w) {
-    return /^[A-Za-z0-9_.,=:+\/-]+$/.test(w) ? w :
-      '\'' + w.split('\'').join('\'\\\'\'') + '\'';
-  }
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
     var args = ['--model', dir].concat(GEN ? GEN.args() : [],
                                        SW ? SW.args() : [],
                                        ['--', text.value]);
-    if (dir === null || (!runner && !core)) return;
-    code.textContent = ['mha-explain'].concat(args).map(shellWord).join(' ');
-    command.hidden = false;
-    if (runner) return runner.run(args);
+    if (runner && dir !== null) {
+      if (SW) SW.command(args);
+      return runner.run(args);
+    }
+    if (!core || dir === null) return;
     var t0 = performance.now();
     var bytes = new TextEncoder().encode(args.map(function (a) {
       return a + '\u0000';

@@ -10,8 +10,10 @@
  * each head (page.canSwitch); a switch adds its head ("L.H") to --ablate
  * or takes it away and runs the text again (ui.rerun()); when the answer
  * is drawn, the model view dims the heads of the run on view
- * (page.ablated) and the focus is back on the switch pressed. ui: {el,
- * run (the page's mha-run), ready(), rerun()}. */
+ * (page.ablated) and the focus is back on the switch pressed; the box
+ * shows the run's command line. ui: {el, run (the page's mha-run), box
+ * and before (the box, and its part the field goes before), ready(),
+ * rerun()}. */
 window.mhaModelSwitches = function (page, ui) {
   'use strict';
   var tr = page.tr, el = ui.el;
@@ -33,6 +35,21 @@ window.mhaModelSwitches = function (page, ui) {
   });
   mode.value = ui.run.ablateMode === 'mean' ? 'mean' : 'zero';
   field.appendChild(mode);
+  mode.addEventListener('change', ui.rerun);
+  ui.box.insertBefore(field, ui.before);
+  /* the command line of the run on view, once a folder is open */
+  var command = el('p', {'class': 'editor-command', hidden: ''});
+  command.appendChild(el('span', {}, tr('The same run on the command line:') +
+                                     ' '));
+  var code = el('code', {id: 'model-open-command'});
+  command.appendChild(code);
+  ui.box.appendChild(command);
+
+  /* A word of the command line as a shell would take it. */
+  function shellWord(w) {
+    return /^[A-Za-z0-9_.,=:+\/-]+$/.test(w) ? w :
+      '\'' + w.split('\'').join('\'\\\'\'') + '\'';
+  }
 
   page.canSwitch = function () { return ui.ready(); };
   page.toggleHead = function (name) {
@@ -45,8 +62,13 @@ window.mhaModelSwitches = function (page, ui) {
   };
 
   return {
-    field: field,
-    mode: mode,
+    /* The run's command line (its arguments after the program's name)
+     * shown. */
+    command: function (args) {
+      code.textContent = ['mha-explain'].concat(args).map(shellWord)
+        .join(' ');
+      command.hidden = false;
+    },
     /* The options of the heads switched off, for the next run. */
     args: function () {
       sent = chosen.slice();
