@@ -15,7 +15,7 @@
 // byte for byte; so must --layers, Llama's --generate (greedy, sampled),
 // --ablate of one head and of two in --ablate-mode mean (the page's
 // switches; BERT's refusal), a GPT-2 folder with and without --ablate
-// (a head out of range refused) and a lesson run (the core is a
+// (all-heads' map too; a head out of range refused) and a lesson run (the core is a
 // superset); a
 // tokenizer.json with an unknown model and one whose pattern the browser
 // cannot compile are refused with the program's message. TAP on stdout.
@@ -86,7 +86,7 @@ const twoLayers = join(gpt2Dir, 'two_layers');
 core.give(twoLayers);
 for (const a of [['--ablate', '1.1'],
                  ['--ablate', '0.0,1.1', '--ablate-mode', 'mean'],
-                 ['--ablate', '2.0']])
+                 ['--ablate', 'all-heads'], ['--ablate', '2.0']])
   same(mha, core, ['--model', twoLayers].concat(a, ['--', 'hello world']),
        'a GPT-2 folder ' + a.join(' '));
 same(mha, core, ['the cat sat', '--heads', '2', '--seed', '3'],
