@@ -33,23 +33,16 @@ import sys
 import tempfile
 import time
 
-try:
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.path.exists(
-            "/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("1..0 # SKIP python3-selenium is not installed")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser_test import start_browser  # noqa: E402
+from chromium import browser, need_core  # noqa: E402  (skips: 77)
 from html_open_families_test import WATCH  # noqa: E402
 from html_live_test import LINES  # noqa: E402
 from html_open_model_test import ENV, runs, wait_state  # noqa: E402
 from taplib import Program, done, ok  # noqa: E402
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 SHOTS = sys.argv[5] if len(sys.argv) > 5 else None
 TEXT = "hello world again"
@@ -209,8 +202,6 @@ def main():
     mha = Program(sys.argv[1])
     gpt2, llama, bert = (os.path.abspath(a) for a in sys.argv[2:5])
     with tempfile.TemporaryDirectory() as tmp:
-        profile = os.path.join(tmp, "profile")
-        os.mkdir(profile)
         for src, c in ((gpt2, "two_layers"), (llama, "llama_gqa4_bf16"),
                        (bert, "mlm")):
             shutil.copytree(os.path.join(src, c), os.path.join(tmp, c))
@@ -218,16 +209,9 @@ def main():
         page = os.path.join(tmp, "page.html")
         r = mha.run(LANG + ["--model", g, "--html", page, "--", TEXT],
                     env=ENV, cwd=tmp)
-        with open(page, encoding="utf-8") as f:
-            if 'id="mha-core"' not in f.read():
-                print("1..0 # SKIP the program was built without the "
-                      "WebAssembly core (src/wasm)")
-                return 77
+        need_core(page)
         ok(r.returncode == 0, "the Portuguese page of --model is written")
-        driver, why = start_browser(profile)
-        if driver is None:
-            print("1..0 # SKIP " + why)
-            return 77
+        driver = browser(tmp)
         try:
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": 1280, "height": 900, "deviceScaleFactor": 1,
