@@ -32,6 +32,16 @@ typedef struct {
 
 typedef struct lm_session lm_session; /* the family's own */
 
+/* A model the family's run made on its way (a trained lesson model),
+ * kept for the interventions' sessions, which borrow it rather than make
+ * it again: pipeline.c hands the run an empty one (run_request.made),
+ * the run sets model and free, and pipeline.c calls free(model) once
+ * the interventions are done. */
+typedef struct lm_made {
+    void *model; /* the family's own, or NULL: none made */
+    void (*free)(void *model);
+} lm_made;
+
 typedef struct {
     /* Opens the model of rq (its checkpoint, its tokenizer): *s owned
      * by the caller (close). */
