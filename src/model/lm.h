@@ -25,9 +25,12 @@
 #include "numerics/tensor.h"
 
 /* The sizes the interventions need: L layers of H heads, V words, at
- * most `positions` tokens. */
+ * most `positions` tokens; and what the tables' rows call a layer when
+ * the run made no tables that say it (--repeat-random on a lesson stack:
+ * "block"), or NULL: the run's name (lm_runs.h, lm_layer_name). */
 typedef struct {
     size_t layers, heads, vocab, positions;
+    const char *layer;
 } lm_shape;
 
 typedef struct lm_session lm_session; /* the family's own */

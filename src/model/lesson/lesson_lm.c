@@ -66,15 +66,35 @@ static int check_trained_block(const run_request *rq, mx_error *err)
     return 0;
 }
 
+/* What the model trains on. --repeat-random has no sentence: the model
+ * trains on --corpus alone, whose first sentence stands for the shown
+ * one (it adds no word to the vocabulary, no position to the longest
+ * sentence's, and the corpus's sentences are the ones trained on). */
+static int training_input(model_input *in, const run_request *rq, mx_error *err)
+{
+    *in = *rq->trained_on;
+    if (rq->repeat_random == 0)
+        return 0;
+    if (in->corpus == NULL || in->n_corpus == 0)
+        return err_usage(err, _("--repeat-random: a lesson model has no "
+                                "sentence to train on: it goes with "
+                                "--corpus FILE"));
+    in->sentence = in->corpus[0];
+    in->len = strlen(in->corpus[0]);
+    return 0;
+}
+
 static int open_session(lm_session **out, lm_shape *shape,
                         const run_request *rq, mx_error *err)
 {
-    const model_input *in = rq->trained_on;
     *out = NULL;
-    if (in == NULL)
+    if (rq->trained_on == NULL)
         return err_set(err, 1, _("the lesson model has no input"));
-    if (check_trained_block(rq, err) != 0)
+    model_input input;
+    if (check_trained_block(rq, err) != 0 ||
+        training_input(&input, rq, err) != 0)
         return -1;
+    const model_input *in = &input;
     lm_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_nomem(err, _("the model"));
@@ -110,7 +130,10 @@ static int open_session(lm_session **out, lm_shape *shape,
         close_session(s);
         return -1;
     }
-    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C};
+    // a stack's rows are its blocks', as the run's trace names them
+    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C,
+                        rq->model.block_layers > 0 ? variant_id_name(LM_VARIANT)
+                                                   : NULL};
     *out = s;
     return 0;
 }
