@@ -183,8 +183,9 @@ MODEL_RUNS = [
 
 
 # The interventions on a trained lesson model (--variant block), whole
-# command lines over {d}/corpus.csv, which each run's folder gets.
-LESSON = ["--corpus", "{d}/corpus.csv", "--column", "text", "--variant",
+# command lines over corpus.csv, which each run's folder (its working
+# folder) gets: a relative name, as the page shows the path.
+LESSON = ["--corpus", "corpus.csv", "--column", "text", "--variant",
           "block", "--d-model", "8", "--heads", "2", "--seed", "3"]
 LESSON_RUNS = [
     LESSON + extra + ["--train", steps, "the cat sat on the mat"] + opts
@@ -281,7 +282,7 @@ def main():
         for binary in (old, new):
             d = tempfile.mkdtemp()
             a = [x.replace("{d}", d) for x in args]
-            if "{d}/corpus.csv" in args:
+            if "corpus.csv" in args:
                 with open(os.path.join(d, "corpus.csv"), "w",
                           encoding="utf-8") as f:
                     f.write(LESSON_CORPUS)
