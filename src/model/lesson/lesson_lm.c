@@ -135,7 +135,7 @@ static int train_session(lm_session *s, mx_error *err)
                            pos, &lab, err) != 0)
         return -1;
     s->model =
-        (train_model){&s->sm.emb, pos != NULL ? &s->sm.pos : NULL, &s->sm.m,
+        (train_model){&s->sm.emb, pos != NULL ? &s->sm.pos : NULL, s->sm.module,
                       &s->sm.head.weight, s->rq.training.qkv_order};
     train_options opt = s->rq.training;
     opt.hook = NULL;
@@ -309,7 +309,7 @@ static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
     acfg.hooks = hk;
     const attention_input in = {x, x};
     if (variant_row_of(LM_VARIANT)
-            ->forward(tr, &s->sm.m, &acfg, &in, &seq, err) != 0)
+            ->forward(tr, s->sm.module, &acfg, &in, &seq, err) != 0)
         return -1;
     const table_key last = {LM_VARIANT, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
                             false};

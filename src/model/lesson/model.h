@@ -59,6 +59,21 @@ const variant_info *variant_by_id(variant_id v);
 /* The variant with this bit (one of variant_bits). */
 variant_id variant_of_bit(unsigned bit);
 
+/* The names of the variants of set (variant_bits), in run order, into
+ * out (size bytes), joined as a list in the user's language: "single,
+ * wrapper, fused or block" (VARIANT_NAMES_OR), "... and block"
+ * (VARIANT_NAMES_AND) or "single, wrapper, fused, block"
+ * (VARIANT_NAMES_ALL). Messages that list the variants take it as %s;
+ * out has VARIANT_NAMES_SIZE bytes at most. */
+#define VARIANT_NAMES_SIZE 256 /* room for the names of every variant */
+enum variant_names_joint {
+    VARIANT_NAMES_OR,
+    VARIANT_NAMES_AND,
+    VARIANT_NAMES_ALL,
+};
+void variant_names_joined(char *out, size_t size, unsigned set,
+                          enum variant_names_joint joint);
+
 /* ---- parameters ------------------------------------------------------ */
 
 /* The sizes the modules' parameters are made from. */

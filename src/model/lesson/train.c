@@ -65,8 +65,8 @@ void scratch_free(scratch *s)
 
 /* ---- one head -------------------------------------------------------- */
 
-static int head_alloc(head_work *h, scratch *s, size_t T, size_t hd,
-                      mx_error *err)
+int head_tape_alloc(head_tape *h, scratch *s, size_t T, size_t hd,
+                    mx_error *err)
 {
     matrix *wide[] = {&h->q, &h->k, &h->v, &h->context, &h->dq, &h->dk, &h->dv};
     for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
@@ -87,10 +87,8 @@ static head_spec train_head(const attention_config *cfg, size_t hd)
                        .scale = SCALE_IN_SOFTMAX};
 }
 
-/* Head h's forward pass from src, its tables kept in h for its backward
- * pass: the one head forward of every model (attention_head.h). */
-static void head_forward(head_work *h, const head_source *src,
-                         const attention_config *cfg)
+void head_tape_forward(head_tape *h, const head_source *src,
+                       const attention_config *cfg)
 {
     const head_tables t = {.q = &h->q,
                            .k = &h->k,
@@ -103,7 +101,7 @@ static void head_forward(head_work *h, const head_source *src,
     (void)attention_head_forward(&t, src, &spec, NULL, NULL, cfg->pool, NULL);
 }
 
-static int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
+int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err)
 {
     return scratch_alloc(s, &r->dweights, T, T, err) ||
                    scratch_alloc(s, &r->dscores, T, T, err) ||
@@ -119,7 +117,7 @@ void show_grad(top_layer *t, table_id id, int head, const matrix *g)
         t->shown_rc = t->shown->fn(t->shown->ctx, id, t->layer, head, g);
 }
 
-void head_back(head_work *h, head_room *r, const matrix *dcontext,
+void head_back(head_tape *h, head_room *r, const matrix *dcontext,
                const attention_config *cfg, top_layer *top, int head)
 {
     const head_saved saved = {
@@ -178,99 +176,7 @@ done:
     return rc;
 }
 
-/* ---- the modules ------------------------------------------------------ */
-
-/* SelfAttention: one head of width O; its context is the output. */
-int single_pass(matrix *dx, void *grad, const void *module,
-                const attention_config *cfg, const matrix *x, top_layer *top,
-                mx_error *err)
-{
-    const single_params *p = module;
-    const size_t T = x->rows, O = cfg->d_out, D = x->cols;
-    scratch s = {0};
-    head_work h;
-    head_room r;
-    matrix dout = {0}, part = {0}, dyt = {0};
-    int rc = -1;
-    if (head_alloc(&h, &s, T, O, err) || head_room_alloc(&r, &s, T, err) ||
-        scratch_alloc(&s, &dout, T, O, err) ||
-        scratch_alloc(&s, &part, T, D, err) ||
-        scratch_alloc(&s, &dyt, O, T, err))
-        goto done;
-    // q, k, v (T, O) = W_query(x), W_key(x), W_value(x), then attention
-    const head_source src = {.own = &p->attn, .x = x, .kv = x};
-    head_forward(&h, &src, cfg);
-    if (top_pass(&dout, top, &h.context, cfg->pool, err) != 0)
-        goto done;
-    if (top->dlm_head != NULL) {
-        single_params *g = grad;
-        head_back(&h, &r, &dout, cfg, top, 0);
-        // the causal head is the book's CausalAttention, over a batch:
-        // its keys.transpose(1, 2) lays dk out by columns; the unmasked
-        // one is SelfAttention_v2, over (T, D): its keys.T gives rows
-        const bool by_columns[3] = {false, cfg->causal, false};
-        qkv_backward(dx, true, &g->attn, &p->attn, &h.dq, &h.dk, &h.dv,
-                     top->qkv_order, by_columns, &part, &dyt, x, cfg->pool);
-    }
-    rc = 0;
-done:
-    scratch_free(&s);
-    return rc;
-}
-
-/* MultiHeadAttentionWrapper: H heads of width hd, each with its own
- * projections, contexts side by side (torch.cat). */
-int wrapper_pass(matrix *dx, void *grad, const void *module,
-                 const attention_config *cfg, const matrix *x, top_layer *top,
-                 mx_error *err)
-{
-    const wrapper_params *p = module;
-    const size_t T = x->rows, O = cfg->d_out, D = x->cols, H = p->heads;
-    const size_t hd = O / H;
-    scratch s = {0};
-    head_work *h = calloc(H, sizeof *h);
-    head_room r;
-    matrix out = {0}, dout = {0}, dctx = {0}, part = {0}, dyt = {0};
-    int rc = -1;
-    if (h == NULL) {
-        err_nomem(err, _("the training's working tables"));
-        goto done;
-    }
-    if (head_room_alloc(&r, &s, T, err) || scratch_alloc(&s, &out, T, O, err) ||
-        scratch_alloc(&s, &dout, T, O, err) ||
-        scratch_alloc(&s, &dctx, T, hd, err) ||
-        scratch_alloc(&s, &part, T, D, err) ||
-        scratch_alloc(&s, &dyt, hd, T, err))
-        goto done;
-    for (size_t i = 0; i < H; i++)
-        if (head_alloc(&h[i], &s, T, hd, err) != 0)
-            goto done;
-    for (size_t i = 0; i < H; i++) {
-        const head_source src = {.own = &p->head[i], .x = x, .kv = x};
-        head_forward(&h[i], &src, cfg);
-        put_columns(&out, &h[i].context, i * hd);
-    }
-    if (top_pass(&dout, top, &out, cfg->pool, err) != 0)
-        goto done;
-    if (top->dlm_head != NULL) {
-        wrapper_params *g = grad;
-        show_grad(top, TABLE_CONCAT_CONTEXT, NO_HEAD, &dout);
-        // the last head's backward runs first
-        static const bool by_columns[3] = {false, true, false};
-        for (size_t i = H; i-- > 0;) {
-            take_columns(&dctx, &dout, i * hd);
-            head_back(&h[i], &r, &dctx, cfg, top, (int)i);
-            qkv_backward(dx, i == H - 1, &g->head[i], &p->head[i], &h[i].dq,
-                         &h[i].dk, &h[i].dv, top->qkv_order, by_columns, &part,
-                         &dyt, x, cfg->pool);
-        }
-    }
-    rc = 0;
-done:
-    scratch_free(&s);
-    free(h);
-    return rc;
-}
+/* ---- the fused module ------------------------------------------------- */
 
 /* MultiHeadAttention: W_query, W_key, W_value O wide, split into heads
  * (view, transpose), contexts side by side, then out_proj: the fused
@@ -284,7 +190,7 @@ static int tape_heads(void *ctx, mx_error *err)
     fused_tape *t = ctx;
     for (size_t i = 0; i < t->H; i++) {
         const head_source src = fused_head_source(&t->store, i, t->hd);
-        head_forward(&t->h[i], &src, t->cfg);
+        head_tape_forward(&t->h[i], &src, t->cfg);
     }
     return 0;
 }
@@ -324,7 +230,7 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
         scratch_alloc(&t->s, &t->dyt, O, T, err))
         return -1;
     for (size_t i = 0; i < H; i++)
-        if (head_alloc(&t->h[i], &t->s, T, hd, err) != 0)
+        if (head_tape_alloc(&t->h[i], &t->s, T, hd, err) != 0)
             return -1;
     // the fused module's pass (attention.h), its tables in the tape
     t->cfg = cfg;
@@ -369,30 +275,6 @@ void fused_tape_free(fused_tape *t)
     scratch_free(&t->s);
     free(t->h);
     t->h = NULL;
-}
-
-int fused_pass(matrix *dx, void *grad, const void *module,
-               const attention_config *cfg, const matrix *x, top_layer *top,
-               mx_error *err)
-{
-    const fused_params *p = module;
-    fused_tape t;
-    scratch s = {0};
-    matrix dout = {0};
-    int rc = -1;
-    if (fused_tape_forward(&t, p, cfg, x, err) != 0 ||
-        scratch_alloc(&s, &dout, x->rows, cfg->d_out, err) != 0 ||
-        top_pass(&dout, top, &t.out, cfg->pool, err) != 0)
-        goto done;
-    if (top->dlm_head != NULL) {
-        show_grad(top, TABLE_OUT, NO_HEAD, &dout);
-        fused_tape_backward(dx, true, grad, &t, p, &dout, cfg, x, top);
-    }
-    rc = 0;
-done:
-    fused_tape_free(&t);
-    scratch_free(&s);
-    return rc;
 }
 
 /* ---- the whole pass ---------------------------------------------------- */
@@ -534,7 +416,7 @@ int train_grad_model(train_model *g, const train_model *m, variant_id v,
     g->positions =
         m->positions != NULL ? calloc(1, sizeof *g->positions) : NULL;
     g->lm_head = calloc(1, sizeof *g->lm_head);
-    g->module = calloc(1, sizeof(module_room));
+    g->module = variant_module_new(v, err);
     if (g->embedding == NULL || g->lm_head == NULL || g->module == NULL ||
         (m->positions != NULL && g->positions == NULL)) {
         train_grad_model_free(g, v);
@@ -558,9 +440,7 @@ int train_grad_model(train_model *g, const train_model *m, variant_id v,
 
 void train_grad_model_free(train_model *g, variant_id v)
 {
-    if (g->module != NULL)
-        variant_row_of(v)->free(g->module);
-    free(g->module);
+    variant_module_free(v, g->module);
     matrix_free(g->embedding);
     matrix_free(g->positions);
     matrix_free(g->lm_head);

@@ -69,7 +69,7 @@ typedef struct {
 typedef struct {
     matrix *embedding; /* (V, D) emb.weight */
     matrix *positions; /* (C, D) pos.weight, or NULL without --positions */
-    void *module;      /* the variant's module (a module_room, variants.h) */
+    void *module;      /* the variant's module (variant_module_new) */
     matrix *lm_head;   /* (V, W) lm_head.weight */
     enum qkv_order qkv_order; /* how its class adds x's gradient */
 } train_model;
