@@ -1,7 +1,7 @@
-/* attention.c: what the notebooks' attention modules share (attention.h,
- * module_heads.h): the fused module's constructor and its one forward
- * pass, which the fused variant and the block run, and how a module's
- * heads are run in the trace, over the scheduling of heads.c. Each
+/* attention.c: what the notebooks' attention modules share (attention.h):
+ * the fused module's constructor and its one forward pass, which the
+ * fused variant and the block run, and how a module's heads are run in
+ * the trace, over the scheduling of heads.c. Each
  * module's own constructor, forward and training pass are in its
  * variant's file (variants/NAME.c).
  *
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
-#include "model/lesson/module_heads.h"
+#include "model/heads.h"
 #include "model/layers/dense.h"
 #include "model/hooks.h"
 

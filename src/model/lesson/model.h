@@ -13,7 +13,7 @@
  * lists a module's parameters in state_dict() order with their names,
  * shapes and storage: the variant's row lists them with the layers
  * below (list_linear, list_qkv, list_norm). Adding a
- * parameter touches the row's listing (variants.c) and the forward code
+ * parameter touches the row's listing (variants/NAME.c) and the forward code
  * only.
  */
 #ifndef MHA_MODEL_H

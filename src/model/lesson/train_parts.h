@@ -1,4 +1,4 @@
-/* train_parts.h: the pieces of the training's passes (train.c) that a
+/* train_parts.h: the pieces of the training's passes (train_parts.c) that a
  * module's pass reuses (its variant's file, variants/NAME.c, and
  * block_train.c): working matrices, a head's forward and backward, the
  * top layer (lm_head and the loss) and the fused attention's forward and
@@ -14,8 +14,19 @@
 
 #include "base/error.h"
 #include "model/lesson/attention.h"
-#include "model/lesson/train.h"
+#include "model/catalogue.h"
+#include "model/hooks.h"
+#include "model/layers/dense.h"
 #include "numerics/tensor.h"
+
+/* Where --grad's gradients of the intermediate tables go: fn(ctx, id,
+ * layer, head, g) with g = d loss / d table id of head `head` (NO_HEAD
+ * for a module's table) in block `layer` of a stack (0 elsewhere), as
+ * the backward pass makes them. */
+typedef struct {
+    int (*fn)(void *ctx, table_id id, int layer, int head, const matrix *g);
+    void *ctx;
+} train_shown;
 
 /* The matrices one pass allocates, freed together. */
 typedef struct {

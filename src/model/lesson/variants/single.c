@@ -11,7 +11,7 @@
 
 #include "base/i18n.h"
 #include "model/layers/dense.h"
-#include "model/lesson/module_heads.h"
+#include "model/heads.h"
 #include "model/lesson/train_parts.h"
 #include "model/lesson/variants.h"
 
