@@ -80,6 +80,13 @@
             'change the run.'));
     return;
   }
+  if (!run.editable && run.checkpoint) {
+    /* a --model run: its folder is opened, and the run changed, in
+     * "Open a model" (model_open.js, model_switches.js) */
+    note(tr('This run is changed in "Open a model": choose its folder ' +
+            'there to change the text, switch heads off or generate.'));
+    return;
+  }
   if (!run.editable) {
     note(tr('This run cannot be edited on the page (it reads files, or ' +
             'uses --draw or --tables).'));
