@@ -55,12 +55,15 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
                              "--variant", (int)n, p, text);
         if (v != NULL)
             set |= v->bit;
-        else
+        else {
+            char names[VARIANT_NAMES_SIZE];
+            variant_names_joined(names, sizeof names, VARIANTS_ALL,
+                                 VARIANT_NAMES_OR);
             return err_usage(err,
                              _("--variant: unknown variant in '%s' (expected "
-                               "single, wrapper, fused or block, "
-                               "comma-separated)"),
-                             text);
+                               "%s, comma-separated)"),
+                             text, names);
+        }
         if (p[n] == '\0')
             break;
         p += n + 1;
@@ -71,12 +74,13 @@ static int parse_variants(unsigned *out, const char *text, mx_error *err)
 
 static int bad_draw(const char *text, mx_error *err)
 {
+    char names[VARIANT_NAMES_SIZE];
+    variant_names_joined(names, sizeof names, VARIANTS_ALL, VARIANT_NAMES_AND);
     return err_usage(err,
                      _("--draw: '%s' is not an order of input and the "
-                       "variants single, wrapper, fused and block "
-                       "(comma-separated, each at most once, at least one "
-                       "variant)"),
-                     text);
+                       "variants %s (comma-separated, each at most once, at "
+                       "least one variant)"),
+                     text, names);
 }
 
 /* --draw ORDER: input and variant names, each at most once, at least one

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const variant_names[] = {"input",
-#define VARIANT_NAME(id, name, out_step, tables) name,
+#define VARIANT_NAME(id, name, out_step, tables) #name,
                                             VARIANT_LIST(VARIANT_NAME)
 #undef VARIANT_NAME
                                                 "model"};

@@ -51,8 +51,9 @@
  * Generation view: text and CSV show it only when --tables names it.
  *
  * To add a table: add its row to TABLE_LIST, then write the code that
- * fills it. To add a variant: add its row to VARIANT_LIST (and its
- * module, model/lesson/variants.c).
+ * fills it. To add a variant: add its line to VARIANT_LIST, its module's
+ * file with its row (model/lesson/variants/, variants.h) and that file to
+ * src/meson.build.
  *
  * Shapes are in the notebook's letters: V words in the vocabulary, T
  * query tokens, S key/value tokens (T for self-attention), D = d_model,
@@ -71,16 +72,20 @@
 
 /* VARIANT(ID, name, out_step, tables): the modules in the order the
  * pipeline runs them, after the run's input tables (variant "input",
- * which is not a module and not a --variant choice). out_step is the step
+ * which is not a module and not a --variant choice). name is the
+ * variant's name as an identifier: its string ("single") is what
+ * --variant, the headings, the CSV and the files spell, and its row
+ * (model/lesson/variants.h) is name##_variant, defined in its module's
+ * file (model/lesson/variants/name.c). out_step is the step
  * its table "out" belongs to: the output projection, or the block's
  * second add and norm. tables: the tables its forward pass makes once,
  * besides every head's, as TABLE_BITs (attn_weights_avg with --average
  * only). */
 #define VARIANT_LIST(VARIANT)                                                 \
-    VARIANT(SINGLE, "single", OUTPUT, 0)                                      \
-    VARIANT(WRAPPER, "wrapper", OUTPUT, ATTENTION_TABLES)                     \
-    VARIANT(FUSED, "fused", OUTPUT, ATTENTION_TABLES | TABLE_BIT(OUT))        \
-    VARIANT(BLOCK, "block", NORM2,                                            \
+    VARIANT(SINGLE, single, OUTPUT, 0)                                        \
+    VARIANT(WRAPPER, wrapper, OUTPUT, ATTENTION_TABLES)                       \
+    VARIANT(FUSED, fused, OUTPUT, ATTENTION_TABLES | TABLE_BIT(OUT))          \
+    VARIANT(BLOCK, block, NORM2,                                              \
             ATTENTION_TABLES | TABLE_BIT(ATTN_OUT) | TABLE_BIT(ADD_NORM1) |   \
                 TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | DROPOUT_TABLES | \
                 TABLE_BIT(OUT))

@@ -1,9 +1,9 @@
 /* heads.h: running an attention module's heads: the plumbing under the
- * notebook's forward passes (attention.c).
+ * notebook's forward passes (lesson/variants/, lesson/attention.c).
  *
  * A module says what its heads are (head_plan: how many, how wide, how a
  * head gets its q, k, v and what it computes) and heads_run does the
- * rest, as the forward passes of attention.c ask "run these heads":
+ * rest, as the lessons' forward passes ask "run these heads":
  *
  *   - each head's tables are made in the trace, under (variant, head),
  *     in the catalogue's order: queries, keys, values, attn_scores,

@@ -457,17 +457,27 @@ static void parameter_listing(bool bias)
         fused_init(&fused, &cfg, &g, &err) ||
         stack_init(&block, &wide, dims.ff, 0, &g, &err))
         abort();
-    void *const modules[MODEL_N_VARIANTS] = {&single, &wrapper, &fused, &block};
-    /* 3 layers; 3 per head; 4; 4 attention + 2 norms + 2 linears, each
-     * with a weight and a (maybe absent) bias */
-    static const size_t expected[MODEL_N_VARIANTS] = {6, 18, 8, 16};
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+    /* the notebooks' four modules: 3 layers; 3 per head; 4; 4 attention
+     * + 2 norms + 2 linears, each with a weight and a (maybe absent)
+     * bias; without --qkv-bias the W_query, W_key and W_value biases are
+     * listed absent: 3 per module or head */
+    const struct {
+        variant_id id;
+        void *module;
+        size_t expected, qkv_layers;
+    } cases[] = {{VARIANT_ID_SINGLE, &single, 6, 3},
+                 {VARIANT_ID_WRAPPER, &wrapper, 18, 9},
+                 {VARIANT_ID_FUSED, &fused, 8, 3},
+                 {VARIANT_ID_BLOCK, &block, 16, 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         static listing with, without;
         memset(&with, 0, sizeof with);
         memset(&without, 0, sizeof without);
         with.storage_ok = without.storage_ok = true;
-        const unsigned v = model_variants[i].bit;
-        int rc = model_params_each(v, &dims, modules[i], note_param, &with);
+        const variant_info *info = variant_by_id(cases[i].id);
+        const unsigned v = info->bit;
+        int rc =
+            model_params_each(v, &dims, cases[i].module, note_param, &with);
         rc |= model_params_each(v, &dims, NULL, note_param, &without);
         bool same = rc == 0 && with.n == without.n;
         size_t tied = 0, present = 0;
@@ -480,15 +490,12 @@ static void parameter_listing(bool bias)
             tied += a->tied;
             present += a->present;
         }
-        // without --qkv-bias the W_query, W_key and W_value biases are
-        // listed absent: 3 per module or head
-        static const size_t qkv_layers[MODEL_N_VARIANTS] = {3, 9, 3, 3};
-        const size_t absent = bias ? 0 : qkv_layers[i];
-        ok(same && with.storage_ok && with.n == expected[i] &&
+        const size_t absent = bias ? 0 : cases[i].qkv_layers;
+        ok(same && with.storage_ok && with.n == cases[i].expected &&
                present == with.n - absent &&
                tied == (v == VARIANT_FUSED ? 6 : 0),
            "%s%s: %zu parameters listed alike with and without storage",
-           model_variants[i].name, bias ? " (with biases)" : "", with.n);
+           info->name, bias ? " (with biases)" : "", with.n);
     }
     int seen = 0;
     ok(model_params_each(VARIANT_BLOCK, &dims, NULL, stop_at_third, &seen) ==

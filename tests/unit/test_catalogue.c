@@ -24,9 +24,12 @@ typedef struct {
 /* The value of one letter of a shape for a table of variant v. */
 static size_t letter(const char *l, size_t n, const sizes *z, variant_id v)
 {
-    // the block's attention is d_model wide; the single head is one head
-    const size_t O = v == VARIANT_ID_BLOCK ? z->D : z->O;
-    const size_t H = v == VARIANT_ID_SINGLE ? 1 : z->H;
+    // as the module's row says: the block's attention is d_model wide;
+    // the single head is one head
+    const variant_row *row =
+        v > VARIANT_INPUT && v < VARIANT_ID_COUNT ? variant_row_of(v) : NULL;
+    const size_t O = row != NULL && row->d_model_wide ? z->D : z->O;
+    const size_t H = row != NULL && row->heads == HEADS_ONE ? 1 : z->H;
     static const char *const names[] = {"V",  "T", "S", "D", "O",
                                         "hd", "F", "1", "L", "H"};
     const size_t values[] = {z->V,  z->T, z->S, z->D, O,

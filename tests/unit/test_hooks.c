@@ -303,24 +303,24 @@ static int train_fused(float *loss, const forward_hooks *hk)
     mx_error err;
     rng_seed(&g, 7);
     matrix emb = {0}, head = {0};
-    module_room module = {0};
+    void *module = variant_module_new(VARIANT_ID_FUSED, &err);
     int rc = -1;
-    if (matrix_alloc(&emb, V, D, "test", &err) == 0 &&
+    if (module != NULL && matrix_alloc(&emb, V, D, "test", &err) == 0 &&
         matrix_alloc(&head, V, O, "test", &err) == 0) {
         rng_normal_fill(emb.v, V * D, 0, 1, &g);
         rng_normal_fill(head.v, V * O, 0, 1, &g);
-        rc = row->init(&module, &cfg, &dims, &g, &err);
+        rc = row->init(module, &cfg, &dims, &g, &err);
     }
     const size_t ids[T] = {0, 3, 1, 6, 3};
     const train_model m = {.embedding = &emb,
-                           .module = &module,
+                           .module = module,
                            .lm_head = &head,
                            .qkv_order = QKV_ORDER_KQV};
     const train_sentence sentence = {ids, T};
     if (rc == 0)
         rc = train_pass(loss, NULL, NULL, &m, VARIANT_ID_FUSED, &dims, &cfg,
                         &sentence, NULL, &err);
-    row->free(&module);
+    variant_module_free(VARIANT_ID_FUSED, module);
     matrix_free(&emb);
     matrix_free(&head);
     return rc;

@@ -10,8 +10,11 @@
  * Parameters are made first (drawn from the generator, or given) and
  * recorded under their state_dict() names (model.h), then a forward pass
  * makes every intermediate as a table in the trace, under the names the
- * notebooks use. attention.c writes the modules as the notebooks do;
- * heads.c runs their heads (batches, threads, streaming, --average).
+ * notebooks use. Each module's constructor, forward and training pass
+ * are in its variant's file (variants/single.c, wrapper.c, fused.c);
+ * attention.c holds what they share, the fused module's constructor and
+ * its one pass; heads.c runs their heads (batches, threads, streaming,
+ * --average).
  */
 #ifndef MHA_ATTENTION_H
 #define MHA_ATTENTION_H
@@ -173,6 +176,38 @@ int fused_module_forward(const matrix **out, const fused_store *s,
                          const fused_params *p, const attention_config *cfg,
                          const forward_hooks *hk, variant_id variant,
                          const matrix *x, const matrix *kv, mx_error *err);
+
+/* ---- how a module runs its heads in the trace (attention.c) ---------- */
+
+/* The forward passes of the variants' files (variants/NAME.c) hand
+ * heads_run (model/heads.h) a head_plan whose attend is module_head, over
+ * a module_heads naming where each head's q, k and v come from. */
+
+/* Where the heads' q, k and v come from, and what they attend with. */
+typedef struct {
+    variant_id variant;
+    const attention_config *cfg;
+    const attention_input *in;
+    const qkv *own;           /* head h's own W_query, W_key, W_value */
+    const fused_store *fused; /* or the fused module's Q, K and V */
+} module_heads;
+
+/* A head_plan's attend (ctx: module_heads): one head of a module, a head
+ * of the wrapper or the single head with its own projections of x (T, D)
+ * and kv (S, D), or a head of the fused module with its columns of Q, K
+ * and V; then its attention (attention_head.h), through cfg's hooks. */
+int module_head(const head_tables *t, const void *ctx, mx_error *err);
+
+/* The hook point through hk of variant's table id over m, in cfg's
+ * layer. */
+int module_point(const forward_hooks *hk, const attention_config *cfg,
+                 variant_id variant, table_id id, matrix *m, mx_error *err);
+
+/* A new table id (T, width) of variant in cfg's layer, one row per
+ * token, or NULL with err set. */
+table *module_table(trace *tr, variant_id variant, table_id id, size_t width,
+                    const attention_config *cfg, const sequence_labels *lab,
+                    mx_error *err);
 
 /* Head h's q, k and v (hd wide) as the fused module splits them: its
  * columns of Q, K and V (view (T, H, hd), then transpose (H, T, hd)). */

@@ -160,7 +160,7 @@ static int train_session(lm_session *s, mx_error *err)
                            pos, &lab, err) != 0)
         return -1;
     s->model =
-        (train_model){&s->sm.emb, pos != NULL ? &s->sm.pos : NULL, &s->sm.m,
+        (train_model){&s->sm.emb, pos != NULL ? &s->sm.pos : NULL, s->sm.module,
                       &s->sm.head.weight, s->rq.training.qkv_order};
     train_options opt = s->rq.training;
     opt.hook = NULL;
@@ -186,7 +186,7 @@ static int ready(lm_session *s, mx_error *err)
         return train_session(s, err);
     s->model =
         (train_model){&run->emb, s->rq.model.positions ? &run->pos : NULL,
-                      &run->m, &run->head.weight, s->rq.training.qkv_order};
+                      run->module, &run->head.weight, s->rq.training.qkv_order};
     s->trained = true;
     return 0;
 }

@@ -34,12 +34,12 @@ static int record_ids(trace *tr, table_id name, const labels *rows,
     return 0;
 }
 
-/* A variant's module in m (a zeroed module_room), built as its row says
+/* A variant's module in *m (variant_module_new), built as its row says
  * from a copy of the generator at start, then its --weights files read
  * over the drawn parameters; *after (when not NULL) is the generator
  * after the construction. cfg and dims are the run's. The caller frees
- * it with the row's free, whether this fails or not. */
-static int make_module(module_room *m, torch_rng *after, variant_id id,
+ * *m with variant_module_free, whether this fails or not. */
+static int make_module(void **m, torch_rng *after, variant_id id,
                        const run_request *rq, const attention_config *cfg,
                        const model_dims *dims, const torch_rng *start,
                        mx_error *err)
@@ -48,19 +48,20 @@ static int make_module(module_room *m, torch_rng *after, variant_id id,
     const attention_config acfg = variant_attention(row, cfg);
     const model_dims module = variant_dims(row, dims);
     torch_rng g = *start;
-    if (row->init(m, &acfg, &module, &g, err) != 0)
+    if ((*m = variant_module_new(id, err)) == NULL ||
+        row->init(*m, &acfg, &module, &g, err) != 0)
         return -1;
     if (after != NULL)
         *after = g;
     if (rq->weights == NULL)
         return 0;
-    return weights_load(variant_by_id(id)->bit, dims, m, rq->weights,
+    return weights_load(variant_by_id(id)->bit, dims, *m, rq->weights,
                         &rq->weights_style, err);
 }
 
 /* Records module m's parameters as tables of the variant, in state_dict()
  * order. */
-static int record_params(trace *tr, variant_id id, module_room *m,
+static int record_params(trace *tr, variant_id id, void *m,
                          const model_dims *dims, mx_error *err)
 {
     param_recorder rec = {tr, id, err, false};
@@ -103,28 +104,28 @@ static int run_variant(trace *tr, variant_id id, const run_request *rq,
     else
         with_sum.dropout = 0;
     with_sum.dropout_rng = &drop;
-    module_room m = {0}, heads = {0};
+    void *m = NULL, *heads = NULL;
     if (make_module(&m, &drop, id, rq, &with_sum, &dims, start, err) == 0 &&
         (!tie || make_module(&heads, NULL, row->tie_from, rq, &with_sum, &dims,
                              start, err) == 0)) {
         if (forward != NULL)
             drop = *forward;
         if (tie)
-            row->tie(&m, &heads);
+            row->tie(m, heads);
         // --ablate without an lm_head: this variant's heads switched off
         forward_hooks hk;
         replace_hook *own = NULL;
-        if (record_params(tr, id, &m, &dims, err) == 0 &&
+        if (record_params(tr, id, m, &dims, err) == 0 &&
             lesson_ablate_hooks(&hk, &own, rq, id, err) == 0) {
             attention_config acfg = variant_attention(row, &with_sum);
             acfg.hooks = hk.replace != NULL ? &hk : acfg.hooks;
-            rc = row->forward(tr, &m, &acfg, x, lab, err);
+            rc = row->forward(tr, m, &acfg, x, lab, err);
         }
         free(own);
     }
     if (tie)
-        variant_row_of(row->tie_from)->free(&heads);
-    row->free(&m);
+        variant_module_free(row->tie_from, heads);
+    variant_module_free(id, m);
     if (rc == 0 && with_sum.average != NULL)
         rc = record_average(tr, id, with_sum.average, cfg->hooks, err);
     mean_stream_free(&sum);
@@ -153,9 +154,9 @@ static int check_weights(const run_request *rq, size_t D, mx_error *err)
         const variant_info *v = &model_variants[i];
         if (!(read & v->bit))
             continue;
-        module_room m = {0};
+        void *m = NULL;
         rc = make_module(&m, NULL, v->id, rq, &cfg, &dims, &start, err);
-        variant_row_of(v->id)->free(&m);
+        variant_module_free(v->id, m);
     }
     return rc;
 }
@@ -202,9 +203,9 @@ static int build_drawn(variant_id v, torch_rng *g, const void *ctx,
     const variant_row *row = variant_row_of(v);
     const attention_config acfg = variant_attention(row, b->cfg);
     const model_dims module = variant_dims(row, b->dims);
-    module_room m = {0};
-    const int rc = row->init(&m, &acfg, &module, g, err);
-    row->free(&m);
+    void *m = variant_module_new(v, err);
+    const int rc = m != NULL ? row->init(m, &acfg, &module, g, err) : -1;
+    variant_module_free(v, m);
     return rc;
 }
 

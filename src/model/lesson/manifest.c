@@ -217,11 +217,15 @@ static int variants_field(unsigned *out, const json_doc *doc, const char *path,
          n = json_next(doc, n)) {
         const char *name = n->type == JSON_STRING ? json_str(doc, n) : "";
         const variant_info *v = variant_by_name(name, strlen(name));
-        if (v == NULL || (*out & v->bit))
+        if (v == NULL || (*out & v->bit)) {
+            char names[VARIANT_NAMES_SIZE];
+            variant_names_joined(names, sizeof names, VARIANTS_ALL,
+                                 VARIANT_NAMES_ALL);
             return err_input(err,
-                             _("%s: 'variants' lists '%s': each of single, "
-                               "wrapper, fused, block at most once"),
-                             path, name);
+                             _("%s: 'variants' lists '%s': each of %s "
+                               "at most once"),
+                             path, name, names);
+        }
         *out |= v->bit;
     }
     if (*out == 0)

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/i18n.h"
+
 const variant_info model_variants[MODEL_N_VARIANTS] = {
 #define VARIANT_ROW(id, name, out_step, tables) \
-    {name, VARIANT_##id, VARIANT_ID_##id, tables},
+    {#name, VARIANT_##id, VARIANT_ID_##id, tables},
     VARIANT_LIST(VARIANT_ROW)
 #undef VARIANT_ROW
 };
@@ -39,6 +41,55 @@ variant_id variant_of_bit(unsigned bit)
         if (model_variants[i].bit == bit)
             return model_variants[i].id;
     return VARIANT_INPUT;
+}
+
+/* ---- the names, as a message lists them ------------------------------ */
+
+/* The joint before the last of several names: "%s or %s", "%s and %s",
+ * or the joint of the others. */
+static const char *last_joint(enum variant_names_joint joint)
+{
+    switch (joint) {
+    case VARIANT_NAMES_OR:
+        /* TRANSLATORS: the last two names of a list of choices, "single,
+           wrapper, fused or block" */
+        return _("%s or %s");
+    case VARIANT_NAMES_AND:
+        /* TRANSLATORS: the last two names of a list of all of them,
+           "single, wrapper, fused and block" */
+        return _("%s and %s");
+    case VARIANT_NAMES_ALL:
+        break;
+    }
+    /* TRANSLATORS: two names in a list, "single, wrapper" */
+    return _("%s, %s");
+}
+
+void variant_names_joined(char *out, size_t size, unsigned set,
+                          enum variant_names_joint joint)
+{
+    size_t left = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        left += (set & model_variants[i].bit) != 0;
+    char so_far[VARIANT_NAMES_SIZE] = "";
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(set & model_variants[i].bit))
+            continue;
+        left--;
+        const char *name = model_variants[i].name;
+        // the names so far, then this one: "%s, %s" ("%s or %s" last)
+        const char *pair = left == 0 ? last_joint(joint) : _("%s, %s");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        if (so_far[0] == '\0')
+            snprintf(out, size, "%s", name);
+        else
+            snprintf(out, size, pair, so_far, name);
+#pragma GCC diagnostic pop
+        snprintf(so_far, sizeof so_far, "%s", out);
+    }
+    if (so_far[0] == '\0' && size > 0)
+        out[0] = '\0';
 }
 
 /* ---- parameters ------------------------------------------------------ */

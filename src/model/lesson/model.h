@@ -13,7 +13,7 @@
  * lists a module's parameters in state_dict() order with their names,
  * shapes and storage: the variant's row lists them with the layers
  * below (list_linear, list_qkv, list_norm). Adding a
- * parameter touches the row's listing (variants.c) and the forward code
+ * parameter touches the row's listing (variants/NAME.c) and the forward code
  * only.
  */
 #ifndef MHA_MODEL_H
@@ -58,6 +58,21 @@ const variant_info *variant_by_id(variant_id v);
 
 /* The variant with this bit (one of variant_bits). */
 variant_id variant_of_bit(unsigned bit);
+
+/* The names of the variants of set (variant_bits), in run order, into
+ * out (size bytes), joined as a list in the user's language: "single,
+ * wrapper, fused or block" (VARIANT_NAMES_OR), "... and block"
+ * (VARIANT_NAMES_AND) or "single, wrapper, fused, block"
+ * (VARIANT_NAMES_ALL). Messages that list the variants take it as %s;
+ * out has VARIANT_NAMES_SIZE bytes at most. */
+#define VARIANT_NAMES_SIZE 256 /* room for the names of every variant */
+enum variant_names_joint {
+    VARIANT_NAMES_OR,
+    VARIANT_NAMES_AND,
+    VARIANT_NAMES_ALL,
+};
+void variant_names_joined(char *out, size_t size, unsigned set,
+                          enum variant_names_joint joint);
 
 /* ---- parameters ------------------------------------------------------ */
 

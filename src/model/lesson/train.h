@@ -23,6 +23,7 @@
 #include "model/layers/dense.h"
 #include "model/catalogue.h"
 #include "model/lesson/model.h"
+#include "model/lesson/train_parts.h"
 #include "model/optim.h"
 #include "numerics/tensor.h"
 
@@ -69,19 +70,10 @@ typedef struct {
 typedef struct {
     matrix *embedding; /* (V, D) emb.weight */
     matrix *positions; /* (C, D) pos.weight, or NULL without --positions */
-    void *module;      /* the variant's module (a module_room, variants.h) */
+    void *module;      /* the variant's module (variant_module_new) */
     matrix *lm_head;   /* (V, W) lm_head.weight */
     enum qkv_order qkv_order; /* how its class adds x's gradient */
 } train_model;
-
-/* Where --grad's gradients of the intermediate tables go: fn(ctx, id,
- * layer, head, g) with g = d loss / d table id of head `head` (NO_HEAD
- * for a module's table) in block `layer` of a stack (0 elsewhere), as
- * the backward pass makes them. */
-typedef struct {
-    int (*fn)(void *ctx, table_id id, int layer, int head, const matrix *g);
-    void *ctx;
-} train_shown;
 
 /* x (T, D) = emb(ids) + pos(arange(T)) of m, as the training computes
  * it (T = x->rows). */

@@ -1,7 +1,8 @@
-/* train_parts.h: the pieces of the training's passes (train.c) that a
- * module's pass in another file reuses (block_train.c): working
- * matrices, the top layer (lm_head and the loss) and the fused
- * attention's forward and backward.
+/* train_parts.h: the pieces of the training's passes (train_parts.c) that a
+ * module's pass reuses (its variant's file, variants/NAME.c, and
+ * block_train.c): working matrices, a head's forward and backward, the
+ * top layer (lm_head and the loss) and the fused attention's forward and
+ * backward.
  *
  * Shapes: T tokens, D = d_model, O = d_out, H heads, hd = O / H.
  */
@@ -13,8 +14,19 @@
 
 #include "base/error.h"
 #include "model/lesson/attention.h"
-#include "model/lesson/train.h"
+#include "model/catalogue.h"
+#include "model/hooks.h"
+#include "model/layers/dense.h"
 #include "numerics/tensor.h"
+
+/* Where --grad's gradients of the intermediate tables go: fn(ctx, id,
+ * layer, head, g) with g = d loss / d table id of head `head` (NO_HEAD
+ * for a module's table) in block `layer` of a stack (0 elsewhere), as
+ * the backward pass makes them. */
+typedef struct {
+    int (*fn)(void *ctx, table_id id, int layer, int head, const matrix *g);
+    void *ctx;
+} train_shown;
 
 /* The matrices one pass allocates, freed together. */
 typedef struct {
@@ -65,14 +77,15 @@ typedef int (*module_pass_fn)(matrix *dx, void *grad, const void *module,
                               const attention_config *cfg, const matrix *x,
                               top_layer *top, mx_error *err);
 
-/* A head's forward tables, kept for its backward pass. */
+/* A head's forward tables, kept for its backward pass (its tape; the
+ * lessons' forward keeps a head's tables in heads.h's head_work). */
 typedef struct {
     matrix q, k, v;    /* (T, hd) */
     matrix scores;     /* (T, T) */
     matrix weights;    /* (T, T) */
     matrix context;    /* (T, hd) */
     matrix dq, dk, dv; /* (T, hd) */
-} head_work;
+} head_tape;
 
 /* Room the heads' backward passes share: dweights, dscores (T, T) and a
  * transpose (T, T); shown (T, T): the scores' gradient as shown. */
@@ -80,16 +93,27 @@ typedef struct {
     matrix dweights, dscores, t_tt, shown;
 } head_room;
 
+/* h's matrices for T tokens and a head hd wide, and r's, in s. */
+int head_tape_alloc(head_tape *h, scratch *s, size_t T, size_t hd,
+                    mx_error *err);
+int head_room_alloc(head_room *r, scratch *s, size_t T, mx_error *err);
+
+/* A head's forward pass from src (its own projections of x, or its
+ * columns of the fused Q, K and V), its tables kept in h: the one head
+ * forward of every model (attention_head.h), without dropout or hooks. */
+void head_tape_forward(head_tape *h, const head_source *src,
+                       const attention_config *cfg);
+
 /* A head's backward pass from its dcontext (T, hd), its gradients handed
  * to top->shown as head `head`. */
-void head_back(head_work *h, head_room *r, const matrix *dcontext,
+void head_back(head_tape *h, head_room *r, const matrix *dcontext,
                const attention_config *cfg, top_layer *top, int head);
 
 /* The fused attention's forward over x (T, D), its out (T, O) and what
  * its backward reads. */
 typedef struct {
     scratch s;
-    head_work *h; /* H heads */
+    head_tape *h; /* H heads */
     head_room r;
     size_t H, hd;
     matrix Q, K, V, concat, out; /* (T, O) */
@@ -110,19 +134,9 @@ void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
                          const matrix *x, top_layer *top);
 void fused_tape_free(fused_tape *t);
 
-/* The modules' passes (module_pass_fn), which their variants' rows name
- * (variants.h): SelfAttention's, MultiHeadAttentionWrapper's and
- * MultiHeadAttention's (train.c), the Transformer block's
- * (block_train.c). */
-int single_pass(matrix *dx, void *grad, const void *module,
-                const attention_config *cfg, const matrix *x, top_layer *top,
-                mx_error *err);
-int wrapper_pass(matrix *dx, void *grad, const void *module,
-                 const attention_config *cfg, const matrix *x, top_layer *top,
-                 mx_error *err);
-int fused_pass(matrix *dx, void *grad, const void *module,
-               const attention_config *cfg, const matrix *x, top_layer *top,
-               mx_error *err);
+/* The Transformer blocks' pass (module_pass_fn, block_train.c), which
+ * the block's row names (variants/block.c); the other modules' passes
+ * are in their variants' files. */
 int block_pass(matrix *dx, void *grad, const void *module,
                const attention_config *cfg, const matrix *x, top_layer *top,
                mx_error *err);

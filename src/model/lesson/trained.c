@@ -385,7 +385,8 @@ variant_sizes trained_sizes_of(variant_id id, const run_request *rq,
 
 void trained_start_free(start_model *sm, variant_id id)
 {
-    variant_row_of(id)->free(&sm->m);
+    variant_module_free(id, sm->module);
+    sm->module = NULL;
     linear_free(&sm->head);
     matrix_free(&sm->emb);
     matrix_free(&sm->pos);
@@ -413,13 +414,15 @@ int trained_start_make(start_model *sm, variant_id id, const run_request *rq,
     if (positions != NULL)
         memcpy(sm->pos.v, positions->v,
                positions->rows * positions->cols * sizeof(float));
-    if (variant_row_of(id)->init(&sm->m, &sz->acfg, &sz->dims, &g, err) != 0 ||
+    if ((sm->module = variant_module_new(id, err)) == NULL ||
+        variant_row_of(id)->init(sm->module, &sz->acfg, &sz->dims, &g, err) !=
+            0 ||
         linear_init(&sm->head, sz->dims.d_out, V, false, &g, err) != 0)
         return -1;
     if (rq->weights == NULL)
         return 0;
     const csv_style *style = &rq->weights_style;
-    if (weights_load(variant_by_id(id)->bit, &sz->run, &sm->m, rq->weights,
+    if (weights_load(variant_by_id(id)->bit, &sz->run, sm->module, rq->weights,
                      style, err) != 0 ||
         weights_load_words(&sm->emb, words, rq->weights, id, TABLE_EMBEDDING,
                            style, err) != 0 ||
@@ -487,7 +490,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
     const size_t T = lab->seq->tokens->n;
     start_model sm = {0};
     matrix logits = {0};
-    train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, &sm.m,
+    train_model model = {&sm.emb, positions != NULL ? &sm.pos : NULL, NULL,
                          &sm.head.weight, rq->training.qkv_order};
     train_model grads = {0};
     checkpoints ck = {0};
@@ -502,7 +505,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
                            err) != 0 ||
         matrix_alloc(&logits, T, V, N_("the logits"), err) != 0)
         goto done;
-
+    model.module = sm.module; // made with the rest (trained_start_make)
     // with checkpoints, the hook looks at the heads as the training goes
     train_options training = rq->training;
     ck = (checkpoints){.variant = id,
@@ -545,8 +548,8 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
         record_inputs(&x, tr, id, &model, ids, lab, acfg.hooks, err) != 0)
         goto done;
     const attention_input in = {x, x};
-    if (shown_forward(tr, id, &sm.m, &acfg, &in, rq->average, lab->seq, err) !=
-        0)
+    if (shown_forward(tr, id, sm.module, &acfg, &in, rq->average, lab->seq,
+                      err) != 0)
         goto done;
 
     // logits and the loss at the final parameters; with --grad, one more

@@ -74,8 +74,8 @@ variant_sizes trained_sizes_of(variant_id id, const run_request *rq,
 /* A variant's model as its training starts. */
 typedef struct {
     matrix emb, pos; /* (V, D), (C, D) */
-    module_room m;
-    linear head; /* lm_head, (V, W) */
+    void *module;    /* the variant's (variant_module_new) */
+    linear head;     /* lm_head, (V, W) */
 } start_model;
 
 /* *sm (zeroed): copies of embedding (V, D) and positions (C, D, or NULL)

@@ -6,14 +6,20 @@
  * (catalogue.h) gives each variant's name, the step of its "out" and the
  * tables it makes besides its heads'; the row here gives the rest. The
  * lesson's run (lesson_run.c), training (train.c), the size estimate
- * (lesson_size.c), the page's list of variants (html_data.c) and
- * --explain loop over the rows and know no variant by name.
+ * (lesson_size.c), the page's list of variants (html_data.c), the
+ * messages that list the variants (variant_names_joined, model.h) and
+ * --explain loop
+ * over the rows and know no variant by name.
  *
- * To add a variant: its line in VARIANT_LIST (catalogue.h), its member
- * of module_room here, its row in variants.c, its module's files (the
- * struct of its parameters, their init and free, its forward pass; its
- * training pass in a file of its own, as model/heads.h and train_parts.h
- * each define a head_work) and src/meson.build (docs/architecture.md,
+ * Each variant's module is one file, model/lesson/variants/NAME.c (NAME
+ * its identifier in VARIANT_LIST): the struct of its parameters (or the
+ * shared ones of attention.h, block.h), their construction and listing,
+ * its forward pass, its training pass, its size and its sentence for
+ * --explain, and its row, `const variant_row NAME_variant`, which the
+ * declarations below and the table of variants.c take from VARIANT_LIST.
+ *
+ * To add a variant: its line in VARIANT_LIST (catalogue.h), its file
+ * under variants/ and that file in src/meson.build (docs/architecture.md,
  * "What an addition touches").
  */
 #ifndef MHA_VARIANTS_H
@@ -30,16 +36,6 @@
 #include "model/lesson/train_parts.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
-
-/* Room for the module of any variant. A run builds one module at a time
- * in a zeroed module_room and hands its address to the row's functions,
- * which know which member is theirs. */
-typedef union {
-    single_params single;
-    wrapper_params wrapper;
-    fused_params fused;
-    block_stack block; /* one block, or a stack of them */
-} module_room;
 
 /* What a variant's forward pass makes and holds besides its parameters,
  * in float values, for t tokens: the size estimates of pipeline.c. */
@@ -71,9 +67,14 @@ typedef struct {
     bool stacks;
     enum head_making heads;
 
-    /* Construction: draws the parameters into a zeroed module_room as the
-     * module's constructor does, in its order. free accepts a zeroed or
-     * partly made module. */
+    /* The bytes of its module (the struct of its parameters), which
+     * variant_module_new allocates zeroed. */
+    size_t module_size;
+
+    /* Construction: draws the parameters into a zeroed module (of
+     * module_size bytes) as the module's constructor does, in its order.
+     * free accepts a zeroed or partly made module, and frees what it
+     * holds, not the module's own bytes (variant_module_free does). */
     int (*init)(void *module, const attention_config *cfg, const model_dims *d,
                 torch_rng *g, mx_error *err);
     void (*free)(void *module);
@@ -107,6 +108,13 @@ typedef struct {
     variant_id tie_from; /* with tie: VARIANT_ID_WRAPPER */
 } variant_row;
 
+/* Each variant's row, NAME_variant, defined in its module's file
+ * (variants/NAME.c). */
+#define VARIANT_ROW_DECLARATION(ID, name, out_step, tables) \
+    extern const variant_row name##_variant;
+VARIANT_LIST(VARIANT_ROW_DECLARATION)
+#undef VARIANT_ROW_DECLARATION
+
 /* What an option needs of a variant to apply to it: the options read
  * which variants they apply to from the rows (variants_taking). */
 enum variant_takes {
@@ -132,6 +140,22 @@ bool variant_row_complete(const variant_row *row);
 /* The row of a module's variant (not VARIANT_INPUT). */
 const variant_row *variant_row_of(variant_id v);
 
+/* A zeroed module of variant v (its row's module_size bytes, from
+ * calloc, aligned for any of the modules' structs), or NULL with err
+ * set. Its one owner builds it with the row's init and hands it to
+ * variant_module_free, made or not. */
+void *variant_module_new(variant_id v, mx_error *err);
+/* Frees what module holds (the row's free), then the module; NULL does
+ * nothing. */
+void variant_module_free(variant_id v, void *module);
+
+/* The listing of a fused module under prefix (variants/fused.c), which
+ * the block's listing reuses for its attention: W_query, W_key, W_value
+ * (D -> O), then out_proj (O -> O, with bias); tied: --tie replaces the
+ * projections. */
+int fused_list_params(const param_lister *to, const char *prefix,
+                      const model_dims *d, bool tied, fused_params *p);
+
 /* The module's sizes from the run's: d_out is d_model for a d_model_wide
  * row. */
 model_dims variant_dims(const variant_row *row, const model_dims *run);
@@ -141,8 +165,7 @@ attention_config variant_attention(const variant_row *row,
 /* Calls fn(p, ctx) for each parameter of `variant` (one bit of
  * variant_bits) in state_dict() order, absent biases included, and
  * returns the first nonzero result, or 0. module is the variant's module
- * (its row's storage, variants.h), or NULL to list names and shapes
- * only. */
+ * (variant_module_new), or NULL to list names and shapes only. */
 int model_params_each(unsigned variant, const model_dims *dims, void *module,
                       param_fn fn, void *ctx);
 

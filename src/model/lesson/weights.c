@@ -351,11 +351,15 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
             else
                 rc = keep_open(w, dirfd(d), e->d_name, err);
         }
-        if (rc == 0 && !known)
+        if (rc == 0 && !known) {
+            char names[VARIANT_NAMES_SIZE];
+            variant_names_joined(names, sizeof names, VARIANTS_ALL,
+                                 VARIANT_NAMES_OR);
             rc = err_input(err,
                            _("%s/%s: a parameter file's name starts with "
-                             "its module: single, wrapper, fused or block"),
-                           dir, e->d_name);
+                             "its module: %s"),
+                           dir, e->d_name, names);
+        }
     }
     return rc;
 }
