@@ -47,7 +47,10 @@ int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
     int rc = check_heads(&run.shape, rq, err);
     if (rc == 0)
         rc = lm_metric_open(&metric, &run, rq, err);
-    if (rc == 0 && run.T < 2)
+    // ablation_loss and --metric loss read each token's next one; prob
+    // and logit-diff read the last token only
+    const bool loss = !rq->ablate_all || rq->metric == METRIC_LOSS;
+    if (rc == 0 && run.T < 2 && loss)
         rc =
             err_input(err, _("--ablate: the text has one token; the loss needs "
                              "a next token to predict"));
