@@ -230,8 +230,7 @@ int generate_run(generation *out, const generate_model *gm,
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
-        if (!sampling_pick(&t->token, &t->effect, &room, logits, &o->how,
-                           &g)) {
+        if (!sampling_pick(&t->token, &t->effect, &room, logits, &o->how, &g)) {
             out->n--;
             err_input(err,
                       _("--sample: at step %zu the probabilities hold NaN or "
