@@ -97,6 +97,30 @@ for metric in (["prob", "--answer", " cat"],
 refused(["t", "--ablate", "all-heads"], ["one token", "loss"],
         "--metric loss on a one-token text: refused with the loss's reason")
 
+# ablation_map's colour scale names the metric used, in the run's language
+def page_measure(args):
+    with tempfile.TemporaryDirectory() as folder:
+        page = os.path.join(folder, "map.html")
+        r = run([text, "--ablate", "all-heads", "--html", page] + args)
+        if r.returncode != 0:
+            return r.stderr
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+    at = html.find('"measure":')
+    return json.JSONDecoder().raw_decode(html, at + 10)[0] if at >= 0 else None
+
+
+for args, want in (([], "--metric loss"),
+                   (["--metric", "prob", "--answer", " cat"], "--metric prob"),
+                   (["--metric", "logit-diff", "--answer", " cat", "--wrong",
+                     " mat"], "--metric logit-diff")):
+    got = page_measure(args)
+    ok(got is not None and want in got,
+       "the page's ablation_map says it measures %s" % want, got)
+got = page_measure(["--metric", "prob", "--answer", " cat", "--lang", "pt_BR"])
+ok(got == "varia\u00e7\u00e3o da probabilidade de --answer (--metric prob)",
+   "... in the run's language (pt_BR)", got)
+
 # --top-k 3: the likeliest listed are the three it left, then none
 r = run(["the cat", "--generate", "5", "--sample", "--top-k", "3", "--seed",
          "3", "--tables", "generated,generated_top", "--format", "csv"])

@@ -263,6 +263,8 @@ int ablate_record(trace *tr, const lm_ops *lm, const run_request *rq,
     if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;
     int rc = check_heads(&run.shape, rq, err);
+    if (rq->ablate_all)
+        tr->model.map_measure = lm_metric_measure(rq->metric);
     if (rc == 0)
         rc = rq->ablate_all ? record_map(tr, &run, rq, err)
                             : record_heads(tr, &run, rq, err);

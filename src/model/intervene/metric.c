@@ -15,6 +15,21 @@ int lm_metric_open(lm_metric *m, const lm_text *run, const run_request *rq,
     return patch_one_token(&m->answer, run, "--answer", rq->patch_answer, err);
 }
 
+const char *lm_metric_measure(enum ablate_metric kind)
+{
+    /* TRANSLATORS: the caption of ablation_map's colour scale in --plot
+     * and the --html page: each head's ablated value minus the clean
+     * one, of what --metric names */
+    static const char *const measures[] = {
+        [METRIC_LOSS] = N_("change of the mean loss (--metric loss)"),
+        [METRIC_LOGIT_DIFF] = N_("change of the logit difference, --answer "
+                                 "minus --wrong (--metric logit-diff)"),
+        [METRIC_PROB] = N_("change of the probability of --answer "
+                           "(--metric prob)"),
+    };
+    return measures[kind];
+}
+
 int lm_metric_of(float *value, const lm_metric *m, const matrix *logits,
                  const lm_text *run, mx_error *err)
 {
