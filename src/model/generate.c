@@ -187,6 +187,24 @@ static int put_cache_size(trace *tr, variant_id v, const kv_cache *c,
     return trace_flush(tr, err);
 }
 
+/* *t: step's token from logits (V) as o says, its probabilities and the
+ * likeliest; an error naming the step when it cannot be drawn. */
+static int pick(generated_token *t, sampling_room *room, const float *logits,
+                const generate_options *o, torch_rng *g, size_t step,
+                mx_error *err)
+{
+    if (!sampling_pick(&t->token, &t->effect, room, logits, &o->how, g))
+        return err_input(err,
+                         _("--sample: at step %zu the probabilities hold NaN "
+                           "or infinity (the model's logits do), so no token "
+                           "can be drawn"),
+                         step + 1);
+    t->p = room->probs[t->token];
+    t->p_logits = room->model_probs[t->token];
+    top_tokens(t, room->probs, room->V);
+    return 0;
+}
+
 int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err)
@@ -230,19 +248,11 @@ int generate_run(generation *out, const generate_model *gm,
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
-        if (!sampling_pick(&t->token, &t->effect, &room, logits, &o->how, &g)) {
+        if (pick(t, &room, logits, o, &g, i, err) != 0) {
             out->n--;
-            err_input(err,
-                      _("--sample: at step %zu the probabilities hold NaN or "
-                        "infinity (the model's logits do), so no token can "
-                        "be drawn"),
-                      i + 1);
             goto done;
         }
-        t->p = room.probs[t->token];
-        t->p_logits = room.model_probs[t->token];
         t->positions = positions;
-        top_tokens(t, room.probs, V);
         if (is_end(gm, t->token)) {
             out->end = GENERATE_END_TOKEN;
             break;
