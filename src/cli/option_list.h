@@ -517,9 +517,9 @@ OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
                    "detector (head_scores)                      (off)"))
 OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
        SIZE(N_("N"), repeat_random, 0, 1, 512),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
        .help = N_("with --head-scores, the text is N random tokens of\n"
                    "the vocabulary drawn from --seed, then the same N\n"
                    "again (no sentence)                 (default none)"))

@@ -100,6 +100,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .reloaded = opt->train && opt->weights != NULL,
         // a lesson run without an lm_head ablates in its own pass
         .ablated = !m->checkpoint && !opt->train ? opt->n_ablate_heads : 0,
+        .repeat_random = opt->repeat_random,
         .how = {.sample = opt->sample,
                 .temperature = opt->temperature,
                 .top_k = opt->top_k,

@@ -25,12 +25,25 @@
 #include "numerics/tensor.h"
 
 /* The sizes the interventions need: L layers of H heads, V words, at
- * most `positions` tokens. */
+ * most `positions` tokens; and what the tables' rows call a layer when
+ * the run made no tables that say it (--repeat-random on a lesson stack:
+ * "block"), or NULL: the run's name (lm_runs.h, lm_layer_name). */
 typedef struct {
     size_t layers, heads, vocab, positions;
+    const char *layer;
 } lm_shape;
 
 typedef struct lm_session lm_session; /* the family's own */
+
+/* A model the family's run made on its way (a trained lesson model),
+ * kept for the interventions' sessions, which borrow it rather than make
+ * it again: pipeline.c hands the run an empty one (run_request.made),
+ * the run sets model and free, and pipeline.c calls free(model) once
+ * the interventions are done. */
+typedef struct lm_made {
+    void *model; /* the family's own, or NULL: none made */
+    void (*free)(void *model);
+} lm_made;
 
 typedef struct {
     /* Opens the model of rq (its checkpoint, its tokenizer): *s owned

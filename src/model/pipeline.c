@@ -11,6 +11,7 @@
 #include "model/intervene/ablate.h"
 #include "model/intervene/intervene.h"
 #include "model/intervene/logit_lens.h"
+#include "model/lm.h"
 
 int pipeline_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
                     const model_input *in, mx_error *err)
@@ -72,7 +73,7 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     // the tables carry their family: headings, the CSV and --explain read
     // its row
     tr->family = family;
-    // a lesson model trains on the input again (model/lesson/lesson_lm.h)
+    // a lesson model reads the input (model/lesson/lesson_lm.h)
     run_request with = *rq;
     with.trained_on = in;
     const int alone = ablates_alone(family, rq, err);
@@ -85,11 +86,17 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     if (ablate_hooks(&hooks, &run.n_replace, rq, err) != 0)
         return -1;
     run.replace = hooks;
+    // a model the run trains is the interventions' model (lm.h, lm_made)
+    lm_made made = {0};
+    if (alone == 0 && intervene_asked(rq))
+        run.made = with.made = &made;
     int rc = rq->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0 && alone == 0)
         rc = intervene_record(tr, family->lm, &with, in, err);
     if (rc == 0)
         rc = logit_lens_record(tr, family->lm, rq, in, err);
+    if (made.free != NULL)
+        made.free(made.model);
     free(hooks);
     return rc;
 }

@@ -180,9 +180,14 @@ typedef struct {
      * show a step's tables only with kv_steps */
     bool page_steps;
     /* the input a lesson model is trained on (its corpus, its sentence),
-     * which the interventions' lesson model trains on again
+     * which the interventions' lesson model reads (its vocabulary, the
+     * corpus's means) and trains on when the run trained none
      * (model/lesson/lesson_lm.h): set by pipeline.c for them, else NULL */
     const struct model_input *trained_on;
+    /* where a run that trains the interventions' model leaves it for
+     * their sessions (model/lm.h): set by pipeline.c for them, else
+     * NULL */
+    struct lm_made *made;
 } run_request;
 
 /* What the model reads: a sentence, or rows of given embeddings. */

@@ -516,6 +516,27 @@ static note_fn *const notes[TABLE_COUNT] = {
     [TABLE_OUT] = note_out,
 };
 
+/* Before a trained lesson model's head_scores with --repeat-random N:
+ * what the text is. */
+static void note_repeat_random(FILE *out, const explain_context *c)
+{
+    const size_t N = c->repeat_random;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->seed);
+    explain_say(out, c->width,
+                _("The text is no sentence: --repeat-random drew %zu tokens "
+                  "at random from the trained vocabulary, then the same %zu "
+                  "again: %zu tokens. The draw is torch.randint(0, V, (N,)) "
+                  "after torch.manual_seed(%s), the --seed that also drew "
+                  "the model. A random text gives a head nothing to follow "
+                  "but positions and repeats: on the second half an "
+                  "induction head looks at the token after the earlier copy "
+                  "of the current one, and a duplicate-token head at the "
+                  "copy itself."),
+                N, N, 2 * N, seed);
+    fputc('\n', out);
+}
+
 static bool starts_variant(const table *t, const table *prev)
 {
     return prev == NULL || prev->variant != t->variant;
@@ -533,6 +554,8 @@ void explain_before(FILE *out, const table *t, const table *prev,
             explain_note(out, c->width, note);
             fputc('\n', out);
         }
+        if (t->id == TABLE_HEAD_SCORES && c->repeat_random > 0)
+            note_repeat_random(out, c);
         return;
     }
     const size_t T = c->tokens, H = c->heads;

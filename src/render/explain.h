@@ -58,6 +58,8 @@ typedef struct {
     /* --ablate L.H in a run without an lm_head: the heads switched off
      * (explain_lesson_ablation), else 0 */
     size_t ablated;
+    /* --repeat-random N: the head scores' text was drawn, else 0 */
+    size_t repeat_random;
 } explain_context;
 
 /* An explain_context width: every sentence is one "# " line, however

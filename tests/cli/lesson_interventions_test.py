@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""--ablate, --patch, --head-scores and --metric on a trained lesson
-model, on the command line.
+"""--ablate, --patch, --head-scores (also with --repeat-random) and
+--metric on a trained lesson model, on the command line.
 
     lesson_interventions_test.py MHA_EXPLAIN
 
@@ -69,6 +69,28 @@ ok(r.returncode == 0 and len(rows) == 4 * 3 and
    rows[0]["row_label"] == "block.0.0", "--head-scores: a row per head",
    rows[:1])
 
+# --repeat-random N: no sentence, the model trained on the corpus alone,
+# N words of its vocabulary drawn from --seed, then the same N again
+r, rows, made = tables_of(TRAIN + ["--head-scores", "--repeat-random", "3"])
+ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and
+   rows[0]["row_label"] == "block.0.0",
+   "--repeat-random 3: head_scores, a row per head of the stack", r.stderr)
+again = tables_of(TRAIN + ["--head-scores", "--repeat-random", "3"])[1]
+other = tables_of(TRAIN[:-3] + ["--seed", "2", "--train", "20",
+                                "--head-scores", "--repeat-random", "3"])[1]
+ok(again == rows and other != rows,
+   "--repeat-random: the same draw from the same --seed, another from "
+   "another", other[:3])
+r = mha.run(TRAIN + ["--head-scores", "--repeat-random", "3", "--explain"])
+ok(r.returncode == 0 and b"--repeat-random drew 3 tokens at random from "
+   b"the trained vocabulary" in r.stdout.replace(b"\n# ", b" "),
+   "--explain: what the text is", r.stdout[-700:])
+r = mha.run(TRAIN + ["--head-scores", "--repeat-random", "3", "--explain",
+                     "--lang", "es"])
+ok(r.returncode == 0 and "--repeat-random sacó 3 tokens".encode() in
+   r.stdout.replace(b"\n# ", b" "), "--explain --lang es: translated",
+   r.stdout[-700:])
+
 # the trained model written, then read back: the same ablation
 folder = os.path.join(tmp, "model")
 r = mha.run(TRAIN + [text, "--csv-dir", folder])
@@ -124,4 +146,19 @@ mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
 mha.check_error(TRAIN + [text, "--ablate", "all-heads", "--metric",
                          "odds"], "is not loss, logit-diff or prob",
                 hint=True)
+# --repeat-random: the longest sentence of the corpus bounds the positions
+mha.check_error(TRAIN + ["--head-scores", "--repeat-random", "4"],
+                "4 tokens twice are more than the model's 6 positions",
+                hint=False)
+mha.check_error(["--train", "5", "--variant", "block", "--d-model", "8",
+                 "--head-scores", "--repeat-random", "2"],
+                "it goes with --corpus FILE", hint=True)
+mha.check_error(["--variant", "block", "--d-model", "8", "--head-scores",
+                 "--repeat-random", "2"], "only once trained", hint=True)
+mha.check_error(["--corpus", corpus, "--column", "text", "--variant",
+                 "fused", "--train", "5", "--head-scores",
+                 "--repeat-random", "2"],
+                "or a trained --variant block", hint=True)
+mha.check_error(TRAIN + [text, "--head-scores", "--repeat-random", "2"],
+                "the text is drawn", hint=True)
 done()

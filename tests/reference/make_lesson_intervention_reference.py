@@ -26,7 +26,13 @@ the trained notebook with forward hooks, as a user of PyTorch does:
   scores     TransformerLens's head detector (make_intervention_
              reference.py's verbatim copies) on each head's attention
              weights, taken by a forward hook on the attention's dropout
-             (nn.Dropout(0.0), which leaves them as they are)
+             (nn.Dropout(0.0), which leaves them as they are), on the
+             case's text and on --repeat-random N's: torch.randint(0, V,
+             (N,)) after torch.manual_seed(seed), then the same N again,
+             as make_intervention_reference.py draws it (--repeat-random
+             has no sentence: the tool trains on the corpus alone, which
+             is this notebook: the case's sentence adds no word and no
+             position, checked below)
 
 For each case NAME it writes, into lesson_interventions/ (or OUTDIR),
 NAME.corpus.txt (the corpus, a sentence a line) and NAME.safetensors:
@@ -40,6 +46,7 @@ NAME.corpus.txt (the corpus, a sentence a line) and NAME.safetensors:
                 there) with that head alone ablated, minus the clean one
   patch.heads   (L x H), patch.resid (L x T)
   scores        ((L*H) x 3): previous token, duplicate token, induction
+  random.scores the same on --repeat-random N's text (the case's random)
 
     /usr/bin/python3 tests/reference/make_lesson_intervention_reference.py [OUTDIR]
 """
@@ -78,7 +85,7 @@ CASES = [
                     ("all_logit_diff", None, "zero",
                      ("logit-diff", "mat", "rug"))],
          patch=("the cat sat on the", "the dog sat on the", "mat", "rug"),
-         scores="the cat sat on the cat sat on"),
+         scores="the cat sat on the cat sat on", random=4),
     dict(name="block", sentence="the dog sat on the rug", d_model=8,
          d_out=8, heads=2, seed=7, variants=["block"], steps=30, lr=0.1,
          optimizer="sgd", positions=False, corpus=CORPUS, order="kqv",
@@ -87,7 +94,7 @@ CASES = [
                     ("all_mean", None, "mean"),
                     ("all_prob", None, "mean", ("prob", "the", None))],
          patch=("the cat sat on the", "the dog sat on the", "mat", "rug"),
-         scores="the dog sat on the dog sat on"),
+         scores="the dog sat on the dog sat on", random=3),
 ]
 
 
@@ -253,6 +260,18 @@ def patch_tables(nb, c, vocab, hd, L, H):
 
 def score_tables(nb, c, vocab, L, H):
     ids = torch.tensor([vocab[w] for w in c["scores"].split()])
+    tables = [("scores", head_scores(nb, c, ids, L, H))]
+    # --repeat-random N --seed SEED, as make_intervention_reference.py's
+    # scores_case draws it
+    n, seed = c["random"], c["seed"]
+    torch.manual_seed(seed)
+    half = torch.randint(0, len(vocab), (n,))
+    tokens = torch.cat([half, half])
+    tables.append(("random.scores", head_scores(nb, c, tokens, L, H)))
+    return tables
+
+
+def head_scores(nb, c, ids, L, H):
     tokens = ids.view(1, -1)
     patterns = {}
 
@@ -273,7 +292,7 @@ def score_tables(nb, c, vocab, L, H):
                         patterns[layer][head, :, :].clone(),
                         detection_pattern=d, exclude_bos=False,
                         exclude_current_token=False, error_measure="mul")
-    return [("scores", scores)]
+    return scores
 
 
 def run_case(outdir, c):
@@ -284,6 +303,10 @@ def run_case(outdir, c):
         vocab.setdefault(w, len(vocab))
     sentences = [torch.tensor([vocab[w] for w in s]) for s in corpus]
     shown = torch.tensor([vocab[w] for w in shown_words])
+    # the notebook is the corpus's alone (--repeat-random's model): the
+    # shown sentence adds no word to the vocabulary and no position
+    assert all(w in {w for s in corpus for w in s} for w in shown_words)
+    assert len(shown_words) <= max(len(s) for s in corpus)
     nb = train.train_notebook(c, "block", vocab, sentences, shown)
     L, H = c.get("layers") or 1, c["heads"]
     hd = c["d_model"] // H

@@ -182,6 +182,36 @@ MODEL_RUNS = [
 ]
 
 
+# The interventions on a trained lesson model (--variant block), whole
+# command lines over corpus.csv, which each run's folder (its working
+# folder) gets: a relative name, as the page shows the path.
+LESSON = ["--corpus", "corpus.csv", "--column", "text", "--variant",
+          "block", "--d-model", "8", "--heads", "2", "--seed", "3"]
+LESSON_RUNS = [
+    LESSON + extra + ["--train", steps, "the cat sat on the mat"] + opts
+    for extra, steps in ((["--layers", "2", "--attn-only", "--positions"],
+                          "40"),
+                         (["--optimizer", "sgd", "--lr", "0.1"], "25"),
+                         (["--layers", "2", "--threads", "1"], "30"))
+    for opts in (["--ablate", "all-heads", "--format", "csv"],
+                 ["--ablate", "1.0,0.1", "--ablate-mode", "mean"],
+                 ["--ablate", "0.1", "--ablate-mode", "mean", "--explain"],
+                 ["--ablate", "all-heads", "--metric", "logit-diff",
+                  "--answer", "mat", "--wrong", "rug", "--tables",
+                  "ablation_map"],
+                 ["--head-scores", "--format", "csv"],
+                 ["--ablate", "all-heads", "--html", "{d}/page.html"],
+                 ["--ablate", "all-heads", "--grad", "--generate", "3",
+                  "--format", "csv"])
+] + [
+    LESSON + ["--layers", "2", "--train", "30", "--patch", "--clean",
+              "the cat sat on the", "--corrupt", "the dog sat on the",
+              "--answer", "mat", "--wrong", "rug", "--format", "csv"],
+]
+LESSON_CORPUS = ("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
+                 "a cat saw the dog on the mat\n")
+
+
 # A live page's WebAssembly core is the program's own code compiled, which
 # any change of the code changes: the pages are compared without it (the
 # wasm-core and html-live tests run it).
@@ -233,6 +263,8 @@ def cases(root):
                b"")
     for opts in MODEL_RUNS:
         yield ["--model"] + [o.replace("{root}", root) for o in opts], b""
+    for args in LESSON_RUNS:
+        yield args, b""
     emb = os.path.join(root, "tests", "reference", "cases",
                        "decimals_embeddings.csv")
     yield ["--embeddings", emb, "--draw", "input,single"], b""
@@ -250,6 +282,10 @@ def main():
         for binary in (old, new):
             d = tempfile.mkdtemp()
             a = [x.replace("{d}", d) for x in args]
+            if "corpus.csv" in args:
+                with open(os.path.join(d, "corpus.csv"), "w",
+                          encoding="utf-8") as f:
+                    f.write(LESSON_CORPUS)
             results.append(run(binary, a, stdin, d))
             shutil.rmtree(d)
         if results[0] != results[1]:

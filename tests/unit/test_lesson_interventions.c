@@ -9,7 +9,9 @@
  * tests/reference). The run's logits (the trained model), then
  * ablation_effect, ablation_loss, ablation_map (of the loss, of the
  * logit difference and of the answer's probability: --metric), patch_heads,
- * patch_resid and head_scores bit for bit. */
+ * patch_resid and head_scores (on a text, and on --repeat-random N's N
+ * tokens drawn from --seed, then the same N again, with no sentence: the
+ * model trained on the corpus alone) bit for bit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +224,27 @@ static void patch_scores_case(const char *refdir, const lesson_case *c,
     safetensors_close(&ref);
 }
 
+/* --head-scores --repeat-random n: no sentence (the command line's empty
+ * one), the text drawn from the trained vocabulary. */
+static void random_scores_case(const char *refdir, const lesson_case *c,
+                               size_t n)
+{
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    run_request rq = config_of(c);
+    rq.head_scores = true;
+    rq.repeat_random = n;
+    trace tr;
+    ok(run_case(&tr, &rq, refdir, c, ""), "%s --repeat-random %zu: the run",
+       c->name, n);
+    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_HEAD_SCORES), &ref,
+               "random.scores"),
+       "%s --repeat-random %zu: head_scores", c->name, n);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -246,11 +269,13 @@ int main(int argc, char **argv)
     const metric_case diff = {METRIC_LOGIT_DIFF, "mat", "rug"};
     ablate_case(ref, &stack, "all_logit_diff", NULL, 0, HOOK_ZERO, &diff);
     patch_scores_case(ref, &stack, "the cat sat on the cat sat on");
+    random_scores_case(ref, &stack, 4);
     ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO, NULL);
     ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN, NULL);
     ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN, NULL);
     const metric_case prob = {METRIC_PROB, "the", NULL};
     ablate_case(ref, &block, "all_prob", NULL, 0, HOOK_MEAN, &prob);
     patch_scores_case(ref, &block, "the dog sat on the dog sat on");
+    random_scores_case(ref, &block, 3);
     return tap_done();
 }

@@ -19,7 +19,8 @@ static void close_model(void *m)
 static lm_shape shape(const void *m)
 {
     const gpt2_config *c = &((const gpt2_model *)m)->cfg;
-    return (lm_shape){c->n_layer, c->n_head, c->vocab_size, c->n_positions};
+    return (lm_shape){c->n_layer, c->n_head, c->vocab_size, c->n_positions,
+                      NULL};
 }
 
 static size_t width(const void *m)

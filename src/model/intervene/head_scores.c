@@ -35,10 +35,11 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
     return 0;
 }
 
-/* The rows' names, "h.L.H" (the family's layer name). */
-static char **head_names(const trace *tr, size_t L, size_t H, mx_error *err)
+/* The rows' names, "h.L.H" (the model's layer name). */
+static char **head_names(const trace *tr, const lm_shape *shape, mx_error *err)
 {
-    const char *layer = lm_layer_name(tr);
+    const size_t L = shape->layers, H = shape->heads;
+    const char *layer = shape->layer != NULL ? shape->layer : lm_layer_name(tr);
     char **names = calloc(L * H, sizeof *names);
     for (size_t i = 0; names != NULL && i < L * H; i++) {
         char name[64];
@@ -92,7 +93,7 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     if (lm_run_ids(&logits, &run, run.ids, T, NULL, 0, score_head, &s, err) !=
         0)
         goto out;
-    if ((names = head_names(tr, L, H, err)) == NULL)
+    if ((names = head_names(tr, &run.shape, err)) == NULL)
         goto out;
     static const char *const cols[] = {"previous_token", "duplicate_token",
                                        "induction"};

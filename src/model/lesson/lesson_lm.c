@@ -11,6 +11,7 @@
 #include "model/lesson/lesson_tokens.h"
 #include "model/lesson/lesson_size.h"
 #include "model/lesson/trained.h"
+#include "model/lesson/trained_made.h"
 #include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
@@ -27,8 +28,8 @@ struct lm_session {
     variant_sizes sz;
     size_t C, layers;  /* positions; blocks */
     matrix drawn, pos; /* emb and pos as drawn, (V, D) and (C, D) */
-    start_model sm;
-    train_model model; /* sm's, once trained */
+    start_model sm;    /* the session's own, when the run trained none */
+    train_model model; /* the run's trained model (borrowed), or sm's */
     bool trained;
     bool corpus;  /* trained on --corpus: mean ablation is over it */
     float *zmean; /* (L·H, hd): each head's z, its mean over the corpus;
@@ -65,15 +66,35 @@ static int check_trained_block(const run_request *rq, mx_error *err)
     return 0;
 }
 
+/* What the model trains on. --repeat-random has no sentence: the model
+ * trains on --corpus alone, whose first sentence stands for the shown
+ * one (it adds no word to the vocabulary, no position to the longest
+ * sentence's, and the corpus's sentences are the ones trained on). */
+static int training_input(model_input *in, const run_request *rq, mx_error *err)
+{
+    *in = *rq->trained_on;
+    if (rq->repeat_random == 0)
+        return 0;
+    if (in->corpus == NULL || in->n_corpus == 0)
+        return err_usage(err, _("--repeat-random: a lesson model has no "
+                                "sentence to train on: it goes with "
+                                "--corpus FILE"));
+    in->sentence = in->corpus[0];
+    in->len = strlen(in->corpus[0]);
+    return 0;
+}
+
 static int open_session(lm_session **out, lm_shape *shape,
                         const run_request *rq, mx_error *err)
 {
-    const model_input *in = rq->trained_on;
     *out = NULL;
-    if (in == NULL)
+    if (rq->trained_on == NULL)
         return err_set(err, 1, _("the lesson model has no input"));
-    if (check_trained_block(rq, err) != 0)
+    model_input input;
+    if (check_trained_block(rq, err) != 0 ||
+        training_input(&input, rq, err) != 0)
         return -1;
+    const model_input *in = &input;
     lm_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_nomem(err, _("the model"));
@@ -109,14 +130,18 @@ static int open_session(lm_session **out, lm_shape *shape,
         close_session(s);
         return -1;
     }
-    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C};
+    // a stack's rows are its blocks', as the run's trace names them
+    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C,
+                        rq->model.block_layers > 0 ? variant_id_name(LM_VARIANT)
+                                                   : NULL};
     *out = s;
     return 0;
 }
 
-/* The model as the run trains it: torch.manual_seed(seed), emb (V, D),
- * pos (C, D), the blocks and lm_head drawn (or read from --weights), then
- * the training's steps (trained.h). */
+/* The model as the run trains it, for a run that trained none (with
+ * --repeat-random it makes no tables): torch.manual_seed(seed), emb
+ * (V, D), pos (C, D), the blocks and lm_head drawn (or read from
+ * --weights), then the training's steps (trained.h). */
 static int train_session(lm_session *s, mx_error *err)
 {
     const size_t V = s->tok.n_vocab, D = s->cfg.d_model;
@@ -147,6 +172,23 @@ static int train_session(lm_session *s, mx_error *err)
     free(losses);
     s->trained = rc == 0;
     return rc;
+}
+
+/* s->model: the model the run trained (trained_made.h), borrowed for
+ * every forward pass, or when the run trained none the session's own,
+ * trained here once. */
+static int ready(lm_session *s, mx_error *err)
+{
+    if (s->trained)
+        return 0;
+    start_model *run = trained_made_model(s->rq.made, LM_VARIANT);
+    if (run == NULL)
+        return train_session(s, err);
+    s->model =
+        (train_model){&run->emb, s->rq.model.positions ? &run->pos : NULL,
+                      &run->m, &run->head.weight, s->rq.training.qkv_order};
+    s->trained = true;
+    return 0;
 }
 
 /* The word's id in the vocabulary, or -1. */
@@ -309,7 +351,7 @@ static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
     acfg.hooks = hk;
     const attention_input in = {x, x};
     if (variant_row_of(LM_VARIANT)
-            ->forward(tr, &s->sm.m, &acfg, &in, &seq, err) != 0)
+            ->forward(tr, s->model.module, &acfg, &in, &seq, err) != 0)
         return -1;
     const table_key last = {LM_VARIANT, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
                             false};
@@ -337,7 +379,7 @@ static int corpus_means(lm_session *s, mx_error *err);
 static int forward(lm_session *s, const int32_t *ids, size_t T,
                    const forward_hooks *hk, mx_error *err)
 {
-    if (!s->trained && train_session(s, err) != 0)
+    if (ready(s, err) != 0)
         return -1;
     if (s->corpus && s->zmean == NULL && asks_mean(hk) &&
         corpus_means(s, err) != 0)
@@ -442,7 +484,7 @@ static int corpus_means(lm_session *s, mx_error *err)
 static int unembed(lm_session *s, matrix *logits, const matrix *resid,
                    mx_error *err)
 {
-    if (!s->trained && train_session(s, err) != 0)
+    if (ready(s, err) != 0)
         return -1;
     linear_forward(logits, resid, s->model.lm_head, NULL, NULL);
     return 0;

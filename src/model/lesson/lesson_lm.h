@@ -6,9 +6,11 @@
  * with blocks the lesson's Transformer block, or --layers N of them, with
  * or without --attn-only (--variant block), trained by --train N over
  * --corpus (or the sentence), or read back from a trained --weights DIR.
- * The session trains the model again as the run does (the same draws from
- * --seed, the same steps), when it first runs it, and keeps it for every
- * forward pass after.
+ * The session runs the model the run trained (model/lesson/
+ * trained_made.h: the run trains it once, the sessions borrow it); a run
+ * that trains none (--repeat-random, which makes no tables) leaves the
+ * session to train it as the run would (the same draws from --seed, the
+ * same steps) when it first runs it, and keep it for every pass after.
  *
  * Its hook points are the checkpoints' names (lm.h): a head's
  * head_context (TransformerLens's hook_z; the head's columns of the

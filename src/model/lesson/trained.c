@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "model/lesson/lesson_generate.h"
 #include "model/lesson/score_steps.h"
+#include "model/lesson/trained_made.h"
 #include "model/lesson/weights.h"
 #include "model/lesson/variants.h"
 #include "model/next_tokens.h"
@@ -581,7 +582,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
         (rq->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
                              score_steps_record(tr, &scores, err) != 0)))
         goto done;
-    rc = trace_flush(tr, err);
+    rc = trained_keep(rq->made, id, &sm, err) != 0 ? -1 : trace_flush(tr, err);
 done:
     if (rq->grad && grads.module != NULL)
         train_grad_model_free(&grads, id);

@@ -43,7 +43,9 @@ typedef struct {
 /* Variant id's notebook: drawn from a copy of start (the generator after
  * the embedding and the positions), trained from embedding (V, D) and
  * positions (C, D, or NULL) over data, its tables recorded in tr (see
- * above). ids (T) are the shown sentence's. cfg is the run's. */
+ * above). ids (T) are the shown sentence's. cfg is the run's. With
+ * rq->made, the trained model is moved there for the interventions
+ * (trained_made.h) rather than freed. */
 int trained_variant(trace *tr, variant_id id, const run_request *rq,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
