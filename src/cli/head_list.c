@@ -1,6 +1,7 @@
 /* head_list.c: a list of heads such as 9.6,9.9,10.0 (head_list.h). */
 #include "cli/head_list.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -19,6 +20,41 @@ static const char *whole(size_t *v, const char *p)
     return q;
 }
 
+/* The first head of list[0..n) that an earlier one names too (the same
+ * layer and head, however typed), or NULL. */
+static const head_ref *repeated(const head_ref *list, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (list[j].layer == list[i].layer && list[j].head == list[i].head)
+                return &list[i];
+    return NULL;
+}
+
+/* Reads list's heads into out (room for every item); returns whether
+ * the whole of list is such a list. */
+static bool read_heads(head_ref *out, size_t *n, const char *list)
+{
+    const char *p = list;
+    for (;;) {
+        head_ref h = {.typed = p};
+        const char *end = whole(&h.layer, p);
+        if (end == p || *end != '.')
+            return false;
+        const char *q = end + 1;
+        end = whole(&h.head, q);
+        if (end == q)
+            return false;
+        h.typed_len = (size_t)(end - p);
+        out[(*n)++] = h;
+        if (*end == '\0')
+            return true;
+        if (*end != ',')
+            return false;
+        p = end + 1;
+    }
+}
+
 int head_list_parse(head_ref **out, size_t *n, const char *list,
                     const char *option, mx_error *err)
 {
@@ -30,29 +66,20 @@ int head_list_parse(head_ref **out, size_t *n, const char *list,
     *n = 0;
     if (*out == NULL)
         return err_nomem(err, option);
-    const char *p = list;
-    for (;;) {
-        head_ref h = {.typed = p};
-        const char *end = whole(&h.layer, p);
-        if (end == p || *end != '.')
-            break;
-        const char *q = end + 1;
-        end = whole(&h.head, q);
-        if (end == q)
-            break;
-        h.typed_len = (size_t)(end - p);
-        (*out)[(*n)++] = h;
-        if (*end == '\0')
-            return 0;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
+    const bool read = read_heads(*out, n, list);
+    const head_ref *twice = read ? repeated(*out, *n) : NULL;
+    if (read && twice == NULL)
+        return 0;
+    if (read)
+        err_usage(err, _("%s: '%.*s' is listed twice in '%s'"), option,
+                  (int)twice->typed_len, twice->typed, list);
+    else
+        err_usage(err,
+                  _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 "
+                    "(layer.head)"),
+                  option, list);
     free(*out);
     *out = NULL;
     *n = 0;
-    return err_usage(
-        err,
-        _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 (layer.head)"),
-        option, list);
+    return -1;
 }

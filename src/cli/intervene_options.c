@@ -51,6 +51,15 @@ static int validate_patch(const options *opt, mx_error *err)
                          _("--logit-lens: reads the model as it is, so "
                            "it does not go with %s"),
                          opt->patch ? "--patch" : "--ablate");
+    // generation runs the model as it is, step by step
+    if (opt->generate > 0 &&
+        (opt->patch || opt->ablate != NULL || opt->head_scores))
+        return err_usage(err,
+                         _("--generate: generates with the model as it is, "
+                           "so it does not go with %s"),
+                         opt->patch    ? "--patch"
+                         : opt->ablate ? "--ablate"
+                                       : "--head-scores");
     if (opt->logit_lens && opt->repeat_random > 0)
         return err_usage(err, _("--logit-lens: reads the sentence, so it "
                                 "does not go with --repeat-random"));

@@ -141,7 +141,7 @@ void html_write_maps(FILE *out, const trace *tr)
         fputs(",\"colsTitle\":", out);
         json_string(out, _(m->cols));
         fputs(",\"measure\":", out);
-        json_string(out, _(m->measure));
+        json_string(out, _(map_axes_measure(m, tr->model.map_measure)));
         fprintf(out, ",\"signed\":%s,\"heads\":%s,\n\"values\":",
                 m->signed_values ? "true" : "false",
                 m->of_heads ? "true" : "false");

@@ -10,11 +10,15 @@
 #include "model/generate_maps.h"
 
 /* The GENERATE_VIEW_TOP likeliest of p (V): the larger probability
- * first, then the smaller id. */
+ * first, then the smaller id; only tokens that could be picked
+ * (probability above 0: the ones --sample's warpers left), so there may
+ * be fewer. */
 static void top_tokens(generated_token *t, const float *p, size_t V)
 {
     size_t n = 0;
     for (size_t v = 0; v < V; v++) {
+        if (!(p[v] > 0))
+            continue;
         size_t at = n;
         while (at > 0 && p[v] > t->top_p[at - 1])
             at--;
@@ -183,6 +187,24 @@ static int put_cache_size(trace *tr, variant_id v, const kv_cache *c,
     return trace_flush(tr, err);
 }
 
+/* *t: step's token from logits (V) as o says, its probabilities and the
+ * likeliest; an error naming the step when it cannot be drawn. */
+static int pick(generated_token *t, sampling_room *room, const float *logits,
+                const generate_options *o, torch_rng *g, size_t step,
+                mx_error *err)
+{
+    if (!sampling_pick(&t->token, &t->effect, room, logits, &o->how, g))
+        return err_input(err,
+                         _("--sample: at step %zu the probabilities hold NaN "
+                           "or infinity (the model's logits do), so no token "
+                           "can be drawn"),
+                         step + 1);
+    t->p = room->probs[t->token];
+    t->p_logits = room->model_probs[t->token];
+    top_tokens(t, room->probs, room->V);
+    return 0;
+}
+
 int generate_run(generation *out, const generate_model *gm,
                  const generate_options *o, const int32_t *prompt, size_t T,
                  mx_error *err)
@@ -226,11 +248,11 @@ int generate_run(generation *out, const generate_model *gm,
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
-        sampling_pick(&t->token, &t->effect, &room, logits, &o->how, &g);
-        t->p = room.probs[t->token];
-        t->p_logits = room.model_probs[t->token];
+        if (pick(t, &room, logits, o, &g, i, err) != 0) {
+            out->n--;
+            goto done;
+        }
         t->positions = positions;
-        top_tokens(t, room.probs, V);
         if (is_end(gm, t->token)) {
             out->end = GENERATE_END_TOKEN;
             break;
@@ -346,14 +368,20 @@ int generation_put_top(trace *tr, variant_id v, const generation *g,
                        token_labeller label, const void *ctx, mx_error *err)
 {
     static const char *const columns[] = {"id", "probability"};
-    // as many alternatives at every step: the vocabulary's size, at most
-    // GENERATE_VIEW_TOP
-    const size_t k = g->n > 0 ? g->tokens[0].n_view_top : 0, N = g->n;
+    // as many rows at every step: the most tokens a step could pick
+    // from, at most GENERATE_VIEW_TOP; a step with fewer (--sample's
+    // warpers left fewer) fills the rest with "-", id -1, probability 0
+    size_t k = 0;
+    const size_t N = g->n;
+    for (size_t i = 0; i < N; i++)
+        if (g->tokens[i].n_view_top > k)
+            k = g->tokens[i].n_view_top;
     char **names = calloc(N * k + 1, sizeof *names);
     int rc = names == NULL ? err_nomem(err, _("tokens")) : 0;
     for (size_t i = 0; rc == 0 && i < N * k; i++) {
-        char piece[256];
-        label(ctx, piece, sizeof piece, g->tokens[i / k].top[i % k]);
+        char piece[256] = "-";
+        if (i % k < g->tokens[i / k].n_view_top)
+            label(ctx, piece, sizeof piece, g->tokens[i / k].top[i % k]);
         if ((names[i] = strdup(piece)) == NULL)
             rc = err_nomem(err, _("tokens"));
     }
@@ -370,8 +398,9 @@ int generation_put_top(trace *tr, variant_id v, const generation *g,
         t->integral_cols = table_bit_col(0);
         for (size_t i = 0; i < N * k; i++) {
             const generated_token *gt = &g->tokens[i / k];
-            t->values.v[2 * i] = (float)gt->top[i % k];
-            t->values.v[2 * i + 1] = gt->top_p[i % k];
+            const bool there = i % k < gt->n_view_top;
+            t->values.v[2 * i] = there ? (float)gt->top[i % k] : -1.0f;
+            t->values.v[2 * i + 1] = there ? gt->top_p[i % k] : 0.0f;
         }
         trace_release(tr, t);
     }

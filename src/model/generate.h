@@ -75,15 +75,17 @@ int generate_run(generation *out, const generate_model *gm,
  * probability where it was picked and in the model's softmax of the
  * logits, the tokens top-k and top-p left (V when off), then the
  * GENERATE_TOP likeliest where it was picked with their probabilities
- * (id -1 and probability 0 where the vocabulary has fewer). The columns
+ * (id -1 and probability 0 where fewer could be picked). The columns
  * of ids and counts are integral (printed without decimals). Every
  * family that generates puts it so. */
 int generation_put_table(trace *tr, variant_id v, const generation *g,
                          const char *const *names, mx_error *err);
 
 /* The table generated_top ((N·k) x 2) of g under variant v: at each
- * step, its k likeliest tokens (k = GENERATE_VIEW_TOP, or V when the
- * vocabulary is smaller), the larger probability first, each a row
+ * step, its k likeliest tokens (k = GENERATE_VIEW_TOP, or fewer when
+ * no step could pick that many: the vocabulary is smaller, or the
+ * warpers left fewer; a step with fewer ends with rows "-", id -1,
+ * probability 0), the larger probability first, each a row
  * labelled by label(ctx, ...) with its id and probability where the
  * token was picked. Text and CSV show it only when --tables names it;
  * the page's Generation view draws it. */

@@ -51,17 +51,18 @@ typedef struct generate_model {
 } generate_model;
 
 /* One generated token: it, its probability in the distribution it was
- * picked from, the GENERATE_VIEW_TOP likeliest there (the larger
- * probability first, then the smaller id; the first GENERATE_TOP are the
- * generated table's), and what the warpers left. */
+ * picked from, the GENERATE_VIEW_TOP likeliest there among the tokens
+ * it could be picked from (probability above 0; the larger probability
+ * first, then the smaller id; the first GENERATE_TOP are the generated
+ * table's), and what the warpers left. */
 typedef struct {
     int32_t token;
     float p;        /* in the distribution it was picked from */
     float p_logits; /* in the model's, softmax of the logits */
     int32_t top[GENERATE_VIEW_TOP];
     float top_p[GENERATE_VIEW_TOP];
-    size_t n_top;      /* of the first GENERATE_TOP: at most V */
-    size_t n_view_top; /* of all GENERATE_VIEW_TOP: at most V */
+    size_t n_top;      /* of the first GENERATE_TOP: at most those left */
+    size_t n_view_top; /* of all GENERATE_VIEW_TOP: at most those left */
     size_t positions;  /* the keys its query row saw: prompt + earlier */
     sampling_effect effect;
 } generated_token;

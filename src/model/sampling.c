@@ -112,7 +112,21 @@ static size_t top_p(sampling_room *r, double p)
     return left;
 }
 
-void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
+/* Whether p (V) is a distribution torch.multinomial draws from: every
+ * value finite and not negative, their sum above 0 (else it raises
+ * "probability tensor contains either inf, nan or element < 0"). */
+static bool drawable(const float *p, size_t V)
+{
+    double sum = 0;
+    for (size_t i = 0; i < V; i++) {
+        if (!isfinite(p[i]) || p[i] < 0)
+            return false;
+        sum += (double)p[i];
+    }
+    return sum > 0;
+}
+
+bool sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
                    const float *logits, const sampling *how, torch_rng *g)
 {
     const size_t V = r->V;
@@ -126,7 +140,7 @@ void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
         memcpy(r->probs, r->model_probs, V * sizeof *r->probs);
         if (effect != NULL)
             *effect = e;
-        return;
+        return true;
     }
     if (how->temperature != 1.0) {
         // scores / self.temperature: a float32 tensor by a Python float
@@ -140,11 +154,15 @@ void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
         e.after_top_p = top_p(r, how->top_p);
     // probs = nn.functional.softmax(next_token_scores, dim=-1)
     softmax_row(r->probs, r->scores, V);
+    if (effect != NULL)
+        *effect = e;
+    *token = 0;
+    if (!drawable(r->probs, V))
+        return false;
     // torch.multinomial(probs, num_samples=1): q ~ Exp(1), argmax(p / q)
     rng_exponential_fill(r->q, V, g);
     for (size_t i = 0; i < V; i++)
         r->q[i] = r->probs[i] / r->q[i];
     *token = (int32_t)argmax(r->q, V);
-    if (effect != NULL)
-        *effect = e;
+    return true;
 }

@@ -62,8 +62,10 @@ void sampling_room_free(sampling_room *r);
  * distribution it was picked from (softmax of the logits for greedy, of
  * the warped scores when sampling), in r->model_probs the model's own
  * (softmax of the logits); g is the generator (sampling only), effect
- * (may be NULL) what the warpers did. */
-void sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
+ * (may be NULL) what the warpers did. Returns false, drawing nothing,
+ * when sampling from probabilities torch.multinomial refuses (NaN,
+ * infinite or negative, or summing to 0: NaN logits make them). */
+bool sampling_pick(int32_t *token, sampling_effect *effect, sampling_room *r,
                    const float *logits, const sampling *how, torch_rng *g);
 
 #endif

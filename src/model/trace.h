@@ -180,6 +180,9 @@ typedef struct {
      * positions when generation stopped there (0: it did not) */
     const char *continued;
     size_t context_full;
+    /* --ablate all-heads: what ablation_map's values measure (a msgid
+     * of the metric used, model/intervene/metric.h), or NULL */
+    const char *map_measure;
 } trace_model;
 
 typedef struct {

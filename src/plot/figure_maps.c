@@ -34,7 +34,7 @@ size_t fig_maps_of_run(const table **out, const trace *tr, bool view)
 const char *fig_map_caption(const section *S)
 {
     const map_axes *m = section_map(S);
-    return m != NULL ? _(m->measure) : NULL;
+    return m != NULL ? _(map_axes_measure(m, S->measure)) : NULL;
 }
 
 void fig_maps_scale(figure *pg)
@@ -77,9 +77,10 @@ void fig_maps_measure(section *S, cairo_t *cr, double line_h)
     if (m == NULL || S->axis_h > 0) /* measured once */
         return;
     double h;
-    fig_text_size(cr, LABEL_FONT, _(m->measure), 0, false, &S->caption_w, &h);
-    if (fig_upright(_(m->measure))) /* a character under another */
-        S->caption_w = (double)g_utf8_strlen(_(m->measure), -1) * line_h;
+    const char *caption = fig_map_caption(S);
+    fig_text_size(cr, LABEL_FONT, caption, 0, false, &S->caption_w, &h);
+    if (fig_upright(caption)) /* a character under another */
+        S->caption_w = (double)g_utf8_strlen(caption, -1) * line_h;
     S->caption_w += 2 * PAD;
     // the rows' title turned up, left of the row labels; the columns'
     // under the column labels

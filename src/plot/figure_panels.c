@@ -166,6 +166,7 @@ int fig_collect_panels(figure *pg, const trace *tr, const table *const *tables,
                     S->first = pg->n_panels;
                     memcpy(S->name, names[s], sizeof S->name);
                     S->shade = table_info_for(found[i].t)->shade;
+                    S->measure = tr->model.map_measure;
                     pg->n_sections = s + 1;
                 }
                 S->count++;

@@ -186,6 +186,7 @@ typedef struct {
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
     double caption_w;       /* and its colour bar's caption, or 0 */
+    const char *measure;    /* the run's map_measure (trace.h), or NULL */
 } section;
 
 struct figure {

@@ -10,24 +10,26 @@ static const map_axes maps[] = {
      * interventions (--ablate all-heads, --patch, --head-scores) in
      * --plot and the --html page */
     {TABLE_ABLATE_MAP, N_("layer"), N_("head ablated"),
-     N_("change of the mean loss (or of --metric)"), true, true, true, false},
+     N_("change of the mean loss (or of --metric)"), true, true, true, false,
+     true},
     {TABLE_PATCH_HEADS, N_("layer"), N_("head patched"),
-     N_("restored: 0 corrupted, 1 clean"), true, true, true, false},
+     N_("restored: 0 corrupted, 1 clean"), true, true, true, false, false},
     {TABLE_PATCH_RESID, N_("layer"),
      N_("position patched (residual stream before the layer)"),
-     N_("restored: 0 corrupted, 1 clean"), true, true, false, false},
+     N_("restored: 0 corrupted, 1 clean"), true, true, false, false, false},
     {TABLE_HEAD_SCORES, N_("head (layer.head)"), N_("pattern"),
-     N_("share of attention on the pattern"), false, false, true, false},
+     N_("share of attention on the pattern"), false, false, true, false, false},
     /* TRANSLATORS: the axes and colour scale of --logit-lens's grid in
      * --plot: a cell is the likeliest next token at a position, read
      * after a layer */
     {TABLE_LOGIT_LENS_GRID, N_("layer"), N_("position (the token read)"),
-     N_("probability of the likeliest next token"), false, true, false, true},
+     N_("probability of the likeliest next token"), false, true, false, true,
+     false},
     /* TRANSLATORS: the axes and colour scale of the strip under a
      * generation's heads in --plot: the probability of each token the
      * model chose */
     {TABLE_GENERATED_P, N_("chosen"), N_("token generated, step by step"),
-     N_("probability of the chosen token"), false, true, false, true},
+     N_("probability of the chosen token"), false, true, false, true, false},
 };
 
 const map_axes *map_axes_of_picture(table_id id)
@@ -36,6 +38,11 @@ const map_axes *map_axes_of_picture(table_id id)
         if (maps[i].id == id)
             return &maps[i];
     return NULL;
+}
+
+const char *map_axes_measure(const map_axes *m, const char *run_measure)
+{
+    return m->run_measure && run_measure != NULL ? run_measure : m->measure;
 }
 
 const map_axes *map_axes_of(table_id id)

@@ -31,6 +31,9 @@ typedef struct {
                             "layer.head" */
     bool picture_only;   /* drawn by --plot only (the logit lens's grid,
                             whose tokens the page shows its own way) */
+    bool run_measure;    /* the run names what it measures (the metric
+                            of ablation_map: trace_model's map_measure);
+                            measure is said when it does not */
 } map_axes;
 
 /* The row of table id, or NULL when it is not a map (or a map of the
@@ -39,5 +42,9 @@ const map_axes *map_axes_of(table_id id);
 
 /* The row of table id among the maps --plot draws, or NULL. */
 const map_axes *map_axes_of_picture(table_id id);
+
+/* What a colour of m says in a run whose map_measure is run_measure (a
+ * msgid, or NULL): a msgid, show it through _(). */
+const char *map_axes_measure(const map_axes *m, const char *run_measure);
 
 #endif

@@ -20,7 +20,10 @@ Exits 77 (skipped) when no browser can run.
 """
 import csv
 import io
+import json
 import os
+import shutil
+import struct
 import sys
 import tempfile
 import time
@@ -236,6 +239,41 @@ def check_words(mha, tmp):
        "a page without maps or key/value heads holds none of them")
 
 
+def nan_checkpoint(folder):
+    """A copy of GPT2 whose ln_f bias starts with NaN: every logit NaN."""
+    for name in os.listdir(GPT2):
+        shutil.copy(os.path.join(GPT2, name), folder)
+    with open(os.path.join(folder, "model.safetensors"), "r+b") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        f.seek(8 + n + header["transformer.ln_f.bias"]["data_offsets"][0])
+        f.write(struct.pack("<f", float("nan")))
+
+
+def check_nan(driver, mha, tmp):
+    """A map's NaN cells are hatched, as --plot draws them, not coloured
+    as the bottom of the scale."""
+    folder = os.path.join(tmp, "nan_model")
+    os.mkdir(folder)
+    nan_checkpoint(folder)
+    page = os.path.join(tmp, "nan.html")
+    args = ["--model", folder, TEXT, "--ablate", "all-heads"]
+    r = mha.run(args + ["--html", page])
+    ok(r.returncode == 0, "a checkpoint with NaN weights: its page",
+       r.stderr)
+    open_page(driver, page, "maps")
+    shot(driver, "ablation_map_nan")
+    cells = map_cells(driver, "ablation_map")
+    classes = [c.get_attribute("class").split() for c in cells]
+    inline = [c.get_attribute("style") for c in cells]
+    ok(len(cells) == 4 and
+       all(c.get_attribute("data-value") == "nan" for c in cells) and
+       all("masked" in k for k in classes) and
+       not any("background" in (s or "") for s in inline),
+       "NaN cells of ablation_map: hatched, no colour of the scale",
+       (classes, inline, [rgb(c) for c in cells]))
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -246,6 +284,7 @@ def main():
             check_maps(driver, mha, tmp)
             check_scores(driver, mha, tmp)
             check_kv(driver, mha, tmp)
+            check_nan(driver, mha, tmp)
             errors = [e for e in driver.get_log("browser")
                       if e["level"] == "SEVERE"]
             ok(not errors, "no errors in the browser's console", errors)

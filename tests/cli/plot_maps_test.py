@@ -71,11 +71,11 @@ def main():
         t = svg_of(["--model", GPT2, TEXT, "--ablate", "all-heads"], svg)
         ok(t is not None and "[gpt2] ablation_map" in t and
            "layer" in t and "head ablated" in t and
-           "change of the mean loss (or of --metric)" in t and "attention weight" not in t,
+           "change of the mean loss (--metric loss)" in t and "attention weight" not in t,
            "--ablate all-heads: the ablation map with its axes and caption, "
            "not the model view", t)
         ok(t is not None and
-           centred(t, tick_index(t, "change of the mean loss (or of --metric)"), 5),
+           centred(t, tick_index(t, "change of the mean loss (--metric loss)"), 5),
            "the ablation map's bar is centred on 0", t)
         with open(svg, encoding="utf-8") as f:
             fills = {tuple(round(float(c) * 255 / 100) for c in m.groups())

@@ -34,8 +34,10 @@ each case of CASES below, with the checkpoints of gpt2/
   "kept" (N, 2)     the tokens with a finite score after top-k and after
                     top-p (the vocabulary's size for a warper not used)
   "top" (N, 5), "top_p" (N, 5)
-                    the five likeliest tokens there, the larger
-                    probability first, then the smaller id
+                    the five likeliest tokens there that could be
+                    picked (probability above 0), the larger
+                    probability first, then the smaller id; id -1 and
+                    probability 0 after them where the warpers left fewer
   "settings" (7)    sample (0 or 1), temperature, top_k, top_p, seed,
                     max_new_tokens, eos_token_id (-1: none)
 
@@ -613,8 +615,21 @@ def spy_on_attention(model, record):
 
 
 def top5(probs):
-    order = sorted(range(probs.numel()), key=lambda v: (-float(probs[v]), v))
+    """The five likeliest tokens that could be picked (probability above
+    0: the ones the warpers left, so there may be fewer), the larger
+    probability first, then the smaller id."""
+    order = sorted((v for v in range(probs.numel()) if float(probs[v]) > 0),
+                   key=lambda v: (-float(probs[v]), v))
     return order[:5], [float(probs[v]) for v in order[:5]]
+
+
+def top5_padded(probs):
+    """top5's ids and probabilities (tensors), id -1 and probability 0
+    after the tokens that could be picked."""
+    ids, _ = top5(probs)
+    pad = 5 - len(ids)
+    return ([float(v) for v in ids] + [-1.0] * pad,
+            torch.stack([probs[v] for v in ids] + [torch.zeros(())] * pad))
 
 
 def run_case(outdir, case):
@@ -651,10 +666,9 @@ def run_case(outdir, case):
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])
     kept = torch.tensor([[float(k) for k in kept] for _, _, _, kept in picked])
-    tops = [top5(probs) for _, probs, _, _ in picked]
-    top = torch.tensor([[float(v) for v in t] for t, _ in tops])
-    top_p_ = torch.stack([torch.stack([probs[v] for v in t])
-                          for (t, _), (_, probs, _, _) in zip(tops, picked)])
+    tops = [top5_padded(probs) for _, probs, _, _ in picked]
+    top = torch.tensor([t for t, _ in tops])
+    top_p_ = torch.stack([tp for _, tp in tops])
     settings = torch.tensor([float(sample), temperature, float(top_k), top_p,
                              float(seed), float(n),
                              float(eos if eos is not None else -1)],

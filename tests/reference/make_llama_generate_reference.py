@@ -71,7 +71,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_gpt2_reference import write_safetensors  # noqa: E402
 from make_hook_reference import read_safetensors  # noqa: E402
-from make_generate_reference import generate, get_logits_warper, top5  # noqa: E402,E501
+from make_generate_reference import generate, get_logits_warper, top5_padded  # noqa: E402,E501
 import make_llama_reference as ml  # noqa: E402
 
 # name, checkpoint, sample, temperature, top_k (0: none), top_p, seed,
@@ -461,10 +461,9 @@ def run_case(outdir, case):
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])
     kept = torch.tensor([[float(k) for k in kept] for _, _, _, kept in picked])
-    tops = [top5(probs) for _, probs, _, _ in picked]
-    top = torch.tensor([[float(v) for v in t] for t, _ in tops])
-    top_p_ = torch.stack([torch.stack([probs[v] for v in t])
-                          for (t, _), (_, probs, _, _) in zip(tops, picked)])
+    tops = [top5_padded(probs) for _, probs, _, _ in picked]
+    top = torch.tensor([t for t, _ in tops])
+    top_p_ = torch.stack([tp for _, tp in tops])
     settings = torch.tensor([float(sample), temperature, float(top_k), top_p,
                              float(seed), float(n),
                              float(eos if eos is not None else -1)],

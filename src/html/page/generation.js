@@ -38,11 +38,12 @@ function mhaGeneration(p) {
 
   function gen() { return p.data().generation; }
 
-  /* The k likeliest tokens at step s: {id, token, p (value), text}. */
+  /* The k likeliest tokens at step s: {id, token, p (value), text};
+   * fewer where the warpers left fewer (rows of id -1). */
   function topAt(g, s) {
     var m = decode(g.top), out = [];
     for (var r = s * g.k; r < (s + 1) * g.k; r++)
-      out.push({id: m.value(r, 0), token: g.topTokens[r],
+      if (m.value(r, 0) >= 0) out.push({id: m.value(r, 0), token: g.topTokens[r],
                 value: m.value(r, 1), text: m.text(r, 1)});
     return out;
   }

@@ -71,9 +71,10 @@ function mhaMaps(p) {
 
   function mapTable(map) {
     var m = decode(map.values), most = 0, cells = [];
-    for (var k = 0; k < m.rows * m.cols; k++)
-      most = Math.max(most, Math.abs(m.value(Math.floor(k / m.cols),
-                                             k % m.cols)) || 0);
+    for (var k = 0; k < m.rows * m.cols; k++) {
+      var v = Math.abs(m.value(Math.floor(k / m.cols), k % m.cols));
+      if (isFinite(v)) most = Math.max(most, v);
+    }
     most = most || 1;
     var lo = map.signed ? -most : 0, hi = map.signed ? most : 1;
     var lut = map.signed ? p.mapBoth : p.mapOne;
@@ -93,16 +94,22 @@ function mhaMaps(p) {
       cells.push([]);
       for (var j = 0; j < m.cols; j++) {
         var x = m.value(i, j), value = m.text(i, j);
-        var td = el('td', {'class': 'cell map-cell', tabindex: -1,
+        /* a value that is not a number (or infinite) has no colour:
+         * hatched, as --plot draws it */
+        var td = el('td', {'class': 'cell map-cell' +
+                                    (isFinite(x) ? '' : ' masked'),
+                           tabindex: -1,
                            'data-map': map.table, 'data-row': map.rows[i],
                            'data-col': map.cols[j], 'data-value': value,
                            'data-grid-row': i, 'data-grid-col': j,
                            'aria-label': tr('{0}, {1}, {2}: {3}; open it in ' +
                                             'the head view', map.table,
                                             map.rows[i], map.cols[j], value)});
-        var c = lut[lutIndex((x - lo) / (hi - lo))];
-        td.style.background = 'rgb(' + c.join(',') + ')';
-        td.style.color = darkTextOn(c) ? '#000' : '#fff';
+        if (isFinite(x)) {
+          var c = lut[lutIndex((x - lo) / (hi - lo))];
+          td.style.background = 'rgb(' + c.join(',') + ')';
+          td.style.color = darkTextOn(c) ? '#000' : '#fff';
+        }
         td.textContent = isFinite(x) ? x.toFixed(p.decimals) : value;
         var open = mapTarget(map, i, j);
         td.addEventListener('click', open);

@@ -47,7 +47,10 @@ int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
     int rc = check_heads(&run.shape, rq, err);
     if (rc == 0)
         rc = lm_metric_open(&metric, &run, rq, err);
-    if (rc == 0 && run.T < 2)
+    // ablation_loss and --metric loss read each token's next one; prob
+    // and logit-diff read the last token only
+    const bool loss = !rq->ablate_all || rq->metric == METRIC_LOSS;
+    if (rc == 0 && run.T < 2 && loss)
         rc =
             err_input(err, _("--ablate: the text has one token; the loss needs "
                              "a next token to predict"));
@@ -260,6 +263,8 @@ int ablate_record(trace *tr, const lm_ops *lm, const run_request *rq,
     if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;
     int rc = check_heads(&run.shape, rq, err);
+    if (rq->ablate_all)
+        tr->model.map_measure = lm_metric_measure(rq->metric);
     if (rc == 0)
         rc = rq->ablate_all ? record_map(tr, &run, rq, err)
                             : record_heads(tr, &run, rq, err);

@@ -44,7 +44,8 @@ int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
                  mx_error *err);
 
 /* Checks the heads of --ablate against the model's sizes and the text
- * (at least two tokens: a loss needs a next token), without running. */
+ * (at least two tokens where a loss is measured: it needs a next token),
+ * without running. */
 int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
                  mx_error *err);
 

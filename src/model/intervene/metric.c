@@ -10,12 +10,24 @@ int lm_metric_open(lm_metric *m, const lm_text *run, const run_request *rq,
     *m = (lm_metric){.kind = rq->metric};
     if (m->kind == METRIC_LOSS)
         return 0;
-    if (patch_one_token(&m->answer, run, "--answer", rq->patch_answer, err) !=
-        0)
-        return -1;
     if (m->kind == METRIC_LOGIT_DIFF)
-        return patch_one_token(&m->wrong, run, "--wrong", rq->patch_wrong, err);
-    return 0;
+        return patch_two_tokens(&m->answer, &m->wrong, run, rq, err);
+    return patch_one_token(&m->answer, run, "--answer", rq->patch_answer, err);
+}
+
+const char *lm_metric_measure(enum ablate_metric kind)
+{
+    /* TRANSLATORS: the caption of ablation_map's colour scale in --plot
+     * and the --html page: each head's ablated value minus the clean
+     * one, of what --metric names */
+    static const char *const measures[] = {
+        [METRIC_LOSS] = N_("change of the mean loss (--metric loss)"),
+        [METRIC_LOGIT_DIFF] = N_("change of the logit difference, --answer "
+                                 "minus --wrong (--metric logit-diff)"),
+        [METRIC_PROB] = N_("change of the probability of --answer "
+                           "(--metric prob)"),
+    };
+    return measures[kind];
 }
 
 int lm_metric_of(float *value, const lm_metric *m, const matrix *logits,

@@ -32,6 +32,10 @@ typedef struct {
 int lm_metric_open(lm_metric *m, const lm_text *run, const run_request *rq,
                    mx_error *err);
 
+/* What ablation_map measures with metric kind, for its pictures'
+ * captions: a msgid (show it through _()). */
+const char *lm_metric_measure(enum ablate_metric kind);
+
 /* *value: the metric of logits (T, V) over run's text. */
 int lm_metric_of(float *value, const lm_metric *m, const matrix *logits,
                  const lm_text *run, mx_error *err);

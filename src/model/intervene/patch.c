@@ -49,6 +49,21 @@ int patch_one_token(int32_t *id, const lm_text *run, const char *option,
                      option, text, n, pieces);
 }
 
+int patch_two_tokens(int32_t *answer, int32_t *wrong, const lm_text *run,
+                     const run_request *rq, mx_error *err)
+{
+    if (patch_one_token(answer, run, "--answer", rq->patch_answer, err) != 0 ||
+        patch_one_token(wrong, run, "--wrong", rq->patch_wrong, err) != 0)
+        return -1;
+    if (*answer == *wrong)
+        return err_input(err,
+                         _("--answer and --wrong: both are the token '%s', "
+                           "whose logit difference is 0 in every run; give "
+                           "two different tokens"),
+                         rq->patch_answer);
+    return 0;
+}
+
 static int texts_open(patch_texts *p, const lm_ops *lm, const run_request *rq,
                       mx_error *err)
 {
@@ -65,11 +80,7 @@ static int texts_open(patch_texts *p, const lm_ops *lm, const run_request *rq,
             _("--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count"),
             p->run.T, n);
     if (rc == 0)
-        rc = patch_one_token(&p->answer, &p->run, "--answer", rq->patch_answer,
-                             err);
-    if (rc == 0)
-        rc = patch_one_token(&p->wrong, &p->run, "--wrong", rq->patch_wrong,
-                             err);
+        rc = patch_two_tokens(&p->answer, &p->wrong, &p->run, rq, err);
     if (rc != 0)
         texts_close(p);
     return rc;
@@ -173,6 +184,19 @@ static float metric(float diff, float clean, float corrupt)
     return num / (float)den;
 }
 
+/* The score divides by clean - corrupt: the two runs must differ. */
+static int baselines_differ(float clean, float corrupt, mx_error *err)
+{
+    if (clean != corrupt)
+        return 0;
+    return err_input(err,
+                     _("--patch: the clean and the corrupted text give the "
+                       "same logit difference (answer - wrong = %.9g), so "
+                       "the score, divided by their difference, cannot be "
+                       "normalised"),
+                     (double)clean);
+}
+
 /* The corrupted text with the one hook k, its metric into *out. */
 static int patched(float *out, patch_texts *p, const replace_hook *k,
                    float clean, float corrupt, mx_error *err)
@@ -242,8 +266,10 @@ int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
     }
     if (rc == 0) {
         kb = logit_diff(&logits, &p);
-        rc = matrix_alloc(&heads, L, H, N_("logits"), err);
+        rc = baselines_differ(cb, kb, err);
     }
+    if (rc == 0)
+        rc = matrix_alloc(&heads, L, H, N_("logits"), err);
     if (rc == 0)
         rc = matrix_alloc(&resid, L, T, N_("logits"), err);
     if (rc == 0)

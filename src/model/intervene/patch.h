@@ -48,4 +48,9 @@ int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
 int patch_one_token(int32_t *id, const lm_text *run, const char *option,
                     const char *text, mx_error *err);
 
+/* *answer and *wrong: the one tokens of --answer and --wrong, which
+ * must differ (their logit difference would be 0 whatever the model). */
+int patch_two_tokens(int32_t *answer, int32_t *wrong, const lm_text *run,
+                     const run_request *rq, mx_error *err);
+
 #endif
