@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "cli/option_table.h"
+#include "cli/table_list.h"
 #include "render/heat.h"
 #include "model/lesson/model.h"
 #include "model/lesson/train.h"
@@ -71,8 +72,10 @@ typedef struct {
     const char *stop;   /* --stop TEXT, or NULL */
     bool kv_steps;      /* --kv-steps: each step's tables kept */
 
-    char **tables; /* --tables, owned; NULL means every table */
+    char **tables; /* --tables as typed, owned; NULL means every table */
     size_t n_tables;
+    table_list tables_read; /* the same names read for the model
+                               (table_list.h), once every option is */
     enum output_format format;
     int precision;        /* --precision, decimals in text */
     bool full;            /* --full: never summarise */

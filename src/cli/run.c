@@ -42,8 +42,8 @@ static int check_tables_made(const options *opt, const model_input *in,
                              mx_error *err)
 {
     const run_request rq = run_request_of(opt);
-    for (size_t k = 0; k < opt->n_tables; k++)
-        if (!pipeline_makes_table(&rq, in, opt->tables[k]))
+    for (size_t k = 0; k < rq.n_tables; k++)
+        if (!pipeline_makes_table(&rq, in, &rq.tables[k]))
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
                                "(it comes with another --variant or "
