@@ -187,11 +187,4 @@ int options_validate(options *opt, mx_error *err);
  * "--layers", ...), or NULL. */
 const char *options_training_conflict(const options *opt);
 
-/* Whether the run's tables belong to layers (a checkpoint, or a stack of
- * blocks): the CSV then has its layer column. */
-static inline bool options_layered(const options *opt)
-{
-    return opt->model != NULL || opt->block_layers > 0;
-}
-
 #endif
