@@ -41,7 +41,7 @@ run_request run_request_of(const options *opt)
         .n_show_heads = opt->n_head_list,
         .logits = opt->tables != NULL &&
                   options_wants_table(opt, table_info_of(TABLE_LOGITS)->name),
-        .tables = (const char *const *)opt->tables,
+        .tables = opt->tables_read.picks,
         .n_tables = opt->n_tables,
         .model.positions = opt->positions,
         .train = opt->train,

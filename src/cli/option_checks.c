@@ -15,6 +15,7 @@
 #include "cli/index_list.h"
 #include "cli/intervene_options.h"
 #include "cli/option_read.h"
+#include "cli/table_list.h"
 
 /* A param_fn: stops the listing (returns 1) at the parameter whose name
  * ctx (a const char *) points to. */
@@ -27,13 +28,13 @@ static int is_named(const param_info *p, void *ctx)
 static int known_table(const char *name, size_t heads, size_t layers)
 {
     // a gradient (--grad): a known table's name and ".grad"
-    const size_t n = strlen(name), suffix = strlen(".grad");
-    if (n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
+    size_t n;
+    if (table_name_is_grad(name, &n)) {
         char base[64];
-        if (n - suffix >= sizeof base)
+        if (n >= sizeof base)
             return 0;
-        memcpy(base, name, n - suffix);
-        base[n - suffix] = '\0';
+        memcpy(base, name, n);
+        base[n] = '\0';
         return known_table(base, heads, layers);
     }
     // a table of the catalogue, or a parameter of any variant, biases

@@ -12,6 +12,7 @@
 #include "cli/option_own.h"
 #include "cli/option_read.h"
 #include "cli/options.h"
+#include "cli/table_list.h"
 
 /* Joins argv[first..argc) with single spaces. */
 static int join_words(options *opt, int first, int argc, char **argv,
@@ -70,6 +71,10 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
     opt->train = opt->given[OPT_TRAIN];
     if (opt->show_help || opt->show_version || opt->show_man)
         return 0;
+    // --tables' names as the run's model names its tables
+    if (table_list_read(&opt->tables_read, (const char *const *)opt->tables,
+                        opt->n_tables, opt->model != NULL, err) != 0)
+        return -1;
 
     const char *file_input =
         opt->input ? "--input" : (opt->embeddings ? "--embeddings" : NULL);

@@ -15,6 +15,7 @@ void options_free(options *opt)
     for (size_t i = 0; i < opt->n_tables; i++)
         free(opt->tables[i]);
     free(opt->tables);
+    table_list_free(&opt->tables_read);
     free(opt->sentence);
     interventions_free(opt);
     free(opt->layer_list);

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "cli/option_table.h"
+#include "cli/table_list.h"
 #include "render/heat.h"
 #include "model/lesson/model.h"
 #include "model/lesson/train.h"
@@ -71,8 +72,10 @@ typedef struct {
     const char *stop;   /* --stop TEXT, or NULL */
     bool kv_steps;      /* --kv-steps: each step's tables kept */
 
-    char **tables; /* --tables, owned; NULL means every table */
+    char **tables; /* --tables as typed, owned; NULL means every table */
     size_t n_tables;
+    table_list tables_read; /* the same names read for the model
+                               (table_list.h), once every option is */
     enum output_format format;
     int precision;        /* --precision, decimals in text */
     bool full;            /* --full: never summarise */
@@ -183,12 +186,5 @@ int options_validate(options *opt, mx_error *err);
 /* The first option given that a trained run does not take ("--kv",
  * "--layers", ...), or NULL. */
 const char *options_training_conflict(const options *opt);
-
-/* Whether the run's tables belong to layers (a checkpoint, or a stack of
- * blocks): the CSV then has its layer column. */
-static inline bool options_layered(const options *opt)
-{
-    return opt->model != NULL || opt->block_layers > 0;
-}
 
 #endif

@@ -42,8 +42,8 @@ static int check_tables_made(const options *opt, const model_input *in,
                              mx_error *err)
 {
     const run_request rq = run_request_of(opt);
-    for (size_t k = 0; k < opt->n_tables; k++)
-        if (!pipeline_makes_table(&rq, in, opt->tables[k]))
+    for (size_t k = 0; k < rq.n_tables; k++)
+        if (!pipeline_makes_table(&rq, in, &rq.tables[k]))
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
                                "(it comes with another --variant or "
@@ -222,17 +222,18 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         .bom = opt->bom && index <= 0,
         .header = index <= 0,
         .sentence = index,
-        .layer = options_layered(opt),
         .step = opt->generate > 0 && opt->kv_steps,
     };
-    run_output o = {.opt = opt, .tr = &tr, .sub = sub, .file_csv = csv};
+    // the layer column once the trace shows the model (sink.h)
+    run_output o = {
+        .opt = opt, .tr = &tr, .sub = sub, .file_csv = csv, .csv_out = csv};
     o.file_csv.bom = opt->bom;
     check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
     o.report.own_masks = opt->attn_dropout > 0;
     o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
-    csv_stream_begin(&o.csv, out, &csv);
+    csv_stream_begin(&o.csv, out, &o.csv_out);
     text_stream_begin(&o.text, out, &o.style,
                       opt->torch_style ? torch_table : text_table);
     /* everything that can fail on the input fails before any output */
@@ -270,9 +271,10 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);
-    if (rc == 0 && opt->format == FORMAT_CSV)
+    if (rc == 0 && opt->format == FORMAT_CSV) {
+        run_output_layered(&o);
         rc = csv_stream_end(&o.csv, err);
-    else
+    } else
         csv_stream_free(&o.csv);
     if (rc == 0 && files->plot != NULL) {
         size_t n = 0;

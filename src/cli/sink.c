@@ -77,9 +77,18 @@ static bool trained_model_table(const options *opt, const table *t)
     return opt->train && manifest_table(t);
 }
 
+void run_output_layered(run_output *o)
+{
+    if (o->layered_known)
+        return;
+    o->layered_known = true;
+    o->csv_out.layer = o->file_csv.layer = trace_layered(o->tr);
+}
+
 int put_table(void *ctx, const table *t, mx_error *err)
 {
     run_output *o = ctx;
+    run_output_layered(o);
     // the steps' weights kept for the page alone: as if not made
     if (t->step > 0 && !o->opt->kv_steps)
         return 0;

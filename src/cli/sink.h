@@ -23,8 +23,11 @@ typedef struct {
     const trace *tr;
     csv_dir_set *files; /* or NULL */
     const char *sub;
-    csv_out_style file_csv;
-    csv_stream csv;
+    csv_out_style file_csv; /* --csv-dir's files */
+    csv_out_style csv_out;  /* --format csv's standard output */
+    csv_stream csv;         /* of csv_out */
+    bool layered_known;     /* the styles' layer column set from the
+                               trace (put_table's first table) */
     text_stream text;
     bool text_streams; /* the text goes table by table */
     text_style style;
@@ -34,6 +37,10 @@ typedef struct {
     focus_stream focus;  /* --focus, begun at the first table */
     bool focus_begun;
 } run_output;
+
+/* The CSV styles' layer column, from the model the trace shows
+ * (trace_layered): set at the first table, or before the CSV ends. */
+void run_output_layered(run_output *o);
 
 /* A trace_sink_fn: table t of the run to every output that wants it. */
 int put_table(void *ctx, const table *t, mx_error *err);

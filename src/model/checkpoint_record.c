@@ -93,10 +93,11 @@ int checkpoint_record_params(checkpoint_recorder *r, mx_error *err)
 {
     const checkpoint_run *run = r->run;
     for (size_t i = 0; i < r->rq->n_tables; i++) {
+        const table_pick *pick = &r->rq->tables[i];
         checkpoint_param p;
         const safetensors *in;
         const st_tensor *st;
-        if (run->find_param(run->find_ctx, r->rq->tables[i], &p, &in, &st) &&
+        if (run->find_param(run->find_ctx, pick->name, &p, &in, &st) &&
             put_param(r->tr, &p, in, st, err) != 0)
             return -1;
     }

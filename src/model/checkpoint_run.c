@@ -65,15 +65,15 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                        "--show-heads", err);
 }
 
-int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
+int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,
                                  mx_error *err)
 {
-    checkpoint_param p;
+    checkpoint_param param;
     const safetensors *in;
     const st_tensor *st;
-    if (r->find_param(r->find_ctx, name, &p, &in, &st) && st == NULL)
+    if (r->find_param(r->find_ctx, p->name, &param, &in, &st) && st == NULL)
         return err_usage(err, _("--tables: the checkpoint has no tensor %s"),
-                         name);
+                         p->name);
     return 0;
 }
 
@@ -81,7 +81,7 @@ int checkpoint_run_params_present(const checkpoint_run *r,
                                   const run_request *rq, mx_error *err)
 {
     for (size_t i = 0; i < rq->n_tables; i++)
-        if (checkpoint_run_param_present(r, rq->tables[i], err) != 0)
+        if (checkpoint_run_param_present(r, &rq->tables[i], err) != 0)
             return -1;
     return 0;
 }
@@ -91,11 +91,11 @@ double checkpoint_run_params_values(const checkpoint_run *r,
 {
     double v = 0;
     for (size_t i = 0; i < rq->n_tables; i++) {
+        const table_pick *pick = &rq->tables[i];
         checkpoint_param p;
         const safetensors *in;
         const st_tensor *st;
-        if (r->find_param(r->find_ctx, rq->tables[i], &p, &in, &st) &&
-            st != NULL)
+        if (r->find_param(r->find_ctx, pick->name, &p, &in, &st) && st != NULL)
             v += (double)st_tensor_count(st);
     }
     return v;
@@ -160,13 +160,13 @@ int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,
     return tokenize_words(tok, (const char *const *)r->pieces, r->T, err);
 }
 
-bool checkpoint_makes_table(const run_request *rq, const char *name,
+bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
                             bool (*param_name)(const char *name, int *layer),
                             table_set made)
 {
-    if (param_name(name, NULL))
+    if (param_name(p->name, NULL))
         return true;
-    const table_id id = table_by_name(name, strlen(name));
+    const table_id id = p->id;
     if (id == TABLE_COUNT)
         return false;
     if (id == TABLE_LOGITS)

@@ -74,9 +74,9 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err);
 int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                          const run_request *rq, mx_error *err);
 
-/* name, when it is a parameter (by r->find_param), is in the
- * checkpoint; else an error naming it. */
-int checkpoint_run_param_present(const checkpoint_run *r, const char *name,
+/* The table p names, when it is a parameter (by r->find_param), is in
+ * the checkpoint; else an error naming it. */
+int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,
                                  mx_error *err);
 
 /* Every parameter --tables names is in the checkpoint; else an error
@@ -104,12 +104,12 @@ int checkpoint_run_fits(double values, mx_error *err);
 int checkpoint_run_pool(workers **pool, double values, const run_request *rq,
                         mx_error *err);
 
-/* Whether a checkpoint family's run makes the table or parameter name
+/* Whether a checkpoint family's run makes the table or parameter p names
  * (a family row's makes_table): a parameter (param_name, the family's;
  * the run checks that the file has it), logits when asked for, and the
  * tables of `made` (the family's sets of the catalogue), generated with
  * --generate and kv_cache_size with --kv-steps among them. */
-bool checkpoint_makes_table(const run_request *rq, const char *name,
+bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
                             bool (*param_name)(const char *name, int *layer),
                             table_set made);
 

@@ -85,10 +85,10 @@ typedef struct model_family {
     /* The forward pass over the input into tr (pipeline_run). */
     int (*run)(trace *tr, const run_request *rq, const model_input *in,
                mx_error *err);
-    /* Whether a run of rq over in makes the table `name` (a catalogue row
-     * or a parameter's name; pipeline_makes_table). */
+    /* Whether a run of rq over in makes the table p names (a catalogue
+     * row or a parameter, or a gradient; pipeline_makes_table). */
     bool (*makes_table)(const run_request *rq, const model_input *in,
-                        const char *name);
+                        const table_pick *p);
     /* A family whose model has an lm_head: the model the interventions
      * run again and again (model/lm.h, model/intervene/); NULL: the
      * family cannot do them. Its run applies rq->replace (hooks.h). */

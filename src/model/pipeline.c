@@ -4,7 +4,6 @@
 #include "model/pipeline.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/i18n.h"
 #include "model/family.h"
@@ -102,19 +101,19 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
 }
 
 bool pipeline_makes_table(const run_request *rq, const model_input *in,
-                          const char *name)
+                          const table_pick *p)
 {
     mx_error err;
     const model_family *family = family_of(rq, &err);
     // a model_type no family reads: pipeline_check refuses the run
     if (family == NULL)
         return true;
-    const table_id id = table_by_name(name, strlen(name));
+    const table_id id = table_pick_row(p);
     if (family->lm != NULL && id != TABLE_COUNT &&
         ablates_alone(family, rq, &err) == 0 && intervene_makes_table(rq, id))
         return true;
     if (family->lm != NULL &&
         (id == TABLE_LOGIT_LENS || id == TABLE_LOGIT_LENS_GRID))
         return rq->logit_lens;
-    return family->makes_table(rq, in, name);
+    return family->makes_table(rq, in, p);
 }

@@ -37,6 +37,28 @@ typedef struct {
     size_t typed_len;
 } head_ref;
 
+/* One table of --tables, as the command line reads its name
+ * (cli/table_list.h): a row of the catalogue, or a parameter named as its
+ * model names it ("W_query.weight", a checkpoint's
+ * "h.0.attn.c_attn.weight"), or for the lesson's modules with grad the
+ * gradient of either ("<name>.grad", --grad). A checkpoint has no
+ * gradients: its names are read whole (grad false), and one of its
+ * parameters may share its name with a row ("lm_head.weight"). */
+typedef struct {
+    table_id id;      /* the catalogue's row; TABLE_COUNT: none (a
+                         parameter's name, or no table's) */
+    const char *name; /* the row's or the parameter's name, without
+                         ".grad" */
+    bool grad;        /* its gradient */
+} table_pick;
+
+/* The catalogue's row a pick names as a table the forward pass makes:
+ * TABLE_COUNT for a gradient, a parameter or no table. */
+static inline table_id table_pick_row(const table_pick *p)
+{
+    return p->grad ? TABLE_COUNT : p->id;
+}
+
 /* The most float values a run may hold at once, checked before the model
  * is built: every table of a run that keeps its whole trace; the tables
  * kept to the end and the heads in flight of a run that streams them. */
@@ -121,9 +143,10 @@ typedef struct {
     const index_range *show_heads; /* its heads to show (n_show_heads
                                       ranges; 0: every head) */
     size_t n_show_heads;
-    bool logits;               /* its table "logits" is asked for */
-    const char *const *tables; /* --tables (its parameters are shown by
-                                  name), or NULL */
+    bool logits;              /* its table "logits" is asked for */
+    const table_pick *tables; /* --tables, in the order given (n_tables;
+                                 its parameters are shown by name), or
+                                 NULL */
     size_t n_tables;
 
     /* the parameter files of a --weights folder, opened by its check
@@ -238,9 +261,9 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
                  mx_error *err);
 
-/* Whether a run of rq over in makes a table of this name (the tables of
+/* Whether a run of rq over in makes the table p names (the tables of
  * pipeline_run, known before it runs: --tables is checked with it). */
 bool pipeline_makes_table(const run_request *rq, const model_input *in,
-                          const char *name);
+                          const table_pick *p);
 
 #endif

@@ -244,6 +244,11 @@ const char *table_layer_name(const table *t)
     return t->family != NULL ? t->family->layer_name : NULL;
 }
 
+bool trace_layered(const trace *tr)
+{
+    return tr->family->layer_name != NULL || tr->model.layers > 0;
+}
+
 bool table_in_layered_model(const table *t)
 {
     return table_layer_name(t) != NULL;

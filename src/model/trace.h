@@ -206,6 +206,12 @@ typedef struct {
 void trace_init(trace *tr);
 void trace_free(trace *tr);
 
+/* Whether the run's tables belong to layers: its family's have layers (a
+ * checkpoint's), or it stacked the lesson's block (--layers N). The CSV
+ * then has its layer column. Known once the run has begun (its family
+ * set, and a lesson's model before its first table). */
+bool trace_layered(const trace *tr);
+
 /* Streams the trace: every table goes to sink(ctx, ...) at trace_flush,
  * and released tables are dropped once handed over. Set before the first
  * table is made. */

@@ -72,7 +72,7 @@ static int write_csv(FILE *out, const options *opt, const trace *tr,
         .bom = opt->bom,
         .header = true,
         .sentence = -1,
-        .layer = options_layered(opt),
+        .layer = trace_layered(tr),
     };
     csv_stream s;
     csv_stream_begin(&s, out, &style);

@@ -109,7 +109,8 @@ static void check_shapes(const char *const *args, const sizes *z,
         if (id == TABLE_PARAM)
             continue;
         const char *name = table_info_of((table_id)id)->name;
-        if (pipeline_makes_table(&rq, &in, name) != made[id]) {
+        const table_pick pick = {(table_id)id, name, false};
+        if (pipeline_makes_table(&rq, &in, &pick) != made[id]) {
             disagree++;
             printf("# %s: made %d, pipeline_makes_table says %d\n", name,
                    made[id], !made[id]);

@@ -46,10 +46,10 @@ int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
 }
 
 bool bert_trace_makes_table(const run_request *rq, const model_input *in,
-                            const char *name)
+                            const table_pick *p)
 {
     (void)rq;
     (void)in;
-    (void)name;
+    (void)p;
     return false;
 }

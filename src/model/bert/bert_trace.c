@@ -78,8 +78,9 @@ static int check_tables(const bert_checkpoint *r, const run_request *rq,
                         mx_error *err)
 {
     for (size_t i = 0; i < rq->n_tables; i++) {
-        const char *name = rq->tables[i];
-        const table_id id = table_by_name(name, strlen(name));
+        const table_pick *p = &rq->tables[i];
+        const char *name = p->name;
+        const table_id id = table_pick_row(p);
         if ((id == TABLE_LOGITS || id == TABLE_NEXT_TOKENS) &&
             !r->model.has_mlm)
             return err_usage(
@@ -91,7 +92,7 @@ static int check_tables(const bert_checkpoint *r, const run_request *rq,
                 err,
                 _("--tables: %s needs BertModel's pooler (pooler.dense.*), which this checkpoint does not have"),
                 name);
-        if (checkpoint_run_param_present(&r->run, name, err) != 0)
+        if (checkpoint_run_param_present(&r->run, p, err) != 0)
             return -1;
     }
     return 0;
@@ -252,11 +253,11 @@ int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
      TABLE_BIT(FFN_HIDDEN) | TABLE_BIT(FFN_OUT) | TABLE_BIT(HIDDEN))
 
 bool bert_trace_makes_table(const run_request *rq, const model_input *in,
-                            const char *name)
+                            const table_pick *p)
 {
     (void)in;
     return checkpoint_makes_table(
-        rq, name, bert_param_name,
+        rq, p, bert_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES | BERT_LAYER_TABLES |
             CHECKPOINT_MODEL_TABLES | POOLER_TABLES);
 }

@@ -43,8 +43,8 @@ int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 int bert_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err);
 
-/* Whether a BERT run makes a table of this name. */
+/* Whether a BERT run makes the table p names. */
 bool bert_trace_makes_table(const run_request *rq, const model_input *in,
-                            const char *name);
+                            const table_pick *p);
 
 #endif

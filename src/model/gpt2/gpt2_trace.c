@@ -168,11 +168,11 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 }
 
 bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
-                            const char *name)
+                            const table_pick *p)
 {
     (void)in;
     return checkpoint_makes_table(
-        rq, name, gpt2_param_name,
+        rq, p, gpt2_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |

@@ -40,9 +40,9 @@ int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
                    mx_error *err);
 
-/* Whether a checkpoint's run makes a table of this name (whatever the
+/* Whether a checkpoint's run makes the table p names (whatever the
  * input). */
 bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
-                            const char *name);
+                            const table_pick *p);
 
 #endif

@@ -33,7 +33,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
 /* pipeline_makes_table for the lesson's variants (lesson_tables.c). The
  * family's tokens are lesson_tokens.h's. */
 bool lesson_makes_table(const run_request *rq, const model_input *in,
-                        const char *name);
+                        const table_pick *p);
 
 /* What a trained lesson model is made of, as lesson_run makes it, for
  * the interventions' lesson model (lesson_lm.h). */

@@ -32,28 +32,25 @@ static bool makes_input(table_id id, const run_request *rq,
     }
 }
 
-/* Whether a trained run (--train) makes the table `name` besides the
+/* Whether a trained run (--train) makes the table p names besides the
  * tables of a run without training: lm_head.weight, logits, loss, and
  * with --grad the gradients of the parameters it makes. */
 static bool trained_makes(const run_request *rq, const model_input *in,
-                          const char *name)
+                          const table_pick *p)
 {
-    const size_t n = strlen(name), suffix = strlen(".grad");
-    if (rq->grad && n > suffix && strcmp(name + n - suffix, ".grad") == 0) {
-        char base[sizeof((table *)NULL)->param];
-        if (n - suffix >= sizeof base)
+    if (p->grad) {
+        if (!rq->grad)
             return false;
-        memcpy(base, name, n - suffix);
-        base[n - suffix] = '\0';
         run_request plain = *rq;
         plain.grad = false;
+        const table_pick base = {p->id, p->name, false};
         // every table but the ids, the loss and the mean of the heads
-        const table_id id = table_by_name(base, strlen(base));
+        const table_id id = p->id;
         return id != TABLE_VOCAB && id != TABLE_TOKENS && id != TABLE_LOSS &&
                id != TABLE_ATTN_WEIGHTS_AVG &&
-               lesson_makes_table(&plain, in, base);
+               lesson_makes_table(&plain, in, &base);
     }
-    const table_id id = table_by_name(name, n);
+    const table_id id = p->id;
     return id == TABLE_LM_HEAD || id == TABLE_LOGITS ||
            id == TABLE_NEXT_TOKENS || id == TABLE_LOSS ||
            ((id == TABLE_GENERATED || id == TABLE_GENERATED_TOP) &&
@@ -66,11 +63,15 @@ static bool trained_makes(const run_request *rq, const model_input *in,
 }
 
 bool lesson_makes_table(const run_request *rq, const model_input *in,
-                        const char *name)
+                        const table_pick *p)
 {
-    if (rq->train && trained_makes(rq, in, name))
+    if (rq->train && trained_makes(rq, in, p))
         return true;
-    const table_id id = table_by_name(name, strlen(name));
+    // a gradient comes only from a trained run
+    if (p->grad)
+        return false;
+    const table_id id = p->id;
+    const char *name = p->name;
     if (id != TABLE_COUNT && table_info_of(id)->kind == KIND_INPUT)
         return makes_input(id, rq, in);
     const model_dims dims = {.heads = rq->model.heads,

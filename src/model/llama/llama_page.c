@@ -46,11 +46,11 @@ int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
 }
 
 bool llama_trace_makes_table(const run_request *rq, const model_input *in,
-                             const char *name)
+                             const table_pick *p)
 {
     (void)rq;
     (void)in;
-    (void)name;
+    (void)p;
     return false;
 }
 

@@ -149,11 +149,11 @@ int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 }
 
 bool llama_trace_makes_table(const run_request *rq, const model_input *in,
-                             const char *name)
+                             const table_pick *p)
 {
     (void)in;
     return checkpoint_makes_table(
-        rq, name, llama_param_name,
+        rq, p, llama_param_name,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES |

@@ -31,6 +31,6 @@ int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
 int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
                     mx_error *err);
 bool llama_trace_makes_table(const run_request *rq, const model_input *in,
-                             const char *name);
+                             const table_pick *p);
 
 #endif
