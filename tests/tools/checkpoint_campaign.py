@@ -177,7 +177,7 @@ CASES = [
     ("config.json: n_layer 4 billion", edit_json(
         "config.json", lambda c: c.update(n_layer=4000000000)), [TEXT],
      "config.json: n_layer is 4000000000, but the 16 tensors of "
-     "model.safetensors make at most 1 layers (12 tensors each)"),
+     "model.safetensors make at most 1 layer (12 tensors each)"),
     ("config.json: invalid UTF-8", edit_text(
         "config.json", lambda t: t.replace(b'"gpt2"', b'"gpt\xc0\xaf"')),
      [TEXT], "config.json: not valid UTF-8 (at byte"),
