@@ -400,8 +400,10 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
     if (html_has_lens(tr))
         fputs(page_lens_js, out);
     if (page->run != NULL && page_core[0] != '\0' &&
-        page->run->checkpoint != NULL)
+        page->run->checkpoint != NULL) {
         fputs(page_model_runner_js, out);
+        fputs(page_model_switches_js, out);
+    }
     fputs(page_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return 0;

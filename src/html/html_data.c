@@ -328,6 +328,8 @@ static const char *const page_words[] = {
        "run."),
     N_("This run cannot be edited on the page (it reads files, or uses "
        "--draw or --tables)."),
+    N_("This run is changed in \"Open a model\": choose its folder there to "
+       "change the text, switch heads off or generate."),
     N_("This browser cannot run the page's WebAssembly core; the page shows "
        "the run it was written with."),
     /* TRANSLATORS: {0} is the browser's description of the fault */

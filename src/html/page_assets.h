@@ -26,5 +26,8 @@ extern const char page_lens_js[];
 extern const char page_model_runner_js[];
 extern const char page_core_imports_js[];
 extern const char page_model_worker_js[];
+/* the head view's switches on those pages (model_switches.js: --ablate
+ * run by the families core) */
+extern const char page_model_switches_js[];
 
 #endif

@@ -12,8 +12,11 @@
 // biases, a sharded folder) and every BERT one (tests/reference/bert:
 // F32, F16, a --pair), its text and texts of accents, capitals, Greek,
 // Chinese, emoji and white space must give the program's `--format csv`
-// byte for byte; so must --layers, Llama's --generate (greedy, sampled)
-// and a GPT-2 folder and a lesson run (the core is a superset); a
+// byte for byte; so must --layers, Llama's --generate (greedy, sampled),
+// --ablate of one head and of two in --ablate-mode mean (the page's
+// switches; BERT's refusal), a GPT-2 folder with and without --ablate
+// (all-heads' map too; a head out of range refused) and a lesson run (the core is a
+// superset); a
 // tokenizer.json with an unknown model and one whose pattern the browser
 // cannot compile are refused with the program's message. TAP on stdout.
 import {
@@ -57,6 +60,13 @@ for (const [dir, least] of families) {
     if (c === cases[0]) {
       same(mha, core, ['--model', folder, '--layers', '1', '--', text],
            c + ' --layers 1');
+      /* the head view's switches: --ablate on the checkpoint, as the
+       * program runs it (BERT has no lm_head: refused alike) */
+      same(mha, core, ['--model', folder, '--ablate', '0.1', '--', text],
+           c + ' --ablate 0.1');
+      same(mha, core, ['--model', folder, '--ablate', '1.0,0.1',
+                       '--ablate-mode', 'mean', '--', text],
+           c + ' --ablate 1.0,0.1 --ablate-mode mean');
       if (dir === llamaDir) {
         same(mha, core, ['--model', folder, '--generate', '3', '--', text],
              c + ' --generate 3');
@@ -72,6 +82,13 @@ for (const [dir, least] of families) {
 const tiny = join(gpt2Dir, 'tiny');
 core.give(tiny);
 same(mha, core, ['--model', tiny, '--', 'hello world'], 'a GPT-2 folder');
+const twoLayers = join(gpt2Dir, 'two_layers');
+core.give(twoLayers);
+for (const a of [['--ablate', '1.1'],
+                 ['--ablate', '0.0,1.1', '--ablate-mode', 'mean'],
+                 ['--ablate', 'all-heads'], ['--ablate', '2.0']])
+  same(mha, core, ['--model', twoLayers].concat(a, ['--', 'hello world']),
+       'a GPT-2 folder ' + a.join(' '));
 same(mha, core, ['the cat sat', '--heads', '2', '--seed', '3'],
      'a lesson run');
 

@@ -5,7 +5,9 @@
 //
 //   the page's data (what an edit of the text asks the worker for),
 //   the same with --generate 16 (a generated token: the difference / 16),
-//   --format csv --tables tokens (the forward alone, almost no output).
+//   --format csv --tables tokens (the forward alone, almost no output),
+//   the page's data with --ablate 5.3 (a head switched off: the ablated
+//   run, then the clean and ablated logits of ablation_effect).
 //
 // Prints each run's median and slowest, the median of the processor time
 // it took (which a busy machine changes less than the time), the answers'
@@ -49,17 +51,29 @@ const cases = [
    ['--model', dir, '--generate', '16', '--', TEXT], 0],
   ['--format csv --tables tokens',
    ['--model', dir, '--format', 'csv', '--tables', 'tokens', '--', TEXT], 1],
+  /* the head view's switch: a head switched off (the families core's
+   * --ablate; a core without it refuses) */
+  ['the page\'s data, --ablate 5.3',
+   ['--model', dir, '--ablate', '5.3', '--', TEXT], 0],
 ];
 const medians = [], cpus = [];
 for (const [label, args, csv] of cases) {
   const times = [], cpu = [];
   let len = 0;
   for (let i = 0; i < repeats; i++) {
-    const r = run(args, csv);
+    let r;
+    try {
+      r = run(args, csv);
+    } catch (e) {
+      console.log(`${label}: refused (${e.message})`);
+      break;
+    }
     times.push(r.ms);
     cpu.push(r.cpu);
     len = r.len;
   }
+  if (times.length === 0)
+    continue;
   medians.push(median(times));
   cpus.push(median(cpu));
   console.log(`${label}: median ${median(times).toFixed(0)} ms, slowest ` +

@@ -31,7 +31,9 @@ run's answer is drawn (every table of every layer and head); one
 generated token, (a run with --generate 16 - the same run without) / 16
 (16 tokens, so that a busy machine's noise is shared out over more),
 each drawn; and the longest the page's thread was busy while the worker
-ran (a 10 ms timer's largest gap). The targets of the issue: every table
+ran (a 10 ms timer's largest gap); then a head switched off (the head
+view's switch, --ablate 5.H) against the plain run. The targets of the
+issue: every table
 ready 2 s after an edit, a generated token 0.5 s, loading 5 s.
 """
 import os
@@ -244,6 +246,21 @@ def measure_model(driver, program, modules, folder, repeats):
                                    statistics.median(plain)) / GENERATED,
                                   statistics.median(four),
                                   statistics.median(plain), GENERATED))
+        # a head switched off (the head view's switch: --ablate L.H, the
+        # families core's interventions): the ablated run and the clean
+        # one again for ablation_effect and ablation_loss
+        off = []
+        for i in range(max(3, repeats // 2)):
+            ms, status = driver.execute_async_script(
+                MODEL_RUN, ["--model", name, "--ablate", "5.%d" % i, "--",
+                            MODEL_TEXT])
+            if status != 0:
+                raise SystemExit("--ablate was refused")
+            off.append(ms)
+        print("a head switched off, every table ready: median %.0f ms, "
+              "slowest %.0f ms (--ablate 5.H, %d runs; a plain run %.0f ms)"
+              % (statistics.median(off), max(off), len(off),
+                 statistics.median(plain)))
         print("the page's thread: longest busy %.0f ms while the worker "
               "ran" % driver.execute_script("return window.mhaT.stall;"))
 

@@ -36,12 +36,13 @@
   var tr = page.tr;
   var app = document.getElementById('app');
   /* --ablate's heads ("L.H"), which the head and model views mark as
-   * switched off (head_view.js); all-heads marks none */
+   * switched off (head_view.js); all-heads marks none; a --model page's
+   * too (its switches: model_switches.js) */
   function headList(text) {
     return !text || text === 'all-heads' ? [] :
       text.split(',').filter(function (w) { return w !== ''; });
   }
-  page.ablated = run.model || run.checkpoint ? [] : headList(run.ablate);
+  page.ablated = run.model ? [] : headList(run.ablate);
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -77,6 +78,13 @@
     note(tr('This page cannot recompute: the program that wrote it was ' +
             'built without its WebAssembly core. Run mha-explain again to ' +
             'change the run.'));
+    return;
+  }
+  if (!run.editable && run.checkpoint) {
+    /* a --model run: its folder is opened, and the run changed, in
+     * "Open a model" (model_open.js, model_switches.js) */
+    note(tr('This run is changed in "Open a model": choose its folder ' +
+            'there to change the text, switch heads off or generate.'));
     return;
   }
   if (!run.editable) {

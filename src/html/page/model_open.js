@@ -135,17 +135,21 @@
     return p;
   }
 
-  /* A run's answer on the page. */
+  /* A run's answer on the page: the model's heads switched off in it
+   * (SW, below; none without the switches) are the ones on view. */
   function show(out, t0) {
     if (out.status !== 0) {
       setError(out.text);
       status.textContent = '';
     } else {
       setError('');
+      if (SW) SW.drawing();
+      else page.ablated = [];
       page.reload(JSON.parse(out.text));
       status.textContent = tr('Recomputed in {0} ms.',
                               Math.round(performance.now() - t0));
     }
+    if (SW) SW.drawn(out.status);
     document.dispatchEvent(new CustomEvent('mha-model-ran',
                                            {detail: {status: out.status}}));
   }
@@ -158,12 +162,22 @@
   }) : null;
   /* for tests/tools/live_timing.py: command lines of its own */
   page.modelRunner = runner;
+  /* the head view's switches, where the families core runs --ablate
+   * (model_switches.js, in the pages of --model runs) */
+  var SW = runner && window.mhaModelSwitches ? window.mhaModelSwitches(page, {
+    el: el, run: run, box: box, before: error, rerun: runSoon,
+    ready: function () { return dir !== null; }
+  }) : null;
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
     var args = ['--model', dir].concat(GEN ? GEN.args() : [],
+                                       SW ? SW.args() : [],
                                        ['--', text.value]);
-    if (runner && dir !== null) return runner.run(args);
+    if (runner && dir !== null) {
+      if (SW) SW.command(args);
+      return runner.run(args);
+    }
     if (!core || dir === null) return;
     var t0 = performance.now();
     var bytes = new TextEncoder().encode(args.map(function (a) {

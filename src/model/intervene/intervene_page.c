@@ -1,11 +1,12 @@
-/* intervene_page.c: model/intervene/intervene.h, logit_lens.h and ablate.h
- * for the page's WebAssembly core (src/wasm/meson.build names it in the
- * place of this folder's interventions). The page offers no intervention and no logit
- * lens (their options shape no page, option_list.h): asked anyway, the
- * run is refused, naming the option. */
-#include "model/intervene/ablate.h"
+/* intervene_page.c: model/intervene/intervene.h for the WebAssembly core
+ * of every live page (src/wasm/meson.build names it in the place of this
+ * folder's interventions; logit_lens_page.c stands in for the logit
+ * lens). A lesson run's --ablate L.H is its own pass's
+ * (model/lesson/lesson_ablate.h), which pipeline.c asks first; every
+ * other intervention is refused, naming the option. The pages of --model
+ * runs carry the families core, which has this folder's interventions
+ * (the head view's switches run --ablate on a checkpoint). */
 #include "model/intervene/intervene.h"
-#include "model/intervene/logit_lens.h"
 
 #include "base/i18n.h"
 
@@ -57,21 +58,4 @@ bool intervene_makes_table(const run_request *rq, table_id id)
     (void)rq;
     (void)id;
     return false;
-}
-
-/* A lesson run's --ablate L.H is its own pass's (lesson_ablate.h):
- * pipeline.c asks intervene_check of every other intervention. */
-int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
-{
-    (void)lm;
-    return rq->logit_lens ? refuse(rq, err) : 0;
-}
-
-int logit_lens_record(trace *tr, const lm_ops *lm, const run_request *rq,
-                      const model_input *in, mx_error *err)
-{
-    (void)tr;
-    (void)lm;
-    (void)in;
-    return rq->logit_lens ? refuse(rq, err) : 0;
 }
