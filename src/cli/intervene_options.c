@@ -29,8 +29,14 @@ static int validate_patch(const options *opt, mx_error *err)
     for (size_t i = 0; i < N_PATCH_PARTS; i++) {
         const int id = PATCH_PARTS[i];
         if (!opt->patch && opt->given[id] && !measured(opt, id))
-            return err_usage(err, _("--%s: goes with --patch"),
-                             option_rows[id].name);
+            return err_usage(
+                err,
+                id == OPT_ANSWER ? _("--%s: goes with --patch, or with "
+                                     "--metric logit-diff or prob")
+                : id == OPT_WRONG
+                    ? _("--%s: goes with --patch, or with --metric logit-diff")
+                    : _("--%s: goes with --patch"),
+                option_rows[id].name);
         if (opt->patch && !opt->given[id])
             return err_usage(err,
                              _("--patch: needs --clean TEXT, --corrupt TEXT, "

@@ -79,6 +79,24 @@ static void variant_names(char *out, size_t size, unsigned set)
     }
 }
 
+/* Why a lesson's option does not go with --model DIR: the message names
+ * the attention of the checkpoint's family (causal unless its row says
+ * it looks both ways; causal too for a folder whose family is not known
+ * yet: the run refuses it later, saying why). */
+static const char *checkpoint_fixes(const char *dir)
+{
+    mx_error ignored;
+    const model_family *row =
+        family_of(&(run_request){.checkpoint = dir}, &ignored);
+    return row != NULL && row->bidirectional
+               ? N_("%s: does not go with --model (the checkpoint fixes "
+                    "its sizes, parameters, tokens and self-attention, "
+                    "which looks both ways)")
+               : N_("%s: does not go with --model (the checkpoint fixes "
+                    "its sizes, parameters, tokens and causal "
+                    "self-attention)");
+}
+
 /* Every option given does something in this run, as its row says: a
  * checkpoint's run (--model) takes its sizes, parameters and tokens from
  * the checkpoint, so the lessons' options do not go with it, whatever
@@ -96,9 +114,7 @@ static int validate_applies(const options *opt, mx_error *err)
             return refuse(err,
                           o->off_checkpoint != NULL
                               ? o->off_checkpoint
-                              : N_("%s: does not go with --model (the "
-                                   "checkpoint fixes its sizes, parameters, "
-                                   "tokens and causal self-attention)"),
+                              : checkpoint_fixes(opt->model),
                           flag);
         if (opt->model != NULL || (applies & opt->variants) != 0)
             continue;

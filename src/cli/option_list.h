@@ -28,6 +28,7 @@
  *   RATE(VALUE, field)           positive, finite (set by option_checks.c)
  *   NAME(VALUE, field)           not empty        (default NULL)
  *   TEXT(VALUE, field)           any text         (default NULL)
+ *   WORDS(VALUE, field)          a text, not empty (default NULL)
  *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
@@ -218,7 +219,7 @@ OPTION(TOP_P, "top-p", 0, MODEL, 80,
                    "probabilities add up to P, 0 < P <= 1\n"
                    "                                    (default 1.0)"))
 OPTION(STOP, "stop", 0, MODEL, 81,
-       NAME(N_("TEXT"), stop),
+       WORDS(N_("TEXT"), stop),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --generate, stop once the new text holds\n"
                    "TEXT (and at the end-of-text token) (default none)"))
@@ -272,7 +273,7 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
                    "Llama-style (llama, qwen2, mistral) or BERT;\n"
                    "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
-       NAME(N_("TEXT"), pair),
+       WORDS(N_("TEXT"), pair),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
@@ -498,14 +499,16 @@ OPTION(ANSWER, "answer", 0, TEACHING, 93,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
-                   "token such as ' Mary'               (default none)"))
+                   "token such as ' Mary'; with --metric logit-diff or\n"
+                   "prob, the token measured             (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT(N_("TOKEN"), patch_wrong),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
-       .help = N_("with --patch, the token it is measured against, one\n"
-                   "token such as ' John'               (default none)"))
+       .help = N_("with --patch or --metric logit-diff, the token it\n"
+                   "is measured against, one token such as ' John'\n"
+                   "                                     (default none)"))
 OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        FLAG(head_scores, false),
        .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,

@@ -179,6 +179,11 @@ int option_read(options *opt, int id, const char *arg, mx_error *err)
                              flag);
         store_text(opt, o, arg);
         return 0;
+    case TYPE_WORDS:
+        if (arg[0] == '\0')
+            return err_usage(err, _("%s: the text is empty"), flag);
+        store_text(opt, o, arg);
+        return 0;
     case TYPE_TEXT:
         store_text(opt, o, arg);
         return 0;

@@ -101,6 +101,7 @@ static const option_choices layout_choices = {
 #define RATE(v, f) .value = v, .type = TYPE_RATE, FIELD(f)
 #define NAME(v, f) .value = v, .type = TYPE_NAME, FIELD(f)
 #define TEXT(v, f) .value = v, .type = TYPE_TEXT, FIELD(f)
+#define WORDS(v, f) .value = v, .type = TYPE_WORDS, FIELD(f)
 #define LIST(v, f) .value = v, .type = TYPE_LIST, FIELD(f)
 #define CHOICE(v, f, d, list) \
     .value = v, .type = TYPE_CHOICE, FIELD(f), .def = (d), .choices = &(list)

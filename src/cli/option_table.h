@@ -46,6 +46,7 @@ enum option_type {
     TYPE_RATE,        /* a positive, finite number (a double) */
     TYPE_NAME,        /* a file, folder, column or word: not empty */
     TYPE_TEXT,        /* any text, the empty one included */
+    TYPE_WORDS,       /* a text: not empty */
     TYPE_LIST,        /* a list such as 0,3,5-7: not empty */
     TYPE_CHOICE,      /* one of the names of the row's choices */
     TYPE_OWN,         /* read by option_own.c's parser of the option */

@@ -43,7 +43,8 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     }
     const size_t threads = rq->threads != 0 ? rq->threads : workers_available();
     if (row->open(s->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&s->tokenizer, rq->checkpoint, err) != 0 ||
+        gpt2_tokenizer_open_files(&s->tokenizer, rq->checkpoint, row->tokenizer,
+                                  err) != 0 ||
         workers_init(&s->pool, threads, err) != 0) {
         checkpoint_lm_close(s);
         return -1;

@@ -26,6 +26,7 @@
 #include "model/hooks.h"
 #include "model/lm.h"
 #include "model/pipeline.h"
+#include "model/tokenizers/gpt2_tokenizer.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -58,6 +59,8 @@ typedef struct {
     int (*layers)(const void *model, matrix *resid, size_t n, size_t first,
                   size_t count, const forward_hooks *hooks, workers *pool,
                   mx_error *err);
+    /* Which files of the folder hold its tokenizer (gpt2_tokenizer.h). */
+    enum tokenizer_files tokenizer;
 } checkpoint_lm_row;
 
 /* lm_ops.open for the family of `row`: the checkpoint folder rq->checkpoint,

@@ -26,7 +26,7 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err)
         return 0;
     return err_usage(
         err,
-        _("%s: does not go with --model (the checkpoint fixes its sizes, parameters, tokens and causal self-attention)"),
+        _("%s: does not go with --model (the checkpoint fixes its sizes, parameters and tokens)"),
         in->kv ? "--kv" : "--embeddings");
 }
 

@@ -39,6 +39,7 @@ static const model_family families[] = {
         .tokens = bert_trace_tokens,
         .run = bert_trace_run,
         .makes_table = bert_trace_makes_table,
+        .bidirectional = true,
         .param_name = bert_param_name,
     },
     {

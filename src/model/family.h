@@ -93,6 +93,9 @@ typedef struct model_family {
      * run again and again (model/lm.h, model/intervene/); NULL: the
      * family cannot do them. Its run applies rq->replace (hooks.h). */
     const lm_ops *lm;
+    /* Whether its checkpoints' attention looks both ways (BERT's: no
+     * causal mask), for messages; false: causal self-attention. */
+    bool bidirectional;
     /* A run of the family without an lm_head that still switches heads
      * off in its own pass (--ablate L.H on the lesson's untrained
      * modules, model/lesson/lesson_ablate.h): 1 for such a run (its run

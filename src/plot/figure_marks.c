@@ -17,6 +17,7 @@
  */
 #include "plot/figure_parts.h"
 
+#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,6 +161,17 @@ static const char *groups_legend(void)
              "(grouped-query attention, kv_heads).");
 }
 
+/* How much wider than one line the scores bar's caption is, wrapped
+ * sideways along the bar (a long translation takes two lines): the bar
+ * moves right by as much. */
+static double caption_extra(cairo_t *cr)
+{
+    double w, one, h;
+    fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &w, &one);
+    fig_text_size(cr, LABEL_FONT, _("head score"), SCORES_BAR_H, true, &w, &h);
+    return fmax(0.0, h - one);
+}
+
 /* The scores' colour scale. */
 static color_range scores_scale(const view_marks *m)
 {
@@ -175,7 +187,7 @@ void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
         const color_range sc = scores_scale(m);
         fig_text_size(cr, LABEL_FONT, scores_legend(), LEGEND_W, true, &tw,
                       &th);
-        *w = fmax(20 + fig_ticks_width(cr, &sc), tw);
+        *w = fmax(20 + caption_extra(cr) + fig_ticks_width(cr, &sc), tw);
         *h += th + 2 * PAD + SCORES_BAR_H + GAP;
     }
     if (m->kv != NULL) {
@@ -196,10 +208,20 @@ void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x, double y)
                       &th);
         y += th + 2 * PAD;
         const color_range sc = scores_scale(m);
-        fig_draw_bar(cr, &sc, x + 20, y, SCORES_BAR_H);
+        const double bx = x + 20 + caption_extra(cr);
+        fig_draw_bar(cr, &sc, bx, y, SCORES_BAR_H);
         cairo_set_source_rgb(cr, 0, 0, 0);
-        fig_draw_text(cr, LABEL_FONT, _("head score"), SCORES_BAR_H, x + 14,
-                      y + SCORES_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
+        const char *caption = _("head score");
+        double lw, line_h;
+        fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &lw, &line_h);
+        const double n = (double)g_utf8_strlen(caption, -1);
+        if (fig_upright(caption)) /* Chinese never sideways */
+            fig_draw_upright(cr, caption, bx - 6 - line_h / 2,
+                             y + fmax(0.0, (SCORES_BAR_H - n * line_h) / 2),
+                             line_h);
+        else
+            fig_draw_wrapped(cr, LABEL_FONT, caption, SCORES_BAR_H, bx - 6,
+                             y + SCORES_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
         y += SCORES_BAR_H + GAP;
     }
     if (m->kv != NULL) {

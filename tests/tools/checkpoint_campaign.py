@@ -177,7 +177,7 @@ CASES = [
     ("config.json: n_layer 4 billion", edit_json(
         "config.json", lambda c: c.update(n_layer=4000000000)), [TEXT],
      "config.json: n_layer is 4000000000, but the 16 tensors of "
-     "model.safetensors make at most 1 layers (12 tensors each)"),
+     "model.safetensors make at most 1 layer (12 tensors each)"),
     ("config.json: invalid UTF-8", edit_text(
         "config.json", lambda t: t.replace(b'"gpt2"', b'"gpt\xc0\xaf"')),
      [TEXT], "config.json: not valid UTF-8 (at byte"),
@@ -292,9 +292,9 @@ LLAMA_CASES = [
         "config.json", lambda c: c.update(
             rope_scaling={"rope_type": "linear", "factor": 2.0})), [TEXT],
      "config.json: rope_scaling is not supported"),
-    ("mistral: a sliding window", "mistral_sharded", edit_json(
-        "config.json", lambda c: c.update(sliding_window=4096)), [TEXT],
-     "config.json: sliding_window is not supported"),
+    ("mistral: a sliding window shorter than the text", "mistral_sharded",
+     edit_json("config.json", lambda c: c.update(sliding_window=1)), [TEXT],
+     "the text is 2 tokens, longer than the model's sliding_window 1"),
     ("llama: heads not dividing hidden_size", "llama_tied_f32", edit_json(
         "config.json", lambda c: c.update(num_attention_heads=3)), [TEXT],
      "hidden_size (16) is not a multiple of num_attention_heads (3)"),

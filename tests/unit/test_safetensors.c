@@ -178,7 +178,7 @@ int main(int argc, char **argv)
                               "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("more layers in config.json than tensors",
             "n_layer is 2, but the 16 tensors of model.safetensors make at "
-            "most 1 layers");
+            "most 1 layer ");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 3, \"n_embd\": 8, "
                               "\"n_positions\": 16, \"vocab_size\": 282}");
     refused("n_embd not a multiple of n_head", "not a multiple");
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
                               "\"vocab_size\": 282}");
     refused("n_layer past what the tensors make",
             "n_layer is 4000000000, but the 16 tensors of model.safetensors "
-            "make at most 1 layers");
+            "make at most 1 layer ");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
                               "\"model_type\": \"gpt\xc0\xaf\", "
                               "\"n_positions\": 16, \"vocab_size\": 282}");

@@ -223,7 +223,10 @@ int bert_open(bert_model *m, const char *dir, mx_error *err)
         bert_close(m);
         return err_input(
             err,
-            _("%s/config.json: num_hidden_layers is %zu, but the %zu tensors of model.safetensors make at most %zu layers (%d tensors each)"),
+            ngettext(
+                "%s/config.json: num_hidden_layers is %zu, but the %zu tensors of model.safetensors make at most %zu layer (%d tensors each)",
+                "%s/config.json: num_hidden_layers is %zu, but the %zu tensors of model.safetensors make at most %zu layers (%d tensors each)",
+                most),
             dir, layers, tensors, most, BERT_LAYER_TENSORS);
     }
     if (safetensors_find(&m->st, "bert.embeddings.word_embeddings.weight"))

@@ -168,7 +168,8 @@ static int open_all(bert_checkpoint *r, const run_request *rq,
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
     if (bert_open(&r->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err) != 0)
+        gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint, TOKENIZER_JSON,
+                                  err) != 0)
         return -1;
     const bert_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);

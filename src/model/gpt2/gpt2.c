@@ -198,7 +198,10 @@ int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
         gpt2_close(m);
         return err_input(
             err,
-            _("%s/config.json: n_layer is %zu, but the %zu tensors of model.safetensors make at most %zu layers (%d tensors each)"),
+            ngettext(
+                "%s/config.json: n_layer is %zu, but the %zu tensors of model.safetensors make at most %zu layer (%d tensors each)",
+                "%s/config.json: n_layer is %zu, but the %zu tensors of model.safetensors make at most %zu layers (%d tensors each)",
+                most),
             dir, layers, tensors, most, GPT2_LAYER_TENSORS);
     }
     if (safetensors_find(&m->st, "transformer.wte.weight") != NULL)

@@ -69,7 +69,8 @@ static int open_model(gpt2_trace_run_state *r, const run_request *rq,
                       mx_error *err)
 {
     if (gpt2_open(&r->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err) != 0)
+        gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
+                                  TOKENIZER_GPT2_FILES, err) != 0)
         return -1;
     const gpt2_config *c = &r->model.cfg;
     const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);

@@ -64,20 +64,40 @@ int patch_two_tokens(int32_t *answer, int32_t *wrong, const lm_text *run,
     return 0;
 }
 
+/* Puts the option whose text err is about before its message ("--clean:
+ * the text is not valid UTF-8 ..."); returns -1. */
+static int of_option(mx_error *err, const char *option)
+{
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    const int k = snprintf(err->msg, sizeof err->msg, "%s: ", option);
+    if (k > 0 && (size_t)k < sizeof err->msg)
+        strncat(err->msg, msg, sizeof err->msg - (size_t)k - 1);
+    return -1;
+}
+
 static int texts_open(patch_texts *p, const lm_ops *lm, const run_request *rq,
                       mx_error *err)
 {
     *p = (patch_texts){0};
     size_t n = 0;
     const char *clean = rq->patch_clean, *corrupt = rq->patch_corrupt;
-    if (lm_text_open(&p->run, lm, rq, clean, strlen(clean), err) != 0)
-        return -1;
-    int rc =
-        lm->encode(&p->corrupt, &n, p->run.s, corrupt, strlen(corrupt), err);
+    // lm_text_open's steps, so that a text's error names its option
+    p->run = (lm_text){.lm = lm};
+    int rc = lm->open(&p->run.s, &p->run.shape, rq, err);
+    if (rc == 0 && lm->encode(&p->run.ids, &p->run.T, p->run.s, clean,
+                              strlen(clean), err) != 0)
+        rc = of_option(err, "--clean");
+    if (rc == 0 && lm->encode(&p->corrupt, &n, p->run.s, corrupt,
+                              strlen(corrupt), err) != 0)
+        rc = of_option(err, "--corrupt");
     if (rc == 0 && n != p->run.T)
         rc = err_input(
             err,
-            _("--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count"),
+            ngettext(
+                "--patch: --clean is %zu token and --corrupt %zu; they must have the same count",
+                "--patch: --clean is %zu tokens and --corrupt %zu; they must have the same count",
+                p->run.T),
             p->run.T, n);
     if (rc == 0)
         rc = patch_two_tokens(&p->answer, &p->wrong, &p->run, rq, err);

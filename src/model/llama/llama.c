@@ -136,7 +136,10 @@ int llama_open(llama_model *m, const char *dir, mx_error *err)
         llama_close(m);
         return err_input(
             err,
-            _("%s/config.json: num_hidden_layers is %zu, but the %zu tensors of the checkpoint make at most %zu layers"),
+            ngettext(
+                "%s/config.json: num_hidden_layers is %zu, but the %zu tensors of the checkpoint make at most %zu layer",
+                "%s/config.json: num_hidden_layers is %zu, but the %zu tensors of the checkpoint make at most %zu layers",
+                most),
             dir, layers, tensors, most);
     }
     if (safetensors_set_find(&m->st, "model.embed_tokens.weight", NULL) != NULL)

@@ -60,6 +60,11 @@ typedef struct {
        generation stops at any */
     int32_t eos[LLAMA_MAX_EOS];
     size_t n_eos;
+    /* sliding_window where the modeling code uses it (Mistral's, and
+     * Llama's as this program reads it), 0: none. A text no longer than
+     * the window is attended to whole, as without one; a longer text is
+     * refused (llama_window_check). */
+    size_t window;
 } llama_config;
 
 /* One layer's parameters, float32, as nn.Linear stores them (out, in). */
@@ -104,6 +109,10 @@ typedef struct {
      * feeds it. */
     kv_cache *cache;
 } llama_run;
+
+/* Refuses a text of T tokens longer than the config's sliding window,
+ * naming both numbers; 0 when there is no window or the text fits. */
+int llama_window_check(const llama_config *c, size_t T, mx_error *err);
 
 /* Runs ids (T of them, each < vocab_size, T <= n_positions, after the
  * cache's positions with a cache) through m;

@@ -118,8 +118,36 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
     return read_eos(c, doc, path, err);
 }
 
+/* sliding_window as the model_type's modeling code reads it: a whole
+ * number >= 1 into c->window; null, false or absent is none. Returns
+ * whether the key was read (else the loop of unsupported keys looks at
+ * it). */
+static bool read_window(llama_config *c, const json_doc *doc)
+{
+    const json_node *n = json_get(doc, json_root(doc), "sliding_window");
+    size_t w;
+    if (n == NULL || !json_size(n, (uint64_t)1 << 32, &w) || w == 0)
+        return false;
+    c->window = w;
+    return true;
+}
+
+/* rope_scaling {"rope_type": "default"} (or "type"): the plain rotary
+ * positions, as no rope_scaling. */
+static bool rope_default(const json_doc *doc)
+{
+    const json_node *n = json_get(doc, json_root(doc), "rope_scaling");
+    if (n == NULL || n->type != JSON_OBJECT)
+        return false;
+    const json_node *t = json_get(doc, n, "rope_type");
+    if (t == NULL)
+        t = json_get(doc, n, "type");
+    return t != NULL && t->type == JSON_STRING &&
+           strcmp(json_str(doc, t), "default") == 0;
+}
+
 /* What the sizes must satisfy for the forward pass. */
-static int check_sizes(const llama_config *c, const llama_kind *kind,
+static int check_sizes(llama_config *c, const llama_kind *kind,
                        const json_doc *doc, const char *path, mx_error *err)
 {
     if (c->hidden % c->n_head != 0)
@@ -153,10 +181,15 @@ static int check_sizes(const llama_config *c, const llama_kind *kind,
     const json_node *used = json_get(doc, json_root(doc), "use_sliding_window");
     const bool window_used =
         used != NULL && used->type == JSON_BOOL && used->number != 0;
+    // Qwen2's window counts only with use_sliding_window, which is refused
+    const bool window_read = !kind->window_if_used && read_window(c, doc);
+    const bool plain_rope = rope_default(doc);
     for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        if (kind->window_if_used && !window_used &&
+        if (((kind->window_if_used && !window_used) || window_read) &&
             strcmp(unsupported[i], "sliding_window") == 0)
-            continue; // None in the config the modeling code sees
+            continue; // None in the config the modeling code sees, or read
+        if (plain_rope && strcmp(unsupported[i], "rope_scaling") == 0)
+            continue;
         const json_node *n = json_get(doc, json_root(doc), unsupported[i]);
         if (n != NULL && n->type != JSON_NULL &&
             !(n->type == JSON_BOOL && n->number == 0) &&

@@ -205,6 +205,18 @@ void llama_logits(matrix *logits, const llama_model *m, const matrix *out,
     }
 }
 
+int llama_window_check(const llama_config *c, size_t T, mx_error *err)
+{
+    // transformers' sliding window keeps the keys kv_idx > q_idx - window:
+    // over a text of T <= window tokens every earlier key is kept
+    if (c->window == 0 || T <= c->window)
+        return 0;
+    return err_input(
+        err,
+        _("the text is %zu tokens, longer than the model's sliding_window %zu: this program attends to the whole text and does not slide the window"),
+        T, c->window);
+}
+
 /* The ids checked against the model's sizes. */
 static int check_ids(const llama_config *c, const int32_t *ids, size_t T,
                      size_t past, mx_error *err)
@@ -216,6 +228,8 @@ static int check_ids(const llama_config *c, const int32_t *ids, size_t T,
             err,
             _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
             past + T, c->n_positions);
+    if (llama_window_check(c, past + T, err) != 0)
+        return -1;
     for (size_t t = 0; t < T; t++)
         if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
             return err_input(

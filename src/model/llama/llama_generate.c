@@ -13,6 +13,9 @@ int llama_generator_init(llama_generator *g, const llama_model *m,
     const llama_config *c = &m->cfg;
     if (positions > c->n_positions)
         positions = c->n_positions;
+    // a text that grows past the sliding window ends there
+    if (c->window != 0 && positions > c->window)
+        positions = c->window;
     const size_t kv_width = c->n_kv_head * (c->hidden / c->n_head);
     return kv_cache_init(&g->cache, c->n_layer, positions, kv_width, err);
 }

@@ -71,6 +71,7 @@ static const checkpoint_lm_row row = {
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,
+    .tokenizer = TOKENIZER_JSON,
 };
 
 static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,

@@ -72,7 +72,8 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
         return -1;
     int rc = llama_open(&r->model, rq->checkpoint, err);
     if (rc == 0)
-        rc = gpt2_tokenizer_open(&r->tokenizer, rq->checkpoint, err);
+        rc = gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
+                                       TOKENIZER_JSON, err);
     const llama_config *c = &r->model.cfg;
     if (rc == 0 && gpt2_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
         rc = err_input(
@@ -97,6 +98,8 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
             err,
             _("the text is more than %zu tokens, the model's max_position_embeddings"),
             c->n_positions);
+    if (rc == 0)
+        rc = llama_window_check(c, run->T, err);
     run->label = label_of;
     run->label_ctx = r->tokenizer;
     if (rc == 0)

@@ -31,6 +31,12 @@ static char *join(const char *dir, const char *name)
 
 int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
 {
+    return gpt2_tokenizer_open_files(out, dir, TOKENIZER_GPT2_FILES, err);
+}
+
+int gpt2_tokenizer_open_files(gpt2_tokenizer **out, const char *dir,
+                              enum tokenizer_files files, mx_error *err)
+{
     *out = NULL;
     gpt2_tokenizer *t = calloc(1, sizeof *t);
     char *vocab = join(dir, "vocab.json"), *merges = join(dir, "merges.txt");
@@ -41,8 +47,9 @@ int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
         tok_byte_chars(t->enc);
         // tokenizer.json only where neither of GPT-2's own files is there,
         // so a folder that has them reads as it always did
-        const bool own = file_present(vocab) || file_present(merges);
-        if (!own && file_present(json))
+        const bool own = files == TOKENIZER_GPT2_FILES &&
+                         (file_present(vocab) || file_present(merges));
+        if (files == TOKENIZER_JSON || (!own && file_present(json)))
             rc = hf_tokenizer_open_config(
                 &t->hf, json, file_present(config) ? config : NULL, err);
         else

@@ -14,7 +14,18 @@
 
 typedef struct gpt2_tokenizer gpt2_tokenizer;
 
-/* Opens the tokenizer of the folder dir; on failure *out is NULL. */
+/* Which files of a folder hold its tokenizer. */
+enum tokenizer_files {
+    TOKENIZER_GPT2_FILES, /* vocab.json and merges.txt, or tokenizer.json
+                             when neither is there (GPT-2) */
+    TOKENIZER_JSON,       /* tokenizer.json only (BERT, the Llama style):
+                             a folder without it is refused naming it */
+};
+
+/* Opens the tokenizer of the folder dir from its files; on failure *out
+ * is NULL. gpt2_tokenizer_open reads GPT-2's (TOKENIZER_GPT2_FILES). */
+int gpt2_tokenizer_open_files(gpt2_tokenizer **out, const char *dir,
+                              enum tokenizer_files files, mx_error *err);
 int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err);
 void gpt2_tokenizer_free(gpt2_tokenizer *t);
 

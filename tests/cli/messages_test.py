@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Messages that name the right thing, and the configurations Hugging
+Face reads that the program reads too:
+
+  - a BERT or Llama-style folder without tokenizer.json names it;
+  - a lesson option with a BERT --model names attention that looks both
+    ways, with GPT-2 causal self-attention;
+  - an empty --pair or --stop is an empty text, not a name;
+  - a text of --clean or --corrupt that cannot be read names its option;
+    counts of one take the singular;
+  - --answer and --wrong without --patch name --metric too;
+  - a Mistral folder's sliding_window no shorter than the text, and
+    rope_scaling {"rope_type": "default"}, give the same run as the
+    folder without them (the folder llama_test compares with PyTorch);
+    a window shorter than the text is refused naming both lengths.
+
+Usage: messages_test.py MHA_EXPLAIN REFERENCE_DIR
+
+Prints TAP. Python 3 standard library only.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
+REF = sys.argv[2]
+GPT2 = os.path.join(REF, "gpt2", "two_layers")
+BERT = os.path.join(REF, "bert", "mlm")
+LLAMA = os.path.join(REF, "llama", "llama_gqa4_bf16")
+MISTRAL = os.path.join(REF, "llama", "mistral_sharded")
+
+
+def refused(args, fragment, what):
+    r = MHA.run(args)
+    err = r.stderr.decode("utf-8", "replace")
+    first = err.splitlines()[0] if err else ""
+    ok(r.returncode == 2 and r.stdout == b"" and fragment in first,
+       "%s: status 2, the message says %r" % (what, fragment),
+       "status %d, stderr %r" % (r.returncode, err))
+    return first
+
+
+def copy(tmp, src, name, change=None, drop=None):
+    out = os.path.join(tmp, name)
+    shutil.copytree(src, out)
+    if drop:
+        os.remove(os.path.join(out, drop))
+    if change:
+        path = os.path.join(out, "config.json")
+        with open(path) as f:
+            c = json.load(f)
+        c.update(change)
+        with open(path, "w") as f:
+            json.dump(c, f)
+    return out
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for src, name in ((LLAMA, "llama"), (BERT, "bert")):
+            folder = copy(tmp, src, name + "-notok", drop="tokenizer.json")
+            first = refused(["--model", folder, "the cat"], "tokenizer.json",
+                            "a %s folder without tokenizer.json" % name)
+            ok("vocab.json" not in first,
+               "a %s folder without tokenizer.json: vocab.json is not "
+               "named" % name, first)
+        folder = copy(tmp, LLAMA, "llama-gen-notok", drop="tokenizer.json")
+        refused(["--model", folder, "--generate", "2", "the cat"],
+                "tokenizer.json", "--generate, a Llama folder without "
+                "tokenizer.json")
+
+        for opt in (["--no-causal"], ["--heads", "2"]):
+            first = refused(["--model", BERT, "the cat"] + opt,
+                            "looks both ways", "BERT with %s" % opt[0])
+            ok("causal self" not in first, "BERT with %s: no causal attention "
+               "named" % opt[0], first)
+        refused(["--model", GPT2, "the cat", "--no-causal"],
+                "causal self-attention", "GPT-2 with --no-causal")
+
+        refused(["--pair", "", "x"], "--pair: the text is empty",
+                "--pair ''")
+        refused(["--model", GPT2, "--generate", "5", "--stop", "", "a"],
+                "--stop: the text is empty", "--stop ''")
+        refused(["--model", GPT2, "--generate", "5", "--stop", "", "a",
+                 "--lang", "pt_BR"], "--stop: o texto está vazio",
+                "--stop '' in pt_BR")
+
+        patch = ["--model", GPT2, "--patch", "--answer", " cat", "--wrong",
+                 " mat"]
+        refused(patch + ["--clean", "\udcff", "--corrupt", "a"],
+                "--clean: the text is not valid UTF-8", "invalid --clean")
+        refused(patch + ["--clean", "a", "--corrupt", "\udcff"],
+                "--corrupt: the text is not valid UTF-8", "invalid --corrupt")
+        refused(patch + ["--clean", "a " * 40, "--corrupt", "a"],
+                "--clean: the text is more than 16 tokens", "a long --clean")
+        refused(patch + ["--clean", "a", "--corrupt", "ab"],
+                "--clean is 1 token and --corrupt 2;", "one token and two")
+        refused(patch + ["--clean", "ab", "--corrupt", "a"],
+                "--clean is 2 tokens and --corrupt 1;", "two tokens and one")
+        refused(patch + ["--clean", "a", "--corrupt", "ab", "--lang",
+                         "pt_BR"],
+                "--clean tem 1 token e --corrupt 2;", "one token in pt_BR")
+
+        base = ["--model", GPT2, "the cat sat", "--ablate", "0.1"]
+        refused(base + ["--answer", " cat", "--wrong", " mat"],
+                "--answer: goes with --patch, or with --metric logit-diff "
+                "or prob", "--answer with --ablate 0.1")
+        refused(base + ["--metric", "prob", "--answer", " cat", "--wrong",
+                        " mat"],
+                "--wrong: goes with --patch, or with --metric logit-diff",
+                "--wrong with --metric prob")
+
+        text = "the end of the world"
+        want = MHA.run(["--model", MISTRAL, "--format", "csv", text])
+        ok(want.returncode == 0 and want.stdout, "the Mistral folder runs",
+           want.stderr)
+        n = sum(1 for line in want.stdout.decode().splitlines()
+                if line.startswith("llama,,,tokens,"))
+        for what, change in (
+                ("sliding_window 4096", {"sliding_window": 4096}),
+                ("sliding_window as long as the text",
+                 {"sliding_window": n}),
+                ("rope_scaling rope_type default",
+                 {"rope_scaling": {"rope_type": "default"}}),
+                ("rope_scaling type default",
+                 {"rope_scaling": {"type": "default"}})):
+            folder = copy(tmp, MISTRAL, what.replace(" ", "_"), change)
+            r = MHA.run(["--model", folder, "--format", "csv", text])
+            ok(r.returncode == 0 and r.stdout == want.stdout,
+               "%s: the same run as without it" % what, r.stderr)
+        folder = copy(tmp, MISTRAL, "short_window",
+                      {"sliding_window": n - 1})
+        refused(["--model", folder, text],
+                "the text is %d tokens, longer than the model's "
+                "sliding_window %d" % (n, n - 1),
+                "a window one token shorter than the text")
+        r = MHA.run(["--model", folder, "--generate", "8", "the"])
+        ok(r.returncode == 0 and b"at most %d positions" % (n - 1)
+           in r.stderr, "--generate stops at the window", r.stderr)
+        folder = copy(tmp, MISTRAL, "linear",
+                      {"rope_scaling": {"rope_type": "linear",
+                                        "factor": 2.0}})
+        refused(["--model", folder, text], "rope_scaling is not supported",
+                "rope_scaling linear")
+    sys.exit(done())
+
+
+if __name__ == "__main__":
+    main()
