@@ -8,7 +8,8 @@ arguments { and } are put inside one function,
 (function () { 'use strict'; ... })();, so that they share its names and
 nothing else: the page's views, one file each (page_data.js). Their comments and the
 indentation of their lines are left out (the sources are for readers,
-the page for browsers: this keeps a page small), outside string
+the page for browsers: this keeps a page small), and a style's lines are
+joined into one (compact_css), outside string
 literals; the sources hold no template literals, and no regular
 expression with a quote or a comment's opening in it.
 
@@ -47,6 +48,36 @@ def compact(text):
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def compact_css(text):
+    """compact(text), then one line: a newline goes where a space is
+    needed (between two words of a selector), and ": " becomes ":",
+    outside string literals. CSS reads no newline, unlike a script,
+    where a newline may end a statement."""
+    text = compact(text)
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif c == "\n":
+            before = out[-1][-1:] if out else ""
+            after = text[i + 1:i + 2]
+            if before not in ("", "{", "}", ";", ",") and after != "}":
+                out.append(" ")
+            i += 1
+        elif text.startswith(": ", i):
+            out.append(":")
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out) + "\n"
+
+
 def main():
     out, css = sys.argv[1], sys.argv[2]
     js = [a for a in sys.argv[3:] if "=" not in a]
@@ -56,7 +87,7 @@ def main():
              " do not edit. */",
              '#include "html/page_assets.h"', ""]
     with open(css, encoding="utf-8") as f:
-        parts.append(array("page_css", compact(f.read()).encode("utf-8")))
+        parts.append(array("page_css", compact_css(f.read()).encode("utf-8")))
     parts.append("")
     script = b""
     for path in js:
@@ -70,7 +101,9 @@ def main():
     parts.append("")
     for name, path in own:
         with open(path, encoding="utf-8") as f:
-            parts.append(array(name, compact(f.read()).encode("utf-8")))
+            text = f.read()
+        made = compact_css(text) if path.endswith(".css") else compact(text)
+        parts.append(array(name, made.encode("utf-8")))
         parts.append("")
     with open(out, "w") as f:
         f.write("\n".join(parts))
