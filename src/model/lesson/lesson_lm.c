@@ -11,7 +11,6 @@
 #include "model/lesson/lesson_tokens.h"
 #include "model/lesson/lesson_size.h"
 #include "model/lesson/trained.h"
-#include "model/lesson/trained_made.h"
 #include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
@@ -174,7 +173,7 @@ static int train_session(lm_session *s, mx_error *err)
     return rc;
 }
 
-/* s->model: the model the run trained (trained_made.h), borrowed for
+/* s->model: the model the run trained (trained.h), borrowed for
  * every forward pass, or when the run trained none the session's own,
  * trained here once. */
 static int ready(lm_session *s, mx_error *err)

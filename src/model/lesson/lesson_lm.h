@@ -7,7 +7,7 @@
  * or without --attn-only (--variant block), trained by --train N over
  * --corpus (or the sentence), or read back from a trained --weights DIR.
  * The session runs the model the run trained (model/lesson/
- * trained_made.h: the run trains it once, the sessions borrow it); a run
+ * trained.h: the run trains it once, the sessions borrow it); a run
  * that trains none (--repeat-random, which makes no tables) leaves the
  * session to train it as the run would (the same draws from --seed, the
  * same steps) when it first runs it, and keep it for every pass after.

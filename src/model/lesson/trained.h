@@ -18,6 +18,7 @@
 
 #include "base/error.h"
 #include "model/lesson/attention.h"
+#include "model/lm.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/lesson/train.h"
@@ -45,7 +46,7 @@ typedef struct {
  * positions (C, D, or NULL) over data, its tables recorded in tr (see
  * above). ids (T) are the shown sentence's. cfg is the run's. With
  * rq->made, the trained model is moved there for the interventions
- * (trained_made.h) rather than freed. */
+ * (trained_keep, below) rather than freed. */
 int trained_variant(trace *tr, variant_id id, const run_request *rq,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -87,5 +88,22 @@ int trained_start_make(start_model *sm, variant_id id, const run_request *rq,
                        const matrix *embedding, const matrix *positions,
                        const trained_labels *lab, mx_error *err);
 void trained_start_free(start_model *sm, variant_id id);
+
+/* The model a trained run leaves for the interventions' lesson model
+ * (lesson_lm.h), so that a run with --train and an intervention trains
+ * it once. When pipeline.c hands the run an empty lm_made (model/lm.h,
+ * run_request.made), the run's trained variant moves its model (the
+ * embedding, the positions, the module and lm_head, as the training
+ * left them) into it rather than freeing it; the interventions' sessions
+ * borrow it, and pipeline.c frees it after them. */
+/* Moves *sm, variant id's trained model, into made (made NULL, or one
+ * holding a model already: nothing happens); *sm is then empty, as
+ * trained_start_free leaves it, and the caller frees it as always. */
+int trained_keep(struct lm_made *made, variant_id id, start_model *sm,
+                 mx_error *err);
+
+/* The trained model made holds for variant id, or NULL (made NULL,
+ * empty, or another variant's). It stays made's: the caller reads it. */
+start_model *trained_made_model(const struct lm_made *made, variant_id id);
 
 #endif
