@@ -27,8 +27,10 @@ def array(name, data):
     return "\n".join(lines)
 
 
-def compact(text):
-    """text without /* */ comments, leading spaces and blank lines."""
+def outside_strings(text, step):
+    """text with each string literal kept as it is and the rest rewritten
+    by step(text, i, out): it appends what text[i:] becomes to out and
+    returns the index after what it read."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -38,44 +40,48 @@ def compact(text):
                 j += 2 if text[j] == "\\" else 1
             out.append(text[i:j + 1])
             i = j + 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
         else:
-            out.append(c)
-            i += 1
-    lines = (line.strip() for line in "".join(out).split("\n"))
+            i = step(text, i, out)
+    return "".join(out)
+
+
+def without_comments(text, i, out):
+    """/* */ comments left out (outside_strings' step)."""
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    out.append(text[i])
+    return i + 1
+
+
+def one_line(text, i, out):
+    """A style's newline kept as a space only where one is needed
+    (between two words of a selector), and ": " as ":"
+    (outside_strings' step)."""
+    if text[i] == "\n":
+        before = out[-1][-1:] if out else ""
+        if before not in ("", "{", "}", ";", ",") and \
+                text[i + 1:i + 2] != "}":
+            out.append(" ")
+        return i + 1
+    if text.startswith(": ", i):
+        out.append(":")
+        return i + 2
+    out.append(text[i])
+    return i + 1
+
+
+def compact(text):
+    """text without /* */ comments, leading spaces and blank lines."""
+    lines = (line.strip()
+             for line in outside_strings(text, without_comments).split("\n"))
     return "\n".join(line for line in lines if line) + "\n"
 
 
 def compact_css(text):
-    """compact(text), then one line: a newline goes where a space is
-    needed (between two words of a selector), and ": " becomes ":",
-    outside string literals. CSS reads no newline, unlike a script,
-    where a newline may end a statement."""
-    text = compact(text)
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "'\"":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif c == "\n":
-            before = out[-1][-1:] if out else ""
-            after = text[i + 1:i + 2]
-            if before not in ("", "{", "}", ";", ",") and after != "}":
-                out.append(" ")
-            i += 1
-        elif text.startswith(": ", i):
-            out.append(":")
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out) + "\n"
+    """compact(text) on one line (one_line). CSS reads no newline, unlike
+    a script, where a newline may end a statement."""
+    return outside_strings(compact(text), one_line) + "\n"
 
 
 def main():
