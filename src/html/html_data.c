@@ -328,6 +328,10 @@ static const char *const page_words[] = {
        "run."),
     N_("This run cannot be edited on the page (it reads files, or uses "
        "--draw or --tables)."),
+    /* TRANSLATORS: editor.js, on the page of a --model run, in the place
+     * of "Edit the run" */
+    N_("This run is changed in \"Open a model\": choose its folder there to "
+       "change the text, switch heads off or generate."),
     N_("This browser cannot run the page's WebAssembly core; the page shows "
        "the run it was written with."),
     /* TRANSLATORS: {0} is the browser's description of the fault */
@@ -395,9 +399,6 @@ static const char *const checkpoint_words[] = {
     N_("Loading layer {0} of {1}…"),
     /* TRANSLATORS: the model runs over the typed text */
     N_("Running the model…"),
-    /* TRANSLATORS: editor.js, in the place of "Edit the run" */
-    N_("This run is changed in \"Open a model\": choose its folder there to "
-       "change the text, switch heads off or generate."),
 };
 
 /* Whether the run is a checkpoint's (--model): its tables name the
