@@ -68,11 +68,10 @@ int patch_two_tokens(int32_t *answer, int32_t *wrong, const lm_text *run,
  * the text is not valid UTF-8 ..."); returns -1. */
 static int of_option(mx_error *err, const char *option)
 {
-    char msg[sizeof err->msg];
-    memcpy(msg, err->msg, sizeof msg);
-    const int k = snprintf(err->msg, sizeof err->msg, "%s: ", option);
-    if (k > 0 && (size_t)k < sizeof err->msg)
-        strncat(err->msg, msg, sizeof err->msg - (size_t)k - 1);
+    const mx_error was = *err;
+    err_set(err, was.status, "%s: %s", option, was.msg);
+    err->usage = was.usage;
+    err->sys_errno = was.sys_errno;
     return -1;
 }
 
