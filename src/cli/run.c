@@ -133,6 +133,24 @@ static void show_lesson_continued(FILE *out, const trace *tr)
     }
 }
 
+/* --generate with --ablate in text: what the clean model wrote, and
+ * where the two new texts part. */
+static void show_clean_continued(FILE *out, const trace *tr)
+{
+    const trace_model *m = &tr->model;
+    fprintf(out,
+            _("\n[%s] the clean model (no head switched off) continued:\n"
+              "%s\n"),
+            tr->family->model_name, m->continued_clean);
+    if (m->clean_same)
+        fputs(_("(the same new text as with the heads switched off)\n"), out);
+    else
+        fprintf(out,
+                _("(the two new texts share their first %zu tokens, then "
+                  "part)\n"),
+                m->clean_common);
+}
+
 /* --generate in text: the prompt and, between the marks, the new text. */
 static void show_continued(FILE *out, const trace *tr)
 {
@@ -143,6 +161,8 @@ static void show_continued(FILE *out, const trace *tr)
                 tr->family->model_name, tr->model.continued);
     else if (tr->family->model_name == NULL)
         show_lesson_continued(out, tr);
+    if (tr->model.continued_clean != NULL && tr->family->model_name != NULL)
+        show_clean_continued(out, tr);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a

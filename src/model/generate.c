@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/generate_ablate.h"
 #include "model/generate_maps.h"
 
 /* The GENERATE_VIEW_TOP likeliest of p (V): the larger probability
@@ -227,12 +228,26 @@ int generate_run(generation *out, const generate_model *gm,
     size_t *held = record ? malloc((o->n + 1) * sizeof *held) : NULL;
     size_t steps = 0;
     step_recorder rec = {.tr = o->steps, .o = o};
-    const forward_hooks hooks = {.record = record_step, .ctx = &rec};
+    // the heads switched off: the prompt's hooks, then every later step's
+    generate_ablation ablation = {0};
+    const bool ablated = o->n_replace > 0;
+    const bool listens = (record || ablated) && gm->listen != NULL;
     int rc = -1;
     if (out->tokens == NULL || (record && (seq == NULL || held == NULL))) {
         err_nomem(err, _("tokens"));
         goto done;
     }
+    if (generate_ablation_init(&ablation, o->replace, o->n_replace, err) != 0)
+        goto done;
+    const forward_hooks prompt_hooks = generate_ablation_prompt(&ablation);
+    forward_hooks hooks = generate_ablation_later(&ablation);
+    if (record) {
+        hooks.record = record_step;
+        hooks.ctx = &rec;
+    }
+    assert(!ablated || gm->listen != NULL);
+    if (ablated)
+        gm->listen(gm->ctx, &prompt_hooks);
     if (record)
         memcpy(seq, prompt, T * sizeof *seq);
     // torch.manual_seed(seed), then model.generate(...)
@@ -241,10 +256,10 @@ int generate_run(generation *out, const generate_model *gm,
     if (gm->step(gm->ctx, logits, prompt, T, err) != 0)
         goto done;
     size_t positions = T;
-    if (record) {
+    if (record)
         held[steps++] = positions;
+    if (listens)
         gm->listen(gm->ctx, &hooks);
-    }
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
@@ -312,8 +327,9 @@ int generate_run(generation *out, const generate_model *gm,
         rc = generation_put_maps(o->steps, gm, seq, T, steps - 1, out,
                                  o->variant, err);
 done:
-    if (record)
+    if (listens)
         gm->listen(gm->ctx, NULL);
+    generate_ablation_free(&ablation);
     free(seq);
     free(held);
     if (rc != 0)

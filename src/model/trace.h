@@ -180,6 +180,12 @@ typedef struct {
      * positions when generation stopped there (0: it did not) */
     const char *continued;
     size_t context_full;
+    /* --generate with --ablate: what the clean model (no head switched
+     * off) wrote, as continued, or NULL; how many new tokens the two
+     * share from the first on, and whether they are the same */
+    const char *continued_clean;
+    size_t clean_common;
+    bool clean_same;
     /* --ablate all-heads: what ablation_map's values measure (a msgid
      * of the metric used, model/intervene/metric.h), or NULL */
     const char *map_measure;
