@@ -259,8 +259,10 @@ static int generate_clean(generation *clean, const gpt2_model *m,
     if (rq->n_replace == 0)
         return 0;
     gpt2_generator g;
-    const generate_options o = {
-        .n = rq->generate, .how = rq->sampling, .seed = rq->seed, .stop = rq->stop};
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop};
     int status = gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err);
     if (status == 0) {
         const generate_model gm = gpt2_generator_model(&g);
@@ -296,14 +298,13 @@ int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
     if (put_generated(tr, tok, gen, err) != 0 ||
-        continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) !=
-            0)
+        continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) != 0)
         return -1;
     if (clean == NULL)
         return 0;
     tr->model.clean_common = generation_common(gen, clean);
     tr->model.clean_same =
         tr->model.clean_common == gen->n && gen->n == clean->n;
-    return continued_text(&tr->model.continued_clean, tr, tok, prompt, T,
-                          clean, err);
+    return continued_text(&tr->model.continued_clean, tr, tok, prompt, T, clean,
+                          err);
 }

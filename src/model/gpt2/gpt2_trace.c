@@ -240,10 +240,10 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         matrix_free(&out);
     }
     if (rc == 0 && rq->generate > 0)
-        rc = prefill ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, rq,
-                                          NULL, err)
-                     : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
-                                          r.run.T, rq, pool, err);
+        rc = prefill
+                 ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, rq, NULL, err)
+                 : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
+                                      r.run.T, rq, pool, err);
     gpt2_generator_free(&g);
     if (rc == 0)
         rc = trace_flush(tr, err);

@@ -125,8 +125,10 @@ int llama_generate_into(trace *tr, const llama_model *m,
                                 .n_replace = rq->n_replace};
     // with heads switched off, the clean model's generation beside it:
     // the same options and seed, no hooks and no steps' tables
-    const generate_options plain = {
-        .n = rq->generate, .how = rq->sampling, .seed = rq->seed, .stop = rq->stop};
+    const generate_options plain = {.n = rq->generate,
+                                    .how = rq->sampling,
+                                    .seed = rq->seed,
+                                    .stop = rq->stop};
     generation gen = {0}, clean = {0};
     size_t positions = 0;
     const bool beside = rq->n_replace > 0;
