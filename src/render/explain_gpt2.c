@@ -37,6 +37,18 @@ static void explain_generated(FILE *out, const table *t,
              c->tokens, N, c->tokens + (N > 0 ? N - 1 : 0));
     explain_note(out, c->width, text);
     explain_picking(out, t, c);
+    if (c->generated_ablated)
+        explain_note(
+            out, c->width,
+            _("With --ablate, every step ran with those heads switched off, "
+              "the prompt's and each new token's, over the same cache: zero "
+              "sets a head's output z to 0 at every step; mean sets it, in "
+              "the prompt's step, to its mean over the prompt's positions, "
+              "and keeps that mean for every later step (a new token's mean "
+              "over its one position would be itself, and change nothing). "
+              "The clean model's text follows the new text, picked with the "
+              "same seed: where the two part is the first pick that "
+              "switching the heads off changed."));
 }
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
