@@ -144,10 +144,15 @@ static void show_clean_continued(FILE *out, const trace *tr)
             tr->family->model_name, m->continued_clean);
     if (m->clean_same)
         fputs(_("(the same new text as with the heads switched off)\n"), out);
+    else if (m->clean_common == 0)
+        fputs(_("(the two new texts part at their first token)\n"), out);
     else
         fprintf(out,
-                _("(the two new texts share their first %zu tokens, then "
-                  "part)\n"),
+                ngettext("(the two new texts share their first %zu token, "
+                         "then part)\n",
+                         "(the two new texts share their first %zu tokens, "
+                         "then part)\n",
+                         m->clean_common),
                 m->clean_common);
 }
 
