@@ -56,6 +56,33 @@ static bool found_stop(const unsigned char *text, size_t before, size_t len,
     return false;
 }
 
+/* The new text's bytes so far (for --stop). */
+typedef struct {
+    unsigned char *s;
+    size_t len, cap;
+} new_text;
+
+/* Adds token's bytes to b; *stopped: the text now holds stop. */
+static int add_token_text(new_text *b, const generate_model *gm, int32_t token,
+                          const char *stop, bool *stopped, mx_error *err)
+{
+    unsigned char piece[1024];
+    const size_t n = gm->bytes(gm->ctx, piece, sizeof piece, token);
+    if (b->len + n > b->cap) {
+        const size_t cap = 2 * (b->len + n) + 64;
+        unsigned char *grown = realloc(b->s, cap);
+        if (grown == NULL)
+            return err_nomem(err, _("tokens"));
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, piece, n);
+    const size_t before = b->len;
+    b->len += n;
+    *stopped = found_stop(b->s, before, b->len, stop);
+    return 0;
+}
+
 /* Whether token is one of the model's end-of-text tokens. */
 static bool is_end(const generate_model *gm, int32_t token)
 {
@@ -213,8 +240,7 @@ int generate_run(generation *out, const generate_model *gm,
     *out = (generation){0};
     const size_t V = gm->vocab;
     float *logits = malloc(V * sizeof *logits);
-    unsigned char *text = NULL;
-    size_t text_len = 0, text_cap = 0;
+    new_text text = {0};
     sampling_room room;
     if (logits == NULL || sampling_room_init(&room, V, err) != 0) {
         free(logits);
@@ -241,10 +267,8 @@ int generate_run(generation *out, const generate_model *gm,
         goto done;
     const forward_hooks prompt_hooks = generate_ablation_prompt(&ablation);
     forward_hooks hooks = generate_ablation_later(&ablation);
-    if (record) {
-        hooks.record = record_step;
-        hooks.ctx = &rec;
-    }
+    hooks.record = record ? record_step : NULL;
+    hooks.ctx = &rec;
     assert(!ablated || gm->listen != NULL);
     if (ablated)
         gm->listen(gm->ctx, &prompt_hooks);
@@ -273,22 +297,11 @@ int generate_run(generation *out, const generate_model *gm,
             break;
         }
         if (o->stop != NULL) {
-            unsigned char piece[1024];
-            const size_t n = gm->bytes(gm->ctx, piece, sizeof piece, t->token);
-            if (text_len + n > text_cap) {
-                const size_t cap = 2 * (text_len + n) + 64;
-                unsigned char *grown = realloc(text, cap);
-                if (grown == NULL) {
-                    err_nomem(err, _("tokens"));
-                    goto done;
-                }
-                text = grown;
-                text_cap = cap;
-            }
-            memcpy(text + text_len, piece, n);
-            const size_t before = text_len;
-            text_len += n;
-            if (found_stop(text, before, text_len, o->stop)) {
+            bool stopped = false;
+            if (add_token_text(&text, gm, t->token, o->stop, &stopped, err) !=
+                0)
+                goto done;
+            if (stopped) {
                 out->end = GENERATE_END_STOP;
                 break;
             }
@@ -334,7 +347,7 @@ done:
     free(held);
     if (rc != 0)
         generation_free(out);
-    free(text);
+    free(text.s);
     free(logits);
     sampling_room_free(&room);
     return rc;

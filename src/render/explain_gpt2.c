@@ -41,14 +41,11 @@ static void explain_generated(FILE *out, const table *t,
         explain_note(
             out, c->width,
             _("With --ablate, every step ran with those heads switched off, "
-              "the prompt's and each new token's, over the same cache: zero "
-              "sets a head's output z to 0 at every step; mean sets it, in "
-              "the prompt's step, to its mean over the prompt's positions, "
-              "and keeps that mean for every later step (a new token's mean "
-              "over its one position would be itself, and change nothing). "
-              "The clean model's text follows the new text, picked with the "
-              "same seed: where the two part is the first pick that "
-              "switching the heads off changed."));
+              "over the same cache: zero sets a head's output z to 0; mean "
+              "sets it to its mean over the prompt's positions, taken in the "
+              "prompt's step and kept for every new token. The clean model's "
+              "text follows, picked with the same seed: where the two part is "
+              "the first pick the heads changed."));
 }
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,
