@@ -43,12 +43,16 @@ function mhaMaps(p) {
       h = Number(row.slice(row.lastIndexOf('.') + 1));
       row = row.slice(0, row.lastIndexOf('.'));
     }
-    var r = p.data().variants.map(function (v) {
+    var variants = p.data().variants, r = variants.map(function (v) {
       return v.name;
     }).indexOf(row);
+    /* head h's place among the heads shown (--show-heads) */
+    var at = r < 0 || h === null ? 0 : variants[r].heads.map(function (x) {
+      return x.head;
+    }).indexOf(h);
     return function () {
-      if (r < 0) return;
-      p.openHead(r, h === null ? 0 : h);
+      if (r < 0 || at < 0) return;
+      p.openHead(r, at);
       if (h === null) p.soloHead(0); /* head 0 alone: every head again */
     };
   }
@@ -159,7 +163,8 @@ function mhaMaps(p) {
    * three scores, each a cell of the scores' colours (data.scoresMap, 0
    * to 1) with its value; null without scores. */
   function scoreStrip(name, h) {
-    var map = scoresMap(), i = map ? map.rows.indexOf(name + '.' + h) : -1;
+    var map = scoresMap();
+    var i = map ? map.rows.indexOf(name + '.' + p.headNumber(h)) : -1;
     if (i < 0) return null;
     var m = decode(map.values), lut = p.lutOf(p.data().scoresMap), s = [];
     var strip = el('div', {'class': 'score-strip', 'data-variant': name,
