@@ -73,8 +73,12 @@ function mhaMaps(p) {
     return box;
   }
 
-  function mapTable(map) {
+  /* A map as a table of cells; one too wide for width pixels (patch_resid
+   * of a long prompt) narrower: its column labels turned, a cell's value
+   * said on hover and focus only. */
+  function mapTable(map, width) {
     var m = decode(map.values), most = 0, cells = [];
+    var narrow = 120 + m.cols * 60 > width;
     for (var k = 0; k < m.rows * m.cols; k++) {
       var v = Math.abs(m.value(Math.floor(k / m.cols), k % m.cols));
       if (isFinite(v)) most = Math.max(most, v);
@@ -84,7 +88,8 @@ function mhaMaps(p) {
     var lut = map.signed ? p.mapBoth : p.mapOne;
     var part = el('div', {'class': 'map', 'data-map': map.table});
     part.appendChild(el('h2', {}, map.table));
-    var table = el('table', {'class': 'grid map-grid'});
+    var table = el('table', {'class': 'grid map-grid' +
+                                      (narrow ? ' map-narrow' : '')});
     table.appendChild(el('caption', {}, map.rowsTitle + ' \u2193, ' +
                                         map.colsTitle + ' \u2192'));
     var head = el('tr', {});
@@ -114,7 +119,8 @@ function mhaMaps(p) {
           td.style.background = 'rgb(' + c.join(',') + ')';
           td.style.color = darkTextOn(c) ? '#000' : '#fff';
         }
-        td.textContent = isFinite(x) ? x.toFixed(p.decimals) : value;
+        if (!narrow) td.textContent = isFinite(x) ? x.toFixed(p.decimals) :
+          value;
         var open = mapTarget(map, i, j);
         td.addEventListener('click', open);
         td.addEventListener('keydown', function (open, e) {
@@ -143,8 +149,9 @@ function mhaMaps(p) {
   }
 
   function drawMapsView(view) {
+    var width = view.clientWidth || document.documentElement.clientWidth;
     p.data().maps.forEach(function (map) {
-      view.appendChild(mapTable(map));
+      view.appendChild(mapTable(map, width));
     });
     view.appendChild(el('p', {'class': 'summary hint'},
       tr('Each map\'s cells are heads (or a layer\'s input at a position): ' +
