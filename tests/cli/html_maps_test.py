@@ -13,8 +13,9 @@ Chromium at 1280 x 720.
   thumbnail (the CSV's values) and their legend, and the Interventions
   view the head_scores map, whose cell opens its head;
 - a Llama-style model whose query heads share key/value heads: the model
-  view's bracket per key/value head over its heads, and the legend; one
-  that shares none: no bracket.
+  view's bracket per key/value head over its heads, and the legend (with
+  --show-heads 1,2 too, each head named by its number); one that shares
+  none: no bracket.
 
 Usage: html_maps_test.py MHA_EXPLAIN GPT2_DIR LLAMA_DIR [SCREENSHOT_DIR]
 Exits 77 (skipped) when no browser can run.
@@ -254,6 +255,19 @@ def check_kv(driver, mha, tmp):
        "key/value head" in legend,
        "two heads per key/value head: a bracket over each pair, the legend",
        (spans, legend))
+    # --show-heads 1,2: heads 1 and 2 read key/value heads 0 and 1
+    args = ["--model", os.path.join(LLAMA, "llama_tied_f32"), TEXT,
+            "--show-heads", "1,2"]
+    assert mha.run(args + ["--html", page]).returncode == 0
+    open_page(driver, page, "model")
+    spans = [(g.get_attribute("data-kv-head"), g.get_attribute("colspan"))
+             for g in driver.find_elements(
+                 By.CSS_SELECTOR, "tr.kv-groups th[data-kv-head]")]
+    names = [th.text for th in driver.find_elements(
+        By.CSS_SELECTOR, ".model-grid th[scope=col]")]
+    ok(spans == [("0", "1"), ("1", "1")] and names == ["head 1", "head 2"],
+       "--show-heads 1,2: each head named by its number, under its "
+       "key/value head", (spans, names))
     page = os.path.join(tmp, "mha.html")
     args = ["--model", os.path.join(LLAMA, "qwen2_bias_f16"), TEXT]
     assert mha.run(args + ["--html", page]).returncode == 0

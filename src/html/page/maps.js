@@ -191,15 +191,17 @@ function mhaMaps(p) {
    * that read one key/value head, named "kv N"; null without
    * data.kvHeads. */
   function kvGroupRow(cols) {
-    var kv = p.data().kvHeads;
-    if (!kv) return null;
+    var all = p.data().kvHeads;
+    if (!all) return null;
+    /* the key/value head of the page's head h (of the heads shown) */
+    var kv = function (h) { return all[p.headNumber(h)]; };
     var row = el('tr', {'class': 'kv-groups'});
     row.appendChild(el('th', {}, ''));
     for (var h = 0, end; h < cols; h = end) {
-      for (end = h + 1; end < cols && kv[end] === kv[h];) end++;
+      for (end = h + 1; end < cols && kv(end) === kv(h);) end++;
       var cell = el('th', {scope: 'colgroup', colspan: end - h,
-                           'data-kv-head': kv[h]});
-      cell.appendChild(el('span', {}, tr('kv {0}', kv[h])));
+                           'data-kv-head': kv(h)});
+      cell.appendChild(el('span', {}, tr('kv {0}', kv(h))));
       row.appendChild(cell);
     }
     return row;
