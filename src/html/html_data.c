@@ -98,8 +98,9 @@ done:
     return rc;
 }
 
-/* The variant of w, a head-0 attn_weights table (or its block of a
- * stack, named as the headings name it: "block.1"): its heads. */
+/* The variant of w0, the attn_weights table of its first head shown
+ * (or its block of a stack, named as the headings name it: "block.1"):
+ * its heads shown, of the run's heads (the most of a variant). */
 static int json_variant(FILE *out, const trace *tr, const table *w0,
                         size_t heads, const html_page *page, mx_error *err)
 {
