@@ -15,11 +15,25 @@ enum {
     EXIT_CHECK_FAILED = 3, /* --check found an invariant that does not hold */
 };
 
+/* An item of a list the caller gave (the command line's --layers
+ * 0,3,5-7) that the callee found out of range. The callee knows which
+ * list, which item and its own sizes; the caller knows the item as it
+ * was given, so the caller writes the message (err_out_of_range). */
+typedef struct {
+    int list;       /* which list, a number caller and callee share
+                       (model/pipeline.h's run_list); 0: none */
+    size_t item;    /* the item's place in the list, from 0 */
+    size_t size[2]; /* the callee's sizes the item lies outside */
+} err_item;
+
 typedef struct {
     int status;    /* exit status this error leads to: 1 or 2 */
     int usage;     /* nonzero: a command-line mistake, worth a --help hint */
     int sys_errno; /* errno of a failed write, or 0 */
     char msg[512]; /* one line, without the "mha-explain: " prefix */
+    err_item item; /* an item out of range, whose message msg does not
+                      hold yet: the caller that gave the list writes it
+                      (list 0: none, msg is the message) */
 } mx_error;
 
 /* Fills err with a printf-style message and an exit status; returns -1 so
@@ -34,6 +48,12 @@ int err_input(mx_error *err, const char *fmt, ...)
 /* The same for a command-line mistake: main.c adds a --help hint. */
 int err_usage(mx_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* A usage error without its message: item `item` of list `list` lies
+ * outside the sizes a and b (b 0 when one size tells). The caller that
+ * gave the list writes msg, quoting the item as given; err->item is
+ * cleared by every function that fills msg. */
+int err_out_of_range(mx_error *err, int list, size_t item, size_t a, size_t b);
 
 /* An allocation of `what` failed: status 2 so a too-large request from the
  * user is reported as bad input rather than a crash. */

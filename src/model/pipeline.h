@@ -24,18 +24,26 @@ struct weights_files; /* model/lesson/weights.h */
 /* Indices lo to hi, both included: one item of a list such as 0,3,5-7
  * (the command line reads the list, cli/index_list.h). */
 typedef struct {
-    size_t lo, hi;     /* SIZE_MAX: a number too large to read */
-    const char *typed; /* the item as it was typed, for the messages */
-    size_t typed_len;
+    size_t lo, hi; /* SIZE_MAX: a number too large to read */
 } index_range;
 
 /* A head of a layered model (--ablate L.H): its layer and its number
- * in the layer, and the item as typed, for the messages. */
+ * in the layer. */
 typedef struct {
     size_t layer, head; /* SIZE_MAX: a number too large to read */
-    const char *typed;
-    size_t typed_len;
 } head_ref;
+
+/* The lists of a run_request whose items the model checks against its
+ * own sizes. An item out of range is returned as err's item
+ * (err_out_of_range, base/error.h): the list, the item's place in it and
+ * the model's sizes; whoever gave the list writes the message, quoting
+ * the item as it was given (the command line: cli/list_errors.h). */
+enum run_list {
+    RUN_LIST_NONE,
+    RUN_LIST_LAYERS,     /* layers: size[0] the model's layers */
+    RUN_LIST_SHOW_HEADS, /* show_heads: size[0] the model's heads */
+    RUN_LIST_ABLATE,     /* ablate: size[0] layers and size[1] heads */
+};
 
 /* One table of --tables, as the command line reads its name
  * (cli/table_list.h): a row of the catalogue, or a parameter named as its
@@ -236,7 +244,9 @@ typedef struct model_input {
 
 /* Checks, without building anything, that the input tokenizes and that
  * the run fits the limits, streamed or keeping its whole trace (trace.h);
- * *values is about how many float values its whole trace makes. */
+ * *values is about how many float values its whole trace makes. An
+ * item of --layers, --show-heads or --ablate past the model's sizes is
+ * returned as err's item (enum run_list), as pipeline_run does. */
 int pipeline_check(double *values, const run_request *rq, const model_input *in,
                    bool streamed, mx_error *err);
 

@@ -11,7 +11,8 @@ Build the commit to compare with beside this one, for example
 
 The cases: the goldens and reference cases of tests/, the README's
 commands, a grid of options over a few sentences, and runs that train,
-read a checkpoint, set the draws, stack blocks or write a page. Exits 1 on any
+read a checkpoint, set the draws, stack blocks or write a page, and lists
+whose items lie past a model's sizes. Exits 1 on any
 difference. Used to show that a change of structure leaves behaviour as
 it was."""
 
@@ -208,6 +209,45 @@ LESSON_RUNS = [
               "the cat sat on the", "--corrupt", "the dog sat on the",
               "--answer", "mat", "--wrong", "rug", "--format", "csv"],
 ]
+# A list's item past the model's sizes (the model says which item, the
+# command line quotes it as typed): --layers, --show-heads and --ablate on
+# each family, the bad item not first, typed with spaces or zeros, in
+# other languages, and in a row of an --input file.
+TWO = "{root}/tests/reference/gpt2/two_layers"
+LIST_ERROR_RUNS = [
+    ["--model", TWO, "x", "--layers", "0,1,5-7"],
+    ["--model", TWO, "x", "--layers", " 3"],
+    ["--model", TWO, "x", "--layers", "99999999999999999999"],
+    ["--model", TWO, "x", "--show-heads", "1,0-9"],
+    ["--model", TWO, "x", "--ablate", "0.1,7.0"],
+    ["--model", TWO, "x", "--ablate", "0.1,01.009"],
+    ["--model", TWO, "x", "--ablate", "1.1,01.01"],
+    ["--model", TWO, "x", "--ablate", "0.1,1.0", "--ablate-mode", "mean",
+     "--layers", "4"],
+    ["--lang", "pt_BR", "--model", TWO, "x", "--layers", "0,2"],
+    ["--lang", "zh_CN", "--model", TWO, "x", "--show-heads", "5"],
+    ["--lang", "es", "--model", TWO, "x", "--ablate", "3.0"],
+    ["--lang", "zh_TW", "--model", TWO, "x", "--ablate", "0.0,0.0"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16", "x",
+     "--layers", "1,2"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16", "x",
+     "--show-heads", "0-4", "--format", "csv"],
+    ["--model", "{root}/tests/reference/bert/mlm", "x", "--show-heads",
+     "0,64"],
+    ["--model", "{root}/tests/reference/bert/mlm", "x", "--ablate", "9.0"],
+    ["--model", TWO, "--input", "corpus.csv", "--column", "text",
+     "--layers", "7"],
+    ["the cat sat", "--ablate", "0.0,0.5"],
+    ["the cat sat", "--variant", "block", "--layers", "2", "--ablate",
+     "2.0"],
+    ["--lang", "zh_TW", "the cat sat", "--ablate", "1.0"],
+    ["--lang", "pt_BR", "the cat sat", "--variant", "single", "--ablate",
+     "0.1"],
+    LESSON + ["--train", "2", "the cat sat on the mat", "--ablate",
+              "0.1,2.0"],
+    LESSON + ["--train", "2", "the cat sat on the mat", "--ablate",
+              "0.1,0.01", "--lang", "es"],
+]
 LESSON_CORPUS = ("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
                  "a cat saw the dog on the mat\n")
 
@@ -265,6 +305,8 @@ def cases(root):
         yield ["--model"] + [o.replace("{root}", root) for o in opts], b""
     for args in LESSON_RUNS:
         yield args, b""
+    for args in LIST_ERROR_RUNS:
+        yield [o.replace("{root}", root) for o in args], b""
     emb = os.path.join(root, "tests", "reference", "cases",
                        "decimals_embeddings.csv")
     yield ["--embeddings", emb, "--draw", "input,single"], b""

@@ -28,11 +28,8 @@ static int check_heads(const lm_shape *shape, const run_request *rq,
     for (size_t i = 0; i < rq->n_ablate; i++) {
         const head_ref *h = &rq->ablate[i];
         if (h->layer >= shape->layers || h->head >= shape->heads)
-            return err_usage(
-                err,
-                _("--ablate: %.*s is out of range; the model has layers 0 to %zu and heads 0 to %zu"),
-                (int)h->typed_len, h->typed, shape->layers - 1,
-                shape->heads - 1);
+            return err_out_of_range(err, RUN_LIST_ABLATE, i, shape->layers,
+                                    shape->heads);
     }
     return 0;
 }
