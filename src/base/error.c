@@ -16,7 +16,7 @@ static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
     err->status = status;
     err->usage = 0;
     err->sys_errno = 0;
-    err->item = (err_item){0};
+    err->detail = (err_detail){0};
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
@@ -65,10 +65,10 @@ int err_usage(mx_error *err, const char *fmt, ...)
     return -1;
 }
 
-int err_out_of_range(mx_error *err, int list, size_t item, size_t a, size_t b)
+int err_detail_set(mx_error *err, int what, size_t item, size_t a, size_t b)
 {
     *err = (mx_error){
-        .status = EXIT_BAD_INPUT, .usage = 1, .item = {list, item, {a, b}}};
+        .status = EXIT_BAD_INPUT, .usage = 1, .detail = {what, item, {a, b}}};
     return -1;
 }
 

@@ -15,25 +15,27 @@ enum {
     EXIT_CHECK_FAILED = 3, /* --check found an invariant that does not hold */
 };
 
-/* An item of a list the caller gave (the command line's --layers
- * 0,3,5-7) that the callee found out of range. The callee knows which
- * list, which item and its own sizes; the caller knows the item as it
- * was given, so the caller writes the message (err_out_of_range). */
+/* A mistake in what the caller gave, told in numbers: an item of the
+ * command line's --layers 0,3,5-7 past the model's layers, an
+ * intervention the model cannot run. The callee knows which mistake and
+ * its own numbers; the caller knows what it gave and how its users name
+ * it (the item as typed, the option), so the caller writes the message
+ * (err_detail_set). */
 typedef struct {
-    int list;       /* which list, a number caller and callee share
-                       (model/pipeline.h's run_list); 0: none */
-    size_t item;    /* the item's place in the list, from 0 */
-    size_t size[2]; /* the callee's sizes the item lies outside */
-} err_item;
+    int what;    /* which mistake, a number caller and callee share
+                    (model/pipeline.h's run_mistake); 0: none */
+    size_t item; /* which item of a list (from 0) or part of the request */
+    size_t n[2]; /* the callee's numbers the message tells (its sizes) */
+} err_detail;
 
 typedef struct {
     int status;    /* exit status this error leads to: 1 or 2 */
     int usage;     /* nonzero: a command-line mistake, worth a --help hint */
     int sys_errno; /* errno of a failed write, or 0 */
     char msg[512]; /* one line, without the "mha-explain: " prefix */
-    err_item item; /* an item out of range, whose message msg does not
-                      hold yet: the caller that gave the list writes it
-                      (list 0: none, msg is the message) */
+    err_detail detail; /* a mistake whose message msg does not hold yet:
+                          the caller writes it (what 0: none, msg is the
+                          message) */
 } mx_error;
 
 /* Fills err with a printf-style message and an exit status; returns -1 so
@@ -49,11 +51,12 @@ int err_input(mx_error *err, const char *fmt, ...)
 int err_usage(mx_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* A usage error without its message: item `item` of list `list` lies
- * outside the sizes a and b (b 0 when one size tells). The caller that
- * gave the list writes msg, quoting the item as given; err->item is
- * cleared by every function that fills msg. */
-int err_out_of_range(mx_error *err, int list, size_t item, size_t a, size_t b);
+/* An error of status 2 without its message: mistake `what` of item or
+ * part `item`, with the numbers a and b (0 when unused). The caller
+ * that gave what was wrong writes msg (a code that puts err's msg into
+ * a message of its own passes such an error on untouched); err->detail
+ * is cleared by every function that fills msg. */
+int err_detail_set(mx_error *err, int what, size_t item, size_t a, size_t b);
 
 /* An allocation of `what` failed: status 2 so a too-large request from the
  * user is reported as bad input rather than a crash. */

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "cli/list_errors.h"
+#include "cli/run_errors.h"
 #include "model/tokenize.h"
 
 run_request run_request_of(const options *opt)
@@ -104,7 +104,7 @@ int check_run(double *values, const options *opt, const model_input *in,
     const run_request rq = run_request_of(opt);
     int rc = pipeline_check(values, &rq, in, streamed, err);
     if (rc != 0)
-        list_error_message(err, opt);
+        run_error_message(err, opt);
     if (rc == 0 && opt->focus != NULL)
         rc = check_focus(&rq, opt->focus, in, err);
     return rc;

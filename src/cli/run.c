@@ -10,10 +10,10 @@
 #include "base/cleanup.h"
 #include "base/i18n.h"
 #include "cli/intervene_options.h"
-#include "cli/list_errors.h"
 #include "cli/model_options.h"
 #include "cli/page_run.h"
 #include "cli/progress.h"
+#include "cli/run_errors.h"
 #include "cli/run_files.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
@@ -260,7 +260,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     if (bar.out != NULL)
         rq.watch = &watch;
     if (rc == 0 && pipeline_run(&tr, &rq, in, err) != 0) {
-        list_error_message(err, opt);
+        run_error_message(err, opt);
         rc = -1;
     }
     progress_end(&bar);

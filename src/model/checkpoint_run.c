@@ -31,7 +31,7 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err)
 }
 
 /* keep[0..n) = the members of the ranges (all when none is given); a
- * range past n is an item of `list` out of range (enum run_list). */
+ * range past n is an item of `list` out of range (enum run_mistake). */
 static int select_list(bool *keep, size_t n, const index_range *ranges,
                        size_t n_ranges, int list, mx_error *err)
 {
@@ -39,7 +39,7 @@ static int select_list(bool *keep, size_t n, const index_range *ranges,
         keep[i] = n_ranges == 0;
     for (size_t k = 0; k < n_ranges; k++) {
         if (ranges[k].hi >= n)
-            return err_out_of_range(err, list, k, n, 0);
+            return err_detail_set(err, list, k, n, 0);
         for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
             keep[i] = true;
     }

@@ -33,16 +33,31 @@ typedef struct {
     size_t layer, head; /* SIZE_MAX: a number too large to read */
 } head_ref;
 
-/* The lists of a run_request whose items the model checks against its
- * own sizes. An item out of range is returned as err's item
- * (err_out_of_range, base/error.h): the list, the item's place in it and
- * the model's sizes; whoever gave the list writes the message, quoting
- * the item as it was given (the command line: cli/list_errors.h). */
-enum run_list {
-    RUN_LIST_NONE,
-    RUN_LIST_LAYERS,     /* layers: size[0] the model's layers */
-    RUN_LIST_SHOW_HEADS, /* show_heads: size[0] the model's heads */
-    RUN_LIST_ABLATE,     /* ablate: size[0] layers and size[1] heads */
+/* The mistakes in a run_request that the model returns as numbers,
+ * err's detail (err_detail_set, base/error.h), for whoever made the
+ * request to write the message: it holds the lists as they were given
+ * and names the settings as its users know them (the command line:
+ * cli/run_errors.h). item and n are the detail's. */
+enum run_mistake {
+    RUN_MISTAKE_NONE,
+    RUN_LIST_LAYERS,     /* layers' item past n[0], the model's layers */
+    RUN_LIST_SHOW_HEADS, /* show_heads' item past n[0], its heads */
+    RUN_LIST_ABLATE,     /* ablate's item past n[0] layers or n[1] heads */
+    RUN_NEEDS_LM_HEAD,   /* intervention item (enum run_intervention)
+                            needs a model with an lm_head */
+    RUN_NOT_ON_PAGE,     /* intervention item: the page's core runs none */
+    RUN_ONE_TOKEN,       /* intervention item (RUN_ABLATE's loss,
+                            RUN_HEAD_SCORES) needs two tokens or more */
+    RUN_REPEAT_TOO_LONG, /* repeat_random n[0] twice passes the model's
+                            n[1] positions */
+};
+
+/* The interventions of a run_request, as its mistakes name them. */
+enum run_intervention {
+    RUN_ABLATE,      /* ablate, ablate_all */
+    RUN_PATCH,       /* patch */
+    RUN_HEAD_SCORES, /* head_scores */
+    RUN_LOGIT_LENS,  /* logit_lens */
 };
 
 /* One table of --tables, as the command line reads its name
@@ -246,7 +261,7 @@ typedef struct model_input {
  * the run fits the limits, streamed or keeping its whole trace (trace.h);
  * *values is about how many float values its whole trace makes. An
  * item of --layers, --show-heads or --ablate past the model's sizes is
- * returned as err's item (enum run_list), as pipeline_run does. */
+ * returned as err's detail (enum run_mistake), as pipeline_run does. */
 int pipeline_check(double *values, const run_request *rq, const model_input *in,
                    bool streamed, mx_error *err);
 

@@ -10,9 +10,9 @@
 #include "base/error.h"
 #include "base/i18n.h"
 #include "cli/intervene_options.h"
-#include "cli/list_errors.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
+#include "cli/run_errors.h"
 #include "cli/settings.h"
 #include "cli/weights_options.h"
 #include "html/html_parts.h"
@@ -161,7 +161,7 @@ static int run_options(FILE *out, const options *opt, bool csv,
     if (rc == 0)
         rc = check_run(&values, opt, &in, false, err);
     if (rc == 0 && pipeline_run(&tr, &rq, &in, err) != 0) {
-        list_error_message(err, opt);
+        run_error_message(err, opt);
         rc = -1;
     }
     if (rc == 0)

@@ -209,12 +209,15 @@ LESSON_RUNS = [
               "the cat sat on the", "--corrupt", "the dog sat on the",
               "--answer", "mat", "--wrong", "rug", "--format", "csv"],
 ]
-# A list's item past the model's sizes (the model says which item, the
-# command line quotes it as typed): --layers, --show-heads and --ablate on
-# each family, the bad item not first, typed with spaces or zeros, in
-# other languages, and in a row of an --input file.
+# The mistakes the model tells in numbers and the command line writes
+# (cli/run_errors.c): a list's item past the model's sizes (--layers,
+# --show-heads and --ablate on each family, the bad item not first, typed
+# with spaces or zeros, in other languages, in a row of an --input
+# file), an intervention without an lm_head, a text of one token, and
+# --repeat-random past the model's positions.
 TWO = "{root}/tests/reference/gpt2/two_layers"
-LIST_ERROR_RUNS = [
+BERT_BASE = "{root}/tests/reference/bert/base"
+MISTAKE_RUNS = [
     ["--model", TWO, "x", "--layers", "0,1,5-7"],
     ["--model", TWO, "x", "--layers", " 3"],
     ["--model", TWO, "x", "--layers", "99999999999999999999"],
@@ -247,6 +250,28 @@ LIST_ERROR_RUNS = [
               "0.1,2.0"],
     LESSON + ["--train", "2", "the cat sat on the mat", "--ablate",
               "0.1,0.01", "--lang", "es"],
+    ["--model", BERT_BASE, "x", "--ablate", "0.0"],
+    ["--model", BERT_BASE, "x", "--head-scores"],
+    ["--model", BERT_BASE, "x", "--logit-lens"],
+    ["--model", BERT_BASE, "--patch", "--clean", "a b", "--corrupt", "b a",
+     "--answer", "a", "--wrong", "b"],
+    ["--lang", "pt_BR", "--model", BERT_BASE, "x", "--ablate", "0.0"],
+    ["--lang", "zh_CN", "--model", "{root}/tests/reference/bert/mlm", "x",
+     "--logit-lens"],
+    ["--model", TWO, "the", "--ablate", "0.1"],
+    ["--model", TWO, "the", "--head-scores"],
+    ["--lang", "es", "--model", TWO, "the", "--head-scores"],
+    ["--lang", "zh_TW", "--model", TWO, "the", "--ablate", "1.1"],
+    ["--model", TWO, "the", "--ablate", "all-heads", "--metric", "prob",
+     "--answer", " cat"],
+    ["--model", TWO, "--head-scores", "--repeat-random", "300"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16",
+     "--head-scores", "--repeat-random", "33"],
+    ["--lang", "zh_TW", "--model", TWO, "--head-scores", "--repeat-random",
+     "9"],
+    LESSON + ["--train", "2", "the", "--ablate", "0.1"],
+    LESSON + ["--train", "2", "the", "--head-scores", "--lang", "pt_BR"],
+    LESSON + ["--train", "2", "--head-scores", "--repeat-random", "200"],
 ]
 LESSON_CORPUS = ("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
                  "a cat saw the dog on the mat\n")
@@ -305,7 +330,7 @@ def cases(root):
         yield ["--model"] + [o.replace("{root}", root) for o in opts], b""
     for args in LESSON_RUNS:
         yield args, b""
-    for args in LIST_ERROR_RUNS:
+    for args in MISTAKE_RUNS:
         yield [o.replace("{root}", root) for o in args], b""
     emb = os.path.join(root, "tests", "reference", "cases",
                        "decimals_embeddings.csv")

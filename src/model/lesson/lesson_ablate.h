@@ -33,7 +33,7 @@
  * (--ablate L.H without --train), every head of --ablate in the range of
  * the chosen variants; 0 when the interventions run as for any model
  * (no --ablate, --train, --ablate all-heads, --patch, --head-scores);
- * -1 for a head or layer out of range, err's item RUN_LIST_ABLATE with
+ * -1 for a head or layer out of range, err's detail RUN_LIST_ABLATE with
  * the largest layers and heads (model/pipeline.h). */
 int lesson_ablate_alone(const run_request *rq, mx_error *err);
 

@@ -1,0 +1,94 @@
+/* run_errors.c: the messages of the model's mistakes told in numbers
+ * (run_errors.h). */
+#include "cli/run_errors.h"
+
+#include <stdio.h>
+
+#include "base/i18n.h"
+#include "cli/index_list.h"
+#include "cli/option_table.h"
+#include "model/pipeline.h"
+
+/* The option that asks for intervention i (enum run_intervention). */
+static enum option_id intervention_option(size_t i)
+{
+    static const enum option_id of[] = {
+        [RUN_ABLATE] = OPT_ABLATE,
+        [RUN_PATCH] = OPT_PATCH,
+        [RUN_HEAD_SCORES] = OPT_HEAD_SCORES,
+        [RUN_LOGIT_LENS] = OPT_LOGIT_LENS,
+    };
+    return i < sizeof of / sizeof of[0] ? of[i] : OPT_ABLATE;
+}
+
+/* "--name" of option id into flag. */
+static void flag_of(char *flag, size_t size, enum option_id id)
+{
+    snprintf(flag, size, "--%s", option_rows[id].name);
+}
+
+/* An item of --layers, --show-heads or --ablate past the model's sizes,
+ * quoted as typed. */
+static void list_message(mx_error *err, const err_detail *d, const options *opt)
+{
+    size_t len;
+    if (d->what == RUN_LIST_ABLATE) {
+        const char *typed = list_item(opt->ablate, d->item, &len);
+        err_usage(
+            err,
+            _("--ablate: %.*s is out of range; the model has layers 0 to %zu and heads 0 to %zu"),
+            (int)len, typed, d->n[0] - 1, d->n[1] - 1);
+        return;
+    }
+    // a list such as 0,3,5-7 (index_list.h)
+    const bool layers = d->what == RUN_LIST_LAYERS;
+    const char *typed =
+        list_item(layers ? opt->layers : opt->show_heads, d->item, &len);
+    char flag[64];
+    flag_of(flag, sizeof flag, layers ? OPT_LAYERS : OPT_SHOW_HEADS);
+    err_usage(err, _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
+              flag, (int)len, typed, d->n[0], d->n[0] - 1);
+}
+
+void run_error_message(mx_error *err, const options *opt)
+{
+    const err_detail d = err->detail;
+    char flag[64];
+    switch ((enum run_mistake)d.what) {
+    case RUN_MISTAKE_NONE:
+        return;
+    case RUN_LIST_LAYERS:
+    case RUN_LIST_SHOW_HEADS:
+    case RUN_LIST_ABLATE:
+        list_message(err, &d, opt);
+        return;
+    case RUN_NEEDS_LM_HEAD:
+        flag_of(flag, sizeof flag, intervention_option(d.item));
+        err_usage(
+            err,
+            _("%s: needs a model with an lm_head (--model DIR); this family cannot run it"),
+            flag);
+        return;
+    case RUN_NOT_ON_PAGE:
+        flag_of(flag, sizeof flag, intervention_option(d.item));
+        err_usage(err,
+                  _("%s: the page runs no interventions; run "
+                    "mha-explain on the command line"),
+                  flag);
+        return;
+    case RUN_ONE_TOKEN:
+        if (d.item == RUN_HEAD_SCORES)
+            err_input(err, _("--head-scores: the text has one token; a "
+                             "head's pattern needs two or more"));
+        else
+            err_input(err, _("--ablate: the text has one token; the loss "
+                             "needs a next token to predict"));
+        return;
+    case RUN_REPEAT_TOO_LONG:
+        err_input(
+            err,
+            _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
+            d.n[0], d.n[1]);
+        return;
+    }
+}
