@@ -103,9 +103,9 @@ int check_run(double *values, const options *opt, const model_input *in,
 {
     const run_request rq = run_request_of(opt);
     int rc = pipeline_check(values, &rq, in, streamed, err);
-    if (rc != 0)
-        run_error_message(err, opt);
     if (rc == 0 && opt->focus != NULL)
         rc = check_focus(&rq, opt->focus, in, err);
+    if (rc != 0) // a mistake the model told in numbers (run_errors.h)
+        run_error_message(err, opt);
     return rc;
 }

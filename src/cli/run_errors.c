@@ -50,6 +50,46 @@ static void list_message(mx_error *err, const err_detail *d, const options *opt)
               flag, (int)len, typed, d->n[0], d->n[0] - 1);
 }
 
+/* The mistakes of a lesson model's run (model/lesson/). */
+static void lesson_message(mx_error *err, const err_detail *d)
+{
+    switch ((enum run_mistake)d->what) {
+    case RUN_LESSON_UNTRAINED:
+        err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
+                         "model has an lm_head only once trained (--train "
+                         "N, or a trained --weights DIR)"));
+        return;
+    case RUN_LESSON_NOT_BLOCK:
+        err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
+                         "model is one --variant block (a block, or "
+                         "--layers N of them)"));
+        return;
+    case RUN_GENERATE_UNTRAINED:
+        err_usage(err, _("--generate: a lesson model has an lm_head only "
+                         "once trained: it goes with --train N, a trained "
+                         "--weights DIR, or --model DIR"));
+        return;
+    case RUN_D_MODEL_EMBEDDINGS:
+        err_usage(err,
+                  ngettext("--d-model %zu: the embeddings have %zu column "
+                           "(d_model is taken from the file)",
+                           "--d-model %zu: the embeddings have %zu columns "
+                           "(d_model is taken from the file)",
+                           d->n[1]),
+                  d->n[0], d->n[1]);
+        return;
+    case RUN_HEADS_DIVIDE:
+        err_usage(err,
+                  _("--heads: %zu heads do not divide --d-model %zu "
+                    "(the block's attention is d_model wide: each "
+                    "head needs d_model / heads columns)"),
+                  d->n[0], d->n[1]);
+        return;
+    default:
+        return;
+    }
+}
+
 void run_error_message(mx_error *err, const options *opt)
 {
     const err_detail d = err->detail;
@@ -89,6 +129,21 @@ void run_error_message(mx_error *err, const options *opt)
             err,
             _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
             d.n[0], d.n[1]);
+        return;
+    case RUN_FIXED_BY_CHECKPOINT:
+        flag_of(flag, sizeof flag,
+                d.item == RUN_INPUT_KV ? OPT_KV : OPT_EMBEDDINGS);
+        err_usage(
+            err,
+            _("%s: does not go with --model (the checkpoint fixes its sizes, parameters and tokens)"),
+            flag);
+        return;
+    case RUN_LESSON_UNTRAINED:
+    case RUN_LESSON_NOT_BLOCK:
+    case RUN_GENERATE_UNTRAINED:
+    case RUN_D_MODEL_EMBEDDINGS:
+    case RUN_HEADS_DIVIDE:
+        lesson_message(err, &d);
         return;
     }
 }

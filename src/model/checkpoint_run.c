@@ -24,10 +24,8 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err)
 {
     if (in->embeddings == NULL && in->kv == NULL)
         return 0;
-    return err_usage(
-        err,
-        _("%s: does not go with --model (the checkpoint fixes its sizes, parameters and tokens)"),
-        in->kv ? "--kv" : "--embeddings");
+    return err_detail_set(err, RUN_FIXED_BY_CHECKPOINT,
+                          in->kv ? RUN_INPUT_KV : RUN_INPUT_EMBEDDINGS, 0, 0);
 }
 
 /* keep[0..n) = the members of the ranges (all when none is given); a

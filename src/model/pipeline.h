@@ -40,16 +40,32 @@ typedef struct {
  * cli/run_errors.h). item and n are the detail's. */
 enum run_mistake {
     RUN_MISTAKE_NONE,
-    RUN_LIST_LAYERS,     /* layers' item past n[0], the model's layers */
-    RUN_LIST_SHOW_HEADS, /* show_heads' item past n[0], its heads */
-    RUN_LIST_ABLATE,     /* ablate's item past n[0] layers or n[1] heads */
-    RUN_NEEDS_LM_HEAD,   /* intervention item (enum run_intervention)
+    RUN_LIST_LAYERS,         /* layers' item past n[0], the model's layers */
+    RUN_LIST_SHOW_HEADS,     /* show_heads' item past n[0], its heads */
+    RUN_LIST_ABLATE,         /* ablate's item past n[0] layers or n[1] heads */
+    RUN_NEEDS_LM_HEAD,       /* intervention item (enum run_intervention)
                             needs a model with an lm_head */
-    RUN_NOT_ON_PAGE,     /* intervention item: the page's core runs none */
-    RUN_ONE_TOKEN,       /* intervention item (RUN_ABLATE's loss,
+    RUN_NOT_ON_PAGE,         /* intervention item: the page's core runs none */
+    RUN_ONE_TOKEN,           /* intervention item (RUN_ABLATE's loss,
                             RUN_HEAD_SCORES) needs two tokens or more */
-    RUN_REPEAT_TOO_LONG, /* repeat_random n[0] twice passes the model's
+    RUN_REPEAT_TOO_LONG,     /* repeat_random n[0] twice passes the model's
                             n[1] positions */
+    RUN_FIXED_BY_CHECKPOINT, /* input item (enum run_input) with a
+                                checkpoint, which fixes it */
+    RUN_LESSON_UNTRAINED,    /* interventions on a lesson model that is
+                                not trained (no lm_head) */
+    RUN_LESSON_NOT_BLOCK,    /* ... on a lesson model of other variants */
+    RUN_GENERATE_UNTRAINED,  /* generate with a lesson model not trained */
+    RUN_D_MODEL_EMBEDDINGS,  /* d_model n[0] given, the embeddings n[1]
+                                wide */
+    RUN_HEADS_DIVIDE,        /* n[0] heads do not divide d_model n[1] */
+};
+
+/* The inputs a checkpoint refuses, as RUN_FIXED_BY_CHECKPOINT names
+ * them. */
+enum run_input {
+    RUN_INPUT_KV,         /* model_input's kv */
+    RUN_INPUT_EMBEDDINGS, /* model_input's embeddings */
 };
 
 /* The interventions of a run_request, as its mistakes name them. */
