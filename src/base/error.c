@@ -16,6 +16,7 @@ static void err_vset(mx_error *err, int status, const char *fmt, va_list ap)
     err->status = status;
     err->usage = 0;
     err->sys_errno = 0;
+    err->detail = (err_detail){0};
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
@@ -61,6 +62,13 @@ int err_usage(mx_error *err, const char *fmt, ...)
     err_vset(err, EXIT_BAD_INPUT, fmt, ap);
     va_end(ap);
     err->usage = 1;
+    return -1;
+}
+
+int err_detail_set(mx_error *err, int what, size_t item, size_t a, size_t b)
+{
+    *err = (mx_error){
+        .status = EXIT_BAD_INPUT, .usage = 1, .detail = {what, item, {a, b}}};
     return -1;
 }
 

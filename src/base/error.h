@@ -15,11 +15,27 @@ enum {
     EXIT_CHECK_FAILED = 3, /* --check found an invariant that does not hold */
 };
 
+/* A mistake in what the caller gave, told in numbers: an item of the
+ * command line's --layers 0,3,5-7 past the model's layers, an
+ * intervention the model cannot run. The callee knows which mistake and
+ * its own numbers; the caller knows what it gave and how its users name
+ * it (the item as typed, the option), so the caller writes the message
+ * (err_detail_set). */
+typedef struct {
+    int what;    /* which mistake, a number caller and callee share
+                    (model/pipeline.h's run_mistake); 0: none */
+    size_t item; /* which item of a list (from 0) or part of the request */
+    size_t n[2]; /* the callee's numbers the message tells (its sizes) */
+} err_detail;
+
 typedef struct {
     int status;    /* exit status this error leads to: 1 or 2 */
     int usage;     /* nonzero: a command-line mistake, worth a --help hint */
     int sys_errno; /* errno of a failed write, or 0 */
     char msg[512]; /* one line, without the "mha-explain: " prefix */
+    err_detail detail; /* a mistake whose message msg does not hold yet:
+                          the caller writes it (what 0: none, msg is the
+                          message) */
 } mx_error;
 
 /* Fills err with a printf-style message and an exit status; returns -1 so
@@ -34,6 +50,13 @@ int err_input(mx_error *err, const char *fmt, ...)
 /* The same for a command-line mistake: main.c adds a --help hint. */
 int err_usage(mx_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* An error of status 2 without its message: mistake `what` of item or
+ * part `item`, with the numbers a and b (0 when unused). The caller
+ * that gave what was wrong writes msg (a code that puts err's msg into
+ * a message of its own passes such an error on untouched); err->detail
+ * is cleared by every function that fills msg. */
+int err_detail_set(mx_error *err, int what, size_t item, size_t a, size_t b);
 
 /* An allocation of `what` failed: status 2 so a too-large request from the
  * user is reported as bad input rather than a crash. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/i18n.h"
+#include "cli/index_list.h"
 
 /* A whole number at p (digits only) into *v, SIZE_MAX when too large;
  * returns the end, or p when there is no digit. */
@@ -20,15 +21,15 @@ static const char *whole(size_t *v, const char *p)
     return q;
 }
 
-/* The first head of list[0..n) that an earlier one names too (the same
- * layer and head, however typed), or NULL. */
-static const head_ref *repeated(const head_ref *list, size_t n)
+/* The place of the first head of list[0..n) that an earlier one names
+ * too (the same layer and head, however typed), or 0 for none. */
+static size_t repeated(const head_ref *list, size_t n)
 {
     for (size_t i = 1; i < n; i++)
         for (size_t j = 0; j < i; j++)
             if (list[j].layer == list[i].layer && list[j].head == list[i].head)
-                return &list[i];
-    return NULL;
+                return i;
+    return 0;
 }
 
 /* Reads list's heads into out (room for every item); returns whether
@@ -37,7 +38,7 @@ static bool read_heads(head_ref *out, size_t *n, const char *list)
 {
     const char *p = list;
     for (;;) {
-        head_ref h = {.typed = p};
+        head_ref h = {0};
         const char *end = whole(&h.layer, p);
         if (end == p || *end != '.')
             return false;
@@ -45,7 +46,6 @@ static bool read_heads(head_ref *out, size_t *n, const char *list)
         end = whole(&h.head, q);
         if (end == q)
             return false;
-        h.typed_len = (size_t)(end - p);
         out[(*n)++] = h;
         if (*end == '\0')
             return true;
@@ -67,12 +67,14 @@ int head_list_parse(head_ref **out, size_t *n, const char *list,
     if (*out == NULL)
         return err_nomem(err, option);
     const bool read = read_heads(*out, n, list);
-    const head_ref *twice = read ? repeated(*out, *n) : NULL;
-    if (read && twice == NULL)
+    const size_t twice = read ? repeated(*out, *n) : 0;
+    if (read && twice == 0)
         return 0;
+    size_t len;
+    const char *typed = list_item(list, twice, &len);
     if (read)
         err_usage(err, _("%s: '%.*s' is listed twice in '%s'"), option,
-                  (int)twice->typed_len, twice->typed, list);
+                  (int)len, typed, list);
     else
         err_usage(err,
                   _("%s: '%s' is not a list of heads such as 9.6,9.9,10.0 "

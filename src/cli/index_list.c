@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 
@@ -36,8 +37,7 @@ int index_list_parse(index_range **out, size_t *n, const char *list,
             if (end == q || *q == '-' || *q == '+' || hi < lo)
                 break;
         }
-        (*out)[(*n)++] =
-            (index_range){index_of(lo), index_of(hi), p, (size_t)(end - p)};
+        (*out)[(*n)++] = (index_range){index_of(lo), index_of(hi)};
         if (*end == '\0')
             return 0;
         if (*end != ',' || *n == items)
@@ -49,4 +49,17 @@ int index_list_parse(index_range **out, size_t *n, const char *list,
     *n = 0;
     return err_usage(err, _("%s: '%s' is not a list such as 0,3,5-7"), option,
                      list);
+}
+
+const char *list_item(const char *list, size_t k, size_t *len)
+{
+    const char *p = list != NULL ? list : "";
+    for (; k > 0 && *p != '\0'; p++)
+        k -= *p == ',';
+    if (k > 0) {
+        *len = 0;
+        return p;
+    }
+    *len = strcspn(p, ",");
+    return p;
 }

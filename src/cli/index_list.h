@@ -16,4 +16,10 @@
 int index_list_parse(index_range **out, size_t *n, const char *list,
                      const char *option, mx_error *err);
 
+/* Item k (from 0) of a comma-separated list as it was typed: its start,
+ * and its length in *len (the text up to the next comma or the end; ""
+ * past the last item or in a NULL list). The items index_list_parse
+ * and head_list_parse read are these, in order. */
+const char *list_item(const char *list, size_t k, size_t *len);
+
 #endif

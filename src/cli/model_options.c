@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "cli/run_errors.h"
 #include "model/tokenize.h"
 
 run_request run_request_of(const options *opt)
@@ -104,5 +105,7 @@ int check_run(double *values, const options *opt, const model_input *in,
     int rc = pipeline_check(values, &rq, in, streamed, err);
     if (rc == 0 && opt->focus != NULL)
         rc = check_focus(&rq, opt->focus, in, err);
+    if (rc != 0) // a mistake the model told in numbers (run_errors.h)
+        run_error_message(err, opt);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "cli/model_options.h"
 #include "cli/page_run.h"
 #include "cli/progress.h"
+#include "cli/run_errors.h"
 #include "cli/run_files.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
@@ -291,8 +292,10 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                    rq.train && !opt->quiet && isatty(STDERR_FILENO));
     if (bar.out != NULL)
         rq.watch = &watch;
-    if (rc == 0)
-        rc = pipeline_run(&tr, &rq, in, err);
+    if (rc == 0 && pipeline_run(&tr, &rq, in, err) != 0) {
+        run_error_message(err, opt);
+        rc = -1;
+    }
     progress_end(&bar);
     if (rc == 0) {
         warn_diverged(&tr);

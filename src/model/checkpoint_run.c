@@ -24,25 +24,20 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err)
 {
     if (in->embeddings == NULL && in->kv == NULL)
         return 0;
-    return err_usage(
-        err,
-        _("%s: does not go with --model (the checkpoint fixes its sizes, parameters and tokens)"),
-        in->kv ? "--kv" : "--embeddings");
+    return err_detail_set(err, RUN_FIXED_BY_CHECKPOINT,
+                          in->kv ? RUN_INPUT_KV : RUN_INPUT_EMBEDDINGS, 0, 0);
 }
 
 /* keep[0..n) = the members of the ranges (all when none is given); a
- * range past n is an error of the option named. */
+ * range past n is an item of `list` out of range (enum run_mistake). */
 static int select_list(bool *keep, size_t n, const index_range *ranges,
-                       size_t n_ranges, const char *option, mx_error *err)
+                       size_t n_ranges, int list, mx_error *err)
 {
     for (size_t i = 0; i < n; i++)
         keep[i] = n_ranges == 0;
     for (size_t k = 0; k < n_ranges; k++) {
-        if (ranges[k].hi >= n) // the number as typed
-            return err_usage(
-                err,
-                _("%s: %.*s is out of range; the model has %zu (0 to %zu)"),
-                option, (int)ranges[k].typed_len, ranges[k].typed, n, n - 1);
+        if (ranges[k].hi >= n)
+            return err_detail_set(err, list, k, n, 0);
         for (size_t i = ranges[k].lo; i <= ranges[k].hi; i++)
             keep[i] = true;
     }
@@ -58,11 +53,11 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
     r->heads = calloc(n_head, sizeof *r->heads);
     if (r->layers == NULL || r->heads == NULL)
         return err_nomem(err, rq->checkpoint);
-    if (select_list(r->layers, n_layer, rq->layers, rq->n_layers, "--layers",
-                    err) != 0)
+    if (select_list(r->layers, n_layer, rq->layers, rq->n_layers,
+                    RUN_LIST_LAYERS, err) != 0)
         return -1;
     return select_list(r->heads, n_head, rq->show_heads, rq->n_show_heads,
-                       "--show-heads", err);
+                       RUN_LIST_SHOW_HEADS, err);
 }
 
 int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,

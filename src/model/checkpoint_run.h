@@ -70,7 +70,8 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err);
 
 /* r->layers (n_layer) and r->heads (n_head): the members of --layers and
  * --show-heads, all of them when none is given; a number past the
- * model's is an error of its option. */
+ * model's is an item out of range (RUN_LIST_LAYERS or
+ * RUN_LIST_SHOW_HEADS, model/pipeline.h). */
 int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                          const run_request *rq, mx_error *err);
 

@@ -24,18 +24,57 @@ struct weights_files; /* model/lesson/weights.h */
 /* Indices lo to hi, both included: one item of a list such as 0,3,5-7
  * (the command line reads the list, cli/index_list.h). */
 typedef struct {
-    size_t lo, hi;     /* SIZE_MAX: a number too large to read */
-    const char *typed; /* the item as it was typed, for the messages */
-    size_t typed_len;
+    size_t lo, hi; /* SIZE_MAX: a number too large to read */
 } index_range;
 
 /* A head of a layered model (--ablate L.H): its layer and its number
- * in the layer, and the item as typed, for the messages. */
+ * in the layer. */
 typedef struct {
     size_t layer, head; /* SIZE_MAX: a number too large to read */
-    const char *typed;
-    size_t typed_len;
 } head_ref;
+
+/* The mistakes in a run_request that the model returns as numbers,
+ * err's detail (err_detail_set, base/error.h), for whoever made the
+ * request to write the message: it holds the lists as they were given
+ * and names the settings as its users know them (the command line:
+ * cli/run_errors.h). item and n are the detail's. */
+enum run_mistake {
+    RUN_MISTAKE_NONE,
+    RUN_LIST_LAYERS,         /* layers' item past n[0], the model's layers */
+    RUN_LIST_SHOW_HEADS,     /* show_heads' item past n[0], its heads */
+    RUN_LIST_ABLATE,         /* ablate's item past n[0] layers or n[1] heads */
+    RUN_NEEDS_LM_HEAD,       /* intervention item (enum run_intervention)
+                            needs a model with an lm_head */
+    RUN_NOT_ON_PAGE,         /* intervention item: the page's core runs none */
+    RUN_ONE_TOKEN,           /* intervention item (RUN_ABLATE's loss,
+                            RUN_HEAD_SCORES) needs two tokens or more */
+    RUN_REPEAT_TOO_LONG,     /* repeat_random n[0] twice passes the model's
+                            n[1] positions */
+    RUN_FIXED_BY_CHECKPOINT, /* input item (enum run_input) with a
+                                checkpoint, which fixes it */
+    RUN_LESSON_UNTRAINED,    /* interventions on a lesson model that is
+                                not trained (no lm_head) */
+    RUN_LESSON_NOT_BLOCK,    /* ... on a lesson model of other variants */
+    RUN_GENERATE_UNTRAINED,  /* generate with a lesson model not trained */
+    RUN_D_MODEL_EMBEDDINGS,  /* d_model n[0] given, the embeddings n[1]
+                                wide */
+    RUN_HEADS_DIVIDE,        /* n[0] heads do not divide d_model n[1] */
+};
+
+/* The inputs a checkpoint refuses, as RUN_FIXED_BY_CHECKPOINT names
+ * them. */
+enum run_input {
+    RUN_INPUT_KV,         /* model_input's kv */
+    RUN_INPUT_EMBEDDINGS, /* model_input's embeddings */
+};
+
+/* The interventions of a run_request, as its mistakes name them. */
+enum run_intervention {
+    RUN_ABLATE,      /* ablate, ablate_all */
+    RUN_PATCH,       /* patch */
+    RUN_HEAD_SCORES, /* head_scores */
+    RUN_LOGIT_LENS,  /* logit_lens */
+};
 
 /* One table of --tables, as the command line reads its name
  * (cli/table_list.h): a row of the catalogue, or a parameter named as its
@@ -236,7 +275,9 @@ typedef struct model_input {
 
 /* Checks, without building anything, that the input tokenizes and that
  * the run fits the limits, streamed or keeping its whole trace (trace.h);
- * *values is about how many float values its whole trace makes. */
+ * *values is about how many float values its whole trace makes. An
+ * item of --layers, --show-heads or --ablate past the model's sizes is
+ * returned as err's detail (enum run_mistake), as pipeline_run does. */
 int pipeline_check(double *values, const run_request *rq, const model_input *in,
                    bool streamed, mx_error *err);
 

@@ -12,6 +12,7 @@
 #include "cli/intervene_options.h"
 #include "cli/model_options.h"
 #include "cli/options.h"
+#include "cli/run_errors.h"
 #include "cli/settings.h"
 #include "cli/weights_options.h"
 #include "html/html_parts.h"
@@ -159,8 +160,10 @@ static int run_options(FILE *out, const options *opt, bool csv,
     double values = 0;
     if (rc == 0)
         rc = check_run(&values, opt, &in, false, err);
-    if (rc == 0)
-        rc = pipeline_run(&tr, &rq, &in, err);
+    if (rc == 0 && pipeline_run(&tr, &rq, &in, err) != 0) {
+        run_error_message(err, opt);
+        rc = -1;
+    }
     if (rc == 0)
         rc = csv ? write_csv(out, opt, &tr, err)
                  : write_page_data(out, opt, &tr, err);

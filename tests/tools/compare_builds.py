@@ -11,7 +11,8 @@ Build the commit to compare with beside this one, for example
 
 The cases: the goldens and reference cases of tests/, the README's
 commands, a grid of options over a few sentences, and runs that train,
-read a checkpoint, set the draws, stack blocks or write a page. Exits 1 on any
+read a checkpoint, set the draws, stack blocks or write a page, and lists
+whose items lie past a model's sizes. Exits 1 on any
 difference. Used to show that a change of structure leaves behaviour as
 it was."""
 
@@ -221,6 +222,88 @@ LESSON_RUNS = [
               "the cat sat on the", "--corrupt", "the dog sat on the",
               "--answer", "mat", "--wrong", "rug", "--format", "csv"],
 ]
+# The mistakes the model tells in numbers and the command line writes
+# (cli/run_errors.c): a list's item past the model's sizes (--layers,
+# --show-heads and --ablate on each family, the bad item not first, typed
+# with spaces or zeros, in other languages, in a row of an --input
+# file), an intervention without an lm_head, a text of one token, and
+# --repeat-random past the model's positions.
+TWO = "{root}/tests/reference/gpt2/two_layers"
+BERT_BASE = "{root}/tests/reference/bert/base"
+MISTAKE_RUNS = [
+    ["--model", TWO, "x", "--layers", "0,1,5-7"],
+    ["--model", TWO, "x", "--layers", " 3"],
+    ["--model", TWO, "x", "--layers", "99999999999999999999"],
+    ["--model", TWO, "x", "--show-heads", "1,0-9"],
+    ["--model", TWO, "x", "--ablate", "0.1,7.0"],
+    ["--model", TWO, "x", "--ablate", "0.1,01.009"],
+    ["--model", TWO, "x", "--ablate", "1.1,01.01"],
+    ["--model", TWO, "x", "--ablate", "0.1,1.0", "--ablate-mode", "mean",
+     "--layers", "4"],
+    ["--lang", "pt_BR", "--model", TWO, "x", "--layers", "0,2"],
+    ["--lang", "zh_CN", "--model", TWO, "x", "--show-heads", "5"],
+    ["--lang", "es", "--model", TWO, "x", "--ablate", "3.0"],
+    ["--lang", "zh_TW", "--model", TWO, "x", "--ablate", "0.0,0.0"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16", "x",
+     "--layers", "1,2"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16", "x",
+     "--show-heads", "0-4", "--format", "csv"],
+    ["--model", "{root}/tests/reference/bert/mlm", "x", "--show-heads",
+     "0,64"],
+    ["--model", "{root}/tests/reference/bert/mlm", "x", "--ablate", "9.0"],
+    ["--model", TWO, "--input", "corpus.csv", "--column", "text",
+     "--layers", "7"],
+    ["the cat sat", "--ablate", "0.0,0.5"],
+    ["the cat sat", "--variant", "block", "--layers", "2", "--ablate",
+     "2.0"],
+    ["--lang", "zh_TW", "the cat sat", "--ablate", "1.0"],
+    ["--lang", "pt_BR", "the cat sat", "--variant", "single", "--ablate",
+     "0.1"],
+    LESSON + ["--train", "2", "the cat sat on the mat", "--ablate",
+              "0.1,2.0"],
+    LESSON + ["--train", "2", "the cat sat on the mat", "--ablate",
+              "0.1,0.01", "--lang", "es"],
+    ["--model", BERT_BASE, "x", "--ablate", "0.0"],
+    ["--model", BERT_BASE, "x", "--head-scores"],
+    ["--model", BERT_BASE, "x", "--logit-lens"],
+    ["--model", BERT_BASE, "--patch", "--clean", "a b", "--corrupt", "b a",
+     "--answer", "a", "--wrong", "b"],
+    ["--lang", "pt_BR", "--model", BERT_BASE, "x", "--ablate", "0.0"],
+    ["--lang", "zh_CN", "--model", "{root}/tests/reference/bert/mlm", "x",
+     "--logit-lens"],
+    ["--model", TWO, "the", "--ablate", "0.1"],
+    ["--model", TWO, "the", "--head-scores"],
+    ["--lang", "es", "--model", TWO, "the", "--head-scores"],
+    ["--lang", "zh_TW", "--model", TWO, "the", "--ablate", "1.1"],
+    ["--model", TWO, "the", "--ablate", "all-heads", "--metric", "prob",
+     "--answer", " cat"],
+    ["--model", TWO, "--head-scores", "--repeat-random", "300"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16",
+     "--head-scores", "--repeat-random", "33"],
+    ["--lang", "zh_TW", "--model", TWO, "--head-scores", "--repeat-random",
+     "9"],
+    LESSON + ["--train", "2", "the", "--ablate", "0.1"],
+    LESSON + ["--train", "2", "the", "--head-scores", "--lang", "pt_BR"],
+    LESSON + ["--train", "2", "--head-scores", "--repeat-random", "200"],
+    ["--model", TWO, "--kv", "a b", "x"],
+    ["--model", "{root}/tests/reference/llama/llama_gqa4_bf16",
+     "--embeddings", "{root}/tests/reference/cases/decimals_embeddings.csv"],
+    ["x", "--ablate", "all-heads"], ["x", "--head-scores", "--lang", "es"],
+    ["--train", "2", "--variant", "fused", "x", "--ablate", "all-heads"],
+    ["--train", "2", "--variant", "fused,block", "--d-model", "4", "x",
+     "--head-scores", "--lang", "zh_CN"],
+    ["x", "--generate", "3"], ["--lang", "zh_TW", "x", "--generate", "3"],
+    ["--embeddings", "{root}/tests/reference/cases/decimals_embeddings.csv",
+     "--d-model", "7"],
+    ["--lang", "pt_BR", "--embeddings",
+     "{root}/tests/reference/cases/decimals_embeddings.csv", "--d-model",
+     "1"],
+    ["x", "--variant", "block", "--heads", "2"],
+    ["--lang", "es", "x", "--variant", "block", "--heads", "2", "--focus",
+     "x"],
+    ["--variant", "block", "--heads", "2", "--input", "corpus.csv",
+     "--column", "text"],
+]
 LESSON_CORPUS = ("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
                  "a cat saw the dog on the mat\n")
 
@@ -278,6 +361,8 @@ def cases(root):
         yield ["--model"] + [o.replace("{root}", root) for o in opts], b""
     for args in LESSON_RUNS:
         yield args, b""
+    for args in MISTAKE_RUNS:
+        yield [o.replace("{root}", root) for o in args], b""
     emb = os.path.join(root, "tests", "reference", "cases",
                        "decimals_embeddings.csv")
     yield ["--embeddings", emb, "--draw", "input,single"], b""

@@ -286,10 +286,10 @@ int main(int argc, char **argv)
         return 0;
     }
     const char *ref = argv[1];
-    const head_ref h01[] = {{0, 1, "0.1", 3}};
-    const head_ref h10_01[] = {{1, 0, "1.0", 3}, {0, 1, "0.1", 3}};
-    const head_ref h10_11[] = {{1, 0, "1.0", 3}, {1, 1, "1.1", 3}};
-    const head_ref h02[] = {{0, 2, "0.2", 3}};
+    const head_ref h01[] = {{0, 1}};
+    const head_ref h10_01[] = {{1, 0}, {0, 1}};
+    const head_ref h10_11[] = {{1, 0}, {1, 1}};
+    const head_ref h02[] = {{0, 2}};
     ablate_case(ref, "two_layers", "zero_0.1", h01, 1, HOOK_ZERO);
     ablate_case(ref, "two_layers", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
     ablate_case(ref, "two_layers", "zero_1.0_1.1", h10_11, 2, HOOK_ZERO);
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
     scores_case(ref, "four_heads_bf16", "random_12_7", NULL, 12, 7);
     // a Llama-style checkpoint's heads (make_llama_intervention_reference.py):
     // GQA 4 in BF16, untied; Qwen2's biases, tied, in F16
-    const head_ref h11[] = {{1, 1, "1.1", 3}};
+    const head_ref h11[] = {{1, 1}};
     ablate_case(ref, "llama_gqa4_bf16", "zero_0.1", h01, 1, HOOK_ZERO);
     ablate_case(ref, "llama_gqa4_bf16", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
     ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);

@@ -303,10 +303,10 @@ int main(int argc, char **argv)
     const lesson_case block = {
         "block",      "the dog sat on the rug", 2, 0, 30, false, false, 7, 0.1,
         OPTIMIZER_SGD};
-    const head_ref h10[] = {{1, 0, "1.0", 3}};
-    const head_ref h01_11[] = {{0, 1, "0.1", 3}, {1, 1, "1.1", 3}};
-    const head_ref h01[] = {{0, 1, "0.1", 3}};
-    const head_ref h00[] = {{0, 0, "0.0", 3}};
+    const head_ref h10[] = {{1, 0}};
+    const head_ref h01_11[] = {{0, 1}, {1, 1}};
+    const head_ref h01[] = {{0, 1}};
+    const head_ref h00[] = {{0, 0}};
     ablate_case(ref, &stack, "zero_1.0", h10, 1, HOOK_ZERO, NULL);
     ablate_case(ref, &stack, "mean_0.1_1.1", h01_11, 2, HOOK_MEAN, NULL);
     ablate_case(ref, &stack, "all_zero", NULL, 0, HOOK_ZERO, NULL);

@@ -28,11 +28,8 @@ static int check_heads(const lm_shape *shape, const run_request *rq,
     for (size_t i = 0; i < rq->n_ablate; i++) {
         const head_ref *h = &rq->ablate[i];
         if (h->layer >= shape->layers || h->head >= shape->heads)
-            return err_usage(
-                err,
-                _("--ablate: %.*s is out of range; the model has layers 0 to %zu and heads 0 to %zu"),
-                (int)h->typed_len, h->typed, shape->layers - 1,
-                shape->heads - 1);
+            return err_detail_set(err, RUN_LIST_ABLATE, i, shape->layers,
+                                  shape->heads);
     }
     return 0;
 }
@@ -51,9 +48,7 @@ int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
     // and logit-diff read the last token only
     const bool loss = !rq->ablate_all || rq->metric == METRIC_LOSS;
     if (rc == 0 && run.T < 2 && loss)
-        rc =
-            err_input(err, _("--ablate: the text has one token; the loss needs "
-                             "a next token to predict"));
+        rc = err_detail_set(err, RUN_ONE_TOKEN, RUN_ABLATE, 0, 0);
     lm_text_close(&run);
     return rc;
 }

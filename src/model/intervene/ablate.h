@@ -45,7 +45,8 @@ int ablate_hooks(replace_hook **out, size_t *n, const run_request *rq,
 
 /* Checks the heads of --ablate against the model's sizes and the text
  * (at least two tokens where a loss is measured: it needs a next token),
- * without running. */
+ * without running. A head past the sizes is err's detail RUN_LIST_ABLATE
+ * (model/pipeline.h). */
 int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
                  mx_error *err);
 

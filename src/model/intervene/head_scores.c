@@ -63,8 +63,7 @@ int head_scores_check(const lm_ops *lm, const run_request *rq,
     const size_t T = run.T;
     lm_text_close(&run);
     if (T < 2)
-        return err_input(err, _("--head-scores: the text has one token; a "
-                                "head's pattern needs two or more"));
+        return err_detail_set(err, RUN_ONE_TOKEN, RUN_HEAD_SCORES, 0, 0);
     return 0;
 }
 

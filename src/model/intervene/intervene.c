@@ -1,7 +1,6 @@
 /* intervene.c: the interventions a run asks for (intervene.h). */
 #include "model/intervene/intervene.h"
 
-#include "base/i18n.h"
 #include "model/intervene/ablate.h"
 #include "model/intervene/head_scores.h"
 #include "model/intervene/patch.h"
@@ -17,12 +16,11 @@ int intervene_check(const lm_ops *lm, const run_request *rq,
     if (!intervene_asked(rq))
         return 0;
     if (lm == NULL)
-        return err_usage(
-            err,
-            _("%s: needs a model with an lm_head (--model DIR); this family cannot run it"),
-            rq->patch         ? "--patch"
-            : rq->head_scores ? "--head-scores"
-                              : "--ablate");
+        return err_detail_set(err, RUN_NEEDS_LM_HEAD,
+                              rq->patch         ? RUN_PATCH
+                              : rq->head_scores ? RUN_HEAD_SCORES
+                                                : RUN_ABLATE,
+                              0, 0);
     if (rq->patch)
         return patch_check(lm, rq, err);
     if (rq->head_scores)

@@ -3,37 +3,33 @@
  * folder's interventions; logit_lens_page.c stands in for the logit
  * lens). A lesson run's --ablate L.H is its own pass's
  * (model/lesson/lesson_ablate.h), which pipeline.c asks first; every
- * other intervention is refused, naming the option. The pages of --model
+ * other intervention is refused (RUN_NOT_ON_PAGE, model/pipeline.h: the
+ * caller names the option). The pages of --model
  * runs carry the families core, which has this folder's interventions
  * (the head view's switches run --ablate on a checkpoint). */
 #include "model/intervene/intervene.h"
 
-#include "base/i18n.h"
-
-/* The option of rq that asks for an intervention, or NULL. */
-static const char *asked(const run_request *rq)
+/* The intervention rq asks for (enum run_intervention), or -1. */
+static int asked(const run_request *rq)
 {
-    return rq->patch                            ? "--patch"
-           : rq->head_scores                    ? "--head-scores"
-           : rq->n_ablate > 0 || rq->ablate_all ? "--ablate"
-           : rq->logit_lens                     ? "--logit-lens"
-                                                : NULL;
+    return rq->patch                            ? RUN_PATCH
+           : rq->head_scores                    ? RUN_HEAD_SCORES
+           : rq->n_ablate > 0 || rq->ablate_all ? RUN_ABLATE
+           : rq->logit_lens                     ? RUN_LOGIT_LENS
+                                                : -1;
 }
 
 static int refuse(const run_request *rq, mx_error *err)
 {
-    const char *option = asked(rq);
-    if (option == NULL)
+    const int what = asked(rq);
+    if (what < 0)
         return 0;
-    return err_usage(err,
-                     _("%s: the page runs no interventions; run "
-                       "mha-explain on the command line"),
-                     option);
+    return err_detail_set(err, RUN_NOT_ON_PAGE, (size_t)what, 0, 0);
 }
 
 bool intervene_asked(const run_request *rq)
 {
-    return asked(rq) != NULL;
+    return asked(rq) >= 0;
 }
 
 int intervene_check(const lm_ops *lm, const run_request *rq,

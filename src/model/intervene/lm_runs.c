@@ -40,10 +40,7 @@ int lm_text_random(lm_text *run, const lm_ops *lm, const run_request *rq,
     if (2 * n > run->shape.positions) {
         const size_t most = run->shape.positions;
         lm_text_close(run);
-        return err_input(
-            err,
-            _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
-            n, most);
+        return err_detail_set(err, RUN_REPEAT_TOO_LONG, 0, n, most);
     }
     if ((run->ids = calloc(2 * n, sizeof *run->ids)) == NULL) {
         lm_text_close(run);

@@ -15,10 +15,7 @@ int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
     if (!rq->logit_lens)
         return 0;
     if (lm == NULL || lm->unembed == NULL)
-        return err_usage(
-            err,
-            _("%s: needs a model with an lm_head (--model DIR); this family cannot run it"),
-            "--logit-lens");
+        return err_detail_set(err, RUN_NEEDS_LM_HEAD, RUN_LOGIT_LENS, 0, 0);
     return 0;
 }
 

@@ -1,22 +1,18 @@
 /* logit_lens_page.c: model/intervene/logit_lens.h for the page's
  * WebAssembly cores (src/wasm/meson.build names it in the place of
  * logit_lens.c). The page draws no logit lens (html/html_lens_page.c):
- * asked anyway, the run is refused, naming the option. The families
+ * asked anyway, the run is refused (RUN_NOT_ON_PAGE, model/pipeline.h:
+ * the caller names the option). The families
  * core carries the rest of this folder (--ablate from the page's
  * switches); the core of every page leaves it out (intervene_page.c).
  */
 #include "model/intervene/logit_lens.h"
 
-#include "base/i18n.h"
-
 static int refuse(const run_request *rq, mx_error *err)
 {
     if (!rq->logit_lens)
         return 0;
-    return err_usage(err,
-                     _("%s: the page runs no interventions; run "
-                       "mha-explain on the command line"),
-                     "--logit-lens");
+    return err_detail_set(err, RUN_NOT_ON_PAGE, RUN_LOGIT_LENS, 0, 0);
 }
 
 int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)

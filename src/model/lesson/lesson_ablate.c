@@ -36,10 +36,7 @@ int lesson_ablate_alone(const run_request *rq, mx_error *err)
     for (size_t i = 0; i < rq->n_ablate; i++) {
         const head_ref *h = &rq->ablate[i];
         if (h->layer >= layers || h->head >= heads)
-            return err_usage(
-                err,
-                _("--ablate: %.*s is out of range; the model has layers 0 to %zu and heads 0 to %zu"),
-                (int)h->typed_len, h->typed, layers - 1, heads - 1);
+            return err_detail_set(err, RUN_LIST_ABLATE, i, layers, heads);
     }
     return 1;
 }

@@ -33,7 +33,8 @@
  * (--ablate L.H without --train), every head of --ablate in the range of
  * the chosen variants; 0 when the interventions run as for any model
  * (no --ablate, --train, --ablate all-heads, --patch, --head-scores);
- * -1 with err set (status 2) for a head or layer out of range. */
+ * -1 for a head or layer out of range, err's detail RUN_LIST_ABLATE with
+ * the largest layers and heads (model/pipeline.h). */
 int lesson_ablate_alone(const run_request *rq, mx_error *err);
 
 /* The hooks of variant v's pass: rq->replace's hooks under v's name, for

@@ -55,14 +55,9 @@ static void close_session(lm_session *s)
 static int check_trained_block(const run_request *rq, mx_error *err)
 {
     if (!rq->train)
-        return err_usage(
-            err, _("--ablate, --patch and --head-scores: a lesson model has "
-                   "an lm_head only once trained (--train N, or a trained "
-                   "--weights DIR)"));
+        return err_detail_set(err, RUN_LESSON_UNTRAINED, 0, 0, 0);
     if (rq->variants != VARIANT_BLOCK)
-        return err_usage(
-            err, _("--ablate, --patch and --head-scores: a lesson model is "
-                   "one --variant block (a block, or --layers N of them)"));
+        return err_detail_set(err, RUN_LESSON_NOT_BLOCK, 0, 0, 0);
     return 0;
 }
 

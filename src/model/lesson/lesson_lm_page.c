@@ -3,22 +3,20 @@
  * lesson model opens nowhere on the page. The core of every page runs
  * no interventions (model/intervene/intervene_page.c refuses them
  * before a model opens); the families core runs a checkpoint's, and
- * refuses a trained lesson model's here, naming the option. */
+ * refuses a trained lesson model's here (RUN_NOT_ON_PAGE,
+ * model/pipeline.h: the caller names the option). */
 #include "model/lesson/lesson_lm.h"
-
-#include "base/i18n.h"
 
 static int open_none(lm_session **s, lm_shape *shape, const run_request *rq,
                      mx_error *err)
 {
     (void)shape;
     *s = NULL;
-    return err_usage(err,
-                     _("%s: the page runs no interventions; run "
-                       "mha-explain on the command line"),
-                     rq->patch         ? "--patch"
-                     : rq->head_scores ? "--head-scores"
-                                       : "--ablate");
+    return err_detail_set(err, RUN_NOT_ON_PAGE,
+                          rq->patch         ? RUN_PATCH
+                          : rq->head_scores ? RUN_HEAD_SCORES
+                                            : RUN_ABLATE,
+                          0, 0);
 }
 
 const lm_ops lesson_lm = {.open = open_none};

@@ -467,10 +467,7 @@ static int run_variants(trace *tr, lesson_state *s, const run_request *rq,
 static int check_generates(const run_request *rq, mx_error *err)
 {
     if (rq->generate > 0 && !rq->train)
-        return err_usage(err,
-                         _("--generate: a lesson model has an lm_head only "
-                           "once trained: it goes with --train N, a trained "
-                           "--weights DIR, or --model DIR"));
+        return err_detail_set(err, RUN_GENERATE_UNTRAINED, 0, 0, 0);
     return 0;
 }
 

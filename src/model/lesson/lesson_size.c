@@ -231,19 +231,10 @@ int lesson_check_size(double *values, size_t *batch, const run_request *rq,
 {
     const size_t D = lesson_width(rq, in);
     if (in->embeddings != NULL && rq->d_model_given && rq->model.d_model != D)
-        return err_usage(err,
-                         ngettext("--d-model %zu: the embeddings have %zu "
-                                  "column (d_model is taken from the file)",
-                                  "--d-model %zu: the embeddings have %zu "
-                                  "columns (d_model is taken from the file)",
-                                  D),
-                         rq->model.d_model, D);
+        return err_detail_set(err, RUN_D_MODEL_EMBEDDINGS, 0, rq->model.d_model,
+                              D);
     if (runs_d_model_wide(rq) && D % rq->model.heads != 0)
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-model %zu "
-                           "(the block's attention is d_model wide: each "
-                           "head needs d_model / heads columns)"),
-                         rq->model.heads, D);
+        return err_detail_set(err, RUN_HEADS_DIVIDE, 0, rq->model.heads, D);
     const double whole =
         lesson_trace_size(rq, D, tok->n_tokens, C, tok->n_vocab);
     const stream_size part =
