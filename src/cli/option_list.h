@@ -461,7 +461,7 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
        CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --ablate all-heads, what ablation_map measures:\n"
@@ -470,7 +470,7 @@ OPTION(METRIC, "metric", 0, TEACHING, 82,
                    "(--answer's probability there)  (default loss)"))
 OPTION(PATCH, "patch", 0, TEACHING, 90,
        FLAG(patch, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block,\n"
@@ -481,21 +481,21 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
        TEXT(N_("TEXT"), patch_clean),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_TEXT,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text (the run's tables are\n"
                    "its own)                             (default none)"))
 OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
        TEXT(N_("TEXT"), patch_corrupt),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the corrupted text, as many tokens as\n"
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
        TEXT(N_("TOKEN"), patch_answer),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
@@ -503,7 +503,7 @@ OPTION(ANSWER, "answer", 0, TEACHING, 93,
                    "prob, the token measured             (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT(N_("TOKEN"), patch_wrong),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch or --metric logit-diff, the token it\n"
@@ -511,7 +511,7 @@ OPTION(WRONG, "wrong", 0, TEACHING, 94,
                    "                                     (default none)"))
 OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        FLAG(head_scores, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block, each\n"

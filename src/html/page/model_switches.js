@@ -36,7 +36,9 @@ window.mhaModelSwitches = function (page, ui) {
   mode.value = ui.run.ablateMode === 'mean' ? 'mean' : 'zero';
   field.appendChild(mode);
   mode.addEventListener('change', ui.rerun);
-  ui.box.insertBefore(field, ui.before);
+  /* (--patch and --head-scores switch no head: no field) */
+  if (!ui.run.runs || given === 'all-heads')
+    ui.box.insertBefore(field, ui.before);
   /* the command line of the run on view, once a folder is open */
   var command = el('p', {'class': 'editor-command', hidden: ''});
   command.appendChild(el('span', {}, tr('The same run on the command line:') +
@@ -51,7 +53,16 @@ window.mhaModelSwitches = function (page, ui) {
       '\'' + w.split('\'').join('\'\\\'\'') + '\'';
   }
 
-  page.canSwitch = function () { return ui.ready(); };
+  /* the run's intervention as given (--patch, --head-scores, --metric:
+   * mha-run's runs), which each run of the folder repeats; the program
+   * runs one intervention at a time: a page that has one (or --ablate
+   * all-heads) switches no head */
+  var runs = [];
+  (ui.run.runs || []).forEach(function (r) {
+    runs = runs.concat(r[1] === null ? ['--' + r[0]] : ['--' + r[0], r[1]]);
+  });
+  var fixedRun = runs.length > 0 || given === 'all-heads';
+  page.canSwitch = function () { return ui.ready() && !fixedRun; };
   page.toggleHead = function (name) {
     if (!page.canSwitch()) return;
     var i = chosen.indexOf(name);
@@ -69,13 +80,18 @@ window.mhaModelSwitches = function (page, ui) {
         .join(' ');
       command.hidden = false;
     },
-    /* The options of the heads switched off, for the next run. */
+    /* The options of the heads switched off (or of the run's
+     * intervention), for the next run. */
     args: function () {
       sent = chosen.slice();
-      if (sent.length === 0) return [];
-      var a = ['--ablate', sent.join(',')];
+      /* a page of --ablate all-heads (no switches): its map, at the
+       * field's mode */
+      var heads = sent.length === 0 && given === 'all-heads' ? 'all-heads' :
+        sent.join(',');
+      if (heads === '') return runs;
+      var a = ['--ablate', heads];
       if (mode.value !== 'zero') a.push('--ablate-mode', mode.value);
-      return a;
+      return a.concat(runs);
     },
     /* Before a run's answer is drawn: its heads are the ones on view. */
     drawing: function () { page.ablated = sent.slice(); },
