@@ -25,10 +25,12 @@ import shlex
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chromium import browser, need_core  # noqa: E402  (skips: 77)
 from html_open_families_test import WATCH  # noqa: E402
+from html_live_test import wait_recomputed  # noqa: E402
 from html_open_model_test import ENV, PAGE_DATA, runs, wait_state  # noqa
 from taplib import Program, done, ok  # noqa: E402
 
@@ -128,6 +130,48 @@ def set_text(driver, text):
     return wait_state(driver, before, 60)
 
 
+def lesson(driver, mha, tmp):
+    """A trained --variant block's page with --patch: its core runs no
+    interventions, and the Interventions view says so; a new sentence in
+    the editor is a plain run."""
+    corpus = os.path.join(tmp, "corpus.csv")
+    with open(corpus, "w") as f:
+        f.write("text\n" + TEXT + "\nthe mat sat on the cat\n"
+                "the dog sat on the log\n")
+    page = os.path.join(tmp, "lesson.html")
+    r = mha.run(["--variant", "block", "--d-model", "4", "--train", "5",
+                 "--corpus", corpus, "--column", "text", "--patch",
+                 "--clean", TEXT, "--corrupt", "the mat sat on the cat",
+                 "--answer", "cat", "--wrong", "mat", "--html", page],
+                env=ENV, cwd=tmp)
+    ok(r.returncode == 0, "a lesson page with --patch is written",
+       r.stderr.decode("utf-8"))
+    driver.get("file://" + page)
+    ok(map_cells(driver), "the lesson page has the program's maps")
+    note = driver.find_elements(By.ID, "maps-program")
+    ok(note and note[0].is_displayed() and
+       note[0].text.startswith("These maps are the program's run"),
+       "the Interventions view says they are the program's run",
+       note and note[0].text)
+    shot(driver, "lesson-maps-program")
+    driver.execute_script("document.getElementById('editor').open = true;")
+    end = time.monotonic() + 60
+    while time.monotonic() < end and driver.execute_script(
+            "return document.getElementById('editor')"
+            ".getAttribute('data-ready');") != "true":
+        time.sleep(0.05)
+    field = driver.find_element(By.CSS_SELECTOR, "[data-edit=sentence]")
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("the dog sat on the mat")
+    ActionChains(driver).send_keys(Keys.TAB).perform()
+    time.sleep(0.2)
+    ok(wait_recomputed(driver) and maps_button(driver) == 0 and
+       json.loads(driver.execute_script(PAGE_DATA))["queries"][1] == "dog",
+       "a new sentence is a plain run, as the note says",
+       driver.execute_script(
+           "return document.getElementById('editor-status').textContent"))
+
+
 def main():
     mha = Program(sys.argv[1])
     gpt2 = os.path.abspath(sys.argv[2])
@@ -203,6 +247,9 @@ def main():
                     ok(not driver.find_elements(By.CSS_SELECTOR,
                                                 "#model-open-ablate-mode"),
                        "%s: the box has no --ablate-mode" % what)
+            ok(not driver.find_elements(By.ID, "maps-program"),
+               "a --model page: no note that the maps are the program's")
+            lesson(driver, mha, tmp)
         finally:
             if driver is not None:
                 driver.quit()
