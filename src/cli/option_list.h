@@ -91,8 +91,12 @@ OPTION(QKV_BIAS, "qkv-bias", 0, MODEL, 6,
 OPTION(VARIANT, "variant", 0, MODEL, 7,
        OWN(N_("LIST"), variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
-       .help = N_("modules to run, comma-separated: single, wrapper,\n"
-                   "fused, block     (default single,wrapper,fused)"))
+       /* TRANSLATORS: %s is the names of every variant, listed as
+        * "single, wrapper, fused, block" are; --help wraps this text
+        * and adds the default ("(default %s)"), so it has no line
+        * breaks. */
+       .help = N_("modules to run, comma-separated: %s"),
+       .help_lists_variants = true)
 OPTION(DRAW, "draw", 0, MODEL, 43,
        OWN_VALUE(N_("ORDER")),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,

@@ -133,7 +133,10 @@ typedef struct {
     enum page_use page;         /* what the live page does with it */
     option_goes_with goes_with; /* the options it needs, or none */
 
-    const char *help; /* its --help text, untranslated */
+    const char *help;         /* its --help text, untranslated */
+    bool help_lists_variants; /* help's "%s" is the names of every variant,
+                                 and --help adds its default's names
+                                 (option_help.h) */
 } option_row;
 
 extern const option_row option_rows[N_OPTIONS];

@@ -228,8 +228,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     run_output o = {
         .opt = opt, .tr = &tr, .sub = sub, .file_csv = csv, .csv_out = csv};
     o.file_csv.bom = opt->bom;
-    check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
-    o.report.own_masks = opt->attn_dropout > 0;
+    check_begin(&o.report);
     o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
