@@ -465,7 +465,7 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
        CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --ablate all-heads, what ablation_map measures:\n"
@@ -499,7 +499,7 @@ OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
        TEXT(N_("TOKEN"), patch_answer),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
@@ -507,7 +507,7 @@ OPTION(ANSWER, "answer", 0, TEACHING, 93,
                    "prob, the token measured             (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT(N_("TOKEN"), patch_wrong),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch or --metric logit-diff, the token it\n"

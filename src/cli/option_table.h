@@ -77,6 +77,11 @@ enum page_use {
                     families core carries them); other pages: nothing */
     PAGE_TEXT,   /* as PAGE_RUNS, and it gives the run's text (--clean):
                     a --model page's text edits it */
+    PAGE_MAP,    /* what --ablate all-heads' map measures: the page of a
+                    --model run keeps it as given for the run that makes
+                    the map again (its families core runs the
+                    interventions: page/model_switches.js); a classroom
+                    page's core runs none, and drops it */
 };
 
 /* The names a TYPE_CHOICE option takes and the value each one stores. */

@@ -53,15 +53,14 @@ window.mhaModelSwitches = function (page, ui) {
       '\'' + w.split('\'').join('\'\\\'\'') + '\'';
   }
 
-  /* the run's intervention as given (--patch, --head-scores, --metric:
-   * mha-run's runs), which each run of the folder repeats; the program
-   * runs one intervention at a time: a page that has one (or --ablate
-   * all-heads) switches no head */
+  /* the run's intervention as given (--patch, --head-scores: mha-run's
+   * runs), which each run of the folder repeats; the program runs one
+   * intervention at a time: a page that has one switches no head */
   var runs = [];
   (ui.run.runs || []).forEach(function (r) {
     runs = runs.concat(r[1] === null ? ['--' + r[0]] : ['--' + r[0], r[1]]);
   });
-  var fixedRun = runs.length > 0 || given === 'all-heads';
+  var fixedRun = runs.length > 0;
   page.canSwitch = function () { return ui.ready() && !fixedRun; };
   page.toggleHead = function (name) {
     if (!page.canSwitch()) return;
@@ -80,18 +79,18 @@ window.mhaModelSwitches = function (page, ui) {
         .join(' ');
       command.hidden = false;
     },
-    /* The options of the heads switched off (or of the run's
-     * intervention), for the next run. */
+    /* The options of the heads switched off, for the next run; with
+     * none, a page written with --ablate all-heads runs it again, with
+     * what its map measures as given (--metric, --answer, --wrong), and
+     * one with --patch or --head-scores its intervention (runs). */
     args: function () {
       sent = chosen.slice();
-      /* a page of --ablate all-heads (no switches): its map, at the
-       * field's mode */
-      var heads = sent.length === 0 && given === 'all-heads' ? 'all-heads' :
-        sent.join(',');
-      if (heads === '') return runs;
-      var a = ['--ablate', heads];
+      var all = sent.length === 0;
+      if (all && given !== 'all-heads')
+        return runs.length > 0 ? runs.concat(ui.run.mapArgs) : [];
+      var a = ['--ablate', all ? given : sent.join(',')];
       if (mode.value !== 'zero') a.push('--ablate-mode', mode.value);
-      return a.concat(runs);
+      return all ? a.concat(ui.run.mapArgs) : a;
     },
     /* Before a run's answer is drawn: its heads are the ones on view. */
     drawing: function () { page.ablated = sent.slice(); },
