@@ -474,7 +474,7 @@ OPTION(METRIC, "metric", 0, TEACHING, 82,
                    "(--answer's probability there)  (default loss)"))
 OPTION(PATCH, "patch", 0, TEACHING, 90,
        FLAG(patch, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block,\n"
@@ -485,14 +485,14 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
        TEXT(N_("TEXT"), patch_clean),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_TEXT,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text (the run's tables are\n"
                    "its own)                             (default none)"))
 OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
        TEXT(N_("TEXT"), patch_corrupt),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the corrupted text, as many tokens as\n"
@@ -515,7 +515,7 @@ OPTION(WRONG, "wrong", 0, TEACHING, 94,
                    "                                     (default none)"))
 OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        FLAG(head_scores, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block, each\n"

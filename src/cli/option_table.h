@@ -72,6 +72,11 @@ enum page_use {
                     training's corpus, the folder it was read from): the
                     editor runs the sentence over that model; any other
                     run's page cannot repeat it */
+    PAGE_RUNS,   /* the page of a --model run runs it again, as given,
+                    with each folder and text (an intervention: the
+                    families core carries them); other pages: nothing */
+    PAGE_TEXT,   /* as PAGE_RUNS, and it gives the run's text (--clean):
+                    a --model page's text edits it */
     PAGE_MAP,    /* what --ablate all-heads' map measures: the page of a
                     --model run keeps it as given for the run that makes
                     the map again (its families core runs the

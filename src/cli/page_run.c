@@ -26,6 +26,28 @@ add_arg(html_run *run, const char *fmt, ...)
         run->n_fixed++;
 }
 
+/* A --model run's intervention as given, which its page runs again with
+ * each folder and text: the options whose rows say PAGE_RUNS, and the
+ * one PAGE_TEXT gives the text to (its argument is the text). */
+static void page_run_interventions(html_run *run, const options *opt)
+{
+    if (opt->model == NULL)
+        return;
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (!opt->given[id] || (o->page != PAGE_RUNS && o->page != PAGE_TEXT))
+            continue;
+        if (o->page == PAGE_TEXT) {
+            run->text_as = o->name;
+        } else if (run->n_runs == HTML_RUN_FIXED) {
+            run->editable = false;
+        } else {
+            run->runs[run->n_runs].name = o->name;
+            run->runs[run->n_runs++].arg = opt->arg[id];
+        }
+    }
+}
+
 html_run page_run_of(const options *opt, const model_input *in)
 {
     html_run run = {
@@ -85,11 +107,13 @@ html_run page_run_of(const options *opt, const model_input *in)
             run.map_name[run.n_map] = option_rows[id].name;
             run.map_value[run.n_map++] = opt->arg[id];
         }
+    page_run_interventions(&run, opt);
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS ||
-            o->page == PAGE_MAP || (o->page == PAGE_MODEL && run.model))
+            o->page == PAGE_MAP || o->page == PAGE_RUNS ||
+            o->page == PAGE_TEXT || (o->page == PAGE_MODEL && run.model))
             continue;
         if (o->page == PAGE_CANNOT || o->page == PAGE_MODEL)
             run.editable = false;

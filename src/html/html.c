@@ -233,6 +233,25 @@ static void write_generate_run(FILE *out, const html_run *run)
     fputs("}}", out);
 }
 
+/* ,"runs":[["patch",null],["corrupt","the mat sat"]],"textAs":"clean":
+ * a --model run's intervention as given (html_run's runs and text_as),
+ * written only in a page that has one. */
+static void write_runs(FILE *out, const html_run *run)
+{
+    if (run->n_runs == 0 && run->text_as == NULL)
+        return;
+    fputs(",\n\"runs\":[", out);
+    for (size_t k = 0; k < run->n_runs; k++) {
+        fputs(k > 0 ? ",[" : "[", out);
+        json_string(out, run->runs[k].name);
+        fputc(',', out);
+        json_string_or_null(out, run->runs[k].arg);
+        fputc(']', out);
+    }
+    fputs("],\"textAs\":", out);
+    json_string_or_null(out, run->text_as);
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
@@ -297,7 +316,9 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
         fprintf(out, "%s\"--%s\",", i > 0 ? "," : "", run->map_name[i]);
         json_string(out, run->map_value[i]);
     }
-    fputs("]}", out);
+    fputs("]", out);
+    write_runs(out, run);
+    fputc('}', out);
 }
 
 /* The live page's parts after the data (see the top of this file). */

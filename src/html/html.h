@@ -76,6 +76,17 @@ typedef struct {
     /* --ablate L.H,... and --ablate-mode as given (NULL: not given): the
      * heads a lesson page's head view switches off (page/head_view.js) */
     const char *ablate, *ablate_mode;
+    /* A --model run's intervention (--patch, --head-scores: the
+     * options' rows say which) as given, which each folder's run on
+     * the page repeats (model_open.js): runs[k] an option's name
+     * ("corrupt", without its dashes) and its argument (NULL: none);
+     * text_as the option whose argument is the run's text ("clean"), or
+     * NULL: the text is the sentence */
+    struct {
+        const char *name, *arg;
+    } runs[HTML_RUN_FIXED];
+    size_t n_runs;
+    const char *text_as;
     /* the options given that say what --ablate all-heads' map measures
      * (--metric, --answer, --wrong; "metric") and their values: a --model
      * page's run of all-heads keeps them (page/model_switches.js) */

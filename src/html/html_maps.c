@@ -40,6 +40,11 @@ static const char *const maps_words[] = {
     /* TRANSLATORS: {0} previous-token, {1} duplicate-token, {2} induction
      * score of a head */
     N_("scores: previous token {0}, duplicate token {1}, induction {2}"),
+    /* TRANSLATORS: over the maps of a lesson page, whose editor can
+     * recompute the run but not the interventions */
+    N_("These maps are the program's run of the command line the page was "
+       "written with: the page's core runs no interventions, so a change in "
+       "the editor starts a plain run, without them."),
 };
 
 /* Whether some query heads of kv_heads t share a key/value head. */

@@ -181,6 +181,43 @@ static void page_uses(void)
     }
 }
 
+/* A --model run's page repeats its intervention as given: the options
+ * whose rows say PAGE_RUNS, in the rows' order (--answer and --wrong:
+ * PAGE_MAP), and --clean's argument
+ * as its text (PAGE_TEXT); none of them is kept in fixed. */
+static void page_interventions(void)
+{
+    /* (no sentence: --patch's texts are --clean's and --corrupt's) */
+    char words[][16] = {"mha-explain", "--model", "m",        "--wrong",
+                        " b",          "--patch", "--clean",  "a b",
+                        "--corrupt",   "b a",     "--answer", " a"};
+    char *argv[13];
+    for (size_t i = 0; i < 12; i++)
+        argv[i] = words[i];
+    argv[12] = NULL;
+    options opt;
+    mx_error err = {0};
+    if (options_parse(&opt, 12, argv, &err) != 0) {
+        ok(0, "a --model run with --patch parses: %s", err.msg);
+        return;
+    }
+    const model_input in = {.sentence = opt.sentence};
+    const html_run run = page_run_of(&opt, &in);
+    const char *const want[][2] = {{"patch", NULL}, {"corrupt", "b a"}};
+    bool same = run.n_runs == 2 && run.n_map == 2;
+    for (size_t k = 0; same && k < 2; k++)
+        same =
+            strcmp(run.runs[k].name, want[k][0]) == 0 &&
+            (want[k][1] == NULL ? run.runs[k].arg == NULL
+                                : run.runs[k].arg != NULL &&
+                                      strcmp(run.runs[k].arg, want[k][1]) == 0);
+    ok(same, "the page of --model --patch repeats its options as given");
+    ok(run.text_as != NULL && strcmp(run.text_as, "clean") == 0,
+       "its text is --clean's");
+    ok(run.n_fixed == 0, "none of them is kept in fixed");
+    options_free(&opt);
+}
+
 /* A row's GOES_WITH: alone, the option is refused with its row's message
  * (which names it); with one of the options it goes with, not so. */
 static void goes_with(void)
@@ -299,6 +336,7 @@ int main(void)
     checkpoint_refusals();
     variant_refusals();
     page_uses();
+    page_interventions();
     goes_with();
     return tap_done();
 }

@@ -148,7 +148,21 @@ function mhaMaps(p) {
     return part;
   }
 
+  /* A lesson page's editor runs no interventions (its core refuses
+   * them, intervene_page.c): the maps say they are the program's run. */
+  function programNote(view) {
+    var r = document.getElementById('mha-run');
+    r = r ? JSON.parse(r.textContent) : {};
+    if (r.live && r.editable && !r.checkpoint)
+      view.appendChild(el('p', {'class': 'summary hint', id: 'maps-program'},
+        tr('These maps are the program\'s run of the command line the ' +
+           'page was written with: the page\'s core runs no ' +
+           'interventions, so a change in the editor starts a plain run, ' +
+           'without them.')));
+  }
+
   function drawMapsView(view) {
+    programNote(view);
     var width = view.clientWidth || document.documentElement.clientWidth;
     p.data().maps.forEach(function (map) {
       view.appendChild(mapTable(map, width));

@@ -186,7 +186,9 @@
   function runText() {
     var args = ['--model', dir].concat(GEN ? GEN.args() : [],
                                        SW ? SW.args() : [],
-                                       ['--', text.value]);
+                                       /* with --patch, --clean TEXT */
+                                       [run.textAs ? '--' + run.textAs :
+                                        '--', text.value]);
     if (runner && dir !== null) {
       if (SW) SW.command(args);
       return runner.run(args);

@@ -36,7 +36,9 @@ window.mhaModelSwitches = function (page, ui) {
   mode.value = ui.run.ablateMode === 'mean' ? 'mean' : 'zero';
   field.appendChild(mode);
   mode.addEventListener('change', ui.rerun);
-  ui.box.insertBefore(field, ui.before);
+  /* (--patch and --head-scores switch no head: no field) */
+  if (!ui.run.runs || given === 'all-heads')
+    ui.box.insertBefore(field, ui.before);
   /* the command line of the run on view, once a folder is open */
   var command = el('p', {'class': 'editor-command', hidden: ''});
   command.appendChild(el('span', {}, tr('The same run on the command line:') +
@@ -51,7 +53,15 @@ window.mhaModelSwitches = function (page, ui) {
       '\'' + w.split('\'').join('\'\\\'\'') + '\'';
   }
 
-  page.canSwitch = function () { return ui.ready(); };
+  /* the run's intervention as given (--patch, --head-scores: mha-run's
+   * runs), which each run of the folder repeats; the program runs one
+   * intervention at a time: a page that has one switches no head */
+  var runs = [];
+  (ui.run.runs || []).forEach(function (r) {
+    runs = runs.concat(r[1] === null ? ['--' + r[0]] : ['--' + r[0], r[1]]);
+  });
+  var fixedRun = runs.length > 0;
+  page.canSwitch = function () { return ui.ready() && !fixedRun; };
   page.toggleHead = function (name) {
     if (!page.canSwitch()) return;
     var i = chosen.indexOf(name);
@@ -71,11 +81,13 @@ window.mhaModelSwitches = function (page, ui) {
     },
     /* The options of the heads switched off, for the next run; with
      * none, a page written with --ablate all-heads runs it again, with
-     * what its map measures as given (--metric, --answer, --wrong). */
+     * what its map measures as given (--metric, --answer, --wrong), and
+     * one with --patch or --head-scores its intervention (runs). */
     args: function () {
       sent = chosen.slice();
       var all = sent.length === 0;
-      if (all && given !== 'all-heads') return [];
+      if (all && given !== 'all-heads')
+        return runs.length > 0 ? runs.concat(ui.run.mapArgs) : [];
       var a = ['--ablate', all ? given : sent.join(',')];
       if (mode.value !== 'zero') a.push('--ablate-mode', mode.value);
       return all ? a.concat(ui.run.mapArgs) : a;
