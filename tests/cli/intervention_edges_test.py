@@ -6,7 +6,9 @@
 (GPT2_DIR is tests/reference/gpt2.) What a run refuses, with status 2,
 one line on standard error (a usage error adds the --help hint) and
 nothing on standard output: --generate with an intervention (generation
-runs the model as it is), --patch whose two runs give the same logit
+runs the model as it is), --input with --patch or --repeat-random (their
+texts are their own), --clean, --corrupt, --answer or --wrong without
+--patch, --patch whose two runs give the same logit
 difference (the score divides by it), --answer equal to --wrong, a head
 listed twice in --ablate, --sample over NaN logits (a checkpoint made
 NaN here: torch.multinomial raises on it). What it accepts: --metric
@@ -58,6 +60,29 @@ for extra, option in ((["--ablate", "0.0,0.1,1.0,1.1"], "--ablate"),
 refused(["--generate", "2", "--patch", "--clean", text, "--corrupt",
          "the mat sat on the cat", "--answer", " cat", "--wrong", " mat"],
         ["--generate", "--patch"], "--generate with --patch: refused")
+
+# --patch's texts are --clean's and --corrupt's, --repeat-random's is
+# drawn: a file of sentences is refused, as a sentence given is
+with tempfile.TemporaryDirectory() as folder:
+    sentences = os.path.join(folder, "in3.csv")
+    with open(sentences, "w", encoding="utf-8") as f:
+        f.write("text\na\nthe mat\n")
+    patch = ["--patch", "--clean", "a", "--corrupt", "b", "--answer", "c",
+             "--wrong", "d"]
+    refused(["--input", sentences, "--column", "text"] + patch +
+            ["--tables", "tokens,next_tokens,patch_heads,patch_resid"],
+            ["--patch", "--input"], "--patch with --input: refused")
+    refused(["--input", sentences, "--column", "text", "--head-scores",
+             "--repeat-random", "4"], ["--repeat-random", "--input"],
+            "--repeat-random with --input: refused")
+
+# --patch's texts and tokens without --patch: said, not "no sentence"
+for option, words in (("--clean", ["--clean", "--patch"]),
+                      ("--corrupt", ["--corrupt", "--patch"]),
+                      ("--answer", ["--answer", "--patch", "--metric"]),
+                      ("--wrong", ["--wrong", "--patch", "--metric"])):
+    refused([option, "a"], words,
+            "%s without --patch or a sentence: goes with --patch" % option)
 
 # --patch whose clean and corrupted runs give the same difference
 r = refused(["--patch", "--clean", text, "--corrupt", text,
