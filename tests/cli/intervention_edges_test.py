@@ -9,7 +9,8 @@ nothing on standard output: --generate with an intervention (generation
 runs the model as it is), --input with --patch or --repeat-random (their
 texts are their own), --clean, --corrupt, --answer or --wrong without
 --patch, --patch whose two runs give the same logit
-difference (the score divides by it), --answer equal to --wrong, a head
+difference (the score divides by it), with nothing on standard output
+even when the plain tables come first, --answer equal to --wrong, a head
 listed twice in --ablate, --sample over NaN logits (a checkpoint made
 NaN here: torch.multinomial raises on it). What it accepts: --metric
 prob and logit-diff on a one-token text (they read the last token
@@ -93,6 +94,20 @@ r = refused(["--patch", "--clean", text, "--corrupt", text,
             "normalised")
 ok(any(c.isdigit() for c in r.stderr), "... and the difference is shown",
    r.stderr)
+# ... and with every table, in CSV too: the error comes before any output
+for form in ([], ["--format", "csv"]):
+    refused(["--patch", "--clean", "the cat", "--corrupt", "the cat",
+             "--answer", " cat", "--wrong", " mat"] + form,
+            ["--patch", "normalised"],
+            "--patch with equal baselines, every table%s: nothing on "
+            "standard output" % "".join(" " + f for f in form))
+# the other errors an intervention finds in its text, with every table
+refused(["t", "--ablate", "0.0"], ["--ablate", "one token"],
+        "--ablate on a one-token text, every table: nothing on standard "
+        "output")
+refused(["t", "--head-scores"], ["--head-scores", "one token"],
+        "--head-scores on a one-token text, every table: nothing on "
+        "standard output")
 refused(["--patch", "--clean", text, "--corrupt", "the mat sat on the cat",
          "--answer", " cat", "--wrong", " cat"],
         ["--answer", "--wrong", "' cat'"],
@@ -191,6 +206,9 @@ with tempfile.TemporaryDirectory() as folder:
              "--tables", "generated"],
             ["--sample", "1", "NaN"],
             "--sample over NaN logits: refused at its first step")
+    refused(["the cat", "--generate", "3", "--sample", "--seed", "1"],
+            ["--sample", "NaN"],
+            "... with every table: nothing on standard output")
     refused(["the cat", "--generate", "3", "--sample", "--seed", "1",
              "--top-k", "5", "--tables", "generated"],
             ["--sample", "NaN"], "... with --top-k too")
