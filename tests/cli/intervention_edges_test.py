@@ -77,6 +77,16 @@ with tempfile.TemporaryDirectory() as folder:
              "--repeat-random", "4"], ["--repeat-random", "--input"],
             "--repeat-random with --input: refused")
 
+# --repeat-random's run is --head-scores' alone: a table of the plain run
+# asked for is refused, not left out
+r = refused(["--head-scores", "--repeat-random", "4", "--tables", "tokens"],
+            ["--tables", "tokens"],
+            "--repeat-random --tables tokens: refused, as any table the run "
+            "does not make")
+r = run(["--head-scores", "--repeat-random", "4", "--tables", "head_scores"])
+ok(r.returncode == 0 and "head_scores" in r.stdout,
+   "--repeat-random --tables head_scores: the scores", r.stderr)
+
 # --patch's texts and tokens without --patch: said, not "no sentence"
 for option, words in (("--clean", ["--clean", "--patch"]),
                       ("--corrupt", ["--corrupt", "--patch"]),
