@@ -61,24 +61,33 @@ static int validate_patch(const options *opt, mx_error *err)
         return err_usage(err, _("--ablate, --patch and --head-scores: one "
                                 "intervention at a time"));
     // the lens reads the model as it is: not an ablated or patched one
-    // the lens reads the model as it is, over the sentence
     if (opt->logit_lens && (opt->patch || opt->ablate != NULL))
         return err_usage(err,
                          _("--logit-lens: reads the model as it is, so "
                            "it does not go with %s"),
                          opt->patch ? "--patch" : "--ablate");
-    // generation runs the model as it is, step by step
-    if (opt->generate > 0 &&
-        (opt->patch || opt->ablate != NULL || opt->head_scores))
+    // generation runs one model step by step: the model as it is, or
+    // with the heads of --ablate L.H switched off
+    if (opt->generate > 0 && (opt->patch || opt->head_scores))
         return err_usage(err,
                          _("--generate: generates with the model as it is, "
                            "so it does not go with %s"),
-                         opt->patch    ? "--patch"
-                         : opt->ablate ? "--ablate"
-                                       : "--head-scores");
+                         opt->patch ? "--patch" : "--head-scores");
+    if (opt->generate > 0 && opt->ablate != NULL &&
+        strcmp(opt->ablate, ALL_HEADS) == 0)
+        return err_usage(err,
+                         _("--generate: generates with the heads of --ablate "
+                           "L.H[,L.H...] switched off, one model, so it does "
+                           "not go with --ablate all-heads"));
     if (opt->logit_lens && opt->repeat_random > 0)
         return err_usage(err, _("--logit-lens: reads the sentence, so it "
                                 "does not go with --repeat-random"));
+    // the page shows a sentence's tables; a drawn text makes none
+    if (opt->html != NULL && opt->repeat_random > 0)
+        return err_usage(err, _("--html: the page shows a sentence's "
+                                "tables, which --repeat-random does not "
+                                "make: draw its scores with --plot FILE or "
+                                "write them with --csv-dir DIR"));
     return 0;
 }
 

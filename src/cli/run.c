@@ -133,6 +133,29 @@ static void show_lesson_continued(FILE *out, const trace *tr)
     }
 }
 
+/* --generate with --ablate in text: what the clean model wrote, and
+ * where the two new texts part. */
+static void show_clean_continued(FILE *out, const trace *tr)
+{
+    const trace_model *m = &tr->model;
+    fprintf(out,
+            _("\n[%s] the clean model (no head switched off) continued:\n"
+              "%s\n"),
+            tr->family->model_name, m->continued_clean);
+    if (m->clean_same)
+        fputs(_("(the same new text as with the heads switched off)\n"), out);
+    else if (m->clean_common == 0)
+        fputs(_("(the two new texts part at their first token)\n"), out);
+    else
+        fprintf(out,
+                ngettext("(the two new texts share their first %zu token, "
+                         "then part)\n",
+                         "(the two new texts share their first %zu tokens, "
+                         "then part)\n",
+                         m->clean_common),
+                m->clean_common);
+}
+
 /* --generate in text: the prompt and, between the marks, the new text. */
 static void show_continued(FILE *out, const trace *tr)
 {
@@ -143,6 +166,8 @@ static void show_continued(FILE *out, const trace *tr)
                 tr->family->model_name, tr->model.continued);
     else if (tr->family->model_name == NULL)
         show_lesson_continued(out, tr);
+    if (tr->model.continued_clean != NULL && tr->family->model_name != NULL)
+        show_clean_continued(out, tr);
 }
 
 /* One run of the model: sentence number `index` of --input (or -1 for a
@@ -161,6 +186,15 @@ static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
         progress_training(ctx, variant_by_id(v)->name, step, steps, loss);
     else
         progress_end(ctx);
+}
+
+/* Whether the run's trace shows the model it trained (its vocabulary,
+ * its parameters): a trained run's does, but --repeat-random's trains
+ * (or reads) its model for the scores alone and shows none of it, so
+ * its --csv-dir folder holds head_scores without model.json. */
+static bool shows_trained_model(const options *opt)
+{
+    return opt->train && opt->repeat_random == 0;
 }
 
 /* model.json of a trained run in its --csv-dir folder. */
@@ -228,8 +262,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     run_output o = {
         .opt = opt, .tr = &tr, .sub = sub, .file_csv = csv, .csv_out = csv};
     o.file_csv.bom = opt->bom;
-    check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
-    o.report.own_masks = opt->attn_dropout > 0;
+    check_begin(&o.report);
     o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
@@ -266,7 +299,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         note_context(&tr);
     }
     /* a trained model's folder describes itself (model/manifest.h) */
-    if (rc == 0 && opt->train && o.files != NULL)
+    if (rc == 0 && shows_trained_model(opt) && o.files != NULL)
         rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)

@@ -101,6 +101,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         // a lesson run without an lm_head ablates in its own pass
         .ablated = !m->checkpoint && !opt->train ? opt->n_ablate_heads : 0,
         .repeat_random = opt->repeat_random,
+        .generated_ablated = opt->generate > 0 && opt->n_ablate_heads > 0,
         .how = {.sample = opt->sample,
                 .temperature = opt->temperature,
                 .top_k = opt->top_k,

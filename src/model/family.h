@@ -64,6 +64,10 @@ typedef struct model_family {
      * model/gpt2/gpt2_generate.h) after its forward pass. A run of
      * --generate with another family is refused, naming it. */
     bool generates;
+    /* Whether it also generates with heads switched off (--generate with
+     * --ablate): its generate_model's listen applies hooks to every step
+     * over its cache (generate.h); else that run is refused. */
+    bool generates_ablated;
 
     /* The model_types of the checkpoints the family reads, as their
      * config.json names them ("bert"), ending in NULL; NULL for the

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/generate_ablate.h"
 #include "model/generate_maps.h"
 
 /* The GENERATE_VIEW_TOP likeliest of p (V): the larger probability
@@ -53,6 +54,33 @@ static bool found_stop(const unsigned char *text, size_t before, size_t len,
         if (ends_with(text, end, stop))
             return true;
     return false;
+}
+
+/* The new text's bytes so far (for --stop). */
+typedef struct {
+    unsigned char *s;
+    size_t len, cap;
+} new_text;
+
+/* Adds token's bytes to b; *stopped: the text now holds stop. */
+static int add_token_text(new_text *b, const generate_model *gm, int32_t token,
+                          const char *stop, bool *stopped, mx_error *err)
+{
+    unsigned char piece[1024];
+    const size_t n = gm->bytes(gm->ctx, piece, sizeof piece, token);
+    if (b->len + n > b->cap) {
+        const size_t cap = 2 * (b->len + n) + 64;
+        unsigned char *grown = realloc(b->s, cap);
+        if (grown == NULL)
+            return err_nomem(err, _("tokens"));
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, piece, n);
+    const size_t before = b->len;
+    b->len += n;
+    *stopped = found_stop(b->s, before, b->len, stop);
+    return 0;
 }
 
 /* Whether token is one of the model's end-of-text tokens. */
@@ -212,8 +240,7 @@ int generate_run(generation *out, const generate_model *gm,
     *out = (generation){0};
     const size_t V = gm->vocab;
     float *logits = malloc(V * sizeof *logits);
-    unsigned char *text = NULL;
-    size_t text_len = 0, text_cap = 0;
+    new_text text = {0};
     sampling_room room;
     if (logits == NULL || sampling_room_init(&room, V, err) != 0) {
         free(logits);
@@ -227,12 +254,24 @@ int generate_run(generation *out, const generate_model *gm,
     size_t *held = record ? malloc((o->n + 1) * sizeof *held) : NULL;
     size_t steps = 0;
     step_recorder rec = {.tr = o->steps, .o = o};
-    const forward_hooks hooks = {.record = record_step, .ctx = &rec};
+    // the heads switched off: the prompt's hooks, then every later step's
+    generate_ablation ablation = {0};
+    const bool ablated = o->n_replace > 0;
+    const bool listens = (record || ablated) && gm->listen != NULL;
     int rc = -1;
     if (out->tokens == NULL || (record && (seq == NULL || held == NULL))) {
         err_nomem(err, _("tokens"));
         goto done;
     }
+    if (generate_ablation_init(&ablation, o->replace, o->n_replace, err) != 0)
+        goto done;
+    const forward_hooks prompt_hooks = generate_ablation_prompt(&ablation);
+    forward_hooks hooks = generate_ablation_later(&ablation);
+    hooks.record = record ? record_step : NULL;
+    hooks.ctx = &rec;
+    assert(!ablated || gm->listen != NULL);
+    if (ablated)
+        gm->listen(gm->ctx, &prompt_hooks);
     if (record)
         memcpy(seq, prompt, T * sizeof *seq);
     // torch.manual_seed(seed), then model.generate(...)
@@ -241,10 +280,10 @@ int generate_run(generation *out, const generate_model *gm,
     if (gm->step(gm->ctx, logits, prompt, T, err) != 0)
         goto done;
     size_t positions = T;
-    if (record) {
+    if (record)
         held[steps++] = positions;
+    if (listens)
         gm->listen(gm->ctx, &hooks);
-    }
     out->end = GENERATE_END_LENGTH;
     for (size_t i = 0; i < o->n; i++) {
         generated_token *t = &out->tokens[out->n++];
@@ -258,22 +297,11 @@ int generate_run(generation *out, const generate_model *gm,
             break;
         }
         if (o->stop != NULL) {
-            unsigned char piece[1024];
-            const size_t n = gm->bytes(gm->ctx, piece, sizeof piece, t->token);
-            if (text_len + n > text_cap) {
-                const size_t cap = 2 * (text_len + n) + 64;
-                unsigned char *grown = realloc(text, cap);
-                if (grown == NULL) {
-                    err_nomem(err, _("tokens"));
-                    goto done;
-                }
-                text = grown;
-                text_cap = cap;
-            }
-            memcpy(text + text_len, piece, n);
-            const size_t before = text_len;
-            text_len += n;
-            if (found_stop(text, before, text_len, o->stop)) {
+            bool stopped = false;
+            if (add_token_text(&text, gm, t->token, o->stop, &stopped, err) !=
+                0)
+                goto done;
+            if (stopped) {
                 out->end = GENERATE_END_STOP;
                 break;
             }
@@ -312,13 +340,14 @@ int generate_run(generation *out, const generate_model *gm,
         rc = generation_put_maps(o->steps, gm, seq, T, steps - 1, out,
                                  o->variant, err);
 done:
-    if (record)
+    if (listens)
         gm->listen(gm->ctx, NULL);
+    generate_ablation_free(&ablation);
     free(seq);
     free(held);
     if (rc != 0)
         generation_free(out);
-    free(text);
+    free(text.s);
     free(logits);
     sampling_room_free(&room);
     return rc;

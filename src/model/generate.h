@@ -23,6 +23,8 @@
  * the prompt's: the family's step hands it each head's activations
  * (generate_model.listen), and the loop keeps them as the step's tables,
  * so a family that keeps a cache gets them without code of its own.
+ * Asked to (generate_options.replace), every step, the prompt's too,
+ * runs with heads switched off, through the same listen.
  */
 #ifndef MHA_GENERATE_H
 #define MHA_GENERATE_H
@@ -62,6 +64,12 @@ typedef struct {
      * run may generate with several); VARIANT_INPUT: every head, those
      * two under VARIANT_MODEL (a checkpoint's) */
     variant_id variant;
+    /* --ablate: the hooks that switch heads off at every step, the
+     * prompt's and each new token's (model/generate_ablate.h: a mean is
+     * the prompt's, kept); n_replace 0: the model as it is. The family's
+     * listen applies them, so it must have one. */
+    const replace_hook *replace;
+    size_t n_replace;
 } generate_options;
 
 /* Runs the loop above from the prompt's T tokens (T >= 1, T <= context).

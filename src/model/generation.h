@@ -83,6 +83,10 @@ typedef struct {
 
 void generation_free(generation *g);
 
+/* How many new tokens a and b share from the first on: where the two
+ * texts part. */
+size_t generation_common(const generation *a, const generation *b);
+
 /* The label of token id into buf (NUL-terminated): the family's
  * (generate_model.label), or its id. */
 void generate_token_label(char *buf, size_t size, const generate_model *gm,

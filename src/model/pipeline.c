@@ -21,7 +21,8 @@ int pipeline_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
     return family->tokens(tok, n_queries, rq, in, err);
 }
 
-/* --generate goes with a family that continues a text. */
+/* --generate goes with a family that continues a text, and --ablate
+ * with it with a family that does so with heads switched off. */
 static int check_generates(const model_family *family, const run_request *rq,
                            mx_error *err)
 {
@@ -29,6 +30,13 @@ static int check_generates(const model_family *family, const run_request *rq,
         return err_usage(err,
                          _("--generate: this program does not continue "
                            "texts with a %s model"),
+                         family->model_name ? family->model_name : "lesson");
+    if (rq->generate > 0 && rq->n_ablate > 0 && !family->generates_ablated)
+        return err_usage(err,
+                         _("--generate with --ablate: this program switches "
+                           "heads off while generating with a --model "
+                           "checkpoint (GPT-2, Llama-style), not with a %s "
+                           "model"),
                          family->model_name ? family->model_name : "lesson");
     return 0;
 }

@@ -170,6 +170,10 @@ typedef struct {
                         checkpoint's layers; 0: one block alone */
     bool attn_only;      /* the lesson's blocks are attention-only */
     bool causal;         /* the causal mask applies (not with --kv) */
+    bool cross;          /* cross-attention: the keys and values are
+                            another sequence's (--kv) */
+    bool tied;           /* a module took another's heads (--tie, its
+                            variant's row: the fused one the wrapper's) */
     bool scale;          /* the scores are divided by sqrt(head width) */
     bool qkv_bias;       /* W_query, W_key, W_value have biases */
     bool positions;      /* learned absolute positions are added to the input */
@@ -180,6 +184,12 @@ typedef struct {
      * positions when generation stopped there (0: it did not) */
     const char *continued;
     size_t context_full;
+    /* --generate with --ablate: what the clean model (no head switched
+     * off) wrote, as continued, or NULL; how many new tokens the two
+     * share from the first on, and whether they are the same */
+    const char *continued_clean;
+    size_t clean_common;
+    bool clean_same;
     /* --ablate all-heads: what ablation_map's values measure (a msgid
      * of the metric used, model/intervene/metric.h), or NULL */
     const char *map_measure;

@@ -54,6 +54,9 @@ typedef struct {
                        from its files, not from the seed */
 
     sampling how; /* --generate: greedy, or --sample's warpers */
+    /* --generate with --ablate L.H: every step ran with the heads
+     * switched off (explain_generated) */
+    bool generated_ablated;
 
     /* --ablate L.H in a run without an lm_head: the heads switched off
      * (explain_lesson_ablation), else 0 */

@@ -37,6 +37,15 @@ static void explain_generated(FILE *out, const table *t,
              c->tokens, N, c->tokens + (N > 0 ? N - 1 : 0));
     explain_note(out, c->width, text);
     explain_picking(out, t, c);
+    if (c->generated_ablated)
+        explain_note(
+            out, c->width,
+            _("With --ablate, every step ran with those heads switched off, "
+              "over the same cache: zero sets a head's output z to 0; mean "
+              "sets it to its mean over the prompt's positions, taken in the "
+              "prompt's step and kept for every new token. The clean model's "
+              "text follows, picked with the same seed: where the two part is "
+              "the first pick the heads changed."));
 }
 
 void explain_gpt2_before(FILE *out, const table *t, const table *prev,

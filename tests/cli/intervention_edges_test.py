@@ -5,12 +5,13 @@
 
 (GPT2_DIR is tests/reference/gpt2.) What a run refuses, with status 2,
 one line on standard error (a usage error adds the --help hint) and
-nothing on standard output: --generate with an intervention (generation
-runs the model as it is), --input with --patch or --repeat-random (their
-texts are their own), --clean, --corrupt, --answer or --wrong without
---patch, --patch whose two runs give the same logit
-difference (the score divides by it), with nothing on standard output
-even when the plain tables come first, --answer equal to --wrong, a head
+nothing on standard output: --generate with an intervention other than
+--ablate L.H (generation runs one model: as it is, or with those heads
+switched off; generate_ablate_test.py tests that), --input with --patch
+or --repeat-random (their texts are their own), --clean, --corrupt,
+--answer or --wrong without --patch, --patch whose two runs give the same
+logit difference (the score divides by it), with nothing on standard
+output even when the plain tables come first, --answer equal to --wrong, a head
 listed twice in --ablate, --sample over NaN logits (a checkpoint made
 NaN here: torch.multinomial raises on it). What it accepts: --metric
 prob and logit-diff on a one-token text (they read the last token
@@ -51,9 +52,9 @@ def refused(args, words, name):
     return r
 
 
-# --generate runs the model as it is: an intervention is refused
-for extra, option in ((["--ablate", "0.0,0.1,1.0,1.1"], "--ablate"),
-                      (["--ablate", "all-heads"], "--ablate"),
+# --generate runs one model: every head in turn, patching and scoring
+# are refused
+for extra, option in ((["--ablate", "all-heads"], "--ablate"),
                       (["--head-scores"], "--head-scores")):
     refused(["the cat sat", "--generate", "2"] + extra,
             ["--generate", option],

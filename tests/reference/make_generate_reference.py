@@ -56,6 +56,8 @@ method itself runs unchanged; softmax's input is its scores):
   "s{S}.l{L}.h{H}.context" (1, hd)    attn_output, before _merge_heads
 with S the step (1 .. N - 1) and P the positions cached after it.
 
+greedy_nan.safetensors: greedy over logits with a NaN (greedy_nan below).
+
 top_p_ties.safetensors: TopPLogitsWarper on rows of scores with many
 tied values, the cut falling inside a run of ties, where which tokens
 go depends on the order torch.sort (not stable on the CPU) leaves them:
@@ -64,6 +66,20 @@ go depends on the order torch.sort (not stable on the CPU) leaves them:
   "warped" (R, V)   the warper's output (-inf where a token is dropped)
 The script checks that a stable sort would drop other tokens in some of
 the rows, so the comparison can tell the two orders apart.
+
+and for the cases of ABLATE_CASES, CASE.safetensors (the names above)
+of the same loop with heads switched off (--generate with --ablate), as
+a PyTorch user does it: a forward pre-hook on each ablated layer's
+attn.c_proj replaces the heads' columns of its input (their output z,
+TransformerLens's hook_z) at every forward, the prompt's and each new
+token's over the cache (ablating_steps): zero sets them to 0; mean sets
+them, in the prompt's forward, to each column's mean over the prompt's
+positions (x[..., cols].mean(dim=1, keepdim=True), as
+make_intervention_reference.py's hook), keeps that mean, and sets it at
+every later forward. Beside the usual names:
+  "ablate" (k, 2)   the heads switched off: layer, head
+  "mode" (1)        0 zero, 1 mean
+  "clean" (M)       the tokens the same loop picks without the hooks
 
 How to run it (Debian's python3-torch, CPU, float32):
 
@@ -662,6 +678,15 @@ def run_case(outdir, case):
         tensors = [(k, v) for st in steps for k, v in sorted(st.items())]
         write_safetensors(os.path.join(outdir, name + ".steps.safetensors"),
                           tensors)
+    write_picked(outdir, name, picked, sample, temperature, top_k, top_p,
+                 seed, n, eos)
+    print(name, checkpoint, [t[0] for t in picked])
+
+
+def write_picked(outdir, name, picked, sample, temperature, top_k, top_p,
+                 seed, n, eos, extra=()):
+    """CASE.safetensors of the tokens generate() picked (the docstring's
+    names), and the tensors of extra after them."""
     tokens = torch.tensor([float(t) for t, _, _, _ in picked])
     p = torch.stack([probs[t] for t, probs, _, _ in picked])
     p_logits = torch.stack([model_probs[t] for t, _, model_probs, _ in picked])
@@ -676,8 +701,89 @@ def run_case(outdir, case):
     write_safetensors(os.path.join(outdir, name + ".safetensors"),
                       [("tokens", tokens), ("p", p), ("p_logits", p_logits),
                        ("kept", kept), ("top", top),
-                       ("top_p", top_p_), ("settings", settings)])
-    print(name, checkpoint, [t[0] for t in picked])
+                       ("top_p", top_p_), ("settings", settings)] +
+                      list(extra))
+
+
+# name, checkpoint, heads [(layer, head)], mode, sample, temperature,
+# top_k, top_p, seed, max_new_tokens
+ABLATE_CASES = [
+    ("ablate_zero_greedy", "two_layers", [(0, 1)], "zero", False, 1.0, 0,
+     1.0, 0, 8),
+    ("ablate_mean_greedy", "four_heads_bf16", [(0, 2), (0, 0), (2, 1)],
+     "mean", False, 1.0, 0, 1.0, 0, 10),
+    ("ablate_mean_sample", "wide", [(1, 3)], "mean", True, 0.8, 20, 0.9, 3,
+     10),
+]
+
+
+def ablating_steps(heads, hd, mode):
+    """A forward pre-hook on c_proj (or o_proj) replacing the heads'
+    columns at every forward of generation: zero; or mean, the prompt's
+    forward taking each column's mean over its positions and keeping it,
+    each later forward (one new position) getting the kept mean."""
+    kept = {}
+
+    def hook(module, inputs):
+        x = inputs[0].clone()
+        for h in heads:
+            cols = slice(h * hd, (h + 1) * hd)
+            if mode == "zero":
+                x[..., cols] = 0
+                continue
+            if h not in kept:  # the prompt's forward
+                kept[h] = x[..., cols].mean(dim=1, keepdim=True)
+            x[..., cols] = kept[h]
+        return (x,)
+    return hook
+
+
+def generate_ablated(model, attention_of, hd, ids, case_rest, eos=None):
+    """(picked with the heads switched off, the clean run's tokens) for
+    (heads, mode, sample, temperature, top_k, top_p, seed, n);
+    attention_of(layer) is the module whose input is the heads' z side
+    by side."""
+    heads, mode, sample, temperature, top_k, top_p, seed, n = case_rest
+    warpers = get_logits_warper(temperature, top_k, top_p)
+    with torch.no_grad():
+        torch.manual_seed(seed)
+        clean = [t for t, _, _, _ in generate(model, ids, sample, warpers, n,
+                                              eos)]
+        handles = []
+        for layer in sorted({layer for layer, _ in heads}):
+            mine = [h for l, h in heads if l == layer]
+            handles.append(attention_of(layer).register_forward_pre_hook(
+                ablating_steps(mine, hd, mode)))
+        torch.manual_seed(seed)
+        try:
+            picked = generate(model, ids, sample, warpers, n, eos)
+        finally:
+            for handle in handles:
+                handle.remove()
+    assert [t for t, _, _, _ in picked] != clean, "the heads change nothing"
+    return picked, clean
+
+
+def write_ablated(outdir, case, picked, clean):
+    """CASE.safetensors of an ABLATE_CASES row (the docstring's names)."""
+    (name, _, heads, mode, sample, temperature, top_k, top_p, seed,
+     n) = case
+    extra = [("ablate", torch.tensor([[float(l), float(h)]
+                                      for l, h in heads])),
+             ("mode", torch.tensor([float(mode == "mean")])),
+             ("clean", torch.tensor([float(t) for t in clean]))]
+    write_picked(outdir, name, picked, sample, temperature, top_k, top_p,
+                 seed, n, None, extra)
+    print(name, case[1], heads, mode, [t[0] for t in picked], "clean", clean)
+
+
+def run_ablate_case(outdir, case):
+    model, ids = load(case[1])
+    hd = model.transformer.embed_dim // model.transformer.h[0].attn.num_heads
+    picked, clean = generate_ablated(
+        model, lambda layer: model.transformer.h[layer].attn.c_proj, hd, ids,
+        case[2:])
+    write_ablated(outdir, case, picked, clean)
 
 
 def top_p_ties(outdir):
@@ -714,6 +820,35 @@ def top_p_ties(outdir):
           (len(rows), differs))
 
 
+def greedy_nan(outdir, n=4):
+    """Greedy over logits that hold a NaN: two_layers with one row of wte
+    (tied: of lm_head too) set to NaN, the row of a token the prompt does
+    not hold, the least likely at the clean model's first step, so that
+    a NaN taken for the smallest or skipped would not pick it.
+    torch.argmax returns the index of the first NaN: the first new token
+    is that row's; its NaN embedding then makes every later logit NaN.
+    Writes greedy_nan.safetensors: "tokens" (n) the new tokens, "p" (n)
+    the probability of each in the softmax of the logits (NaN) and
+    "nan_row" (1)."""
+    model, ids = load("two_layers")
+    with torch.no_grad():
+        first = generate(model, ids, False, [], 1, None)[0]
+        probs = first[2].clone()
+        probs[ids[0]] = float("inf")  # not a token of the prompt
+        row = int(torch.argmin(probs))
+        assert row != first[0] and row > 0
+        model.transformer.wte.weight[row] = float("nan")
+        picked = generate(model, ids, False, [], n, None)
+    assert picked[0][0] == row
+    write_safetensors(os.path.join(outdir, "greedy_nan.safetensors"),
+                      [("tokens", torch.tensor([float(t) for t, _, _, _
+                                                in picked])),
+                       ("p", torch.stack([probs_t[t] for t, probs_t, _, _
+                                          in picked])),
+                       ("nan_row", torch.tensor([float(row)]))])
+    print("greedy_nan: row", row, [t[0] for t in picked])
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE,
@@ -725,6 +860,9 @@ def main():
     top_p_ties(outdir)
     for case in CASES:
         run_case(outdir, case)
+    for case in ABLATE_CASES:
+        run_ablate_case(outdir, case)
+    greedy_nan(outdir)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,13 @@ is its scores):
   "s{S}.l{L}.h{H}.context" (1, hd)    attn_output's row of head H
 with S the step (1 .. N - 1) and P the positions cached after it.
 
+For the cases of ABLATE_CASES it writes CASE.safetensors of the same
+loop with heads switched off, as make_generate_reference.py's
+ABLATE_CASES (its ablating_steps, generate_ablated and write_ablated):
+the forward pre-hook on layers[L].self_attn.o_proj, whose input is the
+heads' outputs side by side ("ablate", "mode" and "clean" besides the
+usual names).
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_llama_generate_reference.py [OUTDIR]
@@ -72,6 +79,7 @@ sys.path.insert(0, HERE)
 from make_gpt2_reference import write_safetensors  # noqa: E402
 from make_hook_reference import read_safetensors  # noqa: E402
 from make_generate_reference import generate, get_logits_warper, top5_padded  # noqa: E402,E501
+from make_generate_reference import generate_ablated, write_ablated  # noqa: E402,E501
 import make_llama_reference as ml  # noqa: E402
 
 # name, checkpoint, sample, temperature, top_k (0: none), top_p, seed,
@@ -94,6 +102,18 @@ CASES = [
 
 # the cases whose steps' tables are written (CASE.steps.safetensors)
 STEP_CASES = ["greedy_steps"]
+
+# make_generate_reference.py's ABLATE_CASES on Llama-style checkpoints:
+# name, checkpoint, heads [(layer, head)], mode, sample, temperature,
+# top_k, top_p, seed, max_new_tokens
+ABLATE_CASES = [
+    ("ablate_zero_greedy", "llama_gqa4_bf16", [(1, 2)], "zero", False, 1.0,
+     0, 1.0, 0, 10),
+    ("ablate_mean_greedy", "llama_tied_f32", [(0, 1), (1, 3)], "mean", False,
+     1.0, 0, 1.0, 0, 10),
+    ("ablate_mean_sample", "mistral_sharded", [(2, 0), (1, 3)], "mean",
+     True, 0.8, 50, 0.9, 42, 10),
+]
 
 
 # ---- cache_utils.py at 004999d972e478164dd7e8e508350937c803531e ----------
@@ -475,6 +495,15 @@ def run_case(outdir, case):
     print(name, checkpoint, [t[0] for t in picked])
 
 
+def run_ablate_case(outdir, case):
+    model, cfg, ids = load(case[1])
+    hd = cfg.hidden_size // cfg.num_attention_heads
+    picked, clean = generate_ablated(
+        model, lambda layer: model.model.layers[layer].self_attn.o_proj, hd,
+        ids, case[2:])
+    write_ablated(outdir, case, picked, clean)
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -482,6 +511,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     for case in CASES:
         run_case(outdir, case)
+    for case in ABLATE_CASES:
+        run_ablate_case(outdir, case)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@
  * five likeliest there bit for bit, and where generation ends (the
  * end-of-text token, the context). Also torch's exponential_() draws,
  * which torch.multinomial makes, and top-p over tied scores: the tokens
- * TopPLogitsWarper drops where torch.sort leaves ties in its own order. */
+ * TopPLogitsWarper drops where torch.sort leaves ties in its own order.
+ * And generation with heads switched off (generate_options.replace, the
+ * ablate_* cases): every step's output z of those heads replaced, by 0
+ * or by the prompt's mean, against a forward pre-hook doing the same in
+ * the same loop; the clean run beside it, and where the two part. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@
 #include "model/generate.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
+#include "model/intervene/ablate.h"
 #include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
@@ -193,7 +198,8 @@ typedef struct {
     const char *name, *checkpoint;
     bool context;
     bool llama;
-    bool steps; /* the steps' tables too (CASE.steps.safetensors) */
+    bool steps;  /* the steps' tables too (CASE.steps.safetensors) */
+    bool ablate; /* heads switched off ("ablate", "mode", "clean") */
 } gen_case;
 
 /* Either family's model, opened from folder, with the end-of-text token
@@ -262,6 +268,68 @@ static void model_close(any_model *a)
         gpt2_close(&a->gpt2);
 }
 
+/* The hooks of the heads ref's "ablate" (k x 2: layer, head) names, as
+ * --ablate L.H with --ablate-mode ref's "mode" (0 zero, 1 mean) makes
+ * them (ablate_head_hook); *n of them, malloc'ed, or NULL. */
+static replace_hook *ref_hooks(size_t *n, const safetensors *ref)
+{
+    size_t n_heads = 0, n_mode = 0;
+    float *heads = ref_values(&n_heads, ref, "ablate");
+    float *mode = ref_values(&n_mode, ref, "mode");
+    replace_hook *hooks = NULL;
+    *n = 0;
+    if (heads != NULL && mode != NULL && n_mode == 1 && n_heads % 2 == 0 &&
+        n_heads > 0 && (hooks = calloc(n_heads / 2, sizeof *hooks)) != NULL) {
+        const run_request rq = {.ablate_mode =
+                                    mode[0] != 0 ? HOOK_MEAN : HOOK_ZERO};
+        for (size_t i = 0; i < n_heads / 2; i++)
+            hooks[i] = ablate_head_hook(&rq, (size_t)heads[2 * i],
+                                        (size_t)heads[2 * i + 1]);
+        *n = n_heads / 2;
+    }
+    free(heads);
+    free(mode);
+    return hooks;
+}
+
+/* The clean run of an ablate case (o without hooks) against ref's
+ * "clean", and where it parts from the ablated run gen. */
+static void compare_clean(const gen_case *c, const safetensors *ref,
+                          any_model *m, const gpt2_tokenizer *tok,
+                          const generate_options *o, const int32_t *ids,
+                          size_t T, const generation *gen)
+{
+    size_t n_clean = 0;
+    float *want = ref_values(&n_clean, ref, "clean");
+    generate_options plain = *o;
+    plain.replace = NULL;
+    plain.n_replace = 0;
+    plain.steps = NULL;
+    generation clean = {0};
+    generate_model gm;
+    mx_error err;
+    int rc = want != NULL ? model_generator(&gm, m, tok, T + o->n, &err) : -1;
+    if (rc == 0) {
+        rc = generate_run(&clean, &gm, &plain, ids, T, &err);
+        model_generator_free(m);
+    }
+    size_t wrong = 0, common = 0;
+    while (want != NULL && common < n_clean && common < gen->n &&
+           (float)gen->tokens[common].token == want[common])
+        common++;
+    for (size_t i = 0; rc == 0 && i < clean.n && i < n_clean; i++)
+        wrong += (float)clean.tokens[i].token != want[i];
+    ok(rc == 0 && clean.n == n_clean && wrong == 0,
+       "%s: the clean run beside it is generate()'s without the hooks (%zu "
+       "tokens, %zu differ)",
+       c->name, clean.n, wrong);
+    ok(rc == 0 && generation_common(gen, &clean) == common &&
+           !(common == gen->n && gen->n == clean.n),
+       "%s: the two texts part after %zu shared tokens", c->name, common);
+    generation_free(&clean);
+    free(want);
+}
+
 static void run_case(const char *dir, const gen_case *c)
 {
     char path[4096];
@@ -317,6 +385,11 @@ static void run_case(const char *dir, const gen_case *c)
     trace_init(&steps);
     generate_options with = o;
     with.steps = c->steps ? &steps : NULL;
+    size_t n_hooks = 0;
+    replace_hook *hooks = c->ablate ? ref_hooks(&n_hooks, &ref) : NULL;
+    with.replace = hooks;
+    with.n_replace = n_hooks;
+    ok(!c->ablate || n_hooks > 0, "%s: the heads switched off read", c->name);
     generation gen = {0};
     generate_model gm;
     int rc = model_generator(&gm, &m, tok, T + asked, &err);
@@ -366,7 +439,10 @@ static void run_case(const char *dir, const gen_case *c)
                                                      : GENERATE_END_LENGTH;
         ok(gen.end == want, "%s: ends as it should (%d, want %d)", c->name,
            (int)gen.end, (int)want);
+        if (c->ablate)
+            compare_clean(c, &ref, &m, tok, &o, ids, T, &gen);
     }
+    free(hooks);
     generation_free(&gen);
     gpt2_tokenizer_free(tok);
     model_close(&m);
@@ -388,24 +464,33 @@ int main(int argc, char **argv)
         return 2;
     }
     static const gen_case cases[] = {
-        {"greedy", "two_layers", false, false, true},
-        {"greedy_wide", "wide", false, false, false},
-        {"greedy_context", "two_layers", true, false, false},
-        {"greedy_eos", "two_layers", false, false, false},
-        {"sample_default", "wide", false, false, false},
-        {"sample_warped", "two_layers", false, false, false},
-        {"sample_top_p", "four_heads_bf16", false, false, true},
-        {"sample_cold", "odd_inner_f16", false, false, false},
+        {"greedy", "two_layers", false, false, true, false},
+        {"greedy_wide", "wide", false, false, false, false},
+        {"greedy_context", "two_layers", true, false, false, false},
+        {"greedy_eos", "two_layers", false, false, false, false},
+        {"sample_default", "wide", false, false, false, false},
+        {"sample_warped", "two_layers", false, false, false, false},
+        {"sample_top_p", "four_heads_bf16", false, false, true, false},
+        {"sample_cold", "odd_inner_f16", false, false, false, false},
         // a Llama-style checkpoint's: tied and not, GQA 2 and 4, BF16, F16
         // and sharded, Qwen2's biases
-        {"greedy_tied", "llama_tied_f32", false, true, false},
-        {"greedy_gqa4_bf16", "llama_gqa4_bf16", false, true, false},
-        {"greedy_context", "llama_tied_f32", true, true, false},
-        {"greedy_eos", "qwen2_bias_f16", false, true, false},
-        {"sample_warped", "llama_gqa4_bf16", false, true, false},
-        {"sample_qwen2", "qwen2_bias_f16", false, true, false},
-        {"sample_sharded", "mistral_sharded", false, true, false},
-        {"sample_head48", "llama_head48_bf16", false, true, false},
+        {"greedy_tied", "llama_tied_f32", false, true, false, false},
+        {"greedy_gqa4_bf16", "llama_gqa4_bf16", false, true, false, false},
+        {"greedy_context", "llama_tied_f32", true, true, false, false},
+        {"greedy_eos", "qwen2_bias_f16", false, true, false, false},
+        {"sample_warped", "llama_gqa4_bf16", false, true, false, false},
+        {"sample_qwen2", "qwen2_bias_f16", false, true, false, false},
+        {"sample_sharded", "mistral_sharded", false, true, false, false},
+        {"sample_head48", "llama_head48_bf16", false, true, false, false},
+        // heads switched off at every step: zero and the prompt's mean,
+        // greedy and sampled, GPT-2's and Llama-style (GQA 2 and 4, BF16,
+        // sharded)
+        {"ablate_zero_greedy", "two_layers", false, false, false, true},
+        {"ablate_mean_greedy", "four_heads_bf16", false, false, false, true},
+        {"ablate_mean_sample", "wide", false, false, false, true},
+        {"ablate_zero_greedy", "llama_gqa4_bf16", false, true, false, true},
+        {"ablate_mean_greedy", "llama_tied_f32", false, true, false, true},
+        {"ablate_mean_sample", "mistral_sharded", false, true, false, true},
     };
     exponential(argv[1]);
     top_p_ties(argv[1]);

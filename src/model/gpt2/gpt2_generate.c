@@ -196,10 +196,11 @@ static bool add_tokens(text_buf *b, const gpt2_tokenizer *tok,
     return good;
 }
 
-/* tr->model.continued: the prompt, then the new text between the marks. */
-static int put_continued(trace *tr, const gpt2_tokenizer *tok,
-                         const int32_t *prompt, size_t T, const generation *gen,
-                         mx_error *err)
+/* *text: the prompt, then gen's new text between the marks, held by
+ * tr's labels. */
+static int continued_text(const char **text, trace *tr,
+                          const gpt2_tokenizer *tok, const int32_t *prompt,
+                          size_t T, const generation *gen, mx_error *err)
 {
     int32_t *ids = malloc((gen->n > 0 ? gen->n : 1) * sizeof *ids);
     text_buf b = {0};
@@ -215,12 +216,13 @@ static int put_continued(trace *tr, const gpt2_tokenizer *tok,
     free(b.s);
     if (l == NULL)
         return good ? -1 : err_nomem(err, _("tokens"));
-    tr->model.continued = l->s[0];
+    *text = l->s[0];
     return 0;
 }
 
 int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
-                       size_t T, const run_request *rq, mx_error *err)
+                       size_t T, const run_request *rq, const generation *clean,
+                       mx_error *err)
 {
     const generate_model gm = gpt2_generator_model(g);
     const generate_options o = {.n = rq->generate,
@@ -233,13 +235,40 @@ int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
                                 .layers = rq->layers,
                                 .n_layers = rq->n_layers,
                                 .heads = rq->show_heads,
-                                .n_heads = rq->n_show_heads};
+                                .n_heads = rq->n_show_heads,
+                                .replace = rq->replace,
+                                .n_replace = rq->n_replace};
     generation gen;
     if (generate_run(&gen, &gm, &o, prompt, T, err) != 0)
         return -1;
-    int status =
-        gpt2_generation_put(tr, g->tok, prompt, T, &gen, g->cache.cap, err);
+    int status = gpt2_generation_put(tr, g->tok, prompt, T, &gen, g->cache.cap,
+                                     clean, err);
     generation_free(&gen);
+    return status;
+}
+
+/* The clean model's generation beside one with heads switched off
+ * (rq->n_replace > 0; else none, *clean empty): the same prompt, options
+ * and seed, no hooks and no steps' tables. */
+static int generate_clean(generation *clean, const gpt2_model *m,
+                          const gpt2_tokenizer *tok, const int32_t *prompt,
+                          size_t T, const run_request *rq, workers *pool,
+                          mx_error *err)
+{
+    *clean = (generation){0};
+    if (rq->n_replace == 0)
+        return 0;
+    gpt2_generator g;
+    const generate_options o = {.n = rq->generate,
+                                .how = rq->sampling,
+                                .seed = rq->seed,
+                                .stop = rq->stop};
+    int status = gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err);
+    if (status == 0) {
+        const generate_model gm = gpt2_generator_model(&g);
+        status = generate_run(clean, &gm, &o, prompt, T, err);
+    }
+    gpt2_generator_free(&g);
     return status;
 }
 
@@ -248,21 +277,34 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err)
 {
+    generation clean;
+    if (generate_clean(&clean, m, tok, prompt, T, rq, pool, err) != 0)
+        return -1;
     gpt2_generator g;
     int status =
         gpt2_generator_init(&g, m, tok, pool, T + rq->generate, err) == 0
-            ? gpt2_generate_with(tr, &g, prompt, T, rq, err)
+            ? gpt2_generate_with(tr, &g, prompt, T, rq,
+                                 rq->n_replace > 0 ? &clean : NULL, err)
             : -1;
     gpt2_generator_free(&g);
+    generation_free(&clean);
     return status;
 }
 
 int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
-                        size_t positions, mx_error *err)
+                        size_t positions, const generation *clean,
+                        mx_error *err)
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
-    if (put_generated(tr, tok, gen, err) != 0)
+    if (put_generated(tr, tok, gen, err) != 0 ||
+        continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) != 0)
         return -1;
-    return put_continued(tr, tok, prompt, T, gen, err);
+    if (clean == NULL)
+        return 0;
+    tr->model.clean_common = generation_common(gen, clean);
+    tr->model.clean_same =
+        tr->model.clean_common == gen->n && gen->n == clean->n;
+    return continued_text(&tr->model.continued_clean, tr, tok, prompt, T, clean,
+                          err);
 }

@@ -61,23 +61,32 @@ generate_model gpt2_generator_model(gpt2_generator *g);
  * gets the table generated (N x 15: each new token, labelled with its
  * piece, its id and probability, then what the warpers left and the five
  * likeliest there with theirs) under the model's variant, and tr->model.continued and
- * context_full. */
+ * context_full. With rq->replace (--ablate), the model generates with
+ * those heads switched off at every step, and the clean model's
+ * generation is run beside it (gpt2_generation_put). */
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
                        const gpt2_tokenizer *tok, const int32_t *prompt,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err);
 
 /* gpt2_generate_into with the generator g, made over m for at least T +
- * rq->generate positions (and perhaps prefilled); g stays the caller's. */
+ * rq->generate positions (and perhaps prefilled); g stays the caller's.
+ * With rq->replace (--ablate) every step switches those heads off
+ * (generate.h), and clean is the clean model's generation beside it
+ * (else NULL). */
 int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
-                       size_t T, const run_request *rq, mx_error *err);
+                       size_t T, const run_request *rq, const generation *clean,
+                       mx_error *err);
 
 /* The tables of a generation by a model with a tokenizer.json tokenizer
  * (GPT-2's, a Llama-style checkpoint's), as gpt2_generate_into puts
  * them: generated, tr->model.continued, and context_full (positions
- * when the context ended it). */
+ * when the context ended it); with heads switched off, the clean
+ * model's generation clean (else NULL) as tr->model.continued_clean,
+ * with the tokens the two share (clean_common, clean_same). */
 int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
-                        size_t positions, mx_error *err);
+                        size_t positions, const generation *clean,
+                        mx_error *err);
 
 #endif

@@ -220,7 +220,8 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         rc = checkpoint_record_params(&rec, err);
     // --generate: the prompt's forward fills the generation's cache and
     // the first step takes its last row, unless activations are replaced
-    // (generation runs the model as it is)
+    // (--ablate: generation runs its own prompt's step with the hooks,
+    // and the clean model's beside it)
     gpt2_generator g = {0};
     const bool prefill = rq->generate > 0 && rq->n_replace == 0;
     if (rc == 0 && prefill)
@@ -239,9 +240,10 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         matrix_free(&out);
     }
     if (rc == 0 && rq->generate > 0)
-        rc = prefill ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, rq, err)
-                     : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
-                                          r.run.T, rq, pool, err);
+        rc = prefill
+                 ? gpt2_generate_with(tr, &g, r.run.ids, r.run.T, rq, NULL, err)
+                 : gpt2_generate_into(tr, &r.model, r.tokenizer, r.run.ids,
+                                      r.run.T, rq, pool, err);
     gpt2_generator_free(&g);
     if (rc == 0)
         rc = trace_flush(tr, err);

@@ -89,15 +89,29 @@ generate_model llama_generator_model(llama_generator *g)
     };
 }
 
+/* *gen: m's generation from the prompt as o says, over a cache of its
+ * own; *positions its cache's. */
+static int generate_once(generation *gen, size_t *positions,
+                         const llama_model *m, const gpt2_tokenizer *tok,
+                         const int32_t *prompt, size_t T,
+                         const generate_options *o, workers *pool,
+                         mx_error *err)
+{
+    llama_generator g;
+    if (llama_generator_init(&g, m, tok, pool, T + o->n, err) != 0)
+        return -1;
+    const generate_model gm = llama_generator_model(&g);
+    const int status = generate_run(gen, &gm, o, prompt, T, err);
+    *positions = g.cache.cap;
+    llama_generator_free(&g);
+    return status;
+}
+
 int llama_generate_into(trace *tr, const llama_model *m,
                         const gpt2_tokenizer *tok, const int32_t *prompt,
                         size_t T, const run_request *rq, workers *pool,
                         mx_error *err)
 {
-    llama_generator g;
-    if (llama_generator_init(&g, m, tok, pool, T + rq->generate, err) != 0)
-        return -1;
-    const generate_model gm = llama_generator_model(&g);
     const generate_options o = {.n = rq->generate,
                                 .how = rq->sampling,
                                 .seed = rq->seed,
@@ -106,15 +120,27 @@ int llama_generate_into(trace *tr, const llama_model *m,
                                 .layers = rq->layers,
                                 .n_layers = rq->n_layers,
                                 .heads = rq->show_heads,
-                                .n_heads = rq->n_show_heads};
-    generation gen;
-    const int status = generate_run(&gen, &gm, &o, prompt, T, err);
-    const size_t positions = g.cache.cap;
-    llama_generator_free(&g);
-    if (status != 0)
-        return -1;
-    const int rc =
-        gpt2_generation_put(tr, tok, prompt, T, &gen, positions, err);
+                                .n_heads = rq->n_show_heads,
+                                .replace = rq->replace,
+                                .n_replace = rq->n_replace};
+    // with heads switched off, the clean model's generation beside it:
+    // the same options and seed, no hooks and no steps' tables
+    const generate_options plain = {.n = rq->generate,
+                                    .how = rq->sampling,
+                                    .seed = rq->seed,
+                                    .stop = rq->stop};
+    generation gen = {0}, clean = {0};
+    size_t positions = 0;
+    const bool beside = rq->n_replace > 0;
+    int rc = beside ? generate_once(&clean, &positions, m, tok, prompt, T,
+                                    &plain, pool, err)
+                    : 0;
+    if (rc == 0)
+        rc = generate_once(&gen, &positions, m, tok, prompt, T, &o, pool, err);
+    if (rc == 0)
+        rc = gpt2_generation_put(tr, tok, prompt, T, &gen, positions,
+                                 beside ? &clean : NULL, err);
     generation_free(&gen);
+    generation_free(&clean);
     return rc;
 }

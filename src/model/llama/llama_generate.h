@@ -54,7 +54,8 @@ generate_model llama_generator_model(llama_generator *g);
 /* --generate over a checkpoint's run: the model continues the prompt's
  * T ids as rq says over a cache of its own, and the trace gets the
  * table generated, tr->model.continued and context_full, as GPT-2's
- * (gpt2_generate.h). */
+ * (gpt2_generate.h); with rq->replace (--ablate) every step switches
+ * those heads off, and the clean model's generation is run beside it. */
 int llama_generate_into(trace *tr, const llama_model *m,
                         const gpt2_tokenizer *tok, const int32_t *prompt,
                         size_t T, const run_request *rq, workers *pool,

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""--generate N with --ablate L.H: a checkpoint writes with heads switched
+off, end to end.
+
+    generate_ablate_test.py MHA_EXPLAIN REFERENCE_DIR
+
+REFERENCE_DIR is tests/reference: the checkpoints of gpt2/ and llama/ and
+the ablate_* cases of generate/ and llama_generate/, the tokens
+transformers' generate() loop picked with a forward pre-hook on c_proj
+(o_proj) replacing the heads' outputs at every step over the cache
+(make_generate_reference.py, make_llama_generate_reference.py). Each
+value of the table generated in the tidy CSV must be PyTorch's float32
+exactly; the text output adds the clean model's text and where the two
+part, which must agree with the reference's clean tokens; --kv-steps
+shows an ablated head's output z at every step (0, or the prompt's
+mean); --explain says how; and the refusals: status 2, one line.
+"""
+import csv
+import io
+import os
+import sys
+
+from taplib import Program, done, ok
+from generate_test import f32, read_safetensors, text_of
+
+PROGRAM = Program(sys.argv[1])
+REF = sys.argv[2]
+
+
+def case(name, family):
+    folder = "generate" if family == "gpt2" else family + "_generate"
+    return read_safetensors(os.path.join(REF, folder, name + ".safetensors"))
+
+
+def options_of(ref):
+    """The command line's options for a reference case: --ablate,
+    --ablate-mode and the sampling settings."""
+    a = ref["ablate"]
+    heads = ",".join("%d.%d" % (a[i], a[i + 1]) for i in range(0, len(a), 2))
+    args = ["--generate", str(int(ref["settings"][5])), "--ablate", heads,
+            "--ablate-mode", "mean" if ref["mode"][0] else "zero"]
+    sample, temperature, top_k, top_p, seed = ref["settings"][:5]
+    if sample:
+        args += ["--sample", "--seed", str(int(seed))]
+        if temperature != 1.0:
+            args += ["--temperature", "%.6g" % temperature]
+        if top_k:
+            args += ["--top-k", str(int(top_k))]
+        if top_p < 1.0:
+            args += ["--top-p", "%.6g" % top_p]
+    return args
+
+
+def matches_reference(name, checkpoint, family="gpt2"):
+    ref = case(name, family)
+    model = os.path.join(REF, family, checkpoint)
+    args = ["--model", model] + options_of(ref) + [text_of(checkpoint,
+                                                           family)]
+    r = PROGRAM.run(args + ["--tables", "generated", "--format", "csv"])
+    table = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        table.setdefault(int(row["row"]), {})[row["col_label"]] = \
+            float(row["value"])
+    rows = [table[i] for i in sorted(table)]
+    n = len(ref["tokens"])
+    wrong = 0
+    for i, row in enumerate(rows[:n]):
+        want = {"id": ref["tokens"][i], "probability": ref["p"][i],
+                "p_logits": ref["p_logits"][i],
+                "top_k_kept": ref["kept"][2 * i],
+                "top_p_kept": ref["kept"][2 * i + 1]}
+        for k in range(5):
+            want["top%d" % (k + 1)] = ref["top"][5 * i + k]
+            want["p%d" % (k + 1)] = ref["top_p"][5 * i + k]
+        wrong += sum(f32(row.get(c, float("nan"))) != v
+                     for c, v in want.items())
+    ok(r.returncode == 0 and len(rows) == n and wrong == 0,
+       "%s %s: every value of generated with %s is PyTorch's (%d rows, %d "
+       "differ)" % (family, name, " ".join(options_of(ref)[2:]), len(rows),
+                    wrong), r.stderr.decode())
+    # the text output: the clean model's text, and where the two part
+    common = 0
+    clean = ref["clean"]
+    while (common < len(clean) and common < n and
+           clean[common] == ref["tokens"][common]):
+        common += 1
+    text = PROGRAM.run(args + ["--tables", "generated"]).stdout.decode()
+    want = ("(the two new texts part at their first token)" if common == 0
+            else "(the two new texts share their first %d token%s, then "
+            "part)" % (common, "" if common == 1 else "s"))
+    lines = text.rstrip("\n").splitlines()
+    ok("the clean model (no head switched off) continued:" in text and
+       lines[-1] == want and lines[-2].startswith(text_of(checkpoint,
+                                                          family)[:3]),
+       "%s %s: the text output ends with the clean model's text and %r"
+       % (family, name, want), lines[-4:])
+
+
+def kv_steps(mode):
+    """--kv-steps: the ablated head's head_context at every step is 0
+    (zero) or the prompt's mean (mean), and another head's is not."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    r = PROGRAM.run(["--model", two, "--generate", "5", "--ablate", "0.1",
+                     "--ablate-mode", mode, "--kv-steps", "--tables",
+                     "head_context", "--layers", "0", "--format", "csv",
+                     text_of("two_layers")])
+    rows = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        key = (row["step"], row["head"], row["row"])
+        rows.setdefault(key, []).append(f32(float(row["value"])))
+    prompt = rows.get(("", "1", "0"), [])
+    steps = [rows.get((str(s), "1", "0")) for s in range(1, 5)]
+    other = [rows.get((str(s), "0", "0")) for s in range(1, 5)]
+    want = [0.0] * len(prompt) if mode == "zero" else prompt
+    ok(r.returncode == 0 and prompt and all(s == want for s in steps) and
+       all(o and any(v != 0 for v in o) for o in other) and
+       len(set(tuple(o) for o in other)) > 1,
+       "--kv-steps --ablate-mode %s: head 0.1's z is %s at every step; "
+       "head 0.0's is its own" % (mode, "0" if mode == "zero" else
+                                  "the prompt's mean"),
+       r.stderr.decode()[:300])
+
+
+def main():
+    matches_reference("ablate_zero_greedy", "two_layers")
+    matches_reference("ablate_mean_sample", "wide")
+    matches_reference("ablate_mean_greedy", "llama_tied_f32", "llama")
+    kv_steps("zero")
+    kv_steps("mean")
+
+    wide = os.path.join(REF, "gpt2", "wide")
+    e = PROGRAM.run(["--model", wide, "--generate", "3", "--ablate", "1.3",
+                     "--ablate-mode", "mean", "--explain", "--tables",
+                     "generated", "the cat"]).stdout.decode()
+    # the notes' words, without their wrapping and comment marks
+    e = " ".join(w for w in e.split() if w != "#")
+    ok("With --ablate, every step ran with those heads switched off" in e
+       and "mean over the prompt's positions" in e,
+       "--explain: how each step switches the heads off")
+    # the same new text when the heads change no pick
+    args = ["--model", wide, "--generate", "4", "--ablate", "1.3",
+            "--ablate-mode", "mean", "--tables", "generated", "the cat sat"]
+    out = PROGRAM.run(args).stdout.decode().rstrip("\n").splitlines()
+    ok(out[-1] == "(the same new text as with the heads switched off)"
+       and out[-2] == out[-5],
+       "the same new text: both texts shown, and said so", out[-5:])
+
+    # bad input: one line, status 2
+    two = os.path.join(REF, "gpt2", "two_layers")
+    base = ["--model", two, "--generate", "3"]
+    for args, fragment in [
+            (["--ablate", "all-heads"], "does not go with --ablate all-heads"),
+            (["--ablate", "2.0"], "2.0 is out of range"),
+            (["--ablate", "0.2"], "0.2 is out of range"),
+            (["--ablate", "0.1,0.1"], "--ablate"),
+            (["--head-scores"], "does not go with --head-scores")]:
+        PROGRAM.check_error(base + args + ["the cat sat"], fragment,
+                            hint=True)
+    PROGRAM.check_error(base + ["--patch", "--clean", "the cat", "--corrupt",
+                                "the mat", "--answer", " cat", "--wrong",
+                                " mat"], "does not go with --patch",
+                        hint=True)
+    llama = os.path.join(REF, "llama", "llama_tied_f32")
+    PROGRAM.check_error(["--model", llama, "--generate", "3", "--ablate",
+                         "0.4", "the cat sat"], "0.4 is out of range",
+                        hint=True)
+    # a trained lesson model generates, but not with heads switched off
+    PROGRAM.check_error(["--variant", "block", "--heads", "1", "--train",
+                         "2", "--generate", "2", "--ablate", "0.0",
+                         "the cat sat on the mat"],
+                        "switches heads off while generating with a --model "
+                        "checkpoint", hint=True)
+    # BERT does not continue a text at all
+    PROGRAM.check_error(["--model", os.path.join(REF, "bert", "mlm"),
+                         "--generate", "2", "--ablate", "0.0", "the cat"],
+                        "does not continue texts with a bert model")
+    done()
+
+
+if __name__ == "__main__":
+    main()
