@@ -24,7 +24,7 @@ static bool measured(const options *opt, int id)
            (id == OPT_WRONG && opt->metric == METRIC_LOGIT_DIFF);
 }
 
-static int validate_patch(const options *opt, mx_error *err)
+int patch_parts_alone(const options *opt, mx_error *err)
 {
     for (size_t i = 0; i < N_PATCH_PARTS; i++) {
         const int id = PATCH_PARTS[i];
@@ -37,6 +37,16 @@ static int validate_patch(const options *opt, mx_error *err)
                     ? _("--%s: goes with --patch, or with --metric logit-diff")
                     : _("--%s: goes with --patch"),
                 option_rows[id].name);
+    }
+    return 0;
+}
+
+static int validate_patch(const options *opt, mx_error *err)
+{
+    if (patch_parts_alone(opt, err) != 0)
+        return -1;
+    for (size_t i = 0; i < N_PATCH_PARTS; i++) {
+        const int id = PATCH_PARTS[i];
         if (opt->patch && !opt->given[id])
             return err_usage(err,
                              _("--patch: needs --clean TEXT, --corrupt TEXT, "
@@ -98,6 +108,21 @@ int patch_sentence(options *opt, int n_words, const char *first, mx_error *err)
     opt->sentence = strdup(opt->patch_clean != NULL ? opt->patch_clean : "");
     if (opt->sentence == NULL)
         return err_nomem(err, _("the sentence"));
+    return 0;
+}
+
+int patch_file_input(const options *opt, const char *file_option, mx_error *err)
+{
+    if (opt->patch)
+        return err_usage(err,
+                         _("--patch: the texts are --clean's and "
+                           "--corrupt's, so %s cannot give sentences too"),
+                         file_option);
+    if (opt->repeat_random > 0)
+        return err_usage(err,
+                         _("--repeat-random: the text is drawn, so %s "
+                           "cannot give sentences too"),
+                         file_option);
     return 0;
 }
 

@@ -16,6 +16,16 @@ int validate_interventions(options *opt, mx_error *err);
  * given besides (the first, first) are refused. */
 int patch_sentence(options *opt, int n_words, const char *first, mx_error *err);
 
+/* --patch's texts are --clean's and --corrupt's, --repeat-random's is
+ * drawn: a file of inputs (file_option, --input or --embeddings) given
+ * too is refused. */
+int patch_file_input(const options *opt, const char *file_option,
+                     mx_error *err);
+
+/* --clean, --corrupt, --answer or --wrong given without what they go
+ * with (--patch, or a --metric that measures the token) is refused. */
+int patch_parts_alone(const options *opt, mx_error *err);
+
 /* Frees what validate_interventions read. */
 void interventions_free(options *opt);
 

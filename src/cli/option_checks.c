@@ -195,11 +195,11 @@ const char *options_training_conflict(const options *opt)
 /* --train and the options that go with it. A trained run learns a table
  * of words, so it needs a sentence (not --embeddings, --randn-input or
  * --input), and its steps draw nothing (no dropout, no --draw); its
- * options need --train (their rows say so: validate_goes_with). */
+ * options need --train (their rows say so: options_goes_with). */
 int options_validate_training(options *opt, mx_error *err)
 {
     // the options that go with --train alone are refused without it by
-    // their rows (GOES_WITH, validate_goes_with)
+    // their rows (GOES_WITH, options_goes_with)
     if (!opt->train) {
         if (opt->positions && (opt->embeddings != NULL || opt->randn_input ||
                                opt->n_draw > 0 || opt->kv != NULL))
@@ -231,7 +231,7 @@ int options_validate_training(options *opt, mx_error *err)
 /* Every option given goes with what its row says it goes with
  * (option_list.h's GOES_WITH): one of the options it names is given too,
  * else its row's message. */
-static int validate_goes_with(const options *opt, mx_error *err)
+int options_goes_with(const options *opt, mx_error *err)
 {
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_goes_with *g = &option_rows[id].goes_with;
@@ -306,8 +306,7 @@ static int validate_heads(const options *opt, mx_error *err)
 int options_validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
-        validate_attn_only(opt, err) != 0 ||
-        validate_goes_with(opt, err) != 0 ||
+        validate_attn_only(opt, err) != 0 || options_goes_with(opt, err) != 0 ||
         validate_interventions(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0 ||

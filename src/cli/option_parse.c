@@ -84,12 +84,19 @@ int options_parse(options *opt, int argc, char **argv, mx_error *err)
                              _("%s: the input comes from a file, so "
                                "'%s' cannot be a sentence too"),
                              file_input, argv[optind]);
+        if (patch_file_input(opt, file_input, err) != 0)
+            return -1;
         return options_validate(opt, err);
     }
     if (opt->patch || opt->repeat_random > 0)
         return patch_sentence(opt, argc - optind, argv[optind], err) != 0
                    ? -1
                    : options_validate(opt, err);
+    // an option that goes with another says so, rather than that the
+    // sentence is missing
+    if (optind == argc &&
+        (options_goes_with(opt, err) != 0 || patch_parts_alone(opt, err) != 0))
+        return -1;
     if (optind == argc)
         return err_usage(err, _("no sentence given"));
     if (argc - optind == 1 && strcmp(argv[optind], "-") == 0)

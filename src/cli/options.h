@@ -179,6 +179,10 @@ int options_wants_table(const options *opt, const char *name);
  * trained run turns training on). */
 int options_validate_training(options *opt, mx_error *err);
 
+/* Every option given goes with what its row says it goes with
+ * (option_list.h's GOES_WITH), else the row's message. */
+int options_goes_with(const options *opt, mx_error *err);
+
 /* Every check of the options together (options_parse runs them; run.c
  * again once a trained model's folder has set the sizes). */
 int options_validate(options *opt, mx_error *err);

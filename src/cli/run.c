@@ -355,13 +355,17 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
 /* Where a run's text goes: straight to stdout, or, for a run that also
  * writes files or reads --input, into a spool copied to stdout once
  * everything else has succeeded; also for the pager and --step, which
- * need the whole text. */
+ * need the whole text, and for an intervention or --generate, which can
+ * fail on their input after the plain tables have gone out (a --patch
+ * whose two runs give the same logit difference, --sample over NaN). */
 static int open_output(FILE **out, FILE **spool, const options *opt,
                        mx_error *err)
 {
+    const bool late_errors = opt->patch || opt->ablate != NULL ||
+                             opt->head_scores || opt->generate > 0;
     const bool spooled = opt->input != NULL || opt->csv_dir != NULL ||
                          opt->plot != NULL || opt->html != NULL || opt->step ||
-                         may_page(opt->no_pager, opt->step);
+                         late_errors || may_page(opt->no_pager, opt->step);
     return route_output(out, spool, spooled, err);
 }
 

@@ -123,5 +123,8 @@ bool pipeline_makes_table(const run_request *rq, const model_input *in,
     if (family->lm != NULL &&
         (id == TABLE_LOGIT_LENS || id == TABLE_LOGIT_LENS_GRID))
         return rq->logit_lens;
+    // --repeat-random's run is the intervention's alone (pipeline_run)
+    if (rq->repeat_random > 0)
+        return false;
     return family->makes_table(rq, in, p);
 }

@@ -7,8 +7,11 @@
 one line on standard error (a usage error adds the --help hint) and
 nothing on standard output: --generate with an intervention other than
 --ablate L.H (generation runs one model: as it is, or with those heads
-switched off; generate_ablate_test.py tests that), --patch whose two runs give the same logit
-difference (the score divides by it), --answer equal to --wrong, a head
+switched off; generate_ablate_test.py tests that), --input with --patch
+or --repeat-random (their texts are their own), --clean, --corrupt,
+--answer or --wrong without --patch, --patch whose two runs give the same
+logit difference (the score divides by it), with nothing on standard
+output even when the plain tables come first, --answer equal to --wrong, a head
 listed twice in --ablate, --sample over NaN logits (a checkpoint made
 NaN here: torch.multinomial raises on it). What it accepts: --metric
 prob and logit-diff on a one-token text (they read the last token
@@ -60,6 +63,39 @@ refused(["--generate", "2", "--patch", "--clean", text, "--corrupt",
          "the mat sat on the cat", "--answer", " cat", "--wrong", " mat"],
         ["--generate", "--patch"], "--generate with --patch: refused")
 
+# --patch's texts are --clean's and --corrupt's, --repeat-random's is
+# drawn: a file of sentences is refused, as a sentence given is
+with tempfile.TemporaryDirectory() as folder:
+    sentences = os.path.join(folder, "in3.csv")
+    with open(sentences, "w", encoding="utf-8") as f:
+        f.write("text\na\nthe mat\n")
+    patch = ["--patch", "--clean", "a", "--corrupt", "b", "--answer", "c",
+             "--wrong", "d"]
+    refused(["--input", sentences, "--column", "text"] + patch +
+            ["--tables", "tokens,next_tokens,patch_heads,patch_resid"],
+            ["--patch", "--input"], "--patch with --input: refused")
+    refused(["--input", sentences, "--column", "text", "--head-scores",
+             "--repeat-random", "4"], ["--repeat-random", "--input"],
+            "--repeat-random with --input: refused")
+
+# --repeat-random's run is --head-scores' alone: a table of the plain run
+# asked for is refused, not left out
+r = refused(["--head-scores", "--repeat-random", "4", "--tables", "tokens"],
+            ["--tables", "tokens"],
+            "--repeat-random --tables tokens: refused, as any table the run "
+            "does not make")
+r = run(["--head-scores", "--repeat-random", "4", "--tables", "head_scores"])
+ok(r.returncode == 0 and "head_scores" in r.stdout,
+   "--repeat-random --tables head_scores: the scores", r.stderr)
+
+# --patch's texts and tokens without --patch: said, not "no sentence"
+for option, words in (("--clean", ["--clean", "--patch"]),
+                      ("--corrupt", ["--corrupt", "--patch"]),
+                      ("--answer", ["--answer", "--patch", "--metric"]),
+                      ("--wrong", ["--wrong", "--patch", "--metric"])):
+    refused([option, "a"], words,
+            "%s without --patch or a sentence: goes with --patch" % option)
+
 # --patch whose clean and corrupted runs give the same difference
 r = refused(["--patch", "--clean", text, "--corrupt", text,
              "--answer", " cat", "--wrong", " mat",
@@ -69,6 +105,20 @@ r = refused(["--patch", "--clean", text, "--corrupt", text,
             "normalised")
 ok(any(c.isdigit() for c in r.stderr), "... and the difference is shown",
    r.stderr)
+# ... and with every table, in CSV too: the error comes before any output
+for form in ([], ["--format", "csv"]):
+    refused(["--patch", "--clean", "the cat", "--corrupt", "the cat",
+             "--answer", " cat", "--wrong", " mat"] + form,
+            ["--patch", "normalised"],
+            "--patch with equal baselines, every table%s: nothing on "
+            "standard output" % "".join(" " + f for f in form))
+# the other errors an intervention finds in its text, with every table
+refused(["t", "--ablate", "0.0"], ["--ablate", "one token"],
+        "--ablate on a one-token text, every table: nothing on standard "
+        "output")
+refused(["t", "--head-scores"], ["--head-scores", "one token"],
+        "--head-scores on a one-token text, every table: nothing on "
+        "standard output")
 refused(["--patch", "--clean", text, "--corrupt", "the mat sat on the cat",
          "--answer", " cat", "--wrong", " cat"],
         ["--answer", "--wrong", "' cat'"],
@@ -167,6 +217,9 @@ with tempfile.TemporaryDirectory() as folder:
              "--tables", "generated"],
             ["--sample", "1", "NaN"],
             "--sample over NaN logits: refused at its first step")
+    refused(["the cat", "--generate", "3", "--sample", "--seed", "1"],
+            ["--sample", "NaN"],
+            "... with every table: nothing on standard output")
     refused(["the cat", "--generate", "3", "--sample", "--seed", "1",
              "--top-k", "5", "--tables", "generated"],
             ["--sample", "NaN"], "... with --top-k too")
