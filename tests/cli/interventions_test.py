@@ -62,6 +62,17 @@ ok(r.returncode == 0 and made == {"patch_heads", "patch_resid"} and
    len(resid) == 2 * 6 and resid[1]["col_label"] == "\u2423cat",
    "--patch: patch_heads and patch_resid, columns the clean tokens",
    r.stdout[-400:] + r.stderr)
+r, rows, made = tables_of(["--patch", "--clean", text,
+                           "--corrupt", "the mat sat on the cat",
+                           "--answer", " cat", "--wrong", " mat"])
+base = [row for row in rows if row["table"] == "patch_baselines"]
+ok(r.returncode == 0 and
+   [row["row_label"] for row in base] ==
+   ["clean: " + text, "corrupted: the mat sat on the cat"] and
+   all(row["col_label"] == "logit[\u2423cat] - logit[\u2423mat]"
+       for row in base) and base[0]["value"] != base[1]["value"],
+   "--patch: patch_baselines names both texts, --answer and --wrong, "
+   "and each run's logit difference", r.stdout[-400:] + r.stderr)
 r, rows, made = tables_of(["--head-scores", "--repeat-random", "4",
                            "--seed", "5"])
 ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and
