@@ -51,7 +51,6 @@ static int validate_patch(const options *opt, mx_error *err)
         return err_usage(err, _("--ablate, --patch and --head-scores: one "
                                 "intervention at a time"));
     // the lens reads the model as it is: not an ablated or patched one
-    // the lens reads the model as it is, over the sentence
     if (opt->logit_lens && (opt->patch || opt->ablate != NULL))
         return err_usage(err,
                          _("--logit-lens: reads the model as it is, so "
@@ -69,6 +68,12 @@ static int validate_patch(const options *opt, mx_error *err)
     if (opt->logit_lens && opt->repeat_random > 0)
         return err_usage(err, _("--logit-lens: reads the sentence, so it "
                                 "does not go with --repeat-random"));
+    // the page shows a sentence's tables; a drawn text makes none
+    if (opt->html != NULL && opt->repeat_random > 0)
+        return err_usage(err, _("--html: the page shows a sentence's "
+                                "tables, which --repeat-random does not "
+                                "make: draw its scores with --plot FILE or "
+                                "write them with --csv-dir DIR"));
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "cli/option_help.h"
 #include "cli/option_table.h"
 
 /* text as roff running text: a backslash as \e, a hyphen as \-, runs of
@@ -75,7 +76,9 @@ static void put_option(FILE *out, const option_row *o)
         fputs("\\fR", out);
     }
     fputc('\n', out);
-    put_line(out, _(o->help));
+    char help[OPTION_HELP_SIZE];
+    option_help_text(help, sizeof help, o);
+    put_line(out, help);
 }
 
 /* The synopsis: the three forms of a run, as --help's usage gives

@@ -91,8 +91,12 @@ OPTION(QKV_BIAS, "qkv-bias", 0, MODEL, 6,
 OPTION(VARIANT, "variant", 0, MODEL, 7,
        OWN(N_("LIST"), variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
-       .help = N_("modules to run, comma-separated: single, wrapper,\n"
-                   "fused, block     (default single,wrapper,fused)"))
+       /* TRANSLATORS: %s is the names of every variant, listed as
+        * "single, wrapper, fused, block" are; --help wraps this text
+        * and adds the default ("(default %s)"), so it has no line
+        * breaks. */
+       .help = N_("modules to run, comma-separated: %s"),
+       .help_lists_variants = true)
 OPTION(DRAW, "draw", 0, MODEL, 43,
        OWN_VALUE(N_("ORDER")),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
@@ -461,7 +465,7 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
        CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --ablate all-heads, what ablation_map measures:\n"
@@ -495,7 +499,7 @@ OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
        TEXT(N_("TOKEN"), patch_answer),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
@@ -503,7 +507,7 @@ OPTION(ANSWER, "answer", 0, TEACHING, 93,
                    "prob, the token measured             (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT(N_("TOKEN"), patch_wrong),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch or --metric logit-diff, the token it\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "cli/option_help.h"
 #include "cli/options.h"
 #include "model/catalogue.h"
 #include "render/textwidth.h"
@@ -324,15 +325,7 @@ static void print_option(FILE *out, const option_row *o)
         fputc('\n', out);
         return;
     }
-    for (const char *line = _(o->help);;) {
-        const char *end = strchr(line, '\n');
-        if (end == NULL) {
-            fprintf(out, "%s\n", line);
-            return;
-        }
-        fprintf(out, "%.*s\n%*s", (int)(end - line), line, HELP_COLUMN, "");
-        line = end + 1;
-    }
+    option_help_print(out, o, HELP_COLUMN);
 }
 
 const char *option_section_heading(enum help_section s)

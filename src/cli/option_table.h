@@ -72,6 +72,11 @@ enum page_use {
                     training's corpus, the folder it was read from): the
                     editor runs the sentence over that model; any other
                     run's page cannot repeat it */
+    PAGE_MAP,    /* what --ablate all-heads' map measures: the page of a
+                    --model run keeps it as given for the run that makes
+                    the map again (its families core runs the
+                    interventions: page/model_switches.js); a classroom
+                    page's core runs none, and drops it */
 };
 
 /* The names a TYPE_CHOICE option takes and the value each one stores. */
@@ -128,7 +133,10 @@ typedef struct {
     enum page_use page;         /* what the live page does with it */
     option_goes_with goes_with; /* the options it needs, or none */
 
-    const char *help; /* its --help text, untranslated */
+    const char *help;         /* its --help text, untranslated */
+    bool help_lists_variants; /* help's "%s" is the names of every variant,
+                                 and --help adds its default's names
+                                 (option_help.h) */
 } option_row;
 
 extern const option_row option_rows[N_OPTIONS];

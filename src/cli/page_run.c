@@ -78,11 +78,18 @@ html_run page_run_of(const options *opt, const model_input *in)
     run.ablate = opt->given[OPT_ABLATE] ? opt->arg[OPT_ABLATE] : NULL;
     run.ablate_mode =
         opt->given[OPT_ABLATE_MODE] ? opt->arg[OPT_ABLATE_MODE] : NULL;
+    // what --ablate all-heads' map measures, for a --model page's run
+    for (size_t id = 0; id < N_OPTIONS && run.n_map < HTML_RUN_MAP; id++)
+        if (opt->given[id] && option_rows[id].page == PAGE_MAP &&
+            opt->arg[id] != NULL) {
+            run.map_name[run.n_map] = option_rows[id].name;
+            run.map_value[run.n_map++] = opt->arg[id];
+        }
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS ||
-            (o->page == PAGE_MODEL && run.model))
+            o->page == PAGE_MAP || (o->page == PAGE_MODEL && run.model))
             continue;
         if (o->page == PAGE_CANNOT || o->page == PAGE_MODEL)
             run.editable = false;

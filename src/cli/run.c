@@ -163,6 +163,15 @@ static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
         progress_end(ctx);
 }
 
+/* Whether the run's trace shows the model it trained (its vocabulary,
+ * its parameters): a trained run's does, but --repeat-random's trains
+ * (or reads) its model for the scores alone and shows none of it, so
+ * its --csv-dir folder holds head_scores without model.json. */
+static bool shows_trained_model(const options *opt)
+{
+    return opt->train && opt->repeat_random == 0;
+}
+
 /* model.json of a trained run in its --csv-dir folder. */
 static int put_manifest(csv_dir_set *files, const run_request *rq,
                         const trace *tr, const char *corpus, mx_error *err)
@@ -228,8 +237,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     run_output o = {
         .opt = opt, .tr = &tr, .sub = sub, .file_csv = csv, .csv_out = csv};
     o.file_csv.bom = opt->bom;
-    check_begin(&o.report, opt->causal && opt->kv == NULL, opt->tie);
-    o.report.own_masks = opt->attn_dropout > 0;
+    check_begin(&o.report);
     o.style = text_style_of(opt, &tr, &o.notes, grid);
     o.text_streams = opt->format == FORMAT_TEXT && opt->focus == NULL &&
                      (opt->torch_style || !o.style.grid);
@@ -266,7 +274,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         note_context(&tr);
     }
     /* a trained model's folder describes itself (model/manifest.h) */
-    if (rc == 0 && opt->train && o.files != NULL)
+    if (rc == 0 && shows_trained_model(opt) && o.files != NULL)
         rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)

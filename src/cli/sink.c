@@ -61,7 +61,7 @@ static int put_focus(run_output *o, const table *t, mx_error *err)
         o->focus_begun = true;
         if (find_focus(&position, o->opt, o->tr, err) != 0 ||
             focus_stream_begin(&o->focus, focus_tokens(o->tr)->rows, position,
-                               o->opt->kv != NULL, &o->style, err) != 0)
+                               o->tr->model.cross, &o->style, err) != 0)
             return -1;
     }
     // the compact view shows the forward pass: not the gradients (--grad)

@@ -292,7 +292,12 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     json_string_or_null(out, run->ablate);
     fputs(",\"ablateMode\":", out);
     json_string_or_null(out, run->ablate_mode);
-    fputc('}', out);
+    fputs(",\"mapArgs\":[", out);
+    for (size_t i = 0; i < run->n_map; i++) {
+        fprintf(out, "%s\"--%s\",", i > 0 ? "," : "", run->map_name[i]);
+        json_string(out, run->map_value[i]);
+    }
+    fputs("]}", out);
 }
 
 /* The live page's parts after the data (see the top of this file). */

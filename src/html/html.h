@@ -22,6 +22,9 @@
 /* The most arguments of html_run's fixed, and the longest. */
 #define HTML_RUN_FIXED 16
 #define HTML_RUN_ARG 64
+/* The most options of html_run's map_name (option_list.h's PAGE_MAP
+ * rows) */
+#define HTML_RUN_MAP 4
 
 /* The command line the live page's editor starts from (docs/html.md):
  * the settings it shows, and the run's other options that shape the
@@ -73,6 +76,11 @@ typedef struct {
     /* --ablate L.H,... and --ablate-mode as given (NULL: not given): the
      * heads a lesson page's head view switches off (page/head_view.js) */
     const char *ablate, *ablate_mode;
+    /* the options given that say what --ablate all-heads' map measures
+     * (--metric, --answer, --wrong; "metric") and their values: a --model
+     * page's run of all-heads keeps them (page/model_switches.js) */
+    const char *map_name[HTML_RUN_MAP], *map_value[HTML_RUN_MAP];
+    size_t n_map;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its

@@ -98,10 +98,11 @@ done:
     return rc;
 }
 
-/* The variant of w, a head-0 attn_weights table (or its block of a
- * stack, named as the headings name it: "block.1"): its heads. */
+/* The variant of w0, the attn_weights table of its first head shown
+ * (or its block of a stack, named as the headings name it: "block.1"):
+ * its heads shown, of the run's heads (the most of a variant). */
 static int json_variant(FILE *out, const trace *tr, const table *w0,
-                        const html_page *page, mx_error *err)
+                        size_t heads, const html_page *page, mx_error *err)
 {
     const variant_id variant = w0->variant;
     char place[16];
@@ -116,12 +117,14 @@ static int json_variant(FILE *out, const trace *tr, const table *w0,
     if (html_write_steps(out, tr, variant, w0->layer, page, err) != 0)
         return -1;
     fputs(",\n\"heads\":[", out);
-    for (int h = 0;; h++) {
+    // the heads shown (--show-heads may leave some out, head 0 too)
+    for (int h = w0->head; h < (int)heads; h++) {
         const table *w = trace_find_beside(tr, w0, h, TABLE_ATTN_WEIGHTS);
         const table *s = trace_find_beside(tr, w0, h, TABLE_ATTN_SCORES);
         if (w == NULL || s == NULL)
-            break;
-        fprintf(out, "%s{\"head\":%d,\n\"scores\":", h > 0 ? ",\n" : "\n", h);
+            continue;
+        fprintf(out,
+                "%s{\"head\":%d,\n\"scores\":", h > w0->head ? ",\n" : "\n", h);
         json_matrix(out, s);
         if (json_softmax(out, &s->values, &w->values, divisor, err) != 0)
             return -1;
@@ -495,6 +498,19 @@ static void json_colors(FILE *out, const plot_style *look)
     fputs("},\n", out);
 }
 
+/* Whether t is the attn_weights of its variant's (or layer's) first head
+ * shown: head 0, or the lowest --show-heads kept. */
+static bool first_head_shown(const trace *tr, const table *t)
+{
+    if (t->id != TABLE_ATTN_WEIGHTS || t->head == NO_HEAD || t->grad ||
+        t->step > 0)
+        return false;
+    for (int h = 0; h < t->head; h++)
+        if (trace_find_beside(tr, t, h, TABLE_ATTN_WEIGHTS) != NULL)
+            return false;
+    return true;
+}
+
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
@@ -534,16 +550,16 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
         return -1;
     fputs(",\n\"variants\":[", out);
 
-    /* variants in trace order: each has one head-0 attn_weights table */
+    /* variants in trace order: each has one attn_weights table of its
+     * first head shown */
     size_t n = 0;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
-        if (t->id != TABLE_ATTN_WEIGHTS || t->head != 0 || t->grad ||
-            t->step > 0)
+        if (!first_head_shown(tr, t))
             continue;
         if (n++ > 0)
             fputs(",\n", out);
-        if (json_variant(out, tr, t, page, err) != 0)
+        if (json_variant(out, tr, t, heads, page, err) != 0)
             return -1;
     }
     fputs("]}", out);

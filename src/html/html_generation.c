@@ -10,12 +10,13 @@
  *     "generated":M,                      the table generated (N x 15)
  *     "k":10,"topTokens":["<d5>",...],    generated_top's k rows a step
  *     "top":M,                            generated_top ((N·k) x 2)
- *     "layers":["h.0","h.1"],"heads":2,
+ *     "layers":["h.0","h.1"],"heads":[0,1],  the heads shown (--show-heads)
  *     "weights":[M0, M1, ...]},           per step s, (L·H) x (T + s)
  *
  * Step s picked new token s from the logits of the last position before
  * it: its weights are every layer's and head's query row of that
- * position over the keys so far, layer by layer, head by head. Step 0's
+ * position over the keys so far, layer by layer, head by head (the heads
+ * --show-heads shows, which need not start at head 0). Step 0's
  * is the last row of the prompt's attn_weights; step s > 0's is the
  * generation step's table (model/generate.h: the new token fed over the
  * cache; a lesson model's, the last row of its pass over the whole
@@ -47,24 +48,24 @@ bool html_has_generation(const trace *tr)
     return generated_of(tr) != NULL;
 }
 
-/* Whether head-0 attn_weights t (of the prompt) is a layer of the model
- * that generated g: a checkpoint's every layer, a lesson's variant. */
-static bool layer_of(const table *t, const table *g)
+/* Whether attn_weights t (of the prompt) is a head of the model that
+ * generated g: a checkpoint's every layer, a lesson's variant. */
+static bool head_of(const table *t, const table *g)
 {
-    return t->id == TABLE_ATTN_WEIGHTS && t->head == 0 && !t->grad &&
-           t->step == 0 &&
+    return t->id == TABLE_ATTN_WEIGHTS && !t->grad && t->step == 0 &&
            (g->variant == VARIANT_MODEL || t->variant == g->variant);
 }
 
-/* The heads' weights of the prompt's layers (head-0 tables w0, L of
- * them, H heads each) at step s, as a matrix (L·H) x (T + s) into v;
- * false when a table is missing. */
+/* The heads' weights of the prompt's layers (w0, L of them: each
+ * layer's table of its first head shown) for the H heads shown (heads,
+ * as --show-heads chose them) at step s, as a matrix (L·H) x (T + s)
+ * into v; false when a table is missing. */
 static bool step_rows(float *v, const trace *tr, const table *const *w0,
-                      size_t L, size_t H, int s)
+                      size_t L, const int *heads, size_t H, int s)
 {
     for (size_t l = 0; l < L; l++)
         for (size_t h = 0; h < H; h++) {
-            const table_key key = {w0[l]->variant, w0[l]->layer, (int)h,
+            const table_key key = {w0[l]->variant, w0[l]->layer, heads[h],
                                    TABLE_ATTN_WEIGHTS, false};
             const table *w = trace_find_step(tr, &key, s);
             if (w == NULL || w->values.rows == 0)
@@ -78,27 +79,51 @@ static bool step_rows(float *v, const trace *tr, const table *const *w0,
     return true;
 }
 
-/* "layers":[...],"heads":H,"weights":[...], when every step has them. */
+/* w0[0..*L) = the prompt's layers (each one's table of head first, the
+ * lowest head shown), and heads[0..*H) the heads shown of the first
+ * layer, from first to last; n = the trace's head tables (head_of). */
+static void shown_heads(const table **w0, size_t *L, int *heads, size_t *H,
+                        const trace *tr, const table *g, size_t n)
+{
+    int first = -1, last = -1;
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (head_of(t, g)) {
+            first = first < 0 || t->head < first ? t->head : first;
+            last = t->head > last ? t->head : last;
+        }
+    }
+    *L = *H = 0;
+    for (size_t i = 0; i < trace_count(tr) && first >= 0; i++)
+        if (head_of(trace_at(tr, i), g) && trace_at(tr, i)->head == first)
+            w0[(*L)++] = trace_at(tr, i);
+    for (int h = first; *L > 0 && h <= last && *H < n; h++)
+        if (trace_find_beside(tr, w0[0], h, TABLE_ATTN_WEIGHTS) != NULL)
+            heads[(*H)++] = h;
+}
+
+/* "layers":[...],"heads":[...],"weights":[...], when every step has
+ * them. */
 static int write_weights(FILE *out, const trace *tr, const table *g,
                          mx_error *err)
 {
     const size_t N = g->values.rows;
-    size_t L = 0, H = 0;
+    size_t n = 0, L = 0, H = 0;
     for (size_t i = 0; i < trace_count(tr); i++)
-        L += layer_of(trace_at(tr, i), g);
-    const table **w0 = calloc(L + 1, sizeof *w0);
-    if (w0 == NULL)
+        n += head_of(trace_at(tr, i), g);
+    const table **w0 = calloc(n + 1, sizeof *w0);
+    int *heads = calloc(n + 1, sizeof *heads);
+    if (w0 == NULL || heads == NULL) {
+        free(w0);
+        free(heads);
         return err_nomem(err, _("the table list"));
-    L = 0;
-    for (size_t i = 0; i < trace_count(tr); i++)
-        if (layer_of(trace_at(tr, i), g))
-            w0[L++] = trace_at(tr, i);
-    while (L > 0 && trace_find_beside(tr, w0[0], (int)H, TABLE_ATTN_WEIGHTS))
-        H++;
+    }
+    shown_heads(w0, &L, heads, &H, tr, g, n);
     const size_t T = L > 0 ? w0[0]->values.cols : 0;
     float *v = malloc((L * H * (T + N) + 1) * sizeof *v);
     if (v == NULL) {
         free(w0);
+        free(heads);
         return err_nomem(err, _("the table list"));
     }
     fputs(",\"layers\":[", out);
@@ -107,24 +132,28 @@ static int write_weights(FILE *out, const trace *tr, const table *g,
         fputs(l > 0 ? "," : "", out);
         json_string(out, table_place(place, sizeof place, w0[l]));
     }
-    fprintf(out, "],\"heads\":%zu", H);
+    fputs("],\"heads\":[", out);
+    for (size_t h = 0; h < H; h++)
+        fprintf(out, "%s%d", h > 0 ? "," : "", heads[h]);
+    fputc(']', out);
     bool every = L > 0 && H > 0;
     for (size_t s = 0; every && s < N; s++)
-        every = step_rows(v, tr, w0, L, H, (int)s);
+        every = step_rows(v, tr, w0, L, heads, H, (int)s);
     for (size_t s = 0; every && s < N; s++) {
-        step_rows(v, tr, w0, L, H, (int)s);
+        step_rows(v, tr, w0, L, heads, H, (int)s);
         fputs(s == 0 ? ",\n\"weights\":[" : ",\n", out);
         json_floats(out, v, L * H, T + s);
     }
     if (every)
         fputc(']', out);
-    else if (L > 0 && H > 0 && step_rows(v, tr, w0, L, H, 0)) {
+    else if (L > 0 && H > 0 && step_rows(v, tr, w0, L, heads, H, 0)) {
         // the prompt's alone (the steps' tables not kept)
         fputs(",\n\"weights\":[", out);
         json_floats(out, v, L * H, T);
         fputc(']', out);
     }
     free(v);
+    free(heads);
     free(w0);
     return 0;
 }

@@ -39,13 +39,18 @@ void sampling_room_free(sampling_room *r)
     *r = (sampling_room){0};
 }
 
-/* The index of the first largest of x (V): torch.argmax. */
+/* The index of the first largest of x (V), as torch.argmax gives it: a
+ * NaN counts as larger than every number, so the first NaN when x holds
+ * one (torch 1.13 on the CPU). */
 static size_t argmax(const float *x, size_t V)
 {
     size_t best = 0;
-    for (size_t i = 1; i < V; i++)
+    for (size_t i = 0; i < V; i++) {
+        if (isnan(x[i]))
+            return i;
         if (x[i] > x[best])
             best = i;
+    }
     return best;
 }
 

@@ -1,7 +1,7 @@
 /* sampling.h: the next token from a row of logits, as Hugging Face's
  * generate() picks it (generation/utils.py, logits_process.py):
  *
- *   greedy    torch.argmax(logits): the first largest
+ *   greedy    torch.argmax(logits): the first largest, or the first NaN
  *   sampling  generate(do_sample=True, temperature=T, top_k=K, top_p=P):
  *             the warpers in that order,
  *               TemperatureLogitsWarper  scores / T            (T != 1)

@@ -170,6 +170,10 @@ typedef struct {
                         checkpoint's layers; 0: one block alone */
     bool attn_only;      /* the lesson's blocks are attention-only */
     bool causal;         /* the causal mask applies (not with --kv) */
+    bool cross;          /* cross-attention: the keys and values are
+                            another sequence's (--kv) */
+    bool tied;           /* a module took another's heads (--tie, its
+                            variant's row: the fused one the wrapper's) */
     bool scale;          /* the scores are divided by sqrt(head width) */
     bool qkv_bias;       /* W_query, W_key, W_value have biases */
     bool positions;      /* learned absolute positions are added to the input */

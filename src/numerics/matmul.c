@@ -18,21 +18,13 @@
 
 #include "numerics/matmul_wide.h"
 #include "numerics/matvec.h"
+#include "numerics/simd.h"
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SIMD_X86
 #include <immintrin.h>
-#define MATMUL_X86 1
-#else
-#define MATMUL_X86 0
 #endif
-
-/* WebAssembly's 128-bit SIMD (clang -msimd128: the page's families
- * core, src/wasm/meson.build) */
-#if defined(__wasm_simd128__)
+#if SIMD_WASM128
 #include <wasm_simd128.h>
-#define MATMUL_WASM_SIMD 1
-#else
-#define MATMUL_WASM_SIMD 0
 #endif
 
 #ifdef __clang__
@@ -85,7 +77,7 @@ static void kernel_portable(float *tile, const float *const *arow,
         acc1 = add(acc1, mul(a, b1));  \
     } while (0)
 
-#if MATMUL_X86
+#if SIMD_X86
 
 /* ---- AVX2: 6 x 16, twelve vectors of 8 sums ------------------------------ */
 
@@ -172,7 +164,7 @@ kernel_avx512(float *tile, const float *const *arow, const float *bp, size_t kc,
 
 #endif
 
-#if MATMUL_WASM_SIMD
+#if SIMD_WASM128
 
 /* ---- WebAssembly SIMD: 4 x 8, eight vectors of 4 sums -------------------- */
 
@@ -226,14 +218,14 @@ typedef struct {
 
 static const kernel_info kernels[MATMUL_KERNELS] = {
     [MATMUL_PORTABLE] = {4, 8, kernel_portable, "portable"},
-#if MATMUL_X86
+#if SIMD_X86
     [MATMUL_AVX2] = {6, 16, kernel_avx2, "avx2"},
     [MATMUL_AVX512] = {8, 32, kernel_avx512, "avx512"},
 #else
     [MATMUL_AVX2] = {4, 8, kernel_portable, "avx2"},
     [MATMUL_AVX512] = {4, 8, kernel_portable, "avx512"},
 #endif
-#if MATMUL_WASM_SIMD
+#if SIMD_WASM128
     [MATMUL_SIMD128] = {4, 8, kernel_simd128, "simd128"},
 #else
     [MATMUL_SIMD128] = {4, 8, kernel_portable, "simd128"},

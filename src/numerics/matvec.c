@@ -13,20 +13,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define MATVEC_X86 1
-#else
-#define MATVEC_X86 0
-#endif
+#include "numerics/simd.h"
 
-/* WebAssembly's 128-bit SIMD (clang -msimd128: the page's families
- * core) */
-#if defined(__wasm_simd128__)
+#if SIMD_X86
+#include <immintrin.h>
+#endif
+#if SIMD_WASM128
 #include <wasm_simd128.h>
-#define MATVEC_WASM_SIMD 1
-#else
-#define MATVEC_WASM_SIMD 0
 #endif
 
 #ifdef __clang__
@@ -84,7 +77,7 @@ void matvec_run_plain(const matmul_problem *p, size_t j0, size_t j1)
  * [done, j1). */
 typedef size_t (*slice_fn)(const matmul_problem *p, size_t j0, size_t j1);
 
-#if MATVEC_X86 || MATVEC_WASM_SIMD
+#if SIMD_X86 || SIMD_WASM128
 
 /* The sums of rows [j0, j0 + n) of b^T from the terms k >= k0 on, their
  * first terms already in c[j0 ..]; then the bias when it comes last. */
@@ -144,7 +137,7 @@ static void rows_finish(const matmul_problem *p, size_t j0, size_t n, size_t k0)
         return end;                                                           \
     }
 
-#if MATVEC_X86
+#if SIMD_X86
 
 /* target avx2 without fma: the compiler has no fused multiply-add to
  * reach for */
@@ -248,7 +241,7 @@ ROWS_KERNEL(rows_avx512, "avx512f", __m512, 16, four_rows, _mm512_loadu_ps,
 
 #endif
 
-#if MATVEC_WASM_SIMD
+#if SIMD_WASM128
 
 /* ---- WebAssembly SIMD: 4 sums a vector ------------------------------------ */
 
@@ -324,21 +317,21 @@ static size_t rows_simd128(const matmul_problem *p, size_t j0, size_t j1)
  * plain loops alone. */
 static const slice_fn columns_of[MATMUL_KERNELS] = {
     [MATMUL_PORTABLE] = NULL,
-#if MATVEC_X86
+#if SIMD_X86
     [MATMUL_AVX2] = columns_avx2,
     [MATMUL_AVX512] = columns_avx512,
 #endif
-#if MATVEC_WASM_SIMD
+#if SIMD_WASM128
     [MATMUL_SIMD128] = columns_simd128,
 #endif
 };
 static const slice_fn rows_of[MATMUL_KERNELS] = {
     [MATMUL_PORTABLE] = NULL,
-#if MATVEC_X86
+#if SIMD_X86
     [MATMUL_AVX2] = rows_avx2,
     [MATMUL_AVX512] = rows_avx512,
 #endif
-#if MATVEC_WASM_SIMD
+#if SIMD_WASM128
     [MATMUL_SIMD128] = rows_simd128,
 #endif
 };

@@ -113,8 +113,8 @@ void fig_draw_labels(cairo_t *cr, const figure *pg, const panel *p, double mx,
         if (S->rotate_cols && fig_upright(t->cols->s[c]))
             fig_draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
         else if (S->rotate_cols) /* reading upwards, ending under it */
-            fig_draw_text(cr, LABEL_FONT, t->cols->s[c], MAX_LABEL, cx, under,
-                          1.0, 0.5, QUARTER_TURN);
+            fig_draw_text(cr, fig_font(false, S->turn_size).name, t->cols->s[c],
+                          MAX_LABEL, cx, under, 1.0, 0.5, QUARTER_TURN);
         else
             fig_draw_text(cr, fig_font(false, S->col_size).name, t->cols->s[c],
                           MAX_LABEL, cx, under, 0.5, 0, 0);

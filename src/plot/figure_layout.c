@@ -23,6 +23,13 @@ static void size_section(section *S, const figure *pg)
     cell = cell > MAX_CELL ? MAX_CELL : cell < MIN_CELL ? MIN_CELL : cell;
     if ((double)nb * cell > MAX_SIDE)
         cell = MAX_SIDE / (double)nb;
+    /* a map of the interventions labels each column a reader looks up
+     * (patch_resid's positions, a prompt of 40 tokens): its cells up to
+     * a line wide as the longest side allows, its turned labels smaller
+     * to fit them (not under MIN_COL_SIZE) */
+    const bool label_all = fig_map_caption(S) != NULL && S->block == 1;
+    if (label_all && cell < line_h)
+        cell = fmax(cell, fmin(line_h, MAX_SIDE / (double)nb));
     /* a wide table of few rows (GPT-2's logits, T x 50257) would be a
      * strip too thin for its row labels: its rows are taller, a label
      * each and the map as tall as a colour bar if the page allows */
@@ -53,7 +60,13 @@ static void size_section(section *S, const figure *pg)
     S->cell_h *= pg->stretch_h;
     cell *= pg->stretch_w;
     S->cell = cell;
-    S->label_every = (size_t)fmax(1.0, ceil(line_h / cell));
+    S->turn_size = LABEL_SIZE;
+    if (label_all && cell < line_h)
+        S->turn_size =
+            fmax(MIN_COL_SIZE, floor(LABEL_SIZE * cell / line_h * 10) / 10);
+    // the room a turned label takes across: its line
+    const double across = line_h * S->turn_size / LABEL_SIZE;
+    S->label_every = (size_t)fmax(1.0, ceil(across / cell - 1e-9));
     S->row_every = (size_t)ceil(line_h / S->cell_h);
     S->row_every = S->row_every < 1 ? 1 : S->row_every;
     /* across the page when they fit, at a smaller size if need be */

@@ -177,6 +177,9 @@ typedef struct {
     double title_w;         /* the widest panel title */
     bool rotate_cols;       /* column labels upright when they do not fit */
     double col_size;        /* their size in points when they go across */
+    double turn_size;       /* and when they are turned (a map of the
+                               interventions shrinks them to label every
+                               column: size_section) */
     double box_w, box_h;    /* one panel's box: title, labels, map */
     double top, bar_h;      /* where its colour bar starts, its height */
     size_t bar_lines;       /* the lines its caption wraps to beside it */

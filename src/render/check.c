@@ -43,11 +43,18 @@ static void check_head(check_report *r, const table *weights,
     }
 }
 
-void check_begin(check_report *out, bool causal, bool tied)
+void check_begin(check_report *out)
 {
     memset(out, 0, sizeof *out);
-    out->tied = tied;
-    out->causal = causal;
+}
+
+/* What the trace's model says the check expects: set before its first
+ * table, the same for every table. */
+static void expect_model(check_report *r, const trace *tr)
+{
+    r->causal = tr->model.causal;
+    r->tied = tr->model.tied;
+    r->own_masks = tr->model.attn_dropout > 0;
 }
 
 /* --grad: a causal head's masked scores (above the diagonal) get no
@@ -66,16 +73,16 @@ static void check_masked_grad(check_report *r, const table *g)
 
 void check_table(check_report *r, const trace *tr, const table *t)
 {
+    expect_model(r, tr);
     if (t->id == TABLE_ATTN_SCORES && t->grad && t->head != NO_HEAD &&
         t->values.v != NULL)
         check_masked_grad(r, t);
     if (t->grad)
         return;
-    // a checkpoint's trace says whether its heads are causal (BERT's see
-    // both directions); the lessons' runs, the options
-    const bool causal = tr->model.checkpoint ? tr->model.causal : r->causal;
+    // the trace says whether its heads are causal (BERT's see both
+    // directions, a lesson's with --kv or --no-causal too)
     if (t->id == TABLE_ATTN_WEIGHTS && t->head != NO_HEAD)
-        check_head(r, t, trace_mask_of(tr, t), causal);
+        check_head(r, t, trace_mask_of(tr, t), r->causal);
     // a module that takes another's heads (--tie, its variant's row) is
     // compared with it: the fused module's concat_context with the
     // wrapper's, which runs before it
@@ -98,9 +105,10 @@ void check_table(check_report *r, const trace *tr, const table *t)
     }
 }
 
-void check_trace(check_report *out, const trace *tr, bool causal, bool tied)
+void check_trace(check_report *out, const trace *tr)
 {
-    check_begin(out, causal, tied);
+    check_begin(out);
+    expect_model(out, tr);
     for (size_t i = 0; i < trace_count(tr); i++)
         check_table(out, tr, trace_at(tr, i));
 }

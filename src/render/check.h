@@ -20,14 +20,15 @@
 #define TIE_LIMIT 1e-6     /* |wrapper - fused| allowed with --tie */
 
 typedef struct {
-    size_t rows;            /* attn_weights rows seen */
-    double row_sum_dev;     /* largest |sum - 1| */
-    size_t masked;          /* cells whose score is -inf */
-    double masked_weight;   /* largest |weight| at a masked cell */
-    size_t misplaced;       /* causal: cells masked or not where they should */
-    bool compared;          /* both wrapper and fused concat_context seen */
-    double tie_dev;         /* largest |wrapper - fused| in concat_context */
-    bool tied;              /* --tie was given */
+    size_t rows;          /* attn_weights rows seen */
+    double row_sum_dev;   /* largest |sum - 1| */
+    size_t masked;        /* cells whose score is -inf */
+    double masked_weight; /* largest |weight| at a masked cell */
+    size_t misplaced;     /* causal: cells masked or not where they should */
+    bool compared;        /* both wrapper and fused concat_context seen */
+    double tie_dev;       /* largest |wrapper - fused| in concat_context */
+    /* what the trace's model says (trace_model), from its tables on */
+    bool tied;              /* a module took another's heads (--tie) */
     bool own_masks;         /* --attn-dropout: each module draws its own
                              dropout masks, so tied modules differ */
     bool causal;            /* the causal mask is expected */
@@ -36,15 +37,18 @@ typedef struct {
     double grad_masked_max; /* largest |gradient| at a masked cell */
 } check_report;
 
-/* Measures the invariants over every table of tr. */
-void check_trace(check_report *out, const trace *tr, bool causal, bool tied);
+/* Measures the invariants over every table of tr. Whether its heads are
+ * causal, whether a module took another's heads (--tie) and whether its
+ * modules drop their weights (--attn-dropout) are the trace's model's
+ * (trace_model), as the run that made it recorded them. */
+void check_trace(check_report *out, const trace *tr);
 
 /* The same a table at a time, as a streamed trace hands them over
  * (trace.h): check_begin, then check_table for every table of tr in
  * order, while the tables it reads are still there: t's scores (for
  * attn_weights, made in the same batch) and the wrapper's concat_context
  * (for the fused one, kept to the end). */
-void check_begin(check_report *out, bool causal, bool tied);
+void check_begin(check_report *out);
 void check_table(check_report *r, const trace *tr, const table *t);
 
 /* True when every measured invariant holds. */

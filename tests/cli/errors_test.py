@@ -21,6 +21,35 @@ from taplib import Program, done, ok
 
 MHA = Program(sys.argv[1])
 S = "O gato sobe no tapete"
+CATALOGUE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "src", "model", "catalogue.h")
+
+
+def variant_rows():
+    """[(name, its tables)] of VARIANT_LIST in src/model/catalogue.h, the
+    variants' one list, in its order."""
+    with open(CATALOGUE, encoding="utf-8") as f:
+        text = f.read()
+    macro = text.split("#define VARIANT_LIST(VARIANT)", 1)[1]
+    body = re.split(r"(?<!\\)\n", macro, 1)[0].replace("\\\n", " ")
+    rows = []
+    for entry in body.split("VARIANT(")[1:]:
+        _, name, _, tables = [x.strip() for x in entry.split(",", 3)]
+        rows.append((name, tables))
+    return rows
+
+
+def listed(names, last):
+    """names as the messages list them: "a, b or c" (last "or")."""
+    return (", ".join(names[:-1]) + " " + last + " " + names[-1]
+            if len(names) > 1 else names[0])
+
+
+VARIANTS = [name for name, _ in variant_rows()]
+# --attn-dropout applies to the variants that do not drop their outputs
+# (DROPOUT_TABLES among their tables: --dropout's)
+ATTN_DROPOUT = [name for name, tables in variant_rows()
+                if "DROPOUT_TABLES" not in tables]
 
 # (arguments, standard input, status, fragment of the first stderr line,
 #  whether the --help hint follows)
@@ -50,7 +79,9 @@ CASES = [
     (["--precision", "13", S], b"", 2, "--precision", True),
     (["--precision", "-1", S], b"", 2, "--precision", True),
     (["--format", "xml", S], b"", 2, "--format: unknown format 'xml'", True),
-    (["--variant", "foo", S], b"", 2, "--variant", True),
+    (["--variant", "foo", S], b"", 2,
+     "--variant: unknown variant in 'foo' (expected %s, comma-separated)"
+     % listed(VARIANTS, "or"), True),
     (["--variant", "single,,fused", S], b"", 2, "--variant", True),
     (["--variant", "", S], b"", 2, "--variant", True),
     (["--tables", "nosuch", S], b"", 2, "--tables: unknown table 'nosuch'", True),
@@ -181,7 +212,8 @@ CASES = [
     (["--dropout", "0.1", S], b"", 2,
      "--dropout: applies to block, which this run does not include", True),
     (["--attn-dropout", "0.1", "--variant", "block", "--d-model", "4", S],
-     b"", 2, "--attn-dropout: applies to single, wrapper or fused", True),
+     b"", 2, "--attn-dropout: applies to %s," % listed(ATTN_DROPOUT, "or"),
+     True),
     (["--randn-input", "--embeddings", "e.csv"], b"", 2,
      "--randn-input: draws the input itself; it does not go with "
      "--embeddings", True),

@@ -7,8 +7,9 @@ REFERENCE_DIR is tests/reference: the checkpoints of gpt2/ and the tokens
 transformers' generate() picked for them in generate/
 (make_generate_reference.py). Each value of the table generated in the
 tidy CSV, greedy and sampled, must be PyTorch's float32 exactly; then
-the context limit, --stop, the text output, --explain, and bad input:
-status 2, one line, nothing on standard output.
+greedy over a NaN logit (torch.argmax's first NaN), the context limit,
+--stop, the text output, --explain, and bad input: status 2, one line,
+nothing on standard output.
 """
 import csv
 import io
@@ -191,7 +192,40 @@ def llama_kv_steps():
        "values", sizes)
 
 
+def greedy_nan():
+    """Greedy over logits with a NaN: a copy of two_layers with the wte
+    (and tied lm_head) row that make_generate_reference.py's greedy_nan
+    made NaN; torch.argmax picks the first NaN, then index 0 once every
+    logit is NaN: the ids are PyTorch's, each probability NaN as
+    there."""
+    import shutil
+    import tempfile
+    ref = read_safetensors(os.path.join(REF, "generate",
+                                        "greedy_nan.safetensors"))
+    row = int(ref["nan_row"][0])
+    two = os.path.join(REF, "gpt2", "two_layers")
+    with tempfile.TemporaryDirectory() as d:
+        for name in os.listdir(two):
+            shutil.copy(os.path.join(two, name), d)
+        with open(os.path.join(d, "model.safetensors"), "r+b") as fh:
+            (n,) = struct.unpack("<Q", fh.read(8))
+            wte = json.loads(fh.read(n))["transformer.wte.weight"]
+            width = wte["shape"][1]
+            fh.seek(8 + n + wte["data_offsets"][0] + 4 * row * width)
+            fh.write(struct.pack("<%df" % width, *[float("nan")] * width))
+        r, rows = generated_csv(["--model", d, "--generate",
+                                 str(len(ref["tokens"])),
+                                 text_of("two_layers")])
+    ids = [row_["id"] for row_ in rows]
+    nan = [row_["probability"] != row_["probability"] for row_ in rows]
+    ok(r.returncode == 0 and ids == ref["tokens"] and ids[0] == row and
+       nan == [p != p for p in ref["p"]],
+       "greedy over a NaN logit: torch.argmax's first NaN, then 0 (%s, "
+       "PyTorch %s)" % (ids, ref["tokens"]), r.stderr.decode())
+
+
 def main():
+    greedy_nan()
     kv_steps()
     llama_kv_steps()
     matches_reference("greedy", "two_layers", [])

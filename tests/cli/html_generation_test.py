@@ -14,6 +14,8 @@ headless Chromium at 1280 x 720 (and 1920 x 1080).
 - a Llama-style checkpoint without --kv-steps, which keeps the prompt's
   rows only: after the first step, the caption says the model keeps a
   cache and --kv-steps keeps every step's;
+- GPT-2 and Llama-style checkpoints with --show-heads that leaves head 0
+  out: at every step, a row per layer and head shown, the CSV's weights;
 - a lesson model after --train (the wrapper, and a stack of two
   blocks), which runs the whole sequence again at each step: at every
   step its bars, and every layer's and head's row of the last token,
@@ -454,6 +456,32 @@ def main():
            "llama without --kv-steps, step 2: no rows, and the caption says "
            "the model keeps a cache and --kv-steps keeps the steps'", hint)
         shot(driver, "generation-llama-step2")
+        # --show-heads without head 0: a row per layer and head shown
+        for name, variant, model, heads in (
+                ("gpt2 --show-heads 1", "gpt2", GPT2, "1"),
+                ("llama --show-heads 1,3", "llama", LLAMA, "1,3")):
+            args = ["--model", model, TEXT, "--generate", "3", "--kv-steps",
+                    "--show-heads", heads]
+            page = os.path.join(tmp, "shown.html")
+            r = mha.run(args + ["--html", page])
+            ok(r.returncode == 0, "%s: the page is written" % name, r.stderr)
+            steps, weights = expected(mha, args, variant)
+            open_view(driver, page)
+            slider = driver.find_element(By.ID, "generation-step")
+            for s in range(len(steps)):
+                if s > 0:
+                    slider.send_keys(Keys.ARROW_RIGHT)
+                    time.sleep(0.05)
+                cells = check_step(driver, s, steps, weights, 6, True, name)
+                rows = {(c[0], c[1]) for c in cells}
+                want = {(layer, h) for layer in {c[0] for c in cells}
+                        for h in heads.split(",")}
+                ok(len({c[0] for c in cells}) == 2 and rows == want,
+                   "%s step %d: the rows of both layers' heads %s"
+                   % (name, s + 1, heads), sorted(rows))
+                if s == 1:
+                    shot(driver, "generation-%s" % name.split()[0] +
+                         "-show-heads")
         # a lesson model after --train: every step's rows, as the
         # checkpoints'
         lessons = [

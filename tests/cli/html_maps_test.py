@@ -7,13 +7,15 @@ Chromium at 1280 x 720.
   hold the values --format csv writes, on the diverging map centred on 0
   (the largest value red, a negative one blue); a click on a head's cell,
   or Enter on it, opens that layer and head alone in the head view, and a
-  cell of patch_resid its layer with every head;
+  cell of patch_resid its layer with every head; patch_resid over 48
+  positions labels each one, its labels turned, within the view;
 - --head-scores: the model view shows each head's three scores under its
   thumbnail (the CSV's values) and their legend, and the Interventions
   view the head_scores map, whose cell opens its head;
 - a Llama-style model whose query heads share key/value heads: the model
-  view's bracket per key/value head over its heads, and the legend; one
-  that shares none: no bracket.
+  view's bracket per key/value head over its heads, and the legend (with
+  --show-heads 1,2 too, each head named by its number); one that shares
+  none: no bracket.
 
 Usage: html_maps_test.py MHA_EXPLAIN GPT2_DIR LLAMA_DIR [SCREENSHOT_DIR]
 Exits 77 (skipped) when no browser can run.
@@ -41,6 +43,12 @@ SHOTS = sys.argv[4] if len(sys.argv) > 4 else None
 TEXT = "the cat sat on the mat"
 PATCH = ["--patch", "--clean", TEXT, "--corrupt", "the mat sat on the cat",
          "--answer", " cat", "--wrong", " mat"]
+# the indirect-object sentences: 48 tokens of the wide test checkpoint
+IOI = ["--patch", "--clean",
+       "When Mary and John went to the store, John gave a drink to",
+       "--corrupt",
+       "When Mary and John went to the store, Mary gave a drink to",
+       "--answer", "M", "--wrong", "J"]
 
 
 def csv_table(mha, args, name):
@@ -159,6 +167,48 @@ def check_maps(driver, mha, tmp):
        head_view_of(driver))
 
 
+def check_many_positions(driver, mha, tmp):
+    """patch_resid over 48 positions (the wide test checkpoint): every
+    position labelled, the labels turned, the map as wide as the view
+    (the page does not scroll sideways), a cell's value in its
+    aria-label."""
+    wide = os.path.join(sys.argv[2], "wide")
+    page = os.path.join(tmp, "ioi.html")
+    args = ["--model", wide] + IOI
+    assert mha.run(args + ["--html", page]).returncode == 0
+    r = mha.run(args + ["--format", "csv", "--tables", "patch_resid"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))))
+    cols = [row["col_label"] for row in rows if row["row"] == "0"]
+    want = [row["value"] for row in rows]
+    open_page(driver, page, "maps")
+    part = driver.find_element(By.CSS_SELECTOR,
+                               '.map[data-map="patch_resid"]')
+    driver.execute_script("arguments[0].scrollIntoView()", part)
+    shot(driver, "patch_resid_48")
+    heads = [th.get_attribute("textContent") for th in
+             part.find_elements(By.CSS_SELECTOR, "tr:first-of-type th")]
+    turned = {th.value_of_css_property("writing-mode") for th in
+              part.find_elements(By.CSS_SELECTOR, "tr:first-of-type th")}
+    ok(len(cols) == 48 and heads[1:] == cols and turned == {"vertical-rl"},
+       "patch_resid of 48 positions: every position labelled, turned",
+       (heads, turned))
+    sizes = driver.execute_script(
+        "var t = arguments[0].querySelector('table');"
+        "return [t.getBoundingClientRect().right, "
+        "document.documentElement.clientWidth, "
+        "document.documentElement.scrollWidth];", part)
+    ok(sizes[0] <= sizes[1] and sizes[2] <= sizes[1],
+       "... the map within the view, the page not scrolled sideways", sizes)
+    cells = map_cells(driver, "patch_resid")
+    got = [c.get_attribute("data-value") for c in cells]
+    said = [(c.get_attribute("aria-label"), c.get_attribute("data-value"))
+            for c in cells[:3]]
+    ok(len(cells) == 96 and got == want and
+       all(label.endswith(": " + v + "; open it in the head view")
+           for label, v in said),
+       "... its cells the CSV's values, each said in its label", said)
+
+
 def check_scores(driver, mha, tmp):
     page = os.path.join(tmp, "scores.html")
     text = "the cat sat on the cat sat on the"
@@ -205,6 +255,19 @@ def check_kv(driver, mha, tmp):
        "key/value head" in legend,
        "two heads per key/value head: a bracket over each pair, the legend",
        (spans, legend))
+    # --show-heads 1,2: heads 1 and 2 read key/value heads 0 and 1
+    args = ["--model", os.path.join(LLAMA, "llama_tied_f32"), TEXT,
+            "--show-heads", "1,2"]
+    assert mha.run(args + ["--html", page]).returncode == 0
+    open_page(driver, page, "model")
+    spans = [(g.get_attribute("data-kv-head"), g.get_attribute("colspan"))
+             for g in driver.find_elements(
+                 By.CSS_SELECTOR, "tr.kv-groups th[data-kv-head]")]
+    names = [th.text for th in driver.find_elements(
+        By.CSS_SELECTOR, ".model-grid th[scope=col]")]
+    ok(spans == [("0", "1"), ("1", "1")] and names == ["head 1", "head 2"],
+       "--show-heads 1,2: each head named by its number, under its "
+       "key/value head", (spans, names))
     page = os.path.join(tmp, "mha.html")
     args = ["--model", os.path.join(LLAMA, "qwen2_bias_f16"), TEXT]
     assert mha.run(args + ["--html", page]).returncode == 0
@@ -282,6 +345,7 @@ def main():
         driver.set_window_size(1280, 720)
         try:
             check_maps(driver, mha, tmp)
+            check_many_positions(driver, mha, tmp)
             check_scores(driver, mha, tmp)
             check_kv(driver, mha, tmp)
             check_nan(driver, mha, tmp)

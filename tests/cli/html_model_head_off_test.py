@@ -18,7 +18,9 @@ Portuguese and keep the focus. Then --ablate-mode mean (the box's field,
 chosen with the arrow keys), a head of layer 1 too (two heads), and both
 on again (the clean run). A page written with --ablate keeps it: the
 model view marks the head before the folder opens, and the opened run is
-the ablated one. A Llama-style folder switches a head off the same way;
+the ablated one; a page written with --ablate all-heads --metric prob
+runs the opened folder with them, its map's caption the program's page's
+(and again once a head switched off is on again). A Llama-style folder switches a head off the same way;
 a BERT folder (no lm_head) shows the program's refusal and keeps the
 head on. With SHOTS, screenshots go there. Exits 77 (skipped) without a
 browser or the WebAssembly core.
@@ -77,13 +79,14 @@ def ablation(heads, mode):
     return a + (["--ablate-mode", mode] if heads and mode != "zero" else [])
 
 
-def program_run(mha, tmp, name, heads, mode):
-    """The program's run of --model name with heads switched off: (status,
-    first stderr line, page data, {(layer, head, row, col): value} of
-    --format csv's attn_weights)."""
+def program_run(mha, tmp, name, heads, mode, more=()):
+    """The program's run of --model name with heads switched off (and the
+    options more): (status, first stderr line, page data, {(layer, head,
+    row, col): value} of --format csv's attn_weights)."""
     page = os.path.join(tmp, "program.html")
     r = mha.run(LANG + ["--model", name, "--format", "csv", "--html", page] +
-                ablation(heads, mode) + ["--", TEXT], env=ENV, cwd=tmp)
+                ablation(heads, mode) + list(more) + ["--", TEXT], env=ENV,
+                cwd=tmp)
     message = r.stderr.decode("utf-8").split("\n")[0]
     if r.returncode != 0:
         return r.returncode, message[len("mha-explain: "):], None, None
@@ -196,6 +199,61 @@ def choose(driver, folder):
     before = runs(driver)
     driver.switch_to.active_element.send_keys(folder)
     return wait_state(driver, before, 60)
+
+
+def map_captions(data):
+    return [(m["table"], m["measure"]) for m in data.get("maps", [])]
+
+
+def check_all_heads(driver, mha, tmp, g):
+    """A page written with --ablate all-heads --metric prob: the opened
+    folder's run is that run, its map and the map's caption (in
+    Portuguese) the program's page's; with a head switched off and on
+    again, the map comes back."""
+    metric = ["--metric", "prob", "--answer", " world"]
+    page = os.path.join(tmp, "all_heads.html")
+    r = mha.run(LANG + ["--model", g, "--ablate", "all-heads"] + metric +
+                ["--html", page, "--", TEXT], env=ENV, cwd=tmp)
+    ok(r.returncode == 0, "a page written with --ablate all-heads "
+       "--metric prob", r.stderr)
+    status, message, want, _ = program_run(mha, tmp, g, ["all-heads"],
+                                           "zero", metric)
+    caption = "varia\u00e7\u00e3o da probabilidade de --answer " \
+        "(--metric prob)"
+    ok(status == 0 and map_captions(want) == [("ablation_map", caption)],
+       "the program's page: the map says it measures --metric prob, in "
+       "Portuguese", [message, want and map_captions(want)])
+    driver.get("file://" + page)
+    driver.execute_script(WATCH)
+    ok(choose(driver, os.path.join(tmp, g)) == "ok",
+       "--ablate all-heads: the folder is run")
+    got = json.loads(driver.execute_script(PAGE_DATA))
+    ok(map_captions(got) == map_captions(want) and got == want,
+       "--ablate all-heads --metric prob: the page's run is the program's "
+       "page's, the map's caption too", (map_captions(got),
+                                         map_captions(want)))
+    command = driver.execute_script(
+        "return document.getElementById('model-open-command').textContent;")
+    ok("--ablate all-heads --metric prob --answer ' world' --" in command,
+       "--ablate all-heads: the command line names the metric", command)
+    view = driver.find_elements(
+        By.CSS_SELECTOR, "[aria-label=View] button[data-value=maps]")
+    if view:
+        view[0].send_keys(Keys.ENTER)
+    legend = "".join(e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, "#maps-view .map-legend"))
+    ok(legend.endswith(": " + caption), "the Interventions view's scale "
+       "names the metric", legend)
+    shot(driver, "model-all-heads-map")
+    head_view(driver, "h.0")
+    switch(driver, "0.1", "all-heads page: head 0.1 off")
+    got = json.loads(driver.execute_script(PAGE_DATA))
+    ok(map_captions(got) == [], "head 0.1 off: --ablate 0.1, no map")
+    head_view(driver, "h.0")
+    switch(driver, "0.1", "all-heads page: head 0.1 on")
+    got = json.loads(driver.execute_script(PAGE_DATA))
+    ok(got == want, "every head on again: the map of --ablate all-heads "
+       "--metric prob again")
 
 
 def main():
@@ -321,6 +379,7 @@ def main():
                "a page written with --ablate 1.1: the folder is run")
             compare(driver, mha, tmp, g, ["1.1"], "zero",
                     "a page written with --ablate 1.1", clean)
+            check_all_heads(driver, mha, tmp, g)
         finally:
             driver.quit()
     return done()

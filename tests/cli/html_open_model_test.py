@@ -11,7 +11,9 @@ queries and keys; the tokens; the steps' tables) must be the data of the
 page the program writes with `--model DIR --html` but the step-through's
 notes, which the classroom page's core leaves out, and every layer's and
 head's attn_scores and attn_weights must be `--format csv`'s, bit for bit;
-a new text typed in runs again. Broken folders (merges.txt missing, a
+a new text typed in runs again. The lesson editor's head switches
+(on the lesson run's head view) are not drawn on the model's, and come
+back when the editor runs the lesson again. Broken folders (merges.txt missing, a
 safetensors file truncated, an unknown model_type) show the program's
 message, a file over 2 GB is refused with its size, and the page keeps
 working. A page written with `--model DIR` opens asking for that
@@ -75,6 +77,15 @@ def choose(driver, folder):
                           ".value = '';")
     driver.find_element(By.ID, "model-open-folder").send_keys(folder)
     return wait_state(driver, before)
+
+
+def switches(driver):
+    """The head switches in the head view (the view pressed first)."""
+    driver.find_element(
+        By.CSS_SELECTOR,
+        "[aria-label=View] button[data-value=head]").send_keys(Keys.ENTER)
+    return [b.get_attribute("data-head-off") for b in
+            driver.find_elements(By.CSS_SELECTOR, "[data-head-off]")]
 
 
 def program_data(mha, cwd, name, text):
@@ -210,13 +221,33 @@ def main():
             field = driver.find_element(By.ID, "model-open-text")
             field.clear()
             field.send_keys(text + Keys.TAB)
+            ok(switches(driver) == ["0.0", "0.1"],
+               "the lesson run: the head view's switches of its heads",
+               switches(driver))
             for c in ("two_layers", "four_heads_bf16"):
                 state = choose(driver, os.path.join(tmp, c))
                 ok(state == "ok", "%s: the folder is opened and run" % c,
                    driver.find_element(By.ID, "model-open-error").text)
                 check_run(driver, mha, tmp, c, text, c, notes=False)
+                # the classroom page's core runs no --ablate on a
+                # checkpoint: the lesson editor's switches are not drawn
+                ok(switches(driver) == [],
+                   "%s: the model's head view has no switch" % c,
+                   switches(driver))
             if shots:
                 driver.save_screenshot(os.path.join(shots, "open-model.png"))
+            # the lesson editor's run again: its switches are back
+            before = driver.execute_script(
+                "return window.mhaPage.data().variants[0].name;")
+            driver.execute_script(
+                "document.getElementById('editor-form').requestSubmit();")
+            time.sleep(0.3)
+            ok(before == "h.0" and switches(driver) == ["0.0", "0.1"] and
+               driver.execute_script(
+                   "return window.mhaPage.data().variants[0].name;") ==
+               "single",
+               "the lesson run again: the head view's switches are back",
+               switches(driver))
 
             # a new text, typed
             field = driver.find_element(By.ID, "model-open-text")

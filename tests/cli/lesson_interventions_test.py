@@ -7,9 +7,10 @@
 The numbers are checked against PyTorch by
 tests/unit/test_lesson_interventions.c; here: the tables a run makes,
 their labels (the blocks' names), the model read back from --csv-dir's
-folder with --weights, --explain's note, and bad input: status 2, one
-line on standard error (a usage error adds the --help hint), nothing on
-standard output.
+folder with --weights (also by --repeat-random, without --corpus),
+--csv-dir of a --repeat-random run, --explain's note, and bad input:
+status 2, one line on standard error (a usage error adds the --help
+hint), nothing on standard output.
 """
 import csv
 import io
@@ -72,6 +73,7 @@ ok(r.returncode == 0 and len(rows) == 4 * 3 and
 # --repeat-random N: no sentence, the model trained on the corpus alone,
 # N words of its vocabulary drawn from --seed, then the same N again
 r, rows, made = tables_of(TRAIN + ["--head-scores", "--repeat-random", "3"])
+random_rows = rows
 ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and
    rows[0]["row_label"] == "block.0.0",
    "--repeat-random 3: head_scores, a row per head of the stack", r.stderr)
@@ -101,6 +103,39 @@ r, read, _ = tables_of(["--weights", folder, "--variant", "block", text,
                         "--ablate", "1.0", "--tables", "ablation_loss"])
 ok(r.returncode == 0 and read == trained and len(read) == 18,
    "--weights DIR: the model read back ablates as trained", r.stderr)
+
+# the folder read as it is: --repeat-random draws from its model.json's
+# vocabulary, with no --corpus, and scores the model as trained
+r, read, made = tables_of(["--weights", folder, "--variant", "block",
+                           "--seed", "1", "--head-scores", "--repeat-random",
+                           "3"])
+ok(r.returncode == 0 and read == random_rows and made == {"head_scores"},
+   "--weights DIR --repeat-random 3: the trained model's scores, no "
+   "--corpus", r.stderr)
+mha.check_error(["--weights", folder, "--variant", "block", "--train", "2",
+                 "--head-scores", "--repeat-random", "3"],
+                "it goes with --corpus FILE", hint=True)
+
+# --csv-dir of a --repeat-random run: its table, and no model.json (the
+# run shows no table of its model); --html is refused, naming both ways
+scores_dir = os.path.join(tmp, "scores")
+r = mha.run(TRAIN + ["--head-scores", "--repeat-random", "3", "--format",
+                     "csv", "--csv-dir", scores_dir])
+written = sorted(os.listdir(scores_dir)) if os.path.isdir(scores_dir) else []
+with open(os.path.join(scores_dir, written[0]) if written else os.devnull,
+          encoding="utf-8") as f:
+    saved = [line.split(",") for line in f.read().splitlines()[1:]]
+ok(r.returncode == 0 and written == ["model.head_scores.csv"] and
+   [[row[0]] + row[1:] for row in saved] ==
+   [[random_rows[3 * i]["row_label"]] +
+    [random_rows[3 * i + k]["value"] for k in range(3)] for i in range(4)],
+   "--csv-dir with --repeat-random: head_scores as printed, no model.json",
+   (written, saved, r.stderr))
+page = os.path.join(tmp, "scores.html")
+mha.check_error(TRAIN + ["--head-scores", "--repeat-random", "3", "--html",
+                         page], "--plot FILE or write them with --csv-dir",
+                hint=True)
+ok(not os.path.exists(page), "--html with --repeat-random: no page", page)
 
 r = mha.run(TRAIN + [text, "--ablate", "all-heads", "--tables",
                      "ablation_map", "--explain"])
@@ -152,7 +187,8 @@ mha.check_error(TRAIN + ["--head-scores", "--repeat-random", "4"],
                 hint=False)
 mha.check_error(["--train", "5", "--variant", "block", "--d-model", "8",
                  "--head-scores", "--repeat-random", "2"],
-                "it goes with --corpus FILE", hint=True)
+                "it goes with --corpus FILE, or with --weights DIR",
+                hint=True)
 mha.check_error(["--variant", "block", "--d-model", "8", "--head-scores",
                  "--repeat-random", "2"], "only once trained", hint=True)
 mha.check_error(["--corpus", corpus, "--column", "text", "--variant",

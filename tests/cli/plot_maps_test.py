@@ -10,7 +10,8 @@ heads; --head-scores on a sentence draws the model view
 with each head's three scores under it (the values of --format csv) and
 their legend; a Llama-style model whose heads share key/value heads gets
 a bracket per key/value head ("kv 0", "kv 1"), and one that shares none
-gets no bracket. Read back from the SVG's text.
+gets no bracket; a patch of 48 positions labels every position of
+patch_resid. Read back from the SVG's text.
 
 Usage: plot_maps_test.py MHA_EXPLAIN GPT2_DIR LLAMA_DIR
 A build without plotting skips (TAP plan 1..0 # SKIP)."""
@@ -31,6 +32,13 @@ LLAMA = sys.argv[3]
 TEXT = "the cat sat on the mat"
 PATCH = ["--patch", "--clean", TEXT, "--corrupt", "the mat sat on the cat",
          "--answer", " cat", "--wrong", " mat"]
+# the indirect-object sentences: 48 tokens of the wide test checkpoint
+WIDE = os.path.join(sys.argv[2], "wide")
+IOI = ["--patch", "--clean",
+       "When Mary and John went to the store, John gave a drink to",
+       "--corrupt",
+       "When Mary and John went to the store, Mary gave a drink to",
+       "--answer", "M", "--wrong", "J"]
 
 
 def svg_of(args, path):
@@ -96,6 +104,16 @@ def main():
            t.count("restored: 0 corrupted, 1 clean") == 2 and
            "\u2423mat" in t,
            "--patch: both maps, their axes, captions and the clean tokens", t)
+        # a prompt of 48 tokens: patch_resid labels every position
+        r = mha.run(["--model", WIDE] + IOI + ["--format", "csv", "--tables",
+                                                "patch_resid"])
+        rows = list(csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))))
+        want = [row["col_label"] for row in rows if row["row"] == "0"]
+        t = svg_of(["--model", WIDE] + IOI + ["--tables", "patch_resid"], svg)
+        at = t.index("h.1") + 1 if t and "h.1" in t else -1
+        ok(len(want) == 48 and at > 0 and t[at:at + 48] == want,
+           "--patch over 48 positions: patch_resid labels every one",
+           (want, t and t[at:at + 48]))
         t = svg_of(["--model", GPT2, "--head-scores", "--repeat-random", "4"],
                    svg)
         caption = "share of attention on the pattern"

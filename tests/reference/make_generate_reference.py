@@ -56,6 +56,8 @@ method itself runs unchanged; softmax's input is its scores):
   "s{S}.l{L}.h{H}.context" (1, hd)    attn_output, before _merge_heads
 with S the step (1 .. N - 1) and P the positions cached after it.
 
+greedy_nan.safetensors: greedy over logits with a NaN (greedy_nan below).
+
 top_p_ties.safetensors: TopPLogitsWarper on rows of scores with many
 tied values, the cut falling inside a run of ties, where which tokens
 go depends on the order torch.sort (not stable on the CPU) leaves them:
@@ -714,6 +716,35 @@ def top_p_ties(outdir):
           (len(rows), differs))
 
 
+def greedy_nan(outdir, n=4):
+    """Greedy over logits that hold a NaN: two_layers with one row of wte
+    (tied: of lm_head too) set to NaN, the row of a token the prompt does
+    not hold, the least likely at the clean model's first step, so that
+    a NaN taken for the smallest or skipped would not pick it.
+    torch.argmax returns the index of the first NaN: the first new token
+    is that row's; its NaN embedding then makes every later logit NaN.
+    Writes greedy_nan.safetensors: "tokens" (n) the new tokens, "p" (n)
+    the probability of each in the softmax of the logits (NaN) and
+    "nan_row" (1)."""
+    model, ids = load("two_layers")
+    with torch.no_grad():
+        first = generate(model, ids, False, [], 1, None)[0]
+        probs = first[2].clone()
+        probs[ids[0]] = float("inf")  # not a token of the prompt
+        row = int(torch.argmin(probs))
+        assert row != first[0] and row > 0
+        model.transformer.wte.weight[row] = float("nan")
+        picked = generate(model, ids, False, [], n, None)
+    assert picked[0][0] == row
+    write_safetensors(os.path.join(outdir, "greedy_nan.safetensors"),
+                      [("tokens", torch.tensor([float(t) for t, _, _, _
+                                                in picked])),
+                       ("p", torch.stack([probs_t[t] for t, probs_t, _, _
+                                          in picked])),
+                       ("nan_row", torch.tensor([float(row)]))])
+    print("greedy_nan: row", row, [t[0] for t in picked])
+
+
 def main():
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE,
@@ -725,6 +756,7 @@ def main():
     top_p_ties(outdir)
     for case in CASES:
         run_case(outdir, case)
+    greedy_nan(outdir)
 
 
 if __name__ == "__main__":

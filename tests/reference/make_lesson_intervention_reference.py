@@ -48,9 +48,19 @@ NAME.corpus.txt (the corpus, a sentence a line) and NAME.safetensors:
   scores        ((L*H) x 3): previous token, duplicate token, induction
   random.scores the same on --repeat-random N's text (the case's random)
 
+and, for a case with folder=True, NAME.model/: the trained notebook's
+parameters as a trained run's --csv-dir folder holds them (the tool's
+file format: model.json, then block.<state_dict name>.csv for
+embedding.weight, pos_embedding.weight, each block's parameters and
+lm_head.weight, each value written with repr(), which reads back as the
+same float32), so that --weights NAME.model --head-scores
+--repeat-random N, with no --corpus, scores PyTorch's trained model and
+must give random.scores.
+
     /usr/bin/python3 tests/reference/make_lesson_intervention_reference.py [OUTDIR]
 """
 
+import json
 import os
 import sys
 
@@ -85,7 +95,7 @@ CASES = [
                     ("all_logit_diff", None, "zero",
                      ("logit-diff", "mat", "rug"))],
          patch=("the cat sat on the", "the dog sat on the", "mat", "rug"),
-         scores="the cat sat on the cat sat on", random=4),
+         scores="the cat sat on the cat sat on", random=4, folder=True),
     dict(name="block", sentence="the dog sat on the rug", d_model=8,
          d_out=8, heads=2, seed=7, variants=["block"], steps=30, lr=0.1,
          optimizer="sgd", positions=False, corpus=CORPUS, order="kqv",
@@ -295,6 +305,50 @@ def head_scores(nb, c, ids, L, H):
     return scores
 
 
+def labels_of(name, p, vocab):
+    """A parameter's row and column labels, as the tool writes them."""
+    words = list(vocab)
+    if name in ("embedding.weight", "lm_head.weight"):
+        return words, ["dim%d" % j for j in range(p.shape[1])]
+    if name == "pos_embedding.weight":
+        return (["pos%d" % i for i in range(p.shape[0])],
+                ["dim%d" % j for j in range(p.shape[1])])
+    if p.dim() == 1:
+        return ["bias"], ["out%d" % j for j in range(p.shape[0])]
+    return (["out%d" % i for i in range(p.shape[0])],
+            ["in%d" % j for j in range(p.shape[1])])
+
+
+def write_folder(path, nb, c, vocab):
+    """The trained notebook as a --csv-dir folder (see the docstring)."""
+    os.makedirs(path, exist_ok=True)
+    manifest = {
+        "format": "mha-explain trained model", "version": 1,
+        "variants": ["block"], "d_model": c["d_model"], "d_out": c["d_out"],
+        "heads": c["heads"], "ff": 0 if c.get("attn_only") else
+        (c.get("ff") or 4 * c["d_model"]), "layers": c.get("layers") or 0,
+        "attn_only": bool(c.get("attn_only")),
+        "qkv_bias": c.get("qkv_bias", False),
+        "causal": c.get("causal", True), "scale": c.get("scale", True),
+        "positions": nb.context if c["positions"] else 0,
+        "tokens": "words", "lower": False, "punct": "keep", "unk": False,
+        "vocab": list(vocab),
+        "training": {"steps": c["steps"], "optimizer": c["optimizer"],
+                     "lr": c["lr"], "seed": c["seed"], "corpus": None}}
+    with open(os.path.join(path, "model.json"), "w", encoding="utf-8",
+              newline="\n") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    for name, p in nb.named:
+        rows, cols = labels_of(name, p, vocab)
+        values = p.detach().reshape(len(rows), len(cols)).tolist()
+        with open(os.path.join(path, "block." + name + ".csv"), "w",
+                  encoding="utf-8", newline="\n") as f:
+            f.write(",".join(["token"] + cols) + "\n")
+            for label, row in zip(rows, values):
+                f.write(",".join([label] + [repr(v) for v in row]) + "\n")
+
+
 def run_case(outdir, c):
     corpus = [train.words_of(s) for s in c["corpus"]]
     shown_words = train.words_of(c["sentence"])
@@ -315,6 +369,8 @@ def run_case(outdir, c):
         tables = ablation_tables(nb, c, vocab, shown, hd, L, H, zall)
         tables += patch_tables(nb, c, vocab, hd, L, H)
         tables += score_tables(nb, c, vocab, L, H)
+    if c.get("folder"):
+        write_folder(os.path.join(outdir, c["name"] + ".model"), nb, c, vocab)
     write_safetensors(os.path.join(outdir, c["name"] + ".safetensors"),
                       [(n, t.contiguous()) for n, t in tables])
     with open(os.path.join(outdir, c["name"] + ".corpus.txt"), "w",

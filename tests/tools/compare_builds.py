@@ -140,6 +140,19 @@ MORE_SETS = [
      "--dropout", "0.1"],
     ["--layers", "2"], ["--layers", ""], ["--variant", "block", "--layers",
                                           "0"],
+    # what --check and --focus take from the trace: causal heads, cross-
+    # attention, tied modules, their own dropout masks, --grad
+    ["--check", "--kv", "a dog ran", "--heads", "2"],
+    ["--check", "--no-causal", "--heads", "2"],
+    ["--check", "--tie", "--attn-dropout", "0.5", "--heads", "2"],
+    ["--check", "--train", "2", "--grad", "--variant", "fused"],
+    ["--check", "--train", "2", "--grad", "--no-causal"],
+    ["--check", "--variant", "block", "--d-model", "4", "--layers", "2"],
+    ["--check", "--model", "{root}/tests/reference/gpt2/tiny"],
+    ["--check", "--model", "{root}/tests/reference/bert/mlm"],
+    ["--focus", "gato", "--kv", "a dog ran", "--heads", "2"],
+    ["--focus", "cat", "--kv", "a dog ran", "--variant", "block",
+     "--d-model", "4"],
 ]
 FILE_MORE = [
     ["--html", "{d}/page.html", "--train", "3"],

@@ -266,16 +266,28 @@ static void wrapper_is_fused(bool bias)
     ok(ctx && val &&
            memcmp(ctx->values.v, val->values.v, 2 * sizeof(float)) == 0,
        "the first token attends only to itself: its context is its value");
+    // the run's model, as the pipeline records it: causal heads, the fused
+    // module tied to the wrapper's
+    tr.model.causal = true;
+    tr.model.tied = true;
     check_report r;
-    check_trace(&r, &tr, true, true);
+    check_trace(&r, &tr);
     ok(check_passed(&r) && r.compared && r.tie_dev == 0.0 && r.masked == 6 * 10,
        "--check passes: rows sum to 1, 60 masked cells, no tie deviation");
+    /* what the check expects is the trace's model's, not the caller's */
+    tr.model.tied = false;
+    tr.model.attn_dropout = 0.5;
+    check_trace(&r, &tr);
+    ok(check_passed(&r) && !r.tied && r.own_masks && r.causal,
+       "--check takes causal, tied and dropout masks from the trace");
+    tr.model.tied = true;
+    tr.model.attn_dropout = 0.0;
     /* a doctored weight must make the check fail */
     const table *w0f = find_table(&tr, "fused", 0, "attn_weights");
     if (w0f == NULL)
         abort();
     w0f->values.v[1] = 0.25f; /* a masked cell */
-    check_trace(&r, &tr, true, true);
+    check_trace(&r, &tr);
     ok(!check_passed(&r) && r.masked_weight == 0.25,
        "--check catches a masked weight that is not 0");
     /* a NaN weight (an overflowed row) must fail the row-sum check, and
@@ -286,7 +298,7 @@ static void wrapper_is_fused(bool bias)
         abort();
     w1->values.v[w1->values.cols * 3] = NAN; /* row 3, unmasked */
     cc->values.v[0] = NAN;
-    check_trace(&r, &tr, true, true);
+    check_trace(&r, &tr);
     ok(!check_passed(&r) && isnan(r.row_sum_dev) && isnan(r.tie_dev),
        "--check fails on NaN weights and a NaN context (deviation nan)");
     trace_free(&tr);

@@ -11,13 +11,15 @@
  * logit difference and of the answer's probability: --metric), patch_heads,
  * patch_resid and head_scores (on a text, and on --repeat-random N's N
  * tokens drawn from --seed, then the same N again, with no sentence: the
- * model trained on the corpus alone) bit for bit. */
+ * model trained on the corpus alone, or PyTorch's trained model read
+ * from a --weights folder without --corpus) bit for bit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/safetensors.h"
+#include "model/lesson/weights.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "tap.h"
@@ -245,6 +247,49 @@ static void random_scores_case(const char *refdir, const lesson_case *c,
     safetensors_close(&ref);
 }
 
+/* --weights NAME.model --head-scores --repeat-random n, with no
+ * --corpus and no --train: PyTorch's trained notebook, as the reference
+ * wrote it in a trained run's folder, read as it is and scored on the
+ * text drawn from its model.json's vocabulary. */
+static void folder_scores_case(const char *refdir, const lesson_case *c,
+                               size_t n)
+{
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/lesson_interventions/%s.model", refdir,
+             c->name);
+    weights_files files;
+    mx_error err;
+    if (!ok(weights_open_dir(&files, dir, VARIANT_BLOCK, c->heads, c->layers,
+                             false, &err) == 0,
+            "%s.model: the folder read", c->name)) {
+        diag("%s", err.msg);
+        safetensors_close(&ref);
+        return;
+    }
+    run_request rq = config_of(c);
+    rq.training.steps = 0;
+    rq.weights = &files;
+    rq.weights_style = (csv_style){',', false};
+    rq.head_scores = true;
+    rq.repeat_random = n;
+    const model_input in = {.sentence = "", .len = 0};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
+    if (rc != 0)
+        diag("%s", err.msg);
+    ok(rc == 0, "%s.model --repeat-random %zu: the run", c->name, n);
+    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_HEAD_SCORES), &ref,
+               "random.scores"),
+       "%s.model --repeat-random %zu: head_scores", c->name, n);
+    trace_free(&tr);
+    weights_files_free(&files);
+    safetensors_close(&ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -270,6 +315,7 @@ int main(int argc, char **argv)
     ablate_case(ref, &stack, "all_logit_diff", NULL, 0, HOOK_ZERO, &diff);
     patch_scores_case(ref, &stack, "the cat sat on the cat sat on");
     random_scores_case(ref, &stack, 4);
+    folder_scores_case(ref, &stack, 4);
     ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO, NULL);
     ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN, NULL);
     ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN, NULL);

@@ -5,10 +5,15 @@
  * option without that variant); the live page keeps, as given, the
  * options whose rows it keeps, and cannot repeat a run with one it cannot
  * have; an option whose row says what it goes with is refused alone with
- * its row's message, and not with that message beside one of them. */
+ * its row's message, and not with that message beside one of them; a
+ * help that lists the variants names each variant row, and its default
+ * the row's. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/option_help.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "cli/page_run.h"
@@ -218,9 +223,79 @@ static void goes_with(void)
     ok(rows >= 10, "%zu rows say what they go with", rows);
 }
 
+/* Whether word is in the n bytes of text, between characters that are
+ * not part of a name. */
+static bool has_word(const char *text, size_t n, const char *word)
+{
+    const size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++) {
+        const bool before = i == 0 || !(isalnum((unsigned char)text[i - 1]) ||
+                                        text[i - 1] == '_');
+        const bool after =
+            i + w == n ||
+            !(isalnum((unsigned char)text[i + w]) || text[i + w] == '_');
+        if (before && after && strncmp(text + i, word, w) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A help filled from the variant rows (--variant) names every variant of
+ * VARIANT_LIST, and its "(default ...)" the variants of the row's default
+ * and no other; --help prints it in lines of at most OPTION_HELP_WIDTH
+ * cells, the default last. */
+static void help_lists_variants(void)
+{
+    size_t rows = 0;
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (!o->help_lists_variants)
+            continue;
+        rows++;
+        char text[OPTION_HELP_SIZE];
+        option_help_text(text, sizeof text, o);
+        const char *tag = strstr(text, "(default ");
+        const char *end = tag != NULL ? strchr(tag, ')') : NULL;
+        if (!ok(end != NULL && end[1] == '\0',
+                "--%s: '%s' ends with its default", o->name, text))
+            continue;
+        for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+            const variant_info *v = &model_variants[i];
+            ok(has_word(text, (size_t)(tag - text), v->name),
+               "--%s: its help names %s", o->name, v->name);
+            const bool told = has_word(tag, (size_t)(end - tag), v->name);
+            ok(told == ((o->def & v->bit) != 0),
+               "--%s: its default %s %s, as the row's", o->name,
+               told ? "names" : "leaves out", v->name);
+        }
+        FILE *f = tmpfile();
+        if (!ok(f != NULL, "a file for --%s's help", o->name))
+            continue;
+        option_help_print(f, o, 0);
+        rewind(f);
+        char line[OPTION_HELP_SIZE], last[OPTION_HELP_SIZE] = "";
+        size_t lines = 0, widest = 0;
+        while (fgets(line, sizeof line, f) != NULL) {
+            line[strcspn(line, "\n")] = '\0';
+            lines++;
+            widest = strlen(line) > widest ? strlen(line) : widest;
+            snprintf(last, sizeof last, "%s", line);
+        }
+        fclose(f);
+        ok(lines >= 2 && widest <= OPTION_HELP_WIDTH,
+           "--%s: %zu lines, at most %d columns wide (%zu)", o->name, lines,
+           OPTION_HELP_WIDTH, widest);
+        ok(strlen(last) >= strlen(tag) &&
+               strcmp(last + strlen(last) - strlen(tag), tag) == 0,
+           "--%s: its last line ends with '%s'", o->name, tag);
+    }
+    ok(rows >= 1, "rows whose help lists the variants: %zu", rows);
+}
+
 int main(void)
 {
     help_defaults();
+    help_lists_variants();
     checkpoint_refusals();
     variant_refusals();
     page_uses();

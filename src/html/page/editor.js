@@ -680,6 +680,7 @@
     }
     setError('');
     page.ablated = ablates(s) ? s.ablate.slice() : [];
+    page.modelOnView = false;
     page.reload(JSON.parse(r.text));
     var ms = performance.now() - t0;
     status.textContent = tr('Recomputed in {0} ms.', Math.round(ms));
@@ -730,10 +731,12 @@
   /* The head view's switch of head name ("L.H"): the head added to
    * --ablate, or taken away, and the run recomputed; the focus stays on
    * the switch, drawn again. Offered on a lesson run that does not
-   * train (page.canSwitch). */
+   * train (page.canSwitch), not on a model opened in the page
+   * (model_open.js: page.modelOnView), whose run is not the editor's. */
   var ablated = [];
   page.canSwitch = function () {
-    return ready && !model && !run.checkpoint && !trains(read());
+    return ready && !model && !run.checkpoint && !page.modelOnView &&
+      !trains(read());
   };
   page.toggleHead = function (name) {
     if (!page.canSwitch()) return;

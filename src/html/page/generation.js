@@ -150,10 +150,12 @@ function mhaGeneration(p) {
       table.appendChild(head);
     }
     for (var r = 0; r < m.rows; r++) {
-      var layer = g.layers[Math.floor(r / g.heads)], h = r % g.heads;
+      /* the heads shown (--show-heads), in each layer */
+      var H = g.heads.length, h = g.heads[r % H];
+      var layer = g.layers[Math.floor(r / H)];
       var line = el('tr', {});
       line.appendChild(el('th', {scope: 'row'},
-                          layer + ' \u00b7 ' + p.headName(h)));
+                          layer + ' \u00b7 ' + p.headName(r % H)));
       cells.push([]);
       for (var j = 0; j < m.cols; j++) {
         var text = m.text(r, j), c = lut[p.lutIndex(m.value(r, j))];

@@ -306,7 +306,7 @@ function variantLayer(v) {
 function headIsOff(v, h) {
   var p = window.mhaPage;
   var off = p && p.ablated ? p.ablated : [];
-  return off.indexOf(variantLayer(v) + '.' + h) >= 0;
+  return off.indexOf(variantLayer(v) + '.' + headNumber(h)) >= 0;
 }
 
 /* A button per head of v that switches it off (adds L.H to the
@@ -317,7 +317,7 @@ function headSwitches(v) {
   if (!p || !p.canSwitch || !p.canSwitch()) return null;
   var box = el('div', {'class': 'head-switches'});
   v.heads.forEach(function (head, h) {
-    var name = variantLayer(v) + '.' + h, off = headIsOff(v, h);
+    var name = variantLayer(v) + '.' + headNumber(h), off = headIsOff(v, h);
     var b = el('button', {type: 'button', 'class': 'head-switch',
                           'data-head-off': name,
                           'data-off': off ? 'true' : 'false'},

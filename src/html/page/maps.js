@@ -43,12 +43,16 @@ function mhaMaps(p) {
       h = Number(row.slice(row.lastIndexOf('.') + 1));
       row = row.slice(0, row.lastIndexOf('.'));
     }
-    var r = p.data().variants.map(function (v) {
+    var variants = p.data().variants, r = variants.map(function (v) {
       return v.name;
     }).indexOf(row);
+    /* head h's place among the heads shown (--show-heads) */
+    var at = r < 0 || h === null ? 0 : variants[r].heads.map(function (x) {
+      return x.head;
+    }).indexOf(h);
     return function () {
-      if (r < 0) return;
-      p.openHead(r, h === null ? 0 : h);
+      if (r < 0 || at < 0) return;
+      p.openHead(r, at);
       if (h === null) p.soloHead(0); /* head 0 alone: every head again */
     };
   }
@@ -69,8 +73,12 @@ function mhaMaps(p) {
     return box;
   }
 
-  function mapTable(map) {
+  /* A map as a table of cells; one too wide for width pixels (patch_resid
+   * of a long prompt) narrower: its column labels turned, a cell's value
+   * said on hover and focus only. */
+  function mapTable(map, width) {
     var m = decode(map.values), most = 0, cells = [];
+    var narrow = 120 + m.cols * 60 > width;
     for (var k = 0; k < m.rows * m.cols; k++) {
       var v = Math.abs(m.value(Math.floor(k / m.cols), k % m.cols));
       if (isFinite(v)) most = Math.max(most, v);
@@ -80,7 +88,8 @@ function mhaMaps(p) {
     var lut = map.signed ? p.mapBoth : p.mapOne;
     var part = el('div', {'class': 'map', 'data-map': map.table});
     part.appendChild(el('h2', {}, map.table));
-    var table = el('table', {'class': 'grid map-grid'});
+    var table = el('table', {'class': 'grid map-grid' +
+                                      (narrow ? ' map-narrow' : '')});
     table.appendChild(el('caption', {}, map.rowsTitle + ' \u2193, ' +
                                         map.colsTitle + ' \u2192'));
     var head = el('tr', {});
@@ -110,7 +119,8 @@ function mhaMaps(p) {
           td.style.background = 'rgb(' + c.join(',') + ')';
           td.style.color = darkTextOn(c) ? '#000' : '#fff';
         }
-        td.textContent = isFinite(x) ? x.toFixed(p.decimals) : value;
+        if (!narrow) td.textContent = isFinite(x) ? x.toFixed(p.decimals) :
+          value;
         var open = mapTarget(map, i, j);
         td.addEventListener('click', open);
         td.addEventListener('keydown', function (open, e) {
@@ -139,8 +149,9 @@ function mhaMaps(p) {
   }
 
   function drawMapsView(view) {
+    var width = view.clientWidth || document.documentElement.clientWidth;
     p.data().maps.forEach(function (map) {
-      view.appendChild(mapTable(map));
+      view.appendChild(mapTable(map, width));
     });
     view.appendChild(el('p', {'class': 'summary hint'},
       tr('Each map\'s cells are heads (or a layer\'s input at a position): ' +
@@ -159,7 +170,8 @@ function mhaMaps(p) {
    * three scores, each a cell of the scores' colours (data.scoresMap, 0
    * to 1) with its value; null without scores. */
   function scoreStrip(name, h) {
-    var map = scoresMap(), i = map ? map.rows.indexOf(name + '.' + h) : -1;
+    var map = scoresMap();
+    var i = map ? map.rows.indexOf(name + '.' + p.headNumber(h)) : -1;
     if (i < 0) return null;
     var m = decode(map.values), lut = p.lutOf(p.data().scoresMap), s = [];
     var strip = el('div', {'class': 'score-strip', 'data-variant': name,
@@ -179,15 +191,17 @@ function mhaMaps(p) {
    * that read one key/value head, named "kv N"; null without
    * data.kvHeads. */
   function kvGroupRow(cols) {
-    var kv = p.data().kvHeads;
-    if (!kv) return null;
+    var all = p.data().kvHeads;
+    if (!all) return null;
+    /* the key/value head of the page's head h (of the heads shown) */
+    var kv = function (h) { return all[p.headNumber(h)]; };
     var row = el('tr', {'class': 'kv-groups'});
     row.appendChild(el('th', {}, ''));
     for (var h = 0, end; h < cols; h = end) {
-      for (end = h + 1; end < cols && kv[end] === kv[h];) end++;
+      for (end = h + 1; end < cols && kv(end) === kv(h);) end++;
       var cell = el('th', {scope: 'colgroup', colspan: end - h,
-                           'data-kv-head': kv[h]});
-      cell.appendChild(el('span', {}, tr('kv {0}', kv[h])));
+                           'data-kv-head': kv(h)});
+      cell.appendChild(el('span', {}, tr('kv {0}', kv(h))));
       row.appendChild(cell);
     }
     return row;

@@ -153,6 +153,8 @@
       setError('');
       if (SW) SW.drawing();
       else page.ablated = [];
+      /* the model's run on view, not the lesson editor's (editor.js) */
+      page.modelOnView = true;
       page.reload(JSON.parse(out.text));
       status.textContent = tr('Recomputed in {0} ms.',
                               Math.round(performance.now() - t0));

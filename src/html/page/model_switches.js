@@ -69,13 +69,16 @@ window.mhaModelSwitches = function (page, ui) {
         .join(' ');
       command.hidden = false;
     },
-    /* The options of the heads switched off, for the next run. */
+    /* The options of the heads switched off, for the next run; with
+     * none, a page written with --ablate all-heads runs it again, with
+     * what its map measures as given (--metric, --answer, --wrong). */
     args: function () {
       sent = chosen.slice();
-      if (sent.length === 0) return [];
-      var a = ['--ablate', sent.join(',')];
+      var all = sent.length === 0;
+      if (all && given !== 'all-heads') return [];
+      var a = ['--ablate', all ? given : sent.join(',')];
       if (mode.value !== 'zero') a.push('--ablate-mode', mode.value);
-      return a;
+      return all ? a.concat(ui.run.mapArgs) : a;
     },
     /* Before a run's answer is drawn: its heads are the ones on view. */
     drawing: function () { page.ablated = sent.slice(); },

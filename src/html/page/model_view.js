@@ -20,7 +20,7 @@ var MAPS = typeof mhaMaps !== 'function' ? null : mhaMaps({
   el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
   darkTextOn: darkTextOn, mapOne: MAP_ONE, mapBoth: MAP_BOTH,
   decimals: COLORS.decimals, openHead: openHead, soloHead: soloHead,
-  arrowGrid: arrowGrid,
+  arrowGrid: arrowGrid, headNumber: headNumber,
   data: function () { return data; },
   readout: function () { return readout; }
 });
@@ -103,7 +103,8 @@ function drawModelView() {
                               'data-variant': v.name, 'data-head': h,
                               'data-grid-row': r, 'data-grid-col': h,
                               'aria-label': tr('{0} head {1}: open it in ' +
-                                'the head and matrix views', v.name, h)});
+                                'the head and matrix views', v.name,
+                                headNumber(h))});
         b.appendChild(thumbCanvas(m));
         b.addEventListener('click', openHead.bind(null, r, h));
         td.appendChild(b);

@@ -180,8 +180,8 @@ function setAttrs(e, attrs) {
  * saturations taking turns (all dark enough to see on white): the
  * colours of 24 heads stay at least 14 CIELAB units apart, every
  * head's differs from the others' up to hundreds of heads. */
-function headColour(h) {
-  var dark = look.dark;
+function headColour(i) {
+  var dark = look.dark, h = headNumber(i);
   if (h < HEAD_COLOURS.length)
     return dark ? HEAD_COLOURS_DARK[h] : HEAD_COLOURS[h];
   var k = h - HEAD_COLOURS.length;
@@ -246,10 +246,18 @@ function tr(text) {
   });
 }
 
+/* The number of the page's head h (its place in a variant's heads):
+ * --show-heads may leave heads out, head 0 too (every layer of a
+ * checkpoint shows the same heads; a lesson's variants, heads 0 on). */
+function headNumber(h) {
+  var v = data.variants[0], head = v && v.heads[h];
+  return head && typeof head.head === 'number' ? head.head : h;
+}
+
 /* "head 2" in the page's language (a name drawNeuronView can call: its
  * table row variable hides tr there) */
 function headName(h) {
-  return tr('head {0}', h);
+  return tr('head {0}', headNumber(h));
 }
 
 /* A query may see key j: always, unless the causal mask hides j > i. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/limits.h"
 #include "model/lesson/lesson_run.h"
 #include "model/lesson/lesson_tokens.h"
 #include "model/lesson/lesson_size.h"
@@ -68,19 +69,46 @@ static int check_trained_block(const run_request *rq, mx_error *err)
 /* What the model trains on. --repeat-random has no sentence: the model
  * trains on --corpus alone, whose first sentence stands for the shown
  * one (it adds no word to the vocabulary, no position to the longest
- * sentence's, and the corpus's sentences are the ones trained on). */
-static int training_input(model_input *in, const run_request *rq, mx_error *err)
+ * sentence's, and the corpus's sentences are the ones trained on); or,
+ * read from a trained --weights folder and not trained further, it is
+ * the folder's model as it is (*as_read), with the folder's vocabulary. */
+static int training_input(model_input *in, bool *as_read, const run_request *rq,
+                          mx_error *err)
 {
     *in = *rq->trained_on;
+    *as_read = false;
     if (rq->repeat_random == 0)
         return 0;
-    if (in->corpus == NULL || in->n_corpus == 0)
+    if (in->corpus != NULL && in->n_corpus > 0) {
+        in->sentence = in->corpus[0];
+        in->len = strlen(in->corpus[0]);
+        return 0;
+    }
+    if (rq->weights != NULL && rq->training.steps == 0) {
+        *as_read = true;
+        return 0;
+    }
+    if (rq->weights != NULL) // --train N trains the folder's model further
         return err_usage(err, _("--repeat-random: a lesson model has no "
                                 "sentence to train on: it goes with "
                                 "--corpus FILE"));
-    in->sentence = in->corpus[0];
-    in->len = strlen(in->corpus[0]);
-    return 0;
+    return err_usage(err, _("--repeat-random: a lesson model has no "
+                            "sentence to train on: it goes with --corpus "
+                            "FILE, or with --weights DIR of a trained "
+                            "model"));
+}
+
+/* The session's words and sentences: the run's (lesson_run_tokens, the
+ * shown sentence's T tokens), or a folder's model read as it is, its
+ * vocabulary alone (T 0, nothing to train on). */
+static int session_tokens(lm_session *s, size_t *T, bool as_read,
+                          const run_request *rq, const model_input *in,
+                          mx_error *err)
+{
+    *T = 0;
+    if (as_read)
+        return lesson_folder_vocab(&s->tok, &s->data, rq, err);
+    return lesson_run_tokens(&s->tok, T, &s->data, rq, in, err);
 }
 
 static int open_session(lm_session **out, lm_shape *shape,
@@ -90,8 +118,9 @@ static int open_session(lm_session **out, lm_shape *shape,
     if (rq->trained_on == NULL)
         return err_set(err, 1, _("the lesson model has no input"));
     model_input input;
+    bool as_read;
     if (check_trained_block(rq, err) != 0 ||
-        training_input(&input, rq, err) != 0)
+        training_input(&input, &as_read, rq, err) != 0)
         return -1;
     const model_input *in = &input;
     lm_session *s = calloc(1, sizeof *s);
@@ -105,12 +134,15 @@ static int open_session(lm_session **out, lm_shape *shape,
     s->rq.trained_on = NULL;
     s->corpus = in->corpus != NULL;
     size_t T;
-    if (lesson_run_tokens(&s->tok, &T, &s->data, rq, in, err) != 0) {
+    if (session_tokens(s, &T, as_read, rq, in, err) != 0) {
         close_session(s);
         return -1;
     }
     const size_t D = lesson_width(rq, in), V = s->tok.n_vocab;
-    s->C = s->data.context;
+    // the longest sentence trained on; a folder's model read without
+    // one: its positions (below), or without them any text the program
+    // reads
+    s->C = as_read ? MAX_TOKENS : s->data.context;
     s->cfg = (attention_config){.d_model = D,
                                 .d_out = rq->model.d_out,
                                 .heads = rq->model.heads,

@@ -57,6 +57,47 @@ static int input_tokens(tokenized *tok, size_t *n_queries,
     return rc;
 }
 
+/* The words of rq's --weights folder (*n of them, copies the caller
+ * frees): its model.json's vocabulary, which every variant's embedding
+ * and lm_head rows must follow, or without one the rows of the first
+ * embedding.weight file of the run's variants; none without --weights. */
+static int folder_words(char ***vocab, size_t *n, const run_request *rq,
+                        mx_error *err)
+{
+    *vocab = NULL;
+    *n = 0;
+    if (rq->weights == NULL)
+        return 0;
+    const trained_manifest *saved = &rq->weights->manifest;
+    if (saved->present) {
+        *vocab = calloc(saved->n_vocab ? saved->n_vocab : 1, sizeof **vocab);
+        if (*vocab == NULL)
+            return err_nomem(err, _("the vocabulary"));
+        for (; *n < saved->n_vocab; (*n)++)
+            if (((*vocab)[*n] = strdup(saved->vocab[*n])) == NULL)
+                return err_nomem(err, _("the vocabulary"));
+        return 0;
+    }
+    matrix rows = {0};
+    int found = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS && !found; i++)
+        if ((rq->variants & model_variants[i].bit) &&
+            (found = weights_read_table(vocab, n, &rows, rq->weights,
+                                        model_variants[i].id, TABLE_EMBEDDING,
+                                        &rq->weights_style, TRAINED_MAX_WIDTH,
+                                        err)) < 0)
+            return -1;
+    matrix_free(&rows);
+    return 0;
+}
+
+static void free_words(char **vocab, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(vocab[i]);
+    free(vocab);
+}
+
 /* The run's tokens (input_tokens); a trained run's (--train) from
  * training_tokens, its sentences in *data (freed by the caller) or, with
  * data NULL, freed here. */
@@ -67,34 +108,14 @@ int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
     if (!rq->train)
         return input_tokens(tok, n_queries, in, rq->tokens, &rq->rules, err);
     train_data own = {0};
-    // --weights of a trained run: its vocabulary, the rows of the first
-    // embedding.weight file of the run's variants
+    // --weights of a trained run: its vocabulary
     char **vocab = NULL;
     size_t n_vocab = 0;
-    matrix rows = {0};
-    int found = 0;
-    // a trained model's folder with model.json: its vocabulary, which
-    // every variant's embedding and lm_head rows must follow
-    const trained_manifest *saved =
-        rq->weights != NULL && rq->weights->manifest.present
-            ? &rq->weights->manifest
-            : NULL;
-    for (size_t i = 0;
-         i < MODEL_N_VARIANTS && rq->weights != NULL && !found && !saved; i++)
-        if ((rq->variants & model_variants[i].bit) &&
-            (found = weights_read_table(&vocab, &n_vocab, &rows, rq->weights,
-                                        model_variants[i].id, TABLE_EMBEDDING,
-                                        &rq->weights_style, TRAINED_MAX_WIDTH,
-                                        err)) < 0)
-            return -1;
-    matrix_free(&rows);
-    const int rc = training_tokens(
-        tok, data != NULL ? data : &own, in, rq,
-        (const char *const *)(saved != NULL ? saved->vocab : vocab),
-        saved != NULL ? saved->n_vocab : n_vocab, err);
-    for (size_t i = 0; i < n_vocab; i++)
-        free(vocab[i]);
-    free(vocab);
+    int rc = folder_words(&vocab, &n_vocab, rq, err);
+    if (rc == 0)
+        rc = training_tokens(tok, data != NULL ? data : &own, in, rq,
+                             (const char *const *)vocab, n_vocab, err);
+    free_words(vocab, n_vocab);
     if (rc != 0)
         return -1;
     if (data == NULL) {
@@ -104,6 +125,35 @@ int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
         train_data_free(&own);
     }
     *n_queries = tok->n_tokens;
+    return 0;
+}
+
+int lesson_folder_vocab(tokenized *tok, train_data *data, const run_request *rq,
+                        mx_error *err)
+{
+    *tok = (tokenized){0};
+    *data = (train_data){0};
+    char **vocab = NULL;
+    size_t n = 0;
+    if (folder_words(&vocab, &n, rq, err) != 0) {
+        free_words(vocab, n);
+        return -1;
+    }
+    if (n == 0) {
+        free(vocab);
+        return err_input(err, _("--weights: the folder holds no trained "
+                                "vocabulary"));
+    }
+    char **words = malloc(n * sizeof *words);
+    if (words == NULL) {
+        free_words(vocab, n);
+        return err_nomem(err, _("the vocabulary"));
+    }
+    memcpy(words, vocab, n * sizeof *words);
+    data->words = vocab;
+    data->n_words = n;
+    tok->vocab = words;
+    tok->n_vocab = n;
     return 0;
 }
 

@@ -23,4 +23,11 @@ int lesson_run_tokens(tokenized *tok, size_t *n_queries, train_data *data,
                       const run_request *rq, const model_input *in,
                       mx_error *err);
 
+/* A trained --weights folder's vocabulary alone, for a run with no
+ * sentence (--repeat-random on the model as the folder holds it): *data
+ * owns the words and trains on nothing, *tok's vocab points at them and
+ * it has no token. Freed as lesson_run_tokens's are (tok first). */
+int lesson_folder_vocab(tokenized *tok, train_data *data, const run_request *rq,
+                        mx_error *err);
+
 #endif

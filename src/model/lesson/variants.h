@@ -7,9 +7,9 @@
  * tables it makes besides its heads'; the row here gives the rest. The
  * lesson's run (lesson_run.c), training (train.c), the size estimate
  * (lesson_size.c), the page's list of variants (html_data.c), the
- * messages that list the variants (variant_names_joined, model.h) and
- * --explain loop
- * over the rows and know no variant by name.
+ * messages that list the variants (variant_names_joined, model.h), the
+ * --variant line of --help (cli/option_help.c) and --explain loop over
+ * the rows and know no variant by name.
  *
  * Each variant's module is one file, model/lesson/variants/NAME.c (NAME
  * its identifier in VARIANT_LIST): the struct of its parameters (or the
@@ -19,8 +19,9 @@
  * declarations below and the table of variants.c take from VARIANT_LIST.
  *
  * To add a variant: its line in VARIANT_LIST (catalogue.h), its file
- * under variants/ and that file in src/meson.build (docs/architecture.md,
- * "What an addition touches").
+ * under variants/, that file in src/meson.build and, as the file holds
+ * messages, in po/POTFILES (docs/architecture.md, "What an addition
+ * touches").
  */
 #ifndef MHA_VARIANTS_H
 #define MHA_VARIANTS_H
