@@ -145,11 +145,16 @@ typedef enum {
  * mean loss when that head alone is ablated). */
 #define ABLATION_TABLES (TABLE_BIT(ABLATE_EFFECT) | TABLE_BIT(ABLATE_LOSS))
 #define ABLATION_MAP_TABLES TABLE_BIT(ABLATE_MAP)
-/* --patch (model/intervene/patch.h): patch_heads (L x H, each head's
+/* --patch (model/intervene/patch.h): patch_baselines (2 x 1, what is
+ * compared: the clean and the corrupted text, a row each, and the logit
+ * difference --answer - --wrong of each, which the scores map to 1 and
+ * 0), patch_heads (L x H, each head's
  * output patched from the clean run into the corrupted one) and
  * patch_resid (L x T, the residual stream before each layer at each
  * position), the normalised logit difference, 0 corrupted, 1 clean. */
-#define PATCH_TABLES (TABLE_BIT(PATCH_HEADS) | TABLE_BIT(PATCH_RESID))
+#define PATCH_TABLES                                       \
+    (TABLE_BIT(PATCH_BASELINES) | TABLE_BIT(PATCH_HEADS) | \
+     TABLE_BIT(PATCH_RESID))
 /* --head-scores (model/intervene/head_scores.h): head_scores, each
  * head's previous-token, duplicate-token and induction score. */
 #define HEAD_SCORE_TABLES TABLE_BIT(HEAD_SCORES)
@@ -297,6 +302,8 @@ enum table_mask {
           "T·k x 3")                                                           \
     TABLE(ABLATE_LOSS, "ablation_loss", MODULE, OUTPUT, NONE, NONE, "T x 3")   \
     TABLE(ABLATE_MAP, "ablation_map", MODULE, OUTPUT, NONE, NONE, "L x H")     \
+    TABLE(PATCH_BASELINES, "patch_baselines", MODULE, OUTPUT, NONE, NONE,      \
+          "2 x 1")                                                             \
     TABLE(PATCH_HEADS, "patch_heads", MODULE, OUTPUT, NONE, NONE, "L x H")     \
     TABLE(PATCH_RESID, "patch_resid", MODULE, OUTPUT, NONE, NONE, "L x T")     \
     TABLE(HEAD_SCORES, "head_scores", MODULE, WEIGHTS, NONE, NONE,             \

@@ -43,6 +43,12 @@ static void size_section(section *S, const figure *pg)
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
                                     fmax(line_h, BAR_MIN / (double)rows_b)));
+    /* a map much taller than wide (head_scores: L·H rows x 3 scores, 144
+     * x 3 for GPT-2 small) would be a strip too narrow for its column
+     * labels: its columns are wider, each labelled */
+    if (fig_map_caption(S) != NULL && cell < line_h &&
+        (double)rows_b >= WIDE * (double)cols_b)
+        cell = fmax(cell, fmin(MAX_CELL, MAX_SIDE / (double)cols_b));
     // a table with a text in each cell (the logit lens's tokens): cells
     // wide and tall enough to read it, when it has few enough columns
     const table *first = pg->panels[S->first].t;

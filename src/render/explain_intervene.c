@@ -34,6 +34,14 @@ const char *explain_intervention(const table *t)
                  "head. The heads with the largest change matter most for "
                  "this text; a randomly drawn checkpoint shows no such "
                  "pattern.");
+    case TABLE_PATCH_BASELINES:
+        return _("What the patching compares: the --clean and the --corrupt "
+                 "text, a row each, and each run's logit difference "
+                 "(--answer's logit minus --wrong's at the last token). The "
+                 "clean run's is the score 1 of the maps below, the "
+                 "corrupted run's the score 0; a score is divided by their "
+                 "gap, so when the two are close, scores far outside 0 to 1 "
+                 "say little more than that the gap is small.");
     case TABLE_PATCH_HEADS:
         return _(
             "Activation patching: the --corrupt text run again with one "

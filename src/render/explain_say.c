@@ -10,24 +10,98 @@
 #define NOTE_WIDTH 76
 #define MIN_NOTE_WIDTH 20 /* narrower screens get lines this long */
 
+/* Whether the word p[a, b) is an operator between the items of a shape:
+ * "x", "@", "->", "+", "-", "*", "/", "=", "·". */
+static bool operator_word(const char *p, size_t a, size_t b)
+{
+    static const char *const ops[] = {"x", "@", "->", "+",     "-",
+                                      "*", "/", "=",  "\u00b7"};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (strlen(ops[k]) == b - a && strncmp(p + a, ops[k], b - a) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the group opened by the parenthesis p[open] is a shape "(5, 2,
+ * 2)", "(T x S)", "(L·H)", which a line never splits, rather than words
+ * in parentheses "(--answer minus --wrong at the last token)": in a
+ * shape, every space follows a comma or has an operator beside it. A
+ * group never closed is words. */
+static bool shape_group(const char *p, size_t open)
+{
+    int depth = 0;
+    size_t close = open;
+    for (size_t k = open; p[k] != '\0'; k++) {
+        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
+        if (depth == 0) {
+            close = k;
+            break;
+        }
+    }
+    if (close == open)
+        return false;
+    /* one word: a shape when it has a digit, a comma or a product
+     * ("(5)", "(L·H)"), or is a letter or two ("(T)", "(hd)"); not a
+     * word in parentheses ("(duplicate)") */
+    if (memchr(p + open, ' ', close - open) == NULL) {
+        bool mark = close - open <= 3;
+        for (size_t k = open + 1; k < close; k++)
+            mark |= strchr("0123456789,\xc2", p[k]) != NULL;
+        return mark;
+    }
+    size_t start = open + 1; /* of the word before the space */
+    for (size_t k = open + 1; k < close; k++) {
+        if (p[k] != ' ')
+            continue;
+        size_t end = k + 1;
+        while (end < close && p[end] != ' ')
+            end++;
+        if (!(k > start && p[k - 1] == ',') && !operator_word(p, start, k) &&
+            !operator_word(p, k + 1, end))
+            return false;
+        start = k + 1;
+    }
+    return true;
+}
+
+/* Whether p[i] lies inside a shape (shape_group) opened before it. */
+static bool inside_shape(const char *p, size_t i)
+{
+    size_t open[16];
+    size_t n = 0, deep = 0; /* groups open, and those past the stack */
+    for (size_t k = 0; k < i; k++) {
+        if (p[k] == '(') {
+            if (n < sizeof open / sizeof open[0])
+                open[n++] = k;
+            else
+                deep++;
+        } else if (p[k] == ')') {
+            if (deep > 0)
+                deep--;
+            else if (n > 0)
+                n--;
+        }
+    }
+    for (size_t g = 0; g < n; g++)
+        if (shape_group(p, open[g]))
+            return true;
+    return false;
+}
+
 /* A line may break at the space p[i], unless that splits a shape "(5, 2,
- * 2)", a chain "(5, 4) -> view (5, 2, 2)" or a product "(5, 3) @ (3, 4)". */
+ * 2)", a chain "(5, 4) -> view (5, 2, 2)" or a product "(5, 3) @ (3, 4)".
+ * Words in parentheses break as any words. */
 static bool break_allowed(const char *p, size_t i)
 {
-    if (p[i] != ' ')
-        return false;
-    int depth = 0;
-    for (size_t k = 0; k < i; k++)
-        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
-    if (depth != 0)
+    if (p[i] != ' ' || inside_shape(p, i))
         return false;
     const bool arrow_after =
         strncmp(p + i + 1, "->", 2) == 0 || p[i + 1] == '@';
     const bool arrow_before = (i >= 2 && strncmp(p + i - 2, "->", 2) == 0) ||
                               (i >= 1 && p[i - 1] == '@');
     /* "view (5, 2, 2)": a word stays with the shape after it */
-    const bool before_shape =
-        i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' && p[i + 1] == '(';
+    const bool before_shape = i >= 1 && p[i - 1] != ')' && p[i - 1] != ',' &&
+                              p[i + 1] == '(' && shape_group(p, i + 1);
     return !arrow_after && !arrow_before && !before_shape;
 }
 
@@ -76,10 +150,7 @@ static bool wide_break_allowed(const char *p, size_t i)
         one_of(after, closing, sizeof closing / sizeof closing[0]) ||
         one_of(before, opening, sizeof opening / sizeof opening[0]))
         return false;
-    int depth = 0;
-    for (size_t k = 0; k < i; k++)
-        depth += p[k] == '(' ? 1 : (p[k] == ')' ? -1 : 0);
-    return depth == 0;
+    return !inside_shape(p, i);
 }
 
 /* Prints a note as "# " lines of at most NOTE_WIDTH display cells (an

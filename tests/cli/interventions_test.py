@@ -8,13 +8,15 @@ Llama-style checkpoints and bert/ a BERT one.)
 
 The numbers are checked against PyTorch by tests/unit/test_interventions.c;
 here: the tables a run makes (and --tables accepts), the CSV's labels,
-and bad input: status 2, one line on standard error (a usage error adds
+the --explain notes' lines filled (in every language), and bad input:
+status 2, one line on standard error (a usage error adds
 the --help hint), nothing on standard output.
 """
 import csv
 import io
 import os
 import sys
+import unicodedata
 
 from taplib import Program, done, ok
 
@@ -62,6 +64,17 @@ ok(r.returncode == 0 and made == {"patch_heads", "patch_resid"} and
    len(resid) == 2 * 6 and resid[1]["col_label"] == "\u2423cat",
    "--patch: patch_heads and patch_resid, columns the clean tokens",
    r.stdout[-400:] + r.stderr)
+r, rows, made = tables_of(["--patch", "--clean", text,
+                           "--corrupt", "the mat sat on the cat",
+                           "--answer", " cat", "--wrong", " mat"])
+base = [row for row in rows if row["table"] == "patch_baselines"]
+ok(r.returncode == 0 and
+   [row["row_label"] for row in base] ==
+   ["clean: " + text, "corrupted: the mat sat on the cat"] and
+   all(row["col_label"] == "logit[\u2423cat] - logit[\u2423mat]"
+       for row in base) and base[0]["value"] != base[1]["value"],
+   "--patch: patch_baselines names both texts, --answer and --wrong, "
+   "and each run's logit difference", r.stdout[-400:] + r.stderr)
 r, rows, made = tables_of(["--head-scores", "--repeat-random", "4",
                            "--seed", "5"])
 ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and
@@ -148,4 +161,44 @@ r = run([text, "--logit-lens"])
 ok(r.returncode == 2 and r.stdout == "" and
    "--logit-lens: goes with --model DIR" in r.stderr,
    "--logit-lens without --model: refused, status 2", r.stderr)
+
+
+def cells(s):
+    """Terminal cells of s: two for a wide (Chinese) character."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+
+
+def short_lines(out):
+    """The "# " lines of the notes in out that end although the next
+    line's first word (its first character, in Chinese) would have fit
+    in the 76 cells of a note's line, a space between them."""
+    lines = out.splitlines()
+    short = []
+    for a, b in zip(lines, lines[1:]):
+        if not (a.startswith("# ") and b.startswith("# ")):
+            continue
+        first = b[2] if cells(b[2]) == 2 else b[2:].split(" ")[0]
+        if cells(a[2:]) + 1 + cells(first) <= 76:
+            short.append(a)
+    return short
+
+
+PATCH = ["--patch", "--clean", text, "--corrupt", "the mat sat on the cat",
+         "--answer", " cat", "--wrong", " mat"]
+for lang in ("en", "pt_BR", "es", "zh_CN", "zh_TW"):
+    short = []
+    for args in ([text, "--ablate", "all-heads", "--tables", "ablation_map"],
+                 [text, "--ablate", "0.1", "--tables",
+                  "ablation_effect,ablation_loss"],
+                 PATCH + ["--tables",
+                          "patch_baselines,patch_heads,patch_resid"],
+                 ["--head-scores", "--repeat-random", "4", "--tables",
+                  "head_scores"]):
+        r = run(["--model", model, "--explain", "--lang", lang, "--width",
+                 "80"] + args)
+        short += short_lines(r.stdout) if r.returncode == 0 else [r.stderr]
+    ok(short == [], "--explain --lang %s: the interventions' notes fill "
+       "their lines, words in parentheses broken as any words" % lang,
+       short)
 sys.exit(done())

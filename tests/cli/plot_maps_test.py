@@ -5,7 +5,8 @@
 patch_resid) rather than the model view, with their axes' titles and a
 colour bar whose caption says what a colour is, centred on 0 (its ends
 are opposite numbers); --head-scores --repeat-random draws head_scores on
-the fixed scale 0 to 1; --head-scores on a sentence draws the model view
+the fixed scale 0 to 1, each score's column labelled however many
+heads; --head-scores on a sentence draws the model view
 with each head's three scores under it (the values of --format csv) and
 their legend; a Llama-style model whose heads share key/value heads gets
 a bracket per key/value head ("kv 0", "kv 1"), and one that shares none
@@ -16,6 +17,7 @@ Usage: plot_maps_test.py MHA_EXPLAIN GPT2_DIR LLAMA_DIR
 A build without plotting skips (TAP plan 1..0 # SKIP)."""
 import csv
 import io
+import json
 import os
 import re
 import sys
@@ -120,6 +122,26 @@ def main():
            t[tick_index(t, caption):tick_index(t, caption) + 5] ==
            ["0.00", "0.25", "0.50", "0.75", "1.00"],
            "--head-scores --repeat-random: head_scores from 0 to 1", t)
+        # 2 layers of 16 heads (two_layers' weights cut in heads of one
+        # dimension): head_scores is 32 x 3, a map far taller than wide,
+        # whose three columns are each wide enough for their label
+        many = os.path.join(d, "sixteen_heads")
+        os.mkdir(many)
+        for name in os.listdir(GPT2):
+            if name != "config.json":
+                os.symlink(os.path.join(GPT2, name), os.path.join(many, name))
+        with open(os.path.join(GPT2, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+        config["n_head"] = 16
+        with open(os.path.join(many, "config.json"), "w",
+                  encoding="utf-8") as f:
+            json.dump(config, f)
+        t = svg_of(["--model", many, "--head-scores", "--repeat-random", "4"],
+                   svg)
+        ok(t is not None and "[gpt2] head_scores" in t and
+           all(s in t for s in ("previous_token", "duplicate_token",
+                                "induction")),
+           "head_scores of 32 heads: every score's column labelled", t)
         text = "the cat sat on the cat sat on the"
         r = mha.run(["--model", GPT2, text, "--head-scores", "--format",
                      "csv", "--tables", "head_scores"])

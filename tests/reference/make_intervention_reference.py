@@ -41,7 +41,9 @@ the corrupted ids with one activation of the clean run put in by a hook,
   patch_resid  (L x T)  get_act_patch_resid_pre: the input of block L at
                         one position (a pre-hook on h[L])
 
-into PATCH_CASE.safetensors' "NAME.heads" and "NAME.resid". The texts'
+into PATCH_CASE.safetensors' "NAME.heads" and "NAME.resid", and the
+demo's CLEAN_BASELINE and CORRUPTED_BASELINE (patch_baselines, 2 x 1)
+into "NAME.baselines". The texts'
 ids are those the tokenizer of the checkpoint gives them (listed in
 PATCH_CASES; the tokenizer is tested against encoder.py on its own).
 
@@ -268,7 +270,10 @@ def patch_case(outdir, name):
                 logits = lm_logits(model, corrupted_tokens, (),
                                    [(layer, set_pos)])
                 resid[layer, pos] = ioi_metric(logits).item()
-    tables = [(case + ".heads", heads), (case + ".resid", resid)]
+    # patch_baselines: the demo's two baselines, the scores' 1 and 0
+    baselines = torch.tensor([[CLEAN_BASELINE], [CORRUPTED_BASELINE]])
+    tables = [(case + ".heads", heads), (case + ".resid", resid),
+              (case + ".baselines", baselines)]
     write_safetensors(os.path.join(outdir, "patch_%s.safetensors" % name),
                       [(n, t.contiguous()) for n, t in tables])
 

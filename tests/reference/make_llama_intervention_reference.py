@@ -25,8 +25,8 @@ a user of PyTorch puts on this model:
 
 It writes, into interventions/ beside this script (or OUTDIR), the files
 CHECKPOINT.safetensors (NAME.out, NAME.effect, NAME.loss,
-NAME.map), patch_CHECKPOINT.safetensors (NAME.heads, NAME.resid)
-and scores_CHECKPOINT.safetensors (NAME.scores, NAME.ids), in the
+NAME.map), patch_CHECKPOINT.safetensors (NAME.heads, NAME.resid,
+NAME.baselines) and scores_CHECKPOINT.safetensors (NAME.scores, NAME.ids), in the
 form make_intervention_reference.py writes for GPT-2.
 
 How to run it (Debian's python3-torch, CPU, float32):
@@ -194,7 +194,10 @@ def patch_case(outdir, name):
                 _, logits = logits_of(model, corrupted_tokens, (),
                                       [(layer, set_pos)])
                 resid[layer, pos] = ioi_metric(logits).item()
-    tables = [(case + ".heads", heads), (case + ".resid", resid)]
+    # patch_baselines: the demo's two baselines, the scores' 1 and 0
+    baselines = torch.tensor([[CLEAN_BASELINE], [CORRUPTED_BASELINE]])
+    tables = [(case + ".heads", heads), (case + ".resid", resid),
+              (case + ".baselines", baselines)]
     write_safetensors(
         os.path.join(outdir, "patch_%s.safetensors" % name),
         [(n, t.contiguous()) for n, t in tables])

@@ -165,6 +165,9 @@ static void patch_case(const char *refdir, const char *ckpt, const char *name,
     snprintf(key, sizeof key, "%s.resid", name);
     ok(same_as(model_table(&tr, TABLE_PATCH_RESID), &ref, key),
        "%s %s: patch_resid", ckpt, name);
+    snprintf(key, sizeof key, "%s.baselines", name);
+    ok(same_as(model_table(&tr, TABLE_PATCH_BASELINES), &ref, key),
+       "%s %s: patch_baselines", ckpt, name);
     trace_free(&tr);
     safetensors_close(&ref);
 }

@@ -229,6 +229,46 @@ static int patched(float *out, patch_texts *p, const replace_hook *k,
     return 0;
 }
 
+/* patch_baselines (2 x 1): what is compared, the rows the two texts
+ * ("clean: TEXT", "corrupted: TEXT"), the column the logit difference
+ * ("logit[ANSWER] - logit[WRONG]", the tokens as the tables label them),
+ * the values the clean and the corrupted run's: the score's 1 and 0. */
+static int put_baselines(trace *tr, const patch_texts *p, const run_request *rq,
+                         float clean, float corrupt, mx_error *err)
+{
+    char answer[256], wrong[256];
+    p->run.lm->label(answer, sizeof answer, p->run.s, p->answer);
+    p->run.lm->label(wrong, sizeof wrong, p->run.s, p->wrong);
+    const size_t n_clean = strlen(rq->patch_clean) + 8,
+                 n_corrupt = strlen(rq->patch_corrupt) + 12,
+                 n_col = strlen(answer) + strlen(wrong) + 20;
+    char *rows[2] = {malloc(n_clean), malloc(n_corrupt)}, *col = malloc(n_col);
+    const labels *rl = NULL, *cl = NULL;
+    if (rows[0] != NULL && rows[1] != NULL && col != NULL) {
+        snprintf(rows[0], n_clean, "clean: %s", rq->patch_clean);
+        snprintf(rows[1], n_corrupt, "corrupted: %s", rq->patch_corrupt);
+        snprintf(col, n_col, "logit[%s] - logit[%s]", answer, wrong);
+        rl = trace_new_word_labels(tr, "", (const char *const *)rows, 2, err);
+        if (rl != NULL)
+            cl = trace_new_word_labels(tr, "", (const char *const *)&col, 1,
+                                       err);
+    } else {
+        err_nomem(err, N_("labels"));
+    }
+    free(rows[0]);
+    free(rows[1]);
+    free(col);
+    const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_PATCH_BASELINES,
+                           false};
+    table *t = cl != NULL ? trace_new(tr, &key, rl, cl, err) : NULL;
+    if (t == NULL)
+        return -1;
+    t->values.v[0] = clean;
+    t->values.v[1] = corrupt;
+    trace_release(tr, t);
+    return trace_flush(tr, err);
+}
+
 /* patch_heads (L x H) and patch_resid (L x T). */
 static int patch_maps(matrix *heads, matrix *resid, patch_texts *p,
                       const kept *ck, const kept *kk, float cb, float kb,
@@ -293,6 +333,8 @@ int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
         rc = matrix_alloc(&resid, L, T, N_("logits"), err);
     if (rc == 0)
         rc = patch_maps(&heads, &resid, &p, &ck, &kk, cb, kb, err);
+    if (rc == 0)
+        rc = put_baselines(tr, &p, rq, cb, kb, err);
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_PATCH_HEADS, &heads, NULL, err);
     if (rc == 0 && (cols = lm_labels(&p.run, p.run.ids, T, err)) == NULL)
