@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """embed_core.py OUT.c [--name=NAME] [--zopfli=ZOPFLI] MSGFMT [XGETTEXT
-MSGMERGE CORE.wasm LANG=PO... -- SOURCE...]: the page's WebAssembly core and its message
+MSGMERGE MSGEN CORE.wasm LANG=PO... -- SOURCE...]: the page's WebAssembly core and its message
 catalogues as C strings (page_core.h): page_core and page_catalogues, or
 with --name=NAME NAME and NAME_catalogues (the families core,
 page_core_families).
@@ -12,13 +12,17 @@ in base 85 (base85 below); the page decompresses them with the browser's
 DecompressionStream. A catalogue holds only the messages the core can
 say: xgettext lists the msgids of the core's SOURCEs (with the keywords
 of po/meson.build), msgmerge keeps po/LANG.po's translations of those,
-and msgfmt compiles them. Every translated page carries its catalogue, so
+and msgfmt compiles them. The msgids' text, which the core holds already,
+is then replaced by their keys (hashed below; base/page/libintl.c reads
+them): the catalogue holds its translations and little else. Every
+translated page carries its catalogue, so
 the messages of what the page cannot run (the checkpoint families but
 GPT-2, --help's texts) are left out. Without a module (built without
 the WebAssembly toolchain) page_core is empty and there are no
 catalogues: the page is the static one.
 """
 import gzip
+import struct
 import os
 import re
 import subprocess
@@ -83,6 +87,67 @@ def core_catalogue(po, template, msgmerge, msgfmt):
                           stdout=subprocess.PIPE).stdout
 
 
+# the revision of a catalogue whose msgids are their keys
+# (base/page/libintl.c's KEYS_HASHED)
+KEYS_HASHED = 0x4d480000
+
+
+def mo_entries(mo):
+    """The (msgid, msgstr) pairs of a GNU .mo file, in its order."""
+    n, ids, strs = struct.unpack("<3I", mo[8:20])
+
+    def at(table, i):
+        length, offset = struct.unpack("<2I", mo[table + 8 * i:table + 8 * i + 8])
+        return mo[offset:offset + length]
+    return [(at(ids, i), at(strs, i)) for i in range(n)]
+
+
+def key(msgid):
+    """A msgid's key: its bytes' 32-bit FNV-1a hash, most significant
+    byte first, as libintl.c's key_of computes it."""
+    h = 0x811c9dc5
+    for c in msgid:
+        h = ((h ^ c) * 0x01000193) & 0xffffffff
+    return struct.pack(">I", h)
+
+
+def hashed(mo, every_msgid):
+    """mo with each msgid replaced by its key, the entries sorted by key.
+    every_msgid: all the msgids the core can ask for (the template's),
+    which must have keys of their own, so that no message is mistaken for
+    another."""
+    keys = {}
+    for msgid in every_msgid:
+        if keys.setdefault(key(msgid), msgid) != msgid:
+            sys.exit("embed_core.py: two messages share the key %s: %r, %r"
+                     % (key(msgid).hex(), keys[key(msgid)], msgid))
+    entries = sorted((key(k), v) for k, v in mo_entries(mo))
+    n = len(entries)
+    ids = 28
+    strs = ids + 8 * n
+    data = strs + 8 * n
+    blob = b""
+    tables = [b"", b""]
+    for column in (0, 1):
+        for entry in entries:
+            text = entry[column]
+            tables[column] += struct.pack("<2I", len(text), data + len(blob))
+            blob += text + b"\0"
+    return (struct.pack("<7I", 0x950412de, KEYS_HASHED, n, ids, strs, 0, 0)
+            + tables[0] + tables[1] + blob)
+
+
+def template_msgids(template, msgen, msgfmt):
+    """Every msgid of template, as a .mo holds them (a plural's
+    "one\\0other")."""
+    english = subprocess.run([msgen, "--no-wrap", "-o", "-", template],
+                             check=True, stdout=subprocess.PIPE).stdout
+    mo = subprocess.run([msgfmt, "--no-hash", "-o", "-", "-"],
+                        input=english, check=True,
+                        stdout=subprocess.PIPE).stdout
+    return [k for k, _ in mo_entries(mo)] + [b""]
+
+
 def without_help(source, tmp):
     """source, or for the option rows (cli/option_list.h) a copy of them
     whose help texts and value names (N_("FILE")) are not messages: the
@@ -117,8 +182,8 @@ def main():
     if len(sys.argv) > 3:
         args = sys.argv[3:]
         sources = args[args.index("--") + 1:]
-        xgettext, msgmerge, wasm = args[:3]
-        languages = args[3:args.index("--")]
+        xgettext, msgmerge, msgen, wasm = args[:4]
+        languages = args[4:args.index("--")]
         with open(wasm, "rb") as f:
             core = packed(f.read(), zopfli)
         with tempfile.TemporaryDirectory() as tmp:
@@ -128,10 +193,12 @@ def main():
                 [xgettext, "--from-code=UTF-8", "--keyword=_",
                  "--keyword=N_", "--language=C", "-o",
                  template] + sources, check=True)
+            every_msgid = template_msgids(template, msgen, msgfmt)
             for arg in languages:
                 lang, po = arg.split("=", 1)
                 mo = core_catalogue(po, template, msgmerge, msgfmt)
-                catalogues.append((lang, packed(mo, zopfli)))
+                catalogues.append((lang, packed(hashed(mo, every_msgid),
+                                                zopfli)))
     parts.append(array("core", core))
     for i, (lang, mo) in enumerate(catalogues):
         parts.append(array("catalogue%d" % i, mo))

@@ -13,6 +13,13 @@
  * table, the msgids sorted by their bytes. A plural entry's msgid is
  * "singular\0plural" and its msgstr the forms separated by '\0'.
  *
+ * The page's catalogues hold no msgid text, which the core already has:
+ * their revision is KEYS_HASHED, and each msgid is written as its key,
+ * the 32-bit FNV-1a hash of its bytes (4 bytes, most significant
+ * first), sorted by those bytes. embed_core.py makes them and checks
+ * that no two of the core's msgids share a key, so a key names one
+ * msgid. A catalogue of revision 0 (msgfmt's own .mo) is read as GNU's.
+ *
  * The catalogue is the one piece of state the core keeps between calls:
  * gettext has no argument to carry it, like GNU gettext's own. */
 #include <libintl.h>
@@ -22,10 +29,14 @@
 
 #include "base/page/page_link.h"
 
+/* The revision of a catalogue whose msgids are their keys. */
+#define KEYS_HASHED 0x4d480000u
+
 static struct {
     unsigned char *bytes; /* the .mo file, owned; NULL: none */
     size_t len;
     uint32_t n, ids, strs; /* entries, the offsets of the two tables */
+    int hashed;            /* its msgids are keys (KEYS_HASHED) */
     int plural_rule;       /* PLURAL_* of its Plural-Forms header */
 } catalogue;
 
@@ -53,10 +64,28 @@ static const char *entry(uint32_t table, uint32_t i, uint32_t *len)
     return (const char *)catalogue.bytes + off;
 }
 
-/* The translation of key (len bytes, for a plural entry "one\0other"),
- * or NULL: a binary search of the sorted msgids. */
-static const char *lookup(const char *key, size_t len, uint32_t *str_len)
+/* FNV-1a, 32 bits: the key of a msgid of len bytes in a hashed
+ * catalogue, its most significant byte first. */
+static void key_of(unsigned char key[4], const char *msgid, size_t len)
 {
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)msgid[i]) * 0x01000193u;
+    for (int i = 0; i < 4; i++)
+        key[i] = (unsigned char)(h >> (24 - 8 * i));
+}
+
+/* The translation of msgid (len bytes, for a plural entry "one\0other"),
+ * or NULL: a binary search of the sorted msgids, or of their keys. */
+static const char *lookup(const char *msgid, size_t len, uint32_t *str_len)
+{
+    unsigned char hashed[4];
+    const char *key = msgid;
+    if (catalogue.hashed) {
+        key_of(hashed, msgid, len);
+        key = (const char *)hashed;
+        len = sizeof hashed;
+    }
     uint32_t lo = 0, hi = catalogue.n;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
@@ -103,10 +132,13 @@ EXPORT(mx_catalogue) int mx_catalogue(unsigned char *bytes, size_t len)
     }
     catalogue.bytes = bytes;
     catalogue.len = len;
-    if (word_at(0) != 0x950412de) {
+    const uint32_t revision = word_at(4);
+    if (word_at(0) != 0x950412de ||
+        (revision != 0 && revision != KEYS_HASHED)) {
         mx_catalogue(NULL, 0);
         return -1;
     }
+    catalogue.hashed = revision == KEYS_HASHED;
     catalogue.n = word_at(8);
     catalogue.ids = word_at(12);
     catalogue.strs = word_at(16);
