@@ -21,7 +21,7 @@ import os
 import sys
 
 from taplib import Program, done, ok
-from generate_test import f32, read_safetensors, text_of
+from generate_test import differing, f32, read_safetensors, text_of
 
 PROGRAM = Program(sys.argv[1])
 REF = sys.argv[2]
@@ -63,17 +63,7 @@ def matches_reference(name, checkpoint, family="gpt2"):
             float(row["value"])
     rows = [table[i] for i in sorted(table)]
     n = len(ref["tokens"])
-    wrong = 0
-    for i, row in enumerate(rows[:n]):
-        want = {"id": ref["tokens"][i], "probability": ref["p"][i],
-                "p_logits": ref["p_logits"][i],
-                "top_k_kept": ref["kept"][2 * i],
-                "top_p_kept": ref["kept"][2 * i + 1]}
-        for k in range(5):
-            want["top%d" % (k + 1)] = ref["top"][5 * i + k]
-            want["p%d" % (k + 1)] = ref["top_p"][5 * i + k]
-        wrong += sum(f32(row.get(c, float("nan"))) != v
-                     for c, v in want.items())
+    wrong = differing(rows, ref)
     ok(r.returncode == 0 and len(rows) == n and wrong == 0,
        "%s %s: every value of generated with %s is PyTorch's (%d rows, %d "
        "differ)" % (family, name, " ".join(options_of(ref)[2:]), len(rows),

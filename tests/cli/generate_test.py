@@ -60,16 +60,11 @@ def generated_csv(args):
     return r, [table[i] for i in sorted(table)]
 
 
-def matches_reference(name, checkpoint, extra, family="gpt2"):
-    folder = "generate" if family == "gpt2" else family + "_generate"
-    ref = read_safetensors(os.path.join(REF, folder, name + ".safetensors"))
-    model = os.path.join(REF, family, checkpoint)
-    r, rows = generated_csv(["--model", model, "--generate",
-                             str(int(ref["settings"][5]))] + extra +
-                            [text_of(checkpoint, family)])
-    n = len(ref["tokens"])
+def differing(rows, ref):
+    """How many values of the generated table's first rows (one per
+    reference token) differ from the reference's."""
     wrong = 0
-    for i, row in enumerate(rows[:n]):
+    for i, row in enumerate(rows[:len(ref["tokens"])]):
         want = {"id": ref["tokens"][i], "probability": ref["p"][i],
                 "p_logits": ref["p_logits"][i],
                 "top_k_kept": ref["kept"][2 * i],
@@ -79,6 +74,18 @@ def matches_reference(name, checkpoint, extra, family="gpt2"):
             want["p%d" % (k + 1)] = ref["top_p"][5 * i + k]
         wrong += sum(f32(row.get(c, float("nan"))) != v
                      for c, v in want.items())
+    return wrong
+
+
+def matches_reference(name, checkpoint, extra, family="gpt2"):
+    folder = "generate" if family == "gpt2" else family + "_generate"
+    ref = read_safetensors(os.path.join(REF, folder, name + ".safetensors"))
+    model = os.path.join(REF, family, checkpoint)
+    r, rows = generated_csv(["--model", model, "--generate",
+                             str(int(ref["settings"][5]))] + extra +
+                            [text_of(checkpoint, family)])
+    n = len(ref["tokens"])
+    wrong = differing(rows, ref)
     ok(r.returncode == 0 and len(rows) == n and wrong == 0,
        "%s: every value of generated is PyTorch's (%d rows, %d differ)"
        % (name, len(rows), wrong), r.stderr.decode())
