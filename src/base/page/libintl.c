@@ -80,12 +80,10 @@ static void key_of(unsigned char key[4], const char *msgid, size_t len)
 static const char *lookup(const char *msgid, size_t len, uint32_t *str_len)
 {
     unsigned char hashed[4];
-    const char *key = msgid;
-    if (catalogue.hashed) {
-        key_of(hashed, msgid, len);
-        key = (const char *)hashed;
+    key_of(hashed, msgid, len);
+    const char *key = catalogue.hashed ? (const char *)hashed : msgid;
+    if (catalogue.hashed)
         len = sizeof hashed;
-    }
     uint32_t lo = 0, hi = catalogue.n;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
