@@ -152,10 +152,11 @@ static int record_step(void *ctx, const table_key *at, const matrix *m,
         return -1;
     // one token fed over the positions cached: (1 or S) x (hd or S)
     assert(rows->n == m->rows && cols->n == m->cols);
-    table *t = trace_new(r->tr, at, rows, cols, err);
+    table *t = trace_new_at(r->tr, at, r->step, rows, cols, err);
     if (t == NULL)
         return -1;
-    t->step = r->step;
+    // the fed token is the newest of the k->n positions cached
+    t->first_query = r->k->n - 1;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
     trace_release(r->tr, t);
     return 0;

@@ -7,6 +7,7 @@
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/trace_index.h"
 
 void trace_init(trace *tr)
 {
@@ -37,6 +38,7 @@ void trace_free(trace *tr)
     for (size_t i = 0; i < tr->n_label_sets; i++)
         labels_free(tr->label_sets[i]);
     free(tr->label_sets);
+    trace_index_free(tr);
     trace_init(tr);
 }
 
@@ -292,8 +294,9 @@ const char *table_place(char *buf, size_t size, const table *t)
 
 /* trace_new, with a parameter's state_dict() name (or NULL), set before
  * the values are allocated: a failure names the table. */
-static table *new_table(trace *tr, const table_key *key, const char *param,
-                        const labels *rows, const labels *cols, mx_error *err)
+static table *new_table(trace *tr, const table_key *key, int step,
+                        const char *param, const labels *rows,
+                        const labels *cols, mx_error *err)
 {
     if (grow(&tr->tables, &tr->cap_tables, tr->n_tables, sizeof *tr->tables,
              err) != 0)
@@ -308,6 +311,7 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
     t->head = key->head;
     t->id = key->id;
     t->grad = key->grad;
+    t->step = step;
     t->stacked = tr->stacked_variant != VARIANT_INPUT &&
                  key->variant == tr->stacked_variant;
     t->family = tr->family;
@@ -319,7 +323,9 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
                  table_info_of(key->id)->name);
     t->rows = rows;
     t->cols = cols;
-    if (matrix_alloc(&t->values, rows->n, cols->n, table_name(t), err) != 0) {
+    if (matrix_alloc(&t->values, rows->n, cols->n, table_name(t), err) != 0 ||
+        trace_index_add(tr, t, err) != 0) {
+        matrix_free(&t->values);
         free(t);
         return NULL;
     }
@@ -330,14 +336,20 @@ static table *new_table(trace *tr, const table_key *key, const char *param,
 table *trace_new(trace *tr, const table_key *key, const labels *rows,
                  const labels *cols, mx_error *err)
 {
-    return new_table(tr, key, NULL, rows, cols, err);
+    return new_table(tr, key, 0, NULL, rows, cols, err);
+}
+
+table *trace_new_at(trace *tr, const table_key *key, int step,
+                    const labels *rows, const labels *cols, mx_error *err)
+{
+    return new_table(tr, key, step, NULL, rows, cols, err);
 }
 
 int trace_add_param(trace *tr, const table_key *key, const char *name,
                     const labels *rows, const labels *cols, const matrix *m,
                     mx_error *err)
 {
-    table *t = new_table(tr, key, name, rows, cols, err);
+    table *t = new_table(tr, key, 0, name, rows, cols, err);
     if (t == NULL)
         return -1;
     memcpy(t->values.v, m->v, m->rows * m->cols * sizeof *m->v);
@@ -346,14 +358,7 @@ int trace_add_param(trace *tr, const table_key *key, const char *name,
 
 const table *trace_find_step(const trace *tr, const table_key *key, int step)
 {
-    for (size_t i = 0; i < tr->n_tables; i++) {
-        const table *t = tr->tables[i];
-        if (t->id == key->id && t->head == key->head &&
-            t->variant == key->variant && t->layer == key->layer &&
-            t->grad == key->grad && t->step == step)
-            return t;
-    }
-    return NULL;
+    return trace_index_find(tr, key, step);
 }
 
 const table *trace_find(const trace *tr, const table_key *key)

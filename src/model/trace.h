@@ -63,11 +63,15 @@ typedef struct {
     int head;
     table_id id;
     bool grad;
-    int step;       /* a generation step's table (model/generate.h): the step,
-                 from 1, set after trace_new; 0 outside generation's
+    int step; /* a generation step's table (model/generate.h): the step,
+                 from 1, given to trace_new_at; 0 outside generation's
                  steps. trace_find finds the tables outside them */
-    char param[64]; /* TABLE_PARAM: its state_dict() name */
-    bool integral;  /* values are ids: print without decimals */
+    size_t first_query;     /* a table whose rows are queries (scores, weights):
+                           the position its first row queries from, 0 but
+                           in a generation step's table, whose one row is
+                           the fed token's, the newest of the keys */
+    char param[64];         /* TABLE_PARAM: its state_dict() name */
+    bool integral;          /* values are ids: print without decimals */
     uint64_t integral_cols; /* bit c (table_bit_col): column c holds ids
                                or counts, printed without decimals (a
                                table whose other columns have them) */
@@ -211,6 +215,10 @@ typedef struct {
     const struct model_family *family; /* of the run that fills it (set by
                                           pipeline_run; trace_init: the
                                           lesson's), given to every table */
+    /* the first table of each key and step, for trace_find_step
+       (trace_index.h): cap_index slots, n_index of them used; owned */
+    const table **index_slots;
+    size_t cap_index, n_index;
 } trace;
 
 void trace_init(trace *tr);
@@ -270,6 +278,10 @@ const labels *trace_literal_label(trace *tr, const char *text, mx_error *err);
 table *trace_new(trace *tr, const table_key *key, const labels *rows,
                  const labels *cols, mx_error *err);
 
+/* trace_new for generation step `step` (table.step; 0: as trace_new). */
+table *trace_new_at(trace *tr, const table_key *key, int step,
+                    const labels *rows, const labels *cols, mx_error *err);
+
 /* A parameter, whose module owns it: the table TABLE_PARAM named `name`
  * (its state_dict() name) under key, with m's values copied in. rows->n
  * and cols->n must equal m's shape. */
@@ -304,7 +316,8 @@ const table *trace_find_input(const trace *tr, table_id id);
 const table *trace_find_tokens(const trace *tr);
 
 /* The table with this key made at generation step `step` (0: outside
- * the steps, as trace_find), or NULL. */
+ * the steps, as trace_find), or NULL; the first made, when several
+ * share the key. Found in the trace's index, without a scan. */
 const table *trace_find_step(const trace *tr, const table_key *key, int step);
 
 /* The table `id` of t's variant, layer and step, of head `head`, or

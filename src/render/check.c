@@ -17,12 +17,16 @@ static void keep_largest(double *largest, double d)
         *largest = d;
 }
 
-/* Row sums and the mask of one attn_weights table and its scores. */
+/* Row sums and the mask of one attn_weights table and its scores. Row
+ * i queries from position weights->first_query + i (a generation step's
+ * one row: the newest position), which a causal mask lets see the keys
+ * up to it. */
 static void check_head(check_report *r, const table *weights,
                        const table *scores, bool causal)
 {
     const matrix *w = &weights->values;
     for (size_t i = 0; i < w->rows; i++) {
+        const size_t at = weights->first_query + i;
         double sum = 0.0;
         for (size_t j = 0; j < w->cols; j++) {
             const float wv = *matrix_at(w, i, j);
@@ -35,7 +39,7 @@ static void check_head(check_report *r, const table *weights,
                 r->masked++;
                 keep_largest(&r->masked_weight, fabs((double)wv));
             }
-            if (causal && masked != (j > i))
+            if (causal && masked != (j > at))
                 r->misplaced++;
         }
         r->rows++;
@@ -57,14 +61,14 @@ static void expect_model(check_report *r, const trace *tr)
     r->own_masks = tr->model.attn_dropout > 0;
 }
 
-/* --grad: a causal head's masked scores (above the diagonal) get no
- * gradient, d loss / d score exactly 0. */
+/* --grad: a causal head's masked scores (the keys after each row's
+ * query) get no gradient, d loss / d score exactly 0. */
 static void check_masked_grad(check_report *r, const table *g)
 {
     const matrix *m = &g->values;
     r->grad_seen = true;
     for (size_t i = 0; i < m->rows && r->causal; i++)
-        for (size_t j = i + 1; j < m->cols; j++) {
+        for (size_t j = g->first_query + i + 1; j < m->cols; j++) {
             r->grad_masked++;
             keep_largest(&r->grad_masked_max,
                          fabs((double)*matrix_at(m, i, j)));
