@@ -7,7 +7,8 @@ REFERENCE_DIR is tests/reference: the checkpoints of gpt2/ and the tokens
 transformers' generate() picked for them in generate/
 (make_generate_reference.py). Each value of the table generated in the
 tidy CSV, greedy and sampled, must be PyTorch's float32 exactly; then
-greedy over a NaN logit (torch.argmax's first NaN), the context limit,
+greedy over a NaN logit (torch.argmax's first NaN), --check over the
+steps' tables, the context limit,
 --stop, the text output, --explain, and bad input: status 2, one line,
 nothing on standard output.
 """
@@ -149,6 +150,29 @@ def kv_steps():
            "--csv-dir: a step's files are named with it", names[:6])
 
 
+def kv_steps_check():
+    """--check over a generation's steps (--kv-steps): each step's
+    attn_weights is the newest position's one row over every key, which
+    the causal mask leaves whole; GPT-2's and a Llama-style checkpoint's,
+    with heads switched off too, pass (status 0, no cell misplaced)."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    tied = os.path.join(REF, "llama", "llama_tied_f32")
+    for name, args in [("gpt2", ["--model", two, "the cat"]),
+                       ("llama", ["--model", tied, "hello world"]),
+                       ("llama --ablate", ["--model", tied, "hello world",
+                                           "--ablate", "0.1"])]:
+        r = PROGRAM.run(args + ["--generate", "3", "--kv-steps", "--check",
+                                "--tables", "attn_weights"])
+        lines = [x for x in r.stdout.decode().splitlines()
+                 if x.startswith("[check] masked cells")]
+        ok(r.returncode == 0 and len(lines) == 1 and
+           " 0 cells masked where they should not be" in lines[0] and
+           lines[0].endswith(": ok"),
+           "%s --generate --kv-steps --check: the steps' rows masked as "
+           "their positions say" % name,
+           (r.returncode, lines, r.stderr[-200:]))
+
+
 LLAMA_PARTS = {"queries_rotated": "q", "keys_rotated": "k", "values": "v",
                "attn_scores": "scores", "attn_weights": "weights",
                "head_context": "context"}
@@ -234,6 +258,7 @@ def greedy_nan():
 def main():
     greedy_nan()
     kv_steps()
+    kv_steps_check()
     llama_kv_steps()
     matches_reference("greedy", "two_layers", [])
     matches_reference("greedy_wide", "wide", [])

@@ -11,7 +11,9 @@
  * And generation with heads switched off (generate_options.replace, the
  * ablate_* cases): every step's output z of those heads replaced, by 0
  * or by the prompt's mean, against a forward pre-hook doing the same in
- * the same loop; the clean run beside it, and where the two part. */
+ * the same loop; the clean run beside it, and where the two part. And
+ * --check over the steps' tables: each step's one query row is masked
+ * as its position says, and a mask misplaced there fails it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
 #include "numerics/rng.h"
+#include "render/check.h"
 #include "tap.h"
 
 /* The reference's tensor name: its values (owned by the caller) and
@@ -189,6 +192,40 @@ static void compare_steps(const trace *tr, const char *dir, const char *name,
     ok(cs != NULL && cs->values.rows == steps && cs->values.cols == 3,
        "%s: kv_cache_size has a row per step (%zu)", name, steps);
     safetensors_close(&ref);
+}
+
+/* --check over the steps' tables (render/check.h): each is the newest
+ * position's one query row over every cached key, which a causal mask
+ * leaves whole, so the check passes; a key of its own masked in a
+ * step's scores (its weight 0, the row still summing to 1) must fail
+ * it. */
+static void check_steps(trace *tr, const char *name)
+{
+    tr->model.causal = true;
+    check_report r;
+    check_trace(&r, tr);
+    ok(check_passed(&r) && r.rows > 0 && r.misplaced == 0,
+       "%s: --check passes on the steps' tables (%zu rows, %zu cells "
+       "misplaced)",
+       name, r.rows, r.misplaced);
+    const table_key w = {VARIANT_ID_BLOCK, 0, 0, TABLE_ATTN_WEIGHTS, false};
+    const table_key s = {VARIANT_ID_BLOCK, 0, 0, TABLE_ATTN_SCORES, false};
+    const table *weights = trace_find_step(tr, &w, 1);
+    const table *scores = trace_find_step(tr, &s, 1);
+    if (!ok(weights != NULL && scores != NULL && weights->values.rows == 1 &&
+                weights->values.cols >= 2 &&
+                weights->first_query == weights->values.cols - 1,
+            "%s: step 1's weights are the newest position's row", name))
+        return;
+    // the newest key masked: its weight moved onto the first key
+    const size_t last = weights->values.cols - 1;
+    weights->values.v[0] += weights->values.v[last];
+    weights->values.v[last] = 0.0f;
+    scores->values.v[last] = -INFINITY;
+    check_trace(&r, tr);
+    ok(!check_passed(&r) && r.misplaced == 1 && r.masked_weight == 0.0,
+       "%s: --check fails on a step's own key masked (%zu cell misplaced)",
+       name, r.misplaced);
 }
 
 /* A case of the reference: its checkpoint, and with context the run asks
@@ -397,10 +434,11 @@ static void run_case(const char *dir, const gen_case *c)
         rc = generate_run(&gen, &gm, &with, ids, T, &err);
         model_generator_free(&m);
     }
-    if (c->steps && rc == 0)
+    if (c->steps && rc == 0) {
         compare_steps(&steps, dir, c->name, m.gpt2.cfg.n_layer,
                       m.gpt2.cfg.n_head, gen.n);
-    else if (rc == 0)
+        check_steps(&steps, c->name);
+    } else if (rc == 0)
         ok(trace_count(&steps) == 0, "%s: without --kv-steps no table is kept",
            c->name);
     trace_free(&steps);
