@@ -345,7 +345,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     /* the page is written whole, under a temporary name, last */
     if (rc == 0 && files->html != NULL)
         rc = put_page(files->html, opt, in, &rq, &tr, err);
-    if (rc == 0 && opt->format == FORMAT_TEXT && opt->focus == NULL)
+    // the continuation follows the tables, or --focus's view of them
+    if (rc == 0 && opt->format == FORMAT_TEXT)
         show_continued(out, &tr);
     text_stream_end(&o.text);
     trace_free(&tr);

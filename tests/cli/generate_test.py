@@ -173,6 +173,22 @@ def kv_steps_check():
            (r.returncode, lines, r.stderr[-200:]))
 
 
+def focus_continued():
+    """--generate with --focus: the focused token's view of the prompt,
+    then the text continued, the same as without --focus."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    args = ["--model", two, "the cat", "--generate", "3"]
+    plain = PROGRAM.run(args + ["--tables", "generated"])
+    want = plain.stdout.decode().rstrip("\n").splitlines()[-2:]
+    r = PROGRAM.run(args + ["--focus", "cat"])
+    out = r.stdout.decode()
+    ok(r.returncode == 0 and out.startswith("focus: ") and
+       len(want) == 2 and "the text continued" in want[0] and
+       out.rstrip("\n").splitlines()[-2:] == want,
+       "--generate --focus: the focus view, then the text continued",
+       (r.returncode, out[-300:], want))
+
+
 LLAMA_PARTS = {"queries_rotated": "q", "keys_rotated": "k", "values": "v",
                "attn_scores": "scores", "attn_weights": "weights",
                "head_context": "context"}
@@ -259,6 +275,7 @@ def main():
     greedy_nan()
     kv_steps()
     kv_steps_check()
+    focus_continued()
     llama_kv_steps()
     matches_reference("greedy", "two_layers", [])
     matches_reference("greedy_wide", "wide", [])
