@@ -78,7 +78,17 @@ static void warn_diverged(const trace *tr)
  * stderr; the tokens so far are kept. */
 static void note_context(const trace *tr)
 {
-    if (tr->model.context_full > 0 && tr->family->model_name == NULL)
+    if (tr->model.context_full > 0 && tr->family->model_name == NULL &&
+        !tr->model.positions && tr->model.trained_context == 0)
+        fprintf(stderr,
+                _("mha-explain: note: --generate: the folder's model.json "
+                  "does not record the longest sentence the model was "
+                  "trained on (it was written before it did), so the "
+                  "model took up to %zu positions, the most a sentence "
+                  "may have: generation stopped there, with the words so "
+                  "far\n"),
+                tr->model.context_full);
+    else if (tr->model.context_full > 0 && tr->family->model_name == NULL)
         fprintf(stderr,
                 _("mha-explain: note: --generate: the lesson model takes at "
                   "most %zu positions (the longest sentence it was trained "

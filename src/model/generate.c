@@ -309,7 +309,7 @@ int generate_run(generation *out, const generate_model *gm,
         }
         if (i + 1 == o->n)
             break;
-        if (positions == gm->context) {
+        if (positions >= gm->context) {
             out->end = GENERATE_END_CONTEXT;
             break;
         }

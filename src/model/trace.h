@@ -188,6 +188,12 @@ typedef struct {
      * positions when generation stopped there (0: it did not) */
     const char *continued;
     size_t context_full;
+    /* a trained lesson model: the longest sentence it was trained on (a
+     * --weights folder's model.json "context_length", and the sentences
+     * trained on since), which bounds its generation without learned
+     * positions; 0: not known (a folder written before model.json
+     * recorded it) */
+    size_t trained_context;
     /* --generate with --ablate: what the clean model (no head switched
      * off) wrote, as continued, or NULL; how many new tokens the two
      * share from the first on, and whether they are the same */

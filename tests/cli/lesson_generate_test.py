@@ -10,7 +10,9 @@ whole sequence (make_lesson_generate_reference.py). Every value of each
 variant's table generated in the tidy CSV must be PyTorch's float32
 exactly; with --kv-steps, every value of each step's tables (the book's
 classes' tensors at that step, read by hooks); then the positions'
-limit, the model read back with --weights, and bad input: status 2, one
+limit, the model read back with --weights (its generation bounded by the
+longest sentence trained on, which model.json records), and bad input:
+status 2, one
 line, nothing on standard output.
 """
 import csv
@@ -154,6 +156,59 @@ def matches_steps(name, layers):
        cache)
 
 
+def folder_context():
+    """A folder trained without --positions records the longest sentence
+    trained on (model.json's context_length), and read back with
+    --weights its generation is bounded by it, not by the prompt: 6 words
+    of the corpus, so "the dog sat" gets 4 (the last predicted from the
+    sixth position) and the note says 6; a longer prompt gets the one word
+    its last position predicts. A folder written before the field lacks
+    it: not bounded (but by the most a sentence may have)."""
+    with tempfile.TemporaryDirectory() as d:
+        corpus = os.path.join(d, "corpus.csv")
+        with open(corpus, "w") as fh:
+            fh.write("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
+                     "a cat and a dog\n")
+        for variant in (["fused"], ["block", "--layers", "2"]):
+            folder = os.path.join(d, variant[0])
+            r = PROGRAM.run(["the cat sat on the mat", "--train", "50",
+                             "--variant"] + variant +
+                            ["--d-model", "16", "--d-out", "16", "--heads",
+                             "4", "--corpus", corpus, "--column", "text",
+                             "--csv-dir", folder, "--tables", "loss"])
+            with open(os.path.join(folder, "model.json")) as fh:
+                saved = json.load(fh) if r.returncode == 0 else {}
+            ok(saved.get("context_length") == 6 and saved["positions"] == 0,
+               "%s: model.json records the longest sentence trained on"
+               % variant[0], saved.get("context_length"))
+            r, got = generated(["--weights", folder, "--generate", "5",
+                                "the dog sat"])
+            err = r.stderr.decode()
+            ok(r.returncode == 0 and len(got.get(variant[0], [])) == 4 and
+               "at most 6 positions" in err and len(err.splitlines()) == 1,
+               "%s read back: generation bounded by the 6 words trained on, "
+               "not by the prompt's 3" % variant[0],
+               (len(got.get(variant[0], [])), err))
+            r, got = generated(["--weights", folder, "--generate", "5",
+                                "the dog sat on the mat and the cat"])
+            ok(r.returncode == 0 and len(got.get(variant[0], [])) == 1 and
+               "at most 6 positions" in r.stderr.decode(),
+               "%s read back: a prompt longer than that gets one word"
+               % variant[0], (len(got.get(variant[0], [])), r.stderr))
+        folder = os.path.join(d, "fused")
+        with open(os.path.join(folder, "model.json")) as fh:
+            saved = json.load(fh)
+        del saved["context_length"]
+        with open(os.path.join(folder, "model.json"), "w") as fh:
+            json.dump(saved, fh)
+        r, got = generated(["--weights", folder, "--generate", "5",
+                            "the dog sat"])
+        ok(r.returncode == 0 and len(got.get("fused", [])) == 5 and
+           r.stderr == b"",
+           "a folder whose model.json does not record it: the words asked "
+           "for, unbounded", (len(got.get("fused", [])), r.stderr))
+
+
 def main():
     matches_steps("steps", 1)
     matches_steps("steps_stack", 2)
@@ -163,6 +218,7 @@ def main():
     matches_reference("greedy_no_positions")
     matches_reference("steps")
     matches_reference("steps_stack")
+    folder_context()
 
     # the text: each variant's continuation between the marks, the words
     # of its generated table each after a space; the ids without decimals

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/limits.h"
 #include "model/generate.h"
 #include "model/lesson/lesson_steps.h"
 
@@ -122,17 +123,22 @@ int lesson_generate_into(trace *tr, variant_id id, const run_request *rq,
 {
     // the positions learned bound the sequence; without them the
     // notebook's classes are built for the longest sentence trained on
-    // (their masks' context_length), which bounds it the same
-    const size_t C = m->positions != NULL ? m->positions->rows : context;
+    // (their masks' context_length), which bounds it the same; not known
+    // (an older folder), the longest sentence the program reads
+    const size_t C = m->positions != NULL ? m->positions->rows
+                     : context > 0        ? context
+                                          : MAX_TOKENS;
+    // a prompt longer than that (no positions to refuse it) gets the one
+    // word its last position predicts
     lesson_steps s = {.variant = id,
                       .m = m,
                       .dims = dims,
                       .cfg = *cfg,
                       .vocab = vocab,
-                      .cap = C};
+                      .cap = T > C ? T : C};
     s.cfg.hooks = NULL;
     int32_t *start = malloc(T * sizeof *start);
-    s.ids = malloc(C * sizeof *s.ids);
+    s.ids = malloc(s.cap * sizeof *s.ids);
     if (start == NULL || s.ids == NULL) {
         free(start);
         free(s.ids);

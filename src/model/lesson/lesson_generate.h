@@ -31,8 +31,9 @@
  * checkpoint's: each new word with its id and probability, what the
  * warpers left and the five likeliest with theirs) under the variant,
  * and tr->model.context_full when the positions filled. context is the
- * longest sentence trained on; vocab holds the V words; cfg and dims are
- * the module's. */
+ * longest sentence trained on (0: not known, then MAX_TOKENS), which
+ * bounds a model without learned positions; vocab holds the V words;
+ * cfg and dims are the module's. */
 int lesson_generate_into(trace *tr, variant_id id, const run_request *rq,
                          const train_model *m, const model_dims *dims,
                          const attention_config *cfg, const size_t *prompt,

@@ -124,6 +124,8 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             rq->tokens == TOKENS_CHARS ? "chars" : "words",
             bool_text(rq->rules.lower), punct_names[rq->rules.punct],
             bool_text(rq->unk));
+    if (tr->model.trained_context > 0)
+        fprintf(f, "  \"context_length\": %zu,\n", tr->model.trained_context);
     fputs("  \"vocab\": [", f);
     for (size_t i = 0; i < vocab->rows->n; i++) {
         fputs(i ? ", " : "", f);
@@ -317,6 +319,9 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
          bool_field(&m->attn_only, doc, "attn_only", path, err) != 0) ||
         size_field(&m->positions, doc, "positions", 0, MAX_TOKENS, path, err) !=
             0 ||
+        (has_field(doc, "context_length") &&
+         size_field(&m->context, doc, "context_length", 1, MAX_TOKENS, path,
+                    err) != 0) ||
         bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||
         bool_field(&m->causal, doc, "causal", path, err) != 0 ||
         bool_field(&m->scale, doc, "scale", path, err) != 0)

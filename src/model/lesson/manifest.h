@@ -8,7 +8,8 @@
  *    "variants": ["fused"], "d_model": 16, "d_out": 16, "heads": 2,
  *    "ff": 0, "layers": 0, "attn_only": false,
  *    "qkv_bias": false, "causal": true, "scale": true,
- *    "positions": 12, "tokens": "words", "lower": false,
+ *    "positions": 12, "context_length": 12, "tokens": "words",
+ *    "lower": false,
  *    "punct": "keep", "unk": false, "vocab": ["the", "cat", ...],
  *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
  *                 "seed": 42, "corpus": "corpus.csv"},
@@ -18,7 +19,10 @@
  * positions, the tokenizing rules and the vocabulary the folder's files
  * hold, so a reloaded run needs none of those options ("layers" and
  * "attn_only", the block's --layers N and --attn-only, may be missing
- * in a folder written before them: 0 and false). "training" and
+ * in a folder written before them: 0 and false). "context_length", the
+ * longest sentence trained on, bounds --generate's sequence in a model
+ * without learned positions; a folder written before it lacks it (not
+ * known: generation is bounded by MAX_TOKENS, and its note says so). "training" and
  * "final_loss" tell how the model was made; nothing reads them back.
  */
 #ifndef MHA_MANIFEST_H
@@ -49,6 +53,9 @@ typedef struct {
     bool attn_only; /* --attn-only: blocks without feed-forward network */
     bool qkv_bias, causal, scale;
     size_t positions; /* C, the learned positions' rows; 0: none */
+    size_t context;   /* "context_length": the longest sentence trained
+                         on, which bounds generation without positions;
+                         0: not recorded (a folder written before it) */
     enum token_mode tokens;
     token_rules rules; /* --lower, --punct */
     bool unk;          /* --unk: the vocabulary has UNK_WORD */

@@ -475,6 +475,22 @@ int trained_check_files(const run_request *rq, const attention_config *cfg,
     return rc;
 }
 
+/* The longest sentence the model was trained on (trace_model's
+ * trained_context): this run's sentences, and a --weights folder's
+ * recorded length (0 when its model.json does not say: then not known,
+ * whatever this run trains on). */
+static size_t trained_context(const run_request *rq, const train_data *data)
+{
+    if (rq->weights == NULL)
+        return data->context;
+    const size_t saved = rq->weights->manifest.context;
+    if (saved == 0)
+        return 0;
+    // a folder read back trains on nothing (its --train 0): only its length
+    return rq->training.steps > 0 && data->context > saved ? data->context
+                                                           : saved;
+}
+
 int trained_variant(trace *tr, variant_id id, const run_request *rq,
                     const attention_config *cfg, const torch_rng *start,
                     const matrix *embedding, const matrix *positions,
@@ -496,6 +512,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
     score_steps scores = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
     int rc = -1;
+    tr->model.trained_context = trained_context(rq, data);
     if (losses == NULL) {
         err_nomem(err, _("the losses"));
         goto done;
@@ -573,7 +590,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
     // --generate: the trained model continues the sentence
     if (rq->generate > 0 &&
         lesson_generate_into(tr, id, rq, &model, &dims, &acfg, ids, T,
-                             data->context, words, err) != 0)
+                             tr->model.trained_context, words, err) != 0)
         goto done;
     if (rq->grad && record_gradients(tr, &grads, &model, id, &dims, &acfg,
                                      &shown, steps, lab, err) != 0)
