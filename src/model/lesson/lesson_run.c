@@ -549,6 +549,7 @@ int lesson_run(trace *tr, const run_request *rq, const model_input *in,
     if (trace_streams(tr) && rq->weights != NULL &&
         trained_check_files(rq, &cfg, &g, d.embedding, pos, &tlab, err) != 0)
         goto done;
+    tr->model.trained_context = trained_context(rq, &s.data);
     for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
         if ((rq->variants & model_variants[i].bit) &&
             trained_variant(tr, model_variants[i].id, rq, &cfg, &g, d.embedding,

@@ -475,11 +475,7 @@ int trained_check_files(const run_request *rq, const attention_config *cfg,
     return rc;
 }
 
-/* The longest sentence the model was trained on (trace_model's
- * trained_context): this run's sentences, and a --weights folder's
- * recorded length (0 when its model.json does not say: then not known,
- * whatever this run trains on). */
-static size_t trained_context(const run_request *rq, const train_data *data)
+size_t trained_context(const run_request *rq, const train_data *data)
 {
     if (rq->weights == NULL)
         return data->context;
@@ -512,7 +508,6 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
     score_steps scores = {0};
     float *losses = calloc(steps + 1, sizeof *losses);
     int rc = -1;
-    tr->model.trained_context = trained_context(rq, data);
     if (losses == NULL) {
         err_nomem(err, _("the losses"));
         goto done;

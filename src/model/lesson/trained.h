@@ -41,6 +41,13 @@ typedef struct {
     const sequence_labels *seq;
 } trained_labels;
 
+/* The longest sentence the run's model was trained on (trace_model's
+ * trained_context, which the run sets before its variants): the
+ * sentences of data, and a --weights folder's recorded length; 0 when
+ * the folder's model.json does not say (then not known, whatever the
+ * run trains on). */
+size_t trained_context(const run_request *rq, const train_data *data);
+
 /* Variant id's notebook: drawn from a copy of start (the generator after
  * the embedding and the positions), trained from embedding (V, D) and
  * positions (C, D, or NULL) over data, its tables recorded in tr (see
