@@ -354,15 +354,26 @@ int fig_generation_of_run(const table ***out, size_t *n, const trace *tr,
 /* ---- the model view's marks (figure_marks.c) -------------------------- */
 
 /* What the model view marks on its heads: each head's scores
- * (head_scores, --head-scores) and the heads that share a key/value head
- * (kv_heads, when some do); NULL when the run has none. */
+ * (head_scores, --head-scores), the heads that share a key/value head
+ * (kv_heads, when some do), and the heads switched off (--ablate); NULL
+ * or none when the run has none. */
 typedef struct {
     const table *scores; /* (L·H) x 3, rows "h.L.H" */
     const table *kv;     /* H x 1: the key/value head of each query head */
     colormap map;        /* the scores' colours, 0 to 1 */
+    const head_ref *off; /* n_off heads switched off (the style's) */
+    size_t n_off;
+    hook_action off_mode; /* how: their z set to 0, or to its mean */
 } view_marks;
 
-void fig_marks_find(view_marks *m, const trace *tr);
+void fig_marks_find(view_marks *m, const trace *tr, const plot_style *style);
+
+/* Whether the head whose weights t are was switched off (--ablate). */
+bool fig_marks_is_off(const view_marks *m, const table *t);
+
+/* The mark of a head switched off over its thumbnail (x, y, thumb
+ * square): dimmed as the page dims it, and a dashed frame. */
+void fig_marks_draw_off(cairo_t *cr, double x, double y, double thumb);
 
 /* The height of the scores' strip under each thumbnail, and of the
  * brackets over the columns' headings (0 when there are none). */

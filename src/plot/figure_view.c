@@ -133,7 +133,7 @@ int fig_view_make(struct model_view **out, const trace *tr,
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
         colormap_find(&v->map, "viridis");
-    fig_marks_find(&v->marks, tr);
+    fig_marks_find(&v->marks, tr, style);
     *out = v;
     return 0;
 }
@@ -320,6 +320,8 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
             cairo_set_line_width(cr, 0.5);
             cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
             cairo_stroke(cr);
+            if (fig_marks_is_off(&v->marks, t))
+                fig_marks_draw_off(cr, tx, ty, v->thumb);
             fig_marks_draw_scores(cr, &v->marks, v->places[r], t->head, tx,
                                   ty + v->thumb, v->thumb);
         }
