@@ -20,7 +20,6 @@
  */
 #include "plot/figure_parts.h"
 
-#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,9 +31,10 @@
 #define BRACKET_H 5.0 /* a bracket's ends */
 #define SCORES_BAR_H 110.0
 #define LEGEND_W 200.0 /* a legend's text wraps at this width */
-#define OFF_VEIL 0.65  /* a head switched off: white over it, as the
+#define OFF_VEIL \
+    0.65             /* a head switched off: white over it, as the
                           page's opacity 0.35 */
-#define OFF_DASH 4.0   /* its frame's dashes */
+#define OFF_DASH 4.0 /* its frame's dashes */
 
 void fig_marks_find(view_marks *m, const trace *tr, const plot_style *style)
 {
@@ -228,8 +228,8 @@ void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
     double tw, th;
     *w = *h = 0;
     if (m->n_off > 0) {
-        fig_text_size(cr, LABEL_FONT, off_legend(m),
-                      LEGEND_W - BAR_WIDTH - PAD, true, &tw, &th);
+        fig_text_size(cr, LABEL_FONT, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
+                      true, &tw, &th);
         *w = LEGEND_W;
         *h += fmax(th, BAR_WIDTH) + GAP;
     }
@@ -259,8 +259,8 @@ void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x, double y)
         cairo_set_source_rgb(cr, 0, 0, 0);
         fig_draw_paragraph(cr, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
                            x + BAR_WIDTH + PAD, y);
-        fig_text_size(cr, LABEL_FONT, off_legend(m),
-                      LEGEND_W - BAR_WIDTH - PAD, true, &tw, &th);
+        fig_text_size(cr, LABEL_FONT, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
+                      true, &tw, &th);
         y += fmax(th, BAR_WIDTH) + GAP;
     }
     if (m->scores != NULL) {
@@ -276,11 +276,8 @@ void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x, double y)
         const char *caption = _("head score");
         double lw, line_h;
         fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &lw, &line_h);
-        const double n = (double)g_utf8_strlen(caption, -1);
         if (fig_upright(caption)) /* Chinese never sideways */
-            fig_draw_upright(cr, caption, bx - 6 - line_h / 2,
-                             y + fmax(0.0, (SCORES_BAR_H - n * line_h) / 2),
-                             line_h);
+            fig_draw_vertical(cr, caption, bx - 6, y, SCORES_BAR_H, line_h);
         else
             fig_draw_wrapped(cr, LABEL_FONT, caption, SCORES_BAR_H, bx - 6,
                              y + SCORES_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);

@@ -3,6 +3,7 @@
  * src/plot/.
  *
  *   figure_text.c    fonts; text measured, drawn, or logged for an SVG
+ *   figure_vertical.c  a Chinese caption set vertically
  *   figure_panels.c  which tables become panels; their colour scales
  *   figure_labels.c  panel titles, row and column labels
  *   figure_layout.c  where each panel and bar goes, blocks of cells
@@ -25,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cairo.h>
 
@@ -94,6 +96,9 @@ font_name fig_font(bool bold, double points);
  * upright. */
 bool fig_upright(const char *label);
 
+/* Whether a character (a code point) is one of those. */
+bool fig_upright_char(uint32_t u);
+
 /* The characters of an upright label that fit in MAX_LABEL, each line_h
  * tall. */
 size_t fig_upright_count(const char *label, double line_h);
@@ -108,6 +113,18 @@ void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
  * or cut with an ellipsis. */
 void fig_text_size(cairo_t *cr, const char *font, const char *text,
                    double width, bool wrap, double *w, double *h);
+
+/* A caption set vertically as Chinese is (figure_vertical.c): its
+ * characters upright, its Latin words turned to read downwards, in
+ * columns a line wide from right to left, each at most height long.
+ * Returns the number of columns, *longest the longest's length. */
+size_t fig_vertical_size(cairo_t *cr, const char *text, double height,
+                         double line_h, double *longest);
+
+/* Draws it: its first column's right edge at `right`, the columns
+ * top-aligned and centred together along [top, top + height]. */
+void fig_draw_vertical(cairo_t *cr, const char *text, double right, double top,
+                       double height, double line_h);
 
 /* Draws text (one line, cut to width when width > 0) with its box's
  * anchor point (ax, ay in [0, 1] of its width and height) at (x, y),
@@ -337,6 +354,11 @@ void fig_maps_measure(section *S, cairo_t *cr, double line_h);
 
 /* The caption of a map's colour bar, or NULL for another table. */
 const char *fig_map_caption(const section *S);
+
+/* The lines (sideways) or columns (Chinese, upright) the caption of a
+ * map's colour bar takes beside a bar height tall; 1 for another table. */
+size_t fig_map_caption_lines(cairo_t *cr, const section *S, double height,
+                             double line_h);
 
 /* A map panel's axis titles around its map (mx, my, map_w x map_h);
  * nothing for another table. */

@@ -40,8 +40,8 @@ typedef struct {
 /* The style of a run without these options. */
 static inline plot_style plot_style_default(void)
 {
-    plot_style s = {SCALE_TABLE, NULL, true,      PLOT_DECIMALS,
-                    BARS_AUTO,   NULL, 0,         HOOK_ZERO};
+    plot_style s = {SCALE_TABLE, NULL, true, PLOT_DECIMALS,
+                    BARS_AUTO,   NULL, 0,    HOOK_ZERO};
     return s;
 }
 
