@@ -84,14 +84,15 @@ static void size_section(section *S, const figure *pg, cairo_t *cr)
     S->box_h = title_h + PAD + map_h + PAD + col_label_h + S->axis_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
     /* a map's bar as tall as the map, as matplotlib's colorbar beside
-     * its axes (a 2 x 2 map's as its two rows, 144 x 3 head scores' as
-     * their column), and at least BAR_SHORTEST for its ticks; its
-     * caption (figure_maps.c) wrapped beside it on as many lines, or
-     * Chinese columns, as it takes (bar_lines) */
+     * its axes (a 2 x 2 map's about as its two rows, 144 x 3 head
+     * scores' as their column), and at least BAR_MIN for its ticks and
+     * a caption on a line or two; the caption (figure_maps.c) wrapped
+     * beside it on as many lines, or Chinese columns, as it takes
+     * (bar_lines) */
     const char *caption = fig_map_caption(S);
     S->bar_lines = 1;
     if (caption != NULL) {
-        S->bar_h = fmin(fmax(map_h, BAR_SHORTEST), MAX_SIDE * pg->stretch_h);
+        S->bar_h = fmin(fmax(map_h, BAR_MIN), MAX_SIDE * pg->stretch_h);
         S->bar_lines = fig_map_caption_lines(cr, S, S->bar_h, line_h);
     }
     /* a map of one row (generated_p): a bar as tall as the row, its

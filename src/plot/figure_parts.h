@@ -55,7 +55,6 @@
 #define BAR_WIDTH 16.0
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
-#define BAR_SHORTEST 80.0      /* a map's bar kept within its panel */
 #define BAR_STRIP 24.0         /* the shortest bar of a strip of one row */
 #define STRIP_CAPTION_W 120.0  /* a strip's caption wrapped to this wide */
 #define STRIP_CAPTION_GAP 12.0 /* under the bar, clear of its last tick */

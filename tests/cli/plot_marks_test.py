@@ -10,8 +10,8 @@
   and theirs alone, have a white veil and a dashed frame. The legend
   says how the heads were switched off (zero and mean), in the SVG's
   text, and a run without --ablate has none.
-- A map's colour bar is as tall as the map (at least 80 points, at most
-  600): a 2 x 2 ablation map in every language, its caption whole
+- A map's colour bar is as tall as the map (at least 120 points, at
+  most 600): a 2 x 2 ablation map in every language, its caption whole
   beside the bar (wrapped on lines or, in Chinese, set in vertical
   columns, every character there), and head_scores of 32 heads (32 x 3).
   The bar's height is read from its ticks' places in the SVG, the map's
@@ -249,7 +249,7 @@ def check_bars(d):
         whole = (caption is not None and want is not None and
                  caption.replace(" ", "") == want.replace(" ", ""))
         ok(height is not None and pitch is not None and
-           abs(height - max(2 * pitch, 80)) < 0.5 and whole,
+           abs(height - max(2 * pitch, 120)) < 0.5 and whole,
            "--lang %s: the 2 x 2 map's bar as tall as the map, its caption "
            "whole beside it" % lang, (height, pitch, caption, want))
     many = os.path.join(d, "sixteen_heads")
