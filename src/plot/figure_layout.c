@@ -46,7 +46,7 @@ static void size_section(section *S, const figure *pg, cairo_t *cr)
     /* a map much taller than wide (head_scores: L·H rows x 3 scores, 144
      * x 3 for GPT-2 small) would be a strip too narrow for its column
      * labels: its columns are wider, each labelled */
-    if (fig_map_caption(S) != NULL && cell < line_h &&
+    if (fig_map_caption(S) != NULL && cell <= line_h &&
         (double)rows_b >= WIDE * (double)cols_b)
         cell = fmax(cell, fmin(MAX_CELL, MAX_SIDE / (double)cols_b));
     // a table with a text in each cell (the logit lens's tokens): cells
@@ -362,7 +362,7 @@ double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
     for (size_t s = 0; s < pg->n_sections; s++) {
         fig_measure_section(&pg->sections[s], cr, pg->panels, pg->show_names,
                             pg->line_h);
-        fig_maps_measure(&pg->sections[s], cr, pg->line_h);
+        fig_maps_measure(&pg->sections[s], pg->line_h);
     }
     pg->flow = 0;
     pg->stretch_w = pg->stretch_h = 1.0;

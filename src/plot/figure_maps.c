@@ -69,17 +69,11 @@ void fig_maps_scale(figure *pg)
     }
 }
 
-void fig_maps_measure(section *S, cairo_t *cr, double line_h)
+void fig_maps_measure(section *S, double line_h)
 {
     const map_axes *m = section_map(S);
     if (m == NULL || S->axis_h > 0) /* measured once */
         return;
-    double h;
-    const char *caption = fig_map_caption(S);
-    fig_text_size(cr, LABEL_FONT, caption, 0, false, &S->caption_w, &h);
-    if (fig_upright(caption)) /* set vertically, in one column */
-        fig_vertical_size(cr, caption, INFINITY, line_h, &S->caption_w);
-    S->caption_w += 2 * PAD;
     // the rows' title turned up, left of the row labels; the columns'
     // under the column labels
     S->row_label_w += line_h + PAD;

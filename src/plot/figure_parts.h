@@ -204,7 +204,6 @@ typedef struct {
                                it (fig_strip_caption) */
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
-    double caption_w;       /* and its colour bar's caption, or 0 */
     const char *measure;    /* the run's map_measure (trace.h), or NULL */
 } section;
 
@@ -349,7 +348,7 @@ void fig_maps_scale(figure *pg);
 
 /* The room of a map's axis titles, added to the section's measures
  * (after fig_measure_section). */
-void fig_maps_measure(section *S, cairo_t *cr, double line_h);
+void fig_maps_measure(section *S, double line_h);
 
 /* The caption of a map's colour bar, or NULL for another table. */
 const char *fig_map_caption(const section *S);

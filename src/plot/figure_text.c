@@ -207,12 +207,15 @@ static void draw_layout_text(cairo_t *cr, const char *font, const char *text,
     PangoLayout *layout = text_layout(cr, font, text, width, wrap);
     if (wrap)
         pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
-    int pw, ph;
-    pango_layout_get_size(layout, &pw, &ph);
+    /* the lines' box: centred lines narrower than width start right of
+     * the layout's left edge, which the anchor must not count */
+    PangoRectangle box;
+    pango_layout_get_extents(layout, NULL, &box);
     cairo_save(cr);
     cairo_translate(cr, x, y);
     cairo_rotate(cr, angle);
-    cairo_translate(cr, -ax * pw / PANGO_SCALE, -ay * ph / PANGO_SCALE);
+    cairo_translate(cr, -((double)box.x + ax * box.width) / PANGO_SCALE,
+                    -((double)box.y + ay * box.height) / PANGO_SCALE);
     cairo_move_to(cr, 0, 0);
     svg_texts *log = cairo_get_user_data(cr, &svg_texts_key);
     if (log != NULL) {

@@ -13,7 +13,8 @@
 - A map's colour bar is as tall as the map (at least 120 points, at
   most 600): a 2 x 2 ablation map in every language, its caption whole
   beside the bar (wrapped on lines or, in Chinese, set in vertical
-  columns, every character there), and head_scores of 32 heads (32 x 3).
+  columns, every character there), and head_scores of 32 heads (32 x 3),
+  its caption centred along the bar.
   The bar's height is read from its ticks' places in the SVG, the map's
   from its row labels'.
 
@@ -264,12 +265,18 @@ def check_bars(d):
         json.dump(config, f)
     if draw(["--model", many, "--head-scores", "--repeat-random", "4"], svg):
         items = svg_items(svg)
-        height, _ = bar_and_caption(items)
+        height, caption = bar_and_caption(items)
         pitch = row_pitch(items, "h.0.0", "h.1.15", 32)
+        ticks = [yy for t, _, yy in items if re.fullmatch(r"\d\.\d\d", t)]
+        middle = (ticks[-5] + ticks[-1]) / 2 if len(ticks) >= 5 else None
         ok(height is not None and pitch is not None and
            abs(height - min(32 * pitch, 600)) < 0.5 and height > 220,
            "head_scores of 32 heads (32 x 3): the bar as tall as the map",
            (height, pitch))
+        ok(middle is not None and caption == items[-1][0] and
+           abs(items[-1][2] - middle) < 8,
+           "its caption on one line, centred along the bar",
+           (middle, items[-1]))
     else:
         ok(False, "head_scores of 32 heads drawn")
 
