@@ -8,8 +8,10 @@
 #include "io/model_type.h"
 #include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
+#include "model/bert/bert_notes.h"
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_notes.h"
 #include "model/gpt2/gpt2_trace.h"
 #include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_lm.h"
@@ -17,6 +19,7 @@
 #include "model/lesson/lesson_tokens.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
+#include "model/llama/llama_notes.h"
 #include "model/llama/llama_trace.h"
 
 /* The model_types each checkpoint family reads (config.json's
@@ -33,7 +36,7 @@ static const model_family families[] = {
     {
         .model_name = "bert",
         .layer_name = "layer",
-        .explain = EXPLAIN_BERT,
+        .notes = &bert_notes,
         .model_types = bert_types,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
@@ -45,7 +48,7 @@ static const model_family families[] = {
     {
         .model_name = "llama",
         .layer_name = "layers",
-        .explain = EXPLAIN_ROTARY,
+        .notes = &llama_notes,
         .generates = true,
         .generates_ablated = true,
         .model_types = llama_types,
@@ -59,7 +62,7 @@ static const model_family families[] = {
     {
         .model_name = "gpt2",
         .layer_name = "h",
-        .explain = EXPLAIN_CHECKPOINT,
+        .notes = &gpt2_notes,
         .generates = true,
         .generates_ablated = true,
         .model_types = gpt2_types,
@@ -74,7 +77,7 @@ static const model_family families[] = {
     {
         .model_name = NULL,
         .layer_name = NULL,
-        .explain = EXPLAIN_MODULES,
+        .notes = NULL,
         .generates = true, /* once trained (model/lesson/lesson_generate.h) */
         .model_types = NULL,
         .check = lesson_check,
