@@ -43,6 +43,8 @@ typedef struct model_family {
      * variant column and --csv-dir's files spell it ("gpt2"), or NULL:
      * every table is named by its variant ("fused", "block"). */
     const char *model_name;
+    /* The family's name in messages ("a %s model"), to translate. */
+    const char *title;
     /* A layer's name in headings before its index ("h": "[h.3]"), for a
      * family whose tables have layers; NULL otherwise. */
     const char *layer_name;
@@ -116,6 +118,10 @@ const model_family *family_of(const run_request *rq, mx_error *err);
 /* Whether some family names a checkpoint parameter name (--tables with
  * --model, checked before the folder says which family it is). */
 bool family_param_name(const char *name);
+
+/* The model_types of the rows that generate with heads switched off
+ * (generates_ablated), joined with ", " into out (size bytes). */
+void family_types_generating_ablated(char *out, size_t size);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);
