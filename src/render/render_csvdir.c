@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 #include "io/outputs.h"
 #include "numerics/floatfmt.h"
+#include "render/map_axes.h"
 #include "render/textbuf.h"
 
 struct csv_dir_set {
@@ -71,23 +72,51 @@ static void file_name(char *buf, size_t size, const table *t)
  * size. */
 #define CHUNK 65536
 
+/* The first cells of a row: a map's keys (map_axes.h: its layer, or its
+ * layer and head: "layer,head,..." and "1,0,...") or, for any other
+ * table, its label ("token,..." and "Q:gato,..."), without the
+ * delimiter after them. r is the row, or -1 for the header. */
+static int add_row_keys(textbuf *text, const table *t, const map_axes *m,
+                        long r, char d)
+{
+    const enum map_key key = m != NULL ? m->row_key : MAP_KEY_NONE;
+    if (key == MAP_KEY_NONE)
+        return r < 0 ? textbuf_add(text, "token", 5)
+                     : textbuf_add_csv_field(text, t->rows->s[r], d);
+    if (r < 0)
+        return key == MAP_KEY_LAYER_HEAD
+                   ? textbuf_add(text, "layer", 5) | textbuf_add_char(text, d) |
+                         textbuf_add(text, "head", 4)
+                   : textbuf_add(text, "layer", 5);
+    int layer, head;
+    map_axes_cell(&layer, &head, m, t, (size_t)r, 0);
+    int rc = textbuf_add_size(text, (size_t)layer);
+    if (key == MAP_KEY_LAYER_HEAD)
+        rc |= textbuf_add_char(text, d) | textbuf_add_size(text, (size_t)head);
+    return rc;
+}
+
 /* Returns 0, -1 when memory ran out, -2 on a write error. */
 static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
 {
     const char d = style->delimiter;
     const size_t cols = t->values.cols;
+    // a map's rows are its layers (or heads): keys rather than labels
+    const map_axes *m = t->grad ? NULL : map_axes_of_picture(t->id);
+    if (m != NULL && m->row_key == MAP_KEY_LAYER_HEAD && t->map_heads == 0)
+        m = NULL;
     textbuf text = {0};
     int rc = 0;
     if (style->bom)
         rc |= textbuf_add(&text, "\xEF\xBB\xBF", 3);
-    rc |= textbuf_add(&text, "token", 5);
+    rc |= add_row_keys(&text, t, m, -1, d);
     for (size_t c = 0; c < cols; c++) {
         rc |= textbuf_add_char(&text, d);
         rc |= textbuf_add_csv_field(&text, t->cols->s[c], d);
     }
     rc |= textbuf_add_char(&text, '\n');
     for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
-        rc |= textbuf_add_csv_field(&text, t->rows->s[r], d);
+        rc |= add_row_keys(&text, t, m, (long)r, d);
         /* the row's values, each after a delimiter, and the line end */
         char *p = rc == 0
                       ? textbuf_reserve(&text, cols * (1 + FLOAT_TEXT_SIZE) + 1)
