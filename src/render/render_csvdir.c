@@ -20,8 +20,11 @@
 #include "render/textbuf.h"
 
 struct csv_dir_set {
-    outputs *tx;  /* the run's files */
-    size_t group; /* DIR's group in it */
+    outputs *tx;    /* the run's files */
+    size_t group;   /* DIR's group in it */
+    char *dir;      /* DIR, as the user named it */
+    char **written; /* n_written names, "name" or "sub/name"; owned */
+    size_t n_written, cap_written;
 };
 
 int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
@@ -29,10 +32,44 @@ int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
 {
     csv_dir_set *s = calloc(1, sizeof *s);
     *out = s;
-    if (s == NULL)
+    if (s == NULL || (s->dir = strdup(dir)) == NULL)
         return err_nomem(err, _("the file list"));
     s->tx = tx;
     return outputs_folder(tx, &s->group, dir, err);
+}
+
+/* name (in sub, or NULL) among the files the set wrote. */
+static int note_written(csv_dir_set *s, const char *sub, const char *name,
+                        mx_error *err)
+{
+    if (s->n_written == s->cap_written) {
+        const size_t cap = s->cap_written ? 2 * s->cap_written : 64;
+        char **w = realloc(s->written, cap * sizeof *w);
+        if (w == NULL)
+            return err_nomem(err, _("the file list"));
+        s->written = w;
+        s->cap_written = cap;
+    }
+    const size_t len = (sub ? strlen(sub) + 1 : 0) + strlen(name) + 1;
+    char *text = malloc(len);
+    if (text == NULL)
+        return err_nomem(err, _("the file list"));
+    snprintf(text, len, "%s%s%s", sub ? sub : "", sub ? "/" : "", name);
+    s->written[s->n_written++] = text;
+    return 0;
+}
+
+const char *csv_dir_path(const csv_dir_set *s)
+{
+    return s->dir;
+}
+
+bool csv_dir_wrote(const csv_dir_set *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_written; i++)
+        if (strcmp(s->written[i], name) == 0)
+            return true;
+    return false;
 }
 
 /* "<variant>.<table>.csv" or "<variant>.head<h>.<table>.csv"; a
@@ -167,7 +204,8 @@ static int write_file(csv_dir_set *s, const char *sub, const table *t,
     char name[160];
     file_name(name, sizeof name, t);
     FILE *f = NULL;
-    if (outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
+    if (note_written(s, sub, name, err) != 0 ||
+        outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
         return -1;
     const char *path = outputs_last_name(s->tx);
     if (write_matrix_csv(f, t, style) == -1) {
@@ -181,7 +219,8 @@ int csv_dir_add_file(csv_dir_set *s, const char *sub, const char *name,
                      const char *bytes, size_t len, mx_error *err)
 {
     FILE *f = NULL;
-    if (outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
+    if (note_written(s, sub, name, err) != 0 ||
+        outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
         return -1;
     fwrite(bytes, 1, len, f);
     return close_file(f, outputs_last_name(s->tx), err);
@@ -198,6 +237,12 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
 
 void csv_dir_end(csv_dir_set *s)
 {
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n_written; i++)
+        free(s->written[i]);
+    free(s->written);
+    free(s->dir);
     free(s);
 }
 
