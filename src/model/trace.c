@@ -217,11 +217,17 @@ const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
 
 const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
 {
+    /* The key holds the text's first bytes only: a set found under it
+     * is this text's when its whole text is the same; two texts that
+     * share their start (a long prompt continued two ways) get a set
+     * each, the second under a key no other set has. */
     char key[96];
     snprintf(key, sizeof key, "literal:%s", text);
     const labels *found = find_labels(tr, key);
-    if (found != NULL)
+    if (found != NULL && strcmp(found->s[0], text) == 0)
         return found;
+    if (found != NULL)
+        snprintf(key, sizeof key, "literal#%zu", tr->n_label_sets);
     labels *l = new_labels(tr, key, 1, err);
     if (l == NULL || set_label(l, "", text, err) != 0)
         return NULL;
