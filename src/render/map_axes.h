@@ -4,7 +4,9 @@
  * patch_heads (layers x heads), patch_resid (layers x positions), and
  * --head-scores' head_scores (heads x the three scores).
  *
- * Each map is one row: the titles of its axes, the caption of its colour
+ * Each map is one row: what its rows and columns are keyed by (a layer,
+ * a head, a position: the CSV's keys of its cells, render_csv.c and
+ * render_csvdir.c), the titles of its axes, the caption of its colour
  * scale, and whether its values are signed (a change, or a score that
  * may pass 1 or go below 0: a diverging map centred on 0, as
  * TransformerLens's patching demos draw them) or a share from 0 to 1 (the
