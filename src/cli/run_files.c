@@ -1,6 +1,10 @@
 /* run_files.c: a run's files in one transaction (see run_files.h). */
 #include "cli/run_files.h"
 
+#include <stdio.h>
+
+#include "cli/csv_dir_stale.h"
+
 int run_files_open(run_files *files, const options *opt, size_t pages,
                    mx_error *err)
 {
@@ -40,7 +44,10 @@ void run_files_end(run_files *files, bool keep)
 {
     plot_free(files->plot);
     html_free(files->html);
-    csv_dir_end(files->csv);
     outputs_end(files->tx, keep);
+    // the files in place: those of the folder the run did not write
+    if (keep)
+        csv_dir_warn_stale(stderr, files->csv);
+    csv_dir_end(files->csv);
     *files = (run_files){0};
 }

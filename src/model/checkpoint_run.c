@@ -170,6 +170,8 @@ bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
         return false;
     if (id == TABLE_GENERATED || id == TABLE_GENERATED_TOP)
         return rq->generate > 0;
+    if (table_bit(id) & GENERATE_CLEAN_TABLES)
+        return rq->generate > 0 && rq->n_ablate > 0;
     if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return rq->generate > 0 && rq->kv_steps;
     return true;

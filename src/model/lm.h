@@ -77,6 +77,12 @@ typedef struct {
      * intervention then runs whole forward passes. */
     int (*layers)(lm_session *s, matrix *resid, size_t n, size_t first,
                   size_t count, const forward_hooks *hooks, mx_error *err);
+    /* The variant whose module the model is, which names the
+     * interventions' tables (VARIANT_MODEL) in a family that names no
+     * model (model_name NULL: the lesson's block, "[block] ablation_map",
+     * trace.h's table_source_name); VARIANT_INPUT: the family's
+     * model_name names them. */
+    variant_id variant;
 } lm_ops;
 
 #endif

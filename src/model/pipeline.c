@@ -99,6 +99,9 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     lm_made made = {0};
     if (alone == 0 && intervene_asked(rq))
         run.made = with.made = &made;
+    // their maps have a row per layer: the CSV's layer column says it
+    tr->layer_maps = family->lm != NULL &&
+                     ((alone == 0 && intervene_asked(rq)) || rq->logit_lens);
     int rc = rq->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0 && alone == 0)
         rc = intervene_record(tr, family->lm, &with, in, err);

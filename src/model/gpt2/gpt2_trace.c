@@ -177,7 +177,8 @@ bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
-            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES |
+            GENERATE_CLEAN_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */

@@ -103,6 +103,7 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     table *t = rows && cl ? trace_new(tr, &key, rows, cl, err) : NULL;
     if (t == NULL)
         goto out;
+    t->map_heads = H; // row l·H + h: head h of layer l
     memcpy(t->values.v, scores.v, L * H * HEAD_PATTERNS * sizeof *scores.v);
     trace_release(tr, t);
     rc = trace_flush(tr, err);

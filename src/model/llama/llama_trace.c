@@ -161,7 +161,8 @@ bool llama_trace_makes_table(const run_request *rq, const model_input *in,
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
-            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES |
+            GENERATE_CLEAN_TABLES);
 }
 
 /* ---- the tables -------------------------------------------------------- */
