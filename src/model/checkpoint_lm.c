@@ -139,8 +139,9 @@ int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
     if (d->n_words == 0) {
         free(d->words);
         *d = (lm_draws){0};
-        return err_input(err, _("--repeat-random: the tokenizer has no "
-                                "tokens but its special ones to draw"));
+        return err_input(err,
+                         _("--repeat-random: the tokenizer has only special "
+                           "tokens"));
     }
     return 0;
 }
