@@ -10,8 +10,9 @@ make_bert_scores_reference.py.)
 What the command line writes of them: the CSV's values equal to
 PyTorch's bit for bit, over a text ([CLS] ... [SEP]) and over
 --repeat-random's words; the text's heading and rows; --csv-dir's file;
---plot's model view with the scores (a text) and its map (--repeat-
-random); the --html page's data; --explain's note on attention that
+--plot's model view with the scores (a text; no legend of masked cells,
+as nothing is masked) and its map (--repeat-random); the --html page's
+data; --explain's note on attention that
 looks both ways. And the interventions that need next-token predictions
 refused (status 2, one line and the --help hint, nothing on standard
 output, in the reader's language), as is a --repeat-random that does
@@ -152,6 +153,19 @@ with tempfile.TemporaryDirectory() as tmp:
        "--plot with a text: the model view, with each head's scores",
        (r.stderr, png_size(view) if text_plot else None,
         png_size(plain) if r2.returncode == 0 else None))
+    # nothing is masked in BERT's weights: no legend of masked cells (a
+    # causal model's view keeps it)
+    svgs = []
+    for ckpt, name in ((MLM, "bert.svg"),
+                       (os.path.join(REF, "gpt2", "two_layers"), "gpt2.svg")):
+        r = run(["--model", ckpt, "the cat sat", "--head-scores", "--plot",
+                 os.path.join(tmp, name)])
+        svgs.append(open(os.path.join(tmp, name), encoding="utf-8").read()
+                    if r.returncode == 0 else "")
+    ok("Model view" in svgs[0] and "masked" not in svgs[0] and
+       "masked" in svgs[1],
+       "the model view's legend of masked cells: none for BERT, kept for "
+       "GPT-2", [("masked" in s, len(s)) for s in svgs])
     drawn = os.path.join(tmp, "map.png")
     r = run(["--model", MLM, "--head-scores", "--repeat-random", "6",
              "--plot", drawn])
