@@ -15,8 +15,9 @@ as nothing is masked) and its map (--repeat-random); the --html page's
 data; --explain's note on attention that
 looks both ways. And the interventions that need next-token predictions
 refused (status 2, one line and the --help hint, nothing on standard
-output, in the reader's language), as is a --repeat-random that does
-not fit with [CLS] and [SEP].
+output, in the reader's language), as are a --repeat-random that does
+not fit with [CLS] and [SEP] and a second text (--pair), which the
+scores would not read.
 """
 import csv
 import io
@@ -212,6 +213,11 @@ ok(r.returncode == 2 and r.stdout == "" and
    r.stderr.startswith("mha-explain: --ablate: mede previsões do próximo "
                        "token"),
    "... in the reader's language", r.stderr)
+# the scores read one text: a second one (--pair) would not be scored
+mha.check_error(["--model", os.path.join(REF, "bert", "mlm_pair"),
+                 "the cat sat .", "--pair", "the dog sat .", "--head-scores"],
+                "--head-scores: scores one text, so it does not go with "
+                "--pair", "--head-scores with --pair: refused", hint=True)
 # 2 * 12 words and [CLS] and [SEP] are 26 tokens; the model has 24
 mha.check_error(["--model", BASE, "--head-scores", "--repeat-random", "12"],
                 "--repeat-random: 12 tokens twice and the 2 special tokens "
