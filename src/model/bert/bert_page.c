@@ -7,6 +7,7 @@
 #include "model/bert/bert.h"
 #include "model/bert/bert_lm.h"
 #include "model/bert/bert_trace.h"
+#include "model/bert/bert_notes.h"
 #include "model/families_page.h"
 
 bool bert_param_name(const char *name, int *layer)
@@ -57,3 +58,6 @@ bool bert_trace_makes_table(const run_request *rq, const model_input *in,
 
 // no function: this core runs no intervention (intervene_page.c)
 const lm_ops bert_scores_lm = {0};
+
+/* No notes: the families core carries them (bert_notes.c). */
+const family_notes bert_notes = {.layer = NULL};
