@@ -82,6 +82,11 @@ void checkpoint_lm_close(lm_session *s);
 int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
                          size_t count, const forward_hooks *hooks,
                          mx_error *err);
+/* lm_ops.draws for a family whose tokenizer adds special tokens to a
+ * text (BERT's): the tokenizer's ids that a token has, but those
+ * tokenizer.json marks "special", and the post-processor's special
+ * tokens around a text (hf_tokenizer.h). */
+int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 
 /* A checkpoint family's lm_ops, given its open and its layers
  * (checkpoint_lm_layers for a row with layers, else NULL). */

@@ -8,6 +8,7 @@
 #include "io/model_type.h"
 #include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
+#include "model/bert/bert_lm.h"
 #include "model/bert/bert_notes.h"
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
@@ -43,6 +44,7 @@ static const model_family families[] = {
         .tokens = bert_trace_tokens,
         .run = bert_trace_run,
         .makes_table = bert_trace_makes_table,
+        .scores_only = &bert_scores_lm, /* no lm_head: head scores only */
         .bidirectional = true,
         .param_name = bert_param_name,
     },

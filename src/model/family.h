@@ -91,6 +91,11 @@ typedef struct model_family {
      * run again and again (model/lm.h, model/intervene/); NULL: the
      * family cannot do them. Its run applies rq->replace (hooks.h). */
     const lm_ops *lm;
+    /* A family without an lm_head whose model the head scores still
+     * read (--head-scores needs each head's attention weights alone):
+     * that model, without unembed and layers (lm.h; BERT's,
+     * model/bert/bert_lm.h); NULL: lm, or none. */
+    const lm_ops *scores_only;
     /* Whether its checkpoints' attention looks both ways (BERT's: no
      * causal mask), for messages; false: causal self-attention. */
     bool bidirectional;

@@ -109,7 +109,7 @@ for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
 r = run(["--model", os.path.join(sys.argv[2], "..", "bert", "mlm"),
          "--logit-lens", text])
 ok(r.returncode == 2 and r.stdout == "" and
-   "--logit-lens: needs a model with an lm_head" in r.stderr,
+   "--logit-lens: measures next-token predictions" in r.stderr,
    "--logit-lens with BERT: refused, status 2", r.stderr)
 
 BAD = [

@@ -2,7 +2,8 @@
  * changes from the lessons' block and from GPT-2: WordPiece with [CLS],
  * [SEP] and ## pieces, segment embeddings, attention in both directions
  * (no mask), post-norm layers, the exact GELU, the pooler, the
- * masked-word head. */
+ * masked-word head, and what the head scores mean when a head looks
+ * both ways. */
 #include "model/bert/bert_notes.h"
 
 #include "base/i18n.h"
@@ -59,6 +60,18 @@ static const family_note notes[] = {
     {TABLE_NEXT_TOKENS,
      N_("At each [MASK], the five likeliest words for it: the softmax of "
         "its logits (at every token when the text has no [MASK])."),
+     NULL, FILL_NONE},
+    // what the head scores mean when a head looks both ways
+    {TABLE_HEAD_SCORES,
+     N_("Head scores, as TransformerLens's head detector: the share of "
+        "each head's attention that falls where a kind of head would look: "
+        "the previous token; an earlier copy of the current token "
+        "(duplicate); the token after an earlier copy (induction). BERT "
+        "reads both ways, but the detector's patterns look back only: "
+        "attention to later tokens counts against every score, as does "
+        "most attention to [CLS] and [SEP]. A score is a correlation. "
+        "--repeat-random N gives the repeated text induction needs, "
+        "between [CLS] and [SEP]."),
      NULL, FILL_NONE},
 };
 

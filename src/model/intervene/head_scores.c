@@ -76,7 +76,7 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     const size_t T = run.T, L = run.shape.layers, H = run.shape.heads;
     float *patterns = calloc(HEAD_PATTERNS * T * T, sizeof *patterns);
     float *product = calloc(T * T, sizeof *product);
-    matrix scores = {0}, logits = {0};
+    matrix scores = {0};
     char **names = NULL;
     int rc = -1;
     if (patterns == NULL || product == NULL) {
@@ -89,8 +89,7 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     for (int k = 0; k < HEAD_PATTERNS; k++)
         head_detection_pattern(patterns + (size_t)k * T * T, k, run.ids, T);
     scorer s = {patterns, T, H, product, &scores};
-    if (lm_run_ids(&logits, &run, run.ids, T, NULL, 0, score_head, &s, err) !=
-        0)
+    if (lm_run_record(&run, score_head, &s, err) != 0)
         goto out;
     if ((names = head_names(tr, &run.shape, err)) == NULL)
         goto out;
@@ -110,7 +109,6 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
 out:
     lm_labels_free(names, L * H);
     matrix_free(&scores);
-    matrix_free(&logits);
     free(patterns);
     free(product);
     lm_text_close(&run);
