@@ -181,8 +181,13 @@
 
   /* ---- the settings ---- */
 
-  /* The variants the editor offers: the program's rows, in run order. */
+  /* The variants the editor offers: the program's rows, in run order;
+   * those --layers stacks (their rows say so); and the defaults of the
+   * options it edits, from their rows (a default the command line leaves
+   * out, a field's placeholder). */
   var VARIANTS = run.variantChoices;
+  var STACKING = run.variantStacks;
+  var DEFAULTS = run.defaults;
 
   /* The settings as the URL fragment holds them, and back. */
   function toFragment(s) {
@@ -239,13 +244,19 @@
   }
 
   /* Whether settings s train (--train N: steps given, and not 0), and
-   * stack blocks (--layers N: with the block variant, a number given). */
+   * stack modules (--layers N: a number given, with a variant whose row
+   * stacks, the block). */
   function trains(s) {
     return (!model || !!model.corpus) && s.train !== '' && s.train !== '0';
   }
 
   function stacks(s) {
-    return s.layers !== '' && s.variants.indexOf('block') >= 0;
+    return s.layers !== '' && stacking(s);
+  }
+
+  /* Whether settings s run a variant that --layers stacks. */
+  function stacking(s) {
+    return s.variants.some(function (v) { return STACKING.indexOf(v) >= 0; });
   }
 
   /* Whether settings s switch heads off in the modules' own pass
@@ -277,14 +288,16 @@
     if (stacks(s)) a.push('--layers', s.layers);
     if (ablates(s)) {
       a.push('--ablate', s.ablate.join(','));
-      if (s.ablateMode !== 'zero') a.push('--ablate-mode', s.ablateMode);
+      if (s.ablateMode !== DEFAULTS['ablate-mode'])
+        a.push('--ablate-mode', s.ablateMode);
     }
     if (trains(s)) {
       a.push('--train', s.train, '--optimizer', s.optimizer);
       if (s.lr !== '') a.push('--lr', s.lr);
       if (s.grad) a.push('--grad');
       // the class's order of projections: the run's, kept
-      if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
+      if (run.qkvOrder !== DEFAULTS['qkv-order'])
+        a.push('--qkv-order', run.qkvOrder);
     }
     return a.concat(run.fixed, gen, ['--', s.sentence]);
   }
@@ -297,8 +310,9 @@
              model.corpus.column, '--optimizer', s.optimizer];
     if (s.lr !== '') a.push('--lr', s.lr);
     if (s.grad) a.push('--grad');
-    if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
-    if (run.seed !== '42') a.push('--seed', run.seed);
+    if (run.qkvOrder !== DEFAULTS['qkv-order'])
+      a.push('--qkv-order', run.qkvOrder);
+    if (run.seed !== DEFAULTS.seed) a.push('--seed', run.seed);
     return a;
   }
 
@@ -591,11 +605,11 @@
   function follow() {
     if (!ready) return;
     var s = read();
-    fields.layers.disabled = s.variants.indexOf('block') < 0;
+    fields.layers.disabled = !stacking(s);
     [fields.optimizer, fields.lr, fields.grad].forEach(function (f) {
       f.disabled = !trains(s);
     });
-    fields.lr.placeholder = s.optimizer === 'sgd' ? '0.1' : '0.01';
+    fields.lr.placeholder = DEFAULTS.lr[s.optimizer];
     if (GEN) GEN.follow();
   }
 
@@ -638,7 +652,8 @@
     train: run.train === null || model ? '0' : String(run.train),
     optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
     grad: run.grad, ablate: page.ablated.slice(),
-    ablateMode: run.ablateMode === null ? 'zero' : run.ablateMode
+    ablateMode: run.ablateMode === null ? DEFAULTS['ablate-mode'] :
+      run.ablateMode
   };
 
   /* A refused run: its message (the editor opens to show it, a link's
