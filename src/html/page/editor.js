@@ -181,13 +181,9 @@
 
   /* ---- the settings ---- */
 
-  /* The variants the editor offers: the program's rows, in run order;
-   * those --layers stacks (their rows say so); and the defaults of the
-   * options it edits, from their rows (a default the command line leaves
-   * out, a field's placeholder). */
+  /* The variants the editor offers: the program's rows, in run order (as
+   * run.variantStacks, those --layers stacks, and run.defaults). */
   var VARIANTS = run.variantChoices;
-  var STACKING = run.variantStacks;
-  var DEFAULTS = run.defaults;
 
   /* The settings as the URL fragment holds them, and back. */
   function toFragment(s) {
@@ -244,19 +240,15 @@
   }
 
   /* Whether settings s train (--train N: steps given, and not 0), and
-   * stack modules (--layers N: a number given, with a variant whose row
-   * stacks, the block). */
+   * run a variant --layers N stacks (its row says so: the block). */
   function trains(s) {
     return (!model || !!model.corpus) && s.train !== '' && s.train !== '0';
   }
 
   function stacks(s) {
-    return s.layers !== '' && stacking(s);
-  }
-
-  /* Whether settings s run a variant that --layers stacks. */
-  function stacking(s) {
-    return s.variants.some(function (v) { return STACKING.indexOf(v) >= 0; });
+    return s.variants.some(function (v) {
+      return run.variantStacks.indexOf(v) >= 0;
+    });
   }
 
   /* Whether settings s switch heads off in the modules' own pass
@@ -285,10 +277,10 @@
     if (s.qkvBias) a.push('--qkv-bias');
     if (s.kv !== null) a.push('--kv', s.kv);
     if (s.positions) a.push('--positions');
-    if (stacks(s)) a.push('--layers', s.layers);
+    if (s.layers !== '' && stacks(s)) a.push('--layers', s.layers);
     if (ablates(s)) {
       a.push('--ablate', s.ablate.join(','));
-      if (s.ablateMode !== DEFAULTS['ablate-mode'])
+      if (s.ablateMode !== run.defaults['ablate-mode'])
         a.push('--ablate-mode', s.ablateMode);
     }
     if (trains(s)) {
@@ -296,7 +288,7 @@
       if (s.lr !== '') a.push('--lr', s.lr);
       if (s.grad) a.push('--grad');
       // the class's order of projections: the run's, kept
-      if (run.qkvOrder !== DEFAULTS['qkv-order'])
+      if (run.qkvOrder !== run.defaults['qkv-order'])
         a.push('--qkv-order', run.qkvOrder);
     }
     return a.concat(run.fixed, gen, ['--', s.sentence]);
@@ -310,9 +302,9 @@
              model.corpus.column, '--optimizer', s.optimizer];
     if (s.lr !== '') a.push('--lr', s.lr);
     if (s.grad) a.push('--grad');
-    if (run.qkvOrder !== DEFAULTS['qkv-order'])
+    if (run.qkvOrder !== run.defaults['qkv-order'])
       a.push('--qkv-order', run.qkvOrder);
-    if (run.seed !== DEFAULTS.seed) a.push('--seed', run.seed);
+    if (run.seed !== run.defaults.seed) a.push('--seed', run.seed);
     return a;
   }
 
@@ -605,11 +597,11 @@
   function follow() {
     if (!ready) return;
     var s = read();
-    fields.layers.disabled = !stacking(s);
+    fields.layers.disabled = !stacks(s);
     [fields.optimizer, fields.lr, fields.grad].forEach(function (f) {
       f.disabled = !trains(s);
     });
-    fields.lr.placeholder = DEFAULTS.lr[s.optimizer];
+    fields.lr.placeholder = run.defaults.lr[s.optimizer];
     if (GEN) GEN.follow();
   }
 
@@ -652,8 +644,7 @@
     train: run.train === null || model ? '0' : String(run.train),
     optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
     grad: run.grad, ablate: page.ablated.slice(),
-    ablateMode: run.ablateMode === null ? DEFAULTS['ablate-mode'] :
-      run.ablateMode
+    ablateMode: run.ablateMode || run.defaults['ablate-mode']
   };
 
   /* A refused run: its message (the editor opens to show it, a link's
