@@ -29,6 +29,7 @@
 #include "html/page_assets.h"
 #include "html/page_core.h"
 #include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)
@@ -252,6 +253,36 @@ static void write_runs(FILE *out, const html_run *run)
     json_string_or_null(out, run->text_as);
 }
 
+/* ,"defaults":{"seed":"42","lr":{"sgd":"0.1","adam":"0.01"},...}: the
+ * defaults of the options the editor edits, from their rows (html_run's
+ * defaults), a default that goes with another option's choice under
+ * that choice's name. */
+static void write_defaults(FILE *out, const html_run *run)
+{
+    fputs(",\n\"defaults\":{", out);
+    for (size_t i = 0; i < run->n_defaults; i++) {
+        const char *name = run->defaults[i].name;
+        const bool by = run->defaults[i].choice != NULL;
+        const bool first = i == 0 || strcmp(run->defaults[i - 1].name, name);
+        const bool last =
+            i + 1 == run->n_defaults || strcmp(run->defaults[i + 1].name, name);
+        if (first) {
+            fputs(i > 0 ? "," : "", out);
+            json_string(out, name);
+            fputs(by ? ":{" : ":", out);
+        } else
+            fputc(',', out);
+        if (by) {
+            json_string(out, run->defaults[i].choice);
+            fputc(':', out);
+        }
+        json_string(out, run->defaults[i].value);
+        if (by && last)
+            fputc('}', out);
+    }
+    fputc('}', out);
+}
+
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
  * (html_run), with the language, whether the page carries the core and
  * the model it carries (or null). */
@@ -284,6 +315,15 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
             fputc(',', out);
         json_string(out, model_variants[i].name);
     }
+    // the variants --layers stacks: the rows that say so (stacks)
+    fputs("],\"variantStacks\":[", out);
+    n = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (variant_row_of(model_variants[i].id)->stacks) {
+            if (n++ > 0)
+                fputc(',', out);
+            json_string(out, model_variants[i].name);
+        }
     fprintf(out,
             "],\"causal\":%s,\"scale\":%s,\"qkvBias\":%s,"
             "\"tokens\":\"%s\",\n",
@@ -318,6 +358,7 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     }
     fputs("]", out);
     write_runs(out, run);
+    write_defaults(out, run);
     fputc('}', out);
 }
 

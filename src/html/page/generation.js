@@ -264,6 +264,10 @@ function mhaGenerationFields(p) {
   'use strict';
   var el = p.el, g = p.initial || {}, fields = {};
   var say = mhaGenerationSay(p.tr);
+  /* the defaults of the settings, from the options' rows (mha-run's
+   * "defaults", html.c): the fields' placeholders */
+  var run = document.getElementById('mha-run');
+  var defaults = run ? JSON.parse(run.textContent).defaults : {};
   var box = el('fieldset', {'class': 'edit-generation',
                             id: p.prefix + 'generation'});
   box.appendChild(el('legend', {}, say('Generation (--generate)')));
@@ -296,13 +300,13 @@ function mhaGenerationFields(p) {
       {type: 'checkbox'}, g.sample);
   add('temperature', say('Temperature (--temperature)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
-       placeholder: '1.0'}, g.temperature);
+       placeholder: defaults.temperature}, g.temperature);
   add('top-k', say('Top k (--top-k)'),
       {type: 'text', inputmode: 'numeric', size: '6', autocomplete: 'off',
-       placeholder: '50'}, g.topK);
+       placeholder: defaults['top-k']}, g.topK);
   add('top-p', say('Top p (--top-p)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
-       placeholder: '1.0'}, g.topP);
+       placeholder: defaults['top-p']}, g.topP);
   add('stop', say('Stop at (--stop; empty: none)'),
       {type: 'text', size: '12', autocomplete: 'off', spellcheck: 'false'},
       g.stop);
