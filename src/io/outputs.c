@@ -204,10 +204,9 @@ int outputs_make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
                              path);
         /* a read-only or forbidden folder is the path given (status 2);
          * a full disk or an I/O error a failure of the writing (1) */
-        return err_set(err,
-                       err_errno_is_path(e) ? EXIT_BAD_INPUT
-                                            : EXIT_OUTPUT_ERROR,
-                       _("--csv-dir: cannot create %s: %s"), path, strerror(e));
+        return err_set(
+            err, err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+            _("--csv-dir: cannot create %s: %s"), path, strerror(e));
     }
     return remember_made(tx, path, err);
 }

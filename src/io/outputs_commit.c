@@ -238,18 +238,16 @@ int outputs_check_name(const char *option, const char *path, bool whole,
             return err_input(err, _("%s: cannot write %s: %s"), option, path,
                              strerror(EISDIR));
         if (!S_ISREG(st.st_mode))
-            return err_input(err,
-                             _("%s: %s exists and is not a regular file"),
+            return err_input(err, _("%s: %s exists and is not a regular file"),
                              option, path);
         if (!may_replace(path, &st))
             return err_input(err, _("%s: cannot write %s: %s"), option, path,
                              strerror(EPERM));
     } else if (whole && errno != ENOENT) {
         const int e = errno;
-        return err_set(err, err_errno_is_path(e) ? EXIT_BAD_INPUT
-                                                 : EXIT_OUTPUT_ERROR,
-                       _("%s: cannot write %s: %s"), option, path,
-                       strerror(e));
+        return err_set(
+            err, err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+            _("%s: cannot write %s: %s"), option, path, strerror(e));
     }
     /* the folder it goes in: there, a folder, and one this run may add
      * files to */
@@ -266,7 +264,7 @@ int outputs_check_name(const char *option, const char *path, bool whole,
     free(parent);
     if (e == 0)
         return 0;
-    return err_set(err, err_errno_is_path(e) ? EXIT_BAD_INPUT
-                                             : EXIT_OUTPUT_ERROR,
+    return err_set(err,
+                   err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
                    _("%s: cannot write %s: %s"), option, path, strerror(e));
 }

@@ -130,8 +130,8 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
     free(b);
     if (T > max) {
         // the whole pair's tokens, for the count the message gives
-        if (hf_tokenizer_encode(&b, &n, hf, pair, strlen(pair), false,
-                                SIZE_MAX, err) != 0)
+        if (hf_tokenizer_encode(&b, &n, hf, pair, strlen(pair), false, SIZE_MAX,
+                                err) != 0)
             return -1;
         free(b);
         return err_input(err,
@@ -154,8 +154,8 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
         return err_input(err, _("the text has no tokens"));
     size_t given = 0;
     if (run->T > c->n_positions)
-        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence,
-                                    in->len, err) != 0
+        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
+                                    err) != 0
                    ? -1
                    : err_input(err,
                                _("the text is %zu tokens; the model takes "

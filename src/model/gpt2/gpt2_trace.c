@@ -102,8 +102,8 @@ static int open_text(gpt2_trace_run_state *r, const run_request *rq,
         return err_input(err, _("the text has no tokens"));
     size_t given = 0;
     if (run->T > c->n_positions)
-        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence,
-                                    in->len, err) != 0
+        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
+                                    err) != 0
                    ? -1
                    : err_input(err,
                                _("the text is %zu tokens; the model takes "
