@@ -478,9 +478,10 @@ def output_paths(tmp):
             ("--train --csv-dir", train + ["--csv-dir", "ro/t"],
              "--csv-dir: cannot create ro/t: Permission denied")]:
         before = snapshot(top)
+        # the text's spool in a folder every user may write in
         r = subprocess.run(MHA.command(args), cwd=top, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, preexec_fn=as_other,
-                           timeout=600)
+                           env=dict(os.environ, TMPDIR="/tmp"), timeout=600)
         lines = r.stderr.decode("utf-8", "replace").splitlines()
         ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
            fragment in lines[0] and snapshot(top) == before,
