@@ -225,7 +225,7 @@ int outputs_commit(outputs *tx, mx_error *err)
 /* ---- a name checked before the run ------------------------------------ */
 
 int outputs_check_name(const char *option, const char *path, bool whole,
-                       mx_error *err)
+                       bool folder_may_come, mx_error *err)
 {
     struct stat st;
     if (whole && lstat(path, &st) == 0) {
@@ -262,7 +262,7 @@ int outputs_check_name(const char *option, const char *path, bool whole,
     else if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) != 0)
         e = errno;
     free(parent);
-    if (e == 0)
+    if (e == 0 || (e == ENOENT && folder_may_come))
         return 0;
     return err_set(err,
                    err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,

@@ -313,16 +313,19 @@ static void test_check_name(void)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         mx_error err = {0};
         const int rc =
-            outputs_check_name("--plot", path(bad[k].name), true, &err);
+            outputs_check_name("--plot", path(bad[k].name), true, false, &err);
         ok(rc != 0 && err.status == 2 && strncmp(err.msg, "--plot: ", 8) == 0 &&
                strstr(err.msg, bad[k].says) != NULL,
            "check_name: %s is status 2 (%s)", bad[k].what, err.msg);
     }
     mx_error err = {0};
-    ok(outputs_check_name("--html", path("file"), true, &err) == 0 &&
-           outputs_check_name("--html", path("new.html"), true, &err) == 0 &&
-           outputs_check_name("--html", path("l"), false, &err) == 0,
+    ok(outputs_check_name("--html", path("file"), true, false, &err) == 0 &&
+           outputs_check_name("--html", path("new.html"), true, false, &err) ==
+               0 &&
+           outputs_check_name("--html", path("l"), false, false, &err) == 0,
        "check_name: a regular file, a new name, and a folder alone pass");
+    ok(outputs_check_name("--html", path("none/x.html"), true, true, &err) == 0,
+       "check_name: a missing folder another output may make passes");
     ok(strcmp(text_of("file"), "mine") == 0 && !exists("new.html"),
        "check_name: nothing made or changed");
     unlink(path("l"));
