@@ -4,6 +4,21 @@
 #include <stdio.h>
 
 #include "cli/csv_dir_stale.h"
+#include "cli/option_table.h"
+
+/* Refuses, before the run, a path of option id where no file can go
+ * (io/outputs.h: outputs_check_name); whole: the run writes the name
+ * itself (one page), not names made from it. A missing folder is left
+ * to the making of the file when --csv-dir may make it. */
+static int check_path(enum option_id id, const char *path, bool whole,
+                      const options *opt, mx_error *err)
+{
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", option_rows[id].name);
+    return path != NULL ? outputs_check_name(flag, path, whole,
+                                             opt->csv_dir != NULL, err)
+                        : 0;
+}
 
 int run_files_open(run_files *files, const options *opt, size_t pages,
                    mx_error *err)
@@ -11,6 +26,9 @@ int run_files_open(run_files *files, const options *opt, size_t pages,
     *files = (run_files){0};
     if (opt->plot == NULL && opt->html == NULL && opt->csv_dir == NULL)
         return 0;
+    if (check_path(OPT_PLOT, opt->plot, pages == 1, opt, err) != 0 ||
+        check_path(OPT_HTML, opt->html, pages == 1, opt, err) != 0)
+        return -1;
     if (outputs_begin(&files->tx, err) != 0)
         return -1;
     if (opt->plot != NULL) {

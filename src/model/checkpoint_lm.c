@@ -78,8 +78,12 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
     if (*T == 0 || *T > most) {
         free(*ids);
         *ids = NULL;
-        return *T == 0 ? err_input(err, _("the text has no tokens"))
-                       : s->row->too_long(err, most);
+        size_t given = 0;
+        if (*T == 0)
+            return err_input(err, _("the text has no tokens"));
+        return gpt2_tokenizer_count(&given, s->tokenizer, text, len, err) != 0
+                   ? -1
+                   : s->row->too_long(err, given, most);
     }
     return 0;
 }

@@ -41,9 +41,9 @@ typedef struct {
      * the residual stream. */
     lm_shape (*shape)(const void *model);
     size_t (*width)(const void *model);
-    /* Refuses a text of more tokens than `most`, the model's positions,
-     * naming its config.json key; returns -1. */
-    int (*too_long)(mx_error *err, size_t most);
+    /* Refuses a text of `given` tokens, more than `most`, the model's
+     * positions, naming its config.json key; returns -1. */
+    int (*too_long)(mx_error *err, size_t given, size_t most);
     /* One forward pass over ids (T of them) with the hooks hk; the
      * logits made (they pass their hook point). */
     int (*forward)(const void *model, const int32_t *ids, size_t T,

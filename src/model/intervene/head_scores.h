@@ -19,7 +19,9 @@
  * with A its attn_weights (T x T), each sum over all T² values in the
  * order of PyTorch's sum (numerics/tensor.h, sum_all). 1: all its
  * attention goes where the pattern says; 0: none. The table head_scores
- * ((L·H) x 3) has a row per head ("h.3.1": layer 3, head 1).
+ * ((L·H) x 3) has a row per head ("h.3.1": layer 3, head 1), layer by
+ * layer; with --layers and --show-heads (a checkpoint's run), a row per
+ * head shown, as the run shows its heads' tables.
  *
  * Induction and duplicate scores need repeated tokens: --repeat-random N
  * makes the classic input, N random tokens then the same N again (within
