@@ -30,12 +30,12 @@ static size_t width(const void *m)
     return ((const bert_model *)m)->cfg.d;
 }
 
-static int too_long(mx_error *err, size_t most)
+static int too_long(mx_error *err, size_t given, size_t most)
 {
-    return err_input(
-        err,
-        _("the text is more than %zu tokens, the model's max_position_embeddings"),
-        most);
+    return err_input(err,
+                     _("the text is %zu tokens; the model takes at most %zu "
+                       "(max_position_embeddings)"),
+                     given, most);
 }
 
 /* BertModel's forward over one text: every token of type 0 (the

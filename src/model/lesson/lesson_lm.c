@@ -533,5 +533,5 @@ const lm_ops lesson_lm = {
     .forward = forward,
     .unembed = unembed,
     .close = close_session,
-    .variant = LM_VARIANT,
+    .variant = LAYER_KEY,
 };
