@@ -278,7 +278,7 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
                    "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        WORDS(N_("TEXT"), pair),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
                    "[SEP] TEXT2 [SEP], its token type 1 (default none)"))

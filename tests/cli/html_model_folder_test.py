@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""html_model_folder_test.py MHA_EXPLAIN GPT2_DIR [SHOTS]: the page of a
---model run, as written and once its folder is opened in "Open a
-model", in headless Chromium at 1280 x 720 (docs/html.md, "A model on
+"""html_model_folder_test.py MHA_EXPLAIN GPT2_DIR BERT_DIR [SHOTS]: the
+page of a --model run, as written and once its folder is opened in "Open
+a model", in headless Chromium at 1280 x 720 (docs/html.md, "A model on
 the page").
 
 - The legend of a --patch map: what a colour says on a line of its own
@@ -17,10 +17,11 @@ the page").
   text (`#generation-clean`) and how the two new texts compare
   (`#generation-part`), as the text output says them; opened, the page's
   data is the program's page's.
-- --logit-lens with --show-heads, --precision and --cmap: opened, the
-  run keeps them (the box's command line), its data is the program's
-  page's and the Logit lens view is still there; the summary counts the
-  heads shown ("1 head", not the largest head number's plural).
+- --logit-lens with --layers, --show-heads, --precision and --cmap:
+  opened, the run keeps them (the box's command line), its data is the
+  program's page's and the Logit lens view is still there; the summary
+  counts the heads shown ("1 head", not the largest head number's
+  plural). A BERT page's --pair is kept the same way.
 - The note in the editor's place says what "Open a model" changes: the
   text alone with --patch and --head-scores (no switch), the text or the
   heads elsewhere, the generation too in a generation run.
@@ -44,7 +45,7 @@ from taplib import Program, done, ok  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
-SHOTS = sys.argv[3] if len(sys.argv) > 3 else None
+SHOTS = sys.argv[4] if len(sys.argv) > 4 else None
 G = "two_layers"
 TEXT = "the cat sat on the mat"
 PATCH = ["--patch", "--corrupt", "the mat sat on the cat", "--answer",
@@ -229,8 +230,8 @@ def check_generation(driver, mha, tmp, gpt2):
 def check_kept(driver, mha, tmp):
     """--logit-lens, --show-heads, --precision and --cmap kept once the
     folder is opened; the summary counts the heads shown."""
-    kept = ["--logit-lens", "--show-heads", "1", "--precision", "2",
-            "--cmap", "magma"]
+    kept = ["--logit-lens", "--layers", "1", "--show-heads", "1",
+            "--precision", "2", "--cmap", "magma"]
     page = write(mha, tmp, ["--model", G] + kept + [TEXT])
     driver.get("file://" + page)
     summary = driver.find_element(By.CSS_SELECTOR, "#app > p.summary").text
@@ -242,10 +243,10 @@ def check_kept(driver, mha, tmp):
     ok(state == "ok", "the folder is opened and run",
        driver.find_element(By.ID, "model-open-error").text)
     ok(all(any(w == o or w.startswith(o + "=") for w in mine)
-           for o in ("--logit-lens", "--show-heads", "--precision",
-                     "--cmap")),
-       "the run keeps --logit-lens, --show-heads, --precision and --cmap",
-       mine)
+           for o in ("--logit-lens", "--layers", "--show-heads",
+                     "--precision", "--cmap")),
+       "the run keeps --logit-lens, --layers, --show-heads, --precision "
+       "and --cmap", mine)
     program = write(mha, tmp, mine[:1] + [G] + mine[2:], "program.html")
     data = json.loads(driver.execute_script(PAGE_DATA))
     ok(program is not None and data == data_of(program),
@@ -254,11 +255,29 @@ def check_kept(driver, mha, tmp):
     ok("logitLens" in data and view(driver, "lens") and
        driver.find_elements(By.CSS_SELECTOR, "#lens-view td.lens-cell"),
        "opened: the Logit lens view is still there")
-    ok([h["head"] for h in data["variants"][0]["heads"]] == [1] and
+    ok([v["name"] for v in data["variants"]] == ["h.1"] and
+       [h["head"] for h in data["variants"][0]["heads"]] == [1] and
        driver.find_element(By.CSS_SELECTOR, "#app > p.summary").text
        .startswith("6 tokens, 1 head,"),
-       "opened: head 1 alone, and the summary says 1 head")
+       "opened: layer 1's head 1 alone, and the summary says 1 head")
     shot(driver, "lens-opened")
+
+
+def check_pair(driver, mha, tmp, bert):
+    """A BERT --pair page opened: the pair kept, the data the program's
+    page's."""
+    shutil.copytree(os.path.join(bert, "mlm_pair"),
+                    os.path.join(tmp, "mlm_pair"))
+    page = write(mha, tmp, ["--model", "mlm_pair", "--pair", "on the mat",
+                            "the cat sat"])
+    driver.get("file://" + page)
+    state = open_folder(driver, os.path.join(tmp, "mlm_pair"))
+    mine = command(driver)
+    program = write(mha, tmp, mine, "program.html")
+    ok(state == "ok" and "--pair=on the mat" in mine and
+       program is not None and
+       json.loads(driver.execute_script(PAGE_DATA)) == data_of(program),
+       "a BERT --pair page opened keeps --pair: the program's page", mine)
 
 
 def check_notes(driver, mha, tmp):
@@ -281,6 +300,7 @@ def check_notes(driver, mha, tmp):
 def main():
     mha = Program(sys.argv[1])
     gpt2 = os.path.abspath(sys.argv[2])
+    bert = os.path.abspath(sys.argv[3])
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(os.path.join(gpt2, G), os.path.join(tmp, G))
         page = write(mha, tmp, ["--model", G, TEXT])
@@ -291,6 +311,7 @@ def main():
             check_model_view(driver, mha, tmp, gpt2)
             check_generation(driver, mha, tmp, gpt2)
             check_kept(driver, mha, tmp)
+            check_pair(driver, mha, tmp, bert)
             check_notes(driver, mha, tmp)
         finally:
             driver.quit()
