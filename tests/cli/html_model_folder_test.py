@@ -187,20 +187,33 @@ def check_model_view(driver, mha, tmp, gpt2):
         shot(driver, "model-view-" + lang)
 
 
-def check_generation(driver, mha, tmp, gpt2):
-    """--generate with --ablate: the clean model's text and how the two
-    new texts compare, as the text output says them."""
-    args = ["--model", G, "--generate", "6", "--ablate", "0.1", TEXT]
+# (--ablate, --ablate-mode, text): the two new texts of two_layers part at
+# their first token, share one, share two, and are the same
+GENERATIONS = [("0.1", "zero", TEXT), ("0.0", "zero", "the cat"),
+               ("1.0", "zero", "the cat"), ("1.1", "mean", TEXT)]
+
+
+def clean_said(mha, tmp, args):
+    """What the text output says of the clean model's generation: its
+    text, and how the two new texts compare as a sentence of the page
+    ("(the two ... first 1 token, then part)" is the page's "The two ...
+    first token, then part.")."""
     r = mha.run(args, env=ENV, cwd=tmp)
     out = r.stdout.decode("utf-8").split("\n")
     at = [i for i, l in enumerate(out)
           if l == "[gpt2] the clean model (no head switched off) continued:"]
     ok(r.returncode == 0 and len(at) == 1,
        "the text output says what the clean model wrote", out[-6:])
-    clean, compare = (out[at[0] + 1], out[at[0] + 2]) if at else ("", "")
-    page = write(mha, tmp, args)
-    driver.get("file://" + page)
+    if not at:
+        return None
+    compare = out[at[0] + 2].strip("()").replace("first 1 token,",
+                                                 "first token,")
+    return [out[at[0] + 1], compare[0].upper() + compare[1:] + "."]
 
+
+def check_generation(driver, mha, tmp, gpt2):
+    """--generate with --ablate: the clean model's text and how the two
+    new texts compare, as the text output says them."""
     def shown():
         view(driver, "generation")
         return driver.execute_script("""
@@ -208,11 +221,21 @@ def check_generation(driver, mha, tmp, gpt2):
           var p = document.getElementById('generation-part');
           return c && p ? [c.textContent, p.textContent] : null;""")
 
-    got = shown()
-    # the page's sentence is the text output's, as a sentence of its own
-    want = [clean, compare.strip("()").capitalize() + "."]
-    ok(got == want, "the Generation view shows the clean model's text",
-       [got, want])
+    seen = set()
+    for head, mode, text in GENERATIONS:
+        args = ["--model", G, "--generate", "8", "--ablate", head,
+                "--ablate-mode", mode, text]
+        want = clean_said(mha, tmp, args)
+        page = write(mha, tmp, args)
+        driver.get("file://" + page)
+        got = shown()
+        ok(want is not None and got == want,
+           "--ablate %s (%s): the Generation view shows the clean model's "
+           "text and how the two texts compare" % (head, mode), [got, want])
+        seen.add(want[1] if want else None)
+    ok(len(seen) == 4, "the four ways two new texts compare are shown", seen)
+    driver.execute_script("document.getElementById('generation-view')"
+                          ".scrollIntoView()")
     shot(driver, "generation-clean")
     state = open_folder(driver, os.path.join(tmp, G))
     mine = command(driver)
