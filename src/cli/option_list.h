@@ -284,7 +284,7 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
                    "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        WORDS(N_("TEXT"), pair),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
                    "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
@@ -299,7 +299,7 @@ OPTION(LAYERS, "layers", 0, INPUTS, 52,
                    "stacked as nn.Sequential        (default one block)"))
 OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
        LIST(N_("LIST"), show_heads),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
@@ -546,7 +546,7 @@ OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
                    "again (no sentence)                 (default none)"))
 OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
        FLAG(logit_lens, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR (a model with an "
                         "lm_head)"),
        .help = N_("with --model, the final norm and the lm_head over\n"

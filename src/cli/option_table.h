@@ -66,7 +66,9 @@ _Static_assert((APPLIES_LESSON & APPLIES_CHECKPOINT) == 0,
 enum page_use {
     PAGE_NONE,   /* nothing: the option does not shape the page's data */
     PAGE_EDITS,  /* its editor shows and changes the setting */
-    PAGE_KEEPS,  /* its editor keeps it as it was given, unedited */
+    PAGE_KEEPS,  /* its editor keeps it as it was given, unedited, and
+                    so does the "Open a model" of a --model run's page
+                    with each folder and text (mha-run's fixed) */
     PAGE_CANNOT, /* the page cannot repeat the run: not editable */
     PAGE_MODEL,  /* a trained run's page carries its model instead (the
                     training's corpus, the folder it was read from): the

@@ -175,6 +175,11 @@ html_run page_run_of(const options *opt, const model_input *in)
         }
     page_run_interventions(&run, opt);
     page_run_defaults(&run);
+    // a --model run's layers shown, which its "Open a model" keeps (the
+    // editor of a lesson's page edits --layers N, its count of blocks)
+    if (opt->model != NULL && opt->given[OPT_LAYERS])
+        add_arg(&run, "--%s=%s", option_rows[OPT_LAYERS].name,
+                opt->arg[OPT_LAYERS]);
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

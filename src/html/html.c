@@ -28,6 +28,7 @@
 #include "html/html_parts.h"
 #include "html/page_assets.h"
 #include "html/page_core.h"
+#include "model/family.h"
 #include "model/lesson/model.h"
 #include "model/lesson/variants.h"
 
@@ -202,6 +203,15 @@ static const char *const generate_words[] = {
     /* TRANSLATORS: the live page's status while it generates; {0} is the
      * number of tokens asked for */
     N_("Generating {0} tokens…"),
+    /* TRANSLATORS: with --ablate: what the model with no head switched
+     * off generated from the same prompt, then how the two new texts
+     * compare */
+    N_("The clean model (no head switched off) continued:"),
+    N_("The same new text as with the heads switched off."),
+    N_("The two new texts part at their first token."),
+    N_("The two new texts share their first token, then part."),
+    /* TRANSLATORS: {0} is a number of tokens, 2 or more */
+    N_("The two new texts share their first {0} tokens, then part."),
 };
 
 /* "generate":{"n":5,"sample":true,"temperature":"0.8","topK":null,
@@ -232,6 +242,35 @@ static void write_generate_run(FILE *out, const html_run *run)
         json_string(out, _(generate_words[i]));
     }
     fputs("}}", out);
+}
+
+/* ,"changedIn":"...": on the page of a --model run, what its "Open a
+ * model" changes, in the place of the editor (editor.js): the text, and
+ * the heads switched off where the model has an lm_head and runs no
+ * experiment of its own (--patch, --head-scores), and the generation
+ * where the run generated. */
+static void write_changed_in(FILE *out, const html_run *run, const trace *tr)
+{
+    if (run->checkpoint == NULL)
+        return;
+    const char *says =
+        /* TRANSLATORS: editor.js, on the page of a --model run, in the
+         * place of "Edit the run" */
+        N_("This run is changed in \"Open a model\": choose its folder "
+           "there to change the text or switch heads off.");
+    if (run->n_runs > 0 || run->text_as != NULL)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text, over which the page runs "
+                  "the same experiment again.");
+    else if (tr->family->lm == NULL)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text.");
+    else if (run->generate > 0)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text, switch heads off or "
+                  "generate.");
+    fputs(",\n\"changedIn\":", out);
+    json_string(out, _(says));
 }
 
 /* ,"runs":[["patch",null],["corrupt","the mat sat"]],"textAs":"clean":
@@ -359,6 +398,7 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     fputs("]", out);
     write_runs(out, run);
     write_defaults(out, run);
+    write_changed_in(out, run, tr);
     fputc('}', out);
 }
 

@@ -82,9 +82,9 @@
   }
   if (!run.editable && run.checkpoint) {
     /* a --model run: its folder is opened, and the run changed, in
-     * "Open a model" (model_open.js, model_switches.js) */
-    note(tr('This run is changed in "Open a model": choose its folder ' +
-            'there to change the text, switch heads off or generate.'));
+     * "Open a model" (model_open.js, model_switches.js), which says
+     * what it changes (mha-run's changedIn, html.c) */
+    note(run.changedIn);
     return;
   }
   if (!run.editable) {

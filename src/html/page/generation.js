@@ -207,6 +207,28 @@ function mhaGeneration(p) {
     box.appendChild(columns);
   }
 
+  /* With --ablate: what the clean model (no head switched off) wrote from
+   * the same prompt, and where the two new texts part, as the text
+   * output says it (g.clean, html_generation.c). */
+  function cleanText(g) {
+    var c = g.clean, box = el('div', {'class': 'gen-clean'});
+    box.appendChild(el('p', {'class': 'gen-caption'},
+                       tr('The clean model (no head switched off) ' +
+                          'continued:')));
+    box.appendChild(el('p', {'class': 'gen-clean-text',
+                             id: 'generation-clean',
+                             'data-common': c.common}, c.text));
+    /* (one token: the singular's own words) */
+    box.appendChild(el('p', {'class': 'gen-caption', id: 'generation-part'},
+      c.same ? tr('The same new text as with the heads switched off.') :
+      c.common === 0 ? tr('The two new texts part at their first token.') :
+      c.common === 1 ? tr('The two new texts share their first token, ' +
+                          'then part.') :
+      tr('The two new texts share their first {0} tokens, then part.',
+         c.common)));
+    return box;
+  }
+
   function draw(view) {
     var g = gen(), n = g.tokens.length;
     if (at >= n) at = 0;
@@ -224,6 +246,7 @@ function mhaGeneration(p) {
     view.appendChild(el('p', {'class': 'summary hint'}, tr(
       'Move the slider, or focus it and use the arrow keys, to go through ' +
       'the steps.')));
+    if (g.clean) view.appendChild(cleanText(g));
     var box = el('div', {'class': 'gen-step', id: 'generation-at'});
     view.appendChild(box);
     slider.addEventListener('input', function () {
