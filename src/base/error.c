@@ -1,6 +1,7 @@
 /* error.c: filling an mx_error. */
 #include "base/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,5 +84,33 @@ int err_write(mx_error *err, const char *what, int errnum)
     err_set(err, EXIT_OUTPUT_ERROR, _("cannot write %s: %s"), what,
             strerror(errnum));
     err->sys_errno = errnum;
+    return -1;
+}
+
+int err_errno_is_path(int errnum)
+{
+    switch (errnum) {
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ELOOP:
+    case ENAMETOOLONG:
+    case EEXIST:
+    case ENXIO:
+    case ETXTBSY:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int err_path(mx_error *err, const char *what, int errnum)
+{
+    err_write(err, what, errnum);
+    if (err_errno_is_path(errnum))
+        err->status = EXIT_BAD_INPUT;
     return -1;
 }

@@ -66,4 +66,15 @@ int err_nomem(mx_error *err, const char *what);
  * reason. */
 int err_write(mx_error *err, const char *what, int errnum);
 
+/* Whether errnum says a path cannot take a file or folder at all (a part
+ * missing or not a folder, no permission, a read-only file system, a
+ * loop of links, a name too long, a folder or another file in the way):
+ * the path given is wrong, not the writing. */
+int err_errno_is_path(int errnum);
+
+/* err_write's message for a file or folder that cannot be made at
+ * `what`: status 2 when errnum says the path is wrong
+ * (err_errno_is_path), else 1 (a full disk, an I/O error). */
+int err_path(mx_error *err, const char *what, int errnum);
+
 #endif

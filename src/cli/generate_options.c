@@ -41,10 +41,6 @@ int generate_option_parse(options *opt, int id, const char *arg, mx_error *err)
 
 int generate_options_validate(options *opt, mx_error *err)
 {
-    if (!opt->given[OPT_TEMPERATURE])
-        opt->temperature = 1.0;
-    if (!opt->given[OPT_TOP_P])
-        opt->top_p = 1.0;
     static const int drawn[] = {OPT_TEMPERATURE, OPT_TOP_K, OPT_TOP_P};
     for (size_t i = 0; i < sizeof drawn / sizeof *drawn; i++)
         if (opt->given[drawn[i]] && !opt->sample)

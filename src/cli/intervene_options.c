@@ -79,6 +79,12 @@ static int validate_patch(const options *opt, mx_error *err)
                          _("--generate: generates with the heads of --ablate "
                            "L.H[,L.H...] switched off, one model, so it does "
                            "not go with --ablate all-heads"));
+    // the scores read one text: BERT's second one would not be scored
+    if (opt->head_scores && opt->pair != NULL)
+        return err_usage(err,
+                         _("--head-scores: scores one text, so it does not "
+                           "go with %s"),
+                         "--pair");
     if (opt->logit_lens && opt->repeat_random > 0)
         return err_usage(err, _("--logit-lens: reads the sentence, so it "
                                 "does not go with --repeat-random"));

@@ -212,9 +212,9 @@ int options_validate_training(options *opt, mx_error *err)
                                                 : "--draw");
         return 0;
     }
+    // the learning rate's default is its row's for the optimizer chosen
     if (!opt->given[OPT_LR])
-        opt->training.lr =
-            opt->training.optimizer == OPTIMIZER_ADAM ? 0.01 : 0.1;
+        opt->training.lr = option_real_default(opt, &option_rows[OPT_LR]);
     if (opt->corpus != NULL && opt->column == NULL)
         return err_usage(err, _("--corpus: say which column holds the "
                                 "sentences with --column NAME"));
@@ -259,45 +259,58 @@ static int check_table_names(const options *opt, mx_error *err)
     return 0;
 }
 
-/* --heads divides the widths it splits: d_out for the wrapper and fused,
- * d_model for the block. */
+/* --heads divides the width each variant's row splits into heads
+ * (variants.h): a module of heads apart (the wrapper's) its total width
+ * d_out, one projection split by view and transpose (the fused module's)
+ * d_out, or, when its attention is d_model wide (the block's: its
+ * residual adds the attention's output to its input), d_model; a module
+ * of one head (the single's) splits none. The rows are checked in run
+ * order. */
 static int validate_heads(const options *opt, mx_error *err)
 {
-    /* the single variant has one head of width d_out, so --heads is for
-     * the others; the block's attention is d_model wide (its residual adds
-     * the attention's output to its input), so --d-out is not for it */
-    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0 &&
-        opt->d_out * opt->heads > MAX_WIDTH) {
-        /* the book's total width would pass the limit: the nearest
-         * width the heads divide instead */
-        size_t d = opt->d_out / opt->heads * opt->heads;
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu, "
-                           "the wrapper's total width (--d-out %zu would do)"),
-                         opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(opt->variants & model_variants[i].bit))
+            continue;
+        const variant_row *row = variant_row_of(model_variants[i].id);
+        if (row->heads == HEADS_ONE)
+            continue;
+        if (row->heads == HEADS_APART && opt->d_out % opt->heads != 0 &&
+            opt->d_out * opt->heads > MAX_WIDTH) {
+            /* the book's total width would pass the limit: the nearest
+             * width the heads divide instead */
+            size_t d = opt->d_out / opt->heads * opt->heads;
+            return err_usage(err,
+                             _("--heads: %zu heads do not divide --d-out %zu, "
+                               "the wrapper's total width (--d-out %zu would "
+                               "do)"),
+                             opt->heads, opt->d_out, d > 0 ? d : opt->heads);
+        }
+        if (row->heads == HEADS_APART && opt->d_out % opt->heads != 0)
+            /* as a 1-column head (see main.c's note), a d_out the heads do
+             * not divide suggests the book's wrapper call copied as it is */
+            return err_usage(err,
+                             _("--heads: %zu heads do not divide --d-out %zu, "
+                               "the wrapper's total width; the book's "
+                               "MultiHeadAttentionWrapper(d_in, %zu, ..., "
+                               "num_heads=%zu) is --d-out %zu"),
+                             opt->heads, opt->d_out, opt->d_out, opt->heads,
+                             opt->d_out * opt->heads);
+        if (row->heads == HEADS_SPLIT && !row->d_model_wide &&
+            opt->d_out % opt->heads != 0)
+            return err_usage(err,
+                             _("--heads: %zu heads do not divide --d-out %zu "
+                               "(each head needs d_out / heads columns)"),
+                             opt->heads, opt->d_out);
+        /* with --embeddings, d_model is the file's width: checked once it
+         * is read */
+        if (row->heads == HEADS_SPLIT && row->d_model_wide &&
+            opt->embeddings == NULL && opt->d_model % opt->heads != 0)
+            return err_usage(err,
+                             _("--heads: %zu heads do not divide --d-model "
+                               "%zu (the block's attention is d_model wide: "
+                               "each head needs d_model / heads columns)"),
+                             opt->heads, opt->d_model);
     }
-    if ((opt->variants & VARIANT_WRAPPER) && opt->d_out % opt->heads != 0)
-        /* as a 1-column head (see main.c's note), a d_out the heads do not
-         * divide suggests the book's wrapper call copied as it is */
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu, "
-                           "the wrapper's total width; the book's "
-                           "MultiHeadAttentionWrapper(d_in, %zu, ..., "
-                           "num_heads=%zu) is --d-out %zu"),
-                         opt->heads, opt->d_out, opt->d_out, opt->heads,
-                         opt->d_out * opt->heads);
-    if ((opt->variants & VARIANT_FUSED) && opt->d_out % opt->heads != 0)
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-out %zu "
-                           "(each head needs d_out / heads columns)"),
-                         opt->heads, opt->d_out);
-    if ((opt->variants & VARIANT_BLOCK) && opt->embeddings == NULL &&
-        opt->d_model % opt->heads != 0)
-        return err_usage(err,
-                         _("--heads: %zu heads do not divide --d-model %zu "
-                           "(the block's attention is d_model wide: each "
-                           "head needs d_model / heads columns)"),
-                         opt->heads, opt->d_model);
     return 0;
 }
 
@@ -316,6 +329,9 @@ int options_validate(options *opt, mx_error *err)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
     opt->plot_look.scale = opt->color_scale;
+    opt->plot_look.ablated = opt->ablate_heads;
+    opt->plot_look.n_ablated = opt->n_ablate_heads;
+    opt->plot_look.ablate_mode = opt->ablate_mode;
     if (opt->given[OPT_PRECISION])
         opt->plot_look.decimals = opt->precision;
     if (opt->input != NULL && opt->embeddings != NULL)

@@ -25,19 +25,24 @@
  *   FLAG(field, default)         no value: the bool field is flipped
  *   SIZE(VALUE, field, default, lo, hi)  a whole number in [lo, hi]
  *   PROBABILITY(VALUE, field)    0 <= P < 1       (default 0)
- *   RATE(VALUE, field)           positive, finite (set by option_checks.c)
+ *   RATE_BY(VALUE, field, OPT_X, {[choice] = default, ...})  positive,
+ *                                finite; its default the one of the
+ *                                choice OPT_X stores (--lr's by
+ *                                --optimizer's; set with --train)
  *   NAME(VALUE, field)           not empty        (default NULL)
  *   TEXT(VALUE, field)           any text         (default NULL)
  *   WORDS(VALUE, field)          a text, not empty (default NULL)
  *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
+ *   OWN_REAL(VALUE, field, default)  option_own.c's parser, a double
  * VALUE is the value's name in --help, N_("FILE"): a placeholder the
  * reader's language translates, as the help texts that quote it do. Each
- * default is written here once
- * (the help text repeats it for the reader: tests/unit/test_option_rows.c
- * checks that the two agree, tests/tools/man_test.py that the man page
- * lists the rows' options with their value names and defaults).
+ * default is written here once: the code, and the live page (the run's
+ * "defaults", cli/page_run.c), read it from the row; the help text
+ * repeats it for the reader (tests/unit/test_option_rows.c checks that
+ * the two agree, tests/tools/man_test.py that the man page lists the
+ * rows' options with their value names and the defaults --help tells).
  *
  * The rows are grouped by section. The place in getopt_long's table is
  * the order the options were added: a shortened name that fits several
@@ -165,7 +170,8 @@ OPTION(TRAIN, "train", 0, MODEL, 54,
        .help = N_("train each variant N steps to predict the next\n"
                    "word, then show it (0 to 1000000)   (default none)"))
 OPTION(LR, "lr", 0, MODEL, 55,
-       RATE(N_("RATE"), training.lr),
+       RATE_BY(N_("RATE"), training.lr, OPT_OPTIMIZER,
+               {[OPTIMIZER_SGD] = 0.1, [OPTIMIZER_ADAM] = 0.01}),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
        .help = N_("the learning rate  (default 0.01 with adam, 0.1\n"
@@ -207,7 +213,7 @@ OPTION(SAMPLE, "sample", 0, MODEL, 77,
                    "generate(do_sample=True), seeded by --seed\n"
                    "                                    (default greedy)"))
 OPTION(TEMPERATURE, "temperature", 0, MODEL, 78,
-       OWN_VALUE(N_("T")),
+       OWN_REAL(N_("T"), temperature, 1.0),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --sample, divide the logits by T > 0\n"
                    "                                    (default 1.0)"))
@@ -217,7 +223,7 @@ OPTION(TOP_K, "top-k", 0, MODEL, 79,
        .help = N_("with --sample, keep the K likeliest tokens, as\n"
                    "Hugging Face's default               (default 50)"))
 OPTION(TOP_P, "top-p", 0, MODEL, 80,
-       OWN_VALUE(N_("P")),
+       OWN_REAL(N_("P"), top_p, 1.0),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("with --sample, keep the likeliest tokens whose\n"
                    "probabilities add up to P, 0 < P <= 1\n"
@@ -278,7 +284,7 @@ OPTION(MODEL, "model", 0, INPUTS, 51,
                    "docs/models.md lists its files      (default none)"))
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        WORDS(N_("TEXT"), pair),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
                    "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
@@ -293,7 +299,7 @@ OPTION(LAYERS, "layers", 0, INPUTS, 52,
                    "stacked as nn.Sequential        (default one block)"))
 OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
        LIST(N_("LIST"), show_heads),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
@@ -465,7 +471,8 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
                    "column its mean over the positions) (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
        CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --ablate all-heads, what ablation_map measures:\n"
@@ -474,7 +481,8 @@ OPTION(METRIC, "metric", 0, TEACHING, 82,
                    "(--answer's probability there)  (default loss)"))
 OPTION(PATCH, "patch", 0, TEACHING, 90,
        FLAG(patch, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block,\n"
@@ -485,21 +493,24 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
                    "clean, by --answer's logit minus --wrong's (off)"))
 OPTION(CLEAN, "clean", 0, TEACHING, 91,
        TEXT(N_("TEXT"), patch_clean),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_TEXT,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_TEXT,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text (the run's tables are\n"
                    "its own)                             (default none)"))
 OPTION(CORRUPT, "corrupt", 0, TEACHING, 92,
        TEXT(N_("TEXT"), patch_corrupt),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the corrupted text, as many tokens as\n"
                    "--clean                              (default none)"))
 OPTION(ANSWER, "answer", 0, TEACHING, 93,
        TEXT(N_("TOKEN"), patch_answer),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch, the clean text's next token, one\n"
@@ -507,7 +518,8 @@ OPTION(ANSWER, "answer", 0, TEACHING, 93,
                    "prob, the token measured             (default none)"))
 OPTION(WRONG, "wrong", 0, TEACHING, 94,
        TEXT(N_("TOKEN"), patch_wrong),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_MAP,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_MAP,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --patch or --metric logit-diff, the token it\n"
@@ -515,7 +527,8 @@ OPTION(WRONG, "wrong", 0, TEACHING, 94,
                    "                                     (default none)"))
 OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        FLAG(head_scores, false),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_RUNS,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block, each\n"
@@ -524,7 +537,8 @@ OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
                    "detector (head_scores)                      (off)"))
 OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
        SIZE(N_("N"), repeat_random, 0, 1, 512),
-       .applies = APPLIES_CHECKPOINT | VARIANT_BLOCK, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_NONE,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --head-scores, the text is N random tokens of\n"
@@ -532,7 +546,7 @@ OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
                    "again (no sentence)                 (default none)"))
 OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
        FLAG(logit_lens, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_NONE,
+       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR (a model with an "
                         "lm_head)"),
        .help = N_("with --model, the final norm and the lm_head over\n"

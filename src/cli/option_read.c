@@ -113,13 +113,43 @@ static void store_text(options *opt, const option_row *o, const char *text)
         memcpy((unsigned char *)opt + o->at, &text, sizeof text);
 }
 
+/* The value of the row's integer field (store_int's reverse). */
+static uint64_t load_int(const options *opt, const option_row *o)
+{
+    const unsigned char *field = (const unsigned char *)opt + o->at;
+    uint8_t v8 = 0;
+    uint32_t v32 = 0;
+    uint64_t v = 0;
+    if (o->size == sizeof v8)
+        memcpy(&v8, field, sizeof v8);
+    else if (o->size == sizeof v32)
+        memcpy(&v32, field, sizeof v32);
+    else if (o->size == sizeof v)
+        memcpy(&v, field, sizeof v);
+    return o->size == sizeof v8 ? v8 : o->size == sizeof v32 ? v32 : v;
+}
+
+double option_real_default(const options *opt, const option_row *o)
+{
+    if (o->def_by == NULL)
+        return o->def_real;
+    const uint64_t choice = load_int(opt, &option_rows[o->def_by->by]);
+    const size_t n = sizeof o->def_by->each / sizeof *o->def_by->each;
+    return choice < n ? o->def_by->each[choice] : o->def_real;
+}
+
 void option_defaults(options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->plot_look = plot_style_default();
-    for (size_t id = 0; id < N_OPTIONS; id++)
-        if (option_rows[id].size > 0 && option_rows[id].def != 0)
-            store_int(opt, &option_rows[id], option_rows[id].def);
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (o->real && o->def_by == NULL && o->size == sizeof(double))
+            memcpy((unsigned char *)opt + o->at, &o->def_real,
+                   sizeof o->def_real);
+        else if (!o->real && o->size > 0 && o->def != 0)
+            store_int(opt, o, o->def);
+    }
 }
 
 /* One of the choices' names, or the choices' message. */

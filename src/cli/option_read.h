@@ -10,8 +10,14 @@
 #include "base/error.h"
 #include "cli/options.h"
 
-/* Clears *opt, then sets each field a row stores to the row's default. */
+/* Clears *opt, then sets each field a row stores to the row's default
+ * (but a default that depends on another option's choice: below). */
 void option_defaults(options *opt);
+
+/* The default of row o's real field: its def_real or, for a row with
+ * def_by, the one of the choice its by option holds in opt (--lr's with
+ * the --optimizer chosen). */
+double option_real_default(const options *opt, const option_row *o);
 
 /* Reads arg, the value of option id (NULL for an option without one),
  * into the field of its row. Returns 0 when done, 1 for an option of

@@ -98,8 +98,15 @@ static const option_choices layout_choices = {
 #define FLAG(f, d) .type = TYPE_FLAG, FIELD(f), .def = (d)
 #define SIZE(v, f, d, l, h) \
     .value = v, .type = TYPE_SIZE, FIELD(f), .def = (d), .lo = (l), .hi = (h)
-#define PROBABILITY(v, f) .value = v, .type = TYPE_PROBABILITY, FIELD(f)
-#define RATE(v, f) .value = v, .type = TYPE_RATE, FIELD(f)
+#define REAL(d) .real = true, .def_real = (d)
+#define PROBABILITY(v, f) \
+    .value = v, .type = TYPE_PROBABILITY, FIELD(f), REAL(0)
+#define RATE_BY(v, f, by_, ...)                       \
+    .value = v, .type = TYPE_RATE, FIELD(f), REAL(0), \
+    .def_by = &(const option_default_by)              \
+    {                                                 \
+        .by = (by_), .each = __VA_ARGS__              \
+    }
 #define NAME(v, f) .value = v, .type = TYPE_NAME, FIELD(f)
 #define TEXT(v, f) .value = v, .type = TYPE_TEXT, FIELD(f)
 #define WORDS(v, f) .value = v, .type = TYPE_WORDS, FIELD(f)
@@ -108,6 +115,7 @@ static const option_choices layout_choices = {
     .value = v, .type = TYPE_CHOICE, FIELD(f), .def = (d), .choices = &(list)
 #define OWN(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), .def = (d)
 #define OWN_VALUE(v) .value = v, .type = TYPE_OWN
+#define OWN_REAL(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), REAL(d)
 /* The options an option goes with (one of them), and the message when
  * none is given. */
 #define GOES_WITH(msg, ...)                                        \

@@ -66,7 +66,9 @@ _Static_assert((APPLIES_LESSON & APPLIES_CHECKPOINT) == 0,
 enum page_use {
     PAGE_NONE,   /* nothing: the option does not shape the page's data */
     PAGE_EDITS,  /* its editor shows and changes the setting */
-    PAGE_KEEPS,  /* its editor keeps it as it was given, unedited */
+    PAGE_KEEPS,  /* its editor keeps it as it was given, unedited, and
+                    so does the "Open a model" of a --model run's page
+                    with each folder and text (mha-run's fixed) */
     PAGE_CANNOT, /* the page cannot repeat the run: not editable */
     PAGE_MODEL,  /* a trained run's page carries its model instead (the
                     training's corpus, the folder it was read from): the
@@ -108,6 +110,14 @@ typedef struct {
     const char *message; /* untranslated */
 } option_goes_with;
 
+/* A real default that depends on another option's choice (--lr's on
+ * --optimizer's, option_list.h's RATE_BY): the default for each of that
+ * option's choices, indexed by the value the choice stores. */
+typedef struct {
+    int by;         /* the id of the TYPE_CHOICE option */
+    double each[4]; /* the default for the choice storing value v: each[v] */
+} option_default_by;
+
 /* One option: a row of option_list.h. */
 typedef struct {
     const char *name;          /* the long name, without "--" */
@@ -123,7 +133,11 @@ typedef struct {
                               TYPE_OWN option that stores it itself) */
     uint64_t def;          /* the field's default (integer fields; the
                               others start as 0 or NULL) */
-    size_t lo, hi;         /* TYPE_SIZE: the range */
+    bool real;             /* the field is a double, its default def_real
+                              (or, with def_by, its by option's choice's) */
+    double def_real;
+    const option_default_by *def_by;
+    size_t lo, hi;                 /* TYPE_SIZE: the range */
     const option_choices *choices; /* TYPE_CHOICE: the names */
 
     unsigned applies;           /* where it does something (APPLIES_*) */

@@ -66,9 +66,9 @@ typedef struct {
     /* generation (cli/generate_options.h) */
     size_t generate;    /* --generate N; 0: none */
     bool sample;        /* --sample */
-    double temperature; /* --temperature T (1 when not given) */
+    double temperature; /* --temperature T (its row's default: 1) */
     size_t top_k;       /* --top-k K */
-    double top_p;       /* --top-p P (1 when not given) */
+    double top_p;       /* --top-p P (its row's default: 1) */
     const char *stop;   /* --stop TEXT, or NULL */
     bool kv_steps;      /* --kv-steps: each step's tables kept */
 

@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Appends one argument (printf-style) to run's fixed arguments; one that
  * does not fit makes the run not editable. */
@@ -44,6 +46,70 @@ static void page_run_interventions(html_run *run, const options *opt)
         } else {
             run->runs[run->n_runs].name = o->name;
             run->runs[run->n_runs++].arg = opt->arg[id];
+        }
+    }
+}
+
+/* A real default as the shortest decimal that reads back as it, with a
+ * ".0" when it is whole ("1.0", "0.01"), as the help texts write it. */
+static void real_text(char *out, size_t size, double v)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            break;
+    }
+    if (strpbrk(out, ".e") == NULL && strlen(out) + 2 < size)
+        strcat(out, ".0");
+}
+
+/* Adds a default of the option named name (with the choice of another
+ * option it goes with, or NULL). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void
+add_default(html_run *run, const char *name, const char *choice,
+            const char *fmt, ...)
+{
+    if (run->n_defaults == HTML_RUN_DEFAULTS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->defaults[run->n_defaults].value, HTML_RUN_DEFAULT, fmt, ap);
+    va_end(ap);
+    run->defaults[run->n_defaults].name = name;
+    run->defaults[run->n_defaults++].choice = choice;
+}
+
+/* The defaults of the options the editor edits (PAGE_EDITS), as their
+ * rows give them: a whole number (not 0, which is none), a choice's
+ * name, a real number, or one for each choice of the option it goes
+ * with (--lr's). Flags, texts and lists have none to show. */
+static void page_run_defaults(html_run *run)
+{
+    for (size_t id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        char text[HTML_RUN_DEFAULT];
+        if (o->page != PAGE_EDITS || o->help_lists_variants)
+            continue;
+        if (o->def_by != NULL) {
+            const option_choices *c = option_rows[o->def_by->by].choices;
+            for (size_t k = 0; k < c->n; k++) {
+                real_text(text, sizeof text, o->def_by->each[c->each[k].value]);
+                add_default(run, o->name, c->each[k].name, "%s", text);
+            }
+        } else if (o->real) {
+            real_text(text, sizeof text, o->def_real);
+            add_default(run, o->name, NULL, "%s", text);
+        } else if (o->type == TYPE_CHOICE) {
+            for (size_t k = 0; k < o->choices->n; k++)
+                if ((uint64_t)o->choices->each[k].value == o->def)
+                    add_default(run, o->name, NULL, "%s",
+                                o->choices->each[k].name);
+        } else if ((o->type == TYPE_SIZE || o->type == TYPE_OWN) &&
+                   o->size > 0 && o->def != 0) {
+            add_default(run, o->name, NULL, "%llu", (unsigned long long)o->def);
         }
     }
 }
@@ -108,6 +174,12 @@ html_run page_run_of(const options *opt, const model_input *in)
             run.map_value[run.n_map++] = opt->arg[id];
         }
     page_run_interventions(&run, opt);
+    page_run_defaults(&run);
+    // a --model run's layers shown, which its "Open a model" keeps (the
+    // editor of a lesson's page edits --layers N, its count of blocks)
+    if (opt->model != NULL && opt->given[OPT_LAYERS])
+        add_arg(&run, "--%s=%s", option_rows[OPT_LAYERS].name,
+                opt->arg[OPT_LAYERS]);
     // the options the page keeps, as they were given, in --help's order
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];

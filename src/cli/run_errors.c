@@ -104,10 +104,16 @@ void run_error_message(mx_error *err, const options *opt)
         return;
     case RUN_NEEDS_LM_HEAD:
         flag_of(flag, sizeof flag, intervention_option(d.item));
-        err_usage(
-            err,
-            _("%s: needs a model with an lm_head (--model DIR); this family cannot run it"),
-            flag);
+        if (d.n[0] == 1)
+            err_usage(
+                err,
+                _("%s: measures next-token predictions, and this checkpoint makes none: its attention looks both ways (--head-scores runs on it)"),
+                flag);
+        else
+            err_usage(
+                err,
+                _("%s: needs a model with an lm_head (--model DIR); this family cannot run it"),
+                flag);
         return;
     case RUN_NOT_ON_PAGE:
         flag_of(flag, sizeof flag, intervention_option(d.item));
@@ -125,10 +131,16 @@ void run_error_message(mx_error *err, const options *opt)
                              "needs a next token to predict"));
         return;
     case RUN_REPEAT_TOO_LONG:
-        err_input(
-            err,
-            _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
-            d.n[0], d.n[1]);
+        if (d.item > 0)
+            err_input(
+                err,
+                _("--repeat-random: %zu tokens twice and the %zu special tokens around them are more than the model's %zu positions"),
+                d.n[0], d.item, d.n[1]);
+        else
+            err_input(
+                err,
+                _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
+                d.n[0], d.n[1]);
         return;
     case RUN_FIXED_BY_CHECKPOINT:
         flag_of(flag, sizeof flag,

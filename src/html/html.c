@@ -28,7 +28,9 @@
 #include "html/html_parts.h"
 #include "html/page_assets.h"
 #include "html/page_core.h"
+#include "model/family.h"
 #include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 
 /* s with HTML's special characters escaped, for the title (the tokens). */
 static void html_text(FILE *out, const char *s)
@@ -201,6 +203,15 @@ static const char *const generate_words[] = {
     /* TRANSLATORS: the live page's status while it generates; {0} is the
      * number of tokens asked for */
     N_("Generating {0} tokens…"),
+    /* TRANSLATORS: with --ablate: what the model with no head switched
+     * off generated from the same prompt, then how the two new texts
+     * compare */
+    N_("The clean model (no head switched off) continued:"),
+    N_("The same new text as with the heads switched off."),
+    N_("The two new texts part at their first token."),
+    N_("The two new texts share their first token, then part."),
+    /* TRANSLATORS: {0} is a number of tokens, 2 or more */
+    N_("The two new texts share their first {0} tokens, then part."),
 };
 
 /* "generate":{"n":5,"sample":true,"temperature":"0.8","topK":null,
@@ -233,6 +244,35 @@ static void write_generate_run(FILE *out, const html_run *run)
     fputs("}}", out);
 }
 
+/* ,"changedIn":"...": on the page of a --model run, what its "Open a
+ * model" changes, in the place of the editor (editor.js): the text, and
+ * the heads switched off where the model has an lm_head and runs no
+ * experiment of its own (--patch, --head-scores), and the generation
+ * where the run generated. */
+static void write_changed_in(FILE *out, const html_run *run, const trace *tr)
+{
+    if (run->checkpoint == NULL)
+        return;
+    const char *says =
+        /* TRANSLATORS: editor.js, on the page of a --model run, in the
+         * place of "Edit the run" */
+        N_("This run is changed in \"Open a model\": choose its folder "
+           "there to change the text or switch heads off.");
+    if (run->n_runs > 0 || run->text_as != NULL)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text, over which the page runs "
+                  "the same experiment again.");
+    else if (tr->family->lm == NULL)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text.");
+    else if (run->generate > 0)
+        says = N_("This run is changed in \"Open a model\": choose its "
+                  "folder there to change the text, switch heads off or "
+                  "generate.");
+    fputs(",\n\"changedIn\":", out);
+    json_string(out, _(says));
+}
+
 /* ,"runs":[["patch",null],["corrupt","the mat sat"]],"textAs":"clean":
  * a --model run's intervention as given (html_run's runs and text_as),
  * written only in a page that has one. */
@@ -250,6 +290,36 @@ static void write_runs(FILE *out, const html_run *run)
     }
     fputs("],\"textAs\":", out);
     json_string_or_null(out, run->text_as);
+}
+
+/* ,"defaults":{"seed":"42","lr":{"sgd":"0.1","adam":"0.01"},...}: the
+ * defaults of the options the editor edits, from their rows (html_run's
+ * defaults), a default that goes with another option's choice under
+ * that choice's name. */
+static void write_defaults(FILE *out, const html_run *run)
+{
+    fputs(",\n\"defaults\":{", out);
+    for (size_t i = 0; i < run->n_defaults; i++) {
+        const char *name = run->defaults[i].name;
+        const bool by = run->defaults[i].choice != NULL;
+        const bool first = i == 0 || strcmp(run->defaults[i - 1].name, name);
+        const bool last =
+            i + 1 == run->n_defaults || strcmp(run->defaults[i + 1].name, name);
+        if (first) {
+            fputs(i > 0 ? "," : "", out);
+            json_string(out, name);
+            fputs(by ? ":{" : ":", out);
+        } else
+            fputc(',', out);
+        if (by) {
+            json_string(out, run->defaults[i].choice);
+            fputc(':', out);
+        }
+        json_string(out, run->defaults[i].value);
+        if (by && last)
+            fputc('}', out);
+    }
+    fputc('}', out);
 }
 
 /* {"sentence": ..., "seed": "42", ...}: the editor's command line
@@ -284,6 +354,15 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
             fputc(',', out);
         json_string(out, model_variants[i].name);
     }
+    // the variants --layers stacks: the rows that say so (stacks)
+    fputs("],\"variantStacks\":[", out);
+    n = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (variant_row_of(model_variants[i].id)->stacks) {
+            if (n++ > 0)
+                fputc(',', out);
+            json_string(out, model_variants[i].name);
+        }
     fprintf(out,
             "],\"causal\":%s,\"scale\":%s,\"qkvBias\":%s,"
             "\"tokens\":\"%s\",\n",
@@ -318,6 +397,8 @@ static void write_run(FILE *out, const html_run *run, const html_model *model,
     }
     fputs("]", out);
     write_runs(out, run);
+    write_defaults(out, run);
+    write_changed_in(out, run, tr);
     fputc('}', out);
 }
 

@@ -25,6 +25,9 @@
 /* The most options of html_run's map_name (option_list.h's PAGE_MAP
  * rows) */
 #define HTML_RUN_MAP 4
+/* The most defaults of html_run's defaults, and the longest */
+#define HTML_RUN_DEFAULTS 24
+#define HTML_RUN_DEFAULT 24
 
 /* The command line the live page's editor starts from (docs/html.md):
  * the settings it shows, and the run's other options that shape the
@@ -92,6 +95,17 @@ typedef struct {
      * page's run of all-heads keeps them (page/model_switches.js) */
     const char *map_name[HTML_RUN_MAP], *map_value[HTML_RUN_MAP];
     size_t n_map;
+    /* the defaults of the options the editor edits, from their rows
+     * (cli/page_run.c): the option's name ("seed"), the choice of another
+     * option the default goes with ("sgd" for --lr's; NULL: none) and
+     * the default as the option is given ("42", "0.1", "zero"); the
+     * editor leaves a default off the command line and shows it as a
+     * field's placeholder */
+    struct {
+        const char *name, *choice;
+        char value[HTML_RUN_DEFAULT];
+    } defaults[HTML_RUN_DEFAULTS];
+    size_t n_defaults;
 } html_run;
 
 /* The trained model a page of a model run carries (html_model.c): its

@@ -331,10 +331,6 @@ static const char *const page_words[] = {
        "run."),
     N_("This run cannot be edited on the page (it reads files, or uses "
        "--draw or --tables)."),
-    /* TRANSLATORS: editor.js, on the page of a --model run, in the place
-     * of "Edit the run" */
-    N_("This run is changed in \"Open a model\": choose its folder there to "
-       "change the text, switch heads off or generate."),
     N_("This browser cannot run the page's WebAssembly core; the page shows "
        "the run it was written with."),
     /* TRANSLATORS: {0} is the browser's description of the fault */
@@ -511,12 +507,31 @@ static bool first_head_shown(const trace *tr, const table *t)
     return true;
 }
 
+/* The most heads a variant (or layer) of the run shows, of head numbers
+ * below `bound`: its count of heads' attn_weights, which --show-heads may
+ * make fewer than its largest head number (the summary line's "{0}
+ * heads"). */
+static size_t heads_shown(const trace *tr, size_t bound)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        if (!first_head_shown(tr, t))
+            continue;
+        size_t n = 0;
+        for (int h = t->head; h < (int)bound; h++)
+            n += trace_find_beside(tr, t, h, TABLE_ATTN_WEIGHTS) != NULL;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 int html_write_data(FILE *out, const trace *tr, const html_page *page,
                     mx_error *err)
 {
     const table *inputs = trace_find_tokens(tr);
     const table *kv = trace_find_input(tr, TABLE_KV_INPUTS);
-    size_t heads = 0;                   /* the most heads of a variant */
+    size_t heads = 0;                   /* the largest head number + 1 */
     bool layered = false, flat = false; /* a checkpoint's layers or a
                                            stack's blocks; a variant */
     for (size_t i = 0; i < trace_count(tr); i++) {
@@ -533,7 +548,7 @@ int html_write_data(FILE *out, const trace *tr, const html_page *page,
     }
     fputc('{', out);
     json_page_words(out, tr, inputs->rows->n, kv != NULL ? kv->rows->n : 0,
-                    heads, layered && !flat);
+                    heads_shown(tr, heads), layered && !flat);
     json_colors(out, page->look);
     html_write_maps(out, tr);
     if (html_write_generation(out, tr, err) != 0 ||

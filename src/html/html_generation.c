@@ -11,7 +11,9 @@
  *     "k":10,"topTokens":["<d5>",...],    generated_top's k rows a step
  *     "top":M,                            generated_top ((N·k) x 2)
  *     "layers":["h.0","h.1"],"heads":[0,1],  the heads shown (--show-heads)
- *     "weights":[M0, M1, ...]},           per step s, (L·H) x (T + s)
+ *     "weights":[M0, M1, ...],            per step s, (L·H) x (T + s)
+ *     "clean":{"text":"the cat⟦ sat⟧",   with --ablate, the clean model's
+ *              "common":1,"same":false}}  generation (the text output's)
  *
  * Step s picked new token s from the logits of the last position before
  * it: its weights are every layer's and head's query row of that
@@ -158,6 +160,21 @@ static int write_weights(FILE *out, const trace *tr, const table *g,
     return 0;
 }
 
+/* ,"clean":{...}: with --ablate, what the model with no head switched
+ * off generated from the same prompt (the prompt, then the new text
+ * between the marks), how many new tokens the two texts share and
+ * whether they are the same, as the text output says them (cli/run.c). */
+static void write_clean(FILE *out, const trace *tr)
+{
+    const trace_model *m = &tr->model;
+    if (m->continued_clean == NULL)
+        return;
+    fputs(",\n\"clean\":{\"text\":", out);
+    json_string(out, m->continued_clean);
+    fprintf(out, ",\"common\":%zu,\"same\":%s}", m->clean_common,
+            m->clean_same ? "true" : "false");
+}
+
 int html_write_generation(FILE *out, const trace *tr, mx_error *err)
 {
     const table *g = generated_of(tr);
@@ -196,6 +213,7 @@ int html_write_generation(FILE *out, const trace *tr, mx_error *err)
         fputs("null", out);
     if (write_weights(out, tr, g, err) != 0)
         return -1;
+    write_clean(out, tr);
     fputs("},\n", out);
     return 0;
 }

@@ -202,12 +202,11 @@ int outputs_make_dir(outputs *tx, const char *path, bool follow, mx_error *err)
                              _("--csv-dir: %s is a symbolic link to a "
                                "folder that does not exist"),
                              path);
-        /* a full disk, a read-only or forbidden folder: a write error,
-         * as for any other output (status 1) */
-        const bool write_error = e == ENOSPC || e == EDQUOT || e == EROFS ||
-                                 e == EIO || e == EACCES || e == EPERM;
-        return err_set(err, write_error ? EXIT_OUTPUT_ERROR : EXIT_BAD_INPUT,
-                       _("--csv-dir: cannot create %s: %s"), path, strerror(e));
+        /* a read-only or forbidden folder is the path given (status 2);
+         * a full disk or an I/O error a failure of the writing (1) */
+        return err_set(
+            err, err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+            _("--csv-dir: cannot create %s: %s"), path, strerror(e));
     }
     return remember_made(tx, path, err);
 }
@@ -307,7 +306,7 @@ static int begin_folder(outputs *tx, size_t *index, const char *dir,
     if (make_private_dir(private_dir) != 0) {
         int e = errno;
         free(private_dir);
-        return err_write(err, dir, e);
+        return err_path(err, dir, e);
     }
     g->private_dir = private_dir;
     g->fd = open(private_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -403,7 +402,7 @@ static int make_temp(output_entry *e, const group *g, mx_error *err)
         fd = make_noted_file(e->temp);
     }
     if (fd < 0)
-        return err_write(err, e->name, errno);
+        return err_path(err, e->name, errno);
     snprintf(e->kept, len, "%s.old", e->temp);
     e->made = true;
     return fd;

@@ -87,6 +87,19 @@ int outputs_create(outputs *tx, FILE **f, size_t group, const char *sub,
  * for the caller's messages. */
 const char *outputs_last_name(const outputs *tx);
 
+/* Before the run: whether a file can be put at path, the value of
+ * option (--plot, --html). The folder path names must exist, be a
+ * folder and take new files; with whole, path itself must be missing
+ * or a regular file this run may replace (not a symlink, a folder or a
+ * device). A path the user gave that cannot be is status 2, with a
+ * message naming option; whole false when the run writes names made
+ * from path (heads.sentence0.png), which outputs_commit checks;
+ * folder_may_come when another output of the run may make the folder
+ * (--csv-dir makes its folders): a missing one is then left to the
+ * making of the file. The commit checks every name again. */
+int outputs_check_name(const char *option, const char *path, bool whole,
+                       bool folder_may_come, mx_error *err);
+
 /* Puts every file in place (see above), or none: on failure every move is
  * taken back and err names the file. */
 int outputs_commit(outputs *tx, mx_error *err);

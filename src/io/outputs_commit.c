@@ -62,59 +62,6 @@ static int lock_folders(outputs *tx, mx_error *err)
     return 0;
 }
 
-/* Before anything moves: every name can take its file. */
-static int check_entry(const outputs *tx, const output_entry *e, mx_error *err)
-{
-    struct stat st;
-    if (tx->groups[e->group].folder) {
-        if (e->sub != NULL && lstat(e->sub, &st) == 0) {
-            if (S_ISLNK(st.st_mode))
-                return err_input(err,
-                                 _("--csv-dir: %s is a symbolic link (the run "
-                                   "does not write through it)"),
-                                 e->sub);
-            if (!S_ISDIR(st.st_mode))
-                return err_input(err, _("--csv-dir: %s is not a directory"),
-                                 e->sub);
-        }
-    }
-    if (lstat(e->name, &st) != 0) {
-        if (errno == ENOENT || tx->groups[e->group].folder)
-            return 0;
-        return err_write(err, e->name, errno);
-    }
-    if (S_ISLNK(st.st_mode))
-        return err_set(err, EXIT_OUTPUT_ERROR,
-                       _("cannot write %s: it is a symbolic link (name "
-                         "the file itself, or a new one)"),
-                       e->name);
-    if (S_ISDIR(st.st_mode))
-        return err_write(err, e->name, EISDIR);
-    if (!S_ISREG(st.st_mode)) {
-        if (tx->groups[e->group].folder)
-            return err_write(err, e->name, EEXIST);
-        return err_set(err, EXIT_OUTPUT_ERROR,
-                       _("cannot write %s: it exists and is not a "
-                         "regular file"),
-                       e->name);
-    }
-    return 0;
-}
-
-/* The new file takes the permission bits of the regular file it
- * replaces (a private file stays private), set on its descriptor: the
- * temporary name is never followed. */
-static void take_mode(const output_entry *e, mode_t mode)
-{
-    int fd = openat(e->at, e->temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        fchmod(fd, mode & 0777);
-    close(fd);
-}
-
 /* Whether this process may replace the file st at name: in a sticky
  * folder (/tmp) only the owner of the file or of the folder may (or a
  * privileged process). Refused there, the kept link could not be removed
@@ -132,6 +79,63 @@ static bool may_replace(const char *name, const struct stat *st)
     return ok;
 }
 
+/* Before anything moves: every name can take its file. */
+static int check_entry(const outputs *tx, const output_entry *e, mx_error *err)
+{
+    struct stat st;
+    if (tx->groups[e->group].folder) {
+        if (e->sub != NULL && lstat(e->sub, &st) == 0) {
+            if (S_ISLNK(st.st_mode))
+                return err_input(err,
+                                 _("--csv-dir: %s is a symbolic link (the run "
+                                   "does not write through it)"),
+                                 e->sub);
+            if (!S_ISDIR(st.st_mode))
+                return err_input(err, _("--csv-dir: %s is not a directory"),
+                                 e->sub);
+        }
+    }
+    /* what is at a name the user gave (or the run derived from it) is
+     * the path's fault: status 2 */
+    if (lstat(e->name, &st) != 0) {
+        if (errno == ENOENT || tx->groups[e->group].folder)
+            return 0;
+        return err_path(err, e->name, errno);
+    }
+    if (S_ISLNK(st.st_mode))
+        return err_input(err,
+                         _("cannot write %s: it is a symbolic link (name "
+                           "the file itself, or a new one)"),
+                         e->name);
+    if (S_ISDIR(st.st_mode))
+        return err_path(err, e->name, EISDIR);
+    if (!S_ISREG(st.st_mode)) {
+        if (tx->groups[e->group].folder)
+            return err_path(err, e->name, EEXIST);
+        return err_input(err,
+                         _("cannot write %s: it exists and is not a "
+                           "regular file"),
+                         e->name);
+    }
+    if (!may_replace(e->name, &st))
+        return err_path(err, e->name, EPERM);
+    return 0;
+}
+
+/* The new file takes the permission bits of the regular file it
+ * replaces (a private file stays private), set on its descriptor: the
+ * temporary name is never followed. */
+static void take_mode(const output_entry *e, mode_t mode)
+{
+    int fd = openat(e->at, e->temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        fchmod(fd, mode & 0777);
+    close(fd);
+}
+
 /* Moves e's file to its name with one rename, the file there kept as
  * e->kept: a hard link (the name never goes missing), else moved. */
 static int place(outputs *tx, output_entry *e, mx_error *err)
@@ -140,7 +144,7 @@ static int place(outputs *tx, output_entry *e, mx_error *err)
         return -1;
     struct stat st;
     if (lstat(e->name, &st) == 0 && !may_replace(e->name, &st))
-        return err_write(err, e->name, EPERM);
+        return err_path(err, e->name, EPERM);
     if (lstat(e->name, &st) == 0) {
         if (S_ISREG(st.st_mode))
             take_mode(e, st.st_mode);
@@ -216,4 +220,51 @@ int outputs_commit(outputs *tx, mx_error *err)
         outputs_undo(tx);
     cleanup_unblock(&old);
     return rc;
+}
+
+/* ---- a name checked before the run ------------------------------------ */
+
+int outputs_check_name(const char *option, const char *path, bool whole,
+                       bool folder_may_come, mx_error *err)
+{
+    struct stat st;
+    if (whole && lstat(path, &st) == 0) {
+        if (S_ISLNK(st.st_mode))
+            return err_input(err,
+                             _("%s: %s is a symbolic link (name the file "
+                               "itself, or a new one)"),
+                             option, path);
+        if (S_ISDIR(st.st_mode))
+            return err_input(err, _("%s: cannot write %s: %s"), option, path,
+                             strerror(EISDIR));
+        if (!S_ISREG(st.st_mode))
+            return err_input(err, _("%s: %s exists and is not a regular file"),
+                             option, path);
+        if (!may_replace(path, &st))
+            return err_input(err, _("%s: cannot write %s: %s"), option, path,
+                             strerror(EPERM));
+    } else if (whole && errno != ENOENT) {
+        const int e = errno;
+        return err_set(
+            err, err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+            _("%s: cannot write %s: %s"), option, path, strerror(e));
+    }
+    /* the folder it goes in: there, a folder, and one this run may add
+     * files to */
+    char *parent = parent_of(path);
+    if (parent == NULL)
+        return err_nomem(err, _("a path"));
+    int e = 0;
+    if (stat(parent, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) != 0)
+        e = errno;
+    free(parent);
+    if (e == 0 || (e == ENOENT && folder_may_come))
+        return 0;
+    return err_set(err,
+                   err_errno_is_path(e) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+                   _("%s: cannot write %s: %s"), option, path, strerror(e));
 }

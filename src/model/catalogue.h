@@ -319,7 +319,9 @@ enum table_mask {
           "L x T")                                                             \
     TABLE(ATTN_WEIGHTS_GENERATED, "attn_weights_generated", MODULE, WEIGHTS,   \
           WEIGHTS, OWN, "(T+N-1) x (T+N-1)")                                   \
-    TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")
+    TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")     \
+    TABLE(GENERATED_CLEAN, "generated_clean", MODULE, OUTPUT, NONE, NONE,      \
+          "N x 15")
 
 typedef enum {
 #define TABLE_ID(id, name, kind, step, shade, mask, shape) TABLE_##id,
@@ -352,6 +354,11 @@ typedef struct {
  * with --generate N --kv-steps. */
 #define GENERATE_MAP_TABLES \
     (TABLE_BIT(ATTN_WEIGHTS_GENERATED) | TABLE_BIT(GENERATED_P))
+
+/* What --generate with --ablate adds (model/generate.h): the clean
+ * model's generation from the same prompt, options and seed, as the
+ * table generated (N x 15), the text output's clean text. */
+#define GENERATE_CLEAN_TABLES TABLE_BIT(GENERATED_CLEAN)
 
 /* Tables shown in text and CSV only when --tables names them. */
 #define ON_REQUEST_TABLES                                           \

@@ -6,6 +6,7 @@
 
 #include "base/i18n.h"
 #include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/hf_tokenizer.h"
 
 struct lm_session {
     const checkpoint_lm_row *row;
@@ -51,6 +52,18 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     }
     *shape = row->shape(s->model);
     s->positions = shape->positions;
+    // the family's run checks it too, which --repeat-random's skips
+    const size_t tokens = gpt2_tokenizer_vocab_size(s->tokenizer);
+    if (tokens > shape->vocab) {
+        const bool json = gpt2_tokenizer_from_json(s->tokenizer);
+        checkpoint_lm_close(s);
+        return err_input(
+            err,
+            json
+                ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
+                : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
+            rq->checkpoint, tokens, shape->vocab);
+    }
     *out = s;
     return 0;
 }
@@ -65,8 +78,12 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
     if (*T == 0 || *T > most) {
         free(*ids);
         *ids = NULL;
-        return *T == 0 ? err_input(err, _("the text has no tokens"))
-                       : s->row->too_long(err, most);
+        size_t given = 0;
+        if (*T == 0)
+            return err_input(err, _("the text has no tokens"));
+        return gpt2_tokenizer_count(&given, s->tokenizer, text, len, err) != 0
+                   ? -1
+                   : s->row->too_long(err, given, most);
     }
     return 0;
 }
@@ -103,4 +120,32 @@ int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
 {
     return s->row->layers(s->model, resid, n, first, count, hooks, s->pool,
                           err);
+}
+
+int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
+{
+    const struct hf_tokenizer *hf = gpt2_tokenizer_json(s->tokenizer);
+    const size_t n = gpt2_tokenizer_vocab_size(s->tokenizer);
+    *d = (lm_draws){0};
+    if ((d->words = calloc(n > 0 ? n : 1, sizeof *d->words)) == NULL)
+        return err_nomem(err, _("tokens"));
+    // the ids a token has (vocab.json's: every one below n), in order,
+    // but the special ones
+    for (size_t id = 0; id < n; id++) {
+        size_t len;
+        if (hf == NULL || (hf_tokenizer_piece(hf, (int32_t)id, &len) != NULL &&
+                           !hf_tokenizer_special(hf, (int32_t)id)))
+            d->words[d->n_words++] = (int32_t)id;
+    }
+    if (hf != NULL)
+        hf_tokenizer_specials(&d->before, &d->n_before, &d->after, &d->n_after,
+                              hf);
+    if (d->n_words == 0) {
+        free(d->words);
+        *d = (lm_draws){0};
+        return err_input(err,
+                         _("--repeat-random: the tokenizer has only special "
+                           "tokens"));
+    }
+    return 0;
 }

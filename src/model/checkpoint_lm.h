@@ -41,9 +41,9 @@ typedef struct {
      * the residual stream. */
     lm_shape (*shape)(const void *model);
     size_t (*width)(const void *model);
-    /* Refuses a text of more tokens than `most`, the model's positions,
-     * naming its config.json key; returns -1. */
-    int (*too_long)(mx_error *err, size_t most);
+    /* Refuses a text of `given` tokens, more than `most`, the model's
+     * positions, naming its config.json key; returns -1. */
+    int (*too_long)(mx_error *err, size_t given, size_t most);
     /* One forward pass over ids (T of them) with the hooks hk; the
      * logits made (they pass their hook point). */
     int (*forward)(const void *model, const int32_t *ids, size_t T,
@@ -82,6 +82,11 @@ void checkpoint_lm_close(lm_session *s);
 int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
                          size_t count, const forward_hooks *hooks,
                          mx_error *err);
+/* lm_ops.draws for a family whose tokenizer adds special tokens to a
+ * text (BERT's): the tokenizer's ids that a token has, but those
+ * tokenizer.json marks "special", and the post-processor's special
+ * tokens around a text (hf_tokenizer.h). */
+int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 
 /* A checkpoint family's lm_ops, given its open and its layers
  * (checkpoint_lm_layers for a row with layers, else NULL). */

@@ -28,10 +28,8 @@ int checkpoint_run_refuse(const model_input *in, mx_error *err)
                           in->kv ? RUN_INPUT_KV : RUN_INPUT_EMBEDDINGS, 0, 0);
 }
 
-/* keep[0..n) = the members of the ranges (all when none is given); a
- * range past n is an item of `list` out of range (enum run_mistake). */
-static int select_list(bool *keep, size_t n, const index_range *ranges,
-                       size_t n_ranges, int list, mx_error *err)
+int checkpoint_run_select(bool *keep, size_t n, const index_range *ranges,
+                          size_t n_ranges, int list, mx_error *err)
 {
     for (size_t i = 0; i < n; i++)
         keep[i] = n_ranges == 0;
@@ -53,11 +51,11 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
     r->heads = calloc(n_head, sizeof *r->heads);
     if (r->layers == NULL || r->heads == NULL)
         return err_nomem(err, rq->checkpoint);
-    if (select_list(r->layers, n_layer, rq->layers, rq->n_layers,
-                    RUN_LIST_LAYERS, err) != 0)
+    if (checkpoint_run_select(r->layers, n_layer, rq->layers, rq->n_layers,
+                              RUN_LIST_LAYERS, err) != 0)
         return -1;
-    return select_list(r->heads, n_head, rq->show_heads, rq->n_show_heads,
-                       RUN_LIST_SHOW_HEADS, err);
+    return checkpoint_run_select(r->heads, n_head, rq->show_heads,
+                                 rq->n_show_heads, RUN_LIST_SHOW_HEADS, err);
 }
 
 int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,
@@ -170,6 +168,8 @@ bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
         return false;
     if (id == TABLE_GENERATED || id == TABLE_GENERATED_TOP)
         return rq->generate > 0;
+    if (table_bit(id) & GENERATE_CLEAN_TABLES)
+        return rq->generate > 0 && rq->n_ablate > 0;
     if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return rq->generate > 0 && rq->kv_steps;
     return true;

@@ -68,6 +68,12 @@ void checkpoint_run_free(checkpoint_run *r);
  * parameters and tokens. */
 int checkpoint_run_refuse(const model_input *in, mx_error *err);
 
+/* keep[0..n) = the members of the ranges (all when none is given); a
+ * range past n is an item of `list` out of range (enum run_mistake:
+ * RUN_LIST_LAYERS, RUN_LIST_SHOW_HEADS). */
+int checkpoint_run_select(bool *keep, size_t n, const index_range *ranges,
+                          size_t n_ranges, int list, mx_error *err);
+
 /* r->layers (n_layer) and r->heads (n_head): the members of --layers and
  * --show-heads, all of them when none is given; a number past the
  * model's is an item out of range (RUN_LIST_LAYERS or

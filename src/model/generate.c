@@ -357,6 +357,12 @@ done:
 int generation_put_table(trace *tr, variant_id v, const generation *g,
                          const char *const *names, mx_error *err)
 {
+    return generation_put_as(tr, v, TABLE_GENERATED, g, names, err);
+}
+
+int generation_put_as(trace *tr, variant_id v, table_id id, const generation *g,
+                      const char *const *names, mx_error *err)
+{
     static const char *const columns[] = {
         "id",   "probability", "p_logits", "top_k_kept", "top_p_kept",
         "top1", "p1",          "top2",     "p2",         "top3",
@@ -368,7 +374,7 @@ int generation_put_table(trace *tr, variant_id v, const generation *g,
     const labels *rows = trace_new_word_labels(tr, "", names, N, err);
     const labels *cols =
         rows != NULL ? trace_word_labels(tr, "", columns, W, err) : NULL;
-    const table_key key = {v, 0, NO_HEAD, TABLE_GENERATED, false};
+    const table_key key = {v, 0, NO_HEAD, id, false};
     table *t = cols != NULL ? trace_new(tr, &key, rows, cols, err) : NULL;
     if (t == NULL)
         return -1;

@@ -89,6 +89,11 @@ int generate_run(generation *out, const generate_model *gm,
 int generation_put_table(trace *tr, variant_id v, const generation *g,
                          const char *const *names, mx_error *err);
 
+/* The same table under another id: generated_clean, the clean model's
+ * generation beside one with heads switched off (--ablate). */
+int generation_put_as(trace *tr, variant_id v, table_id id, const generation *g,
+                      const char *const *names, mx_error *err);
+
 /* The table generated_top ((N·k) x 2) of g under variant v: at each
  * step, its k likeliest tokens (k = GENERATE_VIEW_TOP, or fewer when
  * no step could pick that many: the vocabulary is smaller, or the

@@ -12,6 +12,11 @@
  * (inputs, variant input, before layer 0; hidden of layer L - 1 before
  * layer L) and the logits (T, V) under VARIANT_MODEL. The interventions
  * replace the first two and read the logits with a recorder.
+ *
+ * The head scores (intervene/head_scores.h) read each head's attention
+ * weights alone: a family without an lm_head may give these functions
+ * for them (family.h, .scores_only; BERT's), without unembed and
+ * layers, its forward making no logits.
  */
 #ifndef MHA_LM_H
 #define MHA_LM_H
@@ -34,6 +39,19 @@ typedef struct {
 } lm_shape;
 
 typedef struct lm_session lm_session; /* the family's own */
+
+/* What --repeat-random draws its words from and puts around them, for a
+ * model whose tokenizer adds special tokens to every text (BERT's
+ * [CLS] ... [SEP]): words (n_words ids, ascending) are the tokenizer's
+ * ids but its special ones, before and after the ids the tokenizer puts
+ * in front of a text and behind it. words is malloc'ed (the caller
+ * frees it); before and after are the session's. */
+typedef struct {
+    int32_t *words;
+    size_t n_words;
+    const int32_t *before, *after;
+    size_t n_before, n_after;
+} lm_draws;
 
 /* A model the family's run made on its way (a trained lesson model),
  * kept for the interventions' sessions, which borrow it rather than make
@@ -77,6 +95,16 @@ typedef struct {
      * intervention then runs whole forward passes. */
     int (*layers)(lm_session *s, matrix *resid, size_t n, size_t first,
                   size_t count, const forward_hooks *hooks, mx_error *err);
+    /* The variant whose module the model is, which names the
+     * interventions' tables (VARIANT_MODEL) in a family that names no
+     * model (model_name NULL: the lesson's block, "[block] ablation_map",
+     * trace.h's table_source_name); VARIANT_INPUT: the family's
+     * model_name names them. */
+    variant_id variant;
+    /* The words --repeat-random draws and what goes around them (see
+     * lm_draws), or NULL: every id below the model's vocabulary, nothing
+     * around them (GPT-2's and the Llama style's, a lesson model's). */
+    int (*draws)(lm_draws *d, const lm_session *s, mx_error *err);
 } lm_ops;
 
 #endif

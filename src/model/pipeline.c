@@ -30,14 +30,16 @@ static int check_generates(const model_family *family, const run_request *rq,
         return err_usage(err,
                          _("--generate: this program does not continue "
                            "texts with a %s model"),
-                         family->model_name ? family->model_name : "lesson");
-    if (rq->generate > 0 && rq->n_ablate > 0 && !family->generates_ablated)
+                         _(family->title));
+    if (rq->generate > 0 && rq->n_ablate > 0 && !family->generates_ablated) {
+        char types[256];
+        family_types_generating_ablated(types, sizeof types);
         return err_usage(err,
                          _("--generate with --ablate: this program switches "
                            "heads off while generating with a --model "
-                           "checkpoint (GPT-2, Llama-style), not with a %s "
-                           "model"),
-                         family->model_name ? family->model_name : "lesson");
+                           "checkpoint (%s), not with a %s model"),
+                         types, _(family->title));
+    }
     return 0;
 }
 
@@ -46,6 +48,29 @@ static int ablates_alone(const model_family *family, const run_request *rq,
                          mx_error *err)
 {
     return family->ablate_alone != NULL ? family->ablate_alone(rq, err) : 0;
+}
+
+/* The model rq's interventions run on (model/lm.h): the family's lm, or,
+ * for --head-scores, which reads the heads' attention weights alone, the
+ * model its row gives without an lm_head (scores_only: BERT's); NULL:
+ * the family cannot run them. */
+static const lm_ops *intervened(const model_family *family,
+                                const run_request *rq)
+{
+    if (family->lm == NULL && rq->head_scores)
+        return family->scores_only;
+    return family->lm;
+}
+
+/* rc, after an intervention the family cannot run: its detail says
+ * whether the family's attention looks both ways (a model that predicts
+ * no next token, whatever heads it has). */
+static int told(int rc, const model_family *family, mx_error *err)
+{
+    if (rc != 0 && err->detail.what == RUN_NEEDS_LM_HEAD &&
+        family->bidirectional)
+        err->detail.n[0] = 1;
+    return rc;
 }
 
 int pipeline_check(double *values, const run_request *rq, const model_input *in,
@@ -59,7 +84,7 @@ int pipeline_check(double *values, const run_request *rq, const model_input *in,
     if (rq->repeat_random == 0 &&
         family->check(values, rq, in, streamed, err) != 0)
         return -1;
-    if (logit_lens_check(family->lm, rq, err) != 0)
+    if (told(logit_lens_check(family->lm, rq, err), family, err) != 0)
         return -1;
     // a run without an lm_head that switches heads off in its own pass
     const int alone = ablates_alone(family, rq, err);
@@ -68,7 +93,8 @@ int pipeline_check(double *values, const run_request *rq, const model_input *in,
     // a lesson model trains on the input again (model/lesson/lesson_lm.h)
     run_request with = *rq;
     with.trained_on = in;
-    return intervene_check(family->lm, &with, in, err);
+    return told(intervene_check(intervened(family, rq), &with, in, err), family,
+                err);
 }
 
 int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
@@ -84,8 +110,11 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     run_request with = *rq;
     with.trained_on = in;
     const int alone = ablates_alone(family, rq, err);
-    if (alone < 0 || logit_lens_check(family->lm, rq, err) != 0 ||
-        (alone == 0 && intervene_check(family->lm, &with, in, err) != 0))
+    const lm_ops *lm = intervened(family, rq);
+    if (alone < 0 ||
+        told(logit_lens_check(family->lm, rq, err), family, err) != 0 ||
+        (alone == 0 &&
+         told(intervene_check(lm, &with, in, err), family, err) != 0))
         return -1;
     // the run is the ablated model's: the family applies the hooks
     run_request run = *rq;
@@ -97,9 +126,12 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     lm_made made = {0};
     if (alone == 0 && intervene_asked(rq))
         run.made = with.made = &made;
+    // their maps have a row per layer: the CSV's layer column says it
+    tr->layer_maps = family->lm != NULL &&
+                     ((alone == 0 && intervene_asked(rq)) || rq->logit_lens);
     int rc = rq->repeat_random == 0 ? family->run(tr, &run, in, err) : 0;
     if (rc == 0 && alone == 0)
-        rc = intervene_record(tr, family->lm, &with, in, err);
+        rc = intervene_record(tr, lm, &with, in, err);
     if (rc == 0)
         rc = logit_lens_record(tr, family->lm, rq, in, err);
     if (made.free != NULL)
@@ -117,7 +149,7 @@ bool pipeline_makes_table(const run_request *rq, const model_input *in,
     if (family == NULL)
         return true;
     const table_id id = table_pick_row(p);
-    if (family->lm != NULL && id != TABLE_COUNT &&
+    if (intervened(family, rq) != NULL && id != TABLE_COUNT &&
         ablates_alone(family, rq, &err) == 0 && intervene_makes_table(rq, id))
         return true;
     if (family->lm != NULL &&

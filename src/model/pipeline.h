@@ -44,12 +44,15 @@ enum run_mistake {
     RUN_LIST_SHOW_HEADS,     /* show_heads' item past n[0], its heads */
     RUN_LIST_ABLATE,         /* ablate's item past n[0] layers or n[1] heads */
     RUN_NEEDS_LM_HEAD,       /* intervention item (enum run_intervention)
-                            needs a model with an lm_head */
+                            needs a model with an lm_head; n[0] 1: the
+                            family's attention looks both ways, and its
+                            model predicts no next token (BERT's) */
     RUN_NOT_ON_PAGE,         /* intervention item: the page's core runs none */
     RUN_ONE_TOKEN,           /* intervention item (RUN_ABLATE's loss,
                             RUN_HEAD_SCORES) needs two tokens or more */
     RUN_REPEAT_TOO_LONG,     /* repeat_random n[0] twice passes the model's
-                            n[1] positions */
+                            n[1] positions; item: the special tokens
+                            around them (BERT's [CLS] and [SEP]: 2), or 0 */
     RUN_FIXED_BY_CHECKPOINT, /* input item (enum run_input) with a
                                 checkpoint, which fixes it */
     RUN_LESSON_UNTRAINED,    /* interventions on a lesson model that is

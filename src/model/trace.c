@@ -219,11 +219,17 @@ const labels *trace_index_labels(trace *tr, const char *prefix, size_t n,
 
 const labels *trace_literal_label(trace *tr, const char *text, mx_error *err)
 {
+    /* The key holds the text's first bytes only: a set found under it
+     * is this text's when its whole text is the same; two texts that
+     * share their start (a long prompt continued two ways) get a set
+     * each, the second under a key no other set has. */
     char key[96];
     snprintf(key, sizeof key, "literal:%s", text);
     const labels *found = find_labels(tr, key);
-    if (found != NULL)
+    if (found != NULL && strcmp(found->s[0], text) == 0)
         return found;
+    if (found != NULL)
+        snprintf(key, sizeof key, "literal#%zu", tr->n_label_sets);
     labels *l = new_labels(tr, key, 1, err);
     if (l == NULL || set_label(l, "", text, err) != 0)
         return NULL;
@@ -248,7 +254,8 @@ const char *table_layer_name(const table *t)
 
 bool trace_layered(const trace *tr)
 {
-    return tr->family->layer_name != NULL || tr->model.layers > 0;
+    return tr->family->layer_name != NULL || tr->model.layers > 0 ||
+           tr->layer_maps;
 }
 
 bool table_in_layered_model(const table *t)
@@ -265,18 +272,30 @@ int table_model_layer(const table *t)
                : -1;
 }
 
+/* The variant that names t: its own, or for a table of the whole model
+ * (VARIANT_MODEL) in a family that names no model, the variant whose
+ * module its language model is (lm.h: the lesson's block). */
+static variant_id naming_variant(const table *t)
+{
+    const lm_ops *lm = t->family != NULL ? t->family->lm : NULL;
+    return t->variant == VARIANT_MODEL && lm != NULL &&
+                   lm->variant != VARIANT_INPUT
+               ? lm->variant
+               : t->variant;
+}
+
 const char *table_variant_name(const table *t)
 {
     const char *model = table_model_name(t);
     return t->variant == VARIANT_MODEL && model != NULL
                ? model
-               : variant_id_name(t->variant);
+               : variant_id_name(naming_variant(t));
 }
 
 const char *table_source_name(const table *t)
 {
     const char *model = table_model_name(t);
-    return model != NULL ? model : variant_id_name(t->variant);
+    return model != NULL ? model : variant_id_name(naming_variant(t));
 }
 
 const char *table_place(char *buf, size_t size, const table *t)

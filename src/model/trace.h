@@ -90,11 +90,14 @@ typedef struct {
                                           the CSV name its layer and its
                                           model as the row says
                                           (table_place) */
-    bool stacked;  /* made by a block of a stack (--layers N, the
+    size_t map_heads; /* a map whose rows are heads, layer after layer
+                         (head_scores, render/map_axes.h): the heads of
+                         a layer; 0 otherwise */
+    bool stacked;     /* made by a block of a stack (--layers N, the
                            trace's stacked_variant): headings and the CSV
                            name its layer too */
-    bool emitted;  /* handed to the trace's sink */
-    bool released; /* the forward pass will not read it again */
+    bool emitted;     /* handed to the trace's sink */
+    bool released;    /* the forward pass will not read it again */
 } table;
 
 /* Column c as a bit of table.integral_cols (columns from 64 on have
@@ -218,6 +221,10 @@ typedef struct {
        or VARIANT_INPUT: none; its tables are marked stacked, their
        layer the block's index */
     variant_id stacked_variant;
+    /* the run's interventions or logit lens make tables of the model's
+       layers (their maps, a row per layer: set by pipeline_run before
+       the first table), so the CSV has its layer column */
+    bool layer_maps;
     const struct model_family *family; /* of the run that fills it (set by
                                           pipeline_run; trace_init: the
                                           lesson's), given to every table */
@@ -231,7 +238,8 @@ void trace_init(trace *tr);
 void trace_free(trace *tr);
 
 /* Whether the run's tables belong to layers: its family's have layers (a
- * checkpoint's), or it stacked the lesson's block (--layers N). The CSV
+ * checkpoint's), it stacked the lesson's block (--layers N), or its
+ * interventions make maps of the layers (layer_maps). The CSV
  * then has its layer column. Known once the run has begun (its family
  * set, and a lesson's model before its first table). */
 bool trace_layered(const trace *tr);

@@ -37,6 +37,8 @@ struct model_view {
                            (figure_marks.c) */
     double row_pitch; /* from a row's top to the next's */
     double legend_y;  /* the marks' legends, under the masked legend */
+    bool masked;      /* some weight is masked (a causal model's): the
+                         masked legend; BERT's, none masked, has none */
 };
 
 /* Whether t is a head's weights of a layer of a model or a stack. */
@@ -130,10 +132,15 @@ int fig_view_make(struct model_view **out, const trace *tr,
             c++;
         v->cells[r * v->cols + c] = t;
         v->masks[r * v->cols + c] = trace_mask_of(tr, t);
+        const panel p = {.t = t, .mask = v->masks[r * v->cols + c]};
+        for (size_t k = 0; !v->masked && k < t->values.rows * t->values.cols;
+             k++)
+            v->masked =
+                fig_cell_masked(&p, k / t->values.cols, k % t->values.cols);
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
         colormap_find(&v->map, "viridis");
-    fig_marks_find(&v->marks, tr);
+    fig_marks_find(&v->marks, tr, style);
     *out = v;
     return 0;
 }
@@ -204,7 +211,7 @@ void fig_view_lay_out(figure *pg, cairo_t *cr)
     fig_text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &w, &h);
     double legend_w, legend_h;
     fig_marks_legend_size(cr, &v->marks, &legend_w, &legend_h);
-    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + 2 * h + GAP;
+    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + (v->masked ? 2 * h + GAP : 0);
     pg->width = fmax(v->grid_x + grid_w + GAP +
                          fmax(fmax(fig_ticks_width(cr, &sc), legend_w),
                               BAR_WIDTH + 6 + w),
@@ -320,6 +327,8 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
             cairo_set_line_width(cr, 0.5);
             cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
             cairo_stroke(cr);
+            if (fig_marks_is_off(&v->marks, t))
+                fig_marks_draw_off(cr, tx, ty, v->thumb);
             fig_marks_draw_scores(cr, &v->marks, v->places[r], t->head, tx,
                                   ty + v->thumb, v->thumb);
         }
@@ -328,9 +337,18 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     const color_range sc = view_scale(v);
     const double bx = v->grid_x + grid_w + GAP;
     fig_draw_bar(cr, &sc, bx, v->grid_y, VIEW_BAR_H);
-    fig_draw_text(cr, LABEL_FONT, _("attention weight"), VIEW_BAR_H, bx - 6,
-                  v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
+    const char *caption = _("attention weight");
+    if (fig_upright(caption)) /* Chinese never sideways */
+        fig_draw_vertical(cr, caption, bx - 6, v->grid_y, VIEW_BAR_H,
+                          v->header_h);
+    else
+        fig_draw_text(cr, LABEL_FONT, caption, VIEW_BAR_H, bx - 6,
+                      v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
     const double ly = v->grid_y + VIEW_BAR_H + GAP;
+    if (!v->masked) {
+        fig_marks_draw_legend(cr, &v->marks, bx, v->legend_y);
+        return;
+    }
     // plain grey, as the thumbnails' masked cells (view_image)
     cairo_set_source_rgb(cr, MASKED_GREY / 255.0, MASKED_GREY / 255.0,
                          MASKED_GREY / 255.0);

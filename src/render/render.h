@@ -195,6 +195,12 @@ int csv_dir_add_file(csv_dir_set *set, const char *sub, const char *name,
                      const char *bytes, size_t len, mx_error *err);
 void csv_dir_end(csv_dir_set *set);
 
+/* DIR as the user named it, and whether the set wrote name ("name" in
+ * DIR, or "sub/name"): for the warning about the files another run left
+ * there (cli/csv_dir_stale.h). */
+const char *csv_dir_path(const csv_dir_set *set);
+bool csv_dir_wrote(const csv_dir_set *set, const char *name);
+
 /* The whole of it for one set of tables in dir itself, in a transaction
  * of its own. */
 int render_csv_dir(const char *dir, const table *const *tables, size_t n,

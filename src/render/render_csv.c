@@ -7,6 +7,7 @@
 
 #include "numerics/floatfmt.h"
 #include "base/i18n.h"
+#include "render/map_axes.h"
 #include "render/textbuf.h"
 
 void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
@@ -120,6 +121,56 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
     return rc;
 }
 
+/* A key of the tidy CSV (a layer, a head; -1: empty), then the
+ * delimiter. */
+static int add_key(textbuf *b, long key, char d)
+{
+    int rc = key >= 0 ? textbuf_add_size(b, (size_t)key) : 0;
+    return rc | textbuf_add_char(b, d);
+}
+
+/* A map of the interventions (map_axes.h): each cell with its own layer
+ * and head, as its row and column say (ablation_map's cell (l, h): layer
+ * l, head h), written line by line into chunk (maps are small). Returns
+ * as write_table. */
+static int write_map(FILE *out, textbuf *chunk, const table *t,
+                     const map_axes *m, const csv_out_style *style)
+{
+    const char d = style->delimiter;
+    const char *variant = table_source_name(t), *name = table_name(t);
+    int rc = 0;
+    for (size_t r = 0; rc == 0 && r < t->values.rows; r++)
+        for (size_t c = 0; rc == 0 && c < t->values.cols; c++) {
+            int layer, head;
+            map_axes_cell(&layer, &head, m, t, r, c);
+            if (style->sentence >= 0)
+                rc |= add_key(chunk, style->sentence, d);
+            rc |= textbuf_add(chunk, variant, strlen(variant));
+            rc |= textbuf_add_char(chunk, d);
+            if (style->layer)
+                rc |= add_key(chunk, layer, d);
+            if (style->step)
+                rc |= add_key(chunk, t->step > 0 ? t->step : -1, d);
+            rc |= add_key(chunk, head, d);
+            rc |= textbuf_add(chunk, name, strlen(name));
+            rc |= textbuf_add_char(chunk, d);
+            rc |= add_key(chunk, (long)r, d);
+            rc |= textbuf_add_csv_field(chunk, t->rows->s[r], d);
+            rc |= textbuf_add_char(chunk, d);
+            rc |= add_key(chunk, (long)c, d);
+            rc |= textbuf_add_csv_field(chunk, t->cols->s[c], d);
+            rc |= textbuf_add_char(chunk, d);
+            rc |= textbuf_add_float(chunk, *matrix_at(&t->values, r, c),
+                                    style->decimal_comma);
+            rc |= textbuf_add_char(chunk, '\n');
+            if (rc != 0)
+                rc = -1;
+            else if (chunk->len >= CHUNK && textbuf_flush(chunk, out) != 0)
+                rc = -2;
+        }
+    return rc;
+}
+
 void csv_stream_begin(csv_stream *s, FILE *out, const csv_out_style *style)
 {
     memset(s, 0, sizeof *s);
@@ -153,7 +204,11 @@ int csv_stream_put(csv_stream *s, const table *t, mx_error *err)
 {
     if (!s->started)
         write_header(s);
-    const int rc = write_table(s->out, &s->chunk, t, s->style);
+    const map_axes *m = t->grad ? NULL : map_axes_of_picture(t->id);
+    const int rc =
+        m != NULL && (m->row_key != MAP_KEY_NONE || m->col_key != MAP_KEY_NONE)
+            ? write_map(s->out, &s->chunk, t, m, s->style)
+            : write_table(s->out, &s->chunk, t, s->style);
     if (rc == -1)
         return err_nomem(err, _("the CSV output"));
     if (rc != 0 || textbuf_flush(&s->chunk, s->out) != 0 || ferror(s->out))

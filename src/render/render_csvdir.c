@@ -16,11 +16,15 @@
 #include "base/i18n.h"
 #include "io/outputs.h"
 #include "numerics/floatfmt.h"
+#include "render/map_axes.h"
 #include "render/textbuf.h"
 
 struct csv_dir_set {
-    outputs *tx;  /* the run's files */
-    size_t group; /* DIR's group in it */
+    outputs *tx;    /* the run's files */
+    size_t group;   /* DIR's group in it */
+    char *dir;      /* DIR, as the user named it */
+    char **written; /* n_written names, "name" or "sub/name"; owned */
+    size_t n_written, cap_written;
 };
 
 int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
@@ -28,10 +32,44 @@ int csv_dir_begin(csv_dir_set **out, outputs *tx, const char *dir,
 {
     csv_dir_set *s = calloc(1, sizeof *s);
     *out = s;
-    if (s == NULL)
+    if (s == NULL || (s->dir = strdup(dir)) == NULL)
         return err_nomem(err, _("the file list"));
     s->tx = tx;
     return outputs_folder(tx, &s->group, dir, err);
+}
+
+/* name (in sub, or NULL) among the files the set wrote. */
+static int note_written(csv_dir_set *s, const char *sub, const char *name,
+                        mx_error *err)
+{
+    if (s->n_written == s->cap_written) {
+        const size_t cap = s->cap_written ? 2 * s->cap_written : 64;
+        char **w = realloc(s->written, cap * sizeof *w);
+        if (w == NULL)
+            return err_nomem(err, _("the file list"));
+        s->written = w;
+        s->cap_written = cap;
+    }
+    const size_t len = (sub ? strlen(sub) + 1 : 0) + strlen(name) + 1;
+    char *text = malloc(len);
+    if (text == NULL)
+        return err_nomem(err, _("the file list"));
+    snprintf(text, len, "%s%s%s", sub ? sub : "", sub ? "/" : "", name);
+    s->written[s->n_written++] = text;
+    return 0;
+}
+
+const char *csv_dir_path(const csv_dir_set *s)
+{
+    return s->dir;
+}
+
+bool csv_dir_wrote(const csv_dir_set *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_written; i++)
+        if (strcmp(s->written[i], name) == 0)
+            return true;
+    return false;
 }
 
 /* "<variant>.<table>.csv" or "<variant>.head<h>.<table>.csv"; a
@@ -71,23 +109,51 @@ static void file_name(char *buf, size_t size, const table *t)
  * size. */
 #define CHUNK 65536
 
+/* The first cells of a row: a map's keys (map_axes.h: its layer, or its
+ * layer and head: "layer,head,..." and "1,0,...") or, for any other
+ * table, its label ("token,..." and "Q:gato,..."), without the
+ * delimiter after them. r is the row, or -1 for the header. */
+static int add_row_keys(textbuf *text, const table *t, const map_axes *m,
+                        long r, char d)
+{
+    const enum map_key key = m != NULL ? m->row_key : MAP_KEY_NONE;
+    if (key == MAP_KEY_NONE)
+        return r < 0 ? textbuf_add(text, "token", 5)
+                     : textbuf_add_csv_field(text, t->rows->s[r], d);
+    if (r < 0)
+        return key == MAP_KEY_LAYER_HEAD
+                   ? textbuf_add(text, "layer", 5) | textbuf_add_char(text, d) |
+                         textbuf_add(text, "head", 4)
+                   : textbuf_add(text, "layer", 5);
+    int layer, head;
+    map_axes_cell(&layer, &head, m, t, (size_t)r, 0);
+    int rc = textbuf_add_size(text, (size_t)layer);
+    if (key == MAP_KEY_LAYER_HEAD)
+        rc |= textbuf_add_char(text, d) | textbuf_add_size(text, (size_t)head);
+    return rc;
+}
+
 /* Returns 0, -1 when memory ran out, -2 on a write error. */
 static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
 {
     const char d = style->delimiter;
     const size_t cols = t->values.cols;
+    // a map's rows are its layers (or heads): keys rather than labels
+    const map_axes *m = t->grad ? NULL : map_axes_of_picture(t->id);
+    if (m != NULL && m->row_key == MAP_KEY_LAYER_HEAD && t->map_heads == 0)
+        m = NULL;
     textbuf text = {0};
     int rc = 0;
     if (style->bom)
         rc |= textbuf_add(&text, "\xEF\xBB\xBF", 3);
-    rc |= textbuf_add(&text, "token", 5);
+    rc |= add_row_keys(&text, t, m, -1, d);
     for (size_t c = 0; c < cols; c++) {
         rc |= textbuf_add_char(&text, d);
         rc |= textbuf_add_csv_field(&text, t->cols->s[c], d);
     }
     rc |= textbuf_add_char(&text, '\n');
     for (size_t r = 0; rc == 0 && r < t->values.rows; r++) {
-        rc |= textbuf_add_csv_field(&text, t->rows->s[r], d);
+        rc |= add_row_keys(&text, t, m, (long)r, d);
         /* the row's values, each after a delimiter, and the line end */
         char *p = rc == 0
                       ? textbuf_reserve(&text, cols * (1 + FLOAT_TEXT_SIZE) + 1)
@@ -138,7 +204,8 @@ static int write_file(csv_dir_set *s, const char *sub, const table *t,
     char name[160];
     file_name(name, sizeof name, t);
     FILE *f = NULL;
-    if (outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
+    if (note_written(s, sub, name, err) != 0 ||
+        outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
         return -1;
     const char *path = outputs_last_name(s->tx);
     if (write_matrix_csv(f, t, style) == -1) {
@@ -152,7 +219,8 @@ int csv_dir_add_file(csv_dir_set *s, const char *sub, const char *name,
                      const char *bytes, size_t len, mx_error *err)
 {
     FILE *f = NULL;
-    if (outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
+    if (note_written(s, sub, name, err) != 0 ||
+        outputs_create(s->tx, &f, s->group, sub, name, err) != 0)
         return -1;
     fwrite(bytes, 1, len, f);
     return close_file(f, outputs_last_name(s->tx), err);
@@ -169,6 +237,12 @@ int csv_dir_add(csv_dir_set *s, const char *sub, const table *const *tables,
 
 void csv_dir_end(csv_dir_set *s)
 {
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n_written; i++)
+        free(s->written[i]);
+    free(s->written);
+    free(s->dir);
     free(s);
 }
 

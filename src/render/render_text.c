@@ -21,6 +21,7 @@
 #include "numerics/floatfmt.h"
 #include "render/layout.h"
 #include "render/shading.h"
+#include "render/text_rounds.h"
 #include "render/textwidth.h"
 
 #define ELLIPSIS "..."
@@ -397,6 +398,8 @@ int text_table(FILE *out, const table *t, const text_style *style,
     }
     if (v.shaded)
         print_legend(out, t, &v.sh, style, v.scientific);
+    if (!v.scientific)
+        text_rounds_note(out, t, style->precision);
     view_free(&v);
     return ferror(out) ? err_write(err, _("the output"), errno) : 0;
 }

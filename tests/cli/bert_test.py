@@ -138,8 +138,10 @@ def bad_checkpoints(mha, root):
                         text], "a tensor of the wrong shape: refused",
                   "bert.encoder.layer.0.attention.self.key.weight")
         run_fails(mha, ["--model", src, " ".join(["the"] * 23)],
-                  "more tokens than max_position_embeddings: refused",
-                  "max_position_embeddings")
+                  "more tokens than max_position_embeddings: refused, "
+                  "with the count and the limit",
+                  "the text is 25 tokens; the model takes at most 24 "
+                  "(max_position_embeddings)")
         run_fails(mha, ["--model", os.path.join(root, "base"), "--tables",
                         "next_tokens", "a dog"],
                   "next_tokens without the masked-word head: refused",
@@ -336,8 +338,10 @@ def main():
     run_fails(mha, ["--pair", "b", "a b"], "--pair without --model: refused",
               "--pair")
     run_fails(mha, ["--model", mlm, "--pair", " ".join(["the"] * 12), text],
-              "--pair past max_position_embeddings: refused",
-              "max_position_embeddings")
+              "--pair past max_position_embeddings: refused, with the "
+              "count of both texts' tokens and the limit",
+              "the text is 29 tokens; the model takes at most 24 "
+              "(max_position_embeddings)")
     bad_checkpoints(mha, root)
     tokenizer_config(mha, root)
     done()

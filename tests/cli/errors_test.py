@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Every bad input, table-driven: exit status 2 (1 for an unwritable
-output), one 'mha-explain: ' line naming the problem (plus at most the
+"""Every bad input, table-driven: exit status 2 (1 for an output whose
+writing fails: a full disk), one 'mha-explain: ' line naming the problem (plus at most the
 --help hint), nothing on standard output, and no file left behind in a
 --csv-dir.
 
@@ -275,9 +275,9 @@ def csv_dir_failures(tmp):
     before = snapshot(out)
     r = MHA.run([S, "--seed", "7", "--csv-dir", out])
     lines = r.stderr.decode("utf-8", "replace").splitlines()
-    ok(r.returncode == 1 and r.stdout == b"" and len(lines) == 1 and
+    ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
        "fused.out.csv" in lines[0], "--csv-dir onto a directory named like "
-       "a file: status 1, one line naming it", (r.returncode, r.stderr))
+       "a file: status 2, one line naming it", (r.returncode, r.stderr))
     ok(snapshot(out) == before, "a failed --csv-dir run leaves every earlier "
        "file as it was, adds nothing", sorted(set(snapshot(out)) ^ set(before)))
     # the same with the blocking name late in the set: files before it were
@@ -288,7 +288,7 @@ def csv_dir_failures(tmp):
     os.mkdir(os.path.join(out, late))
     before = snapshot(out)
     r = MHA.run([S, "--seed", "7", "--csv-dir", out])
-    ok(r.returncode == 1 and snapshot(out) == before,
+    ok(r.returncode == 2 and snapshot(out) == before,
        "a failure at the last file (%s) puts back the files already "
        "replaced" % late, (r.returncode, r.stderr))
     os.rmdir(os.path.join(out, late))
@@ -305,7 +305,7 @@ def csv_dir_failures(tmp):
     r = MHA.run([S, "--csv-dir", out])
     with open(victim) as f:
         kept = f.read()
-    ok(r.returncode == 1 and b"symbolic link" in r.stderr and
+    ok(r.returncode == 2 and b"symbolic link" in r.stderr and
        kept == "victim\n" and os.stat(victim).st_mode & 0o777 == 0o600 and
        snapshot(out) == before,
        "a symlink at an output name is refused; it and its target stay "
@@ -384,6 +384,109 @@ def csv_dir_failures(tmp):
     ok(r.returncode == 1 and snapshot(out) == before,
        "a write that fails leaves the earlier output as it was",
        (r.returncode, r.stderr))
+
+
+def output_paths(tmp):
+    """Every option that writes (--plot, --html, --csv-dir, a trained
+    model's --csv-dir folder) given a path that cannot take its file: a
+    folder that is a file, a folder missing, a symlink, a folder where a
+    file goes, a folder this user may not write in. Each is bad input:
+    status 2, one line naming the path, nothing on standard output and
+    nothing changed on disk."""
+    top = tempfile.mkdtemp(prefix="mha-paths-", dir=tmp)
+    os.chmod(top, 0o755)
+    with open(os.path.join(top, "file"), "w") as f:
+        f.write("mine\n")
+    with open(os.path.join(top, "real.txt"), "w") as f:
+        f.write("target\n")
+    for name in ("link.png", "link.html"):
+        os.symlink("real.txt", os.path.join(top, name))
+    for name in ("adir.png", "adir.html", "cd_dir", "cd_link", "trained"):
+        os.mkdir(os.path.join(top, name))
+    os.mkdir(os.path.join(top, "cd_dir", "input.inputs.csv"))
+    os.symlink("../real.txt", os.path.join(top, "cd_link", "input.inputs.csv"))
+    os.mkdir(os.path.join(top, "trained", "model.json"))
+    small = [S, "--d-model", "4", "--d-out", "4", "--heads", "2"]
+    train = ["O gato sobe no tapete", "--d-model", "4", "--d-out", "4",
+             "--heads", "2", "--variant", "single", "--train", "2"]
+    cases = [
+        # (what, arguments, fragment of the line)
+        ("--plot in a folder that is a file", small + ["--plot",
+         "file/x.png"], "--plot: cannot write file/x.png: Not a directory"),
+        ("--html in a folder that is a file", small + ["--html",
+         "file/x.html"], "--html: cannot write file/x.html: Not a directory"),
+        ("--csv-dir in a folder that is a file", small + ["--csv-dir",
+         "file/sub"], "--csv-dir: file is not a directory"),
+        ("--plot in a missing folder", small + ["--plot", "none/x.png"],
+         "--plot: cannot write none/x.png: No such file or directory"),
+        ("--html in a missing folder", small + ["--html", "none/x.html"],
+         "--html: cannot write none/x.html: No such file or directory"),
+        ("--plot a symlink", small + ["--plot", "link.png"],
+         "--plot: link.png is a symbolic link"),
+        ("--html a symlink", small + ["--html", "link.html"],
+         "--html: link.html is a symbolic link"),
+        ("--csv-dir with a file that is a symlink", small + ["--csv-dir",
+         "cd_link"], "cd_link/input.inputs.csv: it is a symbolic link"),
+        ("--plot a folder", small + ["--plot", "adir.png"],
+         "--plot: cannot write adir.png: Is a directory"),
+        ("--html a folder", small + ["--html", "adir.html"],
+         "--html: cannot write adir.html: Is a directory"),
+        ("--csv-dir a file", small + ["--csv-dir", "file"],
+         "--csv-dir: file is not a directory"),
+        ("--csv-dir with a folder where a table goes", small + ["--csv-dir",
+         "cd_dir"], "cd_dir/input.inputs.csv: Is a directory"),
+        ("--train --csv-dir with a folder where model.json goes", train +
+         ["--csv-dir", "trained"], "trained/model.json: Is a directory"),
+    ]
+    for what, args, fragment in cases:
+        before = snapshot(top)
+        r = MHA.run(args, cwd=top)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
+           fragment in lines[0] and snapshot(top) == before,
+           "%s: status 2, one line, nothing changed" % what,
+           (r.returncode, r.stderr[:300]))
+    # a folder this user may not write in (as another user when root)
+    os.mkdir(os.path.join(top, "ro"))
+    as_other = None
+    if os.geteuid() == 0:
+        def as_other():
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+    try:
+        probe = subprocess.run(MHA.command(["--version"]), cwd=top,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=as_other, timeout=600)
+        runs = probe.returncode == 0
+    except OSError:
+        runs = False
+    if not runs:
+        ok(True, "# SKIP a folder one may not write in: the program cannot "
+           "be run as another user here")
+        return
+    os.chmod(os.path.join(top, "ro"), 0o555)
+    for what, args, fragment in [
+            ("--plot", small + ["--plot", "ro/x.png"],
+             "--plot: cannot write ro/x.png: Permission denied"),
+            ("--html", small + ["--html", "ro/x.html"],
+             "--html: cannot write ro/x.html: Permission denied"),
+            ("--csv-dir", small + ["--csv-dir", "ro"],
+             "cannot write ro: Permission denied"),
+            ("--csv-dir's new folder", small + ["--csv-dir", "ro/sub"],
+             "--csv-dir: cannot create ro/sub: Permission denied"),
+            ("--train --csv-dir", train + ["--csv-dir", "ro/t"],
+             "--csv-dir: cannot create ro/t: Permission denied")]:
+        before = snapshot(top)
+        # the text's spool in a folder every user may write in
+        r = subprocess.run(MHA.command(args), cwd=top, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, preexec_fn=as_other,
+                           env=dict(os.environ, TMPDIR="/tmp"), timeout=600)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
+           fragment in lines[0] and snapshot(top) == before,
+           "%s in a folder one may not write in: status 2, one line, "
+           "nothing changed" % what, (r.returncode, r.stderr[:300]))
 
 
 def accepted_inputs(tmp):
@@ -698,6 +801,7 @@ def main():
         ok(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "made")),
            "a run that fails creates no --csv-dir")
         csv_dir_failures(tmp)
+        output_paths(tmp)
         accepted_inputs(tmp)
         bounded_reading(tmp)
         signals(tmp)

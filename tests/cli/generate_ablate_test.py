@@ -10,8 +10,10 @@ transformers' generate() loop picked with a forward pre-hook on c_proj
 (o_proj) replacing the heads' outputs at every step over the cache
 (make_generate_reference.py, make_llama_generate_reference.py). Each
 value of the table generated in the tidy CSV must be PyTorch's float32
-exactly; the text output adds the clean model's text and where the two
-part, which must agree with the reference's clean tokens; --kv-steps
+exactly; the table generated_clean holds the clean model's tokens, the
+reference's clean tokens, and equals the plain run's generated; the
+text output adds the clean model's text (the plain run's) and where the
+two part, which must agree with the reference's clean tokens; --kv-steps
 shows an ablated head's output z at every step (0, or the prompt's
 mean); --explain says how; and the refusals: status 2, one line.
 """
@@ -68,6 +70,27 @@ def matches_reference(name, checkpoint, family="gpt2"):
        "%s %s: every value of generated with %s is PyTorch's (%d rows, %d "
        "differ)" % (family, name, " ".join(options_of(ref)[2:]), len(rows),
                     wrong), r.stderr.decode())
+    # the clean model's generation in the CSV (generated_clean): its ids
+    # are the reference's clean tokens, and every value is the plain
+    # run's generated (the same prompt, options and seed, no hook)
+    def table_of(argv, name):
+        r = PROGRAM.run(argv + ["--tables", name, "--format", "csv"])
+        cells = {}
+        for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+            cells.setdefault(int(row["row"]), {})[row["col_label"]] = \
+                (row["row_label"], row["value"])
+        return r, [cells[i] for i in sorted(cells)]
+    r, clean_rows = table_of(args, "generated_clean")
+    plain_args = [a for i, a in enumerate(args)
+                  if a not in ("--ablate", "--ablate-mode") and
+                  args[i - 1] not in ("--ablate", "--ablate-mode")]
+    p, plain_rows = table_of(plain_args, "generated")
+    ids = [int(float(row["id"][1])) for row in clean_rows]
+    ok(r.returncode == 0 and p.returncode == 0 and
+       ids == [int(t) for t in ref["clean"]] and clean_rows == plain_rows,
+       "%s %s: generated_clean holds PyTorch's clean tokens (%d), the plain "
+       "run's generated value for value" % (family, name, len(ids)),
+       (ids, [int(t) for t in ref["clean"]]))
     # the text output: the clean model's text, and where the two part
     common = 0
     clean = ref["clean"]
@@ -79,10 +102,13 @@ def matches_reference(name, checkpoint, family="gpt2"):
             else "(the two new texts share their first %d token%s, then "
             "part)" % (common, "" if common == 1 else "s"))
     lines = text.rstrip("\n").splitlines()
+    plain = PROGRAM.run(plain_args + ["--tables", "generated"])
     ok("the clean model (no head switched off) continued:" in text and
        lines[-1] == want and lines[-2].startswith(text_of(checkpoint,
-                                                          family)[:3]),
-       "%s %s: the text output ends with the clean model's text and %r"
+                                                          family)[:3]) and
+       lines[-2] == plain.stdout.decode().rstrip("\n").splitlines()[-1],
+       "%s %s: the text output ends with the clean model's text (the plain "
+       "run's, whose tokens generated_clean holds) and %r"
        % (family, name, want), lines[-4:])
 
 
@@ -159,11 +185,12 @@ def main():
                          "2", "--generate", "2", "--ablate", "0.0",
                          "the cat sat on the mat"],
                         "switches heads off while generating with a --model "
-                        "checkpoint", hint=True)
+                        "checkpoint (llama, qwen2, mistral, gpt2), not with "
+                        "a lesson model", hint=True)
     # BERT does not continue a text at all
     PROGRAM.check_error(["--model", os.path.join(REF, "bert", "mlm"),
                          "--generate", "2", "--ablate", "0.0", "the cat"],
-                        "does not continue texts with a bert model")
+                        "does not continue texts with a BERT model")
     done()
 
 

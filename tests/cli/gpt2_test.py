@@ -434,8 +434,9 @@ def main():
         with open(os.path.join(gap, "vocab.json"), "w") as f:
             json.dump({k: v for k, v in vocab.items() if k != by_id[5]}, f)
         bad = [
-            (["--model", two, "the cat " * 40], "longer than n_positions",
-             "more than 16 tokens"),
+            (["--model", two, "the cat " * 40], "longer than n_positions, "
+             "with the count and the limit", "the text is 81 tokens; the "
+             "model takes at most 16 (n_positions)"),
             (["--model", shared_id, "hello"], "vocab.json: two tokens, one id",
              "one id, %d" % vocab[by_id[5]]),
             (["--model", gap, "hello"], "vocab.json: an id without a token",
@@ -483,8 +484,8 @@ def main():
                err.count("\n") <= 2,
                "%s: status 2, one line, nothing printed" % what,
                "status %d: %s" % (r.returncode, err))
-        # a long text is refused once it passes n_positions, without
-        # tokenizing the rest (a megabyte, one 60,000-letter word first)
+        # a long text is refused, its tokens counted (a megabyte, one
+        # 60,000-letter word first)
         rng = random.Random(6)
         long_text = " ".join("".join(rng.choice(string.ascii_lowercase)
                                      for _ in range(60000))
@@ -492,8 +493,8 @@ def main():
         start = time.monotonic()
         r = mha.run(["--model", two, "-"], stdin=long_text)
         took = time.monotonic() - start
-        ok(r.returncode == 2 and b"more than 16 tokens" in r.stderr and
-           took < 20, "a megabyte of text is refused in %.1f s" % took,
+        ok(r.returncode == 2 and b"the text is 950171 tokens; the model "
+           b"takes at most 16 (n_positions)" in r.stderr and took < 20, "a megabyte of text is refused in %.1f s" % took,
            r.stderr)
     finally:
         shutil.rmtree(tmp)

@@ -241,8 +241,8 @@ def check_all_heads(driver, mha, tmp, g):
     if view:
         view[0].send_keys(Keys.ENTER)
     legend = "".join(e.text for e in driver.find_elements(
-        By.CSS_SELECTOR, "#maps-view .map-legend"))
-    ok(legend.endswith(": " + caption), "the Interventions view's scale "
+        By.CSS_SELECTOR, "#maps-view .map-legend .map-measure"))
+    ok(legend == caption, "the Interventions view's scale "
        "names the metric", legend)
     shot(driver, "model-all-heads-map")
     head_view(driver, "h.0")

@@ -515,14 +515,14 @@ def main():
         # written whole or not at all
         missing = os.path.join(tmp, "no", "such", "dir", "p.html")
         r = mha.run(["the cat", "--html", missing])
-        ok(r.returncode == 1 and b"cannot write" in r.stderr,
-           "a page that cannot be written: status 1 and why", r.stderr)
+        ok(r.returncode == 2 and b"cannot write" in r.stderr,
+           "a page in a missing folder: status 2 and why", r.stderr)
         isdir = os.path.join(tmp, "adir")
         os.mkdir(isdir)
         before = sorted(os.listdir(tmp))
         r = mha.run(["the cat", "--html", isdir])
-        ok(r.returncode == 1 and sorted(os.listdir(tmp)) == before,
-           "a directory in the way: status 1, no temporary file left",
+        ok(r.returncode == 2 and sorted(os.listdir(tmp)) == before,
+           "a directory in the way: status 2, no temporary file left",
            (r.returncode, r.stderr, sorted(os.listdir(tmp))))
         c = os.path.join(tmp, "c.html")
         r = mha.run(["the cat", "--heads", "3", "--html", c])

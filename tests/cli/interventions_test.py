@@ -89,6 +89,32 @@ r3 = run(["--model", model, "--format", "csv", "--head-scores",
 ok(r2.stdout == r.stdout and r3.stdout != r.stdout,
    "--repeat-random: the same seed draws the same tokens, another not")
 
+# --head-scores shows the heads the run shows (--layers, --show-heads):
+# their rows of the whole table, and the same heads as the run's tables
+whole = {(row["row_label"], row["col_label"]): row["value"] for row in
+         tables_of(["--head-scores", text, "--tables", "head_scores"])[1]}
+for picked, heads in [(["--layers", "1"], ["h.1.0", "h.1.1"]),
+                      (["--show-heads", "0"], ["h.0.0", "h.1.0"]),
+                      (["--layers", "0", "--show-heads", "1"], ["h.0.1"])]:
+    r, rows, made = tables_of(["--head-scores", text, "--tables",
+                               "head_scores,attn_weights"] + picked)
+    scores = [row for row in rows if row["table"] == "head_scores"]
+    shown = sorted({"h.%s.%s" % (row["layer"], row["head"]) for row in rows
+                    if row["table"] == "attn_weights"})
+    ok(r.returncode == 0 and
+       sorted({row["row_label"] for row in scores}) == heads == shown and
+       len(scores) == 3 * len(heads) and
+       all(whole[(row["row_label"], row["col_label"])] == row["value"]
+           for row in scores),
+       "--head-scores %s: the rows of the heads shown (%s), as the whole "
+       "table has them" % (" ".join(picked), ", ".join(heads)),
+       r.stdout[-400:] + r.stderr)
+r, rows, made = tables_of(["--head-scores", "--repeat-random", "4",
+                           "--layers", "1", "--show-heads", "1"])
+ok(r.returncode == 0 and [row["row_label"] for row in rows] == ["h.1.1"] * 3,
+   "--head-scores --repeat-random --layers 1 --show-heads 1: one head's row",
+   r.stdout + r.stderr)
+
 # --logit-lens: a table per layer, T·5 rows of probabilities; the
 # last layer's probabilities are next_tokens'
 for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
@@ -109,7 +135,7 @@ for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
 r = run(["--model", os.path.join(sys.argv[2], "..", "bert", "mlm"),
          "--logit-lens", text])
 ok(r.returncode == 2 and r.stdout == "" and
-   "--logit-lens: needs a model with an lm_head" in r.stderr,
+   "--logit-lens: measures next-token predictions" in r.stderr,
    "--logit-lens with BERT: refused, status 2", r.stderr)
 
 BAD = [
@@ -133,6 +159,10 @@ BAD = [
     ([text, "--clean", "the cat"], "--clean: goes with --patch"),
     ([text, "--head-scores", "--ablate", "0.1"], "one intervention at a time"),
     (["--head-scores", "--repeat-random", "9"], "more than the model's 16"),
+    (["--head-scores", "--repeat-random", "4", "--layers", "2"],
+     "--layers: 2 is out of range"),
+    (["--head-scores", "--repeat-random", "4", "--show-heads", "0,5"],
+     "--show-heads: 5 is out of range"),
     ([text, "--seed", "3"], "--seed: with --model"),
     (["--repeat-random", "3"], "goes with --head-scores"),
     ([text, "--logit-lens", "--ablate", "0.1"],

@@ -124,11 +124,13 @@ r = mha.run(TRAIN + ["--head-scores", "--repeat-random", "3", "--format",
 written = sorted(os.listdir(scores_dir)) if os.path.isdir(scores_dir) else []
 with open(os.path.join(scores_dir, written[0]) if written else os.devnull,
           encoding="utf-8") as f:
-    saved = [line.split(",") for line in f.read().splitlines()[1:]]
-ok(r.returncode == 0 and written == ["model.head_scores.csv"] and
-   [[row[0]] + row[1:] for row in saved] ==
-   [[random_rows[3 * i]["row_label"]] +
-    [random_rows[3 * i + k]["value"] for k in range(3)] for i in range(4)],
+    lines = f.read().splitlines()
+    saved = [line.split(",") for line in lines[1:]]
+ok(r.returncode == 0 and written == ["block.head_scores.csv"] and
+   lines[:1] == ["layer,head,previous_token,duplicate_token,induction"] and
+   saved == [[random_rows[3 * i]["layer"], random_rows[3 * i]["head"]] +
+             [random_rows[3 * i + k]["value"] for k in range(3)]
+             for i in range(4)],
    "--csv-dir with --repeat-random: head_scores as printed, no model.json",
    (written, saved, r.stderr))
 page = os.path.join(tmp, "scores.html")

@@ -275,6 +275,17 @@ def main():
     ok(r.returncode == 0 and got == want,
        "--tables layers.1.self_attn.k_proj.bias: the F16 tensor, widened",
        "%s\n%s" % (got[:4], want[:4]))
+    # a text past max_position_embeddings: the count and the limit, in
+    # a run and in an intervention's language model
+    long_text = " ".join(["hello"] * 70)
+    tied = os.path.join(root, "llama_tied_f32")
+    for extra, what in [([], "a run"), (["--ablate", "0.0"], "--ablate")]:
+        err = refused(mha, ["--model", tied] + extra + [long_text],
+                      "%s past max_position_embeddings" % what)
+        ok("the text is 139 tokens; the model takes at most 64 "
+           "(max_position_embeddings)" in err,
+           "%s past max_position_embeddings: the tokens given and the "
+           "limit" % what, err)
     r = mha.run(["--model", folder, "--check", text])
     ok(r.returncode == 0 and b"[check]" in r.stdout, "--check passes",
        r.stderr.decode())

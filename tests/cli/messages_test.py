@@ -96,7 +96,8 @@ def main():
         refused(patch + ["--clean", "a", "--corrupt", "\udcff"],
                 "--corrupt: the text is not valid UTF-8", "invalid --corrupt")
         refused(patch + ["--clean", "a " * 40, "--corrupt", "a"],
-                "--clean: the text is more than 16 tokens", "a long --clean")
+                "--clean: the text is 80 tokens; the model takes at most 16 "
+                "(n_positions)", "a long --clean")
         refused(patch + ["--clean", "a", "--corrupt", "ab"],
                 "--clean is 1 token and --corrupt 2;", "one token and two")
         refused(patch + ["--clean", "ab", "--corrupt", "a"],

@@ -530,7 +530,7 @@ def main():
                         ".png, .svg or .pdf", hint=True)
         gone = os.path.join(d, "missing-dir", "x.svg")
         mha.check_error(CLASSROOM + ["--format", "csv", "--plot", gone],
-                        "cannot write", status=1, hint=False)
+                        "cannot write", status=2, hint=False)
         before = sorted(os.listdir(d))
         # fails after the picture was started: no such table in this run
         mha.check_error(CLASSROOM + ["--tables", "attn_weights_avg", "--plot",

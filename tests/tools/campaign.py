@@ -313,17 +313,17 @@ LONG_PATH = "/".join(["c" * 200] * 25)
 TARGETS = [
     ("--csv-dir /dev/full", [S, "--csv-dir", "/dev/full"], b"", 2,
      "/dev/full is not a directory", False, {}),
-    ("--html /dev/null", [S, "--html", "/dev/null"], b"", 1,
-     "/dev/null: it exists and is not a regular file", False, {}),
-    ("--html a FIFO", [S, "--html", "fifo.html"], b"", 1,
-     "fifo.html: it exists and is not a regular file", False, {}),
+    ("--html /dev/null", [S, "--html", "/dev/null"], b"", 2,
+     "--html: /dev/null exists and is not a regular file", False, {}),
+    ("--html a FIFO", [S, "--html", "fifo.html"], b"", 2,
+     "--html: fifo.html exists and is not a regular file", False, {}),
     ("--csv-dir through a FIFO", [S, "--csv-dir", "fifo.html/x"], b"", 2,
      "fifo.html is not a directory", False, {}),
     ("--csv-dir past PATH_MAX", [S, "--csv-dir", LONG_PATH], b"", 2,
      "File name too long", False, {}),
-    ("--plot past PATH_MAX", [S, "--plot", LONG_PATH + ".png"], b"", 1,
+    ("--plot past PATH_MAX", [S, "--plot", LONG_PATH + ".png"], b"", 2,
      "File name too long", False, {}),
-    ("--plot in a missing folder", [S, "--plot", "no/such/p.png"], b"", 1,
+    ("--plot in a missing folder", [S, "--plot", "no/such/p.png"], b"", 2,
      "no/such/p.png: No such file or directory", False, {}),
     ("$TMPDIR missing", [S], b"", 1, "the output's temporary file in "
      "/nonexistent/mha-explain ($TMPDIR): No such", False,
@@ -556,7 +556,7 @@ def together(tmp):
         r = MHA.run(args, cwd=top)
         after = snapshot(top)
         lines = r.stderr.decode("utf-8", "replace").splitlines()
-        ok(r.returncode == 1 and r.stdout == b"" and len(lines) == 1 and
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
            block in lines[0] and after == before, name,
            (r.returncode, r.stderr[:300],
             sorted(set(after) ^ set(before)),
@@ -814,7 +814,7 @@ def reachable_copy():
 
 def sticky_folder(tmp):
     """In a sticky world-writable folder (/tmp), another user's file that
-    this user may not replace: status 1, the file kept, no kept link
+    this user may not replace: status 2, the file kept, no kept link
     (.NAME.XXXXXX.old) left. Needs root, to run as two other users."""
     if os.geteuid() != 0:
         ok(True, "# SKIP sticky folder: needs root to act as other users")
@@ -839,9 +839,9 @@ def sticky_folder(tmp):
                            env=dict(os.environ, TMPDIR=top), timeout=600)
         with open(target) as f:
             kept = f.read()
-        ok(p.returncode == 1 and p.stdout == b"" and kept == "KEEP\n" and
+        ok(p.returncode == 2 and p.stdout == b"" and kept == "KEEP\n" and
            sorted(os.listdir(top)) == ["p.html"],
-           "sticky folder, another user's file: status 1, kept, no .old "
+           "sticky folder, another user's file: status 2, kept, no .old "
            "link left", (p.returncode, p.stderr[:300], os.listdir(top)))
     finally:
         for n in os.listdir(top):
@@ -1155,13 +1155,13 @@ def links_and_races(tmp):
     os.mkdir(os.path.join(top, "s"))
     os.symlink("../userdir", os.path.join(top, "s", "sentence0"))
     for name, args, status, fragment in [
-            ("--html a symlink to a device", ["--html", "dn"], 1,
-             "dn: it is a symbolic link"),
-            ("--plot a symlink to a device", ["--plot", "dn.png"], 1,
-             "dn.png: it is a symbolic link"),
-            ("--html a symlink to a file", ["--html", "to_file"], 1,
-             "to_file: it is a symbolic link"),
-            ("--csv-dir with a file that is a symlink", ["--csv-dir", "d"], 1,
+            ("--html a symlink to a device", ["--html", "dn"], 2,
+             "--html: dn is a symbolic link"),
+            ("--plot a symlink to a device", ["--plot", "dn.png"], 2,
+             "--plot: dn.png is a symbolic link"),
+            ("--html a symlink to a file", ["--html", "to_file"], 2,
+             "--html: to_file is a symbolic link"),
+            ("--csv-dir with a file that is a symlink", ["--csv-dir", "d"], 2,
              "d/fused.out.csv: it is a symbolic link"),
             ("--input with a sentence0 folder that is a symlink",
              ["--input", "in.csv", "--column", "s", "--csv-dir", "s"], 2,

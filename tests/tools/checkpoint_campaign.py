@@ -241,7 +241,8 @@ BERT_CASES = [
      "has shape [24, 16]; config.json implies [25, 16]"),
     ("bert: a text longer than max_position_embeddings", lambda f: None,
      [" ".join(["the"] * 23)],
-     "the text is more than 24 tokens, the model's max_position_embeddings"),
+     "the text is 25 tokens; the model takes at most 24 "
+     "(max_position_embeddings)"),
     ("bert tokenizer.json: a FIFO", fifo("tokenizer.json"), [BERT_TEXT],
      "tokenizer.json: not a regular file"),
 ]

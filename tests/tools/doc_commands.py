@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs the commands a document shows, as a reader types them.
 
-Usage: doc_commands.py MHA_EXPLAIN DOC.md DIR
+Usage: doc_commands.py MHA_EXPLAIN DOC.md DIR [NAME=FOLDER...]
 
 Prints TAP. A command is an indented line of the document starting with
 `mha-explain` (with its continuation lines ending in a backslash); DIR,
-the checkpoint the document's examples name, stands for its DIR. Each
+the checkpoint the document's examples name, stands for its DIR, and
+each NAME given (BERT_DIR) for its FOLDER. Each
 runs in a scratch folder under the shell, with `mha-explain` on PATH the
 program given, and must exit with status 0. A command that uses a shell
 variable set by another of the document's lines (the lesson trainings of
@@ -49,6 +50,7 @@ def commands(path):
 
 def main():
     program, doc, folder = (os.path.abspath(a) for a in sys.argv[1:4])
+    others = [a.split("=", 1) for a in sys.argv[4:]]
     found = commands(doc)
     ok(len(found) > 0, "%s shows commands (%d)" % (doc, len(found)))
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,7 +63,11 @@ def main():
             if "$" in command:
                 ok(True, "%s # SKIP shell variables" % command)
                 continue
-            line = re.sub(r"\bDIR\b", shlex.quote(folder), command)
+            line = command
+            for name, path in others:
+                line = re.sub(r"\b%s\b" % name,
+                              shlex.quote(os.path.abspath(path)), line)
+            line = re.sub(r"\bDIR\b", shlex.quote(folder), line)
             r = subprocess.run(["/bin/sh", "-c", line], cwd=tmp,
                                capture_output=True, timeout=600, env=env)
             ok(r.returncode == 0, "runs: %s" % command,

@@ -1,5 +1,7 @@
 /* test_option_rows.c: the option rows (cli/option_list.h) and what is
- * made of them: each default the help text tells is the row's; an option
+ * made of them: each default the help text tells is the row's (a whole
+ * number, a real one, one for each choice of another option, a choice's
+ * name), and the parsed options hold the rows' defaults; an option
  * given where its row says it does nothing is a usage error (a lesson's
  * option with a checkpoint's --model, whatever its value; a variant's
  * option without that variant); the live page keeps, as given, the
@@ -10,6 +12,7 @@
  * the row's. */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,23 +74,122 @@ static int parse(options *opt, const char *const *args)
     return parse_err(opt, args, &err);
 }
 
-/* The default the help text tells, "(default N)", is the row's. */
+/* The last "(default ...)" of row o's help, its words one space apart
+ * ("0.01 with adam, 0.1 with sgd"), into out; false when it tells none. */
+static bool help_default(char *out, size_t size, const option_row *o)
+{
+    const char *d = NULL;
+    for (const char *p = strstr(o->help, "(default "); p != NULL;
+         p = strstr(p + 1, "(default "))
+        d = p + strlen("(default ");
+    if (d == NULL)
+        return false;
+    size_t n = 0;
+    for (; *d != ')' && *d != '\0' && n + 1 < size; d++)
+        if (!isspace((unsigned char)*d))
+            out[n++] = *d;
+        else if (n > 0 && out[n - 1] != ' ')
+            out[n++] = ' ';
+    out[n] = '\0';
+    return true;
+}
+
+/* The number at the start of text, read whole up to a space, ',' or ';'
+ * (strtod's), into *v; false when text does not start with one. */
+static bool number_at(double *v, const char *text)
+{
+    char *end;
+    if (!isdigit((unsigned char)text[0]))
+        return false;
+    *v = strtod(text, &end);
+    return *end == '\0' || *end == ' ' || *end == ',' || *end == ';';
+}
+
+/* A whole-number row (SIZE, OWN): the help tells its default, or words
+ * ("none", "4 x d_model") when the row's is 0, none. */
+static void whole_default(const option_row *o, const char *told)
+{
+    double v;
+    char *end;
+    const unsigned long long n = strtoull(told, &end, 10);
+    if (number_at(&v, told) && *end == '\0')
+        ok(n == o->def, "--%s: the help's default %llu is the row's", o->name,
+           n);
+    else
+        ok(o->def == 0,
+           "--%s: the help's default '%s' is words: the row's "
+           "is 0 (%llu)",
+           o->name, told, (unsigned long long)o->def);
+}
+
+/* A real row: the help tells its number; one whose default goes with
+ * another option's choice tells "A with NAME" for each choice. */
+static void real_default(const option_row *o, const char *told)
+{
+    double v;
+    if (o->def_by == NULL) {
+        ok(number_at(&v, told) && v == o->def_real,
+           "--%s: the help's default '%s' is the row's %g", o->name, told,
+           o->def_real);
+        return;
+    }
+    const option_choices *c = option_rows[o->def_by->by].choices;
+    for (size_t k = 0; k < c->n; k++) {
+        char with[40];
+        snprintf(with, sizeof with, " with %s", c->each[k].name);
+        const char *at = strstr(told, with);
+        const char *num = at;
+        while (num != NULL && num > told && num[-1] != ' ')
+            num--;
+        const double want = o->def_by->each[c->each[k].value];
+        ok(at != NULL && number_at(&v, num) && v == want,
+           "--%s: the help's default with %s is the row's %g", o->name,
+           c->each[k].name, want);
+    }
+}
+
+/* A choice: the help names the choice of the row's default, when the
+ * default is one of the choices (an automatic one, such as --colorbar's,
+ * is told in words). */
+static void choice_default(const option_row *o, const char *told)
+{
+    const char *name = NULL;
+    for (size_t k = 0; k < o->choices->n; k++)
+        if ((uint64_t)o->choices->each[k].value == o->def)
+            name = o->choices->each[k].name;
+    if (name == NULL)
+        return;
+    const size_t n = strcspn(told, " ;,");
+    ok(strlen(name) == n && strncmp(told, name, n) == 0,
+       "--%s: the help's default '%s' is the row's %s", o->name, told, name);
+}
+
+/* Every default the help text tells, "(default ...)", is the row's: a
+ * whole number, a real number (one for each choice of the option it goes
+ * with), a choice's name. (A flag's default is its absence, which its
+ * help tells in words: off, causal; a name, text or list has none.) */
 static void help_defaults(void)
 {
+    size_t told_rows = 0;
     for (int id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
-        const char *d = strstr(o->help, "(default ");
-        if (o->type != TYPE_SIZE && o->type != TYPE_OWN)
+        char told[160];
+        if (!help_default(told, sizeof told, o))
             continue;
-        if (d == NULL || d[9] < '0' || d[9] > '9')
+        if (o->real) {
+            real_default(o, told);
+        } else if (o->type == TYPE_CHOICE) {
+            choice_default(o, told);
+        } else if ((o->type == TYPE_SIZE || o->type == TYPE_OWN) &&
+                   o->size > 0) {
+            whole_default(o, told);
+        } else {
             continue;
-        char *end = NULL;
-        const unsigned long long told = strtoull(d + 9, &end, 10);
-        if (*end != ')')
-            continue; /* such as "(default 4 x d_model)" */
-        ok(told == o->def, "--%s: the help's default %llu is the row's",
-           o->name, told);
+        }
+        told_rows++;
     }
+    ok(told_rows >= 30, "the help tells the defaults of %zu valued rows",
+       told_rows);
 }
 
 /* A lesson's option with --model is a usage error, whatever its value:
@@ -329,9 +431,37 @@ static void help_lists_variants(void)
     ok(rows >= 1, "rows whose help lists the variants: %zu", rows);
 }
 
+/* A run's options hold their rows' real defaults: --temperature's and
+ * --top-p's, and with --train the learning rate of the optimizer
+ * chosen. */
+static void parsed_defaults(void)
+{
+    options opt;
+    const char *none[] = {NULL};
+    if (ok(parse(&opt, none) == 0, "a run without options parses"))
+        ok(opt.temperature == option_rows[OPT_TEMPERATURE].def_real &&
+               opt.top_p == option_rows[OPT_TOP_P].def_real,
+           "its --temperature %g and --top-p %g are the rows'", opt.temperature,
+           opt.top_p);
+    options_free(&opt);
+    const option_choices *c = option_rows[OPT_OPTIMIZER].choices;
+    for (size_t k = 0; k < c->n; k++) {
+        const char *args[] = {"--train", "1", "--optimizer", c->each[k].name,
+                              NULL};
+        if (!ok(parse(&opt, args) == 0, "--train 1 --optimizer %s parses",
+                c->each[k].name))
+            continue;
+        const double want = option_rows[OPT_LR].def_by->each[c->each[k].value];
+        ok(opt.training.lr == want, "its learning rate %g is the row's %g",
+           opt.training.lr, want);
+        options_free(&opt);
+    }
+}
+
 int main(void)
 {
     help_defaults();
+    parsed_defaults();
     help_lists_variants();
     checkpoint_refusals();
     variant_refusals();

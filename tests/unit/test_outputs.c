@@ -190,7 +190,7 @@ static void test_not_mine(void)
 }
 
 /* A directory, a FIFO or a symlink at a name: refused before anything
- * moves. */
+ * moves, as bad input (status 2: the name given cannot take a file). */
 static void test_check(void)
 {
     mkdir(path("d"), 0777);
@@ -207,7 +207,7 @@ static void test_check(void)
         int made = outputs_begin(&tx, &err) == 0 &&
                    outputs_beside(tx, &g, &err) == 0 &&
                    add(tx, g, names[k], "new") == 0;
-        int refused = outputs_commit(tx, &err) != 0 && err.status == 1;
+        int refused = outputs_commit(tx, &err) != 0 && err.status == 2;
         ok(made && refused && (k != 0 || err.sys_errno == EISDIR) &&
                (k != 1 || strstr(err.msg, "regular file") != NULL) &&
                (k != 2 || strstr(err.msg, "symbolic link") != NULL),
@@ -294,6 +294,45 @@ static void test_turns(void)
     unlink(path("a"));
 }
 
+/* outputs_check_name, before a run: a name the user gives that cannot
+ * take a file is status 2 with a message naming the option; a new name
+ * or a regular file in a folder one may write in passes. */
+static void test_check_name(void)
+{
+    mkdir(path("d"), 0777);
+    put("file", "mine");
+    symlink("file", path("l"));
+    const struct {
+        const char *name, *what, *says;
+    } bad[] = {
+        {"none/x.png", "a missing folder", "No such file or directory"},
+        {"file/x.png", "a folder that is a file", "Not a directory"},
+        {"l", "a symlink", "is a symbolic link"},
+        {"d", "a folder", "Is a directory"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        mx_error err = {0};
+        const int rc =
+            outputs_check_name("--plot", path(bad[k].name), true, false, &err);
+        ok(rc != 0 && err.status == 2 && strncmp(err.msg, "--plot: ", 8) == 0 &&
+               strstr(err.msg, bad[k].says) != NULL,
+           "check_name: %s is status 2 (%s)", bad[k].what, err.msg);
+    }
+    mx_error err = {0};
+    ok(outputs_check_name("--html", path("file"), true, false, &err) == 0 &&
+           outputs_check_name("--html", path("new.html"), true, false, &err) ==
+               0 &&
+           outputs_check_name("--html", path("l"), false, false, &err) == 0,
+       "check_name: a regular file, a new name, and a folder alone pass");
+    ok(outputs_check_name("--html", path("none/x.html"), true, true, &err) == 0,
+       "check_name: a missing folder another output may make passes");
+    ok(strcmp(text_of("file"), "mine") == 0 && !exists("new.html"),
+       "check_name: nothing made or changed");
+    unlink(path("l"));
+    unlink(path("file"));
+    rmdir(path("d"));
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -308,6 +347,7 @@ int main(void)
     test_undo();
     test_not_mine();
     test_check();
+    test_check_name();
     test_folder();
     test_turns();
     ok(rmdir(dir) == 0, "the working directory is left empty");

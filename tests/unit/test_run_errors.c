@@ -92,6 +92,13 @@ static void test_other_messages(void)
     ok(says(&err, "--logit-lens: needs a model with an lm_head (--model "
                   "DIR); this family cannot run it"),
        "an lm_head missing: the intervention's option by its row");
+    err = message_of(&opt, RUN_NEEDS_LM_HEAD, RUN_PATCH, 1, 0);
+    ok(says(&err, "--patch: measures next-token predictions, and this "
+                  "checkpoint makes none: its attention looks both ways "
+                  "(--head-scores runs on it)") &&
+           err.usage,
+       "a model whose attention looks both ways: no next-token "
+       "predictions, --head-scores named");
     err = message_of(&opt, RUN_NOT_ON_PAGE, RUN_PATCH, 0, 0);
     ok(says(&err, "--patch: the page runs no interventions; run "
                   "mha-explain on the command line"),
@@ -105,6 +112,12 @@ static void test_other_messages(void)
     ok(says(&err, "--ablate: the text has one token; the loss needs a next "
                   "token to predict"),
        "one token for --ablate's loss");
+    err = message_of(&opt, RUN_REPEAT_TOO_LONG, 2, 12, 24);
+    ok(says(&err, "--repeat-random: 12 tokens twice and the 2 special "
+                  "tokens around them are more than the model's 24 "
+                  "positions") &&
+           !err.usage,
+       "--repeat-random: the special tokens around the words counted");
     err = message_of(&opt, RUN_REPEAT_TOO_LONG, 0, 9, 16);
     ok(says(&err, "--repeat-random: 9 tokens twice are more than the "
                   "model's 16 positions"),

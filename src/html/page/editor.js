@@ -82,9 +82,9 @@
   }
   if (!run.editable && run.checkpoint) {
     /* a --model run: its folder is opened, and the run changed, in
-     * "Open a model" (model_open.js, model_switches.js) */
-    note(tr('This run is changed in "Open a model": choose its folder ' +
-            'there to change the text, switch heads off or generate.'));
+     * "Open a model" (model_open.js, model_switches.js), which says
+     * what it changes (mha-run's changedIn, html.c) */
+    note(run.changedIn);
     return;
   }
   if (!run.editable) {
@@ -181,7 +181,8 @@
 
   /* ---- the settings ---- */
 
-  /* The variants the editor offers: the program's rows, in run order. */
+  /* The variants the editor offers: the program's rows, in run order (as
+   * run.variantStacks, those --layers stacks, and run.defaults). */
   var VARIANTS = run.variantChoices;
 
   /* The settings as the URL fragment holds them, and back. */
@@ -239,13 +240,15 @@
   }
 
   /* Whether settings s train (--train N: steps given, and not 0), and
-   * stack blocks (--layers N: with the block variant, a number given). */
+   * run a variant --layers N stacks (its row says so: the block). */
   function trains(s) {
     return (!model || !!model.corpus) && s.train !== '' && s.train !== '0';
   }
 
   function stacks(s) {
-    return s.layers !== '' && s.variants.indexOf('block') >= 0;
+    return s.variants.some(function (v) {
+      return run.variantStacks.indexOf(v) >= 0;
+    });
   }
 
   /* Whether settings s switch heads off in the modules' own pass
@@ -274,17 +277,19 @@
     if (s.qkvBias) a.push('--qkv-bias');
     if (s.kv !== null) a.push('--kv', s.kv);
     if (s.positions) a.push('--positions');
-    if (stacks(s)) a.push('--layers', s.layers);
+    if (s.layers !== '' && stacks(s)) a.push('--layers', s.layers);
     if (ablates(s)) {
       a.push('--ablate', s.ablate.join(','));
-      if (s.ablateMode !== 'zero') a.push('--ablate-mode', s.ablateMode);
+      if (s.ablateMode !== run.defaults['ablate-mode'])
+        a.push('--ablate-mode', s.ablateMode);
     }
     if (trains(s)) {
       a.push('--train', s.train, '--optimizer', s.optimizer);
       if (s.lr !== '') a.push('--lr', s.lr);
       if (s.grad) a.push('--grad');
       // the class's order of projections: the run's, kept
-      if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
+      if (run.qkvOrder !== run.defaults['qkv-order'])
+        a.push('--qkv-order', run.qkvOrder);
     }
     return a.concat(run.fixed, gen, ['--', s.sentence]);
   }
@@ -297,8 +302,9 @@
              model.corpus.column, '--optimizer', s.optimizer];
     if (s.lr !== '') a.push('--lr', s.lr);
     if (s.grad) a.push('--grad');
-    if (run.qkvOrder === 'qkv') a.push('--qkv-order', 'qkv');
-    if (run.seed !== '42') a.push('--seed', run.seed);
+    if (run.qkvOrder !== run.defaults['qkv-order'])
+      a.push('--qkv-order', run.qkvOrder);
+    if (run.seed !== run.defaults.seed) a.push('--seed', run.seed);
     return a;
   }
 
@@ -591,11 +597,11 @@
   function follow() {
     if (!ready) return;
     var s = read();
-    fields.layers.disabled = s.variants.indexOf('block') < 0;
+    fields.layers.disabled = !stacks(s);
     [fields.optimizer, fields.lr, fields.grad].forEach(function (f) {
       f.disabled = !trains(s);
     });
-    fields.lr.placeholder = s.optimizer === 'sgd' ? '0.1' : '0.01';
+    fields.lr.placeholder = run.defaults.lr[s.optimizer];
     if (GEN) GEN.follow();
   }
 
@@ -638,7 +644,7 @@
     train: run.train === null || model ? '0' : String(run.train),
     optimizer: run.optimizer, lr: run.lr === null ? '' : run.lr,
     grad: run.grad, ablate: page.ablated.slice(),
-    ablateMode: run.ablateMode === null ? 'zero' : run.ablateMode
+    ablateMode: run.ablateMode || run.defaults['ablate-mode']
   };
 
   /* A refused run: its message (the editor opens to show it, a link's

@@ -207,6 +207,28 @@ function mhaGeneration(p) {
     box.appendChild(columns);
   }
 
+  /* With --ablate: what the clean model (no head switched off) wrote from
+   * the same prompt, and where the two new texts part, as the text
+   * output says it (g.clean, html_generation.c). */
+  function cleanText(g) {
+    var c = g.clean, box = el('div', {'class': 'gen-clean'});
+    box.appendChild(el('p', {'class': 'gen-caption'},
+                       tr('The clean model (no head switched off) ' +
+                          'continued:')));
+    box.appendChild(el('p', {'class': 'gen-clean-text',
+                             id: 'generation-clean',
+                             'data-common': c.common}, c.text));
+    /* (one token: the singular's own words) */
+    box.appendChild(el('p', {'class': 'gen-caption', id: 'generation-part'},
+      c.same ? tr('The same new text as with the heads switched off.') :
+      c.common === 0 ? tr('The two new texts part at their first token.') :
+      c.common === 1 ? tr('The two new texts share their first token, ' +
+                          'then part.') :
+      tr('The two new texts share their first {0} tokens, then part.',
+         c.common)));
+    return box;
+  }
+
   function draw(view) {
     var g = gen(), n = g.tokens.length;
     if (at >= n) at = 0;
@@ -224,6 +246,7 @@ function mhaGeneration(p) {
     view.appendChild(el('p', {'class': 'summary hint'}, tr(
       'Move the slider, or focus it and use the arrow keys, to go through ' +
       'the steps.')));
+    if (g.clean) view.appendChild(cleanText(g));
     var box = el('div', {'class': 'gen-step', id: 'generation-at'});
     view.appendChild(box);
     slider.addEventListener('input', function () {
@@ -264,6 +287,10 @@ function mhaGenerationFields(p) {
   'use strict';
   var el = p.el, g = p.initial || {}, fields = {};
   var say = mhaGenerationSay(p.tr);
+  /* the defaults of the settings, from the options' rows (mha-run's
+   * "defaults", html.c): the fields' placeholders */
+  var run = document.getElementById('mha-run');
+  var defaults = run ? JSON.parse(run.textContent).defaults : {};
   var box = el('fieldset', {'class': 'edit-generation',
                             id: p.prefix + 'generation'});
   box.appendChild(el('legend', {}, say('Generation (--generate)')));
@@ -296,13 +323,13 @@ function mhaGenerationFields(p) {
       {type: 'checkbox'}, g.sample);
   add('temperature', say('Temperature (--temperature)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
-       placeholder: '1.0'}, g.temperature);
+       placeholder: defaults.temperature}, g.temperature);
   add('top-k', say('Top k (--top-k)'),
       {type: 'text', inputmode: 'numeric', size: '6', autocomplete: 'off',
-       placeholder: '50'}, g.topK);
+       placeholder: defaults['top-k']}, g.topK);
   add('top-p', say('Top p (--top-p)'),
       {type: 'text', inputmode: 'decimal', size: '6', autocomplete: 'off',
-       placeholder: '1.0'}, g.topP);
+       placeholder: defaults['top-p']}, g.topP);
   add('stop', say('Stop at (--stop; empty: none)'),
       {type: 'text', size: '12', autocomplete: 'off', spellcheck: 'false'},
       g.stop);

@@ -57,10 +57,12 @@ function mhaMaps(p) {
     };
   }
 
-  /* A colour bar of the 256 colours lut, lo at its left and hi at its
-   * right, then what a colour says. */
+  /* What a colour says, on a line of its own (its words may hold
+   * numbers and colons: "restored: 0 corrupted, 1 clean"), then a colour
+   * bar of the 256 colours lut, lo at its left and hi at its right. */
   function scaleBar(lut, lo, hi, says) {
     var box = el('p', {'class': 'map-legend'});
+    box.appendChild(el('span', {'class': 'map-measure'}, says));
     var bar = el('canvas', {width: 256, height: 1, 'class': 'map-bar',
                             'aria-hidden': 'true'});
     var ctx = bar.getContext('2d'), image = ctx.createImageData(256, 1);
@@ -69,7 +71,7 @@ function mhaMaps(p) {
     ctx.putImageData(image, 0, 0);
     box.appendChild(document.createTextNode(lo + ' '));
     box.appendChild(bar);
-    box.appendChild(document.createTextNode(' ' + hi + ': ' + says));
+    box.appendChild(document.createTextNode(' ' + hi));
     return box;
   }
 

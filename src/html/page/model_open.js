@@ -184,7 +184,10 @@
 
   /* Runs the text over the folder in the core and draws it. */
   function runText() {
-    var args = ['--model', dir].concat(GEN ? GEN.args() : [],
+    /* a --model run's page: the options it keeps as given (mha-run's
+     * fixed: --show-heads, --logit-lens, --precision, --cmap, ...) */
+    var args = ['--model', dir].concat(run.checkpoint ? run.fixed : [],
+                                       GEN ? GEN.args() : [],
                                        SW ? SW.args() : [],
                                        /* with --patch, --clean TEXT */
                                        [run.textAs ? '--' + run.textAs :

@@ -33,7 +33,9 @@ window.mhaModelSwitches = function (page, ui) {
   ['zero', 'mean'].forEach(function (m) {
     mode.appendChild(el('option', {value: m}, m));
   });
-  mode.value = ui.run.ablateMode === 'mean' ? 'mean' : 'zero';
+  /* the run's mode, else its row's default (mha-run's "defaults") */
+  var byDefault = ui.run.defaults['ablate-mode'];
+  mode.value = ui.run.ablateMode !== null ? ui.run.ablateMode : byDefault;
   field.appendChild(mode);
   mode.addEventListener('change', ui.rerun);
   /* (--patch and --head-scores switch no head: no field) */
@@ -89,7 +91,7 @@ window.mhaModelSwitches = function (page, ui) {
       if (all && given !== 'all-heads')
         return runs.length > 0 ? runs.concat(ui.run.mapArgs) : [];
       var a = ['--ablate', all ? given : sent.join(',')];
-      if (mode.value !== 'zero') a.push('--ablate-mode', mode.value);
+      if (mode.value !== byDefault) a.push('--ablate-mode', mode.value);
       return all ? a.concat(ui.run.mapArgs) : a;
     },
     /* Before a run's answer is drawn: its heads are the ones on view. */

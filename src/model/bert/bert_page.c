@@ -1,11 +1,13 @@
-/* bert_page.c: model/bert/bert.h and model/bert/bert_trace.h for the
+/* bert_page.c: model/bert/bert.h, bert_trace.h and bert_lm.h for the
  * WebAssembly core every live page carries (src/wasm/meson.build names
  * it in the place of this folder's files), which reads GPT-2's
  * checkpoint folders only (io/page_files.c): a BERT folder is refused,
  * naming the page that reads it (the families core's,
  * model/families_page.h). */
 #include "model/bert/bert.h"
+#include "model/bert/bert_lm.h"
 #include "model/bert/bert_trace.h"
+#include "model/bert/bert_notes.h"
 #include "model/families_page.h"
 
 bool bert_param_name(const char *name, int *layer)
@@ -53,3 +55,9 @@ bool bert_trace_makes_table(const run_request *rq, const model_input *in,
     (void)p;
     return false;
 }
+
+// no function: this core runs no intervention (intervene_page.c)
+const lm_ops bert_scores_lm = {0};
+
+/* No notes: the families core carries them (bert_notes.c). */
+const family_notes bert_notes = {.layer = NULL};

@@ -1,6 +1,7 @@
 /* bert_trace.c: a BERT checkpoint's run into the trace (bert_trace.h). */
 #include "model/bert/bert_trace.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,11 +128,17 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
         r->run.T = T;
     }
     free(b);
-    if (T > max)
-        return err_input(
-            err,
-            _("the text is more than %zu tokens, the model's max_position_embeddings"),
-            max);
+    if (T > max) {
+        // the whole pair's tokens, for the count the message gives
+        if (hf_tokenizer_encode(&b, &n, hf, pair, strlen(pair), false, SIZE_MAX,
+                                err) != 0)
+            return -1;
+        free(b);
+        return err_input(err,
+                         _("the text is %zu tokens; the model takes at most "
+                           "%zu (max_position_embeddings)"),
+                         *first + n + n_after, max);
+    }
     return ids == NULL ? err_nomem(err, _("tokens")) : 0;
 }
 
@@ -145,11 +152,15 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
         return -1;
     if (run->T == 0)
         return err_input(err, _("the text has no tokens"));
+    size_t given = 0;
     if (run->T > c->n_positions)
-        return err_input(
-            err,
-            _("the text is more than %zu tokens, the model's max_position_embeddings"),
-            c->n_positions);
+        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
+                                    err) != 0
+                   ? -1
+                   : err_input(err,
+                               _("the text is %zu tokens; the model takes "
+                                 "at most %zu (max_position_embeddings)"),
+                               given, c->n_positions);
     size_t first = run->T; // the tokens of type 0
     if (in->pair != NULL &&
         append_pair(r, &first, in->pair, c->n_positions, err) != 0)

@@ -117,9 +117,11 @@ static void piece_label(const void *ctx, char *buf, size_t size, int32_t id)
 }
 
 /* generated (N x 15), after the model's tables (generate.h's table),
- * each row labelled with its token's piece, and generated_top. */
+ * each row labelled with its token's piece, and generated_top; or, id
+ * TABLE_GENERATED_CLEAN, the clean model's generation as generated
+ * alone. */
 static int put_generated(trace *tr, const gpt2_tokenizer *tok,
-                         const generation *gen, mx_error *err)
+                         const generation *gen, table_id id, mx_error *err)
 {
     const size_t N = gen->n;
     char **names = calloc(N > 0 ? N : 1, sizeof *names);
@@ -134,9 +136,9 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
             goto out;
         }
     }
-    result = generation_put_table(tr, VARIANT_MODEL, gen,
-                                  (const char *const *)names, err);
-    if (result == 0)
+    result = generation_put_as(tr, VARIANT_MODEL, id, gen,
+                               (const char *const *)names, err);
+    if (result == 0 && id == TABLE_GENERATED)
         result =
             generation_put_top(tr, VARIANT_MODEL, gen, piece_label, tok, err);
 out:
@@ -297,11 +299,13 @@ int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
                         mx_error *err)
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
-    if (put_generated(tr, tok, gen, err) != 0 ||
+    if (put_generated(tr, tok, gen, TABLE_GENERATED, err) != 0 ||
         continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) != 0)
         return -1;
     if (clean == NULL)
         return 0;
+    if (put_generated(tr, tok, clean, TABLE_GENERATED_CLEAN, err) != 0)
+        return -1;
     tr->model.clean_common = generation_common(gen, clean);
     tr->model.clean_same =
         tr->model.clean_common == gen->n && gen->n == clean->n;

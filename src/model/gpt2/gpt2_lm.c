@@ -28,11 +28,12 @@ static size_t width(const void *m)
     return ((const gpt2_model *)m)->cfg.n_embd;
 }
 
-static int too_long(mx_error *err, size_t most)
+static int too_long(mx_error *err, size_t given, size_t most)
 {
     return err_input(
-        err, _("the text is more than %zu tokens, the model's n_positions"),
-        most);
+        err,
+        _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
+        given, most);
 }
 
 static int forward(const void *m, const int32_t *ids, size_t T,

@@ -100,10 +100,15 @@ static int open_text(gpt2_trace_run_state *r, const run_request *rq,
         return -1;
     if (run->T == 0)
         return err_input(err, _("the text has no tokens"));
+    size_t given = 0;
     if (run->T > c->n_positions)
-        return err_input(
-            err, _("the text is more than %zu tokens, the model's n_positions"),
-            c->n_positions);
+        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
+                                    err) != 0
+                   ? -1
+                   : err_input(err,
+                               _("the text is %zu tokens; the model takes "
+                                 "at most %zu (n_positions)"),
+                               given, c->n_positions);
     return checkpoint_run_labels(run, err);
 }
 
@@ -177,7 +182,8 @@ bool gpt2_trace_makes_table(const run_request *rq, const model_input *in,
         CHECKPOINT_INPUT_TABLES | CHECKPOINT_HEAD_TABLES |
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
-            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES |
+            GENERATE_CLEAN_TABLES);
 }
 
 /* ---- the tables --------------------------------------------------------------- */

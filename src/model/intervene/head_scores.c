@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/checkpoint_run.h"
 #include "model/family.h"
 #include "model/intervene/head_patterns.h"
 #include "model/intervene/lm_runs.h"
@@ -35,17 +36,46 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
     return 0;
 }
 
-/* The rows' names, "h.L.H" (the model's layer name). */
-static char **head_names(const trace *tr, const lm_shape *shape, mx_error *err)
+/* The heads shown, as the rest of a checkpoint's run shows them: the
+ * members of --layers and --show-heads (every head without them), as
+ * indices of the L·H heads, layer by layer, into shown (*n of them). */
+static int heads_shown(size_t *shown, size_t *n, const run_request *rq,
+                       const lm_shape *shape, mx_error *err)
 {
     const size_t L = shape->layers, H = shape->heads;
+    bool *layer = calloc(L, sizeof *layer), *head = calloc(H, sizeof *head);
+    int rc = layer != NULL && head != NULL
+                 ? 0
+                 : err_nomem(err, _("attention weights"));
+    if (rc == 0)
+        rc = checkpoint_run_select(layer, L, rq->layers, rq->n_layers,
+                                   RUN_LIST_LAYERS, err);
+    if (rc == 0)
+        rc = checkpoint_run_select(head, H, rq->show_heads, rq->n_show_heads,
+                                   RUN_LIST_SHOW_HEADS, err);
+    *n = 0;
+    for (size_t i = 0; rc == 0 && i < L * H; i++)
+        if (layer[i / H] && head[i % H])
+            shown[(*n)++] = i;
+    free(layer);
+    free(head);
+    return rc;
+}
+
+/* The rows' names, "h.L.H" (the model's layer name), of the n heads
+ * shown (indices of the L·H heads). */
+static char **head_names(const trace *tr, const lm_shape *shape,
+                         const size_t *shown, size_t n, mx_error *err)
+{
+    const size_t H = shape->heads;
     const char *layer = shape->layer != NULL ? shape->layer : lm_layer_name(tr);
-    char **names = calloc(L * H, sizeof *names);
-    for (size_t i = 0; names != NULL && i < L * H; i++) {
+    char **names = calloc(n, sizeof *names);
+    for (size_t i = 0; names != NULL && i < n; i++) {
         char name[64];
-        snprintf(name, sizeof name, "%s.%zu.%zu", layer, i / H, i % H);
+        snprintf(name, sizeof name, "%s.%zu.%zu", layer, shown[i] / H,
+                 shown[i] % H);
         if ((names[i] = strdup(name)) == NULL) {
-            lm_labels_free(names, L * H);
+            lm_labels_free(names, n);
             names = NULL;
         }
     }
@@ -76,40 +106,48 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     const size_t T = run.T, L = run.shape.layers, H = run.shape.heads;
     float *patterns = calloc(HEAD_PATTERNS * T * T, sizeof *patterns);
     float *product = calloc(T * T, sizeof *product);
-    matrix scores = {0}, logits = {0};
+    size_t *shown = calloc(L * H, sizeof *shown), n = 0;
+    matrix scores = {0};
     char **names = NULL;
     int rc = -1;
-    if (patterns == NULL || product == NULL) {
+    if (patterns == NULL || product == NULL || shown == NULL) {
         err_nomem(err, _("attention weights"));
         goto out;
     }
+    if (heads_shown(shown, &n, rq, &run.shape, err) != 0)
+        goto out;
     if (matrix_alloc(&scores, L * H, HEAD_PATTERNS, N_("attention weights"),
                      err) != 0)
         goto out;
     for (int k = 0; k < HEAD_PATTERNS; k++)
         head_detection_pattern(patterns + (size_t)k * T * T, k, run.ids, T);
     scorer s = {patterns, T, H, product, &scores};
-    if (lm_run_ids(&logits, &run, run.ids, T, NULL, 0, score_head, &s, err) !=
-        0)
+    if (lm_run_record(&run, score_head, &s, err) != 0)
         goto out;
-    if ((names = head_names(tr, &run.shape, err)) == NULL)
+    if ((names = head_names(tr, &run.shape, shown, n, err)) == NULL)
         goto out;
     static const char *const cols[] = {"previous_token", "duplicate_token",
                                        "induction"};
     const labels *rows =
-        trace_word_labels(tr, "", (const char *const *)names, L * H, err);
+        trace_word_labels(tr, "", (const char *const *)names, n, err);
     const labels *cl = trace_word_labels(tr, "", cols, HEAD_PATTERNS, err);
     const table_key key = {VARIANT_MODEL, 0, NO_HEAD, TABLE_HEAD_SCORES, false};
     table *t = rows && cl ? trace_new(tr, &key, rows, cl, err) : NULL;
     if (t == NULL)
         goto out;
-    memcpy(t->values.v, scores.v, L * H * HEAD_PATTERNS * sizeof *scores.v);
+    // every head shown: row l·H + h is head h of layer l (the CSV's keys);
+    // some: the rows are named by their labels alone
+    if (n == L * H)
+        t->map_heads = H;
+    for (size_t i = 0; i < n; i++)
+        memcpy(matrix_at(&t->values, i, 0), matrix_at(&scores, shown[i], 0),
+               HEAD_PATTERNS * sizeof *scores.v);
     trace_release(tr, t);
     rc = trace_flush(tr, err);
 out:
-    lm_labels_free(names, L * H);
+    lm_labels_free(names, n);
+    free(shown);
     matrix_free(&scores);
-    matrix_free(&logits);
     free(patterns);
     free(product);
     lm_text_close(&run);

@@ -1,5 +1,6 @@
 /* head_scores.h: each head's previous-token, duplicate-token and induction
- * score (--head-scores), on a model with an lm_head (model/lm.h), as
+ * score (--head-scores), on a model with an lm_head or on the model a
+ * family without one gives for them (model/lm.h; BERT's), as
  * TransformerLens's head_detector.py defines them (detect_head with its
  * defaults: error_measure "mul", no token excluded).
  *
@@ -18,10 +19,20 @@
  * with A its attn_weights (T x T), each sum over all T² values in the
  * order of PyTorch's sum (numerics/tensor.h, sum_all). 1: all its
  * attention goes where the pattern says; 0: none. The table head_scores
- * ((L·H) x 3) has a row per head ("h.3.1": layer 3, head 1).
+ * ((L·H) x 3) has a row per head ("h.3.1": layer 3, head 1), layer by
+ * layer; with --layers and --show-heads (a checkpoint's run), a row per
+ * head shown, as the run shows its heads' tables.
  *
  * Induction and duplicate scores need repeated tokens: --repeat-random N
- * makes the classic input, N random tokens then the same N again.
+ * makes the classic input, N random tokens then the same N again (within
+ * [CLS] ... [SEP] on BERT, lm_runs.h).
+ *
+ * A model whose attention looks both ways (BERT) also attends to later
+ * tokens (j > i). D stays lower triangular, as head_detector.py makes
+ * it, so attention forward is on no pattern, while A.sum() counts it
+ * (every row of A sums to 1 whichever way it looks): a score is the
+ * share of all the head's attention, backward and forward, that falls
+ * where D is 1.
  */
 #ifndef MHA_HEAD_SCORES_H
 #define MHA_HEAD_SCORES_H

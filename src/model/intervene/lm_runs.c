@@ -31,28 +31,55 @@ void lm_text_close(lm_text *run)
     *run = (lm_text){0};
 }
 
+/* What --repeat-random draws from: lm's draws, or every id below the
+ * vocabulary with nothing around them. */
+static int draws_of(lm_draws *d, const lm_text *run, mx_error *err)
+{
+    if (run->lm->draws != NULL)
+        return run->lm->draws(d, run->s, err);
+    *d = (lm_draws){.n_words = run->shape.vocab};
+    return 0;
+}
+
 int lm_text_random(lm_text *run, const lm_ops *lm, const run_request *rq,
                    size_t n, uint64_t seed, mx_error *err)
 {
     *run = (lm_text){.lm = lm};
-    if (lm->open(&run->s, &run->shape, rq, err) != 0)
-        return -1;
-    if (2 * n > run->shape.positions) {
-        const size_t most = run->shape.positions;
+    lm_draws d = {0};
+    if (lm->open(&run->s, &run->shape, rq, err) != 0 ||
+        draws_of(&d, run, err) != 0) {
         lm_text_close(run);
-        return err_detail_set(err, RUN_REPEAT_TOO_LONG, 0, n, most);
+        return -1;
     }
-    if ((run->ids = calloc(2 * n, sizeof *run->ids)) == NULL) {
+    const size_t around = d.n_before + d.n_after;
+    if (2 * n + around > run->shape.positions) {
+        const size_t most = run->shape.positions;
+        free(d.words);
+        lm_text_close(run);
+        return err_detail_set(err, RUN_REPEAT_TOO_LONG, around, n, most);
+    }
+    run->T = d.n_before + 2 * n + d.n_after;
+    if ((run->ids = calloc(run->T, sizeof *run->ids)) == NULL) {
+        free(d.words);
         lm_text_close(run);
         return err_nomem(err, _("tokens"));
     }
+    // [before] w[0..n) w[0..n) [after]
+    int32_t *half = run->ids + d.n_before;
     torch_rng g;
     rng_seed(&g, seed);
-    // random_from_to: a 32-bit draw modulo the range (below 2^32)
-    for (size_t i = 0; i < n; i++)
-        run->ids[i] = (int32_t)(rng_next32(&g) % run->shape.vocab);
-    memcpy(run->ids + n, run->ids, n * sizeof *run->ids);
-    run->T = 2 * n;
+    // random_from_to: a 32-bit draw modulo the range (below 2^32), the
+    // index of a word (the id itself when every id is a word)
+    for (size_t i = 0; i < n; i++) {
+        const size_t k = rng_next32(&g) % d.n_words;
+        half[i] = d.words != NULL ? d.words[k] : (int32_t)k;
+    }
+    memcpy(half + n, half, n * sizeof *half);
+    if (d.n_before > 0)
+        memcpy(run->ids, d.before, d.n_before * sizeof *run->ids);
+    if (d.n_after > 0)
+        memcpy(half + 2 * n, d.after, d.n_after * sizeof *run->ids);
+    free(d.words);
     return 0;
 }
 
@@ -101,6 +128,15 @@ int lm_run_ids(matrix *logits, lm_text *run, const int32_t *ids, size_t T,
     if (logits->v == NULL)
         return err_set(err, 1, _("the model made no logits"));
     return 0;
+}
+
+int lm_run_record(lm_text *run,
+                  int (*record)(void *ctx, const table_key *at, const matrix *m,
+                                mx_error *err),
+                  void *ctx, mx_error *err)
+{
+    const forward_hooks hk = {NULL, 0, record, ctx};
+    return run->lm->forward(run->s, run->ids, run->T, &hk, err);
 }
 
 int lm_text_logits(matrix *logits, lm_text *run, const replace_hook *replace,

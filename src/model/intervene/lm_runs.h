@@ -32,7 +32,9 @@ void lm_text_close(lm_text *run);
 
 /* Opens rq's model over n token ids drawn as torch.randint(0, V, (n,))
  * after torch.manual_seed(seed) (each id the generator's next 32-bit
- * value modulo V), then the same n again: 2n ids. */
+ * value modulo V), then the same n again: 2n ids. A model whose lm_ops
+ * has draws (lm.h: BERT's) draws words[torch.randint(0, n_words, (n,))]
+ * instead, and puts its special tokens around the 2n: [CLS] w w [SEP]. */
 int lm_text_random(lm_text *run, const lm_ops *lm, const run_request *rq,
                    size_t n, uint64_t seed, mx_error *err);
 
@@ -49,6 +51,14 @@ int lm_run_ids(matrix *logits, lm_text *run, const int32_t *ids, size_t T,
                int (*record)(void *ctx, const table_key *at, const matrix *m,
                              mx_error *err),
                void *ctx, mx_error *err);
+
+/* One forward pass over the text's own ids, without a hook that
+ * replaces, calling record(ctx, ...) at every hook point; the logits
+ * neither needed nor kept (a model without an lm_head runs it). */
+int lm_run_record(lm_text *run,
+                  int (*record)(void *ctx, const table_key *at, const matrix *m,
+                                mx_error *err),
+                  void *ctx, mx_error *err);
 
 /* lm_run_ids over the text's own ids, without a recorder. */
 int lm_text_logits(matrix *logits, lm_text *run, const replace_hook *replace,

@@ -1,10 +1,11 @@
-/* logit_lens_page.c: model/intervene/logit_lens.h for the page's
- * WebAssembly cores (src/wasm/meson.build names it in the place of
- * logit_lens.c). The page draws no logit lens (html/html_lens_page.c):
+/* logit_lens_page.c: model/intervene/logit_lens.h for the WebAssembly
+ * core of every live page (src/wasm/meson.build names it in the place of
+ * logit_lens.c). That core draws no logit lens (html/html_lens_page.c):
  * asked anyway, the run is refused (RUN_NOT_ON_PAGE, model/pipeline.h:
- * the caller names the option). The families
- * core carries the rest of this folder (--ablate from the page's
- * switches); the core of every page leaves it out (intervene_page.c).
+ * the caller names the option). The families core, which only the pages
+ * of --model runs carry, has this folder whole, the logit lens with it
+ * (a --logit-lens page keeps its view once its folder is open); the core
+ * of every page leaves the interventions out too (intervene_page.c).
  */
 #include "model/intervene/logit_lens.h"
 

@@ -132,6 +132,18 @@ int block_layer_forward(const matrix **out, const block_layer *b,
 {
     block_pass p = {
         .b = b, .attn = attn, .s = s, .hk = hk, .at = at, .pool = pool};
+    if (b->norm == NORM_NONE) {
+        // attention only: out (T, D) = x + attn_out
+        const matrix *f;
+        if (attn->run(attn->ctx, &f, x, err) != 0)
+            return -1;
+        matrix *y = get(&p, TABLE_OUT, err);
+        if (y == NULL)
+            return -1;
+        add(y, x, f);
+        *out = y;
+        return point(&p, TABLE_OUT, y, err);
+    }
     if (b->dropout > 0)
         p.drop = *b->dropout_rng;
     const matrix *mid;

@@ -10,6 +10,10 @@
  *     add_norm1 = norm1(x + dropout(attn_out))
  *     ffn_hidden, ffn_out = ffn(add_norm1)
  *     out       = norm2(add_norm1 + dropout(ffn_out))
+ *   attention only (the lessons' --attn-only, as the induction-heads
+ *   work's toy models):
+ *     attn_out  = attention(x)                      (the caller's)
+ *     out       = x + attn_out
  *   norm before (pre-norm), GPT2Block:
  *     ln_1      = ln_1(x)
  *     attn_out  = attention(ln_1)                   (the caller's)
@@ -47,6 +51,9 @@
 typedef enum {
     NORM_AFTER,  /* post-norm: norm(x + sublayer(x)) */
     NORM_BEFORE, /* pre-norm: x + sublayer(norm(x)) */
+    NORM_NONE,   /* the attention-only block (the lessons' --attn-only):
+                    out = x + attention(x), no norm, no feed-forward
+                    network, no dropout */
 } norm_place;
 
 /* One block: its parameters and how its family computes it. */

@@ -66,7 +66,7 @@ void block_free(block_params *p)
 block_layer block_layer_of(const block_params *p, const attention_config *cfg)
 {
     return (block_layer){
-        .norm = NORM_AFTER,
+        .norm = p->attn_only ? NORM_NONE : NORM_AFTER,
         .norm1 = {p->norm1_weight.v, p->norm1_bias.v, LAYER_NORM_EPS},
         .norm2 = {p->norm2_weight.v, p->norm2_bias.v, LAYER_NORM_EPS},
         .ffn = {dense_of_linear(&p->ff0), dense_of_linear(&p->ff2), ACT_RELU},
@@ -108,21 +108,6 @@ static matrix *block_table(void *ctx, table_id id, mx_error *err)
     return t == NULL ? NULL : &t->values;
 }
 
-/* The attention-only block over x (T, D):
- *   attn_out (T, D) = attention(x)
- *   out (T, D)      = x + attn_out */
-static int attn_only_forward(block_run *r, const table_key *at, mx_error *err)
-{
-    const matrix *attn;
-    if (block_attend(r, &attn, r->in->x, err) != 0)
-        return -1;
-    matrix *out = block_table(r, TABLE_OUT, err);
-    if (out == NULL)
-        return -1;
-    add(out, r->in->x, attn);
-    return hook_point(r->cfg->hooks, at, out, err);
-}
-
 /* TransformerBlock.forward over x (T, D) (post-norm; with --dropout P
  * in training mode, nn.Dropout(P) on the attention's and the
  * feed-forward's outputs, their masks drawn over the (B, T, D) batch one
@@ -132,7 +117,9 @@ static int attn_only_forward(block_run *r, const table_key *at, mx_error *err)
  *   add_norm1 (T, D)  = norm1(x + dropout(attn_out))
  *   ffn_hidden (T, F), ffn_out (T, D) = ff(add_norm1)
  *   ffn_out_dropout_mask (T, D)   (--dropout)
- *   out (T, D)        = norm2(add_norm1 + dropout(ffn_out)) */
+ *   out (T, D)        = norm2(add_norm1 + dropout(ffn_out))
+ * or, attention only (--attn-only, without dropout):
+ *   out (T, D)        = x + attn_out */
 int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                   const attention_input *in, const sequence_labels *lab,
                   mx_error *err)
@@ -150,8 +137,6 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
         return -1;
     const table_key at = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
                           false};
-    if (p->attn_only)
-        return attn_only_forward(&r, &at, err);
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep
     matrix sum = {0}, dropped = {0};

@@ -86,32 +86,26 @@ static int tape_forward(block_tape *t, const block_params *p,
     t->x = x;
     if (scratch_alloc(&t->s, &t->out, T, D, err) != 0)
         return -1;
-    if (p->attn_only) {
-        const matrix *attn;
-        if (tape_attend(t, &attn, x, err) != 0)
-            return -1;
-        add(&t->out, x, attn);
-        return 0;
-    }
+    // attention only: out alone (t's other matrices stay empty)
     const size_t F = p->ff0.weight.rows;
     matrix *td[] = {&t->sum1, &t->norm1, &t->ffn, &t->sum2};
-    for (size_t i = 0; i < sizeof td / sizeof *td; i++)
+    for (size_t i = 0; !p->attn_only && i < sizeof td / sizeof *td; i++)
         if (scratch_alloc(&t->s, td[i], T, D, err) != 0)
             return -1;
-    if (scratch_alloc(&t->s, &t->hidden, T, F, err) ||
-        scratch_alloc(&t->s, &t->stats, 4, T, err))
+    if (!p->attn_only && (scratch_alloc(&t->s, &t->hidden, T, F, err) ||
+                          scratch_alloc(&t->s, &t->stats, 4, T, err)))
         return -1;
     block_layer b = block_layer_of(p, cfg);
     b.dropout = 0;
     const block_attention attn = {tape_attend, t};
-    const block_store store = {.get = tape_table,
-                               .ctx = t,
-                               .sum1 = &t->sum1,
-                               .sum2 = &t->sum2,
-                               .mean1 = matrix_at(&t->stats, 0, 0),
-                               .rstd1 = matrix_at(&t->stats, 1, 0),
-                               .mean2 = matrix_at(&t->stats, 2, 0),
-                               .rstd2 = matrix_at(&t->stats, 3, 0)};
+    block_store store = {
+        .get = tape_table, .ctx = t, .sum1 = &t->sum1, .sum2 = &t->sum2};
+    if (!p->attn_only) {
+        store.mean1 = matrix_at(&t->stats, 0, 0);
+        store.rstd1 = matrix_at(&t->stats, 1, 0);
+        store.mean2 = matrix_at(&t->stats, 2, 0);
+        store.rstd2 = matrix_at(&t->stats, 3, 0);
+    }
     const matrix *y;
     return block_layer_forward(&y, &b, &attn, &store, x, NULL, NULL, cfg->pool,
                                err);

@@ -15,14 +15,18 @@
 #include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
-/* The one variant whose model the interventions run. */
-#define LM_VARIANT VARIANT_ID_BLOCK
+/* The variant a layer's tables are known by (table_key), as the block's
+ * module (block.c) records them and a checkpoint's layers and the
+ * interventions (model/intervene/) name them; the session's own variant
+ * (lm_session's variant) is the one whose row has an lm_head. */
+#define LAYER_KEY VARIANT_ID_BLOCK
 
 struct lm_session {
-    run_request rq;  /* the run's, without hooks */
-    tokenized tok;   /* the shown sentence's words; the vocabulary */
-    train_data data; /* the sentences trained on */
-    trace names;     /* owns the labels below */
+    variant_id variant; /* the run's one variant, whose row has lm_head */
+    run_request rq;     /* the run's, without hooks */
+    tokenized tok;      /* the shown sentence's words; the vocabulary */
+    train_data data;    /* the sentences trained on */
+    trace names;        /* owns the labels below */
     const labels *vocab, *dims;
     attention_config cfg; /* the run's module, one thread, no hooks */
     variant_sizes sz;
@@ -40,7 +44,7 @@ static void close_session(lm_session *s)
 {
     if (s == NULL)
         return;
-    trained_start_free(&s->sm, LM_VARIANT);
+    trained_start_free(&s->sm, s->variant);
     free(s->zmean);
     matrix_free(&s->drawn);
     matrix_free(&s->pos);
@@ -50,13 +54,16 @@ static void close_session(lm_session *s)
     free(s);
 }
 
-/* The run is one trained block model (--train refuses --dropout and
- * --draw: the forward pass is the training's, without dropout). */
+/* The run is one trained model of a variant whose row has an lm_head,
+ * the block's (--train refuses --dropout and --draw: the forward pass is
+ * the training's, without dropout). */
 static int check_trained_block(const run_request *rq, mx_error *err)
 {
     if (!rq->train)
         return err_detail_set(err, RUN_LESSON_UNTRAINED, 0, 0, 0);
-    if (rq->variants != VARIANT_BLOCK)
+    // one variant, whose row has an lm_head (variants.h)
+    if ((rq->variants & (rq->variants - 1)) != 0 ||
+        (rq->variants & variants_taking(TAKES_LM_HEAD)) == 0)
         return err_detail_set(err, RUN_LESSON_NOT_BLOCK, 0, 0, 0);
     return 0;
 }
@@ -122,6 +129,9 @@ static int open_session(lm_session **out, lm_shape *shape,
     if (s == NULL)
         return err_nomem(err, _("the model"));
     trace_init(&s->names);
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (rq->variants == model_variants[i].bit)
+            s->variant = model_variants[i].id;
     s->rq = *rq;
     s->rq.replace = NULL;
     s->rq.n_replace = 0;
@@ -145,7 +155,7 @@ static int open_session(lm_session **out, lm_shape *shape,
                                 .scale = rq->model.scale,
                                 .qkv_bias = rq->model.qkv_bias,
                                 .batch = 1};
-    s->sz = trained_sizes_of(LM_VARIANT, rq, &s->cfg);
+    s->sz = trained_sizes_of(s->variant, rq, &s->cfg);
     s->layers = rq->model.block_layers > 0 ? rq->model.block_layers : 1;
     s->vocab = trace_word_labels(&s->names, "",
                                  (const char *const *)s->tok.vocab, V, err);
@@ -158,7 +168,7 @@ static int open_session(lm_session **out, lm_shape *shape,
     }
     // a stack's rows are its blocks', as the run's trace names them
     *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C,
-                        rq->model.block_layers > 0 ? variant_id_name(LM_VARIANT)
+                        rq->model.block_layers > 0 ? variant_id_name(LAYER_KEY)
                                                    : NULL};
     *out = s;
     return 0;
@@ -182,7 +192,7 @@ static int train_session(lm_session *s, mx_error *err)
         rng_normal_fill(s->pos.v, s->C * D, 0.0, 1.0, &g);
     const matrix *pos = s->rq.model.positions ? &s->pos : NULL;
     const trained_labels lab = {s->vocab, s->dims, NULL};
-    if (trained_start_make(&s->sm, LM_VARIANT, &s->rq, &s->sz, &g, &s->drawn,
+    if (trained_start_make(&s->sm, s->variant, &s->rq, &s->sz, &g, &s->drawn,
                            pos, &lab, err) != 0)
         return -1;
     s->model =
@@ -193,7 +203,7 @@ static int train_session(lm_session *s, mx_error *err)
     float *losses = calloc(opt.steps + 1, sizeof *losses);
     if (losses == NULL)
         return err_nomem(err, _("the losses"));
-    const int rc = train_run(losses, &s->model, LM_VARIANT, &s->sz.dims,
+    const int rc = train_run(losses, &s->model, s->variant, &s->sz.dims,
                              &s->sz.acfg, s->data.s, s->data.n, &opt, err);
     free(losses);
     s->trained = rc == 0;
@@ -207,7 +217,7 @@ static int ready(lm_session *s, mx_error *err)
 {
     if (s->trained)
         return 0;
-    start_model *run = trained_made_model(s->rq.made, LM_VARIANT);
+    start_model *run = trained_made_model(s->rq.made, s->variant);
     if (run == NULL)
         return train_session(s, err);
     s->model =
@@ -273,7 +283,7 @@ static void label(char *buf, size_t size, const lm_session *s, int32_t id)
 static table_key as_hidden(const table_key *at)
 {
     table_key k = *at;
-    if (k.variant == LM_VARIANT && k.id == TABLE_OUT && k.head == NO_HEAD)
+    if (k.variant == LAYER_KEY && k.id == TABLE_OUT && k.head == NO_HEAD)
         k.id = TABLE_HIDDEN;
     return k;
 }
@@ -312,7 +322,7 @@ static int renamed_replace(replace_hook **out, matrix **values,
     for (size_t i = 0; i < n; i++) {
         replace_hook *k = &(*out)[i];
         *k = hk->replace[i];
-        if (k->at.variant == LM_VARIANT && k->at.id == TABLE_HIDDEN)
+        if (k->at.variant == LAYER_KEY && k->at.id == TABLE_HIDDEN)
             k->at.id = TABLE_OUT;
         if (s->zmean == NULL || k->action != HOOK_MEAN ||
             k->at.id != TABLE_HEAD_CONTEXT)
@@ -376,10 +386,10 @@ static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
     attention_config acfg = s->sz.acfg;
     acfg.hooks = hk;
     const attention_input in = {x, x};
-    if (variant_row_of(LM_VARIANT)
+    if (variant_row_of(s->variant)
             ->forward(tr, s->model.module, &acfg, &in, &seq, err) != 0)
         return -1;
-    const table_key last = {LM_VARIANT, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
+    const table_key last = {LAYER_KEY, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
                             false};
     const table *out = trace_find(tr, &last);
     if (out == NULL)
@@ -419,7 +429,7 @@ static int forward(lm_session *s, const int32_t *ids, size_t T,
     trace tr;
     trace_init(&tr);
     tr.stacked_variant =
-        s->rq.model.block_layers > 0 ? LM_VARIANT : VARIANT_INPUT;
+        s->rq.model.block_layers > 0 ? LAYER_KEY : VARIANT_INPUT;
     matrix x = {0}, logits = {0};
     int rc = renamed_replace(&replace, &values, s, hk, T, err);
     forward_hooks with = inner;
@@ -452,7 +462,7 @@ static int keep_z(void *ctx, const table_key *at, const matrix *m,
 {
     (void)err;
     const z_rows *k = ctx;
-    if (at->variant != LM_VARIANT || at->id != TABLE_HEAD_CONTEXT)
+    if (at->variant != LAYER_KEY || at->id != TABLE_HEAD_CONTEXT)
         return 0;
     float *head =
         k->z + ((size_t)at->layer * k->H + (size_t)at->head) * k->N * k->hd;
@@ -523,4 +533,5 @@ const lm_ops lesson_lm = {
     .forward = forward,
     .unembed = unembed,
     .close = close_session,
+    .variant = LAYER_KEY,
 };

@@ -19,4 +19,4 @@ static int open_none(lm_session **s, lm_shape *shape, const run_request *rq,
                           0, 0);
 }
 
-const lm_ops lesson_lm = {.open = open_none};
+const lm_ops lesson_lm = {.open = open_none, .variant = VARIANT_ID_BLOCK};

@@ -11,6 +11,7 @@
 #include "io/json.h"
 #include "model/lesson/model.h"
 #include "model/lesson/stack.h"
+#include "model/lesson/variants.h"
 #include "numerics/floatfmt.h"
 
 #define MANIFEST_FORMAT "mha-explain trained model"
@@ -106,10 +107,12 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
                 C = rows_of(tr, model_variants[i].id, TABLE_POS_EMBEDDING);
         }
     const size_t D = rq->model.d_model;
-    const bool block = (rq->variants & VARIANT_BLOCK) != 0;
-    const size_t ff = !block || rq->model.attn_only ? 0
-                      : rq->model.ff != 0           ? rq->model.ff
-                                                    : 4 * D;
+    // the feed-forward width and the stack of a variant that has them
+    const bool ffn = (rq->variants & variants_taking(TAKES_FF)) != 0;
+    const bool stacked = (rq->variants & variants_taking(TAKES_LAYERS)) != 0;
+    const size_t ff = !ffn || rq->model.attn_only ? 0
+                      : rq->model.ff != 0         ? rq->model.ff
+                                                  : 4 * D;
     fprintf(f,
             "],\n  \"d_model\": %zu,\n  \"d_out\": %zu,\n  \"heads\": %zu,\n"
             "  \"ff\": %zu,\n  \"layers\": %zu,\n  \"attn_only\": %s,\n"
@@ -117,8 +120,8 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
             D, rq->model.d_out, rq->model.heads, ff,
-            block ? rq->model.block_layers : 0,
-            bool_text(block && rq->model.attn_only),
+            stacked ? rq->model.block_layers : 0,
+            bool_text(ffn && rq->model.attn_only),
             bool_text(rq->model.qkv_bias), bool_text(rq->model.causal),
             bool_text(rq->model.scale), C,
             rq->tokens == TOKENS_CHARS ? "chars" : "words",

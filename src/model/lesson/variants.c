@@ -42,6 +42,8 @@ static bool takes(size_t i, enum variant_takes what)
         return (tables & DROPOUT_TABLES) == 0;
     case TAKES_AVERAGE:
         return (tables & TABLE_BIT(ATTN_WEIGHTS_AVG)) != 0;
+    case TAKES_LM_HEAD:
+        return row->lm_head;
     }
     return false;
 }

@@ -66,6 +66,11 @@ typedef struct {
     bool d_model_wide;
     /* --layers N stacks N of its modules (stack.h). */
     bool stacks;
+    /* Trained (--train), its model is a language model with a residual
+     * stream and an lm_head over the vocabulary, as a checkpoint's: the
+     * interventions run on it (lesson_lm.c; the options of
+     * TAKES_LM_HEAD). */
+    bool lm_head;
     enum head_making heads;
 
     /* The bytes of its module (the struct of its parameters), which
@@ -130,6 +135,8 @@ enum variant_takes {
                            (the others) */
     TAKES_AVERAGE,      /* --average: its heads have a mean
                            (attn_weights_avg among its tables) */
+    TAKES_LM_HEAD,      /* the interventions (--patch, --head-scores,
+                           ...): trained, it is a language model (lm_head) */
 };
 
 /* The variants (a set of variant_bits) whose rows take `what`. */

@@ -29,12 +29,12 @@ static size_t width(const void *m)
     return ((const llama_model *)m)->cfg.hidden;
 }
 
-static int too_long(mx_error *err, size_t most)
+static int too_long(mx_error *err, size_t given, size_t most)
 {
-    return err_input(
-        err,
-        _("the text is more than %zu tokens, the model's max_position_embeddings"),
-        most);
+    return err_input(err,
+                     _("the text is %zu tokens; the model takes at most %zu "
+                       "(max_position_embeddings)"),
+                     given, most);
 }
 
 static int forward(const void *m, const int32_t *ids, size_t T,

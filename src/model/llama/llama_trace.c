@@ -93,11 +93,14 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
                                    in->sentence, in->len, c->n_positions, err);
     if (rc == 0 && run->T == 0)
         rc = err_input(err, _("the text has no tokens"));
-    if (rc == 0 && run->T > c->n_positions)
-        rc = err_input(
-            err,
-            _("the text is more than %zu tokens, the model's max_position_embeddings"),
-            c->n_positions);
+    size_t given = 0;
+    if (rc == 0 && run->T > c->n_positions &&
+        (rc = gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
+                                   err)) == 0)
+        rc = err_input(err,
+                       _("the text is %zu tokens; the model takes at most %zu "
+                         "(max_position_embeddings)"),
+                       given, c->n_positions);
     if (rc == 0)
         rc = llama_window_check(c, run->T, err);
     run->label = label_of;
@@ -161,7 +164,8 @@ bool llama_trace_makes_table(const run_request *rq, const model_input *in,
             CHECKPOINT_LAYER_TABLES | CHECKPOINT_MODEL_TABLES |
             ROTARY_HEAD_TABLES | ROTARY_MODEL_TABLES |
             table_bit(TABLE_GENERATED) | table_bit(TABLE_GENERATED_TOP) |
-            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES);
+            table_bit(TABLE_KV_CACHE_SIZE) | GENERATE_MAP_TABLES |
+            GENERATE_CLEAN_TABLES);
 }
 
 /* ---- the tables -------------------------------------------------------- */

@@ -100,6 +100,15 @@ int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
     return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
 }
 
+int gpt2_tokenizer_count(size_t *n, const gpt2_tokenizer *t, const char *text,
+                         size_t len, mx_error *err)
+{
+    int32_t *ids = NULL;
+    const int rc = gpt2_tokenizer_encode(&ids, n, t, text, len, SIZE_MAX, err);
+    free(ids);
+    return rc;
+}
+
 /* A byte-level piece's bytes: each character back through
  * bytes_to_unicode; the piece as it is if it is not byte-level. */
 static size_t piece_bytes(unsigned char *raw, size_t cap,

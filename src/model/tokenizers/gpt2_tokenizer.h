@@ -40,6 +40,11 @@ int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
                           const char *text, size_t len, size_t max,
                           mx_error *err);
 
+/* *n: the number of tokens of text[0..len) (the whole text, for the
+ * message that refuses one too long for the model). */
+int gpt2_tokenizer_count(size_t *n, const gpt2_tokenizer *t, const char *text,
+                         size_t len, mx_error *err);
+
 /* The tokenizer.json reader, or NULL when the folder's vocab.json and
  * merges.txt are read. */
 struct hf_tokenizer;

@@ -20,7 +20,8 @@ typedef struct {
     size_t len;
     int32_t id;
     bool lstrip, rstrip;
-    bool raw; /* matched before normalising */
+    bool raw;     /* matched before normalising */
+    bool special; /* "special": true ([CLS], [SEP], [PAD], ...) */
 } hf_added;
 
 #define HF_MAX_SPECIAL 16

@@ -76,8 +76,8 @@ static int read_added(hf_tokenizer *t, const json_doc *doc,
         memcpy(a->content, json_str(doc, c), c->len + 1);
         a->len = c->len;
         t->n_added++;
-        const bool special = tok_json_flag(doc, m, "special", false);
-        a->raw = !tok_json_flag(doc, m, "normalized", !special);
+        a->special = tok_json_flag(doc, m, "special", false);
+        a->raw = !tok_json_flag(doc, m, "normalized", !a->special);
         a->lstrip = tok_json_flag(doc, m, "lstrip", false);
         a->rstrip = tok_json_flag(doc, m, "rstrip", false);
         if (tok_map_set(&t->vocab, a->content, a->len, a->id) != 0 ||
@@ -448,4 +448,12 @@ void hf_tokenizer_specials(const int32_t **before, size_t *n_before,
     *n_before = t->n_before;
     *after = t->after;
     *n_after = t->n_after;
+}
+
+bool hf_tokenizer_special(const hf_tokenizer *t, int32_t id)
+{
+    for (size_t i = 0; i < t->n_added; i++)
+        if (t->added[i].id == id && t->added[i].special)
+            return true;
+    return false;
 }

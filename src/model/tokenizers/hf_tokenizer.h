@@ -67,6 +67,11 @@ void hf_tokenizer_specials(const int32_t **before, size_t *n_before,
                            const int32_t **after, size_t *n_after,
                            const hf_tokenizer *t);
 
+/* Whether id is an added token marked "special" ([CLS], [SEP], [PAD],
+ * [UNK], [MASK] in BERT's file): the tokens transformers' all_special_ids
+ * names, which a text's words never are. */
+bool hf_tokenizer_special(const hf_tokenizer *t, int32_t id);
+
 /* Token id's string (*len bytes), or NULL for an id no token has. */
 const char *hf_tokenizer_piece(const hf_tokenizer *t, int32_t id, size_t *len);
 

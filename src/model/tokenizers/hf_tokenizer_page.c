@@ -80,3 +80,10 @@ const char *hf_tokenizer_piece(const hf_tokenizer *t, int32_t id, size_t *len)
     *len = 0;
     return NULL;
 }
+
+bool hf_tokenizer_special(const hf_tokenizer *t, int32_t id)
+{
+    (void)t;
+    (void)id;
+    return false;
+}

@@ -162,6 +162,7 @@ static void block_explain(char *text, size_t size, const model_dims *d)
 const variant_row block_variant = {
     .d_model_wide = true,
     .stacks = true,
+    .lm_head = true,
     .heads = HEADS_SPLIT,
     .module_size = sizeof(block_stack),
     .init = block_make,

@@ -1,0 +1,17 @@
+/* text_rounds.h: the line under a map of the interventions whose every
+ * value prints as 0 at --precision although some is not 0 (--metric prob
+ * over GPT-2's 50257 words: changes near 5e-06), saying so, with the
+ * largest value and the --precision that shows it. */
+#ifndef MHA_TEXT_ROUNDS_H
+#define MHA_TEXT_ROUNDS_H
+
+#include <stdio.h>
+
+#include "model/trace.h"
+
+/* Writes the line (and its line end) under t, a table printed with
+ * `precision` decimals, when t is a map (render/map_axes.h) whose every
+ * finite value rounds to 0 there and one is not 0; else nothing. */
+void text_rounds_note(FILE *out, const table *t, int precision);
+
+#endif
