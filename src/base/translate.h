@@ -25,5 +25,8 @@ static inline const char *translated(const char *msgid)
 #define _(msgid) translated(msgid)
 /* A message marked for translation, translated later where it is used. */
 #define N_(msgid) (msgid)
+/* The same for a message and its plural, as two initialisers of a row
+ * whose number ngettext picks the form by (model/family_notes.h). */
+#define NN_(msgid, msgid_plural) (msgid), (msgid_plural)
 
 #endif

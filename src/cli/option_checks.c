@@ -316,6 +316,9 @@ int options_validate(options *opt, mx_error *err)
         return err_usage(err, _("--input: say which column holds the "
                                 "sentences with --column NAME"));
     opt->plot_look.scale = opt->color_scale;
+    opt->plot_look.ablated = opt->ablate_heads;
+    opt->plot_look.n_ablated = opt->n_ablate_heads;
+    opt->plot_look.ablate_mode = opt->ablate_mode;
     if (opt->given[OPT_PRECISION])
         opt->plot_look.decimals = opt->precision;
     if (opt->input != NULL && opt->embeddings != NULL)

@@ -8,8 +8,10 @@
 #include "io/model_type.h"
 #include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
+#include "model/bert/bert_notes.h"
 #include "model/bert/bert_trace.h"
 #include "model/gpt2/gpt2.h"
+#include "model/gpt2/gpt2_notes.h"
 #include "model/gpt2/gpt2_trace.h"
 #include "model/lesson/lesson_ablate.h"
 #include "model/lesson/lesson_lm.h"
@@ -17,6 +19,7 @@
 #include "model/lesson/lesson_tokens.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
+#include "model/llama/llama_notes.h"
 #include "model/llama/llama_trace.h"
 
 /* The model_types each checkpoint family reads (config.json's
@@ -32,8 +35,9 @@ static const char *const gpt2_types[] = {"gpt2", NULL};
 static const model_family families[] = {
     {
         .model_name = "bert",
+        .title = N_("BERT"),
         .layer_name = "layer",
-        .explain = EXPLAIN_BERT,
+        .notes = &bert_notes,
         .model_types = bert_types,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
@@ -44,8 +48,9 @@ static const model_family families[] = {
     },
     {
         .model_name = "llama",
+        .title = N_("Llama-style"),
         .layer_name = "layers",
-        .explain = EXPLAIN_ROTARY,
+        .notes = &llama_notes,
         .generates = true,
         .generates_ablated = true,
         .model_types = llama_types,
@@ -58,8 +63,9 @@ static const model_family families[] = {
     },
     {
         .model_name = "gpt2",
+        .title = N_("GPT-2"),
         .layer_name = "h",
-        .explain = EXPLAIN_CHECKPOINT,
+        .notes = &gpt2_notes,
         .generates = true,
         .generates_ablated = true,
         .model_types = gpt2_types,
@@ -73,8 +79,9 @@ static const model_family families[] = {
     },
     {
         .model_name = NULL,
+        .title = N_("lesson"),
         .layer_name = NULL,
-        .explain = EXPLAIN_MODULES,
+        .notes = NULL,
         .generates = true, /* once trained (model/lesson/lesson_generate.h) */
         .model_types = NULL,
         .check = lesson_check,
@@ -111,20 +118,46 @@ static bool lists(const model_family *row, const char *type)
     return false;
 }
 
+/* The model_types of the rows for which which(row) holds, joined with
+ * ", " into known (size bytes). */
+static void types_joined(char *known, size_t size,
+                         bool (*which)(const model_family *))
+{
+    size_t used = 0;
+    known[0] = '\0';
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        for (size_t j = 0;
+             which(&families[i]) && families[i].model_types != NULL &&
+             families[i].model_types[j] != NULL;
+             j++) {
+            int n = snprintf(known + used, size - used, "%s%s",
+                             used > 0 ? ", " : "", families[i].model_types[j]);
+            if (n > 0 && (size_t)n < size - used)
+                used += (size_t)n;
+        }
+}
+
+static bool every_row(const model_family *row)
+{
+    (void)row;
+    return true;
+}
+
+static bool generates_ablated(const model_family *row)
+{
+    return row->generates_ablated;
+}
+
+void family_types_generating_ablated(char *out, size_t size)
+{
+    types_joined(out, size, generates_ablated);
+}
+
 /* Refuses the model_type no row lists, naming those the rows list. */
 static int refuse_type(const char *dir, const char *type, mx_error *err)
 {
-    char known[256] = "";
-    size_t used = 0;
-    for (size_t i = 0; i < N_FAMILIES; i++)
-        for (size_t j = 0; families[i].model_types != NULL &&
-                           families[i].model_types[j] != NULL;
-             j++) {
-            int n = snprintf(known + used, sizeof known - used, "%s%s",
-                             used > 0 ? ", " : "", families[i].model_types[j]);
-            if (n > 0 && (size_t)n < sizeof known - used)
-                used += (size_t)n;
-        }
+    char known[256];
+    types_joined(known, sizeof known, every_row);
     return err_input(err,
                      _("%s/config.json: this program reads no model_type "
                        "'%s' (it reads %s)"),

@@ -32,32 +32,26 @@
 
 #include "base/error.h"
 #include "model/catalogue.h"
+#include "model/family_notes.h"
 #include "model/lm.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
-
-/* Which of the renderer's explanations --explain and the page use for a
- * family's tables (render/explain.h reads it). */
-enum family_explain {
-    EXPLAIN_MODULES,    /* the lessons' notes: each module, step by step */
-    EXPLAIN_CHECKPOINT, /* what a real model adds: pieces, layers, the
-                           model view */
-    EXPLAIN_BERT,       /* what BERT changes: both directions, [CLS] and
-                           [SEP], post-norm, the masked-word head */
-    EXPLAIN_ROTARY,     /* a Llama-style model: RMSNorm, rotary positions,
-                           shared key/value heads, the gated network */
-};
 
 typedef struct model_family {
     /* The name of the model outside its layers, as headings, the CSV's
      * variant column and --csv-dir's files spell it ("gpt2"), or NULL:
      * every table is named by its variant ("fused", "block"). */
     const char *model_name;
+    /* The family's name in messages ("a %s model"), to translate. */
+    const char *title;
     /* A layer's name in headings before its index ("h": "[h.3]"), for a
      * family whose tables have layers; NULL otherwise. */
     const char *layer_name;
-    enum family_explain explain;
+    /* Its --explain notes, in its folder (family_notes.h), which
+     * render/explain_checkpoint.c prints; NULL for the lesson's family,
+     * whose notes are each module's, step by step (render/explain.c). */
+    const family_notes *notes;
     /* Whether the family continues a text (--generate, model/generate.h):
      * such a family's run then gives the generation loop its step over a
      * cache it keeps (a generate_model: GPT-2's is
@@ -124,6 +118,10 @@ const model_family *family_of(const run_request *rq, mx_error *err);
 /* Whether some family names a checkpoint parameter name (--tables with
  * --model, checked before the folder says which family it is). */
 bool family_param_name(const char *name);
+
+/* The model_types of the rows that generate with heads switched off
+ * (generates_ablated), joined with ", " into out (size bytes). */
+void family_types_generating_ablated(char *out, size_t size);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);

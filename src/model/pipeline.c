@@ -30,14 +30,16 @@ static int check_generates(const model_family *family, const run_request *rq,
         return err_usage(err,
                          _("--generate: this program does not continue "
                            "texts with a %s model"),
-                         family->model_name ? family->model_name : "lesson");
-    if (rq->generate > 0 && rq->n_ablate > 0 && !family->generates_ablated)
+                         _(family->title));
+    if (rq->generate > 0 && rq->n_ablate > 0 && !family->generates_ablated) {
+        char types[256];
+        family_types_generating_ablated(types, sizeof types);
         return err_usage(err,
                          _("--generate with --ablate: this program switches "
                            "heads off while generating with a --model "
-                           "checkpoint (GPT-2, Llama-style), not with a %s "
-                           "model"),
-                         family->model_name ? family->model_name : "lesson");
+                           "checkpoint (%s), not with a %s model"),
+                         types, _(family->title));
+    }
     return 0;
 }
 

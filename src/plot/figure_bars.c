@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <glib.h>
-
 #include "base/i18n.h"
 
 /* A masked cell: neutral grey, with darker diagonal hatching when it is
@@ -188,14 +186,11 @@ void fig_draw_colour_bar(cairo_t *cr, const section *S, double x)
         const char *caption = bar_caption(S);
         double w, line_h;
         fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &w, &line_h);
-        size_t n = (size_t)g_utf8_strlen(caption, -1);
         if (S->strip) // across, under the bar of a strip's one row
             fig_draw_wrapped(cr, LABEL_FONT, caption, STRIP_CAPTION_W, x,
                              y + height + STRIP_CAPTION_GAP, 0, 0, 0);
         else if (fig_upright(caption)) /* Chinese never sideways */
-            fig_draw_upright(cr, caption, x - 6 - line_h / 2,
-                             y + fmax(0.0, (height - (double)n * line_h) / 2),
-                             line_h);
+            fig_draw_vertical(cr, caption, x - 6, y, height, line_h);
         else // on more lines beside a bar shorter than it (bar_lines)
             fig_draw_wrapped(cr, LABEL_FONT, caption, height, x - 6,
                              y + height / 2, 0.5, 1.0, QUARTER_TURN);

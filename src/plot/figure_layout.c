@@ -14,7 +14,7 @@ size_t fig_blocks(size_t n, size_t k)
 }
 
 /* The cell size and the panel's box for the section's block size. */
-static void size_section(section *S, const figure *pg)
+static void size_section(section *S, const figure *pg, cairo_t *cr)
 {
     const double line_h = pg->line_h, title_h = pg->title_h;
     size_t longest = S->rows > S->cols ? S->rows : S->cols;
@@ -46,7 +46,7 @@ static void size_section(section *S, const figure *pg)
     /* a map much taller than wide (head_scores: L·H rows x 3 scores, 144
      * x 3 for GPT-2 small) would be a strip too narrow for its column
      * labels: its columns are wider, each labelled */
-    if (fig_map_caption(S) != NULL && cell < line_h &&
+    if (fig_map_caption(S) != NULL && cell <= line_h &&
         (double)rows_b >= WIDE * (double)cols_b)
         cell = fmax(cell, fmin(MAX_CELL, MAX_SIDE / (double)cols_b));
     // a table with a text in each cell (the logit lens's tokens): cells
@@ -83,24 +83,25 @@ static void size_section(section *S, const figure *pg)
     S->box_w = S->row_label_w + PAD + fmax(map_w + beside, S->title_w);
     S->box_h = title_h + PAD + map_h + PAD + col_label_h + S->axis_h;
     S->bar_h = map_h > BAR_MAX ? BAR_MAX : map_h < BAR_MIN ? BAR_MIN : map_h;
-    /* a map's bar as tall as its caption (figure_maps.c); a map of texts
-     * in its cells (the logit lens), no taller than its panel under its
-     * title (a lens of two layers), its caption then wrapped beside it,
-     * a sideways one (bar_lines) */
-    S->bar_h = fmax(S->bar_h, S->caption_w);
+    /* a map's bar as tall as the map, as matplotlib's colorbar beside
+     * its axes (a 2 x 2 map's about as its two rows, 144 x 3 head
+     * scores' as their column), and at least BAR_MIN for its ticks and
+     * a caption on a line or two; the caption (figure_maps.c) wrapped
+     * beside it on as many lines, or Chinese columns, as it takes
+     * (bar_lines) */
     const char *caption = fig_map_caption(S);
-    const double room = map_h + PAD + col_label_h + S->axis_h;
     S->bar_lines = 1;
-    if (caption != NULL && first->cells != NULL && !fig_upright(caption) &&
-        S->bar_h > room) {
-        S->bar_h = fmax(room, BAR_SHORTEST);
-        S->bar_lines = (size_t)ceil(S->caption_w / S->bar_h);
+    if (caption != NULL) {
+        S->bar_h = fmin(fmax(map_h, BAR_MIN), MAX_SIDE * pg->stretch_h);
+        S->bar_lines = fig_map_caption_lines(cr, S, S->bar_h, line_h);
     }
     /* a map of one row (generated_p): a bar as tall as the row, its
      * caption under it */
     S->strip = caption != NULL && rows_b == 1;
-    if (S->strip)
+    if (S->strip) {
         S->bar_h = fmax(map_h, BAR_STRIP);
+        S->bar_lines = 1;
+    }
 }
 
 /* Rows and columns of the grid for h heads: as square as h allows, wider
@@ -276,7 +277,7 @@ static double fit(figure *pg, cairo_t *cr, bool png, double width,
     double scale = 1.0;
     for (int round = 0; round < 16; round++) {
         for (size_t s = 0; s < pg->n_sections; s++)
-            size_section(&pg->sections[s], pg);
+            size_section(&pg->sections[s], pg, cr);
         write_notes(pg);
         pg->header_h = pg->header_w = 0;
         place(pg, cr);
@@ -361,7 +362,7 @@ double fig_lay_out_panels(figure *pg, cairo_t *cr, bool png, double width,
     for (size_t s = 0; s < pg->n_sections; s++) {
         fig_measure_section(&pg->sections[s], cr, pg->panels, pg->show_names,
                             pg->line_h);
-        fig_maps_measure(&pg->sections[s], cr, pg->line_h);
+        fig_maps_measure(&pg->sections[s], pg->line_h);
     }
     pg->flow = 0;
     pg->stretch_w = pg->stretch_h = 1.0;

@@ -178,8 +178,12 @@ void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y)
     /* TRANSLATORS: the axes of --plot's loss curve */
     fig_draw_text(cr, LABEL_FONT, _("training step"), 0, x0 + w / 2,
                   y + CHART_H, 0.5, 1.0, 0);
-    fig_draw_text(cr, LABEL_FONT, _("loss"), 0, x0 - 8 - widest - th,
-                  y0 + h / 2, 0.5, 0, QUARTER_TURN);
+    const char *title = _("loss");
+    if (fig_upright(title)) /* Chinese never sideways */
+        fig_draw_vertical(cr, title, x0 - 8 - widest, y0, h, th);
+    else
+        fig_draw_text(cr, LABEL_FONT, title, 0, x0 - 8 - widest - th,
+                      y0 + h / 2, 0.5, 0, QUARTER_TURN);
     for (size_t i = 0; i < pg->n_loss; i++)
         loss_curve(cr, &ch, pg, i);
 }

@@ -7,8 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <glib.h>
-
 #include "base/i18n.h"
 #include "render/map_axes.h"
 
@@ -71,21 +69,28 @@ void fig_maps_scale(figure *pg)
     }
 }
 
-void fig_maps_measure(section *S, cairo_t *cr, double line_h)
+void fig_maps_measure(section *S, double line_h)
 {
     const map_axes *m = section_map(S);
     if (m == NULL || S->axis_h > 0) /* measured once */
         return;
-    double h;
-    const char *caption = fig_map_caption(S);
-    fig_text_size(cr, LABEL_FONT, caption, 0, false, &S->caption_w, &h);
-    if (fig_upright(caption)) /* a character under another */
-        S->caption_w = (double)g_utf8_strlen(caption, -1) * line_h;
-    S->caption_w += 2 * PAD;
     // the rows' title turned up, left of the row labels; the columns'
     // under the column labels
     S->row_label_w += line_h + PAD;
     S->axis_h = line_h + PAD;
+}
+
+size_t fig_map_caption_lines(cairo_t *cr, const section *S, double height,
+                             double line_h)
+{
+    const char *caption = fig_map_caption(S);
+    double w, h;
+    if (caption == NULL)
+        return 1;
+    if (fig_upright(caption))
+        return fig_vertical_size(cr, caption, height, line_h, &h);
+    fig_text_size(cr, LABEL_FONT, caption, height, true, &w, &h);
+    return (size_t)fmax(1.0, round(h / line_h));
 }
 
 void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
@@ -102,9 +107,7 @@ void fig_draw_map_axes(cairo_t *cr, const figure *pg, const panel *p, double mx,
                   0.0, 0);
     const char *rows = _(m->rows);
     if (fig_upright(rows)) { /* Chinese never sideways */
-        const double n = (double)g_utf8_strlen(rows, -1);
-        fig_draw_upright(cr, rows, p->x + pg->line_h / 2,
-                         my + (map_h - n * pg->line_h) / 2, pg->line_h);
+        fig_draw_vertical(cr, rows, p->x + pg->line_h, my, map_h, pg->line_h);
         return;
     }
     fig_draw_text(cr, LABEL_FONT, rows, fmax(map_h, BAR_MIN),

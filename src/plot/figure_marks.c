@@ -7,7 +7,10 @@
  *     of their own, with that scale's bar and a legend;
  *   - on a model whose query heads share key/value heads (grouped-query
  *     attention, kv_heads), a bracket over the columns of the heads that
- *     read one key/value head, named "kv N", with a legend.
+ *     read one key/value head, named "kv N", with a legend;
+ *   - with --ablate L.H,..., each head switched off dimmed under a white
+ *     veil (as the page dims it) in a dashed frame, with a legend saying
+ *     how its output was replaced.
  *
  *        kv 0          kv 1
  *     ┌───────────┐ ┌───────────┐
@@ -17,7 +20,6 @@
  */
 #include "plot/figure_parts.h"
 
-#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,10 +31,17 @@
 #define BRACKET_H 5.0 /* a bracket's ends */
 #define SCORES_BAR_H 110.0
 #define LEGEND_W 200.0 /* a legend's text wraps at this width */
+#define OFF_VEIL \
+    0.65             /* a head switched off: white over it, as the
+                          page's opacity 0.35 */
+#define OFF_DASH 4.0 /* its frame's dashes */
 
-void fig_marks_find(view_marks *m, const trace *tr)
+void fig_marks_find(view_marks *m, const trace *tr, const plot_style *style)
 {
     *m = (view_marks){0};
+    m->off = style->ablated;
+    m->n_off = style->ablated != NULL ? style->n_ablated : 0;
+    m->off_mode = style->ablate_mode;
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
         if (t->grad || t->values.rows == 0)
@@ -60,6 +69,31 @@ double fig_marks_strip_h(const view_marks *m)
 double fig_marks_groups_h(const view_marks *m, double line_h)
 {
     return m->kv != NULL ? line_h + BRACKET_H + PAD : 0.0;
+}
+
+bool fig_marks_is_off(const view_marks *m, const table *t)
+{
+    const int layer = table_model_layer(t);
+    for (size_t i = 0; i < m->n_off && layer >= 0 && t->head >= 0; i++)
+        if (m->off[i].layer == (size_t)layer &&
+            m->off[i].head == (size_t)t->head)
+            return true;
+    return false;
+}
+
+void fig_marks_draw_off(cairo_t *cr, double x, double y, double thumb)
+{
+    static const double dash[] = {OFF_DASH, OFF_DASH * 0.6};
+    cairo_save(cr);
+    cairo_set_source_rgba(cr, 1, 1, 1, OFF_VEIL);
+    cairo_rectangle(cr, x, y, thumb, thumb);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_line_width(cr, 1.5);
+    cairo_set_dash(cr, dash, 2, 0);
+    cairo_rectangle(cr, x + 0.75, y + 0.75, thumb - 1.5, thumb - 1.5);
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
 /* The scores' row of the head of place's layer, or -1. */
@@ -155,6 +189,16 @@ static const char *scores_legend(void)
              "induction scores (head_scores), left to right.");
 }
 
+static const char *off_legend(const view_marks *m)
+{
+    /* TRANSLATORS: --plot's model view, beside a dimmed square in a
+     * dashed frame: how the heads of --ablate were switched off */
+    return m->off_mode == HOOK_MEAN
+               ? _("switched off: its output z set to its mean "
+                   "(--ablate-mode mean)")
+               : _("switched off: its output z set to 0 (--ablate)");
+}
+
 static const char *groups_legend(void)
 {
     return _("Heads under one bracket share a key/value head "
@@ -183,6 +227,12 @@ void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
 {
     double tw, th;
     *w = *h = 0;
+    if (m->n_off > 0) {
+        fig_text_size(cr, LABEL_FONT, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
+                      true, &tw, &th);
+        *w = LEGEND_W;
+        *h += fmax(th, BAR_WIDTH) + GAP;
+    }
     if (m->scores != NULL) {
         const color_range sc = scores_scale(m);
         fig_text_size(cr, LABEL_FONT, scores_legend(), LEGEND_W, true, &tw,
@@ -201,6 +251,18 @@ void fig_marks_legend_size(cairo_t *cr, const view_marks *m, double *w,
 void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x, double y)
 {
     double tw, th;
+    if (m->n_off > 0) { /* a mid grey square switched off */
+        cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+        cairo_rectangle(cr, x, y, BAR_WIDTH, BAR_WIDTH);
+        cairo_fill(cr);
+        fig_marks_draw_off(cr, x, y, BAR_WIDTH);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        fig_draw_paragraph(cr, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
+                           x + BAR_WIDTH + PAD, y);
+        fig_text_size(cr, LABEL_FONT, off_legend(m), LEGEND_W - BAR_WIDTH - PAD,
+                      true, &tw, &th);
+        y += fmax(th, BAR_WIDTH) + GAP;
+    }
     if (m->scores != NULL) {
         cairo_set_source_rgb(cr, 0, 0, 0);
         fig_draw_paragraph(cr, scores_legend(), LEGEND_W, x, y);
@@ -214,11 +276,8 @@ void fig_marks_draw_legend(cairo_t *cr, const view_marks *m, double x, double y)
         const char *caption = _("head score");
         double lw, line_h;
         fig_text_size(cr, LABEL_FONT, "Ag", 0, false, &lw, &line_h);
-        const double n = (double)g_utf8_strlen(caption, -1);
         if (fig_upright(caption)) /* Chinese never sideways */
-            fig_draw_upright(cr, caption, bx - 6 - line_h / 2,
-                             y + fmax(0.0, (SCORES_BAR_H - n * line_h) / 2),
-                             line_h);
+            fig_draw_vertical(cr, caption, bx - 6, y, SCORES_BAR_H, line_h);
         else
             fig_draw_wrapped(cr, LABEL_FONT, caption, SCORES_BAR_H, bx - 6,
                              y + SCORES_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);

@@ -3,6 +3,7 @@
  * src/plot/.
  *
  *   figure_text.c    fonts; text measured, drawn, or logged for an SVG
+ *   figure_vertical.c  a Chinese caption set vertically
  *   figure_panels.c  which tables become panels; their colour scales
  *   figure_labels.c  panel titles, row and column labels
  *   figure_layout.c  where each panel and bar goes, blocks of cells
@@ -25,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cairo.h>
 
@@ -53,7 +55,6 @@
 #define BAR_WIDTH 16.0
 #define BAR_MAX 220.0 /* a colour bar's height */
 #define BAR_MIN 120.0
-#define BAR_SHORTEST 80.0      /* a map's bar kept within its panel */
 #define BAR_STRIP 24.0         /* the shortest bar of a strip of one row */
 #define STRIP_CAPTION_W 120.0  /* a strip's caption wrapped to this wide */
 #define STRIP_CAPTION_GAP 12.0 /* under the bar, clear of its last tick */
@@ -94,6 +95,9 @@ font_name fig_font(bool bold, double points);
  * upright. */
 bool fig_upright(const char *label);
 
+/* Whether a character (a code point) is one of those. */
+bool fig_upright_char(uint32_t u);
+
 /* The characters of an upright label that fit in MAX_LABEL, each line_h
  * tall. */
 size_t fig_upright_count(const char *label, double line_h);
@@ -108,6 +112,18 @@ void fig_draw_upright(cairo_t *cr, const char *label, double cx, double top,
  * or cut with an ellipsis. */
 void fig_text_size(cairo_t *cr, const char *font, const char *text,
                    double width, bool wrap, double *w, double *h);
+
+/* A caption set vertically as Chinese is (figure_vertical.c): its
+ * characters upright, its Latin words turned to read downwards, in
+ * columns a line wide from right to left, each at most height long.
+ * Returns the number of columns, *longest the longest's length. */
+size_t fig_vertical_size(cairo_t *cr, const char *text, double height,
+                         double line_h, double *longest);
+
+/* Draws it: its first column's right edge at `right`, the columns
+ * top-aligned and centred together along [top, top + height]. */
+void fig_draw_vertical(cairo_t *cr, const char *text, double right, double top,
+                       double height, double line_h);
 
 /* Draws text (one line, cut to width when width > 0) with its box's
  * anchor point (ax, ay in [0, 1] of its width and height) at (x, y),
@@ -188,7 +204,6 @@ typedef struct {
                                it (fig_strip_caption) */
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
-    double caption_w;       /* and its colour bar's caption, or 0 */
     const char *measure;    /* the run's map_measure (trace.h), or NULL */
 } section;
 
@@ -333,10 +348,15 @@ void fig_maps_scale(figure *pg);
 
 /* The room of a map's axis titles, added to the section's measures
  * (after fig_measure_section). */
-void fig_maps_measure(section *S, cairo_t *cr, double line_h);
+void fig_maps_measure(section *S, double line_h);
 
 /* The caption of a map's colour bar, or NULL for another table. */
 const char *fig_map_caption(const section *S);
+
+/* The lines (sideways) or columns (Chinese, upright) the caption of a
+ * map's colour bar takes beside a bar height tall; 1 for another table. */
+size_t fig_map_caption_lines(cairo_t *cr, const section *S, double height,
+                             double line_h);
 
 /* A map panel's axis titles around its map (mx, my, map_w x map_h);
  * nothing for another table. */
@@ -354,15 +374,26 @@ int fig_generation_of_run(const table ***out, size_t *n, const trace *tr,
 /* ---- the model view's marks (figure_marks.c) -------------------------- */
 
 /* What the model view marks on its heads: each head's scores
- * (head_scores, --head-scores) and the heads that share a key/value head
- * (kv_heads, when some do); NULL when the run has none. */
+ * (head_scores, --head-scores), the heads that share a key/value head
+ * (kv_heads, when some do), and the heads switched off (--ablate); NULL
+ * or none when the run has none. */
 typedef struct {
     const table *scores; /* (L·H) x 3, rows "h.L.H" */
     const table *kv;     /* H x 1: the key/value head of each query head */
     colormap map;        /* the scores' colours, 0 to 1 */
+    const head_ref *off; /* n_off heads switched off (the style's) */
+    size_t n_off;
+    hook_action off_mode; /* how: their z set to 0, or to its mean */
 } view_marks;
 
-void fig_marks_find(view_marks *m, const trace *tr);
+void fig_marks_find(view_marks *m, const trace *tr, const plot_style *style);
+
+/* Whether the head whose weights t are was switched off (--ablate). */
+bool fig_marks_is_off(const view_marks *m, const table *t);
+
+/* The mark of a head switched off over its thumbnail (x, y, thumb
+ * square): dimmed as the page dims it, and a dashed frame. */
+void fig_marks_draw_off(cairo_t *cr, double x, double y, double thumb);
 
 /* The height of the scores' strip under each thumbnail, and of the
  * brackets over the columns' headings (0 when there are none). */

@@ -104,8 +104,12 @@ void fig_draw_scores_chart(cairo_t *cr, const figure *pg, double x, double y)
     fig_draw_text(cr, LABEL_FONT, _("training step"), 0, x0 + w / 2,
                   y + CHART_H, 0.5, 1.0, 0);
     /* TRANSLATORS: the vertical axis of --plot's chart of head_scores_steps */
-    fig_draw_text(cr, LABEL_FONT, _("induction score"), 0, x0 - 8 - widest - th,
-                  y0 + h / 2, 0.5, 0, QUARTER_TURN);
+    const char *title = _("induction score");
+    if (fig_upright(title)) /* Chinese never sideways */
+        fig_draw_vertical(cr, title, x0 - 8 - widest, y0, h, th);
+    else
+        fig_draw_text(cr, LABEL_FONT, title, 0, x0 - 8 - widest - th,
+                      y0 + h / 2, 0.5, 0, QUARTER_TURN);
     for (size_t c = 0; c < t->values.cols; c++)
         head_line(cr, t, c, steps, x0, y0, w, h);
 }

@@ -5,6 +5,7 @@
 #include "plot/figure_parts.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,30 @@ font_name fig_font(bool bold, double points)
 
 /* ---- measuring and drawing text -------------------------------------- */
 
+/* No line of a wrapped text breaks inside an option's name ("--metric",
+ * "--ablate-mode") at its hyphens. */
+static void keep_options_whole(PangoLayout *layout, const char *text)
+{
+    PangoAttrList *attrs = NULL;
+    for (const char *c = strstr(text, "--"); c != NULL; c = strstr(c, "--")) {
+        const char *end = c + 2;
+        while ((*end >= 'a' && *end <= 'z') || (*end >= '0' && *end <= '9') ||
+               *end == '-')
+            end++;
+        if (attrs == NULL)
+            attrs = pango_attr_list_new();
+        PangoAttribute *a = pango_attr_allow_breaks_new(FALSE);
+        a->start_index = (guint)(c - text);
+        a->end_index = (guint)(end - text);
+        pango_attr_list_insert(attrs, a);
+        c = end;
+    }
+    if (attrs != NULL) {
+        pango_layout_set_attributes(layout, attrs);
+        pango_attr_list_unref(attrs);
+    }
+}
+
 /* A layout of text in font, hinting off so that every surface measures
  * alike; wider than `width` points (when width > 0) it is wrapped (wrap)
  * or cut with an ellipsis. The caller unrefs it. */
@@ -55,9 +80,10 @@ static PangoLayout *text_layout(cairo_t *cr, const char *font, const char *text,
     pango_layout_set_text(layout, text, -1);
     if (width > 0) {
         pango_layout_set_width(layout, (int)(width * PANGO_SCALE));
-        if (wrap)
+        if (wrap) {
             pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR);
-        else
+            keep_options_whole(layout, text);
+        } else
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
     }
     return layout;
@@ -181,12 +207,15 @@ static void draw_layout_text(cairo_t *cr, const char *font, const char *text,
     PangoLayout *layout = text_layout(cr, font, text, width, wrap);
     if (wrap)
         pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
-    int pw, ph;
-    pango_layout_get_size(layout, &pw, &ph);
+    /* the lines' box: centred lines narrower than width start right of
+     * the layout's left edge, which the anchor must not count */
+    PangoRectangle box;
+    pango_layout_get_extents(layout, NULL, &box);
     cairo_save(cr);
     cairo_translate(cr, x, y);
     cairo_rotate(cr, angle);
-    cairo_translate(cr, -ax * pw / PANGO_SCALE, -ay * ph / PANGO_SCALE);
+    cairo_translate(cr, -((double)box.x + ax * box.width) / PANGO_SCALE,
+                    -((double)box.y + ay * box.height) / PANGO_SCALE);
     cairo_move_to(cr, 0, 0);
     svg_texts *log = cairo_get_user_data(cr, &svg_texts_key);
     if (log != NULL) {
@@ -243,15 +272,18 @@ static const char *next_char(const char *c)
     return c + n;
 }
 
+bool fig_upright_char(uint32_t u)
+{
+    return (u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
+           (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
+           (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000;
+}
+
 bool fig_upright(const char *label)
 {
-    for (const char *c = label; *c != '\0'; c = next_char(c)) {
-        gunichar u = g_utf8_get_char(c);
-        if ((u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7AF) ||
-            (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) ||
-            (u >= 0xFF00 && u <= 0xFFEF) || u >= 0x20000)
+    for (const char *c = label; *c != '\0'; c = next_char(c))
+        if (fig_upright_char(g_utf8_get_char(c)))
             return true;
-    }
     return false;
 }
 

@@ -133,7 +133,7 @@ int fig_view_make(struct model_view **out, const trace *tr,
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
         colormap_find(&v->map, "viridis");
-    fig_marks_find(&v->marks, tr);
+    fig_marks_find(&v->marks, tr, style);
     *out = v;
     return 0;
 }
@@ -320,6 +320,8 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
             cairo_set_line_width(cr, 0.5);
             cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
             cairo_stroke(cr);
+            if (fig_marks_is_off(&v->marks, t))
+                fig_marks_draw_off(cr, tx, ty, v->thumb);
             fig_marks_draw_scores(cr, &v->marks, v->places[r], t->head, tx,
                                   ty + v->thumb, v->thumb);
         }
@@ -328,8 +330,13 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     const color_range sc = view_scale(v);
     const double bx = v->grid_x + grid_w + GAP;
     fig_draw_bar(cr, &sc, bx, v->grid_y, VIEW_BAR_H);
-    fig_draw_text(cr, LABEL_FONT, _("attention weight"), VIEW_BAR_H, bx - 6,
-                  v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
+    const char *caption = _("attention weight");
+    if (fig_upright(caption)) /* Chinese never sideways */
+        fig_draw_vertical(cr, caption, bx - 6, v->grid_y, VIEW_BAR_H,
+                          v->header_h);
+    else
+        fig_draw_text(cr, LABEL_FONT, caption, VIEW_BAR_H, bx - 6,
+                      v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
     const double ly = v->grid_y + VIEW_BAR_H + GAP;
     // plain grey, as the thumbnails' masked cells (view_image)
     cairo_set_source_rgb(cr, MASKED_GREY / 255.0, MASKED_GREY / 255.0,

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "model/pipeline.h"
 #include "render/heat.h"
 
 /* --colorbar: where the colour bars go. */
@@ -28,12 +29,19 @@ typedef struct {
     bool numbers;           /* --numbers on: values in cells wide enough */
     int decimals;           /* their decimals: --precision, else 2 */
     enum plot_bars bars;    /* --colorbar */
+    /* --ablate L.H,...: the heads switched off in the run drawn, which the
+     * model view marks (n_ablated of them, the options'; none with
+     * all-heads), and how (--ablate-mode) */
+    const head_ref *ablated;
+    size_t n_ablated;
+    hook_action ablate_mode;
 } plot_style;
 
 /* The style of a run without these options. */
 static inline plot_style plot_style_default(void)
 {
-    plot_style s = {SCALE_TABLE, NULL, true, PLOT_DECIMALS, BARS_AUTO};
+    plot_style s = {SCALE_TABLE, NULL, true, PLOT_DECIMALS,
+                    BARS_AUTO,   NULL, 0,    HOOK_ZERO};
     return s;
 }
 

@@ -15,7 +15,7 @@
 #include "model/trace.h"
 
 typedef struct {
-    bool checkpoint; /* a checkpoint's run (--model): explain_gpt2_before */
+    bool checkpoint; /* a checkpoint's run (--model) */
     size_t tokens;   /* T */
     size_t vocab;    /* V */
     size_t d_model;  /* D */
@@ -84,9 +84,10 @@ void explain_before(FILE *out, const table *t, const table *prev,
 void explain_note(FILE *out, size_t screen, const char *text);
 
 /* The same as explain_before for a checkpoint's run (--model,
- * render/explain_gpt2.c): what a real model adds, before its tables. */
-void explain_gpt2_before(FILE *out, const table *t, const table *prev,
-                         const void *ctx);
+ * render/explain_checkpoint.c): its family's notes (model/family_notes.h),
+ * before its tables. */
+void explain_checkpoint_before(FILE *out, const table *t, const table *prev,
+                               const void *ctx);
 
 /* The note before an intervention's table t (ablation_effect, ...;
  * render/explain_intervene.c), the same for every family with an
@@ -99,17 +100,9 @@ const char *explain_lesson_intervention(const table *t);
 /* The note before the first module of a lesson run without an lm_head
  * whose heads --ablate switched off (render/explain_ablation.c). */
 const char *explain_lesson_ablation(void);
-/* The same for a BERT checkpoint's run (render/explain_bert.c). */
-void explain_bert_before(FILE *out, const table *t, const table *prev,
-                         const void *ctx);
-/* The same for a Llama-style checkpoint's run (render/explain_llama.c):
- * RMSNorm, rotary positions, shared key/value heads, the gated
- * feed-forward network. */
-void explain_llama_before(FILE *out, const table *t, const table *prev,
-                          const void *ctx);
 
-/* A before_table_fn: the note for t of the explanation its family's row
- * names (explain_before, explain_gpt2_before, explain_bert_before;
+/* A before_table_fn: the note for t as its family's row says
+ * (explain_checkpoint_before for a family with notes, else explain_before;
  * render/explain_family.c). */
 void explain_table_before(FILE *out, const table *t, const table *prev,
                           const void *ctx);

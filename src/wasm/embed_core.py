@@ -191,7 +191,7 @@ def main():
             template = os.path.join(tmp, "core.pot")
             subprocess.run(
                 [xgettext, "--from-code=UTF-8", "--keyword=_",
-                 "--keyword=N_", "--language=C", "-o",
+                 "--keyword=N_", "--keyword=NN_:1,2", "--language=C", "-o",
                  template] + sources, check=True)
             every_msgid = template_msgids(template, msgen, msgfmt)
             for arg in languages:

@@ -159,11 +159,12 @@ def main():
                          "2", "--generate", "2", "--ablate", "0.0",
                          "the cat sat on the mat"],
                         "switches heads off while generating with a --model "
-                        "checkpoint", hint=True)
+                        "checkpoint (llama, qwen2, mistral, gpt2), not with "
+                        "a lesson model", hint=True)
     # BERT does not continue a text at all
     PROGRAM.check_error(["--model", os.path.join(REF, "bert", "mlm"),
                          "--generate", "2", "--ablate", "0.0", "the cat"],
-                        "does not continue texts with a bert model")
+                        "does not continue texts with a BERT model")
     done()
 
 

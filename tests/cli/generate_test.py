@@ -341,7 +341,7 @@ def main():
     PROGRAM.check_error(["--sample", "the cat"], "goes with --generate",
                         "--sample without --generate")
     # the families that do not continue a text are refused by name
-    for family, folder in (("bert", os.path.join(REF, "bert", "mlm")),):
+    for family, folder in (("BERT", os.path.join(REF, "bert", "mlm")),):
         PROGRAM.check_error(["--model", folder, "--generate", "2", "the cat"],
                             "does not continue texts with a %s model" %
                             family, "--generate with a %s checkpoint" % family)

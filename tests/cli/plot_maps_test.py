@@ -64,11 +64,31 @@ def centred(texts, first, count):
             ticks[count // 2] == "0.00")
 
 
+def caption_at(texts, caption):
+    """Where caption starts in texts, written on one line or wrapped on
+    several beside its bar (consecutive texts that join into it), or
+    -1."""
+    for k in range(len(texts)):
+        joined = ""
+        for line in texts[k:k + 8]:
+            joined += line
+            if joined == caption:
+                return k
+            if not caption.startswith(joined):
+                break
+    return -1
+
+
 def tick_index(texts, caption):
     """Where the ticks of the bar with this caption start (they precede
     it)."""
-    k = texts.index(caption)
-    return k - 5
+    return caption_at(texts, caption) - 5
+
+
+def captions(texts, caption):
+    """How many times caption is written, on one line or wrapped."""
+    return sum(1 for k in range(len(texts))
+               if caption_at(texts[k:], caption) == 0)
 
 
 def main():
@@ -81,7 +101,8 @@ def main():
         t = svg_of(["--model", GPT2, TEXT, "--ablate", "all-heads"], svg)
         ok(t is not None and "[gpt2] ablation_map" in t and
            "layer" in t and "head ablated" in t and
-           "change of the mean loss (--metric loss)" in t and "attention weight" not in t,
+           caption_at(t, "change of the mean loss (--metric loss)") > 0 and
+           "attention weight" not in t,
            "--ablate all-heads: the ablation map with its axes and caption, "
            "not the model view", t)
         ok(t is not None and
@@ -101,7 +122,7 @@ def main():
         ok(t is not None and "[gpt2] patch_heads" in t and
            "[gpt2] patch_resid" in t and "head patched" in t and
            "position patched (residual stream before the layer)" in t and
-           t.count("restored: 0 corrupted, 1 clean") == 2 and
+           captions(t, "restored: 0 corrupted, 1 clean") == 2 and
            "\u2423mat" in t,
            "--patch: both maps, their axes, captions and the clean tokens", t)
         # a prompt of 48 tokens: patch_resid labels every position
@@ -118,7 +139,7 @@ def main():
                    svg)
         caption = "share of attention on the pattern"
         ok(t is not None and "[gpt2] head_scores" in t and "pattern" in t and
-           "head (layer.head)" in t and caption in t and
+           "head (layer.head)" in t and caption_at(t, caption) > 0 and
            t[tick_index(t, caption):tick_index(t, caption) + 5] ==
            ["0.00", "0.25", "0.50", "0.75", "1.00"],
            "--head-scores --repeat-random: head_scores from 0 to 1", t)

@@ -122,6 +122,7 @@ def main():
         pot = os.path.join(tmp, "fresh.pot")
         r = subprocess.run(
             ["xgettext", "--from-code=UTF-8", "--keyword=_", "--keyword=N_",
+             "--keyword=NN_:1,2",
              "--add-comments=TRANSLATORS:", "--package-name=mha-explain",
              "-o", pot] + sources, cwd=ROOT, capture_output=True, text=True)
         ok(r.returncode == 0 and os.path.exists(pot),

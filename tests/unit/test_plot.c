@@ -516,7 +516,11 @@ static void test_row_blues(const char *dir)
     trace tr;
     trace_init(&tr);
     make_trace(&tr);
-    plot_style style = {SCALE_ROW, "Blues", false, 2, BARS_NONE};
+    plot_style style = plot_style_default();
+    style.scale = SCALE_ROW;
+    style.cmap = "Blues";
+    style.numbers = false;
+    style.bars = BARS_NONE;
     mx_error err = {0};
     int rc = draw_styled(path, &tr, NULL, 0, 0, 0, &style, &err);
     trace_free(&tr);

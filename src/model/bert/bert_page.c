@@ -6,6 +6,7 @@
  * model/families_page.h). */
 #include "model/bert/bert.h"
 #include "model/bert/bert_trace.h"
+#include "model/bert/bert_notes.h"
 #include "model/families_page.h"
 
 bool bert_param_name(const char *name, int *layer)
@@ -53,3 +54,6 @@ bool bert_trace_makes_table(const run_request *rq, const model_input *in,
     (void)p;
     return false;
 }
+
+/* No notes: the families core carries them (bert_notes.c). */
+const family_notes bert_notes = {.layer = NULL};

@@ -5,6 +5,7 @@
  * page that reads it (the families core's, model/families_page.h). */
 #include "model/llama/llama.h"
 #include "model/llama/llama_lm.h"
+#include "model/llama/llama_notes.h"
 #include "model/llama/llama_trace.h"
 #include "model/families_page.h"
 
@@ -66,3 +67,6 @@ static int no_lm_open(lm_session **s, lm_shape *shape, const run_request *rq,
 }
 
 const lm_ops llama_lm = {.open = no_lm_open};
+
+/* No notes: the families core carries them (llama_notes.c). */
+const family_notes llama_notes = {.layer = NULL};
