@@ -130,6 +130,9 @@ static int take_manifest(options *run, const trained_manifest *m,
         return -1;
     run->rules.lower = lower;
     run->unk = unk;
+    /* the training's seed, unless --seed chooses another draw */
+    if (m->has_seed && !given[OPT_SEED])
+        run->seed = m->seed;
     run->given[OPT_D_MODEL] = true;
     return 0;
 }

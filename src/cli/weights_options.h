@@ -6,7 +6,10 @@
  * (model/manifest.h) gives the sizes, the variants, the positions and the
  * tokens, so the run needs none of those options; an option that repeats
  * one is accepted, one that contradicts it is an error naming both
- * values. A run never mixes trained and seeded modules: without
+ * values. Its training's seed is the run's --seed unless --seed is
+ * given (a seed is a choice of draws, not part of the model): the
+ * folder read back draws what its training run drew (--repeat-random,
+ * --sample). A run never mixes trained and seeded modules: without
  * --variant it runs the folder's trained variants, and a --variant that
  * names a variant the folder has not trained is an error.
  */

@@ -259,8 +259,16 @@ static int parse_value(parser *p, int depth, size_t *index)
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         if ((i = new_node(p, JSON_NUMBER)) == JSON_NONE)
             return -1;
+        const size_t start = p->pos;
         if (parse_number(p, &p->doc->nodes[i].number) != 0)
             return 1;
+        // the number as written, for json_u64
+        json_node *n = &p->doc->nodes[i];
+        n->str = p->doc->strings_len;
+        n->len = p->pos - start;
+        if (!put_bytes(p->doc, p->s + start, n->len) ||
+            !put_bytes(p->doc, "", 1))
+            return -1;
     } else {
         static const struct {
             const char *word;
@@ -373,6 +381,24 @@ bool json_size(const json_node *node, uint64_t max, size_t *out)
         node->number != (double)(size_t)node->number)
         return false;
     *out = (size_t)node->number;
+    return true;
+}
+
+bool json_u64(const json_doc *doc, const json_node *node, uint64_t *out)
+{
+    if (node == NULL || node->type != JSON_NUMBER || node->len == 0)
+        return false;
+    const char *s = json_str(doc, node);
+    uint64_t value = 0;
+    for (size_t i = 0; i < node->len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        const unsigned digit = (unsigned)(s[i] - '0');
+        if (value > (UINT64_MAX - digit) / 10)
+            return false;
+        value = value * 10 + digit;
+    }
+    *out = value;
     return true;
 }
 

@@ -33,8 +33,10 @@ enum json_type {
 typedef struct {
     enum json_type type;
     double number;  /* JSON_NUMBER; JSON_BOOL: 0 or 1 */
-    size_t str;     /* JSON_STRING: offset of its text in the strings */
-    size_t len;     /* JSON_STRING: bytes; ARRAY, OBJECT: members */
+    size_t str;     /* JSON_STRING: offset of its text in the strings;
+                       JSON_NUMBER: of the number as written */
+    size_t len;     /* JSON_STRING, JSON_NUMBER: bytes of that text;
+                       ARRAY, OBJECT: members */
     size_t key;     /* member of an object: offset of its key, or
                         JSON_NONE */
     size_t key_len; /* bytes of the key */
@@ -91,5 +93,11 @@ int json_repeated_key(const char **key, const json_doc *doc,
  * within size_t (max may be past SIZE_MAX on a 32-bit target); *out gets
  * it. */
 bool json_size(const json_node *node, uint64_t max, size_t *out);
+
+/* Whether node is a number written as digits alone (no sign, fraction or
+ * exponent) whose value is at most UINT64_MAX; *out gets it exactly,
+ * read from the text (a double holds whole numbers exactly only up to
+ * 2^53). */
+bool json_u64(const json_doc *doc, const json_node *node, uint64_t *out);
 
 #endif

@@ -119,13 +119,15 @@ with tempfile.TemporaryDirectory() as tmp:
              "--seed", "3", "--csv-dir", folder])
     names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     rows, table = [], [[]]
-    if names:  # a row per head, its label then the three scores
+    if names:  # a row per head, its layer and head then the three scores
         with open(os.path.join(folder, "bert.head_scores.csv")) as f:
             table = list(csv.reader(f))
-        rows = [{"value": v} for line in table[1:] for v in line[1:]]
+        rows = [{"value": v} for line in table[1:] for v in line[2:]]
     ok(r.returncode == 0 and names == ["bert.head_scores.csv"] and
-       table[0] == ["token", "previous_token", "duplicate_token",
+       table[0] == ["layer", "head", "previous_token", "duplicate_token",
                     "induction"] and
+       [line[:2] for line in table[1:]] ==
+       [["0", "0"], ["0", "1"], ["1", "0"], ["1", "1"]] and
        same_as_reference(rows, "mlm.random_6_3"),
        "--csv-dir with --repeat-random: bert.head_scores.csv alone, "
        "PyTorch's scores", names)

@@ -39,6 +39,9 @@ FILES = {
     "bert": ("src/transformers/models/bert/modeling_bert.py",
              "004ad5f50b627b59bf0d581c31bc0052b6cfd40b",
              "7fe3590d8a487089edddcb91abb12b7c5ee6a0f75e4c38663eef5fa2ff92d28f"),
+    "qwen2": ("src/transformers/models/qwen2/modeling_qwen2.py",
+              "5dd4a63548857797727ae73eeb6a6e886ea02a3e",
+              "4ee2ef272bf9c7009eed0a5245e4908b6c4822a3d14f3800c125f740e31f5c64"),
 }
 
 
@@ -92,7 +95,14 @@ def load(name, names, given=None):
     namespace = {"torch": torch, "nn": nn, "math": math,
                  "__name__": f"hf_source.{name}"}
     namespace.update(given or {})
+    define(name, names, namespace)
+    return namespace
+
+
+def define(name, names, namespace):
+    """Executes the classes and functions names of FILES[name], verbatim,
+    in namespace (a module's globals(), say, so that the functions they
+    call are that module's, and what wraps those wraps theirs too)."""
     for src in segments(read_checked(name), names):
         exec(compile(src, f"{REPOSITORY}/{FILES[name][0]}", "exec"),
              namespace)
-    return namespace

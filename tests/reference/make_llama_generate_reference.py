@@ -2,22 +2,27 @@
 """Make PyTorch's generated tokens of the Llama-style checkpoints for the
 generation tests (tests/unit/test_llama_generate.c).
 
-LlamaForCausalLM (and Qwen2's attention) is run as model.generate(...)
-runs it with use_cache=True, eager attention, float32 on the CPU:
+LlamaForCausalLM (Qwen2ForCausalLM for a Qwen2 checkpoint) is run as
+model.generate(...) runs it with use_cache=True, eager attention, float32
+on the CPU, all of it transformers' code at one commit,
+5dd4a63548857797727ae73eeb6a6e886ea02a3e:
 
-- the layers are transformers' classes copied in make_llama_reference.py
-  (LlamaRMSNorm, LlamaRotaryEmbedding, rotate_half, apply_rotary_pos_emb,
-  LlamaMLP, repeat_kv, eager_attention_forward, LlamaAttention,
-  LlamaDecoderLayer from modeling_llama.py at commit
-  5dd4a63548857797727ae73eeb6a6e886ea02a3e, Qwen2Attention from
-  modeling_qwen2.py at 00d4b3d2142cb4ced2f51b90614b5d26bc045015), which
-  that script says from where;
+- the layers are the classes of make_llama_reference.py, which says
+  where they come from: modeling_llama.py's (LlamaRMSNorm,
+  LlamaRotaryEmbedding, rotate_half, apply_rotary_pos_emb, LlamaMLP,
+  repeat_kv, eager_attention_forward, LlamaAttention, LlamaDecoderLayer)
+  for Llama and Mistral, and for Qwen2 modeling_qwen2.py's
+  Qwen2DecoderLayer, Qwen2Attention, Qwen2MLP, Qwen2RMSNorm and
+  Qwen2RotaryEmbedding, read at run time. Each decoder layer passes the
+  cache to its attention as past_key_value=, the name that attention
+  takes at that commit;
 - LlamaModel.forward, its _update_causal_mask and
   _prepare_4d_causal_attention_mask_with_cache_position, and
   LlamaForCausalLM.forward are copied below from the same
-  modeling_llama.py (commit 5dd4a635), without what generation does not
-  reach (gradient checkpointing, the flash/SDPA/static-cache branches,
-  the output dataclasses, the loss);
+  modeling_llama.py (Qwen2Model's and Qwen2ForCausalLM's are the same
+  code there), without what generation does not reach (gradient
+  checkpointing, the flash/SDPA/static-cache branches, the output
+  dataclasses, the loss);
 - the cache is DynamicLayer from src/transformers/cache_utils.py
   (commit 004999d972e478164dd7e8e508350937c803531e: lazy_initialization,
   update, get_seq_length, copied verbatim), one per layer, behind
@@ -32,6 +37,12 @@ runs it with use_cache=True, eager attention, float32 on the CPU:
   torch.multinomial) are make_generate_reference.py's (generate(),
   get_logits_warper), copied there from generation/utils.py and
   logits_process.py. torch.manual_seed(seed) is called right before.
+
+The script stops (check_cache) if, after any forward with the cache on,
+a layer's cache does not hold every position fed so far, and at the end
+unless that check ran for every model type of its cases: a cache passed
+under a name the attention does not take vanishes into **kwargs, and
+generation then silently runs the whole text again at every step.
 
 It writes llama_generate/CASE.safetensors beside this script (or in
 OUTDIR) for each case of CASES below, with the checkpoints of llama/
@@ -175,19 +186,18 @@ class DynamicCache:
 # ---- modeling_llama.py at 5dd4a63548857797727ae73eeb6a6e886ea02a3e --------
 
 class LlamaModel(nn.Module):
-    def __init__(self, config, qwen):
+    def __init__(self, config, model_type):
         super().__init__()
+        # the family's classes: Qwen2DecoderLayer, Qwen2RMSNorm and
+        # Qwen2RotaryEmbedding for qwen2 (Qwen2Model's), else Llama's
+        DecoderLayer, RMSNorm, RotaryEmbedding = ml.family_classes(model_type)
         self.config = config
         self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
-        layers = []
-        for layer_idx in range(config.num_hidden_layers):
-            layer = ml.LlamaDecoderLayer(config, layer_idx)
-            if qwen:
-                layer.self_attn = ml.Qwen2Attention(config, layer_idx)
-            layers.append(layer)
-        self.layers = nn.ModuleList(layers)
-        self.norm = ml.LlamaRMSNorm(config.hidden_size, eps=config.rms_norm_eps)
-        self.rotary_emb = ml.LlamaRotaryEmbedding(config=config)
+        self.layers = nn.ModuleList(
+            [DecoderLayer(config, layer_idx) for layer_idx in range(config.num_hidden_layers)]
+        )
+        self.norm = RMSNorm(config.hidden_size, eps=config.rms_norm_eps)
+        self.rotary_emb = RotaryEmbedding(config=config)
 
     def forward(
         self,
@@ -307,9 +317,9 @@ class LlamaModel(nn.Module):
 
 
 class LlamaForCausalLM(nn.Module):
-    def __init__(self, config, qwen):
+    def __init__(self, config, model_type):
         super().__init__()
-        self.model = LlamaModel(config, qwen)
+        self.model = LlamaModel(config, model_type)
         self.vocab_size = config.vocab_size
         self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
 
@@ -367,6 +377,35 @@ def read_checkpoint(folder):
     return params
 
 
+# the model types whose cache check_cache saw filled
+CACHE_CHECKED = set()
+
+
+def check_cache(model, model_type):
+    """Makes model's forward fail unless, after each call with use_cache,
+    every layer's cache holds every position fed so far (the attention
+    mask's length): a layer that takes the cache under another name than
+    the one it is passed leaves it empty (**kwargs swallows it), and the
+    generation then runs the whole text again at each step."""
+    forward = model.forward
+
+    def checked(**kwargs):
+        logits, past = forward(**kwargs)
+        if kwargs.get("use_cache"):
+            mask = kwargs.get("attention_mask")
+            want = (mask if mask is not None else kwargs["input_ids"]).shape[-1]
+            for i, layer in enumerate(past.layers):
+                if layer.get_seq_length() != want:
+                    raise SystemExit(
+                        "%s: layer %d's cache holds %d positions after a "
+                        "forward over %d" % (model_type, i,
+                                             layer.get_seq_length(), want))
+            CACHE_CHECKED.add(model_type)
+        return logits, past
+
+    model.forward = checked
+
+
 def load(name):
     """The checkpoint llama/NAME as LlamaForCausalLM (its config, its
     weights made float32) and its prompt's ids."""
@@ -384,8 +423,10 @@ def load(name):
                     max_position_embeddings=c["max_position_embeddings"],
                     attention_dropout=0.0, attention_bias=False,
                     mlp_bias=False, hidden_act="silu",
-                    _attn_implementation="eager", sliding_window=None)
-    model = LlamaForCausalLM(cfg, c["model_type"] == "qwen2")
+                    _attn_implementation="eager", sliding_window=None,
+                    use_sliding_window=c.get("use_sliding_window", False))
+    model = LlamaForCausalLM(cfg, c["model_type"])
+    check_cache(model, c["model_type"])
     params = read_checkpoint(folder)
     if c["tie_word_embeddings"]:
         model.lm_head.weight = model.model.embed_tokens.weight
@@ -513,6 +554,13 @@ def main():
         run_case(outdir, case)
     for case in ABLATE_CASES:
         run_ablate_case(outdir, case)
+    families = set()
+    for case in CASES + ABLATE_CASES:
+        with open(os.path.join(HERE, "llama", case[1], "config.json")) as fh:
+            families.add(json.load(fh)["model_type"])
+    if CACHE_CHECKED != families:
+        raise SystemExit("cache not checked for %s" %
+                         ", ".join(sorted(families - CACHE_CHECKED)))
 
 
 if __name__ == "__main__":

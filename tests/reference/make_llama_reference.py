@@ -31,15 +31,21 @@ The forward pass is transformers' own code, copied below verbatim from
 huggingface/transformers at commit 5dd4a63548857797727ae73eeb6a6e886ea02a3e
 (src/transformers/models/llama/modeling_llama.py: LlamaRMSNorm,
 LlamaRotaryEmbedding, rotate_half, apply_rotary_pos_emb, LlamaMLP,
-repeat_kv, eager_attention_forward, LlamaAttention, LlamaDecoderLayer),
-and Qwen2Attention from src/transformers/models/qwen2/modeling_qwen2.py at
-commit 00d4b3d2142cb4ced2f51b90614b5d26bc045015 (q/k/v with biases, o_proj
-without; its two deprecate_kwarg decorators left off). What LlamaModel and
-LlamaForCausalLM add around the layers is run as they run it: the
-embedding, position_ids = arange(T), the rotary embedding once, the
-causal mask of _prepare_4d_causal_attention_mask_with_cache_position
-(finfo.min above the diagonal, +0 elsewhere), the layers, the norm, and
-lm_head (tied to embed_tokens or not). Eager attention, evaluation mode,
+repeat_kv, eager_attention_forward, LlamaAttention, LlamaDecoderLayer).
+A Qwen2 checkpoint runs Qwen2's own classes of the same commit
+(src/transformers/models/qwen2/modeling_qwen2.py: Qwen2MLP,
+Qwen2Attention with biased q/k/v, Qwen2RMSNorm, Qwen2DecoderLayer,
+Qwen2RotaryEmbedding), which are not kept in this repository: they are
+read at run time from a saved copy of that file (hf_source.py says where;
+running this script needs it, the tests never do). A Mistral checkpoint
+runs modeling_llama.py's: at that commit MistralAttention differs from
+LlamaAttention only in passing sliding_window (None here) on to
+eager_attention_forward, which does not read it. What LlamaModel
+(Qwen2Model: the same code at that commit) and LlamaForCausalLM add
+around the layers is run as they run it: the embedding, position_ids =
+arange(T), the rotary embedding once, the causal mask of
+_prepare_4d_causal_attention_mask_with_cache_position (finfo.min above
+the diagonal, +0 elsewhere), the layers, the norm, and lm_head (tied to embed_tokens or not). Eager attention, evaluation mode,
 no cache, float32 on the CPU; F16 and BF16 weights are made float32 as
 model.float() does. The tables are read through forward hooks and by
 wrapping apply_rotary_pos_emb and torch.nn.functional.softmax, which
@@ -50,6 +56,7 @@ How to run it (Debian's python3-torch 1.13, CPU):
     /usr/bin/python3 tests/reference/make_llama_reference.py [OUTDIR]
 """
 
+import ast
 import json
 import os
 import sys
@@ -63,6 +70,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from make_gpt2_reference import encode, toy_vocab, write_safetensors  # noqa
 import gpt2_tokenizer_json  # noqa: E402
+import hf_source  # noqa: E402
 
 # name, model_type, layers, heads, kv heads, hidden, intermediate, tied,
 # dtype, shards, rope_theta, rms_norm_eps, text, seed
@@ -375,84 +383,60 @@ class LlamaDecoderLayer(nn.Module):
         return outputs
 
 
-# ---- modeling_qwen2.py at 00d4b3d2142cb4ced2f51b90614b5d26bc045015 ---------
+# ---- modeling_qwen2.py at 5dd4a63548857797727ae73eeb6a6e886ea02a3e ---------
+#
+# Qwen2's own classes, read at run time from the saved file (hf_source.py)
+# and executed verbatim in this module, so that they call this module's
+# rotate_half, apply_rotary_pos_emb, repeat_kv and eager_attention_forward
+# (and whatever wraps them). modeling_qwen2.py defines those four at the
+# same commit; define_qwen2 checks they are the same code as the copies
+# above from modeling_llama.py (their docstrings aside).
 
-class Qwen2Attention(nn.Module):
-    """Multi-headed attention from 'Attention Is All You Need' paper"""
+QWEN2_CLASSES = ["Qwen2MLP", "Qwen2Attention", "Qwen2RMSNorm",
+                 "Qwen2DecoderLayer", "Qwen2RotaryEmbedding"]
+QWEN2_SHARED = ["rotate_half", "apply_rotary_pos_emb", "repeat_kv",
+                "eager_attention_forward"]
 
-    def __init__(self, config, layer_idx: int):
-        super().__init__()
-        layer_type = config.layer_types[layer_idx] if hasattr(config, "layer_types") else None
-        self.config = config
-        self.layer_idx = layer_idx
-        self.head_dim = getattr(config, "head_dim", config.hidden_size // config.num_attention_heads)
-        self.num_key_value_groups = config.num_attention_heads // config.num_key_value_heads
-        self.scaling = self.head_dim**-0.5
-        self.attention_dropout = config.attention_dropout
-        self.is_causal = True
-        self.q_proj = nn.Linear(config.hidden_size, config.num_attention_heads * self.head_dim, bias=True)
-        self.k_proj = nn.Linear(config.hidden_size, config.num_key_value_heads * self.head_dim, bias=True)
-        self.v_proj = nn.Linear(config.hidden_size, config.num_key_value_heads * self.head_dim, bias=True)
-        self.o_proj = nn.Linear(config.num_attention_heads * self.head_dim, config.hidden_size, bias=False)
 
-        self.rotary_emb = LlamaRotaryEmbedding(config=config)  # Qwen2RotaryEmbedding's default RoPE
-        self.sliding_window = config.sliding_window if layer_type == "sliding_attention" else None
+def code_of(src):
+    """ast.dump of one function's source, its docstring left out."""
+    node = ast.parse(src).body[0]
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and \
+            isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        node.body = body[1:]
+    return ast.dump(node)
 
-    def forward(
-        self,
-        hidden_states: torch.Tensor,
-        position_embeddings: tuple[torch.Tensor, torch.Tensor],
-        attention_mask: Optional[torch.Tensor],
-        past_key_values: Optional[Cache] = None,
-        cache_position: Optional[torch.LongTensor] = None,
-        position_ids: Optional[torch.LongTensor] = None,
-        **kwargs: Unpack[FlashAttentionKwargs],
-    ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
-        input_shape = hidden_states.shape[:-1]
-        hidden_shape = (*input_shape, -1, self.head_dim)
 
-        query_states = self.q_proj(hidden_states).view(hidden_shape).transpose(1, 2)
-        key_states = self.k_proj(hidden_states).view(hidden_shape).transpose(1, 2)
-        value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
+def define_qwen2():
+    """Defines QWEN2_CLASSES in this module's globals (once)."""
+    g = globals()
+    if "Qwen2DecoderLayer" in g:
+        return
+    theirs = hf_source.read_checked("qwen2")
+    with open(os.path.abspath(__file__)) as f:
+        ours = f.read()
+    for name in QWEN2_SHARED:
+        a = hf_source.segments(theirs, [name])[0]
+        b = hf_source.segments(ours, [name])[0]
+        if code_of(a) != code_of(b):
+            raise SystemExit("%s differs between modeling_qwen2.py and "
+                             "modeling_llama.py" % name)
+    g["Qwen2Config"] = Config  # the copied annotations' name
+    hf_source.define("qwen2", QWEN2_CLASSES, g)
 
-        if position_embeddings is None:
-            cos, sin = self.rotary_emb(hidden_states, position_ids)
-        else:
-            logger.warning_once(
-                "The attention layers in this model are transitioning to computing the RoPE embeddings internally "
-                "through `position_ids` (2D tensor with the indexes of the tokens). Suing pre-computed"
-                "`position_embeddings` (Tuple of tensors, containing cos and sin) is deprecated and will be "
-                "removed in v4.60.0. Make sure to pass `position_ids` instead."
-            )
-            cos, sin = position_embeddings
 
-        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
-
-        if past_key_values is not None:
-            # sin and cos are specific to RoPE models; cache_position needed for the static cache
-            cache_kwargs = {"sin": sin, "cos": cos, "cache_position": cache_position}
-            key_states, value_states = past_key_values.update(key_states, value_states, self.layer_idx, cache_kwargs)
-
-        attention_interface: Callable = eager_attention_forward
-        if self.config._attn_implementation != "eager":
-            attention_interface = ALL_ATTENTION_FUNCTIONS[self.config._attn_implementation]
-
-        attn_output, attn_weights = attention_interface(
-            self,
-            query_states,
-            key_states,
-            value_states,
-            attention_mask,
-            dropout=0.0 if not self.training else self.attention_dropout,
-            scaling=self.scaling,
-            sliding_window=self.sliding_window,  # main diff with Llama
-            position_ids=position_ids,
-            **kwargs,
-        )
-
-        attn_output = attn_output.reshape(*input_shape, -1).contiguous()
-        attn_output = self.o_proj(attn_output)
-        return attn_output, attn_weights
+def family_classes(model_type):
+    """(decoder layer, RMS norm, rotary embedding) classes that a
+    checkpoint of model_type runs: Qwen2's own for qwen2, else
+    modeling_llama.py's (Mistral's layers compute what Llama's do)."""
+    if model_type == "qwen2":
+        define_qwen2()
+        g = globals()
+        return (g["Qwen2DecoderLayer"], g["Qwen2RMSNorm"],
+                g["Qwen2RotaryEmbedding"])
+    return LlamaDecoderLayer, LlamaRMSNorm, LlamaRotaryEmbedding
 
 
 ALL_ATTENTION_FUNCTIONS = {}
@@ -500,20 +484,26 @@ def make_case(outdir, name, model_type, n_layer, heads, kv, d, inter, tied,
                  rms_norm_eps=eps, rope_theta=theta, rope_scaling=None,
                  max_position_embeddings=64, attention_dropout=0.0,
                  attention_bias=False, mlp_bias=False, hidden_act="silu",
-                 _attn_implementation="eager", sliding_window=None)
+                 _attn_implementation="eager", sliding_window=None,
+                 use_sliding_window=False)
+    Layer, Norm, Rotary = family_classes(model_type)
     embed = nn.Embedding(V, d)
-    layers = []
+    # the modules the random weights are drawn for, made in the order they
+    # always were (their own initialisation draws from the same generator,
+    # so this order fixes the checkpoints' numbers): a Qwen2 layer is
+    # LlamaDecoderLayer with Qwen2Attention's projections put in
+    drawn = []
     for i in range(n_layer):
         layer = LlamaDecoderLayer(cfg, i)
         if qwen:
-            layer.self_attn = Qwen2Attention(cfg, i)
-        layers.append(layer)
-    norm = LlamaRMSNorm(d, eps=eps)
+            layer.self_attn = globals()["Qwen2Attention"](cfg, i)
+        drawn.append(layer)
+    norm = Norm(d, eps=eps)
     lm_head = nn.Linear(d, V, bias=False)
     # random weights, the norms' too, stored in dtype and read back as
     # float32 (what the checkpoint holds, widened)
     named = [("model.embed_tokens.weight", embed.weight)]
-    for i, layer in enumerate(layers):
+    for i, layer in enumerate(drawn):
         for pname, p in layer.named_parameters():
             named.append(("model.layers.%d.%s" % (i, pname), p))
     named.append(("model.norm.weight", norm.weight))
@@ -527,6 +517,13 @@ def make_case(outdir, name, model_type, n_layer, heads, kv, d, inter, tied,
             p.copy_(widen(base + scale * torch.randn(p.shape), dtype))
         if tied:
             lm_head.weight = embed.weight
+    # the layers the forward pass runs: the family's own classes, holding
+    # those weights
+    layers = []
+    for i, layer in enumerate(drawn):
+        run = Layer(cfg, i)
+        run.load_state_dict(layer.state_dict())
+        layers.append(run)
     for m in [embed, norm, lm_head] + layers:
         m.eval()
 
@@ -586,7 +583,7 @@ def make_case(outdir, name, model_type, n_layer, heads, kv, d, inter, tied,
             hidden = embed(input_ids)
             put("embedded", hidden)
             position_ids = torch.arange(T).unsqueeze(0)
-            rotary = LlamaRotaryEmbedding(config=cfg)
+            rotary = Rotary(config=cfg)
             position_embeddings = rotary(hidden, position_ids)
             mask = causal_mask(T, hidden.dtype)
             for i, layer in enumerate(layers):

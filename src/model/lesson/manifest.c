@@ -267,6 +267,30 @@ static int vocab_field(trained_manifest *m, const json_doc *doc,
     return 0;
 }
 
+/* "training"'s "seed", when there (manifest.h). */
+static int seed_field(trained_manifest *m, const json_doc *doc,
+                      const char *path, mx_error *err)
+{
+    const json_node *training = json_get(doc, json_root(doc), "training");
+    if (training == NULL)
+        return 0;
+    if (training->type != JSON_OBJECT)
+        return err_input(err,
+                         _("%s: the field '%s' is missing or of the wrong "
+                           "type"),
+                         path, "training");
+    const json_node *seed = json_get(doc, training, "seed");
+    if (seed == NULL)
+        return 0;
+    if (!json_u64(doc, seed, &m->seed))
+        return err_input(err,
+                         _("%s: the training's 'seed' must be a whole number "
+                           "from 0 to %s"),
+                         path, "18446744073709551615");
+    m->has_seed = true;
+    return 0;
+}
+
 /* The fields that describe the model (manifest.h). */
 static int read_fields(trained_manifest *m, const json_doc *doc,
                        const char *path, mx_error *err)
@@ -327,7 +351,8 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
                     err) != 0) ||
         bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||
         bool_field(&m->causal, doc, "causal", path, err) != 0 ||
-        bool_field(&m->scale, doc, "scale", path, err) != 0)
+        bool_field(&m->scale, doc, "scale", path, err) != 0 ||
+        seed_field(m, doc, path, err) != 0)
         return -1;
     return vocab_field(m, doc, path, err);
 }

@@ -22,14 +22,19 @@
  * in a folder written before them: 0 and false). "context_length", the
  * longest sentence trained on, bounds --generate's sequence in a model
  * without learned positions; a folder written before it lacks it (not
- * known: generation is bounded by MAX_TOKENS, and its note says so). "training" and
- * "final_loss" tell how the model was made; nothing reads them back.
+ * known: generation is bounded by MAX_TOKENS, and its note says so).
+ * "training" and "final_loss" tell how the model was made; of them only
+ * "training"'s "seed" is read back (the --seed of a run of the folder
+ * that gives none, cli/weights_options.c). It may be missing (a folder
+ * written by hand); present, it is a whole number from 0 to 2^64 - 1 as
+ * written (--seed -1 is written 18446744073709551615), read exactly.
  */
 #ifndef MHA_MANIFEST_H
 #define MHA_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "model/pipeline.h"
@@ -61,6 +66,8 @@ typedef struct {
     bool unk;          /* --unk: the vocabulary has UNK_WORD */
     char **vocab;      /* the V words, in id order; owned */
     size_t n_vocab;
+    bool has_seed; /* "training" gives the training's --seed: */
+    uint64_t seed;
 } trained_manifest;
 
 /* model.json's text for the trained run rq whose tables are in tr (its

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""A trained model's folder keeps its training's --seed (model.json's
+"training": {"seed": S}) and a run of the folder without --seed is
+seeded with it: --weights DIR --head-scores --repeat-random N draws the
+words the training run drew, --generate N --sample the same
+continuation; --seed chooses other draws. A model.json without the
+seed still loads (the default seed); a malformed one (negative, past
+2^64 - 1, a fraction, not a number) is refused: status 2, one line.
+
+Usage: trained_seed_test.py MHA_EXPLAIN
+
+Prints TAP.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+MHA = Program(sys.argv[1])
+
+
+def model_args(corpus, seed):
+    return ["--corpus", corpus, "--column", "text", "--variant", "block",
+            "--layers", "2", "--attn-only", "--d-model", "8", "--heads", "2",
+            "--positions", "--seed", seed, "--threads", "1", "--train", "20"]
+
+
+def run_out(args, name):
+    r = MHA.run(args + ["--format", "csv"])
+    ok(r.returncode == 0, "%s: status 0" % name, r.stderr)
+    return r.stdout
+
+
+def edited(folder, tmp, name, edit):
+    """A copy of folder whose model.json (a dict) edit changes."""
+    e = os.path.join(tmp, name)
+    shutil.copytree(folder, e)
+    path = os.path.join(e, "model.json")
+    with open(path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    edit(manifest)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(manifest, f)
+    return e
+
+
+def seed_text(folder):
+    """model.json's "seed" exactly as written."""
+    with open(os.path.join(folder, "model.json"), encoding="utf-8") as f:
+        text = f.read()
+    at = text.index('"seed": ') + len('"seed": ')
+    return text[at:text.index(",", at)]
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    corpus = os.path.join(tmp, "corpus.csv")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write("text\nthe cat sat on the mat\nthe dog sat on the rug\n"
+                "a cat saw the dog\n")
+    random = ["--head-scores", "--repeat-random", "3"]
+    sample = ["the cat sat", "--generate", "3", "--sample", "--tables",
+              "generated"]
+    folders = {}
+    # the seeds: one, --seed -1 (kept as 2^64 - 1) and 2^53 + 1, which a
+    # double would read as 2^53
+    for seed, kept in (("1", "1"), ("-1", "18446744073709551615"),
+                       ("9007199254740993", "9007199254740993")):
+        d = os.path.join(tmp, "model" + seed)
+        r = MHA.run(model_args(corpus, seed) + ["the cat sat on the mat",
+                                                "--csv-dir", d])
+        ok(r.returncode == 0 and seed_text(d) == kept,
+           "--seed %s: model.json keeps the seed, %s" % (seed, kept),
+           r.stderr)
+        folders[seed] = d
+        trained = run_out(model_args(corpus, seed) + random,
+                          "--seed %s --repeat-random 3" % seed)
+        read = run_out(["--weights", d, "--variant", "block"] + random,
+                       "--weights DIR --repeat-random 3")
+        ok(read == trained,
+           "--weights DIR (trained with --seed %s) --repeat-random 3, no "
+           "--seed: the words the training run drew" % seed, read[-300:])
+    d = folders["1"]
+    trained = run_out(model_args(corpus, "1") + sample,
+                      "--seed 1 --generate 3 --sample")
+    read = run_out(["--weights", d] + sample,
+                   "--weights DIR --generate 3 --sample")
+    ok(read == trained and b"generated" in read,
+       "--weights DIR --generate 3 --sample, no --seed: the training "
+       "run's continuation", (trained[-300:], read[-300:]))
+    trained = run_out(model_args(corpus, "1") + random,
+                      "--seed 1 --repeat-random 3")
+    other = run_out(["--weights", d, "--variant", "block", "--seed", "2"] +
+                    random, "--weights DIR --seed 2 --repeat-random 3")
+    ok(other != trained,
+       "--weights DIR --seed 2: --seed chooses other draws")
+    r = MHA.run(["--weights", d, "--variant", "block", "--explain"] + random)
+    ok(r.returncode == 0 and
+       b"torch.manual_seed(1)" in r.stdout.replace(b"\n# ", b" "),
+       "--explain names the folder's seed", r.stdout[-600:])
+
+    # a model.json without the seed, or without "training": read, and the
+    # run's seed is --seed's default
+    default = run_out(["--weights", d, "--variant", "block", "--seed",
+                       "42"] + random, "--weights DIR --seed 42")
+    for name, edit in (("no-seed", lambda m: m["training"].pop("seed")),
+                       ("no-training", lambda m: m.pop("training"))):
+        e = edited(d, tmp, name, edit)
+        read = run_out(["--weights", e, "--variant", "block"] + random,
+                       "--weights DIR (%s)" % name)
+        ok(read == default,
+           "model.json %s: loads, seeded by --seed's default 42" % name)
+
+    # a malformed seed: status 2, one line naming the file
+    for name, value in (("negative", -1), ("huge", 18446744073709551616),
+                        ("far", 10 ** 30), ("fraction", 7.5),
+                        ("float", 1e3), ("string", "7"), ("null", None),
+                        ("list", [7])):
+        e = edited(d, tmp, "seed-" + name,
+                   lambda m: m["training"].update(seed=value))
+        MHA.check_error(["--weights", e, "--variant", "block"] + random,
+                        "%s: the training's 'seed' must be a whole number "
+                        "from 0 to 18446744073709551615"
+                        % os.path.join(e, "model.json"),
+                        "model.json's seed %s (%r): status 2, one line"
+                        % (name, value), hint=False)
+    e = edited(d, tmp, "training-text", lambda m: m.update(training="x"))
+    MHA.check_error(["--weights", e, "--variant", "block"] + random,
+                    "the field 'training' is missing or of the wrong type",
+                    "model.json's training not an object: status 2, one line",
+                    hint=False)
+    shutil.rmtree(tmp)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
