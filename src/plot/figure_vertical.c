@@ -140,8 +140,8 @@ static size_t break_columns(const unit *u, size_t n, double height,
     double at = 0;
     *longest = 0;
     for (size_t i = 0; i < n; i++) {
-        const double add = (at > 0 ? u[i].gap : 0) + u[i].len;
-        if (i == 0 || (at > 0 && at + add > height + 1e-6 && !u[i].closing)) {
+        const double step = (at > 0 ? u[i].gap : 0) + u[i].len;
+        if (i == 0 || (at > 0 && at + step > height + 1e-6 && !u[i].closing)) {
             starts[cols++] = i;
             at = 0;
         }
