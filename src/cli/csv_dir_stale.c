@@ -24,9 +24,12 @@ static bool csv_dir_kind(const char *name)
 {
     const char *slash = strchr(name, '/');
     if (slash != NULL) {
-        const size_t digits = strspn(name + 8, "0123456789");
-        if (strncmp(name, "sentence", 8) != 0 || digits == 0 ||
-            name + 8 + digits != slash)
+        static const char folder[] = "sentence";
+        const size_t k = sizeof folder - 1;
+        if (strncmp(name, folder, k) != 0)
+            return false;
+        const size_t digits = strspn(name + k, "0123456789");
+        if (digits == 0 || name + k + digits != slash)
             return false;
     }
     const char *file = slash != NULL ? slash + 1 : name;
