@@ -205,6 +205,9 @@ case("train_stack_adam", variants=["block"], sentence=LONG, d_model=8,
      qkv_bias=True)
 case("train_attn_only_sgd", variants=["block"], sentence=WORDS13, d_model=8,
      heads=2, attn_only=True, steps=30, lr=0.05, optimizer="sgd")
+case("train_attn_only_stack_sgd", variants=["block"], sentence=WORDS13,
+     d_model=8, heads=2, layers=2, attn_only=True, steps=30, lr=0.05,
+     optimizer="sgd")
 case("train_attn_only_stack_adam", variants=["block"],
      sentence=repeated_random(8, 3), d_model=16, heads=4, layers=2,
      attn_only=True, steps=80, lr=0.01, optimizer="adam", positions=True)
