@@ -18,6 +18,17 @@ static bool ends_with(const char *s, const char *end)
     return n >= k && strcmp(s + n - k, end) == 0;
 }
 
+/* Whether file is named as a --csv-dir run names a table,
+ * "<variant or family>.<table>.csv" (render_csvdir.c): a name with a dot
+ * before ".csv", so that a user's "corpus.csv" beside them is not one. */
+static bool csv_table_name(const char *file)
+{
+    if (!ends_with(file, ".csv"))
+        return false;
+    const char *dot = strchr(file, '.');
+    return dot > file && dot < file + strlen(file) - 4;
+}
+
 /* Whether name ("file" or "folder/file") is where a --csv-dir run puts
  * a file: a table or model.json, in DIR or in a folder sentence<k>. */
 static bool csv_dir_kind(const char *name)
@@ -33,7 +44,7 @@ static bool csv_dir_kind(const char *name)
             return false;
     }
     const char *file = slash != NULL ? slash + 1 : name;
-    return ends_with(file, ".csv") || strcmp(file, "model.json") == 0;
+    return csv_table_name(file) || strcmp(file, "model.json") == 0;
 }
 
 void csv_dir_warn_stale(FILE *out, const csv_dir_set *set)

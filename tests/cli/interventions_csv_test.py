@@ -158,12 +158,19 @@ first = os.path.join(out, "gpt2.ablation_map.csv")
 with open(first, "rb") as f:
     before = f.read()
 stamp = os.stat(first).st_mtime_ns
-r2 = mha.run(["--model", two, text, "--csv-dir", out])
+# a user's own files beside the tables are not another run's
+for name in ("corpus.csv", "notes.txt", ".csv"):
+    with open(os.path.join(out, name), "w") as f:
+        f.write("text\nO gato\n")
+r2 = mha.run(["--model", two, text, "--csv-dir", out, "--html",
+              os.path.join(out, "page.csv")])
 err = r2.stderr.decode()
 ok(r.returncode == 0 and r2.returncode == 0 and
    err.count("\n") == 1 and "warning" in err and out in err and
-   "1 file" in err and "gpt2.ablation_map.csv" in err,
-   "a second --csv-dir run names the file it did not write", err)
+   "1 file" in err and "gpt2.ablation_map.csv" in err and
+   "corpus.csv" not in err and "page.csv" not in err,
+   "a second --csv-dir run names the table it did not write, not the "
+   "user's CSV nor this run's page", err)
 with open(first, "rb") as f:
     ok(f.read() == before and os.stat(first).st_mtime_ns == stamp,
        "and leaves it as it was")
