@@ -31,7 +31,12 @@ form make_intervention_reference.py writes for GPT-2.
 
 How to run it (Debian's python3-torch, CPU, float32):
 
-    /usr/bin/python3 tests/reference/make_llama_intervention_reference.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_llama_intervention_reference.py \
+        [OUTDIR [CHECKPOINT...]]
+
+(qwen2_bias_f16 needs transformers' Qwen2 classes, make_llama_reference.py
+says which; `... interventions llama_gqa4_bf16 llama_tied_f32` makes the
+others without them.)
 """
 
 import os
@@ -47,13 +52,18 @@ from make_llama_generate_reference import load  # noqa: E402
 
 K = mi.K
 
-# checkpoint -> cases: (name, heads as (layer, head), mode); heads None:
-# every head alone (--ablate all-heads)
+# checkpoint -> cases: (name, heads as (layer, head), mode[, metric]);
+# heads None: every head alone (--ablate all-heads), measured by the
+# metric (make_intervention_reference.py's metric_of; default the loss)
+#   llama_gqa4_bf16 "the cat sat on the mat, hello world": " cat" 271
+#   against " mat" 275; " world" 264
 CASES = {
     "llama_gqa4_bf16": [
         ("zero_0.1", [(0, 1)], "zero"),
         ("mean_1.0_0.1", [(1, 0), (0, 1)], "mean"),
         ("all_mean", None, "mean"),
+        ("all_mean_logit_diff", None, "mean", ("logit-diff", 271, 275)),
+        ("all_zero_prob", None, "zero", ("prob", 264, None)),
     ],
     "qwen2_bias_f16": [
         ("zero_1.1", [(1, 1)], "zero"),
@@ -115,14 +125,15 @@ def checkpoint_cases(outdir, name):
     with torch.no_grad():
         _, clean = run(model, ids, [], hd, "zero")
         clean_loss = mi.losses(clean, ids)
-        for case, heads, mode in CASES[name]:
+        for case, heads, mode, *metric in CASES[name]:
             if heads is None:
+                measure = mi.metric_of(metric[0] if metric else None)
                 m = torch.empty(L, H)
                 for layer in range(L):
                     for head in range(H):
                         _, logits = run(model, ids, [(layer, head)], hd, mode)
-                        m[layer, head] = mi.losses(logits, ids)[-1] - \
-                            clean_loss[-1]
+                        m[layer, head] = measure(logits, ids) - \
+                            measure(clean, ids)
                 tables.append((case + ".map", m))
                 continue
             out, ablated = run(model, ids, heads, hd, mode)
@@ -250,16 +261,22 @@ def scores_case(outdir, name):
 
 
 def main():
+    """[OUTDIR [CHECKPOINT...]]: the files of those checkpoints alone
+    (default every one)."""
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         HERE, "interventions")
+    only = set(sys.argv[2:])
     os.makedirs(outdir, exist_ok=True)
     for name in CASES:
-        checkpoint_cases(outdir, name)
+        if not only or name in only:
+            checkpoint_cases(outdir, name)
     for name in PATCH_CASES:
-        patch_case(outdir, name)
+        if not only or name in only:
+            patch_case(outdir, name)
     for name in SCORE_CASES:
-        scores_case(outdir, name)
+        if not only or name in only:
+            scores_case(outdir, name)
 
 
 if __name__ == "__main__":
