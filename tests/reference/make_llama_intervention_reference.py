@@ -18,6 +18,10 @@ a user of PyTorch puts on this model:
   columns, every position) or the input of layers[L] (hook_resid_pre,
   one position) into the corrupted run, scored by the demo's ioi_metric
   (copied in make_intervention_reference.py);
+- --repeat-random N draws N ids of the tokenizer's ordinary tokens (its
+  tokens but those tokenizer.json marks special: bos, eos, pad),
+  words[torch.randint(0, len(words), (N,))] after torch.manual_seed(SEED),
+  as make_bert_scores_reference.py draws BERT's, then the same N again;
 - head scores read each head's attention pattern where
   eager_attention_forward makes it (the softmax's output, taken by
   wrapping torch.nn.functional.softmax, which the copied code calls) and
@@ -39,6 +43,7 @@ says which; `... interventions llama_gqa4_bf16 llama_tied_f32` makes the
 others without them.)
 """
 
+import json
 import os
 import sys
 
@@ -214,6 +219,20 @@ def patch_case(outdir, name):
         [(n, t.contiguous()) for n, t in tables])
 
 
+def ordinary_tokens(name):
+    """The ids --repeat-random draws from: those of tokenizer.json's
+    tokens, but the special ones (bos, eos, pad), ascending. The
+    checkpoint's post-processor (ByteLevel) puts no token around a
+    text."""
+    with open(os.path.join(HERE, "llama", name, "tokenizer.json")) as f:
+        tj = json.load(f)
+    assert tj["post_processor"]["type"] == "ByteLevel"
+    special = {a["id"] for a in tj["added_tokens"] if a["special"]}
+    every = set(tj["model"]["vocab"].values()) | \
+        {a["id"] for a in tj["added_tokens"]}
+    return torch.tensor(sorted(every - special))
+
+
 def scores_case(outdir, name):
     model, cfg, _ = load(name)
     L, H = cfg.num_hidden_layers, cfg.num_attention_heads
@@ -221,8 +240,9 @@ def scores_case(outdir, name):
     for case, ids in SCORE_CASES[name]:
         if isinstance(ids, tuple):
             n, seed = ids
+            words = ordinary_tokens(name)
             torch.manual_seed(seed)
-            half = torch.randint(0, cfg.vocab_size, (n,))
+            half = words[torch.randint(0, len(words), (n,))]
             tokens = torch.cat([half, half]).view(1, -1)
         else:
             tokens = torch.tensor([ids])
