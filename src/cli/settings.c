@@ -99,7 +99,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .corpus = opt->corpus != NULL,
         .reloaded = opt->train && opt->weights != NULL,
         .read_back = opt->weights != NULL,
-        .seed_given = opt->given[OPT_SEED],
+        .seed_set = opt->given[OPT_SEED],
         // a lesson run without an lm_head ablates in its own pass
         .ablated = !m->checkpoint && !opt->train ? opt->n_ablate_heads : 0,
         .repeat_random = opt->repeat_random,

@@ -526,14 +526,14 @@ static void note_repeat_random(FILE *out, const explain_context *c)
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->seed);
     const char *whose =
-        !c->read_back   ? N_("The same seed drew the model before its "
+        !c->read_back  ? N_("The same seed drew the model before its "
                              "training.")
-        : !c->seed_given ? N_("Without --seed it is the seed the folder's "
-                              "model.json records, the one its training "
-                              "started from, so the draw is the training "
-                              "run's.")
-                         : N_("The model was read from --weights, not drawn "
-                              "from this seed: --seed chose the draw alone.");
+        : !c->seed_set ? N_("Without --seed it is the seed the folder's "
+                            "model.json records, the one its training "
+                            "started from, so the draw is the training "
+                            "run's.")
+                       : N_("The model was read from --weights, not drawn "
+                            "from this seed: --seed chose the draw alone.");
     explain_say(out, c->width,
                 _("The text is no sentence: --repeat-random drew %zu tokens "
                   "at random from the trained vocabulary, then the same %zu "

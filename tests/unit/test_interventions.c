@@ -333,8 +333,8 @@ int main(int argc, char **argv)
                     &cat);
     ablate_measured(ref, "four_heads_bf16", "all_mean_logit_diff", NULL, 0,
                     HOOK_MEAN, &end_world);
-    ablate_measured(ref, "four_heads_bf16", "all_zero_prob", NULL, 0,
-                    HOOK_ZERO, &world);
+    ablate_measured(ref, "four_heads_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
+                    &world);
     patch_case(ref, "two_layers", "cat_mat", "the cat sat on the mat",
                "the mat sat on the cat", " cat", " mat");
     patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
@@ -352,8 +352,8 @@ int main(int argc, char **argv)
     ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);
     ablate_measured(ref, "llama_gqa4_bf16", "all_mean_logit_diff", NULL, 0,
                     HOOK_MEAN, &cat_mat);
-    ablate_measured(ref, "llama_gqa4_bf16", "all_zero_prob", NULL, 0,
-                    HOOK_ZERO, &world);
+    ablate_measured(ref, "llama_gqa4_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
+                    &world);
     ablate_case(ref, "qwen2_bias_f16", "zero_1.1", h11, 1, HOOK_ZERO);
     ablate_case(ref, "qwen2_bias_f16", "all_zero", NULL, 0, HOOK_ZERO);
     patch_case(ref, "llama_gqa4_bf16", "cat_mat", "the cat sat on the mat",
