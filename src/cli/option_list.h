@@ -185,6 +185,10 @@ OPTION(CORPUS, "corpus", 0, MODEL, 58,
        NAME(N_("FILE"), corpus),
        .applies = APPLIES_LESSON, .page = PAGE_MODEL,
        GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
+       .off_checkpoint = N_("%s: does not go with --model (it is the text "
+                            "a lesson model trains on; a checkpoint's "
+                            "--ablate-mode mean takes each head's mean over "
+                            "the text's own positions)"),
        .help = N_("with --train, train on the sentences of FILE's\n"
                    "--column NAME, one per step, cycling (default the\n"
                    "sentence)"))

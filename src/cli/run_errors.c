@@ -7,6 +7,7 @@
 #include "base/i18n.h"
 #include "cli/index_list.h"
 #include "cli/option_table.h"
+#include "model/family.h"
 #include "model/pipeline.h"
 
 /* The option that asks for intervention i (enum run_intervention). */
@@ -19,6 +20,19 @@ static enum option_id intervention_option(size_t i)
         [RUN_LOGIT_LENS] = OPT_LOGIT_LENS,
     };
     return i < sizeof of / sizeof of[0] ? of[i] : OPT_ABLATE;
+}
+
+/* The family of opt's checkpoint by its name in messages ("BERT"),
+ * translated; "this checkpoint" when the folder names none. */
+static const char *family_title(const options *opt)
+{
+    mx_error ignored;
+    const model_family *row =
+        opt->model != NULL
+            ? family_of(&(run_request){.checkpoint = opt->model}, &ignored)
+            : NULL;
+    return row != NULL && row->title != NULL ? _(row->title)
+                                             : _("this checkpoint");
 }
 
 /* "--name" of option id into flag. */
@@ -107,8 +121,8 @@ void run_error_message(mx_error *err, const options *opt)
         if (d.n[0] == 1)
             err_usage(
                 err,
-                _("%s: measures next-token predictions, and this checkpoint makes none: its attention looks both ways (--head-scores runs on it)"),
-                flag);
+                _("%s: reads the model's next-token predictions, which %s does not make: its attention looks both ways, so each token already sees the one after it (--head-scores runs on it)"),
+                flag, family_title(opt));
         else
             err_usage(
                 err,

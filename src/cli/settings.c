@@ -98,6 +98,8 @@ explain_context explain_for(const options *opt, const trace *tr)
         .positions = m->positions,
         .corpus = opt->corpus != NULL,
         .reloaded = opt->train && opt->weights != NULL,
+        .read_back = opt->weights != NULL,
+        .seed_set = opt->given[OPT_SEED],
         // a lesson run without an lm_head ablates in its own pass
         .ablated = !m->checkpoint && !opt->train ? opt->n_ablate_heads : 0,
         .repeat_random = opt->repeat_random,

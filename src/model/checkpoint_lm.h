@@ -14,7 +14,8 @@
  *     {
  *         return checkpoint_lm_open(s, shape, &row, rq, err);
  *     }
- *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers);
+ *     const lm_ops gpt2_lm =
+ *         CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers, NULL);
  */
 #ifndef MHA_CHECKPOINT_LM_H
 #define MHA_CHECKPOINT_LM_H
@@ -82,20 +83,21 @@ void checkpoint_lm_close(lm_session *s);
 int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
                          size_t count, const forward_hooks *hooks,
                          mx_error *err);
-/* lm_ops.draws for a family whose tokenizer adds special tokens to a
- * text (BERT's): the tokenizer's ids that a token has, but those
- * tokenizer.json marks "special", and the post-processor's special
- * tokens around a text (hf_tokenizer.h). */
+/* lm_ops.draws for a family read with a tokenizer.json (BERT's, the
+ * Llama style's): the tokenizer's ids that a token has, but those
+ * tokenizer.json marks "special" (bos, eos, pad, [CLS] ...), and the
+ * post-processor's special tokens around a text (hf_tokenizer.h). */
 int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 
-/* A checkpoint family's lm_ops, given its open and its layers
- * (checkpoint_lm_layers for a row with layers, else NULL). */
-#define CHECKPOINT_LM_OPS(open_fn, layers_fn)                           \
+/* A checkpoint family's lm_ops, given its open, its layers
+ * (checkpoint_lm_layers for a row with layers, else NULL) and its draws
+ * (checkpoint_lm_draws, or NULL: every id below the vocabulary). */
+#define CHECKPOINT_LM_OPS(open_fn, layers_fn, draws_fn)                 \
     {                                                                   \
         .open = (open_fn), .encode = checkpoint_lm_encode,              \
         .label = checkpoint_lm_label, .forward = checkpoint_lm_forward, \
         .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close, \
-        .layers = (layers_fn),                                          \
+        .layers = (layers_fn), .draws = (draws_fn),                     \
     }
 
 #endif

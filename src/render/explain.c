@@ -517,23 +517,33 @@ static note_fn *const notes[TABLE_COUNT] = {
 };
 
 /* Before a trained lesson model's head_scores with --repeat-random N:
- * what the text is. */
+ * what the text is, and whose seed drew it: the seed that drew the model
+ * before this run trained it, or, for a model read from --weights, the
+ * training's seed its model.json records (no --seed) or --seed's. */
 static void note_repeat_random(FILE *out, const explain_context *c)
 {
     const size_t N = c->repeat_random;
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->seed);
+    const char *whose =
+        !c->read_back  ? N_("The same seed drew the model before its "
+                             "training.")
+        : !c->seed_set ? N_("Without --seed it is the seed the folder's "
+                            "model.json records, the one its training "
+                            "started from, so the draw is the training "
+                            "run's.")
+                       : N_("The model was read from --weights, not drawn "
+                            "from this seed: --seed chose the draw alone.");
     explain_say(out, c->width,
                 _("The text is no sentence: --repeat-random drew %zu tokens "
                   "at random from the trained vocabulary, then the same %zu "
                   "again: %zu tokens. The draw is torch.randint(0, V, (N,)) "
-                  "after torch.manual_seed(%s), the --seed that also drew "
-                  "the model. A random text gives a head nothing to follow "
-                  "but positions and repeats: on the second half an "
-                  "induction head looks at the token after the earlier copy "
-                  "of the current one, and a duplicate-token head at the "
-                  "copy itself."),
-                N, N, 2 * N, seed);
+                  "after torch.manual_seed(%s). %s A random text gives a "
+                  "head nothing to follow but positions and repeats: on the "
+                  "second half an induction head looks at the token after "
+                  "the earlier copy of the current one, and a "
+                  "duplicate-token head at the copy itself."),
+                N, N, 2 * N, seed, _(whose));
     fputc('\n', out);
 }
 

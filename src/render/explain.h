@@ -52,6 +52,9 @@ typedef struct {
     bool corpus;    /* --corpus: trained on its sentences */
     bool reloaded;  /* --weights of a trained run: the training starts
                        from its files, not from the seed */
+    bool read_back; /* --weights: the model's parameters read from files */
+    bool seed_set;  /* --seed given (else the default, or --weights'
+                       model.json's) */
 
     sampling how; /* --generate: greedy, or --sample's warpers */
     /* --generate with --ablate L.H: every step ran with the heads

@@ -194,8 +194,9 @@ ok(r.returncode == 0 and "BERT reads both ways" in note and
    "--explain: what a score means when a head looks both ways", note)
 
 # ---- what BERT cannot run ------------------------------------------------
-BOTH_WAYS = ("measures next-token predictions, and this checkpoint makes "
-             "none: its attention looks both ways (--head-scores runs on it)")
+BOTH_WAYS = ("reads the model's next-token predictions, which BERT does "
+             "not make: its attention looks both ways, so each token "
+             "already sees the one after it (--head-scores runs on it)")
 for args, flag in (
         (["--ablate", "0.1"], "--ablate"),
         (["--ablate", "1.0", "--ablate-mode", "mean"], "--ablate"),
@@ -212,8 +213,8 @@ mha.check_error(["--model", MLM, "--patch", "--clean", "the cat sat",
                 "BERT refuses --patch: status 2, one line", hint=True)
 r = run(["--model", MLM, TEXT, "--ablate", "0.1", "--lang", "pt_BR"])
 ok(r.returncode == 2 and r.stdout == "" and
-   r.stderr.startswith("mha-explain: --ablate: mede previsões do próximo "
-                       "token"),
+   r.stderr.startswith("mha-explain: --ablate: lê as previsões do próximo "
+                       "token do modelo, que BERT não faz"),
    "... in the reader's language", r.stderr)
 # the scores read one text: a second one (--pair) would not be scored
 mha.check_error(["--model", os.path.join(REF, "bert", "mlm_pair"),

@@ -14,8 +14,11 @@ the --help hint), nothing on standard output.
 """
 import csv
 import io
+import json
 import os
+import shutil
 import sys
+import tempfile
 import unicodedata
 
 from taplib import Program, done, ok
@@ -89,6 +92,34 @@ r3 = run(["--model", model, "--format", "csv", "--head-scores",
 ok(r2.stdout == r.stdout and r3.stdout != r.stdout,
    "--repeat-random: the same seed draws the same tokens, another not")
 
+# a Llama-style tokenizer's special tokens (bos, eos, pad) are never
+# drawn: with every token of llama_tied_f32's but " the" (268) marked
+# special, the 2N drawn tokens are " the" each, and the scores are those
+# of the text " the" eight times
+llama = os.path.join(sys.argv[2], "..", "llama", "llama_tied_f32")
+with tempfile.TemporaryDirectory() as tmp:
+    marked = os.path.join(tmp, "llama")
+    shutil.copytree(llama, marked)
+    with open(os.path.join(marked, "tokenizer.json"), encoding="utf-8") as f:
+        tj = json.load(f)
+    tj["added_tokens"] = [
+        {"id": i, "content": piece, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False, "special": True}
+        for piece, i in sorted(tj["model"]["vocab"].items(),
+                               key=lambda kv: kv[1]) if i != 268]
+    with open(os.path.join(marked, "tokenizer.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(tj, f)
+    drawn = run(["--model", marked, "--format", "csv", "--head-scores",
+                 "--repeat-random", "4", "--seed", "4", "--tables",
+                 "head_scores"])
+    the = run(["--model", llama, "--format", "csv", "--head-scores",
+               " the" * 8, "--tables", "head_scores"])
+    ok(drawn.returncode == 0 and the.returncode == 0 and
+       drawn.stdout == the.stdout and drawn.stdout.count("\n") == 25,
+       "--repeat-random on a Llama-style checkpoint: no special token drawn",
+       drawn.stdout[-300:] + drawn.stderr + the.stderr)
+
 # --head-scores shows the heads the run shows (--layers, --show-heads):
 # their rows of the whole table, and the same heads as the run's tables
 whole = {(row["row_label"], row["col_label"]): row["value"] for row in
@@ -135,7 +166,8 @@ for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
 r = run(["--model", os.path.join(sys.argv[2], "..", "bert", "mlm"),
          "--logit-lens", text])
 ok(r.returncode == 2 and r.stdout == "" and
-   "--logit-lens: measures next-token predictions" in r.stderr,
+   "--logit-lens: reads the model's next-token predictions, which BERT "
+   "does not make" in r.stderr,
    "--logit-lens with BERT: refused, status 2", r.stderr)
 
 BAD = [
@@ -169,6 +201,14 @@ BAD = [
      "--logit-lens: reads the model as it is"),
     (["--head-scores", "--repeat-random", "4", "--logit-lens"],
      "--logit-lens: reads the sentence"),
+    # a checkpoint's mean ablation is over the text's positions: a corpus
+    # is a lesson model's training text
+    ([text, "--corpus", os.path.join(sys.argv[2], "..", "lesson_interventions",
+                                     "block.corpus.txt"),
+      "--column", "text", "--ablate", "0.1", "--ablate-mode", "mean"],
+     "--corpus: does not go with --model (it is the text a lesson model "
+     "trains on; a checkpoint's --ablate-mode mean takes each head's mean "
+     "over the text's own positions)"),
 ]
 for args, want in BAD:
     r = run(["--model", model] + args)

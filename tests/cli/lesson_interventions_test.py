@@ -116,6 +116,33 @@ mha.check_error(["--weights", folder, "--variant", "block", "--train", "2",
                  "--head-scores", "--repeat-random", "3"],
                 "it goes with --corpus FILE", hint=True)
 
+
+def seed_note(args):
+    """--explain's note on the drawn text, on one line."""
+    r = mha.run(args + ["--head-scores", "--repeat-random", "3",
+                        "--explain"])
+    return r.returncode, r.stdout.decode().replace("\n# ", " ")
+
+
+# --explain states the seed that drew the text, and whether it also drew
+# the model: a trained run's, the folder's model.json's, or --seed's
+rc, note = seed_note(TRAIN)
+ok(rc == 0 and "after torch.manual_seed(1). The same seed drew the model "
+   "before its training." in note,
+   "--explain --repeat-random: the training's seed drew text and model",
+   note[-600:])
+rc, note = seed_note(["--weights", folder, "--variant", "block"])
+ok(rc == 0 and "after torch.manual_seed(1). Without --seed it is the seed "
+   "the folder's model.json records" in note,
+   "--explain --weights DIR: model.json's seed, said so", note[-600:])
+rc, note = seed_note(["--weights", folder, "--variant", "block", "--seed",
+                      "7"])
+ok(rc == 0 and "after torch.manual_seed(7). The model was read from "
+   "--weights, not drawn from this seed" in note and
+   "drew the model" not in note,
+   "--explain --weights DIR --seed 7: the seed used, not the model's",
+   note[-600:])
+
 # --csv-dir of a --repeat-random run: its table, and no model.json (the
 # run shows no table of its model); --html is refused, naming both ways
 scores_dir = os.path.join(tmp, "scores")

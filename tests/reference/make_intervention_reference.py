@@ -27,7 +27,11 @@ For each case NAME it writes, into interventions/CHECKPOINT.safetensors
                   reduction='none') then its mean (reduction='mean');
                   clean, ablated, ablated - clean
   NAME.map        (all-heads cases, L x H): the mean loss with that head
-                  alone ablated, minus the clean one
+                  alone ablated, minus the clean one; or, for a case with
+                  a --metric, that measure of the logits (metric_of):
+                  logit-diff, the demo's get_logit_diff (copied below) of
+                  --answer against --wrong at the last token; prob,
+                  torch.softmax(logits[0, -1], dim=-1)[answer]
 
 Activation patching, as TransformerLens's patching.py
 (generic_activation_patch, commit 4cd36aaeb5dad931d085bd5d46a12b402fe15272)
@@ -61,7 +65,8 @@ torch.manual_seed(SEED), then the same N again (--repeat-random N).
 
 How to run it (Debian's python3-torch, CPU, float32):
 
-    /usr/bin/python3 tests/reference/make_intervention_reference.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_intervention_reference.py \
+        [OUTDIR [CHECKPOINT...]]
 """
 
 import os
@@ -78,8 +83,11 @@ from make_hook_reference import Config, GPT2Model, read_safetensors  # noqa: E40
 
 K = 5
 
-# checkpoint -> cases: (name, heads as (layer, head), mode); heads None:
-# every head alone (--ablate all-heads)
+# checkpoint -> cases: (name, heads as (layer, head), mode[, metric]);
+# heads None: every head alone (--ablate all-heads), measured by the
+# metric (kind, answer id, wrong id or None; default the mean loss)
+#   two_layers "the cat sat on the mat": " cat" 271 against " mat" 275
+#   four_heads_bf16: " end" 281 against " world" 264
 CASES = {
     "two_layers": [
         ("zero_0.1", [(0, 1)], "zero"),
@@ -87,10 +95,14 @@ CASES = {
         ("zero_1.0_1.1", [(1, 0), (1, 1)], "zero"),
         ("all_zero", None, "zero"),
         ("all_mean", None, "mean"),
+        ("all_zero_logit_diff", None, "zero", ("logit-diff", 271, 275)),
+        ("all_mean_prob", None, "mean", ("prob", 271, None)),
     ],
     "four_heads_bf16": [
         ("mean_0.2", [(0, 2)], "mean"),
         ("all_zero", None, "zero"),
+        ("all_mean_logit_diff", None, "mean", ("logit-diff", 281, 264)),
+        ("all_zero_prob", None, "zero", ("prob", 264, None)),
     ],
 }
 
@@ -145,6 +157,20 @@ def losses(logits, ids):
     return torch.cat([each, mean.view(1)])
 
 
+def metric_of(metric):
+    """--metric's measure of logits (1, T, V) over ids: the mean loss,
+    the demo's get_logit_diff at the last token, or the softmax's
+    probability of the answer there."""
+    kind, answer, wrong = metric or ("loss", None, None)
+    if kind == "logit-diff":
+        indices = torch.tensor([[answer, wrong]])
+        return lambda logits, ids: get_logit_diff(logits, indices)
+    if kind == "prob":
+        return lambda logits, ids: torch.softmax(logits[0, -1],
+                                                 dim=-1)[answer]
+    return lambda logits, ids: losses(logits, ids)[-1]
+
+
 def checkpoint_cases(outdir, name):
     model, config, ids = load(name)
     hd = config.hidden_size // config.num_attention_heads
@@ -153,14 +179,15 @@ def checkpoint_cases(outdir, name):
     with torch.no_grad():
         _, clean = run(model, ids, [], hd, "zero")
         clean_loss = losses(clean, ids)
-        for case, heads, mode in CASES[name]:
+        for case, heads, mode, *metric in CASES[name]:
             if heads is None:
+                measure = metric_of(metric[0] if metric else None)
                 m = torch.empty(L, H)
                 for layer in range(L):
                     for head in range(H):
                         _, logits = run(model, ids, [(layer, head)], hd, mode)
-                        m[layer, head] = losses(logits, ids)[-1] - \
-                            clean_loss[-1]
+                        m[layer, head] = measure(logits, ids) - \
+                            measure(clean, ids)
                 tables.append((case + ".map", m))
                 continue
             out, ablated = run(model, ids, heads, hd, mode)
@@ -425,16 +452,22 @@ def scores_case(outdir, name):
 
 
 def main():
+    """[OUTDIR [CHECKPOINT...]]: the files of those checkpoints alone
+    (default every one)."""
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         HERE, "interventions")
+    only = set(sys.argv[2:])
     os.makedirs(outdir, exist_ok=True)
     for name in CASES:
-        checkpoint_cases(outdir, name)
+        if not only or name in only:
+            checkpoint_cases(outdir, name)
     for name in PATCH_CASES:
-        patch_case(outdir, name)
+        if not only or name in only:
+            patch_case(outdir, name)
     for name in SCORE_CASES:
-        scores_case(outdir, name)
+        if not only or name in only:
+            scores_case(outdir, name)
 
 
 if __name__ == "__main__":

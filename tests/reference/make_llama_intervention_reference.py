@@ -18,6 +18,10 @@ a user of PyTorch puts on this model:
   columns, every position) or the input of layers[L] (hook_resid_pre,
   one position) into the corrupted run, scored by the demo's ioi_metric
   (copied in make_intervention_reference.py);
+- --repeat-random N draws N ids of the tokenizer's ordinary tokens (its
+  tokens but those tokenizer.json marks special: bos, eos, pad),
+  words[torch.randint(0, len(words), (N,))] after torch.manual_seed(SEED),
+  as make_bert_scores_reference.py draws BERT's, then the same N again;
 - head scores read each head's attention pattern where
   eager_attention_forward makes it (the softmax's output, taken by
   wrapping torch.nn.functional.softmax, which the copied code calls) and
@@ -31,9 +35,15 @@ form make_intervention_reference.py writes for GPT-2.
 
 How to run it (Debian's python3-torch, CPU, float32):
 
-    /usr/bin/python3 tests/reference/make_llama_intervention_reference.py [OUTDIR]
+    /usr/bin/python3 tests/reference/make_llama_intervention_reference.py \
+        [OUTDIR [CHECKPOINT...]]
+
+(qwen2_bias_f16 needs transformers' Qwen2 classes, make_llama_reference.py
+says which; `... interventions llama_gqa4_bf16 llama_tied_f32` makes the
+others without them.)
 """
 
+import json
 import os
 import sys
 
@@ -47,13 +57,18 @@ from make_llama_generate_reference import load  # noqa: E402
 
 K = mi.K
 
-# checkpoint -> cases: (name, heads as (layer, head), mode); heads None:
-# every head alone (--ablate all-heads)
+# checkpoint -> cases: (name, heads as (layer, head), mode[, metric]);
+# heads None: every head alone (--ablate all-heads), measured by the
+# metric (make_intervention_reference.py's metric_of; default the loss)
+#   llama_gqa4_bf16 "the cat sat on the mat, hello world": " cat" 271
+#   against " mat" 275; " world" 264
 CASES = {
     "llama_gqa4_bf16": [
         ("zero_0.1", [(0, 1)], "zero"),
         ("mean_1.0_0.1", [(1, 0), (0, 1)], "mean"),
         ("all_mean", None, "mean"),
+        ("all_mean_logit_diff", None, "mean", ("logit-diff", 271, 275)),
+        ("all_zero_prob", None, "zero", ("prob", 264, None)),
     ],
     "qwen2_bias_f16": [
         ("zero_1.1", [(1, 1)], "zero"),
@@ -115,14 +130,15 @@ def checkpoint_cases(outdir, name):
     with torch.no_grad():
         _, clean = run(model, ids, [], hd, "zero")
         clean_loss = mi.losses(clean, ids)
-        for case, heads, mode in CASES[name]:
+        for case, heads, mode, *metric in CASES[name]:
             if heads is None:
+                measure = mi.metric_of(metric[0] if metric else None)
                 m = torch.empty(L, H)
                 for layer in range(L):
                     for head in range(H):
                         _, logits = run(model, ids, [(layer, head)], hd, mode)
-                        m[layer, head] = mi.losses(logits, ids)[-1] - \
-                            clean_loss[-1]
+                        m[layer, head] = measure(logits, ids) - \
+                            measure(clean, ids)
                 tables.append((case + ".map", m))
                 continue
             out, ablated = run(model, ids, heads, hd, mode)
@@ -203,6 +219,20 @@ def patch_case(outdir, name):
         [(n, t.contiguous()) for n, t in tables])
 
 
+def ordinary_tokens(name):
+    """The ids --repeat-random draws from: those of tokenizer.json's
+    tokens, but the special ones (bos, eos, pad), ascending. The
+    checkpoint's post-processor (ByteLevel) puts no token around a
+    text."""
+    with open(os.path.join(HERE, "llama", name, "tokenizer.json")) as f:
+        tj = json.load(f)
+    assert tj["post_processor"]["type"] == "ByteLevel"
+    special = {a["id"] for a in tj["added_tokens"] if a["special"]}
+    every = set(tj["model"]["vocab"].values()) | \
+        {a["id"] for a in tj["added_tokens"]}
+    return torch.tensor(sorted(every - special))
+
+
 def scores_case(outdir, name):
     model, cfg, _ = load(name)
     L, H = cfg.num_hidden_layers, cfg.num_attention_heads
@@ -210,8 +240,9 @@ def scores_case(outdir, name):
     for case, ids in SCORE_CASES[name]:
         if isinstance(ids, tuple):
             n, seed = ids
+            words = ordinary_tokens(name)
             torch.manual_seed(seed)
-            half = torch.randint(0, cfg.vocab_size, (n,))
+            half = words[torch.randint(0, len(words), (n,))]
             tokens = torch.cat([half, half]).view(1, -1)
         else:
             tokens = torch.tensor([ids])
@@ -250,16 +281,22 @@ def scores_case(outdir, name):
 
 
 def main():
+    """[OUTDIR [CHECKPOINT...]]: the files of those checkpoints alone
+    (default every one)."""
     torch.set_num_threads(1)
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         HERE, "interventions")
+    only = set(sys.argv[2:])
     os.makedirs(outdir, exist_ok=True)
     for name in CASES:
-        checkpoint_cases(outdir, name)
+        if not only or name in only:
+            checkpoint_cases(outdir, name)
     for name in PATCH_CASES:
-        patch_case(outdir, name)
+        if not only or name in only:
+            patch_case(outdir, name)
     for name in SCORE_CASES:
-        scores_case(outdir, name)
+        if not only or name in only:
+            scores_case(outdir, name)
 
 
 if __name__ == "__main__":

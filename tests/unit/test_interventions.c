@@ -6,7 +6,8 @@
  * attention's output projection
  * (tests/reference/make_intervention_reference.py; argv[1]:
  * tests/reference). Zero and mean, one head, several heads of one layer
- * and of two, and every head alone (all-heads): the ablated model's out,
+ * and of two, and every head alone (all-heads, by the loss and by
+ * --metric logit-diff and prob): the ablated model's out,
  * ablation_effect, ablation_loss and ablation_map bit for bit; and
  * --patch's patch_heads and patch_resid against TransformerLens's
  * patching loop and its demo's normalised logit difference; and
@@ -80,9 +81,20 @@ static char *read_text(const char *dir)
     return text;
 }
 
-/* One case: heads (n of them; 0: all-heads) ablated as mode says. */
-static void ablate_case(const char *refdir, const char *ckpt, const char *name,
-                        const head_ref *heads, size_t n, hook_action mode)
+/* What --ablate all-heads measures in a case: --metric with its
+ * --answer and --wrong (NULL where the metric takes none). */
+typedef struct {
+    enum ablate_metric kind;
+    const char *answer, *wrong;
+} metric_words;
+
+static const metric_words by_loss = {METRIC_LOSS, NULL, NULL};
+
+/* One case: heads (n of them; 0: all-heads, measured by metric) ablated
+ * as mode says. */
+static void ablate_measured(const char *refdir, const char *ckpt,
+                            const char *name, const head_ref *heads, size_t n,
+                            hook_action mode, const metric_words *metric)
 {
     char dir[256], path[600], key[96];
     snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
@@ -101,7 +113,10 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
                             .ablate = heads,
                             .n_ablate = n,
                             .ablate_all = n == 0,
-                            .ablate_mode = mode};
+                            .ablate_mode = mode,
+                            .metric = metric->kind,
+                            .patch_answer = metric->answer,
+                            .patch_wrong = metric->wrong};
     const model_input in = {.sentence = text, .len = strlen(text)};
     trace tr;
     trace_init(&tr);
@@ -128,6 +143,13 @@ static void ablate_case(const char *refdir, const char *ckpt, const char *name,
     trace_free(&tr);
     safetensors_close(&ref);
     free(text);
+}
+
+/* One case measured by the loss: heads (n of them; 0: all-heads). */
+static void ablate_case(const char *refdir, const char *ckpt, const char *name,
+                        const head_ref *heads, size_t n, hook_action mode)
+{
+    ablate_measured(refdir, ckpt, name, heads, n, mode, &by_loss);
 }
 
 /* --patch on checkpoint ckpt: clean against corrupt, answer against
@@ -300,6 +322,19 @@ int main(int argc, char **argv)
     ablate_case(ref, "two_layers", "all_mean", NULL, 0, HOOK_MEAN);
     ablate_case(ref, "four_heads_bf16", "mean_0.2", h02, 1, HOOK_MEAN);
     ablate_case(ref, "four_heads_bf16", "all_zero", NULL, 0, HOOK_ZERO);
+    // --ablate all-heads --metric logit-diff and prob
+    const metric_words cat_mat = {METRIC_LOGIT_DIFF, " cat", " mat"};
+    const metric_words cat = {METRIC_PROB, " cat", NULL};
+    const metric_words end_world = {METRIC_LOGIT_DIFF, " end", " world"};
+    const metric_words world = {METRIC_PROB, " world", NULL};
+    ablate_measured(ref, "two_layers", "all_zero_logit_diff", NULL, 0,
+                    HOOK_ZERO, &cat_mat);
+    ablate_measured(ref, "two_layers", "all_mean_prob", NULL, 0, HOOK_MEAN,
+                    &cat);
+    ablate_measured(ref, "four_heads_bf16", "all_mean_logit_diff", NULL, 0,
+                    HOOK_MEAN, &end_world);
+    ablate_measured(ref, "four_heads_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
+                    &world);
     patch_case(ref, "two_layers", "cat_mat", "the cat sat on the mat",
                "the mat sat on the cat", " cat", " mat");
     patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
@@ -315,6 +350,10 @@ int main(int argc, char **argv)
     ablate_case(ref, "llama_gqa4_bf16", "zero_0.1", h01, 1, HOOK_ZERO);
     ablate_case(ref, "llama_gqa4_bf16", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
     ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);
+    ablate_measured(ref, "llama_gqa4_bf16", "all_mean_logit_diff", NULL, 0,
+                    HOOK_MEAN, &cat_mat);
+    ablate_measured(ref, "llama_gqa4_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
+                    &world);
     ablate_case(ref, "qwen2_bias_f16", "zero_1.1", h11, 1, HOOK_ZERO);
     ablate_case(ref, "qwen2_bias_f16", "all_zero", NULL, 0, HOOK_ZERO);
     patch_case(ref, "llama_gqa4_bf16", "cat_mat", "the cat sat on the mat",

@@ -93,8 +93,9 @@ static void test_other_messages(void)
                   "DIR); this family cannot run it"),
        "an lm_head missing: the intervention's option by its row");
     err = message_of(&opt, RUN_NEEDS_LM_HEAD, RUN_PATCH, 1, 0);
-    ok(says(&err, "--patch: measures next-token predictions, and this "
-                  "checkpoint makes none: its attention looks both ways "
+    ok(says(&err, "--patch: reads the model's next-token predictions, "
+                  "which this checkpoint does not make: its attention looks "
+                  "both ways, so each token already sees the one after it "
                   "(--head-scores runs on it)") &&
            err.usage,
        "a model whose attention looks both ways: no next-token "

@@ -80,4 +80,6 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
     return checkpoint_lm_open(s, shape_out, &row, rq, err);
 }
 
-const lm_ops llama_lm = CHECKPOINT_LM_OPS(open_lm, NULL);
+/* --repeat-random draws the tokenizer's ordinary tokens, never its
+ * special ones (bos, eos, pad), with the post-processor's around them */
+const lm_ops llama_lm = CHECKPOINT_LM_OPS(open_lm, NULL, checkpoint_lm_draws);
