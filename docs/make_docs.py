@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes docs/guide.md and docs/notebooks.md with real program output.
+"""Writes docs/guide.md and docs/notebooks.md with real program output,
+and the pictures listed in HAND_FIGURES of pages written by hand.
 
 The pages are written from the templates in docs/templates/. A template
 line of the form
