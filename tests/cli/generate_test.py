@@ -271,7 +271,97 @@ def greedy_nan():
        "PyTorch %s)" % (ids, ref["tokens"]), r.stderr.decode())
 
 
+def byte_decoder():
+    """GPT-2's bytes_to_unicode, reversed: a vocab.json character's byte."""
+    bs = (list(range(ord("!"), ord("~") + 1)) +
+          list(range(ord("\xa1"), ord("\xac") + 1)) +
+          list(range(ord("\xae"), ord("\xff") + 1)))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def shown(text):
+    """The text as the program shows it: controls but a new line and a tab
+    as U+FFFD."""
+    return "".join(c if (ord(c) >= 0x20 or c in "\n\t") and c != "\x7f"
+                   else "\ufffd" for c in text)
+
+
+def new_text(args):
+    """The new text of a run's text output (between the marks)."""
+    r = PROGRAM.run(args + ["--tables", "generated"])
+    last = r.stdout.decode().rstrip("\n").splitlines()[-1]
+    return r, last.split("\u27e6", 1)[1].rstrip("\u27e7")
+
+
+def continued_bytes():
+    """The new text is the bytes of all the new tokens joined, decoded as
+    Python's bytes.decode("utf-8", errors="replace") does (a character
+    whose bytes are two tokens whole, a cut one a single U+FFFD), and
+    --stop matches that text, also a character two tokens make, and
+    U+FFFD itself."""
+    wide = os.path.join(REF, "gpt2", "wide")
+    with open(os.path.join(wide, "vocab.json"), encoding="utf-8") as fh:
+        vocab = {i: t for t, i in json.load(fh).items()}
+    to_byte = byte_decoder()
+    wrong, spanning = [], []
+    for seed in range(1, 9):
+        args = ["--model", wide, "--generate", "12", "--sample", "--seed",
+                str(seed), "the cat"]
+        _, rows = generated_csv(args)
+        pieces = [bytes(to_byte[c] for c in vocab[int(row["id"])])
+                  for row in rows]
+        want = shown(b"".join(pieces).decode("utf-8", "replace"))
+        r, got = new_text(args)
+        if r.returncode != 0 or got != want:
+            wrong.append((seed, got, want))
+        # a character whose bytes two tokens hold (a decoder starts a
+        # character afresh at each byte that leads one)
+        raw = b"".join(pieces)
+        ends = [sum(len(p) for p in pieces[:i + 1])
+                for i in range(len(pieces))]
+        for i in range(len(raw)):
+            for k in (2, 3, 4):
+                try:
+                    c = raw[i:i + k].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                if len(c) == 1 and any(i < e < i + k for e in ends):
+                    spanning.append((seed, c))
+    ok(not wrong, "the new text is the tokens' bytes joined and decoded as "
+       "Python decodes them", wrong)
+    ok(spanning != [], "some new text holds a character two tokens make",
+       spanning)
+    for seed, c in spanning[:2]:
+        args = ["--model", wide, "--generate", "12", "--sample", "--seed",
+                str(seed), "the cat"]
+        _, full = new_text(args)
+        r, cut = new_text(args + ["--stop", c])
+        ok(r.returncode == 0 and cut == full[:full.index(c) + 1],
+           "--stop %r (two tokens' bytes): the text stops where it first "
+           "holds it" % c, (full, cut))
+    args = ["--model", wide, "--generate", "12", "--sample", "--seed", "1",
+            "the cat"]
+    _, full = new_text(args)
+    r, cut = new_text(args + ["--stop", "\ufffd"])
+    ok("\ufffd" in full and r.returncode == 0 and
+       cut == full[:full.index("\ufffd") + 1],
+       "--stop U+FFFD: the text stops at the first byte shown so",
+       (full, cut))
+    PROGRAM.check_error(["--model", wide, "--generate", "3", "--stop",
+                         b"\xd1".decode("utf-8", "surrogateescape"),
+                         "the cat"], "not UTF-8",
+                        "--stop of bytes that are not UTF-8: refused")
+
+
 def main():
+    continued_bytes()
     greedy_nan()
     kv_steps()
     kv_steps_check()
