@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 
 from taplib import Program, done, ok
 
@@ -360,6 +361,40 @@ def continued_bytes():
                         "--stop of bytes that are not UTF-8: refused")
 
 
+def end_token_note():
+    """Generation that stops at the model's end-of-text token says so on
+    stderr, one line, as a full context does: a copy of a checkpoint
+    whose config.json makes the third token greedy picks its
+    eos_token_id."""
+    wide = os.path.join(REF, "gpt2", "wide")
+    args = ["--generate", "8", "the cat"]
+    _, rows = generated_csv(["--model", wide] + args)
+    third = int(rows[2]["id"])
+    # the first token that id is picked at (it may come sooner)
+    first = next(i for i, row in enumerate(rows) if int(row["id"]) == third)
+    with tempfile.TemporaryDirectory() as d:
+        for name in os.listdir(wide):
+            os.symlink(os.path.join(os.path.abspath(wide), name),
+                       os.path.join(d, name))
+        os.remove(os.path.join(d, "config.json"))
+        with open(os.path.join(wide, "config.json")) as fh:
+            cfg = json.load(fh)
+        cfg["eos_token_id"] = third
+        with open(os.path.join(d, "config.json"), "w") as fh:
+            json.dump(cfg, fh)
+        r, got = generated_csv(["--model", d] + args)
+        err = r.stderr.decode()
+        ok(r.returncode == 0 and len(got) == first + 1 and
+           "end-of-text token (id %d)" % third in err and
+           "new token %d " % (first + 1) in err and
+           len(err.splitlines()) == 1,
+           "the end-of-text token stops generation with a one-line note",
+           (len(got), first, err))
+        r, _ = generated_csv(["--model", wide] + args)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "no note when generation makes the tokens asked for", r.stderr)
+
+
 def main():
     continued_bytes()
     greedy_nan()
@@ -383,9 +418,9 @@ def main():
                              text_of("llama_tied_f32", "llama")])
     err = r.stderr.decode()
     ok(r.returncode == 0 and len(rows) == 56 and "64 positions" in err
-       and len(err.splitlines()) == 1,
+       and "(max_position_embeddings)" in err and len(err.splitlines()) == 1,
        "llama: the model's positions full: the tokens so far and a "
-       "one-line note", err)
+       "one-line note naming its config.json key", err)
 
     two = os.path.join(REF, "gpt2", "two_layers")
     wide = os.path.join(REF, "gpt2", "wide")
@@ -394,9 +429,10 @@ def main():
                              text_of("two_layers")])
     err = r.stderr.decode()
     ok(r.returncode == 0 and len(rows) == 11 and "16 positions" in err
-       and len(err.splitlines()) == 1,
+       and "(n_positions)" in err and len(err.splitlines()) == 1,
        "the model's positions full: the tokens so far and a one-line note",
        err)
+    end_token_note()
 
     # the same seed, the same text; the text output shows it continued
     args = ["--model", wide, "--generate", "8", "--sample", "--seed", "5",

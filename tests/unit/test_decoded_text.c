@@ -35,7 +35,9 @@ static const struct {
     /* a character never completed: one U+FFFD at the end */
     {"\xe2\x82", R},
     {"\xf0\x9f\x98", R},
-    {"a\x7f" "b\tc\nd\x01", "a" R "b\tc\nd" R},
+    {"a\x7f"
+     "b\tc\nd\x01",
+     "a" R "b\tc\nd" R},
 };
 
 /* The text of bytes added in pieces of `step` bytes, then ended. */

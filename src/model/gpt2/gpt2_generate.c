@@ -55,9 +55,8 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
     }
     if (g->cache.len + n > g->cache.cap)
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            g->cache.len + n, g->cache.cap);
+            err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+            g->cache.len + n, g->cache.cap, GPT2_POSITIONS_KEY);
     const gpt2_run run = {.hooks = g->hooks,
                           .logits = false,
                           .pool = g->pool,
@@ -183,8 +182,8 @@ static bool add_tokens(text_buf *b, const gpt2_tokenizer *tok,
         const size_t k = gpt2_tokenizer_bytes(piece, sizeof piece, tok, ids[i]);
         good = decoded_text_add(&text, piece, k) == 0;
     }
-    good = good && decoded_text_end(&text) == 0 &&
-           text_add(b, text.s, text.len);
+    good =
+        good && decoded_text_end(&text) == 0 && text_add(b, text.s, text.len);
     decoded_text_free(&text);
     return good;
 }
@@ -290,6 +289,9 @@ int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
                         mx_error *err)
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
+    const bool at_end = gen->end == GENERATE_END_TOKEN && gen->n > 0;
+    tr->model.end_token_at = at_end ? gen->n : 0;
+    tr->model.end_token = at_end ? (long)gen->tokens[gen->n - 1].token : 0;
     if (put_generated(tr, tok, gen, TABLE_GENERATED, err) != 0 ||
         continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) != 0)
         return -1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
@@ -105,10 +106,8 @@ static int open_text(gpt2_trace_run_state *r, const run_request *rq,
         return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
                                     err) != 0
                    ? -1
-                   : err_input(err,
-                               _("the text is %zu tokens; the model takes "
-                                 "at most %zu (n_positions)"),
-                               given, c->n_positions);
+                   : checkpoint_lm_too_long(err, given, c->n_positions,
+                                            GPT2_POSITIONS_KEY);
     return checkpoint_run_labels(run, err);
 }
 

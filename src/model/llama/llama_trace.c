@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "base/text.h"
+#include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
@@ -97,10 +98,8 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
     if (rc == 0 && run->T > c->n_positions &&
         (rc = gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
                                    err)) == 0)
-        rc = err_input(err,
-                       _("the text is %zu tokens; the model takes at most %zu "
-                         "(max_position_embeddings)"),
-                       given, c->n_positions);
+        rc = checkpoint_lm_too_long(err, given, c->n_positions,
+                                    LLAMA_POSITIONS_KEY);
     if (rc == 0)
         rc = llama_window_check(c, run->T, err);
     run->label = label_of;
