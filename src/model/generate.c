@@ -343,6 +343,65 @@ done:
     return rc;
 }
 
+/* Whether --tables (rq) keeps the steps' table id: it names it, or
+ * names no table. */
+static bool steps_keep(const run_request *rq, table_id id)
+{
+    for (size_t k = 0; k < rq->n_tables; k++)
+        if (table_pick_row(&rq->tables[k]) == id)
+            return true;
+    return rq->n_tables == 0;
+}
+
+double generate_steps_values(const generate_steps_size *z,
+                             const run_request *rq)
+{
+    if (!rq->kv_steps || z->n < 2 || z->T >= z->context)
+        return 0;
+    // step s = 1 .. S feeds the token picked before it over T + s
+    // positions; the last token picked is not fed
+    const double S =
+        (double)(z->n - 1 < z->context - z->T ? z->n - 1 : z->context - z->T);
+    const double P = S * (double)z->T + S * (S + 1) / 2; /* all the steps' */
+    const double hd = (double)z->hd;
+    // each table's values over every step: one row, or a row per position
+    const struct {
+        table_id id;
+        double values;
+        bool rotary;
+    } parts[] = {
+        {TABLE_QUERIES, S * hd, false},
+        {TABLE_KEYS, P * hd, false},
+        {TABLE_VALUES, P * hd, false},
+        {TABLE_ATTN_SCORES, P, false},
+        {TABLE_ATTN_WEIGHTS, P, false},
+        {TABLE_HEAD_CONTEXT, S * hd, false},
+        {TABLE_QUERIES_ROTATED, S * hd, true},
+        {TABLE_KEYS_ROTATED, P * hd, true},
+    };
+    double per_head = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if ((!parts[i].rotary || z->rotary) && steps_keep(rq, parts[i].id))
+            per_head += parts[i].values;
+    return per_head * (double)z->layers * (double)z->heads;
+}
+
+int generate_steps_fit(const generate_steps_size *z, const run_request *rq,
+                       mx_error *err)
+{
+    const double values = generate_steps_values(z, rq);
+    if (values <= (double)MAX_STEP_VALUES)
+        return 0;
+    return err_input(err,
+                     _("--kv-steps: the steps' tables would hold about %.0f "
+                       "million values, some %.1f GB as CSV (at most %zu "
+                       "million): narrow them with --tables (attn_weights "
+                       "alone), --layers, --show-heads or a smaller "
+                       "--generate"),
+                     values / 1e6, values * STEP_CSV_BYTES / 1e9,
+                     MAX_STEP_VALUES / 1000000);
+}
+
 int generation_put_table(trace *tr, variant_id v, const generation *g,
                          const char *const *names, mx_error *err)
 {

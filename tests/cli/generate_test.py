@@ -395,7 +395,65 @@ def end_token_note():
            "no note when generation makes the tokens asked for", r.stderr)
 
 
+def kv_steps_limit():
+    """--kv-steps over a long generation: the steps' tables' size is
+    estimated before anything is written (every step's query row, cached
+    keys and values, scores, weights, context, and a rotary model's
+    rotated queries and keys, of the layers and heads shown and the
+    tables --tables names) and a run past MAX_STEP_VALUES (2^25) is
+    refused, status 2, one line giving the estimate and how to narrow
+    it, nothing written. A copy of a Llama-style checkpoint given 8192
+    positions (rotary: no table holds them) makes 4000 steps possible."""
+    tied = os.path.join(REF, "llama", "llama_tied_f32")
+    with open(os.path.join(tied, "config.json")) as fh:
+        cfg = json.load(fh)
+    r = PROGRAM.run(["--model", tied, "--tables", "tokens", "--format", "csv",
+                     "the cat"])
+    T = len(list(csv.DictReader(io.StringIO(r.stdout.decode()))))
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    S = 4000 - 1
+    P = S * T + S * (S + 1) // 2
+    per_head = {"queries": S * hd, "keys": P * hd, "values": P * hd,
+                "attn_scores": P, "attn_weights": P, "head_context": S * hd,
+                "queries_rotated": S * hd, "keys_rotated": P * hd}
+    L, H = cfg["num_hidden_layers"], cfg["num_attention_heads"]
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "model")
+        os.mkdir(model)
+        for name in os.listdir(tied):
+            if name != "config.json":
+                os.symlink(os.path.join(os.path.abspath(tied), name),
+                           os.path.join(model, name))
+        cfg["max_position_embeddings"] = 8192
+        with open(os.path.join(model, "config.json"), "w") as fh:
+            json.dump(cfg, fh)
+        base = ["--model", model, "--generate", "4000", "--kv-steps"]
+        for extra, want in [
+                (["--format", "csv"], sum(per_head.values()) * L * H),
+                (["--layers", "0", "--show-heads", "0"],
+                 sum(per_head.values())),
+                (["--tables", "attn_weights,generated"],
+                 per_head["attn_weights"] * L * H)]:
+            r = PROGRAM.check_error(base + extra + ["the cat"],
+                                    "--kv-steps: the steps' tables would "
+                                    "hold about %.0f million values"
+                                    % (want / 1e6),
+                                    "--kv-steps %s: refused, the estimate "
+                                    "given" % " ".join(extra), hint=False)
+            line = r.stderr.decode()
+            ok(all(o in line for o in ("--tables", "--layers",
+                                       "--show-heads", "GB as CSV")),
+               "--kv-steps %s: the line says how to narrow the tables"
+               % " ".join(extra), line)
+        out = os.path.join(d, "out")
+        PROGRAM.check_error(base + ["--csv-dir", out, "the cat"],
+                            "--kv-steps", hint=False)
+        ok(not os.path.exists(out), "--kv-steps --csv-dir refused: no "
+           "folder written")
+
+
 def main():
+    kv_steps_limit()
     continued_bytes()
     greedy_nan()
     kv_steps()
