@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/decoded_text.h"
 
 /* A decimal number, the whole of text, read as the nearest double. */
 static bool read_number(double *out, const char *text)
@@ -49,6 +50,9 @@ int generate_options_validate(options *opt, mx_error *err)
     if ((opt->sample || opt->stop != NULL) && opt->generate == 0)
         return err_usage(err, _("%s: goes with --generate N"),
                          opt->sample ? "--sample" : "--stop");
+    // --stop matches the text as it is shown, UTF-8 (model/decoded_text.h)
+    if (opt->stop != NULL && !utf8_well_formed(opt->stop, strlen(opt->stop)))
+        return err_usage(err, _("--stop: the text is not UTF-8"));
     // (--repeat-random draws from it too: intervene_options.c)
     if (opt->model != NULL && opt->given[OPT_SEED] && !opt->sample &&
         opt->repeat_random == 0)

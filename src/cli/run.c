@@ -74,10 +74,17 @@ static void warn_diverged(const trace *tr)
     }
 }
 
-/* --generate: the model's positions filled stops generation, said on
- * stderr; the tokens so far are kept. */
-static void note_context(const trace *tr)
+/* --generate: the model's end-of-text token, or its positions filled,
+ * stops generation, said on stderr (as the other stops); the tokens so
+ * far are kept. */
+static void note_generation_end(const trace *tr)
 {
+    if (tr->model.end_token_at > 0)
+        fprintf(stderr,
+                _("mha-explain: note: --generate: new token %zu is the "
+                  "model's end-of-text token (id %ld): generation stopped "
+                  "there, with the tokens so far\n"),
+                tr->model.end_token_at, tr->model.end_token);
     if (tr->model.context_full > 0 && tr->family->model_name == NULL &&
         !tr->model.positions && tr->model.trained_context == 0)
         fprintf(stderr,
@@ -97,9 +104,9 @@ static void note_context(const trace *tr)
     else if (tr->model.context_full > 0)
         fprintf(stderr,
                 _("mha-explain: note: --generate: the model takes at most "
-                  "%zu positions (n_positions): generation stopped there, "
-                  "with the tokens so far\n"),
-                tr->model.context_full);
+                  "%zu positions (%s): generation stopped there, with the "
+                  "tokens so far\n"),
+                tr->model.context_full, tr->family->positions_key);
 }
 
 /* A label as the terminal shows it (controls escaped) added to b. */
@@ -309,7 +316,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     progress_end(&bar);
     if (rc == 0) {
         warn_diverged(&tr);
-        note_context(&tr);
+        note_generation_end(&tr);
     }
     /* a trained model's folder describes itself (model/manifest.h) */
     if (rc == 0 && shows_trained_model(opt) && o.files != NULL)

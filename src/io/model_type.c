@@ -9,18 +9,18 @@
 #include "io/file_read.h"
 #include "io/json.h"
 
-bool read_model_type(char *type, size_t n, const char *dir)
+model_type_found read_model_type(char *type, size_t n, const char *dir)
 {
     type[0] = '\0';
     const size_t len = strlen(dir) + sizeof "/config.json";
     char *path = malloc(len);
     if (path == NULL)
-        return false;
+        return MODEL_TYPE_NONE;
     snprintf(path, len, "%s/config.json", dir);
     char *text = NULL;
     size_t size = 0;
     mx_error err;
-    bool named = false;
+    model_type_found found = MODEL_TYPE_NONE;
     json_doc doc;
     if (file_read_small(&text, &size, path, (size_t)1 << 20, &err) == 0 &&
         json_parse(&doc, text, size, path, &err) == 0) {
@@ -33,11 +33,12 @@ bool read_model_type(char *type, size_t n, const char *dir)
             for (char *c = type; *c != '\0'; c++)
                 if ((unsigned char)*c < 0x20 || *c == 0x7f)
                     *c = '?';
-            named = true;
-        }
+            found = MODEL_TYPE_NAMED;
+        } else if (t != NULL)
+            found = MODEL_TYPE_NOT_STRING;
         json_free(&doc);
     }
     free(text);
     free(path);
-    return named;
+    return found;
 }

@@ -4,14 +4,22 @@
 #ifndef MHA_MODEL_TYPE_H
 #define MHA_MODEL_TYPE_H
 
-#include <stdbool.h>
 #include <stddef.h>
+
+/* What config.json says of its model_type. */
+typedef enum {
+    MODEL_TYPE_NONE,       /* no key "model_type", or no config.json to
+                              read: the family that reads folders naming
+                              none then says what is wrong */
+    MODEL_TYPE_NAMED,      /* a string */
+    MODEL_TYPE_NOT_STRING, /* the key holds a number, null, an object... */
+} model_type_found;
 
 /* Copies into type (n bytes, n > 0) the string config.json of dir gives
  * as its "model_type", its control characters shown as '?', and returns
- * true. Returns false, type "", when the file cannot be read, is not a
- * JSON object or names no model_type as a string: the family that reads
- * such folders then says what is wrong. */
-bool read_model_type(char *type, size_t n, const char *dir);
+ * MODEL_TYPE_NAMED. Otherwise type is "": MODEL_TYPE_NOT_STRING when the
+ * key holds something else than a string, MODEL_TYPE_NONE when the file
+ * cannot be read, is not a JSON object or has no such key. */
+model_type_found read_model_type(char *type, size_t n, const char *dir);
 
 #endif

@@ -68,6 +68,14 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     return 0;
 }
 
+int checkpoint_lm_too_long(mx_error *err, size_t given, size_t most,
+                           const char *key)
+{
+    return err_input(
+        err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+        given, most, key);
+}
+
 int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
                          const char *text, size_t len, mx_error *err)
 {
@@ -83,7 +91,8 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
             return err_input(err, _("the text has no tokens"));
         return gpt2_tokenizer_count(&given, s->tokenizer, text, len, err) != 0
                    ? -1
-                   : s->row->too_long(err, given, most);
+                   : checkpoint_lm_too_long(err, given, most,
+                                            s->row->positions_key);
     }
     return 0;
 }

@@ -42,9 +42,9 @@ typedef struct {
      * the residual stream. */
     lm_shape (*shape)(const void *model);
     size_t (*width)(const void *model);
-    /* Refuses a text of `given` tokens, more than `most`, the model's
-     * positions, naming its config.json key; returns -1. */
-    int (*too_long)(mx_error *err, size_t given, size_t most);
+    /* The config.json key of the model's positions ("n_positions"),
+     * which checkpoint_lm_too_long names. */
+    const char *positions_key;
     /* One forward pass over ids (T of them) with the hooks hk; the
      * logits made (they pass their hook point). */
     int (*forward)(const void *model, const int32_t *ids, size_t T,
@@ -69,6 +69,12 @@ typedef struct {
 int checkpoint_lm_open(lm_session **s, lm_shape *shape,
                        const checkpoint_lm_row *row, const run_request *rq,
                        mx_error *err);
+
+/* Refuses a text of `given` tokens, more than `most`, the model's
+ * positions, naming key, the config.json key that gives them
+ * ("n_positions"); returns -1. */
+int checkpoint_lm_too_long(mx_error *err, size_t given, size_t most,
+                           const char *key);
 
 /* The rest of lm_ops, the same for every checkpoint family. */
 int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,

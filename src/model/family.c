@@ -39,6 +39,7 @@ static const model_family families[] = {
         .title = N_("BERT"),
         .layer_name = "layer",
         .notes = &bert_notes,
+        .positions_key = BERT_POSITIONS_KEY,
         .model_types = bert_types,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
@@ -53,6 +54,7 @@ static const model_family families[] = {
         .title = N_("Llama-style"),
         .layer_name = "layers",
         .notes = &llama_notes,
+        .positions_key = LLAMA_POSITIONS_KEY,
         .generates = true,
         .generates_ablated = true,
         .model_types = llama_types,
@@ -68,6 +70,7 @@ static const model_family families[] = {
         .title = N_("GPT-2"),
         .layer_name = "h",
         .notes = &gpt2_notes,
+        .positions_key = GPT2_POSITIONS_KEY,
         .generates = true,
         .generates_ablated = true,
         .model_types = gpt2_types,
@@ -171,7 +174,16 @@ const model_family *family_of(const run_request *rq, mx_error *err)
     if (rq->checkpoint == NULL)
         return family_default();
     char type[64];
-    const bool named = read_model_type(type, sizeof type, rq->checkpoint);
+    const model_type_found found =
+        read_model_type(type, sizeof type, rq->checkpoint);
+    if (found == MODEL_TYPE_NOT_STRING) {
+        err_input(err,
+                  _("%s/config.json: \"model_type\" is not a string (it "
+                    "names the model's family, as \"gpt2\")"),
+                  rq->checkpoint);
+        return NULL;
+    }
+    const bool named = found == MODEL_TYPE_NAMED;
     for (size_t i = 0; i < N_FAMILIES; i++)
         if (named ? lists(&families[i], type) : families[i].untyped)
             return &families[i];

@@ -52,6 +52,10 @@ typedef struct model_family {
      * render/explain_checkpoint.c prints; NULL for the lesson's family,
      * whose notes are each module's, step by step (render/explain.c). */
     const family_notes *notes;
+    /* The key of a checkpoint's config.json that gives the model's
+     * positions, as messages name it ("n_positions"); NULL for the
+     * lesson's family. */
+    const char *positions_key;
     /* Whether the family continues a text (--generate, model/generate.h):
      * such a family's run then gives the generation loop its step over a
      * cache it keeps (a generate_model: GPT-2's is

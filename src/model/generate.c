@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/decoded_text.h"
 #include "model/generate_ablate.h"
 #include "model/generate_maps.h"
 
@@ -37,17 +38,16 @@ static void top_tokens(generated_token *t, const float *p, size_t V)
     t->n_top = n < GENERATE_TOP ? n : GENERATE_TOP;
 }
 
-/* Whether the generated text (its bytes so far, text[0..len)) ends with
- * --stop's text. */
-static bool ends_with(const unsigned char *text, size_t len, const char *stop)
+/* Whether the generated text (text[0..len)) ends with --stop's text. */
+static bool ends_with(const char *text, size_t len, const char *stop)
 {
     const size_t n = strlen(stop);
     return n > 0 && len >= n && memcmp(text + len - n, stop, n) == 0;
 }
 
-/* The stop text is found when it lies in the bytes the last token added
- * or straddles them: any end from before the token to its last byte. */
-static bool found_stop(const unsigned char *text, size_t before, size_t len,
+/* The stop text is found when it lies in the text the last token added
+ * or straddles it: any end from before the token to its last byte. */
+static bool found_stop(const char *text, size_t before, size_t len,
                        const char *stop)
 {
     for (size_t end = before + 1; end <= len; end++)
@@ -56,30 +56,19 @@ static bool found_stop(const unsigned char *text, size_t before, size_t len,
     return false;
 }
 
-/* The new text's bytes so far (for --stop). */
-typedef struct {
-    unsigned char *s;
-    size_t len, cap;
-} new_text;
-
-/* Adds token's bytes to b; *stopped: the text now holds stop. */
-static int add_token_text(new_text *b, const generate_model *gm, int32_t token,
-                          const char *stop, bool *stopped, mx_error *err)
+/* Adds token's bytes to the new text so far, decoded as it is shown (a
+ * character the token ends inside of held until it is whole:
+ * decoded_text.h); *stopped: the text now holds stop. */
+static int add_token_text(decoded_text *text, const generate_model *gm,
+                          int32_t token, const char *stop, bool *stopped,
+                          mx_error *err)
 {
     unsigned char piece[1024];
     const size_t n = gm->bytes(gm->ctx, piece, sizeof piece, token);
-    if (b->len + n > b->cap) {
-        const size_t cap = 2 * (b->len + n) + 64;
-        unsigned char *grown = realloc(b->s, cap);
-        if (grown == NULL)
-            return err_nomem(err, _("tokens"));
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, piece, n);
-    const size_t before = b->len;
-    b->len += n;
-    *stopped = found_stop(b->s, before, b->len, stop);
+    const size_t before = text->len;
+    if (decoded_text_add(text, piece, n) != 0)
+        return err_nomem(err, _("tokens"));
+    *stopped = found_stop(text->s, before, text->len, stop);
     return 0;
 }
 
@@ -241,7 +230,7 @@ int generate_run(generation *out, const generate_model *gm,
     *out = (generation){0};
     const size_t V = gm->vocab;
     float *logits = malloc(V * sizeof *logits);
-    new_text text = {0};
+    decoded_text text = {0};
     sampling_room room;
     if (logits == NULL || sampling_room_init(&room, V, err) != 0) {
         free(logits);
@@ -348,10 +337,69 @@ done:
     free(held);
     if (rc != 0)
         generation_free(out);
-    free(text.s);
+    decoded_text_free(&text);
     free(logits);
     sampling_room_free(&room);
     return rc;
+}
+
+/* Whether --tables (rq) keeps the steps' table id: it names it, or
+ * names no table. */
+static bool steps_keep(const run_request *rq, table_id id)
+{
+    for (size_t k = 0; k < rq->n_tables; k++)
+        if (table_pick_row(&rq->tables[k]) == id)
+            return true;
+    return rq->n_tables == 0;
+}
+
+double generate_steps_values(const generate_steps_size *z,
+                             const run_request *rq)
+{
+    if (!rq->kv_steps || z->n < 2 || z->T >= z->context)
+        return 0;
+    // step s = 1 .. S feeds the token picked before it over T + s
+    // positions; the last token picked is not fed
+    const double S =
+        (double)(z->n - 1 < z->context - z->T ? z->n - 1 : z->context - z->T);
+    const double P = S * (double)z->T + S * (S + 1) / 2; /* all the steps' */
+    const double hd = (double)z->hd;
+    // each table's values over every step: one row, or a row per position
+    const struct {
+        table_id id;
+        double values;
+        bool rotary;
+    } parts[] = {
+        {TABLE_QUERIES, S * hd, false},
+        {TABLE_KEYS, P * hd, false},
+        {TABLE_VALUES, P * hd, false},
+        {TABLE_ATTN_SCORES, P, false},
+        {TABLE_ATTN_WEIGHTS, P, false},
+        {TABLE_HEAD_CONTEXT, S * hd, false},
+        {TABLE_QUERIES_ROTATED, S * hd, true},
+        {TABLE_KEYS_ROTATED, P * hd, true},
+    };
+    double per_head = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if ((!parts[i].rotary || z->rotary) && steps_keep(rq, parts[i].id))
+            per_head += parts[i].values;
+    return per_head * (double)z->layers * (double)z->heads;
+}
+
+int generate_steps_fit(const generate_steps_size *z, const run_request *rq,
+                       mx_error *err)
+{
+    const double values = generate_steps_values(z, rq);
+    if (values <= (double)MAX_STEP_VALUES)
+        return 0;
+    return err_input(err,
+                     _("--kv-steps: the steps' tables would hold about %.0f "
+                       "million values, some %.1f GB as CSV (at most %zu "
+                       "million): narrow them with --tables (attn_weights "
+                       "alone), --layers, --show-heads or a smaller "
+                       "--generate"),
+                     values / 1e6, values * STEP_CSV_BYTES / 1e9,
+                     MAX_STEP_VALUES / 1000000);
 }
 
 int generation_put_table(trace *tr, variant_id v, const generation *g,

@@ -72,6 +72,38 @@ typedef struct {
     size_t n_replace;
 } generate_options;
 
+/* The most values the steps' tables (--kv-steps) of one run may hold,
+ * all the steps together, checked before the run: every one is written
+ * out (text, the tidy CSV, --csv-dir's files, the page), a tidy CSV row
+ * each of about STEP_CSV_BYTES bytes (45 to 49 measured on the test
+ * checkpoints' short tokens), so this is about 1.5 GB of CSV. */
+#define MAX_STEP_VALUES ((size_t)1 << 25)
+#define STEP_CSV_BYTES 45
+
+/* What the steps' tables of a run are sized by: a prompt of T tokens,
+ * --generate N, the model's positions (context), the layers and heads
+ * shown (--layers, --show-heads), a head's width hd, and whether its
+ * queries and keys are rotated (queries_rotated, keys_rotated: a
+ * rotary model's). */
+typedef struct {
+    size_t T, n, context, layers, heads, hd;
+    bool rotary;
+} generate_steps_size;
+
+/* About how many values the steps' tables of rq (--kv-steps; 0 without)
+ * hold: each step after the prompt's feeds one token over P positions,
+ * each head's queries (1, hd), keys and values (P, hd), scores and
+ * weights (1, P), head_context (1, hd), and with rotary the rotated
+ * queries and keys; only the tables --tables names, when it names any. */
+double generate_steps_values(const generate_steps_size *z,
+                             const run_request *rq);
+
+/* 0 when those fit MAX_STEP_VALUES; else an error giving the estimate
+ * and how to narrow it (--tables, --layers, --show-heads, a smaller
+ * --generate). */
+int generate_steps_fit(const generate_steps_size *z, const run_request *rq,
+                       mx_error *err);
+
 /* Runs the loop above from the prompt's T tokens (T >= 1, T <= context).
  * On success *out owns the tokens (generation_free, generation.h). */
 int generate_run(generation *out, const generate_model *gm,

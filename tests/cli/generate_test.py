@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 
 from taplib import Program, done, ok
 
@@ -271,7 +272,189 @@ def greedy_nan():
        "PyTorch %s)" % (ids, ref["tokens"]), r.stderr.decode())
 
 
+def byte_decoder():
+    """GPT-2's bytes_to_unicode, reversed: a vocab.json character's byte."""
+    bs = (list(range(ord("!"), ord("~") + 1)) +
+          list(range(ord("\xa1"), ord("\xac") + 1)) +
+          list(range(ord("\xae"), ord("\xff") + 1)))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def shown(text):
+    """The text as the program shows it: controls but a new line and a tab
+    as U+FFFD."""
+    return "".join(c if (ord(c) >= 0x20 or c in "\n\t") and c != "\x7f"
+                   else "\ufffd" for c in text)
+
+
+def new_text(args):
+    """The new text of a run's text output (between the marks)."""
+    r = PROGRAM.run(args + ["--tables", "generated"])
+    last = r.stdout.decode().rstrip("\n").splitlines()[-1]
+    return r, last.split("\u27e6", 1)[1].rstrip("\u27e7")
+
+
+def continued_bytes():
+    """The new text is the bytes of all the new tokens joined, decoded as
+    Python's bytes.decode("utf-8", errors="replace") does (a character
+    whose bytes are two tokens whole, a cut one a single U+FFFD), and
+    --stop matches that text, also a character two tokens make, and
+    U+FFFD itself."""
+    wide = os.path.join(REF, "gpt2", "wide")
+    with open(os.path.join(wide, "vocab.json"), encoding="utf-8") as fh:
+        vocab = {i: t for t, i in json.load(fh).items()}
+    to_byte = byte_decoder()
+    wrong, spanning = [], []
+    for seed in range(1, 9):
+        args = ["--model", wide, "--generate", "12", "--sample", "--seed",
+                str(seed), "the cat"]
+        _, rows = generated_csv(args)
+        pieces = [bytes(to_byte[c] for c in vocab[int(row["id"])])
+                  for row in rows]
+        want = shown(b"".join(pieces).decode("utf-8", "replace"))
+        r, got = new_text(args)
+        if r.returncode != 0 or got != want:
+            wrong.append((seed, got, want))
+        # a character whose bytes two tokens hold (a decoder starts a
+        # character afresh at each byte that leads one)
+        raw = b"".join(pieces)
+        ends = [sum(len(p) for p in pieces[:i + 1])
+                for i in range(len(pieces))]
+        for i in range(len(raw)):
+            for k in (2, 3, 4):
+                try:
+                    c = raw[i:i + k].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                if len(c) == 1 and any(i < e < i + k for e in ends):
+                    spanning.append((seed, c))
+    ok(not wrong, "the new text is the tokens' bytes joined and decoded as "
+       "Python decodes them", wrong)
+    ok(spanning != [], "some new text holds a character two tokens make",
+       spanning)
+    for seed, c in spanning[:2]:
+        args = ["--model", wide, "--generate", "12", "--sample", "--seed",
+                str(seed), "the cat"]
+        _, full = new_text(args)
+        r, cut = new_text(args + ["--stop", c])
+        ok(r.returncode == 0 and cut == full[:full.index(c) + 1],
+           "--stop %r (two tokens' bytes): the text stops where it first "
+           "holds it" % c, (full, cut))
+    args = ["--model", wide, "--generate", "12", "--sample", "--seed", "1",
+            "the cat"]
+    _, full = new_text(args)
+    r, cut = new_text(args + ["--stop", "\ufffd"])
+    ok("\ufffd" in full and r.returncode == 0 and
+       cut == full[:full.index("\ufffd") + 1],
+       "--stop U+FFFD: the text stops at the first byte shown so",
+       (full, cut))
+    PROGRAM.check_error(["--model", wide, "--generate", "3", "--stop",
+                         b"\xd1".decode("utf-8", "surrogateescape"),
+                         "the cat"], "not UTF-8",
+                        "--stop of bytes that are not UTF-8: refused")
+
+
+def end_token_note():
+    """Generation that stops at the model's end-of-text token says so on
+    stderr, one line, as a full context does: a copy of a checkpoint
+    whose config.json makes the third token greedy picks its
+    eos_token_id."""
+    wide = os.path.join(REF, "gpt2", "wide")
+    args = ["--generate", "8", "the cat"]
+    _, rows = generated_csv(["--model", wide] + args)
+    third = int(rows[2]["id"])
+    # the first token that id is picked at (it may come sooner)
+    first = next(i for i, row in enumerate(rows) if int(row["id"]) == third)
+    with tempfile.TemporaryDirectory() as d:
+        for name in os.listdir(wide):
+            os.symlink(os.path.join(os.path.abspath(wide), name),
+                       os.path.join(d, name))
+        os.remove(os.path.join(d, "config.json"))
+        with open(os.path.join(wide, "config.json")) as fh:
+            cfg = json.load(fh)
+        cfg["eos_token_id"] = third
+        with open(os.path.join(d, "config.json"), "w") as fh:
+            json.dump(cfg, fh)
+        r, got = generated_csv(["--model", d] + args)
+        err = r.stderr.decode()
+        ok(r.returncode == 0 and len(got) == first + 1 and
+           "end-of-text token (id %d)" % third in err and
+           "new token %d " % (first + 1) in err and
+           len(err.splitlines()) == 1,
+           "the end-of-text token stops generation with a one-line note",
+           (len(got), first, err))
+        r, _ = generated_csv(["--model", wide] + args)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "no note when generation makes the tokens asked for", r.stderr)
+
+
+def kv_steps_limit():
+    """--kv-steps over a long generation: the steps' tables' size is
+    estimated before anything is written (every step's query row, cached
+    keys and values, scores, weights, context, and a rotary model's
+    rotated queries and keys, of the layers and heads shown and the
+    tables --tables names) and a run past MAX_STEP_VALUES (2^25) is
+    refused, status 2, one line giving the estimate and how to narrow
+    it, nothing written. A copy of a Llama-style checkpoint given 8192
+    positions (rotary: no table holds them) makes 4000 steps possible."""
+    tied = os.path.join(REF, "llama", "llama_tied_f32")
+    with open(os.path.join(tied, "config.json")) as fh:
+        cfg = json.load(fh)
+    r = PROGRAM.run(["--model", tied, "--tables", "tokens", "--format", "csv",
+                     "the cat"])
+    T = len(list(csv.DictReader(io.StringIO(r.stdout.decode()))))
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    S = 4000 - 1
+    P = S * T + S * (S + 1) // 2
+    per_head = {"queries": S * hd, "keys": P * hd, "values": P * hd,
+                "attn_scores": P, "attn_weights": P, "head_context": S * hd,
+                "queries_rotated": S * hd, "keys_rotated": P * hd}
+    L, H = cfg["num_hidden_layers"], cfg["num_attention_heads"]
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "model")
+        os.mkdir(model)
+        for name in os.listdir(tied):
+            if name != "config.json":
+                os.symlink(os.path.join(os.path.abspath(tied), name),
+                           os.path.join(model, name))
+        cfg["max_position_embeddings"] = 8192
+        with open(os.path.join(model, "config.json"), "w") as fh:
+            json.dump(cfg, fh)
+        base = ["--model", model, "--generate", "4000", "--kv-steps"]
+        for extra, want in [
+                (["--format", "csv"], sum(per_head.values()) * L * H),
+                (["--layers", "0", "--show-heads", "0"],
+                 sum(per_head.values())),
+                (["--tables", "attn_weights,generated"],
+                 per_head["attn_weights"] * L * H)]:
+            r = PROGRAM.check_error(base + extra + ["the cat"],
+                                    "--kv-steps: the steps' tables would "
+                                    "hold about %.0f million values"
+                                    % (want / 1e6),
+                                    "--kv-steps %s: refused, the estimate "
+                                    "given" % " ".join(extra), hint=False)
+            line = r.stderr.decode()
+            ok(all(o in line for o in ("--tables", "--layers",
+                                       "--show-heads", "GB as CSV")),
+               "--kv-steps %s: the line says how to narrow the tables"
+               % " ".join(extra), line)
+        out = os.path.join(d, "out")
+        PROGRAM.check_error(base + ["--csv-dir", out, "the cat"],
+                            "--kv-steps", hint=False)
+        ok(not os.path.exists(out), "--kv-steps --csv-dir refused: no "
+           "folder written")
+
+
 def main():
+    kv_steps_limit()
+    continued_bytes()
     greedy_nan()
     kv_steps()
     kv_steps_check()
@@ -293,9 +476,9 @@ def main():
                              text_of("llama_tied_f32", "llama")])
     err = r.stderr.decode()
     ok(r.returncode == 0 and len(rows) == 56 and "64 positions" in err
-       and len(err.splitlines()) == 1,
+       and "(max_position_embeddings)" in err and len(err.splitlines()) == 1,
        "llama: the model's positions full: the tokens so far and a "
-       "one-line note", err)
+       "one-line note naming its config.json key", err)
 
     two = os.path.join(REF, "gpt2", "two_layers")
     wide = os.path.join(REF, "gpt2", "wide")
@@ -304,9 +487,10 @@ def main():
                              text_of("two_layers")])
     err = r.stderr.decode()
     ok(r.returncode == 0 and len(rows) == 11 and "16 positions" in err
-       and len(err.splitlines()) == 1,
+       and "(n_positions)" in err and len(err.splitlines()) == 1,
        "the model's positions full: the tokens so far and a one-line note",
        err)
+    end_token_note()
 
     # the same seed, the same text; the text output shows it continued
     args = ["--model", wide, "--generate", "8", "--sample", "--seed", "5",

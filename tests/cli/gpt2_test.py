@@ -423,6 +423,17 @@ def main():
         with open(os.path.join(bad_config, "config.json"), "w") as f:
             f.write('{"n_layer": 1, "n_head": 1, "n_embd": 8, '
                     '"n_positions": 16, "vocab_size": 300}')
+        # a model_type that is no string: not read as GPT-2's (a
+        # config.json naming none), refused naming the key
+        typed = {}
+        for name, value in (("number", 5), ("null", None), ("object", {})):
+            typed[name] = os.path.join(tmp, "type_" + name)
+            shutil.copytree(os.path.join(root, "tiny"), typed[name])
+            path = os.path.join(typed[name], "config.json")
+            cfg = json.load(open(path))
+            cfg["model_type"] = value
+            with open(path, "w") as f:
+                json.dump(cfg, f)
         vocab = json.load(open(os.path.join(root, "tiny", "vocab.json")))
         by_id = sorted(vocab, key=vocab.get)
         shared_id = os.path.join(tmp, "shared_id")
@@ -476,7 +487,9 @@ def main():
              "config.json disagreeing with the tensors", "config.json"),
             (["--model", os.path.join(tmp, "none"), "hello"],
              "no such folder", "config.json"),
-        ]
+        ] + [(["--model", typed[name], "hello"],
+              "config.json's model_type a %s" % name,
+              '"model_type" is not a string') for name in typed]
         for args, what, word in bad:
             r = mha.run(args)
             err = r.stderr.decode()

@@ -195,6 +195,19 @@ def folder_context():
                "at most 6 positions" in r.stderr.decode(),
                "%s read back: a prompt longer than that gets one word"
                % variant[0], (len(got.get(variant[0], [])), r.stderr))
+        # the interventions' model (lesson_lm.c) read back as it is is
+        # bounded the same: --repeat-random's 2 x 3 words fit, 2 x 4 not
+        folder = os.path.join(d, "block")
+        r = PROGRAM.run(["--weights", folder, "--variant", "block",
+                         "--repeat-random", "3", "--head-scores"])
+        ok(r.returncode == 0 and r.stderr == b"",
+           "block read back: --repeat-random 3 within the 6 words trained "
+           "on", r.stderr)
+        PROGRAM.check_error(["--weights", folder, "--variant", "block",
+                             "--repeat-random", "4", "--head-scores"],
+                            "more than the model's 6 positions",
+                            "block read back: --repeat-random 4 runs past "
+                            "the 6 words trained on: refused")
         folder = os.path.join(d, "fused")
         with open(os.path.join(folder, "model.json")) as fh:
             saved = json.load(fh)

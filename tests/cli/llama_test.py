@@ -279,7 +279,12 @@ def main():
     # a run and in an intervention's language model
     long_text = " ".join(["hello"] * 70)
     tied = os.path.join(root, "llama_tied_f32")
-    for extra, what in [([], "a run"), (["--ablate", "0.0"], "--ablate")]:
+    # (--patch's --corrupt text is the language model's alone:
+    # checkpoint_lm_too_long, which every checkpoint family shares)
+    patch = ["--patch", "--clean", "hello", "--answer", " hello", "--wrong",
+             " world", "--corrupt"]
+    for extra, what in [([], "a run"), (["--ablate", "0.0"], "--ablate"),
+                        (patch, "--patch --corrupt")]:
         err = refused(mha, ["--model", tied] + extra + [long_text],
                       "%s past max_position_embeddings" % what)
         ok("the text is 139 tokens; the model takes at most 64 "

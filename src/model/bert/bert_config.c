@@ -51,8 +51,8 @@ static int read_keys(bert_config *c, const json_doc *doc, const char *path,
         size_key(&c->d, doc, "hidden_size", 0, path, err) != 0 ||
         size_key(&c->vocab_size, doc, "vocab_size", 0, path, err) != 0 ||
         size_key(&c->n_inner, doc, "intermediate_size", 3072, path, err) != 0 ||
-        size_key(&c->n_positions, doc, "max_position_embeddings", 512, path,
-                 err) != 0 ||
+        size_key(&c->n_positions, doc, BERT_POSITIONS_KEY, 512, path, err) !=
+            0 ||
         size_key(&c->n_types, doc, "type_vocab_size", 2, path, err) != 0)
         return -1;
     const json_node *eps = json_get(doc, root, "layer_norm_eps");

@@ -13,6 +13,9 @@
 
 #include "base/error.h"
 
+/* The key of config.json that gives the positions, as messages name it. */
+#define BERT_POSITIONS_KEY "max_position_embeddings"
+
 typedef struct {
     size_t n_layer;     /* num_hidden_layers */
     size_t n_head;      /* num_attention_heads */

@@ -268,10 +268,9 @@ static int check_input(const bert_config *c, const int32_t *ids,
     if (T == 0)
         return err_input(err, _("the text has no tokens"));
     if (T > c->n_positions)
-        return err_input(err,
-                         _("the text is %zu tokens; the model takes at most "
-                           "%zu (max_position_embeddings)"),
-                         T, c->n_positions);
+        return err_input(
+            err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+            T, c->n_positions, BERT_POSITIONS_KEY);
     for (size_t t = 0; t < T; t++) {
         if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
             return err_input(

@@ -30,14 +30,6 @@ static size_t width(const void *m)
     return ((const bert_model *)m)->cfg.d;
 }
 
-static int too_long(mx_error *err, size_t given, size_t most)
-{
-    return err_input(err,
-                     _("the text is %zu tokens; the model takes at most %zu "
-                       "(max_position_embeddings)"),
-                     given, most);
-}
-
 /* BertModel's forward over one text: every token of type 0 (the
  * token_type_ids BertModel makes when none are given); no masked-word
  * head, whose logits no intervention reads. */
@@ -61,7 +53,7 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .too_long = too_long,
+    .positions_key = BERT_POSITIONS_KEY,
     .forward = forward,
     .tokenizer = TOKENIZER_JSON,
 };

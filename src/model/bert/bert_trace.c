@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "base/text.h"
 #include "model/bert/bert.h"
+#include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/next_tokens.h"
@@ -134,10 +135,8 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
                                 err) != 0)
             return -1;
         free(b);
-        return err_input(err,
-                         _("the text is %zu tokens; the model takes at most "
-                           "%zu (max_position_embeddings)"),
-                         *first + n + n_after, max);
+        return checkpoint_lm_too_long(err, *first + n + n_after, max,
+                                      BERT_POSITIONS_KEY);
     }
     return ids == NULL ? err_nomem(err, _("tokens")) : 0;
 }

@@ -61,8 +61,8 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
     if (config_size(&c->n_layer, &doc, "n_layer", NULL, path, err) != 0 ||
         config_size(&c->n_head, &doc, "n_head", NULL, path, err) != 0 ||
         config_size(&c->n_embd, &doc, "n_embd", NULL, path, err) != 0 ||
-        config_size(&c->n_positions, &doc, "n_positions", "n_ctx", path, err) !=
-            0 ||
+        config_size(&c->n_positions, &doc, GPT2_POSITIONS_KEY, "n_ctx", path,
+                    err) != 0 ||
         config_size(&c->vocab_size, &doc, "vocab_size", NULL, path, err) != 0)
         goto out;
     const json_node *inner = json_get(&doc, root, "n_inner");
@@ -511,9 +511,8 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
         return err_input(err, _("the text has no tokens"));
     if (T > c->n_positions - past)
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            past + T, c->n_positions);
+            err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+            past + T, c->n_positions, GPT2_POSITIONS_KEY);
     for (size_t t = 0; t < T; t++)
         if (ids[t] < 0 || (size_t)ids[t] >= c->vocab_size)
             return err_input(

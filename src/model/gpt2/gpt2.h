@@ -40,6 +40,10 @@
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
+/* The key of config.json that gives the positions (n_positions, also
+ * read as n_ctx), as messages name it. */
+#define GPT2_POSITIONS_KEY "n_positions"
+
 typedef struct {
     size_t n_layer, n_head, n_embd, n_positions, vocab_size, n_inner;
     float eps; /* layer_norm_epsilon */

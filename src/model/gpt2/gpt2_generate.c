@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "base/i18n.h"
+#include "model/decoded_text.h"
 
 int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
                         const gpt2_tokenizer *tok, workers *pool,
@@ -55,9 +55,8 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
     }
     if (g->cache.len + n > g->cache.cap)
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-            g->cache.len + n, g->cache.cap);
+            err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+            g->cache.len + n, g->cache.cap, GPT2_POSITIONS_KEY);
     const gpt2_run run = {.hooks = g->hooks,
                           .logits = false,
                           .pool = g->pool,
@@ -170,31 +169,22 @@ static bool text_add(text_buf *b, const void *bytes, size_t n)
     return true;
 }
 
-/* The bytes of the tokens ids (n) added to b as readable UTF-8: a byte
- * that is not part of a whole character, or a control other than a new
- * line or a tab, becomes U+FFFD. */
+/* The bytes of the tokens ids (n) joined, decoded as the text is shown
+ * (decoded_text.h: each ill-formed part, and each control but a new
+ * line or a tab, U+FFFD), added to b. */
 static bool add_tokens(text_buf *b, const gpt2_tokenizer *tok,
                        const int32_t *ids, size_t n)
 {
-    text_buf raw = {0};
-    bool good = text_add(&raw, "", 0);
+    decoded_text text = {0};
+    bool good = decoded_text_add(&text, "", 0) == 0;
     for (size_t i = 0; good && i < n; i++) {
         unsigned char piece[1024];
         const size_t k = gpt2_tokenizer_bytes(piece, sizeof piece, tok, ids[i]);
-        good = text_add(&raw, piece, k);
+        good = decoded_text_add(&text, piece, k) == 0;
     }
-    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)raw.s;
-    for (size_t at = 0; good && at < raw.len;) {
-        utf8proc_int32_t c;
-        const utf8proc_ssize_t k =
-            utf8proc_iterate(p + at, (utf8proc_ssize_t)(raw.len - at), &c);
-        const bool shown =
-            k > 0 && (c >= 0x20 || c == '\n' || c == '\t') && c != 0x7f;
-        good = shown ? text_add(b, p + at, (size_t)k)
-                     : text_add(b, "\xef\xbf\xbd", 3);
-        at += k > 0 ? (size_t)k : 1;
-    }
-    free(raw.s);
+    good =
+        good && decoded_text_end(&text) == 0 && text_add(b, text.s, text.len);
+    decoded_text_free(&text);
     return good;
 }
 
@@ -299,6 +289,9 @@ int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
                         mx_error *err)
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
+    const bool at_end = gen->end == GENERATE_END_TOKEN && gen->n > 0;
+    tr->model.end_token_at = at_end ? gen->n : 0;
+    tr->model.end_token = at_end ? (long)gen->tokens[gen->n - 1].token : 0;
     if (put_generated(tr, tok, gen, TABLE_GENERATED, err) != 0 ||
         continued_text(&tr->model.continued, tr, tok, prompt, T, gen, err) != 0)
         return -1;

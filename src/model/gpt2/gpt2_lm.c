@@ -2,7 +2,6 @@
  * (gpt2_lm.h): its row of checkpoint_lm.h. */
 #include "model/gpt2/gpt2_lm.h"
 
-#include "base/i18n.h"
 #include "model/checkpoint_lm.h"
 #include "model/gpt2/gpt2.h"
 
@@ -26,14 +25,6 @@ static lm_shape shape(const void *m)
 static size_t width(const void *m)
 {
     return ((const gpt2_model *)m)->cfg.n_embd;
-}
-
-static int too_long(mx_error *err, size_t given, size_t most)
-{
-    return err_input(
-        err,
-        _("the text is %zu tokens; the model takes at most %zu (n_positions)"),
-        given, most);
 }
 
 static int forward(const void *m, const int32_t *ids, size_t T,
@@ -73,7 +64,7 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .too_long = too_long,
+    .positions_key = GPT2_POSITIONS_KEY,
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,

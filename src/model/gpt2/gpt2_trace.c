@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
@@ -105,10 +106,8 @@ static int open_text(gpt2_trace_run_state *r, const run_request *rq,
         return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
                                     err) != 0
                    ? -1
-                   : err_input(err,
-                               _("the text is %zu tokens; the model takes "
-                                 "at most %zu (n_positions)"),
-                               given, c->n_positions);
+                   : checkpoint_lm_too_long(err, given, c->n_positions,
+                                            GPT2_POSITIONS_KEY);
     return checkpoint_run_labels(run, err);
 }
 
@@ -149,6 +148,24 @@ static double run_values(const gpt2_trace_run_state *r, const run_request *rq)
     return v + checkpoint_run_params_values(&r->run, rq);
 }
 
+/* The steps' tables of --kv-steps fit MAX_STEP_VALUES (generate.h),
+ * checked before anything is written; else an error saying how to
+ * narrow them. */
+static int steps_fit(const gpt2_trace_run_state *r, const run_request *rq,
+                     mx_error *err)
+{
+    const gpt2_config *c = &r->model.cfg;
+    const generate_steps_size steps = {
+        .T = r->run.T,
+        .n = rq->generate,
+        .context = c->n_positions,
+        .layers = checkpoint_run_layers_shown(&r->run),
+        .heads = checkpoint_run_heads_shown(&r->run),
+        .hd = c->n_embd / c->n_head,
+    };
+    return generate_steps_fit(&steps, rq, err);
+}
+
 int gpt2_trace_check(double *values, const run_request *rq,
                      const model_input *in, bool streamed, mx_error *err)
 {
@@ -158,8 +175,12 @@ int gpt2_trace_check(double *values, const run_request *rq,
     if (run_open(&r, rq, in, err) != 0)
         return -1;
     *values = run_values(&r, rq);
+    const int rc =
+        checkpoint_run_fits(*values, err) != 0 || steps_fit(&r, rq, err) != 0
+            ? -1
+            : 0;
     run_free(&r);
-    return checkpoint_run_fits(*values, err);
+    return rc;
 }
 
 int gpt2_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
@@ -195,7 +216,8 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
     if (run_open(&r, rq, in, err) != 0)
         return -1;
     workers *pool;
-    if (checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
+    if (steps_fit(&r, rq, err) != 0 ||
+        checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
         run_free(&r);
         return -1;
     }

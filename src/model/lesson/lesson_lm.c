@@ -144,10 +144,14 @@ static int open_session(lm_session **out, lm_shape *shape,
         return -1;
     }
     const size_t D = lesson_width(rq, in), V = s->tok.n_vocab;
-    // the longest sentence trained on; a folder's model read without
-    // one: its positions (below), or without them any text the program
-    // reads
-    s->C = as_read ? MAX_TOKENS : s->data.context;
+    // the longest sentence trained on (a --weights folder's model.json
+    // context_length, and the sentences trained on since: the masks of
+    // the notebook's classes are built for it), as the run's generation
+    // is bounded (lesson_generate.h); not recorded (an older folder): the
+    // sentences trained on, or a folder's model read without one any
+    // text the program reads; learned positions bound it instead (below)
+    const size_t known = trained_context(rq, &s->data);
+    s->C = known > 0 ? known : as_read ? MAX_TOKENS : s->data.context;
     s->cfg = (attention_config){.d_model = D,
                                 .d_out = rq->model.d_out,
                                 .heads = rq->model.heads,

@@ -45,6 +45,9 @@
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
+/* The key of config.json that gives the positions, as messages name it. */
+#define LLAMA_POSITIONS_KEY "max_position_embeddings"
+
 /* The most end-of-text tokens config.json's eos_token_id lists. */
 #define LLAMA_MAX_EOS 8
 

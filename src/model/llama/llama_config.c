@@ -95,8 +95,8 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
         positive(&c->hidden, doc, "hidden_size", 0, path, err) != 0 ||
         positive(&c->inter, doc, "intermediate_size", 0, path, err) != 0 ||
         positive(&c->vocab_size, doc, "vocab_size", 0, path, err) != 0 ||
-        positive(&c->n_positions, doc, "max_position_embeddings", 2048, path,
-                 err) != 0)
+        positive(&c->n_positions, doc, LLAMA_POSITIONS_KEY, 2048, path, err) !=
+            0)
         return -1;
     double eps, theta;
     if (number(&eps, doc, "rms_norm_eps", 1e-6, path, err) != 0 ||

@@ -34,9 +34,8 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
     llama_generator *g = ctx;
     if (g->cache.len + n > g->cache.cap)
         return err_input(
-            err,
-            _("the text is %zu tokens; the model takes at most %zu (max_position_embeddings)"),
-            g->cache.len + n, g->cache.cap);
+            err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
+            g->cache.len + n, g->cache.cap, LLAMA_POSITIONS_KEY);
     const llama_run run = {.hooks = g->hooks,
                            .logits = false,
                            .pool = g->pool,

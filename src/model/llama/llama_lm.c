@@ -2,7 +2,6 @@
  * model (llama_lm.h): its row of checkpoint_lm.h. */
 #include "model/llama/llama_lm.h"
 
-#include "base/i18n.h"
 #include "model/checkpoint_lm.h"
 #include "model/llama/llama.h"
 #include "numerics/rms_norm.h"
@@ -27,14 +26,6 @@ static lm_shape shape(const void *m)
 static size_t width(const void *m)
 {
     return ((const llama_model *)m)->cfg.hidden;
-}
-
-static int too_long(mx_error *err, size_t given, size_t most)
-{
-    return err_input(err,
-                     _("the text is %zu tokens; the model takes at most %zu "
-                       "(max_position_embeddings)"),
-                     given, most);
 }
 
 static int forward(const void *m, const int32_t *ids, size_t T,
@@ -67,7 +58,7 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .too_long = too_long,
+    .positions_key = LLAMA_POSITIONS_KEY,
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,

@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "base/text.h"
+#include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/tokenizers/gpt2_tokenizer.h"
 #include "model/llama/llama.h"
@@ -97,10 +98,8 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
     if (rc == 0 && run->T > c->n_positions &&
         (rc = gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
                                    err)) == 0)
-        rc = err_input(err,
-                       _("the text is %zu tokens; the model takes at most %zu "
-                         "(max_position_embeddings)"),
-                       given, c->n_positions);
+        rc = checkpoint_lm_too_long(err, given, c->n_positions,
+                                    LLAMA_POSITIONS_KEY);
     if (rc == 0)
         rc = llama_window_check(c, run->T, err);
     run->label = label_of;
@@ -130,6 +129,28 @@ static double run_values(const llama_trace_run_state *r, const run_request *rq)
     return v + checkpoint_run_params_values(&r->run, rq);
 }
 
+/* The steps' tables of --kv-steps fit MAX_STEP_VALUES (generate.h),
+ * checked before anything is written; else an error saying how to
+ * narrow them. */
+static int steps_fit(const llama_trace_run_state *r, const run_request *rq,
+                     mx_error *err)
+{
+    const llama_config *c = &r->model.cfg;
+    // a text that grows past the sliding window ends there
+    const generate_steps_size steps = {
+        .T = r->run.T,
+        .n = rq->generate,
+        .context = c->window != 0 && c->window < c->n_positions
+                       ? c->window
+                       : c->n_positions,
+        .layers = checkpoint_run_layers_shown(&r->run),
+        .heads = checkpoint_run_heads_shown(&r->run),
+        .hd = c->hidden / c->n_head,
+        .rotary = true,
+    };
+    return generate_steps_fit(&steps, rq, err);
+}
+
 int llama_trace_check(double *values, const run_request *rq,
                       const model_input *in, bool streamed, mx_error *err)
 {
@@ -139,8 +160,12 @@ int llama_trace_check(double *values, const run_request *rq,
     if (run_open(&r, rq, in, err) != 0)
         return -1;
     *values = run_values(&r, rq);
+    const int rc =
+        checkpoint_run_fits(*values, err) != 0 || steps_fit(&r, rq, err) != 0
+            ? -1
+            : 0;
     run_free(&r);
-    return checkpoint_run_fits(*values, err);
+    return rc;
 }
 
 int llama_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,
@@ -196,7 +221,8 @@ int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
     if (run_open(&r, rq, in, err) != 0)
         return -1;
     workers *pool;
-    if (checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
+    if (steps_fit(&r, rq, err) != 0 ||
+        checkpoint_run_pool(&pool, run_values(&r, rq), rq, err) != 0) {
         run_free(&r);
         return -1;
     }
