@@ -101,7 +101,7 @@ OPTION(VARIANT, "variant", 0, MODEL, 7,
         * and adds the default ("(default %s)"), so it has no line
         * breaks. */
        .help = N_("modules to run, comma-separated: %s"),
-       .help_lists_variants = true)
+       .filled = HELP_VARIANTS)
 OPTION(DRAW, "draw", 0, MODEL, 43,
        OWN_VALUE(N_("ORDER")),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
@@ -279,15 +279,25 @@ OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
 OPTION(MODEL, "model", 0, INPUTS, 51,
        NAME(N_("DIR"), model),
        .applies = APPLIES_ANY, .page = PAGE_CANNOT,
-       .help = N_("a model folder from the Hugging Face hub: GPT-2,\n"
-                   "Llama-style (llama, qwen2, mistral) or BERT;\n"
-                   "docs/models.md lists its files      (default none)"))
+       /* TRANSLATORS: %s is the model families, each with the
+        * model_types of config.json it reads in parentheses, listed as
+        * "GPT-2 (gpt2), Llama-style (llama, qwen2, mistral), BERT
+        * (bert)" are; --help wraps this text and adds "(default none)",
+        * so it has no line breaks. */
+       .help = N_("a model folder from the Hugging Face hub, by its "
+                  "config.json's model_type: %s; docs/models.md lists its "
+                  "files"),
+       .filled = HELP_FAMILIES)
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        WORDS(N_("TEXT"), pair),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
-       .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
-                   "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
+       /* TRANSLATORS: %s is the model families that take a second
+        * text ("BERT"); --help wraps this text and adds "(default
+        * none)", so it has no line breaks. */
+       .help = N_("with a %s --model, a second text: [CLS] TEXT [SEP] "
+                  "TEXT2 [SEP], its token type 1"),
+       .filled = HELP_PAIRS)
 OPTION(LAYERS, "layers", 0, INPUTS, 52,
        LIST(N_("LIST"), layers),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LAYERS,

@@ -119,6 +119,19 @@ typedef struct {
 } option_default_by;
 
 /* One option: a row of option_list.h. */
+/* A help filled from other rows (option_help.h): its "%s" the names
+ * those rows give, so that a new variant or family is named in every
+ * language without a new message, and --help adds its default. */
+enum help_fill {
+    HELP_OWN,      /* its own text, wrapped by hand */
+    HELP_VARIANTS, /* the names of every variant (VARIANT_LIST); its
+                      default the names of its default's */
+    HELP_FAMILIES, /* the checkpoint families, each with the model_types
+                      it reads (model/family.h); its default none */
+    HELP_PAIRS,    /* the checkpoint families that take a second text
+                      (family.h's pairs); its default none */
+};
+
 typedef struct {
     const char *name;          /* the long name, without "--" */
     char short_name;           /* the letter of -x, or 0 */
@@ -152,10 +165,8 @@ typedef struct {
     enum page_use page;         /* what the live page does with it */
     option_goes_with goes_with; /* the options it needs, or none */
 
-    const char *help;         /* its --help text, untranslated */
-    bool help_lists_variants; /* help's "%s" is the names of every variant,
-                                 and --help adds its default's names
-                                 (option_help.h) */
+    const char *help;      /* its --help text, untranslated */
+    enum help_fill filled; /* what its help's "%s" is, from other rows */
 } option_row;
 
 extern const option_row option_rows[N_OPTIONS];

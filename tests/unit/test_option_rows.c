@@ -9,7 +9,8 @@
  * have; an option whose row says what it goes with is refused alone with
  * its row's message, and not with that message beside one of them; a
  * help that lists the variants names each variant row, and its default
- * the row's. */
+ * the row's; the helps that list the model families (--model, --pair)
+ * name the family rows. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -379,6 +380,32 @@ static bool has_word(const char *text, size_t n, const char *word)
     return false;
 }
 
+/* --help prints o's filled help in lines of at most OPTION_HELP_WIDTH
+ * cells, the last ending with its default tag. */
+static void printed_wrapped(const option_row *o, const char *tag)
+{
+    FILE *f = tmpfile();
+    if (!ok(f != NULL, "a file for --%s's help", o->name))
+        return;
+    option_help_print(f, o, 0);
+    rewind(f);
+    char line[OPTION_HELP_SIZE], last[OPTION_HELP_SIZE] = "";
+    size_t lines = 0, widest = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        lines++;
+        widest = strlen(line) > widest ? strlen(line) : widest;
+        snprintf(last, sizeof last, "%s", line);
+    }
+    fclose(f);
+    ok(lines >= 2 && widest <= OPTION_HELP_WIDTH,
+       "--%s: %zu lines, at most %d columns wide (%zu)", o->name, lines,
+       OPTION_HELP_WIDTH, widest);
+    ok(strlen(last) >= strlen(tag) &&
+           strcmp(last + strlen(last) - strlen(tag), tag) == 0,
+       "--%s: its last line ends with '%s'", o->name, tag);
+}
+
 /* A help filled from the variant rows (--variant) names every variant of
  * VARIANT_LIST, and its "(default ...)" the variants of the row's default
  * and no other; --help prints it in lines of at most OPTION_HELP_WIDTH
@@ -388,7 +415,7 @@ static void help_lists_variants(void)
     size_t rows = 0;
     for (int id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
-        if (!o->help_lists_variants)
+        if (o->filled != HELP_VARIANTS)
             continue;
         rows++;
         char text[OPTION_HELP_SIZE];
@@ -407,28 +434,42 @@ static void help_lists_variants(void)
                "--%s: its default %s %s, as the row's", o->name,
                told ? "names" : "leaves out", v->name);
         }
-        FILE *f = tmpfile();
-        if (!ok(f != NULL, "a file for --%s's help", o->name))
-            continue;
-        option_help_print(f, o, 0);
-        rewind(f);
-        char line[OPTION_HELP_SIZE], last[OPTION_HELP_SIZE] = "";
-        size_t lines = 0, widest = 0;
-        while (fgets(line, sizeof line, f) != NULL) {
-            line[strcspn(line, "\n")] = '\0';
-            lines++;
-            widest = strlen(line) > widest ? strlen(line) : widest;
-            snprintf(last, sizeof last, "%s", line);
-        }
-        fclose(f);
-        ok(lines >= 2 && widest <= OPTION_HELP_WIDTH,
-           "--%s: %zu lines, at most %d columns wide (%zu)", o->name, lines,
-           OPTION_HELP_WIDTH, widest);
-        ok(strlen(last) >= strlen(tag) &&
-               strcmp(last + strlen(last) - strlen(tag), tag) == 0,
-           "--%s: its last line ends with '%s'", o->name, tag);
+        printed_wrapped(o, tag);
     }
     ok(rows >= 1, "rows whose help lists the variants: %zu", rows);
+}
+
+/* The helps filled from the family rows (model/family.h): --model's
+ * names every checkpoint family with the model_types it reads, --pair's
+ * the families that take a second text (BERT's) and no other; both end
+ * with "(default none)", wrapped as --variant's. */
+static void help_lists_families(void)
+{
+    static const char *const families[] = {"GPT-2", "Llama-style", "BERT"};
+    static const char *const types[] = {"gpt2", "llama", "qwen2", "mistral",
+                                        "bert"};
+    const char *none = "(default none)";
+    char text[OPTION_HELP_SIZE];
+    const option_row *model = &option_rows[OPT_MODEL];
+    ok(model->filled == HELP_FAMILIES, "--model's help names the families");
+    option_help_text(text, sizeof text, model);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        ok(strstr(text, families[i]) != NULL, "--model: its help names %s",
+           families[i]);
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        ok(has_word(text, strlen(text), types[i]),
+           "--model: its help names the model_type %s", types[i]);
+    ok(strstr(text, "GPT-2 (gpt2), Llama-style (llama, qwen2, mistral), "
+                    "BERT (bert)") != NULL,
+       "--model: '%s' lists each family with its model_types", text);
+    printed_wrapped(model, none);
+    const option_row *pair = &option_rows[OPT_PAIR];
+    ok(pair->filled == HELP_PAIRS, "--pair's help names its families");
+    option_help_text(text, sizeof text, pair);
+    ok(strncmp(text, "with a BERT --model,", 20) == 0 &&
+           strstr(text, "GPT-2") == NULL && strstr(text, "Llama") == NULL,
+       "--pair: '%s' names BERT alone", text);
+    printed_wrapped(pair, none);
 }
 
 /* A run's options hold their rows' real defaults: --temperature's and
@@ -463,6 +504,7 @@ int main(void)
     help_defaults();
     parsed_defaults();
     help_lists_variants();
+    help_lists_families();
     checkpoint_refusals();
     variant_refusals();
     page_uses();
