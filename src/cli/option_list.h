@@ -36,6 +36,14 @@
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
  *   OWN_REAL(VALUE, field, default)  option_own.c's parser, a double
+ *   OWN_BY(VALUE, field, OPT_X, {[0] = default, [1] = default})
+ *                                option_own.c's parser; its default the
+ *                                one for the value OPT_X stores (a flag:
+ *                                [1] with it; --csv-delimiter's by
+ *                                --decimal-comma)
+ *   OWN_NAMED(VALUE, field, name[, name])  option_own.c's parser; NULL
+ *                                until given, the code then picks the
+ *                                names (--cmap's maps)
  * VALUE is the value's name in --help, N_("FILE"): a placeholder the
  * reader's language translates, as the help texts that quote it do. Each
  * default is written here once: the code, and the live page (the run's
@@ -313,7 +321,8 @@ OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
-       OWN(N_("C"), csv_delimiter, 0),
+       OWN_BY(N_("C"), csv_delimiter, OPT_DECIMAL_COMMA,
+              {[false] = ',', [true] = ';'}),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("field separator of CSV read and written: one\n"
                    "character or 'tab'  (default ',', ';' with\n"
@@ -392,7 +401,7 @@ OPTION(PLOT_SIZE, "plot-size", 0, PICTURES, 35,
        .help = N_("the picture's size: pixels for .png, points for\n"
                    ".svg and .pdf          (default: fit the panels)"))
 OPTION(CMAP, "cmap", 0, PICTURES, 48,
-       OWN(N_("NAME"), plot_look.cmap, 0),
+       OWN_NAMED(N_("NAME"), plot_look.cmap, PLOT_CMAP, PLOT_CMAP_BOTH_SIGNS),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        GOES_WITH(N_("--cmap: goes with --plot FILE or --html FILE"),
                  OPT_PLOT, OPT_HTML),

@@ -110,15 +110,17 @@ typedef struct {
     const char *message; /* untranslated */
 } option_goes_with;
 
-/* A real default that depends on another option's choice (--lr's on
- * --optimizer's, option_list.h's RATE_BY): the default for each of that
- * option's choices, indexed by the value the choice stores. */
+/* A default that depends on another option (--lr's on --optimizer's
+ * choice, option_list.h's RATE_BY; --csv-delimiter's on the flag
+ * --decimal-comma, OWN_BY): the default for each value that option
+ * stores. */
 typedef struct {
-    int by;         /* the id of the TYPE_CHOICE option */
-    double each[4]; /* the default for the choice storing value v: each[v] */
+    int by;         /* the id of the TYPE_CHOICE option, or of a flag */
+    double each[4]; /* the default for the choice storing value v: each[v];
+                       for a flag each[0] without it, each[1] with it; for
+                       a character field the character's code */
 } option_default_by;
 
-/* One option: a row of option_list.h. */
 /* A help filled from other rows (option_help.h): its "%s" the names
  * those rows give, so that a new variant or family is named in every
  * language without a new message, and --help adds its default. */
@@ -132,6 +134,7 @@ enum help_fill {
                       (family.h's pairs); its default none */
 };
 
+/* One option: a row of option_list.h. */
 typedef struct {
     const char *name;          /* the long name, without "--" */
     char short_name;           /* the letter of -x, or 0 */
@@ -150,6 +153,11 @@ typedef struct {
                               (or, with def_by, its by option's choice's) */
     double def_real;
     const option_default_by *def_by;
+    /* A name field that stays NULL when the option is not given, where
+     * the code picks the default: the names it picks, as the help tells
+     * them (--cmap's: plot_style.h's PLOT_CMAP, and PLOT_CMAP_BOTH_SIGNS
+     * for tables of both signs), or NULL. */
+    const char *def_name[2];
     size_t lo, hi;                 /* TYPE_SIZE: the range */
     const option_choices *choices; /* TYPE_CHOICE: the names */
 

@@ -9,7 +9,8 @@
  * have; an option whose row says what it goes with is refused alone with
  * its row's message, and not with that message beside one of them; a
  * help that lists the variants names each variant row, and its default
- * the row's; the helps that list the model families (--model, --pair)
+ * the row's (also --csv-delimiter's with --decimal-comma and --cmap's
+ * maps); the helps that list the model families (--model, --pair)
  * name the family rows. */
 #include <ctype.h>
 #include <stdbool.h>
@@ -165,6 +166,32 @@ static void choice_default(const option_row *o, const char *told)
        "--%s: the help's default '%s' is the row's %s", o->name, told, name);
 }
 
+/* A character row whose default goes with a flag (--csv-delimiter's
+ * with --decimal-comma): the help tells "'X', 'Y' with --FLAG". */
+static void flag_default(const option_row *o, const char *told)
+{
+    const option_row *by = &option_rows[o->def_by->by];
+    char first[8], with[64];
+    snprintf(first, sizeof first, "'%c'", (char)o->def_by->each[0]);
+    snprintf(with, sizeof with, "'%c' with --%s", (char)o->def_by->each[1],
+             by->name);
+    ok(by->type == TYPE_FLAG && strncmp(told, first, strlen(first)) == 0 &&
+           strstr(told, with) != NULL,
+       "--%s: the help's default '%s' is the row's %s, %s", o->name, told,
+       first, with);
+}
+
+/* A name the code picks when the option is not given (--cmap's): the
+ * help tells the row's first name, then its second. */
+static void named_default(const option_row *o, const char *told)
+{
+    const size_t n = strcspn(told, " ;,");
+    ok(strlen(o->def_name[0]) == n && strncmp(told, o->def_name[0], n) == 0 &&
+           (o->def_name[1] == NULL || strstr(told + n, o->def_name[1])),
+       "--%s: the help's default '%s' is the row's %s, %s", o->name, told,
+       o->def_name[0], o->def_name[1] != NULL ? o->def_name[1] : "");
+}
+
 /* Every default the help text tells, "(default ...)", is the row's: a
  * whole number, a real number (one for each choice of the option it goes
  * with), a choice's name. (A flag's default is its absence, which its
@@ -179,6 +206,10 @@ static void help_defaults(void)
             continue;
         if (o->real) {
             real_default(o, told);
+        } else if (o->def_by != NULL) {
+            flag_default(o, told);
+        } else if (o->def_name[0] != NULL) {
+            named_default(o, told);
         } else if (o->type == TYPE_CHOICE) {
             choice_default(o, told);
         } else if ((o->type == TYPE_SIZE || o->type == TYPE_OWN) &&
@@ -474,7 +505,8 @@ static void help_lists_families(void)
 
 /* A run's options hold their rows' real defaults: --temperature's and
  * --top-p's, and with --train the learning rate of the optimizer
- * chosen. */
+ * chosen; and the delimiter of the row's default with and without
+ * --decimal-comma. */
 static void parsed_defaults(void)
 {
     options opt;
@@ -495,6 +527,16 @@ static void parsed_defaults(void)
         const double want = option_rows[OPT_LR].def_by->each[c->each[k].value];
         ok(opt.training.lr == want, "its learning rate %g is the row's %g",
            opt.training.lr, want);
+        options_free(&opt);
+    }
+    const option_default_by *by = option_rows[OPT_CSV_DELIMITER].def_by;
+    for (int comma = 0; comma <= 1; comma++) {
+        const char *args[] = {comma ? "--decimal-comma" : NULL, NULL};
+        if (!ok(parse(&opt, args) == 0, "a run %s --decimal-comma parses",
+                comma ? "with" : "without"))
+            continue;
+        ok(by != NULL && opt.csv_delimiter == (char)by->each[comma],
+           "its delimiter '%c' is the row's", opt.csv_delimiter);
         options_free(&opt);
     }
 }
