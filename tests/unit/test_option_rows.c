@@ -476,20 +476,20 @@ static void help_lists_variants(void)
  * with "(default none)", wrapped as --variant's. */
 static void help_lists_families(void)
 {
-    static const char *const families[] = {"GPT-2", "Llama-style", "BERT"};
-    static const char *const types[] = {"gpt2", "llama", "qwen2", "mistral",
-                                        "bert"};
+    static const char *const families[] = {"GPT-2", "Llama-style", "BERT",
+                                           NULL};
+    static const char *const types[] = {"gpt2",    "llama", "qwen2",
+                                        "mistral", "bert",  NULL};
     const char *none = "(default none)";
     char text[OPTION_HELP_SIZE];
     const option_row *model = &option_rows[OPT_MODEL];
     ok(model->filled == HELP_FAMILIES, "--model's help names the families");
     option_help_text(text, sizeof text, model);
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        ok(strstr(text, families[i]) != NULL, "--model: its help names %s",
-           families[i]);
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        ok(has_word(text, strlen(text), types[i]),
-           "--model: its help names the model_type %s", types[i]);
+    for (const char *const *f = families; *f != NULL; f++)
+        ok(strstr(text, *f) != NULL, "--model: its help names %s", *f);
+    for (const char *const *t = types; *t != NULL; t++)
+        ok(has_word(text, strlen(text), *t),
+           "--model: its help names the model_type %s", *t);
     ok(strstr(text, "GPT-2 (gpt2), Llama-style (llama, qwen2, mistral), "
                     "BERT (bert)") != NULL,
        "--model: '%s' lists each family with its model_types", text);
