@@ -22,6 +22,7 @@
 #include "cli/supervise.h"
 #include "io/stdout.h"
 #include "model/lesson/model.h"
+#include "model/lesson/variants.h"
 #include "render/textwidth.h"
 
 /* Prints err on stderr, with the --help hint after a usage mistake, and
@@ -37,13 +38,14 @@ static int fail(const mx_error *err)
     return err->status;
 }
 
-/* One line on stderr when the wrapper's heads are one column wide: most
+/* One line on stderr when the heads of a module that makes each head
+ * apart (the wrapper's row, HEADS_APART) are one column wide: most
  * likely the book's MultiHeadAttentionWrapper(d_in, d_out, ...,
  * num_heads) copied as --d-out d_out, where --d-out is the total width.
  * Not when the book's width would pass MAX_WIDTH: no run could have it. */
 static void note_wrapper_width(const options *opt)
 {
-    if ((opt->variants & VARIANT_WRAPPER) && opt->heads > 1 &&
+    if ((opt->variants & variants_making(HEADS_APART)) && opt->heads > 1 &&
         opt->d_out == opt->heads && opt->d_out * opt->heads <= MAX_WIDTH)
         fprintf(stderr,
                 _("mha-explain: note: --d-out %zu is the wrapper's total "

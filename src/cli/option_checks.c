@@ -387,8 +387,10 @@ int options_validate(options *opt, mx_error *err)
     if (opt->step && opt->format == FORMAT_CSV)
         return err_usage(err, _("--step: pauses between text tables; it "
                                 "does not go with --format csv"));
-    if (opt->csv_delimiter == '\0')
-        opt->csv_delimiter = opt->decimal_comma ? ';' : ',';
+    // the delimiter's default is its row's, with or without --decimal-comma
+    if (!opt->given[OPT_CSV_DELIMITER])
+        opt->csv_delimiter =
+            (char)option_int_default(opt, &option_rows[OPT_CSV_DELIMITER]);
     else if (opt->decimal_comma && opt->csv_delimiter == ',')
         return err_usage(err, _("--decimal-comma: numbers like 0,25 need "
                                 "another delimiter than ',' (use "

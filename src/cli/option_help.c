@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/family.h"
 #include "model/lesson/model.h"
 #include "render/textwidth.h"
 
@@ -21,18 +22,38 @@ static void names_as_given(char *out, size_t size, unsigned set)
                                   model_variants[i].name);
 }
 
-/* A filled row's text (its "%s" the names of every variant) into text,
- * and its default into tag, both in the reader's language. */
+/* The names a filled row's "%s" stands for (option_table.h's
+ * help_fill), in the reader's language, into names. */
+static void fill_names(char *names, size_t size, const option_row *o)
+{
+    if (o->filled == HELP_VARIANTS)
+        variant_names_joined(names, size, VARIANTS_ALL, VARIANT_NAMES_ALL);
+    else
+        family_titles(names, size,
+                      o->filled == HELP_PAIRS ? FAMILIES_PAIRING
+                                              : FAMILIES_CHECKPOINT,
+                      o->filled == HELP_FAMILIES);
+}
+
+/* A filled row's text (its "%s" filled: fill_names) into text, and its
+ * default into tag, both in the reader's language. */
 static void filled(char *text, size_t text_size, char *tag, size_t tag_size,
                    const option_row *o)
 {
-    char names[VARIANT_NAMES_SIZE], given[VARIANT_NAMES_SIZE];
-    variant_names_joined(names, sizeof names, VARIANTS_ALL, VARIANT_NAMES_ALL);
-    names_as_given(given, sizeof given, (unsigned)o->def);
+    char names[OPTION_HELP_SIZE];
+    fill_names(names, sizeof names, o);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
     snprintf(text, text_size, _(o->help), names);
 #pragma GCC diagnostic pop
+    if (o->filled != HELP_VARIANTS) {
+        /* TRANSLATORS: the default of an option that has none, at the end
+         * of its help in --help, as the other options' help texts end */
+        snprintf(tag, tag_size, "%s", _("(default none)"));
+        return;
+    }
+    char given[VARIANT_NAMES_SIZE];
+    names_as_given(given, sizeof given, (unsigned)o->def);
     /* TRANSLATORS: an option's default at the end of its help in --help
      * ("(default single,wrapper,fused)"), as the other options' help
      * texts end. */
@@ -41,7 +62,7 @@ static void filled(char *text, size_t text_size, char *tag, size_t tag_size,
 
 void option_help_text(char *out, size_t size, const option_row *o)
 {
-    if (!o->help_lists_variants) {
+    if (o->filled == HELP_OWN) {
         snprintf(out, size, "%s", _(o->help));
         return;
     }
@@ -132,7 +153,7 @@ static void print_wrapped(FILE *out, const char *text, const char *tag,
 
 void option_help_print(FILE *out, const option_row *o, int column)
 {
-    if (o->help_lists_variants) {
+    if (o->filled != HELP_OWN) {
         char text[OPTION_HELP_SIZE], tag[OPTION_HELP_SIZE];
         filled(text, sizeof text, tag, sizeof tag, o);
         print_wrapped(out, text, tag, column);

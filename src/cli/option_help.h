@@ -1,9 +1,10 @@
 /* option_help.h: an option's help in the reader's language, as --help
  * prints it and the man page tells it. Most rows' help is their own text,
- * wrapped by hand in each language; a row whose help lists the variants
- * (option_list.h's .help_lists_variants, --variant) is filled from the
- * variant rows (VARIANT_LIST) and its own default, then wrapped here, so
- * that a new variant is named in every language without a new message.
+ * wrapped by hand in each language; a row whose help names other rows
+ * (option_table.h's help_fill: --variant the variant rows of VARIANT_LIST,
+ * --model and --pair the family rows of model/family.h) is filled from
+ * them and its own default, then wrapped here, so that a new variant or
+ * family is named in every language without a new message.
  */
 #ifndef MHA_OPTION_HELP_H
 #define MHA_OPTION_HELP_H
@@ -22,11 +23,12 @@
 #define OPTION_HELP_WIDTH 57
 
 /* o's help as one text, in the reader's language, into out (size bytes):
- * the row's own, or, filled, its text with the names of every variant
- * ("single, wrapper, fused, block" as the language lists them), then a
+ * the row's own, or, filled, its text with the names of the rows it
+ * names (every variant, "single, wrapper, fused, block" as the language
+ * lists them; the checkpoint families, "GPT-2 (gpt2), ..."), then a
  * space and its default ("(default single,wrapper,fused)", the names as
- * --variant takes them). The row must have a help (not the page's core,
- * which has none). */
+ * --variant takes them; "(default none)"). The row must have a help (not
+ * the page's core, which has none). */
 void option_help_text(char *out, size_t size, const option_row *o);
 
 /* o's help as --help prints it: from the current column to the line's

@@ -36,6 +36,14 @@
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
  *   OWN_REAL(VALUE, field, default)  option_own.c's parser, a double
+ *   OWN_BY(VALUE, field, OPT_X, {[0] = default, [1] = default})
+ *                                option_own.c's parser; its default the
+ *                                one for the value OPT_X stores (a flag:
+ *                                [1] with it; --csv-delimiter's by
+ *                                --decimal-comma)
+ *   OWN_NAMED(VALUE, field, name[, name])  option_own.c's parser; NULL
+ *                                until given, the code then picks the
+ *                                names (--cmap's maps)
  * VALUE is the value's name in --help, N_("FILE"): a placeholder the
  * reader's language translates, as the help texts that quote it do. Each
  * default is written here once: the code, and the live page (the run's
@@ -101,7 +109,7 @@ OPTION(VARIANT, "variant", 0, MODEL, 7,
         * and adds the default ("(default %s)"), so it has no line
         * breaks. */
        .help = N_("modules to run, comma-separated: %s"),
-       .help_lists_variants = true)
+       .filled = HELP_VARIANTS)
 OPTION(DRAW, "draw", 0, MODEL, 43,
        OWN_VALUE(N_("ORDER")),
        .applies = APPLIES_LESSON, .page = PAGE_CANNOT,
@@ -283,15 +291,25 @@ OPTION(WEIGHTS, "weights", 0, INPUTS, 17,
 OPTION(MODEL, "model", 0, INPUTS, 51,
        NAME(N_("DIR"), model),
        .applies = APPLIES_ANY, .page = PAGE_CANNOT,
-       .help = N_("a model folder from the Hugging Face hub: GPT-2,\n"
-                   "Llama-style (llama, qwen2, mistral) or BERT;\n"
-                   "docs/models.md lists its files      (default none)"))
+       /* TRANSLATORS: %s is the model families, each with the
+        * model_types of config.json it reads in parentheses, listed as
+        * "GPT-2 (gpt2), Llama-style (llama, qwen2, mistral), BERT
+        * (bert)" are; --help wraps this text and adds "(default none)",
+        * so it has no line breaks. */
+       .help = N_("a model folder from the Hugging Face hub, by its "
+                  "config.json's model_type: %s; docs/models.md lists its "
+                  "files"),
+       .filled = HELP_FAMILIES)
 OPTION(PAIR, "pair", 0, INPUTS, 70,
        WORDS(N_("TEXT"), pair),
        .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
        .off_lesson = N_("%s: goes with --model DIR"),
-       .help = N_("with a BERT --model, a second text: [CLS] TEXT\n"
-                   "[SEP] TEXT2 [SEP], its token type 1 (default none)"))
+       /* TRANSLATORS: %s is the model families that take a second
+        * text ("BERT"); --help wraps this text and adds "(default
+        * none)", so it has no line breaks. */
+       .help = N_("with a %s --model, a second text: [CLS] TEXT [SEP] "
+                  "TEXT2 [SEP], its token type 1"),
+       .filled = HELP_PAIRS)
 OPTION(LAYERS, "layers", 0, INPUTS, 52,
        LIST(N_("LIST"), layers),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LAYERS,
@@ -307,7 +325,8 @@ OPTION(SHOW_HEADS, "show-heads", 0, INPUTS, 53,
        .off_lesson = N_("%s: goes with --model DIR"),
        .help = N_("with --model, the heads shown: 0,3,5-7  (default all)"))
 OPTION(CSV_DELIMITER, "csv-delimiter", 0, INPUTS, 18,
-       OWN(N_("C"), csv_delimiter, 0),
+       OWN_BY(N_("C"), csv_delimiter, OPT_DECIMAL_COMMA,
+              {[false] = ',', [true] = ';'}),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("field separator of CSV read and written: one\n"
                    "character or 'tab'  (default ',', ';' with\n"
@@ -386,7 +405,7 @@ OPTION(PLOT_SIZE, "plot-size", 0, PICTURES, 35,
        .help = N_("the picture's size: pixels for .png, points for\n"
                    ".svg and .pdf          (default: fit the panels)"))
 OPTION(CMAP, "cmap", 0, PICTURES, 48,
-       OWN(N_("NAME"), plot_look.cmap, 0),
+       OWN_NAMED(N_("NAME"), plot_look.cmap, PLOT_CMAP, PLOT_CMAP_BOTH_SIGNS),
        .applies = APPLIES_ANY, .page = PAGE_KEEPS,
        GOES_WITH(N_("--cmap: goes with --plot FILE or --html FILE"),
                  OPT_PLOT, OPT_HTML),

@@ -138,6 +138,15 @@ double option_real_default(const options *opt, const option_row *o)
     return choice < n ? o->def_by->each[choice] : o->def_real;
 }
 
+uint64_t option_int_default(const options *opt, const option_row *o)
+{
+    if (o->def_by == NULL)
+        return o->def;
+    const uint64_t v = load_int(opt, &option_rows[o->def_by->by]);
+    const size_t n = sizeof o->def_by->each / sizeof *o->def_by->each;
+    return v < n ? (uint64_t)o->def_by->each[v] : o->def;
+}
+
 void option_defaults(options *opt)
 {
     memset(opt, 0, sizeof *opt);

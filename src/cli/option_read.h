@@ -19,6 +19,11 @@ void option_defaults(options *opt);
  * the --optimizer chosen). */
 double option_real_default(const options *opt, const option_row *o);
 
+/* The default of row o's integer field: its def or, for a row with
+ * def_by, the one of the value its by option holds in opt
+ * (--csv-delimiter's with or without --decimal-comma). */
+uint64_t option_int_default(const options *opt, const option_row *o);
+
 /* Reads arg, the value of option id (NULL for an option without one),
  * into the field of its row. Returns 0 when done, 1 for an option of
  * TYPE_OWN (untouched: the caller reads it), -1 with err set (a usage

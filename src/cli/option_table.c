@@ -116,6 +116,14 @@ static const option_choices layout_choices = {
 #define OWN(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), .def = (d)
 #define OWN_VALUE(v) .value = v, .type = TYPE_OWN
 #define OWN_REAL(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), REAL(d)
+#define OWN_BY(v, f, by_, ...)              \
+    .value = v, .type = TYPE_OWN, FIELD(f), \
+    .def_by = &(const option_default_by)    \
+    {                                       \
+        .by = (by_), .each = __VA_ARGS__    \
+    }
+#define OWN_NAMED(v, f, ...) \
+    .value = v, .type = TYPE_OWN, FIELD(f), .def_name = {__VA_ARGS__}
 /* The options an option goes with (one of them), and the message when
  * none is given. */
 #define GOES_WITH(msg, ...)                                        \

@@ -110,13 +110,29 @@ typedef struct {
     const char *message; /* untranslated */
 } option_goes_with;
 
-/* A real default that depends on another option's choice (--lr's on
- * --optimizer's, option_list.h's RATE_BY): the default for each of that
- * option's choices, indexed by the value the choice stores. */
+/* A default that depends on another option (--lr's on --optimizer's
+ * choice, option_list.h's RATE_BY; --csv-delimiter's on the flag
+ * --decimal-comma, OWN_BY): the default for each value that option
+ * stores. */
 typedef struct {
-    int by;         /* the id of the TYPE_CHOICE option */
-    double each[4]; /* the default for the choice storing value v: each[v] */
+    int by;         /* the id of the TYPE_CHOICE option, or of a flag */
+    double each[4]; /* the default for the choice storing value v: each[v];
+                       for a flag each[0] without it, each[1] with it; for
+                       a character field the character's code */
 } option_default_by;
+
+/* A help filled from other rows (option_help.h): its "%s" the names
+ * those rows give, so that a new variant or family is named in every
+ * language without a new message, and --help adds its default. */
+enum help_fill {
+    HELP_OWN,      /* its own text, wrapped by hand */
+    HELP_VARIANTS, /* the names of every variant (VARIANT_LIST); its
+                      default the names of its default's */
+    HELP_FAMILIES, /* the checkpoint families, each with the model_types
+                      it reads (model/family.h); its default none */
+    HELP_PAIRS,    /* the checkpoint families that take a second text
+                      (family.h's pairs); its default none */
+};
 
 /* One option: a row of option_list.h. */
 typedef struct {
@@ -137,6 +153,11 @@ typedef struct {
                               (or, with def_by, its by option's choice's) */
     double def_real;
     const option_default_by *def_by;
+    /* A name field that stays NULL when the option is not given, where
+     * the code picks the default: the names it picks, as the help tells
+     * them (--cmap's: plot_style.h's PLOT_CMAP, and PLOT_CMAP_BOTH_SIGNS
+     * for tables of both signs), or NULL. */
+    const char *def_name[2];
     size_t lo, hi;                 /* TYPE_SIZE: the range */
     const option_choices *choices; /* TYPE_CHOICE: the names */
 
@@ -152,10 +173,8 @@ typedef struct {
     enum page_use page;         /* what the live page does with it */
     option_goes_with goes_with; /* the options it needs, or none */
 
-    const char *help;         /* its --help text, untranslated */
-    bool help_lists_variants; /* help's "%s" is the names of every variant,
-                                 and --help adds its default's names
-                                 (option_help.h) */
+    const char *help;      /* its --help text, untranslated */
+    enum help_fill filled; /* what its help's "%s" is, from other rows */
 } option_row;
 
 extern const option_row option_rows[N_OPTIONS];

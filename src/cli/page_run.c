@@ -91,7 +91,7 @@ static void page_run_defaults(html_run *run)
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         char text[HTML_RUN_DEFAULT];
-        if (o->page != PAGE_EDITS || o->help_lists_variants)
+        if (o->page != PAGE_EDITS || o->filled == HELP_VARIANTS)
             continue;
         if (o->def_by != NULL) {
             const option_choices *c = option_rows[o->def_by->by].choices;

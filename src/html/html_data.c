@@ -488,9 +488,9 @@ static void json_colors(FILE *out, const plot_style *look)
             scales[look->scale], look->numbers ? "true" : "false",
             look->decimals,
             !given || colormap_diverging(&m) ? "true" : "false");
-    json_colormap(out, given ? look->cmap : "viridis");
+    json_colormap(out, given ? look->cmap : PLOT_CMAP);
     fputs(",\n\"mapBoth\":", out);
-    json_colormap(out, given ? look->cmap : "RdBu_r");
+    json_colormap(out, given ? look->cmap : PLOT_CMAP_BOTH_SIGNS);
     fputs("},\n", out);
 }
 

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 
 #include "base/i18n.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/tokenizers/hf_tokenizer.h"
 
 struct lm_session {
     const checkpoint_lm_row *row;
     void *model; /* the family's model, row->model_size bytes; owned */
-    gpt2_tokenizer *tokenizer;
+    checkpoint_tokenizer *tokenizer;
     workers *pool;
     size_t positions; /* the most tokens a text may have */
 };
@@ -23,7 +23,7 @@ void checkpoint_lm_close(lm_session *s)
     if (s->model != NULL)
         s->row->close(s->model);
     free(s->model);
-    gpt2_tokenizer_free(s->tokenizer);
+    checkpoint_tokenizer_free(s->tokenizer);
     workers_free(s->pool);
     free(s);
 }
@@ -44,8 +44,8 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     }
     const size_t threads = rq->threads != 0 ? rq->threads : workers_available();
     if (row->open(s->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open_files(&s->tokenizer, rq->checkpoint, row->tokenizer,
-                                  err) != 0 ||
+        checkpoint_tokenizer_open_files(&s->tokenizer, rq->checkpoint,
+                                        row->tokenizer, err) != 0 ||
         workers_init(&s->pool, threads, err) != 0) {
         checkpoint_lm_close(s);
         return -1;
@@ -53,9 +53,9 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
     *shape = row->shape(s->model);
     s->positions = shape->positions;
     // the family's run checks it too, which --repeat-random's skips
-    const size_t tokens = gpt2_tokenizer_vocab_size(s->tokenizer);
+    const size_t tokens = checkpoint_tokenizer_vocab_size(s->tokenizer);
     if (tokens > shape->vocab) {
-        const bool json = gpt2_tokenizer_from_json(s->tokenizer);
+        const bool json = checkpoint_tokenizer_from_json(s->tokenizer);
         checkpoint_lm_close(s);
         return err_input(
             err,
@@ -81,7 +81,8 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
 {
     const size_t most = s->positions;
     *ids = NULL;
-    if (gpt2_tokenizer_encode(ids, T, s->tokenizer, text, len, most, err) != 0)
+    if (checkpoint_tokenizer_encode(ids, T, s->tokenizer, text, len, most,
+                                    err) != 0)
         return -1;
     if (*T == 0 || *T > most) {
         free(*ids);
@@ -89,7 +90,8 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
         size_t given = 0;
         if (*T == 0)
             return err_input(err, _("the text has no tokens"));
-        return gpt2_tokenizer_count(&given, s->tokenizer, text, len, err) != 0
+        return checkpoint_tokenizer_count(&given, s->tokenizer, text, len,
+                                          err) != 0
                    ? -1
                    : checkpoint_lm_too_long(err, given, most,
                                             s->row->positions_key);
@@ -100,7 +102,7 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
 void checkpoint_lm_label(char *buf, size_t size, const lm_session *s,
                          int32_t id)
 {
-    gpt2_tokenizer_label(buf, size, s->tokenizer, id);
+    checkpoint_tokenizer_label(buf, size, s->tokenizer, id);
 }
 
 int checkpoint_lm_forward(lm_session *s, const int32_t *ids, size_t T,
@@ -133,8 +135,8 @@ int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
 
 int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
 {
-    const struct hf_tokenizer *hf = gpt2_tokenizer_json(s->tokenizer);
-    const size_t n = gpt2_tokenizer_vocab_size(s->tokenizer);
+    const struct hf_tokenizer *hf = checkpoint_tokenizer_json(s->tokenizer);
+    const size_t n = checkpoint_tokenizer_vocab_size(s->tokenizer);
     *d = (lm_draws){0};
     if ((d->words = calloc(n > 0 ? n : 1, sizeof *d->words)) == NULL)
         return err_nomem(err, _("tokens"));

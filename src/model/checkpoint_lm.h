@@ -27,7 +27,7 @@
 #include "model/hooks.h"
 #include "model/lm.h"
 #include "model/pipeline.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -60,7 +60,7 @@ typedef struct {
     int (*layers)(const void *model, matrix *resid, size_t n, size_t first,
                   size_t count, const forward_hooks *hooks, workers *pool,
                   mx_error *err);
-    /* Which files of the folder hold its tokenizer (gpt2_tokenizer.h). */
+    /* Which files of the folder hold its tokenizer (checkpoint_tokenizer.h). */
     enum tokenizer_files tokenizer;
 } checkpoint_lm_row;
 

@@ -41,11 +41,13 @@ static const model_family families[] = {
         .notes = &bert_notes,
         .positions_key = BERT_POSITIONS_KEY,
         .model_types = bert_types,
+        .tokenizer = TOKENIZER_JSON,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
         .run = bert_trace_run,
         .makes_table = bert_trace_makes_table,
         .scores_only = &bert_scores_lm, /* no lm_head: head scores only */
+        .pairs = true,
         .bidirectional = true,
         .param_name = bert_param_name,
     },
@@ -58,6 +60,7 @@ static const model_family families[] = {
         .generates = true,
         .generates_ablated = true,
         .model_types = llama_types,
+        .tokenizer = TOKENIZER_JSON,
         .check = llama_trace_check,
         .tokens = llama_trace_tokens,
         .run = llama_trace_run,
@@ -75,6 +78,7 @@ static const model_family families[] = {
         .generates_ablated = true,
         .model_types = gpt2_types,
         .untyped = true,
+        .tokenizer = TOKENIZER_GPT2_FILES,
         .check = gpt2_trace_check,
         .tokens = gpt2_trace_tokens,
         .run = gpt2_trace_run,
@@ -156,6 +160,60 @@ static bool generates_ablated(const model_family *row)
 void family_types_generating_ablated(char *out, size_t size)
 {
     types_joined(out, size, generates_ablated);
+}
+
+/* Whether pick names row. */
+static bool picked(const model_family *row, enum family_pick pick)
+{
+    if (row->model_types == NULL && !row->untyped)
+        return false; /* the lesson's family reads no folder */
+    switch (pick) {
+    case FAMILIES_PAIRING:
+        return row->pairs;
+    case FAMILIES_VOCAB_MERGES:
+        return row->tokenizer == TOKENIZER_GPT2_FILES;
+    case FAMILIES_TOKENIZER_JSON:
+        return row->tokenizer == TOKENIZER_JSON;
+    case FAMILIES_CHECKPOINT:
+    default:
+        return true;
+    }
+}
+
+/* s added to the list in out (size bytes, at most 512 so far), as the
+ * reader's language lists: "%s, %s". */
+static void listed(char *out, size_t size, const char *s)
+{
+    char so_far[512];
+    snprintf(so_far, sizeof so_far, "%s", out);
+    if (so_far[0] == '\0')
+        snprintf(out, size, "%s", s);
+    else
+        snprintf(out, size, _("%s, %s"), so_far, s);
+}
+
+void family_titles(char *out, size_t size, enum family_pick pick,
+                   bool with_types)
+{
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    for (size_t i = N_FAMILIES; i-- > 0;) {
+        const model_family *row = &families[i];
+        if (!picked(row, pick))
+            continue;
+        char types[128] = "", item[256];
+        for (size_t j = 0;
+             with_types && row->model_types != NULL && row->model_types[j]; j++)
+            listed(types, sizeof types, row->model_types[j]);
+        if (types[0] != '\0')
+            /* TRANSLATORS: a model family and the model_types of
+             * config.json it reads: "Llama-style (llama, qwen2, mistral)" */
+            snprintf(item, sizeof item, _("%s (%s)"), _(row->title), types);
+        else
+            snprintf(item, sizeof item, "%s", _(row->title));
+        listed(out, size, item);
+    }
 }
 
 /* Refuses the model_type no row lists, naming those the rows list. */

@@ -5,17 +5,17 @@
  * the page give it, and what headings and the CSV call its model and its
  * layers.
  *
- * Three families today, each in its folder under model/:
+ * Four families today, each in its folder under model/:
  *
  *   lesson   the notebooks' attention modules (model/lesson/): single,
  *            wrapper, fused and the Transformer block, drawn from the
  *            seed, trained with --train
  *   bert     a BERT checkpoint folder (--model DIR whose config.json
  *            says "model_type": "bert", model/bert/)
- *   gpt2     a GPT-2 checkpoint folder (--model DIR whose config.json
- *            says "gpt2" or names no model_type, model/gpt2/)
  *   llama    a Llama-style checkpoint folder (--model DIR whose
  *            config.json says llama, qwen2 or mistral, model/llama/)
+ *   gpt2     a GPT-2 checkpoint folder (--model DIR whose config.json
+ *            says "gpt2" or names no model_type, model/gpt2/)
  *
  * pipeline.h runs the row family_of gives a run's configuration; the
  * trace carries the row (trace.h), so that renderers read the names and
@@ -35,6 +35,7 @@
 #include "model/family_notes.h"
 #include "model/lm.h"
 #include "model/pipeline.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
@@ -74,6 +75,11 @@ typedef struct model_family {
     /* Whether the family also reads a checkpoint whose config.json names
      * no model_type (GPT-2's, the first family the program read). */
     bool untyped;
+    /* Which files of its checkpoint folders hold their tokenizer
+     * (checkpoint_tokenizer.h): the page every live page carries reads
+     * vocab.json and merges.txt, not tokenizer.json (families_page.h).
+     * Unused by the lesson's family, which reads no folder. */
+    enum tokenizer_files tokenizer;
     /* Reads what the run needs to start (a checkpoint's config.json, its
      * tokenizer) and checks, without running, that the input tokenizes
      * and the run fits the limits (pipeline_check); *values is about how
@@ -100,6 +106,9 @@ typedef struct model_family {
      * that model, without unembed and layers (lm.h; BERT's,
      * model/bert/bert_lm.h); NULL: lm, or none. */
     const lm_ops *scores_only;
+    /* Whether a run takes a second text (--pair: BERT's [CLS] TEXT [SEP]
+     * TEXT2 [SEP], the second of token type 1). */
+    bool pairs;
     /* Whether its checkpoints' attention looks both ways (BERT's: no
      * causal mask), for messages; false: causal self-attention. */
     bool bidirectional;
@@ -131,6 +140,24 @@ bool family_param_name(const char *name);
 /* The model_types of the rows that generate with heads switched off
  * (generates_ablated), joined with ", " into out (size bytes). */
 void family_types_generating_ablated(char *out, size_t size);
+
+/* Which families family_titles names: the checkpoint families (those
+ * with model_types, or untyped), all of them or some. */
+enum family_pick {
+    FAMILIES_CHECKPOINT,    /* every one (--model's help) */
+    FAMILIES_PAIRING,       /* those that take a second text (pairs) */
+    FAMILIES_VOCAB_MERGES,  /* those whose tokenizer is vocab.json and
+                               merges.txt (TOKENIZER_GPT2_FILES) */
+    FAMILIES_TOKENIZER_JSON /* those whose tokenizer is tokenizer.json */
+};
+
+/* The titles of the families `pick` names, translated, each followed
+ * with_types by the model_types it reads in parentheses ("Llama-style
+ * (llama, qwen2, mistral)"), joined with ", " into out (size bytes),
+ * the last row first: GPT-2, the first family the program read, before
+ * those added after it. */
+void family_titles(char *out, size_t size, enum family_pick pick,
+                   bool with_types);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);

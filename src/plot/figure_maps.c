@@ -53,7 +53,7 @@ void fig_maps_scale(figure *pg)
             sc.hi = most;
             if (pg->style.cmap == NULL ||
                 !colormap_find(&sc.map, pg->style.cmap))
-                colormap_find(&sc.map, "RdBu_r");
+                colormap_find(&sc.map, PLOT_CMAP_BOTH_SIGNS);
         } else {
             sc.lo = 0.0;
             sc.hi = 1.0;

@@ -219,13 +219,14 @@ static void set_ends(double *lo, double *hi, bool any, bool centred)
         *lo = *hi - (fabs(*hi) > 0.0 ? fabs(*hi) : 1.0);
 }
 
-/* The map for values from lo to hi: --cmap, else viridis, and RdBu_r for
- * both signs. */
+/* The map for values from lo to hi: --cmap, else PLOT_CMAP, and
+ * PLOT_CMAP_BOTH_SIGNS for both signs. */
 static colormap scale_map(const plot_style *st, double lo, double hi)
 {
     colormap m;
     if (st->cmap == NULL || !colormap_find(&m, st->cmap))
-        colormap_find(&m, lo < 0.0 && hi > 0.0 ? "RdBu_r" : "viridis");
+        colormap_find(&m,
+                      lo < 0.0 && hi > 0.0 ? PLOT_CMAP_BOTH_SIGNS : PLOT_CMAP);
     return m;
 }
 

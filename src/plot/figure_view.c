@@ -139,7 +139,7 @@ int fig_view_make(struct model_view **out, const trace *tr,
                 fig_cell_masked(&p, k / t->values.cols, k % t->values.cols);
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
-        colormap_find(&v->map, "viridis");
+        colormap_find(&v->map, PLOT_CMAP);
     fig_marks_find(&v->marks, tr, style);
     *out = v;
     return 0;

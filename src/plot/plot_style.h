@@ -22,10 +22,17 @@ enum plot_bars {
 
 #define PLOT_DECIMALS 2 /* in the cells without --precision */
 
+/* --cmap's defaults (its row in cli/option_list.h names them): the
+ * colour map of the tables of one sign, and that of the tables of both
+ * signs, centred on 0. */
+#define PLOT_CMAP "viridis"
+#define PLOT_CMAP_BOTH_SIGNS "RdBu_r"
+
 typedef struct {
     enum color_scale scale; /* --color-scale: the terminal's default, table */
-    const char *cmap;       /* --cmap NAME (colormap.h), or NULL: viridis,
-                               and RdBu_r for tables of both signs */
+    const char *cmap;       /* --cmap NAME (colormap.h), or NULL: PLOT_CMAP,
+                               and PLOT_CMAP_BOTH_SIGNS for tables of both
+                               signs */
     bool numbers;           /* --numbers on: values in cells wide enough */
     int decimals;           /* their decimals: --precision, else 2 */
     enum plot_bars bars;    /* --colorbar */

@@ -9,6 +9,7 @@ Prints TAP. Python 3 standard library only.
 import csv
 import io
 import os
+import shutil
 import sys
 import tempfile
 
@@ -78,6 +79,35 @@ def round_trip():
         ok(same and not differ and len(fb) > 40,
            "round trip: --csv-dir, then --embeddings and --weights, same tables",
            (r2.stderr, differ[:5], len(fa), len(fb)))
+
+
+def tied_round_trip():
+    """--tie reads the files of the module the fused one takes its heads
+    from (the fused row's tie_from, the wrapper): a folder with the
+    wrapper's heads and the fused out_proj gives the tied run's fused
+    tables from another seed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a, w, b = (os.path.join(tmp, n) for n in "awb")
+        r1 = run(["O gato sobe", "--variant", "wrapper,fused", "--tie",
+                  "--heads", "2", "--csv-dir", a])
+        os.mkdir(w)
+        for f in os.listdir(a):
+            if f.startswith("wrapper.heads.") or \
+                    f.startswith("fused.out_proj."):
+                shutil.copy(os.path.join(a, f), w)
+        r2 = run(["--embeddings", os.path.join(a, "input.inputs.csv"),
+                  "--weights", w, "--variant", "fused", "--tie", "--heads",
+                  "2", "--seed", "9", "--csv-dir", b])
+        fused = [f for f in os.listdir(a)
+                 if f.startswith("fused.") and not f.endswith("weight.csv")
+                 and not f.endswith("bias.csv")]
+        differ = [f for f in fused
+                  if r2.returncode != 0 or
+                  open(os.path.join(a, f), "rb").read() !=
+                  open(os.path.join(b, f), "rb").read()]
+        ok(r1.returncode == 0 and len(fused) > 10 and not differ,
+           "--weights with --tie reads the wrapper's heads: the fused "
+           "tables of the tied run", (r2.stderr, differ[:3]))
 
 
 def sentence_files():
@@ -269,6 +299,7 @@ def readers():
 def main():
     journey()
     round_trip()
+    tied_round_trip()
     sentence_files()
     weights()
     readers()

@@ -10,7 +10,9 @@
 // and a refused --heads; for folders
 // made broken here (a file missing, a safetensors file truncated or its
 // header's length past its end, an unknown model_type, a tokenizer of
-// another vocabulary) the core must refuse with the program's message.
+// another vocabulary) the core must refuse with the program's message,
+// and a Llama-style or BERT folder with the message naming the families
+// each page reads.
 // TAP on stdout.
 import { spawnSync } from 'node:child_process';
 import {
@@ -90,6 +92,20 @@ try {
                          ': cannot open: '),
      'a folder not given: the program\'s message for a missing file',
      got.text);
+  /* a family's folder whose tokenizer is tokenizer.json, which only the
+   * families core reads: refused naming the families each core reads
+   * (their rows' titles, model/families_page.c) */
+  for (const family of ['llama/llama_tied_f32', 'bert/base']) {
+    const dir = join(gpt2Dir, '..', family);
+    core.give(dir);
+    const got = core.run(['--model', dir, text]);
+    ok(got.status !== 0 &&
+       got.text.replace(/\n$/, '') ===
+           dir + ': this page reads folders with vocab.json and ' +
+           'merges.txt (GPT-2); the page of mha-explain --model DIR ' +
+           '--html FILE also reads tokenizer.json (Llama-style, BERT)',
+       family + ': refused, naming the families each page reads', got.text);
+  }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -24,7 +24,7 @@
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
 #include "model/intervene/ablate.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
 #include "numerics/rng.h"
@@ -273,7 +273,7 @@ static size_t model_positions(const any_model *a)
 
 /* The generator over a's model for positions positions, and its step. */
 static int model_generator(generate_model *gm, any_model *a,
-                           const gpt2_tokenizer *tok, size_t positions,
+                           const checkpoint_tokenizer *tok, size_t positions,
                            mx_error *err)
 {
     if (a->is_llama) {
@@ -332,7 +332,7 @@ static replace_hook *ref_hooks(size_t *n, const safetensors *ref)
 /* The clean run of an ablate case (o without hooks) against ref's
  * "clean", and where it parts from the ablated run gen. */
 static void compare_clean(const gen_case *c, const safetensors *ref,
-                          any_model *m, const gpt2_tokenizer *tok,
+                          any_model *m, const checkpoint_tokenizer *tok,
                           const generate_options *o, const int32_t *ids,
                           size_t T, const generation *gen)
 {
@@ -386,7 +386,7 @@ static void run_case(const char *dir, const gen_case *c)
     float *top_p = ref_values(&n_top_p, &ref, "top_p");
     float *set = ref_values(&n_set, &ref, "settings");
     any_model m;
-    gpt2_tokenizer *tok = NULL;
+    checkpoint_tokenizer *tok = NULL;
     char folder[4096], ids_path[4200];
     snprintf(folder, sizeof folder, "%s/%s/%s", dir,
              c->llama ? "llama" : "gpt2", c->checkpoint);
@@ -404,7 +404,7 @@ static void run_case(const char *dir, const gen_case *c)
                 model_open(&m, folder, c->llama, (long)set[6], &err) == 0,
             "%s: reference and checkpoint read", c->name))
         goto out;
-    if (gpt2_tokenizer_open(&tok, folder, &err) != 0) {
+    if (checkpoint_tokenizer_open(&tok, folder, &err) != 0) {
         model_close(&m);
         ok(false, "%s: tokenizer", c->name);
         goto out;
@@ -482,7 +482,7 @@ static void run_case(const char *dir, const gen_case *c)
     }
     free(hooks);
     generation_free(&gen);
-    gpt2_tokenizer_free(tok);
+    checkpoint_tokenizer_free(tok);
     model_close(&m);
 out:
     free(tokens);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "tap.h"
@@ -231,14 +231,14 @@ static void scores_case(const char *refdir, const char *ckpt, const char *name,
 /* Whether each row of the lens table t is labelled "token → next" with
  * next the piece of the reference's id (ids, rows of them): the pieces
  * as the checkpoint's tokenizer.json labels them. */
-static bool same_labels(const table *t, const gpt2_tokenizer *tok,
+static bool same_labels(const table *t, const checkpoint_tokenizer *tok,
                         const float *ids, size_t rows)
 {
     if (t == NULL || t->rows->n != rows)
         return false;
     for (size_t i = 0; i < rows; i++) {
         char want[256];
-        gpt2_tokenizer_label(want, sizeof want, tok, (int32_t)ids[i]);
+        checkpoint_tokenizer_label(want, sizeof want, tok, (int32_t)ids[i]);
         const char *arrow = strstr(t->rows->s[i], " \u2192 ");
         if (arrow == NULL || strcmp(arrow + strlen(" \u2192 "), want) != 0) {
             diag("row %zu: %s, PyTorch's next token %s", i, t->rows->s[i],
@@ -259,7 +259,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
     snprintf(path, sizeof path, "%s/logit_lens/%s.safetensors", refdir, ckpt);
     safetensors ref;
     mx_error err;
-    gpt2_tokenizer *tok = NULL;
+    checkpoint_tokenizer *tok = NULL;
     char *text = read_text(dir);
     if (text == NULL || safetensors_open(&ref, path, &err) != 0) {
         ok(0, "%s logit lens: reference and text read", ckpt);
@@ -272,7 +272,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
     trace tr;
     trace_init(&tr);
     const int rc = pipeline_run(&tr, &rq, &in, &err);
-    if (!ok(rc == 0 && gpt2_tokenizer_open(&tok, dir, &err) == 0,
+    if (!ok(rc == 0 && checkpoint_tokenizer_open(&tok, dir, &err) == 0,
             "%s logit lens: the run", ckpt))
         diag("%s", err.msg);
     for (size_t l = 0; tok != NULL && l < layers; l++) {
@@ -298,7 +298,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
                             TABLE_LOGIT_LENS, false};
     ok(trace_find(&tr, &past) == NULL, "%s logit lens: one table per layer",
        ckpt);
-    gpt2_tokenizer_free(tok);
+    checkpoint_tokenizer_free(tok);
     trace_free(&tr);
     safetensors_close(&ref);
     free(text);

@@ -9,7 +9,9 @@
  * have; an option whose row says what it goes with is refused alone with
  * its row's message, and not with that message beside one of them; a
  * help that lists the variants names each variant row, and its default
- * the row's. */
+ * the row's (also --csv-delimiter's with --decimal-comma and --cmap's
+ * maps); the helps that list the model families (--model, --pair)
+ * name the family rows. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -164,6 +166,32 @@ static void choice_default(const option_row *o, const char *told)
        "--%s: the help's default '%s' is the row's %s", o->name, told, name);
 }
 
+/* A character row whose default goes with a flag (--csv-delimiter's
+ * with --decimal-comma): the help tells "'X', 'Y' with --FLAG". */
+static void flag_default(const option_row *o, const char *told)
+{
+    const option_row *by = &option_rows[o->def_by->by];
+    char first[8], with[64];
+    snprintf(first, sizeof first, "'%c'", (char)o->def_by->each[0]);
+    snprintf(with, sizeof with, "'%c' with --%s", (char)o->def_by->each[1],
+             by->name);
+    ok(by->type == TYPE_FLAG && strncmp(told, first, strlen(first)) == 0 &&
+           strstr(told, with) != NULL,
+       "--%s: the help's default '%s' is the row's %s, %s", o->name, told,
+       first, with);
+}
+
+/* A name the code picks when the option is not given (--cmap's): the
+ * help tells the row's first name, then its second. */
+static void named_default(const option_row *o, const char *told)
+{
+    const size_t n = strcspn(told, " ;,");
+    ok(strlen(o->def_name[0]) == n && strncmp(told, o->def_name[0], n) == 0 &&
+           (o->def_name[1] == NULL || strstr(told + n, o->def_name[1])),
+       "--%s: the help's default '%s' is the row's %s, %s", o->name, told,
+       o->def_name[0], o->def_name[1] != NULL ? o->def_name[1] : "");
+}
+
 /* Every default the help text tells, "(default ...)", is the row's: a
  * whole number, a real number (one for each choice of the option it goes
  * with), a choice's name. (A flag's default is its absence, which its
@@ -178,6 +206,10 @@ static void help_defaults(void)
             continue;
         if (o->real) {
             real_default(o, told);
+        } else if (o->def_by != NULL) {
+            flag_default(o, told);
+        } else if (o->def_name[0] != NULL) {
+            named_default(o, told);
         } else if (o->type == TYPE_CHOICE) {
             choice_default(o, told);
         } else if ((o->type == TYPE_SIZE || o->type == TYPE_OWN) &&
@@ -379,6 +411,32 @@ static bool has_word(const char *text, size_t n, const char *word)
     return false;
 }
 
+/* --help prints o's filled help in lines of at most OPTION_HELP_WIDTH
+ * cells, the last ending with its default tag. */
+static void printed_wrapped(const option_row *o, const char *tag)
+{
+    FILE *f = tmpfile();
+    if (!ok(f != NULL, "a file for --%s's help", o->name))
+        return;
+    option_help_print(f, o, 0);
+    rewind(f);
+    char line[OPTION_HELP_SIZE], last[OPTION_HELP_SIZE] = "";
+    size_t lines = 0, widest = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        lines++;
+        widest = strlen(line) > widest ? strlen(line) : widest;
+        snprintf(last, sizeof last, "%s", line);
+    }
+    fclose(f);
+    ok(lines >= 2 && widest <= OPTION_HELP_WIDTH,
+       "--%s: %zu lines, at most %d columns wide (%zu)", o->name, lines,
+       OPTION_HELP_WIDTH, widest);
+    ok(strlen(last) >= strlen(tag) &&
+           strcmp(last + strlen(last) - strlen(tag), tag) == 0,
+       "--%s: its last line ends with '%s'", o->name, tag);
+}
+
 /* A help filled from the variant rows (--variant) names every variant of
  * VARIANT_LIST, and its "(default ...)" the variants of the row's default
  * and no other; --help prints it in lines of at most OPTION_HELP_WIDTH
@@ -388,7 +446,7 @@ static void help_lists_variants(void)
     size_t rows = 0;
     for (int id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
-        if (!o->help_lists_variants)
+        if (o->filled != HELP_VARIANTS)
             continue;
         rows++;
         char text[OPTION_HELP_SIZE];
@@ -407,33 +465,48 @@ static void help_lists_variants(void)
                "--%s: its default %s %s, as the row's", o->name,
                told ? "names" : "leaves out", v->name);
         }
-        FILE *f = tmpfile();
-        if (!ok(f != NULL, "a file for --%s's help", o->name))
-            continue;
-        option_help_print(f, o, 0);
-        rewind(f);
-        char line[OPTION_HELP_SIZE], last[OPTION_HELP_SIZE] = "";
-        size_t lines = 0, widest = 0;
-        while (fgets(line, sizeof line, f) != NULL) {
-            line[strcspn(line, "\n")] = '\0';
-            lines++;
-            widest = strlen(line) > widest ? strlen(line) : widest;
-            snprintf(last, sizeof last, "%s", line);
-        }
-        fclose(f);
-        ok(lines >= 2 && widest <= OPTION_HELP_WIDTH,
-           "--%s: %zu lines, at most %d columns wide (%zu)", o->name, lines,
-           OPTION_HELP_WIDTH, widest);
-        ok(strlen(last) >= strlen(tag) &&
-               strcmp(last + strlen(last) - strlen(tag), tag) == 0,
-           "--%s: its last line ends with '%s'", o->name, tag);
+        printed_wrapped(o, tag);
     }
     ok(rows >= 1, "rows whose help lists the variants: %zu", rows);
 }
 
+/* The helps filled from the family rows (model/family.h): --model's
+ * names every checkpoint family with the model_types it reads, --pair's
+ * the families that take a second text (BERT's) and no other; both end
+ * with "(default none)", wrapped as --variant's. */
+static void help_lists_families(void)
+{
+    static const char *const families[] = {"GPT-2", "Llama-style", "BERT",
+                                           NULL};
+    static const char *const types[] = {"gpt2",    "llama", "qwen2",
+                                        "mistral", "bert",  NULL};
+    const char *none = "(default none)";
+    char text[OPTION_HELP_SIZE];
+    const option_row *model = &option_rows[OPT_MODEL];
+    ok(model->filled == HELP_FAMILIES, "--model's help names the families");
+    option_help_text(text, sizeof text, model);
+    for (const char *const *f = families; *f != NULL; f++)
+        ok(strstr(text, *f) != NULL, "--model: its help names %s", *f);
+    for (const char *const *t = types; *t != NULL; t++)
+        ok(has_word(text, strlen(text), *t),
+           "--model: its help names the model_type %s", *t);
+    ok(strstr(text, "GPT-2 (gpt2), Llama-style (llama, qwen2, mistral), "
+                    "BERT (bert)") != NULL,
+       "--model: '%s' lists each family with its model_types", text);
+    printed_wrapped(model, none);
+    const option_row *pair = &option_rows[OPT_PAIR];
+    ok(pair->filled == HELP_PAIRS, "--pair's help names its families");
+    option_help_text(text, sizeof text, pair);
+    ok(strncmp(text, "with a BERT --model,", 20) == 0 &&
+           strstr(text, "GPT-2") == NULL && strstr(text, "Llama") == NULL,
+       "--pair: '%s' names BERT alone", text);
+    printed_wrapped(pair, none);
+}
+
 /* A run's options hold their rows' real defaults: --temperature's and
  * --top-p's, and with --train the learning rate of the optimizer
- * chosen. */
+ * chosen; and the delimiter of the row's default with and without
+ * --decimal-comma. */
 static void parsed_defaults(void)
 {
     options opt;
@@ -456,6 +529,16 @@ static void parsed_defaults(void)
            opt.training.lr, want);
         options_free(&opt);
     }
+    const option_default_by *by = option_rows[OPT_CSV_DELIMITER].def_by;
+    for (int comma = 0; comma <= 1; comma++) {
+        const char *args[] = {comma ? "--decimal-comma" : NULL, NULL};
+        if (!ok(parse(&opt, args) == 0, "a run %s --decimal-comma parses",
+                comma ? "with" : "without"))
+            continue;
+        ok(by != NULL && opt.csv_delimiter == (char)by->each[comma],
+           "its delimiter '%c' is the row's", opt.csv_delimiter);
+        options_free(&opt);
+    }
 }
 
 int main(void)
@@ -463,6 +546,7 @@ int main(void)
     help_defaults();
     parsed_defaults();
     help_lists_variants();
+    help_lists_families();
     checkpoint_refusals();
     variant_refusals();
     page_uses();

@@ -23,7 +23,7 @@ int bert_trace_check(double *values, const run_request *rq,
     (void)in;
     (void)streamed;
     *values = 0;
-    return page_reads_gpt2_only(rq->checkpoint, err);
+    return page_reads_vocab_merges_only(rq->checkpoint, err);
 }
 
 int bert_trace_tokens(tokenized *tok, size_t *n_queries, const run_request *rq,

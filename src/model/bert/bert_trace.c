@@ -11,7 +11,7 @@
 #include "model/bert/bert.h"
 #include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/next_tokens.h"
 #include "model/tokenizers/hf_tokenizer.h"
 #include "numerics/workers.h"
@@ -23,14 +23,14 @@
 typedef struct {
     checkpoint_run run;
     bert_model model;
-    gpt2_tokenizer *tokenizer;
+    checkpoint_tokenizer *tokenizer;
     int32_t *types; /* T: each token's type; owned */
 } bert_checkpoint;
 
 static void run_free(bert_checkpoint *r)
 {
     bert_close(&r->model);
-    gpt2_tokenizer_free(r->tokenizer);
+    checkpoint_tokenizer_free(r->tokenizer);
     free(r->types);
     checkpoint_run_free(&r->run);
 }
@@ -38,7 +38,7 @@ static void run_free(bert_checkpoint *r)
 /* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
-    gpt2_tokenizer_label(buf, size, ctx, id);
+    checkpoint_tokenizer_label(buf, size, ctx, id);
 }
 
 /* The checkpoint's name of the parameter name as --tables gives it:
@@ -107,7 +107,7 @@ static int check_tables(const bert_checkpoint *r, const run_request *rq,
 static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
                        size_t max, mx_error *err)
 {
-    const struct hf_tokenizer *hf = gpt2_tokenizer_json(r->tokenizer);
+    const struct hf_tokenizer *hf = checkpoint_tokenizer_json(r->tokenizer);
     if (hf == NULL)
         return err_input(err, _("--pair: the checkpoint has no %s"),
                          "tokenizer.json");
@@ -146,15 +146,16 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
 {
     const bert_config *c = &r->model.cfg;
     checkpoint_run *run = &r->run;
-    if (gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer, in->sentence,
-                              in->len, c->n_positions, err) != 0)
+    if (checkpoint_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
+                                    in->sentence, in->len, c->n_positions,
+                                    err) != 0)
         return -1;
     if (run->T == 0)
         return err_input(err, _("the text has no tokens"));
     size_t given = 0;
     if (run->T > c->n_positions)
-        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
-                                    err) != 0
+        return checkpoint_tokenizer_count(&given, r->tokenizer, in->sentence,
+                                          in->len, err) != 0
                    ? -1
                    : err_input(err,
                                _("the text is %zu tokens; the model takes "
@@ -178,11 +179,11 @@ static int open_all(bert_checkpoint *r, const run_request *rq,
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
     if (bert_open(&r->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint, TOKENIZER_JSON,
-                                  err) != 0)
+        checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
+                                        TOKENIZER_JSON, err) != 0)
         return -1;
     const bert_config *c = &r->model.cfg;
-    const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
+    const size_t n_tokens = checkpoint_tokenizer_vocab_size(r->tokenizer);
     if (n_tokens > c->vocab_size)
         return err_input(
             err,

@@ -9,7 +9,7 @@
 #include "model/decoded_text.h"
 
 int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
-                        const gpt2_tokenizer *tok, workers *pool,
+                        const checkpoint_tokenizer *tok, workers *pool,
                         size_t positions, mx_error *err)
 {
     *g = (gpt2_generator){.m = m, .tok = tok, .pool = pool};
@@ -77,13 +77,13 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
 static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
 {
     const gpt2_generator *g = ctx;
-    return gpt2_tokenizer_bytes(buf, size, g->tok, id);
+    return checkpoint_tokenizer_bytes(buf, size, g->tok, id);
 }
 
 static void label(void *ctx, char *buf, size_t size, int32_t id)
 {
     const gpt2_generator *g = ctx;
-    gpt2_tokenizer_label(buf, size, g->tok, id);
+    checkpoint_tokenizer_label(buf, size, g->tok, id);
 }
 
 static void listen(void *ctx, const forward_hooks *hooks)
@@ -112,14 +112,14 @@ generate_model gpt2_generator_model(gpt2_generator *g)
 /* A token's piece as a table's label (generation_put_top). */
 static void piece_label(const void *ctx, char *buf, size_t size, int32_t id)
 {
-    gpt2_tokenizer_label(buf, size, ctx, id);
+    checkpoint_tokenizer_label(buf, size, ctx, id);
 }
 
 /* generated (N x 15), after the model's tables (generate.h's table),
  * each row labelled with its token's piece, and generated_top; or, id
  * TABLE_GENERATED_CLEAN, the clean model's generation as generated
  * alone. */
-static int put_generated(trace *tr, const gpt2_tokenizer *tok,
+static int put_generated(trace *tr, const checkpoint_tokenizer *tok,
                          const generation *gen, table_id id, mx_error *err)
 {
     const size_t N = gen->n;
@@ -129,7 +129,8 @@ static int put_generated(trace *tr, const gpt2_tokenizer *tok,
     int result = -1;
     for (size_t i = 0; i < N; i++) {
         char piece[256];
-        gpt2_tokenizer_label(piece, sizeof piece, tok, gen->tokens[i].token);
+        checkpoint_tokenizer_label(piece, sizeof piece, tok,
+                                   gen->tokens[i].token);
         if ((names[i] = strdup(piece)) == NULL) {
             err_nomem(err, _("tokens"));
             goto out;
@@ -172,14 +173,15 @@ static bool text_add(text_buf *b, const void *bytes, size_t n)
 /* The bytes of the tokens ids (n) joined, decoded as the text is shown
  * (decoded_text.h: each ill-formed part, and each control but a new
  * line or a tab, U+FFFD), added to b. */
-static bool add_tokens(text_buf *b, const gpt2_tokenizer *tok,
+static bool add_tokens(text_buf *b, const checkpoint_tokenizer *tok,
                        const int32_t *ids, size_t n)
 {
     decoded_text text = {0};
     bool good = decoded_text_add(&text, "", 0) == 0;
     for (size_t i = 0; good && i < n; i++) {
         unsigned char piece[1024];
-        const size_t k = gpt2_tokenizer_bytes(piece, sizeof piece, tok, ids[i]);
+        const size_t k =
+            checkpoint_tokenizer_bytes(piece, sizeof piece, tok, ids[i]);
         good = decoded_text_add(&text, piece, k) == 0;
     }
     good =
@@ -191,8 +193,9 @@ static bool add_tokens(text_buf *b, const gpt2_tokenizer *tok,
 /* *text: the prompt, then gen's new text between the marks, held by
  * tr's labels. */
 static int continued_text(const char **text, trace *tr,
-                          const gpt2_tokenizer *tok, const int32_t *prompt,
-                          size_t T, const generation *gen, mx_error *err)
+                          const checkpoint_tokenizer *tok,
+                          const int32_t *prompt, size_t T,
+                          const generation *gen, mx_error *err)
 {
     int32_t *ids = malloc((gen->n > 0 ? gen->n : 1) * sizeof *ids);
     text_buf b = {0};
@@ -243,9 +246,9 @@ int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
  * (rq->n_replace > 0; else none, *clean empty): the same prompt, options
  * and seed, no hooks and no steps' tables. */
 static int generate_clean(generation *clean, const gpt2_model *m,
-                          const gpt2_tokenizer *tok, const int32_t *prompt,
-                          size_t T, const run_request *rq, workers *pool,
-                          mx_error *err)
+                          const checkpoint_tokenizer *tok,
+                          const int32_t *prompt, size_t T,
+                          const run_request *rq, workers *pool, mx_error *err)
 {
     *clean = (generation){0};
     if (rq->n_replace == 0)
@@ -265,7 +268,7 @@ static int generate_clean(generation *clean, const gpt2_model *m,
 }
 
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
-                       const gpt2_tokenizer *tok, const int32_t *prompt,
+                       const checkpoint_tokenizer *tok, const int32_t *prompt,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err)
 {
@@ -283,7 +286,7 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
     return status;
 }
 
-int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
+int gpt2_generation_put(trace *tr, const checkpoint_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
                         size_t positions, const generation *clean,
                         mx_error *err)

@@ -20,14 +20,14 @@
 #include "model/pipeline.h"
 #include "model/trace.h"
 #include "model/gpt2/gpt2.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/layers/kv_cache.h"
 #include "numerics/workers.h"
 
 /* What GPT-2's steps keep between them; one owner (the cache). */
 typedef struct {
     const gpt2_model *m;
-    const gpt2_tokenizer *tok;
+    const checkpoint_tokenizer *tok;
     workers *pool;
     kv_cache cache;             /* n_layer x positions x D, keys and values */
     const forward_hooks *hooks; /* the steps' hook points, or NULL */
@@ -40,7 +40,7 @@ typedef struct {
 /* A generator over m for at most `positions` positions (prompt and new
  * tokens, at most n_positions). */
 int gpt2_generator_init(gpt2_generator *g, const gpt2_model *m,
-                        const gpt2_tokenizer *tok, workers *pool,
+                        const checkpoint_tokenizer *tok, workers *pool,
                         size_t positions, mx_error *err);
 void gpt2_generator_free(gpt2_generator *g);
 
@@ -65,7 +65,7 @@ generate_model gpt2_generator_model(gpt2_generator *g);
  * those heads switched off at every step, and the clean model's
  * generation is run beside it (gpt2_generation_put). */
 int gpt2_generate_into(trace *tr, const gpt2_model *m,
-                       const gpt2_tokenizer *tok, const int32_t *prompt,
+                       const checkpoint_tokenizer *tok, const int32_t *prompt,
                        size_t T, const run_request *rq, workers *pool,
                        mx_error *err);
 
@@ -84,7 +84,7 @@ int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
  * when the context ended it); with heads switched off, the clean
  * model's generation clean (else NULL) as tr->model.continued_clean,
  * with the tokens the two share (clean_common, clean_same). */
-int gpt2_generation_put(trace *tr, const gpt2_tokenizer *tok,
+int gpt2_generation_put(trace *tr, const checkpoint_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
                         size_t positions, const generation *clean,
                         mx_error *err);

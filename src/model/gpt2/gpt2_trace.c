@@ -10,7 +10,7 @@
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/next_tokens.h"
 #include "numerics/workers.h"
 
@@ -21,20 +21,20 @@
 typedef struct {
     checkpoint_run run;
     gpt2_model model;
-    gpt2_tokenizer *tokenizer;
+    checkpoint_tokenizer *tokenizer;
 } gpt2_trace_run_state;
 
 static void run_free(gpt2_trace_run_state *r)
 {
     gpt2_close(&r->model);
-    gpt2_tokenizer_free(r->tokenizer);
+    checkpoint_tokenizer_free(r->tokenizer);
     checkpoint_run_free(&r->run);
 }
 
 /* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
-    gpt2_tokenizer_label(buf, size, ctx, id);
+    checkpoint_tokenizer_label(buf, size, ctx, id);
 }
 
 /* A parameter --tables names, as the checkpoint has it
@@ -70,15 +70,15 @@ static int open_model(gpt2_trace_run_state *r, const run_request *rq,
                       mx_error *err)
 {
     if (gpt2_open(&r->model, rq->checkpoint, err) != 0 ||
-        gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
-                                  TOKENIZER_GPT2_FILES, err) != 0)
+        checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
+                                        TOKENIZER_GPT2_FILES, err) != 0)
         return -1;
     const gpt2_config *c = &r->model.cfg;
-    const size_t n_tokens = gpt2_tokenizer_vocab_size(r->tokenizer);
+    const size_t n_tokens = checkpoint_tokenizer_vocab_size(r->tokenizer);
     if (n_tokens > c->vocab_size)
         return err_input(
             err,
-            gpt2_tokenizer_from_json(r->tokenizer)
+            checkpoint_tokenizer_from_json(r->tokenizer)
                 ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
                 : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
             rq->checkpoint, n_tokens, c->vocab_size);
@@ -96,15 +96,16 @@ static int open_text(gpt2_trace_run_state *r, const run_request *rq,
     run->label = label_of;
     run->label_ctx = r->tokenizer;
     if (checkpoint_run_shown(run, c->n_layer, c->n_head, rq, err) != 0 ||
-        gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer, in->sentence,
-                              in->len, c->n_positions, err) != 0)
+        checkpoint_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
+                                    in->sentence, in->len, c->n_positions,
+                                    err) != 0)
         return -1;
     if (run->T == 0)
         return err_input(err, _("the text has no tokens"));
     size_t given = 0;
     if (run->T > c->n_positions)
-        return gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
-                                    err) != 0
+        return checkpoint_tokenizer_count(&given, r->tokenizer, in->sentence,
+                                          in->len, err) != 0
                    ? -1
                    : checkpoint_lm_too_long(err, given, c->n_positions,
                                             GPT2_POSITIONS_KEY);

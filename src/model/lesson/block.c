@@ -79,6 +79,7 @@ block_layer block_layer_of(const block_params *p, const attention_config *cfg)
 /* What the block's forward pass reads and where it writes. */
 typedef struct {
     trace *tr;
+    variant_id variant; /* the running variant, its tables' key */
     const block_params *p;
     const attention_config *cfg;
     const attention_input *in;
@@ -93,7 +94,7 @@ static int block_attend(void *ctx, const matrix **out, const matrix *x,
 {
     const block_run *r = ctx;
     const attention_input in = {x, r->in->kv};
-    return fused_attend(out, r->tr, VARIANT_ID_BLOCK, TABLE_ATTN_OUT,
+    return fused_attend(out, r->tr, r->variant, TABLE_ATTN_OUT,
                         &r->p->attention, r->cfg, &in, r->lab, err);
 }
 
@@ -102,7 +103,7 @@ static int block_attend(void *ctx, const matrix **out, const matrix *x,
 static matrix *block_table(void *ctx, table_id id, mx_error *err)
 {
     const block_run *r = ctx;
-    const table_key key = {VARIANT_ID_BLOCK, r->cfg->layer, NO_HEAD, id, false};
+    const table_key key = {r->variant, r->cfg->layer, NO_HEAD, id, false};
     table *t = trace_new(r->tr, &key, r->lab->tokens,
                          id == TABLE_FFN_HIDDEN ? r->wide : r->dims, err);
     return t == NULL ? NULL : &t->values;
@@ -120,13 +121,14 @@ static matrix *block_table(void *ctx, table_id id, mx_error *err)
  *   out (T, D)        = norm2(add_norm1 + dropout(ffn_out))
  * or, attention only (--attn-only, without dropout):
  *   out (T, D)        = x + attn_out */
-int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
-                  const attention_input *in, const sequence_labels *lab,
-                  mx_error *err)
+int block_forward(trace *tr, variant_id variant, const block_params *p,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err)
 {
     const size_t T = in->x->rows, D = cfg->d_model;
     const size_t F = p->attn_only ? D : p->ff0.weight.rows;
     block_run r = {tr,
+                   variant,
                    p,
                    cfg,
                    in,
@@ -135,8 +137,7 @@ int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
                    trace_index_labels(tr, "dim", F, err)};
     if (r.dims == NULL || r.wide == NULL)
         return -1;
-    const table_key at = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
-                          false};
+    const table_key at = {variant, cfg->layer, NO_HEAD, TABLE_OUT, false};
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep
     matrix sum = {0}, dropped = {0};

@@ -57,9 +57,11 @@ block_layer block_layer_of(const block_params *p, const attention_config *cfg);
  * attention's tables as attn_out, then (with cfg->dropout)
  * attn_out_dropout_mask, add_norm1, ffn_hidden, ffn_out, (with
  * cfg->dropout) ffn_out_dropout_mask, out; the attention-only block's
- * attention's tables as attn_out, then out. */
-int block_forward(trace *tr, const block_params *p, const attention_config *cfg,
-                  const attention_input *in, const sequence_labels *lab,
-                  mx_error *err);
+ * attention's tables as attn_out, then out. Its tables are made under
+ * `variant`, the running variant whose module the block is (its file
+ * under variants/ names it), at cfg's layer. */
+int block_forward(trace *tr, variant_id variant, const block_params *p,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err);
 
 #endif

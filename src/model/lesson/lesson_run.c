@@ -145,8 +145,10 @@ static int check_weights(const run_request *rq, size_t D, mx_error *err)
         .qkv_bias = rq->model.qkv_bias,
     };
     const model_dims dims = lesson_dims(&rq->model, D);
-    // --tie reads the wrapper's files for the fused module too
-    const unsigned read = rq->variants | (rq->tie ? VARIANT_WRAPPER : 0u);
+    // --tie reads the files of the module the fused one takes its heads
+    // from (its row's tie_from: the wrapper's) too
+    const unsigned read =
+        rq->variants | (rq->tie ? variants_tied_from(rq->variants) : 0u);
     torch_rng start;
     rng_seed(&start, rq->seed);
     int rc = 0;

@@ -6,6 +6,7 @@
 #include "model/lesson/stack.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/i18n.h"
@@ -39,36 +40,38 @@ void stack_free(block_stack *s)
 
 /* Block i's output, the table out of layer i, which the next block
  * reads (kept to the end: the trace never releases it). */
-static const matrix *block_out(const trace *tr, const attention_config *cfg)
+static const matrix *block_out(const trace *tr, variant_id variant,
+                               const attention_config *cfg)
 {
-    const table_key key = {VARIANT_ID_BLOCK, cfg->layer, NO_HEAD, TABLE_OUT,
-                           false};
+    const table_key key = {variant, cfg->layer, NO_HEAD, TABLE_OUT, false};
     const table *t = trace_find(tr, &key);
     return t != NULL ? &t->values : NULL;
 }
 
 /* attn_entropy (N, H) of the whole stack, after its blocks: under the
- * variant block outside its layers (its place "block", the CSV's layer
+ * running variant outside its layers (its place "block", the CSV's layer
  * empty), as a checkpoint's is under "gpt2"; a row per block ("block.2",
- * as the headings name it), a column per head. */
-static int record_entropy(trace *tr, const matrix *entropy,
+ * the variant's name and the block's index, as the headings name it), a
+ * column per head. */
+static int record_entropy(trace *tr, variant_id variant, const matrix *entropy,
                           const forward_hooks *hk, mx_error *err)
 {
-    const table_key key = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_ATTN_ENTROPY,
-                           false};
-    table *t = attn_entropy_record(tr, &key, "block.", entropy, err);
+    const table_key key = {variant, 0, NO_HEAD, TABLE_ATTN_ENTROPY, false};
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.", variant_id_name(variant));
+    table *t = attn_entropy_record(tr, &key, prefix, entropy, err);
     if (t == NULL)
         return -1;
     t->stacked = false; // the whole stack's, not block 0's
     return hook_point(hk, &key, &t->values, err);
 }
 
-int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
-                  const attention_input *in, const sequence_labels *lab,
-                  mx_error *err)
+int stack_forward(trace *tr, variant_id variant, const block_stack *s,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err)
 {
     if (!s->stacked)
-        return block_forward(tr, &s->blocks[0], cfg, in, lab, err);
+        return block_forward(tr, variant, &s->blocks[0], cfg, in, lab, err);
     const size_t T = in->x->rows, D = cfg->d_model;
     // each block draws two (B, T, D) masks with --dropout
     const size_t draws = 2 * cfg->batch * T * D;
@@ -88,17 +91,18 @@ int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
     int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
         layer.layer = (int)i;
-        if ((rc = block_forward(tr, &s->blocks[i], &layer, &x, lab, err)) != 0)
+        if ((rc = block_forward(tr, variant, &s->blocks[i], &layer, &x, lab,
+                                err)) != 0)
             break;
         // block i + 1's masks follow block i's
         if (cfg->dropout > 0)
             rng_bernoulli_skip(draws, &drop);
         // x_(i+1) = block i (x_i)
-        x.x = x.kv = block_out(tr, &layer);
+        x.x = x.kv = block_out(tr, variant, &layer);
         assert(x.x != NULL);
     }
     if (rc == 0)
-        rc = record_entropy(tr, &entropy, cfg->hooks, err);
+        rc = record_entropy(tr, variant, &entropy, cfg->hooks, err);
     matrix_free(&entropy);
     return rc;
 }

@@ -51,11 +51,13 @@ int stack_init(block_stack *s, const attention_config *cfg, size_t ff,
 void stack_free(block_stack *s);
 
 /* The forward pass, the parameters already recorded: each block over the
- * previous block's out (the first over in->x), its tables under its index
- * as layer, then (stacked) attn_entropy. Self-attention only when
- * stacked. */
-int stack_forward(trace *tr, const block_stack *s, const attention_config *cfg,
-                  const attention_input *in, const sequence_labels *lab,
-                  mx_error *err);
+ * previous block's out (the first over in->x), its tables under
+ * `variant` (the running variant whose module the stack is) with its
+ * index as layer, then (stacked) attn_entropy, under `variant` outside
+ * its layers, a row per block named as the headings name it
+ * ("block.2"). Self-attention only when stacked. */
+int stack_forward(trace *tr, variant_id variant, const block_stack *s,
+                  const attention_config *cfg, const attention_input *in,
+                  const sequence_labels *lab, mx_error *err);
 
 #endif

@@ -57,6 +57,24 @@ unsigned variants_taking(enum variant_takes what)
     return set;
 }
 
+unsigned variants_tied_from(unsigned variants)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if ((variants & model_variants[i].bit) && rows[i]->tie != NULL)
+            set |= model_variants[rows[i]->tie_from - 1].bit;
+    return set;
+}
+
+unsigned variants_making(enum head_making how)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (rows[i]->heads == how)
+            set |= model_variants[i].bit;
+    return set;
+}
+
 bool variant_row_complete(const variant_row *row)
 {
     return row->module_size > 0 && row->init != NULL && row->free != NULL &&

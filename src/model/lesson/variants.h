@@ -142,6 +142,14 @@ enum variant_takes {
 /* The variants (a set of variant_bits) whose rows take `what`. */
 unsigned variants_taking(enum variant_takes what);
 
+/* The variants whose modules a run of `variants` (a set of
+ * variant_bits) with --tie also draws and reads: the tie_from of each of
+ * its rows that has tie (the wrapper, for the fused module). */
+unsigned variants_tied_from(unsigned variants);
+
+/* The variants whose rows make their heads `how` (head_making). */
+unsigned variants_making(enum head_making how);
+
 /* Whether a row names every function a variant needs (all but tie). */
 bool variant_row_complete(const variant_row *row);
 

@@ -268,6 +268,9 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
     const model_dims dims = {
         .heads = heads, .layers = layers, .attn_only = w->manifest.attn_only};
     const char *dir = w->dir;
+    // --tie reads the files of the module the fused one takes its heads
+    // from (the wrapper's) too
+    const unsigned read = variants | (tie ? variants_tied_from(variants) : 0u);
     int rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
@@ -300,9 +303,8 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
                 e->d_name[vlen] != '.' || stem <= vlen + 1)
                 continue;
             known = true;
-            /* a module this run does not include: its files wait (--tie
-             * reads the wrapper's for the fused module) */
-            if (!(variants & v->bit) && !(tie && v->bit == VARIANT_WRAPPER))
+            /* a module this run does not read: its files wait */
+            if (!(read & v->bit))
                 continue;
             char layer[256];
             snprintf(layer, sizeof layer, "%.*s", (int)(stem - vlen - 1),
@@ -537,8 +539,9 @@ int weights_open_dir(weights_files *w, const char *dir, unsigned variants,
     if (rc == 0 && w->manifest.present)
         rc = check_model_files(w, err);
     if (rc == 0 && w->n == 0)
-        rc = no_parameter(dir, variants | (tie ? VARIANT_WRAPPER : 0u), heads,
-                          err);
+        rc = no_parameter(dir,
+                          variants | (tie ? variants_tied_from(variants) : 0u),
+                          heads, err);
     if (rc != 0)
         weights_files_free(w);
     return rc;

@@ -5,7 +5,7 @@
  *
  * The folder: config.json; model.safetensors or the shards of
  * model.safetensors.index.json (io/safetensors_set.h); tokenizer.json
- * (read by model/tokenizers/gpt2_tokenizer.h). Names carry LlamaForCausalLM's
+ * (read by model/tokenizers/checkpoint_tokenizer.h). Names carry LlamaForCausalLM's
  * "model." or not; lm_head.weight is read unless tie_word_embeddings.
  * F32 tensors stay in the mapped files; F16 and BF16 are widened exactly.
  *

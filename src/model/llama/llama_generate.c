@@ -6,7 +6,7 @@
 #include "model/gpt2/gpt2_generate.h"
 
 int llama_generator_init(llama_generator *g, const llama_model *m,
-                         const gpt2_tokenizer *tok, workers *pool,
+                         const checkpoint_tokenizer *tok, workers *pool,
                          size_t positions, mx_error *err)
 {
     *g = (llama_generator){.m = m, .tok = tok, .pool = pool};
@@ -55,13 +55,13 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
 static size_t bytes(void *ctx, unsigned char *buf, size_t size, int32_t id)
 {
     const llama_generator *g = ctx;
-    return gpt2_tokenizer_bytes(buf, size, g->tok, id);
+    return checkpoint_tokenizer_bytes(buf, size, g->tok, id);
 }
 
 static void label(void *ctx, char *buf, size_t size, int32_t id)
 {
     const llama_generator *g = ctx;
-    gpt2_tokenizer_label(buf, size, g->tok, id);
+    checkpoint_tokenizer_label(buf, size, g->tok, id);
 }
 
 static void listen(void *ctx, const forward_hooks *hooks)
@@ -91,7 +91,7 @@ generate_model llama_generator_model(llama_generator *g)
 /* *gen: m's generation from the prompt as o says, over a cache of its
  * own; *positions its cache's. */
 static int generate_once(generation *gen, size_t *positions,
-                         const llama_model *m, const gpt2_tokenizer *tok,
+                         const llama_model *m, const checkpoint_tokenizer *tok,
                          const int32_t *prompt, size_t T,
                          const generate_options *o, workers *pool,
                          mx_error *err)
@@ -107,7 +107,7 @@ static int generate_once(generation *gen, size_t *positions,
 }
 
 int llama_generate_into(trace *tr, const llama_model *m,
-                        const gpt2_tokenizer *tok, const int32_t *prompt,
+                        const checkpoint_tokenizer *tok, const int32_t *prompt,
                         size_t T, const run_request *rq, workers *pool,
                         mx_error *err)
 {

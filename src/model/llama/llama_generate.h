@@ -21,7 +21,7 @@
 
 #include "base/error.h"
 #include "model/generate.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/layers/kv_cache.h"
 #include "model/llama/llama.h"
 #include "model/pipeline.h"
@@ -31,7 +31,7 @@
 /* What the steps keep between them; one owner (the cache). */
 typedef struct {
     const llama_model *m;
-    const gpt2_tokenizer *tok;
+    const checkpoint_tokenizer *tok;
     workers *pool;
     kv_cache cache; /* n_layer x positions x KV hd, keys and values */
     const forward_hooks *hooks; /* the steps' hook points, or NULL */
@@ -40,7 +40,7 @@ typedef struct {
 /* A generator over m for at most `positions` positions (prompt and new
  * tokens, at most max_position_embeddings). */
 int llama_generator_init(llama_generator *g, const llama_model *m,
-                         const gpt2_tokenizer *tok, workers *pool,
+                         const checkpoint_tokenizer *tok, workers *pool,
                          size_t positions, mx_error *err);
 void llama_generator_free(llama_generator *g);
 
@@ -57,7 +57,7 @@ generate_model llama_generator_model(llama_generator *g);
  * (gpt2_generate.h); with rq->replace (--ablate) every step switches
  * those heads off, and the clean model's generation is run beside it. */
 int llama_generate_into(trace *tr, const llama_model *m,
-                        const gpt2_tokenizer *tok, const int32_t *prompt,
+                        const checkpoint_tokenizer *tok, const int32_t *prompt,
                         size_t T, const run_request *rq, workers *pool,
                         mx_error *err);
 

@@ -10,7 +10,7 @@
 #include "base/text.h"
 #include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
-#include "model/tokenizers/gpt2_tokenizer.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/llama/llama.h"
 #include "model/llama/llama_generate.h"
 #include "model/next_tokens.h"
@@ -21,13 +21,13 @@
 typedef struct {
     checkpoint_run run;
     llama_model model;
-    gpt2_tokenizer *tokenizer;
+    checkpoint_tokenizer *tokenizer;
 } llama_trace_run_state;
 
 static void run_free(llama_trace_run_state *r)
 {
     llama_close(&r->model);
-    gpt2_tokenizer_free(r->tokenizer);
+    checkpoint_tokenizer_free(r->tokenizer);
     checkpoint_run_free(&r->run);
 }
 
@@ -41,7 +41,7 @@ static void full_name(char *buf, size_t size, const llama_model *m,
 /* An id's label, as the tokenizer ctx writes it (checkpoint_label). */
 static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
 {
-    gpt2_tokenizer_label(buf, size, ctx, id);
+    checkpoint_tokenizer_label(buf, size, ctx, id);
 }
 
 /* A parameter --tables names (checkpoint_find_param): a weight (out x
@@ -73,14 +73,15 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
         return -1;
     int rc = llama_open(&r->model, rq->checkpoint, err);
     if (rc == 0)
-        rc = gpt2_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
-                                       TOKENIZER_JSON, err);
+        rc = checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
+                                             TOKENIZER_JSON, err);
     const llama_config *c = &r->model.cfg;
-    if (rc == 0 && gpt2_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
+    if (rc == 0 &&
+        checkpoint_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
         rc = err_input(
             err,
             _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            rq->checkpoint, gpt2_tokenizer_vocab_size(r->tokenizer),
+            rq->checkpoint, checkpoint_tokenizer_vocab_size(r->tokenizer),
             c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
@@ -90,14 +91,15 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
     if (rc == 0)
         rc = checkpoint_run_shown(run, c->n_layer, c->n_head, rq, err);
     if (rc == 0)
-        rc = gpt2_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
-                                   in->sentence, in->len, c->n_positions, err);
+        rc = checkpoint_tokenizer_encode(&run->ids, &run->T, r->tokenizer,
+                                         in->sentence, in->len, c->n_positions,
+                                         err);
     if (rc == 0 && run->T == 0)
         rc = err_input(err, _("the text has no tokens"));
     size_t given = 0;
     if (rc == 0 && run->T > c->n_positions &&
-        (rc = gpt2_tokenizer_count(&given, r->tokenizer, in->sentence, in->len,
-                                   err)) == 0)
+        (rc = checkpoint_tokenizer_count(&given, r->tokenizer, in->sentence,
+                                         in->len, err)) == 0)
         rc = checkpoint_lm_too_long(err, given, c->n_positions,
                                     LLAMA_POSITIONS_KEY);
     if (rc == 0)

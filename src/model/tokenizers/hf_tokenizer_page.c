@@ -15,7 +15,7 @@
 
 static int no_tokenizer_json(const char *path, mx_error *err)
 {
-    return page_reads_gpt2_only(path, err);
+    return page_reads_vocab_merges_only(path, err);
 }
 
 int hf_tokenizer_open(hf_tokenizer **out, const char *path, mx_error *err)

@@ -90,7 +90,8 @@ static int block_run(trace *tr, const void *module, const attention_config *cfg,
                      const attention_input *in, const sequence_labels *lab,
                      mx_error *err)
 {
-    return stack_forward(tr, module, cfg, in, lab, err);
+    // the tables under this variant's name ("block")
+    return stack_forward(tr, VARIANT_ID_BLOCK, module, cfg, in, lab, err);
 }
 
 /* The fused attention's tables as attn_out (T x D), then add_norm1,

@@ -1,6 +1,6 @@
-/* gpt2_tokenizer.c: vocab.json and merges.txt, or tokenizer.json
- * (gpt2_tokenizer.h). */
-#include "model/tokenizers/gpt2_tokenizer.h"
+/* checkpoint_tokenizer.c: vocab.json and merges.txt, or tokenizer.json
+ * (checkpoint_tokenizer.h). */
+#include "model/tokenizers/checkpoint_tokenizer.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "model/tokenizers/tok_pretok.h"
 #include "model/tokenizers/tok_text.h"
 
-struct gpt2_tokenizer {
+struct checkpoint_tokenizer {
     bpe *bpe;         /* vocab.json and merges.txt, or NULL */
     hf_tokenizer *hf; /* tokenizer.json, or NULL */
     char enc[256][3]; /* bytes_to_unicode, to read tokenizer.json's pieces
@@ -29,16 +29,17 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-int gpt2_tokenizer_open(gpt2_tokenizer **out, const char *dir, mx_error *err)
+int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,
+                              mx_error *err)
 {
-    return gpt2_tokenizer_open_files(out, dir, TOKENIZER_GPT2_FILES, err);
+    return checkpoint_tokenizer_open_files(out, dir, TOKENIZER_GPT2_FILES, err);
 }
 
-int gpt2_tokenizer_open_files(gpt2_tokenizer **out, const char *dir,
-                              enum tokenizer_files files, mx_error *err)
+int checkpoint_tokenizer_open_files(checkpoint_tokenizer **out, const char *dir,
+                                    enum tokenizer_files files, mx_error *err)
 {
     *out = NULL;
-    gpt2_tokenizer *t = calloc(1, sizeof *t);
+    checkpoint_tokenizer *t = calloc(1, sizeof *t);
     char *vocab = join(dir, "vocab.json"), *merges = join(dir, "merges.txt");
     char *json = join(dir, "tokenizer.json");
     char *config = join(dir, "tokenizer_config.json");
@@ -60,14 +61,14 @@ int gpt2_tokenizer_open_files(gpt2_tokenizer **out, const char *dir,
     free(json);
     free(config);
     if (rc != 0) {
-        gpt2_tokenizer_free(t);
+        checkpoint_tokenizer_free(t);
         return -1;
     }
     *out = t;
     return 0;
 }
 
-void gpt2_tokenizer_free(gpt2_tokenizer *t)
+void checkpoint_tokenizer_free(checkpoint_tokenizer *t)
 {
     if (t == NULL)
         return;
@@ -76,35 +77,37 @@ void gpt2_tokenizer_free(gpt2_tokenizer *t)
     free(t);
 }
 
-size_t gpt2_tokenizer_vocab_size(const gpt2_tokenizer *t)
+size_t checkpoint_tokenizer_vocab_size(const checkpoint_tokenizer *t)
 {
     return t->bpe ? bpe_vocab_size(t->bpe) : hf_tokenizer_vocab_size(t->hf);
 }
 
-bool gpt2_tokenizer_from_json(const gpt2_tokenizer *t)
+bool checkpoint_tokenizer_from_json(const checkpoint_tokenizer *t)
 {
     return t->hf != NULL;
 }
 
-const struct hf_tokenizer *gpt2_tokenizer_json(const gpt2_tokenizer *t)
+const struct hf_tokenizer *
+checkpoint_tokenizer_json(const checkpoint_tokenizer *t)
 {
     return t->hf;
 }
 
-int gpt2_tokenizer_encode(int32_t **ids, size_t *n, const gpt2_tokenizer *t,
-                          const char *text, size_t len, size_t max,
-                          mx_error *err)
+int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
+                                const checkpoint_tokenizer *t, const char *text,
+                                size_t len, size_t max, mx_error *err)
 {
     if (t->bpe != NULL)
         return bpe_encode(ids, n, t->bpe, text, len, max, err);
     return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
 }
 
-int gpt2_tokenizer_count(size_t *n, const gpt2_tokenizer *t, const char *text,
-                         size_t len, mx_error *err)
+int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,
+                               const char *text, size_t len, mx_error *err)
 {
     int32_t *ids = NULL;
-    const int rc = gpt2_tokenizer_encode(&ids, n, t, text, len, SIZE_MAX, err);
+    const int rc =
+        checkpoint_tokenizer_encode(&ids, n, t, text, len, SIZE_MAX, err);
     free(ids);
     return rc;
 }
@@ -112,7 +115,8 @@ int gpt2_tokenizer_count(size_t *n, const gpt2_tokenizer *t, const char *text,
 /* A byte-level piece's bytes: each character back through
  * bytes_to_unicode; the piece as it is if it is not byte-level. */
 static size_t piece_bytes(unsigned char *raw, size_t cap,
-                          const gpt2_tokenizer *t, const char *p, size_t len)
+                          const checkpoint_tokenizer *t, const char *p,
+                          size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i < len && n < cap;) {
@@ -132,8 +136,8 @@ static size_t piece_bytes(unsigned char *raw, size_t cap,
     return n;
 }
 
-size_t gpt2_tokenizer_bytes(unsigned char *raw, size_t cap,
-                            const gpt2_tokenizer *t, int32_t id)
+size_t checkpoint_tokenizer_bytes(unsigned char *raw, size_t cap,
+                                  const checkpoint_tokenizer *t, int32_t id)
 {
     if (t->bpe != NULL)
         return bpe_bytes(raw, cap, t->bpe, id);
@@ -142,8 +146,8 @@ size_t gpt2_tokenizer_bytes(unsigned char *raw, size_t cap,
     return p != NULL ? piece_bytes(raw, cap, t, p, len) : 0;
 }
 
-void gpt2_tokenizer_label(char *buf, size_t size, const gpt2_tokenizer *t,
-                          int32_t id)
+void checkpoint_tokenizer_label(char *buf, size_t size,
+                                const checkpoint_tokenizer *t, int32_t id)
 {
     if (t->bpe != NULL) {
         bpe_label(buf, size, t->bpe, id);
