@@ -45,7 +45,7 @@ function headList(text) {
   return !text || text === 'all-heads' ? [] :
     text.split(',').filter(function (w) { return w !== ''; });
 }
-page.ablated = run.model ? [] : headList(run.ablate);
+page.ablated = headList(run.ablate);
 
 function el(tag, attrs, text) {
   var e = document.createElement(tag);

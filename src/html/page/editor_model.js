@@ -7,6 +7,11 @@
 function modelFields() {
   [form.querySelector('.edit-kv'), numbers, variants, switches,
    training].forEach(function (part) { part.hidden = true; });
+  /* a block's heads are switched off (the head and training views'
+   * switches): how, the --ablate-mode field says, out of the hidden
+   * fieldset */
+  if (canAblate({variants: run.variants, train: '0'}))
+    form.insertBefore(fields['ablate-mode'].parentNode, training);
   /* its corpus: the class keeps training the model on it */
   if (model.corpus) {
     training.hidden = false;

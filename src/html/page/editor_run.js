@@ -221,6 +221,8 @@ loadCore().then(function () {
     show(linked);
     if (model) markWords();
     changed();
+  } else if (page.canSwitch()) {
+    page.redraw();
   }
 }, function () {
   status.textContent = tr('This browser cannot run the page\'s ' +

@@ -74,11 +74,30 @@ function stacks(s) {
   });
 }
 
-/* Whether settings s switch heads off in the modules' own pass
- * (--ablate L.H on an untrained lesson run): the head view's switches
- * (head_view.js) add and take away heads. */
+/* Whether the program switches heads off (--ablate L.H) in the run of
+ * settings s: a lesson run that does not train, in the modules' own
+ * pass, whatever its variants; a run that trains, and a trained model,
+ * when it is one stacking --variant (the block: its row says so), as
+ * the program requires of a lesson model (model/lesson/). The head and
+ * training views' switches (head_view.js, training.js) add and take
+ * away heads where it does. */
+function canAblate(s) {
+  if (run.checkpoint) return false;
+  if (!model && !trains(s)) return true;
+  return s.variants.length === 1 && stacks(s);
+}
+
 function ablates(s) {
-  return !model && !run.checkpoint && !trains(s) && s.ablate.length > 0;
+  return canAblate(s) && s.ablate.length > 0;
+}
+
+/* --ablate and --ablate-mode of settings s (none when s ablates not). */
+function ablation(s) {
+  if (!ablates(s)) return [];
+  var a = ['--ablate', s.ablate.join(',')];
+  if (s.ablateMode !== run.defaults['ablate-mode'])
+    a.push('--ablate-mode', s.ablateMode);
+  return a;
 }
 
 /* The folder of the model on the command line. */
@@ -90,7 +109,8 @@ function argsOf(s) {
   /* a trained model's page: the sentence over the model, as --weights
    * runs it, with the options the run kept */
   if (model)
-    return ['--weights', MODEL_DIR].concat(keepTraining(s), run.fixed, gen,
+    return ['--weights', MODEL_DIR].concat(keepTraining(s), ablation(s),
+                                           run.fixed, gen,
                                            ['--', s.sentence]);
   var a = ['--seed', String(s.seed), '--d-model', String(s.dModel),
            '--d-out', String(s.dOut), '--heads', String(s.heads),
@@ -101,11 +121,7 @@ function argsOf(s) {
   if (s.kv !== null) a.push('--kv', s.kv);
   if (s.positions) a.push('--positions');
   if (s.layers !== '' && stacks(s)) a.push('--layers', s.layers);
-  if (ablates(s)) {
-    a.push('--ablate', s.ablate.join(','));
-    if (s.ablateMode !== run.defaults['ablate-mode'])
-      a.push('--ablate-mode', s.ablateMode);
-  }
+  a = a.concat(ablation(s));
   if (trains(s)) {
     a.push('--train', s.train, '--optimizer', s.optimizer);
     if (s.lr !== '') a.push('--lr', s.lr);

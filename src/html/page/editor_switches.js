@@ -1,14 +1,14 @@
 /* editor_switches.js: the live page's editor (editor.js): the switches
  * that turn a head off (--ablate L.H) and on again. */
 
-/* The head view's switch of head name ("L.H"): the head added to
- * --ablate, or taken away, and the run recomputed; the focus stays on
- * the switch, drawn again. Offered on a lesson run that does not
- * train (page.canSwitch), not on a model opened in the page
- * (model_open.js: page.modelOnView), whose run is not the editor's. */
+/* The head view's and the training view's switch of head name ("L.H"):
+ * the head added to --ablate, or taken away, and the run recomputed; the
+ * focus stays on the switch, drawn again. Offered where the program
+ * switches heads off in the editor's run (canAblate), not on a model
+ * opened in the page (model_open.js: page.modelOnView), whose run is
+ * not the editor's. */
 page.canSwitch = function () {
-  return ready && !model && !run.checkpoint && !page.modelOnView &&
-    !trains(read());
+  return ready && !page.modelOnView && canAblate(read());
 };
 page.toggleHead = function (name) {
   if (!page.canSwitch()) return;
