@@ -15,7 +15,16 @@ page.toggleHead = function (name) {
   var i = ablated.indexOf(name);
   if (i < 0) ablated.push(name);
   else ablated.splice(i, 1);
+  pressed = name;
   changed();
-  var b = document.querySelector('[data-head-off="' + name + '"]');
-  if (b) b.focus();
 };
+
+/* The switch pressed gets the focus back once its run is drawn: at once,
+ * or after the training a run that trains waits for (editor_run.js). */
+var pressed = null;
+document.addEventListener('mha-recomputed', function () {
+  var b = pressed === null ? null :
+    document.querySelector('[data-head-off="' + pressed + '"]');
+  pressed = null;
+  if (b) b.focus();
+});
