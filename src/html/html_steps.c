@@ -174,8 +174,8 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
     for (size_t i = 0; i < trace_count(tr); i++) {
         const table *t = trace_at(tr, i);
         const bool own = t->variant == variant && t->layer == layer;
-        if ((own || (last && lesson_model_table(t, variant))) &&
-            t->step == 0 && !(ON_REQUEST_TABLES & table_bit(t->id)))
+        if ((own || (last && lesson_model_table(t, variant))) && t->step == 0 &&
+            !(ON_REQUEST_TABLES & table_bit(t->id)))
             mine[n++] = t;
     }
     fputc('[', out);

@@ -34,8 +34,7 @@ int intervene_check(const lm_ops *lm, const run_request *rq,
     if (!intervene_asked(rq))
         return 0;
     if (refused(rq) >= 0)
-        return err_detail_set(err, RUN_NOT_ON_PAGE, (size_t)refused(rq), 0,
-                              0);
+        return err_detail_set(err, RUN_NOT_ON_PAGE, (size_t)refused(rq), 0, 0);
     if (lm == NULL)
         return err_detail_set(err, RUN_NEEDS_LM_HEAD, RUN_ABLATE, 0, 0);
     return ablate_check(lm, rq, in, err);
@@ -47,8 +46,7 @@ int intervene_record(trace *tr, const lm_ops *lm, const run_request *rq,
     if (!intervene_asked(rq))
         return 0;
     if (refused(rq) >= 0)
-        return err_detail_set(err, RUN_NOT_ON_PAGE, (size_t)refused(rq), 0,
-                              0);
+        return err_detail_set(err, RUN_NOT_ON_PAGE, (size_t)refused(rq), 0, 0);
     return ablate_record(tr, lm, rq, in, err);
 }
 
