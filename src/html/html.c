@@ -212,6 +212,10 @@ static const char *const generate_words[] = {
     N_("The two new texts share their first token, then part."),
     /* TRANSLATORS: {0} is a number of tokens, 2 or more */
     N_("The two new texts share their first {0} tokens, then part."),
+    /* TRANSLATORS: the Generation view of a run whose generation reached
+     * the model's context; {0} is its number of positions */
+    N_("Generation stopped at the model's limit of {0} positions, with "
+       "the tokens so far."),
 };
 
 /* "generate":{"n":5,"sample":true,"temperature":"0.8","topK":null,

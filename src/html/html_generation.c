@@ -214,6 +214,9 @@ int html_write_generation(FILE *out, const trace *tr, mx_error *err)
     if (write_weights(out, tr, g, err) != 0)
         return -1;
     write_clean(out, tr);
+    // stopped at the model's context (cli/run.c's note): its positions
+    if (tr->model.context_full > 0)
+        fprintf(out, ",\n\"stopped\":%zu", tr->model.context_full);
     fputs("},\n", out);
     return 0;
 }

@@ -132,6 +132,28 @@ static int json_step(FILE *out, step_id step, const table *const *tables,
     return rc;
 }
 
+/* Whether t, a table of the model after its layers (VARIANT_MODEL), is
+ * one of a lesson model's trained as variant's module: a trained block's
+ * --ablate or --patch tables, which the headings name by the block
+ * ("[block] ablation_effect"), and its page shows among the last
+ * block's steps. */
+static bool lesson_model_table(const table *t, variant_id variant)
+{
+    return t->variant == VARIANT_MODEL && table_model_name(t) == NULL &&
+           strcmp(table_variant_name(t), variant_id_name(variant)) == 0;
+}
+
+/* The last layer of variant's tables in tr (a stack's last block). */
+static int last_layer(const trace *tr, variant_id variant)
+{
+    int last = 0;
+    for (size_t i = 0; i < trace_count(tr); i++)
+        if (trace_at(tr, i)->variant == variant &&
+            trace_at(tr, i)->layer > last)
+            last = trace_at(tr, i)->layer;
+    return last;
+}
+
 int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
                      const html_page *page, mx_error *err)
 {
@@ -145,12 +167,17 @@ int html_write_steps(FILE *out, const trace *tr, variant_id variant, int layer,
         goto out;
     }
     size_t n = 0;
+    // a trained lesson model's tables after its layers: its last block's
+    const bool last = variant != VARIANT_MODEL && variant != VARIANT_INPUT &&
+                      layer == last_layer(tr, variant);
     // the tables made for the page's own views (catalogue.h) stay out
-    for (size_t i = 0; i < trace_count(tr); i++)
-        if (trace_at(tr, i)->variant == variant &&
-            trace_at(tr, i)->layer == layer && trace_at(tr, i)->step == 0 &&
-            !(ON_REQUEST_TABLES & table_bit(trace_at(tr, i)->id)))
-            mine[n++] = trace_at(tr, i);
+    for (size_t i = 0; i < trace_count(tr); i++) {
+        const table *t = trace_at(tr, i);
+        const bool own = t->variant == variant && t->layer == layer;
+        if ((own || (last && lesson_model_table(t, variant))) && t->step == 0 &&
+            !(ON_REQUEST_TABLES & table_bit(t->id)))
+            mine[n++] = t;
+    }
     fputc('[', out);
     const table *prev = NULL;
     size_t steps = 0;

@@ -23,6 +23,12 @@ static const char *const training_words[] = {
     N_("Move the slider to see the heads change as the model learns; the "
        "dot marks the step on the loss curve."),
     N_("each head's induction score"),
+    /* TRANSLATORS: the --html training view, under the buttons that
+     * switch a head off (--ablate); ablation_effect and ablation_loss are
+     * table names, kept as they are */
+    N_("A head switched off changes the run of the trained model (its "
+       "ablation_effect and ablation_loss in the steps), not its "
+       "training."),
 };
 
 bool html_has_training(const trace *tr)

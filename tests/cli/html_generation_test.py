@@ -330,6 +330,60 @@ def open_model(driver, mha, tmp):
     shot(driver, "generation-open-model")
 
 
+def stopped_at_limit(driver, mha, tmp):
+    """Open a model's generation reaching the checkpoint's 16 positions:
+    a one-line notice says so, the generation is the program's; a longer
+    text (fewer steps) keeps the Generation view, at its last step."""
+    set_field(driver, "model-open-", "sample", False)
+
+    def run(name, value, text):
+        before = model_runs(driver)
+        set_field(driver, "model-open-", name, value)
+        state = wait_model_run(driver, before)
+        n = driver.find_element(By.ID, "model-open-generate").get_attribute(
+            "value")
+        args = ["--model", "two_layers", "--generate", n, "--", text]
+        shown = os.path.join(tmp, "program.html")
+        r = mha.run(["--html", shown] + args, cwd=tmp)
+        with open(shown, encoding="utf-8") as f:
+            html = f.read()
+        start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
+        want = json.loads(html[start:html.index("\n</script>", start)])
+        got = json.loads(driver.execute_script(PAGE_DATA))
+        ok(r.returncode == 0 and state == "ok" and
+           want["generation"] == got.get("generation"),
+           "stopped at the limit: the generation is the program's for %s"
+           % " ".join(args), state)
+        ok(b"16 positions" in r.stderr and
+           want["generation"].get("stopped") == 16,
+           "stopped at the limit: the program notes it, the data says 16",
+           r.stderr)
+        return len(want["generation"]["tokens"])
+
+    run("generate", "30", TEXT)
+    driver.find_element(
+        By.CSS_SELECTOR, '.controls button[data-value="generation"]').click()
+    notice = driver.find_elements(By.ID, "generation-stopped")
+    ok(len(notice) == 1 and notice[0].text ==
+       "Generation stopped at the model's limit of 16 positions, with the "
+       "tokens so far.", "stopped at the limit: the one-line notice",
+       [n.text for n in notice])
+    slider = driver.find_element(By.ID, "generation-step")
+    slider.send_keys(Keys.END)
+    time.sleep(0.05)
+    longer = TEXT + " and"
+    n = run("text", longer, longer)
+    view = driver.execute_script(
+        "var b = document.querySelector('.controls button[aria-pressed=true]"
+        "[data-value]'); return b && b.getAttribute('data-value');")
+    slider = driver.find_element(By.ID, "generation-step")
+    ok(view == "generation" and
+       slider.get_attribute("value") == str(n - 1),
+       "a longer text, fewer steps: the view stays, at its last step",
+       (view, slider.get_attribute("value"), n))
+    shot(driver, "generation-stopped")
+
+
 def logit_lens(driver, mha, tmp):
     """--logit-lens: the grid of layers x positions, each cell the CSV's
     likeliest next token and its probability; a cell opens its layer."""
@@ -521,6 +575,7 @@ def main():
             shot(driver, "generation-%s" % name.replace(" ", "-"))
         editor(driver, mha, tmp)
         open_model(driver, mha, tmp)
+        stopped_at_limit(driver, mha, tmp)
         logit_lens(driver, mha, tmp)
         # Portuguese
         page = os.path.join(tmp, "pt.html")

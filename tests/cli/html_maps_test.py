@@ -231,6 +231,15 @@ def check_scores(driver, mha, tmp):
     ok(len(strips) == 4 and got == expected and "induction" in legend,
        "the model view: each head's three scores (the CSV's) and the "
        "legend", (got, expected, legend))
+    # the legend beside the grid, at its top, not below it
+    box = driver.execute_script("""
+      var g = document.querySelector('#model-view .model-grid')
+                .getBoundingClientRect();
+      var l = document.querySelector('.head-marks-legend')
+                .getBoundingClientRect();
+      return [l.left >= g.right, l.top >= g.top && l.top < g.bottom];""")
+    ok(box == [True, True],
+       "the model view: the legend beside the grid, at its top", box)
     open_page(driver, page, "maps")
     cell = [c for c in map_cells(driver, "head_scores")
             if c.get_attribute("data-row") == "h.1.0"][2]

@@ -231,7 +231,9 @@ function mhaGeneration(p) {
 
   function draw(view) {
     var g = gen(), n = g.tokens.length;
-    if (at >= n) at = 0;
+    /* a run of fewer steps (stopped at the model's limit) keeps the view
+     * at its last step, the nearest */
+    if (at >= n) at = n - 1;
     var width = view.clientWidth || window.innerWidth;
     var top = el('div', {'class': 'gen-slider'});
     var label = el('label', {'for': 'generation-step', id: 'generation-count'},
@@ -243,6 +245,12 @@ function mhaGeneration(p) {
     top.appendChild(label);
     top.appendChild(slider);
     view.appendChild(top);
+    /* stopped at the model's context (g.stopped, its positions): said */
+    if (g.stopped)
+      view.appendChild(el('p', {'class': 'notice', id: 'generation-stopped',
+                                role: 'status'}, tr(
+        'Generation stopped at the model\'s limit of {0} positions, with ' +
+        'the tokens so far.', g.stopped)));
     view.appendChild(el('p', {'class': 'summary hint'}, tr(
       'Move the slider, or focus it and use the arrow keys, to go through ' +
       'the steps.')));

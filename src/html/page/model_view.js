@@ -124,7 +124,13 @@ function drawModelView() {
     }
     grid.appendChild(line);
   });
-  views.model.appendChild(grid);
+  /* the marks' legends beside the grid, at its top (maps.js), so that
+   * a small grid does not leave them far below */
+  var row = el('div', {'class': 'model-row'});
+  row.appendChild(grid);
+  var legend = MAPS ? MAPS.headMarksLegend() : null;
+  if (legend && legend.firstChild) row.appendChild(legend);
+  views.model.appendChild(row);
   arrowGrid(grid, data.variants.length, cols, function (r, c) {
     return buttons[r] && buttons[r][c] ? buttons[r][c] : null;
   }, {r: state.variant, c: 0});
@@ -132,5 +138,4 @@ function drawModelView() {
     tr('Every layer\'s heads, weights from 0 to 1. Click a head, or ' +
        'move with the arrow keys and press Enter, to open it in the head ' +
        'and matrix views.')));
-  if (MAPS) views.model.appendChild(MAPS.headMarksLegend());
 }

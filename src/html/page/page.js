@@ -36,7 +36,11 @@ function extraViews() {
  * page. */
 function hasTraining() {
   return typeof mhaTrainingView === 'function' &&
-    data.variants.some(function (v) { return !!v.training; });
+    data.variants.some(function (v) {
+      /* a history: steps after the one before training (a trained
+       * model's --weights run is a training of 0 steps, with none) */
+      return !!v.training && v.training.steps.length > 1;
+    });
 }
 
 function drawTrainingView() {
@@ -45,7 +49,7 @@ function drawTrainingView() {
     floats: floats, matrixTable: matrixTable, matrixCanvas: matrixCanvas,
     lutIndex: lutIndex, mapOne: MAP_ONE, cellLimit: CELL_LIMIT,
     fitMatrices: fitMatrices,
-    headName: headName, state: state
+    headName: headName, state: state, headSwitches: headSwitches
   });
 }
 
@@ -136,6 +140,9 @@ function reload(newData) {
 }
 window.mhaPage = {
   reload: reload,
+  /* the views drawn again, as they are (the editor's, once its core is
+   * ready: the head switches appear) */
+  redraw: function () { if (data.variants.length > 0) draw(); },
   tr: function () { return tr.apply(null, arguments); },
   data: function () { return data; }
 };

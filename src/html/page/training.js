@@ -10,7 +10,8 @@
  * (head_scores_steps), each head's induction score at up to 101 steps.
  * The view draws the loss curve with a dot at the chosen step, the
  * scores' lines with a mark at that step, a slider over the kept steps,
- * and each shown head's weights there. */
+ * and each shown head's weights there; on a live page whose editor runs
+ * --ablate, the head view's switches (head_view.js). */
 var mhaTrainingView = (function () {
   'use strict';
 
@@ -184,6 +185,16 @@ var mhaTrainingView = (function () {
     });
     box.appendChild(label);
     box.appendChild(slider);
+    /* where the editor runs --ablate (editor_switches.js): a switch per
+     * head, which runs the trained model with the head off */
+    var switches = p.headSwitches(v);
+    if (switches) {
+      box.appendChild(switches);
+      box.appendChild(p.el('p', {'class': 'hint'}, p.tr(
+        'A head switched off changes the run of the trained model (its ' +
+        'ablation_effect and ablation_loss in the steps), not its ' +
+        'training.')));
+    }
     box.appendChild(grid);
     /* the maps as large as the window leaves them, as the matrix
      * view's, and at least 60% of its height: below the loss curve they
