@@ -5,7 +5,10 @@
  * F16 and BF16, tied and untied, grouped-query attention, Qwen2's
  * biases, a sharded one. Every table the pass makes is compared with the
  * reference's table of the same name; a masked score, -inf here, is the
- * score plus finfo.min there. */
+ * score plus finfo.min there. And a replacing hook's value flows on
+ * through the layer (the one block, transformer_block.h): ffn_hidden
+ * zeroed makes ffn_out down_proj(0) = +0 (no bias) and the layer's output
+ * its residual. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,7 +60,69 @@ static void run_case(const char *dir, const char *name)
     llama_close(&m);
 }
 
+/* What the recorder keeps of layer 0: copies of its residual, ffn_out and
+ * output (hidden), which the pass overwrites. */
+typedef struct {
+    matrix residual, ffn_out, hidden;
+} layer_copies;
+
+static int keep_layer0(void *ctx, const table_key *at, const matrix *m,
+                       mx_error *err)
+{
+    layer_copies *c = ctx;
+    matrix *copy = at->layer != 0             ? NULL
+                   : at->id == TABLE_RESIDUAL ? &c->residual
+                   : at->id == TABLE_FFN_OUT  ? &c->ffn_out
+                   : at->id == TABLE_HIDDEN   ? &c->hidden
+                                              : NULL;
+    if (copy == NULL || at->head != NO_HEAD || at->variant != VARIANT_ID_BLOCK)
+        return 0;
+    matrix_free(copy);
+    if (matrix_alloc(copy, m->rows, m->cols, "test", err) != 0)
+        return -1;
+    memcpy(copy->v, m->v, m->rows * m->cols * sizeof *m->v);
+    return 0;
+}
+
+/* Layer 0's ffn_hidden zeroed by a hook, on the first case. */
+static void zeroed_ffn_hidden(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/llama_tied_f32", dir);
+    llama_model m;
+    mx_error err;
+    if (!ok(llama_open(&m, path, &err) == 0, "zeroed ffn_hidden: opens (%s)",
+            err.msg))
+        return;
+    const int32_t ids[] = {5, 17, 3, 42, 8};
+    const replace_hook zero = {
+        {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN, false},
+        HOOK_ZERO,
+        NULL};
+    layer_copies c = {0};
+    const forward_hooks hooks = {&zero, 1, keep_layer0, &c};
+    const llama_run run = {&hooks, false, NULL, NULL};
+    matrix out = {0};
+    const bool ran = llama_forward(&out, &m, ids, 5, &run, &err) == 0 &&
+                     c.ffn_out.v != NULL && c.residual.v != NULL &&
+                     c.hidden.v != NULL;
+    ok(ran, "zeroed ffn_hidden: runs");
+    bool zero_out = ran;
+    for (size_t i = 0; ran && i < c.ffn_out.rows * c.ffn_out.cols; i++)
+        zero_out =
+            zero_out && c.ffn_out.v[i] == 0.0f && !signbit(c.ffn_out.v[i]);
+    ok(zero_out, "zeroed ffn_hidden: ffn_out is down_proj(0), every value +0");
+    ok(ran && memcmp(c.hidden.v, c.residual.v,
+                     c.hidden.rows * c.hidden.cols * sizeof(float)) == 0,
+       "zeroed ffn_hidden: the layer's output is its residual");
+    matrix_free(&c.residual);
+    matrix_free(&c.ffn_out);
+    matrix_free(&c.hidden);
+    matrix_free(&out);
+    llama_close(&m);
+}
+
 int main(int argc, char **argv)
 {
-    return reference_main(argc, argv, run_case, NULL);
+    return reference_main(argc, argv, run_case, zeroed_ffn_hidden);
 }

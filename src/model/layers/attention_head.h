@@ -1,6 +1,7 @@
 /* attention_head.h: one attention head, its forward pass and beside it its
  * backward pass, for every model: the lesson modules and their block
- * (attention.c, heads.c), training (train.c) and GPT-2's layers (gpt2.c).
+ * (attention.c, heads.c), training (train.c) and the checkpoint families'
+ * layers (gpt2.c, bert_forward.c, llama_forward.c).
  *
  * Forward, for queries from x (T, D) and keys and values from kv (S, D):
  *

@@ -1,8 +1,11 @@
 /* swiglu.h: the gated feed-forward network of Llama-style models,
- * transformers' LlamaMLP:
+ * transformers' LlamaMLP, the block's second kind of network beside
+ * mlp.h's (FFN_SWIGLU, transformer_block.h):
  *
- *   ffn_hidden (T, F) = silu(gate_proj(x)) * up_proj(x)
- *   ffn_out (T, D)    = down_proj(ffn_hidden)
+ *   ffn_hidden (T, F) = silu(gate_proj(x)) * up_proj(x)  (hook point
+ *                                                         ffn_hidden)
+ *   ffn_out (T, D)    = down_proj(ffn_hidden)            (hook point
+ *                                                         ffn_out)
  *
  * three nn.Linear (dense.h). silu(x) = x / (1 + exp(-x)) as PyTorch's CPU
  * kernel computes it over the (T, F) values in a row: 16 at a time with
@@ -15,7 +18,10 @@
 
 #include <stddef.h>
 
+#include "base/error.h"
+#include "model/hooks.h"
 #include "model/layers/dense.h"
+#include "model/trace.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"
 
@@ -26,9 +32,12 @@ typedef struct {
 /* x[0..n) = silu(x), as torch.nn.functional.silu over n contiguous values. */
 void silu_row(float *x, size_t n);
 
-/* hidden (T, F) = silu(gate(x)) * up(x), with up (T, F) working room;
- * out (T, D) = down(hidden). */
-void swiglu_forward(matrix *hidden, matrix *out, matrix *up, const matrix *x,
-                    const swiglu *s, workers *pool);
+/* The network over x (T, D) into hidden (T, F) and out (T, D), with up
+ * (T, F) working room for up_proj(x); its hook points at `at`'s place
+ * (variant and layer) through hk (may be NULL). Returns 0, or -1 with err
+ * set by a hook. */
+int swiglu_forward(matrix *out, matrix *hidden, matrix *up, const matrix *x,
+                   const swiglu *s, const forward_hooks *hk,
+                   const table_key *at, workers *pool, mx_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include "model/layers/transformer_block.h"
 
 #include "model/dropout.h"
+#include "numerics/rms_norm.h"
 
 /* The tables of one residual sublayer. */
 typedef struct {
@@ -46,7 +47,8 @@ static int point(const block_pass *p, table_id id, matrix *m, mx_error *err)
 }
 
 /* The sublayer itself over in (T, D): *f (T, D), the attention's output
- * or the feed-forward network's (ffn_hidden and ffn_out from the store). */
+ * or the feed-forward network's, of its kind (ffn_hidden and ffn_out from
+ * the store). */
 static int sublayer_run(const matrix **f, block_pass *p, bool attention,
                         const matrix *in, mx_error *err)
 {
@@ -54,8 +56,14 @@ static int sublayer_run(const matrix **f, block_pass *p, bool attention,
         return p->attn->run(p->attn->ctx, f, in, err);
     matrix *hidden = get(p, TABLE_FFN_HIDDEN, err);
     matrix *out = hidden == NULL ? NULL : get(p, TABLE_FFN_OUT, err);
-    if (out == NULL || mlp_forward(out, hidden, in, &p->b->ffn, p->hk, p->at,
-                                   p->pool, err) != 0)
+    if (out == NULL)
+        return -1;
+    const block_layer *b = p->b;
+    if ((b->ffn_kind == FFN_SWIGLU
+             ? swiglu_forward(out, hidden, p->s->up, in, &b->gated, p->hk,
+                              p->at, p->pool, err)
+             : mlp_forward(out, hidden, in, &b->ffn, p->hk, p->at, p->pool,
+                           err)) != 0)
         return -1;
     *f = out;
     return 0;
@@ -79,6 +87,18 @@ static int sublayer_dropout(const matrix **f, block_pass *p, bool attention,
     return point(p, mask_id, mask, err);
 }
 
+/* y (T, D) = the block's norm n over the rows of x (T, D): nn.LayerNorm,
+ * each row's mean and rstd into mean and rstd (T each) when not NULL, or
+ * RMSNorm. */
+static void norm(matrix *y, float *mean, float *rstd, const matrix *x,
+                 const block_layer *b, const layer_norm_params *n)
+{
+    if (b->norm_kind == NORM_RMS_NORM)
+        rms_norm(y, x, n->weight, n->eps);
+    else
+        layer_norm_forward(y, mean, rstd, x, n);
+}
+
 /* One residual sublayer over x (T, D) into *y (T, D): norm(x +
  * sublayer(x)) after, x + sublayer(norm(x)) before. */
 static int sublayer(const matrix **y, block_pass *p, bool attention,
@@ -93,7 +113,7 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
         matrix *normed = get(p, ids->normed, err);
         if (normed == NULL)
             return -1;
-        layer_norm_forward(normed, NULL, NULL, x, n);
+        norm(normed, NULL, NULL, x, b, n);
         if (point(p, ids->normed, normed, err) != 0)
             return -1;
         in = normed;
@@ -119,8 +139,8 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
     // add_norm1 or out (T, D) = norm(x + f), the sum kept for training
     matrix *sum = attention ? p->s->sum1 : p->s->sum2;
     add(sum, x, f);
-    layer_norm_forward(out, attention ? p->s->mean1 : p->s->mean2,
-                       attention ? p->s->rstd1 : p->s->rstd2, sum, n);
+    norm(out, attention ? p->s->mean1 : p->s->mean2,
+         attention ? p->s->rstd1 : p->s->rstd2, sum, b, n);
     *y = out;
     return point(p, ids->out_post, out, err);
 }

@@ -2,8 +2,9 @@
  * its forward pass and beside it its backward pass
  * (transformer_block_backward.c):
  * two residual sublayers, the attention and the feed-forward network
- * (mlp.h), each with its LayerNorm after (the lessons' block) or before
- * (GPT-2):
+ * (mlp.h's, or the gated one of swiglu.h), each with its norm after (the lessons' block, BERT) or before
+ * (GPT-2, the Llama-style family); the norm is nn.LayerNorm, or RMSNorm
+ * (the Llama-style family's, numerics/rms_norm.h):
  *
  *   norm after (post-norm), the lesson's TransformerBlock:
  *     attn_out  = attention(x)                      (the caller's)
@@ -14,12 +15,12 @@
  *   work's toy models):
  *     attn_out  = attention(x)                      (the caller's)
  *     out       = x + attn_out
- *   norm before (pre-norm), GPT2Block:
- *     ln_1      = ln_1(x)
+ *   norm before (pre-norm), GPT2Block and LlamaDecoderLayer:
+ *     ln_1      = ln_1(x)                           (input_layernorm)
  *     attn_out  = attention(ln_1)                   (the caller's)
- *     residual  = attn_out + x
- *     ln_2      = ln_2(residual)
- *     ffn_hidden, ffn_out = ffn(ln_2)
+ *     residual  = attn_out + x                      (Llama: x + attn_out)
+ *     ln_2      = ln_2(residual)          (post_attention_layernorm)
+ *     ffn_hidden, ffn_out = ffn(ln_2)     (Llama: the gated network)
  *     hidden    = residual + ffn_out
  *
  * with the dropout masks attn_out_dropout_mask and ffn_out_dropout_mask
@@ -28,8 +29,8 @@
  * own in the caller's attention. Where the activations lie is the
  * caller's: the trace's tables (the lessons), a training pass's tape
  * (which also keeps the LayerNorms' means and rstds for the backward
- * pass), GPT-2's working matrices; the block asks for each as it computes
- * it, in the order above.
+ * pass), a checkpoint family's working matrices; the block asks for each
+ * as it computes it, in the order above.
  *
  * Shapes: T tokens, D the model's width, F the network's.
  */
@@ -43,6 +44,7 @@
 #include "model/hooks.h"
 #include "model/layers/layer_norm.h"
 #include "model/layers/mlp.h"
+#include "model/layers/swiglu.h"
 #include "model/trace.h"
 #include "numerics/rng.h"
 #include "numerics/tensor.h"
@@ -56,11 +58,28 @@ typedef enum {
                     network, no dropout */
 } norm_place;
 
+/* Which norm the block's two are. */
+typedef enum {
+    NORM_LAYER_NORM, /* nn.LayerNorm: weight and bias (layer_norm.h) */
+    NORM_RMS_NORM,   /* LlamaRMSNorm: weight only, no mean taken away
+                        (numerics/rms_norm.h); the forward pass only */
+} norm_kind;
+
+/* Which feed-forward network the block's is. */
+typedef enum {
+    FFN_MLP,    /* act(fc(x)), then proj (mlp.h) */
+    FFN_SWIGLU, /* silu(gate(x)) * up(x), then down (swiglu.h, LlamaMLP);
+                   the forward pass only */
+} ffn_kind;
+
 /* One block: its parameters and how its family computes it. */
 typedef struct {
     norm_place norm;
-    layer_norm_params norm1, norm2;
+    norm_kind norm_kind;
+    layer_norm_params norm1, norm2; /* RMSNorm: bias NULL */
     mlp ffn;
+    ffn_kind ffn_kind;
+    swiglu gated; /* FFN_SWIGLU's network (then ffn is not read) */
     /* GPT2Block adds attn_output + residual (the attention's output
      * first), the lessons x + attn_out: the same sum, written as PyTorch
      * writes it */
@@ -83,11 +102,12 @@ typedef struct {
  * of table id (T rows), made when first asked, or NULL with err set.
  * sum1 and sum2 (T, D) hold post-norm's residual sums (the same matrix
  * when they need not be kept), dropped (T, D) a sublayer's output after
- * its dropout (with dropout only). */
+ * its dropout (with dropout only), up (T, F) the gated network's
+ * up_proj(x) (FFN_SWIGLU only). */
 typedef struct {
     matrix *(*get)(void *ctx, table_id id, mx_error *err);
     void *ctx;
-    matrix *sum1, *sum2, *dropped;
+    matrix *sum1, *sum2, *dropped, *up;
     /* training: norm1's and norm2's row means and rstds (T each), for
      * their backward passes; NULL: not kept */
     float *mean1, *rstd1, *mean2, *rstd2;

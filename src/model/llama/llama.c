@@ -10,7 +10,6 @@
 #include "model/layers/attention_head.h"
 #include "model/layers/dense.h"
 #include "model/layers/rotary.h"
-#include "model/layers/swiglu.h"
 #include "model/llama/llama_config.h"
 #include "numerics/matmul.h"
 #include "numerics/rms_norm.h"

@@ -14,7 +14,9 @@
  * head h / (H / KV), F = intermediate_size, V words):
  *
  *   h (T, D) = embed_tokens[ids]
- *   each layer: a = input_layernorm(h) (RMSNorm, numerics/rms_norm.h);
+ *   each layer, the one Transformer block (layers/transformer_block.h)
+ *   with its norms before, RMSNorm and the gated network:
+ *     a = input_layernorm(h) (RMSNorm, numerics/rms_norm.h);
  *     q (T, H hd) = q_proj(a), k, v (T, KV hd) = k_proj(a), v_proj(a)
  *     (nn.Linear, with biases for Qwen2); per query head its columns of
  *     q and of its key/value head's k and v, q and k rotated

@@ -1,6 +1,7 @@
 /* llama_forward.c: the forward pass of a Llama-style checkpoint
- * (llama.h), over the layers of model/layers/: RMSNorm, the heads with
- * their rotary positions, the gated feed-forward network. */
+ * (llama.h), over the layers of model/layers/: each layer the one
+ * Transformer block with its RMSNorms before and the gated feed-forward
+ * network, the heads with their rotary positions. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -8,7 +9,7 @@
 #include "model/layers/attention_head.h"
 #include "model/layers/dense.h"
 #include "model/layers/rotary.h"
-#include "model/layers/swiglu.h"
+#include "model/layers/transformer_block.h"
 #include "model/llama/llama.h"
 #include "numerics/matmul.h"
 #include "numerics/rms_norm.h"
@@ -66,11 +67,11 @@ static int work_alloc(layer_work *w, const llama_config *c, size_t T, size_t S,
     return 0;
 }
 
-/* The attention of layer li over a = input_layernorm(h) (T, D): q_proj,
+/* The attention of layer li over x = input_layernorm(h) (T, D): q_proj,
  * k_proj, v_proj, each query head over its key/value head, concat (T,
  * D), then attn_out = o_proj(concat) in w->attn. */
-static int attention(layer_work *w, const llama_model *m, size_t li,
-                     const rotary_table *rope, const llama_run *run,
+static int attention(layer_work *w, const matrix *x, const llama_model *m,
+                     size_t li, const rotary_table *rope, const llama_run *run,
                      mx_error *err)
 {
     const llama_config *c = &m->cfg;
@@ -81,14 +82,14 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
     const dense q_proj = dense_linear(l->q_w, l->q_b, D, D);
     const dense k_proj = dense_linear(l->k_w, l->k_b, D, KV);
     const dense v_proj = dense_linear(l->v_w, l->v_b, D, KV);
-    dense_forward(&w->q_all, &w->a, &q_proj, run->pool);
-    dense_forward(&w->k_all, &w->a, &k_proj, run->pool);
-    dense_forward(&w->v_all, &w->a, &v_proj, run->pool);
+    dense_forward(&w->q_all, x, &q_proj, run->pool);
+    dense_forward(&w->k_all, x, &k_proj, run->pool);
+    dense_forward(&w->v_all, x, &v_proj, run->pool);
     // with a cache: past_key_value.update(key_states, value_states), the
     // keys rotated by their positions first (apply_rotary_pos_emb comes
     // before the update); keys (S, KV hd), values likewise, S = past + T
     kv_cache *cache = run->cache;
-    const size_t T = w->a.rows, past = cache != NULL ? cache->len : 0;
+    const size_t T = x->rows, past = cache != NULL ? cache->len : 0;
     matrix keys = w->k_all, values = w->v_all;
     if (cache != NULL) {
         // the new keys of key/value head j: (T, hd) in the first rows of
@@ -142,40 +143,75 @@ static int attention(layer_work *w, const llama_model *m, size_t li,
                             err);
 }
 
-/* One LlamaDecoderLayer over h (T, D), in place: h = h + attention(norm
- * (h)); h = h + mlp(norm(h)), residual + the sublayer as the layer adds
- * them. */
+/* What a layer's block works with: the checkpoint's layer, the pass's
+ * working matrices and h, the hidden states it updates in place. */
+typedef struct {
+    layer_work *w;
+    matrix *h;
+    const llama_model *m;
+    size_t li;
+    const rotary_table *rope;
+    const llama_run *run;
+} layer_pass;
+
+/* The block's attention over input_layernorm(h) (w->a): attn_out in
+ * w->attn. */
+static int layer_attend(void *ctx, const matrix **out, const matrix *x,
+                        mx_error *err)
+{
+    const layer_pass *p = ctx;
+    *out = &p->w->attn;
+    return attention(p->w, x, p->m, p->li, p->rope, p->run, err);
+}
+
+/* Where the block's tables lie: the two RMSNorms' in a, the residual and
+ * the layer's output in h, in place; the gated network's in hidden and
+ * ffn. */
+static matrix *layer_table(void *ctx, table_id id, mx_error *err)
+{
+    (void)err;
+    const layer_pass *p = ctx;
+    switch (id) {
+    case TABLE_RESIDUAL:
+    case TABLE_HIDDEN:
+        return p->h;
+    case TABLE_FFN_HIDDEN:
+        return &p->w->hidden;
+    case TABLE_FFN_OUT:
+        return &p->w->ffn;
+    default: // ln_1, ln_2
+        return &p->w->a;
+    }
+}
+
+/* One LlamaDecoderLayer over h (T, D), in place: the one Transformer
+ * block (transformer_block.h) with its RMSNorms before, the gated
+ * network, residual + the sublayer as the layer adds them. */
 static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
                          size_t li, const rotary_table *rope,
                          const llama_run *run, mx_error *err)
 {
     const llama_config *c = &m->cfg;
     const llama_layer *l = &m->layers[li];
-    const int L = (int)li;
-    const size_t n = h->rows * h->cols, D = c->hidden, F = c->inter;
-    rms_norm(&w->a, h, l->ln_1, c->eps);
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_LN_1, &w->a, err) != 0 ||
-        attention(w, m, li, rope, run, err) != 0)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        h->v[i] = h->v[i] + w->attn.v[i];
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_RESIDUAL, h, err) != 0)
-        return -1;
-    rms_norm(&w->a, h, l->ln_2, c->eps);
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_LN_2, &w->a, err) != 0)
-        return -1;
-    const swiglu mlp = {dense_linear(l->gate_w, NULL, D, F),
-                        dense_linear(l->up_w, NULL, D, F),
-                        dense_linear(l->down_w, NULL, F, D)};
-    swiglu_forward(&w->hidden, &w->ffn, &w->up, &w->a, &mlp, run->pool);
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_FFN_HIDDEN, &w->hidden,
-                         err) != 0 ||
-        hook_layer_point(run->hooks, L, NO_HEAD, TABLE_FFN_OUT, &w->ffn, err) !=
-            0)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        h->v[i] = h->v[i] + w->ffn.v[i];
-    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_HIDDEN, h, err);
+    const size_t D = c->hidden, F = c->inter;
+    const block_layer b = {
+        .norm = NORM_BEFORE,
+        .norm_kind = NORM_RMS_NORM,
+        .norm1 = {l->ln_1, NULL, c->eps},
+        .norm2 = {l->ln_2, NULL, c->eps},
+        .ffn_kind = FFN_SWIGLU,
+        .gated = {dense_linear(l->gate_w, NULL, D, F),
+                  dense_linear(l->up_w, NULL, D, F),
+                  dense_linear(l->down_w, NULL, F, D)},
+    };
+    layer_pass p = {w, h, m, li, rope, run};
+    const block_attention attn = {layer_attend, &p};
+    const block_store store = {.get = layer_table, .ctx = &p, .up = &w->up};
+    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
+                          false};
+    const matrix *out;
+    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
+                               run->pool, err);
 }
 
 /* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
