@@ -53,25 +53,52 @@ static int check_tables_made(const options *opt, const model_input *in,
     return 0;
 }
 
-/* --train: a loss that is not finite (the training diverged) is shown in
- * its table, and said once per variant on stderr, naming the first such
- * row (the loss at the parameters after that many steps); the run still
- * succeeds. */
-static void warn_diverged(const trace *tr)
+/* --train: the first loss of the trace that is not finite (the training
+ * diverged) at or after table *i: its row (the loss at the parameters
+ * after that many steps) in *step, and its table's index in *i; false
+ * when every loss from *i on is finite. */
+static bool find_diverged(size_t *i, size_t *step, const trace *tr)
 {
-    for (size_t i = 0; i < trace_count(tr); i++) {
-        const table *t = trace_at(tr, i);
+    for (; *i < trace_count(tr); (*i)++) {
+        const table *t = trace_at(tr, *i);
         if (t->id != TABLE_LOSS || t->grad || t->values.v == NULL)
             continue;
         for (size_t r = 0; r < t->values.rows; r++)
             if (!isfinite(t->values.v[r])) {
-                fprintf(stderr,
-                        _("mha-explain: warning: %s: the loss is not finite "
-                          "from step %zu on (try a smaller --lr)\n"),
-                        variant_id_name(t->variant), r);
-                break;
+                *step = r;
+                return true;
             }
     }
+    return false;
+}
+
+/* A diverged training is shown in its loss table, and said once per
+ * variant on stderr, naming the first such step; the run still
+ * succeeds. */
+static void warn_diverged(const trace *tr)
+{
+    size_t step = 0;
+    for (size_t i = 0; find_diverged(&i, &step, tr); i++)
+        fprintf(stderr,
+                _("mha-explain: warning: %s: the loss is not finite "
+                  "from step %zu on (try a smaller --lr)\n"),
+                variant_id_name(trace_at(tr, i)->variant), step);
+}
+
+/* --csv-dir of a trained run saves its model: a diverged one (its
+ * parameters not finite) is refused, and the transaction leaves the
+ * folder as it was (run_files.h). */
+static int refuse_diverged(const options *opt, const trace *tr, mx_error *err)
+{
+    size_t i = 0, step = 0;
+    if (!find_diverged(&i, &step, tr))
+        return 0;
+    return err_input(err,
+                     _("--csv-dir %s: %s: the loss is not finite from step "
+                       "%zu on, so the trained model is not saved (try a "
+                       "smaller --lr)"),
+                     opt->csv_dir, variant_id_name(trace_at(tr, i)->variant),
+                     step);
 }
 
 /* --generate: the model's positions filled stops generation, said on
@@ -307,12 +334,15 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         rc = -1;
     }
     progress_end(&bar);
+    /* a trained model's folder describes itself (model/manifest.h) */
+    const bool saves_model = shows_trained_model(opt) && o.files != NULL;
+    if (rc == 0 && saves_model)
+        rc = refuse_diverged(opt, &tr, err);
     if (rc == 0) {
         warn_diverged(&tr);
         note_context(&tr);
     }
-    /* a trained model's folder describes itself (model/manifest.h) */
-    if (rc == 0 && shows_trained_model(opt) && o.files != NULL)
+    if (rc == 0 && saves_model)
         rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
