@@ -235,13 +235,15 @@ static bool shows_trained_model(const options *opt)
     return opt->train && opt->repeat_random == 0;
 }
 
-/* model.json of a trained run in its --csv-dir folder. */
-static int put_manifest(csv_dir_set *files, const run_request *rq,
-                        const trace *tr, const char *corpus, mx_error *err)
+/* model.json of a trained run in its --csv-dir folder, which records how
+ * the folder's CSV files are written. */
+static int put_manifest(csv_dir_set *files, const options *opt,
+                        const run_request *rq, const trace *tr, mx_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = manifest_text(&text, &len, rq, tr, corpus, err);
+    const csv_style csv = {opt->csv_delimiter, opt->decimal_comma};
+    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus, err);
     if (rc == 0)
         rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
     free(text);
@@ -262,7 +264,8 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
                         .corpus_lines = in->corpus_lines,
                         .n_corpus = in->corpus != NULL ? in->n_corpus : 0};
     char *manifest = NULL;
-    int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr,
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr, &style,
                                        opt->corpus, err)
                        : 0;
     model.manifest = manifest;
@@ -343,7 +346,7 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         note_context(&tr);
     }
     if (rc == 0 && saves_model)
-        rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
+        rc = put_manifest(o.files, opt, &rq, &tr, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);

@@ -84,7 +84,8 @@ static void put_losses(FILE *f, const run_request *rq, const trace *tr)
 }
 
 int manifest_text(char **text, size_t *len, const run_request *rq,
-                  const trace *tr, const char *corpus, mx_error *err)
+                  const trace *tr, const csv_style *csv, const char *corpus,
+                  mx_error *err)
 {
     *text = NULL;
     *len = 0;
@@ -127,6 +128,10 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             rq->tokens == TOKENS_CHARS ? "chars" : "words",
             bool_text(rq->rules.lower), punct_names[rq->rules.punct],
             bool_text(rq->unk));
+    const char delimiter[2] = {csv->delimiter, '\0'};
+    fputs("  \"csv\": {\"delimiter\": ", f);
+    put_string(f, delimiter);
+    fprintf(f, ", \"decimal_comma\": %s},\n", bool_text(csv->decimal_comma));
     if (tr->model.trained_context > 0)
         fprintf(f, "  \"context_length\": %zu,\n", tr->model.trained_context);
     fputs("  \"vocab\": [", f);
@@ -291,6 +296,33 @@ static int seed_field(trained_manifest *m, const json_doc *doc,
     return 0;
 }
 
+/* "csv", when there (manifest.h): a delimiter the options would take,
+ * and not ',' with decimal commas. */
+static int csv_field(trained_manifest *m, const json_doc *doc, const char *path,
+                     mx_error *err)
+{
+    const json_node *csv = json_get(doc, json_root(doc), "csv");
+    if (csv == NULL)
+        return 0;
+    const json_node *delimiter =
+        csv->type == JSON_OBJECT ? json_get(doc, csv, "delimiter") : NULL;
+    const json_node *comma =
+        csv->type == JSON_OBJECT ? json_get(doc, csv, "decimal_comma") : NULL;
+    if (delimiter == NULL || delimiter->type != JSON_STRING ||
+        delimiter->len != 1 || comma == NULL || comma->type != JSON_BOOL ||
+        !csv_delimiter_usable(json_str(doc, delimiter)[0]) ||
+        (comma->number != 0 && json_str(doc, delimiter)[0] == ','))
+        return err_input(err,
+                         _("%s: 'csv' must be {\"delimiter\": one character "
+                           "such as \",\" or \";\", \"decimal_comma\": "
+                           "true or false}, not ',' with decimal commas"),
+                         path);
+    m->csv.delimiter = json_str(doc, delimiter)[0];
+    m->csv.decimal_comma = comma->number != 0;
+    m->has_csv = true;
+    return 0;
+}
+
 /* The fields that describe the model (manifest.h). */
 static int read_fields(trained_manifest *m, const json_doc *doc,
                        const char *path, mx_error *err)
@@ -352,7 +384,7 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
         bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||
         bool_field(&m->causal, doc, "causal", path, err) != 0 ||
         bool_field(&m->scale, doc, "scale", path, err) != 0 ||
-        seed_field(m, doc, path, err) != 0)
+        csv_field(m, doc, path, err) != 0 || seed_field(m, doc, path, err) != 0)
         return -1;
     return vocab_field(m, doc, path, err);
 }
