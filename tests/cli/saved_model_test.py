@@ -132,10 +132,58 @@ def decimal_comma(tmp):
                         % (bad,), hint=False)
 
 
+def block_d_out(tmp):
+    """A block's attention is d_model wide whatever --d-out says:
+    model.json records that width as d_out, a run reopening the folder
+    takes it without --d-out, accepts --d-out giving it and refuses
+    another, naming both values; an older folder that wrote --d-out's
+    unused value is read the same."""
+    b = os.path.join(tmp, "block")
+    MHA.run([S, "--train", "5", "--variant", "block", "--d-model", "8",
+             "--csv-dir", b])
+    manifest = os.path.join(b, "model.json")
+    with open(manifest, encoding="utf-8") as f:
+        m = json.load(f)
+    ok(m["d_model"] == 8 and m["d_out"] == 8,
+       "model.json of a block: d_out is its attention's width, d_model",
+       (m["d_model"], m["d_out"]))
+    for written in (8, 4):
+        m["d_out"] = written
+        with open(manifest, "w", encoding="utf-8") as f:
+            json.dump(m, f)
+        plain = MHA.run([S, "--weights", b, "--tables", "loss", "--format",
+                         "csv"])
+        same = MHA.run([S, "--weights", b, "--tables", "loss", "--format",
+                        "csv", "--d-out", "8"])
+        ok(plain.returncode == 0 and same.stdout == plain.stdout and
+           len(loss_rows(plain.stdout)) == 1,
+           "a block's folder (\"d_out\": %d) reopened without --d-out and "
+           "with --d-out 8: the same run" % written, same.stderr)
+        MHA.check_error([S, "--weights", b, "--d-out", "4"],
+                        "--d-out 4: the trained model in %s has the variants "
+                        "block, whose attention is d_model 8 wide (its "
+                        "model.json); leave the option out, or give 8" % b,
+                        "a block's folder (\"d_out\": %d) reopened with "
+                        "--d-out 4: status 2 naming both widths" % written)
+    # beside a d_out-wide variant, d_out is that variant's
+    both = os.path.join(tmp, "both")
+    MHA.run([S, "--train", "5", "--variant", "single,block", "--d-model",
+             "8", "--csv-dir", both])
+    with open(os.path.join(both, "model.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    ok(m["d_out"] == 4, "model.json of single and block: single's d_out 4",
+       m["d_out"])
+    MHA.check_error([S, "--weights", both, "--d-out", "8"],
+                    "--d-out 8: the trained model in %s has d_out 4" % both,
+                    "single and block reopened with --d-out 8: status 2 "
+                    "naming both values")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         diverged(tmp)
         decimal_comma(tmp)
+        block_d_out(tmp)
     return done()
 
 

@@ -111,6 +111,9 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
     // the feed-forward width and the stack of a variant that has them
     const bool ffn = (rq->variants & variants_taking(TAKES_FF)) != 0;
     const bool stacked = (rq->variants & variants_taking(TAKES_LAYERS)) != 0;
+    // the attention's width: d_model's when no variant is d_out wide
+    const bool d_out_wide = (rq->variants & variants_taking(TAKES_D_OUT)) != 0;
+    const size_t d_out = d_out_wide ? rq->model.d_out : D;
     const size_t ff = !ffn || rq->model.attn_only ? 0
                       : rq->model.ff != 0         ? rq->model.ff
                                                   : 4 * D;
@@ -120,8 +123,7 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             "  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
-            D, rq->model.d_out, rq->model.heads, ff,
-            stacked ? rq->model.block_layers : 0,
+            D, d_out, rq->model.heads, ff, stacked ? rq->model.block_layers : 0,
             bool_text(ffn && rq->model.attn_only),
             bool_text(rq->model.qkv_bias), bool_text(rq->model.causal),
             bool_text(rq->model.scale), C,
@@ -386,6 +388,10 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
         bool_field(&m->scale, doc, "scale", path, err) != 0 ||
         csv_field(m, doc, path, err) != 0 || seed_field(m, doc, path, err) != 0)
         return -1;
+    /* d_model-wide variants alone (the block): an older folder wrote
+     * --d-out's value, which they do not use */
+    if ((m->variants & variants_taking(TAKES_D_OUT)) == 0)
+        m->d_out = m->d_model;
     return vocab_field(m, doc, path, err);
 }
 

@@ -30,6 +30,10 @@
  * so, whatever the options of the run reading them; a folder written
  * before it lacks it (read with the options' --csv-delimiter and
  * --decimal-comma).
+ * "d_out" is the attention's width: d_model in a folder of d_model-wide
+ * variants alone (the block, variants.h), and read so whatever it says
+ * (a folder written before wrote --d-out's value there, which the block
+ * does not use).
  * "training" and "final_loss" tell how the model was made; of them only
  * "training"'s "seed" is read back (the --seed of a run of the folder
  * that gives none, cli/weights_options.c). It may be missing (a folder
