@@ -179,11 +179,44 @@ def block_d_out(tmp):
                     "naming both values")
 
 
+def huge_sizes(tmp):
+    """A size past its limit, however large, is said to be out of range
+    or too large, with the limit: an option's, and model.json's (a
+    fraction there is not a whole number)."""
+    for opt, limit in (("--d-model", 8192), ("--d-out", 8192),
+                       ("--heads", 1024), ("--ff", 32768)):
+        MHA.check_error([S, opt, "99999999999999999999"],
+                        "%s: 99999999999999999999 is out of range (expected "
+                        "1 to %d)" % (opt, limit),
+                        "%s 99999999999999999999: status 2, out of range, "
+                        "the limit" % opt)
+    d = os.path.join(tmp, "huge")
+    MHA.run([S, "--train", "2", "--variant", "single", "--csv-dir", d])
+    manifest = os.path.join(d, "model.json")
+    with open(manifest, encoding="utf-8") as f:
+        text = f.read()
+    for value, fragment in (
+            ("99999999999999999999", "the field 'd_model' is "
+             "99999999999999999999, too large (at most 8192)"),
+            ("1e400", "the field 'd_model' is 1e400, too large (at most "
+             "8192)"),
+            ("8193", "the field 'd_model' is 8193, too large (at most "
+             "8192)"),
+            ("2.5", "the field 'd_model' must be a whole number from 1 to "
+             "8192")):
+        with open(manifest, "w", encoding="utf-8") as f:
+            f.write(text.replace('"d_model": 3', '"d_model": ' + value))
+        MHA.check_error([S, "--weights", d], fragment,
+                        "model.json's d_model %s: status 2, %s" %
+                        (value, fragment.split(", ")[-1]), hint=False)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         diverged(tmp)
         decimal_comma(tmp)
         block_d_out(tmp)
+        huge_sizes(tmp)
     return done()
 
 

@@ -185,13 +185,18 @@ static const json_node *field(const json_doc *doc, const char *key,
     return n;
 }
 
-/* A whole number field in [lo, hi]. */
+/* A whole number field in [lo, hi]; one too large says the limit. */
 static int size_field(size_t *out, const json_doc *doc, const char *key,
                       size_t lo, size_t hi, const char *path, mx_error *err)
 {
     const json_node *n = field(doc, key, JSON_NUMBER, path, err);
     if (n == NULL)
         return -1;
+    if (n->number > (double)hi && n->number == floor(n->number))
+        return err_input(err,
+                         _("%s: the field '%s' is %.*s, too large (at most "
+                           "%zu)"),
+                         path, key, (int)n->len, json_str(doc, n), hi);
     if (!json_size(n, hi, out) || *out < lo)
         return err_input(err,
                          _("%s: the field '%s' must be a whole number from "
