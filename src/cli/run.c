@@ -184,7 +184,10 @@ static void show_clean_continued(FILE *out, const trace *tr)
         fputs(_("(the same new text as with the heads switched off)\n"), out);
     else if (m->clean_common == 0)
         fputs(_("(the two new texts part at their first token)\n"), out);
-    else
+    else if (m->clean_common == 1)
+        fputs(_("(the two new texts share their first token, then part)\n"),
+              out);
+    else /* the singular too: a language's form for 21, say */
         fprintf(out,
                 ngettext("(the two new texts share their first %zu token, "
                          "then part)\n",
