@@ -181,8 +181,11 @@ void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
     int n = snprintf(text, sizeof text, _("scale: %s "), lo);
     size_t used = n > 0 ? (size_t)n : 0;
     if (used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%c %s, %s",
-                                 MARK_RAMP, hi, of);
+        /* TRANSLATORS: between the parts of a line: the --color legend's
+         * top value and what its scale spans ("0.9981, the table's
+         * range"), the --html page's summary */
+        used += (size_t)snprintf(text + used, sizeof text - used, "%c %s%s%s",
+                                 MARK_RAMP, hi, _(", "), of);
     if (masked != NULL && used < sizeof text) {
         /* "masked:" stays on the line of its sample: its trailing space
          * (if the language has one) is not a place to break */
