@@ -11,8 +11,9 @@
 
 /* Reads list, comma-separated whole numbers and ranges LO-HI (LO <= HI),
  * into *out (owned by the caller: free; a list *out held before is
- * freed) and *n. A list that is not such
- * a list is a usage error of the option named (option, "--layers"). */
+ * freed) and *n. A list that is not such a list, or that names an index
+ * twice (0,0 or 0-2,1), is a usage error of the option named (option,
+ * "--layers"), as --ablate's and --variant's repeated items are. */
 int index_list_parse(index_range **out, size_t *n, const char *list,
                      const char *option, mx_error *err);
 

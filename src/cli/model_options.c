@@ -5,7 +5,18 @@
 #include <stddef.h>
 
 #include "cli/run_errors.h"
+#include "model/lesson/weights.h"
 #include "model/tokenize.h"
+
+/* How --weights' files are written: as the folder's model.json says
+ * (the --csv-dir run that saved them), else as the options say. */
+static csv_style weights_style_of(const options *opt)
+{
+    const weights_files *w = opt->weight_files;
+    if (w != NULL && w->manifest.has_csv)
+        return w->manifest.csv;
+    return (csv_style){opt->csv_delimiter, opt->decimal_comma};
+}
 
 run_request run_request_of(const options *opt)
 {
@@ -27,7 +38,7 @@ run_request run_request_of(const options *opt)
         .tie = opt->tie,
         .threads = opt->threads,
         .weights = opt->weight_files,
-        .weights_style = {opt->csv_delimiter, opt->decimal_comma},
+        .weights_style = weights_style_of(opt),
         .randn_input = opt->randn_input,
         .batch = opt->batch,
         .n_draw = opt->n_draw,

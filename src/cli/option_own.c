@@ -9,6 +9,7 @@
 
 #include "base/i18n.h"
 #include "cli/generate_options.h"
+#include "io/csv_in.h"
 #include "render/colormap.h"
 
 /* A seed as torch.manual_seed takes it: -2^63 .. 2^64-1, with an optional
@@ -171,10 +172,7 @@ static int parse_delimiter(char *out, const char *arg, mx_error *err)
         *out = '\t';
         return 0;
     }
-    const char c = arg[0];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (strlen(arg) != 1 || letter || strchr("\"\r\n.0123456789+-", c) ||
-        (unsigned char)c >= 0x80)
+    if (strlen(arg) != 1 || !csv_delimiter_usable(arg[0]))
         return err_usage(err,
                          _("--csv-delimiter: '%s' cannot separate fields "
                            "(expected one ASCII character such as ';' or ',', "

@@ -53,25 +53,52 @@ static int check_tables_made(const options *opt, const model_input *in,
     return 0;
 }
 
-/* --train: a loss that is not finite (the training diverged) is shown in
- * its table, and said once per variant on stderr, naming the first such
- * row (the loss at the parameters after that many steps); the run still
- * succeeds. */
-static void warn_diverged(const trace *tr)
+/* --train: the first loss of the trace that is not finite (the training
+ * diverged) at or after table *i: its row (the loss at the parameters
+ * after that many steps) in *step, and its table's index in *i; false
+ * when every loss from *i on is finite. */
+static bool find_diverged(size_t *i, size_t *step, const trace *tr)
 {
-    for (size_t i = 0; i < trace_count(tr); i++) {
-        const table *t = trace_at(tr, i);
+    for (; *i < trace_count(tr); (*i)++) {
+        const table *t = trace_at(tr, *i);
         if (t->id != TABLE_LOSS || t->grad || t->values.v == NULL)
             continue;
         for (size_t r = 0; r < t->values.rows; r++)
             if (!isfinite(t->values.v[r])) {
-                fprintf(stderr,
-                        _("mha-explain: warning: %s: the loss is not finite "
-                          "from step %zu on (try a smaller --lr)\n"),
-                        variant_id_name(t->variant), r);
-                break;
+                *step = r;
+                return true;
             }
     }
+    return false;
+}
+
+/* A diverged training is shown in its loss table, and said once per
+ * variant on stderr, naming the first such step; the run still
+ * succeeds. */
+static void warn_diverged(const trace *tr)
+{
+    size_t step = 0;
+    for (size_t i = 0; find_diverged(&i, &step, tr); i++)
+        fprintf(stderr,
+                _("mha-explain: warning: %s: the loss is not finite "
+                  "from step %zu on (try a smaller --lr)\n"),
+                variant_id_name(trace_at(tr, i)->variant), step);
+}
+
+/* --csv-dir of a trained run saves its model: a diverged one (its
+ * parameters not finite) is refused, and the transaction leaves the
+ * folder as it was (run_files.h). */
+static int refuse_diverged(const options *opt, const trace *tr, mx_error *err)
+{
+    size_t i = 0, step = 0;
+    if (!find_diverged(&i, &step, tr))
+        return 0;
+    return err_input(err,
+                     _("--csv-dir %s: %s: the loss is not finite from step "
+                       "%zu on, so the trained model is not saved (try a "
+                       "smaller --lr)"),
+                     opt->csv_dir, variant_id_name(trace_at(tr, i)->variant),
+                     step);
 }
 
 /* --generate: the model's end-of-text token, or its positions filled,
@@ -164,7 +191,10 @@ static void show_clean_continued(FILE *out, const trace *tr)
         fputs(_("(the same new text as with the heads switched off)\n"), out);
     else if (m->clean_common == 0)
         fputs(_("(the two new texts part at their first token)\n"), out);
-    else
+    else if (m->clean_common == 1)
+        fputs(_("(the two new texts share their first token, then part)\n"),
+              out);
+    else /* the singular too: a language's form for 21, say */
         fprintf(out,
                 ngettext("(the two new texts share their first %zu token, "
                          "then part)\n",
@@ -215,13 +245,15 @@ static bool shows_trained_model(const options *opt)
     return opt->train && opt->repeat_random == 0;
 }
 
-/* model.json of a trained run in its --csv-dir folder. */
-static int put_manifest(csv_dir_set *files, const run_request *rq,
-                        const trace *tr, const char *corpus, mx_error *err)
+/* model.json of a trained run in its --csv-dir folder, which records how
+ * the folder's CSV files are written. */
+static int put_manifest(csv_dir_set *files, const options *opt,
+                        const run_request *rq, const trace *tr, mx_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = manifest_text(&text, &len, rq, tr, corpus, err);
+    const csv_style csv = {opt->csv_delimiter, opt->decimal_comma};
+    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus, err);
     if (rc == 0)
         rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
     free(text);
@@ -242,7 +274,8 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
                         .corpus_lines = in->corpus_lines,
                         .n_corpus = in->corpus != NULL ? in->n_corpus : 0};
     char *manifest = NULL;
-    int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr,
+    const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
+    int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr, &style,
                                        opt->corpus, err)
                        : 0;
     model.manifest = manifest;
@@ -314,13 +347,16 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
         rc = -1;
     }
     progress_end(&bar);
+    /* a trained model's folder describes itself (model/manifest.h) */
+    const bool saves_model = shows_trained_model(opt) && o.files != NULL;
+    if (rc == 0 && saves_model)
+        rc = refuse_diverged(opt, &tr, err);
     if (rc == 0) {
         warn_diverged(&tr);
         note_generation_end(&tr);
     }
-    /* a trained model's folder describes itself (model/manifest.h) */
-    if (rc == 0 && shows_trained_model(opt) && o.files != NULL)
-        rc = put_manifest(o.files, &rq, &tr, opt->corpus, err);
+    if (rc == 0 && saves_model)
+        rc = put_manifest(o.files, opt, &rq, &tr, err);
     /* a run that kept its trace: every table now, in order */
     for (size_t i = 0; i < trace_count(&tr) && rc == 0 && !streams; i++)
         rc = put_table(&o, trace_at(&tr, i), err);

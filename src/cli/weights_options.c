@@ -45,6 +45,27 @@ static int take_size(size_t *value, bool given, const char *option,
     return 0;
 }
 
+/* model.json's d_out against --d-out: the attention's width, which a
+ * folder of the block alone has from d_model (manifest.h). */
+static int take_d_out(options *run, const trained_manifest *m, const char *dir,
+                      mx_error *err)
+{
+    const bool given = run->given[OPT_D_OUT];
+    if (given && run->d_out != m->d_out &&
+        (m->variants & variants_taking(TAKES_D_OUT)) == 0) {
+        char saved[64];
+        variant_list(saved, sizeof saved, m->variants);
+        return err_usage(err,
+                         _("--d-out %zu: the trained model in %s has the "
+                           "variants %s, whose attention is d_model %zu "
+                           "wide (its %s); leave the option out, or give %zu"),
+                         run->d_out, dir, saved, m->d_model, MANIFEST_NAME,
+                         m->d_model);
+    }
+    return take_size(&run->d_out, given, "--d-out", "d_out", m->d_out, dir,
+                     err);
+}
+
 /* One yes-or-no of model.json against the option that turns it on or
  * off (on: the option gives true). */
 static int take_flag(bool *value, bool given, const char *option,
@@ -88,8 +109,7 @@ static int take_manifest(options *run, const trained_manifest *m,
                   m->layers, dir, err) != 0 ||
         take_size(&run->d_model, given[OPT_D_MODEL], "--d-model", "d_model",
                   m->d_model, dir, err) != 0 ||
-        take_size(&run->d_out, given[OPT_D_OUT], "--d-out", "d_out", m->d_out,
-                  dir, err) != 0 ||
+        take_d_out(run, m, dir, err) != 0 ||
         take_size(&run->heads, given[OPT_HEADS], "--heads", "heads", m->heads,
                   dir, err) != 0 ||
         take_size(&run->ff, given[OPT_FF] && m->ff != 0, "--ff", "ff", m->ff,

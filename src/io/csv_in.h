@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "numerics/tensor.h"
@@ -28,6 +29,17 @@ typedef struct {
     char delimiter;     /* ',' by default, ';' for decimal-comma locales */
     bool decimal_comma; /* numbers written 0,5 instead of 0.5 */
 } csv_style;
+
+/* Whether c can separate a CSV's fields (--csv-delimiter): an ASCII
+ * character that is not a letter, a digit, a sign, a point, a quote or a
+ * line end (tab is one). Inline: the page's core, which reads no CSV
+ * file, checks --csv-delimiter and model.json's "csv" too. */
+static inline bool csv_delimiter_usable(char c)
+{
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return c != '\0' && !letter && (unsigned char)c < 0x80 &&
+           strchr("\"\r\n.0123456789+-", c) == NULL;
+}
 
 /* --embeddings: words (n, owned strings) and the inputs (n, D), D taken
  * from the header. */

@@ -110,6 +110,7 @@ void heat_ramp(FILE *out, const char *lo, const char *hi, bool truecolor)
 #define MARK_MASKED '\x02'
 #define MARK_END '\x03'
 #define MARK_SPACE '\x04' /* a space the line is not broken at */
+#define MARK_BREAK '\x05' /* a place it may be broken at, with no space */
 
 /* Cells the word w[0..len) takes, its ramp (ramp cells) included. */
 static size_t word_cells(const char *w, size_t len, int ramp_cells)
@@ -144,22 +145,24 @@ static void put_word(FILE *out, const char *w, size_t len, int ramp_cells,
     }
 }
 
-/* Writes text (words between single spaces, with markers) broken at
- * spaces into lines of at most width cells (0: no limit), the lines after
- * the first indented by two spaces; a word wider than a line stands
- * alone on its line. */
+/* Writes text (words between single spaces or MARK_BREAK, with markers)
+ * broken at those into lines of at most width cells (0: no limit), the
+ * lines after the first indented by two spaces; a word wider than a line
+ * stands alone on its line. */
 static void put_wrapped(FILE *out, const char *text, size_t width,
                         int ramp_cells, bool truecolor)
 {
+    static const char breaks[] = {' ', MARK_BREAK, '\0'};
     size_t used = 0;
-    bool first_word = true;
+    bool first_word = true, spaced = false; /* after a space */
     for (const char *w = text; *w != '\0';) {
-        size_t len = strcspn(w, " ");
-        size_t cells = word_cells(w, len, ramp_cells);
-        if (!first_word && width > 0 && used + 1 + cells > width) {
+        const size_t len = strcspn(w, breaks);
+        const size_t cells = word_cells(w, len, ramp_cells);
+        const size_t gap = spaced ? 1 : 0;
+        if (!first_word && width > 0 && used + gap + cells > width) {
             fputs("\n  ", out);
             used = 2;
-        } else if (!first_word) {
+        } else if (!first_word && spaced) {
             fputc(' ', out);
             used++;
         }
@@ -167,7 +170,9 @@ static void put_wrapped(FILE *out, const char *text, size_t width,
         used += cells;
         first_word = false;
         w += len;
-        w += strspn(w, " ");
+        const size_t between = strspn(w, breaks);
+        spaced = memchr(w, ' ', between) != NULL;
+        w += between;
     }
     fputc('\n', out);
 }
@@ -180,9 +185,19 @@ void heat_legend(FILE *out, const char *lo, const char *hi, const char *of,
      * table's range; masked: grey" */
     int n = snprintf(text, sizeof text, _("scale: %s "), lo);
     size_t used = n > 0 ? (size_t)n : 0;
+    /* TRANSLATORS: between the parts of a line: the --color legend's top
+     * value and what its scale spans ("0.9981, the table's range"), the
+     * --html page's summary */
+    const char *comma = _(", ");
+    /* without a space after it (Chinese's "，") the line may still break
+     * there */
+    static const char may_break[] = {MARK_BREAK, '\0'};
+    const bool comma_spaced =
+        comma[0] != '\0' && comma[strlen(comma) - 1] == ' ';
     if (used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%c %s, %s",
-                                 MARK_RAMP, hi, of);
+        used += (size_t)snprintf(text + used, sizeof text - used, "%c %s%s%s%s",
+                                 MARK_RAMP, hi, comma,
+                                 comma_spaced ? "" : may_break, of);
     if (masked != NULL && used < sizeof text) {
         /* "masked:" stays on the line of its sample: its trailing space
          * (if the language has one) is not a place to break */

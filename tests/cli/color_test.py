@@ -137,6 +137,18 @@ def check_modes():
     ok(background(codes(rows[0][0][0])) == TOP_256 and
        plain.startswith("scale: 0.0000 ") and "1.0000, fixed" in plain,
        "--color-scale fixed: weights on 0 to 1", plain)
+    # the legend's parts are joined in the language's way: a full-width
+    # comma in Chinese, never ", "
+    for lang, joined in (("zh_CN", "1.0000，固定"), ("zh_TW", "1.0000，固定"),
+                         ("pt_BR", "1.0000, fixa")):
+        _, text = run(["--variant", "single", "--tables", "attn_weights",
+                       "--color-scale", "fixed", "--lang", lang],
+                      {"COLORTERM": ""})
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+        line = [l for l in plain.splitlines() if "1.0000" in l][-1]
+        ok(joined in line and (lang == "pt_BR" or ", " not in line),
+           "--lang %s: the legend's top value and its span joined as the "
+           "language joins them" % lang, line)
 
     r = MHA.run([S, "--variant", "single", "--tables", "attn_weights",
                  "--color", "never"])

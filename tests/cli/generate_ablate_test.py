@@ -99,8 +99,10 @@ def matches_reference(name, checkpoint, family="gpt2"):
         common += 1
     text = PROGRAM.run(args + ["--tables", "generated"]).stdout.decode()
     want = ("(the two new texts part at their first token)" if common == 0
-            else "(the two new texts share their first %d token%s, then "
-            "part)" % (common, "" if common == 1 else "s"))
+            else "(the two new texts share their first token, then part)"
+            if common == 1 else
+            "(the two new texts share their first %d tokens, then part)"
+            % common)
     lines = text.rstrip("\n").splitlines()
     plain = PROGRAM.run(plain_args + ["--tables", "generated"])
     ok("the clean model (no head switched off) continued:" in text and
@@ -160,6 +162,28 @@ def main():
     ok(out[-1] == "(the same new text as with the heads switched off)"
        and out[-2] == out[-5],
        "the same new text: both texts shown, and said so", out[-5:])
+    # where the two texts part: one shared token is said without a
+    # number, in every language; two are counted (ngettext)
+    two = os.path.join(REF, "gpt2", "two_layers")
+    for lang, one, more in (
+            ("en", "(the two new texts share their first token, then part)",
+             "(the two new texts share their first 2 tokens, then part)"),
+            ("pt_BR", "(os dois textos novos compartilham o primeiro token, "
+             "depois se separam)", "(os dois textos novos compartilham os 2 "
+             "primeiros tokens, depois se separam)"),
+            ("es", "(los dos textos nuevos comparten su primer token, luego "
+             "se separan)", "(los dos textos nuevos comparten sus 2 "
+             "primeros tokens, luego se separan)"),
+            ("zh_CN", "（两段新文本的第一个词元相同，之后分开）",
+             "（两段新文本的前 2 个词元相同，之后分开）"),
+            ("zh_TW", "（兩段新文本的第一個詞元相同，之後分開）",
+             "（兩段新文本的前 2 個詞元相同，之後分開）")):
+        last = [PROGRAM.run(["--model", two, "--generate", "4", "--ablate",
+                             head, "--tables", "generated", "--lang", lang,
+                             "The cat"]).stdout.decode().rstrip("\n")
+                .splitlines()[-1] for head in ("0.1", "1.1")]
+        ok(last == [one, more], "--lang %s: one shared token without a "
+           "number, two counted" % lang, last)
 
     # bad input: one line, status 2
     two = os.path.join(REF, "gpt2", "two_layers")

@@ -463,6 +463,15 @@ def main():
              "an empty --show-heads", "--show-heads: the list is empty"),
             (["--model", two, "--show-heads", "0,x", text], "a bad head list",
              "--show-heads"),
+            # an index listed twice is refused, as --ablate's heads are
+            (["--model", two, "--layers", "0,0", text], "a layer twice",
+             "--layers: '0' is listed twice in '0,0'"),
+            (["--model", two, "--show-heads", "1,0-1", text],
+             "a head twice, once in a range",
+             "--show-heads: '0-1' lists 1 a second time in '1,0-1'"),
+            (["--model", two, "--layers", "0-1,1", text],
+             "a layer of a range again", "--layers: '1' is listed twice in "
+             "'0-1,1'"),
             (["--model", two, "--explain", "--format", "csv", text],
              "--explain with --format csv", "--explain"),
             (["--layers", "1", "hello"], "--layers without --model",

@@ -84,7 +84,8 @@ static void put_losses(FILE *f, const run_request *rq, const trace *tr)
 }
 
 int manifest_text(char **text, size_t *len, const run_request *rq,
-                  const trace *tr, const char *corpus, mx_error *err)
+                  const trace *tr, const csv_style *csv, const char *corpus,
+                  mx_error *err)
 {
     *text = NULL;
     *len = 0;
@@ -110,6 +111,9 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
     // the feed-forward width and the stack of a variant that has them
     const bool ffn = (rq->variants & variants_taking(TAKES_FF)) != 0;
     const bool stacked = (rq->variants & variants_taking(TAKES_LAYERS)) != 0;
+    // the attention's width: d_model's when no variant is d_out wide
+    const bool d_out_wide = (rq->variants & variants_taking(TAKES_D_OUT)) != 0;
+    const size_t d_out = d_out_wide ? rq->model.d_out : D;
     const size_t ff = !ffn || rq->model.attn_only ? 0
                       : rq->model.ff != 0         ? rq->model.ff
                                                   : 4 * D;
@@ -119,14 +123,17 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
             "  \"qkv_bias\": %s,\n  \"causal\": %s,\n"
             "  \"scale\": %s,\n  \"positions\": %zu,\n  \"tokens\": \"%s\",\n"
             "  \"lower\": %s,\n  \"punct\": \"%s\",\n  \"unk\": %s,\n",
-            D, rq->model.d_out, rq->model.heads, ff,
-            stacked ? rq->model.block_layers : 0,
+            D, d_out, rq->model.heads, ff, stacked ? rq->model.block_layers : 0,
             bool_text(ffn && rq->model.attn_only),
             bool_text(rq->model.qkv_bias), bool_text(rq->model.causal),
             bool_text(rq->model.scale), C,
             rq->tokens == TOKENS_CHARS ? "chars" : "words",
             bool_text(rq->rules.lower), punct_names[rq->rules.punct],
             bool_text(rq->unk));
+    const char delimiter[2] = {csv->delimiter, '\0'};
+    fputs("  \"csv\": {\"delimiter\": ", f);
+    put_string(f, delimiter);
+    fprintf(f, ", \"decimal_comma\": %s},\n", bool_text(csv->decimal_comma));
     if (tr->model.trained_context > 0)
         fprintf(f, "  \"context_length\": %zu,\n", tr->model.trained_context);
     fputs("  \"vocab\": [", f);
@@ -178,13 +185,18 @@ static const json_node *field(const json_doc *doc, const char *key,
     return n;
 }
 
-/* A whole number field in [lo, hi]. */
+/* A whole number field in [lo, hi]; one too large says the limit. */
 static int size_field(size_t *out, const json_doc *doc, const char *key,
                       size_t lo, size_t hi, const char *path, mx_error *err)
 {
     const json_node *n = field(doc, key, JSON_NUMBER, path, err);
     if (n == NULL)
         return -1;
+    if (n->number > (double)hi && n->number == floor(n->number))
+        return err_input(err,
+                         _("%s: the field '%s' is %.*s, too large (at most "
+                           "%zu)"),
+                         path, key, (int)n->len, json_str(doc, n), hi);
     if (!json_size(n, hi, out) || *out < lo)
         return err_input(err,
                          _("%s: the field '%s' must be a whole number from "
@@ -291,6 +303,33 @@ static int seed_field(trained_manifest *m, const json_doc *doc,
     return 0;
 }
 
+/* "csv", when there (manifest.h): a delimiter the options would take,
+ * and not ',' with decimal commas. */
+static int csv_field(trained_manifest *m, const json_doc *doc, const char *path,
+                     mx_error *err)
+{
+    const json_node *csv = json_get(doc, json_root(doc), "csv");
+    if (csv == NULL)
+        return 0;
+    const json_node *delimiter =
+        csv->type == JSON_OBJECT ? json_get(doc, csv, "delimiter") : NULL;
+    const json_node *comma =
+        csv->type == JSON_OBJECT ? json_get(doc, csv, "decimal_comma") : NULL;
+    if (delimiter == NULL || delimiter->type != JSON_STRING ||
+        delimiter->len != 1 || comma == NULL || comma->type != JSON_BOOL ||
+        !csv_delimiter_usable(json_str(doc, delimiter)[0]) ||
+        (comma->number != 0 && json_str(doc, delimiter)[0] == ','))
+        return err_input(err,
+                         _("%s: 'csv' must be {\"delimiter\": one character "
+                           "such as \",\" or \";\", \"decimal_comma\": "
+                           "true or false}, not ',' with decimal commas"),
+                         path);
+    m->csv.delimiter = json_str(doc, delimiter)[0];
+    m->csv.decimal_comma = comma->number != 0;
+    m->has_csv = true;
+    return 0;
+}
+
 /* The fields that describe the model (manifest.h). */
 static int read_fields(trained_manifest *m, const json_doc *doc,
                        const char *path, mx_error *err)
@@ -352,8 +391,12 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
         bool_field(&m->qkv_bias, doc, "qkv_bias", path, err) != 0 ||
         bool_field(&m->causal, doc, "causal", path, err) != 0 ||
         bool_field(&m->scale, doc, "scale", path, err) != 0 ||
-        seed_field(m, doc, path, err) != 0)
+        csv_field(m, doc, path, err) != 0 || seed_field(m, doc, path, err) != 0)
         return -1;
+    /* d_model-wide variants alone (the block): an older folder wrote
+     * --d-out's value, which they do not use */
+    if ((m->variants & variants_taking(TAKES_D_OUT)) == 0)
+        m->d_out = m->d_model;
     return vocab_field(m, doc, path, err);
 }
 

@@ -10,7 +10,9 @@
  *    "qkv_bias": false, "causal": true, "scale": true,
  *    "positions": 12, "context_length": 12, "tokens": "words",
  *    "lower": false,
- *    "punct": "keep", "unk": false, "vocab": ["the", "cat", ...],
+ *    "punct": "keep", "unk": false,
+ *    "csv": {"delimiter": ",", "decimal_comma": false},
+ *    "vocab": ["the", "cat", ...],
  *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
  *                 "seed": 42, "corpus": "corpus.csv"},
  *    "final_loss": {"fused": 0.1234}}
@@ -23,6 +25,15 @@
  * longest sentence trained on, bounds --generate's sequence in a model
  * without learned positions; a folder written before it lacks it (not
  * known: generation is bounded by MAX_TOKENS, and its note says so).
+ * "csv" is how the folder's CSV files are written (--csv-delimiter,
+ * --decimal-comma of the run that saved it): --weights reads the files
+ * so, whatever the options of the run reading them; a folder written
+ * before it lacks it (read with the options' --csv-delimiter and
+ * --decimal-comma).
+ * "d_out" is the attention's width: d_model in a folder of d_model-wide
+ * variants alone (the block, variants.h), and read so whatever it says
+ * (a folder written before wrote --d-out's value there, which the block
+ * does not use).
  * "training" and "final_loss" tell how the model was made; of them only
  * "training"'s "seed" is read back (the --seed of a run of the folder
  * that gives none, cli/weights_options.c). It may be missing (a folder
@@ -37,6 +48,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "io/csv_in.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
@@ -66,15 +78,19 @@ typedef struct {
     bool unk;          /* --unk: the vocabulary has UNK_WORD */
     char **vocab;      /* the V words, in id order; owned */
     size_t n_vocab;
+    bool has_csv; /* "csv" gives how the folder's files are written: */
+    csv_style csv;
     bool has_seed; /* "training" gives the training's --seed: */
     uint64_t seed;
 } trained_manifest;
 
 /* model.json's text for the trained run rq whose tables are in tr (its
  * vocabulary, positions and losses), into *text (len bytes, owned by the
- * caller). corpus is --corpus's file, or NULL. */
+ * caller), for a folder whose CSV files are written in style csv. corpus
+ * is --corpus's file, or NULL. */
 int manifest_text(char **text, size_t *len, const run_request *rq,
-                  const trace *tr, const char *corpus, mx_error *err);
+                  const trace *tr, const csv_style *csv, const char *corpus,
+                  mx_error *err);
 
 /* Parses model.json's text (len bytes; path names it in messages) into
  * *m, which owns the vocabulary afterwards (manifest_free). Anything

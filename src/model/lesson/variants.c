@@ -32,6 +32,8 @@ static bool takes(size_t i, enum variant_takes what)
         return false;
     case TAKES_LAYERS:
         return row->stacks;
+    case TAKES_D_OUT:
+        return !row->d_model_wide;
     case TAKES_FF:
         return (tables & TABLE_BIT(FFN_HIDDEN)) != 0;
     case TAKES_TIE:

@@ -126,6 +126,8 @@ VARIANT_LIST(VARIANT_ROW_DECLARATION)
 enum variant_takes {
     TAKES_NOTHING,      /* no variant: the option row lists its own */
     TAKES_LAYERS,       /* --layers N: its module can be stacked (stacks) */
+    TAKES_D_OUT,        /* --d-out: its attention is d_out wide (not
+                           d_model_wide) */
     TAKES_FF,           /* --ff: it has a feed-forward network (ffn_hidden
                            among its tables) */
     TAKES_TIE,          /* --tie: it can take the wrapper's heads (tie) */
