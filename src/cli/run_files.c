@@ -2,9 +2,7 @@
 #include "cli/run_files.h"
 
 #include <stdio.h>
-#include <strings.h>
 
-#include "base/i18n.h"
 #include "cli/csv_dir_stale.h"
 #include "cli/option_table.h"
 
@@ -22,27 +20,6 @@ static int check_path(enum option_id id, const char *path, bool whole,
                         : 0;
 }
 
-/* --html FILE replaces a page, never a file of another kind: an existing
- * file that is not empty must start as this program's pages do, so that
- * "--html data.csv" (a slip for another option) leaves data.csv alone.
- * Whether the name can be written at all is check_path's. */
-static int check_page_replaced(const char *path, mx_error *err)
-{
-    static const char head[] = "<!DOCTYPE html>";
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    char first[sizeof head - 1];
-    const size_t n = fread(first, 1, sizeof first, f);
-    fclose(f);
-    if (n == 0 || (n == sizeof first && strncasecmp(first, head, n) == 0))
-        return 0;
-    return err_input(err,
-                     _("--html: %s exists and is not an HTML page (name a "
-                       "new file, or a page to replace)"),
-                     path);
-}
-
 int run_files_open(run_files *files, const options *opt, size_t pages,
                    mx_error *err)
 {
@@ -50,9 +27,7 @@ int run_files_open(run_files *files, const options *opt, size_t pages,
     if (opt->plot == NULL && opt->html == NULL && opt->csv_dir == NULL)
         return 0;
     if (check_path(OPT_PLOT, opt->plot, pages == 1, opt, err) != 0 ||
-        check_path(OPT_HTML, opt->html, pages == 1, opt, err) != 0 ||
-        (opt->html != NULL && pages == 1 &&
-         check_page_replaced(opt->html, err) != 0))
+        check_path(OPT_HTML, opt->html, pages == 1, opt, err) != 0)
         return -1;
     if (outputs_begin(&files->tx, err) != 0)
         return -1;

@@ -433,8 +433,6 @@ def output_paths(tmp):
          "--html: cannot write adir.html: Is a directory"),
         ("--csv-dir a file", small + ["--csv-dir", "file"],
          "--csv-dir: file is not a directory"),
-        ("--html a file that is not a page", small + ["--html", "file"],
-         "--html: file exists and is not an HTML page"),
         ("--csv-dir with a folder where a table goes", small + ["--csv-dir",
          "cd_dir"], "cd_dir/input.inputs.csv: Is a directory"),
         ("--train --csv-dir with a folder where model.json goes", train +
@@ -448,20 +446,6 @@ def output_paths(tmp):
            fragment in lines[0] and snapshot(top) == before,
            "%s: status 2, one line, nothing changed" % what,
            (r.returncode, r.stderr[:300]))
-    # a page this program wrote is replaced, as is an empty file
-    for name in ("page.html", "empty"):
-        with open(os.path.join(top, name), "w") as f:
-            f.write("<!DOCTYPE html>\n<p>old</p>\n" if name == "page.html"
-                    else "")
-        r = MHA.run(small + ["--html", name], cwd=top)
-        with open(os.path.join(top, name), encoding="utf-8") as f:
-            page = f.read()
-        ok(r.returncode == 0 and "<p>old</p>" not in page and
-           page.startswith("<!DOCTYPE html>"),
-           "--html replaces %s" % ("a page" if name == "page.html"
-                                   else "an empty file"),
-           (r.returncode, r.stderr[:300]))
-        os.remove(os.path.join(top, name))
     # a folder this user may not write in (as another user when root)
     os.mkdir(os.path.join(top, "ro"))
     as_other = None
