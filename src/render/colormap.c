@@ -68,8 +68,10 @@ void colormap_entry(const colormap *m, size_t i, double out[3])
     if (i >= COLORMAP_ENTRIES)
         i = COLORMAP_ENTRIES - 1;
     if (d->listed) {
-        const double *c = d->rgb[m->reversed ? d->n - 1 - i : i];
-        memcpy(out, c, 3 * sizeof *c);
+        // the decimal's own double: one correctly rounded division
+        const uint32_t *c = d->millionths[m->reversed ? d->n - 1 - i : i];
+        for (int ch = 0; ch < 3; ch++)
+            out[ch] = (double)c[ch] / 1e6;
         return;
     }
     /* matplotlib's _create_lookup_table: the first and last entries are

@@ -5,16 +5,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-/* One of matplotlib's maps: a listed map's n colours (its whole table), or
- * a segmented map's n anchor colours, evenly spaced from 0 to 1 (at NULL)
- * or at the positions at[n]. Channels from 0 to 1. */
+/* One of matplotlib's maps: a listed map's n colours (its whole table,
+ * in whole millionths: 267004 is 0.267004, colormap.c divides), or a
+ * segmented map's n anchor colours (rgb, from 0 to 1), evenly spaced from
+ * 0 to 1 (at NULL) or at the positions at[n]. */
 typedef struct {
     const char *name; /* matplotlib's name, e.g. "viridis", "Blues" */
     bool listed;
     size_t n;
     const double (*rgb)[3];
     const double *at;
+    const uint32_t (*millionths)[3];
 } colormap_def;
 
 extern const colormap_def colormap_defs[];

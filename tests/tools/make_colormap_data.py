@@ -1,7 +1,13 @@
 """make_colormap_data.py OUT.c: src/render/colormap_data.c from matplotlib
 (python3-matplotlib): the 256 colours of its listed maps and the anchors
 of the segmented ones that --cmap names, digit for digit. Run it again to
-add a map, then list it in colormap.h and docs/cli.md."""
+add a map, then list it in colormap.h and docs/cli.md.
+
+A listed map's numbers have at most six decimals: they are written as
+whole millionths (0.267004 as 267004), which colormap.c divides by 1e6,
+giving the same double as the decimal (one correctly rounded division of
+the same exact quotient); the script checks that for every number. As
+integers they take a third of the page's core that doubles would."""
 import sys
 import matplotlib
 from matplotlib import _cm, _cm_listed
@@ -21,11 +27,15 @@ out.append('/* colormap_data.c: the colour maps of --cmap, as matplotlib 3.6 def
 def fmt(v):
     r = repr(float(v))
     return r
+def millionths(v):
+    k = round(float(v) * 1e6)
+    assert 0 <= k <= 1000000 and k / 1e6 == float(v), v
+    return '%d' % k
 for n in listed:
     cols = getattr(_cm_listed, '_%s_data' % n)
-    out.append('static const double %s_rgb[256][3] = {\n' % n)
+    out.append('static const uint32_t %s_millionths[256][3] = {\n' % n)
     for c in cols:
-        out.append('    {%s, %s, %s},\n' % tuple(fmt(x) for x in c))
+        out.append('    {%s, %s, %s},\n' % tuple(millionths(x) for x in c))
     out.append('};\n\n')
 for n in brewer:
     cols = _cm.datad[n]
@@ -47,9 +57,9 @@ for i in range(len(xs)):
 out.append('};\n\n')
 out.append('const colormap_def colormap_defs[] = {\n')
 for n in listed:
-    out.append('    {"%s", true, 256, %s_rgb, NULL},\n' % (n, n))
+    out.append('    {"%s", true, 256, NULL, NULL, %s_millionths},\n' % (n, n))
 for n in brewer:
-    out.append('    {"%s", false, %d, %s_rgb, NULL},\n' % (n, len(_cm.datad[n]), n))
-out.append('    {"coolwarm", false, %d, coolwarm_rgb, coolwarm_at},\n' % len(xs))
+    out.append('    {"%s", false, %d, %s_rgb, NULL, NULL},\n' % (n, len(_cm.datad[n]), n))
+out.append('    {"coolwarm", false, %d, coolwarm_rgb, coolwarm_at, NULL},\n' % len(xs))
 out.append('};\n/* clang-format on */\n\nconst size_t colormap_def_count =\n    sizeof colormap_defs / sizeof colormap_defs[0];\n')
 open(sys.argv[1], 'w').write(''.join(out))
