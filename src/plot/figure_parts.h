@@ -14,6 +14,7 @@
  *   figure_view.c    the model view: every layer's heads in one grid
  *   figure_maps.c    the interventions' maps: their axes and scales
  *   figure_generation.c  a generation's heads step by step
+ *   figure_units.c   a table of several units: a panel and a scale each
  *   figure_marks.c   the model view's marks: head scores, shared
  *                    key/value heads
  *   plot_figure.c    the page as a whole (plot_figure.h)
@@ -161,51 +162,65 @@ typedef struct {
     const table *mask; /* the -inf cells of this table are masked, or NULL */
     size_t section;    /* the table name it is drawn with */
     color_range sc;    /* its colours */
-    double *row_lo, *row_hi; /* [rows], with sc.by_row; owned */
-    double x, y;             /* top left of its box on the figure */
-    bool training;           /* a trained run's head, at a step: */
-    size_t step;             /* 0 before training, N after it */
+    double *row_lo, *row_hi;   /* [rows], with sc.by_row; owned */
+    double x, y;               /* top left of its box on the figure */
+    bool training;             /* a trained run's head, at a step: */
+    size_t step;               /* 0 before training, N after it */
+    const column_group *group; /* t holds these columns of its table
+                                  (figure_units.c), or NULL */
 } panel;
 
 /* The panels of one colour scale, in a grid per variant, and their colour
  * bar. Panels of a section are next to each other in the page's list. */
 typedef struct {
     char name[64]; /* the table name; the wrapper's heads.N. as heads.*. */
-    enum table_shade shade; /* its tables' shading (catalogue.h) */
-    color_range sc;         /* the shared bar's scale */
-    bool shared_bar;        /* one bar for the name, beside the grids */
-    bool panel_bars;        /* a bar beside each panel */
-    double panel_bar_w;     /* a panel's bar with its ticks */
-    bool masked;            /* some cell is masked (or not finite) */
-    size_t first, count;    /* its panels */
-    size_t rows, cols;      /* the largest table's shape */
-    size_t block;           /* a drawn cell is the mean of block x block */
-    size_t block_r;         /* rows of a block: block, or 1 in a wide
+    enum table_shade shade;    /* its tables' shading (catalogue.h) */
+    color_range sc;            /* the shared bar's scale */
+    bool shared_bar;           /* one bar for the name, beside the grids */
+    bool panel_bars;           /* a bar beside each panel */
+    double panel_bar_w;        /* a panel's bar with its ticks */
+    bool masked;               /* some cell is masked (or not finite) */
+    size_t first, count;       /* its panels */
+    size_t rows, cols;         /* the largest table's shape */
+    size_t block;              /* a drawn cell is the mean of block x block */
+    size_t block_r;            /* rows of a block: block, or 1 in a wide
                                table of few rows (block_r x block) */
-    double cell;            /* a drawn cell's width */
-    double cell_h;          /* and height: its width, or taller in a wide
+    double cell;               /* a drawn cell's width */
+    double cell_h;             /* and height: its width, or taller in a wide
                                table of few rows (size_section) */
-    size_t label_every;     /* a label every label_every-th drawn column */
-    size_t row_every;       /* a label every row_every-th drawn row */
-    double row_label_w;     /* the widest row label */
-    double col_label_w;     /* the widest column label */
-    double col_label_v;     /* the tallest column label turned or upright */
-    double title_w;         /* the widest panel title */
-    bool rotate_cols;       /* column labels upright when they do not fit */
-    double col_size;        /* their size in points when they go across */
-    double turn_size;       /* and when they are turned (a map of the
+    size_t label_every;        /* a label every label_every-th drawn column */
+    size_t row_every;          /* a label every row_every-th drawn row */
+    double row_label_w;        /* the widest row label */
+    double col_label_w;        /* the widest column label */
+    double col_label_v;        /* the tallest column label turned or upright */
+    double title_w;            /* the widest panel title */
+    bool rotate_cols;          /* column labels upright when they do not fit */
+    double col_size;           /* their size in points when they go across */
+    double turn_size;          /* and when they are turned (a map of the
                                interventions shrinks them to label every
                                column: size_section) */
-    double box_w, box_h;    /* one panel's box: title, labels, map */
-    double top, bar_h;      /* where its colour bar starts, its height */
-    size_t bar_lines;       /* the lines its caption wraps to beside it */
-    bool strip;             /* a map of one row (generated_p): its bar as
+    double box_w, box_h;       /* one panel's box: title, labels, map */
+    double top, bar_h;         /* where its colour bar starts, its height */
+    size_t bar_lines;          /* the lines its caption wraps to beside it */
+    bool strip;                /* a map of one row (generated_p): its bar as
                                tall as the row, its caption across under
                                it (fig_strip_caption) */
-    double axis_h;          /* a map's title of its columns' axis, with
+    double axis_h;             /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
-    const char *measure;    /* the run's map_measure (trace.h), or NULL */
+    const char *measure;       /* the run's map_measure (trace.h), or NULL */
+    const column_group *group; /* its tables' columns of one unit
+                                  (figure_units.c), or NULL */
 } section;
+
+/* The columns of one unit of a table (figure_units.c): a copy of the
+ * table holding those columns only. */
+typedef struct {
+    table t;       /* its values and cols point here */
+    labels cols;   /* the columns' labels; s owned, its strings the
+                      table's */
+    char **names;  /* cols.s */
+    float *values; /* rows x cols, owned */
+} unit_part;
 
 struct figure {
     plot_style style;
@@ -237,6 +252,8 @@ struct figure {
                       the trained heads' tables whose values point into
                       attn_weights_steps; owned (not their values) */
     size_t n_before;
+    unit_part *parts; /* n_parts tables' columns of one unit; owned */
+    size_t n_parts;
 };
 
 /* ---- the panels and their scales (figure_panels.c) -------------------- */
@@ -255,6 +272,28 @@ bool fig_cell_masked(const panel *p, size_t r, size_t c);
 
 /* Where v, a value of row r, lies on the panel's scale, as a colour. */
 rgb fig_scale_color(const panel *p, size_t r, double v);
+
+/* ---- tables of several units (figure_units.c) ------------------------- */
+
+/* The column groups of t (catalogue.h) into *groups; how many, 0 when
+ * its columns hold one kind of number (or t is a gradient). */
+size_t fig_unit_groups(const table *t, const column_group **groups);
+
+/* *out: a table of t's columns of group g, owned by pg (a new entry of
+ * pg->parts, which has room), or NULL when the group is token ids or t
+ * has none of its columns. */
+int fig_unit_part(table **out, figure *pg, const table *t,
+                  const column_group *g, mx_error *err);
+
+void fig_units_free(figure *pg);
+
+/* What the colour bar of a section of one unit says, or NULL. */
+const char *fig_unit_caption(const section *S);
+
+/* The scale of each section of one unit: centred on 0 on a diverging map
+ * for changes, else from the least value to the most on a sequential
+ * map; one bar beside its panels. After fig_scale_panels. */
+void fig_units_scale(figure *pg);
 
 /* ---- labels (figure_labels.c) ----------------------------------------- */
 
