@@ -71,7 +71,7 @@ static const column_group loss_groups[] = {
     {COLS(0, 1), UNIT_LOSS, N_("loss on the next token (nats)")},
     {COLS(2, 2), UNIT_CHANGE, N_("change of the loss")},
 };
-#define ALTERNATIVES(first) (0x155ULL << (first)) /* every second of 5 */
+#define ALTERNATIVES(first) (0x155ULL << (first)) /* 5 columns, one in two */
 static const column_group generated_groups[] = {
     {COLS(0, 0) | ALTERNATIVES(5), UNIT_ID, NULL},
     {COLS(1, 2) | ALTERNATIVES(6), UNIT_PROBABILITY, N_("probability")},
@@ -84,17 +84,19 @@ static const column_group top_groups[] = {
 #undef ALTERNATIVES
 #undef COLS
 
+#define GROUPS(rows) rows, sizeof rows / sizeof rows[0]
 static const struct {
     table_id id;
     const column_group *groups;
     size_t n;
 } column_groups[] = {
-    {TABLE_ABLATE_EFFECT, effect_groups, 2},
-    {TABLE_ABLATE_LOSS, loss_groups, 2},
-    {TABLE_GENERATED, generated_groups, 3},
-    {TABLE_GENERATED_CLEAN, generated_groups, 3},
-    {TABLE_GENERATED_TOP, top_groups, 2},
+    {TABLE_ABLATE_EFFECT, GROUPS(effect_groups)},
+    {TABLE_ABLATE_LOSS, GROUPS(loss_groups)},
+    {TABLE_GENERATED, GROUPS(generated_groups)},
+    {TABLE_GENERATED_CLEAN, GROUPS(generated_groups)},
+    {TABLE_GENERATED_TOP, GROUPS(top_groups)},
 };
+#undef GROUPS
 
 const column_group *table_column_groups(table_id id, size_t *n)
 {

@@ -382,7 +382,7 @@ enum column_unit {
 };
 
 /* One group: the columns (bit c: column c, as table_bit_col), their unit
- * and what a colour bar of them says (an N_() msgid). */
+ * and what a colour bar of them says (an N_() msgid; NULL for ids). */
 typedef struct {
     uint64_t cols;
     enum column_unit unit;

@@ -162,63 +162,63 @@ typedef struct {
     const table *mask; /* the -inf cells of this table are masked, or NULL */
     size_t section;    /* the table name it is drawn with */
     color_range sc;    /* its colours */
-    double *row_lo, *row_hi;   /* [rows], with sc.by_row; owned */
-    double x, y;               /* top left of its box on the figure */
-    bool training;             /* a trained run's head, at a step: */
-    size_t step;               /* 0 before training, N after it */
-    const column_group *group; /* t holds these columns of its table
-                                  (figure_units.c), or NULL */
+    double *row_lo, *row_hi; /* [rows], with sc.by_row; owned */
+    double x, y;             /* top left of its box on the figure */
+    bool training;           /* a trained run's head, at a step: */
+    size_t step;             /* 0 before training, N after it */
+    /* t holds these columns of its table (figure_units.c), or NULL */
+    const column_group *group;
 } panel;
 
 /* The panels of one colour scale, in a grid per variant, and their colour
  * bar. Panels of a section are next to each other in the page's list. */
 typedef struct {
     char name[64]; /* the table name; the wrapper's heads.N. as heads.*. */
-    enum table_shade shade;    /* its tables' shading (catalogue.h) */
-    color_range sc;            /* the shared bar's scale */
-    bool shared_bar;           /* one bar for the name, beside the grids */
-    bool panel_bars;           /* a bar beside each panel */
-    double panel_bar_w;        /* a panel's bar with its ticks */
-    bool masked;               /* some cell is masked (or not finite) */
-    size_t first, count;       /* its panels */
-    size_t rows, cols;         /* the largest table's shape */
-    size_t block;              /* a drawn cell is the mean of block x block */
-    size_t block_r;            /* rows of a block: block, or 1 in a wide
+    enum table_shade shade; /* its tables' shading (catalogue.h) */
+    color_range sc;         /* the shared bar's scale */
+    bool shared_bar;        /* one bar for the name, beside the grids */
+    bool panel_bars;        /* a bar beside each panel */
+    double panel_bar_w;     /* a panel's bar with its ticks */
+    bool masked;            /* some cell is masked (or not finite) */
+    size_t first, count;    /* its panels */
+    size_t rows, cols;      /* the largest table's shape */
+    size_t block;           /* a drawn cell is the mean of block x block */
+    size_t block_r;         /* rows of a block: block, or 1 in a wide
                                table of few rows (block_r x block) */
-    double cell;               /* a drawn cell's width */
-    double cell_h;             /* and height: its width, or taller in a wide
+    double cell;            /* a drawn cell's width */
+    double cell_h;          /* and height: its width, or taller in a wide
                                table of few rows (size_section) */
-    size_t label_every;        /* a label every label_every-th drawn column */
-    size_t row_every;          /* a label every row_every-th drawn row */
-    double row_label_w;        /* the widest row label */
-    double col_label_w;        /* the widest column label */
-    double col_label_v;        /* the tallest column label turned or upright */
-    double title_w;            /* the widest panel title */
-    bool rotate_cols;          /* column labels upright when they do not fit */
-    double col_size;           /* their size in points when they go across */
-    double turn_size;          /* and when they are turned (a map of the
+    size_t label_every;     /* a label every label_every-th drawn column */
+    size_t row_every;       /* a label every row_every-th drawn row */
+    double row_label_w;     /* the widest row label */
+    double col_label_w;     /* the widest column label */
+    double col_label_v;     /* the tallest column label turned or upright */
+    double title_w;         /* the widest panel title */
+    bool rotate_cols;       /* column labels upright when they do not fit */
+    double col_size;        /* their size in points when they go across */
+    double turn_size;       /* and when they are turned (a map of the
                                interventions shrinks them to label every
                                column: size_section) */
-    double box_w, box_h;       /* one panel's box: title, labels, map */
-    double top, bar_h;         /* where its colour bar starts, its height */
-    size_t bar_lines;          /* the lines its caption wraps to beside it */
-    bool strip;                /* a map of one row (generated_p): its bar as
+    double box_w, box_h;    /* one panel's box: title, labels, map */
+    double top, bar_h;      /* where its colour bar starts, its height */
+    size_t bar_lines;       /* the lines its caption wraps to beside it */
+    bool strip;             /* a map of one row (generated_p): its bar as
                                tall as the row, its caption across under
                                it (fig_strip_caption) */
-    double axis_h;             /* a map's title of its columns' axis, with
+    double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
-    const char *measure;       /* the run's map_measure (trace.h), or NULL */
-    const column_group *group; /* its tables' columns of one unit
-                                  (figure_units.c), or NULL */
+    const char *measure;    /* the run's map_measure (trace.h), or NULL */
+    /* its tables' columns of one unit (figure_units.c), or NULL */
+    const column_group *group;
 } section;
 
 /* The columns of one unit of a table (figure_units.c): a copy of the
  * table holding those columns only. */
 typedef struct {
     table t;       /* its values and cols point here */
-    labels cols;   /* the columns' labels; s owned, its strings the
+    labels cols;   /* the columns' labels: s is names, its strings the
                       table's */
-    char **names;  /* cols.s */
+    char **names;  /* owned */
     float *values; /* rows x cols, owned */
 } unit_part;
 
