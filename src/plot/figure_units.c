@@ -93,10 +93,10 @@ void fig_units_scale(figure *pg)
             sc.lo = -most;
             sc.hi = most;
             if (!cmap || !colormap_diverging(&sc.map))
-                colormap_find(&sc.map, "RdBu_r");
+                colormap_find(&sc.map, PLOT_CMAP_BOTH_SIGNS);
         } else if (!cmap || colormap_diverging(&sc.map)) {
             // a quantity from its least to its most: a sequential map
-            colormap_find(&sc.map, "viridis");
+            colormap_find(&sc.map, PLOT_CMAP);
         }
         sc.by_row = false;
         S->sc = sc;
