@@ -5,7 +5,6 @@
 #include <assert.h>
 #include <string.h>
 
-#include "base/translate.h"
 
 static const char *const variant_names[] = {"input",
 #define VARIANT_NAME(id, name, out_step, tables) #name,
@@ -64,22 +63,22 @@ static_assert(TABLE_COUNT <= 64, "a set of tables fits a table_set");
 #define COLS(a, b) \
     ((uint64_t)(((uint64_t)1 << ((b) + 1)) - ((uint64_t)1 << (a))))
 static const column_group effect_groups[] = {
-    {COLS(0, 1), UNIT_PROBABILITY, N_("probability of the next token")},
-    {COLS(2, 2), UNIT_CHANGE, N_("change of its logit")},
+    {COLS(0, 1), UNIT_PROBABILITY},
+    {COLS(2, 2), UNIT_CHANGE},
 };
 static const column_group loss_groups[] = {
-    {COLS(0, 1), UNIT_LOSS, N_("loss on the next token (nats)")},
-    {COLS(2, 2), UNIT_CHANGE, N_("change of the loss")},
+    {COLS(0, 1), UNIT_LOSS},
+    {COLS(2, 2), UNIT_CHANGE},
 };
 #define ALTERNATIVES(first) (0x155ULL << (first)) /* 5 columns, one in two */
 static const column_group generated_groups[] = {
-    {COLS(0, 0) | ALTERNATIVES(5), UNIT_ID, NULL},
-    {COLS(1, 2) | ALTERNATIVES(6), UNIT_PROBABILITY, N_("probability")},
-    {COLS(3, 4), UNIT_COUNT, N_("tokens kept")},
+    {COLS(0, 0) | ALTERNATIVES(5), UNIT_ID},
+    {COLS(1, 2) | ALTERNATIVES(6), UNIT_PROBABILITY},
+    {COLS(3, 4), UNIT_COUNT},
 };
 static const column_group top_groups[] = {
-    {COLS(0, 0), UNIT_ID, NULL},
-    {COLS(1, 1), UNIT_PROBABILITY, N_("probability")},
+    {COLS(0, 0), UNIT_ID},
+    {COLS(1, 1), UNIT_PROBABILITY},
 };
 #undef ALTERNATIVES
 #undef COLS

@@ -381,12 +381,11 @@ enum column_unit {
                          change", drawn diverging around it */
 };
 
-/* One group: the columns (bit c: column c, as table_bit_col), their unit
- * and what a colour bar of them says (an N_() msgid; NULL for ids). */
+/* One group: the columns (bit c: column c, as table_bit_col) and their
+ * unit. */
 typedef struct {
     uint64_t cols;
     enum column_unit unit;
-    const char *caption;
 } column_group;
 
 /* The column groups of a table, *n of them, or NULL (*n = 0) when all

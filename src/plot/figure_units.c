@@ -73,7 +73,25 @@ void fig_units_free(figure *pg)
 
 const char *fig_unit_caption(const section *S)
 {
-    return S->group != NULL ? _(S->group->caption) : NULL;
+    if (S->group == NULL)
+        return NULL;
+    switch (S->group->unit) {
+    case UNIT_PROBABILITY:
+        /* TRANSLATORS: a --plot colour bar's caption */
+        return _("probability");
+    case UNIT_COUNT:
+        /* TRANSLATORS: a --plot colour bar's caption */
+        return _("number of tokens");
+    case UNIT_LOSS:
+        /* TRANSLATORS: a --plot colour bar's caption */
+        return _("loss (nats)");
+    case UNIT_CHANGE:
+        /* TRANSLATORS: a --plot colour bar's caption */
+        return _("change (ablated - clean)");
+    case UNIT_ID:
+        break;
+    }
+    return NULL;
 }
 
 void fig_units_scale(figure *pg)

@@ -27,17 +27,23 @@ GPT2 = os.path.join(sys.argv[2], "two_layers")
 TEXT = "the cat sat on the mat"
 
 
-def ticks(texts, caption):
-    """The 5 ticks of the one bar with this caption (they precede it,
-    drawn after the panels), as numbers, or None."""
-    bars = []
+def bars(texts, caption):
+    """The 5 ticks of each bar with this caption (they precede it, drawn
+    after the panels), as numbers, in the order drawn."""
+    found = []
     for at in range(5, len(texts or [])):
         try:
             if texts[at] == caption:
-                bars.append([float(t) for t in texts[at - 5:at]])
+                found.append([float(t) for t in texts[at - 5:at]])
         except ValueError:
             pass  # the caption's words as a column's label
-    return bars[0] if len(bars) == 1 else None
+    return found
+
+
+def ticks(texts, caption):
+    """The ticks of the one bar with this caption, or None."""
+    found = bars(texts, caption)
+    return found[0] if len(found) == 1 else None
 
 
 def centred(v):
@@ -56,20 +62,19 @@ def ablation(d):
     t = plotlib.svg_of(mha, ["--model", GPT2, TEXT, "--ablate", "0.1",
                              "--tables", "ablation_effect,ablation_loss"],
                        os.path.join(d, "ablation.svg"))
-    p = ticks(t, "probability of the next token")
+    p = ticks(t, "probability")
     ok(one_sign(p, 1.0) and p[-1] < 0.5,
        "ablation_effect: its probabilities on their own bar, from the "
        "least to the most (not the logit change's ±1.46)", p)
-    ok(centred(ticks(t, "change of its logit")),
-       "ablation_effect: the logit change on a bar centred on 0",
-       ticks(t, "change of its logit"))
-    loss = ticks(t, "loss on the next token (nats)")
+    loss = ticks(t, "loss (nats)")
     ok(one_sign(loss, 100.0) and loss[0] > 1.0,
        "ablation_loss: its losses on their own bar, not centred on 0 "
        "(a loss of 6 is not an increase)", loss)
-    ok(centred(ticks(t, "change of the loss")),
-       "ablation_loss: the change of the loss on a bar centred on 0",
-       ticks(t, "change of the loss"))
+    change = bars(t, "change (ablated - clean)")
+    ok(len(change) == 2 and all(centred(v) for v in change) and
+       change[0] != change[1],
+       "ablation_effect's logit change and ablation_loss's change: each "
+       "on its own bar centred on 0", change)
     ok(t is not None and t.count("[gpt2] ablation_effect") == 2 and
        t.count("[gpt2] ablation_loss") == 2 and "ablation_effect" not in t,
        "a panel per unit of each table, the bars captioned by unit", t)
@@ -82,7 +87,7 @@ def generated(d):
     p = ticks(t, "probability")
     ok(one_sign(p, 1.0), "generated: its probabilities on their own bar "
        "(not the token ids' 0 to 285)", p)
-    kept = ticks(t, "tokens kept")
+    kept = ticks(t, "number of tokens")
     ok(kept is not None and kept[-1] >= 100,
        "generated: the counts of tokens kept on their own bar", kept)
     ids = [c for c in ("id", "top1", "top2", "top3", "top4", "top5")
