@@ -5,7 +5,6 @@
 #include <assert.h>
 #include <string.h>
 
-
 static const char *const variant_names[] = {"input",
 #define VARIANT_NAME(id, name, out_step, tables) #name,
                                             VARIANT_LIST(VARIANT_NAME)
