@@ -52,6 +52,61 @@ static_assert(sizeof tables / sizeof tables[0] == TABLE_COUNT,
               "a row for every table");
 static_assert(TABLE_COUNT <= 64, "a set of tables fits a table_set");
 
+/* The column groups of the tables whose columns hold numbers of
+ * different kinds (catalogue.h), by the columns each table's maker
+ * writes: ablation_effect (clean, ablated, logit_change) and
+ * ablation_loss (clean, ablated, change) by model/intervene/ablate.c,
+ * generated and generated_clean (id, probability, p_logits, top_k_kept,
+ * top_p_kept, then top1, p1 ... top5, p5) by model/generate.c,
+ * generated_top (id, probability) too. */
+#define COLS(a, b) \
+    ((uint64_t)(((uint64_t)1 << ((b) + 1)) - ((uint64_t)1 << (a))))
+static const column_group effect_groups[] = {
+    {COLS(0, 1), UNIT_PROBABILITY},
+    {COLS(2, 2), UNIT_CHANGE},
+};
+static const column_group loss_groups[] = {
+    {COLS(0, 1), UNIT_LOSS},
+    {COLS(2, 2), UNIT_CHANGE},
+};
+#define ALTERNATIVES(first) (0x155ULL << (first)) /* 5 columns, one in two */
+static const column_group generated_groups[] = {
+    {COLS(0, 0) | ALTERNATIVES(5), UNIT_ID},
+    {COLS(1, 2) | ALTERNATIVES(6), UNIT_PROBABILITY},
+    {COLS(3, 4), UNIT_COUNT},
+};
+static const column_group top_groups[] = {
+    {COLS(0, 0), UNIT_ID},
+    {COLS(1, 1), UNIT_PROBABILITY},
+};
+#undef ALTERNATIVES
+#undef COLS
+
+#define GROUPS(rows) rows, sizeof rows / sizeof rows[0]
+static const struct {
+    table_id id;
+    const column_group *groups;
+    size_t n;
+} column_groups[] = {
+    {TABLE_ABLATE_EFFECT, GROUPS(effect_groups)},
+    {TABLE_ABLATE_LOSS, GROUPS(loss_groups)},
+    {TABLE_GENERATED, GROUPS(generated_groups)},
+    {TABLE_GENERATED_CLEAN, GROUPS(generated_groups)},
+    {TABLE_GENERATED_TOP, GROUPS(top_groups)},
+};
+#undef GROUPS
+
+const column_group *table_column_groups(table_id id, size_t *n)
+{
+    for (size_t i = 0; i < sizeof column_groups / sizeof column_groups[0]; i++)
+        if (column_groups[i].id == id) {
+            *n = column_groups[i].n;
+            return column_groups[i].groups;
+        }
+    *n = 0;
+    return NULL;
+}
+
 const char *variant_id_name(variant_id v)
 {
     return variant_names[v];

@@ -369,6 +369,29 @@ typedef struct {
 /* The row of a table id. */
 const table_info *table_info_of(table_id id);
 
+/* What a group of a table's columns holds, when its columns do not all
+ * hold one kind of number: a picture (--plot) draws each group of one
+ * unit on its own colour scale, and never colours token ids. */
+enum column_unit {
+    UNIT_ID,          /* token ids: labels, not quantities */
+    UNIT_PROBABILITY, /* probabilities, 0 to 1 */
+    UNIT_COUNT,       /* numbers of tokens */
+    UNIT_LOSS,        /* cross-entropy losses, in nats */
+    UNIT_CHANGE,      /* signed changes (ablated - clean): 0 is "no
+                         change", drawn diverging around it */
+};
+
+/* One group: the columns (bit c: column c, as table_bit_col) and their
+ * unit. */
+typedef struct {
+    uint64_t cols;
+    enum column_unit unit;
+} column_group;
+
+/* The column groups of a table, *n of them, or NULL (*n = 0) when all
+ * its columns hold one kind of number. */
+const column_group *table_column_groups(table_id id, size_t *n);
+
 /* The id of the table named by the n bytes at name, or TABLE_COUNT when
  * no row has that name (a parameter's name is not a row's: model.h). */
 table_id table_by_name(const char *name, size_t n);

@@ -64,6 +64,9 @@ static const char *bar_caption(const section *S)
     const char *map = fig_map_caption(S);
     if (map != NULL)
         return map;
+    const char *unit = fig_unit_caption(S);
+    if (unit != NULL)
+        return unit;
     if (S->shade == SHADE_WEIGHTS)
         return _("attention weight");
     if (S->shade == SHADE_SCORES)

@@ -89,6 +89,32 @@ static size_t trained_heads(figure *pg, panel *found, size_t *n_found,
     return last;
 }
 
+/* A colour scale of the page: a table name (scale_name), and the
+ * columns of one unit when the table has several (figure_units.c). */
+typedef struct {
+    char name[64];
+    const column_group *group;
+} scale_key;
+
+/* The scale of table t (or of its columns of group, or NULL) among the
+ * n found so far, added when new. */
+static size_t name_section(scale_key *keys, size_t *n, const table *t,
+                           const column_group *group)
+{
+    char name[64];
+    scale_name(name, sizeof name, t);
+    size_t s = 0;
+    while (s < *n &&
+           (strcmp(keys[s].name, name) != 0 || keys[s].group != group))
+        s++;
+    if (s == *n) {
+        memcpy(keys[s].name, name, sizeof name);
+        keys[s].group = group;
+        (*n)++;
+    }
+    return s;
+}
+
 /* The page's panels: the tables chosen, or every head's weights (and a
  * trained run's heads before training, trained_heads). Groups them by
  * scale, then by variant, keeping the trace's order within. */
@@ -96,15 +122,23 @@ int fig_collect_panels(figure *pg, const trace *tr, const table *const *tables,
                        size_t n, mx_error *err)
 {
     size_t cap = tables != NULL ? n : trace_count(tr);
-    /* room for a trained head's weights before training too */
-    panel *found = calloc(2 * cap + 1, sizeof *found);
-    char(*names)[64] = calloc(cap + 1, sizeof *names);
+    /* room for a trained head's weights before training too, and for a
+     * table of several units' panels (figure_units.c) */
+    size_t parts = 0;
+    for (size_t i = 0; tables != NULL && i < n; i++) {
+        const column_group *g;
+        parts += fig_unit_groups(tables[i], &g);
+    }
+    panel *found = calloc(2 * cap + parts + 1, sizeof *found);
+    scale_key *names = calloc(cap + parts + 1, sizeof *names);
     variant_id *variants = calloc(cap + 1, sizeof *variants);
-    pg->panels = calloc(2 * cap + 1, sizeof *pg->panels);
-    pg->sections = calloc(cap + 1, sizeof *pg->sections);
+    pg->panels = calloc(2 * cap + parts + 1, sizeof *pg->panels);
+    pg->sections = calloc(cap + parts + 1, sizeof *pg->sections);
     pg->before = calloc(cap + 1, sizeof *pg->before);
+    pg->parts = calloc(parts + 1, sizeof *pg->parts);
     if (found == NULL || names == NULL || variants == NULL ||
-        pg->panels == NULL || pg->sections == NULL || pg->before == NULL) {
+        pg->panels == NULL || pg->sections == NULL || pg->before == NULL ||
+        pg->parts == NULL) {
         free(found);
         free(names);
         free(variants);
@@ -130,18 +164,32 @@ int fig_collect_panels(figure *pg, const trace *tr, const table *const *tables,
                 ? !is_weights(t) || t->grad
                 : t->integral || t->values.rows == 0 || t->values.cols == 0)
             continue;
-        char name[64];
-        scale_name(name, sizeof name, t);
-        size_t s = 0;
-        while (s < n_names && strcmp(names[s], name) != 0)
-            s++;
-        if (s == n_names)
-            memcpy(names[n_names++], name, sizeof name);
+        // a table of several units: a panel of each unit's columns
+        const column_group *groups;
+        const size_t n_groups =
+            tables != NULL ? fig_unit_groups(t, &groups) : 0;
+        for (size_t g = 0; g < n_groups; g++) {
+            table *part;
+            if (fig_unit_part(&part, pg, t, &groups[g], err) != 0) {
+                free(found);
+                free(names);
+                free(variants);
+                return -1;
+            }
+            if (part != NULL)
+                found[n_found++] = (panel){
+                    .t = part,
+                    .section = name_section(names, &n_names, part, &groups[g]),
+                    .group = &groups[g]};
+        }
         size_t v = 0;
         while (v < n_variants && variants[v] != t->variant)
             v++;
         if (v == n_variants)
             variants[n_variants++] = t->variant;
+        if (n_groups > 0)
+            continue;
+        const size_t s = name_section(names, &n_names, t, NULL);
         size_t after = 0;
         if (tables == NULL && t->id == TABLE_ATTN_WEIGHTS)
             after = trained_heads(pg, found, &n_found, tr, t, s);
@@ -164,7 +212,8 @@ int fig_collect_panels(figure *pg, const trace *tr, const table *const *tables,
                 section *S = &pg->sections[s];
                 if (S->count == 0) {
                     S->first = pg->n_panels;
-                    memcpy(S->name, names[s], sizeof S->name);
+                    memcpy(S->name, names[s].name, sizeof S->name);
+                    S->group = names[s].group;
                     S->shade = table_info_for(found[i].t)->shade;
                     S->measure = tr->model.map_measure;
                     pg->n_sections = s + 1;

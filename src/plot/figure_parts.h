@@ -14,6 +14,7 @@
  *   figure_view.c    the model view: every layer's heads in one grid
  *   figure_maps.c    the interventions' maps: their axes and scales
  *   figure_generation.c  a generation's heads step by step
+ *   figure_units.c   a table of several units: a panel and a scale each
  *   figure_marks.c   the model view's marks: head scores, shared
  *                    key/value heads
  *   plot_figure.c    the page as a whole (plot_figure.h)
@@ -165,6 +166,8 @@ typedef struct {
     double x, y;             /* top left of its box on the figure */
     bool training;           /* a trained run's head, at a step: */
     size_t step;             /* 0 before training, N after it */
+    /* t holds these columns of its table (figure_units.c), or NULL */
+    const column_group *group;
 } panel;
 
 /* The panels of one colour scale, in a grid per variant, and their colour
@@ -205,7 +208,19 @@ typedef struct {
     double axis_h;          /* a map's title of its columns' axis, with
                                its gap (figure_maps.c), or 0 */
     const char *measure;    /* the run's map_measure (trace.h), or NULL */
+    /* its tables' columns of one unit (figure_units.c), or NULL */
+    const column_group *group;
 } section;
+
+/* The columns of one unit of a table (figure_units.c): a copy of the
+ * table holding those columns only. */
+typedef struct {
+    table t;       /* its values and cols point here */
+    labels cols;   /* the columns' labels: s is names, its strings the
+                      table's */
+    char **names;  /* owned */
+    float *values; /* rows x cols, owned */
+} unit_part;
 
 struct figure {
     plot_style style;
@@ -237,6 +252,8 @@ struct figure {
                       the trained heads' tables whose values point into
                       attn_weights_steps; owned (not their values) */
     size_t n_before;
+    unit_part *parts; /* n_parts tables' columns of one unit; owned */
+    size_t n_parts;
 };
 
 /* ---- the panels and their scales (figure_panels.c) -------------------- */
@@ -255,6 +272,28 @@ bool fig_cell_masked(const panel *p, size_t r, size_t c);
 
 /* Where v, a value of row r, lies on the panel's scale, as a colour. */
 rgb fig_scale_color(const panel *p, size_t r, double v);
+
+/* ---- tables of several units (figure_units.c) ------------------------- */
+
+/* The column groups of t (catalogue.h) into *groups; how many, 0 when
+ * its columns hold one kind of number (or t is a gradient). */
+size_t fig_unit_groups(const table *t, const column_group **groups);
+
+/* *out: a table of t's columns of group g, owned by pg (a new entry of
+ * pg->parts, which has room), or NULL when the group is token ids or t
+ * has none of its columns. */
+int fig_unit_part(table **out, figure *pg, const table *t,
+                  const column_group *g, mx_error *err);
+
+void fig_units_free(figure *pg);
+
+/* What the colour bar of a section of one unit says, or NULL. */
+const char *fig_unit_caption(const section *S);
+
+/* The scale of each section of one unit: centred on 0 on a diverging map
+ * for changes, else from the least value to the most on a sequential
+ * map; one bar beside its panels. After fig_scale_panels. */
+void fig_units_scale(figure *pg);
 
 /* ---- labels (figure_labels.c) ----------------------------------------- */
 

@@ -7,7 +7,8 @@
  *     a quarter clockwise, reading downwards; one or two digits or
  *     letters alone ("0", "1") upright;
  *   - the columns from right to left, each at most the height given, a
- *     line wide; no column starts with closing punctuation.
+ *     line wide; no column starts with closing punctuation or ends with
+ *     opening punctuation (a bracket stays with its text).
  *
  *      ︵  平
  *      -   均
@@ -33,6 +34,7 @@ typedef struct {
     char text[64]; /* UTF-8, the vertical form of punctuation */
     bool turned;   /* drawn a quarter clockwise */
     bool closing;  /* closing punctuation: never a column's first */
+    bool opening;  /* opening punctuation: never a column's last */
     double len;    /* its length down the column */
     double gap;    /* a space before it, when not a column's first */
 } unit;
@@ -99,6 +101,8 @@ static size_t cut_units(cairo_t *cr, const char *text, double line_h, unit *out)
         latin_before = !chinese;
         if (chinese) {
             const gunichar v = vertical_form(u, &t->closing);
+            // the brackets' vertical forms, U+FE35 on: closing or opening
+            t->opening = v >= 0xFE35 && !t->closing;
             if (v != 0)
                 t->text[g_unichar_to_utf8(v, t->text)] = '\0';
             else
@@ -138,17 +142,26 @@ static size_t break_columns(const unit *u, size_t n, double height,
 {
     size_t cols = 0;
     double at = 0;
-    *longest = 0;
     for (size_t i = 0; i < n; i++) {
         const double step = (at > 0 ? u[i].gap : 0) + u[i].len;
         if (i == 0 || (at > 0 && at + step > height + 1e-6 && !u[i].closing)) {
-            starts[cols++] = i;
-            at = 0;
+            // an opening bracket last in the column goes on with its text
+            const bool carry =
+                i > 0 && u[i - 1].opening && starts[cols - 1] < i - 1;
+            starts[cols++] = carry ? i - 1 : i;
+            at = carry ? u[i - 1].len : 0;
         }
         at += at > 0 ? u[i].gap + u[i].len : u[i].len;
-        *longest = fmax(*longest, at);
     }
     starts[cols] = n;
+    // the columns' lengths, as fig_draw_vertical sets them
+    *longest = 0;
+    for (size_t k = 0; k < cols; k++) {
+        double len = 0;
+        for (size_t i = starts[k]; i < starts[k + 1]; i++)
+            len += (i > starts[k] ? u[i].gap : 0) + u[i].len;
+        *longest = fmax(*longest, len);
+    }
     return cols;
 }
 

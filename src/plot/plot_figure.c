@@ -61,6 +61,7 @@ static void figure_release(figure *fig)
     free(fig->sections);
     fig_view_free(fig->view);
     free(fig->before);
+    fig_units_free(fig);
     free(fig);
 }
 
@@ -124,6 +125,7 @@ figure *figure_make(const trace *tr, const table *const *tables, size_t n,
         return NULL;
     }
     fig_maps_scale(fig);
+    fig_units_scale(fig);
     return fig;
 }
 

@@ -168,6 +168,30 @@ static void test_rows(void)
         complete += variant_row_complete(variant_row_of((variant_id)v));
     ok(complete == VARIANT_ID_COUNT - 1,
        "every variant's row is complete, its training pass included");
+    // a table's column groups: each of its columns in one group (as
+    // many as its shape's columns), some of them quantities
+    size_t grouped = 0, wrong = 0;
+    for (size_t id = 0; id < TABLE_COUNT; id++) {
+        size_t n;
+        const column_group *g = table_column_groups((table_id)id, &n);
+        if (g == NULL)
+            continue;
+        grouped++;
+        const char *x = strstr(table_info_of((table_id)id)->shape, " x ");
+        const unsigned long cols = x != NULL ? strtoul(x + 3, NULL, 10) : 0;
+        uint64_t all = 0;
+        bool quantity = false;
+        for (size_t k = 0; k < n; k++) {
+            wrong += (all & g[k].cols) != 0 || g[k].cols == 0;
+            quantity |= g[k].unit != UNIT_ID;
+            all |= g[k].cols;
+        }
+        wrong += cols == 0 || cols >= 64 || all != ((uint64_t)1 << cols) - 1 ||
+                 !quantity;
+    }
+    ok(grouped >= 2 && wrong == 0,
+       "a table's column groups hold each of its columns once, some of "
+       "them quantities");
 }
 
 int main(void)
