@@ -106,6 +106,16 @@ static int put_tokens(trace *tr, const lm_text *run, mx_error *err)
     return trace_flush(tr, err);
 }
 
+/* Whether --tables names tokens: --repeat-random's run shows its drawn
+ * text when asked, its scores alone by default. */
+static bool asks_tokens(const run_request *rq)
+{
+    for (size_t i = 0; i < rq->n_tables; i++)
+        if (table_pick_row(&rq->tables[i]) == TABLE_TOKENS)
+            return true;
+    return false;
+}
+
 int head_scores_check(const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
@@ -138,7 +148,8 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
     }
     if (heads_shown(shown, &n, rq, &run.shape, err) != 0)
         goto out;
-    if (rq->repeat_random > 0 && put_tokens(tr, &run, err) != 0)
+    if (rq->repeat_random > 0 && asks_tokens(rq) &&
+        put_tokens(tr, &run, err) != 0)
         goto out;
     if (matrix_alloc(&scores, L * H, HEAD_PATTERNS, N_("attention weights"),
                      err) != 0)
