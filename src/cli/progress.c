@@ -71,6 +71,17 @@ void progress_training(progress *p, const char *variant, size_t step,
     fflush(p->out);
 }
 
+void progress_passes(progress *p, const char *option, size_t done, size_t total)
+{
+    if (!progress_due(p))
+        return;
+    /* TRANSLATORS: the progress line of a long intervention; %s is its
+     * option (--patch, --ablate all-heads), then the passes done and
+     * all of them */
+    fprintf(p->out, _("mha-explain: %s: pass %zu of %zu"), option, done, total);
+    fflush(p->out);
+}
+
 void progress_end(progress *p)
 {
     if (p->out != NULL && p->shown) {

@@ -1,8 +1,10 @@
-/* progress.h: a progress line on standard error during a long --input run
- * or a long training (--train).
+/* progress.h: a progress line on standard error during a long --input run,
+ * a long training (--train) or a long intervention (--patch, --ablate
+ * all-heads).
  *
  *   mha-explain: sentence 12 of 800
  *   mha-explain: training fused: step 3100 of 100000
+ *   mha-explain: --patch: pass 140 of 496
  *
  * Shown only when standard error is a terminal and --quiet is not given,
  * only once the run has taken more than a second, redrawn in place at
@@ -35,6 +37,11 @@ void progress_step(progress *p, size_t done, size_t total);
  * finite. */
 void progress_training(progress *p, const char *variant, size_t step,
                        size_t steps, float loss);
+
+/* `done` of an intervention's `total` passes are done (option names it:
+ * "--patch", "--ablate all-heads"). */
+void progress_passes(progress *p, const char *option, size_t done,
+                     size_t total);
 
 /* Erases the line, if one was drawn. */
 void progress_end(progress *p);

@@ -236,6 +236,17 @@ static void show_training(void *ctx, variant_id v, size_t step, size_t steps,
         progress_end(ctx);
 }
 
+/* A passes_watch (pipeline.h): an intervention's passes on the progress
+ * line ctx, erased when they end. */
+static void show_passes(void *ctx, const char *option, size_t done,
+                        size_t total)
+{
+    if (done < total)
+        progress_passes(ctx, option, done, total);
+    else
+        progress_end(ctx);
+}
+
 /* Whether the run's trace shows the model it trained (its vocabulary,
  * its parameters): a trained run's does, but --repeat-random's trains
  * (or reads) its model for the scores alone and shows none of it, so
@@ -334,14 +345,19 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
                 : opt->step ? "\f"
                             : "\n",
                 heading);
-    /* a long training shows its step on a terminal */
+    /* a long training shows its step on a terminal, a long intervention
+     * its passes */
     run_request rq = run_request_of(opt);
     progress bar;
     const train_watch watch = {show_training, &bar};
+    const passes_watch passes = {show_passes, &bar};
     progress_begin(&bar, stderr,
-                   rq.train && !opt->quiet && isatty(STDERR_FILENO));
-    if (bar.out != NULL)
-        rq.watch = &watch;
+                   (rq.train || rq.patch || rq.ablate_all) && !opt->quiet &&
+                       isatty(STDERR_FILENO));
+    if (bar.out != NULL) {
+        rq.watch = rq.train ? &watch : NULL;
+        rq.passes = &passes;
+    }
     if (rc == 0 && pipeline_run(&tr, &rq, in, err) != 0) {
         run_error_message(err, opt);
         rc = -1;

@@ -158,6 +158,10 @@ typedef enum {
 /* --head-scores (model/intervene/head_scores.h): head_scores, each
  * head's previous-token, duplicate-token and induction score. */
 #define HEAD_SCORE_TABLES TABLE_BIT(HEAD_SCORES)
+/* --repeat-random's drawn text, before the scores when --tables names
+ * it: tokens (T x 1), each id under its token's label, as a sentence's
+ * run shows its tokens. */
+#define REPEAT_RANDOM_TABLES TABLE_BIT(TOKENS)
 /* What a Llama-style checkpoint makes besides a GPT-2 checkpoint's
  * tables: each head's queries and keys after the rotary positions, and
  * which key/value head each query head reads (kv_heads, H x 1, before the

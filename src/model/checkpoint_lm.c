@@ -3,6 +3,7 @@
 #include "model/checkpoint_lm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
@@ -133,6 +134,22 @@ int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
                           err);
 }
 
+/* Whether id is an ordinary token of the tokenizer: a token of
+ * tokenizer.json not marked special, or, read from vocab.json, a token
+ * of it but GPT2Tokenizer's special one, <|endoftext|>. */
+static bool ordinary(const lm_session *s, const struct hf_tokenizer *hf,
+                     int32_t id)
+{
+    size_t len;
+    if (hf != NULL)
+        return hf_tokenizer_piece(hf, id, &len) != NULL &&
+               !hf_tokenizer_special(hf, id);
+    static const char eot[] = "<|endoftext|>";
+    unsigned char raw[sizeof eot];
+    const size_t n = gpt2_tokenizer_bytes(raw, sizeof raw, s->tokenizer, id);
+    return n > 0 && !(n == sizeof eot - 1 && memcmp(raw, eot, n) == 0);
+}
+
 int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
 {
     const struct hf_tokenizer *hf = checkpoint_tokenizer_json(s->tokenizer);
@@ -140,14 +157,10 @@ int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
     *d = (lm_draws){0};
     if ((d->words = calloc(n > 0 ? n : 1, sizeof *d->words)) == NULL)
         return err_nomem(err, _("tokens"));
-    // the ids a token has (vocab.json's: every one below n), in order,
-    // but the special ones
-    for (size_t id = 0; id < n; id++) {
-        size_t len;
-        if (hf == NULL || (hf_tokenizer_piece(hf, (int32_t)id, &len) != NULL &&
-                           !hf_tokenizer_special(hf, (int32_t)id)))
+    // the ids a token has, in order, but the special ones
+    for (size_t id = 0; id < n; id++)
+        if (ordinary(s, hf, (int32_t)id))
             d->words[d->n_words++] = (int32_t)id;
-    }
     if (hf != NULL)
         hf_tokenizer_specials(&d->before, &d->n_before, &d->after, &d->n_after,
                               hf);

@@ -14,8 +14,8 @@
  *     {
  *         return checkpoint_lm_open(s, shape, &row, rq, err);
  *     }
- *     const lm_ops gpt2_lm =
- *         CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers, NULL);
+ *     const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(
+ *         open_lm, checkpoint_lm_layers, checkpoint_lm_draws);
  */
 #ifndef MHA_CHECKPOINT_LM_H
 #define MHA_CHECKPOINT_LM_H
@@ -89,10 +89,12 @@ void checkpoint_lm_close(lm_session *s);
 int checkpoint_lm_layers(lm_session *s, matrix *resid, size_t n, size_t first,
                          size_t count, const forward_hooks *hooks,
                          mx_error *err);
-/* lm_ops.draws for a family read with a tokenizer.json (BERT's, the
- * Llama style's): the tokenizer's ids that a token has, but those
- * tokenizer.json marks "special" (bos, eos, pad, [CLS] ...), and the
- * post-processor's special tokens around a text (hf_tokenizer.h). */
+/* lm_ops.draws of a checkpoint family: the tokenizer's ids that a token
+ * has, but the special ones: those tokenizer.json marks "special" (bos,
+ * eos, pad, [CLS] ...; BERT's, the Llama style's, a GPT-2 folder with
+ * tokenizer.json alone), or, from vocab.json, <|endoftext|> (GPT-2's);
+ * and the post-processor's special tokens around a text
+ * (hf_tokenizer.h). */
 int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 
 /* A checkpoint family's lm_ops, given its open, its layers

@@ -103,7 +103,7 @@ typedef struct {
     variant_id variant;
     /* The words --repeat-random draws and what goes around them (see
      * lm_draws), or NULL: every id below the model's vocabulary, nothing
-     * around them (GPT-2's, a lesson model's). */
+     * around them (a lesson model's). */
     int (*draws)(lm_draws *d, const lm_session *s, mx_error *err);
 } lm_ops;
 

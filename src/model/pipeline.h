@@ -147,6 +147,23 @@ typedef struct {
     double attn_dropout; /* --attn-dropout P: the modules' on the weights */
 } model_config;
 
+/* Told, as an intervention of many passes runs (--patch, --ablate
+ * all-heads), that `done` of its `total` passes are done (option names
+ * it: "--patch"), and with done == total when they end (a progress line
+ * on a terminal: cli/progress.h); it cannot stop the run. */
+typedef struct {
+    void (*fn)(void *ctx, const char *option, size_t done, size_t total);
+    void *ctx;
+} passes_watch;
+
+/* Tells watch (NULL: no one) that done of total passes are done. */
+static inline void passes_tell(const passes_watch *watch, const char *option,
+                               size_t done, size_t total)
+{
+    if (watch != NULL)
+        watch->fn(watch->ctx, option, done, total);
+}
+
 /* What a run computes and shows: the model (the lesson's architecture, or
  * a checkpoint folder), its variants, the tables, the interventions,
  * generation and training, and how it runs. The command line makes one
@@ -221,6 +238,8 @@ typedef struct {
     /* --head-scores: each head's previous-token, duplicate-token and
      * induction score (model/intervene/head_scores.h) */
     bool head_scores;
+    /* --patch and --ablate all-heads: told of their passes, or NULL */
+    const passes_watch *passes;
     /* --logit-lens: the lm_head over the residual stream after each
      * layer (model/intervene/logit_lens.h) */
     bool logit_lens;

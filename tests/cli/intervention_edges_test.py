@@ -79,11 +79,24 @@ with tempfile.TemporaryDirectory() as folder:
             "--repeat-random with --input: refused")
 
 # --repeat-random's run is --head-scores' alone: a table of the plain run
-# asked for is refused, not left out
-r = refused(["--head-scores", "--repeat-random", "4", "--tables", "tokens"],
-            ["--tables", "tokens"],
-            "--repeat-random --tables tokens: refused, as any table the run "
-            "does not make")
+# asked for is refused, not left out; its drawn text is shown when
+# --tables asks for tokens
+r = refused(["--head-scores", "--repeat-random", "4", "--tables",
+             "next_tokens"], ["--tables", "next_tokens"],
+            "--repeat-random --tables next_tokens: refused, as any table "
+            "the run does not make")
+r = run(["--head-scores", "--repeat-random", "4", "--tables",
+         "tokens,head_scores", "--format", "csv"])
+drawn = [line.split(",") for line in r.stdout.splitlines()
+         if ",tokens," in line]
+ids = [row[-1] for row in drawn]
+ok(r.returncode == 0 and len(ids) == 8 and ids[:4] == ids[4:] and
+   all(row[5] for row in drawn) and "head_scores" in r.stdout,
+   "--repeat-random --tables tokens,head_scores: the 4 drawn ids twice, "
+   "each under its token's label, then the scores", r.stdout[:400])
+r = run(["--head-scores", "--repeat-random", "4"])
+ok(r.returncode == 0 and "tokens" not in r.stdout,
+   "--repeat-random without --tables: the scores alone", r.stdout[:200])
 r = run(["--head-scores", "--repeat-random", "4", "--tables", "head_scores"])
 ok(r.returncode == 0 and "head_scores" in r.stdout,
    "--repeat-random --tables head_scores: the scores", r.stderr)

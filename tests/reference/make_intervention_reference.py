@@ -60,8 +60,11 @@ softmax weights, taken by a forward hook on attn.attn_dropout, which
 evaluation mode leaves as they are). Into
 scores_CHECKPOINT.safetensors, "NAME.scores" ((L*H) x 3: previous
 token, duplicate token, induction, a row per head, layer by layer); the
-ids are a text's (SCORE_CASES) or torch.randint(0, V, (N,)) after
-torch.manual_seed(SEED), then the same N again (--repeat-random N).
+ids are a text's (SCORE_CASES) or N ids of the tokenizer's ordinary
+tokens (vocab.json's, but GPT2Tokenizer's special <|endoftext|>),
+words[torch.randint(0, len(words), (N,))] after torch.manual_seed(SEED),
+as make_llama_intervention_reference.py draws a Llama-style
+checkpoint's, then the same N again (--repeat-random N).
 
 How to run it (Debian's python3-torch, CPU, float32):
 
@@ -69,6 +72,7 @@ How to run it (Debian's python3-torch, CPU, float32):
         [OUTDIR [CHECKPOINT...]]
 """
 
+import json
 import os
 import sys
 
@@ -408,6 +412,16 @@ def compute_head_attention_similarity_score(
 # ---- end of the copy
 
 
+def ordinary_tokens(name):
+    """The ids --repeat-random draws from: those of vocab.json's tokens,
+    but GPT2Tokenizer's special one, <|endoftext|> (its bos, eos and
+    unk), ascending."""
+    with open(os.path.join(HERE, "gpt2", name, "vocab.json")) as f:
+        vocab = json.load(f)
+    special = {vocab[t] for t in ("<|endoftext|>",) if t in vocab}
+    return torch.tensor(sorted(set(vocab.values()) - special))
+
+
 def scores_case(outdir, name):
     model, config, _ = load(name)
     L, H = config.num_hidden_layers, config.num_attention_heads
@@ -415,8 +429,9 @@ def scores_case(outdir, name):
     for case, ids in SCORE_CASES[name]:
         if isinstance(ids, tuple):
             n, seed = ids
+            words = ordinary_tokens(name)
             torch.manual_seed(seed)
-            half = torch.randint(0, config.vocab_size, (n,))
+            half = words[torch.randint(0, len(words), (n,))]
             tokens = torch.cat([half, half]).view(1, -1)
         else:
             tokens = torch.tensor([ids])

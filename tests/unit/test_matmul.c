@@ -132,8 +132,59 @@ static long one_problem(matmul_kernel k, workers *pool, size_t max_m,
     return bad;
 }
 
+/* A random product a (M, K) @ b^T (N, K), as the lm_head's over a
+ * pass's rows, computed by kernel k whole and then each row of a alone
+ * (M = 1: a single row's path, matvec.h); returns the cells of the rows
+ * alone that differ from the whole product's: each row's sums must not
+ * depend on the other rows (lm_runs.h computes a pass's last row of
+ * logits alone). */
+static long rows_alone(matmul_kernel k, workers *pool)
+{
+    const size_t M = 1 + random_size(40), K = random_size(100);
+    const size_t N = random_size(600);
+    float *a = alloc_floats(M * K), *b = alloc_floats(K * N);
+    float *whole = alloc_floats(M * N), *row = alloc_floats(N);
+    fill(a, M * K);
+    fill(b, K * N);
+    matmul_problem p = {
+        .M = M,
+        .N = N,
+        .K = K,
+        .a = a,
+        .lda = K,
+        .b = b,
+        .ldb = K,
+        .b_transposed = true,
+        .c = whole,
+        .ldc = N,
+        .shape = MATMUL_FULL,
+    };
+    matmul_run(&p, k, pool);
+    long bad = 0;
+    for (size_t i = 0; i < M; i++) {
+        p.M = 1;
+        p.a = a + i * K;
+        p.c = row;
+        matmul_run(&p, k, pool);
+        bad += differences(row, whole + i * N, 1, N, false);
+    }
+    free(a);
+    free(b);
+    free(whole);
+    free(row);
+    return bad;
+}
+
 static void kernel_cases(matmul_kernel k, workers *pool, const char *on)
 {
+    long alone = 0;
+    for (int i = 0; i < 40; i++)
+        alone += rows_alone(k, i % 2 ? pool : NULL);
+    ok(alone == 0,
+       "%s%s: each row of a product alone equals that row of the whole "
+       "product: %ld cells differ",
+       matmul_kernel_name(k), on, alone);
+
     long bad = 0;
     for (int i = 0; i < 300; i++)
         bad += one_problem(k, NULL, 40, 70, 40, MATMUL_FULL, false);

@@ -77,4 +77,5 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
     return checkpoint_lm_open(s, shape_out, &row, rq, err);
 }
 
-const lm_ops gpt2_lm = CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers, NULL);
+const lm_ops gpt2_lm =
+    CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers, checkpoint_lm_draws);

@@ -222,8 +222,11 @@ static int map_passes(matrix *map, lm_text *run, const run_request *rq,
             rc = lm_text_logits(&logits, run, &k, 1, err);
             if (rc == 0)
                 rc = lm_metric_of(&ablated, metric, &logits, run, err);
-            if (rc == 0)
+            if (rc == 0) {
                 *matrix_at(map, l, h) = ablated - clean;
+                passes_tell(rq->passes, "--ablate all-heads", l * H + h + 1,
+                            L * H);
+            }
         }
     matrix_free(&logits);
     return rc;
@@ -243,7 +246,8 @@ static int record_map(trace *tr, lm_text *run, const run_request *rq,
         rc = lm_metric_open(&metric, run, rq, err);
     if (rc == 0)
         rc = run->lm->layers != NULL
-                 ? ablate_map_shared(&map, run, rq->ablate_mode, &metric, err)
+                 ? ablate_map_shared(&map, run, rq->ablate_mode, &metric,
+                                     rq->passes, err)
                  : map_passes(&map, run, rq, &metric, err);
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);

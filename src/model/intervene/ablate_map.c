@@ -7,13 +7,6 @@
 
 #include "base/i18n.h"
 
-enum {
-    /* the most rows (copies x T) run through the layers at once: a
-     * product over a few hundred rows reads each weight once for all of
-     * them, and the working matrices stay a few times one pass's */
-    ROWS_AT_ONCE = 256,
-};
-
 /* The recorder of the clean pass: keeps the residual stream before layer
  * 0 (inputs) in *before. */
 static int keep_inputs(void *ctx, const table_key *at, const matrix *m,
@@ -96,7 +89,8 @@ static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
 }
 
 int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      const lm_metric *metric, mx_error *err)
+                      const lm_metric *metric, const passes_watch *watch,
+                      mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
     const size_t V = run->shape.vocab, T = run->T;
@@ -111,7 +105,7 @@ int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
     if (rc == 0)
         rc = lm_metric_of(&clean, metric, &logits, run, err);
     matrix_free(&logits);
-    size_t most = T < ROWS_AT_ONCE ? ROWS_AT_ONCE / T : 1;
+    size_t most = T < LM_ROWS_AT_ONCE ? LM_ROWS_AT_ONCE / T : 1;
     if (most > H)
         most = H;
     if (rc == 0)
@@ -121,6 +115,8 @@ int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
             const size_t n = H - h0 < most ? H - h0 : most;
             rc = run_group(map, &g, run, &before, l, h0, n, action, metric,
                            clean, err);
+            if (rc == 0)
+                passes_tell(watch, "--ablate all-heads", l * H + h0 + n, L * H);
         }
         // the clean stream before layer l + 1
         if (rc == 0 && l + 1 < L)

@@ -11,7 +11,7 @@
  *   before (T, D) = the clean residual stream before layer 0 (inputs)
  *   for each layer l:
  *     n copies of before, stacked (n * T, D), one per head h of l
- *     (n = every head, or fewer when the rows would pass ROWS_AT_ONCE)
+ *     (n = every head, or fewer when the rows would pass LM_ROWS_AT_ONCE)
  *     layers l .. L-1 over them, copy i with head h's z ablated
  *     logits = the model's head over each copy, then its measure
  *     before = layer l over before (the clean stream moves on)
@@ -28,12 +28,15 @@
 #include "model/hooks.h"
 #include "model/intervene/lm_runs.h"
 #include "model/intervene/metric.h"
+#include "model/pipeline.h"
 #include "numerics/tensor.h"
 
 /* map (L, H, allocated by the caller) = the metric of the text with each
  * head alone ablated as `action` says (HOOK_ZERO or HOOK_MEAN) minus the
- * clean run's. run's model must have lm_ops.layers. */
+ * clean run's, the heads done told to watch (NULL: no one). run's model
+ * must have lm_ops.layers. */
 int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      const lm_metric *metric, mx_error *err);
+                      const lm_metric *metric, const passes_watch *watch,
+                      mx_error *err);
 
 #endif

@@ -84,6 +84,38 @@ static char **head_names(const trace *tr, const lm_shape *shape,
     return names;
 }
 
+/* tokens (T x 1) of --repeat-random's drawn text: each id under its
+ * token's label, as a sentence's run shows them. */
+static int put_tokens(trace *tr, const lm_text *run, mx_error *err)
+{
+    char **names = lm_labels(run, run->ids, run->T, err);
+    const labels *rows =
+        names != NULL
+            ? trace_word_labels(tr, "", (const char *const *)names, run->T, err)
+            : NULL;
+    lm_labels_free(names, run->T);
+    const labels *id = rows != NULL ? trace_literal_label(tr, "id", err) : NULL;
+    const table_key key = {VARIANT_INPUT, 0, NO_HEAD, TABLE_TOKENS, false};
+    table *t = id != NULL ? trace_new(tr, &key, rows, id, err) : NULL;
+    if (t == NULL)
+        return -1;
+    t->integral = true;
+    for (size_t i = 0; i < run->T; i++)
+        t->values.v[i] = (float)run->ids[i];
+    trace_release(tr, t);
+    return trace_flush(tr, err);
+}
+
+/* Whether --tables names tokens: --repeat-random's run shows its drawn
+ * text when asked, its scores alone by default. */
+static bool asks_tokens(const run_request *rq)
+{
+    for (size_t i = 0; i < rq->n_tables; i++)
+        if (table_pick_row(&rq->tables[i]) == TABLE_TOKENS)
+            return true;
+    return false;
+}
+
 int head_scores_check(const lm_ops *lm, const run_request *rq,
                       const model_input *in, mx_error *err)
 {
@@ -115,6 +147,9 @@ int head_scores_record(trace *tr, const lm_ops *lm, const run_request *rq,
         goto out;
     }
     if (heads_shown(shown, &n, rq, &run.shape, err) != 0)
+        goto out;
+    if (rq->repeat_random > 0 && asks_tokens(rq) &&
+        put_tokens(tr, &run, err) != 0)
         goto out;
     if (matrix_alloc(&scores, L * H, HEAD_PATTERNS, N_("attention weights"),
                      err) != 0)

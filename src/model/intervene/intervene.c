@@ -45,6 +45,8 @@ bool intervene_makes_table(const run_request *rq, table_id id)
     if (rq->patch)
         return (PATCH_TABLES & table_bit(id)) != 0;
     if (rq->head_scores)
-        return (HEAD_SCORE_TABLES & table_bit(id)) != 0;
+        return ((HEAD_SCORE_TABLES |
+                 (rq->repeat_random > 0 ? REPEAT_RANDOM_TABLES : 0)) &
+                table_bit(id)) != 0;
     return ablate_makes_table(rq, id);
 }

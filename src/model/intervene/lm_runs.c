@@ -130,6 +130,23 @@ int lm_run_ids(matrix *logits, lm_text *run, const int32_t *ids, size_t T,
     return 0;
 }
 
+int lm_last_logits_from(matrix *last, lm_text *run, matrix *resid, size_t n,
+                        size_t first, const forward_hooks *hooks, mx_error *err)
+{
+    const size_t L = run->shape.layers, T = resid->rows / n, D = resid->cols;
+    matrix rows = {0};
+    if (run->lm->layers(run->s, resid, n, first, L - first, hooks, err) != 0 ||
+        matrix_alloc(&rows, n, D, N_("hidden states"), err) != 0)
+        return -1;
+    // each pass's last row: (n, D)
+    for (size_t i = 0; i < n; i++)
+        memcpy(matrix_at(&rows, i, 0), matrix_at(resid, i * T + T - 1, 0),
+               D * sizeof *rows.v);
+    const int rc = run->lm->unembed(run->s, last, &rows, err);
+    matrix_free(&rows);
+    return rc;
+}
+
 int lm_run_record(lm_text *run,
                   int (*record)(void *ctx, const table_key *at, const matrix *m,
                                 mx_error *err),

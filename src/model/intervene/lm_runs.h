@@ -16,6 +16,14 @@
 #include "model/trace.h"
 #include "numerics/tensor.h"
 
+enum {
+    /* the most rows (passes x T) an intervention runs through the layers
+     * at once (lm_ops.layers): a product over a few hundred rows reads
+     * each weight once for all of them, and the working matrices stay a
+     * few times one pass's */
+    LM_ROWS_AT_ONCE = 256,
+};
+
 /* A model opened over a text: its session, sizes and the text's ids. */
 typedef struct {
     const lm_ops *lm;
@@ -51,6 +59,18 @@ int lm_run_ids(matrix *logits, lm_text *run, const int32_t *ids, size_t T,
                int (*record)(void *ctx, const table_key *at, const matrix *m,
                              mx_error *err),
                void *ctx, mx_error *err);
+
+/* n passes over ids (T each) from the residual stream before layer
+ * `first`, for a family with lm_ops.layers: resid (n * T, D) holds the n
+ * streams stacked, run in place through the layers first .. L - 1 (pass
+ * i's heads passing hooks[i]; hooks NULL: none), then the model's head
+ * over each pass's last row alone: last (n, V), allocated by the caller,
+ * row i what row T - 1 of pass i's whole logits (T, V) holds, bit for
+ * bit (the final norm and the lm_head's product work row by row,
+ * numerics/matmul.h). */
+int lm_last_logits_from(matrix *last, lm_text *run, matrix *resid, size_t n,
+                        size_t first, const forward_hooks *hooks,
+                        mx_error *err);
 
 /* One forward pass over the text's own ids, without a hook that
  * replaces, calling record(ctx, ...) at every hook point; the logits

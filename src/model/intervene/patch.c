@@ -186,11 +186,17 @@ static int kept_alloc(kept *k, size_t L, size_t H, bool heads, mx_error *err)
     return 0;
 }
 
-/* logits[T-1][answer] - logits[T-1][wrong], get_logit_diff's. */
-static float logit_diff(const matrix *logits, const patch_texts *p)
+/* last[answer] - last[wrong] of the last position's logits (V),
+ * get_logit_diff's. */
+static float logit_diff(const float *last, const patch_texts *p)
 {
-    const float *last = matrix_at(logits, logits->rows - 1, 0);
     return last[p->answer] - last[p->wrong];
+}
+
+/* logit_diff of the last row of logits (T, V). */
+static float last_diff(const matrix *logits, const patch_texts *p)
+{
+    return logit_diff(matrix_at(logits, logits->rows - 1, 0), p);
 }
 
 /* The normalised metric of ioi_metric: the numerator in float32 (a
@@ -224,7 +230,7 @@ static int patched(float *out, patch_texts *p, const replace_hook *k,
     if (lm_run_ids(&logits, &p->run, p->corrupt, p->run.T, k, 1, NULL, NULL,
                    err) != 0)
         return -1;
-    *out = metric(logit_diff(&logits, p), clean, corrupt);
+    *out = metric(last_diff(&logits, p), clean, corrupt);
     matrix_free(&logits);
     return 0;
 }
@@ -269,34 +275,163 @@ static int put_baselines(trace *tr, const patch_texts *p, const run_request *rq,
     return trace_flush(tr, err);
 }
 
-/* patch_heads (L x H) and patch_resid (L x T). */
-static int patch_maps(matrix *heads, matrix *resid, patch_texts *p,
-                      const kept *ck, const kept *kk, float cb, float kb,
-                      mx_error *err)
+/* What the patched runs share: the texts, the clean (ck) and the
+ * corrupted run's (kk) activations, the baselines, and the count of the
+ * runs done of all L·H + L·T, told to the run's watch. */
+typedef struct {
+    patch_texts *p;
+    const kept *ck, *kk;
+    float cb, kb;
+    const passes_watch *watch;
+    size_t done, total;
+} patch_runs;
+
+/* The hook that patches head h of layer l: the clean run's z in the
+ * corrupted run. */
+static replace_hook head_hook(const patch_runs *r, size_t l, size_t h)
 {
-    const size_t L = ck->L, H = ck->H, T = p->run.T;
-    int rc = 0;
-    for (size_t l = 0; rc == 0 && l < L; l++)
-        for (size_t h = 0; rc == 0 && h < H; h++) {
-            const replace_hook k = {
-                {VARIANT_ID_BLOCK, (int)l, (int)h, TABLE_HEAD_CONTEXT, false},
-                HOOK_SET,
-                &ck->z[l * H + h]};
-            rc = patched(matrix_at(heads, l, h), p, &k, cb, kb, err);
-        }
+    return (replace_hook){
+        {VARIANT_ID_BLOCK, (int)l, (int)h, TABLE_HEAD_CONTEXT, false},
+        HOOK_SET,
+        &r->ck->z[l * r->ck->H + h]};
+}
+
+/* The hook that patches item i of layer l (head i, or position i of the
+ * residual stream before l, value its room): the clean run's activation
+ * in the corrupted run. */
+static int patch_hook(replace_hook *k, matrix *value, const patch_runs *r,
+                      bool heads, size_t l, size_t i, mx_error *err)
+{
+    if (heads) {
+        *k = head_hook(r, l, i);
+        return 0;
+    }
+    // the corrupted stream with position i's row from the clean one
+    if (keep_copy(value, &r->kk->resid[l], err) != 0)
+        return -1;
+    memcpy(matrix_at(value, i, 0), matrix_at(&r->ck->resid[l], i, 0),
+           value->cols * sizeof *value->v);
+    *k = (replace_hook){resid_pre_at(l), HOOK_SET, value};
+    return 0;
+}
+
+/* map (L x n): item i of layer l patched in a whole forward pass each,
+ * for a family without lm_ops.layers. */
+static int whole_passes(matrix *map, patch_runs *r, bool heads, mx_error *err)
+{
     matrix value = {0};
-    for (size_t l = 0; rc == 0 && l < L; l++)
-        for (size_t t = 0; rc == 0 && t < T; t++) {
-            // the corrupted stream with position t's row from the clean one
-            rc = keep_copy(&value, &kk->resid[l], err);
-            if (rc != 0)
-                break;
-            memcpy(matrix_at(&value, t, 0), matrix_at(&ck->resid[l], t, 0),
-                   value.cols * sizeof *value.v);
-            const replace_hook k = {resid_pre_at(l), HOOK_SET, &value};
-            rc = patched(matrix_at(resid, l, t), p, &k, cb, kb, err);
+    int rc = 0;
+    for (size_t l = 0; rc == 0 && l < map->rows; l++)
+        for (size_t i = 0; rc == 0 && i < map->cols; i++) {
+            replace_hook k;
+            rc = patch_hook(&k, &value, r, heads, l, i, err);
+            if (rc == 0)
+                rc = patched(matrix_at(map, l, i), r->p, &k, r->cb, r->kb, err);
+            if (rc == 0)
+                passes_tell(r->watch, "--patch", ++r->done, r->total);
         }
     matrix_free(&value);
+    return rc;
+}
+
+/* The rooms of the shared passes: `most` at once. */
+typedef struct {
+    size_t most;
+    matrix resid;         /* (most * T, D) */
+    matrix last;          /* (most, V) */
+    replace_hook *set;    /* most */
+    forward_hooks *hooks; /* most */
+} patch_batch;
+
+static void batch_free(patch_batch *b)
+{
+    matrix_free(&b->resid);
+    matrix_free(&b->last);
+    free(b->set);
+    free(b->hooks);
+    *b = (patch_batch){0};
+}
+
+static int batch_alloc(patch_batch *b, size_t most, size_t T, size_t D,
+                       size_t V, mx_error *err)
+{
+    *b = (patch_batch){.most = most};
+    b->set = calloc(most, sizeof *b->set);
+    b->hooks = calloc(most, sizeof *b->hooks);
+    if (b->set == NULL || b->hooks == NULL) {
+        batch_free(b);
+        return err_nomem(err, N_("hidden states"));
+    }
+    if (matrix_alloc(&b->resid, most * T, D, N_("hidden states"), err) != 0 ||
+        matrix_alloc(&b->last, most, V, N_("logits"), err) != 0) {
+        batch_free(b);
+        return -1;
+    }
+    return 0;
+}
+
+/* Items i0 .. i0 + n - 1 of layer l, each patched in its own pass from
+ * the corrupted stream before l (the layers below are the corrupted
+ * run's), only the last position's logits computed: into map's row l. */
+static int shared_group(matrix *map, patch_runs *r, patch_batch *b, bool heads,
+                        size_t l, size_t i0, size_t n, mx_error *err)
+{
+    const matrix *before = &r->kk->resid[l];
+    const size_t T = before->rows, D = before->cols, V = b->last.cols;
+    matrix resid = {n * T, D, b->resid.v}, last = {n, V, b->last.v};
+    for (size_t i = 0; i < n; i++) {
+        float *copy = resid.v + i * T * D;
+        memcpy(copy, before->v, T * D * sizeof *copy);
+        if (heads) {
+            b->set[i] = head_hook(r, l, i0 + i);
+            b->hooks[i] =
+                (forward_hooks){.replace = &b->set[i], .n_replace = 1};
+        } else {
+            memcpy(copy + (i0 + i) * D, matrix_at(&r->ck->resid[l], i0 + i, 0),
+                   D * sizeof *copy);
+        }
+    }
+    if (lm_last_logits_from(&last, &r->p->run, &resid, n, l,
+                            heads ? b->hooks : NULL, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        *matrix_at(map, l, i0 + i) =
+            metric(logit_diff(last.v + i * V, r->p), r->cb, r->kb);
+    r->done += n;
+    passes_tell(r->watch, "--patch", r->done, r->total);
+    return 0;
+}
+
+/* map (L x n) from the corrupted stream before each layer (lm_ops.layers),
+ * LM_ROWS_AT_ONCE rows of passes at a time. */
+static int shared_passes(matrix *map, patch_runs *r, bool heads, mx_error *err)
+{
+    const lm_text *run = &r->p->run;
+    const size_t T = run->T, n = map->cols;
+    size_t most = T < LM_ROWS_AT_ONCE ? LM_ROWS_AT_ONCE / T : 1;
+    if (most > n)
+        most = n;
+    patch_batch b;
+    int rc =
+        batch_alloc(&b, most, T, r->kk->resid[0].cols, run->shape.vocab, err);
+    for (size_t l = 0; rc == 0 && l < map->rows; l++)
+        for (size_t i0 = 0; rc == 0 && i0 < n; i0 += most)
+            rc = shared_group(map, r, &b, heads, l, i0,
+                              n - i0 < most ? n - i0 : most, err);
+    batch_free(&b);
+    return rc;
+}
+
+/* patch_heads (L x H) and patch_resid (L x T). */
+static int patch_maps(matrix *heads, matrix *resid, patch_runs *r,
+                      mx_error *err)
+{
+    const bool shared = r->p->run.lm->layers != NULL;
+    int rc = shared ? shared_passes(heads, r, true, err)
+                    : whole_passes(heads, r, true, err);
+    if (rc == 0)
+        rc = shared ? shared_passes(resid, r, false, err)
+                    : whole_passes(resid, r, false, err);
     return rc;
 }
 
@@ -318,21 +453,22 @@ int patch_record(trace *tr, const lm_ops *lm, const run_request *rq,
         rc = lm_run_ids(&logits, &p.run, p.run.ids, T, NULL, 0, keep_point, &ck,
                         err);
     if (rc == 0) {
-        cb = logit_diff(&logits, &p);
+        cb = last_diff(&logits, &p);
         matrix_free(&logits);
         rc = lm_run_ids(&logits, &p.run, p.corrupt, T, NULL, 0, keep_point, &kk,
                         err);
     }
     if (rc == 0) {
-        kb = logit_diff(&logits, &p);
+        kb = last_diff(&logits, &p);
         rc = baselines_differ(cb, kb, err);
     }
     if (rc == 0)
         rc = matrix_alloc(&heads, L, H, N_("logits"), err);
     if (rc == 0)
         rc = matrix_alloc(&resid, L, T, N_("logits"), err);
+    patch_runs runs = {&p, &ck, &kk, cb, kb, rq->passes, 0, L * (H + T)};
     if (rc == 0)
-        rc = patch_maps(&heads, &resid, &p, &ck, &kk, cb, kb, err);
+        rc = patch_maps(&heads, &resid, &runs, err);
     if (rc == 0)
         rc = put_baselines(tr, &p, rq, cb, kb, err);
     if (rc == 0)

@@ -22,6 +22,14 @@
  *
  * A score of 0.8 says that this one activation, moved from the clean
  * run, brings back 80% of the logit difference between the two runs.
+ *
+ * A patch at layer l changes nothing below it: on a model whose family
+ * runs its layers from the residual stream (lm.h's layers), each patched
+ * pass starts at layer l from the corrupted run's stream there (several
+ * passes stacked, as ablate_map.h's), and computes the logits of the
+ * last position alone, the only row the metric reads; every row of a
+ * norm or a product is its own sum, so the scores are those of whole
+ * passes bit for bit. Other models run a whole pass per patch.
  */
 #ifndef MHA_PATCH_H
 #define MHA_PATCH_H
