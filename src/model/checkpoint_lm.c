@@ -146,7 +146,8 @@ static bool ordinary(const lm_session *s, const struct hf_tokenizer *hf,
                !hf_tokenizer_special(hf, id);
     static const char eot[] = "<|endoftext|>";
     unsigned char raw[sizeof eot];
-    const size_t n = checkpoint_tokenizer_bytes(raw, sizeof raw, s->tokenizer, id);
+    const size_t n =
+        checkpoint_tokenizer_bytes(raw, sizeof raw, s->tokenizer, id);
     return n > 0 && !(n == sizeof eot - 1 && memcmp(raw, eot, n) == 0);
 }
 
