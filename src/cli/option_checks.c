@@ -100,9 +100,14 @@ static const char *checkpoint_fixes(const char *dir)
 /* Every option given does something in this run, as its row says: a
  * checkpoint's run (--model) takes its sizes, parameters and tokens from
  * the checkpoint, so the lessons' options do not go with it, whatever
- * their value; a lesson's option needs a variant it applies to. */
+ * their value; a lesson's option needs a variant it applies to. Without
+ * --variant, a --weights folder not read yet chooses the variants (its
+ * model.json's, or its trained ones): their check waits for it
+ * (weights_options checks the options again). */
 static int validate_applies(const options *opt, mx_error *err)
 {
+    const bool variants_known =
+        opt->weights == NULL || opt->weights_read || opt->given[OPT_VARIANT];
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         char flag[40], names[64];
@@ -116,7 +121,8 @@ static int validate_applies(const options *opt, mx_error *err)
                               ? o->off_checkpoint
                               : checkpoint_fixes(opt->model),
                           flag);
-        if (opt->model != NULL || (applies & opt->variants) != 0)
+        if (opt->model != NULL || !variants_known ||
+            (applies & opt->variants) != 0)
             continue;
         if (o->off_lesson != NULL)
             return refuse(err, o->off_lesson, flag);
