@@ -9,6 +9,7 @@
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/lesson/manifest.h"
 #include "model/lesson/stack.h"
 #include "model/lesson/variants.h"
 #include "cli/generate_options.h"
@@ -150,6 +151,14 @@ static int validate_layers(options *opt, mx_error *err)
         return -1;
     if (opt->model != NULL)
         return 0;
+    // a trained model's folder stacks its blocks as its model.json says
+    if (opt->layers == NULL && opt->block_layers > 0 && opt->average &&
+        (opt->variants & variants_taking(TAKES_LAYERS)) != 0)
+        return err_usage(err,
+                         _("--average: the trained model in %s is a stack "
+                           "of %zu blocks (its %s), whose heads are not "
+                           "averaged; leave the option out"),
+                         opt->weights, opt->block_layers, MANIFEST_NAME);
     if (opt->layers == NULL)
         return 0;
     if (option_parse_size(&opt->block_layers, "--layers", opt->layers, 1,

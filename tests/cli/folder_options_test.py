@@ -14,7 +14,9 @@ also with --repeat-random, --patch) run on a trained block's folder as
 with --variant block; an option the folder's variant does not take is
 refused, naming model.json's value or with the option's own message
 (--attn-only, --layers, --ff, --head-scores on a fused module, --average
-on a single head); --generate with --head-scores names that conflict.
+on a single head); --generate with --head-scores names that conflict;
+--average on a stack of blocks is refused (status 2, never a crash), as
+--layers N --average is.
 """
 import os
 import random
@@ -123,5 +125,17 @@ mha.check_error(["--weights", stack, S, "--generate", "3", "--head-scores"],
                 "not go with --head-scores",
                 "--generate with --head-scores on a block's folder: that "
                 "conflict named")
+
+# --- --average: a stack's heads are not averaged (as with --layers) ----
+for extra in ([], ["--variant", "block"]):
+    mha.check_error(["--weights", stack, S, "--average"] + extra,
+                    "--average: the trained model in %s is a stack of 2 "
+                    "blocks (its model.json), whose heads are not averaged"
+                    % stack,
+                    "%s on a stack's folder: refused, naming its blocks" %
+                    " ".join(["--average"] + extra))
+r = csv_of(["--weights", block, S, "--average"])
+ok(r[0] == 0 and b"attn_weights_avg" in r[1],
+   "--average on one block's folder: its heads' mean", r[2])
 
 sys.exit(done())
