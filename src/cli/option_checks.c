@@ -9,6 +9,7 @@
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/lesson/manifest.h"
 #include "model/lesson/stack.h"
 #include "model/lesson/variants.h"
 #include "cli/generate_options.h"
@@ -100,9 +101,14 @@ static const char *checkpoint_fixes(const char *dir)
 /* Every option given does something in this run, as its row says: a
  * checkpoint's run (--model) takes its sizes, parameters and tokens from
  * the checkpoint, so the lessons' options do not go with it, whatever
- * their value; a lesson's option needs a variant it applies to. */
+ * their value; a lesson's option needs a variant it applies to. Without
+ * --variant, a --weights folder not read yet chooses the variants (its
+ * model.json's, or its trained ones): their check waits for it
+ * (weights_options checks the options again). */
 static int validate_applies(const options *opt, mx_error *err)
 {
+    const bool variants_known =
+        opt->weights == NULL || opt->weights_read || opt->given[OPT_VARIANT];
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         char flag[40], names[64];
@@ -116,7 +122,8 @@ static int validate_applies(const options *opt, mx_error *err)
                               ? o->off_checkpoint
                               : checkpoint_fixes(opt->model),
                           flag);
-        if (opt->model != NULL || (applies & opt->variants) != 0)
+        if (opt->model != NULL || !variants_known ||
+            (applies & opt->variants) != 0)
             continue;
         if (o->off_lesson != NULL)
             return refuse(err, o->off_lesson, flag);
@@ -144,6 +151,14 @@ static int validate_layers(options *opt, mx_error *err)
         return -1;
     if (opt->model != NULL)
         return 0;
+    // a trained model's folder stacks its blocks as its model.json says
+    if (opt->layers == NULL && opt->block_layers > 0 && opt->average &&
+        (opt->variants & variants_taking(TAKES_LAYERS)) != 0)
+        return err_usage(err,
+                         _("--average: the trained model in %s is a stack "
+                           "of %zu blocks (its %s), whose heads are not "
+                           "averaged; leave the option out"),
+                         opt->weights, opt->block_layers, MANIFEST_NAME);
     if (opt->layers == NULL)
         return 0;
     if (option_parse_size(&opt->block_layers, "--layers", opt->layers, 1,
