@@ -92,13 +92,18 @@ void explain_note(FILE *out, size_t screen, const char *text);
 void explain_checkpoint_before(FILE *out, const table *t, const table *prev,
                                const void *ctx);
 
-/* The note before an intervention's table t (ablation_effect, ...;
- * render/explain_intervene.c), the same for every family with an
- * lm_head, or NULL for another table. */
+/* The note before an intervention's table t (ablation_effect,
+ * patch_heads, ...; render/explain_intervene.c), the same for every
+ * family with an lm_head, or NULL for another table. */
 const char *explain_intervention(const table *t);
-/* The same for a trained lesson model (model/lesson/lesson_lm.h), whose
- * run shows the model as it is and whose mean ablation is over the
- * corpus it was trained on. */
+/* The same for --ablate's tables alone (ablation_effect, ablation_loss,
+ * ablation_map; render/explain_ablation.c, which every page's core
+ * carries), or NULL for another table. */
+const char *explain_ablation(const table *t);
+/* The same as explain_intervention for a trained lesson model
+ * (model/lesson/lesson_lm.h), whose run shows the model as it is and
+ * whose mean ablation is over the corpus it was trained on
+ * (render/explain_ablation.c). */
 const char *explain_lesson_intervention(const table *t);
 /* The note before the first module of a lesson run without an lm_head
  * whose heads --ablate switched off (render/explain_ablation.c). */

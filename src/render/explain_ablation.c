@@ -1,8 +1,65 @@
-/* explain_ablation.c: --explain's note on --ablate L.H in a lesson run
- * without an lm_head (model/lesson/lesson_ablate.h), before its first
- * module. */
+/* explain_ablation.c: --explain's notes on --ablate, which the core of
+ * every live page carries (src/wasm/meson.build) so that a page's head
+ * switches show them: before ablation_effect, ablation_loss and
+ * ablation_map (the same for every family with an lm_head), before a
+ * trained lesson model's ablation_effect, and before the first module of
+ * a lesson run without an lm_head (model/lesson/lesson_ablate.h). The
+ * other interventions' notes are explain_intervene.c's. */
 #include "base/i18n.h"
 #include "render/explain.h"
+
+const char *explain_ablation(const table *t)
+{
+    switch (t->id) {
+    case TABLE_ABLATE_EFFECT:
+        return _("Ablation: the heads --ablate names were switched off (their "
+                 "output z set to zero, or to its mean over the positions), "
+                 "and every table above is the ablated model's. For each "
+                 "token, the clean run's five likeliest next tokens: their "
+                 "probability without and with the ablation, and how much "
+                 "each logit changed. Switching a head off is an "
+                 "intervention: what changes here is caused by the head, "
+                 "where its attention weights only show a correlation. No "
+                 "change does not prove the head useless: other heads may "
+                 "make up for it.");
+    case TABLE_ABLATE_LOSS:
+        return _("The loss on each next token of the text and their mean, "
+                 "clean and ablated: a rise means the model needed those "
+                 "heads for this text. Mean ablation keeps a head's average "
+                 "output and removes only what depends on the tokens; zero "
+                 "ablation also pushes the next layers to values they never "
+                 "see, so part of its effect is that artefact.");
+    case TABLE_ABLATE_MAP:
+        return _("The ablation map: each head switched off alone, the others "
+                 "on, and the change in the mean loss on this text (or in "
+                 "what --metric measures: logit-diff, --answer's logit "
+                 "minus --wrong's at the last token; prob, --answer's "
+                 "probability there), a row per layer and a column per "
+                 "head. The heads with the largest change matter most for "
+                 "this text; a randomly drawn checkpoint shows no such "
+                 "pattern.");
+    default:
+        return NULL;
+    }
+}
+
+const char *explain_lesson_intervention(const table *t)
+{
+    if (t->id != TABLE_ABLATE_EFFECT)
+        return explain_intervention(t);
+    return _("Ablation of the trained model: the heads --ablate names were "
+             "switched off (their output z set to zero or, with "
+             "--ablate-mode mean, to its mean over every position of "
+             "every sentence of --corpus, the text's own without one). "
+             "The tables above are the trained model's as it is; here, "
+             "for each token, its five likeliest next tokens: their "
+             "probability without and with the ablation, and how much "
+             "each logit changed. Switching a head off is an "
+             "intervention: what changes here is caused by the head, "
+             "where its attention weights only show a correlation. No "
+             "change does not prove the head useless: other heads may "
+             "make up for it.");
+}
 
 const char *explain_lesson_ablation(void)
 {

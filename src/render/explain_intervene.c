@@ -1,39 +1,15 @@
 /* explain_intervene.c: --explain before the interventions' tables and the
  * logit lens's (model/intervene/): what each experiment measures, and
- * what it does not. */
+ * what it does not. --ablate's notes are explain_ablation.c's, which
+ * every page's core carries; these are the families core's and the
+ * program's (explain_intervene_page.c stands in for this file in the
+ * core of every live page). */
 #include "base/i18n.h"
 #include "render/explain.h"
 
 const char *explain_intervention(const table *t)
 {
     switch (t->id) {
-    case TABLE_ABLATE_EFFECT:
-        return _("Ablation: the heads --ablate names were switched off (their "
-                 "output z set to zero, or to its mean over the positions), "
-                 "and every table above is the ablated model's. For each "
-                 "token, the clean run's five likeliest next tokens: their "
-                 "probability without and with the ablation, and how much "
-                 "each logit changed. Switching a head off is an "
-                 "intervention: what changes here is caused by the head, "
-                 "where its attention weights only show a correlation. No "
-                 "change does not prove the head useless: other heads may "
-                 "make up for it.");
-    case TABLE_ABLATE_LOSS:
-        return _("The loss on each next token of the text and their mean, "
-                 "clean and ablated: a rise means the model needed those "
-                 "heads for this text. Mean ablation keeps a head's average "
-                 "output and removes only what depends on the tokens; zero "
-                 "ablation also pushes the next layers to values they never "
-                 "see, so part of its effect is that artefact.");
-    case TABLE_ABLATE_MAP:
-        return _("The ablation map: each head switched off alone, the others "
-                 "on, and the change in the mean loss on this text (or in "
-                 "what --metric measures: logit-diff, --answer's logit "
-                 "minus --wrong's at the last token; prob, --answer's "
-                 "probability there), a row per layer and a column per "
-                 "head. The heads with the largest change matter most for "
-                 "this text; a randomly drawn checkpoint shows no such "
-                 "pattern.");
     case TABLE_PATCH_BASELINES:
         return _("What the patching compares: the --clean and the --corrupt "
                  "text, a row each, and each run's logit difference "
@@ -87,24 +63,6 @@ const char *explain_intervention(const table *t)
                  "a form this head cannot read: a poor guess there does not "
                  "prove the layer knows nothing.");
     default:
-        return NULL;
+        return explain_ablation(t);
     }
-}
-
-const char *explain_lesson_intervention(const table *t)
-{
-    if (t->id != TABLE_ABLATE_EFFECT)
-        return explain_intervention(t);
-    return _("Ablation of the trained model: the heads --ablate names were "
-             "switched off (their output z set to zero or, with "
-             "--ablate-mode mean, to its mean over every position of "
-             "every sentence of --corpus, the text's own without one). "
-             "The tables above are the trained model's as it is; here, "
-             "for each token, its five likeliest next tokens: their "
-             "probability without and with the ablation, and how much "
-             "each logit changed. Switching a head off is an "
-             "intervention: what changes here is caused by the head, "
-             "where its attention weights only show a correlation. No "
-             "change does not prove the head useless: other heads may "
-             "make up for it.");
 }
