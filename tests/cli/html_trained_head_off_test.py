@@ -14,8 +14,13 @@ ablation_loss), the command line shown must name the head, the model view
 marks it. --ablate-mode mean (the field, with the arrow keys), further
 training on the corpus with the head off, and the Training view's switch
 (the head on again) each equal the program's run of the command line the
-page shows. The page of `--weights DIR` (no training history) has no
-Training view and the same switches. On the classroom page, a block the
+page shows, --explain's notes included (the classroom core carries
+--ablate's: render/explain_ablation.c). The page of `--weights DIR` (no
+training history) has no Training view and the same switches; written
+in English, Portuguese and Chinese, its step-through's Output step shows,
+once a head is switched off, the notes the program's `--explain` prints
+before ablation_effect and ablation_loss for the command line the page
+shows, in the page's language. On the classroom page, a block the
 editor trains has the switches in its Training view, equal to the
 program's `--train N ... --ablate L.H`; a trained module that is not a
 block has none (the program refuses --ablate on it). With SHOTS,
@@ -27,6 +32,7 @@ import re
 import shlex
 import sys
 import tempfile
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chromium import browser, need_core  # noqa: E402  (skips: 77)
@@ -75,33 +81,6 @@ def shown_command(driver):
         "textContent")
 
 
-def without_notes(data):
-    """data without its steps' notes, and the notes: {(variant, step):
-    [sentence, ...]}."""
-    data = json.loads(json.dumps(data))
-    notes = {}
-    for v in data["variants"]:
-        for s in v["steps"]:
-            notes[(v["name"], s["step"])] = s.pop("note")
-    return data, notes
-
-
-def same_data(got, want):
-    """The page's data is the program's, but for the notes of the
-    ablation's tables, which the classroom core leaves out (as a
-    checkpoint's notes: docs/html.md): every sentence of the page's notes
-    is the program's, in order."""
-    got, got_notes = without_notes(got)
-    want, want_notes = without_notes(want)
-    if got != want or got_notes.keys() != want_notes.keys():
-        return False
-    for k, page in got_notes.items():
-        it = iter(want_notes[k])
-        if not all(any(p == w for w in it) for p in page):
-            return False
-    return True
-
-
 def same_as_shown(driver, mha, tmp, what, clean=None):
     """The page's data against the program's run of the command line the
     page shows; returns it."""
@@ -110,8 +89,8 @@ def same_as_shown(driver, mha, tmp, what, clean=None):
     ok(data is not None, "%s: the program runs %s" % (what, command),
        message)
     got = json.loads(driver.execute_script(PAGE_DATA))
-    ok(same_data(got, data),
-       "%s: the page's data is the program's page's" % what)
+    ok(got == data,
+       "%s: the page's data is the program's page's, its notes too" % what)
     if clean is not None:
         ok(data != clean, "%s: and differs from the run with every head on"
            % what)
@@ -241,6 +220,86 @@ def check_weights_page(driver, mha, tmp):
     shot(driver, "weights-head-off")
 
 
+def wide(c):
+    return unicodedata.east_asian_width(c) in "WF"
+
+
+def explain_notes(text, heading):
+    """The note --explain's text prints before the table heading ("[block]
+    ablation_effect"), its "# " lines joined as they were before they
+    were wrapped: with a space, or with none between Chinese characters
+    (render/explain_say.c); None without the table."""
+    lines = text.split("\n")
+    at = next((i for i, line in enumerate(lines)
+               if line.startswith(heading + " (")), None)
+    if at is None:
+        return None
+    i = at - 1
+    while i >= 0 and lines[i] == "":
+        i -= 1
+    note = []
+    while i >= 0 and lines[i].startswith("# "):
+        note.insert(0, lines[i][2:])
+        i -= 1
+    joined = ""
+    for part in note:
+        if joined and not (wide(joined[-1]) or wide(part[0])):
+            joined += " "
+        joined += part
+    return joined
+
+
+STEP_WITH = """
+var want = arguments[0], prev = document.querySelector('[data-step=prev]');
+var next = document.querySelector('[data-step=next]');
+for (var k = 0; k < 400 && !prev.disabled; k++) prev.click();
+for (var k = 0; k < 400; k++) {
+  var t = document.getElementById('step-title');
+  if (t.getAttribute('data-step-id') === 'output' &&
+      document.getElementById('step-text').textContent.indexOf(want) >= 0)
+    return Array.from(document.querySelectorAll('#step-note p')).map(
+        function (p) { return p.textContent; });
+  if (next.disabled) break;
+  next.click();
+}
+return null;"""
+
+
+def check_notes(driver, mha, tmp, lang):
+    """The page of --weights DIR in lang: head 1 switched off, its
+    step-through's Output step shows the notes the program's --explain
+    prints before ablation_effect and ablation_loss, in lang."""
+    page = os.path.join(tmp, "weights-%s.html" % lang)
+    r = mha.run([SENTENCE, "--weights", "model", "--lang", lang, "--html",
+                 page], env=ENV, cwd=tmp)
+    ok(r.returncode == 0, "%s: the --weights page is written" % lang)
+    driver.get("file://" + page)
+    ok(wait_ready(driver), "%s: the --weights page's core is ready" % lang)
+    view(driver, "steps")
+    before = driver.execute_script(STEP_WITH, "ablation_effect")
+    ok(before is None, "%s: no ablation_effect with every head on" % lang)
+    view(driver, "head")
+    press(driver, "0.1", "%s: --weights page, head 1 off" % lang,
+          "#head-view")
+    args = shlex.split(shown_command(driver))[1:]
+    r = mha.run(args + ["--explain"], env=ENV, cwd=tmp)
+    text = r.stdout.decode("utf-8")
+    want = [explain_notes(text, "[block] " + name)
+            for name in ("ablation_effect", "ablation_loss")]
+    ok(r.returncode == 0 and None not in want,
+       "%s: the program's --explain of %s has both notes" % (lang, args),
+       r.stderr.decode("utf-8"))
+    view(driver, "steps")
+    shown = driver.execute_script(STEP_WITH, "ablation_effect")
+    ok(shown is not None, "%s: an Output step shows ablation_effect" % lang)
+    shown = shown or []
+    ok(all(w in shown for w in want) and
+       shown.index(want[0]) < shown.index(want[1]),
+       "%s: the step's notes are the program's --explain notes of "
+       "ablation_effect and ablation_loss, in order" % lang, (want, shown))
+    shot(driver, "weights-notes-" + lang)
+
+
 def check_classroom(driver, mha, tmp):
     """A block the classroom page's editor trains."""
     page = os.path.join(tmp, "live.html")
@@ -270,7 +329,7 @@ def check_classroom(driver, mha, tmp):
     data, message = program(mha, tmp, want)
     ok(data is not None, "the program trains with --ablate 0.0", message)
     got = json.loads(driver.execute_script(PAGE_DATA))
-    ok(same_data(got, data) and data != clean,
+    ok(got == data and data != clean,
        "the page's data is the program's page's of --train 5 ... "
        "--ablate 0.0")
     shot(driver, "classroom-training-head-off")
@@ -289,6 +348,8 @@ def main():
                 "mobile": False})
             check_trained_page(driver, mha, tmp, "model")
             check_weights_page(driver, mha, tmp)
+            for lang in ("en", "pt_BR", "zh_CN"):
+                check_notes(driver, mha, tmp, lang)
             check_classroom(driver, mha, tmp)
         finally:
             driver.quit()
