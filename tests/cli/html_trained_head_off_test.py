@@ -250,17 +250,20 @@ def explain_notes(text, heading):
 
 
 STEP_WITH = """
-var want = arguments[0], prev = document.querySelector('[data-step=prev]');
-var next = document.querySelector('[data-step=next]');
-for (var k = 0; k < 400 && !prev.disabled; k++) prev.click();
+function button(name) {
+  return document.querySelector('[data-step=' + name + ']');
+}
+for (var k = 0; k < 400 && !button('prev').disabled; k++)
+  button('prev').click();
 for (var k = 0; k < 400; k++) {
   var t = document.getElementById('step-title');
   if (t.getAttribute('data-step-id') === 'output' &&
-      document.getElementById('step-text').textContent.indexOf(want) >= 0)
+      document.getElementById('step-text').textContent.indexOf(
+          arguments[0]) >= 0)
     return Array.from(document.querySelectorAll('#step-note p')).map(
         function (p) { return p.textContent; });
-  if (next.disabled) break;
-  next.click();
+  if (button('next').disabled) break;
+  button('next').click();
 }
 return null;"""
 
@@ -281,7 +284,7 @@ def check_notes(driver, mha, tmp, lang):
     view(driver, "head")
     press(driver, "0.1", "%s: --weights page, head 1 off" % lang,
           "#head-view")
-    args = shlex.split(shown_command(driver))[1:]
+    args = shlex.split(shown_command(driver))[1:] + ["--lang", lang]
     r = mha.run(args + ["--explain"], env=ENV, cwd=tmp)
     text = r.stdout.decode("utf-8")
     want = [explain_notes(text, "[block] " + name)
