@@ -289,7 +289,7 @@ def check_notes(driver, mha, tmp, lang):
     text = r.stdout.decode("utf-8")
     want = [explain_notes(text, "[block] " + name)
             for name in ("ablation_effect", "ablation_loss")]
-    ok(r.returncode == 0 and None not in want,
+    ok(r.returncode == 0 and None not in want and all(want),
        "%s: the program's --explain of %s has both notes" % (lang, args),
        r.stderr.decode("utf-8"))
     view(driver, "steps")
