@@ -426,7 +426,8 @@ int llama_layers(matrix *h, const llama_model *m, size_t n, size_t first,
         const block_layer b = layer_block(m, li);
         stacked_pass sp = {{&w, h, m, li, &rope, &run}, &one, n, hooks};
         const block_attention attn = {stacked_attend, &sp};
-        const block_store store = {.get = layer_table, .ctx = &sp.p, .up = &w.up};
+        const block_store store = {
+            .get = layer_table, .ctx = &sp.p, .up = &w.up};
         const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
                               false};
         const matrix *out;

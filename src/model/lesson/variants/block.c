@@ -99,8 +99,8 @@ static int block_layers(trace *tr, const void *module,
                         const sequence_labels *lab, size_t first, size_t count,
                         mx_error *err)
 {
-    return stack_layers(tr, VARIANT_ID_BLOCK, module, cfg, x, lab, first,
-                        count, err);
+    return stack_layers(tr, VARIANT_ID_BLOCK, module, cfg, x, lab, first, count,
+                        err);
 }
 
 /* The fused attention's tables as attn_out (T x D), then add_norm1,
