@@ -520,6 +520,71 @@ static int corpus_means(lm_session *s, mx_error *err)
     return rc;
 }
 
+/* ---- the layers from a residual stream ------------------------------- */
+
+/* Labels of T positions in tr ("0", "Q:0" ...): a pass from a layer has
+ * the stream, not the words, and its tables are not kept. */
+static int positions_of(sequence_labels *seq, trace *tr, size_t T,
+                        mx_error *err)
+{
+    seq->tokens = trace_index_labels(tr, "", T, err);
+    seq->queries = trace_index_labels(tr, "Q:", T, err);
+    seq->keys = trace_index_labels(tr, "K:", T, err);
+    seq->values = trace_index_labels(tr, "V:", T, err);
+    return seq->tokens && seq->queries && seq->keys && seq->values ? 0 : -1;
+}
+
+/* The layers first .. first + count - 1 over x (T, D), in place, the
+ * heads' tables passing the replacing hooks hk (renamed as forward
+ * renames them), as forward's pass computes them from the same stream. */
+static int text_layers(lm_session *s, matrix *x, size_t first, size_t count,
+                       const forward_hooks *hk, mx_error *err)
+{
+    const size_t T = x->rows, n = hk != NULL ? hk->n_replace : 0;
+    replace_hook *replace = NULL;
+    matrix *values = NULL;
+    trace tr;
+    trace_init(&tr);
+    tr.stacked_variant =
+        s->rq.model.block_layers > 0 ? LAYER_KEY : VARIANT_INPUT;
+    sequence_labels seq;
+    int rc = renamed_replace(&replace, &values, s, hk, T, err);
+    if (rc == 0)
+        rc = positions_of(&seq, &tr, T, err);
+    const forward_hooks with = {replace, n, NULL, NULL};
+    attention_config acfg = s->sz.acfg;
+    acfg.hooks = &with;
+    if (rc == 0)
+        rc = variant_row_of(s->variant)
+                 ->layers(&tr, s->model.module, &acfg, x, &seq, first, count,
+                          err);
+    trace_free(&tr);
+    free(replace);
+    free_values(values, n);
+    return rc;
+}
+
+/* lm_ops.layers: each of the n texts of resid (n * T, D) through the
+ * layers alone, text i's heads passing hooks[i]. */
+static int layers(lm_session *s, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, mx_error *err)
+{
+    if (ready(s, err) != 0)
+        return -1;
+    for (size_t i = 0; hooks != NULL && s->corpus && s->zmean == NULL && i < n;
+         i++)
+        if (asks_mean(&hooks[i]) && corpus_means(s, err) != 0)
+            return -1;
+    const size_t T = resid->rows / n, D = resid->cols;
+    for (size_t i = 0; i < n; i++) {
+        matrix x = {T, D, resid->v + i * T * D};
+        if (text_layers(s, &x, first, count, hooks != NULL ? &hooks[i] : NULL,
+                        err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* No final norm: logits (rows, V) = resid (rows, D) @ lm_head^T. */
 static int unembed(lm_session *s, matrix *logits, const matrix *resid,
                    mx_error *err)
@@ -537,5 +602,6 @@ const lm_ops lesson_lm = {
     .forward = forward,
     .unembed = unembed,
     .close = close_session,
+    .layers = layers,
     .variant = LAYER_KEY,
 };

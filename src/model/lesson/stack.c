@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "model/entropy.h"
@@ -105,4 +106,30 @@ int stack_forward(trace *tr, variant_id variant, const block_stack *s,
         rc = record_entropy(tr, variant, &entropy, cfg->hooks, err);
     matrix_free(&entropy);
     return rc;
+}
+
+int stack_layers(trace *tr, variant_id variant, const block_stack *s,
+                 const attention_config *cfg, matrix *x,
+                 const sequence_labels *lab, size_t first, size_t count,
+                 mx_error *err)
+{
+    assert(cfg->dropout == 0 && first + count <= s->n);
+    const size_t D = cfg->d_model;
+    attention_config layer = *cfg;
+    layer.entropy = NULL; // attn_entropy is the whole stack's
+    attention_input in = {x, x};
+    for (size_t i = first; i < first + count; i++) {
+        // the lone block keeps cfg's layer, as stack_forward runs it
+        if (s->stacked)
+            layer.layer = (int)i;
+        if (block_forward(tr, variant, &s->blocks[i], &layer, &in, lab, err) !=
+            0)
+            return -1;
+        // x_(i+1) = block i (x_i)
+        in.x = in.kv = block_out(tr, variant, &layer);
+        assert(in.x != NULL && in.x->rows == x->rows && in.x->cols == D);
+    }
+    if (in.x != x)
+        memcpy(x->v, in.x->v, x->rows * D * sizeof *x->v);
+    return 0;
 }

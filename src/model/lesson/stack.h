@@ -60,4 +60,15 @@ int stack_forward(trace *tr, variant_id variant, const block_stack *s,
                   const attention_config *cfg, const attention_input *in,
                   const sequence_labels *lab, mx_error *err);
 
+/* The blocks first .. first + count - 1 over x (T, D), the residual
+ * stream before block first, in place: each block as stack_forward runs
+ * it (its tables in tr, its hook points through cfg->hooks), without
+ * --dropout and without attn_entropy; x gets the last one's out, bit for
+ * bit the out that stack_forward's pass makes from the same stream. The
+ * interventions run a model from a layer on this way (lesson_lm.c). */
+int stack_layers(trace *tr, variant_id variant, const block_stack *s,
+                 const attention_config *cfg, matrix *x,
+                 const sequence_labels *lab, size_t first, size_t count,
+                 mx_error *err);
+
 #endif

@@ -81,7 +81,8 @@ bool variant_row_complete(const variant_row *row)
 {
     return row->module_size > 0 && row->init != NULL && row->free != NULL &&
            row->params != NULL && row->forward != NULL && row->train != NULL &&
-           row->size != NULL && row->explain != NULL;
+           row->size != NULL && row->explain != NULL &&
+           (!row->lm_head || row->layers != NULL);
 }
 
 const variant_row *variant_row_of(variant_id v)

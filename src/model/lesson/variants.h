@@ -95,6 +95,14 @@ typedef struct {
                    const attention_input *in, const sequence_labels *lab,
                    mx_error *err);
 
+    /* With lm_head: the module's layers first .. first + count - 1 over
+     * x (T, D), the residual stream before layer first, in place, each as
+     * forward runs it (stack.h, stack_layers): the interventions start a
+     * pass at a layer (lesson_lm.c). NULL in the others. */
+    int (*layers)(trace *tr, const void *module, const attention_config *cfg,
+                  matrix *x, const sequence_labels *lab, size_t first,
+                  size_t count, mx_error *err);
+
     /* Training (--train): the module's forward over x, the top layer
      * over its output, then its backward (train_parts.h). */
     module_pass_fn train;
@@ -152,7 +160,8 @@ unsigned variants_tied_from(unsigned variants);
 /* The variants whose rows make their heads `how` (head_making). */
 unsigned variants_making(enum head_making how);
 
-/* Whether a row names every function a variant needs (all but tie). */
+/* Whether a row names every function a variant needs (all but tie, and
+ * layers but with lm_head). */
 bool variant_row_complete(const variant_row *row);
 
 /* The row of a module's variant (not VARIANT_INPUT). */

@@ -125,6 +125,19 @@ int llama_window_check(const llama_config *c, size_t T, mx_error *err);
 int llama_forward(matrix *out, const llama_model *m, const int32_t *ids,
                   size_t T, const llama_run *run, mx_error *err);
 
+/* The layers first .. first + count - 1 over h (n * T rows, D): n texts
+ * of T tokens each (at positions 0 .. T - 1), stacked, in place, each
+ * text's rows as a pass of llama_forward over that text alone computes
+ * them: the norms and products work row by row over all the rows, each
+ * text's attention over its own rows. Text i's attention's tables pass
+ * hooks[i] (hooks may be NULL; replacing hooks without a recorder), the
+ * other tables no hook point. The interventions run many patched or
+ * ablated texts at once this way, from the residual stream a pass kept
+ * before a layer (lm.h, lm_ops.layers). */
+int llama_layers(matrix *h, const llama_model *m, size_t n, size_t first,
+                 size_t count, const forward_hooks *hooks, workers *pool,
+                 mx_error *err);
+
 /* logits (T, V) = out (T, D) @ lm_head^T (embed_tokens when tied),
  * nn.Linear without a bias; logits allocated by the caller. */
 void llama_logits(matrix *logits, const llama_model *m, const matrix *out,

@@ -2,8 +2,10 @@
  * (llama.h), over the layers of model/layers/: each layer the one
  * Transformer block with its RMSNorms before and the gated feed-forward
  * network, the heads with their rotary positions. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/i18n.h"
 #include "model/layers/attention_head.h"
@@ -184,17 +186,15 @@ static matrix *layer_table(void *ctx, table_id id, mx_error *err)
     }
 }
 
-/* One LlamaDecoderLayer over h (T, D), in place: the one Transformer
- * block (transformer_block.h) with its RMSNorms before, the gated
- * network, residual + the sublayer as the layer adds them. */
-static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
-                         size_t li, const rotary_table *rope,
-                         const llama_run *run, mx_error *err)
+/* LlamaDecoderLayer li as the one Transformer block (transformer_block.h):
+ * its RMSNorms before, the gated network, residual + the sublayer as the
+ * layer adds them. */
+static block_layer layer_block(const llama_model *m, size_t li)
 {
     const llama_config *c = &m->cfg;
     const llama_layer *l = &m->layers[li];
     const size_t D = c->hidden, F = c->inter;
-    const block_layer b = {
+    return (block_layer){
         .norm = NORM_BEFORE,
         .norm_kind = NORM_RMS_NORM,
         .norm1 = {l->ln_1, NULL, c->eps},
@@ -204,6 +204,14 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
                   dense_linear(l->up_w, NULL, D, F),
                   dense_linear(l->down_w, NULL, F, D)},
     };
+}
+
+/* One LlamaDecoderLayer over h (T, D), in place (layer_block). */
+static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
+                         size_t li, const rotary_table *rope,
+                         const llama_run *run, mx_error *err)
+{
+    const block_layer b = layer_block(m, li);
     layer_pass p = {w, h, m, li, rope, run};
     const block_attention attn = {layer_attend, &p};
     const block_store store = {.get = layer_table, .ctx = &p, .up = &w->up};
@@ -333,5 +341,101 @@ out:
     rotary_table_free(&rope);
     work_free(&w);
     matrix_free(&h);
+    return rc;
+}
+
+/* ---- the layers over stacked texts (llama_layers) ------------------------ */
+
+/* The block's matrices for rows (n texts of T tokens, stacked): a, attn,
+ * hidden, up, ffn; the heads' work is one text's (work_alloc). */
+static int stack_alloc(layer_work *w, const llama_config *c, size_t rows,
+                       mx_error *err)
+{
+    const size_t D = c->hidden;
+    const char *hs = N_("hidden states");
+    *w = (layer_work){0};
+    if (matrix_alloc(&w->a, rows, D, hs, err) != 0 ||
+        matrix_alloc(&w->attn, rows, D, hs, err) != 0 ||
+        matrix_alloc(&w->hidden, rows, c->inter, hs, err) != 0 ||
+        matrix_alloc(&w->up, rows, c->inter, hs, err) != 0 ||
+        matrix_alloc(&w->ffn, rows, D, hs, err) != 0) {
+        work_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* A layer over stacked texts: the block's products over all their rows
+ * (p.w), each text's attention over its own rows (one, T rows), its
+ * tables passing each[i] (each NULL: no hook point). */
+typedef struct {
+    layer_pass p;
+    layer_work *one;
+    size_t texts;
+    const forward_hooks *each;
+} stacked_pass;
+
+/* The block's attention over input_layernorm(h) (texts x T rows): each
+ * text's attn_out, as its own pass computes it, into its rows of
+ * p.w->attn. */
+static int stacked_attend(void *ctx, const matrix **out, const matrix *x,
+                          mx_error *err)
+{
+    const stacked_pass *sp = ctx;
+    const size_t T = x->rows / sp->texts, D = x->cols;
+    *out = &sp->p.w->attn;
+    for (size_t i = 0; i < sp->texts; i++) {
+        const matrix rows = {T, D, x->v + i * T * D};
+        llama_run run = *sp->p.run;
+        run.hooks = sp->each != NULL ? &sp->each[i] : NULL;
+        if (attention(sp->one, &rows, sp->p.m, sp->p.li, sp->p.rope, &run,
+                      err) != 0)
+            return -1;
+        memcpy(sp->p.w->attn.v + i * T * D, sp->one->attn.v,
+               T * D * sizeof *sp->one->attn.v);
+    }
+    return 0;
+}
+
+int llama_layers(matrix *h, const llama_model *m, size_t n, size_t first,
+                 size_t count, const forward_hooks *hooks, workers *pool,
+                 mx_error *err)
+{
+    const llama_config *c = &m->cfg;
+    assert(n > 0 && h->rows % n == 0 && h->cols == c->hidden &&
+           first + count <= c->n_layer);
+    const size_t T = h->rows / n;
+    layer_work w, one;
+    rotary_table rope;
+    if (stack_alloc(&w, c, h->rows, err) != 0)
+        return -1;
+    if (work_alloc(&one, c, T, T, err) != 0) {
+        work_free(&w);
+        return -1;
+    }
+    // position_embeddings of positions 0 .. T - 1, each text's
+    if (rotary_table_init_from(&rope, 0, T, c->hidden / c->n_head, c->theta,
+                               err) != 0) {
+        work_free(&one);
+        work_free(&w);
+        return -1;
+    }
+    const llama_run run = {NULL, false, pool, NULL};
+    int rc = 0;
+    for (size_t li = first; rc == 0 && li < first + count; li++) {
+        const block_layer b = layer_block(m, li);
+        stacked_pass sp = {{&w, h, m, li, &rope, &run}, &one, n, hooks};
+        const block_attention attn = {stacked_attend, &sp};
+        const block_store store = {
+            .get = layer_table, .ctx = &sp.p, .up = &w.up};
+        const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
+                              false};
+        const matrix *out;
+        rc = block_layer_forward(&out, &b, &attn, &store, h, NULL, &at, pool,
+                                 err);
+    }
+    rotary_table_free(&rope);
+    work_free(&one);
+    work_free(&w);
     return rc;
 }

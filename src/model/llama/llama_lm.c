@@ -52,6 +52,13 @@ static void logits(matrix *logits, const void *m, const matrix *normed,
     llama_logits(logits, m, normed, pool);
 }
 
+static int layers(const void *m, matrix *resid, size_t n, size_t first,
+                  size_t count, const forward_hooks *hooks, workers *pool,
+                  mx_error *err)
+{
+    return llama_layers(resid, m, n, first, count, hooks, pool, err);
+}
+
 static const checkpoint_lm_row row = {
     .model_size = sizeof(llama_model),
     .open = open_model,
@@ -62,6 +69,7 @@ static const checkpoint_lm_row row = {
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,
+    .layers = layers,
     .tokenizer = TOKENIZER_JSON,
 };
 
@@ -73,4 +81,5 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
 
 /* --repeat-random draws the tokenizer's ordinary tokens, never its
  * special ones (bos, eos, pad), with the post-processor's around them */
-const lm_ops llama_lm = CHECKPOINT_LM_OPS(open_lm, NULL, checkpoint_lm_draws);
+const lm_ops llama_lm =
+    CHECKPOINT_LM_OPS(open_lm, checkpoint_lm_layers, checkpoint_lm_draws);

@@ -94,6 +94,15 @@ static int block_run(trace *tr, const void *module, const attention_config *cfg,
     return stack_forward(tr, VARIANT_ID_BLOCK, module, cfg, in, lab, err);
 }
 
+static int block_layers(trace *tr, const void *module,
+                        const attention_config *cfg, matrix *x,
+                        const sequence_labels *lab, size_t first, size_t count,
+                        mx_error *err)
+{
+    return stack_layers(tr, VARIANT_ID_BLOCK, module, cfg, x, lab, first, count,
+                        err);
+}
+
 /* The fused attention's tables as attn_out (T x D), then add_norm1,
  * ffn_hidden (T x F), ffn_out and out, in each block of the stack; keeps
  * the last four of each. */
@@ -170,6 +179,7 @@ const variant_row block_variant = {
     .free = block_drop,
     .params = block_list,
     .forward = block_run,
+    .layers = block_layers,
     .train = block_pass,
     .size = block_size,
     .explain = block_explain,
