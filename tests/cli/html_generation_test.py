@@ -614,8 +614,8 @@ def main():
         ok(not asked, "no request but the pages and the worker", asked[:3])
     finally:
         driver.quit()
-    done()
+    return done()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
