@@ -161,17 +161,37 @@ return JSON.stringify(window.mhaPage.data(), function (k, v) {
 });"""
 
 
+def page_data(path):
+    """The data of the page the program wrote at path (its
+    <script id="mha-data">)."""
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
+    return json.loads(html[start:html.index("\n</script>", start)])
+
+
 def program_data(mha, command, tmp, lang):
     """The data of the page the program writes for command (a shell
     line) in language lang, or None when it refuses it."""
     shown = os.path.join(tmp, "shown.html")
     r = mha.run(["--lang", lang, "--html", shown] + shlex.split(command)[1:])
-    if r.returncode != 0:
-        return None
-    with open(shown, encoding="utf-8") as f:
-        html = f.read()
-    start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
-    return json.loads(html[start:html.index("\n</script>", start)])
+    return page_data(shown) if r.returncode == 0 else None
+
+
+def same_generation(driver, mha, args, tmp, state, name):
+    """The Open a model box's run, which ended in state, against the
+    program's: args run in tmp (where the folder is) with --html, the
+    generation in its page's data is the page's in driver. Returns the
+    program's result and its generation ({} when it failed)."""
+    shown = os.path.join(tmp, "program.html")
+    r = mha.run(["--html", shown] + args, cwd=tmp)
+    want = page_data(shown).get("generation", {}) if r.returncode == 0 else {}
+    got = json.loads(driver.execute_script(PAGE_DATA))
+    ok(r.returncode == 0 and state == "ok" and want and
+       want == got.get("generation"),
+       "%s: the generation is the program's for %s" % (name, " ".join(args)),
+       (state, r.stderr))
+    return r, want
 
 
 def set_field(driver, prefix, name, value):
@@ -311,17 +331,8 @@ def open_model(driver, mha, tmp):
                     args += ["--" + n, val(n)]
             args += ["--seed", val("gen-seed")]
         args += ["--", TEXT]
-        shown = os.path.join(tmp, "program.html")
-        r = mha.run(["--html", shown] + args, cwd=tmp)
-        with open(shown, encoding="utf-8") as f:
-            html = f.read()
-        start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
-        want = json.loads(html[start:html.index("\n</script>", start)])
-        got = json.loads(driver.execute_script(PAGE_DATA))
-        ok(r.returncode == 0 and state == "ok" and
-           want["generation"] == got.get("generation"),
-           "Open a model, %s %s: the generation is the program's for %s"
-           % (name, value, " ".join(args)), state)
+        same_generation(driver, mha, args, tmp, state,
+                        "Open a model, %s %s" % (name, value))
     busy = driver.execute_script("return window.mhaBusy;")
     ok(any(b.startswith("Generating 4 tokens") for b in busy),
        "Open a model: the status said Generating before the runs", busy)
@@ -343,22 +354,12 @@ def stopped_at_limit(driver, mha, tmp):
         n = driver.find_element(By.ID, "model-open-generate").get_attribute(
             "value")
         args = ["--model", "two_layers", "--generate", n, "--", text]
-        shown = os.path.join(tmp, "program.html")
-        r = mha.run(["--html", shown] + args, cwd=tmp)
-        with open(shown, encoding="utf-8") as f:
-            html = f.read()
-        start = html.index('id="mha-data">\n') + len('id="mha-data">\n')
-        want = json.loads(html[start:html.index("\n</script>", start)])
-        got = json.loads(driver.execute_script(PAGE_DATA))
-        ok(r.returncode == 0 and state == "ok" and
-           want["generation"] == got.get("generation"),
-           "stopped at the limit: the generation is the program's for %s"
-           % " ".join(args), state)
-        ok(b"16 positions" in r.stderr and
-           want["generation"].get("stopped") == 16,
+        r, want = same_generation(driver, mha, args, tmp, state,
+                                  "stopped at the limit")
+        ok(b"16 positions" in r.stderr and want.get("stopped") == 16,
            "stopped at the limit: the program notes it, the data says 16",
            r.stderr)
-        return len(want["generation"]["tokens"])
+        return len(want.get("tokens", []))
 
     run("generate", "30", TEXT)
     driver.find_element(
@@ -613,8 +614,8 @@ def main():
         ok(not asked, "no request but the pages and the worker", asked[:3])
     finally:
         driver.quit()
-    done()
+    return done()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -36,7 +36,7 @@ var unpack = window.mhaCoreBytes.unpack;
 var wasiImports = window.mhaCoreBytes.wasiImports;
 page.coreParts = {unpack: unpack, wasiImports: wasiImports};
 var run = JSON.parse(runScript.textContent);
-var tr = page.tr;
+var tr = page.tr, el = page.el;
 var app = document.getElementById('app');
 /* --ablate's heads ("L.H"), which the head and model views mark as
  * switched off (head_view.js); all-heads marks none; a --model page's
@@ -46,15 +46,6 @@ function headList(text) {
     text.split(',').filter(function (w) { return w !== ''; });
 }
 page.ablated = headList(run.ablate);
-
-function el(tag, attrs, text) {
-  var e = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (k) {
-    e.setAttribute(k, attrs[k]);
-  });
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /* The editor, above the views: a disclosure that opens on a click (or
  * Enter), closed at the start (a link's settings are run, the views

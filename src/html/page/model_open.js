@@ -23,7 +23,7 @@
   var run = JSON.parse(runScript.textContent);
   if (!run.live || typeof WebAssembly !== 'object' ||
       typeof DecompressionStream !== 'function') return;
-  var tr = page.tr;
+  var tr = page.tr, el = page.el;
   var app = document.getElementById('app');
   /* A wasm32 memory holds 4 GB; a file is copied whole into it, and
    * the program's sizes are 32-bit there: 2 GB is the most one file may
@@ -34,15 +34,6 @@
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
                 'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
                 'model.safetensors.index.json'];
-
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      e.setAttribute(k, attrs[k]);
-    });
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
 
   var named = run.checkpoint ? run.checkpoint.replace(/\/+$/, '')
     .split('/').pop() : null;

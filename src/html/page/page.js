@@ -144,5 +144,8 @@ window.mhaPage = {
    * ready: the head switches appear) */
   redraw: function () { if (data.variants.length > 0) draw(); },
   tr: function () { return tr.apply(null, arguments); },
+  /* the element maker the views draw with (page_data.js), also the
+   * editor's and "Open a model"'s */
+  el: el,
   data: function () { return data; }
 };
