@@ -92,8 +92,7 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
         return checkpoint_tokenizer_count(&given, s->tokenizer, text, len,
                                           err) != 0
                    ? -1
-                   : checkpoint_lm_too_long(err, given, most,
-                                            s->positions_key);
+                   : checkpoint_lm_too_long(err, given, most, s->positions_key);
     }
     return 0;
 }

@@ -11,8 +11,10 @@ int page_reads_vocab_merges_only(const char *path, mx_error *err)
     family_titles(vocab, sizeof vocab, FAMILIES_VOCAB_MERGES, false);
     family_titles(json, sizeof json, FAMILIES_TOKENIZER_JSON, false);
     // the files, as the families' rows name them
-    const tokenizer_files *merges = family_tokenizer_files(FAMILIES_VOCAB_MERGES);
-    const tokenizer_files *alone = family_tokenizer_files(FAMILIES_TOKENIZER_JSON);
+    const tokenizer_files *merges =
+        family_tokenizer_files(FAMILIES_VOCAB_MERGES);
+    const tokenizer_files *alone =
+        family_tokenizer_files(FAMILIES_TOKENIZER_JSON);
     /* TRANSLATORS: the second and third %s are the files of the families
      * whose folders hold a vocabulary and merges ("vocab.json",
      * "merges.txt"), the fourth those families ("GPT-2"), the fifth the

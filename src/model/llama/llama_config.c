@@ -116,7 +116,7 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
     return read_eos(c, doc, path, err);
 }
 
-/* Whether the key of root is absent, null or false. */
+/* Whether the config has no key `key`, or it is null or false. */
 static bool unset(const json_doc *doc, const char *key)
 {
     const json_node *n = json_get(doc, json_root(doc), key);
@@ -124,11 +124,14 @@ static bool unset(const json_doc *doc, const char *key)
            (n->type == JSON_BOOL && n->number == 0);
 }
 
+/* Qwen2Config's max_window_layers when the config has none. */
+#define QWEN2_MAX_WINDOW_LAYERS 28
+
 /* Whether Qwen2's modeling code slides a window in some layer: only with
  * use_sliding_window true (Qwen2Config sets sliding_window to None
  * otherwise), and then in the layers from max_window_layers on
- * (Qwen2Attention: layer_idx >= max_window_layers, 28 when absent, as
- * Qwen2Config's default); *slides false when none does. */
+ * (Qwen2Attention: layer_idx >= max_window_layers); *slides false when
+ * none does. */
 static int qwen2_slides(bool *slides, const llama_config *c,
                         const json_doc *doc, const char *path, mx_error *err)
 {
@@ -139,7 +142,7 @@ static int qwen2_slides(bool *slides, const llama_config *c,
                          "use_sliding_window");
     if (unset(doc, "use_sliding_window"))
         return 0;
-    size_t from = 28;
+    size_t from = QWEN2_MAX_WINDOW_LAYERS;
     const json_node *m = json_get(doc, json_root(doc), "max_window_layers");
     if (m != NULL && m->type != JSON_NULL &&
         !json_size(m, CONFIG_SIZE_MAX, &from))

@@ -15,8 +15,8 @@
 #include "model/tokenizers/tok_text.h"
 
 struct checkpoint_tokenizer {
-    bpe *bpe;         /* the vocabulary and merges, or NULL */
-    hf_tokenizer *hf; /* tokenizer.json, or NULL */
+    bpe *bpe;                     /* the vocabulary and merges, or NULL */
+    hf_tokenizer *hf;             /* tokenizer.json, or NULL */
     const tokenizer_files *files; /* the family row's names */
     const char *file; /* the file the tokens come from: one of them */
     char enc[256][3]; /* bytes_to_unicode, to read tokenizer.json's pieces
@@ -42,8 +42,7 @@ static bool reads_json(const tokenizer_files *files, const char *vocab,
 {
     if (files->vocab == NULL)
         return true;
-    return !file_present(vocab) && !file_present(merges) &&
-           file_present(json);
+    return !file_present(vocab) && !file_present(merges) && file_present(json);
 }
 
 int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,

@@ -47,7 +47,8 @@ int checkpoint_tokenizer_fits(const checkpoint_tokenizer *t, size_t vocab,
 /* The name of the file t's tokens come from (files' vocab or json), and
  * the files it was opened from, for messages. */
 const char *checkpoint_tokenizer_file(const checkpoint_tokenizer *t);
-const tokenizer_files *checkpoint_tokenizer_files(const checkpoint_tokenizer *t);
+const tokenizer_files *
+checkpoint_tokenizer_files(const checkpoint_tokenizer *t);
 
 /* The number of tokens (the largest id + 1). */
 size_t checkpoint_tokenizer_vocab_size(const checkpoint_tokenizer *t);
