@@ -133,7 +133,7 @@ static void note_generation_end(const trace *tr)
                 _("mha-explain: note: --generate: the model takes at most "
                   "%zu positions (%s): generation stopped there, with the "
                   "tokens so far\n"),
-                tr->model.context_full, tr->family->positions_key);
+                tr->model.context_full, tr->model.context_key);
 }
 
 /* A label as the terminal shows it (controls escaped) added to b. */

@@ -6,11 +6,14 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/checkpoint_run.h"
+#include "model/family.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/tokenizers/hf_tokenizer.h"
 
 struct lm_session {
     const checkpoint_lm_row *row;
+    const char *positions_key; /* the family row's (family.h) */
     void *model; /* the family's model, row->model_size bytes; owned */
     checkpoint_tokenizer *tokenizer;
     workers *pool;
@@ -33,9 +36,13 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
                        const checkpoint_lm_row *row, const run_request *rq,
                        mx_error *err)
 {
-    lm_session *s = calloc(1, sizeof *s);
     *out = NULL;
+    const model_family *family = family_of(rq, err);
+    if (family == NULL)
+        return -1;
+    lm_session *s = calloc(1, sizeof *s);
     if (s != NULL) {
+        s->positions_key = family->positions_key;
         s->row = row;
         s->model = calloc(1, row->model_size);
     }
@@ -44,26 +51,17 @@ int checkpoint_lm_open(lm_session **out, lm_shape *shape,
         return err_nomem(err, rq->checkpoint);
     }
     const size_t threads = rq->threads != 0 ? rq->threads : workers_available();
-    if (row->open(s->model, rq->checkpoint, err) != 0 ||
-        checkpoint_tokenizer_open_files(&s->tokenizer, rq->checkpoint,
-                                        row->tokenizer, err) != 0 ||
-        workers_init(&s->pool, threads, err) != 0) {
+    if (row->open(s->model, rq->checkpoint, err) != 0) {
         checkpoint_lm_close(s);
         return -1;
     }
     *shape = row->shape(s->model);
     s->positions = shape->positions;
-    // the family's run checks it too, which --repeat-random's skips
-    const size_t tokens = checkpoint_tokenizer_vocab_size(s->tokenizer);
-    if (tokens > shape->vocab) {
-        const bool json = checkpoint_tokenizer_from_json(s->tokenizer);
+    // the family's run checks its size too, which --repeat-random's skips
+    if (checkpoint_run_tokenizer(&s->tokenizer, rq, shape->vocab, err) != 0 ||
+        workers_init(&s->pool, threads, err) != 0) {
         checkpoint_lm_close(s);
-        return err_input(
-            err,
-            json
-                ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
-                : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            rq->checkpoint, tokens, shape->vocab);
+        return -1;
     }
     *out = s;
     return 0;
@@ -94,8 +92,7 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
         return checkpoint_tokenizer_count(&given, s->tokenizer, text, len,
                                           err) != 0
                    ? -1
-                   : checkpoint_lm_too_long(err, given, most,
-                                            s->row->positions_key);
+                   : checkpoint_lm_too_long(err, given, most, s->positions_key);
     }
     return 0;
 }

@@ -42,9 +42,6 @@ typedef struct {
      * the residual stream. */
     lm_shape (*shape)(const void *model);
     size_t (*width)(const void *model);
-    /* The config.json key of the model's positions ("n_positions"),
-     * which checkpoint_lm_too_long names. */
-    const char *positions_key;
     /* One forward pass over ids (T of them) with the hooks hk; the
      * logits made (they pass their hook point). */
     int (*forward)(const void *model, const int32_t *ids, size_t T,
@@ -60,12 +57,12 @@ typedef struct {
     int (*layers)(const void *model, matrix *resid, size_t n, size_t first,
                   size_t count, const forward_hooks *hooks, workers *pool,
                   mx_error *err);
-    /* Which files of the folder hold its tokenizer (checkpoint_tokenizer.h). */
-    enum tokenizer_files tokenizer;
 } checkpoint_lm_row;
 
 /* lm_ops.open for the family of `row`: the checkpoint folder rq->checkpoint,
- * its tokenizer and rq->threads workers (0: as many as the processors). */
+ * its tokenizer (the files its family's row names: checkpoint_run.h) and
+ * rq->threads workers (0: as many as the processors); a text too long
+ * names the row's positions_key (model/family.h). */
 int checkpoint_lm_open(lm_session **s, lm_shape *shape,
                        const checkpoint_lm_row *row, const run_request *rq,
                        mx_error *err);

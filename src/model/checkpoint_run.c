@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/family.h"
 #include "numerics/workers.h"
 
 void checkpoint_run_free(checkpoint_run *r)
@@ -173,4 +174,22 @@ bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
     if (id == TABLE_KV_CACHE_SIZE || (table_bit(id) & GENERATE_MAP_TABLES))
         return rq->generate > 0 && rq->kv_steps;
     return true;
+}
+
+int checkpoint_run_tokenizer(checkpoint_tokenizer **out, const run_request *rq,
+                             size_t vocab, mx_error *err)
+{
+    *out = NULL;
+    const model_family *family = family_of(rq, err);
+    if (family == NULL)
+        return -1;
+    if (checkpoint_tokenizer_open(out, rq->checkpoint, family->tokenizer,
+                                  err) != 0)
+        return -1;
+    if (checkpoint_tokenizer_fits(*out, vocab, rq->checkpoint, err) != 0) {
+        checkpoint_tokenizer_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }

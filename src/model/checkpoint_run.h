@@ -8,7 +8,8 @@
  *   open: checkpoint_run_refuse (the inputs a checkpoint fixes),
  *         checkpoint_run_params_present (--tables' parameters, found by
  *         the family's find_param), checkpoint_run_shown (layers,
- *         heads), the family's tokenizer into ids and T,
+ *         heads), the family's tokenizer (checkpoint_run_tokenizer)
+ *         into ids and T,
  *         checkpoint_run_labels (pieces)
  *   size: checkpoint_run_layers_shown, checkpoint_run_heads_shown,
  *         checkpoint_run_params_values,
@@ -26,6 +27,7 @@
 #include "model/catalogue.h"
 #include "model/pipeline.h"
 #include "model/tokenize.h"
+#include "model/tokenizers/checkpoint_tokenizer.h"
 #include "numerics/workers.h"
 
 /* A token id's label into buf (size bytes), as the tokenizer ctx writes
@@ -119,6 +121,14 @@ int checkpoint_run_pool(workers **pool, double values, const run_request *rq,
 bool checkpoint_makes_table(const run_request *rq, const table_pick *p,
                             bool (*param_name)(const char *name, int *layer),
                             table_set made);
+
+/* *out: the tokenizer of the checkpoint folder rq->checkpoint, from the
+ * files its family's row names (model/family.h), with no more tokens
+ * than vocab, the model's vocab_size (checkpoint_tokenizer_fits); on
+ * failure *out is NULL. The family's run and its language model
+ * (checkpoint_lm.h) open it so. */
+int checkpoint_run_tokenizer(checkpoint_tokenizer **out, const run_request *rq,
+                             size_t vocab, mx_error *err);
 
 /* The run's tokens as the words of tok (its labels), *n_queries = T. */
 int checkpoint_run_tokens(tokenized *tok, size_t *n_queries,

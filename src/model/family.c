@@ -29,6 +29,21 @@ static const char *const bert_types[] = {"bert", NULL};
 static const char *const llama_types[] = {"llama", "qwen2", "mistral", NULL};
 static const char *const gpt2_types[] = {"gpt2", NULL};
 
+/* The files of a checkpoint folder that hold its tokenizer: GPT-2's
+ * vocabulary and merges, or its tokenizer.json where the folder has
+ * neither; BERT's and the Llama style's tokenizer.json alone. Each
+ * tokenizer.json is read with the tokenizer_config.json beside it. */
+static const tokenizer_files gpt2_tokenizer = {
+    .vocab = "vocab.json",
+    .merges = "merges.txt",
+    .json = "tokenizer.json",
+    .json_config = "tokenizer_config.json",
+};
+static const tokenizer_files json_tokenizer = {
+    .json = "tokenizer.json",
+    .json_config = "tokenizer_config.json",
+};
+
 /* BERT reads the checkpoints whose config.json says "model_type": "bert",
  * the Llama-style family those it names (llama, qwen2, mistral), GPT-2's
  * "gpt2" and those naming no model_type, the lesson's every run without
@@ -41,7 +56,7 @@ static const model_family families[] = {
         .notes = &bert_notes,
         .positions_key = BERT_POSITIONS_KEY,
         .model_types = bert_types,
-        .tokenizer = TOKENIZER_JSON,
+        .tokenizer = &json_tokenizer,
         .check = bert_trace_check,
         .tokens = bert_trace_tokens,
         .run = bert_trace_run,
@@ -60,7 +75,7 @@ static const model_family families[] = {
         .generates = true,
         .generates_ablated = true,
         .model_types = llama_types,
-        .tokenizer = TOKENIZER_JSON,
+        .tokenizer = &json_tokenizer,
         .check = llama_trace_check,
         .tokens = llama_trace_tokens,
         .run = llama_trace_run,
@@ -78,7 +93,7 @@ static const model_family families[] = {
         .generates_ablated = true,
         .model_types = gpt2_types,
         .untyped = true,
-        .tokenizer = TOKENIZER_GPT2_FILES,
+        .tokenizer = &gpt2_tokenizer,
         .check = gpt2_trace_check,
         .tokens = gpt2_trace_tokens,
         .run = gpt2_trace_run,
@@ -171,9 +186,9 @@ static bool picked(const model_family *row, enum family_pick pick)
     case FAMILIES_PAIRING:
         return row->pairs;
     case FAMILIES_VOCAB_MERGES:
-        return row->tokenizer == TOKENIZER_GPT2_FILES;
+        return row->tokenizer->vocab != NULL;
     case FAMILIES_TOKENIZER_JSON:
-        return row->tokenizer == TOKENIZER_JSON;
+        return row->tokenizer->vocab == NULL;
     case FAMILIES_CHECKPOINT:
     default:
         return true;
@@ -214,6 +229,14 @@ void family_titles(char *out, size_t size, enum family_pick pick,
             snprintf(item, sizeof item, "%s", _(row->title));
         listed(out, size, item);
     }
+}
+
+const tokenizer_files *family_tokenizer_files(enum family_pick pick)
+{
+    for (size_t i = N_FAMILIES; i-- > 0;)
+        if (picked(&families[i], pick))
+            return families[i].tokenizer;
+    return NULL;
 }
 
 /* Refuses the model_type no row lists, naming those the rows list. */

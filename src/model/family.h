@@ -76,10 +76,13 @@ typedef struct model_family {
      * no model_type (GPT-2's, the first family the program read). */
     bool untyped;
     /* Which files of its checkpoint folders hold their tokenizer
-     * (checkpoint_tokenizer.h): the page every live page carries reads
-     * vocab.json and merges.txt, not tokenizer.json (families_page.h).
-     * Unused by the lesson's family, which reads no folder. */
-    enum tokenizer_files tokenizer;
+     * (checkpoint_tokenizer.h), the one place that names them: the
+     * family's run and its language model open them
+     * (checkpoint_run_tokenizer), and messages name them from here. The
+     * core every live page carries reads a vocabulary and merges, not
+     * tokenizer.json (families_page.h). NULL for the lesson's family,
+     * which reads no folder. */
+    const tokenizer_files *tokenizer;
     /* Reads what the run needs to start (a checkpoint's config.json, its
      * tokenizer) and checks, without running, that the input tokenizes
      * and the run fits the limits (pipeline_check); *values is about how
@@ -146,9 +149,11 @@ void family_types_generating_ablated(char *out, size_t size);
 enum family_pick {
     FAMILIES_CHECKPOINT,    /* every one (--model's help) */
     FAMILIES_PAIRING,       /* those that take a second text (pairs) */
-    FAMILIES_VOCAB_MERGES,  /* those whose tokenizer is vocab.json and
-                               merges.txt (TOKENIZER_GPT2_FILES) */
-    FAMILIES_TOKENIZER_JSON /* those whose tokenizer is tokenizer.json */
+    FAMILIES_VOCAB_MERGES,  /* those whose tokenizer has a vocabulary
+                               and merges (GPT-2's vocab.json and
+                               merges.txt) */
+    FAMILIES_TOKENIZER_JSON /* those whose tokenizer is tokenizer.json
+                               alone */
 };
 
 /* The titles of the families `pick` names, translated, each followed
@@ -158,6 +163,10 @@ enum family_pick {
  * those added after it. */
 void family_titles(char *out, size_t size, enum family_pick pick,
                    bool with_types);
+
+/* The tokenizer files of the first family `pick` names (the last row
+ * first, as family_titles lists them), or NULL when it names none. */
+const tokenizer_files *family_tokenizer_files(enum family_pick pick);
 
 /* The family of a trace no run has filled: the lesson's, the last row. */
 const model_family *family_default(void);

@@ -188,11 +188,14 @@ typedef struct {
     double attn_dropout; /* the modules' dropout P on the weights */
     /* --generate: the prompt then, between the marks, the new text
      * (UTF-8, owned by the trace's labels), or NULL; and the model's
-     * positions when generation stopped there (0: it did not); when it
-     * stopped at the model's end-of-text token, how many new tokens
-     * there are, that token the last, and its id (0: it did not) */
+     * positions when generation stopped there (0: it did not), with a
+     * checkpoint's config.json key that gives them ("n_positions",
+     * "sliding_window"; NULL for the lesson's); when it stopped at the
+     * model's end-of-text token, how many new tokens there are, that
+     * token the last, and its id (0: it did not) */
     const char *continued;
     size_t context_full;
+    const char *context_key;
     size_t end_token_at;
     long end_token;
     /* a trained lesson model: the longest sentence it was trained on (a

@@ -169,23 +169,42 @@ def bad_checkpoints(mha, root, tmp):
     ok("sliding_window 1" in err, "a sliding window: names it", err)
 
     # Qwen2Config keeps sliding_window only with use_sliding_window true
-    # (Qwen2.5's config.json names a window of 32768 and does not use it)
+    # (Qwen2.5's config.json names a window of 32768 and does not use it),
+    # and Qwen2Attention slides it only in the layers from
+    # max_window_layers on (28 when absent): a window no layer slides
+    # changes nothing, one a layer slides is read as Mistral's, and each
+    # message names the key that decided it
     qwen = os.path.join(root, "qwen2_bias_f16")
-    want = mha.run(["--model", qwen, "--format", "csv", "hello"]).stdout
-    for used, refuse in ((False, False), (None, False), (True, True)):
-        folder = copy(qwen, "window%s" % used)
-        edit_config(folder, lambda c: c.update(
-            sliding_window=32768, **({} if used is None else
-                                     {"use_sliding_window": used})))
-        what = "qwen2, sliding_window with use_sliding_window %s" % (
-            "absent" if used is None else str(used).lower())
+    text = "hello world"  # 2 tokens: longer than a window of 1
+    want = mha.run(["--model", qwen, "--format", "csv", text]).stdout
+    for number, (change, refuse) in enumerate((
+            ({"sliding_window": 32768, "use_sliding_window": False}, None),
+            ({"sliding_window": 32768}, None),
+            ({"sliding_window": 32768, "use_sliding_window": True}, None),
+            ({"sliding_window": 1, "use_sliding_window": True}, None),
+            ({"sliding_window": 1, "use_sliding_window": True,
+              "max_window_layers": 2}, None),
+            ({"sliding_window": None, "use_sliding_window": True,
+              "max_window_layers": 0}, None),
+            ({"sliding_window": 1, "use_sliding_window": True,
+              "max_window_layers": 1},
+             "the text is 2 tokens, longer than the model's sliding_window "
+             "1"),
+            ({"sliding_window": 1, "use_sliding_window": 1},
+             "config.json: use_sliding_window must be true or false"),
+            ({"sliding_window": 1, "use_sliding_window": True,
+              "max_window_layers": -1},
+             "config.json: max_window_layers must be a whole number"))):
+        what = "qwen2, " + json.dumps(change, sort_keys=True)
+        folder = copy(qwen, "window%d" % number)
+        edit_config(folder, lambda c: c.update(change))
         if refuse:
-            err = refused(mha, ["--model", folder, "hello"], what)
-            ok("sliding_window" in err, what + ": names sliding_window", err)
+            err = refused(mha, ["--model", folder, text], what)
+            ok(refuse in err, what + ": names the key that decided it", err)
         else:
-            r = mha.run(["--model", folder, "--format", "csv", "hello"])
+            r = mha.run(["--model", folder, "--format", "csv", text])
             ok(r.returncode == 0 and r.stdout == want,
-               what + ": the window is unused; the same run", r.stderr)
+               what + ": no layer slides the window; the same run", r.stderr)
 
     # a tensor missing, a tensor of another shape, another dtype
     src = os.path.join(base, "model.safetensors")

@@ -12,7 +12,9 @@ Face reads that the program reads too:
   - a Mistral folder's sliding_window no shorter than the text, and
     rope_scaling {"rope_type": "default"}, give the same run as the
     folder without them (the folder llama_test compares with PyTorch);
-    a window shorter than the text is refused naming both lengths.
+    a window shorter than the text is refused naming both lengths, and
+    --generate's note where the window ends it names sliding_window (not
+    max_position_embeddings).
 
 Usage: messages_test.py MHA_EXPLAIN REFERENCE_DIR
 
@@ -140,8 +142,9 @@ def main():
                 "sliding_window %d" % (n, n - 1),
                 "a window one token shorter than the text")
         r = MHA.run(["--model", folder, "--generate", "8", "the"])
-        ok(r.returncode == 0 and b"at most %d positions" % (n - 1)
-           in r.stderr, "--generate stops at the window", r.stderr)
+        ok(r.returncode == 0 and b"at most %d positions (sliding_window)" %
+           (n - 1) in r.stderr,
+           "--generate stops at the window, naming sliding_window", r.stderr)
         folder = copy(tmp, MISTRAL, "linear",
                       {"rope_scaling": {"rope_type": "linear",
                                         "factor": 2.0}})

@@ -178,6 +178,21 @@ CASES = [
         "config.json", lambda c: c.update(n_layer=4000000000)), [TEXT],
      "config.json: n_layer is 4000000000, but the 16 tensors of "
      "model.safetensors make at most 1 layer (12 tensors each)"),
+    # a size whole and positive but past the largest taken: said so
+    ("config.json: n_embd 1e12", edit_json(
+        "config.json", lambda c: c.update(n_embd=1e12)), [TEXT],
+     "config.json: n_embd is 1000000000000.0, too large (at most "
+     "4294967296)"),
+    ("config.json: n_layer 2^32 + 1", edit_json(
+        "config.json", lambda c: c.update(n_layer=4294967297)), [TEXT],
+     "config.json: n_layer is 4294967297, too large (at most 4294967296)"),
+    ("config.json: n_head 2^63", edit_json(
+        "config.json", lambda c: c.update(n_head=2 ** 63)), [TEXT],
+     "config.json: n_head is 9223372036854775808, too large (at most "
+     "4294967296)"),
+    ("config.json: n_head 1.5", edit_json(
+        "config.json", lambda c: c.update(n_head=1.5)), [TEXT],
+     "config.json: n_head must be a positive whole number"),
     ("config.json: invalid UTF-8", edit_text(
         "config.json", lambda t: t.replace(b'"gpt2"', b'"gpt\xc0\xaf"')),
      [TEXT], "config.json: not valid UTF-8 (at byte"),
@@ -232,6 +247,14 @@ BERT_CASES = [
     ("bert config.json: num_hidden_layers 4 billion", edit_json(
         "config.json", lambda c: c.update(num_hidden_layers=4000000000)),
      [BERT_TEXT], "config.json: num_hidden_layers is 4000000000"),
+    ("bert config.json: hidden_size 1e12", edit_json(
+        "config.json", lambda c: c.update(hidden_size=1e12)), [BERT_TEXT],
+     "config.json: hidden_size is 1000000000000.0, too large (at most "
+     "4294967296)"),
+    ("bert config.json: num_attention_heads 2^63", edit_json(
+        "config.json", lambda c: c.update(num_attention_heads=2 ** 63)),
+     [BERT_TEXT], "config.json: num_attention_heads is "
+     "9223372036854775808, too large (at most 4294967296)"),
     ("bert model.safetensors: a tensor missing", drop_tensor(
         "bert.encoder.layer.1.output.dense.bias"), [BERT_TEXT],
      "tensor bert.encoder.layer.1.output.dense.bias is missing"),
@@ -308,6 +331,21 @@ LLAMA_CASES = [
     ("llama: num_hidden_layers 4 billion", "llama_tied_f32", edit_json(
         "config.json", lambda c: c.update(num_hidden_layers=4000000000)),
      [TEXT], "num_hidden_layers is 4000000000, but the 20 tensors"),
+    ("llama: num_attention_heads 2^63", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(num_attention_heads=2 ** 63)),
+     [TEXT], "config.json: num_attention_heads is 9223372036854775808, "
+     "too large (at most 4294967296)"),
+    ("llama: intermediate_size 1e12", "llama_tied_f32", edit_json(
+        "config.json", lambda c: c.update(intermediate_size=1e12)), [TEXT],
+     "config.json: intermediate_size is 1000000000000.0, too large (at "
+     "most 4294967296)"),
+    ("mistral: sliding_window 2^40", "mistral_sharded", edit_json(
+        "config.json", lambda c: c.update(sliding_window=2 ** 40)), [TEXT],
+     "config.json: sliding_window is 1099511627776, too large (at most "
+     "4294967296)"),
+    ("mistral: sliding_window a string", "mistral_sharded", edit_json(
+        "config.json", lambda c: c.update(sliding_window="4096")), [TEXT],
+     "config.json: sliding_window must be a positive whole number"),
     ("llama: a tensor missing", "llama_tied_f32", edit_tensor(
         "model.layers.1.mlp.up_proj.weight", lambda e: None), [TEXT],
      "tensor model.layers.1.mlp.up_proj.weight is missing"),

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
+#include "model/checkpoint_run.h"
 #include "model/generate.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
@@ -404,7 +405,9 @@ static void run_case(const char *dir, const gen_case *c)
                 model_open(&m, folder, c->llama, (long)set[6], &err) == 0,
             "%s: reference and checkpoint read", c->name))
         goto out;
-    if (checkpoint_tokenizer_open(&tok, folder, &err) != 0) {
+    // the folder's tokenizer, from the files its family's row names
+    const run_request folder_rq = {.checkpoint = folder};
+    if (checkpoint_run_tokenizer(&tok, &folder_rq, SIZE_MAX, &err) != 0) {
         model_close(&m);
         ok(false, "%s: tokenizer", c->name);
         goto out;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "io/safetensors.h"
+#include "model/checkpoint_run.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/pipeline.h"
 #include "model/trace.h"
@@ -272,7 +273,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
     trace tr;
     trace_init(&tr);
     const int rc = pipeline_run(&tr, &rq, &in, &err);
-    if (!ok(rc == 0 && checkpoint_tokenizer_open(&tok, dir, &err) == 0,
+    if (!ok(rc == 0 && checkpoint_run_tokenizer(&tok, &rq, SIZE_MAX, &err) == 0,
             "%s logit lens: the run", ckpt))
         diag("%s", err.msg);
     for (size_t l = 0; tok != NULL && l < layers; l++) {

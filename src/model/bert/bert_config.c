@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
 
@@ -19,10 +20,7 @@ static int size_key(size_t *out, const json_doc *doc, const char *key,
         *out = dflt;
         return 0;
     }
-    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
-        return err_input(err, _("%s: %s must be a positive whole number"), path,
-                         key);
-    return 0;
+    return config_size_key(out, doc, n, key, path, err);
 }
 
 /* A string key that the family takes with one value only (its default

@@ -53,9 +53,7 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .positions_key = BERT_POSITIONS_KEY,
     .forward = forward,
-    .tokenizer = TOKENIZER_JSON,
 };
 
 static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,

@@ -110,7 +110,7 @@ static int append_pair(bert_checkpoint *r, size_t *first, const char *pair,
     const struct hf_tokenizer *hf = checkpoint_tokenizer_json(r->tokenizer);
     if (hf == NULL)
         return err_input(err, _("--pair: the checkpoint has no %s"),
-                         "tokenizer.json");
+                         checkpoint_tokenizer_files(r->tokenizer)->json);
     int32_t *b = NULL;
     size_t n = 0;
     if (hf_tokenizer_encode(&b, &n, hf, pair, strlen(pair), false, max, err) !=
@@ -157,10 +157,8 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
         return checkpoint_tokenizer_count(&given, r->tokenizer, in->sentence,
                                           in->len, err) != 0
                    ? -1
-                   : err_input(err,
-                               _("the text is %zu tokens; the model takes "
-                                 "at most %zu (max_position_embeddings)"),
-                               given, c->n_positions);
+                   : checkpoint_lm_too_long(err, given, c->n_positions,
+                                            BERT_POSITIONS_KEY);
     size_t first = run->T; // the tokens of type 0
     if (in->pair != NULL &&
         append_pair(r, &first, in->pair, c->n_positions, err) != 0)
@@ -179,16 +177,10 @@ static int open_all(bert_checkpoint *r, const run_request *rq,
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
     if (bert_open(&r->model, rq->checkpoint, err) != 0 ||
-        checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
-                                        TOKENIZER_JSON, err) != 0)
+        checkpoint_run_tokenizer(&r->tokenizer, rq, r->model.cfg.vocab_size,
+                                 err) != 0)
         return -1;
     const bert_config *c = &r->model.cfg;
-    const size_t n_tokens = checkpoint_tokenizer_vocab_size(r->tokenizer);
-    if (n_tokens > c->vocab_size)
-        return err_input(
-            err,
-            _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            rq->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     if (check_tables(r, rq, err) != 0)

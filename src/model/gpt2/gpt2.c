@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
 #include "model/layers/attention_head.h"
@@ -24,10 +25,7 @@ static int config_size(size_t *out, const json_doc *doc, const char *key,
     const json_node *n = json_get(doc, json_root(doc), key);
     if (n == NULL && alt != NULL)
         n = json_get(doc, json_root(doc), alt);
-    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
-        return err_input(err, _("%s: %s must be a positive whole number"), path,
-                         key);
-    return 0;
+    return config_size_key(out, doc, n, key, path, err);
 }
 
 static int read_config(gpt2_config *c, const char *path, mx_error *err)

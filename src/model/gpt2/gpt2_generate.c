@@ -237,7 +237,7 @@ int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
     if (generate_run(&gen, &gm, &o, prompt, T, err) != 0)
         return -1;
     int status = gpt2_generation_put(tr, g->tok, prompt, T, &gen, g->cache.cap,
-                                     clean, err);
+                                     GPT2_POSITIONS_KEY, clean, err);
     generation_free(&gen);
     return status;
 }
@@ -288,10 +288,11 @@ int gpt2_generate_into(trace *tr, const gpt2_model *m,
 
 int gpt2_generation_put(trace *tr, const checkpoint_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
-                        size_t positions, const generation *clean,
-                        mx_error *err)
+                        size_t positions, const char *positions_key,
+                        const generation *clean, mx_error *err)
 {
     tr->model.context_full = gen->end == GENERATE_END_CONTEXT ? positions : 0;
+    tr->model.context_key = tr->model.context_full > 0 ? positions_key : NULL;
     const bool at_end = gen->end == GENERATE_END_TOKEN && gen->n > 0;
     tr->model.end_token_at = at_end ? gen->n : 0;
     tr->model.end_token = at_end ? (long)gen->tokens[gen->n - 1].token : 0;

@@ -81,12 +81,13 @@ int gpt2_generate_with(trace *tr, gpt2_generator *g, const int32_t *prompt,
 /* The tables of a generation by a model with a tokenizer.json tokenizer
  * (GPT-2's, a Llama-style checkpoint's), as gpt2_generate_into puts
  * them: generated, tr->model.continued, and context_full (positions
- * when the context ended it); with heads switched off, the clean
+ * when the context ended it) with context_key (positions_key, the
+ * config.json key that gives them); with heads switched off, the clean
  * model's generation clean (else NULL) as tr->model.continued_clean,
  * with the tokens the two share (clean_common, clean_same). */
 int gpt2_generation_put(trace *tr, const checkpoint_tokenizer *tok,
                         const int32_t *prompt, size_t T, const generation *gen,
-                        size_t positions, const generation *clean,
-                        mx_error *err);
+                        size_t positions, const char *positions_key,
+                        const generation *clean, mx_error *err);
 
 #endif

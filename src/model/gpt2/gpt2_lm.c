@@ -64,7 +64,6 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .positions_key = GPT2_POSITIONS_KEY,
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,

@@ -70,18 +70,9 @@ static int open_model(gpt2_trace_run_state *r, const run_request *rq,
                       mx_error *err)
 {
     if (gpt2_open(&r->model, rq->checkpoint, err) != 0 ||
-        checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
-                                        TOKENIZER_GPT2_FILES, err) != 0)
+        checkpoint_run_tokenizer(&r->tokenizer, rq, r->model.cfg.vocab_size,
+                                 err) != 0)
         return -1;
-    const gpt2_config *c = &r->model.cfg;
-    const size_t n_tokens = checkpoint_tokenizer_vocab_size(r->tokenizer);
-    if (n_tokens > c->vocab_size)
-        return err_input(
-            err,
-            checkpoint_tokenizer_from_json(r->tokenizer)
-                ? _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu")
-                : _("%s: vocab.json has %zu tokens, more than the model's vocab_size %zu"),
-            rq->checkpoint, n_tokens, c->vocab_size);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     return checkpoint_run_params_present(&r->run, rq, err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
 
@@ -24,11 +25,11 @@ const llama_kind *llama_kind_of(const char *model_type)
 }
 
 /* The config's keys that ask for what the forward pass does not do: a
- * value other than null or false is refused, naming the key. */
+ * value other than null or false is refused, naming the key
+ * (sliding_window is read_window's). */
 static const char *const unsupported[] = {
     "rope_scaling",
-    "sliding_window",
-    "use_sliding_window",
+    "use_sliding_window", /* but Qwen2's: read by read_window */
     "mlp_bias",
     "partial_rotary_factor",
     "attn_logit_softcapping",
@@ -43,10 +44,7 @@ static int positive(size_t *out, const json_doc *doc, const char *key,
         *out = fallback;
         return 0;
     }
-    if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
-        return err_input(err, _("%s: %s must be a positive whole number"), path,
-                         key);
-    return 0;
+    return config_size_key(out, doc, n, key, path, err);
 }
 
 static int number(double *out, const json_doc *doc, const char *key,
@@ -118,18 +116,58 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
     return read_eos(c, doc, path, err);
 }
 
-/* sliding_window as the model_type's modeling code reads it: a whole
- * number >= 1 into c->window; null, false or absent is none. Returns
- * whether the key was read (else the loop of unsupported keys looks at
- * it). */
-static bool read_window(llama_config *c, const json_doc *doc)
+/* Whether the config has no key `key`, or it is null or false. */
+static bool unset(const json_doc *doc, const char *key)
 {
-    const json_node *n = json_get(doc, json_root(doc), "sliding_window");
-    size_t w;
-    if (n == NULL || !json_size(n, (uint64_t)1 << 32, &w) || w == 0)
-        return false;
-    c->window = w;
-    return true;
+    const json_node *n = json_get(doc, json_root(doc), key);
+    return n == NULL || n->type == JSON_NULL ||
+           (n->type == JSON_BOOL && n->number == 0);
+}
+
+/* Qwen2Config's max_window_layers when the config has none. */
+#define QWEN2_MAX_WINDOW_LAYERS 28
+
+/* Whether Qwen2's modeling code slides a window in some layer: only with
+ * use_sliding_window true (Qwen2Config sets sliding_window to None
+ * otherwise), and then in the layers from max_window_layers on
+ * (Qwen2Attention: layer_idx >= max_window_layers); *slides false when
+ * none does. */
+static int qwen2_slides(bool *slides, const llama_config *c,
+                        const json_doc *doc, const char *path, mx_error *err)
+{
+    *slides = false;
+    const json_node *used = json_get(doc, json_root(doc), "use_sliding_window");
+    if (used != NULL && used->type != JSON_NULL && used->type != JSON_BOOL)
+        return err_input(err, _("%s: %s must be true or false"), path,
+                         "use_sliding_window");
+    if (unset(doc, "use_sliding_window"))
+        return 0;
+    size_t from = QWEN2_MAX_WINDOW_LAYERS;
+    const json_node *m = json_get(doc, json_root(doc), "max_window_layers");
+    if (m != NULL && m->type != JSON_NULL &&
+        !json_size(m, CONFIG_SIZE_MAX, &from))
+        return err_input(err, _("%s: %s must be a whole number"), path,
+                         "max_window_layers");
+    *slides = from < c->n_layer;
+    return 0;
+}
+
+/* The sliding window where the model_type's modeling code uses it, into
+ * c->window (0: none): sliding_window, a positive whole number, or null,
+ * false or absent for none; Qwen2's only where qwen2_slides says a layer
+ * slides it. */
+static int read_window(llama_config *c, const llama_kind *kind,
+                       const json_doc *doc, const char *path, mx_error *err)
+{
+    c->window = 0;
+    bool slides = true;
+    if (kind->window_if_used && qwen2_slides(&slides, c, doc, path, err) != 0)
+        return -1;
+    if (!slides || unset(doc, "sliding_window"))
+        return 0;
+    return config_size_key(&c->window, doc,
+                           json_get(doc, json_root(doc), "sliding_window"),
+                           "sliding_window", path, err);
 }
 
 /* rope_scaling {"rope_type": "default"} (or "type"): the plain rotary
@@ -178,27 +216,30 @@ static int check_sizes(llama_config *c, const llama_kind *kind,
     if (act != NULL &&
         (act->type != JSON_STRING || strcmp(json_str(doc, act), "silu") != 0))
         return err_input(err, _("%s: hidden_act must be silu"), path);
-    const json_node *used = json_get(doc, json_root(doc), "use_sliding_window");
-    const bool window_used =
-        used != NULL && used->type == JSON_BOOL && used->number != 0;
-    // Qwen2's window counts only with use_sliding_window, which is refused
-    const bool window_read = !kind->window_if_used && read_window(c, doc);
+    if (read_window(c, kind, doc, path, err) != 0)
+        return -1;
     const bool plain_rope = rope_default(doc);
     for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        if (((kind->window_if_used && !window_used) || window_read) &&
-            strcmp(unsupported[i], "sliding_window") == 0)
-            continue; // None in the config the modeling code sees, or read
+        if (kind->window_if_used &&
+            strcmp(unsupported[i], "use_sliding_window") == 0)
+            continue; // Qwen2's, read
         if (plain_rope && strcmp(unsupported[i], "rope_scaling") == 0)
             continue;
         const json_node *n = json_get(doc, json_root(doc), unsupported[i]);
-        if (n != NULL && n->type != JSON_NULL &&
-            !(n->type == JSON_BOOL && n->number == 0) &&
+        if (!unset(doc, unsupported[i]) &&
             !(strcmp(unsupported[i], "partial_rotary_factor") == 0 &&
               n->type == JSON_NUMBER && n->number == 1))
             return err_input(err, _("%s: %s is not supported"), path,
                              unsupported[i]);
     }
     return 0;
+}
+
+size_t llama_context(const llama_config *c, const char **key)
+{
+    const bool window = c->window != 0 && c->window < c->n_positions;
+    *key = window ? "sliding_window" : LLAMA_POSITIONS_KEY;
+    return window ? c->window : c->n_positions;
 }
 
 int llama_read_config(llama_config *c, const char *path, mx_error *err)

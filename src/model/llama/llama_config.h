@@ -12,7 +12,8 @@
 /* The model_types of the family, one row each: name, whether q, k and v
  * have biases, and whether sliding_window counts only when
  * use_sliding_window is true (Qwen2Config sets it to None otherwise, so
- * Qwen2.5's configs name a window they do not use). */
+ * Qwen2.5's configs name a window they do not use), and then only in
+ * the layers from max_window_layers on. */
 typedef struct {
     const char *model_type;
     bool qkv_bias;
@@ -21,6 +22,12 @@ typedef struct {
 
 /* The row of model_type, or NULL. */
 const llama_kind *llama_kind_of(const char *model_type);
+
+/* The most positions a text of the model takes: max_position_embeddings,
+ * or the sliding window where it is shorter (a longer text is refused,
+ * and generation ends there); *key: the config.json key that gives them,
+ * for messages. */
+size_t llama_context(const llama_config *c, const char **key);
 
 /* Reads and checks the config.json at path into c. */
 int llama_read_config(llama_config *c, const char *path, mx_error *err);

@@ -4,6 +4,7 @@
 
 #include "base/i18n.h"
 #include "model/gpt2/gpt2_generate.h"
+#include "model/llama/llama_config.h"
 
 int llama_generator_init(llama_generator *g, const llama_model *m,
                          const checkpoint_tokenizer *tok, workers *pool,
@@ -11,11 +12,11 @@ int llama_generator_init(llama_generator *g, const llama_model *m,
 {
     *g = (llama_generator){.m = m, .tok = tok, .pool = pool};
     const llama_config *c = &m->cfg;
-    if (positions > c->n_positions)
-        positions = c->n_positions;
     // a text that grows past the sliding window ends there
-    if (c->window != 0 && positions > c->window)
-        positions = c->window;
+    const char *key;
+    const size_t most = llama_context(c, &key);
+    if (positions > most)
+        positions = most;
     const size_t kv_width = c->n_kv_head * (c->hidden / c->n_head);
     return kv_cache_init(&g->cache, c->n_layer, positions, kv_width, err);
 }
@@ -32,10 +33,13 @@ static int step(void *ctx, float *logits, const int32_t *ids, size_t n,
                 mx_error *err)
 {
     llama_generator *g = ctx;
-    if (g->cache.len + n > g->cache.cap)
+    if (g->cache.len + n > g->cache.cap) {
+        const char *key;
+        llama_context(&g->m->cfg, &key);
         return err_input(
             err, _("the text is %zu tokens; the model takes at most %zu (%s)"),
-            g->cache.len + n, g->cache.cap, LLAMA_POSITIONS_KEY);
+            g->cache.len + n, g->cache.cap, key);
+    }
     const llama_run run = {.hooks = g->hooks,
                            .logits = false,
                            .pool = g->pool,
@@ -130,6 +134,8 @@ int llama_generate_into(trace *tr, const llama_model *m,
                                     .stop = rq->stop};
     generation gen = {0}, clean = {0};
     size_t positions = 0;
+    const char *context_key; // the key of the positions that end it
+    llama_context(&m->cfg, &context_key);
     const bool beside = rq->n_replace > 0;
     int rc = beside ? generate_once(&clean, &positions, m, tok, prompt, T,
                                     &plain, pool, err)
@@ -138,7 +144,7 @@ int llama_generate_into(trace *tr, const llama_model *m,
         rc = generate_once(&gen, &positions, m, tok, prompt, T, &o, pool, err);
     if (rc == 0)
         rc = gpt2_generation_put(tr, tok, prompt, T, &gen, positions,
-                                 beside ? &clean : NULL, err);
+                                 context_key, beside ? &clean : NULL, err);
     generation_free(&gen);
     generation_free(&clean);
     return rc;

@@ -65,12 +65,10 @@ static const checkpoint_lm_row row = {
     .close = close_model,
     .shape = shape,
     .width = width,
-    .positions_key = LLAMA_POSITIONS_KEY,
     .forward = forward,
     .final_norm = final_norm,
     .logits = logits,
     .layers = layers,
-    .tokenizer = TOKENIZER_JSON,
 };
 
 static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,

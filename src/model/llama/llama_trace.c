@@ -12,6 +12,7 @@
 #include "model/checkpoint_record.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/llama/llama.h"
+#include "model/llama/llama_config.h"
 #include "model/llama/llama_generate.h"
 #include "model/next_tokens.h"
 #include "numerics/workers.h"
@@ -72,17 +73,9 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
     if (checkpoint_run_refuse(in, err) != 0)
         return -1;
     int rc = llama_open(&r->model, rq->checkpoint, err);
-    if (rc == 0)
-        rc = checkpoint_tokenizer_open_files(&r->tokenizer, rq->checkpoint,
-                                             TOKENIZER_JSON, err);
     const llama_config *c = &r->model.cfg;
-    if (rc == 0 &&
-        checkpoint_tokenizer_vocab_size(r->tokenizer) > c->vocab_size)
-        rc = err_input(
-            err,
-            _("%s: tokenizer.json has %zu tokens, more than the model's vocab_size %zu"),
-            rq->checkpoint, checkpoint_tokenizer_vocab_size(r->tokenizer),
-            c->vocab_size);
+    if (rc == 0)
+        rc = checkpoint_run_tokenizer(&r->tokenizer, rq, c->vocab_size, err);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
     if (rc == 0)
@@ -139,12 +132,11 @@ static int steps_fit(const llama_trace_run_state *r, const run_request *rq,
 {
     const llama_config *c = &r->model.cfg;
     // a text that grows past the sliding window ends there
+    const char *key;
     const generate_steps_size steps = {
         .T = r->run.T,
         .n = rq->generate,
-        .context = c->window != 0 && c->window < c->n_positions
-                       ? c->window
-                       : c->n_positions,
+        .context = llama_context(c, &key),
         .layers = checkpoint_run_layers_shown(&r->run),
         .heads = checkpoint_run_heads_shown(&r->run),
         .hd = c->hidden / c->n_head,

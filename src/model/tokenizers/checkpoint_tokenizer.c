@@ -1,5 +1,5 @@
-/* checkpoint_tokenizer.c: vocab.json and merges.txt, or tokenizer.json
- * (checkpoint_tokenizer.h). */
+/* checkpoint_tokenizer.c: a vocabulary and merges, or tokenizer.json,
+ * as the family's row names them (checkpoint_tokenizer.h). */
 #include "model/tokenizers/checkpoint_tokenizer.h"
 
 #include <stdbool.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "io/file_read.h"
 #include "model/tokenizers/bpe.h"
 #include "model/tokenizers/hf_tokenizer.h"
@@ -14,14 +15,18 @@
 #include "model/tokenizers/tok_text.h"
 
 struct checkpoint_tokenizer {
-    bpe *bpe;         /* vocab.json and merges.txt, or NULL */
-    hf_tokenizer *hf; /* tokenizer.json, or NULL */
+    bpe *bpe;                     /* the vocabulary and merges, or NULL */
+    hf_tokenizer *hf;             /* tokenizer.json, or NULL */
+    const tokenizer_files *files; /* the family row's names */
+    const char *file; /* the file the tokens come from: one of them */
     char enc[256][3]; /* bytes_to_unicode, to read tokenizer.json's pieces
                           back into bytes */
 };
 
 static char *join(const char *dir, const char *name)
 {
+    if (name == NULL)
+        return NULL;
     const size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
     if (p != NULL)
@@ -29,30 +34,39 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,
-                              mx_error *err)
+/* Whether the folder's tokenizer is its tokenizer.json: the family has
+ * no vocabulary and merges, or the folder has neither of them and has
+ * it, so a folder that has them reads as it always did. */
+static bool reads_json(const tokenizer_files *files, const char *vocab,
+                       const char *merges, const char *json)
 {
-    return checkpoint_tokenizer_open_files(out, dir, TOKENIZER_GPT2_FILES, err);
+    if (files->vocab == NULL)
+        return true;
+    return !file_present(vocab) && !file_present(merges) && file_present(json);
 }
 
-int checkpoint_tokenizer_open_files(checkpoint_tokenizer **out, const char *dir,
-                                    enum tokenizer_files files, mx_error *err)
+int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,
+                              const tokenizer_files *files, mx_error *err)
 {
     *out = NULL;
     checkpoint_tokenizer *t = calloc(1, sizeof *t);
-    char *vocab = join(dir, "vocab.json"), *merges = join(dir, "merges.txt");
-    char *json = join(dir, "tokenizer.json");
-    char *config = join(dir, "tokenizer_config.json");
-    int rc = t && vocab && merges && json && config ? 0 : err_nomem(err, dir);
+    char *vocab = join(dir, files->vocab), *merges = join(dir, files->merges);
+    char *json = join(dir, files->json);
+    char *config = join(dir, files->json_config);
+    const bool merges_too = files->vocab != NULL;
+    int rc = t && (!merges_too || (vocab && merges)) && json &&
+                     (files->json_config == NULL || config)
+                 ? 0
+                 : err_nomem(err, dir);
     if (rc == 0) {
         tok_byte_chars(t->enc);
-        // tokenizer.json only where neither of GPT-2's own files is there,
-        // so a folder that has them reads as it always did
-        const bool own = files == TOKENIZER_GPT2_FILES &&
-                         (file_present(vocab) || file_present(merges));
-        if (files == TOKENIZER_JSON || (!own && file_present(json)))
+        const bool hf = reads_json(files, vocab, merges, json);
+        t->files = files;
+        t->file = hf ? files->json : files->vocab;
+        if (hf)
             rc = hf_tokenizer_open_config(
-                &t->hf, json, file_present(config) ? config : NULL, err);
+                &t->hf, json, config && file_present(config) ? config : NULL,
+                err);
         else
             rc = bpe_open(&t->bpe, vocab, merges, err);
     }
@@ -82,9 +96,27 @@ size_t checkpoint_tokenizer_vocab_size(const checkpoint_tokenizer *t)
     return t->bpe ? bpe_vocab_size(t->bpe) : hf_tokenizer_vocab_size(t->hf);
 }
 
-bool checkpoint_tokenizer_from_json(const checkpoint_tokenizer *t)
+const char *checkpoint_tokenizer_file(const checkpoint_tokenizer *t)
 {
-    return t->hf != NULL;
+    return t->file;
+}
+
+const tokenizer_files *checkpoint_tokenizer_files(const checkpoint_tokenizer *t)
+{
+    return t->files;
+}
+
+int checkpoint_tokenizer_fits(const checkpoint_tokenizer *t, size_t vocab,
+                              const char *dir, mx_error *err)
+{
+    const size_t tokens = checkpoint_tokenizer_vocab_size(t);
+    if (tokens <= vocab)
+        return 0;
+    /* TRANSLATORS: the folder, then the file of its tokenizer
+     * ("vocab.json", "tokenizer.json") */
+    return err_input(
+        err, _("%s: %s has %zu tokens, more than the model's vocab_size %zu"),
+        dir, t->file, tokens, vocab);
 }
 
 const struct hf_tokenizer *

@@ -1,9 +1,10 @@
 /* checkpoint_tokenizer.h: a checkpoint folder's tokenizer, whichever
- * family the folder holds: vocab.json and merges.txt (bpe.h) where the
- * folder has them (GPT-2), else its tokenizer.json
- * (model/tokenizers/hf_tokenizer.h: GPT-2's byte-level BPE, BERT's
- * WordPiece, the Llama style's BPE). For the same vocabulary and merges
- * both give the same ids and the same labels.
+ * family the folder holds, from the files its family's row names
+ * (tokenizer_files): a vocabulary and merges (bpe.h) where the family has
+ * them and the folder holds them (GPT-2's vocab.json and merges.txt),
+ * else its tokenizer.json (model/tokenizers/hf_tokenizer.h: GPT-2's
+ * byte-level BPE, BERT's WordPiece, the Llama style's BPE). For the same
+ * vocabulary and merges both give the same ids and the same labels.
  */
 #ifndef MHA_CHECKPOINT_TOKENIZER_H
 #define MHA_CHECKPOINT_TOKENIZER_H
@@ -16,26 +17,41 @@
 
 typedef struct checkpoint_tokenizer checkpoint_tokenizer;
 
-/* Which files of a folder hold its tokenizer. */
-enum tokenizer_files {
-    TOKENIZER_GPT2_FILES, /* vocab.json and merges.txt, or tokenizer.json
-                             when neither is there (GPT-2) */
-    TOKENIZER_JSON,       /* tokenizer.json only (BERT, the Llama style):
-                             a folder without it is refused naming it */
-};
+/* Which files of a checkpoint folder hold its tokenizer, as its family's
+ * row names them (model/family.h: the one place that says which they
+ * are; messages name them from it). */
+typedef struct {
+    /* BPE's vocabulary and merges (bpe.h: GPT-2's vocab.json and
+     * merges.txt), read where the folder has either; NULL: the family has
+     * none, its tokenizer is json's alone */
+    const char *vocab, *merges;
+    /* a Hugging Face tokenizer.json (hf_tokenizer.h), read where the
+     * folder has neither of those (always, without them; a folder
+     * without it is then refused naming it), with json_config beside it
+     * (tokenizer_config.json; NULL: none) where the folder has that */
+    const char *json, *json_config;
+} tokenizer_files;
 
-/* Opens the tokenizer of the folder dir from its files; on failure *out
- * is NULL. checkpoint_tokenizer_open reads GPT-2's (TOKENIZER_GPT2_FILES). */
-int checkpoint_tokenizer_open_files(checkpoint_tokenizer **out, const char *dir,
-                                    enum tokenizer_files files, mx_error *err);
+/* Opens the tokenizer of the folder dir from the files `files` names; on
+ * failure *out is NULL. */
 int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,
-                              mx_error *err);
+                              const tokenizer_files *files, mx_error *err);
 void checkpoint_tokenizer_free(checkpoint_tokenizer *t);
 
-/* The number of tokens (the largest id + 1), and whether they come from
- * tokenizer.json (else vocab.json), for messages. */
+/* -1 with err set when t has more tokens than vocab, the model's
+ * vocab_size, naming the folder dir and the file the tokens come from;
+ * 0 otherwise. */
+int checkpoint_tokenizer_fits(const checkpoint_tokenizer *t, size_t vocab,
+                              const char *dir, mx_error *err);
+
+/* The name of the file t's tokens come from (files' vocab or json), and
+ * the files it was opened from, for messages. */
+const char *checkpoint_tokenizer_file(const checkpoint_tokenizer *t);
+const tokenizer_files *
+checkpoint_tokenizer_files(const checkpoint_tokenizer *t);
+
+/* The number of tokens (the largest id + 1). */
 size_t checkpoint_tokenizer_vocab_size(const checkpoint_tokenizer *t);
-bool checkpoint_tokenizer_from_json(const checkpoint_tokenizer *t);
 
 /* As bpe_encode: text[0..len) into *ids (*n, the caller frees), stopping
  * once there are more than max. */
@@ -48,8 +64,8 @@ int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,
                                const char *text, size_t len, mx_error *err);
 
-/* The tokenizer.json reader, or NULL when the folder's vocab.json and
- * merges.txt are read. */
+/* The tokenizer.json reader, or NULL when the folder's vocabulary and
+ * merges are read (bpe.h). */
 struct hf_tokenizer;
 const struct hf_tokenizer *
 checkpoint_tokenizer_json(const checkpoint_tokenizer *t);
