@@ -538,4 +538,5 @@ const lm_ops lesson_lm = {
     .unembed = unembed,
     .close = close_session,
     .variant = LAYER_KEY,
+    .own_corpus = true,
 };
