@@ -122,8 +122,8 @@ ok(a.returncode == 0 and b.returncode == 0 and a.stdout == b.stdout,
 NOTE = {"en": "With --corpus, --ablate-mode mean",
         "pt_BR": "Com --corpus, --ablate-mode mean",
         "es": "Con --corpus, --ablate-mode mean",
-        "zh_CN": "--corpus",
-        "zh_TW": "--corpus"}
+        "zh_CN": "配合 --corpus",
+        "zh_TW": "配合 --corpus"}
 for lang, start in NOTE.items():
     r = run(["--model", GPT2, TEXT, "--ablate", "all-heads", "--explain",
              "--lang", lang, "--tables", "ablation_map"] + WITH_CORPUS)
