@@ -230,9 +230,6 @@ int options_validate_training(options *opt, mx_error *err)
     // the learning rate's default is its row's for the optimizer chosen
     if (!opt->given[OPT_LR])
         opt->training.lr = option_real_default(opt, &option_rows[OPT_LR]);
-    if (opt->corpus != NULL && opt->column == NULL)
-        return err_usage(err, _("--corpus: say which column holds the "
-                                "sentences with --column NAME"));
     const char *other = options_training_conflict(opt);
     if (other != NULL)
         return err_usage(err,
@@ -240,6 +237,32 @@ int options_validate_training(options *opt, mx_error *err)
                            "a sentence, one step at a time; it does not "
                            "go with %s"),
                          other);
+    return 0;
+}
+
+/* --corpus FILE --column NAME: a lesson model's training texts (with
+ * --train), or, with --model, the texts --ablate-mode mean takes each
+ * head's mean over (model/intervene/corpus_mean.h). */
+static int validate_corpus(const options *opt, mx_error *err)
+{
+    if (opt->corpus == NULL)
+        return 0;
+    if (opt->model == NULL && !opt->train)
+        return err_usage(err, _("%s: goes with --train N"), "--corpus");
+    if (opt->model != NULL &&
+        (opt->ablate == NULL || opt->ablate_mode != HOOK_MEAN))
+        return err_usage(err,
+                         _("--corpus: with --model, the texts --ablate-mode "
+                           "mean takes each head's mean over: it goes with "
+                           "--ablate and --ablate-mode mean"));
+    // generation's mean is the prompt's (model/generate_ablate.h)
+    if (opt->model != NULL && opt->generate > 0)
+        return err_usage(err, _("--generate: sets a head's mean over the "
+                                "prompt's positions, so it does not go with "
+                                "--corpus"));
+    if (opt->column == NULL)
+        return err_usage(err, _("--corpus: say which column holds the "
+                                "sentences with --column NAME"));
     return 0;
 }
 
@@ -335,7 +358,7 @@ int options_validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
         validate_attn_only(opt, err) != 0 || options_goes_with(opt, err) != 0 ||
-        validate_interventions(opt, err) != 0)
+        validate_interventions(opt, err) != 0 || validate_corpus(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0 ||
         generate_options_validate(opt, err) != 0)

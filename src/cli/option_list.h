@@ -191,15 +191,14 @@ OPTION(OPTIMIZER, "optimizer", 0, MODEL, 56,
        .help = N_("sgd or adam, torch.optim's defaults (default adam)"))
 OPTION(CORPUS, "corpus", 0, MODEL, 58,
        NAME(N_("FILE"), corpus),
-       .applies = APPLIES_LESSON, .page = PAGE_MODEL,
-       GOES_WITH(N_("%s: goes with --train N"), OPT_TRAIN),
-       .off_checkpoint = N_("%s: does not go with --model (it is the text "
-                            "a lesson model trains on; a checkpoint's "
-                            "--ablate-mode mean takes each head's mean over "
-                            "the text's own positions)"),
+       .applies = APPLIES_ANY, .page = PAGE_MODEL,
+       GOES_WITH(N_("%s: goes with --train N, or with --model DIR and "
+                    "--ablate-mode mean"),
+                 OPT_TRAIN, OPT_ABLATE_MODE),
        .help = N_("with --train, train on the sentences of FILE's\n"
-                   "--column NAME, one per step, cycling (default the\n"
-                   "sentence)"))
+                   "--column NAME, one per step, cycling; with --model,\n"
+                   "--ablate-mode mean takes each head's mean over\n"
+                   "them                          (default the sentence)"))
 OPTION(GRAD, "grad", 0, MODEL, 59,
        FLAG(grad, false),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
@@ -491,7 +490,8 @@ OPTION(ABLATE_MODE, "ablate-mode", 0, TEACHING, 89,
        CHOICE(N_("HOW"), ablate_mode, HOOK_ZERO, ablate_mode_choices),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("an ablated head's output z: zero, or mean (each\n"
-                   "column its mean over the positions) (default zero)"))
+                   "column its mean over the positions, or with --model\n"
+                   "over --corpus's texts)             (default zero)"))
 OPTION(METRIC, "metric", 0, TEACHING, 82,
        CHOICE(N_("NAME"), metric, METRIC_LOSS, metric_choices),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,

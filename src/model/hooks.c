@@ -54,6 +54,16 @@ static int apply(const replace_hook *k, matrix *m, mx_error *err)
         return 0;
     case HOOK_MEAN:
         return mean_over_rows(m, err);
+    case HOOK_ROW:
+        if (k->value == NULL || k->value->rows != 1 ||
+            k->value->cols != m->cols)
+            return err_input(
+                err,
+                _("a hook sets %s (%zu x %zu) to a matrix of another shape"),
+                table_info_of(k->at.id)->name, m->rows, m->cols);
+        for (size_t t = 0; t < m->rows; t++)
+            memcpy(matrix_at(m, t, 0), k->value->v, m->cols * sizeof *m->v);
+        return 0;
     }
     return 0;
 }

@@ -7,8 +7,9 @@
  * each point the forward pass calls hook_point on the activation, which
  *
  *   - replaces it, when a hook names it: zero it, set it to a given matrix
- *     of its shape, or mean it over the positions (each column's values
- *     become the column's mean over the rows, the tokens);
+ *     of its shape or every row to a given row, or mean it over the
+ *     positions (each column's values become the column's mean over the
+ *     rows, the tokens);
  *   - then records it, when the run has a recorder (the trace of a
  *     checkpoint's run copies it into a table).
  *
@@ -33,13 +34,16 @@ typedef enum {
     HOOK_SET,  /* the values of hook.value, of the activation's shape */
     HOOK_MEAN, /* each column its mean over the rows (the positions), as
                   x.mean(dim=0, keepdim=True) sums and divides */
+    HOOK_ROW,  /* every row the values of hook.value, one row (1 x the
+                  activation's columns): x[:] = row, as a mean taken
+                  elsewhere (over a corpus) is set on every position */
 } hook_action;
 
 /* One replacing hook: the activation named `at` (its grad false). */
 typedef struct {
     table_key at;
     hook_action action;
-    const matrix *value; /* HOOK_SET only; the caller's */
+    const matrix *value; /* HOOK_SET and HOOK_ROW only; the caller's */
 } replace_hook;
 
 /* The hooks of one forward pass, the caller's: the replacing hooks, and

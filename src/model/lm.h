@@ -21,6 +21,7 @@
 #ifndef MHA_LM_H
 #define MHA_LM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,11 @@ typedef struct {
      * lm_draws), or NULL: every id below the model's vocabulary, nothing
      * around them (a lesson model's). */
     int (*draws)(lm_draws *d, const lm_session *s, mx_error *err);
+    /* Whether the session takes --ablate-mode mean over the corpus the
+     * model was trained on itself (a lesson model's, lesson_lm.h); false:
+     * a mean over --corpus is taken before the run, each text through
+     * the clean model (intervene/corpus_mean.h). */
+    bool own_corpus;
 } lm_ops;
 
 #endif

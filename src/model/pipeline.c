@@ -8,6 +8,7 @@
 #include "base/i18n.h"
 #include "model/family.h"
 #include "model/intervene/ablate.h"
+#include "model/intervene/corpus_mean.h"
 #include "model/intervene/intervene.h"
 #include "model/intervene/logit_lens.h"
 #include "model/lm.h"
@@ -116,11 +117,21 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
         (alone == 0 &&
          told(intervene_check(lm, &with, in, err), family, err) != 0))
         return -1;
-    // the run is the ablated model's: the family applies the hooks
+    // --ablate-mode mean over --corpus: each head's mean, taken first
+    // (model/intervene/corpus_mean.h)
     run_request run = *rq;
+    head_means means = {0};
+    if (alone == 0 && corpus_mean_asked(lm, rq, in)) {
+        if (corpus_mean_of(&means, lm, rq, in, err) != 0)
+            return -1;
+        run.ablate_means = with.ablate_means = &means;
+    }
+    // the run is the ablated model's: the family applies the hooks
     replace_hook *hooks = NULL;
-    if (ablate_hooks(&hooks, &run.n_replace, rq, err) != 0)
+    if (ablate_hooks(&hooks, &run.n_replace, &run, err) != 0) {
+        corpus_mean_free(&means);
         return -1;
+    }
     run.replace = hooks;
     // a model the run trains is the interventions' model (lm.h, lm_made)
     lm_made made = {0};
@@ -137,6 +148,7 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     if (made.free != NULL)
         made.free(made.model);
     free(hooks);
+    corpus_mean_free(&means);
     return rc;
 }
 

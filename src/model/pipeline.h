@@ -164,6 +164,16 @@ static inline void passes_tell(const passes_watch *watch, const char *option,
         watch->fn(watch->ctx, option, done, total);
 }
 
+/* What --ablate-mode mean sets a head's z to with --corpus on a model
+ * whose session does not take the mean itself (lm.h's own_corpus): each
+ * head's mean over every position of every text of the corpus
+ * (model/intervene/corpus_mean.h), the row of head h of layer l at
+ * rows[l * heads + h] (1 x hd). */
+typedef struct {
+    size_t layers, heads;
+    matrix *rows; /* layers * heads */
+} head_means;
+
 /* What a run computes and shows: the model (the lesson's architecture, or
  * a checkpoint folder), its variants, the tables, the interventions,
  * generation and training, and how it runs. The command line makes one
@@ -227,6 +237,10 @@ typedef struct {
     size_t n_ablate;
     bool ablate_all;
     hook_action ablate_mode; /* HOOK_ZERO or HOOK_MEAN */
+    /* HOOK_MEAN's means over --corpus (set by pipeline.c from the
+     * input's corpus), or NULL: a mean is over the text's own positions
+     * (or, for a lesson model, over the corpus it trained on) */
+    const head_means *ablate_means;
     /* what ablation_map measures (--metric); its answer and wrong tokens
      * are patch_answer and patch_wrong (--answer, --wrong) */
     enum ablate_metric metric;

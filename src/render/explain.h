@@ -49,7 +49,8 @@ typedef struct {
     bool adam;      /* --optimizer adam (else SGD) */
     bool grad;      /* --grad: the .grad tables */
     bool positions; /* --positions */
-    bool corpus;    /* --corpus: trained on its sentences */
+    bool corpus;    /* --corpus: trained on its sentences; with --model,
+                       the texts of --ablate-mode mean */
     bool reloaded;  /* --weights of a trained run: the training starts
                        from its files, not from the seed */
     bool read_back; /* --weights: the model's parameters read from files */

@@ -101,6 +101,17 @@ void explain_checkpoint_before(FILE *out, const table *t, const table *prev,
     const char *note = table_note(text, sizeof text, notes, t);
     if (note != NULL)
         explain_note(out, c->width, note);
+    // --corpus on a checkpoint is the texts of --ablate-mode mean
+    // (model/intervene/corpus_mean.h), said with the ablation's first table
+    if (c->corpus &&
+        (t->id == TABLE_ABLATE_EFFECT || t->id == TABLE_ABLATE_MAP))
+        explain_note(out, c->width,
+                     _("With --corpus, --ablate-mode mean set each "
+                       "switched-off head's z to its mean over every "
+                       "position of every text of the corpus (each text run "
+                       "through the clean model on its own), the same row at "
+                       "every position of this text: the head's typical "
+                       "output, not one that depends on this text."));
     if (note != NULL || layer_note)
         fputc('\n', out);
 }

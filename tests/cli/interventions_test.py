@@ -201,14 +201,6 @@ BAD = [
      "--logit-lens: reads the model as it is"),
     (["--head-scores", "--repeat-random", "4", "--logit-lens"],
      "--logit-lens: reads the sentence"),
-    # a checkpoint's mean ablation is over the text's positions: a corpus
-    # is a lesson model's training text
-    ([text, "--corpus", os.path.join(sys.argv[2], "..", "lesson_interventions",
-                                     "block.corpus.txt"),
-      "--column", "text", "--ablate", "0.1", "--ablate-mode", "mean"],
-     "--corpus: does not go with --model (it is the text a lesson model "
-     "trains on; a checkpoint's --ablate-mode mean takes each head's mean "
-     "over the text's own positions)"),
 ]
 for args, want in BAD:
     r = run(["--model", model] + args)

@@ -66,12 +66,25 @@ words[torch.randint(0, len(words), (N,))] after torch.manual_seed(SEED),
 as make_llama_intervention_reference.py draws a Llama-style
 checkpoint's, then the same N again (--repeat-random N).
 
+Mean ablation over a corpus (--ablate-mode mean --corpus FILE --column
+text), as a user of PyTorch takes a head's mean over many texts of
+different lengths: the clean model run over each text of corpus.csv
+(beside this script's output, interventions/; the texts' ids those
+encoder.py's algorithm gives them, make_gpt2_reference.py's encode),
+c_proj's input (1, T_i, D) kept by a pre-hook, torch.cat(..., dim=1)
+into (1, N, D); then the ablating pre-hook sets the head's columns of
+every position to x[..., cols].mean(dim=1, keepdim=True) of that (1, N,
+D). The cases of CORPUS_CASES, on the checkpoint's own text, into
+corpus_CHECKPOINT.safetensors: NAME.out, NAME.effect, NAME.loss or
+NAME.map, as above.
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_intervention_reference.py \
         [OUTDIR [CHECKPOINT...]]
 """
 
+import csv
 import json
 import os
 import sys
@@ -82,6 +95,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from make_gpt2_reference import encode, toy_vocab  # noqa: E402
 from make_gpt2_reference import write_safetensors  # noqa: E402
 from make_hook_reference import Config, GPT2Model, read_safetensors  # noqa: E402,E501
 
@@ -466,6 +480,127 @@ def scores_case(outdir, name):
                       [(n, t.contiguous()) for n, t in tables])
 
 
+# ---- mean ablation over a corpus
+CORPUS = os.path.join(HERE, "interventions", "corpus.csv")
+
+# checkpoint -> cases: (name, heads as (layer, head)[, metric]); heads
+# None: every head alone, as CASES says
+CORPUS_CASES = {
+    "two_layers": [
+        ("corpus_1.0_0.1", [(1, 0), (0, 1)]),
+        ("corpus_all", None),
+        ("corpus_all_logit_diff", None, ("logit-diff", 271, 275)),
+    ],
+}
+
+
+def corpus_ids():
+    """The texts of corpus.csv's column text, each as its ids (1, T_i)."""
+    vocab = toy_vocab()
+    with open(CORPUS, newline="") as fh:
+        texts = [row["text"] for row in csv.DictReader(fh)]
+    return [torch.tensor([encode(text, vocab)]) for text in texts]
+
+
+def corpus_z(hooked, model, corpus, L):
+    """Each layer's output projection input (the heads' z side by side)
+    over the corpus, torch.cat on the positions: (1, N, D). hooked(model,
+    ids, [(layer, pre-hook)]) runs the model with pre-hooks on the output
+    projections."""
+    kept = {}
+
+    def saving(layer):
+        def hook(module, inputs):
+            kept.setdefault(layer, []).append(inputs[0].clone())
+        return hook
+    for ids in corpus:
+        hooked(model, ids, [(l, saving(l)) for l in range(L)])
+    return {l: torch.cat(kept[l], dim=1) for l in range(L)}
+
+
+def corpus_ablating(heads, hd, z):
+    """A forward pre-hook on the output projection setting the heads'
+    columns of every position to their mean over the corpus (z: the
+    layer's (1, N, D))."""
+    def hook(module, inputs):
+        x = inputs[0].clone()
+        for h in heads:
+            cols = slice(h * hd, (h + 1) * hd)
+            x[..., cols] = z[..., cols].mean(dim=1, keepdim=True)
+        return (x,)
+    return hook
+
+
+def corpus_run(hooked, model, ids, heads, hd, zall):
+    """(the final norm's output, logits) with heads [(layer, head)]
+    set to their corpus means."""
+    hooks = []
+    for layer in sorted({layer for layer, _ in heads}):
+        mine = [h for l, h in heads if l == layer]
+        hooks.append((layer, corpus_ablating(mine, hd, zall[layer])))
+    return hooked(model, ids, hooks)
+
+
+def corpus_tables(hooked, model, ids, hd, L, H, cases):
+    """The tables of cases (CORPUS_CASES' rows) on ids, as
+    checkpoint_cases makes them."""
+    tables = []
+    with torch.no_grad():
+        zall = corpus_z(hooked, model, corpus_ids(), L)
+        _, clean = hooked(model, ids, [])
+        clean_loss = losses(clean, ids)
+        for case, heads, *metric in cases:
+            if heads is None:
+                measure = metric_of(metric[0] if metric else None)
+                m = torch.empty(L, H)
+                for layer in range(L):
+                    for head in range(H):
+                        _, logits = corpus_run(hooked, model, ids,
+                                               [(layer, head)], hd, zall)
+                        m[layer, head] = measure(logits, ids) - \
+                            measure(clean, ids)
+                tables.append((case + ".map", m))
+                continue
+            out, ablated = corpus_run(hooked, model, ids, heads, hd, zall)
+            pc = torch.softmax(clean[0], dim=-1)
+            pa = torch.softmax(ablated[0], dim=-1)
+            top = torch.topk(pc, K, dim=-1).indices
+            effect = torch.stack([
+                torch.gather(pc, 1, top),
+                torch.gather(pa, 1, top),
+                torch.gather(ablated[0], 1, top) -
+                torch.gather(clean[0], 1, top)], dim=-1).reshape(-1, 3)
+            ablated_loss = losses(ablated, ids)
+            loss = torch.stack([clean_loss, ablated_loss,
+                                ablated_loss - clean_loss], dim=-1)
+            tables += [(case + ".out", out[0]), (case + ".effect", effect),
+                       (case + ".loss", loss)]
+    return tables
+
+
+def gpt2_hooked(model, ids, c_proj_hooks):
+    """(ln_f's output, GPT2LMHeadModel's logits) with pre-hooks on
+    h[L].attn.c_proj."""
+    handles = [model.h[l].attn.c_proj.register_forward_pre_hook(h)
+               for l, h in c_proj_hooks]
+    try:
+        out = model(ids)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return out, F.linear(out, model.wte.weight)
+
+
+def corpus_case(outdir, name):
+    model, config, ids = load(name)
+    hd = config.hidden_size // config.num_attention_heads
+    L, H = config.num_hidden_layers, config.num_attention_heads
+    tables = corpus_tables(gpt2_hooked, model, ids, hd, L, H,
+                           CORPUS_CASES[name])
+    write_safetensors(os.path.join(outdir, "corpus_%s.safetensors" % name),
+                      [(n, t.contiguous()) for n, t in tables])
+
+
 def main():
     """[OUTDIR [CHECKPOINT...]]: the files of those checkpoints alone
     (default every one)."""
@@ -483,6 +618,9 @@ def main():
     for name in SCORE_CASES:
         if not only or name in only:
             scores_case(outdir, name)
+    for name in CORPUS_CASES:
+        if not only or name in only:
+            corpus_case(outdir, name)
 
 
 if __name__ == "__main__":

@@ -27,11 +27,17 @@ a user of PyTorch puts on this model:
   wrapping torch.nn.functional.softmax, which the copied code calls) and
   score it with TransformerLens's head detector (copied there).
 
+- mean ablation over a corpus (--ablate-mode mean --corpus FILE): each
+  head's columns set to their mean over every position of every text of
+  interventions/corpus.csv, make_intervention_reference.py's
+  corpus_tables with the pre-hooks on o_proj.
+
 It writes, into interventions/ beside this script (or OUTDIR), the files
 CHECKPOINT.safetensors (NAME.out, NAME.effect, NAME.loss,
 NAME.map), patch_CHECKPOINT.safetensors (NAME.heads, NAME.resid,
-NAME.baselines) and scores_CHECKPOINT.safetensors (NAME.scores, NAME.ids), in the
-form make_intervention_reference.py writes for GPT-2.
+NAME.baselines), scores_CHECKPOINT.safetensors (NAME.scores, NAME.ids)
+and corpus_CHECKPOINT.safetensors (NAME.out, NAME.effect, NAME.loss,
+NAME.map), in the form make_intervention_reference.py writes for GPT-2.
 
 How to run it (Debian's python3-torch, CPU, float32):
 
@@ -89,6 +95,18 @@ PATCH_CASES = {
 SCORE_CASES = {
     "llama_tied_f32": [("text", [278, 271, 273, 277, 268, 271, 273]),
                        ("random_6_4", (6, 4))],
+}
+
+
+# checkpoint -> mean ablation over the corpus's cases (make_intervention_
+# reference.py's CORPUS_CASES): a head of 48 columns, whose mean sums
+# columns 0-31 in PyTorch's blocks of 32 and 32-47 one by one
+CORPUS_CASES = {
+    "llama_head48_bf16": [
+        ("corpus_0.1", [(0, 1)]),
+        ("corpus_all", None),
+        ("corpus_all_prob", None, ("prob", 271, None)),
+    ],
 }
 
 
@@ -156,6 +174,16 @@ def checkpoint_cases(outdir, name):
             tables += [(case + ".out", out[0]), (case + ".effect", effect),
                        (case + ".loss", loss)]
     write_safetensors(os.path.join(outdir, "%s.safetensors" % name),
+                      [(n, t.contiguous()) for n, t in tables])
+
+
+def corpus_case(outdir, name):
+    model, cfg, ids = load(name)
+    hd = cfg.hidden_size // cfg.num_attention_heads
+    L, H = cfg.num_hidden_layers, cfg.num_attention_heads
+    tables = mi.corpus_tables(logits_of, model, ids, hd, L, H,
+                              CORPUS_CASES[name])
+    write_safetensors(os.path.join(outdir, "corpus_%s.safetensors" % name),
                       [(n, t.contiguous()) for n, t in tables])
 
 
@@ -297,6 +325,9 @@ def main():
     for name in SCORE_CASES:
         if not only or name in only:
             scores_case(outdir, name)
+    for name in CORPUS_CASES:
+        if not only or name in only:
+            corpus_case(outdir, name)
 
 
 if __name__ == "__main__":

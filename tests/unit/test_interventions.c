@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv_in.h"
 #include "io/safetensors.h"
 #include "model/checkpoint_run.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
@@ -91,16 +92,46 @@ typedef struct {
 
 static const metric_words by_loss = {METRIC_LOSS, NULL, NULL};
 
+/* --corpus FILE --column text: the texts a mean ablation averages over
+ * (tests/reference/interventions/corpus.csv), as the command line reads
+ * them. */
+typedef struct {
+    char **texts;
+    size_t *lines, n;
+    char file[600];
+} corpus_texts;
+
+static int corpus_read(corpus_texts *c, const char *refdir)
+{
+    const csv_style style = {',', false};
+    mx_error err;
+    snprintf(c->file, sizeof c->file, "%s/interventions/corpus.csv", refdir);
+    if (read_sentences(&c->texts, &c->lines, &c->n, c->file, "text", &style,
+                       &err) != 0) {
+        diag("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void corpus_free(corpus_texts *c)
+{
+    free_strings(c->texts, c->n);
+    free(c->lines);
+}
+
 /* One case: heads (n of them; 0: all-heads, measured by metric) ablated
- * as mode says. */
+ * as mode says; with corpus (not NULL), a mean over its texts, against
+ * the reference's corpus_CHECKPOINT.safetensors. */
 static void ablate_measured(const char *refdir, const char *ckpt,
                             const char *name, const head_ref *heads, size_t n,
-                            hook_action mode, const metric_words *metric)
+                            hook_action mode, const metric_words *metric,
+                            const corpus_texts *corpus)
 {
     char dir[256], path[600], key[96];
     snprintf(dir, sizeof dir, "%s/%s/%s", refdir, family_dir(ckpt), ckpt);
-    snprintf(path, sizeof path, "%s/interventions/%s.safetensors", refdir,
-             ckpt);
+    snprintf(path, sizeof path, "%s/interventions/%s%s.safetensors", refdir,
+             corpus != NULL ? "corpus_" : "", ckpt);
     safetensors ref;
     mx_error err;
     char *text = read_text(dir);
@@ -118,7 +149,14 @@ static void ablate_measured(const char *refdir, const char *ckpt,
                             .metric = metric->kind,
                             .patch_answer = metric->answer,
                             .patch_wrong = metric->wrong};
-    const model_input in = {.sentence = text, .len = strlen(text)};
+    model_input in = {.sentence = text, .len = strlen(text)};
+    if (corpus != NULL) {
+        in.corpus = (const char *const *)corpus->texts;
+        in.n_corpus = corpus->n;
+        in.corpus_lines = corpus->lines;
+        in.corpus_file = corpus->file;
+        in.corpus_column = "text";
+    }
     trace tr;
     trace_init(&tr);
     const int rc = pipeline_run(&tr, &rq, &in, &err);
@@ -150,7 +188,7 @@ static void ablate_measured(const char *refdir, const char *ckpt,
 static void ablate_case(const char *refdir, const char *ckpt, const char *name,
                         const head_ref *heads, size_t n, hook_action mode)
 {
-    ablate_measured(refdir, ckpt, name, heads, n, mode, &by_loss);
+    ablate_measured(refdir, ckpt, name, heads, n, mode, &by_loss, NULL);
 }
 
 /* --patch on checkpoint ckpt: clean against corrupt, answer against
@@ -329,13 +367,13 @@ int main(int argc, char **argv)
     const metric_words end_world = {METRIC_LOGIT_DIFF, " end", " world"};
     const metric_words world = {METRIC_PROB, " world", NULL};
     ablate_measured(ref, "two_layers", "all_zero_logit_diff", NULL, 0,
-                    HOOK_ZERO, &cat_mat);
+                    HOOK_ZERO, &cat_mat, NULL);
     ablate_measured(ref, "two_layers", "all_mean_prob", NULL, 0, HOOK_MEAN,
-                    &cat);
+                    &cat, NULL);
     ablate_measured(ref, "four_heads_bf16", "all_mean_logit_diff", NULL, 0,
-                    HOOK_MEAN, &end_world);
+                    HOOK_MEAN, &end_world, NULL);
     ablate_measured(ref, "four_heads_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
-                    &world);
+                    &world, NULL);
     patch_case(ref, "two_layers", "cat_mat", "the cat sat on the mat",
                "the mat sat on the cat", " cat", " mat");
     patch_case(ref, "four_heads_bf16", "end_world", "the end hello world the",
@@ -352,9 +390,9 @@ int main(int argc, char **argv)
     ablate_case(ref, "llama_gqa4_bf16", "mean_1.0_0.1", h10_01, 2, HOOK_MEAN);
     ablate_case(ref, "llama_gqa4_bf16", "all_mean", NULL, 0, HOOK_MEAN);
     ablate_measured(ref, "llama_gqa4_bf16", "all_mean_logit_diff", NULL, 0,
-                    HOOK_MEAN, &cat_mat);
+                    HOOK_MEAN, &cat_mat, NULL);
     ablate_measured(ref, "llama_gqa4_bf16", "all_zero_prob", NULL, 0, HOOK_ZERO,
-                    &world);
+                    &world, NULL);
     ablate_case(ref, "qwen2_bias_f16", "zero_1.1", h11, 1, HOOK_ZERO);
     ablate_case(ref, "qwen2_bias_f16", "all_zero", NULL, 0, HOOK_ZERO);
     patch_case(ref, "llama_gqa4_bf16", "cat_mat", "the cat sat on the mat",
@@ -362,6 +400,26 @@ int main(int argc, char **argv)
     scores_case(ref, "llama_tied_f32", "text", "the cat sat on the cat sat", 0,
                 0);
     scores_case(ref, "llama_tied_f32", "random_6_4", NULL, 6, 4);
+    // --ablate-mode mean over --corpus (corpus_tables of
+    // make_intervention_reference.py and its Llama-style script): GPT-2
+    // with heads 8 wide, a Llama-style head 48 wide (its mean sums columns
+    // 0-31 as a cascade, 32-47 one by one), 328 positions in all
+    corpus_texts corpus = {0};
+    if (!ok(corpus_read(&corpus, ref) == 0, "corpus.csv read"))
+        return tap_done();
+    ablate_measured(ref, "two_layers", "corpus_1.0_0.1", h10_01, 2, HOOK_MEAN,
+                    &by_loss, &corpus);
+    ablate_measured(ref, "two_layers", "corpus_all", NULL, 0, HOOK_MEAN,
+                    &by_loss, &corpus);
+    ablate_measured(ref, "two_layers", "corpus_all_logit_diff", NULL, 0,
+                    HOOK_MEAN, &cat_mat, &corpus);
+    ablate_measured(ref, "llama_head48_bf16", "corpus_0.1", h01, 1, HOOK_MEAN,
+                    &by_loss, &corpus);
+    ablate_measured(ref, "llama_head48_bf16", "corpus_all", NULL, 0, HOOK_MEAN,
+                    &by_loss, &corpus);
+    ablate_measured(ref, "llama_head48_bf16", "corpus_all_prob", NULL, 0,
+                    HOOK_MEAN, &cat, &corpus);
+    corpus_free(&corpus);
     // the logit lens of either family (make_logit_lens_reference.py)
     lens_case(ref, "two_layers", 2);
     lens_case(ref, "four_heads_bf16", 3);

@@ -8,6 +8,7 @@
 
 #include "base/i18n.h"
 #include "model/intervene/ablate_map.h"
+#include "model/intervene/corpus_mean.h"
 #include "model/intervene/lm_runs.h"
 #include "model/intervene/metric.h"
 #include "model/loss.h"
@@ -49,6 +50,9 @@ int ablate_check(const lm_ops *lm, const run_request *rq, const model_input *in,
     const bool loss = !rq->ablate_all || rq->metric == METRIC_LOSS;
     if (rc == 0 && run.T < 2 && loss)
         rc = err_detail_set(err, RUN_ONE_TOKEN, RUN_ABLATE, 0, 0);
+    // --ablate-mode mean over --corpus: every text fits the model
+    if (rc == 0 && corpus_mean_asked(lm, rq, in))
+        rc = corpus_mean_check(&run, in, err);
     lm_text_close(&run);
     return rc;
 }
@@ -246,8 +250,7 @@ static int record_map(trace *tr, lm_text *run, const run_request *rq,
         rc = lm_metric_open(&metric, run, rq, err);
     if (rc == 0)
         rc = run->lm->layers != NULL
-                 ? ablate_map_shared(&map, run, rq->ablate_mode, &metric,
-                                     rq->passes, err)
+                 ? ablate_map_shared(&map, run, rq, &metric, err)
                  : map_passes(&map, run, rq, &metric, err);
     if (rc == 0)
         rc = lm_put_map(tr, TABLE_ABLATE_MAP, &map, NULL, err);

@@ -6,7 +6,10 @@
  *
  *   zero   every value 0
  *   mean   each column its mean over the text's T positions
- *          (z.mean(dim=0, keepdim=True), hooks.h's HOOK_MEAN)
+ *          (z.mean(dim=0, keepdim=True), hooks.h's HOOK_MEAN); with
+ *          --corpus, its mean over every position of every text of the
+ *          corpus, taken before (corpus_mean.h), on every position
+ *          (hooks.h's HOOK_ROW)
  *
  * --ablate L.H[,L.H...] runs the model with those heads ablated (the
  * run's tables are the ablated model's) and adds, against the clean run:
@@ -35,7 +38,8 @@
 #include "model/trace.h"
 
 /* The hook that ablates head `head` of layer `layer` as rq says
- * (--ablate-mode), named under the variant block. */
+ * (--ablate-mode, and its means over --corpus: rq->ablate_means), named
+ * under the variant block. */
 replace_hook ablate_head_hook(const run_request *rq, size_t layer, size_t head);
 
 /* The hooks of rq's ablated heads, one per head (*n of them; *out

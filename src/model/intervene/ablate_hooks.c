@@ -10,11 +10,18 @@
 
 replace_hook ablate_head_hook(const run_request *rq, size_t layer, size_t head)
 {
-    const replace_hook k = {
+    replace_hook k = {
         .at = {VARIANT_ID_BLOCK, (int)layer, (int)head, TABLE_HEAD_CONTEXT,
                false},
         .action = rq->ablate_mode,
     };
+    // a mean over --corpus, taken before the run: set on every position
+    const head_means *m = rq->ablate_means;
+    if (k.action == HOOK_MEAN && m != NULL && layer < m->layers &&
+        head < m->heads) {
+        k.action = HOOK_ROW;
+        k.value = &m->rows[layer * m->heads + head];
+    }
     return k;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/intervene/ablate.h"
 
 /* The recorder of the clean pass: keeps the residual stream before layer
  * 0 (inputs) in *before. */
@@ -59,7 +60,7 @@ static int group_alloc(group *g, size_t n, size_t T, size_t D, size_t V,
 /* Heads h0 .. h0 + n - 1 of layer l, each ablated alone from before (the
  * clean stream before l): their metrics minus clean into map. */
 static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
-                     size_t l, size_t h0, size_t n, hook_action action,
+                     size_t l, size_t h0, size_t n, const run_request *rq,
                      const lm_metric *metric, float clean, mx_error *err)
 {
     const size_t T = before->rows, D = before->cols, V = run->shape.vocab;
@@ -67,11 +68,7 @@ static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
     matrix logits = {n * T, V, g->logits.v};
     for (size_t i = 0; i < n; i++) {
         memcpy(resid.v + i * T * D, before->v, T * D * sizeof *resid.v);
-        g->ablate[i] = (replace_hook){
-            .at = {VARIANT_ID_BLOCK, (int)l, (int)(h0 + i), TABLE_HEAD_CONTEXT,
-                   false},
-            .action = action,
-        };
+        g->ablate[i] = ablate_head_hook(rq, l, h0 + i);
         g->hooks[i] = (forward_hooks){.replace = &g->ablate[i], .n_replace = 1};
     }
     const size_t L = run->shape.layers;
@@ -88,9 +85,8 @@ static int run_group(matrix *map, group *g, lm_text *run, const matrix *before,
     return 0;
 }
 
-int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      const lm_metric *metric, const passes_watch *watch,
-                      mx_error *err)
+int ablate_map_shared(matrix *map, lm_text *run, const run_request *rq,
+                      const lm_metric *metric, mx_error *err)
 {
     const size_t L = run->shape.layers, H = run->shape.heads;
     const size_t V = run->shape.vocab, T = run->T;
@@ -113,10 +109,11 @@ int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
     for (size_t l = 0; rc == 0 && l < L; l++) {
         for (size_t h0 = 0; rc == 0 && h0 < H; h0 += most) {
             const size_t n = H - h0 < most ? H - h0 : most;
-            rc = run_group(map, &g, run, &before, l, h0, n, action, metric,
-                           clean, err);
+            rc = run_group(map, &g, run, &before, l, h0, n, rq, metric, clean,
+                           err);
             if (rc == 0)
-                passes_tell(watch, "--ablate all-heads", l * H + h0 + n, L * H);
+                passes_tell(rq->passes, "--ablate all-heads", l * H + h0 + n,
+                            L * H);
         }
         // the clean stream before layer l + 1
         if (rc == 0 && l + 1 < L)

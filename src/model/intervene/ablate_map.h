@@ -32,11 +32,11 @@
 #include "numerics/tensor.h"
 
 /* map (L, H, allocated by the caller) = the metric of the text with each
- * head alone ablated as `action` says (HOOK_ZERO or HOOK_MEAN) minus the
- * clean run's, the heads done told to watch (NULL: no one). run's model
- * must have lm_ops.layers. */
-int ablate_map_shared(matrix *map, lm_text *run, hook_action action,
-                      const lm_metric *metric, const passes_watch *watch,
-                      mx_error *err);
+ * head alone ablated as rq says (ablate.h's ablate_head_hook: zero, the
+ * mean over the text or over --corpus) minus the clean run's, the heads
+ * done told to rq->passes (NULL: no one). run's model must have
+ * lm_ops.layers. */
+int ablate_map_shared(matrix *map, lm_text *run, const run_request *rq,
+                      const lm_metric *metric, mx_error *err);
 
 #endif

@@ -604,4 +604,5 @@ const lm_ops lesson_lm = {
     .close = close_session,
     .layers = layers,
     .variant = LAYER_KEY,
+    .own_corpus = true,
 };
