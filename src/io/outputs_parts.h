@@ -35,6 +35,8 @@ typedef struct {
     char *private_dir; /* dir/.mha-explain-unfinished.XXXXXX, or NULL */
     int fd;            /* the private folder's descriptor, or -1 */
     size_t files;      /* the group's files so far: n0, n1, ... */
+    const char *option; /* a beside group's option, for its messages */
+    const char *mark;   /* NULL, or what a file it replaces holds */
 } group;
 
 struct outputs {
