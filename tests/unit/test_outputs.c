@@ -104,7 +104,8 @@ static void test_all_placed(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0,
        "begin: two files made");
     ok(entries() == 3 && strcmp(text_of("a"), "old a") == 0 && !exists("b"),
@@ -130,7 +131,8 @@ static void test_failed_move(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            remove_hidden(".b.") == 0,
        "failed move: two files made, the second's temporary file removed");
@@ -153,7 +155,8 @@ static void test_undo(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            outputs_commit(tx, &err) == 0,
        "undo: placed first");
@@ -172,7 +175,8 @@ static void test_not_mine(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            outputs_commit(tx, &err) == 0,
        "not mine: placed");
