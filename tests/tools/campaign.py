@@ -1257,8 +1257,10 @@ def text_not_written(tmp):
     assert r.returncode == 0, r.stderr
     for root, _, names in os.walk(top):
         for n in names:
-            with open(os.path.join(root, n), "w") as f:
-                f.write("old " + n)
+            # the page stays one --html replaces: its generator line
+            with open(os.path.join(root, n), "wb") as f:
+                f.write(("old " + n).encode() +
+                        (b"\n" + OLD_PAGE if n.endswith(".html") else b""))
     before = snapshot(top)
     with open("/dev/full", "w") as full:
         r = subprocess.run(MHA.command([S] + outputs + ["--csv-dir", "new"]),
