@@ -1338,11 +1338,13 @@ def overlapping(tmp):
             ("--plot", ["--plot", "d/f.png"], "d/f.png"),
             ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
         os.makedirs(os.path.join(top, "d"), exist_ok=True)
+        # the user's page: one --html replaces (its generator line)
+        keep = b"KEEP\n" + (OLD_PAGE if kind == "--html" else b"")
         with open(os.path.join(top, target), "wb") as f:
-            f.write(b"KEEP\n")
+            f.write(keep)
         before = snapshot(os.path.join(top, "d"))
         a = start([words] + args)
-        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        placed = wait_until(lambda: content(target) != keep)
         b = start([words] + args)
         time.sleep(1)
         status_a = stop(a)
@@ -1360,8 +1362,9 @@ def overlapping(tmp):
     for kind, args, target in [
             ("--html", ["--html", "d/f"], "d/f"),
             ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
+        keep = b"KEEP\n" + (OLD_PAGE if kind == "--html" else b"")
         with open(os.path.join(top, target), "wb") as f:
-            f.write(b"KEEP\n")
+            f.write(keep)
         ref = os.path.join(top, "ref")
         os.mkdir(ref)
         r = MHA.run(small + [arg.replace("d", ref) if arg.startswith("d")
@@ -1369,7 +1372,7 @@ def overlapping(tmp):
         assert r.returncode == 0, r.stderr
         expected = content(target.replace("d", ref, 1))
         failing_run = start([words] + args)
-        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        placed = wait_until(lambda: content(target) != keep)
         succeeding_run = subprocess.Popen(
             MHA.command(small + args), cwd=top, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
