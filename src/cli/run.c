@@ -85,20 +85,28 @@ static void warn_diverged(const trace *tr)
                 variant_id_name(trace_at(tr, i)->variant), step);
 }
 
-/* --csv-dir of a trained run saves its model: a diverged one (its
- * parameters not finite) is refused, and the transaction leaves the
- * folder as it was (run_files.h). */
-static int refuse_diverged(const options *opt, const trace *tr, mx_error *err)
+/* --csv-dir of a trained run saves its model, and --html's page shows
+ * its training and carries the model: a diverged one (its parameters
+ * not finite) is refused, and the transaction leaves the files as they
+ * were (run_files.h). saves: --csv-dir saves the model. */
+static int refuse_diverged(const options *opt, bool saves, const trace *tr,
+                           mx_error *err)
 {
     size_t i = 0, step = 0;
     if (!find_diverged(&i, &step, tr))
         return 0;
+    const char *variant = variant_id_name(trace_at(tr, i)->variant);
+    if (saves)
+        return err_input(err,
+                         _("--csv-dir %s: %s: the loss is not finite from "
+                           "step %zu on, so the trained model is not saved "
+                           "(try a smaller --lr)"),
+                         opt->csv_dir, variant, step);
     return err_input(err,
-                     _("--csv-dir %s: %s: the loss is not finite from step "
-                       "%zu on, so the trained model is not saved (try a "
-                       "smaller --lr)"),
-                     opt->csv_dir, variant_id_name(trace_at(tr, i)->variant),
-                     step);
+                     _("--html %s: %s: the loss is not finite from step %zu "
+                       "on, so the page of the training is not written (try "
+                       "a smaller --lr)"),
+                     opt->html, variant, step);
 }
 
 /* --generate: the model's end-of-text token, or its positions filled,
@@ -365,8 +373,8 @@ static int run_and_render(FILE *out, bool *check_failed, const options *opt,
     progress_end(&bar);
     /* a trained model's folder describes itself (model/manifest.h) */
     const bool saves_model = shows_trained_model(opt) && o.files != NULL;
-    if (rc == 0 && saves_model)
-        rc = refuse_diverged(opt, &tr, err);
+    if (rc == 0 && (saves_model || (opt->train && files->html != NULL)))
+        rc = refuse_diverged(opt, saves_model, &tr, err);
     if (rc == 0) {
         warn_diverged(&tr);
         note_generation_end(&tr);

@@ -446,6 +446,13 @@ static void write_live_parts(FILE *out, const html_page *page, const trace *tr)
         }
 }
 
+/* The start of the page's generator line, within its first kilobyte:
+ * what marks a file as a page of this program, which a later --html
+ * run may replace (io/outputs.h: outputs_beside's mark; a user's file
+ * of that name is refused). */
+static const char generator_mark[] =
+    "<meta name=\"generator\" content=\"mha-explain ";
+
 static int write_page(FILE *out, const trace *tr, const html_page *page,
                       mx_error *err)
 {
@@ -471,10 +478,10 @@ static int write_page(FILE *out, const trace *tr, const html_page *page,
         fputs("; worker-src blob:", out);
     fputs("\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, "
-          "initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"mha-explain " MHA_VERSION
-          "\">\n<title>mha-explain: ",
+          "initial-scale=1\">\n",
           out);
+    fputs(generator_mark, out);
+    fputs(MHA_VERSION "\">\n<title>mha-explain: ", out);
     const labels *tokens = trace_find_tokens(tr)->rows;
     for (size_t i = 0; i < tokens->n; i++) {
         if (i > 0)
@@ -587,7 +594,7 @@ int html_open(html_set **out, outputs *tx, const char *path, size_t pages,
             return err_nomem(err, _("a path"));
         }
     }
-    if (outputs_beside(tx, &set->group, err) != 0) {
+    if (outputs_beside(tx, &set->group, "--html", generator_mark, err) != 0) {
         html_free(set);
         return -1;
     }

@@ -139,13 +139,18 @@ static group *add_group(outputs *tx, size_t *index, mx_error *err)
     return g;
 }
 
-int outputs_beside(outputs *tx, size_t *index, mx_error *err)
+int outputs_beside(outputs *tx, size_t *index, const char *option,
+                   const char *mark, mx_error *err)
 {
     sigset_t old;
     cleanup_block(&old);
-    int rc = add_group(tx, index, err) != NULL ? 0 : -1;
+    group *g = add_group(tx, index, err);
+    if (g != NULL) {
+        g->option = option;
+        g->mark = mark;
+    }
     cleanup_unblock(&old);
-    return rc;
+    return g != NULL ? 0 : -1;
 }
 
 static int remember_made(outputs *tx, const char *path, mx_error *err)
@@ -400,6 +405,14 @@ static int make_temp(output_entry *e, const group *g, mx_error *err)
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } else {
         fd = make_noted_file(e->temp);
+    }
+    if (fd < 0 && g->option != NULL) {
+        /* the folder the user named takes no file (a read-only one,
+         * /proc): said as the pre-run check says it */
+        const int e_no = errno;
+        return err_set(
+            err, err_errno_is_path(e_no) ? EXIT_BAD_INPUT : EXIT_OUTPUT_ERROR,
+            _("%s: cannot write %s: %s"), g->option, e->name, strerror(e_no));
     }
     if (fd < 0)
         return err_path(err, e->name, errno);

@@ -6,7 +6,7 @@
  *
  *   outputs *tx;
  *   outputs_begin(&tx, err)               the signal clean-up registered
- *   outputs_beside(tx, &g, err)           a group of files, each made
+ *   outputs_beside(tx, &g, opt, mark, err) a group of files, each made
  *                                         beside its name (--plot, --html)
  *   outputs_folder(tx, &g, dir, err)      a group of files in dir
  *                                         (--csv-dir): dir made if missing,
@@ -28,7 +28,9 @@
  * regular file it replaces (a private file stays private). A name that
  * is a symlink (wherever it points), a directory or any other kind of
  * file is refused before anything moves: the run neither replaces a
- * user's link nor writes through it.
+ * user's link nor writes through it. So are two files of the run with
+ * one name, and a group's name that holds a file without the group's
+ * mark (a user's notes where --html would put its page).
  *
  * outputs_commit moves the groups' files into place in the order the
  * groups were begun, each with one rename over its name, so that a
@@ -65,8 +67,17 @@ typedef struct outputs outputs;
 int outputs_begin(outputs **tx, mx_error *err);
 
 /* A group whose files are made beside their names, as dir/.NAME.XXXXXX
- * (at most 200 bytes of NAME). */
-int outputs_beside(outputs *tx, size_t *group, mx_error *err);
+ * (at most 200 bytes of NAME). option names the group in its messages
+ * ("--plot", "--html"). mark: NULL, or a text that a file the group
+ * replaces holds in its first MARK_BYTES bytes (the page's generator
+ * line): a regular file at one of its names that is neither empty nor
+ * marked is the user's, and the commit refuses it (status 2) before
+ * anything moves. Both strings outlive tx. */
+int outputs_beside(outputs *tx, size_t *group, const char *option,
+                   const char *mark, mx_error *err);
+
+/* How far into a file outputs_beside's mark is looked for. */
+#define OUTPUTS_MARK_BYTES 1024
 
 /* A group whose files go in dir or one folder inside it (dir/sub/NAME):
  * dir is made if missing, as mkdir -p (a symlink to a folder is

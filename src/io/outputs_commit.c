@@ -79,6 +79,99 @@ static bool may_replace(const char *name, const struct stat *st)
     return ok;
 }
 
+/* Whether the regular file at name may be replaced by a file of group
+ * g: any may, unless g has a mark; then one that is empty or holds the
+ * mark in its first OUTPUTS_MARK_BYTES bytes. A file that cannot be read
+ * is refused, naming why. */
+static int check_mark(const group *g, const char *name, const struct stat *st,
+                      mx_error *err)
+{
+    if (g->mark == NULL || st->st_size == 0)
+        return 0;
+    const int fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int e = errno;
+        return err_input(err, _("%s: cannot write %s: %s"), g->option, name,
+                         strerror(e));
+    }
+    char head[OUTPUTS_MARK_BYTES + 1];
+    size_t got = 0;
+    ssize_t n = 1;
+    while (got < OUTPUTS_MARK_BYTES && n > 0) {
+        n = read(fd, head + got, OUTPUTS_MARK_BYTES - got);
+        if (n > 0)
+            got += (size_t)n;
+    }
+    close(fd);
+    head[got] = '\0'; // a NUL before the mark: not a page either
+    if (strstr(head, g->mark) != NULL)
+        return 0;
+    return err_input(err,
+                     _("%s: %s exists and was not written by mha-explain "
+                       "(name a new file, or remove that one)"),
+                     g->option, name);
+}
+
+/* The last part of a path ("x.svg" of "d/x.svg"). */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* Whether names a and b, of one last part, are in one folder. */
+static bool same_folder(const char *a, const char *b)
+{
+    char *pa = parent_of(a), *pb = parent_of(b);
+    struct stat sa, sb;
+    const bool same = pa != NULL && pb != NULL && stat(pa, &sa) == 0 &&
+                      stat(pb, &sb) == 0 && sa.st_dev == sb.st_dev &&
+                      sa.st_ino == sb.st_ino;
+    free(pa);
+    free(pb);
+    return same;
+}
+
+static int by_base_name(const void *a, const void *b)
+{
+    const output_entry *const *x = a, *const *y = b;
+    return strcmp(base_name((*x)->name), base_name((*y)->name));
+}
+
+/* Before anything is looked at: no two files of the run have one name,
+ * whatever the spelling (--plot x.svg --html ./x.svg, --html naming a
+ * file of --csv-dir). The entries sorted by their last parts, each pair
+ * of one last part is looked at where one of them is made beside its
+ * name (a folder group names its own files apart). check_intact looks
+ * again once the files are in place. */
+static int check_names_apart(const outputs *tx, mx_error *err)
+{
+    if (tx->n < 2)
+        return 0;
+    const output_entry **by_name = malloc(tx->n * sizeof *by_name);
+    if (by_name == NULL)
+        return err_nomem(err, _("the file list"));
+    for (size_t i = 0; i < tx->n; i++)
+        by_name[i] = &tx->entries[i];
+    qsort(by_name, tx->n, sizeof *by_name, by_base_name);
+    const output_entry *twice = NULL;
+    for (size_t i = 0; twice == NULL && i < tx->n; i++)
+        for (size_t j = i + 1; twice == NULL && j < tx->n &&
+                               by_base_name(&by_name[i], &by_name[j]) == 0;
+             j++)
+            if ((!tx->groups[by_name[i]->group].folder ||
+                 !tx->groups[by_name[j]->group].folder) &&
+                same_folder(by_name[i]->name, by_name[j]->name))
+                twice = by_name[i];
+    free(by_name);
+    if (twice == NULL)
+        return 0;
+    return err_usage(err,
+                     _("%s: two outputs of this run have that name (--plot, "
+                       "--html and --csv-dir must name different files)"),
+                     twice->name);
+}
+
 /* Before anything moves: every name can take its file. */
 static int check_entry(const outputs *tx, const output_entry *e, mx_error *err)
 {
@@ -119,7 +212,7 @@ static int check_entry(const outputs *tx, const output_entry *e, mx_error *err)
     }
     if (!may_replace(e->name, &st))
         return err_path(err, e->name, EPERM);
-    return 0;
+    return check_mark(&tx->groups[e->group], e->name, &st, err);
 }
 
 /* The new file takes the permission bits of the regular file it
@@ -188,6 +281,8 @@ static int check_intact(const output_entry *e, mx_error *err)
  * blocked. */
 static int commit_blocked(outputs *tx, mx_error *err)
 {
+    if (check_names_apart(tx, err) != 0)
+        return -1;
     for (size_t g = 0; g < tx->n_groups; g++)
         for (size_t i = 0; i < tx->n; i++)
             if (tx->entries[i].group == g &&

@@ -30,11 +30,13 @@ typedef struct {
 } output_entry;
 
 typedef struct {
-    bool folder;       /* files in dir's private folder, else beside names */
-    char *dir;         /* a folder group's dir, as the caller spelt it */
-    char *private_dir; /* dir/.mha-explain-unfinished.XXXXXX, or NULL */
-    int fd;            /* the private folder's descriptor, or -1 */
-    size_t files;      /* the group's files so far: n0, n1, ... */
+    bool folder;        /* files in dir's private folder, else beside names */
+    char *dir;          /* a folder group's dir, as the caller spelt it */
+    char *private_dir;  /* dir/.mha-explain-unfinished.XXXXXX, or NULL */
+    int fd;             /* the private folder's descriptor, or -1 */
+    size_t files;       /* the group's files so far: n0, n1, ... */
+    const char *option; /* a beside group's option, for its messages */
+    const char *mark;   /* NULL, or what a file it replaces holds */
 } group;
 
 struct outputs {

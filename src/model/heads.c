@@ -172,8 +172,16 @@ static int attend_batch(trace *tr, head_work *work, size_t n,
             return -1;
         }
     for (size_t h = 0; h < n; h++) {
-        if (cfg->average != NULL)
-            mean_stream_add(cfg->average, work[h].t.weights->v);
+        // the sum holds one module's heads: a stack's blocks, which would
+        // each add theirs, have no one mean (cli/option_checks.c refuses
+        // --average there first)
+        if (cfg->average != NULL &&
+            mean_stream_add(cfg->average, work[h].t.weights->v) != 0)
+            return err_usage(err,
+                             _("%s: does not go with --layers (a stack of "
+                               "blocks attends over its own sentence, one "
+                               "layer after another)"),
+                             "--average");
         if (cfg->entropy != NULL)
             *matrix_at(cfg->entropy, (size_t)cfg->layer, work[h].t.h) =
                 attn_mean_entropy(work[h].t.weights);

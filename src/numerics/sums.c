@@ -167,8 +167,11 @@ int mean_stream_init(mean_stream *m, size_t rows, size_t n, mx_error *err)
     return 0;
 }
 
-void mean_stream_add(mean_stream *m, const float *x)
+int mean_stream_add(mean_stream *m, const float *x)
 {
+    // the tail holds rows rows: one more would be written past it
+    if (m->added >= m->rows)
+        return -1;
     // cascade_column, a row at a time: into level 0, and after every 16
     // rows each full level carried into the next
     float *acc = m->acc;
@@ -187,6 +190,7 @@ void mean_stream_add(mean_stream *m, const float *x)
         }
     const size_t rest = m->n - b;
     memcpy(m->tail + (m->added - 1) * rest, x + b, rest * sizeof *x);
+    return 0;
 }
 
 int mean_stream_finish(float *out, const mean_stream *m, mx_error *err)

@@ -141,8 +141,9 @@ typedef struct {
 /* A stream for rows rows of n values; mean_stream_free accepts it after a
  * failure too. */
 int mean_stream_init(mean_stream *m, size_t rows, size_t n, mx_error *err);
-/* Adds the next row x (n values); at most rows of them. */
-void mean_stream_add(mean_stream *m, const float *x);
+/* Adds the next row x (n values): 0, or -1 with nothing added when the
+ * stream already holds its rows. */
+int mean_stream_add(mean_stream *m, const float *x);
 /* out (n) = the mean of the rows, once all of them are added. */
 int mean_stream_finish(float *out, const mean_stream *m, mx_error *err);
 void mean_stream_free(mean_stream *m);

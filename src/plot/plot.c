@@ -236,7 +236,7 @@ static plot_picture *picture_begin(outputs *tx, const char *path, size_t pages,
         err_nomem(err, _("the picture"));
         return NULL;
     }
-    if (outputs_beside(tx, &pf->group, err) != 0) {
+    if (outputs_beside(tx, &pf->group, "--plot", NULL, err) != 0) {
         picture_free(pf);
         return NULL;
     }

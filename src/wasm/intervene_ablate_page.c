@@ -1,6 +1,6 @@
 /* intervene_ablate_page.c: model/intervene/intervene.h for the
  * WebAssembly core of every live page (meson.build names it in the place
- * of model/intervene/intervene.c and intervene_page.c). The core runs
+ * of model/intervene/intervene.c). The core runs
  * --ablate L.H[,...] (ablate.c): on a lesson run that does not train, in
  * its modules' own pass (model/lesson/lesson_ablate.h, which pipeline.c
  * asks first), and on a trained lesson model (model/lesson/lesson_lm.c),

@@ -248,13 +248,18 @@ def check_lens_grid():
     ok(r.returncode == 0 and T > 10 and got == want,
        "logit_lens_grid: each cell is the layer's likeliest next token's "
        "probability (%d cells)" % len(got))
+    names = {x["row_label"] for x in grid}
+    layers = {int(x["layer"]) for x in lens}
+    ok(names == {"h.%d" % n for n in layers},
+       "logit_lens_grid: its rows named as the other maps' layers (h.0, "
+       "h.1, ...)", sorted(names)[:3])
     text = mha.run(["--model", GPT2, "--logit-lens", "--tables",
                     "logit_lens_grid", "--full", "--width", "0",
                     "the cat sat"]).stdout.decode()
     _, small = rows_of(["--model", GPT2, "--logit-lens", "--tables",
                         "logit_lens", "the cat sat"])
     line0 = next((ln for ln in text.splitlines()
-                  if ln.startswith("layer0")), "")
+                  if ln.startswith("h.0 ")), "")
     cells = ["%s %.4f" % (x["row_label"].split(" \u2192 ", 1)[1],
                           float(x["value"]))
              for x in small if x["layer"] == "0" and int(x["row"]) % 5 == 0]

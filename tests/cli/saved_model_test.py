@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A trained model's folder (--train --csv-dir, read back with --weights)
-under a careful user's runs: a diverged training is not saved, a folder
+under a careful user's runs: a diverged training is not saved (nor its
+--html page written), a folder
 written with --decimal-comma reads back to the same numbers, and
 model.json's sizes against the options of a run that reopens it.
 
@@ -40,8 +41,9 @@ def loss_rows(stdout, delimiter=","):
 
 
 def diverged(tmp):
-    """--csv-dir of a diverged training: status 2, one line naming the
-    step, no folder made, and a folder there already left as it was."""
+    """--csv-dir or --html of a diverged training: status 2, one line
+    naming the step, no folder or page made, and a folder or page there
+    already left as it was."""
     bad = [S, "--train", "20", "--optimizer", "sgd", "--lr", "1e30",
            "--variant", "single,block", "--d-model", "4"]
     d = os.path.join(tmp, "diverged")
@@ -63,6 +65,27 @@ def diverged(tmp):
        folder_bytes(d) == saved,
        "--csv-dir of a diverged training over a saved model: the folder "
        "left byte for byte as it was")
+    # --html's page of a diverged training: refused as --csv-dir is, no
+    # page written, an earlier page left as it was
+    page = os.path.join(tmp, "diverged.html")
+    MHA.check_error(bad + ["--html", page],
+                    "--html %s: single: the loss is not finite from step 1 "
+                    "on, so the page of the training is not written (try a "
+                    "smaller --lr)" % page,
+                    "--html of a diverged training: status 2, one line "
+                    "naming the step", hint=False)
+    ok(not os.path.exists(page), "--html of a diverged training: no page "
+       "written")
+    MHA.run([S, "--train", "20", "--variant", "single", "--d-model", "4",
+             "--html", page])
+    with open(page, "rb") as f:
+        good = f.read()
+    MHA.check_error(bad + ["--html", page], "the page of the training is "
+                    "not written", "--html of a diverged training over a "
+                    "page: status 2", hint=False)
+    with open(page, "rb") as f:
+        ok(f.read() == good, "--html of a diverged training over a page: "
+           "the page left byte for byte as it was")
     # without --csv-dir nothing is saved: the loss shows the divergence
     r = MHA.run(bad + ["--tables", "loss", "--format", "csv"])
     ok(r.returncode == 0 and ("single", "nan") in loss_rows(r.stdout),

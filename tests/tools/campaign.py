@@ -325,6 +325,10 @@ TARGETS = [
      "File name too long", False, {}),
     ("--plot in a missing folder", [S, "--plot", "no/such/p.png"], b"", 2,
      "no/such/p.png: No such file or directory", False, {}),
+    ("--plot in /proc", [S, "--plot", "/proc/x.png"], b"", 2,
+     "--plot: cannot write /proc/x.png: ", False, {}),
+    ("--html in /proc", [S, "--html", "/proc/x.html"], b"", 2,
+     "--html: cannot write /proc/x.html: ", False, {}),
     ("$TMPDIR missing", [S], b"", 1, "the output's temporary file in "
      "/nonexistent/mha-explain ($TMPDIR): No such", False,
      {"TMPDIR": "/nonexistent/mha-explain"}),
@@ -503,6 +507,56 @@ def snapshot(top):
     return seen
 
 
+# The first lines of a page an earlier run wrote: its generator line
+# marks it as one --html may replace.
+OLD_PAGE = (b'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">'
+            b'\n<meta name="generator" content="mha-explain 0.0.9">\nold page')
+
+
+def html_replaces_pages(tmp):
+    """--html replaces a page mha-explain wrote, or an empty file; any
+    other file of that name is the user's: refused with one line and
+    status 2, before anything moves (the run's other outputs not made,
+    the file untouched)."""
+    top = os.path.join(tmp, "pages")
+    os.mkdir(top)
+    small = [S, "--d-model", "4", "--d-out", "4", "--heads", "2"]
+    # the generator line past the first kilobyte is not the mark
+    late = b"x" * 1024 + OLD_PAGE
+    for name, data in [("notes.txt", b"my notes\n"),
+                       ("main.c", b"int main(void) { return 0; }\n"),
+                       ("late.html", late),
+                       ("nul.html", b"\0" + OLD_PAGE)]:
+        path = os.path.join(top, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        before = snapshot(top)
+        r = MHA.run(small + ["--html", name, "--plot", "p.png"], cwd=top)
+        lines = r.stderr.decode("utf-8", "replace").splitlines()
+        ok(r.returncode == 2 and r.stdout == b"" and len(lines) == 1 and
+           ("--html: %s exists and was not written by mha-explain" % name)
+           in lines[0] and snapshot(top) == before,
+           "--html over a user's %s: refused, one line, nothing changed" %
+           name, (r.returncode, r.stderr[:300]))
+        os.remove(path)
+    for name, data in [("old.html", OLD_PAGE), ("empty.html", b"")]:
+        path = os.path.join(top, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        r = MHA.run(small + ["--html", name], cwd=top)
+        with open(path, "rb") as f:
+            page = f.read()
+        ok(r.returncode == 0 and page.startswith(b"<!DOCTYPE html>") and
+           page != data and b"mha-explain 0.0.9" not in page,
+           "--html over %s: replaced by the new page" % name,
+           (r.returncode, r.stderr[:300]))
+        # and the page it wrote is one it replaces again
+        r = MHA.run(small + ["--html", name], cwd=top)
+        ok(r.returncode == 0, "--html over its own page %s: replaced" % name,
+           r.stderr[:300])
+        os.remove(path)
+
+
 def together(tmp):
     """A run's --plot, --html and --csv-dir files go in place together:
     when any of them cannot, none does, and the user's files of the same
@@ -530,7 +584,7 @@ def together(tmp):
          ["--plot", "new.png", "--csv-dir", "d"], "d/fused.out.csv", {}),
         ("--csv-dir fails: no page, no picture",
          ["--plot", "out.svg", "--html", "p.html", "--csv-dir", "d"],
-         "d/fused.out.csv", {"p.html": b"old page"}),
+         "d/fused.out.csv", {"p.html": OLD_PAGE}),
         ("--plot fails: the --csv-dir files untouched",
          ["--plot", "out.png", "--csv-dir", "d"], "out.png", {}),
         ("--html fails: the picture and files untouched",
@@ -539,7 +593,7 @@ def together(tmp):
         ("--html's second page fails: no first page, no pictures",
          ["--input", two, "--column", "s", "--plot", "q.png", "--html",
           "q.html"], "q.sentence1.html",
-         {"q.sentence0.html": b"old page", "q.sentence1.png": b"old png"}),
+         {"q.sentence0.html": OLD_PAGE, "q.sentence1.png": b"old png"}),
         ("--plot's second page fails: no first page, no files",
          ["--input", two, "--column", "s", "--plot", "q.png", "--csv-dir",
           "d"], "q.sentence1.png", {"q.sentence0.png": b"old png"}),
@@ -1203,8 +1257,10 @@ def text_not_written(tmp):
     assert r.returncode == 0, r.stderr
     for root, _, names in os.walk(top):
         for n in names:
-            with open(os.path.join(root, n), "w") as f:
-                f.write("old " + n)
+            # the page stays one --html replaces: its generator line
+            with open(os.path.join(root, n), "wb") as f:
+                f.write(("old " + n).encode() +
+                        (b"\n" + OLD_PAGE if n.endswith(".html") else b""))
     before = snapshot(top)
     with open("/dev/full", "w") as full:
         r = subprocess.run(MHA.command([S] + outputs + ["--csv-dir", "new"]),
@@ -1282,11 +1338,13 @@ def overlapping(tmp):
             ("--plot", ["--plot", "d/f.png"], "d/f.png"),
             ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
         os.makedirs(os.path.join(top, "d"), exist_ok=True)
+        # the user's page: one --html replaces (its generator line)
+        keep = b"KEEP\n" + (OLD_PAGE if kind == "--html" else b"")
         with open(os.path.join(top, target), "wb") as f:
-            f.write(b"KEEP\n")
+            f.write(keep)
         before = snapshot(os.path.join(top, "d"))
         a = start([words] + args)
-        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        placed = wait_until(lambda: content(target) != keep)
         b = start([words] + args)
         time.sleep(1)
         status_a = stop(a)
@@ -1304,8 +1362,9 @@ def overlapping(tmp):
     for kind, args, target in [
             ("--html", ["--html", "d/f"], "d/f"),
             ("--csv-dir", ["--csv-dir", "d"], "d/fused.out.csv")]:
+        keep = b"KEEP\n" + (OLD_PAGE if kind == "--html" else b"")
         with open(os.path.join(top, target), "wb") as f:
-            f.write(b"KEEP\n")
+            f.write(keep)
         ref = os.path.join(top, "ref")
         os.mkdir(ref)
         r = MHA.run(small + [arg.replace("d", ref) if arg.startswith("d")
@@ -1313,7 +1372,7 @@ def overlapping(tmp):
         assert r.returncode == 0, r.stderr
         expected = content(target.replace("d", ref, 1))
         failing_run = start([words] + args)
-        placed = wait_until(lambda: content(target) != b"KEEP\n")
+        placed = wait_until(lambda: content(target) != keep)
         succeeding_run = subprocess.Popen(
             MHA.command(small + args), cwd=top, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
@@ -1359,6 +1418,7 @@ def main():
         closed_streams(tmp)
         succeeding(tmp)
         together(tmp)
+        html_replaces_pages(tmp)
         links_and_races(tmp)
         text_not_written(tmp)
         overlapping(tmp)
@@ -1375,7 +1435,8 @@ def main():
         progress(tmp)
         print("# campaign: %d failing inputs, %d about outputs and the "
               "environment, 3 closed streams, 11 accepted ones, 12 runs of "
-              "several kinds of files, 6 about overlapping runs, 11 short of "
+              "several kinds of files, 8 about --html over a file, "
+              "6 about overlapping runs, 11 short of "
               "inodes, 7 signals, 4 crashes or SIGKILL, ulimit -t, a sticky "
               "folder, 8 about messages and limits, 3 about the picture module, "
               "3 past "

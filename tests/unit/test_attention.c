@@ -706,7 +706,8 @@ static void mean_stream_is_mean_rows(void)
                 x[i] *= (float)(1u << (i * 7 % 23)) / 4096.0f;
             for (size_t r = 0; r < rows; r++) {
                 each[r] = x + r * n;
-                mean_stream_add(&m, x + r * n);
+                if (mean_stream_add(&m, x + r * n) != 0)
+                    diag("mean_stream refused row %zu of %zu", r, rows);
             }
             mean_rows(want, each, rows, n);
             cases++;
@@ -728,9 +729,41 @@ static void mean_stream_is_mean_rows(void)
        same, cases);
 }
 
+/* A stream takes the rows it was made for and no more: a third row
+ * added to a stream of two (a stack's second block adding its heads to
+ * one module's sum) is refused, nothing written past the stream, and the
+ * mean stays that of the two. */
+static void mean_stream_refuses_more_rows(void)
+{
+    enum { N = 40 }; /* 32 columns summed as a cascade, 8 kept whole */
+    float x[3][N], want[N], got[N];
+    for (size_t r = 0; r < 3; r++)
+        for (size_t c = 0; c < N; c++)
+            x[r][c] = (float)(r * N + c) / 8.0f;
+    const float *each[2] = {x[0], x[1]};
+    mean_rows(want, each, 2, N);
+    mean_stream m;
+    mx_error err = {0};
+    if (mean_stream_init(&m, 2, N, &err) != 0) {
+        ok(0, "mean_stream: memory for 2 x %d", N);
+        return;
+    }
+    const int first = mean_stream_add(&m, x[0]),
+              second = mean_stream_add(&m, x[1]),
+              third = mean_stream_add(&m, x[2]);
+    const bool same = mean_stream_finish(got, &m, &err) == 0 &&
+                      memcmp(want, got, sizeof got) == 0;
+    ok(first == 0 && second == 0 && third == -1 && same,
+       "mean_stream takes its 2 rows and refuses a third (%d %d %d), "
+       "the mean that of the two",
+       first, second, third);
+    mean_stream_free(&m);
+}
+
 int main(void)
 {
     mean_stream_is_mean_rows();
+    mean_stream_refuses_more_rows();
     exp_edges();
     log_values();
     small_products();

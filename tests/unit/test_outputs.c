@@ -104,7 +104,8 @@ static void test_all_placed(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0,
        "begin: two files made");
     ok(entries() == 3 && strcmp(text_of("a"), "old a") == 0 && !exists("b"),
@@ -130,7 +131,8 @@ static void test_failed_move(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            remove_hidden(".b.") == 0,
        "failed move: two files made, the second's temporary file removed");
@@ -153,7 +155,8 @@ static void test_undo(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            outputs_commit(tx, &err) == 0,
        "undo: placed first");
@@ -172,7 +175,8 @@ static void test_not_mine(void)
     outputs *tx = NULL;
     size_t g = 0;
     mx_error err = {0};
-    ok(outputs_begin(&tx, &err) == 0 && outputs_beside(tx, &g, &err) == 0 &&
+    ok(outputs_begin(&tx, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "new a") == 0 && add(tx, g, "b", "new b") == 0 &&
            outputs_commit(tx, &err) == 0,
        "not mine: placed");
@@ -205,7 +209,7 @@ static void test_check(void)
         size_t g = 0;
         mx_error err = {0};
         int made = outputs_begin(&tx, &err) == 0 &&
-                   outputs_beside(tx, &g, &err) == 0 &&
+                   outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
                    add(tx, g, names[k], "new") == 0;
         int refused = outputs_commit(tx, &err) != 0 && err.status == 2;
         ok(made && refused && (k != 0 || err.sys_errno == EISDIR) &&
@@ -262,7 +266,7 @@ static void test_turns(void)
         mx_error err = {0};
         char c = 'x';
         int rc = outputs_begin(&tx, &err) == 0 &&
-                 outputs_beside(tx, &g, &err) == 0 &&
+                 outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
                  add(tx, g, "a", "first a") == 0 &&
                  outputs_commit(tx, &err) == 0;
         if (write(ready[1], &c, 1) != 1)
@@ -278,7 +282,7 @@ static void test_turns(void)
     size_t g = 0;
     mx_error err = {0};
     ok(got && outputs_begin(&tx, &err) == 0 &&
-           outputs_beside(tx, &g, &err) == 0 &&
+           outputs_beside(tx, &g, "--plot", NULL, &err) == 0 &&
            add(tx, g, "a", "second a") == 0 && outputs_commit(tx, &err) == 0,
        "turns: the second run commits");
     ok(exists("ended"), "turns: only once the first run has ended");

@@ -56,7 +56,8 @@ bool bert_trace_makes_table(const run_request *rq, const model_input *in,
     return false;
 }
 
-// no function: this core runs no intervention (intervene_page.c)
+// no function: this core runs no intervention on a checkpoint
+// (src/wasm/intervene_ablate_page.c)
 const lm_ops bert_scores_lm = {0};
 
 /* No notes: the families core carries them (bert_notes.c). */

@@ -101,9 +101,10 @@ out:
     return rc;
 }
 
-/* logit_lens_grid (L x T): row L, column t the probability of position
- * t's likeliest next token after layer L, the token written in the cell
- * (table.cells); the columns labelled with the positions' tokens. */
+/* logit_lens_grid (L x T): row L ("h.L"), column t the probability of
+ * position t's likeliest next token after layer L, the token written in
+ * the cell (table.cells); the columns labelled with the positions'
+ * tokens. */
 static int put_grid(trace *tr, const lens_grid *grid, const lm_text *run,
                     size_t L, size_t T, mx_error *err)
 {
@@ -115,8 +116,11 @@ static int put_grid(trace *tr, const lens_grid *grid, const lm_text *run,
         if ((from[t] = strdup(piece)) == NULL)
             rc = err_nomem(err, _("tokens"));
     }
+    // a row per layer, named as the other maps' rows ("h.3", lm_put_map)
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.", lm_layer_name(tr));
     const labels *rows =
-        rc == 0 ? trace_index_labels(tr, "layer", L, err) : NULL;
+        rc == 0 ? trace_index_labels(tr, prefix, L, err) : NULL;
     const labels *cols =
         rows ? trace_new_word_labels(tr, "", (const char *const *)from, T, err)
              : NULL;

@@ -5,7 +5,7 @@
  * the caller names the option). The families core, which only the pages
  * of --model runs carry, has this folder whole, the logit lens with it
  * (a --logit-lens page keeps its view once its folder is open); the core
- * of every page leaves the interventions out too (intervene_page.c).
+ * of every page runs --ablate alone (src/wasm/intervene_ablate_page.c).
  */
 #include "model/intervene/logit_lens.h"
 
