@@ -157,10 +157,8 @@ static int read_text(bert_checkpoint *r, const model_input *in, mx_error *err)
         return checkpoint_tokenizer_count(&given, r->tokenizer, in->sentence,
                                           in->len, err) != 0
                    ? -1
-                   : err_input(err,
-                               _("the text is %zu tokens; the model takes "
-                                 "at most %zu (max_position_embeddings)"),
-                               given, c->n_positions);
+                   : checkpoint_lm_too_long(err, given, c->n_positions,
+                                            BERT_POSITIONS_KEY);
     size_t first = run->T; // the tokens of type 0
     if (in->pair != NULL &&
         append_pair(r, &first, in->pair, c->n_positions, err) != 0)
