@@ -8,7 +8,6 @@
 #include "model/layers/attention_sublayer.h"
 
 #include <assert.h>
-#include <string.h>
 
 #include "base/i18n.h"
 #include "model/layers/rotary.h"
