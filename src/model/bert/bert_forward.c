@@ -1,17 +1,16 @@
 /* bert_forward.c: BERT's forward pass (bert.h), over the layers every
- * family shares (model/layers/): the heads of attention_head.h (no mask,
- * the scores scaled), nn.Linear's dense, the post-norm block with the
- * exact GELU.
+ * family shares (model/layers/): the attention sublayer of
+ * attention_sublayer.h (three nn.Linear projections, its heads
+ * attention_head.h's with no mask, the scores scaled), nn.Linear's dense,
+ * the post-norm block with the exact GELU.
  *
  * Shapes: T tokens, D = hidden_size, H heads of hd = D / H, F =
  * intermediate_size, V words.
  */
 #include "model/bert/bert.h"
 
-#include <string.h>
-
 #include "base/i18n.h"
-#include "model/layers/attention_head.h"
+#include "model/layers/attention_sublayer.h"
 #include "model/layers/dense.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
@@ -21,126 +20,73 @@
 
 /* The work of one layer, allocated once for the pass. */
 typedef struct {
-    matrix Q, K, V, q, k, v, scores, weights, ctx, concat, attn, a, sum, fc,
-        ffn;
+    attention_work attn; /* the attention sublayer's; attn_out in attn.attn */
+    matrix a, sum, fc, ffn; /* (T, D) x 2, (T, F), (T, D) */
 } layer_work;
-
-#define WORK_MATRICES 15
-
-static void work_list(matrix *all[WORK_MATRICES], layer_work *w)
-{
-    matrix *list[WORK_MATRICES] = {&w->Q,   &w->K,      &w->V,      &w->q,
-                                   &w->k,   &w->v,      &w->scores, &w->weights,
-                                   &w->ctx, &w->concat, &w->attn,   &w->a,
-                                   &w->sum, &w->fc,     &w->ffn};
-    memcpy(all, list, sizeof list);
-}
 
 static void work_free(layer_work *w)
 {
-    matrix *all[WORK_MATRICES];
-    work_list(all, w);
-    for (size_t i = 0; i < WORK_MATRICES; i++)
+    attention_work_free(&w->attn);
+    matrix *all[] = {&w->a, &w->sum, &w->fc, &w->ffn};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         matrix_free(all[i]);
 }
 
-static int work_alloc(layer_work *w, const bert_config *c, size_t T,
-                      mx_error *err)
-{
-    const size_t D = c->d, hd = D / c->n_head, F = c->n_inner;
-    *w = (layer_work){0};
-    matrix *all[WORK_MATRICES];
-    work_list(all, w);
-    // rows x cols of each, in work_list's order
-    const size_t cols[WORK_MATRICES] = {D,  D, D, hd, hd, hd, T, T,
-                                        hd, D, D, D,  D,  F,  D};
-    for (size_t i = 0; i < WORK_MATRICES; i++)
-        if (matrix_alloc(all[i], T, cols[i], N_("hidden states"), err) != 0) {
-            work_free(w);
-            return -1;
-        }
-    return 0;
-}
-
-/* BERT's head (attention_head.h): attention_scores / math.sqrt(hd),
- * then + the extended mask, which for one text without padding is
- * (1.0 - 1) * -10000.0 = -0.0 everywhere and changes no score. */
-static head_spec bert_head(size_t hd)
-{
-    return (head_spec){.causal = false,
-                       .divisor = score_divisor(hd, true),
-                       .scale = SCALE_SCORES};
-}
-
-/* BertAttention's self part and output dense over x (T, D): query, key,
- * value, each head, concat (T, D), then attn_out = dense(concat) in
- * w->attn. */
-static int attention(layer_work *w, const matrix *x, const bert_model *m,
-                     size_t li, const bert_run *run, mx_error *err)
+/* Layer li's attention sublayer (attention_sublayer.h): BertAttention's
+ * self part, query, key, value (nn.Linear), each head over its columns
+ * (transpose_for_scores), and the output dense. Its heads:
+ * attention_scores / math.sqrt(hd), then + the extended mask, which for
+ * one text without padding is (1.0 - 1) * -10000.0 = -0.0 everywhere and
+ * changes no score. */
+static attention_layer layer_attention(const bert_model *m, size_t li)
 {
     const bert_config *c = &m->cfg;
     const bert_layer *l = &m->layers[li];
     const size_t D = c->d, hd = D / c->n_head;
-    const int L = (int)li;
-    // Q, K, V (T, D) = x @ W^T + b, three nn.Linear
-    const dense q = dense_linear(l->q_w, l->q_b, D, D);
-    const dense k = dense_linear(l->k_w, l->k_b, D, D);
-    const dense v = dense_linear(l->v_w, l->v_b, D, D);
-    dense_forward(&w->Q, x, &q, run->pool);
-    dense_forward(&w->K, x, &k, run->pool);
-    dense_forward(&w->V, x, &v, run->pool);
-    const head_spec spec = bert_head(hd);
-    const head_tables t = {.q = &w->q,
-                           .k = &w->k,
-                           .v = &w->v,
-                           .scores = &w->scores,
-                           .weights = &w->weights,
-                           .context = &w->ctx};
-    for (size_t hh = 0; hh < c->n_head; hh++) {
-        // head hh's q, k, v: its columns of Q, K, V (transpose_for_scores)
-        const head_source src = {.from = {&w->Q, &w->K, &w->V},
-                                 .first = {hh * hd, hh * hd, hh * hd}};
-        const table_key at = {VARIANT_ID_BLOCK, L, (int)hh, TABLE_QUERIES,
-                              false};
-        if (attention_head_forward(&t, &src, &spec, run->hooks, &at, run->pool,
-                                   err) != 0)
-            return -1;
-        put_columns(&w->concat, &w->ctx, hh * hd);
-    }
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
-                         &w->concat, err) != 0)
-        return -1;
-    // attn_out (T, D) = attention.output.dense(concat)
-    const dense o = dense_linear(l->attn_out_w, l->attn_out_b, D, D);
-    dense_forward(&w->attn, &w->concat, &o, run->pool);
-    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn,
-                            err);
+    return (attention_layer){
+        .q = dense_linear(l->q_w, l->q_b, D, D),
+        .k = dense_linear(l->k_w, l->k_b, D, D),
+        .v = dense_linear(l->v_w, l->v_b, D, D),
+        .out = dense_linear(l->attn_out_w, l->attn_out_b, D, D),
+        .n_head = c->n_head,
+        .n_kv_head = c->n_head,
+        .hd = hd,
+        .spec = {.causal = false,
+                 .divisor = score_divisor(hd, true),
+                 .scale = SCALE_SCORES},
+    };
 }
 
-/* What a layer's block works with. */
-typedef struct {
-    layer_work *w;
-    matrix *h;
-    const bert_model *m;
-    size_t li;
-    const bert_run *run;
-} layer_pass;
-
-static int layer_attend(void *ctx, const matrix **out, const matrix *x,
-                        mx_error *err)
+static int work_alloc(layer_work *w, const bert_model *m, size_t T,
+                      mx_error *err)
 {
-    const layer_pass *p = ctx;
-    *out = &p->w->attn;
-    return attention(p->w, x, p->m, p->li, p->run, err);
+    const size_t D = m->cfg.d, F = m->cfg.n_inner;
+    const char *hs = N_("hidden states");
+    *w = (layer_work){0};
+    const attention_layer shape = layer_attention(m, 0);
+    if (attention_work_alloc(&w->attn, &shape, T, T, T, err) != 0 ||
+        matrix_alloc(&w->a, T, D, hs, err) != 0 ||
+        matrix_alloc(&w->sum, T, D, hs, err) != 0 ||
+        matrix_alloc(&w->fc, T, F, hs, err) != 0 ||
+        matrix_alloc(&w->ffn, T, D, hs, err) != 0) {
+        work_free(w);
+        return -1;
+    }
+    return 0;
 }
 
 /* Where the block's tables lie: add_norm1 in a, the MLP's in fc and ffn,
  * the layer's output in h (the block reads h, its input, only before it
  * writes it). */
+typedef struct {
+    layer_work *w;
+    matrix *h;
+} layer_store;
+
 static matrix *layer_table(void *ctx, table_id id, mx_error *err)
 {
     (void)err;
-    const layer_pass *p = ctx;
+    const layer_store *p = ctx;
     switch (id) {
     case TABLE_FFN_HIDDEN:
         return &p->w->fc;
@@ -154,7 +100,8 @@ static matrix *layer_table(void *ctx, table_id id, mx_error *err)
 }
 
 /* One BertLayer over h (T, D), in place: the one Transformer block
- * (transformer_block.h) with its norms after, the exact GELU. */
+ * (transformer_block.h) with its norms after, the attention sublayer
+ * (attention_sublayer.h), the exact GELU. */
 static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
                          size_t li, const bert_run *run, mx_error *err)
 {
@@ -168,10 +115,14 @@ static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
         .ffn = {dense_linear(l->inter_w, l->inter_b, D, F),
                 dense_linear(l->out_w, l->out_b, F, D), ACT_GELU_ERF},
     };
-    layer_pass p = {w, h, m, li, run};
-    const block_attention attn = {layer_attend, &p};
+    const attention_layer a = layer_attention(m, li);
+    const attention_pass pass = {
+        .layer = (int)li, .hooks = run->hooks, .pool = run->pool};
+    attention_call call = {&w->attn, &a, &pass};
+    const block_attention attn = {attention_sublayer_run, &call};
+    layer_store st = {w, h};
     const block_store store = {
-        .get = layer_table, .ctx = &p, .sum1 = &w->sum, .sum2 = &w->sum};
+        .get = layer_table, .ctx = &st, .sum1 = &w->sum, .sum2 = &w->sum};
     const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_OUT, false};
     const matrix *out;
     return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
@@ -297,7 +248,7 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
     layer_work w;
     if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
         return -1;
-    if (work_alloc(&w, c, T, err) != 0) {
+    if (work_alloc(&w, m, T, err) != 0) {
         matrix_free(&h);
         return -1;
     }

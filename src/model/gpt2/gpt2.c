@@ -11,7 +11,7 @@
 #include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
-#include "model/layers/attention_head.h"
+#include "model/layers/attention_sublayer.h"
 #include "model/layers/dense.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
@@ -306,7 +306,8 @@ static dense conv1d(const float *weight, const float *bias, size_t in,
 
 /* The work of one layer, allocated once for the pass. */
 typedef struct {
-    matrix a, qkv, q, k, v, scores, weights, ctx, concat, attn, fc, mlp;
+    attention_work attn; /* the attention sublayer's; attn_out in attn.attn */
+    matrix a, fc, mlp;   /* (rows, D), (rows, F), (rows, D) */
     /* 0 or 1: the rows are one text. n (gpt2_layers): n texts of T
      * tokens each, stacked, text i's heads' tables through each_text[i]
      * (each_text NULL: the run's hooks) */
@@ -316,30 +317,49 @@ typedef struct {
 
 static void work_free(layer_work *w)
 {
-    matrix *all[] = {&w->a,      &w->qkv,    &w->q,       &w->k,
-                     &w->v,      &w->scores, &w->weights, &w->ctx,
-                     &w->concat, &w->attn,   &w->fc,      &w->mlp};
+    attention_work_free(&w->attn);
+    matrix *all[] = {&w->a, &w->fc, &w->mlp};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         matrix_free(all[i]);
 }
 
+/* Layer li's attention sublayer (attention_sublayer.h): the fused
+ * c_attn, qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight), each head
+ * over its columns of qkv.split(D) (view, permute), and attn_out =
+ * addmm(attn.c_proj.bias, concat, attn.c_proj.weight). Its heads:
+ * attn_weights / torch.full([], hd ** 0.5), then torch.where(causal,
+ * attn_weights, finfo.min). The causal mask of one new token over the
+ * cache, bias[:, :, S - 1 : S, :S], hides nothing: causal is the
+ * prompt's square mask only. */
+static attention_layer layer_attention(const gpt2_model *m, size_t li,
+                                       bool causal)
+{
+    const gpt2_config *c = &m->cfg;
+    const gpt2_layer *l = &m->layers[li];
+    const size_t D = c->n_embd, hd = D / c->n_head;
+    return (attention_layer){
+        .fused = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D),
+        .out = conv1d(l->attn_proj_w, l->attn_proj_b, D, D),
+        .n_head = c->n_head,
+        .n_kv_head = c->n_head,
+        .hd = hd,
+        .spec = {.causal = causal,
+                 .divisor = score_divisor(hd, true),
+                 .scale = SCALE_SCORES},
+    };
+}
+
 /* For rows (texts of T new tokens each) over S keys (S = T without a
  * cache): a head's tables are one text's. */
-static int work_alloc(layer_work *w, const gpt2_config *c, size_t rows,
-                      size_t T, size_t S, mx_error *err)
+static int work_alloc(layer_work *w, const gpt2_model *m, size_t rows, size_t T,
+                      size_t S, mx_error *err)
 {
-    const size_t D = c->n_embd, hd = D / c->n_head;
+    const gpt2_config *c = &m->cfg;
+    const size_t D = c->n_embd;
     *w = (layer_work){0};
-    if (matrix_alloc(&w->a, rows, D, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->qkv, rows, 3 * D, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->q, T, hd, N_("queries"), err) != 0 ||
-        matrix_alloc(&w->k, S, hd, N_("keys"), err) != 0 ||
-        matrix_alloc(&w->v, S, hd, N_("values"), err) != 0 ||
-        matrix_alloc(&w->scores, T, S, N_("attention scores"), err) != 0 ||
-        matrix_alloc(&w->weights, T, S, N_("attention weights"), err) != 0 ||
-        matrix_alloc(&w->ctx, T, hd, N_("context"), err) != 0 ||
-        matrix_alloc(&w->concat, rows, D, N_("context"), err) != 0 ||
-        matrix_alloc(&w->attn, rows, D, N_("hidden states"), err) != 0 ||
+    const attention_layer shape = layer_attention(m, 0, true);
+    if (attention_work_alloc(&w->attn, &shape, rows, T, S, err) != 0 ||
+        matrix_alloc(&w->a, rows, D, N_("hidden states"), err) != 0 ||
         matrix_alloc(&w->fc, rows, c->n_inner, N_("hidden states"), err) != 0 ||
         matrix_alloc(&w->mlp, rows, D, N_("hidden states"), err) != 0) {
         work_free(w);
@@ -348,117 +368,17 @@ static int work_alloc(layer_work *w, const gpt2_config *c, size_t rows,
     return 0;
 }
 
-/* GPT-2's head (attention_head.h): attn_weights / torch.full([], hd **
- * 0.5), then torch.where(causal, attn_weights, finfo.min). The causal
- * mask of one new token over the cache, bias[:, :, S - 1 : S, :S], hides
- * nothing: causal is the prompt's square mask only. */
-static head_spec gpt2_head(size_t hd, bool causal)
-{
-    return (head_spec){.causal = causal,
-                       .divisor = score_divisor(hd, true),
-                       .scale = SCALE_SCORES};
-}
-
-/* Every head of layer li over one text's rows of qkv (T, 3D), into its
- * rows of concat (T, D), the heads' tables passing the hooks hk. */
-static int text_heads(layer_work *w, matrix *rows, matrix *concat,
-                      const gpt2_model *m, size_t li, const gpt2_run *run,
-                      const forward_hooks *hk, mx_error *err)
-{
-    const gpt2_config *c = &m->cfg;
-    const size_t D = c->n_embd, hd = D / c->n_head;
-    // with a cache: key = torch.cat((past_key, key), dim=-2), value
-    // likewise; keys (S, D), values (S, D) of every head, S = past + T
-    kv_cache *cache = run->cache;
-    matrix keys = *rows, values = *rows;
-    size_t k_first = D, v_first = 2 * D, past = 0;
-    if (cache != NULL) {
-        past = cache->len;
-        kv_cache_put(cache, li, rows, D, 2 * D);
-        keys = kv_cache_keys(cache, li, past + rows->rows);
-        values = kv_cache_values(cache, li, past + rows->rows);
-        k_first = v_first = 0;
-    }
-    const head_spec spec = gpt2_head(hd, past == 0);
-    const head_tables t = {.q = &w->q,
-                           .k = &w->k,
-                           .v = &w->v,
-                           .scores = &w->scores,
-                           .weights = &w->weights,
-                           .context = &w->ctx};
-    for (size_t hh = 0; hh < c->n_head; hh++) {
-        // head hh's q, k, v: its columns of qkv.split(D) (view, permute)
-        const head_source src = {
-            .from = {rows, &keys, &values},
-            .first = {hh * hd, k_first + hh * hd, v_first + hh * hd}};
-        const table_key at = {VARIANT_ID_BLOCK, (int)li, (int)hh, TABLE_QUERIES,
-                              false};
-        if (attention_head_forward(&t, &src, &spec, hk, &at, run->pool, err) !=
-            0)
-            return -1;
-        put_columns(concat, &w->ctx, hh * hd);
-    }
-    return 0;
-}
-
-/* The attention of layer li over x = ln_1(h) (T, D): c_attn, each head,
- * concat (T, D), then attn_out = c_proj(concat) in w->attn. Stacked
- * texts (w->texts) each attend to their own rows. */
-static int attention(layer_work *w, const matrix *x, const gpt2_model *m,
-                     size_t li, const gpt2_run *run, mx_error *err)
-{
-    const gpt2_config *c = &m->cfg;
-    const gpt2_layer *l = &m->layers[li];
-    const size_t D = c->n_embd;
-    const int L = (int)li;
-    // qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight)
-    const dense c_attn = conv1d(l->c_attn_w, l->c_attn_b, D, 3 * D);
-    dense_forward(&w->qkv, x, &c_attn, run->pool);
-    const size_t texts = w->texts > 1 ? w->texts : 1;
-    const size_t T = x->rows / texts;
-    for (size_t i = 0; i < texts; i++) {
-        matrix rows = {T, 3 * D, w->qkv.v + i * T * 3 * D};
-        matrix concat = {T, D, w->concat.v + i * T * D};
-        const forward_hooks *hk =
-            w->each_text != NULL ? &w->each_text[i] : run->hooks;
-        if (text_heads(w, &rows, &concat, m, li, run, hk, err) != 0)
-            return -1;
-    }
-    if (hook_layer_point(run->hooks, L, NO_HEAD, TABLE_CONCAT_CONTEXT,
-                         &w->concat, err) != 0)
-        return -1;
-    // attn_out (T, D) = addmm(attn.c_proj.bias, concat, attn.c_proj.weight)
-    const dense c_proj = conv1d(l->attn_proj_w, l->attn_proj_b, D, D);
-    dense_forward(&w->attn, &w->concat, &c_proj, run->pool);
-    return hook_layer_point(run->hooks, L, NO_HEAD, TABLE_ATTN_OUT, &w->attn,
-                            err);
-}
-
-/* What a layer's block works with: the checkpoint's layer, the pass's
- * working matrices and h, the hidden states it updates in place. */
+/* Where the block's tables lie: ln_1 and ln_2 in a, the residual and the
+ * layer's output in h, in place; the MLP's in fc and mlp. */
 typedef struct {
     layer_work *w;
     matrix *h;
-    const gpt2_model *m;
-    size_t li;
-    const gpt2_run *run;
-} layer_pass;
+} layer_store;
 
-/* The block's attention over ln_1 (w->a): attn_out in w->attn. */
-static int layer_attend(void *ctx, const matrix **out, const matrix *x,
-                        mx_error *err)
-{
-    const layer_pass *p = ctx;
-    *out = &p->w->attn;
-    return attention(p->w, x, p->m, p->li, p->run, err);
-}
-
-/* Where the block's tables lie: ln_1 and ln_2 in a, the residual and the
- * layer's output in h, in place; the MLP's in fc and mlp. */
 static matrix *layer_table(void *ctx, table_id id, mx_error *err)
 {
     (void)err;
-    const layer_pass *p = ctx;
+    const layer_store *p = ctx;
     switch (id) {
     case TABLE_RESIDUAL:
     case TABLE_HIDDEN:
@@ -473,8 +393,9 @@ static matrix *layer_table(void *ctx, table_id id, mx_error *err)
 }
 
 /* One layer over h (T, D), in place: GPT2Block, the one Transformer
- * block (transformer_block.h) with the norms before, gelu_new, and
- * attn_output + residual. */
+ * block (transformer_block.h) with the norms before, the attention
+ * sublayer (attention_sublayer.h; stacked texts (w->texts) each attend to
+ * their own rows), gelu_new, and attn_output + residual. */
 static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
                          size_t li, const gpt2_run *run, mx_error *err)
 {
@@ -489,9 +410,18 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
                 conv1d(l->mlp_proj_w, l->mlp_proj_b, F, D), ACT_GELU_NEW},
         .attn_out_first = true,
     };
-    layer_pass p = {w, h, m, li, run};
-    const block_attention attn = {layer_attend, &p};
-    const block_store store = {.get = layer_table, .ctx = &p};
+    const bool prompt = run->cache == NULL || run->cache->len == 0;
+    const attention_layer a = layer_attention(m, li, prompt);
+    const attention_pass pass = {.layer = (int)li,
+                                 .hooks = run->hooks,
+                                 .texts = w->texts,
+                                 .each_text = w->each_text,
+                                 .cache = run->cache,
+                                 .pool = run->pool};
+    attention_call call = {&w->attn, &a, &pass};
+    const block_attention attn = {attention_sublayer_run, &call};
+    layer_store st = {w, h};
+    const block_store store = {.get = layer_table, .ctx = &st};
     const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
                           false};
     const matrix *out;
@@ -520,7 +450,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
     layer_work w;
     if (matrix_alloc(&h, T, D, N_("hidden states"), err) != 0)
         return -1;
-    if (work_alloc(&w, c, T, T, past + T, err) != 0) {
+    if (work_alloc(&w, m, T, T, past + T, err) != 0) {
         matrix_free(&h);
         return -1;
     }
@@ -571,7 +501,7 @@ int gpt2_layers(matrix *h, const gpt2_model *m, size_t n, size_t first,
            first + count <= c->n_layer);
     const size_t T = h->rows / n;
     layer_work w;
-    if (work_alloc(&w, c, h->rows, T, T, err) != 0)
+    if (work_alloc(&w, m, h->rows, T, T, err) != 0)
         return -1;
     w.texts = n;
     w.each_text = hooks;

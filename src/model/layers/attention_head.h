@@ -1,7 +1,7 @@
 /* attention_head.h: one attention head, its forward pass and beside it its
  * backward pass, for every model: the lesson modules and their block
  * (attention.c, heads.c), training (train.c) and the checkpoint families'
- * layers (gpt2.c, bert_forward.c, llama_forward.c).
+ * attention sublayer (attention_sublayer.c).
  *
  * Forward, for queries from x (T, D) and keys and values from kv (S, D):
  *
@@ -82,7 +82,7 @@ typedef struct {
 } head_spec;
 
 /* One head's activations, where the caller keeps them (the trace's
- * tables, training's tape, GPT-2's working matrices). */
+ * tables, training's tape, the attention sublayer's working matrices). */
 typedef struct {
     size_t h;        /* the head, 0 .. H-1 */
     matrix *q;       /* queries (T, hd) */

@@ -43,24 +43,17 @@ matrix kv_cache_values(const kv_cache *c, size_t layer, size_t rows)
     return (matrix){rows, c->width, c->v + layer * c->cap * c->width};
 }
 
-void kv_cache_put(kv_cache *c, size_t layer, const matrix *from, size_t k_first,
-                  size_t v_first)
+void kv_cache_put(kv_cache *c, size_t layer, const matrix *k, size_t k_first,
+                  const matrix *v, size_t v_first)
 {
     const size_t W = c->width;
-    float *k = c->k + (layer * c->cap + c->len) * W;
-    float *v = c->v + (layer * c->cap + c->len) * W;
-    for (size_t t = 0; t < from->rows; t++) {
-        memcpy(k + t * W, from->v + t * from->cols + k_first, W * sizeof *k);
-        memcpy(v + t * W, from->v + t * from->cols + v_first, W * sizeof *v);
+    float *keys = c->k + (layer * c->cap + c->len) * W;
+    float *values = c->v + (layer * c->cap + c->len) * W;
+    for (size_t t = 0; t < k->rows; t++) {
+        memcpy(keys + t * W, k->v + t * k->cols + k_first, W * sizeof *keys);
+        memcpy(values + t * W, v->v + t * v->cols + v_first,
+               W * sizeof *values);
     }
-}
-
-void kv_cache_put_kv(kv_cache *c, size_t layer, const matrix *k,
-                     const matrix *v)
-{
-    const size_t n = k->rows * c->width;
-    memcpy(c->k + (layer * c->cap + c->len) * c->width, k->v, n * sizeof *k->v);
-    memcpy(c->v + (layer * c->cap + c->len) * c->width, v->v, n * sizeof *v->v);
 }
 
 void kv_cache_advance(kv_cache *c, size_t T)

@@ -9,8 +9,9 @@
  * computes one row of each table, not T.
  *
  * Layer L's keys are k (cap, width) at L * cap * width, rows 0 .. len - 1
- * filled; head h's are the columns [h * hd, (h + 1) * hd), as the model's
- * projection lays them out (GPT-2's c_attn: width = D). Values likewise.
+ * filled; key/value head j's are the columns [j * hd, (j + 1) * hd), as
+ * the model's projection lays them out (GPT-2's c_attn: width = D; a
+ * Llama-style k_proj: width = KV hd). Values likewise.
  * One owner: the cache owns both arrays.
  */
 #ifndef MHA_KV_CACHE_H
@@ -39,18 +40,14 @@ void kv_cache_free(kv_cache *c);
 matrix kv_cache_keys(const kv_cache *c, size_t layer, size_t rows);
 matrix kv_cache_values(const kv_cache *c, size_t layer, size_t rows);
 
-/* Copies the columns [k_first, k_first + width) and [v_first, ...) of
- * each row of from (T, ...) into layer L's positions len .. len + T - 1
- * (len itself moves on only with kv_cache_advance, once every layer has
- * its rows). */
-void kv_cache_put(kv_cache *c, size_t layer, const matrix *from, size_t k_first,
-                  size_t v_first);
-
-/* Copies k (T, width) and v (T, width) into layer L's positions len ..
- * len + T - 1, for a model whose keys and values are two matrices (a
- * Llama-style k_proj and v_proj, the keys already rotated). */
-void kv_cache_put_kv(kv_cache *c, size_t layer, const matrix *k,
-                     const matrix *v);
+/* Copies the keys, columns [k_first, k_first + width) of each row of k
+ * (T, ...), and the values, columns [v_first, v_first + width) of v (T,
+ * ...), into layer L's positions len .. len + T - 1 (len itself moves on
+ * only with kv_cache_advance, once every layer has its rows). k and v are
+ * one matrix for a fused projection (GPT-2's c_attn output), or two (a
+ * Llama-style k_proj's keys, already rotated, and v_proj's values). */
+void kv_cache_put(kv_cache *c, size_t layer, const matrix *k, size_t k_first,
+                  const matrix *v, size_t v_first);
 
 /* The T positions every layer has put are kept: len += T. */
 void kv_cache_advance(kv_cache *c, size_t T);

@@ -92,7 +92,8 @@ typedef struct {
 } block_layer;
 
 /* The block's attention sublayer: *out (T, D) = attention(x), lying where
- * the attention keeps it (the attn_out table). */
+ * the attention keeps it (the attn_out table); a checkpoint family's is
+ * attention_sublayer_run (attention_sublayer.h). */
 typedef struct {
     int (*run)(void *ctx, const matrix **out, const matrix *x, mx_error *err);
     void *ctx;
