@@ -352,8 +352,7 @@ def shows_digit(text):
 
 def check_small(driver, mha, tmp):
     """--metric prob: changes near 0.001, whose cells and legend show
-    digits enough for the map's scale (no coloured cell reads 0.00);
-    the logit lens's probabilities likewise."""
+    digits enough for the map's scale (no coloured cell reads 0.00)."""
     page = os.path.join(tmp, "small.html")
     args = ["--model", GPT2, TEXT, "--ablate", "all-heads", "--metric",
             "prob", "--answer", " cat"]
@@ -374,20 +373,6 @@ def check_small(driver, mha, tmp):
        (blank, values))
     ok(len(ends) == 2 and all(shows_digit(e) for e in ends),
        "and so do the ends of its legend", legend.text)
-    lens = os.path.join(tmp, "small-lens.html")
-    assert mha.run(["--model", GPT2, TEXT, "--logit-lens", "--html",
-                    lens]).returncode == 0
-    driver.get("file://" + lens)
-    time.sleep(0.4)
-    driver.find_element(
-        By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
-    time.sleep(0.2)
-    small = [(c.get_attribute("data-p"),
-              c.find_element(By.TAG_NAME, "small").text)
-             for c in driver.find_elements(By.CSS_SELECTOR, "td.lens-cell")]
-    ok(small and all(shows_digit(s) for p, s in small if float(p) != 0),
-       "logit lens: every probability shows a digit not 0", small[:4])
-    shot(driver, "logit-lens-small")
 
 
 def main():
