@@ -93,6 +93,11 @@ function mhaMaps(p) {
     part.appendChild(el('h2', {}, map.table));
     var table = el('table', {'class': 'grid map-grid' +
                                       (narrow ? ' map-narrow' : '')});
+    /* cells wide enough for a sign, "0." and the decimals (12px
+     * monospace, page.css's td.cell) */
+    if (!narrow && decimals > 2)
+      table.style.setProperty('--cell-w',
+                              Math.ceil((decimals + 4) * 7.5) + 'px');
     table.appendChild(el('caption', {}, map.rowsTitle + ' \u2193, ' +
                                         map.colsTitle + ' \u2192'));
     var head = el('tr', {});
