@@ -14,4 +14,12 @@
  * this bounds the output too. */
 #define MAX_TOKEN_BYTES ((size_t)64 << 10)
 
+/* Largest --html page, in MB (10^6 bytes), estimated before the run:
+ * every value the run holds, written as the page writes a float (base64
+ * of its 4 bytes, 16/3 characters). A 50 to 100 MB page opens in a
+ * browser in seconds (docs/html.md, "Size and speed"); past a few
+ * hundred MB it may not open at all. */
+#define MAX_PAGE_MB 100
+#define PAGE_BYTES_PER_VALUE (16.0 / 3.0)
+
 #endif

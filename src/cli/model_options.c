@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "base/i18n.h"
+#include "base/limits.h"
 #include "cli/run_errors.h"
 #include "model/lesson/weights.h"
 #include "model/tokenize.h"
@@ -109,11 +111,27 @@ static int check_focus(const run_request *rq, const char *focus,
     return rc;
 }
 
+/* --html: the page of a run of about `values` values fits MAX_PAGE_MB
+ * (the page's data is mostly the run's tables, each float as base64). */
+static int check_page_size(double values, mx_error *err)
+{
+    const double mb = values * PAGE_BYTES_PER_VALUE / 1e6;
+    if (mb <= MAX_PAGE_MB)
+        return 0;
+    return err_input(err,
+                     _("--html: the page would be about %.0f MB, more than "
+                       "the %d MB a browser opens well: use fewer words, "
+                       "one --variant or fewer --heads"),
+                     mb, MAX_PAGE_MB);
+}
+
 int check_run(double *values, const options *opt, const model_input *in,
               bool streamed, mx_error *err)
 {
     const run_request rq = run_request_of(opt);
     int rc = pipeline_check(values, &rq, in, streamed, err);
+    if (rc == 0 && opt->html != NULL)
+        rc = check_page_size(*values, err);
     if (rc == 0 && opt->focus != NULL)
         rc = check_focus(&rq, opt->focus, in, err);
     if (rc != 0) // a mistake the model told in numbers (run_errors.h)

@@ -489,9 +489,14 @@ static int finish_run(int rc, bool check_failed, run_files *files, FILE *spool,
 
 /* ---- the jobs ------------------------------------------------------- */
 
-/* A single run (no --input): its picture, the run, its --csv-dir files. */
+/* A single run (no --input): its picture, the run, its --csv-dir files.
+ * A run whose page (--html) would be too large stops before any file is
+ * opened (check_run). */
 static int run_single(const options *opt, const model_input *in, mx_error *err)
 {
+    double values = 0;
+    if (opt->html != NULL && check_run(&values, opt, in, false, err) != 0)
+        return -1;
     run_files files;
     FILE *out = NULL, *spool = NULL;
     bool check_failed = false;

@@ -319,6 +319,13 @@ static const char *const page_words[] = {
     /* TRANSLATORS: the live page's status while it trains; {0} is a
      * number of steps */
     N_("Training {0} steps…"),
+    /* TRANSLATORS: the live page's status while it recomputes a long
+     * sentence; {0} is a number of tokens */
+    N_("Recomputing {0} tokens…"),
+    /* TRANSLATORS: {0} and {1} are numbers of tokens; the command line
+     * is shown below the message */
+    N_("A sentence of {0} tokens is longer than the {1} this page "
+       "recomputes; run it on the command line (below)."),
     /* TRANSLATORS: the choices of --tokens words|chars */
     N_("words"),
     N_("characters"),

@@ -25,7 +25,9 @@ static bool shows(double v, int digits)
 
 void text_rounds_note(FILE *out, const table *t, int precision)
 {
-    if (t->grad || t->values.v == NULL || map_axes_of_picture(t->id) == NULL)
+    if (t->grad || t->values.v == NULL ||
+        (map_axes_of_picture(t->id) == NULL &&
+         !(ROUNDS_NOTE_TABLES & table_bit(t->id))))
         return;
     // the value largest in size, and whether any shows at this precision
     double largest = 0;

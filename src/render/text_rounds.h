@@ -9,9 +9,14 @@
 
 #include "model/trace.h"
 
+/* The tables besides the maps whose text gets the line: next_tokens'
+ * probabilities over GPT-2's 50257 words are near 2e-05. */
+#define ROUNDS_NOTE_TABLES TABLE_BIT(NEXT_TOKENS)
+
 /* Writes the line (and its line end) under t, a table printed with
- * `precision` decimals, when t is a map (render/map_axes.h) whose every
- * finite value rounds to 0 there and one is not 0; else nothing. */
+ * `precision` decimals, when t is a map (render/map_axes.h) or one of
+ * ROUNDS_NOTE_TABLES whose every finite value rounds to 0 there and one
+ * is not 0; else nothing. */
 void text_rounds_note(FILE *out, const table *t, int precision);
 
 #endif

@@ -346,6 +346,35 @@ def check_nan(driver, mha, tmp):
        (classes, inline, [rgb(c) for c in cells]))
 
 
+def shows_digit(text):
+    return any(d in text for d in "123456789")
+
+
+def check_small(driver, mha, tmp):
+    """--metric prob: changes near 0.001, whose cells and legend show
+    digits enough for the map's scale (no coloured cell reads 0.00)."""
+    page = os.path.join(tmp, "small.html")
+    args = ["--model", GPT2, TEXT, "--ablate", "all-heads", "--metric",
+            "prob", "--answer", " cat"]
+    assert mha.run(args + ["--html", page]).returncode == 0
+    open_page(driver, page, "maps")
+    shot(driver, "ablation_map-prob")
+    cells = map_cells(driver, "ablation_map")
+    blank = [(c.get_attribute("data-value"), c.text) for c in cells
+             if float(c.get_attribute("data-value")) != 0 and
+             not shows_digit(c.text)]
+    values = [abs(float(c.get_attribute("data-value"))) for c in cells]
+    legend = driver.find_element(
+        By.CSS_SELECTOR, '.map[data-map="ablation_map"] .map-legend')
+    measure = legend.find_element(By.CLASS_NAME, "map-measure").text
+    ends = legend.text.replace(measure, "").split()
+    ok(cells and max(values) < 0.005 and not blank,
+       "--metric prob: every cell not 0 shows a digit not 0",
+       (blank, values))
+    ok(len(ends) == 2 and all(shows_digit(e) for e in ends),
+       "and so do the ends of its legend", legend.text)
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -358,6 +387,7 @@ def main():
             check_scores(driver, mha, tmp)
             check_kv(driver, mha, tmp)
             check_nan(driver, mha, tmp)
+            check_small(driver, mha, tmp)
             errors = [e for e in driver.get_log("browser")
                       if e["level"] == "SEVERE"]
             ok(not errors, "no errors in the browser's console", errors)

@@ -409,6 +409,37 @@ def words(mha, tmp):
        "(%d)" % len(runner), sorted(runner - set(labels)))
 
 
+def check_page_size(mha, tmp, earlier):
+    """A page estimated over MAX_PAGE_MB (src/base/limits.h) is refused
+    before the run: one line with the estimate and how to make it
+    smaller, status 2, no page, an earlier page left as it was; the same
+    run with one variant and one head fits."""
+    long = " ".join("w%d" % (i % 50) for i in range(3000))
+    new = os.path.join(tmp, "big.html")
+    r = mha.run([long, "--heads", "2", "--html", new])
+    err = r.stderr.decode("utf-8", "replace")
+    size = re.search(r"the page would be about (\d+) MB, more than the "
+                     r"(\d+) MB", err)
+    ok(r.returncode == 2 and size and int(size.group(1)) >
+       int(size.group(2)) and len(err.splitlines()) == 1 and
+       "--variant" in err and "fewer words" in err and
+       not os.path.exists(new),
+       "a page over the bound: status 2, its size in one line, no page",
+       err)
+    with open(earlier, "rb") as f:
+        old = f.read()
+    r = mha.run([long, "--heads", "2", "--html", earlier])
+    with open(earlier, "rb") as f:
+        ok(r.returncode == 2 and f.read() == old,
+           "a page over the bound leaves an earlier page as it was")
+    few = " ".join("w%d" % (i % 50) for i in range(600))
+    r = mha.run([few, "--heads", "1", "--variant", "fused", "--html", new,
+                 "--format", "csv"])
+    ok(r.returncode == 0 and os.path.getsize(new) < 100e6,
+       "600 words, one variant and one head: the page is written",
+       r.stderr)
+
+
 def main():
     mha = Program(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -535,6 +566,7 @@ def main():
             ok(r.returncode == 2 and fa.read() == old,
                "bad input leaves an earlier page as it was")
         check_input(mha, tmp)
+        check_page_size(mha, tmp, a)
         mha.check_error(["the cat", "--html", ""], "--html: the name is empty")
         mha.check_error(["the cat", "--html"], "needs a value")
         words(mha, tmp)

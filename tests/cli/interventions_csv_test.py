@@ -202,6 +202,18 @@ for lang, word in (("pt_BR", "--precision 3"), ("es", "--precision 3"),
     last = got.splitlines()[-1]
     ok(word in last and "-0.00144" in last and "every value" not in last,
        "the line in %s" % lang, last)
+# next_tokens' probabilities (a row of ROUNDS_NOTE_TABLES, text_rounds.h)
+nt = ["--model", two, text, "--tables", "next_tokens"]
+lines = mha.run(nt + ["--precision", "0"]).stdout.decode().splitlines()
+ok(len(lines) == 33 and
+   all(line.split()[-1] == "0" for line in lines[2:-1]) and
+   lines[-1].startswith("(every value rounds to 0 at --precision 0: the "
+                        "largest in size is 0.") and
+   lines[-1].endswith("; --precision 1 shows it)"),
+   "next_tokens at --precision 0: a line under it says so", lines[-3:])
+shown = mha.run(nt + ["--precision", "2"]).stdout.decode()
+ok("every value" not in shown and "0.04" in shown,
+   "next_tokens at --precision 2 shows the values, and the line goes")
 plain = mha.run(["--model", two, text, "--ablate", "all-heads",
                  "--precision", "2", "--tables", "ablation_map,out"])
 ok(all("every value" not in line for line in

@@ -14,6 +14,8 @@ command.appendChild(code);
 box.appendChild(error);
 box.appendChild(status);
 box.appendChild(command);
+/* the longest sentence recomputed, for the tests and the curious */
+box.setAttribute('data-most-tokens', String(MOST_TOKENS));
 
 function show(s) {
   fields.sentence.value = s.sentence;
@@ -143,9 +145,11 @@ function recompute(s) {
   return ms;
 }
 
-/* A run that trains may take seconds: the status says so, and the views
- * are greyed, before the page stops for it (after the next painted
- * frame); a change made meanwhile replaces the run waiting. */
+/* A run that trains, generates or has a long sentence may take
+ * seconds: the status says so, and the views are greyed, before the
+ * page stops for it (after the next painted frame); a change made
+ * meanwhile replaces the run waiting. A sentence longer than the page
+ * recomputes (MOST_TOKENS) is refused before the core runs. */
 var waiting = 0;
 
 function changed() {
@@ -154,13 +158,22 @@ function changed() {
   var s = read();
   var mine = ++waiting;
   var generates = GEN && GEN.steps();
-  if (!trains(s) && !generates) {
+  var tokens = longest(s);
+  if (tokens > MOST_TOKENS) {
+    refuse(s, tr('A sentence of {0} tokens is longer than the {1} this ' +
+                 'page recomputes; run it on the command line (below).',
+                 tokens, MOST_TOKENS));
+    return;
+  }
+  var longRun = tokens >= BUSY_TOKENS;
+  if (!trains(s) && !generates && !longRun) {
     finish(s);
     return;
   }
   code.textContent = commandOf(s);
-  status.textContent = ((trains(s) ? tr('Training {0} steps\u2026', s.train)
-                         : '') + (generates ? ' ' + GEN.busy() : '')).trim();
+  var doing = trains(s) ? tr('Training {0} steps\u2026', s.train) :
+    longRun ? tr('Recomputing {0} tokens\u2026', tokens) : '';
+  status.textContent = (doing + (generates ? ' ' + GEN.busy() : '')).trim();
   box.setAttribute('data-recomputed', 'busy');
   app.classList.add('stale');
   var go = function () {
@@ -168,6 +181,17 @@ function changed() {
   };
   if (document.hidden) setTimeout(go, 0);
   else requestAnimationFrame(function () { setTimeout(go, 0); });
+}
+
+/* A run the page does not make: its message, the views left as they
+ * are (greyed), the command line that makes it. */
+function refuse(s, text) {
+  code.textContent = commandOf(s);
+  setError(text);
+  status.textContent = '';
+  box.setAttribute('data-recomputed', 'error');
+  document.dispatchEvent(new CustomEvent('mha-recomputed',
+                                         {detail: {ms: -1}}));
 }
 
 function finish(s) {

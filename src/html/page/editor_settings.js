@@ -62,6 +62,39 @@ function fromFragment(text, s) {
   return t;
 }
 
+/* The longest sentence the page recomputes, in tokens: the core runs
+ * on the page's main thread, which answers nothing until the run is
+ * drawn, and the run's time grows with the square of the tokens (the
+ * T x T tables of every head and variant). Measured in headless
+ * Chromium, the classroom page (--heads 2, three variants) on a
+ * two-core machine at a load average of 45: 5 tokens 2.1 s, 200
+ * tokens 4.1 s, 300 8.2 s, 600 20 s; so at most 200, twice a short
+ * sentence's time, and the command line for longer ones. From
+ * BUSY_TOKENS on (and for a run that trains or generates) the page
+ * says it is recomputing, and greys the views, before it stops. */
+var MOST_TOKENS = 200;
+var BUSY_TOKENS = 100;
+
+/* The tokens of a sentence as the program cuts it (tokenize.h): words
+ * split on whitespace, or characters (grapheme clusters, whitespace
+ * skipped; code points where the browser has no Intl.Segmenter). */
+function tokenCount(text, mode) {
+  if (mode !== 'chars')
+    return text.split(/\s+/).filter(function (w) { return w !== ''; })
+      .length;
+  var pieces = typeof Intl === 'object' && Intl.Segmenter ?
+    Array.from(new Intl.Segmenter().segment(text), function (g) {
+      return g.segment;
+    }) : Array.from(text);
+  return pieces.filter(function (c) { return !/^\s+$/.test(c); }).length;
+}
+
+/* The tokens of the longer of settings s's sentence and --kv sentence. */
+function longest(s) {
+  return Math.max(tokenCount(s.sentence, s.tokens),
+                  s.kv === null ? 0 : tokenCount(s.kv, s.tokens));
+}
+
 /* Whether settings s train (--train N: steps given, and not 0), and
  * run a variant --layers N stacks (its row says so: the block). */
 function trains(s) {

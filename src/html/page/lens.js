@@ -26,7 +26,11 @@ function mhaLens(p) {
 
   function draw(view) {
     var lens = p.data().logitLens, m = p.decode(lens.p), cells = [];
-    var lut = p.lutOf(p.colors().map);
+    var lut = p.lutOf(p.colors().map), most = 0;
+    for (var k = 0; k < m.rows * m.cols; k++)
+      most = Math.max(most, m.value(Math.floor(k / m.cols), k % m.cols));
+    /* the probabilities with digits enough for the largest */
+    var decimals = p.scaleDecimals(0, most, 2);
     view.appendChild(el('p', {'class': 'summary hint'}, tr(
       'What the model would say next if it stopped after each layer (the ' +
       'final norm and lm_head applied to the residual stream there): the ' +
@@ -62,7 +66,7 @@ function mhaLens(p) {
         td.style.cursor = 'pointer';
         td.appendChild(el('span', {'class': 'lens-next'}, lens.next[l][t]));
         td.appendChild(el('br', {}));
-        td.appendChild(el('small', {}, x.toFixed(2)));
+        td.appendChild(el('small', {}, x.toFixed(decimals)));
         var go = open.bind(null, lens.layers[l]);
         td.addEventListener('click', go);
         td.addEventListener('keydown', function (go, e) {

@@ -88,10 +88,16 @@ function mhaMaps(p) {
     most = most || 1;
     var lo = map.signed ? -most : 0, hi = map.signed ? most : 1;
     var lut = map.signed ? p.mapBoth : p.mapOne;
+    var decimals = p.scaleDecimals(lo, hi, p.decimals);
     var part = el('div', {'class': 'map', 'data-map': map.table});
     part.appendChild(el('h2', {}, map.table));
     var table = el('table', {'class': 'grid map-grid' +
                                       (narrow ? ' map-narrow' : '')});
+    /* cells wide enough for a sign, "0." and the decimals (12px
+     * monospace, page.css's td.cell) */
+    if (!narrow && decimals > 2)
+      table.style.setProperty('--cell-w',
+                              Math.ceil((decimals + 4) * 7.5) + 'px');
     table.appendChild(el('caption', {}, map.rowsTitle + ' \u2193, ' +
                                         map.colsTitle + ' \u2192'));
     var head = el('tr', {});
@@ -121,7 +127,7 @@ function mhaMaps(p) {
           td.style.background = 'rgb(' + c.join(',') + ')';
           td.style.color = darkTextOn(c) ? '#000' : '#fff';
         }
-        if (!narrow) td.textContent = isFinite(x) ? x.toFixed(p.decimals) :
+        if (!narrow) td.textContent = isFinite(x) ? x.toFixed(decimals) :
           value;
         var open = mapTarget(map, i, j);
         td.addEventListener('click', open);
@@ -145,7 +151,7 @@ function mhaMaps(p) {
       return cells[a] ? cells[a][b] || null : null;
     });
     part.appendChild(table);
-    part.appendChild(scaleBar(lut, lo.toFixed(2), hi.toFixed(2),
+    part.appendChild(scaleBar(lut, lo.toFixed(decimals), hi.toFixed(decimals),
                               map.measure));
     return part;
   }

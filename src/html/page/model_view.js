@@ -18,7 +18,8 @@ var THUMB = 64;
  * heads share key/value heads), or null. */
 var MAPS = typeof mhaMaps !== 'function' ? null : mhaMaps({
   el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
-  darkTextOn: darkTextOn, mapOne: MAP_ONE, mapBoth: MAP_BOTH,
+  darkTextOn: darkTextOn, scaleDecimals: scaleDecimals, mapOne: MAP_ONE,
+  mapBoth: MAP_BOTH,
   decimals: COLORS.decimals, openHead: openHead, soloHead: soloHead,
   arrowGrid: arrowGrid, headNumber: headNumber,
   data: function () { return data; },

@@ -10,7 +10,8 @@
  * page. */
 var PIECES = {
   el: el, tr: tr, decode: decode, lutOf: lutOf, lutIndex: lutIndex,
-  darkTextOn: darkTextOn, arrowGrid: arrowGrid, openHead: openHead,
+  darkTextOn: darkTextOn, scaleDecimals: scaleDecimals,
+  arrowGrid: arrowGrid, openHead: openHead,
   soloHead: soloHead, headName: headName, clear: clear,
   colors: function () { return COLORS; },
   data: function () { return data; },

@@ -231,6 +231,16 @@ function darkTextOn(c) {
   return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255 > 0.408;
 }
 
+/* The decimals of a cell whose colour scale runs from lo to hi: at
+ * least `least`, and enough for two significant digits of the scale's
+ * larger end (at most 12), so that a coloured cell of a map of small
+ * values (a change of probability near 0.001) never reads 0.00. */
+function scaleDecimals(lo, hi, least) {
+  var top = Math.max(Math.abs(lo), Math.abs(hi));
+  if (!(top > 0) || !isFinite(top)) return least;
+  return Math.min(12, Math.max(least, 1 - Math.floor(Math.log10(top))));
+}
+
 /* The page's words in the run's language: data.labels, when present,
  * maps an English text to its translation; missing ones stay English.
  * "{0}", "{1}" in a text stand for the numbers put in. The attributes
