@@ -25,6 +25,8 @@ static int config_size(size_t *out, const json_doc *doc, const char *key,
     const json_node *n = json_get(doc, json_root(doc), key);
     if (n == NULL && alt != NULL)
         n = json_get(doc, json_root(doc), alt);
+    if (n == NULL)
+        return err_input(err, _("%s: the key %s is missing"), path, key);
     if (!json_size(n, (uint64_t)1 << 32, out) || *out == 0)
         return err_input(err, _("%s: %s must be a positive whole number"), path,
                          key);
@@ -138,6 +140,10 @@ static int bind_as(const float **values, gpt2_model *m, const char *prefix,
     const st_tensor *t = safetensors_find(&m->st, full);
     if (t == NULL)
         return err_input(err, _("%s: tensor %s is missing"), m->st.path, full);
+    if (t->dtype == ST_OTHER) // its own message before its shape's
+        return err_input(err,
+                         _("%s: tensor %s is %s; F32, F16 or BF16 is needed"),
+                         m->st.path, full, t->dtype_name);
     const size_t ndim = d1 ? 2 : 1;
     if (t->ndim != ndim || t->shape[0] != d0 || (d1 && t->shape[1] != d1)) {
         char got[96] = "", want[48];

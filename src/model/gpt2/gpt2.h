@@ -72,8 +72,8 @@ typedef struct {
     const float *wte, *wpe; /* (V, D), (n_positions, D) */
     const float *ln_f_w, *ln_f_b;
     const float *lm_head; /* (V, D): wte when tied, else lm_head.weight */
-    gpt2_layer *layers; /* n_layer; owned */
-    float **owned;      /* widened tensors; owned */
+    gpt2_layer *layers;   /* n_layer; owned */
+    float **owned;        /* widened tensors; owned */
     size_t n_owned;
     char *paths; /* the file names, owned */
 } gpt2_model;

@@ -238,6 +238,11 @@ static int variants_field(unsigned *out, const json_doc *doc, const char *path,
             char names[VARIANT_NAMES_SIZE];
             variant_names_joined(names, sizeof names, VARIANTS_ALL,
                                  VARIANT_NAMES_ALL);
+            if (v == NULL)
+                return err_input(err,
+                                 _("%s: 'variants' lists '%s', which is not "
+                                   "a variant (%s)"),
+                                 path, name, names);
             return err_input(err,
                              _("%s: 'variants' lists '%s': each of %s "
                                "at most once"),

@@ -336,9 +336,10 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
     }
     // what --csv-dir writes --weights must read back
     if (w.n > MAX_VOCAB) {
-        err_input(err,
-                  _("--corpus: the corpus and the sentence have %zu different words; a trained model keeps at most %d"),
-                  w.n, MAX_VOCAB);
+        err_input(
+            err,
+            _("--corpus: the corpus and the sentence have %zu different words; a trained model keeps at most %d"),
+            w.n, MAX_VOCAB);
         free(shown);
         goto done;
     }
