@@ -8,6 +8,13 @@
 /* Largest accepted sentence, in tokens; checked before the model is built. */
 #define MAX_TOKENS 8000
 
+/* Largest vocabulary of a lesson model, in words: what --train keeps
+ * (a --corpus with more different words is refused before training) and
+ * what --weights reads back from the model.json and the embedding rows
+ * --csv-dir wrote. The rows of a table are bounded as a sentence's
+ * tokens are, and a vocabulary is the rows of embedding.weight. */
+#define MAX_VOCAB MAX_TOKENS
+
 /* Longest accepted token, in bytes: the limit of one CSV cell
  * (MAX_FIELD_BYTES), whether the token comes from a file, the command
  * line or standard input. A label is printed once per row and column, so

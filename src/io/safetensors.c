@@ -76,7 +76,12 @@ static int read_entry(st_tensor *t, const json_doc *doc, const json_node *m,
             err,
             _("%s: tensor %s: data_offsets outside the file's %zu bytes of data"),
             st->path, name, st->data_len);
-    if (overflow || t->end - t->begin != bytes)
+    if (!overflow && t->end - t->begin != bytes)
+        return err_input(
+            err,
+            _("%s: tensor %s: its shape in %s takes %zu bytes, but its data_offsets hold %zu"),
+            st->path, name, t->dtype_name, bytes, t->end - t->begin);
+    if (overflow)
         return err_input(
             err, _("%s: tensor %s: its shape does not match its %zu bytes"),
             st->path, name, t->end - t->begin);

@@ -23,6 +23,7 @@ Prints TAP. Python 3 standard library only.
 import json
 import os
 import shutil
+import struct
 import sys
 import tempfile
 
@@ -150,6 +151,45 @@ def main():
                                         "factor": 2.0}})
         refused(["--model", folder, text], "rope_scaling is not supported",
                 "rope_scaling linear")
+
+        # GPT-2's messages name the problem: a missing key as missing, a
+        # tensor of another dtype by its dtype (its offsets F32's)
+        c = json.load(open(os.path.join(GPT2, "config.json")))
+        folder = copy(tmp, GPT2, "no-embd")
+        del c["n_embd"]
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(c, f)
+        refused(["--model", folder, "the cat"], "the key n_embd is missing",
+                "GPT-2 config.json without n_embd")
+        folder = copy(tmp, GPT2, "f64")
+        path = os.path.join(folder, "model.safetensors")
+        with open(path, "rb") as f:
+            data = f.read()
+        n = struct.unpack("<Q", data[:8])[0]
+        header = json.loads(data[8:8 + n])
+        header["transformer.ln_f.bias"]["dtype"] = "F64"
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 8)
+        with open(path, "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text + data[8 + n:])
+        refused(["--model", folder, "the cat"],
+                "its shape in F64 takes 128 bytes, but its data_offsets "
+                "hold 64", "GPT-2 tensor made F64, its offsets F32's")
+
+        # a trained folder's model.json naming an unknown variant
+        d = os.path.join(tmp, "trained")
+        MHA.run(["the cat sat", "--train", "2", "--variant", "single",
+                 "--csv-dir", d])
+        manifest = os.path.join(d, "model.json")
+        with open(manifest) as f:
+            m = f.read()
+        with open(manifest, "w") as f:
+            f.write(m.replace('"single"', '"nope"', 1))
+        first = refused(["--weights", d, "the cat"],
+                        "'variants' lists 'nope', which is not a variant",
+                        "model.json with an unknown variant")
+        ok("at most once" not in first,
+           "model.json with an unknown variant: not called repeated", first)
     sys.exit(done())
 
 

@@ -234,8 +234,41 @@ def huge_sizes(tmp):
                         (value, fragment.split(", ")[-1]), hint=False)
 
 
+def vocab_limit(tmp):
+    """A corpus of 8000 different words (MAX_VOCAB) trains and its
+    --csv-dir folder is read back by --weights; one more word is refused
+    before training, and no folder is made."""
+    for n in (8000, 8001):
+        words = ["w%d" % i for i in range(n)]
+        lines = [" ".join(words[i:i + 2]) for i in range(0, n, 2)]
+        if len(lines[-1].split()) == 1:
+            lines[-1] += " w0"
+        corpus = os.path.join(tmp, "c%d.csv" % n)
+        with open(corpus, "w", encoding="utf-8") as f:
+            f.write("text\n" + "\n".join(lines) + "\n")
+        d = os.path.join(tmp, "v%d" % n)
+        train = ["--corpus", corpus, "--column", "text", "--train", "2",
+                 "--variant", "block", "--d-model", "4", "--heads", "2",
+                 "--csv-dir", d, "w0 w1"]
+        if n == 8000:
+            r = MHA.run(train)
+            back = MHA.run(["--weights", d, "--tables", "next_tokens",
+                            "w0 w1"])
+            ok(r.returncode == 0 and back.returncode == 0 and
+               back.stdout != b"",
+               "a corpus of 8000 different words: trained, saved and read "
+               "back by --weights", r.stderr.decode() + back.stderr.decode())
+        else:
+            MHA.check_error(train, "have 8001 different words; a trained "
+                            "model keeps at most 8000",
+                            "a corpus of 8001 different words: refused "
+                            "before training", hint=False)
+            ok(not os.path.exists(d), "no folder is made for it")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        vocab_limit(tmp)
         diverged(tmp)
         decimal_comma(tmp)
         block_d_out(tmp)

@@ -26,7 +26,9 @@ wpe; per block ln_1, Conv1D c_attn (torch.addmm(bias, x, weight), weight
 stored in x out), split into Q, K, V and heads (view + permute),
 torch.matmul(q, k^T) / torch.full([], hd ** 0.5), torch.where(causal,
 scores, finfo.min), softmax, @ v, merge, c_proj, residual, ln_2, c_fc,
-gelu_new, c_proj, residual; ln_f; logits = F.linear(out, wte).
+gelu_new, c_proj, residual; ln_f; logits = lm_head(out), GPT2LMHeadModel's
+nn.Linear without a bias whose weight is wte, or the checkpoint's own
+lm_head.weight when config.json says "tie_word_embeddings": false.
 
 How to run it (Debian's python3-torch, CPU, float32):
 
@@ -44,18 +46,23 @@ import torch.nn.functional as F
 
 # name, layers, heads, n_embd, n_inner (None: 4 x n_embd), text, unused
 # ids past the tokenizer's, positions, dtype of the stored weights,
-# "transformer." prefix, seed
+# "transformer." prefix, seed, and tie_word_embeddings (True: lm_head is
+# wte, config.json leaves the key to GPT2Config's default; False: the
+# checkpoint has its own lm_head.weight and config.json says false)
 CASES = [
-    ("tiny", 1, 1, 8, None, "hello, hello world!", 0, 16, "F32", False, 1),
+    ("tiny", 1, 1, 8, None, "hello, hello world!", 0, 16, "F32", False, 1,
+     True),
     ("two_layers", 2, 2, 16, None, "the cat sat on the mat", 3, 16, "F32",
-     True, 2),
+     True, 2, True),
     ("four_heads_bf16", 3, 4, 32, None, "hello  world\tthe end...", 5, 32,
-     "BF16", False, 3),
+     "BF16", False, 3, True),
     ("odd_inner_f16", 2, 3, 24, 40, "I'm here, aren't you?", 1, 32, "F16",
-     True, 4),
+     True, 4, True),
     ("wide", 2, 6, 48, None,
      "the cat and the hat sat on the mat with the bat " * 2, 2, 96, "F32",
-     False, 5),
+     False, 5, True),
+    ("untied_bf16", 2, 2, 16, None, "the cat sat on the mat", 2, 16, "BF16",
+     True, 6, False),
 ]
 
 # The toy tokenizer's merges, by rank ("Ġ" is the space's symbol).
@@ -155,7 +162,7 @@ def gelu_new(x):
 
 
 def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
-              dtype, prefixed, seed):
+              dtype, prefixed, seed, tied):
     torch.manual_seed(seed)
     tokens = toy_vocab()
     vocab = len(tokens) + unused
@@ -200,6 +207,10 @@ def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
         add(f"h.{i}.mlp.c_proj.bias", d, scale=0.1)
     add("ln_f.weight", d, scale=0.1, base=1.0)
     add("ln_f.bias", d, scale=0.1)
+    if not tied:  # GPT2LMHeadModel's own, outside "transformer."
+        used, kept = param(vocab, d)
+        params["lm_head.weight"] = used
+        stored.append(("lm_head.weight", kept))
 
     folder = os.path.join(outdir, name)
     os.makedirs(folder, exist_ok=True)
@@ -212,6 +223,8 @@ def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
               "n_head": n_head, "n_embd": d, "n_positions": n_pos,
               "n_ctx": n_pos, "n_inner": inner, "vocab_size": vocab,
               "layer_norm_epsilon": 1e-05, "torch_dtype": "float32"}
+    if not tied:
+        config["tie_word_embeddings"] = False
     with open(os.path.join(folder, "config.json"), "w") as fh:
         json.dump(config, fh, indent=2)
     with open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8") as fh:
@@ -278,7 +291,15 @@ def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
     out = F.layer_norm(h, (d,), params["ln_f.weight"], params["ln_f.bias"],
                        1e-5)
     tables.append(("out", out[0]))
-    tables.append(("logits", F.linear(out, params["wte.weight"])[0]))
+    # GPT2LMHeadModel: self.lm_head = nn.Linear(config.n_embd,
+    # config.vocab_size, bias=False), its weight wte's when tied;
+    # lm_logits = self.lm_head(hidden_states)
+    lm_head = torch.nn.Linear(d, vocab, bias=False)
+    with torch.no_grad():
+        lm_head.weight.copy_(params["wte.weight" if tied else
+                                    "lm_head.weight"])
+        lm_logits = lm_head(out)
+    tables.append(("logits", lm_logits[0]))
     write_safetensors(os.path.join(folder, "reference.safetensors"),
                       [(n, t.contiguous()) for n, t in tables])
     return name

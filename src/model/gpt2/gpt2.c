@@ -15,6 +15,7 @@
 #include "model/layers/dense.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
+#include "model/tied_head.h"
 #include "numerics/matmul.h"
 
 /* ---- config.json --------------------------------------------------------- */
@@ -25,6 +26,8 @@ static int config_size(size_t *out, const json_doc *doc, const char *key,
     const json_node *n = json_get(doc, json_root(doc), key);
     if (n == NULL && alt != NULL)
         n = json_get(doc, json_root(doc), alt);
+    if (n == NULL)
+        return err_input(err, _("%s: the key %s is missing"), path, key);
     return config_size_key(out, doc, n, key, path, err);
 }
 
@@ -62,6 +65,9 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
         config_size(&c->n_positions, &doc, GPT2_POSITIONS_KEY, "n_ctx", path,
                     err) != 0 ||
         config_size(&c->vocab_size, &doc, "vocab_size", NULL, path, err) != 0)
+        goto out;
+    // GPT2Config leaves it to PretrainedConfig: tied unless it says false
+    if (tied_head_read(&c->tied, &doc, true, path, err) != 0)
         goto out;
     const json_node *inner = json_get(&doc, root, "n_inner");
     c->n_inner = 4 * c->n_embd;
@@ -121,16 +127,21 @@ out:
 
 /* ---- the tensors ----------------------------------------------------------- */
 
-/* Binds *values to the tensor prefix + name, which must have the shape
- * (d0) or (d0, d1) (d1 0: one dimension). */
-static int bind(const float **values, gpt2_model *m, const char *name,
-                size_t d0, size_t d1, mx_error *err)
+/* Binds *values to the tensor prefix + name (name alone when prefix is
+ * NULL), which must have the shape (d0) or (d0, d1) (d1 0: one
+ * dimension). */
+static int bind_as(const float **values, gpt2_model *m, const char *prefix,
+                   const char *name, size_t d0, size_t d1, mx_error *err)
 {
     char full[128];
-    snprintf(full, sizeof full, "%s%s", m->prefix, name);
+    snprintf(full, sizeof full, "%s%s", prefix ? prefix : "", name);
     const st_tensor *t = safetensors_find(&m->st, full);
     if (t == NULL)
         return err_input(err, _("%s: tensor %s is missing"), m->st.path, full);
+    if (t->dtype == ST_OTHER) // its own message before its shape's
+        return err_input(err,
+                         _("%s: tensor %s is %s; F32, F16 or BF16 is needed"),
+                         m->st.path, full, t->dtype_name);
     const size_t ndim = d1 ? 2 : 1;
     if (t->ndim != ndim || t->shape[0] != d0 || (d1 && t->shape[1] != d1)) {
         char got[96] = "", want[48];
@@ -151,6 +162,27 @@ static int bind(const float **values, gpt2_model *m, const char *name,
     if (owned != NULL)
         m->owned[m->n_owned++] = owned;
     return 0;
+}
+
+/* A tensor of the base model: prefix + name. */
+static int bind(const float **values, gpt2_model *m, const char *name,
+                size_t d0, size_t d1, mx_error *err)
+{
+    return bind_as(values, m, m->prefix, name, d0, d1, err);
+}
+
+/* lm_head: GPT2LMHeadModel's own lm_head.weight (V, D), outside
+ * "transformer.", or wte when config.json ties them (tied_head.h). */
+static int bind_head(gpt2_model *m, mx_error *err)
+{
+    const gpt2_config *c = &m->cfg;
+    m->lm_head = NULL;
+    if (safetensors_find(&m->st, TIED_HEAD_NAME) != NULL &&
+        bind_as(&m->lm_head, m, NULL, TIED_HEAD_NAME, c->vocab_size, c->n_embd,
+                err) != 0)
+        return -1;
+    return tied_head_settle(&m->lm_head, m->wte, c->vocab_size * c->n_embd,
+                            c->tied, m->st.path, "wte.weight", err);
 }
 
 /* Every tensor named h.N. must have N < n_layer. */
@@ -205,7 +237,7 @@ int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
     if (safetensors_find(&m->st, "transformer.wte.weight") != NULL)
         snprintf(m->prefix, sizeof m->prefix, "transformer.");
     m->layers = calloc(c->n_layer, sizeof *m->layers);
-    m->owned = calloc(4 + GPT2_LAYER_TENSORS * c->n_layer, sizeof *m->owned);
+    m->owned = calloc(5 + GPT2_LAYER_TENSORS * c->n_layer, sizeof *m->owned);
     if (m->layers == NULL || m->owned == NULL) {
         gpt2_close(m);
         return err_nomem(err, dir);
@@ -246,6 +278,8 @@ int gpt2_open(gpt2_model *m, const char *dir, mx_error *err)
         rc = bind(&m->ln_f_w, m, "ln_f.weight", D, 0, err);
     if (rc == 0)
         rc = bind(&m->ln_f_b, m, "ln_f.bias", D, 0, err);
+    if (rc == 0)
+        rc = bind_head(m, err);
     if (rc == 0)
         rc = check_layers(m, err);
     if (rc != 0)
@@ -517,9 +551,10 @@ void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
                  workers *pool)
 {
     const size_t T = out->rows, D = m->cfg.n_embd, V = m->cfg.vocab_size;
-    // logits = out @ wte^T, lm_head's nn.Linear without a bias, a slice of
-    // the vocabulary at a time: each cell is its own sum, and the product
-    // packs one slice of wte, not a copy of all of it (a generated
+    // logits = out @ lm_head^T, nn.Linear without a bias (lm_head is wte
+    // when tied), a slice of the vocabulary at a time: each cell is its
+    // own sum, and the product packs one slice of lm_head, not a copy of
+    // all of it (a generated
     // token's one row packs nothing, and takes the whole vocabulary)
     const size_t slice = T == 1 ? V : 4096;
     for (size_t v0 = 0; v0 < V; v0 += slice) {
@@ -530,7 +565,7 @@ void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
             .K = D,
             .a = out->v,
             .lda = D,
-            .b = m->wte + v0 * D,
+            .b = m->lm_head + v0 * D,
             .ldb = D,
             .b_transposed = true,
             .c = logits->v + v0,

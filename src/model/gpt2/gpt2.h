@@ -5,8 +5,9 @@
  * The folder is Hugging Face's: config.json and model.safetensors (and
  * vocab.json and merges.txt, read by model/tokenizers/bpe.h). Parameter names may
  * carry GPT2LMHeadModel's "transformer." prefix or not; the mask buffers
- * h.N.attn.bias and h.N.attn.masked_bias are skipped; lm_head is tied to
- * wte. The tensors stay in the mapped file (io/safetensors.h); only F16
+ * h.N.attn.bias and h.N.attn.masked_bias are skipped; lm_head is wte
+ * unless config.json's tie_word_embeddings is false, then the
+ * checkpoint's own lm_head.weight (model/tied_head.h). The tensors stay in the mapped file (io/safetensors.h); only F16
  * and BF16 ones are widened into memory of their own.
  *
  * The forward pass, for T tokens (D = n_embd, H heads of hd = D / H, F =
@@ -20,7 +21,7 @@
  *     attn_out = addmm(attn.c_proj.bias, concat, attn.c_proj.weight);
  *     h = attn_out + h; m = ln_2(h); fc (T, F) = gelu_new(addmm(c_fc...));
  *     mlp_out = addmm(mlp.c_proj...); h = h + mlp_out
- *   out (T, D) = ln_f(h); logits (T, V) = out @ wte^T on request
+ *   out (T, D) = ln_f(h); logits (T, V) = out @ lm_head^T on request
  *
  * Every activation passes a hook point as soon as it is made (hooks.h):
  * a recorder keeps it (the trace), a hook may replace it; the pass itself
@@ -49,6 +50,7 @@ typedef struct {
     float eps; /* layer_norm_epsilon */
     long eos;  /* eos_token_id (GPT-2's <|endoftext|>, 50256), or -1 when
                   config.json has none */
+    bool tied; /* tie_word_embeddings (default true): lm_head is wte */
 } gpt2_config;
 
 /* One layer's parameters, float32 (T x D inputs; W stored in x out):
@@ -69,8 +71,9 @@ typedef struct {
     char prefix[16];        /* "transformer." or "" */
     const float *wte, *wpe; /* (V, D), (n_positions, D) */
     const float *ln_f_w, *ln_f_b;
-    gpt2_layer *layers; /* n_layer; owned */
-    float **owned;      /* widened tensors; owned */
+    const float *lm_head; /* (V, D): wte when tied, else lm_head.weight */
+    gpt2_layer *layers;   /* n_layer; owned */
+    float **owned;        /* widened tensors; owned */
     size_t n_owned;
     char *paths; /* the file names, owned */
 } gpt2_model;
@@ -127,8 +130,8 @@ int gpt2_layers(matrix *h, const gpt2_model *m, size_t n, size_t first,
                 size_t count, const forward_hooks *hooks, workers *pool,
                 mx_error *err);
 
-/* logits (T, V) = out (T, D) @ wte^T: GPT2LMHeadModel's lm_head, tied to
- * wte, without a bias; logits allocated by the caller. */
+/* logits (T, V) = out (T, D) @ lm_head^T: GPT2LMHeadModel's lm_head
+ * (wte when tied), without a bias; logits allocated by the caller. */
 void gpt2_logits(matrix *logits, const gpt2_model *m, const matrix *out,
                  workers *pool);
 

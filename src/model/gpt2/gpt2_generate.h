@@ -6,7 +6,7 @@
  *   later steps  one id at position past (wpe[past]); its query row (1,
  *                hd) per head over the past + 1 cached keys, no mask;
  *                its keys and values appended
- *   logits (V)   lm_head (tied to wte) of ln_f's last row
+ *   logits (V)   lm_head (wte when tied) of ln_f's last row
  *
  * Each step is gpt2_forward over the same layers (model/layers/) with the
  * cache (kv_cache.h) in its run: the numbers are the ones

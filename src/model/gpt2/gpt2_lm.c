@@ -44,7 +44,7 @@ static void final_norm(matrix *out, const void *model, const matrix *resid)
     layer_norm(out, resid, m->ln_f_w, m->ln_f_b, m->cfg.eps);
 }
 
-/* The lm_head tied to wte. */
+/* The lm_head (wte when tied). */
 static void logits(matrix *logits, const void *m, const matrix *normed,
                    workers *pool)
 {

@@ -238,6 +238,11 @@ static int variants_field(unsigned *out, const json_doc *doc, const char *path,
             char names[VARIANT_NAMES_SIZE];
             variant_names_joined(names, sizeof names, VARIANTS_ALL,
                                  VARIANT_NAMES_ALL);
+            if (v == NULL)
+                return err_input(err,
+                                 _("%s: 'variants' lists '%s', which is not "
+                                   "a variant (%s)"),
+                                 path, name, names);
             return err_input(err,
                              _("%s: 'variants' lists '%s': each of %s "
                                "at most once"),
@@ -250,16 +255,16 @@ static int variants_field(unsigned *out, const json_doc *doc, const char *path,
     return 0;
 }
 
-/* "vocab": the words, distinct and non-empty, at most MAX_TOKENS. */
+/* "vocab": the words, distinct and non-empty, at most MAX_VOCAB. */
 static int vocab_field(trained_manifest *m, const json_doc *doc,
                        const char *path, mx_error *err)
 {
     const json_node *list = field(doc, "vocab", JSON_ARRAY, path, err);
     if (list == NULL)
         return -1;
-    if (list->len == 0 || list->len > MAX_TOKENS)
+    if (list->len == 0 || list->len > MAX_VOCAB)
         return err_input(err, _("%s: 'vocab' must hold from 1 to %d words"),
-                         path, MAX_TOKENS);
+                         path, MAX_VOCAB);
     m->vocab = calloc(list->len, sizeof *m->vocab);
     if (m->vocab == NULL)
         return err_nomem(err, _("the vocabulary"));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/limits.h"
 
 /* ---- the vocabulary ---------------------------------------------------- */
 
@@ -330,6 +331,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
                   _("'%s' is not in the trained vocabulary (the rows of the "
                     "--weights embedding.weight file)"),
                   unknown);
+        free(shown);
+        goto done;
+    }
+    // what --csv-dir writes --weights must read back
+    if (w.n > MAX_VOCAB) {
+        err_input(
+            err,
+            _("--corpus: the corpus and the sentence have %zu different words; a trained model keeps at most %d"),
+            w.n, MAX_VOCAB);
         free(shown);
         goto done;
     }

@@ -11,6 +11,7 @@
 #include "model/layers/dense.h"
 #include "model/layers/rotary.h"
 #include "model/llama/llama_config.h"
+#include "model/tied_head.h"
 #include "numerics/matmul.h"
 #include "numerics/rms_norm.h"
 
@@ -51,6 +52,28 @@ static int bind(const float **values, llama_model *m, const char *name,
     if (owned != NULL)
         m->owned[m->n_owned++] = owned;
     return 0;
+}
+
+/* lm_head: LlamaForCausalLM's own lm_head.weight (V, D), outside
+ * "model.", or embed_tokens when config.json ties them (tied_head.h). */
+static int bind_head(llama_model *m, mx_error *err)
+{
+    const llama_config *c = &m->cfg;
+    m->lm_head = NULL;
+    if (safetensors_set_find(&m->st, TIED_HEAD_NAME, NULL) != NULL) {
+        char saved[sizeof m->prefix];
+        memcpy(saved, m->prefix, sizeof saved);
+        m->prefix[0] = '\0';
+        const int rc =
+            bind(&m->lm_head, m, TIED_HEAD_NAME, c->vocab_size, c->hidden, err);
+        memcpy(m->prefix, saved, sizeof saved);
+        if (rc != 0)
+            return -1;
+    }
+    char embed[160];
+    snprintf(embed, sizeof embed, "%sembed_tokens.weight", m->prefix);
+    return tied_head_settle(&m->lm_head, m->embed, c->vocab_size * c->hidden,
+                            c->tied, m->st.shown, embed, err);
 }
 
 /* Every tensor named layers.N. must have N < num_hidden_layers. */
@@ -156,16 +179,8 @@ int llama_open(llama_model *m, const char *dir, mx_error *err)
         rc = bind_layer(m, i, err);
     if (rc == 0)
         rc = bind(&m->norm, m, "norm.weight", D, 0, err);
-    if (rc == 0 && !c->tied) {
-        // lm_head is LlamaForCausalLM's, outside "model."
-        char saved[sizeof m->prefix];
-        memcpy(saved, m->prefix, sizeof saved);
-        m->prefix[0] = '\0';
-        rc = bind(&m->lm_head, m, "lm_head.weight", c->vocab_size, D, err);
-        memcpy(m->prefix, saved, sizeof saved);
-    }
-    if (rc == 0 && c->tied)
-        m->lm_head = m->embed;
+    if (rc == 0)
+        rc = bind_head(m, err);
     if (rc == 0)
         rc = check_layers(m, err);
     if (rc != 0)

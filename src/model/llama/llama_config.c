@@ -9,6 +9,7 @@
 #include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
+#include "model/tied_head.h"
 
 static const llama_kind kinds[] = {
     {"llama", false, false},
@@ -102,11 +103,9 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
         return -1;
     c->eps = (float)eps;
     c->theta = theta;
-    const json_node *tie = json_get(doc, json_root(doc), "tie_word_embeddings");
-    if (tie != NULL && tie->type != JSON_BOOL)
-        return err_input(err, _("%s: %s must be true or false"), path,
-                         "tie_word_embeddings");
-    c->tied = tie != NULL && tie->number != 0;
+    // LlamaConfig, Qwen2Config and MistralConfig: untied unless it says
+    if (tied_head_read(&c->tied, doc, false, path, err) != 0)
+        return -1;
     const json_node *bias = json_get(doc, json_root(doc), "attention_bias");
     if (bias != NULL && bias->type != JSON_BOOL)
         return err_input(err, _("%s: %s must be true or false"), path,
