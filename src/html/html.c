@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/limits.h"
 #include "html/html_parts.h"
 #include "html/page_assets.h"
 #include "html/page_core.h"
@@ -618,6 +619,17 @@ int html_add(html_set *set, const trace *tr, const html_page *page,
         return -1;
     mx_error page_err = {0};
     int unwritten = write_page(f, tr, page, &page_err);
+    // the page as written fits MAX_PAGE_MB (a lesson's was estimated
+    // before the run, cli/model_options.c); a larger one is not kept
+    const long bytes = unwritten == 0 ? ftell(f) : -1;
+    if (bytes > (long)MAX_PAGE_MB * 1000000L) {
+        unwritten = 1;
+        err_input(&page_err,
+                  _("--html: the page is about %.0f MB, more than the %d MB "
+                    "a browser opens well: use fewer words, or show fewer "
+                    "layers and heads (--layers, --show-heads)"),
+                  (double)bytes / 1e6, MAX_PAGE_MB);
+    }
     int failed = unwritten != 0 || ferror(f);
     int e = errno;
     if (fclose(f) != 0 && !failed) {
