@@ -188,6 +188,18 @@ CASES = [
     (["o peixe. nada", "--punct", "split", "--focus", "peixe."], b"", 2,
      "'peixe.' is not one token: the sentence splits it into 2 tokens, "
      "'peixe', '.'; focus one of them, such as --focus 'peixe@1'", True),
+    # a list option given twice: the second list would drop the first's
+    # items (option_row.one_list)
+    (["--ablate", "0.1", "--ablate", "1.0", S], b"", 2,
+     "--ablate: given twice; give one list, comma-separated", True),
+    (["--tables", "out", "--tables", "attn_weights", S], b"", 2,
+     "--tables: given twice; give one list", True),
+    (["--variant", "single", "--variant", "fused", S], b"", 2,
+     "--variant: given twice; give one list", True),
+    (["--layers", "0", "--layers", "1", S], b"", 2,
+     "--layers: given twice; give one list", True),
+    (["--show-heads", "0", "--show-heads", "1", S], b"", 2,
+     "--show-heads: given twice; give one list", True),
     # a notebook's order of draws, random input and dropout
     (["--draw", "fused,input,fused", S], b"", 2,
      "--draw: 'fused' is listed twice in 'fused,input,fused'", True),
