@@ -147,7 +147,11 @@ CASES = [
     (["--embeddings", "e.csv", S], b"", 2, "cannot be a sentence", True),
     ([S, "--focus", "cão"], b"", 2, "--focus", True),
     ([S, "--focus", "gato", "--format", "csv"], b"", 2, "--focus", True),
-    ([S, "--variant", "block"], b"", 2, "do not divide --d-model 3", True),
+    ([S, "--variant", "block"], b"", 2, "do not divide --d-model 3 (the "
+     "block's attention is d_model wide: each head needs d_model / heads "
+     "columns; --d-model 4 would do)", True),
+    ([S, "--variant", "block", "--heads", "3", "--d-model", "8192"], b"", 2,
+     "columns; --d-model 8190 would do)", True),
     ([S, "--variant", "single", "--average"], b"", 2, "--variant single has one head",
      True),
     ([S, "--tables", "ffn_hidden"], b"", 2, "makes no table 'ffn_hidden'", True),

@@ -283,7 +283,8 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         word_ids_free(&w);
         return -1;
     }
-    if (tok->n_tokens < 2) {
+    // the sentence is the training data unless a corpus is
+    if (in->corpus == NULL && tok->n_tokens < 2) {
         tokenized_free(tok);
         word_ids_free(&w);
         return err_input(err, _("--train: the sentence has one token: there "
