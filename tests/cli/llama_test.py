@@ -282,7 +282,8 @@ def bos_words(mha, root, tmp):
                          + words, "--metric logit-diff"),
                         (["--ablate", "all-heads", "--metric", "prob"]
                          + words[:2], "--metric prob")]:
-        r = mha.run(["--model", folder] + extra + ["the end"])
+        text = [] if "--patch" in extra else ["the end"]
+        r = mha.run(["--model", folder] + extra + text)
         ok(r.returncode == 0 and r.stderr == b"",
            "%s: --answer ' end' and --wrong ' on' are one token each, "
            "without the <s> the prompt gets" % what, r.stderr.decode())
