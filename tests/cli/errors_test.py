@@ -204,6 +204,13 @@ CASES = [
      "--layers: given twice; give one list", True),
     (["--show-heads", "0", "--show-heads", "1", S], b"", 2,
      "--show-heads: given twice; give one list", True),
+    # a corpus-trained run: the loss at the final parameters is the shown
+    # sentence's, which needs two tokens
+    (["--corpus", "two.csv", "--column", "text", "--train", "2", "--variant",
+      "block", "--d-model", "4", "cat"], b"", 2,
+     "--train: the shown sentence has one token: the model trains on "
+     "--corpus, but the loss at the final parameters is the shown "
+     "sentence's", False),
     # a notebook's order of draws, random input and dropout
     (["--draw", "fused,input,fused", S], b"", 2,
      "--draw: 'fused' is listed twice in 'fused,input,fused'", True),
@@ -750,6 +757,7 @@ def main():
             "work.csv": "s\n" + (" ".join("w%d" % (j % 100)
                                           for j in range(8000)) + "\n") * 14,
             "quoted_commas.csv": 'token,a\n"' + "a," * 40000 + '",1\n',
+            "two.csv": "text\nthe cat sat\nthe dog sat\n",
         }
         for name, text in data.items():
             with open(os.path.join(tmp, name), "w") as f:

@@ -283,10 +283,18 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
         word_ids_free(&w);
         return -1;
     }
-    // the sentence is the training data unless a corpus is
-    if (in->corpus == NULL && tok->n_tokens < 2) {
+    if (tok->n_tokens < 2) {
         tokenized_free(tok);
         word_ids_free(&w);
+        // with --corpus the model trains on the corpus, and the shown
+        // sentence gives the loss at the final parameters (and --grad)
+        if (in->corpus != NULL)
+            return err_input(err,
+                             _("--train: the shown sentence has one token: "
+                               "the model trains on --corpus, but the loss "
+                               "at the final parameters is the shown "
+                               "sentence's, which needs a next word to "
+                               "predict; give two tokens or more"));
         return err_input(err, _("--train: the sentence has one token: there "
                                 "is no next word to predict"));
     }
