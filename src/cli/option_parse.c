@@ -39,8 +39,7 @@ static int join_words(options *opt, int first, int argc, char **argv,
 /* The value of option id, arg, into *opt: by its row, or its own way. */
 static int parse_one(options *opt, int id, const char *arg, mx_error *err)
 {
-    if (id >= 0 && id < N_OPTIONS && option_rows[id].one_list &&
-        opt->given[id])
+    if (id >= 0 && id < N_OPTIONS && option_rows[id].one_list && opt->given[id])
         return err_usage(err,
                          _("--%s: given twice; give one list, "
                            "comma-separated (the second would replace "

@@ -411,8 +411,7 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
         cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
         cairo_stroke(cr);
         const char *text = _("masked\n(weight 0)");
-        fig_draw_text(cr, LABEL_FONT, text, 0, bx + BAR_WIDTH + 6, ly, 0, 0,
-                      0);
+        fig_draw_text(cr, LABEL_FONT, text, 0, bx + BAR_WIDTH + 6, ly, 0, 0, 0);
         fig_text_size(cr, LABEL_FONT, text, 0, false, &w, &h);
         ly += 2 * h + GAP;
     }
