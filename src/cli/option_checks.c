@@ -342,12 +342,18 @@ static int validate_heads(const options *opt, mx_error *err)
         /* with --embeddings, d_model is the file's width: checked once it
          * is read */
         if (row->heads == HEADS_SPLIT && row->d_model_wide &&
-            opt->embeddings == NULL && opt->d_model % opt->heads != 0)
+            opt->embeddings == NULL && opt->d_model % opt->heads != 0) {
+            /* the next width up the heads divide (down past the range) */
+            size_t d = (opt->d_model / opt->heads + 1) * opt->heads;
+            if (d > option_rows[OPT_D_MODEL].hi)
+                d -= opt->heads;
             return err_usage(err,
                              _("--heads: %zu heads do not divide --d-model "
                                "%zu (the block's attention is d_model wide: "
-                               "each head needs d_model / heads columns)"),
-                             opt->heads, opt->d_model);
+                               "each head needs d_model / heads columns; "
+                               "--d-model %zu would do)"),
+                             opt->heads, opt->d_model, d);
+        }
     }
     return 0;
 }

@@ -32,7 +32,9 @@
  *   NAME(VALUE, field)           not empty        (default NULL)
  *   TEXT(VALUE, field)           any text         (default NULL)
  *   WORDS(VALUE, field)          a text, not empty (default NULL)
- *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL)
+ *   LIST(VALUE, field)           a list such as 0,3,5-7 (default NULL);
+ *                                given twice, refused (.one_list: set
+ *                                it too on a list another way reads)
  *   CHOICE(VALUE, field, default, choices)  one of the choices' names
  *   OWN(VALUE, field, default), OWN_VALUE(VALUE)  option_own.c's parser
  *   OWN_REAL(VALUE, field, default)  option_own.c's parser, a double
@@ -103,6 +105,7 @@ OPTION(QKV_BIAS, "qkv-bias", 0, MODEL, 6,
        .help = N_("biases in W_query, W_key, W_value  (default none)"))
 OPTION(VARIANT, "variant", 0, MODEL, 7,
        OWN(N_("LIST"), variants, VARIANT_SINGLE | VARIANT_WRAPPER | VARIANT_FUSED),
+       .one_list = true,
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
        /* TRANSLATORS: %s is the names of every variant, listed as
         * "single, wrapper, fused, block" are; --help wraps this text
@@ -344,7 +347,7 @@ OPTION(FORMAT, "format", 0, OUTPUT, 9,
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        .help = N_("text, or csv for tidy CSV          (default text)"))
 OPTION(TABLES, "tables", 0, OUTPUT, 8,
-       OWN_VALUE(N_("LIST")),
+       OWN_VALUE(N_("LIST")), .one_list = true,
        .applies = APPLIES_ANY, .page = PAGE_MODEL,
        .help = N_("only these tables, comma-separated  (default all)"))
 OPTION(PRECISION, "precision", 0, OUTPUT, 10,
@@ -479,7 +482,7 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
                             "sums up each head)"),
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
-       TEXT(N_("HEADS"), ablate),
+       TEXT(N_("HEADS"), ablate), .one_list = true,
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
        .help = N_("switch heads off: L.H[,L.H...] (the run's tables\n"
                    "are the ablated model's; with --model or a trained\n"

@@ -39,6 +39,12 @@ static int join_words(options *opt, int first, int argc, char **argv,
 /* The value of option id, arg, into *opt: by its row, or its own way. */
 static int parse_one(options *opt, int id, const char *arg, mx_error *err)
 {
+    if (id >= 0 && id < N_OPTIONS && option_rows[id].one_list && opt->given[id])
+        return err_usage(err,
+                         _("--%s: given twice; give one list, "
+                           "comma-separated (the second would replace "
+                           "the first)"),
+                         option_rows[id].name);
     const int rc = option_read(opt, id, arg, err);
     if (rc == 1 && option_own_read(opt, id, arg, err) != 0)
         return -1;

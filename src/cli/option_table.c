@@ -110,7 +110,7 @@ static const option_choices layout_choices = {
 #define NAME(v, f) .value = v, .type = TYPE_NAME, FIELD(f)
 #define TEXT(v, f) .value = v, .type = TYPE_TEXT, FIELD(f)
 #define WORDS(v, f) .value = v, .type = TYPE_WORDS, FIELD(f)
-#define LIST(v, f) .value = v, .type = TYPE_LIST, FIELD(f)
+#define LIST(v, f) .value = v, .type = TYPE_LIST, FIELD(f), .one_list = true
 #define CHOICE(v, f, d, list) \
     .value = v, .type = TYPE_CHOICE, FIELD(f), .def = (d), .choices = &(list)
 #define OWN(v, f, d) .value = v, .type = TYPE_OWN, FIELD(f), .def = (d)

@@ -160,6 +160,10 @@ typedef struct {
     const char *def_name[2];
     size_t lo, hi;                 /* TYPE_SIZE: the range */
     const option_choices *choices; /* TYPE_CHOICE: the names */
+    /* A comma-separated list (--tables, --ablate, --layers, ...): given a
+     * second time it is refused, as the second list would replace the
+     * first and drop its items. */
+    bool one_list;
 
     unsigned applies;           /* where it does something (APPLIES_*) */
     enum variant_takes takes;   /* the lessons' variants it applies to, as

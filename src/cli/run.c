@@ -142,6 +142,13 @@ static void note_generation_end(const trace *tr)
                   "%zu positions (%s): generation stopped there, with the "
                   "tokens so far\n"),
                 tr->model.context_full, tr->model.context_key);
+    if (tr->model.not_finite_at > 0)
+        fprintf(stderr,
+                _("mha-explain: warning: --generate: the logits are not "
+                  "finite from new token %zu on (the model's weights or "
+                  "activations hold NaN or infinity), so the tokens picked "
+                  "from them mean nothing\n"),
+                tr->model.not_finite_at);
 }
 
 /* A label as the terminal shows it (controls escaped) added to b. */

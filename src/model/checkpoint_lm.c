@@ -75,13 +75,18 @@ int checkpoint_lm_too_long(mx_error *err, size_t given, size_t most,
         given, most, key);
 }
 
-int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
-                         const char *text, size_t len, mx_error *err)
+/* The text's ids, with the post-processor's special tokens if
+ * add_special; a text with no tokens or too many is refused. */
+static int encode_ids(int32_t **ids, size_t *T, const lm_session *s,
+                      const char *text, size_t len, bool add_special,
+                      mx_error *err)
 {
     const size_t most = s->positions;
     *ids = NULL;
-    if (checkpoint_tokenizer_encode(ids, T, s->tokenizer, text, len, most,
-                                    err) != 0)
+    if ((add_special ? checkpoint_tokenizer_encode(ids, T, s->tokenizer, text,
+                                                   len, most, err)
+                     : checkpoint_tokenizer_encode_word(
+                           ids, T, s->tokenizer, text, len, most, err)) != 0)
         return -1;
     if (*T == 0 || *T > most) {
         free(*ids);
@@ -95,6 +100,18 @@ int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
                    : checkpoint_lm_too_long(err, given, most, s->positions_key);
     }
     return 0;
+}
+
+int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
+                         const char *text, size_t len, mx_error *err)
+{
+    return encode_ids(ids, T, s, text, len, true, err);
+}
+
+int checkpoint_lm_encode_word(int32_t **ids, size_t *T, const lm_session *s,
+                              const char *text, size_t len, mx_error *err)
+{
+    return encode_ids(ids, T, s, text, len, false, err);
 }
 
 void checkpoint_lm_label(char *buf, size_t size, const lm_session *s,

@@ -76,6 +76,8 @@ int checkpoint_lm_too_long(mx_error *err, size_t given, size_t most,
 /* The rest of lm_ops, the same for every checkpoint family. */
 int checkpoint_lm_encode(int32_t **ids, size_t *T, const lm_session *s,
                          const char *text, size_t len, mx_error *err);
+int checkpoint_lm_encode_word(int32_t **ids, size_t *T, const lm_session *s,
+                              const char *text, size_t len, mx_error *err);
 void checkpoint_lm_label(char *buf, size_t size, const lm_session *s,
                          int32_t id);
 int checkpoint_lm_forward(lm_session *s, const int32_t *ids, size_t T,
@@ -100,6 +102,7 @@ int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 #define CHECKPOINT_LM_OPS(open_fn, layers_fn, draws_fn)                 \
     {                                                                   \
         .open = (open_fn), .encode = checkpoint_lm_encode,              \
+        .encode_word = checkpoint_lm_encode_word,                       \
         .label = checkpoint_lm_label, .forward = checkpoint_lm_forward, \
         .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close, \
         .layers = (layers_fn), .draws = (draws_fn),                     \

@@ -2,6 +2,7 @@
 #include "model/generate.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,9 @@ int generation_put_as(trace *tr, variant_id v, table_id id, const generation *g,
     _Static_assert(sizeof columns / sizeof *columns == 5 + 2 * GENERATE_TOP,
                    "a column per alternative and its probability");
     const size_t N = g->n, W = sizeof columns / sizeof *columns;
+    for (size_t i = 0; i < N && tr->model.not_finite_at == 0; i++)
+        if (!isfinite(g->tokens[i].p_logits))
+            tr->model.not_finite_at = i + 1;
     // the names are the caller's, freed after the call: a set of their own
     const labels *rows = trace_new_word_labels(tr, "", names, N, err);
     const labels *cols =

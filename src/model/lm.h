@@ -74,6 +74,11 @@ typedef struct {
      * positions, is an error. */
     int (*encode)(int32_t **ids, size_t *T, const lm_session *s,
                   const char *text, size_t len, mx_error *err);
+    /* As encode, for one word (--answer, --wrong): without the special
+     * tokens a tokenizer's post-processor adds around a text (Llama's
+     * <s>), as TransformerLens's to_single_token (prepend_bos=False). */
+    int (*encode_word)(int32_t **ids, size_t *T, const lm_session *s,
+                       const char *text, size_t len, mx_error *err);
     /* id as the tables label a token, into buf (size bytes). */
     void (*label)(char *buf, size_t size, const lm_session *s, int32_t id);
     /* One forward pass over ids (T of them) with the hooks hk, which see

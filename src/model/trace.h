@@ -198,6 +198,10 @@ typedef struct {
     const char *context_key;
     size_t end_token_at;
     long end_token;
+    /* --generate: the first new token (1, 2, ...) whose step's logits
+     * were not finite (NaN or infinity: the token picked means nothing),
+     * or 0: every step's were */
+    size_t not_finite_at;
     /* a trained lesson model: the longest sentence it was trained on (a
      * --weights folder's model.json "context_length", and the sentences
      * trained on since), which bounds its generation without learned

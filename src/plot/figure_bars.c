@@ -9,9 +9,7 @@
 
 #include "base/i18n.h"
 
-/* A masked cell: neutral grey, with darker diagonal hatching when it is
- * large enough to show it. */
-static void draw_masked(cairo_t *cr, double x, double y, double side)
+void fig_draw_masked(cairo_t *cr, double x, double y, double side)
 {
     cairo_save(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
@@ -200,7 +198,7 @@ void fig_draw_colour_bar(cairo_t *cr, const section *S, double x)
         ly = y + height + fig_strip_caption(cr, S, &w) + 20;
     }
     if (S->masked && S->shared_bar) {
-        draw_masked(cr, x, ly, BAR_WIDTH);
+        fig_draw_masked(cr, x, ly, BAR_WIDTH);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cairo_rectangle(cr, x, ly, BAR_WIDTH, BAR_WIDTH);
         cairo_stroke(cr);
@@ -237,7 +235,7 @@ double fig_header_legends(const figure *pg, cairo_t *cr, double x, double y,
         const char *text = masked_legend(&pg->sections[s]);
         fig_text_size(cr, LABEL_FONT, text, 0, false, &w, &lh);
         if (draw) {
-            draw_masked(cr, at, y, BAR_WIDTH);
+            fig_draw_masked(cr, at, y, BAR_WIDTH);
             cairo_set_source_rgb(cr, 0, 0, 0);
             cairo_set_line_width(cr, 0.75);
             cairo_rectangle(cr, at, y, BAR_WIDTH, BAR_WIDTH);

@@ -94,7 +94,7 @@ static void masked_path(cairo_t *cr, const panel *p, const section *S,
         }
 }
 
-/* A panel's masked cells as draw_masked draws one, all at once: one grey
+/* A panel's masked cells as fig_draw_masked draws one, all at once: one grey
  * shape, and its hatching as lines across the map clipped to it (one
  * path each, not one per cell: an SVG or PDF stays small). */
 static void draw_masked_cells(cairo_t *cr, const panel *p, const section *S,

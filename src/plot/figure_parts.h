@@ -332,6 +332,10 @@ void fig_draw_panel(cairo_t *cr, const figure *pg, const panel *p);
 
 /* A bar's width with its ticks. */
 double fig_ticks_width(cairo_t *cr, const color_range *sc);
+/* A masked cell (or one that is not a number) of side points at (x, y):
+ * neutral grey, with darker diagonal hatching when it is large enough to
+ * show it; the legends' square. */
+void fig_draw_masked(cairo_t *cr, double x, double y, double side);
 
 /* The right-hand column's width for a section: its shared bar, and the
  * legend of its masked cells. */

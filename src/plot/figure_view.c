@@ -13,7 +13,8 @@
  * blocks, --layers N) whose picture is every head's attention weights
  * gets BertViz's model view: a grid of thumbnails, a row per layer (or
  * module) in trace order, a column per head, every weight on one scale
- * from 0 to 1, masked cells grey. */
+ * from 0 to 1, masked cells grey, weights that are not a number (a
+ * checkpoint's NaN) grey and hatched, as a heat map's. */
 #define VIEW_THUMB_MAX 120.0 /* a thumbnail's side, at most */
 #define VIEW_THUMB_MIN 40.0  /* and at least */
 #define VIEW_GRID_W 900.0    /* the thumbnails of a row share about this */
@@ -39,7 +40,14 @@ struct model_view {
     double legend_y;  /* the marks' legends, under the masked legend */
     bool masked;      /* some weight is masked (a causal model's): the
                          masked legend; BERT's, none masked, has none */
+    bool nan;         /* some weight is not a number: its legend */
 };
+
+/* Whether weight i of t is not a number (NaN or infinite). */
+static bool weight_nan(const table *t, size_t i)
+{
+    return !isfinite(t->values.v[i]);
+}
 
 /* Whether t is a head's weights of a layer of a model or a stack. */
 static bool view_table(const table *t)
@@ -133,10 +141,12 @@ int fig_view_make(struct model_view **out, const trace *tr,
         v->cells[r * v->cols + c] = t;
         v->masks[r * v->cols + c] = trace_mask_of(tr, t);
         const panel p = {.t = t, .mask = v->masks[r * v->cols + c]};
-        for (size_t k = 0; !v->masked && k < t->values.rows * t->values.cols;
-             k++)
-            v->masked =
-                fig_cell_masked(&p, k / t->values.cols, k % t->values.cols);
+        for (size_t k = 0; k < t->values.rows * t->values.cols; k++) {
+            const bool nan = weight_nan(t, k);
+            v->nan |= nan;
+            v->masked |= !nan && fig_cell_masked(&p, k / t->values.cols,
+                                                 k % t->values.cols);
+        }
     }
     if (style->cmap == NULL || !colormap_find(&v->map, style->cmap))
         colormap_find(&v->map, PLOT_CMAP);
@@ -167,6 +177,13 @@ static const char *view_head_word(void)
     /* TRANSLATORS: --plot's model view, above the layers' names when the
      * columns are headed by bare head numbers (0, 1, ..., 24) */
     return _("head");
+}
+
+/* The legend of the weights that are not a number. */
+static const char *view_nan_legend(void)
+{
+    /* TRANSLATORS: a picture's legend for infinite or NaN values */
+    return _("not a\nnumber");
 }
 
 /* Lays the view out; sets the page's size in points. */
@@ -209,9 +226,13 @@ void fig_view_lay_out(figure *pg, cairo_t *cr)
     v->row_pitch = v->thumb + VIEW_GAP + fig_marks_strip_h(&v->marks);
     const color_range sc = view_scale(v);
     fig_text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &w, &h);
+    double nan_w, nan_h;
+    fig_text_size(cr, LABEL_FONT, view_nan_legend(), 0, false, &nan_w, &nan_h);
+    w = fmax(w, nan_w);
     double legend_w, legend_h;
     fig_marks_legend_size(cr, &v->marks, &legend_w, &legend_h);
-    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + (v->masked ? 2 * h + GAP : 0);
+    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + (v->masked ? 2 * h + GAP : 0) +
+                  (v->nan ? 2 * nan_h + GAP : 0);
     pg->width = fmax(v->grid_x + grid_w + GAP +
                          fmax(fmax(fig_ticks_width(cr, &sc), legend_w),
                               BAR_WIDTH + 6 + w),
@@ -220,7 +241,8 @@ void fig_view_lay_out(figure *pg, cairo_t *cr)
     pg->height =
         fmax(v->grid_y + (double)v->rows * v->row_pitch,
              legend_h > 0 ? v->legend_y + legend_h
-                          : v->grid_y + VIEW_BAR_H + 2 * GAP + BAR_WIDTH) +
+                          : v->grid_y + VIEW_BAR_H + 2 * GAP + BAR_WIDTH +
+                                (v->masked && v->nan ? 2 * nan_h + GAP : 0)) +
         MARGIN;
 }
 
@@ -246,7 +268,7 @@ static cairo_surface_t *view_image(const struct model_view *v, const table *t,
         for (int c = 0; c < cols; c++) {
             const double x = t->values.v[(size_t)r * (size_t)cols + (size_t)c];
             rgb c8 = {MASKED_GREY, MASKED_GREY, MASKED_GREY};
-            if (!fig_cell_masked(&p, (size_t)r, (size_t)c))
+            if (!fig_cell_masked(&p, (size_t)r, (size_t)c)) // NaN too
                 c8 = colormap_color(&v->map, fmin(1.0, fmax(0.0, x)));
             const uint32_t px =
                 (uint32_t)c8.r << 16 | (uint32_t)c8.g << 8 | c8.b;
@@ -258,6 +280,38 @@ static cairo_surface_t *view_image(const struct model_view *v, const table *t,
         }
     cairo_surface_mark_dirty(img);
     return img;
+}
+
+/* Hatches the weights of t (a thumbnail at (tx, ty)) that are not a
+ * number, over the grey view_image gives them: one path of their cells,
+ * lines across the thumbnail clipped to it. */
+static void hatch_nan(cairo_t *cr, const struct model_view *v, const table *t,
+                      double tx, double ty)
+{
+    const size_t rows = t->values.rows, cols = t->values.cols;
+    const double cw = v->thumb / (double)cols, ch = v->thumb / (double)rows;
+    bool any = false;
+    cairo_new_path(cr);
+    for (size_t i = 0; i < rows * cols; i++)
+        if (weight_nan(t, i)) {
+            cairo_rectangle(cr, tx + (double)(i % cols) * cw,
+                            ty + (double)(i / cols) * ch, cw, ch);
+            any = true;
+        }
+    if (!any) {
+        cairo_new_path(cr);
+        return;
+    }
+    cairo_save(cr);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.62, 0.62, 0.62);
+    cairo_set_line_width(cr, 0.5);
+    for (double d = 0; d <= 2 * v->thumb; d += 3.0) {
+        cairo_move_to(cr, tx + d - v->thumb, ty + v->thumb);
+        cairo_line_to(cr, tx + d, ty);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
 /* Draws the laid-out view from (0, 0) in points. */
@@ -323,6 +377,8 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
                 cairo_restore(cr);
                 cairo_surface_destroy(img);
             }
+            if (v->nan)
+                hatch_nan(cr, v, t, tx, ty);
             cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
             cairo_set_line_width(cr, 0.5);
             cairo_rectangle(cr, tx, ty, v->thumb, v->thumb);
@@ -344,20 +400,30 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     else
         fig_draw_text(cr, LABEL_FONT, caption, VIEW_BAR_H, bx - 6,
                       v->grid_y + VIEW_BAR_H / 2, 0.5, 1.0, QUARTER_TURN);
-    const double ly = v->grid_y + VIEW_BAR_H + GAP;
-    if (!v->masked) {
-        fig_marks_draw_legend(cr, &v->marks, bx, v->legend_y);
-        return;
+    double ly = v->grid_y + VIEW_BAR_H + GAP;
+    if (v->masked) {
+        // plain grey, as the thumbnails' masked cells (view_image)
+        cairo_set_source_rgb(cr, MASKED_GREY / 255.0, MASKED_GREY / 255.0,
+                             MASKED_GREY / 255.0);
+        cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
+        cairo_stroke(cr);
+        const char *text = _("masked\n(weight 0)");
+        fig_draw_text(cr, LABEL_FONT, text, 0, bx + BAR_WIDTH + 6, ly, 0, 0, 0);
+        fig_text_size(cr, LABEL_FONT, text, 0, false, &w, &h);
+        ly += 2 * h + GAP;
     }
-    // plain grey, as the thumbnails' masked cells (view_image)
-    cairo_set_source_rgb(cr, MASKED_GREY / 255.0, MASKED_GREY / 255.0,
-                         MASKED_GREY / 255.0);
-    cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
-    cairo_fill(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
-    cairo_stroke(cr);
-    fig_draw_text(cr, LABEL_FONT, _("masked\n(weight 0)"), 0,
-                  bx + BAR_WIDTH + 6, ly, 0, 0, 0);
+    if (v->nan) {
+        // grey and hatched, as a heat map's cells that are not a number
+        fig_draw_masked(cr, bx, ly, BAR_WIDTH);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_set_line_width(cr, 0.75);
+        cairo_rectangle(cr, bx, ly, BAR_WIDTH, BAR_WIDTH);
+        cairo_stroke(cr);
+        fig_draw_text(cr, LABEL_FONT, view_nan_legend(), 0, bx + BAR_WIDTH + 6,
+                      ly, 0, 0, 0);
+    }
     fig_marks_draw_legend(cr, &v->marks, bx, v->legend_y);
 }

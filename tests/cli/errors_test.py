@@ -147,7 +147,11 @@ CASES = [
     (["--embeddings", "e.csv", S], b"", 2, "cannot be a sentence", True),
     ([S, "--focus", "cão"], b"", 2, "--focus", True),
     ([S, "--focus", "gato", "--format", "csv"], b"", 2, "--focus", True),
-    ([S, "--variant", "block"], b"", 2, "do not divide --d-model 3", True),
+    ([S, "--variant", "block"], b"", 2, "do not divide --d-model 3 (the "
+     "block's attention is d_model wide: each head needs d_model / heads "
+     "columns; --d-model 4 would do)", True),
+    ([S, "--variant", "block", "--heads", "3", "--d-model", "8192"], b"", 2,
+     "columns; --d-model 8190 would do)", True),
     ([S, "--variant", "single", "--average"], b"", 2, "--variant single has one head",
      True),
     ([S, "--tables", "ffn_hidden"], b"", 2, "makes no table 'ffn_hidden'", True),
@@ -188,6 +192,25 @@ CASES = [
     (["o peixe. nada", "--punct", "split", "--focus", "peixe."], b"", 2,
      "'peixe.' is not one token: the sentence splits it into 2 tokens, "
      "'peixe', '.'; focus one of them, such as --focus 'peixe@1'", True),
+    # a list option given twice: the second list would drop the first's
+    # items (option_row.one_list)
+    (["--ablate", "0.1", "--ablate", "1.0", S], b"", 2,
+     "--ablate: given twice; give one list, comma-separated", True),
+    (["--tables", "out", "--tables", "attn_weights", S], b"", 2,
+     "--tables: given twice; give one list", True),
+    (["--variant", "single", "--variant", "fused", S], b"", 2,
+     "--variant: given twice; give one list", True),
+    (["--layers", "0", "--layers", "1", S], b"", 2,
+     "--layers: given twice; give one list", True),
+    (["--show-heads", "0", "--show-heads", "1", S], b"", 2,
+     "--show-heads: given twice; give one list", True),
+    # a corpus-trained run: the loss at the final parameters is the shown
+    # sentence's, which needs two tokens
+    (["--corpus", "two.csv", "--column", "text", "--train", "2", "--variant",
+      "block", "--d-model", "4", "cat"], b"", 2,
+     "--train: the shown sentence has one token: the model trains on "
+     "--corpus, but the loss at the final parameters is the shown "
+     "sentence's", False),
     # a notebook's order of draws, random input and dropout
     (["--draw", "fused,input,fused", S], b"", 2,
      "--draw: 'fused' is listed twice in 'fused,input,fused'", True),
@@ -734,6 +757,7 @@ def main():
             "work.csv": "s\n" + (" ".join("w%d" % (j % 100)
                                           for j in range(8000)) + "\n") * 14,
             "quoted_commas.csv": 'token,a\n"' + "a," * 40000 + '",1\n',
+            "two.csv": "text\nthe cat sat\nthe dog sat\n",
         }
         for name, text in data.items():
             with open(os.path.join(tmp, name), "w") as f:

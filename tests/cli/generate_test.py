@@ -270,6 +270,17 @@ def greedy_nan():
        nan == [p != p for p in ref["p"]],
        "greedy over a NaN logit: torch.argmax's first NaN, then 0 (%s, "
        "PyTorch %s)" % (ids, ref["tokens"]), r.stderr.decode())
+    lines = r.stderr.decode().splitlines()
+    ok(lines == ["mha-explain: warning: --generate: the logits are not "
+                 "finite from new token 1 on (the model's weights or "
+                 "activations hold NaN or infinity), so the tokens picked "
+                 "from them mean nothing"],
+       "greedy over a NaN logit: one line on stderr says the logits are "
+       "not finite", r.stderr.decode())
+    r, rows = generated_csv(["--model", two, "--generate", "2",
+                             text_of("two_layers")])
+    ok(r.returncode == 0 and b"not finite" not in r.stderr,
+       "finite logits: no such warning", r.stderr.decode())
 
 
 def byte_decoder():

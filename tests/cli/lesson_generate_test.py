@@ -296,9 +296,11 @@ def main():
            "probabilities (%d variants)" % len(again), r.stderr.decode())
 
     # --stop: the words stop at the first that ends with the text
-    r, got = generated(args_of("greedy")[:-1] + ["--variant", "fused",
-                                                  "--stop", "park",
-                                                  "the dog"])
+    # the reference's --variant list replaced by fused (a list is given once)
+    base = args_of("greedy")[:-1]
+    at = base.index("--variant")
+    base[at + 1] = "fused"
+    r, got = generated(base + ["--stop", "park", "the dog"])
     words = [int(row["id"]) for row in got.get("fused", [])]
     full = [int(row["id"]) for row in greedy["fused"]]
     ok(r.returncode == 0 and 0 < len(words) < len(full) and

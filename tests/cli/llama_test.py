@@ -262,6 +262,52 @@ def bad_checkpoints(mha, root, tmp):
         refused(mha, ["--model", folder, "the end"], what)
 
 
+def bos_words(mha, root, tmp):
+    """A tokenizer.json whose TemplateProcessing puts <s> before a text
+    (llama2's, TinyLlama's): the prompt gets its <s>, and --answer and
+    --wrong are tokenized without it, as TransformerLens's
+    to_single_token (prepend_bos=False)."""
+    folder = os.path.join(tmp, "bos")
+    shutil.copytree(os.path.join(root, "llama_tied_f32"), folder)
+    path = os.path.join(folder, "tokenizer.json")
+    with open(path) as f:
+        tok = json.load(f)
+    bos = len(tok["model"]["vocab"])  # 282, below vocab_size 285
+    tok["added_tokens"] = [{"id": bos, "content": "<s>", "single_word": False,
+                            "lstrip": False, "rstrip": False,
+                            "normalized": False, "special": True}]
+    tok["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                   {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                 {"Sequence": {"id": "A", "type_id": 0}},
+                 {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [bos],
+                                   "tokens": ["<s>"]}}}
+    with open(path, "w") as f:
+        json.dump(tok, f)
+    vocab = tok["model"]["vocab"]
+    r = mha.run(["--model", folder, "--format", "csv", "--tables", "tokens",
+                 "the end"])
+    got = [int(float(x["value"])) for x in
+           csv.DictReader(io.StringIO(r.stdout.decode()))]
+    ok(r.returncode == 0 and got == [bos, vocab["the"], vocab["\u0120end"]],
+       "a TemplateProcessing <s>: the prompt's tokens begin with it", str(got))
+    words = ["--answer", " end", "--wrong", " on"]
+    for extra, what in [(["--patch", "--clean", "the end", "--corrupt",
+                          "the on"] + words, "--patch"),
+                        (["--ablate", "all-heads", "--metric", "logit-diff"]
+                         + words, "--metric logit-diff"),
+                        (["--ablate", "all-heads", "--metric", "prob"]
+                         + words[:2], "--metric prob")]:
+        text = [] if "--patch" in extra else ["the end"]
+        r = mha.run(["--model", folder] + extra + text)
+        ok(r.returncode == 0 and r.stderr == b"",
+           "%s: --answer ' end' and --wrong ' on' are one token each, "
+           "without the <s> the prompt gets" % what, r.stderr.decode())
+
+
 def main():
     mha = Program(sys.argv[1])
     root = sys.argv[2]
@@ -330,6 +376,7 @@ def main():
            "--layers past the model: status 2, the range named",
            r.stderr.decode())
         bad_checkpoints(mha, root, tmp)
+        bos_words(mha, root, tmp)
     done()
 
 

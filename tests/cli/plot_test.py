@@ -111,6 +111,34 @@ def check_model_view(d):
        "2 heads: the model view's columns say head 0, head 1", texts[:8])
 
 
+def check_model_view_nan(d):
+    """A GPT-2 checkpoint with a NaN weight (two_layers, one ln_1.weight
+    value NaN): every attention weight is NaN, and the model view draws
+    them grey and hatched under a "not a number" legend, as a heat map
+    does, rather than as masked cells."""
+    import json
+    import struct
+    ref = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "reference", "gpt2", "two_layers")
+    folder = os.path.join(d, "nan_model")
+    shutil.copytree(ref, folder)
+    with open(os.path.join(folder, "model.safetensors"), "r+b") as fh:
+        (n,) = struct.unpack("<Q", fh.read(8))
+        entry = json.loads(fh.read(n))["transformer.h.0.ln_1.weight"]
+        fh.seek(8 + n + entry["data_offsets"][0])
+        fh.write(struct.pack("<f", float("nan")))
+    svg = os.path.join(d, "nan_view.svg")
+    plot(["--model", folder, "the cat sat on the mat", "--tables",
+          "attn_weights"], svg)
+    texts = [t for a, t in svg_texts(svg)]
+    with open(svg, encoding="utf-8") as f:
+        body = f.read()
+    ok("not a" in texts and "number" in texts and "masked" not in texts
+       and "stroke:rgb(62%,62%,62%)" in body,
+       "NaN weights: the model view hatches them under 'not a number', "
+       "no masked legend", texts)
+
+
 def check_wide(d):
     """A wide table of few rows (5 x 2400) is summarised in blocks of one
     row: each token keeps its row and its label."""
@@ -521,6 +549,7 @@ def main():
         check_style(d)
         check_svg_text(d)
         check_model_view(d)
+        check_model_view_nan(d)
         check_wide(d)
 
         # Mistakes.

@@ -366,8 +366,9 @@ def stacked_blocks():
         check_error(base + ["--layers", "1", "--weights", d], "no layer '1.",
                     "a file for a block the stack lacks is refused")
         svg = os.path.join(d, "view.svg")
-        r = run(base + ["--layers", "3", "--variant", "fused,block",
-                        "--d-out", "4", "--plot", svg])
+        # base's --variant block, as fused,block (a list is given once)
+        both = [x if x != "block" else "fused,block" for x in base]
+        r = run(both + ["--layers", "3", "--d-out", "4", "--plot", svg])
         if r.returncode == 2 and b"plot" in r.stderr and not os.path.exists(svg):
             ok(True, "--plot: # SKIP pictures are not built")
         else:

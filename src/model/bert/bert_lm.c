@@ -65,6 +65,7 @@ static int open_lm(lm_session **s, lm_shape *shape_out, const run_request *rq,
 const lm_ops bert_scores_lm = {
     .open = open_lm,
     .encode = checkpoint_lm_encode,
+    .encode_word = checkpoint_lm_encode_word,
     .label = checkpoint_lm_label,
     .forward = checkpoint_lm_forward,
     .close = checkpoint_lm_close,

@@ -28,7 +28,7 @@ int patch_one_token(int32_t *id, const lm_text *run, const char *option,
 {
     int32_t *ids = NULL;
     size_t n = 0;
-    if (run->lm->encode(&ids, &n, run->s, text, strlen(text), err) != 0)
+    if (run->lm->encode_word(&ids, &n, run->s, text, strlen(text), err) != 0)
         return err_input(err, _("%s: '%s' has no token"), option, text);
     if (n == 1) {
         *id = ids[0];

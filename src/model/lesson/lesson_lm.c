@@ -598,6 +598,7 @@ static int unembed(lm_session *s, matrix *logits, const matrix *resid,
 const lm_ops lesson_lm = {
     .open = open_session,
     .encode = encode,
+    .encode_word = encode, // a lesson's words have no special tokens
     .label = label,
     .forward = forward,
     .unembed = unembed,

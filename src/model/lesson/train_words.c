@@ -287,6 +287,15 @@ int training_tokens(tokenized *tok, train_data *data, const model_input *in,
     if (tok->n_tokens < 2) {
         tokenized_free(tok);
         word_ids_free(&w);
+        // with --corpus the model trains on the corpus, and the shown
+        // sentence gives the loss at the final parameters (and --grad)
+        if (in->corpus != NULL)
+            return err_input(err,
+                             _("--train: the shown sentence has one token: "
+                               "the model trains on --corpus, but the loss "
+                               "at the final parameters is the shown "
+                               "sentence's, which needs a next word to "
+                               "predict; give two tokens or more"));
         return err_input(err, _("--train: the sentence has one token: there "
                                 "is no next word to predict"));
     }

@@ -134,6 +134,16 @@ int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
     return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
 }
 
+int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
+                                     const checkpoint_tokenizer *t,
+                                     const char *text, size_t len, size_t max,
+                                     mx_error *err)
+{
+    if (t->bpe != NULL)
+        return bpe_encode(ids, n, t->bpe, text, len, max, err);
+    return hf_tokenizer_encode(ids, n, t->hf, text, len, false, max, err);
+}
+
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,
                                const char *text, size_t len, mx_error *err)
 {

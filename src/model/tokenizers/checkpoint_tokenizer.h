@@ -59,6 +59,15 @@ int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
                                 const checkpoint_tokenizer *t, const char *text,
                                 size_t len, size_t max, mx_error *err);
 
+/* As checkpoint_tokenizer_encode without the special tokens the
+ * post-processor adds around a text (Llama's <s>, BERT's [CLS] and
+ * [SEP]): one word as TransformerLens's to_single_token tokenizes it
+ * (prepend_bos=False). vocab.json and merges.txt add none. */
+int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
+                                     const checkpoint_tokenizer *t,
+                                     const char *text, size_t len, size_t max,
+                                     mx_error *err);
+
 /* *n: the number of tokens of text[0..len) (the whole text, for the
  * message that refuses one too long for the model). */
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,
