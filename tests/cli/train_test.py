@@ -705,21 +705,22 @@ def concurrent_reader(tmp):
 def memory(tmp):
     """Training's size check counts what training holds: the parameters,
     their gradients and Adam's averages, the top's logits over the
-    longest sentence trained on, the backward pass's tables. Each run
-    below passed the old check and peaked far above the limit."""
+    longest sentence trained on, the backward pass's tables: each run
+    below holds more than the limit only with all of those counted."""
     limit = "(at most 134 million)"
     words = os.path.join(tmp, "words.csv")
     with open(words, "w") as f:
         f.write("text\n")
-        for i in range(10000):
+        for i in range(400):
             f.write(" ".join("w%d_%d" % (i, j) for j in range(20)) + "\n")
-    # 200,000 words at width 72: embedding and lm_head, 14.4 million
-    # values each, held 4 times by Adam (peaked at 668 MB)
+    # 8000 words (the most a trained model keeps) at width 2304: embedding
+    # and lm_head, 18.4 million values each, the parameters about 58
+    # million, held 4 times with their gradients and Adam's averages
     MHA.check_error(["w1_1 w1_2", "--train", "2", "--corpus", words,
                      "--column", "text", "--variant", "single", "--d-model",
-                     "72", "--d-out", "72", "--heads", "1"], limit,
-                    "a 200,000-word vocabulary: refused by the size check, "
-                    "status 2, one line", hint=False)
+                     "2304", "--d-out", "2304", "--heads", "1"], limit,
+                    "an 8000-word vocabulary 2304 wide: refused by the size "
+                    "check, status 2, one line", hint=False)
     # the longest sentence trained on, not the shown one, sets the size of
     # the backward pass's (T, T) tables
     long = os.path.join(tmp, "long.csv")

@@ -141,7 +141,8 @@ int main(int argc, char **argv)
         {"overlapping offsets", range, overlapping, "overlap"},
         {"an offset past the data", range, outside, "data_offsets outside"},
         {"a shape that does not match its bytes", shape_range,
-         "\"shape\":[16,9],\"data_offsets\":[0,0]", "does not match"},
+         "\"shape\":[16,9],\"data_offsets\":[0,0]",
+         "its shape in F32 takes 576 bytes, but its data_offsets hold 0"},
         {"a shape the config does not imply", shape_range, turned,
          "config.json implies"},
         {"a dtype that is not a float", "\"wpe.weight\":{\"dtype\":\"F32\"",
@@ -187,7 +188,7 @@ int main(int argc, char **argv)
     refused("vocab_size disagreeing with wte", "config.json implies");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
                               "\"n_positions\": 16}");
-    refused("no vocab_size", "vocab_size must be");
+    refused("no vocab_size", "the key vocab_size is missing");
     spill_text("config.json", "{\"n_layer\": 1,");
     refused("config.json not JSON", "not valid JSON");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
