@@ -37,6 +37,7 @@ from taplib import Program, done, ok  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa
 
 SHOTS = sys.argv[3] if len(sys.argv) > 3 else None
 G = "two_layers"
@@ -130,6 +131,22 @@ def set_text(driver, text):
     return wait_state(driver, before, 60)
 
 
+def shown_text(driver, ident, seconds=10):
+    """The text of the element with id ident once it is shown, or None;
+    an element the page draws again while it is read is looked up
+    again."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            found = driver.find_elements(By.ID, ident)
+            if found and found[0].is_displayed():
+                return found[0].text
+        except StaleElementReferenceException:
+            pass
+        time.sleep(0.1)
+    return None
+
+
 def lesson(driver, mha, tmp):
     """A trained --variant block's page with --patch: its core runs no
     interventions, and the Interventions view says so; a new sentence in
@@ -148,11 +165,10 @@ def lesson(driver, mha, tmp):
        r.stderr.decode("utf-8"))
     driver.get("file://" + page)
     ok(map_cells(driver), "the lesson page has the program's maps")
-    note = driver.find_elements(By.ID, "maps-program")
-    ok(note and note[0].is_displayed() and
-       note[0].text.startswith("These maps are the program's run"),
-       "the Interventions view says they are the program's run",
-       note and note[0].text)
+    note = shown_text(driver, "maps-program")
+    ok(note is not None and
+       note.startswith("These maps are the program's run"),
+       "the Interventions view says they are the program's run", note)
     shot(driver, "lesson-maps-program")
     driver.execute_script("document.getElementById('editor').open = true;")
     end = time.monotonic() + 60
