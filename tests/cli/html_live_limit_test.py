@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chromium import browser, need_core  # noqa: E402
+from html_live_test import wait_ready  # noqa: E402
 from taplib import Program, done, ok  # noqa: E402
 
 # Sets the sentence (and --kv, --tokens) and sends one change event; the
@@ -50,14 +51,7 @@ MESSAGES = {
 
 def load(driver, page):
     driver.get("file://" + page)
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        if driver.execute_script(
-                "var e = document.getElementById('editor');"
-                "return e && e.getAttribute('data-ready');"):
-            return True
-        time.sleep(0.05)
-    return False
+    return wait_ready(driver, 60)
 
 
 def wait_recomputed(driver):

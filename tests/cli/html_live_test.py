@@ -160,8 +160,9 @@ def random_settings(rnd):
     }
 
 
-def wait_ready(driver):
-    end = time.monotonic() + 20
+def wait_ready(driver, seconds=20):
+    """Waits until the editor says its core is ready."""
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         if driver.execute_script(
                 "var e = document.getElementById('editor');"
