@@ -423,7 +423,10 @@ def read_manifest(path, root, new):
         entries = expected_diffs.read(path)
     except (OSError, expected_diffs.ManifestError) as e:
         sys.exit("compare_builds.py: %s" % e)
-    wrong = expected_diffs.problems(entries, root, build_dir(new))
+    wrong = expected_diffs.missing_commits(entries, root)
+    build = build_dir(new)
+    if build:
+        wrong += expected_diffs.missing_tests(entries, build)
     if wrong:
         sys.exit("compare_builds.py: " + "\ncompare_builds.py: ".join(wrong))
     return entries
@@ -473,7 +476,7 @@ def main():
     for e in stale:
         print("STALE: %s matches no differing case: %s" % (e["where"],
                                                            e["why"]))
-    if entries:
+    if opt.expected:
         print("%d cases: %d identical, %d expected-different, "
               "%d unexpected-different; %d stale entries" % (
                   n, same, expected, unexpected, len(stale)))

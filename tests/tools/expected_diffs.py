@@ -18,6 +18,11 @@ and a line starting with # is a comment.
                                      kept in order and lines added;
                                      "rewrapped", the same characters
                                      but for spaces, line ends and #)
+    files-change: page-data         (optional: how the files changed:
+                                     "page-data", every file that differs
+                                     is a page whose tables (its mha-data
+                                     but the words of its labels) are the
+                                     same)
     commit: 0123abcd                (the commit that made the change)
     test: interventions             (the tests, as `meson test --list`
                                      names them, that pin the new
@@ -31,12 +36,15 @@ entry's case matches its name, everything that differs is in the
 entry's differs, and the entry's optional conditions hold."""
 
 import difflib
+import json
+import os
 import re
 import subprocess
 
 ASPECTS = ("status", "stdout", "stderr", "files")
 KEYS = ("case", "differs", "old-stderr", "new-stderr", "old-status",
-        "new-status", "stdout-change", "commit", "test", "why")
+        "new-status", "stdout-change", "files-change", "commit", "test",
+        "why")
 REQUIRED = ("case", "differs", "commit", "test", "why")
 
 
@@ -76,6 +84,11 @@ def _entry(fields, where):
         if entry["stdout-change"] not in STDOUT_CHANGES:
             raise ManifestError("%s: stdout-change takes %s, not '%s'" % (
                 where, ", ".join(STDOUT_CHANGES), entry["stdout-change"]))
+    if "files-change" in fields:
+        entry["files-change"] = fields["files-change"][0]
+        if entry["files-change"] not in FILES_CHANGES:
+            raise ManifestError("%s: files-change takes %s, not '%s'" % (
+                where, ", ".join(FILES_CHANGES), entry["files-change"]))
     entry["commit"] = fields["commit"][0]
     entry["test"] = fields["test"][0].split()
     entry["why"] = fields["why"][0]
@@ -123,6 +136,38 @@ def _rewrapped(old, new):
 STDOUT_CHANGES = {"added": _added, "rewrapped": _rewrapped}
 
 
+PAGE_DATA = re.compile(rb'<script type="application/json" id="mha-data">'
+                       rb'(.*?)</script>', re.S)
+
+
+def _page_tables(page):
+    """A page's mha-data without its labels (the page's words), or None
+    when the page has none."""
+    m = PAGE_DATA.search(page)
+    if not m:
+        return None
+    data = json.loads(m.group(1))
+    data.pop("labels", None)
+    return data
+
+
+def _page_data(old, new):
+    """Whether every file that differs between the runs (name -> bytes) is
+    a page of both whose tables are the same."""
+    for name in set(old) | set(new):
+        if old.get(name) == new.get(name):
+            continue
+        if name not in old or name not in new:
+            return False
+        a, b = _page_tables(old[name]), _page_tables(new[name])
+        if a is None or a != b:
+            return False
+    return True
+
+
+FILES_CHANGES = {"page-data": _page_data}
+
+
 def matches(entry, name, differs, old, new):
     """Whether entry expects the case called name, whose differing parts
     are differs, with results old and new: (status, stdout, stderr,
@@ -140,6 +185,9 @@ def matches(entry, name, differs, old, new):
     change = entry.get("stdout-change")
     if change and not STDOUT_CHANGES[change](old[1], new[1]):
         return False
+    change = entry.get("files-change")
+    if change and not FILES_CHANGES[change](old[3], new[3]):
+        return False
     return True
 
 
@@ -152,26 +200,32 @@ def expected_by(entries, name, differs, old, new):
     return None
 
 
-def _meson_tests(build):
-    """The test names `meson test --list` gives in build: each bare and
-    as suite/name."""
-    out = subprocess.run(["meson", "test", "-C", build, "--list",
-                          "--no-rebuild"], capture_output=True, text=True,
-                         check=True).stdout
+def build_tests(build):
+    """The names of the tests of the meson build folder build, each bare
+    and as SUITE/NAME (meson-info/intro-tests.json)."""
+    with open(os.path.join(build, "meson-info", "intro-tests.json"),
+              encoding="utf-8") as f:
+        tests = json.load(f)
     names = set()
-    for line in out.splitlines():
-        # "project:suite / name"
-        suite, sep, name = line.partition(" / ")
-        if sep:
-            names.add(name.strip())
-            names.add(suite.split(":")[-1].strip() + "/" + name.strip())
+    for t in tests:
+        names.add(t["name"])
+        for suite in t["suite"]:
+            # "project:suite"
+            names.add(suite.split(":")[-1] + "/" + t["name"])
     return names
 
 
-def problems(entries, root, build):
-    """What the entries name that does not exist: a commit that is not
-    one of root's, a test that build does not have. A list of lines."""
-    tests = _meson_tests(build) if build else None
+def missing_tests(entries, build):
+    """The tests the entries name that the build folder does not have:
+    a list of lines."""
+    tests = build_tests(build)
+    return ["%s: no test '%s' in %s" % (e["where"], t, build)
+            for e in entries for t in e["test"] if t not in tests]
+
+
+def missing_commits(entries, root):
+    """The commits the entries name that root's repository does not hold:
+    a list of lines."""
     out = []
     for entry in entries:
         r = subprocess.run(["git", "-C", root, "rev-parse", "--verify",
@@ -180,8 +234,4 @@ def problems(entries, root, build):
         if r.returncode != 0:
             out.append("%s: commit %s is not in %s" % (
                 entry["where"], entry["commit"], root))
-        for t in entry["test"]:
-            if tests is not None and t not in tests:
-                out.append("%s: no test '%s' in %s" % (entry["where"], t,
-                                                       build))
     return out
