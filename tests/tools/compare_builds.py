@@ -3,7 +3,8 @@
 difference in standard output, standard error, exit status and the files
 a run writes (--html, --plot, --csv-dir).
 
-    tests/tools/compare_builds.py OLD_BINARY NEW_BINARY SOURCE_ROOT
+    tests/tools/compare_builds.py OLD_BINARY NEW_BINARY SOURCE_ROOT \
+        [--expected FILE] [--list-expected]
 
 Build the commit to compare with beside this one, for example
     git worktree add /tmp/old HEAD~1 && meson setup /tmp/old/build /tmp/old \
@@ -12,9 +13,13 @@ Build the commit to compare with beside this one, for example
 The cases: the goldens and reference cases of tests/, the README's
 commands, a grid of options over a few sentences, and runs that train,
 read a checkpoint, set the draws, stack blocks or write a page, and lists
-whose items lie past a model's sizes. Exits 1 on any
-difference. Used to show that a change of structure leaves behaviour as
-it was."""
+whose items lie past a model's sizes. Without --expected, exits 1 on any
+difference. With --expected FILE, a manifest of the differences made on
+purpose (expected_diffs.py describes it; compare_2d6dd40.expected is the
+one against 2d6dd40), it counts the identical, expected-different and
+unexpected-different cases and exits 1 on an unexpected difference or an
+entry that matches none (stale). Used to show that a change of structure
+leaves behaviour as it was, but for what the manifest names."""
 
 import argparse
 import glob
