@@ -3,7 +3,7 @@
 tests are the build's and its commits the repository's; an entry takes
 only the differences it describes (what differs, the old and new
 standard error and status, lines added, notes filled to other widths,
-pages whose tables are the same); a manifest that cannot be read is
+notes reworded over the same tables, pages whose tables are the same); a manifest that cannot be read is
 refused naming its line; and compare_builds.py, run on two small
 scripts, counts expected and unexpected differences and stale entries.
 
@@ -120,6 +120,13 @@ def conditions():
     ok(not takes(e, ["stdout"], result(out=b"# one two\n# three\n"),
                  result(out=b"# one\n# too three\n")),
        "stdout-change rewrapped: a changed word is not taken")
+    e = "case: .\ndiffers: stdout\nstdout-change: notes\n" + ENTRY
+    ok(takes(e, ["stdout"], result(out=b"# a note\nq 0.25\n"),
+             result(out=b"# a note, reworded\nq 0.25\n")),
+       "stdout-change notes: a note reworded, the tables the same")
+    ok(not takes(e, ["stdout"], result(out=b"# a note\nq 0.25\n"),
+                 result(out=b"# a note\nq 0.26\n")),
+       "stdout-change notes: a table's line changed is not taken")
 
 
 def page(labels, value, script=b""):

@@ -17,7 +17,9 @@ and a line starting with # is a comment.
                                      changed: "added", the old lines all
                                      kept in order and lines added;
                                      "rewrapped", the same characters
-                                     but for spaces, line ends and #)
+                                     but for spaces, line ends and #;
+                                     "notes", the lines that are not
+                                     --explain's notes (# ...) the same)
     files-change: page-data         (optional: how the files changed:
                                      "page-data", every file that differs
                                      is a page whose tables (its mha-data
@@ -133,7 +135,15 @@ def _rewrapped(old, new):
     return squeeze(old) == squeeze(new)
 
 
-STDOUT_CHANGES = {"added": _added, "rewrapped": _rewrapped}
+def _notes(old, new):
+    """Whether only --explain's notes (the lines starting with #) differ:
+    the tables' lines are the same, in the same order."""
+    def tables(b):
+        return [line for line in b.splitlines() if not line.startswith(b"#")]
+    return tables(old) == tables(new)
+
+
+STDOUT_CHANGES = {"added": _added, "rewrapped": _rewrapped, "notes": _notes}
 
 
 PAGE_DATA = re.compile(rb'<script type="application/json" id="mha-data">'
