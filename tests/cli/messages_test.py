@@ -12,9 +12,16 @@ Face reads that the program reads too:
   - a Mistral folder's sliding_window no shorter than the text, and
     rope_scaling {"rope_type": "default"}, give the same run as the
     folder without them (the folder llama_test compares with PyTorch);
-    a window shorter than the text is refused naming both lengths, and
-    --generate's note where the window ends it names sliding_window (not
-    max_position_embeddings).
+    so does use_sliding_window, true or false (MistralForCausalLM reads
+    sliding_window alone); a window shorter than the text is refused
+    naming both lengths, and --generate's note where the window ends it
+    names sliding_window (not max_position_embeddings);
+  - a trained folder's model.json that does not fit its files names
+    model.json and the field, never an option or --help: heads that do
+    not divide d_out, positions other than pos_embedding's rows; a file
+    of a variant it does not list, or of a layer its module has not;
+  - GPT-2's vocab.json with an id -1 or 1e20 says negative or too large,
+    with the ids the tokens have.
 
 Usage: messages_test.py MHA_EXPLAIN REFERENCE_DIR
 
