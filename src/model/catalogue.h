@@ -326,7 +326,7 @@ enum table_mask {
     TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
           "L x T")                                                             \
     TABLE(ATTN_WEIGHTS_GENERATED, "attn_weights_generated", MODULE, WEIGHTS,   \
-          WEIGHTS, LATER, "(T+N-1) x (T+N-1)")                                   \
+          WEIGHTS, LATER, "(T+N-1) x (T+N-1)")                                 \
     TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")     \
     TABLE(GENERATED_CLEAN, "generated_clean", MODULE, OUTPUT, NONE, NONE,      \
           "N x 15")

@@ -60,14 +60,14 @@ static int bad_id(const json_doc *doc, const json_node *m, size_t count,
         return err_input(err,
                          _("%s: the id of %s is %.*s, a negative number: "
                            "with %zu tokens the ids go from 0 to %zu"),
-                         path, json_key(doc, m), (int)m->len,
-                         json_str(doc, m), count, count - 1);
+                         path, json_key(doc, m), (int)m->len, json_str(doc, m),
+                         count, count - 1);
     if (whole)
         return err_input(err,
                          _("%s: the id of %s is %.*s, too large: with %zu "
                            "tokens the ids go from 0 to %zu"),
-                         path, json_key(doc, m), (int)m->len,
-                         json_str(doc, m), count, count - 1);
+                         path, json_key(doc, m), (int)m->len, json_str(doc, m),
+                         count, count - 1);
     return err_input(err, _("%s: the id of %s is not a whole number"), path,
                      json_key(doc, m));
 }
