@@ -272,6 +272,20 @@ static void variant_names(char *buf, size_t size, unsigned variants)
         }
 }
 
+/* The error of file name, of a variant the folder's model.json does not
+ * describe (its variants: read). */
+static int not_its_own(const weights_files *w, const char *name, unsigned read,
+                       mx_error *err)
+{
+    char names[64];
+    variant_names(names, sizeof names, read);
+    return err_input(err,
+                     _("%s/%s: the folder's %s describes a trained model of "
+                       "the variants %s: the file is not its own (remove "
+                       "it)"),
+                     w->dir, name, MANIFEST_NAME, names);
+}
+
 /* The check of every file DIR lists (weights_open_dir), d open on it. */
 static int check_listing(weights_files *w, DIR *d, unsigned variants,
                          size_t heads, size_t layers, bool tie, mx_error *err)
@@ -317,15 +331,8 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
             known = true;
             /* a module this run does not read: its files wait, but for a
              * folder whose model.json names its variants */
-            if (!(read & v->bit) && w->manifest.present) {
-                char names[64];
-                variant_names(names, sizeof names, read);
-                rc = err_input(err,
-                               _("%s/%s: the folder's %s describes a "
-                                 "trained model of the variants %s: the "
-                                 "file is not its own (remove it)"),
-                               dir, e->d_name, MANIFEST_NAME, names);
-            }
+            if (!(read & v->bit) && w->manifest.present)
+                rc = not_its_own(w, e->d_name, read, err);
             if (!(read & v->bit))
                 continue;
             char layer[256];
