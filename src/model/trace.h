@@ -374,4 +374,16 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
  * shape; NULL for a table without a mask. */
 const table *trace_mask_of(const trace *tr, const table *t);
 
+/* Whether cell (r, c) of t is a key its row cannot see yet, of a table
+ * whose catalogue row says so (MASK_LATER): NaN, after the row's query
+ * (c > first_query + r). A NaN the model computed for a key the row
+ * sees is not. */
+bool trace_cell_masked(const table *t, size_t r, size_t c);
+
+/* Cell (r, c) of t as text, CSV and torch-style print it: a masked key
+ * (trace_cell_masked) is the weight 0 that softmax gives a masked key,
+ * as attn_weights prints one and the picture's legend names it ("masked
+ * (weight 0)"); any other value as it is. */
+float trace_cell(const table *t, size_t r, size_t c);
+
 #endif

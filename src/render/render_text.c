@@ -111,8 +111,8 @@ static void cell_text(char *buf, size_t size, const table *t, size_t r,
                       size_t c, bool scientific, const text_style *style)
 {
     char value[64];
-    format_value(value, sizeof value, *matrix_at(&t->values, r, c), t, c,
-                 scientific, style);
+    format_value(value, sizeof value, trace_cell(t, r, c), t, c, scientific,
+                 style);
     char *word = t->cells != NULL
                      ? display_escape(t->cells->s[r * t->values.cols + c])
                      : NULL;
@@ -132,7 +132,7 @@ static bool shade_start(FILE *out, const table *t, const shading *sh,
                         const text_style *style, size_t i, size_t j)
 {
     const float v = *matrix_at(&t->values, i, j);
-    if (shading_masked(sh, i, j)) {
+    if (shading_masked(sh, i, j) || trace_cell_masked(t, i, j)) {
         heat_masked(out, style->truecolor);
         return true;
     }

@@ -3,7 +3,8 @@
 logit lens (TAP).
 
 --generate N --kv-steps makes attn_weights_generated (each head's rows:
-the prompt's attn_weights, then each step's new token over the cache)
+the prompt's attn_weights, then each step's new token over the cache;
+the keys a row cannot see 0 in CSV, as attn_weights prints a masked key)
 and generated_p (each chosen token's probability): their values must be
 the --kv-steps tables' and the table generated's, in GPT-2 and in a
 Llama-style checkpoint whose query heads share key/value heads. --plot
@@ -95,7 +96,7 @@ def check_generated(model, name, n):
                 want = [step[(0, j)] for j in range(i + 1)] if step else None
             got = [grown[(i, j)] for j in range(R)]
             if (want is None or got[:i + 1] != want or
-                    any(v != "nan" for v in got[i + 1:])):
+                    any(v != "0" for v in got[i + 1:])):
                 wrong.append((k, i))
             checked += 1
     gen = t.get(("generated", "", "", ""), {})
@@ -109,7 +110,8 @@ def check_generated(model, name, n):
     want_p = [gen.get((i, p_col)) for i in range(n)]
     ok(r.returncode == 0 and len(heads) > 0 and checked > 0 and not wrong,
        "%s: attn_weights_generated's rows are the prompt's attn_weights, "
-       "then each step's (%d heads, %d rows; the later keys nan)"
+       "then each step's (%d heads, %d rows; the later keys masked, 0 "
+       "as attn_weights prints a masked key)"
        % (name, len(heads), checked), wrong[:3])
     ok(p_col is not None and None not in strip and strip == want_p,
        "%s: generated_p is generated's probability column" % name,

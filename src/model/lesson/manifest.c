@@ -387,6 +387,32 @@ static int csv_field(trained_manifest *m, const json_doc *doc, const char *path,
     return 0;
 }
 
+/* "heads" divides the width each variant splits into heads (as
+ * options_validate checks --heads): d_out, or d_model where the
+ * variant's attention is d_model wide; a variant of one head splits
+ * none. */
+static int check_heads(const trained_manifest *m, const char *path,
+                       mx_error *err)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(m->variants & model_variants[i].bit))
+            continue;
+        const variant_row *row = variant_row_of(model_variants[i].id);
+        if (row->heads == HEADS_ONE)
+            continue;
+        const bool wide = row->heads == HEADS_SPLIT && row->d_model_wide;
+        const size_t width = wide ? m->d_model : m->d_out;
+        if (width % m->heads != 0)
+            return err_input(err,
+                             _("%s: the field 'heads' is %zu, which does "
+                               "not divide the field '%s' (%zu), the width "
+                               "the %s variant splits into its heads"),
+                             path, m->heads, wide ? "d_model" : "d_out", width,
+                             model_variants[i].name);
+    }
+    return 0;
+}
+
 /* The fields that describe the model (manifest.h). */
 static int read_fields(trained_manifest *m, const json_doc *doc,
                        const char *path, mx_error *err)
@@ -456,6 +482,8 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
         m->d_out = m->d_model;
     if (record_fields(m, doc) != 0)
         return err_nomem(err, path);
+    if (check_heads(m, path, err) != 0)
+        return -1;
     return vocab_field(m, doc, path, err);
 }
 
