@@ -123,24 +123,41 @@ static void note_generation_end(const trace *tr)
     if (tr->model.context_full > 0 && tr->family->model_name == NULL &&
         !tr->model.positions && tr->model.trained_context == 0)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the folder's model.json "
-                  "does not record the longest sentence the model was "
-                  "trained on (it was written before it did), so the "
-                  "model took up to %zu positions, the most a sentence "
-                  "may have: generation stopped there, with the words so "
-                  "far\n"),
+                ngettext("mha-explain: note: --generate: the folder's "
+                         "model.json does not record the longest sentence "
+                         "the model was trained on (it was written before it "
+                         "did), so the model took up to %zu position, the "
+                         "most a sentence may have: generation stopped "
+                         "there, with the words so far\n",
+                         "mha-explain: note: --generate: the folder's "
+                         "model.json does not record the longest sentence "
+                         "the model was trained on (it was written before it "
+                         "did), so the model took up to %zu positions, the "
+                         "most a sentence may have: generation stopped "
+                         "there, with the words so far\n",
+                         tr->model.context_full),
                 tr->model.context_full);
     else if (tr->model.context_full > 0 && tr->family->model_name == NULL)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the lesson model takes at "
-                  "most %zu positions (the longest sentence it was trained "
-                  "on): generation stopped there, with the words so far\n"),
+                ngettext("mha-explain: note: --generate: the lesson model "
+                         "takes at most %zu position (the longest sentence "
+                         "it was trained on): generation stopped there, with "
+                         "the words so far\n",
+                         "mha-explain: note: --generate: the lesson model "
+                         "takes at most %zu positions (the longest sentence "
+                         "it was trained on): generation stopped there, with "
+                         "the words so far\n",
+                         tr->model.context_full),
                 tr->model.context_full);
     else if (tr->model.context_full > 0)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the model takes at most "
-                  "%zu positions (%s): generation stopped there, with the "
-                  "tokens so far\n"),
+                ngettext("mha-explain: note: --generate: the model takes at "
+                         "most %zu position (%s): generation stopped there, "
+                         "with the tokens so far\n",
+                         "mha-explain: note: --generate: the model takes at "
+                         "most %zu positions (%s): generation stopped there, "
+                         "with the tokens so far\n",
+                         tr->model.context_full),
                 tr->model.context_full, tr->model.context_key);
     if (tr->model.not_finite_at > 0)
         fprintf(stderr,

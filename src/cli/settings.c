@@ -81,6 +81,7 @@ explain_context explain_for(const options *opt, const trace *tr)
     const trace_model *m = &tr->model;
     explain_context c = {
         .checkpoint = m->checkpoint,
+        .own_head = m->own_head,
         .tokens = inputs   ? inputs->values.rows
                   : tokens ? tokens->values.rows
                            : 0,

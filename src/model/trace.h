@@ -202,6 +202,8 @@ typedef struct {
     bool scale;          /* the scores are divided by sqrt(head width) */
     bool qkv_bias;       /* W_query, W_key, W_value have biases */
     bool positions;      /* learned absolute positions are added to the input */
+    bool own_head;       /* a checkpoint's lm_head is its own lm_head.weight,
+                            not its embedding (model/tied_head.h) */
     double dropout;      /* the block's dropout P, training mode (0: none) */
     double attn_dropout; /* the modules' dropout P on the weights */
     /* --generate: the prompt then, between the marks, the new text

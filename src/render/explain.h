@@ -27,6 +27,7 @@ typedef struct {
 
 typedef struct {
     bool checkpoint; /* a checkpoint's run (--model) */
+    bool own_head;   /* its lm_head its own, not the embedding */
     size_t tokens;   /* T */
     size_t vocab;    /* V */
     size_t d_model;  /* D */

@@ -304,7 +304,7 @@ void gpt2_close(gpt2_model *m)
 bool gpt2_param_name(const char *name, int *layer)
 {
     static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight",
-                                      "ln_f.bias"};
+                                      "ln_f.bias", TIED_HEAD_NAME};
     static const char *const parts[] = {"ln_1", "attn.c_attn", "attn.c_proj",
                                         "ln_2", "mlp.c_fc",    "mlp.c_proj"};
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
