@@ -55,8 +55,7 @@ static const char *const maps_words[] = {
 /* What the ablation set a switched-off head's z to (trace.h's
  * ablated_to), said under ablation_map, into text (size bytes); NULL:
  * no head was switched off. */
-static const char *ablated_words(char *text, size_t size,
-                                 const trace_model *m)
+static const char *ablated_words(char *text, size_t size, const trace_model *m)
 {
     const size_t n = m->ablated_texts;
     switch (m->ablated_to) {

@@ -264,8 +264,8 @@ static int record_map(trace *tr, lm_text *run, const run_request *rq,
 static void say_ablated(trace_model *m, const run_request *rq,
                         const model_input *in)
 {
-    const bool corpus = rq->ablate_mode == HOOK_MEAN && in->corpus != NULL &&
-                        in->n_corpus > 0;
+    const bool corpus =
+        rq->ablate_mode == HOOK_MEAN && in->corpus != NULL && in->n_corpus > 0;
     m->ablated_to = rq->ablate_mode != HOOK_MEAN ? ABLATED_ZERO
                     : corpus                     ? ABLATED_CORPUS_MEAN
                                                  : ABLATED_TEXT_MEAN;
