@@ -271,6 +271,14 @@ static bool shows_trained_model(const options *opt)
     return opt->train && opt->repeat_random == 0;
 }
 
+/* The model.json of the --weights folder the run read, or NULL. */
+static const trained_manifest *read_from(const options *opt)
+{
+    return opt->weight_files != NULL && opt->weight_files->manifest.present
+               ? &opt->weight_files->manifest
+               : NULL;
+}
+
 /* model.json of a trained run in its --csv-dir folder, which records how
  * the folder's CSV files are written. */
 static int put_manifest(csv_dir_set *files, const options *opt,
@@ -279,7 +287,8 @@ static int put_manifest(csv_dir_set *files, const options *opt,
     char *text = NULL;
     size_t len = 0;
     const csv_style csv = {opt->csv_delimiter, opt->decimal_comma};
-    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus, err);
+    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus,
+                           read_from(opt), err);
     if (rc == 0)
         rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
     free(text);
@@ -302,7 +311,7 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
     char *manifest = NULL;
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
     int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr, &style,
-                                       opt->corpus, err)
+                                       opt->corpus, read_from(opt), err)
                        : 0;
     model.manifest = manifest;
     const html_page page = {.look = &opt->plot_look,

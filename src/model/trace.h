@@ -57,6 +57,24 @@ typedef struct {
     bool grad;
 } table_key;
 
+/* The variant a table of a model's layers is known by: the block's. A
+ * checkpoint's layers, a stack of the lesson's blocks (--layers N) and
+ * the hook points the interventions name (model/intervene/) key a
+ * layer's tables under it, with the layer and the head. */
+#define LAYER_VARIANT VARIANT_ID_BLOCK
+
+/* The key of table id of layer `layer`, head `head` (or NO_HEAD). */
+static inline table_key layer_table_key(int layer, int head, table_id id)
+{
+    return (table_key){LAYER_VARIANT, layer, head, id, false};
+}
+
+/* Whether k names a table of a layer (layer_table_key's variant). */
+static inline bool is_layer_table(const table_key *k)
+{
+    return k->variant == LAYER_VARIANT;
+}
+
 typedef struct {
     variant_id variant;
     int layer;

@@ -109,6 +109,12 @@ void explain_checkpoint_before(FILE *out, const table *t, const table *prev,
     const char *note = table_note(text, sizeof text, notes, t);
     if (note != NULL)
         explain_note(out, c->width, note);
+    // GPT-2's scale_attn_weights: false (the trace's scale)
+    if (t->id == TABLE_ATTN_SCORES && !c->scale)
+        explain_note(out, c->width,
+                     _("This checkpoint's config.json says scale_attn_weights "
+                       "is false: its scores are q · k, not divided by "
+                       "sqrt(head width)."));
     // --corpus on a checkpoint is the texts of --ablate-mode mean
     // (model/intervene/corpus_mean.h), said with the ablation's first table
     if (c->corpus &&

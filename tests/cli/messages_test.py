@@ -14,7 +14,13 @@ Face reads that the program reads too:
     folder without them (the folder llama_test compares with PyTorch);
     a window shorter than the text is refused naming both lengths, and
     --generate's note where the window ends it names sliding_window (not
-    max_position_embeddings).
+    max_position_embeddings);
+  - a true-or-false key of config.json (GPT-2's scale_attn_weights and
+    the keys it refuses when true, BERT's is_decoder) is taken only as
+    JSON's true or false: 1, "false" or null are refused naming the key,
+    since Python's truthiness would read them otherwise; GPT-2's
+    scale_attn_weights true is the default run, and false is said by
+    --explain (its numbers: test_gpt2's case unscaled).
 
 Usage: messages_test.py MHA_EXPLAIN REFERENCE_DIR
 
@@ -175,6 +181,47 @@ def main():
         refused(["--model", folder, "the cat"],
                 "its shape in F64 takes 128 bytes, but its data_offsets "
                 "hold 64", "GPT-2 tensor made F64, its offsets F32's")
+
+        # true-or-false keys: JSON's true or false only
+        want = MHA.run(["--model", GPT2, "--format", "csv", "the cat"])
+        folder = copy(tmp, GPT2, "scaled", {"scale_attn_weights": True})
+        r = MHA.run(["--model", folder, "--format", "csv", "the cat"])
+        ok(r.returncode == 0 and r.stdout == want.stdout,
+           "GPT-2 scale_attn_weights true: the same run as without it",
+           r.stderr)
+        for key, value in (("scale_attn_weights", None),
+                           ("scale_attn_weights", 0),
+                           ("scale_attn_by_inverse_layer_idx", 1),
+                           ("reorder_and_upcast_attn", "false"),
+                           ("add_cross_attention", [])):
+            folder = copy(tmp, GPT2, "flag-" + key + str(value),
+                          {key: value})
+            refused(["--model", folder, "the cat"],
+                    "%s must be true or false" % key,
+                    "GPT-2 %s %r" % (key, value))
+        for key in ("scale_attn_by_inverse_layer_idx",
+                    "reorder_and_upcast_attn", "add_cross_attention"):
+            folder = copy(tmp, GPT2, "on-" + key, {key: True})
+            refused(["--model", folder, "the cat"], "%s is not supported" % key,
+                    "GPT-2 %s true" % key)
+        folder = copy(tmp, BERT, "bert-decoder", {"is_decoder": 1})
+        refused(["--model", folder, "the cat"],
+                "is_decoder must be true or false", "BERT is_decoder 1")
+        folder = copy(tmp, GPT2, "tie-null", {"tie_word_embeddings": None})
+        refused(["--model", folder, "the cat"],
+                "tie_word_embeddings must be true or false",
+                "GPT-2 tie_word_embeddings null")
+        unscaled = os.path.join(REF, "gpt2", "unscaled")
+        r = MHA.run(["--model", unscaled, "--explain", "--tables",
+                     "attn_scores", "--layers", "0", "--show-heads", "0",
+                     "the cat"])
+        out = r.stdout.decode()
+        ok(r.returncode == 0 and "scale_attn_weights is false" in out,
+           "--explain says scale_attn_weights is false", out[-400:])
+        r = MHA.run(["--model", GPT2, "--explain", "--tables", "attn_scores",
+                     "--layers", "0", "--show-heads", "0", "the cat"])
+        ok(r.returncode == 0 and "scale_attn_weights" not in r.stdout.decode(),
+           "--explain of a scaled checkpoint does not name it", r.stderr)
 
         # a trained folder's model.json naming an unknown variant
         d = os.path.join(tmp, "trained")

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_flag.h"
 #include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
@@ -104,16 +105,18 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
         err_input(err, _("%s: activation_function must be gelu_new"), path);
         goto out;
     }
+    // GPT2Attention divides the scores by sqrt(hd) only if
+    // scale_attn_weights (GPT2Config: True)
+    if (config_flag(&c->scale, &doc, "scale_attn_weights", true, path, err) !=
+        0)
+        goto out;
     static const char *const unsupported[] = {"scale_attn_by_inverse_layer_idx",
                                               "reorder_and_upcast_attn",
                                               "add_cross_attention"};
-    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        const json_node *b = json_get(&doc, root, unsupported[i]);
-        if (b != NULL && b->type == JSON_BOOL && b->number != 0) {
-            err_input(err, _("%s: %s is not supported"), path, unsupported[i]);
-            goto out;
-        }
-    }
+    if (config_refuse_flags(&doc, unsupported,
+                            sizeof unsupported / sizeof *unsupported, path,
+                            err) != 0)
+        goto out;
     if (c->n_embd % c->n_head != 0) {
         err_input(err, _("%s: n_embd (%zu) is not a multiple of n_head (%zu)"),
                   path, c->n_embd, c->n_head);
@@ -378,7 +381,7 @@ static attention_layer layer_attention(const gpt2_model *m, size_t li,
         .n_kv_head = c->n_head,
         .hd = hd,
         .spec = {.causal = causal,
-                 .divisor = score_divisor(hd, true),
+                 .divisor = score_divisor(hd, c->scale),
                  .scale = SCALE_SCORES},
     };
 }
@@ -456,8 +459,7 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
     const block_attention attn = {attention_sublayer_run, &call};
     layer_store st = {w, h};
     const block_store store = {.get = layer_table, .ctx = &st};
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
-                          false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
     const matrix *out;
     return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
                                run->pool, err);

@@ -222,7 +222,7 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         .ff = c->n_inner,
         .layers = c->n_layer,
         .causal = true,
-        .scale = true,
+        .scale = c->scale,
         .qkv_bias = true,
     };
     checkpoint_recorder rec = {
