@@ -28,7 +28,7 @@
 
 #include "base/error.h"
 #include "model/hooks.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "numerics/tensor.h"
 
 /* The sizes the interventions need: L layers of H heads, V words, at

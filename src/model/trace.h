@@ -182,6 +182,14 @@ static inline step_id table_step_for(const table *t)
  * or -1 with err set, which stops the run. */
 typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
 
+/* What --ablate set a switched-off head's output z to. */
+enum ablated_to {
+    ABLATED_NONE,        /* no head switched off */
+    ABLATED_ZERO,        /* 0 (--ablate-mode zero) */
+    ABLATED_TEXT_MEAN,   /* its mean over the text's positions */
+    ABLATED_CORPUS_MEAN, /* its mean over every position of a corpus */
+};
+
 /* The model a run made, as its tables show it (what --explain, the page
  * and the headings tell of it), set by the pipeline before its first
  * table: its architecture, never how the command line asked for it. */
@@ -237,6 +245,14 @@ typedef struct {
     /* --ablate all-heads: what ablation_map's values measure (a msgid
      * of the metric used, model/intervene/metric.h), or NULL */
     const char *map_measure;
+    /* --ablate: what a switched-off head's z was set to (set by the
+     * ablation, model/intervene/ablate.h), which the page says under
+     * ablation_map; for a mean over a corpus, how many texts and where
+     * they come from (--corpus FILE's --column NAME, borrowed from the
+     * input) */
+    enum ablated_to ablated_to;
+    size_t ablated_texts;
+    const char *ablated_file, *ablated_column;
 } trace_model;
 
 typedef struct {

@@ -48,6 +48,14 @@ static void explain_generated(FILE *out, const table *t,
               "prompt's step and kept for every new token. The clean model's "
               "text follows, picked with the same seed: where the two part is "
               "the first pick the heads changed."));
+    // --corpus: the mean is the corpus's (model/generate_ablate.h)
+    if (c->generated_ablated && c->corpus)
+        explain_note(out, c->width,
+                     _("With --corpus, mean set each switched-off head's z "
+                       "instead to its mean over every position of every "
+                       "text of the corpus, taken before the first step "
+                       "through the clean model: the same row at every "
+                       "position of the prompt and at every new token."));
 }
 
 /* The family's note of t (a table of the run's first shown head), into

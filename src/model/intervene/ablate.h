@@ -34,7 +34,7 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* The hook that ablates head `head` of layer `layer` as rq says

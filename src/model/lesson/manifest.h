@@ -56,7 +56,7 @@
 
 #include "base/error.h"
 #include "io/csv_in.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
