@@ -23,13 +23,19 @@ static const sublayer_tables ATTENTION = {BLOCK_LN_1, BLOCK_ATTN_MASK,
 static const sublayer_tables FEED_FORWARD = {BLOCK_LN_2, BLOCK_FFN_MASK,
                                              BLOCK_OUT, BLOCK_HIDDEN};
 
-/* Each slot's catalogue row, in block_slot's order. */
+/* Each slot's catalogue row. */
 static const table_id SLOT_IDS[BLOCK_SLOTS] = {
-    TABLE_LN_1,       TABLE_ATTN_OUT_DROPOUT_MASK,
-    TABLE_ADD_NORM1,  TABLE_RESIDUAL,
-    TABLE_LN_2,       TABLE_FFN_HIDDEN,
-    TABLE_FFN_OUT,    TABLE_FFN_OUT_DROPOUT_MASK,
-    TABLE_OUT,        TABLE_HIDDEN};
+    [BLOCK_LN_1] = TABLE_LN_1,
+    [BLOCK_ATTN_MASK] = TABLE_ATTN_OUT_DROPOUT_MASK,
+    [BLOCK_ADD_NORM1] = TABLE_ADD_NORM1,
+    [BLOCK_RESIDUAL] = TABLE_RESIDUAL,
+    [BLOCK_LN_2] = TABLE_LN_2,
+    [BLOCK_FFN_HIDDEN] = TABLE_FFN_HIDDEN,
+    [BLOCK_FFN_OUT] = TABLE_FFN_OUT,
+    [BLOCK_FFN_MASK] = TABLE_FFN_OUT_DROPOUT_MASK,
+    [BLOCK_OUT] = TABLE_OUT,
+    [BLOCK_HIDDEN] = TABLE_HIDDEN,
+};
 
 table_id block_slot_id(block_slot s)
 {

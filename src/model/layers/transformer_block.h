@@ -105,11 +105,11 @@ typedef struct {
  * store may give two slots one matrix where one is done with before the
  * other is written (GPT-2's ln_1 and ln_2). */
 typedef enum {
-    BLOCK_LN_1,      /* norm before: the attention's normed input (T, D) */
-    BLOCK_ATTN_MASK, /* attn_out_dropout_mask (T, D), with dropout */
-    BLOCK_ADD_NORM1, /* norm after: norm1(x + attn_out) (T, D) */
-    BLOCK_RESIDUAL,  /* norm before: x + attn_out (T, D) */
-    BLOCK_LN_2,      /* norm before: the network's normed input (T, D) */
+    BLOCK_LN_1,       /* norm before: the attention's normed input (T, D) */
+    BLOCK_ATTN_MASK,  /* attn_out_dropout_mask (T, D), with dropout */
+    BLOCK_ADD_NORM1,  /* norm after: norm1(x + attn_out) (T, D) */
+    BLOCK_RESIDUAL,   /* norm before: x + attn_out (T, D) */
+    BLOCK_LN_2,       /* norm before: the network's normed input (T, D) */
     BLOCK_FFN_HIDDEN, /* the network's hidden layer (T, F) */
     BLOCK_FFN_OUT,    /* the network's output (T, D) */
     BLOCK_FFN_MASK,   /* ffn_out_dropout_mask (T, D), with dropout */

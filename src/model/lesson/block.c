@@ -89,8 +89,8 @@ typedef struct {
 
 /* The attention sublayer: the fused module over x, its tables under the
  * block, its output the table attn_out. */
-static int block_attend(const matrix **out, const block_run *r,
-                        const matrix *x, mx_error *err)
+static int block_attend(const matrix **out, const block_run *r, const matrix *x,
+                        mx_error *err)
 {
     const attention_input in = {x, r->in->kv};
     return fused_attend(out, r->tr, r->variant, TABLE_ATTN_OUT,
