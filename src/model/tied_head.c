@@ -9,15 +9,7 @@
 int tied_head_read(bool *tied, const json_doc *doc, bool fallback,
                    const char *path, mx_error *err)
 {
-    const json_node *n = json_get(doc, json_root(doc), "tie_word_embeddings");
-    *tied = fallback;
-    if (n == NULL)
-        return 0;
-    if (n->type != JSON_BOOL)
-        return err_input(err, _("%s: %s must be true or false"), path,
-                         "tie_word_embeddings");
-    *tied = n->number != 0;
-    return 0;
+    return config_flag(tied, doc, "tie_word_embeddings", fallback, path, err);
 }
 
 int tied_head_settle(const float **head, const float *embed, size_t n,

@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "io/config_flag.h"
 #include "io/json.h"
 
 /* The name of the head's tensor in a checkpoint, outside the base

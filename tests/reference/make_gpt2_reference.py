@@ -48,21 +48,25 @@ import torch.nn.functional as F
 # ids past the tokenizer's, positions, dtype of the stored weights,
 # "transformer." prefix, seed, and tie_word_embeddings (True: lm_head is
 # wte, config.json leaves the key to GPT2Config's default; False: the
-# checkpoint has its own lm_head.weight and config.json says false)
+# checkpoint has its own lm_head.weight and config.json says false), and
+# scale_attn_weights (True: GPT2Config's default, config.json leaves it
+# out; False: config.json says false and the scores are not divided)
 CASES = [
     ("tiny", 1, 1, 8, None, "hello, hello world!", 0, 16, "F32", False, 1,
-     True),
+     True, True),
     ("two_layers", 2, 2, 16, None, "the cat sat on the mat", 3, 16, "F32",
-     True, 2, True),
+     True, 2, True, True),
     ("four_heads_bf16", 3, 4, 32, None, "hello  world\tthe end...", 5, 32,
-     "BF16", False, 3, True),
+     "BF16", False, 3, True, True),
     ("odd_inner_f16", 2, 3, 24, 40, "I'm here, aren't you?", 1, 32, "F16",
-     True, 4, True),
+     True, 4, True, True),
     ("wide", 2, 6, 48, None,
      "the cat and the hat sat on the mat with the bat " * 2, 2, 96, "F32",
-     False, 5, True),
+     False, 5, True, True),
     ("untied_bf16", 2, 2, 16, None, "the cat sat on the mat", 2, 16, "BF16",
-     True, 6, False),
+     True, 6, False, True),
+    ("unscaled", 2, 2, 16, None, "the cat sat on the mat", 1, 16, "F32",
+     True, 7, True, False),
 ]
 
 # The toy tokenizer's merges, by rank ("Ġ" is the space's symbol).
@@ -162,7 +166,7 @@ def gelu_new(x):
 
 
 def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
-              dtype, prefixed, seed, tied):
+              dtype, prefixed, seed, tied, scale_attn_weights):
     torch.manual_seed(seed)
     tokens = toy_vocab()
     vocab = len(tokens) + unused
@@ -225,6 +229,8 @@ def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
               "layer_norm_epsilon": 1e-05, "torch_dtype": "float32"}
     if not tied:
         config["tie_word_embeddings"] = False
+    if not scale_attn_weights:
+        config["scale_attn_weights"] = False
     with open(os.path.join(folder, "config.json"), "w") as fh:
         json.dump(config, fh, indent=2)
     with open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8") as fh:
@@ -261,7 +267,8 @@ def make_case(outdir, name, n_layer, n_head, d, inner, text, unused, n_pos,
             .permute(0, 2, 1, 3)
         q, k, v = split(q), split(k), split(v)
         w = torch.matmul(q, k.transpose(-1, -2))
-        w = w / torch.full([], v.size(-1) ** 0.5, dtype=w.dtype)
+        if scale_attn_weights:  # GPT2Attention._attn
+            w = w / torch.full([], v.size(-1) ** 0.5, dtype=w.dtype)
         mask = bias[:, :, 0:t_len, :t_len]
         mask_value = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype)
         scores = torch.where(mask, w, mask_value)

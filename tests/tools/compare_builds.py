@@ -3,7 +3,8 @@
 difference in standard output, standard error, exit status and the files
 a run writes (--html, --plot, --csv-dir).
 
-    tests/tools/compare_builds.py OLD_BINARY NEW_BINARY SOURCE_ROOT
+    tests/tools/compare_builds.py OLD_BINARY NEW_BINARY SOURCE_ROOT \
+        [--expected FILE] [--list-expected]
 
 Build the commit to compare with beside this one, for example
     git worktree add /tmp/old HEAD~1 && meson setup /tmp/old/build /tmp/old \
@@ -12,10 +13,15 @@ Build the commit to compare with beside this one, for example
 The cases: the goldens and reference cases of tests/, the README's
 commands, a grid of options over a few sentences, and runs that train,
 read a checkpoint, set the draws, stack blocks or write a page, and lists
-whose items lie past a model's sizes. Exits 1 on any
-difference. Used to show that a change of structure leaves behaviour as
-it was."""
+whose items lie past a model's sizes. Without --expected, exits 1 on any
+difference. With --expected FILE, a manifest of the differences made on
+purpose (expected_diffs.py describes it; compare_2d6dd40.expected is the
+one against 2d6dd40), it counts the identical, expected-different and
+unexpected-different cases and exits 1 on an unexpected difference or an
+entry that matches none (stale). Used to show that a change of structure
+leaves behaviour as it was, but for what the manifest names."""
 
+import argparse
 import glob
 import itertools
 import os
@@ -25,6 +31,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import expected_diffs
 
 SENTENCES = ["O gato sobe no tapete", "我 喜欢 吃 牛舌 和 慢煮 牛舌",
              "the cat sat on the mat the end"]
@@ -329,19 +337,35 @@ def run(binary, args, stdin, cwd):
     return r.returncode, r.stdout, r.stderr, files
 
 
-def cases(root):
+def case_files(root):
+    """The case files of tests/ (goldens first): (path, arguments)."""
     for args_file in sorted(glob.glob(os.path.join(
             root, "tests", "**", "golden", "*.args"), recursive=True)):
         with open(args_file, encoding="utf-8") as f:
-            yield f.read().splitlines(), b""
+            yield args_file, f.read().splitlines()
     for args_file in sorted(glob.glob(os.path.join(
             root, "tests", "**", "*.args"), recursive=True)):
         if "golden" in args_file:
             continue
         # {DIR}: the case's folder, as the tests that run it give it
         with open(args_file, encoding="utf-8") as f:
-            yield [a.replace("{DIR}", os.path.dirname(args_file))
-                   for a in f.read().splitlines()], b""
+            yield args_file, [a.replace("{DIR}", os.path.dirname(args_file))
+                              for a in f.read().splitlines()]
+
+
+def cases(root):
+    """Every case: (name, arguments, standard input). The name is the
+    command line with root written {root}, after the case file's path
+    when a file of tests/ holds it (the manifest's entries match it)."""
+    for args_file, args in case_files(root):
+        yield (os.path.relpath(args_file, root) + ": "
+               + shlex.join(args).replace(root, "{root}"), args, b"")
+    for args, stdin in generated_cases(root):
+        yield shlex.join(args).replace(root, "{root}"), args, stdin
+
+
+def generated_cases(root):
+    """The cases no file of tests/ holds: (arguments, standard input)."""
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -371,29 +395,99 @@ def cases(root):
     yield ["-"], "um dois três".encode()
 
 
+def compare(old, new, args, stdin):
+    """Both builds' results on one case, each in a folder of its own:
+    (old, new), each (status, stdout, stderr, files)."""
+    results = []
+    for binary in (old, new):
+        d = tempfile.mkdtemp()
+        a = [x.replace("{d}", d) for x in args]
+        if "corpus.csv" in args:
+            with open(os.path.join(d, "corpus.csv"), "w",
+                      encoding="utf-8") as f:
+                f.write(LESSON_CORPUS)
+        results.append(run(binary, a, stdin, d))
+        shutil.rmtree(d)
+    return results
+
+
+def build_dir(binary):
+    """The meson build folder that holds binary, or None."""
+    d = os.path.dirname(os.path.abspath(binary))
+    while d != os.path.dirname(d):
+        if os.path.isdir(os.path.join(d, "meson-info")):
+            return d
+        d = os.path.dirname(d)
+    return None
+
+
+def read_manifest(path, root, new):
+    """The --expected manifest's entries; exits 2 when it cannot be read
+    or names a commit or a test that does not exist."""
+    try:
+        entries = expected_diffs.read(path)
+    except (OSError, expected_diffs.ManifestError) as e:
+        sys.exit("compare_builds.py: %s" % e)
+    wrong = expected_diffs.missing_commits(entries, root)
+    build = build_dir(new)
+    if build:
+        wrong += expected_diffs.missing_tests(entries, build)
+    if wrong:
+        sys.exit("compare_builds.py: " + "\ncompare_builds.py: ".join(wrong))
+    return entries
+
+
 def main():
-    old, new, root = sys.argv[1:4]
-    n = bad = 0
-    for args, stdin in cases(root):
+    parser = argparse.ArgumentParser(
+        description="Runs two builds on the same cases and reports every "
+        "difference.")
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("root", help="the source root the cases come from")
+    parser.add_argument("--expected", metavar="FILE",
+                        help="a manifest of the differences made on purpose"
+                        " (tests/tools/expected_diffs.py describes it)")
+    parser.add_argument("--list-expected", action="store_true",
+                        help="print each expected difference too")
+    opt = parser.parse_args()
+    # each run's working folder is its own: the paths taken from here
+    opt.old, opt.new, opt.root = (os.path.abspath(p) for p in (
+        opt.old, opt.new, opt.root))
+    entries = (read_manifest(opt.expected, opt.root, opt.new)
+               if opt.expected else [])
+    n = same = expected = unexpected = 0
+    for name, args, stdin in cases(opt.root):
         n += 1
-        results = []
-        for binary in (old, new):
-            d = tempfile.mkdtemp()
-            a = [x.replace("{d}", d) for x in args]
-            if "corpus.csv" in args:
-                with open(os.path.join(d, "corpus.csv"), "w",
-                          encoding="utf-8") as f:
-                    f.write(LESSON_CORPUS)
-            results.append(run(binary, a, stdin, d))
-            shutil.rmtree(d)
-        if results[0] != results[1]:
-            bad += 1
-            what = [k for k, i in (("status", 0), ("stdout", 1),
-                                    ("stderr", 2), ("files", 3))
-                    if results[0][i] != results[1][i]]
-            print("DIFF (%s): %s" % (", ".join(what), shlex.join(args)))
-    print("%d cases, %d differ" % (n, bad))
-    return 1 if bad else 0
+        old, new = compare(opt.old, opt.new, args, stdin)
+        if old == new:
+            same += 1
+            continue
+        what = [k for i, k in enumerate(expected_diffs.ASPECTS)
+                if old[i] != new[i]]
+        entry = expected_diffs.expected_by(entries, name, what, old, new)
+        if entry is None:
+            unexpected += 1
+            print("DIFF (%s): %s" % (", ".join(what), name))
+        else:
+            expected += 1
+            if opt.list_expected:
+                print("EXPECTED (%s) [%s]: %s" % (", ".join(what),
+                                                 entry["where"], name))
+    stale = [e for e in entries if not e["matched"]]
+    for e in entries:
+        if e["matched"]:
+            print("%4d expected: %s %s (%s)" % (e["matched"], e["commit"],
+                                                e["why"], " ".join(e["test"])))
+    for e in stale:
+        print("STALE: %s matches no differing case: %s" % (e["where"],
+                                                           e["why"]))
+    if opt.expected:
+        print("%d cases: %d identical, %d expected-different, "
+              "%d unexpected-different; %d stale entries" % (
+                  n, same, expected, unexpected, len(stale)))
+    else:
+        print("%d cases, %d differ" % (n, unexpected))
+    return 1 if unexpected or stale else 0
 
 
 if __name__ == "__main__":

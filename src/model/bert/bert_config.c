@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_flag.h"
 #include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
@@ -66,12 +67,10 @@ static int read_keys(bert_config *c, const json_doc *doc, const char *path,
         return -1;
     static const char *const unsupported[] = {"is_decoder",
                                               "add_cross_attention"};
-    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        const json_node *b = json_get(doc, root, unsupported[i]);
-        if (b != NULL && b->type == JSON_BOOL && b->number != 0)
-            return err_input(err, _("%s: %s is not supported"), path,
-                             unsupported[i]);
-    }
+    if (config_refuse_flags(doc, unsupported,
+                            sizeof unsupported / sizeof *unsupported, path,
+                            err) != 0)
+        return -1;
     if (c->d % c->n_head != 0)
         return err_input(
             err,

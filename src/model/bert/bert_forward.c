@@ -77,7 +77,7 @@ static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
     const block_layer b = layer_block(m, li);
     const attention_layer a = layer_attention(m, li);
     pass->layer = (int)li;
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_OUT, false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_OUT);
     return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/config_flag.h"
 #include "io/config_size.h"
 #include "io/file_read.h"
 #include "io/json.h"
@@ -105,16 +106,18 @@ static int read_config(gpt2_config *c, const char *path, mx_error *err)
         err_input(err, _("%s: activation_function must be gelu_new"), path);
         goto out;
     }
+    // GPT2Attention divides the scores by sqrt(hd) only if
+    // scale_attn_weights (GPT2Config: True)
+    if (config_flag(&c->scale, &doc, "scale_attn_weights", true, path, err) !=
+        0)
+        goto out;
     static const char *const unsupported[] = {"scale_attn_by_inverse_layer_idx",
                                               "reorder_and_upcast_attn",
                                               "add_cross_attention"};
-    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        const json_node *b = json_get(&doc, root, unsupported[i]);
-        if (b != NULL && b->type == JSON_BOOL && b->number != 0) {
-            err_input(err, _("%s: %s is not supported"), path, unsupported[i]);
-            goto out;
-        }
-    }
+    if (config_refuse_flags(&doc, unsupported,
+                            sizeof unsupported / sizeof *unsupported, path,
+                            err) != 0)
+        goto out;
     if (c->n_embd % c->n_head != 0) {
         err_input(err, _("%s: n_embd (%zu) is not a multiple of n_head (%zu)"),
                   path, c->n_embd, c->n_head);
@@ -302,7 +305,7 @@ void gpt2_close(gpt2_model *m)
 bool gpt2_param_name(const char *name, int *layer)
 {
     static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight",
-                                      "ln_f.bias"};
+                                      "ln_f.bias", TIED_HEAD_NAME};
     static const char *const parts[] = {"ln_1", "attn.c_attn", "attn.c_proj",
                                         "ln_2", "mlp.c_fc",    "mlp.c_proj"};
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
@@ -360,7 +363,7 @@ static attention_layer layer_attention(const gpt2_model *m, size_t li,
         .n_kv_head = c->n_head,
         .hd = hd,
         .spec = {.causal = causal,
-                 .divisor = score_divisor(hd, true),
+                 .divisor = score_divisor(hd, c->scale),
                  .scale = SCALE_SCORES},
     };
 }
@@ -404,8 +407,7 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
     const bool prompt = pass->cache == NULL || pass->cache->len == 0;
     const attention_layer a = layer_attention(m, li, prompt);
     pass->layer = (int)li;
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
-                          false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
     return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 

@@ -47,10 +47,11 @@
 
 typedef struct {
     size_t n_layer, n_head, n_embd, n_positions, vocab_size, n_inner;
-    float eps; /* layer_norm_epsilon */
-    long eos;  /* eos_token_id (GPT-2's <|endoftext|>, 50256), or -1 when
+    float eps;  /* layer_norm_epsilon */
+    long eos;   /* eos_token_id (GPT-2's <|endoftext|>, 50256), or -1 when
                   config.json has none */
-    bool tied; /* tie_word_embeddings (default true): lm_head is wte */
+    bool tied;  /* tie_word_embeddings (default true): lm_head is wte */
+    bool scale; /* scale_attn_weights (default true): scores / sqrt(hd) */
 } gpt2_config;
 
 /* One layer's parameters, float32 (T x D inputs; W stored in x out):

@@ -95,8 +95,7 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
     const attention_layer a =
         layer_attention(m, li, rope, past, T, pass->cache != NULL);
     pass->layer = (int)li;
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
-                          false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
     return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 
