@@ -63,7 +63,7 @@ static bool mlp_split_same(activation act)
     enum { T = 1, F = 2 * 16384 + 1 };
     float *w = malloc(F * sizeof *w), *proj = calloc(F, sizeof *proj);
     // the last value -3.96875: one of those gelu_erf takes apart
-    float xs[T] = {-3.96875f}, out_v[T];
+    float xs[T] = {-3.96875f}, out_v[T] = {0};
     matrix x = {T, 1, xs}, out = {T, 1, out_v}, hidden = {0}, want = {0};
     workers *pool = NULL;
     mx_error err;
@@ -76,14 +76,15 @@ static bool mlp_split_same(activation act)
             w[j] = (float)((int)(j % 97) - 48) * 0.0625f;
         w[F - 1] = 1.0f;
         const mlp f = {{w, NULL, 1, F, true}, {proj, NULL, F, 1, true}, act};
+        const table_key at = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN,
+                              false};
         dense_forward(&want, &x, &f.fc, NULL);
         if (act == ACT_GELU_NEW)
             gelu_new(want.v, T * F);
         else
             gelu_erf(want.v, T * F);
-        same =
-            mlp_forward(&out, &hidden, &x, &f, NULL, NULL, pool, &err) == 0 &&
-            memcmp(hidden.v, want.v, T * F * sizeof *want.v) == 0;
+        same = mlp_forward(&out, &hidden, &x, &f, NULL, &at, pool, &err) == 0 &&
+               memcmp(hidden.v, want.v, T * F * sizeof *want.v) == 0;
     }
     workers_free(pool);
     matrix_free(&hidden);
