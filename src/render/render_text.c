@@ -246,8 +246,7 @@ static void print_header(FILE *out, const table *t, bool summarised,
             write_wrapped(out, line, width, 2);
             fputs("  ", out);
             fprintf(out,
-                    /* TRANSLATORS: under a table's title, on a line of its
-                     * own */
+                    /* TRANSLATORS: under a table's title, on its own line */
                     ngettext("in %zu block of columns (width %zu)",
                              "in %zu blocks of columns (width %zu)", blocks),
                     blocks, width);
