@@ -216,8 +216,8 @@ static void free_labels(char **l, size_t k)
 
 /* "[fused] head 0: attn_weights (5 x 5)", wrapped at the screen width;
  * the note of a table printed in blocks of columns ends the line when
- * the whole title fits in width, else it has a line of its own (never
- * cut between "(width" and its number). */
+ * the whole title fits in width, else it has a line of its own (whole,
+ * "(width 80)" with its number, unless the width is under the note's). */
 static void print_header(FILE *out, const table *t, bool summarised,
                          size_t blocks, size_t width)
 {
@@ -244,14 +244,12 @@ static void print_header(FILE *out, const table *t, bool summarised,
         if (display_width(line) > width) {
             line[n] = '\0';
             write_wrapped(out, line, width, 2);
-            fputs("  ", out);
-            fprintf(out,
-                    /* TRANSLATORS: under a table's title, on its own line */
-                    ngettext("in %zu block of columns (width %zu)",
-                             "in %zu blocks of columns (width %zu)", blocks),
-                    blocks, width);
-            fputc('\n', out);
-            return;
+            line[0] = line[1] = ' '; /* the indent of the title's lines */
+            snprintf(line + 2, sizeof line - 2,
+                     /* TRANSLATORS: under a table's title, on its own line */
+                     ngettext("in %zu block of columns (width %zu)",
+                              "in %zu blocks of columns (width %zu)", blocks),
+                     blocks, width);
         }
     }
     write_wrapped(out, line, width, 2);
