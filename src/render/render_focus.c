@@ -18,6 +18,7 @@
 
 #include "base/i18n.h"
 #include "render/shading.h"
+#include "render/text_rounds.h"
 #include "render/textwidth.h"
 
 #define FOCUS_MAX_LIST 8 /* longest attends / seen-by list */
@@ -58,7 +59,7 @@ static void print_row(FILE *out, const char *what, const float *row, size_t n,
             continue;
         }
         fprintf(out, " %*.*f", style->precision + 4, style->precision,
-                (double)row[j]);
+                (double)unsigned_zero(row[j]));
     }
     fputc('\n', out);
 }
@@ -144,7 +145,7 @@ static int print_weights(FILE *out, const char *what, const table *w,
         if (shaded)
             heat_start(out, shading_x(&sh, column ? k : index, v[k]),
                        style->truecolor);
-        fprintf(out, "%.*f", style->precision, (double)v[k]);
+        fprintf(out, "%.*f", style->precision, (double)unsigned_zero(v[k]));
         if (shaded)
             heat_end(out);
         free(name);

@@ -85,6 +85,7 @@ static bool needs_scientific(const table *t)
 static void format_value(char *buf, size_t size, float v, const table *t,
                          size_t col, bool scientific, const text_style *style)
 {
+    v = unsigned_zero(v); /* -0.0 (patch_resid's 0 / -d) as 0.0000 */
     if (isinf(v))
         snprintf(buf, size, v < 0 ? "-inf" : "inf");
     else if (isnan(v))
@@ -214,7 +215,10 @@ static void free_labels(char **l, size_t k)
     free(l);
 }
 
-/* "[fused] head 0: attn_weights (5 x 5)", wrapped at the screen width. */
+/* "[fused] head 0: attn_weights (5 x 5)", wrapped at the screen width;
+ * the note of a table printed in blocks of columns ends the line when
+ * the whole title fits in width, else it has a line of its own (whole,
+ * "(width 80)" with its number, unless the width is under the note's). */
 static void print_header(FILE *out, const table *t, bool summarised,
                          size_t blocks, size_t width)
 {
@@ -233,11 +237,22 @@ static void print_header(FILE *out, const table *t, bool summarised,
     if (summarised)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s",
                       _(", summarised (--full prints all)"));
-    if (blocks > 1)
+    if (blocks > 1) {
         snprintf(line + n, sizeof line - (size_t)n,
                  ngettext(", in %zu block of columns (width %zu)",
                           ", in %zu blocks of columns (width %zu)", blocks),
                  blocks, width);
+        if (display_width(line) > width) {
+            line[n] = '\0';
+            write_wrapped(out, line, width, 2);
+            line[0] = line[1] = ' '; /* the indent of the title's lines */
+            snprintf(line + 2, sizeof line - 2,
+                     /* TRANSLATORS: under a table's title, on its own line */
+                     ngettext("in %zu block of columns (width %zu)",
+                              "in %zu blocks of columns (width %zu)", blocks),
+                     blocks, width);
+        }
+    }
     write_wrapped(out, line, width, 2);
 }
 

@@ -1,5 +1,5 @@
-/* text_rounds.c: a map whose values all round to 0 in text
- * (text_rounds.h). */
+/* text_rounds.c: a map whose values all round to 0 in text, and zeros
+ * without a sign (text_rounds.h). */
 #include "render/text_rounds.h"
 
 #include <math.h>
@@ -58,4 +58,9 @@ void text_rounds_note(FILE *out, const table *t, int precision)
                 _("(every value rounds to 0 at --precision %d: the largest "
                   "in size is %s; --format csv shows every digit)\n"),
                 precision, text);
+}
+
+float unsigned_zero(float v)
+{
+    return v == 0.0f ? 0.0f : v;
 }

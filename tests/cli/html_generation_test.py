@@ -26,7 +26,9 @@ headless Chromium at 1280 x 720 (and 1920 x 1080).
   keyboard) the page's data is the program's for the command line, and
   the status said Generating first;
 - --logit-lens: the grid's cells are the CSV's likeliest next tokens
-  and probabilities; a cell opens its layer with the keyboard;
+  and probabilities; a cell opens its layer with the keyboard; over a
+  vocabulary of 4285 tokens (probabilities of five decimals, tokens of
+  13 characters) no cell hides a character;
 - a page written without --generate has no Generation view and no
   view's script; stdout is the same with and without --html;
 - Portuguese words (--lang pt_BR), no console error, no request.
@@ -47,6 +49,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chromium import browser, requests_made  # noqa: E402  (skips: 77)
 from taplib import Program, done, ok  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+from gpt2_checkpoint import write as write_checkpoint  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -427,6 +433,45 @@ def logit_lens(driver, mha, tmp):
        and "h.1" in pressed and all(heads),
        "logit lens: the arrow keys and Enter open the cell's layer in the "
        "head view, every head shown", (pressed, heads))
+    lens_widths(driver, mha, tmp)
+
+
+def lens_widths(driver, mha, tmp):
+    """A vocabulary of 4285 tokens, the added ones 13 characters long:
+    the lens's probabilities have five decimals and its tokens are wider
+    than the position's; every cell shows all of its text."""
+    words = os.path.join(tmp, "long_words")
+    os.mkdir(words)
+    with open(os.path.join(GPT2, "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    n = len(vocab)
+    for i in range(4000):
+        vocab["\u0120aquarium%04d" % i] = n + i
+    with open(os.path.join(words, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f)
+    shutil.copy(os.path.join(GPT2, "merges.txt"), words)
+    model = os.path.join(tmp, "long_words_model")
+    write_checkpoint(model, words, shape=(2, 2, 16), positions=16)
+    page = os.path.join(tmp, "lens-long.html")
+    r = mha.run(["--model", model, TEXT, "--logit-lens", "--html", page])
+    ok(r.returncode == 0, "logit lens, long tokens: the page is written",
+       r.stderr)
+    driver.get("file://" + page)
+    time.sleep(0.4)
+    driver.find_element(
+        By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
+    time.sleep(0.2)
+    cells = driver.execute_script(
+        "return Array.from(document.querySelectorAll('td.lens-cell'))"
+        ".map(function (c) { return [c.textContent, c.scrollWidth,"
+        " c.clientWidth]; })")
+    cut = [c for c in cells if c[1] > c[2]]
+    ok(len(cells) == 2 * 6 and not cut and
+       all(c[0].startswith("\u2423aquarium") and "0.000" in c[0]
+           for c in cells),
+       "logit lens, long tokens and five decimals: no cell hides a "
+       "character", cut or cells)
+    shot(driver, "logit-lens-long-tokens")
 
 
 def main():

@@ -352,11 +352,15 @@ def main():
             driver.execute_script(
                 "document.addEventListener('mha-model-ran', function () {"
                 " window.mhaModelRuns = (window.mhaModelRuns || 0) + 1; });")
-            for c in ("tiny", "two_layers"):
+            for c in ("two_layers", "tiny"):
                 state = choose(driver, os.path.join(tmp, c))
                 ok(state == "ok", "a --model page: %s is opened and run" % c,
                    driver.find_element(By.ID, "model-open-error").text)
                 check_run(driver, mha, tmp, c, "hello", "a --model page, " + c)
+                hint = driver.find_element(By.ID, "model-open-named")
+                ok(not hint.is_displayed(),
+                   "a --model page with %s open no longer asks for tiny" % c,
+                   hint.text)
             if shots:
                 driver.save_screenshot(os.path.join(shots,
                                                     "open-model-named.png"))

@@ -67,6 +67,18 @@ ok(r.returncode == 0 and made == {"patch_heads", "patch_resid"} and
    len(resid) == 2 * 6 and resid[1]["col_label"] == "\u2423cat",
    "--patch: patch_heads and patch_resid, columns the clean tokens",
    r.stdout[-400:] + r.stderr)
+# where the clean and corrupted tokens are the same the score is 0 over a
+# negative difference, -0.0: the CSV keeps its sign, the text prints the
+# exact zero as 0.0000 (as the picture's 0.00), not as a small negative
+zeros = [k for k, row in enumerate(resid) if row["value"] == "-0"]
+text_resid = run(["--model", model, "--patch", "--clean", text,
+                  "--corrupt", "the mat sat on the cat", "--answer", " cat",
+                  "--wrong", " mat", "--tables", "patch_resid"]).stdout
+cells_resid = [line.split()[1:] for line in text_resid.split("\n")[2:4]]
+ok(len(zeros) == 5 and "-0.0000" not in text_resid and
+   all(cells_resid[k // 6][k % 6] == "0.0000" for k in zeros),
+   "patch_resid: its exact zeros (-0 in the CSV) print as 0.0000",
+   text_resid)
 r, rows, made = tables_of(["--patch", "--clean", text,
                            "--corrupt", "the mat sat on the cat",
                            "--answer", " cat", "--wrong", " mat"])

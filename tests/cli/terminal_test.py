@@ -137,6 +137,12 @@ def not_a_terminal():
     r = MHA.run(args + ["--width", "50"], env={"COLUMNS": "120"})
     ok(r.returncode == 0 and widest(r) <= 50 and b"(width 50)" in r.stdout,
        "--width 50 wins over COLUMNS", r.stdout[:300])
+    # a title too long for the line: its note of blocks on a line of its
+    # own, whole ("(width" and its number together)
+    title = r.stdout.decode().split("\n")[:2]
+    ok(title[0] == "[fused] head 0: attn_weights (10 x 10)" and
+       re.fullmatch(r"  in \d+ blocks of columns \(width 50\)", title[1]),
+       "a long title: the note of its blocks on a line of its own", title)
     r = MHA.run(["O gato sobe no tapete", "--variant", "block", "--d-model",
                  "4", "--tables", "ffn_hidden", "--width", "0"])
     ok(r.returncode == 0 and widest(r) > 120 and

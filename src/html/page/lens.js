@@ -88,7 +88,10 @@ function mhaLens(p) {
     p.arrowGrid(table, m.rows, m.cols, function (a, b) {
       return cells[a] ? cells[a][b] || null : null;
     });
-    view.appendChild(table);
+    /* a grid wider than the view scrolls in its own box (page.css) */
+    var box = el('div', {'class': 'lens-box'});
+    box.appendChild(table);
+    view.appendChild(box);
   }
 
   return {

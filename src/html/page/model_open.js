@@ -43,11 +43,13 @@
     'Choose a checkpoint folder on this computer, or drop it here ' +
     '(config.json, model.safetensors, vocab.json and merges.txt). It is ' +
     'read here; nothing is sent anywhere.')));
-  if (named) {
+  /* the hint goes once a folder's model runs here (show, below) */
+  var namedHint = named ? el('p', {id: 'model-open-named'}, tr(
+    'This page was made from the folder {0}: choose it to run the model ' +
+    'here.', named)) : null;
+  if (namedHint) {
     box.open = true;
-    box.appendChild(el('p', {id: 'model-open-named'}, tr(
-      'This page was made from the folder {0}: choose it to run the model ' +
-      'here.', named)));
+    box.appendChild(namedHint);
   }
   /* the browser's own button and its count of files speak the
    * browser's language: the input is drawn by its label, a button in
@@ -142,6 +144,7 @@
       status.textContent = '';
     } else {
       setError('');
+      if (namedHint) namedHint.hidden = true;
       if (SW) SW.drawing();
       else page.ablated = [];
       /* the model's run on view, not the lesson editor's (editor.js) */
