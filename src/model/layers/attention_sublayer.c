@@ -197,8 +197,8 @@ static head_named names_of(const forward_hooks *hk, int li, size_t hh)
     head_named named = NAMES_NOTHING;
     for (size_t i = 0; hk != NULL && i < hk->n_replace; i++) {
         const table_key *at = &hk->replace[i].at;
-        if (!is_layer_table(at) || at->layer != li ||
-            at->head != (int)hh || at->grad)
+        if (!is_layer_table(at) || at->layer != li || at->head != (int)hh ||
+            at->grad)
             continue;
         if (at->id != TABLE_HEAD_CONTEXT)
             return NAMES_MORE;
