@@ -233,8 +233,8 @@ void explain_picking(FILE *out, const table *t, const explain_context *c)
         return;
     }
     // --top-k 0 keeps every token: the count the first step kept
-    const size_t kept = c->how.top_k != 0 || N == 0 ? c->how.top_k
-                                                    : (size_t)t->values.v[3];
+    const size_t kept =
+        c->how.top_k != 0 || N == 0 ? c->how.top_k : (size_t)t->values.v[3];
     snprintf(text, sizeof text,
              _("Sampling, as generate(do_sample=True): the logits divided by "
                "the temperature %g (below 1 the distribution sharpens, above "

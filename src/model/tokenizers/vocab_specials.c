@@ -20,8 +20,8 @@ struct vocab_specials {
 
 /* The keys of tokenizer_config.json and special_tokens_map.json that name
  * one special token each (transformers' SPECIAL_TOKENS_ATTRIBUTES). */
-static const char *const slots[] = {"bos_token", "eos_token",  "unk_token",
-                                    "sep_token", "pad_token",  "cls_token",
+static const char *const slots[] = {"bos_token", "eos_token", "unk_token",
+                                    "sep_token", "pad_token", "cls_token",
                                     "mask_token"};
 
 /* Adds token s[0..n) with id, once. */
@@ -85,7 +85,8 @@ static int add_node(vocab_specials *v, const bpe *b, const json_doc *doc,
         node->type == JSON_OBJECT ? json_get(doc, node, "content") : NULL;
     if (c == NULL || c->type != JSON_STRING)
         return err_input(
-            err, _("%s: \"%s\" is not a token (a string or an object with \"content\")"),
+            err,
+            _("%s: \"%s\" is not a token (a string or an object with \"content\")"),
             what, key);
     if (tok_json_flag(doc, node, "lstrip", false) ||
         tok_json_flag(doc, node, "rstrip", false) ||
@@ -126,8 +127,10 @@ static int read_map(vocab_specials *v, const bpe *b, const json_doc *doc,
         char *end;
         const long id = strtol(json_key(doc, m), &end, 10);
         if (*end != '\0' || id < 0 || m->type != JSON_OBJECT)
-            return err_input(err, _("%s: \"%s\" is not a token (a string or an object with \"content\")"),
-                             what, decoder);
+            return err_input(
+                err,
+                _("%s: \"%s\" is not a token (a string or an object with \"content\")"),
+                what, decoder);
         if (add_node(v, b, doc, m, decoder, id, what, files, err) != 0)
             return -1;
     }
@@ -145,8 +148,8 @@ static int read_added(vocab_specials *v, const bpe *b, const json_doc *doc,
         if (!json_size(m, (uint64_t)1 << 31, &id))
             return err_input(err, _("%s: the id of %s is not a whole number"),
                              what, json_key(doc, m));
-        if (add_named(v, b, json_key(doc, m), m->key_len, (long)id, what,
-                      files, err) != 0)
+        if (add_named(v, b, json_key(doc, m), m->key_len, (long)id, what, files,
+                      err) != 0)
             return -1;
     }
     return 0;
