@@ -105,6 +105,13 @@ def main():
         mha.check_error(["--model", folder, "the cat"], f"id {eot_id + 1}",
                         "tokenizer_config.json giving the token another id: "
                         "status 2, one line")
+        write_json(os.path.join(folder, "tokenizer_config.json"),
+                   {"added_tokens_decoder": [EOT]})
+        mha.check_error(["--model", folder, "the cat"],
+                        "tokenizer_config.json: \"added_tokens_decoder\": "
+                        "not a JSON object",
+                        "tokenizer_config.json's added_tokens_decoder a list: "
+                        "status 2, one line naming the file and the key")
         os.remove(os.path.join(folder, "tokenizer_config.json"))
         write_json(os.path.join(folder, "added_tokens.json"),
                    {"<pad>": eot_id + 1})

@@ -120,8 +120,11 @@ static int read_map(vocab_specials *v, const bpe *b, const json_doc *doc,
             return -1;
     const char *decoder = "added_tokens_decoder";
     const json_node *dec = json_get(doc, root, decoder);
-    if (dec != NULL && dec->type != JSON_OBJECT && dec->type != JSON_NULL)
-        return err_input(err, _("%s: not a JSON object"), decoder);
+    if (dec != NULL && dec->type != JSON_OBJECT && dec->type != JSON_NULL) {
+        char where[512]; // the file and the key: "PATH: \"KEY\""
+        snprintf(where, sizeof where, "%s: \"%s\"", what, decoder);
+        return err_input(err, _("%s: not a JSON object"), where);
+    }
     for (const json_node *m = dec ? json_first(doc, dec) : NULL; m;
          m = json_next(doc, m)) {
         char *end;
