@@ -117,6 +117,10 @@ typedef struct {
      * a mean over --corpus is taken before the run, each text through
      * the clean model (intervene/corpus_mean.h). */
     bool own_corpus;
+    /* Whether unembed is the lm_head alone: the model has no final norm
+     * (a trained lesson block's, whose logits are lm_head of its last
+     * block's out), as the logit lens's page view says. */
+    bool lm_head_alone;
 } lm_ops;
 
 #endif

@@ -606,4 +606,5 @@ const lm_ops lesson_lm = {
     .layers = layers,
     .variant = LAYER_KEY,
     .own_corpus = true,
+    .lm_head_alone = true,
 };
