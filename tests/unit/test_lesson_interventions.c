@@ -324,7 +324,8 @@ static bool same_lens(const trace *tr, const safetensors *ref, size_t layers)
                    strcmp(arrow + strlen(" \u2192 "), logits->cols->s[id]) == 0;
             if (!same)
                 diag("layer %zu row %zu: %s, PyTorch's next word %s", l, i,
-                     t->rows->s[i], id < logits->cols->n ? logits->cols->s[id] : "?");
+                     t->rows->s[i],
+                     id < logits->cols->n ? logits->cols->s[id] : "?");
         }
         free(owned);
     }
@@ -342,8 +343,7 @@ static void lens_case(const char *refdir, const lesson_case *c)
     run_request rq = config_of(c);
     rq.logit_lens = true;
     trace tr;
-    ok(run_case(&tr, &rq, refdir, c, c->sentence), "%s lens: the run",
-       c->name);
+    ok(run_case(&tr, &rq, refdir, c, c->sentence), "%s lens: the run", c->name);
     ok(same_as(find(&tr, VARIANT_ID_BLOCK, TABLE_LOGITS), &ref, "logits"),
        "%s lens: the trained model's logits", c->name);
     ok(same_lens(&tr, &ref, c->layers > 0 ? c->layers : 1),
