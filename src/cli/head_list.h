@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* Reads list into *out (malloc'ed, the caller's; a list held before is
  * freed) and *n. A list that is not such a list is a usage error of the

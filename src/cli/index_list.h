@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* Reads list, comma-separated whole numbers and ranges LO-HI (LO <= HI),
  * into *out (owned by the caller: free; a list *out held before is

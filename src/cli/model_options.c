@@ -8,6 +8,7 @@
 #include "base/limits.h"
 #include "cli/run_errors.h"
 #include "model/lesson/weights.h"
+#include "model/pipeline.h"
 #include "model/tokenize.h"
 
 /* How --weights' files are written: as the folder's model.json says

@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "cli/options.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* The model of the options: sizes, variants, --weights and how to run. */
 run_request run_request_of(const options *opt);

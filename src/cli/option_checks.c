@@ -255,11 +255,6 @@ static int validate_corpus(const options *opt, mx_error *err)
                          _("--corpus: with --model, the texts --ablate-mode "
                            "mean takes each head's mean over: it goes with "
                            "--ablate and --ablate-mode mean"));
-    // generation's mean is the prompt's (model/generate_ablate.h)
-    if (opt->model != NULL && opt->generate > 0)
-        return err_usage(err, _("--generate: sets a head's mean over the "
-                                "prompt's positions, so it does not go with "
-                                "--corpus"));
     if (opt->column == NULL)
         return err_usage(err, _("--corpus: say which column holds the "
                                 "sentences with --column NAME"));

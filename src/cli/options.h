@@ -14,7 +14,7 @@
 #include "render/heat.h"
 #include "model/lesson/model.h"
 #include "model/lesson/train.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "plot/plot_style.h"
 

@@ -5,7 +5,7 @@
 
 #include "cli/options.h"
 #include "html/html.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* The run of opt over in, as the page's editor shows and recomputes it:
  * the sentence and the settings it edits, and as arguments, as they were

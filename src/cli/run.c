@@ -123,24 +123,41 @@ static void note_generation_end(const trace *tr)
     if (tr->model.context_full > 0 && tr->family->model_name == NULL &&
         !tr->model.positions && tr->model.trained_context == 0)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the folder's model.json "
-                  "does not record the longest sentence the model was "
-                  "trained on (it was written before it did), so the "
-                  "model took up to %zu positions, the most a sentence "
-                  "may have: generation stopped there, with the words so "
-                  "far\n"),
+                ngettext("mha-explain: note: --generate: the folder's "
+                         "model.json does not record the longest sentence "
+                         "the model was trained on (it was written before it "
+                         "did), so the model took up to %zu position, the "
+                         "most a sentence may have: generation stopped "
+                         "there, with the words so far\n",
+                         "mha-explain: note: --generate: the folder's "
+                         "model.json does not record the longest sentence "
+                         "the model was trained on (it was written before it "
+                         "did), so the model took up to %zu positions, the "
+                         "most a sentence may have: generation stopped "
+                         "there, with the words so far\n",
+                         tr->model.context_full),
                 tr->model.context_full);
     else if (tr->model.context_full > 0 && tr->family->model_name == NULL)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the lesson model takes at "
-                  "most %zu positions (the longest sentence it was trained "
-                  "on): generation stopped there, with the words so far\n"),
+                ngettext("mha-explain: note: --generate: the lesson model "
+                         "takes at most %zu position (the longest sentence "
+                         "it was trained on): generation stopped there, with "
+                         "the words so far\n",
+                         "mha-explain: note: --generate: the lesson model "
+                         "takes at most %zu positions (the longest sentence "
+                         "it was trained on): generation stopped there, with "
+                         "the words so far\n",
+                         tr->model.context_full),
                 tr->model.context_full);
     else if (tr->model.context_full > 0)
         fprintf(stderr,
-                _("mha-explain: note: --generate: the model takes at most "
-                  "%zu positions (%s): generation stopped there, with the "
-                  "tokens so far\n"),
+                ngettext("mha-explain: note: --generate: the model takes at "
+                         "most %zu position (%s): generation stopped there, "
+                         "with the tokens so far\n",
+                         "mha-explain: note: --generate: the model takes at "
+                         "most %zu positions (%s): generation stopped there, "
+                         "with the tokens so far\n",
+                         tr->model.context_full),
                 tr->model.context_full, tr->model.context_key);
     if (tr->model.not_finite_at > 0)
         fprintf(stderr,
@@ -271,6 +288,14 @@ static bool shows_trained_model(const options *opt)
     return opt->train && opt->repeat_random == 0;
 }
 
+/* The model.json of the --weights folder the run read, or NULL. */
+static const trained_manifest *read_from(const options *opt)
+{
+    return opt->weight_files != NULL && opt->weight_files->manifest.present
+               ? &opt->weight_files->manifest
+               : NULL;
+}
+
 /* model.json of a trained run in its --csv-dir folder, which records how
  * the folder's CSV files are written. */
 static int put_manifest(csv_dir_set *files, const options *opt,
@@ -279,7 +304,8 @@ static int put_manifest(csv_dir_set *files, const options *opt,
     char *text = NULL;
     size_t len = 0;
     const csv_style csv = {opt->csv_delimiter, opt->decimal_comma};
-    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus, err);
+    int rc = manifest_text(&text, &len, rq, tr, &csv, opt->corpus,
+                           read_from(opt), err);
     if (rc == 0)
         rc = csv_dir_add_file(files, NULL, MANIFEST_NAME, text, len, err);
     free(text);
@@ -302,7 +328,7 @@ static int put_page(html_set *html, const options *opt, const model_input *in,
     char *manifest = NULL;
     const csv_style style = {opt->csv_delimiter, opt->decimal_comma};
     int rc = run.model ? manifest_text(&manifest, &model.len, rq, tr, &style,
-                                       opt->corpus, err)
+                                       opt->corpus, read_from(opt), err)
                        : 0;
     model.manifest = manifest;
     const html_page page = {.look = &opt->plot_look,

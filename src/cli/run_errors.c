@@ -8,7 +8,7 @@
 #include "cli/index_list.h"
 #include "cli/option_table.h"
 #include "model/family.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* The option that asks for intervention i (enum run_intervention). */
 static enum option_id intervention_option(size_t i)

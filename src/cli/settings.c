@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli/model_options.h"
+#include "model/lesson/weights.h"
 #include "io/terminal.h"
 
 bool use_color(const options *opt)
@@ -54,6 +55,22 @@ static size_t kv_rows(const trace *tr)
     return t != NULL ? t->values.rows : 0;
 }
 
+/* What the --weights folder's model.json says of its model's training
+ * (explain.h's trained). */
+static explain_trained trained_record(const options *opt)
+{
+    explain_trained r = {.dir = opt->weights};
+    if (opt->weight_files == NULL || !opt->weight_files->manifest.record)
+        return r;
+    const trained_manifest *m = &opt->weight_files->manifest;
+    r.record = true;
+    r.steps = m->steps;
+    r.adam = m->adam;
+    r.lr = m->lr;
+    r.corpus = m->corpus;
+    return r;
+}
+
 explain_context explain_for(const options *opt, const trace *tr)
 {
     const table *inputs = trace_find_input(tr, TABLE_INPUTS);
@@ -64,6 +81,7 @@ explain_context explain_for(const options *opt, const trace *tr)
     const trace_model *m = &tr->model;
     explain_context c = {
         .checkpoint = m->checkpoint,
+        .own_head = m->own_head,
         .tokens = inputs   ? inputs->values.rows
                   : tokens ? tokens->values.rows
                            : 0,
@@ -99,6 +117,7 @@ explain_context explain_for(const options *opt, const trace *tr)
         .corpus = opt->corpus != NULL,
         .reloaded = opt->train && opt->weights != NULL,
         .read_back = opt->weights != NULL,
+        .trained = trained_record(opt),
         .seed_set = opt->given[OPT_SEED],
         // a lesson run without an lm_head ablates in its own pass
         .ablated = !m->checkpoint && !opt->train ? opt->n_ablate_heads : 0,

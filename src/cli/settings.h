@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "cli/options.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 #include "render/explain.h"
 #include "render/render.h"

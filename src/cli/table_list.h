@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* The names read: one pick per name, in the order given. */
 typedef struct {

@@ -5,15 +5,20 @@
  *   "maps":[{"table":"ablation_map","rows":["h.0",...],"cols":["0",...],
  *            "rowsTitle":"layer","colsTitle":"head ablated",
  *            "measure":"change of the mean loss","signed":true,
- *            "heads":true,"values":M}, ...],
+ *            "heads":true,"values":M,
+ *            "ablated":"Switched off: each head's output z set to 0 ..."},
+ *           ...],
  *   "scoresMap":"...", "kvHeads":[0,0,1,1],
  *
  * Each map is a row of render/map_axes.h, its texts translated; M is
- * its values as every matrix of the page (html_data.c); with head_scores,
+ * its values as every matrix of the page (html_data.c); ablation_map's
+ * "ablated" says what its heads' z was set to (zero, the text's mean,
+ * the corpus's mean: trace.h's ablated_to); with head_scores,
  * scoresMap is the colours of the model view's scores. kvHeads is the
  * key/value head each query head reads (kv_heads), written only when
  * some heads share one. */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
@@ -46,6 +51,43 @@ static const char *const maps_words[] = {
        "written with: the page's core runs no interventions, so a change in "
        "the editor starts a plain run, without them."),
 };
+
+/* What the ablation set a switched-off head's z to (trace.h's
+ * ablated_to), said under ablation_map, into text (size bytes); NULL:
+ * no head was switched off. */
+static const char *ablated_words(char *text, size_t size, const trace_model *m)
+{
+    const size_t n = m->ablated_texts;
+    switch (m->ablated_to) {
+    case ABLATED_ZERO:
+        return _("Switched off: each head's output z set to 0 "
+                 "(--ablate-mode zero).");
+    case ABLATED_TEXT_MEAN:
+        return _("Switched off: each head's output z set to its mean over "
+                 "this text's positions (--ablate-mode mean).");
+    case ABLATED_CORPUS_MEAN:
+        // the input's corpus is --corpus FILE --column NAME's (cli/run.c,
+        // the page's core alike)
+        snprintf(text, size,
+                 /* TRANSLATORS: under the page's ablation_map; %s is the
+                  * --corpus file, %s its column, %zu its texts */
+                 ngettext("Switched off: each head's output z set to its "
+                          "mean over every position of every text of "
+                          "--corpus %s, column '%s' (%zu text; "
+                          "--ablate-mode mean).",
+                          "Switched off: each head's output z set to its "
+                          "mean over every position of every text of "
+                          "--corpus %s, column '%s' (%zu texts; "
+                          "--ablate-mode mean).",
+                          n),
+                 m->ablated_file != NULL ? m->ablated_file : "",
+                 m->ablated_column != NULL ? m->ablated_column : "", n);
+        return text;
+    case ABLATED_NONE:
+        break;
+    }
+    return NULL;
+}
 
 /* Whether some query heads of kv_heads t share a key/value head. */
 static bool kv_shared(const table *t)
@@ -151,6 +193,14 @@ void html_write_maps(FILE *out, const trace *tr)
                 m->signed_values ? "true" : "false",
                 m->of_heads ? "true" : "false");
         json_floats(out, t->values.v, t->values.rows, t->values.cols);
+        char text[1024];
+        const char *ablated = t->id == TABLE_ABLATE_MAP
+                                  ? ablated_words(text, sizeof text, &tr->model)
+                                  : NULL;
+        if (ablated != NULL) {
+            fputs(",\n\"ablated\":", out);
+            json_string(out, ablated);
+        }
         fputc('}', out);
         scores |= t->id == TABLE_HEAD_SCORES;
     }

@@ -244,6 +244,10 @@ enum table_mask {
     MASK_OWN,        /* its own -inf cells (the scores), or NaN ones */
     MASK_HEAD,       /* the same head's attn_scores */
     MASK_FIRST_HEAD, /* head 0's attn_scores (every head has one mask) */
+    MASK_LATER,      /* its own NaN cells of keys after the row's query
+                        (trace_cell_masked): keys a row cannot see yet,
+                        which the outputs print as the weight 0 softmax
+                        gives a masked key (attn_weights_generated) */
 };
 
 /* TABLE(ID, name, kind, step, shade, mask, shape), in the order a run
@@ -322,7 +326,7 @@ enum table_mask {
     TABLE(LOGIT_LENS_GRID, "logit_lens_grid", MODULE, OUTPUT, NONE, NONE,      \
           "L x T")                                                             \
     TABLE(ATTN_WEIGHTS_GENERATED, "attn_weights_generated", MODULE, WEIGHTS,   \
-          WEIGHTS, OWN, "(T+N-1) x (T+N-1)")                                   \
+          WEIGHTS, LATER, "(T+N-1) x (T+N-1)")                                 \
     TABLE(GENERATED_P, "generated_p", MODULE, OUTPUT, NONE, NONE, "1 x N")     \
     TABLE(GENERATED_CLEAN, "generated_clean", MODULE, OUTPUT, NONE, NONE,      \
           "N x 15")

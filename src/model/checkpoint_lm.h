@@ -26,7 +26,7 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "numerics/tensor.h"
 #include "numerics/workers.h"

@@ -76,9 +76,9 @@ static int put_param(trace *tr, const checkpoint_param *p,
               : trace_literal_label(tr, strrchr(p->name, '.') + 1, err);
     const labels *cl =
         trace_index_labels(tr, two_d ? p->cols : "dim", cols, err);
-    const table_key key = {p->layer >= 0 ? VARIANT_ID_BLOCK : p->where,
-                           p->layer >= 0 ? p->layer : 0, NO_HEAD, TABLE_PARAM,
-                           false};
+    const table_key key =
+        p->layer >= 0 ? layer_table_key(p->layer, NO_HEAD, TABLE_PARAM)
+                      : (table_key){p->where, 0, NO_HEAD, TABLE_PARAM, false};
     table *t = rl && cl ? trace_new(tr, &key, rl, cl, err) : NULL;
     if (t != NULL) {
         snprintf(t->param, sizeof t->param, "%s", p->name);
@@ -233,7 +233,7 @@ int checkpoint_record(void *ctx, const table_key *at, const matrix *m,
                       mx_error *err)
 {
     checkpoint_recorder *r = ctx;
-    const bool layer = at->variant == VARIANT_ID_BLOCK;
+    const bool layer = is_layer_table(at);
     if (at->id == TABLE_ATTN_WEIGHTS)
         *matrix_at(&r->entropy, (size_t)at->layer, (size_t)at->head) =
             attn_mean_entropy(m);

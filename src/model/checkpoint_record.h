@@ -24,7 +24,7 @@
 
 #include "base/error.h"
 #include "model/checkpoint_run.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
 

@@ -25,7 +25,7 @@
 #include "base/error.h"
 #include "io/safetensors.h"
 #include "model/catalogue.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "numerics/workers.h"

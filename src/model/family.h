@@ -34,7 +34,7 @@
 #include "model/catalogue.h"
 #include "model/family_notes.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/tokenize.h"
 #include "model/trace.h"

@@ -31,6 +31,10 @@ typedef struct {
      * NULL: the note has one form. */
     const char *plural;
     note_fill fill;
+    /* The note (N_()) when the checkpoint has its own lm_head
+     * (tie_word_embeddings false, model/tied_head.h), for a note that
+     * names the head; NULL: text either way. Same number as text. */
+    const char *own_head;
 } family_note;
 
 typedef struct {

@@ -35,7 +35,7 @@
 
 #include "base/error.h"
 #include "model/generation.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/sampling.h"
 #include "model/trace.h"
 

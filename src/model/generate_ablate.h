@@ -9,7 +9,11 @@
  * be itself; so the mean is the one taken on the prompt, kept and set
  * at every later step (HOOK_SET), as a PyTorch hook that keeps the mean
  * of the first forward does (tests/reference/make_generate_reference.py).
- * A zero stays a zero.
+ * A zero stays a zero, and a mean over --corpus, taken before the run
+ * (model/intervene/corpus_mean.h, hooks.h's HOOK_ROW), is set as given
+ * at every step, as a PyTorch hook setting the corpus's mean at every
+ * forward does (tests/reference/make_intervention_reference.py's
+ * CORPUS_GENERATE_CASES).
  *
  *   prompt   hooks: the given ones, and a recorder keeping each mean
  *   later    hooks: the zeros as given, the means set to what was kept

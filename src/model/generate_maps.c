@@ -39,8 +39,10 @@ static const labels *position_labels(trace *tr, const generate_model *gm,
 
 /* attn_weights_generated of layer L, head h (R x R, R = T + S): row i < T
  * the prompt's attn_weights row i, row T + s - 1 step s's weights (1 x T
- * + s); the later keys a row cannot see are NaN (masked). Nothing when a
- * part is not in the trace (the layer or head not kept). */
+ * + s); the later keys a row cannot see are NaN, the masked cells of the
+ * catalogue's MASK_LATER (the picture draws them masked; text and CSV
+ * print the weight 0 of a masked key, trace_cell). Nothing when a part
+ * is not in the trace (the layer or head not kept). */
 static int put_head(trace *tr, const table *prompt, size_t T, size_t S,
                     const labels *rows, const labels *cols, mx_error *err)
 {

@@ -85,7 +85,7 @@ int hook_layer_point(const forward_hooks *h, int L, int head, table_id id,
 {
     if (h == NULL)
         return 0;
-    const table_key at = {VARIANT_ID_BLOCK, L, head, id, false};
+    const table_key at = layer_table_key(L, head, id);
     return hook_point(h, &at, m, err);
 }
 

@@ -75,8 +75,8 @@ static inline table_key hook_at(const table_key *at, table_id id)
 int hook_point(const forward_hooks *h, const table_key *at, matrix *m,
                mx_error *err);
 
-/* The hook point of table id in layer L of a model's blocks (variant
- * block; head h, or NO_HEAD) over m, as hook_point. */
+/* The hook point of table id in layer L of a model's blocks, head h or
+ * NO_HEAD (layer_table_key, trace.h), over m, as hook_point. */
 int hook_layer_point(const forward_hooks *h, int L, int head, table_id id,
                      matrix *m, mx_error *err);
 

@@ -7,11 +7,12 @@
  * the threads of its forward pass) for many forward passes over one
  * text or several. Each pass hands every activation to its hook points
  * (hooks.h), named by the tables' keys as the family's run names them:
- * a head's head_context (TransformerLens's hook_z) under the variant
- * block with its layer and head, the residual stream before a layer
- * (inputs, variant input, before layer 0; hidden of layer L - 1 before
- * layer L) and the logits (T, V) under VARIANT_MODEL. The interventions
- * replace the first two and read the logits with a recorder.
+ * a head's head_context (TransformerLens's hook_z) as a layer's table
+ * (layer_table_key, trace.h) with its layer and head, the residual
+ * stream before a layer (inputs, variant input, before layer 0; hidden
+ * of layer L - 1 before layer L) and the logits (T, V) under
+ * VARIANT_MODEL. The interventions replace the first two and read the
+ * logits with a recorder.
  *
  * The head scores (intervene/head_scores.h) read each head's attention
  * weights alone: a family without an lm_head may give these functions
@@ -27,7 +28,7 @@
 
 #include "base/error.h"
 #include "model/hooks.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "numerics/tensor.h"
 
 /* The sizes the interventions need: L layers of H heads, V words, at

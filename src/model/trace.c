@@ -1,6 +1,7 @@
 /* trace.c: the trace and its shared label sets. */
 #include "model/trace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,17 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
     return trace_find_step(tr, &key, t->step);
 }
 
+bool trace_cell_masked(const table *t, size_t r, size_t c)
+{
+    return !t->grad && table_info_for(t)->mask == MASK_LATER &&
+           c > t->first_query + r && isnan(*matrix_at(&t->values, r, c));
+}
+
+float trace_cell(const table *t, size_t r, size_t c)
+{
+    return trace_cell_masked(t, r, c) ? 0.0f : *matrix_at(&t->values, r, c);
+}
+
 const table *trace_mask_of(const trace *tr, const table *t)
 {
     const table *m = NULL;
@@ -418,6 +430,7 @@ const table *trace_mask_of(const trace *tr, const table *t)
     case MASK_NONE:
         return NULL;
     case MASK_OWN:
+    case MASK_LATER:
         return t;
     case MASK_HEAD:
         m = tr == NULL ? NULL

@@ -57,6 +57,24 @@ typedef struct {
     bool grad;
 } table_key;
 
+/* The variant a table of a model's layers is known by: the block's. A
+ * checkpoint's layers, a stack of the lesson's blocks (--layers N) and
+ * the hook points the interventions name (model/intervene/) key a
+ * layer's tables under it, with the layer and the head. */
+#define LAYER_VARIANT VARIANT_ID_BLOCK
+
+/* The key of table id of layer `layer`, head `head` (or NO_HEAD). */
+static inline table_key layer_table_key(int layer, int head, table_id id)
+{
+    return (table_key){LAYER_VARIANT, layer, head, id, false};
+}
+
+/* Whether k names a table of a layer (layer_table_key's variant). */
+static inline bool is_layer_table(const table_key *k)
+{
+    return k->variant == LAYER_VARIANT;
+}
+
 typedef struct {
     variant_id variant;
     int layer;
@@ -164,6 +182,14 @@ static inline step_id table_step_for(const table *t)
  * or -1 with err set, which stops the run. */
 typedef int (*trace_sink_fn)(void *ctx, const table *t, mx_error *err);
 
+/* What --ablate set a switched-off head's output z to. */
+enum ablated_to {
+    ABLATED_NONE,        /* no head switched off */
+    ABLATED_ZERO,        /* 0 (--ablate-mode zero) */
+    ABLATED_TEXT_MEAN,   /* its mean over the text's positions */
+    ABLATED_CORPUS_MEAN, /* its mean over every position of a corpus */
+};
+
 /* The model a run made, as its tables show it (what --explain, the page
  * and the headings tell of it), set by the pipeline before its first
  * table: its architecture, never how the command line asked for it. */
@@ -184,6 +210,8 @@ typedef struct {
     bool scale;          /* the scores are divided by sqrt(head width) */
     bool qkv_bias;       /* W_query, W_key, W_value have biases */
     bool positions;      /* learned absolute positions are added to the input */
+    bool own_head;       /* a checkpoint's lm_head is its own lm_head.weight,
+                            not its embedding (model/tied_head.h) */
     double dropout;      /* the block's dropout P, training mode (0: none) */
     double attn_dropout; /* the modules' dropout P on the weights */
     /* --generate: the prompt then, between the marks, the new text
@@ -217,6 +245,14 @@ typedef struct {
     /* --ablate all-heads: what ablation_map's values measure (a msgid
      * of the metric used, model/intervene/metric.h), or NULL */
     const char *map_measure;
+    /* --ablate: what a switched-off head's z was set to (set by the
+     * ablation, model/intervene/ablate.h), which the page says under
+     * ablation_map; for a mean over a corpus, how many texts and where
+     * they come from (--corpus FILE's --column NAME, borrowed from the
+     * input) */
+    enum ablated_to ablated_to;
+    size_t ablated_texts;
+    const char *ablated_file, *ablated_column;
 } trace_model;
 
 typedef struct {
@@ -355,5 +391,17 @@ const table *trace_find_beside(const trace *tr, const table *t, int head,
  * for their mean), if it is in tr (NULL: tr may be NULL) and has t's
  * shape; NULL for a table without a mask. */
 const table *trace_mask_of(const trace *tr, const table *t);
+
+/* Whether cell (r, c) of t is a key its row cannot see yet, of a table
+ * whose catalogue row says so (MASK_LATER): NaN, after the row's query
+ * (c > first_query + r). A NaN the model computed for a key the row
+ * sees is not. */
+bool trace_cell_masked(const table *t, size_t r, size_t c);
+
+/* Cell (r, c) of t as text, CSV and torch-style print it: a masked key
+ * (trace_cell_masked) is the weight 0 that softmax gives a masked key,
+ * as attn_weights prints one and the picture's legend names it ("masked
+ * (weight 0)"); any other value as it is. */
+float trace_cell(const table *t, size_t r, size_t c);
 
 #endif

@@ -13,6 +13,28 @@ size_t fig_blocks(size_t n, size_t k)
     return (n + k - 1) / k;
 }
 
+/* The width a cell of S takes to hold the longest text of its tables'
+ * cells (table.cells: the logit lens's tokens) whole, as annotate_text
+ * writes it (bold, at most LABEL_SIZE, in 0.92 of the cell), up to
+ * TEXT_CELL_MAX_W and a map TEXT_MAP_MAX_W wide: a longer text ends in
+ * an ellipsis. */
+static double text_cell_width(const section *S, const figure *pg, cairo_t *cr)
+{
+    double widest = 0;
+    for (size_t i = S->first; i < S->first + S->count; i++) {
+        const table *t = pg->panels[i].t;
+        for (size_t k = 0; t->cells != NULL && k < t->cells->n; k++) {
+            double w, h;
+            fig_text_size(cr, fig_font(true, LABEL_SIZE).name, t->cells->s[k],
+                          0, false, &w, &h);
+            widest = fmax(widest, w);
+        }
+    }
+    const double most = fmax(
+        TEXT_CELL_W, fmin(TEXT_CELL_MAX_W, TEXT_MAP_MAX_W / (double)S->cols));
+    return fmin(most, fmax(TEXT_CELL_W, ceil(widest / 0.92) + 2.0));
+}
+
 /* The cell size and the panel's box for the section's block size. */
 static void size_section(section *S, const figure *pg, cairo_t *cr)
 {
@@ -53,7 +75,7 @@ static void size_section(section *S, const figure *pg, cairo_t *cr)
     // wide and tall enough to read it, when it has few enough columns
     const table *first = pg->panels[S->first].t;
     if (first->cells != NULL && S->block == 1 && S->cols <= TEXT_CELLS_MAX) {
-        cell = fmax(cell, TEXT_CELL_W);
+        cell = fmax(cell, text_cell_width(S, pg, cr));
         S->cell_h = fmax(S->cell_h, TEXT_CELL_H);
     }
     // a size given: the cells stretched to fill the page (stretch)

@@ -72,7 +72,9 @@
 #define MASKED_GREY 219  /* 0.86 of 255: masked cells in an image */
 #define TEXT_CELL_W 52.0 /* a cell that holds a text and its value */
 #define TEXT_CELL_H 34.0
-#define TEXT_CELLS_MAX 40 /* columns of such cells drawn that wide */
+#define TEXT_CELLS_MAX 40     /* columns of such cells drawn that wide */
+#define TEXT_CELL_MAX_W 96.0  /* wider for their longest text, up to this */
+#define TEXT_MAP_MAX_W 1400.0 /* and while the map is no wider than this */
 
 /* ---- fonts and text (figure_text.c) ----------------------------------- */
 

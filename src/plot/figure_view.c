@@ -31,6 +31,7 @@ struct model_view {
     colormap map;
     double thumb;             /* a thumbnail's side */
     double label_w, header_h; /* row labels' width, the header's height */
+    double text_w;            /* the title's width: the page's, margins off */
     double grid_x, grid_y;    /* the grid's top left */
     bool bare_heads;  /* "head 12" is wider than a thumbnail: the columns
                         say "12", the row labels' column "head" */
@@ -210,34 +211,37 @@ void fig_view_lay_out(figure *pg, cairo_t *cr)
         fig_text_size(cr, LABEL_FONT, view_head_word(), 0, false, &w, &h);
         v->label_w = fmax(v->label_w, w);
     }
-    double y = MARGIN;
+    // the title and heading across the grid and its colour bar (at least
+    // VIEW_TEXT_W), the same with marks or without; the page as wide as
+    // they are, or as the marks' legend under the bar
     const double grid_w = (double)v->cols * (v->thumb + VIEW_GAP);
-    const double text_w = fmax(grid_w, VIEW_TEXT_W);
+    v->grid_x = MARGIN + v->label_w + PAD;
+    const color_range sc = view_scale(v);
+    double masked_w, masked_h, nan_w, nan_h;
+    fig_text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &masked_w,
+                  &masked_h);
+    fig_text_size(cr, LABEL_FONT, view_nan_legend(), 0, false, &nan_w, &nan_h);
+    double legend_w, legend_h;
+    fig_marks_legend_size(cr, &v->marks, &legend_w, &legend_h);
+    const double bar_x = v->grid_x + grid_w + GAP;
+    const double bar_w =
+        fmax(fig_ticks_width(cr, &sc), BAR_WIDTH + 6 + fmax(masked_w, nan_w));
+    v->text_w = fmax(bar_x + bar_w - MARGIN, VIEW_TEXT_W);
+    pg->width = fmax(MARGIN + v->text_w, bar_x + legend_w) + MARGIN;
+    double y = MARGIN;
     if (pg->heading != NULL) {
-        fig_text_size(cr, HEADING_FONT, pg->heading, text_w, false, &w, &h);
+        fig_text_size(cr, HEADING_FONT, pg->heading, v->text_w, false, &w, &h);
         y += h + PAD;
     }
-    fig_text_size(cr, LABEL_FONT, view_title(), text_w, true, &w, &h);
+    fig_text_size(cr, LABEL_FONT, view_title(), v->text_w, true, &w, &h);
     y += h + 2 * PAD;
     fig_text_size(cr, LABEL_FONT, "head 0", 0, false, &w, &h);
     v->header_h = h;
-    v->grid_x = MARGIN + v->label_w + PAD;
     v->grid_y = y + fig_marks_groups_h(&v->marks, h) + h + PAD;
     v->row_pitch = v->thumb + VIEW_GAP + fig_marks_strip_h(&v->marks);
-    const color_range sc = view_scale(v);
-    fig_text_size(cr, LABEL_FONT, _("masked\n(weight 0)"), 0, false, &w, &h);
-    double nan_w, nan_h;
-    fig_text_size(cr, LABEL_FONT, view_nan_legend(), 0, false, &nan_w, &nan_h);
-    w = fmax(w, nan_w);
-    double legend_w, legend_h;
-    fig_marks_legend_size(cr, &v->marks, &legend_w, &legend_h);
-    v->legend_y = v->grid_y + VIEW_BAR_H + GAP + (v->masked ? 2 * h + GAP : 0) +
+    v->legend_y = v->grid_y + VIEW_BAR_H + GAP +
+                  (v->masked ? 2 * masked_h + GAP : 0) +
                   (v->nan ? 2 * nan_h + GAP : 0);
-    pg->width = fmax(v->grid_x + grid_w + GAP +
-                         fmax(fmax(fig_ticks_width(cr, &sc), legend_w),
-                              BAR_WIDTH + 6 + w),
-                     MARGIN + text_w) +
-                MARGIN;
     pg->height =
         fmax(v->grid_y + (double)v->rows * v->row_pitch,
              legend_h > 0 ? v->legend_y + legend_h
@@ -318,8 +322,7 @@ static void hatch_nan(cairo_t *cr, const struct model_view *v, const table *t,
 void fig_draw_view(cairo_t *cr, const figure *pg)
 {
     const struct model_view *v = pg->view;
-    const double grid_w = (double)v->cols * (v->thumb + VIEW_GAP);
-    const double text_w = fmax(grid_w, VIEW_TEXT_W);
+    const double text_w = v->text_w;
     double y = MARGIN, w, h;
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (pg->heading != NULL) {
@@ -391,7 +394,7 @@ void fig_draw_view(cairo_t *cr, const figure *pg)
     }
     // the one colour bar, its caption, and the masked cells' legend
     const color_range sc = view_scale(v);
-    const double bx = v->grid_x + grid_w + GAP;
+    const double bx = v->grid_x + (double)v->cols * (v->thumb + VIEW_GAP) + GAP;
     fig_draw_bar(cr, &sc, bx, v->grid_y, VIEW_BAR_H);
     const char *caption = _("attention weight");
     if (fig_upright(caption)) /* Chinese never sideways */

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "render/heat.h"
 
 /* --colorbar: where the colour bars go. */

@@ -14,8 +14,20 @@
 #include "model/tokenize.h"
 #include "model/trace.h"
 
+/* What a trained folder's model.json says of its model's training
+ * (model/lesson/manifest.h), when it says it in full (record). */
+typedef struct {
+    bool record;
+    size_t steps;
+    bool adam; /* Adam, else SGD */
+    double lr;
+    const char *corpus; /* NULL: trained on a sentence */
+    const char *dir;    /* --weights DIR */
+} explain_trained;
+
 typedef struct {
     bool checkpoint; /* a checkpoint's run (--model) */
+    bool own_head;   /* its lm_head its own, not the embedding */
     size_t tokens;   /* T */
     size_t vocab;    /* V */
     size_t d_model;  /* D */
@@ -54,7 +66,10 @@ typedef struct {
     bool reloaded;  /* --weights of a trained run: the training starts
                        from its files, not from the seed */
     bool read_back; /* --weights: the model's parameters read from files */
-    bool seed_set;  /* --seed given (else the default, or --weights'
+    /* reloaded: what the folder's model.json says of its model's own
+       training */
+    explain_trained trained;
+    bool seed_set; /* --seed given (else the default, or --weights'
                        model.json's) */
 
     sampling how; /* --generate: greedy, or --sample's warpers */

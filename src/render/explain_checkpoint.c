@@ -48,23 +48,35 @@ static void explain_generated(FILE *out, const table *t,
               "prompt's step and kept for every new token. The clean model's "
               "text follows, picked with the same seed: where the two part is "
               "the first pick the heads changed."));
+    // --corpus: the mean is the corpus's (model/generate_ablate.h)
+    if (c->generated_ablated && c->corpus)
+        explain_note(out, c->width,
+                     _("With --corpus, mean set each switched-off head's z "
+                       "instead to its mean over every position of every "
+                       "text of the corpus, taken before the first step "
+                       "through the clean model: the same row at every "
+                       "position of the prompt and at every new token."));
 }
 
 /* The family's note of t (a table of the run's first shown head), into
- * text when it has a number; NULL for none. */
+ * text when it has a number; NULL for none. own_head: the checkpoint's
+ * lm_head is its own (the row's own_head note, when it has one). */
 static const char *table_note(char *text, size_t size,
-                              const family_notes *notes, const table *t)
+                              const family_notes *notes, const table *t,
+                              bool own_head)
 {
     const family_note *row = family_note_of(notes, t->id);
     if (row == NULL)
         return explain_intervention(t);
-    if (row->text == NULL || row->fill == FILL_NONE)
-        return row->text == NULL ? NULL : _(row->text);
+    const char *msgid =
+        own_head && row->own_head != NULL ? row->own_head : row->text;
+    if (msgid == NULL || row->fill == FILL_NONE)
+        return msgid == NULL ? NULL : _(msgid);
     const size_t n = row->fill == FILL_ROWS   ? t->values.rows
                      : row->fill == FILL_COLS ? t->values.cols
                                               : t->values.cols / 2;
-    const char *form = row->plural != NULL ? ngettext(row->text, row->plural, n)
-                                           : _(row->text);
+    const char *form =
+        row->plural != NULL ? ngettext(msgid, row->plural, n) : _(msgid);
     // the format is the row's, with one %zu (tests/unit/test_family_notes.c
     // checks the rows, the po test's msgfmt -c their translations)
 #pragma GCC diagnostic push
@@ -98,7 +110,7 @@ void explain_checkpoint_before(FILE *out, const table *t, const table *prev,
         fputc('\n', out);
         return;
     }
-    const char *note = table_note(text, sizeof text, notes, t);
+    const char *note = table_note(text, sizeof text, notes, t, c->own_head);
     if (note != NULL)
         explain_note(out, c->width, note);
     // GPT-2's scale_attn_weights: false (the trace's scale)

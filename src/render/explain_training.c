@@ -9,14 +9,53 @@
 
 #include "base/i18n.h"
 
+/* A trained folder read back (--weights) and trained no further: how
+ * its model.json says the model was trained. */
+static void explain_read_back(FILE *out, const explain_context *c)
+{
+    const explain_trained *t = &c->trained;
+    if (!t->record) {
+        explain_say(out, c->width,
+                    _("The model is the trained model that --weights reads "
+                      "from %s (its embedding, vocabulary and lm_head "
+                      "included); this run trains it no further. Its "
+                      "model.json does not say how it was trained. The "
+                      "tables below are the model's on the sentence."),
+                    t->dir);
+        return;
+    }
+    char data[512];
+    if (t->corpus != NULL)
+        snprintf(data, sizeof data, _("the sentences of %s"), t->corpus);
+    else
+        snprintf(data, sizeof data, "%s", _("one sentence"));
+    explain_say(
+        out, c->width,
+        ngettext("The model is the trained model that --weights reads from "
+                 "%s (its embedding, vocabulary and lm_head included): its "
+                 "model.json says it took %zu step of %s with --lr %g on %s. "
+                 "This run trains it no further; the tables below are the "
+                 "model's on the sentence.",
+                 "The model is the trained model that --weights reads from "
+                 "%s (its embedding, vocabulary and lm_head included): its "
+                 "model.json says it took %zu steps of %s with --lr %g on "
+                 "%s. This run trains it no further; the tables below are "
+                 "the model's on the sentence.",
+                 t->steps),
+        t->dir, t->steps, t->adam ? "Adam" : "SGD", t->lr, data);
+}
+
 /* What --train did, before the tables (which are the trained model's). */
 void explain_training(FILE *out, const explain_context *c)
 {
     const char *data =
         c->corpus ? _("the sentences of the corpus, one per step, in turn")
                   : _("this sentence");
+    if (c->reloaded && c->steps == 0) {
+        explain_read_back(out, c);
+        return;
+    }
     if (c->reloaded) {
-        // what the saved model was trained on is not known here
         explain_say(
             out, c->width,
             ngettext("Training (--train %zu): each variant starts from the "
@@ -170,6 +209,13 @@ void explain_loss(FILE *out, const explain_context *c, size_t width)
           "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
           "uniform one."),
         c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
+    if (c->steps == 0) {
+        // no step: no update, and the backward pass ran for --grad alone
+        explain_say(out, c->width,
+                    _("No step is taken, so the one row, step0, is the "
+                      "sentence's loss at the model's parameters."));
+        return;
+    }
     explain_say(
         out, c->width,
         _("Row step i is the loss before update i; the last row is the "

@@ -101,14 +101,13 @@ static int write_table(FILE *out, textbuf *chunk, const table *t,
             rc = -1;
             break;
         }
-        const float *row = matrix_at(&t->values, r, 0);
         for (size_t c = 0; c < cols; c++) {
             const size_t start = c > 0 ? col_end[c - 1] : 0;
             memcpy(p, prefix.s, prefix.len);
             p += prefix.len;
             memcpy(p, col_parts.s + start, col_end[c] - start);
             p += col_end[c] - start;
-            p += float_text(p, row[c], style->decimal_comma);
+            p += float_text(p, trace_cell(t, r, c), style->decimal_comma);
             *p++ = '\n';
         }
         chunk->len = (size_t)(p - chunk->s);
@@ -160,7 +159,7 @@ static int write_map(FILE *out, textbuf *chunk, const table *t,
             rc |= add_key(chunk, (long)c, d);
             rc |= textbuf_add_csv_field(chunk, t->cols->s[c], d);
             rc |= textbuf_add_char(chunk, d);
-            rc |= textbuf_add_float(chunk, *matrix_at(&t->values, r, c),
+            rc |= textbuf_add_float(chunk, trace_cell(t, r, c),
                                     style->decimal_comma);
             rc |= textbuf_add_char(chunk, '\n');
             if (rc != 0)

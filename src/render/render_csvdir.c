@@ -162,10 +162,9 @@ static int write_matrix_csv(FILE *f, const table *t, const csv_out_style *style)
             rc = -1;
             break;
         }
-        const float *row = matrix_at(&t->values, r, 0);
         for (size_t c = 0; c < cols; c++) {
             *p++ = d;
-            p += float_text(p, row[c], style->decimal_comma);
+            p += float_text(p, trace_cell(t, r, c), style->decimal_comma);
         }
         *p++ = '\n';
         text.len = (size_t)(p - text.s);

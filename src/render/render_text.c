@@ -25,7 +25,8 @@
 #include "render/textwidth.h"
 
 #define ELLIPSIS "..."
-#define SKIP ((size_t)-1) /* an index list entry that stands for "..." */
+#define SKIP ((size_t)-1)  /* an index list entry that stands for "..." */
+#define LABEL_MIN_CELLS 24 /* a long row label is cut to no fewer cells */
 
 /* Which rows (or columns) of n to show: all of them, or when summarising
  * the first and last EDGE_ITEMS around SKIP. Returns the count written
@@ -111,8 +112,8 @@ static void cell_text(char *buf, size_t size, const table *t, size_t r,
                       size_t c, bool scientific, const text_style *style)
 {
     char value[64];
-    format_value(value, sizeof value, *matrix_at(&t->values, r, c), t, c,
-                 scientific, style);
+    format_value(value, sizeof value, trace_cell(t, r, c), t, c, scientific,
+                 style);
     char *word = t->cells != NULL
                      ? display_escape(t->cells->s[r * t->values.cols + c])
                      : NULL;
@@ -132,7 +133,7 @@ static bool shade_start(FILE *out, const table *t, const shading *sh,
                         const text_style *style, size_t i, size_t j)
 {
     const float v = *matrix_at(&t->values, i, j);
-    if (shading_masked(sh, i, j)) {
+    if (shading_masked(sh, i, j) || trace_cell_masked(t, i, j)) {
         heat_masked(out, style->truecolor);
         return true;
     }
@@ -318,6 +319,36 @@ static void view_free(table_view *v)
     shading_free(&v->sh);
 }
 
+/* The row labels' width; a label that would leave the widest shown column
+ * no room beside it on a screen of `width` cells (0: no limit) is cut to
+ * fit, "..." in its middle (display_cut), though never under LABEL_MIN_CELLS:
+ * patch_baselines' "clean: TEXT" of a long text. The CSV keeps it whole. */
+static int cut_row_labels(table_view *v, size_t width, mx_error *err)
+{
+    size_t widest = 0;
+    for (size_t j = 0; j < v->nc; j++)
+        widest = v->width[j] > widest ? v->width[j] : widest;
+    const size_t room = width == 0 ? SIZE_MAX
+                        : width > widest + 2 + LABEL_MIN_CELLS
+                            ? width - widest - 2
+                            : LABEL_MIN_CELLS;
+    v->label_width = strlen(ELLIPSIS);
+    for (size_t i = 0; i < v->nr; i++) {
+        if (v->row_names[i] == NULL)
+            continue;
+        if (display_width(v->row_names[i]) > room) {
+            char *cut = display_cut(v->row_names[i], room);
+            if (cut == NULL)
+                return err_nomem(err, _("labels"));
+            free(v->row_names[i]);
+            v->row_names[i] = cut;
+        }
+        if (display_width(v->row_names[i]) > v->label_width)
+            v->label_width = display_width(v->row_names[i]);
+    }
+    return 0;
+}
+
 static int view_init(table_view *v, const table *t, const text_style *style,
                      mx_error *err)
 {
@@ -342,12 +373,7 @@ static int view_init(table_view *v, const table *t, const text_style *style,
     if (v->row_names == NULL || v->col_names == NULL)
         return err_nomem(err, _("labels"));
 
-    /* widths: the row label column, then each shown column */
-    v->label_width = strlen(ELLIPSIS);
-    for (size_t i = 0; i < v->nr; i++)
-        if (v->row_names[i] != NULL &&
-            display_width(v->row_names[i]) > v->label_width)
-            v->label_width = display_width(v->row_names[i]);
+    /* widths: each shown column, then the row label column */
     for (size_t j = 0; j < v->nc; j++) {
         v->width[j] = strlen(ELLIPSIS);
         if (v->ci[j] == SKIP)
@@ -364,7 +390,7 @@ static int view_init(table_view *v, const table *t, const text_style *style,
                 v->width[j] = display_width(buf);
         }
     }
-    return 0;
+    return cut_row_labels(v, style->width, err);
 }
 
 static bool view_summarised(const table_view *v)

@@ -130,8 +130,8 @@ static size_t shown(size_t *idx, size_t n, bool summarise)
 }
 
 /* _vector_str: one row, its elements wrapped elements_per_line at a time. */
-static void print_row(FILE *out, const float *row, const size_t *col, size_t k,
-                      const torch_formatter *f)
+static void print_row(FILE *out, const table *t, size_t r, const size_t *col,
+                      size_t k, const torch_formatter *f)
 {
     const size_t element = f->max_width + 2;
     size_t per_line = (TORCH_LINEWIDTH - ROW_INDENT) / element;
@@ -144,7 +144,7 @@ static void print_row(FILE *out, const float *row, const size_t *col, size_t k,
         if (col[j] == SIZE_MAX) {
             fputs(" ...", out);
         } else {
-            formatter_format(buf, sizeof buf, f, row[col[j]]);
+            formatter_format(buf, sizeof buf, f, trace_cell(t, r, col[j]));
             fputs(buf, out);
         }
     }
@@ -172,7 +172,7 @@ int torch_table(FILE *out, const table *t, const text_style *style,
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < nc; j++)
             if (row[i] != SIZE_MAX && col[j] != SIZE_MAX)
-                kept[n++] = *matrix_at(&t->values, row[i], col[j]);
+                kept[n++] = trace_cell(t, row[i], col[j]);
     torch_formatter f;
     formatter_init(&f, kept, n, style->precision);
 
@@ -186,7 +186,7 @@ int torch_table(FILE *out, const table *t, const text_style *style,
         if (row[i] == SIZE_MAX)
             fputs("...", out);
         else
-            print_row(out, matrix_at(&t->values, row[i], 0), col, nc, &f);
+            print_row(out, t, row[i], col, nc, &f);
     }
     fputs("])\n", out);
     free(row);

@@ -12,6 +12,16 @@ static bool is_regional_indicator(utf8proc_int32_t c)
     return c >= 0x1F1E6 && c <= 0x1F1FF;
 }
 
+/* The cells of code point c; its cluster takes its widest one's. */
+static size_t char_cells(utf8proc_int32_t c)
+{
+    if (c == 0xFE0F) /* emoji presentation selector */
+        return 2;
+    if (is_regional_indicator(c)) /* a pair of them is one flag */
+        return 2;
+    return (size_t)utf8proc_charwidth(c);
+}
+
 size_t display_width(const char *s)
 {
     /* printable ASCII, most labels and every number: a cell a byte */
@@ -48,11 +58,7 @@ size_t display_width(const char *s)
             total += cluster;
             cluster = 0;
         }
-        size_t w = (size_t)utf8proc_charwidth(c);
-        if (c == 0xFE0F) /* emoji presentation selector */
-            w = 2;
-        if (is_regional_indicator(c)) /* a pair of them is one flag */
-            w = 2;
+        const size_t w = char_cells(c);
         if (w > cluster)
             cluster = w;
         prev = c;
@@ -180,4 +186,78 @@ int write_wrapped_lines(FILE *out, const char *text, size_t width,
         text += len + (text[len] == '\n');
     }
     return 0;
+}
+
+/* The boundaries between the grapheme clusters of s (no colours in it):
+ * at[0] = 0 < at[1] < ... < at[k] = strlen(s), and cells[i] the cells of
+ * s's first i clusters, as display_width counts them; returns k. at and
+ * cells hold strlen(s) + 1 each. */
+static size_t clusters(const char *s, size_t *at, size_t *cells)
+{
+    const utf8proc_uint8_t *start = (const utf8proc_uint8_t *)s, *p = start;
+    size_t k = 0, total = 0, cluster = 0;
+    utf8proc_int32_t prev = -1, state = 0;
+    at[0] = cells[0] = 0;
+    while (*p != '\0') {
+        utf8proc_int32_t c;
+        const utf8proc_ssize_t n = utf8proc_iterate(p, -1, &c);
+        const size_t here = (size_t)(p - start);
+        if (n < 0 || prev < 0 ||
+            utf8proc_grapheme_break_stateful(prev, c, &state)) {
+            if (here > 0) {
+                total += cluster;
+                at[++k] = here;
+                cells[k] = total;
+            }
+            cluster = 0;
+        }
+        if (n < 0) { /* an invalid byte: a cluster of its own, 4 cells */
+            cluster = 4;
+            prev = -1;
+            state = 0;
+            p++;
+            continue;
+        }
+        const size_t w = char_cells(c);
+        cluster = w > cluster ? w : cluster;
+        prev = c;
+        p += n;
+    }
+    if (p > start) {
+        at[++k] = (size_t)(p - start);
+        cells[k] = total + cluster;
+    }
+    return k;
+}
+
+char *display_cut(const char *s, size_t cells)
+{
+    static const char more[] = "...";
+    const size_t len = strlen(s);
+    if (display_width(s) <= cells)
+        return strdup(s);
+    size_t *at = malloc((len + 1) * sizeof *at);
+    size_t *sum = malloc((len + 1) * sizeof *sum);
+    char *out = malloc(len + sizeof more);
+    if (at == NULL || sum == NULL || out == NULL) {
+        free(at);
+        free(sum);
+        free(out);
+        return NULL;
+    }
+    const size_t k = clusters(s, at, sum);
+    // the room beside "...": its first half for the beginning, the rest
+    // for the end (where two texts that differ late still differ)
+    const size_t room = cells > sizeof more ? cells - (sizeof more - 1) : 1;
+    size_t head = 0, tail = k;
+    while (head < k && sum[head + 1] <= (room + 1) / 2)
+        head++;
+    while (tail > head && sum[k] - sum[tail - 1] <= room - sum[head])
+        tail--;
+    memcpy(out, s, at[head]);
+    memcpy(out + at[head], more, sizeof more - 1);
+    memcpy(out + at[head] + sizeof more - 1, s + at[tail], len - at[tail] + 1);
+    free(at);
+    free(sum);
+    return out;
 }

@@ -24,6 +24,12 @@ size_t display_width(const char *s);
  * Returns NULL when out of memory; the caller frees it. */
 char *display_escape(const char *s);
 
+/* A new string: s when it takes at most `cells` cells, else its
+ * beginning, "..." and its end, cut between grapheme clusters, within
+ * `cells` cells (at least 4): "clean: When Mary...gave a drink to". NULL
+ * when out of memory; the caller frees it. */
+char *display_cut(const char *s, size_t cells);
+
 /* Writes the line s (without its '\n') and a '\n', broken at spaces so
  * that no line is wider than width cells (0: no limit); the lines after
  * the first start with `indent` spaces. A word wider than a line is

@@ -156,9 +156,10 @@ BAD = [
      "--corpus: goes with --train N, or with --model DIR"),
     (["--ablate", "0.1", "--ablate-mode", "mean", "--corpus", CORPUS],
      "--corpus: say which column holds the sentences with --column NAME"),
-    (["--ablate", "0.1", "--generate", "3"] + WITH_CORPUS,
-     "--generate: sets a head's mean over the prompt's positions, so it "
-     "does not go with --corpus"),
+    (["--ablate", "0.1", "--generate", "3", "--ablate-mode", "mean",
+      "--corpus", long_text, "--column", "text"],
+     "long.csv:3: column 'text': the text is 18 tokens; the model takes at "
+     "most 16 (n_positions)"),
     (["--ablate", "0.1", "--ablate-mode", "mean", "--corpus", long_text,
       "--column", "text"],
      "long.csv:3: column 'text': the text is 18 tokens; the model takes at "

@@ -29,8 +29,17 @@ PROGRAM = Program(sys.argv[1])
 REF = sys.argv[2]
 
 
+CORPUS = ["--corpus", os.path.join(REF, "interventions", "corpus.csv"),
+          "--column", "text"]
+
+
 def case(name, family):
-    folder = "generate" if family == "gpt2" else family + "_generate"
+    """A reference case: generate/NAME (llama_generate/NAME), or, for a
+    name corpus_generate_*, interventions/NAME (the heads set to their
+    means over interventions/corpus.csv, make_intervention_reference.py's
+    CORPUS_GENERATE_CASES)."""
+    folder = ("interventions" if name.startswith("corpus_generate_")
+              else "generate" if family == "gpt2" else family + "_generate")
     return read_safetensors(os.path.join(REF, folder, name + ".safetensors"))
 
 
@@ -53,11 +62,13 @@ def options_of(ref):
     return args
 
 
-def matches_reference(name, checkpoint, family="gpt2"):
+def matches_reference(name, checkpoint, family="gpt2", extra=()):
+    """The run of a reference case (with the options extra: --corpus)
+    against it."""
     ref = case(name, family)
     model = os.path.join(REF, family, checkpoint)
-    args = ["--model", model] + options_of(ref) + [text_of(checkpoint,
-                                                           family)]
+    args = ["--model", model] + options_of(ref) + list(extra) + \
+        [text_of(checkpoint, family)]
     r = PROGRAM.run(args + ["--tables", "generated", "--format", "csv"])
     table = {}
     for row in csv.DictReader(io.StringIO(r.stdout.decode())):
@@ -67,9 +78,10 @@ def matches_reference(name, checkpoint, family="gpt2"):
     n = len(ref["tokens"])
     wrong = differing(rows, ref)
     ok(r.returncode == 0 and len(rows) == n and wrong == 0,
-       "%s %s: every value of generated with %s is PyTorch's (%d rows, %d "
-       "differ)" % (family, name, " ".join(options_of(ref)[2:]), len(rows),
-                    wrong), r.stderr.decode())
+       "%s %s: every value of generated with %s%s is PyTorch's (%d rows, "
+       "%d differ)" % (family, name, " ".join(options_of(ref)[2:]),
+                       " and --corpus" if extra else "", len(rows), wrong),
+       r.stderr.decode())
     # the clean model's generation in the CSV (generated_clean): its ids
     # are the reference's clean tokens, and every value is the plain
     # run's generated (the same prompt, options and seed, no hook)
@@ -81,9 +93,9 @@ def matches_reference(name, checkpoint, family="gpt2"):
                 (row["row_label"], row["value"])
         return r, [cells[i] for i in sorted(cells)]
     r, clean_rows = table_of(args, "generated_clean")
+    switches = ("--ablate", "--ablate-mode", "--corpus", "--column")
     plain_args = [a for i, a in enumerate(args)
-                  if a not in ("--ablate", "--ablate-mode") and
-                  args[i - 1] not in ("--ablate", "--ablate-mode")]
+                  if a not in switches and args[i - 1] not in switches]
     p, plain_rows = table_of(plain_args, "generated")
     ids = [int(float(row["id"][1])) for row in clean_rows]
     ok(r.returncode == 0 and p.returncode == 0 and
@@ -139,10 +151,83 @@ def kv_steps(mode):
        r.stderr.decode()[:300])
 
 
+def corpus_not_prompt():
+    """--corpus sets the corpus's mean, not the prompt's: the same
+    heads at the prompt's mean pick other tokens; and --kv-steps shows
+    the head's z as one row at the prompt's every position and at every
+    step."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    args = ["--model", two, "--generate", "8", "--ablate", "1.0,0.1",
+            "--ablate-mode", "mean", "--tables", "generated", "--format",
+            "csv", text_of("two_layers")]
+    prompt = PROGRAM.run(args)
+    corpus = PROGRAM.run(args + CORPUS)
+    ok(prompt.returncode == 0 and corpus.returncode == 0 and
+       prompt.stdout != corpus.stdout,
+       "--generate --ablate-mode mean: --corpus's mean makes another text "
+       "than the prompt's mean")
+    r = PROGRAM.run(["--model", two, "--generate", "4", "--ablate", "0.1",
+                     "--ablate-mode", "mean", "--kv-steps", "--tables",
+                     "head_context", "--layers", "0", "--format", "csv",
+                     text_of("two_layers")] + CORPUS)
+    rows = {}
+    for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+        if row["head"] == "1":
+            key = (row["step"], row["row"])
+            rows.setdefault(key, []).append(f32(float(row["value"])))
+    first = rows.get(("", "0"))
+    ok(r.returncode == 0 and first is not None and len(rows) == 6 + 3 and
+       all(v == first for v in rows.values()),
+       "--kv-steps with --corpus: head 0.1's z is the one corpus row at "
+       "each of the prompt's 6 positions and at every step (%d rows)"
+       % len(rows), r.stderr.decode()[:300])
+
+
+# --explain's note on generation's mean over --corpus, as each language
+# says it
+CORPUS_NOTE = {
+    "en": "With --corpus, mean set each switched-off head's z instead to "
+          "its mean over every position of every text of the corpus",
+    "pt_BR": "Com --corpus, mean pôs o z de cada cabeça desligada, em vez "
+             "disso, na sua média",
+    "es": "Con --corpus, mean puso en cambio el z de cada cabeza apagada en "
+          "su media",
+    "zh_CN": "配合 --corpus，mean 改为把每个被关闭的头的 z 设为它在语料",
+    "zh_TW": "配合 --corpus，mean 改為把每個被關閉的頭的 z 設為它在語料",
+}
+
+
+def explain_corpus():
+    """--explain with --generate says the mean was the corpus's, in every
+    language, and not without --corpus."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    base = ["--model", two, "--generate", "3", "--ablate", "1.0",
+            "--ablate-mode", "mean", "--explain", "--tables", "generated",
+            "the cat"]
+    for lang, start in CORPUS_NOTE.items():
+        r = PROGRAM.run(base + CORPUS + ["--lang", lang])
+        notes = [line[2:] for line in r.stdout.decode().splitlines()
+                 if line.startswith("# ")]
+        joined = (" " if lang in ("en", "pt_BR", "es") else "").join(notes)
+        ok(r.returncode == 0 and start in joined,
+           "--explain --generate (%s): the heads' mean is the corpus's" % lang,
+           r.stderr.decode() + "\n".join(notes[-6:]))
+    r = PROGRAM.run(base)
+    ok(r.returncode == 0 and b"With --corpus" not in r.stdout,
+       "--explain --generate without --corpus: no note on a corpus")
+
+
 def main():
     matches_reference("ablate_zero_greedy", "two_layers")
     matches_reference("ablate_mean_sample", "wide")
     matches_reference("ablate_mean_greedy", "llama_tied_f32", "llama")
+    matches_reference("corpus_generate_greedy_two_layers", "two_layers",
+                      extra=CORPUS)
+    matches_reference("corpus_generate_sample_wide", "wide", extra=CORPUS)
+    matches_reference("corpus_generate_greedy_llama_tied_f32",
+                      "llama_tied_f32", "llama", extra=CORPUS)
+    corpus_not_prompt()
+    explain_corpus()
     kv_steps("zero")
     kv_steps("mean")
 

@@ -406,6 +406,57 @@ def end_token_note():
            "no note when generation makes the tokens asked for", r.stderr)
 
 
+def one_position_note():
+    """A model of one position: the note says "1 position", as ngettext
+    chooses it in each language: a copy of two_layers whose config.json
+    says n_positions 1 and whose wpe keeps its first row."""
+    two = os.path.join(REF, "gpt2", "two_layers")
+    with open(os.path.join(two, "model.safetensors"), "rb") as fh:
+        data = fh.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    tensors = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        lo, hi = t["data_offsets"]
+        raw = body[lo:hi]
+        if name.endswith("wpe.weight"):
+            raw = raw[:len(raw) // t["shape"][0]]
+            t = dict(t, shape=[1, t["shape"][1]])
+        tensors[name] = (t, raw)
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("vocab.json", "merges.txt"):
+            os.symlink(os.path.join(os.path.abspath(two), name),
+                       os.path.join(d, name))
+        with open(os.path.join(two, "config.json")) as fh:
+            cfg = json.load(fh)
+        cfg["n_positions"] = cfg["n_ctx"] = 1
+        with open(os.path.join(d, "config.json"), "w") as fh:
+            json.dump(cfg, fh)
+        head, blob = {}, b""
+        for name, (t, raw) in tensors.items():
+            head[name] = {"dtype": t["dtype"], "shape": t["shape"],
+                          "data_offsets": [len(blob), len(blob) + len(raw)]}
+            blob += raw
+        text = json.dumps(head).encode()
+        text += b" " * (-len(text) % 8)
+        with open(os.path.join(d, "model.safetensors"), "wb") as fh:
+            fh.write(struct.pack("<Q", len(text)) + text + blob)
+        said = {"en": "at most 1 position (n_positions)",
+                "pt_BR": "no máximo 1 posição (n_positions)",
+                "es": "como máximo 1 posición (n_positions)"}
+        for lang, words in said.items():
+            r, rows = generated_csv(["--model", d, "--generate", "3",
+                                     "--lang", lang, "t"])
+            err = r.stderr.decode()
+            ok(r.returncode == 0 and len(rows) == 1 and words in err and
+               len(err.splitlines()) == 1,
+               "--lang %s: a model of one position: \"%s\"" % (lang, words),
+               err)
+
+
 def kv_steps_limit():
     """--kv-steps over a long generation: the steps' tables' size is
     estimated before anything is written (every step's query row, cached
@@ -501,6 +552,7 @@ def main():
        and "(n_positions)" in err and len(err.splitlines()) == 1,
        "the model's positions full: the tokens so far and a one-line note",
        err)
+    one_position_note()
     end_token_note()
 
     # the same seed, the same text; the text output shows it continued

@@ -666,15 +666,21 @@ def check_model_view(driver, mha, tmp):
            "another" % name, (maps, shown, errors))
 
 
+# Every step's id and title, walked with the "next" button, or null when
+# the walk does not reach the last step (its "next" disabled). The view
+# draws its buttons again at each step, so the button is looked up again
+# each time: the first one, no longer on the page, is never disabled, and
+# its clicks would go on at the last step until the loop's end.
 STEP_TITLES = """
-var next = document.querySelector('[data-step=next]'), out = [];
+var out = [];
 for (var k = 0; k < 400; k++) {
   var t = document.getElementById('step-title');
   out.push([t.getAttribute('data-step-id'), t.textContent]);
-  if (next.disabled) break;
+  var next = document.querySelector('[data-step=next]');
+  if (next.disabled) return out;
   next.click();
 }
-return out;"""
+return null;"""
 
 
 def check_prenorm_titles(driver, mha, tmp):
@@ -698,10 +704,14 @@ def check_prenorm_titles(driver, mha, tmp):
                             "[aria-label=View] button[data-value=steps]"
                             ).click()
         titles = driver.execute_script(STEP_TITLES)
+        ok(titles is not None and
+           len(set(t for _, t in titles)) == len(titles),
+           "%s: the steps walked to the last, each once" % name,
+           len(titles) if titles else titles)
         # "3. Normalização antes da atenção (h.0)": its number, its
         # layer; each layer's steps the same
         got = {}
-        for step, title in titles:
+        for step, title in titles or []:
             if step in want:
                 bare = re.sub(r"^\d+\. | \([^)]*\)$", "", title)
                 got.setdefault(step, set()).add(bare)

@@ -78,6 +78,28 @@ ok(r.returncode == 0 and
        for row in base) and base[0]["value"] != base[1]["value"],
    "--patch: patch_baselines names both texts, --answer and --wrong, "
    "and each run's logit difference", r.stdout[-400:] + r.stderr)
+# texts of 16 tokens ("hello" is one of two_layers'), 80 and 76 letters:
+# their labels cut in the middle to fit 80 columns beside the column,
+# each text's beginning and end kept; the CSV has them whole
+LONG, LONG_X = "hello" * 16, "hello" * 15 + "x"
+LONG_PATCH = ["--patch", "--clean", LONG, "--corrupt", LONG_X,
+              "--answer", " cat", "--wrong", " mat", "--tables",
+              "patch_baselines"]
+r = run(["--model", model, "--width", "80"] + LONG_PATCH)
+lines = r.stdout.splitlines()
+labels = [line.rsplit("  ", 1)[0].rstrip() for line in lines[2:4]]
+ok(r.returncode == 0 and len(lines) == 4 and
+   all(len(line) <= 80 for line in lines) and
+   labels[0].startswith("clean: hellohello") and
+   labels[0].endswith("hellohello") and
+   labels[1].startswith("corrupted: hello") and
+   labels[1].endswith("hellox") and all("..." in x for x in labels),
+   "--patch: patch_baselines' long labels cut in their middle to fit 80 "
+   "columns, each text's end kept", r.stdout + r.stderr)
+r, rows, made = tables_of(LONG_PATCH)
+ok(r.returncode == 0 and [row["row_label"] for row in rows] ==
+   ["clean: " + LONG, "corrupted: " + LONG_X],
+   "--patch: the CSV's patch_baselines labels whole", r.stdout + r.stderr)
 r, rows, made = tables_of(["--head-scores", "--repeat-random", "4",
                            "--seed", "5"])
 ok(r.returncode == 0 and made == {"head_scores"} and len(rows) == 4 * 3 and

@@ -12,9 +12,16 @@ Face reads that the program reads too:
   - a Mistral folder's sliding_window no shorter than the text, and
     rope_scaling {"rope_type": "default"}, give the same run as the
     folder without them (the folder llama_test compares with PyTorch);
-    a window shorter than the text is refused naming both lengths, and
-    --generate's note where the window ends it names sliding_window (not
-    max_position_embeddings);
+    so does use_sliding_window, true or false (MistralForCausalLM reads
+    sliding_window alone); a window shorter than the text is refused
+    naming both lengths, and --generate's note where the window ends it
+    names sliding_window (not max_position_embeddings);
+  - a trained folder's model.json that does not fit its files names
+    model.json and the field, never an option or --help: heads that do
+    not divide d_out, positions other than pos_embedding's rows; a file
+    of a variant it does not list, or of a layer its module has not;
+  - GPT-2's vocab.json with an id -1 or 1e20 says negative or too large,
+    with the ids the tokens have.
   - a true-or-false key of config.json (GPT-2's scale_attn_weights and
     the keys it refuses when true, BERT's is_decoder) is taken only as
     JSON's true or false: 1, "false" or null are refused naming the key,
@@ -28,6 +35,7 @@ Prints TAP. Python 3 standard library only.
 """
 import json
 import os
+import re
 import shutil
 import struct
 import sys
@@ -66,6 +74,91 @@ def copy(tmp, src, name, change=None, drop=None):
         with open(path, "w") as f:
             json.dump(c, f)
     return out
+
+
+def edited(tmp, src, name, edit):
+    """A copy of folder src named name, whose model.json's text is
+    edit(text)."""
+    out = os.path.join(tmp, name)
+    shutil.copytree(src, out)
+    path = os.path.join(out, "model.json")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(edit(text))
+    return out
+
+
+def trained_folder(tmp):
+    """A trained folder whose model.json does not fit its files: the
+    message names model.json and the key, never an option nor --help;
+    a file of a variant model.json does not describe, or of a layer its
+    module has not, is refused naming it."""
+    d = os.path.join(tmp, "fused")
+    r = MHA.run(["the cat sat on the mat", "--train", "2", "--variant",
+                 "fused", "--d-model", "32", "--d-out", "32", "--heads", "2",
+                 "--positions", "--csv-dir", d])
+    ok(r.returncode == 0, "a trained fused model with positions saved",
+       r.stderr)
+    r = MHA.run(["--weights", d, "the cat"])
+    ok(r.returncode == 0 and r.stdout, "the folder as saved runs", r.stderr)
+
+    folder = edited(tmp, d, "heads3",
+                    lambda t: t.replace('"heads": 2', '"heads": 3'))
+    first = refused(["--weights", folder, "the cat"],
+                    "heads3/model.json: the field 'heads' is 3, which does "
+                    "not divide the field 'd_out' (32)",
+                    "model.json's heads 3 over d_out 32")
+    r = MHA.run(["--weights", folder, "the cat"])
+    ok("--heads" not in first and b"--help" not in r.stderr,
+       "model.json's heads 3: no option, no --help", r.stderr)
+
+    folder = edited(tmp, d, "positions2",
+                    lambda t: re.sub(r'"positions": \d+', '"positions": 2',
+                                     t))
+    refused(["--weights", folder, "the cat"],
+            "positions2/model.json: the field 'positions' is 2, but "
+            "fused.pos_embedding.weight.csv has 6 rows",
+            "model.json's positions against pos_embedding's rows")
+
+    folder = edited(tmp, d, "extra_variant", lambda t: t)
+    shutil.copy(os.path.join(d, "fused.W_key.weight.csv"),
+                os.path.join(folder, "single.W_key.weight.csv"))
+    refused(["--weights", folder, "the cat"],
+            "extra_variant/single.W_key.weight.csv: the folder's model.json "
+            "describes a trained model of the variants fused: the file is "
+            "not its own", "a file of a variant model.json does not list")
+
+    folder = edited(tmp, d, "extra_layer", lambda t: t)
+    shutil.copy(os.path.join(d, "fused.W_key.weight.csv"),
+                os.path.join(folder, "fused.W_extra.weight.csv"))
+    first = refused(["--weights", folder, "the cat"],
+                    "extra_layer/fused.W_extra.weight.csv: the fused module "
+                    "has no layer 'W_extra' (with heads 2, as the folder's "
+                    "model.json says)", "a file of a layer the module has not")
+    ok("--heads" not in first, "a layer the module has not: no --heads",
+       first)
+
+
+def vocab_ids(tmp):
+    """GPT-2's vocab.json: an id negative or too large is said so, with
+    the ids the tokens have; a fraction is not a whole number."""
+    for name, value, fragment in (
+            ("negative", -1, "the id of hi is -1, a negative number: with "
+             "283 tokens the ids go from 0 to 282"),
+            ("huge", 1e20, "the id of hi is 1e+20, too large: with 283 "
+             "tokens the ids go from 0 to 282"),
+            ("fraction", 1.5, "the id of hi is not a whole number")):
+        folder = os.path.join(tmp, "vocab-" + name)
+        shutil.copytree(GPT2, folder)
+        path = os.path.join(folder, "vocab.json")
+        with open(path) as f:
+            v = json.load(f)
+        v["hi"] = value
+        with open(path, "w") as f:
+            json.dump(v, f)
+        refused(["--model", folder, "the cat"], "vocab.json: " + fragment,
+                "vocab.json, an id %s" % name)
 
 
 def main():
@@ -142,12 +235,28 @@ def main():
             r = MHA.run(["--model", folder, "--format", "csv", text])
             ok(r.returncode == 0 and r.stdout == want.stdout,
                "%s: the same run as without it" % what, r.stderr)
+        # MistralForCausalLM reads sliding_window alone (MistralConfig has
+        # no use_sliding_window): the key changes nothing, either way
+        for used in (True, False):
+            folder = copy(tmp, MISTRAL, "use_window_%s" % used,
+                          {"use_sliding_window": used})
+            r = MHA.run(["--model", folder, "--format", "csv", text])
+            ok(r.returncode == 0 and r.stdout == want.stdout,
+               "mistral, use_sliding_window %s: not read; the same run"
+               % used, r.stderr)
         folder = copy(tmp, MISTRAL, "short_window",
                       {"sliding_window": n - 1})
         refused(["--model", folder, text],
                 "the text is %d tokens, longer than the model's "
                 "sliding_window %d" % (n, n - 1),
                 "a window one token shorter than the text")
+        folder = copy(tmp, MISTRAL, "short_window_unused",
+                      {"sliding_window": n - 1, "use_sliding_window": False})
+        refused(["--model", folder, text],
+                "the text is %d tokens, longer than the model's "
+                "sliding_window %d" % (n, n - 1),
+                "mistral, use_sliding_window false: the window still "
+                "shorter than the text")
         r = MHA.run(["--model", folder, "--generate", "8", "the"])
         ok(r.returncode == 0 and b"at most %d positions (sliding_window)" %
            (n - 1) in r.stderr,
@@ -237,6 +346,8 @@ def main():
                         "model.json with an unknown variant")
         ok("at most once" not in first,
            "model.json with an unknown variant: not called repeated", first)
+        trained_folder(tmp)
+        vocab_ids(tmp)
     sys.exit(done())
 
 

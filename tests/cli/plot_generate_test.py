@@ -3,7 +3,8 @@
 logit lens (TAP).
 
 --generate N --kv-steps makes attn_weights_generated (each head's rows:
-the prompt's attn_weights, then each step's new token over the cache)
+the prompt's attn_weights, then each step's new token over the cache;
+the keys a row cannot see 0 in CSV, as attn_weights prints a masked key)
 and generated_p (each chosen token's probability): their values must be
 the --kv-steps tables' and the table generated's, in GPT-2 and in a
 Llama-style checkpoint whose query heads share key/value heads. --plot
@@ -15,13 +16,15 @@ which runs the whole sequence again at each step (a stack of two
 blocks). --logit-lens's grid (logit_lens_grid):
 each cell the first row of the layer's logit_lens for that position, in
 CSV and in the text grid (the token beside its probability), and drawn
-with its tokens written in the cells.
+with its tokens written in the cells, each cell as wide as its tokens
+need (tokens of 8 characters whole; one of 38 ends in an ellipsis).
 
 Usage: plot_generate_test.py MHA_EXPLAIN REFERENCE_DIR
 A build without plotting skips the pictures."""
 import csv
 import html
 import io
+import json
 import math
 import os
 import re
@@ -95,7 +98,7 @@ def check_generated(model, name, n):
                 want = [step[(0, j)] for j in range(i + 1)] if step else None
             got = [grown[(i, j)] for j in range(R)]
             if (want is None or got[:i + 1] != want or
-                    any(v != "nan" for v in got[i + 1:])):
+                    any(v != "0" for v in got[i + 1:])):
                 wrong.append((k, i))
             checked += 1
     gen = t.get(("generated", "", "", ""), {})
@@ -109,7 +112,8 @@ def check_generated(model, name, n):
     want_p = [gen.get((i, p_col)) for i in range(n)]
     ok(r.returncode == 0 and len(heads) > 0 and checked > 0 and not wrong,
        "%s: attn_weights_generated's rows are the prompt's attn_weights, "
-       "then each step's (%d heads, %d rows; the later keys nan)"
+       "then each step's (%d heads, %d rows; the later keys masked, 0 "
+       "as attn_weights prints a masked key)"
        % (name, len(heads), checked), wrong[:3])
     ok(p_col is not None and None not in strip and strip == want_p,
        "%s: generated_p is generated's probability column" % name,
@@ -233,6 +237,47 @@ def check_pictures(d):
        r.stderr[-200:])
 
 
+def check_lens_long_tokens(d):
+    """The grid's cells as wide as their tokens need: a copy of two_layers
+    whose byte tokens outside the text and the merges are renamed
+    "piece<id>" (8 characters, cut short in cells of the old fixed
+    width), one of them 38 characters (wider than a cell grows): each
+    drawn whole but that one, which ends in an ellipsis."""
+    folder = os.path.join(d, "long_tokens")
+    os.mkdir(folder)
+    for name in ("config.json", "model.safetensors", "merges.txt"):
+        os.symlink(os.path.abspath(os.path.join(GPT2, name)),
+                   os.path.join(folder, name))
+    text = "the cat sat on the mat"
+    with open(os.path.join(GPT2, "merges.txt"), encoding="utf-8") as f:
+        merged = set(f.read().split("\n", 1)[1].replace(" ", "")
+                     .replace("\n", ""))
+    kept = merged | set(text.replace(" ", "\u0120")) | {"\u0120"}
+    with open(os.path.join(GPT2, "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    renamed = {}
+    for s, i in vocab.items():
+        if len(s) == 1 and s not in kept:
+            s = "piece%03d" % i + ("x" * 30 if i == 19 else "")
+        renamed[s] = i
+    with open(os.path.join(folder, "vocab.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(renamed, f)
+    args = ["--model", folder, "--logit-lens", text]
+    _, rows = rows_of(args + ["--tables", "logit_lens"])
+    cells = [x["row_label"].split(" \u2192 ", 1)[1] for x in rows
+             if int(x["row"]) % 5 == 0]
+    t = svg_texts(args, os.path.join(d, "long.svg"))
+    pieces = [x for x in t if x.startswith("piece")]
+    long_one = "piece019" + "x" * 30
+    whole = [c for c in cells if c.startswith("piece") and c != long_one]
+    ok(whole and all(c in t for c in whole) and long_one not in t and
+       any(x.startswith("piece019") and x.endswith("\u2026")
+           for x in pieces),
+       "--logit-lens --plot: every token of 8 characters whole in its cell, "
+       "one of 38 cut with an ellipsis", (cells, pieces))
+
+
 def check_lens_grid():
     r, rows = rows_of(["--model", WIDE, "--logit-lens", "--tables",
                        "logit_lens,logit_lens_grid", PROMPT20])
@@ -288,6 +333,7 @@ def main():
             print("# this build draws no pictures")
         else:
             check_pictures(d)
+            check_lens_long_tokens(d)
     return done()
 
 

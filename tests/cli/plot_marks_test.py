@@ -10,6 +10,8 @@
   and theirs alone, have a white veil and a dashed frame. The legend
   says how the heads were switched off (zero and mean), in the SVG's
   text, and a run without --ablate has none.
+- The model view's title is as wide as the page (a Llama-style
+  checkpoint of 4 heads: on one line, its grid narrower than it).
 - A map's colour bar is as tall as the map (at least 120 points, at
   most 600): a 2 x 2 ablation map in every language, its caption whole
   beside the bar (wrapped on lines or, in Chinese, set in vertical
@@ -282,6 +284,21 @@ def check_legends(d):
        "without --ablate: no such legend", texts[-8:])
 
 
+def check_title(d):
+    """The model view's title spans the page, bar and legend included: a
+    Llama-style checkpoint of 4 heads, whose grid is narrower than the
+    title but whose page is wide enough, has it on one line."""
+    svg = os.path.join(d, "title.svg")
+    texts = []
+    if draw(["--model", LLAMA, TEXT], svg):
+        texts = plotlib.svg_texts(svg)
+    title = ("Model view: attn_weights of every layer (rows) and head "
+             "(columns), from 0 to 1")
+    ok(texts[:1] == [title],
+       "the model view's title on one line where the page has room",
+       texts[:2])
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         if plotlib.cannot_plot(mha, d):
@@ -295,6 +312,7 @@ def main():
                     ["O gato sobe no tapete", "--d-model", "4", "--heads",
                      "2", "--variant", "block", "--layers", "3"], 3, 2)
         check_legends(d)
+        check_title(d)
         check_bars(d)
     return done()
 

@@ -5,7 +5,9 @@ says "tie_word_embeddings": false and whose model.safetensors has its own
 lm_head.weight; make_gpt2_reference.py gives PyTorch's logits of its
 text). Every output that takes the head takes lm_head.weight: the greedy
 --generate's first token (the KV cache's pass), --ablate's clean loss,
-the logit lens's last layer's top probability. A folder whose config and tensors disagree
+the logit lens's last layer's top probability; --tables lm_head.weight
+shows it and --explain names it (out @ lm_head.weight^T, in every
+language), where a tied folder's note says wte. A folder whose config and tensors disagree
 is refused in one line (status 2): untied without lm_head.weight (no head
 is invented), tied with an lm_head.weight that is not wte, a
 tie_word_embeddings that is not true or false; tied with a copy of wte
@@ -107,6 +109,43 @@ def main():
        "--logit-lens: the last layer's top probabilities are lm_head's",
        "%s\n%s" % (last, top))
 
+    # --tables lm_head.weight: the checkpoint's own head, bf16 widened to
+    # float (its 16 high bits), row by row as nn.Linear stores it (V x D)
+    entry, raw = read_safetensors(
+        os.path.join(src, "model.safetensors"))["lm_head.weight"]
+    want = [struct.unpack("<f", b"\0\0" + raw[i:i + 2])[0]
+            for i in range(0, len(raw), 2)]
+    r = mha.run(["--model", src, "--format", "csv", "--tables",
+                 "lm_head.weight", text])
+    got = rows(r)
+    ok(r.returncode == 0 and entry["dtype"] == "BF16" and
+       len(got) == len(want) and
+       all(struct.unpack("<f", struct.pack("<f", float(x["value"])))[0] == w
+           for x, w in zip(got, want)) and
+       got[-1]["row_label"] == "id%d" % (entry["shape"][0] - 1) and
+       got[-1]["col_label"] == "dim%d" % (entry["shape"][1] - 1),
+       "--tables lm_head.weight: the checkpoint's own head, every value",
+       r.stderr.decode())
+
+    def notes(folder, lang="en"):
+        r = mha.run(["--model", folder, "--explain", "--lang", lang,
+                     "--tables", "out,logits", text])
+        return r.returncode, " ".join(
+            line[2:] for line in r.stdout.decode().splitlines()
+            if line.startswith("# "))
+
+    # --explain names the head the logits took: the untied one's own
+    rc, said = notes(src)
+    ok(rc == 0 and "out @ lm_head.weight^T" in said and
+       "wte^T" not in said and "the checkpoint's own head" in said,
+       "--explain: an untied checkpoint's logits are out @ lm_head.weight^T",
+       said)
+    for lang in ("pt_BR", "es", "zh_CN", "zh_TW"):
+        rc, told = notes(src, lang)
+        ok(rc == 0 and "lm_head.weight^T" in told and "wte^T" not in told
+           and told != said,
+           "--explain --lang %s: the untied head, translated" % lang, told)
+
     tmp = tempfile.mkdtemp()
     try:
         tensors = read_safetensors(os.path.join(src, "model.safetensors"))
@@ -158,6 +197,17 @@ def main():
            a.stdout != c.stdout,
            "tied with lm_head.weight a copy of wte: the run of wte alone, "
            "not the untied head's", a.stderr.decode())
+        # a tied checkpoint's logits are out @ wte^T, and it has no head
+        # of its own to show
+        rc, said = notes(alone)
+        ok(rc == 0 and "out @ wte^T" in said and "lm_head.weight" not in said,
+           "--explain: a tied checkpoint's logits are out @ wte^T", said)
+        r = mha.run(["--model", alone, "--tables", "lm_head.weight", text])
+        err = r.stderr.decode()
+        ok(r.returncode == 2 and r.stdout == b"" and
+           "no tensor lm_head.weight" in err,
+           "--tables lm_head.weight of a tied checkpoint without one: "
+           "refused naming it", err)
     finally:
         shutil.rmtree(tmp)
     done()

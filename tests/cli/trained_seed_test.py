@@ -7,6 +7,14 @@ continuation; --seed chooses other draws. A model.json without the
 seed still loads (the default seed); a malformed one (negative, past
 2^64 - 1, a fraction, not a number) is refused: status 2, one line.
 
+The rest of the record travels too: a run of the folder with no
+--train, written with --csv-dir (into the folder itself, or a copy),
+writes the folder's "training" and "final_loss" back unchanged rather
+than a record of 0 steps; --explain says how many steps, which
+optimizer, --lr and corpus model.json gives, and tells of no update
+(a model.json without the record says it does not say); a run that
+trains further (--train N) records its own steps.
+
 Usage: trained_seed_test.py MHA_EXPLAIN
 
 Prints TAP.
@@ -113,6 +121,56 @@ def main():
                        "--weights DIR (%s)" % name)
         ok(read == default,
            "model.json %s: loads, seeded by --seed's default 42" % name)
+
+    # the record travels: a run of no step writes the folder's own
+    with open(os.path.join(d, "model.json"), encoding="utf-8") as f:
+        before = json.load(f)
+    for name, into in (("itself", None), ("a copy", "copy")):
+        src = d if into is None else d
+        out = os.path.join(tmp, "resaved") if into else None
+        if into is None:
+            out = os.path.join(tmp, "inplace")
+            shutil.copytree(d, out)
+            src = out
+        r = MHA.run(["--weights", src, "--variant", "block", "the cat sat",
+                     "--csv-dir", out])
+        with open(os.path.join(out, "model.json"), encoding="utf-8") as f:
+            after = json.load(f)
+        ok(r.returncode == 0 and after["training"] == before["training"] and
+           after["final_loss"] == before["final_loss"],
+           "--weights DIR --csv-dir (%s), no --train: model.json keeps the "
+           "training record (%d steps, lr %g) and final_loss" %
+           (name, before["training"]["steps"], before["training"]["lr"]),
+           (r.stderr, after.get("training"), after.get("final_loss")))
+    more = os.path.join(tmp, "more")
+    r = MHA.run(["--weights", d, "--variant", "block", "the cat sat",
+                 "--train", "2", "--lr", "0.5", "--csv-dir", more])
+    with open(os.path.join(more, "model.json"), encoding="utf-8") as f:
+        after = json.load(f)
+    ok(r.returncode == 0 and after["training"]["steps"] == 2 and
+       after["training"]["lr"] == 0.5,
+       "--weights DIR --train 2 --lr 0.5: model.json records this run's "
+       "steps", (r.stderr, after.get("training")))
+    r = MHA.run(["--weights", d, "--variant", "block", "the cat sat",
+                 "--explain"])
+    text = " ".join(line[2:] for line in r.stdout.decode().split("\n")
+                    if line.startswith("# "))
+    said = ("its model.json says it took 20 steps of Adam with --lr 0.01 on "
+            "the sentences of %s" % corpus)
+    ok(r.returncode == 0 and said in text and "takes 0 steps" not in text and
+       "torch.optim.Adam's defaults" not in text and
+       "Row step i" not in text and
+       "No step is taken" in text,
+       "--explain of the folder: the training model.json records, no "
+       "update of this run", text[:700])
+    e = edited(d, tmp, "no-record", lambda m: m.pop("training"))
+    r = MHA.run(["--weights", e, "--variant", "block", "the cat sat",
+                 "--explain"])
+    text = " ".join(line[2:] for line in r.stdout.decode().split("\n")
+                    if line.startswith("# "))
+    ok(r.returncode == 0 and "does not say how it was trained" in text,
+       "--explain of a folder without the record says it does not say",
+       text[:500])
 
     # a malformed seed: status 2, one line naming the file
     for name, value in (("negative", -1), ("huge", 18446744073709551616),

@@ -78,6 +78,21 @@ D). The cases of CORPUS_CASES, on the checkpoint's own text, into
 corpus_CHECKPOINT.safetensors: NAME.out, NAME.effect, NAME.loss or
 NAME.map, as above.
 
+Generation with heads set to their corpus means (--generate with
+--ablate L.H --ablate-mode mean --corpus FILE --column text), as a user
+of PyTorch does it with one model: the corpus's z taken as above, by
+corpus_z, through the model that then generates
+(make_generate_reference.py's GPT2LMHeadModel with its cache,
+make_llama_generate_reference.py's LlamaForCausalLM), then
+corpus_ablating's pre-hook on c_proj (o_proj) at every forward of
+make_generate_reference.py's greedy / sampled loop generate(), the
+prompt's and each new token's over the cache, as its ABLATE_CASES run
+(generate_ablated, with this hook). The cases of CORPUS_GENERATE_CASES,
+into corpus_generate_NAME.safetensors with write_ablated's names
+(make_generate_reference.py's docstring: "tokens", "p", "p_logits",
+"kept", "top", "top_p", "settings", "ablate", "mode" 1, and "clean",
+the loop's tokens without the hooks).
+
 How to run it (Debian's python3-torch, CPU, float32):
 
     /usr/bin/python3 tests/reference/make_intervention_reference.py \
@@ -601,6 +616,83 @@ def corpus_case(outdir, name):
                       [(n, t.contiguous()) for n, t in tables])
 
 
+# ---- generation with heads set to their corpus means
+# name, family, checkpoint, heads [(layer, head)], sample, temperature,
+# top_k, top_p, seed, max_new_tokens (make_generate_reference.py's
+# ABLATE_CASES without the mode, which is the corpus's mean)
+CORPUS_GENERATE_CASES = [
+    ("greedy_two_layers", "gpt2", "two_layers", [(1, 0), (0, 1)], False,
+     1.0, 0, 1.0, 0, 8),
+    ("sample_wide", "gpt2", "wide", [(1, 3)], True, 0.8, 20, 0.9, 3, 10),
+    ("greedy_llama_tied_f32", "llama", "llama_tied_f32", [(0, 1), (1, 3)],
+     False, 1.0, 0, 1.0, 0, 10),
+]
+
+
+def generating_model(family, checkpoint):
+    """(the model generate() runs, its prompt's ids, the head width, the
+    layers, attention_of(layer): the module whose input is the layer's
+    heads' z side by side)."""
+    if family == "gpt2":
+        import make_generate_reference as mg
+        model, ids = mg.load(checkpoint)
+        blocks = model.transformer.h
+        hd = model.transformer.embed_dim // blocks[0].attn.num_heads
+        return model, ids, hd, len(blocks), lambda l: blocks[l].attn.c_proj
+    import make_llama_generate_reference as mlg
+    model, cfg, ids = mlg.load(checkpoint)
+    layers = model.model.layers
+    hd = cfg.hidden_size // cfg.num_attention_heads
+    return (model, ids, hd, cfg.num_hidden_layers,
+            lambda l: layers[l].self_attn.o_proj)
+
+
+def corpus_generate_case(outdir, case):
+    import make_generate_reference as mg
+    (name, family, checkpoint, heads, sample, temperature, top_k, top_p,
+     seed, n) = case
+    model, ids, hd, L, attention_of = generating_model(family, checkpoint)
+
+    def hooked(model, ids, hooks):
+        handles = [attention_of(l).register_forward_pre_hook(h)
+                   for l, h in hooks]
+        try:
+            logits, _ = model(input_ids=ids,
+                              attention_mask=torch.ones_like(ids),
+                              use_cache=False)
+        finally:
+            for handle in handles:
+                handle.remove()
+        return None, logits
+
+    warpers = mg.get_logits_warper(temperature, top_k, top_p)
+    with torch.no_grad():
+        zall = corpus_z(hooked, model, corpus_ids(), L)
+        torch.manual_seed(seed)
+        clean = [t for t, _, _, _ in mg.generate(model, ids, sample, warpers,
+                                                 n, None)]
+        handles = []
+        for layer in sorted({layer for layer, _ in heads}):
+            mine = [h for l, h in heads if l == layer]
+            handles.append(attention_of(layer).register_forward_pre_hook(
+                corpus_ablating(mine, hd, zall[layer])))
+        torch.manual_seed(seed)
+        try:
+            picked = mg.generate(model, ids, sample, warpers, n, None)
+        finally:
+            for handle in handles:
+                handle.remove()
+    assert [t for t, _, _, _ in picked] != clean, "the heads change nothing"
+    extra = [("ablate", torch.tensor([[float(l), float(h)]
+                                      for l, h in heads])),
+             ("mode", torch.tensor([1.0])),
+             ("clean", torch.tensor([float(t) for t in clean]))]
+    mg.write_picked(outdir, "corpus_generate_" + name, picked, sample,
+                    temperature, top_k, top_p, seed, n, None, extra)
+    print("corpus_generate_" + name, checkpoint, heads,
+          [t[0] for t in picked], "clean", clean)
+
+
 def main():
     """[OUTDIR [CHECKPOINT...]]: the files of those checkpoints alone
     (default every one)."""
@@ -621,6 +713,9 @@ def main():
     for name in CORPUS_CASES:
         if not only or name in only:
             corpus_case(outdir, name)
+    for case in CORPUS_GENERATE_CASES:
+        if not only or case[2] in only:
+            corpus_generate_case(outdir, case)
 
 
 if __name__ == "__main__":

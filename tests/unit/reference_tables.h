@@ -75,7 +75,7 @@ static int reference_check(void *ctx, const table_key *at, const matrix *m,
     if (at->head != NO_HEAD)
         snprintf(name, sizeof name, "%s%d.head.%d.%s", c->layer_prefix,
                  at->layer, at->head, row);
-    else if (at->variant == VARIANT_ID_BLOCK)
+    else if (is_layer_table(at))
         snprintf(name, sizeof name, "%s%d.%s", c->layer_prefix, at->layer, row);
     else
         snprintf(name, sizeof name, "%s", row);

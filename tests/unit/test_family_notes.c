@@ -2,7 +2,8 @@
  * (model/family_notes.h): each row's msgid has the one number its fill
  * says (render/explain_checkpoint.c fills it with printf, which the
  * compiler cannot check against a row), a plural only where the number
- * chooses it, no table twice in a list, and the layer's note one %d. */
+ * chooses it, the note of a checkpoint with its own lm_head the same
+ * number as the tied one's, no table twice in a list, and the layer's note one %d. */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void check_rows(const char *name, const family_note *rows, size_t n)
         for (size_t j = 0; j < i; j++)
             ok(rows[j].id != r->id, "%s: table %d once", name, (int)r->id);
         if (r->text == NULL) {
-            ok(r->plural == NULL && r->fill == FILL_NONE,
+            ok(r->plural == NULL && r->fill == FILL_NONE && r->own_head == NULL,
                "%s: a row without a note has no plural and no number", name);
             continue;
         }
@@ -43,6 +44,12 @@ static void check_rows(const char *name, const family_note *rows, size_t n)
         int others;
         ok(conversions(r->text, "%zu", &others) == want && !others,
            "%s: table %d's note has %zu %%zu", name, (int)r->id, want);
+        if (r->own_head != NULL) {
+            ok(r->plural == NULL, "%s: an own head's note has one form", name);
+            ok(conversions(r->own_head, "%zu", &others) == want && !others,
+               "%s: table %d's own head note has %zu %%zu", name, (int)r->id,
+               want);
+        }
         if (r->plural != NULL) {
             ok(r->fill != FILL_NONE, "%s: a plural goes with a number", name);
             ok(conversions(r->plural, "%zu", &others) == want && !others,

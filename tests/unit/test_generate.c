@@ -164,8 +164,8 @@ static void compare_steps(const trace *tr, const char *dir, const char *name,
                     char tensor[128];
                     snprintf(tensor, sizeof tensor, "s%zu.l%zu.h%zu.%s", st, l,
                              h, parts[p].part);
-                    const table_key key = {VARIANT_ID_BLOCK, (int)l, (int)h,
-                                           parts[p].id, false};
+                    const table_key key =
+                        layer_table_key((int)l, (int)h, parts[p].id);
                     const table *t = trace_find_step(tr, &key, (int)st);
                     size_t n = 0;
                     float *want = ref_values(&n, &ref, tensor);
@@ -209,8 +209,8 @@ static void check_steps(trace *tr, const char *name)
        "%s: --check passes on the steps' tables (%zu rows, %zu cells "
        "misplaced)",
        name, r.rows, r.misplaced);
-    const table_key w = {VARIANT_ID_BLOCK, 0, 0, TABLE_ATTN_WEIGHTS, false};
-    const table_key s = {VARIANT_ID_BLOCK, 0, 0, TABLE_ATTN_SCORES, false};
+    const table_key w = layer_table_key(0, 0, TABLE_ATTN_WEIGHTS);
+    const table_key s = layer_table_key(0, 0, TABLE_ATTN_SCORES);
     const table *weights = trace_find_step(tr, &w, 1);
     const table *scores = trace_find_step(tr, &s, 1);
     if (!ok(weights != NULL && scores != NULL && weights->values.rows == 1 &&

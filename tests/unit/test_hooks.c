@@ -213,7 +213,7 @@ static void gpt2_case(const char *dir, const char *name, int layer, int head)
     matrix value = ref_table(&ref, "value");
     for (size_t a = 0; a < 3; a++) {
         const replace_hook z = {
-            .at = {VARIANT_ID_BLOCK, layer, head, TABLE_HEAD_CONTEXT, false},
+            .at = layer_table_key(layer, head, TABLE_HEAD_CONTEXT),
             .action = ACTIONS[a],
             .value = &value};
         kept got = {.layer = layer};
@@ -241,7 +241,7 @@ static void gpt2_case(const char *dir, const char *name, int layer, int head)
     // a set of another shape is refused, with the table's name
     matrix wrong = {0};
     const replace_hook bad = {
-        .at = {VARIANT_ID_BLOCK, layer, head, TABLE_HEAD_CONTEXT, false},
+        .at = layer_table_key(layer, head, TABLE_HEAD_CONTEXT),
         .action = HOOK_SET,
         .value = &wrong};
     hk = (forward_hooks){.replace = &bad, .n_replace = 1};

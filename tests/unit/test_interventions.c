@@ -315,8 +315,7 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
             "%s logit lens: the run", ckpt))
         diag("%s", err.msg);
     for (size_t l = 0; tok != NULL && l < layers; l++) {
-        const table_key at = {VARIANT_ID_BLOCK, (int)l, NO_HEAD,
-                              TABLE_LOGIT_LENS, false};
+        const table_key at = layer_table_key((int)l, NO_HEAD, TABLE_LOGIT_LENS);
         const table *t = trace_find(&tr, &at);
         snprintf(key, sizeof key, "%zu.ids", l);
         const st_tensor *ids_t = safetensors_find(&ref, key);
@@ -333,8 +332,8 @@ static void lens_case(const char *refdir, const char *ckpt, size_t layers)
            "bit",
            ckpt, l);
     }
-    const table_key past = {VARIANT_ID_BLOCK, (int)layers, NO_HEAD,
-                            TABLE_LOGIT_LENS, false};
+    const table_key past =
+        layer_table_key((int)layers, NO_HEAD, TABLE_LOGIT_LENS);
     ok(trace_find(&tr, &past) == NULL, "%s logit lens: one table per layer",
        ckpt);
     checkpoint_tokenizer_free(tok);

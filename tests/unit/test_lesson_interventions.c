@@ -301,8 +301,7 @@ static bool same_lens(const trace *tr, const safetensors *ref, size_t layers)
     const table *logits = find(tr, VARIANT_ID_BLOCK, TABLE_LOGITS);
     bool same = logits != NULL;
     for (size_t l = 0; same && l <= layers; l++) {
-        const table_key at = {VARIANT_ID_BLOCK, (int)l, NO_HEAD,
-                              TABLE_LOGIT_LENS, false};
+        const table_key at = layer_table_key((int)l, NO_HEAD, TABLE_LOGIT_LENS);
         const table *t = trace_find(tr, &at);
         if (l == layers)
             return t == NULL;

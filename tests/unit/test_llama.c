@@ -75,7 +75,7 @@ static int keep_layer0(void *ctx, const table_key *at, const matrix *m,
                    : at->id == TABLE_FFN_OUT  ? &c->ffn_out
                    : at->id == TABLE_HIDDEN   ? &c->hidden
                                               : NULL;
-    if (copy == NULL || at->head != NO_HEAD || at->variant != VARIANT_ID_BLOCK)
+    if (copy == NULL || at->head != NO_HEAD || !is_layer_table(at))
         return 0;
     matrix_free(copy);
     if (matrix_alloc(copy, m->rows, m->cols, "test", err) != 0)
@@ -95,10 +95,8 @@ static void zeroed_ffn_hidden(const char *dir)
             err.msg))
         return;
     const int32_t ids[] = {5, 17, 3, 42, 8};
-    const replace_hook zero = {
-        {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN, false},
-        HOOK_ZERO,
-        NULL};
+    const replace_hook zero = {layer_table_key(0, NO_HEAD, TABLE_FFN_HIDDEN),
+                               HOOK_ZERO, NULL};
     layer_copies c = {0};
     const forward_hooks hooks = {&zero, 1, keep_layer0, &c};
     const llama_run run = {&hooks, false, NULL, NULL};

@@ -304,6 +304,30 @@ static void remove_tree(const char *path)
     }
 }
 
+/* ---- display_cut ---------------------------------------------------- */
+
+/* ok() that display_cut(s, cells) is want. */
+static void check_cut(const char *s, size_t cells, const char *want)
+{
+    char *got = display_cut(s, cells);
+    ok(got != NULL && strcmp(got, want) == 0 && display_width(got) <= cells,
+       "display_cut(\"%s\", %zu) is \"%s\" (got \"%s\")", s, cells, want,
+       got != NULL ? got : "(null)");
+    free(got);
+}
+
+static void test_display_cut(void)
+{
+    check_cut("clean: the cat", 14, "clean: the cat");
+    check_cut("clean: the cat sat", 14, "clean:...t sat");
+    check_cut("abcdefghij", 9, "abc...hij");
+    // clusters stay whole: a wide character is two cells, é one cluster
+    check_cut("\u725b\u820c\u725b\u820c\u725b\u820c", 9,
+              "\u725b...\u725b\u820c");
+    check_cut("cafe\u0301 cafe\u0301 cafe\u0301", 11,
+              "cafe\u0301...cafe\u0301");
+}
+
 /* ---- display_width ------------------------------------------------- */
 
 static void test_display_width(void)
@@ -1320,6 +1344,7 @@ int main(int argc, char **argv)
     (void)argc;
     (void)argv;
     test_display_width();
+    test_display_cut();
     test_display_escape();
     test_text_exact();
     test_text_alignment();

@@ -2,7 +2,8 @@
  * trace_find_step, through model/trace_index.h): the table of each key
  * and step, the first made of a key several share, none for a key not
  * made; and the same in a trace as large as a long generation's page
- * makes (N steps x L layers x H heads of tables). How long the lookups
+ * makes (N steps x L layers x H heads of tables). A layer's key
+ * (layer_table_key, is_layer_table). How long the lookups
  * take is the benchmark's to measure, not this test's. */
 #include <stdlib.h>
 
@@ -78,6 +79,24 @@ static void keys(void)
     trace_free(&tr);
 }
 
+/* A layer's key (layer_table_key) is the block's variant with the layer
+ * and the head, the values the trace, the CSV and the pages have always
+ * carried; is_layer_table tells it from the keys outside the layers. */
+static void layer_keys(void)
+{
+    const table_key k = layer_table_key(3, 1, TABLE_HEAD_CONTEXT);
+    const table_key outer = {VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, false};
+    const table_key model = {VARIANT_MODEL, 0, NO_HEAD, TABLE_LOGITS, false};
+    const table_key fused = {VARIANT_ID_FUSED, 0, 1, TABLE_QUERIES, false};
+    ok(k.variant == VARIANT_ID_BLOCK && k.layer == 3 && k.head == 1 &&
+           k.id == TABLE_HEAD_CONTEXT && !k.grad,
+       "layer_table_key: the block's variant, the layer, the head, the row");
+    ok(is_layer_table(&k) && !is_layer_table(&outer) &&
+           !is_layer_table(&model) && !is_layer_table(&fused),
+       "is_layer_table: a layer's key, not the input's, the model's or "
+       "another variant's");
+}
+
 static void large_trace(void)
 {
     trace large;
@@ -93,6 +112,7 @@ static void large_trace(void)
 int main(void)
 {
     keys();
+    layer_keys();
     large_trace();
     return tap_done();
 }

@@ -91,6 +91,11 @@ function mhaMaps(p) {
     var decimals = p.scaleDecimals(lo, hi, p.decimals);
     var part = el('div', {'class': 'map', 'data-map': map.table});
     part.appendChild(el('h2', {}, map.table));
+    /* ablation_map: what its heads' z was set to (zero, the text's mean,
+     * --corpus's mean; html_maps.c) */
+    if (map.ablated)
+      part.appendChild(el('p', {'class': 'summary map-ablated'},
+                          map.ablated));
     var table = el('table', {'class': 'grid map-grid' +
                                       (narrow ? ' map-narrow' : '')});
     /* cells wide enough for a sign, "0." and the decimals (12px

@@ -123,7 +123,7 @@ static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
     layer_store st = {w, h};
     const block_store store = {
         .get = layer_table, .ctx = &st, .sum1 = &w->sum, .sum2 = &w->sum};
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_OUT, false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_OUT);
     const matrix *out;
     return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
                                run->pool, err);

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* The checks of pipeline_check: the folder opens, the text tokenizes and

@@ -304,7 +304,7 @@ void gpt2_close(gpt2_model *m)
 bool gpt2_param_name(const char *name, int *layer)
 {
     static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight",
-                                      "ln_f.bias"};
+                                      "ln_f.bias", TIED_HEAD_NAME};
     static const char *const parts[] = {"ln_1", "attn.c_attn", "attn.c_proj",
                                         "ln_2", "mlp.c_fc",    "mlp.c_proj"};
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
@@ -459,8 +459,7 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
     const block_attention attn = {attention_sublayer_run, &call};
     layer_store st = {w, h};
     const block_store store = {.get = layer_table, .ctx = &st};
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
-                          false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
     const matrix *out;
     return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
                                run->pool, err);

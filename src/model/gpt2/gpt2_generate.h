@@ -17,7 +17,7 @@
 
 #include "base/error.h"
 #include "model/generate.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 #include "model/gpt2/gpt2.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"

@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "base/text.h"
 #include "model/checkpoint_lm.h"
 #include "model/checkpoint_record.h"
 #include "model/gpt2/gpt2.h"
 #include "model/gpt2/gpt2_generate.h"
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/next_tokens.h"
+#include "model/tied_head.h"
 #include "numerics/workers.h"
 
 /* ---- the folder, the text --------------------------------------------------- */
@@ -41,7 +43,9 @@ static void label_of(const void *ctx, int32_t id, char *buf, size_t size)
  * (checkpoint_find_param): a weight (rows x cols) labelled in0.. x out0..
  * (Conv1D's in x out), wte and wpe id0.. and pos0.. x dim0.., a bias or
  * a LayerNorm's weight one row; wte and wpe make the input, ln_f is after
- * the layers. */
+ * the layers. lm_head.weight (id0.. x dim0.., nn.Linear's out x in), after
+ * the layers too, stands outside the prefix and only in a checkpoint with
+ * a head of its own (model/tied_head.h): a tied one has none. */
 static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
                        const safetensors **in, const st_tensor **st)
 {
@@ -49,19 +53,20 @@ static bool find_param(const void *ctx, const char *name, checkpoint_param *p,
     int layer;
     if (!gpt2_param_name(name, &layer))
         return false;
+    const bool head = strcmp(name, TIED_HEAD_NAME) == 0;
     char full[128];
-    snprintf(full, sizeof full, "%s%s", r->model.prefix, name);
+    text_join(full, sizeof full, head ? "" : r->model.prefix, name);
     *in = &r->model.st;
     *st = safetensors_find(*in, full);
     const char *rows = "in", *cols = "out";
-    if (strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0) {
-        rows = name[1] == 't' ? "id" : "pos";
+    if (strncmp(name, "wte", 3) == 0 || strncmp(name, "wpe", 3) == 0 || head) {
+        rows = name[1] == 'p' ? "pos" : "id";
         cols = "dim";
     }
-    *p = (checkpoint_param){name, layer,
-                            strncmp(name, "ln_f", 4) == 0 ? VARIANT_MODEL
-                                                          : VARIANT_INPUT,
-                            rows, cols};
+    *p = (checkpoint_param){
+        name, layer,
+        strncmp(name, "ln_f", 4) == 0 || head ? VARIANT_MODEL : VARIANT_INPUT,
+        rows, cols};
     return true;
 }
 
@@ -223,6 +228,7 @@ int gpt2_trace_run(trace *tr, const run_request *rq, const model_input *in,
         .layers = c->n_layer,
         .causal = true,
         .scale = c->scale,
+        .own_head = !c->tied,
         .qkv_bias = true,
     };
     checkpoint_recorder rec = {

@@ -22,7 +22,7 @@
 
 #include "base/error.h"
 #include "model/next_tokens.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* The checks of pipeline_check for a checkpoint's run: the folder opens,

@@ -258,9 +258,26 @@ static int record_map(trace *tr, lm_text *run, const run_request *rq,
     return rc;
 }
 
+/* What rq's ablation set a head's z to, into m: a mean is over the
+ * input's corpus when it has one (a checkpoint's --corpus, the corpus a
+ * lesson model was trained on), else over the text's positions. */
+static void say_ablated(trace_model *m, const run_request *rq,
+                        const model_input *in)
+{
+    const bool corpus =
+        rq->ablate_mode == HOOK_MEAN && in->corpus != NULL && in->n_corpus > 0;
+    m->ablated_to = rq->ablate_mode != HOOK_MEAN ? ABLATED_ZERO
+                    : corpus                     ? ABLATED_CORPUS_MEAN
+                                                 : ABLATED_TEXT_MEAN;
+    m->ablated_texts = corpus ? in->n_corpus : 0;
+    m->ablated_file = corpus ? in->corpus_file : NULL;
+    m->ablated_column = corpus ? in->corpus_column : NULL;
+}
+
 int ablate_record(trace *tr, const lm_ops *lm, const run_request *rq,
                   const model_input *in, mx_error *err)
 {
+    say_ablated(&tr->model, rq, in);
     lm_text run;
     if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0)
         return -1;

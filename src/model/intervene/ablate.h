@@ -34,12 +34,12 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* The hook that ablates head `head` of layer `layer` as rq says
  * (--ablate-mode, and its means over --corpus: rq->ablate_means), named
- * under the variant block. */
+ * as a layer's table (layer_table_key, trace.h). */
 replace_hook ablate_head_hook(const run_request *rq, size_t layer, size_t head);
 
 /* The hooks of rq's ablated heads, one per head (*n of them; *out

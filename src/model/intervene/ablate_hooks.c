@@ -11,8 +11,7 @@
 replace_hook ablate_head_hook(const run_request *rq, size_t layer, size_t head)
 {
     replace_hook k = {
-        .at = {VARIANT_ID_BLOCK, (int)layer, (int)head, TABLE_HEAD_CONTEXT,
-               false},
+        .at = layer_table_key((int)layer, (int)head, TABLE_HEAD_CONTEXT),
         .action = rq->ablate_mode,
     };
     // a mean over --corpus, taken before the run: set on every position

@@ -28,7 +28,7 @@
 #include "model/hooks.h"
 #include "model/intervene/lm_runs.h"
 #include "model/intervene/metric.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "numerics/tensor.h"
 
 /* map (L, H, allocated by the caller) = the metric of the text with each

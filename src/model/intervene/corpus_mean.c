@@ -73,9 +73,8 @@ typedef struct {
 static int add_z(void *ctx, const table_key *at, const matrix *m, mx_error *err)
 {
     const z_streams *z = ctx;
-    if (at->variant != VARIANT_ID_BLOCK || at->id != TABLE_HEAD_CONTEXT ||
-        at->head < 0 || (size_t)at->layer >= z->layers ||
-        (size_t)at->head >= z->heads)
+    if (!is_layer_table(at) || at->id != TABLE_HEAD_CONTEXT || at->head < 0 ||
+        (size_t)at->layer >= z->layers || (size_t)at->head >= z->heads)
         return 0;
     mean_stream *s = &z->each[(size_t)at->layer * z->heads + (size_t)at->head];
     if (s->acc == NULL && mean_stream_init(s, z->total, m->cols, err) != 0)

@@ -32,7 +32,7 @@
 #include "base/error.h"
 #include "model/intervene/lm_runs.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* Whether a run of rq over in takes its heads' means over the corpus
  * here: --ablate (heads or all-heads) with --ablate-mode mean, a corpus,

@@ -26,7 +26,7 @@ static int score_head(void *ctx, const table_key *at, const matrix *m,
 {
     (void)err;
     scorer *s = ctx;
-    if (at->variant != VARIANT_ID_BLOCK || at->id != TABLE_ATTN_WEIGHTS)
+    if (!is_layer_table(at) || at->id != TABLE_ATTN_WEIGHTS)
         return 0;
     const size_t n = s->T * s->T;
     const size_t row = (size_t)at->layer * s->H + (size_t)at->head;

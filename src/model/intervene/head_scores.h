@@ -39,7 +39,7 @@
 
 #include "base/error.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* Checks the text without running: at least two tokens. */

@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* Whether rq asks for an intervention. */

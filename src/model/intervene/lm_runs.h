@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "model/hooks.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 #include "numerics/tensor.h"
 

@@ -42,9 +42,8 @@ static int keep_hidden(void *ctx, const table_key *at, const matrix *m,
                        mx_error *err)
 {
     lens_keep *k = ctx;
-    if (at->id != TABLE_HIDDEN || at->variant != VARIANT_ID_BLOCK ||
-        at->head != NO_HEAD || at->layer < 0 ||
-        (size_t)at->layer >= k->layers || m->rows != k->T)
+    if (at->id != TABLE_HIDDEN || !is_layer_table(at) || at->head != NO_HEAD ||
+        at->layer < 0 || (size_t)at->layer >= k->layers || m->rows != k->T)
         return 0;
     // D: the width of the first layer's output
     if (k->resid.v == NULL && matrix_alloc(&k->resid, k->layers * k->T, m->cols,
@@ -99,8 +98,7 @@ static int put_layer(trace *tr, char **names, lens_grid *grid,
     const labels *rows =
         trace_word_labels(tr, "", (const char *const *)names, T * n, err);
     const labels *col = trace_literal_label(tr, "probability", err);
-    const table_key key = {VARIANT_ID_BLOCK, (int)L, NO_HEAD, TABLE_LOGIT_LENS,
-                           false};
+    const table_key key = layer_table_key((int)L, NO_HEAD, TABLE_LOGIT_LENS);
     table *t = rows && col ? trace_new(tr, &key, rows, col, err) : NULL;
     if (t == NULL)
         goto out;

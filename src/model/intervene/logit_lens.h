@@ -30,7 +30,7 @@
 
 #include "base/error.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* Checks --logit-lens without running: lm NULL (a family without an

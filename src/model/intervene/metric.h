@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 #include "model/intervene/lm_runs.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "numerics/tensor.h"
 
 /* rq's metric over a text: its kind and its tokens. */

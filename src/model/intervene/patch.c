@@ -151,8 +151,7 @@ static table_key resid_pre_at(size_t layer)
 {
     if (layer == 0)
         return (table_key){VARIANT_INPUT, 0, NO_HEAD, TABLE_INPUTS, false};
-    return (table_key){VARIANT_ID_BLOCK, (int)layer - 1, NO_HEAD, TABLE_HIDDEN,
-                       false};
+    return layer_table_key((int)layer - 1, NO_HEAD, TABLE_HIDDEN);
 }
 
 /* The recorder that keeps what kept asks for. */
@@ -160,8 +159,7 @@ static int keep_point(void *ctx, const table_key *at, const matrix *m,
                       mx_error *err)
 {
     kept *k = ctx;
-    if (k->z != NULL && at->variant == VARIANT_ID_BLOCK &&
-        at->id == TABLE_HEAD_CONTEXT)
+    if (k->z != NULL && is_layer_table(at) && at->id == TABLE_HEAD_CONTEXT)
         return keep_copy(&k->z[(size_t)at->layer * k->H + (size_t)at->head], m,
                          err);
     for (size_t l = 0; l < k->L; l++) {
@@ -290,10 +288,8 @@ typedef struct {
  * corrupted run. */
 static replace_hook head_hook(const patch_runs *r, size_t l, size_t h)
 {
-    return (replace_hook){
-        {VARIANT_ID_BLOCK, (int)l, (int)h, TABLE_HEAD_CONTEXT, false},
-        HOOK_SET,
-        &r->ck->z[l * r->ck->H + h]};
+    return (replace_hook){layer_table_key((int)l, (int)h, TABLE_HEAD_CONTEXT),
+                          HOOK_SET, &r->ck->z[l * r->ck->H + h]};
 }
 
 /* The hook that patches item i of layer l (head i, or position i of the

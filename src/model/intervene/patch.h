@@ -40,7 +40,7 @@
 #include "base/error.h"
 #include "model/intervene/lm_runs.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* Checks the texts (the same token count), the answer and the wrong

@@ -150,8 +150,7 @@ static int text_heads(attention_work *w, matrix *concat, const qkv_columns *c,
             .from = {&c->from[0], &c->from[1], &c->from[2]},
             .first = {c->first[0] + hh * hd, c->first[1] + kv * hd,
                       c->first[2] + kv * hd}};
-        const table_key at = {VARIANT_ID_BLOCK, li, (int)hh, TABLE_QUERIES,
-                              false};
+        const table_key at = layer_table_key(li, (int)hh, TABLE_QUERIES);
         if (attention_head_forward(&t, &src, &a->spec, hk, &at, pool, err) != 0)
             return -1;
         put_columns(concat, &w->ctx, hh * hd);

@@ -54,7 +54,7 @@ int lesson_ablate_hooks(forward_hooks *hk, replace_hook **own,
     variant_heads(&layers, &heads, rq, v);
     for (size_t i = 0; i < rq->n_replace; i++) {
         replace_hook k = rq->replace[i];
-        if (k.at.variant != VARIANT_ID_BLOCK || k.at.layer < 0 ||
+        if (!is_layer_table(&k.at) || k.at.layer < 0 ||
             (size_t)k.at.layer >= layers || k.at.head < 0 ||
             (size_t)k.at.head >= heads)
             continue;

@@ -26,7 +26,7 @@
 #include "base/error.h"
 #include "model/catalogue.h"
 #include "model/hooks.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 
 /* For the family's row (model/family.h, ablate_alone): 1 when rq is a
  * lesson run without an lm_head that switches heads off in its own pass

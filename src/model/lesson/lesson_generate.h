@@ -23,7 +23,7 @@
 #include "model/catalogue.h"
 #include "model/lesson/attention.h"
 #include "model/lesson/train.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 /* Variant id's trained model m continues the prompt's T ids as rq says

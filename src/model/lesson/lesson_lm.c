@@ -15,12 +15,6 @@
 #include "model/lesson/variants.h"
 #include "numerics/rng.h"
 
-/* The variant a layer's tables are known by (table_key), as the block's
- * module (block.c) records them and a checkpoint's layers and the
- * interventions (model/intervene/) name them; the session's own variant
- * (lm_session's variant) is the one whose row has an lm_head. */
-#define LAYER_KEY VARIANT_ID_BLOCK
-
 struct lm_session {
     variant_id variant; /* the run's one variant, whose row has lm_head */
     run_request rq;     /* the run's, without hooks */
@@ -171,9 +165,9 @@ static int open_session(lm_session **out, lm_shape *shape,
         return -1;
     }
     // a stack's rows are its blocks', as the run's trace names them
-    *shape = (lm_shape){s->layers, s->sz.dims.heads, V, s->C,
-                        rq->model.block_layers > 0 ? variant_id_name(LAYER_KEY)
-                                                   : NULL};
+    *shape = (lm_shape){
+        s->layers, s->sz.dims.heads, V, s->C,
+        rq->model.block_layers > 0 ? variant_id_name(LAYER_VARIANT) : NULL};
     *out = s;
     return 0;
 }
@@ -287,7 +281,7 @@ static void label(char *buf, size_t size, const lm_session *s, int32_t id)
 static table_key as_hidden(const table_key *at)
 {
     table_key k = *at;
-    if (k.variant == LAYER_KEY && k.id == TABLE_OUT && k.head == NO_HEAD)
+    if (is_layer_table(&k) && k.id == TABLE_OUT && k.head == NO_HEAD)
         k.id = TABLE_HIDDEN;
     return k;
 }
@@ -326,7 +320,7 @@ static int renamed_replace(replace_hook **out, matrix **values,
     for (size_t i = 0; i < n; i++) {
         replace_hook *k = &(*out)[i];
         *k = hk->replace[i];
-        if (k->at.variant == LAYER_KEY && k->at.id == TABLE_HIDDEN)
+        if (is_layer_table(&k->at) && k->at.id == TABLE_HIDDEN)
             k->at.id = TABLE_OUT;
         if (s->zmean == NULL || k->action != HOOK_MEAN ||
             k->at.id != TABLE_HEAD_CONTEXT)
@@ -393,8 +387,8 @@ static int run_pass(trace *tr, matrix *x, matrix *logits, lm_session *s,
     if (variant_row_of(s->variant)
             ->forward(tr, s->model.module, &acfg, &in, &seq, err) != 0)
         return -1;
-    const table_key last = {LAYER_KEY, (int)s->layers - 1, NO_HEAD, TABLE_OUT,
-                            false};
+    const table_key last =
+        layer_table_key((int)s->layers - 1, NO_HEAD, TABLE_OUT);
     const table *out = trace_find(tr, &last);
     if (out == NULL)
         return err_set(err, 1, _("the model made no logits"));
@@ -433,7 +427,7 @@ static int forward(lm_session *s, const int32_t *ids, size_t T,
     trace tr;
     trace_init(&tr);
     tr.stacked_variant =
-        s->rq.model.block_layers > 0 ? LAYER_KEY : VARIANT_INPUT;
+        s->rq.model.block_layers > 0 ? LAYER_VARIANT : VARIANT_INPUT;
     matrix x = {0}, logits = {0};
     int rc = renamed_replace(&replace, &values, s, hk, T, err);
     forward_hooks with = inner;
@@ -466,7 +460,7 @@ static int keep_z(void *ctx, const table_key *at, const matrix *m,
 {
     (void)err;
     const z_rows *k = ctx;
-    if (at->variant != LAYER_KEY || at->id != TABLE_HEAD_CONTEXT)
+    if (!is_layer_table(at) || at->id != TABLE_HEAD_CONTEXT)
         return 0;
     float *head =
         k->z + ((size_t)at->layer * k->H + (size_t)at->head) * k->N * k->hd;
@@ -546,7 +540,7 @@ static int text_layers(lm_session *s, matrix *x, size_t first, size_t count,
     trace tr;
     trace_init(&tr);
     tr.stacked_variant =
-        s->rq.model.block_layers > 0 ? LAYER_KEY : VARIANT_INPUT;
+        s->rq.model.block_layers > 0 ? LAYER_VARIANT : VARIANT_INPUT;
     sequence_labels seq;
     int rc = renamed_replace(&replace, &values, s, hk, T, err);
     if (rc == 0)
@@ -604,7 +598,7 @@ const lm_ops lesson_lm = {
     .unembed = unembed,
     .close = close_session,
     .layers = layers,
-    .variant = LAYER_KEY,
+    .variant = LAYER_VARIANT,
     .own_corpus = true,
     .lm_head_alone = true,
 };

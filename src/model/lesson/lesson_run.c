@@ -229,9 +229,24 @@ static size_t forward_draws(const run_request *rq, const attention_config *cfg,
     return H * B * T * S;
 }
 
+/* The error of a variant's pos_embedding.weight file of n rows where the
+ * folder's model.json says "positions" is another number. */
+static int positions_differ(const run_request *rq, variant_id v, size_t n,
+                            mx_error *err)
+{
+    return err_input(err,
+                     _("%s/%s: the field 'positions' is %zu, but %s.%s.csv "
+                       "has %zu rows (one per position)"),
+                     rq->weights->dir, MANIFEST_NAME,
+                     rq->weights->manifest.positions, variant_id_name(v),
+                     table_info_of(TABLE_POS_EMBEDDING)->name, n);
+}
+
 /* With --weights of a trained run with positions, *C is the number of
  * positions it learned (its pos_embedding.weight's rows), which the
- * sentence's T tokens must not pass; otherwise *C stays. */
+ * sentence's T tokens must not pass; otherwise *C stays. A folder with
+ * model.json has as many rows in each variant's file as its
+ * "positions" says. */
 int lesson_trained_positions(size_t *C, const run_request *rq, size_t T,
                              mx_error *err)
 {
@@ -252,6 +267,9 @@ int lesson_trained_positions(size_t *C, const run_request *rq, size_t T,
             return -1;
         if (rc == 0)
             continue;
+        const trained_manifest *saved = &rq->weights->manifest;
+        if (saved->present && n != saved->positions)
+            return positions_differ(rq, model_variants[i].id, n, err);
         if (T > n)
             return err_input(err,
                              _("the sentence has %zu tokens, more than the "
@@ -259,7 +277,8 @@ int lesson_trained_positions(size_t *C, const run_request *rq, size_t T,
                                "pos_embedding.weight"),
                              T, n);
         *C = n;
-        return 0;
+        if (!saved->present) // the first file decides; with model.json,
+            return 0;        // each is checked against it
     }
     return 0;
 }

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 #include "model/lesson/train_words.h"

@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "model/lesson/model.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 
 /* The sizes of the lesson's modules of architecture m for a run of width

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/lesson/train_words.h"
 

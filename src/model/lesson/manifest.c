@@ -57,7 +57,8 @@ static size_t rows_of(const trace *tr, variant_id v, table_id id)
 
 /* "final_loss": each variant's loss at the final parameters (the last
  * row of its loss table), null when not finite. */
-static void put_losses(FILE *f, const run_request *rq, const trace *tr)
+static void put_losses(FILE *f, const run_request *rq, const trace *tr,
+                       const trained_manifest *from)
 {
     fputs("  \"final_loss\": {", f);
     const char *sep = "";
@@ -69,7 +70,8 @@ static void put_losses(FILE *f, const run_request *rq, const trace *tr)
         const table *t = trace_find(tr, &key);
         fprintf(f, "%s\"%s\": ", sep, v->name);
         sep = ", ";
-        const float loss = t != NULL && t->values.v != NULL
+        const float loss = from != NULL ? from->final_loss[i]
+                           : t != NULL && t->values.v != NULL
                                ? t->values.v[t->values.rows - 1]
                                : NAN;
         if (isfinite(loss)) {
@@ -85,7 +87,7 @@ static void put_losses(FILE *f, const run_request *rq, const trace *tr)
 
 int manifest_text(char **text, size_t *len, const run_request *rq,
                   const trace *tr, const csv_style *csv, const char *corpus,
-                  mx_error *err)
+                  const trained_manifest *from, mx_error *err)
 {
     *text = NULL;
     *len = 0;
@@ -141,18 +143,25 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
         fputs(i ? ", " : "", f);
         put_string(f, vocab->rows->s[i]);
     }
-    fprintf(f,
-            "],\n  \"training\": {\"steps\": %zu, \"optimizer\": \"%s\", "
-            "\"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
-            rq->training.steps,
-            rq->training.optimizer == OPTIMIZER_ADAM ? "adam" : "sgd",
-            rq->training.lr, (unsigned long long)rq->seed);
-    if (corpus != NULL)
-        put_string(f, corpus);
+    // a run of no step over a folder's model: that model's record
+    const trained_manifest *kept =
+        from != NULL && from->record && rq->training.steps == 0 ? from : NULL;
+    fprintf(
+        f,
+        "],\n  \"training\": {\"steps\": %zu, \"optimizer\": \"%s\", "
+        "\"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
+        kept ? kept->steps : rq->training.steps,
+        (kept ? kept->adam : rq->training.optimizer == OPTIMIZER_ADAM) ? "adam"
+                                                                       : "sgd",
+        kept ? kept->lr : rq->training.lr,
+        (unsigned long long)(kept && kept->has_seed ? kept->seed : rq->seed));
+    const char *trained_on = kept ? kept->corpus : corpus;
+    if (trained_on != NULL)
+        put_string(f, trained_on);
     else
         fputs("null", f);
     fputs("},\n", f);
-    put_losses(f, rq, tr);
+    put_losses(f, rq, tr, kept);
     fputs("}\n", f);
     if (ferror(f) != 0) {
         fclose(f);
@@ -308,6 +317,49 @@ static int seed_field(trained_manifest *m, const json_doc *doc,
     return 0;
 }
 
+/* The rest of "training" and "final_loss", when they say them in full
+ * (manifest.h): m->record false otherwise. */
+static int record_fields(trained_manifest *m, const json_doc *doc)
+{
+    const json_node *training = json_get(doc, json_root(doc), "training");
+    const json_node *losses = json_get(doc, json_root(doc), "final_loss");
+    if (training == NULL || training->type != JSON_OBJECT || losses == NULL ||
+        losses->type != JSON_OBJECT)
+        return 0;
+    const json_node *steps = json_get(doc, training, "steps");
+    const json_node *optimizer = json_get(doc, training, "optimizer");
+    const json_node *lr = json_get(doc, training, "lr");
+    const json_node *corpus = json_get(doc, training, "corpus");
+    if (!json_size(steps, SIZE_MAX, &m->steps) || optimizer == NULL ||
+        optimizer->type != JSON_STRING || lr == NULL ||
+        lr->type != JSON_NUMBER || !(lr->number > 0) || corpus == NULL ||
+        (corpus->type != JSON_STRING && corpus->type != JSON_NULL))
+        return 0;
+    const char *name = json_str(doc, optimizer);
+    if (strcmp(name, "adam") != 0 && strcmp(name, "sgd") != 0)
+        return 0;
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        m->final_loss[i] = NAN;
+        if (!(m->variants & model_variants[i].bit))
+            continue;
+        const json_node *loss = json_get(doc, losses, model_variants[i].name);
+        if (loss == NULL ||
+            (loss->type != JSON_NUMBER && loss->type != JSON_NULL))
+            return 0;
+        if (loss->type == JSON_NUMBER)
+            m->final_loss[i] = (float)loss->number;
+    }
+    if (corpus->type == JSON_STRING) {
+        m->corpus = strdup(json_str(doc, corpus));
+        if (m->corpus == NULL)
+            return -1;
+    }
+    m->adam = strcmp(name, "adam") == 0;
+    m->lr = lr->number;
+    m->record = true;
+    return 0;
+}
+
 /* "csv", when there (manifest.h): a delimiter the options would take,
  * and not ',' with decimal commas. */
 static int csv_field(trained_manifest *m, const json_doc *doc, const char *path,
@@ -332,6 +384,32 @@ static int csv_field(trained_manifest *m, const json_doc *doc, const char *path,
     m->csv.delimiter = json_str(doc, delimiter)[0];
     m->csv.decimal_comma = comma->number != 0;
     m->has_csv = true;
+    return 0;
+}
+
+/* "heads" divides the width each variant splits into heads (as
+ * options_validate checks --heads): d_out, or d_model where the
+ * variant's attention is d_model wide; a variant of one head splits
+ * none. */
+static int check_heads(const trained_manifest *m, const char *path,
+                       mx_error *err)
+{
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++) {
+        if (!(m->variants & model_variants[i].bit))
+            continue;
+        const variant_row *row = variant_row_of(model_variants[i].id);
+        if (row->heads == HEADS_ONE)
+            continue;
+        const bool wide = row->heads == HEADS_SPLIT && row->d_model_wide;
+        const size_t width = wide ? m->d_model : m->d_out;
+        if (width % m->heads != 0)
+            return err_input(err,
+                             _("%s: the field 'heads' is %zu, which does "
+                               "not divide the field '%s' (%zu), the width "
+                               "the %s variant splits into its heads"),
+                             path, m->heads, wide ? "d_model" : "d_out", width,
+                             model_variants[i].name);
+    }
     return 0;
 }
 
@@ -402,6 +480,10 @@ static int read_fields(trained_manifest *m, const json_doc *doc,
      * --d-out's value, which they do not use */
     if ((m->variants & variants_taking(TAKES_D_OUT)) == 0)
         m->d_out = m->d_model;
+    if (record_fields(m, doc) != 0)
+        return err_nomem(err, path);
+    if (check_heads(m, path, err) != 0)
+        return -1;
     return vocab_field(m, doc, path, err);
 }
 
@@ -428,6 +510,7 @@ void manifest_free(trained_manifest *m)
     for (size_t i = 0; i < m->n_vocab; i++)
         free(m->vocab[i]);
     free(m->vocab);
+    free(m->corpus);
     *m = (trained_manifest){0};
 }
 

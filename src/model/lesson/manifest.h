@@ -34,11 +34,18 @@
  * variants alone (the block, variants.h), and read so whatever it says
  * (a folder written before wrote --d-out's value there, which the block
  * does not use).
- * "training" and "final_loss" tell how the model was made; of them only
- * "training"'s "seed" is read back (the --seed of a run of the folder
- * that gives none, cli/weights_options.c). It may be missing (a folder
- * written by hand); present, it is a whole number from 0 to 2^64 - 1 as
- * written (--seed -1 is written 18446744073709551615), read exactly.
+ * "training" and "final_loss" tell how the model was made. "training"'s
+ * "seed" is read back (the --seed of a run of the folder that gives
+ * none, cli/weights_options.c). It may be missing (a folder written by
+ * hand); present, it is a whole number from 0 to 2^64 - 1 as written
+ * (--seed -1 is written 18446744073709551615), read exactly. The rest of
+ * the record (steps, optimizer, lr, corpus) and "final_loss" are read
+ * for what they say, not for the run: --explain tells how the folder's
+ * model was trained, and a run that reads the folder and trains it no
+ * further (no --train) writes them back unchanged in its own --csv-dir's
+ * model.json, so a copy still says how its model was made. A record that
+ * is missing or that says it otherwise is left unread (record false):
+ * it changes no number.
  */
 #ifndef MHA_MANIFEST_H
 #define MHA_MANIFEST_H
@@ -49,7 +56,7 @@
 
 #include "base/error.h"
 #include "io/csv_in.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/trace.h"
 
@@ -82,15 +89,25 @@ typedef struct {
     csv_style csv;
     bool has_seed; /* "training" gives the training's --seed: */
     uint64_t seed;
+    /* "training" gives the rest of the record, and "final_loss" each
+     * trained variant's (NAN where null): */
+    bool record;
+    size_t steps;
+    bool adam; /* "optimizer": "adam" (else "sgd") */
+    double lr;
+    char *corpus; /* owned; NULL: null (trained on a sentence) */
+    float final_loss[MODEL_N_VARIANTS];
 } trained_manifest;
 
 /* model.json's text for the trained run rq whose tables are in tr (its
  * vocabulary, positions and losses), into *text (len bytes, owned by the
  * caller), for a folder whose CSV files are written in style csv. corpus
- * is --corpus's file, or NULL. */
+ * is --corpus's file, or NULL. from is the model.json of the --weights
+ * folder the run read, or NULL: a run of no step writes from's record
+ * and final losses, when it has them, as its own. */
 int manifest_text(char **text, size_t *len, const run_request *rq,
                   const trace *tr, const csv_style *csv, const char *corpus,
-                  mx_error *err);
+                  const trained_manifest *from, mx_error *err);
 
 /* Parses model.json's text (len bytes; path names it in messages) into
  * *m, which owns the vocabulary afterwards (manifest_free). Anything

@@ -8,7 +8,7 @@
 
 #include "base/error.h"
 #include "model/lesson/train.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 
 /* The word --unk puts in place of one outside the vocabulary. */

@@ -19,7 +19,7 @@
 #include "base/error.h"
 #include "model/lesson/attention.h"
 #include "model/lm.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/tokenize.h"
 #include "model/lesson/train.h"
 #include "model/lesson/train_words.h"

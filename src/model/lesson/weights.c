@@ -260,6 +260,32 @@ static int keep_open(weights_files *w, int dir_fd, const char *name,
     return 0;
 }
 
+/* The variants of a set as "single, fused". */
+static void variant_names(char *buf, size_t size, unsigned variants)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (variants & model_variants[i].bit) {
+            const size_t used = strlen(buf);
+            snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                     model_variants[i].name);
+        }
+}
+
+/* The error of file name, of a variant the folder's model.json does not
+ * describe (its variants: read). */
+static int not_its_own(const weights_files *w, const char *name, unsigned read,
+                       mx_error *err)
+{
+    char names[64];
+    variant_names(names, sizeof names, read);
+    return err_input(err,
+                     _("%s/%s: the folder's %s describes a trained model of "
+                       "the variants %s: the file is not its own (remove "
+                       "it)"),
+                     w->dir, name, MANIFEST_NAME, names);
+}
+
 /* The check of every file DIR lists (weights_open_dir), d open on it. */
 static int check_listing(weights_files *w, DIR *d, unsigned variants,
                          size_t heads, size_t layers, bool tie, mx_error *err)
@@ -303,7 +329,10 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
                 e->d_name[vlen] != '.' || stem <= vlen + 1)
                 continue;
             known = true;
-            /* a module this run does not read: its files wait */
+            /* a module this run does not read: its files wait, but for a
+             * folder whose model.json names its variants */
+            if (!(read & v->bit) && w->manifest.present)
+                rc = not_its_own(w, e->d_name, read, err);
             if (!(read & v->bit))
                 continue;
             char layer[256];
@@ -339,6 +368,13 @@ static int check_listing(weights_files *w, DIR *d, unsigned variants,
                                  "are named %s.K.LAYER (K from 0); rename "
                                  "them, or leave out --layers"),
                                dir, e->d_name, v->name);
+            else if (!m.found && w->manifest.present)
+                rc = err_input(err,
+                               _("%s/%s: the %s module has no layer "
+                                 "'%s' (with heads %zu, as the folder's %s "
+                                 "says)"),
+                               dir, e->d_name, v->name, layer, heads,
+                               MANIFEST_NAME);
             else if (!m.found)
                 rc = err_input(err,
                                _("%s/%s: the %s module has no layer "
@@ -470,18 +506,6 @@ static int check_model_files(const weights_files *w, mx_error *err)
             return -1;
     }
     return 0;
-}
-
-/* The variants of a set as "single, fused". */
-static void variant_names(char *buf, size_t size, unsigned variants)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (variants & model_variants[i].bit) {
-            const size_t used = strlen(buf);
-            snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
-                     model_variants[i].name);
-        }
 }
 
 /* A param_fn: the first parameter's name into ctx (a char[128]). */

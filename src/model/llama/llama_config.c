@@ -12,9 +12,9 @@
 #include "model/tied_head.h"
 
 static const llama_kind kinds[] = {
-    {"llama", false, false},
-    {"qwen2", true, true},
-    {"mistral", false, false},
+    {"llama", false, WINDOW_NONE},
+    {"qwen2", true, WINDOW_IF_USED},
+    {"mistral", false, WINDOW_ALWAYS},
 };
 
 const llama_kind *llama_kind_of(const char *model_type)
@@ -27,10 +27,9 @@ const llama_kind *llama_kind_of(const char *model_type)
 
 /* The config's keys that ask for what the forward pass does not do: a
  * value other than null or false is refused, naming the key
- * (sliding_window is read_window's). */
+ * (sliding_window and use_sliding_window are read_window's). */
 static const char *const unsupported[] = {
     "rope_scaling",
-    "use_sliding_window", /* but Qwen2's: read by read_window */
     "mlp_bias",
     "partial_rotary_factor",
     "attn_logit_softcapping",
@@ -153,14 +152,15 @@ static int qwen2_slides(bool *slides, const llama_config *c,
 
 /* The sliding window where the model_type's modeling code uses it, into
  * c->window (0: none): sliding_window, a positive whole number, or null,
- * false or absent for none; Qwen2's only where qwen2_slides says a layer
- * slides it. */
+ * false or absent for none; none for Llama, whose code reads neither
+ * key; Qwen2's only where qwen2_slides says a layer slides it. */
 static int read_window(llama_config *c, const llama_kind *kind,
                        const json_doc *doc, const char *path, mx_error *err)
 {
     c->window = 0;
-    bool slides = true;
-    if (kind->window_if_used && qwen2_slides(&slides, c, doc, path, err) != 0)
+    bool slides = kind->window != WINDOW_NONE;
+    if (kind->window == WINDOW_IF_USED &&
+        qwen2_slides(&slides, c, doc, path, err) != 0)
         return -1;
     if (!slides || unset(doc, "sliding_window"))
         return 0;
@@ -219,9 +219,6 @@ static int check_sizes(llama_config *c, const llama_kind *kind,
         return -1;
     const bool plain_rope = rope_default(doc);
     for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
-        if (kind->window_if_used &&
-            strcmp(unsupported[i], "use_sliding_window") == 0)
-            continue; // Qwen2's, read
         if (plain_rope && strcmp(unsupported[i], "rope_scaling") == 0)
             continue;
         const json_node *n = json_get(doc, json_root(doc), unsupported[i]);

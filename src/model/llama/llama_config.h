@@ -9,15 +9,28 @@
 #include "base/error.h"
 #include "model/llama/llama.h"
 
+/* Which of config.json's sliding-window keys a model_type's modeling
+ * code reads (transformers 4.x). */
+enum llama_window {
+    /* LlamaForCausalLM: neither sliding_window nor use_sliding_window
+     * (its attention and its causal mask have no window) */
+    WINDOW_NONE,
+    /* MistralForCausalLM: sliding_window alone (MistralConfig has no
+     * use_sliding_window) */
+    WINDOW_ALWAYS,
+    /* Qwen2ForCausalLM: sliding_window only when use_sliding_window is
+     * true (Qwen2Config sets it to None otherwise, so Qwen2.5's configs
+     * name a window they do not use), and then only in the layers from
+     * max_window_layers on */
+    WINDOW_IF_USED,
+};
+
 /* The model_types of the family, one row each: name, whether q, k and v
- * have biases, and whether sliding_window counts only when
- * use_sliding_window is true (Qwen2Config sets it to None otherwise, so
- * Qwen2.5's configs name a window they do not use), and then only in
- * the layers from max_window_layers on. */
+ * have biases, and the sliding-window keys its modeling code reads. */
 typedef struct {
     const char *model_type;
     bool qkv_bias;
-    bool window_if_used;
+    enum llama_window window;
 } llama_kind;
 
 /* The row of model_type, or NULL. */

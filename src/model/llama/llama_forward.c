@@ -147,8 +147,7 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
     const block_attention attn = {attention_sublayer_run, &call};
     layer_store st = {w, h};
     const block_store store = {.get = layer_table, .ctx = &st, .up = &w->up};
-    const table_key at = {VARIANT_ID_BLOCK, (int)li, NO_HEAD, TABLE_HIDDEN,
-                          false};
+    const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
     const matrix *out;
     return block_layer_forward(&out, &b, &attn, &store, h, pass->hooks, &at,
                                pass->pool, err);

@@ -24,7 +24,7 @@
 #include "model/tokenizers/checkpoint_tokenizer.h"
 #include "model/layers/kv_cache.h"
 #include "model/llama/llama.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 #include "numerics/workers.h"
 

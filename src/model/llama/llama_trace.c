@@ -230,6 +230,7 @@ int llama_trace_run(trace *tr, const run_request *rq, const model_input *in,
         .layers = c->n_layer,
         .causal = true,
         .scale = true,
+        .own_head = !c->tied,
         .qkv_bias = c->qkv_bias,
     };
     checkpoint_recorder rec = {

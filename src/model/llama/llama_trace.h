@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
-#include "model/pipeline.h"
+#include "model/run_request.h"
 #include "model/trace.h"
 
 int llama_trace_check(double *values, const run_request *rq,

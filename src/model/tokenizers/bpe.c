@@ -2,6 +2,7 @@
 #include "model/tokenizers/bpe.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,31 @@ static void byte_tables(bpe *b)
     }
 }
 
+/* The error of member m of vocab.json, whose id is no whole number
+ * from 0 to 2^52: a negative or a larger whole number is said so, with
+ * the ids count tokens have (0 to count - 1); anything else (a fraction,
+ * a string) is not a whole number. */
+static int bad_id(const json_doc *doc, const json_node *m, size_t count,
+                  const char *path, mx_error *err)
+{
+    const bool whole = m->type == JSON_NUMBER && isfinite(m->number) &&
+                       m->number == floor(m->number);
+    if (whole && m->number < 0)
+        return err_input(err,
+                         _("%s: the id of %s is %.*s, a negative number: "
+                           "with %zu tokens the ids go from 0 to %zu"),
+                         path, json_key(doc, m), (int)m->len, json_str(doc, m),
+                         count, count - 1);
+    if (whole)
+        return err_input(err,
+                         _("%s: the id of %s is %.*s, too large: with %zu "
+                           "tokens the ids go from 0 to %zu"),
+                         path, json_key(doc, m), (int)m->len, json_str(doc, m),
+                         count, count - 1);
+    return err_input(err, _("%s: the id of %s is not a whole number"), path,
+                     json_key(doc, m));
+}
+
 /* Every id of the object root (vocab.json) is a whole number below the
  * number of tokens, as when each id from 0 to the largest names one
  * token; else err names an id no token has and the largest, before
@@ -59,8 +85,7 @@ static int check_ids(const json_doc *doc, const json_node *root,
     for (const json_node *m = json_first(doc, root); m; m = json_next(doc, m)) {
         size_t id;
         if (!json_size(m, (uint64_t)1 << 52, &id))
-            return err_input(err, _("%s: the id of %s is not a whole number"),
-                             path, json_key(doc, m));
+            return bad_id(doc, m, count, path, err);
         if (largest == NULL || id > max_id) {
             largest = m;
             max_id = id;
