@@ -59,7 +59,7 @@ static size_t kv_rows(const trace *tr)
  * (explain.h's trained). */
 static explain_trained trained_record(const options *opt)
 {
-    explain_trained r = {.dir = opt->weights};
+    explain_trained r = {0};
     if (opt->weight_files == NULL || !opt->weight_files->manifest.record)
         return r;
     const trained_manifest *m = &opt->weight_files->manifest;

@@ -22,7 +22,6 @@ typedef struct {
     bool adam; /* Adam, else SGD */
     double lr;
     const char *corpus; /* NULL: trained on a sentence */
-    const char *dir;    /* --weights DIR */
 } explain_trained;
 
 typedef struct {

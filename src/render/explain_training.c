@@ -17,11 +17,10 @@ static void explain_read_back(FILE *out, const explain_context *c)
     if (!t->record) {
         explain_say(out, c->width,
                     _("The model is the trained model that --weights reads "
-                      "from %s (its embedding, vocabulary and lm_head "
-                      "included); this run trains it no further. Its "
-                      "model.json does not say how it was trained. The "
-                      "tables below are the model's on the sentence."),
-                    t->dir);
+                      "(its embedding, vocabulary and lm_head included); "
+                      "this run trains it no further. Its model.json does "
+                      "not say how it was trained. The tables below are "
+                      "the model's on the sentence."));
         return;
     }
     char data[512];
@@ -31,18 +30,18 @@ static void explain_read_back(FILE *out, const explain_context *c)
         snprintf(data, sizeof data, "%s", _("one sentence"));
     explain_say(
         out, c->width,
-        ngettext("The model is the trained model that --weights reads from "
-                 "%s (its embedding, vocabulary and lm_head included): its "
+        ngettext("The model is the trained model that --weights reads (its "
+                 "embedding, vocabulary and lm_head included): its "
                  "model.json says it took %zu step of %s with --lr %g on %s. "
                  "This run trains it no further; the tables below are the "
                  "model's on the sentence.",
-                 "The model is the trained model that --weights reads from "
-                 "%s (its embedding, vocabulary and lm_head included): its "
+                 "The model is the trained model that --weights reads (its "
+                 "embedding, vocabulary and lm_head included): its "
                  "model.json says it took %zu steps of %s with --lr %g on "
                  "%s. This run trains it no further; the tables below are "
                  "the model's on the sentence.",
                  t->steps),
-        t->dir, t->steps, t->adam ? "Adam" : "SGD", t->lr, data);
+        t->steps, t->adam ? "Adam" : "SGD", t->lr, data);
 }
 
 /* What --train did, before the tables (which are the trained model's). */

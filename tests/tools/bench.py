@@ -65,7 +65,9 @@ The tables of model_bench.py (--only families,generate,ablate; see its
 docstring): random checkpoints of SmolLM2-135M's, Qwen2.5-0.5B's and
 bert-base's shapes through every layer, GPT-2 small's --generate 100 and
 --ablate all-heads, each beside PyTorch, with this machine's peak
-floating-point rate and the time of a read of the whole checkpoint.
+floating-point rate (fused multiply-add, and multiply then add as the
+program's products compute: the all-heads ablation's compute floor) and
+the time of a read of the whole checkpoint.
 
 A training table (--train, --only train) times the notebook's training
 recipe end to end, mha-explain's --variant fused --train N --tables loss

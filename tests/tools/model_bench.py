@@ -45,6 +45,14 @@ ablate: `--ablate all-heads` on gpt2-small with a 20-token prompt (144
 ablated forwards) beside one plain run of the same prompt (target: at most
 5x) and beside PyTorch's loop of 144 forwards, each with a forward
 pre-hook on c_proj that sets one head's z to 0, and the loss of each.
+Then its compute floor: the floating-point operations the 144 ablations
+must do beyond the clean pass (ablate_flops: the ablated layer's c_proj
+and MLP, every later layer, the lm_head at every place for the loss),
+over this machine's rate of unfused multiply-then-add (peak.c
+--unfused: the products of matmul.h are each rounded before they are
+added, never fused, so the fused-multiply-add peak is not theirs to
+reach), as a time and as a multiple of the plain run; and the rate the
+ablations reach, counted on the same operations over (all-heads - plain).
 """
 import json
 import os
@@ -351,8 +359,10 @@ grid = torch.stack([torch.stack([forward((l, hh)) - clean for hh in range(H)])
 print(grid)
 '''
 
-# A plain fused-multiply-add loop on every core (peak GFLOP/s), or a read
-# of a whole file through its map (GB/s): peak.c's two uses.
+# A plain fused-multiply-add loop on every core (peak GFLOP/s), the same
+# with each multiply rounded before its add (--unfused: the rate of the
+# program's products), or a read of a whole file through its map (GB/s):
+# peak.c's three uses.
 PEAK_C = r'''
 #include <fcntl.h>
 #include <immintrin.h>
@@ -404,6 +414,50 @@ __attribute__((target("avx2,fma"))) static void *fma256(void *arg)
     sink[(long)arg] = o[0];
     return NULL;
 }
+/* the same chains as the products of matmul.h compute them: each product
+ * rounded, then added (a multiply and an add, never fused: built with
+ * -ffp-contract=off); c_k = c_k + b_k * x, twelve independent chains
+ * (the empty asm makes the starting values opaque, so that none is folded
+ * into another, and x opaque on every pass, so that no product is
+ * hoisted out of the loop) */
+#define UNFUSED(T, MUL, ADD)                                                 \
+    T c0 = x, c1 = y, c2 = x, c3 = y, c4 = x, c5 = y, c6 = x, c7 = y,    \
+      c8 = x, c9 = y, c10 = x, c11 = y;                                   \
+    T b0 = y, b1 = x, b2 = y, b3 = x, b4 = y, b5 = x, b6 = y,            \
+      b7 = x, b8 = y, b9 = x, b10 = y, b11 = x;                           \
+    __asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3),         \
+                     "+v"(c4), "+v"(c5), "+v"(c6), "+v"(c7), "+v"(c8),    \
+                     "+v"(c9), "+v"(c10), "+v"(c11));                     \
+    __asm__ volatile("" : "+v"(b0), "+v"(b1), "+v"(b2), "+v"(b3),         \
+                     "+v"(b4), "+v"(b5), "+v"(b6), "+v"(b7), "+v"(b8),    \
+                     "+v"(b9), "+v"(b10), "+v"(b11));                     \
+    for (long n = 0; n < ITER; n++) {                                     \
+        __asm__ volatile("" : "+v"(x));                                   \
+        c0 = ADD(c0, MUL(b0, x)); c1 = ADD(c1, MUL(b1, x));               \
+        c2 = ADD(c2, MUL(b2, x)); c3 = ADD(c3, MUL(b3, x));               \
+        c4 = ADD(c4, MUL(b4, x)); c5 = ADD(c5, MUL(b5, x));               \
+        c6 = ADD(c6, MUL(b6, x)); c7 = ADD(c7, MUL(b7, x));               \
+        c8 = ADD(c8, MUL(b8, x)); c9 = ADD(c9, MUL(b9, x));               \
+        c10 = ADD(c10, MUL(b10, x)); c11 = ADD(c11, MUL(b11, x));         \
+    }                                                                     \
+    c0 = ADD(ADD(ADD(c0, c1), ADD(c2, c3)), ADD(ADD(c4, c5), ADD(c6, c7))); \
+    c0 = ADD(c0, ADD(ADD(c8, c9), ADD(c10, c11)))
+__attribute__((target("avx512f"))) static void *unfused512(void *arg)
+{
+    __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+    UNFUSED(__m512, _mm512_mul_ps, _mm512_add_ps);
+    sink[(long)arg] = _mm512_reduce_add_ps(c0);
+    return NULL;
+}
+__attribute__((target("avx2"))) static void *unfused256(void *arg)
+{
+    __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+    UNFUSED(__m256, _mm256_mul_ps, _mm256_add_ps);
+    float o[8];
+    _mm256_storeu_ps(o, c0);
+    sink[(long)arg] = o[0];
+    return NULL;
+}
 static const float *data;
 static size_t count;
 static int cores;
@@ -435,6 +489,18 @@ int main(int argc, char **argv)
 {
     cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 64) cores = 64;
+    int wide = __builtin_cpu_supports("avx512f");
+    if (argc > 1 && strcmp(argv[1], "--unfused") == 0) {
+        /* multiply, then add: GFLOP/s, the best of 5 */
+        double best = 1e9;
+        for (int r = 0; r < 5; r++) {
+            double s = run(wide ? unfused512 : unfused256);
+            if (s < best) best = s;
+        }
+        double flops = 2.0 * ITER * 12 * (wide ? 16 : 8) * cores;
+        printf("%.3f %s %d\n", flops / best / 1e9, wide ? "avx512" : "avx2", cores);
+        return 0;
+    }
     if (argc > 1) { /* read FILE: GB/s, the best of 5 */
         int fd = open(argv[1], O_RDONLY);
         struct stat st;
@@ -449,7 +515,6 @@ int main(int argc, char **argv)
         printf("%.6f %.3f\n", best, st.st_size / best / 1e9);
         return 0;
     }
-    int wide = __builtin_cpu_supports("avx512f");
     double s = run(wide ? fma512 : fma256);
     double flops = 2.0 * ITER * 10 * (wide ? 16 : 8) * cores;
     printf("%.3f %s %d\n", flops / s / 1e9, wide ? "avx512" : "avx2", cores);
@@ -466,7 +531,10 @@ def build_peak(tmp):
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         return None
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, src], check=True)
+    # -ffp-contract=off: the unfused loop's multiplies and adds stay apart
+    # (as the program's own build keeps its products' sums)
+    subprocess.run([cc, "-O2", "-ffp-contract=off", "-pthread", "-o", exe,
+                    src], check=True)
     return exe
 
 
@@ -642,9 +710,27 @@ def generate_table(program, runs, tmp, measure, folder, text, peak_exe):
     sys.stdout.flush()
 
 
-def ablate_table(program, runs, tmp, measure, folder, text):
+def ablate_flops(folder, T):
+    """2 x the multiply-adds all-heads ablation must do on top of the clean
+    pass, GPT-2's shape: head h of layer l switched off changes layer l's
+    c_proj input, so that c_proj, layer l's MLP, every later layer (its
+    products and its attention, as forward_flops counts them) and the
+    lm_head at every place (the loss) run again, once per head; layer
+    l's c_attn and heads are the clean pass's."""
+    c = json.load(open(os.path.join(folder, "config.json")))
+    L, H, D, V = c["n_layer"], c["n_head"], c["n_embd"], c["vocab_size"]
+    F = c.get("n_inner") or 4 * D
+    layer = T * (4 * D * D + 2 * D * F) + 2 * T * T * D
+    ablated = T * (D * D + 2 * D * F)
+    per_head = [ablated + (L - 1 - l) * layer + T * D * V for l in range(L)]
+    return 2 * H * sum(per_head), 2 * L * H * T * D * V
+
+
+def ablate_table(program, runs, tmp, measure, folder, text, unfused):
     """36.4: --ablate all-heads beside one plain run and PyTorch's 144
-    hooked forwards."""
+    hooked forwards, and the floor: the ablations' work at this machine's
+    unfused multiply-then-add rate (the only one the products' bits
+    allow)."""
     prompt = prompt_of(program, folder, text, 20)
     ids = token_ids(program, folder, prompt)
     plain, _ = measure([program, "--model", folder, prompt], runs,
@@ -666,6 +752,18 @@ def ablate_table(program, runs, tmp, measure, folder, text):
     print("| %.3f s | %.3f s | %.1fx (target at most 5x) | %.0f MiB | %.3f s "
           "| %s |" % (plain, ablate, ablate / plain, mib, theirs,
                       ratio_text(theirs, ablate)))
+    flops, head = ablate_flops(folder, len(ids))
+    floor = flops / (unfused * 1e9)
+    rate = flops / (ablate - plain) / 1e9
+    print("floor: the ablations do %.1f GFLOP (%.1f of them the lm_head at "
+          "every place); at this machine's unfused multiply-then-add rate, "
+          "%.1f GFLOP/s on every core, %.2f s: %.1fx the plain run (target "
+          "at most 5x); --ablate all-heads takes %.1fx that floor"
+          % (flops / 1e9, head / 1e9, unfused, floor, floor / plain,
+             ablate / floor))
+    print("the ablations (all-heads - plain: %.3f s) run at %.1f GFLOP/s, "
+          "%.0f%% of the unfused rate"
+          % (ablate - plain, rate, 100 * rate / unfused))
     sys.stdout.flush()
 
 
@@ -678,10 +776,13 @@ def model_tables(program, runs, tmp, measure, gpt2_folder, text, only):
     out = subprocess.run([peak_exe], stdout=subprocess.PIPE,
                          check=True).stdout.split()
     peak = float(out[0])
+    unfused = float(subprocess.run([peak_exe, "--unfused"],
+                                   stdout=subprocess.PIPE,
+                                   check=True).stdout.split()[0])
     if only is None or "families" in only:
         families_table(program, runs, tmp, measure, text, peak)
     if only is None or "generate" in only:
         generate_table(program, runs, tmp, measure, gpt2_folder, text,
                        peak_exe)
     if only is None or "ablate" in only:
-        ablate_table(program, runs, tmp, measure, gpt2_folder, text)
+        ablate_table(program, runs, tmp, measure, gpt2_folder, text, unfused)

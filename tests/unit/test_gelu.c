@@ -1,7 +1,10 @@
 /* test_gelu.c: gelu_new, by the fastest path this processor runs (on x86
  * with FMA, fmaf as one instruction), gives the same bits as its steps
  * one value at a time with sleef_tanhf (fmaf from the C library), on edge
- * cases, random values and a sweep of float32 bit patterns.
+ * cases, random values and a sweep of float32 bit patterns. And the
+ * feed-forward network's GELU (mlp_forward, gelu_new and BERT's
+ * gelu_erf) shared out in slices over a pool of two threads gives the
+ * bits of one call over all the values.
  *
  * Usage: test_gelu [REFERENCE_DIR]   (the argument is not used) */
 #include <math.h>
@@ -9,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/layers/mlp.h"
 #include "numerics/gelu.h"
+#include "numerics/gelu_erf.h"
 #include "tap.h"
 
 static uint32_t bits(float v)
@@ -49,8 +54,52 @@ static long differences(const float *x, size_t n)
     return bad;
 }
 
+/* mlp_forward over x (1, 1) with fc (1 -> F) and act, two threads: its
+ * ffn_hidden equals fc's output through one call of the activation over
+ * all F values (F = 2 x 16384 + 1: slices of a fixed width would leave
+ * one value over, which gelu_erf takes another way). */
+static bool mlp_split_same(activation act)
+{
+    enum { T = 1, F = 2 * 16384 + 1 };
+    float *w = malloc(F * sizeof *w), *proj = calloc(F, sizeof *proj);
+    // the last value -3.96875: one of those gelu_erf takes apart
+    float xs[T] = {-3.96875f}, out_v[T] = {0};
+    matrix x = {T, 1, xs}, out = {T, 1, out_v}, hidden = {0}, want = {0};
+    workers *pool = NULL;
+    mx_error err;
+    bool same = false;
+    if (w != NULL && proj != NULL &&
+        matrix_alloc(&hidden, T, F, "test", &err) == 0 &&
+        matrix_alloc(&want, T, F, "test", &err) == 0 &&
+        workers_init(&pool, 2, &err) == 0) {
+        for (size_t j = 0; j < F; j++)
+            w[j] = (float)((int)(j % 97) - 48) * 0.0625f;
+        w[F - 1] = 1.0f;
+        const mlp f = {{w, NULL, 1, F, true}, {proj, NULL, F, 1, true}, act};
+        const table_key at = {VARIANT_ID_BLOCK, 0, NO_HEAD, TABLE_FFN_HIDDEN,
+                              false};
+        dense_forward(&want, &x, &f.fc, NULL);
+        if (act == ACT_GELU_NEW)
+            gelu_new(want.v, T * F);
+        else
+            gelu_erf(want.v, T * F);
+        same = mlp_forward(&out, &hidden, &x, &f, NULL, &at, pool, &err) == 0 &&
+               memcmp(hidden.v, want.v, T * F * sizeof *want.v) == 0;
+    }
+    workers_free(pool);
+    matrix_free(&hidden);
+    matrix_free(&want);
+    free(w);
+    free(proj);
+    return same;
+}
+
 int main(void)
 {
+    ok(mlp_split_same(ACT_GELU_NEW),
+       "mlp_forward's gelu_new over two threads: the bits of one call");
+    ok(mlp_split_same(ACT_GELU_ERF),
+       "mlp_forward's gelu_erf over two threads: the bits of one call");
     const float edges[] = {0.0f,   -0.0f,   1.0f,     -1.0f,     8.66f,
                            -8.66f, 8.67f,   -8.67f,   20.0f,     -20.0f,
                            1e-30f, -1e-30f, INFINITY, -INFINITY, NAN,

@@ -5,7 +5,9 @@
  * on GPT-2's checkpoints tiny and two_layers; every compared table bit for
  * bit, and the plain runs too. And training's points: its logits zeroed
  * before the loss is taken (the loss is then ln V), and the recorder
- * handed the logits and the loss the pass returns. */
+ * handed the logits and the loss the pass returns. And equal texts
+ * stacked through GPT-2's layers, each hooked its own way, equal to each
+ * text alone. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -260,6 +262,101 @@ static void gpt2_case(const char *dir, const char *name, int layer, int head)
     gpt2_close(&m);
 }
 
+/* ---- equal texts stacked ------------------------------------------ */
+
+/* The stream before layer 0 (inputs), kept by the recorder. */
+static int keep_inputs(void *ctx, const table_key *at, const matrix *m,
+                       mx_error *err)
+{
+    matrix *to = ctx;
+    if (at->variant != VARIANT_INPUT || at->id != TABLE_INPUTS)
+        return 0;
+    if (matrix_alloc(to, m->rows, m->cols, "test", err) != 0)
+        return -1;
+    memcpy(to->v, m->v, m->rows * m->cols * sizeof *m->v);
+    return 0;
+}
+
+/* gpt2_layers over STACKED copies of one stream (equal texts: the
+ * attention sublayer computes the first layer's heads once) equals each
+ * copy through the layers alone: no hook, head's z zeroed or averaged
+ * (the copy's head_context replaced), its queries zeroed (the head
+ * computed again), the z of two heads. */
+enum { STACKED = 5 };
+
+static void gpt2_stacked(const char *dir, const char *name, int layer, int head)
+{
+    char path[512], ids_path[600];
+    snprintf(path, sizeof path, "%s/gpt2/%s", dir, name);
+    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
+    gpt2_model m;
+    mx_error err;
+    if (!ok(gpt2_open(&m, path, &err) == 0, "%s: the checkpoint opens", name))
+        return;
+    FILE *f = fopen(ids_path, "r");
+    int32_t ids[256];
+    size_t T = 0;
+    long v;
+    while (f != NULL && T < 256 && fscanf(f, "%ld", &v) == 1)
+        ids[T++] = (int32_t)v;
+    if (f != NULL)
+        fclose(f);
+    matrix before = {0}, out = {0};
+    forward_hooks rec = {.record = keep_inputs, .ctx = &before};
+    const gpt2_run run = {&rec, false, NULL, NULL};
+    const int rc = gpt2_forward(&out, &m, ids, T, &run, &err);
+    matrix_free(&out);
+    if (!ok(rc == 0 && before.v != NULL, "%s: the stream before layer 0",
+            name)) {
+        gpt2_close(&m);
+        return;
+    }
+    const size_t D = before.cols, L = m.cfg.n_layer, size = T * D;
+    const replace_hook z = {{VARIANT_ID_BLOCK, layer, head, TABLE_HEAD_CONTEXT,
+                             false},
+                            HOOK_ZERO,
+                            NULL},
+                       mean = {z.at, HOOK_MEAN, NULL},
+                       q = {{VARIANT_ID_BLOCK, layer, head, TABLE_QUERIES,
+                             false},
+                            HOOK_ZERO,
+                            NULL},
+                       two[2] = {z,
+                                 {{VARIANT_ID_BLOCK, layer,
+                                   (head + 1) % (int)m.cfg.n_head,
+                                   TABLE_HEAD_CONTEXT, false},
+                                  HOOK_ZERO,
+                                  NULL}};
+    const forward_hooks hooks[STACKED] = {{0},
+                                          {.replace = &z, .n_replace = 1},
+                                          {.replace = &mean, .n_replace = 1},
+                                          {.replace = &q, .n_replace = 1},
+                                          {.replace = two, .n_replace = 2}};
+    matrix all = {0}, one = {0};
+    bool same = matrix_alloc(&all, STACKED * T, D, "test", &err) == 0 &&
+                matrix_alloc(&one, T, D, "test", &err) == 0;
+    for (size_t i = 0; same && i < STACKED; i++)
+        memcpy(all.v + i * size, before.v, size * sizeof *all.v);
+    same = same && gpt2_layers(&all, &m, STACKED, 0, L, hooks, NULL, &err) == 0;
+    bool changed = true;
+    for (size_t i = 0; same && i < STACKED; i++) {
+        memcpy(one.v, before.v, size * sizeof *one.v);
+        same = gpt2_layers(&one, &m, 1, 0, L, &hooks[i], NULL, &err) == 0 &&
+               memcmp(one.v, all.v + i * size, size * sizeof *one.v) == 0;
+        if (i > 0)
+            changed = changed &&
+                      memcmp(all.v, all.v + i * size, size * sizeof *all.v);
+    }
+    ok(same && changed,
+       "%s: %d equal texts stacked through the layers, h.%d head %d "
+       "hooked four ways, each equal to its text alone",
+       name, STACKED, layer, head);
+    matrix_free(&all);
+    matrix_free(&one);
+    matrix_free(&before);
+    gpt2_close(&m);
+}
+
 /* ---- training's logits and loss ------------------------------------- */
 
 /* What the recorder saw: the ids of the points in order, and the last
@@ -365,5 +462,7 @@ int main(int argc, char **argv)
     training_points();
     gpt2_case(argv[1], "tiny", 0, 0);
     gpt2_case(argv[1], "two_layers", 0, 1);
+    gpt2_stacked(argv[1], "two_layers", 0, 1);
+    gpt2_stacked(argv[1], "four_heads_bf16", 1, 2);
     return tap_done();
 }

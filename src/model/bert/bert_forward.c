@@ -12,25 +12,12 @@
 #include "base/i18n.h"
 #include "model/layers/attention_sublayer.h"
 #include "model/layers/dense.h"
+#include "model/layers/layer_work.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
 #include "numerics/gelu.h"
 #include "numerics/gelu_erf.h"
 #include "numerics/matmul.h"
-
-/* The work of one layer, allocated once for the pass. */
-typedef struct {
-    attention_work attn; /* the attention sublayer's; attn_out in attn.attn */
-    matrix a, sum, fc, ffn; /* (T, D) x 2, (T, F), (T, D) */
-} layer_work;
-
-static void work_free(layer_work *w)
-{
-    attention_work_free(&w->attn);
-    matrix *all[] = {&w->a, &w->sum, &w->fc, &w->ffn};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        matrix_free(all[i]);
-}
 
 /* Layer li's attention sublayer (attention_sublayer.h): BertAttention's
  * self part, query, key, value (nn.Linear), each head over its columns
@@ -57,76 +44,41 @@ static attention_layer layer_attention(const bert_model *m, size_t li)
     };
 }
 
-static int work_alloc(layer_work *w, const bert_model *m, size_t T,
-                      mx_error *err)
-{
-    const size_t D = m->cfg.d, F = m->cfg.n_inner;
-    const char *hs = N_("hidden states");
-    *w = (layer_work){0};
-    const attention_layer shape = layer_attention(m, 0);
-    if (attention_work_alloc(&w->attn, &shape, T, T, T, err) != 0 ||
-        matrix_alloc(&w->a, T, D, hs, err) != 0 ||
-        matrix_alloc(&w->sum, T, D, hs, err) != 0 ||
-        matrix_alloc(&w->fc, T, F, hs, err) != 0 ||
-        matrix_alloc(&w->ffn, T, D, hs, err) != 0) {
-        work_free(w);
-        return -1;
-    }
-    return 0;
-}
-
-/* Where the block's tables lie: add_norm1 in a, the MLP's in fc and ffn,
- * the layer's output in h (the block reads h, its input, only before it
- * writes it). */
-typedef struct {
-    layer_work *w;
-    matrix *h;
-} layer_store;
-
-static matrix *layer_table(void *ctx, table_id id, mx_error *err)
-{
-    (void)err;
-    const layer_store *p = ctx;
-    switch (id) {
-    case TABLE_FFN_HIDDEN:
-        return &p->w->fc;
-    case TABLE_FFN_OUT:
-        return &p->w->ffn;
-    case TABLE_OUT:
-        return p->h;
-    default: // add_norm1
-        return &p->w->a;
-    }
-}
-
-/* One BertLayer over h (T, D), in place: the one Transformer block
- * (transformer_block.h) with its norms after, the attention sublayer
- * (attention_sublayer.h), the exact GELU. */
-static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
-                         size_t li, const bert_run *run, mx_error *err)
+/* BertLayer li as the one Transformer block (transformer_block.h): its
+ * norms after, the exact GELU. */
+static block_layer layer_block(const bert_model *m, size_t li)
 {
     const bert_config *c = &m->cfg;
     const bert_layer *l = &m->layers[li];
     const size_t D = c->d, F = c->n_inner;
-    const block_layer b = {
+    return (block_layer){
         .norm = NORM_AFTER,
         .norm1 = {l->ln1_w, l->ln1_b, c->eps},
         .norm2 = {l->ln2_w, l->ln2_b, c->eps},
         .ffn = {dense_linear(l->inter_w, l->inter_b, D, F),
                 dense_linear(l->out_w, l->out_b, F, D), ACT_GELU_ERF},
     };
+}
+
+/* The work of every layer, allocated once for a pass over T tokens. */
+static int work_alloc(layer_work *w, const bert_model *m, size_t T,
+                      mx_error *err)
+{
+    const attention_layer a = layer_attention(m, 0);
+    const block_layer b = layer_block(m, 0);
+    return layer_work_alloc(w, &a, &b, T, T, T, err);
+}
+
+/* One BertLayer over h (T, D), in place (layer_work.h; layer_block),
+ * its attention the one attention sublayer (attention_sublayer.h). */
+static int layer_forward(matrix *h, layer_work *w, const bert_model *m,
+                         size_t li, attention_pass *pass, mx_error *err)
+{
+    const block_layer b = layer_block(m, li);
     const attention_layer a = layer_attention(m, li);
-    const attention_pass pass = {
-        .layer = (int)li, .hooks = run->hooks, .pool = run->pool};
-    attention_call call = {&w->attn, &a, &pass};
-    const block_attention attn = {attention_sublayer_run, &call};
-    layer_store st = {w, h};
-    const block_store store = {
-        .get = layer_table, .ctx = &st, .sum1 = &w->sum, .sum2 = &w->sum};
+    pass->layer = (int)li;
     const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_OUT);
-    const matrix *out;
-    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
-                               run->pool, err);
+    return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 
 /* BertEmbeddings: h (T, D) = LayerNorm((word[ids] + token_type[types]) +
@@ -256,8 +208,9 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
     embed(&h, &w.sum, m, ids, types, T);
     if (hook_outer_point(run->hooks, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto done;
+    attention_pass pass = {.hooks = run->hooks, .pool = run->pool};
     for (size_t li = 0; li < c->n_layer; li++)
-        if (layer_forward(&h, &w, m, li, run, err) != 0)
+        if (layer_forward(&h, &w, m, li, &pass, err) != 0)
             goto done;
     if (hook_outer_point(run->hooks, VARIANT_MODEL, TABLE_OUT, &h, err) != 0)
         goto done;
@@ -279,7 +232,7 @@ int bert_forward(matrix *out, const bert_model *m, const int32_t *ids,
     h = (matrix){0};
     rc = 0;
 done:
-    work_free(&w);
+    layer_work_free(&w);
     matrix_free(&h);
     return rc;
 }

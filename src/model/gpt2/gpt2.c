@@ -14,6 +14,7 @@
 #include "io/json.h"
 #include "model/layers/attention_sublayer.h"
 #include "model/layers/dense.h"
+#include "model/layers/layer_work.h"
 #include "model/layers/mlp.h"
 #include "model/layers/transformer_block.h"
 #include "model/tied_head.h"
@@ -341,25 +342,6 @@ static dense conv1d(const float *weight, const float *bias, size_t in,
     return (dense){weight, bias, in, out, true};
 }
 
-/* The work of one layer, allocated once for the pass. */
-typedef struct {
-    attention_work attn; /* the attention sublayer's; attn_out in attn.attn */
-    matrix a, fc, mlp;   /* (rows, D), (rows, F), (rows, D) */
-    /* 0 or 1: the rows are one text. n (gpt2_layers): n texts of T
-     * tokens each, stacked, text i's heads' tables through each_text[i]
-     * (each_text NULL: the run's hooks) */
-    size_t texts;
-    const forward_hooks *each_text;
-} layer_work;
-
-static void work_free(layer_work *w)
-{
-    attention_work_free(&w->attn);
-    matrix *all[] = {&w->a, &w->fc, &w->mlp};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        matrix_free(all[i]);
-}
-
 /* Layer li's attention sublayer (attention_sublayer.h): the fused
  * c_attn, qkv (T, 3D) = addmm(c_attn.bias, x, c_attn.weight), each head
  * over its columns of qkv.split(D) (view, permute), and attn_out =
@@ -386,60 +368,14 @@ static attention_layer layer_attention(const gpt2_model *m, size_t li,
     };
 }
 
-/* For rows (texts of T new tokens each) over S keys (S = T without a
- * cache): a head's tables are one text's. */
-static int work_alloc(layer_work *w, const gpt2_model *m, size_t rows, size_t T,
-                      size_t S, mx_error *err)
-{
-    const gpt2_config *c = &m->cfg;
-    const size_t D = c->n_embd;
-    *w = (layer_work){0};
-    const attention_layer shape = layer_attention(m, 0, true);
-    if (attention_work_alloc(&w->attn, &shape, rows, T, S, err) != 0 ||
-        matrix_alloc(&w->a, rows, D, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->fc, rows, c->n_inner, N_("hidden states"), err) != 0 ||
-        matrix_alloc(&w->mlp, rows, D, N_("hidden states"), err) != 0) {
-        work_free(w);
-        return -1;
-    }
-    return 0;
-}
-
-/* Where the block's tables lie: ln_1 and ln_2 in a, the residual and the
- * layer's output in h, in place; the MLP's in fc and mlp. */
-typedef struct {
-    layer_work *w;
-    matrix *h;
-} layer_store;
-
-static matrix *layer_table(void *ctx, table_id id, mx_error *err)
-{
-    (void)err;
-    const layer_store *p = ctx;
-    switch (id) {
-    case TABLE_RESIDUAL:
-    case TABLE_HIDDEN:
-        return p->h;
-    case TABLE_FFN_HIDDEN:
-        return &p->w->fc;
-    case TABLE_FFN_OUT:
-        return &p->w->mlp;
-    default: // ln_1, ln_2
-        return &p->w->a;
-    }
-}
-
-/* One layer over h (T, D), in place: GPT2Block, the one Transformer
- * block (transformer_block.h) with the norms before, the attention
- * sublayer (attention_sublayer.h; stacked texts (w->texts) each attend to
- * their own rows), gelu_new, and attn_output + residual. */
-static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
-                         size_t li, const gpt2_run *run, mx_error *err)
+/* GPT2Block li as the one Transformer block (transformer_block.h): the
+ * norms before, gelu_new, and attn_output + residual. */
+static block_layer layer_block(const gpt2_model *m, size_t li)
 {
     const gpt2_config *c = &m->cfg;
     const gpt2_layer *l = &m->layers[li];
     const size_t D = c->n_embd, F = c->n_inner;
-    const block_layer b = {
+    return (block_layer){
         .norm = NORM_BEFORE,
         .norm1 = {l->ln_1_w, l->ln_1_b, c->eps},
         .norm2 = {l->ln_2_w, l->ln_2_b, c->eps},
@@ -447,22 +383,32 @@ static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
                 conv1d(l->mlp_proj_w, l->mlp_proj_b, F, D), ACT_GELU_NEW},
         .attn_out_first = true,
     };
-    const bool prompt = run->cache == NULL || run->cache->len == 0;
+}
+
+/* The work of every layer, allocated once for a pass over rows (texts of
+ * T new tokens each) over S keys (S = T without a cache): a head's tables
+ * are one text's. */
+static int work_alloc(layer_work *w, const gpt2_model *m, size_t rows, size_t T,
+                      size_t S, mx_error *err)
+{
+    const attention_layer a = layer_attention(m, 0, true);
+    const block_layer b = layer_block(m, 0);
+    return layer_work_alloc(w, &a, &b, rows, T, S, err);
+}
+
+/* One layer over h (rows, D), in place (layer_work.h): GPT2Block
+ * (layer_block) with the attention sublayer (attention_sublayer.h) as
+ * pass gives it: one text with the run's hooks and cache, or stacked
+ * texts each attending to their own rows with their own heads' hooks. */
+static int layer_forward(matrix *h, layer_work *w, const gpt2_model *m,
+                         size_t li, attention_pass *pass, mx_error *err)
+{
+    const block_layer b = layer_block(m, li);
+    const bool prompt = pass->cache == NULL || pass->cache->len == 0;
     const attention_layer a = layer_attention(m, li, prompt);
-    const attention_pass pass = {.layer = (int)li,
-                                 .hooks = run->hooks,
-                                 .texts = w->texts,
-                                 .each_text = w->each_text,
-                                 .cache = run->cache,
-                                 .pool = run->pool};
-    attention_call call = {&w->attn, &a, &pass};
-    const block_attention attn = {attention_sublayer_run, &call};
-    layer_store st = {w, h};
-    const block_store store = {.get = layer_table, .ctx = &st};
+    pass->layer = (int)li;
     const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
-    const matrix *out;
-    return block_layer_forward(&out, &b, &attn, &store, h, run->hooks, &at,
-                               run->pool, err);
+    return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 
 int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
@@ -497,8 +443,10 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
                 m->wte[(size_t)ids[t] * D + d] + m->wpe[(past + t) * D + d];
     if (hook_outer_point(run->hooks, VARIANT_INPUT, TABLE_INPUTS, &h, err) != 0)
         goto out;
+    attention_pass pass = {
+        .hooks = run->hooks, .cache = run->cache, .pool = run->pool};
     for (size_t li = 0; li < c->n_layer; li++)
-        if (layer_forward(&h, &w, m, li, run, err) != 0)
+        if (layer_forward(&h, &w, m, li, &pass, err) != 0)
             goto out;
     if (run->cache != NULL)
         kv_cache_advance(run->cache, T);
@@ -523,7 +471,7 @@ int gpt2_forward(matrix *out, const gpt2_model *m, const int32_t *ids, size_t T,
 fail_out:
     matrix_free(out);
 out:
-    work_free(&w);
+    layer_work_free(&w);
     matrix_free(&h);
     return rc;
 }
@@ -539,13 +487,12 @@ int gpt2_layers(matrix *h, const gpt2_model *m, size_t n, size_t first,
     layer_work w;
     if (work_alloc(&w, m, h->rows, T, T, err) != 0)
         return -1;
-    w.texts = n;
-    w.each_text = hooks;
-    const gpt2_run run = {NULL, false, pool, NULL};
+    // text i's heads through hooks[i]; the block's own points unhooked
+    attention_pass pass = {.texts = n, .each_text = hooks, .pool = pool};
     int rc = 0;
     for (size_t li = first; rc == 0 && li < first + count; li++)
-        rc = layer_forward(h, &w, m, li, &run, err);
-    work_free(&w);
+        rc = layer_forward(h, &w, m, li, &pass, err);
+    layer_work_free(&w);
     return rc;
 }
 

@@ -30,7 +30,13 @@
  * holds n texts of T rows each; each text's heads attend to its own rows,
  * their hook points through that text's hooks; every product else works
  * row by row, and concat_context and attn_out pass the pass's hooks over
- * all the rows.
+ * all the rows. When the n texts' rows of x are bit for bit equal (the
+ * copies of the layer an intervention changes) and no text's hooks
+ * record, the projections run over the first text's rows and each head
+ * once; each text's concat_context is a copy with only the heads its
+ * hooks name made again (a replaced head_context on the copy, or the
+ * head computed again when more of it is named): the same values as n
+ * passes, without n times the projections.
  */
 #ifndef MHA_ATTENTION_SUBLAYER_H
 #define MHA_ATTENTION_SUBLAYER_H
@@ -87,6 +93,8 @@ typedef struct {
     matrix ctx;                 /* (T, hd) */
     matrix concat;              /* (rows, H hd) */
     matrix attn;                /* (rows, D) */
+    matrix shared;              /* (T, H hd): equal texts' heads, computed
+                                   once; allocated when rows > T */
 } attention_work;
 
 /* Allocates w for layers shaped as a: rows, T, S as above. Returns 0, or

@@ -5,21 +5,64 @@
  */
 #include "model/layers/transformer_block.h"
 
+#include <assert.h>
+
 #include "model/dropout.h"
 #include "numerics/rms_norm.h"
 
-/* The tables of one residual sublayer. */
+/* The tables of one residual sublayer, slots of the store. */
 typedef struct {
-    table_id normed;   /* norm before: the sublayer's normed input */
-    table_id mask;     /* its output's dropout mask */
-    table_id out_post; /* norm after: norm(x + sublayer) */
-    table_id out_pre;  /* norm before: x + sublayer */
+    block_slot normed;   /* norm before: the sublayer's normed input */
+    block_slot mask;     /* its output's dropout mask */
+    block_slot out_post; /* norm after: norm(x + sublayer) */
+    block_slot out_pre;  /* norm before: x + sublayer */
 } sublayer_tables;
 
-static const sublayer_tables ATTENTION = {
-    TABLE_LN_1, TABLE_ATTN_OUT_DROPOUT_MASK, TABLE_ADD_NORM1, TABLE_RESIDUAL};
-static const sublayer_tables FEED_FORWARD = {
-    TABLE_LN_2, TABLE_FFN_OUT_DROPOUT_MASK, TABLE_OUT, TABLE_HIDDEN};
+static const sublayer_tables ATTENTION = {BLOCK_LN_1, BLOCK_ATTN_MASK,
+                                          BLOCK_ADD_NORM1, BLOCK_RESIDUAL};
+static const sublayer_tables FEED_FORWARD = {BLOCK_LN_2, BLOCK_FFN_MASK,
+                                             BLOCK_OUT, BLOCK_HIDDEN};
+
+/* Each slot's catalogue row. */
+static const table_id SLOT_IDS[BLOCK_SLOTS] = {
+    [BLOCK_LN_1] = TABLE_LN_1,
+    [BLOCK_ATTN_MASK] = TABLE_ATTN_OUT_DROPOUT_MASK,
+    [BLOCK_ADD_NORM1] = TABLE_ADD_NORM1,
+    [BLOCK_RESIDUAL] = TABLE_RESIDUAL,
+    [BLOCK_LN_2] = TABLE_LN_2,
+    [BLOCK_FFN_HIDDEN] = TABLE_FFN_HIDDEN,
+    [BLOCK_FFN_OUT] = TABLE_FFN_OUT,
+    [BLOCK_FFN_MASK] = TABLE_FFN_OUT_DROPOUT_MASK,
+    [BLOCK_OUT] = TABLE_OUT,
+    [BLOCK_HIDDEN] = TABLE_HIDDEN,
+};
+
+table_id block_slot_id(block_slot s)
+{
+    return SLOT_IDS[s];
+}
+
+size_t block_slots_filled(block_slot *order, const block_layer *b)
+{
+    size_t n = 0;
+    if (b->norm == NORM_NONE) {
+        order[n++] = BLOCK_OUT;
+        return n;
+    }
+    for (int i = 0; i < 2; i++) {
+        const sublayer_tables *ids = i == 0 ? &ATTENTION : &FEED_FORWARD;
+        if (b->norm == NORM_BEFORE)
+            order[n++] = ids->normed;
+        if (i == 1) {
+            order[n++] = BLOCK_FFN_HIDDEN;
+            order[n++] = BLOCK_FFN_OUT;
+        }
+        if (b->dropout > 0)
+            order[n++] = ids->mask;
+        order[n++] = b->norm == NORM_BEFORE ? ids->out_pre : ids->out_post;
+    }
+    return n;
+}
 
 /* What one pass of the block works with. */
 typedef struct {
@@ -32,17 +75,19 @@ typedef struct {
     torch_rng drop; /* the dropout masks' generator */
 } block_pass;
 
-/* The store's table id, passed through its hook point once computed. */
-static matrix *get(const block_pass *p, table_id id, mx_error *err)
+/* The store's matrix of slot s, passed through its hook point once
+ * computed. */
+static matrix *get(const block_pass *p, block_slot s)
 {
-    return p->s->get(p->s->ctx, id, err);
+    assert(p->s->table[s] != NULL);
+    return p->s->table[s];
 }
 
-static int point(const block_pass *p, table_id id, matrix *m, mx_error *err)
+static int point(const block_pass *p, block_slot s, matrix *m, mx_error *err)
 {
     if (p->hk == NULL)
         return 0;
-    const table_key key = hook_at(p->at, id);
+    const table_key key = hook_at(p->at, SLOT_IDS[s]);
     return hook_point(p->hk, &key, m, err);
 }
 
@@ -54,10 +99,7 @@ static int sublayer_run(const matrix **f, block_pass *p, bool attention,
 {
     if (attention)
         return p->attn->run(p->attn->ctx, f, in, err);
-    matrix *hidden = get(p, TABLE_FFN_HIDDEN, err);
-    matrix *out = hidden == NULL ? NULL : get(p, TABLE_FFN_OUT, err);
-    if (out == NULL)
-        return -1;
+    matrix *hidden = get(p, BLOCK_FFN_HIDDEN), *out = get(p, BLOCK_FFN_OUT);
     const block_layer *b = p->b;
     if ((b->ffn_kind == FFN_SWIGLU
              ? swiglu_forward(out, hidden, p->s->up, in, &b->gated, p->hk,
@@ -73,18 +115,16 @@ static int sublayer_run(const matrix **f, block_pass *p, bool attention,
  * store's dropped); after the attention's, the rest of the batch's mask
  * is skipped, then the feed-forward's follows. */
 static int sublayer_dropout(const matrix **f, block_pass *p, bool attention,
-                            table_id mask_id, mx_error *err)
+                            block_slot slot, mx_error *err)
 {
     const size_t n = (*f)->rows * (*f)->cols;
-    matrix *mask = get(p, mask_id, err);
-    if (mask == NULL)
-        return -1;
+    matrix *mask = get(p, slot);
     dropout_noise(mask->v, n, p->b->dropout, &p->drop);
     if (attention)
         rng_bernoulli_skip((p->b->batch - 1) * n, &p->drop);
     dropout_apply(p->s->dropped->v, (*f)->v, mask->v, n);
     *f = p->s->dropped;
-    return point(p, mask_id, mask, err);
+    return point(p, slot, mask, err);
 }
 
 /* y (T, D) = the block's norm n over the rows of x (T, D): nn.LayerNorm,
@@ -110,9 +150,7 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
     // norm before: ln_1 (T, D) or ln_2 (T, D) = norm(x)
     const matrix *in = x;
     if (b->norm == NORM_BEFORE) {
-        matrix *normed = get(p, ids->normed, err);
-        if (normed == NULL)
-            return -1;
+        matrix *normed = get(p, ids->normed);
         norm(normed, NULL, NULL, x, b, n);
         if (point(p, ids->normed, normed, err) != 0)
             return -1;
@@ -123,10 +161,7 @@ static int sublayer(const matrix **y, block_pass *p, bool attention,
         (b->dropout > 0 &&
          sublayer_dropout(&f, p, attention, ids->mask, err) != 0))
         return -1;
-    matrix *out =
-        get(p, b->norm == NORM_BEFORE ? ids->out_pre : ids->out_post, err);
-    if (out == NULL)
-        return -1;
+    matrix *out = get(p, b->norm == NORM_BEFORE ? ids->out_pre : ids->out_post);
     if (b->norm == NORM_BEFORE) {
         // residual or hidden (T, D) = x + f, in PyTorch's order
         if (attention && b->attn_out_first)
@@ -157,12 +192,10 @@ int block_layer_forward(const matrix **out, const block_layer *b,
         const matrix *f;
         if (attn->run(attn->ctx, &f, x, err) != 0)
             return -1;
-        matrix *y = get(&p, TABLE_OUT, err);
-        if (y == NULL)
-            return -1;
+        matrix *y = get(&p, BLOCK_OUT);
         add(y, x, f);
         *out = y;
-        return point(&p, TABLE_OUT, y, err);
+        return point(&p, BLOCK_OUT, y, err);
     }
     if (b->dropout > 0)
         p.drop = *b->dropout_rng;

@@ -27,10 +27,11 @@
  * when the block has nn.Dropout in training mode (the lessons' --dropout).
  * Each of those tables passes its hook point (hooks.h), the attention's
  * own in the caller's attention. Where the activations lie is the
- * caller's: the trace's tables (the lessons), a training pass's tape
- * (which also keeps the LayerNorms' means and rstds for the backward
- * pass), a checkpoint family's working matrices; the block asks for each
- * as it computes it, in the order above.
+ * caller's, given to the block as data before the pass (block_store, a
+ * matrix for each of the block's tables): the trace's tables (the
+ * lessons), a training pass's tape (which also keeps the LayerNorms'
+ * means and rstds for the backward pass), a checkpoint family's working
+ * matrices (layer_work.h).
  *
  * Shapes: T tokens, D the model's width, F the network's.
  */
@@ -99,20 +100,47 @@ typedef struct {
     void *ctx;
 } block_attention;
 
-/* Where the block's activations lie: get(ctx, id, err) gives the matrix
- * of table id (T rows), made when first asked, or NULL with err set.
- * sum1 and sum2 (T, D) hold post-norm's residual sums (the same matrix
- * when they need not be kept), dropped (T, D) a sublayer's output after
- * its dropout (with dropout only), up (T, F) the gated network's
- * up_proj(x) (FFN_SWIGLU only). */
+/* The tables the block fills, each a slot of block_store.table, and
+ * (block_slot_id) the catalogue row its hook point names. A family's
+ * store may give two slots one matrix where one is done with before the
+ * other is written (GPT-2's ln_1 and ln_2). */
+typedef enum {
+    BLOCK_LN_1,       /* norm before: the attention's normed input (T, D) */
+    BLOCK_ATTN_MASK,  /* attn_out_dropout_mask (T, D), with dropout */
+    BLOCK_ADD_NORM1,  /* norm after: norm1(x + attn_out) (T, D) */
+    BLOCK_RESIDUAL,   /* norm before: x + attn_out (T, D) */
+    BLOCK_LN_2,       /* norm before: the network's normed input (T, D) */
+    BLOCK_FFN_HIDDEN, /* the network's hidden layer (T, F) */
+    BLOCK_FFN_OUT,    /* the network's output (T, D) */
+    BLOCK_FFN_MASK,   /* ffn_out_dropout_mask (T, D), with dropout */
+    BLOCK_OUT,        /* norm after or attention only: the output (T, D) */
+    BLOCK_HIDDEN,     /* norm before: residual + ffn_out (T, D) */
+    BLOCK_SLOTS
+} block_slot;
+
+/* The catalogue row of slot s's table (TABLE_LN_1 ...). */
+table_id block_slot_id(block_slot s);
+
+/* Where the block's activations lie, given before the pass: table[s] the
+ * matrix of slot s (T rows; NULL for a slot block b does not fill). sum1
+ * and sum2 (T, D) hold post-norm's residual sums (the same matrix when
+ * they need not be kept), dropped (T, D) a sublayer's output after its
+ * dropout (with dropout only), up (T, F) the gated network's up_proj(x)
+ * (FFN_SWIGLU only). */
 typedef struct {
-    matrix *(*get)(void *ctx, table_id id, mx_error *err);
-    void *ctx;
+    matrix *table[BLOCK_SLOTS];
     matrix *sum1, *sum2, *dropped, *up;
     /* training: norm1's and norm2's row means and rstds (T each), for
      * their backward passes; NULL: not kept */
     float *mean1, *rstd1, *mean2, *rstd2;
 } block_store;
+
+/* The slots block b fills, in the order it fills them, into order (room
+ * for BLOCK_SLOTS); returns how many. Its attention's own tables come
+ * after ln_1 (norm before) or first (norm after, attention only): a store
+ * whose tables are made in the trace (which keeps them in the order they
+ * are made) makes them in this order. */
+size_t block_slots_filled(block_slot *order, const block_layer *b);
 
 /* The block over x (T, D): *out (T, D) is its output (out or hidden),
  * where the store keeps it; its hook points at `at`'s place (variant and

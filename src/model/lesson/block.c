@@ -89,24 +89,43 @@ typedef struct {
 
 /* The attention sublayer: the fused module over x, its tables under the
  * block, its output the table attn_out. */
-static int block_attend(void *ctx, const matrix **out, const matrix *x,
+static int block_attend(const matrix **out, const block_run *r, const matrix *x,
                         mx_error *err)
 {
-    const block_run *r = ctx;
     const attention_input in = {x, r->in->kv};
     return fused_attend(out, r->tr, r->variant, TABLE_ATTN_OUT,
                         &r->p->attention, r->cfg, &in, r->lab, err);
 }
 
-/* The block's table id, made in the trace under cfg's layer, one row per
- * token (F columns for ffn_hidden, D for the others). */
-static matrix *block_table(void *ctx, table_id id, mx_error *err)
+/* The block's attention as the block asks for it: its output, which
+ * block_forward has made already (ctx: where it lies). */
+static int attention_made(void *ctx, const matrix **out, const matrix *x,
+                          mx_error *err)
 {
-    const block_run *r = ctx;
-    const table_key key = {r->variant, r->cfg->layer, NO_HEAD, id, false};
-    table *t = trace_new(r->tr, &key, r->lab->tokens,
-                         id == TABLE_FFN_HIDDEN ? r->wide : r->dims, err);
-    return t == NULL ? NULL : &t->values;
+    (void)x;
+    (void)err;
+    *out = *(const matrix *const *)ctx;
+    return 0;
+}
+
+/* The block's own tables, the store's, made in the trace under cfg's
+ * layer in the order block b fills them (block_slots_filled): one row per
+ * token, F columns for ffn_hidden, D for the others. */
+static int block_tables(block_store *s, const block_run *r,
+                        const block_layer *b, mx_error *err)
+{
+    block_slot order[BLOCK_SLOTS];
+    const size_t n = block_slots_filled(order, b);
+    for (size_t i = 0; i < n; i++) {
+        const table_id id = block_slot_id(order[i]);
+        const table_key key = {r->variant, r->cfg->layer, NO_HEAD, id, false};
+        table *t = trace_new(r->tr, &key, r->lab->tokens,
+                             id == TABLE_FFN_HIDDEN ? r->wide : r->dims, err);
+        if (t == NULL)
+            return -1;
+        s->table[order[i]] = &t->values;
+    }
+    return 0;
 }
 
 /* TransformerBlock.forward over x (T, D) (post-norm; with --dropout P
@@ -148,15 +167,18 @@ int block_forward(trace *tr, variant_id variant, const block_params *p,
         return -1;
     }
     const block_layer b = block_layer_of(p, cfg);
-    const block_attention attn = {block_attend, &r};
-    const block_store store = {.get = block_table,
-                               .ctx = &r,
-                               .sum1 = &sum,
-                               .sum2 = &sum,
-                               .dropped = &dropped};
+    block_store store = {.sum1 = &sum, .sum2 = &sum, .dropped = &dropped};
+    // the attention first, as the block (norm after, or attention only)
+    // runs it first: the trace keeps its tables before the block's
+    const matrix *attn_out;
+    const block_attention attn = {attention_made, &attn_out};
     const matrix *out;
-    const int rc = block_layer_forward(&out, &b, &attn, &store, in->x,
-                                       cfg->hooks, &at, cfg->pool, err);
+    int rc = block_attend(&attn_out, &r, in->x, err);
+    if (rc == 0)
+        rc = block_tables(&store, &r, &b, err);
+    if (rc == 0)
+        rc = block_layer_forward(&out, &b, &attn, &store, in->x, cfg->hooks,
+                                 &at, cfg->pool, err);
     matrix_free(&sum);
     matrix_free(&dropped);
     return rc;

@@ -52,17 +52,6 @@ static int tape_attend(void *ctx, const matrix **out, const matrix *x,
     return 0;
 }
 
-/* Where the block's tables lie: the tape's working matrices. */
-static matrix *tape_table(void *ctx, table_id id, mx_error *err)
-{
-    (void)err;
-    block_tape *t = ctx;
-    return id == TABLE_ADD_NORM1    ? &t->norm1
-           : id == TABLE_FFN_HIDDEN ? &t->hidden
-           : id == TABLE_FFN_OUT    ? &t->ffn
-                                    : &t->out;
-}
-
 /* A grad_points function: the block's gradients to the top layer's
  * shown (ctx), as tables outside the heads. */
 static void show_block_grad(void *ctx, table_id id, const matrix *g)
@@ -98,8 +87,12 @@ static int tape_forward(block_tape *t, const block_params *p,
     block_layer b = block_layer_of(p, cfg);
     b.dropout = 0;
     const block_attention attn = {tape_attend, t};
-    block_store store = {
-        .get = tape_table, .ctx = t, .sum1 = &t->sum1, .sum2 = &t->sum2};
+    // where the block's tables lie: the tape's working matrices
+    block_store store = {.sum1 = &t->sum1, .sum2 = &t->sum2};
+    store.table[BLOCK_ADD_NORM1] = &t->norm1;
+    store.table[BLOCK_FFN_HIDDEN] = &t->hidden;
+    store.table[BLOCK_FFN_OUT] = &t->ffn;
+    store.table[BLOCK_OUT] = &t->out;
     if (!p->attn_only) {
         store.mean1 = matrix_at(&t->stats, 0, 0);
         store.rstd1 = matrix_at(&t->stats, 1, 0);

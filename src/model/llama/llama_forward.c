@@ -11,27 +11,12 @@
 #include "model/checkpoint_lm.h"
 #include "model/layers/attention_sublayer.h"
 #include "model/layers/dense.h"
+#include "model/layers/layer_work.h"
 #include "model/layers/rotary.h"
 #include "model/layers/transformer_block.h"
 #include "model/llama/llama.h"
 #include "numerics/matmul.h"
 #include "numerics/rms_norm.h"
-
-/* The work of one layer, allocated once for the pass, for rows = n T
- * rows (n stacked texts of T new tokens, llama_layers; one text
- * elsewhere) over S keys (S = T without a cache). */
-typedef struct {
-    attention_work attn; /* the attention sublayer's; attn_out in attn.attn */
-    matrix a, hidden, up, ffn; /* (rows, D), (rows, F) x 2, (rows, D) */
-} layer_work;
-
-static void work_free(layer_work *w)
-{
-    attention_work_free(&w->attn);
-    matrix *all[] = {&w->a, &w->hidden, &w->up, &w->ffn};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        matrix_free(all[i]);
-}
 
 /* Layer li's attention sublayer (attention_sublayer.h): q_proj, k_proj,
  * v_proj, each query head over its key/value head with its rotary
@@ -64,51 +49,6 @@ static attention_layer layer_attention(const llama_model *m, size_t li,
     };
 }
 
-static int work_alloc(layer_work *w, const llama_model *m,
-                      const rotary_table *rope, size_t rows, size_t T, size_t S,
-                      mx_error *err)
-{
-    const llama_config *c = &m->cfg;
-    const size_t D = c->hidden;
-    const char *hs = N_("hidden states");
-    *w = (layer_work){0};
-    const attention_layer shape = layer_attention(m, 0, rope, S - T, T, S > T);
-    if (attention_work_alloc(&w->attn, &shape, rows, T, S, err) != 0 ||
-        matrix_alloc(&w->a, rows, D, hs, err) != 0 ||
-        matrix_alloc(&w->hidden, rows, c->inter, hs, err) != 0 ||
-        matrix_alloc(&w->up, rows, c->inter, hs, err) != 0 ||
-        matrix_alloc(&w->ffn, rows, D, hs, err) != 0) {
-        work_free(w);
-        return -1;
-    }
-    return 0;
-}
-
-/* Where the block's tables lie: the two RMSNorms' in a, the residual and
- * the layer's output in h, in place; the gated network's in hidden and
- * ffn. */
-typedef struct {
-    layer_work *w;
-    matrix *h;
-} layer_store;
-
-static matrix *layer_table(void *ctx, table_id id, mx_error *err)
-{
-    (void)err;
-    const layer_store *p = ctx;
-    switch (id) {
-    case TABLE_RESIDUAL:
-    case TABLE_HIDDEN:
-        return p->h;
-    case TABLE_FFN_HIDDEN:
-        return &p->w->hidden;
-    case TABLE_FFN_OUT:
-        return &p->w->ffn;
-    default: // ln_1, ln_2
-        return &p->w->a;
-    }
-}
-
 /* LlamaDecoderLayer li as the one Transformer block (transformer_block.h):
  * its RMSNorms before, the gated network, residual + the sublayer as the
  * layer adds them. */
@@ -129,10 +69,22 @@ static block_layer layer_block(const llama_model *m, size_t li)
     };
 }
 
-/* One LlamaDecoderLayer over h (rows, D), in place (layer_block), its
- * attention the one attention sublayer (attention_sublayer.h) as pass
- * gives it: one text with the run's hooks and cache, or stacked texts
- * each with its own heads' hooks. */
+/* The work of every layer, allocated once for a pass over rows = n T
+ * rows (n stacked texts of T new tokens, llama_layers; one text
+ * elsewhere) over S keys (S = T without a cache). */
+static int work_alloc(layer_work *w, const llama_model *m,
+                      const rotary_table *rope, size_t rows, size_t T, size_t S,
+                      mx_error *err)
+{
+    const attention_layer a = layer_attention(m, 0, rope, S - T, T, S > T);
+    const block_layer b = layer_block(m, 0);
+    return layer_work_alloc(w, &a, &b, rows, T, S, err);
+}
+
+/* One LlamaDecoderLayer over h (rows, D), in place (layer_work.h;
+ * layer_block), its attention the one attention sublayer
+ * (attention_sublayer.h) as pass gives it: one text with the run's hooks
+ * and cache, or stacked texts each with its own heads' hooks. */
 static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
                          size_t li, const rotary_table *rope,
                          attention_pass *pass, mx_error *err)
@@ -143,14 +95,8 @@ static int layer_forward(matrix *h, layer_work *w, const llama_model *m,
     const attention_layer a =
         layer_attention(m, li, rope, past, T, pass->cache != NULL);
     pass->layer = (int)li;
-    attention_call call = {&w->attn, &a, pass};
-    const block_attention attn = {attention_sublayer_run, &call};
-    layer_store st = {w, h};
-    const block_store store = {.get = layer_table, .ctx = &st, .up = &w->up};
     const table_key at = layer_table_key((int)li, NO_HEAD, TABLE_HIDDEN);
-    const matrix *out;
-    return block_layer_forward(&out, &b, &attn, &store, h, pass->hooks, &at,
-                               pass->pool, err);
+    return layer_work_run(h, w, &b, &a, pass, &at, err);
 }
 
 /* logits (T, V) = out @ lm_head^T, nn.Linear without a bias, a slice of
@@ -270,7 +216,7 @@ fail_out:
     matrix_free(out);
 out:
     rotary_table_free(&rope);
-    work_free(&w);
+    layer_work_free(&w);
     matrix_free(&h);
     return rc;
 }
@@ -298,7 +244,7 @@ int llama_layers(matrix *h, const llama_model *m, size_t n, size_t first,
     int rc = 0;
     for (size_t li = first; rc == 0 && li < first + count; li++)
         rc = layer_forward(h, &w, m, li, &rope, &pass, err);
-    work_free(&w);
+    layer_work_free(&w);
     rotary_table_free(&rope);
     return rc;
 }
