@@ -573,13 +573,15 @@ OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
                    "again (no sentence)                 (default none)"))
 OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
        FLAG(logit_lens, false),
-       .applies = APPLIES_CHECKPOINT, .page = PAGE_KEEPS,
-       .off_lesson = N_("%s: goes with --model DIR (a model with an "
-                        "lm_head)"),
-       .help = N_("with --model, the final norm and the lm_head over\n"
-                   "the residual stream after each layer: each layer's\n"
-                   "likeliest next tokens at each position (logit_lens)\n"
-                   "                                            (off)"))
+       .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
+       .page = PAGE_KEEPS,
+       .off_lesson = N_("%s: goes with --model DIR or a trained "
+                        "--variant block (a model with an lm_head)"),
+       .help = N_("with --model or a trained --variant block, the\n"
+                   "final norm (if the model has one) and the lm_head\n"
+                   "over the residual stream after each layer: each\n"
+                   "layer's likeliest next tokens at each position\n"
+                   "(logit_lens)                                (off)"))
 OPTION(THREADS, "threads", 0, SPEED, 36,
        SIZE(N_("N"), threads, 0, 1, MAX_THREADS),
        .applies = APPLIES_ANY, .page = PAGE_NONE,

@@ -69,14 +69,26 @@ static void lesson_message(mx_error *err, const err_detail *d)
 {
     switch ((enum run_mistake)d->what) {
     case RUN_LESSON_UNTRAINED:
-        err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
-                         "model has an lm_head only once trained (--train "
-                         "N, or a trained --weights DIR)"));
+        if (d->item == RUN_LOGIT_LENS)
+            err_usage(err,
+                      _("%s: a lesson model has an lm_head only once "
+                        "trained (--train N, or a trained --weights DIR)"),
+                      "--logit-lens");
+        else
+            err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
+                             "model has an lm_head only once trained "
+                             "(--train N, or a trained --weights DIR)"));
         return;
     case RUN_LESSON_NOT_BLOCK:
-        err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
-                         "model is one --variant block (a block, or "
-                         "--layers N of them)"));
+        if (d->item == RUN_LOGIT_LENS)
+            err_usage(err,
+                      _("%s: a lesson model is one --variant block (a "
+                        "block, or --layers N of them)"),
+                      "--logit-lens");
+        else
+            err_usage(err, _("--ablate, --patch and --head-scores: a lesson "
+                             "model is one --variant block (a block, or "
+                             "--layers N of them)"));
         return;
     case RUN_GENERATE_UNTRAINED:
         err_usage(err, _("--generate: a lesson model has an lm_head only "

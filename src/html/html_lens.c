@@ -4,7 +4,9 @@
  *
  *   "logitLens":{"layers":["h.0","h.1"],"tokens":["the"," cat"],
  *     "next":[["<a6>","4"],[" sat","."]],   the likeliest next token
- *     "p":M},                              its probability (L x T)
+ *     "p":M,                               its probability (L x T)
+ *     "lmHeadAlone":true}                  only for a model without a
+ *                                          final norm (model/lm.h)
  *
  * Layer L's table logit_lens (model/intervene/logit_lens.h, T·k x 1)
  * has position t's k likeliest next tokens at rows t·k to t·k + k - 1,
@@ -17,6 +19,7 @@
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
+#include "model/family.h"
 
 /* The page's words of the Logit lens view (lens.js). */
 static const char *const lens_words[] = {
@@ -27,6 +30,11 @@ static const char *const lens_words[] = {
        "likeliest next token at each position, and its probability. Click "
        "a cell, or move with the arrow keys and press Enter, to open its "
        "layer in the head view."),
+    N_("What the model would say next if it stopped after each layer (its "
+       "lm_head applied to the residual stream there: this model has no "
+       "final norm): the likeliest next token at each position, and its "
+       "probability. Click a cell, or move with the arrow keys and press "
+       "Enter, to open its layer in the head view."),
     /* TRANSLATORS: {0} a layer, {1} a position's token, {2} the
      * likeliest next token there, {3} its probability */
     N_("{0}, after {1}: {2} with probability {3}; open the layer"),
@@ -121,6 +129,10 @@ int html_write_lens(FILE *out, const trace *tr, mx_error *err)
     }
     fputs("],\n\"p\":", out);
     json_floats(out, p, L, T);
+    // a model without a final norm (lm.h): the view says the lm_head alone
+    const model_family *family = tr->family;
+    if (family != NULL && family->lm != NULL && family->lm->lm_head_alone)
+        fputs(",\"lmHeadAlone\":true", out);
     fputs("},\n", out);
     free(lens);
     free(p);

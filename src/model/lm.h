@@ -89,7 +89,8 @@ typedef struct {
     /* The model's head over rows of the residual stream: logits (rows, V)
      * = lm_head(final_norm(resid (rows, D))), the norm and lm_head the
      * forward pass applies after its last layer (the logit lens, model/
-     * intervene/logit_lens.h); logits allocated by the caller. */
+     * intervene/logit_lens.h; lm_head alone for a model without a final
+     * norm, a trained lesson block's); logits allocated by the caller. */
     int (*unembed)(lm_session *s, matrix *logits, const matrix *resid,
                    mx_error *err);
     void (*close)(lm_session *s);
@@ -117,6 +118,10 @@ typedef struct {
      * a mean over --corpus is taken before the run, each text through
      * the clean model (intervene/corpus_mean.h). */
     bool own_corpus;
+    /* Whether unembed is the lm_head alone: the model has no final norm
+     * (a trained lesson block's, whose logits are lm_head of its last
+     * block's out), as the logit lens's page view says. */
+    bool lm_head_alone;
 } lm_ops;
 
 #endif

@@ -85,15 +85,15 @@ int pipeline_check(double *values, const run_request *rq, const model_input *in,
     if (rq->repeat_random == 0 &&
         family->check(values, rq, in, streamed, err) != 0)
         return -1;
-    if (told(logit_lens_check(family->lm, rq, err), family, err) != 0)
+    // a lesson model trains on the input again (model/lesson/lesson_lm.h)
+    run_request with = *rq;
+    with.trained_on = in;
+    if (told(logit_lens_check(family->lm, &with, in, err), family, err) != 0)
         return -1;
     // a run without an lm_head that switches heads off in its own pass
     const int alone = ablates_alone(family, rq, err);
     if (alone != 0)
         return alone < 0 ? -1 : 0;
-    // a lesson model trains on the input again (model/lesson/lesson_lm.h)
-    run_request with = *rq;
-    with.trained_on = in;
     return told(intervene_check(intervened(family, rq), &with, in, err), family,
                 err);
 }
@@ -113,7 +113,7 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     const int alone = ablates_alone(family, rq, err);
     const lm_ops *lm = intervened(family, rq);
     if (alone < 0 ||
-        told(logit_lens_check(family->lm, rq, err), family, err) != 0 ||
+        told(logit_lens_check(family->lm, &with, in, err), family, err) != 0 ||
         (alone == 0 &&
          told(intervene_check(lm, &with, in, err), family, err) != 0))
         return -1;
@@ -133,9 +133,10 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
         return -1;
     }
     run.replace = hooks;
-    // a model the run trains is the interventions' model (lm.h, lm_made)
+    // a model the run trains is the interventions' and the lens's model
+    // (lm.h, lm_made)
     lm_made made = {0};
-    if (alone == 0 && intervene_asked(rq))
+    if ((alone == 0 && intervene_asked(rq)) || rq->logit_lens)
         run.made = with.made = &made;
     // their maps have a row per layer: the CSV's layer column says it
     tr->layer_maps = family->lm != NULL &&
@@ -144,7 +145,7 @@ int pipeline_run(trace *tr, const run_request *rq, const model_input *in,
     if (rc == 0 && alone == 0)
         rc = intervene_record(tr, lm, &with, in, err);
     if (rc == 0)
-        rc = logit_lens_record(tr, family->lm, rq, in, err);
+        rc = logit_lens_record(tr, family->lm, &with, in, err);
     if (made.free != NULL)
         made.free(made.model);
     free(hooks);

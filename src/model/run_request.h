@@ -58,7 +58,9 @@ enum run_mistake {
     RUN_FIXED_BY_CHECKPOINT, /* input item (enum run_input) with a
                                 checkpoint, which fixes it */
     RUN_LESSON_UNTRAINED,    /* interventions on a lesson model that is
-                                not trained (no lm_head) */
+                                not trained (no lm_head); item
+                                RUN_LOGIT_LENS: the lens asked, else
+                                --ablate, --patch or --head-scores */
     RUN_LESSON_NOT_BLOCK,    /* ... on a lesson model of other variants */
     RUN_GENERATE_UNTRAINED,  /* generate with a lesson model not trained */
     RUN_D_MODEL_EMBEDDINGS,  /* d_model n[0] given, the embeddings n[1]

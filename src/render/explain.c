@@ -556,9 +556,9 @@ void explain_before(FILE *out, const table *t, const table *prev,
                     const void *ctx)
 {
     const explain_context *c = ctx;
-    // a trained model's interventions: tables of the whole model
-    // (model/lesson/lesson_lm.h), outside the modules
-    if (t->variant == VARIANT_MODEL) {
+    // a trained model's interventions and logit lens: tables of the
+    // whole model (model/lesson/lesson_lm.h), outside the modules
+    if (t->variant == VARIANT_MODEL || t->id == TABLE_LOGIT_LENS) {
         const char *note = explain_lesson_intervention(t);
         if (note != NULL) {
             explain_note(out, c->width, note);

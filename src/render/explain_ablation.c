@@ -2,9 +2,10 @@
  * every live page carries (src/wasm/meson.build) so that a page's head
  * switches show them: before ablation_effect, ablation_loss and
  * ablation_map (the same for every family with an lm_head), before a
- * trained lesson model's ablation_effect, and before the first module of
- * a lesson run without an lm_head (model/lesson/lesson_ablate.h). The
- * other interventions' notes are explain_intervene.c's. */
+ * trained lesson model's ablation_effect and logit_lens (its lens, the
+ * lm_head alone), and before the first module of a lesson run without an
+ * lm_head (model/lesson/lesson_ablate.h). The other interventions' notes
+ * are explain_intervene.c's. */
 #include "base/i18n.h"
 #include "render/explain.h"
 
@@ -45,6 +46,26 @@ const char *explain_ablation(const table *t)
 
 const char *explain_lesson_intervention(const table *t)
 {
+    // once, before the first block's lens
+    if (t->id == TABLE_LOGIT_LENS)
+        return t->layer != 0 ? NULL
+                             : _("The logit lens: the model's lm_head applied "
+                                 "to the residual stream after each block "
+                                 "(the block's out), as if the model stopped "
+                                 "there. This model has no final norm: its "
+                                 "logits are lm_head of the last block's "
+                                 "out, so the lens is the lm_head alone. For "
+                                 "each block and each token, the five "
+                                 "likeliest next tokens with their "
+                                 "probabilities. The last block's lens is "
+                                 "the model's own next_tokens; earlier blocks "
+                                 "show how the guess forms block by block. It "
+                                 "reads the stream through a head trained "
+                                 "only on the last block's output, so an "
+                                 "early block may hold what it knows in a "
+                                 "form this head cannot read: a poor guess "
+                                 "there does not prove the block knows "
+                                 "nothing.");
     if (t->id != TABLE_ABLATE_EFFECT)
         return explain_intervention(t);
     return _("Ablation of the trained model: the heads --ablate names were "

@@ -434,6 +434,43 @@ def logit_lens(driver, mha, tmp):
        "logit lens: the arrow keys and Enter open the cell's layer in the "
        "head view, every head shown", (pressed, heads))
     lens_widths(driver, mha, tmp)
+    lesson_lens(driver, mha, tmp)
+
+
+def lesson_lens(driver, mha, tmp):
+    """--logit-lens on a trained lesson stack: a row per block, the cells
+    the CSV's, and the caption says the lens is the lm_head alone (the
+    model has no final norm)."""
+    args = CORPUS + ["--train", "20", "--variant", "block", "--layers", "2",
+                     "--attn-only", "--d-model", "8", "--heads", "2",
+                     "the dog ran to the", "--logit-lens"]
+    page = os.path.join(tmp, "lesson_lens.html")
+    r = mha.run(args + ["--html", page])
+    ok(r.returncode == 0, "lesson logit lens: the page is written", r.stderr)
+    want = {}
+    for row in csv_rows(mha, args, "logit_lens"):
+        want.setdefault(("block." + row["layer"]), []).append(
+            (row["row_label"], row["value"]))
+    driver.get("file://" + page)
+    time.sleep(0.4)
+    driver.find_element(
+        By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
+    time.sleep(0.2)
+    cells = driver.find_elements(By.CSS_SELECTOR, "td.lens-cell")
+    wrong = 0
+    for c in cells:
+        rows = want.get(c.get_attribute("data-layer"), [])
+        t = int(c.get_attribute("data-position"))
+        label, value = rows[t * 5] if len(rows) == 5 * 5 else ("", "")
+        wrong += not (label.endswith(" \u2192 " + c.get_attribute("data-next"))
+                      and value == c.get_attribute("data-p"))
+    hint = driver.find_element(By.CSS_SELECTOR, "#lens-grid").find_element(
+        By.XPATH, "preceding-sibling::p[1]").text
+    ok(len(cells) == 2 * 5 and wrong == 0 and
+       "this model has no final norm" in hint and "final norm and" not in hint,
+       "lesson logit lens: a row per block, the CSV's cells, the caption "
+       "naming the lm_head alone", (len(cells), wrong, hint))
+    shot(driver, "logit-lens-lesson")
 
 
 def lens_widths(driver, mha, tmp):

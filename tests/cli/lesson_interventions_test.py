@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""--ablate, --patch, --head-scores (also with --repeat-random) and
---metric on a trained lesson model, on the command line.
+"""--ablate, --patch, --head-scores (also with --repeat-random),
+--metric and --logit-lens on a trained lesson model, on the command
+line.
 
     lesson_interventions_test.py MHA_EXPLAIN
 
@@ -166,6 +167,35 @@ mha.check_error(TRAIN + ["--head-scores", "--repeat-random", "3", "--html",
                 hint=True)
 ok(not os.path.exists(page), "--html with --repeat-random: no page", page)
 
+# --logit-lens: each block's out through the lm_head (no final norm), a
+# table per block, then the grid; the last block's lens is the model's
+# own next_tokens; the folder read back gives the same lens
+LENS = [text, "--logit-lens", "--tables", "next_tokens,logit_lens,"
+        "logit_lens_grid"]
+r, lens, made = tables_of(TRAIN + LENS)
+blocks = sorted({row["layer"] for row in lens
+                 if row["table"] == "logit_lens"})
+last = [row["value"] for row in lens
+        if row["table"] == "logit_lens" and row["layer"] == "1"]
+ok(r.returncode == 0 and made == {"next_tokens", "logit_lens",
+                                  "logit_lens_grid"} and
+   blocks == ["0", "1"] and len(last) == 6 * 5 and
+   last == [row["value"] for row in lens if row["table"] == "next_tokens"],
+   "--logit-lens on a trained stack: a lens per block, the last one "
+   "next_tokens", (r.stderr, blocks, made))
+grid = [row for row in lens if row["table"] == "logit_lens_grid"]
+ok(len(grid) == 2 * 6 and grid[0]["row_label"] == "block.0",
+   "logit_lens_grid: a row per block", grid[:1])
+r, read, _ = tables_of(["--weights", folder, "--variant", "block"] + LENS)
+ok(r.returncode == 0 and read == lens,
+   "--weights DIR --logit-lens: the model read back, the same lens",
+   r.stderr)
+r = mha.run(TRAIN + [text, "--logit-lens", "--tables", "logit_lens",
+                     "--explain"])
+ok(r.returncode == 0 and b"so the lens is the lm_head alone" in
+   r.stdout.replace(b"\n# ", b" "), "--explain: the lens is the lm_head "
+   "alone", r.stdout[:800])
+
 r = mha.run(TRAIN + [text, "--ablate", "all-heads", "--tables",
                      "ablation_map", "--explain"])
 ok(r.returncode == 0 and b"The ablation map" in r.stdout,
@@ -226,4 +256,19 @@ mha.check_error(["--corpus", corpus, "--column", "text", "--variant",
                 "or a trained --variant block", hint=True)
 mha.check_error(TRAIN + [text, "--head-scores", "--repeat-random", "2"],
                 "the text is drawn", hint=True)
+# --logit-lens needs the lm_head of a trained block, and its words
+mha.check_error(["--variant", "block", "--d-model", "8", text,
+                 "--logit-lens"], "--logit-lens: a lesson model has an "
+                "lm_head only once trained", hint=True)
+mha.check_error(["--corpus", corpus, "--column", "text", "--train", "5",
+                 "--variant", "block,fused", "--d-model", "8", text,
+                 "--logit-lens"], "--logit-lens: a lesson model is one "
+                "--variant block", hint=True)
+mha.check_error(["--corpus", corpus, "--column", "text", "--variant",
+                 "fused", "--train", "5", text, "--logit-lens"],
+                "--logit-lens: goes with --model DIR or a trained "
+                "--variant block", hint=True)
+mha.check_error(["--weights", folder, "--variant", "block",
+                 "the cow sat", "--logit-lens"],
+                "'cow' is not in the trained", hint=False)
 done()

@@ -47,6 +47,15 @@ NAME.corpus.txt (the corpus, a sentence a line) and NAME.safetensors:
   patch.heads   (L x H), patch.resid (L x T)
   scores        ((L*H) x 3): previous token, duplicate token, induction
   random.scores the same on --repeat-random N's text (the case's random)
+  lens.L.ids    (T*k x 1), lens.L.probs (T*k x 1) for each block L: the
+                logit lens on the sentence, as make_logit_lens_reference.py
+                reads a checkpoint: block L's output, kept by a forward
+                hook on it during one pass, through the model's own last
+                step, lm_head (the notebook has no final norm: its
+                logits are lm_head(blocks(x))), softmax'ed over the
+                vocabulary, the five likeliest at row 5t + j (the larger
+                first, a tie to the smaller id); the last block's lens
+                logits are the notebook's logits bit for bit (checked)
 
 and, for a case with folder=True, NAME.model/: the trained notebook's
 parameters as a trained run's --csv-dir folder holds them (the tool's
@@ -76,6 +85,7 @@ from make_intervention_reference import (  # noqa: E402
     get_duplicate_token_head_detection_pattern,
     get_induction_head_detection_pattern, get_logit_diff,
     get_previous_token_head_detection_pattern)
+from make_logit_lens_reference import top  # noqa: E402
 
 K = 5
 
@@ -305,6 +315,39 @@ def head_scores(nb, c, ids, L, H):
     return scores
 
 
+def lens_tables(nb, c, ids, L):
+    """The logit lens of every block on ids: block L's output (T, d),
+    kept by a forward hook during one pass of the notebook, through its
+    lm_head, the step nb.logits takes after the last block."""
+    resid = {}
+
+    def keeping(layer):
+        def hook(module, inputs, output):
+            resid[layer] = output[0].clone()  # (1, T, d): the batch of one
+        return hook
+    blocks = blocks_of(nb, c)
+    handles = [b.register_forward_hook(keeping(l))
+               for l, b in enumerate(blocks)]
+    logits = nb.logits(ids)
+    for handle in handles:
+        handle.remove()
+    tables = []
+    for layer in range(L):
+        lens = nb.lm_head(resid[layer])
+        if layer == L - 1:
+            assert torch.equal(lens, logits), "the last lens is the logits"
+        probs = torch.softmax(lens, dim=-1)
+        top_ids, ps = [], []
+        for t in range(probs.shape[0]):
+            i, p = top(probs[t])
+            top_ids += [float(v) for v in i]
+            ps += p
+        tables.append(("lens.%d.ids" % layer,
+                       torch.tensor(top_ids).view(-1, 1)))
+        tables.append(("lens.%d.probs" % layer, torch.stack(ps).view(-1, 1)))
+    return tables
+
+
 def labels_of(name, p, vocab):
     """A parameter's row and column labels, as the tool writes them."""
     words = list(vocab)
@@ -369,6 +412,7 @@ def run_case(outdir, c):
         tables = ablation_tables(nb, c, vocab, shown, hd, L, H, zall)
         tables += patch_tables(nb, c, vocab, hd, L, H)
         tables += score_tables(nb, c, vocab, L, H)
+        tables += lens_tables(nb, c, shown, L)
     if c.get("folder"):
         write_folder(os.path.join(outdir, c["name"] + ".model"), nb, c, vocab)
     write_safetensors(os.path.join(outdir, c["name"] + ".safetensors"),

@@ -12,7 +12,9 @@
  * patch_resid and head_scores (on a text, and on --repeat-random N's N
  * tokens drawn from --seed, then the same N again, with no sentence: the
  * model trained on the corpus alone, or PyTorch's trained model read
- * from a --weights folder without --corpus) bit for bit. */
+ * from a --weights folder without --corpus) and logit_lens (each block's
+ * out through the lm_head, on the trained run and on PyTorch's model
+ * read from its folder) bit for bit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +292,105 @@ static void folder_scores_case(const char *refdir, const lesson_case *c,
     safetensors_close(&ref);
 }
 
+/* Whether each layer's logit_lens in tr (layers of them, none past)
+ * holds the reference's lens.L.probs bit for bit, each row labelled
+ * "word → next" with next the word of lens.L.ids (the vocabulary as the
+ * trained model's logits label their columns). */
+static bool same_lens(const trace *tr, const safetensors *ref, size_t layers)
+{
+    const table *logits = find(tr, VARIANT_ID_BLOCK, TABLE_LOGITS);
+    bool same = logits != NULL;
+    for (size_t l = 0; same && l <= layers; l++) {
+        const table_key at = layer_table_key((int)l, NO_HEAD, TABLE_LOGIT_LENS);
+        const table *t = trace_find(tr, &at);
+        if (l == layers)
+            return t == NULL;
+        char key[64];
+        snprintf(key, sizeof key, "lens.%zu.probs", l);
+        same = same_as(t, ref, key);
+        snprintf(key, sizeof key, "lens.%zu.ids", l);
+        const st_tensor *want = safetensors_find(ref, key);
+        const float *ids;
+        float *owned = NULL;
+        mx_error err;
+        same = same && want != NULL &&
+               safetensors_floats(&ids, &owned, ref, want, &err) == 0 &&
+               st_tensor_count(want) == t->rows->n;
+        for (size_t i = 0; same && i < t->rows->n; i++) {
+            const char *arrow = strstr(t->rows->s[i], " \u2192 ");
+            const size_t id = (size_t)ids[i];
+            same = arrow != NULL && id < logits->cols->n &&
+                   strcmp(arrow + strlen(" \u2192 "), logits->cols->s[id]) == 0;
+            if (!same)
+                diag("layer %zu row %zu: %s, PyTorch's next word %s", l, i,
+                     t->rows->s[i],
+                     id < logits->cols->n ? logits->cols->s[id] : "?");
+        }
+        free(owned);
+    }
+    return same;
+}
+
+/* --logit-lens on the trained model over the case's sentence: each
+ * block's out through the lm_head, against PyTorch's forward hooks on
+ * the blocks. */
+static void lens_case(const char *refdir, const lesson_case *c)
+{
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    run_request rq = config_of(c);
+    rq.logit_lens = true;
+    trace tr;
+    ok(run_case(&tr, &rq, refdir, c, c->sentence), "%s lens: the run", c->name);
+    ok(same_as(find(&tr, VARIANT_ID_BLOCK, TABLE_LOGITS), &ref, "logits"),
+       "%s lens: the trained model's logits", c->name);
+    ok(same_lens(&tr, &ref, c->layers > 0 ? c->layers : 1),
+       "%s: logit_lens of every block, tokens and probabilities bit for bit",
+       c->name);
+    trace_free(&tr);
+    safetensors_close(&ref);
+}
+
+/* --weights NAME.model --logit-lens over the case's sentence, with no
+ * --corpus and no --train: PyTorch's trained notebook read as it is. */
+static void folder_lens_case(const char *refdir, const lesson_case *c)
+{
+    safetensors ref;
+    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
+        return;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/lesson_interventions/%s.model", refdir,
+             c->name);
+    weights_files files;
+    mx_error err;
+    if (!ok(weights_open_dir(&files, dir, VARIANT_BLOCK, c->heads, c->layers,
+                             false, &err) == 0,
+            "%s.model lens: the folder read", c->name)) {
+        diag("%s", err.msg);
+        safetensors_close(&ref);
+        return;
+    }
+    run_request rq = config_of(c);
+    rq.training.steps = 0;
+    rq.weights = &files;
+    rq.weights_style = (csv_style){',', false};
+    rq.logit_lens = true;
+    const model_input in = {.sentence = c->sentence,
+                            .len = strlen(c->sentence)};
+    trace tr;
+    trace_init(&tr);
+    const int rc = pipeline_run(&tr, &rq, &in, &err);
+    if (rc != 0)
+        diag("%s", err.msg);
+    ok(rc == 0, "%s.model lens: the run", c->name);
+    ok(same_lens(&tr, &ref, c->layers),
+       "%s.model: logit_lens of every block bit for bit", c->name);
+    trace_free(&tr);
+    weights_files_free(&files);
+    safetensors_close(&ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -316,6 +417,8 @@ int main(int argc, char **argv)
     patch_scores_case(ref, &stack, "the cat sat on the cat sat on");
     random_scores_case(ref, &stack, 4);
     folder_scores_case(ref, &stack, 4);
+    lens_case(ref, &stack);
+    folder_lens_case(ref, &stack);
     ablate_case(ref, &block, "zero_0.1", h01, 1, HOOK_ZERO, NULL);
     ablate_case(ref, &block, "mean_0.0", h00, 1, HOOK_MEAN, NULL);
     ablate_case(ref, &block, "all_mean", NULL, 0, HOOK_MEAN, NULL);
@@ -323,5 +426,6 @@ int main(int argc, char **argv)
     ablate_case(ref, &block, "all_prob", NULL, 0, HOOK_MEAN, &prob);
     patch_scores_case(ref, &block, "the dog sat on the dog sat on");
     random_scores_case(ref, &block, 3);
+    lens_case(ref, &block);
     return tap_done();
 }

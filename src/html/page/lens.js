@@ -31,7 +31,14 @@ function mhaLens(p) {
       most = Math.max(most, m.value(Math.floor(k / m.cols), k % m.cols));
     /* the probabilities with digits enough for the largest */
     var decimals = p.scaleDecimals(0, most, 2);
-    view.appendChild(el('p', {'class': 'summary hint'}, tr(
+    /* a model without a final norm (a trained lesson block's): the
+       lm_head alone (html_lens.c's lmHeadAlone) */
+    view.appendChild(el('p', {'class': 'summary hint'}, lens.lmHeadAlone ? tr(
+      'What the model would say next if it stopped after each layer (its ' +
+      'lm_head applied to the residual stream there: this model has no ' +
+      'final norm): the likeliest next token at each position, and its ' +
+      'probability. Click a cell, or move with the arrow keys and press ' +
+      'Enter, to open its layer in the head view.') : tr(
       'What the model would say next if it stopped after each layer (the ' +
       'final norm and lm_head applied to the residual stream there): the ' +
       'likeliest next token at each position, and its probability. Click ' +

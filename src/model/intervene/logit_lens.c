@@ -10,12 +10,24 @@
 #include "model/intervene/lm_runs.h"
 #include "model/next_tokens.h"
 
-int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
+int logit_lens_check(const lm_ops *lm, const run_request *rq,
+                     const model_input *in, mx_error *err)
 {
     if (!rq->logit_lens)
         return 0;
     if (lm == NULL || lm->unembed == NULL)
         return err_detail_set(err, RUN_NEEDS_LM_HEAD, RUN_LOGIT_LENS, 0, 0);
+    // the model opens over the text: a lesson model that has no lm_head
+    // (not trained, not a block) or a word it never saw is refused here
+    lm_text run;
+    if (lm_text_open(&run, lm, rq, in->sentence, in->len, err) != 0) {
+        // the lesson's refusals name the option that asked (pipeline.h)
+        if (err->detail.what == RUN_LESSON_UNTRAINED ||
+            err->detail.what == RUN_LESSON_NOT_BLOCK)
+            err->detail.item = RUN_LOGIT_LENS;
+        return -1;
+    }
+    lm_text_close(&run);
     return 0;
 }
 

@@ -3,8 +3,12 @@
  * accumulated residual stream through ln_final and the unembedding):
  *
  *   resid_L (T, D)   the residual stream after layer L (the layer's
- *                    output, the table hidden)
- *   lens_L (T, V)    lm_head(final_norm(resid_L)) (model/lm.h, unembed)
+ *                    output, the table hidden; a lesson stack's
+ *                    block L's out)
+ *   lens_L (T, V)    lm_head(final_norm(resid_L)) (model/lm.h, unembed):
+ *                    the model's own step after its last layer, which
+ *                    is lm_head alone on a trained lesson block, which
+ *                    has no final norm
  *   logit_lens       for each layer L, the table logit_lens of layer L
  *                    (T·k x 1), as next_tokens: row t·k + j is
  *                    position t's j-th likeliest next token in
@@ -30,8 +34,11 @@
 #include "model/trace.h"
 
 /* Checks --logit-lens without running: lm NULL (a family without an
- * lm_head) is refused. */
-int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err);
+ * lm_head) is refused, and the model is opened over the input's
+ * sentence (a lesson model's lm_head is a trained --variant block's,
+ * model/lesson/lesson_lm.h). */
+int logit_lens_check(const lm_ops *lm, const run_request *rq,
+                     const model_input *in, mx_error *err);
 
 /* Appends the tables logit_lens of every layer, then logit_lens_grid, to
  * tr, after the family's run over the input's sentence. */

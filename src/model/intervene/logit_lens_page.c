@@ -16,9 +16,11 @@ static int refuse(const run_request *rq, mx_error *err)
     return err_detail_set(err, RUN_NOT_ON_PAGE, RUN_LOGIT_LENS, 0, 0);
 }
 
-int logit_lens_check(const lm_ops *lm, const run_request *rq, mx_error *err)
+int logit_lens_check(const lm_ops *lm, const run_request *rq,
+                     const model_input *in, mx_error *err)
 {
     (void)lm;
+    (void)in;
     return refuse(rq, err);
 }
 

@@ -600,4 +600,5 @@ const lm_ops lesson_lm = {
     .layers = layers,
     .variant = LAYER_VARIANT,
     .own_corpus = true,
+    .lm_head_alone = true,
 };
