@@ -465,7 +465,7 @@ def lesson_lens(driver, mha, tmp):
         wrong += not (label.endswith(" \u2192 " + c.get_attribute("data-next"))
                       and value == c.get_attribute("data-p"))
     hint = driver.find_element(By.CSS_SELECTOR, "#lens-grid").find_element(
-        By.XPATH, "preceding-sibling::p[1]").text
+        By.XPATH, "preceding::p[contains(@class, 'hint')][1]").text
     ok(len(cells) == 2 * 5 and wrong == 0 and
        "this model has no final norm" in hint and "final norm and" not in hint,
        "lesson logit lens: a row per block, the CSV's cells, the caption "
