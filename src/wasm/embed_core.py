@@ -12,7 +12,9 @@ in base 85 (base85 below); the page decompresses them with the browser's
 DecompressionStream. A catalogue holds only the messages the core can
 say: xgettext lists the msgids of the core's SOURCEs (with the keywords
 of po/meson.build), msgmerge keeps po/LANG.po's translations of those,
-and msgfmt compiles them. The msgids' text, which the core holds already,
+and msgfmt compiles them; a msgid whose text is not in the linked module
+(its code was dropped: the core cannot ask for it) is left out (linked
+below). The msgids' text, which the core holds already,
 is then replaced by their keys (hashed below; base/page/libintl.c reads
 them): the catalogue holds its translations and little else. Every
 translated page carries its catalogue, so
@@ -111,9 +113,20 @@ def key(msgid):
     return struct.pack(">I", h)
 
 
-def hashed(mo, every_msgid):
-    """mo with each msgid replaced by its key, the entries sorted by key.
-    every_msgid: all the msgids the core can ask for (the template's),
+def linked(msgid, module):
+    """Whether the core can ask for msgid: the header (""), or a msgid
+    (either form of a plural's "one\\0other") whose text is in the
+    linked module as a C string. The core asks gettext with a pointer
+    to its English text, so a msgid whose text the linker dropped (with
+    the code that said it) is never asked for."""
+    return msgid == b"" or any(form + b"\0" in module
+                               for form in msgid.split(b"\0"))
+
+
+def hashed(mo, every_msgid, module):
+    """mo with each msgid replaced by its key, the entries sorted by key,
+    and only the msgids linked into module (linked above).
+    every_msgid: all the msgids the core's sources hold (the template's),
     which must have keys of their own, so that no message is mistaken for
     another."""
     keys = {}
@@ -121,7 +134,8 @@ def hashed(mo, every_msgid):
         if keys.setdefault(key(msgid), msgid) != msgid:
             sys.exit("embed_core.py: two messages share the key %s: %r, %r"
                      % (key(msgid).hex(), keys[key(msgid)], msgid))
-    entries = sorted((key(k), v) for k, v in mo_entries(mo))
+    entries = sorted((key(k), v) for k, v in mo_entries(mo)
+                     if linked(k, module))
     n = len(entries)
     ids = 28
     strs = ids + 8 * n
@@ -185,7 +199,8 @@ def main():
         xgettext, msgmerge, msgen, wasm = args[:4]
         languages = args[4:args.index("--")]
         with open(wasm, "rb") as f:
-            core = packed(f.read(), zopfli)
+            module = f.read()
+        core = packed(module, zopfli)
         with tempfile.TemporaryDirectory() as tmp:
             sources = [without_help(src, tmp) for src in sources]
             template = os.path.join(tmp, "core.pot")
@@ -197,7 +212,7 @@ def main():
             for arg in languages:
                 lang, po = arg.split("=", 1)
                 mo = core_catalogue(po, template, msgmerge, msgfmt)
-                catalogues.append((lang, packed(hashed(mo, every_msgid),
+                catalogues.append((lang, packed(hashed(mo, every_msgid, module),
                                                 zopfli)))
     parts.append(array("core", core))
     for i, (lang, mo) in enumerate(catalogues):

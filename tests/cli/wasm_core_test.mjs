@@ -22,6 +22,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WASI } from 'node:wasi';
+import { gunzipSync } from 'node:zlib';
 
 import { done, ok } from './wasm_harness.mjs';
 
@@ -143,6 +144,30 @@ function pageData(args, dir, env) {
   const html = readFileSync(path, 'utf8');
   const start = html.indexOf('id="mha-data">\n') + 'id="mha-data">\n'.length;
   return html.slice(start, html.indexOf('\n</script>', start));
+}
+
+/* The catalogue a page the program writes in lang carries (<script
+ * id="mha-messages">: gzip'd, in src/wasm/embed_core.py's base 85, which
+ * core_bytes.js reads as here), as bytes. */
+const BASE85 = '!#$%)*+,-./0123456789;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_' +
+  'abcdefghijklmnopqrstuvwxyz{|}~';
+function pageCatalogue(lang, dir, env) {
+  const path = join(dir, 'catalogue.html');
+  const r = native(['--lang', lang, '--html', path, 'the cat'], env);
+  if (r.status !== 0) return null;
+  const html = readFileSync(path, 'utf8');
+  const match = /id="mha-messages" data-lang="[^"]*">([^<]*)</.exec(html);
+  if (match === null) return null;
+  const text = match[1].trim(), bytes = [];
+  for (let i = 0; i < text.length; i += 5) {
+    let v = 0;
+    for (let j = 0; j < 5; j++)
+      v = v * 85 + (i + j < text.length ? BASE85.indexOf(text[i + j]) : 84);
+    const n = Math.min(4, text.length - i - 1);
+    for (let j = 0; j < n; j++)
+      bytes.push(Math.floor(v / Math.pow(256, 3 - j)) % 256);
+  }
+  return gunzipSync(Buffer.from(bytes));
 }
 
 /* A small generator of our own (mulberry32), so that the random command
@@ -351,6 +376,11 @@ try {
                                  'mha-explain.mo'));
     const inLang = await loadCore(mo);
     const env = { LANGUAGE: lang, LC_ALL: 'C.UTF-8' };
+    /* the page's own catalogue holds only the messages linked into the
+     * core (embed_core.py): those the core says must still be there */
+    const carried = pageCatalogue(lang, dir, env);
+    ok(carried !== null, `${lang}: the page carries its catalogue`);
+    const inPage = carried ? await loadCore(carried) : inLang;
     for (const bad of [['--heads', '3', 'the cat sat'],
                        ['--d-model', '0', 'the cat'],
                        ['--d-model', '9000', 'the cat'],
@@ -365,6 +395,11 @@ try {
       ok(want.status === 2 && got.status === 2 && got.text === want.message,
          `${lang}: ${JSON.stringify(bad)} refused in the program's words`,
          JSON.stringify([got.text, want.message]));
+      const paged = inPage(bad, true);
+      ok(paged.status === 2 && paged.text === want.message,
+         `${lang}: ${JSON.stringify(bad)} refused in the program's words ` +
+         'with the page\'s catalogue', JSON.stringify([paged.text,
+                                                        want.message]));
     }
     /* a folder the page was not given: the program's message for a
      * missing file, translated (the system's own words for the error,
