@@ -181,28 +181,40 @@ static int keep(void *ctx, const table_key *at, const matrix *m, mx_error *err)
     return 0;
 }
 
+/* The checkpoint tests/reference/gpt2/NAME (dir: tests/reference) into
+ * m, and its text's ids (ids.txt, at most 256) into ids and *T. */
+static int gpt2_text_open(gpt2_model *m, int32_t ids[256], size_t *T,
+                          const char *dir, const char *name, mx_error *err)
+{
+    char path[512], ids_path[600];
+    snprintf(path, sizeof path, "%s/gpt2/%s", dir, name);
+    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
+    if (gpt2_open(m, path, err) != 0)
+        return -1;
+    FILE *f = fopen(ids_path, "r");
+    *T = 0;
+    long v;
+    while (f != NULL && *T < 256 && fscanf(f, "%ld", &v) == 1)
+        ids[(*T)++] = (int32_t)v;
+    if (f != NULL)
+        fclose(f);
+    return 0;
+}
+
 static void gpt2_case(const char *dir, const char *name, int layer, int head)
 {
-    char path[512], ref_path[512], ids_path[600];
-    snprintf(path, sizeof path, "%s/gpt2/%s", dir, name);
+    char ref_path[512];
     snprintf(ref_path, sizeof ref_path, "%s/hooks/gpt2_%s.safetensors", dir,
              name);
-    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
     gpt2_model m;
     safetensors ref;
     mx_error err;
-    if (!ok(gpt2_open(&m, path, &err) == 0 &&
+    int32_t ids[256];
+    size_t T;
+    if (!ok(gpt2_text_open(&m, ids, &T, dir, name, &err) == 0 &&
                 safetensors_open(&ref, ref_path, &err) == 0,
             "%s: the checkpoint and %s open", name, ref_path))
         return;
-    FILE *f = fopen(ids_path, "r");
-    int32_t ids[256];
-    size_t T = 0;
-    long v;
-    while (f != NULL && T < 256 && fscanf(f, "%ld", &v) == 1)
-        ids[T++] = (int32_t)v;
-    if (f != NULL)
-        fclose(f);
 
     kept plain = {.layer = layer};
     forward_hooks hk = {.record = keep, .ctx = &plain};
@@ -286,21 +298,13 @@ enum { STACKED = 5 };
 
 static void gpt2_stacked(const char *dir, const char *name, int layer, int head)
 {
-    char path[512], ids_path[600];
-    snprintf(path, sizeof path, "%s/gpt2/%s", dir, name);
-    snprintf(ids_path, sizeof ids_path, "%s/ids.txt", path);
     gpt2_model m;
     mx_error err;
-    if (!ok(gpt2_open(&m, path, &err) == 0, "%s: the checkpoint opens", name))
-        return;
-    FILE *f = fopen(ids_path, "r");
     int32_t ids[256];
-    size_t T = 0;
-    long v;
-    while (f != NULL && T < 256 && fscanf(f, "%ld", &v) == 1)
-        ids[T++] = (int32_t)v;
-    if (f != NULL)
-        fclose(f);
+    size_t T;
+    if (!ok(gpt2_text_open(&m, ids, &T, dir, name, &err) == 0,
+            "%s: the checkpoint opens", name))
+        return;
     matrix before = {0}, out = {0};
     forward_hooks rec = {.record = keep_inputs, .ctx = &before};
     const gpt2_run run = {&rec, false, NULL, NULL};

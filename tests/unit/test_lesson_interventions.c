@@ -249,47 +249,72 @@ static void random_scores_case(const char *refdir, const lesson_case *c,
     safetensors_close(&ref);
 }
 
-/* --weights NAME.model --head-scores --repeat-random n, with no
- * --corpus and no --train: PyTorch's trained notebook, as the reference
- * wrote it in a trained run's folder, read as it is and scored on the
- * text drawn from its model.json's vocabulary. */
-static void folder_scores_case(const char *refdir, const lesson_case *c,
-                               size_t n)
-{
+/* A run of case c's PyTorch's trained notebook, as the reference wrote
+ * it in a trained run's folder (--weights NAME.model), read as it is:
+ * with no --corpus and no --train, rq's options over text; its
+ * reference, its folder and its trace. */
+typedef struct {
     safetensors ref;
-    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
-        return;
+    weights_files files;
+    trace tr;
+} folder_run;
+
+/* Opens the reference and the folder, then runs (its tests named
+ * `what`): false when either could not be read (nothing then to free),
+ * else true with the trace made, the run failed or not. */
+static bool folder_run_open(folder_run *r, run_request rq, const char *refdir,
+                            const lesson_case *c, const char *text,
+                            const char *what)
+{
+    if (!ok(open_ref(&r->ref, refdir, c->name), "%s: reference read", c->name))
+        return false;
     char dir[600];
     snprintf(dir, sizeof dir, "%s/lesson_interventions/%s.model", refdir,
              c->name);
-    weights_files files;
     mx_error err;
-    if (!ok(weights_open_dir(&files, dir, VARIANT_BLOCK, c->heads, c->layers,
+    if (!ok(weights_open_dir(&r->files, dir, VARIANT_BLOCK, c->heads, c->layers,
                              false, &err) == 0,
-            "%s.model: the folder read", c->name)) {
+            "%s: the folder read", what)) {
         diag("%s", err.msg);
-        safetensors_close(&ref);
-        return;
+        safetensors_close(&r->ref);
+        return false;
     }
-    run_request rq = config_of(c);
     rq.training.steps = 0;
-    rq.weights = &files;
+    rq.weights = &r->files;
     rq.weights_style = (csv_style){',', false};
-    rq.head_scores = true;
-    rq.repeat_random = n;
-    const model_input in = {.sentence = "", .len = 0};
-    trace tr;
-    trace_init(&tr);
-    const int rc = pipeline_run(&tr, &rq, &in, &err);
+    const model_input in = {.sentence = text, .len = strlen(text)};
+    trace_init(&r->tr);
+    const int rc = pipeline_run(&r->tr, &rq, &in, &err);
     if (rc != 0)
         diag("%s", err.msg);
-    ok(rc == 0, "%s.model --repeat-random %zu: the run", c->name, n);
-    ok(same_as(find(&tr, VARIANT_MODEL, TABLE_HEAD_SCORES), &ref,
+    ok(rc == 0, "%s: the run", what);
+    return true;
+}
+
+static void folder_run_close(folder_run *r)
+{
+    trace_free(&r->tr);
+    weights_files_free(&r->files);
+    safetensors_close(&r->ref);
+}
+
+/* --weights NAME.model --head-scores --repeat-random n: the folder's
+ * model scored on the text drawn from its model.json's vocabulary. */
+static void folder_scores_case(const char *refdir, const lesson_case *c,
+                               size_t n)
+{
+    run_request rq = config_of(c);
+    rq.head_scores = true;
+    rq.repeat_random = n;
+    char what[64];
+    snprintf(what, sizeof what, "%s.model --repeat-random %zu", c->name, n);
+    folder_run r;
+    if (!folder_run_open(&r, rq, refdir, c, "", what))
+        return;
+    ok(same_as(find(&r.tr, VARIANT_MODEL, TABLE_HEAD_SCORES), &r.ref,
                "random.scores"),
-       "%s.model --repeat-random %zu: head_scores", c->name, n);
-    trace_free(&tr);
-    weights_files_free(&files);
-    safetensors_close(&ref);
+       "%s: head_scores", what);
+    folder_run_close(&r);
 }
 
 /* Whether each layer's logit_lens in tr (layers of them, none past)
@@ -352,43 +377,19 @@ static void lens_case(const char *refdir, const lesson_case *c)
     safetensors_close(&ref);
 }
 
-/* --weights NAME.model --logit-lens over the case's sentence, with no
- * --corpus and no --train: PyTorch's trained notebook read as it is. */
+/* --weights NAME.model --logit-lens over the case's sentence. */
 static void folder_lens_case(const char *refdir, const lesson_case *c)
 {
-    safetensors ref;
-    if (!ok(open_ref(&ref, refdir, c->name), "%s: reference read", c->name))
-        return;
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/lesson_interventions/%s.model", refdir,
-             c->name);
-    weights_files files;
-    mx_error err;
-    if (!ok(weights_open_dir(&files, dir, VARIANT_BLOCK, c->heads, c->layers,
-                             false, &err) == 0,
-            "%s.model lens: the folder read", c->name)) {
-        diag("%s", err.msg);
-        safetensors_close(&ref);
-        return;
-    }
     run_request rq = config_of(c);
-    rq.training.steps = 0;
-    rq.weights = &files;
-    rq.weights_style = (csv_style){',', false};
     rq.logit_lens = true;
-    const model_input in = {.sentence = c->sentence,
-                            .len = strlen(c->sentence)};
-    trace tr;
-    trace_init(&tr);
-    const int rc = pipeline_run(&tr, &rq, &in, &err);
-    if (rc != 0)
-        diag("%s", err.msg);
-    ok(rc == 0, "%s.model lens: the run", c->name);
-    ok(same_lens(&tr, &ref, c->layers),
+    char what[64];
+    snprintf(what, sizeof what, "%s.model lens", c->name);
+    folder_run r;
+    if (!folder_run_open(&r, rq, refdir, c, c->sentence, what))
+        return;
+    ok(same_lens(&r.tr, &r.ref, c->layers),
        "%s.model: logit_lens of every block bit for bit", c->name);
-    trace_free(&tr);
-    weights_files_free(&files);
-    safetensors_close(&ref);
+    folder_run_close(&r);
 }
 
 int main(int argc, char **argv)

@@ -95,49 +95,67 @@ table *module_table(trace *tr, variant_id variant, table_id id, size_t width,
 
 /* ---- the fused module, written once --------------------------------- */
 
-int fused_module_forward(const matrix **out, const fused_store *s,
-                         const fused_params *p, const attention_config *cfg,
-                         const forward_hooks *hk, variant_id variant,
-                         const matrix *x, const matrix *kv, mx_error *err)
+table_id fused_slot_id(const fused_store *s, fused_slot slot)
 {
-    const size_t H = cfg->heads, hd = cfg->d_out / H;
+    return slot == FUSED_OUT ? s->out_id : TABLE_CONCAT_CONTEXT;
+}
+
+int fused_module_heads(const fused_store *s, const fused_heads *heads,
+                       const fused_params *p, const attention_config *cfg,
+                       const matrix *x, const matrix *kv, mx_error *err)
+{
     // Q (T, O), K and V (S, O) = W_query(x), W_key(kv), W_value(kv): one
     // projection for all heads
     qkv_forward(s->Q, s->K, s->V, &p->attn, x, kv, cfg->pool);
     // the heads: each split off Q, K and V, then its attention
-    if (s->heads(s->ctx, err) != 0)
-        return -1;
+    return heads->run(heads->ctx, err);
+}
+
+int fused_module_out(const matrix **out, const fused_store *s,
+                     const fused_heads *heads, const fused_params *p,
+                     const attention_config *cfg, const forward_hooks *hk,
+                     variant_id variant, mx_error *err)
+{
+    const size_t H = cfg->heads, hd = cfg->d_out / H;
     // concat_context (T, O): transpose back (T, H, hd) and view (T, O),
     // head h in columns [h*hd, (h+1)*hd)
-    matrix *concat = s->get(s->ctx, TABLE_CONCAT_CONTEXT, err);
-    if (concat == NULL)
-        return -1;
+    matrix *concat = s->table[FUSED_CONCAT_CONTEXT];
     for (size_t h = 0; h < H; h++)
-        put_columns(concat, s->context(s->ctx, h), h * hd);
-    if (module_point(hk, cfg, variant, TABLE_CONCAT_CONTEXT, concat, err) != 0)
+        put_columns(concat, heads->context(heads->ctx, h), h * hd);
+    if (module_point(hk, cfg, variant, fused_slot_id(s, FUSED_CONCAT_CONTEXT),
+                     concat, err) != 0)
         return -1;
     // out (T, O) = out_proj(concat_context) = concat_context (T, O) @
     // out_proj.weight^T + out_proj.bias
-    matrix *o = s->get(s->ctx, s->out_id, err);
-    if (o == NULL)
-        return -1;
+    matrix *o = s->table[FUSED_OUT];
     linear_layer_forward(o, concat, &p->out_proj, cfg->pool);
     *out = o;
-    return module_point(hk, cfg, variant, s->out_id, o, err);
+    return module_point(hk, cfg, variant, fused_slot_id(s, FUSED_OUT), o, err);
+}
+
+int fused_module_forward(const matrix **out, const fused_store *s,
+                         const fused_heads *heads, const fused_params *p,
+                         const attention_config *cfg, const forward_hooks *hk,
+                         variant_id variant, const matrix *x, const matrix *kv,
+                         mx_error *err)
+{
+    if (fused_module_heads(s, heads, p, cfg, x, kv, err) != 0)
+        return -1;
+    return fused_module_out(out, s, heads, p, cfg, hk, variant, err);
 }
 
 /* The lessons' fused module: its tables in the trace, its projections
- * working matrices the trace does not keep (fused_store's ctx). */
+ * working matrices the trace does not keep (the store's Q, K and V). */
 typedef struct {
     trace *tr;
     variant_id variant;
     const attention_config *cfg;
     const attention_input *in;
     const sequence_labels *lab;
-    const fused_store *store;
+    fused_store store;
     head_set heads;
     matrix Q, K, V;
-    table *concat;
+    table *made[FUSED_SLOTS]; /* the slots' tables, once made */
 } lesson_fused;
 
 /* The heads in batches (heads.c); then Q, K and V freed. */
@@ -146,7 +164,7 @@ static int lesson_fused_heads(void *ctx, mx_error *err)
     lesson_fused *f = ctx;
     const size_t T = f->in->x->rows, S = f->in->kv->rows, O = f->cfg->d_out;
     const module_heads src = {
-        .variant = f->variant, .cfg = f->cfg, .in = f->in, .fused = f->store};
+        .variant = f->variant, .cfg = f->cfg, .in = f->in, .fused = &f->store};
     const head_plan plan = {.variant = f->variant,
                             .heads = f->cfg->heads,
                             .width = O / f->cfg->heads,
@@ -170,15 +188,20 @@ static const matrix *lesson_fused_context(void *ctx, size_t h)
     return heads_context(&f->heads, h);
 }
 
-/* concat_context and the output: new tables of the variant. */
-static matrix *lesson_fused_table(void *ctx, table_id id, mx_error *err)
+/* The slots' tables, concat_context then the output, made in the trace
+ * after the heads' own as the module fills them: new tables of the
+ * variant, their matrices the store's. */
+static int lesson_fused_tables(lesson_fused *f, mx_error *err)
 {
-    lesson_fused *f = ctx;
-    table *t =
-        module_table(f->tr, f->variant, id, f->cfg->d_out, f->cfg, f->lab, err);
-    if (t != NULL && id == TABLE_CONCAT_CONTEXT)
-        f->concat = t;
-    return t == NULL ? NULL : &t->values;
+    for (fused_slot s = 0; s < FUSED_SLOTS; s++) {
+        f->made[s] =
+            module_table(f->tr, f->variant, fused_slot_id(&f->store, s),
+                         f->cfg->d_out, f->cfg, f->lab, err);
+        if (f->made[s] == NULL)
+            return -1;
+        f->store.table[s] = &f->made[s]->values;
+    }
+    return 0;
 }
 
 /* MultiHeadAttention.forward over x (T, D) (keys and values over kv (S,
@@ -196,30 +219,26 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
     const size_t T = in->x->rows, S = in->kv->rows, O = cfg->d_out;
     lesson_fused f = {
         .tr = tr, .variant = variant, .cfg = cfg, .in = in, .lab = lab};
-    const fused_store store = {.Q = &f.Q,
-                               .K = &f.K,
-                               .V = &f.V,
-                               .heads = lesson_fused_heads,
-                               .context = lesson_fused_context,
-                               .get = lesson_fused_table,
-                               .ctx = &f,
-                               .out_id = out_id};
-    f.store = &store;
+    f.store = (fused_store){.Q = &f.Q, .K = &f.K, .V = &f.V, .out_id = out_id};
+    const fused_heads heads = {lesson_fused_heads, lesson_fused_context, &f};
     int rc = -1;
     // Q (T, O), K and V (S, O): working matrices the trace does not keep
     if (matrix_alloc(&f.Q, T, O, N_("the queries"), err) == 0 &&
         matrix_alloc(&f.K, S, O, N_("the keys"), err) == 0 &&
-        matrix_alloc(&f.V, S, O, N_("the values"), err) == 0)
-        rc = fused_module_forward(out, &store, p, cfg, cfg->hooks, variant,
-                                  in->x, in->kv, err);
+        matrix_alloc(&f.V, S, O, N_("the values"), err) == 0 &&
+        fused_module_heads(&f.store, &heads, p, cfg, in->x, in->kv, err) == 0 &&
+        lesson_fused_tables(&f, err) == 0)
+        rc = fused_module_out(out, &f.store, &heads, p, cfg, cfg->hooks,
+                              variant, err);
     matrix_free(&f.Q);
     matrix_free(&f.K);
     matrix_free(&f.V);
     // the contexts and concat_context are released once read
-    for (size_t h = 0; h < f.heads.n && f.concat != NULL; h++)
+    table *concat = f.made[FUSED_CONCAT_CONTEXT];
+    for (size_t h = 0; h < f.heads.n && concat != NULL; h++)
         heads_release_context(tr, &f.heads, h);
-    if (f.concat != NULL && rc == 0)
-        trace_release(tr, f.concat);
+    if (concat != NULL && rc == 0)
+        trace_release(tr, concat);
     heads_free(&f.heads);
     return rc;
 }

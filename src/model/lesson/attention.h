@@ -145,37 +145,69 @@ int fused_attend(const matrix **out, trace *tr, variant_id variant,
                  const attention_config *cfg, const attention_input *in,
                  const sequence_labels *lab, mx_error *err);
 
-/* Where a pass of the fused module keeps its activations: the lessons'
- * forward keeps them in the trace (fused_attend), training's in its tape
+/* The tables the fused module fills, each a slot of fused_store.table,
+ * as the block's are slots of its store (transformer_block.h). */
+typedef enum {
+    FUSED_CONCAT_CONTEXT, /* concat_context (T, O) */
+    FUSED_OUT,            /* the output (T, O): out_proj(concat_context) */
+    FUSED_SLOTS
+} fused_slot;
+
+/* Where a pass of the fused module keeps its activations, given as data
+ * before the part of the pass that writes them: the lessons' forward
+ * keeps them in the trace (fused_attend), training's in its tape
  * (train_parts.h). */
 typedef struct {
-    matrix *Q, *K, *V; /* the projections: Q (T, O), K and V (S, O) */
-    /* runs every head over its columns of Q, K and V (fused_head_source)
-       into its head_context; Q, K and V are not read after it */
-    int (*heads)(void *ctx, mx_error *err);
+    matrix *Q, *K, *V;          /* the projections: Q (T, O), K and V (S, O) */
+    matrix *table[FUSED_SLOTS]; /* table[s] the matrix of slot s (T, O) */
+    table_id out_id; /* FUSED_OUT's catalogue row (out; attn_out in the
+                        block), the name of its hook point */
+} fused_store;
+
+/* The catalogue row of slot `slot`'s table in s (TABLE_CONCAT_CONTEXT,
+ * s->out_id), which its hook point names. */
+table_id fused_slot_id(const fused_store *s, fused_slot slot);
+
+/* The fused module's heads, run where the caller keeps them, as the
+ * block's attention is the caller's (transformer_block.h). */
+typedef struct {
+    /* runs every head over its columns of the store's Q, K and V
+       (fused_head_source) into its head_context; Q, K and V are not read
+       after it */
+    int (*run)(void *ctx, mx_error *err);
     /* head h's head_context (T, hd), once the heads have run */
     const matrix *(*context)(void *ctx, size_t h);
-    /* the matrix of table id (concat_context, then out_id) (T, O), made
-       when asked, or NULL with err set */
-    matrix *(*get)(void *ctx, table_id id, mx_error *err);
     void *ctx;
-    table_id out_id; /* the output's table (out; attn_out in the block) */
-} fused_store;
+} fused_heads;
 
 /* MultiHeadAttention.forward, the one pass of the fused module both
  * the lessons' forward and training run, over x (T, D) (keys and values
- * over kv (S, D)):
+ * over kv (S, D)), in two parts:
+ *
+ * fused_module_heads, into s's Q, K and V and the heads' contexts:
  *   Q (T, O), K and V (S, O)   = W_query(x), W_key(kv), W_value(kv)
  *   per head (view, transpose)  its columns of Q, K and V: attention
+ * fused_module_out, into s's slots:
  *   concat_context (T, O)      = the heads' contexts side by side
  *   out (T, O)                 = out_proj(concat_context)
  * concat_context and out pass their hook points (cfg->layer's, under
- * variant) through hk (may be NULL); *out is where s keeps the output.
- * Returns 0, or -1 with err set. */
+ * variant) through hk (may be NULL); *out is s->table[FUSED_OUT]. A
+ * store whose tables are made in the trace (which keeps them in the
+ * order they are made) makes its slots' tables between the two parts,
+ * after the heads' own; fused_module_forward runs both over a store
+ * given whole. Each returns 0, or -1 with err set. */
+int fused_module_heads(const fused_store *s, const fused_heads *heads,
+                       const fused_params *p, const attention_config *cfg,
+                       const matrix *x, const matrix *kv, mx_error *err);
+int fused_module_out(const matrix **out, const fused_store *s,
+                     const fused_heads *heads, const fused_params *p,
+                     const attention_config *cfg, const forward_hooks *hk,
+                     variant_id variant, mx_error *err);
 int fused_module_forward(const matrix **out, const fused_store *s,
-                         const fused_params *p, const attention_config *cfg,
-                         const forward_hooks *hk, variant_id variant,
-                         const matrix *x, const matrix *kv, mx_error *err);
+                         const fused_heads *heads, const fused_params *p,
+                         const attention_config *cfg, const forward_hooks *hk,
+                         variant_id variant, const matrix *x, const matrix *kv,
+                         mx_error *err);
 
 /* ---- how a module runs its heads in the trace (attention.c) ---------- */
 

@@ -84,7 +84,7 @@ typedef struct {
     const attention_config *cfg;
     const attention_input *in;
     const sequence_labels *lab;
-    const labels *dims, *wide; /* D and F columns */
+    size_t F; /* the feed-forward width */
 } block_run;
 
 /* The attention sublayer: the fused module over x, its tables under the
@@ -109,8 +109,9 @@ static int attention_made(void *ctx, const matrix **out, const matrix *x,
 }
 
 /* The block's own tables, the store's, made in the trace under cfg's
- * layer in the order block b fills them (block_slots_filled): one row per
- * token, F columns for ffn_hidden, D for the others. */
+ * layer in the order block b fills them (block_slots_filled), as the
+ * fused module's are (attention.c): one row per token, F columns for
+ * ffn_hidden, D for the others. */
 static int block_tables(block_store *s, const block_run *r,
                         const block_layer *b, mx_error *err)
 {
@@ -118,9 +119,9 @@ static int block_tables(block_store *s, const block_run *r,
     const size_t n = block_slots_filled(order, b);
     for (size_t i = 0; i < n; i++) {
         const table_id id = block_slot_id(order[i]);
-        const table_key key = {r->variant, r->cfg->layer, NO_HEAD, id, false};
-        table *t = trace_new(r->tr, &key, r->lab->tokens,
-                             id == TABLE_FFN_HIDDEN ? r->wide : r->dims, err);
+        table *t = module_table(r->tr, r->variant, id,
+                                id == TABLE_FFN_HIDDEN ? r->F : r->cfg->d_model,
+                                r->cfg, r->lab, err);
         if (t == NULL)
             return -1;
         s->table[order[i]] = &t->values;
@@ -146,16 +147,7 @@ int block_forward(trace *tr, variant_id variant, const block_params *p,
 {
     const size_t T = in->x->rows, D = cfg->d_model;
     const size_t F = p->attn_only ? D : p->ff0.weight.rows;
-    block_run r = {tr,
-                   variant,
-                   p,
-                   cfg,
-                   in,
-                   lab,
-                   trace_index_labels(tr, "dim", D, err),
-                   trace_index_labels(tr, "dim", F, err)};
-    if (r.dims == NULL || r.wide == NULL)
-        return -1;
+    const block_run r = {tr, variant, p, cfg, in, lab, F};
     const table_key at = {variant, cfg->layer, NO_HEAD, TABLE_OUT, false};
     // sum (T, D): each residual connection; dropped (T, D): an output
     // after its dropout; working matrices the trace does not keep

@@ -198,14 +198,6 @@ static const matrix *tape_context(void *ctx, size_t h)
     return &t->h[h].context;
 }
 
-/* concat_context and out: the tape's. */
-static matrix *tape_table(void *ctx, table_id id, mx_error *err)
-{
-    (void)err;
-    fused_tape *t = ctx;
-    return id == TABLE_CONCAT_CONTEXT ? &t->concat : &t->out;
-}
-
 int fused_tape_forward(fused_tape *t, const fused_params *p,
                        const attention_config *cfg, const matrix *x,
                        mx_error *err)
@@ -231,17 +223,16 @@ int fused_tape_forward(fused_tape *t, const fused_params *p,
             return -1;
     // the fused module's pass (attention.h), its tables in the tape
     t->cfg = cfg;
-    t->store = (fused_store){.Q = &t->Q,
-                             .K = &t->K,
-                             .V = &t->V,
-                             .heads = tape_heads,
-                             .context = tape_context,
-                             .get = tape_table,
-                             .ctx = t,
-                             .out_id = TABLE_OUT};
+    t->store = (fused_store){
+        .Q = &t->Q,
+        .K = &t->K,
+        .V = &t->V,
+        .table = {[FUSED_CONCAT_CONTEXT] = &t->concat, [FUSED_OUT] = &t->out},
+        .out_id = TABLE_OUT};
+    const fused_heads heads = {tape_heads, tape_context, t};
     const matrix *out;
-    return fused_module_forward(&out, &t->store, p, cfg, NULL, VARIANT_ID_FUSED,
-                                x, x, err);
+    return fused_module_forward(&out, &t->store, &heads, p, cfg, NULL,
+                                VARIANT_ID_FUSED, x, x, err);
 }
 
 void fused_tape_backward(matrix *dx, bool dx_first, fused_params *g,
