@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""GPT-2's special tokens from vocab.json (model/tokenizers/vocab_specials.c).
+
+    gpt2_special_tokens_test.py MHA_EXPLAIN GPT2_DIR
+
+GPT2_DIR/two_layers, its vocab.json given "<|endoftext|>" at the next id
+(the model's vocab_size has room), must cut each text into the ids the
+same folder gives with tokenizer.json in place of vocab.json and merges.txt
+(tools/gpt2_tokenizer_json.py: "<|endoftext|>" an added special token, as
+transformers' GPT2Tokenizer and GPT2TokenizerFast both treat it), with the
+token at the start, in the middle, at the end, twice, and beside spaces
+and newlines: one id each time, never BPE's pieces. A token that
+special_tokens_map.json or tokenizer_config.json names is split out too;
+one vocab.json lacks, one that strips the spaces beside it, or an
+added_tokens.json id that is not vocab.json's, is status 2 with one line.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from taplib import Program, done, ok
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+import gpt2_tokenizer_json  # noqa: E402
+
+EOT = "<|endoftext|>"
+TEXTS = [EOT + "the cat", "the cat" + EOT + "sat on the mat",
+         "the cat sat" + EOT, EOT + EOT, "the" + EOT + " cat" + EOT + "mat",
+         "the " + EOT + " cat", "  " + EOT + "  ", "\n" + EOT + "\nthe",
+         EOT, "<|endoftext|", "<" + EOT + ">", "the cat sat on the mat"]
+
+
+def ids(mha, folder, text):
+    r = mha.run(["--model", folder, "--tables", "tokens", "--format", "csv",
+                 text])
+    if r.returncode != 0:
+        return r.stderr.decode("utf-8", "replace").strip()
+    rows = r.stdout.decode("utf-8").splitlines()[1:]
+    return [int(row.rsplit(",", 1)[1]) for row in rows]
+
+
+def write_json(path, doc):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
+def main():
+    mha = Program(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "eot")
+        shutil.copytree(os.path.join(sys.argv[2], "two_layers"), folder)
+        vocab_path = os.path.join(folder, "vocab.json")
+        with open(vocab_path, encoding="utf-8") as f:
+            vocab = json.load(f)
+        eot_id = len(vocab)
+        vocab[EOT] = eot_id
+        write_json(vocab_path, vocab)
+        copy = os.path.join(tmp, "eot-json")
+        shutil.copytree(folder, copy)
+        gpt2_tokenizer_json.write(vocab_path,
+                                  os.path.join(folder, "merges.txt"),
+                                  os.path.join(copy, "tokenizer.json"))
+        os.remove(os.path.join(copy, "vocab.json"))
+        os.remove(os.path.join(copy, "merges.txt"))
+
+        for text in TEXTS:
+            a, b = ids(mha, folder, text), ids(mha, copy, text)
+            whole = text.count(EOT)
+            ok(a == b and isinstance(a, list) and a.count(eot_id) == whole,
+               f"{text!r}: vocab.json gives tokenizer.json's ids, "
+               f"{EOT} {whole} time(s) as the one id {eot_id}",
+               f"vocab.json {a}\ntokenizer.json {b}")
+
+        # the tokens special_tokens_map.json names are split out as well:
+        # "at" out of " cat" (which BPE keeps whole), "on" out of " on"
+        write_json(os.path.join(folder, "special_tokens_map.json"),
+                   {"eos_token": EOT,
+                    "additional_special_tokens": ["at", {
+                        "content": "on", "lstrip": False,
+                        "rstrip": False}]})
+        got = ids(mha, folder, "the cat sat on the mat")
+        plain = ids(mha, copy, "the cat sat on the mat")
+        ok(isinstance(got, list) and vocab["at"] in got and vocab["on"] in got
+           and vocab["\u0120cat"] not in got and vocab["\u0120on"] not in got
+           and vocab["\u0120cat"] in plain,
+           "the tokens special_tokens_map.json names are split out",
+           f"{got} (without it {plain})")
+        bad = [({"pad_token": "<pad>"}, "<pad>"),
+               ({"additional_special_tokens": [{"content": EOT,
+                                                "lstrip": True}]}, "lstrip"),
+               ({"bos_token": 3}, "bos_token"),
+               ({"additional_special_tokens": "cat"}, "not a list")]
+        for doc, fragment in bad:
+            write_json(os.path.join(folder, "special_tokens_map.json"), doc)
+            mha.check_error(["--model", folder, "the cat"], fragment,
+                            f"special_tokens_map.json {doc}: status 2, "
+                            f"one line")
+        os.remove(os.path.join(folder, "special_tokens_map.json"))
+        write_json(os.path.join(folder, "tokenizer_config.json"),
+                   {"added_tokens_decoder": {str(eot_id + 1): {
+                       "content": EOT, "special": True}}})
+        mha.check_error(["--model", folder, "the cat"], f"id {eot_id + 1}",
+                        "tokenizer_config.json giving the token another id: "
+                        "status 2, one line")
+        write_json(os.path.join(folder, "tokenizer_config.json"),
+                   {"added_tokens_decoder": [EOT]})
+        mha.check_error(["--model", folder, "the cat"],
+                        "tokenizer_config.json: \"added_tokens_decoder\": "
+                        "not a JSON object",
+                        "tokenizer_config.json's added_tokens_decoder a list: "
+                        "status 2, one line naming the file and the key")
+        os.remove(os.path.join(folder, "tokenizer_config.json"))
+        write_json(os.path.join(folder, "added_tokens.json"),
+                   {"<pad>": eot_id + 1})
+        mha.check_error(["--model", folder, "the cat"], "<pad>",
+                        "added_tokens.json naming a token vocab.json lacks: "
+                        "status 2, one line")
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
