@@ -13,6 +13,10 @@ and newlines: one id each time, never BPE's pieces. A token that
 special_tokens_map.json or tokenizer_config.json names is split out too;
 one vocab.json lacks, one that strips the spaces beside it, or an
 added_tokens.json id that is not vocab.json's, is status 2 with one line.
+tokenizer_config.json's add_prefix_space and add_bos_token are followed
+beside vocab.json as GPT2Tokenizer follows them, and beside tokenizer.json
+where it does the same, else refused naming the key; a negative id in
+tokenizer.json is named negative.
 """
 import json
 import os
@@ -118,7 +122,96 @@ def main():
         mha.check_error(["--model", folder, "the cat"], "<pad>",
                         "added_tokens.json naming a token vocab.json lacks: "
                         "status 2, one line")
+        os.remove(os.path.join(folder, "added_tokens.json"))
+        config_flags(mha, folder, copy, eot_id, vocab)
+        negative_ids(mha, tmp, copy)
     return done()
+
+
+def config_flags(mha, folder, copy, eot_id, vocab):
+    """tokenizer_config.json's add_prefix_space and add_bos_token: beside
+    vocab.json followed as GPT2Tokenizer follows them
+    (tokenization_gpt2.py: prepare_for_tokenization puts " " in front of
+    the text before the special tokens are split out,
+    build_inputs_with_special_tokens the bos token's id in front of the
+    ids); beside tokenizer.json followed where its pre-tokenizer and
+    post-processor already do so, else refused naming the key."""
+    config = os.path.join(folder, "tokenizer_config.json")
+    text = "Hello" + EOT + "world"
+    plain = ids(mha, copy, text)
+    write_json(config, {"add_prefix_space": True})
+    got, want = ids(mha, folder, text), ids(mha, copy, " " + text)
+    ok(got == want and want != plain and got.count(eot_id) == 1,
+       "add_prefix_space true: the ids of \" \" + the text",
+       f"{got} (want {want}, without it {plain})")
+    write_json(config, {"add_bos_token": True})
+    got = ids(mha, folder, text)
+    ok(got == [eot_id] + plain,
+       "add_bos_token true: the bos token (GPT2Tokenizer's default, "
+       f"{EOT}) in front", f"{got} (without it {plain})")
+    write_json(config, {"add_bos_token": True, "bos_token": "at",
+                        "add_prefix_space": True})
+    got = ids(mha, folder, text)
+    ok(got == [vocab["at"]] + ids(mha, copy, " " + text),
+       "add_bos_token with bos_token \"at\": its id in front, before the "
+       "prefix space's ids", got)
+    write_json(config, {"add_bos_token": None, "add_prefix_space": None,
+                        "bos_token": EOT})
+    got = ids(mha, folder, text)
+    ok(got == plain, "add_bos_token and add_prefix_space null: false, as "
+       "Python reads None", f"{got} (want {plain})")
+    write_json(config, {"add_bos_token": False, "add_prefix_space": False})
+    ok(ids(mha, folder, text) == plain, "both false: the plain ids")
+    write_json(config, {"add_bos_token": True, "bos_token": None})
+    mha.check_error(["--model", folder, "the cat"], "add_bos_token",
+                    "add_bos_token true with a null bos_token: status 2, one "
+                    "line naming the key")
+    write_json(config, {"add_prefix_space": "yes"})
+    mha.check_error(["--model", folder, "the cat"],
+                    "tokenizer_config.json: add_prefix_space must be true "
+                    "or false", "add_prefix_space \"yes\": status 2, one "
+                    "line naming the file and the key")
+    os.remove(config)
+
+    # tokenizer.json (its ByteLevel step without add_prefix_space, no
+    # post-processor): the values it follows run, the others are refused
+    config = os.path.join(copy, "tokenizer_config.json")
+    write_json(config, {"add_prefix_space": False, "add_bos_token": False})
+    ok(ids(mha, copy, text) == plain,
+       "tokenizer.json with add_prefix_space and add_bos_token false: "
+       "the same ids")
+    for key, part in (("add_prefix_space", "pre_tokenizer"),
+                      ("add_bos_token", "post_processor")):
+        write_json(config, {key: True})
+        mha.check_error(["--model", copy, "the cat"],
+                        f"tokenizer_config.json: {key} is true, which "
+                        f"{os.path.join(copy, 'tokenizer.json')}'s "
+                        f"\"{part}\" does not do",
+                        f"tokenizer.json with {key} true: status 2, one line "
+                        f"naming the file and the key")
+    os.remove(config)
+
+
+def negative_ids(mha, tmp, copy):
+    """An id of -1 in tokenizer.json is named negative."""
+    for where in ("vocab", "added_tokens"):
+        folder = os.path.join(tmp, "negative-" + where)
+        shutil.copytree(copy, folder)
+        path = os.path.join(folder, "tokenizer.json")
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if where == "vocab":
+            doc["model"]["vocab"]["cat"] = -1
+            token = "cat"
+        else:
+            doc["added_tokens"][0]["id"] = -1
+            token = doc["added_tokens"][0]["content"]
+        write_json(path, doc)
+        mha.check_error(["--model", folder, "the cat"],
+                        f"the id of {token} is -1, a negative number; ids "
+                        f"count from 0",
+                        f"tokenizer.json's {where} with an id of -1: status "
+                        f"2, one line saying it is negative")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@
 #include "io/file_read.h"
 #include "model/tokenizers/bpe.h"
 #include "model/tokenizers/hf_tokenizer.h"
-#include "model/tokenizers/tok_pretok.h"
 #include "model/tokenizers/tok_text.h"
 #include "model/tokenizers/vocab_specials.h"
 
@@ -134,7 +133,7 @@ int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
 {
     if (t->bpe != NULL)
         return vocab_specials_encode(ids, n, t->specials, t->bpe, text, len,
-                                     max, err);
+                                     true, max, err);
     return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
 }
 
@@ -145,8 +144,21 @@ int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
 {
     if (t->bpe != NULL)
         return vocab_specials_encode(ids, n, t->specials, t->bpe, text, len,
-                                     max, err);
+                                     false, max, err);
     return hf_tokenizer_encode(ids, n, t->hf, text, len, false, max, err);
+}
+
+void checkpoint_tokenizer_specials(const int32_t **before, size_t *n_before,
+                                   const int32_t **after, size_t *n_after,
+                                   const checkpoint_tokenizer *t)
+{
+    if (t->hf != NULL) {
+        hf_tokenizer_specials(before, n_before, after, n_after, t->hf);
+        return;
+    }
+    vocab_specials_before(before, n_before, t->specials);
+    *after = NULL;
+    *n_after = 0;
 }
 
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,

@@ -74,6 +74,13 @@ int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
                                      const char *text, size_t len, size_t max,
                                      mx_error *err);
 
+/* The ids the tokenizer puts in front of a text's tokens and behind them
+ * (tokenizer.json's post-processor; vocab.json's bos token with
+ * add_bos_token), t's. */
+void checkpoint_tokenizer_specials(const int32_t **before, size_t *n_before,
+                                   const int32_t **after, size_t *n_after,
+                                   const checkpoint_tokenizer *t);
+
 /* *n: the number of tokens of text[0..len) (the whole text, for the
  * message that refuses one too long for the model). */
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,
