@@ -125,7 +125,29 @@ def main():
         os.remove(os.path.join(folder, "added_tokens.json"))
         config_flags(mha, folder, copy, eot_id, vocab)
         negative_ids(mha, tmp, copy)
+        llama_flags(mha, tmp)
     return done()
+
+
+def llama_flags(mha, tmp):
+    """A Llama-style tokenizer.json whose post-processor puts no <s> in
+    front and whose Metaspace step is not ByteLevel: add_bos_token false
+    runs with the same ids, true is refused (LlamaTokenizerFast would
+    make a post-processor with <s>), add_prefix_space is refused (it
+    would convert its slow tokenizer)."""
+    folder = os.path.join(tmp, "llama")
+    shutil.copytree(os.path.join(sys.argv[2], "..", "llama",
+                                 "llama_gqa4_bf16"), folder)
+    config = os.path.join(folder, "tokenizer_config.json")
+    plain = ids(mha, folder, "the cat")
+    write_json(config, {"add_bos_token": False, "add_prefix_space": None})
+    got = ids(mha, folder, "the cat")
+    ok(got == plain and isinstance(got, list),
+       "Llama-style, add_bos_token false: the same ids", f"{got} {plain}")
+    for key in ("add_bos_token", "add_prefix_space"):
+        write_json(config, {key: True})
+        mha.check_error(["--model", folder, "the cat"], f"{key} is true",
+                        f"Llama-style, {key} true: status 2, one line")
 
 
 def config_flags(mha, folder, copy, eot_id, vocab):
