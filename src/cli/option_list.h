@@ -232,10 +232,11 @@ OPTION(TEMPERATURE, "temperature", 0, MODEL, 78,
        .help = N_("with --sample, divide the logits by T > 0\n"
                    "                                    (default 1.0)"))
 OPTION(TOP_K, "top-k", 0, MODEL, 79,
-       SIZE(N_("K"), top_k, 50, 1, MAX_TOP_K),
+       SIZE(N_("K"), top_k, 50, 0, MAX_TOP_K),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
-       .help = N_("with --sample, keep the K likeliest tokens, as\n"
-                   "Hugging Face's default               (default 50)"))
+       .help = N_("with --sample, keep the K likeliest tokens\n"
+                   "(0: every token, as transformers' top_k=0)\n"
+                   "                                    (default 50)"))
 OPTION(TOP_P, "top-p", 0, MODEL, 80,
        OWN_REAL(N_("P"), top_p, 1.0),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,

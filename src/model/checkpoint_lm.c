@@ -176,9 +176,8 @@ int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err)
     for (size_t id = 0; id < n; id++)
         if (ordinary(s, hf, (int32_t)id))
             d->words[d->n_words++] = (int32_t)id;
-    if (hf != NULL)
-        hf_tokenizer_specials(&d->before, &d->n_before, &d->after, &d->n_after,
-                              hf);
+    checkpoint_tokenizer_specials(&d->before, &d->n_before, &d->after,
+                                  &d->n_after, s->tokenizer);
     if (d->n_words == 0) {
         free(d->words);
         *d = (lm_draws){0};

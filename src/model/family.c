@@ -32,12 +32,18 @@ static const char *const gpt2_types[] = {"gpt2", NULL};
 /* The files of a checkpoint folder that hold its tokenizer: GPT-2's
  * vocabulary and merges, or its tokenizer.json where the folder has
  * neither; BERT's and the Llama style's tokenizer.json alone. Each
- * tokenizer.json is read with the tokenizer_config.json beside it. */
+ * tokenizer.json is read with the tokenizer_config.json beside it.
+ * GPT-2's vocabulary keeps "<|endoftext|>" whole, with the special tokens
+ * tokenizer_config.json, special_tokens_map.json and added_tokens.json
+ * name (vocab_specials.h), as transformers' GPT2Tokenizer does. */
 static const tokenizer_files gpt2_tokenizer = {
     .vocab = "vocab.json",
     .merges = "merges.txt",
     .json = "tokenizer.json",
     .json_config = "tokenizer_config.json",
+    .special = "<|endoftext|>",
+    .special_map = "special_tokens_map.json",
+    .added = "added_tokens.json",
 };
 static const tokenizer_files json_tokenizer = {
     .json = "tokenizer.json",

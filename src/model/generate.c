@@ -212,12 +212,24 @@ static int pick(generated_token *t, sampling_room *room, const float *logits,
                 const generate_options *o, torch_rng *g, size_t step,
                 mx_error *err)
 {
-    if (!sampling_pick(&t->token, &t->effect, room, logits, &o->how, g))
+    if (!sampling_pick(&t->token, &t->effect, room, logits, &o->how, g)) {
+        // finite logits turn infinite only divided by the temperature
+        bool finite = true;
+        for (size_t i = 0; i < room->V && finite; i++)
+            finite = isfinite(logits[i]);
+        if (finite)
+            return err_input(
+                err,
+                _("--sample: at step %zu the logits divided by --temperature "
+                  "%g overflow float32, so no token can be drawn (give a "
+                  "larger temperature)"),
+                step + 1, o->how.temperature);
         return err_input(err,
                          _("--sample: at step %zu the probabilities hold NaN "
                            "or infinity (the model's logits do), so no token "
                            "can be drawn"),
                          step + 1);
+    }
     t->p = room->probs[t->token];
     t->p_logits = room->model_probs[t->token];
     top_tokens(t, room->probs, room->V);

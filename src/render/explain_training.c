@@ -277,6 +277,9 @@ void explain_picking(FILE *out, const table *t, const explain_context *c)
                        "are the same)."));
         return;
     }
+    // --top-k 0 keeps every token: the count the first step kept
+    const size_t kept =
+        c->how.top_k != 0 || N == 0 ? c->how.top_k : (size_t)t->values.v[3];
     snprintf(text, sizeof text,
              _("Sampling, as generate(do_sample=True): the logits divided by "
                "the temperature %g (below 1 the distribution sharpens, above "
@@ -286,7 +289,7 @@ void explain_picking(FILE *out, const table *t, const explain_context *c)
                "the tokens left after top-k and top-p, and the token's "
                "probability in the model's softmax, then after the "
                "warpers:"),
-             c->how.temperature, c->how.top_k, c->how.top_p);
+             c->how.temperature, kept, c->how.top_p);
     size_t len = strlen(text);
     for (size_t i = 0; i < N && i < STEPS_SAID && len + 64 < sizeof text; i++) {
         const float *row = t->values.v + i * W;

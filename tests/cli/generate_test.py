@@ -555,6 +555,29 @@ def main():
     one_position_note()
     end_token_note()
 
+    # --top-k 0 keeps every token, as transformers' top_k=0: the draws of
+    # --top-k V, V the vocabulary's size (the CSV, every table and digit)
+    with open(os.path.join(wide, "config.json"), encoding="utf-8") as f:
+        vocab = json.load(f)["vocab_size"]
+    draws = [PROGRAM.run(["--model", wide, "--generate", "8", "--sample",
+                          "--seed", "7", "--temperature", "1.5", "--top-k", k,
+                          "--format", "csv", "the cat"])
+             for k in ("0", str(vocab), "50")]
+    ok(all(d.returncode == 0 for d in draws) and
+       draws[0].stdout == draws[1].stdout and
+       draws[0].stdout != draws[2].stdout and
+       f",top_k_kept,{vocab}\n".encode() in draws[0].stdout,
+       f"--top-k 0 draws as --top-k {vocab} (every token kept), not as 50",
+       draws[0].stderr.decode()[:300])
+    # a temperature so small that the logits divided by it overflow is
+    # refused naming --temperature, not the model's logits
+    PROGRAM.check_error(["--model", two, "--generate", "4", "--sample",
+                         "--temperature", "1e-40", "--seed", "1",
+                         "the cat sat on the mat"],
+                        "--sample: at step 1 the logits divided by "
+                        "--temperature 1e-40 overflow",
+                        "--temperature 1e-40: the division named, status 2")
+
     # the same seed, the same text; the text output shows it continued
     args = ["--model", wide, "--generate", "8", "--sample", "--seed", "5",
             "--tables", "generated", "the cat"]
@@ -615,7 +638,7 @@ def main():
              "not a temperature"),
             (["--generate", "2", "--sample", "--temperature", "nan"],
              "not a temperature"),
-            (["--generate", "2", "--sample", "--top-k", "0"], "--top-k"),
+            (["--generate", "2", "--sample", "--top-k", "-1"], "--top-k"),
             (["--generate", "2", "--sample", "--top-p", "0"],
              "not a probability"),
             (["--generate", "2", "--sample", "--top-p", "1.01"],

@@ -12,7 +12,9 @@
 // header's length past its end, an unknown model_type, a tokenizer of
 // another vocabulary) the core must refuse with the program's message,
 // and a Llama-style or BERT folder with the message naming the families
-// each page reads.
+// each page reads. A vocab.json with <|endoftext|> gives the program's
+// ids for "Hello<|endoftext|>world", with the tokenizer_config.json
+// keys the page follows; one naming another special token is refused.
 // TAP on stdout.
 import { spawnSync } from 'node:child_process';
 import {
@@ -21,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { done, loadCore, ok, same } from './wasm_harness.mjs';
+import { done, loadCore, native, ok, same } from './wasm_harness.mjs';
 
 const [mha, wasmPath, gpt2Dir] = process.argv.slice(2);
 
@@ -105,6 +107,67 @@ try {
            'merges.txt (GPT-2); the page of mha-explain --model DIR ' +
            '--html FILE also reads tokenizer.json (Llama-style, BERT)',
        family + ': refused, naming the families each page reads', got.text);
+  }
+  /* GPT-2's <|endoftext|> (vocab_specials_page.c against the program's
+   * vocab_specials_files.c): a vocab.json with the token at the next id
+   * (two_layers' vocab_size has room), its text cut around it into the
+   * program's ids; tokenizer_config.json as the page copies it, with
+   * add_prefix_space and add_bos_token followed as the program follows
+   * them, and a token the page does not split refused naming the key */
+  const eot = join(tmp, 'eot');
+  spawnSync('mkdir', [eot]);
+  for (const f of ['config.json', 'model.safetensors', 'vocab.json',
+                   'merges.txt'])
+    copyFileSync(join(gpt2Dir, 'two_layers', f), join(eot, f));
+  const vocab = JSON.parse(readFileSync(join(eot, 'vocab.json'), 'utf8'));
+  const eotId = Object.keys(vocab).length;
+  vocab['<|endoftext|>'] = eotId;
+  writeFileSync(join(eot, 'vocab.json'), JSON.stringify(vocab));
+  const split = 'Hello<|endoftext|>world';
+  const tokens = ['--model', eot, '--tables', 'tokens', '--', split];
+  function ids(r) {
+    return r.text.split('\n').slice(1).filter((l) => l)
+      .map((l) => Number(l.split(',').pop()));
+  }
+  core.give(eot);
+  same(mha, core, tokens, split);
+  const plain = core.run(['--format', 'csv'].concat(tokens));
+  ok(plain.status === 0 && ids(plain).filter((i) => i === eotId).length === 1,
+     split + ': the page\'s core gives ' + eotId + ' once', plain.text);
+  same(mha, core, ['--model', eot, '--', split], split + ', every table');
+  const configs = [
+    {bos_token: '<|endoftext|>', eos_token: '<|endoftext|>',
+     unk_token: '<|endoftext|>', add_prefix_space: false,
+     add_bos_token: false, added_tokens_decoder: {[eotId]: {
+       content: '<|endoftext|>', lstrip: false, rstrip: false,
+       single_word: false, normalized: true, special: true}}},
+    {add_prefix_space: true},
+    {add_bos_token: true},
+    {add_prefix_space: 'yes'},
+  ];
+  for (const c of configs) {
+    writeFileSync(join(eot, 'tokenizer_config.json'), JSON.stringify(c));
+    core.give(eot);
+    same(mha, core, tokens, 'tokenizer_config.json ' +
+         JSON.stringify(c).slice(0, 60));
+  }
+  for (const [c, key] of [[{additional_special_tokens: ['at']},
+                           'additional_special_tokens'],
+                          [{pad_token: 'the'}, 'pad_token'],
+                          [{add_bos_token: true, bos_token: null},
+                           'add_bos_token']]) {
+    writeFileSync(join(eot, 'tokenizer_config.json'), JSON.stringify(c));
+    core.give(eot);
+    const got = core.run(tokens);
+    ok(got.status === 2 && got.text.replace(/\n$/, '') ===
+         join(eot, 'tokenizer_config.json') + ': ' + key +
+         ' is not supported',
+       'tokenizer_config.json ' + JSON.stringify(c) + ': the page ' +
+       'refuses it, naming the file and the key (the program too)',
+       got.text);
+    ok(native(mha, tokens).status === (key === 'add_bos_token' ? 2 : 0),
+       'the program ' + (key === 'add_bos_token' ? 'refuses it'
+                                                 : 'splits the token out'));
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

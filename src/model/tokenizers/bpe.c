@@ -254,6 +254,11 @@ size_t bpe_vocab_size(const bpe *b)
     return b->n_ids;
 }
 
+bool bpe_token_id(const bpe *b, const char *s, size_t n, int32_t *id)
+{
+    return tok_map_get(&b->vocab, s, n, id);
+}
+
 /* ---- the pre-tokenizer ----------------------------------------------------- */
 
 /* JavaScript's \s. */

@@ -15,6 +15,7 @@
 #ifndef MHA_BPE_H
 #define MHA_BPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ void bpe_free(bpe *b);
 
 /* The number of tokens in the vocabulary (the largest id + 1). */
 size_t bpe_vocab_size(const bpe *b);
+
+/* Whether vocab.json has the token s[0..n) as it is written there; *id
+ * gets its id. */
+bool bpe_token_id(const bpe *b, const char *s, size_t n, int32_t *id);
 
 /* Encodes text[0..len) (valid UTF-8) into *ids (*n of them, allocated
  * here; the caller frees). Stops as soon as there are more than max ids:

@@ -11,11 +11,12 @@
 #include "io/file_read.h"
 #include "model/tokenizers/bpe.h"
 #include "model/tokenizers/hf_tokenizer.h"
-#include "model/tokenizers/tok_pretok.h"
 #include "model/tokenizers/tok_text.h"
+#include "model/tokenizers/vocab_specials.h"
 
 struct checkpoint_tokenizer {
     bpe *bpe;                     /* the vocabulary and merges, or NULL */
+    vocab_specials *specials;     /* with bpe: its special tokens */
     hf_tokenizer *hf;             /* tokenizer.json, or NULL */
     const tokenizer_files *files; /* the family row's names */
     const char *file; /* the file the tokens come from: one of them */
@@ -67,8 +68,8 @@ int checkpoint_tokenizer_open(checkpoint_tokenizer **out, const char *dir,
             rc = hf_tokenizer_open_config(
                 &t->hf, json, config && file_present(config) ? config : NULL,
                 err);
-        else
-            rc = bpe_open(&t->bpe, vocab, merges, err);
+        else if ((rc = bpe_open(&t->bpe, vocab, merges, err)) == 0)
+            rc = vocab_specials_read(&t->specials, t->bpe, dir, files, err);
     }
     free(vocab);
     free(merges);
@@ -87,6 +88,7 @@ void checkpoint_tokenizer_free(checkpoint_tokenizer *t)
     if (t == NULL)
         return;
     bpe_free(t->bpe);
+    vocab_specials_free(t->specials);
     hf_tokenizer_free(t->hf);
     free(t);
 }
@@ -130,7 +132,8 @@ int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
                                 size_t len, size_t max, mx_error *err)
 {
     if (t->bpe != NULL)
-        return bpe_encode(ids, n, t->bpe, text, len, max, err);
+        return vocab_specials_encode(ids, n, t->specials, t->bpe, text, len,
+                                     true, max, err);
     return hf_tokenizer_encode(ids, n, t->hf, text, len, true, max, err);
 }
 
@@ -140,8 +143,22 @@ int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
                                      mx_error *err)
 {
     if (t->bpe != NULL)
-        return bpe_encode(ids, n, t->bpe, text, len, max, err);
+        return vocab_specials_encode(ids, n, t->specials, t->bpe, text, len,
+                                     false, max, err);
     return hf_tokenizer_encode(ids, n, t->hf, text, len, false, max, err);
+}
+
+void checkpoint_tokenizer_specials(const int32_t **before, size_t *n_before,
+                                   const int32_t **after, size_t *n_after,
+                                   const checkpoint_tokenizer *t)
+{
+    if (t->hf != NULL) {
+        hf_tokenizer_specials(before, n_before, after, n_after, t->hf);
+        return;
+    }
+    vocab_specials_before(before, n_before, t->specials);
+    *after = NULL;
+    *n_after = 0;
 }
 
 int checkpoint_tokenizer_count(size_t *n, const checkpoint_tokenizer *t,

@@ -30,6 +30,11 @@ typedef struct {
      * without it is then refused naming it), with json_config beside it
      * (tokenizer_config.json; NULL: none) where the folder has that */
     const char *json, *json_config;
+    /* With vocab and merges (vocab_specials.h): the vocabulary's own
+     * special token (GPT2Tokenizer's default unk, bos and eos token),
+     * split out of a text before BPE where vocab has it, and the files
+     * beside vocab naming more (with json_config); NULL: none */
+    const char *special, *special_map, *added;
 } tokenizer_files;
 
 /* Opens the tokenizer of the folder dir from the files `files` names; on
@@ -53,8 +58,9 @@ checkpoint_tokenizer_files(const checkpoint_tokenizer *t);
 /* The number of tokens (the largest id + 1). */
 size_t checkpoint_tokenizer_vocab_size(const checkpoint_tokenizer *t);
 
-/* As bpe_encode: text[0..len) into *ids (*n, the caller frees), stopping
- * once there are more than max. */
+/* As bpe_encode (vocab_specials_encode: the special tokens split out
+ * first): text[0..len) into *ids (*n, the caller frees), stopping once
+ * there are more than max. */
 int checkpoint_tokenizer_encode(int32_t **ids, size_t *n,
                                 const checkpoint_tokenizer *t, const char *text,
                                 size_t len, size_t max, mx_error *err);
@@ -67,6 +73,13 @@ int checkpoint_tokenizer_encode_word(int32_t **ids, size_t *n,
                                      const checkpoint_tokenizer *t,
                                      const char *text, size_t len, size_t max,
                                      mx_error *err);
+
+/* The ids the tokenizer puts in front of a text's tokens and behind them
+ * (tokenizer.json's post-processor; vocab.json's bos token with
+ * add_bos_token), t's. */
+void checkpoint_tokenizer_specials(const int32_t **before, size_t *n_before,
+                                   const int32_t **after, size_t *n_after,
+                                   const checkpoint_tokenizer *t);
 
 /* *n: the number of tokens of text[0..len) (the whole text, for the
  * message that refuses one too long for the model). */

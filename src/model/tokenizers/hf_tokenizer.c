@@ -15,11 +15,19 @@
 #define MAX_FILE ((size_t)256 << 20)
 
 /* An id: a whole number below the file's size (no file of n bytes
- * names more than n tokens), so the id -> token table is bounded. */
+ * names more than n tokens), so the id -> token table is bounded. A
+ * negative one is named as such: ids count from 0. */
 static int read_id(int32_t *id, const json_node *v, size_t file_len,
                    const char *what, const char *token, mx_error *err)
 {
     size_t x;
+    if (v != NULL && v->type == JSON_NUMBER && v->number < 0)
+        /* TRANSLATORS: the file, the token, then its id as the file
+         * gives it ("-1") */
+        return err_input(err,
+                         _("%s: the id of %s is %g, a negative number; "
+                           "ids count from 0"),
+                         what, token, v->number);
     if (v == NULL ||
         !json_size(v, file_len < INT32_MAX ? file_len : INT32_MAX, &x))
         return err_input(err,
@@ -273,14 +281,18 @@ static int read_post(hf_tokenizer *t, const json_doc *doc, const json_node *o,
                      "post_processor", type);
 }
 
-/* tokenizer_config.json's case keys (hf_tokenizer_open_config). */
+/* tokenizer_config.json's case keys (hf_tokenizer_open_config), and its
+ * add_bos_token and add_prefix_space, which tokenizer.json must already
+ * do (config_agrees). */
 typedef struct {
     bool lower;
-    int accents; /* 0, 1, or -1: null */
-} bert_case;
+    int accents;    /* 0, 1, or -1: null */
+    int add_bos;    /* 0, 1, or -1: null or absent */
+    int add_prefix; /* 0, 1, or -1: null or absent */
+} config_keys;
 
 static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
-                    const bert_case *cased, const char *what, mx_error *err)
+                    const config_keys *cased, const char *what, mx_error *err)
 {
     const json_node *root = json_root(doc);
     const json_node *model = json_get(doc, root, "model");
@@ -312,7 +324,7 @@ static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
 }
 
 static int read_text(hf_tokenizer **out, const char *text, size_t len,
-                     const bert_case *cased, const char *what, mx_error *err)
+                     const config_keys *cased, const char *what, mx_error *err)
 {
     *out = NULL;
     json_doc doc;
@@ -359,7 +371,7 @@ static int config_flag(int *v, const json_doc *doc, const char *key,
 }
 
 /* tokenizer_config.json at path into *c. */
-static int read_config(bert_case *c, const char *path, mx_error *err)
+static int read_config(config_keys *c, const char *path, mx_error *err)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -371,10 +383,14 @@ static int read_config(bert_case *c, const char *path, mx_error *err)
     if (rc != 0)
         return -1;
     int lower = 1, accents = -1; // BertTokenizerFast's defaults
+    c->add_bos = c->add_prefix = -1;
     if (json_root(&doc)->type != JSON_OBJECT)
         rc = err_input(err, _("%s: not a JSON object"), path);
     else if (config_flag(&lower, &doc, "do_lower_case", false, path, err) ||
-             config_flag(&accents, &doc, "strip_accents", true, path, err))
+             config_flag(&accents, &doc, "strip_accents", true, path, err) ||
+             config_flag(&c->add_bos, &doc, "add_bos_token", true, path, err) ||
+             config_flag(&c->add_prefix, &doc, "add_prefix_space", true, path,
+                         err))
         rc = -1;
     json_free(&doc);
     c->lower = lower != 0;
@@ -382,11 +398,49 @@ static int read_config(bert_case *c, const char *path, mx_error *err)
     return rc;
 }
 
+/* tokenizer_config.json's add_bos_token and add_prefix_space (c, from
+ * config), where given, against what tokenizer.json (t, from path) does.
+ * The classes transformers opens tokenizer.json with take them apart:
+ * LlamaTokenizerFast makes its post-processor anew from add_bos_token
+ * (update_post_processor: the bos token in front, or none) and, given
+ * add_prefix_space, converts its slow tokenizer (from_slow);
+ * GPT2TokenizerFast sets its ByteLevel pre-tokenizer's add_prefix_space
+ * from it; BertTokenizerFast reads neither. A value tokenizer.json
+ * already follows (a post-processor with one token in front, or none; a
+ * ByteLevel step with the same add_prefix_space) gives the same ids
+ * under each; any other is refused naming the key, not guessed. */
+static int config_agrees(const hf_tokenizer *t, const config_keys *c,
+                         const char *config, const char *path, mx_error *err)
+{
+    const struct {
+        const char *key, *part;
+        int given, does;
+    } keys[] = {
+        {"add_bos_token", "post_processor", c->add_bos, t->n_before == 1},
+        {"add_prefix_space", "pre_tokenizer", c->add_prefix,
+         tok_pretoks_prefix_space(t->pretoks)},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const int does = i == 0 && t->n_before > 1 ? -1 : keys[i].does;
+        if (keys[i].given >= 0 && keys[i].given != does)
+            /* TRANSLATORS: tokenizer_config.json, its key
+             * ("add_bos_token"), its value ("true"), then tokenizer.json
+             * and the part of it that does otherwise ("post_processor") */
+            return err_input(err,
+                             _("%s: %s is %s, which %s's \"%s\" does not "
+                               "do; this is not followed"),
+                             config, keys[i].key,
+                             keys[i].given ? "true" : "false", path,
+                             keys[i].part);
+    }
+    return 0;
+}
+
 int hf_tokenizer_open_config(hf_tokenizer **out, const char *path,
                              const char *config, mx_error *err)
 {
     *out = NULL;
-    bert_case cased;
+    config_keys cased;
     if (config != NULL && read_config(&cased, config, err) != 0)
         return -1;
     char *buf = NULL;
@@ -394,9 +448,14 @@ int hf_tokenizer_open_config(hf_tokenizer **out, const char *path,
     // a regular file only: a FIFO in its place is refused, not waited on
     if (file_read_small(&buf, &n, path, MAX_FILE, err) != 0)
         return -1;
-    const int rc =
-        read_text(out, buf, n, config != NULL ? &cased : NULL, path, err);
+    int rc = read_text(out, buf, n, config != NULL ? &cased : NULL, path, err);
     free(buf);
+    if (rc == 0 && config != NULL &&
+        config_agrees(*out, &cased, config, path, err) != 0) {
+        hf_tokenizer_free(*out);
+        *out = NULL;
+        rc = -1;
+    }
     return rc;
 }
 

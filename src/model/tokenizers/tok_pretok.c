@@ -47,21 +47,6 @@ static const char gpt2_pattern[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+"
     "|\\s+(?!\\S)|\\s+";
 
-void tok_byte_chars(char enc[256][3])
-{
-    int n = 0;
-    for (int c = 0; c < 256; c++) {
-        const bool printable = (c >= '!' && c <= '~') ||
-                               (c >= 0xa1 && c <= 0xac) ||
-                               (c >= 0xae && c <= 0xff);
-        const int cp = printable ? c : 256 + n++;
-        utf8proc_uint8_t u[4] = {0};
-        utf8proc_encode_char(cp, u);
-        memcpy(enc[c], u, 2);
-        enc[c][cp < 0x80 ? 1 : 2] = '\0';
-    }
-}
-
 /* ---- reading ------------------------------------------------------------- */
 
 static const char *string_of(const json_doc *doc, const json_node *o,
@@ -209,6 +194,14 @@ bool tok_pretoks_byte_level(const tok_pretoks *ps)
         if (ps->step[i].kind == PRE_BYTE_LEVEL)
             return true;
     return false;
+}
+
+int tok_pretoks_prefix_space(const tok_pretoks *ps)
+{
+    for (size_t i = 0; ps != NULL && i < ps->n; i++)
+        if (ps->step[i].kind == PRE_BYTE_LEVEL)
+            return ps->step[i].prefix_space;
+    return -1;
 }
 
 void tok_pretoks_free(tok_pretoks *ps)

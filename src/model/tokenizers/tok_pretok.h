@@ -47,8 +47,8 @@ int tok_pretoks_apply(tok_list *out, const tok_pretoks *p, const char *text,
 /* Whether one of the steps is ByteLevel (NULL: none is). */
 bool tok_pretoks_byte_level(const tok_pretoks *p);
 
-/* bytes_to_unicode: byte b's printable character, UTF-8, into enc[b]
- * (NUL-terminated). */
-void tok_byte_chars(char enc[256][3]);
+/* The add_prefix_space of the first ByteLevel step (0 or 1); -1 where
+ * there is none. */
+int tok_pretoks_prefix_space(const tok_pretoks *p);
 
 #endif

@@ -1,7 +1,8 @@
-/* tok_text.c: strings, lists and the map of the tokenizer's steps
- * (tok_text.h). */
+/* tok_text.c: strings, lists and the map of the tokenizer's steps, and
+ * GPT-2's byte characters (tok_text.h). */
 #include "model/tokenizers/tok_text.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -181,4 +182,19 @@ bool tok_json_flag(const json_doc *doc, const json_node *o, const char *key,
 {
     const json_node *v = json_get(doc, o, key);
     return v != NULL && v->type == JSON_BOOL ? v->number != 0 : dflt;
+}
+
+void tok_byte_chars(char enc[256][3])
+{
+    int n = 0;
+    for (int c = 0; c < 256; c++) {
+        const bool printable = (c >= '!' && c <= '~') ||
+                               (c >= 0xa1 && c <= 0xac) ||
+                               (c >= 0xae && c <= 0xff);
+        const int cp = printable ? c : 256 + n++;
+        utf8proc_uint8_t u[4] = {0};
+        utf8proc_encode_char(cp, u);
+        memcpy(enc[c], u, 2);
+        enc[c][cp < 0x80 ? 1 : 2] = '\0';
+    }
 }

@@ -62,4 +62,9 @@ bool tok_json_flag(const json_doc *doc, const json_node *o, const char *key,
 /* JavaScript's \s (and the set String.prototype.trim removes). */
 bool tok_is_js_space(int32_t c);
 
+/* bytes_to_unicode: byte b's printable character, UTF-8, into enc[b]
+ * (NUL-terminated); GPT-2's byte-level pieces (tok_pretok.c,
+ * checkpoint_tokenizer.c). */
+void tok_byte_chars(char enc[256][3]);
+
 #endif
