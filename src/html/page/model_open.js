@@ -51,11 +51,6 @@
     box.open = true;
     box.appendChild(namedHint);
   }
-  /* the note in the editor's place on a --model page (changedIn, html.c)
-   * speaks of the page's own run: it goes while another folder's run is
-   * on view (show, below) */
-  var changedNote = run.checkpoint && editor.id === 'editor-note' ? editor :
-    null;
   /* the browser's own button and its count of files speak the
    * browser's language: the input is drawn by its label, a button in
    * the page's words (page.css), and the folder chosen is named */
@@ -150,7 +145,10 @@
     } else {
       setError('');
       if (namedHint) namedHint.hidden = true;
-      if (changedNote) changedNote.hidden = dir !== named;
+      /* a --model page (named) has a note in the editor's place
+       * (changedIn, html.c) on its own run: it goes while another
+       * folder's run is on view */
+      if (named) editor.hidden = dir !== named;
       if (SW) SW.drawing();
       else page.ablated = [];
       /* the model's run on view, not the lesson editor's (editor.js) */
