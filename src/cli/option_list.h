@@ -574,7 +574,7 @@ OPTION(REPEAT_RANDOM, "repeat-random", 0, TEACHING, 96,
 OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
        FLAG(logit_lens, false),
        .applies = APPLIES_CHECKPOINT, .takes = TAKES_LM_HEAD,
-       .page = PAGE_KEEPS,
+       .page = PAGE_FAMILIES,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
        .help = N_("with --model or a trained --variant block, the\n"

@@ -84,6 +84,12 @@ enum page_use {
                     the map again (its families core runs the
                     interventions: page/model_switches.js); a classroom
                     page's core runs none, and drops it */
+    /* a view only the families core makes (--logit-lens): the page of a
+     * --model run keeps it as given, as PAGE_KEEPS; a classroom page's
+     * core cannot make it, so its editor drops it and runs the rest, the
+     * view staying the written run's until an edit (the view's script
+     * says so: page/lens.js) */
+    PAGE_FAMILIES,
 };
 
 /* The names a TYPE_CHOICE option takes and the value each one stores. */

@@ -181,11 +181,13 @@ html_run page_run_of(const options *opt, const model_input *in)
         add_arg(&run, "--%s=%s", option_rows[OPT_LAYERS].name,
                 opt->arg[OPT_LAYERS]);
     // the options the page keeps, as they were given, in --help's order
+    // (a view only the families core makes: on a --model run's page)
     for (size_t id = 0; id < N_OPTIONS; id++) {
         const option_row *o = &option_rows[id];
         if (!opt->given[id] || o->page == PAGE_NONE || o->page == PAGE_EDITS ||
             o->page == PAGE_MAP || o->page == PAGE_RUNS ||
-            o->page == PAGE_TEXT || (o->page == PAGE_MODEL && run.model))
+            o->page == PAGE_TEXT || (o->page == PAGE_MODEL && run.model) ||
+            (o->page == PAGE_FAMILIES && opt->model == NULL))
             continue;
         if (o->page == PAGE_CANNOT || o->page == PAGE_MODEL)
             run.editable = false;

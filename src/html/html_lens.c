@@ -41,6 +41,18 @@ static const char *const lens_words[] = {
     /* TRANSLATORS: the axes of the logit lens grid */
     N_("layer"),
     N_("position"),
+    /* TRANSLATORS: above the logit lens grid of a lesson model's page,
+     * whose editor recomputes in a core without the lens */
+    N_("This lens is the run of the command line the page was written "
+       "with, over its sentence: the page's core makes no logit lens, so "
+       "a change in the editor starts a run without it."),
+    /* TRANSLATORS: the Logit lens view of a lesson model's page once its
+     * editor recomputed the run; {0} is the sentence the page was written
+     * with */
+    N_("The logit lens was the run of the command line the page was "
+       "written with, over its sentence \"{0}\": the page's core makes "
+       "none, so the run on view has no lens. mha-explain with "
+       "--logit-lens on the command line makes it."),
 };
 
 bool html_has_lens(const trace *tr)

@@ -25,10 +25,15 @@ headless Chromium at 1280 x 720 (and 1920 x 1080).
   a model box of a checkpoint's page: after each change (typed with the
   keyboard) the page's data is the program's for the command line, and
   the status said Generating first;
-- --logit-lens: the grid's cells are the CSV's likeliest next tokens
-  and probabilities; a cell opens its layer with the keyboard; over a
+- --logit-lens, on a checkpoint and on a trained lesson stack (one
+  set-up, lens_page): the grid's cells are the CSV's likeliest next
+  tokens and probabilities, the caption naming the final norm or the
+  lm_head alone; a cell opens its layer with the keyboard; over a
   vocabulary of 4285 tokens (probabilities of five decimals, tokens of
-  13 characters) no cell hides a character;
+  13 characters) no cell hides a character; the lesson page's view says
+  the lens is the written run's, and an edit of its sentence recomputes
+  the program's page without the lens, the view then saying the lens
+  was the written sentence's;
 - a page written without --generate has no Generation view and no
   view's script; stdout is the same with and without --html;
 - Portuguese words (--lang pt_BR), no console error, no request.
@@ -391,16 +396,35 @@ def stopped_at_limit(driver, mha, tmp):
     shot(driver, "generation-stopped")
 
 
-def logit_lens(driver, mha, tmp):
-    """--logit-lens: the grid of layers x positions, each cell the CSV's
-    likeliest next token and its probability; a cell opens its layer."""
-    args = ["--model", GPT2, TEXT, "--logit-lens"]
-    page = os.path.join(tmp, "lens.html")
-    r = mha.run(args + ["--html", page])
-    ok(r.returncode == 0, "logit lens: the page is written", r.stderr)
+# The pages of the Logit lens view: (name, the run's arguments, its page's
+# file, the layers' prefix in the CSV's layer column, the layers and the
+# positions, what the caption says and what it does not)
+LENS_CASES = {
+    "checkpoint": ("logit lens", ["--model", GPT2, TEXT, "--logit-lens"],
+                   "lens.html", "h.", 2, 6, "(the final norm and lm_head",
+                   "this model has no final norm"),
+    "lesson": ("lesson logit lens",
+               CORPUS + ["--train", "20", "--variant", "block", "--layers",
+                         "2", "--attn-only", "--d-model", "8", "--heads", "2",
+                         "the dog ran to the", "--logit-lens"],
+               "lesson_lens.html", "block.", 2, 5,
+               "this model has no final norm", "final norm and"),
+}
+
+
+def lens_page(driver, mha, tmp, case, extra=()):
+    """The page of LENS_CASES[case] (written with extra arguments too),
+    its Logit lens view on view: a row per layer, a column per position,
+    each cell the CSV's likeliest next token and its probability, and the
+    caption naming what the lens applies. Returns the page's path."""
+    name, args, file, prefix, layers, positions, says, not_says = \
+        LENS_CASES[case]
+    page = os.path.join(tmp, file)
+    r = mha.run(args + list(extra) + ["--html", page])
+    ok(r.returncode == 0, "%s: the page is written" % name, r.stderr)
     want = {}
     for row in csv_rows(mha, args, "logit_lens"):
-        want.setdefault(("h." + row["layer"]), []).append(
+        want.setdefault(prefix + row["layer"], []).append(
             (row["row_label"], row["value"]))
     driver.get("file://" + page)
     time.sleep(0.4)
@@ -408,18 +432,27 @@ def logit_lens(driver, mha, tmp):
         By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
     time.sleep(0.2)
     cells = driver.find_elements(By.CSS_SELECTOR, "td.lens-cell")
-    tokens = TEXT.split(" ")
     wrong = 0
     for c in cells:
         rows = want.get(c.get_attribute("data-layer"), [])
-        k = len(rows) // len(tokens)
         t = int(c.get_attribute("data-position"))
-        label, value = rows[t * k] if rows else ("", "")
+        label, value = rows[t * 5] if len(rows) == 5 * positions else ("", "")
         wrong += not (label.endswith(" \u2192 " + c.get_attribute("data-next"))
                       and value == c.get_attribute("data-p"))
-    ok(len(cells) == 2 * 6 and wrong == 0,
-       "logit lens: %d cells, each the likeliest next token of the CSV with "
-       "its probability" % len(cells), "%d differ" % wrong)
+    hint = driver.find_element(By.CSS_SELECTOR, "#lens-grid").find_element(
+        By.XPATH, "preceding::p[contains(@class, 'hint')][1]").text
+    ok(len(cells) == layers * positions and wrong == 0 and says in hint and
+       not_says not in hint,
+       "%s: %d cells, a row per layer, each the likeliest next token of the "
+       "CSV with its probability; the caption says what the lens applies"
+       % (name, len(cells)), (len(cells), wrong, hint))
+    return page
+
+
+def logit_lens(driver, mha, tmp):
+    """--logit-lens: the grid of layers x positions, each cell the CSV's
+    likeliest next token and its probability; a cell opens its layer."""
+    lens_page(driver, mha, tmp, "checkpoint")
     shot(driver, "logit-lens-1280x720")
     first = driver.find_element(By.CSS_SELECTOR, 'td.lens-cell[tabindex="0"]')
     first.send_keys(Keys.ARROW_DOWN)
@@ -440,37 +473,47 @@ def logit_lens(driver, mha, tmp):
 def lesson_lens(driver, mha, tmp):
     """--logit-lens on a trained lesson stack: a row per block, the cells
     the CSV's, and the caption says the lens is the lm_head alone (the
-    model has no final norm)."""
-    args = CORPUS + ["--train", "20", "--variant", "block", "--layers", "2",
-                     "--attn-only", "--d-model", "8", "--heads", "2",
-                     "the dog ran to the", "--logit-lens"]
-    page = os.path.join(tmp, "lesson_lens.html")
-    r = mha.run(args + ["--html", page])
-    ok(r.returncode == 0, "lesson logit lens: the page is written", r.stderr)
-    want = {}
-    for row in csv_rows(mha, args, "logit_lens"):
-        want.setdefault(("block." + row["layer"]), []).append(
-            (row["row_label"], row["value"]))
-    driver.get("file://" + page)
-    time.sleep(0.4)
-    driver.find_element(
-        By.CSS_SELECTOR, '.controls button[data-value="lens"]').click()
-    time.sleep(0.2)
-    cells = driver.find_elements(By.CSS_SELECTOR, "td.lens-cell")
-    wrong = 0
-    for c in cells:
-        rows = want.get(c.get_attribute("data-layer"), [])
-        t = int(c.get_attribute("data-position"))
-        label, value = rows[t * 5] if len(rows) == 5 * 5 else ("", "")
-        wrong += not (label.endswith(" \u2192 " + c.get_attribute("data-next"))
-                      and value == c.get_attribute("data-p"))
-    hint = driver.find_element(By.CSS_SELECTOR, "#lens-grid").find_element(
-        By.XPATH, "preceding::p[contains(@class, 'hint')][1]").text
-    ok(len(cells) == 2 * 5 and wrong == 0 and
-       "this model has no final norm" in hint and "final norm and" not in hint,
-       "lesson logit lens: a row per block, the CSV's cells, the caption "
-       "naming the lm_head alone", (len(cells), wrong, hint))
+    model has no final norm). The page's core makes no lens: the view
+    says the lens is the written run's, and an edit of the sentence
+    recomputes the run without it (the program's page for the command
+    line shown), the view then saying the lens was the written
+    sentence's."""
+    model = os.path.join(tmp, "lesson_lens_model")
+    lens_page(driver, mha, tmp, "lesson", ["--csv-dir", model])
+    written = driver.find_elements(By.ID, "lens-written")
+    ok(written and "the page's core makes no logit lens" in written[0].text,
+       "lesson logit lens: the view says the lens is the written run's",
+       written and written[0].text)
     shot(driver, "logit-lens-lesson")
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "var e = document.getElementById('editor');"
+        "return e && e.getAttribute('data-ready') === 'true';"))
+    driver.find_element(By.CSS_SELECTOR, "#editor summary").click()
+    e = driver.find_element(By.ID, "edit-sentence")
+    e.send_keys(Keys.CONTROL, "a")
+    e.send_keys("the cat ran to the" + Keys.TAB)
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "return ['ok', 'error'].indexOf(document.getElementById('editor')"
+        ".getAttribute('data-recomputed')) >= 0;"))
+    state = driver.find_element(By.ID, "editor").get_attribute(
+        "data-recomputed")
+    command = driver.find_element(By.ID, "editor-command").text
+    want = program_data(mha, command, tmp, "en")
+    got = json.loads(driver.execute_script(PAGE_DATA))
+    ok(state == "ok" and "--logit-lens" not in command and
+       want is not None and want == got,
+       "lesson logit lens, sentence edited: recomputed without the lens, the "
+       "program's page for %s" % command,
+       (state, driver.find_element(By.ID, "editor-error").text))
+    gone = driver.find_elements(By.ID, "lens-gone")
+    ok(gone and '"the dog ran to the"' in gone[0].text and
+       "--logit-lens" in gone[0].text and
+       not driver.find_elements(By.CSS_SELECTOR, "td.lens-cell") and
+       driver.find_element(By.ID, "lens-view").get_attribute("hidden")
+       is None,
+       "lesson logit lens, sentence edited: the view stays, saying the lens "
+       "was the written sentence's", gone and gone[0].text)
+    shot(driver, "logit-lens-lesson-edited")
 
 
 def lens_widths(driver, mha, tmp):

@@ -17,7 +17,9 @@ back when the editor runs the lesson again. Broken folders (merges.txt missing, 
 safetensors file truncated, an unknown model_type) show the program's
 message, a file over 2 GB is refused with its size, and the page keeps
 working. A page written with `--model DIR` opens asking for that
-folder, and its core (the families core) gives the program's page's data
+folder (the hint goes once a folder runs; the note in the editor's place,
+on the page's own run, goes while another folder's run is on view), and
+its core (the families core) gives the program's page's data
 for GPT-2 folders, the step-through's notes too. No console error, no
 request. Exits 77 (skipped) without a browser or the WebAssembly core.
 """
@@ -347,6 +349,13 @@ def main():
             note = driver.find_element(By.ID, "model-open-named").text
             ok(box.get_attribute("open") is not None and "tiny" in note,
                "a --model page opens asking for its folder, named", note)
+            changed = driver.find_element(By.ID, "editor-note")
+            ok(changed.is_displayed() and "Open a model" in changed.text,
+               "a --model page's note says Open a model changes its run",
+               changed.text)
+            if shots:
+                driver.save_screenshot(os.path.join(shots,
+                                                    "open-model-note.png"))
             # its core (the families core, in a worker) has the
             # checkpoint's step-through notes: the program's page's
             driver.execute_script(
@@ -361,6 +370,16 @@ def main():
                 ok(not hint.is_displayed(),
                    "a --model page with %s open no longer asks for tiny" % c,
                    hint.text)
+                # the note on the page's own run: gone while another
+                # folder's run is on view, back with the page's folder
+                shown = driver.find_element(By.ID,
+                                            "editor-note").is_displayed()
+                ok(shown == (c == "tiny"),
+                   "a --model page with %s open: the note on its run %s"
+                   % (c, "shows" if c == "tiny" else "is hidden"), shown)
+                if shots and c == "two_layers":
+                    driver.save_screenshot(os.path.join(
+                        shots, "open-model-other-folder.png"))
             if shots:
                 driver.save_screenshot(os.path.join(shots,
                                                     "open-model-named.png"))

@@ -352,6 +352,60 @@ static void page_interventions(void)
     options_free(&opt);
 }
 
+/* Whether run keeps word in fixed. */
+static bool fixed_has(const html_run *run, const char *word)
+{
+    for (size_t k = 0; k < run->n_fixed; k++)
+        if (strcmp(run->fixed[k], word) == 0)
+            return true;
+    return false;
+}
+
+/* A view only the families core makes (PAGE_FAMILIES: --logit-lens):
+ * the page of a --model run keeps it as given; a trained lesson block's
+ * page drops it from its editor's command line, which stays editable. */
+static void page_families(void)
+{
+    size_t n = 0;
+    for (int id = 0; id < N_OPTIONS; id++) {
+        const option_row *o = &option_rows[id];
+        if (o->page != PAGE_FAMILIES)
+            continue;
+        n++;
+        char flag[40], buf[32], word[80];
+        snprintf(flag, sizeof flag, "--%s", o->name);
+        const char *v = a_value(o, id, buf, sizeof buf);
+        if (v != NULL)
+            snprintf(word, sizeof word, "%s=%s", flag, v);
+        else
+            snprintf(word, sizeof word, "%s", flag);
+        const char *checkpoint[] = {"--model", "m", flag, v, NULL};
+        const char *lesson[] = {"--variant", "block", "--train",  "1",
+                                "--corpus",  "c.csv", "--column", "s",
+                                "--d-model", "4",     flag,       v,
+                                NULL};
+        options opt;
+        if (parse(&opt, checkpoint) != 0) {
+            ok(0, "%s with --model parses", flag);
+            continue;
+        }
+        const model_input in = {.sentence = opt.sentence};
+        html_run run = page_run_of(&opt, &in);
+        ok(fixed_has(&run, word), "%s: a --model run's page keeps it", flag);
+        options_free(&opt);
+        if (parse(&opt, lesson) != 0) {
+            ok(0, "%s with a trained block parses", flag);
+            continue;
+        }
+        const model_input in2 = {.sentence = opt.sentence};
+        run = page_run_of(&opt, &in2);
+        ok(run.editable && !fixed_has(&run, word),
+           "%s: a lesson page's editor runs without it", flag);
+        options_free(&opt);
+    }
+    ok(n > 0, "a row says PAGE_FAMILIES");
+}
+
 /* A row's GOES_WITH: alone, the option is refused with its row's message
  * (which names it); with one of the options it goes with, not so. */
 static void goes_with(void)
@@ -551,6 +605,7 @@ int main(void)
     variant_refusals();
     page_uses();
     page_interventions();
+    page_families();
     goes_with();
     return tap_done();
 }

@@ -14,6 +14,24 @@
 function mhaLens(p) {
   'use strict';
   var el = p.el, tr = p.tr;
+  /* A lesson page's editor runs without the lens (the rows' PAGE_FAMILIES,
+   * cli/page_run.c: only the families core of a --model page makes one):
+   * the written run's lens shows until an edit, then this view says where
+   * it went. Its words are the written page's (html_lens.c): a
+   * recomputed run's data has none. */
+  var r = document.getElementById('mha-run');
+  r = r ? JSON.parse(r.textContent) : {};
+  var dropped = r.live && r.editable && !r.checkpoint;
+  var title = tr('Logit lens');
+  var written = tr(
+    'This lens is the run of the command line the page was written with, ' +
+    'over its sentence: the page\'s core makes no logit lens, so a change ' +
+    'in the editor starts a run without it.');
+  var gone = tr(
+    'The logit lens was the run of the command line the page was written ' +
+    'with, over its sentence "{0}": the page\'s core makes none, so the ' +
+    'run on view has no lens. mha-explain with --logit-lens on the ' +
+    'command line makes it.', r.sentence);
 
   function open(layer) {
     var r = p.data().variants.map(function (v) {
@@ -24,7 +42,20 @@ function mhaLens(p) {
     p.soloHead(0); /* head 0 alone: every head again */
   }
 
+  function has() {
+    var lens = p.data().logitLens;
+    return !!(lens && lens.layers.length);
+  }
+
   function draw(view) {
+    if (!has()) {
+      view.appendChild(el('p', {'class': 'summary hint', id: 'lens-gone'},
+                          gone));
+      return;
+    }
+    if (dropped)
+      view.appendChild(el('p', {'class': 'summary hint', id: 'lens-written'},
+                          written));
     var lens = p.data().logitLens, m = p.decode(lens.p), cells = [];
     var lut = p.lutOf(p.colors().map), most = 0;
     for (var k = 0; k < m.rows * m.cols; k++)
@@ -103,10 +134,8 @@ function mhaLens(p) {
 
   return {
     draw: draw,
-    title: function () { return tr('Logit lens'); },
-    has: function () {
-      var lens = p.data().logitLens;
-      return !!(lens && lens.layers.length);
-    }
+    title: function () { return title; },
+    /* a lesson page's lens, once gone, leaves its note */
+    has: function () { return has() || dropped; }
   };
 }

@@ -145,6 +145,10 @@
     } else {
       setError('');
       if (namedHint) namedHint.hidden = true;
+      /* a --model page (named) has a note in the editor's place
+       * (changedIn, html.c) on its own run: it goes while another
+       * folder's run is on view */
+      if (named) editor.hidden = dir !== named;
       if (SW) SW.drawing();
       else page.ablated = [];
       /* the model's run on view, not the lesson editor's (editor.js) */
