@@ -160,12 +160,18 @@ void run_error_message(mx_error *err, const options *opt)
         if (d.item > 0)
             err_input(
                 err,
-                _("--repeat-random: %zu tokens twice and the %zu special tokens around them are more than the model's %zu positions"),
+                ngettext(
+                    "--repeat-random: %zu tokens twice and the %zu special tokens around them are more than the model's %zu position",
+                    "--repeat-random: %zu tokens twice and the %zu special tokens around them are more than the model's %zu positions",
+                    d.n[1]),
                 d.n[0], d.item, d.n[1]);
         else
             err_input(
                 err,
-                _("--repeat-random: %zu tokens twice are more than the model's %zu positions"),
+                ngettext(
+                    "--repeat-random: %zu tokens twice are more than the model's %zu position",
+                    "--repeat-random: %zu tokens twice are more than the model's %zu positions",
+                    d.n[1]),
                 d.n[0], d.n[1]);
         return;
     case RUN_FIXED_BY_CHECKPOINT:

@@ -65,6 +65,7 @@ static explain_trained trained_record(const options *opt)
     const trained_manifest *m = &opt->weight_files->manifest;
     r.record = true;
     r.steps = m->steps;
+    r.steps_before = m->steps_before;
     r.adam = m->adam;
     r.lr = m->lr;
     r.corpus = m->corpus;

@@ -7,18 +7,6 @@
 #include "base/i18n.h"
 #include "model/lesson/manifest.h"
 
-/* The variants of a set as "single,fused", as --variant writes them. */
-static void variant_list(char *buf, size_t size, unsigned variants)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (variants & model_variants[i].bit) {
-            const size_t used = strlen(buf);
-            snprintf(buf + used, size - used, "%s%s", used ? "," : "",
-                     model_variants[i].name);
-        }
-}
-
 /* The variants of the run whose folder holds a trained embedding. */
 static unsigned trained_variants(const weights_files *files)
 {
@@ -54,7 +42,7 @@ static int take_d_out(options *run, const trained_manifest *m, const char *dir,
     if (given && run->d_out != m->d_out &&
         (m->variants & variants_taking(TAKES_D_OUT)) == 0) {
         char saved[64];
-        variant_list(saved, sizeof saved, m->variants);
+        variant_names_separated(saved, sizeof saved, m->variants, ",");
         return err_usage(err,
                          _("--d-out %zu: the trained model in %s has the "
                            "variants %s, whose attention is d_model %zu "
@@ -88,8 +76,8 @@ static int take_manifest(options *run, const trained_manifest *m,
 {
     const bool *given = run->given;
     char saved[64], asked[64];
-    variant_list(saved, sizeof saved, m->variants);
-    variant_list(asked, sizeof asked, run->variants);
+    variant_names_separated(saved, sizeof saved, m->variants, ",");
+    variant_names_separated(asked, sizeof asked, run->variants, ",");
     if (given[OPT_VARIANT] && (run->variants & ~m->variants))
         return err_usage(err,
                          _("--variant %s: the trained model in %s has the "
@@ -170,8 +158,8 @@ static int take_trained(options *run, unsigned trained, const char *dir,
     if (seeded == 0)
         return 0;
     char have[64], lack[64];
-    variant_list(have, sizeof have, trained);
-    variant_list(lack, sizeof lack, seeded);
+    variant_names_separated(have, sizeof have, trained, ",");
+    variant_names_separated(lack, sizeof lack, seeded, ",");
     return err_usage(err,
                      _("--variant: %s has a trained %s but no trained %s "
                        "(no embedding.weight file): a run does not mix "

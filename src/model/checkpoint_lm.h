@@ -99,13 +99,13 @@ int checkpoint_lm_draws(lm_draws *d, const lm_session *s, mx_error *err);
 /* A checkpoint family's lm_ops, given its open, its layers
  * (checkpoint_lm_layers for a row with layers, else NULL) and its draws
  * (checkpoint_lm_draws, or NULL: every id below the vocabulary). */
-#define CHECKPOINT_LM_OPS(open_fn, layers_fn, draws_fn)                 \
-    {                                                                   \
-        .open = (open_fn), .encode = checkpoint_lm_encode,              \
-        .encode_word = checkpoint_lm_encode_word,                       \
-        .label = checkpoint_lm_label, .forward = checkpoint_lm_forward, \
-        .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close, \
-        .layers = (layers_fn), .draws = (draws_fn),                     \
+#define CHECKPOINT_LM_OPS(open_fn, layers_fn, draws_fn)                       \
+    {                                                                         \
+        .open = (open_fn), .encode = checkpoint_lm_encode,                    \
+        .encode_word = checkpoint_lm_encode_word,                             \
+        .label = checkpoint_lm_label, .forward = checkpoint_lm_forward,       \
+        .unembed = checkpoint_lm_unembed, .close = checkpoint_lm_close,       \
+        .layers = (layers_fn), .draws = (draws_fn), .run_refuses_text = true, \
     }
 
 #endif

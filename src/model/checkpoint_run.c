@@ -7,6 +7,7 @@
 
 #include "base/i18n.h"
 #include "model/family.h"
+#include "model/tied_head.h"
 #include "numerics/workers.h"
 
 void checkpoint_run_free(checkpoint_run *r)
@@ -65,10 +66,16 @@ int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,
     checkpoint_param param;
     const safetensors *in;
     const st_tensor *st;
-    if (r->find_param(r->find_ctx, p->name, &param, &in, &st) && st == NULL)
-        return err_usage(err, _("--tables: the checkpoint has no tensor %s"),
-                         p->name);
-    return 0;
+    if (!r->find_param(r->find_ctx, p->name, &param, &in, &st) || st != NULL)
+        return 0;
+    if (r->tied_embed != NULL && strcmp(p->name, TIED_HEAD_NAME) == 0)
+        return err_usage(err,
+                         _("--tables: the checkpoint has no tensor %s: its "
+                           "lm_head is the embedding %s (tie_word_embeddings "
+                           "is true), which --tables %s shows"),
+                         p->name, r->tied_embed, r->tied_embed);
+    return err_usage(err, _("--tables: the checkpoint has no tensor %s"),
+                     p->name);
 }
 
 int checkpoint_run_params_present(const checkpoint_run *r,

@@ -61,6 +61,10 @@ typedef struct {
     const void *label_ctx;
     checkpoint_find_param *find_param; /* a parameter, in find_ctx */
     const void *find_ctx;
+    /* The embedding the lm_head is tied to (model/tied_head.h), as
+     * --tables names it ("wte.weight"), or NULL: the checkpoint has its
+     * own head, or none. */
+    const char *tied_embed;
 } checkpoint_run;
 
 /* Frees what r owns; r zeroed. */
@@ -84,7 +88,8 @@ int checkpoint_run_shown(checkpoint_run *r, size_t n_layer, size_t n_head,
                          const run_request *rq, mx_error *err);
 
 /* The table p names, when it is a parameter (by r->find_param), is in
- * the checkpoint; else an error naming it. */
+ * the checkpoint; else an error naming it (lm_head.weight of a tied
+ * checkpoint: naming the embedding that is its head). */
 int checkpoint_run_param_present(const checkpoint_run *r, const table_pick *p,
                                  mx_error *err);
 

@@ -122,6 +122,15 @@ typedef struct {
      * (a trained lesson block's, whose logits are lm_head of its last
      * block's out), as the logit lens's page view says. */
     bool lm_head_alone;
+    /* Whether the family's run (and its check) refuses whatever opening
+     * the model over the run's text would: a checkpoint's opens the same
+     * folder and tokenizer and refuses a text with no tokens or more than
+     * the model's positions in the same words (checkpoint_lm.h). A check
+     * of the logit lens before that run then opens nothing
+     * (logit_lens_check): the model is opened by the run and the lens
+     * alone. False: the lesson's, whose refusals (untrained, not a block,
+     * a word it never saw) are the lens's own. */
+    bool run_refuses_text;
 } lm_ops;
 
 #endif

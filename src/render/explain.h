@@ -18,8 +18,10 @@
  * (model/lesson/manifest.h), when it says it in full (record). */
 typedef struct {
     bool record;
-    size_t steps;
-    bool adam; /* Adam, else SGD */
+    size_t steps;        /* in all */
+    size_t steps_before; /* of those, the ones before the last run's,
+                            which the record does not describe */
+    bool adam;           /* the last run's: Adam, else SGD */
     double lr;
     const char *corpus; /* NULL: trained on a sentence */
 } explain_trained;

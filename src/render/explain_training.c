@@ -28,6 +28,29 @@ static void explain_read_back(FILE *out, const explain_context *c)
         snprintf(data, sizeof data, _("the sentences of %s"), t->corpus);
     else
         snprintf(data, sizeof data, "%s", _("one sentence"));
+    if (t->steps_before > 0) {
+        const size_t last = t->steps - t->steps_before;
+        explain_say(
+            out, c->width,
+            ngettext("The model is the trained model that --weights reads "
+                     "(its embedding, vocabulary and lm_head included): its "
+                     "model.json says it took %zu steps in all: %zu of an "
+                     "earlier training, which it does not describe, then "
+                     "%zu step of %s with --lr %g on %s. This run trains it "
+                     "no further; the tables below are the model's on the "
+                     "sentence.",
+                     "The model is the trained model that --weights reads "
+                     "(its embedding, vocabulary and lm_head included): its "
+                     "model.json says it took %zu steps in all: %zu of an "
+                     "earlier training, which it does not describe, then "
+                     "%zu steps of %s with --lr %g on %s. This run trains it "
+                     "no further; the tables below are the model's on the "
+                     "sentence.",
+                     last),
+            t->steps, t->steps_before, last, t->adam ? "Adam" : "SGD", t->lr,
+            data);
+        return;
+    }
     explain_say(
         out, c->width,
         ngettext("The model is the trained model that --weights reads (its "

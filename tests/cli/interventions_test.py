@@ -17,6 +17,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unicodedata
@@ -197,6 +198,31 @@ for ckpt in (model, os.path.join(sys.argv[2], "..", "llama",
        "\u2192" in lens[0]["row_label"] and last == nxt,
        "--logit-lens (%s): a table per layer, the last one next_tokens"
        % os.path.basename(ckpt), r.stdout[-400:] + r.stderr)
+
+
+def opens(args, name):
+    """How many times a run opens the file name (strace's openat)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "strace")
+        subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", log] +
+                       mha.command(args), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=600)
+        with open(log, encoding="utf-8", errors="replace") as f:
+            return sum(name in line and "= -1" not in line for line in f)
+
+
+# --logit-lens opens the checkpoint once more than the run alone (the
+# lens's own session), not in its check before the run too (lm.h,
+# run_refuses_text)
+for ckpt, tensors in ((model, "model.safetensors"),
+                      (os.path.join(sys.argv[2], "..", "llama",
+                                    "llama_gqa4_bf16"), ".safetensors")):
+    alone = opens(["--model", ckpt, text], tensors)
+    lens = opens(["--model", ckpt, "--logit-lens", text], tensors)
+    ok(alone >= 1 and lens == alone + 1,
+       "--logit-lens (%s): the checkpoint opened by the run and by the "
+       "lens, not by its check too" % os.path.basename(ckpt),
+       "%d alone, %d with the lens" % (alone, lens))
 r = run(["--model", os.path.join(sys.argv[2], "..", "bert", "mlm"),
          "--logit-lens", text])
 ok(r.returncode == 2 and r.stdout == "" and

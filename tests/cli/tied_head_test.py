@@ -7,7 +7,9 @@ text). Every output that takes the head takes lm_head.weight: the greedy
 --generate's first token (the KV cache's pass), --ablate's clean loss,
 the logit lens's last layer's top probability; --tables lm_head.weight
 shows it and --explain names it (out @ lm_head.weight^T, in every
-language), where a tied folder's note says wte. A folder whose config and tensors disagree
+language), where a tied folder's note says wte and its --tables
+lm_head.weight is refused naming wte.weight (a tied Llama's:
+embed_tokens.weight), the tensor that is its head. A folder whose config and tensors disagree
 is refused in one line (status 2): untied without lm_head.weight (no head
 is invented), tied with an lm_head.weight that is not wte, a
 tie_word_embeddings that is not true or false; tied with a copy of wte
@@ -205,9 +207,24 @@ def main():
         r = mha.run(["--model", alone, "--tables", "lm_head.weight", text])
         err = r.stderr.decode()
         ok(r.returncode == 2 and r.stdout == b"" and
-           "no tensor lm_head.weight" in err,
+           "no tensor lm_head.weight: its lm_head is the embedding "
+           "wte.weight (tie_word_embeddings is true), which --tables "
+           "wte.weight shows" in err,
            "--tables lm_head.weight of a tied checkpoint without one: "
-           "refused naming it", err)
+           "refused naming it and wte.weight, its head", err)
+        tied = os.path.join(os.path.dirname(os.path.abspath(sys.argv[2])),
+                            "llama", "llama_tied_f32")
+        mha.check_error(["--model", tied, "--tables", "lm_head.weight",
+                         "hello"],
+                        "no tensor lm_head.weight: its lm_head is the "
+                        "embedding embed_tokens.weight (tie_word_embeddings "
+                        "is true), which --tables embed_tokens.weight shows",
+                        "--tables lm_head.weight of a tied Llama: refused "
+                        "naming embed_tokens.weight, its head")
+        r = mha.run(["--model", src, "--tables", "wte.weight,lm_head.weight",
+                     text])
+        ok(r.returncode == 0, "--tables lm_head.weight of an untied "
+           "checkpoint: shown, as before", r.stderr.decode())
     finally:
         shutil.rmtree(tmp)
     done()

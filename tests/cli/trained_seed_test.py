@@ -13,7 +13,11 @@ writes the folder's "training" and "final_loss" back unchanged rather
 than a record of 0 steps; --explain says how many steps, which
 optimizer, --lr and corpus model.json gives, and tells of no update
 (a model.json without the record says it does not say); a run that
-trains further (--train N) records its own steps.
+trains further (--train N) records the folder's steps and its own:
+"steps" the sum, "steps_before" the folder's, its own optimizer, --lr
+and corpus, and --explain of the folder it saved says so (3 steps, then
+2 more: 5 in all, 3 of an earlier training). A "steps_before" of 0 or
+more than "steps" leaves the record unread.
 
 Usage: trained_seed_test.py MHA_EXPLAIN
 
@@ -61,6 +65,60 @@ def seed_text(folder):
         text = f.read()
     at = text.index('"seed": ') + len('"seed": ')
     return text[at:text.index(",", at)]
+
+
+def explained(folder):
+    """The # notes of --explain of a run of folder, as one line."""
+    r = MHA.run(["--weights", folder, "the cat sat", "--explain"])
+    ok(r.returncode == 0, "--weights %s --explain: status 0"
+       % os.path.basename(folder), r.stderr)
+    return " ".join(line[2:] for line in r.stdout.decode().split("\n")
+                    if line.startswith("# "))
+
+
+def history(tmp):
+    """3 steps saved, read back and trained 2 more, saved, then 1 more:
+    each record counts every step; a bad steps_before is left unread."""
+    first, second, third = (os.path.join(tmp, n)
+                            for n in ("three", "five", "six"))
+    base = ["the cat sat on the mat", "--variant", "fused", "--d-model", "8",
+            "--heads", "2", "--threads", "1"]
+    r = MHA.run(base + ["--train", "3", "--csv-dir", first])
+    ok(r.returncode == 0, "--train 3 --csv-dir: status 0", r.stderr)
+    r = MHA.run(["--weights", first, "the cat sat on the mat", "--train", "2",
+                 "--optimizer", "sgd", "--lr", "0.1", "--csv-dir", second])
+    ok(r.returncode == 0, "--weights DIR --train 2 --csv-dir: status 0",
+       r.stderr)
+    r = MHA.run(["--weights", second, "the cat sat on the mat", "--train",
+                 "1", "--csv-dir", third])
+    ok(r.returncode == 0, "--weights DIR --train 1 --csv-dir: status 0",
+       r.stderr)
+    records = []
+    for folder in (first, second, third):
+        with open(os.path.join(folder, "model.json"), encoding="utf-8") as f:
+            records.append(json.load(f)["training"])
+    ok([(t["steps"], t.get("steps_before")) for t in records] ==
+       [(3, None), (5, 3), (6, 5)] and records[1]["optimizer"] == "sgd" and
+       records[1]["lr"] == 0.1,
+       "3 steps, 2 more, 1 more: model.json says 3, then 5 (3 before, the "
+       "last run's sgd and lr 0.1), then 6 (5 before)", records)
+    text = explained(second)
+    said = ("its model.json says it took 5 steps in all: 3 of an earlier "
+            "training, which it does not describe, then 2 steps of SGD with "
+            "--lr 0.1 on one sentence.")
+    ok(said in text, "--explain of the folder trained 3 then 2 steps: 5 "
+       "in all, 3 earlier, the last 2 of SGD", text[:700])
+    text = explained(third)
+    ok("it took 6 steps in all: 5 of an earlier training, which it does "
+       "not describe, then 1 step of Adam with --lr 0.01 on one sentence."
+       in text, "--explain after one more step: 6 in all, 1 step (singular)",
+       text[:700])
+    for name, value in (("zero", 0), ("past-steps", 7), ("text", "3")):
+        e = edited(second, tmp, "before-" + name,
+                   lambda m: m["training"].update(steps_before=value))
+        ok("does not say how it was trained" in explained(e),
+           "model.json's steps_before %r: the record is left unread" %
+           (value,))
 
 
 def main():
@@ -147,10 +205,14 @@ def main():
                  "--train", "2", "--lr", "0.5", "--csv-dir", more])
     with open(os.path.join(more, "model.json"), encoding="utf-8") as f:
         after = json.load(f)
-    ok(r.returncode == 0 and after["training"]["steps"] == 2 and
-       after["training"]["lr"] == 0.5,
-       "--weights DIR --train 2 --lr 0.5: model.json records this run's "
-       "steps", (r.stderr, after.get("training")))
+    ok(r.returncode == 0 and after["training"]["steps"] == 22 and
+       after["training"]["steps_before"] == 20 and
+       after["training"]["lr"] == 0.5 and
+       after["training"]["corpus"] is None,
+       "--weights DIR --train 2 --lr 0.5: model.json records the folder's "
+       "20 steps and this run's 2 (steps 22, steps_before 20, this run's "
+       "lr and corpus)", (r.stderr, after.get("training")))
+    history(tmp)
     r = MHA.run(["--weights", d, "--variant", "block", "the cat sat",
                  "--explain"])
     text = " ".join(line[2:] for line in r.stdout.decode().split("\n")

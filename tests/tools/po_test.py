@@ -113,6 +113,36 @@ def latin_tokens(po):
     return found
 
 
+# Where an English message calls the lm_head "the head": the words that
+# would read as an attention head in Portuguese and Spanish, and the
+# words for the output layer the translations use instead.
+LM_HEAD_PHRASES = ("own head", "tied as the head", "a head trained only",
+                   "this head cannot read")
+LM_HEAD_WORDS = {"pt_BR": ("cabe\u00e7a", "camada de sa\u00edda"),
+                 "es": ("cabeza", "capa de salida")}
+
+
+def lm_head_as_head(po, attention, output):
+    """The messages of po whose English calls the lm_head "the head" and
+    whose translation calls it by the word for an attention head, or not
+    by the word for the output layer."""
+    with open(po, encoding="utf-8") as f:
+        text = f.read()
+    found = []
+    for entry in text.split("\n\n"):
+        parts = re.findall(r'^(msgid|msgid_plural|msgstr(?:\[\d\])?) '
+                           r'((?:".*"\n?)+)', entry, re.M)
+        fields = {k: "".join(re.findall(r'"(.*)"', v)) for k, v in parts}
+        english = fields.get("msgid", "")
+        if not any(re.search(r"\b" + p, english) for p in LM_HEAD_PHRASES):
+            continue
+        for key, value in fields.items():
+            if key.startswith("msgstr") and (attention in value or
+                                             output not in value):
+                found.append(value[:120])
+    return found
+
+
 def main():
     langs = lines("LINGUAS")
     sources = lines("POTFILES")
@@ -152,6 +182,11 @@ def main():
         ok(not latin, "%s.po writes %s for a token, as the page does (Latin "
            "\"token\" only in names: --tokens, next_tokens, "
            "tokenizer.json)" % (lang, word), latin[:5])
+    for lang, (attention, output) in sorted(LM_HEAD_WORDS.items()):
+        wrong = lm_head_as_head(os.path.join(PO, lang + ".po"), attention,
+                                output)
+        ok(not wrong, "%s.po calls the lm_head %s, never %s, which reads as "
+           "an attention head" % (lang, output, attention), wrong[:3])
     marked = []
     names = sorted(os.path.relpath(p, ROOT) for p in
                    glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]"),

@@ -123,6 +123,15 @@ static void test_other_messages(void)
     ok(says(&err, "--repeat-random: 9 tokens twice are more than the "
                   "model's 16 positions"),
        "--repeat-random: its count and the positions");
+    err = message_of(&opt, RUN_REPEAT_TOO_LONG, 0, 1, 1);
+    ok(says(&err, "--repeat-random: 1 tokens twice are more than the "
+                  "model's 1 position"),
+       "--repeat-random: one position, in the singular");
+    err = message_of(&opt, RUN_REPEAT_TOO_LONG, 2, 1, 1);
+    ok(says(&err, "--repeat-random: 1 tokens twice and the 2 special "
+                  "tokens around them are more than the model's 1 "
+                  "position"),
+       "--repeat-random with special tokens: one position, in the singular");
     err = message_of(&opt, RUN_FIXED_BY_CHECKPOINT, RUN_INPUT_EMBEDDINGS, 0, 0);
     ok(says(&err, "--embeddings: does not go with --model (the checkpoint "
                   "fixes its sizes, parameters and tokens)"),

@@ -80,6 +80,7 @@ static int open_model(gpt2_trace_run_state *r, const run_request *rq,
         return -1;
     r->run.find_param = find_param;
     r->run.find_ctx = r;
+    r->run.tied_embed = r->model.cfg.tied ? "wte.weight" : NULL;
     return checkpoint_run_params_present(&r->run, rq, err);
 }
 

@@ -17,6 +17,10 @@ int logit_lens_check(const lm_ops *lm, const run_request *rq,
         return 0;
     if (lm == NULL || lm->unembed == NULL)
         return err_detail_set(err, RUN_NEEDS_LM_HEAD, RUN_LOGIT_LENS, 0, 0);
+    // the family's run opens the model over the text and refuses what
+    // the lens would (lm.h): the model is not opened once more for that
+    if (lm->run_refuses_text && rq->repeat_random == 0)
+        return 0;
     // the model opens over the text: a lesson model that has no lm_head
     // (not trained, not a block) or a word it never saw is refused here
     lm_text run;

@@ -36,7 +36,8 @@
 /* Checks --logit-lens without running: lm NULL (a family without an
  * lm_head) is refused, and the model is opened over the input's
  * sentence (a lesson model's lm_head is a trained --variant block's,
- * model/lesson/lesson_lm.h). */
+ * model/lesson/lesson_lm.h), unless the family's run refuses all that
+ * opening would (lm.h, run_refuses_text: a checkpoint's). */
 int logit_lens_check(const lm_ops *lm, const run_request *rq,
                      const model_input *in, mx_error *err);
 

@@ -246,7 +246,11 @@ static int encode(int32_t **ids, size_t *T, const lm_session *s,
     if (t.n_tokens > s->C)
         rc = err_input(
             err,
-            _("the text is %zu words, more than the model's %zu positions"),
+            ngettext("the text is %zu words, more than the model's %zu "
+                     "position",
+                     "the text is %zu words, more than the model's %zu "
+                     "positions",
+                     s->C),
             t.n_tokens, s->C);
     else if ((*ids = calloc(t.n_tokens, sizeof **ids)) == NULL)
         rc = err_nomem(err, _("tokens"));
@@ -489,7 +493,11 @@ static int corpus_means(lm_session *s, mx_error *err)
         if (t->n > s->C) {
             rc = err_input(
                 err,
-                _("the text is %zu words, more than the model's %zu positions"),
+                ngettext("the text is %zu words, more than the model's %zu "
+                         "position",
+                         "the text is %zu words, more than the model's %zu "
+                         "positions",
+                         s->C),
                 t->n, s->C);
             break;
         }

@@ -146,11 +146,17 @@ int manifest_text(char **text, size_t *len, const run_request *rq,
     // a run of no step over a folder's model: that model's record
     const trained_manifest *kept =
         from != NULL && from->record && rq->training.steps == 0 ? from : NULL;
+    // a run of steps over a folder's model: its steps come after the
+    // folder's, which the record counts in
+    const size_t before = kept                   ? kept->steps_before
+                          : from && from->record ? from->steps
+                                                 : 0;
+    fprintf(f, "],\n  \"training\": {\"steps\": %zu, ",
+            kept ? kept->steps : before + rq->training.steps);
+    if (before > 0)
+        fprintf(f, "\"steps_before\": %zu, ", before);
     fprintf(
-        f,
-        "],\n  \"training\": {\"steps\": %zu, \"optimizer\": \"%s\", "
-        "\"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
-        kept ? kept->steps : rq->training.steps,
+        f, "\"optimizer\": \"%s\", \"lr\": %.17g, \"seed\": %llu, \"corpus\": ",
         (kept ? kept->adam : rq->training.optimizer == OPTIMIZER_ADAM) ? "adam"
                                                                        : "sgd",
         kept ? kept->lr : rq->training.lr,
@@ -330,8 +336,11 @@ static int record_fields(trained_manifest *m, const json_doc *doc)
     const json_node *optimizer = json_get(doc, training, "optimizer");
     const json_node *lr = json_get(doc, training, "lr");
     const json_node *corpus = json_get(doc, training, "corpus");
-    if (!json_size(steps, SIZE_MAX, &m->steps) || optimizer == NULL ||
-        optimizer->type != JSON_STRING || lr == NULL ||
+    const json_node *before = json_get(doc, training, "steps_before");
+    if (!json_size(steps, MANIFEST_MAX_STEPS, &m->steps) ||
+        (before != NULL && (!json_size(before, m->steps, &m->steps_before) ||
+                            m->steps_before == 0)) ||
+        optimizer == NULL || optimizer->type != JSON_STRING || lr == NULL ||
         lr->type != JSON_NUMBER || !(lr->number > 0) || corpus == NULL ||
         (corpus->type != JSON_STRING && corpus->type != JSON_NULL))
         return 0;

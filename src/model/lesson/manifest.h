@@ -15,6 +15,7 @@
  *    "vocab": ["the", "cat", ...],
  *    "training": {"steps": 300, "optimizer": "adam", "lr": 0.01,
  *                 "seed": 42, "corpus": "corpus.csv"},
+ *    (or, trained further: {"steps": 300, "steps_before": 200, ...})
  *    "final_loss": {"fused": 0.1234}}
  *
  * --weights reads it back (manifest_parse): the sizes, the variants, the
@@ -43,7 +44,13 @@
  * for what they say, not for the run: --explain tells how the folder's
  * model was trained, and a run that reads the folder and trains it no
  * further (no --train) writes them back unchanged in its own --csv-dir's
- * model.json, so a copy still says how its model was made. A record that
+ * model.json, so a copy still says how its model was made. A run that
+ * reads the folder and trains it N steps further writes "steps" as the
+ * folder's steps plus N and "steps_before" as the folder's steps (written
+ * only when more than 0): optimizer, lr, seed and corpus are then those
+ * of the last N steps; the record does not say how the earlier steps
+ * were taken. "steps" is at most MANIFEST_MAX_STEPS, so that a further
+ * run's sum stays a size_t. A record that
  * is missing or that says it otherwise is left unread (record false):
  * it changes no number.
  */
@@ -66,6 +73,10 @@
 /* The largest model.json read (its vocabulary of at most MAX_TOKENS
  * words of at most a CSV cell each stays far below). */
 #define MANIFEST_MAX_BYTES ((size_t)16 << 20)
+
+/* The most steps a record says (manifest.h): a further --train N adds
+ * at most TRAIN_MAX_STEPS. */
+#define MANIFEST_MAX_STEPS (SIZE_MAX / 2)
 
 /* What model.json describes. */
 typedef struct {
@@ -92,8 +103,9 @@ typedef struct {
     /* "training" gives the rest of the record, and "final_loss" each
      * trained variant's (NAN where null): */
     bool record;
-    size_t steps;
-    bool adam; /* "optimizer": "adam" (else "sgd") */
+    size_t steps;        /* every step the model took, in all its runs */
+    size_t steps_before; /* those before the last run's (0: one run) */
+    bool adam;           /* "optimizer": "adam" (else "sgd") */
     double lr;
     char *corpus; /* owned; NULL: null (trained on a sentence) */
     float final_loss[MODEL_N_VARIANTS];

@@ -92,6 +92,20 @@ void variant_names_joined(char *out, size_t size, unsigned set,
         out[0] = '\0';
 }
 
+void variant_names_separated(char *out, size_t size, unsigned set,
+                             const char *sep)
+{
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
+        if (set & model_variants[i].bit) {
+            const size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%s", used ? sep : "",
+                     model_variants[i].name);
+        }
+}
+
 /* ---- parameters ------------------------------------------------------ */
 
 /* Lists layer + suffix; value may be NULL. */

@@ -74,6 +74,12 @@ enum variant_names_joint {
 void variant_names_joined(char *out, size_t size, unsigned set,
                           enum variant_names_joint joint);
 
+/* The names of the variants of set (variant_bits), in run order, into
+ * out (size bytes), each after the first preceded by sep: "single,fused"
+ * as --variant takes them (sep ","), "single, fused" (sep ", "). */
+void variant_names_separated(char *out, size_t size, unsigned set,
+                             const char *sep);
+
 /* ---- parameters ------------------------------------------------------ */
 
 /* The sizes the modules' parameters are made from. */

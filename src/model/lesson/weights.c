@@ -260,25 +260,13 @@ static int keep_open(weights_files *w, int dir_fd, const char *name,
     return 0;
 }
 
-/* The variants of a set as "single, fused". */
-static void variant_names(char *buf, size_t size, unsigned variants)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < MODEL_N_VARIANTS; i++)
-        if (variants & model_variants[i].bit) {
-            const size_t used = strlen(buf);
-            snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
-                     model_variants[i].name);
-        }
-}
-
 /* The error of file name, of a variant the folder's model.json does not
  * describe (its variants: read). */
 static int not_its_own(const weights_files *w, const char *name, unsigned read,
                        mx_error *err)
 {
     char names[64];
-    variant_names(names, sizeof names, read);
+    variant_names_separated(names, sizeof names, read, ", ");
     return err_input(err,
                      _("%s/%s: the folder's %s describes a trained model of "
                        "the variants %s: the file is not its own (remove "
@@ -521,7 +509,7 @@ static int no_parameter(const char *dir, unsigned variants, size_t heads,
                         mx_error *err)
 {
     char names[64], param[128] = "";
-    variant_names(names, sizeof names, variants);
+    variant_names_separated(names, sizeof names, variants, ", ");
     const unsigned first = variants & (0u - variants);
     const model_dims dims = {.heads = heads};
     model_params_each(first, &dims, NULL, first_name, param);

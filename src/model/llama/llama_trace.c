@@ -78,6 +78,7 @@ static int run_open(llama_trace_run_state *r, const run_request *rq,
         rc = checkpoint_run_tokenizer(&r->tokenizer, rq, c->vocab_size, err);
     r->run.find_param = find_param;
     r->run.find_ctx = r;
+    r->run.tied_embed = rc == 0 && c->tied ? "embed_tokens.weight" : NULL;
     if (rc == 0)
         rc = checkpoint_run_params_present(&r->run, rq, err);
     checkpoint_run *run = &r->run;
