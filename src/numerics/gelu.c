@@ -334,7 +334,7 @@ VINLINE __m512 vtanh_body(__m512 x)
                 vdf_add_big(d, e));
     __m512 y = _mm512_add_ps(d.hi, d.lo);
     const __mmask16 nan_y = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
-    y = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), in & ~nan_y, y);
+    y = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), (__mmask16)(in & ~nan_y), y);
     y = vor(y, vand(x, sign)); /* y >= 0: the sign of x */
     // SLEEF's NaN, every bit set, for a NaN x
     return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
@@ -350,7 +350,7 @@ static __attribute__((target("avx512f"))) void gelu_new_avx512(float *x,
     for (size_t i = 0; i < n; i += 16) {
         // the last values: the lanes past n are neither read nor written
         const __mmask16 m =
-            n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1u);
+            (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1u);
         const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
         const __m512 cubed = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
         const __m512 inner =
