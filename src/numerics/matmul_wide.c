@@ -15,69 +15,71 @@
 #endif
 
 enum {
-    ROWS = 8,  /* rows of a tile */
-    COLS = 32, /* columns of a tile: two vectors of 16 */
+    ROWS = 16, /* rows of the largest tile: sixteen sums in registers */
+    COLS = 16, /* columns of a panel: one vector of 16 */
+    KC = 512,  /* terms per block of K: a block of a's rows stays in L2 */
+    TASKS_PER_THREAD = 8, /* tasks per thread: a thread slowed down by
+                             another program takes fewer */
 };
 
-/* The columns of a panel that hold c's columns: the first (m0) and the
- * second (m1) vector's lanes. */
+/* The terms [k0, k1) of one tile's sums: b's from the packed block bp
+ * (k1 - k0 rows of COLS), a's from ap (the tile's R rows of a packed
+ * along k: a[i0 + r][k] at ap[k * R + r]). */
 typedef struct {
-    __mmask16 m0, m1;
-} lanes;
+    const float *ap, *bp;
+    size_t k0, k1;
+} block;
 
-/* c's rows i0 .. i0 + R - 1, columns j0 .. (as `in` says), from the packed
- * panel bp (K x COLS): each sum starts at 0 or its bias and adds a[i][k] *
- * bp[k][j] for k = 0, 1, ..., K - 1, one rounded product and one add per
- * step, then the bias when it is not first. R is a constant where it is
- * inlined (tile_1 .. tile_8), so the sums stay in registers. */
+/* c's rows i0 .. i0 + R - 1, columns j0 .. (the lanes of `in`), the
+ * terms of block bk: each sum starts at 0 or its bias (k0 == 0) or at
+ * what c holds (the sum of the terms before k0, exactly what a register
+ * held), adds a[i][k] * b[k][j] for k = k0, k0 + 1, ..., k1 - 1, one
+ * rounded product and one add per step, then the bias when it is not
+ * first and this is the last block. R is a constant
+ * where it is inlined (tile_1 .. tile_16), so the sums stay in registers,
+ * and each a[i][k] is used by one multiply only, which reads it from
+ * memory and broadcasts it itself (vmulps m32{1to16}): a broadcast of its
+ * own would take a turn of the vector pipes that the products need. */
 static inline __attribute__((always_inline, target("avx512f"))) void
-tile(size_t R, const matmul_problem *p, const float *bp, size_t i0, size_t j0,
-     lanes in)
+tile(size_t R, const matmul_problem *p, block bk, size_t i0, size_t j0,
+     __mmask16 in)
 {
     const bool first = p->bias != NULL && p->bias_first;
-    __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps();
-    if (p->bias != NULL) {
-        bias0 = _mm512_maskz_loadu_ps(in.m0, p->bias + j0);
-        if (in.m1 != 0)
-            bias1 = _mm512_maskz_loadu_ps(in.m1, p->bias + j0 + 16);
-    }
-    __m512 acc[ROWS][2];
-    const float *arow[ROWS];
+    const __m512 bias = p->bias != NULL
+                            ? _mm512_maskz_loadu_ps(in, p->bias + j0)
+                            : _mm512_setzero_ps();
+    __m512 acc[ROWS];
+#pragma GCC unroll 16
     for (size_t r = 0; r < R; r++) {
-        acc[r][0] = first ? bias0 : _mm512_setzero_ps();
-        acc[r][1] = first ? bias1 : _mm512_setzero_ps();
-        arow[r] = p->a + (i0 + r) * p->lda;
-    }
-    for (size_t k = 0; k < p->K; k++) {
-        const __m512 b0 = _mm512_load_ps(bp + k * COLS);
-        const __m512 b1 = _mm512_load_ps(bp + k * COLS + 16);
-        for (size_t r = 0; r < R; r++) {
-            const __m512 a = _mm512_set1_ps(arow[r][k]);
-            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_mul_ps(a, b0));
-            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_mul_ps(a, b1));
-        }
-    }
-    for (size_t r = 0; r < R; r++) {
-        if (p->bias != NULL && !first) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], bias0);
-            acc[r][1] = _mm512_add_ps(acc[r][1], bias1);
-        }
         float *dst = p->c + (i0 + r) * p->ldc + j0;
-        _mm512_mask_storeu_ps(dst, in.m0, acc[r][0]);
-        if (in.m1 != 0)
-            _mm512_mask_storeu_ps(dst + 16, in.m1, acc[r][1]);
+        acc[r] = bk.k0 > 0 ? _mm512_maskz_loadu_ps(in, dst)
+                 : first   ? bias
+                           : _mm512_setzero_ps();
+    }
+    for (size_t k = bk.k0; k < bk.k1; k++) {
+        const __m512 b = _mm512_load_ps(bk.bp + (k - bk.k0) * COLS);
+        const float *ak = bk.ap + k * R;
+#pragma GCC unroll 16
+        for (size_t r = 0; r < R; r++)
+            acc[r] =
+                _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_set1_ps(ak[r]), b));
+    }
+#pragma GCC unroll 16
+    for (size_t r = 0; r < R; r++) {
+        if (p->bias != NULL && !first && bk.k1 == p->K)
+            acc[r] = _mm512_add_ps(acc[r], bias);
+        _mm512_mask_storeu_ps(p->c + (i0 + r) * p->ldc + j0, in, acc[r]);
     }
 }
 
-typedef void (*tile_fn)(const matmul_problem *p, const float *bp, size_t i0,
-                        size_t j0, lanes in);
+typedef void (*tile_fn)(const matmul_problem *p, block bk, size_t i0, size_t j0,
+                        __mmask16 in);
 
-#define TILE(R)                                                         \
-    static __attribute__((target("avx512f"))) void tile_##R(            \
-        const matmul_problem *p, const float *bp, size_t i0, size_t j0, \
-        lanes in)                                                       \
-    {                                                                   \
-        tile(R, p, bp, i0, j0, in);                                     \
+#define TILE(R)                                                                \
+    static __attribute__((target("avx512f"))) void tile_##R(                   \
+        const matmul_problem *p, block bk, size_t i0, size_t j0, __mmask16 in) \
+    {                                                                          \
+        tile(R, p, bk, i0, j0, in);                                            \
     }
 TILE(1)
 TILE(2)
@@ -87,11 +89,21 @@ TILE(5)
 TILE(6)
 TILE(7)
 TILE(8)
+TILE(9)
+TILE(10)
+TILE(11)
+TILE(12)
+TILE(13)
+TILE(14)
+TILE(15)
+TILE(16)
 #undef TILE
 
 /* The tile of R rows, R = 1 .. ROWS. */
-static const tile_fn tiles[ROWS + 1] = {NULL,   tile_1, tile_2, tile_3, tile_4,
-                                        tile_5, tile_6, tile_7, tile_8};
+static const tile_fn tiles[ROWS + 1] = {
+    NULL,    tile_1,  tile_2,  tile_3,  tile_4,  tile_5,
+    tile_6,  tile_7,  tile_8,  tile_9,  tile_10, tile_11,
+    tile_12, tile_13, tile_14, tile_15, tile_16};
 
 /* r[j] (16 rows of 16) = r[k] (16 columns): the block turned round, each
  * value moved, none changed. */
@@ -123,50 +135,79 @@ transpose16(__m512 r[16])
     }
 }
 
-/* bp (K, COLS) = columns [j0, j0 + COLS) of b, zero past column N. */
+/* bp (k1 - k0, COLS) = rows [k0, k1) of columns [j0, j0 + cols) of b,
+ * zero past them (the lanes of `in`). */
 static __attribute__((target("avx512f"))) void
-pack(float *bp, const matmul_problem *p, size_t j0, size_t cols, lanes in)
+pack(float *bp, const matmul_problem *p, size_t k0, size_t k1, size_t j0,
+     size_t cols, __mmask16 in)
 {
     if (!p->b_transposed) {
-        // b (K, N): row k's columns, two vectors at a time
-        for (size_t k = 0; k < p->K; k++) {
-            const float *src = p->b + k * p->ldb + j0;
-            _mm512_store_ps(bp + k * COLS, _mm512_maskz_loadu_ps(in.m0, src));
-            _mm512_store_ps(bp + k * COLS + 16,
-                            in.m1 != 0 ? _mm512_maskz_loadu_ps(in.m1, src + 16)
-                                       : _mm512_setzero_ps());
-        }
+        // b (K, N): row k's columns, one vector
+        for (size_t k = k0; k < k1; k++)
+            _mm512_store_ps(bp + (k - k0) * COLS,
+                            _mm512_maskz_loadu_ps(in, p->b + k * p->ldb + j0));
         return;
     }
     // b^T (N, K): column j of b is row j, read along k, 16 k at a time so
     // that the 16 rows of bp being written stay in cache; a whole block of
     // 16 k by 16 j is turned round in registers
-    for (size_t k0 = 0; k0 < p->K; k0 += 16) {
-        const size_t k1 = p->K - k0 < 16 ? p->K : k0 + 16;
-        if (k1 - k0 == 16 && cols == COLS) {
-            for (size_t half = 0; half < COLS; half += 16) {
-                __m512 r[16];
-                for (size_t j = 0; j < 16; j++)
-                    r[j] =
-                        _mm512_loadu_ps(p->b + (j0 + half + j) * p->ldb + k0);
-                transpose16(r);
-                for (size_t k = 0; k < 16; k++)
-                    _mm512_store_ps(bp + (k0 + k) * COLS + half, r[k]);
-            }
+    for (size_t s = k0; s < k1; s += 16) {
+        const size_t e = k1 - s < 16 ? k1 : s + 16;
+        float *out = bp + (s - k0) * COLS;
+        if (e - s == 16 && cols == COLS) {
+            __m512 r[16];
+            for (size_t j = 0; j < 16; j++)
+                r[j] = _mm512_loadu_ps(p->b + (j0 + j) * p->ldb + s);
+            transpose16(r);
+            for (size_t k = 0; k < 16; k++)
+                _mm512_store_ps(out + k * COLS, r[k]);
             continue;
         }
         for (size_t j = 0; j < COLS; j++) {
             const float *src = j < cols ? p->b + (j0 + j) * p->ldb : NULL;
-            for (size_t k = k0; k < k1; k++)
-                bp[k * COLS + j] = src != NULL ? src[k] : 0.0f;
+            for (size_t k = s; k < e; k++)
+                out[(k - s) * COLS + j] = src != NULL ? src[k] : 0.0f;
         }
     }
 }
 
 typedef struct {
     const matmul_problem *p;
-    float *packed; /* panel j at packed + j * K * COLS */
+    size_t panels, tasks, kc;
+    float *ap;     /* a's rows packed: the tile at row i0 at ap + i0 * K */
+    float *packed; /* task t's block of a panel at packed + t * kc * COLS */
 } wide_job;
+
+/* The tile of rows [i0, i0 + R) of a packed along k: ap[k * R + r] =
+ * a[i0 + r][k], 16 k by 16 rows turned round in registers where the tile
+ * is whole. */
+static __attribute__((target("avx512f"))) void
+pack_rows(float *ap, const matmul_problem *p, size_t i0, size_t R)
+{
+    const float *a = p->a + i0 * p->lda;
+    size_t k0 = 0;
+    if (R == 16)
+        for (; k0 + 16 <= p->K; k0 += 16) {
+            __m512 r[16];
+            for (size_t i = 0; i < 16; i++)
+                r[i] = _mm512_loadu_ps(a + i * p->lda + k0);
+            transpose16(r);
+            for (size_t k = 0; k < 16; k++)
+                _mm512_store_ps(ap + (k0 + k) * 16, r[k]);
+        }
+    for (size_t k = k0; k < p->K; k++)
+        for (size_t r = 0; r < R; r++)
+            ap[k * R + r] = a[r * p->lda + k];
+}
+
+/* Task t: the tile of rows [t * ROWS, ..) of a, packed. */
+static void rows_task(void *ctx, size_t t)
+{
+    const wide_job *jb = ctx;
+    const matmul_problem *p = jb->p;
+    const size_t i0 = t * ROWS, rows = p->M - i0 < ROWS ? p->M - i0 : ROWS;
+    pack_rows(jb->ap + i0 * p->K, p, i0, rows);
+}
 
 /* The first n lanes of a vector of 16 (all of them for n >= 16). */
 static __mmask16 first_lanes(size_t n)
@@ -174,23 +215,30 @@ static __mmask16 first_lanes(size_t n)
     return (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1u);
 }
 
-/* One panel of COLS columns: packed, then every tile of its rows. */
-static void panel_task(void *ctx, size_t panel)
+/* Task t: the panels of COLS columns [t * panels / tasks, (t + 1) *
+ * panels / tasks), block of K by block (so that the block of a's rows is
+ * read from L2 by every panel), each panel's block packed into the
+ * task's own buffer, then every tile of its rows. */
+static void panels_task(void *ctx, size_t t)
 {
     const wide_job *jb = ctx;
     const matmul_problem *p = jb->p;
-    const size_t j0 = panel * COLS;
-    const size_t cols = p->N - j0 < COLS ? p->N - j0 : COLS;
-    // the second vector's columns (cppcheck reads cols as below 1; it is
-    // 1 to COLS)
-    // cppcheck-suppress knownConditionTrueFalse
-    const size_t second = cols > 16 ? cols - 16 : 0;
-    const lanes in = {first_lanes(cols), first_lanes(second)};
-    float *bp = jb->packed + panel * p->K * COLS;
-    pack(bp, p, j0, cols, in);
-    for (size_t i0 = 0; i0 < p->M; i0 += ROWS) {
-        const size_t rows = p->M - i0 < ROWS ? p->M - i0 : ROWS;
-        tiles[rows](p, bp, i0, j0, in);
+    float *bp = jb->packed + t * jb->kc * COLS;
+    const size_t first = t * jb->panels / jb->tasks,
+                 end = (t + 1) * jb->panels / jb->tasks;
+    for (size_t k0 = 0; k0 < p->K; k0 += jb->kc) {
+        block bk = {NULL, bp, k0, p->K - k0 < jb->kc ? p->K : k0 + jb->kc};
+        for (size_t panel = first; panel < end; panel++) {
+            const size_t j0 = panel * COLS;
+            const size_t cols = p->N - j0 < COLS ? p->N - j0 : COLS;
+            const __mmask16 in = first_lanes(cols);
+            pack(bp, p, bk.k0, bk.k1, j0, cols, in);
+            for (size_t i0 = 0; i0 < p->M; i0 += ROWS) {
+                const size_t rows = p->M - i0 < ROWS ? p->M - i0 : ROWS;
+                bk.ap = jb->ap + i0 * p->K;
+                tiles[rows](p, bk, i0, j0, in);
+            }
+        }
     }
 }
 
@@ -199,14 +247,20 @@ bool matmul_wide_run(const matmul_problem *p, workers *pool)
     if (!matmul_kernel_supported(MATMUL_AVX512) || p->shape != MATMUL_FULL)
         return false;
     const size_t panels = (p->N + COLS - 1) / COLS;
-    if (p->K > SIZE_MAX / sizeof(float) / COLS / panels)
-        return false;
+    const size_t want = workers_threads(pool) * TASKS_PER_THREAD;
+    const size_t tasks = panels < want ? panels : want;
+    const size_t kc = p->K < KC ? p->K : KC;
     void *mem = NULL;
-    if (posix_memalign(&mem, 64, panels * p->K * COLS * sizeof(float)) != 0)
+    // a (M, K) is allocated already, so its size in floats fits
+    const size_t apack = (p->M * p->K + 15) / 16 * 16;
+    if (posix_memalign(&mem, 64, (apack + tasks * kc * COLS) * sizeof(float)) !=
+        0)
         return false;
-    wide_job jb = {p, mem};
-    workers_run(pool, panels, 2.0 * (double)p->M * (double)p->N * (double)p->K,
-                panel_task, &jb);
+    wide_job jb = {p, panels, tasks, kc, mem, (float *)mem + apack};
+    workers_run(pool, (p->M + ROWS - 1) / ROWS, (double)p->M * (double)p->K,
+                rows_task, &jb);
+    workers_run(pool, tasks, 2.0 * (double)p->M * (double)p->N * (double)p->K,
+                panels_task, &jb);
     free(mem);
     return true;
 }

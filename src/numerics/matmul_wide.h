@@ -4,13 +4,17 @@
  * product rounded before its add, the bias added last when it is not
  * first.
  *
- * A task takes one panel of 32 columns of c: it packs b's panel (K rows of
- * 32 floats, zero past column N) and then walks the rows of c, eight at a
- * time (the last tile has the rows that are left, not copies of the last
- * one), each tile's 8 x 32 sums kept in sixteen registers over the whole
- * of K and stored once into c (masked past column N). Nothing rests in
- * memory between blocks of K, so no tile is copied in and out, and a
- * product of few rows does no work for rows it does not have.
+ * a's rows are packed first, sixteen at a time along k (one tile's a[i][k]
+ * for a k side by side). A task then takes a run of panels of 16 columns
+ * of c and, one block of 512 terms of K after another, packs each panel's
+ * block of b (zero past column N) into a buffer of its own and walks the
+ * rows of c, sixteen at a time (the last tile has the rows that are left,
+ * not copies of the last one): each tile's 16 x 16 sums stay in sixteen
+ * registers over the block, and each multiply reads its a[i][k] from
+ * memory and broadcasts it itself, so the vector pipes do nothing but
+ * the multiplies and the adds. Between blocks of K a sum rests in c as
+ * the float32 its register held, so the blocks change no bit; the block
+ * of a's rows stays in L2 while every panel of the task reads it.
  */
 #ifndef MHA_MATMUL_WIDE_H
 #define MHA_MATMUL_WIDE_H

@@ -196,6 +196,14 @@ static void kernel_cases(matmul_kernel k, workers *pool, const char *on)
     ok(bad == 0, "%s%s: 12 shapes with K past the block of 256: %ld differ",
        matmul_kernel_name(k), on, bad);
     bad = 0;
+    for (int i = 0; i < 8; i++)
+        bad += one_problem(k, i % 2 ? pool : NULL, 40, 60, 1300, MATMUL_FULL,
+                           false);
+    ok(bad == 0,
+       "%s%s: 8 shapes with K up to past two blocks of 512 (matmul_wide.c): "
+       "%ld differ",
+       matmul_kernel_name(k), on, bad);
+    bad = 0;
     for (int i = 0; i < 100; i++)
         bad += one_problem(k, NULL, 30, 30, 30, MATMUL_FULL, true);
     ok(bad == 0, "%s: +-0, +-inf, NaN, 1e30 among the values: %ld differ",
