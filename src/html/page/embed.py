@@ -7,8 +7,9 @@ The script is the JS files one after another. The files between the
 arguments { and } are put inside one function,
 (function () { 'use strict'; ... })();, so that they share its names and
 nothing else: the page's views, one file each (page_data.js). Their comments and the
-indentation of their lines are left out (the sources are for readers,
-the page for browsers: this keeps a page small), and a style's lines are
+indentation of their lines are left out, and so are the spaces within a
+line that part no two words (tight: the sources are for readers, the
+page for browsers; this keeps a page small), and a style's lines are
 joined into one (compact_css), outside string
 literals; the sources hold no template literals, and no regular
 expression with a quote or a comment's opening in it.
@@ -16,6 +17,7 @@ expression with a quote or a comment's opening in it.
 Each file becomes a NUL-terminated char array of its bytes (arrays rather
 than string literals, which C11 compilers may refuse past 4095 bytes).
 """
+import re
 import sys
 
 
@@ -78,6 +80,73 @@ def compact(text):
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def word_char(c):
+    """Whether c is part of a name, keyword or number."""
+    return c.isalnum() or c in "_$" or ord(c) > 127
+
+
+# what may come before a regular expression's opening /, as JSMin reads
+# it (any other / divides)
+BEFORE_REGEX = set("(,=:[!&|?{};+-*%<>~^\n")
+
+
+def regex_end(text, i):
+    """The index after the regular expression literal at text[i] ("/"):
+    its closing / (not escaped, not within [...]) and its flags."""
+    j, in_class = i + 1, False
+    while j < len(text) and (in_class or text[j] != "/"):
+        if text[j] == "\\":
+            j += 1
+        elif text[j] == "[":
+            in_class = True
+        elif text[j] == "]":
+            in_class = False
+        j += 1
+    j += 1
+    while j < len(text) and text[j].isalpha():
+        j += 1
+    return j
+
+
+def tight(text):
+    """A script (compact's) without the spaces within a line that part
+    no two words: one space is kept between two names (or numbers), and
+    between + + or - -, which would otherwise become ++ or --; a newline
+    is kept where one was, since it may end a statement. String and
+    regular expression literals are kept as they are."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        last = out[-1][-1:] if out else "\n"
+        if c in "'\"":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif c == "/" and (last in BEFORE_REGEX or
+                           re.search(r"\b(return|typeof)$",
+                                     "".join(out[-7:]))):
+            j = regex_end(text, i)
+            out.append(text[i:j])
+            i = j
+        elif c in " \n":
+            j = i
+            while j < n and text[j] in " \n":
+                j += 1
+            nxt = text[j:j + 1]
+            if "\n" in text[i:j]:
+                out.append("\n")
+            elif (word_char(last) and nxt and word_char(nxt)) or \
+                    (last in "+-" and nxt == last):
+                out.append(" ")
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def compact_css(text):
     """compact(text) on one line (one_line). CSS reads no newline, unlike
     a script, where a newline may end a statement."""
@@ -102,13 +171,14 @@ def main():
                        else b"})();\n")
             continue
         with open(path, encoding="utf-8") as f:
-            script += compact(f.read()).encode("utf-8")
+            script += tight(compact(f.read())).encode("utf-8")
     parts.append(array("page_js", script))
     parts.append("")
     for name, path in own:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        made = compact_css(text) if path.endswith(".css") else compact(text)
+        made = (compact_css(text) if path.endswith(".css")
+                else tight(compact(text)))
         parts.append(array(name, made.encode("utf-8")))
         parts.append("")
     with open(out, "w") as f:
