@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/lesson/trained.h"
 
 /* A trained folder read back (--weights) and trained no further: how
  * its model.json says the model was trained. */
@@ -198,7 +199,8 @@ static void explain_update(FILE *out, const explain_context *c)
 
 /* The loss table (N + 1 rows), what one step does, and without --grad
  * the backward pass the steps ran. */
-void explain_loss(FILE *out, const explain_context *c, size_t width)
+void explain_loss(FILE *out, const explain_context *c, const table *loss,
+                  size_t width)
 {
     explain_say(
         out, c->width,
@@ -208,11 +210,18 @@ void explain_loss(FILE *out, const explain_context *c, size_t width)
           "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
           "uniform one."),
         c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
+    if (trained_loss_ends_shown(loss))
+        explain_say(out, c->width,
+                    _("The steps train on the corpus's sentences, not on "
+                      "this one: the last row, shown, is this sentence's "
+                      "loss at the final parameters, no step's, and "
+                      "--plot and the page draw it apart from the curve."));
     if (c->steps == 0) {
         // no step: no update, and the backward pass ran for --grad alone
-        explain_say(out, c->width,
-                    _("No step is taken, so the one row, step0, is the "
-                      "sentence's loss at the model's parameters."));
+        if (!trained_loss_ends_shown(loss))
+            explain_say(out, c->width,
+                        _("No step is taken, so the one row, step0, is the "
+                          "sentence's loss at the model's parameters."));
         return;
     }
     explain_say(

@@ -55,6 +55,26 @@ function thumbCanvas(m) {
   return canvas;
 }
 
+/* The thumbnails as large as the window leaves them (THUMB to
+ * THUMB_MOST pixels), as the matrix view's maps: the grid drawn at THUMB
+ * is measured, and what is not thumbnail (the names, the marks, the
+ * strips under them) kept, the rest shared among rows x cols heads, in
+ * the view's width (less a legend beside it) and the height under the
+ * grid's top. */
+var THUMB_MOST = 240;
+function fitThumbs(grid, legend, rows, cols) {
+  var box = grid.getBoundingClientRect();
+  var beside = legend && legend.getBoundingClientRect().top < box.bottom ?
+    legend.getBoundingClientRect().width + 32 : 0;
+  var W = views.model.clientWidth - beside - 8;
+  var H = window.innerHeight - (box.top + window.scrollY) -
+    (presenting() ? 16 : 48);
+  var size = Math.floor(Math.min((W - (box.width - cols * THUMB)) / cols,
+                                 (H - (box.height - rows * THUMB)) / rows));
+  size = Math.max(THUMB, Math.min(THUMB_MOST, size));
+  grid.style.setProperty('--thumb', size + 'px');
+}
+
 /* The buttons of group name (the frame's View or Variant) pressed as
  * value is. */
 function pressValue(name, value) {
@@ -132,6 +152,8 @@ function drawModelView() {
   var legend = MAPS ? MAPS.headMarksLegend() : null;
   if (legend && legend.firstChild) row.appendChild(legend);
   views.model.appendChild(row);
+  fitThumbs(grid, legend && legend.firstChild ? legend : null,
+            data.variants.length, cols);
   arrowGrid(grid, data.variants.length, cols, function (r, c) {
     return buttons[r] && buttons[r][c] ? buttons[r][c] : null;
   }, {r: state.variant, c: 0});

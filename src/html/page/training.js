@@ -6,7 +6,9 @@
  *
  * A trained variant has v.training: its heads' weights at the steps the
  * program kept (at most 11, the first before training and the last after
- * it) and its loss at every step, and, when the program took them
+ * it) and its loss at every step (with --corpus, t.lossShown: the last
+ * point is the shown sentence's loss, no step's, drawn apart from the
+ * curve), and, when the program took them
  * (head_scores_steps), each head's induction score at up to 101 steps.
  * The view draws the loss curve with a dot at the chosen step, the
  * scores' lines with a mark at that step, a slider over the kept steps,
@@ -17,10 +19,20 @@ var mhaTrainingView = (function () {
 
   var PAD = 40, LEFT = 80;
 
+  /* A chart's SVG, W x H, that shrinks with a narrower view (its
+   * viewBox; training.css). */
+  function chartSvg(p, cls, W, H, label) {
+    return p.svgEl('svg', {'class': cls, width: W, height: H,
+                           viewBox: '0 0 ' + W + ' ' + H, role: 'img',
+                           'aria-label': label});
+  }
+
   /* The loss curve: an SVG polyline over the steps, as wide as the view
-   * (width pixels, at least 520), a fifth of that high (150 to 300);
-   * returns the SVG and a function that puts the dot at a step. */
-  function lossCurve(loss, p, width) {
+   * (width pixels, drawn at least 520 wide and shrunk to a narrower
+   * view), a fifth of that high (150 to 300); with shown (t.lossShown)
+   * the last point, the shown sentence's loss, is a ring off the line,
+   * named. Returns the SVG and a function that puts the dot at a step. */
+  function lossCurve(loss, shown, p, width) {
     var CURVE_W = Math.max(520, Math.floor(width));
     var CURVE_H = Math.max(150, Math.min(300, Math.round(CURVE_W / 5)));
     var n = loss.rows, lo = Infinity, hi = -Infinity;
@@ -33,17 +45,16 @@ var mhaTrainingView = (function () {
     var w = CURVE_W - LEFT - PAD, h = CURVE_H - 2 * PAD;
     function px(s) { return LEFT + (n > 1 ? w * s / (n - 1) : w / 2); }
     function py(x) { return PAD + h * (hi - x) / (hi - lo); }
-    var svg = p.svgEl('svg', {'class': 'loss-curve', width: CURVE_W,
-                              height: CURVE_H, role: 'img',
-                              'aria-label': p.tr('loss at each training step')});
+    var svg = chartSvg(p, 'loss-curve', CURVE_W, CURVE_H,
+                       p.tr('loss at each training step'));
     function text(x, y, anchor, words) {
       svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
                               words));
     }
     svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: w, height: h,
                                      fill: 'none', stroke: '#888'}));
-    var points = [];
-    for (var s = 0; s < n; s++)
+    var points = [], steps = shown ? n - 1 : n;
+    for (var s = 0; s < steps; s++)
       if (isFinite(loss.value(s, 0)))
         points.push(px(s).toFixed(1) + ',' + py(loss.value(s, 0)).toFixed(1));
     svg.appendChild(p.svgEl('polyline', {points: points.join(' '),
@@ -55,6 +66,20 @@ var mhaTrainingView = (function () {
     text(LEFT, PAD + h + 22, 'start', '0');
     text(LEFT + w, PAD + h + 22, 'end', String(n - 1));
     text(LEFT + w / 2, PAD + h + 22, 'middle', p.tr('training step'));
+    if (shown && isFinite(loss.value(n - 1, 0))) {
+      var sy = py(loss.value(n - 1, 0));
+      svg.appendChild(p.svgEl('circle', {cx: px(n - 1), cy: sy, r: 9,
+                                         fill: 'none', stroke: '#ff7f0e',
+                                         'stroke-width': 3,
+                                         'class': 'loss-shown',
+                                         'data-loss': loss.text(n - 1, 0)}));
+      var below = sy < PAD + h / 2;
+      svg.appendChild(p.svgEl('text', {x: px(n - 1) - 14,
+                                       y: sy + (below ? 22 : -12),
+                                       'text-anchor': 'end',
+                                       'class': 'loss-shown-label'},
+                              p.tr('loss on the shown sentence')));
+    }
     var dot = p.svgEl('circle', {r: 5, fill: '#d62728', 'class': 'loss-dot'});
     svg.appendChild(dot);
     return {svg: svg, at: function (s) {
@@ -78,8 +103,7 @@ var mhaTrainingView = (function () {
     function px(step) { return LEFT + (last > 0 ? w * step / last : w / 2); }
     function py(x) { return PAD + h * (1 - Math.min(1, Math.max(0, x))); }
     var title = p.tr('each head\'s induction score');
-    var svg = p.svgEl('svg', {'class': 'score-curve', width: W, height: H,
-                              role: 'img', 'aria-label': title});
+    var svg = chartSvg(p, 'score-curve', W, H, title);
     function text(x, y, anchor, words) {
       svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
                               words));
@@ -121,6 +145,17 @@ var mhaTrainingView = (function () {
     }};
   }
 
+  /* Whether every head's score is 0 at every step: the sentence repeats
+   * no word, so the induction pattern D is empty (score_steps.h; where it
+   * is not, a causal head's softmax puts some weight on it). */
+  function allZero(s, p) {
+    var v = p.decode(s.values);
+    for (var r = 0; r < v.rows; r++)
+      for (var c = 0; c < v.cols; c++)
+        if (v.value(r, c) !== 0) return false;
+    return true;
+  }
+
   /* Head h's weights at kept step k, as the matrix view draws a head (a
    * table of cells, a canvas for a big head), on the weights' fixed
    * scale, 0 to 1, whatever the page's scale: the steps compare. */
@@ -142,13 +177,22 @@ var mhaTrainingView = (function () {
     var rows = w.rows / (kept * heads), cols = w.cols;
     if (p.state.kept === null || p.state.kept >= kept)
       p.state.kept = kept - 1;
-    var curve = lossCurve(loss, p, box.clientWidth - 4);
+    var curve = lossCurve(loss, t.lossShown, p, box.clientWidth - 4);
     box.appendChild(p.el('p', {'class': 'hint'},
       p.tr('Move the slider to see the heads change as the model learns; ' +
            'the dot marks the step on the loss curve.')));
     box.appendChild(curve.svg);
     var scores = t.scores ? scoresChart(t.scores, p, box.clientWidth - 4)
                           : null;
+    if (scores && allZero(t.scores, p)) {
+      /* no induction pattern on the sentence: a note, the chart greyed */
+      box.appendChild(p.el('p', {'class': 'notice score-note'}, p.tr(
+        'Every score is 0: the shown sentence repeats no word, and a head ' +
+        'scores only attention to the word after an earlier copy of the ' +
+        'current one. Type a sentence that repeats words (the cat sat, ' +
+        'the cat sat) to watch an induction head form.')));
+      scores.svg.classList.add('score-empty');
+    }
     if (scores) box.appendChild(scores.svg);
     var label = p.el('label', {'for': 'training-step',
                                'class': 'training-label'});
