@@ -210,25 +210,28 @@ void explain_loss(FILE *out, const explain_context *c, const table *loss,
           "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
           "uniform one."),
         c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
-    if (trained_loss_ends_shown(loss))
+    const bool shown = trained_loss_ends_shown(loss);
+    if (c->steps == 0 && !shown) {
+        // no step: no update, and the backward pass ran for --grad alone
+        explain_say(out, c->width,
+                    _("No step is taken, so the one row, step0, is the "
+                      "sentence's loss at the model's parameters."));
+        return;
+    }
+    if (c->steps > 0)
+        explain_say(out, c->width,
+                    _("Row step i is the loss before update i; the last row "
+                      "is the sentence's loss at the final parameters. Each "
+                      "step: forward pass, loss, opt.zero_grad(), "
+                      "loss.backward(), then the update."));
+    if (shown)
         explain_say(out, c->width,
                     _("The steps train on the corpus's sentences, not on "
                       "this one: the last row, shown, is this sentence's "
                       "loss at the final parameters, no step's, and "
                       "--plot and the page draw it apart from the curve."));
-    if (c->steps == 0) {
-        // no step: no update, and the backward pass ran for --grad alone
-        if (!trained_loss_ends_shown(loss))
-            explain_say(out, c->width,
-                        _("No step is taken, so the one row, step0, is the "
-                          "sentence's loss at the model's parameters."));
+    if (c->steps == 0)
         return;
-    }
-    explain_say(
-        out, c->width,
-        _("Row step i is the loss before update i; the last row is the "
-          "sentence's loss at the final parameters. Each step: forward "
-          "pass, loss, opt.zero_grad(), loss.backward(), then the update."));
     explain_update(out, c);
     if (!c->grad) {
         explain_backward(out, c, width,

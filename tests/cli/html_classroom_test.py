@@ -219,7 +219,7 @@ def main():
         pages = {name: os.path.join(tmp, name + ".html")
                  for name in ("corpus", "plain", "lesson", "eight")}
         for name, args in [
-                ("corpus", ["the cat sleeps on the sofa", "--corpus", corpus,
+                ("corpus", ["a cat sleeps on the sofa", "--corpus", corpus,
                             "--column", "text"] + STACK),
                 ("plain", ["a b c d a b c d"] + STACK),
                 ("lesson", ["O gato sobe no tapete", "--heads", "2"]),

@@ -311,8 +311,11 @@ def corpus_views(d):
        {k: v[-2:] for k, v in labels.items()})
     args = base + ["--corpus", corpus, "--column", "text"]
     r = mha.run(args + ["--tables", "loss", "--explain"])
-    ok(b"the last row, shown, is this sentence's" in r.stdout,
-       "--explain says the last row is no step's", r.stdout[-600:])
+    said = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok("the last row, shown, is this sentence's loss at the final "
+       "parameters, no step's" in said,
+       "--explain says the last row is no step's", said[-600:])
     path = os.path.join(d, "corpus.html")
     r = mha.run(args + ["--html", path])
     t = page_data(path)["variants"][0]["training"]

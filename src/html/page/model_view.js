@@ -68,7 +68,7 @@ function fitThumbs(grid, legend, rows, cols) {
     legend.getBoundingClientRect().width + 32 : 0;
   var W = views.model.clientWidth - beside - 8;
   var H = window.innerHeight - (box.top + window.scrollY) -
-    (presenting() ? 16 : 48);
+    (presenting() ? 16 : 64);
   var size = Math.floor(Math.min((W - (box.width - cols * THUMB)) / cols,
                                  (H - (box.height - rows * THUMB)) / rows));
   size = Math.max(THUMB, Math.min(THUMB_MOST, size));
