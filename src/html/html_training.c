@@ -10,6 +10,7 @@
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
+#include "model/lesson/score_steps.h"
 #include "model/lesson/trained.h"
 
 /* The training view's words (training.js shows each through tr()). */
@@ -28,12 +29,6 @@ static const char *const training_words[] = {
      * point after its last step when the steps trained on a corpus: the
      * loss of the sentence the page shows, which is no step's */
     N_("loss on the shown sentence"),
-    /* TRANSLATORS: the --html training view, over the chart of the
-     * heads' induction scores when every score is 0 */
-    N_("Every score is 0: the shown sentence repeats no word, and a head "
-       "scores only attention to the word after an earlier copy of the "
-       "current one. Type a sentence that repeats words (the cat sat, "
-       "the cat sat) to watch an induction head form."),
     /* TRANSLATORS: the --html training view, under the buttons that
      * switch a head off (--ablate); ablation_effect and ablation_loss are
      * table names, kept as they are */
@@ -70,7 +65,8 @@ static size_t row_step(const table *c, size_t r)
 }
 
 /* head_scores_steps of variant v, if the run made it: ,"scores":
- * {"steps":[0,...,N],"heads":["block.0.0",...],"values":(K, L·H)}. */
+ * {"steps":[0,...,N],"heads":["block.0.0",...],"values":(K, L·H)}, and
+ * "flat": the note that says why, when every score is 0. */
 static void write_scores(FILE *out, const trace *tr, variant_id v)
 {
     const table_key key = {v, 0, NO_HEAD, TABLE_HEAD_SCORES_STEPS, false};
@@ -87,6 +83,14 @@ static void write_scores(FILE *out, const trace *tr, variant_id v)
     }
     fputs("],\n\"values\":", out);
     json_floats(out, s->values.v, s->values.rows, s->values.cols);
+    if (score_steps_flat(s)) {
+        fputs(",\n\"flat\":", out);
+        /* TRANSLATORS: --plot's and the --html training view's chart of
+         * the heads' induction scores, when every score is 0 */
+        json_string(out, _("Every score is 0: the shown sentence repeats no "
+                           "word. Type one that does (the cat sat, the cat "
+                           "sat) to watch an induction head form."));
+    }
     fputc('}', out);
 }
 

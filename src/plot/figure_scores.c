@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "base/i18n.h"
+#include "model/lesson/score_steps.h"
 
 /* Colours of the heads' lines (matplotlib's tab10). */
 static const double head_rgb[][3] = {
@@ -71,17 +72,6 @@ static void head_line(cairo_t *cr, const table *t, size_t c, size_t steps,
     fig_draw_text(cr, LABEL_FONT, t->cols->s[c], 0, lx + 18, ly, 0, 0.5, 0);
 }
 
-/* Whether every score of t is 0: the sentence repeats no word, so the
- * induction pattern is empty (score_steps.h; where it is not, a causal
- * head's softmax puts some weight on it). */
-static bool all_zero(const table *t)
-{
-    for (size_t i = 0; i < t->values.rows * t->values.cols; i++)
-        if (t->values.v[i] != 0)
-            return false;
-    return true;
-}
-
 void fig_draw_scores_chart(cairo_t *cr, const figure *pg, double x, double y)
 {
     const table *t = pg->scores;
@@ -123,14 +113,12 @@ void fig_draw_scores_chart(cairo_t *cr, const figure *pg, double x, double y)
                       y0 + h / 2, 0.5, 0, QUARTER_TURN);
     for (size_t c = 0; c < t->values.cols; c++)
         head_line(cr, t, c, steps, x0, y0, w, h);
-    if (all_zero(t)) { /* why every line lies on 0 */
+    if (score_steps_flat(t)) { /* why every line lies on 0 */
         cairo_set_source_rgb(cr, 0.75, 0.15, 0.0);
         fig_draw_wrapped(
             cr, LABEL_FONT,
-            _("Every score is 0: the shown sentence repeats no word, and a "
-              "head scores only attention to the word after an earlier "
-              "copy of the current one. Type a sentence that repeats words "
-              "(the cat sat, the cat sat) to watch an induction head form."),
+            _("Every score is 0: the shown sentence repeats no word. Type one that "
+              "does (the cat sat, the cat sat) to watch an induction head form."),
             w - 24, x0 + w / 2, y0 + h * 0.6, 0.5, 0.5, 0);
     }
 }

@@ -225,11 +225,10 @@ void explain_loss(FILE *out, const explain_context *c, const table *loss,
                       "step: forward pass, loss, opt.zero_grad(), "
                       "loss.backward(), then the update."));
     if (shown)
-        explain_say(out, c->width,
-                    _("The steps train on the corpus's sentences, not on "
-                      "this one: the last row, shown, is this sentence's "
-                      "loss at the final parameters, no step's, and "
-                      "--plot and the page draw it apart from the curve."));
+        explain_say(
+            out, c->width,
+            _("The steps train on the corpus, so the last row, shown, is this "
+              "sentence's loss at the final parameters, no step's."));
     if (c->steps == 0)
         return;
     explain_update(out, c);

@@ -56,23 +56,17 @@ function thumbCanvas(m) {
 }
 
 /* The thumbnails as large as the window leaves them (THUMB to
- * THUMB_MOST pixels), as the matrix view's maps: the grid drawn at THUMB
- * is measured, and what is not thumbnail (the names, the marks, the
- * strips under them) kept, the rest shared among rows x cols heads, in
- * the view's width (less a legend beside it) and the height under the
- * grid's top. */
+ * THUMB_MOST pixels), as the matrix view's maps: the room the grid drawn
+ * at THUMB leaves (the view's width less the legend beside it, the
+ * window's height under it) shared among its rows and columns. */
 var THUMB_MOST = 240;
 function fitThumbs(grid, legend, rows, cols) {
   var box = grid.getBoundingClientRect();
-  var beside = legend && legend.getBoundingClientRect().top < box.bottom ?
-    legend.getBoundingClientRect().width + 32 : 0;
-  var W = views.model.clientWidth - beside - 8;
-  var H = window.innerHeight - (box.top + window.scrollY) -
-    (presenting() ? 16 : 64);
-  var size = Math.floor(Math.min((W - (box.width - cols * THUMB)) / cols,
-                                 (H - (box.height - rows * THUMB)) / rows));
-  size = Math.max(THUMB, Math.min(THUMB_MOST, size));
-  grid.style.setProperty('--thumb', size + 'px');
+  var W = views.model.clientWidth - box.width -
+    (legend ? legend.offsetWidth + 40 : 0);
+  var H = innerHeight - box.bottom - scrollY - (presenting() ? 16 : 64);
+  grid.style.setProperty('--thumb', Math.max(THUMB, Math.min(THUMB_MOST,
+    THUMB + Math.floor(Math.min(W / cols, H / rows)))) + 'px');
 }
 
 /* The buttons of group name (the frame's View or Variant) pressed as

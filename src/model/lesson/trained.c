@@ -628,8 +628,8 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
         goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
-    if (record_losses(tr, id, losses, steps,
-                      !shown_is_trained(data, ids, T), err) != 0 ||
+    if (record_losses(tr, id, losses, steps, !shown_is_trained(data, ids, T),
+                      err) != 0 ||
         (rq->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
                              score_steps_record(tr, &scores, err) != 0)))
         goto done;
