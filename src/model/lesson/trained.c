@@ -322,11 +322,12 @@ static int record_grad(void *ctx, table_id id, int layer, int head,
 
 /* Whether the last loss, the shown sentence's at the final parameters,
  * is also step N's: the training's only sentence is the shown one. */
-static bool shown_is_trained(const train_data *data, const size_t *ids,
-                             size_t T)
+static bool shown_is_trained(const train_data *data,
+                             const train_sentence *shown)
 {
-    return data->n == 1 && data->s[0].n == T &&
-           memcmp(data->s[0].ids, ids, T * sizeof *ids) == 0;
+    const train_sentence *only = data->n == 1 ? &data->s[0] : NULL;
+    return only != NULL && only->n == shown->n &&
+           memcmp(only->ids, shown->ids, shown->n * sizeof *only->ids) == 0;
 }
 
 /* The loss table's row labels: step0 .. stepN, or, when the shown
@@ -359,9 +360,11 @@ static const labels *loss_rows(trace *tr, size_t steps, bool shown,
 /* The loss table (N + 1, 1): the loss before each step, then the shown
  * sentence's at the final parameters (its row named by loss_rows). */
 static int record_losses(trace *tr, variant_id v, const float *losses,
-                         size_t steps, bool shown, mx_error *err)
+                         size_t steps, const train_data *data,
+                         const train_sentence *shown, mx_error *err)
 {
-    const labels *rows = loss_rows(tr, steps, shown, err);
+    const labels *rows =
+        loss_rows(tr, steps, !shown_is_trained(data, shown), err);
     const labels *col = trace_literal_label(tr, "loss", err);
     if (rows == NULL || col == NULL)
         return -1;
@@ -628,8 +631,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
         goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
-    if (record_losses(tr, id, losses, steps, !shown_is_trained(data, ids, T),
-                      err) != 0 ||
+    if (record_losses(tr, id, losses, steps, data, &shown, err) != 0 ||
         (rq->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
                              score_steps_record(tr, &scores, err) != 0)))
         goto done;
