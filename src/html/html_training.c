@@ -2,13 +2,15 @@
  * (docs/html.md): for a variant trained with --train, its heads' weights
  * at the steps the training kept (attn_weights_steps, at most
  * TRAIN_CHECKPOINTS of them however long the training, model/lesson/trained.h),
- * its loss at every step and each head's induction score at the steps
+ * its loss at every step (the last point, with --corpus, the shown
+ * sentence's) and each head's induction score at the steps
  * head_scores_steps took (model/lesson/score_steps.h), for the page's
  * slider over the steps. */
 #include <stdio.h>
 
 #include "base/i18n.h"
 #include "html/html_parts.h"
+#include "model/lesson/score_steps.h"
 #include "model/lesson/trained.h"
 
 /* The training view's words (training.js shows each through tr()). */
@@ -23,6 +25,10 @@ static const char *const training_words[] = {
     N_("Move the slider to see the heads change as the model learns; the "
        "dot marks the step on the loss curve."),
     N_("each head's induction score"),
+    /* TRANSLATORS: the --html training view's loss curve, beside the
+     * point after its last step when the steps trained on a corpus: the
+     * loss of the sentence the page shows, which is no step's */
+    N_("loss on the shown sentence"),
     /* TRANSLATORS: the --html training view, under the buttons that
      * switch a head off (--ablate); ablation_effect and ablation_loss are
      * table names, kept as they are */
@@ -59,7 +65,8 @@ static size_t row_step(const table *c, size_t r)
 }
 
 /* head_scores_steps of variant v, if the run made it: ,"scores":
- * {"steps":[0,...,N],"heads":["block.0.0",...],"values":(K, L·H)}. */
+ * {"steps":[0,...,N],"heads":["block.0.0",...],"values":(K, L·H)}, and
+ * "flat": the note that says why, when every score is 0. */
 static void write_scores(FILE *out, const trace *tr, variant_id v)
 {
     const table_key key = {v, 0, NO_HEAD, TABLE_HEAD_SCORES_STEPS, false};
@@ -76,6 +83,14 @@ static void write_scores(FILE *out, const trace *tr, variant_id v)
     }
     fputs("],\n\"values\":", out);
     json_floats(out, s->values.v, s->values.rows, s->values.cols);
+    if (score_steps_flat(s)) {
+        fputs(",\n\"flat\":", out);
+        /* TRANSLATORS: --plot's and the --html training view's chart of
+         * the heads' induction scores, when every score is 0 */
+        json_string(out, _("Every score is 0: the shown sentence repeats no "
+                           "word. Type one that does (the cat sat, the cat "
+                           "sat) to watch an induction head form."));
+    }
     fputc('}', out);
 }
 
@@ -93,7 +108,9 @@ void html_write_training(FILE *out, const trace *tr, const table *w0)
     if (c == NULL || loss == NULL || heads == 0 ||
         c->values.rows % (heads * T) != 0 || c->values.cols != w0->values.cols)
         return;
-    // {"steps":[0,...,N],"heads":H,"weights":(K·H·T, S),"loss":(N+1, 1)}
+    // {"steps":[0,...,N],"heads":H,"weights":(K·H·T, S),"loss":(N+1, 1),
+    //  "lossShown":true when its last row is the shown sentence's, no
+    //  step's (--corpus)}
     const size_t k = c->values.rows / (heads * T);
     fputs(",\n\"training\":{\"steps\":[", out);
     for (size_t i = 0; i < k; i++)
@@ -102,6 +119,8 @@ void html_write_training(FILE *out, const trace *tr, const table *w0)
     json_floats(out, c->values.v, c->values.rows, c->values.cols);
     fputs(",\n\"loss\":", out);
     json_floats(out, loss->values.v, loss->values.rows, loss->values.cols);
+    if (trained_loss_ends_shown(loss))
+        fputs(",\n\"lossShown\":true", out);
     write_scores(out, tr, w0->variant);
     fputc('}', out);
 }

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "base/i18n.h"
+#include "model/lesson/trained.h"
 
 /* Colours of the variants' curves (matplotlib's first four). */
 static const double curve_rgb[][3] = {
@@ -91,7 +92,8 @@ void fig_step_ticks(cairo_t *cr, double x0, double y0, double w, double h,
 }
 
 /* Variant i's loss m as a line (a dot for a single value), and its entry
- * in the legend. */
+ * in the legend; a last row that is the shown sentence's (--corpus,
+ * trained_loss_ends_shown) off the line, a ring at step N. */
 static void loss_curve(cairo_t *cr, const chart *ch, const figure *pg, size_t i)
 {
     const double x0 = ch->x0, y0 = ch->y0, w = ch->w, h = ch->h;
@@ -99,11 +101,13 @@ static void loss_curve(cairo_t *cr, const chart *ch, const figure *pg, size_t i)
     const size_t steps = ch->steps;
     const matrix *m = &pg->loss[i]->values;
     const double *c = curve_rgb[i % (sizeof curve_rgb / sizeof *curve_rgb)];
+    const bool shown = trained_loss_ends_shown(pg->loss[i]);
+    const size_t on_line = shown ? m->rows - 1 : m->rows;
     cairo_set_source_rgb(cr, c[0], c[1], c[2]);
     cairo_set_line_width(cr, 1.5);
     cairo_new_path(cr);
     bool drawing = false;
-    for (size_t r = 0; r < m->rows; r++) {
+    for (size_t r = 0; r < on_line; r++) {
         const double v = m->v[r * m->cols];
         if (!isfinite(v)) {
             drawing = false;
@@ -119,7 +123,13 @@ static void loss_curve(cairo_t *cr, const chart *ch, const figure *pg, size_t i)
         drawing = true;
     }
     cairo_stroke(cr);
-    if (m->rows == 1 && isfinite(m->v[0])) { /* --train 0: a dot */
+    const double last = m->v[(m->rows - 1) * m->cols];
+    if (shown && isfinite(last)) {
+        cairo_new_path(cr);
+        cairo_arc(cr, x0 + (steps > 0 ? w : w / 2),
+                  y0 + h * (hi - last) / (hi - lo), 4.5, 0, 2 * G_PI);
+        cairo_stroke(cr);
+    } else if (m->rows == 1 && isfinite(m->v[0])) { /* --train 0: a dot */
         cairo_arc(cr, x0 + w / 2, y0 + h * (hi - m->v[0]) / (hi - lo), 3, 0,
                   2 * G_PI);
         cairo_fill(cr);
@@ -184,6 +194,24 @@ void fig_draw_loss_chart(cairo_t *cr, const figure *pg, double x, double y)
     else
         fig_draw_text(cr, LABEL_FONT, title, 0, x0 - 8 - widest - th,
                       y0 + h / 2, 0.5, 0, QUARTER_TURN);
-    for (size_t i = 0; i < pg->n_loss; i++)
+    bool shown = false;
+    for (size_t i = 0; i < pg->n_loss; i++) {
         loss_curve(cr, &ch, pg, i);
+        shown = shown || trained_loss_ends_shown(pg->loss[i]);
+    }
+    if (shown) { /* the rings' entry, under the variants' */
+        const double ly = y0 + 8 + 14 * (double)pg->n_loss;
+        /* TRANSLATORS: --plot's loss curve, the legend of the ring after
+         * the last step when the steps trained on a corpus: the loss of
+         * the sentence shown, which is no step's */
+        const char *words = _("loss on the shown sentence");
+        double ww, wh;
+        fig_text_size(cr, LABEL_FONT, words, 0, false, &ww, &wh);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        fig_draw_text(cr, LABEL_FONT, words, 0, x0 + w - 6, ly, 1.0, 0.5, 0);
+        cairo_set_line_width(cr, 1.5);
+        cairo_new_path(cr);
+        cairo_arc(cr, x0 + w - 16 - ww, ly, 4.5, 0, 2 * G_PI);
+        cairo_stroke(cr);
+    }
 }

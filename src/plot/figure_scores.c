@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "base/i18n.h"
+#include "model/lesson/score_steps.h"
 
 /* Colours of the heads' lines (matplotlib's tab10). */
 static const double head_rgb[][3] = {
@@ -112,4 +113,12 @@ void fig_draw_scores_chart(cairo_t *cr, const figure *pg, double x, double y)
                       y0 + h / 2, 0.5, 0, QUARTER_TURN);
     for (size_t c = 0; c < t->values.cols; c++)
         head_line(cr, t, c, steps, x0, y0, w, h);
+    if (score_steps_flat(t)) { /* why every line lies on 0 */
+        cairo_set_source_rgb(cr, 0.75, 0.15, 0.0);
+        fig_draw_wrapped(
+            cr, LABEL_FONT,
+            _("Every score is 0: the shown sentence repeats no word. Type one that "
+              "does (the cat sat, the cat sat) to watch an induction head form."),
+            w - 24, x0 + w / 2, y0 + h * 0.6, 0.5, 0.5, 0);
+    }
 }

@@ -189,7 +189,7 @@ static void note_loss(FILE *out, const note_shapes *n)
 {
     const explain_context *c = n->c;
     const size_t width = n->width;
-    explain_loss(out, c, width);
+    explain_loss(out, c, n->t, width);
 }
 
 static void note_inputs(FILE *out, const note_shapes *n)

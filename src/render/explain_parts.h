@@ -38,8 +38,11 @@ void explain_rules(FILE *out, const explain_context *c);
 void explain_training(FILE *out, const explain_context *c);
 
 /* The loss table's note: the loss, what one step does, and without
- * --grad the backward pass the steps ran. width: a head's width. */
-void explain_loss(FILE *out, const explain_context *c, size_t width);
+ * --grad the backward pass the steps ran; whether its last row is
+ * another sentence's than the steps' (--corpus). width: a head's
+ * width. */
+void explain_loss(FILE *out, const explain_context *c, const table *loss,
+                  size_t width);
 
 /* The note before a gradient table t (--grad), or false for none. */
 bool explain_grad(FILE *out, const table *t, const table *prev,

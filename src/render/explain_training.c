@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "model/lesson/trained.h"
 
 /* A trained folder read back (--weights) and trained no further: how
  * its model.json says the model was trained. */
@@ -221,7 +222,8 @@ static void explain_update(FILE *out, const explain_context *c)
 
 /* The loss table (N + 1 rows), what one step does, and without --grad
  * the backward pass the steps ran. */
-void explain_loss(FILE *out, const explain_context *c, size_t width)
+void explain_loss(FILE *out, const explain_context *c, const table *loss,
+                  size_t width)
 {
     explain_say(
         out, c->width,
@@ -231,18 +233,27 @@ void explain_loss(FILE *out, const explain_context *c, size_t width)
           "p(word t+1): 0 for a sure right guess, log(%zu) = %.4f for a "
           "uniform one."),
         c->tokens > 1 ? c->tokens - 1 : 1, c->vocab, log((double)c->vocab));
-    if (c->steps == 0) {
+    const bool shown = trained_loss_ends_shown(loss);
+    if (c->steps == 0 && !shown) {
         // no step: no update, and the backward pass ran for --grad alone
         explain_say(out, c->width,
                     _("No step is taken, so the one row, step0, is the "
                       "sentence's loss at the model's parameters."));
         return;
     }
-    explain_say(
-        out, c->width,
-        _("Row step i is the loss before update i; the last row is the "
-          "sentence's loss at the final parameters. Each step: forward "
-          "pass, loss, opt.zero_grad(), loss.backward(), then the update."));
+    if (c->steps > 0)
+        explain_say(out, c->width,
+                    _("Row step i is the loss before update i; the last row "
+                      "is the sentence's loss at the final parameters. Each "
+                      "step: forward pass, loss, opt.zero_grad(), "
+                      "loss.backward(), then the update."));
+    if (shown)
+        explain_say(
+            out, c->width,
+            _("The steps train on the corpus, so the last row, shown, is this "
+              "sentence's loss at the final parameters, no step's."));
+    if (c->steps == 0)
+        return;
     explain_update(out, c);
     if (!c->grad) {
         explain_backward(out, c, width,

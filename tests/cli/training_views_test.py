@@ -15,7 +15,11 @@ tables (TAP).
   - head_scores_steps of a trained stack of attention-only blocks: the
     same values in the page's data as in the CSV, every block's
     attn_weights_steps, and --plot's chart of the scores beside the
-    loss curve.
+    loss curve;
+  - --corpus: the loss table's last row named shown (the shown
+    sentence's, no step's), off the line in --plot and on the page
+    (lossShown), said by --explain; the scores' chart of a sentence that
+    repeats no word saying why it is flat.
 
 Usage: training_views_test.py MHA_EXPLAIN"""
 import base64
@@ -278,12 +282,80 @@ def scores_views(d):
        [len(p) for p in lines])
 
 
+def corpus_views(d):
+    """--corpus: the loss table's last row is the shown sentence's,
+    named shown, and --plot, the page and --explain say so; the scores'
+    chart of a sentence that repeats no word says why it is flat."""
+    corpus = os.path.join(d, "corpus.csv")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write("text\nthe cat sat on the mat\nthe dog sat on the rug\n")
+    one = os.path.join(d, "one.csv")
+    with open(one, "w", encoding="utf-8") as f:
+        f.write("text\nthe cat sat on the sofa\n")
+    base = ["the cat sat on the sofa", "--d-model", "8", "--heads", "2",
+            "--variant", "single", "--train", "12"]
+    labels = {}
+    for name, extra in (("corpus", ["--corpus", corpus]),
+                        ("one", ["--corpus", one]), ("none", [])):
+        if extra:
+            extra = extra + ["--column", "text"]
+        r = mha.run(base + extra + ["--tables", "loss", "--format", "csv"])
+        table = list(csv.DictReader(io.StringIO(r.stdout.decode("utf-8"))))
+        labels[name] = [x["row_label"] for x in table]
+    steps = ["step%d" % i for i in range(12)]
+    ok(labels["corpus"] == steps + ["shown"] and
+       labels["one"] == steps + ["step12"] and
+       labels["none"] == steps + ["step12"],
+       "loss: the last row is 'shown' when the steps trained on other "
+       "sentences (--corpus), step12 when on the shown one alone",
+       {k: v[-2:] for k, v in labels.items()})
+    args = base + ["--corpus", corpus, "--column", "text"]
+    r = mha.run(args + ["--tables", "loss", "--explain"])
+    said = " ".join(line[2:] for line in r.stdout.decode("utf-8").split("\n")
+                    if line.startswith("# "))
+    ok("the last row, shown, is this sentence's loss at the final "
+       "parameters, no step's" in said,
+       "--explain says the last row is no step's", said[-600:])
+    path = os.path.join(d, "corpus.html")
+    r = mha.run(args + ["--html", path])
+    t = page_data(path)["variants"][0]["training"]
+    plain = os.path.join(d, "plain.html")
+    mha.run(base + ["--html", plain])
+    ok(r.returncode == 0 and t.get("lossShown") is True and
+       "lossShown" not in page_data(plain)["variants"][0]["training"],
+       "the page's data: lossShown with --corpus only")
+    svg_path = os.path.join(d, "corpus.svg")
+    r = mha.run(args + ["--tables", "loss", "--plot", svg_path])
+    if r.returncode != 0 and b"no plotting" in r.stderr:
+        return
+    with open(svg_path, encoding="utf-8") as f:
+        svg = f.read()
+    points = curve(svg, "rgb(12.2%,46.7%,70.6%)")
+    ok(r.returncode == 0 and len(points) == 12 and
+       "loss on the shown sentence" in svg_texts(svg),
+       "--plot: the line through the 12 steps' losses, the shown "
+       "sentence's a ring off it, named in the legend", len(points))
+    flat = os.path.join(d, "flat.svg")
+    stack = ["--d-model", "8", "--heads", "2", "--variant", "block",
+             "--layers", "2", "--attn-only", "--train", "10", "--tables",
+             "loss,head_scores_steps", "--plot", flat]
+    notes = []
+    for sentence in ("a b c d", "a b c d a b c d"):
+        r = mha.run([sentence] + stack)
+        with open(flat, encoding="utf-8") as f:
+            notes.append("Every score is 0:" in " ".join(svg_texts(f.read())))
+    ok(notes == [True, False],
+       "--plot: the scores' chart says why every score is 0 when the "
+       "sentence repeats no word, and only then", notes)
+
+
 def main():
     checkpoints()
     with tempfile.TemporaryDirectory() as d:
         plots(d)
         page(d)
         scores_views(d)
+        corpus_views(d)
     return done()
 
 

@@ -221,6 +221,10 @@ function textWidth(texts, px) {
   }).concat([0]));
 }
 
+/* The smallest matrix numbers the presentation mode shows, in CSS
+ * pixels: smaller ones are not read from the back of a room. */
+var PRESENT_LEAST_FONT = 12;
+
 /* The cells' size so that every shown head's table fits the window
  * under the view's top (8 heads of a short sentence on one 1280 x 720
  * screen): the number of columns of tables that draws the cells
@@ -248,10 +252,15 @@ function fitMatrices(box, n, rows, cols, least) {
   box.style.setProperty('--cell-w', cw + 'px');
   box.style.setProperty('--cell-h', Math.max(12, Math.floor(cw * 0.74)) +
                         'px');
-  box.style.setProperty('--cell-font', Math.max(8, Math.min(30,
-    Math.floor(cw / (3.2 + 0.5 * COLORS.decimals)))) + 'px');
+  var cellFont = Math.max(8, Math.min(30,
+    Math.floor(cw / (3.2 + 0.5 * COLORS.decimals))));
+  box.style.setProperty('--cell-font', cellFont + 'px');
   box.style.setProperty('--label-font', labelFont + 'px');
   box.classList.toggle('compact', cw < 30);
+  /* on a projector, numbers too small to read from the room are left
+   * out, the colours kept (the readout still says a cell's value) */
+  box.classList.toggle('numberless', presenting() &&
+                       cellFont < PRESENT_LEAST_FONT);
 }
 
 /* The width of the cells (14 to 120 pixels) of n tables of rows x cols

@@ -55,6 +55,20 @@ function thumbCanvas(m) {
   return canvas;
 }
 
+/* The thumbnails as large as the window leaves them (THUMB to
+ * THUMB_MOST pixels), as the matrix view's maps: the room the grid drawn
+ * at THUMB leaves (the view's width less the legend beside it, the
+ * window's height under it) shared among its rows and columns. */
+var THUMB_MOST = 240;
+function fitThumbs(grid, legend, rows, cols) {
+  var box = grid.getBoundingClientRect();
+  var W = views.model.clientWidth - box.width -
+    (legend ? legend.offsetWidth + 40 : 0);
+  var H = innerHeight - box.bottom - scrollY - (presenting() ? 16 : 64);
+  grid.style.setProperty('--thumb', Math.max(THUMB, Math.min(THUMB_MOST,
+    THUMB + Math.floor(Math.min(W / cols, H / rows)))) + 'px');
+}
+
 /* The buttons of group name (the frame's View or Variant) pressed as
  * value is. */
 function pressValue(name, value) {
@@ -132,6 +146,8 @@ function drawModelView() {
   var legend = MAPS ? MAPS.headMarksLegend() : null;
   if (legend && legend.firstChild) row.appendChild(legend);
   views.model.appendChild(row);
+  fitThumbs(grid, legend && legend.firstChild ? legend : null,
+            data.variants.length, cols);
   arrowGrid(grid, data.variants.length, cols, function (r, c) {
     return buttons[r] && buttons[r][c] ? buttons[r][c] : null;
   }, {r: state.variant, c: 0});

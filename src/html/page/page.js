@@ -100,7 +100,7 @@ startLook();
 if (buildFrame()) draw();
 mark('mha-drawn');
 
-/* The views sized to the window (head, matrix and training) drawn again
+/* The views sized to the window (head, matrix, training, model) drawn again
  * when its size changes: a resized window, the browser's zoom. */
 var sized = {w: window.innerWidth, h: window.innerHeight}, resizing = null;
 window.addEventListener('resize', function () {
@@ -110,7 +110,8 @@ window.addEventListener('resize', function () {
     if (sized.w === window.innerWidth && sized.h === window.innerHeight)
       return;
     sized = {w: window.innerWidth, h: window.innerHeight};
-    if (data.variants.length > 0 && ['head', 'matrix', 'training']
+    if (data.variants.length > 0 &&
+        ['head', 'matrix', 'training', 'model']
         .indexOf(state.view) >= 0)
       draw();
   }, 150);

@@ -6,8 +6,11 @@
  *
  * A trained variant has v.training: its heads' weights at the steps the
  * program kept (at most 11, the first before training and the last after
- * it) and its loss at every step, and, when the program took them
- * (head_scores_steps), each head's induction score at up to 101 steps.
+ * it) and its loss at every step (with --corpus, t.lossShown: the last
+ * point is the shown sentence's loss, no step's, drawn apart from the
+ * curve), and, when the program took them
+ * (head_scores_steps), each head's induction score at up to 101 steps
+ * (with flat, the note that says why every score is 0).
  * The view draws the loss curve with a dot at the chosen step, the
  * scores' lines with a mark at that step, a slider over the kept steps,
  * and each shown head's weights there; on a live page whose editor runs
@@ -17,12 +20,40 @@ var mhaTrainingView = (function () {
 
   var PAD = 40, LEFT = 80;
 
-  /* The loss curve: an SVG polyline over the steps, as wide as the view
-   * (width pixels, at least 520), a fifth of that high (150 to 300);
-   * returns the SVG and a function that puts the dot at a step. */
-  function lossCurve(loss, p, width) {
-    var CURVE_W = Math.max(520, Math.floor(width));
-    var CURVE_H = Math.max(150, Math.min(300, Math.round(CURVE_W / 5)));
+  /* A chart's frame, drawn at least 520 wide (width: the view's) and
+   * shrunk to a narrower view (its viewBox), a fifth of that high (150
+   * to 300): its box, title, values' axis from bottom to top and steps'
+   * axis from 0 to last. Returns the SVG, the box's size (w, h) and
+   * text(x, y, anchor, words), which adds a text and returns it. */
+  function chart(p, cls, width, title, top, bottom, last) {
+    var W = Math.max(520, Math.floor(width));
+    var H = Math.max(150, Math.min(300, Math.round(W / 5)));
+    var c = {w: W - LEFT - PAD, h: H - 2 * PAD,
+             svg: p.svgEl('svg', {'class': cls, width: W, height: H,
+                                  viewBox: '0 0 ' + W + ' ' + H,
+                                  role: 'img', 'aria-label': title})};
+    c.text = function (x, y, anchor, words) {
+      return c.svg.appendChild(p.svgEl('text', {x: x, y: y,
+                                                'text-anchor': anchor},
+                                       words));
+    };
+    c.svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: c.w,
+                                       height: c.h, fill: 'none',
+                                       stroke: '#888'}));
+    c.text(LEFT, PAD - 10, 'start', title);
+    c.text(LEFT - 6, PAD + 5, 'end', top);
+    c.text(LEFT - 6, PAD + c.h, 'end', bottom);
+    c.text(LEFT, PAD + c.h + 22, 'start', '0');
+    c.text(LEFT + c.w, PAD + c.h + 22, 'end', String(last));
+    c.text(LEFT + c.w / 2, PAD + c.h + 22, 'middle', p.tr('training step'));
+    return c;
+  }
+
+  /* The loss curve: a polyline over the steps in a chart as wide as the
+   * view; with shown (t.lossShown) the last point, the shown sentence's
+   * loss, is a ring off the line, named. Returns the SVG and a function
+   * that puts the dot at a step. */
+  function lossCurve(loss, shown, p, width) {
     var n = loss.rows, lo = Infinity, hi = -Infinity;
     for (var i = 0; i < n; i++) {
       var x = loss.value(i, 0);
@@ -30,31 +61,29 @@ var mhaTrainingView = (function () {
     }
     if (!(lo <= hi)) { lo = 0; hi = 1; }
     if (hi === lo) { lo -= 0.5; hi += 0.5; }
-    var w = CURVE_W - LEFT - PAD, h = CURVE_H - 2 * PAD;
+    var c = chart(p, 'loss-curve', width, p.tr('loss at each training step'),
+                  hi.toPrecision(3), lo.toPrecision(3), n - 1);
+    var svg = c.svg, w = c.w, h = c.h;
     function px(s) { return LEFT + (n > 1 ? w * s / (n - 1) : w / 2); }
     function py(x) { return PAD + h * (hi - x) / (hi - lo); }
-    var svg = p.svgEl('svg', {'class': 'loss-curve', width: CURVE_W,
-                              height: CURVE_H, role: 'img',
-                              'aria-label': p.tr('loss at each training step')});
-    function text(x, y, anchor, words) {
-      svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
-                              words));
-    }
-    svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: w, height: h,
-                                     fill: 'none', stroke: '#888'}));
-    var points = [];
-    for (var s = 0; s < n; s++)
+    var points = [], steps = shown ? n - 1 : n;
+    for (var s = 0; s < steps; s++)
       if (isFinite(loss.value(s, 0)))
         points.push(px(s).toFixed(1) + ',' + py(loss.value(s, 0)).toFixed(1));
     svg.appendChild(p.svgEl('polyline', {points: points.join(' '),
                                          fill: 'none', stroke: '#1f77b4',
                                          'stroke-width': 2}));
-    text(LEFT, PAD - 10, 'start', p.tr('loss at each training step'));
-    text(LEFT - 6, PAD + 5, 'end', hi.toPrecision(3));
-    text(LEFT - 6, PAD + h, 'end', lo.toPrecision(3));
-    text(LEFT, PAD + h + 22, 'start', '0');
-    text(LEFT + w, PAD + h + 22, 'end', String(n - 1));
-    text(LEFT + w / 2, PAD + h + 22, 'middle', p.tr('training step'));
+    if (shown && isFinite(loss.value(n - 1, 0))) {
+      var sy = py(loss.value(n - 1, 0));
+      svg.appendChild(p.svgEl('circle', {cx: px(n - 1), cy: sy, r: 9,
+                                         fill: 'none', stroke: '#ff7f0e',
+                                         'stroke-width': 3,
+                                         'class': 'loss-shown',
+                                         'data-loss': loss.text(n - 1, 0)}));
+      c.text(px(n - 1) - 14, sy - 12, 'end',
+             p.tr('loss on the shown sentence'))
+        .setAttribute('class', 'loss-shown-label');
+    }
     var dot = p.svgEl('circle', {r: 5, fill: '#d62728', 'class': 'loss-dot'});
     svg.appendChild(dot);
     return {svg: svg, at: function (s) {
@@ -70,48 +99,33 @@ var mhaTrainingView = (function () {
   var HEAD_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
                       '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
   function scoresChart(s, p, width) {
-    var W = Math.max(520, Math.floor(width));
-    var H = Math.max(150, Math.min(300, Math.round(W / 5)));
     var v = p.decode(s.values), n = s.steps.length;
     var last = s.steps[n - 1] || 0;
-    var w = W - LEFT - PAD, h = H - 2 * PAD;
+    var c = chart(p, 'score-curve', width,
+                  p.tr('each head\'s induction score'), '1', '0', last);
+    var svg = c.svg, w = c.w, h = c.h;
     function px(step) { return LEFT + (last > 0 ? w * step / last : w / 2); }
     function py(x) { return PAD + h * (1 - Math.min(1, Math.max(0, x))); }
-    var title = p.tr('each head\'s induction score');
-    var svg = p.svgEl('svg', {'class': 'score-curve', width: W, height: H,
-                              role: 'img', 'aria-label': title});
-    function text(x, y, anchor, words) {
-      svg.appendChild(p.svgEl('text', {x: x, y: y, 'text-anchor': anchor},
-                              words));
-    }
-    svg.appendChild(p.svgEl('rect', {x: LEFT, y: PAD, width: w, height: h,
-                                     fill: 'none', stroke: '#888'}));
-    for (var c = 0; c < s.heads.length; c++) {
+    for (var k = 0; k < s.heads.length; k++) {
       var points = [];
       for (var r = 0; r < n; r++)
-        if (isFinite(v.value(r, c)))
+        if (isFinite(v.value(r, k)))
           points.push(px(s.steps[r]).toFixed(1) + ',' +
-                      py(v.value(r, c)).toFixed(1));
-      var colour = HEAD_COLOURS[c % HEAD_COLOURS.length];
+                      py(v.value(r, k)).toFixed(1));
+      var colour = HEAD_COLOURS[k % HEAD_COLOURS.length];
       svg.appendChild(p.svgEl('polyline', {points: points.join(' '),
                                            fill: 'none', stroke: colour,
                                            'stroke-width': 2,
-                                           'data-head': s.heads[c]}));
-      if (c < 12) {
-        var lx = LEFT + 8 + 110 * (c % 4);
-        var ly = PAD + 14 + 14 * Math.floor(c / 4);
+                                           'data-head': s.heads[k]}));
+      if (k < 12) {
+        var lx = LEFT + 8 + 110 * (k % 4);
+        var ly = PAD + 14 + 14 * Math.floor(k / 4);
         svg.appendChild(p.svgEl('line', {x1: lx, y1: ly - 4, x2: lx + 14,
                                          y2: ly - 4, stroke: colour,
                                          'stroke-width': 2}));
-        text(lx + 18, ly, 'start', s.heads[c]);
+        c.text(lx + 18, ly, 'start', s.heads[k]);
       }
     }
-    text(LEFT, PAD - 10, 'start', title);
-    text(LEFT - 6, PAD + 5, 'end', '1');
-    text(LEFT - 6, PAD + h, 'end', '0');
-    text(LEFT, PAD + h + 22, 'start', '0');
-    text(LEFT + w, PAD + h + 22, 'end', String(last));
-    text(LEFT + w / 2, PAD + h + 22, 'middle', p.tr('training step'));
     var mark = p.svgEl('line', {y1: PAD, y2: PAD + h, stroke: '#d62728',
                                 'stroke-dasharray': '4 3',
                                 'class': 'score-mark'});
@@ -142,13 +156,20 @@ var mhaTrainingView = (function () {
     var rows = w.rows / (kept * heads), cols = w.cols;
     if (p.state.kept === null || p.state.kept >= kept)
       p.state.kept = kept - 1;
-    var curve = lossCurve(loss, p, box.clientWidth - 4);
+    var curve = lossCurve(loss, t.lossShown, p, box.clientWidth - 4);
     box.appendChild(p.el('p', {'class': 'hint'},
       p.tr('Move the slider to see the heads change as the model learns; ' +
            'the dot marks the step on the loss curve.')));
     box.appendChild(curve.svg);
     var scores = t.scores ? scoresChart(t.scores, p, box.clientWidth - 4)
                           : null;
+    if (scores && t.scores.flat) {
+      /* every score 0 (the sentence repeats no word): the program's note,
+       * the chart greyed */
+      box.appendChild(p.el('p', {'class': 'notice score-note'},
+                            t.scores.flat));
+      scores.svg.classList.add('score-empty');
+    }
     if (scores) box.appendChild(scores.svg);
     var label = p.el('label', {'for': 'training-step',
                                'class': 'training-label'});

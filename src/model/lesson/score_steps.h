@@ -24,12 +24,24 @@
 #ifndef MHA_SCORE_STEPS_H
 #define MHA_SCORE_STEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
 #include "model/lesson/train.h"
 #include "model/lesson/variants.h"
 #include "model/trace.h"
+
+/* Whether every score of head_scores_steps t is 0: the sentence repeats
+ * no word, so D is empty (where it is not, a causal head's softmax puts
+ * some weight on it), and the charts (--plot, --html) say so. */
+static inline bool score_steps_flat(const table *t)
+{
+    for (size_t i = 0; i < t->values.rows * t->values.cols; i++)
+        if (t->values.v[i] != 0)
+            return false;
+    return true;
+}
 
 /* The most steps head_scores_steps keeps. */
 #define SCORE_STEPS_MAX 101

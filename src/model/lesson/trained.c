@@ -320,11 +320,51 @@ static int record_grad(void *ctx, table_id id, int layer, int head,
     return 0;
 }
 
-/* The loss table (N + 1, 1), labelled step0 .. step(N-1), final. */
-static int record_losses(trace *tr, variant_id v, const float *losses,
-                         size_t steps, float final, mx_error *err)
+/* Whether the last loss, the shown sentence's at the final parameters,
+ * is also step N's: the training's only sentence is the shown one. */
+static bool shown_is_trained(const train_data *data,
+                             const train_sentence *shown)
 {
-    const labels *rows = trace_index_labels(tr, "step", steps + 1, err);
+    const train_sentence *only = data->n == 1 ? &data->s[0] : NULL;
+    return only != NULL && only->n == shown->n &&
+           memcmp(only->ids, shown->ids, shown->n * sizeof *only->ids) == 0;
+}
+
+/* The loss table's row labels: step0 .. stepN, or, when the shown
+ * sentence is not what the steps trained on (--corpus), step0 ..
+ * step(N-1) and LOSS_SHOWN_ROW. */
+static const labels *loss_rows(trace *tr, size_t steps, bool shown,
+                               mx_error *err)
+{
+    if (!shown)
+        return trace_index_labels(tr, "step", steps + 1, err);
+    const size_t size = 32;
+    char *text = malloc(steps * size + 1);
+    const char **names = malloc((steps + 1) * sizeof *names);
+    const labels *rows = NULL;
+    if (text == NULL || names == NULL) {
+        err_nomem(err, _("the trace"));
+    } else {
+        for (size_t i = 0; i < steps; i++) {
+            snprintf(text + i * size, size, "step%zu", i);
+            names[i] = text + i * size;
+        }
+        names[steps] = LOSS_SHOWN_ROW;
+        rows = trace_new_word_labels(tr, "", names, steps + 1, err);
+    }
+    free(names);
+    free(text);
+    return rows;
+}
+
+/* The loss table (N + 1, 1): the loss before each step, then the shown
+ * sentence's at the final parameters (its row named by loss_rows). */
+static int record_losses(trace *tr, variant_id v, const float *losses,
+                         size_t steps, const train_data *data,
+                         const train_sentence *shown, mx_error *err)
+{
+    const labels *rows =
+        loss_rows(tr, steps, !shown_is_trained(data, shown), err);
     const labels *col = trace_literal_label(tr, "loss", err);
     if (rows == NULL || col == NULL)
         return -1;
@@ -332,8 +372,7 @@ static int record_losses(trace *tr, variant_id v, const float *losses,
     table *t = model_table(tr, &key, rows, col, err);
     if (t == NULL)
         return -1;
-    memcpy(t->values.v, losses, steps * sizeof(float));
-    t->values.v[steps] = final;
+    memcpy(t->values.v, losses, (steps + 1) * sizeof(float));
     return 0;
 }
 
@@ -592,7 +631,7 @@ int trained_variant(trace *tr, variant_id id, const run_request *rq,
         goto done;
     // the loss last: --step and the page show the forward pass, the
     // backward pass, then the updates' losses (catalogue.h's steps)
-    if (record_losses(tr, id, losses, steps, losses[steps], err) != 0 ||
+    if (record_losses(tr, id, losses, steps, data, &shown, err) != 0 ||
         (rq->checkpoints && (record_checkpoints(tr, &ck, err) != 0 ||
                              score_steps_record(tr, &scores, err) != 0)))
         goto done;

@@ -9,12 +9,15 @@
  * shown sentence (as without --train), logits (T, V), with --grad every
  * parameter's gradient at the final parameters (<name>.grad), then loss
  * (N + 1, 1: the loss before each step, then the shown sentence's at the
- * final parameters), then with rq->checkpoints attn_weights_steps: every
+ * final parameters: row stepN when the steps trained on the shown
+ * sentence alone, LOSS_SHOWN_ROW when not, --corpus), then with rq->checkpoints attn_weights_steps: every
  * head's weights on the shown sentence at K <= TRAIN_CHECKPOINTS steps
  * (catalogue.h), step 0 first and step N last.
  */
 #ifndef MHA_TRAINED_H
 #define MHA_TRAINED_H
+
+#include <string.h>
 
 #include "base/error.h"
 #include "model/lesson/attention.h"
@@ -33,6 +36,19 @@
  * training's first and last and, between them, steps evenly spaced, so
  * the page and the pictures stay small however long the training. */
 #define TRAIN_CHECKPOINTS 11
+
+/* The loss table's last row when the steps did not train on the shown
+ * sentence alone (--corpus): that sentence's loss at the final
+ * parameters, which is no step's. */
+#define LOSS_SHOWN_ROW "shown"
+
+/* Whether loss (a trained variant's loss table) ends with the shown
+ * sentence's row, LOSS_SHOWN_ROW, rather than step N's. */
+static inline bool trained_loss_ends_shown(const table *loss)
+{
+    return loss->rows != NULL && loss->rows->n > 0 &&
+           strcmp(loss->rows->s[loss->rows->n - 1], LOSS_SHOWN_ROW) == 0;
+}
 
 /* The labels a trained variant's tables take. */
 typedef struct {
