@@ -372,7 +372,7 @@ static int cut_labels(table_view *v, size_t width, mx_error *err)
     size_t widest = 0;
     for (size_t j = 0; j < v->nc; j++)
         widest = v->width[j] > widest ? v->width[j] : widest;
-    size_t room = width == 0 ? SIZE_MAX
+    size_t room = width == 0                             ? SIZE_MAX
                   : width > widest + 2 + LABEL_MIN_CELLS ? width - widest - 2
                                                          : LABEL_MIN_CELLS;
     if (room > label_cap(width))

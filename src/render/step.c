@@ -302,14 +302,14 @@ static void status_line(char *out, size_t n, const step_view *v, size_t first,
                         size_t last, size_t all, size_t columns)
 {
     const bool last_step = v->k + 1 == v->n;
-    const size_t form = first == 0 ? (last_step ? 3 : 2)
+    const size_t form = first == 0   ? (last_step ? 3 : 2)
                         : last < all ? 0
                         : !last_step ? 1
                                      : 3;
     char status[512];
     for (int brief = 0; brief < 2; brief++) {
-        const char *f = _(brief ? status_forms[form].brief
-                                : status_forms[form].whole);
+        const char *f =
+            _(brief ? status_forms[form].brief : status_forms[form].whole);
         // the form is the table's: -Wformat-nonliteral cannot check it, the
         // po test's msgfmt -c checks its translations
 #pragma GCC diagnostic push
