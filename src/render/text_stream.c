@@ -153,8 +153,8 @@ static int put_group(FILE *out, const table *const *group, size_t k,
     bool done = false;
     before_table(mem, group[0], prev, style);
     int rc = text_grid(mem, group, k, style, &done, err);
-    if (rc == 0 && !done && k > 1)
-        ++*apart;
+    if (rc == 0 && !done && k > 1 && group[0]->head != NO_HEAD)
+        ++*apart; /* a grid of heads, not of a module's parameters */
     for (size_t j = 0; j < k && rc == 0 && !done; j++) {
         if (j > 0)
             before_table(mem, group[j], group[j - 1], style);
