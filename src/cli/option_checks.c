@@ -353,13 +353,42 @@ static int validate_heads(const options *opt, mx_error *err)
     return 0;
 }
 
+/* Standard input ("-") read by one of the sentence and the options that
+ * read a file of text (--input, --corpus, --embeddings) at most. */
+static int validate_stdin(const options *opt, mx_error *err)
+{
+    const struct {
+        bool dash;
+        const char *name;
+    } readers[] = {
+        {opt->sentence_from_stdin, "-"},
+        {opt->input != NULL && strcmp(opt->input, "-") == 0, "--input -"},
+        {opt->corpus != NULL && strcmp(opt->corpus, "-") == 0, "--corpus -"},
+        {opt->embeddings != NULL && strcmp(opt->embeddings, "-") == 0,
+         "--embeddings -"},
+    };
+    const char *first = NULL;
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++) {
+        if (!readers[i].dash)
+            continue;
+        if (first != NULL)
+            return err_usage(err,
+                             _("%s and %s: both read standard input; give "
+                               "one of them a file"),
+                             first, readers[i].name);
+        first = readers[i].name;
+    }
+    return 0;
+}
+
 /* Checks that need every option: sizes that fit together, table names,
  * inputs that go together. */
 int options_validate(options *opt, mx_error *err)
 {
     if (validate_applies(opt, err) != 0 || validate_layers(opt, err) != 0 ||
         validate_attn_only(opt, err) != 0 || options_goes_with(opt, err) != 0 ||
-        validate_interventions(opt, err) != 0 || validate_corpus(opt, err) != 0)
+        validate_interventions(opt, err) != 0 ||
+        validate_corpus(opt, err) != 0 || validate_stdin(opt, err) != 0)
         return -1;
     if (options_validate_training(opt, err) != 0 ||
         generate_options_validate(opt, err) != 0)

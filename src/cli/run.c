@@ -9,6 +9,7 @@
 
 #include "base/cleanup.h"
 #include "base/i18n.h"
+#include "cli/folder_kind.h"
 #include "cli/intervene_options.h"
 #include "cli/model_options.h"
 #include "cli/page_run.h"
@@ -692,6 +693,14 @@ int run_job(const options *opt, mx_error *err)
                            : _("--step: waits for keys on a terminal, and "
                                "standard input is not one (--explain gives "
                                "the notes without pauses)"));
+    if (rc == 0 && opt->model != NULL)
+        rc = folder_check_model(opt->model, err);
+    if (rc == 0 && opt->weights != NULL)
+        rc = folder_check_weights(opt->weights, err);
+    if (rc == 0 && opt->model != NULL)
+        rc = folder_check_model(opt->model, err);
+    if (rc == 0 && opt->weights != NULL)
+        rc = folder_check_weights(opt->weights, err);
     if (rc != 0)
         return rc;
     if (opt->weights == NULL)

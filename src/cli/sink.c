@@ -119,7 +119,21 @@ int render_grid_text(FILE *out, const options *opt, const trace *tr,
     const table **tables = select_tables(tr, opt, &n);
     if (tables == NULL)
         return err_nomem(err, _("the table list"));
-    int rc = render_text(out, tables, n, style, err);
+    size_t apart = 0;
+    int rc = render_text_apart(out, tables, n, style, &apart, err);
     free(tables);
+    // the grid asked for, and not made: said once, beside the tables
+    if (rc == 0 && apart > 0 && opt->layout == LAYOUT_GRID)
+        fprintf(stderr,
+                ngettext("mha-explain: note: --layout grid: the heads of %zu "
+                         "table do not fit side by side in %zu columns, and "
+                         "are printed one under another (a larger --width "
+                         "fits them)\n",
+                         "mha-explain: note: --layout grid: the heads of %zu "
+                         "tables do not fit side by side in %zu columns, and "
+                         "are printed one under another (a larger --width "
+                         "fits them)\n",
+                         apart),
+                apart, style->width);
     return rc;
 }

@@ -580,8 +580,21 @@ done:
 
 /* ---- the same, from a path ---------------------------------------------- */
 
+const char *csv_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? _("standard input") : path;
+}
+
+void close_csv(FILE *f)
+{
+    if (f != stdin)
+        fclose(f);
+}
+
 FILE *open_csv(const char *path, mx_error *err)
 {
+    if (strcmp(path, "-") == 0)
+        return stdin;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         err_input(err, _("%s: cannot open: %s"), path, strerror(errno));
@@ -597,8 +610,8 @@ int read_embeddings(char ***words, size_t *n, matrix *inputs, const char *path,
     memset(inputs, 0, sizeof *inputs);
     if (f == NULL)
         return -1;
-    int rc = read_embeddings_stream(words, n, inputs, f, path, style, max_width,
-                                    err);
-    fclose(f);
+    int rc = read_embeddings_stream(words, n, inputs, f, csv_name(path), style,
+                                    max_width, err);
+    close_csv(f);
     return rc;
 }

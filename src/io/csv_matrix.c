@@ -125,6 +125,6 @@ int read_weight_matrix(matrix *m, const char *path, const csv_style *style,
     if (f == NULL)
         return -1;
     int rc = read_weight_matrix_stream(m, f, path, style, err);
-    fclose(f);
+    close_csv(f);
     return rc;
 }

@@ -74,7 +74,14 @@ const char *delimiter_hint(char *buf, size_t size, const csv_row *header,
 int field_number(float *out, const csv_field *f, const char *path,
                  bool decimal_comma, mx_error *err);
 
-/* path opened for reading, or NULL with err set. */
+/* path opened for reading, or NULL with err set; "-" is standard input
+ * (--input -, --corpus -, --embeddings -, as the sentence "-"). */
 FILE *open_csv(const char *path, mx_error *err);
+
+/* How messages name path: "standard input" for "-". */
+const char *csv_name(const char *path);
+
+/* Closes what open_csv opened (standard input is left open). */
+void close_csv(FILE *f);
 
 #endif

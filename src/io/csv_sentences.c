@@ -100,8 +100,8 @@ int read_sentences(char ***sentences, size_t **lines, size_t *n,
     *n = 0;
     if (f == NULL)
         return -1;
-    int rc =
-        read_sentences_stream(sentences, lines, n, f, path, column, style, err);
-    fclose(f);
+    int rc = read_sentences_stream(sentences, lines, n, f, csv_name(path),
+                                   column, style, err);
+    close_csv(f);
     return rc;
 }

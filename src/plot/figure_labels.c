@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "base/i18n.h"
 
 void fig_panel_title(char *out, size_t size, const panel *p, bool names)
@@ -54,6 +56,26 @@ static double widest_label(cairo_t *cr, const labels *l)
     return widest;
 }
 
+/* Whether cols' label k is set upright under its map: a label with a
+ * Chinese character (fig_upright), and one of wide symbols alone, such
+ * as an emoji, among such labels, so that the labels under a Chinese
+ * sentence's map all read one way; among turned labels it is turned. */
+static bool col_upright(const labels *cols, size_t k)
+{
+    const char *s = cols->s[k];
+    if (fig_upright(s))
+        return true;
+    bool wide = false;
+    for (const char *c = s; *c != '\0'; c += g_utf8_skip[(unsigned char)*c])
+        wide |= g_unichar_iswide(g_utf8_get_char(c)) != 0;
+    if (!wide)
+        return false;
+    for (size_t j = 0; j < cols->n; j++)
+        if (fig_upright(cols->s[j]))
+            return true;
+    return false;
+}
+
 /* What does not depend on the page's scale: label and title widths. */
 void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
                          double line_h)
@@ -75,7 +97,7 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
             S->col_label_w = w > S->col_label_w ? w : S->col_label_w;
             for (size_t k = 0; k < cols->n; k++) {
                 double v, h;
-                if (fig_upright(cols->s[k]))
+                if (col_upright(cols, k))
                     v = (double)fig_upright_count(cols->s[k], line_h) * line_h;
                 else
                     fig_text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false,
@@ -110,7 +132,7 @@ void fig_draw_labels(cairo_t *cr, const figure *pg, const panel *p, double mx,
     double under = my + map_h + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
         double cx = mx + ((double)(c / k) + 0.5) * cell;
-        if (S->rotate_cols && fig_upright(t->cols->s[c]))
+        if (S->rotate_cols && col_upright(t->cols, c))
             fig_draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
         else if (S->rotate_cols) /* reading upwards, ending under it */
             fig_draw_text(cr, fig_font(false, S->turn_size).name, t->cols->s[c],

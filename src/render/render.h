@@ -116,6 +116,11 @@ int text_grid(FILE *out, const table *const *group, size_t n,
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err);
 
+/* render_text, counting in *apart the groups of two or more heads' tables
+ * printed one under another, since not even two fit side by side. */
+int render_text_apart(FILE *out, const table *const *tables, size_t n,
+                      const text_style *style, size_t *apart, mx_error *err);
+
 /* --focus: one token across every head of every variant, compactly: its
  * query, key and value, whom it attends to, who attends to it, and its
  * context, then each variant's output. position indexes tokens, the query

@@ -73,6 +73,23 @@ static void print_vector(FILE *out, const char *what, const table *t, size_t r,
                   style);
 }
 
+/* A no-break space: one cell, which write_wrapped does not break at. */
+#define GLUE "\xc2\xa0"
+
+/* The text's GLUEs made spaces, in place; returns its new length. */
+static size_t unglue(char *text, size_t len)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < len; r++) {
+        if (r + 1 < len && memcmp(text + r, GLUE, 2) == 0) {
+            text[w++] = ' ';
+            r++;
+        } else
+            text[w++] = text[r];
+    }
+    return w;
+}
+
 /* "O 0.4950, gato 0.5050": the nonzero weights of a row (or column), at
  * most FOCUS_MAX_LIST of the largest, in sequence order. Returns 0, or -1
  * when memory ran out. */
@@ -141,7 +158,9 @@ static int print_weights(FILE *out, const char *what, const table *w,
         char at[24] = "";
         if (same > 1)
             snprintf(at, sizeof at, "@%zu", k);
-        fprintf(out, "%s %s%s ", shown ? "," : "", word, at);
+        // the word and its weight glued, so that a line wraps between two
+        // weights (focus_stream_end makes the glue a space again)
+        fprintf(out, "%s %s%s" GLUE, shown ? "," : "", word, at);
         if (shaded)
             heat_start(out, shading_x(&sh, column ? k : index, v[k]),
                        style->truecolor);
@@ -293,6 +312,7 @@ int focus_stream_end(focus_stream *s, FILE *out, mx_error *err)
         free(wrapped);
         return err_nomem(err, _("the --focus view"));
     }
+    size = unglue(wrapped, size);
     const bool written = fwrite(wrapped, 1, size, out) == size;
     free(wrapped);
     if (!written || ferror(out))

@@ -334,32 +334,69 @@ static void view_free(table_view *v)
     shading_free(&v->sh);
 }
 
+/* The longest a label (a row's or a column's) is printed on a screen of
+ * `width` cells (0: no limit): half the screen beside the other, though
+ * never under LABEL_MIN_CELLS, so that a word of the sentence is cut to
+ * the same length in every table of a run, as row and as column. */
+static size_t label_cap(size_t width)
+{
+    if (width == 0)
+        return SIZE_MAX;
+    return (width - 2) / 2 > LABEL_MIN_CELLS ? (width - 2) / 2
+                                             : LABEL_MIN_CELLS;
+}
+
+/* names[k], when wider than room cells, cut to fit, "..." in its middle
+ * (display_cut). */
+static int cut_label(char **names, size_t k, size_t room, mx_error *err)
+{
+    if (names[k] == NULL || display_width(names[k]) <= room)
+        return 0;
+    char *cut = display_cut(names[k], room);
+    if (cut == NULL)
+        return err_nomem(err, _("labels"));
+    free(names[k]);
+    names[k] = cut;
+    return 0;
+}
+
 /* The row labels' width; a label that would leave the widest shown column
- * no room beside it on a screen of `width` cells (0: no limit) is cut to
- * fit, "..." in its middle (display_cut), though never under LABEL_MIN_CELLS:
- * patch_baselines' "clean: TEXT" of a long text. The CSV keeps it whole. */
-static int cut_row_labels(table_view *v, size_t width, mx_error *err)
+ * of numbers no room beside it on a screen of `width` cells (0: no limit),
+ * or longer than label_cap, is cut to fit, "..." in its middle
+ * (display_cut), though never under LABEL_MIN_CELLS: patch_baselines'
+ * "clean: TEXT" of a long text. Then the column labels are cut to the room
+ * the row labels leave, so that a block of one column fits the screen.
+ * The CSV keeps them whole. */
+static int cut_labels(table_view *v, size_t width, mx_error *err)
 {
     size_t widest = 0;
     for (size_t j = 0; j < v->nc; j++)
         widest = v->width[j] > widest ? v->width[j] : widest;
-    const size_t room = width == 0 ? SIZE_MAX
-                        : width > widest + 2 + LABEL_MIN_CELLS
-                            ? width - widest - 2
-                            : LABEL_MIN_CELLS;
+    size_t room = width == 0                             ? SIZE_MAX
+                  : width > widest + 2 + LABEL_MIN_CELLS ? width - widest - 2
+                                                         : LABEL_MIN_CELLS;
+    if (room > label_cap(width))
+        room = label_cap(width);
     v->label_width = strlen(ELLIPSIS);
     for (size_t i = 0; i < v->nr; i++) {
-        if (v->row_names[i] == NULL)
-            continue;
-        if (display_width(v->row_names[i]) > room) {
-            char *cut = display_cut(v->row_names[i], room);
-            if (cut == NULL)
-                return err_nomem(err, _("labels"));
-            free(v->row_names[i]);
-            v->row_names[i] = cut;
-        }
-        if (display_width(v->row_names[i]) > v->label_width)
+        if (cut_label(v->row_names, i, room, err) != 0)
+            return -1;
+        if (v->row_names[i] != NULL &&
+            display_width(v->row_names[i]) > v->label_width)
             v->label_width = display_width(v->row_names[i]);
+    }
+    const size_t least = strlen(ELLIPSIS) + 2,
+                 col_room = width == 0 ? SIZE_MAX
+                            : width > v->label_width + 2 + least
+                                ? width - v->label_width - 2
+                                : least;
+    for (size_t j = 0; j < v->nc; j++) {
+        if (v->ci[j] == SKIP)
+            continue;
+        if (cut_label(v->col_names, j, col_room, err) != 0)
+            return -1;
+        if (display_width(v->col_names[j]) > v->width[j])
+            v->width[j] = display_width(v->col_names[j]);
     }
     return 0;
 }
@@ -388,13 +425,11 @@ static int view_init(table_view *v, const table *t, const text_style *style,
     if (v->row_names == NULL || v->col_names == NULL)
         return err_nomem(err, _("labels"));
 
-    /* widths: each shown column, then the row label column */
+    /* widths: each shown column's numbers, then the labels (cut_labels) */
     for (size_t j = 0; j < v->nc; j++) {
         v->width[j] = strlen(ELLIPSIS);
         if (v->ci[j] == SKIP)
             continue;
-        if (display_width(v->col_names[j]) > v->width[j])
-            v->width[j] = display_width(v->col_names[j]);
         for (size_t i = 0; i < v->nr; i++) {
             if (v->ri[i] == SKIP)
                 continue;
@@ -405,7 +440,7 @@ static int view_init(table_view *v, const table *t, const text_style *style,
                 v->width[j] = display_width(buf);
         }
     }
-    return cut_row_labels(v, style->width, err);
+    return cut_labels(v, style->width, err);
 }
 
 static bool view_summarised(const table_view *v)

@@ -271,10 +271,60 @@ static void fit_status(char *out, size_t n, const char *status, size_t columns)
     }
 }
 
+/* The status line's forms, whole and brief, of a step whose lines fill
+ * more than a screen (before its last screen, on it) and of one on a
+ * screen (before the last step, the last): the brief form where the
+ * whole one is wider than the screen, so that "q" stays on it. */
+static const struct {
+    const char *whole, *brief;
+} status_forms[] = {
+    {N_("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: more, b/Up: "
+        "back, q: quit]"),
+     N_("[%zu/%zu, lines %zu-%zu/%zu: space: more, b: back, q: quit]")},
+    {N_("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: next, b/Up: "
+        "back, q: quit]"),
+     N_("[%zu/%zu, lines %zu-%zu/%zu: space: next, b: back, q: quit]")},
+    {N_("[step %zu of %zu: Enter or space: next, b: back, q: quit]"),
+     N_("[%zu/%zu: space: next, b: back, q: quit]")},
+    {N_("[step %zu of %zu, the last: Enter, space or q: quit, b: back]"),
+     N_("[%zu/%zu, the last: q: quit, b: back]")},
+};
+
 /* What the screen shows: step k of n, from line top of its lines. */
 typedef struct {
     size_t k, n, top;
 } step_view;
+
+/* The status line of view v into out (of size n), fitting in `columns`
+ * cells less one: lines first to last of the step's all (first 0: the
+ * step fits the screen). */
+static void status_line(char *out, size_t n, const step_view *v, size_t first,
+                        size_t last, size_t all, size_t columns)
+{
+    const bool last_step = v->k + 1 == v->n;
+    const size_t form = first == 0   ? (last_step ? 3 : 2)
+                        : last < all ? 0
+                        : !last_step ? 1
+                                     : 3;
+    char status[512];
+    for (int brief = 0; brief < 2; brief++) {
+        const char *f =
+            _(brief ? status_forms[form].brief : status_forms[form].whole);
+        // the form is the table's: -Wformat-nonliteral cannot check it, the
+        // po test's msgfmt -c checks its translations
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        if (form < 2)
+            snprintf(status, sizeof status, f, v->k + 1, v->n, first, last,
+                     all);
+        else
+            snprintf(status, sizeof status, f, v->k + 1, v->n);
+#pragma GCC diagnostic pop
+        if (display_width(status) + 1 <= columns)
+            break;
+    }
+    fit_status(out, n, status, columns);
+}
 
 /* Shows the view: the screen cleared, the lines of the step from v->top
  * that fit, and on the last row a status line with the keys. */
@@ -284,26 +334,9 @@ static bool show(int fd, const char *text, const step_lines *l,
     static const char clear[] = "\x1b[H\x1b[2J";
     const size_t room = rows > 1 ? rows - 1 : 1;
     const size_t shown = lines_fitting(l, v->top, room);
-    const bool last = v->k + 1 == v->n;
-    char status[512], fitted[512];
-    if (l->n > shown && v->top + shown < l->n)
-        snprintf(status, sizeof status,
-                 _("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: "
-                   "more, b/Up: back, q: quit]"),
-                 v->k + 1, v->n, v->top + 1, v->top + shown, l->n);
-    else if (l->n > shown && !last)
-        snprintf(status, sizeof status,
-                 _("[step %zu of %zu, lines %zu-%zu of %zu: space/Down: "
-                   "next, b/Up: back, q: quit]"),
-                 v->k + 1, v->n, v->top + 1, v->top + shown, l->n);
-    else
-        snprintf(status, sizeof status,
-                 !last ? _("[step %zu of %zu: Enter or space: next, b: back, "
-                           "q: quit]")
-                       : _("[step %zu of %zu, the last: Enter, space or q: "
-                           "quit, b: back]"),
-                 v->k + 1, v->n);
-    fit_status(fitted, sizeof fitted, status, columns);
+    char fitted[512];
+    status_line(fitted, sizeof fitted, v, l->n > shown ? v->top + 1 : 0,
+                v->top + shown, l->n, columns);
     bool good = put(fd, clear, sizeof clear - 1);
     for (size_t i = v->top; good && i < v->top + shown; i++) {
         const size_t from = l->starts[i], to = l->ends[i];

@@ -142,7 +142,8 @@ static size_t gather_params(size_t *idx, const table *const *tables, size_t n,
  * another where two do not fit side by side; formatted in memory, then
  * written whole. */
 static int put_group(FILE *out, const table *const *group, size_t k,
-                     const table *prev, const text_style *style, mx_error *err)
+                     const table *prev, const text_style *style, size_t *apart,
+                     mx_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -152,6 +153,8 @@ static int put_group(FILE *out, const table *const *group, size_t k,
     bool done = false;
     before_table(mem, group[0], prev, style);
     int rc = text_grid(mem, group, k, style, &done, err);
+    if (rc == 0 && !done && k > 1 && group[0]->head != NO_HEAD)
+        ++*apart; /* a grid of heads, not of a module's parameters */
     for (size_t j = 0; j < k && rc == 0 && !done; j++) {
         if (j > 0)
             before_table(mem, group[j], group[j - 1], style);
@@ -163,6 +166,14 @@ static int put_group(FILE *out, const table *const *group, size_t k,
 int render_text(FILE *out, const table *const *tables, size_t n,
                 const text_style *style, mx_error *err)
 {
+    size_t apart = 0;
+    return render_text_apart(out, tables, n, style, &apart, err);
+}
+
+int render_text_apart(FILE *out, const table *const *tables, size_t n,
+                      const text_style *style, size_t *apart, mx_error *err)
+{
+    *apart = 0;
     if (!style->grid)
         return render_each(out, tables, n, style, text_table, err);
     bool *printed = calloc(n + 1, sizeof *printed);
@@ -185,7 +196,7 @@ int render_text(FILE *out, const table *const *tables, size_t n,
             group[j] = tables[idx[j]];
             printed[idx[j]] = true;
         }
-        rc = put_group(out, group, k, prev, style, err);
+        rc = put_group(out, group, k, prev, style, apart, err);
         prev = group[0];
     }
     free(printed);

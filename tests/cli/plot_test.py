@@ -263,6 +263,15 @@ def check_svg_text(d):
            "upright, never turned" % lang, turned[:3])
         ok(all(face in a for a, t in texts),
            "%s: the text asks for %s" % (lang, face), texts[0][0])
+        # an emoji key among Chinese keys: upright in the stack as they are
+        cat = os.path.join(d, "cat-%s.svg" % lang)
+        plot(["我 的 猫 🐱 坐 在 垫子 上 。", "--variant", "fused",
+              "--heads", "4", "--d-out", "8", "--lang", lang], cat)
+        texts = svg_texts(cat)
+        turned = [t for a, t in texts if "rotate" in a and "🐱" in t]
+        ok(not turned and sum(t == "🐱" for a, t in texts) >= 4,
+           "%s: an emoji key label goes down upright with the Chinese ones"
+           % lang, turned[:3])
         pdf = os.path.join(d, "zh-%s.pdf" % lang)
         plot(long_words + ["--lang", lang], pdf)
         fonts = subprocess.run([tool("pdffonts"), pdf],

@@ -856,7 +856,30 @@ def trained_steps():
        last[-800:])
 
 
+def narrow_step():
+    """--step at 60 columns: the brief status line, q on it, every
+    language."""
+    args = ["我 的 猫 🐱 坐 在 垫子 上 。", "--variant", "fused", "--step",
+            "--explain"]
+    quit_key = {"en": "q: quit]", "pt_BR": "q: sai]", "es": "q: sale]",
+                "zh_CN": "q：退出]", "zh_TW": "q：離開]"}
+    for lang, key in quit_key.items():
+        term = spawn(args + ["--lang", lang], 60, 24)
+        seen = term.read_until(key.encode(), 20)
+        term.write(b"q")
+        st, rest = term.finish(10)
+        term.close()
+        status = ESCAPE.sub("", (seen + rest).decode("utf-8", "replace"))
+        status = status.split("\x1b[24;1H")[-1].split("\x1b")[0]
+        status = status.split("\r")[0]
+        ok(st == 0 and status.startswith("[1/") and status.endswith(key) and
+           cells(status) < 60,
+           "--step at 60 columns, %s: the status line whole, q on it" % lang,
+           repr(status))
+
+
 screens()
+narrow_step()
 not_a_terminal()
 grid()
 pager()

@@ -158,8 +158,13 @@ def outputs(tmp):
     base = [S, "--train", "2", "--grad", "--variant", "wrapper,fused,block",
             "--d-model", "4"]
     r = MHA.run(base + ["--color", "always", "--layout", "grid"])
-    ok(r.returncode == 0 and r.stderr == b"" and b"attn_weights.grad" in
-       r.stdout, "--color always on a trained run with gradients", r.stderr)
+    # at 80 columns the heads of some tables do not fit side by side: the
+    # grid asked for says so in one note, and nothing else is on stderr
+    notes = r.stderr.decode().splitlines()
+    ok(r.returncode == 0 and len(notes) <= 1 and
+       all(n.startswith("mha-explain: note: --layout grid:") for n in notes)
+       and b"attn_weights.grad" in r.stdout,
+       "--color always on a trained run with gradients", r.stderr)
     r = MHA.run(base + ["--style", "torch"])
     ok(r.returncode == 0 and b"lm_head.weight.grad" in r.stdout,
        "--style torch on a trained run", r.stderr)
