@@ -21,4 +21,9 @@ int file_read_small(char **text, size_t *len, const char *path, size_t max,
 /* Whether something is at path (access(path, F_OK)). */
 bool file_present(const char *path);
 
+/* 0 when dir is a folder (a checkpoint's, --model); else -1 with err
+ * saying there is no such folder, or that a file was given where a folder
+ * is read. The page's folder (io/page_files.c) is always one. */
+int folder_check(const char *dir, mx_error *err);
+
 #endif
