@@ -159,7 +159,8 @@ CASES = [
      "tokens the ids go from 0 to 282"),
     ("vocab.json: more tokens than vocab_size", edit_json(
         "vocab.json", vocab_extra), [TEXT],
-     "vocab.json has 283 tokens, more than the model's vocab_size 282"),
+     "vocab.json gives the token 'extra' the id 282, past the model's "
+     "vocab_size 282"),
     ("vocab.json: invalid UTF-8", edit_text(
         "vocab.json", lambda t: t.replace(b'"he"', b'"h\xffe"', 1)), [TEXT],
      "vocab.json: not valid UTF-8 (at byte"),
@@ -219,14 +220,30 @@ CASES = [
 ]
 
 
+def repacked(tensors, data):
+    """(tensors, data) with each tensor's bytes right after the one
+    before, as the safetensors library lays them out (a gap is refused):
+    the bytes of a tensor taken out of the header go too."""
+    kept = bytearray()
+    entries = [t for name, t in tensors.items() if name != "__metadata__"]
+    for t in sorted(entries, key=lambda t: t["data_offsets"][0]):
+        b, e = t["data_offsets"]
+        t["data_offsets"] = [len(kept), len(kept) + e - b]
+        kept += data[b:e]
+    return tensors, bytes(kept)
+
+
 def drop_tensor(name):
-    """A change of model.safetensors's header without the tensor name."""
-    def change(header):
+    """A change of model.safetensors without the tensor name."""
+    def apply(folder):
+        path = os.path.join(folder, "model.safetensors")
+        header, data = read_safetensors(path)
         tensors = json.loads(header)
         del tensors[name]
+        tensors, data = repacked(tensors, data)
         text = json.dumps(tensors).encode()
-        return text + b" " * (-len(text) % 8)
-    return edit_header(change)
+        write_safetensors(path, text + b" " * (-len(text) % 8), data)
+    return apply
 
 
 # The BERT family's cases, on a copy of BERT_CHECKPOINT (its "mlm" case:
@@ -281,6 +298,8 @@ def edit_tensor(name, change):
         entry = change(tensors.pop(name))
         if entry is not None:
             tensors[name] = entry
+        else:
+            tensors, data = repacked(tensors, data)
         write_safetensors(path, json.dumps(tensors).encode(), data)
     return apply
 
