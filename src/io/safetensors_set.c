@@ -140,9 +140,10 @@ static int no_safetensors(const char *dir, mx_error *err)
         free(bin_index);
         return err_nomem(err, dir);
     }
-    const char *pickle = file_present(bin)         ? "pytorch_model.bin"
-                         : file_present(bin_index) ? "pytorch_model.bin.index.json"
-                                                   : NULL;
+    const char *pickle = file_present(bin) ? "pytorch_model.bin"
+                         : file_present(bin_index)
+                             ? "pytorch_model.bin.index.json"
+                             : NULL;
     free(bin);
     free(bin_index);
     if (pickle != NULL)

@@ -89,7 +89,7 @@ static int merge_in_vocab(const tok_model *m, const tok_buf *key,
                           tok_buf *whole, long rank, const char *what,
                           mx_error *err)
 {
-    const char *sep = memchr(key->s, '\xff', key->n);
+    const char *sep = memchr(key->s, 0xff, key->n);
     const size_t na = (size_t)(sep - key->s), nb = key->n - na - 1;
     whole->n = 0;
     if (tok_buf_add(whole, key->s, na) || tok_buf_add(whole, sep + 1, nb))

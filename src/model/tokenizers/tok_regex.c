@@ -19,8 +19,8 @@ struct tok_regex {
 };
 
 /* r named by the file (what) and pattern (n bytes) its failures show. */
-static int named(tok_regex *r, const char *pattern, size_t n,
-                 const char *what, mx_error *err)
+static int named(tok_regex *r, const char *pattern, size_t n, const char *what,
+                 mx_error *err)
 {
     r->what = strdup(what);
     r->pattern = strndup(pattern, n > 80 ? 80 : n);
