@@ -23,7 +23,8 @@ bool file_present(const char *path);
 
 /* 0 when dir is a folder (a checkpoint's, --model); else -1 with err
  * saying there is no such folder, or that a file was given where a folder
- * is read. The page's folder (io/page_files.c) is always one. */
+ * is read. On the page (io/page_files.c), a folder is there when the
+ * page was given some file of it. */
 int folder_check(const char *dir, mx_error *err);
 
 #endif

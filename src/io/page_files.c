@@ -82,9 +82,14 @@ bool file_present(const char *path)
 
 int folder_check(const char *dir, mx_error *err)
 {
-    (void)dir;
-    (void)err;
-    return 0;
+    const size_t n = strlen(dir);
+    for (size_t i = 0; i < folder.n; i++)
+        if (strncmp(folder.files[i].path, dir, n) == 0 &&
+            folder.files[i].path[n] == '/')
+            return 0;
+    // the program's message for a folder that is not there (ENOENT)
+    return err_input(err, _("%s: no such folder (%s)"), dir,
+                     _("No such file or directory"));
 }
 
 int safetensors_open(safetensors *st, const char *path, mx_error *err)
