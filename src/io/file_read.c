@@ -75,3 +75,17 @@ bool file_present(const char *path)
 {
     return access(path, F_OK) == 0;
 }
+
+int folder_check(const char *dir, mx_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return err_input(err, _("%s: no such folder (%s)"), dir,
+                         strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return err_input(err,
+                         _("%s: not a folder: --model takes the folder that "
+                           "holds config.json"),
+                         dir);
+    return 0;
+}

@@ -21,4 +21,10 @@ int file_read_small(char **text, size_t *len, const char *path, size_t max,
 /* Whether something is at path (access(path, F_OK)). */
 bool file_present(const char *path);
 
+/* 0 when dir is a folder (a checkpoint's, --model); else -1 with err
+ * saying there is no such folder, or that a file was given where a folder
+ * is read. On the page (io/page_files.c), a folder is there when the
+ * page was given some file of it. */
+int folder_check(const char *dir, mx_error *err);
+
 #endif

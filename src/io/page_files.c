@@ -80,6 +80,18 @@ bool file_present(const char *path)
     return find(path) != NULL;
 }
 
+int folder_check(const char *dir, mx_error *err)
+{
+    const size_t n = strlen(dir);
+    for (size_t i = 0; i < folder.n; i++)
+        if (strncmp(folder.files[i].path, dir, n) == 0 &&
+            folder.files[i].path[n] == '/')
+            return 0;
+    // the program's message for a folder that is not there (ENOENT)
+    return err_input(err, _("%s: no such folder (%s)"), dir,
+                     _("No such file or directory"));
+}
+
 int safetensors_open(safetensors *st, const char *path, mx_error *err)
 {
     *st = (safetensors){.path = path};

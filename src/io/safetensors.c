@@ -88,6 +88,56 @@ static int read_entry(st_tensor *t, const json_doc *doc, const json_node *m,
     return 0;
 }
 
+/* The data as the safetensors library lays it out (Metadata::validate
+ * safetensors/src/tensor.rs, which refuses a gap as InvalidOffset): no
+ * two tensors share a byte, and each starts where the one before ends
+ * (the first at 0). Bytes after the last tensor are not read (the
+ * library refuses them too, as MetadataIncompleteBuffer). */
+static int check_layout(const safetensors *st, mx_error *err)
+{
+    st_tensor *sorted = malloc((st->n ? st->n : 1) * sizeof *sorted);
+    if (sorted == NULL)
+        return err_nomem(err, st->path);
+    memcpy(sorted, st->tensors, st->n * sizeof *sorted);
+    qsort(sorted, st->n, sizeof *sorted, by_begin);
+    int rc = 0;
+    size_t end = 0;
+    for (size_t i = 0; i < st->n && rc == 0; i++) {
+        if (i > 0 && sorted[i].begin < sorted[i - 1].end &&
+            sorted[i].begin != sorted[i].end)
+            rc = err_input(err, _("%s: tensors %s and %s overlap"), st->path,
+                           sorted[i - 1].name, sorted[i].name);
+        else if (sorted[i].begin > end)
+            rc = err_input(err,
+                           _("%s: %zu unused bytes before tensor %s (each "
+                             "tensor starts where the one before ends)"),
+                           st->path, sorted[i].begin - end, sorted[i].name);
+        if (sorted[i].end > end)
+            end = sorted[i].end;
+    }
+    free(sorted);
+    return rc;
+}
+
+/* __metadata__, where the header has it: names to strings (the
+ * safetensors library reads it as a HashMap<String, String>). */
+static int check_metadata(const safetensors *st, const json_doc *doc,
+                          mx_error *err)
+{
+    const json_node *meta = json_get(doc, json_root(doc), "__metadata__");
+    bool strings = meta == NULL || meta->type == JSON_OBJECT;
+    for (const json_node *m = meta != NULL && strings ? json_first(doc, meta)
+                                                      : NULL;
+         m != NULL; m = json_next(doc, m))
+        strings = strings && m->type == JSON_STRING;
+    if (!strings)
+        return err_input(err,
+                         _("%s: the header's __metadata__ must map names to "
+                           "strings"),
+                         st->path);
+    return 0;
+}
+
 static int read_header(safetensors *st, const char *text, size_t len,
                        mx_error *err)
 {
@@ -118,6 +168,8 @@ static int read_header(safetensors *st, const char *text, size_t len,
     }
     if (doc.strings_len > 0) // "{}" has no strings at all
         memcpy(st->names, doc.strings, doc.strings_len);
+    if (check_metadata(st, &doc, err) != 0)
+        goto out;
     for (const json_node *m = json_first(&doc, root); m;
          m = json_next(&doc, m)) {
         if (strcmp(json_key(&doc, m), "__metadata__") == 0)
@@ -128,25 +180,7 @@ static int read_header(safetensors *st, const char *text, size_t len,
             goto out;
         st->n++;
     }
-    // no two tensors may share a byte
-    st_tensor *sorted = malloc((st->n ? st->n : 1) * sizeof *sorted);
-    if (sorted == NULL) {
-        err_nomem(err, st->path);
-        goto out;
-    }
-    memcpy(sorted, st->tensors, st->n * sizeof *sorted);
-    qsort(sorted, st->n, sizeof *sorted, by_begin);
-    for (size_t i = 1; i < st->n; i++) {
-        if (sorted[i].begin < sorted[i - 1].end &&
-            sorted[i].begin != sorted[i].end) {
-            err_input(err, _("%s: tensors %s and %s overlap"), st->path,
-                      sorted[i - 1].name, sorted[i].name);
-            free(sorted);
-            goto out;
-        }
-    }
-    free(sorted);
-    rc = 0;
+    rc = check_layout(st, err);
 out:
     json_free(&doc);
     return rc;

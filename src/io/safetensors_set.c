@@ -129,6 +129,35 @@ static int open_index(safetensors_set *s, const char *dir,
     return rc;
 }
 
+/* Refuses dir, which has neither model.safetensors nor its shards'
+ * index: a folder with PyTorch's pickle alone is told to convert it. */
+static int no_safetensors(const char *dir, mx_error *err)
+{
+    char *bin = join(dir, "pytorch_model.bin");
+    char *bin_index = join(dir, "pytorch_model.bin.index.json");
+    if (bin == NULL || bin_index == NULL) {
+        free(bin);
+        free(bin_index);
+        return err_nomem(err, dir);
+    }
+    const char *pickle = file_present(bin) ? "pytorch_model.bin"
+                         : file_present(bin_index)
+                             ? "pytorch_model.bin.index.json"
+                             : NULL;
+    free(bin);
+    free(bin_index);
+    if (pickle != NULL)
+        return err_input(err,
+                         _("%s: has %s, which this program does not read: "
+                           "convert it to model.safetensors (docs/models.md, "
+                           "\"Converting a repository without safetensors\")"),
+                         dir, pickle);
+    return err_input(err,
+                     _("%s: has no model.safetensors (nor "
+                       "model.safetensors.index.json)"),
+                     dir);
+}
+
 int safetensors_set_open(safetensors_set *s, const char *dir, mx_error *err)
 {
     *s = (safetensors_set){0};
@@ -139,8 +168,10 @@ int safetensors_set_open(safetensors_set *s, const char *dir, mx_error *err)
         err_nomem(err, dir);
         goto out;
     }
-    if (file_present(single) || !file_present(index)) {
-        // one file (its own error when it is not there either)
+    if (!file_present(single) && !file_present(index))
+        rc = no_safetensors(dir, err);
+    else if (file_present(single)) {
+        // one file
         if (room(s, 1, dir, err) == 0)
             rc = add_file(s, dir, "model.safetensors", err);
     } else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/i18n.h"
+#include "io/file_read.h"
 #include "io/model_type.h"
 #include "model/gpt2/gpt2_lm.h"
 #include "model/bert/bert.h"
@@ -260,6 +261,8 @@ const model_family *family_of(const run_request *rq, mx_error *err)
 {
     if (rq->checkpoint == NULL)
         return family_default();
+    if (folder_check(rq->checkpoint, err) != 0)
+        return NULL;
     char type[64];
     const model_type_found found =
         read_model_type(type, sizeof type, rq->checkpoint);

@@ -201,10 +201,54 @@ def token_ids(mha, folder, text):
     return r.returncode, [int(float(x["value"])) for x in rows]
 
 
+def chinese_chars(mha, folder, doc, node, modules):
+    """tokenize_chinese_chars: false keeps two Chinese characters one
+    word, which WordPiece cannot cut (no "##" piece): [UNK]; absent (true)
+    against a tokenizer.json whose BertNormalizer has handle_chinese_chars
+    false, each character is a word again, as BertTokenizerFast rebuilds
+    the normaliser when any of its three keys differs."""
+    vocab = dict(doc["model"]["vocab"])
+    vocab["\u732b"] = vocab.pop("bird")
+    vocab["\u5750"] = vocab.pop("tree")
+    text = "the \u732b\u5750 on"
+    path = os.path.join(folder, "tokenizer_config.json")
+    for name, config, handle, want in (
+            ("tokenize_chinese_chars false", {"tokenize_chinese_chars": False},
+             True, [2, 5, 1, 8, 3]),
+            ("{} over handle_chinese_chars false", {}, False,
+             [2, 5, vocab["\u732b"], vocab["\u5750"], 8, 3])):
+        changed = dict(doc, model=dict(doc["model"], vocab=vocab),
+                       normalizer=dict(doc["normalizer"],
+                                       handle_chinese_chars=handle))
+        with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+            json.dump(changed, f)
+        with open(path, "w") as f:
+            json.dump(config, f)
+        got = token_ids(mha, folder, text)
+        ok(got == (0, want), "tokenizer_config.json, %s: the ids" % name,
+           (got, want))
+        if node is not None:
+            patched = os.path.join(folder, "..", "patched.json")
+            with open(patched, "w") as f:
+                json.dump(dict(changed, normalizer=dict(
+                    changed["normalizer"], handle_chinese_chars=config.get(
+                        "tokenize_chinese_chars", True))), f)
+            ref = json.loads(subprocess.run(
+                [node, "-e", NODE, modules, patched],
+                input=json.dumps([text]).encode(), stdout=subprocess.PIPE,
+                check=True).stdout)
+            ok([got[1]] == ref, "tokenizer_config.json, %s: "
+               "@huggingface/tokenizers' ids" % name, (got, ref))
+    with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+        json.dump(doc, f)
+    os.remove(path)
+
+
 def tokenizer_config(mha, root):
     """tokenizer_config.json beside tokenizer.json, as transformers'
-    BertTokenizerFast reads it: do_lower_case (true when absent) and
-    strip_accents (null when absent) rebuild the BertNormalizer. The ids
+    BertTokenizerFast reads it: do_lower_case (true when absent),
+    strip_accents (null when absent) and tokenize_chinese_chars (true
+    when absent) rebuild the BertNormalizer. The ids
     against @huggingface/tokenizers run on tokenizer.json with its
     normalizer rebuilt so (where node and the package are there)."""
     node = shutil.which("node")
@@ -256,7 +300,10 @@ def tokenizer_config(mha, root):
                    % name, (got, ref))
             if config is not None:
                 os.remove(path)
+        chinese_chars(mha, folder, doc, node if have_ref else None, modules)
         for bad, needle in (('{"do_lower_case": 1}', "do_lower_case"),
+                            ('{"tokenize_chinese_chars": null}',
+                             "tokenize_chinese_chars"),
                             ("[true]", "JSON object"), ("{", "")):
             with open(os.path.join(folder, "tokenizer_config.json"),
                       "w") as f:

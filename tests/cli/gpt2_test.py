@@ -495,7 +495,9 @@ def main():
             (["--model", bad_config, "hello"],
              "config.json disagreeing with the tensors", "config.json"),
             (["--model", os.path.join(tmp, "none"), "hello"],
-             "no such folder", "config.json"),
+             "no such folder", "none: no such folder"),
+            (["--model", os.path.join(tmp, "none", "config.json"), "hello"],
+             "a file in a folder that is not there", "no such folder"),
         ] + [(["--model", typed[name], "hello"],
               "config.json's model_type a %s" % name,
               '"model_type" is not a string') for name in typed]

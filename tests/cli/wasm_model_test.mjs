@@ -86,13 +86,12 @@ try {
     v['\u0120zzzextra'] = Object.keys(v).length + 100000;
     writeFileSync(join(d, 'vocab.json'), JSON.stringify(v));
   });
-  /* no folder at all: the file the program opens first is missing */
+  /* no folder at all: the program's message for a folder not there */
   core.give(join(tmp, 'no_merges'));
   const got = core.run(['--model', join(tmp, 'elsewhere'), text]);
   ok(got.status === 2 &&
-     got.text.startsWith(join(tmp, 'elsewhere', 'config.json') +
-                         ': cannot open: '),
-     'a folder not given: the program\'s message for a missing file',
+     got.text.startsWith(join(tmp, 'elsewhere') + ': no such folder ('),
+     'a folder not given: the program\'s message for a missing folder',
      got.text);
   /* a family's folder whose tokenizer is tokenizer.json, which only the
    * families core reads: refused naming the families each core reads

@@ -159,7 +159,8 @@ CASES = [
      "tokens the ids go from 0 to 282"),
     ("vocab.json: more tokens than vocab_size", edit_json(
         "vocab.json", vocab_extra), [TEXT],
-     "vocab.json has 283 tokens, more than the model's vocab_size 282"),
+     "vocab.json gives the token 'extra' the id 282, past the model's "
+     "vocab_size 282"),
     ("vocab.json: invalid UTF-8", edit_text(
         "vocab.json", lambda t: t.replace(b'"he"', b'"h\xffe"', 1)), [TEXT],
      "vocab.json: not valid UTF-8 (at byte"),
@@ -219,14 +220,30 @@ CASES = [
 ]
 
 
+def repacked(tensors, data):
+    """(tensors, data) with each tensor's bytes right after the one
+    before, as the safetensors library lays them out (a gap is refused):
+    the bytes of a tensor taken out of the header go too."""
+    kept = bytearray()
+    entries = [t for name, t in tensors.items() if name != "__metadata__"]
+    for t in sorted(entries, key=lambda t: t["data_offsets"][0]):
+        b, e = t["data_offsets"]
+        t["data_offsets"] = [len(kept), len(kept) + e - b]
+        kept += data[b:e]
+    return tensors, bytes(kept)
+
+
 def drop_tensor(name):
-    """A change of model.safetensors's header without the tensor name."""
-    def change(header):
+    """A change of model.safetensors without the tensor name."""
+    def apply(folder):
+        path = os.path.join(folder, "model.safetensors")
+        header, data = read_safetensors(path)
         tensors = json.loads(header)
         del tensors[name]
+        tensors, data = repacked(tensors, data)
         text = json.dumps(tensors).encode()
-        return text + b" " * (-len(text) % 8)
-    return edit_header(change)
+        write_safetensors(path, text + b" " * (-len(text) % 8), data)
+    return apply
 
 
 # The BERT family's cases, on a copy of BERT_CHECKPOINT (its "mlm" case:
@@ -278,9 +295,11 @@ def edit_tensor(name, change):
         path = os.path.join(folder, "model.safetensors")
         header, data = read_safetensors(path)
         tensors = json.loads(header)
-        entry = change(tensors.pop(name))
+        entry = change(tensors.pop(name, None))
         if entry is not None:
             tensors[name] = entry
+        else:
+            tensors, data = repacked(tensors, data)
         write_safetensors(path, json.dumps(tensors).encode(), data)
     return apply
 
@@ -307,6 +326,27 @@ def retyped(entry):
     entry["dtype"] = "F64"
     entry["shape"] = [8]
     return entry
+
+
+def pickle_only(folder):
+    """The folder with pytorch_model.bin (a stand-in) in place of
+    model.safetensors."""
+    os.remove(os.path.join(folder, "model.safetensors"))
+    with open(os.path.join(folder, "pytorch_model.bin"), "wb") as f:
+        f.write(b"PK")
+
+
+def gap_first(folder):
+    """Every tensor's bytes 4 bytes further on: 4 bytes no tensor holds
+    before the first."""
+    path = os.path.join(folder, "model.safetensors")
+    header, data = read_safetensors(path)
+    tensors = json.loads(header)
+    for name, t in tensors.items():
+        if name != "__metadata__":
+            t["data_offsets"] = [t["data_offsets"][0] + 4,
+                                 t["data_offsets"][1] + 4]
+    write_safetensors(path, json.dumps(tensors).encode(), bytes(4) + data)
 
 
 # (name, the checkpoint copied, how the copy is spoiled, arguments, the
@@ -373,6 +413,52 @@ LLAMA_CASES = [
     ("mistral: a shard a FIFO", "mistral_sharded",
      fifo("model-00002-of-00002.safetensors"), [TEXT],
      "not a regular file"),
+    ("llama: pytorch_model.bin in place of model.safetensors",
+     "llama_tied_f32", pickle_only, [TEXT],
+     "has pytorch_model.bin, which this program does not read: convert it "
+     "to model.safetensors (docs/models.md"),
+    ("llama: no model.safetensors at all", "llama_tied_f32",
+     lambda f: os.remove(os.path.join(f, "model.safetensors")), [TEXT],
+     "has no model.safetensors (nor model.safetensors.index.json)"),
+    ("llama: config.json without model_type", "llama_tied_f32",
+     edit_json("config.json", lambda c: c.pop("model_type")), [TEXT],
+     "config.json: has no model_type, so it is read as GPT-2's, and GPT-2's "
+     "key n_layer is missing"),
+    ("llama: a token id past vocab_size", "llama_tied_f32",
+     edit_json("tokenizer.json",
+               lambda t: t["model"]["vocab"].update(hello=300)), [TEXT],
+     "tokenizer.json gives the token 'hello' the id 300, past the model's "
+     "vocab_size 285"),
+    ("llama: 4 unused bytes before the first tensor", "llama_tied_f32",
+     gap_first, [TEXT], "4 unused bytes before tensor "),
+    ("llama: __metadata__ holding a number", "llama_tied_f32",
+     edit_tensor("__metadata__", lambda e: {"format": 123}), [TEXT],
+     "the header's __metadata__ must map names to strings"),
+    ("llama: a merge whose token is not in the vocabulary", "llama_tied_f32",
+     edit_json("tokenizer.json",
+               lambda t: t["model"]["merges"].append("q q")), [TEXT],
+     ": the token qq is not in the vocabulary"),
+    ("llama: a pattern that backtracks without end", "llama_tied_f32",
+     edit_json("tokenizer.json", lambda t: t.update(pre_tokenizer={
+         "type": "Sequence", "pretokenizers": [
+             {"type": "Split", "pattern": {"Regex": "(a+)+$"},
+              "behavior": "Isolated", "invert": False},
+             {"type": "ByteLevel", "add_prefix_space": False,
+              "trim_offsets": True, "use_regex": False}]})),
+     ["a" * 40 + "b"],
+     "tokenizer.json: the pattern (a+)+$ failed on this text: "),
+]
+
+
+# --model given something else than a folder: (name, the path given made
+# from a good folder, the fragment of the one line on stderr)
+PATH_CASES = [
+    ("--model naming config.json, a file", lambda f: os.path.join(
+        f, "config.json"),
+     "config.json: not a folder: --model takes the folder that holds "
+     "config.json"),
+    ("--model naming no folder", lambda f: f + "-none", "-none: no such "
+     "folder"),
 ]
 
 
@@ -417,6 +503,10 @@ def llama_checkpoints(tmp):
                       os.path.join(LLAMA, base))
         r, left = run(tmp, 100 + number, ["--model", folder] + args)
         judge_failure(r, left, name, 2, fragment, False)
+    good = os.path.join(LLAMA, "llama_tied_f32")
+    for number, (name, path, fragment) in enumerate(PATH_CASES):
+        r, left = run(tmp, 200 + number, ["--model", path(good), TEXT])
+        judge_failure(r, left, name, 2, fragment, False)
 
 
 def svg_controls(tmp):
@@ -450,7 +540,7 @@ def main():
     print("# checkpoint campaign: %d spoiled checkpoint folders, 1 SVG of "
           "forbidden characters" %
           (len(CASES) + (len(BERT_CASES) if BERT else 0) +
-           (len(LLAMA_CASES) if LLAMA else 0)))
+           (len(LLAMA_CASES) + len(PATH_CASES) if LLAMA else 0)))
     return done()
 
 

@@ -188,7 +188,9 @@ int main(int argc, char **argv)
     refused("vocab_size disagreeing with wte", "config.json implies");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "
                               "\"n_positions\": 16}");
-    refused("no vocab_size", "the key vocab_size is missing");
+    // no model_type: read as GPT-2's, which the message says
+    refused("no vocab_size", "has no model_type, so it is read as GPT-2's, "
+                             "and GPT-2's key vocab_size is missing");
     spill_text("config.json", "{\"n_layer\": 1,");
     refused("config.json not JSON", "not valid JSON");
     spill_text("config.json", "{\"n_layer\": 1, \"n_head\": 1, \"n_embd\": 8, "

@@ -34,6 +34,7 @@
   var WANTED = ['config.json', 'model.safetensors', 'vocab.json',
                 'merges.txt', 'tokenizer.json', 'tokenizer_config.json',
                 'model.safetensors.index.json'];
+  var PICKLES = ['pytorch_model.bin', 'pytorch_model.bin.index.json'];
 
   var named = run.checkpoint ? run.checkpoint.replace(/\/+$/, '')
     .split('/').pop() : null;
@@ -229,6 +230,13 @@
       return (WANTED.indexOf(f.name) >= 0 ||
               /^model.*\.safetensors$/.test(f.name)) &&
         (f.path === f.name || f.path === folder + '/' + f.name);
+    });
+    /* PyTorch's pickle, which the program does not read, goes in as its
+     * name alone (no bytes): the program's message says to convert it */
+    files.forEach(function (f) {
+      if (PICKLES.indexOf(f.name) >= 0 &&
+          (f.path === f.name || f.path === folder + '/' + f.name))
+        top.push({name: f.name, path: f.path, file: new Blob([])});
     });
     var large = top.filter(function (f) { return f.file.size > MAX_FILE; });
     if (large.length > 0) {

@@ -28,6 +28,12 @@ static int config_size(size_t *out, const json_doc *doc, const char *key,
     const json_node *n = json_get(doc, json_root(doc), key);
     if (n == NULL && alt != NULL)
         n = json_get(doc, json_root(doc), alt);
+    // a folder naming no model_type is read as GPT-2's (model/family.c)
+    if (n == NULL && json_get(doc, json_root(doc), "model_type") == NULL)
+        return err_input(err,
+                         _("%s: has no model_type, so it is read as GPT-2's, "
+                           "and GPT-2's key %s is missing"),
+                         path, key);
     if (n == NULL)
         return err_input(err, _("%s: the key %s is missing"), path, key);
     return config_size_key(out, doc, n, key, path, err);

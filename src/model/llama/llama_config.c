@@ -47,14 +47,24 @@ static int positive(size_t *out, const json_doc *doc, const char *key,
     return config_size_key(out, doc, n, key, path, err);
 }
 
+/* The number key gives (fallback when absent): positive, or with
+ * zero_ok zero as well (LlamaRMSNorm adds rms_norm_eps as it is, 0
+ * included, and LlamaConfig does not check it). */
 static int number(double *out, const json_doc *doc, const char *key,
-                  double fallback, const char *path, mx_error *err)
+                  double fallback, bool zero_ok, const char *path,
+                  mx_error *err)
 {
     const json_node *n = json_get(doc, json_root(doc), key);
     *out = fallback;
     if (n == NULL)
         return 0;
-    if (n->type != JSON_NUMBER || !(n->number > 0) || n->number > 1e30)
+    const bool fits = n->type == JSON_NUMBER &&
+                      (zero_ok ? n->number >= 0 : n->number > 0) &&
+                      n->number <= 1e30;
+    if (!fits && zero_ok)
+        return err_input(err, _("%s: %s must be zero or a positive number"),
+                         path, key);
+    if (!fits)
         return err_input(err, _("%s: %s must be a positive number"), path, key);
     *out = n->number;
     return 0;
@@ -97,8 +107,8 @@ static int read_sizes(llama_config *c, const json_doc *doc, const char *path,
             0)
         return -1;
     double eps, theta;
-    if (number(&eps, doc, "rms_norm_eps", 1e-6, path, err) != 0 ||
-        number(&theta, doc, "rope_theta", 10000.0, path, err) != 0)
+    if (number(&eps, doc, "rms_norm_eps", 1e-6, true, path, err) != 0 ||
+        number(&theta, doc, "rope_theta", 10000.0, false, path, err) != 0)
         return -1;
     c->eps = (float)eps;
     c->theta = theta;
@@ -211,10 +221,16 @@ static int check_sizes(llama_config *c, const llama_kind *kind,
             err,
             _("%s: head_dim must be hidden_size / num_attention_heads (%zu)"),
             path, hd);
+    // transformers' ACT2FN (activations.py) maps "silu" and "swish" both
+    // to SiLU
     const json_node *act = json_get(doc, json_root(doc), "hidden_act");
-    if (act != NULL &&
-        (act->type != JSON_STRING || strcmp(json_str(doc, act), "silu") != 0))
-        return err_input(err, _("%s: hidden_act must be silu"), path);
+    if (act != NULL && (act->type != JSON_STRING ||
+                        (strcmp(json_str(doc, act), "silu") != 0 &&
+                         strcmp(json_str(doc, act), "swish") != 0)))
+        return err_input(err,
+                         _("%s: hidden_act must be silu (or swish, its other "
+                           "name)"),
+                         path);
     if (read_window(c, kind, doc, path, err) != 0)
         return -1;
     const bool plain_rope = rope_default(doc);

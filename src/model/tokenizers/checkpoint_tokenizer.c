@@ -114,11 +114,16 @@ int checkpoint_tokenizer_fits(const checkpoint_tokenizer *t, size_t vocab,
     const size_t tokens = checkpoint_tokenizer_vocab_size(t);
     if (tokens <= vocab)
         return 0;
-    /* TRANSLATORS: the folder, then the file of its tokenizer
-     * ("vocab.json", "tokenizer.json") */
-    return err_input(
-        err, _("%s: %s has %zu tokens, more than the model's vocab_size %zu"),
-        dir, t->file, tokens, vocab);
+    /* the largest id names the entry to fix: the ids may have gaps, so
+     * their count can be smaller than tokens */
+    char label[64];
+    checkpoint_tokenizer_label(label, sizeof label, t, (int32_t)(tokens - 1));
+    /* TRANSLATORS: the folder, the file of its tokenizer ("vocab.json",
+     * "tokenizer.json"), a token, its id, and the model's vocab_size */
+    return err_input(err,
+                     _("%s: %s gives the token '%s' the id %zu, past the "
+                       "model's vocab_size %zu"),
+                     dir, t->file, label, tokens - 1, vocab);
 }
 
 const struct hf_tokenizer *

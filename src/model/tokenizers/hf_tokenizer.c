@@ -287,6 +287,7 @@ static int read_post(hf_tokenizer *t, const json_doc *doc, const json_node *o,
 typedef struct {
     bool lower;
     int accents;    /* 0, 1, or -1: null */
+    bool chinese;   /* tokenize_chinese_chars */
     int add_bos;    /* 0, 1, or -1: null or absent */
     int add_prefix; /* 0, 1, or -1: null or absent */
 } config_keys;
@@ -312,7 +313,8 @@ static int read_doc(hf_tokenizer *t, const json_doc *doc, size_t file_len,
                        err) != 0)
         return -1;
     if (cased != NULL) // before the added tokens are normalised
-        tok_norms_bert_case(t->norms, cased->lower, cased->accents);
+        tok_norms_bert_case(t->norms, cased->lower, cased->accents,
+                            cased->chinese);
     if (tok_pretoks_read(&t->pretoks, doc, json_get(doc, root, "pre_tokenizer"),
                          what, err) != 0 ||
         tok_model_read(&t->model, doc, model, &t->vocab, what, err) != 0 ||
@@ -382,12 +384,15 @@ static int read_config(config_keys *c, const char *path, mx_error *err)
     free(buf);
     if (rc != 0)
         return -1;
-    int lower = 1, accents = -1; // BertTokenizerFast's defaults
+    // BertTokenizerFast's defaults
+    int lower = 1, accents = -1, chinese = 1;
     c->add_bos = c->add_prefix = -1;
     if (json_root(&doc)->type != JSON_OBJECT)
         rc = err_input(err, _("%s: not a JSON object"), path);
     else if (config_flag(&lower, &doc, "do_lower_case", false, path, err) ||
              config_flag(&accents, &doc, "strip_accents", true, path, err) ||
+             config_flag(&chinese, &doc, "tokenize_chinese_chars", false, path,
+                         err) ||
              config_flag(&c->add_bos, &doc, "add_bos_token", true, path, err) ||
              config_flag(&c->add_prefix, &doc, "add_prefix_space", true, path,
                          err))
@@ -395,6 +400,7 @@ static int read_config(config_keys *c, const char *path, mx_error *err)
     json_free(&doc);
     c->lower = lower != 0;
     c->accents = accents;
+    c->chinese = chinese != 0;
     return rc;
 }
 

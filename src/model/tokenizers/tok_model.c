@@ -81,6 +81,37 @@ static int merge_key(tok_buf *key, const json_doc *doc, const json_node *m)
            tok_buf_add(key, json_str(doc, b), b->len);
 }
 
+/* The merge key ("a\xffb", merge_key) of rank refused unless a, b and
+ * ab are in the vocabulary, as the reference's BPE builder refuses it
+ * (tokenizers' models/bpe/model.rs: MergeTokenOutOfVocabulary). whole:
+ * room for ab. */
+static int merge_in_vocab(const tok_model *m, const tok_buf *key,
+                          tok_buf *whole, long rank, const char *what,
+                          mx_error *err)
+{
+    const char *sep = memchr(key->s, 0xff, key->n);
+    const size_t na = (size_t)(sep - key->s), nb = key->n - na - 1;
+    whole->n = 0;
+    if (tok_buf_add(whole, key->s, na) || tok_buf_add(whole, sep + 1, nb))
+        return err_nomem(err, what);
+    const struct {
+        const char *s;
+        size_t n;
+    } parts[] = {{key->s, na}, {sep + 1, nb}, {whole->s, whole->n}};
+    for (size_t i = 0; i < 3; i++) {
+        int32_t id;
+        if (!tok_map_get(m->vocab, parts[i].s, parts[i].n, &id))
+            /* TRANSLATORS: the file, the merge's rank, its two tokens,
+             * and the one the vocabulary lacks */
+            return err_input(err,
+                             _("%s: merge %ld (%.*s %.*s): the token %.*s is "
+                               "not in the vocabulary"),
+                             what, rank, (int)na, key->s, (int)nb, sep + 1,
+                             (int)parts[i].n, parts[i].s);
+    }
+    return 0;
+}
+
 static int read_merges(tok_model *m, const json_doc *doc, const json_node *o,
                        const char *what, mx_error *err)
 {
@@ -89,7 +120,7 @@ static int read_merges(tok_model *m, const json_doc *doc, const json_node *o,
         return err_input(err, _("%s: %s has no \"%s\""), what, "BPE", "merges");
     if (tok_map_init(&m->ranks, merges->len) != 0)
         return err_nomem(err, what);
-    tok_buf key = {0};
+    tok_buf key = {0}, whole = {0};
     int32_t rank = 0;
     int rc = 0;
     for (const json_node *e = json_first(doc, merges); e && rc == 0;
@@ -101,6 +132,10 @@ static int read_merges(tok_model *m, const json_doc *doc, const json_node *o,
                                    what, (long)rank);
             break;
         }
+        if (merge_in_vocab(m, &key, &whole, (long)rank, what, err) != 0) {
+            rc = -1;
+            break;
+        }
         // a merge listed twice has its later rank, as in the
         // reference's Map
         if (tok_map_set(&m->ranks, key.s, key.n, rank) != 0)
@@ -108,6 +143,7 @@ static int read_merges(tok_model *m, const json_doc *doc, const json_node *o,
         rank++;
     }
     tok_buf_free(&key);
+    tok_buf_free(&whole);
     return rc;
 }
 

@@ -120,12 +120,13 @@ static int read_one(norm_step *st, const char *type, const json_doc *doc,
     return 0;
 }
 
-void tok_norms_bert_case(tok_norms *n, bool lower, int accents)
+void tok_norms_bert_case(tok_norms *n, bool lower, int accents, bool chinese)
 {
     for (size_t i = 0; n != NULL && i < n->n; i++)
         if (n->step[i].kind == NORM_BERT) {
             n->step[i].lower = lower;
             n->step[i].accents = accents < 0 ? lower : accents != 0;
+            n->step[i].chinese = chinese;
         }
 }
 

@@ -35,9 +35,11 @@ void tok_norms_free(tok_norms *n);
 
 /* transformers' BertTokenizerFast over a BertNormalizer step (no other
  * step is touched): its lowercase becomes lower, its strip_accents
- * accents (-1: null, which follows lowercase), as the tokenizer's
- * do_lower_case and strip_accents rebuild the normaliser. */
-void tok_norms_bert_case(tok_norms *n, bool lower, int accents);
+ * accents (-1: null, which follows lowercase) and its
+ * handle_chinese_chars chinese, as the tokenizer's do_lower_case,
+ * strip_accents and tokenize_chinese_chars rebuild the normaliser (all
+ * three, when any of them differs from the normaliser's). */
+void tok_norms_bert_case(tok_norms *n, bool lower, int accents, bool chinese);
 
 /* text[0..len) normalised into *out (reset first). */
 int tok_norms_apply(tok_buf *out, const tok_norms *n, const char *text,

@@ -14,7 +14,22 @@
 struct tok_regex {
     pcre2_code *code;
     pcre2_match_data *match;
+    char *what;    /* the file, for a match that fails */
+    char *pattern; /* as the file writes it, at most 80 bytes */
 };
+
+/* r named by the file (what) and pattern (n bytes) its failures show. */
+static int named(tok_regex *r, const char *pattern, size_t n, const char *what,
+                 mx_error *err)
+{
+    r->what = strdup(what);
+    r->pattern = strndup(pattern, n > 80 ? 80 : n);
+    if (r->what == NULL || r->pattern == NULL) {
+        tok_regex_free(r);
+        return err_nomem(err, what);
+    }
+    return 0;
+}
 
 static int compile(tok_regex **out, const char *pattern, size_t n,
                    uint32_t options, const char *what, mx_error *err)
@@ -39,6 +54,8 @@ static int compile(tok_regex **out, const char *pattern, size_t n,
         tok_regex_free(r);
         return err_nomem(err, what);
     }
+    if (named(r, pattern, n, what, err) != 0)
+        return -1;
     *out = r;
     return 0;
 }
@@ -55,8 +72,19 @@ int tok_regex_compile(tok_regex **out, const char *pattern, size_t n,
                         : err_input(err, _("%s: %s \"%s\" is not supported"),
                                     what, "pattern", pattern);
     }
-    const int c = compile(out, b.s, b.n, PCRE2_UCP, what, err);
+    int c = compile(out, b.s, b.n, PCRE2_UCP, what, err);
     tok_buf_free(&b);
+    if (c == 0) {
+        // the pattern as the file writes it, not as rewritten for PCRE2
+        char *shown = strndup(pattern, n > 80 ? 80 : n);
+        if (shown == NULL) {
+            tok_regex_free(*out);
+            *out = NULL;
+            return err_nomem(err, what);
+        }
+        free((*out)->pattern);
+        (*out)->pattern = shown;
+    }
     return c;
 }
 
@@ -76,6 +104,8 @@ void tok_regex_free(tok_regex *r)
         return;
     pcre2_match_data_free(r->match);
     pcre2_code_free(r->code);
+    free(r->what);
+    free(r->pattern);
     free(r);
 }
 
@@ -92,8 +122,11 @@ int tok_regex_each(const tok_regex *r, const char *text, size_t n,
         if (m < 0) {
             PCRE2_UCHAR msg[120];
             pcre2_get_error_message(m, msg, sizeof msg);
-            return err_input(err, _("the tokenizer's pattern failed: %s"),
-                             (const char *)msg);
+            /* TRANSLATORS: the file, its pattern, and PCRE2's reason
+             * ("match limit exceeded") */
+            return err_input(err,
+                             _("%s: the pattern %s failed on this text: %s"),
+                             r->what, r->pattern, (const char *)msg);
         }
         const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->match);
         const size_t s = ov[0], e = ov[1];
