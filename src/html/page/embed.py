@@ -108,43 +108,37 @@ def regex_end(text, i):
     return j
 
 
+def tight_step(text, i, out):
+    """A script's spaces within a line left out where they part no two
+    words: one space is kept between two names (or numbers), and between
+    + + or - -, which would otherwise become ++ or --; a newline is kept
+    where one was, since it may end a statement. A regular expression
+    literal is kept as it is (outside_strings' step)."""
+    c, last = text[i], out[-1][-1:] if out else "\n"
+    if c == "/" and (last in BEFORE_REGEX or
+                     re.search(r"\b(return|typeof)$", "".join(out[-7:]))):
+        j = regex_end(text, i)
+        out.append(text[i:j])
+        return j
+    if c not in " \n":
+        out.append(c)
+        return i + 1
+    j = i
+    while j < len(text) and text[j] in " \n":
+        j += 1
+    nxt = text[j:j + 1]
+    if "\n" in text[i:j]:
+        out.append("\n")
+    elif (word_char(last) and nxt and word_char(nxt)) or \
+            (last in "+-" and nxt == last):
+        out.append(" ")
+    return j
+
+
 def tight(text):
-    """A script (compact's) without the spaces within a line that part
-    no two words: one space is kept between two names (or numbers), and
-    between + + or - -, which would otherwise become ++ or --; a newline
-    is kept where one was, since it may end a statement. String and
-    regular expression literals are kept as they are."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        last = out[-1][-1:] if out else "\n"
-        if c in "'\"":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif c == "/" and (last in BEFORE_REGEX or
-                           re.search(r"\b(return|typeof)$",
-                                     "".join(out[-7:]))):
-            j = regex_end(text, i)
-            out.append(text[i:j])
-            i = j
-        elif c in " \n":
-            j = i
-            while j < n and text[j] in " \n":
-                j += 1
-            nxt = text[j:j + 1]
-            if "\n" in text[i:j]:
-                out.append("\n")
-            elif (word_char(last) and nxt and word_char(nxt)) or \
-                    (last in "+-" and nxt == last):
-                out.append(" ")
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """A script (compact's) without the spaces that part no two words
+    (tight_step); its string literals kept as they are."""
+    return outside_strings(text, tight_step)
 
 
 def compact_css(text):
