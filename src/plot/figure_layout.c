@@ -73,8 +73,8 @@ static void size_section(section *S, const figure *pg, cairo_t *cr)
      * a line tall, each named, as far as the map stays under
      * ONE_COLUMN_SIDE (write_notes says which rows are named when not) */
     if (S->cols == 1 && S->block == 1 && S->cell_h < line_h)
-        S->cell_h = fmax(S->cell_h,
-                         fmin(line_h, ONE_COLUMN_SIDE / (double)rows_b));
+        S->cell_h =
+            fmax(S->cell_h, fmin(line_h, ONE_COLUMN_SIDE / (double)rows_b));
     /* a map much taller than wide (head_scores: L·H rows x 3 scores, 144
      * x 3 for GPT-2 small) would be a strip too narrow for its column
      * labels: its columns are wider, each labelled */
