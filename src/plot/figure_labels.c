@@ -44,13 +44,31 @@ void fig_panel_title(char *out, size_t size, const panel *p, bool names)
         snprintf(out, size, "%s", who);
 }
 
+/* The columns whose label is a word rather than a token (next_tokens',
+ * logit_lens'): the picture says it in the user's language, the CSV
+ * keeps the name. */
+static const char *const word_columns[] = {
+    /* TRANSLATORS: a --plot column label */
+    N_("probability"),
+};
+
+/* Label k of a set as drawn: a word column's translated. */
+static const char *label_text(const labels *l, size_t k)
+{
+    for (size_t i = 0; i < sizeof word_columns / sizeof word_columns[0]; i++)
+        if (strcmp(l->s[k], word_columns[i]) == 0)
+            return _(word_columns[i]);
+    return l->s[k];
+}
+
 /* The widest label of a set, at most MAX_LABEL. */
 static double widest_label(cairo_t *cr, const labels *l)
 {
     double widest = 0;
     for (size_t k = 0; k < l->n; k++) {
         double w, h;
-        fig_text_size(cr, LABEL_FONT, l->s[k], MAX_LABEL, false, &w, &h);
+        fig_text_size(cr, LABEL_FONT, label_text(l, k), MAX_LABEL, false, &w,
+                      &h);
         widest = w > widest ? w : widest;
     }
     return widest;
@@ -62,7 +80,7 @@ static double widest_label(cairo_t *cr, const labels *l)
  * sentence's map all read one way; among turned labels it is turned. */
 static bool col_upright(const labels *cols, size_t k)
 {
-    const char *s = cols->s[k];
+    const char *s = label_text(cols, k);
     if (fig_upright(s))
         return true;
     bool wide = false;
@@ -71,7 +89,7 @@ static bool col_upright(const labels *cols, size_t k)
     if (!wide)
         return false;
     for (size_t j = 0; j < cols->n; j++)
-        if (fig_upright(cols->s[j]))
+        if (fig_upright(label_text(cols, j)))
             return true;
     return false;
 }
@@ -98,10 +116,11 @@ void fig_measure_section(section *S, cairo_t *cr, const panel *p, bool names,
             for (size_t k = 0; k < cols->n; k++) {
                 double v, h;
                 if (col_upright(cols, k))
-                    v = (double)fig_upright_count(cols->s[k], line_h) * line_h;
+                    v = (double)fig_upright_count(label_text(cols, k), line_h) *
+                        line_h;
                 else
-                    fig_text_size(cr, LABEL_FONT, cols->s[k], MAX_LABEL, false,
-                                  &v, &h);
+                    fig_text_size(cr, LABEL_FONT, label_text(cols, k),
+                                  MAX_LABEL, false, &v, &h);
                 S->col_label_v = v > S->col_label_v ? v : S->col_label_v;
             }
         }
@@ -131,14 +150,15 @@ void fig_draw_labels(cairo_t *cr, const figure *pg, const panel *p, double mx,
                       my + ((double)(r / kr) + 0.5) * S->cell_h, 1.0, 0.5, 0);
     double under = my + map_h + PAD;
     for (size_t c = 0; c < t->cols->n; c += every) {
+        const char *label = label_text(t->cols, c);
         double cx = mx + ((double)(c / k) + 0.5) * cell;
         if (S->rotate_cols && col_upright(t->cols, c))
-            fig_draw_upright(cr, t->cols->s[c], cx, under, pg->line_h);
+            fig_draw_upright(cr, label, cx, under, pg->line_h);
         else if (S->rotate_cols) /* reading upwards, ending under it */
-            fig_draw_text(cr, fig_font(false, S->turn_size).name, t->cols->s[c],
+            fig_draw_text(cr, fig_font(false, S->turn_size).name, label,
                           MAX_LABEL, cx, under, 1.0, 0.5, QUARTER_TURN);
         else
-            fig_draw_text(cr, fig_font(false, S->col_size).name, t->cols->s[c],
+            fig_draw_text(cr, fig_font(false, S->col_size).name, label,
                           MAX_LABEL, cx, under, 0.5, 0, 0);
     }
 }

@@ -35,6 +35,9 @@ static double text_cell_width(const section *S, const figure *pg, cairo_t *cr)
     return fmin(most, fmax(TEXT_CELL_W, ceil(widest / 0.92) + 2.0));
 }
 
+/* The tallest a map of one column grows to name each of its rows. */
+#define ONE_COLUMN_SIDE (2 * MAX_SIDE)
+
 /* The cell size and the panel's box for the section's block size. */
 static void size_section(section *S, const figure *pg, cairo_t *cr)
 {
@@ -65,6 +68,13 @@ static void size_section(section *S, const figure *pg, cairo_t *cr)
     if (cell < line_h && (double)cols_b >= WIDE * (double)rows_b)
         S->cell_h = fmax(cell, fmin(fmin(MAX_CELL, MAX_SIDE / (double)rows_b),
                                     fmax(line_h, BAR_MIN / (double)rows_b)));
+    /* a map of one column (next_tokens, a layer's logit_lens: tokens x
+     * guesses rows) would name only every second or third row: its rows
+     * a line tall, each named, as far as the map stays under
+     * ONE_COLUMN_SIDE (write_notes says which rows are named when not) */
+    if (S->cols == 1 && S->block == 1 && S->cell_h < line_h)
+        S->cell_h =
+            fmax(S->cell_h, fmin(line_h, ONE_COLUMN_SIDE / (double)rows_b));
     /* a map much taller than wide (head_scores: L·H rows x 3 scores, 144
      * x 3 for GPT-2 small) would be a strip too narrow for its column
      * labels: its columns are wider, each labelled */
@@ -257,6 +267,12 @@ static void write_notes(figure *pg)
                      _("Summarised: each cell of %s is the mean of a block "
                        "of %zu x %zu values."),
                      S->name, S->block_r, S->block);
+        if (S->cols == 1 && S->row_every > 1 && pg->n_notes < 3)
+            snprintf(pg->notes[pg->n_notes++], sizeof pg->notes[0],
+                     /* TRANSLATORS: a picture's note: a number, a table
+                      * name; the other rows' labels are left out */
+                     _("Labels: one row in %zu of %s is named."),
+                     S->row_every * S->block_r, S->name);
     }
     const bool model =
         pg->n_panels > 0 && table_in_layered_model(pg->panels[0].t);

@@ -278,6 +278,40 @@ def check_lens_long_tokens(d):
        "one of 38 cut with an ellipsis", (cells, pieces))
 
 
+def check_lens_one_column(d):
+    """--tables logit_lens --plot, a strip of one column per layer: every
+    row named when the strip may grow tall enough (a line a row), its
+    column's title in the user's language; a prompt too long for that
+    names one row in N and says so."""
+    args = ["--model", GPT2, "--logit-lens", "--tables", "logit_lens",
+            "the cat sat on the mat"]
+    _, rows = rows_of(args)
+    labels = sorted(x["row_label"] for x in rows)
+    t = svg_texts(args, os.path.join(d, "strip.svg"))
+    drawn = sorted(x for x in t if " \u2192 " in x)
+    ok(labels and drawn == labels and
+       not any(x.startswith("Labels:") for x in t),
+       "--tables logit_lens --plot: every row of each layer's strip named",
+       (len(labels), len(drawn)))
+    t = svg_texts(args + ["--lang", "zh_CN"], os.path.join(d, "strip_zh.svg"))
+    ok("\u6982\u7387" in "".join(t) and "probability" not in t,
+       "--tables logit_lens --plot --lang zh_CN: the column's title in "
+       "Chinese", t[-6:])
+    long_args = ["--model", WIDE, "--logit-lens", "--tables", "logit_lens",
+                 PROMPT20 + " " + PROMPT20]
+    _, rows = rows_of(long_args)
+    t = svg_texts(long_args, os.path.join(d, "strip_long.svg"))
+    note = [re.match(r"Labels: one row in ([0-9]+) of logit_lens is named",
+                     x) for x in t]
+    every = [int(m.group(1)) for m in note if m]
+    per_layer = len(rows) // 2
+    drawn = [x for x in t if " \u2192 " in x]
+    ok(len(every) == 1 and every[0] > 1 and
+       len(drawn) == 2 * -(-per_layer // every[0]),
+       "--tables logit_lens --plot of %d rows a layer: one row in N named, "
+       "the picture says so" % per_layer, (every, len(drawn), per_layer))
+
+
 def check_lens_grid():
     r, rows = rows_of(["--model", WIDE, "--logit-lens", "--tables",
                        "logit_lens,logit_lens_grid", PROMPT20])
@@ -334,6 +368,7 @@ def main():
         else:
             check_pictures(d)
             check_lens_long_tokens(d)
+            check_lens_one_column(d)
     return done()
 
 
