@@ -6,6 +6,7 @@
 #include "io/csv_in.h"
 #include "io/csv_parts.h"
 
+#include "base/csv_guard.h"
 #include "base/i18n.h"
 #include "base/limits.h"
 #include "base/text.h"
@@ -562,8 +563,12 @@ int read_embeddings_stream(char ***words, size_t *n, matrix *inputs, FILE *f,
             if (field_number(matrix_at(inputs, t, d), &row->fields[d + 1], path,
                              style->decimal_comma, err) != 0)
                 goto fail;
-        /* the label moves from the reader into the word list */
+        /* the label moves from the reader into the word list, without
+         * the apostrophe the writer puts before a formula-like word
+         * (base/csv_guard.h) */
         w[t] = row->fields[0].text;
+        if (csv_unguard(w[t]) != w[t])
+            memmove(w[t], w[t] + 1, strlen(w[t]));
         row->fields[0].text = NULL;
     }
     *words = w;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/csv_guard.h"
 #include "base/i18n.h"
 
 /* A label such as --csv-dir writes, letters then a number ("out3",
@@ -28,7 +29,9 @@ static int numbered_label(size_t *index, const char *label)
 /* Rows and columns are read in the file's order: a numbered label that
  * names another position (rows sorted in a spreadsheet) is an error.
  * With words, row i must be labelled words[i] (a trained vocabulary's
- * rows: their labels are words, whatever they look like). */
+ * rows: their labels are words, whatever they look like, with the
+ * apostrophe the writer puts before a formula-like word taken off:
+ * base/csv_guard.h). */
 static int check_label_order(const csv_reader *r, const char *const *words,
                              const char *path, mx_error *err)
 {
@@ -45,7 +48,7 @@ static int check_label_order(const csv_reader *r, const char *const *words,
     }
     for (size_t i = 1; i < r->n_rows; i++) {
         const csv_field *c = &r->rows[i].fields[0];
-        if (words != NULL && strcmp(c->text, words[i - 1]) != 0)
+        if (words != NULL && strcmp(csv_unguard(c->text), words[i - 1]) != 0)
             return err_input(err,
                              _("%s:%zu:%zu: row %zu is labelled '%.40s', but "
                                "word %zu of the trained vocabulary is "

@@ -23,10 +23,11 @@ void format_float_exact(char *buf, size_t size, float v, bool decimal_comma)
  * size. */
 #define CHUNK 65536
 
-/* Bytes of s as one CSV field, at most (quoted, every quote doubled). */
+/* Bytes of s as one CSV field, at most (quoted, every quote doubled, an
+ * apostrophe first: textbuf_add_csv_field). */
 static size_t field_bytes(const char *s)
 {
-    return 2 * strlen(s) + 2;
+    return 2 * strlen(s) + 3;
 }
 
 /* One table's rows: "[sentence,]variant,head,table,r,row_label," once per

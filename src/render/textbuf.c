@@ -5,6 +5,7 @@
 #include <string.h>
 #include <csv.h>
 
+#include "base/csv_guard.h"
 #include "numerics/floatfmt.h"
 
 /* Makes room for `more` bytes after the text. */
@@ -68,13 +69,27 @@ int textbuf_add_csv_field(textbuf *buf, const char *s, char delimiter)
 {
     const char special[] = {delimiter, '"', '\r', '\n', '\0'};
     const size_t n = strlen(s);
-    if (strpbrk(s, special) == NULL)
+    /* a cell a spreadsheet would run as a formula gets an apostrophe
+     * first, which it shows as text (base/csv_guard.h) */
+    const size_t guard = csv_guard_needed(s) ? 1 : 0;
+    if (strpbrk(s, special) == NULL) {
+        if (reserve(buf, guard + n) != 0 ||
+            (guard && textbuf_add_char(buf, '\'') != 0))
+            return -1;
         return textbuf_add(buf, s, n);
+    }
     /* csv_write tells the quoted size when given no room */
     const size_t quoted = csv_write(NULL, 0, s, n);
-    if (reserve(buf, quoted) != 0)
+    if (reserve(buf, guard + quoted) != 0)
         return -1;
-    buf->len += csv_write(buf->s + buf->len, quoted, s, n);
+    char *p = buf->s + buf->len;
+    csv_write(p + guard, quoted, s, n);
+    if (guard) {
+        /* "'..." : the apostrophe inside the quotes */
+        p[0] = '"';
+        p[1] = '\'';
+    }
+    buf->len += guard + quoted;
     return 0;
 }
 

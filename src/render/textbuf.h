@@ -21,8 +21,9 @@ int textbuf_add_char(textbuf *buf, char c);
 int textbuf_add_size(textbuf *buf, size_t n);
 /* v as float_text writes it */
 int textbuf_add_float(textbuf *buf, float v, bool decimal_comma);
-/* s as one CSV field: quoted (by libcsv) when it holds the delimiter, a
- * quote or a line break */
+/* s as one CSV text field: quoted (by libcsv) when it holds the
+ * delimiter, a quote or a line break, and an apostrophe first when a
+ * spreadsheet would read it as a formula (base/csv_guard.h) */
 int textbuf_add_csv_field(textbuf *buf, const char *s, char delimiter);
 
 /* Makes room for `more` (> 0) bytes after the text and returns where they

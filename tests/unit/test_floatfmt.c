@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/csv_guard.h"
 #include "numerics/floatfmt.h"
 #include "tap.h"
 #include "render/textbuf.h"
@@ -286,6 +287,40 @@ static void test_textbuf(void)
     ok(b.s == NULL && b.len == 0 && b.cap == 0, "textbuf_free leaves it empty");
 }
 
+/* Text cells a spreadsheet would run as formulas (base/csv_guard.h):
+ * each as written, and read back as it was (a quoted cell: after libcsv
+ * has unquoted it). */
+static void test_csv_guard(void)
+{
+    static const char *const cells[][2] = {
+        {"=a", "'=a"},   {"+a", "'+a"},     {"-", "'-"},
+        {"@a", "'@a"},   {"\tx", "'\tx"},   {"\r=x", "\"'\r=x\""},
+        {"'=a", "''=a"}, {"''@a", "'''@a"}, {"=a,b", "\"'=a,b\""},
+        {"'s", "'s"},    {"'", "'"},        {"", ""},
+        {"a=b", "a=b"},  {"K:-1", "K:-1"},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        textbuf b = {0};
+        const int rc = textbuf_add_csv_field(&b, cells[i][0], ',');
+        const size_t n = strlen(cells[i][1]);
+        if (rc != 0 || b.len != n ||
+            (n > 0 && memcmp(b.s, cells[i][1], n) != 0)) {
+            bad++;
+            diag("'%s' written as '%.*s'", cells[i][0], (int)b.len, b.s);
+        }
+        if (cells[i][1][0] != '"' &&
+            strcmp(csv_unguard(cells[i][1]), cells[i][0]) != 0) {
+            bad++;
+            diag("'%s' read back as '%s'", cells[i][1],
+                 csv_unguard(cells[i][1]));
+        }
+        textbuf_free(&b);
+    }
+    ok(bad == 0, "a text cell that starts a formula gets one apostrophe "
+                 "more, read back without it");
+}
+
 int main(void)
 {
     test_known_texts();
@@ -293,5 +328,6 @@ int main(void)
     test_random();
     test_fixed();
     test_textbuf();
+    test_csv_guard();
     return tap_done();
 }
