@@ -38,8 +38,12 @@ const char *table_name_guess(const char *name)
 
 const option_row *table_option_missing(const options *opt, table_id id)
 {
+    // where this run is: a checkpoint's, or the lesson's variants
+    const unsigned here =
+        opt->model != NULL ? APPLIES_CHECKPOINT : opt->variants;
     for (size_t o = 0; o < N_OPTIONS; o++)
-        if ((option_rows[o].makes & table_bit(id)) != 0 && !opt->given[o])
+        if ((option_rows[o].makes & table_bit(id)) != 0 && !opt->given[o] &&
+            (option_applies(&option_rows[o]) & here) != 0)
             return &option_rows[o];
     return NULL;
 }

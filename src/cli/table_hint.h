@@ -12,8 +12,9 @@
  * other name is as near. */
 const char *table_name_guess(const char *name);
 
-/* The option (its row) that makes table id and that opt does not give,
- * the first in --help's order, or NULL when no such option makes it. */
+/* The option (its row) that makes table id, that opt does not give and
+ * that applies where opt's run is (a checkpoint, or the lesson's
+ * variants opt runs), the first in --help's order, or NULL. */
 const option_row *table_option_missing(const options *opt, table_id id);
 
 #endif

@@ -160,6 +160,10 @@ CASES = [
     ([S, "--tables", "kv_inputs"], b"", 2, "makes no table 'kv_inputs'", True),
     ([S, "--tables", "attn_weights_avg"], b"", 2,
      "makes no table 'attn_weights_avg' (it comes with --average)", True),
+    # --average does nothing to the single head: no option is named
+    ([S, "--tables", "attn_weights_avg", "--variant", "single"], b"", 2,
+     "makes no table 'attn_weights_avg' (it comes with another --variant or "
+     "option)", True),
     ([S, "--tables", "loss"], b"", 2,
      "makes no table 'loss' (it comes with --train)", True),
     ([S, "--tables", "kv_cache_size"], b"", 2,
