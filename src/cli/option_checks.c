@@ -16,6 +16,7 @@
 #include "cli/index_list.h"
 #include "cli/intervene_options.h"
 #include "cli/option_read.h"
+#include "cli/table_hint.h"
 #include "cli/table_list.h"
 
 /* A param_fn: stops the listing (returns 1) at the parameter whose name
@@ -281,14 +282,22 @@ int options_goes_with(const options *opt, mx_error *err)
     return 0;
 }
 
-/* Every name of --tables is a table of the program. */
+/* Every name of --tables is a table of the program; a mistyped one is
+ * told the catalogue's name it most likely meant (table_hint.h). */
 static int check_table_names(const options *opt, mx_error *err)
 {
-    for (size_t i = 0; i < opt->n_tables; i++)
-        if (!known_table(opt->tables[i], opt->heads, opt->block_layers) &&
-            !(opt->model != NULL && family_param_name(opt->tables[i])))
-            return err_usage(err, _("%s: unknown table '%s'"), "--tables",
-                             opt->tables[i]);
+    for (size_t i = 0; i < opt->n_tables; i++) {
+        const char *name = opt->tables[i];
+        if (known_table(name, opt->heads, opt->block_layers) ||
+            (opt->model != NULL && family_param_name(name)))
+            continue;
+        const char *meant = table_name_guess(name);
+        if (meant != NULL)
+            return err_usage(err,
+                             _("%s: unknown table '%s' (did you mean %s?)"),
+                             "--tables", name, meant);
+        return err_usage(err, _("%s: unknown table '%s'"), "--tables", name);
+    }
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/edit_distance.h"
 #include "base/i18n.h"
 
 /* Words the notebooks and PyTorch use for options named otherwise here. */
@@ -29,34 +30,6 @@ static void normalise_option(char *out, const char *arg)
         out[n] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
     }
     out[n] = '\0';
-}
-
-/* Edits (insert, delete, change, swap two neighbours) from a to b, two
- * short names. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t rows[3][OPTION_NAME_MAX + 1]; /* rows i - 2, i - 1 and i */
-    const size_t la = strlen(a), lb = strlen(b);
-    for (size_t j = 0; j <= lb; j++)
-        rows[1][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t *older = rows[0], *prev = rows[1], *cur = rows[2];
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-                a[i - 2] == b[j - 1] && older[j - 2] + 1 < best)
-                best = older[j - 2] + 1;
-            cur[j] = best;
-        }
-        memcpy(rows[0], rows[1], sizeof rows[0]);
-        memcpy(rows[1], rows[2], sizeof rows[1]);
-    }
-    return rows[1][lb];
 }
 
 /* The long option (without dashes) that arg most likely meant, or NULL:

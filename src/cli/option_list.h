@@ -18,6 +18,7 @@
  *          .page = what the live page does with it,
  *          [GOES_WITH(message, OPT_A[, OPT_B]): given, it needs one of
  *           those options, else the message ("%s" its --name),]
+ *          [.makes = the tables (catalogue.h) only a run with it makes,]
  *          .help = its help text)
  *
  * How a value is read (option_table.c defines these, option_table.h
@@ -123,6 +124,7 @@ OPTION(DRAW, "draw", 0, MODEL, 43,
 OPTION(DROPOUT, "dropout", 0, MODEL, 44,
        PROBABILITY(N_("P"), dropout),
        .takes = TAKES_DROPOUT, .page = PAGE_KEEPS,
+       .makes = DROPOUT_TABLES,
        .help = N_("the block's nn.Dropout(P) on the attention and\n"
                    "feed-forward outputs, training mode  (default 0)"))
 OPTION(ATTN_DROPOUT, "attn-dropout", 0, MODEL, 45,
@@ -178,6 +180,8 @@ OPTION(POSITIONS, "positions", 0, MODEL, 57,
 OPTION(TRAIN, "train", 0, MODEL, 54,
        SIZE(N_("N"), training.steps, 0, 0, TRAIN_MAX_STEPS),
        .applies = APPLIES_LESSON, .page = PAGE_EDITS,
+       .makes = TABLE_BIT(LOSS) | TABLE_BIT(ATTN_WEIGHTS_STEPS) |
+                TABLE_BIT(HEAD_SCORES_STEPS),
        .help = N_("train each variant N steps to predict the next\n"
                    "word, then show it (0 to 1000000)   (default none)"))
 OPTION(LR, "lr", 0, MODEL, 55,
@@ -218,6 +222,9 @@ OPTION(QKV_ORDER, "qkv-order", 0, MODEL, 63,
 OPTION(GENERATE, "generate", 0, MODEL, 76,
        SIZE(N_("N"), generate, 0, 1, MAX_GENERATE),
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
+       .makes = TABLE_BIT(GENERATED) | TABLE_BIT(GENERATED_TOP) |
+                TABLE_BIT(KV_CACHE_SIZE) | GENERATE_MAP_TABLES |
+                GENERATE_CLEAN_TABLES,
        .help = N_("continue the text by N new tokens (1 to 100000),\n"
                    "greedy, as generate(use_cache=True) (default none)"))
 OPTION(SAMPLE, "sample", 0, MODEL, 77,
@@ -252,6 +259,7 @@ OPTION(KV_STEPS, "kv-steps", 0, MODEL, 104,
        FLAG(kv_steps, false),
        .applies = APPLIES_ANY, .page = PAGE_NONE,
        GOES_WITH(N_("%s: goes with --generate N"), OPT_GENERATE),
+       .makes = TABLE_BIT(KV_CACHE_SIZE) | GENERATE_MAP_TABLES,
        .help = N_("with --generate, keep each step's tables: the new\n"
                    "token's query row over the cached keys and values,\n"
                    "every layer and head, and the cache's size\n"
@@ -481,10 +489,12 @@ OPTION(AVERAGE, "average", 0, TEACHING, 23,
        .off_checkpoint = N_("%s: does not go with --model (a checkpoint's "
                             "run does not average its heads; attn_entropy "
                             "sums up each head)"),
+       .makes = TABLE_BIT(ATTN_WEIGHTS_AVG),
        .help = N_("add attn_weights_avg, the mean over heads   (off)"))
 OPTION(ABLATE, "ablate", 0, TEACHING, 88,
        TEXT(N_("HEADS"), ablate), .one_list = true,
        .applies = APPLIES_ANY, .page = PAGE_EDITS,
+       .makes = ABLATION_TABLES | ABLATION_MAP_TABLES | GENERATE_CLEAN_TABLES,
        .help = N_("switch heads off: L.H[,L.H...] (the run's tables\n"
                    "are the ablated model's; with --model or a trained\n"
                    "--variant block also ablation_effect and\n"
@@ -512,6 +522,7 @@ OPTION(PATCH, "patch", 0, TEACHING, 90,
        .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
+       .makes = PATCH_TABLES,
        .help = N_("with --model or a trained --variant block,\n"
                    "activation patching: each head's output\n"
                    "(patch_heads) and the residual stream at each\n"
@@ -558,6 +569,7 @@ OPTION(HEAD_SCORES, "head-scores", 0, TEACHING, 95,
        .page = PAGE_RUNS,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
+       .makes = HEAD_SCORE_TABLES,
        .help = N_("with --model or a trained --variant block, each\n"
                    "head's previous-token, duplicate-token and\n"
                    "induction score, as TransformerLens's head\n"
@@ -577,6 +589,7 @@ OPTION(LOGIT_LENS, "logit-lens", 0, TEACHING, 100,
        .page = PAGE_FAMILIES,
        .off_lesson = N_("%s: goes with --model DIR or a trained "
                         "--variant block (a model with an lm_head)"),
+       .makes = TABLE_BIT(LOGIT_LENS) | TABLE_BIT(LOGIT_LENS_GRID),
        .help = N_("with --model or a trained --variant block, the\n"
                    "final norm (if the model has one) and the lm_head\n"
                    "over the residual stream after each layer: each\n"

@@ -182,6 +182,10 @@ typedef struct {
     const char *off_checkpoint; /* ... with --model ("%s" the option) */
     enum page_use page;         /* what the live page does with it */
     option_goes_with goes_with; /* the options it needs, or none */
+    /* The catalogue's tables (catalogue.h) that a run makes only when
+     * this option is given: --tables names the option for one of them
+     * that a run without it was asked for (cli/table_hint.h). */
+    table_set makes;
 
     const char *help;      /* its --help text, untranslated */
     enum help_fill filled; /* what its help's "%s" is, from other rows */

@@ -18,6 +18,7 @@
 #include "cli/run_files.h"
 #include "cli/settings.h"
 #include "cli/sink.h"
+#include "cli/table_hint.h"
 #include "cli/weights_options.h"
 #include "html/html.h"
 #include "io/csv_in.h"
@@ -38,19 +39,31 @@
 #include "render/textwidth.h"
 
 /* Every name given to --tables must be a table this run makes: a name
- * that only another variant or option makes would print nothing. Checked
- * before the run, as its tables may go out while it is made. */
+ * that only another variant or option makes would print nothing; the
+ * option, when an option's row says it makes that table (table_hint.h),
+ * is named. Checked before the run, as its tables may go out while it is
+ * made. */
 static int check_tables_made(const options *opt, const model_input *in,
                              mx_error *err)
 {
     const run_request rq = run_request_of(opt);
-    for (size_t k = 0; k < rq.n_tables; k++)
-        if (!pipeline_makes_table(&rq, in, &rq.tables[k]))
+    for (size_t k = 0; k < rq.n_tables; k++) {
+        if (pipeline_makes_table(&rq, in, &rq.tables[k]))
+            continue;
+        const table_id id = table_pick_row(&rq.tables[k]);
+        const option_row *maker =
+            id == TABLE_COUNT ? NULL : table_option_missing(opt, id);
+        if (maker != NULL)
             return err_usage(err,
                              _("--tables: this run makes no table '%s' "
-                               "(it comes with another --variant or "
-                               "option)"),
-                             opt->tables[k]);
+                               "(it comes with --%s)"),
+                             opt->tables[k], maker->name);
+        return err_usage(err,
+                         _("--tables: this run makes no table '%s' "
+                           "(it comes with another --variant or "
+                           "option)"),
+                         opt->tables[k]);
+    }
     return 0;
 }
 

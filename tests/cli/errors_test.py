@@ -158,7 +158,31 @@ CASES = [
     ([S, "--tables", "concat_context", "--variant", "single"], b"", 2,
      "makes no table 'concat_context'", True),
     ([S, "--tables", "kv_inputs"], b"", 2, "makes no table 'kv_inputs'", True),
-    ([S, "--tables", "attn_weights_avg"], b"", 2, "makes no table", True),
+    ([S, "--tables", "attn_weights_avg"], b"", 2,
+     "makes no table 'attn_weights_avg' (it comes with --average)", True),
+    # --average does nothing to the single head: no option is named
+    ([S, "--tables", "attn_weights_avg", "--variant", "single"], b"", 2,
+     "makes no table 'attn_weights_avg' (it comes with another --variant or "
+     "option)", True),
+    ([S, "--tables", "loss"], b"", 2,
+     "makes no table 'loss' (it comes with --train)", True),
+    ([S, "--tables", "kv_cache_size"], b"", 2,
+     "makes no table 'kv_cache_size' (it comes with --generate)", True),
+    ([S, "--tables", "kv_cache_size", "--generate", "2"], b"", 2,
+     "makes no table 'kv_cache_size' (it comes with --kv-steps)", True),
+    ([S, "--tables", "generated_clean", "--generate", "2"], b"", 2,
+     "makes no table 'generated_clean' (it comes with --ablate)", True),
+    ([S, "--variant", "block", "--heads", "1", "--tables",
+      "ffn_out_dropout_mask"], b"", 2,
+     "makes no table 'ffn_out_dropout_mask' (it comes with --dropout)", True),
+    # a mistyped table: the one nearest name of the catalogue
+    ([S, "--tables", "attn_wieghts"], b"", 2,
+     "--tables: unknown table 'attn_wieghts' (did you mean attn_weights?)",
+     True),
+    ([S, "--tables", "Attn-Weights"], b"", 2, "(did you mean attn_weights?)",
+     True),
+    ([S, "--tables", "queries,keyz"], b"", 2,
+     "unknown table 'keyz' (did you mean keys?)", True),
     ([S, "--tables", "heads.01.W_query.weight"], b"", 2,
      "unknown table 'heads.01.W_query.weight'", True),
     ([S, "--tables", "heads.2.W_key.bias", "--heads", "2"], b"", 2,
@@ -778,6 +802,13 @@ def main():
             shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in args)
             ok(good, "status %d, '%s' for: %s" % (status, fragment, shown),
                "status %d stdout %r stderr %r" % (r.returncode, r.stdout[:80], r.stderr[:300]))
+
+        # no guess when nothing is near, or two names are as near
+        for name in ("nosuch", "ln_3", "attn_weights_avgxyz"):
+            r = MHA.run(["--tables", name, S])
+            ok(r.returncode == 2 and
+               b"unknown table '%s'\n" % name.encode() in r.stderr,
+               "--tables %s: no guess" % name, r.stderr)
 
         for args in NO_GUESS:
             r = MHA.run(args)

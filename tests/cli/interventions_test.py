@@ -283,6 +283,21 @@ r = run([text, "--logit-lens"])
 ok(r.returncode == 2 and r.stdout == "" and
    "--logit-lens: goes with --model DIR" in r.stderr,
    "--logit-lens without --model: refused, status 2", r.stderr)
+# a table asked for that only an option makes: the option is named (its
+# row's .makes, cli/option_list.h)
+for table, option in (("logit_lens", "--logit-lens"),
+                      ("logit_lens_grid", "--logit-lens"),
+                      ("ablation_effect", "--ablate"),
+                      ("ablation_map", "--ablate"),
+                      ("patch_heads", "--patch"),
+                      ("head_scores", "--head-scores"),
+                      ("generated_top", "--generate")):
+    r = run(["--model", model, "--tables", table, text])
+    ok(r.returncode == 2 and r.stdout == "" and
+       "--tables: this run makes no table '%s' (it comes with %s)"
+       % (table, option) in r.stderr,
+       "--tables %s without %s: the option named, status 2" % (table, option),
+       r.stderr)
 
 
 def cells(s):
