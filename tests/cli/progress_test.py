@@ -20,7 +20,7 @@ emulator, is given the bytes the program wrote to the terminal).
   which may make it longer: it leaves the screen blank).
 
 The long runs are over a GPT-2 checkpoint of random weights
-(tests/tools/gpt2_checkpoint.py: 12 layers of 12 heads, 96 wide) with
+(tests/tools/gpt2_checkpoint.py: 12 layers of 12 heads, 192 wide) with
 the vocabulary of the reference checkpoint two_layers, one thread: about
 two seconds of work each; the short ones over two_layers itself.
 
@@ -169,7 +169,7 @@ def short_run(name, args):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "gpt2_12x12")
-        write(model, TWO_LAYERS, (LAYERS, HEADS, 96), 128,
+        write(model, TWO_LAYERS, (LAYERS, HEADS, 192), 128,
               draw=gauss_draw(124))
         # the 1st, 4th and 7th runs are the short ones: in CI those go
         # under MHA_EXPLAIN_PREFIX (valgrind, MHA_EXPLAIN_PREFIX_EVERY=3:
