@@ -27,23 +27,13 @@ import os
 import re
 import sys
 import tempfile
-import unicodedata
 
-from taplib import Program, done, ok
+from taplib import Program, cells, done, ok
 
 mha = Program(sys.argv[1])
 two_layers = os.path.join(sys.argv[2], "two_layers")
 tmp = tempfile.mkdtemp()
-ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
-
-def cells(line):
-    width = 0
-    for ch in ESCAPE.sub("", line):
-        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
-            continue
-        width += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-    return width
 
 
 # --- a model folder given to the other option ---------------------------

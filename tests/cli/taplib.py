@@ -13,9 +13,11 @@ others run plain: every run is still checked, and valgrind sees a fixed
 sample of them in a CI that has time for that many.
 """
 import os
+import re
 import shlex
 import subprocess
 import sys
+import unicodedata
 
 _count = 0
 _failed = 0
@@ -89,3 +91,19 @@ class Program:
            "status %d, stdout %r, stderr %r" % (r.returncode, r.stdout[:200],
                                                 r.stderr[:400]))
         return r
+
+
+# a terminal's colour codes (SGR), which take no cells
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def cells(line):
+    """Display cells of a line as a terminal draws it: colour codes,
+    combining marks, the zero-width joiner and the emoji selector take
+    none, wide and full-width characters two."""
+    width = 0
+    for ch in ESCAPE.sub("", line):
+        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return width

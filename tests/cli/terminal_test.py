@@ -16,25 +16,14 @@ import signal
 import sys
 import tempfile
 import termios
-import unicodedata
 
 from ptylib import Terminal
-from taplib import Program, done, ok
+from taplib import ESCAPE, Program, cells, done, ok
 
 MHA = Program(sys.argv[1])
-ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 TEN = "the quick brown fox jumps over the sleeping lazy dog"
 CLASSROOM = "O gato sobe no tapete"
 
-
-def cells(line):
-    """Display cells of a line as a terminal draws it."""
-    width = 0
-    for ch in ESCAPE.sub("", line):
-        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
-            continue
-        width += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-    return width
 
 
 def spawn(args, columns, rows, env_extra=None):
